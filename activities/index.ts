@@ -1,0 +1,18 @@
+import type { Services } from '../src/main/container';
+import type { Logger } from '../src/logger';
+import { createPaymentActivities } from './payments.activities';
+import { createSettlementActivities } from './settlements.activities';
+import { createSweepActivities } from './sweep.activities';
+import { createWebhookActivities } from './webhooks.activities';
+
+export function createActivities(deps: { services: Services; logger: Logger; sweepGraceMs: number }) {
+  const { services, logger, sweepGraceMs } = deps;
+  return {
+    ...createPaymentActivities({ confirmations: services.confirmations }),
+    ...createWebhookActivities({ deliveries: services.deliveries }),
+    ...createSettlementActivities({ execution: services.settlementExecution }),
+    ...createSweepActivities({ starter: services.starter, graceMs: sweepGraceMs, logger }),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

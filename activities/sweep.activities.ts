@@ -1,0 +1,21 @@
+import type { SweepResult, WorkflowStarter } from '../src/jobs/workflow-starter';
+import type { Logger } from '../src/logger';
+
+export function createSweepActivities(deps: { starter: WorkflowStarter; graceMs: number; logger: Logger }) {
+  const { starter, graceMs, logger } = deps;
+  return {
+    async sweepOutbox(): Promise<SweepResult> {
+      let total: SweepResult = { found: 0, started: 0, failed: 0 };
+      // Batches until the backlog is gone or a batch stops making progress.
+      for (;;) {
+        const batch = await starter.sweep(graceMs, 500);
+        total = { found: total.found + batch.found, started: total.started + batch.started, failed: total.failed + batch.failed };
+        if (batch.found < 500 || batch.started === 0) break;
+      }
+      if (total.found > 0) logger.info(total, 'convergence sweep started left-behind workflows');
+      return total;
+    },
+  };
+}
+
+export type SweepActivities = ReturnType<typeof createSweepActivities>;

@@ -1,0 +1,253 @@
+// Provision a local PostgreSQL for the ledger: Debian's cluster, a `ledger` role and database.
+// Plain Node ESM, no npm dependencies.
+//
+//   ensurePostgres({ log }) -> { url }
+//
+// DATABASE_URL, when set, wins: it is returned untouched after a TCP check.
+import { existsSync, mkdirSync, readdirSync, chownSync, chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { isPortOpen, isRoot, quietLog, run, runSync, sleep, tail, which } from '../lib/util.mjs';
+
+const ROLE = 'ledger';
+const PASSWORD = 'ledger';
+const DATABASE = 'ledger';
+const SOCKET_DIR = '/run/postgresql';
+
+export function ledgerUrl(port = 5432) {
+  return `postgres://${ROLE}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
+}
+
+/** Installed server versions under /usr/lib/postgresql/<ver>/bin, newest first. */
+function installedVersions() {
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) return [];
+  return readdirSync(base)
+    .filter((v) => existsSync(`${base}/${v}/bin/postgres`))
+    .sort((a, b) => Number(b) - Number(a));
+}
+
+function debianToolsPresent() {
+  return which('pg_lsclusters') !== null && which('pg_ctlcluster') !== null && installedVersions().length > 0;
+}
+
+/** Debian clusters: [{ version, cluster, port, status, owner, dataDir }]. */
+function listClusters() {
+  const r = runSync('pg_lsclusters', ['--json']);
+  if (r.ok) {
+    try {
+      return JSON.parse(r.stdout).map((c) => ({
+        version: String(c.version),
+        cluster: c.cluster,
+        port: Number(c.port),
+        status: c.running ? 'online' : 'down',
+        owner: c.owner,
+        dataDir: c.pgdata,
+      }));
+    } catch {
+      /* fall back to text */
+    }
+  }
+  const t = runSync('pg_lsclusters', ['--no-header']);
+  if (!t.ok) return [];
+  return t.stdout
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.length >= 6)
+    .map(([version, cluster, port, status, owner, dataDir]) => ({
+      version,
+      cluster,
+      port: Number(port),
+      status: status.split(',')[0],
+      owner,
+      dataDir,
+    }));
+}
+
+/** psql against a URL; returns the run() result. */
+function psqlUrl(url, sql, timeoutSec = 3) {
+  const psql = which('psql') ?? `/usr/lib/postgresql/${installedVersions()[0]}/bin/psql`;
+  return run(psql, [url, '-v', 'ON_ERROR_STOP=1', '-tAc', sql], {
+    env: { ...process.env, PGCONNECT_TIMEOUT: String(timeoutSec), PGPASSWORD: '' },
+    timeoutMs: (timeoutSec + 5) * 1000,
+  });
+}
+
+/** psql as the postgres superuser over the local socket (peer auth). */
+async function psqlAdmin(port, sql, { db = 'postgres', check = true } = {}) {
+  const r = await run(
+    'runuser',
+    ['-u', 'postgres', '--', 'psql', '-X', '-p', String(port), '-d', db, '-v', 'ON_ERROR_STOP=1', '-tAc', sql],
+    { timeoutMs: 30_000, cwd: '/' },
+  );
+  if (check && !r.ok) throw new Error(`psql as postgres failed: ${sql}\n${tail(r.stderr || r.stdout, 20)}`);
+  return r;
+}
+
+function parseUrl(u) {
+  try {
+    const p = new URL(u);
+    return { host: p.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(p.port || 5432) };
+  } catch {
+    return null;
+  }
+}
+
+async function aptInstallPostgres(log) {
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  log('installing Debian postgresql (apt-get install -y postgresql)...');
+  let r = await run('apt-get', ['install', '-y', 'postgresql'], { env, timeoutMs: 15 * 60_000 });
+  if (!r.ok) {
+    log('apt-get install failed; running apt-get update and retrying');
+    await run('apt-get', ['update'], { env, timeoutMs: 10 * 60_000 });
+    r = await run('apt-get', ['install', '-y', 'postgresql'], { env, timeoutMs: 15 * 60_000 });
+  }
+  if (!r.ok) throw new Error(`apt-get install -y postgresql failed:\n${tail(r.stderr || r.stdout, 30)}`);
+}
+
+/** /run/postgresql disappears on reboot (tmpfs); pg_ctlcluster needs it. */
+function ensureSocketDir() {
+  if (existsSync(SOCKET_DIR)) return;
+  mkdirSync(SOCKET_DIR, { recursive: true });
+  const pw = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  if (pw) {
+    const [, , uid, gid] = pw.split(':');
+    chownSync(SOCKET_DIR, Number(uid), Number(gid));
+  }
+  chmodSync(SOCKET_DIR, 0o2775);
+}
+
+async function waitReady(port, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    last = await run('pg_isready', ['-q', '-h', SOCKET_DIR, '-p', String(port)], { timeoutMs: 10_000 });
+    if (last.ok) return;
+    await sleep(250);
+  }
+  throw new Error(`PostgreSQL on port ${port} did not become ready within ${timeoutMs} ms (pg_isready exit ${last?.code})`);
+}
+
+function quoteLiteral(s) {
+  return `'${String(s).replace(/'/g, "''")}'`;
+}
+
+/** Role `ledger` (LOGIN, CREATEDB, password) and database `ledger` owned by it; create only what is missing. */
+async function ensureRoleAndDb(port, log) {
+  const role = await psqlAdmin(port, `SELECT rolcanlogin::int::text || rolcreatedb::int::text FROM pg_roles WHERE rolname = ${quoteLiteral(ROLE)}`);
+  const flags = role.stdout.trim();
+  if (flags === '') {
+    log(`creating role ${ROLE}`);
+    const r = await psqlAdmin(port, `CREATE ROLE ${ROLE} LOGIN CREATEDB PASSWORD ${quoteLiteral(PASSWORD)}`, { check: false });
+    if (!r.ok && !/already exists/.test(r.stderr)) throw new Error(`CREATE ROLE failed:\n${r.stderr}`);
+  } else if (flags !== '11') {
+    log(`granting LOGIN CREATEDB to role ${ROLE}`);
+    await psqlAdmin(port, `ALTER ROLE ${ROLE} LOGIN CREATEDB`);
+  }
+  const db = await psqlAdmin(port, `SELECT 1 FROM pg_database WHERE datname = ${quoteLiteral(DATABASE)}`);
+  if (db.stdout.trim() === '') {
+    log(`creating database ${DATABASE}`);
+    const r = await psqlAdmin(port, `CREATE DATABASE ${DATABASE} OWNER ${ROLE}`, { check: false });
+    if (!r.ok && !/already exists/.test(r.stderr)) throw new Error(`CREATE DATABASE failed:\n${r.stderr}`);
+  }
+}
+
+/** Make password auth over TCP on 127.0.0.1 work for the role (fix password / pg_hba / listen_addresses). */
+async function ensureTcpAuth(cluster, log) {
+  const url = ledgerUrl(cluster.port);
+  let r = await psqlUrl(url, 'SELECT 1');
+  if (r.ok) return;
+  const err = r.stderr;
+  if (/password authentication failed/.test(err)) {
+    log(`resetting the password of role ${ROLE}`);
+    await psqlAdmin(cluster.port, `ALTER ROLE ${ROLE} PASSWORD ${quoteLiteral(PASSWORD)}`);
+  } else if (/no pg_hba\.conf entry/.test(err)) {
+    const hba = (await psqlAdmin(cluster.port, 'SHOW hba_file')).stdout.trim();
+    log(`adding a scram-sha-256 rule for ${ROLE} on 127.0.0.1 to ${hba}`);
+    const text = readFileSync(hba, 'utf8');
+    writeFileSync(hba, `# added by nuban-ledger provisioning\nhost all ${ROLE} 127.0.0.1/32 scram-sha-256\n${text}`);
+    await psqlAdmin(cluster.port, 'SELECT pg_reload_conf()');
+  } else if (/Connection refused|could not connect/.test(err)) {
+    log(`PostgreSQL does not listen on 127.0.0.1:${cluster.port}; setting listen_addresses = 'localhost' and restarting`);
+    await psqlAdmin(cluster.port, `ALTER SYSTEM SET listen_addresses = 'localhost'`);
+    const rr = await run('pg_ctlcluster', [cluster.version, cluster.cluster, 'restart'], { timeoutMs: 120_000 });
+    if (!rr.ok) throw new Error(`pg_ctlcluster restart failed:\n${tail(rr.stderr || rr.stdout)}`);
+    await waitReady(cluster.port);
+  }
+  r = await psqlUrl(url, 'SELECT 1');
+  if (!r.ok) throw new Error(`cannot connect to ${url} over TCP with a password:\n${tail(r.stderr, 10)}`);
+}
+
+export async function ensurePostgres({ log = quietLog } = {}) {
+  // 1. An explicit DATABASE_URL wins: do not install or start anything.
+  if (process.env.DATABASE_URL) {
+    const url = process.env.DATABASE_URL;
+    const hp = parseUrl(url);
+    if (hp && !(await isPortOpen(hp.port, hp.host, 3000))) {
+      throw new Error(`DATABASE_URL is set but nothing answers on ${hp.host}:${hp.port}`);
+    }
+    log(`using DATABASE_URL (${hp ? `${hp.host}:${hp.port}` : 'unparsed'})`);
+    return { url };
+  }
+
+  // 2. Fast path: the ledger role already connects over TCP on the cluster's port.
+  const haveTools = debianToolsPresent();
+  let clusters = haveTools ? listClusters() : [];
+  const pick = () => clusters.find((c) => c.cluster === 'main' && c.version === installedVersions()[0]) ?? clusters.find((c) => c.cluster === 'main') ?? clusters[0];
+  let cluster = pick();
+  const fastPort = cluster?.port ?? 5432;
+  if (cluster?.status === 'online' || (!cluster && (await isPortOpen(fastPort)))) {
+    const r = await psqlUrl(ledgerUrl(fastPort), 'SELECT rolcreatedb FROM pg_roles WHERE rolname = current_user');
+    if (r.ok && r.stdout.trim() === 't') {
+      log(`ready: ${ledgerUrl(fastPort).replace(`:${PASSWORD}@`, ':***@')}`);
+      return { url: ledgerUrl(fastPort) };
+    }
+  }
+
+  if (!isRoot()) {
+    throw new Error(
+      'PostgreSQL is not set up for the ledger and provisioning it needs root (apt-get, pg_ctlcluster, runuser). ' +
+        'Set DATABASE_URL to a database you can use, e.g. DATABASE_URL=postgres://user:pass@127.0.0.1:5432/ledger ' +
+        '(the role needs CREATEDB for the test suite), or re-run as root.',
+    );
+  }
+
+  // 3. Install Debian's postgresql if missing.
+  if (!haveTools) {
+    await aptInstallPostgres(log);
+    clusters = listClusters();
+    cluster = pick();
+  }
+
+  // 4. A cluster must exist and run.
+  ensureSocketDir();
+  if (!cluster) {
+    const ver = installedVersions()[0];
+    if (!ver) throw new Error('postgresql is installed but no server version is found under /usr/lib/postgresql');
+    log(`creating cluster ${ver}/main`);
+    const r = await run('pg_createcluster', [ver, 'main'], { timeoutMs: 120_000 });
+    if (!r.ok && !/already exists/.test(r.stderr)) throw new Error(`pg_createcluster failed:\n${tail(r.stderr || r.stdout)}`);
+    clusters = listClusters();
+    cluster = pick();
+    if (!cluster) throw new Error('pg_createcluster reported success but pg_lsclusters lists no cluster');
+  }
+  if (cluster.status !== 'online') {
+    log(`starting cluster ${cluster.version}/${cluster.cluster} on port ${cluster.port}`);
+    const r = await run('pg_ctlcluster', [cluster.version, cluster.cluster, 'start'], { timeoutMs: 120_000 });
+    if (!r.ok && !/already running/.test(r.stderr + r.stdout)) {
+      throw new Error(
+        `pg_ctlcluster ${cluster.version} ${cluster.cluster} start failed:\n${tail(r.stderr || r.stdout)}\n` +
+          `(see /var/log/postgresql/postgresql-${cluster.version}-${cluster.cluster}.log)`,
+      );
+    }
+  }
+  await waitReady(cluster.port);
+
+  // 5. Role, database, TCP password auth.
+  await ensureRoleAndDb(cluster.port, log);
+  await ensureTcpAuth(cluster, log);
+
+  const url = ledgerUrl(cluster.port);
+  log(`ready: ${url.replace(`:${PASSWORD}@`, ':***@')}`);
+  return { url };
+}

@@ -1,0 +1,109 @@
+// `npm test`: provisions what the tests need, then runs every layer (unit, workflows, integration, e2e).
+// Each run uses its own database and its own Temporal task queue, so a running `npm start` is untouched.
+//   npm test                      every layer
+//   npm test -- unit integration  some layers
+//   npm test -- --grep settle     mocha's grep, across the chosen layers
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { prepareCode } from './lib/build.mjs';
+import { repoRoot } from './lib/paths.mjs';
+import { runCli } from './lib/services.mjs';
+import { makeLogger, run } from './lib/util.mjs';
+import { ensurePostgres } from './infra/postgres.mjs';
+import { ensureTemporalServer } from './infra/temporal.mjs';
+import { ensureTestServerExecutable } from './infra/test-server.mjs';
+
+const LAYERS = ['unit', 'workflows', 'integration', 'e2e'];
+const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, e2e: 180_000 };
+const log = makeLogger('test');
+
+function parseArgs(argv) {
+  const layers = argv.filter((arg) => LAYERS.includes(arg));
+  const grepAt = argv.indexOf('--grep');
+  return { layers: layers.length ? layers : LAYERS, grep: grepAt >= 0 ? argv[grepAt + 1] : undefined };
+}
+
+function withDatabase(url, database) {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** Test databases are named with their creation time, so ones left by killed runs can be dropped later. */
+async function createTestDatabase(adminUrl) {
+  const { default: pg } = await import(join(repoRoot(), 'node_modules', 'pg', 'lib', 'index.js'));
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const stale = await client.query(
+      "SELECT datname FROM pg_database WHERE datname ~ '^ledger_test_[0-9]+_' AND split_part(datname, '_', 3)::bigint < $1",
+      [Date.now() - 6 * 3_600_000],
+    );
+    for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    const name = `ledger_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
+    await client.query(`CREATE DATABASE "${name}"`);
+    return {
+      url: withDatabase(adminUrl, name),
+      async drop() {
+        const admin = new pg.Client({ connectionString: adminUrl });
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
+      },
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+async function main() {
+  const { layers, grep } = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  await prepareCode({ log });
+  const postgres = await ensurePostgres({ log: makeLogger('postgres') });
+  const temporal = await ensureTemporalServer({ log: makeLogger('temporal'), mode: 'test' });
+  const testServer = layers.includes('workflows') ? await ensureTestServerExecutable({ log: makeLogger('test-server') }) : null;
+  const database = await createTestDatabase(postgres.url);
+  log(`provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s (database ${new URL(database.url).pathname.slice(1)}, temporal ${temporal.address})`);
+
+  const env = {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_URL: database.url,
+    TEST_ADMIN_DATABASE_URL: postgres.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
+    TEMPORAL_TEST_SERVER: testServer?.path ?? '',
+    ALLOW_PRIVATE_CALLBACK_URLS: 'true',
+  };
+  const results = [];
+  try {
+    await runCli(['db:migrate'], { env });
+    for (const layer of layers) {
+      log(`layer: ${layer}`);
+      const args = [
+        join(repoRoot(), 'node_modules', 'mocha', 'bin', 'mocha.js'),
+        '--enable-source-maps',
+        '--recursive',
+        '--exit',
+        '--timeout',
+        String(TIMEOUTS[layer]),
+        ...(grep ? ['--grep', grep] : []),
+        join('dist', 'test', layer),
+      ];
+      const result = await run(process.execPath, args, { cwd: repoRoot(), env, stdio: 'inherit' });
+      results.push({ layer, ok: result.ok });
+    }
+  } finally {
+    await database.drop().catch((error) => log(`could not drop the test database: ${error.message}`));
+    await temporal.stop();
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  log(`${results.map(({ layer, ok }) => `${layer}: ${ok ? 'passed' : 'FAILED'}`).join(', ')} (${seconds} s)`);
+  process.exit(results.every(({ ok }) => ok) ? 0 : 1);
+}
+
+main().catch((error) => {
+  log(error.stack ?? String(error));
+  process.exit(1);
+});

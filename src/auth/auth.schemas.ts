@@ -1,0 +1,16 @@
+import { z } from 'zod';
+
+export const meResponseSchema = z.object({ tenantId: z.uuid(), name: z.string() });
+
+export const loginBodySchema = z.object({
+  email: z.string().min(3).max(320),
+  password: z.string().min(1).max(1000),
+});
+export type LoginBody = z.infer<typeof loginBodySchema>;
+
+export const loginResponseSchema = z.object({
+  userId: z.uuid(),
+  tenantId: z.uuid(),
+  email: z.string(),
+  expiresAt: z.iso.datetime(),
+});

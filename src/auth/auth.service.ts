@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config';
+import { sha256 } from '../crypto';
+import { isUniqueViolation, type Db } from '../db';
+import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../errors';
+import type { AuthenticatedTenant, AuthenticatedUser } from '../http/context';
+import type { Authenticator } from '../http/middleware/auth';
+import { randomToken, uuidv7 } from '../ids';
+import { generateApiKey, hashApiKey } from './api-keys';
+import { createAuthRepo, type TenantRecord } from './auth.repo';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords';
+
+export interface LoginResult {
+  token: string;
+  userId: string;
+  tenantId: string;
+  email: string;
+  expiresAt: Date;
+}
+
+export function createAuthService(deps: { db: Db; config: Pick<Config, 'SESSION_TTL'> }) {
+  const { db, config } = deps;
+  const repo = createAuthRepo(db);
+
+  async function issueApiKey(tenantId: string, store = repo): Promise<string> {
+    const apiKey = generateApiKey();
+    await store.insertApiKey({ id: uuidv7(), tenantId, prefix: apiKey.prefix, keyHash: apiKey.hash });
+    return apiKey.key;
+  }
+
+  const authenticator: Authenticator = {
+    async tenantForApiKey(key: string): Promise<AuthenticatedTenant | null> {
+      if (key.length > 200) return null;
+      const tenant = await repo.findTenantByKeyHash(hashApiKey(key));
+      return tenant ? { id: tenant.id, name: tenant.name } : null;
+    },
+    async userForSession(token: string): Promise<AuthenticatedUser | null> {
+      if (token.length > 200) return null;
+      const session = await repo.findLiveSession(sha256(token));
+      return session ? { id: session.user_id, tenantId: session.tenant_id, email: session.email, sessionId: session.session_id } : null;
+    },
+  };
+
+  return {
+    authenticator,
+
+    async createTenant(name: string): Promise<{ tenantId: string; apiKey: string }> {
+      const trimmed = name.trim();
+      if (trimmed.length < 1 || trimmed.length > 200) throw new ValidationError('name must be 1 to 200 characters');
+      for (;;) {
+        try {
+          return await db.transaction(async (trx) => {
+            const store = createAuthRepo(trx);
+            const tenant = await store.insertTenant({ id: uuidv7(), name: trimmed, refPrefix: randomToken(6) });
+            return { tenantId: tenant.id, apiKey: await issueApiKey(tenant.id, store) };
+          });
+        } catch (error) {
+          if (!isUniqueViolation(error, 'tenants_ref_prefix_key')) throw error;
+        }
+      }
+    },
+
+    async findTenant(tenantId: string): Promise<TenantRecord> {
+      const tenant = await repo.findTenant(tenantId);
+      if (!tenant) throw new NotFoundError('tenant not found');
+      return tenant;
+    },
+
+    async createApiKey(tenantId: string): Promise<string> {
+      await this.findTenant(tenantId);
+      return issueApiKey(tenantId);
+    },
+
+    /** Revokes the key whose first characters are `prefix`; refuses an ambiguous prefix. */
+    async revokeApiKey(prefix: string): Promise<{ tenantId: string }> {
+      const keys = (await repo.findApiKeysByPrefix(prefix)).filter((key) => key.revoked_at === null);
+      if (keys.length === 0) throw new NotFoundError('no active api key has that prefix');
+      if (keys.length > 1) throw new ConflictError('more than one active api key has that prefix');
+      await repo.revokeApiKey(keys[0]!.id);
+      return { tenantId: keys[0]!.tenant_id };
+    },
+
+    async createUser(tenantId: string, email: string, password: string): Promise<{ userId: string }> {
+      await this.findTenant(tenantId);
+      if (password.length < 12) throw new ValidationError('password must be at least 12 characters');
+      const userId = uuidv7();
+      try {
+        await repo.insertUser({ id: userId, tenantId, email: email.trim().toLowerCase(), passwordHash: await hashPassword(password) });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new ConflictError('a user with that email already exists');
+        throw error;
+      }
+      return { userId };
+    },
+
+    async login(email: string, password: string): Promise<LoginResult> {
+      const user = await repo.findUserByEmail(email.trim().toLowerCase());
+      const valid = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+      if (!user || !valid) throw new UnauthorizedError('invalid email or password');
+      const token = randomBytes(32).toString('base64url');
+      const expiresAt = new Date(Date.now() + config.SESSION_TTL);
+      await repo.insertSession({ id: uuidv7(), userId: user.id, tokenHash: sha256(token), expiresAt });
+      return { token, userId: user.id, tenantId: user.tenant_id, email: user.email, expiresAt };
+    },
+
+    async logout(sessionId: string): Promise<void> {
+      await repo.revokeSession(sessionId);
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

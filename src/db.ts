@@ -1,0 +1,41 @@
+import knex, { type Knex } from 'knex';
+import path from 'node:path';
+import type { Config } from './config';
+
+export type Db = Knex;
+export type Trx = Knex.Transaction;
+export type DbOrTrx = Knex | Knex.Transaction;
+
+export function createKnex(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>): Db {
+  return knex({
+    client: 'pg',
+    connection: config.DATABASE_URL,
+    pool: { min: 0, max: config.DATABASE_POOL_MAX },
+    acquireConnectionTimeout: 10_000,
+  });
+}
+
+export const migrationConfig: Knex.MigratorConfig = {
+  directory: path.join(__dirname, '..', 'migrations'),
+  loadExtensions: ['.js'],
+  tableName: 'knex_migrations',
+};
+
+/** Postgres error codes that mean the database itself is unreachable or shutting down. */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300']);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: string }).code;
+  if (code && (UNAVAILABLE_CODES.has(code) || NETWORK_CODES.has(code))) return true;
+  return (
+    error.name === 'KnexTimeoutError' ||
+    /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(error.message)
+  );
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const pgError = error as { code?: string; constraint?: string };
+  return pgError?.code === '23505' && (constraint === undefined || pgError.constraint === constraint);
+}

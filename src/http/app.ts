@@ -1,0 +1,90 @@
+import Router from '@koa/router';
+import Koa, { type Next } from 'koa';
+import type { Config } from '../config';
+import { AppError } from '../errors';
+import type { Logger } from '../logger';
+import type { AppContext, AppState } from './context';
+import { requireApiKey, requireSession, type Authenticator } from './middleware/auth';
+import { jsonBody, readRawBody } from './middleware/body';
+import { errorHandler } from './middleware/errors';
+import { requestContext } from './middleware/request-context';
+import { buildOpenApi } from './openapi';
+import type { RouteDefinition } from './route';
+import { validate } from './validation';
+
+export type ReadinessCheck = () => Promise<Record<string, boolean>>;
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  auth: Authenticator;
+  readiness: ReadinessCheck;
+  routes: RouteDefinition[];
+}
+
+/** Responses are checked against their declared schema outside production, so the OpenAPI document cannot drift. */
+function checkResponse(route: RouteDefinition, status: number, body: unknown): void {
+  const schema = route.responses[status]?.schema;
+  if (!route.responses[status]) throw new Error(`${route.method.toUpperCase()} ${route.path} answered undeclared status ${status}`);
+  if (!schema) return;
+  const result = schema.safeParse(body);
+  if (!result.success) throw new Error(`${route.method.toUpperCase()} ${route.path} response does not match its schema: ${result.error.message}`);
+}
+
+function handlerFor(route: RouteDefinition, checkResponses: boolean) {
+  return async (ctx: AppContext): Promise<void> => {
+    const params = route.params ? validate(route.params, ctx.params, 'params') : undefined;
+    const query = route.query ? validate(route.query, ctx.query, 'query') : undefined;
+    const rawBody = route.rawBody ? await readRawBody(ctx.req) : undefined;
+    const body = route.body && !route.rawBody ? validate(route.body, ctx.request.body, 'body') : undefined;
+    const result = await route.handle({ params, query, body, rawBody, ctx });
+    if (checkResponses) checkResponse(route, result.status, result.body);
+    ctx.status = result.status;
+    if (result.body !== undefined) ctx.body = result.body;
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+  };
+}
+
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const { config, logger, auth, readiness, routes } = deps;
+  const app = new Koa<AppState>();
+  app.proxy = config.TRUST_PROXY;
+  app.silent = true;
+  const router = new Router<AppState>();
+  const openApi = buildOpenApi(routes, { title: 'NUBAN virtual-account ledger', version: '1.0.0' });
+  const publicOrigin = config.PUBLIC_URL ? new URL(config.PUBLIC_URL).origin : undefined;
+  const checkResponses = config.NODE_ENV !== 'production';
+  const parseJson = jsonBody();
+
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    const checks = await readiness();
+    const ready = Object.values(checks).every(Boolean);
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(Object.entries(checks).map(([name, up]) => [name, up ? 'up' : 'down'])) };
+  });
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = openApi;
+  });
+
+  for (const route of routes) {
+    const middleware: Array<(ctx: AppContext, next: Next) => Promise<void>> = [];
+    if (route.auth === 'apiKey') middleware.push(requireApiKey(auth));
+    if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin));
+    if (route.body && !route.rawBody) middleware.push(parseJson as unknown as (ctx: AppContext, next: Next) => Promise<void>);
+    router.register(route.path, [route.method], [...middleware, handlerFor(route, checkResponses)]);
+  }
+
+  app.use(requestContext(logger));
+  app.use(errorHandler());
+  // After everything else has run: nothing matched and allowedMethods found no 405 to answer.
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) throw new AppError(404, 'not_found', 'route not found');
+  });
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+}

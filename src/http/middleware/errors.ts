@@ -1,0 +1,36 @@
+import type { Next } from 'koa';
+import { AppError } from '../../errors';
+import type { AppContext } from '../context';
+
+interface HttpLikeError {
+  status?: number;
+  expose?: boolean;
+  message?: string;
+}
+
+/** Turns every thrown value into {error, code, details?, requestId}; never leaks a stack. */
+export function errorHandler() {
+  return async (ctx: AppContext, next: Next): Promise<void> => {
+    try {
+      await next();
+    } catch (error) {
+      const { status, body } = toErrorResponse(error, ctx);
+      ctx.status = status;
+      ctx.body = body;
+    }
+  };
+}
+
+function toErrorResponse(error: unknown, ctx: AppContext): { status: number; body: Record<string, unknown> } {
+  const requestId = ctx.state.requestId;
+  if (error instanceof AppError) {
+    return { status: error.status, body: { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), requestId } };
+  }
+  const httpError = error as HttpLikeError;
+  if (typeof httpError?.status === 'number' && httpError.status >= 400 && httpError.status < 500 && httpError.expose) {
+    const code = httpError.status === 405 ? 'method_not_allowed' : 'bad_request';
+    return { status: httpError.status, body: { error: (httpError.message ?? 'bad request').toLowerCase(), code, requestId } };
+  }
+  ctx.state.log.error({ err: error }, 'unhandled error');
+  return { status: 500, body: { error: 'internal error', code: 'internal_error', requestId } };
+}

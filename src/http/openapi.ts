@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import type { RouteDefinition } from './route';
+import { errorBodySchema } from './schemas';
+
+type JsonObject = Record<string, unknown>;
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request',
+  401: 'Missing or invalid credentials',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict with the current state or an earlier request',
+  413: 'Request body too large',
+  502: 'The provider is unavailable',
+  503: 'A dependency is unavailable',
+};
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+  const converted = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as JsonObject;
+  delete converted.$schema;
+  return converted;
+}
+
+function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType> {
+  return schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
+}
+
+function parameters(route: RouteDefinition): JsonObject[] {
+  const path = Object.entries(shapeOf(route.params)).map(([name, schema]) => ({ name, in: 'path', required: true, schema: jsonSchema(schema, 'input') }));
+  const query = Object.entries(shapeOf(route.query)).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: !schema.safeParse(undefined).success,
+    schema: jsonSchema(schema, 'input'),
+  }));
+  const headers = route.idempotencyKey
+    ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }]
+    : [];
+  return [...path, ...query, ...headers];
+}
+
+function operation(route: RouteDefinition): JsonObject {
+  const responses: JsonObject = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    responses[status] = spec.schema
+      ? { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } }
+      : { description: spec.description };
+  }
+  const errorStatuses = new Set([...(route.errors ?? []), ...(route.auth === 'public' ? [] : [401])]);
+  for (const status of errorStatuses) {
+    responses[String(status)] = {
+      description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  const security = route.auth === 'apiKey' ? [{ ApiKeyAuth: [] }] : route.auth === 'session' ? [{ SessionCookie: [] }] : [];
+  return {
+    summary: route.summary,
+    tags: [route.tag],
+    operationId: `${route.method}${route.path.replace(/[/:]+(\w)/g, (_match, letter: string) => letter.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
+    parameters: parameters(route),
+    ...(route.body && !route.rawBody
+      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+      : {}),
+    responses,
+    security,
+  };
+}
+
+/** The OpenAPI document, generated from the same zod schemas that validate requests. */
+export function buildOpenApi(routes: RouteDefinition[], info: { title: string; version: string }): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    paths[path] = { ...(paths[path] ?? {}), [route.method]: operation(route) };
+  }
+  return {
+    openapi: '3.0.3',
+    info,
+    paths,
+    components: {
+      schemas: { Error: jsonSchema(errorBodySchema, 'output') },
+      securitySchemes: {
+        ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        SessionCookie: { type: 'apiKey', in: 'cookie', name: 'session' },
+      },
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { z } from 'zod';
+import type { AppContext, AuthenticatedTenant, AuthenticatedUser } from './context';
+
+export type AuthKind = 'public' | 'apiKey' | 'session';
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+type Schema = z.ZodType | undefined;
+type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+  rawBody: Buffer | undefined;
+  ctx: AppContext;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
+  method: HttpMethod;
+  /** Koa-style path: /v1/accounts/:accountRef */
+  path: string;
+  summary: string;
+  tag: string;
+  auth: AuthKind;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The handler reads the request bytes itself (signature checks over raw input). */
+  rawBody?: boolean;
+  idempotencyKey?: boolean;
+  responses: Record<number, ResponseSpec>;
+  /** Error statuses this route can answer, for the OpenAPI document. */
+  errors?: number[];
+  handle(input: RouteInput<P, Q, B>): Promise<RouteResult>;
+}
+
+export type RouteDefinition = RouteSpec<Schema, Schema, Schema>;
+
+export function defineRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
+  spec: RouteSpec<P, Q, B>,
+): RouteDefinition {
+  return spec as unknown as RouteDefinition;
+}
+
+export function tenantOf(ctx: AppContext): AuthenticatedTenant {
+  const tenant = ctx.state.tenant;
+  if (!tenant) throw new Error('route declared apiKey auth but no tenant is on the context');
+  return tenant;
+}
+
+export function userOf(ctx: AppContext): AuthenticatedUser {
+  const user = ctx.state.user;
+  if (!user) throw new Error('route declared session auth but no user is on the context');
+  return user;
+}
+
+export function headerOf(ctx: AppContext, name: string): string | undefined {
+  const value = ctx.get(name);
+  return value === '' ? undefined : value;
+}

@@ -1,0 +1,34 @@
+import { parseNairaInput } from '../money';
+import { z } from 'zod';
+
+export const errorBodySchema = z.object({
+  error: z.string(),
+  code: z.string(),
+  requestId: z.string().optional(),
+  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+
+export const paginationSchema = z.object({
+  limit: z.number().int(),
+  nextCursor: z.string().nullable(),
+  hasMore: z.boolean(),
+});
+
+export type Pagination = z.infer<typeof paginationSchema>;
+
+export const cursorQuerySchema = z.object({
+  after: z.string().max(100).optional(),
+});
+
+export const moneySchema = z.string().regex(/^-?\d+\.\d{2}$/);
+
+export const timestampSchema = z.iso.datetime();
+
+/** A positive decimal naira string with at most two decimals, parsed to kobo; `message` is the whole error text. */
+export function nairaAmountSchema(message: string) {
+  return z
+    .string({ error: message })
+    .regex(/^\d+(\.\d{1,2})?$/, { error: message })
+    .transform((text) => parseNairaInput(text) ?? 0n)
+    .refine((kobo) => kobo > 0n, { error: message });
+}

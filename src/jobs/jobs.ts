@@ -1,0 +1,72 @@
+import type { Config } from '../config';
+import type { Kobo } from '../money';
+import { paymentConfirmationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId, webhookDeliveryWorkflowId } from '../temporal/workflow-ids';
+import { outboxEntry, type OutboxEntry } from './outbox.repo';
+
+type JobsConfig = Pick<
+  Config,
+  | 'CONFIRMATION_WINDOW'
+  | 'CONFIRMATION_POLL_INTERVAL'
+  | 'WEBHOOK_RETRY_SCHEDULE'
+  | 'WEBHOOK_MAX_ATTEMPTS'
+  | 'SETTLEMENT_MAX_ATTEMPTS'
+  | 'SETTLEMENT_RETRY_SCHEDULE'
+  | 'SETTLEMENT_POLL_INTERVAL'
+  | 'SETTLEMENT_REFUND_WATCH'
+>;
+
+/** Builds the outbox entry of every workflow, with its timings taken from config at the moment of the commit. */
+export function createJobs(config: JobsConfig) {
+  return {
+    paymentConfirmation(input: { entryId: string; providerTxnRef: string; gross: Kobo; tenantId: string; accountRef: string }): OutboxEntry {
+      return outboxEntry(
+        'paymentConfirmationWorkflow',
+        paymentConfirmationWorkflowId(input.entryId),
+        {
+          entryId: input.entryId,
+          providerTxnRef: input.providerTxnRef,
+          grossAmountKobo: input.gross.toString(),
+          windowMs: config.CONFIRMATION_WINDOW,
+          pollIntervalMs: config.CONFIRMATION_POLL_INTERVAL,
+        },
+        { TenantId: input.tenantId, AccountRef: input.accountRef },
+      );
+    },
+
+    webhookDelivery(input: { deliveryId: string; tenantId: string; accountRef: string }): OutboxEntry {
+      return outboxEntry(
+        'webhookDeliveryWorkflow',
+        webhookDeliveryWorkflowId(input.deliveryId),
+        { deliveryId: input.deliveryId, retryScheduleMs: [...config.WEBHOOK_RETRY_SCHEDULE], maxAttempts: config.WEBHOOK_MAX_ATTEMPTS },
+        { TenantId: input.tenantId, AccountRef: input.accountRef },
+      );
+    },
+
+    settlement(input: { settlementId: string; merchantTxRef: string; tenantId: string; accountRef: string }): OutboxEntry {
+      return outboxEntry(
+        'settlementWorkflow',
+        settlementWorkflowId(input.merchantTxRef),
+        {
+          settlementId: input.settlementId,
+          merchantTxRef: input.merchantTxRef,
+          maxAttempts: config.SETTLEMENT_MAX_ATTEMPTS,
+          retryScheduleMs: [...config.SETTLEMENT_RETRY_SCHEDULE],
+          pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL,
+          refundWatchMs: config.SETTLEMENT_REFUND_WATCH,
+        },
+        { TenantId: input.tenantId, AccountRef: input.accountRef, MerchantTxRef: input.merchantTxRef, SettlementStatus: 'pending' },
+      );
+    },
+
+    settlementRefund(input: { settlementId: string; merchantTxRef: string; providerRef: string; tenantId: string; accountRef: string }): OutboxEntry {
+      return outboxEntry(
+        'settlementRefundWorkflow',
+        settlementRefundWorkflowId(input.merchantTxRef),
+        { settlementId: input.settlementId, merchantTxRef: input.merchantTxRef, providerRef: input.providerRef },
+        { TenantId: input.tenantId, AccountRef: input.accountRef, MerchantTxRef: input.merchantTxRef },
+      );
+    },
+  };
+}
+
+export type Jobs = ReturnType<typeof createJobs>;

@@ -1,0 +1,137 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
+import type { Logger } from '../logger';
+import { ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../temporal/search-attributes';
+import type { OutboxEntry, OutboxRepo } from './outbox.repo';
+
+export interface WorkflowStarterOptions {
+  taskQueue: string;
+  /** How long a request may wait for its starts before answering; the rest finish in the background. */
+  startTimeoutMs: number;
+  /** Starts in flight at once; beyond it a start is left to the sweep instead of queueing in memory. */
+  maxInFlight?: number;
+  /** Whether the server accepts our custom search attributes (the time-skipping test server does not). */
+  searchAttributes?: boolean;
+}
+
+export interface SweepResult {
+  found: number;
+  started: number;
+  failed: number;
+}
+
+function searchAttributePairs(values: WorkflowSearchAttributes): SearchAttributePair[] {
+  const pairs: SearchAttributePair[] = [];
+  if (values.TenantId) pairs.push({ key: TENANT_ID, value: values.TenantId });
+  if (values.AccountRef) pairs.push({ key: ACCOUNT_REF, value: values.AccountRef });
+  if (values.MerchantTxRef) pairs.push({ key: MERCHANT_TX_REF, value: values.MerchantTxRef });
+  if (values.SettlementStatus) pairs.push({ key: SETTLEMENT_STATUS, value: values.SettlementStatus });
+  return pairs;
+}
+
+/**
+ * Starts the workflows the outbox holds. Rows are committed first; a start that fails or is slow
+ * leaves its row unstarted for the convergence sweep, so a crash or an outage never loses a job.
+ */
+export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo; logger: Logger; options: WorkflowStarterOptions }) {
+  const { client, outbox, logger, options } = deps;
+  const maxInFlight = options.maxInFlight ?? 256;
+  let inFlight = 0;
+  let startedIds: string[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+
+  function flushStarted(): Promise<void> {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = undefined;
+    const ids = startedIds;
+    startedIds = [];
+    if (ids.length > 0) {
+      flushing = flushing
+        .then(() => outbox.markStarted(ids))
+        .catch((error: unknown) => logger.warn({ err: error, count: ids.length }, 'could not mark workflows started; the sweep will'));
+    }
+    return flushing;
+  }
+
+  function noteStarted(workflowId: string): void {
+    startedIds.push(workflowId);
+    if (startedIds.length >= 200) void flushStarted();
+    else flushTimer ??= setTimeout(() => void flushStarted(), 25).unref();
+  }
+
+  async function start(entry: OutboxEntry): Promise<'started' | 'exists'> {
+    try {
+      await client.workflow.start(entry.workflowType, {
+        taskQueue: options.taskQueue,
+        workflowId: entry.workflowId,
+        args: [entry.args],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...(options.searchAttributes === false ? {} : { typedSearchAttributes: searchAttributePairs(entry.searchAttributes) }),
+      });
+      noteStarted(entry.workflowId);
+      return 'started';
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        noteStarted(entry.workflowId);
+        return 'exists';
+      }
+      throw error;
+    }
+  }
+
+  async function tracked(entry: OutboxEntry): Promise<void> {
+    inFlight += 1;
+    try {
+      await start(entry);
+    } catch (error) {
+      logger.warn({ err: error, workflowId: entry.workflowId }, 'workflow start failed; left to the sweep');
+    } finally {
+      inFlight -= 1;
+    }
+  }
+
+  return {
+    start,
+
+    /** Never throws and never waits longer than the start timeout. */
+    async kick(entries: OutboxEntry[]): Promise<void> {
+      const accepted = entries.slice(0, Math.max(0, maxInFlight - inFlight));
+      if (accepted.length === 0) return;
+      const all = Promise.all(accepted.map(tracked));
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, options.startTimeoutMs);
+      });
+      await Promise.race([all, timeout]);
+      clearTimeout(timer);
+    },
+
+    /** Starts every unstarted workflow older than the grace period. */
+    async sweep(graceMs: number, limit: number, concurrency = 16): Promise<SweepResult> {
+      const entries = await outbox.listUnstarted(graceMs, limit);
+      let started = 0;
+      let failed = 0;
+      let next = 0;
+      const workers = Array.from({ length: Math.min(concurrency, entries.length) }, async () => {
+        while (next < entries.length) {
+          const entry = entries[next++]!;
+          try {
+            await start(entry);
+            started += 1;
+          } catch (error) {
+            failed += 1;
+            logger.warn({ err: error, workflowId: entry.workflowId }, 'sweep could not start workflow');
+          }
+        }
+      });
+      await Promise.all(workers);
+      await flushStarted();
+      return { found: entries.length, started, failed };
+    },
+
+    flush: flushStarted,
+  };
+}
+
+export type WorkflowStarter = ReturnType<typeof createWorkflowStarter>;

@@ -1,0 +1,126 @@
+import type { Client } from '@temporalio/client';
+import { createAccountsService } from '../accounts/accounts.service';
+import { accountsRoutes } from '../accounts/accounts.routes';
+import { authRoutes } from '../auth/auth.routes';
+import { createAuthService } from '../auth/auth.service';
+import type { Config } from '../config';
+import { createKnex, type Db } from '../db';
+import type { ReadinessCheck } from '../http/app';
+import type { RouteDefinition } from '../http/route';
+import { createJobs } from '../jobs/jobs';
+import { createOutboxRepo } from '../jobs/outbox.repo';
+import { createWorkflowStarter } from '../jobs/workflow-starter';
+import { ledgerRoutes } from '../ledger/ledger.routes';
+import { createPostingEngine } from '../ledger/posting-engine';
+import { createStatementService } from '../ledger/statement.service';
+import type { Logger } from '../logger';
+import { createPaymentCrediter } from '../payments/payment-credit';
+import { createPaymentConfirmationService } from '../payments/payment-confirmation.service';
+import { createPaymentIngestService } from '../payments/payment-ingest.service';
+import { paymentsRoutes } from '../payments/payments.routes';
+import { createProviderClient } from '../provider/provider-client';
+import type { ProviderClient } from '../provider/provider.types';
+import { createBankDirectory } from '../settlements/bank-directory';
+import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
+import { settlementsRoutes } from '../settlements/settlements.routes';
+import { createSettlementsService } from '../settlements/settlements.service';
+import { createTemporalClient, isTemporalReachable } from '../temporal/client';
+import { PAYOUT_SIGNAL } from '../temporal/payloads';
+import { settlementWorkflowId } from '../temporal/workflow-ids';
+import { withTimeout } from '../timeout';
+import { createWebhookDeliveryService } from '../webhooks/delivery.service';
+
+export interface Infrastructure {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  temporal: Client;
+  provider: ProviderClient;
+}
+
+export function createInfrastructure(config: Config, logger: Logger): Infrastructure {
+  return {
+    config,
+    logger,
+    db: createKnex(config),
+    temporal: createTemporalClient(config),
+    provider: createProviderClient(config, logger.child({ component: 'provider' })),
+  };
+}
+
+export async function closeInfrastructure(infra: Infrastructure): Promise<void> {
+  await Promise.allSettled([infra.db.destroy(), infra.temporal.connection.close()]);
+}
+
+/** Every service, wired once; the API, the worker, the CLI and the tests all build from here. */
+export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean } = {}) {
+  const { config, logger, db, temporal, provider } = infra;
+  const postingEngine = createPostingEngine(db);
+  const jobs = createJobs(config);
+  const starter = createWorkflowStarter({
+    client: temporal,
+    outbox: createOutboxRepo(db),
+    logger: logger.child({ component: 'workflow-starter' }),
+    options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startTimeoutMs: config.WORKFLOW_START_TIMEOUT, searchAttributes: options.searchAttributes ?? true },
+  });
+  const auth = createAuthService({ db, config });
+  const accounts = createAccountsService({ db, config, provider });
+  const statements = createStatementService({ db, accounts });
+  const settlements = createSettlementsService({
+    db,
+    config,
+    logger,
+    provider,
+    banks: createBankDirectory({ provider, logger, ttlMs: config.BANK_LIST_TTL }),
+    postingEngine,
+    jobs,
+    starter,
+    signal: (merchantTxRef, signal) =>
+      withTimeout(temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(PAYOUT_SIGNAL, signal), config.WORKFLOW_START_TIMEOUT, 'settlement signal'),
+  });
+  const ingest = createPaymentIngestService({
+    db,
+    config,
+    logger: logger.child({ component: 'payments' }),
+    creditPayment: createPaymentCrediter({ postingEngine, jobs }),
+    starter,
+    payouts: settlements.payoutSink,
+  });
+  return {
+    postingEngine,
+    starter,
+    auth,
+    accounts,
+    statements,
+    settlements,
+    ingest,
+    confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger }),
+    deliveries: createWebhookDeliveryService({ db, config }),
+    settlementExecution: createSettlementExecutionService({ db, provider, postingEngine, logger }),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+export function createRoutes(services: Services, config: Config): RouteDefinition[] {
+  return [
+    ...authRoutes({ auth: services.auth, config }),
+    ...accountsRoutes({ accounts: services.accounts }),
+    ...ledgerRoutes({ statements: services.statements }),
+    ...settlementsRoutes({ settlements: services.settlements }),
+    ...paymentsRoutes({ ingest: services.ingest }),
+  ];
+}
+
+export function createReadiness(infra: Infrastructure): ReadinessCheck {
+  return async () => {
+    const [database, temporal] = await Promise.all([
+      withTimeout(infra.db.raw('select 1'), 1_000, 'database check').then(
+        () => true,
+        () => false,
+      ),
+      isTemporalReachable(infra.temporal),
+    ]);
+    return { database, temporal };
+  };
+}

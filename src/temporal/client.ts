@@ -1,0 +1,18 @@
+import { Client, Connection } from '@temporalio/client';
+import type { Config } from '../config';
+
+export type TemporalConfig = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>;
+
+/** Lazy: the API starts (and answers webhooks) even while Temporal is down. */
+export function createTemporalClient(config: TemporalConfig): Client {
+  return new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
+}
+
+export async function isTemporalReachable(client: Client, timeoutMs = 1_000): Promise<boolean> {
+  try {
+    await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflowService.getSystemInfo({}));
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,17 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/** Keyword search attributes operators filter on in the Temporal UI; provisioning registers them. */
+export const TENANT_ID = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
+export const ACCOUNT_REF = defineSearchAttributeKey('AccountRef', SearchAttributeType.KEYWORD);
+export const MERCHANT_TX_REF = defineSearchAttributeKey('MerchantTxRef', SearchAttributeType.KEYWORD);
+export const SETTLEMENT_STATUS = defineSearchAttributeKey('SettlementStatus', SearchAttributeType.KEYWORD);
+
+export const CUSTOM_SEARCH_ATTRIBUTES = [TENANT_ID, ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS] as const;
+
+/** Search attribute values as stored in the outbox (plain JSON) before a workflow starts. */
+export interface WorkflowSearchAttributes {
+  TenantId?: string;
+  AccountRef?: string;
+  MerchantTxRef?: string;
+  SettlementStatus?: string;
+}

@@ -1,0 +1,109 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createActivities } from '../../activities';
+import type { Config } from '../../src/config';
+import { createApp } from '../../src/http/app';
+import { createLogger } from '../../src/logger';
+import {
+  closeInfrastructure,
+  createInfrastructure,
+  createReadiness,
+  createRoutes,
+  createServices,
+  type Infrastructure,
+  type Services,
+} from '../../src/main/container';
+import { createSandbox, type Sandbox } from '../../src/sandbox/app';
+import { testConfig } from './config';
+import { workflowBundle } from './temporal';
+
+export interface Stack {
+  config: Config;
+  infra: Infrastructure;
+  services: Services;
+  sandbox: Sandbox;
+  apiUrl: string;
+  sandboxUrl: string;
+  worker: Worker | null;
+  close(): Promise<void>;
+}
+
+async function listening(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * The real API and the real sandbox provider over loopback HTTP, the test database, and (optionally) a
+ * worker on the dev server. Each stack has its own task queue, so workflows of one test file never
+ * run on another file's worker.
+ */
+export async function startStack(overrides: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<Stack> {
+  const apiServer = http.createServer();
+  const sandboxServer = http.createServer();
+  const apiUrl = await listening(apiServer);
+  const sandboxUrl = await listening(sandboxServer);
+  const config = testConfig({
+    PROVIDER_BASE_URL: sandboxUrl,
+    IDENTITY_VERIFICATION_URL: `${sandboxUrl}/identity/nin`,
+    SANDBOX_WEBHOOK_URL: `${apiUrl}/webhooks/provider`,
+    TEMPORAL_TASK_QUEUE: `${process.env.TEMPORAL_TASK_QUEUE ?? 'test'}-${randomBytes(4).toString('hex')}`,
+    ...overrides,
+  });
+  const logger = createLogger(config.LOG_LEVEL, 'test');
+  const sandbox = createSandbox({ config, logger });
+  sandboxServer.on('request', sandbox.app.callback());
+  const infra = createInfrastructure(config, logger);
+  const services = createServices(infra);
+  const app = createApp({ config, logger, auth: services.auth.authenticator, readiness: createReadiness(infra), routes: createRoutes(services, config) });
+  apiServer.on('request', app.callback());
+
+  let worker: Worker | null = null;
+  let running: Promise<void> | null = null;
+  let connection: NativeConnection | null = null;
+  if (options.worker) {
+    connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+    worker = await Worker.create({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      workflowBundle: await workflowBundle(),
+      activities: createActivities({ services, logger, sweepGraceMs: config.SWEEP_GRACE }),
+    });
+    running = worker.run();
+  }
+
+  return {
+    config,
+    infra,
+    services,
+    sandbox,
+    apiUrl,
+    sandboxUrl,
+    worker,
+    async close() {
+      if (worker && running) {
+        worker.shutdown();
+        await running;
+      }
+      await connection?.close();
+      await sandbox.close();
+      apiServer.closeAllConnections();
+      sandboxServer.closeAllConnections();
+      await Promise.all([new Promise((resolve) => apiServer.close(resolve)), new Promise((resolve) => sandboxServer.close(resolve))]);
+      await services.starter.flush();
+      await closeInfrastructure(infra);
+    },
+  };
+}
+
+export interface TestTenant {
+  tenantId: string;
+  apiKey: string;
+}
+
+export function createTenant(stack: Pick<Stack, 'services'>, name = 'Test Tenant'): Promise<TestTenant> {
+  return stack.services.auth.createTenant(name);
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { call } from '../helpers/http';
+import { startStack, type Stack } from '../helpers/stack';
+
+const run = promisify(execFile);
+const CLI = path.resolve(__dirname, '../../src/main/cli.js');
+
+function cli(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, [CLI, ...args], { env: process.env });
+}
+
+describe('CLI', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(() => stack.close());
+
+  it('tenant:create --json prints exactly one JSON line whose key works against the API', async () => {
+    const { stdout } = await cli('tenant:create', '--name', 'CLI Tenant', '--json');
+    const lines = stdout.trim().split('\n');
+    assert.equal(lines.length, 1);
+    const created = JSON.parse(lines[0]!) as { tenantId: string; apiKey: string };
+    assert.deepEqual(Object.keys(created).sort(), ['apiKey', 'tenantId']);
+    const me = await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: created.apiKey });
+    assert.equal(me.status, 200);
+    assert.deepEqual(me.body, { tenantId: created.tenantId, name: 'CLI Tenant' });
+  });
+
+  it('apikey:create adds a key and apikey:revoke disables it by prefix', async () => {
+    const tenant = JSON.parse((await cli('tenant:create', '--name', 'Keys', '--json')).stdout) as { tenantId: string; apiKey: string };
+    const second = JSON.parse((await cli('apikey:create', '--tenant', tenant.tenantId, '--json')).stdout) as { apiKey: string };
+    assert.equal((await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: second.apiKey })).status, 200);
+    await cli('apikey:revoke', '--key-prefix', second.apiKey.slice(0, 11));
+    assert.equal((await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: second.apiKey })).status, 401);
+    assert.equal((await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: tenant.apiKey })).status, 200);
+  });
+
+  it('user:create makes a dashboard user who can log in', async () => {
+    const tenant = JSON.parse((await cli('tenant:create', '--name', 'Users', '--json')).stdout) as { tenantId: string };
+    const email = `cli+${Date.now()}@example.com`;
+    await cli('user:create', '--tenant', tenant.tenantId, '--email', email, '--password', 'a long enough password');
+    const login = await call(stack.apiUrl, 'POST', '/auth/login', { body: { email, password: 'a long enough password' } });
+    assert.equal(login.status, 200);
+    assert.equal(login.body.tenantId, tenant.tenantId);
+  });
+
+  it('exits 2 with the usage for a missing option or an unknown command', async () => {
+    await assert.rejects(cli('tenant:create'), (error: { code: number; stderr: string }) => error.code === 2 && /missing --name/.test(error.stderr));
+    await assert.rejects(cli('nope'), (error: { code: number; stderr: string }) => error.code === 2 && /unknown command/.test(error.stderr));
+  });
+});

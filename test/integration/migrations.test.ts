@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import knex, { type Knex } from 'knex';
+import { migrationConfig } from '../../src/db';
+
+describe('migrations', () => {
+  const name = `ledger_migrations_${Date.now()}`;
+  let admin: Knex;
+  let fresh: Knex;
+
+  before(async () => {
+    admin = knex({ client: 'pg', connection: process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL });
+    await admin.raw(`CREATE DATABASE "${name}"`);
+    const url = new URL(process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL!);
+    url.pathname = `/${name}`;
+    fresh = knex({ client: 'pg', connection: url.toString() });
+  });
+
+  after(async () => {
+    await fresh.destroy();
+    await admin.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.destroy();
+  });
+
+  it('migrates up, rolls back to nothing, and migrates up again', async () => {
+    const [, applied] = await fresh.migrate.latest(migrationConfig);
+    assert.ok(applied.length >= 5);
+    const tables = async (): Promise<string[]> =>
+      (await fresh.raw("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'knex_%' ORDER BY 1")).rows.map(
+        (row: { tablename: string }) => row.tablename,
+      );
+    assert.ok((await tables()).includes('ledger_entries'));
+    await fresh.migrate.rollback(migrationConfig, true);
+    assert.deepEqual(await tables(), []);
+    const [, reapplied] = await fresh.migrate.latest(migrationConfig);
+    assert.equal(reapplied.length, applied.length);
+  });
+});

@@ -1,0 +1,5 @@
+export { paymentConfirmationWorkflow } from './paymentConfirmation.workflow';
+export { settlementWorkflow } from './settlement.workflow';
+export { settlementRefundWorkflow } from './settlementRefund.workflow';
+export { webhookDeliveryWorkflow } from './webhookDelivery.workflow';
+export { convergenceSweepWorkflow } from './convergenceSweep.workflow';
