@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { koboFromProviderNumber } from '../money';
+
+/** Wire schemas of the provider's responses. Amounts arrive as JSON numbers of naira and leave as kobo. */
+
+export const envelopeSchema = z.object({
+  code: z.union([z.string(), z.number()]).transform(String),
+  description: z.string().optional(),
+  data: z.unknown().optional(),
+});
+
+const naira = z.number().transform((value, ctx) => {
+  const kobo = koboFromProviderNumber(value);
+  if (kobo === null || kobo < 0n) {
+    ctx.addIssue({ code: 'custom', message: `not a naira amount: ${value}` });
+    return z.NEVER;
+  }
+  return kobo;
+});
+
+const optionalNaira = naira.nullish().transform((kobo) => kobo ?? null);
+const optionalText = z.string().nullish().transform((text) => text ?? null);
+
+const transactionStatus = z.enum(['SUCCESS', 'PAYMENT_FAILED', 'PROCESSING', 'REFUND']);
+
+/** expiresAt as an ISO timestamp or epoch (seconds or milliseconds), turned into epoch milliseconds. */
+const expiresAt = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const ms = typeof value === 'number' ? (value < 1e12 ? value * 1000 : value) : Date.parse(value);
+  if (!Number.isFinite(ms)) {
+    ctx.addIssue({ code: 'custom', message: `unreadable expiresAt: ${String(value)}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+export const tokenDataSchema = z.object({
+  access_token: z.string().min(1),
+  refresh_token: z.string().optional(),
+  expiresAt,
+});
+
+export const virtualAccountDataSchema = z
+  .object({
+    accountRef: z.string(),
+    accountHolderId: z.string(),
+    accountName: z.string(),
+    bankAccountNumber: z.string().regex(/^\d{10}$/),
+    bankAccountName: z.string(),
+    bankName: z.string(),
+    currency: z.string(),
+    expectedAmount: optionalNaira,
+    expired: z.boolean(),
+    createdAt: z.string(),
+  })
+  .transform(({ expectedAmount, ...account }) => ({ ...account, expectedAmountKobo: expectedAmount }));
+
+export const transactionDataSchema = z
+  .object({
+    id: z.string(),
+    status: transactionStatus,
+    amount: naira,
+    fee: optionalNaira,
+    type: z.string(),
+    merchantTxRef: optionalText,
+    aliasAccountReference: optionalText,
+    timeCreated: z.string(),
+  })
+  .transform(({ amount, fee, ...transaction }) => ({ ...transaction, amountKobo: amount, feeKobo: fee }));
+
+export const transferDataSchema = z
+  .object({
+    id: z.string(),
+    status: transactionStatus,
+    amount: naira,
+    fee: optionalNaira,
+    meta: z.object({ merchantTxRef: z.string() }),
+    timeCreated: z.string(),
+  })
+  .transform(({ id, status, amount, fee, meta, timeCreated }) => ({ id, status, amountKobo: amount, feeKobo: fee, merchantTxRef: meta.merchantTxRef, timeCreated }));
+
+export const banksDataSchema = z
+  .object({ results: z.array(z.object({ bankCode: z.string(), bankName: z.string() })) })
+  .transform(({ results }) => results.map((bank) => ({ code: bank.bankCode, name: bank.bankName })));
+
+export const accountLookupDataSchema = z.object({ accountNumber: z.string(), accountName: z.string() });

@@ -1,0 +1,25 @@
+import type { Logger } from '../logger';
+import type { ProviderTxnLookup } from '../temporal/payloads';
+import { ProviderRejectedError, ProviderUnavailableError } from './errors';
+import type { ProviderClient } from './provider.types';
+
+/** The provider's view of a transaction; "unavailable" is an answer, so workflows decide how long to keep asking. */
+export async function lookupProviderTransaction(provider: ProviderClient, logger: Logger, transactionRef: string): Promise<ProviderTxnLookup> {
+  try {
+    const transaction = await provider.getTransaction(transactionRef);
+    if (!transaction) return { kind: 'not_found' };
+    return {
+      kind: 'found',
+      status: transaction.status,
+      grossAmountKobo: transaction.amountKobo.toString(),
+      feeKobo: transaction.feeKobo === null ? null : transaction.feeKobo.toString(),
+      transactionId: transaction.id,
+    };
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError || error instanceof ProviderRejectedError) {
+      logger.warn({ err: error, transactionRef }, 'provider transaction lookup failed');
+      return { kind: 'unavailable', reason: error.message };
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,91 @@
+import type Router from '@koa/router';
+import { expireAllTokens } from './auth';
+import { isAttemptOf } from './attempt-references';
+import { submissionView } from './provider-wire';
+import type { SandboxDeps } from './sandbox.deps';
+import { parseInput, SandboxHttpError } from './sandbox-http';
+import { simulatePayment } from './sandbox-payments';
+import { faultSettingsSchema, redeliverSchema, simulatedPaymentSchema, tokenTtlSchema, transferReferenceParamsSchema } from './sandbox.schemas';
+import type { DeliveryResult, SandboxState } from './sandbox.state';
+
+function deliveryView(delivery: DeliveryResult) {
+  return { status: delivery.status, ...(delivery.error ? { error: delivery.error } : {}) };
+}
+
+function activeTokens(state: SandboxState): number {
+  const now = Date.now();
+  return [...state.tokens.values()].filter((expiresAtMs) => expiresAtMs > now).length;
+}
+
+/** Sandbox-only routes: no auth and no injected faults, so tests can always steer and inspect. */
+export function registerControlRoutes(router: Router, deps: SandboxDeps): void {
+  const { state, scheduler, webhooks } = deps;
+
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+
+  router.post('/sandbox/payments', async (ctx) => {
+    ctx.body = await simulatePayment(deps, parseInput(simulatedPaymentSchema, ctx.request.body));
+  });
+
+  router.get('/sandbox/webhooks', (ctx) => {
+    ctx.body = {
+      events: state.events.map((event) => ({
+        requestId: event.requestId,
+        eventType: event.eventType,
+        payload: JSON.parse(event.body) as unknown,
+        body: event.body,
+        headers: event.headers,
+        deliveries: event.deliveries.map(deliveryView),
+      })),
+    };
+  });
+
+  router.post('/sandbox/webhooks/redeliver', async (ctx) => {
+    const { requestId } = parseInput(redeliverSchema, ctx.request.body);
+    const event = state.events.find((candidate) => candidate.requestId === requestId);
+    if (!event) throw new SandboxHttpError(404, '404', 'event not found');
+    ctx.body = { requestId, delivery: deliveryView(await webhooks.redeliver(event)) };
+  });
+
+  router.get('/sandbox/transfers/:merchantTxRef', (ctx) => {
+    const { merchantTxRef } = parseInput(transferReferenceParamsSchema, ctx.params);
+    const submissions = [...state.transfers.values()].filter((transfer) => isAttemptOf(transfer.merchantTxRef, merchantTxRef));
+    ctx.body = { merchantTxRef, submissions: submissions.map(submissionView), payouts: submissions.filter((transfer) => transfer.paidOut).length };
+  });
+
+  router.get('/sandbox/faults', (ctx) => {
+    ctx.body = state.faults;
+  });
+
+  router.post('/sandbox/faults', (ctx) => {
+    state.faults = parseInput(faultSettingsSchema, ctx.request.body);
+    ctx.body = state.faults;
+  });
+
+  // Back to what the environment configured (SANDBOX_FAILURE_RATE, SANDBOX_LATENCY).
+  router.delete('/sandbox/faults', (ctx) => {
+    state.faults = { ...state.configuredFaults, routes: [...state.configuredFaults.routes] };
+    ctx.body = state.faults;
+  });
+
+  router.get('/sandbox/tokens', (ctx) => {
+    ctx.body = { issued: state.tokensIssued, rejected: state.tokensRejected, active: activeTokens(state), ttlMs: state.tokenTtlMs };
+  });
+
+  router.post('/sandbox/tokens/expire', (ctx) => {
+    ctx.body = { expired: expireAllTokens(state) };
+  });
+
+  router.post('/sandbox/tokens/ttl', (ctx) => {
+    state.tokenTtlMs = parseInput(tokenTtlSchema, ctx.request.body).ttlMs;
+    ctx.body = { ttlMs: state.tokenTtlMs };
+  });
+
+  router.post('/sandbox/reset', (ctx) => {
+    scheduler.cancelAll();
+    state.reset();
+    ctx.body = { reset: true };
+  });
+}

@@ -1,0 +1,65 @@
+import type { z } from 'zod';
+import { koboToProviderNumber } from '../money';
+import { SANDBOX_BANKS } from './banks';
+import { providerFeeKobo } from './fees';
+import { accountHolderName } from './names';
+import type { SandboxDeps } from './sandbox.deps';
+import { isoSeconds, newPaymentTransactionId, randomAccountNumber } from './sandbox-ids';
+import type { simulatedPaymentSchema } from './sandbox.schemas';
+import type { SandboxPayment } from './sandbox.state';
+
+export type SimulatedPayment = z.output<typeof simulatedPaymentSchema>;
+
+function senderBankName(accountNumber: string): string {
+  return SANDBOX_BANKS[Number(accountNumber.slice(-2)) % SANDBOX_BANKS.length]?.name ?? 'Sandbox Bank';
+}
+
+/**
+ * A payer sends `amount` to a virtual account. The accountRef need not exist: the real provider
+ * can route a payment nobody here provisioned, and tests use that for misdirected payments.
+ */
+export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment) {
+  const { state, webhooks } = deps;
+  const now = new Date();
+  const payment: SandboxPayment = {
+    transactionId: newPaymentTransactionId(),
+    accountRef: input.accountRef,
+    amountKobo: input.amount,
+    feeKobo: input.fee ?? providerFeeKobo(input.amount),
+    status: input.status,
+    createdAt: now.toISOString(),
+  };
+  state.payments.set(payment.transactionId, payment);
+  if (payment.status === 'SUCCESS') state.walletBalanceKobo += payment.amountKobo - payment.feeKobo;
+
+  const senderAccountNumber = input.senderAccountNumber ?? randomAccountNumber();
+  const sent = await webhooks.send(
+    'payment_success',
+    {
+      transaction: {
+        transactionId: payment.transactionId,
+        type: 'vact_transfer',
+        time: isoSeconds(now),
+        responseCode: '',
+        transactionAmount: koboToProviderNumber(payment.amountKobo),
+        fee: koboToProviderNumber(payment.feeKobo),
+        currency: 'NGN',
+        aliasAccountReference: payment.accountRef,
+        narration: input.narration,
+      },
+      customer: {
+        senderName: input.senderName ?? accountHolderName(senderAccountNumber),
+        accountNumber: senderAccountNumber,
+        bankName: senderBankName(senderAccountNumber),
+      },
+    },
+    { deliver: input.deliver },
+  );
+  return {
+    requestId: sent.event.requestId,
+    transactionId: payment.transactionId,
+    payload: sent.payload,
+    headers: sent.event.headers,
+    delivery: sent.delivery ? { status: sent.delivery.status, ...(sent.delivery.error ? { error: sent.delivery.error } : {}) } : { status: null },
+  };
+}

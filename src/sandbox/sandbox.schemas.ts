@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { koboFromProviderNumber, parseNairaInput, type Kobo } from '../money';
+
+/** Request schemas of the simulated provider and of its control routes. */
+
+function toKobo(value: number | string): Kobo | null {
+  return typeof value === 'number' ? koboFromProviderNumber(value) : parseNairaInput(value);
+}
+
+/** The provider's wire amounts: JSON numbers of naira with at most two decimals. */
+const nairaNumber = z.number().transform((value, ctx) => {
+  const kobo = koboFromProviderNumber(value);
+  if (kobo === null || kobo <= 0n) {
+    ctx.addIssue({ code: 'custom', message: 'must be a positive naira amount with at most two decimals' });
+    return z.NEVER;
+  }
+  return kobo;
+});
+
+/** Control routes also take "5025.50" so tests never need a float literal for money. */
+const nairaNumberOrText = (options: { allowZero: boolean }) =>
+  z.union([z.number(), z.string()]).transform((value, ctx) => {
+    const kobo = toKobo(value);
+    if (kobo === null || kobo < 0n || (!options.allowZero && kobo === 0n)) {
+      ctx.addIssue({ code: 'custom', message: `must be a ${options.allowZero ? 'non-negative' : 'positive'} naira amount with at most two decimals` });
+      return z.NEVER;
+    }
+    return kobo;
+  });
+
+const accountNumber = z.string().regex(/^\d{10}$/, 'must be 10 digits');
+const reference = z.string().trim().min(1).max(100);
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+export const tokenIssueSchema = z.object({
+  grant_type: z.literal('client_credentials'),
+  client_id: text(200),
+  client_secret: z.string().min(1),
+});
+
+export const virtualAccountSchema = z.object({
+  accountRef: reference,
+  accountName: text(200),
+  currency: z.literal('NGN'),
+  bvn: z.string().regex(/^\d{11}$/, 'must be 11 digits').optional(),
+  expectedAmount: nairaNumber.nullish(),
+});
+
+export const transactionQuerySchema = z.object({ transactionRef: reference });
+
+export const transferSchema = z.object({
+  amount: nairaNumber,
+  accountNumber,
+  accountName: text(200),
+  bankCode: text(10),
+  merchantTxRef: reference,
+  senderName: text(200),
+  narration: z.string().max(200).optional(),
+});
+
+export const accountLookupSchema = z.object({ accountNumber, bankCode: text(10) });
+
+export const ninCheckSchema = z.object({
+  nin: z.string().regex(/^\d{11}$/, 'must be exactly 11 digits'),
+  name: text(200),
+});
+
+export const simulatedPaymentSchema = z
+  .object({
+    accountRef: reference,
+    amount: nairaNumberOrText({ allowZero: false }),
+    fee: nairaNumberOrText({ allowZero: true }).optional(),
+    senderName: text(200).optional(),
+    senderAccountNumber: accountNumber.optional(),
+    narration: z.string().max(200).default(''),
+    status: z.enum(['SUCCESS', 'PAYMENT_FAILED', 'PROCESSING', 'REFUND']).default('SUCCESS'),
+    deliver: z.boolean().default(true),
+  })
+  .refine((payment) => payment.fee === undefined || payment.fee <= payment.amount, { message: 'fee cannot exceed amount', path: ['fee'] });
+
+export const redeliverSchema = z.object({ requestId: reference });
+
+export const transferReferenceParamsSchema = z.object({ merchantTxRef: reference });
+
+export const faultSettingsSchema = z.object({
+  failureRate: z.number().min(0).max(1).default(0),
+  latencyMs: z.number().int().min(0).max(120_000).default(0),
+  routes: z.array(z.string().startsWith('/')).default([]),
+});
+
+export const tokenTtlSchema = z.object({ ttlMs: z.number().int().min(1).max(24 * 60 * 60_000) });

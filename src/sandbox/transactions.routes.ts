@@ -1,0 +1,20 @@
+import type Router from '@koa/router';
+import { requireProviderAuth } from './auth';
+import { paymentTransactionWire, transferTransactionWire } from './provider-wire';
+import type { SandboxDeps } from './sandbox.deps';
+import { answer, parseInput, SandboxHttpError } from './sandbox-http';
+import { transactionQuerySchema } from './sandbox.schemas';
+
+export function registerTransactionRoutes(router: Router, deps: SandboxDeps): void {
+  const { state, transfers } = deps;
+
+  // Payments are found by transactionId; transfers by id or merchantTxRef, and the lookup is the status check.
+  router.get('/v1/transactions/accounts/single', requireProviderAuth(state), (ctx) => {
+    const { transactionRef } = parseInput(transactionQuerySchema, ctx.query);
+    const payment = state.payments.get(transactionRef);
+    if (payment) return answer(ctx, paymentTransactionWire(payment));
+    const transfer = state.transfers.get(transactionRef) ?? state.transferByReference(transactionRef);
+    if (transfer) return answer(ctx, transferTransactionWire(transfers.check(transfer)));
+    throw new SandboxHttpError(404, '01', 'transaction not found');
+  });
+}
