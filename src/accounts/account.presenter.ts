@@ -1,0 +1,19 @@
+import { formatKobo } from '../money';
+import type { AccountRecord } from './accounts.repo';
+import type { VirtualAccountView } from './accounts.schemas';
+
+export function presentAccount(account: AccountRecord): VirtualAccountView {
+  return {
+    ID: account.id,
+    AccountRef: account.accountRef,
+    BankAccountNumber: account.bankAccountNumber,
+    BankAccountName: account.bankAccountName,
+    BankName: account.bankName,
+    Currency: account.currency,
+    Status: account.status,
+    CustomerID: account.customerId,
+    CallbackURL: account.callbackUrl,
+    ExpectedAmount: account.expectedAmount === null ? null : formatKobo(account.expectedAmount),
+    CreatedAt: account.createdAt.toISOString(),
+  };
+}

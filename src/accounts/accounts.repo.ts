@@ -1,0 +1,138 @@
+import type { DbOrTrx } from '../db';
+import { koboFromDb, type Kobo } from '../money';
+
+export type AccountStatus = 'active' | 'expired';
+
+export interface AccountRecord {
+  id: string;
+  tenantId: string;
+  customerId: string;
+  accountRef: string;
+  bankAccountNumber: string;
+  bankAccountName: string;
+  bankName: string;
+  currency: 'NGN';
+  status: AccountStatus;
+  callbackUrl: string | null;
+  expectedAmount: Kobo | null;
+  ledgerBalance: Kobo;
+  pendingCredits: Kobo;
+  totalCredits: Kobo;
+  totalDebits: Kobo;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface AccountRow {
+  id: string;
+  tenant_id: string;
+  customer_id: string;
+  account_ref: string;
+  bank_account_number: string;
+  bank_account_name: string;
+  bank_name: string;
+  currency: 'NGN';
+  status: AccountStatus;
+  callback_url: string | null;
+  expected_amount: string | null;
+  ledger_balance: string;
+  pending_credits: string;
+  total_credits: string;
+  total_debits: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toAccount(row: AccountRow): AccountRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    customerId: row.customer_id,
+    accountRef: row.account_ref,
+    bankAccountNumber: row.bank_account_number,
+    bankAccountName: row.bank_account_name,
+    bankName: row.bank_name,
+    currency: row.currency,
+    status: row.status,
+    callbackUrl: row.callback_url,
+    expectedAmount: row.expected_amount === null ? null : koboFromDb(row.expected_amount),
+    ledgerBalance: koboFromDb(row.ledger_balance),
+    pendingCredits: koboFromDb(row.pending_credits),
+    totalCredits: koboFromDb(row.total_credits),
+    totalDebits: koboFromDb(row.total_debits),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export interface NewAccount {
+  id: string;
+  tenantId: string;
+  customerId: string;
+  accountRef: string;
+  bankAccountNumber: string;
+  bankAccountName: string;
+  bankName: string;
+  callbackUrl: string | null;
+  expectedAmount: Kobo | null;
+}
+
+export function createAccountsRepo(db: DbOrTrx) {
+  const one = async (query: Promise<AccountRow | undefined>): Promise<AccountRecord | undefined> => {
+    const row = await query;
+    return row ? toAccount(row) : undefined;
+  };
+
+  return {
+    /** Idempotent on accountRef: concurrent provisioning of one reference makes one row. */
+    async insert(account: NewAccount): Promise<AccountRecord> {
+      await db('virtual_accounts')
+        .insert({
+          id: account.id,
+          tenant_id: account.tenantId,
+          customer_id: account.customerId,
+          account_ref: account.accountRef,
+          bank_account_number: account.bankAccountNumber,
+          bank_account_name: account.bankAccountName,
+          bank_name: account.bankName,
+          callback_url: account.callbackUrl,
+          expected_amount: account.expectedAmount,
+        })
+        .onConflict('account_ref')
+        .ignore();
+      const row: AccountRow = await db('virtual_accounts').where({ account_ref: account.accountRef }).first();
+      return toAccount(row);
+    },
+
+    findByRef(tenantId: string, accountRef: string): Promise<AccountRecord | undefined> {
+      return one(db('virtual_accounts').where({ tenant_id: tenantId, account_ref: accountRef }).first());
+    },
+
+    /** For the provider's webhook, which names an account but no tenant. */
+    findByRefAnyTenant(accountRef: string): Promise<AccountRecord | undefined> {
+      return one(db('virtual_accounts').where({ account_ref: accountRef }).first());
+    },
+
+    findById(id: string): Promise<AccountRecord | undefined> {
+      return one(db('virtual_accounts').where({ id }).first());
+    },
+
+    findFirstForCustomer(tenantId: string, customerId: string): Promise<AccountRecord | undefined> {
+      return one(db('virtual_accounts').where({ tenant_id: tenantId, customer_id: customerId }).orderBy('id').first());
+    },
+
+    async list(tenantId: string, afterId: string | null, limit: number): Promise<AccountRecord[]> {
+      const query = db('virtual_accounts').where({ tenant_id: tenantId }).orderBy('id').limit(limit);
+      if (afterId) query.where('id', '>', afterId);
+      const rows: AccountRow[] = await query;
+      return rows.map(toAccount);
+    },
+
+    async expire(accountId: string): Promise<boolean> {
+      const updated = await db('virtual_accounts').where({ id: accountId, status: 'active' }).update({ status: 'expired', updated_at: db.fn.now() });
+      return updated > 0;
+    },
+  };
+}
+
+export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

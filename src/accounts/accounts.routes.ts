@@ -1,0 +1,88 @@
+import { defineRoute, headerOf, tenantOf, type RouteDefinition } from '../http/route';
+import { paginate, uuidCursor } from '../http/pagination';
+import { validIdempotencyKey } from '../idempotency/request-hash';
+import { formatKobo } from '../money';
+import { presentAccount } from './account.presenter';
+import type { AccountsService } from './accounts.service';
+import {
+  accountListQuerySchema,
+  accountListResponseSchema,
+  accountRefParamsSchema,
+  balanceResponseSchema,
+  provisionAccountBodySchema,
+  virtualAccountSchema,
+} from './accounts.schemas';
+
+const PAGE_SIZE = 20;
+
+export function accountsRoutes(deps: { accounts: AccountsService }): RouteDefinition[] {
+  const { accounts } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/accounts',
+      summary: 'Provision a virtual account (creates or reuses the customer keyed on externalRef)',
+      tag: 'accounts',
+      auth: 'apiKey',
+      body: provisionAccountBodySchema,
+      idempotencyKey: true,
+      responses: { 201: { description: 'The account', schema: virtualAccountSchema } },
+      errors: [400, 409, 502],
+      handle: async ({ body, ctx }) => {
+        const key = validIdempotencyKey(headerOf(ctx, 'idempotency-key'));
+        const account = await accounts.provision(tenantOf(ctx).id, body, key);
+        return { status: 201, body: presentAccount(account) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/accounts',
+      summary: "List the tenant's virtual accounts",
+      tag: 'accounts',
+      auth: 'apiKey',
+      query: accountListQuerySchema,
+      responses: { 200: { description: 'A page of accounts', schema: accountListResponseSchema } },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const rows = await accounts.list(tenantOf(ctx).id, uuidCursor(query.after), PAGE_SIZE);
+        const page = paginate(rows, PAGE_SIZE, (account) => account.id);
+        return { status: 200, body: { accounts: page.items.map(presentAccount), pagination: page.pagination } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/accounts/:accountRef',
+      summary: 'One virtual account',
+      tag: 'accounts',
+      auth: 'apiKey',
+      params: accountRefParamsSchema,
+      responses: { 200: { description: 'The account', schema: virtualAccountSchema } },
+      errors: [404],
+      handle: async ({ params, ctx }) => ({ status: 200, body: presentAccount(await accounts.find(tenantOf(ctx).id, params.accountRef)) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/accounts/:accountRef/balance',
+      summary: 'Ledger, available and pending balances',
+      tag: 'accounts',
+      auth: 'apiKey',
+      params: accountRefParamsSchema,
+      responses: { 200: { description: 'The balances', schema: balanceResponseSchema } },
+      errors: [404],
+      handle: async ({ params, ctx }) => {
+        const { account, asOf } = await accounts.balance(tenantOf(ctx).id, params.accountRef);
+        return {
+          status: 200,
+          body: {
+            accountRef: account.accountRef,
+            currency: account.currency,
+            ledgerBalance: formatKobo(account.ledgerBalance),
+            availableBalance: formatKobo(account.ledgerBalance - account.pendingCredits),
+            pendingCredits: formatKobo(account.pendingCredits),
+            asOf: asOf.toISOString(),
+          },
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,123 @@
+import { createAuthRepo } from '../auth/auth.repo';
+import type { Config } from '../config';
+import { encryptSecret } from '../crypto';
+import { createCustomersRepo } from '../customers/customers.repo';
+import type { Db } from '../db';
+import { BadRequestError, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
+import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
+import { idempotencyMismatch, requestHash } from '../idempotency/request-hash';
+import { randomToken, uuidv7 } from '../ids';
+import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
+import type { ProviderClient, ProviderVirtualAccount } from '../provider/provider.types';
+import { assertCallbackUrlAllowed } from '../webhooks/callback-url';
+import { createAccountsRepo, type AccountRecord } from './accounts.repo';
+import type { ProvisionAccountBody } from './accounts.schemas';
+
+/** AccountRefs carry the tenant's prefix, so a payment to a mistyped reference can still be attributed. */
+export const ACCOUNT_REF_RE = /^va_([a-z0-9]{6})_[a-z0-9]{12}$/;
+
+export function newAccountRef(tenantRefPrefix: string): string {
+  return `va_${tenantRefPrefix}_${randomToken(12)}`;
+}
+
+export interface AccountBalance {
+  account: AccountRecord;
+  asOf: Date;
+}
+
+type AccountsConfig = Pick<Config, 'DATA_ENCRYPTION_KEY' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'MAX_AMOUNT'>;
+
+export function createAccountsService(deps: { db: Db; config: AccountsConfig; provider: ProviderClient }) {
+  const { db, config, provider } = deps;
+  const accounts = createAccountsRepo(db);
+
+  async function registerWithProvider(accountRef: string, body: ProvisionAccountBody): Promise<ProviderVirtualAccount> {
+    try {
+      return await provider.createVirtualAccount({
+        accountRef,
+        accountName: body.name,
+        ...(body.bvn ? { bvn: body.bvn } : {}),
+        ...(body.expectedAmount ? { expectedAmountKobo: body.expectedAmount } : {}),
+      });
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) throw new ProviderUnavailableHttpError();
+      if (error instanceof ProviderRejectedError) throw new BadRequestError('provider_rejected', `provider rejected the account: ${error.description}`);
+      throw error;
+    }
+  }
+
+  async function find(tenantId: string, accountRef: string): Promise<AccountRecord> {
+    const account = await accounts.findByRef(tenantId, accountRef);
+    if (!account) throw new NotFoundError('account not found');
+    return account;
+  }
+
+  return {
+    find,
+
+    /**
+     * Registers the account with the provider first, then records it. With an Idempotency-Key the
+     * reference is reserved before the provider call, so a retry after a failure completes the same account.
+     */
+    async provision(tenantId: string, body: ProvisionAccountBody, idempotencyKey?: string): Promise<AccountRecord> {
+      if (body.callbackUrl) {
+        await assertCallbackUrlAllowed(body.callbackUrl, { allowPrivate: config.ALLOW_PRIVATE_CALLBACK_URLS, requireHttps: config.NODE_ENV === 'production' });
+      }
+      if (body.expectedAmount && body.expectedAmount > config.MAX_AMOUNT) {
+        throw new ValidationError('expectedAmount must be a positive amount with at most two decimals');
+      }
+      const tenant = await createAuthRepo(db).findTenant(tenantId);
+      if (!tenant) throw new NotFoundError('tenant not found');
+      let accountRef = newAccountRef(tenant.ref_prefix);
+      if (idempotencyKey) {
+        const { record } = await createIdempotencyRepo(db).claim({
+          tenant_id: tenantId,
+          scope: 'account',
+          key: idempotencyKey,
+          request_hash: requestHash(body),
+          resource_ref: accountRef,
+        });
+        if (record.request_hash !== requestHash(body)) throw idempotencyMismatch();
+        if (record.resource_id) {
+          const existing = await accounts.findById(record.resource_id);
+          if (existing) return existing;
+        }
+        accountRef = record.resource_ref;
+      }
+      const registered = await registerWithProvider(accountRef, body);
+      return db.transaction(async (trx) => {
+        const customer = await createCustomersRepo(trx).upsertByExternalRef({
+          id: uuidv7(),
+          tenantId,
+          externalRef: body.externalRef,
+          name: body.name,
+          bvnEnc: body.bvn ? encryptSecret(config.DATA_ENCRYPTION_KEY, body.bvn) : null,
+          bvnLast4: body.bvn ? body.bvn.slice(-4) : null,
+        });
+        const account = await createAccountsRepo(trx).insert({
+          id: uuidv7(),
+          tenantId,
+          customerId: customer.id,
+          accountRef,
+          bankAccountNumber: registered.bankAccountNumber,
+          bankAccountName: registered.bankAccountName,
+          bankName: registered.bankName,
+          callbackUrl: body.callbackUrl ?? null,
+          expectedAmount: body.expectedAmount ?? null,
+        });
+        if (idempotencyKey) await createIdempotencyRepo(trx).attachResource(tenantId, 'account', idempotencyKey, account.id);
+        return account;
+      });
+    },
+
+    async list(tenantId: string, afterId: string | null, limit: number): Promise<AccountRecord[]> {
+      return accounts.list(tenantId, afterId, limit + 1);
+    },
+
+    async balance(tenantId: string, accountRef: string): Promise<AccountBalance> {
+      return { account: await find(tenantId, accountRef), asOf: new Date() };
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,136 @@
+import type { DbOrTrx } from '../db';
+
+export type KycStatus = 'none' | 'pending_review' | 'approved' | 'rejected';
+export type CustomerStatus = 'active' | 'suspended';
+
+export interface CustomerRecord {
+  id: string;
+  tenant_id: string;
+  external_ref: string;
+  name: string;
+  bvn_last4: string | null;
+  nin_last4: string | null;
+  kyc_tier: 1 | 2 | 3;
+  kyc_status: KycStatus;
+  kyc_review_reason: string | null;
+  status: CustomerStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Encrypted identity numbers are never selected: nothing outside the database needs them back. */
+const PUBLIC_COLUMNS = [
+  'id',
+  'tenant_id',
+  'external_ref',
+  'name',
+  'bvn_last4',
+  'nin_last4',
+  'kyc_tier',
+  'kyc_status',
+  'kyc_review_reason',
+  'status',
+  'created_at',
+  'updated_at',
+];
+
+export interface NewCustomer {
+  id: string;
+  tenantId: string;
+  externalRef: string;
+  name: string;
+  bvnEnc: string | null;
+  bvnLast4: string | null;
+}
+
+export interface KycChange {
+  kycTier: 1 | 2 | 3;
+  kycStatus: KycStatus;
+  reviewReason?: string | null;
+  ninEnc?: string;
+  ninLast4?: string;
+}
+
+export function createCustomersRepo(db: DbOrTrx) {
+  return {
+    /** Creates the tenant's customer for externalRef, or returns the one that exists (first BVN given is kept). */
+    async upsertByExternalRef(customer: NewCustomer): Promise<CustomerRecord> {
+      const [inserted]: CustomerRecord[] = await db('customers')
+        .insert({
+          id: customer.id,
+          tenant_id: customer.tenantId,
+          external_ref: customer.externalRef,
+          name: customer.name,
+          bvn_enc: customer.bvnEnc,
+          bvn_last4: customer.bvnLast4,
+        })
+        .onConflict(['tenant_id', 'external_ref'])
+        .ignore()
+        .returning(PUBLIC_COLUMNS);
+      if (inserted) return inserted;
+      if (customer.bvnEnc) {
+        await db('customers')
+          .where({ tenant_id: customer.tenantId, external_ref: customer.externalRef })
+          .whereNull('bvn_enc')
+          .update({ bvn_enc: customer.bvnEnc, bvn_last4: customer.bvnLast4, updated_at: db.fn.now() });
+      }
+      const existing: CustomerRecord = await db('customers').where({ tenant_id: customer.tenantId, external_ref: customer.externalRef }).first(PUBLIC_COLUMNS);
+      return existing;
+    },
+
+    async find(tenantId: string, id: string): Promise<CustomerRecord | undefined> {
+      return db('customers').where({ tenant_id: tenantId, id }).first(PUBLIC_COLUMNS);
+    },
+
+    async findForUpdate(tenantId: string, id: string): Promise<CustomerRecord | undefined> {
+      return db('customers').where({ tenant_id: tenantId, id }).forUpdate().first(PUBLIC_COLUMNS);
+    },
+
+    async list(tenantId: string, afterId: string | null, limit: number): Promise<CustomerRecord[]> {
+      const query = db('customers').where({ tenant_id: tenantId }).orderBy('id').limit(limit).select(PUBLIC_COLUMNS);
+      if (afterId) query.where('id', '>', afterId);
+      return query;
+    },
+
+    async listPendingReview(tenantId: string, limit: number): Promise<CustomerRecord[]> {
+      return db('customers').where({ tenant_id: tenantId, kyc_status: 'pending_review' }).orderBy('updated_at').limit(limit).select(PUBLIC_COLUMNS);
+    },
+
+    async updateName(tenantId: string, id: string, name: string): Promise<CustomerRecord | undefined> {
+      const [row]: CustomerRecord[] = await db('customers').where({ tenant_id: tenantId, id }).update({ name, updated_at: db.fn.now() }).returning(PUBLIC_COLUMNS);
+      return row;
+    },
+
+    async updateKyc(id: string, change: KycChange): Promise<CustomerRecord> {
+      const [row]: CustomerRecord[] = await db('customers')
+        .where({ id })
+        .update({
+          kyc_tier: change.kycTier,
+          kyc_status: change.kycStatus,
+          ...(change.reviewReason !== undefined ? { kyc_review_reason: change.reviewReason } : {}),
+          ...(change.ninEnc ? { nin_enc: change.ninEnc, nin_last4: change.ninLast4 } : {}),
+          updated_at: db.fn.now(),
+        })
+        .returning(PUBLIC_COLUMNS);
+      return row!;
+    },
+
+    async updateStatus(id: string, status: CustomerStatus): Promise<CustomerRecord> {
+      const [row]: CustomerRecord[] = await db('customers').where({ id }).update({ status, updated_at: db.fn.now() }).returning(PUBLIC_COLUMNS);
+      return row!;
+    },
+
+    async audit(entry: { id: string; tenantId: string; customerId: string; userId: string | null; action: string; detail?: Record<string, unknown> }): Promise<void> {
+      await db('customer_audit').insert({
+        id: entry.id,
+        tenant_id: entry.tenantId,
+        customer_id: entry.customerId,
+        user_id: entry.userId,
+        action: entry.action,
+        detail: JSON.stringify(entry.detail ?? {}),
+      });
+    },
+  };
+}
+
+export type CustomersRepo = ReturnType<typeof createCustomersRepo>;

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { virtualAccountSchema } from '../accounts/accounts.schemas';
+import { moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
+
+export const ledgerEntrySchema = z.object({
+  ID: z.uuid(),
+  Direction: z.enum(['credit', 'debit']),
+  Amount: moneySchema,
+  Fee: moneySchema,
+  Currency: z.literal('NGN'),
+  Status: z.enum(['provisional', 'confirmed', 'reversed']),
+  Narration: z.string(),
+  ProviderTxnRef: z.string(),
+  TransactionGroupId: z.uuid(),
+  Kind: z.enum(['payment', 'settlement', 'reversal']),
+  ReversesEntryID: z.uuid().nullable(),
+  CreatedAt: timestampSchema,
+});
+export type LedgerEntryView = z.infer<typeof ledgerEntrySchema>;
+
+export const statementQuerySchema = z.object({
+  after: z.string().max(100).optional(),
+  limit: z.coerce.number({ error: 'limit must be an integer from 1 to 200' }).int({ error: 'limit must be an integer from 1 to 200' }).min(1, { error: 'limit must be an integer from 1 to 200' }).max(200, { error: 'limit must be an integer from 1 to 200' }).optional(),
+  from: z.iso.datetime({ offset: true, error: 'from must be an ISO 8601 timestamp' }).optional(),
+  to: z.iso.datetime({ offset: true, error: 'to must be an ISO 8601 timestamp' }).optional(),
+});
+
+export const statementResponseSchema = z.object({
+  virtualAccount: virtualAccountSchema,
+  lines: z.array(z.object({ entry: ledgerEntrySchema, runningBalance: moneySchema })),
+  openingBalance: moneySchema,
+  totalCredits: moneySchema,
+  totalDebits: moneySchema,
+  closingBalance: moneySchema,
+  pagination: paginationSchema,
+});

@@ -1,0 +1,201 @@
+import type { DbOrTrx } from '../db';
+import { koboFromDb, type Kobo } from '../money';
+
+export type EventCategory = 'payment' | 'misdirected' | 'sig_invalid' | 'non_payment_event' | 'processing_error';
+
+export interface NewInboundEvent {
+  id: string;
+  requestId: string | null;
+  eventType: string | null;
+  category: EventCategory;
+  signatureValid: boolean;
+  tenantId?: string | null;
+  accountId?: string | null;
+  entryId?: string | null;
+  transactionId?: string | null;
+  aliasAccountRef?: string | null;
+  grossAmount?: Kobo | null;
+  fee?: Kobo | null;
+  senderName?: string | null;
+  payload?: unknown;
+  rawBody?: string | null;
+  error?: string | null;
+  flags?: string[];
+}
+
+export interface InboundEventRecord {
+  id: string;
+  requestId: string | null;
+  eventType: string | null;
+  category: EventCategory;
+  tenantId: string | null;
+  accountId: string | null;
+  transactionId: string | null;
+  aliasAccountRef: string | null;
+  grossAmount: Kobo | null;
+  fee: Kobo | null;
+  senderName: string | null;
+  narration: string | null;
+  error: string | null;
+  assignedAccountId: string | null;
+  assignedEntryId: string | null;
+  assignedAt: Date | null;
+  receivedAt: Date;
+}
+
+interface EventRow {
+  id: string;
+  request_id: string | null;
+  event_type: string | null;
+  category: EventCategory;
+  tenant_id: string | null;
+  account_id: string | null;
+  transaction_id: string | null;
+  alias_account_ref: string | null;
+  gross_amount: string | null;
+  fee: string | null;
+  sender_name: string | null;
+  narration: string | null;
+  error: string | null;
+  assigned_account_id: string | null;
+  assigned_entry_id: string | null;
+  assigned_at: Date | null;
+  received_at: Date;
+}
+
+const RECORD_COLUMNS = [
+  'id',
+  'request_id',
+  'event_type',
+  'category',
+  'tenant_id',
+  'account_id',
+  'transaction_id',
+  'alias_account_ref',
+  'gross_amount',
+  'fee',
+  'sender_name',
+  'error',
+  'assigned_account_id',
+  'assigned_entry_id',
+  'assigned_at',
+  'received_at',
+];
+
+function toRecord(row: EventRow): InboundEventRecord {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    eventType: row.event_type,
+    category: row.category,
+    tenantId: row.tenant_id,
+    accountId: row.account_id,
+    transactionId: row.transaction_id,
+    aliasAccountRef: row.alias_account_ref,
+    grossAmount: row.gross_amount === null ? null : koboFromDb(row.gross_amount),
+    fee: row.fee === null ? null : koboFromDb(row.fee),
+    senderName: row.sender_name,
+    narration: row.narration,
+    error: row.error,
+    assignedAccountId: row.assigned_account_id,
+    assignedEntryId: row.assigned_entry_id,
+    assignedAt: row.assigned_at,
+    receivedAt: row.received_at,
+  };
+}
+
+const MAX_STORED_PAYLOAD = 64 * 1024;
+
+/** Postgres text and jsonb refuse NUL characters; a hostile payload must still be recorded. */
+function withoutNul(text: string): string {
+  return text.replace(/\0/g, '');
+}
+
+function storablePayload(payload: unknown): { payload: string | null; rawBody: string | null } {
+  if (payload === undefined) return { payload: null, rawBody: null };
+  const json = JSON.stringify(payload).replace(/(?<!\\)\\u0000/g, '');
+  return json.length <= MAX_STORED_PAYLOAD ? { payload: json, rawBody: null } : { payload: null, rawBody: json.slice(0, MAX_STORED_PAYLOAD) };
+}
+
+function toRow(event: NewInboundEvent): Record<string, unknown> {
+  const stored = storablePayload(event.payload);
+  return {
+    id: event.id,
+    request_id: event.requestId,
+    event_type: event.eventType,
+    category: event.category,
+    signature_valid: event.signatureValid,
+    tenant_id: event.tenantId ?? null,
+    account_id: event.accountId ?? null,
+    entry_id: event.entryId ?? null,
+    transaction_id: event.transactionId ?? null,
+    alias_account_ref: event.aliasAccountRef ?? null,
+    gross_amount: event.grossAmount ?? null,
+    fee: event.fee ?? null,
+    sender_name: event.senderName ?? null,
+    payload: stored.payload,
+    raw_body: event.rawBody !== undefined && event.rawBody !== null ? withoutNul(event.rawBody) : stored.rawBody,
+    error: event.error ?? null,
+    flags: event.flags ?? [],
+  };
+}
+
+export function createInboundEventsRepo(db: DbOrTrx) {
+  return {
+    /**
+     * Records the event. A signature-valid event claims its request id through the partial unique
+     * index; false means another copy already claimed it (a duplicate), and nothing was written.
+     */
+    async record(event: NewInboundEvent): Promise<{ recorded: boolean; receivedAt: Date | null }> {
+      const query = db('inbound_events').insert(toRow(event));
+      const rows: Array<{ received_at: Date }> =
+        event.signatureValid && event.requestId !== null
+          ? await query.onConflict(db.raw('(request_id) WHERE signature_valid AND request_id IS NOT NULL')).ignore().returning('received_at')
+          : await query.returning('received_at');
+      return { recorded: rows.length > 0, receivedAt: rows[0]?.received_at ?? null };
+    },
+
+    async attachEntry(eventId: string, entryId: string): Promise<void> {
+      await db('inbound_events').where({ id: eventId }).update({ entry_id: entryId });
+    },
+
+    async listProcessingErrors(tenantId: string, limit: number): Promise<InboundEventRecord[]> {
+      const rows: EventRow[] = await db('inbound_events')
+        .where({ tenant_id: tenantId, category: 'processing_error' })
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .select([...RECORD_COLUMNS, db.raw("payload #>> '{data,transaction,narration}' AS narration")]);
+      return rows.map(toRecord);
+    },
+
+    async listMisdirected(tenantId: string, afterId: string | null, limit: number): Promise<InboundEventRecord[]> {
+      const query = db('inbound_events')
+        .where({ tenant_id: tenantId, category: 'misdirected' })
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .select([...RECORD_COLUMNS, db.raw("payload #>> '{data,transaction,narration}' AS narration")]);
+      if (afterId) query.where('id', '<', afterId);
+      const rows: EventRow[] = await query;
+      return rows.map(toRecord);
+    },
+
+    async findMisdirectedForUpdate(tenantId: string, id: string): Promise<InboundEventRecord | undefined> {
+      const row: EventRow | undefined = await db('inbound_events')
+        .where({ tenant_id: tenantId, id, category: 'misdirected' })
+        .forUpdate()
+        .first([...RECORD_COLUMNS, db.raw("payload #>> '{data,transaction,narration}' AS narration")]);
+      return row ? toRecord(row) : undefined;
+    },
+
+    async markAssigned(id: string, assignment: { accountId: string; entryId: string; userId: string }): Promise<void> {
+      await db('inbound_events').where({ id }).update({
+        assigned_account_id: assignment.accountId,
+        assigned_entry_id: assignment.entryId,
+        assigned_by: assignment.userId,
+        assigned_at: db.fn.now(),
+      });
+    },
+  };
+}
+
+export type InboundEventsRepo = ReturnType<typeof createInboundEventsRepo>;

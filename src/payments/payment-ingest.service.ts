@@ -1,0 +1,202 @@
+import { createAccountsRepo, type AccountRecord } from '../accounts/accounts.repo';
+import { ACCOUNT_REF_RE } from '../accounts/accounts.service';
+import { createAuthRepo } from '../auth/auth.repo';
+import type { Config } from '../config';
+import { isDatabaseUnavailable, isUniqueViolation, type Db } from '../db';
+import { uuidv7 } from '../ids';
+import { createOutboxRepo, type OutboxEntry } from '../jobs/outbox.repo';
+import type { WorkflowStarter } from '../jobs/workflow-starter';
+import type { Logger } from '../logger';
+import { koboFromProviderNumber, type Kobo } from '../money';
+import type { PayoutSignalType } from '../temporal/payloads';
+import { createInboundEventsRepo, type EventCategory, type NewInboundEvent } from './inbound-events.repo';
+import { paymentEventSchema, payoutEventSchema, type PaymentEvent } from './inbound-event.schemas';
+import type { PaymentCrediter } from './payment-credit';
+import { verifyProviderSignature } from './provider-signature';
+
+export type IngestOutcome = EventCategory | 'duplicate';
+
+export interface SignatureHeaders {
+  signature: string | undefined;
+  timestamp: string | undefined;
+}
+
+/** Where payout events go; implemented by the settlements domain. */
+export interface PayoutEventSink {
+  /** The settlement the event belongs to, and the workflows to start in the same transaction as the event. */
+  prepare(type: PayoutSignalType, providerRef: string): Promise<{ tenantId: string; accountId: string; jobs: OutboxEntry[] } | null>;
+  /** After the commit: wakes the settlement workflow, best effort. */
+  notify(type: PayoutSignalType, providerRef: string): Promise<void>;
+}
+
+const MAX_STORED_RAW_BODY = 64 * 1024;
+const MAX_TEXT = 500;
+
+type Amounts = { gross: Kobo; fee: Kobo } | { error: string };
+
+function amountsOf(event: PaymentEvent): Amounts {
+  const { transactionAmount, fee, currency } = event.data.transaction;
+  if (currency !== 'NGN') return { error: `unsupported currency ${currency.slice(0, 10)}` };
+  const gross = koboFromProviderNumber(transactionAmount);
+  const feeKobo = koboFromProviderNumber(fee);
+  if (gross === null || gross <= 0n) return { error: 'transactionAmount must be a positive naira amount with at most two decimals' };
+  if (feeKobo === null || feeKobo < 0n) return { error: 'fee must be a non-negative naira amount with at most two decimals' };
+  if (feeKobo >= gross) return { error: 'fee must be less than transactionAmount' };
+  return { gross, fee: feeKobo };
+}
+
+function textAt(payload: unknown, ...path: string[]): string | null {
+  let value = payload;
+  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'string' ? value.replace(/\0/g, '').slice(0, MAX_TEXT) : null;
+}
+
+function amountAt(payload: unknown, field: 'transactionAmount' | 'fee'): Kobo | null {
+  const transaction = (payload as { data?: { transaction?: Record<string, unknown> } })?.data?.transaction;
+  const value = transaction?.[field];
+  return typeof value === 'number' ? koboFromProviderNumber(value) : null;
+}
+
+function describePostingFailure(error: unknown): string {
+  if (isUniqueViolation(error, 'ledger_entries_one_payment_per_txn_idx')) return 'transaction already credited under another request id';
+  return 'ledger write failed';
+}
+
+/**
+ * The provider's webhook: verify, categorise, record every event, and post payments exactly once.
+ * Only an unreachable database escapes as an error (the route answers 503 so the provider retries).
+ */
+export function createPaymentIngestService(deps: {
+  db: Db;
+  config: Pick<Config, 'PROVIDER_WEBHOOKS_SIGNING_SECRET'>;
+  logger: Logger;
+  creditPayment: PaymentCrediter;
+  starter: WorkflowStarter;
+  payouts: PayoutEventSink;
+}) {
+  const { db, config, logger, creditPayment, starter, payouts } = deps;
+  const events = createInboundEventsRepo(db);
+  const accounts = createAccountsRepo(db);
+
+  async function record(event: NewInboundEvent): Promise<IngestOutcome> {
+    const { recorded } = await events.record(event);
+    return recorded ? event.category : 'duplicate';
+  }
+
+  function common(payload: unknown): Pick<NewInboundEvent, 'requestId' | 'eventType' | 'payload' | 'transactionId' | 'aliasAccountRef' | 'senderName'> {
+    return {
+      requestId: textAt(payload, 'requestId'),
+      eventType: textAt(payload, 'event_type'),
+      payload,
+      transactionId: textAt(payload, 'data', 'transaction', 'transactionId'),
+      aliasAccountRef: textAt(payload, 'data', 'transaction', 'aliasAccountReference'),
+      senderName: textAt(payload, 'data', 'customer', 'senderName'),
+    };
+  }
+
+  async function attributedTenant(aliasRef: string | null): Promise<string | null> {
+    const prefix = aliasRef ? ACCOUNT_REF_RE.exec(aliasRef)?.[1] : undefined;
+    return prefix ? ((await createAuthRepo(db).findTenantByRefPrefix(prefix))?.id ?? null) : null;
+  }
+
+  async function ingestPayment(payload: unknown): Promise<IngestOutcome> {
+    const base = common(payload);
+    const account: AccountRecord | undefined = base.aliasAccountRef ? await accounts.findByRefAnyTenant(base.aliasAccountRef) : undefined;
+    if (!account) {
+      return record({
+        ...base,
+        id: uuidv7(),
+        category: 'misdirected',
+        signatureValid: true,
+        tenantId: await attributedTenant(base.aliasAccountRef ?? null),
+        grossAmount: amountAt(payload, 'transactionAmount'),
+        fee: amountAt(payload, 'fee'),
+      });
+    }
+    const located = { ...base, id: uuidv7(), signatureValid: true, tenantId: account.tenantId, accountId: account.id };
+    const parsed = paymentEventSchema.safeParse(payload);
+    const amounts: Amounts = parsed.success ? amountsOf(parsed.data) : { error: `invalid payment event: ${parsed.error.issues[0]?.path.join('.')}` };
+    if ('error' in amounts || !parsed.success) {
+      return record({ ...located, category: 'processing_error', error: 'error' in amounts ? amounts.error : 'invalid payment event' });
+    }
+    const transaction = parsed.data.data.transaction;
+    try {
+      const scheduled = await db.transaction(async (trx) => {
+        const { recorded, receivedAt } = await createInboundEventsRepo(trx).record({
+          ...located,
+          category: 'payment',
+          grossAmount: amounts.gross,
+          fee: amounts.fee,
+          flags: account.status === 'expired' ? ['account_expired'] : [],
+        });
+        if (!recorded) return null;
+        const credit = await creditPayment(trx, {
+          account,
+          gross: amounts.gross,
+          fee: amounts.fee,
+          senderName: base.senderName ?? '',
+          narration: textAt(payload, 'data', 'transaction', 'narration') ?? '',
+          transactionId: base.transactionId ?? transaction.transactionId,
+          inboundEventId: located.id,
+          receivedAt: receivedAt!,
+        });
+        await createInboundEventsRepo(trx).attachEntry(located.id, credit.entry.id);
+        return credit.jobs;
+      });
+      if (!scheduled) return 'duplicate';
+      await starter.kick(scheduled);
+      return 'payment';
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) throw error;
+      logger.error({ err: error, requestId: located.requestId, accountId: account.id }, 'payment posting failed');
+      return record({ ...located, id: uuidv7(), category: 'processing_error', grossAmount: amounts.gross, fee: amounts.fee, error: describePostingFailure(error) });
+    }
+  }
+
+  async function ingestNonPayment(payload: unknown): Promise<IngestOutcome> {
+    const payout = payoutEventSchema.safeParse(payload);
+    if (!payout.success) return record({ ...common(payload), id: uuidv7(), category: 'non_payment_event', signatureValid: true });
+    const type = payout.data.event_type;
+    const providerRef = payout.data.data.transaction.merchantTxRef;
+    const target = await payouts.prepare(type, providerRef);
+    const recorded = await db.transaction(async (trx) => {
+      const event = { ...common(payload), id: uuidv7(), category: 'non_payment_event' as const, signatureValid: true, tenantId: target?.tenantId, accountId: target?.accountId };
+      if (!(await createInboundEventsRepo(trx).record(event)).recorded) return false;
+      await createOutboxRepo(trx).enqueue(target?.jobs ?? []);
+      return true;
+    });
+    if (!recorded) return 'duplicate';
+    await starter.kick(target?.jobs ?? []);
+    if (target) await payouts.notify(type, providerRef);
+    return 'non_payment_event';
+  }
+
+  return {
+    async ingest(rawBody: Buffer, headers: SignatureHeaders): Promise<IngestOutcome> {
+      let payload: unknown;
+      try {
+        payload = JSON.parse(rawBody.toString('utf8'));
+      } catch {
+        return record({
+          id: uuidv7(),
+          requestId: null,
+          eventType: null,
+          category: 'sig_invalid',
+          signatureValid: false,
+          rawBody: rawBody.toString('utf8').slice(0, MAX_STORED_RAW_BODY),
+          error: 'malformed json',
+        });
+      }
+      const signed =
+        headers.signature !== undefined &&
+        headers.timestamp !== undefined &&
+        verifyProviderSignature(config.PROVIDER_WEBHOOKS_SIGNING_SECRET, payload, headers.timestamp, headers.signature);
+      if (!signed) {
+        return record({ ...common(payload), id: uuidv7(), category: 'sig_invalid', signatureValid: false, error: 'signature verification failed' });
+      }
+      return textAt(payload, 'event_type') === 'payment_success' ? ingestPayment(payload) : ingestNonPayment(payload);
+    },
+  };
+}
+
+export type PaymentIngestService = ReturnType<typeof createPaymentIngestService>;

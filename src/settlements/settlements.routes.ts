@@ -1,0 +1,100 @@
+import { accountRefParamsSchema } from '../accounts/accounts.schemas';
+import { defineRoute, headerOf, tenantOf, type RouteDefinition } from '../http/route';
+import { validIdempotencyKey } from '../idempotency/request-hash';
+import { formatKobo } from '../money';
+import {
+  banksResponseSchema,
+  lookupBodySchema,
+  lookupResponseSchema,
+  settleBodySchema,
+  settleResponseSchema,
+  transferParamsSchema,
+  transferStatusSchema,
+} from './settlements.schemas';
+import type { SettlementsService } from './settlements.service';
+
+export function settlementsRoutes(deps: { settlements: SettlementsService }): RouteDefinition[] {
+  const { settlements } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/accounts/:accountRef/settle',
+      summary: 'Pay out from the available balance to a Nigerian bank account (asynchronous)',
+      tag: 'settlements',
+      auth: 'apiKey',
+      params: accountRefParamsSchema,
+      body: settleBodySchema,
+      idempotencyKey: true,
+      responses: { 202: { description: 'Accepted; track it with GET /v1/transfers/{merchantTxRef}', schema: settleResponseSchema } },
+      errors: [400, 403, 404, 409, 502],
+      handle: async ({ params, body, ctx }) => {
+        const key = validIdempotencyKey(headerOf(ctx, 'idempotency-key'));
+        const settlement = await settlements.initiate(tenantOf(ctx).id, params.accountRef, body, key);
+        return {
+          status: 202,
+          body: {
+            merchantTxRef: settlement.merchantTxRef,
+            status: settlement.status,
+            amount: formatKobo(settlement.amount),
+            currency: settlement.currency,
+            accountRef: settlement.accountRef,
+          },
+        };
+      },
+    }),
+    // Registered before /v1/transfers/:merchantTxRef so "banks" is never read as a reference.
+    defineRoute({
+      method: 'get',
+      path: '/v1/transfers/banks',
+      summary: "Banks a settlement can pay into (the provider's list, cached)",
+      tag: 'settlements',
+      auth: 'apiKey',
+      responses: { 200: { description: 'The banks', schema: banksResponseSchema } },
+      errors: [502],
+      handle: async () => ({ status: 200, body: { banks: (await settlements.banks()).map((bank) => ({ Code: bank.code, Name: bank.name })) } }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/transfers/lookup',
+      summary: 'Confirm the name on a destination account before settling',
+      tag: 'settlements',
+      auth: 'apiKey',
+      body: lookupBodySchema,
+      responses: { 200: { description: 'The account name', schema: lookupResponseSchema } },
+      errors: [400, 404, 502],
+      handle: async ({ body }) => {
+        const found = await settlements.lookupAccount(body.accountNumber, body.bankCode);
+        return { status: 200, body: { AccountNumber: found.accountNumber, AccountName: found.accountName } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/transfers/:merchantTxRef',
+      summary: 'Status of a settlement',
+      tag: 'settlements',
+      auth: 'apiKey',
+      params: transferParamsSchema,
+      responses: { 200: { description: 'The transfer', schema: transferStatusSchema } },
+      errors: [404],
+      handle: async ({ params, ctx }) => {
+        const settlement = await settlements.find(tenantOf(ctx).id, params.merchantTxRef);
+        return {
+          status: 200,
+          body: {
+            merchantTxRef: settlement.merchantTxRef,
+            status: settlement.status,
+            amount: formatKobo(settlement.amount),
+            bankCode: settlement.bankCode,
+            accountNumber: settlement.accountNumber,
+            attemptCount: settlement.attemptCount,
+            createdAt: settlement.createdAt.toISOString(),
+            updatedAt: settlement.updatedAt.toISOString(),
+            currency: settlement.currency,
+            accountRef: settlement.accountRef,
+            providerFee: settlement.providerFee === null ? null : formatKobo(settlement.providerFee),
+          },
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,165 @@
+import type { DbOrTrx } from '../db';
+
+export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'dead_letter';
+
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  tenantId: string;
+  accountId: string;
+  replayOf: string | null;
+  callbackUrl: string;
+  payload: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextRetryAt: Date | null;
+  eventReceivedAt: Date;
+  deliveredAt: Date | null;
+  createdAt: Date;
+}
+
+export interface DeliveryAttemptRecord {
+  attemptNo: number;
+  attemptedAt: Date;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  tenant_id: string;
+  account_id: string;
+  replay_of: string | null;
+  callback_url: string;
+  payload: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_retry_at: Date | null;
+  event_received_at: Date;
+  delivered_at: Date | null;
+  created_at: Date;
+}
+
+function toDelivery(row: DeliveryRow): DeliveryRecord {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    tenantId: row.tenant_id,
+    accountId: row.account_id,
+    replayOf: row.replay_of,
+    callbackUrl: row.callback_url,
+    payload: row.payload,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    nextRetryAt: row.next_retry_at,
+    eventReceivedAt: row.event_received_at,
+    deliveredAt: row.delivered_at,
+    createdAt: row.created_at,
+  };
+}
+
+export interface NewDelivery {
+  id: string;
+  eventId: string;
+  tenantId: string;
+  accountId: string;
+  inboundEventId: string | null;
+  replayOf?: string | null;
+  callbackUrl: string;
+  payload: string;
+  eventReceivedAt: Date;
+}
+
+export interface AttemptOutcome {
+  attemptNo: number;
+  attemptedAt: Date;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** succeeded, or where the delivery goes next: retrying (with nextRetryAt) or dead_letter. */
+  status: Exclude<DeliveryStatus, 'pending'>;
+  nextRetryAt: Date | null;
+}
+
+export function createDeliveriesRepo(db: DbOrTrx) {
+  return {
+    async insert(delivery: NewDelivery): Promise<void> {
+      await db('webhook_deliveries').insert({
+        id: delivery.id,
+        event_id: delivery.eventId,
+        tenant_id: delivery.tenantId,
+        account_id: delivery.accountId,
+        inbound_event_id: delivery.inboundEventId,
+        replay_of: delivery.replayOf ?? null,
+        callback_url: delivery.callbackUrl,
+        payload: delivery.payload,
+        event_received_at: delivery.eventReceivedAt,
+      });
+    },
+
+    async findById(id: string): Promise<DeliveryRecord | undefined> {
+      const row: DeliveryRow | undefined = await db('webhook_deliveries').where({ id }).first();
+      return row ? toDelivery(row) : undefined;
+    },
+
+    async find(tenantId: string, id: string): Promise<DeliveryRecord | undefined> {
+      const row: DeliveryRow | undefined = await db('webhook_deliveries').where({ tenant_id: tenantId, id }).first();
+      return row ? toDelivery(row) : undefined;
+    },
+
+    async attempts(deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+      const rows: Array<{ attempt_no: number; attempted_at: Date; status_code: number | null; error: string | null; duration_ms: number }> = await db(
+        'webhook_attempts',
+      )
+        .where({ delivery_id: deliveryId })
+        .orderBy('attempt_no');
+      return rows.map((row) => ({ attemptNo: row.attempt_no, attemptedAt: row.attempted_at, statusCode: row.status_code, error: row.error, durationMs: row.duration_ms }));
+    },
+
+    /** Idempotent per attempt number, so an activity retried after a crash records the attempt once. */
+    async recordAttempt(deliveryId: string, outcome: AttemptOutcome): Promise<void> {
+      const inserted = await db('webhook_attempts')
+        .insert({
+          delivery_id: deliveryId,
+          attempt_no: outcome.attemptNo,
+          attempted_at: outcome.attemptedAt,
+          status_code: outcome.statusCode,
+          error: outcome.error,
+          duration_ms: outcome.durationMs,
+        })
+        .onConflict(['delivery_id', 'attempt_no'])
+        .ignore()
+        .returning('attempt_no');
+      if (inserted.length === 0) return;
+      await db('webhook_deliveries')
+        .where({ id: deliveryId })
+        .whereIn('status', ['pending', 'retrying'])
+        .update({
+          status: outcome.status,
+          attempt_count: outcome.attemptNo,
+          last_status_code: outcome.statusCode,
+          last_error: outcome.error,
+          next_retry_at: outcome.nextRetryAt,
+          delivered_at: outcome.status === 'succeeded' ? outcome.attemptedAt : null,
+          updated_at: db.fn.now(),
+        });
+    },
+
+    async listDeadLetters(tenantId: string, beforeId: string | null, limit: number): Promise<DeliveryRecord[]> {
+      const query = db('webhook_deliveries').where({ tenant_id: tenantId, status: 'dead_letter' }).orderBy('id', 'desc').limit(limit);
+      if (beforeId) query.where('id', '<', beforeId);
+      const rows: DeliveryRow[] = await query;
+      return rows.map(toDelivery);
+    },
+  };
+}
+
+export type DeliveriesRepo = ReturnType<typeof createDeliveriesRepo>;

@@ -1,0 +1,40 @@
+import { defineQuery, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import type { WebhookActivities } from '../activities/webhooks.activities';
+import type { DeliveryAttemptResult, WebhookDeliveryInput } from '../src/temporal/payloads';
+
+const { sendWebhook, recordWebhookAttempt } = proxyActivities<WebhookActivities>({
+  // The HTTP call itself has a 10 s deadline; the rest is database time, retried until it works.
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+export interface DeliveryState {
+  attempts: number;
+  lastResult: DeliveryAttemptResult | null;
+  outcome: 'succeeded' | 'dead_letter' | null;
+}
+
+export const deliveryStatusQuery = defineQuery<DeliveryState>('status');
+
+/**
+ * Attempt 1 at once; after failure n, wait retryScheduleMs[n - 1] (the last delay repeats if the list is
+ * shorter than the attempts); after maxAttempts failures the delivery is a dead letter. The schedule is
+ * the only retry of a delivery: an HTTP failure is a result, not an activity error.
+ */
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<'succeeded' | 'dead_letter'> {
+  const state: DeliveryState = { attempts: 0, lastResult: null, outcome: null };
+  setHandler(deliveryStatusQuery, () => state);
+  for (let attempt = 1; ; attempt += 1) {
+    const result = await sendWebhook(input.deliveryId);
+    const last = attempt >= input.maxAttempts;
+    const retryInMs = last ? null : (input.retryScheduleMs[Math.min(attempt - 1, input.retryScheduleMs.length - 1)] ?? 0);
+    await recordWebhookAttempt(input.deliveryId, attempt, result, result.ok ? null : retryInMs);
+    state.attempts = attempt;
+    state.lastResult = result;
+    if (result.ok || retryInMs === null) {
+      state.outcome = result.ok ? 'succeeded' : 'dead_letter';
+      return state.outcome;
+    }
+    await sleep(retryInMs);
+  }
+}
