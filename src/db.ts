@@ -1,17 +1,29 @@
 import knex, { type Knex } from 'knex';
 import path from 'node:path';
 import type { Config } from './config';
+import type { Logger } from './logger';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
 export type DbOrTrx = Knex | Knex.Transaction;
 
-export function createKnex(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>): Db {
+export function createKnex(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>, logger?: Logger): Db {
   return knex({
     client: 'pg',
     connection: config.DATABASE_URL,
     pool: { min: 0, max: config.DATABASE_POOL_MAX },
     acquireConnectionTimeout: 10_000,
+    // knex otherwise writes its own warnings (failed connection attempts) straight to the console.
+    ...(logger
+      ? {
+          log: {
+            warn: (message: unknown) => logger.warn({ knex: message }, 'knex'),
+            error: (message: unknown) => logger.error({ knex: message }, 'knex'),
+            deprecate: (message: unknown) => logger.warn({ knex: message }, 'knex deprecation'),
+            debug: (message: unknown) => logger.debug({ knex: message }, 'knex'),
+          },
+        }
+      : {}),
   });
 }
 

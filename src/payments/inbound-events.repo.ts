@@ -159,13 +159,17 @@ export function createInboundEventsRepo(db: DbOrTrx) {
       await db('inbound_events').where({ id: eventId }).update({ entry_id: entryId });
     },
 
-    async listProcessingErrors(tenantId: string, limit: number): Promise<InboundEventRecord[]> {
-      const rows: EventRow[] = await db('inbound_events')
-        .where({ tenant_id: tenantId, category: 'processing_error' })
-        .orderBy('id', 'desc')
+    /** Newest first, with the account's reference; `beforeId` is the previous page's last id. */
+    async listProcessingErrors(tenantId: string, beforeId: string | null, limit: number): Promise<Array<InboundEventRecord & { accountRef: string | null }>> {
+      const query = db('inbound_events')
+        .leftJoin('virtual_accounts', 'virtual_accounts.id', 'inbound_events.account_id')
+        .where({ 'inbound_events.tenant_id': tenantId, 'inbound_events.category': 'processing_error' })
+        .orderBy('inbound_events.id', 'desc')
         .limit(limit)
-        .select([...RECORD_COLUMNS, db.raw("payload #>> '{data,transaction,narration}' AS narration")]);
-      return rows.map(toRecord);
+        .select([...RECORD_COLUMNS.map((column) => `inbound_events.${column}`), 'virtual_accounts.account_ref', db.raw("payload #>> '{data,transaction,narration}' AS narration")]);
+      if (beforeId) query.where('inbound_events.id', '<', beforeId);
+      const rows: Array<EventRow & { account_ref: string | null }> = await query;
+      return rows.map((row) => ({ ...toRecord(row), accountRef: row.account_ref }));
     },
 
     async listMisdirected(tenantId: string, afterId: string | null, limit: number): Promise<InboundEventRecord[]> {

@@ -1,0 +1,131 @@
+import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
+import { paginate, uuidCursor } from '../http/pagination';
+import type { WebhooksService } from './webhooks.service';
+import {
+  deadLettersQuerySchema,
+  deadLettersResponseSchema,
+  deliveryParamsSchema,
+  deliverySchema,
+  replayResponseSchema,
+  webhookSecretBodySchema,
+  webhookSecretResponseSchema,
+} from './webhooks.schemas';
+
+const PAGE_SIZE = 50;
+
+export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefinition[] {
+  const { webhooks } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/auth/webhook-secret',
+      summary: 'Set (or generate) the secret that signs outbound deliveries; shown once',
+      tag: 'webhooks',
+      auth: 'session',
+      body: webhookSecretBodySchema,
+      responses: { 200: { description: 'The secret now in use', schema: webhookSecretResponseSchema } },
+      errors: [400, 403],
+      handle: async ({ body, ctx }) => ({ status: 200, body: { secret: await webhooks.setSigningSecret(userOf(ctx).tenantId, body.secret) } }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/auth/webhook-secret',
+      summary: 'Stop signing outbound deliveries',
+      tag: 'webhooks',
+      auth: 'session',
+      responses: { 204: { description: 'Signing is off' } },
+      errors: [403],
+      handle: async ({ ctx }) => {
+        await webhooks.clearSigningSecret(userOf(ctx).tenantId);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/webhooks/dead-letters',
+      summary: 'Deliveries that exhausted their attempts, and payment events whose posting failed',
+      tag: 'webhooks',
+      auth: 'apiKey',
+      query: deadLettersQuerySchema,
+      responses: { 200: { description: 'Newest first', schema: deadLettersResponseSchema } },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const tenantId = tenantOf(ctx).id;
+        const letters = paginate(await webhooks.deadLetters(tenantId, uuidCursor(query.after), PAGE_SIZE), PAGE_SIZE, (row) => row.id);
+        const errors = paginate(await webhooks.processingErrors(tenantId, uuidCursor(query.processingErrorsAfter), PAGE_SIZE), PAGE_SIZE, (row) => row.id);
+        return {
+          status: 200,
+          body: {
+            deadLetters: letters.items.map((delivery) => ({
+              ID: delivery.id,
+              CallbackURL: delivery.callbackUrl,
+              Status: 'dead_letter' as const,
+              AttemptCount: delivery.attemptCount,
+              LastError: delivery.lastError ?? '',
+              NextRetryAt: null,
+              CreatedAt: delivery.eventReceivedAt.toISOString(),
+            })),
+            processingErrors: errors.items.map((event) => ({
+              ID: event.id,
+              RequestID: event.requestId,
+              AccountRef: event.accountRef,
+              Error: event.error ?? '',
+              ReceivedAt: event.receivedAt.toISOString(),
+            })),
+            pagination: letters.pagination,
+            processingErrorsPagination: errors.pagination,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/webhooks/dead-letters/:id/replay',
+      summary: "Deliver a dead letter's event again (same X-Event-Id) to the account's current callbackUrl",
+      tag: 'webhooks',
+      auth: 'apiKey',
+      params: deliveryParamsSchema,
+      responses: { 202: { description: 'The new delivery', schema: replayResponseSchema } },
+      errors: [404, 409],
+      handle: async ({ params, ctx }) => {
+        const replay = await webhooks.replay(tenantOf(ctx).id, params.id);
+        return { status: 202, body: { ID: replay.id, EventID: replay.eventId, Status: replay.status, ReplayOf: replay.replayOf! } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/webhooks/deliveries/:id',
+      summary: 'One outbound delivery with its attempt log',
+      tag: 'webhooks',
+      auth: 'apiKey',
+      params: deliveryParamsSchema,
+      responses: { 200: { description: 'The delivery', schema: deliverySchema } },
+      errors: [404],
+      handle: async ({ params, ctx }) => {
+        const { delivery, attempts } = await webhooks.delivery(tenantOf(ctx).id, params.id);
+        return {
+          status: 200,
+          body: {
+            ID: delivery.id,
+            EventID: delivery.eventId,
+            CallbackURL: delivery.callbackUrl,
+            Status: delivery.status,
+            AttemptCount: delivery.attemptCount,
+            LastError: delivery.lastError,
+            NextRetryAt: delivery.nextRetryAt?.toISOString() ?? null,
+            CreatedAt: delivery.eventReceivedAt.toISOString(),
+            DeliveredAt: delivery.deliveredAt?.toISOString() ?? null,
+            ReplayOf: delivery.replayOf,
+            Attempts: attempts.map((attempt) => ({
+              Attempt: attempt.attemptNo,
+              AttemptedAt: attempt.attemptedAt.toISOString(),
+              StatusCode: attempt.statusCode,
+              Error: attempt.error,
+              DurationMs: attempt.durationMs,
+            })),
+          },
+        };
+      },
+    }),
+  ];
+}

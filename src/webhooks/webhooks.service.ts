@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { createAccountsRepo } from '../accounts/accounts.repo';
+import { createAuthRepo } from '../auth/auth.repo';
+import type { Config } from '../config';
+import { encryptSecret } from '../crypto';
+import type { Db } from '../db';
+import { ConflictError, NotFoundError } from '../errors';
+import { isUuid, uuidv7 } from '../ids';
+import type { Jobs } from '../jobs/jobs';
+import { createOutboxRepo } from '../jobs/outbox.repo';
+import type { WorkflowStarter } from '../jobs/workflow-starter';
+import { createInboundEventsRepo } from '../payments/inbound-events.repo';
+import { createDeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord } from './deliveries.repo';
+
+export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEY'>; jobs: Jobs; starter: WorkflowStarter }) {
+  const { db, config, jobs, starter } = deps;
+  const deliveries = createDeliveriesRepo(db);
+
+  async function findDelivery(tenantId: string, id: string): Promise<DeliveryRecord> {
+    const delivery = isUuid(id) ? await deliveries.find(tenantId, id.toLowerCase()) : undefined;
+    if (!delivery) throw new NotFoundError('delivery not found');
+    return delivery;
+  }
+
+  return {
+    /** Stored encrypted and shown once; every later delivery of the tenant's accounts is signed with it. */
+    async setSigningSecret(tenantId: string, secret?: string): Promise<string> {
+      const chosen = secret ?? `whsec_${randomBytes(32).toString('base64url')}`;
+      await createAuthRepo(db).setWebhookSecret(tenantId, encryptSecret(config.DATA_ENCRYPTION_KEY, chosen));
+      return chosen;
+    },
+
+    async clearSigningSecret(tenantId: string): Promise<void> {
+      await createAuthRepo(db).setWebhookSecret(tenantId, null);
+    },
+
+    async deadLetters(tenantId: string, beforeId: string | null, limit: number): Promise<DeliveryRecord[]> {
+      return deliveries.listDeadLetters(tenantId, beforeId, limit + 1);
+    },
+
+    async processingErrors(tenantId: string, beforeId: string | null, limit: number) {
+      return createInboundEventsRepo(db).listProcessingErrors(tenantId, beforeId, limit + 1);
+    },
+
+    async delivery(tenantId: string, id: string): Promise<{ delivery: DeliveryRecord; attempts: DeliveryAttemptRecord[] }> {
+      const delivery = await findDelivery(tenantId, id);
+      return { delivery, attempts: await deliveries.attempts(delivery.id) };
+    },
+
+    /**
+     * A fresh delivery of a dead letter's exact payload, under the same event id (receivers dedup on
+     * X-Event-Id), to the account's current callbackUrl.
+     */
+    async replay(tenantId: string, id: string): Promise<DeliveryRecord> {
+      const original = await findDelivery(tenantId, id);
+      if (original.status !== 'dead_letter') throw new ConflictError('only a dead letter can be replayed');
+      const account = await createAccountsRepo(db).findById(original.accountId);
+      const replayId = uuidv7();
+      const job = jobs.webhookDelivery({ deliveryId: replayId, tenantId, accountRef: account?.accountRef ?? '' });
+      await db.transaction(async (trx) => {
+        await createDeliveriesRepo(trx).insert({
+          id: replayId,
+          eventId: original.eventId,
+          tenantId,
+          accountId: original.accountId,
+          inboundEventId: null,
+          replayOf: original.id,
+          callbackUrl: account?.callbackUrl ?? original.callbackUrl,
+          payload: original.payload,
+          eventReceivedAt: original.eventReceivedAt,
+        });
+        await createOutboxRepo(trx).enqueue([job]);
+      });
+      await starter.kick([job]);
+      return (await deliveries.findById(replayId))!;
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

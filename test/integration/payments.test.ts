@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
+import { call, eventually } from '../helpers/http';
+import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+
+interface Vector {
+  name: string;
+  secret: string;
+  timestampHeader: string;
+  payload: { requestId: string; data: { transaction: { aliasAccountReference: string } } };
+  signature: string;
+}
+
+const vectors = (
+  JSON.parse(readFileSync(path.resolve(__dirname, '../../../../shared/test-vectors/inbound-signature.json'), 'utf8')) as { cases: Vector[] }
+).cases;
+
+describe('inbound provider webhook', () => {
+  let stack: Stack;
+  let tenant: TestTenant;
+  let account: ProvisionedAccount;
+  before(async () => {
+    stack = await startStack({ PROVIDER_WEBHOOKS_SIGNING_SECRET: vectors[0]!.secret });
+    tenant = await createTenant(stack);
+    account = await provisionAccount(stack, tenant.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' });
+  });
+  after(() => stack.close());
+
+  it('accepts every shared signature vector (base64 and hex), with provider-* or nomba-* headers', async () => {
+    for (const [index, vector] of vectors.entries()) {
+      // aliasAccountReference is not signed, so the vectors can be pointed at a real account.
+      const payload = structuredClone(vector.payload);
+      payload.data.transaction.aliasAccountReference = account.AccountRef;
+      const prefix = index % 2 === 0 ? 'provider' : 'nomba';
+      const response = await call(stack.apiUrl, 'POST', '/webhooks/provider', {
+        rawBody: JSON.stringify(payload),
+        headers: { [`${prefix}-signature`]: vector.signature, [`${prefix}-timestamp`]: vector.timestampHeader },
+      });
+      assert.equal(response.status, 200, vector.name);
+    }
+    // All vectors share one requestId: the first posts the payment, the rest are duplicates, none is a bad signature.
+    const events = await eventsFor(stack, vectors[0]!.payload.requestId);
+    assert.deepEqual(events.map((event) => [event.category, event.signature_valid]), [['payment', true]]);
+  });
+
+  it('posts a payment: the net provisional credit, the fee apart, the sender as narration, and one delivery', async () => {
+    const payload = paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25, senderName: 'ADA OBI', narration: 'Invoice 7' });
+    const response = await sendProviderEvent(stack, payload);
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.body, { received: true });
+    const transactionId = (payload.data as { transaction: { transactionId: string } }).transaction.transactionId;
+    const page = await statement(stack, tenant.apiKey, account.AccountRef);
+    const line = page.body.lines.find((candidate: { entry: { ProviderTxnRef: string } }) => candidate.entry.ProviderTxnRef === transactionId);
+    assert.deepEqual(
+      { Direction: line.entry.Direction, Amount: line.entry.Amount, Fee: line.entry.Fee, Status: line.entry.Status, Narration: line.entry.Narration, Currency: line.entry.Currency },
+      { Direction: 'credit', Amount: '5000.00', Fee: '25.00', Status: 'provisional', Narration: 'ADA OBI', Currency: 'NGN' },
+    );
+    const delivery = await stack.infra.db('webhook_deliveries').where({ account_id: account.ID }).orderBy('id', 'desc').first();
+    assert.deepEqual(JSON.parse(delivery.payload), {
+      eventType: 'payment.received',
+      transactionGroupId: line.entry.TransactionGroupId,
+      accountRef: account.AccountRef,
+      amount: '5000.00',
+      gross_amount: '5025.00',
+      provider_fee: '25.00',
+      currency: 'NGN',
+      senderName: 'ADA OBI',
+      narration: 'Invoice 7',
+      status: 'provisional',
+    });
+    assert.deepEqual(Object.keys(JSON.parse(delivery.payload)), ['eventType', 'transactionGroupId', 'accountRef', 'amount', 'gross_amount', 'provider_fee', 'currency', 'senderName', 'narration', 'status']);
+    const outbox = await stack.infra.db('workflow_outbox').where('workflow_id', 'like', `%${line.entry.ID}`).first();
+    assert.equal(outbox.workflow_type, 'paymentConfirmationWorkflow');
+  });
+
+  it('makes no delivery for an account without a callbackUrl', async () => {
+    const quiet = await provisionAccount(stack, tenant.apiKey);
+    await sendProviderEvent(stack, paymentEvent({ accountRef: quiet.AccountRef }));
+    assert.equal((await statement(stack, tenant.apiKey, quiet.AccountRef)).body.lines.length, 1);
+    assert.equal((await stack.infra.db('webhook_deliveries').where({ account_id: quiet.ID })).length, 0);
+  });
+
+  it('records each category and always answers 200, touching no balance but for payments', async () => {
+    const balanceBefore = (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body;
+    const cases: Array<[string, Record<string, unknown>, { forged?: boolean }]> = [
+      ['misdirected', paymentEvent({ accountRef: 'va_nobody_000000000000' }), {}],
+      ['sig_invalid', paymentEvent({ accountRef: account.AccountRef }), { forged: true }],
+      ['non_payment_event', paymentEvent({ accountRef: account.AccountRef, eventType: 'terminal_transaction' }), {}],
+      ['processing_error', paymentEvent({ accountRef: account.AccountRef, amount: 20, fee: 25 }), {}],
+      ['processing_error', paymentEvent({ accountRef: account.AccountRef, amount: 10.005, fee: 0 }), {}],
+    ];
+    for (const [category, payload, options] of cases) {
+      const response = await sendProviderEvent(stack, payload, options);
+      assert.equal(response.status, 200, category);
+      const events = await eventsFor(stack, payload.requestId as string);
+      assert.equal(events.length, 1, category);
+      assert.equal(events[0]!.category, category);
+    }
+    const balanceAfter = (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body;
+    assert.equal(balanceAfter.ledgerBalance, balanceBefore.ledgerBalance);
+  });
+
+  it('records a malformed body as far as possible and answers 200', async () => {
+    const response = await call(stack.apiUrl, 'POST', '/webhooks/provider', { rawBody: '{"event_type": "payment_success", "requestId": ', headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' } });
+    assert.equal(response.status, 200);
+    const row = await stack.infra.db('inbound_events').where({ error: 'malformed json' }).orderBy('id', 'desc').first();
+    assert.equal(row.category, 'sig_invalid');
+    assert.match(row.raw_body, /^\{"event_type"/);
+  });
+
+  it('a forged event never claims its requestId: the genuine one with the same id is still posted', async () => {
+    const payload = paymentEvent({ accountRef: account.AccountRef, amount: 1010, fee: 10 });
+    await sendProviderEvent(stack, { ...payload, data: { ...(payload.data as object), transaction: { ...(payload.data as { transaction: object }).transaction, transactionAmount: 999999 } } }, { forged: true });
+    await sendProviderEvent(stack, payload);
+    const events = await eventsFor(stack, payload.requestId as string);
+    assert.deepEqual(events.map((event) => event.category), ['sig_invalid', 'payment']);
+  });
+
+  it('100 concurrent copies of one event make exactly one ledger entry and one outbound delivery', async () => {
+    const payload = paymentEvent({ accountRef: account.AccountRef, amount: 2010, fee: 10 });
+    const transactionId = (payload.data as { transaction: { transactionId: string } }).transaction.transactionId;
+    const responses = await Promise.all(Array.from({ length: 100 }, () => sendProviderEvent(stack, payload)));
+    assert.ok(responses.every((response) => response.status === 200));
+    const entries = await stack.infra.db('ledger_entries').where({ provider_txn_ref: transactionId });
+    assert.equal(entries.length, 1);
+    const deliveries = await stack.infra.db('webhook_deliveries').whereRaw(`payload::json->>'transactionGroupId' = ?`, [entries[0].transaction_group_id]);
+    assert.equal(deliveries.length, 1);
+    assert.equal((await eventsFor(stack, payload.requestId as string)).length, 1);
+  });
+
+  it('credits a provider transaction once even under a second requestId', async () => {
+    const payload = paymentEvent({ accountRef: account.AccountRef, amount: 3010, fee: 10 });
+    await sendProviderEvent(stack, payload);
+    const again = { ...payload, requestId: randomUUID() };
+    assert.equal((await sendProviderEvent(stack, again)).status, 200);
+    const events = await eventsFor(stack, again.requestId);
+    assert.equal(events[0]!.category, 'processing_error');
+    assert.equal(events[0]!.error, 'transaction already credited under another request id');
+  });
+
+  it('still records money arriving on an expired one-time account, flagged on the event', async () => {
+    const oneTime = await provisionAccount(stack, tenant.apiKey, { expectedAmount: '1010.00' });
+    await stack.infra.db('virtual_accounts').where({ id: oneTime.ID }).update({ status: 'expired' });
+    const payload = paymentEvent({ accountRef: oneTime.AccountRef, amount: 1010, fee: 10 });
+    await sendProviderEvent(stack, payload);
+    const [event] = await eventsFor(stack, payload.requestId as string);
+    assert.equal(event!.category, 'payment');
+    assert.deepEqual(event!.flags, ['account_expired']);
+  });
+});
+
+describe('inbound provider webhook with the database down', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({ DATABASE_URL: 'postgres://ledger:ledger@127.0.0.1:1/ledger' });
+  });
+  after(() => stack.close());
+
+  it('answers 503 so the provider retries', async () => {
+    const response = await sendProviderEvent(stack, paymentEvent({ accountRef: 'va_abcdef_000000000000' }));
+    assert.equal(response.status, 503);
+    assert.equal(response.body.code, 'unavailable');
+    const ready = await call(stack.apiUrl, 'GET', '/readyz');
+    assert.equal(ready.status, 503);
+    assert.equal(ready.body.checks.database, 'down');
+  });
+});
+
+describe('payment confirmation on the dev server', () => {
+  let stack: Stack;
+  let tenant: TestTenant;
+  before(async () => {
+    stack = await startStack({ CONFIRMATION_WINDOW: '3s', CONFIRMATION_POLL_INTERVAL: '500ms' }, { worker: true });
+    tenant = await createTenant(stack);
+  });
+  after(() => stack.close());
+
+  async function entryStatus(accountRef: string, providerTxnRef: string): Promise<string | undefined> {
+    const page = await statement(stack, tenant.apiKey, accountRef);
+    return page.body.lines.find((line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === providerTxnRef)?.entry.Status;
+  }
+
+  it('confirms a payment the provider knows, within seconds', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
+    assert.equal(sent.body.delivery.status, 200);
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
+    const balance = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey });
+    assert.deepEqual(
+      { ledger: balance.body.ledgerBalance, available: balance.body.availableBalance, pending: balance.body.pendingCredits },
+      { ledger: '5000.00', available: '5000.00', pending: '0.00' },
+    );
+  });
+
+  it('reverses a payment the provider never saw once the window ends; the original stays visible', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const payload = paymentEvent({ accountRef: account.AccountRef, amount: 2010, fee: 10 });
+    const transactionId = (payload.data as { transaction: { transactionId: string } }).transaction.transactionId;
+    await sendProviderEvent(stack, payload);
+    await eventually(async () => (await entryStatus(account.AccountRef, transactionId)) === 'reversed', { what: 'reversal' });
+    const page = await statement(stack, tenant.apiKey, account.AccountRef);
+    assert.deepEqual(
+      page.body.lines.map((line: { entry: { Direction: string; Status: string; Kind: string }; runningBalance: string }) => [line.entry.Kind, line.entry.Direction, line.entry.Status, line.runningBalance]),
+      [
+        ['payment', 'credit', 'reversed', '2000.00'],
+        ['reversal', 'debit', 'confirmed', '0.00'],
+      ],
+    );
+    assert.equal(page.body.closingBalance, '0.00');
+  });
+
+  it('expires a one-time account when a payment of its expected amount is confirmed', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey, { expectedAmount: '5025.00' });
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
+    const read = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}`, { apiKey: tenant.apiKey });
+    assert.equal(read.body.Status, 'expired');
+  });
+});
