@@ -70,7 +70,7 @@ async function main() {
     PORT: port,
     SANDBOX_PORT: sandboxPort,
   };
-  process.stdout.write((await runCli(['db:migrate'], { env })).replace(/^/gm, '[migrate] '));
+  log(`migrate: ${(await runCli(['db:migrate'], { env })).trim()}`);
   await runCli(['temporal:setup'], { env });
 
   const logDir = join(dataDir(), 'logs');

@@ -55,6 +55,14 @@ export function registerControlRoutes(router: Router, deps: SandboxDeps): void {
     ctx.body = { merchantTxRef, submissions: submissions.map(submissionView), payouts: submissions.filter((transfer) => transfer.paidOut).length };
   });
 
+  router.post('/sandbox/transfers/:merchantTxRef/refund', (ctx) => {
+    const { merchantTxRef } = parseInput(transferReferenceParamsSchema, ctx.params);
+    const transfer = state.transferByReference(merchantTxRef);
+    if (!transfer) throw new SandboxHttpError(404, '01', 'transaction not found');
+    if (!deps.transfers.refund(transfer)) throw new SandboxHttpError(409, '409', `only a SUCCESS transfer can be refunded (it is ${transfer.status})`);
+    ctx.body = submissionView(transfer);
+  });
+
   router.get('/sandbox/faults', (ctx) => {
     ctx.body = state.faults;
   });

@@ -26,6 +26,8 @@ export interface TransferLifecycle {
   submit(request: TransferRequest): { transfer: SandboxTransfer; created: boolean };
   /** A status check, which is what settles most magic outcomes. */
   check(transfer: SandboxTransfer): SandboxTransfer;
+  /** The provider reverses a transfer it paid out (a late refund); false when it was not SUCCESS. */
+  refund(transfer: SandboxTransfer): boolean;
 }
 
 type SettledStatus = Exclude<ProviderTransactionStatus, 'PROCESSING'>;
@@ -103,6 +105,12 @@ export function createTransferLifecycle(deps: { config: Config; state: SandboxSt
     check(transfer) {
       if (transfer.status === 'PROCESSING' && transfer.script.settles === 'at_first_check') settle(transfer, transfer.script.final);
       return transfer;
+    },
+
+    refund(transfer) {
+      if (transfer.status !== 'SUCCESS') return false;
+      settle(transfer, 'REFUND');
+      return true;
     },
   };
 }

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { createTemporalClient } from '../../src/temporal/client';
+import { settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import { call, eventually } from '../helpers/http';
+import { system } from './system';
+import { cliTenant, provision, statementLines, type E2eTenant } from './tenant';
+
+interface Case {
+  accountNumber: string;
+  status: 'success' | 'failed' | 'refunded';
+  attempts: number;
+  payouts: number;
+  /** The statement after the funding credit: [kind, direction, status] of each entry. */
+  entries: string[][];
+}
+
+const debitConfirmed = [['settlement', 'debit', 'confirmed']];
+const debitReversed = [
+  ['settlement', 'debit', 'reversed'],
+  ['reversal', 'credit', 'confirmed'],
+];
+
+const CASES: Case[] = [
+  { accountNumber: '0123456789', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  { accountNumber: '0000001111', status: 'failed', attempts: 5, payouts: 0, entries: debitReversed },
+  { accountNumber: '0000002222', status: 'success', attempts: 3, payouts: 1, entries: debitConfirmed },
+  { accountNumber: '0000003333', status: 'refunded', attempts: 1, payouts: 1, entries: debitReversed },
+  { accountNumber: '0000004444', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  { accountNumber: '0000005555', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+];
+
+describe('e2e: settlements to the sandbox magic account numbers', () => {
+  let tenant: E2eTenant;
+
+  /** Funds an account through a real signed payment the provider knows, and waits until it is spendable. */
+  async function fundedAccount(): Promise<{ AccountRef: string }> {
+    const sys = await system();
+    const account = await provision(sys, tenant.apiKey);
+    await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 10_010, fee: 10 } });
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 15_000, what: 'funding' });
+    return account;
+  }
+
+  before(async () => {
+    tenant = await cliTenant(await system(), 'Settlements E2E');
+  });
+
+  it('ends each transfer in the right state, pays out exactly once per success, and shows it in the statement', async () => {
+    const sys = await system();
+    const runs = await Promise.all(
+      CASES.map(async (testCase) => {
+        const account = await fundedAccount();
+        const settle = await call(sys.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+          apiKey: tenant.apiKey,
+          body: { amount: '2500.00', bankCode: '044', accountNumber: testCase.accountNumber, narration: `to ${testCase.accountNumber}` },
+        });
+        assert.equal(settle.status, 202, settle.text);
+        const ref = settle.body.merchantTxRef as string;
+        const transfer = await eventually(
+          async () => {
+            const current = (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body;
+            return current.status === testCase.status ? current : null;
+          },
+          { timeoutMs: 60_000, what: `${testCase.accountNumber} → ${testCase.status}` },
+        );
+        return { testCase, account, ref, transfer };
+      }),
+    );
+    for (const { testCase, account, ref, transfer } of runs) {
+      assert.equal(transfer.attemptCount, testCase.attempts, testCase.accountNumber);
+      const atSandbox = (await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body;
+      assert.equal(atSandbox.payouts, testCase.payouts, `${testCase.accountNumber} payouts`);
+      const lines = await statementLines(sys, tenant.apiKey, account.AccountRef);
+      assert.deepEqual(
+        lines.slice(1).map((line) => [line.entry.Kind, line.entry.Direction, line.entry.Status]),
+        testCase.entries,
+        testCase.accountNumber,
+      );
+      const expectedBalance = testCase.status === 'success' ? '7500.00' : '10000.00';
+      assert.equal(lines.at(-1)!.runningBalance, expectedBalance, testCase.accountNumber);
+    }
+  });
+
+  it('a payout_refund webhook after the watch window has closed still reverses the debit', async () => {
+    const sys = await system();
+    const account = await fundedAccount();
+    const settle = await call(sys.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '100.00', bankCode: '044', accountNumber: '0123456789' } });
+    const ref = settle.body.merchantTxRef as string;
+    await eventually(async () => (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === 'success', { timeoutMs: 20_000 });
+    // The refund must arrive after the workflow has stopped watching for one.
+    const temporal = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
+    try {
+      const handle = temporal.workflow.getHandle(settlementWorkflowId(ref));
+      await eventually(async () => (await handle.describe()).status.name === 'COMPLETED', { timeoutMs: 20_000, intervalMs: 250, what: 'the end of the refund watch' });
+    } finally {
+      await temporal.connection.close();
+    }
+    const refunded = await call(sys.sandboxUrl, 'POST', `/sandbox/transfers/${ref}-1/refund`);
+    assert.equal(refunded.status, 200);
+    const transfer = await eventually(
+      async () => {
+        const current = (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body;
+        return current.status === 'refunded' ? current : null;
+      },
+      { timeoutMs: 20_000, what: 'the late refund' },
+    );
+    assert.equal(transfer.status, 'refunded');
+    const lines = await statementLines(sys, tenant.apiKey, account.AccountRef);
+    assert.deepEqual(lines.slice(1).map((line) => [line.entry.Kind, line.entry.Direction, line.entry.Status]), debitReversed);
+    assert.equal(lines.at(-1)!.runningBalance, '10000.00');
+  });
+});

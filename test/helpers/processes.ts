@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import net from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { createTemporalClient } from '../../src/temporal/client';
+import { convergenceSweepScheduleId } from '../../src/temporal/workflow-ids';
+import { eventually } from './http';
+
+const ENTRYPOINTS = { api: 'api.js', worker: 'worker.js', sandbox: 'sandbox.js', cli: 'cli.js' } as const;
+type ServiceName = Exclude<keyof typeof ENTRYPOINTS, 'cli'>;
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface RunningSystem {
+  apiUrl: string;
+  sandboxUrl: string;
+  env: NodeJS.ProcessEnv;
+  logs: Record<ServiceName, string[]>;
+  start(name: ServiceName): Promise<void>;
+  /** SIGKILL: the process gets no chance to clean up. */
+  kill(name: ServiceName): Promise<void>;
+  cli(...args: string[]): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real processes `npm start` runs (API, worker, sandbox), from the compiled build, on free ports,
+ * against the test database and the dev server, on a task queue of their own.
+ */
+export async function startSystem(overrides: Record<string, string> = {}): Promise<RunningSystem> {
+  const [port, sandboxPort] = [await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SANDBOX_PORT: String(sandboxPort),
+    PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+    IDENTITY_VERIFICATION_URL: `http://127.0.0.1:${sandboxPort}/identity/nin`,
+    SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${port}/webhooks/provider`,
+    TEMPORAL_TASK_QUEUE: `${process.env.TEMPORAL_TASK_QUEUE ?? 'e2e'}-${randomBytes(4).toString('hex')}`,
+    LOG_LEVEL: 'info',
+    ...overrides,
+  };
+  const children = new Map<ServiceName, ChildProcess>();
+  const logs: Record<ServiceName, string[]> = { api: [], worker: [], sandbox: [] };
+  const dist = path.resolve(__dirname, '../../src/main');
+
+  async function start(name: ServiceName): Promise<void> {
+    const child = spawn(process.execPath, ['--enable-source-maps', path.join(dist, ENTRYPOINTS[name])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.set(name, child);
+    for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => logs[name].push(line));
+    const ready = { api: 'api listening', worker: 'worker running', sandbox: 'sandbox provider listening' }[name];
+    await eventually(async () => logs[name].some((line) => line.includes(ready)) || (child.exitCode !== null && Promise.reject(new Error(`${name} exited:\n${logs[name].slice(-20).join('\n')}`))), {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      what: `${name} to start`,
+    });
+  }
+
+  async function stopChild(name: ServiceName, signal: NodeJS.Signals): Promise<void> {
+    const child = children.get(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    await exited;
+  }
+
+  await start('sandbox');
+  await Promise.all([start('api'), start('worker')]);
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}`,
+    sandboxUrl: `http://127.0.0.1:${sandboxPort}`,
+    env,
+    logs,
+    start,
+    kill: (name) => stopChild(name, 'SIGKILL'),
+    async cli(...args: string[]): Promise<string> {
+      const child = spawn(process.execPath, [path.join(dist, ENTRYPOINTS.cli), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      const [code] = (await once(child, 'exit')) as [number];
+      if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${err}`);
+      return out;
+    },
+    /** Stops the processes and deletes the sweep Schedule, which would otherwise outlive this test run. */
+    async stop() {
+      await Promise.all([...children.keys()].map((name) => stopChild(name, 'SIGTERM')));
+      const client = createTemporalClient({ TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE ?? 'default' });
+      await client.schedule
+        .getHandle(convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!))
+        .delete()
+        .catch(() => undefined);
+      await client.connection.close();
+    },
+  };
+}
