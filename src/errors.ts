@@ -57,3 +57,6 @@ export class ProviderUnavailableHttpError extends AppError {
     super(502, 'provider_unavailable', 'provider unavailable');
   }
 }
+
+/** SPEC.md's text for any unusable amount, with the schema's code whether a schema or a rule found it. */
+export const invalidAmount = (): ValidationError => new ValidationError('invalid amount');

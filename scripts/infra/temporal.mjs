@@ -311,6 +311,69 @@ async function waitUntilServing({ cli, address, child, logFile, logOffset = 0, t
 const noop = async () => {};
 
 /**
+ * Spawns a dev server and waits until it serves. `dbFile` null keeps it in memory; `uiPort` null runs it
+ * headless. Returns { address, uiUrl, stop, pid, logFile }.
+ */
+async function spawnDevServer({ log, cli, port, uiPort, dbFile, logFile, pidFile }) {
+  const saArgs = Object.entries(SEARCH_ATTRIBUTES).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`]);
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(port),
+    ...(uiPort ? ['--ui-port', String(uiPort)] : ['--headless']),
+    ...(dbFile ? ['--db-filename', dbFile] : []),
+    '--namespace', NAMESPACE,
+    '--log-level', 'warn',
+    ...saArgs,
+  ];
+  const address = `127.0.0.1:${port}`;
+  const uiUrl = uiPort ? `http://localhost:${uiPort}` : null;
+
+  log(`starting the Temporal dev server on ${address}${uiUrl ? ` (UI ${uiUrl})` : ''}, log ${logFile}`);
+  let logOffset = 0;
+  try {
+    logOffset = statSync(logFile).size;
+  } catch {}
+  const fd = openSync(logFile, 'a');
+  const child = spawnProcess(cli, args, { logFd: fd, cwd: repoRoot() });
+  closeSync(fd);
+  if (pidFile) writeFileSync(pidFile, String(child.pid));
+
+  // Do not leave a server behind if the caller exits without stop().
+  const killOnExit = () => {
+    try {
+      child.kill('SIGTERM');
+    } catch {}
+  };
+  process.once('exit', killOnExit);
+
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', killOnExit);
+    await terminate(child, 5000);
+    if (pidFile) {
+      try {
+        if (readFileSync(pidFile, 'utf8').trim() === String(child.pid)) unlinkSync(pidFile);
+      } catch {}
+    }
+  };
+
+  try {
+    await waitUntilServing({ cli, address, child, logFile, logOffset });
+    // --search-attribute only applies when the namespace is created: a persisted db made before an
+    // attribute was added would silently lack it, so register anything missing.
+    await ensureSearchAttributes({ log, address, cli });
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  log(`Temporal dev server ready on ${address} (pid ${child.pid})`);
+  return { address, uiUrl, stop, pid: child.pid, logFile };
+}
+
+/**
  * mode 'start': the shared dev server on 127.0.0.1:7233 with UI on 8233, persisted in <repo>/.data/temporal.db.
  * mode 'test' : reuse 7233 if it answers, else an in-memory headless server on a free port.
  */
@@ -342,79 +405,40 @@ export async function ensureTemporalServer({ log = quietLog, mode = 'start' } = 
   }
 
   const cli = await ensureTemporalCli({ log });
-  const saArgs = Object.entries(SEARCH_ATTRIBUTES).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`]);
-  let port;
-  let args;
-  let logFile;
-  let uiUrl;
-  if (mode === 'start') {
-    port = DEFAULT_PORT;
-    logFile = join(dataDir(), 'temporal.log');
-    uiUrl = `http://localhost:${DEFAULT_UI_PORT}`;
-    args = [
-      'server', 'start-dev',
-      '--ip', '127.0.0.1',
-      '--port', String(port),
-      '--ui-port', String(DEFAULT_UI_PORT),
-      '--db-filename', join(dataDir(), 'temporal.db'),
-      '--namespace', NAMESPACE,
-      '--log-level', 'warn',
-      ...saArgs,
-    ];
-  } else {
-    port = await freePort();
-    logFile = join(tmpdir(), `nuban-ledger-temporal-test-${process.pid}-${port}.log`);
-    uiUrl = null;
-    args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--namespace', NAMESPACE, '--log-level', 'warn', ...saArgs];
+  if (mode === 'test') {
+    const port = await freePort();
+    const server = await spawnDevServer({ log, cli, port, uiPort: null, dbFile: null, logFile: join(tmpdir(), `nuban-ledger-temporal-test-${process.pid}-${port}.log`) });
+    return { ...server, startedHere: true };
   }
-  const address = `127.0.0.1:${port}`;
-
-  log(`starting the Temporal dev server on ${address}${uiUrl ? ` (UI ${uiUrl})` : ''}, log ${logFile}`);
-  let logOffset = 0;
   try {
-    logOffset = statSync(logFile).size;
-  } catch {}
-  const fd = openSync(logFile, 'a');
-  const child = spawnProcess(cli, args, { logFd: fd, cwd: repoRoot() });
-  closeSync(fd);
-  if (mode === 'start') writeFileSync(pidFilePath(), String(child.pid));
-
-  // Do not leave a server behind if the caller exits without stop().
-  const killOnExit = () => {
-    try {
-      child.kill('SIGTERM');
-    } catch {}
-  };
-  process.once('exit', killOnExit);
-
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    process.off('exit', killOnExit);
-    await terminate(child, 5000);
-    if (mode === 'start') {
-      try {
-        if (readFileSync(pidFilePath(), 'utf8').trim() === String(child.pid)) unlinkSync(pidFilePath());
-      } catch {}
-    }
-  };
-
-  try {
-    await waitUntilServing({ cli, address, child, logFile, logOffset });
-    // --search-attribute only applies when the namespace is created: a persisted db made before an
-    // attribute was added would silently lack it, so register anything missing.
-    await ensureSearchAttributes({ log, address, cli });
+    const server = await spawnDevServer({
+      log,
+      cli,
+      port: DEFAULT_PORT,
+      uiPort: DEFAULT_UI_PORT,
+      dbFile: join(dataDir(), 'temporal.db'),
+      logFile: join(dataDir(), 'temporal.log'),
+      pidFile: pidFilePath(),
+    });
+    return { ...server, startedHere: true };
   } catch (e) {
-    await stop();
     // Another clone may have started the shared server on 7233 at the same moment: use theirs.
-    if (mode === 'start' && (await isPortOpen(port)) && (await serves(cli, address))) {
-      await ensureSearchAttributes({ log, address, cli });
-      log(`another process started the Temporal server on ${address} first; reusing it`);
-      return { address, uiUrl, startedHere: false, stop: noop };
+    if ((await isPortOpen(DEFAULT_PORT)) && (await serves(cli, sharedAddress))) {
+      await ensureSearchAttributes({ log, address: sharedAddress, cli });
+      log(`another process started the Temporal server on ${sharedAddress} first; reusing it`);
+      return { address: sharedAddress, uiUrl: `http://localhost:${DEFAULT_UI_PORT}`, startedHere: false, stop: noop };
     }
     throw e;
   }
-  log(`Temporal dev server ready on ${address} (pid ${child.pid})`);
-  return { address, uiUrl, startedHere: true, stop, pid: child.pid, logFile };
+}
+
+/**
+ * A server of its own, never shared and never reused: for benchmarks and fault tests that stop it or
+ * load it. Pass `port` and `dbFile` to restart one with its state.
+ */
+export async function startIsolatedTemporal({ log = quietLog, port, dbFile = null } = {}) {
+  const cli = await ensureTemporalCli({ log });
+  const chosen = port ?? (await freePort());
+  const server = await spawnDevServer({ log, cli, port: chosen, uiPort: null, dbFile, logFile: join(tmpdir(), `nuban-ledger-temporal-isolated-${chosen}.log`) });
+  return { ...server, port: chosen };
 }

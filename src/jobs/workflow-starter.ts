@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Logger } from '../logger';
@@ -20,6 +21,9 @@ export interface SweepResult {
   failed: number;
 }
 
+/** A start that cannot reach Temporal gives up after this and is left to the sweep. */
+const START_DEADLINE_MS = 10_000;
+
 function searchAttributePairs(values: WorkflowSearchAttributes): SearchAttributePair[] {
   const pairs: SearchAttributePair[] = [];
   if (values.TenantId) pairs.push({ key: TENANT_ID, value: values.TenantId });
@@ -36,6 +40,11 @@ function searchAttributePairs(values: WorkflowSearchAttributes): SearchAttribute
 export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo; logger: Logger; options: WorkflowStarterOptions }) {
   const { client, outbox, logger, options } = deps;
   const maxInFlight = options.maxInFlight ?? 256;
+  // Starts still running when the process stops are aborted rather than left to fire on a closed connection.
+  const shutdown = new AbortController();
+  // Every start in flight listens on this one signal.
+  setMaxListeners(0, shutdown.signal);
+  const pending = new Set<Promise<void>>();
   let inFlight = 0;
   let startedIds: string[] = [];
   let flushTimer: NodeJS.Timeout | undefined;
@@ -62,13 +71,17 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
 
   async function start(entry: OutboxEntry): Promise<'started' | 'exists'> {
     try {
-      await client.workflow.start(entry.workflowType, {
-        taskQueue: options.taskQueue,
-        workflowId: entry.workflowId,
-        args: [entry.args],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        ...(options.searchAttributes === false ? {} : { typedSearchAttributes: searchAttributePairs(entry.searchAttributes) }),
-      });
+      await client.withAbortSignal(shutdown.signal, () =>
+        client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+          client.workflow.start(entry.workflowType, {
+            taskQueue: options.taskQueue,
+            workflowId: entry.workflowId,
+            args: [entry.args],
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            ...(options.searchAttributes === false ? {} : { typedSearchAttributes: searchAttributePairs(entry.searchAttributes) }),
+          }),
+        ),
+      );
       noteStarted(entry.workflowId);
       return 'started';
     } catch (error) {
@@ -80,15 +93,19 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
     }
   }
 
-  async function tracked(entry: OutboxEntry): Promise<void> {
+  function tracked(entry: OutboxEntry): Promise<void> {
     inFlight += 1;
-    try {
-      await start(entry);
-    } catch (error) {
-      logger.warn({ err: error, workflowId: entry.workflowId }, 'workflow start failed; left to the sweep');
-    } finally {
-      inFlight -= 1;
-    }
+    const attempt = start(entry)
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        if (!shutdown.signal.aborted) logger.warn({ err: error, workflowId: entry.workflowId }, 'workflow start failed; left to the sweep');
+      })
+      .finally(() => {
+        inFlight -= 1;
+        pending.delete(attempt);
+      });
+    pending.add(attempt);
+    return attempt;
   }
 
   return {
@@ -130,7 +147,12 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
       return { found: entries.length, started, failed };
     },
 
-    flush: flushStarted,
+    /** Aborts starts still in flight (their rows stay for the sweep) and records the ones that finished. */
+    async close(): Promise<void> {
+      shutdown.abort();
+      await Promise.allSettled([...pending]);
+      await flushStarted();
+    },
   };
 }
 

@@ -14,7 +14,7 @@ runProcess('api', async (config, logger) => {
   return {
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await services.starter.flush();
+      await services.starter.close();
       await closeInfrastructure(infra);
     },
   };

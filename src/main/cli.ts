@@ -3,7 +3,12 @@ import { createAuthService } from '../auth/auth.service';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createKnex, migrationConfig, type Db } from '../db';
 import { AppError } from '../errors';
+import type { FeeTier } from '../fees/fee-schedule';
+import { createFeesService } from '../fees/fees.service';
+import { formatTierSpec, parseTierSpec } from '../fees/tier-spec';
+import { createLedgerVerificationRepo } from '../ledger/ledger-verification.repo';
 import { createLogger } from '../logger';
+import { formatKobo } from '../money';
 import { createTemporalClient } from '../temporal/client';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 
@@ -22,6 +27,8 @@ interface Command {
 }
 
 const text = (context: CommandContext, name: string): string => String(context.options[name]);
+
+const tierView = (tier: FeeTier) => ({ minSend: formatKobo(tier.minSend), maxSend: tier.maxSend === null ? null : formatKobo(tier.maxSend), fee: formatKobo(tier.fee) });
 
 const COMMANDS: Record<string, Command> = {
   'db:migrate': {
@@ -75,6 +82,38 @@ const COMMANDS: Record<string, Command> = {
     async run(context) {
       const created = await createAuthService({ db: context.db, config: context.config }).createUser(text(context, 'tenant'), text(context, 'email'), text(context, 'password'));
       context.print(`dashboard user ${created.userId}`, created);
+    },
+  },
+  'fees:show': {
+    usage: 'fees:show [--json]',
+    options: {},
+    async run(context) {
+      const tiers = await createFeesService({ db: context.db, config: context.config }).tiers();
+      context.print(formatTierSpec(tiers), { tiers: tiers.map(tierView) });
+    },
+  },
+  'fees:set': {
+    usage: 'fees:set --tiers "0-4999.99:10,5000-50000:25,50000.01-:50" (naira: MIN-MAX:FEE, the last tier open-ended)',
+    options: { tiers: { type: 'string' } },
+    required: ['tiers'],
+    async run(context) {
+      const fees = createFeesService({ db: context.db, config: context.config });
+      await fees.replaceTiers(parseTierSpec(text(context, 'tiers')));
+      const tiers = await fees.tiers();
+      context.print(`fee tiers now ${formatTierSpec(tiers)}`, { tiers: tiers.map(tierView) });
+    },
+  },
+  'ledger:verify': {
+    usage: 'ledger:verify [--json]   (exit 1 on any mismatch)',
+    options: {},
+    async run(context) {
+      const repo = createLedgerVerificationRepo(context.db);
+      const [counts, problems] = await Promise.all([repo.counts(), repo.problems()]);
+      const human = problems.length
+        ? [`${problems.length} problem(s) in ${counts.accounts} accounts / ${counts.entries} entries:`, ...problems.map((problem) => `  [${problem.check}] ${problem.accountRef ?? '-'}: ${problem.detail}`)].join('\n')
+        : `ledger verified: ${counts.accounts} accounts, ${counts.entries} entries, no mismatch`;
+      context.print(human, { ...counts, problems });
+      if (problems.length > 0) process.exitCode = 1;
     },
   },
   'temporal:setup': {
@@ -138,7 +177,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => process.exit(process.exitCode ?? code),
   (error: unknown) => {
     if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
     else createLogger('error', 'cli', { toStderr: true }).error({ err: error }, 'command failed');

@@ -4,7 +4,13 @@ import { accountsRoutes } from '../accounts/accounts.routes';
 import { authRoutes } from '../auth/auth.routes';
 import { createAuthService } from '../auth/auth.service';
 import type { Config } from '../config';
+import { customersRoutes } from '../customers/customers.routes';
+import { createCustomersService } from '../customers/customers.service';
+import { createIdentityClient } from '../customers/identity-client';
+import { createKycService } from '../customers/kyc.service';
 import { createKnex, type Db } from '../db';
+import { feesRoutes } from '../fees/fees.routes';
+import { createFeesService } from '../fees/fees.service';
 import type { ReadinessCheck } from '../http/app';
 import type { RouteDefinition } from '../http/route';
 import { createJobs } from '../jobs/jobs';
@@ -14,6 +20,8 @@ import { ledgerRoutes } from '../ledger/ledger.routes';
 import { createPostingEngine } from '../ledger/posting-engine';
 import { createStatementService } from '../ledger/statement.service';
 import type { Logger } from '../logger';
+import { misdirectedRoutes } from '../payments/misdirected.routes';
+import { createMisdirectedService } from '../payments/misdirected.service';
 import { createPaymentCrediter } from '../payments/payment-credit';
 import { createPaymentConfirmationService } from '../payments/payment-confirmation.service';
 import { createPaymentIngestService } from '../payments/payment-ingest.service';
@@ -29,6 +37,8 @@ import { PAYOUT_SIGNAL } from '../temporal/payloads';
 import { settlementWorkflowId } from '../temporal/workflow-ids';
 import { withTimeout } from '../timeout';
 import { createWebhookDeliveryService } from '../webhooks/delivery.service';
+import { webhooksRoutes } from '../webhooks/webhooks.routes';
+import { createWebhooksService } from '../webhooks/webhooks.service';
 
 export interface Infrastructure {
   config: Config;
@@ -42,7 +52,7 @@ export function createInfrastructure(config: Config, logger: Logger): Infrastruc
   return {
     config,
     logger,
-    db: createKnex(config),
+    db: createKnex(config, logger.child({ component: 'db' })),
     temporal: createTemporalClient(config),
     provider: createProviderClient(config, logger.child({ component: 'provider' })),
   };
@@ -78,11 +88,12 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     signal: (merchantTxRef, signal) =>
       withTimeout(temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(PAYOUT_SIGNAL, signal), config.WORKFLOW_START_TIMEOUT, 'settlement signal'),
   });
+  const creditPayment = createPaymentCrediter({ postingEngine, jobs });
   const ingest = createPaymentIngestService({
     db,
     config,
     logger: logger.child({ component: 'payments' }),
-    creditPayment: createPaymentCrediter({ postingEngine, jobs }),
+    creditPayment,
     starter,
     payouts: settlements.payoutSink,
   });
@@ -96,7 +107,12 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     ingest,
     confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger }),
     deliveries: createWebhookDeliveryService({ db, config }),
+    webhooks: createWebhooksService({ db, config, jobs, starter }),
     settlementExecution: createSettlementExecutionService({ db, provider, postingEngine, logger }),
+    customers: createCustomersService({ db }),
+    kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
+    fees: createFeesService({ db, config }),
+    misdirected: createMisdirectedService({ db, creditPayment, starter }),
   };
 }
 
@@ -109,6 +125,10 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...ledgerRoutes({ statements: services.statements }),
     ...settlementsRoutes({ settlements: services.settlements }),
     ...paymentsRoutes({ ingest: services.ingest }),
+    ...webhooksRoutes({ webhooks: services.webhooks }),
+    ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
+    ...feesRoutes({ fees: services.fees }),
+    ...misdirectedRoutes({ misdirected: services.misdirected }),
   ];
 }
 

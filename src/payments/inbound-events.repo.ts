@@ -36,6 +36,8 @@ export interface InboundEventRecord {
   fee: Kobo | null;
   senderName: string | null;
   narration: string | null;
+  /** As the provider sent it; null when absent (which means NGN). */
+  currency: string | null;
   error: string | null;
   assignedAccountId: string | null;
   assignedEntryId: string | null;
@@ -56,6 +58,7 @@ interface EventRow {
   fee: string | null;
   sender_name: string | null;
   narration: string | null;
+  currency: string | null;
   error: string | null;
   assigned_account_id: string | null;
   assigned_entry_id: string | null;
@@ -82,6 +85,8 @@ const RECORD_COLUMNS = [
   'received_at',
 ];
 
+const payloadFields = (db: DbOrTrx) => [db.raw("payload #>> '{data,transaction,narration}' AS narration"), db.raw("payload #>> '{data,transaction,currency}' AS currency")];
+
 function toRecord(row: EventRow): InboundEventRecord {
   return {
     id: row.id,
@@ -96,6 +101,7 @@ function toRecord(row: EventRow): InboundEventRecord {
     fee: row.fee === null ? null : koboFromDb(row.fee),
     senderName: row.sender_name,
     narration: row.narration,
+    currency: row.currency ?? null,
     error: row.error,
     assignedAccountId: row.assigned_account_id,
     assignedEntryId: row.assigned_entry_id,
@@ -166,7 +172,7 @@ export function createInboundEventsRepo(db: DbOrTrx) {
         .where({ 'inbound_events.tenant_id': tenantId, 'inbound_events.category': 'processing_error' })
         .orderBy('inbound_events.id', 'desc')
         .limit(limit)
-        .select([...RECORD_COLUMNS.map((column) => `inbound_events.${column}`), 'virtual_accounts.account_ref', db.raw("payload #>> '{data,transaction,narration}' AS narration")]);
+        .select([...RECORD_COLUMNS.map((column) => `inbound_events.${column}`), 'virtual_accounts.account_ref', ...payloadFields(db)]);
       if (beforeId) query.where('inbound_events.id', '<', beforeId);
       const rows: Array<EventRow & { account_ref: string | null }> = await query;
       return rows.map((row) => ({ ...toRecord(row), accountRef: row.account_ref }));
@@ -177,7 +183,7 @@ export function createInboundEventsRepo(db: DbOrTrx) {
         .where({ tenant_id: tenantId, category: 'misdirected' })
         .orderBy('id', 'desc')
         .limit(limit)
-        .select([...RECORD_COLUMNS, db.raw("payload #>> '{data,transaction,narration}' AS narration")]);
+        .select([...RECORD_COLUMNS, ...payloadFields(db)]);
       if (afterId) query.where('id', '<', afterId);
       const rows: EventRow[] = await query;
       return rows.map(toRecord);
@@ -187,12 +193,12 @@ export function createInboundEventsRepo(db: DbOrTrx) {
       const row: EventRow | undefined = await db('inbound_events')
         .where({ tenant_id: tenantId, id, category: 'misdirected' })
         .forUpdate()
-        .first([...RECORD_COLUMNS, db.raw("payload #>> '{data,transaction,narration}' AS narration")]);
+        .first([...RECORD_COLUMNS, ...payloadFields(db)]);
       return row ? toRecord(row) : undefined;
     },
 
     async markAssigned(id: string, assignment: { accountId: string; entryId: string; userId: string }): Promise<void> {
-      await db('inbound_events').where({ id }).update({
+      await db('inbound_events').where({ id }).whereNull('assigned_at').update({
         assigned_account_id: assignment.accountId,
         assigned_entry_id: assignment.entryId,
         assigned_by: assignment.userId,

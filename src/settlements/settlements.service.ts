@@ -2,7 +2,7 @@ import { createAccountsRepo } from '../accounts/accounts.repo';
 import type { Config } from '../config';
 import { createCustomersRepo } from '../customers/customers.repo';
 import type { Db } from '../db';
-import { BadRequestError, ForbiddenError, NotFoundError, ProviderUnavailableHttpError } from '../errors';
+import { BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
@@ -30,8 +30,8 @@ export interface SettleRequest {
 /** Wakes a running settlement workflow; implemented over the Temporal client, best effort. */
 export type SettlementSignaller = (merchantTxRef: string, signal: PayoutSignal) => Promise<void>;
 
-export const invalidAmount = (): BadRequestError => new BadRequestError('invalid_amount', 'invalid amount');
-const invalidBankCode = (): BadRequestError => new BadRequestError('invalid_bank_code', 'invalid bank code');
+/** Same code as when the request schema finds it, so clients see one error for one condition. */
+const invalidBankCode = (): ValidationError => new ValidationError('invalid bank code');
 
 export function createSettlementsService(deps: {
   db: Db;

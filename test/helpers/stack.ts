@@ -93,7 +93,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
       apiServer.closeAllConnections();
       sandboxServer.closeAllConnections();
       await Promise.all([new Promise((resolve) => apiServer.close(resolve)), new Promise((resolve) => sandboxServer.close(resolve))]);
-      await services.starter.flush();
+      await services.starter.close();
       await closeInfrastructure(infra);
     },
   };

@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { call } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { fundAccount, provisionAccount } from '../helpers/fixtures';
+import { createTenant, startStack, type Stack } from '../helpers/stack';
 
 const run = promisify(execFile);
 const CLI = path.resolve(__dirname, '../../src/main/cli.js');
@@ -46,6 +47,25 @@ describe('CLI', () => {
     const login = await call(stack.apiUrl, 'POST', '/auth/login', { body: { email, password: 'a long enough password' } });
     assert.equal(login.status, 200);
     assert.equal(login.body.tenantId, tenant.tenantId);
+  });
+
+  it('ledger:verify passes on a consistent ledger and exits 1 naming the account when totals disagree with the entries', async () => {
+    const tenant = await createTenant(stack);
+    const account = await provisionAccount(stack, tenant.apiKey);
+    await fundAccount(stack, account.ID, 10_000n);
+    const clean = JSON.parse((await cli('ledger:verify', '--json')).stdout) as { problems: unknown[] };
+    assert.deepEqual(clean.problems, []);
+    const db = stack.infra.db;
+    await db('virtual_accounts').where({ id: account.ID }).increment({ total_credits: 1, ledger_balance: 1 });
+    try {
+      await assert.rejects(cli('ledger:verify'), (error: { code: number; stdout: string }) => {
+        assert.equal(error.code, 1);
+        assert.match(error.stdout, new RegExp(`\\[account_totals\\] ${account.AccountRef}`));
+        return true;
+      });
+    } finally {
+      await db('virtual_accounts').where({ id: account.ID }).decrement({ total_credits: 1, ledger_balance: 1 });
+    }
   });
 
   it('exits 2 with the usage for a missing option or an unknown command', async () => {

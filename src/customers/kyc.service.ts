@@ -1,0 +1,92 @@
+import type { Config } from '../config';
+import { encryptSecret } from '../crypto';
+import type { Db } from '../db';
+import { BadRequestError, ConflictError } from '../errors';
+import type { AuthenticatedUser } from '../http/context';
+import { uuidv7 } from '../ids';
+import { requireCustomer } from './customer-lookup';
+import { createCustomersRepo, type CustomerRecord, type KycChange } from './customers.repo';
+import type { IdentityCheck, IdentityVerifier } from './identity-client';
+
+function assertCanSubmit(customer: CustomerRecord): void {
+  if (customer.kyc_tier >= 2) throw new BadRequestError('kyc_already_complete', 'customer is already at tier 2 or above');
+  if (customer.kyc_status === 'pending_review') throw new BadRequestError('kyc_pending_review', 'kyc submission already pending review');
+}
+
+/**
+ * SPEC.md keeps `rejected` for an operator's decision, so a definite "no match" from the verifier
+ * waits for review like an unavailable verifier does, with the reason the operator will see.
+ */
+function changeFor(check: IdentityCheck): KycChange {
+  switch (check.outcome) {
+    case 'verified':
+      return { kycTier: 2, kycStatus: 'approved', reviewReason: null };
+    case 'not_verified':
+      return { kycTier: 1, kycStatus: 'pending_review', reviewReason: 'identity verification found no match for this NIN and name' };
+    case 'unavailable':
+      return { kycTier: 1, kycStatus: 'pending_review', reviewReason: `identity verification unavailable (${check.reason})` };
+  }
+}
+
+export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEY'>; identity: IdentityVerifier }) {
+  const { db, config, identity } = deps;
+  const customers = createCustomersRepo(db);
+
+  /** Operator decision on a pending submission, recorded with the user and the time. */
+  async function decide(user: AuthenticatedUser, id: string, decision: 'approve' | 'reject'): Promise<CustomerRecord> {
+    return db.transaction(async (trx) => {
+      const store = createCustomersRepo(trx);
+      const current = await requireCustomer(store.findForUpdate, user.tenantId, id);
+      if (current.kyc_status !== 'pending_review') throw new ConflictError('kyc submission is not pending review');
+      const approved = decision === 'approve';
+      const updated = await store.updateKyc(current.id, { kycTier: approved ? 2 : 1, kycStatus: approved ? 'approved' : 'rejected', reviewReason: null });
+      await store.audit({
+        id: uuidv7(),
+        tenantId: user.tenantId,
+        customerId: current.id,
+        userId: user.id,
+        action: approved ? 'kyc_approved' : 'kyc_rejected',
+        detail: { reviewReason: current.kyc_review_reason },
+      });
+      return updated;
+    });
+  }
+
+  return {
+    /**
+     * The verifier is asked outside any transaction (it may take seconds); the rules are checked again
+     * under the row lock, so of two concurrent submissions only one is applied.
+     */
+    async submit(tenantId: string, id: string, nin: string): Promise<CustomerRecord> {
+      const customer = await requireCustomer(customers.find, tenantId, id);
+      assertCanSubmit(customer);
+      const check = await identity.verifyNin(nin, customer.name);
+      const change = changeFor(check);
+      return db.transaction(async (trx) => {
+        const store = createCustomersRepo(trx);
+        const current = await requireCustomer(store.findForUpdate, tenantId, id);
+        assertCanSubmit(current);
+        const updated = await store.updateKyc(current.id, { ...change, ninEnc: encryptSecret(config.DATA_ENCRYPTION_KEY, nin), ninLast4: nin.slice(-4) });
+        await store.audit({
+          id: uuidv7(),
+          tenantId,
+          customerId: current.id,
+          userId: null,
+          action: 'kyc_submitted',
+          detail: { outcome: check.outcome, kycStatus: change.kycStatus, ...(change.reviewReason ? { reviewReason: change.reviewReason } : {}) },
+        });
+        return updated;
+      });
+    },
+
+    approve: (user: AuthenticatedUser, id: string) => decide(user, id, 'approve'),
+    reject: (user: AuthenticatedUser, id: string) => decide(user, id, 'reject'),
+
+    /** Oldest waiting first; a decided submission leaves the queue, so the first page is always the next work. */
+    reviews(tenantId: string, limit: number): Promise<CustomerRecord[]> {
+      return customers.listPendingReview(tenantId, limit + 1);
+    },
+  };
+}
+
+export type KycService = ReturnType<typeof createKycService>;

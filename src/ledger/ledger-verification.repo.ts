@@ -1,0 +1,86 @@
+import type { DbOrTrx } from '../db';
+
+export interface LedgerProblem {
+  check: string;
+  accountRef: string | null;
+  detail: string;
+}
+
+/**
+ * Recomputes the ledger from its entries and reports every disagreement with what was stored:
+ * account totals, the running columns of each entry, reversals and settlement states.
+ */
+export function createLedgerVerificationRepo(db: DbOrTrx) {
+  async function rows<T>(sql: string): Promise<T[]> {
+    return (await db.raw(sql)).rows as T[];
+  }
+
+  return {
+    async counts(): Promise<{ accounts: number; entries: number }> {
+      const [row] = await rows<{ accounts: string; entries: string }>(
+        'SELECT (SELECT count(*) FROM virtual_accounts) AS accounts, (SELECT count(*) FROM ledger_entries) AS entries',
+      );
+      return { accounts: Number(row!.accounts), entries: Number(row!.entries) };
+    },
+
+    async problems(): Promise<LedgerProblem[]> {
+      const totals = await rows<LedgerProblem>(`
+        WITH sums AS (
+          SELECT account_id,
+                 coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,
+                 coalesce(sum(amount) FILTER (WHERE direction = 'debit'), 0) AS debits,
+                 coalesce(sum(amount) FILTER (WHERE direction = 'credit' AND status = 'provisional'), 0) AS pending,
+                 coalesce(max(seq), 0) AS last_seq
+            FROM ledger_entries GROUP BY account_id
+        ), last AS (
+          SELECT DISTINCT ON (account_id) account_id, balance_after FROM ledger_entries ORDER BY account_id, seq DESC
+        )
+        SELECT 'account_totals' AS check, a.account_ref AS "accountRef",
+               format('stored balance %s credits %s debits %s pending %s last_seq %s; recomputed balance %s credits %s debits %s pending %s last_seq %s; last balance_after %s',
+                      a.ledger_balance, a.total_credits, a.total_debits, a.pending_credits, a.last_seq,
+                      coalesce(s.credits, 0) - coalesce(s.debits, 0), coalesce(s.credits, 0), coalesce(s.debits, 0), coalesce(s.pending, 0), coalesce(s.last_seq, 0),
+                      coalesce(l.balance_after, 0)) AS detail
+          FROM virtual_accounts a
+          LEFT JOIN sums s ON s.account_id = a.id
+          LEFT JOIN last l ON l.account_id = a.id
+         WHERE a.total_credits <> coalesce(s.credits, 0)
+            OR a.total_debits <> coalesce(s.debits, 0)
+            OR a.ledger_balance <> coalesce(s.credits, 0) - coalesce(s.debits, 0)
+            OR a.ledger_balance <> coalesce(l.balance_after, 0)
+            OR a.pending_credits <> coalesce(s.pending, 0)
+            OR a.last_seq <> coalesce(s.last_seq, 0)
+            OR a.ledger_balance < a.pending_credits`);
+      const chain = await rows<LedgerProblem>(`
+        SELECT 'entry_running_columns' AS check, a.account_ref AS "accountRef", format('entry %s (seq %s) does not follow the entry before it', e.id, e.seq) AS detail
+          FROM (SELECT *, lag(seq, 1, 0::bigint) OVER w AS prev_seq,
+                          lag(credits_to_date, 1, 0::bigint) OVER w AS prev_credits,
+                          lag(debits_to_date, 1, 0::bigint) OVER w AS prev_debits
+                  FROM ledger_entries WINDOW w AS (PARTITION BY account_id ORDER BY seq)) e
+          JOIN virtual_accounts a ON a.id = e.account_id
+         WHERE e.seq <> e.prev_seq + 1
+            OR e.credits_to_date <> e.prev_credits + CASE WHEN e.direction = 'credit' THEN e.amount ELSE 0 END
+            OR e.debits_to_date <> e.prev_debits + CASE WHEN e.direction = 'debit' THEN e.amount ELSE 0 END
+         LIMIT 100`);
+      const reversals = await rows<LedgerProblem>(`
+        SELECT 'reversals' AS check, a.account_ref AS "accountRef", format('entry %s is %s but has %s reversal entries', o.id, o.status, count(r.id)) AS detail
+          FROM ledger_entries o
+          JOIN virtual_accounts a ON a.id = o.account_id
+          LEFT JOIN ledger_entries r ON r.reverses_entry_id = o.id AND r.amount = o.amount AND r.direction <> o.direction AND r.account_id = o.account_id
+         WHERE o.kind <> 'reversal'
+         GROUP BY o.id, o.status, a.account_ref
+        HAVING (o.status = 'reversed') <> (count(r.id) = 1) OR count(r.id) > 1
+         LIMIT 100`);
+      const settlements = await rows<LedgerProblem>(`
+        SELECT 'settlement_states' AS check, a.account_ref AS "accountRef", format('settlement %s is %s but its debit is %s', s.merchant_tx_ref, s.status, e.status) AS detail
+          FROM settlements s
+          JOIN ledger_entries e ON e.id = s.debit_entry_id
+          JOIN virtual_accounts a ON a.id = s.account_id
+         WHERE NOT ((s.status IN ('pending', 'processing') AND e.status = 'provisional')
+                 OR (s.status = 'success' AND e.status = 'confirmed')
+                 OR (s.status IN ('failed', 'refunded') AND e.status = 'reversed'))
+            OR e.amount <> s.amount
+         LIMIT 100`);
+      return [...totals, ...chain, ...reversals, ...settlements];
+    },
+  };
+}
