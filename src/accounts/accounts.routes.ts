@@ -1,4 +1,4 @@
-import { defineRoute, headerOf, tenantOf, type RouteDefinition } from '../http/route';
+import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
@@ -29,7 +29,7 @@ export function accountsRoutes(deps: { accounts: AccountsService }): RouteDefini
       responses: { 201: { description: 'The account', schema: virtualAccountSchema } },
       errors: [400, 409, 502],
       handle: async ({ body, ctx }) => {
-        const key = validIdempotencyKey(headerOf(ctx, 'idempotency-key'));
+        const key = validIdempotencyKey(idempotencyKeyOf(ctx));
         const account = await accounts.provision(tenantOf(ctx).id, body, key);
         return { status: 201, body: presentAccount(account) };
       },

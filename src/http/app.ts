@@ -79,12 +79,20 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   app.use(requestContext(logger));
   app.use(errorHandler());
-  // After everything else has run: nothing matched and allowedMethods found no 405 to answer.
+  // After everything else has run, bodies for what the router left bare. allowedMethods answers a
+  // method a known path lacks with 405 and its Allow header (kept: errorHandler only sets status and
+  // body), and a method no route implements (TRACE, PROPFIND...) with 501, a server error for a
+  // client's choice, so that is a 405 too; on a path nothing matched, the Allow list is empty: a 404.
   app.use(async (ctx, next) => {
     await next();
-    if (ctx.status === 404 && ctx.body === undefined) throw new AppError(404, 'not_found', 'route not found');
+    if (ctx.body !== undefined) return;
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.response.get('Allow')) throw new AppError(405, 'method_not_allowed', 'method not allowed');
+    if (ctx.status === 404 || ctx.status === 501) {
+      ctx.remove('Allow');
+      throw new AppError(404, 'not_found', 'route not found');
+    }
   });
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(router.allowedMethods());
   return app;
 }

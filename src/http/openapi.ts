@@ -11,6 +11,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict with the current state or an earlier request',
   413: 'Request body too large',
+  415: 'Request body is not JSON',
   502: 'The provider is unavailable',
   503: 'A dependency is unavailable',
 };
@@ -34,9 +35,23 @@ function parameters(route: RouteDefinition): JsonObject[] {
     schema: jsonSchema(schema, 'input'),
   }));
   const headers = route.idempotencyKey
-    ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }]
+    ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' } }]
     : [];
   return [...path, ...query, ...headers];
+}
+
+/** What the shared middleware answers for any route of this shape, before or around its handler. */
+function implicitErrors(route: RouteDefinition): number[] {
+  const parsesBody = route.body !== undefined && !route.rawBody;
+  return [
+    ...(route.auth === 'public' ? [] : [401]),
+    // A session route refuses a foreign Origin.
+    ...(route.auth === 'session' ? [403] : []),
+    ...(route.params || route.query || parsesBody ? [400] : []),
+    ...(parsesBody ? [413, 415] : []),
+    // The database unreachable, or a transaction that lost a deadlock: retry later.
+    503,
+  ];
 }
 
 function operation(route: RouteDefinition): JsonObject {
@@ -46,7 +61,7 @@ function operation(route: RouteDefinition): JsonObject {
       ? { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } }
       : { description: spec.description };
   }
-  const errorStatuses = new Set([...(route.errors ?? []), ...(route.auth === 'public' ? [] : [401])]);
+  const errorStatuses = new Set([...(route.errors ?? []), ...implicitErrors(route)]);
   for (const status of errorStatuses) {
     responses[String(status)] = {
       description: ERROR_DESCRIPTIONS[status] ?? 'Error',

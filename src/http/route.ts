@@ -69,3 +69,11 @@ export function headerOf(ctx: AppContext, name: string): string | undefined {
   const value = ctx.get(name);
   return value === '' ? undefined : value;
 }
+
+/**
+ * The Idempotency-Key header, '' when sent empty: an empty key is refused rather than read as no key,
+ * since the caller meant a retry to be safe and a settle without a key is not.
+ */
+export function idempotencyKeyOf(ctx: AppContext): string | undefined {
+  return ctx.headers['idempotency-key'] === undefined ? undefined : ctx.get('idempotency-key');
+}

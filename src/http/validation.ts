@@ -28,10 +28,29 @@ function messageFor(issue: z.core.$ZodRawIssue, root: string): string | undefine
   }
 }
 
-/** Validates one part of a request; the first issue becomes the error text, all of them the details. */
+/** Where a validated value holds a NUL character (Postgres text cannot store one), or null. */
+function nulCharacterAt(value: unknown, path: PropertyKey[] = []): PropertyKey[] | null {
+  if (typeof value === 'string') return value.includes('\0') ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    const found = nulCharacterAt(item, [...path, Array.isArray(value) ? Number(key) : key]);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * Validates one part of a request; the first issue becomes the error text, all of them the details.
+ * Values that pass the schema must also be storable, so none may contain a NUL character.
+ */
 export function validate<T extends z.ZodType>(schema: T, input: unknown, root: string): z.output<T> {
   const result = schema.safeParse(input, { error: (issue) => messageFor(issue, root) });
-  if (result.success) return result.data;
+  if (result.success) {
+    const nul = nulCharacterAt(result.data);
+    if (!nul) return result.data;
+    const path = pathOf(nul, root);
+    throw new ValidationError(`${path} must not contain NUL characters`, [{ path, message: `${path} must not contain NUL characters` }]);
+  }
   const details: ErrorDetail[] = result.error.issues.map((issue) => ({ path: pathOf(issue.path, root), message: issue.message }));
   throw new ValidationError(details[0]?.message ?? `${root} is invalid`, details);
 }

@@ -117,9 +117,20 @@ function withoutNul(text: string): string {
   return text.replace(/\0/g, '');
 }
 
+/**
+ * jsonb refuses the escapes \u0000 and lone surrogates (which JSON.stringify writes as \udXXX escapes);
+ * the scan consumes whole escape sequences, so an escaped backslash before "u0000" is left alone.
+ */
+function jsonbSafe(json: string): string {
+  return json.replace(/\\(u[0-9a-fA-F]{4}|[^u])/g, (sequence: string, escape: string) => {
+    if (escape === 'u0000') return '';
+    return /^u[dD][89a-fA-F]/.test(escape) ? '\\ufffd' : sequence;
+  });
+}
+
 function storablePayload(payload: unknown): { payload: string | null; rawBody: string | null } {
   if (payload === undefined) return { payload: null, rawBody: null };
-  const json = JSON.stringify(payload).replace(/(?<!\\)\\u0000/g, '');
+  const json = jsonbSafe(JSON.stringify(payload));
   return json.length <= MAX_STORED_PAYLOAD ? { payload: json, rawBody: null } : { payload: null, rawBody: json.slice(0, MAX_STORED_PAYLOAD) };
 }
 
@@ -159,10 +170,6 @@ export function createInboundEventsRepo(db: DbOrTrx) {
           ? await query.onConflict(db.raw('(request_id) WHERE signature_valid AND request_id IS NOT NULL')).ignore().returning('received_at')
           : await query.returning('received_at');
       return { recorded: rows.length > 0, receivedAt: rows[0]?.received_at ?? null };
-    },
-
-    async attachEntry(eventId: string, entryId: string): Promise<void> {
-      await db('inbound_events').where({ id: eventId }).update({ entry_id: entryId });
     },
 
     /** Newest first, with the account's reference; `beforeId` is the previous page's last id. */

@@ -1,5 +1,5 @@
 import { accountRefParamsSchema } from '../accounts/accounts.schemas';
-import { defineRoute, headerOf, tenantOf, type RouteDefinition } from '../http/route';
+import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
 import {
@@ -28,7 +28,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       responses: { 202: { description: 'Accepted; track it with GET /v1/transfers/{merchantTxRef}', schema: settleResponseSchema } },
       errors: [400, 403, 404, 409, 502],
       handle: async ({ params, body, ctx }) => {
-        const key = validIdempotencyKey(headerOf(ctx, 'idempotency-key'));
+        const key = validIdempotencyKey(idempotencyKeyOf(ctx));
         const settlement = await settlements.initiate(tenantOf(ctx).id, params.accountRef, body, key);
         return {
           status: 202,

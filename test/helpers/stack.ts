@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createActivities } from '../../activities';
 import type { Config } from '../../src/config';
 import { createApp } from '../../src/http/app';
+import { answerClientErrorsAsJson } from '../../src/http/client-errors';
 import { createLogger } from '../../src/logger';
 import {
   closeInfrastructure,
@@ -59,6 +60,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   const services = createServices(infra);
   const app = createApp({ config, logger, auth: services.auth.authenticator, readiness: createReadiness(infra), routes: createRoutes(services, config) });
   apiServer.on('request', app.callback());
+  answerClientErrorsAsJson(apiServer);
 
   let worker: Worker | null = null;
   let running: Promise<void> | null = null;

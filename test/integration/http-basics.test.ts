@@ -64,6 +64,12 @@ describe('HTTP basics and authentication', () => {
     assert.equal(huge.body.code, 'payload_too_large');
   });
 
+  it('answers oversize request headers with 431 and the JSON error body', async () => {
+    const response = await call(stack.apiUrl, 'GET', '/v1/me', { headers: { 'X-Padding': 'x'.repeat(20_000) } });
+    assert.equal(response.status, 431);
+    assert.deepEqual(response.body, { error: 'request headers too large', code: 'headers_too_large' });
+  });
+
   it('answers a missing field with 400 naming the field', async () => {
     const tenant = await createTenant(stack);
     const response = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body: { name: 'Ada' } });

@@ -1,12 +1,20 @@
+import type { Context, Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { AppError } from '../../errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** JSON bodies only, 1 MB at most; malformed JSON is a 400 and oversize a 413, never a 500. */
+/** The types koa-bodyparser reads as JSON. */
+const JSON_TYPES = ['application/json', 'application/json-patch+json', 'application/vnd.api+json', 'application/csp-report', 'application/scim+json'];
+
+/**
+ * JSON bodies only, 1 MB at most; malformed JSON is a 400 and oversize a 413, never a 500. A body of
+ * another type is a 415: read as no body, it would be blamed on a "missing" field instead.
+ */
 export function jsonBody() {
-  return bodyParser({
+  const parse = bodyParser({
     enableTypes: ['json'],
+    extendTypes: { json: JSON_TYPES },
     jsonLimit: '1mb',
     strict: true,
     onerror: (error: Error & { status?: number }) => {
@@ -15,6 +23,11 @@ export function jsonBody() {
       throw new AppError(400, 'invalid_json', 'invalid json');
     },
   });
+  return async (ctx: Context, next: Next): Promise<void> => {
+    // No content at all (is() answers null; fetch sends Content-Length: 0 on a bare POST) is left to the schema.
+    if (ctx.request.length !== 0 && ctx.request.is(JSON_TYPES) === false) throw new AppError(415, 'unsupported_media_type', 'request body must be application/json');
+    await parse(ctx, next);
+  };
 }
 
 /** Reads the raw request bytes with the same 1 MB cap, for routes that verify signatures themselves. */

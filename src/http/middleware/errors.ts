@@ -1,4 +1,5 @@
 import type { Next } from 'koa';
+import { isRetryableDatabaseError } from '../../db';
 import { AppError } from '../../errors';
 import type { AppContext } from '../context';
 
@@ -30,6 +31,12 @@ function toErrorResponse(error: unknown, ctx: AppContext): { status: number; bod
   if (typeof httpError?.status === 'number' && httpError.status >= 400 && httpError.status < 500 && httpError.expose) {
     const code = httpError.status === 405 ? 'method_not_allowed' : 'bad_request';
     return { status: httpError.status, body: { error: (httpError.message ?? 'bad request').toLowerCase(), code, requestId } };
+  }
+  // An unreachable database (or a lost deadlock) is a retryable outage, not a server bug: the provider's
+  // webhook relies on this 503 to be redelivered rather than lost.
+  if (isRetryableDatabaseError(error)) {
+    ctx.state.log.warn({ err: error }, 'database unavailable or transaction conflict');
+    return { status: 503, body: { error: 'temporarily unavailable, retry later', code: 'unavailable', requestId } };
   }
   ctx.state.log.error({ err: error }, 'unhandled error');
   return { status: 500, body: { error: 'internal error', code: 'internal_error', requestId } };
