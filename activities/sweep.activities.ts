@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { SweepResult, WorkflowStarter } from '../src/jobs/workflow-starter';
 import type { Logger } from '../src/logger';
 
@@ -8,7 +9,7 @@ export function createSweepActivities(deps: { starter: WorkflowStarter; graceMs:
       let total: SweepResult = { found: 0, started: 0, failed: 0 };
       // Batches until the backlog is gone or a batch stops making progress.
       for (;;) {
-        const batch = await starter.sweep(graceMs, 500);
+        const batch = await starter.sweep(graceMs, 500, { onProgress: () => Context.current().heartbeat() });
         total = { found: total.found + batch.found, started: total.started + batch.started, failed: total.failed + batch.failed };
         if (batch.found < 500 || batch.started === 0) break;
       }

@@ -79,7 +79,6 @@ export const configSchema = z
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('ledger'),
     TEMPORAL_UI_URL: url('http://localhost:8233'),
-    WORKFLOW_START_TIMEOUT: duration('100ms'),
     PROVIDER_BASE_URL: url('http://127.0.0.1:4010'),
     PROVIDER_CLIENT_ID: z.string().min(1).default('sandbox-client'),
     PROVIDER_CLIENT_SECRET: z.string().min(1).default('sandbox-secret'),

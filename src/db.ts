@@ -33,14 +33,18 @@ export const migrationConfig: Knex.MigratorConfig = {
   tableName: 'knex_migrations',
 };
 
-/** Postgres error codes that mean the database itself is unreachable or shutting down. */
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300']);
+/**
+ * Postgres error codes after which the same request may well succeed: the database unreachable or
+ * shutting down, or a transaction that lost a deadlock, a serialization conflict or a lock wait.
+ */
+const RETRYABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300', '40P01', '40001', '55P03', '57014']);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
-export function isDatabaseUnavailable(error: unknown): boolean {
+/** A database failure the caller should answer with 503 (and the provider retry), never record as final. */
+export function isRetryableDatabaseError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: string }).code;
-  if (code && (UNAVAILABLE_CODES.has(code) || NETWORK_CODES.has(code))) return true;
+  if (code && (RETRYABLE_CODES.has(code) || NETWORK_CODES.has(code))) return true;
   return (
     error.name === 'KnexTimeoutError' ||
     /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(error.message)

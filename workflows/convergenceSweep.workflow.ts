@@ -2,8 +2,11 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep.activities';
 import type { SweepResult } from '../src/jobs/workflow-starter';
 
+// The sweep heartbeats as it goes: a worker that dies mid-sweep is noticed in 30 s, not at the end of
+// the start-to-close timeout (the Schedule skips runs while one is still open).
 const { sweepOutbox } = proxyActivities<SweepActivities>({
-  startToCloseTimeout: '5 minutes',
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
 });
 

@@ -1,13 +1,11 @@
-import { defineQuery, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { defineQuery, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments.activities';
 import type { ConfirmationOutcome, PaymentConfirmationInput, ProviderTxnLookup } from '../src/temporal/payloads';
 
-const { lookupProviderTransaction } = proxyActivities<PaymentActivities>({
+// Local activities: each is a short call (a lookup, one transaction) that the worker runs itself, so a
+// confirmation costs the server one workflow task instead of an activity task per call.
+const { lookupProviderTransaction, confirmPaymentCredit, reversePaymentCredit } = proxyLocalActivities<PaymentActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
-const { confirmPaymentCredit, reversePaymentCredit } = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 

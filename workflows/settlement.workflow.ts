@@ -10,8 +10,10 @@ import {
 } from '../src/temporal/payloads';
 import { SETTLEMENT_STATUS } from '../src/temporal/search-attributes';
 
+// Each activity is one provider call (10 s deadline, plus a token refresh at worst) around short
+// transactions: a worker that dies mid-activity delays the settlement by this much at most.
 const activities = proxyActivities<SettlementActivities>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '45 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 

@@ -1,8 +1,9 @@
-import { defineQuery, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { defineQuery, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.activities';
 import type { DeliveryAttemptResult, WebhookDeliveryInput } from '../src/temporal/payloads';
 
-const { sendWebhook, recordWebhookAttempt } = proxyActivities<WebhookActivities>({
+// Local activities: the worker runs these short calls itself, sparing the server an activity task each.
+const { sendWebhook, recordWebhookAttempt } = proxyLocalActivities<WebhookActivities>({
   // The HTTP call itself has a 10 s deadline; the rest is database time, retried until it works.
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },

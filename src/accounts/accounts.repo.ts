@@ -65,17 +65,10 @@ function toAccount(row: AccountRow): AccountRecord {
   };
 }
 
-export interface NewAccount {
-  id: string;
-  tenantId: string;
-  customerId: string;
-  accountRef: string;
-  bankAccountNumber: string;
-  bankAccountName: string;
-  bankName: string;
-  callbackUrl: string | null;
-  expectedAmount: Kobo | null;
-}
+export type NewAccount = Pick<
+  AccountRecord,
+  'id' | 'tenantId' | 'customerId' | 'accountRef' | 'bankAccountNumber' | 'bankAccountName' | 'bankName' | 'callbackUrl' | 'expectedAmount'
+>;
 
 export function createAccountsRepo(db: DbOrTrx) {
   const one = async (query: Promise<AccountRow | undefined>): Promise<AccountRecord | undefined> => {

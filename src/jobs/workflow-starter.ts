@@ -7,8 +7,6 @@ import type { OutboxEntry, OutboxRepo } from './outbox.repo';
 
 export interface WorkflowStarterOptions {
   taskQueue: string;
-  /** How long a request may wait for its starts before answering; the rest finish in the background. */
-  startTimeoutMs: number;
   /** Starts in flight at once; beyond it a start is left to the sweep instead of queueing in memory. */
   maxInFlight?: number;
   /** Whether the server accepts our custom search attributes (the time-skipping test server does not). */
@@ -111,21 +109,17 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
   return {
     start,
 
-    /** Never throws and never waits longer than the start timeout. */
-    async kick(entries: OutboxEntry[]): Promise<void> {
-      const accepted = entries.slice(0, Math.max(0, maxInFlight - inFlight));
-      if (accepted.length === 0) return;
-      const all = Promise.all(accepted.map(tracked));
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, options.startTimeoutMs);
-      });
-      await Promise.race([all, timeout]);
-      clearTimeout(timer);
+    /**
+     * After a commit: starts the workflows in the background and returns at once. Nobody waits on
+     * Temporal (the rows are committed); under load, starts beyond the in-flight limit wait for the sweep.
+     */
+    kick(entries: OutboxEntry[]): void {
+      for (const entry of entries.slice(0, Math.max(0, maxInFlight - inFlight))) void tracked(entry);
     },
 
-    /** Starts every unstarted workflow older than the grace period. */
-    async sweep(graceMs: number, limit: number, concurrency = 16): Promise<SweepResult> {
+    /** Starts every unstarted workflow older than the grace period; `onProgress` runs after each start. */
+    async sweep(graceMs: number, limit: number, options: { concurrency?: number; onProgress?: () => void } = {}): Promise<SweepResult> {
+      const concurrency = options.concurrency ?? 16;
       const entries = await outbox.listUnstarted(graceMs, limit);
       let started = 0;
       let failed = 0;
@@ -140,6 +134,7 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
             failed += 1;
             logger.warn({ err: error, workflowId: entry.workflowId }, 'sweep could not start workflow');
           }
+          options.onProgress?.();
         }
       });
       await Promise.all(workers);

@@ -1,6 +1,6 @@
 import type { DbOrTrx, Trx } from '../db';
-import { koboFromDb } from '../money';
-import type { AccountTotals, EntryStatus, LedgerEntry } from './ledger.types';
+import { koboFromDb, type Kobo } from '../money';
+import type { EntryKind, EntryStatus, LedgerEntry } from './ledger.types';
 
 interface EntryRow {
   id: string;
@@ -22,25 +22,6 @@ interface EntryRow {
   debits_to_date: string;
   created_at: Date;
 }
-
-interface TotalsRow {
-  id: string;
-  tenant_id: string;
-  ledger_balance: string;
-  pending_credits: string;
-  total_credits: string;
-  total_debits: string;
-  last_seq: string;
-}
-
-export type NewEntryRow = Omit<EntryRow, 'seq' | 'amount' | 'fee' | 'balance_after' | 'credits_to_date' | 'debits_to_date' | 'created_at'> & {
-  seq: bigint;
-  amount: bigint;
-  fee: bigint;
-  balance_after: bigint;
-  credits_to_date: bigint;
-  debits_to_date: bigint;
-};
 
 export function toLedgerEntry(row: EntryRow): LedgerEntry {
   return {
@@ -65,49 +46,110 @@ export function toLedgerEntry(row: EntryRow): LedgerEntry {
   };
 }
 
-function toTotals(row: TotalsRow): AccountTotals {
-  return {
-    accountId: row.id,
-    tenantId: row.tenant_id,
-    ledgerBalance: koboFromDb(row.ledger_balance),
-    pendingCredits: koboFromDb(row.pending_credits),
-    totalCredits: koboFromDb(row.total_credits),
-    totalDebits: koboFromDb(row.total_debits),
-    lastSeq: BigInt(row.last_seq),
-  };
+/** One entry to append, in order; seq and the running columns are computed in SQL under the lock. */
+export interface EntryDraft {
+  id: string;
+  direction: LedgerEntry['direction'];
+  kind: EntryKind;
+  amount: Kobo;
+  fee: Kobo;
+  status: EntryStatus;
+  narration: string;
+  providerTxnRef: string | null;
+  transactionGroupId: string;
+  reversesEntryId: string | null;
 }
 
-const TOTALS_COLUMNS = ['id', 'tenant_id', 'ledger_balance', 'pending_credits', 'total_credits', 'total_debits', 'last_seq'];
+export interface AppendTotals {
+  credits: Kobo;
+  debits: Kobo;
+  /** Provisional credits appended (they join pending credits). */
+  pendingAdded: Kobo;
+  /** Pending credits leaving because this append reverses one. */
+  pendingReleased: Kobo;
+  /** When set, the append happens only if the available balance covers this much. */
+  requireAvailable: Kobo | null;
+}
+
+/**
+ * One statement, so one round trip: lock the account row, check the available balance, insert the
+ * entries with their seq and running columns, and move the account's totals. Every posting to an
+ * account serialises on that row lock.
+ */
+const APPEND_SQL = `
+  WITH account AS (
+    SELECT id, tenant_id, last_seq, total_credits, total_debits
+      FROM virtual_accounts
+     WHERE id = :accountId
+       AND (CAST(:requireAvailable AS bigint) IS NULL OR ledger_balance - pending_credits >= CAST(:requireAvailable AS bigint))
+       -- The lock the UPDATE below needs anyway. Not FOR UPDATE: that would conflict with the key-share
+       -- locks that inserting rows referencing the account (an inbound event, a delivery) already hold.
+       FOR NO KEY UPDATE
+  ), drafts AS (
+    SELECT d.*,
+           sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS credits_run,
+           sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS debits_run
+      FROM jsonb_to_recordset(CAST(:drafts AS jsonb)) AS d(
+             ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text,
+             narration text, provider_txn_ref text, transaction_group_id uuid, reverses_entry_id uuid)
+  ), inserted AS (
+    INSERT INTO ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
+                                provider_txn_ref, transaction_group_id, reverses_entry_id, balance_after, credits_to_date,
+                                debits_to_date, created_at)
+    SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
+           d.provider_txn_ref, d.transaction_group_id, d.reverses_entry_id,
+           (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
+           a.total_debits + d.debits_run, clock_timestamp()
+      FROM drafts d CROSS JOIN account a
+    RETURNING *
+  ), moved AS (
+    UPDATE virtual_accounts v
+       SET last_seq = a.last_seq + :count,
+           total_credits = a.total_credits + :credits,
+           total_debits = a.total_debits + :debits,
+           ledger_balance = (a.total_credits + :credits) - (a.total_debits + :debits),
+           pending_credits = v.pending_credits + :pendingAdded - :pendingReleased,
+           updated_at = now()
+      FROM account a
+     WHERE v.id = a.id
+    RETURNING v.id
+  )
+  SELECT inserted.* FROM inserted, moved ORDER BY seq`;
 
 export function createLedgerRepo(db: DbOrTrx) {
   return {
-    /** The account row lock every posting takes: it serialises seq, totals and balance checks. */
-    async lockAccountTotals(trx: Trx, accountId: string): Promise<AccountTotals | undefined> {
-      const row: TotalsRow | undefined = await trx('virtual_accounts').where({ id: accountId }).forUpdate().first(TOTALS_COLUMNS);
-      return row ? toTotals(row) : undefined;
-    },
-
-    async accountTotals(accountId: string): Promise<AccountTotals | undefined> {
-      const row: TotalsRow | undefined = await db('virtual_accounts').where({ id: accountId }).first(TOTALS_COLUMNS);
-      return row ? toTotals(row) : undefined;
-    },
-
-    async insertEntries(trx: Trx, rows: NewEntryRow[]): Promise<LedgerEntry[]> {
-      const inserted: EntryRow[] = await trx('ledger_entries')
-        .insert(rows.map((row) => ({ ...row, created_at: trx.raw('clock_timestamp()') })))
-        .returning('*');
-      return inserted.map(toLedgerEntry);
-    },
-
-    async saveTotals(trx: Trx, totals: AccountTotals): Promise<void> {
-      await trx('virtual_accounts').where({ id: totals.accountId }).update({
-        ledger_balance: totals.ledgerBalance,
-        pending_credits: totals.pendingCredits,
-        total_credits: totals.totalCredits,
-        total_debits: totals.totalDebits,
-        last_seq: totals.lastSeq,
-        updated_at: trx.fn.now(),
+    /** The appended entries, or null when the account does not exist or lacks the available balance. */
+    async append(trx: Trx, accountId: string, drafts: EntryDraft[], totals: AppendTotals): Promise<LedgerEntry[] | null> {
+      const result = await trx.raw(APPEND_SQL, {
+        accountId,
+        requireAvailable: totals.requireAvailable === null ? null : totals.requireAvailable.toString(),
+        drafts: JSON.stringify(
+          drafts.map((draft, index) => ({
+            ord: index + 1,
+            id: draft.id,
+            direction: draft.direction,
+            kind: draft.kind,
+            amount: draft.amount.toString(),
+            fee: draft.fee.toString(),
+            status: draft.status,
+            narration: draft.narration,
+            provider_txn_ref: draft.providerTxnRef,
+            transaction_group_id: draft.transactionGroupId,
+            reverses_entry_id: draft.reversesEntryId,
+          })),
+        ),
+        count: drafts.length,
+        credits: totals.credits.toString(),
+        debits: totals.debits.toString(),
+        pendingAdded: totals.pendingAdded.toString(),
+        pendingReleased: totals.pendingReleased.toString(),
       });
+      const rows = result.rows as EntryRow[];
+      return rows.length === drafts.length ? rows.map(toLedgerEntry) : null;
+    },
+
+    async accountExists(accountId: string, trx?: Trx): Promise<boolean> {
+      return (await (trx ?? db)('virtual_accounts').where({ id: accountId }).first('id')) !== undefined;
     },
 
     async findEntry(entryId: string, trx?: Trx): Promise<LedgerEntry | undefined> {
@@ -115,14 +157,30 @@ export function createLedgerRepo(db: DbOrTrx) {
       return row ? toLedgerEntry(row) : undefined;
     },
 
-    /** Conditional status move; undefined when the entry was not in one of the `from` states. */
-    async moveStatus(trx: Trx, entryId: string, from: EntryStatus[], to: EntryStatus): Promise<LedgerEntry | undefined> {
+    /** provisional -> confirmed; undefined when the entry had already left `provisional`. */
+    async markConfirmed(trx: Trx, entryId: string): Promise<LedgerEntry | undefined> {
       const [row]: EntryRow[] = await trx('ledger_entries')
-        .where({ id: entryId })
-        .whereIn('status', from)
-        .update({ status: to, status_changed_at: trx.raw('clock_timestamp()') })
+        .where({ id: entryId, status: 'provisional' })
+        .update({ status: 'confirmed', status_changed_at: trx.raw('clock_timestamp()') })
         .returning('*');
       return row ? toLedgerEntry(row) : undefined;
+    },
+
+    /**
+     * -> reversed, from provisional; or from confirmed for a settlement debit the provider refunded.
+     * Undefined when the entry is in neither state (already reversed, or a confirmed credit).
+     */
+    async markReversed(trx: Trx, entryId: string): Promise<LedgerEntry | undefined> {
+      const [row]: EntryRow[] = await trx('ledger_entries')
+        .where({ id: entryId })
+        .where((query) => query.where({ status: 'provisional' }).orWhere({ status: 'confirmed', kind: 'settlement' }))
+        .update({ status: 'reversed', status_changed_at: trx.raw('clock_timestamp()') })
+        .returning('*');
+      return row ? toLedgerEntry(row) : undefined;
+    },
+
+    async releasePending(trx: Trx, accountId: string, amount: Kobo): Promise<void> {
+      await trx('virtual_accounts').where({ id: accountId }).update({ pending_credits: trx.raw('pending_credits - ?', [amount.toString()]), updated_at: trx.fn.now() });
     },
   };
 }

@@ -25,17 +25,9 @@ export interface LedgerEntry {
   createdAt: Date;
 }
 
-export interface AccountTotals {
-  accountId: string;
-  tenantId: string;
-  ledgerBalance: Kobo;
-  pendingCredits: Kobo;
-  totalCredits: Kobo;
-  totalDebits: Kobo;
-  lastSeq: bigint;
-}
-
 export interface NewPosting {
+  /** Generated when absent; callers that must reference the entry in the same transaction pass one. */
+  id?: string;
   direction: EntryDirection;
   kind: Exclude<EntryKind, 'reversal'>;
   amount: Kobo;

@@ -1,8 +1,9 @@
 import type { Db, Trx } from '../db';
 import { BadRequestError } from '../errors';
 import { uuidv7 } from '../ids';
-import { createLedgerRepo, type NewEntryRow } from './ledger.repo';
-import type { AccountTotals, EntryKind, LedgerEntry, NewPosting } from './ledger.types';
+import type { Kobo } from '../money';
+import { createLedgerRepo, type EntryDraft } from './ledger.repo';
+import type { LedgerEntry, NewPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
   constructor() {
@@ -15,53 +16,29 @@ export interface Reversal {
   reversal: LedgerEntry;
 }
 
-type EntryDraft = Omit<NewPosting, 'kind'> & { kind: EntryKind; reversesEntryId: string | null };
+const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo => drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
 
 /**
- * The only writer of ledger entries and account totals. Every change takes the account's row lock
- * first, so seq, running balances, totals and the available-balance check are serialised per account.
+ * The only writer of ledger entries and account totals. Every append takes the account's row lock
+ * (inside one SQL statement), so seq, running balances, totals and the available-balance check are
+ * serialised per account; the database's CHECK constraints hold the invariants whatever happens.
  */
 export function createPostingEngine(db: Db) {
   const repo = createLedgerRepo(db);
 
-  async function lock(trx: Trx, accountId: string): Promise<AccountTotals> {
-    const totals = await repo.lockAccountTotals(trx, accountId);
-    if (!totals) throw new Error(`account ${accountId} does not exist`);
-    return totals;
-  }
-
-  async function append(trx: Trx, totals: AccountTotals, drafts: EntryDraft[]): Promise<LedgerEntry[]> {
-    const rows: NewEntryRow[] = drafts.map((draft) => {
-      if (draft.amount <= 0n) throw new Error('a posting amount must be positive');
-      const credit = draft.direction === 'credit';
-      totals.lastSeq += 1n;
-      totals.totalCredits += credit ? draft.amount : 0n;
-      totals.totalDebits += credit ? 0n : draft.amount;
-      totals.ledgerBalance = totals.totalCredits - totals.totalDebits;
-      if (credit && draft.status === 'provisional') totals.pendingCredits += draft.amount;
-      return {
-        id: uuidv7(),
-        tenant_id: totals.tenantId,
-        account_id: totals.accountId,
-        seq: totals.lastSeq,
-        direction: draft.direction,
-        kind: draft.kind,
-        amount: draft.amount,
-        fee: draft.fee ?? 0n,
-        currency: 'NGN',
-        status: draft.status,
-        narration: draft.narration,
-        provider_txn_ref: draft.providerTxnRef,
-        transaction_group_id: draft.transactionGroupId,
-        reverses_entry_id: draft.reversesEntryId,
-        balance_after: totals.ledgerBalance,
-        credits_to_date: totals.totalCredits,
-        debits_to_date: totals.totalDebits,
-      };
+  async function append(trx: Trx, accountId: string, drafts: EntryDraft[], options: { spendAvailable?: boolean; pendingReleased?: Kobo } = {}): Promise<LedgerEntry[]> {
+    if (drafts.some((draft) => draft.amount <= 0n)) throw new Error('a posting amount must be positive');
+    const debits = sum(drafts, (draft) => draft.direction === 'debit');
+    const entries = await repo.append(trx, accountId, drafts, {
+      credits: sum(drafts, (draft) => draft.direction === 'credit'),
+      debits,
+      pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
+      pendingReleased: options.pendingReleased ?? 0n,
+      requireAvailable: options.spendAvailable ? debits : null,
     });
-    const entries = await repo.insertEntries(trx, rows);
-    await repo.saveTotals(trx, totals);
-    return entries;
+    if (entries) return entries;
+    if (await repo.accountExists(accountId, trx)) throw new InsufficientFundsError();
+    throw new Error(`account ${accountId} does not exist`);
   }
 
   return {
@@ -69,26 +46,15 @@ export function createPostingEngine(db: Db) {
      * Posts entries to one account. With `spendAvailable`, the debits must fit in the available
      * balance (ledger balance less provisional credits), checked under the same lock as the write.
      */
-    async post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendAvailable?: boolean } = {}): Promise<LedgerEntry[]> {
-      const totals = await lock(trx, accountId);
-      if (options.spendAvailable) {
-        const debits = postings.filter((posting) => posting.direction === 'debit').reduce((sum, posting) => sum + posting.amount, 0n);
-        if (totals.ledgerBalance - totals.pendingCredits < debits) throw new InsufficientFundsError();
-      }
-      return append(trx, totals, postings.map((posting) => ({ ...posting, reversesEntryId: null })));
+    post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendAvailable?: boolean } = {}): Promise<LedgerEntry[]> {
+      const drafts = postings.map((posting) => ({ ...posting, id: posting.id ?? uuidv7(), fee: posting.fee ?? 0n, reversesEntryId: null }));
+      return append(trx, accountId, drafts, options);
     },
 
     /** provisional -> confirmed; undefined when the entry had already left `provisional`. */
     async confirm(trx: Trx, entryId: string): Promise<LedgerEntry | undefined> {
-      const entry = await repo.findEntry(entryId, trx);
-      if (!entry) return undefined;
-      const totals = await lock(trx, entry.accountId);
-      const confirmed = await repo.moveStatus(trx, entryId, ['provisional'], 'confirmed');
-      if (!confirmed) return undefined;
-      if (confirmed.direction === 'credit') {
-        totals.pendingCredits -= confirmed.amount;
-        await repo.saveTotals(trx, totals);
-      }
+      const confirmed = await repo.markConfirmed(trx, entryId);
+      if (confirmed?.direction === 'credit') await repo.releasePending(trx, confirmed.accountId, confirmed.amount);
       return confirmed;
     },
 
@@ -97,26 +63,28 @@ export function createPostingEngine(db: Db) {
      * entry can always be reversed; a confirmed one only when it is a settlement debit the provider refunded.
      */
     async reverse(trx: Trx, entryId: string, narration: string): Promise<Reversal | undefined> {
-      const entry = await repo.findEntry(entryId, trx);
-      if (!entry) return undefined;
-      const totals = await lock(trx, entry.accountId);
-      const from: LedgerEntry['status'][] = entry.kind === 'settlement' ? ['provisional', 'confirmed'] : ['provisional'];
-      const original = await repo.moveStatus(trx, entryId, from, 'reversed');
+      const original = await repo.markReversed(trx, entryId);
       if (!original) return undefined;
-      // Only provisional credits can be reversed, so a reversed credit always leaves pending credits.
-      if (original.direction === 'credit') totals.pendingCredits -= original.amount;
-      const [reversal] = await append(trx, totals, [
-        {
-          direction: original.direction === 'credit' ? 'debit' : 'credit',
-          kind: 'reversal',
-          amount: original.amount,
-          status: 'confirmed',
-          narration,
-          providerTxnRef: original.providerTxnRef,
-          transactionGroupId: original.transactionGroupId,
-          reversesEntryId: original.id,
-        },
-      ]);
+      const [reversal] = await append(
+        trx,
+        original.accountId,
+        [
+          {
+            id: uuidv7(),
+            direction: original.direction === 'credit' ? 'debit' : 'credit',
+            kind: 'reversal',
+            amount: original.amount,
+            fee: 0n,
+            status: 'confirmed',
+            narration,
+            providerTxnRef: original.providerTxnRef,
+            transactionGroupId: original.transactionGroupId,
+            reversesEntryId: original.id,
+          },
+        ],
+        // Only provisional credits can be reversed, so a reversed credit always leaves pending credits.
+        { pendingReleased: original.direction === 'credit' ? original.amount : 0n },
+      );
       return { original, reversal: reversal! };
     },
   };

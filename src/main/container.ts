@@ -71,7 +71,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     client: temporal,
     outbox: createOutboxRepo(db),
     logger: logger.child({ component: 'workflow-starter' }),
-    options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startTimeoutMs: config.WORKFLOW_START_TIMEOUT, searchAttributes: options.searchAttributes ?? true },
+    options: { taskQueue: config.TEMPORAL_TASK_QUEUE, searchAttributes: options.searchAttributes ?? true },
   });
   const auth = createAuthService({ db, config });
   const accounts = createAccountsService({ db, config, provider });
@@ -86,7 +86,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     jobs,
     starter,
     signal: (merchantTxRef, signal) =>
-      withTimeout(temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(PAYOUT_SIGNAL, signal), config.WORKFLOW_START_TIMEOUT, 'settlement signal'),
+      temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(PAYOUT_SIGNAL, signal)),
   });
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
   const ingest = createPaymentIngestService({

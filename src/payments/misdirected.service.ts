@@ -71,7 +71,7 @@ export function createMisdirectedService(deps: { db: Db; creditPayment: PaymentC
           await events.markAssigned(event.id, { accountId: account.id, entryId: credit.entry.id, userId: user.id });
           return { assignment: { eventId: event.id, entryId: credit.entry.id, accountRef: account.accountRef }, jobs: credit.jobs };
         });
-        await starter.kick(assigned.jobs);
+        starter.kick(assigned.jobs);
         return assigned.assignment;
       } catch (error) {
         if (isUniqueViolation(error, 'ledger_entries_one_payment_per_txn_idx')) throw new ConflictError('transaction already credited');

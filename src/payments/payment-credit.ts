@@ -10,6 +10,8 @@ import { createDeliveriesRepo } from '../webhooks/deliveries.repo';
 import { paymentReceivedBody } from '../webhooks/payment-received';
 
 export interface PaymentCredit {
+  /** The ledger entry's id when the caller has already referenced it (the inbound event does). */
+  entryId?: string;
   account: AccountRecord;
   gross: Kobo;
   fee: Kobo;
@@ -31,6 +33,7 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     const transactionGroupId = uuidv7();
     const [entry] = await postingEngine.post(trx, account.id, [
       {
+        ...(payment.entryId ? { id: payment.entryId } : {}),
         direction: 'credit',
         kind: 'payment',
         amount: payment.gross - payment.fee,

@@ -2,7 +2,7 @@ import { createAccountsRepo, type AccountRecord } from '../accounts/accounts.rep
 import { ACCOUNT_REF_RE } from '../accounts/accounts.service';
 import { createAuthRepo } from '../auth/auth.repo';
 import type { Config } from '../config';
-import { isDatabaseUnavailable, isUniqueViolation, type Db } from '../db';
+import { isRetryableDatabaseError, isUniqueViolation, type Db } from '../db';
 import { uuidv7 } from '../ids';
 import { createOutboxRepo, type OutboxEntry } from '../jobs/outbox.repo';
 import type { WorkflowStarter } from '../jobs/workflow-starter';
@@ -25,8 +25,8 @@ export interface SignatureHeaders {
 export interface PayoutEventSink {
   /** The settlement the event belongs to, and the workflows to start in the same transaction as the event. */
   prepare(type: PayoutSignalType, providerRef: string): Promise<{ tenantId: string; accountId: string; jobs: OutboxEntry[] } | null>;
-  /** After the commit: wakes the settlement workflow, best effort. */
-  notify(type: PayoutSignalType, providerRef: string): Promise<void>;
+  /** After the commit: wakes the settlement workflow, best effort, without waiting. */
+  notify(type: PayoutSignalType, providerRef: string): void;
 }
 
 const MAX_STORED_RAW_BODY = 64 * 1024;
@@ -34,15 +34,43 @@ const MAX_TEXT = 500;
 
 type Amounts = { gross: Kobo; fee: Kobo } | { error: string };
 
+/** Amounts live in int8 columns: a number past their range is no real payment and would fail the insert. */
+const MAX_STORABLE_KOBO = 2n ** 63n - 1n;
+
+function storableKobo(naira: number): Kobo | null {
+  const kobo = koboFromProviderNumber(naira);
+  return kobo !== null && kobo <= MAX_STORABLE_KOBO && kobo >= -MAX_STORABLE_KOBO ? kobo : null;
+}
+
 function amountsOf(event: PaymentEvent): Amounts {
   const { transactionAmount, fee, currency } = event.data.transaction;
   if (currency !== 'NGN') return { error: `unsupported currency ${currency.slice(0, 10)}` };
-  const gross = koboFromProviderNumber(transactionAmount);
-  const feeKobo = koboFromProviderNumber(fee);
+  const gross = storableKobo(transactionAmount);
+  const feeKobo = storableKobo(fee);
   if (gross === null || gross <= 0n) return { error: 'transactionAmount must be a positive naira amount with at most two decimals' };
   if (feeKobo === null || feeKobo < 0n) return { error: 'fee must be a non-negative naira amount with at most two decimals' };
   if (feeKobo >= gross) return { error: 'fee must be less than transactionAmount' };
   return { gross, fee: feeKobo };
+}
+
+/** A provider event is a few levels deep; far deeper JSON is refused before anything recurses over it. */
+const MAX_NESTING = 32;
+
+/** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped). */
+function nestingDepth(json: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const char = json[i];
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{' || char === '[') deepest = Math.max(deepest, ++depth);
+    else if (char === '}' || char === ']') depth--;
+  }
+  return deepest;
 }
 
 function textAt(payload: unknown, ...path: string[]): string | null {
@@ -54,7 +82,7 @@ function textAt(payload: unknown, ...path: string[]): string | null {
 function amountAt(payload: unknown, field: 'transactionAmount' | 'fee'): Kobo | null {
   const transaction = (payload as { data?: { transaction?: Record<string, unknown> } })?.data?.transaction;
   const value = transaction?.[field];
-  return typeof value === 'number' ? koboFromProviderNumber(value) : null;
+  return typeof value === 'number' ? storableKobo(value) : null;
 }
 
 function describePostingFailure(error: unknown): string {
@@ -120,10 +148,13 @@ export function createPaymentIngestService(deps: {
       return record({ ...located, category: 'processing_error', error: 'error' in amounts ? amounts.error : 'invalid payment event' });
     }
     const transaction = parsed.data.data.transaction;
+    const entryId = uuidv7();
     try {
       const scheduled = await db.transaction(async (trx) => {
+        // The claim comes first, so a duplicate is known as one before anything is posted.
         const { recorded, receivedAt } = await createInboundEventsRepo(trx).record({
           ...located,
+          entryId,
           category: 'payment',
           grossAmount: amounts.gross,
           fee: amounts.fee,
@@ -131,6 +162,7 @@ export function createPaymentIngestService(deps: {
         });
         if (!recorded) return null;
         const credit = await creditPayment(trx, {
+          entryId,
           account,
           gross: amounts.gross,
           fee: amounts.fee,
@@ -140,14 +172,14 @@ export function createPaymentIngestService(deps: {
           inboundEventId: located.id,
           receivedAt: receivedAt!,
         });
-        await createInboundEventsRepo(trx).attachEntry(located.id, credit.entry.id);
         return credit.jobs;
       });
       if (!scheduled) return 'duplicate';
-      await starter.kick(scheduled);
+      starter.kick(scheduled);
       return 'payment';
     } catch (error) {
-      if (isDatabaseUnavailable(error)) throw error;
+      // Retryable failures go back to the provider as a 503, so the payment is redelivered, not dropped.
+      if (isRetryableDatabaseError(error)) throw error;
       logger.error({ err: error, requestId: located.requestId, accountId: account.id }, 'payment posting failed');
       return record({ ...located, id: uuidv7(), category: 'processing_error', grossAmount: amounts.gross, fee: amounts.fee, error: describePostingFailure(error) });
     }
@@ -166,26 +198,22 @@ export function createPaymentIngestService(deps: {
       return true;
     });
     if (!recorded) return 'duplicate';
-    await starter.kick(target?.jobs ?? []);
-    if (target) await payouts.notify(type, providerRef);
+    starter.kick(target?.jobs ?? []);
+    if (target) payouts.notify(type, providerRef);
     return 'non_payment_event';
   }
 
   return {
     async ingest(rawBody: Buffer, headers: SignatureHeaders): Promise<IngestOutcome> {
+      const text = rawBody.toString('utf8');
+      const malformed = (error: string) =>
+        record({ id: uuidv7(), requestId: null, eventType: null, category: 'sig_invalid', signatureValid: false, rawBody: text.slice(0, MAX_STORED_RAW_BODY), error });
+      if (nestingDepth(text) > MAX_NESTING) return malformed('json nested too deeply');
       let payload: unknown;
       try {
-        payload = JSON.parse(rawBody.toString('utf8'));
+        payload = JSON.parse(text);
       } catch {
-        return record({
-          id: uuidv7(),
-          requestId: null,
-          eventType: null,
-          category: 'sig_invalid',
-          signatureValid: false,
-          rawBody: rawBody.toString('utf8').slice(0, MAX_STORED_RAW_BODY),
-          error: 'malformed json',
-        });
+        return malformed('malformed json');
       }
       const signed =
         headers.signature !== undefined &&

@@ -1,5 +1,3 @@
-import { isDatabaseUnavailable } from '../db';
-import { AppError } from '../errors';
 import { defineRoute, headerOf, type RouteDefinition } from '../http/route';
 import { webhookAckSchema } from './inbound-event.schemas';
 import type { PaymentIngestService } from './payment-ingest.service';
@@ -21,13 +19,9 @@ export function paymentsRoutes(deps: { ingest: PaymentIngestService }): RouteDef
           signature: headerOf(ctx, 'provider-signature') ?? headerOf(ctx, 'nomba-signature'),
           timestamp: headerOf(ctx, 'provider-timestamp') ?? headerOf(ctx, 'nomba-timestamp'),
         };
-        try {
-          const outcome = await ingest.ingest(rawBody ?? Buffer.alloc(0), headers);
-          ctx.state.log.info({ outcome }, 'provider webhook');
-        } catch (error) {
-          if (isDatabaseUnavailable(error)) throw new AppError(503, 'unavailable', 'temporarily unavailable, retry later');
-          throw error;
-        }
+        // An unreachable database escapes as a 503 (errorHandler), so the provider redelivers.
+        const outcome = await ingest.ingest(rawBody ?? Buffer.alloc(0), headers);
+        ctx.state.log.info({ outcome }, 'provider webhook');
         return { status: 200, body: { received: true } };
       },
     }),

@@ -1,21 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kobo } from '../money';
-import type { ProviderTransactionStatus } from '../provider/provider.types';
+import type { ProviderTransactionStatus, ProviderVirtualAccount } from '../provider/provider.types';
 import type { TransferScript } from './magic-values';
 import { newWalletId } from './sandbox-ids';
 
-export interface SandboxVirtualAccount {
-  accountRef: string;
-  accountHolderId: string;
-  accountName: string;
-  bankAccountNumber: string;
-  bankAccountName: string;
-  bankName: string;
-  currency: 'NGN';
-  expectedAmountKobo: Kobo | null;
-  expired: boolean;
-  createdAt: string;
-}
+/** What the provider answers for a virtual account, as the sandbox keeps it. */
+export type SandboxVirtualAccount = ProviderVirtualAccount & { currency: 'NGN' };
 
 export interface SandboxPayment {
   transactionId: string;

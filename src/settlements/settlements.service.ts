@@ -61,12 +61,10 @@ export function createSettlementsService(deps: {
           : [];
       return { tenantId: settlement.tenantId, accountId: settlement.accountId, jobs: scheduled };
     },
-    async notify(type: PayoutSignalType, providerRef: string): Promise<void> {
-      try {
-        await signal(baseReference(providerRef), { type, providerRef });
-      } catch (error) {
-        logger.info({ err: error, providerRef, type }, 'settlement workflow not signalled; polling or the refund workflow covers it');
-      }
+    notify(type: PayoutSignalType, providerRef: string): void {
+      signal(baseReference(providerRef), { type, providerRef }).catch((error: unknown) =>
+        logger.info({ err: error, providerRef, type }, 'settlement workflow not signalled; polling or the refund workflow covers it'),
+      );
     },
   };
 
@@ -133,7 +131,7 @@ export function createSettlementsService(deps: {
         await createOutboxRepo(trx).enqueue([job]);
         return { kind: 'created' as const, merchantTxRef, job };
       });
-      if (outcome.kind === 'created') await starter.kick([outcome.job]);
+      if (outcome.kind === 'created') starter.kick([outcome.job]);
       return this.find(tenantId, outcome.merchantTxRef);
     },
 

@@ -71,7 +71,7 @@ export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'DATA
         });
         await createOutboxRepo(trx).enqueue([job]);
       });
-      await starter.kick([job]);
+      starter.kick([job]);
       return (await deliveries.findById(replayId))!;
     },
   };

@@ -15,10 +15,10 @@ describe('config', () => {
   });
 
   it('parses durations with units and lists of them', () => {
-    const config = loadConfig({ CONFIRMATION_WINDOW: '500ms', SETTLEMENT_RETRY_SCHEDULE: '20s, 2m,1h', WORKFLOW_START_TIMEOUT: '1.5s' });
+    const config = loadConfig({ CONFIRMATION_WINDOW: '500ms', SETTLEMENT_RETRY_SCHEDULE: '20s, 2m,1h', SWEEP_GRACE: '1.5s' });
     assert.equal(config.CONFIRMATION_WINDOW, 500);
     assert.deepEqual(config.SETTLEMENT_RETRY_SCHEDULE, [20_000, 120_000, 3_600_000]);
-    assert.equal(config.WORKFLOW_START_TIMEOUT, 1_500);
+    assert.equal(config.SWEEP_GRACE, 1_500);
   });
 
   it('names every bad variable in one error', () => {

@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -25,7 +24,8 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
     const decisions: Array<{ decision: 'confirm' | 'reverse'; reason?: string }> = [];
     const activities = {
       async lookupProviderTransaction(): Promise<ProviderTxnLookup> {
-        lookupTimes.push(Context.current().info.currentAttemptScheduledTimestampMs);
+        // The environment's clock: the (skipped) time the workflow sees.
+        lookupTimes.push(await env.currentTimeMs());
         return answers[Math.min(lookupTimes.length - 1, answers.length - 1)]!;
       },
       async confirmPaymentCredit(): Promise<ConfirmationOutcome> {

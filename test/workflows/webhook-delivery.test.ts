@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -28,7 +27,8 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
     const recorded: Recorded[] = [];
     const activities = {
       async sendWebhook(): Promise<DeliveryAttemptResult> {
-        attemptTimes.push(Context.current().info.currentAttemptScheduledTimestampMs);
+        // The environment's clock: the (skipped) time the workflow sees.
+        attemptTimes.push(await env.currentTimeMs());
         const ok = attemptTimes.length === options.succeedsAt;
         return { ok, statusCode: ok ? 200 : 503, error: ok ? null : 'HTTP 503', durationMs: 3, attemptedAt: new Date().toISOString() };
       },
