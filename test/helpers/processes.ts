@@ -1,23 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { temporal as temporalProto } from '@temporalio/proto';
 import { createTemporalClient } from '../../src/temporal/client';
 import { convergenceSweepScheduleId } from '../../src/temporal/workflow-ids';
 import { eventually } from './http';
+import { freePort } from './ports';
 
 const ENTRYPOINTS = { api: 'api.js', worker: 'worker.js', sandbox: 'sandbox.js', cli: 'cli.js' } as const;
 type ServiceName = Exclude<keyof typeof ENTRYPOINTS, 'cli'>;
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface RunningSystem {
   apiUrl: string;
@@ -28,6 +22,7 @@ export interface RunningSystem {
   /** SIGKILL: the process gets no chance to clean up. */
   kill(name: ServiceName): Promise<void>;
   cli(...args: string[]): Promise<string>;
+  pid(name: ServiceName): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -50,19 +45,42 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     ...overrides,
   };
   const children = new Map<ServiceName, ChildProcess>();
+  const temporal = createTemporalClient({ TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE ?? 'default' });
   const logs: Record<ServiceName, string[]> = { api: [], worker: [], sandbox: [] };
   const dist = path.resolve(__dirname, '../../src/main');
 
   async function start(name: ServiceName): Promise<void> {
-    const child = spawn(process.execPath, ['--enable-source-maps', path.join(dist, ENTRYPOINTS[name])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of each process when it exits (for benchmark analysis).
+    const profiling = env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${env.CPU_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+    const child = spawn(process.execPath, [...profiling, '--enable-source-maps', path.join(dist, ENTRYPOINTS[name])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.set(name, child);
     for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => logs[name].push(line));
-    const ready = { api: 'api listening', worker: 'worker running', sandbox: 'sandbox provider listening' }[name];
-    await eventually(async () => logs[name].some((line) => line.includes(ready)) || (child.exitCode !== null && Promise.reject(new Error(`${name} exited:\n${logs[name].slice(-20).join('\n')}`))), {
-      timeoutMs: 60_000,
-      intervalMs: 100,
-      what: `${name} to start`,
-    });
+    const exited = (): boolean => child.exitCode !== null || child.signalCode !== null;
+    await eventually(
+      async () => {
+        if (exited()) throw new Error(`${name} exited:\n${logs[name].slice(-20).join('\n')}`);
+        return isReady(name, child.pid!);
+      },
+      { timeoutMs: 60_000, intervalMs: 200, what: `${name} to start` },
+    );
+  }
+
+  /** Readiness without relying on log levels: HTTP for the servers, a live poller for the worker. */
+  async function isReady(name: ServiceName, pid: number): Promise<boolean> {
+    if (name === 'worker') {
+      const { pollers } = await temporal.workflowService.describeTaskQueue({
+        namespace: env.TEMPORAL_NAMESPACE ?? 'default',
+        taskQueue: { name: env.TEMPORAL_TASK_QUEUE! },
+        taskQueueType: temporalProto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      // The SDK's default worker identity is "<pid>@<host>": a poller of the process just started.
+      return (pollers ?? []).some((poller) => poller.identity?.startsWith(`${pid}@`));
+    }
+    const url = name === 'api' ? `http://127.0.0.1:${port}/healthz` : `http://127.0.0.1:${sandboxPort}/healthz`;
+    return fetch(url).then(
+      (response) => response.ok,
+      () => false,
+    );
   }
 
   async function stopChild(name: ServiceName, signal: NodeJS.Signals): Promise<void> {
@@ -83,6 +101,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     logs,
     start,
     kill: (name) => stopChild(name, 'SIGKILL'),
+    pid: (name) => children.get(name)?.pid,
     async cli(...args: string[]): Promise<string> {
       const child = spawn(process.execPath, [path.join(dist, ENTRYPOINTS.cli), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -96,12 +115,11 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     /** Stops the processes and deletes the sweep Schedule, which would otherwise outlive this test run. */
     async stop() {
       await Promise.all([...children.keys()].map((name) => stopChild(name, 'SIGTERM')));
-      const client = createTemporalClient({ TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE ?? 'default' });
-      await client.schedule
+      await temporal.schedule
         .getHandle(convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!))
         .delete()
         .catch(() => undefined);
-      await client.connection.close();
+      await temporal.connection.close();
     },
   };
 }

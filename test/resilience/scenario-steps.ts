@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import { createTemporalClient } from '../../src/temporal/client';
+import { provision, statementLines } from '../e2e/tenant';
+import { call, eventually } from '../helpers/http';
+import type { RunningSystem } from '../helpers/processes';
+
+/** Short timings so retries, windows and sweeps play out in seconds; each scenario overrides what it needs. */
+export const RESILIENCE_TIMINGS = {
+  CONFIRMATION_WINDOW: '20s',
+  CONFIRMATION_POLL_INTERVAL: '500ms',
+  SETTLEMENT_RETRY_SCHEDULE: '500ms',
+  SETTLEMENT_POLL_INTERVAL: '500ms',
+  SETTLEMENT_REFUND_WATCH: '8s',
+  SANDBOX_REFUND_DELAY: '1s',
+  SANDBOX_PROCESSING_TIME: '3s',
+  PROVIDER_TIMEOUT: '2s',
+  WEBHOOK_RETRY_SCHEDULE: '500ms',
+  WEBHOOK_MAX_ATTEMPTS: '5',
+  SWEEP_INTERVAL: '2s',
+  SWEEP_GRACE: '1s',
+};
+
+export interface SandboxTransferView {
+  payouts: number;
+  submissions: Array<{ status: string }>;
+}
+
+/** Runs every cleanup step even when an earlier one fails, then reports the first failure. */
+export async function cleanUp(...steps: Array<() => unknown>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
+}
+
+/** Pays `naira` (net of a 10 naira provider fee) into a new account and waits until it is spendable. */
+export async function fundedAccount(sys: RunningSystem, apiKey: string, naira = 10_000): Promise<{ AccountRef: string; ID: string }> {
+  const account = await provision(sys, apiKey);
+  const payment = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: naira + 10, fee: 10 } });
+  assert.equal(payment.body.delivery.status, 200, payment.text);
+  await eventually(async () => (await statementLines(sys, apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 30_000, what: 'the funding payment to be confirmed' });
+  return account;
+}
+
+/** A settlement the API accepted; returns its merchantTxRef. */
+export async function settle(sys: RunningSystem, apiKey: string, accountRef: string, accountNumber: string, amount = '2500.00'): Promise<string> {
+  const response = await call(sys.apiUrl, 'POST', `/v1/accounts/${accountRef}/settle`, { apiKey, body: { amount, bankCode: '044', accountNumber, narration: `to ${accountNumber}` } });
+  assert.equal(response.status, 202, response.text);
+  return response.body.merchantTxRef as string;
+}
+
+export async function transferInStatus(sys: RunningSystem, apiKey: string, merchantTxRef: string, status: string, timeoutMs = 60_000): Promise<{ status: string; attemptCount: number }> {
+  return eventually(
+    async () => {
+      const transfer = (await call(sys.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey })).body;
+      if (transfer.status !== status) throw new Error(`last seen ${JSON.stringify(transfer)}`);
+      return transfer;
+    },
+    { timeoutMs, intervalMs: 250, what: `transfer ${merchantTxRef} to reach ${status}` },
+  );
+}
+
+export async function sandboxTransfer(sys: RunningSystem, merchantTxRef: string): Promise<SandboxTransferView> {
+  return (await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${merchantTxRef}`)).body;
+}
+
+/**
+ * Waits until the workflow has no activity and no workflow task in flight (it sleeps on a timer or a
+ * condition) while `alsoTrue` holds: a SIGKILL then lands between steps, not inside one whose
+ * start-to-close timeout would have to expire before it is retried.
+ */
+export async function waitUntilWorkflowIdles(sys: RunningSystem, workflowId: string, alsoTrue: () => Promise<boolean>, what: string): Promise<void> {
+  const client = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default' });
+  try {
+    await eventually(
+      async () => {
+        if (!(await alsoTrue())) return false;
+        const { raw } = await client.workflow.getHandle(workflowId).describe();
+        return !raw.pendingActivities?.length && !raw.pendingWorkflowTask;
+      },
+      { timeoutMs: 20_000, intervalMs: 50, what },
+    );
+  } finally {
+    await client.connection.close();
+  }
+}
+
+export async function countOf(query: Knex.QueryBuilder): Promise<number> {
+  const [row] = await query.count<Array<{ count: string }>>('* as count');
+  return Number(row!.count);
+}
+
+export async function balanceOf(sys: RunningSystem, apiKey: string, accountRef: string): Promise<string | undefined> {
+  return (await statementLines(sys, apiKey, accountRef)).at(-1)?.runningBalance;
+}
+
+/**
+ * `ledger:verify --json` against the database the system used: every account recomputed from its entries.
+ * Run directly rather than through sys.cli so a failure shows the problems it printed.
+ */
+export async function assertLedgerVerifies(env: NodeJS.ProcessEnv): Promise<void> {
+  const cli = spawn(process.execPath, [path.resolve(__dirname, '../../src/main/cli.js'), 'ledger:verify', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  cli.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  cli.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const [code] = (await once(cli, 'exit')) as [number];
+  assert.ok(out.trim().startsWith('{'), `ledger:verify exited ${code} without a report: ${err}`);
+  const report = JSON.parse(out) as { accounts: number; problems: unknown[] };
+  assert.deepEqual(report.problems, [], `ledger:verify found problems:\n${out}${err}`);
+  assert.equal(code, 0, `ledger:verify exited ${code}: ${err}`);
+  assert.ok(report.accounts > 0, 'ledger:verify saw no accounts: it ran against the wrong database');
+}
