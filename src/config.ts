@@ -79,6 +79,7 @@ export const configSchema = z
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('ledger'),
     TEMPORAL_UI_URL: url('http://localhost:8233'),
+    WORKFLOW_START_RATE: integer(25, 1, 100_000),
     PROVIDER_BASE_URL: url('http://127.0.0.1:4010'),
     PROVIDER_CLIENT_ID: z.string().min(1).default('sandbox-client'),
     PROVIDER_CLIENT_SECRET: z.string().min(1).default('sandbox-secret'),

@@ -55,3 +55,19 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const pgError = error as { code?: string; constraint?: string };
   return pgError?.code === '23505' && (constraint === undefined || pgError.constraint === constraint);
 }
+
+/**
+ * Runs a statement as a named prepared statement, so Postgres parses and plans it once per connection
+ * instead of on every call (the hot paths are large composed statements). knex has no prepared
+ * statements, so the statement goes to the knex-managed connection directly: the transaction's own
+ * connection when `db` is one.
+ */
+export async function runPrepared(db: DbOrTrx, name: string, sql: string, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
+  const native = db.raw(sql, bindings).toSQL().toNative();
+  const connection = (await db.client.acquireConnection()) as { query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }> };
+  try {
+    return await connection.query({ name, text: native.sql, values: native.bindings });
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}

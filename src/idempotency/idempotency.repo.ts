@@ -21,6 +21,10 @@ export function createIdempotencyRepo(db: DbOrTrx) {
       return { claimed: false, record: existing };
     },
 
+    async find(tenantId: string, scope: IdempotencyScope, key: string): Promise<IdempotencyRecord | undefined> {
+      return db('idempotency_keys').where({ tenant_id: tenantId, scope, key }).first();
+    },
+
     async attachResource(tenantId: string, scope: IdempotencyScope, key: string, resourceId: string): Promise<void> {
       await db('idempotency_keys').where({ tenant_id: tenantId, scope, key }).update({ resource_id: resourceId });
     },

@@ -4,9 +4,15 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { Logger } from '../logger';
 import { ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../temporal/search-attributes';
 import type { OutboxEntry, OutboxRepo } from './outbox.repo';
+import { createRateLimiter } from './rate-limiter';
 
 export interface WorkflowStarterOptions {
   taskQueue: string;
+  /**
+   * Starts a second from this process. Beyond it a request's starts wait in the outbox for the sweep,
+   * which paces itself at the same rate: a burst never takes the CPU Temporal and the API share.
+   */
+  startsPerSecond: number;
   /** Starts in flight at once; beyond it a start is left to the sweep instead of queueing in memory. */
   maxInFlight?: number;
   /** Whether the server accepts our custom search attributes (the time-skipping test server does not). */
@@ -38,6 +44,7 @@ function searchAttributePairs(values: WorkflowSearchAttributes): SearchAttribute
 export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo; logger: Logger; options: WorkflowStarterOptions }) {
   const { client, outbox, logger, options } = deps;
   const maxInFlight = options.maxInFlight ?? 256;
+  const rate = createRateLimiter(options.startsPerSecond);
   // Starts still running when the process stops are aborted rather than left to fire on a closed connection.
   const shutdown = new AbortController();
   // Every start in flight listens on this one signal.
@@ -114,7 +121,10 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
      * Temporal (the rows are committed); under load, starts beyond the in-flight limit wait for the sweep.
      */
     kick(entries: OutboxEntry[]): void {
-      for (const entry of entries.slice(0, Math.max(0, maxInFlight - inFlight))) void tracked(entry);
+      for (const entry of entries) {
+        if (inFlight >= maxInFlight || !rate.tryTake()) return;
+        void tracked(entry);
+      }
     },
 
     /** Starts every unstarted workflow older than the grace period; `onProgress` runs after each start. */
@@ -127,6 +137,7 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
       const workers = Array.from({ length: Math.min(concurrency, entries.length) }, async () => {
         while (next < entries.length) {
           const entry = entries[next++]!;
+          await rate.take();
           try {
             await start(entry);
             started += 1;

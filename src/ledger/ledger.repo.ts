@@ -2,7 +2,7 @@ import type { DbOrTrx, Trx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryKind, EntryStatus, LedgerEntry } from './ledger.types';
 
-interface EntryRow {
+export interface EntryRow {
   id: string;
   tenant_id: string;
   account_id: string;
@@ -71,78 +71,93 @@ export interface AppendTotals {
   requireAvailable: Kobo | null;
 }
 
+export interface AppendFragment {
+  /** CTEs to place in a WITH list: posting_account, posting_drafts, posting_inserted, posting_moved. */
+  ctes: string;
+  bindings: Record<string, unknown>;
+}
+
 /**
- * One statement, so one round trip: lock the account row, check the available balance, insert the
- * entries with their seq and running columns, and move the account's totals. Every posting to an
- * account serialises on that row lock.
+ * The append as CTEs, so one statement (one round trip) can lock the account row, check the available
+ * balance, insert the entries with their seq and running columns, and move the account's totals; a
+ * caller may compose it with its own rows in the same statement. `accountIdSql` names the account (a
+ * subquery over the caller's CTEs, to gate the posting on them). Every posting to an account serialises
+ * on that row lock.
  */
-const APPEND_SQL = `
-  WITH account AS (
-    SELECT id, tenant_id, last_seq, total_credits, total_debits
-      FROM virtual_accounts
-     WHERE id = :accountId
-       AND (CAST(:requireAvailable AS bigint) IS NULL OR ledger_balance - pending_credits >= CAST(:requireAvailable AS bigint))
-       -- The lock the UPDATE below needs anyway. Not FOR UPDATE: that would conflict with the key-share
-       -- locks that inserting rows referencing the account (an inbound event, a delivery) already hold.
-       FOR NO KEY UPDATE
-  ), drafts AS (
-    SELECT d.*,
-           sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS credits_run,
-           sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS debits_run
-      FROM jsonb_to_recordset(CAST(:drafts AS jsonb)) AS d(
-             ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text,
-             narration text, provider_txn_ref text, transaction_group_id uuid, reverses_entry_id uuid)
-  ), inserted AS (
-    INSERT INTO ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
-                                provider_txn_ref, transaction_group_id, reverses_entry_id, balance_after, credits_to_date,
-                                debits_to_date, created_at)
-    SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
-           d.provider_txn_ref, d.transaction_group_id, d.reverses_entry_id,
-           (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
-           a.total_debits + d.debits_run, clock_timestamp()
-      FROM drafts d CROSS JOIN account a
-    RETURNING *
-  ), moved AS (
-    UPDATE virtual_accounts v
-       SET last_seq = a.last_seq + :count,
-           total_credits = a.total_credits + :credits,
-           total_debits = a.total_debits + :debits,
-           ledger_balance = (a.total_credits + :credits) - (a.total_debits + :debits),
-           pending_credits = v.pending_credits + :pendingAdded - :pendingReleased,
-           updated_at = now()
-      FROM account a
-     WHERE v.id = a.id
-    RETURNING v.id
-  )
-  SELECT inserted.* FROM inserted, moved ORDER BY seq`;
+export function appendFragment(accountIdSql: string, drafts: EntryDraft[], totals: AppendTotals): AppendFragment {
+  return {
+    ctes: `
+    posting_account AS (
+      SELECT id, tenant_id, last_seq, total_credits, total_debits
+        FROM virtual_accounts
+       WHERE id = ${accountIdSql}
+         AND (CAST(:posting_require_available AS bigint) IS NULL OR ledger_balance - pending_credits >= CAST(:posting_require_available AS bigint))
+         -- The lock the UPDATE below needs anyway. Not FOR UPDATE: that would conflict with the key-share
+         -- locks that inserting rows referencing the account (an inbound event, a delivery) already hold.
+         FOR NO KEY UPDATE
+    ), posting_drafts AS (
+      SELECT d.*,
+             sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS credits_run,
+             sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS debits_run
+        FROM jsonb_to_recordset(CAST(:posting_drafts AS jsonb)) AS d(
+               ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text,
+               narration text, provider_txn_ref text, transaction_group_id uuid, reverses_entry_id uuid)
+    ), posting_inserted AS (
+      INSERT INTO ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
+                                  provider_txn_ref, transaction_group_id, reverses_entry_id, balance_after, credits_to_date,
+                                  debits_to_date, created_at)
+      SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
+             d.provider_txn_ref, d.transaction_group_id, d.reverses_entry_id,
+             (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
+             a.total_debits + d.debits_run, clock_timestamp()
+        FROM posting_drafts d CROSS JOIN posting_account a
+      RETURNING *
+    ), posting_moved AS (
+      UPDATE virtual_accounts v
+         SET last_seq = a.last_seq + :posting_count,
+             total_credits = a.total_credits + :posting_credits,
+             total_debits = a.total_debits + :posting_debits,
+             ledger_balance = (a.total_credits + :posting_credits) - (a.total_debits + :posting_debits),
+             pending_credits = v.pending_credits + :posting_pending_added - :posting_pending_released,
+             updated_at = now()
+        FROM posting_account a
+       WHERE v.id = a.id
+      RETURNING v.id
+    )`,
+    bindings: {
+      posting_require_available: totals.requireAvailable === null ? null : totals.requireAvailable.toString(),
+      posting_drafts: JSON.stringify(
+        drafts.map((draft, index) => ({
+          ord: index + 1,
+          id: draft.id,
+          direction: draft.direction,
+          kind: draft.kind,
+          amount: draft.amount.toString(),
+          fee: draft.fee.toString(),
+          status: draft.status,
+          narration: draft.narration,
+          provider_txn_ref: draft.providerTxnRef,
+          transaction_group_id: draft.transactionGroupId,
+          reverses_entry_id: draft.reversesEntryId,
+        })),
+      ),
+      posting_count: drafts.length,
+      posting_credits: totals.credits.toString(),
+      posting_debits: totals.debits.toString(),
+      posting_pending_added: totals.pendingAdded.toString(),
+      posting_pending_released: totals.pendingReleased.toString(),
+    },
+  };
+}
 
 export function createLedgerRepo(db: DbOrTrx) {
   return {
     /** The appended entries, or null when the account does not exist or lacks the available balance. */
     async append(trx: Trx, accountId: string, drafts: EntryDraft[], totals: AppendTotals): Promise<LedgerEntry[] | null> {
-      const result = await trx.raw(APPEND_SQL, {
-        accountId,
-        requireAvailable: totals.requireAvailable === null ? null : totals.requireAvailable.toString(),
-        drafts: JSON.stringify(
-          drafts.map((draft, index) => ({
-            ord: index + 1,
-            id: draft.id,
-            direction: draft.direction,
-            kind: draft.kind,
-            amount: draft.amount.toString(),
-            fee: draft.fee.toString(),
-            status: draft.status,
-            narration: draft.narration,
-            provider_txn_ref: draft.providerTxnRef,
-            transaction_group_id: draft.transactionGroupId,
-            reverses_entry_id: draft.reversesEntryId,
-          })),
-        ),
-        count: drafts.length,
-        credits: totals.credits.toString(),
-        debits: totals.debits.toString(),
-        pendingAdded: totals.pendingAdded.toString(),
-        pendingReleased: totals.pendingReleased.toString(),
+      const fragment = appendFragment('CAST(:account_id AS uuid)', drafts, totals);
+      const result = await trx.raw(`WITH ${fragment.ctes} SELECT posting_inserted.* FROM posting_inserted, posting_moved ORDER BY seq`, {
+        ...fragment.bindings,
+        account_id: accountId,
       });
       const rows = result.rows as EntryRow[];
       return rows.length === drafts.length ? rows.map(toLedgerEntry) : null;

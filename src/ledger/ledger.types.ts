@@ -29,7 +29,9 @@ export interface NewPosting {
   /** Generated when absent; callers that must reference the entry in the same transaction pass one. */
   id?: string;
   direction: EntryDirection;
-  kind: Exclude<EntryKind, 'reversal'>;
+  kind: EntryKind;
+  /** Set on (and only on) a reversal. */
+  reversesEntryId?: string;
   amount: Kobo;
   fee?: Kobo;
   status: 'provisional' | 'confirmed';

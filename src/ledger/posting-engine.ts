@@ -2,7 +2,7 @@ import type { Db, Trx } from '../db';
 import { BadRequestError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
-import { createLedgerRepo, type EntryDraft } from './ledger.repo';
+import { createLedgerRepo, type AppendTotals, type EntryDraft } from './ledger.repo';
 import type { LedgerEntry, NewPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
@@ -18,24 +18,50 @@ export interface Reversal {
 
 const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo => drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
 
-/**
- * The only writer of ledger entries and account totals. Every append takes the account's row lock
- * (inside one SQL statement), so seq, running balances, totals and the available-balance check are
- * serialised per account; the database's CHECK constraints hold the invariants whatever happens.
- */
-export function createPostingEngine(db: Db) {
-  const repo = createLedgerRepo(db);
+export interface PostingPlan {
+  drafts: EntryDraft[];
+  totals: AppendTotals;
+}
 
-  async function append(trx: Trx, accountId: string, drafts: EntryDraft[], options: { spendAvailable?: boolean; pendingReleased?: Kobo } = {}): Promise<LedgerEntry[]> {
-    if (drafts.some((draft) => draft.amount <= 0n)) throw new Error('a posting amount must be positive');
-    const debits = sum(drafts, (draft) => draft.direction === 'debit');
-    const entries = await repo.append(trx, accountId, drafts, {
+/** The entries to append and what they do to the account's totals: the rules every posting path shares. */
+export function planPosting(postings: NewPosting[], options: { spendAvailable?: boolean; pendingReleased?: Kobo } = {}): PostingPlan {
+  const drafts: EntryDraft[] = postings.map((posting) => ({
+    id: posting.id ?? uuidv7(),
+    direction: posting.direction,
+    kind: posting.kind,
+    amount: posting.amount,
+    fee: posting.fee ?? 0n,
+    status: posting.status,
+    narration: posting.narration,
+    providerTxnRef: posting.providerTxnRef,
+    transactionGroupId: posting.transactionGroupId,
+    reversesEntryId: posting.reversesEntryId ?? null,
+  }));
+  if (drafts.some((draft) => draft.amount <= 0n)) throw new Error('a posting amount must be positive');
+  const debits = sum(drafts, (draft) => draft.direction === 'debit');
+  return {
+    drafts,
+    totals: {
       credits: sum(drafts, (draft) => draft.direction === 'credit'),
       debits,
       pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
       pendingReleased: options.pendingReleased ?? 0n,
       requireAvailable: options.spendAvailable ? debits : null,
-    });
+    },
+  };
+}
+
+/**
+ * The only writer of ledger entries and account totals. Every append takes the account's row lock
+ * (inside one SQL statement), so seq, running balances, totals and the available-balance check are
+ * serialised per account; the database's CHECK constraints hold the invariants whatever happens.
+ * Statements that post together with rows of their own compose `appendFragment` with `planPosting`.
+ */
+export function createPostingEngine(db: Db) {
+  const repo = createLedgerRepo(db);
+
+  async function append(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry[]> {
+    const entries = await repo.append(trx, accountId, plan.drafts, plan.totals);
     if (entries) return entries;
     if (await repo.accountExists(accountId, trx)) throw new InsufficientFundsError();
     throw new Error(`account ${accountId} does not exist`);
@@ -47,9 +73,11 @@ export function createPostingEngine(db: Db) {
      * balance (ledger balance less provisional credits), checked under the same lock as the write.
      */
     post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendAvailable?: boolean } = {}): Promise<LedgerEntry[]> {
-      const drafts = postings.map((posting) => ({ ...posting, id: posting.id ?? uuidv7(), fee: posting.fee ?? 0n, reversesEntryId: null }));
-      return append(trx, accountId, drafts, options);
+      return append(trx, accountId, planPosting(postings, options));
     },
+
+    /** Appends an already planned posting (see planPosting). */
+    append,
 
     /** provisional -> confirmed; undefined when the entry had already left `provisional`. */
     async confirm(trx: Trx, entryId: string): Promise<LedgerEntry | undefined> {
@@ -68,22 +96,22 @@ export function createPostingEngine(db: Db) {
       const [reversal] = await append(
         trx,
         original.accountId,
-        [
-          {
-            id: uuidv7(),
-            direction: original.direction === 'credit' ? 'debit' : 'credit',
-            kind: 'reversal',
-            amount: original.amount,
-            fee: 0n,
-            status: 'confirmed',
-            narration,
-            providerTxnRef: original.providerTxnRef,
-            transactionGroupId: original.transactionGroupId,
-            reversesEntryId: original.id,
-          },
-        ],
-        // Only provisional credits can be reversed, so a reversed credit always leaves pending credits.
-        { pendingReleased: original.direction === 'credit' ? original.amount : 0n },
+        planPosting(
+          [
+            {
+              direction: original.direction === 'credit' ? 'debit' : 'credit',
+              kind: 'reversal',
+              amount: original.amount,
+              status: 'confirmed',
+              narration,
+              providerTxnRef: original.providerTxnRef,
+              transactionGroupId: original.transactionGroupId,
+              reversesEntryId: original.id,
+            },
+          ],
+          // Only provisional credits can be reversed, so a reversed credit always leaves pending credits.
+          { pendingReleased: original.direction === 'credit' ? original.amount : 0n },
+        ),
       );
       return { original, reversal: reversal! };
     },

@@ -71,7 +71,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     client: temporal,
     outbox: createOutboxRepo(db),
     logger: logger.child({ component: 'workflow-starter' }),
-    options: { taskQueue: config.TEMPORAL_TASK_QUEUE, searchAttributes: options.searchAttributes ?? true },
+    options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startsPerSecond: config.WORKFLOW_START_RATE, searchAttributes: options.searchAttributes ?? true },
   });
   const auth = createAuthService({ db, config });
   const accounts = createAccountsService({ db, config, provider });
@@ -82,18 +82,16 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     logger,
     provider,
     banks: createBankDirectory({ provider, logger, ttlMs: config.BANK_LIST_TTL }),
-    postingEngine,
     jobs,
     starter,
     signal: (merchantTxRef, signal) =>
       temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(PAYOUT_SIGNAL, signal)),
   });
-  const creditPayment = createPaymentCrediter({ postingEngine, jobs });
   const ingest = createPaymentIngestService({
     db,
     config,
     logger: logger.child({ component: 'payments' }),
-    creditPayment,
+    jobs,
     starter,
     payouts: settlements.payoutSink,
   });
@@ -112,7 +110,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     customers: createCustomersService({ db }),
     kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),
-    misdirected: createMisdirectedService({ db, creditPayment, starter }),
+    misdirected: createMisdirectedService({ db, creditPayment: createPaymentCrediter({ postingEngine, jobs }), starter }),
   };
 }
 

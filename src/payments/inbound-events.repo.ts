@@ -134,7 +134,7 @@ function storablePayload(payload: unknown): { payload: string | null; rawBody: s
   return json.length <= MAX_STORED_PAYLOAD ? { payload: json, rawBody: null } : { payload: null, rawBody: json.slice(0, MAX_STORED_PAYLOAD) };
 }
 
-function toRow(event: NewInboundEvent): Record<string, unknown> {
+export function inboundEventRow(event: NewInboundEvent): Record<string, unknown> {
   const stored = storablePayload(event.payload);
   return {
     id: event.id,
@@ -164,7 +164,7 @@ export function createInboundEventsRepo(db: DbOrTrx) {
      * index; false means another copy already claimed it (a duplicate), and nothing was written.
      */
     async record(event: NewInboundEvent): Promise<{ recorded: boolean; receivedAt: Date | null }> {
-      const query = db('inbound_events').insert(toRow(event));
+      const query = db('inbound_events').insert(inboundEventRow(event));
       const rows: Array<{ received_at: Date }> =
         event.signatureValid && event.requestId !== null
           ? await query.onConflict(db.raw('(request_id) WHERE signature_valid AND request_id IS NOT NULL')).ignore().returning('received_at')

@@ -58,8 +58,7 @@ export function createMisdirectedService(deps: { db: Db; creditPayment: PaymentC
             throw new ConflictError('misdirected payment has no creditable amount or transaction id');
           }
           if (event.currency !== null && event.currency !== 'NGN') throw new ConflictError('misdirected payment is not in NGN');
-          const credit = await creditPayment(trx, {
-            account,
+          const credit = await creditPayment(trx, account, {
             gross,
             fee,
             senderName: event.senderName ?? '',

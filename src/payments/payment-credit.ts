@@ -3,37 +3,45 @@ import type { Trx } from '../db';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../jobs/jobs';
 import { createOutboxRepo, type OutboxEntry } from '../jobs/outbox.repo';
+import { planPosting, type PostingEngine, type PostingPlan } from '../ledger/posting-engine';
 import type { LedgerEntry } from '../ledger/ledger.types';
-import type { PostingEngine } from '../ledger/posting-engine';
 import type { Kobo } from '../money';
 import { createDeliveriesRepo } from '../webhooks/deliveries.repo';
 import { paymentReceivedBody } from '../webhooks/payment-received';
 
-export interface PaymentCredit {
-  /** The ledger entry's id when the caller has already referenced it (the inbound event does). */
-  entryId?: string;
-  account: AccountRecord;
+export interface ReceivedPayment {
+  accountRef: string;
+  /** Empty when not yet known: the ingest statement finds the account and fills it in. */
+  tenantId: string;
   gross: Kobo;
   fee: Kobo;
   senderName: string;
   narration: string;
   transactionId: string;
-  inboundEventId: string;
-  receivedAt: Date;
 }
 
-/**
- * Posts a received payment in the caller's transaction: the provisional net credit, the outbound
- * delivery when the account has a callbackUrl, and the workflows to start once it commits.
- */
-export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs: Jobs }) {
-  const { postingEngine, jobs } = deps;
-  return async function creditPayment(trx: Trx, payment: PaymentCredit): Promise<{ entry: LedgerEntry; jobs: OutboxEntry[] }> {
-    const { account } = payment;
-    const transactionGroupId = uuidv7();
-    const [entry] = await postingEngine.post(trx, account.id, [
+/** Everything a received payment becomes: the credit, the callback delivery and the workflows. */
+export interface PaymentCreditPlan {
+  entryId: string;
+  posting: PostingPlan;
+  /** Made only when the account has a callbackUrl. */
+  delivery: { id: string; payload: string };
+  confirmationJob: OutboxEntry;
+  /** Started only when the account has a callbackUrl. */
+  deliveryJob: OutboxEntry;
+}
+
+/** The provisional net credit (the sender's name as narration, the fee apart) and what follows it. */
+export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): PaymentCreditPlan {
+  const entryId = uuidv7();
+  const deliveryId = uuidv7();
+  const transactionGroupId = uuidv7();
+  const { accountRef, tenantId } = payment;
+  return {
+    entryId,
+    posting: planPosting([
       {
-        ...(payment.entryId ? { id: payment.entryId } : {}),
+        id: entryId,
         direction: 'credit',
         kind: 'payment',
         amount: payment.gross - payment.fee,
@@ -43,30 +51,42 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
         providerTxnRef: payment.transactionId,
         transactionGroupId,
       },
-    ]);
-    const scheduled = [
-      jobs.paymentConfirmation({ entryId: entry!.id, providerTxnRef: payment.transactionId, gross: payment.gross, tenantId: account.tenantId, accountRef: account.accountRef }),
-    ];
+    ]),
+    delivery: {
+      id: deliveryId,
+      payload: paymentReceivedBody({ transactionGroupId, accountRef, gross: payment.gross, fee: payment.fee, senderName: payment.senderName, narration: payment.narration }),
+    },
+    confirmationJob: jobs.paymentConfirmation({ entryId, providerTxnRef: payment.transactionId, gross: payment.gross, tenantId, accountRef }),
+    deliveryJob: jobs.webhookDelivery({ deliveryId, tenantId, accountRef }),
+  };
+}
+
+/**
+ * Posts a received payment to a known account in the caller's transaction (misdirected payments
+ * assigned by an operator); live webhooks do the same in one statement (payment-posting.repo).
+ */
+export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs: Jobs }) {
+  const { postingEngine, jobs } = deps;
+  return async function creditPayment(
+    trx: Trx,
+    account: AccountRecord,
+    payment: Omit<ReceivedPayment, 'accountRef' | 'tenantId'> & { inboundEventId: string; receivedAt: Date },
+  ): Promise<{ entry: LedgerEntry; jobs: OutboxEntry[] }> {
+    const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
+    const [entry] = await postingEngine.append(trx, account.id, plan.posting);
+    const scheduled = [plan.confirmationJob];
     if (account.callbackUrl) {
-      const deliveryId = uuidv7();
       await createDeliveriesRepo(trx).insert({
-        id: deliveryId,
-        eventId: deliveryId,
+        id: plan.delivery.id,
+        eventId: plan.delivery.id,
         tenantId: account.tenantId,
         accountId: account.id,
         inboundEventId: payment.inboundEventId,
         callbackUrl: account.callbackUrl,
-        payload: paymentReceivedBody({
-          transactionGroupId,
-          accountRef: account.accountRef,
-          gross: payment.gross,
-          fee: payment.fee,
-          senderName: payment.senderName,
-          narration: payment.narration,
-        }),
+        payload: plan.delivery.payload,
         eventReceivedAt: payment.receivedAt,
       });
-      scheduled.push(jobs.webhookDelivery({ deliveryId, tenantId: account.tenantId, accountRef: account.accountRef }));
+      scheduled.push(plan.deliveryJob);
     }
     await createOutboxRepo(trx).enqueue(scheduled);
     return { entry: entry!, jobs: scheduled };

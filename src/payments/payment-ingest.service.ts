@@ -1,9 +1,10 @@
-import { createAccountsRepo, type AccountRecord } from '../accounts/accounts.repo';
+import { createAccountsRepo } from '../accounts/accounts.repo';
 import { ACCOUNT_REF_RE } from '../accounts/accounts.service';
 import { createAuthRepo } from '../auth/auth.repo';
 import type { Config } from '../config';
 import { isRetryableDatabaseError, isUniqueViolation, type Db } from '../db';
 import { uuidv7 } from '../ids';
+import type { Jobs } from '../jobs/jobs';
 import { createOutboxRepo, type OutboxEntry } from '../jobs/outbox.repo';
 import type { WorkflowStarter } from '../jobs/workflow-starter';
 import type { Logger } from '../logger';
@@ -11,7 +12,8 @@ import { koboFromProviderNumber, type Kobo } from '../money';
 import type { PayoutSignalType } from '../temporal/payloads';
 import { createInboundEventsRepo, type EventCategory, type NewInboundEvent } from './inbound-events.repo';
 import { paymentEventSchema, payoutEventSchema, type PaymentEvent } from './inbound-event.schemas';
-import type { PaymentCrediter } from './payment-credit';
+import { planPaymentCredit } from './payment-credit';
+import { createPaymentPostingRepo } from './payment-posting.repo';
 import { verifyProviderSignature } from './provider-signature';
 
 export type IngestOutcome = EventCategory | 'duplicate';
@@ -98,11 +100,12 @@ export function createPaymentIngestService(deps: {
   db: Db;
   config: Pick<Config, 'PROVIDER_WEBHOOKS_SIGNING_SECRET'>;
   logger: Logger;
-  creditPayment: PaymentCrediter;
+  jobs: Jobs;
   starter: WorkflowStarter;
   payouts: PayoutEventSink;
 }) {
-  const { db, config, logger, creditPayment, starter, payouts } = deps;
+  const { db, config, logger, jobs, starter, payouts } = deps;
+  const postings = createPaymentPostingRepo(db);
   const events = createInboundEventsRepo(db);
   const accounts = createAccountsRepo(db);
 
@@ -127,61 +130,53 @@ export function createPaymentIngestService(deps: {
     return prefix ? ((await createAuthRepo(db).findTenantByRefPrefix(prefix))?.id ?? null) : null;
   }
 
+  function recordMisdirected(base: ReturnType<typeof common>, payload: unknown, tenantId: string | null): Promise<IngestOutcome> {
+    return record({
+      ...base,
+      id: uuidv7(),
+      category: 'misdirected',
+      signatureValid: true,
+      tenantId,
+      grossAmount: amountAt(payload, 'transactionAmount'),
+      fee: amountAt(payload, 'fee'),
+    });
+  }
+
+  /** An event that is no usable payment: a processing error on its account, or misdirected without one. */
+  async function recordUnusable(base: ReturnType<typeof common>, payload: unknown, error: string, amounts?: { gross: Kobo; fee: Kobo }): Promise<IngestOutcome> {
+    const account = base.aliasAccountRef ? await accounts.findByRefAnyTenant(base.aliasAccountRef) : undefined;
+    if (!account) return recordMisdirected(base, payload, await attributedTenant(base.aliasAccountRef ?? null));
+    return record({ ...base, id: uuidv7(), category: 'processing_error', signatureValid: true, tenantId: account.tenantId, accountId: account.id, grossAmount: amounts?.gross ?? null, fee: amounts?.fee ?? null, error });
+  }
+
   async function ingestPayment(payload: unknown): Promise<IngestOutcome> {
     const base = common(payload);
-    const account: AccountRecord | undefined = base.aliasAccountRef ? await accounts.findByRefAnyTenant(base.aliasAccountRef) : undefined;
-    if (!account) {
-      return record({
-        ...base,
-        id: uuidv7(),
-        category: 'misdirected',
-        signatureValid: true,
-        tenantId: await attributedTenant(base.aliasAccountRef ?? null),
-        grossAmount: amountAt(payload, 'transactionAmount'),
-        fee: amountAt(payload, 'fee'),
-      });
-    }
-    const located = { ...base, id: uuidv7(), signatureValid: true, tenantId: account.tenantId, accountId: account.id };
     const parsed = paymentEventSchema.safeParse(payload);
     const amounts: Amounts = parsed.success ? amountsOf(parsed.data) : { error: `invalid payment event: ${parsed.error.issues[0]?.path.join('.')}` };
-    if ('error' in amounts || !parsed.success) {
-      return record({ ...located, category: 'processing_error', error: 'error' in amounts ? amounts.error : 'invalid payment event' });
+    if ('error' in amounts || !parsed.success || !base.aliasAccountRef) {
+      return recordUnusable(base, payload, 'error' in amounts ? amounts.error : 'invalid payment event');
     }
-    const transaction = parsed.data.data.transaction;
-    const entryId = uuidv7();
+    const plan = planPaymentCredit(jobs, {
+      accountRef: base.aliasAccountRef,
+      tenantId: '',
+      gross: amounts.gross,
+      fee: amounts.fee,
+      senderName: base.senderName ?? '',
+      narration: textAt(payload, 'data', 'transaction', 'narration') ?? '',
+      transactionId: base.transactionId ?? parsed.data.data.transaction.transactionId,
+    });
+    const event: NewInboundEvent = { ...base, id: uuidv7(), category: 'payment', signatureValid: true, entryId: plan.entryId, grossAmount: amounts.gross, fee: amounts.fee };
     try {
-      const scheduled = await db.transaction(async (trx) => {
-        // The claim comes first, so a duplicate is known as one before anything is posted.
-        const { recorded, receivedAt } = await createInboundEventsRepo(trx).record({
-          ...located,
-          entryId,
-          category: 'payment',
-          grossAmount: amounts.gross,
-          fee: amounts.fee,
-          flags: account.status === 'expired' ? ['account_expired'] : [],
-        });
-        if (!recorded) return null;
-        const credit = await creditPayment(trx, {
-          entryId,
-          account,
-          gross: amounts.gross,
-          fee: amounts.fee,
-          senderName: base.senderName ?? '',
-          narration: textAt(payload, 'data', 'transaction', 'narration') ?? '',
-          transactionId: base.transactionId ?? transaction.transactionId,
-          inboundEventId: located.id,
-          receivedAt: receivedAt!,
-        });
-        return credit.jobs;
-      });
-      if (!scheduled) return 'duplicate';
-      starter.kick(scheduled);
+      const posted = await postings.post(base.aliasAccountRef, event, plan);
+      if (posted.kind === 'no_account') return recordMisdirected(base, payload, await attributedTenant(base.aliasAccountRef));
+      if (posted.kind === 'duplicate') return 'duplicate';
+      starter.kick(posted.jobs);
       return 'payment';
     } catch (error) {
       // Retryable failures go back to the provider as a 503, so the payment is redelivered, not dropped.
       if (isRetryableDatabaseError(error)) throw error;
-      logger.error({ err: error, requestId: located.requestId, accountId: account.id }, 'payment posting failed');
-      return record({ ...located, id: uuidv7(), category: 'processing_error', grossAmount: amounts.gross, fee: amounts.fee, error: describePostingFailure(error) });
+      logger.error({ err: error, requestId: base.requestId, aliasAccountRef: base.aliasAccountRef }, 'payment posting failed');
+      return recordUnusable(base, payload, describePostingFailure(error), amounts);
     }
   }
 

@@ -68,18 +68,6 @@ function toSettlement(row: SettlementRow): SettlementRecord {
   };
 }
 
-export interface NewSettlement {
-  id: string;
-  merchantTxRef: string;
-  tenantId: string;
-  accountId: string;
-  debitEntryId: string;
-  amount: Kobo;
-  bankCode: string;
-  accountNumber: string;
-  narration: string;
-}
-
 export type AttemptOutcome = 'submitting' | 'accepted' | 'ambiguous' | 'failed' | 'success' | 'refunded';
 
 export function createSettlementsRepo(db: DbOrTrx) {
@@ -87,20 +75,6 @@ export function createSettlementsRepo(db: DbOrTrx) {
     db('settlements').join('virtual_accounts', 'virtual_accounts.id', 'settlements.account_id').select('settlements.*', 'virtual_accounts.account_ref');
 
   return {
-    async insert(settlement: NewSettlement): Promise<void> {
-      await db('settlements').insert({
-        id: settlement.id,
-        merchant_tx_ref: settlement.merchantTxRef,
-        tenant_id: settlement.tenantId,
-        account_id: settlement.accountId,
-        debit_entry_id: settlement.debitEntryId,
-        amount: settlement.amount,
-        bank_code: settlement.bankCode,
-        account_number: settlement.accountNumber,
-        narration: settlement.narration,
-      });
-    },
-
     async findById(id: string): Promise<SettlementRecord | undefined> {
       const row: SettlementRow | undefined = await withAccountRef().where('settlements.id', id).first();
       return row ? toSettlement(row) : undefined;

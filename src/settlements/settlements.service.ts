@@ -1,15 +1,13 @@
-import { createAccountsRepo } from '../accounts/accounts.repo';
 import type { Config } from '../config';
-import { createCustomersRepo } from '../customers/customers.repo';
 import type { Db } from '../db';
 import { BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../jobs/jobs';
-import { createOutboxRepo, type OutboxEntry } from '../jobs/outbox.repo';
+import type { OutboxEntry } from '../jobs/outbox.repo';
 import type { WorkflowStarter } from '../jobs/workflow-starter';
-import type { PostingEngine } from '../ledger/posting-engine';
+import { InsufficientFundsError, planPosting } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import type { Kobo } from '../money';
 import type { PayoutEventSink } from '../payments/payment-ingest.service';
@@ -18,6 +16,7 @@ import type { ProviderAccountName, ProviderBank, ProviderClient } from '../provi
 import type { PayoutSignal, PayoutSignalType } from '../temporal/payloads';
 import type { BankDirectory } from './bank-directory';
 import { baseReference, newMerchantTxRef } from './merchant-tx-ref';
+import { createSettlementInitiationRepo, type InitiationResult, type SettlementDraft } from './settlement-initiation.repo';
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
 
 export interface SettleRequest {
@@ -25,6 +24,15 @@ export interface SettleRequest {
   bankCode: string;
   accountNumber: string;
   narration?: string | undefined;
+}
+
+export type AcceptedSettlement = Pick<SettlementRecord, 'merchantTxRef' | 'status' | 'amount' | 'currency' | 'accountRef'>;
+
+/** Rolls a keyed initiation back when it made no settlement, carrying the reason out of the transaction. */
+class NothingMade extends Error {
+  constructor(readonly result: InitiationResult) {
+    super(result.kind);
+  }
 }
 
 /** Wakes a running settlement workflow; implemented over the Temporal client, best effort. */
@@ -39,12 +47,11 @@ export function createSettlementsService(deps: {
   logger: Logger;
   provider: ProviderClient;
   banks: BankDirectory;
-  postingEngine: PostingEngine;
   jobs: Jobs;
   starter: WorkflowStarter;
   signal: SettlementSignaller;
 }) {
-  const { db, config, logger, provider, banks, postingEngine, jobs, starter, signal } = deps;
+  const { db, config, logger, provider, banks, jobs, starter, signal } = deps;
   const settlements = createSettlementsRepo(db);
 
   async function requireKnownBank(bankCode: string): Promise<void> {
@@ -72,67 +79,64 @@ export function createSettlementsService(deps: {
     payoutSink,
 
     /**
-     * Under the account's row lock and in one transaction: the available-balance check, the
-     * provisional debit and the settlement row. The workflow starts after the commit.
+     * One statement under the account's row lock: the available-balance check, the provisional debit,
+     * the settlement row and its workflow (see settlement-initiation.repo). With an Idempotency-Key it
+     * runs in a transaction that is rolled back when no settlement was made, so the key stays unclaimed.
+     * The workflow starts after the commit.
      */
-    async initiate(tenantId: string, accountRef: string, request: SettleRequest, idempotencyKey?: string): Promise<SettlementRecord> {
+    async initiate(tenantId: string, accountRef: string, request: SettleRequest, idempotencyKey?: string): Promise<AcceptedSettlement> {
       if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
-      const account = await createAccountsRepo(db).findByRef(tenantId, accountRef);
-      if (!account) throw new NotFoundError('account not found');
-      const customer = await createCustomersRepo(db).find(tenantId, account.customerId);
-      if (customer?.status === 'suspended') throw new ForbiddenError('customer suspended');
       await requireKnownBank(request.bankCode);
-      const hash = requestHash({ accountRef, ...request });
+      const settlementId = uuidv7();
       const merchantTxRef = newMerchantTxRef();
-      const outcome = await db.transaction(async (trx) => {
-        if (idempotencyKey) {
-          const { claimed, record } = await createIdempotencyRepo(trx).claim({
-            tenant_id: tenantId,
-            scope: 'settlement',
-            key: idempotencyKey,
-            request_hash: hash,
-            resource_ref: merchantTxRef,
-          });
-          if (!claimed) {
-            if (record.request_hash !== hash) throw idempotencyMismatch();
-            return { kind: 'existing' as const, merchantTxRef: record.resource_ref };
-          }
-        }
-        const [debit] = await postingEngine.post(
-          trx,
-          account.id,
-          [
-            {
-              direction: 'debit',
-              kind: 'settlement',
-              amount: request.amount,
-              status: 'provisional',
-              narration: request.narration ?? '',
-              providerTxnRef: merchantTxRef,
-              transactionGroupId: uuidv7(),
-            },
-          ],
+      const hash = requestHash({ accountRef, ...request });
+      const draft: SettlementDraft = {
+        id: settlementId,
+        merchantTxRef,
+        tenantId,
+        accountRef,
+        amount: request.amount,
+        bankCode: request.bankCode,
+        accountNumber: request.accountNumber,
+        narration: request.narration ?? '',
+        requestHash: hash,
+        idempotencyKey: idempotencyKey ?? null,
+        debit: planPosting(
+          [{ direction: 'debit', kind: 'settlement', amount: request.amount, status: 'provisional', narration: request.narration ?? '', providerTxnRef: merchantTxRef, transactionGroupId: uuidv7() }],
           { spendAvailable: true },
-        );
-        const settlementId = uuidv7();
-        await createSettlementsRepo(trx).insert({
-          id: settlementId,
-          merchantTxRef,
-          tenantId,
-          accountId: account.id,
-          debitEntryId: debit!.id,
-          amount: request.amount,
-          bankCode: request.bankCode,
-          accountNumber: request.accountNumber,
-          narration: request.narration ?? '',
-        });
-        if (idempotencyKey) await createIdempotencyRepo(trx).attachResource(tenantId, 'settlement', idempotencyKey, settlementId);
-        const job = jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef: account.accountRef });
-        await createOutboxRepo(trx).enqueue([job]);
-        return { kind: 'created' as const, merchantTxRef, job };
-      });
-      if (outcome.kind === 'created') starter.kick([outcome.job]);
-      return this.find(tenantId, outcome.merchantTxRef);
+        ),
+        job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
+      };
+      const outcome = idempotencyKey
+        ? await db
+            .transaction(async (trx) => {
+              const result = await createSettlementInitiationRepo(trx).initiate(draft);
+              if (result.kind !== 'created') throw new NothingMade(result);
+              return result;
+            })
+            .catch((error: unknown) => {
+              if (error instanceof NothingMade) return error.result;
+              throw error;
+            })
+        : await createSettlementInitiationRepo(db).initiate(draft);
+      switch (outcome.kind) {
+        case 'no_account':
+          throw new NotFoundError('account not found');
+        case 'customer_suspended':
+          throw new ForbiddenError('customer suspended');
+        case 'insufficient_funds':
+          throw new InsufficientFundsError();
+        case 'key_taken': {
+          const claimed = await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!);
+          if (!claimed || claimed.request_hash !== hash) throw idempotencyMismatch();
+          return this.find(tenantId, claimed.resource_ref);
+        }
+        case 'created':
+          starter.kick([draft.job]);
+          return { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
+        default:
+          throw new Error(`unexpected initiation outcome ${JSON.stringify(outcome satisfies never)}`);
+      }
     },
 
     async find(tenantId: string, merchantTxRef: string): Promise<SettlementRecord> {

@@ -1,0 +1,92 @@
+import { runPrepared, type DbOrTrx } from '../db';
+import type { OutboxEntry } from '../jobs/outbox.repo';
+import { appendFragment } from '../ledger/ledger.repo';
+import type { PostingPlan } from '../ledger/posting-engine';
+import type { Kobo } from '../money';
+
+export interface SettlementDraft {
+  id: string;
+  merchantTxRef: string;
+  tenantId: string;
+  accountRef: string;
+  amount: Kobo;
+  bankCode: string;
+  accountNumber: string;
+  narration: string;
+  requestHash: string;
+  idempotencyKey: string | null;
+  debit: PostingPlan;
+  job: OutboxEntry;
+}
+
+export type InitiationResult =
+  | { kind: 'no_account' }
+  | { kind: 'customer_suspended' }
+  | { kind: 'key_taken' }
+  | { kind: 'insufficient_funds' }
+  | { kind: 'created' };
+
+/**
+ * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the
+ * Idempotency-Key when there is one, post the provisional debit through the ledger's append with the
+ * available-balance check, and add the settlement row and the workflow to start.
+ */
+const STATEMENT = (postingCtes: string): string => `
+  WITH target AS (
+    SELECT a.id, c.status AS customer_status
+      FROM virtual_accounts a JOIN customers c ON c.id = a.customer_id
+     WHERE a.tenant_id = :tenant_id AND a.account_ref = :account_ref
+  ), claim AS (
+    INSERT INTO idempotency_keys (tenant_id, scope, key, request_hash, resource_ref, resource_id)
+    SELECT :tenant_id, 'settlement', :idempotency_key, :request_hash, :merchant_tx_ref, :settlement_id
+      FROM target
+     WHERE CAST(:idempotency_key AS text) IS NOT NULL
+    ON CONFLICT (tenant_id, scope, key) DO NOTHING
+    RETURNING key
+  ), cleared AS (
+    SELECT t.id FROM target t
+     WHERE t.customer_status = 'active' AND (CAST(:idempotency_key AS text) IS NULL OR EXISTS (SELECT 1 FROM claim))
+  ), ${postingCtes},
+  settlement AS (
+    INSERT INTO settlements (id, merchant_tx_ref, tenant_id, account_id, debit_entry_id, amount, bank_code, account_number, narration)
+    SELECT CAST(:settlement_id AS uuid), :merchant_tx_ref, CAST(:tenant_id AS uuid), i.account_id, i.id, i.amount, :bank_code, :account_number, :narration
+      FROM posting_inserted i
+    RETURNING id
+  ), outbox AS (
+    INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes)
+    SELECT :workflow_id, :workflow_type, CAST(:workflow_args AS jsonb), CAST(:workflow_search_attributes AS jsonb) FROM settlement
+    RETURNING workflow_id
+  )
+  SELECT t.id IS NOT NULL AS found, t.customer_status,
+         EXISTS (SELECT 1 FROM claim) AS claimed,
+         EXISTS (SELECT 1 FROM settlement) AS created
+    FROM (SELECT 1) AS one LEFT JOIN target t ON true`;
+
+export function createSettlementInitiationRepo(db: DbOrTrx) {
+  return {
+    async initiate(draft: SettlementDraft): Promise<InitiationResult> {
+      const fragment = appendFragment('(SELECT id FROM cleared)', draft.debit.drafts, draft.debit.totals);
+      const result = await runPrepared(db, 'settlement-initiation', STATEMENT(fragment.ctes), {
+        ...fragment.bindings,
+        tenant_id: draft.tenantId,
+        account_ref: draft.accountRef,
+        idempotency_key: draft.idempotencyKey,
+        request_hash: draft.requestHash,
+        merchant_tx_ref: draft.merchantTxRef,
+        settlement_id: draft.id,
+        bank_code: draft.bankCode,
+        account_number: draft.accountNumber,
+        narration: draft.narration,
+        workflow_id: draft.job.workflowId,
+        workflow_type: draft.job.workflowType,
+        workflow_args: JSON.stringify(draft.job.args),
+        workflow_search_attributes: JSON.stringify(draft.job.searchAttributes),
+      });
+      const row = result.rows[0] as { found: boolean; customer_status: string | null; claimed: boolean; created: boolean };
+      if (!row.found) return { kind: 'no_account' };
+      if (row.customer_status !== 'active') return { kind: 'customer_suspended' };
+      if (draft.idempotencyKey !== null && !row.claimed) return { kind: 'key_taken' };
+      return row.created ? { kind: 'created' } : { kind: 'insufficient_funds' };
+    },
+  };
+}
