@@ -4,8 +4,8 @@ import { isAttemptOf } from './attempt-references';
 import { submissionView } from './provider-wire';
 import type { SandboxDeps } from './sandbox.deps';
 import { parseInput, SandboxHttpError } from './sandbox-http';
-import { simulatePayment } from './sandbox-payments';
-import { faultSettingsSchema, redeliverSchema, simulatedPaymentSchema, tokenTtlSchema, transferReferenceParamsSchema } from './sandbox.schemas';
+import { simulatePayment, simulatePaymentBatch } from './sandbox-payments';
+import { faultSettingsSchema, paymentBatchSchema, redeliverSchema, simulatedPaymentSchema, tokenTtlSchema, transferReferenceParamsSchema } from './sandbox.schemas';
 import type { DeliveryResult, SandboxState } from './sandbox.state';
 
 function deliveryView(delivery: DeliveryResult) {
@@ -27,6 +27,10 @@ export function registerControlRoutes(router: Router, deps: SandboxDeps): void {
 
   router.post('/sandbox/payments', async (ctx) => {
     ctx.body = await simulatePayment(deps, parseInput(simulatedPaymentSchema, ctx.request.body));
+  });
+
+  router.post('/sandbox/payments/batch', async (ctx) => {
+    ctx.body = { events: await simulatePaymentBatch(deps, parseInput(paymentBatchSchema, ctx.request.body)) };
   });
 
   router.get('/sandbox/webhooks', (ctx) => {

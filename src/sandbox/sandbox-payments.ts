@@ -5,10 +5,11 @@ import { providerFeeKobo } from './fees';
 import { accountHolderName } from './names';
 import type { SandboxDeps } from './sandbox.deps';
 import { isoSeconds, newPaymentTransactionId, randomAccountNumber } from './sandbox-ids';
-import type { simulatedPaymentSchema } from './sandbox.schemas';
+import type { paymentBatchSchema, simulatedPaymentSchema } from './sandbox.schemas';
 import type { SandboxPayment } from './sandbox.state';
 
 export type SimulatedPayment = z.output<typeof simulatedPaymentSchema>;
+export type PaymentBatch = z.output<typeof paymentBatchSchema>;
 
 function senderBankName(accountNumber: string): string {
   return SANDBOX_BANKS[Number(accountNumber.slice(-2)) % SANDBOX_BANKS.length]?.name ?? 'Sandbox Bank';
@@ -62,4 +63,15 @@ export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment
     headers: sent.event.headers,
     delivery: sent.delivery ? { status: sent.delivery.status, ...(sent.delivery.error ? { error: sent.delivery.error } : {}) } : { status: null },
   };
+}
+
+/** `count` payments spread over the accounts, recorded as the provider's but not delivered: the caller sends them. */
+export async function simulatePaymentBatch(deps: SandboxDeps, batch: PaymentBatch): Promise<Array<{ body: string; headers: Record<string, string> }>> {
+  const events = [];
+  for (let i = 0; i < batch.count; i += 1) {
+    const accountRef = batch.accountRefs[i % batch.accountRefs.length]!;
+    const sent = await simulatePayment(deps, { accountRef, amount: batch.amount, narration: 'benchmark', status: 'SUCCESS', deliver: false });
+    events.push({ body: JSON.stringify(sent.payload), headers: sent.headers });
+  }
+  return events;
 }

@@ -78,6 +78,13 @@ export const simulatedPaymentSchema = z
   })
   .refine((payment) => payment.fee === undefined || payment.fee <= payment.amount, { message: 'fee cannot exceed amount', path: ['fee'] });
 
+/** Many provider-known payments at once, signed but not delivered: benchmarks replay them at full speed. */
+export const paymentBatchSchema = z.object({
+  accountRefs: z.array(reference).min(1).max(1_000),
+  count: z.number().int().min(1).max(200_000),
+  amount: nairaNumberOrText({ allowZero: false }),
+});
+
 export const redeliverSchema = z.object({ requestId: reference });
 
 export const transferReferenceParamsSchema = z.object({ merchantTxRef: reference });

@@ -1,0 +1,54 @@
+// `npm run bench [-- ingest statement settle baseline]`: the benchmarks against the real local stack
+// (API, worker and sandbox processes, Postgres, a Temporal dev server of their own). Prints a table and
+// writes bench/results/<name>.json. A benchmark never fails on time: it reports figures beside targets.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { prepareCode } from './lib/build.mjs';
+import { repoRoot } from './lib/paths.mjs';
+import { runCli } from './lib/services.mjs';
+import { makeLogger, run } from './lib/util.mjs';
+import { ensurePostgres } from './infra/postgres.mjs';
+import { startIsolatedTemporal } from './infra/temporal.mjs';
+
+const log = makeLogger('bench');
+
+async function main() {
+  await prepareCode({ log });
+  const postgres = await ensurePostgres({ log: makeLogger('postgres') });
+  const temporal = await startIsolatedTemporal({ log: makeLogger('temporal') });
+  const { default: pg } = await import(join(repoRoot(), 'node_modules', 'pg', 'lib', 'index.js'));
+  const admin = new pg.Client({ connectionString: postgres.url });
+  await admin.connect();
+  const database = `ledger_bench_${Date.now()}`;
+  await admin.query(`CREATE DATABASE "${database}"`);
+  const url = new URL(postgres.url);
+  url.pathname = `/${database}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: url.toString(),
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}`,
+    // Production mode: no response-schema checks in the request path, as deployed.
+    NODE_ENV: 'production',
+    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    PROVIDER_WEBHOOKS_SIGNING_SECRET: `bench-${randomBytes(16).toString('hex')}`,
+    ALLOW_PRIVATE_CALLBACK_URLS: 'true',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  };
+  let code = 1;
+  try {
+    await runCli(['db:migrate'], { env });
+    const result = await run(process.execPath, ['--enable-source-maps', join(repoRoot(), 'dist', 'bench', 'run.js'), ...process.argv.slice(2)], { cwd: repoRoot(), env, stdio: 'inherit' });
+    code = result.ok ? 0 : 1;
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+    await temporal.stop();
+  }
+  process.exit(code);
+}
+
+main().catch((error) => {
+  log(error.stack ?? String(error));
+  process.exit(1);
+});
