@@ -13,26 +13,39 @@ function roleOf(cmdline: string): string | null {
   return null;
 }
 
-/** CPU seconds used so far by each part of the stack (Linux /proc). */
-export function cpuByRole(): Record<string, number> {
-  const totals: Record<string, number> = {};
+export type CpuReading = Map<string, { role: string; seconds: number }>;
+
+/** CPU seconds used so far by each process of the stack, by pid (Linux /proc). */
+export function cpuByRole(): CpuReading {
+  const reading: CpuReading = new Map();
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const role = roleOf(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '));
       if (!role) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      totals[role] = (totals[role] ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+      reading.set(pid, { role, seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND });
     } catch {
       // the process ended while being read
     }
   }
-  return totals;
+  return reading;
 }
 
-/** Share of one core each part used between two readings. */
-export function cpuShare(before: Record<string, number>, after: Record<string, number>, seconds: number): Record<string, number> {
-  return Object.fromEntries(Object.keys(after).map((role) => [role, Math.round((((after[role] ?? 0) - (before[role] ?? 0)) / seconds) * 100)]));
+/**
+ * CPU seconds each part used between two readings. Compared process by process, because Postgres
+ * backends come and go: a process that started in between counts from zero; one that ended in between
+ * is missed (its last moments are lost, a slight undercount).
+ */
+export function cpuSecondsBetween(before: CpuReading, after: CpuReading): Record<string, number> {
+  const used: Record<string, number> = {};
+  for (const [pid, { role, seconds }] of after) used[role] = (used[role] ?? 0) + seconds - (before.get(pid)?.seconds ?? 0);
+  return used;
+}
+
+/** Share of one core each part used between two readings, in %. */
+export function cpuShare(before: CpuReading, after: CpuReading, seconds: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(cpuSecondsBetween(before, after)).map(([role, cpuSeconds]) => [role, Math.round((cpuSeconds / seconds) * 100)]));
 }
 
 export function formatShare(share: Record<string, number>): string {
