@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+import { loadTestVectors } from '../helpers/test-vectors';
 
 interface Vector {
   name: string;
@@ -14,9 +13,7 @@ interface Vector {
   signature: string;
 }
 
-const vectors = (
-  JSON.parse(readFileSync(path.resolve(__dirname, '../../../../shared/test-vectors/inbound-signature.json'), 'utf8')) as { cases: Vector[] }
-).cases;
+const vectors = loadTestVectors<{ cases: Vector[] }>('inbound-signature').cases;
 
 describe('inbound provider webhook', () => {
   let stack: Stack;

@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { outboundSignatureHeader } from '../../src/webhooks/outbound-signature';
+import { loadTestVectors } from '../helpers/test-vectors';
 
-const vector = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../shared/test-vectors/outbound-signature.json'), 'utf8')) as {
-  secret: string;
-  t: number;
-  rawBody: string;
-  header: string;
-};
+const vector = loadTestVectors<{ secret: string; t: number; rawBody: string; header: string }>('outbound-signature');
 
 /** A receiver's check, written independently of the service: what the README tells tenants to do. */
 function receiverAccepts(secret: string, rawBody: string, header: string, nowSeconds: number): boolean {

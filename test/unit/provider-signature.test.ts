@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { providerSignedString, signProviderEvent, verifyProviderSignature } from '../../src/payments/provider-signature';
+import { loadTestVectors } from '../helpers/test-vectors';
 
-/** Compiled to dist/test/unit; the shared vectors live beside the repository, in ../shared. */
-const VECTORS_FILE = path.resolve(__dirname, '../../../../shared/test-vectors/inbound-signature.json');
 
 interface SignatureVector {
   name: string;
@@ -29,8 +26,7 @@ const SIGNED_PATHS = [
 ] as const;
 
 function loadVectors(): SignatureVector[] {
-  assert.ok(existsSync(VECTORS_FILE), `test vectors not found at ${VECTORS_FILE}`);
-  return (JSON.parse(readFileSync(VECTORS_FILE, 'utf8')) as { cases: SignatureVector[] }).cases;
+  return loadTestVectors<{ cases: SignatureVector[] }>('inbound-signature').cases;
 }
 
 /** A deep copy with the string at `fieldPath` changed so it no longer signs the same. */
