@@ -9,7 +9,7 @@ export interface OutboxEntry<T extends WorkflowType = WorkflowType> {
   searchAttributes: WorkflowSearchAttributes;
 }
 
-interface OutboxRow {
+export interface OutboxRow {
   workflow_id: string;
   workflow_type: WorkflowType;
   args: WorkflowInputs[WorkflowType];
@@ -23,6 +23,10 @@ export function outboxEntry<T extends WorkflowType>(
   searchAttributes: WorkflowSearchAttributes = {},
 ): OutboxEntry<T> {
   return { workflowType, workflowId, args, searchAttributes };
+}
+
+export function toOutboxEntry(row: OutboxRow): OutboxEntry {
+  return { workflowId: row.workflow_id, workflowType: row.workflow_type, args: row.args, searchAttributes: row.search_attributes };
 }
 
 export function createOutboxRepo(db: DbOrTrx) {
@@ -55,7 +59,7 @@ export function createOutboxRepo(db: DbOrTrx) {
         .orderBy('created_at')
         .limit(limit)
         .select('workflow_id', 'workflow_type', 'args', 'search_attributes');
-      return rows.map((row) => ({ workflowId: row.workflow_id, workflowType: row.workflow_type, args: row.args, searchAttributes: row.search_attributes }));
+      return rows.map(toOutboxEntry);
     },
 
     async countUnstarted(): Promise<number> {

@@ -1,5 +1,5 @@
 import { runPrepared, type Db } from '../db';
-import type { OutboxEntry } from '../jobs/outbox.repo';
+import { toOutboxEntry, type OutboxEntry, type OutboxRow } from '../jobs/outbox.repo';
 import { appendFragment } from '../ledger/ledger.repo';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
@@ -53,11 +53,12 @@ const STATEMENT = (postingCtes: string): string => `
            CROSS JOIN jsonb_to_recordset(CAST(:jobs AS jsonb)) AS j(workflow_id text, workflow_type text, args jsonb, search_attributes jsonb, needs_callback boolean)
      WHERE NOT j.needs_callback OR t.callback_url IS NOT NULL
     ON CONFLICT (workflow_id) DO NOTHING
-    RETURNING workflow_id
+    RETURNING workflow_id, workflow_type, args, search_attributes
   )
   SELECT t.id, t.tenant_id, t.account_ref, t.callback_url,
          EXISTS (SELECT 1 FROM claim) AS claimed,
-         (SELECT count(*) FROM posting_moved) AS posted
+         (SELECT count(*) FROM posting_moved) AS posted,
+         (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs
     FROM (SELECT 1) AS one LEFT JOIN target t ON true`;
 
 export function createPaymentPostingRepo(db: Db) {
@@ -86,14 +87,21 @@ export function createPaymentPostingRepo(db: Db) {
           })),
         ),
       });
-      const found = result.rows[0] as { id: string | null; tenant_id: string; account_ref: string; callback_url: string | null; claimed: boolean; posted: string };
+      const found = result.rows[0] as {
+        id: string | null;
+        tenant_id: string;
+        account_ref: string;
+        callback_url: string | null;
+        claimed: boolean;
+        posted: string;
+        jobs: OutboxRow[];
+      };
       if (found.id === null) return { kind: 'no_account' };
       const account = { id: found.id, tenantId: found.tenant_id, accountRef: found.account_ref, callbackUrl: found.callback_url };
       if (!found.claimed) return { kind: 'duplicate', account };
       if (Number(found.posted) !== 1) throw new Error(`payment event ${event.id} was claimed but its credit was not posted`);
-      const withTenant = (job: OutboxEntry): OutboxEntry => ({ ...job, searchAttributes: { ...job.searchAttributes, TenantId: account.tenantId } });
-      const started = account.callbackUrl ? [plan.confirmationJob, plan.deliveryJob] : [plan.confirmationJob];
-      return { kind: 'posted', account, jobs: started.map(withTenant) };
+      // The rows as stored (with the tenant filled in, the delivery only with a callback), started as they are.
+      return { kind: 'posted', account, jobs: found.jobs.map(toOutboxEntry) };
     },
   };
 }
