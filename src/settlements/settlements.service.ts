@@ -1,3 +1,4 @@
+import { createAccountsRepo } from '../accounts/accounts.repo';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
@@ -53,6 +54,7 @@ export function createSettlementsService(deps: {
 }) {
   const { db, config, logger, provider, banks, jobs, starter, signal } = deps;
   const settlements = createSettlementsRepo(db);
+  const accounts = createAccountsRepo(db);
 
   async function requireKnownBank(bankCode: string): Promise<void> {
     if (!(await banks.has(bankCode))) throw invalidBankCode();
@@ -86,6 +88,9 @@ export function createSettlementsService(deps: {
      */
     async initiate(tenantId: string, accountRef: string, request: SettleRequest, idempotencyKey?: string): Promise<AcceptedSettlement> {
       if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
+      // An unknown account is the caller's first mistake: it is named before the bank code, and before
+      // the bank check may need the provider's bank list.
+      if (!(await accounts.findByRef(tenantId, accountRef))) throw new NotFoundError('account not found');
       await requireKnownBank(request.bankCode);
       const settlementId = uuidv7();
       const merchantTxRef = newMerchantTxRef();

@@ -118,6 +118,26 @@ describe('settlement requests', () => {
   });
 });
 
+describe('settle on an unknown account', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(() => stack.close());
+
+  it('answers 404 account not found before checking the bank code, and without calling the provider', async () => {
+    const tenant = await createTenant(stack);
+    const body = { amount: '1.00', bankCode: '999', accountNumber: '0123456789' };
+    const unknownBank = await call(stack.apiUrl, 'POST', '/v1/accounts/va_nobody_000000000000/settle', { apiKey: tenant.apiKey, body });
+    assert.deepEqual([unknownBank.status, unknownBank.body.error], [404, 'account not found']);
+    const knownBank = await call(stack.apiUrl, 'POST', '/v1/accounts/va_nobody_000000000000/settle', { apiKey: tenant.apiKey, body: { ...body, bankCode: '058' } });
+    assert.deepEqual([knownBank.status, knownBank.body.error], [404, 'account not found']);
+    // The bank list is the provider's: a fresh stack that had to fetch it would have taken a token.
+    const tokens = await call(stack.sandboxUrl, 'GET', '/sandbox/tokens');
+    assert.equal(tokens.body.issued, 0);
+  });
+});
+
 describe('settlement on the dev server', () => {
   let stack: Stack;
   let tenant: TestTenant;
