@@ -96,6 +96,7 @@ export const configSchema = z
     WEBHOOK_MAX_ATTEMPTS: integer(5, 1, 50),
     WEBHOOK_TIMEOUT: duration('10s'),
     ALLOW_PRIVATE_CALLBACK_URLS: flag(false),
+    SETTLEMENT_FUNDS: z.enum(['ledger', 'available']).default('ledger'),
     SETTLEMENT_MAX_ATTEMPTS: integer(5, 1, 50),
     SETTLEMENT_RETRY_SCHEDULE: durationList('30s,1m,2m,5m'),
     SETTLEMENT_POLL_INTERVAL: duration('5s'),

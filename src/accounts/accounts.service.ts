@@ -20,6 +20,9 @@ export function newAccountRef(tenantRefPrefix: string): string {
   return `va_${tenantRefPrefix}_${randomToken(12)}`;
 }
 
+/** Deficits are rare (a reversal after the money was spent); the operator list is not paged. */
+export const DEFICIT_LIST_LIMIT = 500;
+
 export interface AccountBalance {
   account: AccountRecord;
   asOf: Date;
@@ -112,6 +115,11 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
 
     async list(tenantId: string, afterId: string | null, limit: number): Promise<AccountRecord[]> {
       return accounts.list(tenantId, afterId, limit + 1);
+    },
+
+    /** For operators: the accounts a reversal left below zero, which settle nothing until topped up. */
+    async inDeficit(tenantId: string): Promise<AccountRecord[]> {
+      return accounts.listInDeficit(tenantId, DEFICIT_LIST_LIMIT);
     },
 
     async balance(tenantId: string, accountRef: string): Promise<AccountBalance> {

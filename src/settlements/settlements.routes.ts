@@ -19,7 +19,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
     defineRoute({
       method: 'post',
       path: '/v1/accounts/:accountRef/settle',
-      summary: 'Pay out from the available balance to a Nigerian bank account (asynchronous)',
+      summary: 'Pay out from the ledger balance to a Nigerian bank account (asynchronous)',
       tag: 'settlements',
       auth: 'apiKey',
       params: accountRefParamsSchema,

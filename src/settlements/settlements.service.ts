@@ -44,7 +44,7 @@ const invalidBankCode = (): ValidationError => new ValidationError('invalid bank
 
 export function createSettlementsService(deps: {
   db: Db;
-  config: Pick<Config, 'MAX_AMOUNT'>;
+  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS'>;
   logger: Logger;
   provider: ProviderClient;
   banks: BankDirectory;
@@ -81,7 +81,7 @@ export function createSettlementsService(deps: {
     payoutSink,
 
     /**
-     * One statement under the account's row lock: the available-balance check, the provisional debit,
+     * One statement under the account's row lock: the funds check (SETTLEMENT_FUNDS), the provisional debit,
      * the settlement row and its workflow (see settlement-initiation.repo). With an Idempotency-Key it
      * runs in a transaction that is rolled back when no settlement was made, so the key stays unclaimed.
      * The workflow starts after the commit.
@@ -108,7 +108,7 @@ export function createSettlementsService(deps: {
         idempotencyKey: idempotencyKey ?? null,
         debit: planPosting(
           [{ direction: 'debit', kind: 'settlement', amount: request.amount, status: 'provisional', narration: request.narration ?? '', providerTxnRef: merchantTxRef, transactionGroupId: uuidv7() }],
-          { spendAvailable: true },
+          { spendFrom: config.SETTLEMENT_FUNDS },
         ),
         job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
       };
