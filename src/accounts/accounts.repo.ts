@@ -19,6 +19,8 @@ export interface AccountRecord {
   pendingCredits: Kobo;
   totalCredits: Kobo;
   totalDebits: Kobo;
+  /** The entries' seq up to which the totals above count. */
+  lastSeq: bigint;
   /** Set while the ledger balance is below zero (a spent provisional credit was reversed). */
   deficitSince: Date | null;
   createdAt: Date;
@@ -41,6 +43,7 @@ interface AccountRow {
   pending_credits: string;
   total_credits: string;
   total_debits: string;
+  last_seq: string;
   deficit_since: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -63,6 +66,7 @@ function toAccount(row: AccountRow): AccountRecord {
     pendingCredits: koboFromDb(row.pending_credits),
     totalCredits: koboFromDb(row.total_credits),
     totalDebits: koboFromDb(row.total_debits),
+    lastSeq: BigInt(row.last_seq),
     deficitSince: row.deficit_since,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
