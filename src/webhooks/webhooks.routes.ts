@@ -11,7 +11,11 @@ import {
   webhookSecretResponseSchema,
 } from './webhooks.schemas';
 
-const PAGE_SIZE = 50;
+/**
+ * SPEC.md's response has no paging, so a client built from it reads one response: every dead letter
+ * and processing error is in it, up to this bound; `after` / `processingErrorsAfter` page past it.
+ */
+export const DEAD_LETTERS_MAX = 1000;
 
 export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefinition[] {
   const { webhooks } = deps;
@@ -47,12 +51,12 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefini
       tag: 'webhooks',
       auth: 'apiKey',
       query: deadLettersQuerySchema,
-      responses: { 200: { description: 'Newest first', schema: deadLettersResponseSchema } },
+      responses: { 200: { description: `Newest first, all of them up to ${DEAD_LETTERS_MAX} of each list`, schema: deadLettersResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
         const tenantId = tenantOf(ctx).id;
-        const letters = paginate(await webhooks.deadLetters(tenantId, uuidCursor(query.after), PAGE_SIZE), PAGE_SIZE, (row) => row.id);
-        const errors = paginate(await webhooks.processingErrors(tenantId, uuidCursor(query.processingErrorsAfter), PAGE_SIZE), PAGE_SIZE, (row) => row.id);
+        const letters = paginate(await webhooks.deadLetters(tenantId, uuidCursor(query.after), DEAD_LETTERS_MAX), DEAD_LETTERS_MAX, (row) => row.id);
+        const errors = paginate(await webhooks.processingErrors(tenantId, uuidCursor(query.processingErrorsAfter), DEAD_LETTERS_MAX), DEAD_LETTERS_MAX, (row) => row.id);
         return {
           status: 200,
           body: {
