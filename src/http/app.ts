@@ -35,7 +35,7 @@ function handlerFor(route: RouteDefinition, checkResponses: boolean) {
   return async (ctx: AppContext): Promise<void> => {
     const params = route.params ? validate(route.params, ctx.params, 'params') : undefined;
     const query = route.query ? validate(route.query, ctx.query, 'query') : undefined;
-    const rawBody = route.rawBody ? await readRawBody(ctx.req) : undefined;
+    const rawBody = route.rawBody ? await readRawBody(ctx.req, route.rawBodyLimit) : undefined;
     const body = route.body && !route.rawBody ? validate(route.body, ctx.request.body, 'body') : undefined;
     const result = await route.handle({ params, query, body, rawBody, ctx });
     if (checkResponses) checkResponse(route, result.status, result.body);
