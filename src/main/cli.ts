@@ -9,6 +9,7 @@ import { formatTierSpec, parseTierSpec } from '../fees/tier-spec';
 import { createLedgerVerificationRepo } from '../ledger/ledger-verification.repo';
 import { createLogger } from '../logger';
 import { formatKobo } from '../money';
+import { createRetentionService } from '../retention/retention.service';
 import { createTemporalClient } from '../temporal/client';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 
@@ -119,6 +120,17 @@ const COMMANDS: Record<string, Command> = {
         deficits: deficits.map((deficit) => ({ accountRef: deficit.accountRef, balance: formatKobo(BigInt(deficit.balance)), since: deficit.since.toISOString() })),
       });
       if (problems.length > 0) process.exitCode = 1;
+    },
+  },
+  'retention:run': {
+    usage: 'retention:run [--json]   (what the worker\'s retention Schedule runs every RETENTION_INTERVAL)',
+    options: {},
+    async run(context) {
+      const result = await createRetentionService({ db: context.db, config: context.config }).run();
+      context.print(
+        `retention applied: ${result.unverifiedEventsDeleted} unverified events deleted, ${result.eventPayloadsStripped} event payloads emptied, ${result.startedJobsDeleted} started jobs and ${result.endedSessionsDeleted} ended sessions deleted`,
+        { ...result },
+      );
     },
   },
   'temporal:setup': {

@@ -28,6 +28,7 @@ import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
 import { createProviderClient } from '../provider/provider-client';
 import type { ProviderClient } from '../provider/provider.types';
+import { createRetentionService } from '../retention/retention.service';
 import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
 import { settlementsRoutes } from '../settlements/settlements.routes';
@@ -111,6 +112,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),
     misdirected: createMisdirectedService({ db, creditPayment: createPaymentCrediter({ postingEngine, jobs }), starter }),
+    retention: createRetentionService({ db, config }),
   };
 }
 
