@@ -4,6 +4,8 @@ import { parseNairaInput } from './money';
 
 /** The development key is public: production refuses to start with it. */
 const DEV_ENCRYPTION_KEY = 'ZGV2LW9ubHkta2V5LWRvLW5vdC11c2UtaW4tcHJvZCE=';
+/** Public too, for the same reason. */
+const DEV_REQUEST_HASH_SECRET = 'dev-only-request-hash-secret-do-not-use-in-prod';
 
 const duration = (fallback: string) =>
   z
@@ -90,6 +92,7 @@ export const configSchema = z
     IDENTITY_VERIFICATION_URL: url('http://127.0.0.1:4010/identity/nin'),
     IDENTITY_VERIFICATION_TIMEOUT: duration('5s'),
     DATA_ENCRYPTION_KEY: encryptionKey,
+    REQUEST_HASH_SECRET: z.string().min(32, { error: 'must be at least 32 characters (openssl rand -base64 32)' }).default(DEV_REQUEST_HASH_SECRET),
     SESSION_TTL: duration('12h'),
     MAX_AMOUNT: nairaCeiling,
     WEBHOOK_RETRY_SCHEDULE: durationList('2m,5m,11m,24m,53m'),

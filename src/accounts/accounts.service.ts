@@ -5,7 +5,7 @@ import { createCustomersRepo } from '../customers/customers.repo';
 import type { Db } from '../db';
 import { BadRequestError, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
-import { idempotencyMismatch, requestHash } from '../idempotency/request-hash';
+import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { randomToken, uuidv7 } from '../ids';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderClient, ProviderVirtualAccount } from '../provider/provider.types';
@@ -28,7 +28,7 @@ export interface AccountBalance {
   asOf: Date;
 }
 
-type AccountsConfig = Pick<Config, 'DATA_ENCRYPTION_KEY' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'MAX_AMOUNT'>;
+type AccountsConfig = Pick<Config, 'DATA_ENCRYPTION_KEY' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'MAX_AMOUNT' | 'REQUEST_HASH_SECRET'>;
 
 export function createAccountsService(deps: { db: Db; config: AccountsConfig; provider: ProviderClient }) {
   const { db, config, provider } = deps;
@@ -77,10 +77,10 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
           tenant_id: tenantId,
           scope: 'account',
           key: idempotencyKey,
-          request_hash: requestHash(body),
+          request_hash: requestHash(config.REQUEST_HASH_SECRET, body),
           resource_ref: accountRef,
         });
-        if (record.request_hash !== requestHash(body)) throw idempotencyMismatch();
+        if (!sameRequest(record.request_hash, config.REQUEST_HASH_SECRET, body)) throw idempotencyMismatch();
         if (record.resource_id) {
           const existing = await accounts.findById(record.resource_id);
           if (existing) return existing;

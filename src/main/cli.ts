@@ -6,6 +6,8 @@ import { AppError } from '../errors';
 import type { FeeTier } from '../fees/fee-schedule';
 import { createFeesService } from '../fees/fees.service';
 import { formatTierSpec, parseTierSpec } from '../fees/tier-spec';
+import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
+import { keyDigest } from '../idempotency/request-hash';
 import { createLedgerVerificationRepo } from '../ledger/ledger-verification.repo';
 import { createLogger } from '../logger';
 import { formatKobo } from '../money';
@@ -131,6 +133,19 @@ const COMMANDS: Record<string, Command> = {
         `retention applied: ${result.unverifiedEventsDeleted} unverified events deleted, ${result.eventPayloadsStripped} event payloads emptied, ${result.startedJobsDeleted} started jobs and ${result.endedSessionsDeleted} ended sessions deleted`,
         { ...result },
       );
+    },
+  },
+  'idempotency:rekey': {
+    usage: 'idempotency:rekey [--json]   (once after upgrading: keys the request hashes stored before REQUEST_HASH_SECRET)',
+    options: {},
+    async run(context) {
+      const repo = createIdempotencyRepo(context.db);
+      let rekeyed = 0;
+      for (let batch = await repo.legacyHashes(1_000); batch.length > 0; batch = await repo.legacyHashes(1_000)) {
+        for (const record of batch) await repo.replaceHash(record, keyDigest(context.config.REQUEST_HASH_SECRET, record.request_hash));
+        rekeyed += batch.length;
+      }
+      context.print(`rekeyed ${rekeyed} stored request hash(es)`, { rekeyed });
     },
   },
   'temporal:setup': {

@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import { BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
-import { idempotencyMismatch, requestHash } from '../idempotency/request-hash';
+import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../jobs/jobs';
 import type { OutboxEntry } from '../jobs/outbox.repo';
@@ -44,7 +44,7 @@ const invalidBankCode = (): ValidationError => new ValidationError('invalid bank
 
 export function createSettlementsService(deps: {
   db: Db;
-  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS'>;
+  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET'>;
   logger: Logger;
   provider: ProviderClient;
   banks: BankDirectory;
@@ -94,7 +94,7 @@ export function createSettlementsService(deps: {
       await requireKnownBank(request.bankCode);
       const settlementId = uuidv7();
       const merchantTxRef = newMerchantTxRef();
-      const hash = requestHash({ accountRef, ...request });
+      const hash = requestHash(config.REQUEST_HASH_SECRET, { accountRef, ...request });
       const draft: SettlementDraft = {
         id: settlementId,
         merchantTxRef,
@@ -133,7 +133,7 @@ export function createSettlementsService(deps: {
           throw new InsufficientFundsError();
         case 'key_taken': {
           const claimed = await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!);
-          if (!claimed || claimed.request_hash !== hash) throw idempotencyMismatch();
+          if (!claimed || !sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, { accountRef, ...request })) throw idempotencyMismatch();
           return this.find(tenantId, claimed.resource_ref);
         }
         case 'created':
