@@ -45,6 +45,20 @@ function handlerFor(route: RouteDefinition, checkResponses: boolean) {
   };
 }
 
+/**
+ * Every authenticated response (API keys' tenant data, customers, accounts, statements, the webhook
+ * secret...) and everything under /auth (sign-in included) may carry secrets or personal data: no
+ * browser, proxy or CDN keeps a copy. Errors of those routes too, since they are set before auth runs.
+ */
+function carriesPrivateData(route: RouteDefinition): boolean {
+  return route.auth !== 'public' || route.path.startsWith('/auth/');
+}
+
+async function noStore(ctx: AppContext, next: Next): Promise<void> {
+  ctx.set('Cache-Control', 'no-store');
+  await next();
+}
+
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config, logger, auth, readiness, routes } = deps;
   const app = new Koa<AppState>();
@@ -71,6 +85,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   for (const route of routes) {
     const middleware: Array<(ctx: AppContext, next: Next) => Promise<void>> = [];
+    if (carriesPrivateData(route)) middleware.push(noStore);
     if (route.auth === 'apiKey') middleware.push(requireApiKey(auth));
     if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin));
     if (route.body && !route.rawBody) middleware.push(parseJson as unknown as (ctx: AppContext, next: Next) => Promise<void>);
