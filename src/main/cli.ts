@@ -12,6 +12,7 @@ import { createLedgerVerificationRepo } from '../ledger/ledger-verification.repo
 import { createLogger } from '../logger';
 import { formatKobo } from '../money';
 import { createRetentionService } from '../retention/retention.service';
+import { PasswordInputError, readPassword } from './password-input';
 import { createTemporalClient } from '../temporal/client';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 
@@ -30,6 +31,9 @@ interface Command {
 }
 
 const text = (context: CommandContext, name: string): string => String(context.options[name]);
+
+/** A command used wrongly: exit 2 with the message, as for a missing option. */
+class UsageError extends Error {}
 
 const tierView = (tier: FeeTier) => ({ minSend: formatKobo(tier.minSend), maxSend: tier.maxSend === null ? null : formatKobo(tier.maxSend), fee: formatKobo(tier.fee) });
 
@@ -79,11 +83,17 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'user:create': {
-    usage: 'user:create --tenant TENANT_ID --email EMAIL --password PASSWORD [--json]',
+    usage: 'user:create --tenant TENANT_ID --email EMAIL [--json]   (the password is read from stdin, or prompted for on a terminal)',
     options: { tenant: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
-    required: ['tenant', 'email', 'password'],
+    required: ['tenant', 'email'],
     async run(context) {
-      const created = await createAuthService({ db: context.db, config: context.config }).createUser(text(context, 'tenant'), text(context, 'email'), text(context, 'password'));
+      if (context.options.password !== undefined) {
+        throw new UsageError(
+          '--password is refused: a password in the arguments is visible to other users (ps) and kept in shell history. Pipe it on stdin (printf %s "$PASSWORD" | … user:create …) or type it at the prompt',
+        );
+      }
+      const auth = createAuthService({ db: context.db, config: context.config });
+      const created = await auth.createUser(text(context, 'tenant'), text(context, 'email'), await readPassword('Password for the new dashboard user: '));
       context.print(`dashboard user ${created.userId}`, created);
     },
   },
@@ -198,7 +208,11 @@ async function main(argv: string[]): Promise<number> {
     });
     return 0;
   } catch (error) {
-    if (error instanceof AppError) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\nusage: ${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof AppError || error instanceof PasswordInputError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }
