@@ -33,6 +33,28 @@ const durationList = (fallback: string) =>
       return list;
     });
 
+export interface RateLimit {
+  points: number;
+  durationSeconds: number;
+}
+
+/** "N/duration" (e.g. 10/15m: ten in any fifteen minutes), or "off". */
+const rateLimit = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx): RateLimit | null => {
+      if (text === 'off') return null;
+      const [count, window] = text.split('/');
+      const points = Number(count);
+      const ms = window === undefined ? null : parseDuration(window);
+      if (!Number.isSafeInteger(points) || points < 1 || ms === null || ms < 1000 || ms % 1000 !== 0) {
+        ctx.addIssue({ code: 'custom', message: `expected N/duration in whole seconds such as 10/15m, or off, got "${text}"` });
+        return z.NEVER;
+      }
+      return { points, durationSeconds: ms / 1000 };
+    });
+
 const integer = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const flag = (fallback: boolean) =>
@@ -95,6 +117,11 @@ export const configSchema = z
     REQUEST_HASH_SECRET: z.string().min(32, { error: 'must be at least 32 characters (openssl rand -base64 32)' }).default(DEV_REQUEST_HASH_SECRET),
     SESSION_TTL: duration('12h'),
     PASSWORD_SCRYPT_LOG_N: integer(17, 14, 20),
+    RATE_LIMIT_SIGNIN_EMAIL: rateLimit('10/15m'),
+    RATE_LIMIT_SIGNIN_ADDRESS: rateLimit('100/15m'),
+    RATE_LIMIT_NAME_LOOKUPS: rateLimit('3000/1m'),
+    RATE_LIMIT_SETTLEMENTS: rateLimit('60000/1m'),
+    RATE_LIMIT_REPLAYS: rateLimit('600/1m'),
     PASSWORD_HASH_CONCURRENCY: integer(2, 1, 16),
     PASSWORD_HASH_QUEUE: integer(32, 0, 10_000),
     MAX_AMOUNT: nairaCeiling,

@@ -1,11 +1,12 @@
 import type { Config } from '../config';
 import { SESSION_COOKIE } from '../http/middleware/auth';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import type { AuthService } from './auth.service';
 import { loginBodySchema, loginResponseSchema, meResponseSchema } from './auth.schemas';
 
-export function authRoutes(deps: { auth: AuthService; config: Pick<Config, 'SESSION_TTL'> }): RouteDefinition[] {
-  const { auth, config } = deps;
+export function authRoutes(deps: { auth: AuthService; config: Pick<Config, 'SESSION_TTL'>; limits: Pick<RateLimits, 'signInEmail' | 'signInAddress'> }): RouteDefinition[] {
+  const { auth, config, limits } = deps;
   return [
     defineRoute({
       method: 'get',
@@ -27,9 +28,15 @@ export function authRoutes(deps: { auth: AuthService; config: Pick<Config, 'SESS
       auth: 'public',
       body: loginBodySchema,
       responses: { 200: { description: 'Logged in', schema: loginResponseSchema } },
-      errors: [400, 401],
+      errors: [400, 401, 429],
       handle: async ({ body, ctx }) => {
+        // Counted before the password is hashed, so a flood is turned away without the hashing cost;
+        // a successful sign-in gives its attempt back, so only failures add up.
+        const email = body.email.trim().toLowerCase();
+        await limits.signInAddress.consume(ctx.ip);
+        await limits.signInEmail.consume(email);
         const session = await auth.login(body.email, body.password);
+        await Promise.all([limits.signInAddress.reward(ctx.ip), limits.signInEmail.reward(email)]);
         ctx.cookies.set(SESSION_COOKIE, session.token, {
           httpOnly: true,
           sameSite: 'strict',

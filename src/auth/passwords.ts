@@ -41,7 +41,7 @@ const dummyHash = (cost: ScryptCost): string => encode(cost, Buffer.alloc(16), B
 
 export class PasswordHashingBusyError extends AppError {
   constructor() {
-    super(503, 'busy', 'too many sign-ins in progress, retry shortly');
+    super(503, 'busy', 'too many sign-ins in progress, retry shortly', undefined, { 'Retry-After': '1' });
   }
 }
 

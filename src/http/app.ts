@@ -63,6 +63,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const { config, logger, auth, readiness, routes } = deps;
   const app = new Koa<AppState>();
   app.proxy = config.TRUST_PROXY;
+  // One proxy hop is trusted: the client address is the one it appended to X-Forwarded-For, not
+  // whatever the client wrote at the front of that header.
+  app.maxIpsCount = 1;
   app.silent = true;
   const router = new Router<AppState>();
   const openApi = buildOpenApi(routes, { title: 'NUBAN virtual-account ledger', version: '1.0.0' });

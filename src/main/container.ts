@@ -28,6 +28,7 @@ import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
 import { createProviderClient } from '../provider/provider-client';
 import type { ProviderClient } from '../provider/provider.types';
+import { createRateLimits } from '../rate-limits/rate-limits';
 import { createRetentionService } from '../retention/retention.service';
 import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
@@ -113,6 +114,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     fees: createFeesService({ db, config }),
     misdirected: createMisdirectedService({ db, creditPayment: createPaymentCrediter({ postingEngine, jobs }), starter }),
     retention: createRetentionService({ db, config }),
+    rateLimits: createRateLimits(db, config),
   };
 }
 
@@ -120,12 +122,12 @@ export type Services = ReturnType<typeof createServices>;
 
 export function createRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
-    ...authRoutes({ auth: services.auth, config }),
+    ...authRoutes({ auth: services.auth, config, limits: services.rateLimits }),
     ...accountsRoutes({ accounts: services.accounts }),
     ...ledgerRoutes({ statements: services.statements }),
-    ...settlementsRoutes({ settlements: services.settlements }),
+    ...settlementsRoutes({ settlements: services.settlements, limits: services.rateLimits }),
     ...paymentsRoutes({ ingest: services.ingest }),
-    ...webhooksRoutes({ webhooks: services.webhooks }),
+    ...webhooksRoutes({ webhooks: services.webhooks, limits: services.rateLimits }),
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),

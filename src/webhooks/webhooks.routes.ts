@@ -1,5 +1,6 @@
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import type { WebhooksService } from './webhooks.service';
 import {
   deadLettersQuerySchema,
@@ -17,8 +18,8 @@ import {
  */
 export const DEAD_LETTERS_MAX = 1000;
 
-export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefinition[] {
-  const { webhooks } = deps;
+export function webhooksRoutes(deps: { webhooks: WebhooksService; limits: Pick<RateLimits, 'replays'> }): RouteDefinition[] {
+  const { webhooks, limits } = deps;
   return [
     defineRoute({
       method: 'post',
@@ -90,8 +91,9 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefini
       auth: 'apiKey',
       params: deliveryParamsSchema,
       responses: { 202: { description: 'The new delivery', schema: replayResponseSchema } },
-      errors: [404, 409],
+      errors: [404, 409, 429],
       handle: async ({ params, ctx }) => {
+        await limits.replays.consume(tenantOf(ctx).id);
         const replay = await webhooks.replay(tenantOf(ctx).id, params.id);
         return { status: 202, body: { ID: replay.id, EventID: replay.eventId, Status: replay.status, ReplayOf: replay.replayOf! } };
       },
