@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { createKeyring, type EncryptionKey } from './crypto';
 import { parseDuration, parseDurationList } from './duration';
 import { parseNairaInput } from './money';
 
@@ -89,6 +90,25 @@ const encryptionKey = z
     return key;
   });
 
+/** "id:base64key,id:base64key": the first encrypts, all decrypt. */
+const encryptionKeyList = z
+  .string()
+  .optional()
+  .transform((text, ctx): EncryptionKey[] | null => {
+    if (text === undefined) return null;
+    const keys: EncryptionKey[] = [];
+    for (const entry of text.split(',').map((part) => part.trim())) {
+      const [id, encoded] = entry.split(':');
+      const key = Buffer.from(encoded ?? '', 'base64');
+      if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || key.length !== 32 || keys.some((other) => other.id === id)) {
+        ctx.addIssue({ code: 'custom', message: 'expected id:key pairs, comma-separated, newest first (ids of letters, digits, - and _, unique; keys of 32 bytes in base64)' });
+        return z.NEVER;
+      }
+      keys.push({ id, key });
+    }
+    return keys;
+  });
+
 export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -114,6 +134,7 @@ export const configSchema = z
     IDENTITY_VERIFICATION_URL: url('http://127.0.0.1:4010/identity/nin'),
     IDENTITY_VERIFICATION_TIMEOUT: duration('5s'),
     DATA_ENCRYPTION_KEY: encryptionKey,
+    DATA_ENCRYPTION_KEYS: encryptionKeyList,
     REQUEST_HASH_SECRET: z.string().min(32, { error: 'must be at least 32 characters (openssl rand -base64 32)' }).default(DEV_REQUEST_HASH_SECRET),
     SESSION_TTL: duration('12h'),
     PASSWORD_SCRYPT_LOG_N: integer(17, 14, 20),
@@ -151,13 +172,20 @@ export const configSchema = z
   })
   .superRefine((config, ctx) => {
     if (config.NODE_ENV !== 'production') return;
-    if (config.DATA_ENCRYPTION_KEY.equals(Buffer.from(DEV_ENCRYPTION_KEY, 'base64'))) {
-      ctx.addIssue({ code: 'custom', path: ['DATA_ENCRYPTION_KEY'], message: 'must be set in production (the default key is public)' });
+    const devKey = Buffer.from(DEV_ENCRYPTION_KEY, 'base64');
+    if (config.DATA_ENCRYPTION_KEYS ? config.DATA_ENCRYPTION_KEYS.some((entry) => entry.key.equals(devKey)) : config.DATA_ENCRYPTION_KEY.equals(devKey)) {
+      const variable = config.DATA_ENCRYPTION_KEYS ? 'DATA_ENCRYPTION_KEYS' : 'DATA_ENCRYPTION_KEY';
+      ctx.addIssue({ code: 'custom', path: [variable], message: 'must be set in production (the default key is public)' });
     }
     if (config.PROVIDER_WEBHOOKS_SIGNING_SECRET === 'sk_sandbox_provider_local_dev') {
       ctx.addIssue({ code: 'custom', path: ['PROVIDER_WEBHOOKS_SIGNING_SECRET'], message: 'must be set in production' });
     }
-  });
+  })
+  // Without DATA_ENCRYPTION_KEYS, DATA_ENCRYPTION_KEY is a ring of one key named "default".
+  .transform((config) => ({
+    ...config,
+    DATA_ENCRYPTION_KEYRING: createKeyring(config.DATA_ENCRYPTION_KEYS ?? [{ id: 'default', key: config.DATA_ENCRYPTION_KEY }]),
+  }));
 
 export type Config = Readonly<z.output<typeof configSchema>>;
 

@@ -1,6 +1,7 @@
 import { createAuthRepo } from '../auth/auth.repo';
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
+import { BVN_COLUMN, encryptionContext } from '../encryption/encrypted-columns';
 import { createCustomersRepo } from '../customers/customers.repo';
 import type { Db } from '../db';
 import { BadRequestError, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
@@ -28,7 +29,7 @@ export interface AccountBalance {
   asOf: Date;
 }
 
-type AccountsConfig = Pick<Config, 'DATA_ENCRYPTION_KEY' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'MAX_AMOUNT' | 'REQUEST_HASH_SECRET'>;
+type AccountsConfig = Pick<Config, 'DATA_ENCRYPTION_KEYRING' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'MAX_AMOUNT' | 'REQUEST_HASH_SECRET'>;
 
 export function createAccountsService(deps: { db: Db; config: AccountsConfig; provider: ProviderClient }) {
   const { db, config, provider } = deps;
@@ -89,14 +90,10 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
       }
       const registered = await registerWithProvider(accountRef, body);
       return db.transaction(async (trx) => {
-        const customer = await createCustomersRepo(trx).upsertByExternalRef({
-          id: uuidv7(),
-          tenantId,
-          externalRef: body.externalRef,
-          name: body.name,
-          bvnEnc: body.bvn ? encryptSecret(config.DATA_ENCRYPTION_KEY, body.bvn) : null,
-          bvnLast4: body.bvn ? body.bvn.slice(-4) : null,
-        });
+        const customers = createCustomersRepo(trx);
+        const customer = await customers.upsertByExternalRef({ id: uuidv7(), tenantId, externalRef: body.externalRef, name: body.name });
+        // Encrypted once the row id is known: it is bound to the ciphertext. The first BVN given is kept.
+        if (body.bvn) await customers.setBvnIfAbsent(customer.id, encryptSecret(config.DATA_ENCRYPTION_KEYRING, body.bvn, encryptionContext(BVN_COLUMN, customer.id)), body.bvn.slice(-4));
         const account = await createAccountsRepo(trx).insert({
           id: uuidv7(),
           tenantId,

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from '../config';
 import { createKnex, migrationConfig, type Db } from '../db';
 import { AppError } from '../errors';
 import type { FeeTier } from '../fees/fee-schedule';
+import { createReencryptionService } from '../encryption/reencryption.service';
 import { createFeesService } from '../fees/fees.service';
 import { formatTierSpec, parseTierSpec } from '../fees/tier-spec';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
@@ -156,6 +157,19 @@ const COMMANDS: Record<string, Command> = {
         rekeyed += batch.length;
       }
       context.print(`rekeyed ${rekeyed} stored request hash(es)`, { rekeyed });
+    },
+  },
+  'crypto:reencrypt': {
+    usage: 'crypto:reencrypt [--json]   (after adding a new key first in DATA_ENCRYPTION_KEYS; exit 1 if any ciphertext does not decrypt)',
+    options: {},
+    async run(context) {
+      const result = await createReencryptionService({ db: context.db, keyring: context.config.DATA_ENCRYPTION_KEYRING }).run();
+      const human = [
+        `re-encrypted ${result.reencrypted} value(s) with key "${context.config.DATA_ENCRYPTION_KEYRING.current.id}"; ${result.alreadyCurrent} already were`,
+        ...result.unreadable.map((where) => `  unreadable: ${where}`),
+      ].join('\n');
+      context.print(human, { keyId: context.config.DATA_ENCRYPTION_KEYRING.current.id, ...result });
+      if (result.unreadable.length > 0) process.exitCode = 1;
     },
   },
   'temporal:setup': {

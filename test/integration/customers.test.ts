@@ -131,8 +131,6 @@ describe('customers and KYC', () => {
         tenantId: tenant.tenantId,
         externalRef: `lonely-${randomUUID()}`,
         name: 'No Account',
-        bvnEnc: null,
-        bvnLast4: null,
       });
       const missing = await api('GET', `/v1/customers/${lonely.id}/account`);
       assert.equal(missing.status, 404);
