@@ -1,11 +1,22 @@
 import type { Config } from '../config';
+import type { AppContext } from '../http/context';
 import { SESSION_COOKIE } from '../http/middleware/auth';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import type { AuthService } from './auth.service';
 import { loginBodySchema, loginResponseSchema, meResponseSchema } from './auth.schemas';
 
-export function authRoutes(deps: { auth: AuthService; config: Pick<Config, 'SESSION_TTL'>; limits: Pick<RateLimits, 'signInEmail' | 'signInAddress'> }): RouteDefinition[] {
+/**
+ * The session cookie is Secure over TLS, and always in production, where TLS ends at a proxy in front
+ * of us: Koa refuses to set a Secure cookie on what it sees as a plain connection unless told otherwise.
+ */
+function setSessionCookie(ctx: AppContext, production: boolean, value: string, maxAge: number): void {
+  const secure = ctx.secure || production;
+  if (secure) ctx.cookies.secure = true;
+  ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure, path: '/', maxAge, overwrite: true });
+}
+
+export function authRoutes(deps: { auth: AuthService; config: Pick<Config, 'SESSION_TTL' | 'NODE_ENV'>; limits: Pick<RateLimits, 'signInEmail' | 'signInAddress'> }): RouteDefinition[] {
   const { auth, config, limits } = deps;
   return [
     defineRoute({
@@ -37,14 +48,7 @@ export function authRoutes(deps: { auth: AuthService; config: Pick<Config, 'SESS
         await limits.signInEmail.consume(email);
         const session = await auth.login(body.email, body.password);
         await Promise.all([limits.signInAddress.reward(ctx.ip), limits.signInEmail.reward(email)]);
-        ctx.cookies.set(SESSION_COOKIE, session.token, {
-          httpOnly: true,
-          sameSite: 'strict',
-          secure: ctx.secure,
-          path: '/',
-          maxAge: config.SESSION_TTL,
-          overwrite: true,
-        });
+        setSessionCookie(ctx, config.NODE_ENV === 'production', session.token, config.SESSION_TTL);
         return {
           status: 200,
           body: { userId: session.userId, tenantId: session.tenantId, email: session.email, expiresAt: session.expiresAt.toISOString() },
@@ -60,7 +64,7 @@ export function authRoutes(deps: { auth: AuthService; config: Pick<Config, 'SESS
       responses: { 204: { description: 'Logged out' } },
       handle: async ({ ctx }) => {
         await auth.logout(userOf(ctx).sessionId);
-        ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: '/', maxAge: 0, overwrite: true });
+        setSessionCookie(ctx, config.NODE_ENV === 'production', '', 0);
         return { status: 204 };
       },
     }),
