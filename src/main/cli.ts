@@ -2,9 +2,9 @@ import { parseArgs } from 'node:util';
 import { createAuthService } from '../auth/auth.service';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createKnex, migrationConfig, type Db } from '../db';
+import { createReencryptionService } from '../encryption/reencryption.service';
 import { AppError } from '../errors';
 import type { FeeTier } from '../fees/fee-schedule';
-import { createReencryptionService } from '../encryption/reencryption.service';
 import { createFeesService } from '../fees/fees.service';
 import { formatTierSpec, parseTierSpec } from '../fees/tier-spec';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
@@ -13,9 +13,9 @@ import { createLedgerVerificationRepo } from '../ledger/ledger-verification.repo
 import { createLogger } from '../logger';
 import { formatKobo } from '../money';
 import { createRetentionService } from '../retention/retention.service';
-import { PasswordInputError, readPassword } from './password-input';
 import { createTemporalClient } from '../temporal/client';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
+import { PasswordInputError, readPassword } from './password-input';
 
 interface CommandContext {
   config: Config;
