@@ -10,7 +10,7 @@ import { createLedgerVerificationRepo } from '../ledger/ledger-verification.repo
 import { createLogger } from '../logger';
 import { formatKobo } from '../money';
 import { createTemporalClient } from '../temporal/client';
-import { registerSearchAttributes } from '../temporal/register-search-attributes';
+import { MissingSearchAttributesError, registerSearchAttributes } from '../temporal/register-search-attributes';
 
 interface CommandContext {
   config: Config;
@@ -179,7 +179,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(process.exitCode ?? code),
   (error: unknown) => {
-    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    if (error instanceof ConfigError || error instanceof MissingSearchAttributesError) process.stderr.write(`${error.message}\n`);
     else createLogger('error', 'cli', { toStderr: true }).error({ err: error }, 'command failed');
     process.exit(1);
   },
