@@ -289,8 +289,10 @@ describe('payment confirmation on the dev server', () => {
       args: [{ entryId: entry.id, providerTxnRef: real.body.transactionId, grossAmountKobo: '502500', windowMs: 60_000, pollIntervalMs: 500, postedAtMs: Date.now() }],
     });
     try {
-      await eventually(async () => (await forged.query(confirmationStatusQuery)).lookups >= 2, { what: 'the forged confirmation to act', timeoutMs: 15_000 });
-      assert.notEqual(await entryStatus(account.AccountRef, unknownTxn), 'confirmed');
+      // Its first lookup finds the real payment SUCCESS, so it asks the confirm activity at once.
+      await eventually(async () => (await forged.query(confirmationStatusQuery)).lookups >= 1, { what: 'the forged confirmation to act', timeoutMs: 15_000 });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal(await entryStatus(account.AccountRef, unknownTxn), 'provisional', 'a forged confirmation must not confirm the credit');
       // The credit's own confirmation reverses it when its window ends: the provider never knew it.
       await eventually(async () => (await entryStatus(account.AccountRef, unknownTxn)) === 'reversed', { what: 'reversal', timeoutMs: 15_000 });
     } finally {
