@@ -10,6 +10,9 @@ import type { ConfirmationProgress, ProviderTxnLookup } from '../temporal/payloa
 /** Lookups back off to this interval at most. */
 export const MAX_LOOKUP_INTERVAL_MS = 5 * 60_000;
 
+/** However short the configured interval, a confirmation never asks the provider in a tight loop. */
+const MIN_LOOKUP_INTERVAL_MS = 100;
+
 /**
  * "Not found" answers needed (with the window over and the transaction never seen) before a credit is
  * reversed: one answer alone, e.g. the first after an outage, never decides.
@@ -22,7 +25,7 @@ const OUTGOING_TYPES = new Set(['transfer']);
 export type ConfirmationStep = { kind: 'confirm' } | { kind: 'reverse'; reason: string } | { kind: 'wait'; ms: number; why: string };
 
 export function initialProgress(pollIntervalMs: number): ConfirmationProgress {
-  return { lookups: 0, firstSeenAtMs: null, notFoundAnswers: 0, delayMs: pollIntervalMs, runs: 1 };
+  return { lookups: 0, firstSeenAtMs: null, notFoundAnswers: 0, delayMs: Math.max(pollIntervalMs, MIN_LOOKUP_INTERVAL_MS), runs: 1 };
 }
 
 /** Counts an answer: a transaction the provider has shown once stays "seen" for good. */
@@ -63,7 +66,7 @@ export function nextStep(progress: ConfirmationProgress, lookup: ProviderTxnLook
   if (remainingMs > 0) return { kind: 'wait', ms: Math.min(progress.delayMs, remainingMs), why: 'not found yet, within the window' };
   if (progress.notFoundAnswers >= NOT_FOUND_ANSWERS_TO_REVERSE) return { kind: 'reverse', reason: 'not known to the provider within the confirmation window' };
   // The window is over but this is the only "not found": ask once more, soon.
-  return { kind: 'wait', ms: clock.pollIntervalMs, why: 'window over; asking once more' };
+  return { kind: 'wait', ms: Math.max(clock.pollIntervalMs, MIN_LOOKUP_INTERVAL_MS), why: 'window over; asking once more' };
 }
 
 /** The provisional credit as the database records it, in the terms of the provider's lookup. */

@@ -115,3 +115,15 @@ describe('confirmation rules: the next step after a lookup', () => {
     assert.equal(backedOff(initialProgress(2_000)).delayMs, 4_000);
   });
 });
+
+describe('confirmation rules: intervals', () => {
+  it('never asks in a tight loop, even with a zero interval configured', () => {
+    const progress = initialProgress(0);
+    assert.equal(progress.delayMs, 100);
+    assert.deepEqual(nextStep(recordLookup(progress, { kind: 'not_found' }, 0), { kind: 'not_found' }, { nowMs: 10, deadlineMs: 0, pollIntervalMs: 0 }), {
+      kind: 'wait',
+      ms: 100,
+      why: 'window over; asking once more',
+    });
+  });
+});
