@@ -1,4 +1,5 @@
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
@@ -281,39 +282,63 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
 
   it('a continued run keeps the original deadline: after an outage, "not found" reverses at once (two answers)', async function () {
     this.timeout(120_000);
-    const { outcome, lookupTimes, decisions } = await confirm((elapsedMs) => (elapsedMs < 24 * HOUR ? unavailable : notFound), { postedAtMs: undefined });
-    assert.equal(outcome, 'reversed');
-    assert.equal(lookupTimes.filter((time) => time >= 24 * HOUR).length, 2);
-    assert.ok(decisions[0]!.atMs < 24 * HOUR + 10 * MINUTE);
-  });
-
-  it('a terminated or failed confirmation can be started again under its id; a completed one cannot', async () => {
-    const run = harness(answers(found('PROCESSING')));
+    // Sixteen hours of 5-minute lookups: past the history limit, so the "not found" answers reach a later run.
+    const run = harness((elapsedMs) => (elapsedMs < 16 * HOUR ? unavailable : notFound));
+    const { lookupTimes, decisions } = run;
     const taskQueue = `confirmation-${randomUUID()}`;
     const worker = await testWorker(env.nativeConnection, taskQueue, run.activities);
-    const outbox = { markStarted: async () => undefined } as unknown as OutboxRepo;
-    const starter = createWorkflowStarter({ client: env.client, outbox, logger: createLogger('silent', 'test'), options: { taskQueue, startsPerSecond: 100, searchAttributes: false } });
-    const args = input();
-    const job = outboxEntry('paymentConfirmationWorkflow', paymentConfirmationWorkflowId(args.entryId), args);
-    await worker.runUntil(async () => {
-      assert.equal(await starter.start(job), 'started');
-      assert.equal(await starter.start(job), 'exists', 'a running confirmation is not started twice');
-      const handle = env.client.workflow.getHandle(job.workflowId);
+    const args = input({ postedAtMs: undefined });
+    const { outcome, final } = await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(paymentConfirmationWorkflow, { taskQueue, workflowId: paymentConfirmationWorkflowId(args.entryId), args: [args] });
+      return { outcome: await handle.result(), final: await handle.query(confirmationStatusQuery) };
+    });
+    assert.equal(outcome, 'reversed');
+    assert.ok(final.runs >= 2, `decided in run ${final.runs}`);
+    assert.equal(lookupTimes.filter((time) => time >= 16 * HOUR).length, 2);
+    assert.ok(decisions[0]!.atMs < 16 * HOUR + 10 * MINUTE);
+  });
+
+  it('a terminated or failed confirmation can be started again under its id; a running or completed one cannot', async () => {
+    /** A worker with these activities and the real starter (reuse policy included) on a task queue of their own. */
+    async function withStarter(activities: object, body: (starter: ReturnType<typeof createWorkflowStarter>) => Promise<void>): Promise<void> {
+      const taskQueue = `confirmation-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      const outbox = { markStarted: async () => undefined } as unknown as OutboxRepo;
+      const starter = createWorkflowStarter({ client: env.client, outbox, logger: createLogger('silent', 'test'), options: { taskQueue, startsPerSecond: 100, searchAttributes: false } });
+      await worker.runUntil(() => body(starter));
+      await starter.close();
+    }
+    const job = () => {
+      const args = input();
+      return outboxEntry('paymentConfirmationWorkflow', paymentConfirmationWorkflowId(args.entryId), args);
+    };
+
+    await withStarter(harness(answers(found('PROCESSING'))).activities, async (starter) => {
+      const waiting = job();
+      assert.equal(await starter.start(waiting), 'started');
+      assert.equal(await starter.start(waiting), 'exists', 'a running confirmation is not started twice');
+      const handle = env.client.workflow.getHandle(waiting.workflowId);
       await eventuallyQuery(handle, (state) => state.lookups >= 1);
       await handle.terminate('operator');
-      assert.equal(await starter.start(job), 'started', 'a terminated confirmation starts again');
-      await handle.terminate('operator again');
+      assert.equal(await starter.start(waiting), 'started', 'a terminated confirmation starts again');
+      await handle.terminate('test over');
     });
-    // A completed one stays done.
-    const done = harness(answers(found('SUCCESS')));
-    const doneWorker = await testWorker(env.nativeConnection, taskQueue, done.activities);
-    const second = outboxEntry('paymentConfirmationWorkflow', paymentConfirmationWorkflowId(randomUUID()), input());
-    await doneWorker.runUntil(async () => {
-      assert.equal(await starter.start(second), 'started');
-      assert.equal(await env.client.workflow.getHandle(second.workflowId).result(), 'confirmed');
-      assert.equal(await starter.start(second), 'exists');
+
+    const broken = { ...harness(answers(notFound)).activities, lookupProviderTransaction: async () => Promise.reject(ApplicationFailure.nonRetryable('lookup broken for good')) };
+    await withStarter(broken, async (starter) => {
+      const failing = job();
+      assert.equal(await starter.start(failing), 'started');
+      await assert.rejects(env.client.workflow.getHandle(failing.workflowId).result(), /Workflow execution failed/);
+      assert.equal(await starter.start(failing), 'started', 'a failed confirmation starts again');
+      await env.client.workflow.getHandle(failing.workflowId).terminate('test over');
     });
-    await starter.close();
+
+    await withStarter(harness(answers(found('SUCCESS'))).activities, async (starter) => {
+      const done = job();
+      assert.equal(await starter.start(done), 'started');
+      assert.equal(await env.client.workflow.getHandle(done.workflowId).result(), 'confirmed');
+      assert.equal(await starter.start(done), 'exists', 'a completed confirmation stays done');
+    });
   });
 
   /** History lengths of every run of the chain that started with this handle's first run. */
