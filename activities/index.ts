@@ -12,7 +12,7 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
     ...createPaymentActivities({ confirmations: services.confirmations }),
     ...createWebhookActivities({ deliveries: services.deliveries }),
     ...createSettlementActivities({ execution: services.settlementExecution }),
-    ...createSweepActivities({ starter: services.starter, graceMs: sweepGraceMs, logger }),
+    ...createSweepActivities({ starter: services.starter, restarts: services.confirmationRestarts, graceMs: sweepGraceMs, logger }),
     ...createRetentionActivities({ retention: services.retention, logger }),
   };
 }

@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { z } from 'zod';
 import { isIP } from 'node:net';
 import { createKeyring, type EncryptionKey } from './crypto';
@@ -92,6 +93,24 @@ const flag = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((text) => ['true', '1', 'yes'].includes(text));
 
+const optionalFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .optional()
+  .transform((text) => (text === undefined ? undefined : ['true', '1', 'yes'].includes(text)));
+
+/** A path this process can read now: a missing certificate stops the start with its variable named. */
+const readableFile = z.string().refine(
+  (path) => {
+    try {
+      accessSync(path, constants.R_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'expected a readable file' },
+);
+
 const url = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fallback);
 
 const nairaCeiling = z
@@ -150,6 +169,13 @@ export const configSchema = z
     TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('ledger'),
+    /** Unset: TLS whenever a CA, client certificate, server name or API key is given. */
+    TEMPORAL_TLS: optionalFlag,
+    TEMPORAL_TLS_CA: readableFile.optional(),
+    TEMPORAL_TLS_CERT: readableFile.optional(),
+    TEMPORAL_TLS_KEY: readableFile.optional(),
+    TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+    TEMPORAL_API_KEY: z.string().min(1).optional(),
     TEMPORAL_UI_URL: url('http://localhost:8233'),
     WORKFLOW_START_RATE: integer(25, 1, 100_000),
     PROVIDER_BASE_URL: url('http://127.0.0.1:4010'),
@@ -197,10 +223,17 @@ export const configSchema = z
     SANDBOX_LATENCY: duration('0ms'),
     SANDBOX_REFUND_DELAY: duration('5s'),
     SANDBOX_PROCESSING_TIME: duration('30s'),
+    SANDBOX_LOOKUP_LAG: duration('0ms'),
   })
   // Production refuses to start with anything that only makes sense locally; every offending
   // variable is named in the one message (runProcess prints it and exits 1 before listening).
   .superRefine((config, ctx) => {
+    if ((config.TEMPORAL_TLS_CERT === undefined) !== (config.TEMPORAL_TLS_KEY === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [config.TEMPORAL_TLS_CERT ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT'], message: 'mTLS needs both TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY' });
+    }
+    if (config.TEMPORAL_TLS === false && (config.TEMPORAL_TLS_CA || config.TEMPORAL_TLS_CERT || config.TEMPORAL_TLS_SERVER_NAME)) {
+      ctx.addIssue({ code: 'custom', path: ['TEMPORAL_TLS'], message: 'is false, but TLS settings are given' });
+    }
     if (config.NODE_ENV !== 'production') return;
     const refuse = (variable: string, message: string) => ctx.addIssue({ code: 'custom', path: [variable], message });
     const example = (encoded: string) => REPOSITORY_EXAMPLE_SECRETS.some((secret) => secret === encoded || (secret.endsWith('=') && Buffer.from(secret, 'base64').equals(Buffer.from(encoded, 'base64'))));

@@ -18,7 +18,8 @@ type JobsConfig = Pick<
 /** Builds the outbox entry of every workflow, with its timings taken from config at the moment of the commit. */
 export function createJobs(config: JobsConfig) {
   return {
-    paymentConfirmation(input: { entryId: string; providerTxnRef: string; gross: Kobo; tenantId: string; accountRef: string }): OutboxEntry {
+    /** `postedAt`: when the credit was posted; the confirmation window counts from it, however late the workflow starts. */
+    paymentConfirmation(input: { entryId: string; providerTxnRef: string; gross: Kobo; tenantId: string; accountRef: string; postedAt: Date }): OutboxEntry {
       return outboxEntry(
         'paymentConfirmationWorkflow',
         paymentConfirmationWorkflowId(input.entryId),
@@ -28,6 +29,7 @@ export function createJobs(config: JobsConfig) {
           grossAmountKobo: input.gross.toString(),
           windowMs: config.CONFIRMATION_WINDOW,
           pollIntervalMs: config.CONFIRMATION_POLL_INTERVAL,
+          postedAtMs: input.postedAt.getTime(),
         },
         { TenantId: input.tenantId, AccountRef: input.accountRef },
       );

@@ -14,7 +14,7 @@ import { createLogger } from '../logger';
 import { formatKobo } from '../money';
 import { createRetentionService } from '../retention/retention.service';
 import { createTemporalClient } from '../temporal/client';
-import { registerSearchAttributes } from '../temporal/register-search-attributes';
+import { MissingSearchAttributesError, registerSearchAttributes } from '../temporal/register-search-attributes';
 import { PasswordInputError, readPassword } from './password-input';
 
 interface CommandContext {
@@ -239,7 +239,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(process.exitCode ?? code),
   (error: unknown) => {
-    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    if (error instanceof ConfigError || error instanceof MissingSearchAttributesError) process.stderr.write(`${error.message}\n`);
     else createLogger('error', 'cli', { toStderr: true }).error({ err: error }, 'command failed');
     process.exit(1);
   },

@@ -13,6 +13,7 @@ import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
 import type { ReadinessCheck } from '../http/app';
 import type { RouteDefinition } from '../http/route';
+import { createConfirmationRestarter } from '../jobs/confirmation-restarts';
 import { createJobs } from '../jobs/jobs';
 import { createOutboxRepo } from '../jobs/outbox.repo';
 import { createWorkflowStarter } from '../jobs/workflow-starter';
@@ -100,12 +101,21 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   return {
     postingEngine,
     starter,
+    confirmationRestarts: createConfirmationRestarter({
+      db,
+      client: temporal,
+      starter,
+      jobs,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      windowMs: config.CONFIRMATION_WINDOW,
+      logger: logger.child({ component: 'confirmation-restarts' }),
+    }),
     auth,
     accounts,
     statements,
     settlements,
     ingest,
-    confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger }),
+    confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW }),
     deliveries: createWebhookDeliveryService({ db, config }),
     webhooks: createWebhooksService({ db, config, jobs, starter }),
     settlementExecution: createSettlementExecutionService({ db, provider, postingEngine, logger }),

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { ensureRetentionSchedule } from '../jobs/retention-schedule';
 import { ensureSweepSchedule } from '../jobs/sweep-schedule';
 import type { Logger } from '../logger';
+import { temporalConnectionOptions } from '../temporal/connection-options';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { installTemporalRuntimeLogging } from '../temporal/runtime-logging';
 import { closeInfrastructure, createInfrastructure, createServices } from './container';
@@ -13,7 +14,7 @@ import { runProcess } from './lifecycle';
 async function connectWhenReachable(config: Config, logger: Logger): Promise<NativeConnection> {
   for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
     try {
-      return await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+      return await NativeConnection.connect(temporalConnectionOptions(config));
     } catch (error) {
       logger.warn({ err: error, retryInMs: delay }, 'temporal unreachable; retrying');
       await new Promise((resolve) => setTimeout(resolve, delay));

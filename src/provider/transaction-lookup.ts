@@ -14,6 +14,10 @@ export async function lookupProviderTransaction(provider: ProviderClient, logger
       grossAmountKobo: transaction.amountKobo.toString(),
       feeKobo: transaction.feeKobo === null ? null : transaction.feeKobo.toString(),
       transactionId: transaction.id,
+      accountRef: transaction.aliasAccountReference,
+      type: transaction.type,
+      merchantTxRef: transaction.merchantTxRef,
+      currency: transaction.currency,
     };
   } catch (error) {
     if (error instanceof ProviderUnavailableError || error instanceof ProviderRejectedError) {

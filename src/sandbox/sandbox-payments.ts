@@ -29,6 +29,10 @@ export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment
     feeKobo: input.fee ?? providerFeeKobo(input.amount),
     status: input.status,
     createdAt: now.toISOString(),
+    lookupLagMs: input.lookupLagMs ?? deps.config.SANDBOX_LOOKUP_LAG,
+    processingMs: input.processingMs,
+    notFoundLookups: input.notFoundLookups,
+    lookups: 0,
   };
   state.payments.set(payment.transactionId, payment);
   if (payment.status === 'SUCCESS') state.walletBalanceKobo += payment.amountKobo - payment.feeKobo;
@@ -65,12 +69,23 @@ export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment
   };
 }
 
+/**
+ * The payment as the provider's lookup shows it at `nowMs`, or null while the lookup does not know it
+ * yet (lookup lag, or the first lookups that answer "not found"). Counts the lookup.
+ */
+export function paymentAsLookedUp(payment: SandboxPayment, nowMs: number): SandboxPayment | null {
+  payment.lookups += 1;
+  const ageMs = nowMs - Date.parse(payment.createdAt);
+  if (payment.lookups <= payment.notFoundLookups || ageMs < payment.lookupLagMs) return null;
+  return ageMs < payment.processingMs ? { ...payment, status: 'PROCESSING' } : payment;
+}
+
 /** `count` payments spread over the accounts, recorded as the provider's but not delivered: the caller sends them. */
 export async function simulatePaymentBatch(deps: SandboxDeps, batch: PaymentBatch): Promise<Array<{ body: string; headers: Record<string, string> }>> {
   const events = [];
   for (let i = 0; i < batch.count; i += 1) {
     const accountRef = batch.accountRefs[i % batch.accountRefs.length]!;
-    const sent = await simulatePayment(deps, { accountRef, amount: batch.amount, narration: 'benchmark', status: 'SUCCESS', deliver: false });
+    const sent = await simulatePayment(deps, { accountRef, amount: batch.amount, narration: 'benchmark', status: 'SUCCESS', deliver: false, processingMs: 0, notFoundLookups: 0 });
     events.push({ body: JSON.stringify(sent.payload), headers: sent.headers });
   }
   return events;

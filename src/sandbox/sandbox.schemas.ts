@@ -28,6 +28,9 @@ const nairaNumberOrText = (options: { allowZero: boolean }) =>
     return kobo;
   });
 
+/** A week: long enough for "PROCESSING for days", short enough to stay a timer-free comparison. */
+const MAX_SANDBOX_DELAY_MS = 7 * 24 * 60 * 60_000;
+
 const accountNumber = z.string().regex(/^\d{10}$/, 'must be 10 digits');
 const reference = z.string().trim().min(1).max(100);
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -75,6 +78,12 @@ export const simulatedPaymentSchema = z
     narration: z.string().max(200).default(''),
     status: z.enum(['SUCCESS', 'PAYMENT_FAILED', 'PROCESSING', 'REFUND']).default('SUCCESS'),
     deliver: z.boolean().default(true),
+    /** Lookups answer "not found" for this long after the payment (default SANDBOX_LOOKUP_LAG). */
+    lookupLagMs: z.number().int().min(0).max(MAX_SANDBOX_DELAY_MS).optional(),
+    /** Lookups show PROCESSING for this long, then `status`. */
+    processingMs: z.number().int().min(0).max(MAX_SANDBOX_DELAY_MS).default(0),
+    /** The first this many lookups answer "not found". */
+    notFoundLookups: z.number().int().min(0).max(1_000).default(0),
   })
   .refine((payment) => payment.fee === undefined || payment.fee <= payment.amount, { message: 'fee cannot exceed amount', path: ['fee'] });
 

@@ -12,8 +12,17 @@ export interface SandboxPayment {
   accountRef: string;
   amountKobo: Kobo;
   feeKobo: Kobo;
+  /** What a lookup shows once the payment is visible and no longer processing. */
   status: ProviderTransactionStatus;
   createdAt: string;
+  /** A lookup answers "not found" until this long after creation (the provider's lookup lag). */
+  lookupLagMs: number;
+  /** A lookup shows PROCESSING until this long after creation, then `status`. */
+  processingMs: number;
+  /** The first this many lookups answer "not found", whatever the time. */
+  notFoundLookups: number;
+  /** Lookups answered so far. */
+  lookups: number;
 }
 
 export interface SandboxTransfer {

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { requireProviderAuth } from './auth';
 import { paymentTransactionWire, transferTransactionWire } from './provider-wire';
 import type { SandboxDeps } from './sandbox.deps';
+import { paymentAsLookedUp } from './sandbox-payments';
 import { answer, parseInput, SandboxHttpError } from './sandbox-http';
 import { transactionQuerySchema } from './sandbox.schemas';
 
@@ -12,7 +13,11 @@ export function registerTransactionRoutes(router: Router, deps: SandboxDeps): vo
   router.get('/v1/transactions/accounts/single', requireProviderAuth(state), (ctx) => {
     const { transactionRef } = parseInput(transactionQuerySchema, ctx.query);
     const payment = state.payments.get(transactionRef);
-    if (payment) return answer(ctx, paymentTransactionWire(payment));
+    if (payment) {
+      const visible = paymentAsLookedUp(payment, Date.now());
+      if (!visible) throw new SandboxHttpError(404, '01', 'transaction not found');
+      return answer(ctx, paymentTransactionWire(visible));
+    }
     const transfer = state.transfers.get(transactionRef) ?? state.transferByReference(transactionRef);
     if (transfer) return answer(ctx, transferTransactionWire(transfers.check(transfer)));
     throw new SandboxHttpError(404, '01', 'transaction not found');

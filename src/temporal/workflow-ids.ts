@@ -2,6 +2,8 @@
 export const settlementWorkflowId = (merchantTxRef: string): string => `settlement:${merchantTxRef}`;
 export const settlementRefundWorkflowId = (merchantTxRef: string): string => `settlement-refund:${merchantTxRef}`;
 export const paymentConfirmationWorkflowId = (entryId: string): string => `payment-confirmation:${entryId}`;
+/** The entry id a confirmation's workflow id names, or null for any other id. */
+export const entryIdOfConfirmation = (workflowId: string): string | null => (workflowId.startsWith('payment-confirmation:') ? workflowId.slice('payment-confirmation:'.length) : null);
 export const webhookDeliveryWorkflowId = (deliveryId: string): string => `webhook-delivery:${deliveryId}`;
 export const convergenceSweepScheduleId = (taskQueue: string): string => `convergence-sweep:${taskQueue}`;
 export const retentionScheduleId = (taskQueue: string): string => `retention:${taskQueue}`;

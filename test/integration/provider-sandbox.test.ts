@@ -426,6 +426,8 @@ describe('provider client against the sandbox (real HTTP)', function () {
         amountKobo: 502_550n,
         feeKobo: 2_500n,
         type: 'vact_transfer',
+        // The provider's lookup carries no currency field: the sandbox keeps its wire shape.
+        currency: null,
         merchantTxRef: null,
         aliasAccountReference: accountRef,
         timeCreated: transaction?.timeCreated,
@@ -477,6 +479,54 @@ describe('provider client against the sandbox (real HTTP)', function () {
       assert.equal(body.events.length, 1);
       assert.equal(body.events[0]?.requestId, answer.requestId);
       assert.deepEqual(body.events[0]?.deliveries, []);
+    });
+
+    it('lookup lag: a payment is "not found" for lookupLagMs after it was made, then found', async () => {
+      const answer = await pay({ accountRef: 'lagging', amount: '100', lookupLagMs: 400 });
+      assert.equal(answer.delivery.status, 200, 'the webhook is not delayed, only the lookup');
+      assert.equal(await client.getTransaction(answer.transactionId), null);
+      await sleep(450);
+      assert.equal((await client.getTransaction(answer.transactionId))?.status, 'SUCCESS');
+    });
+
+    it('SANDBOX_LOOKUP_LAG sets the lag of every payment; lookupLagMs overrides it', async () => {
+      const lagging = createSandbox({ config: loadConfig({ ...env, SANDBOX_LOOKUP_LAG: '400ms' }), logger: silent });
+      const { server, url } = await listen(lagging.app.callback());
+      try {
+        const lagClient = newClient({ PROVIDER_BASE_URL: url });
+        const { body: lagged } = await http<PaymentAnswer>(url, 'POST', '/sandbox/payments', { body: { accountRef: 'a', amount: '100', deliver: false } });
+        const { body: immediate } = await http<PaymentAnswer>(url, 'POST', '/sandbox/payments', { body: { accountRef: 'a', amount: '100', deliver: false, lookupLagMs: 0 } });
+        assert.equal(await lagClient.getTransaction(lagged.transactionId), null);
+        assert.equal((await lagClient.getTransaction(immediate.transactionId))?.status, 'SUCCESS');
+        await sleep(450);
+        assert.equal((await lagClient.getTransaction(lagged.transactionId))?.status, 'SUCCESS');
+      } finally {
+        await lagging.close();
+        await stop(server);
+      }
+    });
+
+    it('notFoundLookups: the first lookups say "not found", the next ones SUCCESS', async () => {
+      const answer = await pay({ accountRef: 'a', amount: '100', deliver: false, notFoundLookups: 2 });
+      assert.equal(await client.getTransaction(answer.transactionId), null);
+      assert.equal(await client.getTransaction(answer.transactionId), null);
+      assert.equal((await client.getTransaction(answer.transactionId))?.status, 'SUCCESS');
+    });
+
+    it('processingMs: PROCESSING for that long, then the given status; status PROCESSING stays PROCESSING', async () => {
+      const settling = await pay({ accountRef: 'a', amount: '100', deliver: false, processingMs: 400 });
+      const stuck = await pay({ accountRef: 'a', amount: '100', deliver: false, status: 'PROCESSING' });
+      assert.equal((await client.getTransaction(settling.transactionId))?.status, 'PROCESSING');
+      await sleep(450);
+      assert.equal((await client.getTransaction(settling.transactionId))?.status, 'SUCCESS');
+      assert.equal((await client.getTransaction(stuck.transactionId))?.status, 'PROCESSING');
+    });
+
+    it('refuses a negative or absurd lag, processing time or not-found count', async () => {
+      for (const body of [{ lookupLagMs: -1 }, { processingMs: 8 * 24 * 3_600_000 }, { notFoundLookups: 1.5 }]) {
+        const { status } = await control('POST', '/sandbox/payments', { accountRef: 'a', amount: '100', ...body });
+        assert.equal(status, 400, JSON.stringify(body));
+      }
     });
 
     it('reports the receiver status, and a network error as status null', async () => {
