@@ -100,6 +100,8 @@ export const configSchema = z
     SETTLEMENT_RETRY_SCHEDULE: durationList('30s,1m,2m,5m'),
     SETTLEMENT_POLL_INTERVAL: duration('5s'),
     SETTLEMENT_REFUND_WATCH: duration('24h'),
+    SETTLEMENT_NOT_FOUND_GRACE: duration('5m'),
+    SETTLEMENT_REFUND_RECHECK: duration('1h'),
     CONFIRMATION_WINDOW: duration('30m'),
     CONFIRMATION_POLL_INTERVAL: duration('2s'),
     SWEEP_INTERVAL: duration('1m'),
@@ -110,6 +112,10 @@ export const configSchema = z
     SANDBOX_LATENCY: duration('0ms'),
     SANDBOX_REFUND_DELAY: duration('5s'),
     SANDBOX_PROCESSING_TIME: duration('30s'),
+    SANDBOX_LOOKUP_LAG: duration('0ms'),
+    SANDBOX_DUPLICATE_REFERENCE: z.enum(['original', 'conflict', 'described']).default('original'),
+    SANDBOX_THROTTLE_RATE: z.coerce.number().min(0).max(1).default(0),
+    SANDBOX_RETRY_AFTER: duration('1s'),
   })
   .superRefine((config, ctx) => {
     if (config.NODE_ENV !== 'production') return;
