@@ -9,7 +9,8 @@ const STUCK_PROCESSING_MS = 3 * 24 * 3_600_000;
 /**
  * What the last four digits of a destination account number change from the plain profile (success at
  * the first status check). Every delay is SANDBOX_PROCESSING_TIME or SANDBOX_REFUND_DELAY, so tests can
- * shorten them all at once.
+ * shorten them all at once. A transfer whose submit answer hides it (6666, 0909, 4040) goes through at
+ * once whoever asks, as a real one would: a service that takes it for failed pays twice.
  */
 export function magicTransferProfile(accountNumber: string, config: Pick<Config, 'SANDBOX_PROCESSING_TIME'>): Partial<TransferProfile> {
   const slow = config.SANDBOX_PROCESSING_TIME;
@@ -26,13 +27,13 @@ export function magicTransferProfile(accountNumber: string, config: Pick<Config,
     case '5555':
       return { processingMs: slow };
     case '6666':
-      return { submitAnswer: 'timeout', lookupLagMs: slow, duplicateReference: 'conflict' };
+      return { submitAnswer: 'timeout', lookupLagMs: slow, duplicateReference: 'conflict', processingMs: 0 };
     case '7777':
       return { processingMs: STUCK_PROCESSING_MS };
     case '8888':
       return { failFirstSubmissions: 1, refundAfterFailure: true };
     case '0909':
-      return { submitAnswer: 'pending_code' };
+      return { submitAnswer: 'pending_code', processingMs: 0 };
     case '4040':
       return { submitAnswer: 'error_after_recording', hiddenLookups: 1, processingMs: 0 };
     case '4290':
