@@ -35,7 +35,8 @@ const MAX_RETRY_AFTER_MS = 10 * 60_000;
 export function parseRetryAfter(header: string | null, nowMs = Date.now()): number | null {
   if (header === null || header.trim() === '') return null;
   const text = header.trim();
-  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - nowMs;
+  // delta-seconds, or an HTTP date (which always names its weekday and month).
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : /[a-z]/i.test(text) ? Date.parse(text) - nowMs : Number.NaN;
   if (!Number.isFinite(ms)) return null;
   return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
 }
