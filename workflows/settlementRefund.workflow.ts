@@ -1,6 +1,7 @@
 import {
   continueAsNew,
   getExternalWorkflowHandle,
+  log,
   ParentClosePolicy,
   proxyActivities,
   sleep,
@@ -65,13 +66,15 @@ async function showOnSettlementWorkflow(input: SettlementRefundInput): Promise<v
   }
   for (let tries = 0; tries < 5; tries += 1) {
     try {
-      await startChild(settlementWorkflow, {
+      const run = await startChild(settlementWorkflow, {
         workflowId,
         args: [input.settlement],
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
         parentClosePolicy: ParentClosePolicy.ABANDON,
         typedSearchAttributes: attributes,
       });
+      // It only reads the settlement and ends; waiting for it keeps the two histories in order.
+      await run.result().catch((error: unknown) => log.warn('settlement status run failed', { workflowId, error: String(error) }));
       return;
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
