@@ -209,6 +209,8 @@ export const configSchema = z
     SETTLEMENT_RETRY_SCHEDULE: durationList('30s,1m,2m,5m'),
     SETTLEMENT_POLL_INTERVAL: duration('5s'),
     SETTLEMENT_REFUND_WATCH: duration('24h'),
+    SETTLEMENT_NOT_FOUND_GRACE: duration('5m'),
+    SETTLEMENT_REFUND_RECHECK: duration('1h'),
     CONFIRMATION_WINDOW: duration('30m'),
     CONFIRMATION_POLL_INTERVAL: duration('2s'),
     RETENTION_INBOUND_PAYLOADS: duration('90d'),
@@ -224,6 +226,9 @@ export const configSchema = z
     SANDBOX_REFUND_DELAY: duration('5s'),
     SANDBOX_PROCESSING_TIME: duration('30s'),
     SANDBOX_LOOKUP_LAG: duration('0ms'),
+    SANDBOX_DUPLICATE_REFERENCE: z.enum(['original', 'conflict', 'described']).default('original'),
+    SANDBOX_THROTTLE_RATE: z.coerce.number().min(0).max(1).default(0),
+    SANDBOX_RETRY_AFTER: duration('1s'),
   })
   // Production refuses to start with anything that only makes sense locally; every offending
   // variable is named in the one message (runProcess prints it and exits 1 before listening).

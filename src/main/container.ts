@@ -36,7 +36,7 @@ import { createSettlementExecutionService } from '../settlements/settlement-exec
 import { settlementsRoutes } from '../settlements/settlements.routes';
 import { createSettlementsService } from '../settlements/settlements.service';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
-import { PAYOUT_SIGNAL } from '../temporal/payloads';
+import { payoutSignal } from '../temporal/settlement-messages';
 import { settlementWorkflowId } from '../temporal/workflow-ids';
 import { withTimeout } from '../timeout';
 import { createWebhookDeliveryService } from '../webhooks/delivery.service';
@@ -88,7 +88,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     jobs,
     starter,
     signal: (merchantTxRef, signal) =>
-      temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(PAYOUT_SIGNAL, signal)),
+      temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal)),
   });
   const ingest = createPaymentIngestService({
     db,
@@ -118,7 +118,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW }),
     deliveries: createWebhookDeliveryService({ db, config }),
     webhooks: createWebhooksService({ db, config, jobs, starter }),
-    settlementExecution: createSettlementExecutionService({ db, provider, postingEngine, logger }),
+    settlementExecution: createSettlementExecutionService({ db, provider, postingEngine, logger, config }),
     customers: createCustomersService({ db }),
     kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),

@@ -26,8 +26,8 @@ export interface SignatureHeaders {
 
 /** Where payout events go; implemented by the settlements domain. */
 export interface PayoutEventSink {
-  /** The settlement the event belongs to, and the workflows to start in the same transaction as the event. */
-  prepare(type: PayoutSignalType, providerRef: string): Promise<{ tenantId: string; accountId: string; jobs: OutboxEntry[] } | null>;
+  /** The settlement the event belongs to, and the workflows to start in the same transaction as the event (`eventId`: its request id). */
+  prepare(type: PayoutSignalType, providerRef: string, eventId: string): Promise<{ tenantId: string; accountId: string; jobs: OutboxEntry[] } | null>;
   /** After the commit: wakes the settlement workflow, best effort, without waiting. */
   notify(type: PayoutSignalType, providerRef: string): void;
 }
@@ -190,7 +190,7 @@ export function createPaymentIngestService(deps: {
     if (!payout.success) return record({ ...common(payload), id: uuidv7(), category: 'non_payment_event', signatureValid: true });
     const type = payout.data.event_type;
     const providerRef = payout.data.data.transaction.merchantTxRef;
-    const target = await payouts.prepare(type, providerRef);
+    const target = await payouts.prepare(type, providerRef, payout.data.requestId);
     const recorded = await db.transaction(async (trx) => {
       const event = { ...common(payload), id: uuidv7(), category: 'non_payment_event' as const, signatureValid: true, tenantId: target?.tenantId, accountId: target?.accountId };
       if (!(await createInboundEventsRepo(trx).record(event)).recorded) return false;

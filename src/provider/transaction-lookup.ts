@@ -22,7 +22,8 @@ export async function lookupProviderTransaction(provider: ProviderClient, logger
   } catch (error) {
     if (error instanceof ProviderUnavailableError || error instanceof ProviderRejectedError) {
       logger.warn({ err: error, transactionRef }, 'provider transaction lookup failed');
-      return { kind: 'unavailable', reason: error.message };
+      const retryAfterMs = error instanceof ProviderUnavailableError ? error.retryAfterMs : null;
+      return { kind: 'unavailable', reason: error.message, ...(retryAfterMs === null ? {} : { retryAfterMs }) };
     }
     throw error;
   }

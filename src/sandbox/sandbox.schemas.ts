@@ -100,8 +100,45 @@ export const transferReferenceParamsSchema = z.object({ merchantTxRef: reference
 
 export const faultSettingsSchema = z.object({
   failureRate: z.number().min(0).max(1).default(0),
+  throttleRate: z.number().min(0).max(1).default(0),
+  retryAfterSeconds: z.number().int().min(0).max(3_600).default(1),
   latencyMs: z.number().int().min(0).max(120_000).default(0),
   routes: z.array(z.string().startsWith('/')).default([]),
 });
 
 export const tokenTtlSchema = z.object({ ttlMs: z.number().int().min(1).max(24 * 60 * 60_000) });
+
+const outageSchema = z.object({
+  answer: z.enum(['429', '503', 'html']),
+  durationMs: z.number().int().min(0).max(30 * 24 * 3_600_000),
+  retryAfterSeconds: z.number().int().min(0).max(3_600).default(1),
+});
+
+const delayMs = z.number().int().min(0).max(30 * 24 * 3_600_000);
+
+/** A control-route profile: which transfers it applies to, and the behaviours it sets (README "Bad days"). */
+export const transferProfileRuleSchema = z
+  .object({
+    match: z
+      .object({
+        referencePrefix: z.string().min(1).max(100).optional(),
+        accountNumber: accountNumber.optional(),
+      })
+      .strict()
+      .default({}),
+    final: z.enum(['SUCCESS', 'PAYMENT_FAILED']).optional(),
+    failFirstSubmissions: z.number().int().min(0).max(100).optional(),
+    processingMs: delayMs.nullable().optional(),
+    submitAnswer: z.enum(['normal', 'timeout', 'pending_code', 'error_after_recording']).optional(),
+    duplicateReference: z.enum(['original', 'conflict', 'described']).optional(),
+    lookupLagMs: delayMs.optional(),
+    hiddenLookups: z.number().int().min(0).max(1_000).optional(),
+    refundAfterSuccess: z.boolean().optional(),
+    refundAfterFailure: z.boolean().optional(),
+    refundLookupLagMs: delayMs.optional(),
+    webhooks: z.enum(['normal', 'duplicated_out_of_order']).optional(),
+    outage: outageSchema.nullable().optional(),
+  })
+  .strict();
+
+export const settleTransferSchema = z.object({ status: z.enum(['SUCCESS', 'PAYMENT_FAILED']).default('SUCCESS') });

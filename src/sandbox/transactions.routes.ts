@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { requireProviderAuth } from './auth';
+import { failDuringOutage } from './faults';
 import { paymentTransactionWire, transferTransactionWire } from './provider-wire';
 import type { SandboxDeps } from './sandbox.deps';
 import { paymentAsLookedUp } from './sandbox-payments';
@@ -19,7 +20,11 @@ export function registerTransactionRoutes(router: Router, deps: SandboxDeps): vo
       return answer(ctx, paymentTransactionWire(visible));
     }
     const transfer = state.transfers.get(transactionRef) ?? state.transferByReference(transactionRef);
-    if (transfer) return answer(ctx, transferTransactionWire(transfers.check(transfer)));
+    const reference = transfer?.merchantTxRef ?? transactionRef;
+    failDuringOutage(state, transfers.profileFor({ reference }).outage, { reference });
+    // A transfer the provider's lookup does not see yet (lookup lag) is answered exactly like an unknown one.
+    const visibleStatus = transfer ? transfers.check(transfer) : null;
+    if (transfer && visibleStatus) return answer(ctx, transferTransactionWire(transfer, visibleStatus));
     throw new SandboxHttpError(404, '01', 'transaction not found');
   });
 }

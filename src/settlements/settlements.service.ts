@@ -61,12 +61,12 @@ export function createSettlementsService(deps: {
   }
 
   const payoutSink: PayoutEventSink = {
-    async prepare(type: PayoutSignalType, providerRef: string) {
+    async prepare(type: PayoutSignalType, providerRef: string, eventId: string) {
       const settlement = await settlements.findByRefAnyTenant(baseReference(providerRef));
       if (!settlement) return null;
       const scheduled: OutboxEntry[] =
         type === 'payout_refund'
-          ? [jobs.settlementRefund({ settlementId: settlement.id, merchantTxRef: settlement.merchantTxRef, providerRef, tenantId: settlement.tenantId, accountRef: settlement.accountRef })]
+          ? [jobs.settlementRefund({ settlementId: settlement.id, merchantTxRef: settlement.merchantTxRef, providerRef, eventId, tenantId: settlement.tenantId, accountRef: settlement.accountRef })]
           : [];
       return { tenantId: settlement.tenantId, accountId: settlement.accountId, jobs: scheduled };
     },

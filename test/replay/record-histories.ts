@@ -209,9 +209,14 @@ describe('record workflow histories for the replay test', function () {
     it('settlementRefundWorkflow: a refund after the watch ended', async () => {
       const merchantTxRef = await settle('0123456789');
       await finished(settlementWorkflowId(merchantTxRef));
-      const refund = await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${merchantTxRef}-1/refund`);
+      const providerRef = `${merchantTxRef}-1`;
+      const refund = await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${providerRef}/refund`);
       assert.equal(refund.status, 200, refund.text);
-      save('settlementRefundWorkflow', 'refunded', await finished(settlementRefundWorkflowId(merchantTxRef)));
+      // One refund workflow per payout_refund event: its id carries the event's request id.
+      const sent = await call<{ events: Array<{ eventType: string; requestId: string; payload: { data: { transaction: { merchantTxRef?: string } } } }> }>(stack.sandboxUrl, 'GET', '/sandbox/webhooks');
+      const event = sent.body.events.find((candidate) => candidate.eventType === 'payout_refund' && candidate.payload.data.transaction.merchantTxRef === providerRef);
+      assert.ok(event, 'the sandbox sent a payout_refund event');
+      save('settlementRefundWorkflow', 'refunded', await finished(settlementRefundWorkflowId(providerRef, event.requestId)));
     });
   });
 });
