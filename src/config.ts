@@ -91,6 +91,7 @@ export const configSchema = z
     IDENTITY_VERIFICATION_TIMEOUT: duration('5s'),
     DATA_ENCRYPTION_KEY: encryptionKey,
     SESSION_TTL: duration('12h'),
+    SESSION_IDLE_TIMEOUT: duration('30m'),
     MAX_AMOUNT: nairaCeiling,
     WEBHOOK_RETRY_SCHEDULE: durationList('2m,5m,11m,24m,53m'),
     WEBHOOK_MAX_ATTEMPTS: integer(5, 1, 50),

@@ -1,3 +1,4 @@
+import { createAuditLog } from '../audit/audit-log';
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
 import type { Db } from '../db';
@@ -47,6 +48,10 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
         userId: user.id,
         action: approved ? 'kyc_approved' : 'kyc_rejected',
         detail: { reviewReason: current.kyc_review_reason },
+      });
+      await createAuditLog(trx).record(user, approved ? 'kyc.approved' : 'kyc.rejected', { type: 'customer', id: current.id }, {
+        name: current.name,
+        reviewReason: current.kyc_review_reason,
       });
       return updated;
     });

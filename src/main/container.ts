@@ -1,14 +1,22 @@
 import type { Client } from '@temporalio/client';
+import { accountsDashboardRoutes } from '../accounts/accounts.dashboard.routes';
 import { createAccountsService } from '../accounts/accounts.service';
 import { accountsRoutes } from '../accounts/accounts.routes';
+import { createAuditLog } from '../audit/audit-log';
+import { createApiKeysService } from '../auth/api-keys.service';
 import { authRoutes } from '../auth/auth.routes';
 import { createAuthService } from '../auth/auth.service';
+import { tenantAdminRoutes } from '../auth/tenant-admin.routes';
+import { createTenantUsersService } from '../auth/tenant-users.service';
 import type { Config } from '../config';
+import { customersDashboardRoutes } from '../customers/customers.dashboard.routes';
 import { customersRoutes } from '../customers/customers.routes';
 import { createCustomersService } from '../customers/customers.service';
 import { createIdentityClient } from '../customers/identity-client';
 import { createKycService } from '../customers/kyc.service';
+import { overviewRoutes } from '../dashboard/overview.routes';
 import { createKnex, type Db } from '../db';
+import { feesDashboardRoutes } from '../fees/fees.dashboard.routes';
 import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
 import type { ReadinessCheck } from '../http/app';
@@ -30,6 +38,7 @@ import { createProviderClient } from '../provider/provider-client';
 import type { ProviderClient } from '../provider/provider.types';
 import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
+import { settlementsDashboardRoutes } from '../settlements/settlements.dashboard.routes';
 import { settlementsRoutes } from '../settlements/settlements.routes';
 import { createSettlementsService } from '../settlements/settlements.service';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
@@ -37,6 +46,7 @@ import { PAYOUT_SIGNAL } from '../temporal/payloads';
 import { settlementWorkflowId } from '../temporal/workflow-ids';
 import { withTimeout } from '../timeout';
 import { createWebhookDeliveryService } from '../webhooks/delivery.service';
+import { webhooksDashboardRoutes } from '../webhooks/webhooks.dashboard.routes';
 import { webhooksRoutes } from '../webhooks/webhooks.routes';
 import { createWebhooksService } from '../webhooks/webhooks.service';
 
@@ -96,9 +106,13 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     payouts: settlements.payoutSink,
   });
   return {
+    db,
     postingEngine,
     starter,
     auth,
+    audit: createAuditLog(db),
+    tenantUsers: createTenantUsersService({ db, auth }),
+    apiKeys: createApiKeysService({ db }),
     accounts,
     statements,
     settlements,
@@ -118,15 +132,29 @@ export type Services = ReturnType<typeof createServices>;
 
 export function createRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
-    ...authRoutes({ auth: services.auth, config }),
+    ...authRoutes({ auth: services.auth, audit: services.audit, config }),
     ...accountsRoutes({ accounts: services.accounts }),
     ...ledgerRoutes({ statements: services.statements }),
     ...settlementsRoutes({ settlements: services.settlements }),
     ...paymentsRoutes({ ingest: services.ingest }),
-    ...webhooksRoutes({ webhooks: services.webhooks }),
+    ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),
+    ...dashboardRoutes(services, config),
+  ];
+}
+
+/** The session routes the dashboard reads through (operator actions shared with other clients are above). */
+function dashboardRoutes(services: Services, config: Config): RouteDefinition[] {
+  return [
+    ...tenantAdminRoutes({ auth: services.auth, users: services.tenantUsers, apiKeys: services.apiKeys, audit: services.audit, config }),
+    ...overviewRoutes({ db: services.db }),
+    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements }),
+    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, audit: services.audit, config }),
+    ...customersDashboardRoutes({ customers: services.customers, audit: services.audit }),
+    ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),
+    ...feesDashboardRoutes({ fees: services.fees }),
   ];
 }
 

@@ -1,3 +1,4 @@
+import type { AuditLog } from '../audit/audit-log';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import type { WebhooksService } from './webhooks.service';
@@ -13,8 +14,8 @@ import {
 
 const PAGE_SIZE = 50;
 
-export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefinition[] {
-  const { webhooks } = deps;
+export function webhooksRoutes(deps: { webhooks: WebhooksService; audit: AuditLog }): RouteDefinition[] {
+  const { webhooks, audit } = deps;
   return [
     defineRoute({
       method: 'post',
@@ -22,10 +23,16 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefini
       summary: 'Set (or generate) the secret that signs outbound deliveries; shown once',
       tag: 'webhooks',
       auth: 'session',
+      role: 'admin',
       body: webhookSecretBodySchema,
       responses: { 200: { description: 'The secret now in use', schema: webhookSecretResponseSchema } },
       errors: [400, 403],
-      handle: async ({ body, ctx }) => ({ status: 200, body: { secret: await webhooks.setSigningSecret(userOf(ctx).tenantId, body.secret) } }),
+      handle: async ({ body, ctx }) => {
+        const user = userOf(ctx);
+        const secret = await webhooks.setSigningSecret(user.tenantId, body.secret);
+        await audit.record(user, 'webhook_secret.set', { type: 'tenant', id: user.tenantId }, { generated: body.secret === undefined });
+        return { status: 200, body: { secret } };
+      },
     }),
     defineRoute({
       method: 'delete',
@@ -33,10 +40,13 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefini
       summary: 'Stop signing outbound deliveries',
       tag: 'webhooks',
       auth: 'session',
+      role: 'admin',
       responses: { 204: { description: 'Signing is off' } },
       errors: [403],
       handle: async ({ ctx }) => {
-        await webhooks.clearSigningSecret(userOf(ctx).tenantId);
+        const user = userOf(ctx);
+        await webhooks.clearSigningSecret(user.tenantId);
+        await audit.record(user, 'webhook_secret.removed', { type: 'tenant', id: user.tenantId });
         return { status: 204 };
       },
     }),

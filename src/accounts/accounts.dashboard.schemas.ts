@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { moneySchema, paginationSchema } from '../http/schemas';
+import { statementQuerySchema } from '../ledger/ledger.schemas';
+import { virtualAccountSchema } from './accounts.schemas';
+
+export const accountSearchQuerySchema = z.object({
+  q: z.string().trim().max(100).optional(),
+  after: z.string().max(100).optional(),
+});
+
+const balancesSchema = z.object({
+  ledgerBalance: moneySchema,
+  availableBalance: moneySchema,
+  pendingCredits: moneySchema,
+});
+
+export const dashboardAccountSchema = virtualAccountSchema.extend({
+  CustomerName: z.string(),
+  CustomerExternalRef: z.string(),
+  balances: balancesSchema,
+});
+
+export const accountSearchResponseSchema = z.object({
+  accounts: z.array(dashboardAccountSchema),
+  pagination: paginationSchema,
+});
+
+export const statementExportQuerySchema = statementQuerySchema.pick({ from: true, to: true });
