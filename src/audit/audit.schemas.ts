@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationSchema, timestampSchema } from '../http/schemas';
-import { AUDIT_ACTIONS } from './audit-log';
+import { AUDIT_ACTIONS } from './audit-actions';
 
 export const auditEntrySchema = z.object({
   ID: z.uuid(),

@@ -481,7 +481,9 @@ describe('Bad-input fuzzing (every OpenAPI operation and the provider webhook)',
           const accepted = parsed(response) as { merchantTxRef: string; accountRef: string; amount: string };
           acceptedSettles.set(accepted.merchantTxRef, accepted);
         }
-        if (operation.path === '/auth/logout' && response.status === 204) credentials.cookie = await dashboardSession(stack, tenant.tenantId);
+        // Signing out (this session, or all of the user's) ends the fuzzer's session: it signs in again.
+        const signedOut = (operation.path === '/auth/logout' && response.status === 204) || (operation.path === '/auth/sessions/sign-out-all' && response.status === 200);
+        if (signedOut) credentials.cookie = await dashboardSession(stack, tenant.tenantId);
       },
     );
     await fc.assert(property, { seed: SEED, numRuns: RUNS });
