@@ -20,7 +20,10 @@ export function SettlementPage() {
         {({ transfer, attempts, statusHistory, workflow }) => (
           <>
             <p class="settlement-status">
-              Status: <Badge status={transfer.status} /> <span data-testid="settlement-status">{transfer.status}</span>
+              Status:{' '}
+              <span data-testid="settlement-status">
+                <Badge status={transfer.status} />
+              </span>
               {live ? <span class="muted small"> — updating every 2 seconds</span> : null}
             </p>
             <Summary
