@@ -110,7 +110,7 @@ export function createAuthRepo(db: DbOrTrx) {
       return query;
     },
 
-    /** Locks the user row, so role changes and disabling are decided one at a time per tenant. */
+    /** Locks the tenant's user rows, so role changes and disabling are decided one at a time per tenant. */
     async lockTenantUsers(tenantId: string): Promise<Array<Pick<TenantUserRecord, 'id' | 'role' | 'disabled_at'>>> {
       return db('dashboard_users').where({ tenant_id: tenantId }).orderBy('id').forUpdate().select('id', 'role', 'disabled_at');
     },
