@@ -44,13 +44,15 @@ export function artifactsDir(): string {
 }
 
 /**
- * The page has finished loading its data: no loading state left. (Locators only: waitForFunction
+ * The page has finished loading its data: no loading state and no reload in flight. (Locators only: waitForFunction
  * evaluates its predicate with eval, which the dashboard's CSP rightly refuses.)
  */
 export async function settled(page: Page): Promise<void> {
   await page.waitForLoadState('domcontentloaded');
   await page.locator('main').first().waitFor();
   await page.locator('.state-loading').first().waitFor({ state: 'detached' });
+  // A reload keeps the previous data on screen, marked busy, until the new answer arrives.
+  await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
 }
 
 /** How far the page scrolls sideways (0 when it fits its viewport). */

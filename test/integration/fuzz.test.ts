@@ -477,7 +477,8 @@ describe('Bad-input fuzzing (every OpenAPI operation and the provider webhook)',
           assert.ok([401, 404, 405].includes(response.status), `answered without credentials: ${where}`);
         }
         if (ownMethod && ![401, 403, 405].includes(response.status)) reached.add(`${operation.method} ${operation.path}`);
-        if (ownMethod && operation.path === '/v1/accounts/{accountRef}/settle' && response.status === 202) {
+        const settles = ['/v1/accounts/{accountRef}/settle', '/auth/accounts/{accountRef}/settle'];
+        if (ownMethod && settles.includes(operation.path) && response.status === 202) {
           const accepted = parsed(response) as { merchantTxRef: string; accountRef: string; amount: string };
           acceptedSettles.set(accepted.merchantTxRef, accepted);
         }

@@ -1,17 +1,33 @@
-import { useRoute } from 'preact-iso';
+import { useLocation, useRoute } from 'preact-iso';
 import { api } from '../api';
 import type { Delivery } from '../api-types';
 import { Badge, PageTitle, Summary, TableWrap } from '../components/bits';
+import { ConfirmButton } from '../components/confirm';
 import { Empty, Loaded, useResource } from '../components/state';
 import { when } from '../format';
+import { useCan } from '../session';
 
 export function DeliveryPage() {
   const { params } = useRoute();
   const id = params.id ?? '';
   const delivery = useResource(() => api<Delivery>('GET', `/auth/webhooks/deliveries/${encodeURIComponent(id)}`), [id], 3_000);
+  const canReplay = useCan('operator');
+  const location = useLocation();
   return (
     <>
-      <PageTitle title="Webhook delivery" />
+      <PageTitle title="Webhook delivery">
+        {canReplay && delivery.data?.Status === 'dead_letter' ? (
+          <ConfirmButton
+            label="Replay"
+            title="Replay this dead letter?"
+            description={<p>The same event (same X-Event-Id) is delivered again to the account's current callback URL, as a new delivery.</p>}
+            action={async () => {
+              const replay = await api<{ ID: string }>('POST', `/auth/webhooks/deliveries/${encodeURIComponent(id)}/replay`);
+              location.route(`/dashboard/webhooks/deliveries/${replay.ID}`);
+            }}
+          />
+        ) : null}
+      </PageTitle>
       <p>
         <a href="/dashboard/webhooks">← All deliveries</a>
       </p>
