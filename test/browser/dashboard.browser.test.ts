@@ -358,20 +358,16 @@ describe('dashboard in a browser', function () {
       ] as const) {
         const sweepStarted = Date.now();
         for (const [name, url] of pagesSeen) {
-          const t0 = Date.now();
           await target.goto(url);
           await settled(target);
-          const t1 = Date.now();
           // The markup is the same at both widths (only CSS differs), so axe runs once per page; the
           // phone pass checks what the width changes: nothing may scroll the page sideways.
           if (width === 'desktop') await assertAccessible(target, name);
-          const t2 = Date.now();
           if (width === 'phone') {
             const overflow = await horizontalOverflow(target);
             assert.ok(overflow <= 1, `${name} scrolls sideways on a phone by ${overflow}px`);
           }
           await screenshot(target, name, width);
-          if (process.env.BROWSER_TIMINGS) console.log(`        ${width} ${name}: load ${t1 - t0} ms, axe ${t2 - t1} ms, screenshot ${Date.now() - t2} ms`);
         }
         console.log(`      ${width}: ${pagesSeen.size} pages checked in ${((Date.now() - sweepStarted) / 1000).toFixed(1)} s`);
       }
