@@ -129,6 +129,10 @@ export function createAuthRepo(db: DbOrTrx) {
       return db('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
     },
 
+    async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+      await db('dashboard_users').where({ id: userId }).update({ password_hash: passwordHash });
+    },
+
     async insertSession(session: { id: string; userId: string; tokenHash: Buffer; expiresAt: Date }): Promise<void> {
       await db('sessions').insert({ id: session.id, user_id: session.userId, token_hash: session.tokenHash, expires_at: session.expiresAt });
     },

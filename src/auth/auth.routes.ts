@@ -1,12 +1,18 @@
 import type { AuditLog } from '../audit/audit-log';
 import type { Config } from '../config';
-import { SESSION_COOKIE } from '../http/middleware/auth';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import type { AuthService } from './auth.service';
 import { loginBodySchema, loginResponseSchema, meResponseSchema } from './auth.schemas';
+import { clearSessionCookie, setSessionCookie } from './session-cookie';
 
-export function authRoutes(deps: { auth: AuthService; audit: AuditLog; config: Pick<Config, 'SESSION_TTL'> }): RouteDefinition[] {
-  const { auth, audit, config } = deps;
+export function authRoutes(deps: {
+  auth: AuthService;
+  audit: AuditLog;
+  config: Pick<Config, 'SESSION_TTL' | 'NODE_ENV'>;
+  limits: Pick<RateLimits, 'signInEmail' | 'signInAddress'>;
+}): RouteDefinition[] {
+  const { auth, audit, config, limits } = deps;
   return [
     defineRoute({
       method: 'get',
@@ -28,17 +34,17 @@ export function authRoutes(deps: { auth: AuthService; audit: AuditLog; config: P
       auth: 'public',
       body: loginBodySchema,
       responses: { 200: { description: 'Logged in', schema: loginResponseSchema } },
-      errors: [400, 401, 403],
+      errors: [400, 401, 403, 429],
       handle: async ({ body, ctx }) => {
+        // Counted before the password is hashed, so a flood is turned away without the hashing cost;
+        // a successful sign-in gives its attempt back, so only failures (a wrong password, or a
+        // disabled user's 403) add up.
+        const email = body.email.trim().toLowerCase();
+        await limits.signInAddress.consume(ctx.ip);
+        await limits.signInEmail.consume(email);
         const session = await auth.login(body.email, body.password);
-        ctx.cookies.set(SESSION_COOKIE, session.token, {
-          httpOnly: true,
-          sameSite: 'strict',
-          secure: ctx.secure,
-          path: '/',
-          maxAge: config.SESSION_TTL,
-          overwrite: true,
-        });
+        await Promise.all([limits.signInAddress.reward(ctx.ip), limits.signInEmail.reward(email)]);
+        setSessionCookie(ctx, config, session.token, config.SESSION_TTL);
         await audit.record({ id: session.userId, tenantId: session.tenantId, email: session.email }, 'session.signed_in', { type: 'user', id: session.userId });
         return {
           status: 200,
@@ -58,7 +64,7 @@ export function authRoutes(deps: { auth: AuthService; audit: AuditLog; config: P
         const user = userOf(ctx);
         await auth.logout(user.sessionId);
         await audit.record(user, 'session.signed_out', { type: 'user', id: user.id });
-        ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: '/', maxAge: 0, overwrite: true });
+        clearSessionCookie(ctx, config);
         return { status: 204 };
       },
     }),

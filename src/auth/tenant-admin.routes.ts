@@ -20,6 +20,7 @@ import {
   tenantUsersResponseSchema,
   userParamsSchema,
 } from './tenant-admin.schemas';
+import { clearSessionCookie } from './session-cookie';
 import type { TenantUsersService } from './tenant-users.service';
 
 const AUDIT_PAGE_SIZE = 50;
@@ -41,7 +42,7 @@ export function tenantAdminRoutes(deps: {
   users: TenantUsersService;
   apiKeys: ApiKeysService;
   audit: AuditLog;
-  config: Pick<Config, 'SESSION_IDLE_TIMEOUT'>;
+  config: Pick<Config, 'SESSION_IDLE_TIMEOUT' | 'NODE_ENV'>;
 }): RouteDefinition[] {
   const { auth, users, apiKeys, audit, config } = deps;
   const userAction = (path: string, summary: string, act: (actor: ReturnType<typeof userOf>, id: string) => Promise<TenantUserRecord>) =>
@@ -89,7 +90,9 @@ export function tenantAdminRoutes(deps: {
       responses: { 200: { description: 'How many sessions ended', schema: signedOutSchema } },
       handle: async ({ ctx }) => {
         const user = userOf(ctx);
-        return { status: 200, body: { sessionsEnded: await users.signOut(user, user.id) } };
+        const sessionsEnded = await users.signOut(user, user.id);
+        clearSessionCookie(ctx, config);
+        return { status: 200, body: { sessionsEnded } };
       },
     }),
     defineRoute({

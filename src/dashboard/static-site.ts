@@ -20,7 +20,8 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SECURITY_HEADERS: Record<string, string> = {
+/** On every dashboard response: its pages and assets here, and its JSON under /auth (app.ts). */
+export const DASHBOARD_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': DASHBOARD_CSP,
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
@@ -89,7 +90,7 @@ export function createDashboardSite(dir: string = DEFAULT_DASHBOARD_DIR) {
   return {
     /** Answers GET/HEAD /dashboard and everything under it. */
     serve(ctx: AppContext, requestPath: string): void {
-      ctx.set(SECURITY_HEADERS);
+      ctx.set({ ...DASHBOARD_SECURITY_HEADERS, 'Cache-Control': 'no-store' });
       const site = load();
       if (!site) {
         ctx.status = 503;
@@ -104,7 +105,8 @@ export function createDashboardSite(dir: string = DEFAULT_DASHBOARD_DIR) {
         return;
       }
       const chosen = file ?? site.get('index.html')!;
-      ctx.set('Cache-Control', chosen.immutable ? 'public, max-age=31536000, immutable' : 'no-store');
+      // Only the hashed assets may be kept; the HTML (and every error above) is never stored.
+      if (chosen.immutable) ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
       ctx.set('ETag', chosen.etag);
       ctx.type = chosen.type;
       if (ctx.get('if-none-match') === chosen.etag) {

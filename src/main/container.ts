@@ -36,6 +36,8 @@ import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
 import { createProviderClient } from '../provider/provider-client';
 import type { ProviderClient } from '../provider/provider.types';
+import { createRateLimits } from '../rate-limits/rate-limits';
+import { createRetentionService } from '../retention/retention.service';
 import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
 import { settlementsDashboardRoutes } from '../settlements/settlements.dashboard.routes';
@@ -83,6 +85,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     logger: logger.child({ component: 'workflow-starter' }),
     options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startsPerSecond: config.WORKFLOW_START_RATE, searchAttributes: options.searchAttributes ?? true },
   });
+  const rateLimits = createRateLimits(db, config);
   const auth = createAuthService({ db, config });
   const accounts = createAccountsService({ db, config, provider });
   const statements = createStatementService({ db, accounts });
@@ -94,6 +97,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     banks: createBankDirectory({ provider, logger, ttlMs: config.BANK_LIST_TTL }),
     jobs,
     starter,
+    limits: rateLimits,
     signal: (merchantTxRef, signal) =>
       temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(PAYOUT_SIGNAL, signal)),
   });
@@ -119,12 +123,14 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     ingest,
     confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger }),
     deliveries: createWebhookDeliveryService({ db, config }),
-    webhooks: createWebhooksService({ db, config, jobs, starter }),
+    webhooks: createWebhooksService({ db, config, jobs, starter, limits: rateLimits }),
     settlementExecution: createSettlementExecutionService({ db, provider, postingEngine, logger }),
     customers: createCustomersService({ db }),
     kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),
     misdirected: createMisdirectedService({ db, creditPayment: createPaymentCrediter({ postingEngine, jobs }), starter }),
+    retention: createRetentionService({ db, config }),
+    rateLimits,
   };
 }
 
@@ -132,7 +138,7 @@ export type Services = ReturnType<typeof createServices>;
 
 export function createRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
-    ...authRoutes({ auth: services.auth, audit: services.audit, config }),
+    ...authRoutes({ auth: services.auth, audit: services.audit, config, limits: services.rateLimits }),
     ...accountsRoutes({ accounts: services.accounts }),
     ...ledgerRoutes({ statements: services.statements }),
     ...settlementsRoutes({ settlements: services.settlements }),

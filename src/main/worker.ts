@@ -1,6 +1,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { Config } from '../config';
+import { ensureRetentionSchedule } from '../jobs/retention-schedule';
 import { ensureSweepSchedule } from '../jobs/sweep-schedule';
 import type { Logger } from '../logger';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
@@ -34,7 +35,8 @@ runProcess('worker', async (config, logger) => {
     activities: createActivities({ services, logger, sweepGraceMs: config.SWEEP_GRACE }),
   });
   const scheduleId = await ensureSweepSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.SWEEP_INTERVAL });
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, scheduleId }, 'worker running');
+  const retentionId = await ensureRetentionSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RETENTION_INTERVAL });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, scheduleId, retentionId }, 'worker running');
   const running = worker.run();
   return {
     async stop() {

@@ -19,6 +19,8 @@ export interface NewInboundEvent {
   senderName?: string | null;
   payload?: unknown;
   rawBody?: string | null;
+  /** Hex SHA-256 of the whole body, for an event kept only as a prefix. */
+  rawSha256?: string | null;
   error?: string | null;
   flags?: string[];
 }
@@ -152,6 +154,7 @@ export function inboundEventRow(event: NewInboundEvent): Record<string, unknown>
     sender_name: event.senderName ?? null,
     payload: stored.payload,
     raw_body: event.rawBody !== undefined && event.rawBody !== null ? withoutNul(event.rawBody) : stored.rawBody,
+    raw_sha256: event.rawSha256 ?? null,
     error: event.error ?? null,
     flags: event.flags ?? [],
   };

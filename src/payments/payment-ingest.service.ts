@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createAccountsRepo } from '../accounts/accounts.repo';
 import { ACCOUNT_REF_RE } from '../accounts/accounts.service';
 import { createAuthRepo } from '../auth/auth.repo';
@@ -31,7 +32,11 @@ export interface PayoutEventSink {
   notify(type: PayoutSignalType, providerRef: string): void;
 }
 
-const MAX_STORED_RAW_BODY = 64 * 1024;
+/**
+ * An event that fails verification is anyone's input: it is kept as a digest and a short prefix
+ * (enough to recognise a misconfigured sender), never as a copy an attacker can fill the disk with.
+ */
+const UNVERIFIED_PREFIX_CHARS = 256;
 const MAX_TEXT = 500;
 
 type Amounts = { gross: Kobo; fee: Kobo } | { error: string };
@@ -201,8 +206,8 @@ export function createPaymentIngestService(deps: {
   return {
     async ingest(rawBody: Buffer, headers: SignatureHeaders): Promise<IngestOutcome> {
       const text = rawBody.toString('utf8');
-      const malformed = (error: string) =>
-        record({ id: uuidv7(), requestId: null, eventType: null, category: 'sig_invalid', signatureValid: false, rawBody: text.slice(0, MAX_STORED_RAW_BODY), error });
+      const unverified = { rawBody: text.slice(0, UNVERIFIED_PREFIX_CHARS), rawSha256: createHash('sha256').update(rawBody).digest('hex') };
+      const malformed = (error: string) => record({ id: uuidv7(), requestId: null, eventType: null, category: 'sig_invalid', signatureValid: false, ...unverified, error });
       if (nestingDepth(text) > MAX_NESTING) return malformed('json nested too deeply');
       let payload: unknown;
       try {
@@ -215,7 +220,7 @@ export function createPaymentIngestService(deps: {
         headers.timestamp !== undefined &&
         verifyProviderSignature(config.PROVIDER_WEBHOOKS_SIGNING_SECRET, payload, headers.timestamp, headers.signature);
       if (!signed) {
-        return record({ ...common(payload), id: uuidv7(), category: 'sig_invalid', signatureValid: false, error: 'signature verification failed' });
+        return record({ ...common(payload), payload: undefined, ...unverified, id: uuidv7(), category: 'sig_invalid', signatureValid: false, error: 'signature verification failed' });
       }
       return textAt(payload, 'event_type') === 'payment_success' ? ingestPayment(payload) : ingestNonPayment(payload);
     },

@@ -81,9 +81,9 @@ export function settlementsDashboardRoutes(deps: {
       role: 'operator',
       body: lookupBodySchema,
       responses: { 200: { description: 'The account name', schema: lookupResponseSchema } },
-      errors: [400, 404, 502],
-      handle: async ({ body }) => {
-        const found = await settlements.lookupAccount(body.accountNumber, body.bankCode);
+      errors: [400, 404, 429, 502],
+      handle: async ({ body, ctx }) => {
+        const found = await settlements.lookupAccount(userOf(ctx).tenantId, body.accountNumber, body.bankCode);
         return { status: 200, body: { AccountNumber: found.accountNumber, AccountName: found.accountName } };
       },
     }),
@@ -150,7 +150,7 @@ export function settlementsDashboardRoutes(deps: {
       body: dashboardSettleBodySchema,
       idempotencyKey: true,
       responses: { 202: { description: 'Accepted', schema: settleResponseSchema } },
-      errors: [400, 403, 404, 409, 502],
+      errors: [400, 403, 404, 409, 429, 502],
       handle: async ({ params, body, ctx }) => {
         const user = userOf(ctx);
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));

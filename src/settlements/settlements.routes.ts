@@ -19,14 +19,14 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
     defineRoute({
       method: 'post',
       path: '/v1/accounts/:accountRef/settle',
-      summary: 'Pay out from the available balance to a Nigerian bank account (asynchronous)',
+      summary: 'Pay out from the ledger balance to a Nigerian bank account (asynchronous)',
       tag: 'settlements',
       auth: 'apiKey',
       params: accountRefParamsSchema,
       body: settleBodySchema,
       idempotencyKey: true,
       responses: { 202: { description: 'Accepted; track it with GET /v1/transfers/{merchantTxRef}', schema: settleResponseSchema } },
-      errors: [400, 403, 404, 409, 502],
+      errors: [400, 403, 404, 409, 429, 502],
       handle: async ({ params, body, ctx }) => {
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
         const settlement = await settlements.initiate(tenantOf(ctx).id, params.accountRef, body, key);
@@ -61,9 +61,9 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       auth: 'apiKey',
       body: lookupBodySchema,
       responses: { 200: { description: 'The account name', schema: lookupResponseSchema } },
-      errors: [400, 404, 502],
-      handle: async ({ body }) => {
-        const found = await settlements.lookupAccount(body.accountNumber, body.bankCode);
+      errors: [400, 404, 429, 502],
+      handle: async ({ body, ctx }) => {
+        const found = await settlements.lookupAccount(tenantOf(ctx).id, body.accountNumber, body.bankCode);
         return { status: 200, body: { AccountNumber: found.accountNumber, AccountName: found.accountName } };
       },
     }),

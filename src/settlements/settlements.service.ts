@@ -1,8 +1,9 @@
+import { createAccountsRepo } from '../accounts/accounts.repo';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
-import { idempotencyMismatch, requestHash } from '../idempotency/request-hash';
+import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../jobs/jobs';
 import type { OutboxEntry } from '../jobs/outbox.repo';
@@ -13,6 +14,7 @@ import type { Kobo } from '../money';
 import type { PayoutEventSink } from '../payments/payment-ingest.service';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderAccountName, ProviderBank, ProviderClient } from '../provider/provider.types';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import type { PayoutSignal, PayoutSignalType } from '../temporal/payloads';
 import type { BankDirectory } from './bank-directory';
 import { baseReference, newMerchantTxRef } from './merchant-tx-ref';
@@ -43,16 +45,19 @@ const invalidBankCode = (): ValidationError => new ValidationError('invalid bank
 
 export function createSettlementsService(deps: {
   db: Db;
-  config: Pick<Config, 'MAX_AMOUNT'>;
+  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET'>;
   logger: Logger;
   provider: ProviderClient;
   banks: BankDirectory;
   jobs: Jobs;
   starter: WorkflowStarter;
+  /** Per tenant, here rather than in a route, so every client of the service (API key or dashboard) counts. */
+  limits: Pick<RateLimits, 'settlements' | 'nameLookups'>;
   signal: SettlementSignaller;
 }) {
-  const { db, config, logger, provider, banks, jobs, starter, signal } = deps;
+  const { db, config, logger, provider, banks, jobs, starter, limits, signal } = deps;
   const settlements = createSettlementsRepo(db);
+  const accounts = createAccountsRepo(db);
 
   async function requireKnownBank(bankCode: string): Promise<void> {
     if (!(await banks.has(bankCode))) throw invalidBankCode();
@@ -79,17 +84,21 @@ export function createSettlementsService(deps: {
     payoutSink,
 
     /**
-     * One statement under the account's row lock: the available-balance check, the provisional debit,
+     * One statement under the account's row lock: the funds check (SETTLEMENT_FUNDS), the provisional debit,
      * the settlement row and its workflow (see settlement-initiation.repo). With an Idempotency-Key it
      * runs in a transaction that is rolled back when no settlement was made, so the key stays unclaimed.
      * The workflow starts after the commit.
      */
     async initiate(tenantId: string, accountRef: string, request: SettleRequest, idempotencyKey?: string): Promise<AcceptedSettlement> {
+      await limits.settlements.consume(tenantId);
       if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
+      // An unknown account is the caller's first mistake: it is named before the bank code, and before
+      // the bank check may need the provider's bank list.
+      if (!(await accounts.findByRef(tenantId, accountRef))) throw new NotFoundError('account not found');
       await requireKnownBank(request.bankCode);
       const settlementId = uuidv7();
       const merchantTxRef = newMerchantTxRef();
-      const hash = requestHash({ accountRef, ...request });
+      const hash = requestHash(config.REQUEST_HASH_SECRET, { accountRef, ...request });
       const draft: SettlementDraft = {
         id: settlementId,
         merchantTxRef,
@@ -103,7 +112,7 @@ export function createSettlementsService(deps: {
         idempotencyKey: idempotencyKey ?? null,
         debit: planPosting(
           [{ direction: 'debit', kind: 'settlement', amount: request.amount, status: 'provisional', narration: request.narration ?? '', providerTxnRef: merchantTxRef, transactionGroupId: uuidv7() }],
-          { spendAvailable: true },
+          { spendFrom: config.SETTLEMENT_FUNDS },
         ),
         job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
       };
@@ -128,7 +137,7 @@ export function createSettlementsService(deps: {
           throw new InsufficientFundsError();
         case 'key_taken': {
           const claimed = await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!);
-          if (!claimed || claimed.request_hash !== hash) throw idempotencyMismatch();
+          if (!claimed || !sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, { accountRef, ...request })) throw idempotencyMismatch();
           return this.find(tenantId, claimed.resource_ref);
         }
         case 'created':
@@ -145,7 +154,8 @@ export function createSettlementsService(deps: {
       return settlement;
     },
 
-    async lookupAccount(accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
+    async lookupAccount(tenantId: string, accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
+      await limits.nameLookups.consume(tenantId);
       await requireKnownBank(bankCode);
       let found: ProviderAccountName | null;
       try {

@@ -4,3 +4,4 @@ export const settlementRefundWorkflowId = (merchantTxRef: string): string => `se
 export const paymentConfirmationWorkflowId = (entryId: string): string => `payment-confirmation:${entryId}`;
 export const webhookDeliveryWorkflowId = (deliveryId: string): string => `webhook-delivery:${deliveryId}`;
 export const convergenceSweepScheduleId = (taskQueue: string): string => `convergence-sweep:${taskQueue}`;
+export const retentionScheduleId = (taskQueue: string): string => `retention:${taskQueue}`;

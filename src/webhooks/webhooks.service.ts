@@ -3,6 +3,7 @@ import { createAccountsRepo } from '../accounts/accounts.repo';
 import { createAuthRepo } from '../auth/auth.repo';
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
+import { encryptionContext, WEBHOOK_SECRET_COLUMN } from '../encryption/encrypted-columns';
 import type { Db } from '../db';
 import { ConflictError, NotFoundError } from '../errors';
 import { isUuid, uuidv7 } from '../ids';
@@ -10,10 +11,18 @@ import type { Jobs } from '../jobs/jobs';
 import { createOutboxRepo } from '../jobs/outbox.repo';
 import type { WorkflowStarter } from '../jobs/workflow-starter';
 import { createInboundEventsRepo } from '../payments/inbound-events.repo';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import { createDeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord } from './deliveries.repo';
 
-export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEY'>; jobs: Jobs; starter: WorkflowStarter }) {
-  const { db, config, jobs, starter } = deps;
+export function createWebhooksService(deps: {
+  db: Db;
+  config: Pick<Config, 'DATA_ENCRYPTION_KEYRING'>;
+  jobs: Jobs;
+  starter: WorkflowStarter;
+  /** Replays per tenant, counted here so the API and the dashboard share one limit. */
+  limits: Pick<RateLimits, 'replays'>;
+}) {
+  const { db, config, jobs, starter, limits } = deps;
   const deliveries = createDeliveriesRepo(db);
 
   async function findDelivery(tenantId: string, id: string): Promise<DeliveryRecord> {
@@ -26,7 +35,7 @@ export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'DATA
     /** Stored encrypted and shown once; every later delivery of the tenant's accounts is signed with it. */
     async setSigningSecret(tenantId: string, secret?: string): Promise<string> {
       const chosen = secret ?? `whsec_${randomBytes(32).toString('base64url')}`;
-      await createAuthRepo(db).setWebhookSecret(tenantId, encryptSecret(config.DATA_ENCRYPTION_KEY, chosen));
+      await createAuthRepo(db).setWebhookSecret(tenantId, encryptSecret(config.DATA_ENCRYPTION_KEYRING, chosen, encryptionContext(WEBHOOK_SECRET_COLUMN, tenantId)));
       return chosen;
     },
 
@@ -52,6 +61,7 @@ export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'DATA
      * X-Event-Id), to the account's current callbackUrl.
      */
     async replay(tenantId: string, id: string): Promise<DeliveryRecord> {
+      await limits.replays.consume(tenantId);
       const original = await findDelivery(tenantId, id);
       if (original.status !== 'dead_letter') throw new ConflictError('only a dead letter can be replayed');
       const account = await createAccountsRepo(db).findById(original.accountId);

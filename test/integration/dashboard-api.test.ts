@@ -117,6 +117,8 @@ describe('dashboard API (/auth session routes)', () => {
       const ended = await as(user, 'POST', '/auth/sessions/sign-out-all');
       assert.equal(ended.status, 200);
       assert.equal(ended.body.sessionsEnded, 2);
+      // This session ended too: the browser is told to drop its cookie, as on sign-out.
+      assert.match(ended.headers.get('set-cookie') ?? '', /^session=;.*expires=Thu, 01 Jan 1970.*httponly/i);
       assert.equal((await as(user, 'GET', '/auth/session')).status, 401);
       assert.equal((await as(second, 'GET', '/auth/session')).status, 401);
       assert.ok((await auditActions()).some((entry) => entry.action === 'session.all_signed_out' && entry.target_id === user.userId));
@@ -363,6 +365,28 @@ describe('dashboard API (/auth session routes)', () => {
   });
 
   describe('the web app', () => {
+    it("puts the pages' Content-Security-Policy and Cache-Control: no-store on every /auth answer, errors included", async () => {
+      const answers = {
+        session: await as(viewer, 'GET', '/auth/session'),
+        overview: await as(viewer, 'GET', '/auth/overview'),
+        'no session': await call(stack.apiUrl, 'GET', '/auth/overview'),
+        'role refused': await as(viewer, 'GET', '/auth/users'),
+        'bad query': await as(viewer, 'GET', '/auth/settlements?status=nonsense'),
+        'not found': await as(viewer, 'GET', '/auth/accounts/va_nothing_000000000000'),
+        'failed sign-in': await call(stack.apiUrl, 'POST', '/auth/login', { body: { email: 'nobody@example.com', password: 'not the password' } }),
+        'csv export': await as(viewer, 'GET', '/auth/accounts/va_nothing_000000000000/statement.csv'),
+      };
+      for (const [what, response] of Object.entries(answers)) {
+        assert.equal(response.headers.get('cache-control'), 'no-store', `${what}: ${response.status}`);
+        assert.match(response.headers.get('content-security-policy') ?? '', /default-src 'none'.*frame-ancestors 'none'/, what);
+        assert.equal(response.headers.get('x-content-type-options'), 'nosniff', what);
+      }
+      assert.deepEqual(
+        Object.values(answers).map((response) => response.status),
+        [200, 200, 401, 403, 400, 404, 401, 404],
+      );
+    });
+
     it('serves /dashboard and its pages to anyone (the app shows sign-in), with a strict Content-Security-Policy on every response', async () => {
       for (const path of ['/dashboard', '/dashboard/', '/dashboard/accounts/va_x', '/dashboard/settlements?status=failed']) {
         const response = await fetch(`${stack.apiUrl}${path}`);

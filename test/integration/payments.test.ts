@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
@@ -106,6 +106,34 @@ describe('inbound provider webhook', () => {
     const row = await stack.infra.db('inbound_events').where({ error: 'malformed json' }).orderBy('id', 'desc').first();
     assert.equal(row.category, 'sig_invalid');
     assert.match(row.raw_body, /^\{"event_type"/);
+  });
+
+  it('keeps an event that fails verification as a SHA-256 and a short prefix, not its bytes', async () => {
+    const junk = { ...paymentEvent({ accountRef: account.AccountRef }), padding: 'j'.repeat(40_000) };
+    const forgedBody = JSON.stringify(junk);
+    assert.equal((await sendProviderEvent(stack, junk, { forged: true })).status, 200);
+    const malformedBody = `{"event_type": "payment_success", "junk": "${'m'.repeat(40_000)}`;
+    assert.equal((await call(stack.apiUrl, 'POST', '/webhooks/provider', { rawBody: malformedBody, headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' } })).status, 200);
+    for (const body of [forgedBody, malformedBody]) {
+      const digest = createHash('sha256').update(body).digest('hex');
+      const row = await stack.infra.db('inbound_events').where({ raw_sha256: digest }).first();
+      assert.ok(row, 'the event is recorded with the digest of its bytes');
+      assert.equal(row.category, 'sig_invalid');
+      assert.equal(row.payload, null);
+      assert.ok(row.raw_body.length <= 256, `stored ${row.raw_body.length} characters`);
+      assert.equal(row.raw_body, body.slice(0, row.raw_body.length));
+    }
+  });
+
+  it('refuses a body over 64 KB with 413, far above any real provider event', async () => {
+    const requestId = randomUUID();
+    const oversize = { ...paymentEvent({ accountRef: account.AccountRef, requestId }), padding: 'x'.repeat(64 * 1024) };
+    const response = await sendProviderEvent(stack, oversize);
+    assert.equal(response.status, 413);
+    assert.equal(response.body.code, 'payload_too_large');
+    assert.deepEqual(await eventsFor(stack, requestId), []);
+    const fits = { ...paymentEvent({ accountRef: account.AccountRef }), padding: 'x'.repeat(60 * 1024) };
+    assert.equal((await sendProviderEvent(stack, fits)).status, 200);
   });
 
   it('a forged event never claims its requestId: the genuine one with the same id is still posted', async () => {
