@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { DestinationCheck, ProviderTxnLookup, SettlementInput, SettlementWorkflowStatus, SubmissionResult } from '../../src/temporal/payloads';
 import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
 import { payoutSignal, settlementWorkflow } from '../../workflows/settlement.workflow';
-import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 
 type ProviderStatus = 'SUCCESS' | 'PAYMENT_FAILED' | 'PROCESSING' | 'REFUND';
 
@@ -73,7 +73,8 @@ const SECOND = 1_000;
 
 describe('settlementWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
-  before(async () => {
+  before(async function () {
+    this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
     env = await timeSkippingEnvironment();
   });
   after(() => env?.teardown());
@@ -125,8 +126,9 @@ describe('settlementWorkflow (time-skipping)', () => {
     assert.deepEqual(log.failedAttempts, [1, 2]);
     assert.deepEqual([...new Set(log.lookups.map((lookup) => lookup.ref.split('-').pop()))], ['1', '2', '3']);
     const [first, second, third] = log.submissions;
-    assert.equal(Math.round((second!.at - first!.at) / SECOND), 30);
-    assert.equal(Math.round((third!.at - second!.at) / SECOND), 60);
+    // The clock also runs in real time while activities execute: a loaded machine adds a second or so.
+    const waits = [(second!.at - first!.at) / SECOND, (third!.at - second!.at) / SECOND];
+    assert.ok(Math.abs(waits[0]! - 30) <= 1.5 && Math.abs(waits[1]! - 60) <= 1.5, `waited ${waits.map((wait) => wait.toFixed(1)).join(' s and ')} s`);
   });
 
   it('five definite failures end in compensation: status failed', async () => {
