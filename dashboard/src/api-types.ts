@@ -2,6 +2,7 @@
 // of the server ends up in the bundle), so the pages cannot drift from what the routes answer.
 import type { z } from 'zod';
 import type { accountSearchResponseSchema, dashboardAccountSchema } from '../../src/accounts/accounts.dashboard.schemas';
+import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.schemas';
 import type { AuditAction } from '../../src/audit/audit-actions';
 import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
 import type { UserRole } from '../../src/auth/roles';
@@ -32,6 +33,7 @@ export type SessionInfo = Out<typeof sessionInfoSchema>;
 export type Overview = Out<typeof overviewSchema>;
 export type DashboardAccount = Out<typeof dashboardAccountSchema>;
 export type AccountSearch = Out<typeof accountSearchResponseSchema>;
+export type DeficitAccounts = Out<typeof deficitAccountsResponseSchema>;
 export type Statement = Out<typeof statementResponseSchema>;
 export type StatementLine = Statement['lines'][number];
 export type SettlementList = Out<typeof settlementListResponseSchema>;

@@ -1,8 +1,10 @@
+import type { Config } from '../config';
 import type { CustomersService } from '../customers/customers.service';
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import { statementQuerySchema, statementResponseSchema } from '../ledger/ledger.schemas';
 import { statementCsv } from '../ledger/statement-csv';
+import { settleableBalance } from '../ledger/posting-engine';
 import { presentStatement } from '../ledger/statement.presenter';
 import type { StatementService } from '../ledger/statement.service';
 import { formatKobo } from '../money';
@@ -15,7 +17,7 @@ import type { AccountsService } from './accounts.service';
 const PAGE_SIZE = 20;
 const STATEMENT_PAGE_SIZE = 50;
 
-function presentWithBalances(account: AccountRecord, customer: { name: string; externalRef: string }) {
+function presentWithBalances(account: AccountRecord, customer: { name: string; externalRef: string }, settlesFrom: Config['SETTLEMENT_FUNDS']) {
   return {
     ...presentAccount(account),
     CustomerName: customer.name,
@@ -24,13 +26,20 @@ function presentWithBalances(account: AccountRecord, customer: { name: string; e
       ledgerBalance: formatKobo(account.ledgerBalance),
       availableBalance: formatKobo(account.ledgerBalance - account.pendingCredits),
       pendingCredits: formatKobo(account.pendingCredits),
+      settleable: formatKobo(settleableBalance(settlesFrom, account)),
+      settlesFrom,
     },
   };
 }
 
 /** The dashboard's account pages: the same services as /v1, behind the session. */
-export function accountsDashboardRoutes(deps: { accounts: AccountsService; customers: CustomersService; statements: StatementService }): RouteDefinition[] {
-  const { accounts, customers, statements } = deps;
+export function accountsDashboardRoutes(deps: {
+  accounts: AccountsService;
+  customers: CustomersService;
+  statements: StatementService;
+  config: Pick<Config, 'SETTLEMENT_FUNDS'>;
+}): RouteDefinition[] {
+  const { accounts, customers, statements, config } = deps;
   return [
     defineRoute({
       method: 'get',
@@ -46,7 +55,7 @@ export function accountsDashboardRoutes(deps: { accounts: AccountsService; custo
         const page = paginate(await accounts.search(userOf(ctx).tenantId, text, uuidCursor(query.after), PAGE_SIZE), PAGE_SIZE, (hit) => hit.id);
         return {
           status: 200,
-          body: { accounts: page.items.map((hit) => presentWithBalances(hit, { name: hit.customerName, externalRef: hit.customerExternalRef })), pagination: page.pagination },
+          body: { accounts: page.items.map((hit) => presentWithBalances(hit, { name: hit.customerName, externalRef: hit.customerExternalRef }, config.SETTLEMENT_FUNDS)), pagination: page.pagination },
         };
       },
     }),
@@ -63,7 +72,7 @@ export function accountsDashboardRoutes(deps: { accounts: AccountsService; custo
         const tenantId = userOf(ctx).tenantId;
         const { account } = await accounts.balance(tenantId, params.accountRef);
         const customer = await customers.find(tenantId, account.customerId);
-        return { status: 200, body: presentWithBalances(account, { name: customer.name, externalRef: customer.external_ref }) };
+        return { status: 200, body: presentWithBalances(account, { name: customer.name, externalRef: customer.external_ref }, config.SETTLEMENT_FUNDS) };
       },
     }),
     defineRoute({

@@ -12,6 +12,9 @@ const balancesSchema = z.object({
   ledgerBalance: moneySchema,
   availableBalance: moneySchema,
   pendingCredits: moneySchema,
+  /** What a settlement may take now: the ledger or the available balance (SETTLEMENT_FUNDS), 0.00 in deficit. */
+  settleable: moneySchema,
+  settlesFrom: z.enum(['ledger', 'available']),
 });
 
 export const dashboardAccountSchema = virtualAccountSchema.extend({

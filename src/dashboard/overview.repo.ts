@@ -24,6 +24,8 @@ export interface AttentionCounts {
   misdirectedPayments: number;
   deadLetters: number;
   failedSettlements: number;
+  /** Accounts below zero (a spent provisional credit reversed): they settle nothing until topped up. */
+  accountsInDeficit: number;
 }
 
 const count = (row: { count?: string | number } | undefined): number => Number(row?.count ?? 0);
@@ -70,7 +72,7 @@ export function createOverviewRepo(db: DbOrTrx) {
     },
 
     async attention(tenantId: string): Promise<AttentionCounts> {
-      const [kycReviews, misdirectedPayments, deadLetters, failedSettlements] = await Promise.all([
+      const [kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit] = await Promise.all([
         db('customers').where({ tenant_id: tenantId, kyc_status: 'pending_review' }).count({ count: '*' }).first().then(count),
         db('inbound_events').where({ tenant_id: tenantId, category: 'misdirected' }).whereNull('assigned_at').count({ count: '*' }).first().then(count),
         createDeliveryReadsRepo(db).unreplayedDeadLetters(tenantId),
@@ -80,8 +82,9 @@ export function createOverviewRepo(db: DbOrTrx) {
           .count({ count: '*' })
           .first()
           .then(count),
+        db('virtual_accounts').where({ tenant_id: tenantId }).whereNotNull('deficit_since').count({ count: '*' }).first().then(count),
       ]);
-      return { kycReviews, misdirectedPayments, deadLetters, failedSettlements };
+      return { kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit };
     },
   };
 }

@@ -20,6 +20,7 @@ export const overviewSchema = z.object({
     misdirectedPayments: z.number().int(),
     deadLetters: z.number().int(),
     failedSettlements: z.number().int(),
+    accountsInDeficit: z.number().int(),
     /** Null until reconciliation against the provider exists: not zero, unknown. */
     reconciliationExceptions: z.number().int().nullable(),
   }),

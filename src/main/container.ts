@@ -156,7 +156,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
   return [
     ...tenantAdminRoutes({ auth: services.auth, users: services.tenantUsers, apiKeys: services.apiKeys, audit: services.audit, config }),
     ...overviewRoutes({ db: services.db }),
-    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements }),
+    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, audit: services.audit, config }),
     ...customersDashboardRoutes({ customers: services.customers, audit: services.audit }),
     ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),

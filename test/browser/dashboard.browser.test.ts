@@ -5,6 +5,8 @@ import { createAuthService } from '../../src/auth/auth.service';
 import type { UserRole } from '../../src/auth/roles';
 import { loadConfig } from '../../src/config';
 import { createKnex, type Db } from '../../src/db';
+import { uuidv7 } from '../../src/ids';
+import { createPostingEngine } from '../../src/ledger/posting-engine';
 import { accountHolderName } from '../../src/sandbox/names';
 import { E2E_TIMINGS } from '../e2e/system';
 import { cliTenant, provision, type E2eTenant } from '../e2e/tenant';
@@ -19,6 +21,8 @@ const PAYMENT_NAIRA = 1000;
 const NET_PER_PAYMENT = '990.00';
 const DESTINATION = { bankCode: '058', bankName: 'Guaranty Trust Bank', accountNumber: '0123456789' };
 const PASSWORD = 'a long dashboard password';
+/** The deficit account: 500.00 credited provisionally, 300.00 of it settled, then the credit reversed. */
+const DEFICIT = { credit: 50_000n, settled: '300.00', ledger: '−₦300.00' };
 
 interface Operator {
   email: string;
@@ -40,6 +44,7 @@ describe('dashboard in a browser', function () {
   let tenant: E2eTenant;
   let admin: Operator;
   let main: { AccountRef: string; ID: string };
+  let inDeficit: { AccountRef: string; ID: string };
   let kycCustomer: { id: string; name: string };
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let settlementRef = '';
@@ -56,6 +61,26 @@ describe('dashboard in a browser', function () {
   async function pay(accountRef: string, amount = PAYMENT_NAIRA, extra: Record<string, unknown> = {}): Promise<void> {
     const response = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef, amount, senderName: 'TOLU ADEWALE', narration: 'Invoice', ...extra } });
     assert.equal(response.status, 200, response.text);
+  }
+
+  /**
+   * Issue 12's deficit, as its settlement test makes one: a provisional credit (the provider has not
+   * confirmed it yet) is spent by a settlement, then reversed. The account ends below zero.
+   */
+  async function spendThenReverseProvisionalCredit(account: { AccountRef: string; ID: string }): Promise<void> {
+    const ledger = createPostingEngine(db);
+    const [credit] = await db.transaction((trx) =>
+      ledger.post(trx, account.ID, [
+        { direction: 'credit', kind: 'payment', amount: DEFICIT.credit, status: 'provisional', narration: 'not yet confirmed', providerTxnRef: `browser-${randomUUID()}`, transactionGroupId: uuidv7() },
+      ]),
+    );
+    const settled = await call(sys.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      headers: { 'Idempotency-Key': randomUUID() },
+      body: { amount: DEFICIT.settled, bankCode: DESTINATION.bankCode, accountNumber: DESTINATION.accountNumber },
+    });
+    assert.equal(settled.status, 202, settled.text);
+    await db.transaction((trx) => ledger.reverse(trx, credit!.id, 'provider did not confirm'));
   }
 
   async function signIn(target: Page, who: Operator): Promise<void> {
@@ -85,6 +110,8 @@ describe('dashboard in a browser', function () {
     main = await provision(sys, tenant.apiKey, { externalRef: 'browser-main', name: 'Kemi Adeyemi' });
     const kyc = await provision(sys, tenant.apiKey, { externalRef: 'browser-kyc', name: 'Bayo Ogunleye' });
     const hooked = await provision(sys, tenant.apiKey, { externalRef: 'browser-hook', name: 'Ifeoma Eze', callbackUrl: receiver.url });
+    inDeficit = await provision(sys, tenant.apiKey, { externalRef: 'browser-deficit', name: 'Chidi Okafor' });
+    await spendThenReverseProvisionalCredit(inDeficit);
     const kycAccount = (await call(sys.apiUrl, 'GET', `/v1/accounts/${kyc.AccountRef}`, { apiKey: tenant.apiKey })).body;
     kycCustomer = { id: kycAccount.CustomerID, name: 'Bayo Ogunleye' };
     const submitted = await call(sys.apiUrl, 'POST', `/v1/customers/${kycCustomer.id}/kyc`, { apiKey: tenant.apiKey, body: { nin: '12345678999' } });
@@ -156,12 +183,14 @@ describe('dashboard in a browser', function () {
 
   it('shows the overview: balances, flows and what needs attention', async () => {
     await open('overview', '/dashboard');
-    // The main account's payments and the 500.00 (net 490.00) that went to the account with a callback.
-    assert.equal(await page.getByTestId('ledger-balance').innerText(), `₦${(990 * PAYMENTS + 490).toLocaleString('en-US')}.00`);
+    // The main account's payments, the 500.00 (net 490.00) that went to the account with a callback,
+    // and the deficit account's −300.00.
+    assert.equal(await page.getByTestId('ledger-balance').innerText(), `₦${(990 * PAYMENTS + 490 - 300).toLocaleString('en-US')}.00`);
     const attention = await page.locator('.attention').innerText();
     assert.match(attention, /1\s+KYC reviews waiting/);
     assert.match(attention, /1\s+Misdirected payments to assign/);
     assert.match(attention, /1\s+Dead letters not replayed/);
+    assert.match(attention, /1\s+Accounts in deficit/);
     assert.match(attention, /Not available yet\s+Reconciliation exceptions/);
     await page.locator('.flow-chart canvas').first().waitFor();
     await page.getByText('The same figures as a table').click();
@@ -205,6 +234,37 @@ describe('dashboard in a browser', function () {
     const exported = (await csv.text()).trimEnd().split('\r\n');
     assert.equal(exported.length, PAYMENTS + 1);
     assert.match(exported[1]!, new RegExp(`,payment,credit,confirmed,${NET_PER_PAYMENT},10\\.00,${NET_PER_PAYMENT},`));
+  });
+
+  it('shows an account in deficit plainly: counted on the overview, listed, flagged on its page, nothing to settle', async () => {
+    await open('overview', '/dashboard');
+    await page.locator('.attention').getByRole('link', { name: 'Accounts in deficit' }).click();
+    await page.waitForURL(/\/dashboard\/accounts\?deficit=1/);
+    pagesSeen.set('accounts-in-deficit', '/dashboard/accounts?deficit=1');
+    await settled(page);
+    const rows = page.getByRole('region', { name: 'Accounts in deficit' }).locator('tbody tr');
+    assert.equal(await rows.count(), 1);
+    assert.match(await rows.first().innerText(), new RegExp(`${inDeficit.AccountRef}[\\s\\S]*${DEFICIT.ledger.replace(/[.$]/g, '\\$&')}`));
+    await assertAccessible(page, 'accounts-in-deficit');
+    await rows.first().getByRole('link', { name: inDeficit.AccountRef }).click();
+
+    await page.getByRole('heading', { name: `Account ${inDeficit.AccountRef}` }).waitFor();
+    pagesSeen.set('account-in-deficit', `/dashboard/accounts/${inDeficit.AccountRef}`);
+    await settled(page);
+    assert.match(await page.getByTestId('deficit-notice').innerText(), /^In deficit since .+: the ledger balance is below zero .* Settlements from this account are refused/);
+    assert.equal(await page.getByTestId('account-ledger').innerText(), DEFICIT.ledger);
+    assert.match(await page.getByRole('region', { name: 'Statement entries' }).innerText(), /Reversal — provider did not confirm/);
+    await assertAccessible(page, 'account-in-deficit');
+
+    await page.getByRole('link', { name: 'New settlement' }).click();
+    await page.getByRole('heading', { name: 'New settlement' }).waitFor();
+    await settled(page);
+    assert.equal(await page.getByTestId('settleable').innerText(), '₦0.00');
+    await page.getByText('This account is in deficit: a settlement from it is refused').waitFor();
+
+    // The healthy account says nothing of a deficit.
+    await open('account', `/dashboard/accounts/${main.AccountRef}`);
+    assert.equal(await page.getByTestId('deficit-notice').count(), 0);
   });
 
   it('approves a KYC review, confirmed in a dialog, and the queue empties', async () => {
@@ -332,6 +392,9 @@ describe('dashboard in a browser', function () {
       await pageB.getByText('transfer not found').waitFor();
       await pageB.goto(`/dashboard/accounts?q=${main.AccountRef}`);
       await pageB.getByText(`No account matches “${main.AccountRef}”.`).waitFor();
+      // Tenant A's deficit is not tenant B's: B's list is empty (its empty state).
+      await pageB.goto('/dashboard/accounts?deficit=1');
+      await pageB.getByText('No account is in deficit.').waitFor();
       assert.equal(await pageB.getByRole('link', { name: 'API keys' }).count(), 0, 'an operator is not offered admin pages');
     } finally {
       await contextB.close();

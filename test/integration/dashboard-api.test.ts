@@ -203,7 +203,7 @@ describe('dashboard API (/auth session routes)', () => {
       assert.deepEqual(await search('search%test'), [], 'LIKE wildcards are literal');
       const hit = (await as(viewer, 'GET', `/auth/accounts?q=${account.AccountRef}`)).body.accounts[0];
       assert.equal(hit.CustomerName, 'Chiamaka Search_Test Obi');
-      assert.deepEqual(hit.balances, { ledgerBalance: '0.00', availableBalance: '0.00', pendingCredits: '0.00' });
+      assert.deepEqual(hit.balances, { ledgerBalance: '0.00', availableBalance: '0.00', pendingCredits: '0.00', settleable: '0.00', settlesFrom: 'ledger' });
     });
 
     it('pages a statement and streams a period as CSV (more than one export page), with formulas neutralised', async () => {
@@ -248,7 +248,7 @@ describe('dashboard API (/auth session routes)', () => {
       const empty = (await as(user, 'GET', '/auth/overview')).body;
       assert.deepEqual(empty.balances, { accounts: 0, ledgerBalance: '0.00', availableBalance: '0.00', pendingCredits: '0.00' });
       assert.equal(empty.flows.days.length, 30);
-      assert.deepEqual(empty.attention, { kycReviews: 0, misdirectedPayments: 0, deadLetters: 0, failedSettlements: 0, reconciliationExceptions: null });
+      assert.deepEqual(empty.attention, { kycReviews: 0, misdirectedPayments: 0, deadLetters: 0, failedSettlements: 0, accountsInDeficit: 0, reconciliationExceptions: null });
 
       const account = await provisionAccount(stack, fresh.apiKey);
       await fundAccount(stack, account.ID, 500_000n);
@@ -259,6 +259,35 @@ describe('dashboard API (/auth session routes)', () => {
       assert.deepEqual(body.balances, { accounts: 1, ledgerBalance: '4200.00', availableBalance: '4000.00', pendingCredits: '200.00' });
       assert.deepEqual(body.flows.today, { day: body.flows.days.at(-1).day, inflow: '5200.00', outflow: '1000.00' });
       assert.deepEqual(body.flows.last30Days, { inflow: '5200.00', outflow: '1000.00' });
+      // SETTLEMENT_FUNDS=ledger (the default): the provisional 200.00 can be settled too.
+      const page = (await as(user, 'GET', `/auth/accounts/${account.AccountRef}`)).body;
+      assert.deepEqual([page.balances.settleable, page.balances.settlesFrom], ['4200.00', 'ledger']);
+    });
+
+    it('flags an account a reversal left below zero: on its page, in the deficit list and as a count on the overview, settling nothing', async () => {
+      const fresh = await createTenant(stack);
+      const user = await dashboardUser(stack, fresh.tenantId, 'operator');
+      const account = await provisionAccount(stack, fresh.apiKey);
+      const healthy = await provisionAccount(stack, fresh.apiKey);
+      await fundAccount(stack, healthy.ID, 10_000n);
+      const credit = await fundAccount(stack, account.ID, 50_000n, 'provisional');
+      const spent = await as(user, 'POST', `/auth/accounts/${account.AccountRef}/settle`, { amount: '300.00', ...DESTINATION, confirmedAccountName: 'ANY NAME' }, { 'Idempotency-Key': randomUUID() });
+      assert.equal(spent.status, 202, spent.text);
+      await stack.infra.db.transaction((trx) => stack.services.postingEngine.reverse(trx, credit.id, 'provider did not confirm'));
+
+      const page = (await as(user, 'GET', `/auth/accounts/${account.AccountRef}`)).body;
+      assert.equal(page.InDeficit, true);
+      assert.ok(page.DeficitSince);
+      assert.deepEqual([page.balances.ledgerBalance, page.balances.settleable], ['-300.00', '0.00']);
+      const listed = (await as(user, 'GET', '/auth/deficit-accounts')).body.accounts;
+      assert.deepEqual(listed.map((row: { AccountRef: string; LedgerBalance: string }) => [row.AccountRef, row.LedgerBalance]), [[account.AccountRef, '-300.00']]);
+      assert.equal((await as(user, 'GET', '/auth/overview')).body.attention.accountsInDeficit, 1);
+      const refused = await as(user, 'POST', `/auth/accounts/${account.AccountRef}/settle`, { amount: '1.00', ...DESTINATION, confirmedAccountName: 'ANY NAME' }, { 'Idempotency-Key': randomUUID() });
+      assert.deepEqual([refused.status, refused.body.error], [400, 'insufficient funds']);
+
+      await fundAccount(stack, account.ID, 40_000n);
+      assert.equal((await as(user, 'GET', `/auth/accounts/${account.AccountRef}`)).body.InDeficit, false);
+      assert.equal((await as(user, 'GET', '/auth/overview')).body.attention.accountsInDeficit, 0);
     });
 
     it('keeps every status a settlement passes through, whoever writes it', async () => {

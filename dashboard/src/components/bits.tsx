@@ -22,6 +22,7 @@ const TONES: Record<string, string> = {
   rejected: 'bad',
   dead_letter: 'bad',
   suspended: 'bad',
+  deficit: 'bad',
   disabled: 'bad',
   expired: 'muted',
   revoked: 'muted',

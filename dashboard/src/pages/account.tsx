@@ -102,10 +102,20 @@ export function AccountPage() {
         <Loaded resource={account} what="the account">
           {(data) => (
             <>
+              {data.InDeficit ? (
+                <div class="notice notice-error" data-testid="deficit-notice">
+                  <p>
+                    <strong>In deficit</strong>{data.DeficitSince ? ` since ${when(data.DeficitSince)}` : ''}: the ledger balance is below zero because the provider reversed a
+                    provisional credit after it had been settled. Settlements from this account are refused until payments bring it back above zero.
+                  </p>
+                </div>
+              ) : null}
               <div class="cards">
                 <div class="card">
                   <span class="card-label">Ledger balance</span>
-                  <span class="card-value" data-testid="account-ledger">{naira(data.balances.ledgerBalance)}</span>
+                  <span class={`card-value${data.InDeficit ? ' bad' : ''}`} data-testid="account-ledger">
+                    {naira(data.balances.ledgerBalance)}
+                  </span>
                 </div>
                 <div class="card">
                   <span class="card-label">Available</span>
@@ -167,7 +177,10 @@ export function AccountPage() {
                   ]}
                 />
                 <p class="muted small">
-                  Provisional credits await the provider's confirmation and cannot be settled yet; a reversed entry stays listed, with its reversal as a separate debit.
+                  {account.data?.balances.settlesFrom === 'available'
+                    ? "Provisional credits await the provider's confirmation and cannot be settled until then"
+                    : "Provisional credits await the provider's confirmation; they can already be settled, and if the provider reverses one that was spent, the account goes into deficit"}
+                  ; a reversed entry stays listed, with its reversal as a separate debit.
                 </p>
                 {data.lines.length === 0 ? (
                   <Empty>

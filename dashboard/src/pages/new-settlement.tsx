@@ -92,10 +92,18 @@ export function NewSettlementPage() {
       <PageTitle title="New settlement" />
       <Loaded resource={account} what="the account">
         {(data) => (
-          <p>
-            From <a href={`/dashboard/accounts/${encodeURIComponent(accountRef)}`}>{accountRef}</a> ({data.CustomerName}), available now:{' '}
-            <strong>{naira(data.balances.availableBalance)}</strong>
-          </p>
+          <>
+            <p>
+              From <a href={`/dashboard/accounts/${encodeURIComponent(accountRef)}`}>{accountRef}</a> ({data.CustomerName}), can be settled now:{' '}
+              <strong data-testid="settleable">{naira(data.balances.settleable)}</strong>{' '}
+              <span class="muted small">({data.balances.settlesFrom === 'ledger' ? 'the ledger balance' : 'the available balance: confirmed credits only'})</span>
+            </p>
+            {data.InDeficit ? (
+              <p class="notice notice-error" role="alert">
+                This account is in deficit: a settlement from it is refused until payments bring it back above zero.
+              </p>
+            ) : null}
+          </>
         )}
       </Loaded>
       <form class="form" onSubmit={lookUp}>

@@ -48,6 +48,7 @@ export function OverviewPage() {
                 <Attention label="Misdirected payments to assign" count={data.attention.misdirectedPayments} href="/dashboard/misdirected" />
                 <Attention label="Dead letters not replayed" count={data.attention.deadLetters} href="/dashboard/webhooks?tab=dead-letters" />
                 <Attention label="Failed settlements (30 days)" count={data.attention.failedSettlements} href="/dashboard/settlements?status=failed" />
+                <Attention label="Accounts in deficit" count={data.attention.accountsInDeficit} href="/dashboard/accounts?deficit=1" />
                 <Attention label="Reconciliation exceptions" count={data.attention.reconciliationExceptions} note="Reconciliation with the provider is not set up yet." />
               </ul>
             </section>
