@@ -1,0 +1,16 @@
+import type { Registry } from 'prom-client';
+import { createIngestMetrics, type IngestMetrics } from './ingest.metrics';
+import { createProviderMetrics, type ProviderMetrics } from './provider.metrics';
+import { createProcessRegistry } from './registry';
+
+export interface ProcessMetrics {
+  registry: Registry;
+  ingest: IngestMetrics;
+  provider: ProviderMetrics;
+}
+
+/** The metrics one process keeps in memory, in a registry of its own (tests run several in one process). */
+export function createProcessMetrics(): ProcessMetrics {
+  const registry = createProcessRegistry();
+  return { registry, ingest: createIngestMetrics(registry), provider: createProviderMetrics(registry) };
+}
