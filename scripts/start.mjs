@@ -1,6 +1,7 @@
 // `npm start`: provisions everything on a fresh clone and runs the sandbox provider, the API and the
 // worker in the foreground. Ctrl-C (or SIGTERM) stops every process this script started.
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareCode } from './lib/build.mjs';
@@ -58,8 +59,12 @@ async function main() {
   temporal = await ensureTemporalServer({ log: makeLogger('temporal'), mode: 'start' });
   const port = process.env.PORT || '3000';
   const sandboxPort = process.env.SANDBOX_PORT || '4010';
-  // Variables given to `npm start` win; these are only the local defaults.
+  // Variables given to `npm start` win; these are only the local defaults. The API and the worker each
+  // run as many processes as the machine has cores, up to 4 (they share the cores with Postgres and Temporal).
+  const cores = Math.min(availableParallelism(), 4);
   const env = {
+    API_PROCESSES: String(cores),
+    WORKER_PROCESSES: String(Math.max(1, Math.floor(cores / 2))),
     ALLOW_PRIVATE_CALLBACK_URLS: 'true',
     PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
     IDENTITY_VERIFICATION_URL: `http://127.0.0.1:${sandboxPort}/identity/nin`,
