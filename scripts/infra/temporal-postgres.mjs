@@ -5,6 +5,7 @@
 //   ensureTemporalServerBinaries({ log }) -> { server, sqlTool, schemaDir }
 //   startPostgresTemporal({ log, postgresUrl, databasePrefix, port }) -> { address, pprofUrl, pid, stop }
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheRoot, repoRoot } from '../lib/paths.mjs';
@@ -83,6 +84,26 @@ async function setupSchema({ sqlTool, schemaDir, pg, databases, log }) {
   }
 }
 
+function canBind(port) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Eight consecutive free ports below 32768: the server stores membership ports in a smallint column, so
+ * the ephemeral range (above 32768 on Linux) is refused.
+ */
+async function freePortBlock() {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
+    const ports = Array.from({ length: 8 }, (_, i) => base + i);
+    if ((await Promise.all(ports.map(canBind))).every(Boolean)) return base;
+  }
+  throw new Error('no block of 8 free ports between 20000 and 32000');
+}
+
 /** One process, every service, Postgres for both stores. Ports: frontend `port`, the others next to it. */
 function serverConfig({ pg, databases, port, pprofPort, metricsPort }) {
   const store = (database, maxConns) => `
@@ -155,15 +176,15 @@ const DYNAMIC_CONFIG = `system.forceSearchAttributesCacheRefreshOnRead:
 /**
  * Starts the Postgres-persisted server: databases `<prefix>` and `<prefix>_visibility` in the cluster of
  * `postgresUrl` (created and migrated when missing, so a second start keeps its workflows), the `default`
- * namespace and the project's search attributes. Ports: `port` (frontend gRPC, default a free one) and
- * the seven after it; pprof and the server's own Prometheus metrics on free ports.
+ * namespace and the project's search attributes. Ports: `port` (frontend gRPC, default a free block below
+ * 32768) and the seven after it; pprof and the server's own Prometheus metrics on free ports.
  */
 export async function startPostgresTemporal({ log = quietLog, postgresUrl, databasePrefix = 'temporal', port } = {}) {
   const binaries = await ensureTemporalServerBinaries({ log });
   const pg = connectionOf(postgresUrl);
   const databases = { main: databasePrefix, visibility: `${databasePrefix}_visibility` };
   await setupSchema({ ...binaries, pg, databases, log });
-  const frontend = port ?? (await freePort());
+  const frontend = port ?? (await freePortBlock());
   const [pprofPort, metricsPort] = [await freePort(), await freePort()];
   const root = join(tmpdir(), `nuban-ledger-temporal-postgres-${frontend}`);
   mkdirSync(join(root, 'config'), { recursive: true });
@@ -195,10 +216,17 @@ export async function startPostgresTemporal({ log = quietLog, postgresUrl, datab
     if (!describe.ok) {
       const create = await run(cli, ['operator', 'namespace', 'create', '--namespace', NAMESPACE, '--retention', '72h', '--address', address, '--command-timeout', '20s'], { timeoutMs: 30_000 });
       if (!create.ok && !/already/i.test(create.stderr)) throw new Error(`cannot create namespace ${NAMESPACE}:\n${tail(create.stderr || create.stdout, 10)}`);
-      // The namespace cache of a fresh server refreshes every few seconds.
-      for (let i = 0; i < 60 && !(await run(cli, ['operator', 'namespace', 'describe', NAMESPACE, '--address', address], { timeoutMs: 10_000 })).ok; i += 1) await sleep(500);
     }
-    await ensureSearchAttributes({ log, address, cli });
+    // A new namespace reaches every service's namespace cache within seconds: until then its search attributes cannot be listed.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await ensureSearchAttributes({ log, address, cli });
+        break;
+      } catch (error) {
+        if (attempt >= 60) throw error;
+        await sleep(1_000);
+      }
+    }
   } catch (error) {
     await stop();
     throw error;
