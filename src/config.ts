@@ -148,6 +148,11 @@ export const configSchema = z
     PUBLIC_URL: z.url().optional(),
     TRUST_PROXY: flag(false),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // Unset: on outside production (the OpenAPI document cannot drift), off in production (no cost per request).
+    RESPONSE_SCHEMA_CHECKS: z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'])
+      .optional()
+      .transform((text) => (text === undefined ? undefined : ['true', '1', 'yes'].includes(text))),
     DATABASE_URL: z.string().min(1).default('postgres://ledger:ledger@127.0.0.1:5432/ledger'),
     DATABASE_POOL_MAX: integer(20, 1, 500),
     TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
