@@ -10,7 +10,7 @@ COPY activities activities
 COPY migrations migrations
 COPY test test
 COPY bench bench
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
@@ -19,5 +19,6 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 USER node
-EXPOSE 3000 4010
+# 3000 the API, 9464 the API's /metrics, 9465 (and up, one per worker process) the worker's
+EXPOSE 3000 4010 9464 9465
 CMD ["node", "--enable-source-maps", "dist/src/main/api.js"]

@@ -11,10 +11,13 @@ const WORKFLOWS_PATH = require.resolve('../../workflows');
 export const WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '../../workflow-bundle.js');
 
 interface Manifest {
-  /** The files webpack read, relative to the project root (node_modules stand for package-lock.json). */
+  /** The files webpack read, relative to the project root (the SDK's package.json stands for everything under node_modules). */
   sources: string[];
   sourcesSha256: string;
 }
+
+/** A bundle made with another SDK version is stale too (the image copies node_modules, not package-lock.json). */
+const SDK_VERSION_FILE = 'node_modules/@temporalio/workflow/package.json';
 
 const manifestPath = (bundlePath: string): string => bundlePath.replace(/\.js$/, '.json');
 
@@ -42,7 +45,7 @@ export async function writeWorkflowBundle(bundlePath = WORKFLOW_BUNDLE_PATH): Pr
     webpackConfigHook: (config) => ({ ...config, plugins: [...(config.plugins ?? []), recordSources as never] }),
   });
   const ours = read.filter((file) => !file.includes(`${path.sep}node_modules${path.sep}`) && file.startsWith(PROJECT_ROOT) && existsSync(file) && statSync(file).isFile());
-  const sources = [...new Set([...ours.map((file) => path.relative(PROJECT_ROOT, file)), 'package-lock.json'])].sort();
+  const sources = [...new Set([...ours.map((file) => path.relative(PROJECT_ROOT, file)), SDK_VERSION_FILE])].sort();
   const manifest: Manifest = { sources, sourcesSha256: digest(sources) };
   writeFileSync(`${bundlePath}.tmp`, code);
   renameSync(`${bundlePath}.tmp`, bundlePath);

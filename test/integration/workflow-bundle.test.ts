@@ -21,8 +21,8 @@ describe('prebuilt workflow bundle', () => {
     await writeWorkflowBundle(bundlePath);
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { sources: string[] };
     assert.ok(manifest.sources.includes('dist/workflows/paymentConfirmation.workflow.js'));
-    assert.ok(manifest.sources.includes('package-lock.json'));
-    assert.ok(manifest.sources.every((source) => !source.includes('node_modules')));
+    assert.ok(manifest.sources.includes('node_modules/@temporalio/workflow/package.json'));
+    assert.equal(manifest.sources.filter((source) => source.includes('node_modules')).length, 1);
     assert.equal(staleness(bundlePath), null);
     assert.deepEqual(workflowSource(logger, bundlePath), { workflowBundle: { codePath: bundlePath } });
     assert.match(readFileSync(bundlePath, 'utf8'), /paymentConfirmationWorkflow/);
