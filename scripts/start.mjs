@@ -97,7 +97,8 @@ async function main() {
   process.stdout.write(`
   NUBAN ledger is running.
 
-    API              ${apiUrl}          (OpenAPI: ${apiUrl}/openapi.json)
+    API              ${apiUrl}          (OpenAPI: ${apiUrl}/openapi.json; ${env.API_PROCESSES} processes)
+    Metrics          http://localhost:${env.METRICS_PORT ?? 9464}/metrics (worker: ${env.WORKER_METRICS_PORT ?? 9465} and up, ${env.WORKER_PROCESSES} processes)
     Temporal UI      ${temporal.uiUrl ?? '(external Temporal: see your cluster UI)'}
     Sandbox provider http://localhost:${sandboxPort}
     Logs             ${logDir}
