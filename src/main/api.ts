@@ -6,6 +6,7 @@ import { answerClientErrorsAsJson } from '../http/client-errors';
 import { startApiMetrics } from '../metrics/api-metrics';
 import { groupMetrics, shareMetricsWithPrimary } from '../metrics/cluster-metrics';
 import type { MetricsServer } from '../metrics/metrics-server';
+import { collectProcessMetrics } from '../metrics/registry';
 import { closeInfrastructure, createInfrastructure, createReadiness, createRoutes, createServices } from './container';
 import { runProcess } from './lifecycle';
 import { inProcessGroup } from './process-group';
@@ -14,6 +15,7 @@ runProcess(
   'api',
   async (config, logger) => {
     const infra = createInfrastructure(config, logger);
+    collectProcessMetrics(infra.metrics.registry);
     // In a group, the primary serves /metrics, gathering every copy's: answer its requests from the start.
     if (inProcessGroup()) shareMetricsWithPrimary(infra.metrics.registry);
     const services = createServices(infra);

@@ -11,6 +11,7 @@ import { registerSearchAttributes } from '../temporal/register-search-attributes
 import { installTemporalRuntimeLogging } from '../temporal/runtime-logging';
 import { workerTuning } from '../temporal/worker-tuning';
 import { workflowSource } from '../temporal/workflow-bundle';
+import { collectProcessMetrics } from '../metrics/registry';
 import { closeInfrastructure, createInfrastructure, createServices } from './container';
 import { runProcess } from './lifecycle';
 import { inProcessGroup, processIndex } from './process-group';
@@ -34,6 +35,7 @@ runProcess(
     const sdkMetricsAddress = `127.0.0.1:${await freeLoopbackPort()}`;
     installTemporalRuntimeLogging(logger, { prometheusBindAddress: sdkMetricsAddress });
     const infra = createInfrastructure(config, logger);
+    collectProcessMetrics(infra.metrics.registry);
     const services = createServices(infra);
     const connection = await connectWhenReachable(config, logger);
     // One copy of a group does the namespace-wide setup; the others only poll.

@@ -1,7 +1,6 @@
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { createIngestMetrics, type IngestMetrics } from './ingest.metrics';
 import { createProviderMetrics, type ProviderMetrics } from './provider.metrics';
-import { createProcessRegistry } from './registry';
 
 export interface ProcessMetrics {
   registry: Registry;
@@ -11,6 +10,6 @@ export interface ProcessMetrics {
 
 /** The metrics one process keeps in memory, in a registry of its own (tests run several in one process). */
 export function createProcessMetrics(): ProcessMetrics {
-  const registry = createProcessRegistry();
+  const registry = new Registry();
   return { registry, ingest: createIngestMetrics(registry), provider: createProviderMetrics(registry) };
 }

@@ -1,3 +1,4 @@
+import { isRetryableDatabaseError } from '../db';
 import type { IngestMetrics } from '../metrics/ingest.metrics';
 import type { PaymentPostingResult, PaymentToPost, createPaymentPostingRepo } from './payment-posting.repo';
 
@@ -13,9 +14,10 @@ interface Waiting {
  * that account's statement runs, and the next statement posts all of them together (up to `maxGroup`):
  * one lock, one commit for the lot. Nothing waits on purpose: a webhook alone posts at once. Each caller
  * still gets its own result only after the statement holding its credit has committed, so a 200 still
- * means "committed and visible in the statement". If a group's statement fails, every payment of it is
- * posted again on its own, so one bad payment (a transaction credited under another request id) never
- * decides the others' outcome.
+ * means "committed and visible in the statement". If a group's statement fails for a payment's own
+ * reason, every payment of it is posted again on its own, so one bad payment (a transaction credited
+ * under another request id) never decides the others' outcome; if it fails because the database is
+ * unavailable, every one of them fails with it (a 503: the provider redelivers).
  */
 export function createPaymentPostingGroups(deps: { repo: Pick<ReturnType<typeof createPaymentPostingRepo>, 'postGroup'>; maxGroup: number; metrics: Pick<IngestMetrics, 'postingGroup'> }) {
   const { repo, maxGroup, metrics } = deps;
@@ -36,7 +38,13 @@ export function createPaymentPostingGroups(deps: { repo: Pick<ReturnType<typeof 
     let results: PaymentPostingResult[];
     try {
       results = await repo.postGroup(aliasRef, group.map((waiting) => waiting.payment));
-    } catch {
+    } catch (error) {
+      // Postgres unreachable, a lost deadlock, a timeout: every webhook of the group answers 503 at once and
+      // the provider redelivers (one by one, each would wait out the same outage in turn).
+      if (isRetryableDatabaseError(error)) {
+        for (const waiting of group) waiting.reject(error);
+        return;
+      }
       for (const waiting of group) await postAlone(aliasRef, waiting);
       return;
     }
