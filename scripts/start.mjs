@@ -53,6 +53,8 @@ async function demoTenant(env, apiUrl) {
   return saved;
 }
 
+const processes = (count) => `${count} process${count === '1' ? '' : 'es'}`;
+
 async function main() {
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
@@ -97,8 +99,8 @@ async function main() {
   process.stdout.write(`
   NUBAN ledger is running.
 
-    API              ${apiUrl}          (OpenAPI: ${apiUrl}/openapi.json; ${env.API_PROCESSES} processes)
-    Metrics          http://localhost:${env.METRICS_PORT ?? 9464}/metrics (worker: ${env.WORKER_METRICS_PORT ?? 9465} and up, ${env.WORKER_PROCESSES} processes)
+    API              ${apiUrl}          (OpenAPI: ${apiUrl}/openapi.json; ${processes(env.API_PROCESSES)})
+    Metrics          http://localhost:${env.METRICS_PORT ?? 9464}/metrics (worker: ${env.WORKER_METRICS_PORT ?? 9465} and up, ${processes(env.WORKER_PROCESSES)})
     Temporal UI      ${temporal.uiUrl ?? '(external Temporal: see your cluster UI)'}
     Sandbox provider http://localhost:${sandboxPort}
     Logs             ${logDir}
