@@ -18,7 +18,8 @@ interface Snapshot {
  * confirmations and the confirmation lag, deliveries and settlements. One read serves every scrape for
  * `cacheMs` (concurrent scrapes share it), so scraping never hammers the database. Counters and the lag
  * histogram grow from the rows that changed since the previous read (each change counted once by this
- * process), so Prometheus' rate() and histogram_quantile() work on them as on any counter.
+ * process; the first read counts from the process's start, at most 5 minutes back), so Prometheus'
+ * rate() and histogram_quantile() work on them as on any counter.
  */
 export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Registry; cacheMs: number; logger: Logger }) {
   const { repo, registry, cacheMs, logger } = deps;
@@ -26,6 +27,7 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
   let readAt = 0;
   let reading: Promise<void> | null = null;
   let watermark: Date | null = null;
+  const startedAtMs = Date.now();
   const workflowTypesSeen = new Set<string>();
   // Counters and the lag histogram grow when the snapshot is read: each reads it (if stale) before it is serialised.
   const refresh = async (): Promise<void> => {
@@ -48,8 +50,10 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
     try {
       const until = await repo.windowEnd();
       const [backlog, pending, deliveries, settlements] = await Promise.all([repo.outboxBacklog(), repo.pendingConfirmations(), repo.openDeliveries(), repo.openSettlements()]);
-      if (watermark !== null && until > watermark) {
-        const from = new Date(Math.max(watermark.getTime(), until.getTime() - MAX_CATCH_UP_MS));
+      // The first read counts what changed since this process started (by its own uptime, so clocks never compare).
+      const since = watermark?.getTime() ?? until.getTime() - (Date.now() - startedAtMs);
+      if (until.getTime() > since) {
+        const from = new Date(Math.max(since, until.getTime() - MAX_CATCH_UP_MS));
         const changes = await repo.changesBetween(from, until);
         for (const seconds of changes.confirmationLagsSeconds) lag.observe(seconds);
         reversed.inc(changes.paymentsReversed);
