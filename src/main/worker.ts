@@ -28,12 +28,27 @@ async function connectWhenReachable(config: Config, logger: Logger): Promise<Nat
   }
 }
 
+/**
+ * The SDK's own metrics exporter binds a port it cannot report back: a free port is chosen first, and
+ * another one if something took it in between (the install throws "address already in use").
+ */
+async function installRuntimeWithMetrics(logger: Logger): Promise<string> {
+  for (let attempt = 1; ; attempt += 1) {
+    const address = `127.0.0.1:${await freeLoopbackPort()}`;
+    try {
+      installTemporalRuntimeLogging(logger, { prometheusBindAddress: address });
+      return address;
+    } catch (error) {
+      if (attempt >= 5 || !/in use/i.test(String(error))) throw error;
+    }
+  }
+}
+
 runProcess(
   'worker',
   async (config, logger) => {
     const index = processIndex();
-    const sdkMetricsAddress = `127.0.0.1:${await freeLoopbackPort()}`;
-    installTemporalRuntimeLogging(logger, { prometheusBindAddress: sdkMetricsAddress });
+    const sdkMetricsAddress = await installRuntimeWithMetrics(logger);
     const infra = createInfrastructure(config, logger);
     collectProcessMetrics(infra.metrics.registry);
     const services = createServices(infra);

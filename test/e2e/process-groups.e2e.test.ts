@@ -67,6 +67,7 @@ describe('e2e: API and worker as process groups (two processes each)', () => {
     assert.ok(lookups >= 4, `the workers looked the payments up at the provider (${lookups} lookups)`);
     for (const samples of workers) assert.ok(samples.some((sample) => sample.name.startsWith('temporal_')), 'the Temporal SDK metrics are in the same scrape');
     assert.ok(sys.logs.worker.some((line) => line.includes('workflow bundle: prebuilt')), 'the workers loaded the prebuilt workflow bundle');
+    assert.deepEqual(sys.logs.worker.filter((line) => line.includes('restarting it')), [], 'no worker copy died');
   });
 
   it('starts a copy again when it dies, and keeps answering meanwhile', async () => {

@@ -122,11 +122,15 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     apiUrl: `http://127.0.0.1:${port}`,
     sandboxUrl: `http://127.0.0.1:${sandboxPort}`,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
-    workerMetricsUrls: () =>
-      logs.worker.flatMap((line) => {
+    // The last port each worker process logged (a copy of a group that was restarted logs a new one).
+    workerMetricsUrls: () => {
+      const byProcess = new Map<string, string>();
+      for (const line of logs.worker) {
         const port = /"metricsPort":(\d+).*"msg":"worker running"/.exec(line)?.[1];
-        return port ? [`http://127.0.0.1:${port}/metrics`] : [];
-      }),
+        if (port) byProcess.set(/"process":(\d+)/.exec(line)?.[1] ?? 'alone', `http://127.0.0.1:${port}/metrics`);
+      }
+      return [...byProcess.values()];
+    },
     env,
     logs,
     start,
