@@ -22,5 +22,6 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 USER node
-EXPOSE 3000 4010
+# 3000 the API, 9464 the API's /metrics, 9465 (and up, one per worker process) the worker's
+EXPOSE 3000 4010 9464 9465
 CMD ["node", "--enable-source-maps", "dist/src/main/api.js"]

@@ -4,16 +4,20 @@ import { uuidv7 } from '../src/ids';
 import { createPostingEngine } from '../src/ledger/posting-engine';
 import { call } from '../test/helpers/http';
 import { startSystem, type RunningSystem } from '../test/helpers/processes';
+import type { BenchOptions } from './options';
 
 export interface BenchContext {
   sys: RunningSystem;
   db: Db;
   tenantId: string;
   apiKey: string;
+  options: BenchOptions;
+  /** Figures one benchmark leaves for another of the same run (ingest rates for the pgbench ratio). */
+  figures: Map<string, number>;
   close(): Promise<void>;
 }
 
-export async function startBenchContext(): Promise<BenchContext> {
+export async function startBenchContext(options: BenchOptions): Promise<BenchContext> {
   const sys = await startSystem({ LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
   const db = createKnex({ DATABASE_URL: process.env.DATABASE_URL!, DATABASE_POOL_MAX: 4 });
   const tenant = JSON.parse(await sys.cli('tenant:create', '--name', 'Benchmark Tenant', '--json')) as { tenantId: string; apiKey: string };
@@ -21,6 +25,8 @@ export async function startBenchContext(): Promise<BenchContext> {
     sys,
     db,
     ...tenant,
+    options,
+    figures: new Map(),
     async close() {
       await sys.stop();
       await db.destroy();

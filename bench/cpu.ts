@@ -9,6 +9,7 @@ function roleOf(cmdline: string): string | null {
   if (cmdline.includes('dist/src/main/sandbox.js')) return 'sandbox';
   if (cmdline.includes('dist/bench/run.js')) return 'load generator';
   if (cmdline.includes('temporal') && cmdline.includes('start-dev')) return 'temporal';
+  if (cmdline.includes('temporal-server') && cmdline.includes(' start')) return 'temporal';
   if (cmdline.startsWith('postgres')) return 'postgres';
   return null;
 }

@@ -24,16 +24,16 @@ function quantile(sorted: number[], q: number): number {
 }
 
 /**
- * autocannon against `baseUrl`; `next()` supplies every request (so bodies can be unique). Percentiles
+ * autocannon against `baseUrl` for `durationS` seconds or `amount` requests; `next()` supplies every request (so bodies can be unique). Percentiles
  * come from each 2xx response's own timing (autocannon measures it with hrtime), because autocannon's
  * histogram keeps whole milliseconds, too coarse for pages answered in one or two.
  */
-export async function runLoad(baseUrl: string, options: { connections: number; durationS: number; next: () => LoadRequest }): Promise<LoadResult> {
+export async function runLoad(baseUrl: string, options: { connections: number; next: () => LoadRequest } & ({ durationS: number } | { amount: number })): Promise<LoadResult> {
   const latencies: number[] = [];
   const result = await autocannon({
     url: baseUrl,
     connections: options.connections,
-    duration: options.durationS,
+    ...('amount' in options ? { amount: options.amount } : { duration: options.durationS }),
     setupClient: (client) => {
       client.on('response', (statusCode: number, _bytes: number, responseTimeMs: number) => {
         if (statusCode >= 200 && statusCode < 300) latencies.push(responseTimeMs);

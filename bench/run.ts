@@ -1,22 +1,34 @@
 import { startBenchContext } from './context';
+import { fairnessBenchmark } from './fairness.bench';
 import { ingestBenchmark } from './ingest.bench';
+import { parseBenchOptions } from './options';
+import { pgbenchBenchmark } from './pgbench.bench';
 import { printTable, type Row } from './report';
 import { settleBenchmark } from './settle.bench';
 import { statementBenchmark } from './statement.bench';
+import { sustainedBenchmark } from './sustained.bench';
 
 /**
- * Ingest first, before the statement benchmark seeds its million entries (on this machine's stock
- * Postgres they cost the ingest path about a tenth of its rate); settle stops the worker, which the
- * statement benchmark does not need.
+ * In this order when run together: fairness and sustained first, on a pipeline with nothing else waiting
+ * (each also waits for earlier work to drain); ingest before settle (settle stops the worker) and before
+ * pgbench (which compares against ingest's rates); statement last, reusing the big account sustained seeded.
  */
-const BENCHMARKS = { ingest: ingestBenchmark, settle: settleBenchmark, statement: statementBenchmark };
+const BENCHMARKS = {
+  fairness: fairnessBenchmark,
+  sustained: sustainedBenchmark,
+  ingest: ingestBenchmark,
+  pgbench: pgbenchBenchmark,
+  settle: settleBenchmark,
+  statement: statementBenchmark,
+};
 
 async function main(): Promise<void> {
-  const asked = process.argv.slice(2).map((name) => (name === 'baseline' ? 'statement' : name));
+  const options = parseBenchOptions(process.argv.slice(2));
+  const asked = options.names.map((name) => (name === 'baseline' ? 'statement' : name));
   const unknown = asked.filter((name) => !(name in BENCHMARKS));
   if (unknown.length > 0) throw new Error(`unknown benchmark(s): ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}, baseline`);
   const chosen = Object.entries(BENCHMARKS).filter(([name]) => asked.length === 0 || asked.includes(name));
-  const ctx = await startBenchContext();
+  const ctx = await startBenchContext(options);
   const rows: Row[] = [];
   try {
     for (const [name, benchmark] of chosen) {
@@ -26,6 +38,7 @@ async function main(): Promise<void> {
   } finally {
     await ctx.close();
   }
+  process.stdout.write(`\nTemporal: ${options.temporal === 'postgres' ? 'server with Postgres persistence' : 'dev server (SQLite in memory)'}; API processes ${process.env.API_PROCESSES ?? 1}, worker processes ${process.env.WORKER_PROCESSES ?? 1}\n`);
   printTable(rows);
 }
 

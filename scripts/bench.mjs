@@ -1,6 +1,9 @@
-// `npm run bench [-- ingest statement settle baseline]`: the benchmarks against the real local stack
-// (API, worker and sandbox processes, Postgres, a Temporal dev server of their own). Prints a table and
-// writes bench/results/<name>.json. A benchmark never fails on time: it reports figures beside targets.
+// `npm run bench [-- fairness sustained ingest pgbench settle statement baseline] [--rate N --minutes M
+// --search --step-minutes M --burst N --entries N --load-seconds S --temporal dev|postgres]`: the
+// benchmarks against the real local stack (API, worker and sandbox processes, Postgres, a Temporal server
+// of their own: the dev server, or with `--temporal postgres` the server with Postgres persistence).
+// Prints a table and writes bench/results/<name>.json. A benchmark never fails on time: it reports
+// figures beside targets.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { prepareCode } from './lib/build.mjs';
@@ -9,13 +12,19 @@ import { runCli } from './lib/services.mjs';
 import { makeLogger, run } from './lib/util.mjs';
 import { ensurePostgres } from './infra/postgres.mjs';
 import { startIsolatedTemporal } from './infra/temporal.mjs';
+import { dropPostgresTemporalDatabases, startPostgresTemporal } from './infra/temporal-postgres.mjs';
 
 const log = makeLogger('bench');
 
 async function main() {
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
-  const temporal = await startIsolatedTemporal({ log: makeLogger('temporal') });
+  const args = process.argv.slice(2);
+  const onPostgres = args[args.indexOf('--temporal') + 1] === 'postgres' && args.includes('--temporal');
+  const temporalDatabases = `temporal_bench_${Date.now()}`;
+  const temporal = onPostgres
+    ? await startPostgresTemporal({ log: makeLogger('temporal'), postgresUrl: postgres.url, databasePrefix: temporalDatabases })
+    : await startIsolatedTemporal({ log: makeLogger('temporal') });
   const { default: pg } = await import(join(repoRoot(), 'node_modules', 'pg', 'lib', 'index.js'));
   const admin = new pg.Client({ connectionString: postgres.url });
   await admin.connect();
@@ -28,8 +37,10 @@ async function main() {
     DATABASE_URL: url.toString(),
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}`,
-    // Production mode: no response-schema checks in the request path, as deployed.
-    NODE_ENV: 'production',
+    // As deployed: no response-schema checks in the request path. Not NODE_ENV=production, which refuses
+    // the sandbox and loopback callbacks the benchmarks need.
+    NODE_ENV: 'development',
+    RESPONSE_SCHEMA_CHECKS: 'false',
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     PROVIDER_WEBHOOKS_SIGNING_SECRET: `bench-${randomBytes(16).toString('hex')}`,
     ALLOW_PRIVATE_CALLBACK_URLS: 'true',
@@ -38,12 +49,13 @@ async function main() {
   let code = 1;
   try {
     await runCli(['db:migrate'], { env });
-    const result = await run(process.execPath, ['--enable-source-maps', join(repoRoot(), 'dist', 'bench', 'run.js'), ...process.argv.slice(2)], { cwd: repoRoot(), env, stdio: 'inherit' });
+    const result = await run(process.execPath, ['--enable-source-maps', join(repoRoot(), 'dist', 'bench', 'run.js'), ...args], { cwd: repoRoot(), env, stdio: 'inherit' });
     code = result.ok ? 0 : 1;
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);
     await admin.end();
     await temporal.stop();
+    if (onPostgres) await dropPostgresTemporalDatabases({ postgresUrl: postgres.url, databasePrefix: temporalDatabases }).catch((error) => log(`could not drop ${temporalDatabases}: ${error.message}`));
   }
   process.exit(code);
 }

@@ -1,6 +1,7 @@
 // `npm start`: provisions everything on a fresh clone and runs the sandbox provider, the API and the
 // worker in the foreground. Ctrl-C (or SIGTERM) stops every process this script started.
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareCode } from './lib/build.mjs';
@@ -52,14 +53,20 @@ async function demoTenant(env, apiUrl) {
   return saved;
 }
 
+const processes = (count) => `${count} process${count === '1' ? '' : 'es'}`;
+
 async function main() {
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
   temporal = await ensureTemporalServer({ log: makeLogger('temporal'), mode: 'start' });
   const port = process.env.PORT || '3000';
   const sandboxPort = process.env.SANDBOX_PORT || '4010';
-  // Variables given to `npm start` win; these are only the local defaults.
+  // Variables given to `npm start` win; these are only the local defaults. The API and the worker each
+  // run as many processes as the machine has cores, up to 4 (they share the cores with Postgres and Temporal).
+  const cores = Math.min(availableParallelism(), 4);
   const env = {
+    API_PROCESSES: String(cores),
+    WORKER_PROCESSES: String(Math.max(1, Math.floor(cores / 2))),
     ALLOW_PRIVATE_CALLBACK_URLS: 'true',
     PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
     IDENTITY_VERIFICATION_URL: `http://127.0.0.1:${sandboxPort}/identity/nin`,
@@ -92,8 +99,9 @@ async function main() {
   process.stdout.write(`
   NUBAN ledger is running.
 
-    API              ${apiUrl}          (OpenAPI: ${apiUrl}/openapi.json)
+    API              ${apiUrl}          (OpenAPI: ${apiUrl}/openapi.json; ${processes(env.API_PROCESSES)})
     Dashboard        ${apiUrl}/dashboard
+    Metrics          http://localhost:${env.METRICS_PORT ?? 9464}/metrics (worker: ${env.WORKER_METRICS_PORT ?? 9465} and up, ${processes(env.WORKER_PROCESSES)})
     Temporal UI      ${temporal.uiUrl ?? '(external Temporal: see your cluster UI)'}
     Sandbox provider http://localhost:${sandboxPort}
     Logs             ${logDir}

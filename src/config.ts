@@ -113,6 +113,9 @@ const readableFile = z.string().refine(
 
 const url = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fallback);
 
+/** Unset means "the Temporal SDK's own default" (it sizes some of them to the machine). */
+const optionalInteger = (min: number, max: number) => z.coerce.number().int().min(min).max(max).optional();
+
 const nairaCeiling = z
   .string()
   .default('100000000.00')
@@ -164,6 +167,11 @@ export const configSchema = z
     PUBLIC_URL: z.url().optional(),
     TRUST_PROXY: flag(false),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // Unset: on outside production (the OpenAPI document cannot drift), off in production (no cost per request).
+    RESPONSE_SCHEMA_CHECKS: z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'])
+      .optional()
+      .transform((text) => (text === undefined ? undefined : ['true', '1', 'yes'].includes(text))),
     DATABASE_URL: z.string().min(1).default('postgres://ledger:ledger@127.0.0.1:5432/ledger'),
     DATABASE_POOL_MAX: integer(20, 1, 500),
     TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
@@ -178,6 +186,20 @@ export const configSchema = z
     TEMPORAL_API_KEY: z.string().min(1).optional(),
     TEMPORAL_UI_URL: url('http://localhost:8233'),
     WORKFLOW_START_RATE: integer(25, 1, 100_000),
+    API_PROCESSES: integer(1, 1, 64),
+    WORKER_PROCESSES: integer(1, 1, 64),
+    METRICS_HOST: z.string().default('0.0.0.0'),
+    METRICS_PORT: integer(9464, 0, 65535),
+    WORKER_METRICS_PORT: integer(9465, 0, 65535),
+    METRICS_TOKEN: z.string().min(16, { error: 'must be at least 16 characters (openssl rand -hex 16)' }).optional(),
+    METRICS_CACHE: duration('5s'),
+    PAYMENT_POSTING_GROUP_MAX: integer(64, 1, 500),
+    WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: optionalInteger(1, 10_000),
+    WORKER_MAX_CONCURRENT_ACTIVITIES: optionalInteger(1, 10_000),
+    WORKER_MAX_CACHED_WORKFLOWS: optionalInteger(0, 1_000_000),
+    WORKER_WORKFLOW_TASK_POLLERS: optionalInteger(2, 1_000),
+    WORKER_ACTIVITY_TASK_POLLERS: optionalInteger(1, 1_000),
+    WORKER_STICKY_QUEUE_TIMEOUT: duration('10s'),
     PROVIDER_BASE_URL: url('http://127.0.0.1:4010'),
     PROVIDER_CLIENT_ID: z.string().min(1).default(SANDBOX_CLIENT.PROVIDER_CLIENT_ID),
     PROVIDER_CLIENT_SECRET: z.string().min(1).default(SANDBOX_CLIENT.PROVIDER_CLIENT_SECRET),

@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // Provision local infrastructure by hand:
-//   node scripts/infra/provision.mjs [postgres|temporal-cli|test-server|chromium|temporal-server|all]
+//   node scripts/infra/provision.mjs [postgres|temporal-cli|test-server|chromium|temporal-server|temporal-postgres|all]
 // `all` (default) = postgres + temporal-cli + test-server + chromium. `temporal-server` starts the dev server
-// (mode 'start') in the foreground until Ctrl-C.
+// (mode 'start') in the foreground until Ctrl-C; `temporal-postgres` builds (once) and starts the Temporal
+// server with Postgres persistence (databases temporal and temporal_visibility) on TEMPORAL_PORT (7233),
+// in the foreground until Ctrl-C.
 import { makeLogger } from '../lib/util.mjs';
 import { ensureChromium } from './chromium.mjs';
 import { ensurePostgres } from './postgres.mjs';
 import { ensureTemporalCli, ensureTemporalServer } from './temporal.mjs';
+import { startPostgresTemporal } from './temporal-postgres.mjs';
 import { ensureTestServerExecutable } from './test-server.mjs';
 
-const TARGETS = ['postgres', 'temporal-cli', 'test-server', 'chromium', 'temporal-server', 'all'];
+const TARGETS = ['postgres', 'temporal-cli', 'test-server', 'chromium', 'temporal-server', 'temporal-postgres', 'all'];
 
 function redact(url) {
   return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
@@ -27,7 +30,7 @@ async function main() {
     console.error(`usage: node scripts/infra/provision.mjs [${TARGETS.join('|')}]`);
     process.exit(target === '--help' || target === '-h' ? 0 : 2);
   }
-  const want = (t) => target === t || (target === 'all' && t !== 'temporal-server');
+  const want = (t) => target === t || (target === 'all' && t !== 'temporal-server' && t !== 'temporal-postgres');
   let failed = false;
   const step = async (name, fn, show) => {
     try {
@@ -47,6 +50,23 @@ async function main() {
     );
   }
   if (want('chromium')) await step('chromium', (log) => ensureChromium({ log }), (r) => r.path);
+  if (want('temporal-postgres')) {
+    let server;
+    await step('temporal', async (log) => {
+      const postgres = await ensurePostgres({ log });
+      server = await startPostgresTemporal({ log, postgresUrl: postgres.url, databasePrefix: 'temporal', port: Number(process.env.TEMPORAL_PORT ?? 7233) });
+      return server;
+    }, (r) => `${r.address}  (Postgres persistence; pprof ${r.pprofUrl}; Ctrl-C stops it)`);
+    if (server) {
+      const shutdown = async () => {
+        await server.stop();
+        process.exit(0);
+      };
+      process.on('SIGINT', shutdown);
+      process.on('SIGTERM', shutdown);
+      await new Promise(() => {});
+    }
+  }
   if (want('temporal-server')) {
     let server;
     await step('temporal', async (log) => (server = await ensureTemporalServer({ log, mode: 'start' })), (r) =>

@@ -19,11 +19,13 @@ export async function ensureDependencies({ log }) {
   if (!result.ok) throw new Error(`npm ci failed:\n${result.stderr || result.stdout}`);
 }
 
-/** Incremental tsc into dist/ (about a second when nothing changed). */
+/** Incremental tsc into dist/ (about a second when nothing changed), then the workflow bundle when its sources changed. */
 export async function ensureBuilt({ log }) {
   const root = repoRoot();
   const result = await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: root, timeoutMs: 10 * 60_000 });
   if (!result.ok) throw new Error(`TypeScript build failed:\n${result.stdout}${result.stderr}`);
+  const bundle = await run(process.execPath, [join(root, 'dist', 'src', 'main', 'bundle-workflows.js')], { cwd: root, timeoutMs: 5 * 60_000 });
+  if (!bundle.ok) throw new Error(`workflow bundle failed:\n${bundle.stdout}${bundle.stderr}`);
   log('build is up to date');
 }
 

@@ -21,7 +21,9 @@ const PINO_WARN = 40;
 export function startService(name, { env, logDir, echo = true }) {
   mkdirSync(logDir, { recursive: true });
   const file = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
-  const child = spawnProcess(process.execPath, ['--enable-source-maps', join(repoRoot(), ENTRYPOINTS[name])], {
+  // CPU_PROFILE_DIR=<dir>: a V8 CPU profile of each process (each copy of a group too) in <dir>/<name>/, written when it exits.
+  const profiling = env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(env.CPU_PROFILE_DIR, name)}`] : [];
+  const child = spawnProcess(process.execPath, [...profiling, '--enable-source-maps', join(repoRoot(), ENTRYPOINTS[name])], {
     cwd: repoRoot(),
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const router = new Router<AppState>();
   const openApi = buildOpenApi(routes, { title: 'NUBAN virtual-account ledger', version: '1.0.0' });
   const publicOrigin = config.PUBLIC_URL ? new URL(config.PUBLIC_URL).origin : undefined;
-  const checkResponses = config.NODE_ENV !== 'production';
+  const checkResponses = config.RESPONSE_SCHEMA_CHECKS ?? config.NODE_ENV !== 'production';
   const parseJson = jsonBody();
 
   router.get('/healthz', (ctx) => {

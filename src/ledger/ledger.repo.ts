@@ -80,16 +80,22 @@ export interface AppendFragment {
   bindings: Record<string, unknown>;
 }
 
+/** What the posting CTEs add to the account: SQL expressions (bindings, or sums over posting_drafts). */
+interface TotalsSql {
+  count: string;
+  credits: string;
+  debits: string;
+  pendingAdded: string;
+  pendingReleased: string;
+}
+
 /**
- * The append as CTEs, so one statement (one round trip) can lock the account row, check the available
- * balance, insert the entries with their seq and running columns, and move the account's totals; a
- * caller may compose it with its own rows in the same statement. `accountIdSql` names the account (a
- * subquery over the caller's CTEs, to gate the posting on them). Every posting to an account serialises
- * on that row lock.
+ * The posting CTEs over drafts read from `draftsFrom` (a FROM item aliased d, with columns ord (1..n in
+ * posting order), id, direction, kind, amount, fee, status, narration, provider_txn_ref,
+ * transaction_group_id, reverses_entry_id).
  */
-export function appendFragment(accountIdSql: string, drafts: EntryDraft[], totals: AppendTotals): AppendFragment {
-  return {
-    ctes: `
+function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql): string {
+  return `
     posting_account AS (
       SELECT id, tenant_id, last_seq, total_credits, total_debits
         FROM virtual_accounts
@@ -103,9 +109,7 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
       SELECT d.*,
              sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS credits_run,
              sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS debits_run
-        FROM jsonb_to_recordset(CAST(:posting_drafts AS jsonb)) AS d(
-               ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text,
-               narration text, provider_txn_ref text, transaction_group_id uuid, reverses_entry_id uuid)
+        FROM ${draftsFrom}
     ), posting_inserted AS (
       INSERT INTO ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
                                   provider_txn_ref, transaction_group_id, reverses_entry_id, balance_after, credits_to_date,
@@ -118,19 +122,37 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
       RETURNING *
     ), posting_moved AS (
       UPDATE virtual_accounts v
-         SET last_seq = a.last_seq + :posting_count,
-             total_credits = a.total_credits + :posting_credits,
-             total_debits = a.total_debits + :posting_debits,
-             ledger_balance = (a.total_credits + :posting_credits) - (a.total_debits + :posting_debits),
-             pending_credits = v.pending_credits + :posting_pending_added - :posting_pending_released,
+         SET last_seq = a.last_seq + ${totals.count},
+             total_credits = a.total_credits + ${totals.credits},
+             total_debits = a.total_debits + ${totals.debits},
+             ledger_balance = (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}),
+             pending_credits = v.pending_credits + ${totals.pendingAdded} - ${totals.pendingReleased},
              -- Below zero only after a reversal of money already spent; the flag keeps the moment it started.
-             deficit_since = CASE WHEN (a.total_credits + :posting_credits) - (a.total_debits + :posting_debits) < 0
+             deficit_since = CASE WHEN (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}) < 0
                                   THEN coalesce(v.deficit_since, clock_timestamp()) END,
              updated_at = now()
         FROM posting_account a
        WHERE v.id = a.id
       RETURNING v.id
-    )`,
+    )`;
+}
+
+/**
+ * The append as CTEs, so one statement (one round trip) can lock the account row, check the available
+ * balance, insert the entries with their seq and running columns, and move the account's totals; a
+ * caller may compose it with its own rows in the same statement. `accountIdSql` names the account (a
+ * subquery over the caller's CTEs, to gate the posting on them). Every posting to an account serialises
+ * on that row lock.
+ */
+export function appendFragment(accountIdSql: string, drafts: EntryDraft[], totals: AppendTotals): AppendFragment {
+  return {
+    ctes: postingCtes(
+      accountIdSql,
+      `jsonb_to_recordset(CAST(:posting_drafts AS jsonb)) AS d(
+               ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text,
+               narration text, provider_txn_ref text, transaction_group_id uuid, reverses_entry_id uuid)`,
+      { count: ':posting_count', credits: ':posting_credits', debits: ':posting_debits', pendingAdded: ':posting_pending_added', pendingReleased: ':posting_pending_released' },
+    ),
     bindings: {
       posting_require_funds: totals.requireFunds === null ? null : totals.requireFunds.amount.toString(),
       posting_spend_available: totals.requireFunds?.from === 'available',
@@ -155,6 +177,26 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
       posting_pending_added: totals.pendingAdded.toString(),
       posting_pending_released: totals.pendingReleased.toString(),
     },
+  };
+}
+
+/**
+ * The same append for drafts the caller's statement decides on (payment credits it has just claimed:
+ * which of them post is known only inside the statement). `draftsRelation` is a query returning the draft
+ * columns with ord numbered 1..n; the totals are summed from them in SQL, where planPosting would sum
+ * them in code. Nothing is debited, so there is no funds check and no pending credit released.
+ */
+export function appendDraftsFragment(accountIdSql: string, draftsRelation: string): AppendFragment {
+  const over = (expression: string) => `(SELECT coalesce(${expression}, 0) FROM posting_drafts)`;
+  return {
+    ctes: postingCtes(accountIdSql, `(${draftsRelation}) AS d`, {
+      count: over('count(*)'),
+      credits: over("sum(amount) FILTER (WHERE direction = 'credit')"),
+      debits: over("sum(amount) FILTER (WHERE direction = 'debit')"),
+      pendingAdded: over("sum(amount) FILTER (WHERE direction = 'credit' AND status = 'provisional')"),
+      pendingReleased: '0',
+    }),
+    bindings: { posting_require_funds: null, posting_spend_available: false },
   };
 }
 

@@ -29,6 +29,7 @@ import { ledgerRoutes } from '../ledger/ledger.routes';
 import { createPostingEngine } from '../ledger/posting-engine';
 import { createStatementService } from '../ledger/statement.service';
 import type { Logger } from '../logger';
+import { createProcessMetrics, type ProcessMetrics } from '../metrics/process-metrics';
 import { misdirectedRoutes } from '../payments/misdirected.routes';
 import { createMisdirectedService } from '../payments/misdirected.service';
 import { createPaymentCrediter } from '../payments/payment-credit';
@@ -59,15 +60,18 @@ export interface Infrastructure {
   db: Db;
   temporal: Client;
   provider: ProviderClient;
+  metrics: ProcessMetrics;
 }
 
 export function createInfrastructure(config: Config, logger: Logger): Infrastructure {
+  const metrics = createProcessMetrics();
   return {
     config,
     logger,
     db: createKnex(config, logger.child({ component: 'db' })),
     temporal: createTemporalClient(config),
-    provider: createProviderClient(config, logger.child({ component: 'provider' })),
+    provider: createProviderClient(config, logger.child({ component: 'provider' }), metrics.provider),
+    metrics,
   };
 }
 
@@ -77,7 +81,7 @@ export async function closeInfrastructure(infra: Infrastructure): Promise<void> 
 
 /** Every service, wired once; the API, the worker, the CLI and the tests all build from here. */
 export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean } = {}) {
-  const { config, logger, db, temporal, provider } = infra;
+  const { config, logger, db, temporal, provider, metrics } = infra;
   const postingEngine = createPostingEngine(db);
   const jobs = createJobs(config);
   const starter = createWorkflowStarter({
@@ -109,6 +113,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     jobs,
     starter,
     payouts: settlements.payoutSink,
+    metrics: metrics.ingest,
   });
   return {
     db,

@@ -1,14 +1,21 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { hostname } from 'node:os';
 import { createActivities } from '../../activities';
 import type { Config } from '../config';
 import { ensureRetentionSchedule } from '../jobs/retention-schedule';
 import { ensureSweepSchedule } from '../jobs/sweep-schedule';
 import type { Logger } from '../logger';
 import { temporalConnectionOptions } from '../temporal/connection-options';
+import { freeLoopbackPort } from '../metrics/free-port';
+import { collectProcessMetrics } from '../metrics/registry';
+import { startWorkerMetrics } from '../metrics/worker-metrics';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { installTemporalRuntimeLogging } from '../temporal/runtime-logging';
+import { workerTuning } from '../temporal/worker-tuning';
+import { workflowSource } from '../temporal/workflow-bundle';
 import { closeInfrastructure, createInfrastructure, createServices } from './container';
 import { runProcess } from './lifecycle';
+import { inProcessGroup, processIndex } from './process-group';
 
 /** The worker waits for Temporal rather than dying, so a supervisor (or npm start) need not restart it. */
 async function connectWhenReachable(config: Config, logger: Logger): Promise<NativeConnection> {
@@ -22,29 +29,69 @@ async function connectWhenReachable(config: Config, logger: Logger): Promise<Nat
   }
 }
 
-runProcess('worker', async (config, logger) => {
-  installTemporalRuntimeLogging(logger);
-  const infra = createInfrastructure(config, logger);
-  const services = createServices(infra);
-  const connection = await connectWhenReachable(config, logger);
-  await registerSearchAttributes(infra.temporal.connection, config.TEMPORAL_NAMESPACE);
-  const worker = await Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ services, logger, sweepGraceMs: config.SWEEP_GRACE }),
-  });
-  const scheduleId = await ensureSweepSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.SWEEP_INTERVAL });
-  const retentionId = await ensureRetentionSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RETENTION_INTERVAL });
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, scheduleId, retentionId }, 'worker running');
-  const running = worker.run();
-  return {
-    async stop() {
-      worker.shutdown();
-      await running;
-      await connection.close();
-      await closeInfrastructure(infra);
-    },
-  };
-});
+/**
+ * The SDK's own metrics exporter binds a port it cannot report back: a free port is chosen first, and
+ * another one if something took it in between (the install throws "address already in use").
+ */
+async function installRuntimeWithMetrics(logger: Logger): Promise<string> {
+  for (let attempt = 1; ; attempt += 1) {
+    const address = `127.0.0.1:${await freeLoopbackPort()}`;
+    try {
+      installTemporalRuntimeLogging(logger, { prometheusBindAddress: address });
+      return address;
+    } catch (error) {
+      if (attempt >= 5 || !/in use/i.test(String(error))) throw error;
+    }
+  }
+}
+
+runProcess(
+  'worker',
+  async (config, logger) => {
+    const index = processIndex();
+    const sdkMetricsAddress = await installRuntimeWithMetrics(logger);
+    const infra = createInfrastructure(config, logger);
+    collectProcessMetrics(infra.metrics.registry);
+    const services = createServices(infra);
+    const connection = await connectWhenReachable(config, logger);
+    // One copy of a group does the namespace-wide setup; the others only poll.
+    if (index === 0) await registerSearchAttributes(infra.temporal.connection, config.TEMPORAL_NAMESPACE);
+    const worker = await Worker.create({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      ...workflowSource(logger),
+      ...workerTuning(config),
+      // "<primary pid>.<copy>/<pid>@host" in a group, so the group is recognisable among the task queue's pollers.
+      ...(inProcessGroup() ? { identity: `${process.ppid}.${index}/${process.pid}@${hostname()}` } : {}),
+      activities: createActivities({ services, logger, sweepGraceMs: config.SWEEP_GRACE }),
+    });
+    const schedules =
+      index === 0
+        ? {
+            scheduleId: await ensureSweepSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.SWEEP_INTERVAL }),
+            retentionId: await ensureRetentionSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RETENTION_INTERVAL }),
+          }
+        : {};
+    // Each copy of a group has its own port: WORKER_METRICS_PORT + its index (0 stays "any free port").
+    const metrics = await startWorkerMetrics({
+      config,
+      port: config.WORKER_METRICS_PORT === 0 ? 0 : config.WORKER_METRICS_PORT + index,
+      registry: infra.metrics.registry,
+      sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics`,
+      logger,
+    });
+    logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, ...schedules, metricsPort: metrics.port }, 'worker running');
+    const running = worker.run();
+    return {
+      async stop() {
+        worker.shutdown();
+        await running;
+        await metrics.close();
+        await connection.close();
+        await closeInfrastructure(infra);
+      },
+    };
+  },
+  { group: { size: (config) => config.WORKER_PROCESSES } },
+);

@@ -13,7 +13,9 @@ import { koboFromProviderNumber, type Kobo } from '../money';
 import type { PayoutSignalType } from '../temporal/payloads';
 import { createInboundEventsRepo, type EventCategory, type NewInboundEvent } from './inbound-events.repo';
 import { paymentEventSchema, payoutEventSchema, type PaymentEvent } from './inbound-event.schemas';
+import type { IngestMetrics } from '../metrics/ingest.metrics';
 import { planPaymentCredit } from './payment-credit';
+import { createPaymentPostingGroups } from './payment-posting-groups';
 import { createPaymentPostingRepo } from './payment-posting.repo';
 import { verifyProviderSignature } from './provider-signature';
 
@@ -103,14 +105,15 @@ function describePostingFailure(error: unknown): string {
  */
 export function createPaymentIngestService(deps: {
   db: Db;
-  config: Pick<Config, 'PROVIDER_WEBHOOKS_SIGNING_SECRET'>;
+  config: Pick<Config, 'PROVIDER_WEBHOOKS_SIGNING_SECRET' | 'PAYMENT_POSTING_GROUP_MAX'>;
   logger: Logger;
   jobs: Jobs;
   starter: WorkflowStarter;
   payouts: PayoutEventSink;
+  metrics: Pick<IngestMetrics, 'webhookAnswered' | 'postingGroup'>;
 }) {
-  const { db, config, logger, jobs, starter, payouts } = deps;
-  const postings = createPaymentPostingRepo(db);
+  const { db, config, logger, jobs, starter, payouts, metrics } = deps;
+  const postings = createPaymentPostingGroups({ repo: createPaymentPostingRepo(db), maxGroup: config.PAYMENT_POSTING_GROUP_MAX, metrics });
   const events = createInboundEventsRepo(db);
   const accounts = createAccountsRepo(db);
 
@@ -172,7 +175,7 @@ export function createPaymentIngestService(deps: {
     });
     const event: NewInboundEvent = { ...base, id: uuidv7(), category: 'payment', signatureValid: true, entryId: plan.entryId, grossAmount: amounts.gross, fee: amounts.fee };
     try {
-      const posted = await postings.post(base.aliasAccountRef, event, plan);
+      const posted = await postings.post(base.aliasAccountRef, { event, plan });
       if (posted.kind === 'no_account') return recordMisdirected(base, payload, await attributedTenant(base.aliasAccountRef));
       if (posted.kind === 'duplicate') return 'duplicate';
       starter.kick(posted.jobs);
@@ -203,26 +206,39 @@ export function createPaymentIngestService(deps: {
     return 'non_payment_event';
   }
 
+  async function ingestOne(rawBody: Buffer, headers: SignatureHeaders): Promise<IngestOutcome> {
+    const text = rawBody.toString('utf8');
+    const unverified = { rawBody: text.slice(0, UNVERIFIED_PREFIX_CHARS), rawSha256: createHash('sha256').update(rawBody).digest('hex') };
+    const malformed = (error: string) => record({ id: uuidv7(), requestId: null, eventType: null, category: 'sig_invalid', signatureValid: false, ...unverified, error });
+    if (nestingDepth(text) > MAX_NESTING) return malformed('json nested too deeply');
+    let payload: unknown;
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      return malformed('malformed json');
+    }
+    const signed =
+      headers.signature !== undefined &&
+      headers.timestamp !== undefined &&
+      verifyProviderSignature(config.PROVIDER_WEBHOOKS_SIGNING_SECRET, payload, headers.timestamp, headers.signature);
+    if (!signed) {
+      return record({ ...common(payload), payload: undefined, ...unverified, id: uuidv7(), category: 'sig_invalid', signatureValid: false, error: 'signature verification failed' });
+    }
+    return textAt(payload, 'event_type') === 'payment_success' ? ingestPayment(payload) : ingestNonPayment(payload);
+  }
+
   return {
+    /** Ingests one webhook, counted by its category (`failed` when it escapes as an error: a 5xx answer). */
     async ingest(rawBody: Buffer, headers: SignatureHeaders): Promise<IngestOutcome> {
-      const text = rawBody.toString('utf8');
-      const unverified = { rawBody: text.slice(0, UNVERIFIED_PREFIX_CHARS), rawSha256: createHash('sha256').update(rawBody).digest('hex') };
-      const malformed = (error: string) => record({ id: uuidv7(), requestId: null, eventType: null, category: 'sig_invalid', signatureValid: false, ...unverified, error });
-      if (nestingDepth(text) > MAX_NESTING) return malformed('json nested too deeply');
-      let payload: unknown;
+      const started = performance.now();
+      let category = 'failed';
       try {
-        payload = JSON.parse(text);
-      } catch {
-        return malformed('malformed json');
+        const outcome = await ingestOne(rawBody, headers);
+        category = outcome;
+        return outcome;
+      } finally {
+        metrics.webhookAnswered(category, (performance.now() - started) / 1000);
       }
-      const signed =
-        headers.signature !== undefined &&
-        headers.timestamp !== undefined &&
-        verifyProviderSignature(config.PROVIDER_WEBHOOKS_SIGNING_SECRET, payload, headers.timestamp, headers.signature);
-      if (!signed) {
-        return record({ ...common(payload), payload: undefined, ...unverified, id: uuidv7(), category: 'sig_invalid', signatureValid: false, error: 'signature verification failed' });
-      }
-      return textAt(payload, 'event_type') === 'payment_success' ? ingestPayment(payload) : ingestNonPayment(payload);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { runPrepared, type Db } from '../db';
 import { toOutboxEntry, type OutboxEntry, type OutboxRow } from '../jobs/outbox.repo';
-import { appendFragment } from '../ledger/ledger.repo';
+import { appendDraftsFragment } from '../ledger/ledger.repo';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 
@@ -16,92 +16,135 @@ export type PaymentPostingResult =
   | { kind: 'duplicate'; account: PostedPaymentAccount }
   | { kind: 'posted'; account: PostedPaymentAccount; jobs: OutboxEntry[] };
 
+/** One payment webhook to post: its event row and what its credit becomes. */
+export interface PaymentToPost {
+  event: NewInboundEvent;
+  plan: PaymentCreditPlan;
+}
+
 const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
 
 /**
- * A live payment webhook in ONE statement (one round trip, atomic without BEGIN/COMMIT): find the
- * account by the payer's reference, claim the request id with the event row, post the credit through
- * the ledger's append, and add the callback delivery and the workflows to start. A duplicate claims
- * nothing and so posts nothing; no account means the caller records a misdirected payment.
+ * Live payment webhooks to one account in ONE statement (one round trip, atomic without BEGIN/COMMIT):
+ * find the account by the payers' reference, claim each request id with its event row, post a credit for
+ * every event claimed (in arrival order, under one lock of the account row), and add each one's callback
+ * delivery and workflows to start. An event whose request id is already claimed (earlier, or by an
+ * earlier copy in the same group) claims nothing and so posts nothing. Events are claimed in request-id
+ * order, so two groups racing over the same redelivered ids cannot deadlock each other.
  */
 const STATEMENT = (postingCtes: string): string => `
   WITH target AS (
     SELECT id, tenant_id, account_ref, callback_url, status FROM virtual_accounts WHERE account_ref = :alias_ref
+  ), items AS (
+    SELECT * FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS i(
+      ord int, event jsonb, event_payload jsonb, delivery_id uuid, delivery_payload text, jobs jsonb, entry jsonb)
   ), claim AS (
     INSERT INTO inbound_events
     SELECT r.*
-      FROM target t,
-           jsonb_populate_record(CAST(NULL AS inbound_events), CAST(:event AS jsonb) || jsonb_build_object(
-             'payload', CAST(:event_payload AS jsonb),
+      FROM target t CROSS JOIN (SELECT * FROM items ORDER BY event->>'request_id', ord) i
+           CROSS JOIN LATERAL jsonb_populate_record(CAST(NULL AS inbound_events), i.event || jsonb_build_object(
+             'payload', i.event_payload,
              'tenant_id', t.tenant_id,
              'account_id', t.id,
              'received_at', now(),
              'flags', CASE WHEN t.status = 'expired' THEN jsonb_build_array('account_expired') ELSE jsonb_build_array() END)) r
     ON CONFLICT (request_id) WHERE signature_valid AND request_id IS NOT NULL DO NOTHING
-    RETURNING id, received_at, account_id
+    RETURNING id, received_at
+  ), claimed AS (
+    SELECT i.*, c.received_at, row_number() OVER (ORDER BY i.ord) AS position
+      FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
   ), ${postingCtes},
   delivery AS (
     INSERT INTO webhook_deliveries (id, event_id, tenant_id, account_id, inbound_event_id, callback_url, payload, event_received_at)
-    SELECT CAST(:delivery_id AS uuid), CAST(:delivery_id AS uuid), t.tenant_id, t.id, c.id, t.callback_url, :delivery_payload, c.received_at
-      FROM claim c JOIN target t ON t.id = c.account_id
+    SELECT c.delivery_id, c.delivery_id, t.tenant_id, t.id, CAST(c.event->>'id' AS uuid), t.callback_url, c.delivery_payload, c.received_at
+      FROM claimed c CROSS JOIN target t
      WHERE t.callback_url IS NOT NULL
     RETURNING id
   ), outbox AS (
     INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes)
     SELECT j.workflow_id, j.workflow_type, j.args, j.search_attributes || jsonb_build_object('TenantId', CAST(t.tenant_id AS text))
-      FROM claim c JOIN target t ON t.id = c.account_id
-           CROSS JOIN jsonb_to_recordset(CAST(:jobs AS jsonb)) AS j(workflow_id text, workflow_type text, args jsonb, search_attributes jsonb, needs_callback boolean)
+      FROM claimed c CROSS JOIN target t
+           CROSS JOIN jsonb_to_recordset(c.jobs) AS j(workflow_id text, workflow_type text, args jsonb, search_attributes jsonb, needs_callback boolean)
      WHERE NOT j.needs_callback OR t.callback_url IS NOT NULL
     ON CONFLICT (workflow_id) DO NOTHING
     RETURNING workflow_id, workflow_type, args, search_attributes
   )
   SELECT t.id, t.tenant_id, t.account_ref, t.callback_url,
-         EXISTS (SELECT 1 FROM claim) AS claimed,
-         (SELECT count(*) FROM posting_moved) AS posted,
+         (SELECT coalesce(jsonb_agg(CAST(c.event->>'id' AS uuid)), '[]'::jsonb) FROM claimed c) AS claimed_event_ids,
+         (SELECT count(*) FROM posting_inserted) AS posted,
          (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs
     FROM (SELECT 1) AS one LEFT JOIN target t ON true`;
 
+/** The claimed payments as posting drafts, numbered in arrival order. */
+const CLAIMED_DRAFTS = `
+  SELECT CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, 'payment'::text AS kind,
+         CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, 'provisional'::text AS status,
+         c.entry->>'narration' AS narration, c.entry->>'provider_txn_ref' AS provider_txn_ref,
+         CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(NULL AS uuid) AS reverses_entry_id
+    FROM claimed c`;
+
+interface GroupRow {
+  id: string | null;
+  tenant_id: string;
+  account_ref: string;
+  callback_url: string | null;
+  claimed_event_ids: string[];
+  posted: string;
+  jobs: OutboxRow[];
+}
+
 export function createPaymentPostingRepo(db: Db) {
+  const fragment = appendDraftsFragment('(SELECT t.id FROM target t WHERE EXISTS (SELECT 1 FROM claimed))', CLAIMED_DRAFTS);
+  const statement = STATEMENT(fragment.ctes);
+
   return {
-    async post(aliasRef: string, event: NewInboundEvent, plan: PaymentCreditPlan): Promise<PaymentPostingResult> {
-      const fragment = appendFragment('(SELECT account_id FROM claim)', plan.posting.drafts, plan.posting.totals);
-      const { payload, ...row } = inboundEventRow(event);
-      const jobs = [
-        { job: plan.confirmationJob, needsCallback: false },
-        { job: plan.deliveryJob, needsCallback: true },
-      ];
-      const result = await runPrepared(db, 'payment-posting', STATEMENT(fragment.ctes), {
-        ...fragment.bindings,
-        alias_ref: aliasRef,
-        event: jsonOf(row),
-        event_payload: payload,
-        delivery_id: plan.delivery.id,
-        delivery_payload: plan.delivery.payload,
-        jobs: jsonOf(
-          jobs.map(({ job, needsCallback }) => ({
+    /** Posts payments to the account `aliasRef` names, all in one statement; one result per payment, in order. */
+    async postGroup(aliasRef: string, payments: PaymentToPost[]): Promise<PaymentPostingResult[]> {
+      const items = payments.map(({ event, plan }, index) => {
+        const { payload, ...row } = inboundEventRow(event);
+        const [draft] = plan.posting.drafts;
+        if (plan.posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
+          throw new Error('a payment posting is one provisional credit');
+        }
+        return {
+          ord: index + 1,
+          event: row,
+          event_payload: payload,
+          delivery_id: plan.delivery.id,
+          delivery_payload: plan.delivery.payload,
+          entry: {
+            id: draft!.id,
+            amount: draft!.amount,
+            fee: draft!.fee,
+            narration: draft!.narration,
+            provider_txn_ref: draft!.providerTxnRef,
+            transaction_group_id: draft!.transactionGroupId,
+          },
+          jobs: [
+            { job: plan.confirmationJob, needsCallback: false },
+            { job: plan.deliveryJob, needsCallback: true },
+          ].map(({ job, needsCallback }) => ({
             workflow_id: job.workflowId,
             workflow_type: job.workflowType,
             args: job.args,
             search_attributes: job.searchAttributes,
             needs_callback: needsCallback,
           })),
-        ),
+        };
       });
-      const found = result.rows[0] as {
-        id: string | null;
-        tenant_id: string;
-        account_ref: string;
-        callback_url: string | null;
-        claimed: boolean;
-        posted: string;
-        jobs: OutboxRow[];
-      };
-      if (found.id === null) return { kind: 'no_account' };
+      const result = await runPrepared(db, 'payment-posting-group', statement, { ...fragment.bindings, alias_ref: aliasRef, items: jsonOf(items) });
+      const found = result.rows[0] as GroupRow;
+      if (found.id === null) return payments.map(() => ({ kind: 'no_account' }));
       const account = { id: found.id, tenantId: found.tenant_id, accountRef: found.account_ref, callbackUrl: found.callback_url };
-      if (!found.claimed) return { kind: 'duplicate', account };
-      if (Number(found.posted) !== 1) throw new Error(`payment event ${event.id} was claimed but its credit was not posted`);
+      const claimed = new Set(found.claimed_event_ids);
+      if (Number(found.posted) !== claimed.size) throw new Error(`${claimed.size} payment events were claimed but ${found.posted} credits were posted`);
       // The rows as stored (with the tenant filled in, the delivery only with a callback), started as they are.
-      return { kind: 'posted', account, jobs: found.jobs.map(toOutboxEntry) };
+      const jobs = new Map(found.jobs.map((row) => [row.workflow_id, toOutboxEntry(row)]));
+      return payments.map(({ event, plan }) => {
+        if (!claimed.has(event.id)) return { kind: 'duplicate', account };
+        const mine = [plan.confirmationJob, plan.deliveryJob].flatMap((job) => jobs.get(job.workflowId) ?? []);
+        return { kind: 'posted', account, jobs: mine };
+      });
     },
   };
 }

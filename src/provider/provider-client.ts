@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
+import type { ProviderMetrics } from '../metrics/provider.metrics';
 import { koboToProviderNumber } from '../money';
 import { ProviderRejectedError, ProviderUnavailableError } from './errors';
 import {
@@ -66,7 +67,7 @@ function isNotFound(error: unknown): boolean {
   return error instanceof ProviderRejectedError && error.httpStatus === 404 && error.code === NOT_FOUND_CODE;
 }
 
-export function createProviderClient(config: Config, logger: Logger): ProviderClient {
+export function createProviderClient(config: Config, logger: Logger, metrics?: Pick<ProviderMetrics, 'observe'>): ProviderClient {
   const baseUrl = config.PROVIDER_BASE_URL.replace(/\/+$/, '');
   const log = logger.child({ component: 'provider-client' });
   let cachedToken: CachedToken | null = null;
@@ -77,6 +78,7 @@ export function createProviderClient(config: Config, logger: Logger): ProviderCl
     if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const started = performance.now();
+    let status: number | null = null;
     try {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
@@ -85,12 +87,15 @@ export function createProviderClient(config: Config, logger: Logger): ProviderCl
         signal: AbortSignal.timeout(config.PROVIDER_TIMEOUT),
       });
       const text = await response.text();
+      status = response.status;
       log.debug({ operation, status: response.status, durationMs: Math.round(performance.now() - started) }, 'provider call');
       return { status: response.status, json: parseJson(text), retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
     } catch (error) {
       const reason = describeFailure(error, config.PROVIDER_TIMEOUT);
       log.warn({ operation, reason, durationMs: Math.round(performance.now() - started) }, 'provider unreachable');
       throw new ProviderUnavailableError(`${operation}: ${reason}`, { cause: error });
+    } finally {
+      metrics?.observe(operation, status, (performance.now() - started) / 1000);
     }
   }
 

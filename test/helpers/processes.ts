@@ -16,6 +16,10 @@ type ServiceName = Exclude<keyof typeof ENTRYPOINTS, 'cli'>;
 export interface RunningSystem {
   apiUrl: string;
   sandboxUrl: string;
+  /** The API's /metrics (the whole pipeline). */
+  metricsUrl: string;
+  /** Each worker process's /metrics, from the ports they logged. */
+  workerMetricsUrls(): string[];
   env: NodeJS.ProcessEnv;
   logs: Record<ServiceName, string[]>;
   start(name: ServiceName): Promise<void>;
@@ -33,7 +37,7 @@ export interface RunningSystem {
  * against the test database and the dev server, on a task queue of their own.
  */
 export async function startSystem(overrides: Record<string, string> = {}): Promise<RunningSystem> {
-  const [port, sandboxPort] = [await freePort(), await freePort()];
+  const [port, sandboxPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: '127.0.0.1',
@@ -42,6 +46,10 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
     IDENTITY_VERIFICATION_URL: `http://127.0.0.1:${sandboxPort}/identity/nin`,
     SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${port}/webhooks/provider`,
+    METRICS_HOST: '127.0.0.1',
+    METRICS_PORT: String(metricsPort),
+    // Any free port for each worker process: workerMetricsUrls() reads them from the workers' logs.
+    WORKER_METRICS_PORT: '0',
     TEMPORAL_TASK_QUEUE: `${process.env.TEMPORAL_TASK_QUEUE ?? 'e2e'}-${randomBytes(4).toString('hex')}`,
     LOG_LEVEL: 'info',
     ...overrides,
@@ -52,8 +60,9 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
   const dist = path.resolve(__dirname, '../../src/main');
 
   async function start(name: ServiceName): Promise<void> {
-    // CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of each process when it exits (for benchmark analysis).
-    const profiling = env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${env.CPU_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+    // CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of each process when it exits (for benchmark analysis),
+    // in <dir>/<name>/ (a process group's copies inherit the flags and write one profile each, named by pid).
+    const profiling = env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(env.CPU_PROFILE_DIR, name)}`] : [];
     const child = spawn(process.execPath, [...profiling, '--enable-source-maps', path.join(dist, ENTRYPOINTS[name])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.set(name, child);
     for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => logs[name].push(line));
@@ -75,8 +84,9 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
         taskQueue: { name: env.TEMPORAL_TASK_QUEUE! },
         taskQueueType: temporalProto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
       });
-      // The SDK's default worker identity is "<pid>@<host>": a poller of the process just started.
-      return (pollers ?? []).some((poller) => poller.identity?.startsWith(`${pid}@`));
+      // The SDK's default worker identity is "<pid>@<host>": a poller of the process just started; the
+      // copies of a worker group are "<primary pid>.<copy>/…".
+      return (pollers ?? []).some((poller) => poller.identity?.startsWith(`${pid}@`) || poller.identity?.startsWith(`${pid}.`));
     }
     const url = name === 'api' ? `http://127.0.0.1:${port}/healthz` : `http://127.0.0.1:${sandboxPort}/healthz`;
     return fetch(url).then(
@@ -111,6 +121,16 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
   return {
     apiUrl: `http://127.0.0.1:${port}`,
     sandboxUrl: `http://127.0.0.1:${sandboxPort}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    // The last port each worker process logged (a copy of a group that was restarted logs a new one).
+    workerMetricsUrls: () => {
+      const byProcess = new Map<string, string>();
+      for (const line of logs.worker) {
+        const port = /"metricsPort":(\d+).*"msg":"worker running"/.exec(line)?.[1];
+        if (port) byProcess.set(/"process":(\d+)/.exec(line)?.[1] ?? 'alone', `http://127.0.0.1:${port}/metrics`);
+      }
+      return [...byProcess.values()];
+    },
     env,
     logs,
     start,

@@ -1,0 +1,100 @@
+import type { Db } from '../db';
+
+export interface OutboxBacklog {
+  workflowType: string;
+  count: number;
+  oldestAgeSeconds: number;
+}
+
+export interface StatusChanges {
+  /** Seconds from posting to confirmation, one per payment credit confirmed in the window. */
+  confirmationLagsSeconds: number[];
+  paymentsReversed: number;
+  deliveriesFinished: Record<'succeeded' | 'dead_letter', number>;
+  settlementsFinished: Record<'success' | 'failed' | 'refunded', number>;
+}
+
+/** Rows change inside transactions that commit a moment later: a window ends this far in the past. */
+export const SETTLE_MARGIN_SECONDS = 5;
+
+/**
+ * The pipeline as Postgres holds it, for the API's /metrics. Every query reads one of the partial or
+ * time indexes made for it (migration 20261123000500), so its cost follows the backlog, not the history.
+ */
+export function createPipelineRepo(db: Db) {
+  return {
+    async outboxBacklog(): Promise<OutboxBacklog[]> {
+      const { rows } = await db.raw(
+        `SELECT workflow_type, count(*) AS count, extract(epoch FROM now() - min(created_at)) AS oldest
+           FROM workflow_outbox WHERE started_at IS NULL GROUP BY workflow_type`,
+      );
+      return (rows as Array<{ workflow_type: string; count: string; oldest: string }>).map((row) => ({
+        workflowType: row.workflow_type,
+        count: Number(row.count),
+        oldestAgeSeconds: Number(row.oldest),
+      }));
+    },
+
+    async pendingConfirmations(): Promise<{ count: number; oldestAgeSeconds: number }> {
+      const { rows } = await db.raw(
+        `SELECT count(*) AS count, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
+           FROM ledger_entries WHERE kind = 'payment' AND status = 'provisional'`,
+      );
+      const row = rows[0] as { count: string; oldest: string };
+      return { count: Number(row.count), oldestAgeSeconds: Number(row.oldest) };
+    },
+
+    async openDeliveries(): Promise<Record<'pending' | 'retrying' | 'dead_letter', number>> {
+      const { rows } = await db.raw(
+        `SELECT status, count(*) AS count FROM webhook_deliveries WHERE status IN ('pending', 'retrying', 'dead_letter') GROUP BY status`,
+      );
+      const counts = { pending: 0, retrying: 0, dead_letter: 0 };
+      for (const row of rows as Array<{ status: keyof typeof counts; count: string }>) counts[row.status] = Number(row.count);
+      return counts;
+    },
+
+    async openSettlements(): Promise<Record<'pending' | 'processing', number>> {
+      const { rows } = await db.raw(`SELECT status, count(*) AS count FROM settlements WHERE status IN ('pending', 'processing') GROUP BY status`);
+      const counts = { pending: 0, processing: 0 };
+      for (const row of rows as Array<{ status: keyof typeof counts; count: string }>) counts[row.status] = Number(row.count);
+      return counts;
+    },
+
+    /** The database's clock, less the settle margin: where the next window of changes ends. */
+    async windowEnd(): Promise<Date> {
+      const { rows } = await db.raw(`SELECT now() - make_interval(secs => ?) AS until`, [SETTLE_MARGIN_SECONDS]);
+      return (rows[0] as { until: Date }).until;
+    },
+
+    /** What finished in (from, until]: confirmations with their lag, reversals, deliveries and settlements. */
+    async changesBetween(from: Date, until: Date): Promise<StatusChanges> {
+      const [entries, deliveries, settlements] = await Promise.all([
+        db.raw(
+          `SELECT coalesce(array_agg(extract(epoch FROM status_changed_at - created_at)) FILTER (WHERE status = 'confirmed'), '{}') AS lags,
+                  count(*) FILTER (WHERE status = 'reversed') AS reversed
+             FROM ledger_entries
+            WHERE status_changed_at > ? AND status_changed_at <= ? AND status_changed_at IS NOT NULL AND kind = 'payment'`,
+          [from, until],
+        ),
+        db.raw(
+          `SELECT status, count(*) AS count FROM webhook_deliveries
+            WHERE updated_at > ? AND updated_at <= ? AND status IN ('succeeded', 'dead_letter') GROUP BY status`,
+          [from, until],
+        ),
+        db.raw(
+          `SELECT status, count(*) AS count FROM settlements
+            WHERE updated_at > ? AND updated_at <= ? AND status IN ('success', 'failed', 'refunded') GROUP BY status`,
+          [from, until],
+        ),
+      ]);
+      const entryRow = entries.rows[0] as { lags: Array<string | number>; reversed: string };
+      const deliveriesFinished = { succeeded: 0, dead_letter: 0 };
+      for (const row of deliveries.rows as Array<{ status: keyof typeof deliveriesFinished; count: string }>) deliveriesFinished[row.status] = Number(row.count);
+      const settlementsFinished = { success: 0, failed: 0, refunded: 0 };
+      for (const row of settlements.rows as Array<{ status: keyof typeof settlementsFinished; count: string }>) settlementsFinished[row.status] = Number(row.count);
+      return { confirmationLagsSeconds: entryRow.lags.map(Number), paymentsReversed: Number(entryRow.reversed), deliveriesFinished, settlementsFinished };
+    },
+  };
+}
+
+export type PipelineRepo = ReturnType<typeof createPipelineRepo>;

@@ -1,0 +1,15 @@
+import { Registry } from 'prom-client';
+import { createIngestMetrics, type IngestMetrics } from './ingest.metrics';
+import { createProviderMetrics, type ProviderMetrics } from './provider.metrics';
+
+export interface ProcessMetrics {
+  registry: Registry;
+  ingest: IngestMetrics;
+  provider: ProviderMetrics;
+}
+
+/** The metrics one process keeps in memory, in a registry of its own (tests run several in one process). */
+export function createProcessMetrics(): ProcessMetrics {
+  const registry = new Registry();
+  return { registry, ingest: createIngestMetrics(registry), provider: createProviderMetrics(registry) };
+}

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import { eventually } from '../helpers/http';
+import { startSystem, type RunningSystem } from '../helpers/processes';
+import { scrape, total } from '../helpers/prometheus';
+import { E2E_TIMINGS } from './system';
+import { cliTenant, provision } from './tenant';
+
+/** A forged provider webhook on a connection of its own, so the group's primary hands each to the next copy. */
+function forgedWebhook(apiUrl: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${apiUrl}/webhooks/provider`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'provider-signature': 'forged', 'provider-timestamp': new Date().toISOString() } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+    // A connection the primary handed to a copy at the moment it was killed is never answered.
+    request.setTimeout(5_000, () => request.destroy(new Error('no answer within 5 s')));
+    request.end(JSON.stringify({ event_type: 'payment_success', requestId: 'forged' }));
+  });
+}
+
+const copiesOf = (pid: number): number[] =>
+  execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map(Number);
+
+describe('e2e: API and worker as process groups (two processes each)', () => {
+  let sys: RunningSystem;
+  before(async () => {
+    sys = await startSystem({ ...E2E_TIMINGS, API_PROCESSES: '2', WORKER_PROCESSES: '2' });
+  });
+  after(() => sys?.stop());
+
+  it('serves the API from every copy and sums their metrics into one scrape', async () => {
+    const apiPid = sys.pid('api')!;
+    assert.equal(copiesOf(apiPid).length, 2);
+    const before = await scrape(sys.metricsUrl);
+    const sent = 24;
+    const statuses = await Promise.all(Array.from({ length: sent }, () => forgedWebhook(sys.apiUrl)));
+    assert.ok(statuses.every((status) => status === 200));
+    const after = await scrape(sys.metricsUrl);
+    // Round robin gives each copy about half: only the sum over both copies is exact.
+    assert.equal(total(after, 'nuban_provider_webhooks_total', { category: 'sig_invalid' }) - total(before, 'nuban_provider_webhooks_total', { category: 'sig_invalid' }), sent);
+    // The pipeline gauges are the primary's, once (not once per copy).
+    assert.equal(after.filter((sample) => sample.name === 'nuban_confirmations_pending').length, 1);
+  });
+
+  it('confirms payments with two worker processes on the task queue, each with its own metrics and the SDK metrics', async () => {
+    const tenant = await cliTenant(sys);
+    const account = await provision(sys, tenant.apiKey);
+    const before = await scrape(sys.metricsUrl);
+    for (let i = 0; i < 4; i += 1) {
+      const sent = await fetch(`${sys.sandboxUrl}/sandbox/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountRef: account.AccountRef, amount: 5025 }) });
+      assert.equal(sent.status, 200);
+    }
+    await eventually(
+      async () => total(await scrape(sys.metricsUrl), 'nuban_confirmation_lag_seconds_count') - total(before, 'nuban_confirmation_lag_seconds_count') >= 4,
+      { timeoutMs: 60_000, intervalMs: 1_000, what: 'four confirmations in the lag histogram' },
+    );
+    // Each copy logs its metrics port once it runs (the system counts as ready when the first one polls).
+    const workerUrls = await eventually(async () => (sys.workerMetricsUrls().length === 2 ? sys.workerMetricsUrls() : null), { timeoutMs: 30_000, what: 'both worker processes running' });
+    const workers = await Promise.all(workerUrls.map((url) => scrape(url)));
+    const lookups = workers.reduce((sum, samples) => sum + total(samples, 'nuban_provider_request_seconds_count', { endpoint: 'getTransaction' }), 0);
+    assert.ok(lookups >= 4, `the workers looked the payments up at the provider (${lookups} lookups)`);
+    for (const samples of workers) assert.ok(samples.some((sample) => sample.name.startsWith('temporal_')), 'the Temporal SDK metrics are in the same scrape');
+    assert.ok(sys.logs.worker.some((line) => line.includes('workflow bundle: prebuilt')), 'the workers loaded the prebuilt workflow bundle');
+    assert.deepEqual(sys.logs.worker.filter((line) => line.includes('restarting it')), [], 'no worker copy died');
+  });
+
+  it('starts a copy again when it dies, and keeps answering meanwhile', async () => {
+    const apiPid = sys.pid('api')!;
+    const [victim] = copiesOf(apiPid);
+    process.kill(victim!, 'SIGKILL');
+    // The other copy answers while the primary starts a new one.
+    await eventually(async () => (await forgedWebhook(sys.apiUrl).catch(() => 0)) === 200, { timeoutMs: 10_000, what: 'an answer from the surviving copy' });
+    await eventually(async () => copiesOf(apiPid).length === 2 && !copiesOf(apiPid).includes(victim!), { timeoutMs: 30_000, what: 'the copy restarted' });
+    await eventually(async () => (await scrape(sys.metricsUrl).then(() => true, () => false)), { timeoutMs: 30_000, what: 'the group scrape after the restart' });
+  });
+});

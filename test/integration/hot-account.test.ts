@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createLedgerVerificationRepo } from '../../src/ledger/ledger-verification.repo';
+import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
+import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+
+const CONCURRENT = 120;
+
+/** The posting-group sizes the API recorded: how many statements, and how many payments they carried. */
+async function postingGroups(stack: Stack): Promise<{ statements: number; payments: number }> {
+  const metric = (await stack.infra.metrics.registry.getSingleMetric('nuban_payment_posting_group_size')!.get()) as { values: Array<{ metricName?: string; value: number }> };
+  const value = (suffix: string) => metric.values.find((sample) => sample.metricName === `nuban_payment_posting_group_size_${suffix}`)?.value ?? 0;
+  return { statements: value('count'), payments: value('sum') };
+}
+
+describe('hot collection account: concurrent payment webhooks to one account', () => {
+  let stack: Stack;
+  let tenant: TestTenant;
+  let account: ProvisionedAccount;
+
+  before(async () => {
+    stack = await startStack({ PAYMENT_POSTING_GROUP_MAX: '16' });
+    tenant = await createTenant(stack);
+    account = await provisionAccount(stack, tenant.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' });
+  });
+  after(() => stack.close());
+
+  it('posts each once, in one gapless sequence with exact running columns and totals, grouped into fewer statements, each visible when its 200 arrives', async () => {
+    const before = await postingGroups(stack);
+    // Distinct amounts, so a misplaced running balance cannot add up by accident; every fifth webhook is
+    // sent twice at the same moment (a provider redelivery racing the original).
+    const payloads = Array.from({ length: CONCURRENT }, (_, index) => paymentEvent({ accountRef: account.AccountRef, amount: 1000 + index, fee: 10 }));
+    const sends = payloads.flatMap((payload, index) => (index % 5 === 0 ? [payload, payload] : [payload]));
+    const db = stack.infra.db;
+    const visibleAtAnswer = await Promise.all(
+      sends.map(async (payload) => {
+        const response = await sendProviderEvent(stack, payload);
+        assert.equal(response.status, 200);
+        // The 200 means committed: the credit is there the moment the answer arrives.
+        const transactionId = (payload.data as { transaction: { transactionId: string } }).transaction.transactionId;
+        return (await db('ledger_entries').where({ provider_txn_ref: transactionId }).first('id')) !== undefined;
+      }),
+    );
+    assert.ok(visibleAtAnswer.every(Boolean), 'every answered payment is committed when its 200 arrives');
+
+    const entries: Array<{ seq: string; amount: string; balance_after: string; credits_to_date: string; debits_to_date: string; status: string }> = await db('ledger_entries')
+      .where({ account_id: account.ID })
+      .orderBy('seq');
+    assert.equal(entries.length, CONCURRENT, 'each payment credited exactly once, duplicates included');
+    let credits = 0n;
+    entries.forEach((entry, index) => {
+      credits += BigInt(entry.amount);
+      assert.equal(Number(entry.seq), index + 1, 'seq has no gap and no repeat');
+      assert.equal(BigInt(entry.credits_to_date), credits);
+      assert.equal(BigInt(entry.debits_to_date), 0n);
+      assert.equal(BigInt(entry.balance_after), credits);
+      assert.equal(entry.status, 'provisional');
+    });
+    const expected = payloads.reduce((sum, _payload, index) => sum + BigInt((1000 + index) * 100 - 1000), 0n);
+    assert.equal(credits, expected);
+    const row = await db('virtual_accounts').where({ id: account.ID }).first();
+    assert.deepEqual(
+      [BigInt(row.last_seq), BigInt(row.total_credits), BigInt(row.ledger_balance), BigInt(row.pending_credits), BigInt(row.total_debits)],
+      [BigInt(CONCURRENT), expected, expected, expected, 0n],
+    );
+    assert.deepEqual(await createLedgerVerificationRepo(db).problems(), []);
+
+    // Every credit has its one delivery and its two workflow starts; each duplicate request id is one event.
+    assert.equal((await db('webhook_deliveries').where({ account_id: account.ID })).length, CONCURRENT);
+    const entryIds = (await db('ledger_entries').where({ account_id: account.ID }).select('id')).map((entry: { id: string }) => entry.id);
+    assert.equal((await db('workflow_outbox').whereIn('workflow_id', entryIds.map((id: string) => `payment-confirmation:${id}`))).length, CONCURRENT);
+    for (const payload of payloads.filter((_payload, index) => index % 5 === 0)) {
+      assert.deepEqual((await eventsFor(stack, payload.requestId as string)).map((event) => event.category), ['payment']);
+    }
+
+    const page = await statement(stack, tenant.apiKey, account.AccountRef, '?limit=200');
+    assert.equal(page.body.lines.length, CONCURRENT);
+    assert.equal(page.body.closingBalance, page.body.lines.at(-1).runningBalance);
+
+    const after = await postingGroups(stack);
+    assert.equal(after.payments - before.payments, sends.length, 'every webhook went through a posting group');
+    assert.ok(after.statements - before.statements < sends.length, `concurrent webhooks shared statements (${after.statements - before.statements} statements for ${sends.length} webhooks)`);
+  });
+
+  it('keeps one bad payment from deciding the others of its group: a transaction already credited under another request id is a processing error, the rest post', async () => {
+    const transactionId = `API-VACT_TRA-${randomUUID()}`;
+    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, transactionId }))).status, 200);
+    const seqBefore = Number((await stack.infra.db('virtual_accounts').where({ id: account.ID }).first('last_seq')).last_seq);
+    const replayUnderNewId = paymentEvent({ accountRef: account.AccountRef, transactionId });
+    const others = Array.from({ length: 20 }, () => paymentEvent({ accountRef: account.AccountRef, amount: 2000 }));
+    const responses = await Promise.all([...others.slice(0, 10), replayUnderNewId, ...others.slice(10)].map((payload) => sendProviderEvent(stack, payload)));
+    assert.ok(responses.every((response) => response.status === 200));
+    assert.deepEqual((await eventsFor(stack, replayUnderNewId.requestId as string)).map((event) => [event.category, event.error]), [
+      ['processing_error', 'transaction already credited under another request id'],
+    ]);
+    const seqAfter = Number((await stack.infra.db('virtual_accounts').where({ id: account.ID }).first('last_seq')).last_seq);
+    assert.equal(seqAfter - seqBefore, others.length);
+    assert.deepEqual(await createLedgerVerificationRepo(stack.infra.db).problems(), []);
+  });
+});

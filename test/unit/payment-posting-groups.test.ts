@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { createPaymentPostingGroups } from '../../src/payments/payment-posting-groups';
+import type { PaymentPostingResult, PaymentToPost } from '../../src/payments/payment-posting.repo';
+
+const payment = (id: string): PaymentToPost => ({ event: { id } as PaymentToPost['event'], plan: {} as PaymentToPost['plan'] });
+const posted = (id: string): PaymentPostingResult => ({ kind: 'duplicate', account: { id, tenantId: 't', accountRef: 'va', callbackUrl: null } });
+
+/** A repo whose statements finish when the test says so, recording what each carried. */
+function controlledRepo(fail: (ids: string[]) => Error | null = () => null) {
+  const statements: string[][] = [];
+  const pending: Array<() => void> = [];
+  return {
+    statements,
+    finishNext: () => pending.shift()?.(),
+    repo: {
+      postGroup: (_aliasRef: string, payments: PaymentToPost[]) =>
+        new Promise<PaymentPostingResult[]>((resolve, reject) => {
+          const ids = payments.map((candidate) => candidate.event.id);
+          statements.push(ids);
+          pending.push(() => {
+            const error = fail(ids);
+            if (error) reject(error);
+            else resolve(ids.map(posted));
+          });
+        }),
+    },
+  };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('payment posting groups', () => {
+  const metrics = { postingGroup() {} };
+
+  it('posts a lone payment at once, and the ones arriving meanwhile together in the next statement, each getting its own result', async () => {
+    const { repo, statements, finishNext } = controlledRepo();
+    const groups = createPaymentPostingGroups({ repo, maxGroup: 2, metrics });
+    const first = groups.post('va_1', payment('a'));
+    await tick();
+    assert.deepEqual(statements, [['a']]);
+    const later = ['b', 'c', 'd'].map((id) => groups.post('va_1', payment(id)));
+    const otherAccount = groups.post('va_2', payment('x'));
+    await tick();
+    assert.deepEqual(statements, [['a'], ['x']], 'another account does not wait');
+    finishNext();
+    assert.equal((await first).kind, 'duplicate');
+    await tick();
+    assert.deepEqual(statements.at(-1), ['b', 'c'], 'at most maxGroup in one statement');
+    finishNext();
+    finishNext();
+    await tick();
+    assert.deepEqual(statements.at(-1), ['d']);
+    finishNext();
+    const results = await Promise.all([...later, otherAccount]);
+    assert.deepEqual(results.map((result) => (result.kind === 'no_account' ? null : result.account.id)), ['b', 'c', 'd', 'x']);
+  });
+
+  it('posts each payment of a failed group alone, so one bad payment fails alone', async () => {
+    const bad = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
+    const { repo, statements, finishNext } = controlledRepo((ids) => (ids.includes('bad') ? bad : null));
+    const groups = createPaymentPostingGroups({ repo, maxGroup: 10, metrics });
+    const results = ['a', 'b', 'bad', 'c'].map((id) => groups.post('va_1', payment(id)).then((result) => result, (error: unknown) => error));
+    for (let i = 0; i < 10; i += 1) {
+      await tick();
+      finishNext();
+    }
+    assert.deepEqual(statements, [['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
+    const settled = await Promise.all(results);
+    assert.equal(settled[2], bad);
+    assert.deepEqual([settled[0], settled[1], settled[3]].map((result) => (result as { account: { id: string } }).account.id), ['a', 'b', 'c']);
+  });
+
+  it('fails every payment of a group at once when the database is unavailable (each answers 503)', async () => {
+    const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const { repo, statements, finishNext } = controlledRepo((ids) => (ids.length > 1 ? down : null));
+    const groups = createPaymentPostingGroups({ repo, maxGroup: 10, metrics });
+    const results = ['a', 'b', 'c'].map((id) => groups.post('va_1', payment(id)).then((result) => result, (error: unknown) => error));
+    for (let i = 0; i < 4; i += 1) {
+      await tick();
+      finishNext();
+    }
+    assert.deepEqual(statements, [['a'], ['b', 'c']], 'no payment of the failed group is retried alone');
+    const settled = await Promise.all(results);
+    assert.deepEqual([settled[1], settled[2]], [down, down]);
+  });
+});
