@@ -9,10 +9,10 @@ import { createWebhookActivities } from './webhooks.activities';
 export function createActivities(deps: { services: Services; logger: Logger; sweepGraceMs: number }) {
   const { services, logger, sweepGraceMs } = deps;
   return {
-    ...createPaymentActivities({ confirmations: services.confirmations }),
+    ...createPaymentActivities({ confirmations: services.confirmations, batches: services.batchConfirmations }),
     ...createWebhookActivities({ deliveries: services.deliveries }),
     ...createSettlementActivities({ execution: services.settlementExecution }),
-    ...createSweepActivities({ starter: services.starter, restarts: services.confirmationRestarts, graceMs: sweepGraceMs, logger }),
+    ...createSweepActivities({ starter: services.starter, restarts: services.confirmationRestarts, claimReleases: services.batchClaimReleases, graceMs: sweepGraceMs, logger }),
     ...createRetentionActivities({ retention: services.retention, logger }),
   };
 }

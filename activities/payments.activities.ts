@@ -1,9 +1,14 @@
+import type { BatchConfirmationService } from '../src/payments/batch-confirmation.service';
 import type { PaymentConfirmationService } from '../src/payments/payment-confirmation.service';
-import type { CreditResolution, ProviderTxnLookup } from '../src/temporal/payloads';
+import type { BatchRoundResult, CreditResolution, ProviderTxnLookup } from '../src/temporal/payloads';
 
-/** Confirm and reverse re-check the credit against the database and the provider: their input is only an entry id. */
-export function createPaymentActivities(deps: { confirmations: PaymentConfirmationService }) {
-  const { confirmations } = deps;
+/**
+ * Confirm and reverse re-check the credit against the database and the provider: their input is only an
+ * entry id. The batch round does its own lookups and moves the money itself: its input is only the
+ * batch id and entry ids, and it touches only credits whose claim row names that batch.
+ */
+export function createPaymentActivities(deps: { confirmations: PaymentConfirmationService; batches: BatchConfirmationService }) {
+  const { confirmations, batches } = deps;
   return {
     lookupProviderTransaction(transactionRef: string): Promise<ProviderTxnLookup> {
       return confirmations.lookup(transactionRef);
@@ -13,6 +18,9 @@ export function createPaymentActivities(deps: { confirmations: PaymentConfirmati
     },
     reversePaymentCredit(entryId: string, reason: string): Promise<CreditResolution> {
       return confirmations.reverse(entryId, reason);
+    },
+    confirmPaymentBatch(batchId: string, entryIds: string[]): Promise<BatchRoundResult> {
+      return batches.round(batchId, entryIds);
     },
   };
 }

@@ -1,26 +1,35 @@
 import { Context } from '@temporalio/activity';
+import type { BatchClaimReleaser, ClaimReleaseResult } from '../src/jobs/batch-claim-releases';
 import type { ConfirmationRestarter, RestartResult } from '../src/jobs/confirmation-restarts';
 import type { SweepResult, WorkflowStarter } from '../src/jobs/workflow-starter';
 import type { Logger } from '../src/logger';
 
-export function createSweepActivities(deps: { starter: WorkflowStarter; restarts: ConfirmationRestarter; graceMs: number; logger: Logger }) {
-  const { starter, restarts, graceMs, logger } = deps;
+/**
+ * How long one sweep may start workflows: well inside the activity's heartbeat and start-to-close
+ * timeouts, so a retry never runs beside a sweep that is still going, and the next Schedule run picks up
+ * what is left. The worker's outbox drainer does the steady work; the sweep is the backstop.
+ */
+export const SWEEP_BUDGET_MS = 45_000;
+
+export function createSweepActivities(deps: { starter: WorkflowStarter; restarts: ConfirmationRestarter; claimReleases: BatchClaimReleaser; graceMs: number; logger: Logger }) {
+  const { starter, restarts, claimReleases, graceMs, logger } = deps;
   return {
     async sweepOutbox(): Promise<SweepResult> {
-      let total: SweepResult = { found: 0, started: 0, failed: 0 };
-      // Batches until the backlog is gone or a batch stops making progress.
-      for (;;) {
-        const batch = await starter.sweep(graceMs, 500, { onProgress: () => Context.current().heartbeat() });
-        total = { found: total.found + batch.found, started: total.started + batch.started, failed: total.failed + batch.failed };
-        if (batch.found < 500 || batch.started === 0) break;
-      }
+      const context = Context.current();
+      // Leased rows are never started twice, and a cancelled activity (heartbeat timeout, worker stopping) stops taking rows.
+      const total = await starter.drain({ graceMs, limit: 500, budgetMs: SWEEP_BUDGET_MS, signal: context.cancellationSignal, onProgress: () => context.heartbeat() });
       if (total.found > 0) logger.info(total, 'convergence sweep started left-behind workflows');
       return total;
     },
 
-    /** Starts again every confirmation whose run failed or was terminated while its credit is still provisional. */
-    restartStalledConfirmations(): Promise<RestartResult> {
-      return restarts.restartStalled(() => Context.current().heartbeat());
+    /**
+     * Queues again every credit whose per-payment confirmation failed or was terminated while it is still
+     * provisional, and puts back in the queue the credits of batch confirmations that stopped.
+     */
+    async restartStalledConfirmations(): Promise<RestartResult & { batches: ClaimReleaseResult }> {
+      const heartbeat = () => Context.current().heartbeat();
+      const restarted = await restarts.restartStalled(heartbeat);
+      return { ...restarted, batches: await claimReleases.releaseStopped(graceMs, heartbeat) };
     },
   };
 }

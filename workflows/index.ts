@@ -1,4 +1,5 @@
 export { paymentConfirmationWorkflow } from './paymentConfirmation.workflow';
+export { paymentConfirmationBatchWorkflow } from './paymentConfirmationBatch.workflow';
 export { settlementWorkflow } from './settlement.workflow';
 export { settlementRefundWorkflow } from './settlementRefund.workflow';
 export { webhookDeliveryWorkflow } from './webhookDelivery.workflow';

@@ -2,16 +2,15 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
 import { isUuid } from '../ids';
 import type { Logger } from '../logger';
+import { createConfirmationClaimsRepo } from '../payments/confirmation-claims.repo';
 import { createPaymentCreditsRepo } from '../payments/payment-credits.repo';
 import { entryIdOfConfirmation } from '../temporal/workflow-ids';
-import type { Jobs } from './jobs';
 import { createSweepWatermarksRepo } from './sweep-watermarks.repo';
-import type { WorkflowStarter } from './workflow-starter';
 
 export interface RestartResult {
   /** Confirmation runs that ended failed, terminated, timed out or cancelled since the last scan. */
   closedAbnormally: number;
-  /** Of those, credits still provisional whose confirmation was started again. */
+  /** Of those, credits still provisional queued again for a batch confirmation. */
   restarted: number;
   failed: number;
 }
@@ -25,14 +24,15 @@ const BATCH = 500;
  * Finds provisional credits whose confirmation is no longer running, without scanning the ledger:
  * Temporal's visibility lists the confirmation runs of this task queue that closed as failed,
  * terminated, timed out or cancelled since the previous scan (a watermark in Postgres); the
- * database says which of those credits are still provisional; each gets a fresh confirmation, built
- * from the credit (its posting time keeps the original window). A run that continued as new or
+ * database says which of those credits are still provisional; each is queued for a batch confirmation
+ * (confirmation_claims), built from the credit (its posting time keeps the original window). A run that continued as new or
  * completed is never listed, so a healthy system lists nothing. A scan that could not start
  * everything leaves the watermark where it was, so the next one tries again.
  */
-export function createConfirmationRestarter(deps: { db: Db; client: Client; starter: WorkflowStarter; jobs: Jobs; taskQueue: string; windowMs: number; logger: Logger }) {
-  const { db, client, starter, jobs, taskQueue, windowMs, logger } = deps;
+export function createConfirmationRestarter(deps: { db: Db; client: Client; taskQueue: string; windowMs: number; logger: Logger }) {
+  const { db, client, taskQueue, windowMs, logger } = deps;
   const credits = createPaymentCreditsRepo(db);
+  const claims = createConfirmationClaimsRepo(db);
   const watermarks = createSweepWatermarksRepo(db);
 
   function query(since: Date | null): string {
@@ -46,25 +46,16 @@ export function createConfirmationRestarter(deps: { db: Db; client: Client; star
   }
 
   async function restartBatch(entryIds: string[]): Promise<{ restarted: number; failed: number }> {
-    let restarted = 0;
-    let failed = 0;
-    for (const credit of await credits.listProvisional(entryIds, windowMs)) {
-      const job = jobs.paymentConfirmation({
-        entryId: credit.entryId,
-        providerTxnRef: credit.providerTxnRef,
-        gross: credit.gross,
-        tenantId: credit.tenantId,
-        accountRef: credit.accountRef,
-        postedAt: credit.postedAt,
-      });
-      try {
-        if ((await starter.start(job)) === 'started') restarted += 1;
-      } catch (error) {
-        failed += 1;
-        logger.warn({ err: error, workflowId: job.workflowId }, 'could not restart a confirmation; the next sweep will');
-      }
+    const provisional = await credits.listProvisional(entryIds, windowMs);
+    try {
+      const restarted = await claims.enqueue(
+        provisional.map((credit) => ({ entryId: credit.entryId, tenantId: credit.tenantId, accountRef: credit.accountRef, providerTxnRef: credit.providerTxnRef, postedAt: credit.postedAt })),
+      );
+      return { restarted, failed: 0 };
+    } catch (error) {
+      logger.warn({ err: error, count: provisional.length }, 'could not queue stopped confirmations again; the next sweep will');
+      return { restarted: 0, failed: provisional.length };
     }
-    return { restarted, failed };
   }
 
   return {

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
-import type { Kobo } from '../money';
-import { paymentConfirmationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId, webhookDeliveryWorkflowId } from '../temporal/workflow-ids';
+import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from '../payments/confirmation-batches';
+import type { ClaimedBatch } from '../payments/confirmation-claims.repo';
+import { paymentConfirmationBatchWorkflowId, settlementRefundWorkflowId, settlementWorkflowId, webhookDeliveryWorkflowId } from '../temporal/workflow-ids';
 import type { SettlementInput } from '../temporal/payloads';
 import { outboxEntry, type OutboxEntry } from './outbox.repo';
 
@@ -29,20 +30,27 @@ export function createJobs(config: JobsConfig) {
   });
 
   return {
-    /** `postedAt`: when the credit was posted; the confirmation window counts from it, however late the workflow starts. */
-    paymentConfirmation(input: { entryId: string; providerTxnRef: string; gross: Kobo; tenantId: string; accountRef: string; postedAt: Date }): OutboxEntry {
+    /**
+     * A batch of one tenant's credits, claimed for it in confirmation_claims. Each payment's window counts
+     * from its own posting. Its references are listed in keyword-list search attributes (the batcher cuts
+     * batches to fit them; a list that still would not fit is left out rather than fail the start).
+     */
+    paymentConfirmationBatch(batch: ClaimedBatch): OutboxEntry<'paymentConfirmationBatchWorkflow'> {
+      const fitting = (values: string[]): string[] | undefined => (keywordListBytes(values) <= SEARCH_ATTRIBUTE_BUDGET_BYTES ? values : undefined);
       return outboxEntry(
-        'paymentConfirmationWorkflow',
-        paymentConfirmationWorkflowId(input.entryId),
+        'paymentConfirmationBatchWorkflow',
+        paymentConfirmationBatchWorkflowId(batch.batchId),
         {
-          entryId: input.entryId,
-          providerTxnRef: input.providerTxnRef,
-          grossAmountKobo: input.gross.toString(),
+          batchId: batch.batchId,
+          payments: batch.payments.map((payment) => ({ entryId: payment.entryId, providerTxnRef: payment.providerTxnRef, accountRef: payment.accountRef, postedAtMs: payment.postedAt.getTime() })),
           windowMs: config.CONFIRMATION_WINDOW,
           pollIntervalMs: config.CONFIRMATION_POLL_INTERVAL,
-          postedAtMs: input.postedAt.getTime(),
         },
-        { TenantId: input.tenantId, AccountRef: input.accountRef },
+        {
+          TenantId: batch.tenantId,
+          ProviderTxnRefs: fitting(distinct(batch.payments.map((payment) => payment.providerTxnRef))),
+          AccountRefs: fitting(distinct(batch.payments.map((payment) => payment.accountRef))),
+        },
       );
     },
 

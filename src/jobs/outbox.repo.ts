@@ -16,6 +16,19 @@ export interface OutboxRow {
   search_attributes: WorkflowSearchAttributes;
 }
 
+/** Rows without a tenant (none today) share one lane of the fair drainer. */
+export const NO_TENANT = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * The drainer's order within a tenant: settlements and refunds first (money going out, and a tenant
+ * waiting on it), then deliveries; per-payment confirmations left from before batching last.
+ */
+export function outboxPriority(workflowType: WorkflowType): number {
+  if (workflowType === 'settlementWorkflow' || workflowType === 'settlementRefundWorkflow') return 0;
+  if (workflowType === 'webhookDeliveryWorkflow') return 1;
+  return 2;
+}
+
 export function outboxEntry<T extends WorkflowType>(
   workflowType: T,
   workflowId: string,
@@ -29,6 +42,47 @@ export function toOutboxEntry(row: OutboxRow): OutboxEntry {
   return { workflowId: row.workflow_id, workflowType: row.workflow_type, args: row.args, searchAttributes: row.search_attributes };
 }
 
+/** A row leased to one drainer while it starts the workflow; `attempts` counts every lease. */
+export interface LeasedEntry extends OutboxEntry {
+  attempts: number;
+}
+
+/**
+ * Unstarted rows, fair across tenants: a loose index scan finds each tenant with unstarted rows (however
+ * many rows one tenant has), each tenant contributes its first `per_tenant` available rows by priority
+ * and age, and the pass takes them round-robin (every tenant's first row, then every tenant's second…).
+ * Leasing moves `available_at` past the lease, so no other drainer takes a row while it is being started.
+ */
+const LEASE_SQL = `
+  WITH RECURSIVE tenants AS (
+    (SELECT tenant_id FROM workflow_outbox WHERE started_at IS NULL ORDER BY tenant_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT o.tenant_id FROM workflow_outbox o WHERE o.started_at IS NULL AND o.tenant_id > t.tenant_id ORDER BY o.tenant_id LIMIT 1)
+      FROM tenants t WHERE t.tenant_id IS NOT NULL
+  ), candidates AS (
+    SELECT c.workflow_id, c.priority, row_number() OVER (PARTITION BY t.tenant_id ORDER BY c.priority, c.created_at) AS turn
+      FROM tenants t
+      CROSS JOIN LATERAL (
+        SELECT o.workflow_id, o.priority, o.created_at FROM workflow_outbox o
+         WHERE o.started_at IS NULL AND o.tenant_id = t.tenant_id AND o.available_at <= now()
+           AND o.created_at <= now() - make_interval(secs => :grace_s)
+         ORDER BY o.priority, o.created_at
+         LIMIT :per_tenant
+           FOR UPDATE SKIP LOCKED
+      ) c
+     WHERE t.tenant_id IS NOT NULL
+  ), picked AS (
+    SELECT workflow_id, turn, priority FROM candidates ORDER BY turn, priority LIMIT :limit
+  )
+  UPDATE workflow_outbox w SET available_at = now() + make_interval(secs => :lease_s), attempts = w.attempts + 1
+    FROM picked p
+   WHERE w.workflow_id = p.workflow_id
+  RETURNING w.workflow_id, w.workflow_type, w.args, w.search_attributes, w.attempts, p.turn, p.priority`;
+
+/** A start that failed waits this long times 2^(attempts - 1), up to the cap, before it is tried again. */
+const RETRY_BASE_S = 1;
+const RETRY_CAP_S = 600;
+
 export function createOutboxRepo(db: DbOrTrx) {
   return {
     /** Written in the caller's transaction, beside the rows the workflow acts on. */
@@ -41,6 +95,8 @@ export function createOutboxRepo(db: DbOrTrx) {
             workflow_type: entry.workflowType,
             args: JSON.stringify(entry.args),
             search_attributes: JSON.stringify(entry.searchAttributes),
+            tenant_id: entry.searchAttributes.TenantId ?? NO_TENANT,
+            priority: outboxPriority(entry.workflowType),
           })),
         )
         .onConflict('workflow_id')
@@ -52,19 +108,34 @@ export function createOutboxRepo(db: DbOrTrx) {
       await db('workflow_outbox').whereIn('workflow_id', workflowIds).whereNull('started_at').update({ started_at: db.fn.now() });
     },
 
-    async listUnstarted(olderThanMs: number, limit: number): Promise<OutboxEntry[]> {
-      const rows: OutboxRow[] = await db('workflow_outbox')
-        .whereNull('started_at')
-        .where('created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanMs / 1000]))
-        .orderBy('created_at')
-        .limit(limit)
-        .select('workflow_id', 'workflow_type', 'args', 'search_attributes');
-      return rows.map(toOutboxEntry);
+    /** Leases up to `limit` unstarted rows older than `graceMs`, fairly across tenants, for `leaseMs`. */
+    async lease(options: { graceMs: number; limit: number; perTenant: number; leaseMs: number }): Promise<LeasedEntry[]> {
+      const { rows } = (await db.raw(LEASE_SQL, {
+        grace_s: options.graceMs / 1000,
+        per_tenant: options.perTenant,
+        limit: options.limit,
+        lease_s: options.leaseMs / 1000,
+      })) as { rows: Array<OutboxRow & { attempts: number; turn: string; priority: number }> };
+      return rows
+        .sort((a, b) => Number(a.turn) - Number(b.turn) || a.priority - b.priority)
+        .map((row) => ({ ...toOutboxEntry(row), attempts: row.attempts }));
     },
 
-    async countUnstarted(): Promise<number> {
-      const row = await db('workflow_outbox').whereNull('started_at').count<{ count: string }[]>('* as count').first();
-      return Number(row?.count ?? 0);
+    /** Makes leased rows that were not tried available again at once (a drainer stopping early). */
+    async unlease(workflowIds: string[]): Promise<void> {
+      if (workflowIds.length === 0) return;
+      await db('workflow_outbox').whereIn('workflow_id', workflowIds).whereNull('started_at').update({ available_at: db.fn.now() });
+    },
+
+    /** A start failed: the row waits out a back-off that grows with its attempts, so it never blocks the rows behind it. */
+    async backOff(workflowId: string, error: string): Promise<void> {
+      await db('workflow_outbox')
+        .where({ workflow_id: workflowId })
+        .whereNull('started_at')
+        .update({
+          available_at: db.raw('now() + make_interval(secs => least(? * power(2, greatest(attempts - 1, 0)), ?))', [RETRY_BASE_S, RETRY_CAP_S]),
+          last_error: error.slice(0, 500),
+        });
     },
   };
 }

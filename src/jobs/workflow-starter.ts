@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { SearchAttributePair, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Logger } from '../logger';
-import { ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../temporal/search-attributes';
+import { ACCOUNT_REF, ACCOUNT_REFS, MERCHANT_TX_REF, PROVIDER_TXN_REFS, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../temporal/search-attributes';
 import type { WorkflowType } from '../temporal/payloads';
 import type { OutboxEntry, OutboxRepo } from './outbox.repo';
 import { createRateLimiter } from './rate-limiter';
@@ -26,6 +26,24 @@ export interface SweepResult {
   failed: number;
 }
 
+export interface DrainOptions {
+  /** Rows younger than this are left to the process that committed them (it is starting them now). */
+  graceMs: number;
+  /** Rows leased per pass. */
+  limit: number;
+  /** Stop leasing new rows after this long. */
+  budgetMs?: number;
+  /** Stop leasing new rows when aborted (the sweep's activity was cancelled, the worker is stopping). */
+  signal?: AbortSignal;
+  concurrency?: number;
+  onProgress?: () => void;
+}
+
+/** Rows one tenant contributes to a pass at most (the pass takes every tenant's first row before anyone's second). */
+const PER_TENANT = 32;
+/** A leased row is not taken by another drainer for this long; a start gives up well before (START_DEADLINE_MS). */
+const LEASE_MS = 60_000;
+
 /**
  * A workflow id runs once, except a confirmation: after a failed, terminated or timed-out run it may
  * start again (the sweep restarts it), while a completed one stays done.
@@ -41,6 +59,8 @@ function searchAttributePairs(values: WorkflowSearchAttributes): SearchAttribute
   if (values.AccountRef) pairs.push({ key: ACCOUNT_REF, value: values.AccountRef });
   if (values.MerchantTxRef) pairs.push({ key: MERCHANT_TX_REF, value: values.MerchantTxRef });
   if (values.SettlementStatus) pairs.push({ key: SETTLEMENT_STATUS, value: values.SettlementStatus });
+  if (values.ProviderTxnRefs) pairs.push({ key: PROVIDER_TXN_REFS, value: values.ProviderTxnRefs });
+  if (values.AccountRefs) pairs.push({ key: ACCOUNT_REFS, value: values.AccountRefs });
   return pairs;
 }
 
@@ -105,6 +125,15 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
     }
   }
 
+  /** Waits for a start token, unless the deadline passes or the signal aborts first. */
+  async function takeToken(deadline: number, signal: AbortSignal | undefined): Promise<boolean> {
+    while (!rate.tryTake()) {
+      if (Date.now() >= deadline || signal?.aborted || shutdown.signal.aborted) return false;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return true;
+  }
+
   function tracked(entry: OutboxEntry): Promise<void> {
     inFlight += 1;
     const attempt = start(entry)
@@ -134,30 +163,47 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
       }
     },
 
-    /** Starts every unstarted workflow older than the grace period; `onProgress` runs after each start. */
-    async sweep(graceMs: number, limit: number, options: { concurrency?: number; onProgress?: () => void } = {}): Promise<SweepResult> {
-      const concurrency = options.concurrency ?? 16;
-      const entries = await outbox.listUnstarted(graceMs, limit);
-      let started = 0;
-      let failed = 0;
-      let next = 0;
-      const workers = Array.from({ length: Math.min(concurrency, entries.length) }, async () => {
-        while (next < entries.length) {
-          const entry = entries[next++]!;
-          await rate.take();
-          try {
-            await start(entry);
-            started += 1;
-          } catch (error) {
-            failed += 1;
-            logger.warn({ err: error, workflowId: entry.workflowId }, 'sweep could not start workflow');
+    /**
+     * Starts unstarted workflows older than the grace period, pass after pass, fairly across tenants and
+     * by priority (outbox.repo's lease), until the outbox has nothing available, the budget is spent or the
+     * signal aborts. Each row is leased before it is started, so two drainers (or a drainer and the sweep)
+     * never start the same row; a start that fails backs its row off (longer each time), so a row that can
+     * never start does not hold up the rows behind it.
+     */
+    async drain(options: DrainOptions): Promise<SweepResult> {
+      const deadline = Date.now() + (options.budgetMs ?? Number.POSITIVE_INFINITY);
+      const stopped = (): boolean => Date.now() >= deadline || options.signal?.aborted === true || shutdown.signal.aborted;
+      const total: SweepResult = { found: 0, started: 0, failed: 0 };
+      while (!stopped()) {
+        const entries = await outbox.lease({ graceMs: options.graceMs, limit: options.limit, perTenant: PER_TENANT, leaseMs: LEASE_MS });
+        if (entries.length === 0) break;
+        total.found += entries.length;
+        const untried: string[] = [];
+        let next = 0;
+        const lanes = Array.from({ length: Math.min(options.concurrency ?? 16, entries.length) }, async () => {
+          while (next < entries.length) {
+            const entry = entries[next++]!;
+            if (stopped() || !(await takeToken(deadline, options.signal))) {
+              untried.push(entry.workflowId);
+              continue;
+            }
+            try {
+              await start(entry);
+              total.started += 1;
+            } catch (error) {
+              total.failed += 1;
+              if (!shutdown.signal.aborted) logger.warn({ err: error, workflowId: entry.workflowId, attempts: entry.attempts }, 'workflow start failed; the row backs off');
+              await outbox.backOff(entry.workflowId, (error as Error)?.message ?? String(error)).catch(() => undefined);
+            }
+            options.onProgress?.();
           }
-          options.onProgress?.();
-        }
-      });
-      await Promise.all(workers);
-      await flushStarted();
-      return { found: entries.length, started, failed };
+        });
+        await Promise.all(lanes);
+        await outbox.unlease(untried);
+        await flushStarted();
+        if (entries.length < options.limit) break;
+      }
+      return total;
     },
 
     /** Aborts starts still in flight (their rows stay for the sweep) and records the ones that finished. */

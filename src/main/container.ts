@@ -21,6 +21,8 @@ import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
 import type { ReadinessCheck } from '../http/app';
 import type { RouteDefinition } from '../http/route';
+import { createBatchClaimReleaser } from '../jobs/batch-claim-releases';
+import { createConfirmationBatcher } from '../jobs/confirmation-batcher';
 import { createConfirmationRestarter } from '../jobs/confirmation-restarts';
 import { createJobs } from '../jobs/jobs';
 import { createOutboxRepo } from '../jobs/outbox.repo';
@@ -33,6 +35,7 @@ import { createProcessMetrics, type ProcessMetrics } from '../metrics/process-me
 import { misdirectedRoutes } from '../payments/misdirected.routes';
 import { createMisdirectedService } from '../payments/misdirected.service';
 import { createPaymentCrediter } from '../payments/payment-credit';
+import { createBatchConfirmationService } from '../payments/batch-confirmation.service';
 import { createPaymentConfirmationService } from '../payments/payment-confirmation.service';
 import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
@@ -122,8 +125,6 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     confirmationRestarts: createConfirmationRestarter({
       db,
       client: temporal,
-      starter,
-      jobs,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       windowMs: config.CONFIRMATION_WINDOW,
       logger: logger.child({ component: 'confirmation-restarts' }),
@@ -136,7 +137,10 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     statements,
     settlements,
     ingest,
+    batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
+    batcher: createConfirmationBatcher({ db, starter, jobs, maxBatchSize: config.CONFIRMATION_BATCH_MAX, logger: logger.child({ component: 'confirmation-batches' }) }),
     confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW }),
+    batchConfirmations: createBatchConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW }),
     deliveries: createWebhookDeliveryService({ db, config }),
     webhooks: createWebhooksService({ db, config, jobs, starter, limits: rateLimits }),
     settlementExecution: createSettlementExecutionService({ db, provider, postingEngine, logger, config }),

@@ -4,6 +4,7 @@ import { createActivities } from '../../activities';
 import type { Config } from '../config';
 import { ensureRetentionSchedule } from '../jobs/retention-schedule';
 import { ensureSweepSchedule } from '../jobs/sweep-schedule';
+import { startWorkerLoops } from '../jobs/worker-loops';
 import type { Logger } from '../logger';
 import { temporalConnectionOptions } from '../temporal/connection-options';
 import { freeLoopbackPort } from '../metrics/free-port';
@@ -83,8 +84,11 @@ runProcess(
     });
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, ...schedules, metricsPort: metrics.port }, 'worker running');
     const running = worker.run();
+    const loops = startWorkerLoops({ batcher: services.batcher, starter: services.starter, config, logger });
     return {
       async stop() {
+        await loops.stop();
+        await services.starter.close();
         worker.shutdown();
         await running;
         await metrics.close();

@@ -9,6 +9,7 @@ const MAX_CATCH_UP_MS = 5 * 60_000;
 interface Snapshot {
   backlog: OutboxBacklog[];
   pending: { count: number; oldestAgeSeconds: number };
+  claims: { queued: number; claimed: number; oldestQueuedAgeSeconds: number };
   deliveries: Record<'pending' | 'retrying' | 'dead_letter', number>;
   settlements: Record<'pending' | 'processing', number>;
 }
@@ -23,7 +24,7 @@ interface Snapshot {
  */
 export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Registry; cacheMs: number; logger: Logger }) {
   const { repo, registry, cacheMs, logger } = deps;
-  let snapshot: Snapshot = { backlog: [], pending: { count: 0, oldestAgeSeconds: 0 }, deliveries: { pending: 0, retrying: 0, dead_letter: 0 }, settlements: { pending: 0, processing: 0 } };
+  let snapshot: Snapshot = { backlog: [], pending: { count: 0, oldestAgeSeconds: 0 }, claims: { queued: 0, claimed: 0, oldestQueuedAgeSeconds: 0 }, deliveries: { pending: 0, retrying: 0, dead_letter: 0 }, settlements: { pending: 0, processing: 0 } };
   let readAt = 0;
   let reading: Promise<void> | null = null;
   let watermark: Date | null = null;
@@ -49,7 +50,13 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
   async function read(): Promise<void> {
     try {
       const until = await repo.windowEnd();
-      const [backlog, pending, deliveries, settlements] = await Promise.all([repo.outboxBacklog(), repo.pendingConfirmations(), repo.openDeliveries(), repo.openSettlements()]);
+      const [backlog, pending, claims, deliveries, settlements] = await Promise.all([
+        repo.outboxBacklog(),
+        repo.pendingConfirmations(),
+        repo.confirmationClaims(),
+        repo.openDeliveries(),
+        repo.openSettlements(),
+      ]);
       // The first read counts what changed since this process started (by its own uptime, so clocks never compare).
       const since = watermark?.getTime() ?? until.getTime() - (Date.now() - startedAtMs);
       if (until.getTime() > since) {
@@ -61,7 +68,7 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
         for (const [status, count] of Object.entries(changes.settlementsFinished)) settlementsFinished.inc({ status }, count);
       }
       watermark = until > (watermark ?? new Date(0)) ? until : watermark;
-      snapshot = { backlog, pending, deliveries, settlements };
+      snapshot = { backlog, pending, claims, deliveries, settlements };
       up.set(1);
     } catch (error) {
       logger.warn({ err: error }, 'pipeline metrics: could not read Postgres; serving the last figures');
@@ -99,6 +106,11 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
   });
   gauge('confirmations_pending', 'Payment credits still provisional (waiting for the provider to confirm them)', [], (metric, s) => metric.set(s.pending.count));
   gauge('confirmations_oldest_pending_age_seconds', 'Age of the oldest provisional payment credit (0 when none)', [], (metric, s) => metric.set(s.pending.oldestAgeSeconds));
+  gauge('confirmation_claims', 'Provisional credits in the batch confirmation queue, by state (queued: waiting for a batch; claimed: held by an open batch)', ['state'], (metric, s) => {
+    metric.set({ state: 'queued' }, s.claims.queued);
+    metric.set({ state: 'claimed' }, s.claims.claimed);
+  });
+  gauge('confirmation_queue_oldest_age_seconds', 'Age of the oldest credit queued for a batch confirmation (0 when none waits)', [], (metric, s) => metric.set(s.claims.oldestQueuedAgeSeconds));
   gauge('webhook_deliveries_open', 'Outbound webhook deliveries not yet delivered, by status (pending, retrying)', ['status'], (metric, s) => {
     metric.set({ status: 'pending' }, s.deliveries.pending);
     metric.set({ status: 'retrying' }, s.deliveries.retrying);

@@ -44,6 +44,17 @@ export function createPipelineRepo(db: Db) {
       return { count: Number(row.count), oldestAgeSeconds: Number(row.oldest) };
     },
 
+    /** Credits queued for a batch confirmation and credits a batch holds (confirmation_claims holds only unsettled ones). */
+    async confirmationClaims(): Promise<{ queued: number; claimed: number; oldestQueuedAgeSeconds: number }> {
+      const { rows } = await db.raw(
+        `SELECT count(*) FILTER (WHERE batch_id IS NULL) AS queued, count(*) FILTER (WHERE batch_id IS NOT NULL) AS claimed,
+                coalesce(extract(epoch FROM now() - min(queued_at) FILTER (WHERE batch_id IS NULL)), 0) AS oldest
+           FROM confirmation_claims`,
+      );
+      const row = rows[0] as { queued: string; claimed: string; oldest: string };
+      return { queued: Number(row.queued), claimed: Number(row.claimed), oldestQueuedAgeSeconds: Number(row.oldest) };
+    },
+
     async openDeliveries(): Promise<Record<'pending' | 'retrying' | 'dead_letter', number>> {
       const { rows } = await db.raw(
         `SELECT status, count(*) AS count FROM webhook_deliveries WHERE status IN ('pending', 'retrying', 'dead_letter') GROUP BY status`,

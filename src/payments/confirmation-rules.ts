@@ -110,3 +110,49 @@ export function judgeCredit(credit: CreditFacts, lookup: ProviderTxnLookup): Cre
   if (lookup.status === 'PROCESSING') return { kind: 'undecided', reason: 'provider shows it PROCESSING' };
   return { kind: 'matches' };
 }
+
+/** What the provider has taught us about one payment so far (kept with its claim in the database). */
+export interface PaymentMemory {
+  /** The provider has shown the transaction at least once (in any status). */
+  seen: boolean;
+  /** "Not found" answers while it was never seen, this one included. */
+  notFoundAnswers: number;
+}
+
+/** The memory after one more answer: a transaction once seen stays seen. */
+export function rememberLookup(memory: PaymentMemory, lookup: ProviderTxnLookup): PaymentMemory {
+  const seen = memory.seen || lookup.kind === 'found';
+  return { seen, notFoundAnswers: memory.notFoundAnswers + (lookup.kind === 'not_found' && !seen ? 1 : 0) };
+}
+
+export type PaymentDecision = { kind: 'confirm' } | { kind: 'reverse'; reason: string } | { kind: 'keep'; reason: string };
+
+/**
+ * The batch activity's decision for one credit, from the database's record of it, what the provider
+ * said before (`memory`, this answer already remembered), the provider's answer now, and whether the
+ * window (from this payment's own posting, by the database's clock) is over. The same rules as the
+ * per-payment workflow and its activities: SUCCESS with every field matching confirms; failed,
+ * refunded or not this credit reverses; PROCESSING and an unreachable provider keep it however long;
+ * "not found" reverses only a transaction never seen, after the window, on the second such answer.
+ */
+export function decidePayment(credit: CreditFacts, memory: PaymentMemory, lookup: ProviderTxnLookup, windowOver: boolean): PaymentDecision {
+  const judgement = judgeCredit(credit, lookup);
+  if (judgement.kind === 'matches') return { kind: 'confirm' };
+  if (judgement.kind === 'wrong') return { kind: 'reverse', reason: judgement.reason };
+  if (judgement.kind === 'undecided') return { kind: 'keep', reason: judgement.reason };
+  if (memory.seen) return { kind: 'keep', reason: 'seen before; "not found" is lookup lag' };
+  if (!windowOver) return { kind: 'keep', reason: 'not found yet, within the window' };
+  if (memory.notFoundAnswers >= NOT_FOUND_ANSWERS_TO_REVERSE) return { kind: 'reverse', reason: 'not known to the provider within the confirmation window' };
+  return { kind: 'keep', reason: 'window over; asking once more' };
+}
+
+/**
+ * How long a payment the batch activity kept waits before its next lookup: the per-payment workflow's
+ * timing (back-off from the poll interval, never past the window's end while the provider does not know
+ * it, soon once the window is over). Where the workflow's own rules would already decide but the
+ * activity did not (its clock is the database's), it waits the current delay.
+ */
+export function keptDelayMs(progress: ConfirmationProgress, lookup: ProviderTxnLookup, clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number }): number {
+  const step = nextStep(progress, lookup, clock);
+  return step.kind === 'wait' ? step.ms : progress.delayMs;
+}

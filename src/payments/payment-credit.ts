@@ -4,6 +4,7 @@ import { uuidv7 } from '../ids';
 import type { Jobs } from '../jobs/jobs';
 import { createOutboxRepo, type OutboxEntry } from '../jobs/outbox.repo';
 import { planPosting, type PostingEngine, type PostingPlan } from '../ledger/posting-engine';
+import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confirmation-claims.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
 import { createDeliveriesRepo } from '../webhooks/deliveries.repo';
@@ -20,13 +21,14 @@ export interface ReceivedPayment {
   transactionId: string;
 }
 
-/** Everything a received payment becomes: the credit, the callback delivery and the workflows. */
+/** Everything a received payment becomes: the credit, its place in the confirmation queue, the callback delivery and its workflow. */
 export interface PaymentCreditPlan {
   entryId: string;
   posting: PostingPlan;
   /** Made only when the account has a callbackUrl. */
   delivery: { id: string; payload: string };
-  confirmationJob: OutboxEntry;
+  /** Queued for a batch confirmation (confirmation_claims) in the same transaction as the credit. */
+  confirmation: ConfirmationRequest;
   /** Started only when the account has a callbackUrl. */
   deliveryJob: OutboxEntry;
 }
@@ -56,7 +58,7 @@ export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): Payment
       id: deliveryId,
       payload: paymentReceivedBody({ transactionGroupId, accountRef, gross: payment.gross, fee: payment.fee, senderName: payment.senderName, narration: payment.narration }),
     },
-    confirmationJob: jobs.paymentConfirmation({ entryId, providerTxnRef: payment.transactionId, gross: payment.gross, tenantId, accountRef, postedAt: new Date() }),
+    confirmation: { entryId, tenantId, accountRef, providerTxnRef: payment.transactionId, postedAt: new Date() },
     deliveryJob: jobs.webhookDelivery({ deliveryId, tenantId, accountRef }),
   };
 }
@@ -74,7 +76,8 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
   ): Promise<{ entry: LedgerEntry; jobs: OutboxEntry[] }> {
     const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
     const [entry] = await postingEngine.append(trx, account.id, plan.posting);
-    const scheduled = [plan.confirmationJob];
+    await createConfirmationClaimsRepo(trx).enqueue([{ ...plan.confirmation, postedAt: entry!.createdAt }]);
+    const scheduled: OutboxEntry[] = [];
     if (account.callbackUrl) {
       await createDeliveriesRepo(trx).insert({
         id: plan.delivery.id,

@@ -1,5 +1,5 @@
 import { runPrepared, type Db } from '../db';
-import { toOutboxEntry, type OutboxEntry, type OutboxRow } from '../jobs/outbox.repo';
+import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../jobs/outbox.repo';
 import { appendDraftsFragment } from '../ledger/ledger.repo';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
@@ -27,8 +27,8 @@ const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: un
 /**
  * Live payment webhooks to one account in ONE statement (one round trip, atomic without BEGIN/COMMIT):
  * find the account by the payers' reference, claim each request id with its event row, post a credit for
- * every event claimed (in arrival order, under one lock of the account row), and add each one's callback
- * delivery and workflows to start. An event whose request id is already claimed (earlier, or by an
+ * every event claimed (in arrival order, under one lock of the account row), queue each credit for a
+ * batch confirmation, and add each one's callback delivery and its workflow to start. An event whose request id is already claimed (earlier, or by an
  * earlier copy in the same group) claims nothing and so posts nothing. Events are claimed in request-id
  * order, so two groups racing over the same redelivered ids cannot deadlock each other.
  */
@@ -60,11 +60,16 @@ const STATEMENT = (postingCtes: string): string => `
       FROM claimed c CROSS JOIN target t
      WHERE t.callback_url IS NOT NULL
     RETURNING id
-  ), outbox AS (
-    INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes)
-    SELECT j.workflow_id, j.workflow_type, j.args, j.search_attributes || jsonb_build_object('TenantId', CAST(t.tenant_id AS text))
+  ), queued AS (
+    INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
+    SELECT CAST(c.entry->>'id' AS uuid), t.tenant_id, t.account_ref, c.entry->>'provider_txn_ref', now()
       FROM claimed c CROSS JOIN target t
-           CROSS JOIN jsonb_to_recordset(c.jobs) AS j(workflow_id text, workflow_type text, args jsonb, search_attributes jsonb, needs_callback boolean)
+    RETURNING entry_id
+  ), outbox AS (
+    INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, tenant_id, priority)
+    SELECT j.workflow_id, j.workflow_type, j.args, j.search_attributes || jsonb_build_object('TenantId', CAST(t.tenant_id AS text)), t.tenant_id, j.priority
+      FROM claimed c CROSS JOIN target t
+           CROSS JOIN jsonb_to_recordset(c.jobs) AS j(workflow_id text, workflow_type text, args jsonb, search_attributes jsonb, priority smallint, needs_callback boolean)
      WHERE NOT j.needs_callback OR t.callback_url IS NOT NULL
     ON CONFLICT (workflow_id) DO NOTHING
     RETURNING workflow_id, workflow_type, args, search_attributes
@@ -72,6 +77,7 @@ const STATEMENT = (postingCtes: string): string => `
   SELECT t.id, t.tenant_id, t.account_ref, t.callback_url,
          (SELECT coalesce(jsonb_agg(CAST(c.event->>'id' AS uuid)), '[]'::jsonb) FROM claimed c) AS claimed_event_ids,
          (SELECT count(*) FROM posting_inserted) AS posted,
+         (SELECT count(*) FROM queued) AS queued,
          (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs
     FROM (SELECT 1) AS one LEFT JOIN target t ON true`;
 
@@ -90,6 +96,7 @@ interface GroupRow {
   callback_url: string | null;
   claimed_event_ids: string[];
   posted: string;
+  queued: string;
   jobs: OutboxRow[];
 }
 
@@ -120,14 +127,12 @@ export function createPaymentPostingRepo(db: Db) {
             provider_txn_ref: draft!.providerTxnRef,
             transaction_group_id: draft!.transactionGroupId,
           },
-          jobs: [
-            { job: plan.confirmationJob, needsCallback: false },
-            { job: plan.deliveryJob, needsCallback: true },
-          ].map(({ job, needsCallback }) => ({
+          jobs: [{ job: plan.deliveryJob, needsCallback: true }].map(({ job, needsCallback }) => ({
             workflow_id: job.workflowId,
             workflow_type: job.workflowType,
             args: job.args,
             search_attributes: job.searchAttributes,
+            priority: outboxPriority(job.workflowType),
             needs_callback: needsCallback,
           })),
         };
@@ -137,13 +142,15 @@ export function createPaymentPostingRepo(db: Db) {
       if (found.id === null) return payments.map(() => ({ kind: 'no_account' }));
       const account = { id: found.id, tenantId: found.tenant_id, accountRef: found.account_ref, callbackUrl: found.callback_url };
       const claimed = new Set(found.claimed_event_ids);
-      if (Number(found.posted) !== claimed.size) throw new Error(`${claimed.size} payment events were claimed but ${found.posted} credits were posted`);
+      if (Number(found.posted) !== claimed.size || Number(found.queued) !== claimed.size) {
+        throw new Error(`${claimed.size} payment events were claimed but ${found.posted} credits were posted and ${found.queued} queued for confirmation`);
+      }
       // The rows as stored (with the tenant filled in, the delivery only with a callback), started as they are.
       const jobs = new Map(found.jobs.map((row) => [row.workflow_id, toOutboxEntry(row)]));
       return payments.map(({ event, plan }) => {
         if (!claimed.has(event.id)) return { kind: 'duplicate', account };
-        const mine = [plan.confirmationJob, plan.deliveryJob].flatMap((job) => jobs.get(job.workflowId) ?? []);
-        return { kind: 'posted', account, jobs: mine };
+        const mine = jobs.get(plan.deliveryJob.workflowId);
+        return { kind: 'posted', account, jobs: mine ? [mine] : [] };
       });
     },
   };

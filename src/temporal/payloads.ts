@@ -31,6 +31,49 @@ export interface ConfirmationProgress {
   runs: number;
 }
 
+/**
+ * A batch of provisional payment credits one tenant received within a short window, claimed for this
+ * batch in `confirmation_claims`. Each payment keeps its own window (from its own posting), its own
+ * back-off and its own memory; continue-as-new carries only the unfinished ones.
+ */
+export interface BatchConfirmationInput {
+  batchId: string;
+  payments: BatchPayment[];
+  windowMs: number;
+  pollIntervalMs: number;
+  /** Runs of this batch so far, this one included (1 when absent). */
+  runs?: number;
+  /** Workflow time before which no payment of the batch is looked up (the provider's Retry-After). */
+  pausedUntilMs?: number;
+}
+
+export interface BatchPayment {
+  entryId: string;
+  providerTxnRef: string;
+  accountRef: string;
+  /** When the credit was posted (epoch ms): its window counts from here. */
+  postedAtMs: number;
+  /** Absent until the first lookup; carried by continue-as-new. */
+  progress?: ConfirmationProgress;
+  /** Workflow time of its next lookup (absent: at once). */
+  dueAtMs?: number;
+}
+
+/** What one round of a batch found for one payment: settled (confirmed, reversed, gone), or still waiting. */
+export type BatchPaymentResult =
+  | { entryId: string; kind: 'settled'; outcome: ConfirmationOutcome; reason: string; lookup: ProviderTxnLookup | null }
+  | { entryId: string; kind: 'kept'; reason: string; lookup: ProviderTxnLookup }
+  /** Not looked up this round: the provider throttled the batch first. */
+  | { entryId: string; kind: 'skipped' }
+  /** Its claim belongs to no batch of this id any more (released, or never this batch's): the batch lets it go. */
+  | { entryId: string; kind: 'released' };
+
+export interface BatchRoundResult {
+  results: BatchPaymentResult[];
+  /** The provider answered 429: the whole batch waits at least this long (its Retry-After). */
+  throttledForMs: number | null;
+}
+
 export interface WebhookDeliveryInput {
   deliveryId: string;
   retryScheduleMs: number[];
@@ -75,6 +118,7 @@ export interface SettlementRefundInput {
 
 export type WorkflowInputs = {
   paymentConfirmationWorkflow: PaymentConfirmationInput;
+  paymentConfirmationBatchWorkflow: BatchConfirmationInput;
   webhookDeliveryWorkflow: WebhookDeliveryInput;
   settlementWorkflow: SettlementInput;
   settlementRefundWorkflow: SettlementRefundInput;

@@ -1,6 +1,12 @@
 import type { ConnectionLike } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { SearchAttributeType } from '@temporalio/common';
 import { CUSTOM_SEARCH_ATTRIBUTES } from './search-attributes';
+
+const INDEXED_TYPE = temporal.api.enums.v1.IndexedValueType;
+const indexedTypeOf = (name: string) =>
+  CUSTOM_SEARCH_ATTRIBUTES.find((key) => key.name === name)?.type === SearchAttributeType.KEYWORD_LIST ? INDEXED_TYPE.INDEXED_VALUE_TYPE_KEYWORD_LIST : INDEXED_TYPE.INDEXED_VALUE_TYPE_KEYWORD;
+const typeWord = (name: string): string => (indexedTypeOf(name) === INDEXED_TYPE.INDEXED_VALUE_TYPE_KEYWORD_LIST ? 'KeywordList' : 'Keyword');
 
 const INVALID_ARGUMENT = 3;
 const ALREADY_EXISTS = 6;
@@ -23,10 +29,10 @@ export class MissingSearchAttributesError extends Error {
   ) {
     const names = missing.join(', ');
     super(
-      `Temporal namespace "${namespace}" lacks the Keyword search attribute(s) ${names}, and this connection may not register them ` +
+      `Temporal namespace "${namespace}" lacks the search attribute(s) ${names}, and this connection may not register them ` +
         `(${(cause as Error)?.message ?? String(cause)}). Register them once with an operator's rights, then start again: ` +
-        `on Temporal Cloud \`tcld namespace search-attributes add --namespace ${namespace} ${missing.map((name) => `--search-attribute ${name}=Keyword`).join(' ')}\`` +
-        ` (or the Cloud UI); self-hosted \`temporal operator search-attribute create --namespace ${namespace} ${missing.map((name) => `--name ${name} --type Keyword`).join(' ')}\`.`,
+        `on Temporal Cloud \`tcld namespace search-attributes add --namespace ${namespace} ${missing.map((name) => `--search-attribute ${name}=${typeWord(name)}`).join(' ')}\`` +
+        ` (or the Cloud UI); self-hosted \`temporal operator search-attribute create --namespace ${namespace} ${missing.map((name) => `--name ${name} --type ${typeWord(name)}`).join(' ')}\`.`,
     );
     this.name = 'MissingSearchAttributesError';
   }
@@ -71,7 +77,7 @@ export async function registerSearchAttributes(connection: ConnectionLike, names
   try {
     await connection.operatorService.addSearchAttributes({
       namespace,
-      searchAttributes: Object.fromEntries(missing.map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+      searchAttributes: Object.fromEntries(missing.map((name) => [name, indexedTypeOf(name)])),
     });
   } catch (error) {
     if (grpcCode(error) === ALREADY_EXISTS) return missing;

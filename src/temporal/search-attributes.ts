@@ -6,7 +6,15 @@ export const ACCOUNT_REF = defineSearchAttributeKey('AccountRef', SearchAttribut
 export const MERCHANT_TX_REF = defineSearchAttributeKey('MerchantTxRef', SearchAttributeType.KEYWORD);
 export const SETTLEMENT_STATUS = defineSearchAttributeKey('SettlementStatus', SearchAttributeType.KEYWORD);
 
-export const CUSTOM_SEARCH_ATTRIBUTES = [TENANT_ID, ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS] as const;
+/**
+ * A batch confirmation lists its payments' provider transaction references and account references, so
+ * each payment is found by `ProviderTxnRefs = '<ref>'` or `AccountRefs = '<va_…>'` (a keyword list
+ * matches when any of its values does).
+ */
+export const PROVIDER_TXN_REFS = defineSearchAttributeKey('ProviderTxnRefs', SearchAttributeType.KEYWORD_LIST);
+export const ACCOUNT_REFS = defineSearchAttributeKey('AccountRefs', SearchAttributeType.KEYWORD_LIST);
+
+export const CUSTOM_SEARCH_ATTRIBUTES = [TENANT_ID, ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, PROVIDER_TXN_REFS, ACCOUNT_REFS] as const;
 
 /** Search attribute values as stored in the outbox (plain JSON) before a workflow starts. */
 export interface WorkflowSearchAttributes {
@@ -14,4 +22,6 @@ export interface WorkflowSearchAttributes {
   AccountRef?: string;
   MerchantTxRef?: string;
   SettlementStatus?: string;
+  ProviderTxnRefs?: string[];
+  AccountRefs?: string[];
 }

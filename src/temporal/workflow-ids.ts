@@ -5,6 +5,8 @@ export const settlementRefundWorkflowId = (providerRef: string, eventId: string)
 export const paymentConfirmationWorkflowId = (entryId: string): string => `payment-confirmation:${entryId}`;
 /** The entry id a confirmation's workflow id names, or null for any other id. */
 export const entryIdOfConfirmation = (workflowId: string): string | null => (workflowId.startsWith('payment-confirmation:') ? workflowId.slice('payment-confirmation:'.length) : null);
+/** A batch confirmation; its payments are found by the ProviderTxnRefs and AccountRefs search attributes. */
+export const paymentConfirmationBatchWorkflowId = (batchId: string): string => `payment-confirmation-batch:${batchId}`;
 export const webhookDeliveryWorkflowId = (deliveryId: string): string => `webhook-delivery:${deliveryId}`;
 export const convergenceSweepScheduleId = (taskQueue: string): string => `convergence-sweep:${taskQueue}`;
 export const retentionScheduleId = (taskQueue: string): string => `retention:${taskQueue}`;

@@ -16,6 +16,7 @@ import {
   type Infrastructure,
   type Services,
 } from '../../src/main/container';
+import { startWorkerLoops, type WorkerLoops } from '../../src/jobs/worker-loops';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app';
 import { temporalConnectionOptions } from '../../src/temporal/connection-options';
 import { testConfig } from './config';
@@ -66,6 +67,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   let worker: Worker | null = null;
   let running: Promise<void> | null = null;
   let connection: NativeConnection | null = null;
+  let loops: WorkerLoops | null = null;
   if (options.worker) {
     connection = await NativeConnection.connect(temporalConnectionOptions(config));
     worker = await Worker.create({
@@ -76,6 +78,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
       activities: createActivities({ services, logger, sweepGraceMs: config.SWEEP_GRACE }),
     });
     running = worker.run();
+    loops = startWorkerLoops({ batcher: services.batcher, starter: services.starter, config, logger });
   }
 
   return {
@@ -87,6 +90,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     sandboxUrl,
     worker,
     async close() {
+      await loops?.stop();
       if (worker && running) {
         worker.shutdown();
         await running;

@@ -1,0 +1,60 @@
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import type { ConfirmationBatcher } from './confirmation-batcher';
+import type { WorkflowStarter } from './workflow-starter';
+
+/** Rows younger than this are the committing process's to start (it kicks them after its commit). */
+export const DRAIN_GRACE_MS = 1_000;
+/** Rows one drain pass leases. */
+const DRAIN_LIMIT = 200;
+/** A drain pass gives the loop back after this long, so stopping never waits on a long backlog. */
+const DRAIN_BUDGET_MS = 5_000;
+/** After a failed pass (the database or Temporal unreachable), the loop waits this long. */
+const ERROR_PAUSE_MS = 5_000;
+
+/**
+ * The worker's two background loops. The confirmation batcher turns queued credits into batch
+ * confirmations every CONFIRMATION_BATCH_WINDOW; the outbox drainer starts every workflow a process
+ * committed but did not start (over its start rate, a failed start, a crash), fairly across tenants and
+ * by job kind, every OUTBOX_DRAIN_INTERVAL. Each loop goes again at once while work is left.
+ */
+export function startWorkerLoops(deps: { batcher: ConfirmationBatcher; starter: WorkflowStarter; config: Pick<Config, 'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL'>; logger: Logger }) {
+  const { batcher, starter, config, logger } = deps;
+  const stopping = new AbortController();
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      stopping.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+
+  async function loop(name: string, intervalMs: number, pass: () => Promise<boolean>): Promise<void> {
+    while (!stopping.signal.aborted) {
+      try {
+        if (!(await pass())) await pause(intervalMs);
+      } catch (error) {
+        if (!stopping.signal.aborted) logger.warn({ err: error, loop: name }, 'background loop failed; trying again shortly');
+        await pause(ERROR_PAUSE_MS);
+      }
+    }
+  }
+
+  const running = [
+    loop('confirmation batcher', config.CONFIRMATION_BATCH_WINDOW, async () => (await batcher.pass()).full),
+    loop('outbox drainer', config.OUTBOX_DRAIN_INTERVAL, async () => {
+      const drained = await starter.drain({ graceMs: DRAIN_GRACE_MS, limit: DRAIN_LIMIT, budgetMs: DRAIN_BUDGET_MS, signal: stopping.signal });
+      return drained.found >= DRAIN_LIMIT;
+    }),
+  ];
+
+  return {
+    async stop(): Promise<void> {
+      stopping.abort();
+      await Promise.allSettled(running);
+    },
+  };
+}
+
+export type WorkerLoops = ReturnType<typeof startWorkerLoops>;

@@ -1,0 +1,107 @@
+import type { Db } from '../db';
+import type { PostingEngine } from '../ledger/posting-engine';
+import type { Logger } from '../logger';
+import type { ProviderClient } from '../provider/provider.types';
+import { lookupProviderTransaction } from '../provider/transaction-lookup';
+import type { BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../temporal/payloads';
+import { createConfirmationClaimsRepo, type RoundCredit } from './confirmation-claims.repo';
+import { decidePayment, rememberLookup, type PaymentMemory } from './confirmation-rules';
+
+/** Lookups of one round in flight at once: a batch never opens dozens of connections to the provider. */
+const DEFAULT_LOOKUP_CONCURRENCY = 8;
+
+interface Answered {
+  credit: RoundCredit;
+  lookup: ProviderTxnLookup;
+}
+
+/**
+ * One round of a batch confirmation, done by the activity itself: it reads each credit and its claim
+ * from the database, looks each transaction up at the provider (the reference the database holds, not
+ * the workflow's), decides by the confirmation rules, and moves the money, all without trusting its
+ * caller. Only credits whose claim row names this batch are touched. The confirmations of the round are
+ * one statement; reversals (rare) post one by one in the same transaction; the provider's answers about
+ * the credits it keeps are remembered on their claims. A Retry-After from the provider stops the round's
+ * lookups at once: the rest of the batch is skipped and the workflow backs the whole batch off.
+ */
+export function createBatchConfirmationService(deps: { db: Db; provider: ProviderClient; postingEngine: PostingEngine; logger: Logger; windowMs: number; lookupConcurrency?: number }) {
+  const { db, provider, postingEngine, logger, windowMs } = deps;
+  const concurrency = deps.lookupConcurrency ?? DEFAULT_LOOKUP_CONCURRENCY;
+  const claims = createConfirmationClaimsRepo(db);
+
+  /** Looks every credit up, a few at a time, until the provider asks us to back off. */
+  async function lookUpAll(credits: RoundCredit[]): Promise<{ answered: Answered[]; throttledForMs: number | null }> {
+    const answered: Answered[] = [];
+    let throttledForMs: number | null = null;
+    let next = 0;
+    const lanes = Array.from({ length: Math.min(concurrency, credits.length) }, async () => {
+      while (next < credits.length && throttledForMs === null) {
+        const credit = credits[next++]!;
+        const lookup = await lookupProviderTransaction(provider, logger, credit.providerTxnRef);
+        answered.push({ credit, lookup });
+        if (lookup.kind === 'unavailable' && lookup.retryAfterMs !== undefined) throttledForMs = Math.max(throttledForMs ?? 0, lookup.retryAfterMs);
+      }
+    });
+    await Promise.all(lanes);
+    return { answered, throttledForMs };
+  }
+
+  return {
+    async round(batchId: string, entryIds: string[]): Promise<BatchRoundResult> {
+      const asked = [...new Set(entryIds)];
+      const credits = await claims.loadRound(asked, windowMs);
+      const results = new Map<string, BatchPaymentResult>();
+      const held: RoundCredit[] = [];
+      const settledElsewhere: string[] = [];
+      for (const entryId of asked) {
+        const credit = credits.get(entryId);
+        if (!credit || (credit.status === 'provisional' && credit.claimedBy !== batchId)) results.set(entryId, { entryId, kind: 'released' });
+        else if (credit.status !== 'provisional') {
+          if (credit.hasClaim) settledElsewhere.push(entryId);
+          results.set(entryId, { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup: null });
+        } else held.push(credit);
+      }
+
+      const { answered, throttledForMs } = await lookUpAll(held);
+      const toConfirm: Answered[] = [];
+      const toReverse: Array<Answered & { reason: string }> = [];
+      const kept: Array<Answered & { memory: PaymentMemory; reason: string }> = [];
+      for (const item of answered) {
+        const memory = rememberLookup(item.credit.memory, item.lookup);
+        const facts = { providerTxnRef: item.credit.providerTxnRef, aliasAccountRef: item.credit.paidIntoRef, grossAmountKobo: item.credit.gross.toString(), currency: item.credit.currency };
+        const decision = decidePayment(facts, memory, item.lookup, item.credit.windowOver);
+        if (decision.kind === 'confirm') toConfirm.push(item);
+        else if (decision.kind === 'reverse') toReverse.push({ ...item, reason: decision.reason });
+        else kept.push({ ...item, memory, reason: decision.reason });
+      }
+
+      await db.transaction(async (trx) => {
+        await claims.lockAccounts(trx, [...toConfirm, ...toReverse].map((item) => item.credit.accountId));
+        const confirmed = await claims.confirmHeld(trx, batchId, toConfirm.map((item) => item.credit.entryId));
+        for (const { credit, lookup } of toConfirm) {
+          const entryId = credit.entryId;
+          if (confirmed.confirmed.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching', lookup });
+          else if (confirmed.held.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup });
+          else results.set(entryId, { entryId, kind: 'released' });
+        }
+        for (const { credit, lookup, reason } of toReverse) {
+          const entryId = credit.entryId;
+          if (!(await claims.dropHeld(trx, batchId, entryId))) {
+            results.set(entryId, { entryId, kind: 'released' });
+            continue;
+          }
+          const reversal = await postingEngine.reverse(trx, entryId, `reversal: ${reason}`);
+          results.set(entryId, reversal ? { entryId, kind: 'settled', outcome: 'reversed', reason, lookup } : { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup });
+        }
+        await claims.remember(trx, batchId, kept.map((item) => ({ entryId: item.credit.entryId, memory: item.memory })));
+      });
+      for (const { credit, reason } of toReverse) if (results.get(credit.entryId)?.kind === 'settled') logger.info({ entryId: credit.entryId, batchId, reason }, 'provisional credit reversed');
+      for (const { credit, lookup, reason } of kept) results.set(credit.entryId, { entryId: credit.entryId, kind: 'kept', reason, lookup });
+      for (const credit of held) if (!results.has(credit.entryId)) results.set(credit.entryId, { entryId: credit.entryId, kind: 'skipped' });
+      await claims.dropSettled(settledElsewhere);
+      return { results: asked.map((entryId) => results.get(entryId)!), throttledForMs };
+    },
+  };
+}
+
+export type BatchConfirmationService = ReturnType<typeof createBatchConfirmationService>;

@@ -1,0 +1,53 @@
+/**
+ * How queued confirmations are cut into batches. Pure: no I/O.
+ *
+ * A batch workflow lists its payments' provider transaction references and account references in two
+ * keyword-list search attributes, so each payment stays findable in the Temporal UI. Temporal caps one
+ * search attribute value at 2 KB by default (`limit.searchAttributeSizeOfValueLimit`), so a batch is cut
+ * where either list, as the JSON Temporal stores, would pass that with a margin; and at `maxSize`
+ * payments, which keeps a round's history events (one marker with every payment's result) small.
+ */
+
+/** Temporal's default limit of one search attribute value, in bytes. */
+export const SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES = 2_048;
+/** What a batch may use of it: the limit less a margin for the payload's own encoding. */
+export const SEARCH_ATTRIBUTE_BUDGET_BYTES = SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES - 48;
+
+export interface QueuedConfirmation {
+  entryId: string;
+  tenantId: string;
+  accountRef: string;
+  providerTxnRef: string;
+}
+
+/** The JSON size of a keyword list as Temporal stores it. */
+export function keywordListBytes(values: readonly string[]): number {
+  return Buffer.byteLength(JSON.stringify(values), 'utf8');
+}
+
+/** A keyword list's values, each once, in first-seen order. */
+export const distinct = (values: readonly string[]): string[] => [...new Set(values)];
+
+/**
+ * Batches of one tenant each, in the queue's order: a tenant's payments go together until a batch is
+ * full (`maxSize`, or either search attribute list at its byte budget). A single payment whose own
+ * reference passes the budget goes alone (its workflow then carries no reference list; see the batcher).
+ */
+export function cutBatches<T extends QueuedConfirmation>(queued: readonly T[], maxSize: number): T[][] {
+  const byTenant = new Map<string, T[][]>();
+  for (const item of queued) {
+    const batches = byTenant.get(item.tenantId) ?? [];
+    byTenant.set(item.tenantId, batches);
+    const current = batches.at(-1);
+    if (current && fits(current, item, maxSize)) current.push(item);
+    else batches.push([item]);
+  }
+  return [...byTenant.values()].flat();
+}
+
+function fits<T extends QueuedConfirmation>(batch: readonly T[], item: T, maxSize: number): boolean {
+  if (batch.length >= maxSize) return false;
+  const refs = distinct([...batch.map((queued) => queued.providerTxnRef), item.providerTxnRef]);
+  const accounts = distinct([...batch.map((queued) => queued.accountRef), item.accountRef]);
+  return keywordListBytes(refs) <= SEARCH_ATTRIBUTE_BUDGET_BYTES && keywordListBytes(accounts) <= SEARCH_ATTRIBUTE_BUDGET_BYTES;
+}

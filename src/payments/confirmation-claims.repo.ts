@@ -1,0 +1,228 @@
+import type { DbOrTrx, Trx } from '../db';
+import { koboFromDb, type Kobo } from '../money';
+import type { EntryStatus } from '../ledger/ledger.types';
+import { cutBatches, type QueuedConfirmation } from './confirmation-batches';
+import type { PaymentMemory } from './confirmation-rules';
+
+/** A provisional credit queued for batched confirmation. */
+export interface ConfirmationRequest {
+  entryId: string;
+  tenantId: string;
+  accountRef: string;
+  providerTxnRef: string;
+  postedAt: Date;
+}
+
+export interface ClaimedPayment extends QueuedConfirmation {
+  postedAt: Date;
+}
+
+export interface ClaimedBatch {
+  batchId: string;
+  tenantId: string;
+  payments: ClaimedPayment[];
+}
+
+/** A credit as a batch round checks it: the ledger's record, who holds its claim, and what the provider said before. */
+export interface RoundCredit {
+  entryId: string;
+  accountId: string;
+  status: EntryStatus;
+  providerTxnRef: string;
+  gross: Kobo;
+  currency: string;
+  /** The reference the payer used (for an operator-assigned misdirected payment, the one it arrived under). */
+  paidIntoRef: string;
+  /** Null when no claim row exists any more. */
+  claimedBy: string | null;
+  hasClaim: boolean;
+  memory: PaymentMemory;
+  /** The window (from this payment's posting, by the database's clock) is over. */
+  windowOver: boolean;
+}
+
+/** Clocks differ by a little between the worker (whose workflow decided when to ask) and the database. */
+const CLOCK_ALLOWANCE_SECONDS = 2;
+
+interface RoundRow {
+  id: string;
+  account_id: string;
+  status: EntryStatus;
+  provider_txn_ref: string;
+  amount: string;
+  fee: string;
+  currency: string;
+  account_ref: string;
+  arrived_under: string | null;
+  has_claim: boolean;
+  batch_id: string | null;
+  first_seen_at: Date | null;
+  not_found_answers: number;
+  window_over: boolean;
+}
+
+export function createConfirmationClaimsRepo(db: DbOrTrx) {
+  return {
+    /** Queues credits for the next batch (in the caller's transaction); a credit already queued or claimed stays as it is. */
+    async enqueue(requests: ConfirmationRequest[]): Promise<number> {
+      if (requests.length === 0) return 0;
+      const inserted = await db('confirmation_claims')
+        .insert(
+          requests.map((request) => ({
+            entry_id: request.entryId,
+            tenant_id: request.tenantId,
+            account_ref: request.accountRef,
+            provider_txn_ref: request.providerTxnRef,
+            posted_at: request.postedAt,
+          })),
+        )
+        .onConflict('entry_id')
+        .ignore()
+        .returning('entry_id');
+      return inserted.length;
+    },
+
+    /**
+     * Claims up to `limit` queued credits, oldest first, cut into batches of one tenant each, and names
+     * each batch's claims in one statement. Rows another claimer holds are skipped, so claimers in several
+     * worker processes never claim a credit twice.
+     */
+    async claimQueued(options: { limit: number; maxSize: number; newBatchId: () => string }): Promise<ClaimedBatch[]> {
+      const run = async (trx: Trx): Promise<ClaimedBatch[]> => {
+        const rows: Array<{ entry_id: string; tenant_id: string; account_ref: string; provider_txn_ref: string; posted_at: Date }> = await trx('confirmation_claims')
+          .whereNull('batch_id')
+          .orderBy('queued_at')
+          .limit(options.limit)
+          .forUpdate()
+          .skipLocked()
+          .select('entry_id', 'tenant_id', 'account_ref', 'provider_txn_ref', 'posted_at');
+        if (rows.length === 0) return [];
+        const queued: ClaimedPayment[] = rows.map((row) => ({ entryId: row.entry_id, tenantId: row.tenant_id, accountRef: row.account_ref, providerTxnRef: row.provider_txn_ref, postedAt: row.posted_at }));
+        const batches = cutBatches(queued, options.maxSize).map((payments) => ({ batchId: options.newBatchId(), tenantId: payments[0]!.tenantId, payments }));
+        const entryIds = batches.flatMap((batch) => batch.payments.map((payment) => payment.entryId));
+        const batchIds = batches.flatMap((batch) => batch.payments.map(() => batch.batchId));
+        await trx.raw(
+          `UPDATE confirmation_claims c SET batch_id = b.batch_id, claimed_at = now()
+             FROM unnest(CAST(? AS uuid[]), CAST(? AS text[])) AS b(entry_id, batch_id)
+            WHERE c.entry_id = b.entry_id`,
+          [entryIds, batchIds],
+        );
+        return batches;
+      };
+      return db.transaction(run);
+    },
+
+    /** Puts a batch's credits back in the queue (its start failed, or its workflow is no longer running). */
+    async releaseBatch(batchId: string): Promise<number> {
+      return db('confirmation_claims').where({ batch_id: batchId }).update({ batch_id: null, claimed_at: null });
+    },
+
+    /** Batches holding claims for longer than `olderThanMs`: the sweep checks each is still running. */
+    async batchesClaimedBefore(olderThanMs: number, limit: number): Promise<string[]> {
+      const rows: Array<{ batch_id: string }> = await db('confirmation_claims')
+        .whereNotNull('batch_id')
+        .where('claimed_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
+        .distinct('batch_id')
+        .limit(limit);
+      return rows.map((row) => row.batch_id);
+    },
+
+    /** The credits a round asked about, with their claims (present or not) and memory; payment credits only. */
+    async loadRound(entryIds: string[], windowMs: number): Promise<Map<string, RoundCredit>> {
+      if (entryIds.length === 0) return new Map();
+      const { rows } = (await db.raw(
+        `SELECT e.id, e.account_id, e.status, e.provider_txn_ref, e.amount, e.fee, e.currency, a.account_ref,
+                (SELECT ie.alias_account_ref FROM inbound_events ie WHERE ie.assigned_entry_id = e.id LIMIT 1) AS arrived_under,
+                c.entry_id IS NOT NULL AS has_claim, c.batch_id, c.first_seen_at, coalesce(c.not_found_answers, 0) AS not_found_answers,
+                e.created_at + make_interval(secs => ?) <= now() + make_interval(secs => ?) AS window_over
+           FROM ledger_entries e
+           JOIN virtual_accounts a ON a.id = e.account_id
+           LEFT JOIN confirmation_claims c ON c.entry_id = e.id
+          WHERE e.id = ANY(CAST(? AS uuid[])) AND e.kind = 'payment' AND e.direction = 'credit'`,
+        [windowMs / 1000, CLOCK_ALLOWANCE_SECONDS, entryIds],
+      )) as { rows: RoundRow[] };
+      return new Map(
+        rows.map((row) => [
+          row.id,
+          {
+            entryId: row.id,
+            accountId: row.account_id,
+            status: row.status,
+            providerTxnRef: row.provider_txn_ref,
+            gross: koboFromDb(row.amount) + koboFromDb(row.fee),
+            currency: row.currency,
+            paidIntoRef: row.arrived_under ?? row.account_ref,
+            claimedBy: row.batch_id,
+            hasClaim: row.has_claim,
+            memory: { seen: row.first_seen_at !== null, notFoundAnswers: row.not_found_answers },
+            windowOver: row.window_over,
+          },
+        ]),
+      );
+    },
+
+    /** Locks accounts in id order, so two batches touching the same accounts never deadlock. */
+    async lockAccounts(trx: Trx, accountIds: string[]): Promise<void> {
+      if (accountIds.length === 0) return;
+      await trx.raw(`SELECT id FROM virtual_accounts WHERE id = ANY(CAST(? AS uuid[])) ORDER BY id FOR UPDATE`, [[...new Set(accountIds)]]);
+    },
+
+    /**
+     * ONE statement confirms the credits this batch still holds and that are still provisional: the
+     * claims go, the entries move to confirmed (`status_changed_at` per entry, for the lag metric), each
+     * account's pending credits drop by its confirmed sum, and a one-time account whose expected amount a
+     * confirmed payment meets expires. The caller holds the accounts' locks. Returns the entries whose claim it held, and those it confirmed.
+     */
+    async confirmHeld(trx: Trx, batchId: string, entryIds: string[]): Promise<{ held: Set<string>; confirmed: Set<string> }> {
+      if (entryIds.length === 0) return { held: new Set(), confirmed: new Set() };
+      const { rows } = (await trx.raw(
+        `WITH mine AS (
+           DELETE FROM confirmation_claims WHERE entry_id = ANY(CAST(? AS uuid[])) AND batch_id = ? RETURNING entry_id
+         ), confirmed AS (
+           UPDATE ledger_entries e SET status = 'confirmed', status_changed_at = clock_timestamp()
+             FROM mine m
+            WHERE e.id = m.entry_id AND e.status = 'provisional' AND e.kind = 'payment' AND e.direction = 'credit'
+           RETURNING e.id, e.account_id, e.amount, e.fee
+         ), accounts AS (
+           UPDATE virtual_accounts a
+              SET pending_credits = a.pending_credits - s.amount,
+                  status = CASE WHEN a.status = 'active' AND a.expected_amount = ANY(s.grosses) THEN 'expired' ELSE a.status END,
+                  updated_at = now()
+             FROM (SELECT account_id, sum(amount) AS amount, array_agg(amount + fee) AS grosses FROM confirmed GROUP BY account_id) s
+            WHERE a.id = s.account_id
+           RETURNING a.id
+         )
+         SELECT m.entry_id, c.id IS NOT NULL AS confirmed FROM mine m LEFT JOIN confirmed c ON c.id = m.entry_id`,
+        [entryIds, batchId],
+      )) as { rows: Array<{ entry_id: string; confirmed: boolean }> };
+      return { held: new Set(rows.map((row) => row.entry_id)), confirmed: new Set(rows.filter((row) => row.confirmed).map((row) => row.entry_id)) };
+    },
+
+    /** Takes the claim off a credit this batch holds (before it is reversed in the same transaction); false when it holds none. */
+    async dropHeld(trx: Trx, batchId: string, entryId: string): Promise<boolean> {
+      return (await trx('confirmation_claims').where({ entry_id: entryId, batch_id: batchId }).delete()) > 0;
+    },
+
+    /** Drops the claims of credits that are no longer provisional (settled by someone else). */
+    async dropSettled(entryIds: string[]): Promise<void> {
+      if (entryIds.length === 0) return;
+      await db('confirmation_claims').whereIn('entry_id', entryIds).delete();
+    },
+
+    /** Records one more answer of the provider for credits this batch keeps waiting on. */
+    async remember(trx: Trx, batchId: string, answers: Array<{ entryId: string; memory: PaymentMemory }>): Promise<void> {
+      if (answers.length === 0) return;
+      await trx.raw(
+        `UPDATE confirmation_claims c
+            SET lookups = c.lookups + 1,
+                first_seen_at = CASE WHEN m.seen THEN coalesce(c.first_seen_at, now()) ELSE c.first_seen_at END,
+                not_found_answers = m.not_found
+           FROM unnest(CAST(? AS uuid[]), CAST(? AS boolean[]), CAST(? AS int[])) AS m(entry_id, seen, not_found)
+          WHERE c.entry_id = m.entry_id AND c.batch_id = ?`,
+        [answers.map((answer) => answer.entryId), answers.map((answer) => answer.memory.seen), answers.map((answer) => answer.memory.notFoundAnswers), batchId],
+      );
+    },
+  };
+}
+
+export type ConfirmationClaimsRepo = ReturnType<typeof createConfirmationClaimsRepo>;
