@@ -3,7 +3,7 @@ import { paymentEvent } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { signProviderEvent } from '../../src/payments/provider-signature';
 import { createTemporalClient } from '../../src/temporal/client';
-import { paymentConfirmationWorkflowId } from '../../src/temporal/workflow-ids';
+import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-ids';
 import { system } from './system';
 import { cliTenant, provision, statementLines } from './tenant';
 
@@ -74,27 +74,32 @@ describe('e2e: payments from the sandbox to the statement', () => {
     assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
   });
 
-  it('a confirmation terminated by an operator is restarted by the sweep and completes', async () => {
+  it('a batch confirmation terminated by an operator releases its payment to the sweep; a new batch confirms it', async () => {
     const sys = await system();
     const tenant = await cliTenant(sys);
     const account = await provision(sys, tenant.apiKey);
-    await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, processingMs: 6_000 } });
-    const [line] = await statementLines(sys, tenant.apiKey, account.AccountRef);
+    const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, processingMs: 6_000 } });
     const temporal = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default' });
+    const batchesOf = async (): Promise<Array<{ workflowId: string; status: string }>> => {
+      const found: Array<{ workflowId: string; status: string }> = [];
+      for await (const execution of temporal.workflow.list({ query: `ProviderTxnRefs = '${sent.body.transactionId}'` })) found.push({ workflowId: execution.workflowId, status: execution.status.name });
+      return found;
+    };
     try {
-      const handle = temporal.workflow.getHandle(paymentConfirmationWorkflowId(line!.entry.ID!));
-      const terminated = await eventually(
-        async () => {
-          const described = await handle.describe();
-          return described.status.name === 'RUNNING' ? described.runId : null;
-        },
-        { timeoutMs: 20_000, what: 'the confirmation to run' },
-      );
-      await handle.terminate('operator terminated it');
-      await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 30_000, what: 'the restarted confirmation' });
-      const latest = await handle.describe();
-      assert.notEqual(latest.runId, terminated);
-      assert.equal(latest.status.name, 'COMPLETED');
+      // Found the way an operator would: by the payment's provider reference, in the batch's keyword list.
+      const [running] = await eventually(async () => {
+        const found = (await batchesOf()).filter((execution) => execution.status === 'RUNNING');
+        return found.length > 0 ? found : null;
+      }, { timeoutMs: 20_000, what: 'the batch to be listed by ProviderTxnRefs' });
+      assert.match(running!.workflowId, new RegExp(`^${paymentConfirmationBatchWorkflowId('')}`));
+      await temporal.workflow.getHandle(running!.workflowId).terminate('operator terminated it');
+      await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 30_000, what: 'the released payment confirmed by a new batch' });
+      const all = await eventually(async () => {
+        const found = await batchesOf();
+        return found.some((execution) => execution.status === 'COMPLETED') ? found : null;
+      }, { timeoutMs: 20_000, what: 'the new batch in visibility' });
+      assert.ok(all.some((execution) => execution.workflowId === running!.workflowId && execution.status === 'TERMINATED'));
+      assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
     } finally {
       await temporal.connection.close();
     }

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { ensureSweepSchedule } from '../../src/jobs/sweep-schedule';
-import { paymentConfirmationWorkflowId } from '../../src/temporal/workflow-ids';
+import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-ids';
 import { provisionAccount, statement } from '../helpers/fixtures';
+import { startReceiver } from '../helpers/receiver';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
 
@@ -22,56 +23,52 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
     await Promise.all([api.close(), worker.close()]);
   });
 
-  it('starts the confirmation workflow a lost start left behind, so the payment is confirmed', async () => {
-    const tenant = await createTenant(api);
-    const account = await provisionAccount(api, tenant.apiKey);
-    const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
-    assert.equal(sent.body.delivery.status, 200);
-    const pending = await api.infra.db('workflow_outbox').where({ workflow_type: 'paymentConfirmationWorkflow' }).whereNull('started_at').whereRaw(`args->>'providerTxnRef' = ?`, [sent.body.transactionId]);
-    assert.equal(pending.length, 1);
-
-    scheduleId = await ensureSweepSchedule(worker.infra.temporal, { taskQueue, intervalMs: 1_000 });
-    await eventually(
-      async () => {
-        const page = await statement(api, tenant.apiKey, account.AccountRef);
-        return page.body.lines[0]?.entry.Status === 'confirmed';
-      },
-      { timeoutMs: 30_000, what: 'the swept confirmation' },
-    );
-    const row = await api.infra.db('workflow_outbox').where({ workflow_id: pending[0].workflow_id }).first();
-    assert.ok(row.started_at);
+  it('starts the delivery a lost start left behind (the worker\'s outbox drainer) and confirms the queued payment in a batch', async () => {
+    const receiver = await startReceiver([200]);
+    try {
+      const tenant = await createTenant(api);
+      const account = await provisionAccount(api, tenant.apiKey, { callbackUrl: receiver.url });
+      const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
+      assert.equal(sent.body.delivery.status, 200);
+      const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
+      assert.ok(await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).first(), 'queued for a batch');
+      await eventually(
+        async () => {
+          const page = await statement(api, tenant.apiKey, account.AccountRef);
+          return page.body.lines[0]?.entry.Status === 'confirmed';
+        },
+        { timeoutMs: 30_000, what: 'the batched confirmation' },
+      );
+      await eventually(async () => receiver.calls.length === 1, { timeoutMs: 30_000, what: 'the delivery the API could not start' });
+      const row = await api.infra.db('workflow_outbox').where({ workflow_type: 'webhookDeliveryWorkflow' }).whereRaw(`search_attributes->>'TenantId' = ?`, [tenant.tenantId]).first();
+      assert.ok(row.started_at);
+    } finally {
+      await receiver.close();
+    }
   });
 
-  it('restarts a confirmation an operator terminated while its credit is provisional; it completes', async () => {
+  it('puts back in the queue the credits of a batch an operator terminated; a new batch confirms them', async () => {
     scheduleId = await ensureSweepSchedule(worker.infra.temporal, { taskQueue, intervalMs: 1_000 });
     const tenant = await createTenant(api);
     const account = await provisionAccount(api, tenant.apiKey);
     const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, processingMs: 4_000 } });
     const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
-    const handle = worker.infra.temporal.workflow.getHandle(paymentConfirmationWorkflowId(entry.id));
-    const firstRun = await eventually(
-      async () => {
-        const described = await handle.describe();
-        return described.status.name === 'RUNNING' ? described.runId : null;
-      },
-      { timeoutMs: 30_000, what: 'the confirmation to run' },
-    );
+    const claim = await eventually(async () => (await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, { timeoutMs: 30_000, what: 'the claim' });
+    const handle = worker.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id));
+    await eventually(async () => (await handle.describe()).status.name === 'RUNNING', { timeoutMs: 30_000, what: 'the batch to run' });
     await handle.terminate('operator terminated it');
     await eventually(
       async () => {
         const page = await statement(api, tenant.apiKey, account.AccountRef);
         return page.body.lines[0]?.entry.Status === 'confirmed';
       },
-      { timeoutMs: 30_000, what: 'the restarted confirmation' },
+      { timeoutMs: 30_000, what: 'the credit released by the sweep, confirmed by a new batch' },
     );
-    const latest = await handle.describe();
-    assert.notEqual(latest.runId, firstRun, 'a new run confirmed it');
-    assert.equal(latest.status.name, 'COMPLETED');
-    // The terminated run stays visible as terminated; the credit was confirmed once.
-    assert.equal((await worker.infra.temporal.workflow.getHandle(handle.workflowId, firstRun).describe()).status.name, 'TERMINATED');
+    assert.equal((await handle.describe()).status.name, 'TERMINATED');
+    assert.equal((await api.infra.db('ledger_entries').where({ reverses_entry_id: entry.id })).length, 0);
   });
 
-  it('does not restart a confirmation that completed, nor a terminated one whose credit is no longer provisional', async () => {
+  it('does not queue again a credit already confirmed', async () => {
     const restarts = worker.services.confirmationRestarts;
     const tenant = await createTenant(api);
     const account = await provisionAccount(api, tenant.apiKey);
@@ -79,9 +76,7 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
     await eventually(async () => (await statement(api, tenant.apiKey, account.AccountRef)).body.lines[0]?.entry.Status === 'confirmed', { timeoutMs: 30_000, what: 'confirmation' });
     const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
     const result = await restarts.restartStalled();
-    // The run terminated in the previous test is still listed (the scan looks back a few minutes), but its credit is confirmed.
-    assert.ok(result.closedAbnormally >= 1, JSON.stringify(result));
     assert.equal(result.restarted, 0);
-    assert.equal((await worker.infra.temporal.workflow.getHandle(paymentConfirmationWorkflowId(entry.id)).describe()).status.name, 'COMPLETED');
+    assert.equal(await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).first(), undefined, 'a confirmed credit is not queued again');
   });
 });

@@ -65,10 +65,14 @@ describe('hot collection account: concurrent payment webhooks to one account', (
     );
     assert.deepEqual(await createLedgerVerificationRepo(db).problems(), []);
 
-    // Every credit has its one delivery and its two workflow starts; each duplicate request id is one event.
-    assert.equal((await db('webhook_deliveries').where({ account_id: account.ID })).length, CONCURRENT);
+    // Every credit has its one delivery (and its start) and its place in the confirmation queue; each duplicate request id is one event.
+    const deliveryIds = (await db('webhook_deliveries').where({ account_id: account.ID }).pluck('id')) as string[];
+    assert.equal(deliveryIds.length, CONCURRENT);
+    assert.equal((await db('workflow_outbox').whereIn('workflow_id', deliveryIds.map((id) => `webhook-delivery:${id}`))).length, CONCURRENT);
     const entryIds = (await db('ledger_entries').where({ account_id: account.ID }).select('id')).map((entry: { id: string }) => entry.id);
-    assert.equal((await db('workflow_outbox').whereIn('workflow_id', entryIds.map((id: string) => `payment-confirmation:${id}`))).length, CONCURRENT);
+    const queued = await db('confirmation_claims').whereIn('entry_id', entryIds).select('tenant_id', 'account_ref');
+    assert.equal(queued.length, CONCURRENT);
+    assert.ok(queued.every((claim: { tenant_id: string; account_ref: string }) => claim.tenant_id === tenant.tenantId && claim.account_ref === account.AccountRef));
     for (const payload of payloads.filter((_payload, index) => index % 5 === 0)) {
       assert.deepEqual((await eventsFor(stack, payload.requestId as string)).map((event) => event.category), ['payment']);
     }

@@ -70,8 +70,11 @@ describe('inbound provider webhook', () => {
       status: 'provisional',
     });
     assert.deepEqual(Object.keys(JSON.parse(delivery.payload)), ['eventType', 'transactionGroupId', 'accountRef', 'amount', 'gross_amount', 'provider_fee', 'currency', 'senderName', 'narration', 'status']);
-    const outbox = await stack.infra.db('workflow_outbox').where('workflow_id', 'like', `%${line.entry.ID}`).first();
-    assert.equal(outbox.workflow_type, 'paymentConfirmationWorkflow');
+    // Queued for a batch confirmation in the same statement as the credit, with its own posting time.
+    const claim = await stack.infra.db('confirmation_claims').where({ entry_id: line.entry.ID }).first();
+    const entry = await stack.infra.db('ledger_entries').where({ id: line.entry.ID }).first('created_at');
+    assert.deepEqual([claim.tenant_id, claim.account_ref, claim.provider_txn_ref], [tenant.tenantId, account.AccountRef, transactionId]);
+    assert.equal(claim.posted_at.getTime(), entry.created_at.getTime());
   });
 
   it('makes no delivery for an account without a callbackUrl', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createKnex, type Db } from '../../src/db';
-import { paymentConfirmationWorkflowId, webhookDeliveryWorkflowId } from '../../src/temporal/workflow-ids';
+import { webhookDeliveryWorkflowId } from '../../src/temporal/workflow-ids';
 import { cliTenant, provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
@@ -91,14 +91,16 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
     }
     const deliveryIds = (await db('webhook_deliveries').whereIn('account_id', accounts.map((account) => account.ID)).pluck('id')) as string[];
     assert.equal(deliveryIds.length, 2 * PAYMENTS_PER_ACCOUNT);
-    const workflowIds = [...entryIds.map(paymentConfirmationWorkflowId), ...deliveryIds.map(webhookDeliveryWorkflowId)];
+    // Confirmations wait in the batch queue, deliveries in the outbox.
+    assert.equal(await countOf(db('confirmation_claims').whereIn('entry_id', entryIds)), entryIds.length);
+    const workflowIds = deliveryIds.map(webhookDeliveryWorkflowId);
     const unstarted = (): Promise<number> => countOf(db!('workflow_outbox').whereIn('workflow_id', workflowIds).whereNull('started_at'));
     assert.equal(await unstarted(), workflowIds.length);
 
     // Long enough for the worker's polls to fail and back off, as in a real outage.
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     temporal = await startIsolatedTemporal({ port, dbFile });
-    await eventually(async () => (await unstarted()) === 0, { timeoutMs: 60_000, what: 'the sweep to start every workflow' });
+    await eventually(async () => (await unstarted()) === 0, { timeoutMs: 60_000, what: 'the worker to start every delivery' });
     for (const account of accounts) {
       await eventually(async () => (await statementLines(running, apiKey, account.AccountRef)).every((line) => line.entry.Status === 'confirmed'), {
         timeoutMs: 60_000,

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createConfirmationClaimsRepo } from '../../src/payments/confirmation-claims.repo';
+import { uuidv7 } from '../../src/ids';
+import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-ids';
+import { batchPaymentQuery, type BatchPaymentState } from '../../workflows/paymentConfirmationBatch.workflow';
+import { paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
+import { call, eventually } from '../helpers/http';
+import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+
+/**
+ * Batched confirmation against the real API, worker, sandbox and Temporal dev server: every rule of the
+ * per-payment confirmation holds per payment inside a batch, and the claim row decides who may act.
+ */
+/**
+ * Claims without a worker running, so no batcher takes the queue from under the test: the claimers
+ * here are the only ones.
+ */
+describe('confirmation claims (no worker: the test is the only claimer)', () => {
+  let quiet: Stack;
+  let tenant: TestTenant;
+  before(async () => {
+    quiet = await startStack({ CONFIRMATION_WINDOW: '30m' });
+    tenant = await createTenant(quiet);
+  });
+  after(() => quiet.close());
+
+  it('a credit is never in two open batches: concurrent claimers split the queue between them', async () => {
+    const requests = Array.from({ length: 300 }, (_unused, index) => ({
+      entryId: randomUUID(),
+      tenantId: index % 3 === 0 ? randomUUID() : tenant.tenantId,
+      accountRef: `va_claims_${index % 7}`,
+      providerTxnRef: `API-VACT_TRA-CLAIM-${randomUUID()}`,
+      postedAt: new Date(),
+    }));
+    await createConfirmationClaimsRepo(quiet.infra.db).enqueue(requests);
+    const claimers = Array.from({ length: 4 }, () => createConfirmationClaimsRepo(quiet.infra.db));
+    const passes = await Promise.all(claimers.map((claims) => claims.claimQueued({ limit: 120, maxSize: 25, newBatchId: uuidv7 })));
+    const claimedIds = passes.flat().flatMap((batch) => batch.payments.map((payment) => payment.entryId));
+    assert.equal(new Set(claimedIds).size, claimedIds.length, 'no credit claimed by two batches');
+    for (const batch of passes.flat()) {
+      assert.ok(batch.payments.length <= 25);
+      assert.ok(batch.payments.every((payment) => payment.tenantId === batch.tenantId), 'one tenant per batch');
+    }
+    const rows = await quiet.infra.db('confirmation_claims').whereIn('entry_id', claimedIds).select('entry_id', 'batch_id');
+    const batchOf = new Map(passes.flat().flatMap((batch) => batch.payments.map((payment) => [payment.entryId, batch.batchId] as const)));
+    assert.ok(rows.every((row: { entry_id: string; batch_id: string }) => row.batch_id === batchOf.get(row.entry_id)));
+    await quiet.infra.db('confirmation_claims').whereIn('entry_id', requests.map((request) => request.entryId)).delete();
+  });
+
+  it('a 429 backs off the whole batch: lookups stop at the first Retry-After, the rest are skipped', async () => {
+    {
+      const other = await createTenant(quiet);
+      const account = await provisionAccount(quiet, other.apiKey);
+      const refs: string[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        const sent = await call(quiet.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
+        refs.push(sent.body.transactionId as string);
+      }
+      const [batch] = await createConfirmationClaimsRepo(quiet.infra.db).claimQueued({ limit: 100, maxSize: 30, newBatchId: uuidv7 });
+      assert.equal(batch!.payments.length, 30);
+      await call(quiet.sandboxUrl, 'POST', '/sandbox/faults', { body: { throttleRate: 1, retryAfterSeconds: 7, routes: ['/v1/transactions'] } });
+      const round = await quiet.services.batchConfirmations.round(batch!.batchId, batch!.payments.map((payment) => payment.entryId));
+      const kinds = round.results.map((result) => result.kind);
+      assert.equal(round.throttledForMs, 7_000);
+      assert.ok(kinds.filter((kind) => kind === 'kept').length <= 8, `at most one lookup per lane before the batch stops: ${kinds.join(',')}`);
+      assert.ok(kinds.filter((kind) => kind === 'skipped').length >= 22);
+      await call(quiet.sandboxUrl, 'DELETE', '/sandbox/faults');
+      const next = await quiet.services.batchConfirmations.round(batch!.batchId, batch!.payments.map((payment) => payment.entryId));
+      assert.ok(next.results.every((result) => result.kind === 'settled' && result.outcome === 'confirmed'));
+      assert.equal(next.throttledForMs, null);
+    }
+  });
+
+});
+
+describe('batched confirmation (claims, batches, findability)', () => {
+  let stack: Stack;
+  let tenant: TestTenant;
+  before(async () => {
+    stack = await startStack({ CONFIRMATION_WINDOW: '3s', CONFIRMATION_POLL_INTERVAL: '500ms', CONFIRMATION_BATCH_WINDOW: '300ms' }, { worker: true });
+    tenant = await createTenant(stack);
+  });
+  after(() => stack.close());
+
+  const entryStatus = async (providerTxnRef: string): Promise<string | undefined> =>
+    (await stack.infra.db('ledger_entries').where({ provider_txn_ref: providerTxnRef, kind: 'payment' }).first('status'))?.status;
+
+  async function pay(account: ProvisionedAccount, body: Record<string, unknown> = {}): Promise<string> {
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, ...body } });
+    assert.equal(sent.body.delivery.status, 200);
+    return sent.body.transactionId as string;
+  }
+
+  /** The batch workflows that name this provider transaction in their ProviderTxnRefs list (visibility). */
+  async function batchesListing(providerTxnRef: string): Promise<Array<{ workflowId: string; status: string }>> {
+    const found: Array<{ workflowId: string; status: string }> = [];
+    for await (const execution of stack.infra.temporal.workflow.list({ query: `ProviderTxnRefs = '${providerTxnRef}'` })) found.push({ workflowId: execution.workflowId, status: execution.status.name });
+    return found;
+  }
+
+  it('one batch confirms a tenant\'s payments; each is findable by its ProviderTxnRef and AccountRef, and its outcome and lookups are queryable', async () => {
+    const [first, second] = [await provisionAccount(stack, tenant.apiKey), await provisionAccount(stack, tenant.apiKey)];
+    const refs = await Promise.all([pay(first), pay(first), pay(second)]);
+    await eventually(async () => (await Promise.all(refs.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the batch to confirm', timeoutMs: 20_000 });
+    assert.equal(await stack.infra.db('confirmation_claims').whereIn('provider_txn_ref', refs).count('* as n').first().then((row) => Number(row!.n)), 0, 'settled credits leave no claim');
+
+    const listed = await eventually(async () => {
+      const found = await batchesListing(refs[2]!);
+      return found.length > 0 ? found : null;
+    }, { what: 'the batch in visibility by ProviderTxnRefs', timeoutMs: 20_000 });
+    assert.ok(listed.every((execution) => execution.workflowId.startsWith('payment-confirmation-batch:')));
+    const byAccount: string[] = [];
+    for await (const execution of stack.infra.temporal.workflow.list({ query: `AccountRefs = '${second.AccountRef}' AND WorkflowType = 'paymentConfirmationBatchWorkflow'` })) byAccount.push(execution.workflowId);
+    assert.ok(byAccount.includes(listed[0]!.workflowId), 'the same batch is listed by the account');
+
+    const state = (await stack.infra.temporal.workflow.getHandle(listed[0]!.workflowId).query(batchPaymentQuery, refs[2]!)) as BatchPaymentState;
+    assert.equal(state.outcome, 'confirmed');
+    assert.equal(state.accountRef, second.AccountRef);
+    assert.ok(state.lookups >= 1);
+    assert.equal(state.lastLookup?.kind, 'found');
+  });
+
+  it('a payment the provider keeps PROCESSING does not hold up the others of its batch', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const slow = await pay(account, { processingMs: 8_000 });
+    const quick = await Promise.all([pay(account), pay(account)]);
+    await eventually(async () => (await Promise.all(quick.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the quick payments', timeoutMs: 8_000 });
+    assert.equal(await entryStatus(slow), 'provisional', 'still PROCESSING at the provider, past its 3 s window');
+    await eventually(async () => (await entryStatus(slow)) === 'confirmed', { what: 'the slow payment', timeoutMs: 25_000 });
+  });
+
+  it('a terminated batch releases its credits to the sweep, and a new batch confirms them once', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const ref = await pay(account, { processingMs: 5_000 });
+    const entry = await stack.infra.db('ledger_entries').where({ provider_txn_ref: ref }).first('id');
+    const claim = await eventually(async () => (await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, { what: 'the claim' });
+    const handle = stack.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id));
+    await eventually(async () => (await handle.describe()).status.name === 'RUNNING', { what: 'the batch to run' });
+    await handle.terminate('operator terminated it');
+    // The sweep's step: stopped batches give their credits back to the queue; the batcher claims them again.
+    const released = await stack.services.batchClaimReleases.releaseStopped(0);
+    assert.ok(released.released >= 1 && released.payments >= 1, JSON.stringify(released));
+    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'the new batch to confirm it', timeoutMs: 25_000 });
+    const listed = await eventually(async () => {
+      const found = await batchesListing(ref);
+      return found.length >= 2 ? found : null;
+    }, { what: 'both batches in visibility', timeoutMs: 20_000 });
+    assert.deepEqual(listed.map((execution) => execution.status).sort(), ['COMPLETED', 'TERMINATED']);
+    assert.equal((await stack.infra.db('ledger_entries').where({ reverses_entry_id: entry.id })).length, 0, 'confirmed once, never reversed');
+  });
+
+  it('a running batch keeps its claims: the sweep releases only batches that stopped', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const ref = await pay(account, { processingMs: 6_000 });
+    const entry = await stack.infra.db('ledger_entries').where({ provider_txn_ref: ref }).first('id');
+    const claim = await eventually(async () => (await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, { what: 'the claim' });
+    await eventually(async () => (await stack.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id)).describe()).status.name === 'RUNNING', { what: 'the batch to run' });
+    await stack.services.batchClaimReleases.releaseStopped(0);
+    assert.equal((await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).first()).batch_id, claim.batch_id);
+    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation', timeoutMs: 25_000 });
+  });
+
+  it('does not trust its input: a batch started by hand with another batch id confirms nothing it does not hold', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const unknown = paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25 });
+    const unknownTxn = (unknown.data as { transaction: { transactionId: string } }).transaction.transactionId;
+    await sendProviderEvent(stack, unknown);
+    const entry = await stack.infra.db('ledger_entries').where({ provider_txn_ref: unknownTxn }).first('id');
+    const real = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, deliver: false } });
+    const round = await stack.services.batchConfirmations.round(`forged-${randomUUID()}`, [entry.id]);
+    assert.deepEqual(round.results, [{ entryId: entry.id, kind: 'released' }]);
+    // Its own batch reverses it when the window ends: the provider never knew it, whatever "real" payment was named.
+    await eventually(async () => (await entryStatus(unknownTxn)) === 'reversed', { what: 'reversal', timeoutMs: 20_000 });
+    assert.equal(await entryStatus(real.body.transactionId), undefined);
+  });
+
+  it('statement lines confirmed by a batch keep the lag metric\'s per-entry time', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const ref = await pay(account);
+    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation', timeoutMs: 20_000 });
+    const row = await stack.infra.db('ledger_entries').where({ provider_txn_ref: ref }).first('created_at', 'status_changed_at');
+    assert.ok(row.status_changed_at > row.created_at);
+    const page = await statement(stack, tenant.apiKey, account.AccountRef);
+    assert.equal(page.body.lines[0].entry.Status, 'confirmed');
+  });
+});
