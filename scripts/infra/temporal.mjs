@@ -24,12 +24,14 @@ import {
   which,
 } from '../lib/util.mjs';
 
-/** Custom search attributes every server the project uses must have (all Keyword). */
+/** Custom search attributes every server the project uses must have (the batch confirmation's two lists are KeywordList). */
 export const SEARCH_ATTRIBUTES = Object.freeze({
   TenantId: 'Keyword',
   AccountRef: 'Keyword',
   MerchantTxRef: 'Keyword',
   SettlementStatus: 'Keyword',
+  ProviderTxnRefs: 'KeywordList',
+  AccountRefs: 'KeywordList',
 });
 
 export const DEFAULT_PORT = 7233;

@@ -53,6 +53,8 @@ export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStart
           while (next < batches.length) if (!(await startBatch(batches[next++]!))) failed += 1;
         }),
       );
+      // Every start failing is Temporal's problem, not a batch's: the loop pauses instead of claiming again at once.
+      if (failed > 0 && failed === batches.length) throw new Error(`could not start any of ${failed} batch confirmations`);
       const payments = batches.reduce((sum, batch) => sum + batch.payments.length, 0);
       return { batches: batches.length, payments, failed, full: payments >= CLAIM_LIMIT };
     },

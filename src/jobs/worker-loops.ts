@@ -23,11 +23,13 @@ export function startWorkerLoops(deps: { batcher: ConfirmationBatcher; starter: 
   const stopping = new AbortController();
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      stopping.signal.addEventListener('abort', () => {
+      const wake = (): void => {
         clearTimeout(timer);
+        stopping.signal.removeEventListener('abort', wake);
         resolve();
-      }, { once: true });
+      };
+      const timer = setTimeout(wake, ms);
+      stopping.signal.addEventListener('abort', wake, { once: true });
     });
 
   async function loop(name: string, intervalMs: number, pass: () => Promise<boolean>): Promise<void> {
