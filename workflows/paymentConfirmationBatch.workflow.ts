@@ -3,7 +3,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { PaymentActivities } from '../activities/payments.activities';
 import { backedOff, initialProgress, keptDelayMs, recordLookup } from '../src/payments/confirmation-rules';
 import { ACCOUNT_REFS, PROVIDER_TXN_REFS } from '../src/temporal/search-attributes';
-import type { BatchConfirmationInput, BatchPayment, ConfirmationOutcome, ConfirmationProgress, ProviderTxnLookup } from '../src/temporal/payloads';
+import type { BatchConfirmationInput, BatchPayment, BatchTally, ConfirmationOutcome, ConfirmationProgress, ProviderTxnLookup } from '../src/temporal/payloads';
 
 // One local activity per round: it reads the credits and their claims, looks them up, and confirms or
 // reverses them itself, so a round costs the server one workflow task and the history one marker. Its
@@ -47,11 +47,8 @@ export interface BatchConfirmationState {
   payments: BatchPaymentState[];
 }
 
-export interface BatchConfirmationSummary {
-  confirmed: number;
-  reversed: number;
-  alreadySettled: number;
-  released: number;
+/** What the whole batch settled, over every run. */
+export interface BatchConfirmationSummary extends BatchTally {
   runs: number;
 }
 
@@ -97,7 +94,7 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
     };
   });
   const open = new Map(tracked.map((item) => [item.payment.entryId, item]));
-  const summary: BatchConfirmationSummary = { confirmed: 0, reversed: 0, alreadySettled: 0, released: 0, runs };
+  const summary: BatchConfirmationSummary = { confirmed: 0, reversed: 0, alreadySettled: 0, released: 0, ...input.tally, runs };
   setHandler(batchConfirmationStatusQuery, () => ({ batchId: input.batchId, runs, pausedUntilMs: pausedUntilMs > Date.now() ? pausedUntilMs : null, payments: tracked.map((item) => item.state) }));
   setHandler(batchPaymentQuery, (ref) => tracked.find((item) => item.state.providerTxnRef === ref || item.state.entryId === ref)?.state ?? null);
 
@@ -128,7 +125,13 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
             { key: ACCOUNT_REFS, value: [...new Set(carried.map((payment) => payment.accountRef))] },
           ]
         : [];
-      await makeContinueAsNewFunc<typeof paymentConfirmationBatchWorkflow>(listed ? { typedSearchAttributes } : {})({ ...input, payments: carried, runs: runs + 1, pausedUntilMs });
+      await makeContinueAsNewFunc<typeof paymentConfirmationBatchWorkflow>(listed ? { typedSearchAttributes } : {})({
+        ...input,
+        payments: carried,
+        runs: runs + 1,
+        pausedUntilMs,
+        tally: { confirmed: summary.confirmed, reversed: summary.reversed, alreadySettled: summary.alreadySettled, released: summary.released },
+      });
     }
     const nowMs = Date.now();
     const nextDueMs = Math.max(pausedUntilMs, Math.min(...[...open.values()].map((item) => item.state.nextLookupAtMs ?? nowMs)));

@@ -45,6 +45,15 @@ export interface BatchConfirmationInput {
   runs?: number;
   /** Workflow time before which no payment of the batch is looked up (the provider's Retry-After). */
   pausedUntilMs?: number;
+  /** What earlier runs of this batch settled (carried by continue-as-new). */
+  tally?: BatchTally;
+}
+
+export interface BatchTally {
+  confirmed: number;
+  reversed: number;
+  alreadySettled: number;
+  released: number;
 }
 
 export interface BatchPayment {

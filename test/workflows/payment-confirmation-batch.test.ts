@@ -1,0 +1,184 @@
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { decidePayment, rememberLookup, type PaymentMemory } from '../../src/payments/confirmation-rules';
+import type { BatchConfirmationInput, BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../../src/temporal/payloads';
+import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-ids';
+import {
+  BATCH_HISTORY_LIMIT,
+  batchConfirmationStatusQuery,
+  batchPaymentQuery,
+  paymentConfirmationBatchWorkflow,
+  type BatchConfirmationSummary,
+} from '../../workflows/paymentConfirmationBatch.workflow';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const WINDOW = 30 * MINUTE;
+const GROSS = '502500';
+
+const found = (status: 'SUCCESS' | 'PROCESSING', transactionId: string): ProviderTxnLookup => ({ kind: 'found', status, grossAmountKobo: GROSS, feeKobo: '2500', transactionId });
+const notFound: ProviderTxnLookup = { kind: 'not_found' };
+
+/** What the provider says about one payment, by the time since the batch started and the lookup's index. */
+type Provider = (elapsedMs: number, index: number) => ProviderTxnLookup;
+
+interface Payment {
+  entryId: string;
+  ref: string;
+  postedAgoMs: number;
+  provider: Provider;
+}
+
+/**
+ * A batch against scripted provider answers. The scripted round applies the real decision rules
+ * (decidePayment) with the memory and the window the database would hold, so the workflow's timing is
+ * what is tested; `throttle` makes a round answer 429 with this Retry-After.
+ */
+describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
+  let env: TestWorkflowEnvironment;
+  before(async function () {
+    this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
+    env = await timeSkippingEnvironment();
+  });
+  after(() => env?.teardown());
+
+  function payment(provider: Provider, postedAgoMs = 0): Payment {
+    const ref = `API-VACT_TRA-TEST-${randomUUID()}`;
+    return { entryId: randomUUID(), ref, postedAgoMs, provider };
+  }
+
+  async function runBatch(payments: Payment[], options: { throttle?: (round: number) => number | null } = {}) {
+    let startedAt: number | null = null;
+    const lookups = new Map<string, number[]>();
+    const decided = new Map<string, { outcome: string; atMs: number }>();
+    const memory = new Map<string, PaymentMemory>();
+    let rounds = 0;
+    let postedAt = new Map<string, number>();
+    const activities = {
+      async confirmPaymentBatch(_batchId: string, entryIds: string[]): Promise<BatchRoundResult> {
+        const now = await env.currentTimeMs();
+        startedAt ??= now;
+        const elapsed = now - startedAt;
+        const round = rounds++;
+        const throttledForMs = options.throttle?.(round) ?? null;
+        const results = entryIds.map((entryId, index): BatchPaymentResult => {
+          const item = payments.find((candidate) => candidate.entryId === entryId)!;
+          if (throttledForMs !== null && index > 0) return { entryId, kind: 'skipped' };
+          const times = lookups.get(entryId) ?? [];
+          lookups.set(entryId, [...times, elapsed]);
+          const lookup: ProviderTxnLookup = throttledForMs !== null ? { kind: 'unavailable', reason: 'HTTP 429', retryAfterMs: throttledForMs } : item.provider(elapsed, times.length);
+          const remembered = rememberLookup(memory.get(entryId) ?? { seen: false, notFoundAnswers: 0 }, lookup);
+          memory.set(entryId, remembered);
+          const windowOver = now >= postedAt.get(entryId)! + WINDOW;
+          const decision = decidePayment({ providerTxnRef: item.ref, aliasAccountRef: 'va_test', grossAmountKobo: GROSS, currency: 'NGN' }, remembered, lookup, windowOver);
+          if (decision.kind === 'keep') return { entryId, kind: 'kept', reason: decision.reason, lookup };
+          const outcome = decision.kind === 'confirm' ? 'confirmed' : 'reversed';
+          decided.set(entryId, { outcome, atMs: elapsed });
+          return { entryId, kind: 'settled', outcome, reason: decision.kind === 'reverse' ? decision.reason : 'matches', lookup };
+        });
+        return { results, throttledForMs };
+      },
+    };
+    const taskQueue = `batch-${randomUUID()}`;
+    const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+    const now = await env.currentTimeMs();
+    postedAt = new Map(payments.map((item) => [item.entryId, now - item.postedAgoMs]));
+    const input: BatchConfirmationInput = {
+      batchId: randomUUID(),
+      payments: payments.map((item) => ({ entryId: item.entryId, providerTxnRef: item.ref, accountRef: 'va_test', postedAtMs: now - item.postedAgoMs })),
+      windowMs: WINDOW,
+      pollIntervalMs: 2 * SECOND,
+    };
+    return worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(paymentConfirmationBatchWorkflow, { taskQueue, workflowId: paymentConfirmationBatchWorkflowId(input.batchId), args: [input] });
+      const summary: BatchConfirmationSummary = await handle.result();
+      const runs = await runsOf(handle);
+      const final = await handle.query(batchConfirmationStatusQuery);
+      const byRef = await handle.query(batchPaymentQuery, payments.at(-1)!.ref);
+      return { summary, runs, final, byRef, lookups, decided, seconds: (entryId: string) => (lookups.get(entryId) ?? []).map((ms) => Math.round(ms / SECOND)) };
+    });
+  }
+
+  async function runsOf(handle: WorkflowHandleWithFirstExecutionRunId): Promise<Array<{ events: number; payments: number }>> {
+    const runs: Array<{ events: number; payments: number }> = [];
+    let runId: string | undefined = handle.firstExecutionRunId;
+    while (runId) {
+      const history: History = await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+      const events = history.events ?? [];
+      const payload = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+      const started = JSON.parse(Buffer.from(payload as Uint8Array).toString('utf8')) as BatchConfirmationInput;
+      runs.push({ events: events.length, payments: started.payments.length });
+      runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+    }
+    return runs;
+  }
+
+  it('confirms every payment the provider shows SUCCESS in one round', async () => {
+    const payments = [0, 1, 2].map(() => payment((_elapsed) => found('SUCCESS', '')));
+    for (const item of payments) item.provider = () => found('SUCCESS', item.ref);
+    const { summary, lookups, runs } = await runBatch(payments);
+    assert.deepEqual(summary, { confirmed: 3, reversed: 0, alreadySettled: 0, released: 0, runs: 1 });
+    assert.ok([...lookups.values()].every((times) => times.length === 1));
+    assert.equal(runs.length, 1);
+  });
+
+  it('a payment the provider keeps PROCESSING does not hold up the others; it waits however long, then confirms', async () => {
+    const slow = payment(() => notFound);
+    slow.provider = (elapsed) => found(elapsed < 2 * HOUR ? 'PROCESSING' : 'SUCCESS', slow.ref);
+    const quick = [payment(() => notFound), payment(() => notFound)];
+    for (const item of quick) item.provider = () => found('SUCCESS', item.ref);
+    const { summary, decided, seconds } = await runBatch([slow, ...quick]);
+    assert.deepEqual(summary, { confirmed: 3, reversed: 0, alreadySettled: 0, released: 0, runs: 1 });
+    for (const item of quick) assert.deepEqual(decided.get(item.entryId), { outcome: 'confirmed', atMs: 0 });
+    assert.ok(decided.get(slow.entryId)!.atMs >= 2 * HOUR);
+    assert.deepEqual(seconds(slow.entryId).slice(0, 5), [0, 2, 6, 14, 30], 'its own back-off, 2 s doubling');
+  });
+
+  it('each payment\'s window counts from its own posting: a payment posted 40 minutes ago is reversed after two answers, one posted now only after its 30 minutes', async () => {
+    const old = payment(() => notFound, 40 * MINUTE);
+    const fresh = payment(() => notFound, 0);
+    const { summary, decided, seconds } = await runBatch([old, fresh]);
+    assert.equal(summary.reversed, 2);
+    assert.deepEqual(seconds(old.entryId), [0, 2], 'asked once more soon, then reversed');
+    assert.ok(decided.get(old.entryId)!.atMs < 5 * SECOND);
+    const freshAt = decided.get(fresh.entryId)!.atMs;
+    assert.ok(freshAt >= WINDOW - SECOND && freshAt < WINDOW + 10 * SECOND, `reversed at ${freshAt / SECOND} s`);
+    assert.ok(seconds(fresh.entryId).every((second, index, all) => index === 0 || second - all[index - 1]! <= 5 * 60), 'lookups at most 5 minutes apart');
+  });
+
+  it('a 429 backs off the whole batch: no payment is asked again before the Retry-After', async () => {
+    const payments = [0, 1, 2].map(() => payment(() => notFound));
+    for (const item of payments) item.provider = () => found('SUCCESS', item.ref);
+    const { summary, lookups } = await runBatch(payments, { throttle: (round) => (round === 0 ? 90 * SECOND : null) });
+    assert.equal(summary.confirmed, 3);
+    // The first payment was asked at 0 (and throttled); the others were skipped; every next ask is after 90 s.
+    const first = lookups.get(payments[0]!.entryId)!;
+    assert.deepEqual(first.map((ms) => ms >= 90 * SECOND), [false, true]);
+    for (const item of payments.slice(1)) assert.ok(lookups.get(item.entryId)!.every((ms) => ms >= 90 * SECOND), 'skipped payments wait with the batch');
+  });
+
+  it('continues as new past the history bound, carrying only the unfinished payments and their progress', async function () {
+    this.timeout(120_000);
+    // Seen PROCESSING once, then "not found" for a day (lookup lag): never reversed, because it was seen.
+    const lagging = payment(() => notFound);
+    lagging.provider = (elapsed, index) => (index === 0 ? found('PROCESSING', lagging.ref) : elapsed < 24 * HOUR ? notFound : found('SUCCESS', lagging.ref));
+    const done = [payment(() => notFound), payment(() => notFound)];
+    for (const item of done) item.provider = () => found('SUCCESS', item.ref);
+    const { summary, runs, final, byRef } = await runBatch([...done, lagging]);
+    assert.equal(summary.confirmed, 3);
+    assert.equal(summary.reversed, 0, 'the "seen" memory crossed continue-as-new');
+    assert.ok(runs.length >= 2, `expected continue-as-new, got ${runs.length} run(s)`);
+    assert.equal(runs[0]!.payments, 3);
+    assert.ok(runs.slice(1).every((run) => run.payments === 1), 'later runs carry only the unfinished payment');
+    for (const run of runs) assert.ok(run.events <= BATCH_HISTORY_LIMIT + 20, `a run has ${run.events} events`);
+    assert.equal(final.runs, runs.length);
+    assert.deepEqual(final.payments.map((item) => item.entryId), [lagging.entryId]);
+    assert.equal(byRef?.outcome, 'confirmed');
+    assert.ok(byRef!.lookups > 200, 'the lookup count is carried across runs');
+  });
+});
