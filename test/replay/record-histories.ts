@@ -18,10 +18,19 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CreditResolution, DeliveryAttemptResult, PaymentConfirmationInput, ProviderTxnLookup } from '../../src/temporal/payloads';
-import { paymentConfirmationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import type {
+  BatchConfirmationInput,
+  BatchPaymentResult,
+  BatchRoundResult,
+  CreditResolution,
+  DeliveryAttemptResult,
+  PaymentConfirmationInput,
+  ProviderTxnLookup,
+} from '../../src/temporal/payloads';
+import { paymentConfirmationBatchWorkflowId, paymentConfirmationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
 import { convergenceSweepWorkflow } from '../../workflows/convergenceSweep.workflow';
 import { paymentConfirmationWorkflow } from '../../workflows/paymentConfirmation.workflow';
+import { paymentConfirmationBatchWorkflow } from '../../workflows/paymentConfirmationBatch.workflow';
 import { webhookDeliveryWorkflow } from '../../workflows/webhookDelivery.workflow';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { historyToJson } from '../helpers/history-json';
@@ -120,6 +129,70 @@ describe('record workflow histories for the replay test', function () {
     // Fifteen hours of outage: just enough lookups for one continue-as-new, and a short last run.
     it('paymentConfirmationWorkflow: a long outage continues as new, then confirmed', () =>
       confirmation('continued-as-new', (elapsedMs, index) => (index === 0 ? found('PROCESSING') : elapsedMs < 15 * HOUR ? { kind: 'unavailable', reason: 'HTTP 503' } : found('SUCCESS'))));
+
+    /**
+     * A batch of three payments: `script(elapsedMs, round, index)` answers for each payment of a round
+     * (`null`: skipped after a 429); `throttleAt` rounds answer 429 with a 60 s Retry-After.
+     */
+    async function batch(scenario: string, script: (elapsedMs: number, round: number, index: number) => BatchPaymentResult['kind'], throttleAt: number[] = []) {
+      let startedAt: number | null = null;
+      let rounds = 0;
+      const activities = {
+        async confirmPaymentBatch(_batchId: string, entryIds: string[]): Promise<BatchRoundResult> {
+          startedAt ??= await env.currentTimeMs();
+          const elapsed = (await env.currentTimeMs()) - startedAt;
+          const round = rounds++;
+          const throttled = throttleAt.includes(round);
+          return {
+            throttledForMs: throttled ? 60_000 : null,
+            results: entryIds.map((entryId, index): BatchPaymentResult => {
+              if (throttled) return index === 0 ? { entryId, kind: 'kept', reason: 'provider unreachable: HTTP 429', lookup: { kind: 'unavailable', reason: 'HTTP 429', retryAfterMs: 60_000 } } : { entryId, kind: 'skipped' };
+              const kind = script(elapsed, round, Number(entryId.slice(-1)));
+              if (kind === 'settled') return { entryId, kind, outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching', lookup: found('SUCCESS') };
+              if (kind === 'kept') return { entryId, kind, reason: 'provider shows it PROCESSING', lookup: found('PROCESSING') };
+              return { entryId, kind } as BatchPaymentResult;
+            }),
+          };
+        },
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      const now = await env.currentTimeMs();
+      const input: BatchConfirmationInput = {
+        batchId: randomUUID(),
+        // Entry ids end in their index, so the script knows which payment it answers for.
+        payments: [0, 1, 2].map((index) => ({ entryId: `${randomUUID().slice(0, -1)}${index}`, providerTxnRef: `API-VACT_TRA-REPLAY-${index}`, accountRef: `va_replay_${index}`, postedAtMs: now - 60_000 })),
+        windowMs: 30 * 60_000,
+        pollIntervalMs: 2_000,
+      };
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(paymentConfirmationBatchWorkflow, { taskQueue, workflowId: paymentConfirmationBatchWorkflowId(input.batchId), args: [input] });
+        await handle.result();
+        const runs: History[] = [];
+        let runId: string | undefined = handle.firstExecutionRunId;
+        while (runId) {
+          const history: History = await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+          runs.push(history);
+          runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+        }
+        if (runs.length === 1) save('paymentConfirmationBatchWorkflow', scenario, runs[0]!);
+        else {
+          save('paymentConfirmationBatchWorkflow', `${scenario}.first-run`, runs[0]!);
+          save('paymentConfirmationBatchWorkflow', `${scenario}.last-run`, runs.at(-1)!);
+        }
+      });
+    }
+
+    it('paymentConfirmationBatchWorkflow: every payment confirmed in one round', () => batch('confirmed', () => 'settled'));
+
+    it('paymentConfirmationBatchWorkflow: one PROCESSING payment waits while the others confirm, one released to another batch', () =>
+      batch('processing-and-released', (elapsedMs, _round, index) => (index === 2 ? 'released' : index === 0 && elapsedMs < 10 * 60_000 ? 'kept' : 'settled')));
+
+    it('paymentConfirmationBatchWorkflow: a 429 backs off the batch, then confirmed', () => batch('throttled', () => 'settled', [0]));
+
+    // PROCESSING for a day: enough rounds for continue-as-new carrying the one unfinished payment.
+    it('paymentConfirmationBatchWorkflow: continues as new with the unfinished payment, then confirmed', () =>
+      batch('continued-as-new', (elapsedMs, _round, index) => (index === 0 && elapsedMs < 24 * HOUR ? 'kept' : 'settled')));
 
     async function delivery(scenario: string, okAt: number | null, maxAttempts: number) {
       let attempts = 0;
