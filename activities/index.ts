@@ -1,6 +1,7 @@
 import type { Services } from '../src/main/container';
 import type { Logger } from '../src/logger';
 import { createPaymentActivities } from './payments.activities';
+import { createReconciliationActivities } from './reconciliation.activities';
 import { createSettlementActivities } from './settlements.activities';
 import { createSweepActivities } from './sweep.activities';
 import { createWebhookActivities } from './webhooks.activities';
@@ -12,6 +13,7 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
     ...createWebhookActivities({ deliveries: services.deliveries }),
     ...createSettlementActivities({ execution: services.settlementExecution }),
     ...createSweepActivities({ starter: services.starter, graceMs: sweepGraceMs, logger }),
+    ...createReconciliationActivities({ reconciliation: services.reconciliationExecution }),
   };
 }
 

@@ -3,3 +3,4 @@ export { settlementWorkflow } from './settlement.workflow';
 export { settlementRefundWorkflow } from './settlementRefund.workflow';
 export { webhookDeliveryWorkflow } from './webhookDelivery.workflow';
 export { convergenceSweepWorkflow } from './convergenceSweep.workflow';
+export { reconciliationWorkflow } from './reconciliation.workflow';

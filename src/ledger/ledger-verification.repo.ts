@@ -8,7 +8,7 @@ export interface LedgerProblem {
 
 /**
  * Recomputes the ledger from its entries and reports every disagreement with what was stored:
- * account totals, the running columns of each entry, reversals and settlement states.
+ * account totals, the running columns of each entry, reversals, settlement states and adjustments.
  */
 export function createLedgerVerificationRepo(db: DbOrTrx) {
   async function rows<T>(sql: string): Promise<T[]> {
@@ -49,7 +49,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
             OR a.ledger_balance <> coalesce(l.balance_after, 0)
             OR a.pending_credits <> coalesce(s.pending, 0)
             OR a.last_seq <> coalesce(s.last_seq, 0)
-            OR a.ledger_balance < a.pending_credits`);
+            OR (a.ledger_balance < a.pending_credits AND a.deficit_since IS NULL)`);
       const chain = await rows<LedgerProblem>(`
         SELECT 'entry_running_columns' AS check, a.account_ref AS "accountRef", format('entry %s (seq %s) does not follow the entry before it', e.id, e.seq) AS detail
           FROM (SELECT *, lag(seq, 1, 0::bigint) OVER w AS prev_seq,
@@ -65,7 +65,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
         SELECT 'reversals' AS check, a.account_ref AS "accountRef", format('entry %s is %s but has %s reversal entries', o.id, o.status, count(r.id)) AS detail
           FROM ledger_entries o
           JOIN virtual_accounts a ON a.id = o.account_id
-          LEFT JOIN ledger_entries r ON r.reverses_entry_id = o.id AND r.amount = o.amount AND r.direction <> o.direction AND r.account_id = o.account_id
+          LEFT JOIN ledger_entries r ON r.reverses_entry_id = o.id AND r.kind = 'reversal' AND r.amount = o.amount AND r.direction <> o.direction AND r.account_id = o.account_id
          WHERE o.kind <> 'reversal'
          GROUP BY o.id, o.status, a.account_ref
         HAVING (o.status = 'reversed') <> (count(r.id) = 1) OR count(r.id) > 1
@@ -80,7 +80,18 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                  OR (s.status IN ('failed', 'refunded') AND e.status = 'reversed'))
             OR e.amount <> s.amount
          LIMIT 100`);
-      return [...totals, ...chain, ...reversals, ...settlements];
+      // A restoring credit answers a reversal; a compensating debit answers a credit; both for its full amount.
+      const adjustments = await rows<LedgerProblem>(`
+        SELECT 'adjustments' AS check, a.account_ref AS "accountRef", format('adjustment %s does not answer a matching entry', j.id) AS detail
+          FROM ledger_entries j
+          JOIN virtual_accounts a ON a.id = j.account_id
+          LEFT JOIN ledger_entries t ON t.id = j.reverses_entry_id
+         WHERE j.kind = 'adjustment'
+           AND (t.id IS NULL OR t.account_id <> j.account_id OR t.direction = j.direction OR t.amount <> j.amount
+                OR (j.direction = 'credit' AND t.kind <> 'reversal')
+                OR (j.direction = 'debit' AND t.kind NOT IN ('payment', 'adjustment')))
+         LIMIT 100`);
+      return [...totals, ...chain, ...reversals, ...settlements, ...adjustments];
     },
   };
 }

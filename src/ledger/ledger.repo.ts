@@ -194,6 +194,14 @@ export function createLedgerRepo(db: DbOrTrx) {
       return row ? toLedgerEntry(row) : undefined;
     },
 
+    /** Flags the account in deficit when `debits` would take it below its provisional credits (an audited compensating debit). */
+    async flagDeficitIfShort(trx: Trx, accountId: string, debits: Kobo): Promise<void> {
+      await trx('virtual_accounts')
+        .where({ id: accountId })
+        .where(trx.raw('ledger_balance - pending_credits < ?', [debits.toString()]))
+        .update({ deficit_since: trx.raw('coalesce(deficit_since, clock_timestamp())'), updated_at: trx.fn.now() });
+    },
+
     async releasePending(trx: Trx, accountId: string, amount: Kobo): Promise<void> {
       await trx('virtual_accounts').where({ id: accountId }).update({ pending_credits: trx.raw('pending_credits - ?', [amount.toString()]), updated_at: trx.fn.now() });
     },

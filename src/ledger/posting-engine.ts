@@ -71,9 +71,13 @@ export function createPostingEngine(db: Db) {
     /**
      * Posts entries to one account. With `spendAvailable`, the debits must fit in the available
      * balance (ledger balance less provisional credits), checked under the same lock as the write.
+     * `allowDeficit` is for an operator's audited compensating debit only: money the provider took back
+     * after it was spent leaves the account flagged in deficit instead of refusing the debit.
      */
-    post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendAvailable?: boolean } = {}): Promise<LedgerEntry[]> {
-      return append(trx, accountId, planPosting(postings, options));
+    async post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendAvailable?: boolean; allowDeficit?: boolean } = {}): Promise<LedgerEntry[]> {
+      const plan = planPosting(postings, options);
+      if (options.allowDeficit) await repo.flagDeficitIfShort(trx, accountId, plan.totals.debits);
+      return append(trx, accountId, plan);
     },
 
     /** Appends an already planned posting (see planPosting). */

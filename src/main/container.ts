@@ -28,6 +28,9 @@ import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
 import { createProviderClient } from '../provider/provider-client';
 import type { ProviderClient } from '../provider/provider.types';
+import { createReconciliationExecutionService } from '../reconciliation/reconciliation-execution.service';
+import { reconciliationRoutes } from '../reconciliation/reconciliation.routes';
+import { createReconciliationService } from '../reconciliation/reconciliation.service';
 import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
 import { settlementsRoutes } from '../settlements/settlements.routes';
@@ -87,6 +90,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     signal: (merchantTxRef, signal) =>
       temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(PAYOUT_SIGNAL, signal)),
   });
+  const creditPayment = createPaymentCrediter({ postingEngine, jobs });
+  const settlementExecution = createSettlementExecutionService({ db, provider, postingEngine, logger });
   const ingest = createPaymentIngestService({
     db,
     config,
@@ -106,11 +111,13 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger }),
     deliveries: createWebhookDeliveryService({ db, config }),
     webhooks: createWebhooksService({ db, config, jobs, starter }),
-    settlementExecution: createSettlementExecutionService({ db, provider, postingEngine, logger }),
+    settlementExecution,
     customers: createCustomersService({ db }),
     kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),
-    misdirected: createMisdirectedService({ db, creditPayment: createPaymentCrediter({ postingEngine, jobs }), starter }),
+    misdirected: createMisdirectedService({ db, creditPayment, starter }),
+    reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine }),
+    reconciliationExecution: createReconciliationExecutionService({ db, config, logger, provider, postingEngine, creditPayment, settlementExecution, starter }),
   };
 }
 
@@ -127,6 +134,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),
+    ...reconciliationRoutes({ reconciliation: services.reconciliation }),
   ];
 }
 

@@ -3,6 +3,7 @@ import { createActivities } from '../../activities';
 import type { Config } from '../config';
 import { ensureSweepSchedule } from '../jobs/sweep-schedule';
 import type { Logger } from '../logger';
+import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { installTemporalRuntimeLogging } from '../temporal/runtime-logging';
 import { closeInfrastructure, createInfrastructure, createServices } from './container';
@@ -34,7 +35,14 @@ runProcess('worker', async (config, logger) => {
     activities: createActivities({ services, logger, sweepGraceMs: config.SWEEP_GRACE }),
   });
   const scheduleId = await ensureSweepSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.SWEEP_INTERVAL });
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, scheduleId }, 'worker running');
+  const reconciliationScheduleId = await ensureReconciliationSchedule(infra.temporal, {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    intervalMs: config.RECONCILIATION_INTERVAL,
+    lookBackMs: config.RECONCILIATION_LOOKBACK,
+    graceMs: config.RECONCILIATION_GRACE,
+    providerAttempts: config.RECONCILIATION_PROVIDER_ATTEMPTS,
+  });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, scheduleId, reconciliationScheduleId }, 'worker running');
   const running = worker.run();
   return {
     async stop() {

@@ -22,18 +22,21 @@ function senderBankName(accountNumber: string): string {
 export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment) {
   const { state, webhooks } = deps;
   const now = new Date();
+  const senderAccountNumber = input.senderAccountNumber ?? randomAccountNumber();
+  const senderName = input.senderName ?? accountHolderName(senderAccountNumber);
   const payment: SandboxPayment = {
     transactionId: newPaymentTransactionId(),
     accountRef: input.accountRef,
     amountKobo: input.amount,
     feeKobo: input.fee ?? providerFeeKobo(input.amount),
     status: input.status,
+    senderName,
+    narration: input.narration,
     createdAt: now.toISOString(),
   };
   state.payments.set(payment.transactionId, payment);
   if (payment.status === 'SUCCESS') state.walletBalanceKobo += payment.amountKobo - payment.feeKobo;
 
-  const senderAccountNumber = input.senderAccountNumber ?? randomAccountNumber();
   const sent = await webhooks.send(
     'payment_success',
     {
@@ -49,12 +52,12 @@ export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment
         narration: input.narration,
       },
       customer: {
-        senderName: input.senderName ?? accountHolderName(senderAccountNumber),
+        senderName,
         accountNumber: senderAccountNumber,
         bankName: senderBankName(senderAccountNumber),
       },
     },
-    { deliver: input.deliver },
+    { deliver: input.deliver, suppress: input.suppressWebhook },
   );
   return {
     requestId: sent.event.requestId,
@@ -70,7 +73,7 @@ export async function simulatePaymentBatch(deps: SandboxDeps, batch: PaymentBatc
   const events = [];
   for (let i = 0; i < batch.count; i += 1) {
     const accountRef = batch.accountRefs[i % batch.accountRefs.length]!;
-    const sent = await simulatePayment(deps, { accountRef, amount: batch.amount, narration: 'benchmark', status: 'SUCCESS', deliver: false });
+    const sent = await simulatePayment(deps, { accountRef, amount: batch.amount, narration: 'benchmark', status: 'SUCCESS', deliver: false, suppressWebhook: false });
     events.push({ body: JSON.stringify(sent.payload), headers: sent.headers });
   }
   return events;

@@ -75,6 +75,8 @@ export const simulatedPaymentSchema = z
     narration: z.string().max(200).default(''),
     status: z.enum(['SUCCESS', 'PAYMENT_FAILED', 'PROCESSING', 'REFUND']).default('SUCCESS'),
     deliver: z.boolean().default(true),
+    /** The provider never sends this payment's webhook: a payment the service can only learn of by reconciling. */
+    suppressWebhook: z.boolean().default(false),
   })
   .refine((payment) => payment.fee === undefined || payment.fee <= payment.amount, { message: 'fee cannot exceed amount', path: ['fee'] });
 

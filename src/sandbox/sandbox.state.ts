@@ -13,7 +13,11 @@ export interface SandboxPayment {
   amountKobo: Kobo;
   feeKobo: Kobo;
   status: ProviderTransactionStatus;
+  senderName: string;
+  narration: string;
   createdAt: string;
+  /** Set when the provider changes the payment's status after the fact (a late success, a refund). */
+  updatedAt?: string;
 }
 
 export interface SandboxTransfer {

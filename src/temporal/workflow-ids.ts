@@ -4,3 +4,5 @@ export const settlementRefundWorkflowId = (merchantTxRef: string): string => `se
 export const paymentConfirmationWorkflowId = (entryId: string): string => `payment-confirmation:${entryId}`;
 export const webhookDeliveryWorkflowId = (deliveryId: string): string => `webhook-delivery:${deliveryId}`;
 export const convergenceSweepScheduleId = (taskQueue: string): string => `convergence-sweep:${taskQueue}`;
+export const reconciliationWorkflowId = (runId: string): string => `reconciliation:${runId}`;
+export const reconciliationScheduleId = (taskQueue: string): string => `reconciliation:${taskQueue}`;

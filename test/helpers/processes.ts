@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { temporal as temporalProto } from '@temporalio/proto';
 import { createTemporalClient } from '../../src/temporal/client';
-import { convergenceSweepScheduleId } from '../../src/temporal/workflow-ids';
+import { convergenceSweepScheduleId, reconciliationScheduleId } from '../../src/temporal/workflow-ids';
 import { eventually } from './http';
 import { freePort } from './ports';
 
@@ -112,13 +112,15 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
       if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${err}`);
       return out;
     },
-    /** Stops the processes and deletes the sweep Schedule, which would otherwise outlive this test run. */
+    /** Stops the processes and deletes the worker's Schedules, which would otherwise outlive this test run. */
     async stop() {
       await Promise.all([...children.keys()].map((name) => stopChild(name, 'SIGTERM')));
-      await temporal.schedule
-        .getHandle(convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!))
-        .delete()
-        .catch(() => undefined);
+      for (const scheduleId of [convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!), reconciliationScheduleId(env.TEMPORAL_TASK_QUEUE!)]) {
+        await temporal.schedule
+          .getHandle(scheduleId)
+          .delete()
+          .catch(() => undefined);
+      }
       await temporal.connection.close();
     },
   };

@@ -1,0 +1,175 @@
+import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
+import { paginate, uuidCursor } from '../http/pagination';
+import { errorBodySchema } from '../http/schemas';
+import { ConflictError } from '../errors';
+import { presentEntry } from '../ledger/entry.presenter';
+import type { AppContext } from '../http/context';
+import { presentDay, presentException, presentRun } from './reconciliation.presenter';
+import {
+  compensationResponseSchema,
+  decisionBodySchema,
+  exceptionListQuerySchema,
+  exceptionListResponseSchema,
+  exceptionParamsSchema,
+  exceptionResponseSchema,
+  runAcceptedResponseSchema,
+  runDetailQuerySchema,
+  runDetailResponseSchema,
+  runListQuerySchema,
+  runListResponseSchema,
+  runParamsSchema,
+  runRequestBodySchema,
+} from './reconciliation.schemas';
+import type { OnDemandRequest, ReconciliationService } from './reconciliation.service';
+
+const PAGE_SIZE = 50;
+
+/** 202 with the run; one already open is a 409, too many this hour a 429 with Retry-After. */
+function answerRequest(outcome: OnDemandRequest, ctx: AppContext) {
+  if (outcome.kind === 'busy') throw new ConflictError('a reconciliation run is already in progress');
+  if (outcome.kind === 'rate_limited') {
+    return {
+      status: 429,
+      body: { error: 'too many reconciliation runs; try again later', code: 'rate_limited', requestId: ctx.state.requestId },
+      headers: { 'Retry-After': String(outcome.retryAfterSeconds) },
+    };
+  }
+  return { status: 202, body: { run: presentRun(outcome.run) } };
+}
+
+export function reconciliationRoutes(deps: { reconciliation: ReconciliationService }): RouteDefinition[] {
+  const { reconciliation } = deps;
+
+  const listRuns = async (tenantId: string, after: string | undefined) => {
+    const page = paginate(await reconciliation.listRuns(tenantId, uuidCursor(after), PAGE_SIZE + 1), PAGE_SIZE, (run) => run.id);
+    return { status: 200, body: { runs: page.items.map(presentRun), pagination: page.pagination } };
+  };
+
+  const runDetail = async (tenantId: string, id: string, after: string | undefined) => {
+    const detail = await reconciliation.runDetail(tenantId, id, uuidCursor(after), PAGE_SIZE);
+    const page = paginate(detail.exceptions, PAGE_SIZE, (finding) => finding.id);
+    return {
+      status: 200,
+      body: { run: presentRun(detail.run), exceptions: page.items.map(presentException), pagination: page.pagination, dayTotalDifferences: detail.days.map(presentDay) },
+    };
+  };
+
+  const accepted = { 202: { description: 'The run, pending until the worker takes it', schema: runAcceptedResponseSchema }, 429: { description: 'Too many runs this hour (Retry-After)', schema: errorBodySchema } };
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/reconciliation/runs',
+      summary: "Reconciliation runs over the tenant's accounts (its own and its share of the scheduled ones), newest first",
+      tag: 'reconciliation',
+      auth: 'apiKey',
+      query: runListQuerySchema,
+      responses: { 200: { description: 'Newest first', schema: runListResponseSchema } },
+      errors: [400],
+      handle: ({ query, ctx }) => listRuns(tenantOf(ctx).id, query.after),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/reconciliation/runs',
+      summary: "Reconcile the tenant's accounts against the provider now, over {from, to} (default: the look-back window); one at a time, rate-limited",
+      tag: 'reconciliation',
+      auth: 'apiKey',
+      body: runRequestBodySchema,
+      responses: accepted,
+      errors: [400, 409],
+      handle: async ({ body, ctx }) => answerRequest(await reconciliation.requestTenantRun(tenantOf(ctx).id, 'tenant', body), ctx),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/reconciliation/runs/:id',
+      summary: 'A run: its window and counts, what it found (50 a page, `after` cursor) and the days whose totals differ',
+      tag: 'reconciliation',
+      auth: 'apiKey',
+      params: runParamsSchema,
+      query: runDetailQuerySchema,
+      responses: { 200: { description: 'The run', schema: runDetailResponseSchema } },
+      errors: [400, 404],
+      handle: ({ params, query, ctx }) => runDetail(tenantOf(ctx).id, params.id, query.after),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/reconciliation/runs',
+      summary: "The operator's tenant's reconciliation runs, newest first",
+      tag: 'reconciliation',
+      auth: 'session',
+      query: runListQuerySchema,
+      responses: { 200: { description: 'Newest first', schema: runListResponseSchema } },
+      errors: [400, 403],
+      handle: ({ query, ctx }) => listRuns(userOf(ctx).tenantId, query.after),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/reconciliation/runs',
+      summary: "Reconcile the tenant's accounts now (same rules as the API's runs)",
+      tag: 'reconciliation',
+      auth: 'session',
+      body: runRequestBodySchema,
+      responses: accepted,
+      errors: [400, 403, 409],
+      handle: async ({ body, ctx }) => answerRequest(await reconciliation.requestTenantRun(userOf(ctx).tenantId, 'operator', body, userOf(ctx).id), ctx),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/reconciliation/runs/:id',
+      summary: 'A run with its findings and differing days',
+      tag: 'reconciliation',
+      auth: 'session',
+      params: runParamsSchema,
+      query: runDetailQuerySchema,
+      responses: { 200: { description: 'The run', schema: runDetailResponseSchema } },
+      errors: [400, 403, 404],
+      handle: ({ params, query, ctx }) => runDetail(userOf(ctx).tenantId, params.id, query.after),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/reconciliation/exceptions',
+      summary: "The tenant's reconciliation findings, newest first; `status` filters (open, repaired, resolved)",
+      tag: 'reconciliation',
+      auth: 'session',
+      query: exceptionListQuerySchema,
+      responses: { 200: { description: 'Newest first', schema: exceptionListResponseSchema } },
+      errors: [400, 403],
+      handle: async ({ query, ctx }) => {
+        const page = paginate(await reconciliation.listExceptions(userOf(ctx).tenantId, query.status, uuidCursor(query.after), PAGE_SIZE + 1), PAGE_SIZE, (finding) => finding.id);
+        return { status: 200, body: { exceptions: page.items.map(presentException), pagination: page.pagination } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/reconciliation/exceptions/:id/resolve',
+      summary: 'Close an open finding with a note (audited: who and when are kept)',
+      tag: 'reconciliation',
+      auth: 'session',
+      params: exceptionParamsSchema,
+      body: decisionBodySchema,
+      responses: { 200: { description: 'The finding, resolved', schema: exceptionResponseSchema } },
+      errors: [400, 403, 404, 409],
+      handle: async ({ params, body, ctx }) => {
+        const user = userOf(ctx);
+        const finding = await reconciliation.resolve({ via: 'dashboard', userId: user.id, tenantId: user.tenantId }, params.id, body.note);
+        return { status: 200, body: { exception: presentException(finding) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/reconciliation/exceptions/:id/compensate',
+      summary: 'Post the compensating debit of a confirmed credit the provider failed or refunded (audited; may leave the account in deficit)',
+      tag: 'reconciliation',
+      auth: 'session',
+      params: exceptionParamsSchema,
+      body: decisionBodySchema,
+      responses: { 201: { description: 'The debit posted and the finding resolved', schema: compensationResponseSchema } },
+      errors: [400, 403, 404, 409],
+      handle: async ({ params, body, ctx }) => {
+        const user = userOf(ctx);
+        const { finding, entry } = await reconciliation.compensate({ via: 'dashboard', userId: user.id, tenantId: user.tenantId }, params.id, body.note);
+        return { status: 201, body: { exception: presentException(finding), entry: presentEntry(entry) } };
+      },
+    }),
+  ];
+}

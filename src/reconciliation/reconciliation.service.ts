@@ -1,0 +1,189 @@
+import type { Config } from '../config';
+import { isUniqueViolation, type Db } from '../db';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { isUuid, uuidv7 } from '../ids';
+import type { Jobs } from '../jobs/jobs';
+import { createOutboxRepo, type OutboxEntry } from '../jobs/outbox.repo';
+import type { WorkflowStarter } from '../jobs/workflow-starter';
+import { createLedgerRepo } from '../ledger/ledger.repo';
+import type { LedgerEntry } from '../ledger/ledger.types';
+import type { PostingEngine } from '../ledger/posting-engine';
+import { reconciliationWorkflowId } from '../temporal/workflow-ids';
+import { createReconciliationExceptionsRepo, type ExceptionRecord, type ExceptionStatus } from './reconciliation-exceptions.repo';
+import { createReconciliationRunsRepo, type DayDifference, type RunRecord, type RunTrigger } from './reconciliation-runs.repo';
+
+export type OnDemandRequest = { kind: 'created'; run: RunRecord } | { kind: 'busy' } | { kind: 'rate_limited'; retryAfterSeconds: number };
+
+export interface Window {
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+/** Who decides on a finding: a dashboard user of its tenant, or the platform operator at the CLI. */
+export type Decider = { via: 'dashboard'; userId: string; tenantId: string } | { via: 'cli'; tenantId: string | null };
+
+/** A run's clocks may run a little ahead of ours; a window ending further in the future is refused. */
+const FUTURE_SKEW_MS = 60_000;
+const HOUR_MS = 3_600_000;
+
+type ReconciliationConfig = Pick<Config, 'RECONCILIATION_LOOKBACK' | 'RECONCILIATION_MAX_WINDOW' | 'RECONCILIATION_TENANT_RUNS_PER_HOUR'>;
+
+function describeDuration(ms: number): string {
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000} days`;
+  if (ms % HOUR_MS === 0) return `${ms / HOUR_MS} hours`;
+  return `${Math.round(ms / 1000)} seconds`;
+}
+
+/**
+ * Runs on demand (a tenant's, rate-limited; the platform operator's from the CLI), what they found,
+ * and the decisions on findings: a note, or the compensating debit of a confirmed credit the provider
+ * took back. Every read and decision is scoped to the tenant: another tenant's run is "not found".
+ */
+export function createReconciliationService(deps: { db: Db; config: ReconciliationConfig; jobs: Jobs; starter: WorkflowStarter; postingEngine: PostingEngine }) {
+  const { db, config, jobs, starter, postingEngine } = deps;
+  const runs = createReconciliationRunsRepo(db);
+  const exceptions = createReconciliationExceptionsRepo(db);
+
+  function windowOf(requested: Window): { windowFrom: Date; windowTo: Date } {
+    const windowTo = requested.to ?? new Date();
+    const windowFrom = requested.from ?? new Date(windowTo.getTime() - config.RECONCILIATION_LOOKBACK);
+    if (windowFrom >= windowTo) throw new BadRequestError('validation_error', 'from must be before to');
+    if (windowTo.getTime() > Date.now() + FUTURE_SKEW_MS) throw new BadRequestError('validation_error', 'to cannot be in the future');
+    if (windowTo.getTime() - windowFrom.getTime() > config.RECONCILIATION_MAX_WINDOW) {
+      throw new BadRequestError('validation_error', `the window cannot be longer than ${describeDuration(config.RECONCILIATION_MAX_WINDOW)}`);
+    }
+    return { windowFrom, windowTo };
+  }
+
+  async function findRun(tenantId: string, id: string): Promise<RunRecord> {
+    const run = isUuid(id) ? await runs.findForTenant(tenantId, id.toLowerCase()) : undefined;
+    if (!run) throw new NotFoundError('reconciliation run not found');
+    return run;
+  }
+
+  return {
+    /**
+     * A tenant's own run over its own accounts: one at a time, and at most
+     * RECONCILIATION_TENANT_RUNS_PER_HOUR an hour, both decided under a per-tenant lock.
+     */
+    async requestTenantRun(tenantId: string, trigger: Extract<RunTrigger, 'tenant' | 'operator'>, requested: Window, userId?: string): Promise<OnDemandRequest> {
+      const { windowFrom, windowTo } = windowOf(requested);
+      const id = uuidv7();
+      const job = jobs.reconciliation({ runId: id, tenantId });
+      const outcome = await db
+        .transaction(async (trx): Promise<OnDemandRequest> => {
+          await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`reconciliation:${tenantId}`]);
+          const repo = createReconciliationRunsRepo(trx);
+          const usage = await repo.onDemandUsage(trx, tenantId);
+          if (usage.open) return { kind: 'busy' };
+          if (usage.lastHour >= config.RECONCILIATION_TENANT_RUNS_PER_HOUR) {
+            const freesAt = (usage.oldestInHour?.getTime() ?? Date.now()) + HOUR_MS;
+            return { kind: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil((freesAt - Date.now()) / 1000)) };
+          }
+          await repo.insert({ id, tenantId, trigger, windowFrom, windowTo, workflowId: job.workflowId, requestedBy: userId ?? null });
+          await createOutboxRepo(trx).enqueue([job]);
+          return { kind: 'created', run: (await repo.find(id))! };
+        })
+        .catch((error: unknown) => {
+          if (isUniqueViolation(error, 'reconciliation_runs_one_open_on_demand_idx')) return { kind: 'busy' } as const;
+          throw error;
+        });
+      if (outcome.kind === 'created') starter.kick([job]);
+      return outcome;
+    },
+
+    /** The platform operator's run (CLI): the whole platform, or one tenant; not rate-limited. The caller starts `job`. */
+    async requestOperatorRun(tenantId: string | null, requested: Window): Promise<{ run: RunRecord; job: OutboxEntry }> {
+      const { windowFrom, windowTo } = windowOf(requested);
+      const id = uuidv7();
+      const job = jobs.reconciliation({ runId: id, tenantId });
+      await db.transaction(async (trx) => {
+        const repo = createReconciliationRunsRepo(trx);
+        await repo.insert({ id, tenantId, trigger: 'cli', windowFrom, windowTo, workflowId: reconciliationWorkflowId(id) });
+        if (tenantId === null) await repo.insertChildren({ id, trigger: 'cli', windowFrom, windowTo, status: 'pending' }, uuidv7);
+        await createOutboxRepo(trx).enqueue([job]);
+      });
+      return { run: (await runs.find(id))!, job };
+    },
+
+    find(id: string): Promise<RunRecord | undefined> {
+      return runs.find(id);
+    },
+
+    listRuns(tenantId: string, beforeId: string | null, limit: number): Promise<RunRecord[]> {
+      return runs.listForTenant(tenantId, beforeId, limit);
+    },
+
+    /** The run, a page of what it found, and the days whose totals differ. */
+    async runDetail(tenantId: string, id: string, exceptionsBefore: string | null, limit: number): Promise<{ run: RunRecord; exceptions: ExceptionRecord[]; days: DayDifference[] }> {
+      const run = await findRun(tenantId, id);
+      const [found, days] = await Promise.all([exceptions.list({ tenantId, runId: run.id }, exceptionsBefore, limit + 1), runs.dayDifferences(run, 500)]);
+      return { run, exceptions: found, days };
+    },
+
+    /** Everything a run found, whichever tenant: the platform operator's view (CLI). */
+    findingsOfRun(runId: string, limit: number): Promise<ExceptionRecord[]> {
+      return exceptions.list({ runId }, null, limit);
+    },
+
+    listExceptions(tenantId: string | null, status: ExceptionStatus | undefined, beforeId: string | null, limit: number): Promise<ExceptionRecord[]> {
+      return exceptions.list({ tenantId, ...(status ? { status } : {}) }, beforeId, limit);
+    },
+
+    /** Closes an open finding with a note; who and when are kept on it. */
+    async resolve(decider: Decider, id: string, note: string): Promise<ExceptionRecord> {
+      await db.transaction(async (trx) => {
+        const finding = isUuid(id) ? await exceptions.lockForDecision(trx, decider.tenantId, id.toLowerCase()) : undefined;
+        if (!finding) throw new NotFoundError('reconciliation exception not found');
+        if (finding.status !== 'open') throw new ConflictError('reconciliation exception is not open');
+        await exceptions.resolve(trx, finding.id, { resolution: 'noted', note, userId: decider.via === 'dashboard' ? decider.userId : null, via: decider.via });
+      });
+      return (await exceptions.find(id.toLowerCase()))!;
+    },
+
+    /**
+     * A confirmed credit the provider shows failed or refunded is taken back by a compensating debit
+     * that answers it (once: the ledger's unique index on the answered entry). Money already spent
+     * leaves the account in deficit: settlements are refused until it is covered again.
+     */
+    async compensate(decider: Extract<Decider, { via: 'dashboard' }>, id: string, note: string): Promise<{ finding: ExceptionRecord; entry: LedgerEntry }> {
+      try {
+        const entry = await db.transaction(async (trx) => {
+          const finding = isUuid(id) ? await exceptions.lockForDecision(trx, decider.tenantId, id.toLowerCase()) : undefined;
+          if (!finding) throw new NotFoundError('reconciliation exception not found');
+          if (finding.kind !== 'credit_failed_at_provider') throw new ConflictError('only a confirmed credit the provider failed or refunded can be compensated');
+          if (finding.status !== 'open') throw new ConflictError('reconciliation exception is not open');
+          const credit = finding.entryId ? await createLedgerRepo(trx).findEntry(finding.entryId, trx) : undefined;
+          if (!credit || credit.direction !== 'credit' || credit.status !== 'confirmed') throw new ConflictError('the credit is no longer a confirmed credit');
+          const providerStatus = typeof finding.details.providerStatus === 'string' ? finding.details.providerStatus : 'failed';
+          const [debit] = await postingEngine.post(
+            trx,
+            credit.accountId,
+            [
+              {
+                direction: 'debit',
+                kind: 'adjustment',
+                amount: credit.amount,
+                fee: credit.fee,
+                status: 'confirmed',
+                narration: `compensation: the provider reports this payment ${providerStatus}`,
+                providerTxnRef: credit.providerTxnRef,
+                transactionGroupId: credit.transactionGroupId,
+                reversesEntryId: credit.id,
+              },
+            ],
+            { allowDeficit: true },
+          );
+          await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: decider.userId, via: 'dashboard', repairEntryId: debit!.id });
+          return debit!;
+        });
+        return { finding: (await exceptions.find(id.toLowerCase()))!, entry };
+      } catch (error) {
+        if (isUniqueViolation(error, 'ledger_entries_one_reversal_idx')) throw new ConflictError('the credit has already been compensated');
+        throw error;
+      }
+    },
+  };
+}
+
+export type ReconciliationService = ReturnType<typeof createReconciliationService>;
