@@ -1,15 +1,16 @@
 import { startBenchContext } from './context';
 import { ingestBenchmark } from './ingest.bench';
+import { reconcileBenchmark } from './reconcile.bench';
 import { printTable, type Row } from './report';
 import { settleBenchmark } from './settle.bench';
 import { statementBenchmark } from './statement.bench';
 
 /**
  * Ingest first, before the statement benchmark seeds its million entries (on this machine's stock
- * Postgres they cost the ingest path about a tenth of its rate); settle stops the worker, which the
- * statement benchmark does not need.
+ * Postgres they cost the ingest path about a tenth of its rate); reconcile needs the worker, which
+ * settle stops and the statement benchmark does not need.
  */
-const BENCHMARKS = { ingest: ingestBenchmark, settle: settleBenchmark, statement: statementBenchmark };
+const BENCHMARKS = { ingest: ingestBenchmark, reconcile: reconcileBenchmark, settle: settleBenchmark, statement: statementBenchmark };
 
 async function main(): Promise<void> {
   const asked = process.argv.slice(2).map((name) => (name === 'baseline' ? 'statement' : name));
