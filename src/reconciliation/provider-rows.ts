@@ -73,7 +73,10 @@ export function fromListing(transaction: ProviderListedTransaction): ProviderRow
  * A ledger record the listing did not show, as the provider's single lookup answers for it (null: the
  * provider does not know it). Keyed by the reference the ledger holds, so the run asks for it once.
  */
-export function fromLookup(asked: { kind: 'credit'; providerTxnRef: string } | { kind: 'transfer'; providerRef: string }, found: ProviderTransaction | null): ProviderRow {
+/** A ledger record to ask the provider about: a payment credit by its transaction id, a settlement attempt by its reference. */
+export type LookupRequest = { kind: 'credit'; providerTxnRef: string } | { kind: 'transfer'; providerRef: string };
+
+export function fromLookup(asked: LookupRequest, found: ProviderTransaction | null): ProviderRow {
   const base = {
     exceptionId: uuidv7(),
     direction: asked.kind === 'credit' ? ('credit' as const) : ('debit' as const),

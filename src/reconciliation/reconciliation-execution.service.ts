@@ -9,6 +9,7 @@ import type { Logger } from '../logger';
 import { formatKobo } from '../money';
 import { createInboundEventsRepo } from '../payments/inbound-events.repo';
 import type { PaymentCrediter } from '../payments/payment-credit';
+import { ProviderRejectedError } from '../provider/errors';
 import type { ProviderClient } from '../provider/provider.types';
 import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
 import { createSettlementsRepo } from '../settlements/settlements.repo';
@@ -22,7 +23,7 @@ import type {
 import { createReconciliationExceptionsRepo, type Finding } from './reconciliation-exceptions.repo';
 import { createReconciliationMatchingRepo, type PendingAction } from './reconciliation-matching.repo';
 import { createReconciliationRunsRepo, type RunRecord, type WalletCheck } from './reconciliation-runs.repo';
-import { fromListing, fromLookup, type ProviderRow } from './provider-rows';
+import { fromListing, fromLookup, type LookupRequest, type ProviderRow } from './provider-rows';
 
 /** Single lookups per page of the lookup phase. */
 const LOOKUP_BATCH = 50;
@@ -117,7 +118,7 @@ export function createReconciliationExecutionService(deps: {
   }
 
   /** One step through the provider's records: a listing page, or a batch of single lookups. */
-  async function step(run: RunRecord, position: ReconciliationPosition): Promise<{ rows: ProviderRow[]; next: ReconciliationPosition }> {
+  async function step(run: RunRecord, position: ReconciliationPosition, beat: () => void): Promise<{ rows: ProviderRow[]; next: ReconciliationPosition }> {
     const window = { from: run.windowFrom, to: run.windowTo, limit: config.RECONCILIATION_PAGE_SIZE };
     if (position.source === 'wallet') {
       const page = await provider.listTransactions({ ...window, scope: { kind: 'wallet' }, ...(position.cursor ? { cursor: position.cursor } : {}) });
@@ -137,7 +138,7 @@ export function createReconciliationExecutionService(deps: {
       const following = await tenantAccount(run.tenantId!, account.id, null);
       return { rows, next: following ? { ...position, accountId: following.id, cursor: null } : lookupsFrom(position) };
     }
-    return lookupStep(run, position);
+    return lookupStep(run, position, beat);
   }
 
   /**
@@ -145,7 +146,22 @@ export function createReconciliationExecutionService(deps: {
    * for a tenant's run every attempt, since it lists no payouts), asked of the provider one by one.
    * Each answer is staged, so the next batch asks for the next ones.
    */
-  async function lookupStep(run: RunRecord, position: ReconciliationPosition): Promise<{ rows: ProviderRow[]; next: ReconciliationPosition }> {
+  /**
+   * The provider's answer for one record. A lookup it refuses outright (a reference it cannot read)
+   * decides nothing: the record is left undecided rather than failing every run that meets it.
+   */
+  async function lookUp(asked: LookupRequest): Promise<ProviderRow> {
+    const reference = asked.kind === 'credit' ? asked.providerTxnRef : asked.providerRef;
+    try {
+      return fromLookup(asked, await provider.getTransaction(reference));
+    } catch (error) {
+      if (!(error instanceof ProviderRejectedError)) throw error;
+      logger.warn({ reference, reason: error.message }, 'provider refused a reconciliation lookup');
+      return { ...fromLookup(asked, null), status: 'pending', rawStatus: `lookup refused: ${error.description}` };
+    }
+  }
+
+  async function lookupStep(run: RunRecord, position: ReconciliationPosition, beat: () => void): Promise<{ rows: ProviderRow[]; next: ReconciliationPosition }> {
     const done: ReconciliationPosition = { ...position, source: 'done' };
     const allowed = Math.min(LOOKUP_BATCH, config.RECONCILIATION_MAX_LOOKUPS - position.lookups);
     const credits = await matching.unlistedCredits(scopeOf(run), Math.max(allowed, 1));
@@ -162,8 +178,10 @@ export function createReconciliationExecutionService(deps: {
       return { rows: [], next: done };
     }
     const rows: ProviderRow[] = [];
-    for (const providerTxnRef of credits) rows.push(fromLookup({ kind: 'credit', providerTxnRef }, await provider.getTransaction(providerTxnRef)));
-    for (const providerRef of attempts) rows.push(fromLookup({ kind: 'transfer', providerRef }, await provider.getTransaction(providerRef)));
+    for (const asked of [...credits.map((providerTxnRef) => ({ kind: 'credit' as const, providerTxnRef })), ...attempts.map((providerRef) => ({ kind: 'transfer' as const, providerRef }))]) {
+      rows.push(await lookUp(asked));
+      beat();
+    }
     await db.transaction((trx) => runs.bump(trx, [run.id], 'lookups', rows.length));
     return { rows, next: { ...position, lookups: position.lookups + rows.length } };
   }
@@ -390,7 +408,7 @@ export function createReconciliationExecutionService(deps: {
       const beat = () => onProgress(progress);
       progress = { ...progress, repaired: progress.repaired + (await drainActions(run, beat)) };
       for (let pages = 0; pages < PAGES_PER_CALL && progress.position.source !== 'done'; pages += 1) {
-        const { rows, next } = await step(run, progress.position);
+        const { rows, next } = await step(run, progress.position, beat);
         if (rows.length > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, rows, graceSeconds);
         const repaired = await drainActions(run, beat);
         progress = { position: next, pages: progress.pages + 1, providerTransactions: progress.providerTransactions + rows.length, repaired: progress.repaired + repaired };
