@@ -11,14 +11,20 @@ import { createTenant, startStack, type Stack, type TestTenant } from '../helper
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 
+interface RunDetail {
+  run: Record<string, any>;
+  exceptions: Array<Record<string, any>>;
+  dayTotalDifferences: Array<Record<string, any>>;
+}
+
 /** Starts a tenant's run over [from, now] and waits for it to finish. */
-async function reconcile(stack: Stack, tenant: TestTenant, from: Date): Promise<{ run: Record<string, any>; exceptions: Array<Record<string, any>> }> {
+async function reconcile(stack: Stack, tenant: TestTenant, from: Date): Promise<RunDetail> {
   const started = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenant.apiKey, body: { from: from.toISOString() } });
   assert.equal(started.status, 202, started.text);
   return finished(stack, tenant, started.body.run.ID);
 }
 
-async function finished(stack: Stack, tenant: TestTenant, runId: string): Promise<{ run: Record<string, any>; exceptions: Array<Record<string, any>> }> {
+async function finished(stack: Stack, tenant: TestTenant, runId: string): Promise<RunDetail> {
   const detail = await eventually(
     async () => {
       const response = await call(stack.apiUrl, 'GET', `/v1/reconciliation/runs/${runId}`, { apiKey: tenant.apiKey });
@@ -52,6 +58,7 @@ describe('reconciliation against the provider', () => {
         CONFIRMATION_POLL_INTERVAL: '200ms',
         SETTLEMENT_POLL_INTERVAL: '200ms',
         SETTLEMENT_REFUND_WATCH: '500ms',
+        SETTLEMENT_MAX_ATTEMPTS: '1',
       },
       { worker: true },
     );
@@ -246,6 +253,88 @@ describe('reconciliation against the provider', () => {
     } finally {
       await lost.close();
     }
+  });
+
+  it('only reports an amount difference, a payout the ledger failed but the provider paid, and a settlement stuck long after its attempts', async () => {
+    const owner = await createTenant(stack, 'Reported Tenant');
+    const account = await provisionAccount(stack, owner.apiKey);
+    await fundAccount(stack, account.ID, 1_000_000n);
+    const from = new Date();
+    // A confirmed credit for 4,025.00 gross that the provider shows as 5,025.00.
+    const transactionId = `API-VACT_TRA-DIFF1-${randomUUID()}`;
+    await stack.infra.db.transaction((trx) =>
+      stack.services.postingEngine.post(trx, account.ID, [
+        { direction: 'credit', kind: 'payment', amount: 400_000n, fee: 2_500n, status: 'confirmed', narration: 'ADA OBI', providerTxnRef: transactionId, transactionGroupId: randomUUID() },
+      ]),
+    );
+    stack.sandbox.state.payments.set(transactionId, {
+      transactionId,
+      accountRef: account.AccountRef,
+      amountKobo: 502_500n,
+      feeKobo: 2_500n,
+      status: 'SUCCESS',
+      senderName: 'ADA OBI',
+      narration: '',
+      createdAt: new Date().toISOString(),
+    });
+    // A payout that failed here (every submission to ...1111 fails) but that the provider paid after all.
+    const failed = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: owner.apiKey, body: { amount: '100.00', bankCode: '058', accountNumber: '0123451111' } });
+    await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${failed.body.merchantTxRef}`, { apiKey: owner.apiKey })).body.status === 'failed', { what: 'the failed payout' });
+    stack.sandbox.state.transferByReference(`${failed.body.merchantTxRef}-1`)!.status = 'SUCCESS';
+    // A payout still processing, last touched three hours ago.
+    const stuck = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: owner.apiKey, body: { amount: '200.00', bankCode: '058', accountNumber: '0123455555' } });
+    await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${stuck.body.merchantTxRef}`, { apiKey: owner.apiKey })).body.status === 'processing', { what: 'the processing payout' });
+    await stack.infra.db('settlements').where({ merchant_tx_ref: stuck.body.merchantTxRef }).update({ updated_at: stack.infra.db.raw("now() - interval '3 hours'") });
+    const balanceBefore = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey });
+
+    const first = await reconcile(stack, owner, from);
+    assert.deepEqual({ repaired: first.run.Repaired, reported: first.run.Reported, alerts: first.run.Alerts, outcome: first.run.Outcome }, { repaired: 0, reported: 3, alerts: 1, outcome: 'alert' });
+    const byKind = Object.fromEntries(first.exceptions.map((finding) => [finding.Kind, finding]));
+    assert.deepEqual(Object.keys(byKind).sort(), ['payment_mismatch', 'settlement_paid_not_debited', 'settlement_stuck']);
+    assert.deepEqual([byKind.payment_mismatch.Details.providerAmount, byKind.payment_mismatch.Details.ledgerAmount, byKind.payment_mismatch.Severity], ['5025.00', '4025.00', 'warning']);
+    assert.deepEqual([byKind.settlement_paid_not_debited.MerchantTxRef, byKind.settlement_paid_not_debited.Severity], [failed.body.merchantTxRef, 'alert']);
+    assert.deepEqual([byKind.settlement_stuck.MerchantTxRef, byKind.settlement_stuck.Details.settlementStatus], [stuck.body.merchantTxRef, 'processing']);
+    assert.equal(first.run.DaysDiffering, 1);
+    assert.deepEqual(
+      first.dayTotalDifferences.map((day: Record<string, unknown>) => [day.AccountRef, day.ProviderGross, day.ProviderFee, day.LedgerGross, day.LedgerFee]),
+      [[account.AccountRef, '5025.00', '25.00', '4025.00', '25.00']],
+    );
+    const balanceAfter = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey });
+    assert.deepEqual({ ...balanceAfter.body, asOf: null }, { ...balanceBefore.body, asOf: null }, 'nothing moved');
+
+    const second = await reconcile(stack, owner, from);
+    assert.equal(second.run.Reported, 3);
+    assert.deepEqual(second.exceptions.map((finding) => [finding.ID, finding.Occurrences]).sort(), first.exceptions.map((finding) => [finding.ID, 2]).sort());
+    assert.equal(Number((await stack.infra.db('reconciliation_exceptions').where({ tenant_id: owner.tenantId }).count('* as count'))[0]!.count), 3);
+  });
+
+  it("reports the platform's own findings apart: a payment to an account the service does not have, and the wallet against the ledger", async () => {
+    const stranger = await call(stack.sandboxUrl, 'POST', '/v1/auth/token/issue', { body: { grant_type: 'client_credentials', client_id: 'c', client_secret: 's' } });
+    const created = await call(stack.sandboxUrl, 'POST', '/v1/accounts/virtual', {
+      headers: { authorization: `Bearer ${stranger.body.data.access_token}`, accountId: 'acct' },
+      body: { accountRef: `va_nobody_${Date.now()}`, accountName: 'Nobody Here', currency: 'NGN' },
+    });
+    assert.equal(created.status, 200);
+    const from = new Date(Date.now() - 1_000);
+    const paid = await suppressedPayment(stack, created.body.data.accountRef, 1500);
+    const { run, job } = await stack.services.reconciliation.requestOperatorRun(null, { from });
+    stack.services.starter.kick([job]);
+    const done = await eventually(async () => {
+      const current = await stack.services.reconciliation.find(run.id);
+      return current && ['succeeded', 'failed'].includes(current.status) ? current : null;
+    }, { timeoutMs: 60_000, what: 'the platform run' });
+    assert.equal(done.status, 'succeeded', done.error ?? '');
+    assert.ok(done.wallet, 'the wallet check ran');
+    const platform = await stack.services.reconciliation.listExceptions(null, 'open', null, 100);
+    const unknown = platform.find((finding) => finding.kind === 'unknown_account' && finding.subject === paid.body.transactionId);
+    assert.ok(unknown, 'the payment to an unknown account is reported');
+    assert.deepEqual([unknown.severity, unknown.tenantId, unknown.details.providerAccountNumber], ['alert', null, created.body.data.bankAccountNumber]);
+    const wallet = platform.find((finding) => finding.kind === 'wallet_difference');
+    assert.ok(wallet, 'the wallet differs (this database holds other stacks\' accounts too)');
+    assert.deepEqual(Object.keys(wallet.details).sort(), ['ledgerBalances', 'openSettlements', 'recordedTransferFees', 'unassignedMisdirected', 'unexplained', 'walletBalance']);
+    const cookie = await dashboardSession(stack, tenant.tenantId);
+    const seen = await call(stack.apiUrl, 'GET', '/auth/reconciliation/exceptions', { cookie });
+    assert.ok(seen.body.exceptions.every((finding: { ID: string }) => finding.ID !== unknown.id && finding.ID !== wallet.id));
   });
 
   it('never shows one tenant the runs or findings of another', async () => {
