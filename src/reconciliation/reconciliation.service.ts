@@ -94,6 +94,7 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
 
     /** The platform operator's run (CLI): the whole platform, or one tenant; not rate-limited. The caller starts `job`. */
     async requestOperatorRun(tenantId: string | null, requested: Window): Promise<{ run: RunRecord; job: OutboxEntry }> {
+      if (tenantId !== null && !(isUuid(tenantId) && (await db('tenants').where({ id: tenantId }).first('id')))) throw new NotFoundError('tenant not found');
       const { windowFrom, windowTo } = windowOf(requested);
       const id = uuidv7();
       const job = jobs.reconciliation({ runId: id, tenantId });
@@ -126,12 +127,14 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
       return exceptions.list({ runId }, null, limit);
     },
 
-    listExceptions(tenantId: string | null, status: ExceptionStatus | undefined, beforeId: string | null, limit: number): Promise<ExceptionRecord[]> {
+    async listExceptions(tenantId: string | null, status: ExceptionStatus | undefined, beforeId: string | null, limit: number): Promise<ExceptionRecord[]> {
+      if (tenantId !== null && !isUuid(tenantId)) throw new NotFoundError('tenant not found');
       return exceptions.list({ tenantId, ...(status ? { status } : {}) }, beforeId, limit);
     },
 
     /** Closes an open finding with a note; who and when are kept on it. */
     async resolve(decider: Decider, id: string, note: string): Promise<ExceptionRecord> {
+      if (decider.tenantId !== null && !isUuid(decider.tenantId)) throw new NotFoundError('reconciliation exception not found');
       await db.transaction(async (trx) => {
         const finding = isUuid(id) ? await exceptions.lockForDecision(trx, decider.tenantId, id.toLowerCase()) : undefined;
         if (!finding) throw new NotFoundError('reconciliation exception not found');

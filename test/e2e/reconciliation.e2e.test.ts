@@ -38,6 +38,7 @@ describe('e2e: reconciliation from the CLI', () => {
           ['cli', 'succeeded', 1],
         ],
       );
+      assert.deepEqual((JSON.parse(await sys.cli('ledger:verify', '--json')) as { problems: unknown[] }).problems, []);
     } finally {
       await receiver.close();
     }
