@@ -125,6 +125,8 @@ export async function up(knex: Knex): Promise<void> {
       account_id uuid,
       entry_id uuid,
       settlement_id uuid,
+      -- From a single lookup of a ledger record the listings did not show.
+      looked_up boolean NOT NULL DEFAULT false,
       outcome text NOT NULL,
       action text CHECK (action IN ('credit', 'restore', 'refund')),
       action_done boolean NOT NULL DEFAULT false,

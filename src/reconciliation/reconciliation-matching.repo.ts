@@ -133,9 +133,10 @@ const PAGE_STATEMENT = `
      WHERE CAST(:scope_tenant AS uuid) IS NULL OR c.tenant_id = CAST(:scope_tenant AS uuid)
   ), staged AS (
     INSERT INTO reconciliation_provider_rows (run_id, provider_txn_id, direction, status, raw_status, amount, fee, currency, time_created,
-                                              merchant_tx_ref, sender_name, narration, tenant_id, account_id, entry_id, settlement_id, outcome, action)
+                                              merchant_tx_ref, sender_name, narration, tenant_id, account_id, entry_id, settlement_id, looked_up,
+                                              outcome, action)
     SELECT CAST(:run_id AS uuid), c.provider_txn_id, c.direction, c.status, c.raw_status, c.amount, c.fee, c.currency, c.time_created,
-           c.merchant_tx_ref, c.sender_name, c.narration, c.tenant_id, c.account_id, c.e_id, c.s_id, c.outcome,
+           c.merchant_tx_ref, c.sender_name, c.narration, c.tenant_id, c.account_id, c.e_id, c.s_id, CAST(:looked_up AS boolean), c.outcome,
            CASE WHEN c.outcome IN ('credit', 'restore', 'refund') THEN c.outcome END
       FROM scoped c
     ON CONFLICT (run_id, provider_txn_id) DO NOTHING
@@ -244,13 +245,15 @@ export interface DayTotalsTally {
 
 export function createReconciliationMatchingRepo(db: DbOrTrx) {
   return {
-    async stagePage(run: { id: string; scopeTenantId: string | null }, rows: ProviderRow[], graceSeconds: number): Promise<PageTally> {
+    /** `graceSeconds`: a provider payment younger than this is in flight; `lookedUp`: the rows came from single lookups. */
+    async stagePage(run: { id: string; scopeTenantId: string | null }, rows: ProviderRow[], options: { graceSeconds: number; lookedUp: boolean }): Promise<PageTally> {
       if (rows.length === 0) return { staged: 0, actions: 0 };
       const result = await db.raw(PAGE_STATEMENT, {
         rows: JSON.stringify(rows.map(toRowJson)),
         run_id: run.id,
         scope_tenant: run.scopeTenantId,
-        grace_seconds: graceSeconds,
+        grace_seconds: options.graceSeconds,
+        looked_up: options.lookedUp,
         not_confirmed_in_time: NOT_CONFIRMED_IN_TIME,
       });
       const row = result.rows[0] as { staged: string; actions: string };
@@ -377,7 +380,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
     },
 
     /** Counts from the run's staged rows (its own, or one tenant's for a child run). */
-    async outcomeCounts(trx: Trx, runId: string, tenantId: string | null): Promise<{ seen: number; matched: number; inFlight: number; repaired: number }> {
+    async outcomeCounts(trx: Trx, runId: string, tenantId: string | null): Promise<{ seen: number; matched: number; inFlight: number; repaired: number; lookedUp: number }> {
       const query = trx('reconciliation_provider_rows').where({ run_id: runId });
       if (tenantId) query.where({ tenant_id: tenantId });
       const row = (await query
@@ -386,9 +389,10 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
           trx.raw(`count(*) FILTER (WHERE outcome IN ('matched', 'acknowledged')) AS matched`),
           trx.raw(`count(*) FILTER (WHERE outcome = 'in_flight') AS in_flight`),
           trx.raw(`count(*) FILTER (WHERE outcome = 'repaired') AS repaired`),
+          trx.raw('count(*) FILTER (WHERE looked_up) AS looked_up'),
         )
-        .first()) as { seen: string; matched: string; in_flight: string; repaired: string };
-      return { seen: Number(row.seen), matched: Number(row.matched), inFlight: Number(row.in_flight), repaired: Number(row.repaired) };
+        .first()) as { seen: string; matched: string; in_flight: string; repaired: string; looked_up: string };
+      return { seen: Number(row.seen), matched: Number(row.matched), inFlight: Number(row.in_flight), repaired: Number(row.repaired), lookedUp: Number(row.looked_up) };
     },
 
     /** Settlements in the scope still pending or processing, untouched for longer than `olderThanMs`. */

@@ -122,6 +122,7 @@ export interface FinalCounts {
   reported: number;
   alerts: number;
   inFlight: number;
+  lookups: number;
   daysCompared: number;
   daysDiffering: number;
 }
@@ -217,7 +218,7 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
       return rows.map((row) => row.id);
     },
 
-    async bump(trx: Trx, ids: string[], counter: 'repaired' | 'matched' | 'lookups', by = 1): Promise<void> {
+    async bump(trx: Trx, ids: string[], counter: 'repaired' | 'matched', by = 1): Promise<void> {
       if (ids.length === 0) return;
       await trx('reconciliation_runs').whereIn('id', ids).increment(counter, by);
     },
@@ -238,6 +239,7 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
           reported: counts.reported,
           alerts: counts.alerts,
           in_flight: counts.inFlight,
+          lookups: counts.lookups,
           days_compared: counts.daysCompared,
           days_differing: counts.daysDiffering,
           wallet: wallet === null ? null : JSON.stringify(wallet),
@@ -251,11 +253,12 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
         `UPDATE reconciliation_runs c
             SET status = 'succeeded', finished_at = now(),
                 provider_transactions = coalesce(o.seen, 0), matched = coalesce(o.matched, 0), repaired = coalesce(o.repaired, 0),
-                in_flight = coalesce(o.in_flight, 0), reported = coalesce(f.reported, 0), alerts = coalesce(f.alerts, 0),
+                in_flight = coalesce(o.in_flight, 0), lookups = coalesce(o.looked_up, 0), reported = coalesce(f.reported, 0), alerts = coalesce(f.alerts, 0),
                 days_compared = coalesce(d.compared, 0), days_differing = coalesce(d.differing, 0)
            FROM reconciliation_runs child
            LEFT JOIN (SELECT tenant_id, count(*) AS seen, count(*) FILTER (WHERE outcome IN ('matched', 'acknowledged')) AS matched,
-                             count(*) FILTER (WHERE outcome = 'repaired') AS repaired, count(*) FILTER (WHERE outcome = 'in_flight') AS in_flight
+                             count(*) FILTER (WHERE outcome = 'repaired') AS repaired, count(*) FILTER (WHERE outcome = 'in_flight') AS in_flight,
+                             count(*) FILTER (WHERE looked_up) AS looked_up
                         FROM reconciliation_provider_rows WHERE run_id = :run GROUP BY tenant_id) o ON o.tenant_id = child.tenant_id
            LEFT JOIN (SELECT l.run_id, count(*) FILTER (WHERE x.severity <> 'info') AS reported, count(*) FILTER (WHERE x.severity = 'alert') AS alerts
                         FROM reconciliation_run_exceptions l JOIN reconciliation_exceptions x ON x.id = l.exception_id

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createLedgerVerificationRepo } from '../../src/ledger/ledger-verification.repo';
-import { RESTORED_NARRATION } from '../../src/reconciliation/reconciliation-execution.service';
+import { RESTORED_NARRATION } from '../../src/reconciliation/reconciliation-repairs';
 import { ensureReconciliationSchedule } from '../../src/reconciliation/reconciliation-schedule';
 import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually, type HttpResponse } from '../helpers/http';
@@ -87,8 +87,8 @@ describe('reconciliation against the provider', () => {
       const first = await reconcile(stack, tenant, from);
       assert.equal(first.run.Status, 'succeeded', first.run.Error);
       assert.deepEqual(
-        { seen: first.run.ProviderTransactions, repaired: first.run.Repaired, matched: first.run.Matched, reported: first.run.Reported, outcome: first.run.Outcome },
-        { seen: 50, repaired: 50, matched: 0, reported: 0, outcome: 'repaired' },
+        { seen: first.run.ProviderTransactions, repaired: first.run.Repaired, matched: first.run.Matched, reported: first.run.Reported, lookups: first.run.Lookups, outcome: first.run.Outcome },
+        { seen: 50, repaired: 50, matched: 0, reported: 0, lookups: 0, outcome: 'repaired' },
       );
       assert.equal(first.exceptions.length, 50);
       assert.ok(first.exceptions.every((finding) => finding.Kind === 'missing_credit' && finding.Status === 'repaired' && finding.RepairEntryID));
@@ -243,7 +243,7 @@ describe('reconciliation against the provider', () => {
       assert.equal((await call(lost.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: owner.apiKey })).body.status, 'success', 'nobody told the service');
 
       const run = await reconcile(lost, owner, from);
-      assert.deepEqual({ repaired: run.run.Repaired, reported: run.run.Reported }, { repaired: 1, reported: 0 });
+      assert.deepEqual({ repaired: run.run.Repaired, reported: run.run.Reported, lookups: run.run.Lookups }, { repaired: 1, reported: 0, lookups: 1 });
       assert.deepEqual([run.exceptions[0]!.Kind, run.exceptions[0]!.MerchantTxRef], ['settlement_refunded', merchantTxRef]);
       assert.equal((await call(lost.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: owner.apiKey })).body.status, 'refunded');
       const balance = await call(lost.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey });
