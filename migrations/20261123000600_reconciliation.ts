@@ -66,9 +66,6 @@ export async function up(knex: Knex): Promise<void> {
     );
     CREATE INDEX reconciliation_runs_tenant_idx ON reconciliation_runs (tenant_id, id);
     CREATE INDEX reconciliation_runs_parent_idx ON reconciliation_runs (parent_run_id, tenant_id);
-    -- A tenant's on-demand runs go one at a time.
-    CREATE UNIQUE INDEX reconciliation_runs_one_open_on_demand_idx ON reconciliation_runs (tenant_id)
-      WHERE trigger IN ('tenant', 'operator') AND status IN ('pending', 'running');
 
     CREATE TABLE reconciliation_exceptions (
       id uuid PRIMARY KEY,

@@ -185,14 +185,17 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
       return rows.map(toRun);
     },
 
-    /** A tenant's on-demand runs: whether one is open, and how many began within the last hour (the oldest first). */
+    /**
+     * A tenant's on-demand runs: whether one is open, and how many began within the last hour (and the
+     * oldest of those). A run open for over a day (its workflow terminated by hand) no longer counts as open.
+     */
     async onDemandUsage(trx: Trx, tenantId: string): Promise<{ open: boolean; lastHour: number; oldestInHour: Date | null }> {
       const result = await trx.raw(
-        `SELECT count(*) FILTER (WHERE status IN ('pending', 'running')) AS open,
+        `SELECT count(*) FILTER (WHERE status IN ('pending', 'running') AND created_at > now() - interval '1 day') AS open,
                 count(*) FILTER (WHERE created_at > now() - interval '1 hour') AS last_hour,
                 min(created_at) FILTER (WHERE created_at > now() - interval '1 hour') AS oldest
            FROM reconciliation_runs
-          WHERE tenant_id = :tenant AND trigger IN ('tenant', 'operator') AND (status IN ('pending', 'running') OR created_at > now() - interval '1 hour')`,
+          WHERE tenant_id = :tenant AND trigger IN ('tenant', 'operator') AND created_at > now() - interval '1 day'`,
         { tenant: tenantId },
       );
       const row = result.rows[0] as { open: string; last_hour: string; oldest: Date | null };

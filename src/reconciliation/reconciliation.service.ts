@@ -70,24 +70,19 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
       const { windowFrom, windowTo } = windowOf(requested);
       const id = uuidv7();
       const job = jobs.reconciliation({ runId: id, tenantId });
-      const outcome = await db
-        .transaction(async (trx): Promise<OnDemandRequest> => {
-          await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`reconciliation:${tenantId}`]);
-          const repo = createReconciliationRunsRepo(trx);
-          const usage = await repo.onDemandUsage(trx, tenantId);
-          if (usage.open) return { kind: 'busy' };
-          if (usage.lastHour >= config.RECONCILIATION_TENANT_RUNS_PER_HOUR) {
-            const freesAt = (usage.oldestInHour?.getTime() ?? Date.now()) + HOUR_MS;
-            return { kind: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil((freesAt - Date.now()) / 1000)) };
-          }
-          await repo.insert({ id, tenantId, trigger, windowFrom, windowTo, workflowId: job.workflowId, requestedBy: userId ?? null });
-          await createOutboxRepo(trx).enqueue([job]);
-          return { kind: 'created', run: (await repo.find(id))! };
-        })
-        .catch((error: unknown) => {
-          if (isUniqueViolation(error, 'reconciliation_runs_one_open_on_demand_idx')) return { kind: 'busy' } as const;
-          throw error;
-        });
+      const outcome = await db.transaction(async (trx): Promise<OnDemandRequest> => {
+        await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`reconciliation:${tenantId}`]);
+        const repo = createReconciliationRunsRepo(trx);
+        const usage = await repo.onDemandUsage(trx, tenantId);
+        if (usage.open) return { kind: 'busy' };
+        if (usage.lastHour >= config.RECONCILIATION_TENANT_RUNS_PER_HOUR) {
+          const freesAt = (usage.oldestInHour?.getTime() ?? Date.now()) + HOUR_MS;
+          return { kind: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil((freesAt - Date.now()) / 1000)) };
+        }
+        await repo.insert({ id, tenantId, trigger, windowFrom, windowTo, workflowId: job.workflowId, requestedBy: userId ?? null });
+        await createOutboxRepo(trx).enqueue([job]);
+        return { kind: 'created', run: (await repo.find(id))! };
+      });
       if (outcome.kind === 'created') starter.kick([job]);
       return outcome;
     },
