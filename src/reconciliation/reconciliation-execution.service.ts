@@ -16,8 +16,9 @@ import { createReconciliationMatchingRepo } from './reconciliation-matching.repo
 import { createReconciliationRepairs } from './reconciliation-repairs';
 import { createReconciliationRunsRepo, type RunRecord, type WalletCheck } from './reconciliation-runs.repo';
 
-/** Pages one activity call processes before it returns to the workflow. */
+/** Steps one activity call takes before it returns to the workflow, and the time it may spend (well inside its 15-minute timeout). */
 const PAGES_PER_CALL = 20;
+const CALL_BUDGET_MS = 5 * 60_000;
 const STUCK_SETTLEMENTS_REPORTED = 1_000;
 
 export class ReconciliationRunNotFoundError extends Error {
@@ -133,15 +134,16 @@ export function createReconciliationExecutionService(deps: {
     },
 
     /**
-     * Up to PAGES_PER_CALL steps from `start` (or from the start of the run), each staged and its repairs
-     * made before `onProgress` reports the position after it, so a retry resumes there.
+     * Up to PAGES_PER_CALL steps (or CALL_BUDGET_MS) from `start` (or from the start of the run), each
+     * staged and its repairs made before `onProgress` reports the position after it, so a retry resumes there.
      */
     async processPages(runId: string, start: PageProgress | null, onProgress: (progress: PageProgress) => void): Promise<ReconciliationPagesResult> {
       const run = await load(runId);
       let progress: PageProgress = start ?? { position: records.first(run), pages: 0, providerTransactions: 0, repaired: 0 };
       const beat = () => onProgress(progress);
       progress = { ...progress, repaired: progress.repaired + (await repairs.drain(run.id, beat)) };
-      for (let pages = 0; pages < PAGES_PER_CALL && progress.position.source !== 'done'; pages += 1) {
+      const deadline = Date.now() + CALL_BUDGET_MS;
+      for (let pages = 0; pages < PAGES_PER_CALL && progress.position.source !== 'done' && Date.now() < deadline; pages += 1) {
         const { rows, next, lookedUp, lookupLimitReached } = await records.next(run, progress.position, beat);
         if (rows.length > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, rows, { graceSeconds, lookedUp });
         if (lookupLimitReached) {
