@@ -77,7 +77,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       body: runRequestBodySchema,
       responses: accepted,
       errors: [400, 409],
-      handle: async ({ body, ctx }) => answerRequest(await reconciliation.requestTenantRun(tenantOf(ctx).id, 'tenant', body), ctx),
+      handle: async ({ body, ctx }) => answerRequest(await reconciliation.requestTenantRun(tenantOf(ctx).id, 'tenant', body ?? {}), ctx),
     }),
     defineRoute({
       method: 'get',
@@ -111,7 +111,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       body: runRequestBodySchema,
       responses: accepted,
       errors: [400, 403, 409],
-      handle: async ({ body, ctx }) => answerRequest(await reconciliation.requestTenantRun(userOf(ctx).tenantId, 'operator', body, userOf(ctx).id), ctx),
+      handle: async ({ body, ctx }) => answerRequest(await reconciliation.requestTenantRun(userOf(ctx).tenantId, 'operator', body ?? {}, userOf(ctx).id), ctx),
     }),
     defineRoute({
       method: 'get',

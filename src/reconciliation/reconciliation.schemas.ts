@@ -12,7 +12,8 @@ export const exceptionListQuerySchema = cursorQuerySchema.extend({ status: z.enu
 
 const instant = (name: string) => z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 timestamp` }).transform((text) => new Date(text));
 
-export const runRequestBodySchema = z.object({ from: instant('from').optional(), to: instant('to').optional() });
+/** Optional as a whole: a POST without a body asks for the default window. */
+export const runRequestBodySchema = z.object({ from: instant('from').optional(), to: instant('to').optional() }).optional();
 
 export const decisionBodySchema = z.object({
   note: z.string({ error: 'note is required' }).trim().min(1, { error: 'note is required' }).max(1_000, { error: 'note must be at most 1000 characters' }),

@@ -382,7 +382,7 @@ describe('reconciliation against the provider', () => {
       const response = await post(body);
       assert.deepEqual([response.status, response.body.error], [400, error], JSON.stringify(body));
     }
-    const [one, two] = await Promise.all([post({}), post({})]);
+    const [one, two] = await Promise.all([post({}), post(undefined)]);
     assert.deepEqual([one!.status, two!.status].sort(), [202, 409]);
     const accepted = one!.status === 202 ? one! : two!;
     await finished(stack, limited, accepted.body.run.ID);
