@@ -3,6 +3,7 @@ import type { Logger } from '../src/logger';
 import { createPaymentActivities } from './payments.activities';
 import { createReconciliationActivities } from './reconciliation.activities';
 import { createSettlementActivities } from './settlements.activities';
+import { createRetentionActivities } from './retention.activities';
 import { createSweepActivities } from './sweep.activities';
 import { createWebhookActivities } from './webhooks.activities';
 
@@ -12,7 +13,8 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
     ...createPaymentActivities({ confirmations: services.confirmations }),
     ...createWebhookActivities({ deliveries: services.deliveries }),
     ...createSettlementActivities({ execution: services.settlementExecution }),
-    ...createSweepActivities({ starter: services.starter, graceMs: sweepGraceMs, logger }),
+    ...createSweepActivities({ starter: services.starter, restarts: services.confirmationRestarts, graceMs: sweepGraceMs, logger }),
+    ...createRetentionActivities({ retention: services.retention, logger }),
     ...createReconciliationActivities({ reconciliation: services.reconciliationExecution }),
   };
 }

@@ -1,40 +1,48 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { SettlementNotFoundError, type SettlementExecutionService } from '../src/settlements/settlement-execution.service';
-import type { DestinationCheck, ProviderTxnLookup, SettlementWorkflowStatus, SubmissionResult } from '../src/temporal/payloads';
+import {
+  ProviderAmountMismatchError,
+  SettlementNotFoundError,
+  SettlementRuleError,
+  type SettlementExecutionService,
+} from '../src/settlements/settlement-execution.service';
+import type { AttemptProgress, DestinationCheck, RefundCheck, SettlementWorkflowStatus, SubmissionResult } from '../src/temporal/payloads';
 
-/** A missing settlement will not appear by retrying: fail the workflow task's activity for good. */
-async function nonRetryableWhenMissing<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * A missing settlement, a request the rules refuse, or a payout of the wrong amount will not change by
+ * retrying: fail the activity for good (the workflow fails visibly; nothing was moved).
+ */
+async function nonRetryableWhenHopeless<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof SettlementNotFoundError) throw ApplicationFailure.nonRetryable(error.message, 'SettlementNotFound');
+    if (error instanceof SettlementNotFoundError || error instanceof SettlementRuleError || error instanceof ProviderAmountMismatchError) {
+      throw ApplicationFailure.nonRetryable(error.message, error.name);
+    }
     throw error;
   }
 }
 
+/**
+ * Provider outages come back as `unavailable` results (the workflow backs off, honouring Retry-After);
+ * only infrastructure failures (database, worker) use the activity retry policy.
+ */
 export function createSettlementActivities(deps: { execution: SettlementExecutionService }) {
   const { execution } = deps;
   return {
     checkSettlementDestination(settlementId: string): Promise<DestinationCheck> {
-      return nonRetryableWhenMissing(() => execution.checkDestination(settlementId));
+      return nonRetryableWhenHopeless(() => execution.checkDestination(settlementId));
     },
     submitSettlementAttempt(settlementId: string, attemptNo: number): Promise<SubmissionResult> {
-      return nonRetryableWhenMissing(() => execution.submitAttempt(settlementId, attemptNo));
+      return nonRetryableWhenHopeless(() => execution.submitAttempt(settlementId, attemptNo));
     },
-    lookupTransferStatus(providerRef: string): Promise<ProviderTxnLookup> {
-      return execution.lookup(providerRef);
-    },
-    markSettlementAttemptFailed(settlementId: string, attemptNo: number, reason: string): Promise<void> {
-      return nonRetryableWhenMissing(() => execution.markAttemptFailed(settlementId, attemptNo, reason));
-    },
-    completeSettlement(settlementId: string, attemptNo: number, providerFeeKobo: string | null): Promise<SettlementWorkflowStatus> {
-      return nonRetryableWhenMissing(() => execution.complete(settlementId, attemptNo, providerFeeKobo));
+    pollSettlementAttempt(settlementId: string, attemptNo: number): Promise<AttemptProgress> {
+      return nonRetryableWhenHopeless(() => execution.pollAttempt(settlementId, attemptNo));
     },
     failSettlement(settlementId: string, reason: string): Promise<SettlementWorkflowStatus> {
-      return nonRetryableWhenMissing(() => execution.fail(settlementId, reason));
+      return nonRetryableWhenHopeless(() => execution.fail(settlementId, reason));
     },
-    refundSettlement(settlementId: string, reason: string): Promise<SettlementWorkflowStatus> {
-      return nonRetryableWhenMissing(() => execution.refund(settlementId, reason));
+    refundSettlement(settlementId: string, providerRef: string): Promise<RefundCheck> {
+      return nonRetryableWhenHopeless(() => execution.refund(settlementId, providerRef));
     },
   };
 }

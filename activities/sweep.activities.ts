@@ -1,9 +1,10 @@
 import { Context } from '@temporalio/activity';
+import type { ConfirmationRestarter, RestartResult } from '../src/jobs/confirmation-restarts';
 import type { SweepResult, WorkflowStarter } from '../src/jobs/workflow-starter';
 import type { Logger } from '../src/logger';
 
-export function createSweepActivities(deps: { starter: WorkflowStarter; graceMs: number; logger: Logger }) {
-  const { starter, graceMs, logger } = deps;
+export function createSweepActivities(deps: { starter: WorkflowStarter; restarts: ConfirmationRestarter; graceMs: number; logger: Logger }) {
+  const { starter, restarts, graceMs, logger } = deps;
   return {
     async sweepOutbox(): Promise<SweepResult> {
       let total: SweepResult = { found: 0, started: 0, failed: 0 };
@@ -15,6 +16,11 @@ export function createSweepActivities(deps: { starter: WorkflowStarter; graceMs:
       }
       if (total.found > 0) logger.info(total, 'convergence sweep started left-behind workflows');
       return total;
+    },
+
+    /** Starts again every confirmation whose run failed or was terminated while its credit is still provisional. */
+    restartStalledConfirmations(): Promise<RestartResult> {
+      return restarts.restartStalled(() => Context.current().heartbeat());
     },
   };
 }

@@ -6,9 +6,9 @@ import type { Knex } from 'knex';
  * - `adjustment` entries answer an earlier entry and name it in reverses_entry_id (the unique index
  *   keeps it to one answer per entry): a credit that restores a reversal the provider has since
  *   contradicted, or an operator's compensating debit of a confirmed credit the provider took back.
- * - That debit may leave the account below its provisional credits: the account is then flagged
- *   (`deficit_since`) and the available-balance CHECK accepts it only while flagged. The conformance
- *   work defines the same flag; when it lands, its own constraints take over (see the DO block).
+ * - That debit may take the account below zero, exactly as the reversal of a spent provisional
+ *   credit may: only_reversals_overdraw (20261123000300) lets adjustments overdraw too, and the
+ *   posting statement keeps the account's deficit flag as it does for a reversal.
  * - Runs, their findings (exceptions, each open one once per subject), the provider's rows of a run
  *   in flight (deleted when it finishes) and the per-account daily totals.
  */
@@ -19,17 +19,11 @@ export async function up(knex: Knex): Promise<void> {
     ALTER TABLE ledger_entries DROP CONSTRAINT reversal_references_original;
     ALTER TABLE ledger_entries ADD CONSTRAINT reversal_references_original CHECK ((kind IN ('reversal', 'adjustment')) = (reverses_entry_id IS NOT NULL));
 
-    ALTER TABLE virtual_accounts ADD COLUMN IF NOT EXISTS deficit_since timestamptz;
-    DO $$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'only_reversals_overdraw') THEN
-        ALTER TABLE ledger_entries DROP CONSTRAINT only_reversals_overdraw;
-        ALTER TABLE ledger_entries ADD CONSTRAINT only_reversals_overdraw CHECK (direction = 'credit' OR kind IN ('reversal', 'adjustment') OR balance_after >= 0);
-      ELSE
-        ALTER TABLE virtual_accounts DROP CONSTRAINT available_balance_not_negative;
-        ALTER TABLE virtual_accounts ADD CONSTRAINT available_balance_not_negative CHECK (ledger_balance >= pending_credits OR deficit_since IS NOT NULL);
-      END IF;
-    END $$;
+    ALTER TABLE ledger_entries DROP CONSTRAINT only_reversals_overdraw;
+    ALTER TABLE ledger_entries ADD CONSTRAINT only_reversals_overdraw CHECK (direction = 'credit' OR kind IN ('reversal', 'adjustment') OR balance_after >= 0);
+
+    -- The records of payments a run credited, for a webhook that arrives after it (answered as a duplicate).
+    CREATE INDEX inbound_events_found_by_reconciliation_idx ON inbound_events (transaction_id) WHERE flags @> ARRAY['found_by_reconciliation'];
 
     -- Misdirected payments by provider transaction, for the runs that meet them in the provider's listing.
     CREATE INDEX inbound_events_misdirected_txn_idx ON inbound_events (transaction_id) WHERE category = 'misdirected';
@@ -153,13 +147,12 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     DROP TABLE reconciliation_day_totals, reconciliation_provider_rows, reconciliation_run_exceptions, reconciliation_exceptions, reconciliation_runs;
-    DROP INDEX inbound_events_misdirected_txn_idx, settlements_open_idx;
+    DROP INDEX inbound_events_misdirected_txn_idx, settlements_open_idx, inbound_events_found_by_reconciliation_idx;
+    ALTER TABLE ledger_entries DROP CONSTRAINT only_reversals_overdraw;
+    ALTER TABLE ledger_entries ADD CONSTRAINT only_reversals_overdraw CHECK (direction = 'credit' OR kind = 'reversal' OR balance_after >= 0);
     ALTER TABLE ledger_entries DROP CONSTRAINT reversal_references_original;
     ALTER TABLE ledger_entries ADD CONSTRAINT reversal_references_original CHECK ((kind = 'reversal') = (reverses_entry_id IS NOT NULL));
     ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_kind_check;
     ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_kind_check CHECK (kind IN ('payment', 'settlement', 'reversal'));
-    ALTER TABLE virtual_accounts DROP CONSTRAINT available_balance_not_negative;
-    ALTER TABLE virtual_accounts ADD CONSTRAINT available_balance_not_negative CHECK (ledger_balance >= pending_credits);
-    ALTER TABLE virtual_accounts DROP COLUMN deficit_since;
   `);
 }

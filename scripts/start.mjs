@@ -45,7 +45,8 @@ async function demoTenant(env, apiUrl) {
   const tenant = JSON.parse(await runCli(['tenant:create', '--name', 'Demo Tenant', '--json'], { env }));
   const email = `demo+${tenant.tenantId.slice(0, 8)}@example.com`;
   const password = randomBytes(12).toString('base64url');
-  await runCli(['user:create', '--tenant', tenant.tenantId, '--email', email, '--password', password, '--json'], { env });
+  // On stdin: the CLI refuses a password in its arguments (visible in ps).
+  await runCli(['user:create', '--tenant', tenant.tenantId, '--email', email, '--json'], { env, input: password });
   const saved = { ...tenant, email, password };
   writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   return saved;

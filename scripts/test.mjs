@@ -4,6 +4,7 @@
 //   npm test                      every layer
 //   npm test -- unit integration  some layers
 //   npm test -- --grep settle     mocha's grep, across the chosen layers
+//   npm test -- record-histories  on demand only: re-record the histories the replay test replays
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,11 +18,13 @@ import { ensureSchemathesis } from './infra/schemathesis.mjs';
 import { ensureTestServerExecutable } from './infra/test-server.mjs';
 
 const LAYERS = ['unit', 'workflows', 'integration', 'e2e', 'resilience', 'contract'];
-const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, e2e: 180_000, resilience: 300_000, contract: 900_000 };
+/** Run only when named: each maps to its directory under dist/test. */
+const ON_DEMAND = { 'record-histories': 'replay' };
+const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, e2e: 180_000, resilience: 300_000, contract: 900_000, 'record-histories': 300_000 };
 const log = makeLogger('test');
 
 function parseArgs(argv) {
-  const layers = argv.filter((arg) => LAYERS.includes(arg));
+  const layers = argv.filter((arg) => LAYERS.includes(arg) || Object.hasOwn(ON_DEMAND, arg));
   const grepAt = argv.indexOf('--grep');
   return { layers: layers.length ? layers : LAYERS, grep: grepAt >= 0 ? argv[grepAt + 1] : undefined };
 }
@@ -64,7 +67,7 @@ async function main() {
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
   const temporal = await ensureTemporalServer({ log: makeLogger('temporal'), mode: 'test' });
-  const testServer = layers.includes('workflows') ? await ensureTestServerExecutable({ log: makeLogger('test-server') }) : null;
+  const testServer = layers.includes('workflows') || layers.includes('record-histories') ? await ensureTestServerExecutable({ log: makeLogger('test-server') }) : null;
   const schemathesis = layers.includes('contract') ? await ensureSchemathesis({ log: makeLogger('schemathesis') }) : null;
   const database = await createTestDatabase(postgres.url);
   log(`provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s (database ${new URL(database.url).pathname.slice(1)}, temporal ${temporal.address})`);
@@ -80,12 +83,18 @@ async function main() {
     TEMPORAL_TEST_SERVER: testServer?.path ?? '',
     SCHEMATHESIS_BIN: schemathesis?.bin ?? '',
     ALLOW_PRIVATE_CALLBACK_URLS: 'true',
+    // Sign-ins at the production cost (2^17) take seconds each on this loaded machine; the tests that
+    // are about the cost set it back to the default themselves.
+    PASSWORD_SCRYPT_LOG_N: process.env.PASSWORD_SCRYPT_LOG_N ?? '14',
+    // Every test signs in from 127.0.0.1 against one database; the rate-limit tests set their own limits.
+    RATE_LIMIT_SIGNIN_ADDRESS: process.env.RATE_LIMIT_SIGNIN_ADDRESS ?? 'off',
   };
   const results = [];
   try {
     await runCli(['db:migrate'], { env });
     for (const layer of layers) {
-      if (!existsSync(join(repoRoot(), 'dist', 'test', layer))) {
+      const directory = Object.hasOwn(ON_DEMAND, layer) ? ON_DEMAND[layer] : layer;
+      if (!existsSync(join(repoRoot(), 'dist', 'test', directory))) {
         log(`layer: ${layer} has no tests yet; skipped`);
         continue;
       }
@@ -98,7 +107,7 @@ async function main() {
         '--timeout',
         String(TIMEOUTS[layer]),
         ...(grep ? ['--grep', grep] : []),
-        join('dist', 'test', layer),
+        join('dist', 'test', directory),
       ];
       const result = await run(process.execPath, args, { cwd: repoRoot(), env, stdio: 'inherit' });
       results.push({ layer, ok: result.ok });

@@ -10,6 +10,8 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly details?: ErrorDetail[],
+    /** Response headers that belong to the error (Retry-After). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'AppError';

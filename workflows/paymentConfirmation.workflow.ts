@@ -1,59 +1,93 @@
-import { defineQuery, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { continueAsNew, defineQuery, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments.activities';
-import type { ConfirmationOutcome, PaymentConfirmationInput, ProviderTxnLookup } from '../src/temporal/payloads';
+import { backedOff, initialProgress, nextStep, recordLookup } from '../src/payments/confirmation-rules';
+import type { ConfirmationOutcome, ConfirmationProgress, CreditResolution, PaymentConfirmationInput, ProviderTxnLookup } from '../src/temporal/payloads';
 
 // Local activities: each is a short call (a lookup, one transaction) that the worker runs itself, so a
-// confirmation costs the server one workflow task instead of an activity task per call.
+// confirmation costs the server one workflow task instead of an activity task per call. After 10 s of
+// local retries (the database down, say) a retry becomes a server timer: an outage never makes the
+// workflow task heartbeat into a growing history.
 const { lookupProviderTransaction, confirmPaymentCredit, reversePaymentCredit } = proxyLocalActivities<PaymentActivities>({
   startToCloseTimeout: '1 minute',
+  localRetryThreshold: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-/** Lookups back off to this interval at most. */
-const MAX_POLL_MS = 5 * 60_000;
+/**
+ * A run continues as new once its history passes this many events (a lookup and a wait cost about
+ * seven), so a confirmation that waits for days on an unreachable provider or a payment stuck in
+ * PROCESSING keeps every history far below Temporal's limits.
+ */
+export const CONFIRMATION_HISTORY_LIMIT = 1_000;
 
 export interface ConfirmationState {
   lookups: number;
   lastLookup: ProviderTxnLookup | null;
+  /** Workflow time the provider first showed the transaction; null while it never has. */
+  firstSeenAtMs: number | null;
+  /** When "not known to the provider" starts to count: posting time plus the window. */
+  deadlineMs: number;
+  /** Why the workflow is waiting, or how it ended. */
+  reason: string | null;
   outcome: ConfirmationOutcome | null;
+  runs: number;
 }
 
 export const confirmationStatusQuery = defineQuery<ConfirmationState>('status');
 
 /**
- * Confirms a provisional credit once the provider shows the transaction as SUCCESS for the same gross
- * amount; reverses it on a failure, refund or mismatch, or when the provider still does not know it at
- * the end of the window. While the provider is unreachable nothing is decided: a payment is never
- * reversed for lack of an answer.
+ * Confirms a provisional credit once the provider shows it SUCCESS (the confirm activity compares every
+ * field with the database first); reverses it on a failure, a refund or a mismatch, or when the
+ * provider still does not know it after the window that counts from posting time. PROCESSING waits
+ * however long it takes; a transaction the provider has shown once is never reversed by a later "not
+ * found"; an unreachable provider never reverses anything. The decisions are confirmation-rules.ts.
  */
 export async function paymentConfirmationWorkflow(input: PaymentConfirmationInput): Promise<ConfirmationOutcome> {
-  const state: ConfirmationState = { lookups: 0, lastLookup: null, outcome: null };
+  // Workflow time at the first activation: runs started before postedAtMs existed counted from here.
+  const postedAtMs = input.postedAtMs ?? Date.now();
+  const deadlineMs = postedAtMs + input.windowMs;
+  let progress: ConfirmationProgress = input.progress ?? initialProgress(input.pollIntervalMs);
+  const state: ConfirmationState = {
+    lookups: progress.lookups,
+    lastLookup: null,
+    firstSeenAtMs: progress.firstSeenAtMs,
+    deadlineMs,
+    reason: null,
+    outcome: null,
+    runs: progress.runs,
+  };
   setHandler(confirmationStatusQuery, () => state);
-  const deadline = Date.now() + input.windowMs;
-  let delay = input.pollIntervalMs;
 
-  const settle = async (decision: Promise<ConfirmationOutcome>): Promise<ConfirmationOutcome> => {
-    state.outcome = await decision;
-    return state.outcome;
+  const noteLookup = (lookup: ProviderTxnLookup): void => {
+    progress = recordLookup(progress, lookup, Date.now());
+    Object.assign(state, { lookups: progress.lookups, lastLookup: lookup, firstSeenAtMs: progress.firstSeenAtMs });
+  };
+  const wait = async (ms: number, why: string): Promise<void> => {
+    state.reason = why;
+    await sleep(ms);
+    progress = backedOff(progress);
   };
 
   for (;;) {
+    const info = workflowInfo();
+    if (info.historyLength >= CONFIRMATION_HISTORY_LIMIT || info.continueAsNewSuggested) {
+      await continueAsNew<typeof paymentConfirmationWorkflow>({ ...input, postedAtMs, progress: { ...progress, runs: progress.runs + 1 } });
+    }
     const lookup = await lookupProviderTransaction(input.providerTxnRef);
-    state.lookups += 1;
-    state.lastLookup = lookup;
-    if (lookup.kind === 'found' && lookup.status === 'SUCCESS') {
-      return lookup.grossAmountKobo === input.grossAmountKobo
-        ? settle(confirmPaymentCredit(input.entryId))
-        : settle(reversePaymentCredit(input.entryId, `provider amount ${lookup.grossAmountKobo} kobo differs from ${input.grossAmountKobo} kobo`));
+    noteLookup(lookup);
+    const step = nextStep(progress, lookup, { nowMs: Date.now(), deadlineMs, pollIntervalMs: input.pollIntervalMs });
+    if (step.kind === 'wait') {
+      await wait(step.ms, step.why);
+      continue;
     }
-    if (lookup.kind === 'found' && (lookup.status === 'PAYMENT_FAILED' || lookup.status === 'REFUND')) {
-      return settle(reversePaymentCredit(input.entryId, `provider reports ${lookup.status}`));
+    const resolution: CreditResolution = step.kind === 'confirm' ? await confirmPaymentCredit(input.entryId) : await reversePaymentCredit(input.entryId, step.reason);
+    if (resolution.kind === 'settled') {
+      state.outcome = resolution.outcome;
+      state.reason = resolution.reason;
+      return resolution.outcome;
     }
-    const remaining = deadline - Date.now();
-    if (remaining <= 0 && lookup.kind !== 'unavailable') {
-      return settle(reversePaymentCredit(input.entryId, 'not confirmed by the provider within the confirmation window'));
-    }
-    await sleep(remaining > 0 ? Math.min(delay, remaining) : delay);
-    delay = Math.min(delay * 2, MAX_POLL_MS);
+    // The activity's own look at the provider did not support the decision: that answer counts, and the workflow waits.
+    noteLookup(resolution.lookup);
+    await wait(progress.delayMs, resolution.reason);
   }
 }

@@ -1,118 +1,154 @@
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { SettlementActivities } from '../activities/settlements.activities';
-import {
-  PAYOUT_SIGNAL,
-  type PayoutSignal,
-  type SettlementInput,
-  type SettlementWorkflowState,
-  type SettlementWorkflowStatus,
-  type SubmissionResult,
-} from '../src/temporal/payloads';
+import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from '../src/temporal/pacing';
+import type { SettlementInput, SettlementProgress, SettlementWorkflowStatus } from '../src/temporal/payloads';
 import { SETTLEMENT_STATUS } from '../src/temporal/search-attributes';
+import { payoutSignal, settlementStatusQuery } from '../src/temporal/settlement-messages';
 
 // Each activity is one provider call (10 s deadline, plus a token refresh at worst) around short
-// transactions: a worker that dies mid-activity delays the settlement by this much at most.
+// transactions. Provider outages come back as results; this retry policy only covers the database
+// and the worker.
 const activities = proxyActivities<SettlementActivities>({
   startToCloseTimeout: '45 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-const MAX_POLL_MS = 60_000;
-const MAX_REFUND_POLL_MS = 60 * 60_000;
-
-export const payoutSignal = defineSignal<[PayoutSignal]>(PAYOUT_SIGNAL);
-export const settlementStatusQuery = defineQuery<SettlementWorkflowState>('status');
-
-type AttemptOutcome = { kind: 'success'; feeKobo: string | null } | { kind: 'failed'; reason: string } | { kind: 'refund' } | { kind: 'closed' };
-
 /**
- * Pays a settlement out: up to maxAttempts submissions, each under its own reference `<ref>-<n>`.
- * A new reference is used only once the previous one has definitely failed; an ambiguous submission is
- * resolved by a status lookup first (and repeated under the same reference, which the provider dedups).
- * All attempts failing reverses the debit (status failed); a provider refund at any point reverses it
- * too (status refunded); after success, refunds are still watched for refundWatchMs.
+ * Pays a settlement out: up to maxAttempts references `<ref>-<n>`. The activities decide from the
+ * provider's lookup, never from what the workflow tells them; the workflow decides when to ask:
+ * - an outage on submit repeats the same reference (the provider dedups it) with back-off, honouring
+ *   Retry-After, and does not use up an attempt;
+ * - a submitted reference is polled (back-off ×1.5 to 60 s, a payout webhook wakes it early) until the
+ *   activity reports it succeeded or failed; only then may reference n+1 be used;
+ * - success confirms the debit and watches for a refund for refundWatchMs; all attempts failing
+ *   reverses it (failed); a refund of the paid attempt reverses it (refunded).
+ * Long waits (a transfer PROCESSING for days, an outage) continue as new, carrying `progress`.
  */
 export async function settlementWorkflow(input: SettlementInput): Promise<SettlementWorkflowStatus> {
-  const state: SettlementWorkflowState = { status: 'pending', attempt: 0, providerRef: null, lastProviderStatus: null };
-  // References the provider has sent news about since the workflow last waited for them.
+  const progress: SettlementProgress = input.progress ?? { stage: 'destination', status: 'pending', attempt: 0, delayMs: input.pollIntervalMs, untilMs: null, lastProviderStatus: null };
+  const providerRef = (): string | null => (progress.attempt > 0 ? `${input.merchantTxRef}-${progress.attempt}` : null);
+  // References the provider has sent news about (payout webhooks) since the workflow last waited for them.
   const news = new Set<string>();
-  setHandler(settlementStatusQuery, () => state);
+  setHandler(settlementStatusQuery, () => ({
+    status: progress.status,
+    stage: progress.stage,
+    attempt: progress.attempt,
+    providerRef: providerRef(),
+    lastProviderStatus: progress.lastProviderStatus,
+  }));
   setHandler(payoutSignal, (signal) => {
     news.add(signal.providerRef);
   });
 
   const setStatus = (status: SettlementWorkflowStatus): SettlementWorkflowStatus => {
-    if (state.status !== status) upsertSearchAttributes([{ key: SETTLEMENT_STATUS, value: status }]);
-    state.status = status;
+    if (progress.status !== status) upsertSearchAttributes([{ key: SETTLEMENT_STATUS, value: status }]);
+    progress.status = status;
     return status;
   };
 
-  /** Sleeps up to `ms`, waking early when the provider's webhook for `providerRef` arrives (or arrived meanwhile). */
-  const waitForNews = async (providerRef: string, ms: number): Promise<void> => {
-    await condition(() => news.has(providerRef), ms);
-    news.delete(providerRef);
+  /** Waits out the current back-off (at least `retryAfterMs`), waking early on news about the current reference. */
+  const backOff = async (capMs: number, retryAfterMs?: number): Promise<void> => {
+    const { waitMs, nextDelayMs } = pace(progress.delayMs, capMs, retryAfterMs);
+    progress.delayMs = nextDelayMs;
+    const ref = providerRef();
+    if (ref === null) {
+      await sleep(waitMs);
+      return;
+    }
+    await condition(() => news.has(ref), waitMs);
+    news.delete(ref);
   };
 
-  const awaitOutcome = async (attempt: number, providerRef: string, submission: SubmissionResult): Promise<AttemptOutcome> => {
-    if (submission.kind === 'settlement_closed') return { kind: 'closed' };
-    if (submission.kind === 'rejected') return { kind: 'failed', reason: submission.reason };
-    let current: SubmissionResult = submission;
-    let delay = input.pollIntervalMs;
-    for (;;) {
-      const lookup = await activities.lookupTransferStatus(providerRef);
-      state.lastProviderStatus = lookup.kind === 'found' ? lookup.status : lookup.kind;
-      if (lookup.kind === 'found') {
-        if (lookup.status === 'SUCCESS') return { kind: 'success', feeKobo: lookup.feeKobo };
-        if (lookup.status === 'PAYMENT_FAILED') return { kind: 'failed', reason: 'provider reports PAYMENT_FAILED' };
-        if (lookup.status === 'REFUND') return { kind: 'refund' };
-      }
-      if (lookup.kind === 'not_found' && current.kind === 'ambiguous') {
-        // The provider has no record of it: repeating the same reference cannot pay twice.
-        current = await activities.submitSettlementAttempt(input.settlementId, attempt);
-        if (current.kind === 'settlement_closed') return { kind: 'closed' };
-        if (current.kind === 'rejected') return { kind: 'failed', reason: current.reason };
-        continue;
-      }
-      await waitForNews(providerRef, delay);
-      delay = Math.min(Math.round(delay * 1.5), MAX_POLL_MS);
-    }
+  const startAttempt = (attempt: number): void => {
+    progress.attempt = attempt;
+    progress.stage = 'submit';
+    progress.delayMs = input.pollIntervalMs;
+    progress.untilMs = null;
   };
 
-  const watchForRefund = async (providerRef: string): Promise<SettlementWorkflowStatus> => {
-    const deadline = Date.now() + input.refundWatchMs;
-    let delay = input.pollIntervalMs;
-    while (Date.now() < deadline) {
-      await waitForNews(providerRef, Math.min(delay, deadline - Date.now()));
-      const lookup = await activities.lookupTransferStatus(providerRef);
-      if (lookup.kind === 'found' && lookup.status === 'REFUND') {
-        return setStatus(await activities.refundSettlement(input.settlementId, 'provider refunded the transfer after success'));
+  for (;;) {
+    const { historyLength, continueAsNewSuggested } = workflowInfo();
+    if (historyLength >= HISTORY_EVENT_LIMIT || continueAsNewSuggested) {
+      await continueAsNew<typeof settlementWorkflow>({ ...input, progress });
+    }
+
+    switch (progress.stage) {
+      case 'destination': {
+        const check = await activities.checkSettlementDestination(input.settlementId);
+        if (check.kind === 'closed') return setStatus(check.status);
+        if (check.kind === 'invalid') return setStatus(await activities.failSettlement(input.settlementId, check.reason));
+        if (check.kind === 'ok') startAttempt(1);
+        else await backOff(MAX_PROVIDER_BACKOFF_MS, check.retryAfterMs);
+        break;
       }
-      delay = Math.min(delay * 2, MAX_REFUND_POLL_MS);
-    }
-    return state.status;
-  };
 
-  const destination = await activities.checkSettlementDestination(input.settlementId);
-  if (destination.kind === 'closed') return setStatus(destination.status);
-  if (destination.kind === 'invalid') return setStatus(await activities.failSettlement(input.settlementId, destination.reason));
+      case 'submit': {
+        const submission = await activities.submitSettlementAttempt(input.settlementId, progress.attempt);
+        if (submission.kind === 'settlement_closed') return setStatus(submission.status);
+        setStatus('processing');
+        progress.lastProviderStatus = submission.kind;
+        if (submission.kind === 'unavailable') {
+          // No definite answer: the same reference again, later. It may have arrived; the provider dedups it.
+          await backOff(MAX_PROVIDER_BACKOFF_MS, submission.retryAfterMs);
+        } else {
+          progress.stage = 'follow';
+          progress.delayMs = input.pollIntervalMs;
+        }
+        break;
+      }
 
-  for (let attempt = 1; attempt <= input.maxAttempts; attempt += 1) {
-    const providerRef = `${input.merchantTxRef}-${attempt}`;
-    state.attempt = attempt;
-    state.providerRef = providerRef;
-    const submission = await activities.submitSettlementAttempt(input.settlementId, attempt);
-    if (submission.kind !== 'settlement_closed') setStatus('processing');
-    const outcome = await awaitOutcome(attempt, providerRef, submission);
-    if (outcome.kind === 'closed') return state.status;
-    if (outcome.kind === 'refund') return setStatus(await activities.refundSettlement(input.settlementId, 'provider refunded the transfer'));
-    if (outcome.kind === 'success') {
-      const status = setStatus(await activities.completeSettlement(input.settlementId, attempt, outcome.feeKobo));
-      return status === 'success' ? watchForRefund(providerRef) : status;
-    }
-    await activities.markSettlementAttemptFailed(input.settlementId, attempt, outcome.reason);
-    if (attempt < input.maxAttempts) {
-      await sleep(input.retryScheduleMs[Math.min(attempt - 1, input.retryScheduleMs.length - 1)] ?? 0);
+      case 'follow': {
+        const poll = await activities.pollSettlementAttempt(input.settlementId, progress.attempt);
+        if (poll.kind === 'settlement_closed') return setStatus(poll.status);
+        if (poll.kind === 'succeeded') {
+          progress.lastProviderStatus = 'SUCCESS';
+          if (setStatus(poll.status) !== 'success') return progress.status;
+          progress.stage = 'watch';
+          progress.untilMs = Date.now() + input.refundWatchMs;
+          progress.delayMs = input.pollIntervalMs;
+        } else if (poll.kind === 'failed') {
+          progress.lastProviderStatus = poll.reason;
+          if (progress.attempt >= input.maxAttempts) {
+            return setStatus(await activities.failSettlement(input.settlementId, `all ${input.maxAttempts} submission attempts failed`));
+          }
+          progress.stage = 'pause';
+          progress.untilMs = Date.now() + (input.retryScheduleMs[Math.min(progress.attempt - 1, input.retryScheduleMs.length - 1)] ?? 0);
+        } else {
+          progress.lastProviderStatus = poll.kind === 'pending' ? poll.providerStatus : 'unavailable';
+          await backOff(MAX_PROVIDER_BACKOFF_MS, poll.kind === 'unavailable' ? poll.retryAfterMs : undefined);
+        }
+        break;
+      }
+
+      case 'pause': {
+        const left = (progress.untilMs ?? 0) - Date.now();
+        if (left > 0) await sleep(left);
+        startAttempt(progress.attempt + 1);
+        break;
+      }
+
+      case 'watch': {
+        const left = (progress.untilMs ?? 0) - Date.now();
+        if (left <= 0) return progress.status;
+        const { waitMs, nextDelayMs } = pace(progress.delayMs, MAX_REFUND_WATCH_BACKOFF_MS);
+        progress.delayMs = nextDelayMs;
+        const ref = providerRef()!;
+        await condition(() => news.has(ref), Math.min(waitMs, left));
+        news.delete(ref);
+        const check = await activities.refundSettlement(input.settlementId, ref);
+        if (check.kind === 'unavailable') {
+          progress.lastProviderStatus = 'unavailable';
+          progress.delayMs = Math.max(progress.delayMs, check.retryAfterMs ?? 0);
+          break;
+        }
+        progress.lastProviderStatus = check.kind;
+        // refunded here or by a settlementRefundWorkflow; any other status change ends the watch too.
+        if (setStatus(check.status) !== 'success') return progress.status;
+        break;
+      }
+
+      default:
+        throw new Error(`unknown settlement stage ${String(progress.stage satisfies never)}`);
     }
   }
-  return setStatus(await activities.failSettlement(input.settlementId, `all ${input.maxAttempts} submission attempts failed`));
 }

@@ -1,11 +1,18 @@
-import { defineQuery, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.activities';
 import type { DeliveryAttemptResult, WebhookDeliveryInput } from '../src/temporal/payloads';
+import { WEBHOOK_SEND_AS_ACTIVITY } from './patches';
 
-// Local activities: the worker runs these short calls itself, sparing the server an activity task each.
-const { sendWebhook, recordWebhookAttempt } = proxyLocalActivities<WebhookActivities>({
-  // The HTTP call itself has a 10 s deadline; the rest is database time, retried until it works.
+// The HTTP call is a normal activity: a tenant's slow endpoint holds an activity slot for up to
+// WEBHOOK_TIMEOUT, never a workflow-task slot that confirmations need. The rest is database time.
+const { sendWebhook } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+const local = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: '1 minute',
+  localRetryThreshold: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
@@ -25,11 +32,13 @@ export const deliveryStatusQuery = defineQuery<DeliveryState>('status');
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<'succeeded' | 'dead_letter'> {
   const state: DeliveryState = { attempts: 0, lastResult: null, outcome: null };
   setHandler(deliveryStatusQuery, () => state);
+  // Deliveries started before the send became a normal activity keep sending it locally (see workflows/patches.ts).
+  const send = patched(WEBHOOK_SEND_AS_ACTIVITY) ? sendWebhook : local.sendWebhook;
   for (let attempt = 1; ; attempt += 1) {
-    const result = await sendWebhook(input.deliveryId);
+    const result = await send(input.deliveryId);
     const last = attempt >= input.maxAttempts;
     const retryInMs = last ? null : (input.retryScheduleMs[Math.min(attempt - 1, input.retryScheduleMs.length - 1)] ?? 0);
-    await recordWebhookAttempt(input.deliveryId, attempt, result, result.ok ? null : retryInMs);
+    await local.recordWebhookAttempt(input.deliveryId, attempt, result, result.ok ? null : retryInMs);
     state.attempts = attempt;
     state.lastResult = result;
     if (result.ok || retryInMs === null) {

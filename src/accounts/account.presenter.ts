@@ -14,6 +14,8 @@ export function presentAccount(account: AccountRecord): VirtualAccountView {
     CustomerID: account.customerId,
     CallbackURL: account.callbackUrl,
     ExpectedAmount: account.expectedAmount === null ? null : formatKobo(account.expectedAmount),
+    InDeficit: account.deficitSince !== null,
+    DeficitSince: account.deficitSince?.toISOString() ?? null,
     CreatedAt: account.createdAt.toISOString(),
   };
 }

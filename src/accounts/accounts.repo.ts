@@ -19,6 +19,10 @@ export interface AccountRecord {
   pendingCredits: Kobo;
   totalCredits: Kobo;
   totalDebits: Kobo;
+  /** The entries' seq up to which the totals above count. */
+  lastSeq: bigint;
+  /** Set while the ledger balance is below zero (a spent provisional credit was reversed). */
+  deficitSince: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -39,6 +43,8 @@ interface AccountRow {
   pending_credits: string;
   total_credits: string;
   total_debits: string;
+  last_seq: string;
+  deficit_since: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -60,6 +66,8 @@ function toAccount(row: AccountRow): AccountRecord {
     pendingCredits: koboFromDb(row.pending_credits),
     totalCredits: koboFromDb(row.total_credits),
     totalDebits: koboFromDb(row.total_debits),
+    lastSeq: BigInt(row.last_seq),
+    deficitSince: row.deficit_since,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -118,6 +126,12 @@ export function createAccountsRepo(db: DbOrTrx) {
       const query = db('virtual_accounts').where({ tenant_id: tenantId }).orderBy('id').limit(limit);
       if (afterId) query.where('id', '>', afterId);
       const rows: AccountRow[] = await query;
+      return rows.map(toAccount);
+    },
+
+    /** The tenant's accounts below zero, longest in deficit first. */
+    async listInDeficit(tenantId: string, limit: number): Promise<AccountRecord[]> {
+      const rows: AccountRow[] = await db('virtual_accounts').where({ tenant_id: tenantId }).whereNotNull('deficit_since').orderBy('deficit_since').limit(limit);
       return rows.map(toAccount);
     },
 

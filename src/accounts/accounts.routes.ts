@@ -1,4 +1,4 @@
-import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
+import { defineRoute, idempotencyKeyOf, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
@@ -9,6 +9,7 @@ import {
   accountListResponseSchema,
   accountRefParamsSchema,
   balanceResponseSchema,
+  deficitAccountsResponseSchema,
   provisionAccountBodySchema,
   virtualAccountSchema,
 } from './accounts.schemas';
@@ -79,9 +80,23 @@ export function accountsRoutes(deps: { accounts: AccountsService }): RouteDefini
             ledgerBalance: formatKobo(account.ledgerBalance),
             availableBalance: formatKobo(account.ledgerBalance - account.pendingCredits),
             pendingCredits: formatKobo(account.pendingCredits),
+            inDeficit: account.deficitSince !== null,
             asOf: asOf.toISOString(),
           },
         };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/deficit-accounts',
+      summary: 'Accounts below zero (a spent provisional credit was reversed); they settle nothing until back above zero',
+      tag: 'accounts',
+      auth: 'session',
+      responses: { 200: { description: 'Longest in deficit first, at most 500', schema: deficitAccountsResponseSchema } },
+      errors: [403],
+      handle: async ({ ctx }) => {
+        const accountsInDeficit = await accounts.inDeficit(userOf(ctx).tenantId);
+        return { status: 200, body: { accounts: accountsInDeficit.map((account) => ({ ...presentAccount(account), LedgerBalance: formatKobo(account.ledgerBalance) })) } };
       },
     }),
   ];

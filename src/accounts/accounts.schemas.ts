@@ -21,6 +21,8 @@ export const virtualAccountSchema = z.object({
   CustomerID: z.uuid(),
   CallbackURL: z.string().nullable(),
   ExpectedAmount: moneySchema.nullable(),
+  InDeficit: z.boolean(),
+  DeficitSince: timestampSchema.nullable(),
   CreatedAt: timestampSchema,
 });
 export type VirtualAccountView = z.infer<typeof virtualAccountSchema>;
@@ -40,5 +42,10 @@ export const balanceResponseSchema = z.object({
   ledgerBalance: moneySchema,
   availableBalance: moneySchema,
   pendingCredits: moneySchema,
+  inDeficit: z.boolean(),
   asOf: timestampSchema,
+});
+
+export const deficitAccountsResponseSchema = z.object({
+  accounts: z.array(virtualAccountSchema.extend({ LedgerBalance: moneySchema })),
 });

@@ -1,11 +1,12 @@
 import { createAuthRepo } from '../auth/auth.repo';
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
+import { BVN_COLUMN, encryptionContext } from '../encryption/encrypted-columns';
 import { createCustomersRepo } from '../customers/customers.repo';
 import type { Db } from '../db';
 import { BadRequestError, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
-import { idempotencyMismatch, requestHash } from '../idempotency/request-hash';
+import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { randomToken, uuidv7 } from '../ids';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderClient, ProviderVirtualAccount } from '../provider/provider.types';
@@ -20,12 +21,15 @@ export function newAccountRef(tenantRefPrefix: string): string {
   return `va_${tenantRefPrefix}_${randomToken(12)}`;
 }
 
+/** Deficits are rare (a reversal after the money was spent); the operator list is not paged. */
+export const DEFICIT_LIST_LIMIT = 500;
+
 export interface AccountBalance {
   account: AccountRecord;
   asOf: Date;
 }
 
-type AccountsConfig = Pick<Config, 'DATA_ENCRYPTION_KEY' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'MAX_AMOUNT'>;
+type AccountsConfig = Pick<Config, 'DATA_ENCRYPTION_KEYRING' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'MAX_AMOUNT' | 'REQUEST_HASH_SECRET'>;
 
 export function createAccountsService(deps: { db: Db; config: AccountsConfig; provider: ProviderClient }) {
   const { db, config, provider } = deps;
@@ -74,10 +78,10 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
           tenant_id: tenantId,
           scope: 'account',
           key: idempotencyKey,
-          request_hash: requestHash(body),
+          request_hash: requestHash(config.REQUEST_HASH_SECRET, body),
           resource_ref: accountRef,
         });
-        if (record.request_hash !== requestHash(body)) throw idempotencyMismatch();
+        if (!sameRequest(record.request_hash, config.REQUEST_HASH_SECRET, body)) throw idempotencyMismatch();
         if (record.resource_id) {
           const existing = await accounts.findById(record.resource_id);
           if (existing) return existing;
@@ -86,14 +90,10 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
       }
       const registered = await registerWithProvider(accountRef, body);
       return db.transaction(async (trx) => {
-        const customer = await createCustomersRepo(trx).upsertByExternalRef({
-          id: uuidv7(),
-          tenantId,
-          externalRef: body.externalRef,
-          name: body.name,
-          bvnEnc: body.bvn ? encryptSecret(config.DATA_ENCRYPTION_KEY, body.bvn) : null,
-          bvnLast4: body.bvn ? body.bvn.slice(-4) : null,
-        });
+        const customers = createCustomersRepo(trx);
+        const customer = await customers.upsertByExternalRef({ id: uuidv7(), tenantId, externalRef: body.externalRef, name: body.name });
+        // Encrypted once the row id is known: it is bound to the ciphertext. The first BVN given is kept.
+        if (body.bvn) await customers.setBvnIfAbsent(customer.id, encryptSecret(config.DATA_ENCRYPTION_KEYRING, body.bvn, encryptionContext(BVN_COLUMN, customer.id)), body.bvn.slice(-4));
         const account = await createAccountsRepo(trx).insert({
           id: uuidv7(),
           tenantId,
@@ -112,6 +112,11 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
 
     async list(tenantId: string, afterId: string | null, limit: number): Promise<AccountRecord[]> {
       return accounts.list(tenantId, afterId, limit + 1);
+    },
+
+    /** For operators: the accounts a reversal left below zero, which settle nothing until topped up. */
+    async inDeficit(tenantId: string): Promise<AccountRecord[]> {
+      return accounts.listInDeficit(tenantId, DEFICIT_LIST_LIMIT);
     },
 
     async balance(tenantId: string, accountRef: string): Promise<AccountBalance> {

@@ -76,6 +76,10 @@ export function createAuthRepo(db: DbOrTrx) {
       return db('dashboard_users').where({ email }).first('id', 'tenant_id', 'email', 'password_hash');
     },
 
+    async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+      await db('dashboard_users').where({ id: userId }).update({ password_hash: passwordHash });
+    },
+
     async insertSession(session: { id: string; userId: string; tokenHash: Buffer; expiresAt: Date }): Promise<void> {
       await db('sessions').insert({ id: session.id, user_id: session.userId, token_hash: session.tokenHash, expires_at: session.expiresAt });
     },

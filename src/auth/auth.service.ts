@@ -8,7 +8,7 @@ import type { Authenticator } from '../http/middleware/auth';
 import { randomToken, uuidv7 } from '../ids';
 import { generateApiKey, hashApiKey } from './api-keys';
 import { createAuthRepo, type TenantRecord } from './auth.repo';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords';
+import { createPasswordHasher } from './passwords';
 
 export interface LoginResult {
   token: string;
@@ -18,9 +18,12 @@ export interface LoginResult {
   expiresAt: Date;
 }
 
-export function createAuthService(deps: { db: Db; config: Pick<Config, 'SESSION_TTL'> }) {
+type AuthConfig = Pick<Config, 'SESSION_TTL' | 'PASSWORD_SCRYPT_LOG_N' | 'PASSWORD_HASH_CONCURRENCY' | 'PASSWORD_HASH_QUEUE'>;
+
+export function createAuthService(deps: { db: Db; config: AuthConfig }) {
   const { db, config } = deps;
   const repo = createAuthRepo(db);
+  const passwords = createPasswordHasher({ logN: config.PASSWORD_SCRYPT_LOG_N, concurrency: config.PASSWORD_HASH_CONCURRENCY, maxWaiting: config.PASSWORD_HASH_QUEUE });
 
   async function issueApiKey(tenantId: string, store = repo): Promise<string> {
     const apiKey = generateApiKey();
@@ -85,7 +88,7 @@ export function createAuthService(deps: { db: Db; config: Pick<Config, 'SESSION_
       if (password.length < 12) throw new ValidationError('password must be at least 12 characters');
       const userId = uuidv7();
       try {
-        await repo.insertUser({ id: userId, tenantId, email: email.trim().toLowerCase(), passwordHash: await hashPassword(password) });
+        await repo.insertUser({ id: userId, tenantId, email: email.trim().toLowerCase(), passwordHash: await passwords.hash(password) });
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError('a user with that email already exists');
         throw error;
@@ -95,8 +98,9 @@ export function createAuthService(deps: { db: Db; config: Pick<Config, 'SESSION_
 
     async login(email: string, password: string): Promise<LoginResult> {
       const user = await repo.findUserByEmail(email.trim().toLowerCase());
-      const valid = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+      const valid = await passwords.verify(password, user?.password_hash ?? passwords.dummyHash);
       if (!user || !valid) throw new UnauthorizedError('invalid email or password');
+      if (passwords.isOutdated(user.password_hash)) await repo.setPasswordHash(user.id, await passwords.hash(password));
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(Date.now() + config.SESSION_TTL);
       await repo.insertSession({ id: uuidv7(), userId: user.id, tokenHash: sha256(token), expiresAt });

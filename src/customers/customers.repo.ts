@@ -39,8 +39,6 @@ export interface NewCustomer {
   tenantId: string;
   externalRef: string;
   name: string;
-  bvnEnc: string | null;
-  bvnLast4: string | null;
 }
 
 export interface KycChange {
@@ -53,7 +51,7 @@ export interface KycChange {
 
 export function createCustomersRepo(db: DbOrTrx) {
   return {
-    /** Creates the tenant's customer for externalRef, or returns the one that exists (first BVN given is kept). */
+    /** Creates the tenant's customer for externalRef, or returns the one that exists. */
     async upsertByExternalRef(customer: NewCustomer): Promise<CustomerRecord> {
       const [inserted]: CustomerRecord[] = await db('customers')
         .insert({
@@ -61,21 +59,18 @@ export function createCustomersRepo(db: DbOrTrx) {
           tenant_id: customer.tenantId,
           external_ref: customer.externalRef,
           name: customer.name,
-          bvn_enc: customer.bvnEnc,
-          bvn_last4: customer.bvnLast4,
         })
         .onConflict(['tenant_id', 'external_ref'])
         .ignore()
         .returning(PUBLIC_COLUMNS);
       if (inserted) return inserted;
-      if (customer.bvnEnc) {
-        await db('customers')
-          .where({ tenant_id: customer.tenantId, external_ref: customer.externalRef })
-          .whereNull('bvn_enc')
-          .update({ bvn_enc: customer.bvnEnc, bvn_last4: customer.bvnLast4, updated_at: db.fn.now() });
-      }
       const existing: CustomerRecord = await db('customers').where({ tenant_id: customer.tenantId, external_ref: customer.externalRef }).first(PUBLIC_COLUMNS);
       return existing;
+    },
+
+    /** The first BVN given for a customer is kept. */
+    async setBvnIfAbsent(id: string, bvnEnc: string, bvnLast4: string): Promise<void> {
+      await db('customers').where({ id }).whereNull('bvn_enc').update({ bvn_enc: bvnEnc, bvn_last4: bvnLast4, updated_at: db.fn.now() });
     },
 
     async find(tenantId: string, id: string): Promise<CustomerRecord | undefined> {

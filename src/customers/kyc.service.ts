@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
+import { encryptionContext, NIN_COLUMN } from '../encryption/encrypted-columns';
 import type { Db } from '../db';
 import { BadRequestError, ConflictError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
@@ -28,7 +29,7 @@ function changeFor(check: IdentityCheck): KycChange {
   }
 }
 
-export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEY'>; identity: IdentityVerifier }) {
+export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEYRING'>; identity: IdentityVerifier }) {
   const { db, config, identity } = deps;
   const customers = createCustomersRepo(db);
 
@@ -66,7 +67,7 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
         const store = createCustomersRepo(trx);
         const current = await requireCustomer(store.findForUpdate, tenantId, id);
         assertCanSubmit(current);
-        const updated = await store.updateKyc(current.id, { ...change, ninEnc: encryptSecret(config.DATA_ENCRYPTION_KEY, nin), ninLast4: nin.slice(-4) });
+        const updated = await store.updateKyc(current.id, { ...change, ninEnc: encryptSecret(config.DATA_ENCRYPTION_KEYRING, nin, encryptionContext(NIN_COLUMN, current.id)), ninLast4: nin.slice(-4) });
         await store.audit({
           id: uuidv7(),
           tenantId,

@@ -35,7 +35,7 @@ function handlerFor(route: RouteDefinition, checkResponses: boolean) {
   return async (ctx: AppContext): Promise<void> => {
     const params = route.params ? validate(route.params, ctx.params, 'params') : undefined;
     const query = route.query ? validate(route.query, ctx.query, 'query') : undefined;
-    const rawBody = route.rawBody ? await readRawBody(ctx.req) : undefined;
+    const rawBody = route.rawBody ? await readRawBody(ctx.req, route.rawBodyLimit) : undefined;
     const body = route.body && !route.rawBody ? validate(route.body, ctx.request.body, 'body') : undefined;
     const result = await route.handle({ params, query, body, rawBody, ctx });
     if (checkResponses) checkResponse(route, result.status, result.body);
@@ -45,10 +45,27 @@ function handlerFor(route: RouteDefinition, checkResponses: boolean) {
   };
 }
 
+/**
+ * Every authenticated response (API keys' tenant data, customers, accounts, statements, the webhook
+ * secret...) and everything under /auth (sign-in included) may carry secrets or personal data: no
+ * browser, proxy or CDN keeps a copy. Errors of those routes too, since they are set before auth runs.
+ */
+function carriesPrivateData(route: RouteDefinition): boolean {
+  return route.auth !== 'public' || route.path.startsWith('/auth/');
+}
+
+async function noStore(ctx: AppContext, next: Next): Promise<void> {
+  ctx.set('Cache-Control', 'no-store');
+  await next();
+}
+
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config, logger, auth, readiness, routes } = deps;
   const app = new Koa<AppState>();
   app.proxy = config.TRUST_PROXY;
+  // One proxy hop is trusted: the client address is the one it appended to X-Forwarded-For, not
+  // whatever the client wrote at the front of that header.
+  app.maxIpsCount = 1;
   app.silent = true;
   const router = new Router<AppState>();
   const openApi = buildOpenApi(routes, { title: 'NUBAN virtual-account ledger', version: '1.0.0' });
@@ -71,6 +88,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   for (const route of routes) {
     const middleware: Array<(ctx: AppContext, next: Next) => Promise<void>> = [];
+    if (carriesPrivateData(route)) middleware.push(noStore);
     if (route.auth === 'apiKey') middleware.push(requireApiKey(auth));
     if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin));
     if (route.body && !route.rawBody) middleware.push(parseJson as unknown as (ctx: AppContext, next: Next) => Promise<void>);

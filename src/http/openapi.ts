@@ -12,6 +12,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict with the current state or an earlier request',
   413: 'Request body too large',
   415: 'Request body is not JSON',
+  429: 'Rate limited; retry after the Retry-After header (seconds)',
   502: 'The provider is unavailable',
   503: 'A dependency is unavailable',
 };

@@ -38,6 +38,8 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   body?: B;
   /** The handler reads the request bytes itself (signature checks over raw input). */
   rawBody?: boolean;
+  /** Largest raw body accepted (413 beyond); 1 MB unless the route knows its bodies are smaller. */
+  rawBodyLimit?: number;
   idempotencyKey?: boolean;
   responses: Record<number, ResponseSpec>;
   /** Error statuses this route can answer, for the OpenAPI document. */

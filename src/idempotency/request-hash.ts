@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { safeEqual } from '../crypto';
 import { ConflictError, ValidationError } from '../errors';
 
 function canonical(value: unknown): unknown {
@@ -14,9 +15,35 @@ function canonical(value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
-/** Same validated body, same hash, whatever the key order or whitespace of the original JSON. */
-export function requestHash(body: unknown): string {
+const KEYED_PREFIX = 'hmac-sha256:';
+
+/** The unkeyed digest stored before request hashes were keyed; anyone could test a guessed BVN against it. */
+function digest(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
+}
+
+/** Keys a digest: the form every request hash is stored in, and what `idempotency:rekey` turns an old one into. */
+export function keyDigest(secret: string, hexDigest: string): string {
+  return KEYED_PREFIX + createHmac('sha256', secret).update(hexDigest).digest('hex');
+}
+
+export function isKeyedHash(stored: string): boolean {
+  return stored.startsWith(KEYED_PREFIX);
+}
+
+/**
+ * Same validated body, same hash, whatever the key order or whitespace of the original JSON. Keyed
+ * with REQUEST_HASH_SECRET, so a stored hash reveals nothing about a BVN or NIN in the body to
+ * someone who can read the table but not the secret.
+ */
+export function requestHash(secret: string, body: unknown): string {
+  return keyDigest(secret, digest(body));
+}
+
+/** Whether a stored hash is this request's; hashes stored before keying are still honoured. */
+export function sameRequest(stored: string, secret: string, body: unknown): boolean {
+  const expected = isKeyedHash(stored) ? requestHash(secret, body) : digest(body);
+  return safeEqual(Buffer.from(stored), Buffer.from(expected));
 }
 
 export function validIdempotencyKey(key: string | undefined): string | undefined {

@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { Kobo } from '../money';
+import type { SettlementInput } from '../temporal/payloads';
 import {
   paymentConfirmationWorkflowId,
   reconciliationWorkflowId,
@@ -19,13 +20,24 @@ type JobsConfig = Pick<
   | 'SETTLEMENT_RETRY_SCHEDULE'
   | 'SETTLEMENT_POLL_INTERVAL'
   | 'SETTLEMENT_REFUND_WATCH'
+  | 'SETTLEMENT_REFUND_RECHECK'
   | 'RECONCILIATION_PROVIDER_ATTEMPTS'
 >;
 
 /** Builds the outbox entry of every workflow, with its timings taken from config at the moment of the commit. */
 export function createJobs(config: JobsConfig) {
+  const settlementInput = (settlementId: string, merchantTxRef: string): SettlementInput => ({
+    settlementId,
+    merchantTxRef,
+    maxAttempts: config.SETTLEMENT_MAX_ATTEMPTS,
+    retryScheduleMs: [...config.SETTLEMENT_RETRY_SCHEDULE],
+    pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL,
+    refundWatchMs: config.SETTLEMENT_REFUND_WATCH,
+  });
+
   return {
-    paymentConfirmation(input: { entryId: string; providerTxnRef: string; gross: Kobo; tenantId: string; accountRef: string }): OutboxEntry {
+    /** `postedAt`: when the credit was posted; the confirmation window counts from it, however late the workflow starts. */
+    paymentConfirmation(input: { entryId: string; providerTxnRef: string; gross: Kobo; tenantId: string; accountRef: string; postedAt: Date }): OutboxEntry {
       return outboxEntry(
         'paymentConfirmationWorkflow',
         paymentConfirmationWorkflowId(input.entryId),
@@ -35,6 +47,7 @@ export function createJobs(config: JobsConfig) {
           grossAmountKobo: input.gross.toString(),
           windowMs: config.CONFIRMATION_WINDOW,
           pollIntervalMs: config.CONFIRMATION_POLL_INTERVAL,
+          postedAtMs: input.postedAt.getTime(),
         },
         { TenantId: input.tenantId, AccountRef: input.accountRef },
       );
@@ -53,23 +66,24 @@ export function createJobs(config: JobsConfig) {
       return outboxEntry(
         'settlementWorkflow',
         settlementWorkflowId(input.merchantTxRef),
-        {
-          settlementId: input.settlementId,
-          merchantTxRef: input.merchantTxRef,
-          maxAttempts: config.SETTLEMENT_MAX_ATTEMPTS,
-          retryScheduleMs: [...config.SETTLEMENT_RETRY_SCHEDULE],
-          pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL,
-          refundWatchMs: config.SETTLEMENT_REFUND_WATCH,
-        },
+        settlementInput(input.settlementId, input.merchantTxRef),
         { TenantId: input.tenantId, AccountRef: input.accountRef, MerchantTxRef: input.merchantTxRef, SettlementStatus: 'pending' },
       );
     },
 
-    settlementRefund(input: { settlementId: string; merchantTxRef: string; providerRef: string; tenantId: string; accountRef: string }): OutboxEntry {
+    /** One per payout_refund event (`eventId`: its request id), so a later refund event is never swallowed by an earlier one. */
+    settlementRefund(input: { settlementId: string; merchantTxRef: string; providerRef: string; eventId: string; tenantId: string; accountRef: string }): OutboxEntry {
       return outboxEntry(
         'settlementRefundWorkflow',
-        settlementRefundWorkflowId(input.merchantTxRef),
-        { settlementId: input.settlementId, merchantTxRef: input.merchantTxRef, providerRef: input.providerRef },
+        settlementRefundWorkflowId(input.providerRef, input.eventId),
+        {
+          settlementId: input.settlementId,
+          merchantTxRef: input.merchantTxRef,
+          providerRef: input.providerRef,
+          recheckMs: config.SETTLEMENT_REFUND_RECHECK,
+          pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL,
+          settlement: settlementInput(input.settlementId, input.merchantTxRef),
+        },
         { TenantId: input.tenantId, AccountRef: input.accountRef, MerchantTxRef: input.merchantTxRef },
       );
     },

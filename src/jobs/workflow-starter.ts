@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { SearchAttributePair } from '@temporalio/common';
+import type { SearchAttributePair, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Logger } from '../logger';
 import { ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../temporal/search-attributes';
+import type { WorkflowType } from '../temporal/payloads';
 import type { OutboxEntry, OutboxRepo } from './outbox.repo';
 import { createRateLimiter } from './rate-limiter';
 
@@ -24,6 +25,12 @@ export interface SweepResult {
   started: number;
   failed: number;
 }
+
+/**
+ * A workflow id runs once, except a confirmation: after a failed, terminated or timed-out run it may
+ * start again (the sweep restarts it), while a completed one stays done.
+ */
+const REUSE_POLICY: Partial<Record<WorkflowType, WorkflowIdReusePolicy>> = { paymentConfirmationWorkflow: 'ALLOW_DUPLICATE_FAILED_ONLY' };
 
 /** A start that cannot reach Temporal gives up after this and is left to the sweep. */
 const START_DEADLINE_MS = 10_000;
@@ -82,7 +89,7 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
             taskQueue: options.taskQueue,
             workflowId: entry.workflowId,
             args: [entry.args],
-            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            workflowIdReusePolicy: REUSE_POLICY[entry.workflowType] ?? 'REJECT_DUPLICATE',
             ...(options.searchAttributes === false ? {} : { typedSearchAttributes: searchAttributePairs(entry.searchAttributes) }),
           }),
         ),

@@ -67,9 +67,12 @@ export interface AppendTotals {
   pendingAdded: Kobo;
   /** Pending credits leaving because this append reverses one. */
   pendingReleased: Kobo;
-  /** When set, the append happens only if the available balance covers this much. */
-  requireAvailable: Kobo | null;
+  /** When set, the append happens only if this balance (ledger, or ledger less pending credits) covers the amount. */
+  requireFunds: { amount: Kobo; from: FundsSource } | null;
 }
+
+/** What a settlement may spend: the ledger balance (SPEC.md) or only confirmed money. */
+export type FundsSource = 'ledger' | 'available';
 
 export interface AppendFragment {
   /** CTEs to place in a WITH list: posting_account, posting_drafts, posting_inserted, posting_moved. */
@@ -91,7 +94,8 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
       SELECT id, tenant_id, last_seq, total_credits, total_debits
         FROM virtual_accounts
        WHERE id = ${accountIdSql}
-         AND (CAST(:posting_require_available AS bigint) IS NULL OR ledger_balance - pending_credits >= CAST(:posting_require_available AS bigint))
+         AND (CAST(:posting_require_funds AS bigint) IS NULL
+              OR ledger_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN pending_credits ELSE 0 END >= CAST(:posting_require_funds AS bigint))
          -- The lock the UPDATE below needs anyway. Not FOR UPDATE: that would conflict with the key-share
          -- locks that inserting rows referencing the account (an inbound event, a delivery) already hold.
          FOR NO KEY UPDATE
@@ -119,13 +123,17 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
              total_debits = a.total_debits + :posting_debits,
              ledger_balance = (a.total_credits + :posting_credits) - (a.total_debits + :posting_debits),
              pending_credits = v.pending_credits + :posting_pending_added - :posting_pending_released,
+             -- Below zero only after a reversal or compensation of money already spent; the flag keeps the moment it started.
+             deficit_since = CASE WHEN (a.total_credits + :posting_credits) - (a.total_debits + :posting_debits) < 0
+                                  THEN coalesce(v.deficit_since, clock_timestamp()) END,
              updated_at = now()
         FROM posting_account a
        WHERE v.id = a.id
       RETURNING v.id
     )`,
     bindings: {
-      posting_require_available: totals.requireAvailable === null ? null : totals.requireAvailable.toString(),
+      posting_require_funds: totals.requireFunds === null ? null : totals.requireFunds.amount.toString(),
+      posting_spend_available: totals.requireFunds?.from === 'available',
       posting_drafts: JSON.stringify(
         drafts.map((draft, index) => ({
           ord: index + 1,
@@ -152,7 +160,7 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
 
 export function createLedgerRepo(db: DbOrTrx) {
   return {
-    /** The appended entries, or null when the account does not exist or lacks the available balance. */
+    /** The appended entries, or null when the account does not exist or lacks the funds. */
     async append(trx: Trx, accountId: string, drafts: EntryDraft[], totals: AppendTotals): Promise<LedgerEntry[] | null> {
       const fragment = appendFragment('CAST(:account_id AS uuid)', drafts, totals);
       const result = await trx.raw(`WITH ${fragment.ctes} SELECT posting_inserted.* FROM posting_inserted, posting_moved ORDER BY seq`, {
@@ -192,14 +200,6 @@ export function createLedgerRepo(db: DbOrTrx) {
         .update({ status: 'reversed', status_changed_at: trx.raw('clock_timestamp()') })
         .returning('*');
       return row ? toLedgerEntry(row) : undefined;
-    },
-
-    /** Flags the account in deficit when `debits` would take it below its provisional credits (an audited compensating debit). */
-    async flagDeficitIfShort(trx: Trx, accountId: string, debits: Kobo): Promise<void> {
-      await trx('virtual_accounts')
-        .where({ id: accountId })
-        .where(trx.raw('ledger_balance - pending_credits < ?', [debits.toString()]))
-        .update({ deficit_since: trx.raw('coalesce(deficit_since, clock_timestamp())'), updated_at: trx.fn.now() });
     },
 
     async releasePending(trx: Trx, accountId: string, amount: Kobo): Promise<void> {

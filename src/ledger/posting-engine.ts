@@ -2,7 +2,7 @@ import type { Db, Trx } from '../db';
 import { BadRequestError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
-import { createLedgerRepo, type AppendTotals, type EntryDraft } from './ledger.repo';
+import { createLedgerRepo, type AppendTotals, type EntryDraft, type FundsSource } from './ledger.repo';
 import type { LedgerEntry, NewPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
@@ -24,7 +24,7 @@ export interface PostingPlan {
 }
 
 /** The entries to append and what they do to the account's totals: the rules every posting path shares. */
-export function planPosting(postings: NewPosting[], options: { spendAvailable?: boolean; pendingReleased?: Kobo } = {}): PostingPlan {
+export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; pendingReleased?: Kobo } = {}): PostingPlan {
   const drafts: EntryDraft[] = postings.map((posting) => ({
     id: posting.id ?? uuidv7(),
     direction: posting.direction,
@@ -46,7 +46,7 @@ export function planPosting(postings: NewPosting[], options: { spendAvailable?: 
       debits,
       pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
       pendingReleased: options.pendingReleased ?? 0n,
-      requireAvailable: options.spendAvailable ? debits : null,
+      requireFunds: options.spendFrom ? { amount: debits, from: options.spendFrom } : null,
     },
   };
 }
@@ -54,7 +54,9 @@ export function planPosting(postings: NewPosting[], options: { spendAvailable?: 
 /**
  * The only writer of ledger entries and account totals. Every append takes the account's row lock
  * (inside one SQL statement), so seq, running balances, totals and the available-balance check are
- * serialised per account; the database's CHECK constraints hold the invariants whatever happens.
+ * serialised per account; the database's CHECK constraints hold the invariants whatever happens. Only
+ * a reversal (a spent provisional credit the provider did not confirm) or an operator's compensating
+ * adjustment (a spent confirmed credit the provider took back) may take an account below zero.
  * Statements that post together with rows of their own compose `appendFragment` with `planPosting`.
  */
 export function createPostingEngine(db: Db) {
@@ -69,15 +71,11 @@ export function createPostingEngine(db: Db) {
 
   return {
     /**
-     * Posts entries to one account. With `spendAvailable`, the debits must fit in the available
-     * balance (ledger balance less provisional credits), checked under the same lock as the write.
-     * `allowDeficit` is for an operator's audited compensating debit only: money the provider took back
-     * after it was spent leaves the account flagged in deficit instead of refusing the debit.
+     * Posts entries to one account. With `spendFrom`, the debits must fit in that balance (the ledger
+     * balance, or the available one: ledger less provisional credits), checked under the same lock as the write.
      */
-    async post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendAvailable?: boolean; allowDeficit?: boolean } = {}): Promise<LedgerEntry[]> {
-      const plan = planPosting(postings, options);
-      if (options.allowDeficit) await repo.flagDeficitIfShort(trx, accountId, plan.totals.debits);
-      return append(trx, accountId, plan);
+    post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendFrom?: FundsSource } = {}): Promise<LedgerEntry[]> {
+      return append(trx, accountId, planPosting(postings, options));
     },
 
     /** Appends an already planned posting (see planPosting). */

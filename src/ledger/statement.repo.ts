@@ -16,10 +16,13 @@ export function createStatementRepo(db: DbOrTrx) {
       return row ? toLedgerEntry(row) : undefined;
     },
 
-    async page(accountId: string, afterSeq: bigint, throughSeq: bigint | null, limit: number): Promise<LedgerEntry[]> {
-      const query = db('ledger_entries').where({ account_id: accountId }).where('seq', '>', afterSeq.toString()).orderBy('seq').limit(limit);
-      if (throughSeq !== null) query.where('seq', '<=', throughSeq.toString());
-      const rows = await query;
+    async page(accountId: string, afterSeq: bigint, throughSeq: bigint, limit: number): Promise<LedgerEntry[]> {
+      const rows = await db('ledger_entries')
+        .where({ account_id: accountId })
+        .where('seq', '>', afterSeq.toString())
+        .where('seq', '<=', throughSeq.toString())
+        .orderBy('seq')
+        .limit(limit);
       return rows.map(toLedgerEntry);
     },
   };

@@ -31,12 +31,16 @@ interface Period {
   totalDebits: Kobo;
   closingBalance: Kobo;
   afterSeq: bigint;
-  throughSeq: bigint | null;
+  /** The last entry the aggregates count: the page never reads past it, so lines and totals agree. */
+  throughSeq: bigint;
 }
 
 /**
  * Statements come from the to-date columns stored on each entry at posting time, so a page and its
- * aggregates cost the same whether the account has a hundred entries or ten million.
+ * aggregates cost the same whether the account has a hundred entries or ten million. The totals and
+ * the `last_seq` they count up to are read together from the account row (one snapshot of a row the
+ * posting engine moves atomically), and the page is bounded by that seq: entries posted meanwhile
+ * wait for the next request, so the last running balance of the last page is the closing balance.
  */
 export function createStatementService(deps: { db: Db; accounts: AccountsService }) {
   const repo = createStatementRepo(deps.db);
@@ -49,7 +53,7 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
         totalDebits: account.totalDebits,
         closingBalance: account.ledgerBalance,
         afterSeq: 0n,
-        throughSeq: null,
+        throughSeq: account.lastSeq,
       };
     }
     const before = from ? await repo.lastEntryBefore(account.id, from) : undefined;
@@ -59,7 +63,7 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
       ? end && end.seq > opening.seq
         ? { balance: end.balanceAfter, credits: end.creditsToDate, debits: end.debitsToDate, seq: end.seq }
         : opening
-      : { balance: account.ledgerBalance, credits: account.totalCredits, debits: account.totalDebits, seq: null };
+      : { balance: account.ledgerBalance, credits: account.totalCredits, debits: account.totalDebits, seq: account.lastSeq };
     return {
       openingBalance: opening.balance,
       totalCredits: closing.credits - opening.credits,

@@ -3,10 +3,13 @@ import type { Client } from '@temporalio/client';
 import { createAuthService } from '../auth/auth.service';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createKnex, migrationConfig, type Db } from '../db';
+import { createReencryptionService } from '../encryption/reencryption.service';
 import { AppError } from '../errors';
 import type { FeeTier } from '../fees/fee-schedule';
 import { createFeesService } from '../fees/fees.service';
 import { formatTierSpec, parseTierSpec } from '../fees/tier-spec';
+import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
+import { keyDigest } from '../idempotency/request-hash';
 import { createLedgerVerificationRepo } from '../ledger/ledger-verification.repo';
 import { createLogger } from '../logger';
 import { formatKobo } from '../money';
@@ -16,8 +19,10 @@ import { createWorkflowStarter, type WorkflowStarter } from '../jobs/workflow-st
 import { createPostingEngine } from '../ledger/posting-engine';
 import { presentException, presentRun } from '../reconciliation/reconciliation.presenter';
 import { createReconciliationService, type ReconciliationService } from '../reconciliation/reconciliation.service';
+import { createRetentionService } from '../retention/retention.service';
 import { createTemporalClient } from '../temporal/client';
-import { registerSearchAttributes } from '../temporal/register-search-attributes';
+import { MissingSearchAttributesError, registerSearchAttributes } from '../temporal/register-search-attributes';
+import { PasswordInputError, readPassword } from './password-input';
 
 interface CommandContext {
   config: Config;
@@ -56,6 +61,9 @@ function cliStarter(context: CommandContext, temporal: Client): WorkflowStarter 
 function reconciliationService(context: CommandContext, starter: WorkflowStarter): ReconciliationService {
   return createReconciliationService({ db: context.db, config: context.config, jobs: createJobs(context.config), starter, postingEngine: createPostingEngine(context.db) });
 }
+
+/** A command used wrongly: exit 2 with the message, as for a missing option. */
+class UsageError extends Error {}
 
 const tierView = (tier: FeeTier) => ({ minSend: formatKobo(tier.minSend), maxSend: tier.maxSend === null ? null : formatKobo(tier.maxSend), fee: formatKobo(tier.fee) });
 
@@ -105,11 +113,17 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'user:create': {
-    usage: 'user:create --tenant TENANT_ID --email EMAIL --password PASSWORD [--json]',
+    usage: 'user:create --tenant TENANT_ID --email EMAIL [--json]   (the password is read from stdin, or prompted for on a terminal)',
     options: { tenant: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
-    required: ['tenant', 'email', 'password'],
+    required: ['tenant', 'email'],
     async run(context) {
-      const created = await createAuthService({ db: context.db, config: context.config }).createUser(text(context, 'tenant'), text(context, 'email'), text(context, 'password'));
+      if (context.options.password !== undefined) {
+        throw new UsageError(
+          '--password is refused: a password in the arguments is visible to other users (ps) and kept in shell history. Pipe it on stdin (printf %s "$PASSWORD" | … user:create …) or type it at the prompt',
+        );
+      }
+      const auth = createAuthService({ db: context.db, config: context.config });
+      const created = await auth.createUser(text(context, 'tenant'), text(context, 'email'), await readPassword('Password for the new dashboard user: '));
       context.print(`dashboard user ${created.userId}`, created);
     },
   },
@@ -133,15 +147,20 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'ledger:verify': {
-    usage: 'ledger:verify [--json]   (exit 1 on any mismatch)',
+    usage: 'ledger:verify [--json]   (exit 1 on any mismatch; accounts in deficit are counted, not errors)',
     options: {},
     async run(context) {
       const repo = createLedgerVerificationRepo(context.db);
-      const [counts, problems] = await Promise.all([repo.counts(), repo.problems()]);
+      const [counts, problems, deficits] = await Promise.all([repo.counts(), repo.problems(), repo.deficits()]);
+      const deficitLines = deficits.map((deficit) => `  [deficit] ${deficit.accountRef}: ${formatKobo(BigInt(deficit.balance))} since ${deficit.since.toISOString()}`);
       const human = problems.length
-        ? [`${problems.length} problem(s) in ${counts.accounts} accounts / ${counts.entries} entries:`, ...problems.map((problem) => `  [${problem.check}] ${problem.accountRef ?? '-'}: ${problem.detail}`)].join('\n')
-        : `ledger verified: ${counts.accounts} accounts, ${counts.entries} entries, no mismatch`;
-      context.print(human, { ...counts, problems });
+        ? [`${problems.length} problem(s) in ${counts.accounts} accounts / ${counts.entries} entries:`, ...problems.map((problem) => `  [${problem.check}] ${problem.accountRef ?? '-'}: ${problem.detail}`), ...deficitLines].join('\n')
+        : [`ledger verified: ${counts.accounts} accounts, ${counts.entries} entries, no mismatch; ${deficits.length} account(s) in deficit`, ...deficitLines].join('\n');
+      context.print(human, {
+        ...counts,
+        problems,
+        deficits: deficits.map((deficit) => ({ accountRef: deficit.accountRef, balance: formatKobo(BigInt(deficit.balance)), since: deficit.since.toISOString() })),
+      });
       if (problems.length > 0) process.exitCode = 1;
     },
   },
@@ -215,6 +234,43 @@ const COMMANDS: Record<string, Command> = {
       } finally {
         await temporal.connection.close();
       }
+      },
+    },
+  'retention:run': {
+    usage: 'retention:run [--json]   (what the worker\'s retention Schedule runs every RETENTION_INTERVAL)',
+    options: {},
+    async run(context) {
+      const result = await createRetentionService({ db: context.db, config: context.config }).run();
+      context.print(
+        `retention applied: ${result.unverifiedEventsDeleted} unverified events deleted, ${result.eventPayloadsStripped} event payloads emptied, ${result.startedJobsDeleted} started jobs and ${result.endedSessionsDeleted} ended sessions deleted`,
+        { ...result },
+      );
+    },
+  },
+  'idempotency:rekey': {
+    usage: 'idempotency:rekey [--json]   (once after upgrading: keys the request hashes stored before REQUEST_HASH_SECRET)',
+    options: {},
+    async run(context) {
+      const repo = createIdempotencyRepo(context.db);
+      let rekeyed = 0;
+      for (let batch = await repo.legacyHashes(1_000); batch.length > 0; batch = await repo.legacyHashes(1_000)) {
+        for (const record of batch) await repo.replaceHash(record, keyDigest(context.config.REQUEST_HASH_SECRET, record.request_hash));
+        rekeyed += batch.length;
+      }
+      context.print(`rekeyed ${rekeyed} stored request hash(es)`, { rekeyed });
+    },
+  },
+  'crypto:reencrypt': {
+    usage: 'crypto:reencrypt [--json]   (after adding a new key first in DATA_ENCRYPTION_KEYS; exit 1 if any ciphertext does not decrypt)',
+    options: {},
+    async run(context) {
+      const result = await createReencryptionService({ db: context.db, keyring: context.config.DATA_ENCRYPTION_KEYRING }).run();
+      const human = [
+        `re-encrypted ${result.reencrypted} value(s) with key "${context.config.DATA_ENCRYPTION_KEYRING.current.id}"; ${result.alreadyCurrent} already were`,
+        ...result.unreadable.map((where) => `  unreadable: ${where}`),
+      ].join('\n');
+      context.print(human, { keyId: context.config.DATA_ENCRYPTION_KEYRING.current.id, ...result });
+      if (result.unreadable.length > 0) process.exitCode = 1;
     },
   },
   'temporal:setup': {
@@ -267,7 +323,11 @@ async function main(argv: string[]): Promise<number> {
     });
     return 0;
   } catch (error) {
-    if (error instanceof AppError) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\nusage: ${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof AppError || error instanceof PasswordInputError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }
@@ -280,7 +340,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(process.exitCode ?? code),
   (error: unknown) => {
-    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    if (error instanceof ConfigError || error instanceof MissingSearchAttributesError) process.stderr.write(`${error.message}\n`);
     else createLogger('error', 'cli', { toStderr: true }).error({ err: error }, 'command failed');
     process.exit(1);
   },

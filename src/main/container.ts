@@ -13,6 +13,7 @@ import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
 import type { ReadinessCheck } from '../http/app';
 import type { RouteDefinition } from '../http/route';
+import { createConfirmationRestarter } from '../jobs/confirmation-restarts';
 import { createJobs } from '../jobs/jobs';
 import { createOutboxRepo } from '../jobs/outbox.repo';
 import { createWorkflowStarter } from '../jobs/workflow-starter';
@@ -31,12 +32,14 @@ import type { ProviderClient } from '../provider/provider.types';
 import { createReconciliationExecutionService } from '../reconciliation/reconciliation-execution.service';
 import { reconciliationRoutes } from '../reconciliation/reconciliation.routes';
 import { createReconciliationService } from '../reconciliation/reconciliation.service';
+import { createRateLimits } from '../rate-limits/rate-limits';
+import { createRetentionService } from '../retention/retention.service';
 import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
 import { settlementsRoutes } from '../settlements/settlements.routes';
 import { createSettlementsService } from '../settlements/settlements.service';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
-import { PAYOUT_SIGNAL } from '../temporal/payloads';
+import { payoutSignal } from '../temporal/settlement-messages';
 import { settlementWorkflowId } from '../temporal/workflow-ids';
 import { withTimeout } from '../timeout';
 import { createWebhookDeliveryService } from '../webhooks/delivery.service';
@@ -88,10 +91,10 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     jobs,
     starter,
     signal: (merchantTxRef, signal) =>
-      temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(PAYOUT_SIGNAL, signal)),
+      temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal)),
   });
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
-  const settlementExecution = createSettlementExecutionService({ db, provider, postingEngine, logger });
+  const settlementExecution = createSettlementExecutionService({ db, provider, postingEngine, logger, config });
   const ingest = createPaymentIngestService({
     db,
     config,
@@ -103,12 +106,21 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   return {
     postingEngine,
     starter,
+    confirmationRestarts: createConfirmationRestarter({
+      db,
+      client: temporal,
+      starter,
+      jobs,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      windowMs: config.CONFIRMATION_WINDOW,
+      logger: logger.child({ component: 'confirmation-restarts' }),
+    }),
     auth,
     accounts,
     statements,
     settlements,
     ingest,
-    confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger }),
+    confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW }),
     deliveries: createWebhookDeliveryService({ db, config }),
     webhooks: createWebhooksService({ db, config, jobs, starter }),
     settlementExecution,
@@ -116,8 +128,10 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
+    retention: createRetentionService({ db, config }),
+    rateLimits: createRateLimits(db, config),
     reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine }),
-    reconciliationExecution: createReconciliationExecutionService({ db, config, logger, provider, postingEngine, creditPayment, settlementExecution, starter }),
+    reconciliationExecution: createReconciliationExecutionService({ db, config, logger, provider, postingEngine, creditPayment, settlementExecution, jobs, starter }),
   };
 }
 
@@ -125,16 +139,16 @@ export type Services = ReturnType<typeof createServices>;
 
 export function createRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
-    ...authRoutes({ auth: services.auth, config }),
+    ...authRoutes({ auth: services.auth, config, limits: services.rateLimits }),
     ...accountsRoutes({ accounts: services.accounts }),
     ...ledgerRoutes({ statements: services.statements }),
-    ...settlementsRoutes({ settlements: services.settlements }),
+    ...settlementsRoutes({ settlements: services.settlements, limits: services.rateLimits }),
     ...paymentsRoutes({ ingest: services.ingest }),
-    ...webhooksRoutes({ webhooks: services.webhooks }),
+    ...webhooksRoutes({ webhooks: services.webhooks, limits: services.rateLimits }),
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),
-    ...reconciliationRoutes({ reconciliation: services.reconciliation }),
+    ...reconciliationRoutes({ reconciliation: services.reconciliation, limits: services.rateLimits }),
   ];
 }
 

@@ -6,10 +6,11 @@ export interface Running {
 }
 
 /**
- * Runs a process entrypoint: config parsed once (bad variables named, exit 1), and SIGTERM/SIGINT
+ * Runs a process entrypoint: config parsed once (bad variables named, exit 1; `refuse` may still
+ * decline the configuration, with its reason), and SIGTERM/SIGINT
  * stopping it cleanly, with a hard exit if shutdown hangs.
  */
-export function runProcess(name: string, start: (config: Config, logger: Logger) => Promise<Running>): void {
+export function runProcess(name: string, start: (config: Config, logger: Logger) => Promise<Running>, options: { refuse?: (config: Config) => string | null } = {}): void {
   let config: Config;
   try {
     config = loadConfig();
@@ -19,6 +20,11 @@ export function runProcess(name: string, start: (config: Config, logger: Logger)
       process.exit(1);
     }
     throw error;
+  }
+  const refusal = options.refuse?.(config);
+  if (refusal) {
+    process.stderr.write(`${name}: ${refusal}\n`);
+    process.exit(1);
   }
   const logger = createLogger(config.LOG_LEVEL, name);
   let running: Running | undefined;

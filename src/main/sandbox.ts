@@ -13,4 +13,7 @@ runProcess('sandbox', async (config, logger) => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}, {
+  // A test double that accepts any credentials and pays nothing out: never part of a production deployment.
+  refuse: (config) => (config.NODE_ENV === 'production' ? 'refusing to start: the sandbox provider is a test double and never runs with NODE_ENV=production' : null),
 });

@@ -56,7 +56,7 @@ export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): Payment
       id: deliveryId,
       payload: paymentReceivedBody({ transactionGroupId, accountRef, gross: payment.gross, fee: payment.fee, senderName: payment.senderName, narration: payment.narration }),
     },
-    confirmationJob: jobs.paymentConfirmation({ entryId, providerTxnRef: payment.transactionId, gross: payment.gross, tenantId, accountRef }),
+    confirmationJob: jobs.paymentConfirmation({ entryId, providerTxnRef: payment.transactionId, gross: payment.gross, tenantId, accountRef, postedAt: new Date() }),
     deliveryJob: jobs.webhookDelivery({ deliveryId, tenantId, accountRef }),
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createAccountsRepo } from '../accounts/accounts.repo';
 import { ACCOUNT_REF_RE } from '../accounts/accounts.service';
 import { createAuthRepo } from '../auth/auth.repo';
@@ -10,7 +11,7 @@ import type { WorkflowStarter } from '../jobs/workflow-starter';
 import type { Logger } from '../logger';
 import { koboFromProviderNumber, type Kobo } from '../money';
 import type { PayoutSignalType } from '../temporal/payloads';
-import { createInboundEventsRepo, type EventCategory, type NewInboundEvent } from './inbound-events.repo';
+import { createInboundEventsRepo, CREDITED_BY_RECONCILIATION, type EventCategory, type NewInboundEvent } from './inbound-events.repo';
 import { paymentEventSchema, payoutEventSchema, type PaymentEvent } from './inbound-event.schemas';
 import { planPaymentCredit } from './payment-credit';
 import { createPaymentPostingRepo } from './payment-posting.repo';
@@ -25,13 +26,17 @@ export interface SignatureHeaders {
 
 /** Where payout events go; implemented by the settlements domain. */
 export interface PayoutEventSink {
-  /** The settlement the event belongs to, and the workflows to start in the same transaction as the event. */
-  prepare(type: PayoutSignalType, providerRef: string): Promise<{ tenantId: string; accountId: string; jobs: OutboxEntry[] } | null>;
+  /** The settlement the event belongs to, and the workflows to start in the same transaction as the event (`eventId`: its request id). */
+  prepare(type: PayoutSignalType, providerRef: string, eventId: string): Promise<{ tenantId: string; accountId: string; jobs: OutboxEntry[] } | null>;
   /** After the commit: wakes the settlement workflow, best effort, without waiting. */
   notify(type: PayoutSignalType, providerRef: string): void;
 }
 
-const MAX_STORED_RAW_BODY = 64 * 1024;
+/**
+ * An event that fails verification is anyone's input: it is kept as a digest and a short prefix
+ * (enough to recognise a misconfigured sender), never as a copy an attacker can fill the disk with.
+ */
+const UNVERIFIED_PREFIX_CHARS = 256;
 const MAX_TEXT = 500;
 
 type Amounts = { gross: Kobo; fee: Kobo } | { error: string };
@@ -149,6 +154,20 @@ export function createPaymentIngestService(deps: {
     return record({ ...base, id: uuidv7(), category: 'processing_error', signatureValid: true, tenantId: account.tenantId, accountId: account.id, grossAmount: amounts?.gross ?? null, fee: amounts?.fee ?? null, error });
   }
 
+  /**
+   * The webhook of a payment a reconciliation run has already credited (the provider sent it late):
+   * the same payment, already processed, so it is answered as a duplicate and recorded against that
+   * credit (its request id claimed, so a retry of it is a plain duplicate). Anything that differs from
+   * what reconciliation credited (account, amount, fee) stays a processing error.
+   */
+  async function recordIfCreditedByReconciliation(event: NewInboundEvent, amounts: { gross: Kobo; fee: Kobo }): Promise<IngestOutcome | null> {
+    const credited = event.transactionId ? await events.foundByReconciliation(event.transactionId) : undefined;
+    if (!credited || credited.aliasAccountRef !== event.aliasAccountRef || credited.grossAmount !== amounts.gross || credited.fee !== amounts.fee) return null;
+    await record({ ...event, id: uuidv7(), tenantId: credited.tenantId, accountId: credited.accountId, entryId: credited.entryId, flags: [CREDITED_BY_RECONCILIATION] });
+    logger.info({ requestId: event.requestId, transactionId: event.transactionId, entryId: credited.entryId }, 'late webhook of a payment reconciliation had credited');
+    return 'duplicate';
+  }
+
   async function ingestPayment(payload: unknown): Promise<IngestOutcome> {
     const base = common(payload);
     const parsed = paymentEventSchema.safeParse(payload);
@@ -175,6 +194,10 @@ export function createPaymentIngestService(deps: {
     } catch (error) {
       // Retryable failures go back to the provider as a 503, so the payment is redelivered, not dropped.
       if (isRetryableDatabaseError(error)) throw error;
+      if (isUniqueViolation(error, 'ledger_entries_one_payment_per_txn_idx')) {
+        const late = await recordIfCreditedByReconciliation(event, amounts);
+        if (late) return late;
+      }
       logger.error({ err: error, requestId: base.requestId, aliasAccountRef: base.aliasAccountRef }, 'payment posting failed');
       return recordUnusable(base, payload, describePostingFailure(error), amounts);
     }
@@ -185,7 +208,7 @@ export function createPaymentIngestService(deps: {
     if (!payout.success) return record({ ...common(payload), id: uuidv7(), category: 'non_payment_event', signatureValid: true });
     const type = payout.data.event_type;
     const providerRef = payout.data.data.transaction.merchantTxRef;
-    const target = await payouts.prepare(type, providerRef);
+    const target = await payouts.prepare(type, providerRef, payout.data.requestId);
     const recorded = await db.transaction(async (trx) => {
       const event = { ...common(payload), id: uuidv7(), category: 'non_payment_event' as const, signatureValid: true, tenantId: target?.tenantId, accountId: target?.accountId };
       if (!(await createInboundEventsRepo(trx).record(event)).recorded) return false;
@@ -201,8 +224,8 @@ export function createPaymentIngestService(deps: {
   return {
     async ingest(rawBody: Buffer, headers: SignatureHeaders): Promise<IngestOutcome> {
       const text = rawBody.toString('utf8');
-      const malformed = (error: string) =>
-        record({ id: uuidv7(), requestId: null, eventType: null, category: 'sig_invalid', signatureValid: false, rawBody: text.slice(0, MAX_STORED_RAW_BODY), error });
+      const unverified = { rawBody: text.slice(0, UNVERIFIED_PREFIX_CHARS), rawSha256: createHash('sha256').update(rawBody).digest('hex') };
+      const malformed = (error: string) => record({ id: uuidv7(), requestId: null, eventType: null, category: 'sig_invalid', signatureValid: false, ...unverified, error });
       if (nestingDepth(text) > MAX_NESTING) return malformed('json nested too deeply');
       let payload: unknown;
       try {
@@ -215,7 +238,7 @@ export function createPaymentIngestService(deps: {
         headers.timestamp !== undefined &&
         verifyProviderSignature(config.PROVIDER_WEBHOOKS_SIGNING_SECRET, payload, headers.timestamp, headers.signature);
       if (!signed) {
-        return record({ ...common(payload), id: uuidv7(), category: 'sig_invalid', signatureValid: false, error: 'signature verification failed' });
+        return record({ ...common(payload), payload: undefined, ...unverified, id: uuidv7(), category: 'sig_invalid', signatureValid: false, error: 'signature verification failed' });
       }
       return textAt(payload, 'event_type') === 'payment_success' ? ingestPayment(payload) : ingestNonPayment(payload);
     },

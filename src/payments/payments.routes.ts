@@ -2,16 +2,23 @@ import { defineRoute, headerOf, type RouteDefinition } from '../http/route';
 import { webhookAckSchema } from './inbound-event.schemas';
 import type { PaymentIngestService } from './payment-ingest.service';
 
+/**
+ * A real provider event is one or two kilobytes; 64 KB leaves room for any future field and refuses
+ * the megabyte of junk an open endpoint would otherwise read, parse and record.
+ */
+export const PROVIDER_EVENT_MAX_BYTES = 64 * 1024;
+
 export function paymentsRoutes(deps: { ingest: PaymentIngestService }): RouteDefinition[] {
   const { ingest } = deps;
   return [
     defineRoute({
       method: 'post',
       path: '/webhooks/provider',
-      summary: "The provider's signed payment webhook (always 200, except 503 while the database is unreachable)",
+      summary: "The provider's signed payment webhook (always 200, except 503 on a retryable database error and 413 over 64 KB)",
       tag: 'webhooks',
       auth: 'public',
       rawBody: true,
+      rawBodyLimit: PROVIDER_EVENT_MAX_BYTES,
       responses: { 200: { description: 'Received (also for duplicates, bad signatures and unknown accounts)', schema: webhookAckSchema } },
       errors: [413, 503],
       handle: async ({ rawBody, ctx }) => {

@@ -1,8 +1,12 @@
 /** The provider could not give an answer (network, timeout, 5xx, 408/429, unreadable body): retrying may help. */
 export class ProviderUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The provider's Retry-After, when it sent one: wait at least this long before asking again. */
+  readonly retryAfterMs: number | null;
+
+  constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number | null }) {
     super(message, options);
     this.name = 'ProviderUnavailableError';
+    this.retryAfterMs = options?.retryAfterMs ?? null;
   }
 }
 
@@ -16,4 +20,11 @@ export class ProviderRejectedError extends Error {
     super(`provider rejected the request: HTTP ${httpStatus}, code ${code}: ${description}`);
     this.name = 'ProviderRejectedError';
   }
+}
+
+/** How providers say "this reference exists already": HTTP 409, or words to that effect in the description. */
+const DUPLICATE_DESCRIPTION_RE = /\b(duplicate|already (exists|submitted|used|processed))\b|\bexists already\b/i;
+
+export function isDuplicateReference(error: ProviderRejectedError): boolean {
+  return error.httpStatus === 409 || DUPLICATE_DESCRIPTION_RE.test(error.description);
 }

@@ -27,6 +27,20 @@ const RETRYABLE_CLIENT_STATUSES = new Set([408, 429]);
 interface WireResponse {
   status: number;
   json: unknown;
+  retryAfterMs: number | null;
+}
+
+/** Longest Retry-After honoured: a larger (or absurd) value is capped, not obeyed. */
+const MAX_RETRY_AFTER_MS = 10 * 60_000;
+
+/** Retry-After in seconds or as an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(header: string | null, nowMs = Date.now()): number | null {
+  if (header === null || header.trim() === '') return null;
+  const text = header.trim();
+  // delta-seconds, or an HTTP date (which always names its weekday and month).
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : /[a-z]/i.test(text) ? Date.parse(text) - nowMs : Number.NaN;
+  if (!Number.isFinite(ms)) return null;
+  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
 }
 
 interface CachedToken {
@@ -79,7 +93,7 @@ export function createProviderClient(config: Config, logger: Logger): ProviderCl
       });
       const text = await response.text();
       log.debug({ operation, status: response.status, durationMs: Math.round(performance.now() - started) }, 'provider call');
-      return { status: response.status, json: parseJson(text) };
+      return { status: response.status, json: parseJson(text), retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
     } catch (error) {
       const reason = describeFailure(error, config.PROVIDER_TIMEOUT);
       log.warn({ operation, reason, durationMs: Math.round(performance.now() - started) }, 'provider unreachable');
@@ -88,11 +102,12 @@ export function createProviderClient(config: Config, logger: Logger): ProviderCl
   }
 
   function interpret<S extends z.ZodType>(operation: string, response: WireResponse, dataSchema: S): z.output<S> {
-    const { status, json } = response;
-    if (status >= 500 || RETRYABLE_CLIENT_STATUSES.has(status)) throw new ProviderUnavailableError(`${operation}: HTTP ${status}`);
+    const { status, json, retryAfterMs } = response;
+    if (status >= 500 || RETRYABLE_CLIENT_STATUSES.has(status)) throw new ProviderUnavailableError(`${operation}: HTTP ${status}`, { retryAfterMs });
     const envelope = envelopeSchema.safeParse(json);
     if (status >= 400) {
-      if (!envelope.success) throw new ProviderRejectedError(status, String(status), `HTTP ${status}`);
+      // An HTML or empty 4xx comes from something in front of the provider (a gateway, a WAF), not from it.
+      if (!envelope.success) throw new ProviderUnavailableError(`${operation}: HTTP ${status} without the provider's answer`, { retryAfterMs });
       throw new ProviderRejectedError(status, envelope.data.code, envelope.data.description ?? `HTTP ${status}`);
     }
     if (status < 200 || status >= 300) throw new ProviderUnavailableError(`${operation}: unexpected HTTP ${status}`);

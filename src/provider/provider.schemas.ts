@@ -60,7 +60,9 @@ export const transactionDataSchema = z
     status: transactionStatus,
     amount: naira,
     fee: optionalNaira,
-    type: z.string(),
+    // A field the provider leaves out is unknown, never a mismatch: confirmation compares only what is there.
+    type: optionalText,
+    currency: optionalText,
     merchantTxRef: optionalText,
     aliasAccountReference: optionalText,
     timeCreated: z.string(),

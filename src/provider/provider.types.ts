@@ -28,7 +28,10 @@ export interface ProviderTransaction {
   /** Gross: what the payer sent (for a transfer, the amount paid out). */
   amountKobo: bigint;
   feeKobo: bigint | null;
-  type: string;
+  /** `vact_transfer` for a payment into a virtual account, `transfer` for a payout; null when not given. */
+  type: string | null;
+  /** Null when not given: the provider's transactions are NGN unless it says otherwise. */
+  currency: string | null;
   merchantTxRef: string | null;
   aliasAccountReference: string | null;
   timeCreated: string;

@@ -14,11 +14,16 @@ export async function lookupProviderTransaction(provider: ProviderClient, logger
       grossAmountKobo: transaction.amountKobo.toString(),
       feeKobo: transaction.feeKobo === null ? null : transaction.feeKobo.toString(),
       transactionId: transaction.id,
+      accountRef: transaction.aliasAccountReference,
+      type: transaction.type,
+      merchantTxRef: transaction.merchantTxRef,
+      currency: transaction.currency,
     };
   } catch (error) {
     if (error instanceof ProviderUnavailableError || error instanceof ProviderRejectedError) {
       logger.warn({ err: error, transactionRef }, 'provider transaction lookup failed');
-      return { kind: 'unavailable', reason: error.message };
+      const retryAfterMs = error instanceof ProviderUnavailableError ? error.retryAfterMs : null;
+      return { kind: 'unavailable', reason: error.message, ...(retryAfterMs === null ? {} : { retryAfterMs }) };
     }
     throw error;
   }

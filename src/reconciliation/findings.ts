@@ -1,3 +1,4 @@
+import { NOT_KNOWN_IN_WINDOW } from '../payments/confirmation-rules';
 import type { ReconciliationOutcome } from './reconciliation.payloads';
 
 /**
@@ -43,10 +44,11 @@ export const ROW_FINDINGS: FindingKind[] = [
 ];
 
 /**
- * The reason the confirmation workflow gives when the provider still did not know a payment when its
- * window closed; such a reversal is the one reconciliation restores once the provider shows SUCCESS.
+ * The reasons (as LIKE patterns) a reversal's narration gives when the provider still did not know a
+ * payment when its window closed: today's, and the one reversals posted before it carry. Such a
+ * reversal is the one reconciliation restores once the provider shows SUCCESS.
  */
-export const NOT_CONFIRMED_IN_TIME = '%not confirmed by the provider within the confirmation window%';
+export const NOT_CONFIRMED_IN_TIME = [`%${NOT_KNOWN_IN_WINDOW}%`, '%not confirmed by the provider within the confirmation window%'] as const;
 
 export function outcomeOf(counts: { alerts: number; reported: number; repaired: number }): ReconciliationOutcome {
   if (counts.alerts > 0) return 'alert';

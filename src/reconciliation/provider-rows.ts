@@ -99,5 +99,6 @@ export function fromLookup(asked: LookupRequest, found: ProviderTransaction | nu
     fee: (found.feeKobo ?? 0n).toString(),
     timeCreated: instant(found.timeCreated),
     aliasAccountRef: found.aliasAccountReference,
+    currency: found.currency,
   };
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { isUniqueViolation, type Db } from '../db';
 import { uuidv7 } from '../ids';
+import type { Jobs } from '../jobs/jobs';
 import type { WorkflowStarter } from '../jobs/workflow-starter';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
@@ -72,6 +73,7 @@ export function createReconciliationExecutionService(deps: {
   postingEngine: PostingEngine;
   creditPayment: PaymentCrediter;
   settlementExecution: SettlementExecutionService;
+  jobs: Jobs;
   starter: WorkflowStarter;
 }) {
   const { db, config, provider } = deps;

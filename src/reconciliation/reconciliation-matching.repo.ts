@@ -12,6 +12,8 @@ export interface PendingAction {
   accountId: string;
   entryId: string | null;
   settlementId: string | null;
+  /** A payout's attempt reference (the provider's merchantTxRef); null for a payment. */
+  merchantTxRef: string | null;
   amount: bigint;
   fee: bigint;
   senderName: string;
@@ -85,7 +87,7 @@ const PAGE_STATEMENT = `
                    WHEN j.e_amount + j.e_fee <> j.amount OR j.e_fee <> j.fee OR coalesce(j.currency, 'NGN') <> 'NGN'
                         OR (j.acct_id IS NOT NULL AND j.acct_id <> j.e_account) THEN 'payment_mismatch'
                    WHEN j.e_status = 'reversed' AND j.adj_id IS NULL THEN
-                     CASE WHEN j.rev_narration LIKE :not_confirmed_in_time THEN 'restore' ELSE 'reversed_credit_provider_success' END
+                     CASE WHEN j.rev_narration LIKE :not_known_in_window OR j.rev_narration LIKE :not_confirmed_in_time THEN 'restore' ELSE 'reversed_credit_provider_success' END
                    ELSE 'matched'
                  END
                WHEN j.status IN ('failed', 'refund') THEN
@@ -199,6 +201,7 @@ interface ActionRow {
   account_id: string;
   entry_id: string | null;
   settlement_id: string | null;
+  merchant_tx_ref: string | null;
   amount: string;
   fee: string;
   sender_name: string | null;
@@ -254,7 +257,8 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
         scope_tenant: run.scopeTenantId,
         grace_seconds: options.graceSeconds,
         looked_up: options.lookedUp,
-        not_confirmed_in_time: NOT_CONFIRMED_IN_TIME,
+        not_known_in_window: NOT_CONFIRMED_IN_TIME[0],
+        not_confirmed_in_time: NOT_CONFIRMED_IN_TIME[1],
       });
       const row = result.rows[0] as { staged: string; actions: string };
       return { staged: Number(row.staged), actions: Number(row.actions) };
@@ -266,7 +270,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
         .whereNotNull('action')
         .orderBy('provider_txn_id')
         .limit(limit)
-        .select('provider_txn_id', 'action', 'tenant_id', 'account_id', 'entry_id', 'settlement_id', 'amount', 'fee', 'sender_name', 'narration', 'raw_status', 'time_created');
+        .select('provider_txn_id', 'action', 'tenant_id', 'account_id', 'entry_id', 'settlement_id', 'merchant_tx_ref', 'amount', 'fee', 'sender_name', 'narration', 'raw_status', 'time_created');
       return rows.map((row) => ({
         providerTxnId: row.provider_txn_id,
         action: row.action,
@@ -274,6 +278,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
         accountId: row.account_id,
         entryId: row.entry_id,
         settlementId: row.settlement_id,
+        merchantTxRef: row.merchant_tx_ref,
         amount: BigInt(row.amount),
         fee: BigInt(row.fee),
         senderName: row.sender_name ?? '',
@@ -284,7 +289,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
     },
 
     /** The action is settled: `outcome` says whether this run repaired it or found it already repaired. */
-    async markActionDone(trx: Trx, runId: string, providerTxnId: string, outcome: 'repaired' | 'matched'): Promise<void> {
+    async markActionDone(trx: Trx, runId: string, providerTxnId: string, outcome: 'repaired' | 'matched' | 'in_flight'): Promise<void> {
       await trx('reconciliation_provider_rows').where({ run_id: runId, provider_txn_id: providerTxnId }).update({ action_done: true, outcome });
     },
 

@@ -1,12 +1,14 @@
 import { createAccountsRepo } from '../accounts/accounts.repo';
 import { isUniqueViolation, type Db } from '../db';
 import { uuidv7 } from '../ids';
+import type { Jobs } from '../jobs/jobs';
+import { createOutboxRepo } from '../jobs/outbox.repo';
 import type { WorkflowStarter } from '../jobs/workflow-starter';
 import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
-import { createInboundEventsRepo } from '../payments/inbound-events.repo';
+import { createInboundEventsRepo, FOUND_BY_RECONCILIATION } from '../payments/inbound-events.repo';
 import type { PaymentCrediter } from '../payments/payment-credit';
 import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
 import { createSettlementsRepo } from '../settlements/settlements.repo';
@@ -30,9 +32,10 @@ export function createReconciliationRepairs(deps: {
   postingEngine: PostingEngine;
   creditPayment: PaymentCrediter;
   settlementExecution: SettlementExecutionService;
+  jobs: Jobs;
   starter: WorkflowStarter;
 }) {
-  const { db, logger, postingEngine, creditPayment, settlementExecution, starter } = deps;
+  const { db, logger, postingEngine, creditPayment, settlementExecution, jobs, starter } = deps;
   const runs = createReconciliationRunsRepo(db);
   const matching = createReconciliationMatchingRepo(db);
   const exceptions = createReconciliationExceptionsRepo(db);
@@ -71,7 +74,7 @@ export function createReconciliationRepairs(deps: {
             runId: runId,
             transaction: { id: action.providerTxnId, status: action.rawStatus, amount: formatKobo(action.amount), fee: formatKobo(action.fee), time: action.timeCreated },
           },
-          flags: ['found_by_reconciliation'],
+          flags: [FOUND_BY_RECONCILIATION],
         });
         const posted = await creditPayment(trx, account, {
           gross: action.amount,
@@ -159,35 +162,57 @@ export function createReconciliationRepairs(deps: {
     }
   }
 
-  /** A successful settlement the provider has since refunded: the settlement's own refund rule applies it. */
+  /**
+   * A successful settlement whose succeeded attempt the provider's listing shows refunded: the
+   * settlement's own refund rule decides (it reverses the debit only when the provider's lookup of
+   * that attempt says REFUND). Either way the settlement is handed to the per-event refund workflow a
+   * payout_refund webhook would have started (keyed by this run): it finds the refund applied and
+   * brings SettlementStatus in line, or re-checks with back-off while the lookup does not agree yet.
+   */
   async function refund(runId: string, action: PendingAction, runIds: string[]): Promise<boolean> {
     const settlement = action.settlementId ? await createSettlementsRepo(db).findById(action.settlementId) : undefined;
-    if (!settlement || settlement.status !== 'success') return alreadyDone(runId, action, runIds);
-    const status = await settlementExecution.refund(settlement.id, 'provider refunded the transfer (found by reconciliation)');
-    if (status !== 'refunded') return alreadyDone(runId, action, runIds);
-    await db.transaction(async (trx) => {
-      const reversalId = await matching.settlementReversal(trx, settlement.id);
-      await exceptions.recordRepair(
-        trx,
-        {
-          id: uuidv7(),
-          tenantId: settlement.tenantId,
-          kind: 'settlement_refunded',
-          subject: action.providerTxnId,
-          accountId: settlement.accountId,
-          entryId: settlement.debitEntryId,
-          settlementId: settlement.id,
-          providerTxnId: action.providerTxnId,
-          details: { providerStatus: action.rawStatus, merchantTxRef: settlement.merchantTxRef, amount: formatKobo(settlement.amount) },
-        },
-        runIds,
-        reversalId,
-      );
-      await matching.markActionDone(trx, runId, action.providerTxnId, 'repaired');
-      await runs.bump(trx, runIds, 'repaired');
+    // No check of the settlement's status here: after a crash between the refund and this run's record of
+    // it, the retry must still record it and start the workflow that shows it.
+    if (!settlement || !action.merchantTxRef) return alreadyDone(runId, action, runIds);
+    const providerRef = action.merchantTxRef;
+    const check = await settlementExecution.refund(settlement.id, providerRef);
+    if (check.kind === 'not_applicable' || check.kind === 'attempt_refunded') return alreadyDone(runId, action, runIds);
+    const refundJob = jobs.settlementRefund({
+      settlementId: settlement.id,
+      merchantTxRef: settlement.merchantTxRef,
+      providerRef,
+      eventId: `reconciliation-${runId}`,
+      tenantId: settlement.tenantId,
+      accountRef: settlement.accountRef,
     });
-    logger.info({ runId: runId, merchantTxRef: settlement.merchantTxRef }, 'reconciliation refunded a settlement');
-    return true;
+    const applied = check.kind === 'refunded';
+    await db.transaction(async (trx) => {
+      await createOutboxRepo(trx).enqueue([refundJob]);
+      if (applied) {
+        await exceptions.recordRepair(
+          trx,
+          {
+            id: uuidv7(),
+            tenantId: settlement.tenantId,
+            kind: 'settlement_refunded',
+            subject: action.providerTxnId,
+            accountId: settlement.accountId,
+            entryId: settlement.debitEntryId,
+            settlementId: settlement.id,
+            providerTxnId: action.providerTxnId,
+            details: { providerStatus: action.rawStatus, merchantTxRef: settlement.merchantTxRef, attemptReference: providerRef, amount: formatKobo(settlement.amount) },
+          },
+          runIds,
+          await matching.settlementReversal(trx, settlement.id),
+        );
+      }
+      await matching.markActionDone(trx, runId, action.providerTxnId, applied ? 'repaired' : 'in_flight');
+      await runs.bump(trx, runIds, applied ? 'repaired' : 'in_flight');
+    });
+    starter.kick([refundJob]);
+    if (applied) logger.info({ runId, merchantTxRef: settlement.merchantTxRef }, 'reconciliation refunded a settlement');
+    else logger.info({ runId, merchantTxRef: settlement.merchantTxRef, check }, 'the listing shows a refund the lookup does not yet: the refund workflow re-checks');
+    return applied;
   }
 
   /** Makes every repair the run has staged and not yet made (including those a crashed attempt left). */

@@ -185,21 +185,15 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
       return rows.map(toRun);
     },
 
-    /**
-     * A tenant's on-demand runs: whether one is open, and how many began within the last hour (and the
-     * oldest of those). A run open for over a day (its workflow terminated by hand) no longer counts as open.
-     */
-    async onDemandUsage(trx: Trx, tenantId: string): Promise<{ open: boolean; lastHour: number; oldestInHour: Date | null }> {
-      const result = await trx.raw(
-        `SELECT count(*) FILTER (WHERE status IN ('pending', 'running') AND created_at > now() - interval '1 day') AS open,
-                count(*) FILTER (WHERE created_at > now() - interval '1 hour') AS last_hour,
-                min(created_at) FILTER (WHERE created_at > now() - interval '1 hour') AS oldest
-           FROM reconciliation_runs
-          WHERE tenant_id = :tenant AND trigger IN ('tenant', 'operator') AND created_at > now() - interval '1 day'`,
-        { tenant: tenantId },
-      );
-      const row = result.rows[0] as { open: string; last_hour: string; oldest: Date | null };
-      return { open: Number(row.open) > 0, lastHour: Number(row.last_hour), oldestInHour: row.oldest };
+    /** Whether the tenant has an on-demand run open. One open for over a day (its workflow terminated by hand) no longer counts. */
+    async hasOpenOnDemandRun(trx: Trx, tenantId: string): Promise<boolean> {
+      const open = await trx('reconciliation_runs')
+        .where({ tenant_id: tenantId })
+        .whereIn('trigger', ['tenant', 'operator'])
+        .whereIn('status', ['pending', 'running'])
+        .where('created_at', '>', trx.raw("now() - interval '1 day'"))
+        .first('id');
+      return open !== undefined;
     },
 
     /** pending -> running (the run and its children); false when the run had already finished. */
@@ -221,7 +215,7 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
       return rows.map((row) => row.id);
     },
 
-    async bump(trx: Trx, ids: string[], counter: 'repaired' | 'matched', by = 1): Promise<void> {
+    async bump(trx: Trx, ids: string[], counter: 'repaired' | 'matched' | 'in_flight', by = 1): Promise<void> {
       if (ids.length === 0) return;
       await trx('reconciliation_runs').whereIn('id', ids).increment(counter, by);
     },

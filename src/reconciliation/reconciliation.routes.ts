@@ -1,9 +1,8 @@
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
-import { errorBodySchema } from '../http/schemas';
 import { ConflictError } from '../errors';
 import { presentEntry } from '../ledger/entry.presenter';
-import type { AppContext } from '../http/context';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import { presentDay, presentException, presentRun } from './reconciliation.presenter';
 import {
   compensationResponseSchema,
@@ -20,25 +19,27 @@ import {
   runParamsSchema,
   runRequestBodySchema,
 } from './reconciliation.schemas';
-import type { OnDemandRequest, ReconciliationService } from './reconciliation.service';
+import type { ReconciliationService, Window } from './reconciliation.service';
 
 const PAGE_SIZE = 50;
 
-/** 202 with the run; one already open is a 409, too many this hour a 429 with Retry-After. */
-function answerRequest(outcome: OnDemandRequest, ctx: AppContext) {
-  if (outcome.kind === 'busy') throw new ConflictError('a reconciliation run is already in progress');
-  if (outcome.kind === 'rate_limited') {
-    return {
-      status: 429,
-      body: { error: 'too many reconciliation runs; try again later', code: 'rate_limited', requestId: ctx.state.requestId },
-      headers: { 'Retry-After': String(outcome.retryAfterSeconds) },
-    };
-  }
-  return { status: 202, body: { run: presentRun(outcome.run) } };
-}
+export function reconciliationRoutes(deps: { reconciliation: ReconciliationService; limits: Pick<RateLimits, 'reconciliationRuns'> }): RouteDefinition[] {
+  const { reconciliation, limits } = deps;
 
-export function reconciliationRoutes(deps: { reconciliation: ReconciliationService }): RouteDefinition[] {
-  const { reconciliation } = deps;
+  /**
+   * 202 with the run. Each run counts against the tenant's rate limit (429 with Retry-After); a window
+   * refused (400) or a run refused because one is open (409) does not.
+   */
+  const requestRun = async (tenantId: string, trigger: 'tenant' | 'operator', requested: Window, userId?: string) => {
+    const window = reconciliation.window(requested);
+    await limits.reconciliationRuns.consume(tenantId);
+    const outcome = await reconciliation.requestTenantRun(tenantId, trigger, window, userId);
+    if (outcome.kind === 'busy') {
+      await limits.reconciliationRuns.reward(tenantId);
+      throw new ConflictError('a reconciliation run is already in progress');
+    }
+    return { status: 202, body: { run: presentRun(outcome.run) } };
+  };
 
   const listRuns = async (tenantId: string, after: string | undefined) => {
     const page = paginate(await reconciliation.listRuns(tenantId, uuidCursor(after), PAGE_SIZE + 1), PAGE_SIZE, (run) => run.id);
@@ -54,7 +55,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
     };
   };
 
-  const accepted = { 202: { description: 'The run, pending until the worker takes it', schema: runAcceptedResponseSchema }, 429: { description: 'Too many runs this hour (Retry-After)', schema: errorBodySchema } };
+  const accepted = { 202: { description: 'The run, pending until the worker takes it', schema: runAcceptedResponseSchema } };
 
   return [
     defineRoute({
@@ -76,8 +77,8 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       auth: 'apiKey',
       body: runRequestBodySchema,
       responses: accepted,
-      errors: [400, 409],
-      handle: async ({ body, ctx }) => answerRequest(await reconciliation.requestTenantRun(tenantOf(ctx).id, 'tenant', body ?? {}), ctx),
+      errors: [400, 409, 429],
+      handle: ({ body, ctx }) => requestRun(tenantOf(ctx).id, 'tenant', body ?? {}),
     }),
     defineRoute({
       method: 'get',
@@ -110,8 +111,8 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       auth: 'session',
       body: runRequestBodySchema,
       responses: accepted,
-      errors: [400, 403, 409],
-      handle: async ({ body, ctx }) => answerRequest(await reconciliation.requestTenantRun(userOf(ctx).tenantId, 'operator', body ?? {}, userOf(ctx).id), ctx),
+      errors: [400, 403, 409, 429],
+      handle: ({ body, ctx }) => requestRun(userOf(ctx).tenantId, 'operator', body ?? {}, userOf(ctx).id),
     }),
     defineRoute({
       method: 'get',

@@ -12,11 +12,17 @@ import { reconciliationWorkflowId } from '../temporal/workflow-ids';
 import { createReconciliationExceptionsRepo, type ExceptionRecord, type ExceptionStatus } from './reconciliation-exceptions.repo';
 import { createReconciliationRunsRepo, type DayDifference, type RunRecord, type RunTrigger } from './reconciliation-runs.repo';
 
-export type OnDemandRequest = { kind: 'created'; run: RunRecord } | { kind: 'busy' } | { kind: 'rate_limited'; retryAfterSeconds: number };
+export type OnDemandRequest = { kind: 'created'; run: RunRecord } | { kind: 'busy' };
 
 export interface Window {
   from?: Date | undefined;
   to?: Date | undefined;
+}
+
+/** A window checked and filled in (see `window`). */
+export interface RunWindow {
+  windowFrom: Date;
+  windowTo: Date;
 }
 
 /** Who decides on a finding: a dashboard user of its tenant, or the platform operator at the CLI. */
@@ -26,7 +32,7 @@ export type Decider = { via: 'dashboard'; userId: string; tenantId: string } | {
 const FUTURE_SKEW_MS = 60_000;
 const HOUR_MS = 3_600_000;
 
-type ReconciliationConfig = Pick<Config, 'RECONCILIATION_LOOKBACK' | 'RECONCILIATION_MAX_WINDOW' | 'RECONCILIATION_TENANT_RUNS_PER_HOUR'>;
+type ReconciliationConfig = Pick<Config, 'RECONCILIATION_LOOKBACK' | 'RECONCILIATION_MAX_WINDOW'>;
 
 function describeDuration(ms: number): string {
   if (ms % 86_400_000 === 0) return `${ms / 86_400_000} days`;
@@ -44,7 +50,7 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
   const runs = createReconciliationRunsRepo(db);
   const exceptions = createReconciliationExceptionsRepo(db);
 
-  function windowOf(requested: Window): { windowFrom: Date; windowTo: Date } {
+  function windowOf(requested: Window): RunWindow {
     const windowTo = requested.to ?? new Date();
     const windowFrom = requested.from ?? new Date(windowTo.getTime() - config.RECONCILIATION_LOOKBACK);
     if (windowFrom >= windowTo) throw new BadRequestError('validation_error', 'from must be before to');
@@ -62,23 +68,21 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
   }
 
   return {
+    /** The window a run asked for, defaults filled in; a 400 when it is backwards, in the future or too long. */
+    window: windowOf,
+
     /**
-     * A tenant's own run over its own accounts: one at a time, and at most
-     * RECONCILIATION_TENANT_RUNS_PER_HOUR an hour, both decided under a per-tenant lock.
+     * A tenant's own run over its own accounts, one at a time: the open run is looked for and the new
+     * one inserted under a per-tenant lock. (How many a tenant may ask for is the API's rate limit.)
      */
-    async requestTenantRun(tenantId: string, trigger: Extract<RunTrigger, 'tenant' | 'operator'>, requested: Window, userId?: string): Promise<OnDemandRequest> {
-      const { windowFrom, windowTo } = windowOf(requested);
+    async requestTenantRun(tenantId: string, trigger: Extract<RunTrigger, 'tenant' | 'operator'>, window: RunWindow, userId?: string): Promise<OnDemandRequest> {
+      const { windowFrom, windowTo } = window;
       const id = uuidv7();
       const job = jobs.reconciliation({ runId: id, tenantId });
       const outcome = await db.transaction(async (trx): Promise<OnDemandRequest> => {
         await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`reconciliation:${tenantId}`]);
         const repo = createReconciliationRunsRepo(trx);
-        const usage = await repo.onDemandUsage(trx, tenantId);
-        if (usage.open) return { kind: 'busy' };
-        if (usage.lastHour >= config.RECONCILIATION_TENANT_RUNS_PER_HOUR) {
-          const freesAt = (usage.oldestInHour?.getTime() ?? Date.now()) + HOUR_MS;
-          return { kind: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil((freesAt - Date.now()) / 1000)) };
-        }
+        if (await repo.hasOpenOnDemandRun(trx, tenantId)) return { kind: 'busy' };
         await repo.insert({ id, tenantId, trigger, windowFrom, windowTo, workflowId: job.workflowId, requestedBy: userId ?? null });
         await createOutboxRepo(trx).enqueue([job]);
         return { kind: 'created', run: (await repo.find(id))! };
@@ -87,7 +91,7 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
       return outcome;
     },
 
-    /** The platform operator's run (CLI): the whole platform, or one tenant; not rate-limited. The caller starts `job`. */
+    /** The platform operator's run (CLI): the whole platform, or one tenant; neither limited nor kept to one at a time. The caller starts `job`. */
     async requestOperatorRun(tenantId: string | null, requested: Window): Promise<{ run: RunRecord; job: OutboxEntry }> {
       if (tenantId !== null && !(isUuid(tenantId) && (await db('tenants').where({ id: tenantId }).first('id')))) throw new NotFoundError('tenant not found');
       const { windowFrom, windowTo } = windowOf(requested);
@@ -170,7 +174,6 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
                 reversesEntryId: credit.id,
               },
             ],
-            { allowDeficit: true },
           );
           await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: decider.userId, via: 'dashboard', repairEntryId: debit!.id });
           return debit!;

@@ -5,7 +5,16 @@ import { submissionView } from './provider-wire';
 import type { SandboxDeps } from './sandbox.deps';
 import { parseInput, SandboxHttpError } from './sandbox-http';
 import { simulatePayment, simulatePaymentBatch } from './sandbox-payments';
-import { faultSettingsSchema, paymentBatchSchema, redeliverSchema, simulatedPaymentSchema, tokenTtlSchema, transferReferenceParamsSchema } from './sandbox.schemas';
+import {
+  faultSettingsSchema,
+  paymentBatchSchema,
+  redeliverSchema,
+  settleTransferSchema,
+  simulatedPaymentSchema,
+  tokenTtlSchema,
+  transferProfileRuleSchema,
+  transferReferenceParamsSchema,
+} from './sandbox.schemas';
 import type { DeliveryResult, SandboxState } from './sandbox.state';
 
 function deliveryView(delivery: DeliveryResult) {
@@ -56,7 +65,23 @@ export function registerControlRoutes(router: Router, deps: SandboxDeps): void {
   router.get('/sandbox/transfers/:merchantTxRef', (ctx) => {
     const { merchantTxRef } = parseInput(transferReferenceParamsSchema, ctx.params);
     const submissions = [...state.transfers.values()].filter((transfer) => isAttemptOf(transfer.merchantTxRef, merchantTxRef));
-    ctx.body = { merchantTxRef, submissions: submissions.map(submissionView), payouts: submissions.filter((transfer) => transfer.paidOut).length };
+    ctx.body = {
+      merchantTxRef,
+      submissions: submissions.map(submissionView),
+      // Every payout ever made (a refunded one included), and those the provider has not taken back.
+      payouts: submissions.filter((transfer) => transfer.paidOut).length,
+      standingPayouts: submissions.filter((transfer) => transfer.paidOut && transfer.status !== 'REFUND').length,
+      calls: (state.callsByBase.get(merchantTxRef) ?? []).map((call) => ({ at: new Date(call.atMs).toISOString(), route: call.route })),
+    };
+  });
+
+  router.post('/sandbox/transfers/:merchantTxRef/settle', (ctx) => {
+    const { merchantTxRef } = parseInput(transferReferenceParamsSchema, ctx.params);
+    const { status } = parseInput(settleTransferSchema, ctx.request.body ?? {});
+    const transfer = state.transferByReference(merchantTxRef);
+    if (!transfer) throw new SandboxHttpError(404, '01', 'transaction not found');
+    if (!deps.transfers.settleNow(transfer, status)) throw new SandboxHttpError(409, '409', `only a PROCESSING transfer can be settled (it is ${transfer.status})`);
+    ctx.body = submissionView(transfer);
   });
 
   router.post('/sandbox/transfers/:merchantTxRef/refund', (ctx) => {
@@ -80,6 +105,25 @@ export function registerControlRoutes(router: Router, deps: SandboxDeps): void {
   router.delete('/sandbox/faults', (ctx) => {
     state.faults = { ...state.configuredFaults, routes: [...state.configuredFaults.routes] };
     ctx.body = state.faults;
+  });
+
+  // Bad-day profiles for transfers matching a merchantTxRef prefix and/or a destination (none: every transfer).
+  router.get('/sandbox/profiles', (ctx) => {
+    ctx.body = { profiles: state.profileRules };
+  });
+
+  router.post('/sandbox/profiles', (ctx) => {
+    const { match, ...profile } = parseInput(transferProfileRuleSchema, ctx.request.body);
+    const rule = { id: state.nextProfileRuleId++, match, profile: Object.fromEntries(Object.entries(profile).filter(([, value]) => value !== undefined)) };
+    state.profileRules.push(rule);
+    ctx.status = 201;
+    ctx.body = rule;
+  });
+
+  // Back to the environment's profile (SANDBOX_LOOKUP_LAG, SANDBOX_DUPLICATE_REFERENCE) and the magic values.
+  router.delete('/sandbox/profiles', (ctx) => {
+    state.profileRules = [];
+    ctx.body = { profiles: [] };
   });
 
   router.get('/sandbox/tokens', (ctx) => {

@@ -1,26 +1,54 @@
 /** The sandbox's test values (README table): the last digits of an account number or NIN pick the outcome. */
 
-export type TransferFinalStatus = 'SUCCESS' | 'PAYMENT_FAILED';
+import type { Config } from '../config';
+import type { TransferProfile } from './transfer-profiles';
 
-export interface TransferScript {
-  final: TransferFinalStatus;
-  /** at_first_check: PROCESSING until the first status check; after_processing_time: on a timer. */
-  settles: 'at_first_check' | 'after_processing_time';
-  refundsAfterSuccess: boolean;
-  /** The transfer is recorded but the submit response is withheld until the caller has timed out. */
-  holdsSubmitResponse: boolean;
-}
+/** Long enough to prove a settlement survives a transfer stuck for days; POST /sandbox/transfers/:reference/settle ends it sooner. */
+const STUCK_PROCESSING_MS = 3 * 24 * 3_600_000;
 
-const PLAIN: TransferScript = { final: 'SUCCESS', settles: 'at_first_check', refundsAfterSuccess: false, holdsSubmitResponse: false };
-
-/** submissionNumber counts the submissions of the same base reference, starting at 1. */
-export function transferScript(accountNumber: string, submissionNumber: number): TransferScript {
-  if (accountNumber.endsWith('1111')) return { ...PLAIN, final: 'PAYMENT_FAILED' };
-  if (accountNumber.endsWith('2222')) return { ...PLAIN, final: submissionNumber <= 2 ? 'PAYMENT_FAILED' : 'SUCCESS' };
-  if (accountNumber.endsWith('3333')) return { ...PLAIN, refundsAfterSuccess: true };
-  if (accountNumber.endsWith('4444')) return { ...PLAIN, holdsSubmitResponse: true };
-  if (accountNumber.endsWith('5555')) return { ...PLAIN, settles: 'after_processing_time' };
-  return PLAIN;
+/**
+ * What the last four digits of a destination account number change from the plain profile (success at
+ * the first status check). Every delay is SANDBOX_PROCESSING_TIME or SANDBOX_REFUND_DELAY, so tests can
+ * shorten them all at once. A transfer whose submit answer hides it (6666, 0909, 4040) goes through at
+ * once whoever asks, as a real one would: a service that takes it for failed pays twice.
+ */
+export function magicTransferProfile(accountNumber: string, config: Pick<Config, 'SANDBOX_PROCESSING_TIME'>): Partial<TransferProfile> {
+  const slow = config.SANDBOX_PROCESSING_TIME;
+  const suffix = accountNumber.slice(-4);
+  switch (suffix) {
+    case '1111':
+      return { final: 'PAYMENT_FAILED' };
+    case '2222':
+      return { failFirstSubmissions: 2 };
+    case '3333':
+      return { refundAfterSuccess: true };
+    case '4444':
+      return { submitAnswer: 'timeout' };
+    case '5555':
+      return { processingMs: slow };
+    case '6666':
+      return { submitAnswer: 'timeout', lookupLagMs: slow, duplicateReference: 'conflict', processingMs: 0 };
+    case '7777':
+      return { processingMs: STUCK_PROCESSING_MS };
+    case '8888':
+      return { failFirstSubmissions: 1, refundAfterFailure: true };
+    case '0909':
+      return { submitAnswer: 'pending_code', processingMs: 0 };
+    case '4040':
+      return { submitAnswer: 'error_after_recording', hiddenLookups: 1, processingMs: 0 };
+    case '4290':
+      return { outage: { answer: '429', durationMs: slow, retryAfterSeconds: 1 } };
+    case '5030':
+      return { outage: { answer: '503', durationMs: slow, retryAfterSeconds: 0 } };
+    case '5020':
+      return { outage: { answer: 'html', durationMs: slow, retryAfterSeconds: 0 } };
+    case '3030':
+      return { refundAfterSuccess: true, refundLookupLagMs: slow };
+    case '3300':
+      return { refundAfterSuccess: true, webhooks: 'duplicated_out_of_order' };
+    default:
+      return {};
+  }
 }
 
 export function nameLookupFinds(accountNumber: string): boolean {

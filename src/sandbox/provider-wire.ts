@@ -1,4 +1,5 @@
 import { koboToProviderNumber } from '../money';
+import type { ProviderTransactionStatus } from '../provider/provider.types';
 import type { SandboxPayment, SandboxTransfer, SandboxVirtualAccount } from './sandbox.state';
 
 /** Sandbox records in the provider's wire shape: amounts as JSON numbers of naira. */
@@ -19,10 +20,11 @@ export function transferWire(transfer: SandboxTransfer) {
   };
 }
 
-export function transferTransactionWire(transfer: SandboxTransfer) {
+/** `status` is what the provider's lookup shows, which can trail the transfer's own (a refund's lookup lag). */
+export function transferTransactionWire(transfer: SandboxTransfer, status: ProviderTransactionStatus) {
   return {
     id: transfer.id,
-    status: transfer.status,
+    status,
     amount: koboToProviderNumber(transfer.amountKobo),
     fee: koboToProviderNumber(transfer.feeKobo),
     type: 'transfer',
@@ -57,6 +59,7 @@ export function submissionView(transfer: SandboxTransfer) {
     bankCode: transfer.bankCode,
     submissionNumber: transfer.submissionNumber,
     paidOut: transfer.paidOut,
+    refunded: transfer.status === 'REFUND',
     createdAt: transfer.createdAt,
     updatedAt: transfer.updatedAt,
   };

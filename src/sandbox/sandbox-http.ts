@@ -3,17 +3,21 @@ import type { z } from 'zod';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 
-/** An answer in the provider's error shape: {code, description}. */
+/** An answer in the provider's error shape: {code, description}; `html` answers a proxy's HTML page instead. */
 export class SandboxHttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     readonly description: string,
+    readonly options: { headers?: Record<string, string>; html?: boolean } = {},
   ) {
     super(description);
     this.name = 'SandboxHttpError';
   }
 }
+
+/** What a gateway in front of the provider answers when the provider is down: not the provider's JSON. */
+const GATEWAY_PAGE = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>';
 
 /** The provider's success envelope. */
 export function answer(ctx: Context, data: unknown, options: { status?: number; code?: string; description?: string } = {}): void {
@@ -44,6 +48,12 @@ export function sandboxErrors(logger: Logger) {
     } catch (error) {
       const { status, code, description } = toErrorAnswer(error, logger);
       ctx.status = status;
+      if (error instanceof SandboxHttpError && error.options.headers) ctx.set(error.options.headers);
+      if (error instanceof SandboxHttpError && error.options.html) {
+        ctx.type = 'text/html';
+        ctx.body = GATEWAY_PAGE;
+        return;
+      }
       ctx.body = { code, description };
     }
   };

@@ -33,6 +33,10 @@ export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment
     senderName,
     narration: input.narration,
     createdAt: now.toISOString(),
+    lookupLagMs: input.lookupLagMs ?? deps.config.SANDBOX_LOOKUP_LAG,
+    processingMs: input.processingMs,
+    notFoundLookups: input.notFoundLookups,
+    lookups: 0,
   };
   state.payments.set(payment.transactionId, payment);
   if (payment.status === 'SUCCESS') state.walletBalanceKobo += payment.amountKobo - payment.feeKobo;
@@ -68,12 +72,27 @@ export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment
   };
 }
 
+/** The payment's status at `nowMs`: PROCESSING for its first `processingMs`, then its own. */
+export function paymentStatusAt(payment: SandboxPayment, nowMs: number): SandboxPayment['status'] {
+  return nowMs - Date.parse(payment.createdAt) < payment.processingMs ? 'PROCESSING' : payment.status;
+}
+
+/**
+ * The payment as the provider's lookup shows it at `nowMs`, or null while the lookup does not know it
+ * yet (lookup lag, or the first lookups that answer "not found"). Counts the lookup.
+ */
+export function paymentAsLookedUp(payment: SandboxPayment, nowMs: number): SandboxPayment | null {
+  payment.lookups += 1;
+  if (payment.lookups <= payment.notFoundLookups || nowMs - Date.parse(payment.createdAt) < payment.lookupLagMs) return null;
+  return { ...payment, status: paymentStatusAt(payment, nowMs) };
+}
+
 /** `count` payments spread over the accounts, recorded as the provider's but not delivered: the caller sends them. */
 export async function simulatePaymentBatch(deps: SandboxDeps, batch: PaymentBatch): Promise<Array<{ body: string; headers: Record<string, string> }>> {
   const events = [];
   for (let i = 0; i < batch.count; i += 1) {
     const accountRef = batch.accountRefs[i % batch.accountRefs.length]!;
-    const sent = await simulatePayment(deps, { accountRef, amount: batch.amount, narration: 'benchmark', status: 'SUCCESS', deliver: false, suppressWebhook: false });
+    const sent = await simulatePayment(deps, { accountRef, amount: batch.amount, narration: 'benchmark', status: 'SUCCESS', deliver: false, suppressWebhook: false, processingMs: 0, notFoundLookups: 0 });
     events.push({ body: JSON.stringify(sent.payload), headers: sent.headers });
   }
   return events;

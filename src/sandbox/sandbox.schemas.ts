@@ -28,6 +28,9 @@ const nairaNumberOrText = (options: { allowZero: boolean }) =>
     return kobo;
   });
 
+/** A week: long enough for "PROCESSING for days", short enough to stay a timer-free comparison. */
+const MAX_SANDBOX_DELAY_MS = 7 * 24 * 60 * 60_000;
+
 const accountNumber = z.string().regex(/^\d{10}$/, 'must be 10 digits');
 const reference = z.string().trim().min(1).max(100);
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -77,6 +80,12 @@ export const simulatedPaymentSchema = z
     deliver: z.boolean().default(true),
     /** The provider never sends this payment's webhook: a payment the service can only learn of by reconciling. */
     suppressWebhook: z.boolean().default(false),
+    /** Lookups answer "not found" for this long after the payment (default SANDBOX_LOOKUP_LAG). */
+    lookupLagMs: z.number().int().min(0).max(MAX_SANDBOX_DELAY_MS).optional(),
+    /** Lookups show PROCESSING for this long, then `status`. */
+    processingMs: z.number().int().min(0).max(MAX_SANDBOX_DELAY_MS).default(0),
+    /** The first this many lookups answer "not found". */
+    notFoundLookups: z.number().int().min(0).max(1_000).default(0),
   })
   .refine((payment) => payment.fee === undefined || payment.fee <= payment.amount, { message: 'fee cannot exceed amount', path: ['fee'] });
 
@@ -93,8 +102,45 @@ export const transferReferenceParamsSchema = z.object({ merchantTxRef: reference
 
 export const faultSettingsSchema = z.object({
   failureRate: z.number().min(0).max(1).default(0),
+  throttleRate: z.number().min(0).max(1).default(0),
+  retryAfterSeconds: z.number().int().min(0).max(3_600).default(1),
   latencyMs: z.number().int().min(0).max(120_000).default(0),
   routes: z.array(z.string().startsWith('/')).default([]),
 });
 
 export const tokenTtlSchema = z.object({ ttlMs: z.number().int().min(1).max(24 * 60 * 60_000) });
+
+const outageSchema = z.object({
+  answer: z.enum(['429', '503', 'html']),
+  durationMs: z.number().int().min(0).max(30 * 24 * 3_600_000),
+  retryAfterSeconds: z.number().int().min(0).max(3_600).default(1),
+});
+
+const delayMs = z.number().int().min(0).max(30 * 24 * 3_600_000);
+
+/** A control-route profile: which transfers it applies to, and the behaviours it sets (README "Bad days"). */
+export const transferProfileRuleSchema = z
+  .object({
+    match: z
+      .object({
+        referencePrefix: z.string().min(1).max(100).optional(),
+        accountNumber: accountNumber.optional(),
+      })
+      .strict()
+      .default({}),
+    final: z.enum(['SUCCESS', 'PAYMENT_FAILED']).optional(),
+    failFirstSubmissions: z.number().int().min(0).max(100).optional(),
+    processingMs: delayMs.nullable().optional(),
+    submitAnswer: z.enum(['normal', 'timeout', 'pending_code', 'error_after_recording']).optional(),
+    duplicateReference: z.enum(['original', 'conflict', 'described']).optional(),
+    lookupLagMs: delayMs.optional(),
+    hiddenLookups: z.number().int().min(0).max(1_000).optional(),
+    refundAfterSuccess: z.boolean().optional(),
+    refundAfterFailure: z.boolean().optional(),
+    refundLookupLagMs: delayMs.optional(),
+    webhooks: z.enum(['normal', 'duplicated_out_of_order']).optional(),
+    outage: outageSchema.nullable().optional(),
+  })
+  .strict();
+
+export const settleTransferSchema = z.object({ status: z.enum(['SUCCESS', 'PAYMENT_FAILED']).default('SUCCESS') });

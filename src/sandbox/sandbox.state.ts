@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kobo } from '../money';
 import type { ProviderTransactionStatus, ProviderVirtualAccount } from '../provider/provider.types';
-import type { TransferScript } from './magic-values';
+import type { ProfileRule, TransferProfile } from './transfer-profiles';
 import { newWalletId } from './sandbox-ids';
 
 /** What the provider answers for a virtual account, as the sandbox keeps it. */
@@ -12,12 +12,21 @@ export interface SandboxPayment {
   accountRef: string;
   amountKobo: Kobo;
   feeKobo: Kobo;
+  /** What a lookup shows once the payment is visible and no longer processing. */
   status: ProviderTransactionStatus;
   senderName: string;
   narration: string;
   createdAt: string;
   /** Set when the provider changes the payment's status after the fact (a late success, a refund). */
   updatedAt?: string;
+  /** A lookup answers "not found" until this long after creation (the provider's lookup lag). */
+  lookupLagMs: number;
+  /** A lookup shows PROCESSING until this long after creation, then `status`. */
+  processingMs: number;
+  /** The first this many lookups answer "not found", whatever the time. */
+  notFoundLookups: number;
+  /** Lookups answered so far. */
+  lookups: number;
 }
 
 export interface SandboxTransfer {
@@ -32,8 +41,16 @@ export interface SandboxTransfer {
   bankCode: string;
   senderName: string;
   narration: string;
-  script: TransferScript;
+  profile: TransferProfile;
+  /** Where this submission ends: the profile's final status, or a failure for the first N submissions. */
+  final: 'SUCCESS' | 'PAYMENT_FAILED';
   status: ProviderTransactionStatus;
+  /** Lookups answer "not found" until this time (lookup lag) and for this many more lookups. */
+  visibleAtMs: number;
+  hiddenLookupsLeft: number;
+  /** After a refund with a lagging lookup: the status lookups still show until refundVisibleAtMs. */
+  statusBeforeRefund: ProviderTransactionStatus | null;
+  refundVisibleAtMs: number;
   /** A payout was made, even if it was refunded later. */
   paidOut: boolean;
   createdAt: string;
@@ -57,6 +74,9 @@ export interface SandboxWebhookEvent {
 
 export interface FaultSettings {
   failureRate: number;
+  /** Share of calls answered 429 with Retry-After: retryAfterSeconds. */
+  throttleRate: number;
+  retryAfterSeconds: number;
   latencyMs: number;
   /** Path prefixes the faults apply to; empty means every provider route. */
   routes: string[];
@@ -82,6 +102,15 @@ export class SandboxState {
   readonly submissionsPerBaseReference = new Map<string, number>();
   readonly events: SandboxWebhookEvent[] = [];
   faults: FaultSettings;
+  /** Control-route profiles, applied in order over the environment's and the magic values'. */
+  profileRules: ProfileRule[] = [];
+  nextProfileRuleId = 1;
+  /** The profile each base reference was submitted with, for lookups (which carry no destination). */
+  readonly profilesByBase = new Map<string, TransferProfile>();
+  /** When each outage window (per base reference or destination) began. */
+  readonly outageStarts = new Map<string, number>();
+  /** Provider calls (submit, lookup) about each base reference, as epoch ms: tests bound calls per minute. */
+  readonly callsByBase = new Map<string, Array<{ atMs: number; route: 'submit' | 'lookup' }>>();
 
   constructor(readonly configuredFaults: FaultSettings) {
     this.faults = { ...configuredFaults, routes: [...configuredFaults.routes] };
@@ -105,6 +134,10 @@ export class SandboxState {
     this.transferIdsByReference.clear();
     this.submissionsPerBaseReference.clear();
     this.events.length = 0;
+    this.profileRules = [];
+    this.profilesByBase.clear();
+    this.outageStarts.clear();
+    this.callsByBase.clear();
     this.faults = { ...this.configuredFaults, routes: [...this.configuredFaults.routes] };
   }
 }

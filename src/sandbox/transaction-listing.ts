@@ -1,4 +1,5 @@
 import { formatKobo, koboToProviderNumber, type Kobo } from '../money';
+import { paymentStatusAt } from './sandbox-payments';
 import { SandboxHttpError } from './sandbox-http';
 import type { SandboxPayment, SandboxState, SandboxTransfer } from './sandbox.state';
 
@@ -89,14 +90,14 @@ function amount(kobo: Kobo, style: AmountStyle): number | string {
   return style === 'number' ? koboToProviderNumber(kobo) : formatKobo(kobo);
 }
 
-/** A listing row, in the provider's field names. */
+/** A listing row, in the provider's field names. A payment still processing is listed as PROCESSING (lookup lag is the single lookup's alone). */
 export function listingWire(state: SandboxState, item: Listed, style: AmountStyle) {
   if (item.payment) {
     const { payment } = item;
     const account = state.accounts.get(payment.accountRef);
     return {
       id: payment.transactionId,
-      status: payment.status,
+      status: paymentStatusAt(payment, Date.now()),
       amount: amount(payment.amountKobo, style),
       fixedCharge: amount(payment.feeKobo, style),
       source: 'api',

@@ -4,11 +4,11 @@ import { koboToProviderNumber } from '../money';
 import { baseReference } from './attempt-references';
 import { findBank } from './banks';
 import { providerFeeKobo } from './fees';
-import { transferScript } from './magic-values';
 import type { Scheduler } from './scheduler';
 import { isoSeconds, newTransferId } from './sandbox-ids';
 import type { ProviderTransactionStatus } from '../provider/provider.types';
 import type { SandboxState, SandboxTransfer } from './sandbox.state';
+import { resolveProfile, type TransferProfile } from './transfer-profiles';
 import type { EventData, ProviderEventType, WebhookSender } from './webhook-sender';
 
 export interface TransferRequest {
@@ -22,15 +22,19 @@ export interface TransferRequest {
 }
 
 export interface TransferLifecycle {
+  /** The profile a call about this reference and destination is treated with (recorded per base reference on submit). */
+  profileFor(call: { reference?: string | undefined; accountNumber?: string | undefined }): TransferProfile;
   /** A reused merchantTxRef returns the original transfer (created: false), never a second payout. */
   submit(request: TransferRequest): { transfer: SandboxTransfer; created: boolean };
-  /** A status check, which is what settles most magic outcomes. */
-  check(transfer: SandboxTransfer): SandboxTransfer;
+  /** A status lookup, which is what settles most magic outcomes; null while the provider's lookup does not see it yet. */
+  check(transfer: SandboxTransfer): ProviderTransactionStatus | null;
   /** The provider reverses a transfer it paid out (a late refund); false when it was not SUCCESS. */
   refund(transfer: SandboxTransfer): boolean;
+  /** Ends a PROCESSING transfer now (one stuck for days); false when it was not PROCESSING. */
+  settleNow(transfer: SandboxTransfer, status: SettledStatus): boolean;
 }
 
-type SettledStatus = Exclude<ProviderTransactionStatus, 'PROCESSING'>;
+export type SettledStatus = Exclude<ProviderTransactionStatus, 'PROCESSING'>;
 
 const EVENT_TYPES: Record<SettledStatus, ProviderEventType> = {
   SUCCESS: 'payout_success',
@@ -61,20 +65,55 @@ function payoutEventData(transfer: SandboxTransfer, status: SettledStatus): Even
 export function createTransferLifecycle(deps: { config: Config; state: SandboxState; scheduler: Scheduler; webhooks: WebhookSender }): TransferLifecycle {
   const { config, state, scheduler, webhooks } = deps;
 
+  function notify(transfer: SandboxTransfer, status: SettledStatus): void {
+    const data = payoutEventData(transfer, status);
+    if (transfer.profile.webhooks === 'normal') {
+      void webhooks.send(EVENT_TYPES[status], data);
+      return;
+    }
+    // A provider that retries with fresh request ids and delivers late: twice each, success after the refund.
+    const heldBack = status === 'SUCCESS' ? config.SANDBOX_REFUND_DELAY * 2 : 0;
+    scheduler.after(heldBack, () => {
+      void webhooks.send(EVENT_TYPES[status], data);
+      void webhooks.send(EVENT_TYPES[status], data);
+    });
+  }
+
   function settle(transfer: SandboxTransfer, status: SettledStatus): void {
+    const previous = transfer.status;
     transfer.status = status;
     transfer.updatedAt = new Date().toISOString();
     const debitKobo = transfer.amountKobo + transfer.feeKobo;
     if (status === 'SUCCESS') {
       transfer.paidOut = true;
       state.walletBalanceKobo -= debitKobo;
-      if (transfer.script.refundsAfterSuccess) scheduler.after(config.SANDBOX_REFUND_DELAY, () => settle(transfer, 'REFUND'));
+      if (transfer.profile.refundAfterSuccess) scheduler.after(config.SANDBOX_REFUND_DELAY, () => settle(transfer, 'REFUND'));
     }
-    if (status === 'REFUND') state.walletBalanceKobo += debitKobo;
-    void webhooks.send(EVENT_TYPES[status], payoutEventData(transfer, status));
+    if (status === 'PAYMENT_FAILED' && transfer.profile.refundAfterFailure) scheduler.after(config.SANDBOX_REFUND_DELAY, () => settle(transfer, 'REFUND'));
+    if (status === 'REFUND') {
+      // A refund of a failed transfer returns a debit that never left: the wallet is unchanged.
+      if (previous === 'SUCCESS') state.walletBalanceKobo += debitKobo;
+      transfer.statusBeforeRefund = previous;
+      transfer.refundVisibleAtMs = Date.now() + transfer.profile.refundLookupLagMs;
+    }
+    notify(transfer, status);
+  }
+
+  function profileFor(call: { reference?: string | undefined; accountNumber?: string | undefined }): TransferProfile {
+    if (call.accountNumber === undefined && call.reference !== undefined) {
+      const known = state.profilesByBase.get(baseReference(call.reference));
+      if (known) return known;
+    }
+    return resolveProfile(config, state.profileRules, call);
   }
 
   return {
+    profileFor(call) {
+      const profile = profileFor(call);
+      if (call.reference !== undefined && call.accountNumber !== undefined) state.profilesByBase.set(baseReference(call.reference), profile);
+      return profile;
+    },
+
     submit(request) {
       const existing = state.transferByReference(request.merchantTxRef);
       if (existing) return { transfer: existing, created: false };
@@ -82,34 +121,54 @@ export function createTransferLifecycle(deps: { config: Config; state: SandboxSt
       const base = baseReference(request.merchantTxRef);
       const submissionNumber = (state.submissionsPerBaseReference.get(base) ?? 0) + 1;
       state.submissionsPerBaseReference.set(base, submissionNumber);
-      const now = new Date().toISOString();
+      const profile = profileFor({ reference: request.merchantTxRef, accountNumber: request.accountNumber });
+      const now = new Date();
       const transfer: SandboxTransfer = {
         id: newTransferId(),
         ...request,
         submissionNumber,
         feeKobo: providerFeeKobo(request.amountKobo),
-        script: transferScript(request.accountNumber, submissionNumber),
+        profile,
+        final: submissionNumber <= profile.failFirstSubmissions ? 'PAYMENT_FAILED' : profile.final,
         status: 'PROCESSING',
+        visibleAtMs: now.getTime() + profile.lookupLagMs,
+        hiddenLookupsLeft: profile.hiddenLookups,
+        statusBeforeRefund: null,
+        refundVisibleAtMs: 0,
         paidOut: false,
-        createdAt: now,
-        updatedAt: now,
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
       };
       state.transfers.set(transfer.id, transfer);
       state.transferIdsByReference.set(transfer.merchantTxRef, transfer.id);
-      if (transfer.script.settles === 'after_processing_time') {
-        scheduler.after(config.SANDBOX_PROCESSING_TIME, () => settle(transfer, transfer.script.final));
+      if (profile.processingMs !== null) {
+        scheduler.after(profile.processingMs, () => {
+          if (transfer.status === 'PROCESSING') settle(transfer, transfer.final);
+        });
       }
       return { transfer, created: true };
     },
 
     check(transfer) {
-      if (transfer.status === 'PROCESSING' && transfer.script.settles === 'at_first_check') settle(transfer, transfer.script.final);
-      return transfer;
+      if (Date.now() < transfer.visibleAtMs) return null;
+      if (transfer.hiddenLookupsLeft > 0) {
+        transfer.hiddenLookupsLeft -= 1;
+        return null;
+      }
+      if (transfer.status === 'PROCESSING' && transfer.profile.processingMs === null) settle(transfer, transfer.final);
+      if (transfer.status === 'REFUND' && transfer.statusBeforeRefund && Date.now() < transfer.refundVisibleAtMs) return transfer.statusBeforeRefund;
+      return transfer.status;
     },
 
     refund(transfer) {
       if (transfer.status !== 'SUCCESS') return false;
       settle(transfer, 'REFUND');
+      return true;
+    },
+
+    settleNow(transfer, status) {
+      if (transfer.status !== 'PROCESSING') return false;
+      settle(transfer, status);
       return true;
     },
   };

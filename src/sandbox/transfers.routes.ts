@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { requireProviderAuth } from './auth';
 import { findBank, SANDBOX_BANKS } from './banks';
+import { failDuringOutage } from './faults';
 import { nameLookupFinds } from './magic-values';
 import { accountHolderName } from './names';
 import { transferWire } from './provider-wire';
@@ -22,16 +23,32 @@ export function registerTransferRoutes(router: Router, deps: SandboxDeps): void 
   router.post('/v2/transfers/bank', auth, async (ctx) => {
     const input = parseInput(transferSchema, ctx.request.body);
     requireKnownBank(input.bankCode);
+    failDuringOutage(state, transfers.profileFor({ reference: input.merchantTxRef, accountNumber: input.accountNumber }).outage, { reference: input.merchantTxRef });
     const { transfer, created } = transfers.submit({ ...input, amountKobo: input.amount, narration: input.narration ?? '' });
-    if (created && transfer.script.holdsSubmitResponse) {
-      // The transfer exists, but the caller only learns that by asking again after its timeout.
-      logger.info({ merchantTxRef: transfer.merchantTxRef }, 'sandbox holding transfer response');
-      ctx.respond = false;
-      await scheduler.sleep(config.PROVIDER_TIMEOUT + HOLD_PAST_TIMEOUT_MS);
-      ctx.req.socket.destroy();
+    if (!created) {
+      const duplicate = transfer.profile.duplicateReference;
+      if (duplicate === 'conflict') throw new SandboxHttpError(409, '409', 'duplicate merchantTxRef');
+      if (duplicate === 'described') throw new SandboxHttpError(400, '26', 'transaction reference already exists');
+      answer(ctx, transferWire(transfer), { code: '200', description: 'Transfer already submitted' });
       return;
     }
-    answer(ctx, transferWire(transfer), { code: '200', description: created ? 'Transfer accepted' : 'Transfer already submitted' });
+    switch (transfer.profile.submitAnswer) {
+      case 'timeout':
+        // The transfer exists, but the caller only learns that by asking again after its timeout.
+        logger.info({ merchantTxRef: transfer.merchantTxRef }, 'sandbox holding transfer response');
+        ctx.respond = false;
+        await scheduler.sleep(config.PROVIDER_TIMEOUT + HOLD_PAST_TIMEOUT_MS);
+        ctx.req.socket.destroy();
+        return;
+      case 'pending_code':
+        // NIP's "request processing in progress": neither accepted nor refused.
+        answer(ctx, transferWire(transfer), { code: '09', description: 'request processing in progress' });
+        return;
+      case 'error_after_recording':
+        throw new SandboxHttpError(400, '96', 'system malfunction');
+      default:
+        answer(ctx, transferWire(transfer), { code: '200', description: 'Transfer accepted' });
+    }
   });
 
   router.get('/v1/transfers/banks', auth, (ctx) => {
@@ -41,6 +58,7 @@ export function registerTransferRoutes(router: Router, deps: SandboxDeps): void 
   router.post('/v1/transfers/bank/lookup', auth, (ctx) => {
     const input = parseInput(accountLookupSchema, ctx.request.body);
     requireKnownBank(input.bankCode);
+    failDuringOutage(state, transfers.profileFor({ accountNumber: input.accountNumber }).outage, { accountNumber: input.accountNumber });
     if (!nameLookupFinds(input.accountNumber)) throw new SandboxHttpError(404, '01', 'account not found');
     answer(ctx, { accountNumber: input.accountNumber, accountName: accountHolderName(input.accountNumber) });
   });

@@ -1,15 +1,20 @@
 import { createAccountsRepo } from '../accounts/accounts.repo';
+import type { Config } from '../config';
 import type { Db, Trx } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
-import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
+import { isDuplicateReference, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
-import type { DestinationCheck, ProviderTxnLookup, SettlementWorkflowStatus, SubmissionResult } from '../temporal/payloads';
+import type { AttemptProgress, DestinationCheck, ProviderUnavailable, RefundCheck, SettlementWorkflowStatus, SubmissionResult } from '../temporal/payloads';
 import { attemptReference } from './merchant-tx-ref';
-import { createSettlementsRepo, type SettlementRecord, type SettlementStatus } from './settlements.repo';
+import { createSettlementsRepo, type AttemptOutcome, type SettlementAttempt, type SettlementRecord, type SettlementStatus } from './settlements.repo';
 
 const OPEN: SettlementStatus[] = ['pending', 'processing'];
+/** Outcomes after which a reference can no longer pay. */
+const OVER: AttemptOutcome[] = ['failed', 'refunded'];
+/** Outcomes of a reference whose fate the provider has not told yet. */
+const UNDECIDED: AttemptOutcome[] = ['submitting', 'ambiguous', 'rejected'];
 
 export class SettlementNotFoundError extends Error {
   constructor(settlementId: string) {
@@ -18,12 +23,45 @@ export class SettlementNotFoundError extends Error {
   }
 }
 
+/** A request the settlement rules refuse whatever the provider says (a workflow asking for something it may not do). */
+export class SettlementRuleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SettlementRuleError';
+  }
+}
+
+/** The provider reports a payout of another amount than the settlement's: a human must reconcile it. */
+export class ProviderAmountMismatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProviderAmountMismatchError';
+  }
+}
+
+function unavailable(error: ProviderUnavailableError | ProviderRejectedError, what: string): ProviderUnavailable {
+  const retryAfterMs = error instanceof ProviderUnavailableError ? error.retryAfterMs : null;
+  return { kind: 'unavailable', reason: `${what}: ${error.message}`, ...(retryAfterMs === null ? {} : { retryAfterMs }) };
+}
+
+/** A 4xx that answers the request itself; 401/403 are about our credentials, not about the transfer or the destination. */
+function answersTheRequest(error: ProviderRejectedError): boolean {
+  return error.httpStatus >= 400 && error.httpStatus < 500 && error.httpStatus !== 401 && error.httpStatus !== 403;
+}
+
 /**
- * The settlement rules the workflow's activities apply. Every state change is conditional on the
- * current state, under the settlement's row lock, so a retried or racing activity changes nothing twice.
+ * The settlement rules the workflow's activities apply. Nothing here trusts the caller: every decision
+ * that moves money or gives up a reference is taken from the database and the provider's own lookup,
+ * under the settlement's row lock, so a retried, racing or forged activity changes nothing it should not.
  */
-export function createSettlementExecutionService(deps: { db: Db; provider: ProviderClient; postingEngine: PostingEngine; logger: Logger }) {
-  const { db, provider, postingEngine, logger } = deps;
+export function createSettlementExecutionService(deps: {
+  db: Db;
+  provider: ProviderClient;
+  postingEngine: PostingEngine;
+  logger: Logger;
+  config: Pick<Config, 'SETTLEMENT_MAX_ATTEMPTS' | 'SETTLEMENT_NOT_FOUND_GRACE'>;
+}) {
+  const { db, provider, postingEngine, logger, config } = deps;
   const settlements = createSettlementsRepo(db);
 
   async function load(settlementId: string): Promise<SettlementRecord> {
@@ -52,8 +90,55 @@ export function createSettlementExecutionService(deps: { db: Db; provider: Provi
     return status;
   }
 
+  /** Ends an attempt that can no longer pay; false when it is not in one of `from` (decided otherwise meanwhile). */
+  async function endAttempt(settlementId: string, attempt: SettlementAttempt, outcome: 'failed' | 'refunded', reason: string, from: AttemptOutcome[]): Promise<boolean> {
+    return db.transaction(async (trx) => {
+      const repo = createSettlementsRepo(trx);
+      await repo.lockById(settlementId);
+      const current = await repo.findAttempt(settlementId, attempt.attemptNo);
+      if (!current || !from.includes(current.outcome)) return false;
+      await repo.upsertAttempt(settlementId, attempt.attemptNo, attempt.providerRef, outcome, { text: reason });
+      logger.info({ settlementId, providerRef: attempt.providerRef, outcome, reason }, 'settlement attempt over');
+      return true;
+    });
+  }
+
+  /**
+   * Which attempt may be submitted now: attempt n only when every earlier one is over (failed or
+   * refunded, as recorded from the provider's lookup), n itself is not over, no later one exists and
+   * none has succeeded.
+   */
+  function refuseSubmission(attempts: SettlementAttempt[], attemptNo: number): string | null {
+    if (!Number.isInteger(attemptNo) || attemptNo < 1 || attemptNo > config.SETTLEMENT_MAX_ATTEMPTS) return `attempt ${attemptNo} is outside 1..${config.SETTLEMENT_MAX_ATTEMPTS}`;
+    for (let earlier = 1; earlier < attemptNo; earlier += 1) {
+      const found = attempts.find((attempt) => attempt.attemptNo === earlier);
+      if (!found || !OVER.includes(found.outcome)) return `attempt ${earlier} is ${found?.outcome ?? 'missing'}, not failed by the provider`;
+    }
+    const self = attempts.find((attempt) => attempt.attemptNo === attemptNo);
+    if (self && (OVER.includes(self.outcome) || self.outcome === 'success')) return `attempt ${attemptNo} is already ${self.outcome}`;
+    if (attempts.some((attempt) => attempt.attemptNo > attemptNo)) return `a later attempt than ${attemptNo} exists`;
+    return null;
+  }
+
+  /** SUCCESS with the settlement's amount, seen by our own lookup: the debit is confirmed, the provider's fee recorded (not debited). */
+  async function complete(settlement: SettlementRecord, attempt: SettlementAttempt, feeKobo: string | null): Promise<SettlementWorkflowStatus> {
+    return transition(settlement.id, OPEN, async (trx) => {
+      const repo = createSettlementsRepo(trx);
+      const current = await repo.findAttempt(settlement.id, attempt.attemptNo);
+      if (!current || OVER.includes(current.outcome)) return (await repo.lockById(settlement.id))!.status;
+      await postingEngine.confirm(trx, settlement.debitEntryId);
+      await repo.update(settlement.id, { status: 'success', providerFee: feeKobo === null ? null : BigInt(feeKobo) });
+      await repo.upsertAttempt(settlement.id, attempt.attemptNo, attempt.providerRef, 'success', { acknowledged: true });
+      return 'success';
+    });
+  }
+
   return {
-    /** Confirms the destination's name once (a transfer to a wrong account cannot be taken back). */
+    /**
+     * Confirms the destination's name once (a transfer to a wrong account cannot be taken back). Only the
+     * provider saying the account does not exist (or refusing the request itself) makes it invalid; an
+     * outage or an unknown answer is retried.
+     */
     async checkDestination(settlementId: string): Promise<DestinationCheck> {
       const settlement = await load(settlementId);
       if (!OPEN.includes(settlement.status)) return { kind: 'closed', status: settlement.status };
@@ -64,20 +149,33 @@ export function createSettlementExecutionService(deps: { db: Db; provider: Provi
         await settlements.update(settlementId, { accountName: found.accountName });
         return { kind: 'ok' };
       } catch (error) {
-        if (error instanceof ProviderRejectedError) return { kind: 'invalid', reason: `destination rejected by the provider: ${error.description}` };
+        if (error instanceof ProviderRejectedError && answersTheRequest(error)) return { kind: 'invalid', reason: `destination rejected by the provider: ${error.description}` };
+        if (error instanceof ProviderUnavailableError || error instanceof ProviderRejectedError) return unavailable(error, 'destination name lookup');
         throw error;
       }
     },
 
     /** One submission under the attempt's own reference; a repeat of the same attempt reuses it (the provider dedups). */
     async submitAttempt(settlementId: string, attemptNo: number): Promise<SubmissionResult> {
-      const providerRef = attemptReference((await load(settlementId)).merchantTxRef, attemptNo);
-      const open = await transition(settlementId, OPEN, async (trx, settlement) => {
-        await createSettlementsRepo(trx).update(settlementId, { status: 'processing', attemptCount: Math.max(settlement.attemptCount, attemptNo) });
-        await createSettlementsRepo(trx).upsertAttempt(settlementId, attemptNo, providerRef, 'submitting');
-        return 'processing';
+      const gate = await db.transaction(async (trx) => {
+        const repo = createSettlementsRepo(trx);
+        const settlement = await repo.lockById(settlementId);
+        if (!settlement) throw new SettlementNotFoundError(settlementId);
+        if (!OPEN.includes(settlement.status)) return { kind: 'closed' as const, status: settlement.status };
+        const attempts = await repo.listAttempts(settlementId);
+        const refusal = refuseSubmission(attempts, attemptNo);
+        if (refusal) throw new SettlementRuleError(`settlement ${settlement.merchantTxRef}: ${refusal}`);
+        const existing = attempts.find((attempt) => attempt.attemptNo === attemptNo);
+        const providerRef = attemptReference(settlement.merchantTxRef, attemptNo);
+        await repo.update(settlementId, { status: 'processing', attemptCount: Math.max(settlement.attemptCount, attemptNo) });
+        await repo.upsertAttempt(settlementId, attemptNo, providerRef, existing?.acknowledgedAt ? existing.outcome : 'submitting', { submitted: true });
+        return { kind: 'open' as const, providerRef, acknowledged: existing?.acknowledgedAt != null, resubmission: existing !== undefined };
       });
-      if (open !== 'processing') return { kind: 'settlement_closed' };
+      if (gate.kind === 'closed') return { kind: 'settlement_closed', status: gate.status };
+      const { providerRef, acknowledged, resubmission } = gate;
+      const record = (outcome: AttemptOutcome, detail: { text?: string; providerTransferId?: string; acknowledged?: boolean }) =>
+        settlements.upsertAttempt(settlementId, attemptNo, providerRef, acknowledged || detail.acknowledged ? 'accepted' : outcome, detail);
+
       const settlement = await load(settlementId);
       const account = await createAccountsRepo(db).findById(settlement.accountId);
       try {
@@ -90,50 +188,116 @@ export function createSettlementExecutionService(deps: { db: Db; provider: Provi
           senderName: account?.bankAccountName ?? '',
           ...(settlement.narration ? { narration: settlement.narration } : {}),
         });
-        await settlements.upsertAttempt(settlementId, attemptNo, providerRef, 'accepted', { providerTransferId: transfer.id });
+        await record('accepted', { providerTransferId: transfer.id, acknowledged: true });
         await settlements.update(settlementId, { providerTransferId: transfer.id });
         return { kind: 'accepted', providerTransferId: transfer.id };
       } catch (error) {
-        if (error instanceof ProviderRejectedError) {
-          await settlements.upsertAttempt(settlementId, attemptNo, providerRef, 'failed', { text: error.description });
-          return { kind: 'rejected', reason: error.description };
-        }
         if (error instanceof ProviderUnavailableError) {
-          await settlements.upsertAttempt(settlementId, attemptNo, providerRef, 'ambiguous', { text: error.message });
-          return { kind: 'ambiguous', reason: error.message };
+          await record('ambiguous', { text: error.message });
+          return unavailable(error, 'transfer submission');
+        }
+        if (error instanceof ProviderRejectedError) {
+          if (isDuplicateReference(error)) {
+            await record('accepted', { text: `duplicate reference: ${error.description}`, acknowledged: true });
+            return { kind: 'duplicate', reason: error.description };
+          }
+          // A pending or unknown code, or a 4xx after an earlier submission whose fate is unknown, says nothing definite.
+          if (!answersTheRequest(error) || resubmission) {
+            await record('ambiguous', { text: error.message });
+            return { kind: 'ambiguous', reason: error.message };
+          }
+          await record('rejected', { text: error.description });
+          return { kind: 'rejected', reason: error.description };
         }
         throw error;
       }
     },
 
-    lookup(providerRef: string): Promise<ProviderTxnLookup> {
-      return lookupProviderTransaction(provider, logger, providerRef);
-    },
-
-    async markAttemptFailed(settlementId: string, attemptNo: number, reason: string): Promise<void> {
+    /**
+     * Looks the attempt up and acts on the answer itself: the debit is confirmed only on SUCCESS of the
+     * settlement's amount; the attempt is failed only on PAYMENT_FAILED or REFUND, or when a reference the
+     * provider never acknowledged is still not found SETTLEMENT_NOT_FOUND_GRACE after its last submission.
+     */
+    async pollAttempt(settlementId: string, attemptNo: number): Promise<AttemptProgress> {
       const settlement = await load(settlementId);
-      await settlements.upsertAttempt(settlementId, attemptNo, attemptReference(settlement.merchantTxRef, attemptNo), 'failed', { text: reason });
+      if (!OPEN.includes(settlement.status)) return { kind: 'settlement_closed', status: settlement.status };
+      const attempt = await settlements.findAttempt(settlementId, attemptNo);
+      if (!attempt) throw new SettlementRuleError(`settlement ${settlement.merchantTxRef}: attempt ${attemptNo} was never submitted`);
+      if (OVER.includes(attempt.outcome)) return { kind: 'failed', reason: attempt.detail ?? `attempt ${attemptNo} is ${attempt.outcome}` };
+
+      const lookup = await lookupProviderTransaction(provider, logger, attempt.providerRef);
+      if (lookup.kind === 'unavailable') return lookup;
+      if (lookup.kind === 'not_found') {
+        if (attempt.acknowledgedAt) return { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: true };
+        const reason = `not found by the provider ${Math.round(config.SETTLEMENT_NOT_FOUND_GRACE / 1000)} s after its last submission`;
+        if (await settlements.failUnacknowledgedAttempt(settlementId, attemptNo, config.SETTLEMENT_NOT_FOUND_GRACE, reason)) {
+          logger.info({ settlementId, providerRef: attempt.providerRef, reason }, 'settlement attempt over');
+          return { kind: 'failed', reason };
+        }
+        return { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: false };
+      }
+
+      if (UNDECIDED.includes(attempt.outcome) || !attempt.acknowledgedAt) await settlements.acknowledgeAttempt(settlementId, attemptNo, lookup.transactionId);
+      switch (lookup.status) {
+        case 'PROCESSING':
+          return { kind: 'pending', providerStatus: 'PROCESSING', acknowledged: true };
+        case 'SUCCESS':
+          if (BigInt(lookup.grossAmountKobo) !== settlement.amount) {
+            const message = `provider reports ${attempt.providerRef} paid ${lookup.grossAmountKobo} kobo; the settlement is ${settlement.amount} kobo`;
+            logger.error({ settlementId, providerRef: attempt.providerRef }, message);
+            throw new ProviderAmountMismatchError(message);
+          }
+          return { kind: 'succeeded', status: await complete(settlement, attempt, lookup.feeKobo) };
+        case 'PAYMENT_FAILED':
+        case 'REFUND': {
+          const [outcome, reason] = lookup.status === 'REFUND' ? (['refunded', 'provider reports REFUND without a success'] as const) : (['failed', 'provider reports PAYMENT_FAILED'] as const);
+          await endAttempt(settlementId, attempt, outcome, reason, [...UNDECIDED, 'accepted']);
+          return { kind: 'failed', reason };
+        }
+        default:
+          throw new Error(`unexpected provider status ${String(lookup.status satisfies never)}`);
+      }
     },
 
-    /** SUCCESS: the debit is confirmed; the provider's own fee is recorded on the settlement, not debited. */
-    complete(settlementId: string, attemptNo: number, providerFeeKobo: string | null): Promise<SettlementWorkflowStatus> {
+    /** Compensation after the last failed attempt (or an invalid destination): only when no attempt can still pay. */
+    fail(settlementId: string, reason: string): Promise<SettlementWorkflowStatus> {
       return transition(settlementId, OPEN, async (trx, settlement) => {
-        await postingEngine.confirm(trx, settlement.debitEntryId);
-        const repo = createSettlementsRepo(trx);
-        await repo.update(settlementId, { status: 'success', providerFee: providerFeeKobo === null ? null : BigInt(providerFeeKobo) });
-        await repo.upsertAttempt(settlementId, attemptNo, attemptReference(settlement.merchantTxRef, attemptNo), 'success');
-        return 'success';
+        const open = (await createSettlementsRepo(trx).listAttempts(settlementId)).filter((attempt) => !OVER.includes(attempt.outcome));
+        if (open.length > 0) {
+          throw new SettlementRuleError(`settlement ${settlement.merchantTxRef} cannot fail: attempt ${open.map((attempt) => `${attempt.attemptNo} is ${attempt.outcome}`).join(', ')}`);
+        }
+        return reverseDebit(trx, settlement, 'failed', reason);
       });
     },
 
-    /** Compensation after the last failed attempt (or an invalid destination): the balance is restored. */
-    fail(settlementId: string, reason: string): Promise<SettlementWorkflowStatus> {
-      return transition(settlementId, OPEN, (trx, settlement) => reverseDebit(trx, settlement, 'failed', reason));
-    },
+    /**
+     * A refund the provider reports for `providerRef`, checked with the provider itself: the debit is
+     * reversed only when that reference is the settlement's successful attempt and its lookup says
+     * REFUND; the refund of a failed attempt is recorded on that attempt alone.
+     */
+    async refund(settlementId: string, providerRef: string): Promise<RefundCheck> {
+      const settlement = await load(settlementId);
+      const attempt = (await settlements.listAttempts(settlementId)).find((candidate) => candidate.providerRef === providerRef);
+      if (!attempt) return { kind: 'not_applicable', status: settlement.status, reason: `${providerRef} is no attempt of settlement ${settlement.merchantTxRef}` };
+      if (attempt.outcome === 'refunded') return { kind: settlement.status === 'refunded' ? 'refunded' : 'attempt_refunded', status: settlement.status };
+      if (attempt.outcome !== 'success' && attempt.outcome !== 'failed') {
+        return { kind: 'not_refunded', status: settlement.status, reason: `attempt ${attempt.attemptNo} is still ${attempt.outcome}: its own lookups decide` };
+      }
 
-    /** The provider reversed a transfer it had accepted: at any point before or after success. */
-    refund(settlementId: string, reason: string): Promise<SettlementWorkflowStatus> {
-      return transition(settlementId, [...OPEN, 'success'], (trx, settlement) => reverseDebit(trx, settlement, 'refunded', reason));
+      const lookup = await lookupProviderTransaction(provider, logger, providerRef);
+      if (lookup.kind === 'unavailable') return lookup;
+      if (lookup.kind !== 'found' || lookup.status !== 'REFUND') {
+        return { kind: 'not_refunded', status: settlement.status, reason: `provider reports ${lookup.kind === 'found' ? lookup.status : 'not found'}` };
+      }
+      if (attempt.outcome === 'failed') {
+        await endAttempt(settlementId, attempt, 'refunded', 'provider returned the failed debit (REFUND)', ['failed']);
+        return { kind: 'attempt_refunded', status: settlement.status };
+      }
+      const status = await transition(settlementId, ['success'], async (trx, current) => {
+        await createSettlementsRepo(trx).upsertAttempt(settlementId, attempt.attemptNo, providerRef, 'refunded', { text: 'provider refunded the transfer after success' });
+        return reverseDebit(trx, current, 'refunded', 'provider refunded the transfer');
+      });
+      return status === 'refunded' ? { kind: 'refunded', status } : { kind: 'not_refunded', status, reason: `settlement is ${status}` };
     },
   };
 }

@@ -29,7 +29,7 @@ export type InitiationResult =
 /**
  * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the
  * Idempotency-Key when there is one, post the provisional debit through the ledger's append with the
- * available-balance check, and add the settlement row and the workflow to start.
+ * funds check, and add the settlement row and the workflow to start.
  */
 const STATEMENT = (postingCtes: string): string => `
   WITH target AS (

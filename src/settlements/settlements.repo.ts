@@ -68,7 +68,44 @@ function toSettlement(row: SettlementRow): SettlementRecord {
   };
 }
 
-export type AttemptOutcome = 'submitting' | 'accepted' | 'ambiguous' | 'failed' | 'success' | 'refunded';
+/**
+ * submitting: a submission in flight; ambiguous: answered by an outage or an unknown code; rejected: a
+ * definite 4xx on submit, not yet confirmed by lookup; accepted: the provider acknowledged it; failed:
+ * failed by lookup; success: paid; refunded: the provider reported REFUND for it.
+ */
+export type AttemptOutcome = 'submitting' | 'accepted' | 'ambiguous' | 'rejected' | 'failed' | 'success' | 'refunded';
+
+export interface SettlementAttempt {
+  attemptNo: number;
+  providerRef: string;
+  outcome: AttemptOutcome;
+  providerTransferId: string | null;
+  detail: string | null;
+  lastSubmittedAt: Date | null;
+  acknowledgedAt: Date | null;
+}
+
+interface AttemptRow {
+  attempt_no: number;
+  provider_ref: string;
+  outcome: AttemptOutcome;
+  provider_transfer_id: string | null;
+  detail: string | null;
+  last_submitted_at: Date | null;
+  acknowledged_at: Date | null;
+}
+
+function toAttempt(row: AttemptRow): SettlementAttempt {
+  return {
+    attemptNo: row.attempt_no,
+    providerRef: row.provider_ref,
+    outcome: row.outcome,
+    providerTransferId: row.provider_transfer_id,
+    detail: row.detail,
+    lastSubmittedAt: row.last_submitted_at,
+    acknowledgedAt: row.acknowledged_at,
+  };
+}
 
 export function createSettlementsRepo(db: DbOrTrx) {
   const withAccountRef = () =>
@@ -122,7 +159,54 @@ export function createSettlementsRepo(db: DbOrTrx) {
         });
     },
 
-    async upsertAttempt(settlementId: string, attemptNo: number, providerRef: string, outcome: AttemptOutcome, detail?: { providerTransferId?: string | null; text?: string }): Promise<void> {
+    async listAttempts(settlementId: string): Promise<SettlementAttempt[]> {
+      const rows: AttemptRow[] = await db('settlement_attempts').where({ settlement_id: settlementId }).orderBy('attempt_no');
+      return rows.map(toAttempt);
+    },
+
+    async findAttempt(settlementId: string, attemptNo: number): Promise<SettlementAttempt | undefined> {
+      const row: AttemptRow | undefined = await db('settlement_attempts').where({ settlement_id: settlementId, attempt_no: attemptNo }).first();
+      return row ? toAttempt(row) : undefined;
+    },
+
+    /** The provider's lookup found the reference: it is acknowledged for good, and no longer undecided. */
+    async acknowledgeAttempt(settlementId: string, attemptNo: number, providerTransferId: string): Promise<void> {
+      await db('settlement_attempts')
+        .where({ settlement_id: settlementId, attempt_no: attemptNo })
+        .update({
+          outcome: db.raw(`CASE WHEN outcome IN ('submitting', 'ambiguous', 'rejected') THEN 'accepted' ELSE outcome END`),
+          acknowledged_at: db.raw('coalesce(acknowledged_at, now())'),
+          provider_transfer_id: db.raw('coalesce(provider_transfer_id, ?)', [providerTransferId]),
+          updated_at: db.fn.now(),
+        });
+    },
+
+    /**
+     * Fails a reference the provider never acknowledged once `graceMs` have passed since its last
+     * submission (by the database's clock); false when it is acknowledged, decided, or still within the grace.
+     */
+    async failUnacknowledgedAttempt(settlementId: string, attemptNo: number, graceMs: number, reason: string): Promise<boolean> {
+      const updated = await db('settlement_attempts')
+        .where({ settlement_id: settlementId, attempt_no: attemptNo })
+        .whereNull('acknowledged_at')
+        .whereIn('outcome', ['submitting', 'ambiguous', 'rejected'])
+        .where('last_submitted_at', '<=', db.raw('now() - make_interval(secs => ?)', [graceMs / 1000]))
+        .update({ outcome: 'failed', detail: reason, updated_at: db.fn.now() });
+      return updated === 1;
+    },
+
+    /**
+     * `submitted` stamps a submission (the "not found" grace counts from the latest); `acknowledged`
+     * records that the provider knows the reference, once and for good.
+     */
+    async upsertAttempt(
+      settlementId: string,
+      attemptNo: number,
+      providerRef: string,
+      outcome: AttemptOutcome,
+      detail?: { providerTransferId?: string | null; text?: string; submitted?: boolean; acknowledged?: boolean },
+    ): Promise<void> {
+      const now = db.fn.now();
       await db('settlement_attempts')
         .insert({
           settlement_id: settlementId,
@@ -131,13 +215,17 @@ export function createSettlementsRepo(db: DbOrTrx) {
           outcome,
           provider_transfer_id: detail?.providerTransferId ?? null,
           detail: detail?.text ?? null,
+          last_submitted_at: detail?.submitted ? now : null,
+          acknowledged_at: detail?.acknowledged ? now : null,
         })
         .onConflict(['settlement_id', 'attempt_no'])
         .merge({
           outcome,
           ...(detail?.providerTransferId ? { provider_transfer_id: detail.providerTransferId } : {}),
           ...(detail?.text ? { detail: detail.text } : {}),
-          updated_at: db.fn.now(),
+          ...(detail?.submitted ? { last_submitted_at: now } : {}),
+          ...(detail?.acknowledged ? { acknowledged_at: db.raw('coalesce(settlement_attempts.acknowledged_at, now())') } : {}),
+          updated_at: now,
         });
     },
   };

@@ -11,24 +11,26 @@ import {
   transferParamsSchema,
   transferStatusSchema,
 } from './settlements.schemas';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import type { SettlementsService } from './settlements.service';
 
-export function settlementsRoutes(deps: { settlements: SettlementsService }): RouteDefinition[] {
-  const { settlements } = deps;
+export function settlementsRoutes(deps: { settlements: SettlementsService; limits: Pick<RateLimits, 'settlements' | 'nameLookups'> }): RouteDefinition[] {
+  const { settlements, limits } = deps;
   return [
     defineRoute({
       method: 'post',
       path: '/v1/accounts/:accountRef/settle',
-      summary: 'Pay out from the available balance to a Nigerian bank account (asynchronous)',
+      summary: 'Pay out from the ledger balance to a Nigerian bank account (asynchronous)',
       tag: 'settlements',
       auth: 'apiKey',
       params: accountRefParamsSchema,
       body: settleBodySchema,
       idempotencyKey: true,
       responses: { 202: { description: 'Accepted; track it with GET /v1/transfers/{merchantTxRef}', schema: settleResponseSchema } },
-      errors: [400, 403, 404, 409, 502],
+      errors: [400, 403, 404, 409, 429, 502],
       handle: async ({ params, body, ctx }) => {
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
+        await limits.settlements.consume(tenantOf(ctx).id);
         const settlement = await settlements.initiate(tenantOf(ctx).id, params.accountRef, body, key);
         return {
           status: 202,
@@ -61,8 +63,9 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       auth: 'apiKey',
       body: lookupBodySchema,
       responses: { 200: { description: 'The account name', schema: lookupResponseSchema } },
-      errors: [400, 404, 502],
-      handle: async ({ body }) => {
+      errors: [400, 404, 429, 502],
+      handle: async ({ body, ctx }) => {
+        await limits.nameLookups.consume(tenantOf(ctx).id);
         const found = await settlements.lookupAccount(body.accountNumber, body.bankCode);
         return { status: 200, body: { AccountNumber: found.accountNumber, AccountName: found.accountName } };
       },

@@ -1,8 +1,9 @@
+import { createAccountsRepo } from '../accounts/accounts.repo';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
-import { idempotencyMismatch, requestHash } from '../idempotency/request-hash';
+import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../jobs/jobs';
 import type { OutboxEntry } from '../jobs/outbox.repo';
@@ -43,7 +44,7 @@ const invalidBankCode = (): ValidationError => new ValidationError('invalid bank
 
 export function createSettlementsService(deps: {
   db: Db;
-  config: Pick<Config, 'MAX_AMOUNT'>;
+  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET'>;
   logger: Logger;
   provider: ProviderClient;
   banks: BankDirectory;
@@ -53,18 +54,19 @@ export function createSettlementsService(deps: {
 }) {
   const { db, config, logger, provider, banks, jobs, starter, signal } = deps;
   const settlements = createSettlementsRepo(db);
+  const accounts = createAccountsRepo(db);
 
   async function requireKnownBank(bankCode: string): Promise<void> {
     if (!(await banks.has(bankCode))) throw invalidBankCode();
   }
 
   const payoutSink: PayoutEventSink = {
-    async prepare(type: PayoutSignalType, providerRef: string) {
+    async prepare(type: PayoutSignalType, providerRef: string, eventId: string) {
       const settlement = await settlements.findByRefAnyTenant(baseReference(providerRef));
       if (!settlement) return null;
       const scheduled: OutboxEntry[] =
         type === 'payout_refund'
-          ? [jobs.settlementRefund({ settlementId: settlement.id, merchantTxRef: settlement.merchantTxRef, providerRef, tenantId: settlement.tenantId, accountRef: settlement.accountRef })]
+          ? [jobs.settlementRefund({ settlementId: settlement.id, merchantTxRef: settlement.merchantTxRef, providerRef, eventId, tenantId: settlement.tenantId, accountRef: settlement.accountRef })]
           : [];
       return { tenantId: settlement.tenantId, accountId: settlement.accountId, jobs: scheduled };
     },
@@ -79,17 +81,20 @@ export function createSettlementsService(deps: {
     payoutSink,
 
     /**
-     * One statement under the account's row lock: the available-balance check, the provisional debit,
+     * One statement under the account's row lock: the funds check (SETTLEMENT_FUNDS), the provisional debit,
      * the settlement row and its workflow (see settlement-initiation.repo). With an Idempotency-Key it
      * runs in a transaction that is rolled back when no settlement was made, so the key stays unclaimed.
      * The workflow starts after the commit.
      */
     async initiate(tenantId: string, accountRef: string, request: SettleRequest, idempotencyKey?: string): Promise<AcceptedSettlement> {
       if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
+      // An unknown account is the caller's first mistake: it is named before the bank code, and before
+      // the bank check may need the provider's bank list.
+      if (!(await accounts.findByRef(tenantId, accountRef))) throw new NotFoundError('account not found');
       await requireKnownBank(request.bankCode);
       const settlementId = uuidv7();
       const merchantTxRef = newMerchantTxRef();
-      const hash = requestHash({ accountRef, ...request });
+      const hash = requestHash(config.REQUEST_HASH_SECRET, { accountRef, ...request });
       const draft: SettlementDraft = {
         id: settlementId,
         merchantTxRef,
@@ -103,7 +108,7 @@ export function createSettlementsService(deps: {
         idempotencyKey: idempotencyKey ?? null,
         debit: planPosting(
           [{ direction: 'debit', kind: 'settlement', amount: request.amount, status: 'provisional', narration: request.narration ?? '', providerTxnRef: merchantTxRef, transactionGroupId: uuidv7() }],
-          { spendAvailable: true },
+          { spendFrom: config.SETTLEMENT_FUNDS },
         ),
         job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
       };
@@ -128,7 +133,7 @@ export function createSettlementsService(deps: {
           throw new InsufficientFundsError();
         case 'key_taken': {
           const claimed = await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!);
-          if (!claimed || claimed.request_hash !== hash) throw idempotencyMismatch();
+          if (!claimed || !sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, { accountRef, ...request })) throw idempotencyMismatch();
           return this.find(tenantId, claimed.resource_ref);
         }
         case 'created':

@@ -1,11 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
-import type { Config } from '../config';
+import { temporalConnectionOptions, type TemporalConnectionConfig } from './connection-options';
 
-export type TemporalConfig = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>;
+export type TemporalConfig = TemporalConnectionConfig;
 
 /** Lazy: the API starts (and answers webhooks) even while Temporal is down. */
 export function createTemporalClient(config: TemporalConfig): Client {
-  return new Client({ connection: Connection.lazy({ address: config.TEMPORAL_ADDRESS }), namespace: config.TEMPORAL_NAMESPACE });
+  return new Client({ connection: Connection.lazy(temporalConnectionOptions(config)), namespace: config.TEMPORAL_NAMESPACE });
 }
 
 export async function isTemporalReachable(client: Client, timeoutMs = 1_000): Promise<boolean> {

@@ -11,6 +11,26 @@ export interface PaymentConfirmationInput {
   grossAmountKobo: string;
   windowMs: number;
   pollIntervalMs: number;
+  /**
+   * When the credit was posted (epoch ms): the window counts from here, however late the workflow
+   * starts. Runs started before this field existed count from their own start.
+   */
+  postedAtMs?: number;
+  /** What earlier runs of this confirmation learnt, carried over by continue-as-new. */
+  progress?: ConfirmationProgress;
+}
+
+/** A confirmation's memory across lookups (and across continue-as-new). */
+export interface ConfirmationProgress {
+  lookups: number;
+  /** Workflow time the provider first showed the transaction (in any status); null while it never has. */
+  firstSeenAtMs: number | null;
+  /** "Not found" answers received while the transaction was never seen. */
+  notFoundAnswers: number;
+  /** The wait before the next lookup when nothing is decided (backs off to a cap). */
+  delayMs: number;
+  /** Runs of this confirmation so far, this one included. */
+  runs: number;
 }
 
 export interface WebhookDeliveryInput {
@@ -24,15 +44,35 @@ export interface SettlementInput {
   merchantTxRef: string;
   maxAttempts: number;
   retryScheduleMs: number[];
+  /** First wait between provider calls; every loop backs off from it ×1.5 to a cap. */
   pollIntervalMs: number;
   refundWatchMs: number;
+  /** Where the previous run stopped when it continued as new; absent on the first run. */
+  progress?: SettlementProgress;
+}
+
+/** What a settlement run carries into its next run (continue-as-new). Times are workflow epoch ms. */
+export interface SettlementProgress {
+  stage: 'destination' | 'submit' | 'follow' | 'pause' | 'watch';
+  status: SettlementWorkflowStatus;
+  attempt: number;
+  delayMs: number;
+  /** pause: when the next attempt may be submitted; watch: when the refund watch ends. */
+  untilMs: number | null;
+  lastProviderStatus: string | null;
 }
 
 export interface SettlementRefundInput {
   settlementId: string;
   merchantTxRef: string;
-  /** The per-attempt reference the provider reported as refunded. */
+  /** The per-attempt reference the provider's payout_refund event named. */
   providerRef: string;
+  /** How long a refund the provider's lookup does not show yet is re-checked. */
+  recheckMs: number;
+  pollIntervalMs: number;
+  /** The settlement's own workflow input: a refund applied here starts a new run under its id, so its latest run shows `refunded`. */
+  settlement: SettlementInput;
+  progress?: { untilMs: number; delayMs: number };
 }
 
 export type WorkflowInputs = {
@@ -45,13 +85,44 @@ export type WorkflowInputs = {
 
 export type WorkflowType = keyof WorkflowInputs;
 
-/** What the provider says about a transaction, reduced to what workflows decide on. */
+/**
+ * What the provider says about a transaction. Workflows decide on `status`; the money-moving
+ * activities compare the rest with the database. Optional fields are absent when the provider did not
+ * return them (and in lookups recorded before they existed).
+ */
 export type ProviderTxnLookup =
-  | { kind: 'found'; status: 'SUCCESS' | 'PAYMENT_FAILED' | 'PROCESSING' | 'REFUND'; grossAmountKobo: string; feeKobo: string | null; transactionId: string }
+  | {
+      kind: 'found';
+      status: 'SUCCESS' | 'PAYMENT_FAILED' | 'PROCESSING' | 'REFUND';
+      grossAmountKobo: string;
+      feeKobo: string | null;
+      transactionId: string;
+      /** The virtual account reference the payer paid into (`aliasAccountReference`). */
+      accountRef?: string | null;
+      type?: string | null;
+      merchantTxRef?: string | null;
+      currency?: string | null;
+    }
   | { kind: 'not_found' }
-  | { kind: 'unavailable'; reason: string };
+  | ProviderUnavailable;
+
+/** The provider gave no answer (outage, 429, timeout, unreadable body); retryAfterMs is its Retry-After. */
+export interface ProviderUnavailable {
+  kind: 'unavailable';
+  reason: string;
+  retryAfterMs?: number;
+}
 
 export type ConfirmationOutcome = 'confirmed' | 'reversed' | 'already_settled';
+
+/**
+ * What a confirm or reverse activity did after checking the credit against the database and the
+ * provider itself: settled it (possibly the other way than asked, e.g. a mismatch found while
+ * confirming is reversed), or kept it provisional because the provider does not support the decision.
+ */
+export type CreditResolution =
+  | { kind: 'settled'; outcome: ConfirmationOutcome; reason: string }
+  | { kind: 'kept'; lookup: ProviderTxnLookup; reason: string };
 
 export interface DeliveryAttemptResult {
   ok: boolean;
@@ -61,18 +132,47 @@ export interface DeliveryAttemptResult {
   attemptedAt: string;
 }
 
+/**
+ * One submission of an attempt's reference. accepted and duplicate: the provider knows the reference;
+ * rejected (a definite 4xx on its first submission) and ambiguous (an unknown or pending code, an
+ * unexplained 4xx on a resubmission): lookups decide; unavailable: submit the same reference again later.
+ */
 export type SubmissionResult =
   | { kind: 'accepted'; providerTransferId: string | null }
+  | { kind: 'duplicate'; reason: string }
   | { kind: 'rejected'; reason: string }
   | { kind: 'ambiguous'; reason: string }
-  | { kind: 'settlement_closed' };
+  | ProviderUnavailable
+  | { kind: 'settlement_closed'; status: SettlementWorkflowStatus };
 
-export type DestinationCheck = { kind: 'ok' } | { kind: 'invalid'; reason: string } | { kind: 'closed'; status: SettlementWorkflowStatus };
+export type DestinationCheck = { kind: 'ok' } | { kind: 'invalid'; reason: string } | { kind: 'closed'; status: SettlementWorkflowStatus } | ProviderUnavailable;
+
+/**
+ * A lookup of the current attempt, acted on by the activity itself: SUCCESS with the settlement's
+ * amount confirms the debit (succeeded), PAYMENT_FAILED or REFUND, or "not found" past the grace of a
+ * reference the provider never acknowledged, fails the attempt (failed); anything else is pending.
+ */
+export type AttemptProgress =
+  | { kind: 'pending'; providerStatus: 'PROCESSING' | 'NOT_FOUND'; acknowledged: boolean }
+  | { kind: 'succeeded'; status: SettlementWorkflowStatus }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'settlement_closed'; status: SettlementWorkflowStatus }
+  | ProviderUnavailable;
+
+/**
+ * A refund re-checked against the database and the provider. refunded: the settlement's successful
+ * attempt is REFUND and its debit is reversed (now or before); attempt_refunded: the refund of a failed
+ * attempt, recorded on that attempt only; not_refunded: nothing to apply (yet); not_applicable: the
+ * reference is no attempt of this settlement.
+ */
+export type RefundCheck =
+  | { kind: 'refunded'; status: SettlementWorkflowStatus }
+  | { kind: 'attempt_refunded'; status: SettlementWorkflowStatus }
+  | { kind: 'not_refunded'; status: SettlementWorkflowStatus; reason: string }
+  | { kind: 'not_applicable'; status: SettlementWorkflowStatus; reason: string }
+  | ProviderUnavailable;
 
 export type PayoutSignalType = 'payout_success' | 'payout_failed' | 'payout_refund';
-
-/** Signal name the API uses to wake a settlement workflow when the provider's payout webhook arrives. */
-export const PAYOUT_SIGNAL = 'payout';
 
 export interface PayoutSignal {
   type: PayoutSignalType;
@@ -83,6 +183,7 @@ export type SettlementWorkflowStatus = 'pending' | 'processing' | 'success' | 'f
 
 export interface SettlementWorkflowState {
   status: SettlementWorkflowStatus;
+  stage: SettlementProgress['stage'];
   attempt: number;
   providerRef: string | null;
   lastProviderStatus: string | null;

@@ -1,42 +1,30 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { lookup as lookupCallback } from 'node:dns';
+import { lookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
 import { ValidationError } from '../errors';
 
-/** Loopback, private, link-local, CGNAT, multicast and reserved ranges: never a tenant's callback target. */
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
+/** IPv4-compatible IPv6 (deprecated, ::a.b.c.d): ipaddr.js calls it unicast, but [::127.0.0.1] is loopback. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * Only globally routable unicast addresses may be a tenant's callback target. ipaddr.js classifies
+ * the rest (loopback, private, link-local, CGNAT, multicast, reserved, documentation, NAT64, 6to4,
+ * Teredo...); an IPv4-mapped IPv6 address is judged as the IPv4 address it carries. 6to4 and Teredo
+ * embed an IPv4 address that can be private, so both are refused whole.
+ */
+export function isPrivateAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return true;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(IPV4_COMPATIBLE)) return true;
+  return parsed.range() !== 'unicast';
 }
 
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return blocked.check(mapped[1]!, 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return true;
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+/** The host of a URL as an IP literal (brackets removed), or null for a name. */
+export function ipLiteralHost(url: URL): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) ? host : null;
 }
 
 export interface CallbackPolicy {
@@ -56,10 +44,10 @@ export async function assertCallbackUrlAllowed(raw: string, policy: CallbackPoli
   if (policy.requireHttps && url.protocol !== 'https:') throw new ValidationError('callbackUrl must use https');
   if (url.username || url.password) throw new ValidationError('callbackUrl must not carry credentials');
   if (policy.allowPrivate) return;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = ipLiteralHost(url);
   let addresses: string[];
   try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
+    addresses = literal ? [literal] : (await lookup(url.hostname, { all: true })).map((entry) => entry.address);
   } catch {
     throw new ValidationError('callbackUrl host does not resolve');
   }
@@ -68,7 +56,10 @@ export async function assertCallbackUrlAllowed(raw: string, policy: CallbackPoli
   }
 }
 
-/** A dns lookup for http.request that refuses private targets at connect time (no DNS rebinding). */
+/**
+ * A dns lookup for http.request that refuses private targets at connect time (no DNS rebinding).
+ * Node skips the lookup for an IP literal, so the sender checks literals itself (ipLiteralHost).
+ */
 export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     lookupCallback(hostname, { ...options, all: true }, (error, addresses) => {

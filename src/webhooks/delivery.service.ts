@@ -1,13 +1,14 @@
 import { createAuthRepo } from '../auth/auth.repo';
 import type { Config } from '../config';
 import { decryptSecret } from '../crypto';
+import { encryptionContext, WEBHOOK_SECRET_COLUMN } from '../encryption/encrypted-columns';
 import type { Db } from '../db';
 import type { DeliveryAttemptResult } from '../temporal/payloads';
 import { createDeliveriesRepo } from './deliveries.repo';
 import { postJson } from './http-sender';
 import { outboundSignatureHeader } from './outbound-signature';
 
-type DeliveryConfig = Pick<Config, 'DATA_ENCRYPTION_KEY' | 'WEBHOOK_TIMEOUT' | 'ALLOW_PRIVATE_CALLBACK_URLS'>;
+type DeliveryConfig = Pick<Config, 'DATA_ENCRYPTION_KEYRING' | 'WEBHOOK_TIMEOUT' | 'ALLOW_PRIVATE_CALLBACK_URLS'>;
 
 export class DeliveryNotFoundError extends Error {
   constructor(deliveryId: string) {
@@ -37,7 +38,7 @@ export function createWebhookDeliveryService(deps: { db: Db; config: DeliveryCon
         'X-Event-Id': delivery.eventId,
       };
       if (tenant?.webhook_secret_enc) {
-        const secret = decryptSecret(config.DATA_ENCRYPTION_KEY, tenant.webhook_secret_enc);
+        const secret = decryptSecret(config.DATA_ENCRYPTION_KEYRING, tenant.webhook_secret_enc, encryptionContext(WEBHOOK_SECRET_COLUMN, tenant.id));
         headers['X-Service-Signature'] = outboundSignatureHeader(secret, delivery.payload, Math.floor(Date.now() / 1000));
       }
       const attemptedAt = new Date().toISOString();

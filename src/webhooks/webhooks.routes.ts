@@ -1,5 +1,6 @@
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import type { WebhooksService } from './webhooks.service';
 import {
   deadLettersQuerySchema,
@@ -11,10 +12,14 @@ import {
   webhookSecretResponseSchema,
 } from './webhooks.schemas';
 
-const PAGE_SIZE = 50;
+/**
+ * SPEC.md's response has no paging, so a client built from it reads one response: every dead letter
+ * and processing error is in it, up to this bound; `after` / `processingErrorsAfter` page past it.
+ */
+export const DEAD_LETTERS_MAX = 1000;
 
-export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefinition[] {
-  const { webhooks } = deps;
+export function webhooksRoutes(deps: { webhooks: WebhooksService; limits: Pick<RateLimits, 'replays'> }): RouteDefinition[] {
+  const { webhooks, limits } = deps;
   return [
     defineRoute({
       method: 'post',
@@ -47,12 +52,12 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefini
       tag: 'webhooks',
       auth: 'apiKey',
       query: deadLettersQuerySchema,
-      responses: { 200: { description: 'Newest first', schema: deadLettersResponseSchema } },
+      responses: { 200: { description: `Newest first, all of them up to ${DEAD_LETTERS_MAX} of each list`, schema: deadLettersResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
         const tenantId = tenantOf(ctx).id;
-        const letters = paginate(await webhooks.deadLetters(tenantId, uuidCursor(query.after), PAGE_SIZE), PAGE_SIZE, (row) => row.id);
-        const errors = paginate(await webhooks.processingErrors(tenantId, uuidCursor(query.processingErrorsAfter), PAGE_SIZE), PAGE_SIZE, (row) => row.id);
+        const letters = paginate(await webhooks.deadLetters(tenantId, uuidCursor(query.after), DEAD_LETTERS_MAX), DEAD_LETTERS_MAX, (row) => row.id);
+        const errors = paginate(await webhooks.processingErrors(tenantId, uuidCursor(query.processingErrorsAfter), DEAD_LETTERS_MAX), DEAD_LETTERS_MAX, (row) => row.id);
         return {
           status: 200,
           body: {
@@ -86,8 +91,9 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService }): RouteDefini
       auth: 'apiKey',
       params: deliveryParamsSchema,
       responses: { 202: { description: 'The new delivery', schema: replayResponseSchema } },
-      errors: [404, 409],
+      errors: [404, 409, 429],
       handle: async ({ params, ctx }) => {
+        await limits.replays.consume(tenantOf(ctx).id);
         const replay = await webhooks.replay(tenantOf(ctx).id, params.id);
         return { status: 202, body: { ID: replay.id, EventID: replay.eventId, Status: replay.status, ReplayOf: replay.replayOf! } };
       },

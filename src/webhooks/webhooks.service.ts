@@ -3,6 +3,7 @@ import { createAccountsRepo } from '../accounts/accounts.repo';
 import { createAuthRepo } from '../auth/auth.repo';
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
+import { encryptionContext, WEBHOOK_SECRET_COLUMN } from '../encryption/encrypted-columns';
 import type { Db } from '../db';
 import { ConflictError, NotFoundError } from '../errors';
 import { isUuid, uuidv7 } from '../ids';
@@ -12,7 +13,7 @@ import type { WorkflowStarter } from '../jobs/workflow-starter';
 import { createInboundEventsRepo } from '../payments/inbound-events.repo';
 import { createDeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord } from './deliveries.repo';
 
-export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEY'>; jobs: Jobs; starter: WorkflowStarter }) {
+export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEYRING'>; jobs: Jobs; starter: WorkflowStarter }) {
   const { db, config, jobs, starter } = deps;
   const deliveries = createDeliveriesRepo(db);
 
@@ -26,7 +27,7 @@ export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'DATA
     /** Stored encrypted and shown once; every later delivery of the tenant's accounts is signed with it. */
     async setSigningSecret(tenantId: string, secret?: string): Promise<string> {
       const chosen = secret ?? `whsec_${randomBytes(32).toString('base64url')}`;
-      await createAuthRepo(db).setWebhookSecret(tenantId, encryptSecret(config.DATA_ENCRYPTION_KEY, chosen));
+      await createAuthRepo(db).setWebhookSecret(tenantId, encryptSecret(config.DATA_ENCRYPTION_KEYRING, chosen, encryptionContext(WEBHOOK_SECRET_COLUMN, tenantId)));
       return chosen;
     },
 

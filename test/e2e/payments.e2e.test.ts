@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { paymentEvent } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { signProviderEvent } from '../../src/payments/provider-signature';
+import { createTemporalClient } from '../../src/temporal/client';
+import { paymentConfirmationWorkflowId } from '../../src/temporal/workflow-ids';
 import { system } from './system';
 import { cliTenant, provision, statementLines } from './tenant';
 
@@ -45,5 +47,56 @@ describe('e2e: payments from the sandbox to the statement', () => {
         ['reversal', 'debit', 'confirmed', '0.00'],
       ],
     );
+  });
+
+  it('with the provider\'s lookup lag shorter than the window, the credit ends confirmed, not reversed', async () => {
+    const sys = await system();
+    const tenant = await cliTenant(sys);
+    const account = await provision(sys, tenant.apiKey);
+    await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, lookupLagMs: 2_500 } });
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 20_000, what: 'confirmation' });
+    assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
+  });
+
+  it('a payment the provider shows PROCESSING past the window stays provisional, then confirms', async () => {
+    const sys = await system();
+    const tenant = await cliTenant(sys);
+    const account = await provision(sys, tenant.apiKey);
+    await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, processingMs: 8_000 } });
+    // The 4 s window is over: the credit waits, provisional.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const waiting = await statementLines(sys, tenant.apiKey, account.AccountRef);
+    assert.deepEqual(
+      waiting.map((line) => line.entry.Status),
+      ['provisional'],
+    );
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 25_000, what: 'confirmation' });
+    assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
+  });
+
+  it('a confirmation terminated by an operator is restarted by the sweep and completes', async () => {
+    const sys = await system();
+    const tenant = await cliTenant(sys);
+    const account = await provision(sys, tenant.apiKey);
+    await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, processingMs: 6_000 } });
+    const [line] = await statementLines(sys, tenant.apiKey, account.AccountRef);
+    const temporal = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default' });
+    try {
+      const handle = temporal.workflow.getHandle(paymentConfirmationWorkflowId(line!.entry.ID!));
+      const terminated = await eventually(
+        async () => {
+          const described = await handle.describe();
+          return described.status.name === 'RUNNING' ? described.runId : null;
+        },
+        { timeoutMs: 20_000, what: 'the confirmation to run' },
+      );
+      await handle.terminate('operator terminated it');
+      await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 30_000, what: 'the restarted confirmation' });
+      const latest = await handle.describe();
+      assert.notEqual(latest.runId, terminated);
+      assert.equal(latest.status.name, 'COMPLETED');
+    } finally {
+      await temporal.connection.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createTemporalClient } from '../../src/temporal/client';
+import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
 import { settlementWorkflowId } from '../../src/temporal/workflow-ids';
 import { call, eventually } from '../helpers/http';
 import { system } from './system';
@@ -27,6 +28,13 @@ const CASES: Case[] = [
   { accountNumber: '0000003333', status: 'refunded', attempts: 1, payouts: 1, entries: debitReversed },
   { accountNumber: '0000004444', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
   { accountNumber: '0000005555', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  // The provider's bad days: a timeout + lookup lag + 409 duplicate, a pending code, an unexplained 400,
+  // a refund of the failed first attempt, a refund webhook ahead of the lookup.
+  { accountNumber: '0000006666', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  { accountNumber: '0000000909', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  { accountNumber: '0000004040', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  { accountNumber: '0000008888', status: 'success', attempts: 2, payouts: 1, entries: debitConfirmed },
+  { accountNumber: '0000003030', status: 'refunded', attempts: 1, payouts: 1, entries: debitReversed },
 ];
 
 describe('e2e: settlements to the sandbox magic account numbers', () => {
@@ -92,19 +100,25 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
     try {
       const handle = temporal.workflow.getHandle(settlementWorkflowId(ref));
       await eventually(async () => (await handle.describe()).status.name === 'COMPLETED', { timeoutMs: 20_000, intervalMs: 250, what: 'the end of the refund watch' });
+      assert.equal((await handle.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS), 'success');
+      const refunded = await call(sys.sandboxUrl, 'POST', `/sandbox/transfers/${ref}-1/refund`);
+      assert.equal(refunded.status, 200);
+      const transfer = await eventually(
+        async () => {
+          const current = (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body;
+          return current.status === 'refunded' ? current : null;
+        },
+        { timeoutMs: 20_000, what: 'the late refund' },
+      );
+      assert.equal(transfer.status, 'refunded');
+      // The settlement's id gets a new run that reads the database: its latest run shows the refund.
+      await eventually(async () => (await temporal.workflow.getHandle(settlementWorkflowId(ref)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS) === 'refunded', {
+        timeoutMs: 20_000,
+        what: 'SettlementStatus refunded on the latest run',
+      });
     } finally {
       await temporal.connection.close();
     }
-    const refunded = await call(sys.sandboxUrl, 'POST', `/sandbox/transfers/${ref}-1/refund`);
-    assert.equal(refunded.status, 200);
-    const transfer = await eventually(
-      async () => {
-        const current = (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body;
-        return current.status === 'refunded' ? current : null;
-      },
-      { timeoutMs: 20_000, what: 'the late refund' },
-    );
-    assert.equal(transfer.status, 'refunded');
     const lines = await statementLines(sys, tenant.apiKey, account.AccountRef);
     assert.deepEqual(lines.slice(1).map((line) => [line.entry.Kind, line.entry.Direction, line.entry.Status]), debitReversed);
     assert.equal(lines.at(-1)!.runningBalance, '10000.00');

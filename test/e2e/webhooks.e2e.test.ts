@@ -21,7 +21,7 @@ describe('e2e: outbound webhooks to a real local receiver', () => {
     try {
       const tenant = await cliTenant(sys);
       const email = `e2e+${Date.now()}@example.com`;
-      await sys.cli('user:create', '--tenant', tenant.tenantId, '--email', email, '--password', 'an e2e dashboard password');
+      await sys.cliWithStdin('an e2e dashboard password', 'user:create', '--tenant', tenant.tenantId, '--email', email);
       const login = await call(sys.apiUrl, 'POST', '/auth/login', { body: { email, password: 'an e2e dashboard password' } });
       const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
       const secret = (await call(sys.apiUrl, 'POST', '/auth/webhook-secret', { cookie, body: {} })).body.secret as string;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { temporal as temporalProto } from '@temporalio/proto';
 import { createTemporalClient } from '../../src/temporal/client';
-import { convergenceSweepScheduleId, reconciliationScheduleId } from '../../src/temporal/workflow-ids';
+import { convergenceSweepScheduleId, reconciliationScheduleId, retentionScheduleId } from '../../src/temporal/workflow-ids';
 import { eventually } from './http';
 import { freePort } from './ports';
 
@@ -22,6 +22,8 @@ export interface RunningSystem {
   /** SIGKILL: the process gets no chance to clean up. */
   kill(name: ServiceName): Promise<void>;
   cli(...args: string[]): Promise<string>;
+  /** The CLI with `stdin` piped in (user:create reads its password there). */
+  cliWithStdin(stdin: string, ...args: string[]): Promise<string>;
   pid(name: ServiceName): number | undefined;
   stop(): Promise<void>;
 }
@@ -91,6 +93,18 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     await exited;
   }
 
+  async function runCli(stdin: string | null, args: string[]): Promise<string> {
+    const child = spawn(process.execPath, [path.join(dist, ENTRYPOINTS.cli), ...args], { env, stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (stdin !== null) child.stdin!.end(stdin);
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number];
+    if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${err}`);
+    return out;
+  }
+
   await start('sandbox');
   await Promise.all([start('api'), start('worker')]);
 
@@ -102,20 +116,12 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     start,
     kill: (name) => stopChild(name, 'SIGKILL'),
     pid: (name) => children.get(name)?.pid,
-    async cli(...args: string[]): Promise<string> {
-      const child = spawn(process.execPath, [path.join(dist, ENTRYPOINTS.cli), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-      const [code] = (await once(child, 'exit')) as [number];
-      if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${err}`);
-      return out;
-    },
-    /** Stops the processes and deletes the worker's Schedules, which would otherwise outlive this test run. */
+    cli: (...args: string[]) => runCli(null, args),
+    cliWithStdin: (stdin: string, ...args: string[]) => runCli(stdin, args),
+    /** Stops the processes and deletes the Schedules (sweep, retention, reconciliation), which would otherwise outlive this test run. */
     async stop() {
       await Promise.all([...children.keys()].map((name) => stopChild(name, 'SIGTERM')));
-      for (const scheduleId of [convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!), reconciliationScheduleId(env.TEMPORAL_TASK_QUEUE!)]) {
+      for (const scheduleId of [convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!), retentionScheduleId(env.TEMPORAL_TASK_QUEUE!), reconciliationScheduleId(env.TEMPORAL_TASK_QUEUE!)]) {
         await temporal.schedule
           .getHandle(scheduleId)
           .delete()

@@ -17,6 +17,7 @@ import {
   type Services,
 } from '../../src/main/container';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app';
+import { temporalConnectionOptions } from '../../src/temporal/connection-options';
 import { testConfig } from './config';
 import { workflowBundle } from './temporal';
 
@@ -66,7 +67,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   let running: Promise<void> | null = null;
   let connection: NativeConnection | null = null;
   if (options.worker) {
-    connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+    connection = await NativeConnection.connect(temporalConnectionOptions(config));
     worker = await Worker.create({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { call } from '../helpers/http';
@@ -11,6 +12,17 @@ const CLI = path.resolve(__dirname, '../../src/main/cli.js');
 
 function cli(...args: string[]): Promise<{ stdout: string; stderr: string }> {
   return run(process.execPath, [CLI, ...args], { env: process.env });
+}
+
+async function cliWithInput(input: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(input);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
 }
 
 describe('CLI', () => {
@@ -40,13 +52,23 @@ describe('CLI', () => {
     assert.equal((await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: tenant.apiKey })).status, 200);
   });
 
-  it('user:create makes a dashboard user who can log in', async () => {
+  it('user:create reads the password from stdin and makes a dashboard user who can log in', async () => {
     const tenant = JSON.parse((await cli('tenant:create', '--name', 'Users', '--json')).stdout) as { tenantId: string };
     const email = `cli+${Date.now()}@example.com`;
-    await cli('user:create', '--tenant', tenant.tenantId, '--email', email, '--password', 'a long enough password');
+    const created = await cliWithInput('a long enough password\n', 'user:create', '--tenant', tenant.tenantId, '--email', email, '--json');
+    assert.equal(created.code, 0, created.stderr);
     const login = await call(stack.apiUrl, 'POST', '/auth/login', { body: { email, password: 'a long enough password' } });
     assert.equal(login.status, 200);
     assert.equal(login.body.tenantId, tenant.tenantId);
+  });
+
+  it('user:create refuses --password with a message saying why, and creates nobody', async () => {
+    const tenant = JSON.parse((await cli('tenant:create', '--name', 'Refused', '--json')).stdout) as { tenantId: string };
+    const email = `cli+${Date.now()}@example.com`;
+    const refused = await cliWithInput('', 'user:create', '--tenant', tenant.tenantId, '--email', email, '--password', 'a long enough password');
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--password is refused/);
+    assert.equal(await stack.infra.db('dashboard_users').where({ email }).first(), undefined);
   });
 
   it('ledger:verify passes on a consistent ledger and exits 1 naming the account when totals disagree with the entries', async () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { provisionAccount } from '../helpers/fixtures';
 import { call } from '../helpers/http';
+import { dashboardSession } from '../helpers/session';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
 
 describe('HTTP basics and authentication', () => {
@@ -17,6 +19,26 @@ describe('HTTP basics and authentication', () => {
     assert.equal(ready.status, 200);
     assert.deepEqual(ready.body, { status: 'ready', checks: { database: 'up', temporal: 'up' } });
     assert.equal(ready.headers.get('x-request-id'), 'trace-123');
+  });
+
+  it('marks every response that may carry secrets or personal data Cache-Control: no-store', async () => {
+    const tenant = await createTenant(stack);
+    const account = await provisionAccount(stack, tenant.apiKey, { bvn: '22212345678' });
+    const cookie = await dashboardSession(stack, tenant.tenantId);
+    const privateResponses = [
+      await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: tenant.apiKey }),
+      await call(stack.apiUrl, 'GET', `/v1/customers/${account.CustomerID}`, { apiKey: tenant.apiKey }),
+      await call(stack.apiUrl, 'GET', '/v1/customers', { apiKey: tenant.apiKey }),
+      await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}`, { apiKey: tenant.apiKey }),
+      await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/statement`, { apiKey: tenant.apiKey }),
+      await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey }),
+      await call(stack.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: tenant.apiKey }),
+      await call(stack.apiUrl, 'POST', '/auth/webhook-secret', { cookie, body: {} }),
+      await call(stack.apiUrl, 'POST', '/auth/login', { body: { email: 'nobody@example.com', password: 'wrong password' } }),
+      await call(stack.apiUrl, 'GET', '/v1/customers', { apiKey: 'sk_not-a-real-key' }),
+    ];
+    for (const response of privateResponses) assert.equal(response.headers.get('cache-control'), 'no-store', `${response.status} ${response.text.slice(0, 80)}`);
+    assert.equal((await call(stack.apiUrl, 'GET', '/openapi.json')).headers.get('cache-control'), null);
   });
 
   it('answers unknown routes with a JSON 404', async () => {

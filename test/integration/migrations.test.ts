@@ -34,4 +34,26 @@ describe('migrations', () => {
     const [, reapplied] = await fresh.migrate.latest(migrationConfig);
     assert.equal(reapplied.length, applied.length);
   });
+
+  it('upgrades a database already at the previous migrations: adjustments join the kinds that may overdraw, and roll back to it', async () => {
+    const constraint = async (name: string): Promise<string> =>
+      (await fresh.raw('SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = ?', [name])).rows[0].def as string;
+    await fresh.migrate.rollback(migrationConfig, true);
+    // Up to, and not including, the reconciliation migration: the schema a database on main had.
+    for (;;) {
+      const [, pending] = (await fresh.migrate.list(migrationConfig)) as [unknown[], Array<{ file: string }>];
+      if (pending[0]!.file.startsWith('20261123000600')) break;
+      await fresh.migrate.up(migrationConfig);
+    }
+    assert.doesNotMatch(await constraint('only_reversals_overdraw'), /adjustment/);
+    await fresh.migrate.latest(migrationConfig);
+    assert.match(await constraint('only_reversals_overdraw'), /'reversal'.*'adjustment'/);
+    assert.match(await constraint('ledger_entries_kind_check'), /'adjustment'/);
+    assert.match(await constraint('reversal_references_original'), /'adjustment'/);
+    assert.match(await constraint('deficit_flag_matches_balance'), /ledger_balance < 0/);
+    await fresh.migrate.down(migrationConfig);
+    assert.doesNotMatch(await constraint('only_reversals_overdraw'), /adjustment/);
+    assert.doesNotMatch(await constraint('ledger_entries_kind_check'), /adjustment/);
+    await fresh.migrate.latest(migrationConfig);
+  });
 });

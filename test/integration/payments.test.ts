@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
 import { loadTestVectors } from '../helpers/test-vectors';
+import { confirmationStatusQuery } from '../../workflows/paymentConfirmation.workflow';
 
 interface Vector {
   name: string;
@@ -108,6 +109,34 @@ describe('inbound provider webhook', () => {
     assert.match(row.raw_body, /^\{"event_type"/);
   });
 
+  it('keeps an event that fails verification as a SHA-256 and a short prefix, not its bytes', async () => {
+    const junk = { ...paymentEvent({ accountRef: account.AccountRef }), padding: 'j'.repeat(40_000) };
+    const forgedBody = JSON.stringify(junk);
+    assert.equal((await sendProviderEvent(stack, junk, { forged: true })).status, 200);
+    const malformedBody = `{"event_type": "payment_success", "junk": "${'m'.repeat(40_000)}`;
+    assert.equal((await call(stack.apiUrl, 'POST', '/webhooks/provider', { rawBody: malformedBody, headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' } })).status, 200);
+    for (const body of [forgedBody, malformedBody]) {
+      const digest = createHash('sha256').update(body).digest('hex');
+      const row = await stack.infra.db('inbound_events').where({ raw_sha256: digest }).first();
+      assert.ok(row, 'the event is recorded with the digest of its bytes');
+      assert.equal(row.category, 'sig_invalid');
+      assert.equal(row.payload, null);
+      assert.ok(row.raw_body.length <= 256, `stored ${row.raw_body.length} characters`);
+      assert.equal(row.raw_body, body.slice(0, row.raw_body.length));
+    }
+  });
+
+  it('refuses a body over 64 KB with 413, far above any real provider event', async () => {
+    const requestId = randomUUID();
+    const oversize = { ...paymentEvent({ accountRef: account.AccountRef, requestId }), padding: 'x'.repeat(64 * 1024) };
+    const response = await sendProviderEvent(stack, oversize);
+    assert.equal(response.status, 413);
+    assert.equal(response.body.code, 'payload_too_large');
+    assert.deepEqual(await eventsFor(stack, requestId), []);
+    const fits = { ...paymentEvent({ accountRef: account.AccountRef }), padding: 'x'.repeat(60 * 1024) };
+    assert.equal((await sendProviderEvent(stack, fits)).status, 200);
+  });
+
   it('a forged event never claims its requestId: the genuine one with the same id is still posted', async () => {
     const payload = paymentEvent({ accountRef: account.AccountRef, amount: 1010, fee: 10 });
     await sendProviderEvent(stack, { ...payload, data: { ...(payload.data as object), transaction: { ...(payload.data as { transaction: object }).transaction, transactionAmount: 999999 } } }, { forged: true });
@@ -207,6 +236,110 @@ describe('payment confirmation on the dev server', () => {
       ],
     );
     assert.equal(page.body.closingBalance, '0.00');
+  });
+
+  async function entryOf(providerTxnRef: string): Promise<{ id: string; status: string }> {
+    return stack.infra.db('ledger_entries').where({ provider_txn_ref: providerTxnRef, kind: 'payment' }).first('id', 'status');
+  }
+
+  async function reversalReason(accountRef: string): Promise<string | undefined> {
+    const page = await statement(stack, tenant.apiKey, accountRef);
+    return page.body.lines.find((line: { entry: { Kind: string } }) => line.entry.Kind === 'reversal')?.entry.Narration;
+  }
+
+  it('with lookup lag shorter than the window, the credit ends confirmed, not reversed', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, lookupLagMs: 2_000 } });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation', timeoutMs: 15_000 });
+    assert.equal((await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.length, 1, 'no reversal entry');
+  });
+
+  it('a payment whose first lookups say "not found" is confirmed once the provider finds it', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, notFoundLookups: 3 } });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation', timeoutMs: 15_000 });
+  });
+
+  it('a payment the provider shows PROCESSING past the window stays provisional, then confirms', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, processingMs: 6_000 } });
+    // The 3 s window is long over: still provisional, not reversed.
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    assert.equal(await entryStatus(account.AccountRef, sent.body.transactionId), 'provisional');
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation', timeoutMs: 20_000 });
+    assert.equal((await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.length, 1, 'no reversal entry');
+  });
+
+  it('reverses a credit whose provider transaction was paid into another account', async () => {
+    const [paidInto, credited] = [await provisionAccount(stack, tenant.apiKey), await provisionAccount(stack, tenant.apiKey)];
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: paidInto.AccountRef, amount: 5025, deliver: false } });
+    // A genuinely signed event naming that transaction, but crediting another account.
+    await sendProviderEvent(stack, paymentEvent({ accountRef: credited.AccountRef, amount: 5025, fee: 25, transactionId: sent.body.transactionId }));
+    await eventually(async () => (await entryStatus(credited.AccountRef, sent.body.transactionId)) === 'reversed', { what: 'reversal', timeoutMs: 15_000 });
+    assert.equal(await reversalReason(credited.AccountRef), `reversal: provider credits account ${paidInto.AccountRef}, not ${credited.AccountRef}`);
+  });
+
+  it('reverses a credit whose provider transaction is an outgoing transfer of the same amount', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const transfer = await stack.infra.provider.submitTransfer({
+      amountKobo: 502_500n,
+      accountNumber: '0123456789',
+      accountName: 'ADA OBI',
+      bankCode: '058',
+      merchantTxRef: `mtx_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      senderName: 'Acme',
+    });
+    await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25, transactionId: transfer.id }));
+    await eventually(async () => (await entryStatus(account.AccountRef, transfer.id)) === 'reversed', { what: 'reversal', timeoutMs: 15_000 });
+    assert.equal(await reversalReason(account.AccountRef), 'reversal: provider shows an outgoing transfer, not a payment received');
+  });
+
+  it('reverses a credit whose gross amount differs from the provider transaction', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, deliver: false } });
+    await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 50250, fee: 50, transactionId: sent.body.transactionId }));
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'reversed', { what: 'reversal', timeoutMs: 15_000 });
+    assert.equal(await reversalReason(account.AccountRef), 'reversal: provider amount 502500 kobo differs from 5025000 kobo');
+  });
+
+  it('does not trust its input: a confirmation started with another payment\'s reference confirms nothing', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    // A credit the provider never saw, and a real payment of the same amount that was never delivered.
+    const unknown = paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25 });
+    const unknownTxn = (unknown.data as { transaction: { transactionId: string } }).transaction.transactionId;
+    await sendProviderEvent(stack, unknown);
+    const real = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, deliver: false } });
+    const entry = await entryOf(unknownTxn);
+    // Someone with access to the task queue starts a confirmation of that credit against the real payment.
+    const forged = await stack.infra.temporal.workflow.start('paymentConfirmationWorkflow', {
+      taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
+      workflowId: `forged-${randomUUID()}`,
+      args: [{ entryId: entry.id, providerTxnRef: real.body.transactionId, grossAmountKobo: '502500', windowMs: 60_000, pollIntervalMs: 500, postedAtMs: Date.now() }],
+    });
+    try {
+      // Its first lookup finds the real payment SUCCESS, so it asks the confirm activity at once.
+      await eventually(async () => (await forged.query(confirmationStatusQuery)).lookups >= 1, { what: 'the forged confirmation to act', timeoutMs: 15_000 });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal(await entryStatus(account.AccountRef, unknownTxn), 'provisional', 'a forged confirmation must not confirm the credit');
+      // The credit's own confirmation reverses it when its window ends: the provider never knew it.
+      await eventually(async () => (await entryStatus(account.AccountRef, unknownTxn)) === 'reversed', { what: 'reversal', timeoutMs: 15_000 });
+    } finally {
+      await forged.terminate('test over').catch(() => undefined);
+    }
+  });
+
+  it('the reverse activity refuses what the provider does not support: SUCCESS, or "not found" inside the window', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    // A real payment in a 2 s lookup lag: its own confirmation looks at 0, 0.5, 1.5 and 3 s (the window's
+    // end), so between 2 and 3 s the provider shows it SUCCESS and it is still provisional.
+    const real = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, lookupLagMs: 2_000 } });
+    const entry = await entryOf(real.body.transactionId);
+    const early = await stack.services.confirmations.reverse(entry.id, 'forged: not found');
+    assert.deepEqual([early.kind, early.reason], ['kept', 'reversal refused: not found, but the confirmation window is not over']);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const found = await stack.services.confirmations.reverse(entry.id, 'forged: failed');
+    assert.deepEqual([found.kind, found.reason], ['kept', 'reversal refused: provider shows it SUCCESS']);
+    await eventually(async () => (await entryStatus(account.AccountRef, real.body.transactionId)) === 'confirmed', { what: 'confirmation', timeoutMs: 15_000 });
   });
 
   it('expires a one-time account when a payment of its expected amount is confirmed', async () => {

@@ -18,6 +18,7 @@ const PROCESSING_TIME_MS = 600;
 const REFUND_DELAY_MS = 300;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_SECONDS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const ISO_MS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -52,8 +53,10 @@ interface PaymentAnswer {
 
 interface TransfersView {
   merchantTxRef: string;
-  submissions: Array<{ reference: string; id: string; status: string; amount: number; fee: number; paidOut: boolean }>;
+  submissions: Array<{ reference: string; id: string; status: string; amount: number; fee: number; paidOut: boolean; refunded: boolean }>;
   payouts: number;
+  standingPayouts: number;
+  calls: Array<{ at: string; route: 'submit' | 'lookup' }>;
 }
 
 interface WebhooksView {
@@ -426,6 +429,8 @@ describe('provider client against the sandbox (real HTTP)', function () {
         amountKobo: 502_550n,
         feeKobo: 2_500n,
         type: 'vact_transfer',
+        // The provider's lookup carries no currency field: the sandbox keeps its wire shape.
+        currency: null,
         merchantTxRef: null,
         aliasAccountReference: accountRef,
         timeCreated: transaction?.timeCreated,
@@ -477,6 +482,54 @@ describe('provider client against the sandbox (real HTTP)', function () {
       assert.equal(body.events.length, 1);
       assert.equal(body.events[0]?.requestId, answer.requestId);
       assert.deepEqual(body.events[0]?.deliveries, []);
+    });
+
+    it('lookup lag: a payment is "not found" for lookupLagMs after it was made, then found', async () => {
+      const answer = await pay({ accountRef: 'lagging', amount: '100', lookupLagMs: 400 });
+      assert.equal(answer.delivery.status, 200, 'the webhook is not delayed, only the lookup');
+      assert.equal(await client.getTransaction(answer.transactionId), null);
+      await sleep(450);
+      assert.equal((await client.getTransaction(answer.transactionId))?.status, 'SUCCESS');
+    });
+
+    it('SANDBOX_LOOKUP_LAG sets the lag of every payment; lookupLagMs overrides it', async () => {
+      const lagging = createSandbox({ config: loadConfig({ ...env, SANDBOX_LOOKUP_LAG: '400ms' }), logger: silent });
+      const { server, url } = await listen(lagging.app.callback());
+      try {
+        const lagClient = newClient({ PROVIDER_BASE_URL: url });
+        const { body: lagged } = await http<PaymentAnswer>(url, 'POST', '/sandbox/payments', { body: { accountRef: 'a', amount: '100', deliver: false } });
+        const { body: immediate } = await http<PaymentAnswer>(url, 'POST', '/sandbox/payments', { body: { accountRef: 'a', amount: '100', deliver: false, lookupLagMs: 0 } });
+        assert.equal(await lagClient.getTransaction(lagged.transactionId), null);
+        assert.equal((await lagClient.getTransaction(immediate.transactionId))?.status, 'SUCCESS');
+        await sleep(450);
+        assert.equal((await lagClient.getTransaction(lagged.transactionId))?.status, 'SUCCESS');
+      } finally {
+        await lagging.close();
+        await stop(server);
+      }
+    });
+
+    it('notFoundLookups: the first lookups say "not found", the next ones SUCCESS', async () => {
+      const answer = await pay({ accountRef: 'a', amount: '100', deliver: false, notFoundLookups: 2 });
+      assert.equal(await client.getTransaction(answer.transactionId), null);
+      assert.equal(await client.getTransaction(answer.transactionId), null);
+      assert.equal((await client.getTransaction(answer.transactionId))?.status, 'SUCCESS');
+    });
+
+    it('processingMs: PROCESSING for that long, then the given status; status PROCESSING stays PROCESSING', async () => {
+      const settling = await pay({ accountRef: 'a', amount: '100', deliver: false, processingMs: 400 });
+      const stuck = await pay({ accountRef: 'a', amount: '100', deliver: false, status: 'PROCESSING' });
+      assert.equal((await client.getTransaction(settling.transactionId))?.status, 'PROCESSING');
+      await sleep(450);
+      assert.equal((await client.getTransaction(settling.transactionId))?.status, 'SUCCESS');
+      assert.equal((await client.getTransaction(stuck.transactionId))?.status, 'PROCESSING');
+    });
+
+    it('refuses a negative or absurd lag, processing time or not-found count', async () => {
+      for (const body of [{ lookupLagMs: -1 }, { processingMs: 8 * 24 * 3_600_000 }, { notFoundLookups: 1.5 }]) {
+        const { status } = await control('POST', '/sandbox/payments', { accountRef: 'a', amount: '100', ...body });
+        assert.equal(status, 400, JSON.stringify(body));
+      }
     });
 
     it('reports the receiver status, and a network error as status null', async () => {
@@ -664,13 +717,174 @@ describe('provider client against the sandbox (real HTTP)', function () {
         client.submitTransfer({ amountKobo: 100_00n, accountNumber: '0123456789', accountName: 'A', bankCode: '000', merchantTxRef, senderName: 'S' }),
         isRejected(400, '01', 'invalid bank code'),
       );
-      assert.deepEqual(await transfersOf(merchantTxRef), { merchantTxRef, submissions: [], payouts: 0 });
+      const view = await transfersOf(merchantTxRef);
+      assert.deepEqual([view.submissions, view.payouts], [[], 0]);
+      assert.ok(view.calls.length >= 1 && view.calls.every((call) => call.route === 'submit'), 'the call is logged even though it was refused');
     });
 
     it('lists a reference and its -<n> attempts only', async () => {
       const base = uniqueRef('list');
       for (const reference of [base, `${base}-1`, `${base}-12`, `${base}x-1`, `${base}-a`]) await transfer('0123456789', reference);
       assert.deepEqual((await transfersOf(base)).submissions.map((s) => s.reference), [base, `${base}-1`, `${base}-12`]);
+    });
+  });
+
+  describe("the provider's bad days (magic values and profiles)", () => {
+    afterEach(async () => {
+      await control('DELETE', '/sandbox/profiles');
+    });
+
+    const lookup = (reference: string) => client.getTransaction(reference);
+
+    it('6666: the submit times out, the transfer is "not found" during its lookup lag, and a repeated reference is answered 409', async () => {
+      const ref = `${uniqueRef('dup409')}-1`;
+      await assert.rejects(transfer('0123456666', ref), isUnavailable);
+      assert.equal(await lookup(ref), null, 'lookup lag: not found although accepted');
+      await assert.rejects(transfer('0123456666', ref), isRejected(409, '409', 'duplicate merchantTxRef'));
+      await sleep(PROCESSING_TIME_MS + 50);
+      assert.equal((await lookup(ref))?.status, 'SUCCESS');
+      const view = await transfersOf(ref.replace(/-1$/, ''));
+      assert.deepEqual([view.submissions.length, view.payouts], [1, 1]);
+    });
+
+    it('a profile can answer a duplicate with a 400 whose description says the reference exists', async () => {
+      const prefix = uniqueRef('described');
+      const created = await control<{ id: number }>('POST', '/sandbox/profiles', { match: { referencePrefix: prefix }, duplicateReference: 'described' });
+      assert.equal(created.status, 201);
+      await transfer('0123456789', `${prefix}-1`);
+      await assert.rejects(transfer('0123456789', `${prefix}-1`), isRejected(400, '26', 'transaction reference already exists'));
+      const other = `${uniqueRef('other')}-1`;
+      const original = await transfer('0123456789', other);
+      assert.equal((await transfer('0123456789', other)).id, original.id, 'outside the profile a repeat still answers the original');
+    });
+
+    it('0909: the submit answers HTTP 200 with the pending code 09; the transfer exists and succeeds', async () => {
+      const ref = `${uniqueRef('pending')}-1`;
+      await assert.rejects(transfer('0123450909', ref), isRejected(200, '09', 'request processing in progress'));
+      assert.equal((await lookup(ref))?.status, 'SUCCESS');
+    });
+
+    it('4040: an unexplained 400 although recorded; the first lookup says not found, then it has succeeded', async () => {
+      const ref = `${uniqueRef('err400')}-1`;
+      await assert.rejects(transfer('0123454040', ref), isRejected(400, '96', 'system malfunction'));
+      assert.equal(await lookup(ref), null);
+      assert.equal((await lookup(ref))?.status, 'SUCCESS');
+      assert.equal((await transfersOf(ref.replace(/-1$/, ''))).payouts, 1);
+    });
+
+    it('7777: PROCESSING (for days) until the control route settles it', async () => {
+      const ref = `${uniqueRef('stuck')}-1`;
+      await transfer('0123457777', ref);
+      await sleep(PROCESSING_TIME_MS + 50);
+      assert.equal((await lookup(ref))?.status, 'PROCESSING');
+      assert.equal((await control('POST', `/sandbox/transfers/${ref}/settle`, { status: 'SUCCESS' })).status, 200);
+      assert.equal((await lookup(ref))?.status, 'SUCCESS');
+      assert.equal((await control<ErrorBody>('POST', `/sandbox/transfers/${ref}/settle`, {})).status, 409);
+      await receiver.waitFor((w) => w.payload.event_type === 'payout_success' && w.payload.data.transaction.merchantTxRef === ref);
+    });
+
+    it('8888: the failed first submission is later refunded (the failed debit returned); no payout is made for it', async () => {
+      const base = uniqueRef('failrefund');
+      assert.equal((await settleOnce8888(base)).status, 'PAYMENT_FAILED');
+      await receiver.waitFor((w) => w.payload.event_type === 'payout_refund' && w.payload.data.transaction.merchantTxRef === `${base}-1`);
+      assert.equal((await lookup(`${base}-1`))?.status, 'REFUND');
+      await transfer('0123458888', `${base}-2`);
+      assert.equal((await lookup(`${base}-2`))?.status, 'SUCCESS');
+      const view = await transfersOf(base);
+      assert.deepEqual([view.payouts, view.standingPayouts], [1, 1]);
+      assert.deepEqual(view.submissions.map((submission) => [submission.status, submission.paidOut, submission.refunded]), [['REFUND', false, true], ['SUCCESS', true, false]]);
+    });
+
+    async function settleOnce8888(base: string) {
+      await transfer('0123458888', `${base}-1`);
+      return (await lookup(`${base}-1`))!;
+    }
+
+    it('3030: payout_refund arrives while the lookup still shows SUCCESS', async () => {
+      const ref = `${uniqueRef('refundlag')}-1`;
+      await transfer('0123453030', ref);
+      assert.equal((await lookup(ref))?.status, 'SUCCESS');
+      await receiver.waitFor((w) => w.payload.event_type === 'payout_refund' && w.payload.data.transaction.merchantTxRef === ref);
+      assert.equal((await lookup(ref))?.status, 'SUCCESS', 'the lookup lags behind the webhook');
+      await sleep(PROCESSING_TIME_MS + 50);
+      assert.equal((await lookup(ref))?.status, 'REFUND');
+      const view = await transfersOf(ref.replace(/-1$/, ''));
+      assert.deepEqual([view.payouts, view.standingPayouts], [1, 0]);
+    });
+
+    it('3300: payout webhooks come twice each, with new request ids, and payout_success after payout_refund', async () => {
+      const ref = `${uniqueRef('outoforder')}-1`;
+      await transfer('0123453300', ref);
+      assert.equal((await lookup(ref))?.status, 'SUCCESS');
+      await receiver.waitFor(() => receiver.received.filter((w) => w.payload.data.transaction.merchantTxRef === ref).length === 4, REFUND_DELAY_MS * 2 + 2_000);
+      const mine = receiver.received.filter((w) => w.payload.data.transaction.merchantTxRef === ref);
+      assert.deepEqual(mine.map((w) => w.payload.event_type), ['payout_refund', 'payout_refund', 'payout_success', 'payout_success']);
+      assert.equal(new Set(mine.map((w) => w.payload.requestId)).size, 4);
+      assert.ok(mine.every((w) => verifies(w)));
+    });
+
+    it('4290 / 5030 / 5020: every call about the transfer, and the name lookup, fails for SANDBOX_PROCESSING_TIME', async () => {
+      const cases = [
+        ['0123454290', (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 1_000],
+        ['0123455030', (error: unknown) => isUnavailable(error) && /HTTP 503/.test((error as Error).message)],
+        ['0123455020', (error: unknown) => isUnavailable(error) && /HTTP 502/.test((error as Error).message)],
+      ] as const;
+      for (const [accountNumber, expected] of cases) {
+        const ref = `${uniqueRef('outage')}-1`;
+        await assert.rejects(client.lookupAccount({ accountNumber, bankCode: '058' }), expected, `${accountNumber} name lookup`);
+        await assert.rejects(transfer(accountNumber, ref), expected, `${accountNumber} submit`);
+        assert.equal((await transfersOf(ref.replace(/-1$/, ''))).submissions.length, 0, 'nothing recorded during the outage');
+        await assert.rejects(lookup(ref), expected, `${accountNumber} lookup`);
+      }
+      await sleep(PROCESSING_TIME_MS + 50);
+      const ref = `${uniqueRef('after')}-1`;
+      assert.equal((await client.lookupAccount({ accountNumber: '0123454290', bankCode: '058' }))?.accountNumber, '0123454290');
+      await assert.rejects(transfer('0123454290', ref), isUnavailable, 'a new base reference opens its own outage window');
+    });
+
+    it('a lookup-lag profile for a destination, and the call log per base reference', async () => {
+      await control('POST', '/sandbox/profiles', { match: { accountNumber: '0123450001' }, lookupLagMs: 300 });
+      const base = uniqueRef('lag');
+      await transfer('0123450001', `${base}-1`);
+      assert.equal(await lookup(`${base}-1`), null);
+      await sleep(350);
+      assert.equal((await lookup(`${base}-1`))?.status, 'SUCCESS');
+      const view = await transfersOf(base);
+      // A submit refused for an expired token and retried by the client counts twice: both reached the provider.
+      assert.deepEqual(view.calls.filter((call) => call.route === 'lookup').length, 2);
+      assert.equal(view.calls[0]?.route, 'submit');
+      assert.ok(view.calls.every((call) => ISO_MS_RE.test(call.at)));
+    });
+
+    it('validates profiles, and DELETE goes back to the environment', async () => {
+      assert.equal((await control('POST', '/sandbox/profiles', { lookupLagMs: -1 })).status, 400);
+      assert.equal((await control('POST', '/sandbox/profiles', { unknownField: true })).status, 400);
+      assert.equal((await control('POST', '/sandbox/profiles', { match: { accountNumber: '12' } })).status, 400);
+      assert.equal((await control('POST', '/sandbox/profiles', { outage: { answer: '418', durationMs: 1 } })).status, 400);
+      const created = await control<{ id: number; match: unknown; profile: unknown }>('POST', '/sandbox/profiles', { outage: { answer: '429', durationMs: 10 } });
+      assert.deepEqual(created.body.profile, { outage: { answer: '429', durationMs: 10, retryAfterSeconds: 1 } });
+      assert.equal((await control<{ profiles: unknown[] }>('GET', '/sandbox/profiles')).body.profiles.length, 1);
+      assert.deepEqual((await control('DELETE', '/sandbox/profiles')).body, { profiles: [] });
+    });
+
+    it('takes lag, duplicate answers and 429s from SANDBOX_LOOKUP_LAG, SANDBOX_DUPLICATE_REFERENCE and SANDBOX_THROTTLE_RATE', async () => {
+      const harsh = createSandbox({ config: loadConfig({ ...env, SANDBOX_LOOKUP_LAG: '300ms', SANDBOX_DUPLICATE_REFERENCE: 'conflict', SANDBOX_THROTTLE_RATE: '1', SANDBOX_RETRY_AFTER: '2s' }), logger: silent });
+      const { server, url } = await listen(harsh.app.callback());
+      try {
+        const harshClient = newClient({ PROVIDER_BASE_URL: url });
+        await assert.rejects(harshClient.listBanks(), (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 2_000);
+        await http(url, 'POST', '/sandbox/faults', { body: { throttleRate: 0 } });
+        const ref = `${uniqueRef('env')}-1`;
+        const submit = () => harshClient.submitTransfer({ amountKobo: 100_00n, accountNumber: '0123456789', accountName: 'A', bankCode: '058', merchantTxRef: ref, senderName: 'S' });
+        await submit();
+        assert.equal(await harshClient.getTransaction(ref), null);
+        await assert.rejects(submit(), isRejected(409, '409'));
+        await sleep(350);
+        assert.equal((await harshClient.getTransaction(ref))?.status, 'SUCCESS');
+      } finally {
+        await harsh.close();
+        await stop(server);
+      }
     });
   });
 
@@ -706,7 +920,7 @@ describe('provider client against the sandbox (real HTTP)', function () {
 
     it('fails provider calls with 503 before doing anything, leaving control routes alone', async () => {
       const { body: settings } = await control('POST', '/sandbox/faults', { failureRate: 1, latencyMs: 0 });
-      assert.deepEqual(settings, { failureRate: 1, latencyMs: 0, routes: [] });
+      assert.deepEqual(settings, { failureRate: 1, throttleRate: 0, retryAfterSeconds: 1, latencyMs: 0, routes: [] });
       assert.deepEqual((await control('GET', '/sandbox/faults')).body, settings);
 
       await assert.rejects(client.listBanks(), isUnavailable);
@@ -719,7 +933,7 @@ describe('provider client against the sandbox (real HTTP)', function () {
 
       assert.equal((await pay({ accountRef: 'a', amount: '100' })).delivery.status, 200);
 
-      assert.deepEqual((await control('DELETE', '/sandbox/faults')).body, { failureRate: 0, latencyMs: 0, routes: [] });
+      assert.deepEqual((await control('DELETE', '/sandbox/faults')).body, { failureRate: 0, throttleRate: 0, retryAfterSeconds: 1, latencyMs: 0, routes: [] });
       assert.ok((await client.listBanks()).length >= 20);
     });
 
@@ -748,12 +962,12 @@ describe('provider client against the sandbox (real HTTP)', function () {
       const faulty = createSandbox({ config: loadConfig({ ...env, SANDBOX_FAILURE_RATE: '1', SANDBOX_LATENCY: '20ms' }), logger: silent });
       const { server, url } = await listen(faulty.app.callback());
       try {
-        assert.deepEqual((await http(url, 'GET', '/sandbox/faults')).body, { failureRate: 1, latencyMs: 20, routes: [] });
+        assert.deepEqual((await http(url, 'GET', '/sandbox/faults')).body, { failureRate: 1, throttleRate: 0, retryAfterSeconds: 1, latencyMs: 20, routes: [] });
         const issued = await http<ErrorBody>(url, 'POST', '/v1/auth/token/issue', { body: { grant_type: 'client_credentials', client_id: 'a', client_secret: 'b' } });
         assert.equal(issued.status, 503);
         await http(url, 'POST', '/sandbox/faults', { body: { failureRate: 0 } });
         assert.equal((await http(url, 'POST', '/v1/auth/token/issue', { body: { grant_type: 'client_credentials', client_id: 'a', client_secret: 'b' } })).status, 200);
-        assert.deepEqual((await http(url, 'DELETE', '/sandbox/faults')).body, { failureRate: 1, latencyMs: 20, routes: [] });
+        assert.deepEqual((await http(url, 'DELETE', '/sandbox/faults')).body, { failureRate: 1, throttleRate: 0, retryAfterSeconds: 1, latencyMs: 20, routes: [] });
       } finally {
         await faulty.close();
         await stop(server);
@@ -809,6 +1023,27 @@ describe('provider client against the sandbox (real HTTP)', function () {
       await assert.rejects(scriptedClient().getTransaction('t'), isUnavailable, 'an amount with fractional kobo is not money');
       respond = reply(200, '{"code":"00","data":{"id":"t","status":"SUCCESS","amount":-5,"type":"x","timeCreated":"t"}}');
       await assert.rejects(scriptedClient().getTransaction('t'), isUnavailable, 'a negative amount is not a transaction');
+    });
+
+    it('reads Retry-After (seconds or a date), and takes a 4xx without the provider\'s JSON for an outage', async () => {
+      respond = (_req, res) => {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
+        res.end('{"code":"429","description":"slow down"}');
+      };
+      await assert.rejects(scriptedClient().listBanks(), (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 7_000);
+      respond = (_req, res) => {
+        res.writeHead(503, { 'content-type': 'text/html', 'retry-after': new Date(Date.now() + 30_000).toUTCString() });
+        res.end('<html>maintenance</html>');
+      };
+      await assert.rejects(scriptedClient().listBanks(), (error: unknown) => {
+        const after = (error as ProviderUnavailableError).retryAfterMs;
+        return isUnavailable(error) && after !== null && after > 25_000 && after <= 30_000;
+      });
+      respond = (_req, res) => {
+        res.writeHead(403, { 'content-type': 'text/html' });
+        res.end('<html>request blocked</html>');
+      };
+      await assert.rejects(scriptedClient().listBanks(), isUnavailable);
     });
 
     it('treats a 4xx or a non-success code as a definite rejection', async () => {
@@ -872,11 +1107,13 @@ describe('provider client against the sandbox (real HTTP)', function () {
       const payment = await pay({ accountRef, amount: '100' });
       await transfer('0123456789', 'reset-me');
       await control('POST', '/sandbox/faults', { failureRate: 0, latencyMs: 5 });
+      await control('POST', '/sandbox/profiles', { lookupLagMs: 1_000 });
       await control('POST', '/sandbox/reset');
       assert.equal(await client.getTransaction(payment.transactionId), null);
       assert.equal((await transfersOf('reset-me')).submissions.length, 0);
       assert.deepEqual((await control<WebhooksView>('GET', '/sandbox/webhooks')).body.events, []);
-      assert.deepEqual((await control('GET', '/sandbox/faults')).body, { failureRate: 0, latencyMs: 0, routes: [] });
+      assert.deepEqual((await control('GET', '/sandbox/faults')).body, { failureRate: 0, throttleRate: 0, retryAfterSeconds: 1, latencyMs: 0, routes: [] });
+      assert.deepEqual((await control('GET', '/sandbox/profiles')).body, { profiles: [] });
       assert.notEqual((await client.createVirtualAccount({ accountRef, accountName: 'Ada' })).accountHolderId, account.accountHolderId);
     });
 

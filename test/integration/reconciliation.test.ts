@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createLedgerVerificationRepo } from '../../src/ledger/ledger-verification.repo';
 import { RESTORED_NARRATION } from '../../src/reconciliation/reconciliation-repairs';
+import { createRetentionRepo } from '../../src/retention/retention.repo';
+import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
+import { settlementWorkflowId } from '../../src/temporal/workflow-ids';
 import { ensureReconciliationSchedule } from '../../src/reconciliation/reconciliation-schedule';
-import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
+import { eventsFor, fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually, type HttpResponse } from '../helpers/http';
 import { startReceiver } from '../helpers/receiver';
 import { dashboardSession } from '../helpers/session';
@@ -53,7 +56,7 @@ describe('reconciliation against the provider', () => {
         WORKFLOW_START_RATE: '1000',
         RECONCILIATION_GRACE: '0ms',
         RECONCILIATION_PROVIDER_ATTEMPTS: '2',
-        RECONCILIATION_TENANT_RUNS_PER_HOUR: '100',
+        RATE_LIMIT_RECONCILIATION_RUNS: '20/1h',
         CONFIRMATION_WINDOW: '2s',
         CONFIRMATION_POLL_INTERVAL: '200ms',
         SETTLEMENT_POLL_INTERVAL: '200ms',
@@ -126,27 +129,54 @@ describe('reconciliation against the provider', () => {
     }
   });
 
+  it('answers the late webhook of a payment reconciliation credited as an already-processed duplicate; a copy that differs stays a processing error', async () => {
+    // A tenant of its own: its payment stays out of the other tests' windows.
+    const owner = await createTenant(stack, 'Late Webhook Tenant');
+    const from = new Date(Date.now() - 1_000);
+    const account = await provisionAccount(stack, owner.apiKey);
+    const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 3025, fee: 25, senderName: 'EMEKA OBI', suppressWebhook: true } });
+    const transactionId = paid.body.transactionId as string;
+    const run = await reconcile(stack, owner, from);
+    assert.equal(run.run.Repaired, 1);
+    const [credit] = await entries(stack, owner, account);
+
+    // The provider's webhook arrives after all, then its retry, then a copy with another amount.
+    const late = paymentEvent({ accountRef: account.AccountRef, transactionId, amount: 3025, fee: 25, senderName: 'EMEKA OBI' });
+    for (let copy = 0; copy < 2; copy += 1) assert.equal((await sendProviderEvent(stack, late)).status, 200);
+    const recorded = await stack.infra.db('inbound_events').where({ request_id: late.requestId }).select('category', 'entry_id', 'flags', 'error');
+    assert.deepEqual(recorded, [{ category: 'payment', entry_id: credit!.ID, flags: ['credited_by_reconciliation'], error: null }]);
+    const different = paymentEvent({ accountRef: account.AccountRef, transactionId, amount: 4025, fee: 25 });
+    assert.equal((await sendProviderEvent(stack, different)).status, 200);
+    assert.deepEqual(
+      (await eventsFor(stack, different.requestId as string)).map((event) => [event.category, event.error]),
+      [['processing_error', 'transaction already credited under another request id']],
+    );
+
+    const deadLetters = await call(stack.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: owner.apiKey });
+    const listed = deadLetters.body.processingErrors.map((error: { RequestID: string }) => error.RequestID);
+    assert.ok(listed.includes(different.requestId) && !listed.includes(late.requestId), 'only the differing copy is a processing error');
+    assert.equal((await entries(stack, owner, account)).length, 1);
+
+    // Retention deletes events that failed verification; reconciliation's unsigned record of the payment stays.
+    await createRetentionRepo(stack.infra.db).deleteUnverifiedEvents(new Date(Date.now() + 86_400_000), 1_000);
+    const kept = await stack.infra.db('inbound_events').where({ transaction_id: transactionId, event_type: 'reconciliation' }).select('entry_id');
+    assert.deepEqual(kept, [{ entry_id: credit!.ID }]);
+  });
+
   it('restores a payment reversed because the provider did not know it when the window closed, with a statement that tells the story', async () => {
     const from = new Date(Date.now() - 1_000);
     const account = await provisionAccount(stack, tenant.apiKey);
-    const transactionId = `API-VACT_TRA-LAG01-${randomUUID()}`;
-    // The provider announces the payment, but its lookup does not find it until after the confirmation window.
-    const announced = await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, transactionId, amount: 5025, fee: 25, senderName: 'ADA OBI' }));
-    assert.equal(announced.status, 200);
+    // The provider announces the payment, but its lookup does not find it until long after the
+    // confirmation window (2 s here): the credit is reversed for time. Its listing shows it SUCCESS.
+    const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 5025, fee: 25, senderName: 'ADA OBI', narration: 'Invoice 1042', lookupLagMs: 600_000 },
+    });
+    assert.equal(paid.status, 200);
+    const transactionId = paid.body.transactionId as string;
     await eventually(async () => (await entries(stack, tenant, account)).length === 2, { timeoutMs: 20_000, what: 'the reversal for time' });
     const [credit, reversal] = await entries(stack, tenant, account);
     assert.equal(credit!.Status, 'reversed');
-    assert.match(reversal!.Narration, /not confirmed by the provider within the confirmation window/);
-    stack.sandbox.state.payments.set(transactionId, {
-      transactionId,
-      accountRef: account.AccountRef,
-      amountKobo: 502_500n,
-      feeKobo: 2_500n,
-      status: 'SUCCESS',
-      senderName: 'ADA OBI',
-      narration: 'Invoice 1042',
-      createdAt: new Date().toISOString(),
-    });
+    assert.match(reversal!.Narration, /not (confirmed|known) .*within the confirmation window/);
 
     const first = await reconcile(stack, tenant, from);
     assert.deepEqual({ repaired: first.run.Repaired, reported: first.run.Reported }, { repaired: 1, reported: 0 });
@@ -162,7 +192,7 @@ describe('reconciliation against the provider', () => {
     ]);
     assert.deepEqual(lines, [
       ['payment', 'credit', '5000.00', 'reversed', 'ADA OBI', '5000.00'],
-      ['reversal', 'debit', '5000.00', 'confirmed', 'reversal: not confirmed by the provider within the confirmation window', '0.00'],
+      ['reversal', 'debit', '5000.00', 'confirmed', reversal!.Narration, '0.00'],
       ['adjustment', 'credit', '5000.00', 'confirmed', RESTORED_NARRATION, '5000.00'],
     ]);
     assert.equal(story.body.lines[2].entry.ReversesEntryID, story.body.lines[1].entry.ID);
@@ -241,11 +271,19 @@ describe('reconciliation against the provider', () => {
       const refunded = await call(lost.sandboxUrl, 'POST', `/sandbox/transfers/${merchantTxRef}-1/refund`, {});
       assert.equal(refunded.status, 200);
       assert.equal((await call(lost.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: owner.apiKey })).body.status, 'success', 'nobody told the service');
+      const settlementStatus = async (): Promise<string | undefined> =>
+        (await lost.infra.temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS);
+      assert.equal(await settlementStatus(), 'success');
 
       const run = await reconcile(lost, owner, from);
       assert.deepEqual({ repaired: run.run.Repaired, reported: run.run.Reported, lookups: run.run.Lookups }, { repaired: 1, reported: 0, lookups: 1 });
       assert.deepEqual([run.exceptions[0]!.Kind, run.exceptions[0]!.MerchantTxRef], ['settlement_refunded', merchantTxRef]);
       assert.equal((await call(lost.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: owner.apiKey })).body.status, 'refunded');
+      // Through the settlement's own refund rule: the attempt that had succeeded is the one refunded.
+      const attempts = await lost.infra.db('settlement_attempts').where({ provider_ref: `${merchantTxRef}-1` }).select('outcome');
+      assert.deepEqual(attempts, [{ outcome: 'refunded' }]);
+      // The refund workflow it started keeps SettlementStatus equal to the database.
+      await eventually(async () => (await settlementStatus()) === 'refunded', { timeoutMs: 30_000, what: 'SettlementStatus refunded' });
       const balance = await call(lost.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey });
       assert.equal(balance.body.ledgerBalance, '10000.00');
       const again = await reconcile(lost, owner, from);
@@ -276,6 +314,10 @@ describe('reconciliation against the provider', () => {
       senderName: 'ADA OBI',
       narration: '',
       createdAt: new Date().toISOString(),
+      lookupLagMs: 0,
+      processingMs: 0,
+      notFoundLookups: 0,
+      lookups: 0,
     });
     // A payout that failed here (every submission to ...1111 fails) but that the provider paid after all.
     const failed = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: owner.apiKey, body: { amount: '100.00', bankCode: '058', accountNumber: '0123451111' } });
@@ -372,7 +414,7 @@ describe('reconciliation against the provider', () => {
     assert.deepEqual([resolved.status, resolved.body.exception.Status, resolved.body.exception.Resolution], [200, 'resolved', 'noted']);
   });
 
-  it('answers bad windows with 400, keeps runs one at a time, and limits them per hour with Retry-After', async () => {
+  it('answers bad windows with 400, keeps runs one at a time, and rate-limits them with Retry-After (refusals not counted)', async () => {
     const limited = await createTenant(stack, 'Busy Tenant');
     const post = (body: unknown) => call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: limited.apiKey, body });
     const now = Date.now();
@@ -389,19 +431,12 @@ describe('reconciliation against the provider', () => {
     assert.deepEqual([one!.status, two!.status].sort(), [202, 409]);
     const accepted = one!.status === 202 ? one! : two!;
     await finished(stack, limited, accepted.body.run.ID);
-    await stack.infra.db('reconciliation_runs').insert(
-      Array.from({ length: 99 }, () => ({
-        id: randomUUID(),
-        tenant_id: limited.tenantId,
-        trigger: 'tenant',
-        window_from: new Date(now - 60_000),
-        window_to: new Date(now),
-        status: 'succeeded',
-      })),
-    );
+    // The limiter is shared through Postgres: this process takes what is left of the tenant's 20 an
+    // hour. Only the accepted run had counted (not the four 400s nor the 409), or this would be refused.
+    for (let run = 2; run <= 20; run += 1) await stack.services.rateLimits.reconciliationRuns.consume(limited.tenantId);
     const refused = await post({});
     assert.equal(refused.status, 429);
-    assert.deepEqual([refused.body.error, refused.body.code], ['too many reconciliation runs; try again later', 'rate_limited']);
+    assert.deepEqual([refused.body.error, refused.body.code], ['too many reconciliation runs, retry later', 'rate_limited']);
     assert.ok(Number(refused.headers.get('retry-after')) > 3_000);
   });
 

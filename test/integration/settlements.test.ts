@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { fundAccount, provisionAccount, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
+import { dashboardSession } from '../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+
+const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../src/main/cli.js'), ...args], { env: process.env });
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 
@@ -57,12 +63,43 @@ describe('settlement requests', () => {
     assert.equal(await available(account), '0.00');
   });
 
-  it('cannot spend a provisional (unconfirmed) credit', async () => {
+  it("spends the ledger balance, as SPEC.md says: a provisional credit can be settled", async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 50_000n, 'provisional');
     const response = await settle(account, { amount: '100.00', ...DESTINATION });
-    assert.equal(response.status, 400);
-    assert.equal(response.body.error, 'insufficient funds');
+    assert.equal(response.status, 202);
+    const tooMuch = await settle(account, { amount: '400.01', ...DESTINATION });
+    assert.deepEqual([tooMuch.status, tooMuch.body.error], [400, 'insufficient funds']);
+  });
+
+  it('a reversed provisional credit that was spent leaves the account in deficit: flagged, listed, counted by ledger:verify, settling nothing until back above zero', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const credit = await fundAccount(stack, account.ID, 50_000n, 'provisional');
+    assert.equal((await settle(account, { amount: '100.00', ...DESTINATION })).status, 202);
+    await stack.infra.db.transaction((trx) => stack.services.postingEngine.reverse(trx, credit.id, 'provider did not confirm'));
+
+    const balance = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey });
+    assert.deepEqual([balance.body.ledgerBalance, balance.body.inDeficit], ['-100.00', true]);
+    const view = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}`, { apiKey: tenant.apiKey });
+    assert.equal(view.body.InDeficit, true);
+    assert.ok(view.body.DeficitSince);
+    const refused = await settle(account, { amount: '1.00', ...DESTINATION });
+    assert.deepEqual([refused.status, refused.body.error], [400, 'insufficient funds']);
+
+    const cookie = await dashboardSession(stack, tenant.tenantId);
+    const listed = await call(stack.apiUrl, 'GET', '/auth/deficit-accounts', { cookie });
+    assert.equal(listed.status, 200);
+    const row = listed.body.accounts.find((entry: { AccountRef: string }) => entry.AccountRef === account.AccountRef);
+    assert.equal(row?.LedgerBalance, '-100.00');
+    const verify = await runCli('ledger:verify', '--json');
+    const report = JSON.parse(verify.stdout) as { problems: unknown[]; deficits: Array<{ accountRef: string; balance: string }> };
+    assert.deepEqual(report.problems, []);
+    assert.deepEqual(report.deficits.find((deficit) => deficit.accountRef === account.AccountRef)?.balance, '-100.00');
+
+    await fundAccount(stack, account.ID, 15_000n);
+    const after = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}`, { apiKey: tenant.apiKey });
+    assert.deepEqual([after.body.InDeficit, after.body.DeficitSince], [false, null]);
+    assert.equal((await settle(account, { amount: '50.00', ...DESTINATION })).status, 202);
   });
 
   it('replays an Idempotency-Key with the same settlement, and answers 409 for a different body', async () => {
@@ -115,6 +152,44 @@ describe('settlement requests', () => {
     const banks = await call(stack.apiUrl, 'GET', '/v1/transfers/banks', { apiKey: tenant.apiKey });
     assert.ok(banks.body.banks.length >= 20);
     assert.deepEqual(banks.body.banks.find((bank: { Code: string }) => bank.Code === '044'), { Code: '044', Name: 'Access Bank' });
+  });
+});
+
+describe('settlement funds: SETTLEMENT_FUNDS=available', () => {
+  let stack: Stack;
+  let tenant: TestTenant;
+  before(async () => {
+    stack = await startStack({ SETTLEMENT_FUNDS: 'available' });
+    tenant = await createTenant(stack);
+  });
+  after(() => stack.close());
+
+  it('cannot spend a provisional (unconfirmed) credit', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    await fundAccount(stack, account.ID, 50_000n, 'provisional');
+    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '100.00', ...DESTINATION } });
+    assert.equal(response.status, 400);
+    assert.equal(response.body.error, 'insufficient funds');
+  });
+});
+
+describe('settle on an unknown account', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(() => stack.close());
+
+  it('answers 404 account not found before checking the bank code, and without calling the provider', async () => {
+    const tenant = await createTenant(stack);
+    const body = { amount: '1.00', bankCode: '999', accountNumber: '0123456789' };
+    const unknownBank = await call(stack.apiUrl, 'POST', '/v1/accounts/va_nobody_000000000000/settle', { apiKey: tenant.apiKey, body });
+    assert.deepEqual([unknownBank.status, unknownBank.body.error], [404, 'account not found']);
+    const knownBank = await call(stack.apiUrl, 'POST', '/v1/accounts/va_nobody_000000000000/settle', { apiKey: tenant.apiKey, body: { ...body, bankCode: '058' } });
+    assert.deepEqual([knownBank.status, knownBank.body.error], [404, 'account not found']);
+    // The bank list is the provider's: a fresh stack that had to fetch it would have taken a token.
+    const tokens = await call(stack.sandboxUrl, 'GET', '/sandbox/tokens');
+    assert.equal(tokens.body.issued, 0);
   });
 });
 

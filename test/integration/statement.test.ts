@@ -142,7 +142,7 @@ describe('statement and balance', () => {
     assert.equal(balance.status, 200);
     assert.deepEqual(
       { ...balance.body, asOf: undefined },
-      { accountRef: fresh.AccountRef, currency: 'NGN', ledgerBalance: '1250.00', availableBalance: '1000.00', pendingCredits: '250.00', asOf: undefined },
+      { accountRef: fresh.AccountRef, currency: 'NGN', ledgerBalance: '1250.00', availableBalance: '1000.00', pendingCredits: '250.00', inDeficit: false, asOf: undefined },
     );
     assert.ok(Date.now() - Date.parse(balance.body.asOf) < 60_000);
   });
@@ -166,5 +166,51 @@ describe('ledger_entries is append-only', () => {
     await assert.rejects(db.raw('TRUNCATE ledger_entries CASCADE'), /append-only: TRUNCATE refused/);
     await assert.rejects(db('ledger_entries').where({ id: entryId }).update({ status: 'provisional' }), /cannot move from confirmed to provisional/);
     await assert.rejects(db('ledger_entries').where({ id: entryId }).update({ status: 'reversed' }), /cannot move from confirmed to reversed/);
+  });
+});
+
+describe('statement snapshot while entries are being posted', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(() => stack.close());
+
+  it("the last page's last running balance equals its closingBalance, with two writers posting throughout", async () => {
+    const tenant = await createTenant(stack);
+    const account = await provisionAccount(stack, tenant.apiKey);
+    await fundAccount(stack, account.ID, 100_000n);
+    let posting = true;
+    const writer = async (): Promise<number> => {
+      let posted = 0;
+      for (; posting; posted += 1) await fundAccount(stack, account.ID, 100n);
+      return posted;
+    };
+    const writers = [writer(), writer()];
+    const mismatches: string[] = [];
+    let lastPages = 0;
+    let cursor: string | undefined;
+    try {
+      for (const deadline = Date.now() + 4_000; Date.now() < deadline; ) {
+        const page = await statement(stack, tenant.apiKey, account.AccountRef, `?limit=200${cursor ? `&after=${cursor}` : ''}`);
+        assert.equal(page.status, 200, page.text);
+        const lines = page.body.lines as Line[];
+        if (page.body.pagination.hasMore) {
+          cursor = page.body.pagination.nextCursor;
+          continue;
+        }
+        lastPages += 1;
+        const last = lines.at(-1);
+        if (last && last.runningBalance !== page.body.closingBalance) mismatches.push(`${last.runningBalance} vs closing ${page.body.closingBalance}`);
+        // Start the next read one line back, so the next last page is never empty.
+        cursor = lines.at(-2)?.entry.ID ?? cursor;
+      }
+    } finally {
+      posting = false;
+    }
+    const posted = (await Promise.all(writers)).reduce((sum, count) => sum + count, 0);
+    assert.ok(posted > 20, `the writers posted only ${posted} entries`);
+    assert.ok(lastPages > 20, `only ${lastPages} last pages were read`);
+    assert.deepEqual(mismatches, []);
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { uuidv7 } from '../../src/ids';
 import { paymentEvent, provisionAccount, sendProviderEvent } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { startReceiver, type ReceivedCall } from '../helpers/receiver';
@@ -139,6 +140,45 @@ describe('outbound webhooks on the dev server', () => {
       { ...listing.processingErrors[0], ID: undefined, ReceivedAt: undefined },
       { ID: undefined, RequestID: payload.requestId, AccountRef: account.AccountRef, Error: 'fee must be less than transactionAmount', ReceivedAt: undefined },
     );
+  });
+
+  it('lists every dead letter and processing error in one response (no silent second page), the cursor still working', async () => {
+    const tenant = await createTenant(stack);
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const db = stack.infra.db;
+    const letters = Array.from({ length: 120 }, () => ({
+      id: uuidv7(),
+      event_id: randomUUID(),
+      tenant_id: tenant.tenantId,
+      account_id: account.ID,
+      callback_url: 'https://example.com/hook',
+      payload: '{}',
+      status: 'dead_letter',
+      attempt_count: 5,
+      last_error: 'HTTP 500',
+      event_received_at: new Date(),
+    }));
+    await db('webhook_deliveries').insert(letters);
+    const errors = Array.from({ length: 70 }, () => ({
+      id: uuidv7(),
+      request_id: randomUUID(),
+      category: 'processing_error',
+      signature_valid: true,
+      tenant_id: tenant.tenantId,
+      account_id: account.ID,
+      error: 'ledger write failed',
+    }));
+    await db('inbound_events').insert(errors);
+    const listing = await call(stack.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: tenant.apiKey });
+    assert.equal(listing.status, 200);
+    assert.equal(listing.body.deadLetters.length, 120);
+    assert.equal(listing.body.processingErrors.length, 70);
+    assert.deepEqual([listing.body.pagination.hasMore, listing.body.processingErrorsPagination.hasMore], [false, false]);
+    // Newest first (ids are time-ordered); `after` still skips to older ones.
+    const ids = letters.map((letter) => letter.id).sort();
+    assert.deepEqual(listing.body.deadLetters.map((letter: { ID: string }) => letter.ID), [...ids].reverse());
+    const older = await call(stack.apiUrl, 'GET', `/v1/webhooks/dead-letters?after=${ids[20]}`, { apiKey: tenant.apiKey });
+    assert.deepEqual(older.body.deadLetters.map((letter: { ID: string }) => letter.ID), ids.slice(0, 20).reverse());
   });
 
   it('manages the signing secret with a dashboard session only', async () => {

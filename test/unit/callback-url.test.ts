@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isPrivateAddress } from '../../src/webhooks/callback-url';
+import { assertCallbackUrlAllowed, isPrivateAddress } from '../../src/webhooks/callback-url';
 import { postJson } from '../../src/webhooks/http-sender';
 
 describe('callback URL guard', () => {
@@ -27,5 +27,35 @@ describe('callback URL guard', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('refuses the IPv6 forms that carry a private IPv4 address: [::127.0.0.1], ::/96, hex IPv4-mapped, 6to4, Teredo, NAT64, documentation', async () => {
+    const embedded = ['::7f00:1', '::a00:1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '2002:7f00:1::1', '2002:a00:1::', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '64:ff9b::a00:1', '2001:db8::1', '::'];
+    for (const address of embedded) assert.equal(isPrivateAddress(address), true, address);
+    for (const url of ['http://[::127.0.0.1]:9/hook', 'http://[::ffff:7f00:1]/hook', 'https://[2002:7f00:1::1]/hook', 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook']) {
+      await assert.rejects(assertCallbackUrlAllowed(url, { allowPrivate: false, requireHttps: false }), /private or loopback/, url);
+    }
+  });
+
+  it('refuses an IP-literal callback at send time without connecting, and reports failures without internal detail', async () => {
+    let received = 0;
+    const server = http.createServer((_request, response) => {
+      received += 1;
+      response.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]']) {
+        const refused = await postJson(`http://${host}:${port}/hook`, '{}', {}, { timeoutMs: 2_000, allowPrivate: false });
+        assert.deepEqual([refused.statusCode, refused.error], [null, 'refused: private address'], host);
+      }
+      assert.equal(received, 0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    // The port is closed now: the error names the failure, not the address and port behind it.
+    const closed = await postJson(`http://127.0.0.1:${port}/hook`, '{}', {}, { timeoutMs: 2_000, allowPrivate: true });
+    assert.equal(closed.error, 'connection refused');
   });
 });

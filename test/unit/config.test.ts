@@ -1,5 +1,20 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
+
+/** A production configuration with nothing to refuse. */
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  PROVIDER_WEBHOOKS_SIGNING_SECRET: 'a-real-secret-from-the-provider',
+  REQUEST_HASH_SECRET: 'a-request-hash-secret-of-our-own-0123456789',
+  PROVIDER_BASE_URL: 'https://api.provider.example.com',
+  IDENTITY_VERIFICATION_URL: 'https://identity.provider.example.com/nin',
+  PROVIDER_CLIENT_ID: 'client-id',
+  PROVIDER_CLIENT_SECRET: 'client-secret',
+  PROVIDER_ACCOUNT_ID: 'account-id',
+};
 
 describe('config', () => {
   it('runs with no variables set, on local defaults', () => {
@@ -44,12 +59,29 @@ describe('config', () => {
   it('refuses the public development secrets in production', () => {
     assert.throws(() => loadConfig({ NODE_ENV: 'production' }), (error: unknown) => {
       assert.ok(error instanceof ConfigError);
-      assert.ok(error.problems.some((problem) => problem.startsWith('DATA_ENCRYPTION_KEY:')));
-      assert.ok(error.problems.some((problem) => problem.startsWith('PROVIDER_WEBHOOKS_SIGNING_SECRET:')));
+      for (const name of ['DATA_ENCRYPTION_KEY', 'PROVIDER_WEBHOOKS_SIGNING_SECRET', 'REQUEST_HASH_SECRET', 'PROVIDER_BASE_URL', 'IDENTITY_VERIFICATION_URL', 'PROVIDER_CLIENT_ID', 'PROVIDER_CLIENT_SECRET', 'PROVIDER_ACCOUNT_ID']) {
+        assert.ok(error.problems.some((problem) => problem.startsWith(`${name}:`)), `${name} missing from ${error.message}`);
+      }
       return true;
     });
-    const key = Buffer.alloc(32, 7).toString('base64');
-    assert.equal(loadConfig({ NODE_ENV: 'production', DATA_ENCRYPTION_KEY: key, PROVIDER_WEBHOOKS_SIGNING_SECRET: 'a-real-secret-from-the-provider' }).NODE_ENV, 'production');
+    assert.equal(loadConfig(PRODUCTION).NODE_ENV, 'production');
+  });
+
+  it('refuses provider URLs in production that are not https or name an internal host', () => {
+    for (const url of ['http://api.provider.example.com', 'https://sandbox:4010', 'https://localhost', 'https://127.0.0.1', 'https://[fd00::1]', 'https://192.168.1.10/nin']) {
+      for (const name of ['PROVIDER_BASE_URL', 'IDENTITY_VERIFICATION_URL']) {
+        assert.throws(() => loadConfig({ ...PRODUCTION, [name]: url }), (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith(`${name}:`)), `${name}=${url}`);
+      }
+    }
+  });
+
+  it('refuses in production every secret value published in docker-compose.yml', () => {
+    const compose = readFileSync(path.resolve(__dirname, '../../../docker-compose.yml'), 'utf8');
+    const published = [...compose.matchAll(/^\s+(\w*(?:KEY|SECRET)\w*):\s*"?([^"\s#]+)"?/gm)].map((match) => [match[1]!, match[2]!] as const);
+    assert.ok(published.length >= 2, 'docker-compose.yml lists its secrets');
+    for (const [name, value] of published) {
+      assert.throws(() => loadConfig({ ...PRODUCTION, [name]: value }), (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith(`${name}:`)), name);
+    }
   });
 
   it('rejects an encryption key that is not 32 bytes', () => {

@@ -51,9 +51,9 @@ describe('reconciliation: provider rows', () => {
     assert.deepEqual([transfer.providerTxnId, transfer.merchantTxRef, transfer.direction], ['not-found:mtx_1-2', 'mtx_1-2', 'debit']);
     const found = fromLookup(
       { kind: 'transfer', providerRef: 'mtx_1-2' },
-      { id: 'API-BANK_TRF-9', status: 'REFUND', amountKobo: 100n, feeKobo: null, type: 'transfer', merchantTxRef: 'mtx_1-2', aliasAccountReference: null, timeCreated: '2026-11-22T10:15:30Z' },
+      { id: 'API-BANK_TRF-9', status: 'REFUND', amountKobo: 100n, feeKobo: null, type: 'transfer', currency: 'NGN', merchantTxRef: 'mtx_1-2', aliasAccountReference: null, timeCreated: '2026-11-22T10:15:30Z' },
     );
-    assert.deepEqual([found.providerTxnId, found.merchantTxRef, found.status, found.rawStatus, found.fee], ['API-BANK_TRF-9', 'mtx_1-2', 'refund', 'REFUND', '0']);
+    assert.deepEqual([found.providerTxnId, found.merchantTxRef, found.status, found.rawStatus, found.fee, found.currency], ['API-BANK_TRF-9', 'mtx_1-2', 'refund', 'REFUND', '0', 'NGN']);
   });
 
   it('bounds settlement ids by time: no UUIDv7 made at or after a moment sorts below its bound', () => {

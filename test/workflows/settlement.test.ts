@@ -1,180 +1,469 @@
 import { Context } from '@temporalio/activity';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { DestinationCheck, ProviderTxnLookup, SettlementInput, SettlementWorkflowStatus, SubmissionResult } from '../../src/temporal/payloads';
+import { HISTORY_EVENT_LIMIT } from '../../src/temporal/pacing';
+import type {
+  AttemptProgress,
+  DestinationCheck,
+  RefundCheck,
+  SettlementInput,
+  SettlementRefundInput,
+  SettlementWorkflowStatus,
+  SubmissionResult,
+} from '../../src/temporal/payloads';
 import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
-import { payoutSignal, settlementWorkflow } from '../../workflows/settlement.workflow';
+import { payoutSignal, settlementStatusQuery } from '../../src/temporal/settlement-messages';
+import { settlementWorkflow } from '../../workflows/settlement.workflow';
+import { settlementRefundWorkflow } from '../../workflows/settlementRefund.workflow';
 import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 
-type ProviderStatus = 'SUCCESS' | 'PAYMENT_FAILED' | 'PROCESSING' | 'REFUND';
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 
 /**
- * A scripted provider behind mocked activities. `script[n]` drives attempt n+1: how its submission
- * answers, then the statuses its lookups return (the last repeats).
+ * A provider modelled behind mocked activities, the way the real activities report it. Each answer is
+ * either fixed, or a function of the simulated time since the workflow began (`elapsedMs`).
  */
+type Answer<T> = T | ((elapsedMs: number, call: number) => T);
+
 interface AttemptScript {
-  submit: SubmissionResult['kind'];
-  statuses: Array<ProviderStatus | 'not_found'>;
+  /** Answers to successive submissions of this attempt's reference (the last one repeats). */
+  submit: Array<Answer<SubmissionResult>>;
+  /** Answers to successive polls of this attempt (the last one repeats). */
+  polls: Array<Answer<AttemptProgress>>;
 }
 
-function scriptedActivities(script: AttemptScript[]) {
-  const log = {
-    submissions: [] as Array<{ attemptNo: number; at: number }>,
-    lookups: [] as Array<{ ref: string; at: number }>,
-    failedAttempts: [] as number[],
-    final: [] as string[],
+interface ProviderModel {
+  destination?: Array<Answer<DestinationCheck>>;
+  attempts: AttemptScript[];
+  /** Answers of the refund check while watching after success (the last one repeats). */
+  refunds?: Array<Answer<RefundCheck>>;
+}
+
+const accepted: SubmissionResult = { kind: 'accepted', providerTransferId: 't-1' };
+const processing: AttemptProgress = { kind: 'pending', providerStatus: 'PROCESSING', acknowledged: true };
+const notFound: AttemptProgress = { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: false };
+const succeeded: AttemptProgress = { kind: 'succeeded', status: 'success' };
+const failedAttempt: AttemptProgress = { kind: 'failed', reason: 'provider reports PAYMENT_FAILED' };
+const noRefund: RefundCheck = { kind: 'not_refunded', status: 'success', reason: 'provider reports SUCCESS' };
+const unavailable = (retryAfterMs?: number) => ({ kind: 'unavailable' as const, reason: 'HTTP 503', ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+
+function pick<T>(answers: Array<Answer<T>>, call: number, elapsedMs: number): T {
+  const answer = answers[Math.min(call, answers.length - 1)]!;
+  return typeof answer === 'function' ? (answer as (elapsedMs: number, call: number) => T)(elapsedMs, call) : answer;
+}
+
+interface Call {
+  kind: 'destination' | 'submit' | 'poll' | 'fail' | 'refund';
+  attemptNo: number;
+  ref?: string;
+  at: number;
+}
+
+function modelledActivities(model: ProviderModel) {
+  const calls: Call[] = [];
+  let startedAt: number | null = null;
+  const counts = new Map<string, number>();
+  const record = (call: Omit<Call, 'at'>): { call: number; elapsedMs: number } => {
+    // The scheduled time in the workflow's (skipped) clock.
+    const at = Context.current().info.currentAttemptScheduledTimestampMs;
+    startedAt ??= at;
+    calls.push({ ...call, at });
+    const key = `${call.kind}:${call.attemptNo}`;
+    const seen = counts.get(key) ?? 0;
+    counts.set(key, seen + 1);
+    return { call: seen, elapsedMs: at - startedAt };
   };
-  const lookupsByRef = new Map<string, number>();
-  const now = () => Context.current().info.currentAttemptScheduledTimestampMs;
   const activities = {
     async checkSettlementDestination(): Promise<DestinationCheck> {
-      return { kind: 'ok' };
+      const { call, elapsedMs } = record({ kind: 'destination', attemptNo: 0 });
+      return pick(model.destination ?? [{ kind: 'ok' }], call, elapsedMs);
     },
     async submitSettlementAttempt(_id: string, attemptNo: number): Promise<SubmissionResult> {
-      log.submissions.push({ attemptNo, at: now() });
-      const kind = script[attemptNo - 1]!.submit;
-      const sameAttemptBefore = log.submissions.filter((submission) => submission.attemptNo === attemptNo).length > 1;
-      // A repeated submission of the same reference is accepted (the provider dedups it).
-      if (sameAttemptBefore) return { kind: 'accepted', providerTransferId: `t-${attemptNo}` };
-      if (kind === 'accepted') return { kind, providerTransferId: `t-${attemptNo}` };
-      if (kind === 'settlement_closed') return { kind };
-      return { kind, reason: `${kind} by script` } as SubmissionResult;
+      const { call, elapsedMs } = record({ kind: 'submit', attemptNo });
+      return pick(model.attempts[attemptNo - 1]!.submit, call, elapsedMs);
     },
-    async lookupTransferStatus(ref: string): Promise<ProviderTxnLookup> {
-      log.lookups.push({ ref, at: now() });
-      const attemptNo = Number(ref.split('-').pop());
-      const seen = lookupsByRef.get(ref) ?? 0;
-      lookupsByRef.set(ref, seen + 1);
-      const statuses = script[attemptNo - 1]!.statuses;
-      const status = statuses[Math.min(seen, statuses.length - 1)]!;
-      return status === 'not_found' ? { kind: 'not_found' } : { kind: 'found', status, grossAmountKobo: '10000', feeKobo: '1000', transactionId: `t-${attemptNo}` };
-    },
-    async markSettlementAttemptFailed(_id: string, attemptNo: number): Promise<void> {
-      log.failedAttempts.push(attemptNo);
-    },
-    async completeSettlement(): Promise<SettlementWorkflowStatus> {
-      log.final.push('complete');
-      return 'success';
+    async pollSettlementAttempt(_id: string, attemptNo: number): Promise<AttemptProgress> {
+      const { call, elapsedMs } = record({ kind: 'poll', attemptNo });
+      return pick(model.attempts[attemptNo - 1]!.polls, call, elapsedMs);
     },
     async failSettlement(): Promise<SettlementWorkflowStatus> {
-      log.final.push('fail');
+      record({ kind: 'fail', attemptNo: 0 });
       return 'failed';
     },
-    async refundSettlement(): Promise<SettlementWorkflowStatus> {
-      log.final.push('refund');
-      return 'refunded';
+    async refundSettlement(_id: string, ref: string): Promise<RefundCheck> {
+      const { call, elapsedMs } = record({ kind: 'refund', attemptNo: 0, ref });
+      return pick(model.refunds ?? [noRefund], call, elapsedMs);
     },
   };
-  return { activities, log };
+  return { activities, calls };
 }
 
-const SECOND = 1_000;
+/** The most provider calls that fall in any 60-second window. */
+function maxCallsPerMinute(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i += 1) {
+    while (sorted[i]! - sorted[j]! >= MINUTE) j += 1;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
 
-describe('settlementWorkflow (time-skipping)', () => {
+const gapsInSeconds = (times: number[]): number[] => times.slice(1).map((time, i) => Math.round((time - times[i]!) / SECOND));
+
+/**
+ * Gaps between calls in the workflow's clock. Each includes the previous activity's own (real) run time,
+ * which the test server does not skip: on a loaded machine allow it up to 1.5 s.
+ */
+function assertGaps(times: number[], expectedSeconds: number[], what: string): void {
+  const gaps = times.slice(1, expectedSeconds.length + 1).map((time, i) => time - times[i]!);
+  assert.equal(gaps.length, expectedSeconds.length, `${what}: ${gaps.length} gaps`);
+  for (const [i, gap] of gaps.entries()) {
+    const expected = expectedSeconds[i]! * SECOND;
+    assert.ok(gap >= expected - 500 && gap <= expected + 1_500, `${what}: gap ${i + 1} was ${gap} ms, expected ${expected} ms (${gaps.join(', ')})`);
+  }
+}
+
+describe('settlementWorkflow (time-skipping)', function () {
+  this.timeout(120_000);
   let env: TestWorkflowEnvironment;
   before(async () => {
     env = await timeSkippingEnvironment();
   });
   after(() => env?.teardown());
 
-  async function settle(script: AttemptScript[], overrides: Partial<SettlementInput> = {}, during?: (workflowId: string) => Promise<void>) {
-    const { activities, log } = scriptedActivities(script);
+  const baseInput = (merchantTxRef: string): SettlementInput => ({
+    settlementId: randomUUID(),
+    merchantTxRef,
+    maxAttempts: 5,
+    retryScheduleMs: [30 * SECOND, MINUTE, 2 * MINUTE, 5 * MINUTE],
+    pollIntervalMs: 5 * SECOND,
+    refundWatchMs: DAY,
+  });
+
+  /** Runs one settlement against the model; `during` runs (in real time) while it is in flight. */
+  async function settle(model: ProviderModel, overrides: Partial<SettlementInput> = {}, during?: (handle: WorkflowHandle<typeof settlementWorkflow>) => Promise<void>) {
+    const { activities, calls } = modelledActivities(model);
     const taskQueue = `settlement-${randomUUID()}`;
     const merchantTxRef = `mtx_${randomUUID().slice(0, 8)}`;
-    const workflowId = `settlement:${merchantTxRef}`;
     const worker = await testWorker(env.nativeConnection, taskQueue, activities);
-    const status = await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(settlementWorkflow, {
-        taskQueue,
-        workflowId,
-        args: [
-          {
-            settlementId: randomUUID(),
-            merchantTxRef,
-            maxAttempts: 5,
-            retryScheduleMs: [30 * SECOND, 60 * SECOND, 120 * SECOND, 300 * SECOND],
-            pollIntervalMs: 5 * SECOND,
-            refundWatchMs: 24 * 3_600 * SECOND,
-            ...overrides,
-          },
-        ],
-      });
-      if (during) await during(workflowId);
+    const outcome = await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(settlementWorkflow, { taskQueue, workflowId: `settlement:${merchantTxRef}`, args: [{ ...baseInput(merchantTxRef), ...overrides }] });
+      if (during) await during(handle);
       const result = await handle.result();
       const description = await handle.describe();
-      return { result, searchStatus: description.typedSearchAttributes.get(SETTLEMENT_STATUS) };
+      return { result, handle, searchStatus: description.typedSearchAttributes.get(SETTLEMENT_STATUS) };
     });
-    return { ...status, log, merchantTxRef };
+    const of = (kind: Call['kind'], attemptNo?: number) => calls.filter((call) => call.kind === kind && (attemptNo === undefined || call.attemptNo === attemptNo));
+    const providerCallTimes = calls.filter((call) => call.kind !== 'fail').map((call) => call.at);
+    return { ...outcome, calls, of, merchantTxRef, providerCallTimes };
   }
 
-  it('succeeds at the first attempt and watches for a refund that never comes', async () => {
-    const { result, searchStatus, log } = await settle([{ submit: 'accepted', statuses: ['SUCCESS'] }]);
-    assert.equal(result, 'success');
-    assert.equal(searchStatus, 'success');
-    assert.deepEqual(log.submissions.map((submission) => submission.attemptNo), [1]);
-    assert.deepEqual(log.final, ['complete']);
-    const watchMs = log.lookups.at(-1)!.at - log.lookups[0]!.at;
-    assert.ok(watchMs >= 23 * 3_600 * SECOND, `refund watch lasted ${watchMs} ms`);
+  /** Every run of a workflow id, first to last, with its history length. */
+  async function runHistories(workflowId: string, firstRunId: string): Promise<number[]> {
+    const lengths: number[] = [];
+    let runId: string | null | undefined = firstRunId;
+    while (runId) {
+      const history: temporal.api.history.v1.IHistory = await env.client.workflow.getHandle(workflowId, runId).fetchHistory();
+      const events: temporal.api.history.v1.IHistoryEvent[] = history.events ?? [];
+      lengths.push(events.length);
+      runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+    }
+    return lengths;
+  }
+
+  describe('the happy path and the refund watch', () => {
+    it('succeeds at the first attempt, then watches for a refund for refundWatchMs, backing off to an hour', async () => {
+      const { result, searchStatus, of } = await settle({ attempts: [{ submit: [accepted], polls: [succeeded] }] });
+      assert.equal(result, 'success');
+      assert.equal(searchStatus, 'success');
+      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1]);
+      const watch = of('refund').map((call) => call.at);
+      const watchMs = watch.at(-1)! - of('poll')[0]!.at;
+      assert.ok(watchMs >= 23 * HOUR && watchMs <= DAY + MINUTE, `refund watch lasted ${watchMs} ms`);
+      const gaps = gapsInSeconds(watch);
+      assertGaps(watch, [7.5, 11.25, 16.875, 25.313], 'the watch backs off ×1.5 from the 5 s interval');
+      assert.ok(Math.max(...gaps) <= 3_600, `the watch waits at most an hour: ${gaps.join(',')}`);
+      assert.ok(watch.length < 60, `${watch.length} refund checks in a day`);
+    });
+
+    it('a refund reported while watching reverses the debit: status refunded, and the search attribute says so', async () => {
+      const { result, searchStatus, of } = await settle({
+        attempts: [{ submit: [accepted], polls: [processing, succeeded] }],
+        refunds: [noRefund, noRefund, { kind: 'refunded', status: 'refunded' }],
+      });
+      assert.equal(result, 'refunded');
+      assert.equal(searchStatus, 'refunded');
+      assert.equal(of('refund').length, 3);
+      assert.ok(of('refund').every((call) => call.ref?.endsWith('-1')));
+    });
+
+    it('an outage during the watch is waited out at the provider\'s Retry-After, never taken for "no refund"', async () => {
+      const { result, of } = await settle(
+        {
+          attempts: [{ submit: [accepted], polls: [succeeded] }],
+          refunds: [unavailable(10 * MINUTE), { kind: 'refunded', status: 'refunded' }],
+        },
+        { pollIntervalMs: SECOND },
+      );
+      assert.equal(result, 'refunded');
+      assert.ok(gapsInSeconds(of('refund').map((call) => call.at))[0]! >= 600);
+    });
   });
 
-  it('fails twice, then succeeds on attempt 3 with a new reference each time, waiting 30 s and 1 min between', async () => {
-    const failing: AttemptScript = { submit: 'accepted', statuses: ['PAYMENT_FAILED'] };
-    const { result, log } = await settle([failing, failing, { submit: 'accepted', statuses: ['PROCESSING', 'SUCCESS'] }], { refundWatchMs: 0 });
-    assert.equal(result, 'success');
-    assert.deepEqual(log.failedAttempts, [1, 2]);
-    assert.deepEqual([...new Set(log.lookups.map((lookup) => lookup.ref.split('-').pop()))], ['1', '2', '3']);
-    const [first, second, third] = log.submissions;
-    assert.equal(Math.round((second!.at - first!.at) / SECOND), 30);
-    assert.equal(Math.round((third!.at - second!.at) / SECOND), 60);
+  describe('attempts and the delays between them', () => {
+    it('four failed attempts then success: a new reference each time, after 30 s, 1, 2 and 5 minutes', async () => {
+      const failing: AttemptScript = { submit: [accepted], polls: [failedAttempt] };
+      const { result, of } = await settle({ attempts: [failing, failing, failing, failing, { submit: [accepted], polls: [processing, succeeded] }] }, { refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 2, 3, 4, 5]);
+      for (const [n, seconds] of [[2, 30], [3, 60], [4, 120], [5, 300]] as const) {
+        assertGaps([of('poll', n - 1).at(-1)!.at, of('submit', n)[0]!.at], [seconds], `from attempt ${n - 1} failing to attempt ${n}`);
+      }
+    });
+
+    it('five failed attempts end in compensation: failed, once, with the search attribute failed', async () => {
+      const failing: AttemptScript = { submit: [accepted], polls: [failedAttempt] };
+      const { result, searchStatus, of } = await settle({ attempts: Array.from({ length: 5 }, () => failing) });
+      assert.equal(result, 'failed');
+      assert.equal(searchStatus, 'failed');
+      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 2, 3, 4, 5]);
+      assert.equal(of('fail').length, 1);
+      assert.equal(of('refund').length, 0);
+    });
+
+    it('a rejected or ambiguous submission is followed by lookups; the next reference comes only once the lookup has failed it', async () => {
+      for (const first of [
+        { kind: 'rejected', reason: 'HTTP 400' },
+        { kind: 'ambiguous', reason: 'code 09' },
+      ] satisfies SubmissionResult[]) {
+        // The activity fails a never-acknowledged reference only after its grace (here 5 minutes of "not found").
+        const graceThenFailed = (elapsedMs: number): AttemptProgress => (elapsedMs >= 5 * MINUTE ? { kind: 'failed', reason: 'not found past the grace' } : notFound);
+        const { result, of } = await settle({ attempts: [{ submit: [first], polls: [graceThenFailed] }, { submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
+        assert.equal(result, 'success', first.kind);
+        assert.equal(of('submit', 1).length, 1, `${first.kind}: never resubmitted`);
+        const secondAt = of('submit', 2)[0]!.at;
+        assert.ok(secondAt - of('submit', 1)[0]!.at >= 5 * MINUTE + 30 * SECOND, `${first.kind}: attempt 2 came before attempt 1 was failed by lookup`);
+        assert.ok(of('poll', 1).every((call) => call.at < secondAt));
+      }
+    });
+
+    it('a duplicate-reference answer is followed to the end: one reference, whatever "not found" lookups say', async () => {
+      const lagThenSuccess = (elapsedMs: number): AttemptProgress => (elapsedMs >= 20 * MINUTE ? succeeded : { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: true });
+      const { result, of } = await settle({ attempts: [{ submit: [{ kind: 'duplicate', reason: 'HTTP 409' }], polls: [lagThenSuccess] }] }, { refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1]);
+    });
   });
 
-  it('five definite failures end in compensation: status failed', async () => {
-    const failing: AttemptScript = { submit: 'rejected', statuses: ['PAYMENT_FAILED'] };
-    const { result, searchStatus, log } = await settle(Array.from({ length: 5 }, () => failing));
-    assert.equal(result, 'failed');
-    assert.equal(searchStatus, 'failed');
-    assert.deepEqual(log.submissions.map((submission) => submission.attemptNo), [1, 2, 3, 4, 5]);
-    assert.deepEqual(log.failedAttempts, [1, 2, 3, 4, 5]);
-    assert.deepEqual(log.final, ['fail']);
+  describe('outages and pacing', () => {
+    it('rides out ten minutes of outage on submit with the same reference, honouring Retry-After, then pays once', async () => {
+      const outage = (elapsedMs: number): SubmissionResult => (elapsedMs < 10 * MINUTE ? unavailable(elapsedMs < MINUTE ? 20 * SECOND : undefined) : accepted);
+      const { result, of, providerCallTimes } = await settle({ attempts: [{ submit: [outage], polls: [succeeded] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.ok(of('submit').every((call) => call.attemptNo === 1), 'an outage never uses up an attempt');
+      const gaps = gapsInSeconds(of('submit').map((call) => call.at));
+      assertGaps(of('submit').map((call) => call.at), [20, 20, 20], 'Retry-After: 20 is honoured');
+      assert.ok(Math.max(...gaps) <= 60, `back-off capped at 60 s: ${gaps.join(',')}`);
+      assert.ok(maxCallsPerMinute(providerCallTimes) <= 20, `${maxCallsPerMinute(providerCallTimes)} calls in a minute`);
+      assert.equal(of('poll').length, 1);
+    });
+
+    it('an unreachable provider during polling backs off the same way and never fails the attempt', async () => {
+      const outage = (elapsedMs: number): AttemptProgress => (elapsedMs < 30 * MINUTE ? unavailable() : succeeded);
+      const { result, of, providerCallTimes } = await settle({ attempts: [{ submit: [accepted], polls: [outage] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.equal(of('submit').length, 1);
+      assert.ok(maxCallsPerMinute(providerCallTimes) <= 20);
+    });
+
+    it('polls from the 1 s interval ×1.5 to 60 s: at most about 20 provider calls in any minute', async () => {
+      const slow = (elapsedMs: number): AttemptProgress => (elapsedMs < 2 * HOUR ? processing : succeeded);
+      const { result, of, providerCallTimes } = await settle({ attempts: [{ submit: [accepted], polls: [slow] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      const gaps = gapsInSeconds(of('poll').map((call) => call.at));
+      assertGaps(of('poll').map((call) => call.at), [1, 1.5, 2.25, 3.375, 5.063, 7.594], 'polls');
+      assert.ok(Math.max(...gaps) >= 60 && Math.max(...gaps) <= 62, `capped at 60 s: ${Math.max(...gaps)}`);
+      assert.ok(maxCallsPerMinute(providerCallTimes) <= 20, `${maxCallsPerMinute(providerCallTimes)} calls in a minute`);
+    });
+
+    it('a transfer PROCESSING for a day continues as new, keeping every history small, then pays once', async function () {
+      // About 1,450 polls at the 60 s cap; the test server takes some 40 ms of real time for each.
+      this.timeout(180_000);
+      const stuck = (elapsedMs: number): AttemptProgress => (elapsedMs < DAY ? processing : succeeded);
+      const { result, handle, searchStatus, of } = await settle({ attempts: [{ submit: [accepted], polls: [stuck] }] }, { refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.equal(searchStatus, 'success', 'the status survives continue-as-new');
+      assert.equal(of('submit').length, 1);
+      assert.equal(of('poll').filter((call) => call.at - of('poll')[0]!.at >= DAY).length, 1, 'success is reported once');
+      const lengths = await runHistories(handle.workflowId, handle.firstExecutionRunId);
+      assert.ok(lengths.length >= 3, `${lengths.length} runs`);
+      assert.ok(Math.max(...lengths) <= HISTORY_EVENT_LIMIT + 50, `history lengths ${lengths.join(',')}`);
+    });
   });
 
-  it('a refund after success reverses the debit: status refunded', async () => {
-    const { result, log } = await settle([{ submit: 'accepted', statuses: ['SUCCESS', 'SUCCESS', 'SUCCESS', 'REFUND'] }]);
-    assert.equal(result, 'refunded');
-    assert.deepEqual(log.final, ['complete', 'refund']);
+  describe('the destination and a settlement closed elsewhere', () => {
+    it('an invalid destination fails the settlement without any submission', async () => {
+      const { result, searchStatus, of } = await settle({ destination: [{ kind: 'invalid', reason: 'destination account not found' }], attempts: [] });
+      assert.equal(result, 'failed');
+      assert.equal(searchStatus, 'failed');
+      assert.equal(of('submit').length, 0);
+      assert.equal(of('fail').length, 1);
+    });
+
+    it('a transient error on the destination name lookup is retried with back-off, not turned into a failure', async () => {
+      const { result, of } = await settle({ destination: [unavailable(), unavailable(), unavailable(), { kind: 'ok' }], attempts: [{ submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.equal(of('fail').length, 0);
+      assertGaps(of('destination').map((call) => call.at), [5, 7.5, 11.25], 'name lookups');
+    });
+
+    it('a settlement closed before it started ends with the database status in SettlementStatus', async () => {
+      for (const status of ['success', 'refunded', 'failed'] as const) {
+        const { result, searchStatus, of } = await settle({ destination: [{ kind: 'closed', status }], attempts: [] });
+        assert.equal(result, status);
+        assert.equal(searchStatus, status);
+        assert.equal(of('submit').length + of('fail').length, 0);
+      }
+    });
+
+    it('a settlement closed while in flight (refunded by a refund workflow) ends with that status', async () => {
+      const { result, searchStatus } = await settle({ attempts: [{ submit: [accepted], polls: [processing, { kind: 'settlement_closed', status: 'refunded' }] }] });
+      assert.equal(result, 'refunded');
+      assert.equal(searchStatus, 'refunded');
+    });
   });
 
-  it('a refund reported before success is applied at once', async () => {
-    const { result, log } = await settle([{ submit: 'accepted', statuses: ['PROCESSING', 'REFUND'] }]);
-    assert.equal(result, 'refunded');
-    assert.deepEqual(log.final, ['refund']);
+  describe('signals and queries', () => {
+    it('a payout webhook signal wakes a sleeping workflow long before its next poll', async () => {
+      let signalledAt = 0;
+      const { result, of } = await settle(
+        { attempts: [{ submit: [accepted], polls: [processing, succeeded] }] },
+        { pollIntervalMs: HOUR, refundWatchMs: 0 },
+        async (handle) => {
+          // Only once it sleeps after its first poll (the query answers after that workflow task).
+          for (;;) {
+            const state = await handle.query(settlementStatusQuery);
+            if (state.lastProviderStatus === 'PROCESSING') break;
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          signalledAt = Date.now();
+          await handle.signal(payoutSignal, { type: 'payout_success', providerRef: `${handle.workflowId.replace('settlement:', '')}-1` });
+        },
+      );
+      assert.equal(result, 'success');
+      assert.ok(signalledAt > 0);
+      const waited = of('poll')[1]!.at - of('poll')[0]!.at;
+      assert.ok(waited < MINUTE, `the second poll came ${waited} ms after the first, not woken by the signal`);
+    });
+
+    it('the status query tells the stage, attempt, reference and last provider status', async () => {
+      let seen: unknown;
+      const { result } = await settle({ attempts: [{ submit: [accepted], polls: [processing, succeeded] }] }, { pollIntervalMs: HOUR, refundWatchMs: 0 }, async (handle) => {
+        for (;;) {
+          const state = await handle.query(settlementStatusQuery);
+          if (state.lastProviderStatus === 'PROCESSING') {
+            seen = state;
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      });
+      assert.equal(result, 'success');
+      assert.match(JSON.stringify(seen), /"status":"processing","stage":"follow","attempt":1,"providerRef":"mtx_[0-9a-f]{8}-1","lastProviderStatus":"PROCESSING"/);
+    });
+  });
+});
+
+describe('settlementRefundWorkflow (time-skipping)', function () {
+  this.timeout(60_000);
+  let env: TestWorkflowEnvironment;
+  before(async () => {
+    env = await timeSkippingEnvironment();
+  });
+  after(() => env?.teardown());
+
+  async function refundEvent(checks: Array<Answer<RefundCheck>>, options: { settlementRunning?: boolean; recheckMs?: number } = {}) {
+    const merchantTxRef = `mtx_${randomUUID().slice(0, 8)}`;
+    const settlementInput: SettlementInput = { settlementId: randomUUID(), merchantTxRef, maxAttempts: 5, retryScheduleMs: [SECOND], pollIntervalMs: 5 * SECOND, refundWatchMs: DAY };
+    let applied = false;
+    const { activities, calls } = modelledActivities({
+      // A settlement run started after the refund reads the database: refunded.
+      destination: [() => (applied ? { kind: 'closed', status: 'refunded' } : { kind: 'ok' })],
+      attempts: [{ submit: [accepted], polls: [succeeded] }],
+      refunds: [
+        (elapsedMs, call) => {
+          const check = pick(checks, call, elapsedMs);
+          if (check.kind === 'refunded') applied = true;
+          return check;
+        },
+      ],
+    });
+    const taskQueue = `refund-${randomUUID()}`;
+    const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+    return worker.runUntil(async () => {
+      const settlementHandle = options.settlementRunning
+        ? await env.client.workflow.start(settlementWorkflow, { taskQueue, workflowId: `settlement:${merchantTxRef}`, args: [settlementInput] })
+        : null;
+      if (settlementHandle) {
+        // Watching for a refund, an hour from its next check.
+        for (;;) {
+          const state = await settlementHandle.query(settlementStatusQuery);
+          if (state.stage === 'watch' && calls.some((call) => call.kind === 'refund')) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+      const input: SettlementRefundInput = { settlementId: settlementInput.settlementId, merchantTxRef, providerRef: `${merchantTxRef}-1`, recheckMs: options.recheckMs ?? HOUR, pollIntervalMs: 5 * SECOND, settlement: settlementInput };
+      const outcome = await env.client.workflow.execute(settlementRefundWorkflow, { taskQueue, workflowId: `settlement-refund:${merchantTxRef}-1:${randomUUID()}`, args: [input] });
+      const latest = env.client.workflow.getHandle(`settlement:${merchantTxRef}`);
+      const settlementResult = outcome === 'refunded' || settlementHandle ? await latest.result() : null;
+      const latestStatus = settlementResult === null ? null : (await latest.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS);
+      return { outcome, calls, settlementResult, latestStatus, settlementHandle };
+    });
+  }
+
+  it('re-checks a refund the lookup does not show yet, with back-off, then applies it and shows it on the settlement id', async () => {
+    const { outcome, calls, settlementResult, latestStatus } = await refundEvent([noRefund, noRefund, noRefund, { kind: 'refunded', status: 'refunded' }]);
+    assert.equal(outcome, 'refunded');
+    assertGaps(calls.filter((call) => call.kind === 'refund').map((call) => call.at), [5, 7.5, 11.25], 'refund re-checks');
+    assert.equal(settlementResult, 'refunded', 'a new run under settlement:<ref> read the database');
+    assert.equal(latestStatus, 'refunded');
   });
 
-  it('an ambiguous submission that the provider shows as SUCCESS makes one submission only', async () => {
-    const { result, log } = await settle([{ submit: 'ambiguous', statuses: ['SUCCESS'] }], { refundWatchMs: 0 });
-    assert.equal(result, 'success');
-    assert.equal(log.submissions.length, 1);
+  it('gives up after recheckMs of definite "not refunded" answers, but not while the provider is unreachable', async function () {
+    this.timeout(120_000);
+    const recheckMs = 10 * MINUTE;
+    const { outcome, calls } = await refundEvent([(elapsedMs) => (elapsedMs < 20 * MINUTE ? unavailable() : noRefund)], { recheckMs });
+    assert.equal(outcome, 'not_refunded');
+    const times = calls.filter((call) => call.kind === 'refund').map((call) => call.at);
+    assert.ok(times.at(-1)! - times[0]! >= 20 * MINUTE, 'the outage did not count down the re-check');
+    assert.ok(maxCallsPerMinute(times) <= 20);
+
+    const agreed = await refundEvent([noRefund], { recheckMs });
+    assert.equal(agreed.outcome, 'not_refunded');
+    const checks = agreed.calls.filter((call) => call.kind === 'refund').map((call) => call.at);
+    const span = checks.at(-1)! - checks[0]!;
+    assert.ok(span >= recheckMs - MINUTE && span <= recheckMs + MINUTE, `re-checked for ${span} ms`);
   });
 
-  it('an ambiguous submission unknown to the provider is repeated under the same reference, never a new one', async () => {
-    const { result, log } = await settle([{ submit: 'ambiguous', statuses: ['not_found', 'SUCCESS'] }], { refundWatchMs: 0 });
-    assert.equal(result, 'success');
-    assert.deepEqual(log.submissions.map((submission) => submission.attemptNo), [1, 1]);
-    assert.ok(log.lookups.every((lookup) => lookup.ref.endsWith('-1')));
+  it('the refund of a failed attempt ends there: nothing is started on the settlement id', async () => {
+    const { outcome, settlementResult } = await refundEvent([{ kind: 'attempt_refunded', status: 'success' }]);
+    assert.equal(outcome, 'attempt_refunded');
+    assert.equal(settlementResult, null);
   });
 
-  it('a payout webhook signal wakes the workflow before its next poll', async () => {
-    const { result, log, merchantTxRef } = await settle(
-      [{ submit: 'accepted', statuses: ['PROCESSING', 'SUCCESS'] }],
-      { pollIntervalMs: 3_600 * SECOND, refundWatchMs: 0 },
-      async (workflowId) => {
-        await env.client.workflow.getHandle(workflowId).signal(payoutSignal, { type: 'payout_success', providerRef: `${workflowId.replace('settlement:', '')}-1` });
-      },
-    );
-    assert.equal(result, 'success');
-    assert.ok(merchantTxRef);
-    const waited = log.lookups[1]!.at - log.lookups[0]!.at;
-    assert.ok(waited < 3_600 * SECOND, `second lookup came after ${waited} ms`);
+  it('a settlement workflow still watching is woken instead, and ends refunded at once', async () => {
+    const { outcome, settlementResult, latestStatus, calls } = await refundEvent([noRefund, { kind: 'refunded', status: 'refunded' }], { settlementRunning: true });
+    assert.equal(outcome, 'refunded');
+    assert.equal(settlementResult, 'refunded');
+    assert.equal(latestStatus, 'refunded');
+    const refundChecks = calls.filter((call) => call.kind === 'refund').map((call) => call.at);
+    assert.ok(refundChecks.at(-1)! - refundChecks[0]! < HOUR, 'the watch was woken, not left to its next poll');
   });
 });

@@ -2,7 +2,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { DeliveryAttemptResult } from '../../src/temporal/payloads';
-import { webhookDeliveryWorkflow } from '../../workflows/webhookDelivery.workflow';
+import { deliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhookDelivery.workflow';
 import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 
 const MINUTE = 60_000;
@@ -21,12 +21,20 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
   });
   after(() => env?.teardown());
 
-  /** Runs a delivery whose n-th HTTP attempt succeeds when `succeedsAt` says so; returns when each attempt ran. */
-  async function deliver(options: { succeedsAt?: number; retryScheduleMs?: number[]; maxAttempts?: number }) {
+  /**
+   * Runs a delivery whose n-th HTTP attempt succeeds when `succeedsAt` says so; returns when each attempt
+   * ran. `crashes` sends throw first (the database down), which the activity's retry absorbs.
+   */
+  async function deliver(options: { succeedsAt?: number; retryScheduleMs?: number[]; maxAttempts?: number; crashes?: number }) {
     const attemptTimes: number[] = [];
     const recorded: Recorded[] = [];
+    let crashes = options.crashes ?? 0;
     const activities = {
       async sendWebhook(): Promise<DeliveryAttemptResult> {
+        if (crashes > 0) {
+          crashes -= 1;
+          throw new Error('database unreachable');
+        }
         // The environment's clock: the (skipped) time the workflow sees.
         attemptTimes.push(await env.currentTimeMs());
         const ok = attemptTimes.length === options.succeedsAt;
@@ -38,15 +46,16 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
     };
     const taskQueue = `delivery-${randomUUID()}`;
     const worker = await testWorker(env.nativeConnection, taskQueue, activities);
-    const outcome = await worker.runUntil(
-      env.client.workflow.execute(webhookDeliveryWorkflow, {
+    const { outcome, history, state } = await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(webhookDeliveryWorkflow, {
         taskQueue,
         workflowId: `webhook-delivery:${randomUUID()}`,
         args: [{ deliveryId: randomUUID(), retryScheduleMs: options.retryScheduleMs ?? SPEC_SCHEDULE, maxAttempts: options.maxAttempts ?? 5 }],
-      }),
-    );
+      });
+      return { outcome: await handle.result(), history: await handle.fetchHistory(), state: await handle.query(deliveryStatusQuery) };
+    });
     const minutes = attemptTimes.map((time) => Math.round((time - attemptTimes[0]!) / MINUTE));
-    return { outcome, minutes, recorded };
+    return { outcome, minutes, recorded, history, state };
   }
 
   it('attempts at minutes 0, 2, 7, 18 and 42, then dead-letters after the fifth failure', async () => {
@@ -76,5 +85,31 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
     const { outcome, minutes } = await deliver({ maxAttempts: 6 });
     assert.equal(outcome, 'dead_letter');
     assert.deepEqual(minutes, [0, 2, 7, 18, 42, 95]);
+  });
+
+  it('sends as a normal activity (a slow endpoint holds no workflow-task slot) and records locally', async () => {
+    const { history } = await deliver({ succeedsAt: 2 });
+    const events = history.events ?? [];
+    const scheduled = events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType?.name] : []));
+    assert.deepEqual(scheduled, ['sendWebhook', 'sendWebhook']);
+    // recordWebhookAttempt stays a local activity: a marker per attempt, no activity task.
+    assert.equal(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').length, 2);
+  });
+
+  it('retries a send that throws (the database down) without counting it as an attempt', async () => {
+    const { outcome, recorded, minutes } = await deliver({ succeedsAt: 1, crashes: 2 });
+    assert.equal(outcome, 'succeeded');
+    assert.deepEqual(recorded, [{ attemptNo: 1, ok: true, retryInMs: null }]);
+    assert.deepEqual(minutes, [0]);
+  });
+
+  it('answers the status query with the attempts, the last result and the outcome', async () => {
+    const { state } = await deliver({ succeedsAt: 2 });
+    assert.equal(state.attempts, 2);
+    assert.equal(state.outcome, 'succeeded');
+    assert.equal(state.lastResult?.ok, true);
+    assert.equal(state.lastResult?.statusCode, 200);
+    const dead = await deliver({ maxAttempts: 2, retryScheduleMs: [MINUTE] });
+    assert.deepEqual([dead.state.attempts, dead.state.outcome, dead.state.lastResult?.statusCode], [2, 'dead_letter', 503]);
   });
 });

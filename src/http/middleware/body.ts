@@ -30,15 +30,22 @@ export function jsonBody() {
   };
 }
 
-/** Reads the raw request bytes with the same 1 MB cap, for routes that verify signatures themselves. */
+/** Reads the raw request bytes with a cap (1 MB by default), for routes that verify signatures themselves. */
 export async function readRawBody(stream: NodeJS.ReadableStream, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const tooLarge = () => new AppError(413, 'payload_too_large', `request body too large (limit ${describeBytes(limit)})`);
+  const declared = Number((stream as { headers?: Record<string, string | undefined> }).headers?.['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += buffer.length;
-    if (size > limit) throw new AppError(413, 'payload_too_large', 'request body too large (limit 1 MB)');
+    if (size > limit) throw tooLarge();
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
+}
+
+function describeBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MB` : `${bytes / 1024} KB`;
 }

@@ -18,6 +18,7 @@ export function errorHandler() {
       const { status, body } = toErrorResponse(error, ctx);
       ctx.status = status;
       ctx.body = body;
+      if (error instanceof AppError) for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
     }
   };
 }

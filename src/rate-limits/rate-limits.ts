@@ -1,0 +1,67 @@
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Config, RateLimit } from '../config';
+import type { Db } from '../db';
+import { AppError } from '../errors';
+
+export class RateLimitedError extends AppError {
+  constructor(message: string, retryAfterMs: number) {
+    super(429, 'rate_limited', message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
+  }
+}
+
+export interface Limiter {
+  /** Counts one request for `key`; throws RateLimitedError (429, Retry-After) once the key is over its limit. */
+  consume(key: string): Promise<void>;
+  /** Gives one back (a sign-in that succeeded was not an abusive attempt). */
+  reward(key: string): Promise<void>;
+}
+
+const unlimited: Limiter = { consume: async () => undefined, reward: async () => undefined };
+
+/**
+ * Rate limits shared by every API process through Postgres (rate-limiter-flexible, table
+ * rate_limits). They are sized for legitimate volume and only stop abuse; each is configurable and
+ * `off` disables it.
+ */
+export function createRateLimits(db: Db, config: Pick<Config, 'RATE_LIMIT_SIGNIN_EMAIL' | 'RATE_LIMIT_SIGNIN_ADDRESS' | 'RATE_LIMIT_NAME_LOOKUPS' | 'RATE_LIMIT_SETTLEMENTS' | 'RATE_LIMIT_REPLAYS' | 'RATE_LIMIT_RECONCILIATION_RUNS'>) {
+  let sweeper = true;
+  function limiter(name: string, limit: RateLimit | null, message: string): Limiter {
+    if (!limit) return unlimited;
+    const store = new RateLimiterPostgres({
+      storeClient: db,
+      storeType: 'knex',
+      tableName: 'rate_limits',
+      tableCreated: true,
+      keyPrefix: name,
+      points: limit.points,
+      duration: limit.durationSeconds,
+      // One limiter of the process deletes long-expired counters every few minutes; one is enough.
+      clearExpiredByTimeout: sweeper,
+    });
+    sweeper = false;
+    return {
+      async consume(key) {
+        try {
+          await store.consume(key);
+        } catch (rejection) {
+          if (rejection instanceof RateLimiterRes) throw new RateLimitedError(message, rejection.msBeforeNext);
+          throw rejection;
+        }
+      },
+      async reward(key) {
+        await store.reward(key);
+      },
+    };
+  }
+
+  return {
+    signInEmail: limiter('signin-email', config.RATE_LIMIT_SIGNIN_EMAIL, 'too many sign-in attempts for this account, retry later'),
+    signInAddress: limiter('signin-address', config.RATE_LIMIT_SIGNIN_ADDRESS, 'too many sign-in attempts from this address, retry later'),
+    nameLookups: limiter('name-lookups', config.RATE_LIMIT_NAME_LOOKUPS, 'too many name lookups, retry later'),
+    settlements: limiter('settlements', config.RATE_LIMIT_SETTLEMENTS, 'too many settlements, retry later'),
+    replays: limiter('replays', config.RATE_LIMIT_REPLAYS, 'too many replays, retry later'),
+    reconciliationRuns: limiter('reconciliation-runs', config.RATE_LIMIT_RECONCILIATION_RUNS, 'too many reconciliation runs, retry later'),
+  };
+}
+
+export type RateLimits = ReturnType<typeof createRateLimits>;

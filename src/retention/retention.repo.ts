@@ -1,0 +1,66 @@
+import type { DbOrTrx } from '../db';
+
+/** The smallest UUIDv7 of a moment: ids are time-ordered, so `id < bound` is "created before" on the primary key. */
+export function uuidv7Floor(at: Date): string {
+  const hex = BigInt(at.getTime()).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
+
+/**
+ * Batched deletes and clean-ups of rows nothing needs any more. Each call changes at most `batch`
+ * rows in one short statement, so a large backlog never holds locks for long.
+ */
+export function createRetentionRepo(db: DbOrTrx) {
+  async function count(sql: string, bindings: Record<string, unknown>): Promise<number> {
+    const result = (await db.raw(sql, bindings)) as { rowCount: number | null };
+    return result.rowCount ?? 0;
+  }
+
+  return {
+    /**
+     * Events that failed verification claim no request id: the whole row goes. Only those: the record
+     * of a payment a reconciliation run found is unsigned too, but it is the credit's inbound event.
+     */
+    deleteUnverifiedEvents(before: Date, batch: number): Promise<number> {
+      return count(
+        `DELETE FROM inbound_events WHERE id IN (
+           SELECT id FROM inbound_events WHERE NOT signature_valid AND category = 'sig_invalid' AND id < :bound ORDER BY id LIMIT :batch)`,
+        { bound: uuidv7Floor(before), batch },
+      );
+    },
+
+    /**
+     * Verified events keep their row (its request id is the claim that makes a provider retry a
+     * duplicate) and lose only the raw payload. Payloads still in use stay: an unassigned misdirected
+     * payment (an operator may still post it) and a processing error (listed to the tenant).
+     */
+    stripEventPayloads(before: Date, batch: number): Promise<number> {
+      return count(
+        `UPDATE inbound_events SET payload = NULL, raw_body = NULL WHERE id IN (
+           SELECT id FROM inbound_events
+            WHERE signature_valid AND (payload IS NOT NULL OR raw_body IS NOT NULL) AND id < :bound
+              AND (category IN ('payment', 'non_payment_event') OR (category = 'misdirected' AND assigned_at IS NOT NULL))
+            ORDER BY id LIMIT :batch)`,
+        { bound: uuidv7Floor(before), batch },
+      );
+    },
+
+    /** Outbox rows whose workflow was started long ago: the workflow id, not the row, keeps it unique. */
+    deleteStartedJobs(before: Date, batch: number): Promise<number> {
+      return count(
+        `DELETE FROM workflow_outbox WHERE workflow_id IN (
+           SELECT workflow_id FROM workflow_outbox WHERE started_at IS NOT NULL AND created_at < :before ORDER BY created_at LIMIT :batch)`,
+        { before, batch },
+      );
+    },
+
+    /** Dashboard sessions that expired or were revoked long ago. */
+    deleteEndedSessions(before: Date, batch: number): Promise<number> {
+      return count(
+        `DELETE FROM sessions WHERE id IN (
+           SELECT id FROM sessions WHERE expires_at < :before OR revoked_at < :before LIMIT :batch)`,
+        { before, batch },
+      );
+    },
+  };
+}

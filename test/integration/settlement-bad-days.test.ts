@@ -1,0 +1,202 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
+import { settlementRefundWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import { fundAccount, provisionAccount, sendProviderEvent, statement } from '../helpers/fixtures';
+import { call, eventually } from '../helpers/http';
+import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+
+interface SandboxView {
+  submissions: Array<{ reference: string; status: string; paidOut: boolean }>;
+  payouts: number;
+  standingPayouts: number;
+  calls: Array<{ at: string; route: string }>;
+}
+
+interface Transfer {
+  status: string;
+  attemptCount: number;
+}
+
+/** The most calls that fall in any 60-second window. */
+function maxCallsPerMinute(calls: SandboxView['calls']): number {
+  const times = calls.map((c) => Date.parse(c.at)).sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i += 1) {
+    while (times[i]! - times[j]! >= 60_000) j += 1;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+/**
+ * The settlement rules against the sandbox's bad days, over real HTTP, with a worker on the dev server:
+ * at most one payout per settlement (counted at the sandbox), the right final status, the debit reversed
+ * exactly when no payout stands, refunds never lost, provider calls per minute bounded. Timings are
+ * shortened through config; the lookup lag and outages (SANDBOX_PROCESSING_TIME) stay below the grace.
+ */
+describe('settlement against the provider\'s bad days (dev server, real sandbox)', function () {
+  this.timeout(150_000);
+  let stack: Stack;
+  let tenant: TestTenant;
+  let stuckSettlement: Promise<{ ref: string; accountRef: string; settlementId: string }> | undefined;
+  let stuckSince = 0;
+
+  before(async () => {
+    stack = await startStack(
+      {
+        SETTLEMENT_POLL_INTERVAL: '1s',
+        SETTLEMENT_RETRY_SCHEDULE: '500ms',
+        SETTLEMENT_NOT_FOUND_GRACE: '5s',
+        SETTLEMENT_REFUND_WATCH: '1s',
+        SETTLEMENT_REFUND_RECHECK: '6s',
+        SANDBOX_PROCESSING_TIME: '2s',
+        SANDBOX_REFUND_DELAY: '1500ms',
+        PROVIDER_TIMEOUT: '1s',
+      },
+      { worker: true },
+    );
+    tenant = await createTenant(stack);
+    stuckSince = Date.now();
+    stuckSettlement = settle('0123457777');
+  });
+  after(() => stack?.close());
+
+  const sandboxView = async (ref: string): Promise<SandboxView> => (await call<SandboxView>(stack.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body;
+  const transferOf = async (ref: string): Promise<Transfer> => (await call<Transfer>(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body;
+  const searchStatusOf = async (ref: string): Promise<string | undefined> =>
+    (await stack.infra.temporal.workflow.getHandle(settlementWorkflowId(ref)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS);
+
+  async function settle(accountNumber: string): Promise<{ ref: string; accountRef: string; settlementId: string }> {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    await fundAccount(stack, account.ID, 100_000n);
+    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '400.00', bankCode: '058', accountNumber } });
+    assert.equal(response.status, 202, response.text);
+    const ref = response.body.merchantTxRef as string;
+    const row = await stack.infra.db('settlements').where({ merchant_tx_ref: ref }).first('id');
+    return { ref, accountRef: account.AccountRef, settlementId: row.id };
+  }
+
+  async function finalState(ref: string, status: string, timeoutMs = 60_000): Promise<Transfer> {
+    return eventually(
+      async () => {
+        const transfer = await transferOf(ref);
+        if (transfer.status !== status) throw new Error(`last seen ${JSON.stringify(transfer)}`);
+        return transfer;
+      },
+      { timeoutMs, intervalMs: 250, what: `${ref} to be ${status}` },
+    );
+  }
+
+  /** The money invariants: one payout at most, the debit reversed exactly when no payout stands, SettlementStatus = the database. */
+  async function assertMoney(settlement: { ref: string; accountRef: string }, expected: { status: string; standing: number }): Promise<SandboxView> {
+    const view = await sandboxView(settlement.ref);
+    assert.ok(view.payouts <= 1, `${settlement.ref}: ${view.payouts} payouts`);
+    assert.equal(view.standingPayouts, expected.standing, `${settlement.ref} standing payouts`);
+    const transfer = await transferOf(settlement.ref);
+    assert.equal(transfer.status, expected.status);
+    const lines = (await statement(stack, tenant.apiKey, settlement.accountRef)).body.lines as Array<{ entry: { Kind: string; Status: string }; runningBalance: string }>;
+    const debit = lines.find((line) => line.entry.Kind === 'settlement')!;
+    assert.equal(debit.entry.Status, expected.standing === 1 ? 'confirmed' : 'reversed', `${settlement.ref}: debit reversed exactly when no payout stands`);
+    assert.equal(lines.at(-1)!.runningBalance, expected.standing === 1 ? '600.00' : '1000.00');
+    await eventually(async () => (await searchStatusOf(settlement.ref)) === expected.status, { timeoutMs: 15_000, what: `SettlementStatus of ${settlement.ref} to be ${expected.status}` });
+    assert.ok(maxCallsPerMinute(view.calls) <= 20, `${settlement.ref}: ${maxCallsPerMinute(view.calls)} provider calls in a minute`);
+    return view;
+  }
+
+  it('pays each bad-day transfer exactly once and ends it in the right state', async () => {
+    // All at once: their waits overlap. Each case fails on a service that takes the answer at face value.
+    const cases = [
+      // The submit times out, the lookup lags, a repeated reference is answered 409 "duplicate".
+      { accountNumber: '0123456666', status: 'success', standing: 1, attempts: 1 },
+      // An unexplained 400 although the transfer was recorded; its first lookup says "not found".
+      { accountNumber: '0123454040', status: 'success', standing: 1, attempts: 1 },
+      // HTTP 200 with the pending code 09.
+      { accountNumber: '0123450909', status: 'success', standing: 1, attempts: 1 },
+      // 429 with Retry-After, then an HTML gateway page, on the name lookup, the submit and the lookups.
+      { accountNumber: '0123454290', status: 'success', standing: 1, attempts: 1 },
+      { accountNumber: '0123455020', status: 'success', standing: 1, attempts: 1 },
+      // The failed first attempt is refunded later (a failed debit returned); the second pays.
+      { accountNumber: '0123458888', status: 'success', standing: 1, attempts: 2 },
+      // Every submission fails: the debit is reversed, nothing was paid.
+      { accountNumber: '0123451111', status: 'failed', standing: 0, attempts: 5 },
+      // payout_refund arrives while the lookup still says SUCCESS, after the refund watch ended.
+      { accountNumber: '0123453030', status: 'refunded', standing: 0, attempts: 1 },
+      // Payout webhooks duplicated (new request ids) and out of order.
+      { accountNumber: '0123453300', status: 'refunded', standing: 0, attempts: 1 },
+    ];
+    const settlements = await Promise.all(cases.map((testCase) => settle(testCase.accountNumber)));
+    await Promise.all(cases.map((testCase, i) => finalState(settlements[i]!.ref, testCase.status)));
+    // The failed attempt's refund has been processed before the money is checked.
+    const failedThenRefunded = settlements[cases.findIndex((testCase) => testCase.accountNumber.endsWith('8888'))]!;
+    await eventually(async () => (await stack.infra.db('settlement_attempts').where({ settlement_id: failedThenRefunded.settlementId, attempt_no: 1 }).first('outcome'))?.outcome === 'refunded', {
+      timeoutMs: 20_000,
+      what: 'the refund of the failed attempt to be recorded on that attempt',
+    });
+    for (const [i, testCase] of cases.entries()) {
+      const view = await assertMoney(settlements[i]!, testCase);
+      assert.equal((await transferOf(settlements[i]!.ref)).attemptCount, testCase.attempts, `${testCase.accountNumber} attempts`);
+      assert.equal(view.submissions.length, testCase.attempts, `${testCase.accountNumber}: one reference per attempt`);
+    }
+    // The reversal of a refunded settlement is one entry, however many refund events came.
+    const outOfOrder = settlements[cases.findIndex((testCase) => testCase.accountNumber.endsWith('3300'))]!;
+    const lines = (await statement(stack, tenant.apiKey, outOfOrder.accountRef)).body.lines as Array<{ entry: { Kind: string } }>;
+    assert.equal(lines.filter((line) => line.entry.Kind === 'reversal').length, 1);
+  });
+
+  it('a second refund event after the first one\'s workflow ended is still processed', async () => {
+    const settlement = await settle('0123456789');
+    await finalState(settlement.ref, 'success');
+    await eventually(async () => (await stack.infra.temporal.workflow.getHandle(settlementWorkflowId(settlement.ref)).describe()).status.name === 'COMPLETED', { what: 'the end of the watch' });
+    // A payout_refund event the provider's lookup never agrees with: its workflow gives up after the re-check.
+    const providerRef = `${settlement.ref}-1`;
+    const early = { event_type: 'payout_refund', requestId: randomUUID(), data: { merchant: {}, transaction: { merchantTxRef: providerRef, transactionId: 'x' }, customer: {} } };
+    assert.equal((await sendProviderEvent(stack, early)).status, 200);
+    const first = stack.infra.temporal.workflow.getHandle(settlementRefundWorkflowId(providerRef, early.requestId));
+    assert.equal(await eventually(() => first.result(), { timeoutMs: 30_000, what: 'the first refund workflow' }), 'not_refunded');
+    assert.equal((await transferOf(settlement.ref)).status, 'success');
+    // Now the provider really refunds it: its own payout_refund event must not be swallowed by the first.
+    assert.equal((await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${providerRef}/refund`)).status, 200);
+    await finalState(settlement.ref, 'refunded', 20_000);
+    await assertMoney(settlement, { status: 'refunded', standing: 0 });
+  });
+
+  it('a workflow started by anyone on the task queue cannot move money the provider does not back', async () => {
+    const settlement = await settle('0123456789');
+    await finalState(settlement.ref, 'success');
+    const settlementInput = { settlementId: settlement.settlementId, merchantTxRef: settlement.ref, maxAttempts: 5, retryScheduleMs: [500], pollIntervalMs: 1_000, refundWatchMs: 1_000 };
+    // A forged refund (the provider says SUCCESS) and a forged fresh settlement run (another attempt) change nothing.
+    const refund = await stack.infra.temporal.workflow.execute('settlementRefundWorkflow', {
+      taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
+      workflowId: `forged-refund-${randomUUID()}`,
+      args: [{ settlementId: settlement.settlementId, merchantTxRef: settlement.ref, providerRef: `${settlement.ref}-1`, recheckMs: 1_000, pollIntervalMs: 500, settlement: settlementInput }],
+    });
+    assert.equal(refund, 'not_refunded');
+    const rerun = await stack.infra.temporal.workflow.execute('settlementWorkflow', {
+      taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
+      workflowId: `forged-settlement-${randomUUID()}`,
+      args: [settlementInput],
+    });
+    assert.equal(rerun, 'success');
+    assert.deepEqual(await stack.services.settlementExecution.submitAttempt(settlement.settlementId, 2), { kind: 'settlement_closed', status: 'success' });
+    assert.equal(await stack.services.settlementExecution.fail(settlement.settlementId, 'forged'), 'success');
+    const view = await assertMoney(settlement, { status: 'success', standing: 1 });
+    assert.equal(view.submissions.length, 1);
+  });
+
+  it('a transfer stuck PROCESSING is polled at most about 20 times a minute, then pays once when it ends', async () => {
+    // Started in `before`, so the other cases run while it is watched for more than a minute.
+    const settlement = await stuckSettlement!;
+    await eventually(async () => (await transferOf(settlement.ref)).status === 'processing', { what: 'processing' });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, stuckSince + 65_000 - Date.now())));
+    const stuck = await sandboxView(settlement.ref);
+    const first = Date.parse(stuck.calls[0]!.at);
+    const inFirstMinute = stuck.calls.filter((c) => Date.parse(c.at) - first < 60_000).length;
+    assert.ok(inFirstMinute >= 5, `${inFirstMinute} calls: the transfer was not being polled`);
+    assert.ok(maxCallsPerMinute(stuck.calls) <= 20, `${maxCallsPerMinute(stuck.calls)} calls in a minute`);
+    assert.equal((await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${settlement.ref}-1/settle`, { body: { status: 'SUCCESS' } })).status, 200);
+    // The payout_success webhook wakes the workflow well before its next (up to 60 s) poll.
+    await finalState(settlement.ref, 'success', 20_000);
+    await assertMoney(settlement, { status: 'success', standing: 1 });
+  });
+});

@@ -1,0 +1,312 @@
+/**
+ * Records the workflow histories that test/workflows/replay.test.ts replays. On demand only:
+ *
+ *   npm test -- record-histories
+ *
+ * It (re)writes test/replay/histories/<workflowType>.<scenario>.json. Record after a change that was
+ * made behind `patched()`, adding the new histories beside the old ones (both must replay); replace an
+ * old history only when its patch is removed. Files named `*.before-<change>.*` were recorded once by
+ * the code before that change (a checkout of it running this recorder) and are kept, not re-recorded,
+ * until the patch that keeps them replaying is removed. The confirmation, delivery, sweep, retention
+ * and scheduled or failed reconciliation scenarios run on the time-skipping server with scripted
+ * activities (days pass in seconds); the settlement scenarios and a tenant's reconciliation run use
+ * the real API, worker and sandbox on the dev server, so they record whatever those activities are
+ * today without any script to keep in step.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CreditResolution, DeliveryAttemptResult, PaymentConfirmationInput, ProviderTxnLookup } from '../../src/temporal/payloads';
+import { paymentConfirmationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../../src/reconciliation/reconciliation.payloads';
+import type { RetentionResult } from '../../src/retention/retention.service';
+import { reconciliationWorkflowId } from '../../src/temporal/workflow-ids';
+import { convergenceSweepWorkflow } from '../../workflows/convergenceSweep.workflow';
+import { paymentConfirmationWorkflow } from '../../workflows/paymentConfirmation.workflow';
+import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
+import { retentionWorkflow } from '../../workflows/retention.workflow';
+import { webhookDeliveryWorkflow } from '../../workflows/webhookDelivery.workflow';
+import { fundAccount, provisionAccount } from '../helpers/fixtures';
+import { historyToJson } from '../helpers/history-json';
+import { call, eventually } from '../helpers/http';
+import { createTenant, startStack, type Stack } from '../helpers/stack';
+import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+
+export const HISTORIES_DIR = path.resolve(__dirname, '../../../test/replay/histories');
+
+const HOUR = 3_600_000;
+
+function save(workflowType: string, scenario: string, history: History): void {
+  mkdirSync(HISTORIES_DIR, { recursive: true });
+  const file = path.join(HISTORIES_DIR, `${workflowType}.${scenario}.json`);
+  writeFileSync(file, `${JSON.stringify(historyToJson(history), null, 1)}\n`);
+  process.stdout.write(`      recorded ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)\n`);
+}
+
+const found = (status: 'SUCCESS' | 'PROCESSING' | 'PAYMENT_FAILED'): ProviderTxnLookup => ({
+  kind: 'found',
+  status,
+  grossAmountKobo: '502500',
+  feeKobo: '2500',
+  transactionId: 'txn-1',
+  accountRef: 'va_replay_1',
+  type: 'vact_transfer',
+  merchantTxRef: null,
+  currency: null,
+});
+
+describe('record workflow histories for the replay test', function () {
+  this.timeout(300_000);
+
+  describe('on the time-skipping server, scripted activities', () => {
+    let env: TestWorkflowEnvironment;
+    before(async () => {
+      env = await timeSkippingEnvironment();
+    });
+    after(() => env?.teardown());
+
+    async function confirmation(scenario: string, provider: (elapsedMs: number, index: number) => ProviderTxnLookup, resolutions: CreditResolution[] = []) {
+      let startedAt: number | null = null;
+      let lookups = 0;
+      let decisions = 0;
+      const activities = {
+        async lookupProviderTransaction(): Promise<ProviderTxnLookup> {
+          startedAt ??= await env.currentTimeMs();
+          return provider((await env.currentTimeMs()) - startedAt, lookups++);
+        },
+        async confirmPaymentCredit(): Promise<CreditResolution> {
+          return resolutions[decisions++] ?? { kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching' };
+        },
+        async reversePaymentCredit(_entryId: string, reason: string): Promise<CreditResolution> {
+          return resolutions[decisions++] ?? { kind: 'settled', outcome: 'reversed', reason };
+        },
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      const input: PaymentConfirmationInput = {
+        entryId: randomUUID(),
+        providerTxnRef: 'txn-1',
+        grossAmountKobo: '502500',
+        windowMs: 30 * 60_000,
+        pollIntervalMs: 2_000,
+        postedAtMs: (await env.currentTimeMs()) - 60_000,
+      };
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(paymentConfirmationWorkflow, { taskQueue, workflowId: paymentConfirmationWorkflowId(input.entryId), args: [input] });
+        await handle.result();
+        // Every run of the chain: the first ends in continue-as-new, the last in the outcome.
+        const runs: History[] = [];
+        let runId: string | undefined = handle.firstExecutionRunId;
+        while (runId) {
+          const history: History = await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+          runs.push(history);
+          runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+        }
+        if (runs.length === 1) save('paymentConfirmationWorkflow', scenario, runs[0]!);
+        else {
+          save('paymentConfirmationWorkflow', `${scenario}.first-run`, runs[0]!);
+          save('paymentConfirmationWorkflow', `${scenario}.last-run`, runs.at(-1)!);
+        }
+      });
+    }
+
+    it('paymentConfirmationWorkflow: confirmed after lookup lag', () => confirmation('confirmed', (_elapsed, index) => (index < 2 ? { kind: 'not_found' } : found('SUCCESS'))));
+
+    it('paymentConfirmationWorkflow: reversed, unknown to the provider after the window', () => confirmation('reversed', () => ({ kind: 'not_found' })));
+
+    it('paymentConfirmationWorkflow: PROCESSING past the window, a confirm the provider did not yet support, then confirmed', () =>
+      confirmation('processing-then-confirmed', (elapsedMs) => (elapsedMs < 2 * HOUR ? found('PROCESSING') : found('SUCCESS')), [
+        { kind: 'kept', lookup: found('PROCESSING'), reason: 'provider shows it PROCESSING' },
+      ]));
+
+    // Fifteen hours of outage: just enough lookups for one continue-as-new, and a short last run.
+    it('paymentConfirmationWorkflow: a long outage continues as new, then confirmed', () =>
+      confirmation('continued-as-new', (elapsedMs, index) => (index === 0 ? found('PROCESSING') : elapsedMs < 15 * HOUR ? { kind: 'unavailable', reason: 'HTTP 503' } : found('SUCCESS'))));
+
+    async function delivery(scenario: string, okAt: number | null, maxAttempts: number) {
+      let attempts = 0;
+      const activities = {
+        async sendWebhook(): Promise<DeliveryAttemptResult> {
+          attempts += 1;
+          const ok = attempts === okAt;
+          return { ok, statusCode: ok ? 200 : 503, error: ok ? null : 'HTTP 503', durationMs: 12, attemptedAt: new Date(await env.currentTimeMs()).toISOString() };
+        },
+        async recordWebhookAttempt(): Promise<void> {},
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(webhookDeliveryWorkflow, {
+          taskQueue,
+          workflowId: `webhook-delivery:${randomUUID()}`,
+          args: [{ deliveryId: randomUUID(), retryScheduleMs: [2, 5, 11, 24, 53].map((minutes) => minutes * 60_000), maxAttempts }],
+        });
+        await handle.result();
+        save('webhookDeliveryWorkflow', scenario, await handle.fetchHistory());
+      });
+    }
+
+    it('webhookDeliveryWorkflow: succeeded at the second attempt', () => delivery('succeeded-after-retry', 2, 5));
+
+    it('webhookDeliveryWorkflow: dead letter after every attempt failed', () => delivery('dead-letter', null, 5));
+
+    it('convergenceSweepWorkflow: one sweep', async () => {
+      const activities = {
+        async sweepOutbox() {
+          return { found: 2, started: 2, failed: 0 };
+        },
+        async restartStalledConfirmations() {
+          return { closedAbnormally: 1, restarted: 1, failed: 0 };
+        },
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(convergenceSweepWorkflow, { taskQueue, workflowId: `convergence-sweep-run:${randomUUID()}` });
+        await handle.result();
+        save('convergenceSweepWorkflow', 'swept', await handle.fetchHistory());
+      });
+    });
+    it('retentionWorkflow: one run', async () => {
+      const activities = {
+        async applyRetention(): Promise<RetentionResult> {
+          return { unverifiedEventsDeleted: 3, eventPayloadsStripped: 40, startedJobsDeleted: 12, endedSessionsDeleted: 2 };
+        },
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(retentionWorkflow, { taskQueue, workflowId: `retention-run:${randomUUID()}` });
+        await handle.result();
+        save('retentionWorkflow', 'applied', await handle.fetchHistory());
+      });
+    });
+
+    /** A listing of `pages` pages, two a call, behind activities that heartbeat after each page. */
+    function reconciliationActivities(pages: number, refusal?: string) {
+      const handle: ReconciliationRunHandle = { runId: randomUUID(), tenantId: null, windowFrom: '2026-11-21T00:00:00.000Z', windowTo: '2026-11-23T00:00:00.000Z' };
+      const pageOf = (position: ReconciliationPosition | null): number => (position?.cursor ? Number(position.cursor) : 0);
+      return {
+        async openScheduledReconciliationRun(): Promise<ReconciliationRunHandle> {
+          return handle;
+        },
+        async beginReconciliationRun(): Promise<ReconciliationRunHandle> {
+          return handle;
+        },
+        async reconcileProviderPages(_runId: string, position: ReconciliationPosition | null): Promise<ReconciliationPagesResult> {
+          if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'ProviderRejected');
+          const next = Math.min(pageOf(position) + 2, pages);
+          const done = next >= pages;
+          Context.current().heartbeat({ position: { source: done ? 'done' : 'wallet', accountId: null, cursor: String(next), lookups: 0 } });
+          return { position: { source: done ? 'done' : 'wallet', accountId: null, cursor: done ? null : String(next), lookups: 0 }, pages: 2, providerTransactions: 1_000, repaired: 1 };
+        },
+        async finishReconciliationRun(runId: string): Promise<ReconciliationSummary> {
+          return { runId, outcome: 'repaired', providerTransactions: pages * 500, matched: pages * 500 - 3, repaired: 3, reported: 0, alerts: 0, inFlight: 0, daysDiffering: 0 };
+        },
+        async failReconciliationRun(): Promise<void> {},
+      };
+    }
+
+    it('reconciliationWorkflow: a scheduled run pages a window, continues as new, and finishes', async () => {
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, reconciliationActivities(6));
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(reconciliationWorkflow, {
+          taskQueue,
+          workflowId: `reconciliation-scheduled:${randomUUID()}`,
+          args: [{ lookBackMs: 48 * HOUR, graceMs: 5 * 60_000, providerAttempts: 6, batchesPerExecution: 2 }],
+        });
+        await handle.result();
+        const first = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
+        save('reconciliationWorkflow', 'scheduled.first-run', first);
+        save('reconciliationWorkflow', 'scheduled.last-run', await env.client.workflow.getHandle(handle.workflowId).fetchHistory());
+      });
+    });
+
+    it('reconciliationWorkflow: the provider refuses to list, the run fails visibly', async () => {
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, reconciliationActivities(4, 'provider rejected the request: HTTP 404'));
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(reconciliationWorkflow, { taskQueue, workflowId: reconciliationWorkflowId(randomUUID()), args: [{ runId: randomUUID(), providerAttempts: 3 }] });
+        await handle.result().catch(() => undefined);
+        save('reconciliationWorkflow', 'failed', await handle.fetchHistory());
+      });
+    });
+  });
+
+  describe('on the dev server, the real API, worker and sandbox', () => {
+    let stack: Stack;
+    before(async () => {
+      stack = await startStack(
+        {
+          SETTLEMENT_POLL_INTERVAL: '200ms',
+          SETTLEMENT_RETRY_SCHEDULE: '200ms',
+          SETTLEMENT_MAX_ATTEMPTS: '2',
+          SETTLEMENT_REFUND_WATCH: '1s',
+          SANDBOX_REFUND_DELAY: '500ms',
+          RECONCILIATION_GRACE: '0ms',
+        },
+        { worker: true },
+      );
+    });
+    after(() => stack?.close());
+
+    async function settle(accountNumber: string): Promise<string> {
+      const tenant = await createTenant(stack);
+      const account = await provisionAccount(stack, tenant.apiKey);
+      await fundAccount(stack, account.ID, 1_000_000n);
+      const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+        apiKey: tenant.apiKey,
+        body: { amount: '1000.00', bankCode: '058', accountNumber, narration: 'replay history' },
+      });
+      assert.equal(response.status, 202, response.text);
+      return response.body.merchantTxRef as string;
+    }
+
+    async function finished(workflowId: string): Promise<History> {
+      const handle = stack.infra.temporal.workflow.getHandle(workflowId);
+      await eventually(async () => (await handle.describe().catch(() => null))?.status.name === 'COMPLETED', { timeoutMs: 60_000, what: `${workflowId} to complete` });
+      return handle.fetchHistory();
+    }
+
+    it('settlementWorkflow: success, then the refund watch ends', async () => {
+      save('settlementWorkflow', 'success', await finished(settlementWorkflowId(await settle('0123456789'))));
+    });
+
+    it('settlementWorkflow: every attempt fails, the debit is reversed', async () => {
+      save('settlementWorkflow', 'failed', await finished(settlementWorkflowId(await settle('0123451111'))));
+    });
+
+    it('settlementWorkflow: refunded during the watch (3333)', async () => {
+      save('settlementWorkflow', 'refunded', await finished(settlementWorkflowId(await settle('0123453333'))));
+    });
+
+    it('settlementRefundWorkflow: a refund after the watch ended', async () => {
+      const merchantTxRef = await settle('0123456789');
+      await finished(settlementWorkflowId(merchantTxRef));
+      const providerRef = `${merchantTxRef}-1`;
+      const refund = await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${providerRef}/refund`);
+      assert.equal(refund.status, 200, refund.text);
+      // One refund workflow per payout_refund event: its id carries the event's request id.
+      const sent = await call<{ events: Array<{ eventType: string; requestId: string; payload: { data: { transaction: { merchantTxRef?: string } } } }> }>(stack.sandboxUrl, 'GET', '/sandbox/webhooks');
+      const event = sent.body.events.find((candidate) => candidate.eventType === 'payout_refund' && candidate.payload.data.transaction.merchantTxRef === providerRef);
+      assert.ok(event, 'the sandbox sent a payout_refund event');
+      save('settlementRefundWorkflow', 'refunded', await finished(settlementRefundWorkflowId(providerRef, event.requestId)));
+    });
+
+    it('reconciliationWorkflow: a tenant\'s run credits a payment whose webhook never came', async () => {
+      const tenant = await createTenant(stack);
+      const account = await provisionAccount(stack, tenant.apiKey);
+      const from = new Date(Date.now() - 1_000).toISOString();
+      const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, suppressWebhook: true } });
+      assert.equal(paid.status, 200, paid.text);
+      const run = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenant.apiKey, body: { from } });
+      assert.equal(run.status, 202, run.text);
+      save('reconciliationWorkflow', 'tenant-run', await finished(reconciliationWorkflowId(run.body.run.ID as string)));
+    });
+  });
+});

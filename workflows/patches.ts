@@ -1,0 +1,11 @@
+/**
+ * Patch ids for `patched()`: each marks a change of a workflow's commands that runs already in flight
+ * must not see (README, "Changing a workflow while runs are in flight"). A patch lives until every run
+ * started before it has closed; then it becomes `deprecatePatch(id)` for one release, then goes.
+ */
+
+/** webhookDeliveryWorkflow: sendWebhook became a normal activity (it was local). Added with issue 11. */
+export const WEBHOOK_SEND_AS_ACTIVITY = 'webhook-send-as-activity';
+
+/** convergenceSweepWorkflow: after the outbox, restart confirmations that failed or were terminated. Added with issue 11. */
+export const SWEEP_RESTARTS_CONFIRMATIONS = 'sweep-restarts-confirmations';
