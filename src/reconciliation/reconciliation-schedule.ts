@@ -1,6 +1,7 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import type { ReconciliationInput } from './reconciliation.payloads';
+import type { Client } from '@temporalio/client';
+import { ensureIntervalSchedule } from '../jobs/interval-schedule';
 import { reconciliationScheduleId } from '../temporal/workflow-ids';
+import type { ReconciliationInput } from './reconciliation.payloads';
 
 export interface ReconciliationScheduleOptions {
   taskQueue: string;
@@ -13,19 +14,17 @@ export interface ReconciliationScheduleOptions {
 /**
  * Creates (or updates) the Schedule of platform runs for this task queue: every interval, the last
  * look-back window ending the grace period ago. Overlapping windows are harmless (a run repairs only
- * what is still unrepaired); a run still going when the next is due makes that one skip.
+ * what is still unrepaired); a run still going when the next is due makes that one skip, and one
+ * missed during an outage is not started late (the next covers its window).
  */
-export async function ensureReconciliationSchedule(client: Client, options: ReconciliationScheduleOptions): Promise<string> {
-  const scheduleId = reconciliationScheduleId(options.taskQueue);
+export function ensureReconciliationSchedule(client: Client, options: ReconciliationScheduleOptions): Promise<string> {
   const input: ReconciliationInput = { lookBackMs: options.lookBackMs, graceMs: options.graceMs, providerAttempts: options.providerAttempts };
-  const spec = { intervals: [{ every: options.intervalMs }] };
-  const action = { type: 'startWorkflow' as const, workflowType: 'reconciliationWorkflow', taskQueue: options.taskQueue, args: [input] };
-  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies });
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, ...policies } }));
-  }
-  return scheduleId;
+  return ensureIntervalSchedule(client, {
+    scheduleId: reconciliationScheduleId(options.taskQueue),
+    workflowType: 'reconciliationWorkflow',
+    taskQueue: options.taskQueue,
+    intervalMs: options.intervalMs,
+    args: [input],
+    catchupWindow: '1 minute',
+  });
 }
