@@ -38,6 +38,9 @@ interface Command {
   run(context: CommandContext): Promise<void>;
 }
 
+/** A command used wrongly: exit 2 with the message, as for a missing option. */
+class UsageError extends Error {}
+
 const text = (context: CommandContext, name: string): string => String(context.options[name]);
 const optional = (context: CommandContext, name: string): string | undefined => (typeof context.options[name] === 'string' ? String(context.options[name]) : undefined);
 
@@ -45,7 +48,7 @@ function instantOption(context: CommandContext, name: string): Date | undefined 
   const value = optional(context, name);
   if (value === undefined) return undefined;
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new AppError(400, 'validation_error', `--${name} must be an ISO 8601 timestamp`);
+  if (Number.isNaN(date.getTime())) throw new UsageError(`--${name} must be an ISO 8601 timestamp`);
   return date;
 }
 
@@ -61,9 +64,6 @@ function cliStarter(context: CommandContext, temporal: Client): WorkflowStarter 
 function reconciliationService(context: CommandContext, starter: WorkflowStarter): ReconciliationService {
   return createReconciliationService({ db: context.db, config: context.config, jobs: createJobs(context.config), starter, postingEngine: createPostingEngine(context.db) });
 }
-
-/** A command used wrongly: exit 2 with the message, as for a missing option. */
-class UsageError extends Error {}
 
 const tierView = (tier: FeeTier) => ({ minSend: formatKobo(tier.minSend), maxSend: tier.maxSend === null ? null : formatKobo(tier.maxSend), fee: formatKobo(tier.fee) });
 
@@ -209,7 +209,7 @@ const COMMANDS: Record<string, Command> = {
     options: { tenant: { type: 'string' }, status: { type: 'string' } },
     async run(context) {
       const status = optional(context, 'status');
-      if (status !== undefined && !['open', 'repaired', 'resolved'].includes(status)) throw new AppError(400, 'validation_error', '--status must be open, repaired or resolved');
+      if (status !== undefined && !['open', 'repaired', 'resolved'].includes(status)) throw new UsageError('--status must be open, repaired or resolved');
       const temporal = createTemporalClient(context.config);
       try {
         const findings = await reconciliationService(context, cliStarter(context, temporal)).listExceptions(optional(context, 'tenant') ?? null, status as 'open' | undefined, null, 1_000);
