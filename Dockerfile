@@ -10,7 +10,10 @@ COPY activities activities
 COPY migrations migrations
 COPY test test
 COPY bench bench
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev
+COPY scripts scripts
+COPY dashboard dashboard
+# The server build into dist/ and the dashboard into dist/dashboard (served by the API at /dashboard).
+RUN node scripts/build.mjs && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

@@ -93,6 +93,7 @@ async function main() {
   NUBAN ledger is running.
 
     API              ${apiUrl}          (OpenAPI: ${apiUrl}/openapi.json)
+    Dashboard        ${apiUrl}/dashboard
     Temporal UI      ${temporal.uiUrl ?? '(external Temporal: see your cluster UI)'}
     Sandbox provider http://localhost:${sandboxPort}
     Logs             ${logDir}

@@ -1,5 +1,5 @@
 // `npm test`: provisions what the tests need, then runs every layer (unit, workflows, integration, e2e,
-// resilience, contract).
+// browser, resilience, contract).
 // Each run uses its own database and its own Temporal task queue, so a running `npm start` is untouched.
 //   npm test                      every layer
 //   npm test -- unit integration  some layers
@@ -12,15 +12,16 @@ import { prepareCode } from './lib/build.mjs';
 import { repoRoot } from './lib/paths.mjs';
 import { runCli } from './lib/services.mjs';
 import { makeLogger, run } from './lib/util.mjs';
+import { ensureChromium } from './infra/chromium.mjs';
 import { ensurePostgres } from './infra/postgres.mjs';
 import { ensureTemporalServer } from './infra/temporal.mjs';
 import { ensureSchemathesis } from './infra/schemathesis.mjs';
 import { ensureTestServerExecutable } from './infra/test-server.mjs';
 
-const LAYERS = ['unit', 'workflows', 'integration', 'e2e', 'resilience', 'contract'];
+const LAYERS = ['unit', 'workflows', 'integration', 'e2e', 'browser', 'resilience', 'contract'];
 /** Run only when named: each maps to its directory under dist/test. */
 const ON_DEMAND = { 'record-histories': 'replay' };
-const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, e2e: 180_000, resilience: 300_000, contract: 900_000, 'record-histories': 300_000 };
+const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, e2e: 180_000, browser: 180_000, resilience: 300_000, contract: 900_000, 'record-histories': 300_000 };
 const log = makeLogger('test');
 
 function parseArgs(argv) {
@@ -69,6 +70,7 @@ async function main() {
   const temporal = await ensureTemporalServer({ log: makeLogger('temporal'), mode: 'test' });
   const testServer = layers.includes('workflows') || layers.includes('record-histories') ? await ensureTestServerExecutable({ log: makeLogger('test-server') }) : null;
   const schemathesis = layers.includes('contract') ? await ensureSchemathesis({ log: makeLogger('schemathesis') }) : null;
+  const chromium = layers.includes('browser') ? await ensureChromium({ log: makeLogger('chromium') }) : null;
   const database = await createTestDatabase(postgres.url);
   log(`provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s (database ${new URL(database.url).pathname.slice(1)}, temporal ${temporal.address})`);
 
@@ -82,6 +84,9 @@ async function main() {
     TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
     TEMPORAL_TEST_SERVER: testServer?.path ?? '',
     SCHEMATHESIS_BIN: schemathesis?.bin ?? '',
+    CHROMIUM_PATH: chromium?.path ?? '',
+    // Screenshots of every dashboard page, kept after the run (git-ignored).
+    BROWSER_ARTIFACTS_DIR: join(repoRoot(), '.artifacts', 'browser'),
     ALLOW_PRIVATE_CALLBACK_URLS: 'true',
     // Sign-ins at the production cost (2^17) take seconds each on this loaded machine; the tests that
     // are about the cost set it back to the default themselves.

@@ -191,6 +191,7 @@ export const configSchema = z
     DATA_ENCRYPTION_KEYS: encryptionKeyList,
     REQUEST_HASH_SECRET: z.string().min(32, { error: 'must be at least 32 characters (openssl rand -base64 32)' }).default(DEV_REQUEST_HASH_SECRET),
     SESSION_TTL: duration('12h'),
+    SESSION_IDLE_TIMEOUT: duration('30m'),
     PASSWORD_SCRYPT_LOG_N: integer(17, 14, 20),
     RATE_LIMIT_SIGNIN_EMAIL: rateLimit('10/15m'),
     RATE_LIMIT_SIGNIN_ADDRESS: rateLimit('100/15m'),

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // Provision local infrastructure by hand:
-//   node scripts/infra/provision.mjs [postgres|temporal-cli|test-server|temporal-server|all]
-// `all` (default) = postgres + temporal-cli + test-server. `temporal-server` starts the dev server
+//   node scripts/infra/provision.mjs [postgres|temporal-cli|test-server|chromium|temporal-server|all]
+// `all` (default) = postgres + temporal-cli + test-server + chromium. `temporal-server` starts the dev server
 // (mode 'start') in the foreground until Ctrl-C.
 import { makeLogger } from '../lib/util.mjs';
+import { ensureChromium } from './chromium.mjs';
 import { ensurePostgres } from './postgres.mjs';
 import { ensureTemporalCli, ensureTemporalServer } from './temporal.mjs';
 import { ensureTestServerExecutable } from './test-server.mjs';
 
-const TARGETS = ['postgres', 'temporal-cli', 'test-server', 'temporal-server', 'all'];
+const TARGETS = ['postgres', 'temporal-cli', 'test-server', 'chromium', 'temporal-server', 'all'];
 
 function redact(url) {
   return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
@@ -45,6 +46,7 @@ async function main() {
       r ? r.path : 'unavailable (no java/mvn): the SDK would download its own test server',
     );
   }
+  if (want('chromium')) await step('chromium', (log) => ensureChromium({ log }), (r) => r.path);
   if (want('temporal-server')) {
     let server;
     await step('temporal', async (log) => (server = await ensureTemporalServer({ log, mode: 'start' })), (r) =>

@@ -5,7 +5,8 @@
 //   ensureTestServerExecutable({ log }) -> { path } | null
 //
 // Use: TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } })
-// The SDK runs `<path> <port> --enable-time-skipping`; the wrapper passes them on to TestServer.
+// The SDK runs `<path> <port>` (test/helpers/time-skipping-server.ts does the same, with a longer
+// startup timeout); the wrapper passes the arguments on to TestServer.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, chmodSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheRoot, repoRoot } from '../lib/paths.mjs';

@@ -1,5 +1,5 @@
 // Dependencies and the TypeScript build, for scripts that run before node_modules exist.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './paths.mjs';
 import { run } from './util.mjs';
@@ -27,7 +27,33 @@ export async function ensureBuilt({ log }) {
   log('build is up to date');
 }
 
+/** Newest modification time of any file under `path` (0 when it does not exist). */
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((newest, name) => Math.max(newest, newestMtime(join(path, name))), stat.mtimeMs);
+}
+
+/**
+ * The dashboard (dashboard/, Preact + Vite) into dist/dashboard: type-checked against the server's
+ * schemas (its API types come from them), then bundled. Skipped when nothing it reads changed since.
+ */
+export async function ensureDashboardBuilt({ log, force = false }) {
+  const root = repoRoot();
+  const stamp = join(root, 'dist', 'dashboard', '.built');
+  const inputs = Math.max(newestMtime(join(root, 'dashboard')), newestMtime(join(root, 'src')), newestMtime(join(root, 'package-lock.json')));
+  if (!force && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;
+  const typecheck = await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join('dashboard', 'tsconfig.json')], { cwd: root, timeoutMs: 5 * 60_000 });
+  if (!typecheck.ok) throw new Error(`Dashboard type check failed:\n${typecheck.stdout}${typecheck.stderr}`);
+  const bundle = await run(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join('dashboard', 'vite.config.mjs')], { cwd: root, timeoutMs: 5 * 60_000 });
+  if (!bundle.ok) throw new Error(`Dashboard build failed:\n${bundle.stdout}${bundle.stderr}`);
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  log('dashboard built into dist/dashboard');
+}
+
 export async function prepareCode({ log }) {
   await ensureDependencies({ log });
   await ensureBuilt({ log });
+  await ensureDashboardBuilt({ log });
 }

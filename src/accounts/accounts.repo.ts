@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import { containsPattern } from '../like-pattern';
 import { koboFromDb, type Kobo } from '../money';
 
 export type AccountStatus = 'active' | 'expired';
@@ -73,6 +74,11 @@ function toAccount(row: AccountRow): AccountRecord {
   };
 }
 
+export interface AccountSearchHit extends AccountRecord {
+  customerName: string;
+  customerExternalRef: string;
+}
+
 export type NewAccount = Pick<
   AccountRecord,
   'id' | 'tenantId' | 'customerId' | 'accountRef' | 'bankAccountNumber' | 'bankAccountName' | 'bankName' | 'callbackUrl' | 'expectedAmount'
@@ -132,6 +138,46 @@ export function createAccountsRepo(db: DbOrTrx) {
     /** The tenant's accounts below zero, longest in deficit first. */
     async listInDeficit(tenantId: string, limit: number): Promise<AccountRecord[]> {
       const rows: AccountRow[] = await db('virtual_accounts').where({ tenant_id: tenantId }).whereNotNull('deficit_since').orderBy('deficit_since').limit(limit);
+      return rows.map(toAccount);
+    },
+
+    /**
+     * The tenant's accounts (oldest first) whose AccountRef, account number or customer externalRef is
+     * `text`, or whose customer's name contains it; every account when `text` is null. Each branch is
+     * an index lookup (the name through a trigram index).
+     */
+    async search(tenantId: string, text: string | null, afterId: string | null, limit: number): Promise<AccountSearchHit[]> {
+      const query = db('virtual_accounts as va')
+        .join('customers as c', 'c.id', 'va.customer_id')
+        .where('va.tenant_id', tenantId)
+        .orderBy('va.id')
+        .limit(limit)
+        .select('va.*', 'c.name as customer_name', 'c.external_ref as customer_external_ref');
+      if (afterId) query.where('va.id', '>', afterId);
+      if (text !== null) {
+        query.whereIn(
+          'va.id',
+          db
+            .select('id')
+            .from('virtual_accounts')
+            .where('account_ref', text)
+            .orWhere('bank_account_number', text)
+            .union((union) =>
+              union
+                .select('owned.id')
+                .from('virtual_accounts as owned')
+                .join('customers as owner', 'owner.id', 'owned.customer_id')
+                .where('owner.tenant_id', tenantId)
+                .where((match) => match.where('owner.external_ref', text).orWhereRaw("lower(owner.name) LIKE ? ESCAPE '\\'", [containsPattern(text)])),
+            ),
+        );
+      }
+      const rows: Array<AccountRow & { customer_name: string; customer_external_ref: string }> = await query;
+      return rows.map((row) => ({ ...toAccount(row), customerName: row.customer_name, customerExternalRef: row.customer_external_ref }));
+    },
+
+    async listForCustomer(tenantId: string, customerId: string): Promise<AccountRecord[]> {
+      const rows: AccountRow[] = await db('virtual_accounts').where({ tenant_id: tenantId, customer_id: customerId }).orderBy('id').limit(100);
       return rows.map(toAccount);
     },
 

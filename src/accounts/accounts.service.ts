@@ -11,7 +11,7 @@ import { randomToken, uuidv7 } from '../ids';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderClient, ProviderVirtualAccount } from '../provider/provider.types';
 import { assertCallbackUrlAllowed } from '../webhooks/callback-url';
-import { createAccountsRepo, type AccountRecord } from './accounts.repo';
+import { createAccountsRepo, type AccountRecord, type AccountSearchHit } from './accounts.repo';
 import type { ProvisionAccountBody } from './accounts.schemas';
 
 /** AccountRefs carry the tenant's prefix, so a payment to a mistyped reference can still be attributed. */
@@ -117,6 +117,11 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
     /** For operators: the accounts a reversal left below zero, which settle nothing until topped up. */
     async inDeficit(tenantId: string): Promise<AccountRecord[]> {
       return accounts.listInDeficit(tenantId, DEFICIT_LIST_LIMIT);
+    },
+
+    /** One more than `limit` rows, for the caller's paging. */
+    search(tenantId: string, text: string | null, afterId: string | null, limit: number): Promise<AccountSearchHit[]> {
+      return accounts.search(tenantId, text, afterId, limit + 1);
     },
 
     async balance(tenantId: string, accountRef: string): Promise<AccountBalance> {

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import type { UserRole } from './roles';
 
 export interface TenantRecord {
   id: string;
@@ -12,6 +13,7 @@ export interface ApiKeyRecord {
   id: string;
   tenant_id: string;
   prefix: string;
+  created_at: Date;
   revoked_at: Date | null;
 }
 
@@ -20,6 +22,18 @@ export interface DashboardUserRecord {
   tenant_id: string;
   email: string;
   password_hash: string;
+  role: UserRole;
+  disabled_at: Date | null;
+}
+
+export interface TenantUserRecord {
+  id: string;
+  tenant_id: string;
+  email: string;
+  role: UserRole;
+  disabled_at: Date | null;
+  created_at: Date;
+  last_seen_at: Date | null;
 }
 
 export interface SessionUserRecord {
@@ -27,6 +41,7 @@ export interface SessionUserRecord {
   user_id: string;
   tenant_id: string;
   email: string;
+  role: UserRole;
 }
 
 export function createAuthRepo(db: DbOrTrx) {
@@ -61,19 +76,57 @@ export function createAuthRepo(db: DbOrTrx) {
     },
 
     async findApiKeysByPrefix(prefix: string): Promise<ApiKeyRecord[]> {
-      return db('api_keys').where({ prefix }).select('id', 'tenant_id', 'prefix', 'revoked_at');
+      return db('api_keys').where({ prefix }).select('id', 'tenant_id', 'prefix', 'created_at', 'revoked_at');
+    },
+
+    /** Newest first. */
+    async listApiKeys(tenantId: string): Promise<ApiKeyRecord[]> {
+      return db('api_keys').where({ tenant_id: tenantId }).orderBy('created_at', 'desc').orderBy('id', 'desc').select('id', 'tenant_id', 'prefix', 'created_at', 'revoked_at');
+    },
+
+    async findApiKey(tenantId: string, id: string): Promise<ApiKeyRecord | undefined> {
+      return db('api_keys').where({ tenant_id: tenantId, id }).first('id', 'tenant_id', 'prefix', 'created_at', 'revoked_at');
     },
 
     async revokeApiKey(id: string): Promise<void> {
       await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
     },
 
-    async insertUser(user: { id: string; tenantId: string; email: string; passwordHash: string }): Promise<void> {
-      await db('dashboard_users').insert({ id: user.id, tenant_id: user.tenantId, email: user.email, password_hash: user.passwordHash });
+    async insertUser(user: { id: string; tenantId: string; email: string; passwordHash: string; role: UserRole }): Promise<void> {
+      await db('dashboard_users').insert({ id: user.id, tenant_id: user.tenantId, email: user.email, password_hash: user.passwordHash, role: user.role });
     },
 
     async findUserByEmail(email: string): Promise<DashboardUserRecord | undefined> {
-      return db('dashboard_users').where({ email }).first('id', 'tenant_id', 'email', 'password_hash');
+      return db('dashboard_users').where({ email }).first('id', 'tenant_id', 'email', 'password_hash', 'role', 'disabled_at');
+    },
+
+    /** The tenant's users, oldest first, each with the last time one of its sessions was used. */
+    async listUsers(tenantId: string, userId?: string): Promise<TenantUserRecord[]> {
+      const query = db('dashboard_users as u')
+        .where('u.tenant_id', tenantId)
+        .orderBy('u.id')
+        .select('u.id', 'u.tenant_id', 'u.email', 'u.role', 'u.disabled_at', 'u.created_at', db.raw('(SELECT max(s.last_seen_at) FROM sessions s WHERE s.user_id = u.id) AS last_seen_at'));
+      if (userId) query.where('u.id', userId);
+      return query;
+    },
+
+    /** Locks the tenant's user rows, so role changes and disabling are decided one at a time per tenant. */
+    async lockTenantUsers(tenantId: string): Promise<Array<Pick<TenantUserRecord, 'id' | 'role' | 'disabled_at'>>> {
+      return db('dashboard_users').where({ tenant_id: tenantId }).orderBy('id').forUpdate().select('id', 'role', 'disabled_at');
+    },
+
+    async updateUser(id: string, change: { role?: UserRole; disabled?: boolean }): Promise<void> {
+      await db('dashboard_users')
+        .where({ id })
+        .update({
+          ...(change.role !== undefined ? { role: change.role } : {}),
+          ...(change.disabled !== undefined ? { disabled_at: change.disabled ? db.fn.now() : null } : {}),
+        });
+    },
+
+    /** Signs the user out everywhere; returns how many live sessions ended. */
+    async revokeUserSessions(userId: string): Promise<number> {
+      return db('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
     },
 
     async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
@@ -84,13 +137,22 @@ export function createAuthRepo(db: DbOrTrx) {
       await db('sessions').insert({ id: session.id, user_id: session.userId, token_hash: session.tokenHash, expires_at: session.expiresAt });
     },
 
-    async findLiveSession(tokenHash: Buffer): Promise<SessionUserRecord | undefined> {
-      return db('sessions')
-        .join('dashboard_users', 'dashboard_users.id', 'sessions.user_id')
-        .where('sessions.token_hash', tokenHash)
-        .whereNull('sessions.revoked_at')
-        .where('sessions.expires_at', '>', db.fn.now())
-        .first('sessions.id as session_id', 'dashboard_users.id as user_id', 'dashboard_users.tenant_id', 'dashboard_users.email');
+    /**
+     * The session behind a token, if it is live: not revoked, not expired, used within `idleMs`, and
+     * its user not disabled. Using it moves its last-seen time, in the same statement.
+     */
+    async touchLiveSession(tokenHash: Buffer, idleMs: number): Promise<SessionUserRecord | undefined> {
+      const result: { rows: SessionUserRecord[] } = await db.raw(
+        `UPDATE sessions s SET last_seen_at = now()
+           FROM dashboard_users u
+          WHERE s.token_hash = ? AND u.id = s.user_id
+            AND s.revoked_at IS NULL AND s.expires_at > now()
+            AND s.last_seen_at > now() - make_interval(secs => ?)
+            AND u.disabled_at IS NULL
+        RETURNING s.id AS session_id, u.id AS user_id, u.tenant_id, u.email, u.role`,
+        [tokenHash, idleMs / 1000],
+      );
+      return result.rows[0];
     },
 
     async revokeSession(id: string): Promise<void> {

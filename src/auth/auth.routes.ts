@@ -1,23 +1,18 @@
+import type { AuditLog } from '../audit/audit-log';
 import type { Config } from '../config';
-import type { AppContext } from '../http/context';
-import { SESSION_COOKIE } from '../http/middleware/auth';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import type { AuthService } from './auth.service';
 import { loginBodySchema, loginResponseSchema, meResponseSchema } from './auth.schemas';
+import { clearSessionCookie, setSessionCookie } from './session-cookie';
 
-/**
- * The session cookie is Secure over TLS, and always in production, where TLS ends at a proxy in front
- * of us: Koa refuses to set a Secure cookie on what it sees as a plain connection unless told otherwise.
- */
-function setSessionCookie(ctx: AppContext, production: boolean, value: string, maxAge: number): void {
-  const secure = ctx.secure || production;
-  if (secure) ctx.cookies.secure = true;
-  ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure, path: '/', maxAge, overwrite: true });
-}
-
-export function authRoutes(deps: { auth: AuthService; config: Pick<Config, 'SESSION_TTL' | 'NODE_ENV'>; limits: Pick<RateLimits, 'signInEmail' | 'signInAddress'> }): RouteDefinition[] {
-  const { auth, config, limits } = deps;
+export function authRoutes(deps: {
+  auth: AuthService;
+  audit: AuditLog;
+  config: Pick<Config, 'SESSION_TTL' | 'NODE_ENV'>;
+  limits: Pick<RateLimits, 'signInEmail' | 'signInAddress'>;
+}): RouteDefinition[] {
+  const { auth, audit, config, limits } = deps;
   return [
     defineRoute({
       method: 'get',
@@ -39,19 +34,21 @@ export function authRoutes(deps: { auth: AuthService; config: Pick<Config, 'SESS
       auth: 'public',
       body: loginBodySchema,
       responses: { 200: { description: 'Logged in', schema: loginResponseSchema } },
-      errors: [400, 401, 429],
+      errors: [400, 401, 403, 429],
       handle: async ({ body, ctx }) => {
         // Counted before the password is hashed, so a flood is turned away without the hashing cost;
-        // a successful sign-in gives its attempt back, so only failures add up.
+        // a successful sign-in gives its attempt back, so only failures (a wrong password, or a
+        // disabled user's 403) add up.
         const email = body.email.trim().toLowerCase();
         await limits.signInAddress.consume(ctx.ip);
         await limits.signInEmail.consume(email);
         const session = await auth.login(body.email, body.password);
         await Promise.all([limits.signInAddress.reward(ctx.ip), limits.signInEmail.reward(email)]);
-        setSessionCookie(ctx, config.NODE_ENV === 'production', session.token, config.SESSION_TTL);
+        setSessionCookie(ctx, config, session.token, config.SESSION_TTL);
+        await audit.record({ id: session.userId, tenantId: session.tenantId, email: session.email }, 'session.signed_in', { type: 'user', id: session.userId });
         return {
           status: 200,
-          body: { userId: session.userId, tenantId: session.tenantId, email: session.email, expiresAt: session.expiresAt.toISOString() },
+          body: { userId: session.userId, tenantId: session.tenantId, email: session.email, role: session.role, expiresAt: session.expiresAt.toISOString() },
         };
       },
     }),
@@ -61,10 +58,13 @@ export function authRoutes(deps: { auth: AuthService; config: Pick<Config, 'SESS
       summary: 'Revokes the current dashboard session',
       tag: 'auth',
       auth: 'session',
+      role: 'viewer',
       responses: { 204: { description: 'Logged out' } },
       handle: async ({ ctx }) => {
-        await auth.logout(userOf(ctx).sessionId);
-        setSessionCookie(ctx, config.NODE_ENV === 'production', '', 0);
+        const user = userOf(ctx);
+        await auth.logout(user.sessionId);
+        await audit.record(user, 'session.signed_out', { type: 'user', id: user.id });
+        clearSessionCookie(ctx, config);
         return { status: 204 };
       },
     }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { USER_ROLES } from './roles';
 
 export const meResponseSchema = z.object({ tenantId: z.uuid(), name: z.string() });
 
@@ -12,5 +13,6 @@ export const loginResponseSchema = z.object({
   userId: z.uuid(),
   tenantId: z.uuid(),
   email: z.string(),
+  role: z.enum(USER_ROLES),
   expiresAt: z.iso.datetime(),
 });

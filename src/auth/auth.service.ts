@@ -2,23 +2,25 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
 import { sha256 } from '../crypto';
 import { isUniqueViolation, type Db } from '../db';
-import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../errors';
 import type { AuthenticatedTenant, AuthenticatedUser } from '../http/context';
 import type { Authenticator } from '../http/middleware/auth';
 import { randomToken, uuidv7 } from '../ids';
 import { generateApiKey, hashApiKey } from './api-keys';
 import { createAuthRepo, type TenantRecord } from './auth.repo';
 import { createPasswordHasher } from './passwords';
+import type { UserRole } from './roles';
 
 export interface LoginResult {
   token: string;
   userId: string;
   tenantId: string;
   email: string;
+  role: UserRole;
   expiresAt: Date;
 }
 
-type AuthConfig = Pick<Config, 'SESSION_TTL' | 'PASSWORD_SCRYPT_LOG_N' | 'PASSWORD_HASH_CONCURRENCY' | 'PASSWORD_HASH_QUEUE'>;
+type AuthConfig = Pick<Config, 'SESSION_TTL' | 'SESSION_IDLE_TIMEOUT' | 'PASSWORD_SCRYPT_LOG_N' | 'PASSWORD_HASH_CONCURRENCY' | 'PASSWORD_HASH_QUEUE'>;
 
 export function createAuthService(deps: { db: Db; config: AuthConfig }) {
   const { db, config } = deps;
@@ -39,8 +41,8 @@ export function createAuthService(deps: { db: Db; config: AuthConfig }) {
     },
     async userForSession(token: string): Promise<AuthenticatedUser | null> {
       if (token.length > 200) return null;
-      const session = await repo.findLiveSession(sha256(token));
-      return session ? { id: session.user_id, tenantId: session.tenant_id, email: session.email, sessionId: session.session_id } : null;
+      const session = await repo.touchLiveSession(sha256(token), config.SESSION_IDLE_TIMEOUT);
+      return session ? { id: session.user_id, tenantId: session.tenant_id, email: session.email, role: session.role, sessionId: session.session_id } : null;
     },
   };
 
@@ -83,12 +85,13 @@ export function createAuthService(deps: { db: Db; config: AuthConfig }) {
       return { tenantId: keys[0]!.tenant_id };
     },
 
-    async createUser(tenantId: string, email: string, password: string): Promise<{ userId: string }> {
+    /** Users made without a role (the CLI's) are the tenant's admins. */
+    async createUser(tenantId: string, email: string, password: string, role: UserRole = 'admin'): Promise<{ userId: string }> {
       await this.findTenant(tenantId);
       if (password.length < 12) throw new ValidationError('password must be at least 12 characters');
       const userId = uuidv7();
       try {
-        await repo.insertUser({ id: userId, tenantId, email: email.trim().toLowerCase(), passwordHash: await passwords.hash(password) });
+        await repo.insertUser({ id: userId, tenantId, email: email.trim().toLowerCase(), passwordHash: await passwords.hash(password), role });
       } catch (error) {
         if (isUniqueViolation(error)) throw new ConflictError('a user with that email already exists');
         throw error;
@@ -100,11 +103,13 @@ export function createAuthService(deps: { db: Db; config: AuthConfig }) {
       const user = await repo.findUserByEmail(email.trim().toLowerCase());
       const valid = await passwords.verify(password, user?.password_hash ?? passwords.dummyHash);
       if (!user || !valid) throw new UnauthorizedError('invalid email or password');
+      // Only a caller who knows the password learns that the user is disabled.
+      if (user.disabled_at) throw new ForbiddenError('user is disabled');
       if (passwords.isOutdated(user.password_hash)) await repo.setPasswordHash(user.id, await passwords.hash(password));
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(Date.now() + config.SESSION_TTL);
       await repo.insertSession({ id: uuidv7(), userId: user.id, tokenHash: sha256(token), expiresAt });
-      return { token, userId: user.id, tenantId: user.tenant_id, email: user.email, expiresAt };
+      return { token, userId: user.id, tenantId: user.tenant_id, email: user.email, role: user.role, expiresAt };
     },
 
     async logout(sessionId: string): Promise<void> {

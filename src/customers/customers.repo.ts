@@ -1,4 +1,6 @@
 import type { DbOrTrx } from '../db';
+import { isUuid } from '../ids';
+import { containsPattern } from '../like-pattern';
 
 export type KycStatus = 'none' | 'pending_review' | 'approved' | 'rejected';
 export type CustomerStatus = 'active' | 'suspended';
@@ -33,6 +35,13 @@ const PUBLIC_COLUMNS = [
   'created_at',
   'updated_at',
 ];
+
+export interface CustomerSearch {
+  /** Exact externalRef or customer id, or any part of the name. */
+  text: string | null;
+  kycStatus: KycStatus | null;
+  status: CustomerStatus | null;
+}
 
 export interface NewCustomer {
   id: string;
@@ -84,6 +93,22 @@ export function createCustomersRepo(db: DbOrTrx) {
     async list(tenantId: string, afterId: string | null, limit: number): Promise<CustomerRecord[]> {
       const query = db('customers').where({ tenant_id: tenantId }).orderBy('id').limit(limit).select(PUBLIC_COLUMNS);
       if (afterId) query.where('id', '>', afterId);
+      return query;
+    },
+
+    /** Oldest first; the name part goes through the trigram index. */
+    async search(tenantId: string, search: CustomerSearch, afterId: string | null, limit: number): Promise<CustomerRecord[]> {
+      const query = db('customers').where({ tenant_id: tenantId }).orderBy('id').limit(limit).select(PUBLIC_COLUMNS);
+      if (afterId) query.where('id', '>', afterId);
+      if (search.kycStatus) query.where({ kyc_status: search.kycStatus });
+      if (search.status) query.where({ status: search.status });
+      const text = search.text;
+      if (text !== null) {
+        query.where((match) => {
+          match.where('external_ref', text).orWhereRaw("lower(name) LIKE ? ESCAPE '\\'", [containsPattern(text)]);
+          if (isUuid(text)) match.orWhere('id', text.toLowerCase());
+        });
+      }
       return query;
     },
 

@@ -30,6 +30,7 @@ export function customersRoutes(deps: { customers: CustomersService; kyc: KycSer
       summary,
       tag: 'customers',
       auth: 'session',
+      role: 'operator',
       params: customerParamsSchema,
       responses: { 200: { description: 'The updated customer', schema: customerSchema } },
       errors: [403, ...errors],

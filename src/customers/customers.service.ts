@@ -1,10 +1,11 @@
 import { createAccountsRepo, type AccountRecord } from '../accounts/accounts.repo';
+import { createAuditLog } from '../audit/audit-log';
 import type { Db } from '../db';
 import { NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { uuidv7 } from '../ids';
 import { requireCustomer } from './customer-lookup';
-import { createCustomersRepo, type CustomerRecord, type CustomerStatus } from './customers.repo';
+import { createCustomersRepo, type CustomerRecord, type CustomerSearch, type CustomerStatus } from './customers.repo';
 
 export function createCustomersService(deps: { db: Db }) {
   const { db } = deps;
@@ -21,6 +22,7 @@ export function createCustomersService(deps: { db: Db }) {
       if (current.status === status) return current;
       const updated = await store.updateStatus(current.id, status);
       await store.audit({ id: uuidv7(), tenantId: user.tenantId, customerId: current.id, userId: user.id, action: status === 'suspended' ? 'suspended' : 'reactivated' });
+      await createAuditLog(trx).record(user, status === 'suspended' ? 'customer.suspended' : 'customer.reactivated', { type: 'customer', id: current.id }, { name: current.name });
       return updated;
     });
   }
@@ -32,6 +34,16 @@ export function createCustomersService(deps: { db: Db }) {
 
     list(tenantId: string, afterId: string | null, limit: number): Promise<CustomerRecord[]> {
       return customers.list(tenantId, afterId, limit + 1);
+    },
+
+    /** One more than `limit` rows, for the caller's paging. */
+    search(tenantId: string, search: CustomerSearch, afterId: string | null, limit: number): Promise<CustomerRecord[]> {
+      return customers.search(tenantId, search, afterId, limit + 1);
+    },
+
+    async accounts(tenantId: string, id: string): Promise<AccountRecord[]> {
+      const customer = await requireCustomer(customers.find, tenantId, id);
+      return createAccountsRepo(db).listForCustomer(tenantId, customer.id);
     },
 
     async rename(tenantId: string, id: string, name: string): Promise<CustomerRecord> {

@@ -1,3 +1,4 @@
+import { createAuditLog } from '../audit/audit-log';
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
 import { encryptionContext, NIN_COLUMN } from '../encryption/encrypted-columns';
@@ -48,6 +49,10 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
         userId: user.id,
         action: approved ? 'kyc_approved' : 'kyc_rejected',
         detail: { reviewReason: current.kyc_review_reason },
+      });
+      await createAuditLog(trx).record(user, approved ? 'kyc.approved' : 'kyc.rejected', { type: 'customer', id: current.id }, {
+        name: current.name,
+        reviewReason: current.kyc_review_reason,
       });
       return updated;
     });

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import Koa, { type Next } from 'koa';
 import type { Config } from '../config';
+import { createDashboardSite, DASHBOARD_SECURITY_HEADERS, type DashboardSite } from '../dashboard/static-site';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { AppContext, AppState } from './context';
@@ -9,7 +10,7 @@ import { jsonBody, readRawBody } from './middleware/body';
 import { errorHandler } from './middleware/errors';
 import { requestContext } from './middleware/request-context';
 import { buildOpenApi } from './openapi';
-import type { RouteDefinition } from './route';
+import { requiredRole, type RouteDefinition } from './route';
 import { validate } from './validation';
 
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
@@ -20,6 +21,8 @@ export interface AppDeps {
   auth: Authenticator;
   readiness: ReadinessCheck;
   routes: RouteDefinition[];
+  /** The built web app served at /dashboard (default: dist/dashboard). */
+  dashboard?: DashboardSite;
 }
 
 /** Responses are checked against their declared schema outside production, so the OpenAPI document cannot drift. */
@@ -59,6 +62,12 @@ async function noStore(ctx: AppContext, next: Next): Promise<void> {
   await next();
 }
 
+/** What the dashboard reads under /auth carries its pages' Content-Security-Policy and the rest, errors too. */
+async function dashboardHeaders(ctx: AppContext, next: Next): Promise<void> {
+  ctx.set(DASHBOARD_SECURITY_HEADERS);
+  await next();
+}
+
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config, logger, auth, readiness, routes } = deps;
   const app = new Koa<AppState>();
@@ -85,12 +94,16 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApi;
   });
+  const dashboard = deps.dashboard ?? createDashboardSite();
+  router.get('/', (ctx) => ctx.redirect('/dashboard'));
+  router.get('/dashboard{/*path}', (ctx) => dashboard.serve(ctx, ctx.params.path ?? ''));
 
   for (const route of routes) {
     const middleware: Array<(ctx: AppContext, next: Next) => Promise<void>> = [];
     if (carriesPrivateData(route)) middleware.push(noStore);
+    if (route.path.startsWith('/auth/')) middleware.push(dashboardHeaders);
     if (route.auth === 'apiKey') middleware.push(requireApiKey(auth));
-    if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin));
+    if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin, requiredRole(route)));
     if (route.body && !route.rawBody) middleware.push(parseJson as unknown as (ctx: AppContext, next: Next) => Promise<void>);
     router.register(route.path, [route.method], [...middleware, handlerFor(route, checkResponses)]);
   }

@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from 'koa';
+import type { UserRole } from '../auth/roles';
 import type { Logger } from '../logger';
 
 export interface AuthenticatedTenant {
@@ -10,6 +11,7 @@ export interface AuthenticatedUser {
   id: string;
   tenantId: string;
   email: string;
+  role: UserRole;
   sessionId: string;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteDefinition } from './route';
+import { requiredRole, type RouteDefinition } from './route';
 import { errorBodySchema } from './schemas';
 
 type JsonObject = Record<string, unknown>;
@@ -80,6 +80,8 @@ function operation(route: RouteDefinition): JsonObject {
       : {}),
     responses,
     security,
+    // Session routes: the least dashboard role allowed (viewer < operator < admin).
+    ...(route.auth === 'session' ? { 'x-required-role': requiredRole(route) } : {}),
   };
 }
 

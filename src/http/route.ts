@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { UserRole } from '../auth/roles';
 import type { AppContext, AuthenticatedTenant, AuthenticatedUser } from './context';
 
 export type AuthKind = 'public' | 'apiKey' | 'session';
@@ -33,6 +34,8 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   summary: string;
   tag: string;
   auth: AuthKind;
+  /** Session routes: the least role allowed (default: viewer for GET, admin for anything else). */
+  role?: UserRole;
   params?: P;
   query?: Q;
   body?: B;
@@ -53,6 +56,11 @@ export function defineRoute<P extends Schema = undefined, Q extends Schema = und
   spec: RouteSpec<P, Q, B>,
 ): RouteDefinition {
   return spec as unknown as RouteDefinition;
+}
+
+/** The role a session route requires: reads are open to every role, changes fail closed to admin. */
+export function requiredRole(route: Pick<RouteDefinition, 'method' | 'role'>): UserRole {
+  return route.role ?? (route.method === 'get' ? 'viewer' : 'admin');
 }
 
 export function tenantOf(ctx: AppContext): AuthenticatedTenant {

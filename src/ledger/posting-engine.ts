@@ -23,6 +23,15 @@ export interface PostingPlan {
   totals: AppendTotals;
 }
 
+/**
+ * What a settlement may take from an account under SETTLEMENT_FUNDS, for display: the append's own
+ * check (ledger.repo) is what enforces it. Nothing while the account is in deficit.
+ */
+export function settleableBalance(from: FundsSource, account: { ledgerBalance: Kobo; pendingCredits: Kobo }): Kobo {
+  const funds = account.ledgerBalance - (from === 'available' ? account.pendingCredits : 0n);
+  return funds > 0n ? funds : 0n;
+}
+
 /** The entries to append and what they do to the account's totals: the rules every posting path shares. */
 export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; pendingReleased?: Kobo } = {}): PostingPlan {
   const drafts: EntryDraft[] = postings.map((posting) => ({

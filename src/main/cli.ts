@@ -19,6 +19,7 @@ import { createWorkflowStarter, type WorkflowStarter } from '../jobs/workflow-st
 import { createPostingEngine } from '../ledger/posting-engine';
 import { presentException, presentRun } from '../reconciliation/reconciliation.presenter';
 import { createReconciliationService, type ReconciliationService } from '../reconciliation/reconciliation.service';
+import { createRateLimits } from '../rate-limits/rate-limits';
 import { createRetentionService } from '../retention/retention.service';
 import { createTemporalClient } from '../temporal/client';
 import { MissingSearchAttributesError, registerSearchAttributes } from '../temporal/register-search-attributes';
@@ -62,7 +63,15 @@ function cliStarter(context: CommandContext, temporal: Client): WorkflowStarter 
 }
 
 function reconciliationService(context: CommandContext, starter: WorkflowStarter): ReconciliationService {
-  return createReconciliationService({ db: context.db, config: context.config, jobs: createJobs(context.config), starter, postingEngine: createPostingEngine(context.db) });
+  // The limits are the API's: nothing here consumes them (operator runs are not limited).
+  return createReconciliationService({
+    db: context.db,
+    config: context.config,
+    jobs: createJobs(context.config),
+    starter,
+    postingEngine: createPostingEngine(context.db),
+    limits: createRateLimits(context.db, context.config),
+  });
 }
 
 const tierView = (tier: FeeTier) => ({ minSend: formatKobo(tier.minSend), maxSend: tier.maxSend === null ? null : formatKobo(tier.maxSend), fee: formatKobo(tier.fee) });

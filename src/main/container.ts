@@ -1,14 +1,22 @@
 import type { Client } from '@temporalio/client';
+import { accountsDashboardRoutes } from '../accounts/accounts.dashboard.routes';
 import { createAccountsService } from '../accounts/accounts.service';
 import { accountsRoutes } from '../accounts/accounts.routes';
+import { createAuditLog } from '../audit/audit-log';
+import { createApiKeysService } from '../auth/api-keys.service';
 import { authRoutes } from '../auth/auth.routes';
 import { createAuthService } from '../auth/auth.service';
+import { tenantAdminRoutes } from '../auth/tenant-admin.routes';
+import { createTenantUsersService } from '../auth/tenant-users.service';
 import type { Config } from '../config';
+import { customersDashboardRoutes } from '../customers/customers.dashboard.routes';
 import { customersRoutes } from '../customers/customers.routes';
 import { createCustomersService } from '../customers/customers.service';
 import { createIdentityClient } from '../customers/identity-client';
 import { createKycService } from '../customers/kyc.service';
+import { overviewRoutes } from '../dashboard/overview.routes';
 import { createKnex, type Db } from '../db';
+import { feesDashboardRoutes } from '../fees/fees.dashboard.routes';
 import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
 import type { ReadinessCheck } from '../http/app';
@@ -36,6 +44,7 @@ import { createRateLimits } from '../rate-limits/rate-limits';
 import { createRetentionService } from '../retention/retention.service';
 import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
+import { settlementsDashboardRoutes } from '../settlements/settlements.dashboard.routes';
 import { settlementsRoutes } from '../settlements/settlements.routes';
 import { createSettlementsService } from '../settlements/settlements.service';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
@@ -43,6 +52,7 @@ import { payoutSignal } from '../temporal/settlement-messages';
 import { settlementWorkflowId } from '../temporal/workflow-ids';
 import { withTimeout } from '../timeout';
 import { createWebhookDeliveryService } from '../webhooks/delivery.service';
+import { webhooksDashboardRoutes } from '../webhooks/webhooks.dashboard.routes';
 import { webhooksRoutes } from '../webhooks/webhooks.routes';
 import { createWebhooksService } from '../webhooks/webhooks.service';
 
@@ -79,6 +89,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     logger: logger.child({ component: 'workflow-starter' }),
     options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startsPerSecond: config.WORKFLOW_START_RATE, searchAttributes: options.searchAttributes ?? true },
   });
+  const rateLimits = createRateLimits(db, config);
   const auth = createAuthService({ db, config });
   const accounts = createAccountsService({ db, config, provider });
   const statements = createStatementService({ db, accounts });
@@ -90,6 +101,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     banks: createBankDirectory({ provider, logger, ttlMs: config.BANK_LIST_TTL }),
     jobs,
     starter,
+    limits: rateLimits,
     signal: (merchantTxRef, signal) =>
       temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal)),
   });
@@ -104,6 +116,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     payouts: settlements.payoutSink,
   });
   return {
+    db,
     postingEngine,
     starter,
     confirmationRestarts: createConfirmationRestarter({
@@ -116,21 +129,24 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       logger: logger.child({ component: 'confirmation-restarts' }),
     }),
     auth,
+    audit: createAuditLog(db),
+    tenantUsers: createTenantUsersService({ db, auth }),
+    apiKeys: createApiKeysService({ db }),
     accounts,
     statements,
     settlements,
     ingest,
     confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW }),
     deliveries: createWebhookDeliveryService({ db, config }),
-    webhooks: createWebhooksService({ db, config, jobs, starter }),
+    webhooks: createWebhooksService({ db, config, jobs, starter, limits: rateLimits }),
     settlementExecution,
     customers: createCustomersService({ db }),
     kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),
-    rateLimits: createRateLimits(db, config),
-    reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine }),
+    rateLimits,
+    reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, limits: rateLimits }),
     reconciliationExecution: createReconciliationExecutionService({ db, config, logger, provider, postingEngine, creditPayment, settlementExecution, jobs, starter }),
   };
 }
@@ -139,16 +155,30 @@ export type Services = ReturnType<typeof createServices>;
 
 export function createRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
-    ...authRoutes({ auth: services.auth, config, limits: services.rateLimits }),
+    ...authRoutes({ auth: services.auth, audit: services.audit, config, limits: services.rateLimits }),
     ...accountsRoutes({ accounts: services.accounts }),
     ...ledgerRoutes({ statements: services.statements }),
-    ...settlementsRoutes({ settlements: services.settlements, limits: services.rateLimits }),
+    ...settlementsRoutes({ settlements: services.settlements }),
     ...paymentsRoutes({ ingest: services.ingest }),
-    ...webhooksRoutes({ webhooks: services.webhooks, limits: services.rateLimits }),
+    ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),
-    ...reconciliationRoutes({ reconciliation: services.reconciliation, limits: services.rateLimits }),
+    ...reconciliationRoutes({ reconciliation: services.reconciliation }),
+    ...dashboardRoutes(services, config),
+  ];
+}
+
+/** The session routes the dashboard reads through (operator actions shared with other clients are above). */
+function dashboardRoutes(services: Services, config: Config): RouteDefinition[] {
+  return [
+    ...tenantAdminRoutes({ auth: services.auth, users: services.tenantUsers, apiKeys: services.apiKeys, audit: services.audit, config }),
+    ...overviewRoutes({ db: services.db }),
+    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config }),
+    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, audit: services.audit, config }),
+    ...customersDashboardRoutes({ customers: services.customers, audit: services.audit }),
+    ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),
+    ...feesDashboardRoutes({ fees: services.fees }),
   ];
 }
 

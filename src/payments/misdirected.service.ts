@@ -1,4 +1,5 @@
 import { createAccountsRepo, type AccountRecord } from '../accounts/accounts.repo';
+import { createAuditLog } from '../audit/audit-log';
 import { isUniqueViolation, type Db } from '../db';
 import { ConflictError, NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
@@ -68,6 +69,7 @@ export function createMisdirectedService(deps: { db: Db; creditPayment: PaymentC
             receivedAt: event.receivedAt,
           });
           await events.markAssigned(event.id, { accountId: account.id, entryId: credit.entry.id, userId: user.id });
+          await createAuditLog(trx).record(user, 'misdirected.assigned', { type: 'misdirected_payment', id: event.id }, { accountRef: account.accountRef, entryId: credit.entry.id });
           return { assignment: { eventId: event.id, entryId: credit.entry.id, accountRef: account.accountRef }, jobs: credit.jobs };
         });
         starter.kick(assigned.jobs);

@@ -1,8 +1,6 @@
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
-import { ConflictError } from '../errors';
 import { presentEntry } from '../ledger/entry.presenter';
-import type { RateLimits } from '../rate-limits/rate-limits';
 import { presentDay, presentException, presentRun } from './reconciliation.presenter';
 import {
   compensationResponseSchema,
@@ -19,27 +17,12 @@ import {
   runParamsSchema,
   runRequestBodySchema,
 } from './reconciliation.schemas';
-import type { ReconciliationService, Window } from './reconciliation.service';
+import type { ReconciliationService } from './reconciliation.service';
 
 const PAGE_SIZE = 50;
 
-export function reconciliationRoutes(deps: { reconciliation: ReconciliationService; limits: Pick<RateLimits, 'reconciliationRuns'> }): RouteDefinition[] {
-  const { reconciliation, limits } = deps;
-
-  /**
-   * 202 with the run. Each run counts against the tenant's rate limit (429 with Retry-After); a window
-   * refused (400) or a run refused because one is open (409) does not.
-   */
-  const requestRun = async (tenantId: string, trigger: 'tenant' | 'operator', requested: Window, userId?: string) => {
-    const window = reconciliation.window(requested);
-    await limits.reconciliationRuns.consume(tenantId);
-    const outcome = await reconciliation.requestTenantRun(tenantId, trigger, window, userId);
-    if (outcome.kind === 'busy') {
-      await limits.reconciliationRuns.reward(tenantId);
-      throw new ConflictError('a reconciliation run is already in progress');
-    }
-    return { status: 202, body: { run: presentRun(outcome.run) } };
-  };
+export function reconciliationRoutes(deps: { reconciliation: ReconciliationService }): RouteDefinition[] {
+  const { reconciliation } = deps;
 
   const listRuns = async (tenantId: string, after: string | undefined) => {
     const page = paginate(await reconciliation.listRuns(tenantId, uuidCursor(after), PAGE_SIZE + 1), PAGE_SIZE, (run) => run.id);
@@ -78,7 +61,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       body: runRequestBodySchema,
       responses: accepted,
       errors: [400, 409, 429],
-      handle: ({ body, ctx }) => requestRun(tenantOf(ctx).id, 'tenant', body ?? {}),
+      handle: async ({ body, ctx }) => ({ status: 202, body: { run: presentRun(await reconciliation.requestTenantRun(tenantOf(ctx).id, body ?? {})) } }),
     }),
     defineRoute({
       method: 'get',
@@ -106,13 +89,14 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
     defineRoute({
       method: 'post',
       path: '/auth/reconciliation/runs',
-      summary: "Reconcile the tenant's accounts now (same rules as the API's runs)",
+      summary: "Reconcile the tenant's accounts now (same rules as the API's runs; audited)",
       tag: 'reconciliation',
       auth: 'session',
+      role: 'operator',
       body: runRequestBodySchema,
       responses: accepted,
       errors: [400, 403, 409, 429],
-      handle: ({ body, ctx }) => requestRun(userOf(ctx).tenantId, 'operator', body ?? {}, userOf(ctx).id),
+      handle: async ({ body, ctx }) => ({ status: 202, body: { run: presentRun(await reconciliation.requestTenantRun(userOf(ctx).tenantId, body ?? {}, userOf(ctx))) } }),
     }),
     defineRoute({
       method: 'get',
@@ -146,13 +130,14 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       summary: 'Close an open finding with a note (audited: who and when are kept)',
       tag: 'reconciliation',
       auth: 'session',
+      role: 'operator',
       params: exceptionParamsSchema,
       body: decisionBodySchema,
       responses: { 200: { description: 'The finding, resolved', schema: exceptionResponseSchema } },
       errors: [400, 403, 404, 409],
       handle: async ({ params, body, ctx }) => {
         const user = userOf(ctx);
-        const finding = await reconciliation.resolve({ via: 'dashboard', userId: user.id, tenantId: user.tenantId }, params.id, body.note);
+        const finding = await reconciliation.resolve({ via: 'dashboard', user }, params.id, body.note);
         return { status: 200, body: { exception: presentException(finding) } };
       },
     }),
@@ -162,13 +147,14 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       summary: 'Post the compensating debit of a confirmed credit the provider failed or refunded (audited; may leave the account in deficit)',
       tag: 'reconciliation',
       auth: 'session',
+      role: 'operator',
       params: exceptionParamsSchema,
       body: decisionBodySchema,
       responses: { 201: { description: 'The debit posted and the finding resolved', schema: compensationResponseSchema } },
       errors: [400, 403, 404, 409],
       handle: async ({ params, body, ctx }) => {
         const user = userOf(ctx);
-        const { finding, entry } = await reconciliation.compensate({ via: 'dashboard', userId: user.id, tenantId: user.tenantId }, params.id, body.note);
+        const { finding, entry } = await reconciliation.compensate({ via: 'dashboard', user }, params.id, body.note);
         return { status: 201, body: { exception: presentException(finding), entry: presentEntry(entry) } };
       },
     }),

@@ -1,3 +1,4 @@
+import { createAuditLog, type AuditActor } from '../audit/audit-log';
 import type { Config } from '../config';
 import { isUniqueViolation, type Db } from '../db';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors';
@@ -8,11 +9,12 @@ import type { WorkflowStarter } from '../jobs/workflow-starter';
 import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { PostingEngine } from '../ledger/posting-engine';
+import { formatKobo } from '../money';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import { reconciliationWorkflowId } from '../temporal/workflow-ids';
 import { createReconciliationExceptionsRepo, type ExceptionRecord, type ExceptionStatus } from './reconciliation-exceptions.repo';
-import { createReconciliationRunsRepo, type DayDifference, type RunRecord, type RunTrigger } from './reconciliation-runs.repo';
+import { createReconciliationRunsRepo, type DayDifference, type RunRecord } from './reconciliation-runs.repo';
 
-export type OnDemandRequest = { kind: 'created'; run: RunRecord } | { kind: 'busy' };
 
 export interface Window {
   from?: Date | undefined;
@@ -20,13 +22,15 @@ export interface Window {
 }
 
 /** A window checked and filled in (see `window`). */
-export interface RunWindow {
+interface RunWindow {
   windowFrom: Date;
   windowTo: Date;
 }
 
 /** Who decides on a finding: a dashboard user of its tenant, or the platform operator at the CLI. */
-export type Decider = { via: 'dashboard'; userId: string; tenantId: string } | { via: 'cli'; tenantId: string | null };
+export type Decider = { via: 'dashboard'; user: AuditActor } | { via: 'cli'; tenantId: string | null };
+
+const tenantOfDecider = (decider: Decider): string | null => (decider.via === 'dashboard' ? decider.user.tenantId : decider.tenantId);
 
 /** A run's clocks may run a little ahead of ours; a window ending further in the future is refused. */
 const FUTURE_SKEW_MS = 60_000;
@@ -45,8 +49,15 @@ function describeDuration(ms: number): string {
  * and the decisions on findings: a note, or the compensating debit of a confirmed credit the provider
  * took back. Every read and decision is scoped to the tenant: another tenant's run is "not found".
  */
-export function createReconciliationService(deps: { db: Db; config: ReconciliationConfig; jobs: Jobs; starter: WorkflowStarter; postingEngine: PostingEngine }) {
-  const { db, config, jobs, starter, postingEngine } = deps;
+export function createReconciliationService(deps: {
+  db: Db;
+  config: ReconciliationConfig;
+  jobs: Jobs;
+  starter: WorkflowStarter;
+  postingEngine: PostingEngine;
+  limits: Pick<RateLimits, 'reconciliationRuns'>;
+}) {
+  const { db, config, jobs, starter, postingEngine, limits } = deps;
   const runs = createReconciliationRunsRepo(db);
   const exceptions = createReconciliationExceptionsRepo(db);
 
@@ -68,27 +79,32 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
   }
 
   return {
-    /** The window a run asked for, defaults filled in; a 400 when it is backwards, in the future or too long. */
-    window: windowOf,
-
     /**
-     * A tenant's own run over its own accounts, one at a time: the open run is looked for and the new
-     * one inserted under a per-tenant lock. (How many a tenant may ask for is the API's rate limit.)
+     * A tenant's own run over its own accounts (an API key's, or a dashboard user's, audited). Each
+     * counts against the tenant's rate limit (429 with Retry-After); one at a time: the open run is
+     * looked for and the new one inserted under a per-tenant lock (409). A refused window (400) or a
+     * run refused as busy is not counted.
      */
-    async requestTenantRun(tenantId: string, trigger: Extract<RunTrigger, 'tenant' | 'operator'>, window: RunWindow, userId?: string): Promise<OnDemandRequest> {
-      const { windowFrom, windowTo } = window;
+    async requestTenantRun(tenantId: string, requested: Window, user?: AuditActor): Promise<RunRecord> {
+      const { windowFrom, windowTo } = windowOf(requested);
+      await limits.reconciliationRuns.consume(tenantId);
       const id = uuidv7();
       const job = jobs.reconciliation({ runId: id, tenantId });
-      const outcome = await db.transaction(async (trx): Promise<OnDemandRequest> => {
+      const run = await db.transaction(async (trx): Promise<RunRecord | null> => {
         await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`reconciliation:${tenantId}`]);
         const repo = createReconciliationRunsRepo(trx);
-        if (await repo.hasOpenOnDemandRun(trx, tenantId)) return { kind: 'busy' };
-        await repo.insert({ id, tenantId, trigger, windowFrom, windowTo, workflowId: job.workflowId, requestedBy: userId ?? null });
+        if (await repo.hasOpenOnDemandRun(trx, tenantId)) return null;
+        await repo.insert({ id, tenantId, trigger: user ? 'operator' : 'tenant', windowFrom, windowTo, workflowId: job.workflowId, requestedBy: user?.id ?? null });
         await createOutboxRepo(trx).enqueue([job]);
-        return { kind: 'created', run: (await repo.find(id))! };
+        if (user) await createAuditLog(trx).record(user, 'reconciliation.run_requested', { type: 'reconciliation_run', id }, { from: windowFrom.toISOString(), to: windowTo.toISOString() });
+        return (await repo.find(id))!;
       });
-      if (outcome.kind === 'created') starter.kick([job]);
-      return outcome;
+      if (!run) {
+        await limits.reconciliationRuns.reward(tenantId);
+        throw new ConflictError('a reconciliation run is already in progress');
+      }
+      starter.kick([job]);
+      return run;
     },
 
     /** The platform operator's run (CLI): the whole platform, or one tenant; neither limited nor kept to one at a time. The caller starts `job`. */
@@ -133,12 +149,14 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
 
     /** Closes an open finding with a note; who and when are kept on it. */
     async resolve(decider: Decider, id: string, note: string): Promise<ExceptionRecord> {
-      if (decider.tenantId !== null && !isUuid(decider.tenantId)) throw new NotFoundError('reconciliation exception not found');
+      const tenantId = tenantOfDecider(decider);
+      if (tenantId !== null && !isUuid(tenantId)) throw new NotFoundError('reconciliation exception not found');
       await db.transaction(async (trx) => {
-        const finding = isUuid(id) ? await exceptions.lockForDecision(trx, decider.tenantId, id.toLowerCase()) : undefined;
+        const finding = isUuid(id) ? await exceptions.lockForDecision(trx, tenantId, id.toLowerCase()) : undefined;
         if (!finding) throw new NotFoundError('reconciliation exception not found');
         if (finding.status !== 'open') throw new ConflictError('reconciliation exception is not open');
-        await exceptions.resolve(trx, finding.id, { resolution: 'noted', note, userId: decider.via === 'dashboard' ? decider.userId : null, via: decider.via });
+        await exceptions.resolve(trx, finding.id, { resolution: 'noted', note, userId: decider.via === 'dashboard' ? decider.user.id : null, via: decider.via });
+        if (decider.via === 'dashboard') await createAuditLog(trx).record(decider.user, 'reconciliation.resolved', { type: 'reconciliation_exception', id: finding.id }, { kind: finding.kind, note });
       });
       return (await exceptions.find(id.toLowerCase()))!;
     },
@@ -151,7 +169,7 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
     async compensate(decider: Extract<Decider, { via: 'dashboard' }>, id: string, note: string): Promise<{ finding: ExceptionRecord; entry: LedgerEntry }> {
       try {
         const entry = await db.transaction(async (trx) => {
-          const finding = isUuid(id) ? await exceptions.lockForDecision(trx, decider.tenantId, id.toLowerCase()) : undefined;
+          const finding = isUuid(id) ? await exceptions.lockForDecision(trx, decider.user.tenantId, id.toLowerCase()) : undefined;
           if (!finding) throw new NotFoundError('reconciliation exception not found');
           if (finding.kind !== 'credit_failed_at_provider') throw new ConflictError('only a confirmed credit the provider failed or refunded can be compensated');
           if (finding.status !== 'open') throw new ConflictError('reconciliation exception is not open');
@@ -175,7 +193,13 @@ export function createReconciliationService(deps: { db: Db; config: Reconciliati
               },
             ],
           );
-          await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: decider.userId, via: 'dashboard', repairEntryId: debit!.id });
+          await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: decider.user.id, via: 'dashboard', repairEntryId: debit!.id });
+          await createAuditLog(trx).record(
+            decider.user,
+            'reconciliation.compensated',
+            { type: 'reconciliation_exception', id: finding.id },
+            { entryId: debit!.id, creditEntryId: credit.id, amount: formatKobo(credit.amount), accountId: credit.accountId, note },
+          );
           return debit!;
         });
         return { finding: (await exceptions.find(id.toLowerCase()))!, entry };

@@ -11,11 +11,10 @@ import {
   transferParamsSchema,
   transferStatusSchema,
 } from './settlements.schemas';
-import type { RateLimits } from '../rate-limits/rate-limits';
 import type { SettlementsService } from './settlements.service';
 
-export function settlementsRoutes(deps: { settlements: SettlementsService; limits: Pick<RateLimits, 'settlements' | 'nameLookups'> }): RouteDefinition[] {
-  const { settlements, limits } = deps;
+export function settlementsRoutes(deps: { settlements: SettlementsService }): RouteDefinition[] {
+  const { settlements } = deps;
   return [
     defineRoute({
       method: 'post',
@@ -30,7 +29,6 @@ export function settlementsRoutes(deps: { settlements: SettlementsService; limit
       errors: [400, 403, 404, 409, 429, 502],
       handle: async ({ params, body, ctx }) => {
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
-        await limits.settlements.consume(tenantOf(ctx).id);
         const settlement = await settlements.initiate(tenantOf(ctx).id, params.accountRef, body, key);
         return {
           status: 202,
@@ -65,8 +63,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService; limit
       responses: { 200: { description: 'The account name', schema: lookupResponseSchema } },
       errors: [400, 404, 429, 502],
       handle: async ({ body, ctx }) => {
-        await limits.nameLookups.consume(tenantOf(ctx).id);
-        const found = await settlements.lookupAccount(body.accountNumber, body.bankCode);
+        const found = await settlements.lookupAccount(tenantOf(ctx).id, body.accountNumber, body.bankCode);
         return { status: 200, body: { AccountNumber: found.accountNumber, AccountName: found.accountName } };
       },
     }),

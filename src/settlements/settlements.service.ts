@@ -14,6 +14,7 @@ import type { Kobo } from '../money';
 import type { PayoutEventSink } from '../payments/payment-ingest.service';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderAccountName, ProviderBank, ProviderClient } from '../provider/provider.types';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import type { PayoutSignal, PayoutSignalType } from '../temporal/payloads';
 import type { BankDirectory } from './bank-directory';
 import { baseReference, newMerchantTxRef } from './merchant-tx-ref';
@@ -50,9 +51,11 @@ export function createSettlementsService(deps: {
   banks: BankDirectory;
   jobs: Jobs;
   starter: WorkflowStarter;
+  /** Per tenant, here rather than in a route, so every client of the service (API key or dashboard) counts. */
+  limits: Pick<RateLimits, 'settlements' | 'nameLookups'>;
   signal: SettlementSignaller;
 }) {
-  const { db, config, logger, provider, banks, jobs, starter, signal } = deps;
+  const { db, config, logger, provider, banks, jobs, starter, limits, signal } = deps;
   const settlements = createSettlementsRepo(db);
   const accounts = createAccountsRepo(db);
 
@@ -87,6 +90,7 @@ export function createSettlementsService(deps: {
      * The workflow starts after the commit.
      */
     async initiate(tenantId: string, accountRef: string, request: SettleRequest, idempotencyKey?: string): Promise<AcceptedSettlement> {
+      await limits.settlements.consume(tenantId);
       if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
       // An unknown account is the caller's first mistake: it is named before the bank code, and before
       // the bank check may need the provider's bank list.
@@ -150,7 +154,8 @@ export function createSettlementsService(deps: {
       return settlement;
     },
 
-    async lookupAccount(accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
+    async lookupAccount(tenantId: string, accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
+      await limits.nameLookups.consume(tenantId);
       await requireKnownBank(bankCode);
       let found: ProviderAccountName | null;
       try {

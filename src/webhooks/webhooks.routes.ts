@@ -1,6 +1,6 @@
+import type { AuditLog } from '../audit/audit-log';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
-import type { RateLimits } from '../rate-limits/rate-limits';
 import type { WebhooksService } from './webhooks.service';
 import {
   deadLettersQuerySchema,
@@ -18,8 +18,8 @@ import {
  */
 export const DEAD_LETTERS_MAX = 1000;
 
-export function webhooksRoutes(deps: { webhooks: WebhooksService; limits: Pick<RateLimits, 'replays'> }): RouteDefinition[] {
-  const { webhooks, limits } = deps;
+export function webhooksRoutes(deps: { webhooks: WebhooksService; audit: AuditLog }): RouteDefinition[] {
+  const { webhooks, audit } = deps;
   return [
     defineRoute({
       method: 'post',
@@ -27,10 +27,16 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; limits: Pick<R
       summary: 'Set (or generate) the secret that signs outbound deliveries; shown once',
       tag: 'webhooks',
       auth: 'session',
+      role: 'admin',
       body: webhookSecretBodySchema,
       responses: { 200: { description: 'The secret now in use', schema: webhookSecretResponseSchema } },
       errors: [400, 403],
-      handle: async ({ body, ctx }) => ({ status: 200, body: { secret: await webhooks.setSigningSecret(userOf(ctx).tenantId, body.secret) } }),
+      handle: async ({ body, ctx }) => {
+        const user = userOf(ctx);
+        const secret = await webhooks.setSigningSecret(user.tenantId, body.secret);
+        await audit.record(user, 'webhook_secret.set', { type: 'tenant', id: user.tenantId }, { generated: body.secret === undefined });
+        return { status: 200, body: { secret } };
+      },
     }),
     defineRoute({
       method: 'delete',
@@ -38,10 +44,13 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; limits: Pick<R
       summary: 'Stop signing outbound deliveries',
       tag: 'webhooks',
       auth: 'session',
+      role: 'admin',
       responses: { 204: { description: 'Signing is off' } },
       errors: [403],
       handle: async ({ ctx }) => {
-        await webhooks.clearSigningSecret(userOf(ctx).tenantId);
+        const user = userOf(ctx);
+        await webhooks.clearSigningSecret(user.tenantId);
+        await audit.record(user, 'webhook_secret.removed', { type: 'tenant', id: user.tenantId });
         return { status: 204 };
       },
     }),
@@ -93,7 +102,6 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; limits: Pick<R
       responses: { 202: { description: 'The new delivery', schema: replayResponseSchema } },
       errors: [404, 409, 429],
       handle: async ({ params, ctx }) => {
-        await limits.replays.consume(tenantOf(ctx).id);
         const replay = await webhooks.replay(tenantOf(ctx).id, params.id);
         return { status: 202, body: { ID: replay.id, EventID: replay.eventId, Status: replay.status, ReplayOf: replay.replayOf! } };
       },

@@ -11,10 +11,18 @@ import type { Jobs } from '../jobs/jobs';
 import { createOutboxRepo } from '../jobs/outbox.repo';
 import type { WorkflowStarter } from '../jobs/workflow-starter';
 import { createInboundEventsRepo } from '../payments/inbound-events.repo';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import { createDeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord } from './deliveries.repo';
 
-export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEYRING'>; jobs: Jobs; starter: WorkflowStarter }) {
-  const { db, config, jobs, starter } = deps;
+export function createWebhooksService(deps: {
+  db: Db;
+  config: Pick<Config, 'DATA_ENCRYPTION_KEYRING'>;
+  jobs: Jobs;
+  starter: WorkflowStarter;
+  /** Replays per tenant, counted here so the API and the dashboard share one limit. */
+  limits: Pick<RateLimits, 'replays'>;
+}) {
+  const { db, config, jobs, starter, limits } = deps;
   const deliveries = createDeliveriesRepo(db);
 
   async function findDelivery(tenantId: string, id: string): Promise<DeliveryRecord> {
@@ -53,6 +61,7 @@ export function createWebhooksService(deps: { db: Db; config: Pick<Config, 'DATA
      * X-Event-Id), to the account's current callbackUrl.
      */
     async replay(tenantId: string, id: string): Promise<DeliveryRecord> {
+      await limits.replays.consume(tenantId);
       const original = await findDelivery(tenantId, id);
       if (original.status !== 'dead_letter') throw new ConflictError('only a dead letter can be replayed');
       const account = await createAccountsRepo(db).findById(original.accountId);

@@ -1,8 +1,9 @@
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { TestWorkflowEnvironment, type TimeSkippingTestWorkflowEnvironmentOptions } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createLogger } from '../../src/logger';
 import { registerSearchAttributes } from '../../src/temporal/register-search-attributes';
 import { installTemporalRuntimeLogging } from '../../src/temporal/runtime-logging';
+import { startTimeSkippingServer, TEST_SERVER_STARTUP_TIMEOUT_MS } from './time-skipping-server';
 
 installTemporalRuntimeLogging(createLogger(process.env.LOG_LEVEL ?? 'silent', 'temporal-test'));
 
@@ -14,30 +15,51 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return bundle;
 }
 
+/** A `before` hook that starts an environment needs this long: the server's start, then the connections. */
+export const ENVIRONMENT_STARTUP_TIMEOUT_MS = TEST_SERVER_STARTUP_TIMEOUT_MS + 30_000;
+
 /**
- * The Java time-skipping test server (path from scripts/test.mjs); without it the SDK downloads its
- * own, which needs the internet. Custom search attributes are registered on every new environment.
+ * `TestWorkflowEnvironment.create`, which createTimeSkipping calls with a server it launches itself: called
+ * here with the server we launched, as 'existing', keeping time skipping (private in the typings, public at
+ * run time; the SDK version is pinned).
+ */
+const createEnvironment = (TestWorkflowEnvironment as unknown as {
+  create(options: TimeSkippingTestWorkflowEnvironmentOptions & { server: { type: 'existing' }; address: string; namespace: string; supportsTimeSkipping: true }): Promise<TestWorkflowEnvironment>;
+}).create.bind(TestWorkflowEnvironment);
+
+/** The time-skipping environment on a test server of our own; its teardown stops that server too. */
+async function environmentOnOwnServer(executable: string): Promise<TestWorkflowEnvironment> {
+  const server = await startTimeSkippingServer(executable);
+  let env: TestWorkflowEnvironment;
+  try {
+    env = await createEnvironment({ server: { type: 'existing' }, address: server.address, namespace: 'default', supportsTimeSkipping: true });
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  const closeConnections = env.teardown.bind(env);
+  return Object.assign(env, {
+    async teardown(): Promise<void> {
+      await closeConnections();
+      await server.stop();
+    },
+  });
+}
+
+/**
+ * The Java time-skipping test server (path from scripts/test.mjs), started by us with a generous
+ * startup timeout (see TEST_SERVER_STARTUP_TIMEOUT_MS); without a path the SDK downloads its own, which
+ * needs the internet. Custom search attributes are registered on every new environment.
  */
 export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
   const path = process.env.TEMPORAL_TEST_SERVER;
-  const env = await startingAgain(() => TestWorkflowEnvironment.createTimeSkipping(path ? { server: { executable: { type: 'existing-path', path } } } : undefined));
+  const env = path ? await environmentOnOwnServer(path) : await TestWorkflowEnvironment.createTimeSkipping();
   await registerSearchAttributes(env.client.connection, env.namespace ?? 'default');
   return env;
 }
 
-// A JVM that starts about a third faster (C1 only, serial GC): plenty for tests, and inside the SDK's 5 s.
+// A JVM that starts about a third faster (C1 only, serial GC): plenty for tests.
 process.env.TEMPORAL_TEST_SERVER_JAVA_OPTS ??= '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
-
-/** The SDK gives the Java server 5 s to listen; on a loaded machine its JVM can take longer, so try again. */
-async function startingAgain<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await start();
-    } catch (error) {
-      if (attempt >= attempts || !/did not start within/.test(String((error as Error)?.message))) throw error;
-    }
-  }
-}
 
 /** A worker with the given (usually mocked) activities, on the environment's connection. */
 export async function testWorker(connection: NativeConnection, taskQueue: string, activities: object, namespace = 'default'): Promise<Worker> {

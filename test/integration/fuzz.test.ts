@@ -477,11 +477,14 @@ describe('Bad-input fuzzing (every OpenAPI operation and the provider webhook)',
           assert.ok([401, 404, 405].includes(response.status), `answered without credentials: ${where}`);
         }
         if (ownMethod && ![401, 403, 405].includes(response.status)) reached.add(`${operation.method} ${operation.path}`);
-        if (ownMethod && operation.path === '/v1/accounts/{accountRef}/settle' && response.status === 202) {
+        const settles = ['/v1/accounts/{accountRef}/settle', '/auth/accounts/{accountRef}/settle'];
+        if (ownMethod && settles.includes(operation.path) && response.status === 202) {
           const accepted = parsed(response) as { merchantTxRef: string; accountRef: string; amount: string };
           acceptedSettles.set(accepted.merchantTxRef, accepted);
         }
-        if (operation.path === '/auth/logout' && response.status === 204) credentials.cookie = await dashboardSession(stack, tenant.tenantId);
+        // Signing out (this session, or all of the user's) ends the fuzzer's session: it signs in again.
+        const signedOut = (operation.path === '/auth/logout' && response.status === 204) || (operation.path === '/auth/sessions/sign-out-all' && response.status === 200);
+        if (signedOut) credentials.cookie = await dashboardSession(stack, tenant.tenantId);
       },
     );
     await fc.assert(property, { seed: SEED, numRuns: RUNS });

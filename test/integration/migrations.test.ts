@@ -1,23 +1,60 @@
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { migrationConfig } from '../../src/db';
 
+/** Issue 12's migrations, which sort before the dashboard's 20261123000400 but reached main after it was written. */
+const LANDED_LATER = /^20261123000(300|310|320|330)_/;
+/** What a database migrated on the dashboard branch lacks: those, and the reconciliation's, which came after it. */
+const NOT_ON_THE_DASHBOARD_BRANCH = /^20261123000(300|310|320|330|600)_/;
+
+/** The migrations directory as knex reads it, less those `skip` matches: the state of a database migrated on a branch. */
+function migrationsWithout(skip: RegExp): Knex.MigrationSource<string> {
+  const directory = migrationConfig.directory as string;
+  return {
+    getMigrations: async () => readdirSync(directory).filter((file) => file.endsWith('.js') && !skip.test(file)).sort(),
+    getMigrationName: (file) => file,
+    getMigration: async (file) => require(path.join(directory, file)) as Knex.Migration,
+  };
+}
+
+/** Tables, columns, constraints and indexes, in a stable order: what two databases must share to be the same schema. */
+async function schemaOf(db: Knex): Promise<unknown> {
+  const rows = async (sql: string) => (await db.raw(sql)).rows;
+  return {
+    columns: await rows(
+      "SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT LIKE 'knex_%' ORDER BY 1, 2",
+    ),
+    constraints: await rows(
+      "SELECT conrelid::regclass::text AS table_name, conname, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY 1, 2",
+    ),
+    indexes: await rows("SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1, 2"),
+    triggers: await rows("SELECT event_object_table, trigger_name, event_manipulation FROM information_schema.triggers WHERE trigger_schema = 'public' ORDER BY 1, 2, 3"),
+  };
+}
+
 describe('migrations', () => {
-  const name = `ledger_migrations_${Date.now()}`;
+  const names = [`ledger_migrations_${Date.now()}`, `ledger_migrations_branch_${Date.now()}`];
   let admin: Knex;
   let fresh: Knex;
+  let branch: Knex;
 
   before(async () => {
     admin = knex({ client: 'pg', connection: process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL });
-    await admin.raw(`CREATE DATABASE "${name}"`);
-    const url = new URL(process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL!);
-    url.pathname = `/${name}`;
-    fresh = knex({ client: 'pg', connection: url.toString() });
+    [fresh, branch] = await Promise.all(
+      names.map(async (name) => {
+        await admin.raw(`CREATE DATABASE "${name}"`);
+        const url = new URL(process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL!);
+        url.pathname = `/${name}`;
+        return knex({ client: 'pg', connection: url.toString() });
+      }),
+    ) as [Knex, Knex];
   });
 
   after(async () => {
-    await fresh.destroy();
-    await admin.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await Promise.all([fresh?.destroy(), branch?.destroy()]);
+    for (const name of names) await admin.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.destroy();
   });
 
@@ -55,5 +92,15 @@ describe('migrations', () => {
     assert.doesNotMatch(await constraint('only_reversals_overdraw'), /adjustment/);
     assert.doesNotMatch(await constraint('ledger_entries_kind_check'), /adjustment/);
     await fresh.migrate.latest(migrationConfig);
+  });
+
+  it('brings a database migrated without the migrations that landed later (the dashboard branch) to the same schema as a fresh one', async () => {
+    await branch.migrate.latest({ tableName: migrationConfig.tableName, migrationSource: migrationsWithout(NOT_ON_THE_DASHBOARD_BRANCH) });
+    const before = (await branch('knex_migrations').select('name')).map((row: { name: string }) => row.name);
+    assert.ok(before.some((name) => name.startsWith('20261123000400_')) && !before.some((name) => LANDED_LATER.test(name)));
+    const [, applied] = await branch.migrate.latest(migrationConfig);
+    assert.deepEqual(applied.map((file: string) => file.slice(0, 14)), ['20261123000300', '20261123000310', '20261123000320', '20261123000330', '20261123000600']);
+    await fresh.migrate.latest(migrationConfig);
+    assert.deepEqual(await schemaOf(branch), await schemaOf(fresh));
   });
 });

@@ -103,6 +103,16 @@ describe('production refusals (the API process started with NODE_ENV=production)
       const login = await call(apiUrl, 'POST', '/auth/login', { body: { email, password: 'a long dashboard password' } });
       assert.equal(login.status, 200, login.text);
       assert.match(login.headers.get('set-cookie') ?? '', /^session=[^;]+;.*\bsecure\b/i);
+      // Clearing it is Secure too (a browser ignores a plain Set-Cookie for a Secure cookie's name),
+      // from sign-out and from the dashboard's "sign out everywhere".
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const everywhere = await call(apiUrl, 'POST', '/auth/sessions/sign-out-all', { cookie });
+      assert.equal(everywhere.status, 200, everywhere.text);
+      assert.match(everywhere.headers.get('set-cookie') ?? '', /^session=;.*\bsecure\b/i);
+      const again = await call(apiUrl, 'POST', '/auth/login', { body: { email, password: 'a long dashboard password' } });
+      const logout = await call(apiUrl, 'POST', '/auth/logout', { cookie: (again.headers.get('set-cookie') ?? '').split(';')[0]! });
+      assert.equal(logout.status, 204, logout.text);
+      assert.match(logout.headers.get('set-cookie') ?? '', /^session=;.*\bsecure\b/i);
     } finally {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { call, type HttpResponse } from '../helpers/http';
+import { dashboardSession } from '../helpers/session';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
@@ -94,6 +95,44 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
       assert.equal((await replay()).status, 404);
       assert.equal((await replay()).status, 404);
       assertLimited(await replay(), /too many replays/);
+    });
+
+    it("counts the dashboard's lookups, settlements and replays against the same per-tenant limits as the API's", async () => {
+      const tenant = await createTenant(first);
+      const cookie = await dashboardSession(first, tenant.tenantId, 'operator');
+      const account = await provisionAccount(first, tenant.apiKey);
+      await fundAccount(first, account.ID, 1_000_000n);
+
+      const apiLookup = () => call(first.apiUrl, 'POST', '/v1/transfers/lookup', { apiKey: tenant.apiKey, body: DESTINATION });
+      const pageLookup = (stack: Stack) => call(stack.apiUrl, 'POST', '/auth/settlements/lookup', { cookie, body: DESTINATION });
+      assert.equal((await apiLookup()).status, 200);
+      assert.equal((await pageLookup(first)).status, 200);
+      assert.equal((await apiLookup()).status, 200);
+      assertLimited(await pageLookup(second), /too many name lookups/);
+      assertLimited(await apiLookup(), /too many name lookups/);
+
+      const apiSettle = () => call(first.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '1.00', ...DESTINATION } });
+      const pageSettle = () =>
+        call(second.apiUrl, 'POST', `/auth/accounts/${account.AccountRef}/settle`, {
+          cookie,
+          headers: { 'Idempotency-Key': randomUUID() },
+          body: { amount: '1.00', ...DESTINATION, confirmedAccountName: 'ANY NAME' },
+        });
+      for (let pair = 0; pair < 3; pair += 1) {
+        assert.equal((await apiSettle()).status, 202);
+        assert.equal((await pageSettle()).status, 202);
+      }
+      assertLimited(await pageSettle(), /too many settlements/);
+      assertLimited(await apiSettle(), /too many settlements/);
+
+      const pageReplay = () => call(first.apiUrl, 'POST', `/auth/webhooks/deliveries/${randomUUID()}/replay`, { cookie });
+      assert.equal((await pageReplay()).status, 404);
+      assert.equal((await call(second.apiUrl, 'POST', `/v1/webhooks/dead-letters/${randomUUID()}/replay`, { apiKey: tenant.apiKey })).status, 404);
+      assertLimited(await pageReplay(), /too many replays/);
+      // A replay of several answers each id on its own: over the limit, each says so.
+      const many = await call(first.apiUrl, 'POST', '/auth/webhooks/replay', { cookie, body: { ids: [randomUUID(), randomUUID()] } });
+      assert.equal(many.status, 200);
+      assert.deepEqual(many.body.results.map((result: { error: string }) => result.error), ['too many replays, retry later', 'too many replays, retry later']);
     });
   });
 });

@@ -9,7 +9,7 @@ import { ensureReconciliationSchedule } from '../../src/reconciliation/reconcili
 import { eventsFor, fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually, type HttpResponse } from '../helpers/http';
 import { startReceiver } from '../helpers/receiver';
-import { dashboardSession } from '../helpers/session';
+import { dashboardSession, dashboardUser } from '../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
@@ -223,7 +223,11 @@ describe('reconciliation against the provider', () => {
     assert.deepEqual([finding!.Kind, finding!.Severity, finding!.Status, finding!.AccountRef, finding!.Details.providerStatus], ['credit_failed_at_provider', 'alert', 'open', account.AccountRef, 'REFUND']);
     assert.equal((await entries(stack, tenant, account)).length, 2, 'nothing is changed automatically');
 
-    const cookie = await dashboardSession(stack, tenant.tenantId);
+    const viewer = await dashboardSession(stack, tenant.tenantId, 'viewer');
+    const refusedToViewer = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/compensate`, { cookie: viewer, body: { note: 'not mine to decide' } });
+    assert.equal(refusedToViewer.status, 403, 'a viewer reads findings but does not act on them');
+    const operator = await dashboardUser(stack, tenant.tenantId, 'operator');
+    const cookie = operator.cookie;
     const noNote = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/compensate`, { cookie, body: {} });
     assert.deepEqual([noNote.status, noNote.body.error], [400, 'note is required']);
     const compensated = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/compensate`, { cookie, body: { note: 'payer bank recalled the funds, ticket 4411' } });
@@ -240,6 +244,12 @@ describe('reconciliation against the provider', () => {
     assert.ok(compensated.body.exception.ResolvedAt);
     const again = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/compensate`, { cookie, body: { note: 'twice' } });
     assert.equal(again.status, 409);
+    // One entry in the tenant's audit log, in the same transaction as the debit.
+    const audited = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'reconciliation.compensated' }).select('actor', 'target_id', 'detail');
+    assert.deepEqual(
+      audited.map((row) => [row.actor, row.target_id, row.detail.entryId, row.detail.amount, row.detail.note]),
+      [[operator.email, finding!.ID, compensated.body.entry.ID, '5000.00', 'payer bank recalled the funds, ticket 4411']],
+    );
 
     const balance = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey });
     assert.deepEqual([balance.body.ledgerBalance, balance.body.availableBalance], ['-3000.00', '-3000.00']);

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ensureRetentionSchedule } from '../../src/jobs/retention-schedule';
 import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent } from '../helpers/fixtures';
-import { eventually } from '../helpers/http';
+import { call, eventually } from '../helpers/http';
+import { dashboardUser, signIn } from '../helpers/session';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
 
 const DAY = 86_400_000;
@@ -66,6 +67,27 @@ describe('retention of inbound payloads and operational rows', () => {
     const left = await stack.infra.db('workflow_outbox').where('workflow_id', 'like', 'retention-test-%').select('workflow_id');
     assert.deepEqual(left.map((row) => row.workflow_id.split('-')[2]), ['unstarted']);
     await stack.infra.db('workflow_outbox').where('workflow_id', 'like', 'retention-test-%').delete();
+  });
+
+  it("deletes a dashboard user's long-ended sessions and keeps the user, the live session and the audit log of what they did", async () => {
+    const tenant = await createTenant(stack);
+    const user = await dashboardUser(stack, tenant.tenantId, 'admin');
+    assert.equal((await call(stack.apiUrl, 'POST', '/auth/sessions/sign-out-all', { cookie: user.cookie })).status, 200);
+    const live = await signIn(stack, user.email, user.password);
+    const db = stack.infra.db;
+    const auditBefore = await db('audit_log').where({ user_id: user.userId }).orderBy('id').select('id', 'action');
+    assert.deepEqual(auditBefore.map((row) => row.action), ['session.signed_in', 'session.all_signed_out', 'session.signed_in']);
+    // The signed-out session ended 40 days ago (past RETENTION_HOUSEKEEPING's 30), with its last use.
+    const old = new Date(Date.now() - 40 * DAY);
+    await db('sessions').where({ user_id: user.userId }).whereNotNull('revoked_at').update({ revoked_at: old, last_seen_at: old });
+
+    const result = await stack.services.retention.run();
+    assert.ok(result.endedSessionsDeleted >= 1);
+    const left = await db('sessions').where({ user_id: user.userId }).select('revoked_at');
+    assert.deepEqual(left, [{ revoked_at: null }]);
+    assert.equal((await call(stack.apiUrl, 'GET', '/auth/session', { cookie: live })).status, 200);
+    assert.deepEqual(await db('audit_log').where({ user_id: user.userId }).orderBy('id').select('id', 'action'), auditBefore);
+    assert.ok(await db('dashboard_users').where({ id: user.userId }).first());
   });
 
   it('runs on a Temporal Schedule whose id is derived from the task queue', async () => {

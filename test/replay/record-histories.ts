@@ -34,7 +34,7 @@ import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { historyToJson } from '../helpers/history-json';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
-import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 
 export const HISTORIES_DIR = path.resolve(__dirname, '../../../test/replay/histories');
 
@@ -64,7 +64,8 @@ describe('record workflow histories for the replay test', function () {
 
   describe('on the time-skipping server, scripted activities', () => {
     let env: TestWorkflowEnvironment;
-    before(async () => {
+    before(async function () {
+      this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
       env = await timeSkippingEnvironment();
     });
     after(() => env?.teardown());

@@ -11,7 +11,7 @@ import { MAX_LOOKUP_INTERVAL_MS } from '../../src/payments/confirmation-rules';
 import type { CreditResolution, PaymentConfirmationInput, ProviderTxnLookup } from '../../src/temporal/payloads';
 import { paymentConfirmationWorkflowId } from '../../src/temporal/workflow-ids';
 import { CONFIRMATION_HISTORY_LIMIT, confirmationStatusQuery, paymentConfirmationWorkflow, type ConfirmationState } from '../../workflows/paymentConfirmation.workflow';
-import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -48,7 +48,8 @@ interface Decision {
 
 describe('paymentConfirmationWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
-  before(async () => {
+  before(async function () {
+    this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
     env = await timeSkippingEnvironment();
   });
   after(() => env?.teardown());

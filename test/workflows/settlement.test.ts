@@ -18,7 +18,7 @@ import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
 import { payoutSignal, settlementStatusQuery } from '../../src/temporal/settlement-messages';
 import { settlementWorkflow } from '../../workflows/settlement.workflow';
 import { settlementRefundWorkflow } from '../../workflows/settlementRefund.workflow';
-import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -133,7 +133,8 @@ function assertGaps(times: number[], expectedSeconds: number[], what: string): v
 describe('settlementWorkflow (time-skipping)', function () {
   this.timeout(120_000);
   let env: TestWorkflowEnvironment;
-  before(async () => {
+  before(async function () {
+    this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
     env = await timeSkippingEnvironment();
   });
   after(() => env?.teardown());
@@ -384,7 +385,8 @@ describe('settlementWorkflow (time-skipping)', function () {
 describe('settlementRefundWorkflow (time-skipping)', function () {
   this.timeout(60_000);
   let env: TestWorkflowEnvironment;
-  before(async () => {
+  before(async function () {
+    this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
     env = await timeSkippingEnvironment();
   });
   after(() => env?.teardown());

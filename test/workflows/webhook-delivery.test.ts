@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { DeliveryAttemptResult } from '../../src/temporal/payloads';
 import { deliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhookDelivery.workflow';
-import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 
 const MINUTE = 60_000;
 const SPEC_SCHEDULE = [2, 5, 11, 24, 53].map((minutes) => minutes * MINUTE);
@@ -16,7 +16,8 @@ interface Recorded {
 
 describe('webhookDeliveryWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
-  before(async () => {
+  before(async function () {
+    this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
     env = await timeSkippingEnvironment();
   });
   after(() => env?.teardown());

@@ -1,0 +1,69 @@
+// The dashboard's view of the API, typed from the server's own zod schemas (type-only imports: nothing
+// of the server ends up in the bundle), so the pages cannot drift from what the routes answer.
+import type { z } from 'zod';
+import type { accountSearchResponseSchema, dashboardAccountSchema } from '../../src/accounts/accounts.dashboard.schemas';
+import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.schemas';
+import type { AuditAction } from '../../src/audit/audit-actions';
+import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
+import type { UserRole } from '../../src/auth/roles';
+import type {
+  apiKeySchema,
+  apiKeysResponseSchema,
+  createdApiKeySchema,
+  createdUserSchema,
+  sessionInfoSchema,
+  tenantUserSchema,
+  tenantUsersResponseSchema,
+} from '../../src/auth/tenant-admin.schemas';
+import type { customerDetailSchema, customerSearchResponseSchema } from '../../src/customers/customers.dashboard.schemas';
+import type { customerSchema, kycReviewsResponseSchema } from '../../src/customers/customers.schemas';
+import type { overviewSchema } from '../../src/dashboard/overview.schemas';
+import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
+import type { statementResponseSchema } from '../../src/ledger/ledger.schemas';
+import type { misdirectedListResponseSchema, misdirectedPaymentSchema } from '../../src/payments/misdirected.schemas';
+import type { settlementDetailSchema, settlementListResponseSchema } from '../../src/settlements/settlements.dashboard.schemas';
+import type { banksResponseSchema, lookupResponseSchema, settleResponseSchema } from '../../src/settlements/settlements.schemas';
+import type { deliveryListItemSchema, deliveryListResponseSchema, processingErrorsResponseSchema, replayManyResponseSchema } from '../../src/webhooks/webhooks.dashboard.schemas';
+import type { deliverySchema } from '../../src/webhooks/webhooks.schemas';
+
+type Out<T extends z.ZodType> = z.output<T>;
+
+export type { AuditAction, UserRole };
+export type SessionInfo = Out<typeof sessionInfoSchema>;
+export type Overview = Out<typeof overviewSchema>;
+export type DashboardAccount = Out<typeof dashboardAccountSchema>;
+export type AccountSearch = Out<typeof accountSearchResponseSchema>;
+export type DeficitAccounts = Out<typeof deficitAccountsResponseSchema>;
+export type Statement = Out<typeof statementResponseSchema>;
+export type StatementLine = Statement['lines'][number];
+export type SettlementList = Out<typeof settlementListResponseSchema>;
+export type SettlementListItem = SettlementList['settlements'][number];
+export type SettlementDetail = Out<typeof settlementDetailSchema>;
+export type Banks = Out<typeof banksResponseSchema>;
+export type Lookup = Out<typeof lookupResponseSchema>;
+export type SettleAccepted = Out<typeof settleResponseSchema>;
+export type Customer = Out<typeof customerSchema>;
+export type CustomerSearch = Out<typeof customerSearchResponseSchema>;
+export type CustomerDetail = Out<typeof customerDetailSchema>;
+export type KycReviews = Out<typeof kycReviewsResponseSchema>;
+export type MisdirectedList = Out<typeof misdirectedListResponseSchema>;
+export type MisdirectedPayment = Out<typeof misdirectedPaymentSchema>;
+export type DeliveryList = Out<typeof deliveryListResponseSchema>;
+export type DeliveryListItem = Out<typeof deliveryListItemSchema>;
+export type Delivery = Out<typeof deliverySchema>;
+export type ProcessingErrors = Out<typeof processingErrorsResponseSchema>;
+export type ReplayMany = Out<typeof replayManyResponseSchema>;
+export type ApiKey = Out<typeof apiKeySchema>;
+export type ApiKeys = Out<typeof apiKeysResponseSchema>;
+export type CreatedApiKey = Out<typeof createdApiKeySchema>;
+export type TenantUser = Out<typeof tenantUserSchema>;
+export type TenantUsers = Out<typeof tenantUsersResponseSchema>;
+export type CreatedUser = Out<typeof createdUserSchema>;
+export type AuditEntry = Out<typeof auditEntrySchema>;
+export type AuditLogPage = Out<typeof auditLogResponseSchema>;
+export type FeeQuote = Out<typeof feeQuoteSchema>;
+export interface Pagination {
+  limit: number;
+  nextCursor: string | null;
+  hasMore: boolean;
+}

@@ -1,0 +1,59 @@
+// Every call the dashboard makes: same origin, the session cookie, JSON both ways. A 401 anywhere
+// means the session ended (signed out elsewhere, idle, expired): the app goes back to the sign-in page.
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+let onSessionEnded: () => void = () => undefined;
+
+export function whenSessionEnds(handler: () => void): void {
+  onSessionEnded = handler;
+}
+
+interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The sign-in call answers 401 for a wrong password; that is not a session ending. */
+  expectUnauthorized?: boolean;
+}
+
+export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: RequestOptions = {}): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json', ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...options.headers },
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    });
+  } catch {
+    throw new ApiError(0, 'The service cannot be reached. Check your connection and try again.');
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (response.ok) return body as T;
+  if (response.status === 401 && !options.expectUnauthorized) onSessionEnded();
+  const message = (body as { error?: string } | undefined)?.error ?? `The service answered ${response.status}.`;
+  throw new ApiError(response.status, message);
+}
+
+/** A query string from the values that are set. */
+export function query(params: Record<string, string | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(name, value);
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,95 @@
+import type { ComponentChildren } from 'preact';
+import { useLocation } from 'preact-iso';
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import type { UserRole } from '../api-types';
+import { useCan, useSession } from '../session';
+
+interface NavItem {
+  href: string;
+  label: string;
+  role?: UserRole;
+}
+
+const NAV: NavItem[] = [
+  { href: '/dashboard', label: 'Overview' },
+  { href: '/dashboard/accounts', label: 'Accounts' },
+  { href: '/dashboard/settlements', label: 'Settlements' },
+  { href: '/dashboard/customers', label: 'Customers' },
+  { href: '/dashboard/kyc-reviews', label: 'KYC reviews' },
+  { href: '/dashboard/misdirected', label: 'Misdirected payments' },
+  { href: '/dashboard/webhooks', label: 'Webhooks' },
+  { href: '/dashboard/fees', label: 'Fee calculator' },
+  { href: '/dashboard/api-keys', label: 'API keys', role: 'admin' },
+  { href: '/dashboard/users', label: 'Users', role: 'admin' },
+  { href: '/dashboard/audit-log', label: 'Audit log' },
+];
+
+function NavLink(props: { item: NavItem; current: string; onNavigate: () => void }) {
+  const allowed = useCan(props.item.role ?? 'viewer');
+  if (!allowed) return null;
+  const { href } = props.item;
+  const active = href === '/dashboard' ? props.current === href : props.current === href || props.current.startsWith(`${href}/`);
+  return (
+    <li>
+      <a href={href} aria-current={active ? 'page' : undefined} onClick={props.onNavigate}>
+        {props.item.label}
+      </a>
+    </li>
+  );
+}
+
+export function Layout(props: { onSignedOut: (message?: string) => void; children: ComponentChildren }) {
+  const session = useSession();
+  const { path } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+
+  async function signOut(everywhere: boolean): Promise<void> {
+    await api('POST', everywhere ? '/auth/sessions/sign-out-all' : '/auth/logout').catch(() => undefined);
+    props.onSignedOut(everywhere ? 'You are signed out on every device.' : 'You are signed out.');
+  }
+
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <div class="brand">
+          <span class="brand-mark" aria-hidden="true">
+            N
+          </span>
+          <span>
+            NUBAN ledger <span class="brand-tenant">· {session.tenant.name}</span>
+          </span>
+        </div>
+        <button type="button" class="button secondary small menu-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <div class="whoami">
+          <span data-testid="whoami">
+            {session.user.email} <span class="role">({session.user.role})</span>
+          </span>
+          <button type="button" class="button secondary small" onClick={() => signOut(false)}>
+            Sign out
+          </button>
+          <button type="button" class="button link small" onClick={() => signOut(true)}>
+            Sign out everywhere
+          </button>
+        </div>
+      </header>
+      <div class="body">
+        <nav id="main-nav" class={`sidenav${menuOpen ? ' open' : ''}`} aria-label="Main">
+          <ul>
+            {NAV.map((item) => (
+              <NavLink key={item.href} item={item} current={path.replace(/\/$/, '')} onNavigate={() => setMenuOpen(false)} />
+            ))}
+          </ul>
+        </nav>
+        <main id="main" tabIndex={-1}>
+          {props.children}
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,200 @@
+import { useRoute } from 'preact-iso';
+import { useState } from 'preact/hooks';
+import { api, query } from '../api';
+import type { DashboardAccount, Statement, StatementLine } from '../api-types';
+import { Badge, Field, PageTitle, Pager, Summary, TableWrap, useCursorPages } from '../components/bits';
+import { Empty, ErrorBox, Loaded, useResource } from '../components/state';
+import { endOfLagosDay, naira, startOfLagosDay, when } from '../format';
+import { useCan } from '../session';
+
+const STATEMENT_PAGE = 50;
+
+function describe(line: StatementLine): string {
+  const { entry } = line;
+  if (entry.Kind === 'reversal') return `Reversal${entry.Narration ? ` — ${entry.Narration}` : ''}`;
+  const kind = entry.Kind === 'payment' ? 'Payment received' : 'Settlement';
+  return entry.Narration ? `${kind} — ${entry.Narration}` : kind;
+}
+
+function StatementTable(props: { statement: Statement }) {
+  const { lines } = props.statement;
+  return (
+    <TableWrap label="Statement entries">
+      <table class="statement">
+        <thead>
+          <tr>
+            <th scope="col">Date</th>
+            <th scope="col">Description</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="num">
+              Credit
+            </th>
+            <th scope="col" class="num">
+              Debit
+            </th>
+            <th scope="col" class="num">
+              Running balance
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {lines.map((line) => (
+            <tr key={line.entry.ID} class={line.entry.Status === 'reversed' ? 'row-reversed' : undefined}>
+              <td>{when(line.entry.CreatedAt)}</td>
+              <td>
+                {describe(line)}
+                {line.entry.Fee !== '0.00' ? <span class="muted small"> (provider fee {naira(line.entry.Fee)})</span> : null}
+                <span class="muted small block mono">{line.entry.ProviderTxnRef}</span>
+              </td>
+              <td>
+                <Badge status={line.entry.Status} />
+              </td>
+              <td class="num">{line.entry.Direction === 'credit' ? naira(line.entry.Amount) : ''}</td>
+              <td class="num">{line.entry.Direction === 'debit' ? naira(line.entry.Amount) : ''}</td>
+              <td class="num">{naira(line.runningBalance)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+export function AccountPage() {
+  const { params } = useRoute();
+  const accountRef = params.accountRef ?? '';
+  const canSettle = useCan('operator');
+  const account = useResource(() => api<DashboardAccount>('GET', `/auth/accounts/${encodeURIComponent(accountRef)}`), [accountRef]);
+  const [period, setPeriod] = useState<{ from: string; to: string }>({ from: '', to: '' });
+  const [draft, setDraft] = useState(period);
+  const [periodError, setPeriodError] = useState<string | null>(null);
+  const pages = useCursorPages([accountRef, period.from, period.to]);
+  const range = { from: period.from ? startOfLagosDay(period.from) : undefined, to: period.to ? endOfLagosDay(period.to) : undefined };
+  const statement = useResource(
+    () => api<Statement>('GET', `/auth/accounts/${encodeURIComponent(accountRef)}/statement${query({ limit: String(STATEMENT_PAGE), after: pages.cursor, ...range })}`),
+    [accountRef, period.from, period.to, pages.cursor],
+  );
+
+  function applyPeriod(event: Event): void {
+    event.preventDefault();
+    if (draft.from && draft.to && draft.from > draft.to) {
+      setPeriodError('The start of the period must not be after its end.');
+      return;
+    }
+    setPeriodError(null);
+    setPeriod(draft);
+  }
+
+  const csvHref = `/auth/accounts/${encodeURIComponent(accountRef)}/statement.csv${query(range)}`;
+
+  return (
+    <>
+      <PageTitle title={`Account ${accountRef}`}>
+        {canSettle && account.status === 'ready' ? (
+          <a class="button primary" href={`/dashboard/accounts/${encodeURIComponent(accountRef)}/settle`}>
+            New settlement
+          </a>
+        ) : null}
+      </PageTitle>
+      {account.status === 'error' && !account.data ? (
+        <ErrorBox message={account.error === 'account not found' ? 'Account not found.' : account.error} onRetry={account.reload} />
+      ) : (
+        <Loaded resource={account} what="the account">
+          {(data) => (
+            <>
+              {data.InDeficit ? (
+                <div class="notice notice-error" data-testid="deficit-notice">
+                  <p>
+                    <strong>In deficit</strong>{data.DeficitSince ? ` since ${when(data.DeficitSince)}` : ''}: the ledger balance is below zero because the provider reversed a
+                    provisional credit after it had been settled. Settlements from this account are refused until payments bring it back above zero.
+                  </p>
+                </div>
+              ) : null}
+              <div class="cards">
+                <div class="card">
+                  <span class="card-label">Ledger balance</span>
+                  <span class={`card-value${data.InDeficit ? ' bad' : ''}`} data-testid="account-ledger">
+                    {naira(data.balances.ledgerBalance)}
+                  </span>
+                </div>
+                <div class="card">
+                  <span class="card-label">Available</span>
+                  <span class="card-value" data-testid="account-available">{naira(data.balances.availableBalance)}</span>
+                </div>
+                <div class="card">
+                  <span class="card-label">Pending</span>
+                  <span class="card-value">{naira(data.balances.pendingCredits)}</span>
+                </div>
+              </div>
+              <Summary
+                items={[
+                  ['Account number', <span class="mono">{data.BankAccountNumber}</span>],
+                  ['Bank', data.BankName],
+                  ['Account name', data.BankAccountName],
+                  ['Customer', <a href={`/dashboard/customers/${data.CustomerID}`}>{data.CustomerName}</a>],
+                  ['externalRef', data.CustomerExternalRef],
+                  ['Status', <Badge status={data.Status} />],
+                  ['Callback URL', data.CallbackURL ?? '—'],
+                  ['Expected amount', data.ExpectedAmount ? naira(data.ExpectedAmount) : '—'],
+                  ['Created', when(data.CreatedAt)],
+                ]}
+              />
+            </>
+          )}
+        </Loaded>
+      )}
+      {account.status !== 'error' || account.data ? (
+        <section aria-labelledby="statement-title">
+          <h2 id="statement-title">Statement</h2>
+          <form class="toolbar" onSubmit={applyPeriod} aria-label="Statement period">
+            <Field label="From (day)">
+              <input type="date" name="from" value={draft.from} onInput={(event) => setDraft({ ...draft, from: event.currentTarget.value })} />
+            </Field>
+            <Field label="To (day, included)">
+              <input type="date" name="to" value={draft.to} onInput={(event) => setDraft({ ...draft, to: event.currentTarget.value })} />
+            </Field>
+            <button type="submit" class="button secondary">
+              Show period
+            </button>
+            <a class="button secondary" href={csvHref} download>
+              Export CSV
+            </a>
+          </form>
+          {periodError ? (
+            <p class="notice notice-error" role="alert">
+              {periodError}
+            </p>
+          ) : null}
+          <Loaded resource={statement} what="the statement">
+            {(data) => (
+              <>
+                <Summary
+                  items={[
+                    ['Opening balance', naira(data.openingBalance)],
+                    ['Credits', naira(data.totalCredits)],
+                    ['Debits', naira(data.totalDebits)],
+                    ['Closing balance', naira(data.closingBalance)],
+                  ]}
+                />
+                <p class="muted small">
+                  {account.data?.balances.settlesFrom === 'available'
+                    ? "Provisional credits await the provider's confirmation and cannot be settled until then"
+                    : "Provisional credits await the provider's confirmation; they can already be settled, and if the provider reverses one that was spent, the account goes into deficit"}
+                  ; a reversed entry stays listed, with its reversal as a separate debit.
+                </p>
+                {data.lines.length === 0 ? (
+                  <Empty>
+                    <p>{pages.page === 1 ? 'No entries in this period.' : 'No more entries.'}</p>
+                  </Empty>
+                ) : (
+                  <StatementTable statement={data} />
+                )}
+                <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Statement pages" />
+              </>
+            )}
+          </Loaded>
+        </section>
+      ) : null}
+    </>
+  );
+}

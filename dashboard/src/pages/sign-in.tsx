@@ -1,0 +1,64 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from '../api';
+import { Field } from '../components/bits';
+
+export function SignInPage(props: { message?: string; onSignedIn: () => void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    document.title = 'Sign in · NUBAN ledger';
+  }, []);
+
+  async function submit(event: Event): Promise<void> {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api('POST', '/auth/login', { body: { email, password }, expectUnauthorized: true });
+      props.onSignedIn();
+    } catch (failure) {
+      setError(failure instanceof ApiError && failure.status === 401 ? 'That email and password do not match a user.' : (failure as Error).message);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main id="main" class="signin">
+      <div class="signin-card">
+        <div class="brand">
+          <span class="brand-mark" aria-hidden="true">
+            N
+          </span>
+          <span>NUBAN ledger</span>
+        </div>
+        <h1>Sign in</h1>
+        <p class="muted">The operations dashboard of your tenant.</p>
+        {props.message ? (
+          <p class="notice notice-info" role="status">
+            {props.message}
+          </p>
+        ) : null}
+        <form onSubmit={submit}>
+          <Field label="Email">
+            <input type="email" name="email" autocomplete="username" required value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
+          </Field>
+          <Field label="Password">
+            <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+          </Field>
+          {error ? (
+            <p class="notice notice-error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <button type="submit" class="button primary wide" disabled={busy}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+        <p class="muted small">Your admin adds users on the Users page; the first admin of a tenant is made with the CLI.</p>
+      </div>
+    </main>
+  );
+}

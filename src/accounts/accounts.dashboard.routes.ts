@@ -1,0 +1,118 @@
+import type { Config } from '../config';
+import type { CustomersService } from '../customers/customers.service';
+import { defineRoute, userOf, type RouteDefinition } from '../http/route';
+import { paginate, uuidCursor } from '../http/pagination';
+import { statementQuerySchema, statementResponseSchema } from '../ledger/ledger.schemas';
+import { statementCsv } from '../ledger/statement-csv';
+import { settleableBalance } from '../ledger/posting-engine';
+import { presentStatement } from '../ledger/statement.presenter';
+import type { StatementService } from '../ledger/statement.service';
+import { formatKobo } from '../money';
+import { presentAccount } from './account.presenter';
+import type { AccountRecord } from './accounts.repo';
+import { accountSearchQuerySchema, accountSearchResponseSchema, dashboardAccountSchema, statementExportQuerySchema } from './accounts.dashboard.schemas';
+import { accountRefParamsSchema } from './accounts.schemas';
+import type { AccountsService } from './accounts.service';
+
+const PAGE_SIZE = 20;
+const STATEMENT_PAGE_SIZE = 50;
+
+function presentWithBalances(account: AccountRecord, customer: { name: string; externalRef: string }, settlesFrom: Config['SETTLEMENT_FUNDS']) {
+  return {
+    ...presentAccount(account),
+    CustomerName: customer.name,
+    CustomerExternalRef: customer.externalRef,
+    balances: {
+      ledgerBalance: formatKobo(account.ledgerBalance),
+      availableBalance: formatKobo(account.ledgerBalance - account.pendingCredits),
+      pendingCredits: formatKobo(account.pendingCredits),
+      settleable: formatKobo(settleableBalance(settlesFrom, account)),
+      settlesFrom,
+    },
+  };
+}
+
+/** The dashboard's account pages: the same services as /v1, behind the session. */
+export function accountsDashboardRoutes(deps: {
+  accounts: AccountsService;
+  customers: CustomersService;
+  statements: StatementService;
+  config: Pick<Config, 'SETTLEMENT_FUNDS'>;
+}): RouteDefinition[] {
+  const { accounts, customers, statements, config } = deps;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/auth/accounts',
+      summary: 'Search the tenant\'s accounts by AccountRef, account number, customer externalRef (exact) or customer name (any part)',
+      tag: 'dashboard',
+      auth: 'session',
+      query: accountSearchQuerySchema,
+      responses: { 200: { description: 'A page of accounts with balances, oldest first', schema: accountSearchResponseSchema } },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const text = query.q ? query.q : null;
+        const page = paginate(await accounts.search(userOf(ctx).tenantId, text, uuidCursor(query.after), PAGE_SIZE), PAGE_SIZE, (hit) => hit.id);
+        return {
+          status: 200,
+          body: { accounts: page.items.map((hit) => presentWithBalances(hit, { name: hit.customerName, externalRef: hit.customerExternalRef }, config.SETTLEMENT_FUNDS)), pagination: page.pagination },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/accounts/:accountRef',
+      summary: 'One account with its balances and customer',
+      tag: 'dashboard',
+      auth: 'session',
+      params: accountRefParamsSchema,
+      responses: { 200: { description: 'The account', schema: dashboardAccountSchema } },
+      errors: [404],
+      handle: async ({ params, ctx }) => {
+        const tenantId = userOf(ctx).tenantId;
+        const { account } = await accounts.balance(tenantId, params.accountRef);
+        const customer = await customers.find(tenantId, account.customerId);
+        return { status: 200, body: presentWithBalances(account, { name: customer.name, externalRef: customer.external_ref }, config.SETTLEMENT_FUNDS) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/accounts/:accountRef/statement',
+      summary: 'The account statement (as GET /v1/accounts/{accountRef}/statement)',
+      tag: 'dashboard',
+      auth: 'session',
+      params: accountRefParamsSchema,
+      query: statementQuerySchema,
+      responses: { 200: { description: 'A statement page', schema: statementResponseSchema } },
+      errors: [400, 404],
+      handle: async ({ params, query, ctx }) => {
+        const limit = query.limit ?? STATEMENT_PAGE_SIZE;
+        const statement = await statements.statement(userOf(ctx).tenantId, params.accountRef, {
+          limit,
+          ...(query.after !== undefined ? { after: query.after } : {}),
+          ...(query.from ? { from: new Date(query.from) } : {}),
+          ...(query.to ? { to: new Date(query.to) } : {}),
+        });
+        return { status: 200, body: presentStatement(statement, limit) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/accounts/:accountRef/statement.csv',
+      summary: 'A period of the statement as CSV, streamed (without `to`, up to the time of the request)',
+      tag: 'dashboard',
+      auth: 'session',
+      params: accountRefParamsSchema,
+      query: statementExportQuerySchema,
+      responses: { 200: { description: 'text/csv, one line per entry, oldest first' } },
+      errors: [400, 404],
+      handle: async ({ params, query, ctx }) => {
+        const to = query.to ? new Date(query.to) : new Date();
+        const from = query.from ? new Date(query.from) : undefined;
+        const csv = await statementCsv(statements, userOf(ctx).tenantId, params.accountRef, { to, ...(from ? { from } : {}) });
+        const name = `statement-${params.accountRef}-${from ? from.toISOString().slice(0, 10) : 'start'}-to-${to.toISOString().slice(0, 10)}.csv`.replace(/[^A-Za-z0-9._-]/g, '_');
+        return { status: 200, body: csv, headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${name}"` } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { moneySchema, paginationSchema } from '../http/schemas';
+import { statementQuerySchema } from '../ledger/ledger.schemas';
+import { virtualAccountSchema } from './accounts.schemas';
+
+export const accountSearchQuerySchema = z.object({
+  q: z.string().trim().max(100).optional(),
+  after: z.string().max(100).optional(),
+});
+
+const balancesSchema = z.object({
+  ledgerBalance: moneySchema,
+  availableBalance: moneySchema,
+  pendingCredits: moneySchema,
+  /** What a settlement may take now: the ledger or the available balance (SETTLEMENT_FUNDS), 0.00 in deficit. */
+  settleable: moneySchema,
+  settlesFrom: z.enum(['ledger', 'available']),
+});
+
+export const dashboardAccountSchema = virtualAccountSchema.extend({
+  CustomerName: z.string(),
+  CustomerExternalRef: z.string(),
+  balances: balancesSchema,
+});
+
+export const accountSearchResponseSchema = z.object({
+  accounts: z.array(dashboardAccountSchema),
+  pagination: paginationSchema,
+});
+
+export const statementExportQuerySchema = statementQuerySchema.pick({ from: true, to: true });

@@ -1,0 +1,93 @@
+import type { DbOrTrx } from '../db';
+import { koboFromDb, type Kobo } from '../money';
+import { createDeliveryReadsRepo } from '../webhooks/delivery-reads.repo';
+
+/** Days on the overview are Lagos business days (WAT, no daylight saving). */
+export const BUSINESS_TIME_ZONE = 'Africa/Lagos';
+export const FLOW_DAYS = 30;
+export const FAILED_SETTLEMENT_WINDOW_DAYS = 30;
+
+export interface TenantBalances {
+  accounts: number;
+  ledgerBalance: Kobo;
+  pendingCredits: Kobo;
+}
+
+export interface DailyFlow {
+  day: string;
+  inflow: Kobo;
+  outflow: Kobo;
+}
+
+export interface AttentionCounts {
+  kycReviews: number;
+  misdirectedPayments: number;
+  deadLetters: number;
+  failedSettlements: number;
+  /** Accounts below zero (a spent provisional credit reversed): they settle nothing until topped up. */
+  accountsInDeficit: number;
+  /** Open reconciliation findings on the tenant's accounts (what a run reported and nobody resolved). */
+  reconciliationExceptions: number;
+}
+
+const count = (row: { count?: string | number } | undefined): number => Number(row?.count ?? 0);
+
+/** The overview's aggregates; each is one query over an index of the tenant's rows. */
+export function createOverviewRepo(db: DbOrTrx) {
+  return {
+    async balances(tenantId: string): Promise<TenantBalances> {
+      const row: { accounts: string; ledger: string | null; pending: string | null } = await db('virtual_accounts')
+        .where({ tenant_id: tenantId })
+        .first(db.raw('count(*) AS accounts'), db.raw('sum(ledger_balance) AS ledger'), db.raw('sum(pending_credits) AS pending'));
+      return { accounts: Number(row.accounts), ledgerBalance: koboFromDb(row.ledger ?? 0), pendingCredits: koboFromDb(row.pending ?? 0) };
+    },
+
+    /**
+     * Money in (payment credits, net of the provider's fee) and out (settlement debits) per Lagos day
+     * over the last FLOW_DAYS days, today included; reversed entries count on neither side. Days with
+     * nothing are zero.
+     */
+    async dailyFlows(tenantId: string): Promise<DailyFlow[]> {
+      const result: { rows: Array<{ day: string; inflow: string | null; outflow: string | null }> } = await db.raw(
+        `WITH days AS (
+           SELECT generate_series(
+             date_trunc('day', now() AT TIME ZONE :zone) - make_interval(days => :span),
+             date_trunc('day', now() AT TIME ZONE :zone),
+             interval '1 day') AS day
+         ),
+         flows AS (
+           SELECT date_trunc('day', e.created_at AT TIME ZONE :zone) AS day,
+                  sum(e.amount) FILTER (WHERE e.direction = 'credit' AND e.kind = 'payment') AS inflow,
+                  sum(e.amount) FILTER (WHERE e.direction = 'debit' AND e.kind = 'settlement') AS outflow
+             FROM ledger_entries e
+            WHERE e.account_id IN (SELECT id FROM virtual_accounts WHERE tenant_id = :tenantId)
+              AND e.created_at >= (date_trunc('day', now() AT TIME ZONE :zone) - make_interval(days => :span)) AT TIME ZONE :zone
+              AND e.status <> 'reversed'
+            GROUP BY 1
+         )
+         SELECT to_char(days.day, 'YYYY-MM-DD') AS day, flows.inflow, flows.outflow
+           FROM days LEFT JOIN flows ON flows.day = days.day
+          ORDER BY days.day`,
+        { zone: BUSINESS_TIME_ZONE, span: FLOW_DAYS - 1, tenantId },
+      );
+      return result.rows.map((row) => ({ day: row.day, inflow: koboFromDb(row.inflow ?? 0), outflow: koboFromDb(row.outflow ?? 0) }));
+    },
+
+    async attention(tenantId: string): Promise<AttentionCounts> {
+      const [kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit, reconciliationExceptions] = await Promise.all([
+        db('customers').where({ tenant_id: tenantId, kyc_status: 'pending_review' }).count({ count: '*' }).first().then(count),
+        db('inbound_events').where({ tenant_id: tenantId, category: 'misdirected' }).whereNull('assigned_at').count({ count: '*' }).first().then(count),
+        createDeliveryReadsRepo(db).unreplayedDeadLetters(tenantId),
+        db('settlements')
+          .where({ tenant_id: tenantId, status: 'failed' })
+          .where('updated_at', '>', db.raw('now() - make_interval(days => ?)', [FAILED_SETTLEMENT_WINDOW_DAYS]))
+          .count({ count: '*' })
+          .first()
+          .then(count),
+        db('virtual_accounts').where({ tenant_id: tenantId }).whereNotNull('deficit_since').count({ count: '*' }).first().then(count),
+        db('reconciliation_exceptions').where({ tenant_id: tenantId, status: 'open' }).count({ count: '*' }).first().then(count),
+      ]);
+      return { kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit, reconciliationExceptions };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { Readable } from 'node:stream';
+import { formatKobo } from '../money';
+import type { LedgerEntry } from './ledger.types';
+import type { Statement, StatementService } from './statement.service';
+
+const EXPORT_PAGE_SIZE = 500;
+
+const HEADER = ['Date', 'Entry ID', 'Kind', 'Direction', 'Status', 'Amount', 'Fee', 'Running balance', 'Narration', 'Provider reference', 'Transaction group', 'Reverses entry'];
+
+/**
+ * A cell of free text (narrations come from payers): quoted, and a leading = + - @ or control
+ * character is neutralised so a spreadsheet never reads it as a formula.
+ */
+function textCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+function csvLine(cells: string[]): string {
+  return `${cells.join(',')}\r\n`;
+}
+
+function entryLine(entry: LedgerEntry): string {
+  return csvLine([
+    entry.createdAt.toISOString(),
+    entry.id,
+    entry.kind,
+    entry.direction,
+    entry.status,
+    formatKobo(entry.amount),
+    formatKobo(entry.fee),
+    formatKobo(entry.balanceAfter),
+    textCell(entry.narration),
+    textCell(entry.providerTxnRef ?? ''),
+    entry.transactionGroupId,
+    entry.reversesEntryId ?? '',
+  ]);
+}
+
+/**
+ * A period's statement as CSV, read page by page through the statement service while the client
+ * reads: memory stays at one page whatever the period holds. The first page is read before anything
+ * is sent, so an unknown account or a bad period is still an ordinary error response.
+ */
+export async function statementCsv(statements: StatementService, tenantId: string, accountRef: string, period: { from?: Date; to: Date }): Promise<Readable> {
+  const read = (after?: string): Promise<Statement> => statements.statement(tenantId, accountRef, { limit: EXPORT_PAGE_SIZE, ...period, ...(after ? { after } : {}) });
+  const first = await read();
+  async function* lines(): AsyncGenerator<string> {
+    yield csvLine(HEADER);
+    let page = first;
+    for (;;) {
+      for (const entry of page.lines) yield entryLine(entry);
+      const last = page.lines[page.lines.length - 1];
+      if (!page.hasMore || !last) return;
+      page = await read(last.id);
+    }
+  }
+  return Readable.from(lines());
+}

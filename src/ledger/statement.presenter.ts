@@ -1,0 +1,18 @@
+import { presentAccount } from '../accounts/account.presenter';
+import { formatKobo } from '../money';
+import { presentEntry } from './entry.presenter';
+import type { Statement } from './statement.service';
+
+/** A statement page as the API shows it, with the cursor of the next page. */
+export function presentStatement(statement: Statement, limit: number) {
+  const last = statement.lines[statement.lines.length - 1];
+  return {
+    virtualAccount: presentAccount(statement.account),
+    lines: statement.lines.map((entry) => ({ entry: presentEntry(entry), runningBalance: formatKobo(entry.balanceAfter) })),
+    openingBalance: formatKobo(statement.openingBalance),
+    totalCredits: formatKobo(statement.totalCredits),
+    totalDebits: formatKobo(statement.totalDebits),
+    closingBalance: formatKobo(statement.closingBalance),
+    pagination: { limit, nextCursor: statement.hasMore && last ? last.id : null, hasMore: statement.hasMore },
+  };
+}

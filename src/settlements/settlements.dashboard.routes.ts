@@ -1,0 +1,174 @@
+import type { AuditLog } from '../audit/audit-log';
+import { accountRefParamsSchema } from '../accounts/accounts.schemas';
+import type { Config } from '../config';
+import { defineRoute, idempotencyKeyOf, userOf, type RouteDefinition } from '../http/route';
+import { paginate, uuidCursor } from '../http/pagination';
+import type { Db } from '../db';
+import { validIdempotencyKey } from '../idempotency/request-hash';
+import { formatKobo } from '../money';
+import { settlementWorkflowId } from '../temporal/workflow-ids';
+import { createSettlementReadsRepo } from './settlement-reads.repo';
+import { dashboardSettleBodySchema, settlementDetailSchema, settlementListQuerySchema, settlementListResponseSchema } from './settlements.dashboard.schemas';
+import { banksResponseSchema, lookupBodySchema, lookupResponseSchema, settleResponseSchema, transferParamsSchema } from './settlements.schemas';
+import type { SettlementsService } from './settlements.service';
+
+const PAGE_SIZE = 25;
+
+/** The Temporal UI's workflow list filtered to this one workflow id (it opens the latest run from there). */
+export function temporalUiLink(config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'>, workflowId: string): string {
+  const query = encodeURIComponent(`WorkflowId="${workflowId}"`);
+  return `${config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows?query=${query}`;
+}
+
+export function settlementsDashboardRoutes(deps: {
+  db: Db;
+  settlements: SettlementsService;
+  audit: AuditLog;
+  config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'>;
+}): RouteDefinition[] {
+  const { settlements, audit, config } = deps;
+  const reads = createSettlementReadsRepo(deps.db);
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/auth/settlements',
+      summary: "The tenant's settlements, newest first, optionally of one status",
+      tag: 'dashboard',
+      auth: 'session',
+      query: settlementListQuerySchema,
+      responses: { 200: { description: 'A page of settlements', schema: settlementListResponseSchema } },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const rows = await reads.list(userOf(ctx).tenantId, query.status ?? null, uuidCursor(query.after), PAGE_SIZE + 1);
+        const page = paginate(rows, PAGE_SIZE, (row) => row.id);
+        return {
+          status: 200,
+          body: {
+            settlements: page.items.map((row) => ({
+              ID: row.id,
+              MerchantTxRef: row.merchantTxRef,
+              AccountRef: row.accountRef,
+              Amount: formatKobo(row.amount),
+              BankCode: row.bankCode,
+              AccountNumber: row.accountNumber,
+              AccountName: row.accountName,
+              Status: row.status,
+              AttemptCount: row.attemptCount,
+              CreatedAt: row.createdAt.toISOString(),
+              UpdatedAt: row.updatedAt.toISOString(),
+            })),
+            pagination: page.pagination,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/settlements/banks',
+      summary: 'Banks a settlement can pay into (as GET /v1/transfers/banks)',
+      tag: 'dashboard',
+      auth: 'session',
+      responses: { 200: { description: 'The banks', schema: banksResponseSchema } },
+      errors: [502],
+      handle: async () => ({ status: 200, body: { banks: (await settlements.banks()).map((bank) => ({ Code: bank.code, Name: bank.name })) } }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/settlements/lookup',
+      summary: 'The name on a destination account, shown before a settlement is confirmed (as POST /v1/transfers/lookup)',
+      tag: 'dashboard',
+      auth: 'session',
+      role: 'operator',
+      body: lookupBodySchema,
+      responses: { 200: { description: 'The account name', schema: lookupResponseSchema } },
+      errors: [400, 404, 429, 502],
+      handle: async ({ body, ctx }) => {
+        const found = await settlements.lookupAccount(userOf(ctx).tenantId, body.accountNumber, body.bankCode);
+        return { status: 200, body: { AccountNumber: found.accountNumber, AccountName: found.accountName } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/settlements/:merchantTxRef',
+      summary: 'One settlement with its attempts, status history and workflow',
+      tag: 'dashboard',
+      auth: 'session',
+      params: transferParamsSchema,
+      responses: { 200: { description: 'The settlement', schema: settlementDetailSchema } },
+      errors: [404],
+      handle: async ({ params, ctx }) => {
+        const settlement = await settlements.find(userOf(ctx).tenantId, params.merchantTxRef);
+        const [attempts, history, providerTransferId] = await Promise.all([
+          reads.attempts(settlement.id),
+          reads.statusHistory(settlement.id),
+          reads.providerTransferId(settlement.id),
+        ]);
+        const workflowId = settlementWorkflowId(settlement.merchantTxRef);
+        return {
+          status: 200,
+          body: {
+            transfer: {
+              merchantTxRef: settlement.merchantTxRef,
+              status: settlement.status,
+              amount: formatKobo(settlement.amount),
+              bankCode: settlement.bankCode,
+              accountNumber: settlement.accountNumber,
+              attemptCount: settlement.attemptCount,
+              createdAt: settlement.createdAt.toISOString(),
+              updatedAt: settlement.updatedAt.toISOString(),
+              currency: settlement.currency,
+              accountRef: settlement.accountRef,
+              providerFee: settlement.providerFee === null ? null : formatKobo(settlement.providerFee),
+              accountName: settlement.accountName,
+              narration: settlement.narration,
+              failureReason: settlement.failureReason,
+              providerTransferId,
+            },
+            attempts: attempts.map((attempt) => ({
+              attempt: attempt.attemptNo,
+              providerRef: attempt.providerRef,
+              outcome: attempt.outcome,
+              providerTransferId: attempt.providerTransferId,
+              detail: attempt.detail,
+              startedAt: attempt.createdAt.toISOString(),
+              updatedAt: attempt.updatedAt.toISOString(),
+            })),
+            statusHistory: history.map((change) => ({ status: change.status, at: change.changedAt.toISOString() })),
+            workflow: { workflowId, temporalUiUrl: temporalUiLink(config, workflowId) },
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/accounts/:accountRef/settle',
+      summary: 'Pay out from the account (as POST /v1/accounts/{accountRef}/settle), after the operator confirmed the looked-up name; audited',
+      tag: 'dashboard',
+      auth: 'session',
+      role: 'operator',
+      params: accountRefParamsSchema,
+      body: dashboardSettleBodySchema,
+      idempotencyKey: true,
+      responses: { 202: { description: 'Accepted', schema: settleResponseSchema } },
+      errors: [400, 403, 404, 409, 429, 502],
+      handle: async ({ params, body, ctx }) => {
+        const user = userOf(ctx);
+        const key = validIdempotencyKey(idempotencyKeyOf(ctx));
+        const { confirmedAccountName, ...request } = body;
+        const settlement = await settlements.initiate(user.tenantId, params.accountRef, request, key);
+        await audit.record(user, 'settlement.initiated', { type: 'settlement', id: settlement.merchantTxRef }, {
+          accountRef: settlement.accountRef,
+          amount: formatKobo(settlement.amount),
+          bankCode: request.bankCode,
+          accountNumber: request.accountNumber,
+          confirmedAccountName,
+          idempotencyKey: key ?? null,
+        });
+        return {
+          status: 202,
+          body: { merchantTxRef: settlement.merchantTxRef, status: settlement.status, amount: formatKobo(settlement.amount), currency: settlement.currency, accountRef: settlement.accountRef },
+        };
+      },
+    }),
+  ];
+}

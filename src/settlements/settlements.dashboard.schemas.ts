@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { settleBodySchema, settlementStatusSchema, transferStatusSchema } from './settlements.schemas';
+
+export const settlementListQuerySchema = z.object({
+  status: settlementStatusSchema.optional(),
+  after: z.string().max(100).optional(),
+});
+
+export const settlementListItemSchema = z.object({
+  ID: z.uuid(),
+  MerchantTxRef: z.string(),
+  AccountRef: z.string(),
+  Amount: moneySchema,
+  BankCode: z.string(),
+  AccountNumber: z.string(),
+  AccountName: z.string().nullable(),
+  Status: settlementStatusSchema,
+  AttemptCount: z.number().int(),
+  CreatedAt: timestampSchema,
+  UpdatedAt: timestampSchema,
+});
+
+export const settlementListResponseSchema = z.object({
+  settlements: z.array(settlementListItemSchema),
+  pagination: paginationSchema,
+});
+
+export const settlementDetailSchema = z.object({
+  transfer: transferStatusSchema.extend({
+    accountName: z.string().nullable(),
+    narration: z.string(),
+    failureReason: z.string().nullable(),
+    providerTransferId: z.string().nullable(),
+  }),
+  attempts: z.array(
+    z.object({
+      attempt: z.number().int(),
+      providerRef: z.string(),
+      outcome: z.string(),
+      providerTransferId: z.string().nullable(),
+      detail: z.string().nullable(),
+      startedAt: timestampSchema,
+      updatedAt: timestampSchema,
+    }),
+  ),
+  statusHistory: z.array(z.object({ status: z.string(), at: timestampSchema })),
+  workflow: z.object({ workflowId: z.string(), temporalUiUrl: z.string() }),
+});
+
+/** The page has shown the provider's name for the destination; the operator confirmed paying it. */
+export const dashboardSettleBodySchema = settleBodySchema.extend({
+  confirmedAccountName: z.string().trim().min(1, { error: 'confirm the account name from the lookup first' }).max(200),
+});

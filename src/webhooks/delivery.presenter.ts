@@ -1,0 +1,42 @@
+import type { DeliveryAttemptRecord, DeliveryRecord } from './deliveries.repo';
+import type { DeliveryListItem } from './delivery-reads.repo';
+
+export function presentDelivery(delivery: DeliveryRecord, attempts: DeliveryAttemptRecord[]) {
+  return {
+    ID: delivery.id,
+    EventID: delivery.eventId,
+    CallbackURL: delivery.callbackUrl,
+    Status: delivery.status,
+    AttemptCount: delivery.attemptCount,
+    LastError: delivery.lastError,
+    NextRetryAt: delivery.nextRetryAt?.toISOString() ?? null,
+    CreatedAt: delivery.eventReceivedAt.toISOString(),
+    DeliveredAt: delivery.deliveredAt?.toISOString() ?? null,
+    ReplayOf: delivery.replayOf,
+    Attempts: attempts.map((attempt) => ({
+      Attempt: attempt.attemptNo,
+      AttemptedAt: attempt.attemptedAt.toISOString(),
+      StatusCode: attempt.statusCode,
+      Error: attempt.error,
+      DurationMs: attempt.durationMs,
+    })),
+  };
+}
+
+export function presentDeliveryListItem(item: DeliveryListItem) {
+  return {
+    ID: item.id,
+    EventID: item.eventId,
+    AccountRef: item.accountRef,
+    CallbackURL: item.callbackUrl,
+    Status: item.status,
+    AttemptCount: item.attemptCount,
+    LastStatusCode: item.lastStatusCode,
+    LastError: item.lastError,
+    NextRetryAt: item.nextRetryAt?.toISOString() ?? null,
+    CreatedAt: item.eventReceivedAt.toISOString(),
+    DeliveredAt: item.deliveredAt?.toISOString() ?? null,
+    ReplayOf: item.replayOf,
+    LatestReplay: item.latestReplay ? { ID: item.latestReplay.id, Status: item.latestReplay.status } : null,
+  };
+}

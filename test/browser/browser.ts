@@ -1,0 +1,94 @@
+import AxeBuilder from '@axe-core/playwright';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/**
+ * Debian's Chromium (provisioned by scripts/infra/chromium.mjs), headless. The flags keep it off the
+ * network it would otherwise call home on (the closed network refuses those hosts); Playwright gives
+ * every launch a fresh temporary profile (its own --user-data-dir).
+ */
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export const DESKTOP = { width: 1280, height: 860 };
+export const PHONE = { width: 390, height: 844 };
+
+export async function newContext(browser: Browser, baseURL: string, viewport = DESKTOP): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL, viewport, locale: 'en-GB', timezoneId: 'Africa/Lagos', ...(viewport === PHONE ? { isMobile: true, hasTouch: true } : {}) });
+  context.setDefaultTimeout(20_000);
+  return context;
+}
+
+/** Where screenshots go (git-ignored); printed once so a person can look at them. */
+export function artifactsDir(): string {
+  const dir = process.env.BROWSER_ARTIFACTS_DIR || path.resolve(__dirname, '..', '..', '..', '.artifacts', 'browser');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * The page has finished loading its data: no loading state and no reload in flight. (Locators only: waitForFunction
+ * evaluates its predicate with eval, which the dashboard's CSP rightly refuses.)
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForLoadState('domcontentloaded');
+  await page.locator('main').first().waitFor();
+  await page.locator('.state-loading').first().waitFor({ state: 'detached' });
+  // A reload keeps the previous data on screen, marked busy, until the new answer arrives.
+  await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
+}
+
+/** How far the page scrolls sideways (0 when it fits its viewport). */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
+}
+
+export async function screenshot(page: Page, name: string, width: 'desktop' | 'phone'): Promise<string> {
+  const file = path.join(artifactsDir(), `${name}-${width}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** axe-core over the whole page: no serious or critical violation of WCAG 2.1 A/AA. */
+export async function assertAccessible(page: Page, name: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const blocking = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  assert.deepEqual(
+    blocking.map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).slice(0, 3).join('; ')})`),
+    [],
+    `accessibility of ${name}`,
+  );
+}
+
+/** Collects what the page itself reports as broken: console errors (CSP refusals show there) and failed requests. */
+export function watchForErrors(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/status of 40[134]/.test(message.text())) problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => {
+    if (!/download|ERR_ABORTED/.test(request.failure()?.errorText ?? '')) problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+  });
+  return problems;
+}

@@ -1,0 +1,458 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createAuthService } from '../../src/auth/auth.service';
+import type { UserRole } from '../../src/auth/roles';
+import { loadConfig } from '../../src/config';
+import { createKnex, type Db } from '../../src/db';
+import { uuidv7 } from '../../src/ids';
+import { createPostingEngine } from '../../src/ledger/posting-engine';
+import { accountHolderName } from '../../src/sandbox/names';
+import { E2E_TIMINGS } from '../e2e/system';
+import { cliTenant, provision, type E2eTenant } from '../e2e/tenant';
+import { call, eventually } from '../helpers/http';
+import { startSystem, type RunningSystem } from '../helpers/processes';
+import { startReceiver } from '../helpers/receiver';
+import { artifactsDir, assertAccessible, DESKTOP, horizontalOverflow, launchChromium, newContext, PHONE, screenshot, settled, watchForErrors } from './browser';
+
+const PAYMENTS = 105;
+const PAYMENT_NAIRA = 1000;
+/** What lands per payment: the sandbox's default fee on 1,000.00 sent is 10.00. */
+const NET_PER_PAYMENT = '990.00';
+const DESTINATION = { bankCode: '058', bankName: 'Guaranty Trust Bank', accountNumber: '0123456789' };
+const PASSWORD = 'a long dashboard password';
+/** The deficit account: 500.00 credited provisionally, 300.00 of it settled, then the credit reversed. */
+const DEFICIT = { credit: 50_000n, settled: '300.00', ledger: '−₦300.00' };
+
+interface Operator {
+  email: string;
+  password: string;
+}
+
+/**
+ * The dashboard in a real browser against the real processes `npm start` runs (API, worker, sandbox):
+ * an operator's day, step by step, each step checked on the page; then every page at desktop and
+ * phone width, screenshotted and checked with axe.
+ */
+describe('dashboard in a browser', function () {
+  let sys: RunningSystem;
+  let db: Db;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let tenant: E2eTenant;
+  let admin: Operator;
+  let main: { AccountRef: string; ID: string };
+  let inDeficit: { AccountRef: string; ID: string };
+  let kycCustomer: { id: string; name: string };
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let settlementRef = '';
+  let deliveryId = '';
+  const pagesSeen = new Map<string, string>();
+  const started = Date.now();
+
+  async function user(tenantId: string, role: UserRole): Promise<Operator> {
+    const email = `ops+${randomUUID().slice(0, 8)}@example.com`;
+    await createAuthService({ db, config: loadConfig(sys.env) }).createUser(tenantId, email, PASSWORD, role);
+    return { email, password: PASSWORD };
+  }
+
+  async function pay(accountRef: string, amount = PAYMENT_NAIRA, extra: Record<string, unknown> = {}): Promise<void> {
+    const response = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef, amount, senderName: 'TOLU ADEWALE', narration: 'Invoice', ...extra } });
+    assert.equal(response.status, 200, response.text);
+  }
+
+  /**
+   * Issue 12's deficit, as its settlement test makes one: a provisional credit (the provider has not
+   * confirmed it yet) is spent by a settlement, then reversed. The account ends below zero.
+   */
+  async function spendThenReverseProvisionalCredit(account: { AccountRef: string; ID: string }): Promise<void> {
+    const ledger = createPostingEngine(db);
+    const [credit] = await db.transaction((trx) =>
+      ledger.post(trx, account.ID, [
+        { direction: 'credit', kind: 'payment', amount: DEFICIT.credit, status: 'provisional', narration: 'not yet confirmed', providerTxnRef: `browser-${randomUUID()}`, transactionGroupId: uuidv7() },
+      ]),
+    );
+    const settled = await call(sys.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      headers: { 'Idempotency-Key': randomUUID() },
+      body: { amount: DEFICIT.settled, bankCode: DESTINATION.bankCode, accountNumber: DESTINATION.accountNumber },
+    });
+    assert.equal(settled.status, 202, settled.text);
+    await db.transaction((trx) => ledger.reverse(trx, credit!.id, 'provider did not confirm'));
+  }
+
+  async function signIn(target: Page, who: Operator): Promise<void> {
+    await target.goto('/dashboard');
+    await target.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await target.getByLabel('Email').fill(who.email);
+    await target.getByLabel('Password').fill(who.password);
+    await target.getByRole('button', { name: 'Sign in' }).click();
+    await target.getByTestId('whoami').waitFor();
+  }
+
+  /** Opens a page by URL, waits for its data, and remembers it for the screenshot sweep. */
+  async function open(name: string, url: string): Promise<void> {
+    pagesSeen.set(name, url);
+    await page.goto(url);
+    await settled(page);
+  }
+
+  before(async function () {
+    this.timeout(240_000);
+    receiver = await startReceiver([500]);
+    sys = await startSystem(E2E_TIMINGS);
+    db = createKnex({ DATABASE_URL: sys.env.DATABASE_URL!, DATABASE_POOL_MAX: 2 });
+    tenant = await cliTenant(sys, 'Browser Tenant Ltd');
+    admin = await user(tenant.tenantId, 'admin');
+
+    main = await provision(sys, tenant.apiKey, { externalRef: 'browser-main', name: 'Kemi Adeyemi' });
+    const kyc = await provision(sys, tenant.apiKey, { externalRef: 'browser-kyc', name: 'Bayo Ogunleye' });
+    const hooked = await provision(sys, tenant.apiKey, { externalRef: 'browser-hook', name: 'Ifeoma Eze', callbackUrl: receiver.url });
+    inDeficit = await provision(sys, tenant.apiKey, { externalRef: 'browser-deficit', name: 'Chidi Okafor' });
+    await spendThenReverseProvisionalCredit(inDeficit);
+    const kycAccount = (await call(sys.apiUrl, 'GET', `/v1/accounts/${kyc.AccountRef}`, { apiKey: tenant.apiKey })).body;
+    kycCustomer = { id: kycAccount.CustomerID, name: 'Bayo Ogunleye' };
+    const submitted = await call(sys.apiUrl, 'POST', `/v1/customers/${kycCustomer.id}/kyc`, { apiKey: tenant.apiKey, body: { nin: '12345678999' } });
+    assert.equal(submitted.body.KYCStatus, 'pending_review');
+
+    for (let sent = 0; sent < PAYMENTS; sent += 15) {
+      await Promise.all(Array.from({ length: Math.min(15, PAYMENTS - sent) }, () => pay(main.AccountRef)));
+    }
+    const prefix = /^va_([a-z0-9]{6})_/.exec(main.AccountRef)![1]!;
+    await pay(`va_${prefix}_zzzzzzzzzzzz`, 2500, { senderName: 'MISDIRECTED SENDER' });
+    await pay(hooked.AccountRef, 500);
+
+    await eventually(
+      async () => {
+        const letters = (await call(sys.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: tenant.apiKey })).body.deadLetters;
+        return letters.length === 1 && letters[0].ID;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'the dead letter' },
+    );
+    receiver.answer([200]);
+    await eventually(
+      async () => {
+        const balance = (await call(sys.apiUrl, 'GET', `/v1/accounts/${main.AccountRef}/balance`, { apiKey: tenant.apiKey })).body;
+        return balance.pendingCredits === '0.00' && balance.ledgerBalance === (990 * PAYMENTS).toFixed(2);
+      },
+      { timeoutMs: 120_000, intervalMs: 1_000, what: `${PAYMENTS} payments credited and confirmed` },
+    );
+
+    browser = await launchChromium();
+    context = await newContext(browser, sys.apiUrl);
+    page = await context.newPage();
+    problems = watchForErrors(page);
+    console.log(`      seeded the stack and started ${browser.version()} in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots: ${artifactsDir()}`);
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await browser?.close();
+    await sys?.stop();
+    await db?.destroy();
+    await receiver?.close();
+    console.log(`      browser layer took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  });
+
+  it('shows the sign-in page to a visitor without a session, then signs in and says who and which tenant', async () => {
+    const response = await page.goto('/dashboard/accounts');
+    assert.equal(response?.status(), 200);
+    assert.match(response?.headers()['content-security-policy'] ?? '', /script-src 'self'/);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await assertAccessible(page, 'sign-in');
+    await screenshot(page, 'sign-in', 'desktop');
+
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password').fill('the wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That email and password do not match a user.').waitFor();
+
+    await page.getByLabel('Password').fill(admin.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Signing in keeps the page asked for.
+    await page.getByRole('heading', { name: 'Accounts' }).waitFor();
+    assert.equal(await page.getByTestId('whoami').innerText(), `${admin.email} (admin)`);
+    assert.match(await page.locator('.brand').innerText(), /Browser Tenant Ltd/);
+    const cookies = await context.cookies();
+    const session = cookies.find((cookie) => cookie.name === 'session');
+    assert.ok(session?.httpOnly, 'the session cookie is HttpOnly');
+    assert.equal(session?.sameSite, 'Strict');
+  });
+
+  it('shows the overview: balances, flows and what needs attention', async () => {
+    await open('overview', '/dashboard');
+    // The main account's payments, the 500.00 (net 490.00) that went to the account with a callback,
+    // and the deficit account's −300.00.
+    assert.equal(await page.getByTestId('ledger-balance').innerText(), `₦${(990 * PAYMENTS + 490 - 300).toLocaleString('en-US')}.00`);
+    const attention = await page.locator('.attention').innerText();
+    assert.match(attention, /1\s+KYC reviews waiting/);
+    assert.match(attention, /1\s+Misdirected payments to assign/);
+    assert.match(attention, /1\s+Dead letters not replayed/);
+    assert.match(attention, /1\s+Accounts in deficit/);
+    assert.match(attention, /\b0\s+Reconciliation exceptions open/);
+    await page.locator('.flow-chart canvas').first().waitFor();
+    await page.getByText('The same figures as a table').click();
+    await assertAccessible(page, 'overview');
+  });
+
+  it('finds an account and pages its statement past 100 entries', async () => {
+    await open('accounts', '/dashboard/accounts');
+    await page.getByLabel('Search accounts').fill('browser-main');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/q=browser-main/);
+    await settled(page);
+    const rows = page.getByRole('region', { name: 'Accounts' }).locator('tbody tr');
+    assert.equal(await rows.count(), 1);
+    await rows.first().getByRole('link', { name: main.AccountRef }).click();
+
+    await page.getByRole('heading', { name: `Account ${main.AccountRef}` }).waitFor();
+    pagesSeen.set('account', `/dashboard/accounts/${main.AccountRef}`);
+    await settled(page);
+    assert.equal(await page.getByTestId('account-available').innerText(), `₦${(990 * PAYMENTS).toLocaleString('en-US')}.00`);
+    const statement = page.getByRole('region', { name: 'Statement entries' }).locator('tbody tr');
+    assert.equal(await statement.count(), 50);
+    assert.match(await statement.first().innerText(), /Payment received — TOLU ADEWALE[\s\S]*confirmed[\s\S]*₦990\.00[\s\S]*₦990\.00/);
+    const pager = page.getByRole('navigation', { name: 'Statement pages' });
+    for (const expected of [2, 3]) {
+      await pager.getByRole('button', { name: 'Next →' }).click();
+      await pager.getByText(`Page ${expected}`).waitFor();
+      await settled(page);
+    }
+    assert.equal(await statement.count(), PAYMENTS - 100);
+    // The 101st entry carries the running balance of 101 payments.
+    assert.match(await statement.first().innerText(), /₦99,990\.00$/);
+    assert.ok(await pager.getByRole('button', { name: 'Next →' }).isDisabled());
+    await pager.getByRole('button', { name: '← Previous' }).click();
+    await pager.getByText('Page 2').waitFor();
+    await settled(page);
+    assert.equal(await statement.count(), 50);
+    await assertAccessible(page, 'account');
+    const csv = await context.request.get(`/auth/accounts/${main.AccountRef}/statement.csv`);
+    assert.equal(csv.status(), 200);
+    const exported = (await csv.text()).trimEnd().split('\r\n');
+    assert.equal(exported.length, PAYMENTS + 1);
+    assert.match(exported[1]!, new RegExp(`,payment,credit,confirmed,${NET_PER_PAYMENT},10\\.00,${NET_PER_PAYMENT},`));
+  });
+
+  it('shows an account in deficit plainly: counted on the overview, listed, flagged on its page, nothing to settle', async () => {
+    await open('overview', '/dashboard');
+    await page.locator('.attention').getByRole('link', { name: 'Accounts in deficit' }).click();
+    await page.waitForURL(/\/dashboard\/accounts\?deficit=1/);
+    pagesSeen.set('accounts-in-deficit', '/dashboard/accounts?deficit=1');
+    await settled(page);
+    const rows = page.getByRole('region', { name: 'Accounts in deficit' }).locator('tbody tr');
+    assert.equal(await rows.count(), 1);
+    assert.match(await rows.first().innerText(), new RegExp(`${inDeficit.AccountRef}[\\s\\S]*${DEFICIT.ledger.replace(/[.$]/g, '\\$&')}`));
+    await assertAccessible(page, 'accounts-in-deficit');
+    await rows.first().getByRole('link', { name: inDeficit.AccountRef }).click();
+
+    await page.getByRole('heading', { name: `Account ${inDeficit.AccountRef}` }).waitFor();
+    pagesSeen.set('account-in-deficit', `/dashboard/accounts/${inDeficit.AccountRef}`);
+    await settled(page);
+    assert.match(await page.getByTestId('deficit-notice').innerText(), /^In deficit since .+: the ledger balance is below zero .* Settlements from this account are refused/);
+    assert.equal(await page.getByTestId('account-ledger').innerText(), DEFICIT.ledger);
+    assert.match(await page.getByRole('region', { name: 'Statement entries' }).innerText(), /Reversal — provider did not confirm/);
+    await assertAccessible(page, 'account-in-deficit');
+
+    await page.getByRole('link', { name: 'New settlement' }).click();
+    await page.getByRole('heading', { name: 'New settlement' }).waitFor();
+    await settled(page);
+    assert.equal(await page.getByTestId('settleable').innerText(), '₦0.00');
+    await page.getByText('This account is in deficit: a settlement from it is refused').waitFor();
+
+    // The healthy account says nothing of a deficit.
+    await open('account', `/dashboard/accounts/${main.AccountRef}`);
+    assert.equal(await page.getByTestId('deficit-notice').count(), 0);
+  });
+
+  it('approves a KYC review, confirmed in a dialog, and the queue empties', async () => {
+    await open('kyc-reviews', '/dashboard/kyc-reviews');
+    const row = page.getByRole('row', { name: new RegExp(kycCustomer.name) });
+    assert.match(await row.innerText(), /identity verification found no match/);
+    await row.getByRole('button', { name: 'Approve' }).click();
+    const dialog = page.getByRole('dialog', { name: `Approve ${kycCustomer.name}?` });
+    await dialog.waitFor();
+    await assertAccessible(page, 'kyc-reviews with the confirmation dialog');
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText(`${kycCustomer.name}: KYC approved.`).waitFor();
+    await page.getByText('Nothing to review.').waitFor();
+
+    await open('customer', `/dashboard/customers/${kycCustomer.id}`);
+    assert.match(await page.locator('.summary').first().innerText(), /approved\s+tier 2/);
+    const history = await page.getByRole('region', { name: 'Operator actions on the customer' }).innerText();
+    assert.match(history, new RegExp(`${admin.email.replace('+', '\\+')}\\s+kyc approved`));
+  });
+
+  it('assigns a misdirected payment to an account', async () => {
+    await open('misdirected', '/dashboard/misdirected');
+    const row = page.getByRole('row', { name: /MISDIRECTED SENDER/ });
+    await row.getByRole('button', { name: 'Assign…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Assign this payment to an account' });
+    await dialog.getByLabel('AccountRef to credit').fill(main.AccountRef);
+    await dialog.getByRole('button', { name: 'Assign and credit' }).click();
+    await page.getByText(`Payment of ₦2,500.00 credited to ${main.AccountRef}.`).waitFor();
+    await row.getByRole('link', { name: main.AccountRef }).waitFor();
+  });
+
+  it('replays a dead letter and sees it delivered', async () => {
+    const before = receiver.calls.length;
+    await open('webhooks-dead-letters', '/dashboard/webhooks?tab=dead-letters');
+    const rows = page.getByRole('region', { name: 'Deliveries' }).locator('tbody tr');
+    assert.equal(await rows.count(), 1);
+    assert.match(await rows.first().innerText(), /dead letter/);
+    await rows.first().getByRole('checkbox').check();
+    await page.getByRole('button', { name: 'Replay selected (1)' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Replay selected (1)' }).click();
+    await page.getByText("1 dead letter replayed to the account's current callback URL.").waitFor();
+    // The page refreshes itself until the replay's own delivery has succeeded.
+    await rows.first().getByText('replay succeeded').waitFor({ timeout: 30_000 });
+    assert.ok(receiver.calls.length > before, 'the receiver got the replayed event');
+    deliveryId = (await rows.first().getByRole('link').first().getAttribute('href'))!.split('/').pop()!;
+    pagesSeen.set('delivery', `/dashboard/webhooks/deliveries/${deliveryId}`);
+  });
+
+  it('initiates a settlement after the bank lookup, then watches it reach success', async () => {
+    await open('account-for-settlement', `/dashboard/accounts/${main.AccountRef}`);
+    await page.getByRole('link', { name: 'New settlement' }).click();
+    await page.getByRole('heading', { name: 'New settlement' }).waitFor();
+    pagesSeen.set('new-settlement', `/dashboard/accounts/${main.AccountRef}/settle`);
+    await settled(page);
+    await page.getByLabel('Amount (naira)').fill('1500.50');
+    await page.getByLabel('Bank').selectOption(DESTINATION.bankCode);
+    await page.getByLabel('Account number').fill(DESTINATION.accountNumber);
+    await page.getByLabel('Narration (optional)').fill('Browser payout');
+    assert.equal(await page.getByRole('button', { name: /^Pay / }).count(), 0, 'no pay button before the lookup');
+    await page.getByRole('button', { name: 'Look up the account name' }).click();
+    const name = accountHolderName(DESTINATION.accountNumber);
+    assert.equal(await page.getByTestId('lookup-name').innerText(), name);
+    await assertAccessible(page, 'new-settlement with the looked-up name');
+    await page.getByRole('button', { name: `Pay ${name}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Pay this settlement?' });
+    assert.match(await dialog.innerText(), new RegExp(`Pay ₦1,500\\.50 from ${main.AccountRef} to ${name}`));
+    await dialog.getByRole('button', { name: 'Pay now' }).click();
+
+    await page.waitForURL(/\/dashboard\/settlements\/mtx_/);
+    settlementRef = page.url().split('/').pop()!;
+    pagesSeen.set('settlement', `/dashboard/settlements/${settlementRef}`);
+    await page.getByTestId('settlement-status').getByText('success').waitFor({ timeout: 60_000 });
+    const attempts = page.getByRole('region', { name: 'Attempts' }).locator('tbody tr');
+    assert.match(await attempts.first().innerText(), new RegExp(`${settlementRef}-1[\\s\\S]*success`));
+    const timeline = await page.locator('.timeline').innerText();
+    assert.match(timeline, /pending[\s\S]*success/);
+    const temporal = page.getByRole('link', { name: new RegExp(`Open settlement:${settlementRef} in the Temporal UI`) });
+    assert.match((await temporal.getAttribute('href'))!, new RegExp(`/namespaces/default/workflows\\?query=WorkflowId%3D%22settlement%3A${settlementRef}%22`));
+    assert.equal((await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${settlementRef}`)).body.payouts, 1, 'paid out exactly once');
+  });
+
+  it('creates an API key shown once, which works until it is revoked on the page', async () => {
+    await open('api-keys', '/dashboard/api-keys');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Create API key' }).click();
+    const key = await page.getByTestId('secret-value').innerText();
+    assert.match(key, /^sk_/);
+    assert.equal((await call(sys.apiUrl, 'GET', '/v1/me', { apiKey: key })).status, 200);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    assert.equal(await page.getByTestId('secret-value').count(), 0);
+    assert.ok(!(await page.content()).includes(key), 'the key is not on the page any more');
+    const row = page.locator(`tr[data-prefix="${key.slice(0, 11)}"]`);
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await row.getByText(/^revoked /).waitFor();
+    assert.equal((await call(sys.apiUrl, 'GET', '/v1/me', { apiKey: key })).status, 401);
+  });
+
+  it('lists every action in the audit log with who did it', async () => {
+    await open('audit-log', '/dashboard/audit-log');
+    const log = await page.getByRole('region', { name: 'Audit log' }).innerText();
+    for (const action of ['api key revoked', 'api key created', 'settlement initiated', 'webhook replayed', 'misdirected assigned', 'kyc approved', 'session signed in']) {
+      assert.match(log, new RegExp(`${admin.email.replace('+', '\\+')}\\s+${action}`), action);
+    }
+  });
+
+  it('computes a fee quote', async () => {
+    await open('fees', '/dashboard/fees');
+    await page.getByLabel('Amount to receive (naira)').fill('4990');
+    await page.getByRole('button', { name: 'Calculate' }).click();
+    assert.equal(await page.getByTestId('send-amount').innerText(), '₦5,015.00');
+  });
+
+  it("keeps tenant B's operator out of tenant A's account, even by URL", async () => {
+    const other = await cliTenant(sys, 'Other Tenant');
+    const operatorB = await user(other.tenantId, 'operator');
+    const contextB = await newContext(browser, sys.apiUrl);
+    try {
+      const pageB = await contextB.newPage();
+      await signIn(pageB, operatorB);
+      await pageB.goto(`/dashboard/accounts/${main.AccountRef}`);
+      await pageB.getByText('Account not found.').waitFor();
+      assert.equal(await pageB.getByText(`₦${(990 * PAYMENTS).toLocaleString('en-US')}`).count(), 0);
+      await pageB.goto(`/dashboard/settlements/${settlementRef}`);
+      await pageB.getByText('transfer not found').waitFor();
+      await pageB.goto(`/dashboard/accounts?q=${main.AccountRef}`);
+      await pageB.getByText(`No account matches “${main.AccountRef}”.`).waitFor();
+      // Tenant A's deficit is not tenant B's: B's list is empty (its empty state).
+      await pageB.goto('/dashboard/accounts?deficit=1');
+      await pageB.getByText('No account is in deficit.').waitFor();
+      assert.equal(await pageB.getByRole('link', { name: 'API keys' }).count(), 0, 'an operator is not offered admin pages');
+    } finally {
+      await contextB.close();
+    }
+  });
+
+  it('renders every page at desktop and phone width, with no serious accessibility violation and nothing wider than a phone', async () => {
+    pagesSeen.set('settlements', '/dashboard/settlements');
+    pagesSeen.set('customers', '/dashboard/customers');
+    pagesSeen.set('webhooks', '/dashboard/webhooks');
+    pagesSeen.set('webhooks-errors', '/dashboard/webhooks?tab=errors');
+    pagesSeen.set('webhooks-secret', '/dashboard/webhooks?tab=secret');
+    pagesSeen.set('users', '/dashboard/users');
+    pagesSeen.set('not-found', '/dashboard/nothing-here');
+    pagesSeen.delete('account-for-settlement');
+    const phone = await newContext(browser, sys.apiUrl, PHONE);
+    try {
+      const phonePage = await phone.newPage();
+      const phoneProblems = watchForErrors(phonePage);
+      await signIn(phonePage, admin);
+      for (const [target, width] of [
+        [page, 'desktop'],
+        [phonePage, 'phone'],
+      ] as const) {
+        const sweepStarted = Date.now();
+        for (const [name, url] of pagesSeen) {
+          await target.goto(url);
+          await settled(target);
+          // The markup is the same at both widths (only CSS differs), so axe runs once per page; the
+          // phone pass checks what the width changes: nothing may scroll the page sideways.
+          if (width === 'desktop') await assertAccessible(target, name);
+          if (width === 'phone') {
+            const overflow = await horizontalOverflow(target);
+            assert.ok(overflow <= 1, `${name} scrolls sideways on a phone by ${overflow}px`);
+          }
+          await screenshot(target, name, width);
+        }
+        console.log(`      ${width}: ${pagesSeen.size} pages checked in ${((Date.now() - sweepStarted) / 1000).toFixed(1)} s`);
+      }
+      await phonePage.getByRole('button', { name: 'Menu' }).click();
+      await phonePage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts' }).click();
+      await phonePage.getByRole('heading', { name: 'Accounts' }).waitFor();
+      assert.deepEqual(phoneProblems, []);
+    } finally {
+      await phone.close();
+    }
+    assert.deepEqual(problems, [], 'no console error, CSP refusal or failed request on any page');
+    console.log(`      ${pagesSeen.size + 1} pages at ${DESKTOP.width} and ${PHONE.width} px wide: screenshots in ${artifactsDir()}`);
+  });
+
+  it('signs out, and a signed-out visit to any page shows sign-in again', async () => {
+    await open('overview', '/dashboard');
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByText('You are signed out.').waitFor();
+    await page.goto('/dashboard/accounts');
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    const response = await context.request.get('/auth/session');
+    assert.equal(response.status(), 401);
+  });
+});

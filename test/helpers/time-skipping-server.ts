@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+
+/**
+ * How long the Java test server may take to listen. The SDK's own launch gives it a fixed 5 s
+ * (sdk-core's ephemeral server, no option in @temporalio/testing 1.24), which a JVM starting on a
+ * loaded machine misses; this is generous instead.
+ */
+export const TEST_SERVER_STARTUP_TIMEOUT_MS = 60_000;
+
+export interface RunningTestServer {
+  address: string;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/**
+ * Starts `<executable> <port>`, exactly as the SDK would, and waits until it listens. (No
+ * --enable-time-skipping: the environment's client unlocks skipping only while it awaits a result; with
+ * the flag, time runs ahead before a worker polls and workflows time out.)
+ */
+export async function startTimeSkippingServer(executable: string): Promise<RunningTestServer> {
+  const port = await freePort();
+  const child = spawn(executable, [String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4_000);
+  });
+  // The server never outlives the test process, whatever ends it.
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const stop = async (): Promise<void> => {
+    process.removeListener('exit', killOnExit);
+    await stopProcess(child);
+  };
+
+  const deadline = Date.now() + TEST_SERVER_STARTUP_TIMEOUT_MS;
+  while (!(await accepts(port))) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await stop();
+      throw new Error(`the time-skipping test server exited (${child.exitCode ?? child.signalCode}) before listening:\n${stderr}`);
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the time-skipping test server did not listen on port ${port} within ${TEST_SERVER_STARTUP_TIMEOUT_MS} ms:\n${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { address: `127.0.0.1:${port}`, stop };
+}
