@@ -30,6 +30,7 @@ export const SEARCH_ATTRIBUTES = Object.freeze({
   AccountRef: 'Keyword',
   MerchantTxRef: 'Keyword',
   SettlementStatus: 'Keyword',
+  ReconciliationStatus: 'Keyword',
 });
 
 export const DEFAULT_PORT = 7233;

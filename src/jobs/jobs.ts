@@ -1,7 +1,13 @@
 import type { Config } from '../config';
 import type { Kobo } from '../money';
-import { paymentConfirmationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId, webhookDeliveryWorkflowId } from '../temporal/workflow-ids';
 import type { SettlementInput } from '../temporal/payloads';
+import {
+  paymentConfirmationWorkflowId,
+  reconciliationWorkflowId,
+  settlementRefundWorkflowId,
+  settlementWorkflowId,
+  webhookDeliveryWorkflowId,
+} from '../temporal/workflow-ids';
 import { outboxEntry, type OutboxEntry } from './outbox.repo';
 
 type JobsConfig = Pick<
@@ -15,6 +21,7 @@ type JobsConfig = Pick<
   | 'SETTLEMENT_POLL_INTERVAL'
   | 'SETTLEMENT_REFUND_WATCH'
   | 'SETTLEMENT_REFUND_RECHECK'
+  | 'RECONCILIATION_PROVIDER_ATTEMPTS'
 >;
 
 /** Builds the outbox entry of every workflow, with its timings taken from config at the moment of the commit. */
@@ -78,6 +85,16 @@ export function createJobs(config: JobsConfig) {
           settlement: settlementInput(input.settlementId, input.merchantTxRef),
         },
         { TenantId: input.tenantId, AccountRef: input.accountRef, MerchantTxRef: input.merchantTxRef },
+      );
+    },
+
+    /** An on-demand run (API, dashboard, CLI); a platform run has no tenant. */
+    reconciliation(input: { runId: string; tenantId: string | null }): OutboxEntry {
+      return outboxEntry(
+        'reconciliationWorkflow',
+        reconciliationWorkflowId(input.runId),
+        { runId: input.runId, providerAttempts: config.RECONCILIATION_PROVIDER_ATTEMPTS },
+        input.tenantId ? { TenantId: input.tenantId } : {},
       );
     },
   };

@@ -5,8 +5,10 @@ export const TENANT_ID = defineSearchAttributeKey('TenantId', SearchAttributeTyp
 export const ACCOUNT_REF = defineSearchAttributeKey('AccountRef', SearchAttributeType.KEYWORD);
 export const MERCHANT_TX_REF = defineSearchAttributeKey('MerchantTxRef', SearchAttributeType.KEYWORD);
 export const SETTLEMENT_STATUS = defineSearchAttributeKey('SettlementStatus', SearchAttributeType.KEYWORD);
+/** running, then the run's outcome (clean, repaired, exceptions, alert) or failed. */
+export const RECONCILIATION_STATUS = defineSearchAttributeKey('ReconciliationStatus', SearchAttributeType.KEYWORD);
 
-export const CUSTOM_SEARCH_ATTRIBUTES = [TENANT_ID, ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS] as const;
+export const CUSTOM_SEARCH_ATTRIBUTES = [TENANT_ID, ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, RECONCILIATION_STATUS] as const;
 
 /** Search attribute values as stored in the outbox (plain JSON) before a workflow starts. */
 export interface WorkflowSearchAttributes {

@@ -7,4 +7,6 @@ export const paymentConfirmationWorkflowId = (entryId: string): string => `payme
 export const entryIdOfConfirmation = (workflowId: string): string | null => (workflowId.startsWith('payment-confirmation:') ? workflowId.slice('payment-confirmation:'.length) : null);
 export const webhookDeliveryWorkflowId = (deliveryId: string): string => `webhook-delivery:${deliveryId}`;
 export const convergenceSweepScheduleId = (taskQueue: string): string => `convergence-sweep:${taskQueue}`;
+export const reconciliationWorkflowId = (runId: string): string => `reconciliation:${runId}`;
+export const reconciliationScheduleId = (taskQueue: string): string => `reconciliation:${taskQueue}`;
 export const retentionScheduleId = (taskQueue: string): string => `retention:${taskQueue}`;

@@ -86,8 +86,8 @@ describe('search attribute registration', () => {
 
   it('adds only the missing attributes', async () => {
     const server = fakeServer(['TenantId', 'AccountRef'], {});
-    assert.deepEqual(await registerSearchAttributes(server.connection, 'default'), ['MerchantTxRef', 'SettlementStatus']);
-    assert.deepEqual(server.added, [['MerchantTxRef', 'SettlementStatus']]);
+    assert.deepEqual(await registerSearchAttributes(server.connection, 'default'), ['MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus']);
+    assert.deepEqual(server.added, [['MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus']]);
   });
 
   it('where the operator API is denied (Temporal Cloud), names every missing attribute in one error', async () => {
@@ -95,16 +95,19 @@ describe('search attribute registration', () => {
     const server = fakeServer(['TenantId', 'AccountRef'], { list: denied, add: denied });
     await assert.rejects(registerSearchAttributes(server.connection, 'ledger.a1b2c'), (error: unknown) => {
       assert.ok(error instanceof MissingSearchAttributesError);
-      assert.deepEqual(error.missing, ['MerchantTxRef', 'SettlementStatus']);
-      assert.match(error.message, /lacks the Keyword search attribute\(s\) MerchantTxRef, SettlementStatus/);
-      assert.match(error.message, /tcld namespace search-attributes add --namespace ledger\.a1b2c --search-attribute MerchantTxRef=Keyword --search-attribute SettlementStatus=Keyword/);
+      assert.deepEqual(error.missing, ['MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus']);
+      assert.match(error.message, /lacks the Keyword search attribute\(s\) MerchantTxRef, SettlementStatus, ReconciliationStatus/);
+      assert.match(
+        error.message,
+        /tcld namespace search-attributes add --namespace ledger\.a1b2c --search-attribute MerchantTxRef=Keyword --search-attribute SettlementStatus=Keyword --search-attribute ReconciliationStatus=Keyword/,
+      );
       return true;
     });
   });
 
   it('where the operator API is denied but every attribute exists, starts without adding anything', async () => {
     const denied = grpcError(7, 'PermissionDenied');
-    const server = fakeServer(['TenantId', 'AccountRef', 'MerchantTxRef', 'SettlementStatus'], { list: denied, add: denied });
+    const server = fakeServer(['TenantId', 'AccountRef', 'MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus'], { list: denied, add: denied });
     assert.deepEqual(await registerSearchAttributes(server.connection, 'default'), []);
     assert.deepEqual(server.added, []);
   });
