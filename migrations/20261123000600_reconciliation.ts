@@ -28,7 +28,7 @@ export async function up(knex: Knex): Promise<void> {
     -- Misdirected payments by provider transaction, for the runs that meet them in the provider's listing.
     CREATE INDEX inbound_events_misdirected_txn_idx ON inbound_events (transaction_id) WHERE category = 'misdirected';
     -- Settlements still open, for the runs that report the ones pending long after their attempts.
-    CREATE INDEX settlements_open_idx ON settlements (updated_at) WHERE status IN ('pending', 'processing');
+    CREATE INDEX settlements_open_by_updated_idx ON settlements (updated_at) WHERE status IN ('pending', 'processing');
 
     CREATE TABLE reconciliation_runs (
       id uuid PRIMARY KEY,
@@ -147,7 +147,7 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     DROP TABLE reconciliation_day_totals, reconciliation_provider_rows, reconciliation_run_exceptions, reconciliation_exceptions, reconciliation_runs;
-    DROP INDEX inbound_events_misdirected_txn_idx, settlements_open_idx, inbound_events_found_by_reconciliation_idx;
+    DROP INDEX inbound_events_misdirected_txn_idx, settlements_open_by_updated_idx, inbound_events_found_by_reconciliation_idx;
     ALTER TABLE ledger_entries DROP CONSTRAINT only_reversals_overdraw;
     ALTER TABLE ledger_entries ADD CONSTRAINT only_reversals_overdraw CHECK (direction = 'credit' OR kind = 'reversal' OR balance_after >= 0);
     ALTER TABLE ledger_entries DROP CONSTRAINT reversal_references_original;
