@@ -1,6 +1,7 @@
 import type { Services } from '../src/main/container';
 import type { Logger } from '../src/logger';
 import { createPaymentActivities } from './payments.activities';
+import { createReconciliationActivities } from './reconciliation.activities';
 import { createSettlementActivities } from './settlements.activities';
 import { createRetentionActivities } from './retention.activities';
 import { createSweepActivities } from './sweep.activities';
@@ -14,6 +15,7 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
     ...createSettlementActivities({ execution: services.settlementExecution }),
     ...createSweepActivities({ starter: services.starter, restarts: services.confirmationRestarts, claimReleases: services.batchClaimReleases, graceMs: sweepGraceMs, logger }),
     ...createRetentionActivities({ retention: services.retention, logger }),
+    ...createReconciliationActivities({ reconciliation: services.reconciliationExecution }),
   };
 }
 

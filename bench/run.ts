@@ -3,6 +3,7 @@ import { fairnessBenchmark } from './fairness.bench';
 import { ingestBenchmark } from './ingest.bench';
 import { parseBenchOptions } from './options';
 import { pgbenchBenchmark } from './pgbench.bench';
+import { reconcileBenchmark } from './reconcile.bench';
 import { printTable, type Row } from './report';
 import { settleBenchmark } from './settle.bench';
 import { statementBenchmark } from './statement.bench';
@@ -11,13 +12,15 @@ import { sustainedBenchmark } from './sustained.bench';
 /**
  * In this order when run together: fairness and sustained first, on a pipeline with nothing else waiting
  * (each also waits for earlier work to drain); ingest before settle (settle stops the worker) and before
- * pgbench (which compares against ingest's rates); statement last, reusing the big account sustained seeded.
+ * pgbench (which compares against ingest's rates); reconcile before settle (it needs the worker);
+ * statement last, reusing the big account sustained seeded.
  */
 const BENCHMARKS = {
   fairness: fairnessBenchmark,
   sustained: sustainedBenchmark,
   ingest: ingestBenchmark,
   pgbench: pgbenchBenchmark,
+  reconcile: reconcileBenchmark,
   settle: settleBenchmark,
   statement: statementBenchmark,
 };

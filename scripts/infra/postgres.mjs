@@ -144,6 +144,10 @@ async function ensureRoleAndDb(port, log) {
     log(`granting LOGIN CREATEDB to role ${ROLE}`);
     await psqlAdmin(port, `ALTER ROLE ${ROLE} LOGIN CREATEDB`);
   }
+  // Test runs drop their databases WITH (FORCE); an autovacuum worker in one has no role of its own, so
+  // ending it takes pg_signal_backend (without it the drop fails now and then).
+  const signals = await psqlAdmin(port, `SELECT pg_has_role(${quoteLiteral(ROLE)}, 'pg_signal_backend', 'MEMBER')::int`);
+  if (signals.stdout.trim() !== '1') await psqlAdmin(port, `GRANT pg_signal_backend TO ${ROLE}`);
   const db = await psqlAdmin(port, `SELECT 1 FROM pg_database WHERE datname = ${quoteLiteral(DATABASE)}`);
   if (db.stdout.trim() === '') {
     log(`creating database ${DATABASE}`);

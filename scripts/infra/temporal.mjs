@@ -32,6 +32,7 @@ export const SEARCH_ATTRIBUTES = Object.freeze({
   SettlementStatus: 'Keyword',
   ProviderTxnRefs: 'KeywordList',
   AccountRefs: 'KeywordList',
+  ReconciliationStatus: 'Keyword',
 });
 
 export const DEFAULT_PORT = 7233;

@@ -26,6 +26,8 @@ export interface AttentionCounts {
   failedSettlements: number;
   /** Accounts below zero (a spent provisional credit reversed): they settle nothing until topped up. */
   accountsInDeficit: number;
+  /** Open reconciliation findings on the tenant's accounts (what a run reported and nobody resolved). */
+  reconciliationExceptions: number;
 }
 
 const count = (row: { count?: string | number } | undefined): number => Number(row?.count ?? 0);
@@ -72,7 +74,7 @@ export function createOverviewRepo(db: DbOrTrx) {
     },
 
     async attention(tenantId: string): Promise<AttentionCounts> {
-      const [kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit] = await Promise.all([
+      const [kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit, reconciliationExceptions] = await Promise.all([
         db('customers').where({ tenant_id: tenantId, kyc_status: 'pending_review' }).count({ count: '*' }).first().then(count),
         db('inbound_events').where({ tenant_id: tenantId, category: 'misdirected' }).whereNull('assigned_at').count({ count: '*' }).first().then(count),
         createDeliveryReadsRepo(db).unreplayedDeadLetters(tenantId),
@@ -83,8 +85,9 @@ export function createOverviewRepo(db: DbOrTrx) {
           .first()
           .then(count),
         db('virtual_accounts').where({ tenant_id: tenantId }).whereNotNull('deficit_since').count({ count: '*' }).first().then(count),
+        db('reconciliation_exceptions').where({ tenant_id: tenantId, status: 'open' }).count({ count: '*' }).first().then(count),
       ]);
-      return { kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit };
+      return { kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit, reconciliationExceptions };
     },
   };
 }

@@ -35,7 +35,7 @@ export function overviewRoutes(deps: { db: Db }): RouteDefinition[] {
               last30Days: { inflow: formatKobo(sum((day) => day.inflow)), outflow: formatKobo(sum((day) => day.outflow)) },
               days: days.map((day) => ({ day: day.day, inflow: formatKobo(day.inflow), outflow: formatKobo(day.outflow) })),
             },
-            attention: { ...attention, reconciliationExceptions: null },
+            attention,
           },
         };
       },

@@ -21,7 +21,7 @@ export const overviewSchema = z.object({
     deadLetters: z.number().int(),
     failedSettlements: z.number().int(),
     accountsInDeficit: z.number().int(),
-    /** Null until reconciliation against the provider exists: not zero, unknown. */
-    reconciliationExceptions: z.number().int().nullable(),
+    /** Open reconciliation findings (GET /auth/reconciliation/exceptions?status=open lists them). */
+    reconciliationExceptions: z.number().int(),
   }),
 });

@@ -76,7 +76,7 @@ function operation(route: RouteDefinition): JsonObject {
     operationId: `${route.method}${route.path.replace(/[/:]+(\w)/g, (_match, letter: string) => letter.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
     parameters: parameters(route),
     ...(route.body && !route.rawBody
-      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+      ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
       : {}),
     responses,
     security,

@@ -1,8 +1,8 @@
 import type { Config } from '../config';
 import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from '../payments/confirmation-batches';
 import type { ClaimedBatch } from '../payments/confirmation-claims.repo';
-import { paymentConfirmationBatchWorkflowId, settlementRefundWorkflowId, settlementWorkflowId, webhookDeliveryWorkflowId } from '../temporal/workflow-ids';
 import type { SettlementInput } from '../temporal/payloads';
+import { paymentConfirmationBatchWorkflowId, reconciliationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId, webhookDeliveryWorkflowId } from '../temporal/workflow-ids';
 import { outboxEntry, type OutboxEntry } from './outbox.repo';
 
 type JobsConfig = Pick<
@@ -16,6 +16,7 @@ type JobsConfig = Pick<
   | 'SETTLEMENT_POLL_INTERVAL'
   | 'SETTLEMENT_REFUND_WATCH'
   | 'SETTLEMENT_REFUND_RECHECK'
+  | 'RECONCILIATION_PROVIDER_ATTEMPTS'
 >;
 
 /** Builds the outbox entry of every workflow, with its timings taken from config at the moment of the commit. */
@@ -86,6 +87,16 @@ export function createJobs(config: JobsConfig) {
           settlement: settlementInput(input.settlementId, input.merchantTxRef),
         },
         { TenantId: input.tenantId, AccountRef: input.accountRef, MerchantTxRef: input.merchantTxRef },
+      );
+    },
+
+    /** An on-demand run (API, dashboard, CLI); a platform run has no tenant. */
+    reconciliation(input: { runId: string; tenantId: string | null }): OutboxEntry {
+      return outboxEntry(
+        'reconciliationWorkflow',
+        reconciliationWorkflowId(input.runId),
+        { runId: input.runId, providerAttempts: config.RECONCILIATION_PROVIDER_ATTEMPTS },
+        input.tenantId ? { TenantId: input.tenantId } : {},
       );
     },
   };

@@ -16,17 +16,25 @@ export interface OutboxRow {
   search_attributes: WorkflowSearchAttributes;
 }
 
-/** Rows without a tenant (none today) share one lane of the fair drainer. */
+/** Rows without a tenant (an operator's platform-wide reconciliation run) share one lane of the fair drainer. */
 export const NO_TENANT = '00000000-0000-0000-0000-000000000000';
 
 /**
  * The drainer's order within a tenant: settlements and refunds first (money going out, and a tenant
- * waiting on it), then deliveries; per-payment confirmations left from before batching last.
+ * waiting on it), then deliveries; reconciliation runs and per-payment confirmations left from before
+ * batching last (batches never wait in the outbox: the batcher starts them).
  */
+const OUTBOX_PRIORITY: Record<WorkflowType, number> = {
+  settlementWorkflow: 0,
+  settlementRefundWorkflow: 0,
+  webhookDeliveryWorkflow: 1,
+  reconciliationWorkflow: 2,
+  paymentConfirmationWorkflow: 2,
+  paymentConfirmationBatchWorkflow: 2,
+};
+
 export function outboxPriority(workflowType: WorkflowType): number {
-  if (workflowType === 'settlementWorkflow' || workflowType === 'settlementRefundWorkflow') return 0;
-  if (workflowType === 'webhookDeliveryWorkflow') return 1;
-  return 2;
+  return OUTBOX_PRIORITY[workflowType];
 }
 
 export function outboxEntry<T extends WorkflowType>(

@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 
-/** An account below zero: a spent provisional credit was reversed. Money owed, not a broken ledger. */
+/** An account below zero: a spent provisional credit was reversed, or a spent credit compensated. Money owed, not a broken ledger. */
 export interface LedgerDeficit {
   accountRef: string;
   balance: string;
@@ -15,8 +15,9 @@ export interface LedgerProblem {
 
 /**
  * Recomputes the ledger from its entries and reports every disagreement with what was stored:
- * account totals, the running columns of each entry, reversals and settlement states. Accounts in
- * deficit are listed apart: the database allows them (only through a reversal) and they are counted, not errors.
+ * account totals, the running columns of each entry, reversals, settlement states and adjustments.
+ * Accounts in deficit are listed apart: the database allows them (only through a reversal or an
+ * operator's compensating adjustment) and they are counted, not errors.
  */
 export function createLedgerVerificationRepo(db: DbOrTrx) {
   async function rows<T>(sql: string): Promise<T[]> {
@@ -78,7 +79,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
         SELECT 'reversals' AS check, a.account_ref AS "accountRef", format('entry %s is %s but has %s reversal entries', o.id, o.status, count(r.id)) AS detail
           FROM ledger_entries o
           JOIN virtual_accounts a ON a.id = o.account_id
-          LEFT JOIN ledger_entries r ON r.reverses_entry_id = o.id AND r.amount = o.amount AND r.direction <> o.direction AND r.account_id = o.account_id
+          LEFT JOIN ledger_entries r ON r.reverses_entry_id = o.id AND r.kind = 'reversal' AND r.amount = o.amount AND r.direction <> o.direction AND r.account_id = o.account_id
          WHERE o.kind <> 'reversal'
          GROUP BY o.id, o.status, a.account_ref
         HAVING (o.status = 'reversed') <> (count(r.id) = 1) OR count(r.id) > 1
@@ -93,7 +94,18 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                  OR (s.status IN ('failed', 'refunded') AND e.status = 'reversed'))
             OR e.amount <> s.amount
          LIMIT 100`);
-      return [...totals, ...chain, ...reversals, ...settlements];
+      // A restoring credit answers a reversal; a compensating debit answers a credit; both for its full amount.
+      const adjustments = await rows<LedgerProblem>(`
+        SELECT 'adjustments' AS check, a.account_ref AS "accountRef", format('adjustment %s does not answer a matching entry', j.id) AS detail
+          FROM ledger_entries j
+          JOIN virtual_accounts a ON a.id = j.account_id
+          LEFT JOIN ledger_entries t ON t.id = j.reverses_entry_id
+         WHERE j.kind = 'adjustment'
+           AND (t.id IS NULL OR t.account_id <> j.account_id OR t.direction = j.direction OR t.amount <> j.amount
+                OR (j.direction = 'credit' AND t.kind <> 'reversal')
+                OR (j.direction = 'debit' AND t.kind NOT IN ('payment', 'adjustment')))
+         LIMIT 100`);
+      return [...totals, ...chain, ...reversals, ...settlements, ...adjustments];
     },
   };
 }

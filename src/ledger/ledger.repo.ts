@@ -127,7 +127,7 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
              total_debits = a.total_debits + ${totals.debits},
              ledger_balance = (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}),
              pending_credits = v.pending_credits + ${totals.pendingAdded} - ${totals.pendingReleased},
-             -- Below zero only after a reversal of money already spent; the flag keeps the moment it started.
+             -- Below zero only after a reversal or compensation of money already spent; the flag keeps the moment it started.
              deficit_since = CASE WHEN (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}) < 0
                                   THEN coalesce(v.deficit_since, clock_timestamp()) END,
              updated_at = now()

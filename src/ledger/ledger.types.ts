@@ -1,7 +1,7 @@
 import type { Kobo } from '../money';
 
 export type EntryDirection = 'credit' | 'debit';
-export type EntryKind = 'payment' | 'settlement' | 'reversal';
+export type EntryKind = 'payment' | 'settlement' | 'reversal' | 'adjustment';
 export type EntryStatus = 'provisional' | 'confirmed' | 'reversed';
 
 export interface LedgerEntry {
@@ -30,7 +30,7 @@ export interface NewPosting {
   id?: string;
   direction: EntryDirection;
   kind: EntryKind;
-  /** Set on (and only on) a reversal. */
+  /** Set on (and only on) a reversal or an adjustment: the entry it answers. */
   reversesEntryId?: string;
   amount: Kobo;
   fee?: Kobo;

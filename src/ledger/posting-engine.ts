@@ -64,7 +64,8 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
  * The only writer of ledger entries and account totals. Every append takes the account's row lock
  * (inside one SQL statement), so seq, running balances, totals and the available-balance check are
  * serialised per account; the database's CHECK constraints hold the invariants whatever happens. Only
- * a reversal may take an account below zero (a spent provisional credit the provider did not confirm).
+ * a reversal (a spent provisional credit the provider did not confirm) or an operator's compensating
+ * adjustment (a spent confirmed credit the provider took back) may take an account below zero.
  * Statements that post together with rows of their own compose `appendFragment` with `planPosting`.
  */
 export function createPostingEngine(db: Db) {

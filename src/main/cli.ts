@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { Client } from '@temporalio/client';
 import { createAuthService } from '../auth/auth.service';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createKnex, migrationConfig, type Db } from '../db';
@@ -12,6 +13,13 @@ import { keyDigest } from '../idempotency/request-hash';
 import { createLedgerVerificationRepo } from '../ledger/ledger-verification.repo';
 import { createLogger } from '../logger';
 import { formatKobo } from '../money';
+import { createJobs } from '../jobs/jobs';
+import { createOutboxRepo } from '../jobs/outbox.repo';
+import { createWorkflowStarter, type WorkflowStarter } from '../jobs/workflow-starter';
+import { createPostingEngine } from '../ledger/posting-engine';
+import { presentException, presentRun } from '../reconciliation/reconciliation.presenter';
+import { createReconciliationService, type ReconciliationService } from '../reconciliation/reconciliation.service';
+import { createRateLimits } from '../rate-limits/rate-limits';
 import { createRetentionService } from '../retention/retention.service';
 import { createTemporalClient } from '../temporal/client';
 import { MissingSearchAttributesError, registerSearchAttributes } from '../temporal/register-search-attributes';
@@ -31,10 +39,40 @@ interface Command {
   run(context: CommandContext): Promise<void>;
 }
 
-const text = (context: CommandContext, name: string): string => String(context.options[name]);
-
 /** A command used wrongly: exit 2 with the message, as for a missing option. */
 class UsageError extends Error {}
+
+const text = (context: CommandContext, name: string): string => String(context.options[name]);
+const optional = (context: CommandContext, name: string): string | undefined => (typeof context.options[name] === 'string' ? String(context.options[name]) : undefined);
+
+function instantOption(context: CommandContext, name: string): Date | undefined {
+  const value = optional(context, name);
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new UsageError(`--${name} must be an ISO 8601 timestamp`);
+  return date;
+}
+
+function cliStarter(context: CommandContext, temporal: Client): WorkflowStarter {
+  return createWorkflowStarter({
+    client: temporal,
+    outbox: createOutboxRepo(context.db),
+    logger: createLogger('warn', 'cli', { toStderr: true }),
+    options: { taskQueue: context.config.TEMPORAL_TASK_QUEUE, startsPerSecond: context.config.WORKFLOW_START_RATE },
+  });
+}
+
+function reconciliationService(context: CommandContext, starter: WorkflowStarter): ReconciliationService {
+  // The limits are the API's: nothing here consumes them (operator runs are not limited).
+  return createReconciliationService({
+    db: context.db,
+    config: context.config,
+    jobs: createJobs(context.config),
+    starter,
+    postingEngine: createPostingEngine(context.db),
+    limits: createRateLimits(context.db, context.config),
+  });
+}
 
 const tierView = (tier: FeeTier) => ({ minSend: formatKobo(tier.minSend), maxSend: tier.maxSend === null ? null : formatKobo(tier.maxSend), fee: formatKobo(tier.fee) });
 
@@ -135,6 +173,78 @@ const COMMANDS: Record<string, Command> = {
       if (problems.length > 0) process.exitCode = 1;
     },
   },
+  reconcile: {
+    usage: 'reconcile [--from ISO] [--to ISO] [--tenant TENANT_ID] [--no-wait] [--json]   (default: the look-back window up to now; the platform unless --tenant)',
+    options: { from: { type: 'string' }, to: { type: 'string' }, tenant: { type: 'string' }, 'no-wait': { type: 'boolean' } },
+    async run(context) {
+      const temporal = createTemporalClient(context.config);
+      try {
+        const starter = cliStarter(context, temporal);
+        const service = reconciliationService(context, starter);
+        const { run, job } = await service.requestOperatorRun(optional(context, 'tenant') ?? null, { from: instantOption(context, 'from'), to: instantOption(context, 'to') });
+        // Started here and waited for; a start that fails is left in the outbox for the worker's sweep.
+        await starter.start(job);
+        await starter.close();
+        if (context.options['no-wait']) {
+          context.print(`reconciliation run ${run.id} started (workflow ${job.workflowId})`, { run: presentRun(run) });
+          return;
+        }
+        let failure: string | null = null;
+        await temporal.workflow
+          .getHandle(job.workflowId)
+          .result()
+          .catch((error: unknown) => {
+            failure = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+          });
+        const finished = (await service.find(run.id))!;
+        const findings = await service.findingsOfRun(run.id, 10_000);
+        const byKind = findings.reduce<Record<string, number>>((counts, finding) => ({ ...counts, [finding.kind]: (counts[finding.kind] ?? 0) + 1 }), {});
+        const view = presentRun(finished);
+        const human = [
+          `reconciliation run ${view.ID} ${view.Status}${view.Outcome ? ` (${view.Outcome})` : ''}: ${view.WindowFrom} to ${view.WindowTo}`,
+          `  provider transactions ${view.ProviderTransactions}, matched ${view.Matched}, repaired ${view.Repaired}, reported ${view.Reported} (alerts ${view.Alerts}), in flight ${view.InFlight}, lookups ${view.Lookups}, days differing ${view.DaysDiffering ?? '-'}`,
+          ...Object.entries(byKind).map(([kind, count]) => `  ${kind}: ${count}`),
+          ...(failure ? [`  failed: ${failure}`] : []),
+        ].join('\n');
+        context.print(human, { run: view, findings: byKind });
+        if (view.Status !== 'succeeded') process.exitCode = 1;
+      } finally {
+        await temporal.connection.close();
+      }
+    },
+  },
+  'reconcile:exceptions': {
+    usage: 'reconcile:exceptions [--tenant TENANT_ID] [--status open|repaired|resolved] [--json]   (the platform\'s own findings unless --tenant)',
+    options: { tenant: { type: 'string' }, status: { type: 'string' } },
+    async run(context) {
+      const status = optional(context, 'status');
+      if (status !== undefined && !['open', 'repaired', 'resolved'].includes(status)) throw new UsageError('--status must be open, repaired or resolved');
+      const temporal = createTemporalClient(context.config);
+      try {
+        const findings = await reconciliationService(context, cliStarter(context, temporal)).listExceptions(optional(context, 'tenant') ?? null, status as 'open' | undefined, null, 1_000);
+        const human = findings.length
+          ? findings.map((finding) => `${finding.id}  ${finding.status.padEnd(8)} ${finding.severity.padEnd(7)} ${finding.kind}  ${finding.subject}  x${finding.occurrences}`).join('\n')
+          : 'no reconciliation findings';
+        context.print(human, { exceptions: findings.map(presentException) });
+      } finally {
+        await temporal.connection.close();
+      }
+    },
+  },
+  'reconcile:resolve': {
+    usage: 'reconcile:resolve --exception ID --note TEXT [--tenant TENANT_ID]   (closes an open finding with a note; the platform\'s own unless --tenant)',
+    options: { exception: { type: 'string' }, note: { type: 'string' }, tenant: { type: 'string' } },
+    required: ['exception', 'note'],
+    async run(context) {
+      const temporal = createTemporalClient(context.config);
+      try {
+        const finding = await reconciliationService(context, cliStarter(context, temporal)).resolve({ via: 'cli', tenantId: optional(context, 'tenant') ?? null }, text(context, 'exception'), text(context, 'note').trim());
+        context.print(`resolved ${finding.id} (${finding.kind})`, { exception: presentException(finding) });
+      } finally {
+        await temporal.connection.close();
+      }
+      },
+    },
   'retention:run': {
     usage: 'retention:run [--json]   (what the worker\'s retention Schedule runs every RETENTION_INTERVAL)',
     options: {},

@@ -41,6 +41,9 @@ import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
 import { createProviderClient } from '../provider/provider-client';
 import type { ProviderClient } from '../provider/provider.types';
+import { createReconciliationExecutionService } from '../reconciliation/reconciliation-execution.service';
+import { reconciliationRoutes } from '../reconciliation/reconciliation.routes';
+import { createReconciliationService } from '../reconciliation/reconciliation.service';
 import { createRateLimits } from '../rate-limits/rate-limits';
 import { createRetentionService } from '../retention/retention.service';
 import { createBankDirectory } from '../settlements/bank-directory';
@@ -109,6 +112,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     signal: (merchantTxRef, signal) =>
       temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal)),
   });
+  const creditPayment = createPaymentCrediter({ postingEngine, jobs });
+  const settlementExecution = createSettlementExecutionService({ db, provider, postingEngine, logger, config });
   const ingest = createPaymentIngestService({
     db,
     config,
@@ -143,13 +148,15 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     batchConfirmations: createBatchConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW }),
     deliveries: createWebhookDeliveryService({ db, config }),
     webhooks: createWebhooksService({ db, config, jobs, starter, limits: rateLimits }),
-    settlementExecution: createSettlementExecutionService({ db, provider, postingEngine, logger, config }),
+    settlementExecution,
     customers: createCustomersService({ db }),
     kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),
-    misdirected: createMisdirectedService({ db, creditPayment: createPaymentCrediter({ postingEngine, jobs }), starter }),
+    misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),
     rateLimits,
+    reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, limits: rateLimits }),
+    reconciliationExecution: createReconciliationExecutionService({ db, config, logger, provider, postingEngine, creditPayment, settlementExecution, jobs, starter }),
   };
 }
 
@@ -166,6 +173,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),
+    ...reconciliationRoutes({ reconciliation: services.reconciliation }),
     ...dashboardRoutes(services, config),
   ];
 }

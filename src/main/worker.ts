@@ -6,6 +6,7 @@ import { ensureRetentionSchedule } from '../jobs/retention-schedule';
 import { ensureSweepSchedule } from '../jobs/sweep-schedule';
 import { startWorkerLoops } from '../jobs/worker-loops';
 import type { Logger } from '../logger';
+import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
 import { temporalConnectionOptions } from '../temporal/connection-options';
 import { freeLoopbackPort } from '../metrics/free-port';
 import { collectProcessMetrics } from '../metrics/registry';
@@ -72,6 +73,13 @@ runProcess(
         ? {
             scheduleId: await ensureSweepSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.SWEEP_INTERVAL }),
             retentionId: await ensureRetentionSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RETENTION_INTERVAL }),
+            reconciliationScheduleId: await ensureReconciliationSchedule(infra.temporal, {
+              taskQueue: config.TEMPORAL_TASK_QUEUE,
+              intervalMs: config.RECONCILIATION_INTERVAL,
+              lookBackMs: config.RECONCILIATION_LOOKBACK,
+              graceMs: config.RECONCILIATION_GRACE,
+              providerAttempts: config.RECONCILIATION_PROVIDER_ATTEMPTS,
+            }),
           }
         : {};
     // Each copy of a group has its own port: WORKER_METRICS_PORT + its index (0 stays "any free port").

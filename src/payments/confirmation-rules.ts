@@ -19,6 +19,9 @@ const MIN_LOOKUP_INTERVAL_MS = 100;
  */
 export const NOT_FOUND_ANSWERS_TO_REVERSE = 2;
 
+/** Why a credit the provider never showed is reversed; reconciliation restores such a reversal once the provider shows it. */
+export const NOT_KNOWN_IN_WINDOW = 'not known to the provider within the confirmation window';
+
 /** Provider transaction types that move money out of the wallet: never a payment into an account. */
 const OUTGOING_TYPES = new Set(['transfer']);
 
@@ -64,7 +67,7 @@ export function nextStep(progress: ConfirmationProgress, lookup: ProviderTxnLook
   const remainingMs = clock.deadlineMs - clock.nowMs;
   if (lookup.kind === 'unavailable') return { kind: 'wait', ms: remainingMs > 0 ? Math.min(progress.delayMs, remainingMs) : progress.delayMs, why: 'provider unreachable' };
   if (remainingMs > 0) return { kind: 'wait', ms: Math.min(progress.delayMs, remainingMs), why: 'not found yet, within the window' };
-  if (progress.notFoundAnswers >= NOT_FOUND_ANSWERS_TO_REVERSE) return { kind: 'reverse', reason: 'not known to the provider within the confirmation window' };
+  if (progress.notFoundAnswers >= NOT_FOUND_ANSWERS_TO_REVERSE) return { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW };
   // The window is over but this is the only "not found": ask once more, soon.
   return { kind: 'wait', ms: Math.max(clock.pollIntervalMs, MIN_LOOKUP_INTERVAL_MS), why: 'window over; asking once more' };
 }
@@ -142,7 +145,7 @@ export function decidePayment(credit: CreditFacts, memory: PaymentMemory, lookup
   if (judgement.kind === 'undecided') return { kind: 'keep', reason: judgement.reason };
   if (memory.seen) return { kind: 'keep', reason: 'seen before; "not found" is lookup lag' };
   if (!windowOver) return { kind: 'keep', reason: 'not found yet, within the window' };
-  if (memory.notFoundAnswers >= NOT_FOUND_ANSWERS_TO_REVERSE) return { kind: 'reverse', reason: 'not known to the provider within the confirmation window' };
+  if (memory.notFoundAnswers >= NOT_FOUND_ANSWERS_TO_REVERSE) return { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW };
   return { kind: 'keep', reason: 'window over; asking once more' };
 }
 

@@ -160,6 +160,11 @@ export function inboundEventRow(event: NewInboundEvent): Record<string, unknown>
   };
 }
 
+/** The flag of a payment's record made by reconciliation (its webhook never came, or not yet). */
+export const FOUND_BY_RECONCILIATION = 'found_by_reconciliation';
+/** The flag of a webhook that arrived after reconciliation had credited its payment. */
+export const CREDITED_BY_RECONCILIATION = 'credited_by_reconciliation';
+
 export function createInboundEventsRepo(db: DbOrTrx) {
   return {
     /**
@@ -173,6 +178,21 @@ export function createInboundEventsRepo(db: DbOrTrx) {
           ? await query.onConflict(db.raw('(request_id) WHERE signature_valid AND request_id IS NOT NULL')).ignore().returning('received_at')
           : await query.returning('received_at');
       return { recorded: rows.length > 0, receivedAt: rows[0]?.received_at ?? null };
+    },
+
+    /**
+     * The payment reconciliation credited for this provider transaction (its record, flagged
+     * found_by_reconciliation), through that flag's partial index; undefined when no run credited it.
+     */
+    async foundByReconciliation(transactionId: string): Promise<{ entryId: string; tenantId: string; accountId: string; aliasAccountRef: string; grossAmount: Kobo; fee: Kobo } | undefined> {
+      const row: { entry_id: string; tenant_id: string; account_id: string; alias_account_ref: string; gross_amount: string; fee: string } | undefined = await db('inbound_events')
+        .where({ transaction_id: transactionId })
+        .whereRaw(`flags @> ARRAY['${FOUND_BY_RECONCILIATION}']`)
+        .whereNotNull('entry_id')
+        .first('entry_id', 'tenant_id', 'account_id', 'alias_account_ref', 'gross_amount', 'fee');
+      return row
+        ? { entryId: row.entry_id, tenantId: row.tenant_id, accountId: row.account_id, aliasAccountRef: row.alias_account_ref, grossAmount: koboFromDb(row.gross_amount), fee: koboFromDb(row.fee) }
+        : undefined;
     },
 
     /** Newest first, with the account's reference; `beforeId` is the previous page's last id. */

@@ -5,7 +5,7 @@ import type { Logger } from '../logger';
 import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import type { CreditResolution, ProviderTxnLookup } from '../temporal/payloads';
-import { judgeCredit, type CreditFacts } from './confirmation-rules';
+import { judgeCredit, NOT_KNOWN_IN_WINDOW, type CreditFacts } from './confirmation-rules';
 import { createPaymentCreditsRepo, type PaymentCreditRecord } from './payment-credits.repo';
 
 const ALREADY_SETTLED: CreditResolution = { kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional' };
@@ -79,7 +79,7 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Provi
       const { credit, answer } = inspected;
       const judgement = judgeCredit(factsOf(credit), answer);
       if (judgement.kind === 'wrong') return applyReverse(credit, judgement.reason);
-      if (judgement.kind === 'unknown' && credit.windowOver) return applyReverse(credit, 'not known to the provider within the confirmation window');
+      if (judgement.kind === 'unknown' && credit.windowOver) return applyReverse(credit, NOT_KNOWN_IN_WINDOW);
       const reason =
         judgement.kind === 'matches' ? 'provider shows it SUCCESS' : judgement.kind === 'unknown' ? 'not found, but the confirmation window is not over' : judgement.reason;
       logger.warn({ entryId, claimedReason, reason }, 'reversal refused: the provider does not support it');

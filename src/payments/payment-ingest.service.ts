@@ -11,7 +11,7 @@ import type { WorkflowStarter } from '../jobs/workflow-starter';
 import type { Logger } from '../logger';
 import { koboFromProviderNumber, type Kobo } from '../money';
 import type { PayoutSignalType } from '../temporal/payloads';
-import { createInboundEventsRepo, type EventCategory, type NewInboundEvent } from './inbound-events.repo';
+import { createInboundEventsRepo, CREDITED_BY_RECONCILIATION, type EventCategory, type NewInboundEvent } from './inbound-events.repo';
 import { paymentEventSchema, payoutEventSchema, type PaymentEvent } from './inbound-event.schemas';
 import type { IngestMetrics } from '../metrics/ingest.metrics';
 import { planPaymentCredit } from './payment-credit';
@@ -157,6 +157,20 @@ export function createPaymentIngestService(deps: {
     return record({ ...base, id: uuidv7(), category: 'processing_error', signatureValid: true, tenantId: account.tenantId, accountId: account.id, grossAmount: amounts?.gross ?? null, fee: amounts?.fee ?? null, error });
   }
 
+  /**
+   * The webhook of a payment a reconciliation run has already credited (the provider sent it late):
+   * the same payment, already processed, so it is answered as a duplicate and recorded against that
+   * credit (its request id claimed, so a retry of it is a plain duplicate). Anything that differs from
+   * what reconciliation credited (account, amount, fee) stays a processing error.
+   */
+  async function recordIfCreditedByReconciliation(event: NewInboundEvent, amounts: { gross: Kobo; fee: Kobo }): Promise<IngestOutcome | null> {
+    const credited = event.transactionId ? await events.foundByReconciliation(event.transactionId) : undefined;
+    if (!credited || credited.aliasAccountRef !== event.aliasAccountRef || credited.grossAmount !== amounts.gross || credited.fee !== amounts.fee) return null;
+    await record({ ...event, id: uuidv7(), tenantId: credited.tenantId, accountId: credited.accountId, entryId: credited.entryId, flags: [CREDITED_BY_RECONCILIATION] });
+    logger.info({ requestId: event.requestId, transactionId: event.transactionId, entryId: credited.entryId }, 'late webhook of a payment reconciliation had credited');
+    return 'duplicate';
+  }
+
   async function ingestPayment(payload: unknown): Promise<IngestOutcome> {
     const base = common(payload);
     const parsed = paymentEventSchema.safeParse(payload);
@@ -183,6 +197,10 @@ export function createPaymentIngestService(deps: {
     } catch (error) {
       // Retryable failures go back to the provider as a 503, so the payment is redelivered, not dropped.
       if (isRetryableDatabaseError(error)) throw error;
+      if (isUniqueViolation(error, 'ledger_entries_one_payment_per_txn_idx')) {
+        const late = await recordIfCreditedByReconciliation(event, amounts);
+        if (late) return late;
+      }
       logger.error({ err: error, requestId: base.requestId, aliasAccountRef: base.aliasAccountRef }, 'payment posting failed');
       return recordUnusable(base, payload, describePostingFailure(error), amounts);
     }

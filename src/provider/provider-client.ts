@@ -10,8 +10,10 @@ import {
   envelopeSchema,
   tokenDataSchema,
   transactionDataSchema,
+  transactionListDataSchema,
   transferDataSchema,
   virtualAccountDataSchema,
+  walletBalanceDataSchema,
 } from './provider.schemas';
 import type { ProviderClient } from './provider.types';
 
@@ -61,6 +63,11 @@ function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && error.name === 'TimeoutError') return `timed out after ${timeoutMs} ms`;
   const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** The listings' date format: UTC to the second, without a zone (yyyy-MM-ddTHH:mm:ss). */
+function providerDateTime(date: Date): string {
+  return date.toISOString().slice(0, 19);
 }
 
 function isNotFound(error: unknown): boolean {
@@ -201,6 +208,18 @@ export function createProviderClient(config: Config, logger: Logger, metrics?: P
         if (isNotFound(error)) return null;
         throw error;
       }
+    },
+
+    async listTransactions(input) {
+      const query = new URLSearchParams({ limit: String(input.limit), dateFrom: providerDateTime(input.from), dateTo: providerDateTime(input.to) });
+      if (input.cursor) query.set('cursor', input.cursor);
+      if (input.scope.kind === 'virtual_account') query.set('virtual_account', input.scope.accountNumber);
+      const path = input.scope.kind === 'wallet' ? '/v1/transactions/accounts' : '/v1/transactions/virtual';
+      return call('listTransactions', 'GET', `${path}?${query.toString()}`, transactionListDataSchema);
+    },
+
+    async getWalletBalance() {
+      return call('getWalletBalance', 'GET', '/v1/accounts/balance', walletBalanceDataSchema);
     },
   };
 }

@@ -85,3 +85,60 @@ export const banksDataSchema = z
   .transform(({ results }) => results.map((bank) => ({ code: bank.bankCode, name: bank.bankName })));
 
 export const accountLookupDataSchema = z.object({ accountNumber: z.string(), accountName: z.string() });
+
+/**
+ * Listings write amounts as JSON numbers (the wallet listing) or as decimal text such as "100.0" (the
+ * virtual-account listing); both become kobo through the same decimal conversion.
+ */
+const listedNaira = z.union([z.number(), z.string().regex(/^\d+(\.\d+)?$/)]).transform((value, ctx) => {
+  const kobo = koboFromProviderNumber(typeof value === 'number' ? value : Number(value));
+  if (kobo === null || kobo < 0n) {
+    ctx.addIssue({ code: 'custom', message: `not a naira amount: ${String(value)}` });
+    return z.NEVER;
+  }
+  return kobo;
+});
+
+const entryType = z
+  .string()
+  .nullish()
+  .transform((text) => {
+    const upper = text?.toUpperCase();
+    return upper === 'CREDIT' || upper === 'DEBIT' ? upper : null;
+  });
+
+const listedTransactionSchema = z
+  .object({
+    id: z.string().min(1),
+    status: z.string().min(1),
+    amount: listedNaira,
+    fixedCharge: listedNaira.nullish(),
+    type: z.string().nullish(),
+    entryType,
+    currency: optionalText,
+    merchantTxRef: optionalText,
+    recipientAccountNumber: optionalText,
+    senderName: optionalText,
+    narration: optionalText,
+    timeCreated: z.string(),
+  })
+  .transform(({ amount, fixedCharge, type, ...transaction }) => ({ ...transaction, type: type ?? '', amountKobo: amount, feeKobo: fixedCharge ?? null }));
+
+/** The provider's paged listing: an empty or absent cursor means the last page. */
+export const transactionListDataSchema = z
+  .object({ results: z.array(listedTransactionSchema), cursor: z.string().nullish() })
+  .transform(({ results, cursor }) => ({ transactions: results, nextCursor: cursor ? cursor : null }));
+
+/** A wallet can be overdrawn: its balance is the one signed amount. */
+const signedNaira = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]).transform((value, ctx) => {
+  const kobo = koboFromProviderNumber(typeof value === 'number' ? value : Number(value));
+  if (kobo === null) {
+    ctx.addIssue({ code: 'custom', message: `not a naira amount: ${String(value)}` });
+    return z.NEVER;
+  }
+  return kobo;
+});
+
+export const walletBalanceDataSchema = z
+  .object({ amount: signedNaira, currency: z.string() })
+  .transform(({ amount, currency }) => ({ amountKobo: amount, currency }));

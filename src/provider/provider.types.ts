@@ -81,4 +81,51 @@ export interface ProviderClient {
   submitTransfer(input: SubmitTransferInput): Promise<ProviderTransfer>;
   listBanks(): Promise<ProviderBank[]>;
   lookupAccount(input: AccountLookupInput): Promise<ProviderAccountName | null>;
+  /** One page of a listing; pass the returned cursor for the next. */
+  listTransactions(input: ListTransactionsInput): Promise<ProviderTransactionPage>;
+  getWalletBalance(): Promise<ProviderWalletBalance>;
+}
+
+/** The provider's transaction listings: the merchant's wallet (every payment and payout), or one virtual account's credits. */
+export type TransactionListingScope = { kind: 'wallet' } | { kind: 'virtual_account'; accountNumber: string };
+
+export interface ListTransactionsInput {
+  scope: TransactionListingScope;
+  /** Transactions created from this moment to `to`, both inclusive, at the provider's one-second precision. */
+  from: Date;
+  to: Date;
+  /** The cursor the previous page returned; absent for the first page. */
+  cursor?: string;
+  limit: number;
+}
+
+/** One transaction as the provider's listing shows it. */
+export interface ProviderListedTransaction {
+  id: string;
+  /** As the provider wrote it: SUCCESS, PAYMENT_FAILED, REFUND, PROCESSING, and the provider's other in-progress states. */
+  status: string;
+  /** Gross: what the payer sent, or what a payout paid. */
+  amountKobo: bigint;
+  feeKobo: bigint | null;
+  type: string;
+  /** CREDIT or DEBIT to the wallet, when the listing says. */
+  entryType: 'CREDIT' | 'DEBIT' | null;
+  /** null when the listing leaves it out (which means NGN). */
+  currency: string | null;
+  merchantTxRef: string | null;
+  recipientAccountNumber: string | null;
+  senderName: string | null;
+  narration: string | null;
+  timeCreated: string;
+}
+
+export interface ProviderTransactionPage {
+  transactions: ProviderListedTransaction[];
+  /** null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface ProviderWalletBalance {
+  amountKobo: bigint;
+  currency: string;
 }

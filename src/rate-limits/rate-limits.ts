@@ -23,7 +23,7 @@ const unlimited: Limiter = { consume: async () => undefined, reward: async () =>
  * rate_limits). They are sized for legitimate volume and only stop abuse; each is configurable and
  * `off` disables it.
  */
-export function createRateLimits(db: Db, config: Pick<Config, 'RATE_LIMIT_SIGNIN_EMAIL' | 'RATE_LIMIT_SIGNIN_ADDRESS' | 'RATE_LIMIT_NAME_LOOKUPS' | 'RATE_LIMIT_SETTLEMENTS' | 'RATE_LIMIT_REPLAYS'>) {
+export function createRateLimits(db: Db, config: Pick<Config, 'RATE_LIMIT_SIGNIN_EMAIL' | 'RATE_LIMIT_SIGNIN_ADDRESS' | 'RATE_LIMIT_NAME_LOOKUPS' | 'RATE_LIMIT_SETTLEMENTS' | 'RATE_LIMIT_REPLAYS' | 'RATE_LIMIT_RECONCILIATION_RUNS'>) {
   let sweeper = true;
   function limiter(name: string, limit: RateLimit | null, message: string): Limiter {
     if (!limit) return unlimited;
@@ -60,6 +60,7 @@ export function createRateLimits(db: Db, config: Pick<Config, 'RATE_LIMIT_SIGNIN
     nameLookups: limiter('name-lookups', config.RATE_LIMIT_NAME_LOOKUPS, 'too many name lookups, retry later'),
     settlements: limiter('settlements', config.RATE_LIMIT_SETTLEMENTS, 'too many settlements, retry later'),
     replays: limiter('replays', config.RATE_LIMIT_REPLAYS, 'too many replays, retry later'),
+    reconciliationRuns: limiter('reconciliation-runs', config.RATE_LIMIT_RECONCILIATION_RUNS, 'too many reconciliation runs, retry later'),
   };
 }
 

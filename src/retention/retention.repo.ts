@@ -17,11 +17,14 @@ export function createRetentionRepo(db: DbOrTrx) {
   }
 
   return {
-    /** Events that failed verification claim no request id: the whole row goes. */
+    /**
+     * Events that failed verification claim no request id: the whole row goes. Only those: the record
+     * of a payment a reconciliation run found is unsigned too, but it is the credit's inbound event.
+     */
     deleteUnverifiedEvents(before: Date, batch: number): Promise<number> {
       return count(
         `DELETE FROM inbound_events WHERE id IN (
-           SELECT id FROM inbound_events WHERE NOT signature_valid AND id < :bound ORDER BY id LIMIT :batch)`,
+           SELECT id FROM inbound_events WHERE NOT signature_valid AND category = 'sig_invalid' AND id < :bound ORDER BY id LIMIT :batch)`,
         { bound: uuidv7Floor(before), batch },
       );
     },

@@ -7,6 +7,8 @@ import { registerAuthRoutes } from './auth.routes';
 import { registerControlRoutes } from './control.routes';
 import { faultsFromConfig, injectFaults, logTransferCalls } from './faults';
 import { registerIdentityRoutes } from './identity.routes';
+import { registerListingRoutes } from './listing.routes';
+import { registerPaymentStatusRoutes } from './payment-status.routes';
 import type { SandboxDeps } from './sandbox.deps';
 import { accessLog, routeNotFound, sandboxErrors } from './sandbox-http';
 import { SandboxState } from './sandbox.state';
@@ -41,6 +43,8 @@ export function createSandbox(options: { config: Config; logger: Logger }): Sand
   registerTransferRoutes(router, deps);
   registerIdentityRoutes(router);
   registerControlRoutes(router, deps);
+  registerListingRoutes(router, deps);
+  registerPaymentStatusRoutes(router, deps);
 
   const app = new Koa();
   app.silent = true;

@@ -22,12 +22,16 @@ function senderBankName(accountNumber: string): string {
 export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment) {
   const { state, webhooks } = deps;
   const now = new Date();
+  const senderAccountNumber = input.senderAccountNumber ?? randomAccountNumber();
+  const senderName = input.senderName ?? accountHolderName(senderAccountNumber);
   const payment: SandboxPayment = {
     transactionId: newPaymentTransactionId(),
     accountRef: input.accountRef,
     amountKobo: input.amount,
     feeKobo: input.fee ?? providerFeeKobo(input.amount),
     status: input.status,
+    senderName,
+    narration: input.narration,
     createdAt: now.toISOString(),
     lookupLagMs: input.lookupLagMs ?? deps.config.SANDBOX_LOOKUP_LAG,
     processingMs: input.processingMs,
@@ -37,7 +41,6 @@ export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment
   state.payments.set(payment.transactionId, payment);
   if (payment.status === 'SUCCESS') state.walletBalanceKobo += payment.amountKobo - payment.feeKobo;
 
-  const senderAccountNumber = input.senderAccountNumber ?? randomAccountNumber();
   const sent = await webhooks.send(
     'payment_success',
     {
@@ -53,12 +56,12 @@ export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment
         narration: input.narration,
       },
       customer: {
-        senderName: input.senderName ?? accountHolderName(senderAccountNumber),
+        senderName,
         accountNumber: senderAccountNumber,
         bankName: senderBankName(senderAccountNumber),
       },
     },
-    { deliver: input.deliver },
+    { deliver: input.deliver, suppress: input.suppressWebhook },
   );
   return {
     requestId: sent.event.requestId,
@@ -69,15 +72,19 @@ export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment
   };
 }
 
+/** The payment's status at `nowMs`: PROCESSING for its first `processingMs`, then its own. */
+export function paymentStatusAt(payment: SandboxPayment, nowMs: number): SandboxPayment['status'] {
+  return nowMs - Date.parse(payment.createdAt) < payment.processingMs ? 'PROCESSING' : payment.status;
+}
+
 /**
  * The payment as the provider's lookup shows it at `nowMs`, or null while the lookup does not know it
  * yet (lookup lag, or the first lookups that answer "not found"). Counts the lookup.
  */
 export function paymentAsLookedUp(payment: SandboxPayment, nowMs: number): SandboxPayment | null {
   payment.lookups += 1;
-  const ageMs = nowMs - Date.parse(payment.createdAt);
-  if (payment.lookups <= payment.notFoundLookups || ageMs < payment.lookupLagMs) return null;
-  return ageMs < payment.processingMs ? { ...payment, status: 'PROCESSING' } : payment;
+  if (payment.lookups <= payment.notFoundLookups || nowMs - Date.parse(payment.createdAt) < payment.lookupLagMs) return null;
+  return { ...payment, status: paymentStatusAt(payment, nowMs) };
 }
 
 /** `count` payments spread over the accounts, recorded as the provider's but not delivered: the caller sends them. */
@@ -85,7 +92,7 @@ export async function simulatePaymentBatch(deps: SandboxDeps, batch: PaymentBatc
   const events = [];
   for (let i = 0; i < batch.count; i += 1) {
     const accountRef = batch.accountRefs[i % batch.accountRefs.length]!;
-    const sent = await simulatePayment(deps, { accountRef, amount: batch.amount, narration: 'benchmark', status: 'SUCCESS', deliver: false, processingMs: 0, notFoundLookups: 0 });
+    const sent = await simulatePayment(deps, { accountRef, amount: batch.amount, narration: 'benchmark', status: 'SUCCESS', deliver: false, suppressWebhook: false, processingMs: 0, notFoundLookups: 0 });
     events.push({ body: JSON.stringify(sent.payload), headers: sent.headers });
   }
   return events;

@@ -78,6 +78,8 @@ export const simulatedPaymentSchema = z
     narration: z.string().max(200).default(''),
     status: z.enum(['SUCCESS', 'PAYMENT_FAILED', 'PROCESSING', 'REFUND']).default('SUCCESS'),
     deliver: z.boolean().default(true),
+    /** The provider never sends this payment's webhook: a payment the service can only learn of by reconciling. */
+    suppressWebhook: z.boolean().default(false),
     /** Lookups answer "not found" for this long after the payment (default SANDBOX_LOOKUP_LAG). */
     lookupLagMs: z.number().int().min(0).max(MAX_SANDBOX_DELAY_MS).optional(),
     /** Lookups show PROCESSING for this long, then `status`. */

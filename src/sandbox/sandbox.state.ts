@@ -14,7 +14,11 @@ export interface SandboxPayment {
   feeKobo: Kobo;
   /** What a lookup shows once the payment is visible and no longer processing. */
   status: ProviderTransactionStatus;
+  senderName: string;
+  narration: string;
   createdAt: string;
+  /** Set when the provider changes the payment's status after the fact (a late success, a refund). */
+  updatedAt?: string;
   /** A lookup answers "not found" until this long after creation (the provider's lookup lag). */
   lookupLagMs: number;
   /** A lookup shows PROCESSING until this long after creation, then `status`. */

@@ -24,7 +24,8 @@ export interface SentEvent {
 }
 
 export interface WebhookSender {
-  send(eventType: ProviderEventType, data: EventData, options?: { deliver?: boolean }): Promise<SentEvent>;
+  /** `suppress`: the provider never sends it (an outage, a misconfigured URL): neither recorded nor delivered. */
+  send(eventType: ProviderEventType, data: EventData, options?: { deliver?: boolean; suppress?: boolean }): Promise<SentEvent>;
   /** Sends the recorded bytes and headers again, as a provider retry would. */
   redeliver(event: SandboxWebhookEvent): Promise<DeliveryResult>;
   close(): void;
@@ -84,6 +85,7 @@ export function createWebhookSender(deps: { config: Config; logger: Logger; stat
         },
         deliveries: [],
       };
+      if (options.suppress) return { event, payload, delivery: null };
       state.events.push(event);
       const delivery = options.deliver === false ? null : await deliver(event);
       return { event, payload, delivery };

@@ -3,6 +3,8 @@
  * this module, so it must never import anything with side effects. Money travels as kobo strings.
  */
 
+import type { ReconciliationInput } from '../reconciliation/reconciliation.payloads';
+
 export interface PaymentConfirmationInput {
   entryId: string;
   providerTxnRef: string;
@@ -131,6 +133,7 @@ export type WorkflowInputs = {
   webhookDeliveryWorkflow: WebhookDeliveryInput;
   settlementWorkflow: SettlementInput;
   settlementRefundWorkflow: SettlementRefundInput;
+  reconciliationWorkflow: ReconciliationInput;
 };
 
 export type WorkflowType = keyof WorkflowInputs;

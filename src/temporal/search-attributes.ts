@@ -5,6 +5,8 @@ export const TENANT_ID = defineSearchAttributeKey('TenantId', SearchAttributeTyp
 export const ACCOUNT_REF = defineSearchAttributeKey('AccountRef', SearchAttributeType.KEYWORD);
 export const MERCHANT_TX_REF = defineSearchAttributeKey('MerchantTxRef', SearchAttributeType.KEYWORD);
 export const SETTLEMENT_STATUS = defineSearchAttributeKey('SettlementStatus', SearchAttributeType.KEYWORD);
+/** running, then the run's outcome (clean, repaired, exceptions, alert) or failed. */
+export const RECONCILIATION_STATUS = defineSearchAttributeKey('ReconciliationStatus', SearchAttributeType.KEYWORD);
 
 /**
  * A batch confirmation lists its payments' provider transaction references and account references, so
@@ -14,7 +16,7 @@ export const SETTLEMENT_STATUS = defineSearchAttributeKey('SettlementStatus', Se
 export const PROVIDER_TXN_REFS = defineSearchAttributeKey('ProviderTxnRefs', SearchAttributeType.KEYWORD_LIST);
 export const ACCOUNT_REFS = defineSearchAttributeKey('AccountRefs', SearchAttributeType.KEYWORD_LIST);
 
-export const CUSTOM_SEARCH_ATTRIBUTES = [TENANT_ID, ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, PROVIDER_TXN_REFS, ACCOUNT_REFS] as const;
+export const CUSTOM_SEARCH_ATTRIBUTES = [TENANT_ID, ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, RECONCILIATION_STATUS, PROVIDER_TXN_REFS, ACCOUNT_REFS] as const;
 
 /** Search attribute values as stored in the outbox (plain JSON) before a workflow starts. */
 export interface WorkflowSearchAttributes {

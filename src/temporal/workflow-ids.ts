@@ -9,4 +9,6 @@ export const entryIdOfConfirmation = (workflowId: string): string | null => (wor
 export const paymentConfirmationBatchWorkflowId = (batchId: string): string => `payment-confirmation-batch:${batchId}`;
 export const webhookDeliveryWorkflowId = (deliveryId: string): string => `webhook-delivery:${deliveryId}`;
 export const convergenceSweepScheduleId = (taskQueue: string): string => `convergence-sweep:${taskQueue}`;
+export const reconciliationWorkflowId = (runId: string): string => `reconciliation:${runId}`;
+export const reconciliationScheduleId = (taskQueue: string): string => `reconciliation:${taskQueue}`;
 export const retentionScheduleId = (taskQueue: string): string => `retention:${taskQueue}`;

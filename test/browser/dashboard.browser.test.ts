@@ -191,7 +191,7 @@ describe('dashboard in a browser', function () {
     assert.match(attention, /1\s+Misdirected payments to assign/);
     assert.match(attention, /1\s+Dead letters not replayed/);
     assert.match(attention, /1\s+Accounts in deficit/);
-    assert.match(attention, /Not available yet\s+Reconciliation exceptions/);
+    assert.match(attention, /\b0\s+Reconciliation exceptions open/);
     await page.locator('.flow-chart canvas').first().waitFor();
     await page.getByText('The same figures as a table').click();
     await assertAccessible(page, 'overview');

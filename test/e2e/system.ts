@@ -16,6 +16,7 @@ export const E2E_TIMINGS = {
   WEBHOOK_MAX_ATTEMPTS: '3',
   SWEEP_INTERVAL: '2s',
   SWEEP_GRACE: '1s',
+  RECONCILIATION_GRACE: '0ms',
 };
 
 let running: Promise<RunningSystem> | undefined;

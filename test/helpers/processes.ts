@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { temporal as temporalProto } from '@temporalio/proto';
 import { createTemporalClient } from '../../src/temporal/client';
-import { convergenceSweepScheduleId, retentionScheduleId } from '../../src/temporal/workflow-ids';
+import { convergenceSweepScheduleId, reconciliationScheduleId, retentionScheduleId } from '../../src/temporal/workflow-ids';
 import { eventually } from './http';
 import { freePort } from './ports';
 
@@ -138,10 +138,10 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     pid: (name) => children.get(name)?.pid,
     cli: (...args: string[]) => runCli(null, args),
     cliWithStdin: (stdin: string, ...args: string[]) => runCli(stdin, args),
-    /** Stops the processes and deletes the Schedules (sweep, retention), which would otherwise outlive this test run. */
+    /** Stops the processes and deletes the Schedules (sweep, retention, reconciliation), which would otherwise outlive this test run. */
     async stop() {
       await Promise.all([...children.keys()].map((name) => stopChild(name, 'SIGTERM')));
-      for (const scheduleId of [convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!), retentionScheduleId(env.TEMPORAL_TASK_QUEUE!)]) {
+      for (const scheduleId of [convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!), retentionScheduleId(env.TEMPORAL_TASK_QUEUE!), reconciliationScheduleId(env.TEMPORAL_TASK_QUEUE!)]) {
         await temporal.schedule
           .getHandle(scheduleId)
           .delete()

@@ -93,5 +93,7 @@ describe('CLI', () => {
   it('exits 2 with the usage for a missing option or an unknown command', async () => {
     await assert.rejects(cli('tenant:create'), (error: { code: number; stderr: string }) => error.code === 2 && /missing --name/.test(error.stderr));
     await assert.rejects(cli('nope'), (error: { code: number; stderr: string }) => error.code === 2 && /unknown command/.test(error.stderr));
+    await assert.rejects(cli('reconcile', '--from', 'yesterday'), (error: { code: number; stderr: string }) => error.code === 2 && /--from must be an ISO 8601 timestamp\nusage: reconcile/.test(error.stderr));
+    await assert.rejects(cli('reconcile:exceptions', '--status', 'closed'), (error: { code: number; stderr: string }) => error.code === 2 && /--status must be open, repaired or resolved/.test(error.stderr));
   });
 });

@@ -248,7 +248,7 @@ describe('dashboard API (/auth session routes)', () => {
       const empty = (await as(user, 'GET', '/auth/overview')).body;
       assert.deepEqual(empty.balances, { accounts: 0, ledgerBalance: '0.00', availableBalance: '0.00', pendingCredits: '0.00' });
       assert.equal(empty.flows.days.length, 30);
-      assert.deepEqual(empty.attention, { kycReviews: 0, misdirectedPayments: 0, deadLetters: 0, failedSettlements: 0, accountsInDeficit: 0, reconciliationExceptions: null });
+      assert.deepEqual(empty.attention, { kycReviews: 0, misdirectedPayments: 0, deadLetters: 0, failedSettlements: 0, accountsInDeficit: 0, reconciliationExceptions: 0 });
 
       const account = await provisionAccount(stack, fresh.apiKey);
       await fundAccount(stack, account.ID, 500_000n);

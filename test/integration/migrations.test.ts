@@ -6,6 +6,8 @@ import { migrationConfig } from '../../src/db';
 
 /** Issue 12's migrations, which sort before the dashboard's 20261123000400 but reached main after it was written. */
 const LANDED_LATER = /^20261123000(300|310|320|330)_/;
+/** What a database migrated on the dashboard branch lacks: those, and the reconciliation's and the confirmation claims', which came after it. */
+const NOT_ON_THE_DASHBOARD_BRANCH = /^20261123000(300|310|320|330|600|800)_/;
 
 /** The migrations directory as knex reads it, less those `skip` matches: the state of a database migrated on a branch. */
 function migrationsWithout(skip: RegExp): Knex.MigrationSource<string> {
@@ -70,12 +72,37 @@ describe('migrations', () => {
     assert.equal(reapplied.length, applied.length);
   });
 
+  it('upgrades a database already at the previous migrations: adjustments join the kinds that may overdraw, and roll back to it', async () => {
+    const constraint = async (name: string): Promise<string> =>
+      (await fresh.raw('SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = ?', [name])).rows[0].def as string;
+    await fresh.migrate.rollback(migrationConfig, true);
+    // Up to, and not including, the reconciliation migration: the schema a database on main had.
+    for (;;) {
+      const [, pending] = (await fresh.migrate.list(migrationConfig)) as [unknown[], Array<{ file: string }>];
+      if (pending[0]!.file.startsWith('20261123000600')) break;
+      await fresh.migrate.up(migrationConfig);
+    }
+    assert.doesNotMatch(await constraint('only_reversals_overdraw'), /adjustment/);
+    await fresh.migrate.latest(migrationConfig);
+    assert.match(await constraint('only_reversals_overdraw'), /'reversal'.*'adjustment'/);
+    assert.match(await constraint('ledger_entries_kind_check'), /'adjustment'/);
+    assert.match(await constraint('reversal_references_original'), /'adjustment'/);
+    assert.match(await constraint('deficit_flag_matches_balance'), /ledger_balance < 0/);
+    // Back down through the reconciliation migration (and those after it).
+    const completed = async (): Promise<string[]> =>
+      ((await fresh.migrate.list(migrationConfig)) as [Array<{ name: string } | string>, unknown[]])[0].map((migration) => (typeof migration === 'string' ? migration : migration.name));
+    while ((await completed()).some((name) => name.startsWith('20261123000600'))) await fresh.migrate.down(migrationConfig);
+    assert.doesNotMatch(await constraint('only_reversals_overdraw'), /adjustment/);
+    assert.doesNotMatch(await constraint('ledger_entries_kind_check'), /adjustment/);
+    await fresh.migrate.latest(migrationConfig);
+  });
+
   it('brings a database migrated without the migrations that landed later (the dashboard branch) to the same schema as a fresh one', async () => {
-    await branch.migrate.latest({ tableName: migrationConfig.tableName, migrationSource: migrationsWithout(LANDED_LATER) });
+    await branch.migrate.latest({ tableName: migrationConfig.tableName, migrationSource: migrationsWithout(NOT_ON_THE_DASHBOARD_BRANCH) });
     const before = (await branch('knex_migrations').select('name')).map((row: { name: string }) => row.name);
     assert.ok(before.some((name) => name.startsWith('20261123000400_')) && !before.some((name) => LANDED_LATER.test(name)));
     const [, applied] = await branch.migrate.latest(migrationConfig);
-    assert.deepEqual(applied.map((file: string) => file.slice(0, 14)), ['20261123000300', '20261123000310', '20261123000320', '20261123000330']);
+    assert.deepEqual(applied.map((file: string) => file.slice(0, 14)), ['20261123000300', '20261123000310', '20261123000320', '20261123000330', '20261123000600', '20261123000800']);
     await fresh.migrate.latest(migrationConfig);
     assert.deepEqual(await schemaOf(branch), await schemaOf(fresh));
   });

@@ -7,11 +7,13 @@
  * made behind `patched()`, adding the new histories beside the old ones (both must replay); replace an
  * old history only when its patch is removed. Files named `*.before-<change>.*` were recorded once by
  * the code before that change (a checkout of it running this recorder) and are kept, not re-recorded,
- * until the patch that keeps them replaying is removed. The confirmation, delivery and sweep scenarios run on the
- * time-skipping server with scripted activities (days pass in seconds); the settlement scenarios run
- * the real API, worker and sandbox on the dev server, so they record whatever the settlement
- * activities are today without any script to keep in step.
+ * until the patch that keeps them replaying is removed. The confirmation, delivery, sweep, retention
+ * and scheduled or failed reconciliation scenarios run on the time-skipping server with scripted
+ * activities (days pass in seconds); the settlement scenarios and a tenant's reconciliation run use
+ * the real API, worker and sandbox on the dev server, so they record whatever those activities are
+ * today without any script to keep in step.
  */
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
@@ -27,10 +29,14 @@ import type {
   PaymentConfirmationInput,
   ProviderTxnLookup,
 } from '../../src/temporal/payloads';
-import { paymentConfirmationBatchWorkflowId, paymentConfirmationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import { paymentConfirmationBatchWorkflowId, paymentConfirmationWorkflowId, reconciliationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../../src/reconciliation/reconciliation.payloads';
+import type { RetentionResult } from '../../src/retention/retention.service';
 import { convergenceSweepWorkflow } from '../../workflows/convergenceSweep.workflow';
 import { paymentConfirmationWorkflow } from '../../workflows/paymentConfirmation.workflow';
 import { paymentConfirmationBatchWorkflow } from '../../workflows/paymentConfirmationBatch.workflow';
+import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
+import { retentionWorkflow } from '../../workflows/retention.workflow';
 import { webhookDeliveryWorkflow } from '../../workflows/webhookDelivery.workflow';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { historyToJson } from '../helpers/history-json';
@@ -238,13 +244,85 @@ describe('record workflow histories for the replay test', function () {
         save('convergenceSweepWorkflow', 'swept', await handle.fetchHistory());
       });
     });
+    it('retentionWorkflow: one run', async () => {
+      const activities = {
+        async applyRetention(): Promise<RetentionResult> {
+          return { unverifiedEventsDeleted: 3, eventPayloadsStripped: 40, startedJobsDeleted: 12, endedSessionsDeleted: 2 };
+        },
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(retentionWorkflow, { taskQueue, workflowId: `retention-run:${randomUUID()}` });
+        await handle.result();
+        save('retentionWorkflow', 'applied', await handle.fetchHistory());
+      });
+    });
+
+    /** A listing of `pages` pages, two a call, behind activities that heartbeat after each page. */
+    function reconciliationActivities(pages: number, refusal?: string) {
+      const handle: ReconciliationRunHandle = { runId: randomUUID(), tenantId: null, windowFrom: '2026-11-21T00:00:00.000Z', windowTo: '2026-11-23T00:00:00.000Z' };
+      const pageOf = (position: ReconciliationPosition | null): number => (position?.cursor ? Number(position.cursor) : 0);
+      return {
+        async openScheduledReconciliationRun(): Promise<ReconciliationRunHandle> {
+          return handle;
+        },
+        async beginReconciliationRun(): Promise<ReconciliationRunHandle> {
+          return handle;
+        },
+        async reconcileProviderPages(_runId: string, position: ReconciliationPosition | null): Promise<ReconciliationPagesResult> {
+          if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'ProviderRejected');
+          const next = Math.min(pageOf(position) + 2, pages);
+          const done = next >= pages;
+          Context.current().heartbeat({ position: { source: done ? 'done' : 'wallet', accountId: null, cursor: String(next), lookups: 0 } });
+          return { position: { source: done ? 'done' : 'wallet', accountId: null, cursor: done ? null : String(next), lookups: 0 }, pages: 2, providerTransactions: 1_000, repaired: 1 };
+        },
+        async finishReconciliationRun(runId: string): Promise<ReconciliationSummary> {
+          return { runId, outcome: 'repaired', providerTransactions: pages * 500, matched: pages * 500 - 3, repaired: 3, reported: 0, alerts: 0, inFlight: 0, daysDiffering: 0 };
+        },
+        async failReconciliationRun(): Promise<void> {},
+      };
+    }
+
+    it('reconciliationWorkflow: a scheduled run pages a window, continues as new, and finishes', async () => {
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, reconciliationActivities(6));
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(reconciliationWorkflow, {
+          taskQueue,
+          workflowId: `reconciliation-scheduled:${randomUUID()}`,
+          args: [{ lookBackMs: 48 * HOUR, graceMs: 5 * 60_000, providerAttempts: 6, batchesPerExecution: 2 }],
+        });
+        await handle.result();
+        const first = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
+        save('reconciliationWorkflow', 'scheduled.first-run', first);
+        save('reconciliationWorkflow', 'scheduled.last-run', await env.client.workflow.getHandle(handle.workflowId).fetchHistory());
+      });
+    });
+
+    it('reconciliationWorkflow: the provider refuses to list, the run fails visibly', async () => {
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, reconciliationActivities(4, 'provider rejected the request: HTTP 404'));
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(reconciliationWorkflow, { taskQueue, workflowId: reconciliationWorkflowId(randomUUID()), args: [{ runId: randomUUID(), providerAttempts: 3 }] });
+        await handle.result().catch(() => undefined);
+        save('reconciliationWorkflow', 'failed', await handle.fetchHistory());
+      });
+    });
   });
 
   describe('on the dev server, the real API, worker and sandbox', () => {
     let stack: Stack;
     before(async () => {
       stack = await startStack(
-        { SETTLEMENT_POLL_INTERVAL: '200ms', SETTLEMENT_RETRY_SCHEDULE: '200ms', SETTLEMENT_MAX_ATTEMPTS: '2', SETTLEMENT_REFUND_WATCH: '1s', SANDBOX_REFUND_DELAY: '500ms' },
+        {
+          SETTLEMENT_POLL_INTERVAL: '200ms',
+          SETTLEMENT_RETRY_SCHEDULE: '200ms',
+          SETTLEMENT_MAX_ATTEMPTS: '2',
+          SETTLEMENT_REFUND_WATCH: '1s',
+          SANDBOX_REFUND_DELAY: '500ms',
+          RECONCILIATION_GRACE: '0ms',
+        },
         { worker: true },
       );
     });
@@ -291,6 +369,17 @@ describe('record workflow histories for the replay test', function () {
       const event = sent.body.events.find((candidate) => candidate.eventType === 'payout_refund' && candidate.payload.data.transaction.merchantTxRef === providerRef);
       assert.ok(event, 'the sandbox sent a payout_refund event');
       save('settlementRefundWorkflow', 'refunded', await finished(settlementRefundWorkflowId(providerRef, event.requestId)));
+    });
+
+    it('reconciliationWorkflow: a tenant\'s run credits a payment whose webhook never came', async () => {
+      const tenant = await createTenant(stack);
+      const account = await provisionAccount(stack, tenant.apiKey);
+      const from = new Date(Date.now() - 1_000).toISOString();
+      const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, suppressWebhook: true } });
+      assert.equal(paid.status, 200, paid.text);
+      const run = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenant.apiKey, body: { from } });
+      assert.equal(run.status, 202, run.text);
+      save('reconciliationWorkflow', 'tenant-run', await finished(reconciliationWorkflowId(run.body.run.ID as string)));
     });
   });
 });

@@ -86,8 +86,8 @@ describe('search attribute registration', () => {
 
   it('adds only the missing attributes', async () => {
     const server = fakeServer(['TenantId', 'AccountRef'], {});
-    assert.deepEqual(await registerSearchAttributes(server.connection, 'default'), ['MerchantTxRef', 'SettlementStatus', 'ProviderTxnRefs', 'AccountRefs']);
-    assert.deepEqual(server.added, [['MerchantTxRef', 'SettlementStatus', 'ProviderTxnRefs', 'AccountRefs']]);
+    assert.deepEqual(await registerSearchAttributes(server.connection, 'default'), ['MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus', 'ProviderTxnRefs', 'AccountRefs']);
+    assert.deepEqual(server.added, [['MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus', 'ProviderTxnRefs', 'AccountRefs']]);
   });
 
   it('where the operator API is denied (Temporal Cloud), names every missing attribute in one error', async () => {
@@ -95,11 +95,11 @@ describe('search attribute registration', () => {
     const server = fakeServer(['TenantId', 'AccountRef'], { list: denied, add: denied });
     await assert.rejects(registerSearchAttributes(server.connection, 'ledger.a1b2c'), (error: unknown) => {
       assert.ok(error instanceof MissingSearchAttributesError);
-      assert.deepEqual(error.missing, ['MerchantTxRef', 'SettlementStatus', 'ProviderTxnRefs', 'AccountRefs']);
-      assert.match(error.message, /lacks the search attribute\(s\) MerchantTxRef, SettlementStatus, ProviderTxnRefs, AccountRefs/);
+      assert.deepEqual(error.missing, ['MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus', 'ProviderTxnRefs', 'AccountRefs']);
+      assert.match(error.message, /lacks the search attribute\(s\) MerchantTxRef, SettlementStatus, ReconciliationStatus, ProviderTxnRefs, AccountRefs/);
       assert.match(
         error.message,
-        /tcld namespace search-attributes add --namespace ledger\.a1b2c --search-attribute MerchantTxRef=Keyword --search-attribute SettlementStatus=Keyword --search-attribute ProviderTxnRefs=KeywordList --search-attribute AccountRefs=KeywordList/,
+        /tcld namespace search-attributes add --namespace ledger\.a1b2c --search-attribute MerchantTxRef=Keyword --search-attribute SettlementStatus=Keyword --search-attribute ReconciliationStatus=Keyword --search-attribute ProviderTxnRefs=KeywordList --search-attribute AccountRefs=KeywordList/,
       );
       return true;
     });
@@ -107,7 +107,7 @@ describe('search attribute registration', () => {
 
   it('where the operator API is denied but every attribute exists, starts without adding anything', async () => {
     const denied = grpcError(7, 'PermissionDenied');
-    const server = fakeServer(['TenantId', 'AccountRef', 'MerchantTxRef', 'SettlementStatus', 'ProviderTxnRefs', 'AccountRefs'], { list: denied, add: denied });
+    const server = fakeServer(['TenantId', 'AccountRef', 'MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus', 'ProviderTxnRefs', 'AccountRefs'], { list: denied, add: denied });
     assert.deepEqual(await registerSearchAttributes(server.connection, 'default'), []);
     assert.deepEqual(server.added, []);
   });

@@ -9,7 +9,16 @@ import { workflowBundle } from '../helpers/temporal';
 const HISTORIES_DIR = path.resolve(__dirname, '../../../test/replay/histories');
 
 /** Every workflow type the worker registers must have at least one recorded history. */
-const WORKFLOW_TYPES = ['paymentConfirmationWorkflow', 'paymentConfirmationBatchWorkflow', 'settlementWorkflow', 'settlementRefundWorkflow', 'webhookDeliveryWorkflow', 'convergenceSweepWorkflow'];
+const WORKFLOW_TYPES = [
+  'paymentConfirmationWorkflow',
+  'paymentConfirmationBatchWorkflow',
+  'settlementWorkflow',
+  'settlementRefundWorkflow',
+  'webhookDeliveryWorkflow',
+  'convergenceSweepWorkflow',
+  'retentionWorkflow',
+  'reconciliationWorkflow',
+];
 
 describe('replay of recorded histories: today\'s workflow code against runs recorded earlier', () => {
   const files = readdirSync(HISTORIES_DIR)

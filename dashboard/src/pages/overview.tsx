@@ -5,12 +5,11 @@ import { FlowChart } from '../components/flow-chart';
 import { Loaded, useResource } from '../components/state';
 import { day, naira, when } from '../format';
 
-function Attention(props: { label: string; count: number | null; href?: string; note?: string }) {
-  const value = props.count === null ? 'Not available yet' : String(props.count);
+function Attention(props: { label: string; count: number; href?: string; note?: string }) {
   return (
     <li class={`attention-item${props.count ? ' attention-due' : ''}`}>
-      <span class="attention-count">{value}</span>
-      <span class="attention-label">{props.href && props.count !== null ? <a href={props.href}>{props.label}</a> : props.label}</span>
+      <span class="attention-count">{props.count}</span>
+      <span class="attention-label">{props.href ? <a href={props.href}>{props.label}</a> : props.label}</span>
       {props.note ? <span class="attention-note">{props.note}</span> : null}
     </li>
   );
@@ -49,7 +48,7 @@ export function OverviewPage() {
                 <Attention label="Dead letters not replayed" count={data.attention.deadLetters} href="/dashboard/webhooks?tab=dead-letters" />
                 <Attention label="Failed settlements (30 days)" count={data.attention.failedSettlements} href="/dashboard/settlements?status=failed" />
                 <Attention label="Accounts in deficit" count={data.attention.accountsInDeficit} href="/dashboard/accounts?deficit=1" />
-                <Attention label="Reconciliation exceptions" count={data.attention.reconciliationExceptions} note="Reconciliation with the provider is not set up yet." />
+                <Attention label="Reconciliation exceptions open" count={data.attention.reconciliationExceptions} note="Listed by GET /auth/reconciliation/exceptions; the dashboard has no page for them yet." />
               </ul>
             </section>
             <section aria-labelledby="flows-title">

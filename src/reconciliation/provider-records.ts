@@ -1,0 +1,114 @@
+import type { Config } from '../config';
+import type { Db } from '../db';
+import type { Logger } from '../logger';
+import { ProviderRejectedError } from '../provider/errors';
+import type { ProviderClient } from '../provider/provider.types';
+import type { ReconciliationPosition } from './reconciliation.payloads';
+import { createReconciliationMatchingRepo } from './reconciliation-matching.repo';
+import { fromListing, fromLookup, type LookupRequest, type ProviderRow } from './provider-rows';
+
+/** Single lookups per step of the lookup phase. */
+const LOOKUP_BATCH = 50;
+
+export interface RunScope {
+  id: string;
+  tenantId: string | null;
+  windowFrom: Date;
+  windowTo: Date;
+}
+
+export interface RecordsStep {
+  rows: ProviderRow[];
+  next: ReconciliationPosition;
+  /** The rows came from single lookups, not a listing. */
+  lookedUp: boolean;
+  /** Records remain that RECONCILIATION_MAX_LOOKUPS leaves unasked. */
+  lookupLimitReached: boolean;
+}
+
+/**
+ * Reads a run's window of the provider's records a step at a time: the wallet listing (a platform
+ * run) or each of the tenant's accounts' listings (a tenant's run), then, one by one, the ledger
+ * records of the window that no listing showed. A step is one page (or one batch of lookups): the
+ * position after it is all a retry needs.
+ */
+export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_MAX_LOOKUPS'>; provider: ProviderClient; logger: Logger }) {
+  const { db, config, provider, logger } = deps;
+  const matching = createReconciliationMatchingRepo(db);
+
+  const lookupsFrom = (position: ReconciliationPosition): ReconciliationPosition => ({ source: 'lookups', accountId: null, cursor: null, lookups: position.lookups });
+  const listed = (rows: ProviderRow[], next: ReconciliationPosition): RecordsStep => ({ rows, next, lookedUp: false, lookupLimitReached: false });
+
+  async function tenantAccount(tenantId: string, after: { id: string } | { exactly: string } | null) {
+    const query = db('virtual_accounts').where({ tenant_id: tenantId }).orderBy('id').first('id', 'bank_account_number');
+    if (after && 'exactly' in after) query.where({ id: after.exactly });
+    else if (after) query.where('id', '>', after.id);
+    return (await query) as { id: string; bank_account_number: string } | undefined;
+  }
+
+  /**
+   * The provider's answer for one record. A lookup it refuses outright (a reference it cannot read)
+   * decides nothing: the record is left undecided rather than failing every run that meets it.
+   */
+  async function lookUp(asked: LookupRequest): Promise<ProviderRow> {
+    const reference = asked.kind === 'credit' ? asked.providerTxnRef : asked.providerRef;
+    try {
+      return fromLookup(asked, await provider.getTransaction(reference));
+    } catch (error) {
+      if (!(error instanceof ProviderRejectedError)) throw error;
+      logger.warn({ reference, reason: error.message }, 'provider refused a reconciliation lookup');
+      return { ...fromLookup(asked, null), status: 'pending', rawStatus: `lookup refused: ${error.description}` };
+    }
+  }
+
+  /**
+   * The ledger records of the window that no listing showed (confirmed credits; paid settlement
+   * attempts, or every attempt for a tenant's run, which lists no payouts), asked one by one. Each
+   * answer is staged, so the next step asks for the next ones.
+   */
+  async function lookups(run: RunScope, position: ReconciliationPosition, beat: () => void): Promise<RecordsStep> {
+    const done: ReconciliationPosition = { ...position, source: 'done' };
+    const allowed = Math.min(LOOKUP_BATCH, config.RECONCILIATION_MAX_LOOKUPS - position.lookups);
+    const wanted = Math.max(allowed, 1);
+    const scope = { id: run.id, scopeTenantId: run.tenantId, windowFrom: run.windowFrom, windowTo: run.windowTo };
+    const credits = await matching.unlistedCredits(scope, wanted);
+    const attempts = credits.length < wanted ? await matching.unlistedAttempts(scope, wanted - credits.length) : [];
+    if (credits.length + attempts.length === 0) return { rows: [], next: done, lookedUp: true, lookupLimitReached: false };
+    if (allowed <= 0) return { rows: [], next: done, lookedUp: true, lookupLimitReached: true };
+    const rows: ProviderRow[] = [];
+    for (const asked of [...credits.map((providerTxnRef) => ({ kind: 'credit' as const, providerTxnRef })), ...attempts.map((providerRef) => ({ kind: 'transfer' as const, providerRef }))]) {
+      rows.push(await lookUp(asked));
+      beat();
+    }
+    return { rows, next: { ...position, lookups: position.lookups + rows.length }, lookedUp: true, lookupLimitReached: false };
+  }
+
+  return {
+    first(run: RunScope): ReconciliationPosition {
+      return { source: run.tenantId === null ? 'wallet' : 'accounts', accountId: null, cursor: null, lookups: 0 };
+    },
+
+    /** The step at `position`; `beat` is called while a long step is still working. */
+    async next(run: RunScope, position: ReconciliationPosition, beat: () => void): Promise<RecordsStep> {
+      const page = { from: run.windowFrom, to: run.windowTo, limit: config.RECONCILIATION_PAGE_SIZE, ...(position.cursor ? { cursor: position.cursor } : {}) };
+      if (position.source === 'wallet') {
+        const listing = await provider.listTransactions({ ...page, scope: { kind: 'wallet' } });
+        return listed(listing.transactions.map(fromListing), listing.nextCursor ? { ...position, cursor: listing.nextCursor } : lookupsFrom(position));
+      }
+      if (position.source === 'accounts') {
+        const account = await tenantAccount(run.tenantId!, position.accountId ? { exactly: position.accountId } : null);
+        if (!account) return listed([], lookupsFrom(position));
+        const listing = await provider.listTransactions({ ...page, scope: { kind: 'virtual_account', accountNumber: account.bank_account_number } });
+        // This listing is one account's: its rows are that account's credits whatever they omit.
+        const rows = listing.transactions.map((transaction) => fromListing({ ...transaction, recipientAccountNumber: account.bank_account_number, entryType: 'CREDIT' }));
+        if (listing.nextCursor) return listed(rows, { ...position, accountId: account.id, cursor: listing.nextCursor });
+        const following = await tenantAccount(run.tenantId!, { id: account.id });
+        return listed(rows, following ? { ...position, accountId: following.id, cursor: null } : lookupsFrom(position));
+      }
+      if (position.source === 'lookups') return lookups(run, position, beat);
+      return listed([], position);
+    },
+  };
+}
+
+export type ProviderRecords = ReturnType<typeof createProviderRecords>;

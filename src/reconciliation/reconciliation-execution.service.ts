@@ -1,0 +1,240 @@
+import type { Config } from '../config';
+import { isUniqueViolation, type Db } from '../db';
+import { uuidv7 } from '../ids';
+import type { Jobs } from '../jobs/jobs';
+import type { WorkflowStarter } from '../jobs/workflow-starter';
+import type { PostingEngine } from '../ledger/posting-engine';
+import type { Logger } from '../logger';
+import { formatKobo } from '../money';
+import type { PaymentCrediter } from '../payments/payment-credit';
+import type { ProviderClient } from '../provider/provider.types';
+import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
+import { outcomeOf } from './findings';
+import { createProviderRecords } from './provider-records';
+import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from './reconciliation.payloads';
+import { createReconciliationExceptionsRepo, type Finding } from './reconciliation-exceptions.repo';
+import { createReconciliationMatchingRepo } from './reconciliation-matching.repo';
+import { createReconciliationRepairs } from './reconciliation-repairs';
+import { createReconciliationRunsRepo, type RunRecord, type WalletCheck } from './reconciliation-runs.repo';
+
+/** Steps one activity call takes before it returns to the workflow, and the time it may spend (well inside its 15-minute timeout). */
+const PAGES_PER_CALL = 20;
+const CALL_BUDGET_MS = 5 * 60_000;
+const STUCK_SETTLEMENTS_REPORTED = 1_000;
+
+export class ReconciliationRunNotFoundError extends Error {
+  constructor(runId: string) {
+    super(`reconciliation run ${runId} does not exist`);
+    this.name = 'ReconciliationRunNotFoundError';
+  }
+}
+
+/** Where an activity call has got to: what it heartbeats, and what a retry resumes from. */
+export interface PageProgress {
+  position: ReconciliationPosition;
+  pages: number;
+  providerTransactions: number;
+  repaired: number;
+}
+
+function handleOf(run: RunRecord): ReconciliationRunHandle {
+  return { runId: run.id, tenantId: run.tenantId, windowFrom: run.windowFrom.toISOString(), windowTo: run.windowTo.toISOString() };
+}
+
+function summaryOf(run: RunRecord): ReconciliationSummary {
+  return {
+    runId: run.id,
+    outcome: outcomeOf(run),
+    providerTransactions: run.providerTransactions,
+    matched: run.matched,
+    repaired: run.repaired,
+    reported: run.reported,
+    alerts: run.alerts,
+    inFlight: run.inFlight,
+    daysDiffering: run.daysDiffering ?? 0,
+  };
+}
+
+type ReconciliationConfig = Pick<
+  Config,
+  'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_GRACE' | 'RECONCILIATION_MAX_LOOKUPS' | 'RECONCILIATION_STUCK_SETTLEMENT'
+>;
+
+/**
+ * The rules a reconciliation run's activities apply. The provider's records are streamed a step at a
+ * time, matched in SQL and staged for the run (the window is never held in memory); the repairs a page
+ * stages are made before the next page, so a retry resumes after the last page it reported.
+ */
+export function createReconciliationExecutionService(deps: {
+  db: Db;
+  config: ReconciliationConfig;
+  logger: Logger;
+  provider: ProviderClient;
+  postingEngine: PostingEngine;
+  creditPayment: PaymentCrediter;
+  settlementExecution: SettlementExecutionService;
+  jobs: Jobs;
+  starter: WorkflowStarter;
+}) {
+  const { db, config, provider } = deps;
+  const logger = deps.logger.child({ component: 'reconciliation' });
+  const runs = createReconciliationRunsRepo(db);
+  const matching = createReconciliationMatchingRepo(db);
+  const exceptions = createReconciliationExceptionsRepo(db);
+  const records = createProviderRecords({ db, config, provider, logger });
+  const repairs = createReconciliationRepairs({ ...deps, logger });
+  const graceSeconds = config.RECONCILIATION_GRACE / 1000;
+
+  async function load(runId: string): Promise<RunRecord> {
+    const run = await runs.find(runId);
+    if (!run) throw new ReconciliationRunNotFoundError(runId);
+    return run;
+  }
+
+  async function reportOnce(run: RunRecord, finding: Finding, options: { acknowledgeResolved?: boolean } = {}): Promise<void> {
+    const runIds = await runs.runAndChild(run.id, finding.tenantId);
+    await db.transaction((trx) => exceptions.report(trx, finding, runIds, options));
+  }
+
+  async function walletCheck(): Promise<WalletCheck> {
+    const balance = await provider.getWalletBalance();
+    const sums = await matching.walletSums();
+    const expected = sums.ledgerBalances + sums.openSettlements - sums.recordedTransferFees + sums.unassignedMisdirected;
+    return {
+      walletBalance: formatKobo(balance.amountKobo),
+      ledgerBalances: formatKobo(sums.ledgerBalances),
+      openSettlements: formatKobo(sums.openSettlements),
+      recordedTransferFees: formatKobo(sums.recordedTransferFees),
+      unassignedMisdirected: formatKobo(sums.unassignedMisdirected),
+      unexplained: formatKobo(balance.amountKobo - expected),
+    };
+  }
+
+  return {
+    /** The platform run a Schedule's workflow makes for itself (once per workflow id), with a child run per tenant. */
+    async openScheduledRun(workflowId: string, lookBackMs: number, graceMs: number): Promise<ReconciliationRunHandle> {
+      const existing = await runs.findByWorkflowId(workflowId);
+      if (existing) return handleOf(existing);
+      const windowTo = new Date(Date.now() - graceMs);
+      const windowFrom = new Date(windowTo.getTime() - lookBackMs);
+      const id = uuidv7();
+      try {
+        await db.transaction(async (trx) => {
+          const repo = createReconciliationRunsRepo(trx);
+          await repo.insert({ id, tenantId: null, trigger: 'schedule', windowFrom, windowTo, workflowId, status: 'running' });
+          await repo.insertChildren({ id, trigger: 'schedule', windowFrom, windowTo, status: 'running' }, uuidv7);
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+      return handleOf((await runs.findByWorkflowId(workflowId))!);
+    },
+
+    async begin(runId: string): Promise<ReconciliationRunHandle> {
+      await runs.markRunning(runId);
+      return handleOf(await load(runId));
+    },
+
+    /**
+     * Up to PAGES_PER_CALL steps (or CALL_BUDGET_MS) from `start` (or from the start of the run), each
+     * staged and its repairs made before `onProgress` reports the position after it, so a retry resumes there.
+     */
+    async processPages(runId: string, start: PageProgress | null, onProgress: (progress: PageProgress) => void): Promise<ReconciliationPagesResult> {
+      const run = await load(runId);
+      let progress: PageProgress = start ?? { position: records.first(run), pages: 0, providerTransactions: 0, repaired: 0 };
+      const beat = () => onProgress(progress);
+      progress = { ...progress, repaired: progress.repaired + (await repairs.drain(run.id, beat)) };
+      const deadline = Date.now() + CALL_BUDGET_MS;
+      for (let pages = 0; pages < PAGES_PER_CALL && progress.position.source !== 'done' && Date.now() < deadline; pages += 1) {
+        const { rows, next, lookedUp, lookupLimitReached } = await records.next(run, progress.position, beat);
+        if (rows.length > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, rows, { graceSeconds, lookedUp });
+        if (lookupLimitReached) {
+          await reportOnce(run, {
+            id: uuidv7(),
+            tenantId: run.tenantId,
+            kind: 'lookup_limit_reached',
+            subject: `run:${run.id}`,
+            details: { limit: config.RECONCILIATION_MAX_LOOKUPS, note: 'narrow the window or raise RECONCILIATION_MAX_LOOKUPS to check the rest' },
+          });
+        }
+        const repaired = await repairs.drain(run.id, beat);
+        progress = { position: next, pages: progress.pages + 1, providerTransactions: progress.providerTransactions + rows.length, repaired: progress.repaired + repaired };
+        beat();
+      }
+      return progress;
+    },
+
+    /**
+     * Daily totals, settlements stuck long after their attempts, the wallet against the ledger (platform
+     * runs), then the run's counts from what it staged and found; its staged rows go. Idempotent.
+     */
+    async finish(runId: string): Promise<ReconciliationSummary> {
+      let run = await load(runId);
+      if (run.status === 'succeeded') {
+        await matching.deleteStaged(runId);
+        return summaryOf(run);
+      }
+      await repairs.drain(run.id, () => undefined);
+      const platform = run.tenantId === null;
+      const wallet = platform ? await walletCheck() : null;
+      const stuck = await matching.stuckSettlements(run.tenantId, config.RECONCILIATION_STUCK_SETTLEMENT, STUCK_SETTLEMENTS_REPORTED);
+      for (const settlement of stuck) {
+        await reportOnce(run, {
+          id: uuidv7(),
+          tenantId: settlement.tenantId,
+          kind: 'settlement_stuck',
+          subject: settlement.merchantTxRef,
+          accountId: settlement.accountId,
+          settlementId: settlement.id,
+          details: {
+            settlementStatus: settlement.status,
+            amount: formatKobo(settlement.amount),
+            attempts: settlement.attemptCount,
+            createdAt: settlement.createdAt.toISOString(),
+            lastChangedAt: settlement.updatedAt.toISOString(),
+          },
+        }, { acknowledgeResolved: true });
+      }
+      await db.transaction(async (trx) => {
+        if (wallet && wallet.unexplained !== '0.00') {
+          await exceptions.report(trx, { id: uuidv7(), tenantId: null, kind: 'wallet_difference', subject: 'wallet', details: { ...wallet } }, [run.id]);
+        } else if (wallet) {
+          await exceptions.closeIfOpen(trx, 'wallet_difference', 'wallet', run.id);
+        }
+        await matching.computeDayTotals(trx, runId);
+        const counts = await matching.outcomeCounts(trx, runId, null);
+        const found = await exceptions.reportedCounts(trx, runId);
+        const days = await matching.dayTotalsTally(trx, runId, null);
+        await runs.finish(
+          trx,
+          runId,
+          {
+            providerTransactions: counts.seen,
+            matched: counts.matched,
+            repaired: counts.repaired,
+            reported: found.reported,
+            alerts: found.alerts,
+            inFlight: counts.inFlight,
+            lookups: counts.lookedUp,
+            daysCompared: days.compared,
+            daysDiffering: days.differing,
+          },
+          wallet,
+        );
+        if (platform) await runs.finishChildren(trx, runId);
+      });
+      await matching.deleteStaged(runId);
+      run = await load(runId);
+      logger.info({ runId, outcome: outcomeOf(run), repaired: run.repaired, reported: run.reported }, 'reconciliation run finished');
+      return summaryOf(run);
+    },
+
+    async fail(runId: string, reason: string): Promise<void> {
+      await runs.fail(runId, reason);
+      await matching.deleteStaged(runId);
+      logger.warn({ runId, reason }, 'reconciliation run failed');
+    },
+  };
+}
+
+export type ReconciliationExecutionService = ReturnType<typeof createReconciliationExecutionService>;

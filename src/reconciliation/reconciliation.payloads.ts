@@ -1,0 +1,85 @@
+/**
+ * The reconciliation workflow's input and the values it exchanges with its activities. Pure types:
+ * workflow code imports this module.
+ */
+
+/** Where a run is in the provider's records: the wallet listing (platform runs) or the tenant's accounts, then single lookups. */
+export type ReconciliationSource = 'wallet' | 'accounts' | 'lookups' | 'done';
+
+export interface ReconciliationPosition {
+  source: ReconciliationSource;
+  /** accounts: the account being listed; null before the first. */
+  accountId: string | null;
+  /** The provider's cursor within the current listing; null for its first page. */
+  cursor: string | null;
+  /** Single lookups made so far (a run makes at most RECONCILIATION_MAX_LOOKUPS). */
+  lookups: number;
+}
+
+export interface ReconciliationProgress {
+  pages: number;
+  providerTransactions: number;
+  repaired: number;
+}
+
+/** What a run carries into its next execution after continue-as-new. */
+export interface ReconciliationCarried {
+  runId: string;
+  position: ReconciliationPosition;
+  progress: ReconciliationProgress;
+  executions: number;
+}
+
+export interface ReconciliationInput {
+  /** The run made by whoever asked for it (the API, the CLI); absent when a Schedule starts the workflow. */
+  runId?: string;
+  /** A Schedule's run covers the platform over this window, ending `graceMs` ago. */
+  lookBackMs?: number;
+  graceMs?: number;
+  /** Attempts at each provider step before the run fails. */
+  providerAttempts: number;
+  /** Activity calls per execution before continue-as-new (tests lower it). */
+  batchesPerExecution?: number;
+  carried?: ReconciliationCarried;
+}
+
+export interface ReconciliationRunHandle {
+  runId: string;
+  tenantId: string | null;
+  windowFrom: string;
+  windowTo: string;
+}
+
+export interface ReconciliationPagesResult {
+  position: ReconciliationPosition;
+  pages: number;
+  providerTransactions: number;
+  repaired: number;
+}
+
+/** clean: nothing found; repaired: repairs only; exceptions: something reported; alert: something reported at alert level. */
+export type ReconciliationOutcome = 'clean' | 'repaired' | 'exceptions' | 'alert';
+
+export interface ReconciliationSummary {
+  runId: string;
+  outcome: ReconciliationOutcome;
+  providerTransactions: number;
+  matched: number;
+  repaired: number;
+  reported: number;
+  alerts: number;
+  inFlight: number;
+  daysDiffering: number;
+}
+
+export type ReconciliationPhase = 'opening' | 'reconciling' | 'finishing' | 'succeeded' | 'failed';
+
+export interface ReconciliationWorkflowState {
+  runId: string | null;
+  phase: ReconciliationPhase;
+  position: ReconciliationPosition | null;
+  progress: ReconciliationProgress;
+  executions: number;
+  summary: ReconciliationSummary | null;
+  error: string | null;
+}

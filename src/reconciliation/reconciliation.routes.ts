@@ -1,0 +1,162 @@
+import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
+import { paginate, uuidCursor } from '../http/pagination';
+import { presentEntry } from '../ledger/entry.presenter';
+import { presentDay, presentException, presentRun } from './reconciliation.presenter';
+import {
+  compensationResponseSchema,
+  decisionBodySchema,
+  exceptionListQuerySchema,
+  exceptionListResponseSchema,
+  exceptionParamsSchema,
+  exceptionResponseSchema,
+  runAcceptedResponseSchema,
+  runDetailQuerySchema,
+  runDetailResponseSchema,
+  runListQuerySchema,
+  runListResponseSchema,
+  runParamsSchema,
+  runRequestBodySchema,
+} from './reconciliation.schemas';
+import type { ReconciliationService } from './reconciliation.service';
+
+const PAGE_SIZE = 50;
+
+export function reconciliationRoutes(deps: { reconciliation: ReconciliationService }): RouteDefinition[] {
+  const { reconciliation } = deps;
+
+  const listRuns = async (tenantId: string, after: string | undefined) => {
+    const page = paginate(await reconciliation.listRuns(tenantId, uuidCursor(after), PAGE_SIZE + 1), PAGE_SIZE, (run) => run.id);
+    return { status: 200, body: { runs: page.items.map(presentRun), pagination: page.pagination } };
+  };
+
+  const runDetail = async (tenantId: string, id: string, after: string | undefined) => {
+    const detail = await reconciliation.runDetail(tenantId, id, uuidCursor(after), PAGE_SIZE);
+    const page = paginate(detail.exceptions, PAGE_SIZE, (finding) => finding.id);
+    return {
+      status: 200,
+      body: { run: presentRun(detail.run), exceptions: page.items.map(presentException), pagination: page.pagination, dayTotalDifferences: detail.days.map(presentDay) },
+    };
+  };
+
+  const accepted = { 202: { description: 'The run, pending until the worker takes it', schema: runAcceptedResponseSchema } };
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/reconciliation/runs',
+      summary: "Reconciliation runs over the tenant's accounts (its own and its share of the scheduled ones), newest first",
+      tag: 'reconciliation',
+      auth: 'apiKey',
+      query: runListQuerySchema,
+      responses: { 200: { description: 'Newest first', schema: runListResponseSchema } },
+      errors: [400],
+      handle: ({ query, ctx }) => listRuns(tenantOf(ctx).id, query.after),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/reconciliation/runs',
+      summary: "Reconcile the tenant's accounts against the provider now, over {from, to} (default: the look-back window); one at a time, rate-limited",
+      tag: 'reconciliation',
+      auth: 'apiKey',
+      body: runRequestBodySchema,
+      responses: accepted,
+      errors: [400, 409, 429],
+      handle: async ({ body, ctx }) => ({ status: 202, body: { run: presentRun(await reconciliation.requestTenantRun(tenantOf(ctx).id, body ?? {})) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/reconciliation/runs/:id',
+      summary: 'A run: its window and counts, what it found (50 a page, `after` cursor) and the days whose totals differ',
+      tag: 'reconciliation',
+      auth: 'apiKey',
+      params: runParamsSchema,
+      query: runDetailQuerySchema,
+      responses: { 200: { description: 'The run', schema: runDetailResponseSchema } },
+      errors: [400, 404],
+      handle: ({ params, query, ctx }) => runDetail(tenantOf(ctx).id, params.id, query.after),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/reconciliation/runs',
+      summary: "The operator's tenant's reconciliation runs, newest first",
+      tag: 'reconciliation',
+      auth: 'session',
+      query: runListQuerySchema,
+      responses: { 200: { description: 'Newest first', schema: runListResponseSchema } },
+      errors: [400, 403],
+      handle: ({ query, ctx }) => listRuns(userOf(ctx).tenantId, query.after),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/reconciliation/runs',
+      summary: "Reconcile the tenant's accounts now (same rules as the API's runs; audited)",
+      tag: 'reconciliation',
+      auth: 'session',
+      role: 'operator',
+      body: runRequestBodySchema,
+      responses: accepted,
+      errors: [400, 403, 409, 429],
+      handle: async ({ body, ctx }) => ({ status: 202, body: { run: presentRun(await reconciliation.requestTenantRun(userOf(ctx).tenantId, body ?? {}, userOf(ctx))) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/reconciliation/runs/:id',
+      summary: 'A run with its findings and differing days',
+      tag: 'reconciliation',
+      auth: 'session',
+      params: runParamsSchema,
+      query: runDetailQuerySchema,
+      responses: { 200: { description: 'The run', schema: runDetailResponseSchema } },
+      errors: [400, 403, 404],
+      handle: ({ params, query, ctx }) => runDetail(userOf(ctx).tenantId, params.id, query.after),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/reconciliation/exceptions',
+      summary: "The tenant's reconciliation findings, newest first; `status` filters (open, repaired, resolved)",
+      tag: 'reconciliation',
+      auth: 'session',
+      query: exceptionListQuerySchema,
+      responses: { 200: { description: 'Newest first', schema: exceptionListResponseSchema } },
+      errors: [400, 403],
+      handle: async ({ query, ctx }) => {
+        const page = paginate(await reconciliation.listExceptions(userOf(ctx).tenantId, query.status, uuidCursor(query.after), PAGE_SIZE + 1), PAGE_SIZE, (finding) => finding.id);
+        return { status: 200, body: { exceptions: page.items.map(presentException), pagination: page.pagination } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/reconciliation/exceptions/:id/resolve',
+      summary: 'Close an open finding with a note (audited: who and when are kept)',
+      tag: 'reconciliation',
+      auth: 'session',
+      role: 'operator',
+      params: exceptionParamsSchema,
+      body: decisionBodySchema,
+      responses: { 200: { description: 'The finding, resolved', schema: exceptionResponseSchema } },
+      errors: [400, 403, 404, 409],
+      handle: async ({ params, body, ctx }) => {
+        const user = userOf(ctx);
+        const finding = await reconciliation.resolve({ via: 'dashboard', user }, params.id, body.note);
+        return { status: 200, body: { exception: presentException(finding) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/reconciliation/exceptions/:id/compensate',
+      summary: 'Post the compensating debit of a confirmed credit the provider failed or refunded (audited; may leave the account in deficit)',
+      tag: 'reconciliation',
+      auth: 'session',
+      role: 'operator',
+      params: exceptionParamsSchema,
+      body: decisionBodySchema,
+      responses: { 201: { description: 'The debit posted and the finding resolved', schema: compensationResponseSchema } },
+      errors: [400, 403, 404, 409],
+      handle: async ({ params, body, ctx }) => {
+        const user = userOf(ctx);
+        const { finding, entry } = await reconciliation.compensate({ via: 'dashboard', user }, params.id, body.note);
+        return { status: 201, body: { exception: presentException(finding), entry: presentEntry(entry) } };
+      },
+    }),
+  ];
+}

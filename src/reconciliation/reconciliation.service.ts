@@ -1,0 +1,214 @@
+import { createAuditLog, type AuditActor } from '../audit/audit-log';
+import type { Config } from '../config';
+import { isUniqueViolation, type Db } from '../db';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { isUuid, uuidv7 } from '../ids';
+import type { Jobs } from '../jobs/jobs';
+import { createOutboxRepo, type OutboxEntry } from '../jobs/outbox.repo';
+import type { WorkflowStarter } from '../jobs/workflow-starter';
+import { createLedgerRepo } from '../ledger/ledger.repo';
+import type { LedgerEntry } from '../ledger/ledger.types';
+import type { PostingEngine } from '../ledger/posting-engine';
+import { formatKobo } from '../money';
+import type { RateLimits } from '../rate-limits/rate-limits';
+import { reconciliationWorkflowId } from '../temporal/workflow-ids';
+import { createReconciliationExceptionsRepo, type ExceptionRecord, type ExceptionStatus } from './reconciliation-exceptions.repo';
+import { createReconciliationRunsRepo, type DayDifference, type RunRecord } from './reconciliation-runs.repo';
+
+
+export interface Window {
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+/** A window checked and filled in (see `window`). */
+interface RunWindow {
+  windowFrom: Date;
+  windowTo: Date;
+}
+
+/** Who decides on a finding: a dashboard user of its tenant, or the platform operator at the CLI. */
+export type Decider = { via: 'dashboard'; user: AuditActor } | { via: 'cli'; tenantId: string | null };
+
+const tenantOfDecider = (decider: Decider): string | null => (decider.via === 'dashboard' ? decider.user.tenantId : decider.tenantId);
+
+/** A run's clocks may run a little ahead of ours; a window ending further in the future is refused. */
+const FUTURE_SKEW_MS = 60_000;
+const HOUR_MS = 3_600_000;
+
+type ReconciliationConfig = Pick<Config, 'RECONCILIATION_LOOKBACK' | 'RECONCILIATION_MAX_WINDOW'>;
+
+function describeDuration(ms: number): string {
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000} days`;
+  if (ms % HOUR_MS === 0) return `${ms / HOUR_MS} hours`;
+  return `${Math.round(ms / 1000)} seconds`;
+}
+
+/**
+ * Runs on demand (a tenant's, rate-limited; the platform operator's from the CLI), what they found,
+ * and the decisions on findings: a note, or the compensating debit of a confirmed credit the provider
+ * took back. Every read and decision is scoped to the tenant: another tenant's run is "not found".
+ */
+export function createReconciliationService(deps: {
+  db: Db;
+  config: ReconciliationConfig;
+  jobs: Jobs;
+  starter: WorkflowStarter;
+  postingEngine: PostingEngine;
+  limits: Pick<RateLimits, 'reconciliationRuns'>;
+}) {
+  const { db, config, jobs, starter, postingEngine, limits } = deps;
+  const runs = createReconciliationRunsRepo(db);
+  const exceptions = createReconciliationExceptionsRepo(db);
+
+  function windowOf(requested: Window): RunWindow {
+    const windowTo = requested.to ?? new Date();
+    const windowFrom = requested.from ?? new Date(windowTo.getTime() - config.RECONCILIATION_LOOKBACK);
+    if (windowFrom >= windowTo) throw new BadRequestError('validation_error', 'from must be before to');
+    if (windowTo.getTime() > Date.now() + FUTURE_SKEW_MS) throw new BadRequestError('validation_error', 'to cannot be in the future');
+    if (windowTo.getTime() - windowFrom.getTime() > config.RECONCILIATION_MAX_WINDOW) {
+      throw new BadRequestError('validation_error', `the window cannot be longer than ${describeDuration(config.RECONCILIATION_MAX_WINDOW)}`);
+    }
+    return { windowFrom, windowTo };
+  }
+
+  async function findRun(tenantId: string, id: string): Promise<RunRecord> {
+    const run = isUuid(id) ? await runs.findForTenant(tenantId, id.toLowerCase()) : undefined;
+    if (!run) throw new NotFoundError('reconciliation run not found');
+    return run;
+  }
+
+  return {
+    /**
+     * A tenant's own run over its own accounts (an API key's, or a dashboard user's, audited). Each
+     * counts against the tenant's rate limit (429 with Retry-After); one at a time: the open run is
+     * looked for and the new one inserted under a per-tenant lock (409). A refused window (400) or a
+     * run refused as busy is not counted.
+     */
+    async requestTenantRun(tenantId: string, requested: Window, user?: AuditActor): Promise<RunRecord> {
+      const { windowFrom, windowTo } = windowOf(requested);
+      await limits.reconciliationRuns.consume(tenantId);
+      const id = uuidv7();
+      const job = jobs.reconciliation({ runId: id, tenantId });
+      const run = await db.transaction(async (trx): Promise<RunRecord | null> => {
+        await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`reconciliation:${tenantId}`]);
+        const repo = createReconciliationRunsRepo(trx);
+        if (await repo.hasOpenOnDemandRun(trx, tenantId)) return null;
+        await repo.insert({ id, tenantId, trigger: user ? 'operator' : 'tenant', windowFrom, windowTo, workflowId: job.workflowId, requestedBy: user?.id ?? null });
+        await createOutboxRepo(trx).enqueue([job]);
+        if (user) await createAuditLog(trx).record(user, 'reconciliation.run_requested', { type: 'reconciliation_run', id }, { from: windowFrom.toISOString(), to: windowTo.toISOString() });
+        return (await repo.find(id))!;
+      });
+      if (!run) {
+        await limits.reconciliationRuns.reward(tenantId);
+        throw new ConflictError('a reconciliation run is already in progress');
+      }
+      starter.kick([job]);
+      return run;
+    },
+
+    /** The platform operator's run (CLI): the whole platform, or one tenant; neither limited nor kept to one at a time. The caller starts `job`. */
+    async requestOperatorRun(tenantId: string | null, requested: Window): Promise<{ run: RunRecord; job: OutboxEntry }> {
+      if (tenantId !== null && !(isUuid(tenantId) && (await db('tenants').where({ id: tenantId }).first('id')))) throw new NotFoundError('tenant not found');
+      const { windowFrom, windowTo } = windowOf(requested);
+      const id = uuidv7();
+      const job = jobs.reconciliation({ runId: id, tenantId });
+      await db.transaction(async (trx) => {
+        const repo = createReconciliationRunsRepo(trx);
+        await repo.insert({ id, tenantId, trigger: 'cli', windowFrom, windowTo, workflowId: reconciliationWorkflowId(id) });
+        if (tenantId === null) await repo.insertChildren({ id, trigger: 'cli', windowFrom, windowTo, status: 'pending' }, uuidv7);
+        await createOutboxRepo(trx).enqueue([job]);
+      });
+      return { run: (await runs.find(id))!, job };
+    },
+
+    find(id: string): Promise<RunRecord | undefined> {
+      return runs.find(id);
+    },
+
+    listRuns(tenantId: string, beforeId: string | null, limit: number): Promise<RunRecord[]> {
+      return runs.listForTenant(tenantId, beforeId, limit);
+    },
+
+    /** The run, a page of what it found, and the days whose totals differ. */
+    async runDetail(tenantId: string, id: string, exceptionsBefore: string | null, limit: number): Promise<{ run: RunRecord; exceptions: ExceptionRecord[]; days: DayDifference[] }> {
+      const run = await findRun(tenantId, id);
+      const [found, days] = await Promise.all([exceptions.list({ tenantId, runId: run.id }, exceptionsBefore, limit + 1), runs.dayDifferences(run, 500)]);
+      return { run, exceptions: found, days };
+    },
+
+    /** Everything a run found, whichever tenant: the platform operator's view (CLI). */
+    findingsOfRun(runId: string, limit: number): Promise<ExceptionRecord[]> {
+      return exceptions.list({ runId }, null, limit);
+    },
+
+    async listExceptions(tenantId: string | null, status: ExceptionStatus | undefined, beforeId: string | null, limit: number): Promise<ExceptionRecord[]> {
+      if (tenantId !== null && !isUuid(tenantId)) throw new NotFoundError('tenant not found');
+      return exceptions.list({ tenantId, ...(status ? { status } : {}) }, beforeId, limit);
+    },
+
+    /** Closes an open finding with a note; who and when are kept on it. */
+    async resolve(decider: Decider, id: string, note: string): Promise<ExceptionRecord> {
+      const tenantId = tenantOfDecider(decider);
+      if (tenantId !== null && !isUuid(tenantId)) throw new NotFoundError('reconciliation exception not found');
+      await db.transaction(async (trx) => {
+        const finding = isUuid(id) ? await exceptions.lockForDecision(trx, tenantId, id.toLowerCase()) : undefined;
+        if (!finding) throw new NotFoundError('reconciliation exception not found');
+        if (finding.status !== 'open') throw new ConflictError('reconciliation exception is not open');
+        await exceptions.resolve(trx, finding.id, { resolution: 'noted', note, userId: decider.via === 'dashboard' ? decider.user.id : null, via: decider.via });
+        if (decider.via === 'dashboard') await createAuditLog(trx).record(decider.user, 'reconciliation.resolved', { type: 'reconciliation_exception', id: finding.id }, { kind: finding.kind, note });
+      });
+      return (await exceptions.find(id.toLowerCase()))!;
+    },
+
+    /**
+     * A confirmed credit the provider shows failed or refunded is taken back by a compensating debit
+     * that answers it (once: the ledger's unique index on the answered entry). Money already spent
+     * leaves the account in deficit: settlements are refused until it is covered again.
+     */
+    async compensate(decider: Extract<Decider, { via: 'dashboard' }>, id: string, note: string): Promise<{ finding: ExceptionRecord; entry: LedgerEntry }> {
+      try {
+        const entry = await db.transaction(async (trx) => {
+          const finding = isUuid(id) ? await exceptions.lockForDecision(trx, decider.user.tenantId, id.toLowerCase()) : undefined;
+          if (!finding) throw new NotFoundError('reconciliation exception not found');
+          if (finding.kind !== 'credit_failed_at_provider') throw new ConflictError('only a confirmed credit the provider failed or refunded can be compensated');
+          if (finding.status !== 'open') throw new ConflictError('reconciliation exception is not open');
+          const credit = finding.entryId ? await createLedgerRepo(trx).findEntry(finding.entryId, trx) : undefined;
+          if (!credit || credit.direction !== 'credit' || credit.status !== 'confirmed') throw new ConflictError('the credit is no longer a confirmed credit');
+          const providerStatus = typeof finding.details.providerStatus === 'string' ? finding.details.providerStatus : 'failed';
+          const [debit] = await postingEngine.post(
+            trx,
+            credit.accountId,
+            [
+              {
+                direction: 'debit',
+                kind: 'adjustment',
+                amount: credit.amount,
+                fee: credit.fee,
+                status: 'confirmed',
+                narration: `compensation: the provider reports this payment ${providerStatus}`,
+                providerTxnRef: credit.providerTxnRef,
+                transactionGroupId: credit.transactionGroupId,
+                reversesEntryId: credit.id,
+              },
+            ],
+          );
+          await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: decider.user.id, via: 'dashboard', repairEntryId: debit!.id });
+          await createAuditLog(trx).record(
+            decider.user,
+            'reconciliation.compensated',
+            { type: 'reconciliation_exception', id: finding.id },
+            { entryId: debit!.id, creditEntryId: credit.id, amount: formatKobo(credit.amount), accountId: credit.accountId, note },
+          );
+          return debit!;
+        });
+        return { finding: (await exceptions.find(id.toLowerCase()))!, entry };
+      } catch (error) {
+        if (isUniqueViolation(error, 'ledger_entries_one_reversal_idx')) throw new ConflictError('the credit has already been compensated');
+        throw error;
+      }
+    },
+  };
+}
+
+export type ReconciliationService = ReturnType<typeof createReconciliationService>;
