@@ -41,9 +41,6 @@ export interface RoundCredit {
   windowOver: boolean;
 }
 
-/** Clocks differ by a little between the worker (whose workflow decided when to ask) and the database. */
-const CLOCK_ALLOWANCE_SECONDS = 2;
-
 interface RoundRow {
   id: string;
   account_id: string;
@@ -127,19 +124,24 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
       return rows.map((row) => row.batch_id);
     },
 
-    /** The credits a round asked about, with their claims (present or not) and memory; payment credits only. */
+    /**
+     * The credits a round asked about, with their claims (present or not) and memory; payment credits only.
+     * Whether the window is over is the database's clock alone, with no allowance: here it decides (not a
+     * guard behind the workflow's decision, as for the per-payment activities), and a window must never
+     * end early. A worker whose clock runs ahead asks a little early and is told to wait.
+     */
     async loadRound(entryIds: string[], windowMs: number): Promise<Map<string, RoundCredit>> {
       if (entryIds.length === 0) return new Map();
       const { rows } = (await db.raw(
         `SELECT e.id, e.account_id, e.status, e.provider_txn_ref, e.amount, e.fee, e.currency, a.account_ref,
                 (SELECT ie.alias_account_ref FROM inbound_events ie WHERE ie.assigned_entry_id = e.id LIMIT 1) AS arrived_under,
                 c.entry_id IS NOT NULL AS has_claim, c.batch_id, c.first_seen_at, coalesce(c.not_found_answers, 0) AS not_found_answers,
-                e.created_at + make_interval(secs => ?) <= now() + make_interval(secs => ?) AS window_over
+                e.created_at + make_interval(secs => ?) <= now() AS window_over
            FROM ledger_entries e
            JOIN virtual_accounts a ON a.id = e.account_id
            LEFT JOIN confirmation_claims c ON c.entry_id = e.id
           WHERE e.id = ANY(CAST(? AS uuid[])) AND e.kind = 'payment' AND e.direction = 'credit'`,
-        [windowMs / 1000, CLOCK_ALLOWANCE_SECONDS, entryIds],
+        [windowMs / 1000, entryIds],
       )) as { rows: RoundRow[] };
       return new Map(
         rows.map((row) => [

@@ -61,9 +61,10 @@ const STATEMENT = (postingCtes: string): string => `
      WHERE t.callback_url IS NOT NULL
     RETURNING id
   ), queued AS (
+    -- Each credit as posted, with its own posting time: its confirmation window counts from it.
     INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
-    SELECT CAST(c.entry->>'id' AS uuid), t.tenant_id, t.account_ref, c.entry->>'provider_txn_ref', now()
-      FROM claimed c CROSS JOIN target t
+    SELECT p.id, t.tenant_id, t.account_ref, p.provider_txn_ref, p.created_at
+      FROM posting_inserted p CROSS JOIN target t
     RETURNING entry_id
   ), outbox AS (
     INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, tenant_id, priority)
