@@ -1,5 +1,5 @@
 import { runPrepared, type DbOrTrx } from '../db';
-import type { OutboxEntry } from '../jobs/outbox.repo';
+import { outboxPriority, type OutboxEntry } from '../jobs/outbox.repo';
 import { appendFragment } from '../ledger/ledger.repo';
 import type { PostingPlan } from '../ledger/posting-engine';
 import type { Kobo } from '../money';
@@ -29,7 +29,8 @@ export type InitiationResult =
 /**
  * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the
  * Idempotency-Key when there is one, post the provisional debit through the ledger's append with the
- * funds check, and add the settlement row and the workflow to start.
+ * funds check, and add the settlement row and the workflow to start (in its tenant's lane of the outbox, first
+ * in it: see outbox.repo).
  */
 const STATEMENT = (postingCtes: string): string => `
   WITH target AS (
@@ -53,8 +54,9 @@ const STATEMENT = (postingCtes: string): string => `
       FROM posting_inserted i
     RETURNING id
   ), outbox AS (
-    INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes)
-    SELECT :workflow_id, :workflow_type, CAST(:workflow_args AS jsonb), CAST(:workflow_search_attributes AS jsonb) FROM settlement
+    INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, tenant_id, priority)
+    SELECT :workflow_id, :workflow_type, CAST(:workflow_args AS jsonb), CAST(:workflow_search_attributes AS jsonb), CAST(:tenant_id AS uuid), CAST(:workflow_priority AS smallint)
+      FROM settlement
     RETURNING workflow_id
   )
   SELECT t.id IS NOT NULL AS found, t.customer_status,
@@ -81,6 +83,7 @@ export function createSettlementInitiationRepo(db: DbOrTrx) {
         workflow_type: draft.job.workflowType,
         workflow_args: JSON.stringify(draft.job.args),
         workflow_search_attributes: JSON.stringify(draft.job.searchAttributes),
+        workflow_priority: outboxPriority(draft.job.workflowType),
       });
       const row = result.rows[0] as { found: boolean; customer_status: string | null; claimed: boolean; created: boolean };
       if (!row.found) return { kind: 'no_account' };

@@ -4,7 +4,7 @@ import { createOutboxRepo } from '../../src/jobs/outbox.repo';
 import { createWorkflowStarter } from '../../src/jobs/workflow-starter';
 import { createLogger } from '../../src/logger';
 import { createConfirmationClaimsRepo } from '../../src/payments/confirmation-claims.repo';
-import { provisionAccount } from '../helpers/fixtures';
+import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { startReceiver } from '../helpers/receiver';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
@@ -129,6 +129,31 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
     } finally {
       await slow.close();
       await cleanUp(ids);
+    }
+  });
+
+  it("every writer puts a start in its tenant's lane with its job kind's priority: settlement 0, delivery 1, reconciliation run 2", async () => {
+    const receiver = await startReceiver([200]);
+    try {
+      const tenant = await createTenant(stack);
+      const account = await provisionAccount(stack, tenant.apiKey, { callbackUrl: receiver.url });
+      await fundAccount(stack, account.ID, 100_000n);
+      const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '10.00', bankCode: '058', accountNumber: '0123456789' } });
+      assert.equal(settled.status, 202, settled.text);
+      const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
+      assert.equal(sent.body.delivery.status, 200);
+      const run = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenant.apiKey, body: {} });
+      assert.equal(run.status, 202, run.text);
+      const rows: Array<{ workflow_type: string; tenant_id: string; priority: number }> = await stack.infra.db('workflow_outbox')
+        .whereRaw(`search_attributes->>'TenantId' = ?`, [tenant.tenantId])
+        .select('workflow_type', 'tenant_id', 'priority');
+      assert.deepEqual(Object.fromEntries(rows.map((row) => [row.workflow_type, [row.tenant_id, row.priority]])), {
+        settlementWorkflow: [tenant.tenantId, 0],
+        webhookDeliveryWorkflow: [tenant.tenantId, 1],
+        reconciliationWorkflow: [tenant.tenantId, 2],
+      });
+    } finally {
+      await receiver.close();
     }
   });
 
