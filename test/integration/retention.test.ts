@@ -59,7 +59,17 @@ describe('retention of inbound payloads and operational rows', () => {
     const old = new Date(Date.now() - 40 * DAY);
     await stack.infra.db('workflow_outbox').insert([
       { workflow_id: `retention-test-started-${randomUUID()}`, workflow_type: 'paymentConfirmationWorkflow', args: '{}', created_at: old, started_at: old },
-      { workflow_id: `retention-test-unstarted-${randomUUID()}`, workflow_type: 'paymentConfirmationWorkflow', args: '{}', created_at: old, started_at: null },
+      // Unstarted because its start keeps failing: backing off, so the worker's drainer leaves it alone meanwhile.
+      {
+        workflow_id: `retention-test-unstarted-${randomUUID()}`,
+        workflow_type: 'paymentConfirmationWorkflow',
+        args: '{}',
+        created_at: old,
+        started_at: null,
+        attempts: 12,
+        available_at: new Date(Date.now() + DAY),
+        last_error: 'refused by Temporal',
+      },
     ]);
     const { stdout } = await runCli('retention:run', '--json');
     const result = JSON.parse(stdout) as Record<string, number>;
