@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { cutBatches, keywordListBytes, SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES } from '../../src/payments/confirmation-batches';
 import {
   backedOff,
+  decidePayment,
   initialProgress,
   judgeCredit,
   MAX_LOOKUP_INTERVAL_MS,
   mismatchOf,
   nextStep,
+  NOT_KNOWN_IN_WINDOW,
   recordLookup,
+  rememberLookup,
   type CreditFacts,
 } from '../../src/payments/confirmation-rules';
 import type { ProviderTxnLookup } from '../../src/temporal/payloads';
@@ -125,5 +130,66 @@ describe('confirmation rules: intervals', () => {
       ms: 100,
       why: 'window over; asking once more',
     });
+  });
+});
+
+describe('confirmation rules: a batch payment decided from its claim\'s memory', () => {
+  const never = { seen: false, notFoundAnswers: 0 };
+  const decide = (memory: { seen: boolean; notFoundAnswers: number }, lookup: ProviderTxnLookup, windowOver: boolean) =>
+    decidePayment(credit, rememberLookup(memory, lookup), lookup, windowOver);
+
+  it('confirms a match and reverses a failure, a refund or another transaction, whatever the window', () => {
+    assert.deepEqual(decide(never, matching, false), { kind: 'confirm' });
+    assert.deepEqual(decide(never, { ...matching, status: 'REFUND' }, false), { kind: 'reverse', reason: 'provider reports REFUND' });
+    assert.equal(decide(never, { ...matching, transactionId: 'txn-2' }, true).kind, 'reverse');
+  });
+
+  it('keeps PROCESSING and an unreachable provider however long after the window', () => {
+    assert.equal(decide(never, { ...matching, status: 'PROCESSING' }, true).kind, 'keep');
+    assert.equal(decide(never, { kind: 'unavailable', reason: 'HTTP 503' }, true).kind, 'keep');
+  });
+
+  it('reverses "not found" only after the window, on the second such answer, and never once the provider has shown it', () => {
+    const notFound: ProviderTxnLookup = { kind: 'not_found' };
+    assert.equal(decide(never, notFound, false).kind, 'keep', 'within the window');
+    assert.deepEqual(decide(never, notFound, true), { kind: 'keep', reason: 'window over; asking once more' });
+    const once = rememberLookup(never, notFound);
+    assert.deepEqual(decide(once, notFound, true), { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW });
+    const seen = rememberLookup(never, { ...matching, status: 'PROCESSING' });
+    assert.deepEqual(rememberLookup(seen, notFound), { seen: true, notFoundAnswers: 0 });
+    assert.equal(decide(rememberLookup(seen, notFound), notFound, true).kind, 'keep');
+  });
+});
+
+describe('batch cutting: one tenant per batch, within the size and the search attribute limits', () => {
+  const queued = (tenantId: string, count: number, accounts = 1) =>
+    Array.from({ length: count }, (_unused, index) => ({
+      entryId: `${tenantId}-${index}`,
+      tenantId,
+      accountRef: `va_${tenantId}_${index % accounts}`,
+      providerTxnRef: `API-VACT_TRA-9A8B7-${randomUUID()}`,
+    }));
+
+  it('never mixes tenants, keeps the queue order and stops at the maximum size', () => {
+    const [a, b] = [queued('a', 7), queued('b', 3)];
+    const batches = cutBatches([...a.slice(0, 5), ...b, ...a.slice(5)], 4);
+    assert.deepEqual(batches.map((batch) => batch.map((item) => item.entryId)), [['a-0', 'a-1', 'a-2', 'a-3'], ['a-4', 'a-5', 'a-6'], ['b-0', 'b-1', 'b-2']]);
+  });
+
+  it("cuts where the provider references would pass Temporal's 2 KB value limit: 34 of the provider's 55-character references", () => {
+    const batches = cutBatches(queued('t', 100), 500);
+    assert.deepEqual(batches.map((batch) => batch.length), [34, 34, 32]);
+    for (const batch of batches) {
+      assert.ok(keywordListBytes(batch.map((item) => item.providerTxnRef)) <= SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES);
+      assert.ok(keywordListBytes(batch.map((item) => item.accountRef)) <= SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES);
+    }
+  });
+
+  it('cuts on the account list too, and counts an account once however many of its payments a batch holds', () => {
+    const long = queued('t', 60, 60).map((item) => ({ ...item, providerTxnRef: `r${item.entryId}`, accountRef: `${item.accountRef}_${'x'.repeat(60)}` }));
+    assert.ok(cutBatches(long, 500).every((batch) => keywordListBytes(batch.map((item) => item.accountRef)) <= SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES));
+    assert.ok(cutBatches(long, 500).length > 1);
+    const oneAccount = queued('t', 30, 1).map((item) => ({ ...item, providerTxnRef: `r${item.entryId}` }));
+    assert.deepEqual(cutBatches(oneAccount, 500).map((batch) => batch.length), [30]);
   });
 });
