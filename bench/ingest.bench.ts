@@ -34,6 +34,14 @@ async function unstartedWorkflows(ctx: BenchContext): Promise<number> {
   return Number(row?.count ?? 0);
 }
 
+/** Credits in the batch confirmation queue: waiting for a batch, and held by open batches. */
+async function confirmationQueue(ctx: BenchContext): Promise<{ queued: number; claimed: number }> {
+  const row = await ctx
+    .db('confirmation_claims')
+    .first(ctx.db.raw('count(*) FILTER (WHERE batch_id IS NULL) AS queued'), ctx.db.raw('count(*) FILTER (WHERE batch_id IS NOT NULL) AS claimed'));
+  return { queued: Number(row?.queued ?? 0), claimed: Number(row?.claimed ?? 0) };
+}
+
 /** Replays the next unsent events at concurrency 32 for `--load-seconds` (20 s). */
 async function replay(ctx: BenchContext, events: SignedEvent[], cursor: { next: number }, accountIds: string[]): Promise<IngestRun> {
   const creditedBefore = await count(ctx, accountIds);
@@ -67,7 +75,10 @@ async function drain(ctx: BenchContext, accountIds: string[], confirmations: num
       const cpuMsPerConfirmation = Object.fromEntries(Object.entries(used).map(([role, seconds]) => [role, (seconds * 1000) / confirmations]));
       return { seconds: provisional === 0 ? elapsedS : null, cpuMsPerConfirmation };
     }
-    process.stderr.write(`[bench] ingest: ${provisional} credits still waiting for confirmation, ${await unstartedWorkflows(ctx)} workflows not yet started\n`);
+    const queue = await confirmationQueue(ctx);
+    process.stderr.write(
+      `[bench] ingest: ${provisional} credits still waiting for confirmation (${queue.queued} queued for a batch, ${queue.claimed} in batches), ${await unstartedWorkflows(ctx)} workflows not yet started\n`,
+    );
     await sleep(5_000);
   }
 }
@@ -130,6 +141,7 @@ export async function ingestBenchmark(ctx: BenchContext): Promise<Row[]> {
 
   const shared = await replay(ctx, events, cursor, accountIds);
   const unstartedAtEnd = await unstartedWorkflows(ctx);
+  const queueAtEnd = await confirmationQueue(ctx);
   const apiRss = rssMiB(ctx, 'api');
   const { seconds: drainS, cpuMsPerConfirmation } = await drain(ctx, accountIds, shared.credited);
 
@@ -140,10 +152,17 @@ export async function ingestBenchmark(ctx: BenchContext): Promise<Row[]> {
   await ctx.sys.kill('worker');
   const alone = await replay(ctx, events, cursor, accountIds);
 
-  writeResult('ingest', { shared: { ...shared, unstartedAtEnd, drainS, cpuMsPerConfirmation, apiRssMiB: apiRss }, hot, workerStopped: alone });
+  writeResult('ingest', { shared: { ...shared, unstartedAtEnd, queueAtEnd, drainS, cpuMsPerConfirmation, apiRssMiB: apiRss }, hot, workerStopped: alone });
   return [
     ...loadRows('whole stack, 100 accounts', shared, seconds, TARGETS.spread),
-    { benchmark: 'ingest', measure: 'whole stack: workflow starts left to the sweep at end of load', value: String(unstartedAtEnd), target: '-', meets: null },
+    { benchmark: 'ingest', measure: "whole stack: workflow starts left to the worker's outbox drainer at end of load", value: String(unstartedAtEnd), target: '-', meets: null },
+    {
+      benchmark: 'ingest',
+      measure: 'whole stack: credits queued for a batch / held by batches at end of load',
+      value: `${queueAtEnd.queued} / ${queueAtEnd.claimed}`,
+      target: '-',
+      meets: null,
+    },
     {
       benchmark: 'ingest',
       measure: `whole stack: time until all ${shared.credited} confirmations finished, s`,

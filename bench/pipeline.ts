@@ -1,8 +1,24 @@
 import { scrape, total, type Sample } from '../test/helpers/prometheus';
 import { sleep, type BenchContext } from './context';
 
+export interface PipelineSample {
+  at: number;
+  samples: Sample[];
+  /** Workflow starts waiting in the outbox (deliveries, settlements, refunds, reconciliation runs). */
+  backlog: number;
+  /** Payment credits still provisional: every confirmation taken in and not yet done. */
+  pending: number;
+  oldestPendingS: number;
+  /** Of those, credits waiting in the batch confirmation queue for a batch to claim them… */
+  queued: number;
+  /** …and credits an open batch holds (being looked up, or waiting on the provider). */
+  claimed: number;
+  /** Age of the oldest credit still waiting for a batch: the batcher's own lag. */
+  oldestQueuedS: number;
+}
+
 /** The pipeline as the API's /metrics shows it: what the benchmarks read their lag and backlog from. */
-export async function pipelineSample(ctx: BenchContext): Promise<{ at: number; samples: Sample[]; backlog: number; pending: number; oldestPendingS: number }> {
+export async function pipelineSample(ctx: BenchContext): Promise<PipelineSample> {
   const samples = await scrape(ctx.sys.metricsUrl);
   return {
     at: Date.now(),
@@ -11,6 +27,9 @@ export async function pipelineSample(ctx: BenchContext): Promise<{ at: number; s
     backlog: total(samples, 'nuban_outbox_backlog'),
     pending: total(samples, 'nuban_confirmations_pending'),
     oldestPendingS: total(samples, 'nuban_confirmations_oldest_pending_age_seconds'),
+    queued: total(samples, 'nuban_confirmation_claims', { state: 'queued' }),
+    claimed: total(samples, 'nuban_confirmation_claims', { state: 'claimed' }),
+    oldestQueuedS: total(samples, 'nuban_confirmation_queue_oldest_age_seconds'),
   };
 }
 
@@ -35,7 +54,7 @@ export async function waitForDrainedPipeline(ctx: BenchContext, label: string, t
     const sample = await pipelineSample(ctx);
     if (sample.backlog === 0 && sample.pending === 0) return true;
     if (Date.now() > deadline) return false;
-    process.stderr.write(`[bench] ${label}: waiting for earlier work to drain (${sample.backlog} starts, ${sample.pending} confirmations)\n`);
+    process.stderr.write(`[bench] ${label}: waiting for earlier work to drain (${sample.backlog} starts, ${sample.pending} confirmations: ${sample.queued} queued for a batch, ${sample.claimed} in batches)\n`);
     await sleep(10_000);
   }
 }

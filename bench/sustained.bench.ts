@@ -32,6 +32,13 @@ interface Step {
   /** Least-squares slope of the backlog over the step's second half, per second. */
   backlogSlope: number;
   oldestPendingEndS: number;
+  /** The batch pipeline at the end of the step: credits waiting for a batch, credits batches hold. */
+  queuedEnd: number;
+  claimedEnd: number;
+  /** Least-squares slope of the credits waiting for a batch over the step's second half, per second. */
+  queuedSlope: number;
+  /** The oldest credit waiting for a batch, at its worst over the step (the batcher's lag). */
+  oldestQueuedMaxS: number;
   cpuMsPerConfirmation: Record<string, number>;
   statementP99Ms: number | null;
   flat: boolean;
@@ -81,7 +88,8 @@ async function runStep(ctx: BenchContext, events: SignedEvent[], rate: number, s
   const lagAfter = buckets(last.samples, 'nuban_confirmation_lag_seconds');
   const confirmed = total(last.samples, 'nuban_confirmation_lag_seconds_count') - total(first.samples, 'nuban_confirmation_lag_seconds_count');
   const confirmedDuringStep = Math.max(1, total(atEnd.samples, 'nuban_confirmation_lag_seconds_count') - total(first.samples, 'nuban_confirmation_lag_seconds_count'));
-  const secondHalf = samples.filter((sample) => sample.at - first.at >= (seconds * 1000) / 2).map((sample) => ({ t: (sample.at - first.at) / 1000, y: sample.backlog + sample.pending }));
+  const inSecondHalf = samples.filter((sample) => sample.at - first.at >= (seconds * 1000) / 2);
+  const secondHalf = inSecondHalf.map((sample) => ({ t: (sample.at - first.at) / 1000, y: sample.backlog + sample.pending }));
   const step: Step = {
     rate,
     seconds,
@@ -96,13 +104,18 @@ async function runStep(ctx: BenchContext, events: SignedEvent[], rate: number, s
     backlogEnd: atEnd.backlog + atEnd.pending,
     backlogSlope: slope(secondHalf),
     oldestPendingEndS: atEnd.oldestPendingS,
+    queuedEnd: atEnd.queued,
+    claimedEnd: atEnd.claimed,
+    queuedSlope: slope(inSecondHalf.map((sample) => ({ t: (sample.at - first.at) / 1000, y: sample.queued }))),
+    oldestQueuedMaxS: Math.max(...[...samples, atEnd].map((sample) => sample.oldestQueuedS)),
     cpuMsPerConfirmation: Object.fromEntries(Object.entries(cpuUsed).map(([role, cpuSeconds]) => [role, (cpuSeconds * 1000) / confirmedDuringStep])),
     statementP99Ms: statementLatencies ? quantile(statementLatencies, 0.99) : null,
     flat: false,
   };
   step.flat = sent.failed === 0 && sent.behind === 0 && step.backlogSlope <= Math.max(0.5, rate * FLAT_SLOPE_SHARE) && step.lagP99S <= LAG_P99_TARGET_S;
   process.stderr.write(
-    `[bench] sustained ${rate}/s for ${seconds} s: lag p50 ${fixed(step.lagP50S)} s p99 ${fixed(step.lagP99S)} s, backlog ${step.backlogStart} -> ${step.backlogEnd} (slope ${fixed(step.backlogSlope, 2)}/s), ${step.flat ? 'flat' : 'NOT flat'}\n`,
+    `[bench] sustained ${rate}/s for ${seconds} s: lag p50 ${fixed(step.lagP50S)} s p99 ${fixed(step.lagP99S)} s, backlog ${step.backlogStart} -> ${step.backlogEnd} (slope ${fixed(step.backlogSlope, 2)}/s; ` +
+      `${step.queuedEnd} queued for a batch, ${step.claimedEnd} in batches, oldest queued at worst ${fixed(step.oldestQueuedMaxS)} s), ${step.flat ? 'flat' : 'NOT flat'}\n`,
   );
   return step;
 }
@@ -127,6 +140,13 @@ function stepRows(label: string, step: Step): Row[] {
       meets: step.backlogSlope <= Math.max(0.5, step.rate * FLAT_SLOPE_SHARE),
     },
     { benchmark: 'sustained', measure: `${label}: oldest pending confirmation at the end, s`, value: fixed(step.oldestPendingEndS, 0), target: '-', meets: null },
+    {
+      benchmark: 'sustained',
+      measure: `${label}: batch pipeline at the end: queued for a batch / held by batches; queued slope over 2nd half /s; oldest queued at worst, s`,
+      value: `${step.queuedEnd} / ${step.claimedEnd}; ${fixed(step.queuedSlope, 2)}/s; ${fixed(step.oldestQueuedMaxS)}`,
+      target: '-',
+      meets: null,
+    },
     { benchmark: 'sustained', measure: `${label}: webhooks sent / failed / not sent on time, webhook p99 ms`, value: `${step.sent} / ${step.failed} / ${step.behind}, ${fixed(step.webhookP99Ms)}`, target: '- / 0 / 0', meets: step.failed === 0 && step.behind === 0 },
     { benchmark: 'sustained', measure: `${label}: CPU ms per confirmed payment, all processes (by process)`, value: cpuText(step.cpuMsPerConfirmation), target: '<= 8', meets: cpuAll <= 8 },
   ];
