@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { SearchAttributePair, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Logger } from '../logger';
+import type { WorkflowStartMetrics } from '../metrics/workflow-start.metrics';
 import { ACCOUNT_REF, ACCOUNT_REFS, MERCHANT_TX_REF, PROVIDER_TXN_REFS, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../temporal/search-attributes';
 import type { WorkflowType } from '../temporal/payloads';
 import type { OutboxEntry, OutboxRepo } from './outbox.repo';
@@ -18,6 +19,11 @@ export interface WorkflowStarterOptions {
   maxInFlight?: number;
   /** Whether the server accepts our custom search attributes (the time-skipping test server does not). */
   searchAttributes?: boolean;
+  /**
+   * Ask the server to hand the first workflow task back in the start's answer (eager start). Only for a
+   * client on a worker's own NativeConnection, polling `taskQueue`: the worker's starts.
+   */
+  eagerStart?: boolean;
 }
 
 export interface SweepResult {
@@ -68,8 +74,8 @@ function searchAttributePairs(values: WorkflowSearchAttributes): SearchAttribute
  * Starts the workflows the outbox holds. Rows are committed first; a start that fails or is slow
  * leaves its row unstarted for the convergence sweep, so a crash or an outage never loses a job.
  */
-export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo; logger: Logger; options: WorkflowStarterOptions }) {
-  const { client, outbox, logger, options } = deps;
+export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo; logger: Logger; options: WorkflowStarterOptions; metrics?: WorkflowStartMetrics }) {
+  const { client, outbox, logger, options, metrics } = deps;
   const maxInFlight = options.maxInFlight ?? 256;
   const rate = createRateLimiter(options.startsPerSecond);
   // Starts still running when the process stops are aborted rather than left to fire on a closed connection.
@@ -103,7 +109,7 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
 
   async function start(entry: OutboxEntry): Promise<'started' | 'exists'> {
     try {
-      await client.withAbortSignal(shutdown.signal, () =>
+      const handle = await client.withAbortSignal(shutdown.signal, () =>
         client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
           client.workflow.start(entry.workflowType, {
             taskQueue: options.taskQueue,
@@ -111,9 +117,11 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
             args: [entry.args],
             workflowIdReusePolicy: REUSE_POLICY[entry.workflowType] ?? 'REJECT_DUPLICATE',
             ...(options.searchAttributes === false ? {} : { typedSearchAttributes: searchAttributePairs(entry.searchAttributes) }),
+            ...(options.eagerStart ? { requestEagerStart: true } : {}),
           }),
         ),
       );
+      metrics?.started(entry.workflowType, handle.eagerlyStarted);
       noteStarted(entry.workflowId);
       return 'started';
     } catch (error) {

@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { Client, type ConnectionLike } from '@temporalio/client';
 import { accountsDashboardRoutes } from '../accounts/accounts.dashboard.routes';
 import { createAccountsService } from '../accounts/accounts.service';
 import { accountsRoutes } from '../accounts/accounts.routes';
@@ -94,6 +94,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     client: temporal,
     outbox: createOutboxRepo(db),
     logger: logger.child({ component: 'workflow-starter' }),
+    metrics: metrics.starts,
     options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startsPerSecond: config.WORKFLOW_START_RATE, searchAttributes: options.searchAttributes ?? true },
   });
   const rateLimits = createRateLimits(db, config);
@@ -143,7 +144,6 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     settlements,
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
-    batcher: createConfirmationBatcher({ db, starter, jobs, maxBatchSize: config.CONFIRMATION_BATCH_MAX, logger: logger.child({ component: 'confirmation-batches' }) }),
     confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW }),
     batchConfirmations: createBatchConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW }),
     deliveries: createWebhookDeliveryService({ db, config }),
@@ -203,3 +203,26 @@ export function createReadiness(infra: Infrastructure): ReadinessCheck {
     return { database, temporal };
   };
 }
+
+/**
+ * The worker's own starts (the confirmation batcher's batches, the outbox drainer's rows), made through
+ * the connection the worker polls with and asking for eager start: the server answers the start with the
+ * workflow's first task for this very worker, so it skips the task queue's add-and-poll round trip (CPU
+ * in the Temporal server, and latency) when this worker has a free slot, and starts it the usual way when
+ * it has none. The sweep's starts keep the ordinary client.
+ */
+export function createWorkerStarts(infra: Infrastructure, connection: ConnectionLike) {
+  const { config, logger, db, metrics } = infra;
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const starter = createWorkflowStarter({
+    client,
+    outbox: createOutboxRepo(db),
+    logger: logger.child({ component: 'workflow-starter' }),
+    metrics: metrics.starts,
+    options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startsPerSecond: config.WORKFLOW_START_RATE, eagerStart: true },
+  });
+  const batcher = createConfirmationBatcher({ db, starter, jobs: createJobs(config), maxBatchSize: config.CONFIRMATION_BATCH_MAX, logger: logger.child({ component: 'confirmation-batches' }) });
+  return { starter, batcher };
+}
+
+export type WorkerStarts = ReturnType<typeof createWorkerStarts>;

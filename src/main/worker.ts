@@ -15,7 +15,7 @@ import { registerSearchAttributes } from '../temporal/register-search-attributes
 import { installTemporalRuntimeLogging } from '../temporal/runtime-logging';
 import { workerTuning } from '../temporal/worker-tuning';
 import { workflowSource } from '../temporal/workflow-bundle';
-import { closeInfrastructure, createInfrastructure, createServices } from './container';
+import { closeInfrastructure, createInfrastructure, createServices, createWorkerStarts } from './container';
 import { runProcess } from './lifecycle';
 import { inProcessGroup, processIndex } from './process-group';
 
@@ -92,10 +92,12 @@ runProcess(
     });
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, ...schedules, metricsPort: metrics.port }, 'worker running');
     const running = worker.run();
-    const loops = startWorkerLoops({ batcher: services.batcher, starter: services.starter, config, logger });
+    const workerStarts = createWorkerStarts(infra, connection);
+    const loops = startWorkerLoops({ batcher: workerStarts.batcher, starter: workerStarts.starter, config, logger });
     return {
       async stop() {
         await loops.stop();
+        await workerStarts.starter.close();
         await services.starter.close();
         worker.shutdown();
         await running;

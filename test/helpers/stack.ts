@@ -13,8 +13,10 @@ import {
   createReadiness,
   createRoutes,
   createServices,
+  createWorkerStarts,
   type Infrastructure,
   type Services,
+  type WorkerStarts,
 } from '../../src/main/container';
 import { startWorkerLoops, type WorkerLoops } from '../../src/jobs/worker-loops';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app';
@@ -30,6 +32,8 @@ export interface Stack {
   apiUrl: string;
   sandboxUrl: string;
   worker: Worker | null;
+  /** The worker's batcher and drainer starter (with a worker only). */
+  workerStarts: WorkerStarts | null;
   close(): Promise<void>;
 }
 
@@ -68,6 +72,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   let running: Promise<void> | null = null;
   let connection: NativeConnection | null = null;
   let loops: WorkerLoops | null = null;
+  let workerStarts: WorkerStarts | null = null;
   if (options.worker) {
     connection = await NativeConnection.connect(temporalConnectionOptions(config));
     worker = await Worker.create({
@@ -78,7 +83,9 @@ export async function startStack(overrides: Record<string, string> = {}, options
       activities: createActivities({ services, logger, sweepGraceMs: config.SWEEP_GRACE }),
     });
     running = worker.run();
-    loops = startWorkerLoops({ batcher: services.batcher, starter: services.starter, config, logger });
+    // As the worker process does: its batcher and drainer start through its own connection, eagerly.
+    workerStarts = createWorkerStarts(infra, connection);
+    loops = startWorkerLoops({ batcher: workerStarts.batcher, starter: workerStarts.starter, config, logger });
   }
 
   return {
@@ -89,8 +96,10 @@ export async function startStack(overrides: Record<string, string> = {}, options
     apiUrl,
     sandboxUrl,
     worker,
+    workerStarts,
     async close() {
       await loops?.stop();
+      await workerStarts?.starter.close();
       if (worker && running) {
         worker.shutdown();
         await running;

@@ -6,6 +6,7 @@ import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-
 import { batchPaymentQuery, type BatchPaymentState } from '../../workflows/paymentConfirmationBatch.workflow';
 import { paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
+import { parsePrometheusText, total } from '../helpers/prometheus';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
 
 /**
@@ -173,6 +174,16 @@ describe('batched confirmation (claims, batches, findability)', () => {
     // Its own batch reverses it when the window ends: the provider never knew it, whatever "real" payment was named.
     await eventually(async () => (await entryStatus(unknownTxn)) === 'reversed', { what: 'reversal', timeoutMs: 20_000 });
     assert.equal(await entryStatus(real.body.transactionId), undefined);
+  });
+
+  it('the worker starts its batches eagerly: the first workflow task comes back to it in the start answer', async () => {
+    const eagerBatchStarts = async (): Promise<number> =>
+      total(parsePrometheusText(await stack.infra.metrics.registry.metrics()), 'nuban_workflow_starts_total', { workflow_type: 'paymentConfirmationBatchWorkflow', eager: 'true' });
+    const before = await eagerBatchStarts();
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const ref = await pay(account);
+    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation', timeoutMs: 20_000 });
+    assert.ok((await eagerBatchStarts()) > before, 'a batch started eagerly');
   });
 
   it('statement lines confirmed by a batch keep the lag metric\'s per-entry time', async () => {

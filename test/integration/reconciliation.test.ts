@@ -551,7 +551,7 @@ describe('reconciliation credits join the batch confirmation queue', () => {
     assert.deepEqual(await stack.infra.db('workflow_outbox').where({ workflow_type: 'paymentConfirmationWorkflow' }).select('workflow_id'), [], 'no per-payment confirmation');
     assert.ok((await entries(stack, owner, account)).every((entry) => entry.Status === 'provisional'), 'nothing confirms a credit before a batch claims it');
 
-    const pass = await stack.services.batcher.pass();
+    const pass = await stack.workerStarts!.batcher.pass();
     assert.ok(pass.payments >= 4, JSON.stringify(pass));
     await eventually(async () => (await entries(stack, owner, account)).every((entry) => entry.Status === 'confirmed'), { timeoutMs: 30_000, what: 'the batch confirming all four' });
     assert.deepEqual(await stack.infra.db('confirmation_claims').where({ tenant_id: owner.tenantId }).select('entry_id'), [], 'settled credits leave no claim');
