@@ -244,6 +244,39 @@ export function createLedgerRepo(db: DbOrTrx) {
       return row ? toLedgerEntry(row) : undefined;
     },
 
+    /**
+     * Locks these accounts' rows in id order, with the lock a posting takes (FOR NO KEY UPDATE, so rows
+     * referencing an account can still be inserted meanwhile): a caller posting to several accounts in
+     * one transaction then never deadlocks another doing the same.
+     */
+    async lockAccounts(trx: Trx, accountIds: string[]): Promise<void> {
+      if (accountIds.length === 0) return;
+      await trx.raw(`SELECT id FROM virtual_accounts WHERE id = ANY(CAST(? AS uuid[])) ORDER BY id FOR NO KEY UPDATE`, [[...new Set(accountIds)]]);
+    },
+
+    /**
+     * provisional -> confirmed for every one of these credits still provisional, and each account's
+     * pending credits released by the sum it had confirmed, in ONE statement. The caller holds the
+     * accounts' locks. Returns the credits it confirmed.
+     */
+    async confirmCredits(trx: Trx, entryIds: string[]): Promise<Array<{ id: string; accountId: string; amount: Kobo; fee: Kobo }>> {
+      if (entryIds.length === 0) return [];
+      const { rows } = (await trx.raw(
+        `WITH confirmed AS (
+           UPDATE ledger_entries SET status = 'confirmed', status_changed_at = clock_timestamp()
+            WHERE id = ANY(CAST(? AS uuid[])) AND status = 'provisional' AND direction = 'credit'
+           RETURNING id, account_id, amount, fee
+         ), released AS (
+           UPDATE virtual_accounts a SET pending_credits = a.pending_credits - s.amount, updated_at = now()
+             FROM (SELECT account_id, sum(amount) AS amount FROM confirmed GROUP BY account_id) s
+            WHERE a.id = s.account_id
+         )
+         SELECT id, account_id, amount, fee FROM confirmed`,
+        [entryIds],
+      )) as { rows: Array<{ id: string; account_id: string; amount: string; fee: string }> };
+      return rows.map((row) => ({ id: row.id, accountId: row.account_id, amount: koboFromDb(row.amount), fee: koboFromDb(row.fee) }));
+    },
+
     async releasePending(trx: Trx, accountId: string, amount: Kobo): Promise<void> {
       await trx('virtual_accounts').where({ id: accountId }).update({ pending_credits: trx.raw('pending_credits - ?', [amount.toString()]), updated_at: trx.fn.now() });
     },

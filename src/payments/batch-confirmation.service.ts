@@ -1,3 +1,4 @@
+import { createAccountsRepo } from '../accounts/accounts.repo';
 import type { Db } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
@@ -19,8 +20,9 @@ interface Answered {
  * One round of a batch confirmation, done by the activity itself: it reads each credit and its claim
  * from the database, looks each transaction up at the provider (the reference the database holds, not
  * the workflow's), decides by the confirmation rules, and moves the money, all without trusting its
- * caller. Only credits whose claim row names this batch are touched. The confirmations of the round are
- * one statement; reversals (rare) post one by one in the same transaction; the provider's answers about
+ * caller. Only credits whose claim row names this batch are touched. The round's confirmations are one
+ * statement of the posting engine (after its claims are taken, in the same transaction); reversals
+ * (rare) post one by one in that transaction; the provider's answers about
  * the credits it keeps are remembered on their claims. A Retry-After from the provider stops the round's
  * lookups at once: the rest of the batch is skipped and the workflow backs the whole batch off.
  */
@@ -76,12 +78,15 @@ export function createBatchConfirmationService(deps: { db: Db; provider: Provide
       }
 
       await db.transaction(async (trx) => {
-        await claims.lockAccounts(trx, [...toConfirm, ...toReverse].map((item) => item.credit.accountId));
-        const confirmed = await claims.confirmHeld(trx, batchId, toConfirm.map((item) => item.credit.entryId));
+        await postingEngine.lockAccounts(trx, [...toConfirm, ...toReverse].map((item) => item.credit.accountId));
+        const held = await claims.takeHeld(trx, batchId, toConfirm.map((item) => item.credit.entryId));
+        const confirmed = await postingEngine.confirmCredits(trx, [...held]);
+        await createAccountsRepo(trx).expireMet(confirmed.map((entry) => ({ accountId: entry.accountId, gross: entry.amount + entry.fee })));
+        const confirmedIds = new Set(confirmed.map((entry) => entry.id));
         for (const { credit, lookup } of toConfirm) {
           const entryId = credit.entryId;
-          if (confirmed.confirmed.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching', lookup });
-          else if (confirmed.held.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup });
+          if (confirmedIds.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching', lookup });
+          else if (held.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup });
           else results.set(entryId, { entryId, kind: 'released' });
         }
         for (const { credit, lookup, reason } of toReverse) {

@@ -163,41 +163,14 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
       );
     },
 
-    /** Locks accounts in id order, so two batches touching the same accounts never deadlock. */
-    async lockAccounts(trx: Trx, accountIds: string[]): Promise<void> {
-      if (accountIds.length === 0) return;
-      await trx.raw(`SELECT id FROM virtual_accounts WHERE id = ANY(CAST(? AS uuid[])) ORDER BY id FOR UPDATE`, [[...new Set(accountIds)]]);
-    },
-
     /**
-     * ONE statement confirms the credits this batch still holds and that are still provisional: the
-     * claims go, the entries move to confirmed (`status_changed_at` per entry, for the lag metric), each
-     * account's pending credits drop by its confirmed sum, and a one-time account whose expected amount a
-     * confirmed payment meets expires. The caller holds the accounts' locks. Returns the entries whose claim it held, and those it confirmed.
+     * Takes this batch's claims off these credits (in the caller's transaction, before it confirms them)
+     * and returns the credits it held: a batch acts only on credits whose claim names it.
      */
-    async confirmHeld(trx: Trx, batchId: string, entryIds: string[]): Promise<{ held: Set<string>; confirmed: Set<string> }> {
-      if (entryIds.length === 0) return { held: new Set(), confirmed: new Set() };
-      const { rows } = (await trx.raw(
-        `WITH mine AS (
-           DELETE FROM confirmation_claims WHERE entry_id = ANY(CAST(? AS uuid[])) AND batch_id = ? RETURNING entry_id
-         ), confirmed AS (
-           UPDATE ledger_entries e SET status = 'confirmed', status_changed_at = clock_timestamp()
-             FROM mine m
-            WHERE e.id = m.entry_id AND e.status = 'provisional' AND e.kind = 'payment' AND e.direction = 'credit'
-           RETURNING e.id, e.account_id, e.amount, e.fee
-         ), accounts AS (
-           UPDATE virtual_accounts a
-              SET pending_credits = a.pending_credits - s.amount,
-                  status = CASE WHEN a.status = 'active' AND a.expected_amount = ANY(s.grosses) THEN 'expired' ELSE a.status END,
-                  updated_at = now()
-             FROM (SELECT account_id, sum(amount) AS amount, array_agg(amount + fee) AS grosses FROM confirmed GROUP BY account_id) s
-            WHERE a.id = s.account_id
-           RETURNING a.id
-         )
-         SELECT m.entry_id, c.id IS NOT NULL AS confirmed FROM mine m LEFT JOIN confirmed c ON c.id = m.entry_id`,
-        [entryIds, batchId],
-      )) as { rows: Array<{ entry_id: string; confirmed: boolean }> };
-      return { held: new Set(rows.map((row) => row.entry_id)), confirmed: new Set(rows.filter((row) => row.confirmed).map((row) => row.entry_id)) };
+    async takeHeld(trx: Trx, batchId: string, entryIds: string[]): Promise<Set<string>> {
+      if (entryIds.length === 0) return new Set();
+      const rows: Array<{ entry_id: string }> = await trx('confirmation_claims').whereIn('entry_id', entryIds).where({ batch_id: batchId }).delete().returning('entry_id');
+      return new Set(rows.map((row) => row.entry_id));
     },
 
     /** Takes the claim off a credit this batch holds (before it is reversed in the same transaction); false when it holds none. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createLedgerVerificationRepo } from '../../src/ledger/ledger-verification.repo';
 import { createConfirmationClaimsRepo } from '../../src/payments/confirmation-claims.repo';
 import { uuidv7 } from '../../src/ids';
 import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-ids';
@@ -83,6 +84,10 @@ describe('batched confirmation (claims, batches, findability)', () => {
     tenant = await createTenant(stack);
   });
   after(() => stack.close());
+  // Batches confirm many credits in one statement: every account's stored totals (pending credits too) still add up.
+  afterEach(async () => {
+    assert.deepEqual(await createLedgerVerificationRepo(stack.infra.db).problems(), [], 'ledger:verify');
+  });
 
   const entryStatus = async (providerTxnRef: string): Promise<string | undefined> =>
     (await stack.infra.db('ledger_entries').where({ provider_txn_ref: providerTxnRef, kind: 'payment' }).first('status'))?.status;
