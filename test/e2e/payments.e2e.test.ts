@@ -62,7 +62,8 @@ describe('e2e: payments from the sandbox to the statement', () => {
     const sys = await system();
     const tenant = await cliTenant(sys);
     const account = await provision(sys, tenant.apiKey);
-    await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, processingMs: 8_000 } });
+    // PROCESSING at the provider until the test says otherwise.
+    const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' } });
     // The 4 s window is over: the credit waits, provisional.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     const waiting = await statementLines(sys, tenant.apiKey, account.AccountRef);
@@ -70,6 +71,7 @@ describe('e2e: payments from the sandbox to the statement', () => {
       waiting.map((line) => line.entry.Status),
       ['provisional'],
     );
+    await call(sys.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
     await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 25_000, what: 'confirmation' });
     assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
   });
@@ -78,7 +80,8 @@ describe('e2e: payments from the sandbox to the statement', () => {
     const sys = await system();
     const tenant = await cliTenant(sys);
     const account = await provision(sys, tenant.apiKey);
-    const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, processingMs: 6_000 } });
+    // PROCESSING at the provider until the test says otherwise: the batch still runs when it is terminated.
+    const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' } });
     const temporal = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default' });
     const batchesOf = async (): Promise<Array<{ workflowId: string; status: string }>> => {
       const found: Array<{ workflowId: string; status: string }> = [];
@@ -93,6 +96,7 @@ describe('e2e: payments from the sandbox to the statement', () => {
       }, { timeoutMs: 20_000, what: 'the batch to be listed by ProviderTxnRefs' });
       assert.match(running!.workflowId, new RegExp(`^${paymentConfirmationBatchWorkflowId('')}`));
       await temporal.workflow.getHandle(running!.workflowId).terminate('operator terminated it');
+      await call(sys.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
       await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 30_000, what: 'the released payment confirmed by a new batch' });
       const all = await eventually(async () => {
         const found = await batchesOf();

@@ -98,6 +98,12 @@ describe('batched confirmation (claims, batches, findability)', () => {
     return sent.body.transactionId as string;
   }
 
+  /** The provider shows a payment made with `status: 'PROCESSING'` SUCCESS from now on: a test holds a batch open until it says so. */
+  async function succeed(providerTxnRef: string): Promise<void> {
+    const changed = await call(stack.sandboxUrl, 'POST', `/sandbox/payments/${providerTxnRef}/status`, { body: { status: 'SUCCESS' } });
+    assert.equal(changed.status, 200, changed.text);
+  }
+
   /** The batch workflows that name this provider transaction in their ProviderTxnRefs list (visibility). */
   async function batchesListing(providerTxnRef: string): Promise<Array<{ workflowId: string; status: string }>> {
     const found: Array<{ workflowId: string; status: string }> = [];
@@ -129,16 +135,26 @@ describe('batched confirmation (claims, batches, findability)', () => {
 
   it('a payment the provider keeps PROCESSING does not hold up the others of its batch', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
-    const slow = await pay(account, { processingMs: 8_000 });
+    const slow = await pay(account, { status: 'PROCESSING' });
     const quick = await Promise.all([pay(account), pay(account)]);
-    await eventually(async () => (await Promise.all(quick.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the quick payments', timeoutMs: 8_000 });
+    await eventually(async () => (await Promise.all(quick.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the quick payments', timeoutMs: 20_000 });
+    // Its 3 s window over (by the database's clock), then looked up once more: still only waiting.
+    const { id: slowId } = await stack.infra.db('ledger_entries').where({ provider_txn_ref: slow }).first('id');
+    await eventually(async () => (await stack.infra.db.raw(`SELECT now() > created_at + interval '3 seconds' AS over FROM ledger_entries WHERE id = ?`, [slowId])).rows[0].over === true, {
+      what: 'the end of its window',
+    });
+    const lookups = async (): Promise<number> => (await stack.infra.db('confirmation_claims').where({ entry_id: slowId }).first('lookups')).lookups as number;
+    const lookupsAtWindowEnd = await lookups();
+    await eventually(async () => (await lookups()) > lookupsAtWindowEnd, { what: 'a lookup after its window', timeoutMs: 20_000 });
     assert.equal(await entryStatus(slow), 'provisional', 'still PROCESSING at the provider, past its 3 s window');
+    await succeed(slow);
     await eventually(async () => (await entryStatus(slow)) === 'confirmed', { what: 'the slow payment', timeoutMs: 25_000 });
   });
 
   it('a terminated batch releases its credits to the sweep, and a new batch confirms them once', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
-    const ref = await pay(account, { processingMs: 5_000 });
+    // PROCESSING at the provider until the test says otherwise: the batch is still running when it is terminated.
+    const ref = await pay(account, { status: 'PROCESSING' });
     const entry = await stack.infra.db('ledger_entries').where({ provider_txn_ref: ref }).first('id');
     const claim = await eventually(async () => (await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, { what: 'the claim' });
     const handle = stack.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id));
@@ -147,23 +163,26 @@ describe('batched confirmation (claims, batches, findability)', () => {
     // The sweep's step: stopped batches give their credits back to the queue; the batcher claims them again.
     const released = await stack.services.batchClaimReleases.releaseStopped(0);
     assert.ok(released.released >= 1 && released.payments >= 1, JSON.stringify(released));
+    await succeed(ref);
     await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'the new batch to confirm it', timeoutMs: 25_000 });
+    // The credit shows confirmed a moment before the batch that confirmed it closes: wait for both to be closed.
     const listed = await eventually(async () => {
       const found = await batchesListing(ref);
-      return found.length >= 2 ? found : null;
-    }, { what: 'both batches in visibility', timeoutMs: 20_000 });
+      return found.length >= 2 && found.every((execution) => execution.status !== 'RUNNING') ? found : null;
+    }, { what: 'both batches closed in visibility', timeoutMs: 20_000 });
     assert.deepEqual(listed.map((execution) => execution.status).sort(), ['COMPLETED', 'TERMINATED']);
     assert.equal((await stack.infra.db('ledger_entries').where({ reverses_entry_id: entry.id })).length, 0, 'confirmed once, never reversed');
   });
 
   it('a running batch keeps its claims: the sweep releases only batches that stopped', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
-    const ref = await pay(account, { processingMs: 6_000 });
+    const ref = await pay(account, { status: 'PROCESSING' });
     const entry = await stack.infra.db('ledger_entries').where({ provider_txn_ref: ref }).first('id');
     const claim = await eventually(async () => (await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, { what: 'the claim' });
     await eventually(async () => (await stack.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id)).describe()).status.name === 'RUNNING', { what: 'the batch to run' });
     await stack.services.batchClaimReleases.releaseStopped(0);
     assert.equal((await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).first()).batch_id, claim.batch_id);
+    await succeed(ref);
     await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation', timeoutMs: 25_000 });
   });
 

@@ -51,12 +51,14 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
     scheduleId = await ensureSweepSchedule(worker.infra.temporal, { taskQueue, intervalMs: 1_000 });
     const tenant = await createTenant(api);
     const account = await provisionAccount(api, tenant.apiKey);
-    const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, processingMs: 4_000 } });
+    // PROCESSING at the provider until the test says otherwise: the batch still runs when it is terminated.
+    const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, status: 'PROCESSING' } });
     const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
     const claim = await eventually(async () => (await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, { timeoutMs: 30_000, what: 'the claim' });
     const handle = worker.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id));
     await eventually(async () => (await handle.describe()).status.name === 'RUNNING', { timeoutMs: 30_000, what: 'the batch to run' });
     await handle.terminate('operator terminated it');
+    await call(api.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
     await eventually(
       async () => {
         const page = await statement(api, tenant.apiKey, account.AccountRef);

@@ -265,10 +265,12 @@ describe('payment confirmation on the dev server', () => {
 
   it('a payment the provider shows PROCESSING past the window stays provisional, then confirms', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
-    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, processingMs: 6_000 } });
+    // PROCESSING at the provider until the test says otherwise.
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' } });
     // The 3 s window is long over: still provisional, not reversed.
     await new Promise((resolve) => setTimeout(resolve, 4_500));
     assert.equal(await entryStatus(account.AccountRef, sent.body.transactionId), 'provisional');
+    await call(stack.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
     await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation', timeoutMs: 20_000 });
     assert.equal((await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.length, 1, 'no reversal entry');
   });

@@ -105,10 +105,11 @@ describe('Temporal over TLS (mTLS through a TLS-terminating proxy)', function ()
       async () => (await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.find((line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === sent.body.transactionId)?.entry.Status === 'confirmed',
       { timeoutMs: 20_000, what: 'the confirmation over TLS' },
     );
-    // The client (start) and the worker (polls) each opened a TLS connection with our client certificate.
+    // The API's client answers readiness through the proxy (the worker started the batch itself, on its own connection).
+    assert.equal((await call(stack.apiUrl, 'GET', '/readyz')).body.checks.temporal, 'up');
+    // The API's client and the worker (polls, and its eager starts) each opened a TLS connection with our client certificate.
     assert.ok(proxy.accepted.length >= 2, `${proxy.accepted.length} TLS connection(s)`);
     assert.ok(proxy.accepted.every((subject) => subject === 'ledger-worker'));
-    assert.equal((await call(stack.apiUrl, 'GET', '/readyz')).body.checks.temporal, 'up');
   });
 
   it('refuses a client without a certificate, one that does not trust the CA, and plaintext', async () => {
