@@ -6,7 +6,7 @@ import type { Logger } from '../logger';
 import { isDuplicateReference, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
-import type { AttemptProgress, DestinationCheck, ProviderUnavailable, RefundCheck, SettlementWorkflowStatus, SubmissionResult } from '../temporal/payloads';
+import type { AttemptProgress, DestinationCheck, ProviderUnavailable, RefundCheck, SettlementResumePoint, SettlementWorkflowStatus, SubmissionResult } from '../temporal/payloads';
 import { attemptReference } from './merchant-tx-ref';
 import { createSettlementsRepo, type AttemptOutcome, type SettlementAttempt, type SettlementRecord, type SettlementStatus } from './settlements.repo';
 
@@ -120,6 +120,18 @@ export function createSettlementExecutionService(deps: {
     return null;
   }
 
+  /**
+   * Where a run picks up on a settlement that already has attempts (its previous run was terminated or
+   * failed): the latest attempt, resubmitted under its own reference when its submission never got an
+   * answer, else followed by lookups. An attempt that is over is followed too: its poll reports it
+   * failed at once, and the workflow moves on to the next reference (or compensates) by the rules.
+   */
+  function resumePoint(attempts: SettlementAttempt[]): SettlementResumePoint | null {
+    const latest = attempts.at(-1);
+    if (!latest) return null;
+    return { attempt: latest.attemptNo, stage: latest.outcome === 'submitting' ? 'submit' : 'follow' };
+  }
+
   /** SUCCESS with the settlement's amount, seen by our own lookup: the debit is confirmed, the provider's fee recorded (not debited). */
   async function complete(settlement: SettlementRecord, attempt: SettlementAttempt, feeKobo: string | null): Promise<SettlementWorkflowStatus> {
     return transition(settlement.id, OPEN, async (trx) => {
@@ -142,6 +154,8 @@ export function createSettlementExecutionService(deps: {
     async checkDestination(settlementId: string): Promise<DestinationCheck> {
       const settlement = await load(settlementId);
       if (!OPEN.includes(settlement.status)) return { kind: 'closed', status: settlement.status };
+      const resume = resumePoint(await settlements.listAttempts(settlementId));
+      if (resume) return { kind: 'ok', resume };
       if (settlement.accountName) return { kind: 'ok' };
       try {
         const found = await provider.lookupAccount({ accountNumber: settlement.accountNumber, bankCode: settlement.bankCode });

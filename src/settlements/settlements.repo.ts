@@ -128,6 +128,13 @@ export function createSettlementsRepo(db: DbOrTrx) {
       return row ? toSettlement(row) : undefined;
     },
 
+    /** Of these merchantTxRefs, the settlements still pending or processing. */
+    async listOpenByRefs(merchantTxRefs: string[]): Promise<SettlementRecord[]> {
+      if (merchantTxRefs.length === 0) return [];
+      const rows: SettlementRow[] = await withAccountRef().whereIn('settlements.merchant_tx_ref', merchantTxRefs).whereIn('settlements.status', ['pending', 'processing']);
+      return rows.map(toSettlement);
+    },
+
     async lockById(id: string): Promise<SettlementRecord | undefined> {
       const row: SettlementRow | undefined = await db('settlements').where({ id }).forUpdate().first();
       return row ? toSettlement({ ...row, account_ref: '' }) : undefined;
