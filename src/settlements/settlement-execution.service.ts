@@ -230,7 +230,8 @@ export function createSettlementExecutionService(deps: {
     /**
      * Looks the attempt up and acts on the answer itself: the debit is confirmed only on SUCCESS of the
      * settlement's amount; the attempt is failed only on PAYMENT_FAILED or REFUND, or when a reference the
-     * provider never acknowledged is still not found SETTLEMENT_NOT_FOUND_GRACE after its last submission.
+     * provider never acknowledged has been "not found" by every lookup for SETTLEMENT_NOT_FOUND_GRACE since
+     * its first such answer after its last submission (never on one answer, however late it comes).
      */
     async pollAttempt(settlementId: string, attemptNo: number): Promise<AttemptProgress> {
       const settlement = await load(settlementId);
@@ -243,8 +244,8 @@ export function createSettlementExecutionService(deps: {
       if (lookup.kind === 'unavailable') return lookup;
       if (lookup.kind === 'not_found') {
         if (attempt.acknowledgedAt) return { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: true };
-        const reason = `not found by the provider ${Math.round(config.SETTLEMENT_NOT_FOUND_GRACE / 1000)} s after its last submission`;
-        if (await settlements.failUnacknowledgedAttempt(settlementId, attemptNo, config.SETTLEMENT_NOT_FOUND_GRACE, reason)) {
+        const reason = `not found by the provider for ${Math.round(config.SETTLEMENT_NOT_FOUND_GRACE / 1000)} s after its last submission`;
+        if (await settlements.noteNotFound(settlementId, attemptNo, config.SETTLEMENT_NOT_FOUND_GRACE, reason)) {
           logger.info({ settlementId, providerRef: attempt.providerRef, reason }, 'settlement attempt over');
           return { kind: 'failed', reason };
         }
