@@ -13,7 +13,13 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
     ...createPaymentActivities({ confirmations: services.confirmations }),
     ...createWebhookActivities({ deliveries: services.deliveries }),
     ...createSettlementActivities({ execution: services.settlementExecution }),
-    ...createSweepActivities({ starter: services.starter, restarts: services.confirmationRestarts, graceMs: sweepGraceMs, logger }),
+    ...createSweepActivities({
+      starter: services.starter,
+      confirmationRestarts: services.confirmationRestarts,
+      settlementRestarts: services.settlementRestarts,
+      graceMs: sweepGraceMs,
+      logger,
+    }),
     ...createRetentionActivities({ retention: services.retention, logger }),
     ...createReconciliationActivities({ reconciliation: services.reconciliationExecution }),
   };

@@ -1,10 +1,16 @@
 import { Context } from '@temporalio/activity';
-import type { ConfirmationRestarter, RestartResult } from '../src/jobs/confirmation-restarts';
+import type { RestartResult, WorkflowRestarter } from '../src/jobs/workflow-restarts';
 import type { SweepResult, WorkflowStarter } from '../src/jobs/workflow-starter';
 import type { Logger } from '../src/logger';
 
-export function createSweepActivities(deps: { starter: WorkflowStarter; restarts: ConfirmationRestarter; graceMs: number; logger: Logger }) {
-  const { starter, restarts, graceMs, logger } = deps;
+export function createSweepActivities(deps: {
+  starter: WorkflowStarter;
+  confirmationRestarts: WorkflowRestarter;
+  settlementRestarts: WorkflowRestarter;
+  graceMs: number;
+  logger: Logger;
+}) {
+  const { starter, confirmationRestarts, settlementRestarts, graceMs, logger } = deps;
   return {
     async sweepOutbox(): Promise<SweepResult> {
       let total: SweepResult = { found: 0, started: 0, failed: 0 };
@@ -20,7 +26,12 @@ export function createSweepActivities(deps: { starter: WorkflowStarter; restarts
 
     /** Starts again every confirmation whose run failed or was terminated while its credit is still provisional. */
     restartStalledConfirmations(): Promise<RestartResult> {
-      return restarts.restartStalled(() => Context.current().heartbeat());
+      return confirmationRestarts.restartStalled(() => Context.current().heartbeat());
+    },
+
+    /** Starts again every settlement whose run failed or was terminated while it is still pending or processing. */
+    restartStalledSettlements(): Promise<RestartResult> {
+      return settlementRestarts.restartStalled(() => Context.current().heartbeat());
     },
   };
 }

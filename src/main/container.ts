@@ -21,9 +21,11 @@ import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
 import type { ReadinessCheck } from '../http/app';
 import type { RouteDefinition } from '../http/route';
-import { createConfirmationRestarter } from '../jobs/confirmation-restarts';
+import { confirmationRestartPlan } from '../jobs/confirmation-restarts';
 import { createJobs } from '../jobs/jobs';
 import { createOutboxRepo } from '../jobs/outbox.repo';
+import { settlementRestartPlan } from '../jobs/settlement-restarts';
+import { createWorkflowRestarter } from '../jobs/workflow-restarts';
 import { createWorkflowStarter } from '../jobs/workflow-starter';
 import { ledgerRoutes } from '../ledger/ledger.routes';
 import { createPostingEngine } from '../ledger/posting-engine';
@@ -124,14 +126,21 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     db,
     postingEngine,
     starter,
-    confirmationRestarts: createConfirmationRestarter({
+    confirmationRestarts: createWorkflowRestarter({
       db,
       client: temporal,
       starter,
-      jobs,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      windowMs: config.CONFIRMATION_WINDOW,
       logger: logger.child({ component: 'confirmation-restarts' }),
+      plan: confirmationRestartPlan({ db, jobs, windowMs: config.CONFIRMATION_WINDOW }),
+    }),
+    settlementRestarts: createWorkflowRestarter({
+      db,
+      client: temporal,
+      starter,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      logger: logger.child({ component: 'settlement-restarts' }),
+      plan: settlementRestartPlan({ db, jobs }),
     }),
     auth,
     audit: createAuditLog(db),
