@@ -113,7 +113,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
         const state = await handleOf(settlement.ref).query(settlementStatusQuery);
         return state.lastProviderStatus === 'PROCESSING' ? state : null;
       },
-      { timeoutMs: 15_000, what: 'the restarted run to poll the transfer' },
+      { timeoutMs: 30_000, what: 'the restarted run to poll the transfer' },
     );
     assert.deepEqual({ stage: resumed.stage, attempt: resumed.attempt, providerRef: resumed.providerRef }, { stage: 'follow', attempt: 1, providerRef: `${settlement.ref}-1` });
     assert.equal((await handleOf(settlement.ref).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS), 'processing', 'a restarted run starts at the database status');
