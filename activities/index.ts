@@ -13,7 +13,14 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
     ...createPaymentActivities({ confirmations: services.confirmations, batches: services.batchConfirmations }),
     ...createWebhookActivities({ deliveries: services.deliveries }),
     ...createSettlementActivities({ execution: services.settlementExecution }),
-    ...createSweepActivities({ starter: services.starter, restarts: services.confirmationRestarts, claimReleases: services.batchClaimReleases, graceMs: sweepGraceMs, logger }),
+    ...createSweepActivities({
+      starter: services.starter,
+      confirmationRestarts: services.confirmationRestarts,
+      settlementRestarts: services.settlementRestarts,
+      claimReleases: services.batchClaimReleases,
+      graceMs: sweepGraceMs,
+      logger,
+    }),
     ...createRetentionActivities({ retention: services.retention, logger }),
     ...createReconciliationActivities({ reconciliation: services.reconciliationExecution }),
   };

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { BatchClaimReleaser, ClaimReleaseResult } from '../src/jobs/batch-claim-releases';
-import type { ConfirmationRestarter, RestartResult } from '../src/jobs/confirmation-restarts';
+import type { RestartResult, WorkflowRestarter } from '../src/jobs/workflow-restarts';
 import type { SweepResult, WorkflowStarter } from '../src/jobs/workflow-starter';
 import type { Logger } from '../src/logger';
 
@@ -11,8 +11,15 @@ import type { Logger } from '../src/logger';
  */
 export const SWEEP_BUDGET_MS = 45_000;
 
-export function createSweepActivities(deps: { starter: WorkflowStarter; restarts: ConfirmationRestarter; claimReleases: BatchClaimReleaser; graceMs: number; logger: Logger }) {
-  const { starter, restarts, claimReleases, graceMs, logger } = deps;
+export function createSweepActivities(deps: {
+  starter: WorkflowStarter;
+  confirmationRestarts: WorkflowRestarter;
+  settlementRestarts: WorkflowRestarter;
+  claimReleases: BatchClaimReleaser;
+  graceMs: number;
+  logger: Logger;
+}) {
+  const { starter, confirmationRestarts, settlementRestarts, claimReleases, graceMs, logger } = deps;
   return {
     async sweepOutbox(): Promise<SweepResult> {
       const context = Context.current();
@@ -28,8 +35,13 @@ export function createSweepActivities(deps: { starter: WorkflowStarter; restarts
      */
     async restartStalledConfirmations(): Promise<RestartResult & { batches: ClaimReleaseResult }> {
       const heartbeat = () => Context.current().heartbeat();
-      const restarted = await restarts.restartStalled(heartbeat);
+      const restarted = await confirmationRestarts.restartStalled(heartbeat);
       return { ...restarted, batches: await claimReleases.releaseStopped(graceMs, heartbeat) };
+    },
+
+    /** Starts again every settlement whose run failed or was terminated while it is still pending or processing. */
+    restartStalledSettlements(): Promise<RestartResult> {
+      return settlementRestarts.restartStalled(() => Context.current().heartbeat());
     },
   };
 }

@@ -1,12 +1,12 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep.activities';
-import type { RestartResult } from '../src/jobs/confirmation-restarts';
+import type { RestartResult } from '../src/jobs/workflow-restarts';
 import type { SweepResult } from '../src/jobs/workflow-starter';
-import { SWEEP_RESTARTS_CONFIRMATIONS } from './patches';
+import { SWEEP_RESTARTS_CONFIRMATIONS, SWEEP_RESTARTS_SETTLEMENTS } from './patches';
 
 // The sweep heartbeats as it goes: a worker that dies mid-sweep is noticed in 30 s, not at the end of
 // the start-to-close timeout (the Schedule skips runs while one is still open).
-const { sweepOutbox, restartStalledConfirmations } = proxyActivities<SweepActivities>({
+const { sweepOutbox, restartStalledConfirmations, restartStalledSettlements } = proxyActivities<SweepActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
@@ -15,14 +15,18 @@ const { sweepOutbox, restartStalledConfirmations } = proxyActivities<SweepActivi
 export interface ConvergenceSweepResult extends SweepResult {
   /** Null in runs started before confirmations were restarted. */
   confirmations: RestartResult | null;
+  /** Null in runs started before settlements were restarted. */
+  settlements: RestartResult | null;
 }
 
 /**
  * Run by a Temporal Schedule: starts every workflow whose start a crash or an outage left behind, then
- * restarts the confirmations that stopped (failed or terminated) while their credit is provisional.
+ * restarts the confirmations that stopped (failed or terminated) while their credit is provisional,
+ * and the settlements that stopped while still pending or processing.
  */
 export async function convergenceSweepWorkflow(): Promise<ConvergenceSweepResult> {
   const outbox = await sweepOutbox();
   const confirmations = patched(SWEEP_RESTARTS_CONFIRMATIONS) ? await restartStalledConfirmations() : null;
-  return { ...outbox, confirmations };
+  const settlements = patched(SWEEP_RESTARTS_SETTLEMENTS) ? await restartStalledSettlements() : null;
+  return { ...outbox, confirmations, settlements };
 }

@@ -9,3 +9,6 @@ export const WEBHOOK_SEND_AS_ACTIVITY = 'webhook-send-as-activity';
 
 /** convergenceSweepWorkflow: after the outbox, restart confirmations that failed or were terminated. Added with issue 11. */
 export const SWEEP_RESTARTS_CONFIRMATIONS = 'sweep-restarts-confirmations';
+
+/** convergenceSweepWorkflow: after the confirmations, restart settlements whose run stopped while they are open. Added with issue 11. */
+export const SWEEP_RESTARTS_SETTLEMENTS = 'sweep-restarts-settlements';

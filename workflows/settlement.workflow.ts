@@ -5,13 +5,14 @@ import type { SettlementInput, SettlementProgress, SettlementWorkflowStatus } fr
 import { SETTLEMENT_STATUS } from '../src/temporal/search-attributes';
 import { payoutSignal, settlementStatusQuery } from '../src/temporal/settlement-messages';
 
-// Each activity is one provider call (10 s deadline, plus a token refresh at worst) around short
-// transactions. Provider outages come back as results; this retry policy only covers the database
-// and the worker.
-const activities = proxyActivities<SettlementActivities>({
-  startToCloseTimeout: '45 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+// Each activity is one provider call (plus a token refresh at worst) around short transactions; its
+// start-to-close comes with the input (from PROVIDER_TIMEOUT). Provider outages come back as results;
+// this retry policy only covers the database and the worker.
+const settlementActivities = (startToCloseMs: number | undefined) =>
+  proxyActivities<SettlementActivities>({
+    startToCloseTimeout: startToCloseMs ?? '45 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  });
 
 /**
  * Pays a settlement out: up to maxAttempts references `<ref>-<n>`. The activities decide from the
@@ -23,8 +24,11 @@ const activities = proxyActivities<SettlementActivities>({
  * - success confirms the debit and watches for a refund for refundWatchMs; all attempts failing
  *   reverses it (failed); a refund of the paid attempt reverses it (refunded).
  * Long waits (a transfer PROCESSING for days, an outage) continue as new, carrying `progress`.
+ * A run started on a settlement already under way (the sweep restarts one whose run was terminated or
+ * failed) picks up at the attempt the database holds: it follows that reference, never a new one.
  */
 export async function settlementWorkflow(input: SettlementInput): Promise<SettlementWorkflowStatus> {
+  const activities = settlementActivities(input.activityTimeoutMs);
   const progress: SettlementProgress = input.progress ?? { stage: 'destination', status: 'pending', attempt: 0, delayMs: input.pollIntervalMs, untilMs: null, lastProviderStatus: null };
   const providerRef = (): string | null => (progress.attempt > 0 ? `${input.merchantTxRef}-${progress.attempt}` : null);
   // References the provider has sent news about (payout webhooks) since the workflow last waited for them.
@@ -77,7 +81,11 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
         const check = await activities.checkSettlementDestination(input.settlementId);
         if (check.kind === 'closed') return setStatus(check.status);
         if (check.kind === 'invalid') return setStatus(await activities.failSettlement(input.settlementId, check.reason));
-        if (check.kind === 'ok') startAttempt(1);
+        if (check.kind === 'ok' && check.resume) {
+          startAttempt(check.resume.attempt);
+          progress.stage = check.resume.stage;
+          setStatus('processing');
+        } else if (check.kind === 'ok') startAttempt(1);
         else await backOff(MAX_PROVIDER_BACKOFF_MS, check.retryAfterMs);
         break;
       }

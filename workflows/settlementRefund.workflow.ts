@@ -18,10 +18,12 @@ import { payoutSignal } from '../src/temporal/settlement-messages';
 import { settlementWorkflowId } from '../src/temporal/workflow-ids';
 import { settlementWorkflow } from './settlement.workflow';
 
-const { refundSettlement } = proxyActivities<SettlementActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+// Start-to-close from the settlement's input (PROVIDER_TIMEOUT); runs started without it allow a minute.
+const refundActivities = (startToCloseMs: number | undefined) =>
+  proxyActivities<SettlementActivities>({
+    startToCloseTimeout: startToCloseMs ?? '1 minute',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  });
 
 /** How a refund event ended: applied to the settlement, recorded on a failed attempt, never confirmed, or about no attempt of it. */
 export type SettlementRefundOutcome = 'refunded' | 'attempt_refunded' | 'not_refunded' | 'not_applicable';
@@ -33,6 +35,7 @@ export type SettlementRefundOutcome = 'refunded' | 'attempt_refunded' | 'not_ref
  * before the lookup agrees is re-checked with back-off for recheckMs (an outage does not count down).
  */
 export async function settlementRefundWorkflow(input: SettlementRefundInput): Promise<SettlementRefundOutcome> {
+  const { refundSettlement } = refundActivities(input.settlement.activityTimeoutMs);
   const progress = input.progress ?? { untilMs: Date.now() + input.recheckMs, delayMs: input.pollIntervalMs };
   for (;;) {
     const { historyLength, continueAsNewSuggested } = workflowInfo();

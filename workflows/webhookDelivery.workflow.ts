@@ -5,10 +5,13 @@ import { WEBHOOK_SEND_AS_ACTIVITY } from './patches';
 
 // The HTTP call is a normal activity: a tenant's slow endpoint holds an activity slot for up to
 // WEBHOOK_TIMEOUT, never a workflow-task slot that confirmations need. The rest is database time.
-const { sendWebhook } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+// Its start-to-close comes with the input (from WEBHOOK_TIMEOUT): it is also how long a send lost with
+// a dead worker waits before it is retried.
+const sendActivity = (startToCloseMs: number | undefined) =>
+  proxyActivities<WebhookActivities>({
+    startToCloseTimeout: startToCloseMs ?? '2 minutes',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  }).sendWebhook;
 
 const local = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: '1 minute',
@@ -33,7 +36,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const state: DeliveryState = { attempts: 0, lastResult: null, outcome: null };
   setHandler(deliveryStatusQuery, () => state);
   // Deliveries started before the send became a normal activity keep sending it locally (see workflows/patches.ts).
-  const send = patched(WEBHOOK_SEND_AS_ACTIVITY) ? sendWebhook : local.sendWebhook;
+  const send = patched(WEBHOOK_SEND_AS_ACTIVITY) ? sendActivity(input.sendTimeoutMs) : local.sendWebhook;
   for (let attempt = 1; ; attempt += 1) {
     const result = await send(input.deliveryId);
     const last = attempt >= input.maxAttempts;

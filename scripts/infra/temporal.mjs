@@ -324,7 +324,9 @@ async function spawnDevServer({ log, cli, port, uiPort, dbFile, logFile, pidFile
     '--ip', '127.0.0.1',
     '--port', String(port),
     ...(uiPort ? ['--ui-port', String(uiPort)] : ['--headless']),
-    ...(dbFile ? ['--db-filename', dbFile] : []),
+    // A file-backed server writes every workflow step to SQLite: in WAL mode with synchronous=NORMAL a
+    // commit does not wait for fsync, and a process that dies (or is stopped) loses nothing it committed.
+    ...(dbFile ? ['--db-filename', dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : []),
     '--namespace', NAMESPACE,
     '--log-level', 'warn',
     ...saArgs,

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from '../payments/confirmation-batches';
 import type { ClaimedBatch } from '../payments/confirmation-claims.repo';
-import type { SettlementInput } from '../temporal/payloads';
+import type { SettlementInput, SettlementWorkflowStatus } from '../temporal/payloads';
 import { paymentConfirmationBatchWorkflowId, reconciliationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId, webhookDeliveryWorkflowId } from '../temporal/workflow-ids';
 import { outboxEntry, type OutboxEntry } from './outbox.repo';
 
@@ -17,7 +17,19 @@ type JobsConfig = Pick<
   | 'SETTLEMENT_REFUND_WATCH'
   | 'SETTLEMENT_REFUND_RECHECK'
   | 'RECONCILIATION_PROVIDER_ATTEMPTS'
+  | 'PROVIDER_TIMEOUT'
+  | 'WEBHOOK_TIMEOUT'
 >;
+
+/**
+ * How long one settlement activity may run: at worst a token request, the call, and both again after a
+ * 401 (four provider calls), plus its database work. It is also how long a worker that died mid-activity
+ * holds the settlement up, so it follows the provider's deadline instead of a fixed minute.
+ */
+export const settlementActivityTimeoutMs = (providerTimeoutMs: number): number => 4 * providerTimeoutMs + 5_000;
+
+/** How long one webhook send may run: the POST (its DNS lookup included) has a hard WEBHOOK_TIMEOUT; the rest is database work. */
+export const webhookSendTimeoutMs = (webhookTimeoutMs: number): number => webhookTimeoutMs + 10_000;
 
 /** Builds the outbox entry of every workflow, with its timings taken from config at the moment of the commit. */
 export function createJobs(config: JobsConfig) {
@@ -28,6 +40,7 @@ export function createJobs(config: JobsConfig) {
     retryScheduleMs: [...config.SETTLEMENT_RETRY_SCHEDULE],
     pollIntervalMs: config.SETTLEMENT_POLL_INTERVAL,
     refundWatchMs: config.SETTLEMENT_REFUND_WATCH,
+    activityTimeoutMs: settlementActivityTimeoutMs(config.PROVIDER_TIMEOUT),
   });
 
   return {
@@ -59,17 +72,23 @@ export function createJobs(config: JobsConfig) {
       return outboxEntry(
         'webhookDeliveryWorkflow',
         webhookDeliveryWorkflowId(input.deliveryId),
-        { deliveryId: input.deliveryId, retryScheduleMs: [...config.WEBHOOK_RETRY_SCHEDULE], maxAttempts: config.WEBHOOK_MAX_ATTEMPTS },
+        {
+          deliveryId: input.deliveryId,
+          retryScheduleMs: [...config.WEBHOOK_RETRY_SCHEDULE],
+          maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+          sendTimeoutMs: webhookSendTimeoutMs(config.WEBHOOK_TIMEOUT),
+        },
         { TenantId: input.tenantId, AccountRef: input.accountRef },
       );
     },
 
-    settlement(input: { settlementId: string; merchantTxRef: string; tenantId: string; accountRef: string }): OutboxEntry {
+    /** `status`: the settlement's status now (a restarted one may be processing already); SettlementStatus starts there. */
+    settlement(input: { settlementId: string; merchantTxRef: string; tenantId: string; accountRef: string; status?: SettlementWorkflowStatus }): OutboxEntry {
       return outboxEntry(
         'settlementWorkflow',
         settlementWorkflowId(input.merchantTxRef),
         settlementInput(input.settlementId, input.merchantTxRef),
-        { TenantId: input.tenantId, AccountRef: input.accountRef, MerchantTxRef: input.merchantTxRef, SettlementStatus: 'pending' },
+        { TenantId: input.tenantId, AccountRef: input.accountRef, MerchantTxRef: input.merchantTxRef, SettlementStatus: input.status ?? 'pending' },
       );
     },
 

@@ -51,10 +51,14 @@ const PER_TENANT = 32;
 const LEASE_MS = 60_000;
 
 /**
- * A workflow id runs once, except a confirmation: after a failed, terminated or timed-out run it may
- * start again (the sweep restarts it), while a completed one stays done.
+ * A workflow id runs once, except a confirmation and a settlement: after a failed, terminated,
+ * timed-out or cancelled run it may start again (the sweep restarts it; both rebuild from the
+ * database), while a completed one stays done. Temporal never lets two runs of one id be open at once.
  */
-const REUSE_POLICY: Partial<Record<WorkflowType, WorkflowIdReusePolicy>> = { paymentConfirmationWorkflow: 'ALLOW_DUPLICATE_FAILED_ONLY' };
+const REUSE_POLICY: Partial<Record<WorkflowType, WorkflowIdReusePolicy>> = {
+  paymentConfirmationWorkflow: 'ALLOW_DUPLICATE_FAILED_ONLY',
+  settlementWorkflow: 'ALLOW_DUPLICATE_FAILED_ONLY',
+};
 
 /** A start that cannot reach Temporal gives up after this and is left to the sweep. */
 const START_DEADLINE_MS = 10_000;

@@ -23,9 +23,11 @@ import type { ReadinessCheck } from '../http/app';
 import type { RouteDefinition } from '../http/route';
 import { createBatchClaimReleaser } from '../jobs/batch-claim-releases';
 import { createConfirmationBatcher } from '../jobs/confirmation-batcher';
-import { createConfirmationRestarter } from '../jobs/confirmation-restarts';
+import { confirmationRestartPlan } from '../jobs/confirmation-restarts';
 import { createJobs } from '../jobs/jobs';
 import { createOutboxRepo } from '../jobs/outbox.repo';
+import { settlementRestartPlan } from '../jobs/settlement-restarts';
+import { createWorkflowRestarter } from '../jobs/workflow-restarts';
 import { createWorkflowStarter } from '../jobs/workflow-starter';
 import { ledgerRoutes } from '../ledger/ledger.routes';
 import { createPostingEngine } from '../ledger/posting-engine';
@@ -128,12 +130,19 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     db,
     postingEngine,
     starter,
-    confirmationRestarts: createConfirmationRestarter({
+    confirmationRestarts: createWorkflowRestarter({
       db,
       client: temporal,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      windowMs: config.CONFIRMATION_WINDOW,
       logger: logger.child({ component: 'confirmation-restarts' }),
+      plan: confirmationRestartPlan({ db, windowMs: config.CONFIRMATION_WINDOW, logger: logger.child({ component: 'confirmation-restarts' }) }),
+    }),
+    settlementRestarts: createWorkflowRestarter({
+      db,
+      client: temporal,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      logger: logger.child({ component: 'settlement-restarts' }),
+      plan: settlementRestartPlan({ db, jobs, starter, logger: logger.child({ component: 'settlement-restarts' }) }),
     }),
     auth,
     audit: createAuditLog(db),
@@ -173,7 +182,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),
-    ...reconciliationRoutes({ reconciliation: services.reconciliation }),
+    ...reconciliationRoutes({ reconciliation: services.reconciliation, config }),
     ...dashboardRoutes(services, config),
   ];
 }

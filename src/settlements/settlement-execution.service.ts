@@ -6,7 +6,7 @@ import type { Logger } from '../logger';
 import { isDuplicateReference, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
-import type { AttemptProgress, DestinationCheck, ProviderUnavailable, RefundCheck, SettlementWorkflowStatus, SubmissionResult } from '../temporal/payloads';
+import type { AttemptProgress, DestinationCheck, ProviderUnavailable, RefundCheck, SettlementResumePoint, SettlementWorkflowStatus, SubmissionResult } from '../temporal/payloads';
 import { attemptReference } from './merchant-tx-ref';
 import { createSettlementsRepo, type AttemptOutcome, type SettlementAttempt, type SettlementRecord, type SettlementStatus } from './settlements.repo';
 
@@ -120,6 +120,18 @@ export function createSettlementExecutionService(deps: {
     return null;
   }
 
+  /**
+   * Where a run picks up on a settlement that already has attempts (its previous run was terminated or
+   * failed): the latest attempt, resubmitted under its own reference when its submission never got an
+   * answer, else followed by lookups. An attempt that is over is followed too: its poll reports it
+   * failed at once, and the workflow moves on to the next reference (or compensates) by the rules.
+   */
+  function resumePoint(attempts: SettlementAttempt[]): SettlementResumePoint | null {
+    const latest = attempts.at(-1);
+    if (!latest) return null;
+    return { attempt: latest.attemptNo, stage: latest.outcome === 'submitting' ? 'submit' : 'follow' };
+  }
+
   /** SUCCESS with the settlement's amount, seen by our own lookup: the debit is confirmed, the provider's fee recorded (not debited). */
   async function complete(settlement: SettlementRecord, attempt: SettlementAttempt, feeKobo: string | null): Promise<SettlementWorkflowStatus> {
     return transition(settlement.id, OPEN, async (trx) => {
@@ -142,6 +154,8 @@ export function createSettlementExecutionService(deps: {
     async checkDestination(settlementId: string): Promise<DestinationCheck> {
       const settlement = await load(settlementId);
       if (!OPEN.includes(settlement.status)) return { kind: 'closed', status: settlement.status };
+      const resume = resumePoint(await settlements.listAttempts(settlementId));
+      if (resume) return { kind: 'ok', resume };
       if (settlement.accountName) return { kind: 'ok' };
       try {
         const found = await provider.lookupAccount({ accountNumber: settlement.accountNumber, bankCode: settlement.bankCode });
@@ -216,7 +230,8 @@ export function createSettlementExecutionService(deps: {
     /**
      * Looks the attempt up and acts on the answer itself: the debit is confirmed only on SUCCESS of the
      * settlement's amount; the attempt is failed only on PAYMENT_FAILED or REFUND, or when a reference the
-     * provider never acknowledged is still not found SETTLEMENT_NOT_FOUND_GRACE after its last submission.
+     * provider never acknowledged has been "not found" by every lookup for SETTLEMENT_NOT_FOUND_GRACE since
+     * its first such answer after its last submission (never on one answer, however late it comes).
      */
     async pollAttempt(settlementId: string, attemptNo: number): Promise<AttemptProgress> {
       const settlement = await load(settlementId);
@@ -229,8 +244,8 @@ export function createSettlementExecutionService(deps: {
       if (lookup.kind === 'unavailable') return lookup;
       if (lookup.kind === 'not_found') {
         if (attempt.acknowledgedAt) return { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: true };
-        const reason = `not found by the provider ${Math.round(config.SETTLEMENT_NOT_FOUND_GRACE / 1000)} s after its last submission`;
-        if (await settlements.failUnacknowledgedAttempt(settlementId, attemptNo, config.SETTLEMENT_NOT_FOUND_GRACE, reason)) {
+        const reason = `not found by the provider for ${Math.round(config.SETTLEMENT_NOT_FOUND_GRACE / 1000)} s after its last submission`;
+        if (await settlements.noteNotFound(settlementId, attemptNo, config.SETTLEMENT_NOT_FOUND_GRACE, reason)) {
           logger.info({ settlementId, providerRef: attempt.providerRef, reason }, 'settlement attempt over');
           return { kind: 'failed', reason };
         }

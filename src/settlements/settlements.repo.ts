@@ -128,6 +128,13 @@ export function createSettlementsRepo(db: DbOrTrx) {
       return row ? toSettlement(row) : undefined;
     },
 
+    /** Of these merchantTxRefs, the settlements still pending or processing. */
+    async listOpenByRefs(merchantTxRefs: string[]): Promise<SettlementRecord[]> {
+      if (merchantTxRefs.length === 0) return [];
+      const rows: SettlementRow[] = await withAccountRef().whereIn('settlements.merchant_tx_ref', merchantTxRefs).whereIn('settlements.status', ['pending', 'processing']);
+      return rows.map(toSettlement);
+    },
+
     async lockById(id: string): Promise<SettlementRecord | undefined> {
       const row: SettlementRow | undefined = await db('settlements').where({ id }).forUpdate().first();
       return row ? toSettlement({ ...row, account_ref: '' }) : undefined;
@@ -182,17 +189,26 @@ export function createSettlementsRepo(db: DbOrTrx) {
     },
 
     /**
-     * Fails a reference the provider never acknowledged once `graceMs` have passed since its last
-     * submission (by the database's clock); false when it is acknowledged, decided, or still within the grace.
+     * Records a "not found" answer for a reference the provider never acknowledged, and fails it when an
+     * earlier answer since its last submission already said "not found" at least `graceMs` ago (by the
+     * database's clock): "not found" throughout the grace, never one answer. One statement, so the
+     * answer being recorded never counts as the earlier one. False when it is acknowledged, decided, or
+     * still within the grace.
      */
-    async failUnacknowledgedAttempt(settlementId: string, attemptNo: number, graceMs: number, reason: string): Promise<boolean> {
-      const updated = await db('settlement_attempts')
+    async noteNotFound(settlementId: string, attemptNo: number, graceMs: number, reason: string): Promise<boolean> {
+      const lasted = db.raw('not_found_since <= now() - make_interval(secs => ?)', [graceMs / 1000]);
+      const rows: Array<{ outcome: AttemptOutcome }> = await db('settlement_attempts')
         .where({ settlement_id: settlementId, attempt_no: attemptNo })
         .whereNull('acknowledged_at')
         .whereIn('outcome', ['submitting', 'ambiguous', 'rejected'])
-        .where('last_submitted_at', '<=', db.raw('now() - make_interval(secs => ?)', [graceMs / 1000]))
-        .update({ outcome: 'failed', detail: reason, updated_at: db.fn.now() });
-      return updated === 1;
+        .update({
+          outcome: db.raw(`CASE WHEN ${lasted.toQuery()} THEN 'failed' ELSE outcome END`),
+          detail: db.raw(`CASE WHEN ${lasted.toQuery()} THEN ? ELSE detail END`, [reason]),
+          not_found_since: db.raw('coalesce(not_found_since, now())'),
+          updated_at: db.fn.now(),
+        })
+        .returning('outcome');
+      return rows[0]?.outcome === 'failed';
     },
 
     /**
@@ -223,7 +239,8 @@ export function createSettlementsRepo(db: DbOrTrx) {
           outcome,
           ...(detail?.providerTransferId ? { provider_transfer_id: detail.providerTransferId } : {}),
           ...(detail?.text ? { detail: detail.text } : {}),
-          ...(detail?.submitted ? { last_submitted_at: now } : {}),
+          // A new submission may arrive where an earlier one did not: "not found" counts again from scratch.
+          ...(detail?.submitted ? { last_submitted_at: now, not_found_since: null } : {}),
           ...(detail?.acknowledged ? { acknowledged_at: db.raw('coalesce(settlement_attempts.acknowledged_at, now())') } : {}),
           updated_at: now,
         });

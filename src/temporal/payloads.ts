@@ -89,6 +89,11 @@ export interface WebhookDeliveryInput {
   deliveryId: string;
   retryScheduleMs: number[];
   maxAttempts: number;
+  /**
+   * Start-to-close of the send activity, from WEBHOOK_TIMEOUT: a worker that dies mid-send delays the
+   * delivery this long. Runs started without it allow 2 minutes.
+   */
+  sendTimeoutMs?: number;
 }
 
 export interface SettlementInput {
@@ -99,8 +104,24 @@ export interface SettlementInput {
   /** First wait between provider calls; every loop backs off from it ×1.5 to a cap. */
   pollIntervalMs: number;
   refundWatchMs: number;
+  /**
+   * Start-to-close of each settlement activity, from PROVIDER_TIMEOUT: a worker that dies mid-activity
+   * delays the settlement this long. Runs started without it allow 45 s.
+   */
+  activityTimeoutMs?: number;
   /** Where the previous run stopped when it continued as new; absent on the first run. */
   progress?: SettlementProgress;
+}
+
+/**
+ * Where a run that starts on a settlement already under way picks up (a run the sweep started again
+ * after an operator or a deploy stopped the previous one), rebuilt from the attempts in the database:
+ * the latest attempt's reference is submitted again when its submission never got an answer
+ * (`submit`, the provider dedups it), else followed by lookups (`follow`). Never a new reference.
+ */
+export interface SettlementResumePoint {
+  attempt: number;
+  stage: 'submit' | 'follow';
 }
 
 /** What a settlement run carries into its next run (continue-as-new). Times are workflow epoch ms. */
@@ -198,7 +219,12 @@ export type SubmissionResult =
   | ProviderUnavailable
   | { kind: 'settlement_closed'; status: SettlementWorkflowStatus };
 
-export type DestinationCheck = { kind: 'ok' } | { kind: 'invalid'; reason: string } | { kind: 'closed'; status: SettlementWorkflowStatus } | ProviderUnavailable;
+/** `resume`: present when the settlement already has attempts (absent in results recorded before it existed). */
+export type DestinationCheck =
+  | { kind: 'ok'; resume?: SettlementResumePoint }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'closed'; status: SettlementWorkflowStatus }
+  | ProviderUnavailable;
 
 /**
  * A lookup of the current attempt, acted on by the activity itself: SUCCESS with the settlement's

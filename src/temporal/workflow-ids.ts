@@ -1,5 +1,7 @@
 /** Workflow ids are business keys: starting one that already ran is a no-op, never a second job. */
 export const settlementWorkflowId = (merchantTxRef: string): string => `settlement:${merchantTxRef}`;
+/** The merchantTxRef a settlement's workflow id names, or null for any other id. */
+export const merchantTxRefOfSettlement = (workflowId: string): string | null => (workflowId.startsWith('settlement:') ? workflowId.slice('settlement:'.length) || null : null);
 /** Per refund event: the attempt's reference and the provider's request id of the payout_refund event. */
 export const settlementRefundWorkflowId = (providerRef: string, eventId: string): string => `settlement-refund:${providerRef}:${eventId}`;
 export const paymentConfirmationWorkflowId = (entryId: string): string => `payment-confirmation:${entryId}`;

@@ -200,3 +200,73 @@ describe('settlement against the provider\'s bad days (dev server, real sandbox)
     await assertMoney(settlement, { status: 'success', standing: 1 });
   });
 });
+
+/**
+ * "Not found" fails a reference the provider never acknowledged only when every lookup has said so for
+ * SETTLEMENT_NOT_FOUND_GRACE, never on one answer, however late that answer comes (a worker restart,
+ * an outage or a long back-off can delay the first lookup past the grace).
+ */
+describe('settlement: one "not found" never fails a reference (dev server, real sandbox)', function () {
+  this.timeout(90_000);
+  let stack: Stack;
+  let idle: Stack;
+  let tenant: TestTenant;
+
+  before(async () => {
+    // A slow provider (2.5 s an answer): the first lookup's "not found" comes back past the 2 s grace.
+    stack = await startStack(
+      { SANDBOX_LATENCY: '2500ms', PROVIDER_TIMEOUT: '5s', SETTLEMENT_NOT_FOUND_GRACE: '2s', SETTLEMENT_POLL_INTERVAL: '500ms', SETTLEMENT_RETRY_SCHEDULE: '500ms', SETTLEMENT_REFUND_WATCH: '1s' },
+      { worker: true },
+    );
+    // No worker: the test drives the settlement activities itself, against a sandbox of its own.
+    idle = await startStack({ SETTLEMENT_NOT_FOUND_GRACE: '2s' });
+    tenant = await createTenant(stack);
+  });
+  after(async () => {
+    await idle?.close();
+    await stack?.close();
+  });
+
+  async function settle(on: Stack, accountNumber: string): Promise<{ ref: string; accountRef: string; settlementId: string }> {
+    const account = await provisionAccount(on, tenant.apiKey);
+    await fundAccount(on, account.ID, 100_000n);
+    const response = await call(on.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '400.00', bankCode: '058', accountNumber } });
+    assert.equal(response.status, 202, response.text);
+    const row = await on.infra.db('settlements').where({ merchant_tx_ref: response.body.merchantTxRef }).first('id');
+    return { ref: response.body.merchantTxRef as string, accountRef: account.AccountRef, settlementId: row.id };
+  }
+
+  it('4040 (an unexplained 400, its first lookup "not found") answered only after the grace: followed, paid once', async () => {
+    const settlement = await settle(stack, '0123454040');
+    const transfer = await eventually(
+      async () => {
+        const current = (await call(stack.apiUrl, 'GET', `/v1/transfers/${settlement.ref}`, { apiKey: tenant.apiKey })).body;
+        return current.status === 'processing' || current.status === 'pending' ? null : current;
+      },
+      { timeoutMs: 60_000, what: `${settlement.ref} to end` },
+    );
+    const view = (await call<SandboxView>(stack.sandboxUrl, 'GET', `/sandbox/transfers/${settlement.ref}`)).body;
+    assert.equal(view.payouts, 1, `${view.payouts} payouts`);
+    assert.deepEqual([transfer.status, transfer.attemptCount], ['success', 1]);
+  });
+
+  it('a reference the provider never saw fails once "not found" has lasted the grace, and not before', async () => {
+    const settlement = await settle(idle, '0123456789');
+    const providerRef = `${settlement.ref}-1`;
+    const repo = idle.services.settlementExecution;
+    // Submitted (as far as the database knows) long ago; the provider never received it.
+    await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ status: 'processing', attempt_count: 1 });
+    await idle.infra.db('settlement_attempts').insert({
+      settlement_id: settlement.settlementId,
+      attempt_no: 1,
+      provider_ref: providerRef,
+      outcome: 'ambiguous',
+      last_submitted_at: idle.infra.db.raw("now() - interval '1 hour'"),
+    });
+    assert.equal((await repo.pollAttempt(settlement.settlementId, 1)).kind, 'pending', 'the first "not found" decides nothing');
+    assert.equal((await repo.pollAttempt(settlement.settlementId, 1)).kind, 'pending', 'nor does a second within the grace');
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    assert.deepEqual(await repo.pollAttempt(settlement.settlementId, 1), { kind: 'failed', reason: 'not found by the provider for 2 s after its last submission' });
+    assert.equal((await idle.infra.db('settlement_attempts').where({ settlement_id: settlement.settlementId, attempt_no: 1 }).first('outcome')).outcome, 'failed');
+  });
+});

@@ -30,6 +30,7 @@ import type {
   ProviderTxnLookup,
 } from '../../src/temporal/payloads';
 import { paymentConfirmationBatchWorkflowId, paymentConfirmationWorkflowId, reconciliationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import { settlementStatusQuery } from '../../src/temporal/settlement-messages';
 import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../../src/reconciliation/reconciliation.payloads';
 import type { RetentionResult } from '../../src/retention/retention.service';
 import { convergenceSweepWorkflow } from '../../workflows/convergenceSweep.workflow';
@@ -235,6 +236,9 @@ describe('record workflow histories for the replay test', function () {
         async restartStalledConfirmations() {
           return { closedAbnormally: 1, restarted: 1, failed: 0 };
         },
+        async restartStalledSettlements() {
+          return { closedAbnormally: 1, restarted: 1, failed: 0 };
+        },
       };
       const taskQueue = `record-${randomUUID()}`;
       const worker = await testWorker(env.nativeConnection, taskQueue, activities);
@@ -356,6 +360,18 @@ describe('record workflow histories for the replay test', function () {
 
     it('settlementWorkflow: refunded during the watch (3333)', async () => {
       save('settlementWorkflow', 'refunded', await finished(settlementWorkflowId(await settle('0123453333'))));
+    });
+
+    it('settlementWorkflow: restarted after an operator terminated it while PROCESSING (7777), resumed from the database', async () => {
+      const merchantTxRef = await settle('0123457777');
+      const handle = stack.infra.temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef));
+      await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { timeoutMs: 30_000, what: 'the transfer to be PROCESSING' });
+      await handle.terminate('recording a restart');
+      assert.equal((await stack.services.settlementRestarts.restartStalled()).restarted, 1);
+      await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { timeoutMs: 30_000, what: 'the restarted run to poll' });
+      const settled = await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${merchantTxRef}-1/settle`, { body: { status: 'SUCCESS' } });
+      assert.equal(settled.status, 200, settled.text);
+      save('settlementWorkflow', 'resumed', await finished(settlementWorkflowId(merchantTxRef)));
     });
 
     it('settlementRefundWorkflow: a refund after the watch ended', async () => {

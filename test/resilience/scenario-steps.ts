@@ -14,7 +14,7 @@ export const RESILIENCE_TIMINGS = {
   CONFIRMATION_POLL_INTERVAL: '500ms',
   SETTLEMENT_RETRY_SCHEDULE: '500ms',
   SETTLEMENT_POLL_INTERVAL: '500ms',
-  SETTLEMENT_REFUND_WATCH: '8s',
+  SETTLEMENT_REFUND_WATCH: '3s',
   SETTLEMENT_NOT_FOUND_GRACE: '6s',
   SETTLEMENT_REFUND_RECHECK: '15s',
   SANDBOX_REFUND_DELAY: '1s',
@@ -29,6 +29,26 @@ export const RESILIENCE_TIMINGS = {
 export interface SandboxTransferView {
   payouts: number;
   submissions: Array<{ status: string }>;
+}
+
+export interface IsolatedTemporal {
+  address: string;
+  port: number;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A Temporal dev server of the test's own, from the infra scripts (plain ESM at the repository root).
+ * With `dbFile` it keeps its state in that SQLite file, so a server started again with the same `port`
+ * and `dbFile` has every workflow, history and Schedule of the one before.
+ */
+export async function startIsolatedTemporal(options: { port?: number; dbFile?: string }): Promise<IsolatedTemporal> {
+  // Compiled to dist/test/resilience.
+  const module = (await import(path.resolve(__dirname, '../../../scripts/infra/temporal.mjs'))) as {
+    startIsolatedTemporal: (options: { port?: number; dbFile?: string }) => Promise<IsolatedTemporal>;
+  };
+  return module.startIsolatedTemporal(options);
 }
 
 /** Runs every cleanup step even when an earlier one fails, then reports the first failure. */

@@ -8,23 +8,9 @@ import { cliTenant, provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
-import { assertLedgerVerifies, cleanUp, countOf, RESILIENCE_TIMINGS } from './scenario-steps';
-
-interface IsolatedTemporal {
-  address: string;
-  port: number;
-  logFile: string;
-  stop(): Promise<void>;
-}
-type StartIsolatedTemporal = (options: { port?: number; dbFile?: string }) => Promise<IsolatedTemporal>;
+import { assertLedgerVerifies, cleanUp, countOf, RESILIENCE_TIMINGS, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
 
 const PAYMENTS_PER_ACCOUNT = 5;
-
-async function loadStartIsolatedTemporal(): Promise<StartIsolatedTemporal> {
-  // Compiled to dist/test/resilience: the infra scripts are plain ESM at the repository root.
-  const module = (await import(path.resolve(__dirname, '../../../scripts/infra/temporal.mjs'))) as { startIsolatedTemporal: StartIsolatedTemporal };
-  return module.startIsolatedTemporal;
-}
 
 describe('resilience: Temporal stopped while payment webhooks arrive', () => {
   let stateDir: string | undefined;
@@ -45,7 +31,6 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
   });
 
   it('answers every webhook 200 and records it; once Temporal is back, the sweep starts every confirmation and delivery', async () => {
-    const startIsolatedTemporal = await loadStartIsolatedTemporal();
     // Its SQLite file keeps the workflows and the sweep Schedule across the restart.
     stateDir = mkdtempSync(path.join(os.tmpdir(), 'ledger-resilience-temporal-'));
     const dbFile = path.join(stateDir, 'temporal.db');
@@ -97,8 +82,8 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
     const unstarted = (): Promise<number> => countOf(db!('workflow_outbox').whereIn('workflow_id', workflowIds).whereNull('started_at'));
     assert.equal(await unstarted(), workflowIds.length);
 
-    // Long enough for the worker's polls to fail and back off, as in a real outage.
-    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    // Long enough for the worker's polls and the API's starts to fail and back off, as in a real outage.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
     temporal = await startIsolatedTemporal({ port, dbFile });
     await eventually(async () => (await unstarted()) === 0, { timeoutMs: 60_000, what: 'the worker to start every delivery' });
     for (const account of accounts) {

@@ -341,6 +341,60 @@ describe('settlementWorkflow (time-skipping)', function () {
     });
   });
 
+  describe('a run started again on a settlement under way (the sweep restarting a terminated one)', () => {
+    const untouched: AttemptScript = { submit: [accepted], polls: [succeeded] };
+
+    it('follows the attempt the database holds, never a new reference, and shows processing at once', async () => {
+      let whileFollowing: unknown;
+      const { result, searchStatus, of } = await settle(
+        {
+          destination: [{ kind: 'ok', resume: { attempt: 3, stage: 'follow' } }],
+          attempts: [untouched, untouched, { submit: [accepted], polls: [processing, processing, succeeded] }],
+        },
+        { refundWatchMs: 0 },
+        async (handle) => {
+          // Time does not skip until the test waits for the result: the run sleeps after its first poll.
+          for (;;) {
+            const state = await handle.query(settlementStatusQuery);
+            if (state.lastProviderStatus === 'PROCESSING') break;
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          whileFollowing = { state: await handle.query(settlementStatusQuery), searchStatus: (await handle.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS) };
+        },
+      );
+      assert.match(JSON.stringify(whileFollowing), /"stage":"follow","attempt":3,"providerRef":"mtx_[0-9a-f]{8}-3".*"searchStatus":"processing"/);
+      assert.equal(result, 'success');
+      assert.equal(searchStatus, 'success');
+      assert.equal(of('submit').length, 0, 'an acknowledged reference is not submitted again');
+      assert.deepEqual([...new Set(of('poll').map((call) => call.attemptNo))], [3]);
+    });
+
+    it('an attempt the database shows failed leads to the next reference after the pause, or to compensation after the last', async () => {
+      const over: AttemptScript = { submit: [accepted], polls: [failedAttempt] };
+      const next = await settle({ destination: [{ kind: 'ok', resume: { attempt: 2, stage: 'follow' } }], attempts: [untouched, over, untouched] }, { refundWatchMs: 0 });
+      assert.equal(next.result, 'success');
+      assert.deepEqual(next.of('submit').map((call) => call.attemptNo), [3]);
+      assertGaps([next.of('poll', 2)[0]!.at, next.of('submit', 3)[0]!.at], [60], 'the pause after attempt 2 (1 minute)');
+
+      const last = await settle({ destination: [{ kind: 'ok', resume: { attempt: 5, stage: 'follow' } }], attempts: [untouched, untouched, untouched, untouched, over] });
+      assert.equal(last.result, 'failed');
+      assert.equal(last.of('submit').length, 0);
+      assert.equal(last.of('fail').length, 1);
+    });
+
+    it('a submission that never got an answer is submitted again under its own reference', async () => {
+      const { result, of } = await settle({ destination: [{ kind: 'ok', resume: { attempt: 2, stage: 'submit' } }], attempts: [untouched, { submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.deepEqual(of('submit').map((call) => call.attemptNo), [2]);
+    });
+
+    it('a result recorded before resume points existed (no `resume`) starts at attempt 1, as then', async () => {
+      const { result, of } = await settle({ destination: [{ kind: 'ok' }], attempts: [untouched] }, { refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1]);
+    });
+  });
+
   describe('signals and queries', () => {
     it('a payout webhook signal wakes a sleeping workflow long before its next poll', async () => {
       let signalledAt = 0;
