@@ -162,6 +162,20 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
     for (const item of payments.slice(1)) assert.ok(lookups.get(item.entryId)!.every((ms) => ms >= 90 * SECOND), 'skipped payments wait with the batch');
   });
 
+  it('a provider that throttles every round still reaches each payment in turn: the ones a 429 left unasked lead the next round', async () => {
+    const payments = Array.from({ length: 6 }, () => payment(() => notFound));
+    for (const item of payments) item.provider = () => found('SUCCESS', item.ref);
+    // Six rounds in a row answer their first lookup 429 (Retry-After 1 s) and skip the rest.
+    const { summary, lookups } = await runBatch(payments, { throttle: (round) => (round < payments.length ? SECOND : null) });
+    assert.equal(summary.confirmed, 6);
+    const firstAsked = payments.map((item) => lookups.get(item.entryId)![0]!);
+    assert.ok(
+      firstAsked.every((ms) => ms < 6 * (2 * SECOND + SECOND)),
+      `every payment was first asked within six throttled rounds, not after them (first asked at ${firstAsked.map((ms) => ms / SECOND).join(', ')} s)`,
+    );
+    assert.equal(new Set(firstAsked).size, payments.length, 'each throttled round asked a payment no earlier round had reached');
+  });
+
   it('continues as new past the history bound, carrying only the unfinished payments and their progress', async function () {
     this.timeout(120_000);
     // Seen PROCESSING once, then "not found" for a day (lookup lag): never reversed, because it was seen.
