@@ -7,7 +7,9 @@ import type { Knex } from 'knex';
  * confirmation. The row, not a workflow id, is the claim: `batch_id` names the one open batch that may
  * confirm or reverse the credit (NULL: queued for the next batch). The batch deletes the row in the
  * transaction that settles the credit; a batch that fails or is terminated has its rows released
- * (batch_id back to NULL) by the sweep. The provider's "seen" memory of a payment lives here too, so
+ * (batch_id back to NULL) by the sweep. `started_at` says the batch's workflow was started: a claim
+ * whose start never happened (the claiming process died, Temporal was down) is claimed again by the next
+ * batcher pass once it is older than the sweep's grace. The provider's "seen" memory of a payment lives here too, so
  * the money-moving activity trusts nothing the workflow tells it.
  *
  * `workflow_outbox` gains what a fair drainer needs: the tenant, a priority by job kind (settlements
@@ -25,12 +27,14 @@ export async function up(knex: Knex): Promise<void> {
       queued_at timestamptz NOT NULL DEFAULT now(),
       batch_id text,
       claimed_at timestamptz,
+      started_at timestamptz,
       lookups int NOT NULL DEFAULT 0,
       first_seen_at timestamptz,
       not_found_answers int NOT NULL DEFAULT 0
     );
     CREATE INDEX confirmation_claims_queued_idx ON confirmation_claims (queued_at) WHERE batch_id IS NULL;
     CREATE INDEX confirmation_claims_batch_idx ON confirmation_claims (batch_id) WHERE batch_id IS NOT NULL;
+    CREATE INDEX confirmation_claims_unstarted_idx ON confirmation_claims (claimed_at) WHERE batch_id IS NOT NULL AND started_at IS NULL;
 
     ALTER TABLE workflow_outbox
       ADD COLUMN tenant_id uuid NOT NULL DEFAULT '00000000-0000-0000-0000-000000000000',

@@ -22,30 +22,33 @@ const START_CONCURRENCY = 8;
 /**
  * Turns the queue of provisional credits into batch confirmations: claims what is queued (oldest first,
  * one tenant per batch, cut to the size and search-attribute limits), then starts one
- * `paymentConfirmationBatchWorkflow` per batch. The claim commits before the start; a start that fails
- * puts the batch's credits back in the queue at once, and if this process dies in between, the sweep
- * releases claims whose batch is not running. Runs in every worker process: claims skip rows another
+ * `paymentConfirmationBatchWorkflow` per batch. The claim commits before the start, and a started batch
+ * marks its claims started; a start that fails puts the batch's credits back in the queue at once, and
+ * if this process dies in between, the next pass of any worker claims them again once `unstartedAfterMs`
+ * has passed (the sweep's grace), without waiting for the sweep. Runs in every worker process: claims skip rows another
  * process holds.
  */
-export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStarter; jobs: Jobs; maxBatchSize: number; logger: Logger }) {
-  const { db, starter, jobs, maxBatchSize, logger } = deps;
+export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStarter; jobs: Jobs; maxBatchSize: number; unstartedAfterMs: number; logger: Logger }) {
+  const { db, starter, jobs, maxBatchSize, unstartedAfterMs, logger } = deps;
   const claims = createConfirmationClaimsRepo(db);
 
   async function startBatch(batch: ClaimedBatch): Promise<boolean> {
     try {
       await starter.start(jobs.paymentConfirmationBatch(batch));
-      return true;
     } catch (error) {
       logger.warn({ err: error, batchId: batch.batchId, payments: batch.payments.length }, 'could not start a batch confirmation; its credits go back to the queue');
       await claims.releaseBatch(batch.batchId).catch((releaseError: unknown) => logger.warn({ err: releaseError, batchId: batch.batchId }, 'could not release a batch; the sweep will'));
       return false;
     }
+    // Unmarked, the claims are taken again after unstartedAfterMs and this batch lets them go: harmless.
+    await claims.markStarted(batch.batchId).catch((error: unknown) => logger.warn({ err: error, batchId: batch.batchId }, 'could not mark a batch started'));
+    return true;
   }
 
   return {
     /** One pass: claims what is queued now and starts its batches. */
     async pass(): Promise<BatcherPass> {
-      const batches = await claims.claimQueued({ limit: CLAIM_LIMIT, maxSize: maxBatchSize, newBatchId: uuidv7 });
+      const batches = await claims.claimQueued({ limit: CLAIM_LIMIT, maxSize: maxBatchSize, unstartedAfterMs, newBatchId: uuidv7 });
       let failed = 0;
       let next = 0;
       await Promise.all(

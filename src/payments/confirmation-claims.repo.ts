@@ -81,25 +81,36 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
 
     /**
      * Claims up to `limit` queued credits, oldest first, cut into batches of one tenant each, and names
-     * each batch's claims in one statement. Rows another claimer holds are skipped, so claimers in several
-     * worker processes never claim a credit twice.
+     * each batch's claims in one statement. Claims whose batch was never started (`started_at` still
+     * empty `unstartedAfterMs` after the claim: the claiming process died or could not reach Temporal)
+     * are claimed again with them. Rows another claimer holds are skipped, so claimers in several worker
+     * processes never claim a credit twice.
      */
-    async claimQueued(options: { limit: number; maxSize: number; newBatchId: () => string }): Promise<ClaimedBatch[]> {
+    async claimQueued(options: { limit: number; maxSize: number; unstartedAfterMs: number; newBatchId: () => string }): Promise<ClaimedBatch[]> {
+      const columns = ['entry_id', 'tenant_id', 'account_ref', 'provider_txn_ref', 'posted_at', 'queued_at'];
       const run = async (trx: Trx): Promise<ClaimedBatch[]> => {
-        const rows: Array<{ entry_id: string; tenant_id: string; account_ref: string; provider_txn_ref: string; posted_at: Date }> = await trx('confirmation_claims')
-          .whereNull('batch_id')
-          .orderBy('queued_at')
+        type Row = { entry_id: string; tenant_id: string; account_ref: string; provider_txn_ref: string; posted_at: Date; queued_at: Date };
+        const orphaned: Row[] = await trx('confirmation_claims')
+          .whereNotNull('batch_id')
+          .whereNull('started_at')
+          .where('claimed_at', '<', trx.raw('now() - make_interval(secs => ?)', [options.unstartedAfterMs / 1000]))
+          .orderBy('claimed_at')
           .limit(options.limit)
           .forUpdate()
           .skipLocked()
-          .select('entry_id', 'tenant_id', 'account_ref', 'provider_txn_ref', 'posted_at');
+          .select(columns);
+        const queued: Row[] =
+          orphaned.length < options.limit
+            ? await trx('confirmation_claims').whereNull('batch_id').orderBy('queued_at').limit(options.limit - orphaned.length).forUpdate().skipLocked().select(columns)
+            : [];
+        const rows = [...orphaned, ...queued].sort((a, b) => a.queued_at.getTime() - b.queued_at.getTime());
         if (rows.length === 0) return [];
-        const queued: ClaimedPayment[] = rows.map((row) => ({ entryId: row.entry_id, tenantId: row.tenant_id, accountRef: row.account_ref, providerTxnRef: row.provider_txn_ref, postedAt: row.posted_at }));
-        const batches = cutBatches(queued, options.maxSize).map((payments) => ({ batchId: options.newBatchId(), tenantId: payments[0]!.tenantId, payments }));
+        const claimed: ClaimedPayment[] = rows.map((row) => ({ entryId: row.entry_id, tenantId: row.tenant_id, accountRef: row.account_ref, providerTxnRef: row.provider_txn_ref, postedAt: row.posted_at }));
+        const batches = cutBatches(claimed, options.maxSize).map((payments) => ({ batchId: options.newBatchId(), tenantId: payments[0]!.tenantId, payments }));
         const entryIds = batches.flatMap((batch) => batch.payments.map((payment) => payment.entryId));
         const batchIds = batches.flatMap((batch) => batch.payments.map(() => batch.batchId));
         await trx.raw(
-          `UPDATE confirmation_claims c SET batch_id = b.batch_id, claimed_at = now()
+          `UPDATE confirmation_claims c SET batch_id = b.batch_id, claimed_at = now(), started_at = NULL
              FROM unnest(CAST(? AS uuid[]), CAST(? AS text[])) AS b(entry_id, batch_id)
             WHERE c.entry_id = b.entry_id`,
           [entryIds, batchIds],
@@ -109,9 +120,14 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
       return db.transaction(run);
     },
 
+    /** Records that a batch's workflow was started, so its claims are never taken for an unstarted batch's. */
+    async markStarted(batchId: string): Promise<void> {
+      await db('confirmation_claims').where({ batch_id: batchId }).update({ started_at: db.fn.now() });
+    },
+
     /** Puts a batch's credits back in the queue (its start failed, or its workflow is no longer running). */
     async releaseBatch(batchId: string): Promise<number> {
-      return db('confirmation_claims').where({ batch_id: batchId }).update({ batch_id: null, claimed_at: null });
+      return db('confirmation_claims').where({ batch_id: batchId }).update({ batch_id: null, claimed_at: null, started_at: null });
     },
 
     /** Batches holding claims for longer than `olderThanMs`: the sweep checks each is still running. */

@@ -37,7 +37,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     }));
     await createConfirmationClaimsRepo(quiet.infra.db).enqueue(requests);
     const claimers = Array.from({ length: 4 }, () => createConfirmationClaimsRepo(quiet.infra.db));
-    const passes = await Promise.all(claimers.map((claims) => claims.claimQueued({ limit: 120, maxSize: 25, newBatchId: uuidv7 })));
+    const passes = await Promise.all(claimers.map((claims) => claims.claimQueued({ limit: 120, maxSize: 25, unstartedAfterMs: 60_000, newBatchId: uuidv7 })));
     const claimedIds = passes.flat().flatMap((batch) => batch.payments.map((payment) => payment.entryId));
     assert.equal(new Set(claimedIds).size, claimedIds.length, 'no credit claimed by two batches');
     for (const batch of passes.flat()) {
@@ -50,6 +50,28 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     await quiet.infra.db('confirmation_claims').whereIn('entry_id', requests.map((request) => request.entryId)).delete();
   });
 
+  it('claims whose batch never started (the claimer died) are claimed again after the grace, never before; a started batch keeps its claims', async () => {
+    const claims = createConfirmationClaimsRepo(quiet.infra.db);
+    const requests = Array.from({ length: 4 }, () => ({ entryId: randomUUID(), tenantId: randomUUID() as string, accountRef: 'va_orphan', providerTxnRef: `API-VACT_TRA-ORPHAN-${randomUUID()}`, postedAt: new Date() }));
+    requests[1]!.tenantId = requests[0]!.tenantId;
+    requests[3]!.tenantId = requests[2]!.tenantId;
+    await claims.enqueue(requests);
+    const ids = new Set<string>(requests.map((request) => request.entryId));
+    const mine = (batches: Awaited<ReturnType<typeof claims.claimQueued>>) => batches.filter((batch) => batch.payments.some((payment) => ids.has(payment.entryId)));
+    const first = mine(await claims.claimQueued({ limit: 100, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
+    assert.equal(first.length, 2);
+    const [started, orphaned] = first;
+    await claims.markStarted(started!.batchId);
+    assert.deepEqual(mine(await claims.claimQueued({ limit: 100, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 })), [], 'nothing taken within the grace');
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const again = mine(await claims.claimQueued({ limit: 100, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
+    assert.deepEqual(again.map((batch) => batch.payments.map((payment) => payment.entryId).sort()), [orphaned!.payments.map((payment) => payment.entryId).sort()], 'only the unstarted batch\'s credits');
+    assert.notEqual(again[0]!.batchId, orphaned!.batchId);
+    const heldBy = await quiet.infra.db('confirmation_claims').whereIn('entry_id', [...ids]).pluck('batch_id');
+    assert.deepEqual(new Set(heldBy), new Set([started!.batchId, again[0]!.batchId]));
+    await quiet.infra.db('confirmation_claims').whereIn('entry_id', [...ids]).delete();
+  });
+
   it('a 429 backs off the whole batch: lookups stop at the first Retry-After, the rest are skipped', async () => {
     {
       const other = await createTenant(quiet);
@@ -59,7 +81,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
         const sent = await call(quiet.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
         refs.push(sent.body.transactionId as string);
       }
-      const [batch] = await createConfirmationClaimsRepo(quiet.infra.db).claimQueued({ limit: 100, maxSize: 30, newBatchId: uuidv7 });
+      const [batch] = await createConfirmationClaimsRepo(quiet.infra.db).claimQueued({ limit: 100, maxSize: 30, unstartedAfterMs: 60_000, newBatchId: uuidv7 });
       assert.equal(batch!.payments.length, 30);
       await call(quiet.sandboxUrl, 'POST', '/sandbox/faults', { body: { throttleRate: 1, retryAfterSeconds: 7, routes: ['/v1/transactions'] } });
       const round = await quiet.services.batchConfirmations.round(batch!.batchId, batch!.payments.map((payment) => payment.entryId));

@@ -7,6 +7,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { HISTORY_EVENT_LIMIT } from '../../src/temporal/pacing';
 import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
 import { paymentConfirmationWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import { batchPaymentQuery } from '../../workflows/paymentConfirmationBatch.workflow';
 import { cliTenant, provision } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
@@ -98,6 +99,25 @@ async function describeSettlement(db: Db, client: ReturnType<typeof createTempor
   });
 }
 
+/** Where a payment stands, for a failure message: its credit's times, and what the batch that holds (or held) it saw. */
+async function describePayment(db: Db, client: ReturnType<typeof createTemporalClient>, logs: string[], payment: SentPayment): Promise<string> {
+  const entry = await db('ledger_entries').where({ kind: 'payment', provider_txn_ref: payment.transactionId }).first('id', 'status', 'created_at', 'status_changed_at');
+  const batches = [];
+  for await (const execution of client.workflow.list({ query: `ProviderTxnRefs = '${payment.transactionId}'` })) {
+    const state = await client.workflow.getHandle(execution.workflowId, execution.runId).query(batchPaymentQuery, payment.transactionId).catch((error: unknown) => String(error));
+    const events = (await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory().catch(() => null))?.events ?? [];
+    const history = events.map((event) => `${String(event.eventType).replace('EVENT_TYPE_', '')}@${new Date(Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6)).toISOString().slice(14, 23)}`);
+    batches.push({ workflowId: execution.workflowId, status: execution.status.name, startedAt: execution.startTime.toISOString(), state, history: history.slice(0, 60) });
+  }
+  return JSON.stringify({
+    transactionId: payment.transactionId,
+    expected: payment.expected,
+    entry: entry && { status: entry.status, postedAt: new Date(entry.created_at).toISOString(), changedAt: entry.status_changed_at && new Date(entry.status_changed_at).toISOString() },
+    batches,
+    log: entry ? logs.filter((line) => line.includes(entry.id)).slice(-3) : [],
+  });
+}
+
 /**
  * A few hundred settlements and payments while everything goes wrong at once: the provider answers
  * repeated references with a 4xx "already exists", lags behind at the lookup, throttles (429 with
@@ -136,6 +156,11 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     const port = temporal.port;
     sys = await startSystem({
       ...RESILIENCE_TIMINGS,
+      // A window outlasts the faults, as 30 minutes does in production: a payment posted as the worker is
+      // killed waits out the Temporal restart and then the restarted worker's backlog of workflow tasks
+      // (measured: its batch's first task started 25 s after it was scheduled). No case here waits for the
+      // window (none is "never found"), so it costs no time.
+      CONFIRMATION_WINDOW: '60s',
       TEMPORAL_ADDRESS: temporal.address,
       // Lookup lag and duplicate-reference answers for every transfer and payment (below the not-found grace).
       SANDBOX_LOOKUP_LAG: '1s',
@@ -191,10 +216,14 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     const waves = [0, 1, 2, 3].map((w) => jobs.filter((_, j) => j % 4 === w));
 
     // Wave 1, then the worker is killed in the middle of its work; wave 2 arrives while it starts again.
+    // When each fault happened, for a failure message.
+    const timeline: string[] = [];
+    const mark = (what: string): void => void timeline.push(`${new Date().toISOString()} ${what}`);
     await inPool(waves[0]!, 8, (job) => job());
     await sleep(1_500);
     await running.kill('worker');
-    await Promise.all([running.start('worker'), inPool(waves[1]!, 8, (job) => job())]);
+    mark('worker killed');
+    await Promise.all([running.start('worker').then(() => mark('worker started')), inPool(waves[1]!, 8, (job) => job())]);
 
     // Runs open now (7777 settlements, waiting for days), to find again after Temporal's restart.
     const openBeforeRestart = settlements.filter((settlement) => settlement.expected.status === 'processing');
@@ -205,9 +234,12 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     // Temporal stops, and the worker is killed while it is down (a deploy during an outage); wave 3
     // arrives meanwhile (the API records it, the sweep starts it later).
     await temporal.stop();
+    mark('Temporal stopped');
     await running.kill('worker');
+    mark('worker killed');
     await inPool(waves[2]!, 8, (job) => job());
     temporal = await startIsolatedTemporal({ port, dbFile });
+    mark('Temporal started');
 
     // The restarted server kept its state: the runs open before the restart are the same runs, still open.
     const runsAfter = await Promise.all(
@@ -217,7 +249,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
       }),
     );
     assert.deepEqual(runsAfter, runsBefore, 'Temporal lost runs across its restart');
-    await Promise.all([running.start('worker'), inPool(waves[3]!, 8, (job) => job())]);
+    await Promise.all([running.start('worker').then(() => mark('worker started')), inPool(waves[3]!, 8, (job) => job())]);
     assert.equal(settlements.length, ACCOUNTS * SETTLEMENTS_PER_ACCOUNT);
     assert.equal(payments.length, ACCOUNTS * (PAYMENTS_PER_ACCOUNT + 1));
 
@@ -248,7 +280,12 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
         return true;
       },
       { timeoutMs: 60_000, intervalMs: 1_000, what: 'every payment to be confirmed or reversed as the rules say' },
-    );
+    ).catch(async (error: Error) => {
+      const rows: Array<{ provider_txn_ref: string; status: string }> = await db!('ledger_entries').where({ kind: 'payment' }).whereIn('provider_txn_ref', payments.map((p) => p.transactionId)).select('provider_txn_ref', 'status');
+      const statusOf = new Map(rows.map((row) => [row.provider_txn_ref, row.status]));
+      const wrong = payments.filter((p) => statusOf.get(p.transactionId) !== p.expected);
+      throw new Error(`${error.message}\n${timeline.join('\n')}\n${(await Promise.all(wrong.slice(0, 3).map((p) => describePayment(db!, client!, running.logs.worker, p)))).join('\n')}`);
+    });
     // Every delivery made (after the receiver's first failures).
     const callbackAccounts = accounts.filter((_, i) => i % 2 === 0).map((account) => account.ID);
     const deliveryIds = await eventually(
