@@ -4,6 +4,7 @@ import http from 'node:http';
 import { eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { scrape, total } from '../helpers/prometheus';
+import { scratchDatabase } from '../helpers/scratch-database';
 import { E2E_TIMINGS } from './system';
 import { cliTenant, provision } from './tenant';
 
@@ -29,10 +30,15 @@ const copiesOf = (pid: number): number[] =>
 
 describe('e2e: API and worker as process groups (two processes each)', () => {
   let sys: RunningSystem;
+  let database: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
   before(async () => {
-    sys = await startSystem({ ...E2E_TIMINGS, API_PROCESSES: '2', WORKER_PROCESSES: '2' });
+    database = await scratchDatabase('groups');
+    sys = await startSystem({ ...E2E_TIMINGS, API_PROCESSES: '2', WORKER_PROCESSES: '2', DATABASE_URL: database.url });
   });
-  after(() => sys?.stop());
+  after(async () => {
+    await sys?.stop();
+    await database?.drop();
+  });
 
   it('serves the API from every copy and sums their metrics into one scrape', async () => {
     const apiPid = sys.pid('api')!;

@@ -6,7 +6,7 @@ import { createKnex, type Db } from '../../src/db';
 import { createTemporalClient } from '../../src/temporal/client';
 import { HISTORY_EVENT_LIMIT } from '../../src/temporal/pacing';
 import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
-import { paymentConfirmationWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import { paymentConfirmationBatchWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
 import { batchPaymentQuery } from '../../workflows/paymentConfirmationBatch.workflow';
 import { cliTenant, provision } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
@@ -52,7 +52,7 @@ const PAYMENTS_PER_ACCOUNT = 6;
 const SETTLEMENT_KOBO = 50_000n;
 const FUNDING_KOBO = 1_000_000n;
 /** The workflow types that do the jobs (the sweep and retention Schedules' runs aside). */
-const JOB_TYPES = ['settlementWorkflow', 'settlementRefundWorkflow', 'paymentConfirmationWorkflow', 'webhookDeliveryWorkflow'];
+const JOB_TYPES = ['settlementWorkflow', 'settlementRefundWorkflow', 'paymentConfirmationBatchWorkflow', 'webhookDeliveryWorkflow'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -301,16 +301,16 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     const received = new Set(receiver.calls.map((hit) => hit.headers['x-event-id']));
     assert.ok(deliveryIds.every((id) => received.has(id)), 'a delivery marked succeeded never reached the receiver');
 
-    // Every job's workflow is closed, except the ones correctly waiting: 7777 settlements, confirmations of payments PROCESSING.
-    const expectedOpen = new Set([
-      ...settlements.filter((s) => s.expected.status === 'processing').map((s) => settlementWorkflowId(s.merchantTxRef)),
-      ...(await db('ledger_entries').where({ kind: 'payment' }).whereIn('provider_txn_ref', payments.filter((p) => p.expected === 'provisional').map((p) => p.transactionId)).pluck('id')).map(
-        paymentConfirmationWorkflowId,
-      ),
-    ]);
+    // Every job's workflow is closed, except the ones correctly waiting: 7777 settlements, and the batches
+    // holding the payments still PROCESSING (each held by one, through its claim).
+    const waitingSettlements = settlements.filter((s) => s.expected.status === 'processing').map((s) => settlementWorkflowId(s.merchantTxRef));
+    const processingEntries: string[] = await db('ledger_entries').where({ kind: 'payment' }).whereIn('provider_txn_ref', payments.filter((p) => p.expected === 'provisional').map((p) => p.transactionId)).pluck('id');
     const taskQueue = running.env.TEMPORAL_TASK_QUEUE!;
     const executions = await eventually(
       async () => {
+        const holders: Array<string | null> = await db!('confirmation_claims').whereIn('entry_id', processingEntries).pluck('batch_id');
+        if (holders.length !== processingEntries.length || holders.includes(null)) throw new Error(`${processingEntries.length - holders.filter(Boolean).length} PROCESSING payments held by no batch`);
+        const expectedOpen = new Set([...waitingSettlements, ...holders.map((batchId) => paymentConfirmationBatchWorkflowId(batchId!))]);
         const all = [];
         for await (const execution of client!.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) all.push(execution);
         const open = all.filter((execution) => JOB_TYPES.includes(execution.type) && execution.status.name === 'RUNNING').map((execution) => execution.workflowId);
@@ -328,7 +328,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
         execution.status.name === 'RUNNING' ? (await client!.workflow.getHandle(execution.workflowId, execution.runId).describe()).historyLength : execution.historyLength,
       ),
     );
-    assert.ok(executions.length >= settlements.length + payments.length, `${executions.length} runs listed`);
+    assert.ok(executions.length >= settlements.length + deliveryIds.length, `${executions.length} runs listed`);
     assert.ok(Math.max(...lengths) <= HISTORY_EVENT_LIMIT + 50, `longest history ${Math.max(...lengths)} events`);
 
     // Money: at most one payout per settlement; the debit reversed exactly when no payout stands; SettlementStatus = the database.
