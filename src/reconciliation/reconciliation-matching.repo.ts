@@ -46,6 +46,15 @@ const NEW_UUIDV7 = `CAST(encode(set_bit(set_bit(overlay(uuid_send(gen_random_uui
     placing substring(int8send(CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS bigint)) from 3) from 1 for 6), 52, 1), 53, 1), 'hex') AS uuid)`;
 
 /**
+ * Keeps a NOT EXISTS on the staged rows a per-row index probe (a subplan on (run_id, ...)) instead of
+ * an anti join. The staging table swings between empty and a whole window, so its statistics rarely
+ * know the current run: believing the run has one staged row, the planner chose an anti join that scans
+ * all of the run's staged rows for every ledger record (100,000 x 100,000 on a second run over a
+ * 100,000-transaction window: the lookup step never finished and its retries piled up on Postgres).
+ */
+const ONE_PROBE_PER_ROW = 'OFFSET 0';
+
+/**
  * One page of provider rows in ONE statement: each row is matched against the ledger by provider
  * transaction id (payments) or attempt reference (payouts) through unique indexes, classified, and
  * staged for the run; a row the run already staged (a retried page) is skipped whole, so nothing is
@@ -331,7 +340,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
                 AND e.kind = 'payment' AND e.direction = 'credit' AND e.status = 'confirmed'
            ) e ON true
           WHERE (CAST(:tenant AS uuid) IS NULL OR a.tenant_id = CAST(:tenant AS uuid))
-            AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.provider_txn_id = e.provider_txn_ref)
+            AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.provider_txn_id = e.provider_txn_ref ${ONE_PROBE_PER_ROW})
           ORDER BY e.id
           LIMIT :limit`,
         { from: run.windowFrom, to: run.windowTo, tenant: run.scopeTenantId, run: run.id, limit },
@@ -353,7 +362,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
             AND sa.created_at >= :from AND sa.created_at <= :to
             AND (CAST(:tenant AS uuid) IS NULL OR s.tenant_id = CAST(:tenant AS uuid))
             AND (CAST(:tenant AS uuid) IS NOT NULL OR sa.outcome = 'success')
-            AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.merchant_tx_ref = sa.provider_ref)
+            AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.merchant_tx_ref = sa.provider_ref ${ONE_PROBE_PER_ROW})
           ORDER BY sa.provider_ref
           LIMIT :limit`,
         { lowest_id: lowestUuidv7Before(run.windowFrom), from: run.windowFrom, to: run.windowTo, tenant: run.scopeTenantId, run: run.id, limit },
