@@ -21,6 +21,15 @@ import type { overviewSchema } from '../../src/dashboard/overview.schemas';
 import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
 import type { statementResponseSchema } from '../../src/ledger/ledger.schemas';
 import type { misdirectedListResponseSchema, misdirectedPaymentSchema } from '../../src/payments/misdirected.schemas';
+import type {
+  dashboardRunDetailResponseSchema,
+  exceptionDetailResponseSchema,
+  exceptionListResponseSchema,
+  exceptionSchema,
+  runAcceptedResponseSchema,
+  runListResponseSchema,
+  runSchema,
+} from '../../src/reconciliation/reconciliation.schemas';
 import type { settlementDetailSchema, settlementListResponseSchema } from '../../src/settlements/settlements.dashboard.schemas';
 import type { banksResponseSchema, lookupResponseSchema, settleResponseSchema } from '../../src/settlements/settlements.schemas';
 import type { deliveryListItemSchema, deliveryListResponseSchema, processingErrorsResponseSchema, replayManyResponseSchema } from '../../src/webhooks/webhooks.dashboard.schemas';
@@ -62,6 +71,13 @@ export type CreatedUser = Out<typeof createdUserSchema>;
 export type AuditEntry = Out<typeof auditEntrySchema>;
 export type AuditLogPage = Out<typeof auditLogResponseSchema>;
 export type FeeQuote = Out<typeof feeQuoteSchema>;
+export type ReconciliationRun = Out<typeof runSchema>;
+export type ReconciliationRuns = Out<typeof runListResponseSchema>;
+export type ReconciliationRunDetail = Out<typeof dashboardRunDetailResponseSchema>;
+export type ReconciliationRunAccepted = Out<typeof runAcceptedResponseSchema>;
+export type ReconciliationException = Out<typeof exceptionSchema>;
+export type ReconciliationExceptions = Out<typeof exceptionListResponseSchema>;
+export type ReconciliationExceptionDetail = Out<typeof exceptionDetailResponseSchema>;
 export interface Pagination {
   limit: number;
   nextCursor: string | null;

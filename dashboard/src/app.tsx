@@ -17,6 +17,10 @@ import { MisdirectedPage } from './pages/misdirected';
 import { NewSettlementPage } from './pages/new-settlement';
 import { NotFoundPage } from './pages/not-found';
 import { OverviewPage } from './pages/overview';
+import { ReconciliationExceptionPage } from './pages/reconciliation-exception';
+import { ReconciliationExceptionsPage } from './pages/reconciliation-exceptions';
+import { ReconciliationRunPage } from './pages/reconciliation-run';
+import { ReconciliationRunsPage } from './pages/reconciliation-runs';
 import { SettlementPage } from './pages/settlement';
 import { SettlementsPage } from './pages/settlements';
 import { SignInPage } from './pages/sign-in';
@@ -78,6 +82,10 @@ export function App() {
               <Route path="/dashboard/customers/:id" component={CustomerPage} />
               <Route path="/dashboard/kyc-reviews" component={KycReviewsPage} />
               <Route path="/dashboard/misdirected" component={MisdirectedPage} />
+              <Route path="/dashboard/reconciliation" component={ReconciliationRunsPage} />
+              <Route path="/dashboard/reconciliation/runs/:id" component={ReconciliationRunPage} />
+              <Route path="/dashboard/reconciliation/exceptions" component={ReconciliationExceptionsPage} />
+              <Route path="/dashboard/reconciliation/exceptions/:id" component={ReconciliationExceptionPage} />
               <Route path="/dashboard/webhooks" component={WebhooksPage} />
               <Route path="/dashboard/webhooks/deliveries/:id" component={DeliveryPage} />
               <Route path="/dashboard/fees" component={FeesPage} />

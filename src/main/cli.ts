@@ -221,7 +221,7 @@ const COMMANDS: Record<string, Command> = {
       if (status !== undefined && !['open', 'repaired', 'resolved'].includes(status)) throw new UsageError('--status must be open, repaired or resolved');
       const temporal = createTemporalClient(context.config);
       try {
-        const findings = await reconciliationService(context, cliStarter(context, temporal)).listExceptions(optional(context, 'tenant') ?? null, status as 'open' | undefined, null, 1_000);
+        const findings = await reconciliationService(context, cliStarter(context, temporal)).listExceptions(optional(context, 'tenant') ?? null, { status: status as 'open' | undefined }, null, 1_000);
         const human = findings.length
           ? findings.map((finding) => `${finding.id}  ${finding.status.padEnd(8)} ${finding.severity.padEnd(7)} ${finding.kind}  ${finding.subject}  x${finding.occurrences}`).join('\n')
           : 'no reconciliation findings';

@@ -178,7 +178,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),
-    ...reconciliationRoutes({ reconciliation: services.reconciliation }),
+    ...reconciliationRoutes({ reconciliation: services.reconciliation, config }),
     ...dashboardRoutes(services, config),
   ];
 }

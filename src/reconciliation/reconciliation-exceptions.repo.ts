@@ -107,6 +107,7 @@ export interface ExceptionFilter {
   /** null: the platform's own findings; absent: every tenant's (the platform operator's view of a run). */
   tenantId?: string | null;
   status?: ExceptionStatus;
+  kind?: FindingKind;
   runId?: string;
 }
 
@@ -189,6 +190,7 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
       if (filter.tenantId === null) query.whereNull('x.tenant_id');
       else if (filter.tenantId !== undefined) query.where('x.tenant_id', filter.tenantId);
       if (filter.status) query.where('x.status', filter.status);
+      if (filter.kind) query.where('x.kind', filter.kind);
       if (filter.runId) query.whereIn('x.id', db('reconciliation_run_exceptions').where({ run_id: filter.runId }).select('exception_id'));
       if (beforeId) query.where('x.id', '<', beforeId);
       const rows: ExceptionRow[] = await query;
@@ -197,6 +199,11 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
 
     async find(id: string): Promise<ExceptionRecord | undefined> {
       const row: ExceptionRow | undefined = await withNames().where('x.id', id).first();
+      return row ? toException(row) : undefined;
+    },
+
+    async findForTenant(tenantId: string, id: string): Promise<ExceptionRecord | undefined> {
+      const row: ExceptionRow | undefined = await withNames().where({ 'x.id': id, 'x.tenant_id': tenantId }).first();
       return row ? toException(row) : undefined;
     },
 

@@ -22,6 +22,8 @@ export interface RunRecord {
   status: RunStatus;
   workflowId: string | null;
   requestedBy: string | null;
+  /** The email of the dashboard user who asked for the run (operator runs only). */
+  requestedByEmail: string | null;
   providerTransactions: number;
   matched: number;
   repaired: number;
@@ -48,6 +50,8 @@ interface RunRow {
   status: RunStatus;
   workflow_id: string | null;
   requested_by: string | null;
+  /** Only where the query joins the requester (`withRequester`). */
+  requested_by_email?: string | null;
   provider_transactions: number;
   matched: number;
   repaired: number;
@@ -75,6 +79,7 @@ function toRun(row: RunRow): RunRecord {
     status: row.status,
     workflowId: row.workflow_id,
     requestedBy: row.requested_by,
+    requestedByEmail: row.requested_by_email ?? null,
     providerTransactions: row.provider_transactions,
     matched: row.matched,
     repaired: row.repaired,
@@ -128,6 +133,9 @@ export interface FinalCounts {
 }
 
 export function createReconciliationRunsRepo(db: DbOrTrx) {
+  /** Runs with the email of the dashboard user who asked for each (null for the others). */
+  const withRequester = () => db('reconciliation_runs as r').leftJoin('dashboard_users as u', 'u.id', 'r.requested_by').select('r.*', 'u.email as requested_by_email');
+
   return {
     async insert(run: NewRun): Promise<void> {
       await db('reconciliation_runs').insert({
@@ -163,7 +171,7 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
     },
 
     async find(id: string): Promise<RunRecord | undefined> {
-      const row: RunRow | undefined = await db('reconciliation_runs').where({ id }).first();
+      const row: RunRow | undefined = await withRequester().where('r.id', id).first();
       return row ? toRun(row) : undefined;
     },
 
@@ -173,15 +181,25 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
     },
 
     async findForTenant(tenantId: string, id: string): Promise<RunRecord | undefined> {
-      const row: RunRow | undefined = await db('reconciliation_runs').where({ tenant_id: tenantId, id }).first();
+      const row: RunRow | undefined = await withRequester().where({ 'r.tenant_id': tenantId, 'r.id': id }).first();
       return row ? toRun(row) : undefined;
     },
 
     /** Newest first; `beforeId` is the previous page's last id. */
     async listForTenant(tenantId: string, beforeId: string | null, limit: number): Promise<RunRecord[]> {
-      const query = db('reconciliation_runs').where({ tenant_id: tenantId }).orderBy('id', 'desc').limit(limit);
-      if (beforeId) query.where('id', '<', beforeId);
+      const query = withRequester().where('r.tenant_id', tenantId).orderBy('r.id', 'desc').limit(limit);
+      if (beforeId) query.where('r.id', '<', beforeId);
       const rows: RunRow[] = await query;
+      return rows.map(toRun);
+    },
+
+    /** The tenant's runs that met a finding, newest first. */
+    async listForException(tenantId: string, exceptionId: string, limit: number): Promise<RunRecord[]> {
+      const rows: RunRow[] = await withRequester()
+        .join('reconciliation_run_exceptions as l', 'l.run_id', 'r.id')
+        .where({ 'l.exception_id': exceptionId, 'r.tenant_id': tenantId })
+        .orderBy('r.id', 'desc')
+        .limit(limit);
       return rows.map(toRun);
     },
 

@@ -9,6 +9,7 @@ export function presentRun(run: RunRecord): RunView {
     ID: run.id,
     ParentRunID: run.parentRunId,
     Trigger: run.trigger,
+    RequestedBy: run.requestedByEmail,
     WindowFrom: run.windowFrom.toISOString(),
     WindowTo: run.windowTo.toISOString(),
     Status: run.status,

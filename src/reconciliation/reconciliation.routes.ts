@@ -1,10 +1,14 @@
+import type { Config } from '../config';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import { presentEntry } from '../ledger/entry.presenter';
+import { temporalUiLink } from '../temporal/temporal-ui-link';
 import { presentDay, presentException, presentRun } from './reconciliation.presenter';
 import {
   compensationResponseSchema,
+  dashboardRunDetailResponseSchema,
   decisionBodySchema,
+  exceptionDetailResponseSchema,
   exceptionListQuerySchema,
   exceptionListResponseSchema,
   exceptionParamsSchema,
@@ -20,9 +24,11 @@ import {
 import type { ReconciliationService } from './reconciliation.service';
 
 const PAGE_SIZE = 50;
+/** The runs shown with one finding: the latest that met it (a finding open for weeks is met every hour). */
+const RUNS_OF_A_FINDING = 20;
 
-export function reconciliationRoutes(deps: { reconciliation: ReconciliationService }): RouteDefinition[] {
-  const { reconciliation } = deps;
+export function reconciliationRoutes(deps: { reconciliation: ReconciliationService; config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'> }): RouteDefinition[] {
+  const { reconciliation, config } = deps;
 
   const listRuns = async (tenantId: string, after: string | undefined) => {
     const page = paginate(await reconciliation.listRuns(tenantId, uuidCursor(after), PAGE_SIZE + 1), PAGE_SIZE, (run) => run.id);
@@ -33,7 +39,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
     const detail = await reconciliation.runDetail(tenantId, id, uuidCursor(after), PAGE_SIZE);
     const page = paginate(detail.exceptions, PAGE_SIZE, (finding) => finding.id);
     return {
-      status: 200,
+      run: detail.run,
       body: { run: presentRun(detail.run), exceptions: page.items.map(presentException), pagination: page.pagination, dayTotalDifferences: detail.days.map(presentDay) },
     };
   };
@@ -73,7 +79,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       query: runDetailQuerySchema,
       responses: { 200: { description: 'The run', schema: runDetailResponseSchema } },
       errors: [400, 404],
-      handle: ({ params, query, ctx }) => runDetail(tenantOf(ctx).id, params.id, query.after),
+      handle: async ({ params, query, ctx }) => ({ status: 200, body: (await runDetail(tenantOf(ctx).id, params.id, query.after)).body }),
     }),
     defineRoute({
       method: 'get',
@@ -101,27 +107,45 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
     defineRoute({
       method: 'get',
       path: '/auth/reconciliation/runs/:id',
-      summary: 'A run with its findings and differing days',
+      summary: "A run with its findings and differing days, and a link to the run's workflow in the Temporal UI",
       tag: 'reconciliation',
       auth: 'session',
       params: runParamsSchema,
       query: runDetailQuerySchema,
-      responses: { 200: { description: 'The run', schema: runDetailResponseSchema } },
+      responses: { 200: { description: 'The run', schema: dashboardRunDetailResponseSchema } },
       errors: [400, 403, 404],
-      handle: ({ params, query, ctx }) => runDetail(userOf(ctx).tenantId, params.id, query.after),
+      handle: async ({ params, query, ctx }) => {
+        const { run, body } = await runDetail(userOf(ctx).tenantId, params.id, query.after);
+        return { status: 200, body: { ...body, workflow: run.workflowId ? { workflowId: run.workflowId, temporalUiUrl: temporalUiLink(config, run.workflowId) } : null } };
+      },
     }),
     defineRoute({
       method: 'get',
       path: '/auth/reconciliation/exceptions',
-      summary: "The tenant's reconciliation findings, newest first; `status` filters (open, repaired, resolved)",
+      summary: "The tenant's reconciliation findings, newest first; `status` (open, repaired, resolved) and `kind` filter",
       tag: 'reconciliation',
       auth: 'session',
       query: exceptionListQuerySchema,
       responses: { 200: { description: 'Newest first', schema: exceptionListResponseSchema } },
       errors: [400, 403],
       handle: async ({ query, ctx }) => {
-        const page = paginate(await reconciliation.listExceptions(userOf(ctx).tenantId, query.status, uuidCursor(query.after), PAGE_SIZE + 1), PAGE_SIZE, (finding) => finding.id);
+        const filter = { status: query.status, kind: query.kind };
+        const page = paginate(await reconciliation.listExceptions(userOf(ctx).tenantId, filter, uuidCursor(query.after), PAGE_SIZE + 1), PAGE_SIZE, (finding) => finding.id);
         return { status: 200, body: { exceptions: page.items.map(presentException), pagination: page.pagination } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/reconciliation/exceptions/:id',
+      summary: "One finding, with the tenant's latest runs that met it",
+      tag: 'reconciliation',
+      auth: 'session',
+      params: exceptionParamsSchema,
+      responses: { 200: { description: 'The finding', schema: exceptionDetailResponseSchema } },
+      errors: [403, 404],
+      handle: async ({ params, ctx }) => {
+        const { finding, runs } = await reconciliation.exceptionDetail(userOf(ctx).tenantId, params.id, RUNS_OF_A_FINDING);
+        return { status: 200, body: { exception: presentException(finding), runs: runs.map(presentRun) } };
       },
     }),
     defineRoute({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ledgerEntrySchema } from '../ledger/ledger.schemas';
 import { cursorQuerySchema, moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { FINDINGS, type FindingKind } from './findings';
 
 /** Any string: a malformed id is answered like an unknown one (404). */
 export const runParamsSchema = z.object({ id: z.string() });
@@ -8,7 +9,13 @@ export const exceptionParamsSchema = z.object({ id: z.string() });
 
 export const runListQuerySchema = cursorQuerySchema;
 export const runDetailQuerySchema = cursorQuerySchema;
-export const exceptionListQuerySchema = cursorQuerySchema.extend({ status: z.enum(['open', 'repaired', 'resolved']).optional() });
+
+const FINDING_KINDS = Object.keys(FINDINGS) as [FindingKind, ...FindingKind[]];
+
+export const exceptionListQuerySchema = cursorQuerySchema.extend({
+  status: z.enum(['open', 'repaired', 'resolved'], { error: 'status must be open, repaired or resolved' }).optional(),
+  kind: z.enum(FINDING_KINDS, { error: `kind must be one of ${FINDING_KINDS.join(', ')}` }).optional(),
+});
 
 const instant = (name: string) => z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 timestamp` }).transform((text) => new Date(text));
 
@@ -23,6 +30,8 @@ export const runSchema = z.object({
   ID: z.uuid(),
   ParentRunID: z.uuid().nullable(),
   Trigger: z.enum(['schedule', 'cli', 'tenant', 'operator']),
+  /** The dashboard user who asked for the run (`operator` runs); null for the others. */
+  RequestedBy: z.string().nullable(),
   WindowFrom: timestampSchema,
   WindowTo: timestampSchema,
   Status: z.enum(['pending', 'running', 'succeeded', 'failed']),
@@ -89,6 +98,11 @@ export const runDetailResponseSchema = z.object({
   dayTotalDifferences: z.array(dayDifferenceSchema),
 });
 
+/** The dashboard's run: the same, with a link to the run's own workflow in the Temporal UI (a tenant's share of a platform run has none). */
+export const dashboardRunDetailResponseSchema = runDetailResponseSchema.extend({
+  workflow: z.object({ workflowId: z.string(), temporalUiUrl: z.string() }).nullable(),
+});
+
 export const runAcceptedResponseSchema = z.object({ run: runSchema });
 
 export const exceptionListResponseSchema = z.object({ exceptions: z.array(exceptionSchema), pagination: paginationSchema });
@@ -96,3 +110,6 @@ export const exceptionListResponseSchema = z.object({ exceptions: z.array(except
 export const exceptionResponseSchema = z.object({ exception: exceptionSchema });
 
 export const compensationResponseSchema = z.object({ exception: exceptionSchema, entry: ledgerEntrySchema });
+
+/** One finding, with the tenant's runs that met it (newest first, at most 20). */
+export const exceptionDetailResponseSchema = z.object({ exception: exceptionSchema, runs: z.array(runSchema) });

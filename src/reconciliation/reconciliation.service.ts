@@ -12,6 +12,7 @@ import type { PostingEngine } from '../ledger/posting-engine';
 import { formatKobo } from '../money';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { reconciliationWorkflowId } from '../temporal/workflow-ids';
+import type { FindingKind } from './findings';
 import { createReconciliationExceptionsRepo, type ExceptionRecord, type ExceptionStatus } from './reconciliation-exceptions.repo';
 import { createReconciliationRunsRepo, type DayDifference, type RunRecord } from './reconciliation-runs.repo';
 
@@ -142,9 +143,16 @@ export function createReconciliationService(deps: {
       return exceptions.list({ runId }, null, limit);
     },
 
-    async listExceptions(tenantId: string | null, status: ExceptionStatus | undefined, beforeId: string | null, limit: number): Promise<ExceptionRecord[]> {
+    async listExceptions(tenantId: string | null, filter: { status?: ExceptionStatus | undefined; kind?: FindingKind | undefined }, beforeId: string | null, limit: number): Promise<ExceptionRecord[]> {
       if (tenantId !== null && !isUuid(tenantId)) throw new NotFoundError('tenant not found');
-      return exceptions.list({ tenantId, ...(status ? { status } : {}) }, beforeId, limit);
+      return exceptions.list({ tenantId, ...(filter.status ? { status: filter.status } : {}), ...(filter.kind ? { kind: filter.kind } : {}) }, beforeId, limit);
+    },
+
+    /** One of the tenant's findings, with the tenant's runs that met it (newest first). */
+    async exceptionDetail(tenantId: string, id: string, runLimit: number): Promise<{ finding: ExceptionRecord; runs: RunRecord[] }> {
+      const finding = isUuid(id) ? await exceptions.findForTenant(tenantId, id.toLowerCase()) : undefined;
+      if (!finding) throw new NotFoundError('reconciliation exception not found');
+      return { finding, runs: await runs.listForException(tenantId, finding.id, runLimit) };
     },
 
     /** Closes an open finding with a note; who and when are kept on it. */

@@ -6,6 +6,7 @@ import { paginate, uuidCursor } from '../http/pagination';
 import type { Db } from '../db';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
+import { temporalUiLink } from '../temporal/temporal-ui-link';
 import { settlementWorkflowId } from '../temporal/workflow-ids';
 import { createSettlementReadsRepo } from './settlement-reads.repo';
 import { dashboardSettleBodySchema, settlementDetailSchema, settlementListQuerySchema, settlementListResponseSchema } from './settlements.dashboard.schemas';
@@ -13,12 +14,6 @@ import { banksResponseSchema, lookupBodySchema, lookupResponseSchema, settleResp
 import type { SettlementsService } from './settlements.service';
 
 const PAGE_SIZE = 25;
-
-/** The Temporal UI's workflow list filtered to this one workflow id (it opens the latest run from there). */
-export function temporalUiLink(config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'>, workflowId: string): string {
-  const query = encodeURIComponent(`WorkflowId="${workflowId}"`);
-  return `${config.TEMPORAL_UI_URL.replace(/\/$/, '')}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows?query=${query}`;
-}
 
 export function settlementsDashboardRoutes(deps: {
   db: Db;

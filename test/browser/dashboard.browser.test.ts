@@ -23,6 +23,19 @@ const DESTINATION = { bankCode: '058', bankName: 'Guaranty Trust Bank', accountN
 const PASSWORD = 'a long dashboard password';
 /** The deficit account: 500.00 credited provisionally, 300.00 of it settled, then the credit reversed. */
 const DEFICIT = { credit: 50_000n, settled: '300.00', ledger: '−₦300.00' };
+/**
+ * Payments to the reconciliation account, confirmed, then taken back by the payer's bank at the provider
+ * (its REFUND, with no event): each is a confirmed credit the provider shows refunded, which only a
+ * reconciliation run finds. Sent (naira) → credited (after the provider's fee).
+ */
+const TAKEN_BACK = [
+  { sent: 2010, credited: 2000 },
+  { sent: 3010, credited: 3000 },
+  { sent: 5025, credited: 5000 },
+] as const;
+const TAKEN_BACK_TOTAL = TAKEN_BACK.reduce((sum, payment) => sum + payment.credited, 0);
+const RESOLUTION_NOTE = 'Payer bank recalled it; customer refunded off-platform, ticket 4410';
+const COMPENSATION_NOTE = 'Payer bank recalled it, ticket 4411';
 
 interface Operator {
   email: string;
@@ -45,6 +58,9 @@ describe('dashboard in a browser', function () {
   let admin: Operator;
   let main: { AccountRef: string; ID: string };
   let inDeficit: { AccountRef: string; ID: string };
+  let reconciled: { AccountRef: string; ID: string };
+  let runId = '';
+  let resolvedExceptionId = '';
   let kycCustomer: { id: string; name: string };
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let settlementRef = '';
@@ -58,9 +74,15 @@ describe('dashboard in a browser', function () {
     return { email, password: PASSWORD };
   }
 
-  async function pay(accountRef: string, amount = PAYMENT_NAIRA, extra: Record<string, unknown> = {}): Promise<void> {
+  /** A payment at the sandbox provider (its webhook follows); answers the provider's transaction id. */
+  async function pay(accountRef: string, amount = PAYMENT_NAIRA, extra: Record<string, unknown> = {}): Promise<string> {
     const response = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef, amount, senderName: 'TOLU ADEWALE', narration: 'Invoice', ...extra } });
     assert.equal(response.status, 200, response.text);
+    return response.body.transactionId;
+  }
+
+  async function balanceOf(accountRef: string): Promise<{ ledgerBalance: string; pendingCredits: string }> {
+    return (await call(sys.apiUrl, 'GET', `/v1/accounts/${accountRef}/balance`, { apiKey: tenant.apiKey })).body;
   }
 
   /**
@@ -102,7 +124,9 @@ describe('dashboard in a browser', function () {
   before(async function () {
     this.timeout(240_000);
     receiver = await startReceiver([500]);
-    sys = await startSystem(E2E_TIMINGS);
+    // Only the runs the test starts: the hourly Schedule's platform run could otherwise find the
+    // refunded payments first, whenever the layer runs across the top of an hour.
+    sys = await startSystem({ ...E2E_TIMINGS, RECONCILIATION_INTERVAL: '30d' });
     db = createKnex({ DATABASE_URL: sys.env.DATABASE_URL!, DATABASE_POOL_MAX: 2 });
     tenant = await cliTenant(sys, 'Browser Tenant Ltd');
     admin = await user(tenant.tenantId, 'admin');
@@ -111,6 +135,8 @@ describe('dashboard in a browser', function () {
     const kyc = await provision(sys, tenant.apiKey, { externalRef: 'browser-kyc', name: 'Bayo Ogunleye' });
     const hooked = await provision(sys, tenant.apiKey, { externalRef: 'browser-hook', name: 'Ifeoma Eze', callbackUrl: receiver.url });
     inDeficit = await provision(sys, tenant.apiKey, { externalRef: 'browser-deficit', name: 'Chidi Okafor' });
+    reconciled = await provision(sys, tenant.apiKey, { externalRef: 'browser-recon', name: 'Ngozi Balogun' });
+    const takenBack = await Promise.all(TAKEN_BACK.map((payment) => pay(reconciled.AccountRef, payment.sent, { senderName: 'ADA OBI' })));
     await spendThenReverseProvisionalCredit(inDeficit);
     const kycAccount = (await call(sys.apiUrl, 'GET', `/v1/accounts/${kyc.AccountRef}`, { apiKey: tenant.apiKey })).body;
     kycCustomer = { id: kycAccount.CustomerID, name: 'Bayo Ogunleye' };
@@ -134,11 +160,22 @@ describe('dashboard in a browser', function () {
     receiver.answer([200]);
     await eventually(
       async () => {
-        const balance = (await call(sys.apiUrl, 'GET', `/v1/accounts/${main.AccountRef}/balance`, { apiKey: tenant.apiKey })).body;
+        const balance = await balanceOf(main.AccountRef);
         return balance.pendingCredits === '0.00' && balance.ledgerBalance === (990 * PAYMENTS).toFixed(2);
       },
       { timeoutMs: 120_000, intervalMs: 1_000, what: `${PAYMENTS} payments credited and confirmed` },
     );
+    await eventually(
+      async () => {
+        const balance = await balanceOf(reconciled.AccountRef);
+        return balance.pendingCredits === '0.00' && balance.ledgerBalance === TAKEN_BACK_TOTAL.toFixed(2);
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'the payments to the reconciliation account confirmed' },
+    );
+    for (const transactionId of takenBack) {
+      const refunded = await call(sys.sandboxUrl, 'POST', `/sandbox/payments/${transactionId}/status`, { body: { status: 'REFUND' } });
+      assert.equal(refunded.status, 200, refunded.text);
+    }
 
     browser = await launchChromium();
     context = await newContext(browser, sys.apiUrl);
@@ -184,8 +221,8 @@ describe('dashboard in a browser', function () {
   it('shows the overview: balances, flows and what needs attention', async () => {
     await open('overview', '/dashboard');
     // The main account's payments, the 500.00 (net 490.00) that went to the account with a callback,
-    // and the deficit account's −300.00.
-    assert.equal(await page.getByTestId('ledger-balance').innerText(), `₦${(990 * PAYMENTS + 490 - 300).toLocaleString('en-US')}.00`);
+    // the deficit account's −300.00 and the reconciliation account's payments.
+    assert.equal(await page.getByTestId('ledger-balance').innerText(), `₦${(990 * PAYMENTS + 490 - 300 + TAKEN_BACK_TOTAL).toLocaleString('en-US')}.00`);
     const attention = await page.locator('.attention').innerText();
     assert.match(attention, /1\s+KYC reviews waiting/);
     assert.match(attention, /1\s+Misdirected payments to assign/);
@@ -346,6 +383,105 @@ describe('dashboard in a browser', function () {
     assert.equal((await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${settlementRef}`)).body.payouts, 1, 'paid out exactly once');
   });
 
+  it('starts a reconciliation run, follows it to its findings, resolves one with a note and compensates another, each in a dialog', async () => {
+    await open('reconciliation', '/dashboard/reconciliation');
+    await page.getByText('No reconciliation runs yet.').waitFor();
+    await page.getByRole('button', { name: 'Start a run…' }).click();
+    const start = page.getByRole('dialog', { name: 'Reconcile your accounts now?' });
+    assert.match(await start.innerText(), /Compares every account of Browser Tenant Ltd with the provider's records over the usual look-back window/);
+    await start.getByRole('button', { name: 'Start the run' }).click();
+    await page.waitForURL(/\/dashboard\/reconciliation\/runs\/[0-9a-f-]{36}$/);
+    runId = page.url().split('/').pop()!;
+    pagesSeen.set('reconciliation-run', `/dashboard/reconciliation/runs/${runId}`);
+    await page.getByTestId('run-status').getByText('succeeded').waitFor({ timeout: 60_000 });
+    await settled(page);
+    assert.match(await page.getByTestId('run-status').innerText(), /succeeded\s+alert/);
+    assert.deepEqual([await page.getByTestId('run-repaired').innerText(), await page.getByTestId('run-reported').innerText()], ['0', String(TAKEN_BACK.length)]);
+    assert.match(await page.locator('.summary').first().innerText(), new RegExp(`Started by\\s+${admin.email.replace('+', '\\+')}`));
+    const findings = page.getByRole('region', { name: 'What the run found' }).locator('tbody tr');
+    assert.equal(await findings.count(), TAKEN_BACK.length);
+    for (const payment of TAKEN_BACK) {
+      const amount = `₦${payment.sent.toLocaleString('en-US')}.00`;
+      const row = findings.filter({ hasText: `provider: ${amount}` });
+      assert.match(await row.innerText(), new RegExp(`^[^\\n]+\\s+alert\\s+A confirmed credit the provider shows failed or refunded[^\\n]*\\s+provider: ${amount} REFUND · ledger: ${amount} confirmed\\s+${reconciled.AccountRef}[\\s\\S]*open`));
+    }
+
+    // Resolve the 2,000.00 credit with a note: the dialog will not act without one.
+    const toResolve = findings.filter({ hasText: 'provider: ₦2,010.00' });
+    resolvedExceptionId = (await toResolve.getAttribute('data-exception'))!;
+    await toResolve.getByRole('button', { name: 'Resolve…' }).click();
+    const resolve = page.getByRole('dialog', { name: 'Resolve this exception?' });
+    await resolve.getByRole('button', { name: 'Resolve' }).click();
+    await resolve.getByText('Write a note: it is kept with the exception and in the audit log.').waitFor();
+    await assertAccessible(page, 'reconciliation-run with the resolve dialog');
+    await resolve.getByLabel('Note').fill(RESOLUTION_NOTE);
+    await resolve.getByRole('button', { name: 'Resolve' }).click();
+    await page.getByText('Exception resolved with your note.').waitFor();
+    await settled(page);
+    const resolvedRow = findings.filter({ hasText: 'provider: ₦2,010.00' });
+    assert.match(await resolvedRow.innerText(), new RegExp(`resolved\\s+resolved with a note by ${admin.email.replace('+', '\\+')}, [^\\n]+\\s+“${RESOLUTION_NOTE}”`));
+    assert.equal(await resolvedRow.getByRole('button').count(), 0, 'a resolved exception offers no action');
+
+    // The overview counts the two still open and links to them.
+    await open('overview', '/dashboard');
+    assert.match(await page.locator('.attention').innerText(), /\b2\s+Reconciliation exceptions open/);
+    await page.locator('.attention').getByRole('link', { name: 'Reconciliation exceptions open' }).click();
+    await page.waitForURL(/\/dashboard\/reconciliation\/exceptions\?status=open$/);
+    pagesSeen.set('reconciliation-exceptions', '/dashboard/reconciliation/exceptions?status=open');
+    await settled(page);
+    const openRows = page.getByRole('region', { name: 'Reconciliation exceptions' }).locator('tbody tr');
+    assert.equal(await openRows.count(), 2);
+
+    // Compensate the 5,000.00 credit: the debit is named before it is posted.
+    await openRows.filter({ hasText: 'provider: ₦5,025.00' }).getByRole('button', { name: 'Compensate…' }).click();
+    const compensate = page.getByRole('dialog', { name: 'Post a compensating debit?' });
+    assert.match(await compensate.innerText(), new RegExp(`Debits ₦5,000\\.00 from ${reconciled.AccountRef}, answering the credit the provider now shows REFUND`));
+    await compensate.getByLabel('Note').fill(COMPENSATION_NOTE);
+    await compensate.getByRole('button', { name: 'Post the debit' }).click();
+    await page.getByText(`Compensating debit of ₦5,000.00 posted to ${reconciled.AccountRef}; the exception is resolved.`).waitFor();
+    await settled(page);
+    assert.equal(await openRows.count(), 1, 'one exception is left open');
+    assert.match(await openRows.first().innerText(), /provider: ₦3,010\.00/);
+
+    await page.getByLabel('Status').selectOption('resolved');
+    await page.waitForURL(/status=resolved/);
+    await settled(page);
+    const closed = await page.getByRole('region', { name: 'Reconciliation exceptions' }).innerText();
+    assert.match(closed, new RegExp(`compensating debit posted by ${admin.email.replace('+', '\\+')}[\\s\\S]*“${COMPENSATION_NOTE}”`));
+    assert.match(closed, new RegExp(`resolved with a note by ${admin.email.replace('+', '\\+')}[\\s\\S]*“${RESOLUTION_NOTE}”`));
+
+    await open('reconciliation-exception', `/dashboard/reconciliation/exceptions/${resolvedExceptionId}`);
+    assert.equal(await page.getByTestId('exception-status').innerText(), 'resolved');
+    assert.equal(await page.getByTestId('exception-note').innerText(), RESOLUTION_NOTE);
+    assert.equal(await page.getByRole('region', { name: 'Runs that met it' }).locator('tbody tr').count(), 1);
+
+    // The compensating debit is on the account's statement, as an adjustment.
+    await open('account-reconciled', `/dashboard/accounts/${reconciled.AccountRef}`);
+    assert.equal(await page.getByTestId('account-ledger').innerText(), '₦5,000.00');
+    assert.match(await page.getByRole('region', { name: 'Statement entries' }).innerText(), /Adjustment — compensation: the provider reports this payment REFUND/);
+    pagesSeen.delete('account-reconciled');
+  });
+
+  it('shows a viewer the reconciliation pages read-only', async () => {
+    const viewer = await user(tenant.tenantId, 'viewer');
+    const viewerContext = await newContext(browser, sys.apiUrl);
+    try {
+      const viewerPage = await viewerContext.newPage();
+      await signIn(viewerPage, viewer);
+      await viewerPage.goto('/dashboard/reconciliation');
+      await settled(viewerPage);
+      assert.equal(await viewerPage.getByRole('region', { name: 'Reconciliation runs' }).locator('tbody tr').count(), 1);
+      assert.equal(await viewerPage.getByRole('button', { name: 'Start a run…' }).count(), 0);
+      await viewerPage.goto('/dashboard/reconciliation/exceptions');
+      await settled(viewerPage);
+      const rows = viewerPage.getByRole('region', { name: 'Reconciliation exceptions' }).locator('tbody tr');
+      assert.equal(await rows.count(), 1);
+      assert.equal(await rows.getByRole('button').count(), 0, 'no Resolve or Compensate for a viewer');
+    } finally {
+      await viewerContext.close();
+    }
+  });
+
   it('creates an API key shown once, which works until it is revoked on the page', async () => {
     await open('api-keys', '/dashboard/api-keys');
     await page.getByRole('button', { name: 'Create API key' }).click();
@@ -366,9 +502,21 @@ describe('dashboard in a browser', function () {
   it('lists every action in the audit log with who did it', async () => {
     await open('audit-log', '/dashboard/audit-log');
     const log = await page.getByRole('region', { name: 'Audit log' }).innerText();
-    for (const action of ['api key revoked', 'api key created', 'settlement initiated', 'webhook replayed', 'misdirected assigned', 'kyc approved', 'session signed in']) {
+    for (const action of [
+      'api key revoked',
+      'api key created',
+      'reconciliation compensated',
+      'reconciliation resolved',
+      'reconciliation run requested',
+      'settlement initiated',
+      'webhook replayed',
+      'misdirected assigned',
+      'kyc approved',
+      'session signed in',
+    ]) {
       assert.match(log, new RegExp(`${admin.email.replace('+', '\\+')}\\s+${action}`), action);
     }
+    assert.match(log, new RegExp(`reconciliation resolved\\s+reconciliation exception ${resolvedExceptionId}\\s+kind: credit_failed_at_provider · note: ${RESOLUTION_NOTE}`));
   });
 
   it('computes a fee quote', async () => {
@@ -395,6 +543,13 @@ describe('dashboard in a browser', function () {
       // Tenant A's deficit is not tenant B's: B's list is empty (its empty state).
       await pageB.goto('/dashboard/accounts?deficit=1');
       await pageB.getByText('No account is in deficit.').waitFor();
+      // Nor tenant A's reconciliation run or its findings.
+      await pageB.goto(`/dashboard/reconciliation/runs/${runId}`);
+      await pageB.getByText('Reconciliation run not found.').waitFor();
+      await pageB.goto(`/dashboard/reconciliation/exceptions/${resolvedExceptionId}`);
+      await pageB.getByText('Reconciliation exception not found.').waitFor();
+      await pageB.goto('/dashboard/reconciliation/exceptions?status=all');
+      await pageB.getByText('No exceptions match these filters.').waitFor();
       assert.equal(await pageB.getByRole('link', { name: 'API keys' }).count(), 0, 'an operator is not offered admin pages');
     } finally {
       await contextB.close();

@@ -380,7 +380,7 @@ describe('reconciliation against the provider', () => {
     }, { timeoutMs: 60_000, what: 'the platform run' });
     assert.equal(done.status, 'succeeded', done.error ?? '');
     assert.ok(done.wallet, 'the wallet check ran');
-    const platform = await stack.services.reconciliation.listExceptions(null, 'open', null, 100);
+    const platform = await stack.services.reconciliation.listExceptions(null, { status: 'open' }, null, 100);
     const unknown = platform.find((finding) => finding.kind === 'unknown_account' && finding.subject === paid.body.transactionId);
     assert.ok(unknown, 'the payment to an unknown account is reported');
     assert.deepEqual([unknown.severity, unknown.tenantId, unknown.details.providerAccountNumber], ['alert', null, created.body.data.bankAccountNumber]);
@@ -413,6 +413,8 @@ describe('reconciliation against the provider', () => {
     assert.deepEqual([dashboardRun.status, dashboardRun.body.error], [404, 'reconciliation run not found']);
     const findings = await call(stack.apiUrl, 'GET', '/auth/reconciliation/exceptions', { cookie });
     assert.ok(findings.body.exceptions.every((finding: { ID: string }) => finding.ID !== findingId));
+    const dashboardFinding = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${findingId}`, { cookie });
+    assert.deepEqual([dashboardFinding.status, dashboardFinding.body.error], [404, 'reconciliation exception not found']);
     for (const action of ['resolve', 'compensate']) {
       const response = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${findingId}/${action}`, { cookie, body: { note: 'not mine' } });
       assert.deepEqual([response.status, response.body.error], [404, 'reconciliation exception not found'], action);
@@ -422,6 +424,69 @@ describe('reconciliation against the provider', () => {
     assert.deepEqual(open.body.exceptions.map((finding: { ID: string }) => finding.ID), [findingId]);
     const resolved = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${findingId}/resolve`, { cookie: theirCookie, body: { note: 'payment failed at the payer bank; customer told' } });
     assert.deepEqual([resolved.status, resolved.body.exception.Status, resolved.body.exception.Resolution], [200, 'resolved', 'noted']);
+  });
+
+  it("gives the dashboard who asked for a run, its workflow, findings by kind and status, and one finding with the tenant's runs that met it", async () => {
+    const owner = await createTenant(stack, 'Dashboard Reads Tenant');
+    const from = new Date(Date.now() - 1_000);
+    const account = await provisionAccount(stack, owner.apiKey);
+    const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 3010 } });
+    await eventually(async () => (await entries(stack, owner, account))[0]?.Status === 'confirmed', { what: 'the confirmation' });
+    await call(stack.sandboxUrl, 'POST', `/sandbox/payments/${paid.body.transactionId}/status`, { body: { status: 'PAYMENT_FAILED' } });
+
+    const operator = await dashboardUser(stack, owner.tenantId, 'operator');
+    const asked = await call(stack.apiUrl, 'POST', '/auth/reconciliation/runs', { cookie: operator.cookie, body: { from: from.toISOString() } });
+    assert.equal(asked.status, 202, asked.text);
+    assert.deepEqual([asked.body.run.Trigger, asked.body.run.RequestedBy], ['operator', operator.email]);
+    const byOperator = await finished(stack, owner, asked.body.run.ID);
+    assert.equal(byOperator.run.RequestedBy, operator.email, 'the API shows who asked too');
+    const byApiKey = await reconcile(stack, owner, from);
+    assert.deepEqual([byApiKey.run.Trigger, byApiKey.run.RequestedBy], ['tenant', null]);
+    const listed = await call(stack.apiUrl, 'GET', '/auth/reconciliation/runs', { cookie: operator.cookie });
+    assert.deepEqual(
+      listed.body.runs.map((run: { ID: string; RequestedBy: string | null }) => [run.ID, run.RequestedBy]),
+      [
+        [byApiKey.run.ID, null],
+        [byOperator.run.ID, operator.email],
+      ],
+    );
+
+    const detail = await call(stack.apiUrl, 'GET', `/auth/reconciliation/runs/${byOperator.run.ID}`, { cookie: operator.cookie });
+    assert.equal(detail.body.workflow.workflowId, `reconciliation:${byOperator.run.ID}`);
+    assert.match(detail.body.workflow.temporalUiUrl, new RegExp(`/workflows\\?query=WorkflowId%3D%22reconciliation%3A${byOperator.run.ID}%22$`));
+    assert.equal((await call(stack.apiUrl, 'GET', `/v1/reconciliation/runs/${byOperator.run.ID}`, { apiKey: owner.apiKey })).body.workflow, undefined, 'the API answers as before');
+
+    const [finding] = byOperator.exceptions;
+    assert.equal(finding!.Kind, 'credit_failed_at_provider');
+    const list = async (search: string) => {
+      const response = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions${search}`, { cookie: operator.cookie });
+      assert.equal(response.status, 200, response.text);
+      return response.body.exceptions.map((found: { ID: string }) => found.ID);
+    };
+    assert.deepEqual(await list('?kind=credit_failed_at_provider'), [finding!.ID]);
+    assert.deepEqual(await list('?kind=credit_failed_at_provider&status=open'), [finding!.ID]);
+    assert.deepEqual(await list('?kind=payment_mismatch'), []);
+    assert.deepEqual(await list('?kind=credit_failed_at_provider&status=resolved'), []);
+    const badKind = await call(stack.apiUrl, 'GET', '/auth/reconciliation/exceptions?kind=everything', { cookie: operator.cookie });
+    assert.equal(badKind.status, 400);
+    assert.match(badKind.body.error, /^kind must be one of missing_credit, /);
+    const badStatus = await call(stack.apiUrl, 'GET', '/auth/reconciliation/exceptions?status=closed', { cookie: operator.cookie });
+    assert.deepEqual([badStatus.status, badStatus.body.error], [400, 'status must be open, repaired or resolved']);
+
+    const one = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.ID}`, { cookie: operator.cookie });
+    assert.equal(one.status, 200, one.text);
+    assert.deepEqual([one.body.exception.ID, one.body.exception.Occurrences, one.body.exception.AccountRef], [finding!.ID, 2, account.AccountRef]);
+    assert.deepEqual(one.body.runs.map((run: { ID: string }) => run.ID), [byApiKey.run.ID, byOperator.run.ID], 'the runs that met it, newest first');
+    const viewer = await dashboardSession(stack, owner.tenantId, 'viewer');
+    assert.equal((await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.ID}`, { cookie: viewer })).status, 200, 'a viewer reads a finding');
+    for (const id of ['not-a-uuid', randomUUID()]) {
+      const missing = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${id}`, { cookie: operator.cookie });
+      assert.deepEqual([missing.status, missing.body.error], [404, 'reconciliation exception not found'], id);
+    }
+    const resolved = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/resolve`, { cookie: operator.cookie, body: { note: 'payer bank failed it; customer told' } });
+    assert.equal(resolved.status, 200, resolved.text);
+    assert.deepEqual(await list('?kind=credit_failed_at_provider&status=resolved'), [finding!.ID]);
+    assert.deepEqual(await list('?status=open'), []);
   });
 
   it('answers bad windows with 400, keeps runs one at a time, and rate-limits them with Retry-After (refusals not counted)', async () => {

@@ -18,6 +18,7 @@ const NAV: NavItem[] = [
   { href: '/dashboard/customers', label: 'Customers' },
   { href: '/dashboard/kyc-reviews', label: 'KYC reviews' },
   { href: '/dashboard/misdirected', label: 'Misdirected payments' },
+  { href: '/dashboard/reconciliation', label: 'Reconciliation' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/fees', label: 'Fee calculator' },
   { href: '/dashboard/api-keys', label: 'API keys', role: 'admin' },

@@ -12,7 +12,8 @@ const STATEMENT_PAGE = 50;
 function describe(line: StatementLine): string {
   const { entry } = line;
   if (entry.Kind === 'reversal') return `Reversal${entry.Narration ? ` — ${entry.Narration}` : ''}`;
-  const kind = entry.Kind === 'payment' ? 'Payment received' : 'Settlement';
+  // An adjustment answers an earlier entry: a credit reconciliation restored, or an operator's compensating debit.
+  const kind = entry.Kind === 'payment' ? 'Payment received' : entry.Kind === 'adjustment' ? 'Adjustment' : 'Settlement';
   return entry.Narration ? `${kind} — ${entry.Narration}` : kind;
 }
 
@@ -105,8 +106,8 @@ export function AccountPage() {
               {data.InDeficit ? (
                 <div class="notice notice-error" data-testid="deficit-notice">
                   <p>
-                    <strong>In deficit</strong>{data.DeficitSince ? ` since ${when(data.DeficitSince)}` : ''}: the ledger balance is below zero because the provider reversed a
-                    provisional credit after it had been settled. Settlements from this account are refused until payments bring it back above zero.
+                    <strong>In deficit</strong>{data.DeficitSince ? ` since ${when(data.DeficitSince)}` : ''}: the ledger balance is below zero because a credit was taken back
+                    after the money had been settled (a provisional credit the provider reversed, or a confirmed one compensated after the provider refunded it). Settlements from this account are refused until payments bring it back above zero.
                   </p>
                 </div>
               ) : null}

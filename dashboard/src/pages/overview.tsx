@@ -48,7 +48,7 @@ export function OverviewPage() {
                 <Attention label="Dead letters not replayed" count={data.attention.deadLetters} href="/dashboard/webhooks?tab=dead-letters" />
                 <Attention label="Failed settlements (30 days)" count={data.attention.failedSettlements} href="/dashboard/settlements?status=failed" />
                 <Attention label="Accounts in deficit" count={data.attention.accountsInDeficit} href="/dashboard/accounts?deficit=1" />
-                <Attention label="Reconciliation exceptions open" count={data.attention.reconciliationExceptions} note="Listed by GET /auth/reconciliation/exceptions; the dashboard has no page for them yet." />
+                <Attention label="Reconciliation exceptions open" count={data.attention.reconciliationExceptions} href="/dashboard/reconciliation/exceptions?status=open" />
               </ul>
             </section>
             <section aria-labelledby="flows-title">
