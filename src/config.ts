@@ -200,6 +200,7 @@ export const configSchema = z
     WORKER_WORKFLOW_TASK_POLLERS: optionalInteger(2, 1_000),
     WORKER_ACTIVITY_TASK_POLLERS: optionalInteger(1, 1_000),
     WORKER_STICKY_QUEUE_TIMEOUT: duration('10s'),
+    WORKER_HEAP_GROWING_PERCENT: integer(50, 0, 1_000),
     PROVIDER_BASE_URL: url('http://127.0.0.1:4010'),
     PROVIDER_CLIENT_ID: z.string().min(1).default(SANDBOX_CLIENT.PROVIDER_CLIENT_ID),
     PROVIDER_CLIENT_SECRET: z.string().min(1).default(SANDBOX_CLIENT.PROVIDER_CLIENT_SECRET),

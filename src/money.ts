@@ -12,12 +12,24 @@ export function parseNairaInput(input: unknown): Kobo | null {
   return BigInt(new Big(input).times(KOBO_PER_NAIRA).toFixed(0));
 }
 
-/** Converts a provider JSON number of naira into kobo from its decimal text, never by float arithmetic. */
+/** Up to here (11 trillion naira) neighbouring kobo amounts are distinct doubles, well apart. */
+const EXACT_KOBO_LIMIT = 2 ** 50;
+
+/**
+ * Converts a provider JSON number of naira into kobo from its decimal text, never by float arithmetic.
+ * The usual amount has at most two decimals, and then the whole number nearest value × 100 is its kobo:
+ * the product only proposes it, and dividing it by 100 must give back exactly the same number, which
+ * holds only when the decimal text is that many kobo (the unit test checks against the text through
+ * big.js). Anything else (more decimals, huge or tiny amounts) is read from the text by big.js. A
+ * listing page converts a thousand amounts, and big.js allocates for each.
+ */
 export function koboFromProviderNumber(value: number): Kobo | null {
   if (typeof value !== 'number' || !Number.isFinite(value)) return null;
-  const kobo = new Big(String(value)).times(KOBO_PER_NAIRA);
-  if (!kobo.eq(kobo.round(0, Big.roundDown))) return null;
-  return BigInt(kobo.toFixed(0));
+  const kobo = Math.round(value * 100);
+  if (Math.abs(kobo) <= EXACT_KOBO_LIMIT && kobo / 100 === value) return BigInt(kobo);
+  const exact = new Big(String(value)).times(KOBO_PER_NAIRA);
+  if (!exact.eq(exact.round(0, Big.roundDown))) return null;
+  return BigInt(exact.toFixed(0));
 }
 
 /** Kobo to the API's two-decimal naira string: 150050n -> "1500.50". */

@@ -17,6 +17,7 @@ import { workerTuning } from '../temporal/worker-tuning';
 import { workflowSource } from '../temporal/workflow-bundle';
 import { closeInfrastructure, createInfrastructure, createServices, createWorkerStarts } from './container';
 import { runProcess } from './lifecycle';
+import { limitHeapGrowth } from './worker-heap';
 import { inProcessGroup, processIndex } from './process-group';
 
 /** The worker waits for Temporal rather than dying, so a supervisor (or npm start) need not restart it. */
@@ -50,6 +51,7 @@ async function installRuntimeWithMetrics(logger: Logger): Promise<string> {
 runProcess(
   'worker',
   async (config, logger) => {
+    limitHeapGrowth(config);
     const index = processIndex();
     const sdkMetricsAddress = await installRuntimeWithMetrics(logger);
     const infra = createInfrastructure(config, logger);

@@ -2,9 +2,9 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { ProviderRejectedError } from '../provider/errors';
-import type { ProviderClient } from '../provider/provider.types';
+import type { ProviderClient, TransactionListingScope } from '../provider/provider.types';
 import type { ReconciliationPosition } from './reconciliation.payloads';
-import { createReconciliationMatchingRepo } from './reconciliation-matching.repo';
+import { createReconciliationMatchingRepo, pageOfRows, type RowsPage } from './reconciliation-matching.repo';
 import { fromListing, fromLookup, type LookupRequest, type ProviderRow } from './provider-rows';
 
 /** Single lookups per step of the lookup phase. */
@@ -18,7 +18,8 @@ export interface RunScope {
 }
 
 export interface RecordsStep {
-  rows: ProviderRow[];
+  /** The step's rows, already serialized: no row object outlives the step (see RowsPage). */
+  page: RowsPage;
   next: ReconciliationPosition;
   /** The rows came from single lookups, not a listing. */
   lookedUp: boolean;
@@ -37,7 +38,19 @@ export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECO
   const matching = createReconciliationMatchingRepo(db);
 
   const lookupsFrom = (position: ReconciliationPosition): ReconciliationPosition => ({ source: 'lookups', accountId: null, cursor: null, lookups: position.lookups });
-  const listed = (rows: ProviderRow[], next: ReconciliationPosition): RecordsStep => ({ rows, next, lookedUp: false, lookupLimitReached: false });
+  const listed = (page: RowsPage, next: ReconciliationPosition): RecordsStep => ({ page, next, lookedUp: false, lookupLimitReached: false });
+  const NO_ROWS = pageOfRows([]);
+
+  /**
+   * One page of a listing, its rows serialized before anything else is awaited (see RowsPage). A
+   * virtual account's listing holds that account's credits, whatever its rows omit.
+   */
+  async function listingPage(run: RunScope, position: ReconciliationPosition, scope: TransactionListingScope): Promise<{ page: RowsPage; nextCursor: string | null }> {
+    const query = { from: run.windowFrom, to: run.windowTo, limit: config.RECONCILIATION_PAGE_SIZE, ...(position.cursor ? { cursor: position.cursor } : {}) };
+    const listing = await provider.listTransactions({ ...query, scope });
+    const accountNumber = scope.kind === 'virtual_account' ? scope.accountNumber : undefined;
+    return { page: pageOfRows(listing.transactions.map((transaction) => fromListing(transaction, accountNumber))), nextCursor: listing.nextCursor };
+  }
 
   async function tenantAccount(tenantId: string, after: { id: string } | { exactly: string } | null) {
     const query = db('virtual_accounts').where({ tenant_id: tenantId }).orderBy('id').first('id', 'bank_account_number');
@@ -73,14 +86,14 @@ export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECO
     const scope = { id: run.id, scopeTenantId: run.tenantId, windowFrom: run.windowFrom, windowTo: run.windowTo };
     const credits = await matching.unlistedCredits(scope, wanted);
     const attempts = credits.length < wanted ? await matching.unlistedAttempts(scope, wanted - credits.length) : [];
-    if (credits.length + attempts.length === 0) return { rows: [], next: done, lookedUp: true, lookupLimitReached: false };
-    if (allowed <= 0) return { rows: [], next: done, lookedUp: true, lookupLimitReached: true };
+    if (credits.length + attempts.length === 0) return { page: NO_ROWS, next: done, lookedUp: true, lookupLimitReached: false };
+    if (allowed <= 0) return { page: NO_ROWS, next: done, lookedUp: true, lookupLimitReached: true };
     const rows: ProviderRow[] = [];
     for (const asked of [...credits.map((providerTxnRef) => ({ kind: 'credit' as const, providerTxnRef })), ...attempts.map((providerRef) => ({ kind: 'transfer' as const, providerRef }))]) {
       rows.push(await lookUp(asked));
       beat();
     }
-    return { rows, next: { ...position, lookups: position.lookups + rows.length }, lookedUp: true, lookupLimitReached: false };
+    return { page: pageOfRows(rows), next: { ...position, lookups: position.lookups + rows.length }, lookedUp: true, lookupLimitReached: false };
   }
 
   return {
@@ -90,23 +103,20 @@ export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECO
 
     /** The step at `position`; `beat` is called while a long step is still working. */
     async next(run: RunScope, position: ReconciliationPosition, beat: () => void): Promise<RecordsStep> {
-      const page = { from: run.windowFrom, to: run.windowTo, limit: config.RECONCILIATION_PAGE_SIZE, ...(position.cursor ? { cursor: position.cursor } : {}) };
       if (position.source === 'wallet') {
-        const listing = await provider.listTransactions({ ...page, scope: { kind: 'wallet' } });
-        return listed(listing.transactions.map(fromListing), listing.nextCursor ? { ...position, cursor: listing.nextCursor } : lookupsFrom(position));
+        const listing = await listingPage(run, position, { kind: 'wallet' });
+        return listed(listing.page, listing.nextCursor ? { ...position, cursor: listing.nextCursor } : lookupsFrom(position));
       }
       if (position.source === 'accounts') {
         const account = await tenantAccount(run.tenantId!, position.accountId ? { exactly: position.accountId } : null);
-        if (!account) return listed([], lookupsFrom(position));
-        const listing = await provider.listTransactions({ ...page, scope: { kind: 'virtual_account', accountNumber: account.bank_account_number } });
-        // This listing is one account's: its rows are that account's credits whatever they omit.
-        const rows = listing.transactions.map((transaction) => fromListing({ ...transaction, recipientAccountNumber: account.bank_account_number, entryType: 'CREDIT' }));
-        if (listing.nextCursor) return listed(rows, { ...position, accountId: account.id, cursor: listing.nextCursor });
+        if (!account) return listed(NO_ROWS, lookupsFrom(position));
+        const listing = await listingPage(run, position, { kind: 'virtual_account', accountNumber: account.bank_account_number });
+        if (listing.nextCursor) return listed(listing.page, { ...position, accountId: account.id, cursor: listing.nextCursor });
         const following = await tenantAccount(run.tenantId!, { id: account.id });
-        return listed(rows, following ? { ...position, accountId: following.id, cursor: null } : lookupsFrom(position));
+        return listed(listing.page, following ? { ...position, accountId: following.id, cursor: null } : lookupsFrom(position));
       }
       if (position.source === 'lookups') return lookups(run, position, beat);
-      return listed([], position);
+      return listed(NO_ROWS, position);
     },
   };
 }

@@ -1,4 +1,3 @@
-import { uuidv7 } from '../ids';
 import type { ProviderListedTransaction, ProviderTransaction } from '../provider/provider.types';
 
 /** The provider's verdict on a transaction, reduced to what matching decides on. */
@@ -7,8 +6,6 @@ export type ProviderVerdict = 'success' | 'failed' | 'refund' | 'pending' | 'not
 /** One provider transaction as a run matches it, whichever listing or lookup it came from. */
 export interface ProviderRow {
   providerTxnId: string;
-  /** Pre-made id of the finding this row may become (UUIDv7, so findings list in order). */
-  exceptionId: string;
   direction: 'credit' | 'debit';
   status: ProviderVerdict;
   rawStatus: string | null;
@@ -50,18 +47,21 @@ function instant(text: string): string | null {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
 }
 
-export function fromListing(transaction: ProviderListedTransaction): ProviderRow {
+/**
+ * A row of a listing. `accountNumber`: the listing was that one virtual account's, so the row is that
+ * account's credit whatever the row itself omits.
+ */
+export function fromListing(transaction: ProviderListedTransaction, accountNumber?: string): ProviderRow {
   return {
     providerTxnId: transaction.id,
-    exceptionId: uuidv7(),
-    direction: directionOf(transaction.entryType, transaction.type, transaction.merchantTxRef),
+    direction: accountNumber ? 'credit' : directionOf(transaction.entryType, transaction.type, transaction.merchantTxRef),
     status: verdictOf(transaction.status),
     rawStatus: transaction.status,
     amount: transaction.amountKobo.toString(),
     fee: (transaction.feeKobo ?? 0n).toString(),
     currency: transaction.currency,
     timeCreated: instant(transaction.timeCreated),
-    recipientAccountNumber: transaction.recipientAccountNumber,
+    recipientAccountNumber: accountNumber ?? transaction.recipientAccountNumber,
     aliasAccountRef: null,
     merchantTxRef: transaction.merchantTxRef,
     senderName: transaction.senderName,
@@ -78,7 +78,6 @@ export type LookupRequest = { kind: 'credit'; providerTxnRef: string } | { kind:
 
 export function fromLookup(asked: LookupRequest, found: ProviderTransaction | null): ProviderRow {
   const base = {
-    exceptionId: uuidv7(),
     direction: asked.kind === 'credit' ? ('credit' as const) : ('debit' as const),
     recipientAccountNumber: null,
     senderName: null,

@@ -110,6 +110,25 @@ export function createReconciliationExecutionService(deps: {
     };
   }
 
+  /**
+   * Reads the step at `position` and stages it. Its own function so that the page's text is garbage
+   * once it returns: only the position after it and its size go on.
+   */
+  async function stageStep(run: RunRecord, position: ReconciliationPosition, beat: () => void): Promise<{ next: ReconciliationPosition; size: number }> {
+    const { page, next, lookedUp, lookupLimitReached } = await records.next(run, position, beat);
+    if (page.size > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, page, { graceSeconds, lookedUp });
+    if (lookupLimitReached) {
+      await reportOnce(run, {
+        id: uuidv7(),
+        tenantId: run.tenantId,
+        kind: 'lookup_limit_reached',
+        subject: `run:${run.id}`,
+        details: { limit: config.RECONCILIATION_MAX_LOOKUPS, note: 'narrow the window or raise RECONCILIATION_MAX_LOOKUPS to check the rest' },
+      });
+    }
+    return { next, size: page.size };
+  }
+
   return {
     /** The platform run a Schedule's workflow makes for itself (once per workflow id), with a child run per tenant. */
     async openScheduledRun(workflowId: string, lookBackMs: number, graceMs: number): Promise<ReconciliationRunHandle> {
@@ -146,19 +165,9 @@ export function createReconciliationExecutionService(deps: {
       progress = { ...progress, repaired: progress.repaired + (await repairs.drain(run.id, beat)) };
       const deadline = Date.now() + CALL_BUDGET_MS;
       for (let pages = 0; pages < PAGES_PER_CALL && progress.position.source !== 'done' && Date.now() < deadline; pages += 1) {
-        const { rows, next, lookedUp, lookupLimitReached } = await records.next(run, progress.position, beat);
-        if (rows.length > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, rows, { graceSeconds, lookedUp });
-        if (lookupLimitReached) {
-          await reportOnce(run, {
-            id: uuidv7(),
-            tenantId: run.tenantId,
-            kind: 'lookup_limit_reached',
-            subject: `run:${run.id}`,
-            details: { limit: config.RECONCILIATION_MAX_LOOKUPS, note: 'narrow the window or raise RECONCILIATION_MAX_LOOKUPS to check the rest' },
-          });
-        }
+        const { next, size } = await stageStep(run, progress.position, beat);
         const repaired = await repairs.drain(run.id, beat);
-        progress = { position: next, pages: progress.pages + 1, providerTransactions: progress.providerTransactions + rows.length, repaired: progress.repaired + repaired };
+        progress = { position: next, pages: progress.pages + 1, providerTransactions: progress.providerTransactions + size, repaired: progress.repaired + repaired };
         beat();
       }
       return progress;

@@ -37,6 +37,24 @@ const SEVERITIES = `(VALUES ${Object.entries(FINDINGS)
 const FINDING_LIST = ROW_FINDINGS.map((kind) => `'${kind}'`).join(', ');
 
 /**
+ * A UUIDv7 made in SQL for each new finding (Postgres 15 has no uuidv7()): a random v4 UUID whose first
+ * six bytes become the clock's millisecond and whose version becomes 7 (bits 52 and 53 turn 0100 into
+ * 0111), as src/ids.ts makes them, so findings still list in order. Made here, only for the rows that
+ * are findings, rather than ahead of time for every row of every page.
+ */
+const NEW_UUIDV7 = `CAST(encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+    placing substring(int8send(CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS bigint)) from 3) from 1 for 6), 52, 1), 53, 1), 'hex') AS uuid)`;
+
+/**
+ * Keeps a NOT EXISTS on the staged rows a per-row index probe (a subplan on (run_id, ...)) instead of
+ * an anti join. The staging table swings between empty and a whole window, so its statistics rarely
+ * know the current run: believing the run has one staged row, the planner chose an anti join that scans
+ * all of the run's staged rows for every ledger record (100,000 x 100,000 on a second run over a
+ * 100,000-transaction window: the lookup step never finished and its retries piled up on Postgres).
+ */
+const ONE_PROBE_PER_ROW = 'OFFSET 0';
+
+/**
  * One page of provider rows in ONE statement: each row is matched against the ledger by provider
  * transaction id (payments) or attempt reference (payouts) through unique indexes, classified, and
  * staged for the run; a row the run already staged (a retried page) is skipped whole, so nothing is
@@ -48,7 +66,7 @@ const PAGE_STATEMENT = `
   WITH page AS (
     SELECT DISTINCT ON (p.provider_txn_id) p.*
       FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS p(
-             provider_txn_id text, exception_id uuid, direction text, status text, raw_status text, amount bigint, fee bigint,
+             provider_txn_id text, direction text, status text, raw_status text, amount bigint, fee bigint,
              currency text, time_created timestamptz, recipient_account_number text, alias_account_ref text, merchant_tx_ref text,
              sender_name text, narration text)
      ORDER BY p.provider_txn_id
@@ -125,7 +143,7 @@ const PAGE_STATEMENT = `
       FROM joined j
   ), scoped AS (
     -- A finding an operator has already resolved is acknowledged, not reported again.
-    SELECT c.provider_txn_id, c.exception_id, c.direction, c.status, c.raw_status, c.amount, c.fee, c.currency, c.time_created,
+    SELECT c.provider_txn_id, c.direction, c.status, c.raw_status, c.amount, c.fee, c.currency, c.time_created,
            c.recipient_account_number, c.merchant_tx_ref, c.sender_name, c.narration, c.tenant_id, c.account_id,
            c.e_id, c.e_status, c.e_amount, c.e_fee, c.rev_narration, c.adj_id, c.attempt_outcome, c.s_id, c.s_status, c.s_amount,
            CASE WHEN c.outcome IN (${FINDING_LIST})
@@ -146,7 +164,7 @@ const PAGE_STATEMENT = `
   ), findings AS (
     INSERT INTO reconciliation_exceptions (id, tenant_id, kind, severity, status, subject, account_id, entry_id, settlement_id, provider_txn_id,
                                            details, first_run_id, last_run_id)
-    SELECT c.exception_id, c.tenant_id, c.outcome, severity.level, 'open', c.provider_txn_id, c.account_id, coalesce(c.adj_id, c.e_id), c.s_id,
+    SELECT ${NEW_UUIDV7}, c.tenant_id, c.outcome, severity.level, 'open', c.provider_txn_id, c.account_id, coalesce(c.adj_id, c.e_id), c.s_id,
            c.provider_txn_id,
            jsonb_strip_nulls(jsonb_build_object(
              'providerStatus', c.raw_status, 'providerAmount', ${naira('c.amount')}, 'providerFee', ${naira('c.fee')},
@@ -210,10 +228,25 @@ interface ActionRow {
   time_created: Date | null;
 }
 
+/**
+ * A step's provider rows as the staging statement reads them: one JSON text and its row count. A step
+ * turns its rows into this before it waits on anything, so no row object outlives the step. Row
+ * objects still alive when V8 collects the young generation (it does so while the worker waits on
+ * Postgres) are copied and promoted, and teach V8 to allocate later rows straight into the old
+ * generation (allocation-site pretenuring): garbage there stays until a full collection.
+ */
+export interface RowsPage {
+  json: string;
+  size: number;
+}
+
+export function pageOfRows(rows: ProviderRow[]): RowsPage {
+  return { json: JSON.stringify(rows.map(toRowJson)), size: rows.length };
+}
+
 function toRowJson(row: ProviderRow): Record<string, unknown> {
   return {
     provider_txn_id: row.providerTxnId,
-    exception_id: row.exceptionId,
     direction: row.direction,
     status: row.status,
     raw_status: row.rawStatus,
@@ -249,10 +282,10 @@ export interface DayTotalsTally {
 export function createReconciliationMatchingRepo(db: DbOrTrx) {
   return {
     /** `graceSeconds`: a provider payment younger than this is in flight; `lookedUp`: the rows came from single lookups. */
-    async stagePage(run: { id: string; scopeTenantId: string | null }, rows: ProviderRow[], options: { graceSeconds: number; lookedUp: boolean }): Promise<PageTally> {
-      if (rows.length === 0) return { staged: 0, actions: 0 };
+    async stagePage(run: { id: string; scopeTenantId: string | null }, page: RowsPage, options: { graceSeconds: number; lookedUp: boolean }): Promise<PageTally> {
+      if (page.size === 0) return { staged: 0, actions: 0 };
       const result = await db.raw(PAGE_STATEMENT, {
-        rows: JSON.stringify(rows.map(toRowJson)),
+        rows: page.json,
         run_id: run.id,
         scope_tenant: run.scopeTenantId,
         grace_seconds: options.graceSeconds,
@@ -307,7 +340,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
                 AND e.kind = 'payment' AND e.direction = 'credit' AND e.status = 'confirmed'
            ) e ON true
           WHERE (CAST(:tenant AS uuid) IS NULL OR a.tenant_id = CAST(:tenant AS uuid))
-            AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.provider_txn_id = e.provider_txn_ref)
+            AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.provider_txn_id = e.provider_txn_ref ${ONE_PROBE_PER_ROW})
           ORDER BY e.id
           LIMIT :limit`,
         { from: run.windowFrom, to: run.windowTo, tenant: run.scopeTenantId, run: run.id, limit },
@@ -329,7 +362,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
             AND sa.created_at >= :from AND sa.created_at <= :to
             AND (CAST(:tenant AS uuid) IS NULL OR s.tenant_id = CAST(:tenant AS uuid))
             AND (CAST(:tenant AS uuid) IS NOT NULL OR sa.outcome = 'success')
-            AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.merchant_tx_ref = sa.provider_ref)
+            AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.merchant_tx_ref = sa.provider_ref ${ONE_PROBE_PER_ROW})
           ORDER BY sa.provider_ref
           LIMIT :limit`,
         { lowest_id: lowestUuidv7Before(run.windowFrom), from: run.windowFrom, to: run.windowTo, tenant: run.scopeTenantId, run: run.id, limit },

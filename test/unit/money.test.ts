@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import Big from 'big.js';
+import fc from 'fast-check';
 import { formatKobo, koboFromProviderNumber, koboToProviderNumber, parseNairaInput } from '../../src/money';
 
 describe('money', () => {
@@ -28,6 +30,24 @@ describe('money', () => {
     assert.equal(koboFromProviderNumber(10.005), null);
     assert.equal(koboFromProviderNumber(Number.NaN), null);
     assert.equal(koboFromProviderNumber(Number.POSITIVE_INFINITY), null);
+  });
+
+  it('reads provider numbers exactly as their decimal text says, whatever the form of the text', () => {
+    // The decimal text through big.js, as every provider number was read before the fast path.
+    const byDecimalText = (value: number): bigint | null => {
+      const kobo = new Big(String(value)).times(100);
+      return kobo.eq(kobo.round(0, Big.roundDown)) ? BigInt(kobo.toFixed(0)) : null;
+    };
+    const amounts = fc.oneof(
+      fc.integer({ min: -1_000_000_000_000, max: 1_000_000_000_000 }).map((kobo) => kobo / 100),
+      fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }).map((kobo) => kobo / 100),
+      fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }).map((tenthKobo) => tenthKobo / 1000),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom(0, -0, 1e21, 1e-7, 123456789012345680000, 0.1 + 0.2, 1.005, -0.5, -0.005, 2 ** 50 / 100, 2 ** 50 / 100 + 0.01, Number.MAX_SAFE_INTEGER),
+    );
+    fc.assert(fc.property(amounts, (value) => koboFromProviderNumber(value) === byDecimalText(value)), { numRuns: 5_000 });
+    assert.equal(koboFromProviderNumber(-25.5), -2550n);
+    assert.equal(koboFromProviderNumber(1e21), 100000000000000000000000n);
   });
 
   it('formats kobo with exactly two decimals', () => {

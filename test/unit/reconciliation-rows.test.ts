@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ProviderListedTransaction } from '../../src/provider/provider.types';
 import { outcomeOf } from '../../src/reconciliation/findings';
 import { fromListing, fromLookup, verdictOf } from '../../src/reconciliation/provider-rows';
-import { lowestUuidv7Before } from '../../src/reconciliation/reconciliation-matching.repo';
+import { lowestUuidv7Before, pageOfRows } from '../../src/reconciliation/reconciliation-matching.repo';
 import { uuidv7 } from '../../src/ids';
 
 const listed = (overrides: Partial<ProviderListedTransaction>): ProviderListedTransaction => ({
@@ -37,11 +37,32 @@ describe('reconciliation: provider rows', () => {
     assert.equal(fromListing(listed({ type: 'unknown' })).direction, 'credit');
   });
 
+  it("makes a virtual account's listing row that account's credit, whatever the row omits", () => {
+    const row = fromListing(listed({ entryType: null, type: '', recipientAccountNumber: null, merchantTxRef: 'mtx_1-1' }), '9876543210');
+    assert.deepEqual([row.direction, row.recipientAccountNumber], ['credit', '9876543210']);
+    assert.deepEqual([fromListing(listed({})).direction, fromListing(listed({})).recipientAccountNumber], ['credit', '0123456789']);
+  });
+
+  it('serializes a page of rows once, under the column names the staging statement reads', () => {
+    const rows = [fromListing(listed({ id: 'T-1' })), fromListing(listed({ id: 'T-2', feeKobo: null }))];
+    const page = pageOfRows(rows);
+    assert.equal(page.size, 2);
+    const parsed = JSON.parse(page.json) as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      parsed.map((row) => [row.provider_txn_id, row.amount, row.fee, row.recipient_account_number, row.direction]),
+      [['T-1', '502500', '2500', '0123456789', 'credit'], ['T-2', '502500', '0', '0123456789', 'credit']],
+    );
+    assert.deepEqual(Object.keys(parsed[0]!).sort(), [
+      'alias_account_ref', 'amount', 'currency', 'direction', 'fee', 'merchant_tx_ref', 'narration', 'provider_txn_id',
+      'raw_status', 'recipient_account_number', 'sender_name', 'status', 'time_created',
+    ]);
+    assert.deepEqual(pageOfRows([]), { json: '[]', size: 0 });
+  });
+
   it('carries kobo as text, a missing fee as zero, and times Postgres reads alike', () => {
     const row = fromListing(listed({ feeKobo: null, timeCreated: '2026-11-22T10:15:30Z' }));
     assert.deepEqual([row.amount, row.fee, row.timeCreated, row.status], ['502500', '0', '2026-11-22T10:15:30.000Z', 'success']);
     assert.equal(fromListing(listed({ timeCreated: 'yesterday' })).timeCreated, null);
-    assert.notEqual(fromListing(listed({})).exceptionId, fromListing(listed({})).exceptionId);
   });
 
   it('keys a lookup by the reference the ledger holds; one the provider does not know is not_found', () => {

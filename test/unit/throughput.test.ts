@@ -19,6 +19,15 @@ describe('throughput settings and measures', () => {
     assert.equal(tuned.API_PROCESSES, 4);
   });
 
+  it("bounds the worker's heap growth at 50% over what the last full collection kept unless told otherwise (0: V8's own)", () => {
+    assert.equal(loadConfig({}).WORKER_HEAP_GROWING_PERCENT, 50);
+    assert.equal(loadConfig({ WORKER_HEAP_GROWING_PERCENT: '0' }).WORKER_HEAP_GROWING_PERCENT, 0);
+    assert.throws(
+      () => loadConfig({ WORKER_HEAP_GROWING_PERCENT: '-5' }),
+      (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith('WORKER_HEAP_GROWING_PERCENT')),
+    );
+  });
+
   it('refuses a short metrics token, zero processes and a posting group of zero, naming each', () => {
     assert.throws(
       () => loadConfig({ METRICS_TOKEN: 'short', API_PROCESSES: '0', PAYMENT_POSTING_GROUP_MAX: '0' }),
