@@ -56,6 +56,22 @@ function save(workflowType: string, scenario: string, history: History): void {
   process.stdout.write(`      recorded ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)\n`);
 }
 
+/** Saves a workflow's chain of runs: one file, or its first and last run when it continued as new. */
+async function saveChain(env: TestWorkflowEnvironment, workflowType: string, scenario: string, handle: { workflowId: string; firstExecutionRunId: string }): Promise<void> {
+  const runs: History[] = [];
+  let runId: string | undefined = handle.firstExecutionRunId;
+  while (runId) {
+    const history: History = await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+    runs.push(history);
+    runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  if (runs.length === 1) save(workflowType, scenario, runs[0]!);
+  else {
+    save(workflowType, `${scenario}.first-run`, runs[0]!);
+    save(workflowType, `${scenario}.last-run`, runs.at(-1)!);
+  }
+}
+
 const found = (status: 'SUCCESS' | 'PROCESSING' | 'PAYMENT_FAILED'): ProviderTxnLookup => ({
   kind: 'found',
   status,
@@ -108,19 +124,7 @@ describe('record workflow histories for the replay test', function () {
       await worker.runUntil(async () => {
         const handle = await env.client.workflow.start(paymentConfirmationWorkflow, { taskQueue, workflowId: paymentConfirmationWorkflowId(input.entryId), args: [input] });
         await handle.result();
-        // Every run of the chain: the first ends in continue-as-new, the last in the outcome.
-        const runs: History[] = [];
-        let runId: string | undefined = handle.firstExecutionRunId;
-        while (runId) {
-          const history: History = await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
-          runs.push(history);
-          runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
-        }
-        if (runs.length === 1) save('paymentConfirmationWorkflow', scenario, runs[0]!);
-        else {
-          save('paymentConfirmationWorkflow', `${scenario}.first-run`, runs[0]!);
-          save('paymentConfirmationWorkflow', `${scenario}.last-run`, runs.at(-1)!);
-        }
+        await saveChain(env, 'paymentConfirmationWorkflow', scenario, handle);
       });
     }
 
@@ -175,18 +179,7 @@ describe('record workflow histories for the replay test', function () {
       await worker.runUntil(async () => {
         const handle = await env.client.workflow.start(paymentConfirmationBatchWorkflow, { taskQueue, workflowId: paymentConfirmationBatchWorkflowId(input.batchId), args: [input] });
         await handle.result();
-        const runs: History[] = [];
-        let runId: string | undefined = handle.firstExecutionRunId;
-        while (runId) {
-          const history: History = await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
-          runs.push(history);
-          runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
-        }
-        if (runs.length === 1) save('paymentConfirmationBatchWorkflow', scenario, runs[0]!);
-        else {
-          save('paymentConfirmationBatchWorkflow', `${scenario}.first-run`, runs[0]!);
-          save('paymentConfirmationBatchWorkflow', `${scenario}.last-run`, runs.at(-1)!);
-        }
+        await saveChain(env, 'paymentConfirmationBatchWorkflow', scenario, handle);
       });
     }
 
