@@ -160,6 +160,14 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
   it('two drainers never start the same row', async () => {
     const tenants = [randomUUID(), randomUUID(), randomUUID()];
     const ids = (await Promise.all(tenants.map((tenant) => backlog(tenant, 100, 30)))).flat();
+    // The drainers take every available row: rows the API wrote in earlier tests (a start it may still be
+    // making) are set aside for the test, so the counts are this test's 300 alone.
+    const parked: string[] = await stack.infra.db('workflow_outbox')
+      .whereNull('started_at')
+      .whereNotIn('workflow_id', ids)
+      .update({ available_at: stack.infra.db.raw(`now() + interval '1 hour'`) })
+      .returning('workflow_id')
+      .then((rows: Array<{ workflow_id: string }>) => rows.map((row) => row.workflow_id));
     const starters = [0, 1].map(() =>
       createWorkflowStarter({ client: stack.infra.temporal, outbox: createOutboxRepo(stack.infra.db), logger: createLogger('silent', 'test'), options: { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 1_000 } }),
     );
@@ -172,6 +180,7 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
     } finally {
       await Promise.all(starters.map((starter) => starter.close()));
       await cleanUp(ids);
+      await stack.infra.db('workflow_outbox').whereIn('workflow_id', parked).whereNull('started_at').update({ available_at: stack.infra.db.fn.now() });
     }
   });
 });
