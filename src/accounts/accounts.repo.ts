@@ -181,17 +181,6 @@ export function createAccountsRepo(db: DbOrTrx) {
       return rows.map(toAccount);
     },
 
-    /** One-time accounts whose expected amount a payment just confirmed meets expire (many at once: a batch's round). */
-    async expireMet(confirmed: Array<{ accountId: string; gross: Kobo }>): Promise<void> {
-      if (confirmed.length === 0) return;
-      await db.raw(
-        `UPDATE virtual_accounts a SET status = 'expired', updated_at = now()
-           FROM unnest(CAST(? AS uuid[]), CAST(? AS bigint[])) AS c(account_id, gross)
-          WHERE a.id = c.account_id AND a.status = 'active' AND a.expected_amount = c.gross`,
-        [confirmed.map((credit) => credit.accountId), confirmed.map((credit) => credit.gross.toString())],
-      );
-    },
-
     async expire(accountId: string): Promise<boolean> {
       const updated = await db('virtual_accounts').where({ id: accountId, status: 'active' }).update({ status: 'expired', updated_at: db.fn.now() });
       return updated > 0;

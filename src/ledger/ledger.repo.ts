@@ -80,6 +80,10 @@ export interface AppendFragment {
   bindings: Record<string, unknown>;
 }
 
+/** The columns an append writes, in the order its SELECTs list them. */
+const ENTRY_COLUMNS = `ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
+    provider_txn_ref, transaction_group_id, reverses_entry_id, balance_after, credits_to_date, debits_to_date, created_at)`;
+
 /** What the posting CTEs add to the account: SQL expressions (bindings, or sums over posting_drafts). */
 interface TotalsSql {
   count: string;
@@ -111,9 +115,7 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
              sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS debits_run
         FROM ${draftsFrom}
     ), posting_inserted AS (
-      INSERT INTO ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
-                                  provider_txn_ref, transaction_group_id, reverses_entry_id, balance_after, credits_to_date,
-                                  debits_to_date, created_at)
+      INSERT INTO ${ENTRY_COLUMNS}
       SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
              d.provider_txn_ref, d.transaction_group_id, d.reverses_entry_id,
              (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
@@ -181,23 +183,87 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
 }
 
 /**
- * The same append for drafts the caller's statement decides on (payment credits it has just claimed:
- * which of them post is known only inside the statement). `draftsRelation` is a query returning the draft
- * columns with ord numbered 1..n; the totals are summed from them in SQL, where planPosting would sum
- * them in code. Nothing is debited, so there is no funds check and no pending credit released.
+ * The same append for drafts the caller's statement decides on, to several accounts at once (payment
+ * credits it has just claimed: which of them post, and to which account, is known only inside the
+ * statement). `draftsRelation` is a query returning the draft columns plus account_id, with ord numbered
+ * 1..n within each account; the totals are summed per account in SQL, where planPosting would sum them in
+ * code. Nothing is debited, so there is no funds check and no pending credit released. The accounts are
+ * locked in id order, so two such statements sharing accounts (or a confirmation locking several with
+ * lockAccounts) wait for each other instead of deadlocking.
  */
-export function appendDraftsFragment(accountIdSql: string, draftsRelation: string): AppendFragment {
-  const over = (expression: string) => `(SELECT coalesce(${expression}, 0) FROM posting_drafts)`;
-  return {
-    ctes: postingCtes(accountIdSql, `(${draftsRelation}) AS d`, {
-      count: over('count(*)'),
-      credits: over("sum(amount) FILTER (WHERE direction = 'credit')"),
-      debits: over("sum(amount) FILTER (WHERE direction = 'debit')"),
-      pendingAdded: over("sum(amount) FILTER (WHERE direction = 'credit' AND status = 'provisional')"),
-      pendingReleased: '0',
-    }),
-    bindings: { posting_require_funds: null, posting_spend_available: false },
-  };
+export function appendDraftsByAccountFragment(draftsRelation: string): string {
+  return `
+    posting_drafts AS (
+      SELECT d.*,
+             sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (PARTITION BY d.account_id ORDER BY d.ord) AS credits_run,
+             sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (PARTITION BY d.account_id ORDER BY d.ord) AS debits_run
+        FROM (${draftsRelation}) AS d
+    ), posting_account AS (
+      -- The sort runs below the lock: rows are locked in id order, after every draft is known.
+      SELECT id, tenant_id, last_seq, total_credits, total_debits
+        FROM virtual_accounts
+       WHERE id IN (SELECT account_id FROM posting_drafts)
+       ORDER BY id
+         FOR NO KEY UPDATE
+    ), posting_totals AS (
+      SELECT account_id, count(*) AS count,
+             coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,
+             coalesce(sum(amount) FILTER (WHERE direction = 'debit'), 0) AS debits,
+             coalesce(sum(amount) FILTER (WHERE direction = 'credit' AND status = 'provisional'), 0) AS pending_added
+        FROM posting_drafts
+       GROUP BY account_id
+    ), posting_inserted AS (
+      INSERT INTO ${ENTRY_COLUMNS}
+      SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
+             d.provider_txn_ref, d.transaction_group_id, d.reverses_entry_id,
+             (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
+             a.total_debits + d.debits_run, clock_timestamp()
+        FROM posting_drafts d JOIN posting_account a ON a.id = d.account_id
+      RETURNING *
+    ), posting_moved AS (
+      UPDATE virtual_accounts v
+         SET last_seq = a.last_seq + t.count,
+             total_credits = a.total_credits + t.credits,
+             total_debits = a.total_debits + t.debits,
+             ledger_balance = (a.total_credits + t.credits) - (a.total_debits + t.debits),
+             pending_credits = v.pending_credits + t.pending_added,
+             deficit_since = CASE WHEN (a.total_credits + t.credits) - (a.total_debits + t.debits) < 0
+                                  THEN coalesce(v.deficit_since, clock_timestamp()) END,
+             updated_at = now()
+        FROM posting_account a JOIN posting_totals t ON t.account_id = a.id
+       WHERE v.id = a.id
+      RETURNING v.id
+    )`;
+}
+
+/**
+ * Provisional credits -> confirmed, as CTEs for a caller's single statement (a batch confirmation's
+ * round, together with its claims): the accounts `accountIdsSql` names are locked first, in id order
+ * (the one-time filter makes every lock come before any row is written, so this never deadlocks a
+ * posting), then each credit `entryIdsSql` lists that is still provisional is confirmed (`confirmed`:
+ * id, account_id, amount, fee) and each account's pending credits are released by the sum it had
+ * confirmed. One statement, so the locks are held only while Postgres runs it, never across a round trip
+ * to a busy worker. An account opened for an expected amount expires in the same UPDATE when a credit of
+ * that gross amount is confirmed (a statement can update a row only once).
+ */
+export function confirmCreditsFragment(entryIdsSql: string, accountIdsSql: string): string {
+  return `
+    confirm_locked AS (
+      SELECT id FROM virtual_accounts WHERE id = ANY(${accountIdsSql}) ORDER BY id FOR NO KEY UPDATE
+    ), confirmed AS (
+      UPDATE ledger_entries SET status = 'confirmed', status_changed_at = clock_timestamp()
+       WHERE id IN (${entryIdsSql}) AND status = 'provisional' AND direction = 'credit'
+         AND (SELECT count(*) FROM confirm_locked) >= 0
+      RETURNING id, account_id, amount, fee
+    ), confirm_released AS (
+      UPDATE virtual_accounts a
+         SET pending_credits = a.pending_credits - s.amount,
+             status = CASE WHEN a.status = 'active' AND a.expected_amount = ANY(s.grosses) THEN 'expired' ELSE a.status END,
+             updated_at = now()
+        FROM (SELECT account_id, sum(amount) AS amount, array_agg(amount + fee) AS grosses FROM confirmed GROUP BY account_id) s
+       WHERE a.id = s.account_id
+      RETURNING a.id
+    )`;
 }
 
 export function createLedgerRepo(db: DbOrTrx) {
@@ -252,29 +318,6 @@ export function createLedgerRepo(db: DbOrTrx) {
     async lockAccounts(trx: Trx, accountIds: string[]): Promise<void> {
       if (accountIds.length === 0) return;
       await trx.raw(`SELECT id FROM virtual_accounts WHERE id = ANY(CAST(? AS uuid[])) ORDER BY id FOR NO KEY UPDATE`, [[...new Set(accountIds)]]);
-    },
-
-    /**
-     * provisional -> confirmed for every one of these credits still provisional, and each account's
-     * pending credits released by the sum it had confirmed, in ONE statement. The caller holds the
-     * accounts' locks. Returns the credits it confirmed.
-     */
-    async confirmCredits(trx: Trx, entryIds: string[]): Promise<Array<{ id: string; accountId: string; amount: Kobo; fee: Kobo }>> {
-      if (entryIds.length === 0) return [];
-      const { rows } = (await trx.raw(
-        `WITH confirmed AS (
-           UPDATE ledger_entries SET status = 'confirmed', status_changed_at = clock_timestamp()
-            WHERE id = ANY(CAST(? AS uuid[])) AND status = 'provisional' AND direction = 'credit'
-           RETURNING id, account_id, amount, fee
-         ), released AS (
-           UPDATE virtual_accounts a SET pending_credits = a.pending_credits - s.amount, updated_at = now()
-             FROM (SELECT account_id, sum(amount) AS amount FROM confirmed GROUP BY account_id) s
-            WHERE a.id = s.account_id
-         )
-         SELECT id, account_id, amount, fee FROM confirmed`,
-        [entryIds],
-      )) as { rows: Array<{ id: string; account_id: string; amount: string; fee: string }> };
-      return rows.map((row) => ({ id: row.id, accountId: row.account_id, amount: koboFromDb(row.amount), fee: koboFromDb(row.fee) }));
     },
 
     async releasePending(trx: Trx, accountId: string, amount: Kobo): Promise<void> {

@@ -103,15 +103,6 @@ export function createPostingEngine(db: Db) {
     },
 
     /**
-     * Many provisional credits -> confirmed at once (a batch confirmation's round), each account's pending
-     * credits released, in one statement; the caller holds the accounts' locks (lockAccounts). Returns the
-     * credits confirmed; one no longer provisional is left as it is.
-     */
-    confirmCredits(trx: Trx, entryIds: string[]): Promise<Array<{ id: string; accountId: string; amount: Kobo; fee: Kobo }>> {
-      return repo.confirmCredits(trx, entryIds);
-    },
-
-    /**
      * Marks the entry reversed and posts the opposite entry (the original stays visible). A provisional
      * entry can always be reversed; a confirmed one only when it is a settlement debit the provider refunded.
      */

@@ -18,6 +18,7 @@ import { workflowSource } from '../temporal/workflow-bundle';
 import { closeInfrastructure, createInfrastructure, createServices, createWorkerStarts } from './container';
 import { runProcess } from './lifecycle';
 import { limitHeapGrowth } from './worker-heap';
+import { lowerCpuPriority } from './cpu-priority';
 import { inProcessGroup, processIndex } from './process-group';
 
 /** The worker waits for Temporal rather than dying, so a supervisor (or npm start) need not restart it. */
@@ -52,6 +53,7 @@ runProcess(
   'worker',
   async (config, logger) => {
     limitHeapGrowth(config);
+    lowerCpuPriority(config, logger);
     const index = processIndex();
     const sdkMetricsAddress = await installRuntimeWithMetrics(logger);
     const infra = createInfrastructure(config, logger);

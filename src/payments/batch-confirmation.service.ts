@@ -1,4 +1,3 @@
-import { createAccountsRepo } from '../accounts/accounts.repo';
 import type { Db } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
@@ -20,10 +19,10 @@ interface Answered {
  * One round of a batch confirmation, done by the activity itself: it reads each credit and its claim
  * from the database, looks each transaction up at the provider (the reference the database holds, not
  * the workflow's), decides by the confirmation rules, and moves the money, all without trusting its
- * caller. Only credits whose claim row names this batch are touched. The round's confirmations are one
- * statement of the posting engine (after its claims are taken, in the same transaction); reversals
- * (rare) post one by one in that transaction; the provider's answers about
- * the credits it keeps are remembered on their claims. A Retry-After from the provider stops the round's
+ * caller. Only credits whose claim row names this batch are touched. The round's confirmations, with
+ * their claims taken and the provider's answers about the credits it keeps remembered on theirs, are one
+ * statement (the ledger's confirm fragment: account locks held only while Postgres runs it); reversals
+ * (rare) post one by one afterwards in a transaction of their own, each with its claim. A Retry-After from the provider stops the round's
  * lookups at once: the rest of the batch is skipped and the workflow backs the whole batch off.
  */
 export function createBatchConfirmationService(deps: { db: Db; provider: ProviderClient; postingEngine: PostingEngine; logger: Logger; windowMs: number; lookupConcurrency?: number }) {
@@ -77,29 +76,31 @@ export function createBatchConfirmationService(deps: { db: Db; provider: Provide
         else kept.push({ ...item, memory, reason: decision.reason });
       }
 
-      await db.transaction(async (trx) => {
-        await postingEngine.lockAccounts(trx, [...toConfirm, ...toReverse].map((item) => item.credit.accountId));
-        const held = await claims.takeHeld(trx, batchId, toConfirm.map((item) => item.credit.entryId));
-        const confirmed = await postingEngine.confirmCredits(trx, [...held]);
-        await createAccountsRepo(trx).expireMet(confirmed.map((entry) => ({ accountId: entry.accountId, gross: entry.amount + entry.fee })));
-        const confirmedIds = new Set(confirmed.map((entry) => entry.id));
-        for (const { credit, lookup } of toConfirm) {
-          const entryId = credit.entryId;
-          if (confirmedIds.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching', lookup });
-          else if (held.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup });
-          else results.set(entryId, { entryId, kind: 'released' });
-        }
-        for (const { credit, lookup, reason } of toReverse) {
-          const entryId = credit.entryId;
-          if (!(await claims.dropHeld(trx, batchId, entryId))) {
-            results.set(entryId, { entryId, kind: 'released' });
-            continue;
+      const { held: taken, confirmed } = await claims.confirmRound(
+        batchId,
+        toConfirm.map((item) => ({ entryId: item.credit.entryId, accountId: item.credit.accountId })),
+        kept.map((item) => ({ entryId: item.credit.entryId, memory: item.memory })),
+      );
+      for (const { credit, lookup } of toConfirm) {
+        const entryId = credit.entryId;
+        if (confirmed.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching', lookup });
+        else if (taken.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup });
+        else results.set(entryId, { entryId, kind: 'released' });
+      }
+      if (toReverse.length > 0) {
+        await db.transaction(async (trx) => {
+          await postingEngine.lockAccounts(trx, toReverse.map((item) => item.credit.accountId));
+          for (const { credit, lookup, reason } of toReverse) {
+            const entryId = credit.entryId;
+            if (!(await claims.dropHeld(trx, batchId, entryId))) {
+              results.set(entryId, { entryId, kind: 'released' });
+              continue;
+            }
+            const reversal = await postingEngine.reverse(trx, entryId, `reversal: ${reason}`);
+            results.set(entryId, reversal ? { entryId, kind: 'settled', outcome: 'reversed', reason, lookup } : { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup });
           }
-          const reversal = await postingEngine.reverse(trx, entryId, `reversal: ${reason}`);
-          results.set(entryId, reversal ? { entryId, kind: 'settled', outcome: 'reversed', reason, lookup } : { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup });
-        }
-        await claims.remember(trx, batchId, kept.map((item) => ({ entryId: item.credit.entryId, memory: item.memory })));
-      });
+        });
+      }
       for (const { credit, reason } of toReverse) if (results.get(credit.entryId)?.kind === 'settled') logger.info({ entryId: credit.entryId, batchId, reason }, 'provisional credit reversed');
       for (const { credit, lookup, reason } of kept) results.set(credit.entryId, { entryId: credit.entryId, kind: 'kept', reason, lookup });
       for (const credit of held) if (!results.has(credit.entryId)) results.set(credit.entryId, { entryId: credit.entryId, kind: 'skipped' });

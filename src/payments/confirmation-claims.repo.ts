@@ -1,6 +1,7 @@
 import type { DbOrTrx, Trx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus } from '../ledger/ledger.types';
+import { confirmCreditsFragment } from '../ledger/ledger.repo';
 import { cutBatches, type QueuedConfirmation } from './confirmation-batches';
 import type { PaymentMemory } from './confirmation-rules';
 
@@ -180,13 +181,43 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
     },
 
     /**
-     * Takes this batch's claims off these credits (in the caller's transaction, before it confirms them)
-     * and returns the credits it held: a batch acts only on credits whose claim names it.
+     * A round's confirmations in ONE statement (no transaction held open across round trips): takes this
+     * batch's claims off the credits to confirm (a batch acts only on credits whose claim names it),
+     * confirms those still provisional through the ledger's fragment (the accounts locked first, in id
+     * order), and records one more provider answer on the claims of the credits the batch keeps waiting
+     * on. Returns the credits whose claims it took and those it confirmed.
      */
-    async takeHeld(trx: Trx, batchId: string, entryIds: string[]): Promise<Set<string>> {
-      if (entryIds.length === 0) return new Set();
-      const rows: Array<{ entry_id: string }> = await trx('confirmation_claims').whereIn('entry_id', entryIds).where({ batch_id: batchId }).delete().returning('entry_id');
-      return new Set(rows.map((row) => row.entry_id));
+    async confirmRound(
+      batchId: string,
+      toConfirm: Array<{ entryId: string; accountId: string }>,
+      kept: Array<{ entryId: string; memory: PaymentMemory }>,
+    ): Promise<{ held: Set<string>; confirmed: Set<string> }> {
+      if (toConfirm.length === 0 && kept.length === 0) return { held: new Set(), confirmed: new Set() };
+      const { rows } = (await db.raw(
+        `WITH taken AS (
+           DELETE FROM confirmation_claims WHERE entry_id = ANY(CAST(:confirm AS uuid[])) AND batch_id = :batch RETURNING entry_id
+         ), ${confirmCreditsFragment('SELECT entry_id FROM taken', 'CAST(:accounts AS uuid[])')},
+         remembered AS (
+           UPDATE confirmation_claims c
+              SET lookups = c.lookups + 1,
+                  first_seen_at = CASE WHEN m.seen THEN coalesce(c.first_seen_at, now()) ELSE c.first_seen_at END,
+                  not_found_answers = m.not_found
+             FROM unnest(CAST(:kept AS uuid[]), CAST(:seen AS boolean[]), CAST(:not_found AS int[])) AS m(entry_id, seen, not_found)
+            WHERE c.entry_id = m.entry_id AND c.batch_id = :batch
+           RETURNING c.entry_id
+         )
+         SELECT (SELECT coalesce(jsonb_agg(entry_id), '[]'::jsonb) FROM taken) AS held,
+                (SELECT coalesce(jsonb_agg(id), '[]'::jsonb) FROM confirmed) AS confirmed`,
+        {
+          batch: batchId,
+          confirm: toConfirm.map((item) => item.entryId),
+          accounts: [...new Set(toConfirm.map((item) => item.accountId))],
+          kept: kept.map((item) => item.entryId),
+          seen: kept.map((item) => item.memory.seen),
+          not_found: kept.map((item) => item.memory.notFoundAnswers),
+        },
+      )) as { rows: Array<{ held: string[]; confirmed: string[] }> };
+      return { held: new Set(rows[0]!.held), confirmed: new Set(rows[0]!.confirmed) };
     },
 
     /** Takes the claim off a credit this batch holds (before it is reversed in the same transaction); false when it holds none. */
@@ -198,20 +229,6 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
     async dropSettled(entryIds: string[]): Promise<void> {
       if (entryIds.length === 0) return;
       await db('confirmation_claims').whereIn('entry_id', entryIds).delete();
-    },
-
-    /** Records one more answer of the provider for credits this batch keeps waiting on. */
-    async remember(trx: Trx, batchId: string, answers: Array<{ entryId: string; memory: PaymentMemory }>): Promise<void> {
-      if (answers.length === 0) return;
-      await trx.raw(
-        `UPDATE confirmation_claims c
-            SET lookups = c.lookups + 1,
-                first_seen_at = CASE WHEN m.seen THEN coalesce(c.first_seen_at, now()) ELSE c.first_seen_at END,
-                not_found_answers = m.not_found
-           FROM unnest(CAST(? AS uuid[]), CAST(? AS boolean[]), CAST(? AS int[])) AS m(entry_id, seen, not_found)
-          WHERE c.entry_id = m.entry_id AND c.batch_id = ?`,
-        [answers.map((answer) => answer.entryId), answers.map((answer) => answer.memory.seen), answers.map((answer) => answer.memory.notFoundAnswers), batchId],
-      );
     },
   };
 }

@@ -105,7 +105,7 @@ function describePostingFailure(error: unknown): string {
  */
 export function createPaymentIngestService(deps: {
   db: Db;
-  config: Pick<Config, 'PROVIDER_WEBHOOKS_SIGNING_SECRET' | 'PAYMENT_POSTING_GROUP_MAX'>;
+  config: Pick<Config, 'PROVIDER_WEBHOOKS_SIGNING_SECRET' | 'PAYMENT_POSTING_GROUP_MAX' | 'PAYMENT_POSTING_STATEMENTS'>;
   logger: Logger;
   jobs: Jobs;
   starter: WorkflowStarter;
@@ -113,7 +113,7 @@ export function createPaymentIngestService(deps: {
   metrics: Pick<IngestMetrics, 'webhookAnswered' | 'postingGroup'>;
 }) {
   const { db, config, logger, jobs, starter, payouts, metrics } = deps;
-  const postings = createPaymentPostingGroups({ repo: createPaymentPostingRepo(db), maxGroup: config.PAYMENT_POSTING_GROUP_MAX, metrics });
+  const postings = createPaymentPostingGroups({ repo: createPaymentPostingRepo(db), maxGroup: config.PAYMENT_POSTING_GROUP_MAX, maxStatements: config.PAYMENT_POSTING_STATEMENTS, metrics });
   const events = createInboundEventsRepo(db);
   const accounts = createAccountsRepo(db);
 
@@ -189,7 +189,7 @@ export function createPaymentIngestService(deps: {
     });
     const event: NewInboundEvent = { ...base, id: uuidv7(), category: 'payment', signatureValid: true, entryId: plan.entryId, grossAmount: amounts.gross, fee: amounts.fee };
     try {
-      const posted = await postings.post(base.aliasAccountRef, { event, plan });
+      const posted = await postings.post({ aliasRef: base.aliasAccountRef, event, plan });
       if (posted.kind === 'no_account') return recordMisdirected(base, payload, await attributedTenant(base.aliasAccountRef));
       if (posted.kind === 'duplicate') return 'duplicate';
       starter.kick(posted.jobs);

@@ -1,6 +1,6 @@
 import { runPrepared, type Db } from '../db';
 import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../jobs/outbox.repo';
-import { appendDraftsFragment } from '../ledger/ledger.repo';
+import { appendDraftsByAccountFragment } from '../ledger/ledger.repo';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 
@@ -16,8 +16,9 @@ export type PaymentPostingResult =
   | { kind: 'duplicate'; account: PostedPaymentAccount }
   | { kind: 'posted'; account: PostedPaymentAccount; jobs: OutboxEntry[] };
 
-/** One payment webhook to post: its event row and what its credit becomes. */
+/** One payment webhook to post: the account its payer named, its event row and what its credit becomes. */
 export interface PaymentToPost {
+  aliasRef: string;
   event: NewInboundEvent;
   plan: PaymentCreditPlan;
 }
@@ -25,23 +26,25 @@ export interface PaymentToPost {
 const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
 
 /**
- * Live payment webhooks to one account in ONE statement (one round trip, atomic without BEGIN/COMMIT):
- * find the account by the payers' reference, claim each request id with its event row, post a credit for
- * every event claimed (in arrival order, under one lock of the account row), queue each credit for a
- * batch confirmation, and add each one's callback delivery and its workflow to start. An event whose request id is already claimed (earlier, or by an
- * earlier copy in the same group) claims nothing and so posts nothing. Events are claimed in request-id
- * order, so two groups racing over the same redelivered ids cannot deadlock each other.
+ * Live payment webhooks, to any accounts, in ONE statement (one round trip, atomic without BEGIN/COMMIT):
+ * find the accounts by the payers' references, claim each request id with its event row, post a credit for
+ * every event claimed (in arrival order per account, under one lock of each account row, taken in id
+ * order), queue each credit for a batch confirmation, and add each one's callback delivery and its
+ * workflow to start. An event whose request id is already claimed (earlier, or by an earlier copy in the
+ * same group) claims nothing and so posts nothing; an event naming no account claims nothing either.
+ * Events are claimed in request-id order and all of them before any account is locked, so two statements
+ * racing over the same redelivered ids, or over the same accounts, wait for each other, never in a cycle.
  */
-const STATEMENT = (postingCtes: string): string => `
-  WITH target AS (
-    SELECT id, tenant_id, account_ref, callback_url, status FROM virtual_accounts WHERE account_ref = :alias_ref
-  ), items AS (
+const STATEMENT = `
+  WITH items AS (
     SELECT * FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS i(
-      ord int, event jsonb, event_payload jsonb, delivery_id uuid, delivery_payload text, jobs jsonb, entry jsonb)
+      ord int, alias_ref text, event jsonb, event_payload jsonb, delivery_id uuid, delivery_payload text, jobs jsonb, entry jsonb)
+  ), target AS (
+    SELECT id, tenant_id, account_ref, callback_url, status FROM virtual_accounts WHERE account_ref IN (SELECT alias_ref FROM items)
   ), claim AS (
     INSERT INTO inbound_events
     SELECT r.*
-      FROM target t CROSS JOIN (SELECT * FROM items ORDER BY event->>'request_id', ord) i
+      FROM (SELECT * FROM items ORDER BY event->>'request_id', ord) i JOIN target t ON t.account_ref = i.alias_ref
            CROSS JOIN LATERAL jsonb_populate_record(CAST(NULL AS inbound_events), i.event || jsonb_build_object(
              'payload', i.event_payload,
              'tenant_id', t.tenant_id,
@@ -49,52 +52,46 @@ const STATEMENT = (postingCtes: string): string => `
              'received_at', now(),
              'flags', CASE WHEN t.status = 'expired' THEN jsonb_build_array('account_expired') ELSE jsonb_build_array() END)) r
     ON CONFLICT (request_id) WHERE signature_valid AND request_id IS NOT NULL DO NOTHING
-    RETURNING id, received_at
+    RETURNING id, account_id, received_at
   ), claimed AS (
-    SELECT i.*, c.received_at, row_number() OVER (ORDER BY i.ord) AS position
+    SELECT i.*, c.account_id, c.received_at, row_number() OVER (PARTITION BY c.account_id ORDER BY i.ord) AS position
       FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
-  ), ${postingCtes},
+  ), ${appendDraftsByAccountFragment(`
+    SELECT c.account_id, CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, 'payment'::text AS kind,
+           CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, 'provisional'::text AS status,
+           c.entry->>'narration' AS narration, c.entry->>'provider_txn_ref' AS provider_txn_ref,
+           CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(NULL AS uuid) AS reverses_entry_id
+      FROM claimed c`)},
   delivery AS (
     INSERT INTO webhook_deliveries (id, event_id, tenant_id, account_id, inbound_event_id, callback_url, payload, event_received_at)
     SELECT c.delivery_id, c.delivery_id, t.tenant_id, t.id, CAST(c.event->>'id' AS uuid), t.callback_url, c.delivery_payload, c.received_at
-      FROM claimed c CROSS JOIN target t
+      FROM claimed c JOIN target t ON t.id = c.account_id
      WHERE t.callback_url IS NOT NULL
     RETURNING id
   ), queued AS (
     -- Each credit as posted, with its own posting time: its confirmation window counts from it.
     INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
     SELECT p.id, t.tenant_id, t.account_ref, p.provider_txn_ref, p.created_at
-      FROM posting_inserted p CROSS JOIN target t
+      FROM posting_inserted p JOIN target t ON t.id = p.account_id
     RETURNING entry_id
   ), outbox AS (
     INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, tenant_id, priority)
     SELECT j.workflow_id, j.workflow_type, j.args, j.search_attributes || jsonb_build_object('TenantId', CAST(t.tenant_id AS text)), t.tenant_id, j.priority
-      FROM claimed c CROSS JOIN target t
+      FROM claimed c JOIN target t ON t.id = c.account_id
            CROSS JOIN jsonb_to_recordset(c.jobs) AS j(workflow_id text, workflow_type text, args jsonb, search_attributes jsonb, priority smallint, needs_callback boolean)
      WHERE NOT j.needs_callback OR t.callback_url IS NOT NULL
     ON CONFLICT (workflow_id) DO NOTHING
     RETURNING workflow_id, workflow_type, args, search_attributes
   )
-  SELECT t.id, t.tenant_id, t.account_ref, t.callback_url,
+  SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'tenant_id', t.tenant_id, 'account_ref', t.account_ref, 'callback_url', t.callback_url)), '[]'::jsonb)
+            FROM target t) AS accounts,
          (SELECT coalesce(jsonb_agg(CAST(c.event->>'id' AS uuid)), '[]'::jsonb) FROM claimed c) AS claimed_event_ids,
          (SELECT count(*) FROM posting_inserted) AS posted,
          (SELECT count(*) FROM queued) AS queued,
-         (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs
-    FROM (SELECT 1) AS one LEFT JOIN target t ON true`;
-
-/** The claimed payments as posting drafts, numbered in arrival order. */
-const CLAIMED_DRAFTS = `
-  SELECT CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, 'payment'::text AS kind,
-         CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, 'provisional'::text AS status,
-         c.entry->>'narration' AS narration, c.entry->>'provider_txn_ref' AS provider_txn_ref,
-         CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(NULL AS uuid) AS reverses_entry_id
-    FROM claimed c`;
+         (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs`;
 
 interface GroupRow {
-  id: string | null;
-  tenant_id: string;
-  account_ref: string;
-  callback_url: string | null;
+  accounts: Array<{ id: string; tenant_id: string; account_ref: string; callback_url: string | null }>;
   claimed_event_ids: string[];
   posted: string;
   queued: string;
@@ -102,13 +99,10 @@ interface GroupRow {
 }
 
 export function createPaymentPostingRepo(db: Db) {
-  const fragment = appendDraftsFragment('(SELECT t.id FROM target t WHERE EXISTS (SELECT 1 FROM claimed))', CLAIMED_DRAFTS);
-  const statement = STATEMENT(fragment.ctes);
-
   return {
-    /** Posts payments to the account `aliasRef` names, all in one statement; one result per payment, in order. */
-    async postGroup(aliasRef: string, payments: PaymentToPost[]): Promise<PaymentPostingResult[]> {
-      const items = payments.map(({ event, plan }, index) => {
+    /** Posts payments, to whichever accounts they name, all in one statement; one result per payment, in order. */
+    async postGroup(payments: PaymentToPost[]): Promise<PaymentPostingResult[]> {
+      const items = payments.map(({ aliasRef, event, plan }, index) => {
         const { payload, ...row } = inboundEventRow(event);
         const [draft] = plan.posting.drafts;
         if (plan.posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
@@ -116,6 +110,7 @@ export function createPaymentPostingRepo(db: Db) {
         }
         return {
           ord: index + 1,
+          alias_ref: aliasRef,
           event: row,
           event_payload: payload,
           delivery_id: plan.delivery.id,
@@ -138,17 +133,20 @@ export function createPaymentPostingRepo(db: Db) {
           })),
         };
       });
-      const result = await runPrepared(db, 'payment-posting-group', statement, { ...fragment.bindings, alias_ref: aliasRef, items: jsonOf(items) });
+      const result = await runPrepared(db, 'payment-posting-group', STATEMENT, { items: jsonOf(items) });
       const found = result.rows[0] as GroupRow;
-      if (found.id === null) return payments.map(() => ({ kind: 'no_account' }));
-      const account = { id: found.id, tenantId: found.tenant_id, accountRef: found.account_ref, callbackUrl: found.callback_url };
       const claimed = new Set(found.claimed_event_ids);
       if (Number(found.posted) !== claimed.size || Number(found.queued) !== claimed.size) {
         throw new Error(`${claimed.size} payment events were claimed but ${found.posted} credits were posted and ${found.queued} queued for confirmation`);
       }
+      const accounts = new Map(
+        found.accounts.map((row) => [row.account_ref, { id: row.id, tenantId: row.tenant_id, accountRef: row.account_ref, callbackUrl: row.callback_url }]),
+      );
       // The rows as stored (with the tenant filled in, the delivery only with a callback), started as they are.
       const jobs = new Map(found.jobs.map((row) => [row.workflow_id, toOutboxEntry(row)]));
-      return payments.map(({ event, plan }) => {
+      return payments.map(({ aliasRef, event, plan }): PaymentPostingResult => {
+        const account = accounts.get(aliasRef);
+        if (!account) return { kind: 'no_account' };
         if (!claimed.has(event.id)) return { kind: 'duplicate', account };
         const mine = jobs.get(plan.deliveryJob.workflowId);
         return { kind: 'posted', account, jobs: mine ? [mine] : [] };

@@ -13,13 +13,13 @@ async function postingGroups(stack: Stack): Promise<{ statements: number; paymen
   return { statements: value('count'), payments: value('sum') };
 }
 
-describe('hot collection account: concurrent payment webhooks to one account', () => {
+describe('concurrent payment webhooks: one hot account, and many accounts sharing statements', () => {
   let stack: Stack;
   let tenant: TestTenant;
   let account: ProvisionedAccount;
 
   before(async () => {
-    stack = await startStack({ PAYMENT_POSTING_GROUP_MAX: '16' });
+    stack = await startStack({ PAYMENT_POSTING_GROUP_MAX: '16', PAYMENT_POSTING_STATEMENTS: '2' });
     tenant = await createTenant(stack);
     account = await provisionAccount(stack, tenant.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' });
   });
@@ -100,5 +100,50 @@ describe('hot collection account: concurrent payment webhooks to one account', (
     const seqAfter = Number((await stack.infra.db('virtual_accounts').where({ id: account.ID }).first('last_seq')).last_seq);
     assert.equal(seqAfter - seqBefore, others.length);
     assert.deepEqual(await createLedgerVerificationRepo(stack.infra.db).problems(), []);
+  });
+
+  it('posts webhooks to many accounts of two tenants in shared statements: each account gapless and exact, each tenant its own, unknown accounts misdirected', async () => {
+    const other = await createTenant(stack);
+    const accounts = [
+      ...(await Promise.all(Array.from({ length: 6 }, () => provisionAccount(stack, tenant.apiKey)))),
+      ...(await Promise.all(Array.from({ length: 6 }, () => provisionAccount(stack, other.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' })))),
+    ];
+    const before = await postingGroups(stack);
+    const payloads = Array.from({ length: 240 }, (_, index) => paymentEvent({ accountRef: accounts[index % accounts.length]!.AccountRef, amount: 500 + index, fee: 5 }));
+    const unknown = Array.from({ length: 6 }, () => paymentEvent({ accountRef: `VA-NOSUCH${randomUUID().slice(0, 8)}` }));
+    // Every seventh webhook twice at once (a redelivery racing the original), the unknown ones among the rest.
+    const sends = [...payloads.flatMap((payload, index) => (index % 7 === 0 ? [payload, payload] : [payload])), ...unknown].sort(() => Math.random() - 0.5);
+    const responses = await Promise.all(sends.map((payload) => sendProviderEvent(stack, payload)));
+    assert.ok(responses.every((response) => response.status === 200));
+
+    const db = stack.infra.db;
+    for (const [index, account] of accounts.entries()) {
+      const mine = payloads.filter((_payload, position) => position % accounts.length === index);
+      const entries: Array<{ seq: string; amount: string; balance_after: string; tenant_id: string }> = await db('ledger_entries').where({ account_id: account.ID }).orderBy('seq');
+      assert.equal(entries.length, mine.length, `account ${index}: each payment credited once`);
+      let balance = 0n;
+      entries.forEach((entry, position) => {
+        balance += BigInt(entry.amount);
+        assert.equal(Number(entry.seq), position + 1, `account ${index}: seq has no gap and no repeat`);
+        assert.equal(BigInt(entry.balance_after), balance);
+        assert.equal(entry.tenant_id, index < 6 ? tenant.tenantId : other.tenantId, 'each credit carries its own account\'s tenant');
+      });
+      const expected = mine.reduce((sum, payload) => sum + BigInt(Math.round(((payload.data as { transaction: { transactionAmount: number } }).transaction.transactionAmount - 5) * 100)), 0n);
+      assert.equal(balance, expected, `account ${index}: the credits add up to its payments`);
+      const row = await db('virtual_accounts').where({ id: account.ID }).first('last_seq', 'ledger_balance', 'pending_credits');
+      assert.deepEqual([Number(row.last_seq), BigInt(row.ledger_balance), BigInt(row.pending_credits)], [mine.length, expected, expected]);
+    }
+    const otherIds = accounts.slice(6).map((account) => account.ID);
+    assert.equal(Number((await db('webhook_deliveries').whereIn('account_id', otherIds).count<{ count: string }[]>('* as count').first())?.count), payloads.length / 2, 'only the accounts with a callback get deliveries');
+    assert.deepEqual(
+      await db('workflow_outbox').whereIn('workflow_id', (await db('webhook_deliveries').whereIn('account_id', otherIds).pluck('id')).map((id: string) => `webhook-delivery:${id}`)).distinct('tenant_id').pluck('tenant_id'),
+      [other.tenantId],
+    );
+    for (const payload of unknown) {
+      assert.deepEqual((await eventsFor(stack, payload.requestId as string)).map((event) => event.category), ['misdirected']);
+    }
+    assert.deepEqual(await createLedgerVerificationRepo(db).problems(), []);
+    const after = await postingGroups(stack);
+    assert.ok(after.statements - before.statements < sends.length, `concurrent webhooks shared statements (${after.statements - before.statements} statements for ${sends.length} webhooks)`);
   });
 });

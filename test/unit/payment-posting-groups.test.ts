@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createPaymentPostingGroups } from '../../src/payments/payment-posting-groups';
 import type { PaymentPostingResult, PaymentToPost } from '../../src/payments/payment-posting.repo';
 
-const payment = (id: string): PaymentToPost => ({ event: { id } as PaymentToPost['event'], plan: {} as PaymentToPost['plan'] });
+const payment = (id: string, aliasRef = 'va_1'): PaymentToPost => ({ aliasRef, event: { id } as PaymentToPost['event'], plan: {} as PaymentToPost['plan'] });
 const posted = (id: string): PaymentPostingResult => ({ kind: 'duplicate', account: { id, tenantId: 't', accountRef: 'va', callbackUrl: null } });
 
 /** A repo whose statements finish when the test says so, recording what each carried. */
@@ -13,7 +13,7 @@ function controlledRepo(fail: (ids: string[]) => Error | null = () => null) {
     statements,
     finishNext: () => pending.shift()?.(),
     repo: {
-      postGroup: (_aliasRef: string, payments: PaymentToPost[]) =>
+      postGroup: (payments: PaymentToPost[]) =>
         new Promise<PaymentPostingResult[]>((resolve, reject) => {
           const ids = payments.map((candidate) => candidate.event.id);
           statements.push(ids);
@@ -34,14 +34,14 @@ describe('payment posting groups', () => {
 
   it('posts a lone payment at once, and the ones arriving meanwhile together in the next statement, each getting its own result', async () => {
     const { repo, statements, finishNext } = controlledRepo();
-    const groups = createPaymentPostingGroups({ repo, maxGroup: 2, metrics });
-    const first = groups.post('va_1', payment('a'));
+    const groups = createPaymentPostingGroups({ repo, maxGroup: 2, maxStatements: 2, metrics });
+    const first = groups.post(payment('a'));
     await tick();
     assert.deepEqual(statements, [['a']]);
-    const later = ['b', 'c', 'd'].map((id) => groups.post('va_1', payment(id)));
-    const otherAccount = groups.post('va_2', payment('x'));
+    const later = ['b', 'c', 'd'].map((id) => groups.post(payment(id)));
+    const otherAccount = groups.post(payment('x', 'va_2'));
     await tick();
-    assert.deepEqual(statements, [['a'], ['x']], 'another account does not wait');
+    assert.deepEqual(statements, [['a'], ['x']], 'another account does not wait for the account a statement holds');
     finishNext();
     assert.equal((await first).kind, 'duplicate');
     await tick();
@@ -55,11 +55,42 @@ describe('payment posting groups', () => {
     assert.deepEqual(results.map((result) => (result.kind === 'no_account' ? null : result.account.id)), ['b', 'c', 'd', 'x']);
   });
 
+  it('runs at most maxStatements at once; webhooks to any accounts arriving meanwhile share the next statement, in arrival order', async () => {
+    const { repo, statements, finishNext } = controlledRepo();
+    const groups = createPaymentPostingGroups({ repo, maxGroup: 10, maxStatements: 1, metrics });
+    const first = groups.post(payment('a', 'va_1'));
+    await tick();
+    const rest = [payment('b', 'va_2'), payment('c', 'va_3'), payment('d', 'va_1'), payment('e', 'va_2')].map((item) => groups.post(item));
+    await tick();
+    assert.deepEqual(statements, [['a']], 'the only statement slot is taken');
+    finishNext();
+    await first;
+    await tick();
+    assert.deepEqual(statements.at(-1), ['b', 'c', 'd', 'e'], 'four accounts, one statement');
+    finishNext();
+    assert.deepEqual((await Promise.all(rest)).map((result) => (result.kind === 'no_account' ? null : result.account.id)), ['b', 'c', 'd', 'e']);
+  });
+
+  it('keeps an account a running statement holds out of the next group, and takes it in the one after', async () => {
+    const { repo, statements, finishNext } = controlledRepo();
+    const groups = createPaymentPostingGroups({ repo, maxGroup: 10, maxStatements: 3, metrics });
+    void groups.post(payment('a', 'hot'));
+    await tick();
+    void groups.post(payment('b', 'hot'));
+    void groups.post(payment('c', 'cold'));
+    void groups.post(payment('d', 'hot'));
+    await tick();
+    assert.deepEqual(statements, [['a'], ['c']], 'the hot account waits for its statement; the cold one does not');
+    finishNext();
+    await tick();
+    assert.deepEqual(statements.at(-1), ['b', 'd'], 'the hot account\'s webhooks that piled up go together');
+  });
+
   it('posts each payment of a failed group alone, so one bad payment fails alone', async () => {
     const bad = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
     const { repo, statements, finishNext } = controlledRepo((ids) => (ids.includes('bad') ? bad : null));
-    const groups = createPaymentPostingGroups({ repo, maxGroup: 10, metrics });
-    const results = ['a', 'b', 'bad', 'c'].map((id) => groups.post('va_1', payment(id)).then((result) => result, (error: unknown) => error));
+    const groups = createPaymentPostingGroups({ repo, maxGroup: 10, maxStatements: 1, metrics });
+    const results = ['a', 'b', 'bad', 'c'].map((id) => groups.post(payment(id)).then((result) => result, (error: unknown) => error));
     for (let i = 0; i < 10; i += 1) {
       await tick();
       finishNext();
@@ -73,8 +104,8 @@ describe('payment posting groups', () => {
   it('fails every payment of a group at once when the database is unavailable (each answers 503)', async () => {
     const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const { repo, statements, finishNext } = controlledRepo((ids) => (ids.length > 1 ? down : null));
-    const groups = createPaymentPostingGroups({ repo, maxGroup: 10, metrics });
-    const results = ['a', 'b', 'c'].map((id) => groups.post('va_1', payment(id)).then((result) => result, (error: unknown) => error));
+    const groups = createPaymentPostingGroups({ repo, maxGroup: 10, maxStatements: 1, metrics });
+    const results = ['a', 'b', 'c'].map((id) => groups.post(payment(id)).then((result) => result, (error: unknown) => error));
     for (let i = 0; i < 4; i += 1) {
       await tick();
       finishNext();
