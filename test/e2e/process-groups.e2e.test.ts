@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import { getPriority } from 'node:os';
 import { eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { scrape, total } from '../helpers/prometheus';
@@ -27,6 +29,13 @@ const copiesOf = (pid: number): number[] =>
     .split('\n')
     .filter(Boolean)
     .map(Number);
+
+/** The nice value of every thread of a process (Linux: field 19 of each /proc/<pid>/task/<tid>/stat). */
+const threadNiceValues = (pid: number): number[] =>
+  readdirSync(`/proc/${pid}/task`).map((thread) => {
+    const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
 
 describe('e2e: API and worker as process groups (two processes each)', () => {
   let sys: RunningSystem;
@@ -74,6 +83,16 @@ describe('e2e: API and worker as process groups (two processes each)', () => {
     for (const samples of workers) assert.ok(samples.some((sample) => sample.name.startsWith('temporal_')), 'the Temporal SDK metrics are in the same scrape');
     assert.ok(sys.logs.worker.some((line) => line.includes('workflow bundle: prebuilt')), 'the workers loaded the prebuilt workflow bundle');
     assert.deepEqual(sys.logs.worker.filter((line) => line.includes('restarting it')), [], 'no worker copy died');
+  });
+
+  it('runs every thread of each worker copy at the lower CPU priority (WORKER_NICE, 10), the API at the normal one', () => {
+    const workerThreads = copiesOf(sys.pid('worker')!).flatMap(threadNiceValues);
+    // The Temporal runtime's threads and the workflow threads are made after the lowering, and inherit it.
+    assert.ok(workerThreads.length > 10, `${workerThreads.length} worker threads`);
+    // Relative to this process's own priority (a runner may start everything niced already; a process can only lower its own).
+    const started = getPriority();
+    assert.deepEqual([...new Set(workerThreads)], [Math.max(10, started)]);
+    assert.deepEqual([...new Set(copiesOf(sys.pid('api')!).flatMap(threadNiceValues))], [started]);
   });
 
   it('starts a copy again when it dies, and keeps answering meanwhile', async () => {

@@ -9,8 +9,8 @@ describe('throughput settings and measures', () => {
   it('reads process counts, metrics and worker tuning from config, with defaults', () => {
     const defaults = loadConfig({});
     assert.deepEqual(
-      [defaults.API_PROCESSES, defaults.WORKER_PROCESSES, defaults.METRICS_PORT, defaults.WORKER_METRICS_PORT, defaults.METRICS_TOKEN, defaults.METRICS_CACHE, defaults.PAYMENT_POSTING_GROUP_MAX],
-      [1, 1, 9464, 9465, undefined, 5_000, 64],
+      [defaults.API_PROCESSES, defaults.WORKER_PROCESSES, defaults.METRICS_PORT, defaults.WORKER_METRICS_PORT, defaults.METRICS_TOKEN, defaults.METRICS_CACHE, defaults.PAYMENT_POSTING_GROUP_MAX, defaults.PAYMENT_POSTING_STATEMENTS, defaults.WORKER_NICE],
+      [1, 1, 9464, 9465, undefined, 5_000, 64, 4, 10],
     );
     // Unset tuning keeps the SDK's own defaults; only the sticky timeout is always given.
     assert.deepEqual(workerTuning(defaults), { stickyQueueScheduleToStartTimeout: 10_000 });
@@ -28,12 +28,11 @@ describe('throughput settings and measures', () => {
     );
   });
 
-  it('refuses a short metrics token, zero processes and a posting group of zero, naming each', () => {
+  it('refuses a short metrics token, zero processes, a posting group or statement count of zero and a nice value past 19, naming each', () => {
+    const names = ['METRICS_TOKEN', 'API_PROCESSES', 'PAYMENT_POSTING_GROUP_MAX', 'PAYMENT_POSTING_STATEMENTS', 'WORKER_NICE'];
     assert.throws(
-      () => loadConfig({ METRICS_TOKEN: 'short', API_PROCESSES: '0', PAYMENT_POSTING_GROUP_MAX: '0' }),
-      (error: unknown) =>
-        error instanceof ConfigError &&
-        ['METRICS_TOKEN', 'API_PROCESSES', 'PAYMENT_POSTING_GROUP_MAX'].every((name) => error.problems.some((problem) => problem.startsWith(name))),
+      () => loadConfig({ METRICS_TOKEN: 'short', API_PROCESSES: '0', PAYMENT_POSTING_GROUP_MAX: '0', PAYMENT_POSTING_STATEMENTS: '0', WORKER_NICE: '20' }),
+      (error: unknown) => error instanceof ConfigError && names.every((name) => error.problems.some((problem) => problem.startsWith(name))),
     );
   });
 
