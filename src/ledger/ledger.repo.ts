@@ -80,9 +80,21 @@ export interface AppendFragment {
   bindings: Record<string, unknown>;
 }
 
-/** The columns an append writes, in the order its SELECTs list them. */
-const ENTRY_COLUMNS = `ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
-    provider_txn_ref, transaction_group_id, reverses_entry_id, balance_after, credits_to_date, debits_to_date, created_at)`;
+/**
+ * The entries an append writes, from `draftsWithAccount` (drafts d, each beside its locked account a):
+ * seq and the running columns follow the account's totals as they were under the lock.
+ */
+function insertEntries(draftsWithAccount: string): string {
+  return `INSERT INTO ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
+                                  provider_txn_ref, transaction_group_id, reverses_entry_id, balance_after, credits_to_date,
+                                  debits_to_date, created_at)
+      SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
+             d.provider_txn_ref, d.transaction_group_id, d.reverses_entry_id,
+             (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
+             a.total_debits + d.debits_run, clock_timestamp()
+        FROM ${draftsWithAccount}
+      RETURNING *`;
+}
 
 /** What the posting CTEs add to the account: SQL expressions (bindings, or sums over posting_drafts). */
 interface TotalsSql {
@@ -115,13 +127,7 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
              sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS debits_run
         FROM ${draftsFrom}
     ), posting_inserted AS (
-      INSERT INTO ${ENTRY_COLUMNS}
-      SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
-             d.provider_txn_ref, d.transaction_group_id, d.reverses_entry_id,
-             (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
-             a.total_debits + d.debits_run, clock_timestamp()
-        FROM posting_drafts d CROSS JOIN posting_account a
-      RETURNING *
+      ${insertEntries('posting_drafts d CROSS JOIN posting_account a')}
     ), posting_moved AS (
       UPDATE virtual_accounts v
          SET last_seq = a.last_seq + ${totals.count},
@@ -213,13 +219,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string): string {
         FROM posting_drafts
        GROUP BY account_id
     ), posting_inserted AS (
-      INSERT INTO ${ENTRY_COLUMNS}
-      SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
-             d.provider_txn_ref, d.transaction_group_id, d.reverses_entry_id,
-             (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
-             a.total_debits + d.debits_run, clock_timestamp()
-        FROM posting_drafts d JOIN posting_account a ON a.id = d.account_id
-      RETURNING *
+      ${insertEntries('posting_drafts d JOIN posting_account a ON a.id = d.account_id')}
     ), posting_moved AS (
       UPDATE virtual_accounts v
          SET last_seq = a.last_seq + t.count,
