@@ -241,7 +241,6 @@ export const configSchema = z
     CONFIRMATION_WINDOW: duration('30m'),
     CONFIRMATION_POLL_INTERVAL: duration('2s'),
     CONFIRMATION_BATCH_MAX: integer(64, 1, 500),
-    CONFIRMATION_OPEN_BATCHES: integer(16, 1, 10_000),
     CONFIRMATION_BATCH_WINDOW: duration('500ms'),
     OUTBOX_DRAIN_INTERVAL: duration('250ms'),
     RECONCILIATION_INTERVAL: duration('1h'),

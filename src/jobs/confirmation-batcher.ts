@@ -26,11 +26,10 @@ const START_CONCURRENCY = 8;
  * marks its claims started; a start that fails puts the batch's credits back in the queue at once, and
  * if this process dies in between, the next pass of any worker claims them again once `unstartedAfterMs`
  * has passed (the sweep's grace), without waiting for the sweep. Runs in every worker process: claims skip rows another
- * process holds. Batches open at once are capped (`maxOpenBatches`): a backlog waits in the queue, so the
- * worker's slots, its event loop and the provider keep room for deliveries and settlements.
+ * process holds.
  */
-export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStarter; jobs: Jobs; maxBatchSize: number; maxOpenBatches: number; unstartedAfterMs: number; logger: Logger }) {
-  const { db, starter, jobs, maxBatchSize, maxOpenBatches, unstartedAfterMs, logger } = deps;
+export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStarter; jobs: Jobs; maxBatchSize: number; unstartedAfterMs: number; logger: Logger }) {
+  const { db, starter, jobs, maxBatchSize, unstartedAfterMs, logger } = deps;
   const claims = createConfirmationClaimsRepo(db);
 
   async function startBatch(batch: ClaimedBatch): Promise<boolean> {
@@ -49,7 +48,7 @@ export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStart
   return {
     /** One pass: claims what is queued now and starts its batches. */
     async pass(): Promise<BatcherPass> {
-      const batches = await claims.claimQueued({ limit: CLAIM_LIMIT, maxSize: maxBatchSize, maxOpenBatches, unstartedAfterMs, newBatchId: uuidv7 });
+      const batches = await claims.claimQueued({ limit: CLAIM_LIMIT, maxSize: maxBatchSize, unstartedAfterMs, newBatchId: uuidv7 });
       let failed = 0;
       let next = 0;
       await Promise.all(

@@ -85,16 +85,11 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
      * each batch's claims in one statement. Claims whose batch was never started (`started_at` still
      * empty `unstartedAfterMs` after the claim: the claiming process died or could not reach Temporal)
      * are claimed again with them. Rows another claimer holds are skipped, so claimers in several worker
-     * processes never claim a credit twice. At most `maxOpenBatches` batches hold claims at once (counted
-     * in the same transaction; two claimers racing may pass it by a pass's worth): the rest wait here, in
-     * the database, not as work queued in the worker and at the provider in front of everything else.
+     * processes never claim a credit twice.
      */
-    async claimQueued(options: { limit: number; maxSize: number; maxOpenBatches: number; unstartedAfterMs: number; newBatchId: () => string }): Promise<ClaimedBatch[]> {
+    async claimQueued(options: { limit: number; maxSize: number; unstartedAfterMs: number; newBatchId: () => string }): Promise<ClaimedBatch[]> {
       const columns = ['entry_id', 'tenant_id', 'account_ref', 'provider_txn_ref', 'posted_at', 'queued_at'];
       const run = async (trx: Trx): Promise<ClaimedBatch[]> => {
-        const open = await trx('confirmation_claims').whereNotNull('batch_id').countDistinct<{ count: string }[]>('batch_id as count').first();
-        const room = options.maxOpenBatches - Number(open?.count ?? 0);
-        if (room <= 0) return [];
         type Row = { entry_id: string; tenant_id: string; account_ref: string; provider_txn_ref: string; posted_at: Date; queued_at: Date };
         const orphaned: Row[] = await trx('confirmation_claims')
           .whereNotNull('batch_id')
@@ -112,10 +107,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
         const rows = [...orphaned, ...queued].sort((a, b) => a.queued_at.getTime() - b.queued_at.getTime());
         if (rows.length === 0) return [];
         const claimed: ClaimedPayment[] = rows.map((row) => ({ entryId: row.entry_id, tenantId: row.tenant_id, accountRef: row.account_ref, providerTxnRef: row.provider_txn_ref, postedAt: row.posted_at }));
-        // Rows past the room left are locked until the commit but not claimed: they stay queued.
-        const batches = cutBatches(claimed, options.maxSize)
-          .slice(0, room)
-          .map((payments) => ({ batchId: options.newBatchId(), tenantId: payments[0]!.tenantId, payments }));
+        const batches = cutBatches(claimed, options.maxSize).map((payments) => ({ batchId: options.newBatchId(), tenantId: payments[0]!.tenantId, payments }));
         const entryIds = batches.flatMap((batch) => batch.payments.map((payment) => payment.entryId));
         const batchIds = batches.flatMap((batch) => batch.payments.map(() => batch.batchId));
         await trx.raw(

@@ -18,9 +18,6 @@ import { createTenant, startStack, type Stack, type TestTenant } from '../helper
  * Claims without a worker running, so no batcher takes the queue from under the test: the claimers
  * here are the only ones.
  */
-/** A cap on open batches no test here reaches (one test sets its own). */
-const UNCAPPED = 1_000_000;
-
 describe('confirmation claims (no worker: the test is the only claimer)', () => {
   let quiet: Stack;
   let tenant: TestTenant;
@@ -40,7 +37,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     }));
     await createConfirmationClaimsRepo(quiet.infra.db).enqueue(requests);
     const claimers = Array.from({ length: 4 }, () => createConfirmationClaimsRepo(quiet.infra.db));
-    const passes = await Promise.all(claimers.map((claims) => claims.claimQueued({ limit: 120, maxSize: 25, maxOpenBatches: UNCAPPED, unstartedAfterMs: 60_000, newBatchId: uuidv7 })));
+    const passes = await Promise.all(claimers.map((claims) => claims.claimQueued({ limit: 120, maxSize: 25, unstartedAfterMs: 60_000, newBatchId: uuidv7 })));
     const claimedIds = passes.flat().flatMap((batch) => batch.payments.map((payment) => payment.entryId));
     assert.equal(new Set(claimedIds).size, claimedIds.length, 'no credit claimed by two batches');
     for (const batch of passes.flat()) {
@@ -61,45 +58,18 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     await claims.enqueue(requests);
     const ids = new Set<string>(requests.map((request) => request.entryId));
     const mine = (batches: Awaited<ReturnType<typeof claims.claimQueued>>) => batches.filter((batch) => batch.payments.some((payment) => ids.has(payment.entryId)));
-    const first = mine(await claims.claimQueued({ limit: 100, maxSize: 2, maxOpenBatches: UNCAPPED, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
+    const first = mine(await claims.claimQueued({ limit: 100, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
     assert.equal(first.length, 2);
     const [started, orphaned] = first;
     await claims.markStarted(started!.batchId);
-    assert.deepEqual(mine(await claims.claimQueued({ limit: 100, maxSize: 2, maxOpenBatches: UNCAPPED, unstartedAfterMs: 1_000, newBatchId: uuidv7 })), [], 'nothing taken within the grace');
+    assert.deepEqual(mine(await claims.claimQueued({ limit: 100, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 })), [], 'nothing taken within the grace');
     await new Promise((resolve) => setTimeout(resolve, 1_200));
-    const again = mine(await claims.claimQueued({ limit: 100, maxSize: 2, maxOpenBatches: UNCAPPED, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
+    const again = mine(await claims.claimQueued({ limit: 100, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
     assert.deepEqual(again.map((batch) => batch.payments.map((payment) => payment.entryId).sort()), [orphaned!.payments.map((payment) => payment.entryId).sort()], 'only the unstarted batch\'s credits');
     assert.notEqual(again[0]!.batchId, orphaned!.batchId);
     const heldBy = await quiet.infra.db('confirmation_claims').whereIn('entry_id', [...ids]).pluck('batch_id');
     assert.deepEqual(new Set(heldBy), new Set([started!.batchId, again[0]!.batchId]));
     await quiet.infra.db('confirmation_claims').whereIn('entry_id', [...ids]).delete();
-  });
-
-  it('opens at most maxOpenBatches batches at once; the rest of the queue waits until open ones end', async () => {
-    const claims = createConfirmationClaimsRepo(quiet.infra.db);
-    const requests = Array.from({ length: 12 }, (_unused, index) => ({
-      entryId: randomUUID(),
-      tenantId: [tenant.tenantId, randomUUID(), randomUUID()][index % 3]!,
-      accountRef: 'va_capped',
-      providerTxnRef: `API-VACT_TRA-CAP-${randomUUID()}`,
-      postedAt: new Date(),
-    }));
-    await claims.enqueue(requests);
-    // Oldest in the queue, so credits other tests left queued in this database are claimed after them.
-    await quiet.infra.db('confirmation_claims').whereIn('entry_id', requests.map((request) => request.entryId)).update({ queued_at: quiet.infra.db.raw("now() - interval '1 day'") });
-    const openNow = async () => Number((await quiet.infra.db('confirmation_claims').whereNotNull('batch_id').countDistinct<{ count: string }[]>('batch_id as count').first())?.count);
-    const cap = (await openNow()) + 2;
-    const first = await claims.claimQueued({ limit: 100, maxSize: 2, maxOpenBatches: cap, unstartedAfterMs: 60_000, newBatchId: uuidv7 });
-    assert.equal(first.length, 2, 'two batches fit under the cap');
-    assert.equal(await openNow(), cap);
-    assert.deepEqual(await claims.claimQueued({ limit: 100, maxSize: 2, maxOpenBatches: cap, unstartedAfterMs: 60_000, newBatchId: uuidv7 }), [], 'none while the cap is reached');
-    const waiting = await quiet.infra.db('confirmation_claims').whereIn('entry_id', requests.map((request) => request.entryId)).whereNull('batch_id').count<{ count: string }[]>('* as count').first();
-    assert.equal(Number(waiting?.count), requests.length - 4, 'the rest stays queued');
-    // One batch ends (its credits settled): room for one more.
-    await quiet.infra.db('confirmation_claims').where({ batch_id: first[0]!.batchId }).delete();
-    const next = await claims.claimQueued({ limit: 100, maxSize: 2, maxOpenBatches: cap, unstartedAfterMs: 60_000, newBatchId: uuidv7 });
-    assert.equal(next.length, 1);
-    await quiet.infra.db('confirmation_claims').whereIn('entry_id', requests.map((request) => request.entryId)).delete();
   });
 
   it('a 429 backs off the whole batch: lookups stop at the first Retry-After, the rest are skipped', async () => {
@@ -111,9 +81,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
         const sent = await call(quiet.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
         refs.push(sent.body.transactionId as string);
       }
-      const accountEntries = quiet.infra.db('ledger_entries').where({ account_id: account.ID }).select('id');
-      await quiet.infra.db('confirmation_claims').whereIn('entry_id', accountEntries).update({ queued_at: quiet.infra.db.raw("now() - interval '1 day'") });
-      const [batch] = await createConfirmationClaimsRepo(quiet.infra.db).claimQueued({ limit: 100, maxSize: 30, maxOpenBatches: UNCAPPED, unstartedAfterMs: 60_000, newBatchId: uuidv7 });
+      const [batch] = await createConfirmationClaimsRepo(quiet.infra.db).claimQueued({ limit: 100, maxSize: 30, unstartedAfterMs: 60_000, newBatchId: uuidv7 });
       assert.equal(batch!.payments.length, 30);
       await call(quiet.sandboxUrl, 'POST', '/sandbox/faults', { body: { throttleRate: 1, retryAfterSeconds: 7, routes: ['/v1/transactions'] } });
       const round = await quiet.services.batchConfirmations.round(batch!.batchId, batch!.payments.map((payment) => payment.entryId));
