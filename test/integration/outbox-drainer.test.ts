@@ -39,6 +39,22 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
     return ids;
   }
 
+  /**
+   * A lease takes every available row: rows other tests' API calls wrote into this database (a start it
+   * may still be making) are set aside while a test counts its own. Returns what puts them back.
+   */
+  async function setOthersAside(ids: string[]): Promise<() => Promise<void>> {
+    const parked: string[] = await stack.infra.db('workflow_outbox')
+      .whereNull('started_at')
+      .whereNotIn('workflow_id', ids)
+      .update({ available_at: stack.infra.db.raw(`now() + interval '1 hour'`) })
+      .returning('workflow_id')
+      .then((rows: Array<{ workflow_id: string }>) => rows.map((row) => row.workflow_id));
+    return async () => {
+      await stack.infra.db('workflow_outbox').whereIn('workflow_id', parked).whereNull('started_at').update({ available_at: stack.infra.db.fn.now() });
+    };
+  }
+
   const started = async (ids: string[]): Promise<number> => Number((await stack.infra.db('workflow_outbox').whereIn('workflow_id', ids).whereNotNull('started_at').count('* as n').first())!.n);
   const cleanUp = (ids: string[]) => stack.infra.db('workflow_outbox').whereIn('workflow_id', ids).delete();
 
@@ -47,6 +63,7 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
     const other = randomUUID();
     const busyIds = await backlog(busy, 2_000, 120);
     const [otherId] = await backlog(other, 1, 5);
+    const putBack = await setOthersAside([...busyIds, otherId!]);
     try {
       // Oldest first, the other tenant's row would be the 2,001st; fairly, it is in the first pass of 50.
       const outbox = createOutboxRepo(stack.infra.db);
@@ -62,6 +79,7 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
       assert.ok((await started(busyIds)) < 100, 'the busy tenant\'s backlog is still waiting');
     } finally {
       await cleanUp([...busyIds, otherId!]);
+      await putBack();
     }
   });
 
@@ -160,14 +178,8 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
   it('two drainers never start the same row', async () => {
     const tenants = [randomUUID(), randomUUID(), randomUUID()];
     const ids = (await Promise.all(tenants.map((tenant) => backlog(tenant, 100, 30)))).flat();
-    // The drainers take every available row: rows the API wrote in earlier tests (a start it may still be
-    // making) are set aside for the test, so the counts are this test's 300 alone.
-    const parked: string[] = await stack.infra.db('workflow_outbox')
-      .whereNull('started_at')
-      .whereNotIn('workflow_id', ids)
-      .update({ available_at: stack.infra.db.raw(`now() + interval '1 hour'`) })
-      .returning('workflow_id')
-      .then((rows: Array<{ workflow_id: string }>) => rows.map((row) => row.workflow_id));
+    // The counts are this test's 300 alone.
+    const putBack = await setOthersAside(ids);
     const starters = [0, 1].map(() =>
       createWorkflowStarter({ client: stack.infra.temporal, outbox: createOutboxRepo(stack.infra.db), logger: createLogger('silent', 'test'), options: { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 1_000 } }),
     );
@@ -180,7 +192,7 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
     } finally {
       await Promise.all(starters.map((starter) => starter.close()));
       await cleanUp(ids);
-      await stack.infra.db('workflow_outbox').whereIn('workflow_id', parked).whereNull('started_at').update({ available_at: stack.infra.db.fn.now() });
+      await putBack();
     }
   });
 });
