@@ -22,8 +22,9 @@ interface Answered {
  * caller. Only credits whose claim row names this batch are touched. The round's confirmations, with
  * their claims taken and the provider's answers about the credits it keeps remembered on theirs, are one
  * statement (the ledger's confirm fragment: account locks held only while Postgres runs it); reversals
- * (rare) post one by one afterwards in a transaction of their own, each with its claim. A Retry-After from the provider stops the round's
- * lookups at once: the rest of the batch is skipped and the workflow backs the whole batch off.
+ * (rare) post one by one afterwards in a transaction of their own, each with its claim. A Retry-After
+ * from the provider stops the round's lookups at once: the rest of the batch is skipped and the
+ * workflow backs the whole batch off.
  */
 export function createBatchConfirmationService(deps: { db: Db; provider: ProviderClient; postingEngine: PostingEngine; logger: Logger; windowMs: number; lookupConcurrency?: number }) {
   const { db, provider, postingEngine, logger, windowMs } = deps;
