@@ -5,11 +5,10 @@
 //   ensureTemporalServerBinaries({ log }) -> { server, sqlTool, schemaDir }
 //   startPostgresTemporal({ log, postgresUrl, databasePrefix, port }) -> { address, pprofUrl, pid, stop }
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheRoot, repoRoot } from '../lib/paths.mjs';
-import { freePort, isExecutable, quietLog, run, sleep, spawnProcess, tail, tailFile, terminate, which } from '../lib/util.mjs';
+import { canBind, freePort, isExecutable, quietLog, run, sleep, spawnProcess, tail, tailFile, terminate, which } from '../lib/util.mjs';
 import { ensureSearchAttributes, ensureTemporalCli } from './temporal.mjs';
 
 const NAMESPACE = 'default';
@@ -82,13 +81,6 @@ async function setupSchema({ sqlTool, schemaDir, pg, databases, log }) {
     if (!update.ok) throw new Error(`temporal-sql-tool update-schema ${database}:\n${tail(update.stderr || update.stdout, 20)}`);
     log(`schema of ${database} is current`);
   }
-}
-
-function canBind(port) {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
 
 /**

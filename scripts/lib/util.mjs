@@ -135,17 +135,26 @@ export async function waitFor(predicate, { timeoutMs = 30_000, intervalMs = 250,
   }
 }
 
-/** A TCP port that was free on host a moment ago (the OS picks it). */
-export function freePort(host = '127.0.0.1') {
-  return new Promise((resolvePromise, reject) => {
+/** Whether a TCP port on host can be bound right now. */
+export function canBind(port, host = '127.0.0.1') {
+  return new Promise((resolvePromise) => {
     const srv = net.createServer();
     srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address();
-      srv.close(() => resolvePromise(port));
-    });
+    srv.once('error', () => resolvePromise(false)).listen(port, host, () => srv.close(() => resolvePromise(true)));
   });
+}
+
+/**
+ * A TCP port that was free a moment ago, for a child process to bind later. Chosen below Linux's
+ * ephemeral range (32768 and up): ports the kernel hands out meanwhile (a program binding port 0, as the
+ * Temporal dev server does for its HTTP API, or an outgoing connection) cannot take it.
+ */
+export async function freePort(host = '127.0.0.1') {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canBind(port, host)) return port;
+  }
+  throw new Error('no free port between 20000 and 32000');
 }
 
 /** Absolute path of an executable on PATH, or null. */

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from './ports';
 
 /**
  * How long the Java test server may take to listen. The SDK's own launch gives it a fixed 5 s
@@ -11,17 +12,6 @@ export const TEST_SERVER_STARTUP_TIMEOUT_MS = 60_000;
 export interface RunningTestServer {
   address: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function accepts(port: number): Promise<boolean> {
