@@ -242,6 +242,7 @@ export const configSchema = z
     CONFIRMATION_POLL_INTERVAL: duration('2s'),
     CONFIRMATION_BATCH_MAX: integer(64, 1, 500),
     CONFIRMATION_BATCH_WINDOW: duration('500ms'),
+    CONFIRMATION_BATCHES_PER_WORKER: integer(16, 1, 10_000),
     OUTBOX_DRAIN_INTERVAL: duration('250ms'),
     RECONCILIATION_INTERVAL: duration('1h'),
     RECONCILIATION_LOOKBACK: duration('48h'),

@@ -10,12 +10,10 @@ export interface BatcherPass {
   payments: number;
   /** Batches whose start failed: their claims went back to the queue. */
   failed: number;
-  /** The pass claimed as many as it may: more are probably queued. */
-  full: boolean;
+  /** Batches this process started that were still open when the pass began. */
+  open: number;
 }
 
-/** Queued credits claimed per pass. */
-const CLAIM_LIMIT = 2_000;
 /** Batch starts in flight at once. */
 const START_CONCURRENCY = 8;
 
@@ -27,10 +25,16 @@ const START_CONCURRENCY = 8;
  * if this process dies in between, the next pass of any worker claims them again once `unstartedAfterMs`
  * has passed (the sweep's grace), without waiting for the sweep. Runs in every worker process: claims skip rows another
  * process holds.
+ *
+ * At most `maxOpenBatches` batches this process started are open at once (a batch is open while it
+ * holds claims): a backlog waits in the claim queue, where every tenant takes its turn, instead of as
+ * rounds in front of every delivery and settlement in the worker and lookups at the provider. Counted
+ * here, per process, from the batches it started: a batch another process abandoned never takes room.
  */
-export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStarter; jobs: Jobs; maxBatchSize: number; unstartedAfterMs: number; logger: Logger }) {
-  const { db, starter, jobs, maxBatchSize, unstartedAfterMs, logger } = deps;
+export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStarter; jobs: Jobs; maxBatchSize: number; maxOpenBatches: number; unstartedAfterMs: number; logger: Logger }) {
+  const { db, starter, jobs, maxBatchSize, maxOpenBatches, unstartedAfterMs, logger } = deps;
   const claims = createConfirmationClaimsRepo(db);
+  let started: string[] = [];
 
   async function startBatch(batch: ClaimedBatch): Promise<boolean> {
     try {
@@ -46,20 +50,27 @@ export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStart
   }
 
   return {
-    /** One pass: claims what is queued now and starts its batches. */
+    /** One pass: claims what is queued now, as far as there is room, and starts its batches. */
     async pass(): Promise<BatcherPass> {
-      const batches = await claims.claimQueued({ limit: CLAIM_LIMIT, maxSize: maxBatchSize, unstartedAfterMs, newBatchId: uuidv7 });
+      started = await claims.holdingClaims(started);
+      const open = started.length;
+      const room = maxOpenBatches - open;
+      const batches = room > 0 ? await claims.claimQueued({ maxBatches: room, maxSize: maxBatchSize, unstartedAfterMs, newBatchId: uuidv7 }) : [];
       let failed = 0;
       let next = 0;
       await Promise.all(
         Array.from({ length: Math.min(START_CONCURRENCY, batches.length) }, async () => {
-          while (next < batches.length) if (!(await startBatch(batches[next++]!))) failed += 1;
+          while (next < batches.length) {
+            const batch = batches[next++]!;
+            if (await startBatch(batch)) started.push(batch.batchId);
+            else failed += 1;
+          }
         }),
       );
       // Every start failing is Temporal's problem, not a batch's: the loop pauses instead of claiming again at once.
       if (failed > 0 && failed === batches.length) throw new Error(`could not start any of ${failed} batch confirmations`);
       const payments = batches.reduce((sum, batch) => sum + batch.payments.length, 0);
-      return { batches: batches.length, payments, failed, full: payments >= CLAIM_LIMIT };
+      return { batches: batches.length, payments, failed, open };
     },
   };
 }

@@ -16,7 +16,8 @@ const ERROR_PAUSE_MS = 5_000;
  * The worker's two background loops. The confirmation batcher turns queued credits into batch
  * confirmations every CONFIRMATION_BATCH_WINDOW; the outbox drainer starts every workflow a process
  * committed but did not start (over its start rate, a failed start, a crash), fairly across tenants and
- * by job kind, every OUTBOX_DRAIN_INTERVAL. Each loop goes again at once while work is left.
+ * by job kind, every OUTBOX_DRAIN_INTERVAL, and goes again at once while work is left (the batcher does
+ * not: its room frees only as batches end).
  */
 export function startWorkerLoops(deps: { batcher: ConfirmationBatcher; starter: WorkflowStarter; config: Pick<Config, 'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL'>; logger: Logger }) {
   const { batcher, starter, config, logger } = deps;
@@ -44,7 +45,10 @@ export function startWorkerLoops(deps: { batcher: ConfirmationBatcher; starter: 
   }
 
   const running = [
-    loop('confirmation batcher', config.CONFIRMATION_BATCH_WINDOW, async () => (await batcher.pass()).full),
+    loop('confirmation batcher', config.CONFIRMATION_BATCH_WINDOW, async () => {
+      await batcher.pass();
+      return false;
+    }),
     loop('outbox drainer', config.OUTBOX_DRAIN_INTERVAL, async () => {
       const drained = await starter.drain({ graceMs: DRAIN_GRACE_MS, limit: DRAIN_LIMIT, budgetMs: DRAIN_BUDGET_MS, signal: stopping.signal });
       return drained.found >= DRAIN_LIMIT;

@@ -29,9 +29,12 @@ export function keywordListBytes(values: readonly string[]): number {
 export const distinct = (values: readonly string[]): string[] => [...new Set(values)];
 
 /**
- * Batches of one tenant each, in the queue's order: a tenant's payments go together until a batch is
- * full (`maxSize`, or either search attribute list at its byte budget). A single payment whose own
- * reference passes the budget goes alone (its workflow then carries no reference list; see the batcher).
+ * Batches of one tenant each, the tenants taking turns: every tenant's first batch (in the order the
+ * tenants first appear in the queue), then every tenant's second, and so on, so whoever cuts the list
+ * short keeps one batch of each tenant before a second of anyone's. Within a tenant the queue's order
+ * holds: its payments go together until a batch is full (`maxSize`, or either search attribute list at
+ * its byte budget). A single payment whose own reference passes the budget goes alone (its workflow then
+ * carries no reference list; see the batcher).
  */
 export function cutBatches<T extends QueuedConfirmation>(queued: readonly T[], maxSize: number): T[][] {
   const byTenant = new Map<string, T[][]>();
@@ -42,7 +45,9 @@ export function cutBatches<T extends QueuedConfirmation>(queued: readonly T[], m
     if (current && fits(current, item, maxSize)) current.push(item);
     else batches.push([item]);
   }
-  return [...byTenant.values()].flat();
+  const tenants = [...byTenant.values()];
+  const turns = Math.max(0, ...tenants.map((batches) => batches.length));
+  return Array.from({ length: turns }, (_unused, turn) => tenants.flatMap((batches) => (turn < batches.length ? [batches[turn]!] : []))).flat();
 }
 
 function fits<T extends QueuedConfirmation>(batch: readonly T[], item: T, maxSize: number): boolean {

@@ -59,6 +59,57 @@ interface RoundRow {
   window_over: boolean;
 }
 
+const CLAIM_COLUMNS = ['entry_id', 'tenant_id', 'account_ref', 'provider_txn_ref', 'posted_at', 'queued_at'];
+
+interface ClaimRow {
+  entry_id: string;
+  tenant_id: string;
+  account_ref: string;
+  provider_txn_ref: string;
+  posted_at: Date;
+  queued_at: Date;
+}
+
+const byQueuedAt = (a: ClaimRow, b: ClaimRow): number => a.queued_at.getTime() - b.queued_at.getTime();
+
+const claimedPayment = (row: ClaimRow): ClaimedPayment => ({ entryId: row.entry_id, tenantId: row.tenant_id, accountRef: row.account_ref, providerTxnRef: row.provider_txn_ref, postedAt: row.posted_at });
+
+/**
+ * The tenants with queued credits, those whose oldest credit has waited longest first, at most `limit`:
+ * a loose index scan, so the cost follows the number of tenants, not the backlog.
+ */
+const WAITING_TENANTS_SQL = `
+  WITH RECURSIVE tenants AS (
+    (SELECT tenant_id FROM confirmation_claims WHERE batch_id IS NULL ORDER BY tenant_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT c.tenant_id FROM confirmation_claims c WHERE c.batch_id IS NULL AND c.tenant_id > t.tenant_id ORDER BY c.tenant_id LIMIT 1)
+      FROM tenants t WHERE t.tenant_id IS NOT NULL
+  )
+  SELECT t.tenant_id, (SELECT min(c.queued_at) FROM confirmation_claims c WHERE c.batch_id IS NULL AND c.tenant_id = t.tenant_id) AS oldest
+    FROM tenants t WHERE t.tenant_id IS NOT NULL
+   ORDER BY oldest
+   LIMIT ?`;
+
+/** Each tenant's oldest queued credits, as many as it was given, locked (rows another claimer holds skipped). */
+const LOCK_QUEUED_SQL = `
+  SELECT q.* FROM unnest(CAST(? AS uuid[]), CAST(? AS int[])) AS t(tenant_id, take)
+   CROSS JOIN LATERAL (
+     SELECT ${CLAIM_COLUMNS.map((column) => `c.${column}`).join(', ')} FROM confirmation_claims c
+      WHERE c.batch_id IS NULL AND c.tenant_id = t.tenant_id
+      ORDER BY c.queued_at
+      LIMIT t.take
+        FOR UPDATE SKIP LOCKED
+   ) q`;
+
+/** Queued credits for `batches` batches, shared out by tenant in turns (see claimQueued). */
+async function lockQueuedFairly(trx: Trx, batches: number, maxSize: number): Promise<ClaimRow[]> {
+  const { rows: tenants } = (await trx.raw(WAITING_TENANTS_SQL, [batches])) as { rows: Array<{ tenant_id: string }> };
+  if (tenants.length === 0) return [];
+  const share = (index: number): number => (Math.floor(batches / tenants.length) + (index < batches % tenants.length ? 1 : 0)) * maxSize;
+  const { rows } = (await trx.raw(LOCK_QUEUED_SQL, [tenants.map((tenant) => tenant.tenant_id), tenants.map((_tenant, index) => share(index))])) as { rows: ClaimRow[] };
+  return rows;
+}
+
 export function createConfirmationClaimsRepo(db: DbOrTrx) {
   return {
     /** Queues credits for the next batch (in the caller's transaction); a credit already queued or claimed stays as it is. */
@@ -81,33 +132,32 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
     },
 
     /**
-     * Claims up to `limit` queued credits, oldest first, cut into batches of one tenant each, and names
-     * each batch's claims in one statement. Claims whose batch was never started (`started_at` still
-     * empty `unstartedAfterMs` after the claim: the claiming process died or could not reach Temporal)
-     * are claimed again with them. Rows another claimer holds are skipped, so claimers in several worker
-     * processes never claim a credit twice.
+     * Claims at most `maxBatches` batches of queued credits and names each batch's claims in one statement.
+     * Claims whose batch was never started (`started_at` still empty `unstartedAfterMs` after the claim:
+     * the claiming process died or could not reach Temporal) go first. The rest are shared out by tenant:
+     * the tenants whose oldest credit waits longest, each a batch before any a second, each its oldest
+     * credits, so one tenant's backlog never queues another's confirmations behind it. Rows another
+     * claimer holds are skipped, so claimers in several worker processes never claim a credit twice; rows
+     * locked here but past the batches taken stay queued.
      */
-    async claimQueued(options: { limit: number; maxSize: number; unstartedAfterMs: number; newBatchId: () => string }): Promise<ClaimedBatch[]> {
-      const columns = ['entry_id', 'tenant_id', 'account_ref', 'provider_txn_ref', 'posted_at', 'queued_at'];
+    async claimQueued(options: { maxBatches: number; maxSize: number; unstartedAfterMs: number; newBatchId: () => string }): Promise<ClaimedBatch[]> {
+      const { maxBatches, maxSize } = options;
       const run = async (trx: Trx): Promise<ClaimedBatch[]> => {
-        type Row = { entry_id: string; tenant_id: string; account_ref: string; provider_txn_ref: string; posted_at: Date; queued_at: Date };
-        const orphaned: Row[] = await trx('confirmation_claims')
+        const orphaned: ClaimRow[] = await trx('confirmation_claims')
           .whereNotNull('batch_id')
           .whereNull('started_at')
           .where('claimed_at', '<', trx.raw('now() - make_interval(secs => ?)', [options.unstartedAfterMs / 1000]))
           .orderBy('claimed_at')
-          .limit(options.limit)
+          .limit(maxBatches * maxSize)
           .forUpdate()
           .skipLocked()
-          .select(columns);
-        const queued: Row[] =
-          orphaned.length < options.limit
-            ? await trx('confirmation_claims').whereNull('batch_id').orderBy('queued_at').limit(options.limit - orphaned.length).forUpdate().skipLocked().select(columns)
-            : [];
-        const rows = [...orphaned, ...queued].sort((a, b) => a.queued_at.getTime() - b.queued_at.getTime());
-        if (rows.length === 0) return [];
-        const claimed: ClaimedPayment[] = rows.map((row) => ({ entryId: row.entry_id, tenantId: row.tenant_id, accountRef: row.account_ref, providerTxnRef: row.provider_txn_ref, postedAt: row.posted_at }));
-        const batches = cutBatches(claimed, options.maxSize).map((payments) => ({ batchId: options.newBatchId(), tenantId: payments[0]!.tenantId, payments }));
+          .select(CLAIM_COLUMNS);
+        const again = cutBatches(orphaned.sort(byQueuedAt).map(claimedPayment), maxSize).slice(0, maxBatches);
+        const room = maxBatches - again.length;
+        const queued = room > 0 ? await lockQueuedFairly(trx, room, maxSize) : [];
+        const fresh = cutBatches(queued.sort(byQueuedAt).map(claimedPayment), maxSize).slice(0, room);
+        const batches = [...again, ...fresh].map((payments) => ({ batchId: options.newBatchId(), tenantId: payments[0]!.tenantId, payments }));
+        if (batches.length === 0) return [];
         const entryIds = batches.flatMap((batch) => batch.payments.map((payment) => payment.entryId));
         const batchIds = batches.flatMap((batch) => batch.payments.map(() => batch.batchId));
         await trx.raw(
@@ -119,6 +169,12 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
         return batches;
       };
       return db.transaction(run);
+    },
+
+    /** Which of these batches still hold claims (the rest settled every credit, or were released). */
+    async holdingClaims(batchIds: string[]): Promise<string[]> {
+      if (batchIds.length === 0) return [];
+      return db('confirmation_claims').whereIn('batch_id', batchIds).distinct('batch_id').pluck('batch_id');
     },
 
     /** Records that a batch's workflow was started, so its claims are never taken for an unstarted batch's. */

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createConfirmationBatcher } from '../../src/jobs/confirmation-batcher';
+import { createJobs } from '../../src/jobs/jobs';
+import { createOutboxRepo } from '../../src/jobs/outbox.repo';
+import { createWorkflowStarter } from '../../src/jobs/workflow-starter';
 import { createLedgerVerificationRepo } from '../../src/ledger/ledger-verification.repo';
 import { createConfirmationClaimsRepo } from '../../src/payments/confirmation-claims.repo';
 import { uuidv7 } from '../../src/ids';
@@ -37,7 +41,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     }));
     await createConfirmationClaimsRepo(quiet.infra.db).enqueue(requests);
     const claimers = Array.from({ length: 4 }, () => createConfirmationClaimsRepo(quiet.infra.db));
-    const passes = await Promise.all(claimers.map((claims) => claims.claimQueued({ limit: 120, maxSize: 25, unstartedAfterMs: 60_000, newBatchId: uuidv7 })));
+    const passes = await Promise.all(claimers.map((claims) => claims.claimQueued({ maxBatches: 5, maxSize: 25, unstartedAfterMs: 60_000, newBatchId: uuidv7 })));
     const claimedIds = passes.flat().flatMap((batch) => batch.payments.map((payment) => payment.entryId));
     assert.equal(new Set(claimedIds).size, claimedIds.length, 'no credit claimed by two batches');
     for (const batch of passes.flat()) {
@@ -58,18 +62,70 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     await claims.enqueue(requests);
     const ids = new Set<string>(requests.map((request) => request.entryId));
     const mine = (batches: Awaited<ReturnType<typeof claims.claimQueued>>) => batches.filter((batch) => batch.payments.some((payment) => ids.has(payment.entryId)));
-    const first = mine(await claims.claimQueued({ limit: 100, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
+    const first = mine(await claims.claimQueued({ maxBatches: 1_000, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
     assert.equal(first.length, 2);
     const [started, orphaned] = first;
     await claims.markStarted(started!.batchId);
-    assert.deepEqual(mine(await claims.claimQueued({ limit: 100, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 })), [], 'nothing taken within the grace');
+    assert.deepEqual(mine(await claims.claimQueued({ maxBatches: 1_000, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 })), [], 'nothing taken within the grace');
     await new Promise((resolve) => setTimeout(resolve, 1_200));
-    const again = mine(await claims.claimQueued({ limit: 100, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
+    const again = mine(await claims.claimQueued({ maxBatches: 1_000, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
     assert.deepEqual(again.map((batch) => batch.payments.map((payment) => payment.entryId).sort()), [orphaned!.payments.map((payment) => payment.entryId).sort()], 'only the unstarted batch\'s credits');
     assert.notEqual(again[0]!.batchId, orphaned!.batchId);
     const heldBy = await quiet.infra.db('confirmation_claims').whereIn('entry_id', [...ids]).pluck('batch_id');
     assert.deepEqual(new Set(heldBy), new Set([started!.batchId, again[0]!.batchId]));
     await quiet.infra.db('confirmation_claims').whereIn('entry_id', [...ids]).delete();
+  });
+
+  it('shares a pass out by tenant: the longest-waiting tenants first, each a batch before any a second, never more batches than asked', async () => {
+    const claims = createConfirmationClaimsRepo(quiet.infra.db);
+    const [busy, second, third] = [randomUUID(), randomUUID(), randomUUID()];
+    const request = (tenantId: string) => ({ entryId: randomUUID(), tenantId, accountRef: 'va_turns', providerTxnRef: `API-VACT_TRA-TURN-${randomUUID()}`, postedAt: new Date() });
+    const requests = [...Array.from({ length: 40 }, () => request(busy)), request(second), request(third)];
+    await claims.enqueue(requests);
+    // The busy tenant's backlog waited longest, then the second's credit, then the third's: all older than anything other tests queue.
+    for (const [tenantId, age] of [[busy, '3 days'], [second, '2 days'], [third, '1 day']] as const) {
+      await quiet.infra.db('confirmation_claims').where({ tenant_id: tenantId }).update({ queued_at: quiet.infra.db.raw(`now() - interval '${age}'`) });
+    }
+    const tenantsOf = (batches: Awaited<ReturnType<typeof claims.claimQueued>>) => batches.map((batch) => [batch.tenantId, batch.payments.length]);
+    assert.deepEqual(tenantsOf(await claims.claimQueued({ maxBatches: 3, maxSize: 10, unstartedAfterMs: 60_000, newBatchId: uuidv7 })), [[busy, 10], [second, 1], [third, 1]]);
+    assert.deepEqual(tenantsOf(await claims.claimQueued({ maxBatches: 2, maxSize: 10, unstartedAfterMs: 60_000, newBatchId: uuidv7 })).slice(0, 1), [[busy, 10]], 'the busy tenant again, the others having none left');
+    const queued = await quiet.infra.db('confirmation_claims').where({ tenant_id: busy }).whereNull('batch_id').count<{ count: string }[]>('* as count').first();
+    assert.ok(Number(queued?.count) >= 10 && Number(queued?.count) <= 20, `the rest of the backlog stays queued: ${queued?.count}`);
+    await quiet.infra.db('confirmation_claims').whereIn('entry_id', requests.map((item) => item.entryId)).delete();
+  });
+
+  it('a worker process keeps at most its cap of batches open, counting only those it started; the queue waits until one ends', async () => {
+    const db = quiet.infra.db;
+    // Started on this stack's task queue, which no worker polls: the batches stay open until the test ends them.
+    const starter = createWorkflowStarter({ client: quiet.infra.temporal, outbox: createOutboxRepo(db), logger: quiet.infra.logger, options: { taskQueue: quiet.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 100 } });
+    const batcher = createConfirmationBatcher({ db, starter, jobs: createJobs(quiet.config), maxBatchSize: 2, maxOpenBatches: 2, unstartedAfterMs: 60_000, logger: quiet.infra.logger });
+    const claims = createConfirmationClaimsRepo(db);
+    const tenantId = randomUUID();
+    const requests = Array.from({ length: 8 }, () => ({ entryId: randomUUID(), tenantId, accountRef: 'va_capped', providerTxnRef: `API-VACT_TRA-CAP-${randomUUID()}`, postedAt: new Date() }));
+    // Another process's batch (a worker that stopped): open in the database, but not this process's to count.
+    const abandoned = requests.slice(0, 2);
+    await claims.enqueue(requests);
+    await db('confirmation_claims').whereIn('entry_id', abandoned.map((item) => item.entryId)).update({ batch_id: uuidv7(), claimed_at: db.fn.now(), started_at: db.fn.now() });
+    await db('confirmation_claims').where({ tenant_id: tenantId }).whereNull('batch_id').update({ queued_at: db.raw("now() - interval '4 days'") });
+    const mineOpen = async () => db('confirmation_claims').where({ tenant_id: tenantId }).whereNotNull('batch_id').whereNotIn('entry_id', abandoned.map((item) => item.entryId)).distinct('batch_id').pluck('batch_id');
+    try {
+      const first = await batcher.pass();
+      assert.deepEqual([first.batches, first.open], [2, 0], 'two batches fit: the abandoned one takes no room');
+      assert.equal((await mineOpen()).length, 2);
+      const full = await batcher.pass();
+      assert.deepEqual([full.batches, full.open], [0, 2], 'none while its own two are open');
+      // One batch ends (its credits settled): room for one more, the rest of the queue waits.
+      const [ended] = await mineOpen();
+      await db('confirmation_claims').where({ batch_id: ended }).delete();
+      const next = await batcher.pass();
+      assert.deepEqual([next.batches, next.open], [1, 1]);
+      assert.equal(await db('confirmation_claims').where({ tenant_id: tenantId }).whereNull('batch_id').count<{ count: string }[]>('* as count').first().then((row) => Number(row?.count)), 0, 'the last two credits waited for the room and are claimed now');
+    } finally {
+      const batchIds = await db('confirmation_claims').where({ tenant_id: tenantId }).whereNotNull('batch_id').distinct('batch_id').pluck('batch_id');
+      for (const batchId of batchIds) await quiet.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(batchId)).terminate('test over').catch(() => undefined);
+      await db('confirmation_claims').where({ tenant_id: tenantId }).delete();
+      await starter.close();
+    }
   });
 
   it('a 429 backs off the whole batch: lookups stop at the first Retry-After, the rest are skipped', async () => {
@@ -81,7 +137,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
         const sent = await call(quiet.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
         refs.push(sent.body.transactionId as string);
       }
-      const [batch] = await createConfirmationClaimsRepo(quiet.infra.db).claimQueued({ limit: 100, maxSize: 30, unstartedAfterMs: 60_000, newBatchId: uuidv7 });
+      const [batch] = await createConfirmationClaimsRepo(quiet.infra.db).claimQueued({ maxBatches: 1, maxSize: 30, unstartedAfterMs: 60_000, newBatchId: uuidv7 });
       assert.equal(batch!.payments.length, 30);
       await call(quiet.sandboxUrl, 'POST', '/sandbox/faults', { body: { throttleRate: 1, retryAfterSeconds: 7, routes: ['/v1/transactions'] } });
       const round = await quiet.services.batchConfirmations.round(batch!.batchId, batch!.payments.map((payment) => payment.entryId));

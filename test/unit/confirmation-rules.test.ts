@@ -170,10 +170,17 @@ describe('batch cutting: one tenant per batch, within the size and the search at
       providerTxnRef: `API-VACT_TRA-9A8B7-${randomUUID()}`,
     }));
 
-  it('never mixes tenants, keeps the queue order and stops at the maximum size', () => {
-    const [a, b] = [queued('a', 7), queued('b', 3)];
-    const batches = cutBatches([...a.slice(0, 5), ...b, ...a.slice(5)], 4);
-    assert.deepEqual(batches.map((batch) => batch.map((item) => item.entryId)), [['a-0', 'a-1', 'a-2', 'a-3'], ['a-4', 'a-5', 'a-6'], ['b-0', 'b-1', 'b-2']]);
+  it("never mixes tenants, keeps each tenant's queue order, stops at the maximum size and gives every tenant a batch before anyone a second", () => {
+    const [a, b, c] = [queued('a', 9), queued('b', 3), queued('c', 5)];
+    const batches = cutBatches([...a.slice(0, 5), ...b, ...a.slice(5), ...c], 4);
+    assert.deepEqual(batches.map((batch) => batch.map((item) => item.entryId)), [
+      ['a-0', 'a-1', 'a-2', 'a-3'],
+      ['b-0', 'b-1', 'b-2'],
+      ['c-0', 'c-1', 'c-2', 'c-3'],
+      ['a-4', 'a-5', 'a-6', 'a-7'],
+      ['c-4'],
+      ['a-8'],
+    ]);
   });
 
   it("cuts where the provider references would pass Temporal's 2 KB value limit: 34 of the provider's 55-character references", () => {
