@@ -12,6 +12,8 @@ export interface BatcherPass {
   failed: number;
   /** Batches this process started that were still open when the pass began. */
   open: number;
+  /** The pass left no room for another batch: credits probably still wait. */
+  roomFull: boolean;
 }
 
 /** Batch starts in flight at once. */
@@ -70,7 +72,7 @@ export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStart
       // Every start failing is Temporal's problem, not a batch's: the loop pauses instead of claiming again at once.
       if (failed > 0 && failed === batches.length) throw new Error(`could not start any of ${failed} batch confirmations`);
       const payments = batches.reduce((sum, batch) => sum + batch.payments.length, 0);
-      return { batches: batches.length, payments, failed, open };
+      return { batches: batches.length, payments, failed, open, roomFull: batches.length >= room };
     },
   };
 }

@@ -9,6 +9,8 @@ export const DRAIN_GRACE_MS = 1_000;
 const DRAIN_LIMIT = 200;
 /** A drain pass gives the loop back after this long, so stopping never waits on a long backlog. */
 const DRAIN_BUDGET_MS = 5_000;
+/** While the batcher's room is full and credits wait, it looks this often for a batch that ended. */
+const BATCH_ROOM_RECHECK_MS = 100;
 /** After a failed pass (the database or Temporal unreachable), the loop waits this long. */
 const ERROR_PAUSE_MS = 5_000;
 
@@ -16,8 +18,9 @@ const ERROR_PAUSE_MS = 5_000;
  * The worker's two background loops. The confirmation batcher turns queued credits into batch
  * confirmations every CONFIRMATION_BATCH_WINDOW; the outbox drainer starts every workflow a process
  * committed but did not start (over its start rate, a failed start, a crash), fairly across tenants and
- * by job kind, every OUTBOX_DRAIN_INTERVAL, and goes again at once while work is left (the batcher does
- * not: its room frees only as batches end).
+ * by job kind, every OUTBOX_DRAIN_INTERVAL, and goes again at once while work is left. While the batcher's
+ * room for open batches is full, it looks again every BATCH_ROOM_RECHECK_MS, so a backlog takes the room
+ * a batch leaves at once, not a window later.
  */
 export function startWorkerLoops(deps: { batcher: ConfirmationBatcher; starter: WorkflowStarter; config: Pick<Config, 'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL'>; logger: Logger }) {
   const { batcher, starter, config, logger } = deps;
@@ -33,10 +36,12 @@ export function startWorkerLoops(deps: { batcher: ConfirmationBatcher; starter: 
       stopping.signal.addEventListener('abort', wake, { once: true });
     });
 
-  async function loop(name: string, intervalMs: number, pass: () => Promise<boolean>): Promise<void> {
+  /** Runs `pass` until stopped; each pass says how long to pause before the next (0: go again at once). */
+  async function loop(name: string, pass: () => Promise<number>): Promise<void> {
     while (!stopping.signal.aborted) {
       try {
-        if (!(await pass())) await pause(intervalMs);
+        const pauseMs = await pass();
+        if (pauseMs > 0) await pause(pauseMs);
       } catch (error) {
         if (!stopping.signal.aborted) logger.warn({ err: error, loop: name }, 'background loop failed; trying again shortly');
         await pause(ERROR_PAUSE_MS);
@@ -45,13 +50,10 @@ export function startWorkerLoops(deps: { batcher: ConfirmationBatcher; starter: 
   }
 
   const running = [
-    loop('confirmation batcher', config.CONFIRMATION_BATCH_WINDOW, async () => {
-      await batcher.pass();
-      return false;
-    }),
-    loop('outbox drainer', config.OUTBOX_DRAIN_INTERVAL, async () => {
+    loop('confirmation batcher', async () => ((await batcher.pass()).roomFull ? BATCH_ROOM_RECHECK_MS : config.CONFIRMATION_BATCH_WINDOW)),
+    loop('outbox drainer', async () => {
       const drained = await starter.drain({ graceMs: DRAIN_GRACE_MS, limit: DRAIN_LIMIT, budgetMs: DRAIN_BUDGET_MS, signal: stopping.signal });
-      return drained.found >= DRAIN_LIMIT;
+      return drained.found >= DRAIN_LIMIT ? 0 : config.OUTBOX_DRAIN_INTERVAL;
     }),
   ];
 

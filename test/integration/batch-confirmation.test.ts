@@ -110,10 +110,10 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     const mineOpen = async () => db('confirmation_claims').where({ tenant_id: tenantId }).whereNotNull('batch_id').whereNotIn('entry_id', abandoned.map((item) => item.entryId)).distinct('batch_id').pluck('batch_id');
     try {
       const first = await batcher.pass();
-      assert.deepEqual([first.batches, first.open], [2, 0], 'two batches fit: the abandoned one takes no room');
+      assert.deepEqual([first.batches, first.open, first.roomFull], [2, 0, true], 'two batches fit: the abandoned one takes no room');
       assert.equal((await mineOpen()).length, 2);
       const full = await batcher.pass();
-      assert.deepEqual([full.batches, full.open], [0, 2], 'none while its own two are open');
+      assert.deepEqual([full.batches, full.open, full.roomFull], [0, 2, true], 'none while its own two are open');
       // One batch ends (its credits settled): room for one more, the rest of the queue waits.
       const [ended] = await mineOpen();
       await db('confirmation_claims').where({ batch_id: ended }).delete();
