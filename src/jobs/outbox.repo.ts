@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import { looseIndexScan } from '../loose-index-scan';
 import type { WorkflowSearchAttributes } from '../temporal/search-attributes';
 import type { WorkflowInputs, WorkflowType } from '../temporal/payloads';
 
@@ -62,12 +63,7 @@ export interface LeasedEntry extends OutboxEntry {
  * Leasing moves `available_at` past the lease, so no other drainer takes a row while it is being started.
  */
 const LEASE_SQL = `
-  WITH RECURSIVE tenants AS (
-    (SELECT tenant_id FROM workflow_outbox WHERE started_at IS NULL ORDER BY tenant_id LIMIT 1)
-    UNION ALL
-    SELECT (SELECT o.tenant_id FROM workflow_outbox o WHERE o.started_at IS NULL AND o.tenant_id > t.tenant_id ORDER BY o.tenant_id LIMIT 1)
-      FROM tenants t WHERE t.tenant_id IS NOT NULL
-  ), candidates AS (
+  WITH RECURSIVE ${looseIndexScan('tenants', 'workflow_outbox', 'tenant_id', 'started_at IS NULL')}, candidates AS (
     SELECT c.workflow_id, c.priority, row_number() OVER (PARTITION BY t.tenant_id ORDER BY c.priority, c.created_at) AS turn
       FROM tenants t
       CROSS JOIN LATERAL (

@@ -2,6 +2,7 @@ import type { DbOrTrx, Trx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus } from '../ledger/ledger.types';
 import { confirmCreditsFragment } from '../ledger/ledger.repo';
+import { looseIndexScan } from '../loose-index-scan';
 import { cutBatches, type QueuedConfirmation } from './confirmation-batches';
 import type { PaymentMemory } from './confirmation-rules';
 
@@ -79,12 +80,7 @@ const claimedPayment = (row: ClaimRow): ClaimedPayment => ({ entryId: row.entry_
  * a loose index scan, so the cost follows the number of tenants, not the backlog.
  */
 const WAITING_TENANTS_SQL = `
-  WITH RECURSIVE tenants AS (
-    (SELECT tenant_id FROM confirmation_claims WHERE batch_id IS NULL ORDER BY tenant_id LIMIT 1)
-    UNION ALL
-    SELECT (SELECT c.tenant_id FROM confirmation_claims c WHERE c.batch_id IS NULL AND c.tenant_id > t.tenant_id ORDER BY c.tenant_id LIMIT 1)
-      FROM tenants t WHERE t.tenant_id IS NOT NULL
-  )
+  WITH RECURSIVE ${looseIndexScan('tenants', 'confirmation_claims', 'tenant_id', 'batch_id IS NULL')}
   SELECT t.tenant_id, (SELECT min(c.queued_at) FROM confirmation_claims c WHERE c.batch_id IS NULL AND c.tenant_id = t.tenant_id) AS oldest
     FROM tenants t WHERE t.tenant_id IS NOT NULL
    ORDER BY oldest
