@@ -74,6 +74,42 @@ function toAccount(row: AccountRow): AccountRecord {
   };
 }
 
+/** Every column of an account row, checked against AccountRow by the compiler. */
+const ACCOUNT_COLUMNS = Object.keys({
+  id: true,
+  tenant_id: true,
+  customer_id: true,
+  account_ref: true,
+  bank_account_number: true,
+  bank_account_name: true,
+  bank_name: true,
+  currency: true,
+  status: true,
+  callback_url: true,
+  expected_amount: true,
+  ledger_balance: true,
+  pending_credits: true,
+  total_credits: true,
+  total_debits: true,
+  last_seq: true,
+  deficit_since: true,
+  created_at: true,
+  updated_at: true,
+} satisfies Record<keyof AccountRow, true>) as Array<keyof AccountRow>;
+
+/**
+ * The account columns of table alias `alias`, each renamed `<prefix><column>`: for one statement that
+ * reads an account with other rows joined to it, whose column names would otherwise collide.
+ */
+export function prefixedAccountColumns(alias: string, prefix: string): string {
+  return ACCOUNT_COLUMNS.map((column) => `${alias}.${column} AS ${prefix}${column}`).join(', ');
+}
+
+/** The account read through prefixedAccountColumns. */
+export function accountFromPrefixed(row: Record<string, unknown>, prefix: string): AccountRecord {
+  return toAccount(Object.fromEntries(ACCOUNT_COLUMNS.map((column) => [column, row[`${prefix}${column}`]])) as unknown as AccountRow);
+}
+
 export interface AccountSearchHit extends AccountRecord {
   customerName: string;
   customerExternalRef: string;

@@ -1,10 +1,54 @@
+import { accountFromPrefixed, prefixedAccountColumns, type AccountRecord } from '../accounts/accounts.repo';
 import type { DbOrTrx } from '../db';
-import { toLedgerEntry } from './ledger.repo';
+import { toLedgerEntry, type EntryRow } from './ledger.repo';
 import type { LedgerEntry } from './ledger.types';
+
+/** A whole-history statement page read with its account in one statement. */
+export interface AccountPage {
+  account: AccountRecord;
+  /** The seq of the cursor entry in this account; null when a cursor was given and is not this account's. */
+  cursorSeq: bigint | null;
+  rows: LedgerEntry[];
+}
+
+const ACCOUNT_PREFIX = 'account__';
+
+/**
+ * The account (by tenant and reference), the cursor entry's seq, and the entries after it up to the
+ * account's `last_seq`, in one statement: one snapshot, so the page stops exactly where the totals read
+ * with it stop, and one round trip, which is what a page costs on a busy machine. The page is a LEFT
+ * JOIN, so an account without entries still comes back (one row of NULL entry columns).
+ */
+const ACCOUNT_PAGE_SQL = (withCursor: boolean): string => `
+  SELECT ${prefixedAccountColumns('a', ACCOUNT_PREFIX)}, ${withCursor ? 'c.seq' : '0'} AS cursor_seq, e.*
+    FROM virtual_accounts a
+    ${withCursor ? 'LEFT JOIN ledger_entries c ON c.account_id = a.id AND c.id = :cursor' : ''}
+    LEFT JOIN LATERAL (
+      SELECT * FROM ledger_entries
+       WHERE account_id = a.id AND seq > ${withCursor ? 'coalesce(c.seq, a.last_seq)' : '0'} AND seq <= a.last_seq
+       ORDER BY seq
+       LIMIT :limit
+    ) e ON true
+   WHERE a.tenant_id = :tenantId AND a.account_ref = :accountRef
+   ORDER BY e.seq`;
 
 /** Statement reads: every one is an index lookup on (account_id, seq) or (account_id, created_at). */
 export function createStatementRepo(db: DbOrTrx) {
   return {
+    /** See ACCOUNT_PAGE_SQL; undefined when the tenant has no such account. */
+    async accountPage(tenantId: string, accountRef: string, afterEntryId: string | undefined, limit: number): Promise<AccountPage | undefined> {
+      const { rows } = (await db.raw(ACCOUNT_PAGE_SQL(afterEntryId !== undefined), { tenantId, accountRef, limit, ...(afterEntryId !== undefined ? { cursor: afterEntryId } : {}) })) as {
+        rows: Array<EntryRow & { cursor_seq: string | null } & Record<string, unknown>>;
+      };
+      const first = rows[0];
+      if (!first) return undefined;
+      return {
+        account: accountFromPrefixed(first, ACCOUNT_PREFIX),
+        cursorSeq: first.cursor_seq === null ? null : BigInt(first.cursor_seq),
+        rows: rows.filter((row) => row.id !== null).map(toLedgerEntry),
+      };
+    },
+
     async entrySeqInAccount(accountId: string, entryId: string): Promise<bigint | undefined> {
       const row: { seq: string } | undefined = await db('ledger_entries').where({ account_id: accountId, id: entryId }).first('seq');
       return row ? BigInt(row.seq) : undefined;

@@ -1,7 +1,7 @@
 import type { AccountRecord } from '../accounts/accounts.repo';
 import type { AccountsService } from '../accounts/accounts.service';
 import type { Db } from '../db';
-import { BadRequestError } from '../errors';
+import { BadRequestError, NotFoundError } from '../errors';
 import { invalidCursor } from '../http/pagination';
 import { isUuid } from '../ids';
 import type { Kobo } from '../money';
@@ -74,9 +74,33 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
     };
   }
 
+  /** A statement from up to `limit + 1` rows read: the extra one only says there is more. */
+  function paged(account: AccountRecord, period: Period, rows: LedgerEntry[], limit: number): Statement {
+    const hasMore = rows.length > limit;
+    return {
+      account,
+      lines: hasMore ? rows.slice(0, limit) : rows,
+      openingBalance: period.openingBalance,
+      totalCredits: period.totalCredits,
+      totalDebits: period.totalDebits,
+      closingBalance: period.closingBalance,
+      hasMore,
+    };
+  }
+
+  /** The common case, a page of the whole history: account, cursor and page in one statement. */
+  async function wholeHistory(tenantId: string, accountRef: string, query: StatementQuery): Promise<Statement> {
+    if (query.after !== undefined && !isUuid(query.after)) throw invalidCursor();
+    const page = await repo.accountPage(tenantId, accountRef, query.after?.toLowerCase(), query.limit + 1);
+    if (!page) throw new NotFoundError('account not found');
+    if (page.cursorSeq === null) throw invalidCursor();
+    return paged(page.account, await periodOf(page.account, undefined, undefined), page.rows, query.limit);
+  }
+
   return {
     async statement(tenantId: string, accountRef: string, query: StatementQuery): Promise<Statement> {
       if (query.from && query.to && query.from > query.to) throw new BadRequestError('invalid_period', 'from must not be after to');
+      if (!query.from && !query.to) return wholeHistory(tenantId, accountRef, query);
       const account = await deps.accounts.find(tenantId, accountRef);
       const period = await periodOf(account, query.from, query.to);
       let afterSeq = period.afterSeq;
@@ -85,17 +109,7 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
         if (cursorSeq === undefined) throw invalidCursor();
         if (cursorSeq > afterSeq) afterSeq = cursorSeq;
       }
-      const rows = await repo.page(account.id, afterSeq, period.throughSeq, query.limit + 1);
-      const hasMore = rows.length > query.limit;
-      return {
-        account,
-        lines: hasMore ? rows.slice(0, query.limit) : rows,
-        openingBalance: period.openingBalance,
-        totalCredits: period.totalCredits,
-        totalDebits: period.totalDebits,
-        closingBalance: period.closingBalance,
-        hasMore,
-      };
+      return paged(account, period, await repo.page(account.id, afterSeq, period.throughSeq, query.limit + 1), query.limit);
     },
   };
 }

@@ -97,6 +97,20 @@ describe('statement and balance', () => {
     }
   });
 
+  it("shows an account without entries as an empty page at zero, and no other tenant's account", async () => {
+    const empty = await provisionAccount(stack, tenant.apiKey);
+    const page = await statement(stack, tenant.apiKey, empty.AccountRef);
+    assert.equal(page.status, 200, page.text);
+    assert.deepEqual([page.body.lines, page.body.pagination.nextCursor], [[], null]);
+    assert.deepEqual([page.body.openingBalance, page.body.totalCredits, page.body.totalDebits, page.body.closingBalance].map(kobo), [0n, 0n, 0n, 0n]);
+    const stranger = await createTenant(stack);
+    for (const query of ['', `?after=${uuidv7()}`]) {
+      const foreign = await statement(stack, stranger.apiKey, account.AccountRef, query);
+      assert.equal(foreign.status, 404, query);
+      assert.equal(foreign.body.error, 'account not found');
+    }
+  });
+
   it('computes a from/to period from the stored to-date columns', async () => {
     const { lines } = await allPages();
     const from = lines[30]!.entry.CreatedAt;
