@@ -10,8 +10,8 @@ export interface BatcherPass {
   payments: number;
   /** Batches whose start failed: their claims went back to the queue. */
   failed: number;
-  /** Batches this process started that were still open when the pass began. */
-  open: number;
+  /** Batches this process started that were still busy (in their first round) when the pass began. */
+  busy: number;
   /** The pass left no room for another batch: credits probably still wait. */
   roomFull: boolean;
 }
@@ -28,15 +28,19 @@ const START_CONCURRENCY = 8;
  * has passed (the sweep's grace), without waiting for the sweep. Runs in every worker process: claims skip rows another
  * process holds.
  *
- * At most `maxOpenBatches` batches this process started are open at once (a batch is open while it
- * holds claims): a backlog waits in the claim queue, where every tenant takes its turn, instead of as
- * rounds in front of every delivery and settlement in the worker and lookups at the provider. Counted
- * here, per process, from the batches it started: a batch another process abandoned never takes room.
+ * At most `maxBusyBatches` batches this process started are busy at once: a backlog waits in the claim
+ * queue, where every tenant takes its turn, instead of as rounds in front of every delivery and
+ * settlement in the worker and lookups at the provider. A batch is busy while it holds a credit the
+ * provider has not answered for yet (its first round, where most payments are decided); after that its
+ * remaining payments wait on back-off timers, which cost nothing, so batches of payments the provider
+ * does not know yet (each waiting out its window) never fill the room. Counted here, per process, from
+ * the batches it started: a batch another process abandoned never takes room.
  */
-export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStarter; jobs: Jobs; maxBatchSize: number; maxOpenBatches: number; unstartedAfterMs: number; logger: Logger }) {
-  const { db, starter, jobs, maxBatchSize, maxOpenBatches, unstartedAfterMs, logger } = deps;
+export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStarter; jobs: Jobs; maxBatchSize: number; maxBusyBatches: number; unstartedAfterMs: number; logger: Logger }) {
+  const { db, starter, jobs, maxBatchSize, maxBusyBatches, unstartedAfterMs, logger } = deps;
   const claims = createConfirmationClaimsRepo(db);
-  let started: string[] = [];
+  /** Batches this process started that were busy at the last look. */
+  let busyBatches: string[] = [];
 
   async function startBatch(batch: ClaimedBatch): Promise<boolean> {
     try {
@@ -54,9 +58,9 @@ export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStart
   return {
     /** One pass: claims what is queued now, as far as there is room, and starts its batches. */
     async pass(): Promise<BatcherPass> {
-      started = await claims.holdingClaims(started);
-      const open = started.length;
-      const room = maxOpenBatches - open;
+      busyBatches = await claims.awaitingFirstAnswers(busyBatches);
+      const busy = busyBatches.length;
+      const room = maxBusyBatches - busy;
       const batches = room > 0 ? await claims.claimQueued({ maxBatches: room, maxSize: maxBatchSize, unstartedAfterMs, newBatchId: uuidv7 }) : [];
       let failed = 0;
       let next = 0;
@@ -64,7 +68,7 @@ export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStart
         Array.from({ length: Math.min(START_CONCURRENCY, batches.length) }, async () => {
           while (next < batches.length) {
             const batch = batches[next++]!;
-            if (await startBatch(batch)) started.push(batch.batchId);
+            if (await startBatch(batch)) busyBatches.push(batch.batchId);
             else failed += 1;
           }
         }),
@@ -72,7 +76,7 @@ export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStart
       // Every start failing is Temporal's problem, not a batch's: the loop pauses instead of claiming again at once.
       if (failed > 0 && failed === batches.length) throw new Error(`could not start any of ${failed} batch confirmations`);
       const payments = batches.reduce((sum, batch) => sum + batch.payments.length, 0);
-      return { batches: batches.length, payments, failed, open, roomFull: batches.length >= room };
+      return { batches: batches.length, payments, failed, busy, roomFull: batches.length >= room };
     },
   };
 }

@@ -230,7 +230,7 @@ export function createWorkerStarts(infra: Infrastructure, connection: Connection
     metrics: metrics.starts,
     options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startsPerSecond: config.WORKFLOW_START_RATE, eagerStart: true },
   });
-  const batcher = createConfirmationBatcher({ db, starter, jobs: createJobs(config), maxBatchSize: config.CONFIRMATION_BATCH_MAX, maxOpenBatches: config.CONFIRMATION_BATCHES_PER_WORKER, unstartedAfterMs: config.SWEEP_GRACE, logger: logger.child({ component: 'confirmation-batches' }) });
+  const batcher = createConfirmationBatcher({ db, starter, jobs: createJobs(config), maxBatchSize: config.CONFIRMATION_BATCH_MAX, maxBusyBatches: config.CONFIRMATION_BATCHES_PER_WORKER, unstartedAfterMs: config.SWEEP_GRACE, logger: logger.child({ component: 'confirmation-batches' }) });
   return { starter, batcher };
 }
 

@@ -167,10 +167,13 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
       return db.transaction(run);
     },
 
-    /** Which of these batches still hold claims (the rest settled every credit, or were released). */
-    async holdingClaims(batchIds: string[]): Promise<string[]> {
+    /**
+     * Which of these batches still hold a credit the provider has not answered for yet: batches in their
+     * first round. The others settled every credit, were released, or only wait on back-off timers.
+     */
+    async awaitingFirstAnswers(batchIds: string[]): Promise<string[]> {
       if (batchIds.length === 0) return [];
-      return db('confirmation_claims').whereIn('batch_id', batchIds).distinct('batch_id').pluck('batch_id');
+      return db('confirmation_claims').whereIn('batch_id', batchIds).where('lookups', 0).distinct('batch_id').pluck('batch_id');
     },
 
     /** Records that a batch's workflow was started, so its claims are never taken for an unstarted batch's. */

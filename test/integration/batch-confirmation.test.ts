@@ -94,32 +94,38 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     await quiet.infra.db('confirmation_claims').whereIn('entry_id', requests.map((item) => item.entryId)).delete();
   });
 
-  it('a worker process keeps at most its cap of batches open, counting only those it started; the queue waits until one ends', async () => {
+  it('a worker process keeps at most its cap of batches busy (in their first round), counting only those it started; the queue waits for room', async () => {
     const db = quiet.infra.db;
-    // Started on this stack's task queue, which no worker polls: the batches stay open until the test ends them.
+    // Started on this stack's task queue, which no worker polls: the test plays their rounds on the claims.
     const starter = createWorkflowStarter({ client: quiet.infra.temporal, outbox: createOutboxRepo(db), logger: quiet.infra.logger, options: { taskQueue: quiet.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 100 } });
-    const batcher = createConfirmationBatcher({ db, starter, jobs: createJobs(quiet.config), maxBatchSize: 2, maxOpenBatches: 2, unstartedAfterMs: 60_000, logger: quiet.infra.logger });
+    const batcher = createConfirmationBatcher({ db, starter, jobs: createJobs(quiet.config), maxBatchSize: 2, maxBusyBatches: 2, unstartedAfterMs: 60_000, logger: quiet.infra.logger });
     const claims = createConfirmationClaimsRepo(db);
     const tenantId = randomUUID();
-    const requests = Array.from({ length: 8 }, () => ({ entryId: randomUUID(), tenantId, accountRef: 'va_capped', providerTxnRef: `API-VACT_TRA-CAP-${randomUUID()}`, postedAt: new Date() }));
-    // Another process's batch (a worker that stopped): open in the database, but not this process's to count.
+    const requests = Array.from({ length: 10 }, () => ({ entryId: randomUUID(), tenantId, accountRef: 'va_capped', providerTxnRef: `API-VACT_TRA-CAP-${randomUUID()}`, postedAt: new Date() }));
+    // Another process's batch (a worker that stopped): busy in the database, but not this process's to count.
     const abandoned = requests.slice(0, 2);
     await claims.enqueue(requests);
     await db('confirmation_claims').whereIn('entry_id', abandoned.map((item) => item.entryId)).update({ batch_id: uuidv7(), claimed_at: db.fn.now(), started_at: db.fn.now() });
     await db('confirmation_claims').where({ tenant_id: tenantId }).whereNull('batch_id').update({ queued_at: db.raw("now() - interval '4 days'") });
-    const mineOpen = async () => db('confirmation_claims').where({ tenant_id: tenantId }).whereNotNull('batch_id').whereNotIn('entry_id', abandoned.map((item) => item.entryId)).distinct('batch_id').pluck('batch_id');
+    const batchesInOrder = async (): Promise<string[]> =>
+      db('confirmation_claims').where({ tenant_id: tenantId }).whereNotIn('entry_id', abandoned.map((item) => item.entryId)).whereNotNull('batch_id').groupBy('batch_id').orderByRaw('min(claimed_at), batch_id').pluck('batch_id');
+    const queuedLeft = async (): Promise<number> => Number((await db('confirmation_claims').where({ tenant_id: tenantId }).whereNull('batch_id').count<{ count: string }[]>('* as count').first())?.count);
     try {
       const first = await batcher.pass();
-      assert.deepEqual([first.batches, first.open, first.roomFull], [2, 0, true], 'two batches fit: the abandoned one takes no room');
-      assert.equal((await mineOpen()).length, 2);
+      assert.deepEqual([first.batches, first.busy, first.roomFull], [2, 0, true], 'two batches fit: the abandoned one takes no room');
+      const [a, b] = await batchesInOrder();
       const full = await batcher.pass();
-      assert.deepEqual([full.batches, full.open, full.roomFull], [0, 2, true], 'none while its own two are open');
-      // One batch ends (its credits settled): room for one more, the rest of the queue waits.
-      const [ended] = await mineOpen();
-      await db('confirmation_claims').where({ batch_id: ended }).delete();
-      const next = await batcher.pass();
-      assert.deepEqual([next.batches, next.open], [1, 1]);
-      assert.equal(await db('confirmation_claims').where({ tenant_id: tenantId }).whereNull('batch_id').count<{ count: string }[]>('* as count').first().then((row) => Number(row?.count)), 0, 'the last two credits waited for the room and are claimed now');
+      assert.deepEqual([full.batches, full.busy, full.roomFull], [0, 2, true], 'none while its own two are in their first round');
+      assert.equal(await queuedLeft(), 4);
+      // A's payments were answered and wait on back-off (the provider does not know them yet): A holds no room.
+      await db('confirmation_claims').where({ batch_id: a }).update({ lookups: 1 });
+      const afterAnswers = await batcher.pass();
+      assert.deepEqual([afterAnswers.batches, afterAnswers.busy], [1, 1]);
+      // B settled its credits: room for the last batch.
+      await db('confirmation_claims').where({ batch_id: b }).delete();
+      const afterSettled = await batcher.pass();
+      assert.deepEqual([afterSettled.batches, afterSettled.busy], [1, 1]);
+      assert.equal(await queuedLeft(), 0, 'the last credits waited for the room and are claimed now');
     } finally {
       const batchIds = await db('confirmation_claims').where({ tenant_id: tenantId }).whereNotNull('batch_id').distinct('batch_id').pluck('batch_id');
       for (const batchId of batchIds) await quiet.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(batchId)).terminate('test over').catch(() => undefined);
