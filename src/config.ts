@@ -193,6 +193,7 @@ export const configSchema = z
     WORKER_METRICS_PORT: integer(9465, 0, 65535),
     METRICS_TOKEN: z.string().min(16, { error: 'must be at least 16 characters (openssl rand -hex 16)' }).optional(),
     METRICS_CACHE: duration('5s'),
+    API_KEY_CACHE_TTL: duration('60s'),
     PAYMENT_POSTING_GROUP_MAX: integer(64, 1, 500),
     PAYMENT_POSTING_STATEMENTS: integer(4, 1, 100),
     WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: optionalInteger(1, 10_000),

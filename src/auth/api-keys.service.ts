@@ -2,12 +2,13 @@ import { createAuditLog, type AuditActor } from '../audit/audit-log';
 import type { Db } from '../db';
 import { NotFoundError } from '../errors';
 import { isUuid, uuidv7 } from '../ids';
+import type { ApiKeyCache } from './api-key-cache';
 import { generateApiKey } from './api-keys';
 import { createAuthRepo, type ApiKeyRecord } from './auth.repo';
 
 /** An admin's view of the tenant's API keys: only prefixes are ever shown again, the key itself once. */
-export function createApiKeysService(deps: { db: Db }) {
-  const { db } = deps;
+export function createApiKeysService(deps: { db: Db; apiKeyCache: ApiKeyCache }) {
+  const { db, apiKeyCache } = deps;
   const repo = createAuthRepo(db);
 
   return {
@@ -34,6 +35,8 @@ export function createApiKeysService(deps: { db: Db }) {
         await createAuthRepo(trx).revokeApiKey(key.id);
         await createAuditLog(trx).record(actor, 'api_key.revoked', { type: 'api_key', id: key.id }, { prefix: key.prefix });
       });
+      // Other processes forget it when the change's notification reaches them; this one at once.
+      apiKeyCache.forget();
       return (await repo.findApiKey(actor.tenantId, key.id))!;
     },
   };

@@ -6,6 +6,7 @@ import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, Valida
 import type { AuthenticatedTenant, AuthenticatedUser } from '../http/context';
 import type { Authenticator } from '../http/middleware/auth';
 import { randomToken, uuidv7 } from '../ids';
+import type { ApiKeyCache } from './api-key-cache';
 import { generateApiKey, hashApiKey } from './api-keys';
 import { createAuthRepo, type TenantRecord } from './auth.repo';
 import { createPasswordHasher } from './passwords';
@@ -22,8 +23,9 @@ export interface LoginResult {
 
 type AuthConfig = Pick<Config, 'SESSION_TTL' | 'SESSION_IDLE_TIMEOUT' | 'PASSWORD_SCRYPT_LOG_N' | 'PASSWORD_HASH_CONCURRENCY' | 'PASSWORD_HASH_QUEUE'>;
 
-export function createAuthService(deps: { db: Db; config: AuthConfig }) {
-  const { db, config } = deps;
+/** `apiKeyCache`: the API process's; tools that only change keys (the CLI) run without one. */
+export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCache?: ApiKeyCache }) {
+  const { db, config, apiKeyCache } = deps;
   const repo = createAuthRepo(db);
   const passwords = createPasswordHasher({ logN: config.PASSWORD_SCRYPT_LOG_N, concurrency: config.PASSWORD_HASH_CONCURRENCY, maxWaiting: config.PASSWORD_HASH_QUEUE });
 
@@ -36,8 +38,12 @@ export function createAuthService(deps: { db: Db; config: AuthConfig }) {
   const authenticator: Authenticator = {
     async tenantForApiKey(key: string): Promise<AuthenticatedTenant | null> {
       if (key.length > 200) return null;
-      const tenant = await repo.findTenantByKeyHash(hashApiKey(key));
-      return tenant ? { id: tenant.id, name: tenant.name } : null;
+      const hash = hashApiKey(key);
+      const load = async (): Promise<AuthenticatedTenant | null> => {
+        const tenant = await repo.findTenantByKeyHash(hash);
+        return tenant ? { id: tenant.id, name: tenant.name } : null;
+      };
+      return apiKeyCache ? apiKeyCache.tenantFor(hash.toString('hex'), load) : load();
     },
     async userForSession(token: string): Promise<AuthenticatedUser | null> {
       if (token.length > 200) return null;
@@ -82,6 +88,8 @@ export function createAuthService(deps: { db: Db; config: AuthConfig }) {
       if (keys.length === 0) throw new NotFoundError('no active api key has that prefix');
       if (keys.length > 1) throw new ConflictError('more than one active api key has that prefix');
       await repo.revokeApiKey(keys[0]!.id);
+      // Other processes forget it when the change's notification reaches them; this one at once.
+      apiKeyCache?.forget();
       return { tenantId: keys[0]!.tenant_id };
     },
 

@@ -7,7 +7,7 @@ import { startApiMetrics } from '../metrics/api-metrics';
 import { groupMetrics, shareMetricsWithPrimary } from '../metrics/cluster-metrics';
 import type { MetricsServer } from '../metrics/metrics-server';
 import { collectProcessMetrics } from '../metrics/registry';
-import { closeInfrastructure, createInfrastructure, createReadiness, createRoutes, createServices } from './container';
+import { closeInfrastructure, createInfrastructure, createReadiness, createRoutes, createServices, listenForApiKeyChanges } from './container';
 import { runProcess } from './lifecycle';
 import { inProcessGroup } from './process-group';
 
@@ -19,6 +19,7 @@ runProcess(
     // In a group, the primary serves /metrics, gathering every copy's: answer its requests from the start.
     if (inProcessGroup()) shareMetricsWithPrimary(infra.metrics.registry);
     const services = createServices(infra);
+    const keyChanges = listenForApiKeyChanges(infra, services.apiKeyCache);
     const app = createApp({ config, logger, auth: services.auth.authenticator, readiness: createReadiness(infra), routes: createRoutes(services, config) });
     const server = app.listen(config.PORT, config.HOST);
     answerClientErrorsAsJson(server);
@@ -33,6 +34,7 @@ runProcess(
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await metrics?.close();
         await services.starter.close();
+        await keyChanges.close();
         await closeInfrastructure(infra);
       },
     };

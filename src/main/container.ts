@@ -3,6 +3,7 @@ import { accountsDashboardRoutes } from '../accounts/accounts.dashboard.routes';
 import { createAccountsService } from '../accounts/accounts.service';
 import { accountsRoutes } from '../accounts/accounts.routes';
 import { createAuditLog } from '../audit/audit-log';
+import { API_KEYS_CHANGED_CHANNEL, createApiKeyCache, type ApiKeyCache } from '../auth/api-key-cache';
 import { createApiKeysService } from '../auth/api-keys.service';
 import { authRoutes } from '../auth/auth.routes';
 import { createAuthService } from '../auth/auth.service';
@@ -16,6 +17,7 @@ import { createIdentityClient } from '../customers/identity-client';
 import { createKycService } from '../customers/kyc.service';
 import { overviewRoutes } from '../dashboard/overview.routes';
 import { createKnex, type Db } from '../db';
+import { listenForNotifications, type NotificationListener } from '../notification-listener';
 import { feesDashboardRoutes } from '../fees/fees.dashboard.routes';
 import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
@@ -87,6 +89,9 @@ export async function closeInfrastructure(infra: Infrastructure): Promise<void> 
   await Promise.allSettled([infra.db.destroy(), infra.temporal.connection.close()]);
 }
 
+/** Tenants of this many API keys at most stay in an API process's memory (the most recently first used). */
+const API_KEY_CACHE_ENTRIES = 10_000;
+
 /** Every service, wired once; the API, the worker, the CLI and the tests all build from here. */
 export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean } = {}) {
   const { config, logger, db, temporal, provider, metrics } = infra;
@@ -100,7 +105,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startsPerSecond: config.WORKFLOW_START_RATE, searchAttributes: options.searchAttributes ?? true },
   });
   const rateLimits = createRateLimits(db, config);
-  const auth = createAuthService({ db, config });
+  const apiKeyCache = createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL, maxEntries: API_KEY_CACHE_ENTRIES });
+  const auth = createAuthService({ db, config, apiKeyCache });
   const accounts = createAccountsService({ db, config, provider });
   const statements = createStatementService({ db, accounts });
   const settlements = createSettlementsService({
@@ -145,9 +151,10 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       plan: settlementRestartPlan({ db, jobs, starter, logger: logger.child({ component: 'settlement-restarts' }) }),
     }),
     auth,
+    apiKeyCache,
     audit: createAuditLog(db),
     tenantUsers: createTenantUsersService({ db, auth }),
-    apiKeys: createApiKeysService({ db }),
+    apiKeys: createApiKeysService({ db, apiKeyCache }),
     accounts,
     statements,
     settlements,
@@ -170,6 +177,17 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** An API process's API key cache answers only while this hears every key change. */
+export function listenForApiKeyChanges(infra: Infrastructure, cache: ApiKeyCache): NotificationListener {
+  return listenForNotifications({
+    db: infra.db,
+    channel: API_KEYS_CHANGED_CHANNEL,
+    logger: infra.logger.child({ component: 'api-key-cache' }),
+    onNotification: cache.forget,
+    onLive: cache.setLive,
+  });
+}
 
 export function createRoutes(services: Services, config: Config): RouteDefinition[] {
   return [

@@ -14,6 +14,7 @@ import {
   createRoutes,
   createServices,
   createWorkerStarts,
+  listenForApiKeyChanges,
   type Infrastructure,
   type Services,
   type WorkerStarts,
@@ -64,6 +65,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   sandboxServer.on('request', sandbox.app.callback());
   const infra = createInfrastructure(config, logger);
   const services = createServices(infra);
+  const keyChanges = listenForApiKeyChanges(infra, services.apiKeyCache);
   const app = createApp({ config, logger, auth: services.auth.authenticator, readiness: createReadiness(infra), routes: createRoutes(services, config) });
   apiServer.on('request', app.callback());
   answerClientErrorsAsJson(apiServer);
@@ -110,6 +112,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
       sandboxServer.closeAllConnections();
       await Promise.all([new Promise((resolve) => apiServer.close(resolve)), new Promise((resolve) => sandboxServer.close(resolve))]);
       await services.starter.close();
+      await keyChanges.close();
       await closeInfrastructure(infra);
     },
   };
