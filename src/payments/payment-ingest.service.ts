@@ -65,19 +65,22 @@ function amountsOf(event: PaymentEvent): Amounts {
 /** A provider event is a few levels deep; far deeper JSON is refused before anything recurses over it. */
 const MAX_NESTING = 32;
 
+const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = ['"', '\\', '{', '}', '[', ']'].map((char) => char.charCodeAt(0));
+
 /** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped). */
 function nestingDepth(json: string): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;
+  // Character codes, not one-character strings: this runs over every webhook's whole body.
   for (let i = 0; i < json.length; i++) {
-    const char = json[i];
+    const code = json.charCodeAt(i);
     if (inString) {
-      if (char === '\\') i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '{' || char === '[') deepest = Math.max(deepest, ++depth);
-    else if (char === '}' || char === ']') depth--;
+      if (code === BACKSLASH) i++;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) inString = true;
+    else if (code === OPEN_BRACE || code === OPEN_BRACKET) deepest = Math.max(deepest, ++depth);
+    else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) depth--;
   }
   return deepest;
 }

@@ -113,6 +113,18 @@ describe('inbound provider webhook', () => {
     assert.match(row.raw_body, /^\{"event_type"/);
   });
 
+  it('records JSON nested past 32 levels unparsed, while brackets and escaped quotes inside strings are only text', async () => {
+    const deep = `{"event_type": "payment_success", "data": ${'['.repeat(40)}${']'.repeat(40)}}`;
+    assert.equal((await call(stack.apiUrl, 'POST', '/webhooks/provider', { rawBody: deep, headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' } })).status, 200);
+    const row = await stack.infra.db('inbound_events').where({ raw_sha256: createHash('sha256').update(deep).digest('hex') }).first();
+    assert.equal(row.error, 'json nested too deeply');
+    const narration = `\\"${'[{'.repeat(40)} "quoted \\" [`;
+    const payload = paymentEvent({ accountRef: account.AccountRef, narration });
+    assert.equal((await sendProviderEvent(stack, payload)).status, 200);
+    const [event] = await eventsFor(stack, payload.requestId as string);
+    assert.equal(event!.category, 'payment', 'the narration is text, however many brackets it holds');
+  });
+
   it('keeps an event that fails verification as a SHA-256 and a short prefix, not its bytes', async () => {
     const junk = { ...paymentEvent({ accountRef: account.AccountRef }), padding: 'j'.repeat(40_000) };
     const forgedBody = JSON.stringify(junk);
