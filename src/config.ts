@@ -195,7 +195,7 @@ export const configSchema = z
     METRICS_CACHE: duration('5s'),
     API_KEY_CACHE_TTL: duration('60s'),
     PAYMENT_POSTING_GROUP_MAX: integer(64, 1, 500),
-    PAYMENT_POSTING_STATEMENTS: integer(4, 1, 100),
+    PAYMENT_POSTING_STATEMENTS: integer(2, 1, 100),
     WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: optionalInteger(1, 10_000),
     WORKER_MAX_CONCURRENT_ACTIVITIES: optionalInteger(1, 10_000),
     WORKER_MAX_CACHED_WORKFLOWS: optionalInteger(0, 1_000_000),

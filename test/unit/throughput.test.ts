@@ -10,7 +10,7 @@ describe('throughput settings and measures', () => {
     const defaults = loadConfig({});
     assert.deepEqual(
       [defaults.API_PROCESSES, defaults.WORKER_PROCESSES, defaults.METRICS_PORT, defaults.WORKER_METRICS_PORT, defaults.METRICS_TOKEN, defaults.METRICS_CACHE, defaults.PAYMENT_POSTING_GROUP_MAX, defaults.PAYMENT_POSTING_STATEMENTS, defaults.WORKER_NICE, defaults.CONFIRMATION_BATCHES_PER_WORKER],
-      [1, 1, 9464, 9465, undefined, 5_000, 64, 4, 10, 16],
+      [1, 1, 9464, 9465, undefined, 5_000, 64, 2, 10, 16],
     );
     // Unset tuning keeps the SDK's own defaults; only the sticky timeout is always given.
     assert.deepEqual(workerTuning(defaults), { stickyQueueScheduleToStartTimeout: 10_000 });
