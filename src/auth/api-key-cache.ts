@@ -30,7 +30,8 @@ export function createApiKeyCache(options: { ttlMs: number; maxEntries: number; 
       if (hit && now() - hit.storedAt < ttlMs) return hit.tenant;
       const startedIn = generation;
       const tenant = await load();
-      if (tenant && usable && live && generation === startedIn) {
+      // setLive bumps the generation too, so this also drops a lookup across the listener going down.
+      if (tenant && usable && generation === startedIn) {
         entries.delete(keyHash);
         if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
         entries.set(keyHash, { tenant, storedAt: now() });
