@@ -12,3 +12,6 @@ export const SWEEP_RESTARTS_CONFIRMATIONS = 'sweep-restarts-confirmations';
 
 /** convergenceSweepWorkflow: after the confirmations, restart settlements whose run stopped while they are open. Added with issue 11. */
 export const SWEEP_RESTARTS_SETTLEMENTS = 'sweep-restarts-settlements';
+
+/** settlementWorkflow: a refund's signal that arrives as the refund watch runs out is still checked. Added with issue 13's stop 19. */
+export const REFUND_NEWS_AT_WATCH_END = 'refund-news-at-watch-end';

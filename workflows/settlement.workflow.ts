@@ -1,9 +1,10 @@
-import { condition, continueAsNew, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { SettlementActivities } from '../activities/settlements.activities';
 import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from '../src/temporal/pacing';
 import type { SettlementInput, SettlementProgress, SettlementWorkflowStatus } from '../src/temporal/payloads';
 import { SETTLEMENT_STATUS } from '../src/temporal/search-attributes';
 import { payoutSignal, settlementStatusQuery } from '../src/temporal/settlement-messages';
+import { REFUND_NEWS_AT_WATCH_END } from './patches';
 
 // Each activity is one provider call (plus a token refresh at worst) around short transactions; its
 // start-to-close comes with the input (from PROVIDER_TIMEOUT). Provider outages come back as results;
@@ -137,11 +138,13 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
 
       case 'watch': {
         const left = (progress.untilMs ?? 0) - Date.now();
-        if (left <= 0) return progress.status;
+        const ref = providerRef()!;
+        // A settlementRefundWorkflow that found this run still open signalled it instead of starting a new
+        // run: ending the watch with that signal unread would leave SettlementStatus at success.
+        if (left <= 0 && !(news.has(ref) && patched(REFUND_NEWS_AT_WATCH_END))) return progress.status;
         const { waitMs, nextDelayMs } = pace(progress.delayMs, MAX_REFUND_WATCH_BACKOFF_MS);
         progress.delayMs = nextDelayMs;
-        const ref = providerRef()!;
-        await condition(() => news.has(ref), Math.min(waitMs, left));
+        await condition(() => news.has(ref), Math.min(waitMs, Math.max(left, 1)));
         news.delete(ref);
         const check = await activities.refundSettlement(input.settlementId, ref);
         if (check.kind === 'unavailable') {
