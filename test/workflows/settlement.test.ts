@@ -43,6 +43,8 @@ interface ProviderModel {
   attempts: AttemptScript[];
   /** Answers of the refund check while watching after success (the last one repeats). */
   refunds?: Array<Answer<RefundCheck>>;
+  /** What else happens while the nth refund check is at the provider (before it answers). */
+  whileCheckingRefund?: (call: number, ref: string) => Promise<void>;
 }
 
 const accepted: SubmissionResult = { kind: 'accepted', providerTransferId: 't-1' };
@@ -98,6 +100,7 @@ function modelledActivities(model: ProviderModel) {
     },
     async refundSettlement(_id: string, ref: string): Promise<RefundCheck> {
       const { call, elapsedMs } = record({ kind: 'refund', attemptNo: 0, ref });
+      await model.whileCheckingRefund?.(call, ref);
       return pick(model.refunds ?? [noRefund], call, elapsedMs);
     },
   };
@@ -203,6 +206,27 @@ describe('settlementWorkflow (time-skipping)', function () {
       assert.equal(searchStatus, 'refunded');
       assert.equal(of('refund').length, 3);
       assert.ok(of('refund').every((call) => call.ref?.endsWith('-1')));
+    });
+
+    it('a refund signal that lands while the last check of the watch is at the provider is read before the run ends', async () => {
+      // A settlementRefundWorkflow that finds this run open signals it rather than starting a run. Here its
+      // signal arrives while the watch's last check (which still sees no refund) is in flight.
+      const { result, searchStatus, of } = await settle(
+        {
+          attempts: [{ submit: [accepted], polls: [succeeded] }],
+          refunds: [noRefund, { kind: 'refunded', status: 'refunded' }],
+          whileCheckingRefund: async (call, ref) => {
+            if (call > 0) return;
+            const execution = Context.current().info.workflowExecution;
+            assert.ok(execution, 'a workflow activity');
+            await env.client.workflow.getHandle(execution.workflowId).signal(payoutSignal, { type: 'payout_refund', providerRef: ref });
+          },
+        },
+        { pollIntervalMs: HOUR, refundWatchMs: MINUTE },
+      );
+      assert.equal(result, 'refunded');
+      assert.equal(searchStatus, 'refunded');
+      assert.equal(of('refund').length, 2, 'one check as the watch ran out, one for the signal');
     });
 
     it('an outage during the watch is waited out at the provider\'s Retry-After, never taken for "no refund"', async () => {
