@@ -99,10 +99,12 @@ const ACCOUNT_COLUMNS = Object.keys({
 
 /**
  * The account columns of table alias `alias`, each renamed `<prefix><column>`: for one statement that
- * reads an account with other rows joined to it, whose column names would otherwise collide.
+ * reads an account with other rows joined to it, whose column names would otherwise collide. With
+ * `onlyWhere`, they are NULL on the rows where it is not true, so the account crosses the wire (and is
+ * parsed) once rather than once per joined row.
  */
-export function prefixedAccountColumns(alias: string, prefix: string): string {
-  return ACCOUNT_COLUMNS.map((column) => `${alias}.${column} AS ${prefix}${column}`).join(', ');
+export function prefixedAccountColumns(alias: string, prefix: string, onlyWhere?: string): string {
+  return ACCOUNT_COLUMNS.map((column) => `${onlyWhere ? `CASE WHEN ${onlyWhere} THEN ${alias}.${column} END` : `${alias}.${column}`} AS ${prefix}${column}`).join(', ');
 }
 
 /** The account read through prefixedAccountColumns. */

@@ -23,6 +23,28 @@ export interface EntryRow {
   created_at: Date;
 }
 
+/** The columns toLedgerEntry reads, checked against EntryRow by the compiler. */
+export const ENTRY_COLUMNS = Object.keys({
+  id: true,
+  tenant_id: true,
+  account_id: true,
+  seq: true,
+  direction: true,
+  kind: true,
+  amount: true,
+  fee: true,
+  currency: true,
+  status: true,
+  narration: true,
+  provider_txn_ref: true,
+  transaction_group_id: true,
+  reverses_entry_id: true,
+  balance_after: true,
+  credits_to_date: true,
+  debits_to_date: true,
+  created_at: true,
+} satisfies Record<keyof EntryRow, true>) as Array<keyof EntryRow>;
+
 export function toLedgerEntry(row: EntryRow): LedgerEntry {
   return {
     id: row.id,
