@@ -18,6 +18,7 @@ import { createOutboxRepo } from '../jobs/outbox.repo';
 import { createWorkflowStarter, type WorkflowStarter } from '../jobs/workflow-starter';
 import { createPostingEngine } from '../ledger/posting-engine';
 import { presentException, presentRun } from '../reconciliation/reconciliation.presenter';
+import { exceptionFilterSchema } from '../reconciliation/reconciliation.schemas';
 import { createReconciliationService, type ReconciliationService } from '../reconciliation/reconciliation.service';
 import { createRateLimits } from '../rate-limits/rate-limits';
 import { createRetentionService } from '../retention/retention.service';
@@ -214,14 +215,15 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'reconcile:exceptions': {
-    usage: 'reconcile:exceptions [--tenant TENANT_ID] [--status open|repaired|resolved] [--json]   (the platform\'s own findings unless --tenant)',
-    options: { tenant: { type: 'string' }, status: { type: 'string' } },
+    usage: 'reconcile:exceptions [--tenant TENANT_ID] [--status open|repaired|resolved] [--kind KIND] [--json]   (the platform\'s own findings unless --tenant)',
+    options: { tenant: { type: 'string' }, status: { type: 'string' }, kind: { type: 'string' } },
     async run(context) {
-      const status = optional(context, 'status');
-      if (status !== undefined && !['open', 'repaired', 'resolved'].includes(status)) throw new UsageError('--status must be open, repaired or resolved');
+      // The API's filter schema, so the CLI takes exactly the statuses and kinds the dashboard does.
+      const filter = exceptionFilterSchema.safeParse({ status: optional(context, 'status'), kind: optional(context, 'kind') });
+      if (!filter.success) throw new UsageError(`--${filter.error.issues[0]!.message}`);
       const temporal = createTemporalClient(context.config);
       try {
-        const findings = await reconciliationService(context, cliStarter(context, temporal)).listExceptions(optional(context, 'tenant') ?? null, { status: status as 'open' | undefined }, null, 1_000);
+        const findings = await reconciliationService(context, cliStarter(context, temporal)).listExceptions(optional(context, 'tenant') ?? null, filter.data, null, 1_000);
         const human = findings.length
           ? findings.map((finding) => `${finding.id}  ${finding.status.padEnd(8)} ${finding.severity.padEnd(7)} ${finding.kind}  ${finding.subject}  x${finding.occurrences}`).join('\n')
           : 'no reconciliation findings';

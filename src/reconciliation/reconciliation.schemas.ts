@@ -12,10 +12,13 @@ export const runDetailQuerySchema = cursorQuerySchema;
 
 const FINDING_KINDS = Object.keys(FINDINGS) as [FindingKind, ...FindingKind[]];
 
-export const exceptionListQuerySchema = cursorQuerySchema.extend({
+/** Which findings to list: the dashboard's query and the CLI's options. */
+export const exceptionFilterSchema = z.object({
   status: z.enum(['open', 'repaired', 'resolved'], { error: 'status must be open, repaired or resolved' }).optional(),
   kind: z.enum(FINDING_KINDS, { error: `kind must be one of ${FINDING_KINDS.join(', ')}` }).optional(),
 });
+
+export const exceptionListQuerySchema = cursorQuerySchema.extend(exceptionFilterSchema.shape);
 
 const instant = (name: string) => z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 timestamp` }).transform((text) => new Date(text));
 

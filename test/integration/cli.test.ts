@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -95,5 +96,18 @@ describe('CLI', () => {
     await assert.rejects(cli('nope'), (error: { code: number; stderr: string }) => error.code === 2 && /unknown command/.test(error.stderr));
     await assert.rejects(cli('reconcile', '--from', 'yesterday'), (error: { code: number; stderr: string }) => error.code === 2 && /--from must be an ISO 8601 timestamp\nusage: reconcile/.test(error.stderr));
     await assert.rejects(cli('reconcile:exceptions', '--status', 'closed'), (error: { code: number; stderr: string }) => error.code === 2 && /--status must be open, repaired or resolved/.test(error.stderr));
+    await assert.rejects(cli('reconcile:exceptions', '--kind', 'odd'), (error: { code: number; stderr: string }) => error.code === 2 && /--kind must be one of missing_credit, .*unknown_transfer/.test(error.stderr));
+  });
+
+  it('reconcile:exceptions --kind lists the findings of that kind only', async () => {
+    const db = stack.infra.db;
+    const runId = randomUUID();
+    await db('reconciliation_runs').insert({ id: runId, trigger: 'cli', window_from: new Date(Date.now() - 3_600_000), window_to: new Date(), status: 'succeeded' });
+    const finding = (kind: string, subject: string) => ({ id: randomUUID(), kind, severity: 'alert', status: 'open', subject, first_run_id: runId, last_run_id: runId });
+    const transfer = finding('unknown_transfer', `cli-kind-${runId}-transfer`);
+    await db('reconciliation_exceptions').insert([transfer, finding('unknown_account', `cli-kind-${runId}-account`)]);
+    const listed = JSON.parse((await cli('reconcile:exceptions', '--kind', 'unknown_transfer', '--json')).stdout) as { exceptions: Array<{ ID: string; Kind: string }> };
+    assert.ok(listed.exceptions.some((item) => item.ID === transfer.id));
+    assert.deepEqual([...new Set(listed.exceptions.map((item) => item.Kind))], ['unknown_transfer']);
   });
 });
