@@ -100,14 +100,15 @@ describe('CLI', () => {
   });
 
   it('reconcile:exceptions --kind lists the findings of that kind only', async () => {
+    // A tenant of its own, so that no reconciliation run of another test meets these rows.
+    const tenant = JSON.parse((await cli('tenant:create', '--name', 'Findings', '--json')).stdout) as { tenantId: string };
     const db = stack.infra.db;
     const runId = randomUUID();
-    await db('reconciliation_runs').insert({ id: runId, trigger: 'cli', window_from: new Date(Date.now() - 3_600_000), window_to: new Date(), status: 'succeeded' });
-    const finding = (kind: string, subject: string) => ({ id: randomUUID(), kind, severity: 'alert', status: 'open', subject, first_run_id: runId, last_run_id: runId });
-    const transfer = finding('unknown_transfer', `cli-kind-${runId}-transfer`);
-    await db('reconciliation_exceptions').insert([transfer, finding('unknown_account', `cli-kind-${runId}-account`)]);
-    const listed = JSON.parse((await cli('reconcile:exceptions', '--kind', 'unknown_transfer', '--json')).stdout) as { exceptions: Array<{ ID: string; Kind: string }> };
-    assert.ok(listed.exceptions.some((item) => item.ID === transfer.id));
-    assert.deepEqual([...new Set(listed.exceptions.map((item) => item.Kind))], ['unknown_transfer']);
+    await db('reconciliation_runs').insert({ id: runId, tenant_id: tenant.tenantId, trigger: 'operator', window_from: new Date(Date.now() - 3_600_000), window_to: new Date(), status: 'succeeded' });
+    const finding = (kind: string) => ({ id: randomUUID(), tenant_id: tenant.tenantId, kind, severity: 'warning', status: 'open', subject: `${kind}-${runId}`, first_run_id: runId, last_run_id: runId });
+    const stuck = finding('settlement_stuck');
+    await db('reconciliation_exceptions').insert([stuck, finding('payment_mismatch')]);
+    const listed = JSON.parse((await cli('reconcile:exceptions', '--tenant', tenant.tenantId, '--kind', 'settlement_stuck', '--json')).stdout) as { exceptions: Array<{ ID: string; Kind: string }> };
+    assert.deepEqual(listed.exceptions.map((item) => [item.ID, item.Kind]), [[stuck.id, 'settlement_stuck']]);
   });
 });
