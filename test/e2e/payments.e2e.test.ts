@@ -96,12 +96,20 @@ describe('e2e: payments from the sandbox to the statement', () => {
       }, { timeoutMs: 20_000, what: 'the batch to be listed by ProviderTxnRefs' });
       assert.match(running!.workflowId, new RegExp(`^${paymentConfirmationBatchWorkflowId('')}`));
       await temporal.workflow.getHandle(running!.workflowId).terminate('operator terminated it');
+      // The provider says SUCCESS only once the sweep has released the payment to a new batch. Before
+      // that, a round of the terminated batch still running on the worker (it learns of the termination
+      // when it next reports) holds the claim and could confirm the payment itself, which is right for the
+      // money but is not what this test is about.
+      const [successor] = await eventually(async () => {
+        const found = (await batchesOf()).filter((execution) => execution.status === 'RUNNING' && execution.workflowId !== running!.workflowId);
+        return found.length > 0 ? found : null;
+      }, { timeoutMs: 30_000, what: 'a new batch holding the released payment' });
       await call(sys.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
       await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 30_000, what: 'the released payment confirmed by a new batch' });
       const all = await eventually(async () => {
         const found = await batchesOf();
-        return found.some((execution) => execution.status === 'COMPLETED') ? found : null;
-      }, { timeoutMs: 20_000, what: 'the new batch in visibility' });
+        return found.some((execution) => execution.workflowId === successor!.workflowId && execution.status === 'COMPLETED') ? found : null;
+      }, { timeoutMs: 20_000, what: 'the new batch completed in visibility' });
       assert.ok(all.some((execution) => execution.workflowId === running!.workflowId && execution.status === 'TERMINATED'));
       assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
     } finally {
