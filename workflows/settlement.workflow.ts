@@ -16,12 +16,16 @@ const settlementActivities = (startToCloseMs: number | undefined) =>
   });
 
 /**
- * Pays a settlement out: up to maxAttempts references `<ref>-<n>`. The activities decide from the
- * provider's lookup, never from what the workflow tells them; the workflow decides when to ask:
+ * Pays a settlement out: up to maxAttempts references `<ref>-<n>`, at most one of which can ever pay.
+ * The activities decide from the provider's own answers, never from what the workflow tells them; the
+ * workflow decides when to ask:
  * - an outage on submit repeats the same reference (the provider dedups it) with back-off, honouring
  *   Retry-After, and does not use up an attempt;
  * - a submitted reference is polled (back-off ×1.5 to 60 s, a payout webhook wakes it early) until the
- *   activity reports it succeeded or failed; only then may reference n+1 be used;
+ *   activity reports it succeeded or definitively failed; only then may reference n+1 be used;
+ * - a reference the provider keeps calling "not found" is probed by submitting it again (the activity
+ *   says when): the provider's answer to the repeat tells whether it exists, and an ambiguous answer is
+ *   followed by lookups and, after the grace, another probe, for as long as it takes;
  * - success confirms the debit and watches for a refund for refundWatchMs; all attempts failing
  *   reverses it (failed); a refund of the paid attempt reverses it (refunded).
  * Long waits (a transfer PROCESSING for days, an outage) continue as new, carrying `progress`.
@@ -115,6 +119,9 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
           progress.stage = 'watch';
           progress.untilMs = Date.now() + input.refundWatchMs;
           progress.delayMs = input.pollIntervalMs;
+        } else if (poll.kind === 'probe') {
+          progress.lastProviderStatus = 'NOT_FOUND';
+          progress.stage = 'submit';
         } else if (poll.kind === 'failed') {
           progress.lastProviderStatus = poll.reason;
           if (progress.attempt >= input.maxAttempts) {

@@ -11,7 +11,7 @@ interface Snapshot {
   pending: { count: number; oldestAgeSeconds: number };
   claims: { queued: number; claimed: number; oldestQueuedAgeSeconds: number };
   deliveries: Record<'pending' | 'retrying' | 'dead_letter', number>;
-  settlements: Record<'pending' | 'processing', number>;
+  settlements: { pending: number; processing: number; oldestAgeSeconds: number };
 }
 
 /**
@@ -24,7 +24,7 @@ interface Snapshot {
  */
 export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Registry; cacheMs: number; logger: Logger }) {
   const { repo, registry, cacheMs, logger } = deps;
-  let snapshot: Snapshot = { backlog: [], pending: { count: 0, oldestAgeSeconds: 0 }, claims: { queued: 0, claimed: 0, oldestQueuedAgeSeconds: 0 }, deliveries: { pending: 0, retrying: 0, dead_letter: 0 }, settlements: { pending: 0, processing: 0 } };
+  let snapshot: Snapshot = { backlog: [], pending: { count: 0, oldestAgeSeconds: 0 }, claims: { queued: 0, claimed: 0, oldestQueuedAgeSeconds: 0 }, deliveries: { pending: 0, retrying: 0, dead_letter: 0 }, settlements: { pending: 0, processing: 0, oldestAgeSeconds: 0 } };
   let readAt = 0;
   let reading: Promise<void> | null = null;
   let watermark: Date | null = null;
@@ -120,6 +120,9 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
     metric.set({ status: 'pending' }, s.settlements.pending);
     metric.set({ status: 'processing' }, s.settlements.processing);
   });
+  gauge('settlements_oldest_open_age_seconds', 'Age of the oldest settlement not yet final (0 when none): a payout the provider leaves ambiguous stays open, never failed', [], (metric, s) =>
+    metric.set(s.settlements.oldestAgeSeconds),
+  );
 
   return { refresh };
 }

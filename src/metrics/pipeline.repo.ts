@@ -64,11 +64,18 @@ export function createPipelineRepo(db: Db) {
       return counts;
     },
 
-    async openSettlements(): Promise<Record<'pending' | 'processing', number>> {
-      const { rows } = await db.raw(`SELECT status, count(*) AS count FROM settlements WHERE status IN ('pending', 'processing') GROUP BY status`);
-      const counts = { pending: 0, processing: 0 };
-      for (const row of rows as Array<{ status: keyof typeof counts; count: string }>) counts[row.status] = Number(row.count);
-      return counts;
+    /** Open settlements by status, and the age of the oldest (a payout whose reference stays ambiguous stays open for as long as it takes). */
+    async openSettlements(): Promise<{ pending: number; processing: number; oldestAgeSeconds: number }> {
+      const { rows } = await db.raw(
+        `SELECT status, count(*) AS count, extract(epoch FROM now() - min(created_at)) AS oldest
+           FROM settlements WHERE status IN ('pending', 'processing') GROUP BY status`,
+      );
+      const open = { pending: 0, processing: 0, oldestAgeSeconds: 0 };
+      for (const row of rows as Array<{ status: 'pending' | 'processing'; count: string; oldest: string }>) {
+        open[row.status] = Number(row.count);
+        open.oldestAgeSeconds = Math.max(open.oldestAgeSeconds, Number(row.oldest));
+      }
+      return open;
     },
 
     /** The database's clock, less the settle margin: where the next window of changes ends. */

@@ -433,11 +433,11 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
       return { seen: Number(row.seen), matched: Number(row.matched), inFlight: Number(row.in_flight), repaired: Number(row.repaired), lookedUp: Number(row.looked_up) };
     },
 
-    /** Settlements in the scope still pending or processing, untouched for longer than `olderThanMs`. */
+    /** Settlements in the scope still pending or processing longer than `olderThanMs` after they were requested (probes and lookups do not make one look fresh). */
     async stuckSettlements(tenantId: string | null, olderThanMs: number, limit: number): Promise<StuckSettlement[]> {
       const query = db('settlements')
         .whereIn('status', ['pending', 'processing'])
-        .where('updated_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
+        .where('created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
         .orderBy('id')
         .limit(limit)
         .select('id', 'tenant_id', 'account_id', 'merchant_tx_ref', 'status', 'amount', 'attempt_count', 'created_at', 'updated_at');

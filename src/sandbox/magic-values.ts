@@ -7,10 +7,17 @@ import type { TransferProfile } from './transfer-profiles';
 const STUCK_PROCESSING_MS = 3 * 24 * 3_600_000;
 
 /**
+ * The long lookup lag of 9696, in SANDBOX_PROCESSING_TIMEs: 6 minutes at the default, past the service's
+ * default 5-minute "not found" grace (a NIP status can stay unknown for half an hour).
+ */
+const LONG_LOOKUP_LAG_FACTOR = 12;
+
+/**
  * What the last four digits of a destination account number change from the plain profile (success at
  * the first status check). Every delay is SANDBOX_PROCESSING_TIME or SANDBOX_REFUND_DELAY, so tests can
  * shorten them all at once. A transfer whose submit answer hides it (6666, 0909, 4040) goes through at
- * once whoever asks, as a real one would: a service that takes it for failed pays twice.
+ * once whoever asks, as a real one would: a service that takes it for failed pays twice. 9696 hides it
+ * longer than the service's grace, so only asking with the same reference again can find it.
  */
 export function magicTransferProfile(accountNumber: string, config: Pick<Config, 'SANDBOX_PROCESSING_TIME'>): Partial<TransferProfile> {
   const slow = config.SANDBOX_PROCESSING_TIME;
@@ -36,6 +43,8 @@ export function magicTransferProfile(accountNumber: string, config: Pick<Config,
       return { submitAnswer: 'pending_code', processingMs: 0 };
     case '4040':
       return { submitAnswer: 'error_after_recording', hiddenLookups: 1, processingMs: 0 };
+    case '9696':
+      return { submitAnswer: 'error_after_recording', lookupLagMs: LONG_LOOKUP_LAG_FACTOR * slow, processingMs: 0 };
     case '4290':
       return { outage: { answer: '429', durationMs: slow, retryAfterSeconds: 1 } };
     case '5030':

@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import type { Db, Trx } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
-import { isDuplicateReference, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
+import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import type { AttemptProgress, DestinationCheck, ProviderUnavailable, RefundCheck, SettlementResumePoint, SettlementWorkflowStatus, SubmissionResult } from '../temporal/payloads';
@@ -11,9 +11,9 @@ import { attemptReference } from './merchant-tx-ref';
 import { createSettlementsRepo, type AttemptOutcome, type SettlementAttempt, type SettlementRecord, type SettlementStatus } from './settlements.repo';
 
 const OPEN: SettlementStatus[] = ['pending', 'processing'];
-/** Outcomes after which a reference can no longer pay. */
+/** Outcomes after which a reference can no longer pay: the provider said so itself (a lookup, or a documented "not created" refusal). */
 const OVER: AttemptOutcome[] = ['failed', 'refunded'];
-/** Outcomes of a reference whose fate the provider has not told yet. */
+/** Outcomes of a reference whose fate the provider has not told yet: it may exist and may pay. */
 const UNDECIDED: AttemptOutcome[] = ['submitting', 'ambiguous', 'rejected'];
 
 export class SettlementNotFoundError extends Error {
@@ -44,7 +44,7 @@ function unavailable(error: ProviderUnavailableError | ProviderRejectedError, wh
   return { kind: 'unavailable', reason: `${what}: ${error.message}`, ...(retryAfterMs === null ? {} : { retryAfterMs }) };
 }
 
-/** A 4xx that answers the request itself; 401/403 are about our credentials, not about the transfer or the destination. */
+/** A 4xx that answers the name lookup itself; 401/403 are about our credentials, not about the destination. */
 function answersTheRequest(error: ProviderRejectedError): boolean {
   return error.httpStatus >= 400 && error.httpStatus < 500 && error.httpStatus !== 401 && error.httpStatus !== 403;
 }
@@ -105,8 +105,8 @@ export function createSettlementExecutionService(deps: {
 
   /**
    * Which attempt may be submitted now: attempt n only when every earlier one is over (failed or
-   * refunded, as recorded from the provider's lookup), n itself is not over, no later one exists and
-   * none has succeeded.
+   * refunded, as the provider itself said: a lookup, or a documented "not created" refusal), n itself is
+   * not over, no later one exists and none has succeeded. This is the one gate before a new reference.
    */
   function refuseSubmission(attempts: SettlementAttempt[], attemptNo: number): string | null {
     if (!Number.isInteger(attemptNo) || attemptNo < 1 || attemptNo > config.SETTLEMENT_MAX_ATTEMPTS) return `attempt ${attemptNo} is outside 1..${config.SETTLEMENT_MAX_ATTEMPTS}`;
@@ -169,7 +169,14 @@ export function createSettlementExecutionService(deps: {
       }
     },
 
-    /** One submission under the attempt's own reference; a repeat of the same attempt reuses it (the provider dedups). */
+    /**
+     * One submission under the attempt's own reference; a repeat of the same attempt reuses it (the
+     * provider treats the reference as an idempotency key), which is also how a reference "not found"
+     * for the grace is probed. The answer decides only this reference: duplicate means it exists,
+     * accepted means it is now the one live transfer; a documented "not created" refusal fails it, but
+     * only on its first submission (after an earlier ambiguous submission the reference may exist, and a
+     * refusal of the repeat says nothing about the original); every other answer is ambiguous.
+     */
     async submitAttempt(settlementId: string, attemptNo: number): Promise<SubmissionResult> {
       const gate = await db.transaction(async (trx) => {
         const repo = createSettlementsRepo(trx);
@@ -215,13 +222,14 @@ export function createSettlementExecutionService(deps: {
             await record('accepted', { text: `duplicate reference: ${error.description}`, acknowledged: true });
             return { kind: 'duplicate', reason: error.description };
           }
-          // A pending or unknown code, or a 4xx after an earlier submission whose fate is unknown, says nothing definite.
-          if (!answersTheRequest(error) || resubmission) {
-            await record('ambiguous', { text: error.message });
-            return { kind: 'ambiguous', reason: error.message };
+          if (isNotCreatedRefusal(error) && !resubmission) {
+            const reason = `refused at submit, not created: ${error.message}`;
+            await record('failed', { text: reason });
+            logger.info({ settlementId, providerRef, reason }, 'settlement attempt over');
+            return { kind: 'rejected', reason };
           }
-          await record('rejected', { text: error.description });
-          return { kind: 'rejected', reason: error.description };
+          await record('ambiguous', { text: error.message });
+          return { kind: 'ambiguous', reason: error.message };
         }
         throw error;
       }
@@ -229,9 +237,10 @@ export function createSettlementExecutionService(deps: {
 
     /**
      * Looks the attempt up and acts on the answer itself: the debit is confirmed only on SUCCESS of the
-     * settlement's amount; the attempt is failed only on PAYMENT_FAILED or REFUND, or when a reference the
-     * provider never acknowledged has been "not found" by every lookup for SETTLEMENT_NOT_FOUND_GRACE since
-     * its first such answer after its last submission (never on one answer, however late it comes).
+     * settlement's amount; the attempt is failed only on PAYMENT_FAILED or REFUND. "Not found" never
+     * fails it, however long it lasts: once a reference the provider never acknowledged has been "not
+     * found" for SETTLEMENT_NOT_FOUND_GRACE since its first such answer after its last submission, the
+     * workflow is told to probe it (submit the same reference again).
      */
     async pollAttempt(settlementId: string, attemptNo: number): Promise<AttemptProgress> {
       const settlement = await load(settlementId);
@@ -244,10 +253,10 @@ export function createSettlementExecutionService(deps: {
       if (lookup.kind === 'unavailable') return lookup;
       if (lookup.kind === 'not_found') {
         if (attempt.acknowledgedAt) return { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: true };
-        const reason = `not found by the provider for ${Math.round(config.SETTLEMENT_NOT_FOUND_GRACE / 1000)} s after its last submission`;
-        if (await settlements.noteNotFound(settlementId, attemptNo, config.SETTLEMENT_NOT_FOUND_GRACE, reason)) {
-          logger.info({ settlementId, providerRef: attempt.providerRef, reason }, 'settlement attempt over');
-          return { kind: 'failed', reason };
+        if (await settlements.noteNotFound(settlementId, attemptNo, config.SETTLEMENT_NOT_FOUND_GRACE)) {
+          const reason = `not found by the provider for ${Math.round(config.SETTLEMENT_NOT_FOUND_GRACE / 1000)} s after its last submission: submitting the same reference again`;
+          logger.info({ settlementId, providerRef: attempt.providerRef, reason }, 'settlement attempt probed');
+          return { kind: 'probe', reason };
         }
         return { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: false };
       }

@@ -69,9 +69,11 @@ function toSettlement(row: SettlementRow): SettlementRecord {
 }
 
 /**
- * submitting: a submission in flight; ambiguous: answered by an outage or an unknown code; rejected: a
- * definite 4xx on submit, not yet confirmed by lookup; accepted: the provider acknowledged it; failed:
- * failed by lookup; success: paid; refunded: the provider reported REFUND for it.
+ * submitting: a submission in flight; ambiguous: answered by an outage, an unknown code or an
+ * unexplained refusal (it may exist); rejected: a 4xx on submit recorded before refusals were told
+ * apart (undecided, like ambiguous; no longer written); accepted: the provider acknowledged it; failed:
+ * failed by lookup, or refused at its first submission with a documented "not created" answer;
+ * success: paid; refunded: the provider reported REFUND for it.
  */
 export type AttemptOutcome = 'submitting' | 'accepted' | 'ambiguous' | 'rejected' | 'failed' | 'success' | 'refunded';
 
@@ -189,26 +191,20 @@ export function createSettlementsRepo(db: DbOrTrx) {
     },
 
     /**
-     * Records a "not found" answer for a reference the provider never acknowledged, and fails it when an
-     * earlier answer since its last submission already said "not found" at least `graceMs` ago (by the
-     * database's clock): "not found" throughout the grace, never one answer. One statement, so the
-     * answer being recorded never counts as the earlier one. False when it is acknowledged, decided, or
-     * still within the grace.
+     * Records a "not found" answer for a reference the provider never acknowledged; true when an earlier
+     * answer since its last submission already said "not found" at least `graceMs` ago (by the
+     * database's clock): "not found" throughout the grace, never one answer. The caller probes such a
+     * reference; nothing here fails it. One statement, so the answer being recorded never counts as the
+     * earlier one. False when it is acknowledged, decided, or still within the grace.
      */
-    async noteNotFound(settlementId: string, attemptNo: number, graceMs: number, reason: string): Promise<boolean> {
-      const lasted = db.raw('not_found_since <= now() - make_interval(secs => ?)', [graceMs / 1000]);
-      const rows: Array<{ outcome: AttemptOutcome }> = await db('settlement_attempts')
+    async noteNotFound(settlementId: string, attemptNo: number, graceMs: number): Promise<boolean> {
+      const rows: Array<{ lasted: boolean }> = await db('settlement_attempts')
         .where({ settlement_id: settlementId, attempt_no: attemptNo })
         .whereNull('acknowledged_at')
         .whereIn('outcome', ['submitting', 'ambiguous', 'rejected'])
-        .update({
-          outcome: db.raw(`CASE WHEN ${lasted.toQuery()} THEN 'failed' ELSE outcome END`),
-          detail: db.raw(`CASE WHEN ${lasted.toQuery()} THEN ? ELSE detail END`, [reason]),
-          not_found_since: db.raw('coalesce(not_found_since, now())'),
-          updated_at: db.fn.now(),
-        })
-        .returning('outcome');
-      return rows[0]?.outcome === 'failed';
+        .update({ not_found_since: db.raw('coalesce(not_found_since, now())'), updated_at: db.fn.now() })
+        .returning(db.raw('not_found_since <= now() - make_interval(secs => ?) AS lasted', [graceMs / 1000]));
+      return rows[0]?.lasted === true;
     },
 
     /**

@@ -211,6 +211,13 @@ export interface DeliveryAttemptResult {
  * rejected (a definite 4xx on its first submission) and ambiguous (an unknown or pending code, an
  * unexplained 4xx on a resubmission): lookups decide; unavailable: submit the same reference again later.
  */
+/**
+ * What one submission of an attempt's reference got: accepted (the one live transfer), duplicate (the
+ * reference exists already), rejected (refused with a documented "not created" answer on its first
+ * submission: the attempt is failed), ambiguous (any other refusal: it may exist), unavailable (no
+ * answer: it may exist). Only `rejected` ends the attempt; the workflow follows every other answer with
+ * lookups.
+ */
 export type SubmissionResult =
   | { kind: 'accepted'; providerTransferId: string | null }
   | { kind: 'duplicate'; reason: string }
@@ -228,11 +235,14 @@ export type DestinationCheck =
 
 /**
  * A lookup of the current attempt, acted on by the activity itself: SUCCESS with the settlement's
- * amount confirms the debit (succeeded), PAYMENT_FAILED or REFUND, or "not found" past the grace of a
- * reference the provider never acknowledged, fails the attempt (failed); anything else is pending.
+ * amount confirms the debit (succeeded); PAYMENT_FAILED or REFUND, or a documented "not created"
+ * refusal recorded at submit, fails the attempt (failed); "not found" is never a failure: once a
+ * reference the provider never acknowledged has been "not found" for the grace, the workflow probes it
+ * by submitting the same reference again (probe); anything else is pending.
  */
 export type AttemptProgress =
   | { kind: 'pending'; providerStatus: 'PROCESSING' | 'NOT_FOUND'; acknowledged: boolean }
+  | { kind: 'probe'; reason: string }
   | { kind: 'succeeded'; status: SettlementWorkflowStatus }
   | { kind: 'failed'; reason: string }
   | { kind: 'settlement_closed'; status: SettlementWorkflowStatus }

@@ -60,6 +60,7 @@ describe('metrics: /metrics of the API', () => {
     // No worker runs here: the credit stays provisional.
     assert.ok(total(after, 'nuban_confirmations_pending') >= 1);
     assert.ok(total(after, 'nuban_confirmations_oldest_pending_age_seconds') >= 0);
+    assert.ok(after.some((sample) => sample.name === 'nuban_settlements_oldest_open_age_seconds'), 'the age of the oldest open settlement is exported');
     assert.equal(total(after, 'nuban_pipeline_metrics_up'), 1);
     // No tenant id is ever a label.
     assert.ok(after.every((sample) => !Object.values(sample.labels).includes(tenant.tenantId)));

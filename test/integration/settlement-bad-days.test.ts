@@ -33,7 +33,8 @@ function maxCallsPerMinute(calls: SandboxView['calls']): number {
  * The settlement rules against the sandbox's bad days, over real HTTP, with a worker on the dev server:
  * at most one payout per settlement (counted at the sandbox), the right final status, the debit reversed
  * exactly when no payout stands, refunds never lost, provider calls per minute bounded. Timings are
- * shortened through config; the lookup lag and outages (SANDBOX_PROCESSING_TIME) stay below the grace.
+ * shortened through config; the lookup lag and outages (SANDBOX_PROCESSING_TIME) stay below the grace,
+ * except 9696's, which outlasts it.
  */
 describe('settlement against the provider\'s bad days (dev server, real sandbox)', function () {
   this.timeout(150_000);
@@ -111,6 +112,8 @@ describe('settlement against the provider\'s bad days (dev server, real sandbox)
       { accountNumber: '0123456666', status: 'success', standing: 1, attempts: 1 },
       // An unexplained 400 although the transfer was recorded; its first lookup says "not found".
       { accountNumber: '0123454040', status: 'success', standing: 1, attempts: 1 },
+      // The same, but lookups say "not found" for 24 s, past the 5 s grace: found only by probing with the same reference.
+      { accountNumber: '0123459696', status: 'success', standing: 1, attempts: 1 },
       // HTTP 200 with the pending code 09.
       { accountNumber: '0123450909', status: 'success', standing: 1, attempts: 1 },
       // 429 with Retry-After, then an HTML gateway page, on the name lookup, the submit and the lookups.
@@ -202,11 +205,11 @@ describe('settlement against the provider\'s bad days (dev server, real sandbox)
 });
 
 /**
- * "Not found" fails a reference the provider never acknowledged only when every lookup has said so for
- * SETTLEMENT_NOT_FOUND_GRACE, never on one answer, however late that answer comes (a worker restart,
- * an outage or a long back-off can delay the first lookup past the grace).
+ * "Not found" never fails a reference, however long it lasts: once every lookup has said so for
+ * SETTLEMENT_NOT_FOUND_GRACE the same reference is submitted again (a probe), and only the provider's
+ * own answers (a failed lookup, a documented "not created" refusal of a first submission) end it.
  */
-describe('settlement: one "not found" never fails a reference (dev server, real sandbox)', function () {
+describe('settlement: "not found" never fails a reference (dev server, real sandbox)', function () {
   this.timeout(90_000);
   let stack: Stack;
   let idle: Stack;
@@ -250,23 +253,56 @@ describe('settlement: one "not found" never fails a reference (dev server, real 
     assert.deepEqual([transfer.status, transfer.attemptCount], ['success', 1]);
   });
 
-  it('a reference the provider never saw fails once "not found" has lasted the grace, and not before', async () => {
-    const settlement = await settle(idle, '0123456789');
+  /** A settlement of the idle stack whose attempt 1 (as far as the database knows) was submitted an hour ago with this outcome. */
+  async function submittedLongAgo(accountNumber: string, outcome: string): Promise<{ settlementId: string; providerRef: string }> {
+    const settlement = await settle(idle, accountNumber);
     const providerRef = `${settlement.ref}-1`;
-    const repo = idle.services.settlementExecution;
-    // Submitted (as far as the database knows) long ago; the provider never received it.
-    await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ status: 'processing', attempt_count: 1 });
+    await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ status: 'processing', attempt_count: 1, account_name: 'ADA OBI' });
     await idle.infra.db('settlement_attempts').insert({
       settlement_id: settlement.settlementId,
       attempt_no: 1,
       provider_ref: providerRef,
-      outcome: 'ambiguous',
+      outcome,
       last_submitted_at: idle.infra.db.raw("now() - interval '1 hour'"),
     });
-    assert.equal((await repo.pollAttempt(settlement.settlementId, 1)).kind, 'pending', 'the first "not found" decides nothing');
-    assert.equal((await repo.pollAttempt(settlement.settlementId, 1)).kind, 'pending', 'nor does a second within the grace');
+    return { settlementId: settlement.settlementId, providerRef };
+  }
+
+  const outcomeOf = async (settlementId: string, attemptNo = 1): Promise<string> =>
+    (await idle.infra.db('settlement_attempts').where({ settlement_id: settlementId, attempt_no: attemptNo }).first('outcome')).outcome;
+
+  it('a reference the provider never saw is probed once "not found" has lasted the grace, never failed; the probe is the one live transfer', async () => {
+    const { settlementId } = await submittedLongAgo('0123456789', 'ambiguous');
+    const execution = idle.services.settlementExecution;
+    assert.equal((await execution.pollAttempt(settlementId, 1)).kind, 'pending', 'the first "not found" decides nothing');
+    assert.equal((await execution.pollAttempt(settlementId, 1)).kind, 'pending', 'nor does a second within the grace');
     await new Promise((resolve) => setTimeout(resolve, 2_100));
-    assert.deepEqual(await repo.pollAttempt(settlement.settlementId, 1), { kind: 'failed', reason: 'not found by the provider for 2 s after its last submission' });
-    assert.equal((await idle.infra.db('settlement_attempts').where({ settlement_id: settlement.settlementId, attempt_no: 1 }).first('outcome')).outcome, 'failed');
+    assert.equal((await execution.pollAttempt(settlementId, 1)).kind, 'probe');
+    assert.equal(await outcomeOf(settlementId), 'ambiguous', 'still undecided: it may exist');
+    await assert.rejects(execution.submitAttempt(settlementId, 2), /attempt 1 is ambiguous, not failed by the provider/);
+    assert.equal((await execution.submitAttempt(settlementId, 1)).kind, 'accepted');
+    assert.equal(await outcomeOf(settlementId), 'accepted');
+  });
+
+  it('a documented "not created" refusal fails a first submission; the same refusal of a repeat is ambiguous', async () => {
+    const execution = idle.services.settlementExecution;
+    // The provider refuses an unknown bank code before it records anything (400, code 01).
+    const first = await settle(idle, '0123456789');
+    await idle.infra.db('settlements').where({ id: first.settlementId }).update({ bank_code: '999', account_name: 'ADA OBI' });
+    assert.equal((await execution.submitAttempt(first.settlementId, 1)).kind, 'rejected');
+    assert.equal(await outcomeOf(first.settlementId), 'failed');
+    assert.equal((await execution.pollAttempt(first.settlementId, 1)).kind, 'failed');
+
+    const repeat = await submittedLongAgo('0123456789', 'ambiguous');
+    await idle.infra.db('settlements').where({ id: repeat.settlementId }).update({ bank_code: '999' });
+    assert.equal((await execution.submitAttempt(repeat.settlementId, 1)).kind, 'ambiguous');
+    assert.equal(await outcomeOf(repeat.settlementId), 'ambiguous', 'the first submission may have created it');
+  });
+
+  it('an unexplained 400 (code 96) on a first submission is ambiguous, never a failure', async () => {
+    const settlement = await settle(idle, '0123459696');
+    await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
+    assert.equal((await idle.services.settlementExecution.submitAttempt(settlement.settlementId, 1)).kind, 'ambiguous');
+    assert.equal(await outcomeOf(settlement.settlementId), 'ambiguous');
   });
 });

@@ -29,6 +29,7 @@ const SETTLEMENT_CASES: Array<{ accountNumber: string; status: SettlementStatus;
   { accountNumber: '0000008888', status: 'success', payouts: 1, standing: 1, what: 'a failed attempt refunded, the next paid' },
   { accountNumber: '0000000909', status: 'success', payouts: 1, standing: 1, what: 'pending code 09' },
   { accountNumber: '0000004040', status: 'success', payouts: 1, standing: 1, what: 'unexplained 400, then not found once' },
+  { accountNumber: '0000009696', status: 'success', payouts: 1, standing: 1, what: 'unexplained 400, not found for longer than the grace' },
   { accountNumber: '0000004290', status: 'success', payouts: 1, standing: 1, what: '429 outage with Retry-After' },
   { accountNumber: '0000005030', status: 'success', payouts: 1, standing: 1, what: '503 outage' },
   { accountNumber: '0000005020', status: 'success', payouts: 1, standing: 1, what: 'HTML 502 outage' },

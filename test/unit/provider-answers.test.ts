@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isDuplicateReference, ProviderRejectedError } from '../../src/provider/errors';
+import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError } from '../../src/provider/errors';
 import { parseRetryAfter } from '../../src/provider/provider-client';
 import { MAX_PROVIDER_BACKOFF_MS, MAX_RETRY_AFTER_MS, pace } from '../../src/temporal/pacing';
 
@@ -11,6 +11,18 @@ describe('provider answers that decide a settlement', () => {
       assert.equal(duplicate(400, text), true, text);
     }
     for (const text of ['invalid account number', 'system malfunction', 'insufficient balance', 'request processing in progress']) assert.equal(duplicate(400, text), false, text);
+  });
+
+  it('takes only the refusals the provider documents as "not created" for one; every other answer may have created the transfer', () => {
+    const notCreated = (status: number, code: string, description = 'refused') => isNotCreatedRefusal(new ProviderRejectedError(status, code, description));
+    assert.equal(notCreated(400, '01', 'invalid bank code'), true);
+    assert.equal(notCreated(400, '400', 'amount: must be positive'), true);
+    assert.equal(notCreated(400, '96', 'system malfunction'), false, 'an unexplained 400');
+    assert.equal(notCreated(404, '01'), false, 'the code alone decides nothing');
+    assert.equal(notCreated(200, '09', 'request processing in progress'), false, 'a pending code');
+    assert.equal(notCreated(400, '26', 'transaction reference already exists'), false, 'a duplicate says it exists');
+    assert.equal(notCreated(409, '409', 'duplicate merchantTxRef'), false);
+    for (const status of [401, 403, 422]) assert.equal(notCreated(status, 'x'), false, String(status));
   });
 
   it('reads Retry-After as seconds or an HTTP date, capped at 10 minutes, and ignores nonsense', () => {

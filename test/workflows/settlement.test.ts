@@ -263,20 +263,48 @@ describe('settlementWorkflow (time-skipping)', function () {
       assert.equal(of('refund').length, 0);
     });
 
-    it('a rejected or ambiguous submission is followed by lookups; the next reference comes only once the lookup has failed it', async () => {
-      for (const first of [
-        { kind: 'rejected', reason: 'HTTP 400' },
-        { kind: 'ambiguous', reason: 'code 09' },
-      ] satisfies SubmissionResult[]) {
-        // The activity fails a never-acknowledged reference only after its grace (here 5 minutes of "not found").
-        const graceThenFailed = (elapsedMs: number): AttemptProgress => (elapsedMs >= 5 * MINUTE ? { kind: 'failed', reason: 'not found past the grace' } : notFound);
-        const { result, of } = await settle({ attempts: [{ submit: [first], polls: [graceThenFailed] }, { submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
-        assert.equal(result, 'success', first.kind);
-        assert.equal(of('submit', 1).length, 1, `${first.kind}: never resubmitted`);
-        const secondAt = of('submit', 2)[0]!.at;
-        assert.ok(secondAt - of('submit', 1)[0]!.at >= 5 * MINUTE + 30 * SECOND, `${first.kind}: attempt 2 came before attempt 1 was failed by lookup`);
-        assert.ok(of('poll', 1).every((call) => call.at < secondAt));
-      }
+    it('a refusal documented as "not created" is followed by a lookup that fails it; then the next reference', async () => {
+      // The activity records such a refusal as a failed attempt, so its first poll reports it failed.
+      const { result, of } = await settle({ attempts: [{ submit: [{ kind: 'rejected', reason: 'refused at submit, not created' }], polls: [failedAttempt] }, { submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 2]);
+      assert.ok(of('poll', 1)[0]!.at <= of('submit', 2)[0]!.at);
+    });
+
+    it('"not found" past the grace probes the same reference, never a new one: a duplicate answer is then polled to the end', async () => {
+      let probed = false;
+      const ackedNotFound: AttemptProgress = { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: true };
+      const polls = (elapsedMs: number): AttemptProgress => {
+        if (probed) return elapsedMs >= 40 * MINUTE ? succeeded : ackedNotFound;
+        return elapsedMs >= 5 * MINUTE ? { kind: 'probe', reason: 'not found for the grace' } : notFound;
+      };
+      const probeAnswer = (): SubmissionResult => {
+        probed = true;
+        return { kind: 'duplicate', reason: 'HTTP 409' };
+      };
+      const { result, of } = await settle({ attempts: [{ submit: [{ kind: 'ambiguous', reason: 'HTTP 400, code 96' }, probeAnswer], polls: [polls] }] }, { refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 1], 'one reference, submitted twice');
+      assert.ok(of('submit', 1)[1]!.at - of('submit', 1)[0]!.at >= 5 * MINUTE, 'the probe came after the grace');
+      assert.equal(of('fail').length, 0);
+    });
+
+    it('a probe the provider accepts makes that submission the one live transfer, polled to its end', async () => {
+      let probed = false;
+      const polls = (elapsedMs: number): AttemptProgress => (probed ? succeeded : elapsedMs >= 5 * MINUTE ? { kind: 'probe', reason: 'not found for the grace' } : notFound);
+      const probeAnswer = (): SubmissionResult => {
+        probed = true;
+        return accepted;
+      };
+      const { result, of } = await settle({ attempts: [{ submit: [unavailable(), probeAnswer], polls: [polls] }] }, { refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 1]);
+    });
+
+    it('a failure the provider states itself (PAYMENT_FAILED) is what moves on to a new reference', async () => {
+      const { result, of } = await settle({ attempts: [{ submit: [accepted], polls: [processing, failedAttempt] }, { submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 2]);
     });
 
     it('a duplicate-reference answer is followed to the end: one reference, whatever "not found" lookups say', async () => {
@@ -316,6 +344,39 @@ describe('settlementWorkflow (time-skipping)', function () {
       assertGaps(of('poll').map((call) => call.at), [1, 1.5, 2.25, 3.375, 5.063, 7.594], 'polls');
       assert.ok(Math.max(...gaps) >= 60 && Math.max(...gaps) <= 62, `capped at 60 s: ${Math.max(...gaps)}`);
       assert.ok(maxCallsPerMinute(providerCallTimes) <= 20, `${maxCallsPerMinute(providerCallTimes)} calls in a minute`);
+    });
+
+    it('a reference ambiguous for hours stays processing on that one reference: probed after each grace, never failed, never replaced', async function () {
+      // About 240 polls at the 60 s cap and a probe every 30 minutes of "not found" after each submission.
+      this.timeout(90_000);
+      const AMBIGUOUS_FOR = 4 * HOUR;
+      const GRACE = 30 * MINUTE;
+      let lastSubmittedAt = 0;
+      let found = false;
+      const submit = (elapsedMs: number): SubmissionResult => {
+        lastSubmittedAt = elapsedMs;
+        if (elapsedMs < AMBIGUOUS_FOR) return { kind: 'ambiguous', reason: 'HTTP 400, code 96' };
+        found = true;
+        return { kind: 'duplicate', reason: 'HTTP 409' };
+      };
+      const polls = (elapsedMs: number): AttemptProgress => {
+        if (found) return succeeded;
+        return elapsedMs - lastSubmittedAt >= GRACE ? { kind: 'probe', reason: 'not found for the grace' } : notFound;
+      };
+      let midway: unknown;
+      const { result, handle, of } = await settle({ attempts: [{ submit: [submit], polls: [polls] }] }, { refundWatchMs: 0 }, async (running) => {
+        await env.sleep(2 * HOUR);
+        midway = { state: await running.query(settlementStatusQuery), searchStatus: (await running.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS) };
+      });
+      assert.match(JSON.stringify(midway), /"status":"processing","stage":"(follow|submit)","attempt":1,.*"searchStatus":"processing"/);
+      assert.equal(result, 'success');
+      assert.equal(of('fail').length, 0, 'never failed, never reversed');
+      assert.ok(of('submit').every((call) => call.attemptNo === 1), 'never a new reference');
+      const submits = of('submit').map((call) => call.at);
+      assert.ok(submits.length >= 8, `${submits.length} submissions`);
+      assert.ok(gapsInSeconds(submits).every((gap) => gap >= GRACE / SECOND), `probes no sooner than the grace: ${gapsInSeconds(submits).join(',')}`);
+      const lengths = await runHistories(handle.workflowId, handle.firstExecutionRunId);
+      assert.ok(Math.max(...lengths) <= HISTORY_EVENT_LIMIT + 50, `history lengths ${lengths.join(',')}`);
     });
 
     it('a transfer PROCESSING for eight hours continues as new, keeping every history small, then pays once', async function () {
