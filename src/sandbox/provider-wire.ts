@@ -28,7 +28,7 @@ export function transferTransactionWire(transfer: SandboxTransfer, status: Provi
     amount: koboToProviderNumber(transfer.amountKobo),
     fee: koboToProviderNumber(transfer.feeKobo),
     type: 'transfer',
-    merchantTxRef: transfer.merchantTxRef,
+    merchantTxRef: transfer.profile.lookupAnswersFor ?? transfer.merchantTxRef,
     aliasAccountReference: null,
     timeCreated: transfer.createdAt,
   };

@@ -135,6 +135,7 @@ export const transferProfileRuleSchema = z
     duplicateReference: z.enum(['original', 'conflict', 'described']).optional(),
     lookupLagMs: delayMs.optional(),
     hiddenLookups: z.number().int().min(0).max(1_000).optional(),
+    lookupAnswersFor: z.string().min(1).max(100).nullable().optional(),
     refundAfterSuccess: z.boolean().optional(),
     refundAfterFailure: z.boolean().optional(),
     refundLookupLagMs: delayMs.optional(),

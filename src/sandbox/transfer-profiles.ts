@@ -23,6 +23,8 @@ export interface TransferProfile {
   lookupLagMs: number;
   /** The first N lookups of the transfer answer "not found" (it succeeds after a lookup said it does not exist). */
   hiddenLookups: number;
+  /** Lookups answer with this merchantTxRef in place of the transfer's own (an index that mixes transfers up); null: its own. */
+  lookupAnswersFor: string | null;
   /** After success the provider reverses the transfer (REFUND, payout_refund) after SANDBOX_REFUND_DELAY. */
   refundAfterSuccess: boolean;
   /** After failure the provider returns the failed debit (REFUND, payout_refund) after SANDBOX_REFUND_DELAY. */
@@ -65,6 +67,7 @@ export function baseProfile(config: Config): TransferProfile {
     duplicateReference: config.SANDBOX_DUPLICATE_REFERENCE,
     lookupLagMs: config.SANDBOX_LOOKUP_LAG,
     hiddenLookups: 0,
+    lookupAnswersFor: null,
     refundAfterSuccess: false,
     refundAfterFailure: false,
     refundLookupLagMs: 0,

@@ -261,6 +261,12 @@ export function createSettlementExecutionService(deps: {
         return { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: false };
       }
 
+      if (lookup.merchantTxRef != null && lookup.merchantTxRef !== attempt.providerRef) {
+        // An answer about another transfer says nothing about this reference: neither paid nor failed.
+        const reason = `the provider's lookup of ${attempt.providerRef} answered about ${lookup.merchantTxRef}`;
+        logger.error({ settlementId, providerRef: attempt.providerRef, answeredRef: lookup.merchantTxRef }, reason);
+        return { kind: 'unavailable', reason };
+      }
       if (UNDECIDED.includes(attempt.outcome) || !attempt.acknowledgedAt) await settlements.acknowledgeAttempt(settlementId, attemptNo, lookup.transactionId);
       switch (lookup.status) {
         case 'PROCESSING':
@@ -310,7 +316,7 @@ export function createSettlementExecutionService(deps: {
 
       const lookup = await lookupProviderTransaction(provider, logger, providerRef);
       if (lookup.kind === 'unavailable') return lookup;
-      if (lookup.kind !== 'found' || lookup.status !== 'REFUND') {
+      if (lookup.kind !== 'found' || lookup.status !== 'REFUND' || (lookup.merchantTxRef != null && lookup.merchantTxRef !== providerRef)) {
         return { kind: 'not_refunded', status: settlement.status, reason: `provider reports ${lookup.kind === 'found' ? lookup.status : 'not found'}` };
       }
       if (attempt.outcome === 'failed') {

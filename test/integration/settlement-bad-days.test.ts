@@ -299,6 +299,20 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     assert.equal(await outcomeOf(repeat.settlementId), 'ambiguous', 'the first submission may have created it');
   });
 
+  it('a lookup that answers about another reference decides nothing: the attempt is neither failed nor paid by it', async () => {
+    const execution = idle.services.settlementExecution;
+    for (const final of ['PAYMENT_FAILED', 'SUCCESS']) {
+      const settlement = await settle(idle, '0123456789');
+      await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
+      const profile = await call(idle.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { referencePrefix: settlement.ref }, final, lookupAnswersFor: 'mtx_someone_else-1' } });
+      assert.equal(profile.status, 201, profile.text);
+      assert.equal((await execution.submitAttempt(settlement.settlementId, 1)).kind, 'accepted');
+      assert.deepEqual(await execution.pollAttempt(settlement.settlementId, 1), { kind: 'unavailable', reason: `the provider's lookup of ${settlement.ref}-1 answered about mtx_someone_else-1` }, final);
+      assert.equal(await outcomeOf(settlement.settlementId), 'accepted', final);
+      assert.equal((await idle.infra.db('settlements').where({ id: settlement.settlementId }).first('status')).status, 'processing', final);
+    }
+  });
+
   it('an unexplained 400 (code 96) on a first submission is ambiguous, never a failure', async () => {
     const settlement = await settle(idle, '0123459696');
     await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
