@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { up as reopenNotFoundAttempts } from '../../migrations/20261126000050_reopen_not_found_attempts';
 import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
 import { settlementRefundWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
 import { fundAccount, provisionAccount, sendProviderEvent, statement } from '../helpers/fixtures';
@@ -311,6 +312,23 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
       assert.equal(await outcomeOf(settlement.settlementId), 'accepted', final);
       assert.equal((await idle.infra.db('settlements').where({ id: settlement.settlementId }).first('status')).status, 'processing', final);
     }
+  });
+
+  it('the upgrade reopens the latest attempt of an open settlement failed only for "not found"; nothing else', async () => {
+    const failedForNotFound = { outcome: 'failed', detail: 'not found by the provider for 300 s after its last submission' };
+    const reopened = await submittedLongAgo('0123456789', 'failed');
+    const movedOn = await submittedLongAgo('0123456789', 'failed');
+    const closed = await submittedLongAgo('0123456789', 'failed');
+    const failedByLookup = await submittedLongAgo('0123456789', 'failed');
+    await idle.infra.db('settlement_attempts').whereIn('settlement_id', [reopened.settlementId, movedOn.settlementId, closed.settlementId]).update(failedForNotFound);
+    await idle.infra.db('settlement_attempts').where({ settlement_id: failedByLookup.settlementId }).update({ detail: 'provider reports PAYMENT_FAILED' });
+    await idle.infra.db('settlement_attempts').insert({ settlement_id: movedOn.settlementId, attempt_no: 2, provider_ref: `${movedOn.providerRef.slice(0, -2)}-2`, outcome: 'accepted' });
+    await idle.infra.db('settlements').where({ id: closed.settlementId }).update({ status: 'failed' });
+    await reopenNotFoundAttempts(idle.infra.db);
+    assert.equal(await outcomeOf(reopened.settlementId), 'ambiguous');
+    assert.equal(await outcomeOf(movedOn.settlementId), 'failed', 'a later reference exists: the payout watch covers this one');
+    assert.equal(await outcomeOf(closed.settlementId), 'failed');
+    assert.equal(await outcomeOf(failedByLookup.settlementId), 'failed');
   });
 
   it('an unexplained 400 (code 96) on a first submission is ambiguous, never a failure', async () => {
