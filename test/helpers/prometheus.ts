@@ -24,6 +24,13 @@ export function total(samples: Sample[], name: string, where: Record<string, str
   return samples.filter((sample) => sample.name === name && Object.entries(where).every(([key, value]) => sample.labels[key] === value)).reduce((sum, sample) => sum + sample.value, 0);
 }
 
+/** The value of a gauge's one sample whose labels include `where`; throws when the scrape lacks it (a missing metric is no zero). */
+export function gaugeValue(samples: Sample[], name: string, where: Record<string, string> = {}): number {
+  const found = samples.filter((sample) => sample.name === name && Object.entries(where).every(([key, value]) => sample.labels[key] === value));
+  if (found.length !== 1) throw new Error(`${name}${JSON.stringify(where)}: ${found.length} samples in the scrape, expected 1`);
+  return found[0]!.value;
+}
+
 /** A histogram's cumulative buckets (upper bound → count), summed over its other labels. */
 export function buckets(samples: Sample[], name: string): Array<{ le: number; count: number }> {
   const byBound = new Map<number, number>();

@@ -4,8 +4,8 @@ import { startApiMetrics } from '../../src/metrics/api-metrics';
 import type { MetricsServer } from '../../src/metrics/metrics-server';
 import { SETTLE_MARGIN_SECONDS } from '../../src/metrics/pipeline.repo';
 import { call, eventually } from '../helpers/http';
-import { paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../helpers/fixtures';
-import { scrape, total, type Sample } from '../helpers/prometheus';
+import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../helpers/fixtures';
+import { gaugeValue, scrape, total, type Sample } from '../helpers/prometheus';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
 
 const TOKEN = 'metrics-token-for-the-test-0123';
@@ -59,11 +59,19 @@ describe('metrics: /metrics of the API', () => {
     assert.equal(moved('nuban_payment_posting_group_size_count'), 1);
     // No worker runs here: the credit stays provisional.
     assert.ok(total(after, 'nuban_confirmations_pending') >= 1);
-    assert.ok(total(after, 'nuban_confirmations_oldest_pending_age_seconds') >= 0);
-    assert.ok(after.some((sample) => sample.name === 'nuban_settlements_oldest_open_age_seconds'), 'the age of the oldest open settlement is exported');
+    assert.ok(gaugeValue(after, 'nuban_confirmations_oldest_pending_age_seconds') >= 0);
     assert.equal(total(after, 'nuban_pipeline_metrics_up'), 1);
     // No tenant id is ever a label.
     assert.ok(after.every((sample) => !Object.values(sample.labels).includes(tenant.tenantId)));
+  });
+
+  it('shows the age of the oldest settlement not yet final (a payout the provider leaves ambiguous stays open)', async () => {
+    await fundAccount(stack, account.ID, 100_000n);
+    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '10.00', bankCode: '058', accountNumber: '0123456789' } });
+    assert.equal(settled.status, 202, settled.text);
+    // No worker runs here: it stays pending. Requested two hours ago, as far as the gauge can tell.
+    await stack.infra.db('settlements').where({ merchant_tx_ref: settled.body.merchantTxRef }).update({ created_at: stack.infra.db.raw("now() - interval '2 hours'") });
+    assert.ok(gaugeValue(await read(), 'nuban_settlements_oldest_open_age_seconds') >= 7_200);
   });
 
   it('shows the outbox backlog and the age of its oldest unstarted job by workflow type', async () => {
