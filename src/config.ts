@@ -25,6 +25,12 @@ export const REPOSITORY_EXAMPLE_SECRETS: readonly string[] = [
   'change-me-provider-webhook-secret',
 ];
 
+/** A listen address only this machine can reach. */
+function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
 /**
  * Why a URL cannot be a production provider endpoint, or null: it must be https and name a public
  * host (not loopback, a private or reserved address, or a single-label name such as a compose service).
@@ -188,7 +194,7 @@ export const configSchema = z
     WORKFLOW_START_RATE: integer(25, 1, 100_000),
     API_PROCESSES: integer(1, 1, 64),
     WORKER_PROCESSES: integer(1, 1, 64),
-    METRICS_HOST: z.string().default('0.0.0.0'),
+    METRICS_HOST: z.string().default('127.0.0.1'),
     METRICS_PORT: integer(9464, 0, 65535),
     WORKER_METRICS_PORT: integer(9465, 0, 65535),
     METRICS_TOKEN: z.string().min(16, { error: 'must be at least 16 characters (openssl rand -hex 16)' }).optional(),
@@ -299,6 +305,9 @@ export const configSchema = z
     }
     if (config.ALLOW_PRIVATE_CALLBACK_URLS) refuse('ALLOW_PRIVATE_CALLBACK_URLS', 'must be false in production (callbacks to private addresses are an SSRF hole)');
     if (config.PASSWORD_SCRYPT_LOG_N < 17) refuse('PASSWORD_SCRYPT_LOG_N', 'must be at least 17 in production (OWASP)');
+    if (!isLoopbackHost(config.METRICS_HOST) && !config.METRICS_TOKEN) {
+      refuse('METRICS_HOST', `is ${config.METRICS_HOST}, beyond loopback, without METRICS_TOKEN: set a token (openssl rand -hex 16) or keep /metrics on 127.0.0.1`);
+    }
   })
   // Without DATA_ENCRYPTION_KEYS, DATA_ENCRYPTION_KEY is a ring of one key named "default".
   .transform((config) => ({

@@ -18,7 +18,8 @@ function authorised(header: string | undefined, token: string | undefined): bool
 
 /**
  * `GET /metrics` in Prometheus' text format on a port of its own, apart from the API (so a proxy in front
- * of the API never exposes it). Open by default; with a token, only `Authorization: Bearer <token>`.
+ * of the API never exposes it), on loopback unless configured otherwise. Open without a token; with one,
+ * only `Authorization: Bearer <token>`.
  * `render` builds the text at each scrape.
  */
 export async function startMetricsServer(options: { host: string; port: number; token?: string; logger: Logger; render: () => Promise<string> }): Promise<MetricsServer> {
@@ -43,7 +44,7 @@ export async function startMetricsServer(options: { host: string; port: number; 
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port, options.host, resolve));
   const port = (server.address() as AddressInfo).port;
-  logger.info({ port }, 'metrics listening');
+  logger.info({ host: options.host, port, bearerToken: token ? 'required' : 'not required' }, `metrics listening on ${options.host}:${port}, ${token ? 'bearer token required' : 'open to whoever reaches that address'}`);
   return {
     port,
     close: () =>

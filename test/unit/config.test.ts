@@ -52,6 +52,14 @@ describe('config', () => {
     assert.equal(error.problems.length, 4);
   });
 
+  it('serves /metrics on loopback unless told otherwise; production refuses another host without a token', () => {
+    assert.equal(loadConfig({}).METRICS_HOST, '127.0.0.1');
+    assert.throws(() => loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0' }), /METRICS_HOST: is 0\.0\.0\.0, beyond loopback, without METRICS_TOKEN/);
+    assert.equal(loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 'a-metrics-token-0123456789' }).METRICS_HOST, '0.0.0.0');
+    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]']) assert.equal(loadConfig({ ...PRODUCTION, METRICS_HOST: host }).METRICS_HOST, host);
+    assert.equal(loadConfig({ METRICS_HOST: '0.0.0.0' }).METRICS_HOST, '0.0.0.0', 'outside production it is the operator\'s call');
+  });
+
   it('treats an empty variable as unset', () => {
     assert.equal(loadConfig({ PORT: '' }).PORT, 3000);
   });
