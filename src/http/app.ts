@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import Koa, { type Next } from 'koa';
+import { Readable } from 'node:stream';
 import type { Config } from '../config';
 import { createDashboardSite, DASHBOARD_SECURITY_HEADERS, type DashboardSite } from '../dashboard/static-site';
 import { AppError } from '../errors';
@@ -34,6 +35,14 @@ function checkResponse(route: RouteDefinition, status: number, body: unknown): v
   if (!result.success) throw new Error(`${route.method.toUpperCase()} ${route.path} response does not match its schema: ${result.error.message}`);
 }
 
+/**
+ * A streamed body that fails after its status line went out cannot become an error response: the
+ * connection is cut, so the client sees a broken transfer, never a clean 200 with a truncated body.
+ */
+function cutOnStreamError(ctx: AppContext, body: Readable): void {
+  body.once('error', () => ctx.res.destroy());
+}
+
 function handlerFor(route: RouteDefinition, checkResponses: boolean) {
   return async (ctx: AppContext): Promise<void> => {
     const params = route.params ? validate(route.params, ctx.params, 'params') : undefined;
@@ -43,6 +52,7 @@ function handlerFor(route: RouteDefinition, checkResponses: boolean) {
     const result = await route.handle({ params, query, body, rawBody, ctx });
     if (checkResponses) checkResponse(route, result.status, result.body);
     ctx.status = result.status;
+    if (result.body instanceof Readable) cutOnStreamError(ctx, result.body);
     if (result.body !== undefined) ctx.body = result.body;
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
   };

@@ -233,6 +233,18 @@ describe('dashboard API (/auth session routes)', () => {
       assert.match(lines[1]!, /,payment,credit,confirmed,1\.00,0\.00,1\.00,"'=HYPERLINK\(""x""\)",/);
       assert.match(lines[entries]!, /,1\.00,0\.00,620\.00,"pay 619",/);
 
+      // A page that cannot be read once the 200 is out cuts the download: never a clean file missing its end.
+      const statements = stack.services.statements;
+      const readPage = statements.statement;
+      statements.statement = (tenantId, accountRef, options) => (options?.after ? Promise.reject(new Error('database went away mid-export')) : readPage(tenantId, accountRef, options));
+      try {
+        const broken = await fetch(`${stack.apiUrl}/auth/accounts/${account.AccountRef}/statement.csv`, { headers: { Cookie: viewer.cookie }, signal: AbortSignal.timeout(10_000) });
+        assert.equal(broken.status, 200, 'the first page was read before the status went out');
+        await assert.rejects(broken.text(), (error: Error) => error.name !== 'TimeoutError', 'the transfer breaks at once, it does not hang');
+      } finally {
+        statements.statement = readPage;
+      }
+
       const empty = await fetch(`${stack.apiUrl}/auth/accounts/${account.AccountRef}/statement.csv?to=2000-01-01T00:00:00Z`, { headers: { Cookie: viewer.cookie } });
       assert.equal((await empty.text()).trimEnd().split('\r\n').length, 1, 'a period with nothing in it is the header alone');
       const unknown = await as(viewer, 'GET', '/auth/accounts/va_nope/statement.csv');
