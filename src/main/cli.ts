@@ -15,8 +15,10 @@ import { createLogger } from '../logger';
 import { formatKobo } from '../money';
 import { createJobs } from '../jobs/jobs';
 import { createOutboxRepo } from '../jobs/outbox.repo';
+import { retrySettlementRun } from '../jobs/settlement-restarts';
 import { createWorkflowStarter, type WorkflowStarter } from '../jobs/workflow-starter';
 import { createPostingEngine } from '../ledger/posting-engine';
+import { presentEntry } from '../ledger/entry.presenter';
 import { presentException, presentRun } from '../reconciliation/reconciliation.presenter';
 import { exceptionFilterSchema } from '../reconciliation/reconciliation.schemas';
 import { createReconciliationService, type ReconciliationService } from '../reconciliation/reconciliation.service';
@@ -247,6 +249,45 @@ const COMMANDS: Record<string, Command> = {
       }
       },
     },
+  'reconcile:compensate': {
+    usage: 'reconcile:compensate --exception ID --tenant TENANT_ID --note TEXT   (posts the compensating debit of a confirmed credit the provider failed or refunded, and resolves the finding)',
+    options: { exception: { type: 'string' }, note: { type: 'string' }, tenant: { type: 'string' } },
+    required: ['exception', 'tenant', 'note'],
+    async run(context) {
+      const temporal = createTemporalClient(context.config);
+      try {
+        const service = reconciliationService(context, cliStarter(context, temporal));
+        const { finding, entry } = await service.compensate({ via: 'cli', tenantId: text(context, 'tenant') }, text(context, 'exception'), text(context, 'note').trim());
+        context.print(`compensated ${finding.id} with debit ${entry.id} of ${formatKobo(entry.amount)}`, { exception: presentException(finding), entry: presentEntry(entry) });
+      } finally {
+        await temporal.connection.close();
+      }
+    },
+  },
+  'settlement:retry': {
+    usage: 'settlement:retry --ref MERCHANT_TX_REF   (a new run of a pending or processing settlement whose run failed for good and was parked; it picks up where the database says it is)',
+    options: { ref: { type: 'string' } },
+    required: ['ref'],
+    async run(context) {
+      const temporal = createTemporalClient(context.config);
+      const starter = cliStarter(context, temporal);
+      try {
+        const merchantTxRef = text(context, 'ref').trim();
+        const outcome = await retrySettlementRun({ db: context.db, jobs: createJobs(context.config), starter }, merchantTxRef);
+        const human = {
+          started: `settlement ${merchantTxRef}: a new run started`,
+          running: `settlement ${merchantTxRef}: its run is still going; nothing started`,
+          closed: `settlement ${merchantTxRef} is no longer pending or processing; nothing started`,
+          not_found: `settlement ${merchantTxRef} not found`,
+        }[outcome];
+        context.print(human, { merchantTxRef, outcome });
+        if (outcome !== 'started') process.exitCode = 1;
+      } finally {
+        await starter.close();
+        await temporal.connection.close();
+      }
+    },
+  },
   'retention:run': {
     usage: 'retention:run [--json]   (what the worker\'s retention Schedule runs every RETENTION_INTERVAL)',
     options: {},

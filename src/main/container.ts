@@ -29,6 +29,7 @@ import { createJobs } from '../jobs/jobs';
 import { createOutboxRepo } from '../jobs/outbox.repo';
 import { settlementRestartPlan } from '../jobs/settlement-restarts';
 import { createWorkflowRestarter } from '../jobs/workflow-restarts';
+import { createSettlementWatchService } from '../reconciliation/settlement-watch.service';
 import { createWorkflowStarter } from '../jobs/workflow-starter';
 import { ledgerRoutes } from '../ledger/ledger.routes';
 import { createPostingEngine } from '../ledger/posting-engine';
@@ -148,7 +149,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       client: temporal,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       logger: logger.child({ component: 'settlement-restarts' }),
-      plan: settlementRestartPlan({ db, jobs, starter, logger: logger.child({ component: 'settlement-restarts' }) }),
+      plan: settlementRestartPlan({ db, client: temporal, jobs, starter, logger: logger.child({ component: 'settlement-restarts' }) }),
     }),
     auth,
     apiKeyCache,
@@ -172,6 +173,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     retention: createRetentionService({ db, config }),
     rateLimits,
     reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, limits: rateLimits }),
+    settlementWatch: createSettlementWatchService({ db, provider, config, metrics: metrics.settlementWatch, logger: logger.child({ component: 'settlement-watch' }) }),
     reconciliationExecution: createReconciliationExecutionService({ db, config, logger, provider, postingEngine, creditPayment, settlementExecution, jobs, starter }),
   };
 }

@@ -151,7 +151,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
     defineRoute({
       method: 'post',
       path: '/auth/reconciliation/exceptions/:id/resolve',
-      summary: 'Close an open finding with a note (audited: who and when are kept)',
+      summary: "Close an open finding with a note (audited: who and when are kept); a finding where money left the platform's float without a debit is the platform operator's (403)",
       tag: 'reconciliation',
       auth: 'session',
       role: 'operator',
@@ -168,7 +168,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
     defineRoute({
       method: 'post',
       path: '/auth/reconciliation/exceptions/:id/compensate',
-      summary: 'Post the compensating debit of a confirmed credit the provider failed or refunded (audited; may leave the account in deficit)',
+      summary: "The compensating debit of a confirmed credit the provider failed or refunded is the platform operator's decision (CLI `reconcile:compensate`): a tenant is answered 403",
       tag: 'reconciliation',
       auth: 'session',
       role: 'operator',
