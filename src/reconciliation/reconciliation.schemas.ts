@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ledgerEntrySchema } from '../ledger/ledger.schemas';
 import { cursorQuerySchema, moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { FINDINGS, type FindingKind } from './findings';
 
@@ -112,8 +111,6 @@ export const runAcceptedResponseSchema = z.object({ run: runSchema });
 export const exceptionListResponseSchema = z.object({ exceptions: z.array(exceptionSchema), pagination: paginationSchema });
 
 export const exceptionResponseSchema = z.object({ exception: exceptionSchema });
-
-export const compensationResponseSchema = z.object({ exception: exceptionSchema, entry: ledgerEntrySchema });
 
 /** One finding, with the tenant's runs that met it (newest first, at most 20). */
 export const exceptionDetailResponseSchema = z.object({ exception: exceptionSchema, runs: z.array(runSchema) });
