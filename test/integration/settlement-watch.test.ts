@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createJobs } from '../../src/jobs/jobs';
 import { retrySettlementRun } from '../../src/jobs/settlement-restarts';
 import { ensureSweepSchedule } from '../../src/jobs/sweep-schedule';
+import { createSettlementWatchRepo } from '../../src/reconciliation/settlement-watch.repo';
 import { settlementStatusQuery } from '../../src/temporal/settlement-messages';
 import { settlementWorkflowId } from '../../src/temporal/workflow-ids';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
@@ -110,6 +111,37 @@ describe('settlement references watched after they fail, and runs that fail for 
     assert.ok(notDebited, 'the payout of a failed settlement is reported');
     assert.deepEqual([notDebited.Kind, notDebited.Severity, notDebited.Details.merchantTxRef], ['settlement_paid_not_debited', 'alert', `${failed.ref}-2`]);
     assert.ok(run.run.Alerts >= 2);
+  });
+
+  it('the watch has a failed reference due at once, then backs it off (doubling to its most, an outage not counted), and never takes more than its bound', async () => {
+    const failed = await settle('0123451111', 'failed');
+    const watch = createSettlementWatchRepo(stack.infra.db);
+    const reference = { settlementId: failed.settlementId, attemptNo: 1, providerRef: `${failed.ref}-1` };
+    const state = async () =>
+      (await stack.infra.db('settlement_attempts')
+        .where({ provider_ref: reference.providerRef })
+        .first('watch_checks', stack.infra.db.raw('extract(epoch FROM watch_next_at - now()) AS wait_seconds'))) as { watch_checks: number; wait_seconds: string | null };
+    assert.deepEqual(await state(), { watch_checks: 0, wait_seconds: null }, 'never checked: due at the first sweep');
+    const due = await watch.due(72 * 3_600_000, 1_000);
+    assert.ok(due.some((candidate) => candidate.providerRef === reference.providerRef), 'a reference failed just now is due');
+    assert.ok(due.filter((candidate) => candidate.settlementId === failed.settlementId).length === 3, 'every reference of the failed settlement');
+    assert.equal((await watch.due(72 * 3_600_000, 2)).length, 2, 'no more than the bound');
+
+    const waits: number[] = [];
+    for (const answered of [true, true, false, true, true]) {
+      await watch.scheduleNext(reference, answered, 150_000);
+      waits.push(Math.round(Number((await state()).wait_seconds) / 10) * 10);
+    }
+    // 60 s, 120 s; an outage: 60 s and no count; then 240 s and 480 s capped at 150 s.
+    assert.deepEqual(waits, [60, 120, 60, 150, 150]);
+    assert.equal((await state()).watch_checks, 4);
+    assert.ok(!(await watch.due(72 * 3_600_000, 1_000)).some((candidate) => candidate.providerRef === reference.providerRef), 'not due before its next check');
+
+    // Past the watch (the references' failure and the settlement's, 73 h ago): never looked up again.
+    const longAgo = stack.infra.db.raw("now() - interval '73 hours'");
+    await stack.infra.db('settlement_attempts').where({ settlement_id: failed.settlementId }).update({ updated_at: longAgo, watch_next_at: null });
+    await stack.infra.db('settlements').where({ id: failed.settlementId }).update({ updated_at: longAgo });
+    assert.ok(!(await watch.due(72 * 3_600_000, 1_000)).some((candidate) => candidate.settlementId === failed.settlementId));
   });
 
   it('the watch raises a second payout of a paid settlement at once, without a reconciliation run; the tenant reads it, only the platform operator resolves it', async () => {
