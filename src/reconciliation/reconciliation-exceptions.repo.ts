@@ -177,12 +177,14 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
       const kinds = [...new Set([finding.kind, ...sameSubjectKinds])];
       const decided = await trx('reconciliation_exceptions').where({ subject: finding.subject, status: 'resolved' }).whereIn('kind', kinds).first('id');
       if (decided) return false;
-      const open: { id: string; kind: FindingKind } | undefined = await trx('reconciliation_exceptions')
+      const openRows: Array<{ id: string; kind: FindingKind }> = await trx('reconciliation_exceptions')
         .where({ subject: finding.subject, status: 'open' })
         .whereIn('kind', kinds)
         .forUpdate()
-        .first('id', 'kind');
-      if (open?.kind === finding.kind) return false;
+        .select('id', 'kind');
+      // A run may have opened this kind beside an open one of another kind: that one stays as it is.
+      if (openRows.some((row) => row.kind === finding.kind)) return false;
+      const open = openRows[0];
       if (open) {
         await trx('reconciliation_exceptions')
           .where({ id: open.id })
