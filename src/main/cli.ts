@@ -217,17 +217,21 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'reconcile:exceptions': {
-    usage: 'reconcile:exceptions [--tenant TENANT_ID] [--status open|repaired|resolved] [--kind KIND] [--json]   (the platform\'s own findings unless --tenant)',
-    options: { tenant: { type: 'string' }, status: { type: 'string' }, kind: { type: 'string' } },
+    usage: 'reconcile:exceptions [--tenant TENANT_ID | --all-tenants] [--status open|repaired|resolved] [--kind KIND] [--json]   (the platform\'s own findings unless --tenant; every tenant\'s and the platform\'s with --all-tenants)',
+    options: { tenant: { type: 'string' }, 'all-tenants': { type: 'boolean' }, status: { type: 'string' }, kind: { type: 'string' } },
     async run(context) {
       // The API's filter schema, so the CLI takes exactly the statuses and kinds the dashboard does.
       const filter = exceptionFilterSchema.safeParse({ status: optional(context, 'status'), kind: optional(context, 'kind') });
       if (!filter.success) throw new UsageError(`--${filter.error.issues[0]!.message}`);
       const temporal = createTemporalClient(context.config);
       try {
-        const findings = await reconciliationService(context, cliStarter(context, temporal)).listExceptions(optional(context, 'tenant') ?? null, filter.data, null, 1_000);
+        if (context.options['all-tenants'] && optional(context, 'tenant')) throw new UsageError('--tenant and --all-tenants cannot go together');
+        const service = reconciliationService(context, cliStarter(context, temporal));
+        const findings = context.options['all-tenants']
+          ? await service.listAllExceptions(filter.data, null, 1_000)
+          : await service.listExceptions(optional(context, 'tenant') ?? null, filter.data, null, 1_000);
         const human = findings.length
-          ? findings.map((finding) => `${finding.id}  ${finding.status.padEnd(8)} ${finding.severity.padEnd(7)} ${finding.kind}  ${finding.subject}  x${finding.occurrences}`).join('\n')
+          ? findings.map((finding) => `${finding.id}  ${finding.status.padEnd(8)} ${finding.severity.padEnd(7)} ${finding.kind}  ${finding.subject}  x${finding.occurrences}  tenant ${finding.tenantId ?? '-'}`).join('\n')
           : 'no reconciliation findings';
         context.print(human, { exceptions: findings.map(presentException) });
       } finally {

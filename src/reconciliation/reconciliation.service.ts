@@ -154,6 +154,11 @@ export function createReconciliationService(deps: {
       return exceptions.list({ tenantId, ...(filter.status ? { status: filter.status } : {}), ...(filter.kind ? { kind: filter.kind } : {}) }, beforeId, limit);
     },
 
+    /** Every tenant's findings and the platform's own: the platform operator's view across the platform (CLI). */
+    listAllExceptions(filter: { status?: ExceptionStatus | undefined; kind?: FindingKind | undefined }, beforeId: string | null, limit: number): Promise<ExceptionRecord[]> {
+      return exceptions.list({ ...(filter.status ? { status: filter.status } : {}), ...(filter.kind ? { kind: filter.kind } : {}) }, beforeId, limit);
+    },
+
     /** One of the tenant's findings, with the tenant's runs that met it (newest first). */
     async exceptionDetail(tenantId: string, id: string, runLimit: number): Promise<{ finding: ExceptionRecord; runs: RunRecord[] }> {
       const finding = isUuid(id) ? await exceptions.findForTenant(tenantId, id.toLowerCase()) : undefined;

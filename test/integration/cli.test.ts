@@ -118,6 +118,9 @@ describe('CLI', () => {
     const finding = (kind: string) => ({ id: randomUUID(), tenant_id: tenant.tenantId, kind, severity: 'alert', status: 'open', subject: `${kind}-${randomUUID()}` });
     const paidTwice = finding('settlement_paid_twice');
     await db('reconciliation_exceptions').insert(paidTwice);
+    const everyTenant = JSON.parse((await cli('reconcile:exceptions', '--all-tenants', '--kind', 'settlement_paid_twice', '--status', 'open', '--json')).stdout) as { exceptions: Array<{ ID: string }> };
+    assert.ok(everyTenant.exceptions.some((listed) => listed.ID === paidTwice.id), 'the platform operator finds it across tenants');
+    await assert.rejects(cli('reconcile:exceptions', '--all-tenants', '--tenant', tenant.tenantId), (error: { code: number; stderr: string }) => error.code === 2 && /cannot go together/.test(error.stderr));
     await assert.rejects(
       cli('reconcile:compensate', '--exception', paidTwice.id, '--tenant', tenant.tenantId, '--note', 'no'),
       (error: { code: number; stderr: string }) => error.code === 1 && /only a confirmed credit the provider failed or refunded can be compensated/.test(error.stderr),
