@@ -88,7 +88,7 @@ const PAGE_STATEMENT = `
       LEFT JOIN ledger_entries comp ON comp.reverses_entry_id = coalesce(adj.id, e.id) AND comp.kind = 'adjustment' AND comp.direction = 'debit'
       LEFT JOIN settlement_attempts sa ON p.direction = 'debit' AND sa.provider_ref = p.merchant_tx_ref
       LEFT JOIN settlements s ON s.id = sa.settlement_id
-      LEFT JOIN settlement_attempts paid ON paid.settlement_id = s.id AND paid.outcome = 'success'
+      LEFT JOIN LATERAL (SELECT provider_ref FROM settlement_attempts WHERE settlement_id = s.id AND outcome = 'success' ORDER BY attempt_no LIMIT 1) paid ON true
   ), classified AS (
     SELECT j.*,
            coalesce(j.e_tenant, j.acct_tenant, j.s_tenant) AS tenant_id,
