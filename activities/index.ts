@@ -17,6 +17,7 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
       starter: services.starter,
       confirmationRestarts: services.confirmationRestarts,
       settlementRestarts: services.settlementRestarts,
+      settlementWatch: services.settlementWatch,
       claimReleases: services.batchClaimReleases,
       graceMs: sweepGraceMs,
       logger,

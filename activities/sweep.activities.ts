@@ -3,6 +3,7 @@ import type { BatchClaimReleaser, ClaimReleaseResult } from '../src/jobs/batch-c
 import type { RestartResult, WorkflowRestarter } from '../src/jobs/workflow-restarts';
 import type { SweepResult, WorkflowStarter } from '../src/jobs/workflow-starter';
 import type { Logger } from '../src/logger';
+import type { SettlementWatchResult, SettlementWatchService } from '../src/reconciliation/settlement-watch.service';
 
 /**
  * How long one sweep may start workflows: well inside the activity's heartbeat and start-to-close
@@ -11,15 +12,19 @@ import type { Logger } from '../src/logger';
  */
 export const SWEEP_BUDGET_MS = 45_000;
 
+/** How long one sweep may spend on provider lookups of watched settlement references; what is left is due at the next sweep. */
+export const WATCH_BUDGET_MS = 20_000;
+
 export function createSweepActivities(deps: {
   starter: WorkflowStarter;
   confirmationRestarts: WorkflowRestarter;
   settlementRestarts: WorkflowRestarter;
+  settlementWatch: SettlementWatchService;
   claimReleases: BatchClaimReleaser;
   graceMs: number;
   logger: Logger;
 }) {
-  const { starter, confirmationRestarts, settlementRestarts, claimReleases, graceMs, logger } = deps;
+  const { starter, confirmationRestarts, settlementRestarts, settlementWatch, claimReleases, graceMs, logger } = deps;
   return {
     async sweepOutbox(): Promise<SweepResult> {
       const context = Context.current();
@@ -39,9 +44,20 @@ export function createSweepActivities(deps: {
       return { ...restarted, batches: await claimReleases.releaseStopped(graceMs, heartbeat) };
     },
 
-    /** Starts again every settlement whose run failed or was terminated while it is still pending or processing. */
+    /**
+     * Starts again every settlement whose run was terminated, timed out or cancelled while it is still
+     * pending or processing; a run that failed for good is parked with an alert finding instead.
+     */
     restartStalledSettlements(): Promise<RestartResult> {
       return settlementRestarts.restartStalled(() => Context.current().heartbeat());
+    },
+
+    /** Looks up the settlement references the ledger failed or refunded that are due; a paid one is an alert at once. */
+    async watchSettlementReferences(): Promise<SettlementWatchResult> {
+      const context = Context.current();
+      const result = await settlementWatch.tick({ budgetMs: WATCH_BUDGET_MS, signal: context.cancellationSignal, onProgress: () => context.heartbeat() });
+      if (result.raised > 0) logger.warn(result, 'settlement watch raised findings');
+      return result;
     },
   };
 }

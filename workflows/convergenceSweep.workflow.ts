@@ -2,11 +2,12 @@ import { patched, proxyActivities } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep.activities';
 import type { RestartResult } from '../src/jobs/workflow-restarts';
 import type { SweepResult } from '../src/jobs/workflow-starter';
-import { SWEEP_RESTARTS_CONFIRMATIONS, SWEEP_RESTARTS_SETTLEMENTS } from './patches';
+import type { SettlementWatchResult } from '../src/reconciliation/settlement-watch.service';
+import { SWEEP_RESTARTS_CONFIRMATIONS, SWEEP_RESTARTS_SETTLEMENTS, SWEEP_WATCHES_SETTLEMENT_REFERENCES } from './patches';
 
 // The sweep heartbeats as it goes: a worker that dies mid-sweep is noticed in 30 s, not at the end of
 // the start-to-close timeout (the Schedule skips runs while one is still open).
-const { sweepOutbox, restartStalledConfirmations, restartStalledSettlements } = proxyActivities<SweepActivities>({
+const { sweepOutbox, restartStalledConfirmations, restartStalledSettlements, watchSettlementReferences } = proxyActivities<SweepActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
@@ -17,16 +18,21 @@ export interface ConvergenceSweepResult extends SweepResult {
   confirmations: RestartResult | null;
   /** Null in runs started before settlements were restarted. */
   settlements: RestartResult | null;
+  /** Null in runs started before the settlement references were watched. */
+  settlementWatch: SettlementWatchResult | null;
 }
 
 /**
  * Run by a Temporal Schedule: starts every workflow whose start a crash or an outage left behind, then
  * restarts the confirmations that stopped (failed or terminated) while their credit is provisional,
- * and the settlements that stopped while still pending or processing.
+ * and the settlements that stopped while still pending or processing (a run that failed for good is
+ * parked with an alert instead); then looks up the settlement references the ledger failed or refunded
+ * that are due, so a payout the provider made after all is raised within a sweep or two.
  */
 export async function convergenceSweepWorkflow(): Promise<ConvergenceSweepResult> {
   const outbox = await sweepOutbox();
   const confirmations = patched(SWEEP_RESTARTS_CONFIRMATIONS) ? await restartStalledConfirmations() : null;
   const settlements = patched(SWEEP_RESTARTS_SETTLEMENTS) ? await restartStalledSettlements() : null;
-  return { ...outbox, confirmations, settlements };
+  const settlementWatch = patched(SWEEP_WATCHES_SETTLEMENT_REFERENCES) ? await watchSettlementReferences() : null;
+  return { ...outbox, confirmations, settlements, settlementWatch };
 }

@@ -15,3 +15,6 @@ export const SWEEP_RESTARTS_SETTLEMENTS = 'sweep-restarts-settlements';
 
 /** settlementWorkflow: a refund's signal that arrives as the refund watch runs out is still checked. Added with issue 13's stop 19. */
 export const REFUND_NEWS_AT_WATCH_END = 'refund-news-at-watch-end';
+
+/** convergenceSweepWorkflow: after the settlements, look up again the settlement references the ledger failed or refunded. */
+export const SWEEP_WATCHES_SETTLEMENT_REFERENCES = 'sweep-watches-settlement-references';

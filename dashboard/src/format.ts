@@ -34,14 +34,6 @@ export function endOfLagosDay(value: string): string {
   return next.toISOString();
 }
 
-/** a − b for two of the API's two-decimal amounts, exactly (in kobo). */
-export function subtractAmounts(a: string, b: string): string {
-  const kobo = BigInt(a.replace('.', '')) - BigInt(b.replace('.', ''));
-  const sign = kobo < 0n ? '-' : '';
-  const digits = (kobo < 0n ? -kobo : kobo).toString().padStart(3, '0');
-  return `${sign}${digits.slice(0, -2)}.${digits.slice(-2)}`;
-}
-
 /** A camelCase field name in words: "providerAmount" → "provider amount". */
 export function words(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();

@@ -15,6 +15,15 @@ export interface ResumeResult {
 export interface RestartResult extends ResumeResult {
   /** Runs of the type that ended failed, terminated, timed out or cancelled since the last scan. */
   closedAbnormally: number;
+  /** Of those, runs that failed for good and were parked rather than resumed (plans that park only; absent in older sweep results). */
+  parked?: number;
+}
+
+/** A run that closed as failed: a failure thrown out of the workflow, which only an activity failing for good does. */
+export interface FailedRun {
+  key: string;
+  workflowId: string;
+  runId: string;
 }
 
 /**
@@ -30,6 +39,11 @@ export interface RestartPlan {
   keyOf(workflowId: string): string | null;
   /** Resumes the jobs of `keys` the database says are still open (started again, or queued for a batch); the others are done. */
   resume(keys: string[]): Promise<ResumeResult>;
+  /**
+   * When present, runs that closed as failed are handed here instead of to `resume`: a job whose run
+   * failed for good would fail the same way again, every sweep, for ever. Returns how many it parked.
+   */
+  park?(runs: FailedRun[]): Promise<number>;
 }
 
 /** Visibility is eventually consistent: each scan looks this far back before the last one's start. */
@@ -63,8 +77,9 @@ export function createWorkflowRestarter(deps: { db: Db; client: Client; taskQueu
       const scanStartedAt = new Date();
       const watermark = await watermarks.get(plan.watermark);
       const since = watermark ? new Date(watermark.getTime() - VISIBILITY_LAG_MS) : null;
-      const result: RestartResult = { closedAbnormally: 0, restarted: 0, failed: 0 };
+      const result: RestartResult = { closedAbnormally: 0, restarted: 0, failed: 0, ...(plan.park ? { parked: 0 } : {}) };
       let batch = new Set<string>();
+      let failedRuns: FailedRun[] = [];
       const flush = async (): Promise<void> => {
         const done = await plan.resume([...batch]);
         result.restarted += done.restarted;
@@ -72,14 +87,25 @@ export function createWorkflowRestarter(deps: { db: Db; client: Client; taskQueu
         batch = new Set();
         onProgress();
       };
+      const flushFailed = async (): Promise<void> => {
+        result.parked = (result.parked ?? 0) + (await plan.park!(failedRuns));
+        failedRuns = [];
+        onProgress();
+      };
       for await (const execution of client.workflow.list({ query: query(since) })) {
         const key = plan.keyOf(execution.workflowId);
         if (key === null) continue;
         result.closedAbnormally += 1;
+        if (plan.park && execution.status.name === 'FAILED') {
+          failedRuns.push({ key, workflowId: execution.workflowId, runId: execution.runId });
+          if (failedRuns.length >= BATCH) await flushFailed();
+          continue;
+        }
         batch.add(key);
         if (batch.size >= BATCH) await flush();
       }
       if (batch.size > 0) await flush();
+      if (failedRuns.length > 0) await flushFailed();
       if (result.failed === 0) await watermarks.advance(plan.watermark, scanStartedAt);
       if (result.restarted > 0) logger.info({ ...result, workflowType: plan.workflowType }, 'convergence sweep resumed jobs whose workflow had stopped');
       return result;

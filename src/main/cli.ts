@@ -15,8 +15,10 @@ import { createLogger } from '../logger';
 import { formatKobo } from '../money';
 import { createJobs } from '../jobs/jobs';
 import { createOutboxRepo } from '../jobs/outbox.repo';
+import { retrySettlementRun } from '../jobs/settlement-restarts';
 import { createWorkflowStarter, type WorkflowStarter } from '../jobs/workflow-starter';
 import { createPostingEngine } from '../ledger/posting-engine';
+import { presentEntry } from '../ledger/entry.presenter';
 import { presentException, presentRun } from '../reconciliation/reconciliation.presenter';
 import { exceptionFilterSchema } from '../reconciliation/reconciliation.schemas';
 import { createReconciliationService, type ReconciliationService } from '../reconciliation/reconciliation.service';
@@ -215,17 +217,21 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'reconcile:exceptions': {
-    usage: 'reconcile:exceptions [--tenant TENANT_ID] [--status open|repaired|resolved] [--kind KIND] [--json]   (the platform\'s own findings unless --tenant)',
-    options: { tenant: { type: 'string' }, status: { type: 'string' }, kind: { type: 'string' } },
+    usage: 'reconcile:exceptions [--tenant TENANT_ID | --all-tenants] [--status open|repaired|resolved] [--kind KIND] [--json]   (the platform\'s own findings unless --tenant; every tenant\'s and the platform\'s with --all-tenants)',
+    options: { tenant: { type: 'string' }, 'all-tenants': { type: 'boolean' }, status: { type: 'string' }, kind: { type: 'string' } },
     async run(context) {
       // The API's filter schema, so the CLI takes exactly the statuses and kinds the dashboard does.
       const filter = exceptionFilterSchema.safeParse({ status: optional(context, 'status'), kind: optional(context, 'kind') });
       if (!filter.success) throw new UsageError(`--${filter.error.issues[0]!.message}`);
       const temporal = createTemporalClient(context.config);
       try {
-        const findings = await reconciliationService(context, cliStarter(context, temporal)).listExceptions(optional(context, 'tenant') ?? null, filter.data, null, 1_000);
+        if (context.options['all-tenants'] && optional(context, 'tenant')) throw new UsageError('--tenant and --all-tenants cannot go together');
+        const service = reconciliationService(context, cliStarter(context, temporal));
+        const findings = context.options['all-tenants']
+          ? await service.listAllExceptions(filter.data, null, 1_000)
+          : await service.listExceptions(optional(context, 'tenant') ?? null, filter.data, null, 1_000);
         const human = findings.length
-          ? findings.map((finding) => `${finding.id}  ${finding.status.padEnd(8)} ${finding.severity.padEnd(7)} ${finding.kind}  ${finding.subject}  x${finding.occurrences}`).join('\n')
+          ? findings.map((finding) => `${finding.id}  ${finding.status.padEnd(8)} ${finding.severity.padEnd(7)} ${finding.kind}  ${finding.subject}  x${finding.occurrences}  tenant ${finding.tenantId ?? '-'}`).join('\n')
           : 'no reconciliation findings';
         context.print(human, { exceptions: findings.map(presentException) });
       } finally {
@@ -247,6 +253,45 @@ const COMMANDS: Record<string, Command> = {
       }
       },
     },
+  'reconcile:compensate': {
+    usage: 'reconcile:compensate --exception ID --tenant TENANT_ID --note TEXT   (posts the compensating debit of a confirmed credit the provider failed or refunded, and resolves the finding)',
+    options: { exception: { type: 'string' }, note: { type: 'string' }, tenant: { type: 'string' } },
+    required: ['exception', 'tenant', 'note'],
+    async run(context) {
+      const temporal = createTemporalClient(context.config);
+      try {
+        const service = reconciliationService(context, cliStarter(context, temporal));
+        const { finding, entry } = await service.compensate({ via: 'cli', tenantId: text(context, 'tenant') }, text(context, 'exception'), text(context, 'note').trim());
+        context.print(`compensated ${finding.id} with debit ${entry.id} of ${formatKobo(entry.amount)}`, { exception: presentException(finding), entry: presentEntry(entry) });
+      } finally {
+        await temporal.connection.close();
+      }
+    },
+  },
+  'settlement:retry': {
+    usage: 'settlement:retry --ref MERCHANT_TX_REF   (a new run of a pending or processing settlement whose run failed for good and was parked; it picks up where the database says it is)',
+    options: { ref: { type: 'string' } },
+    required: ['ref'],
+    async run(context) {
+      const temporal = createTemporalClient(context.config);
+      const starter = cliStarter(context, temporal);
+      try {
+        const merchantTxRef = text(context, 'ref').trim();
+        const outcome = await retrySettlementRun({ db: context.db, jobs: createJobs(context.config), starter }, merchantTxRef);
+        const human = {
+          started: `settlement ${merchantTxRef}: a new run started`,
+          running: `settlement ${merchantTxRef}: its run is still going; nothing started`,
+          closed: `settlement ${merchantTxRef} is no longer pending or processing; nothing started`,
+          not_found: `settlement ${merchantTxRef} not found`,
+        }[outcome];
+        context.print(human, { merchantTxRef, outcome });
+        if (outcome !== 'started') process.exitCode = 1;
+      } finally {
+        await starter.close();
+        await temporal.connection.close();
+      }
+    },
+  },
   'retention:run': {
     usage: 'retention:run [--json]   (what the worker\'s retention Schedule runs every RETENTION_INTERVAL)',
     options: {},

@@ -48,6 +48,7 @@ import type { ProviderClient } from '../provider/provider.types';
 import { createReconciliationExecutionService } from '../reconciliation/reconciliation-execution.service';
 import { reconciliationRoutes } from '../reconciliation/reconciliation.routes';
 import { createReconciliationService } from '../reconciliation/reconciliation.service';
+import { createSettlementWatchService } from '../reconciliation/settlement-watch.service';
 import { createRateLimits } from '../rate-limits/rate-limits';
 import { createRetentionService } from '../retention/retention.service';
 import { createBankDirectory } from '../settlements/bank-directory';
@@ -148,7 +149,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       client: temporal,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       logger: logger.child({ component: 'settlement-restarts' }),
-      plan: settlementRestartPlan({ db, jobs, starter, logger: logger.child({ component: 'settlement-restarts' }) }),
+      plan: settlementRestartPlan({ db, client: temporal, jobs, starter, logger: logger.child({ component: 'settlement-restarts' }) }),
     }),
     auth,
     apiKeyCache,
@@ -172,6 +173,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     retention: createRetentionService({ db, config }),
     rateLimits,
     reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, limits: rateLimits }),
+    settlementWatch: createSettlementWatchService({ db, provider, config, metrics: metrics.settlementWatch, logger: logger.child({ component: 'settlement-watch' }) }),
     reconciliationExecution: createReconciliationExecutionService({ db, config, logger, provider, postingEngine, creditPayment, settlementExecution, jobs, starter }),
   };
 }

@@ -12,6 +12,7 @@ interface Snapshot {
   claims: { queued: number; claimed: number; oldestQueuedAgeSeconds: number };
   deliveries: Record<'pending' | 'retrying' | 'dead_letter', number>;
   settlements: { pending: number; processing: number; oldestAgeSeconds: number };
+  openAlerts: Array<{ kind: string; count: number }>;
 }
 
 /**
@@ -24,12 +25,13 @@ interface Snapshot {
  */
 export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Registry; cacheMs: number; logger: Logger }) {
   const { repo, registry, cacheMs, logger } = deps;
-  let snapshot: Snapshot = { backlog: [], pending: { count: 0, oldestAgeSeconds: 0 }, claims: { queued: 0, claimed: 0, oldestQueuedAgeSeconds: 0 }, deliveries: { pending: 0, retrying: 0, dead_letter: 0 }, settlements: { pending: 0, processing: 0, oldestAgeSeconds: 0 } };
+  let snapshot: Snapshot = { backlog: [], pending: { count: 0, oldestAgeSeconds: 0 }, claims: { queued: 0, claimed: 0, oldestQueuedAgeSeconds: 0 }, deliveries: { pending: 0, retrying: 0, dead_letter: 0 }, settlements: { pending: 0, processing: 0, oldestAgeSeconds: 0 }, openAlerts: [] };
   let readAt = 0;
   let reading: Promise<void> | null = null;
   let watermark: Date | null = null;
   const startedAtMs = Date.now();
   const workflowTypesSeen = new Set<string>();
+  const alertKindsSeen = new Set<string>();
   // Counters and the lag histogram grow when the snapshot is read: each reads it (if stale) before it is serialised.
   const refresh = async (): Promise<void> => {
     await current();
@@ -50,12 +52,13 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
   async function read(): Promise<void> {
     try {
       const until = await repo.windowEnd();
-      const [backlog, pending, claims, deliveries, settlements] = await Promise.all([
+      const [backlog, pending, claims, deliveries, settlements, openAlerts] = await Promise.all([
         repo.outboxBacklog(),
         repo.pendingConfirmations(),
         repo.confirmationClaims(),
         repo.openDeliveries(),
         repo.openSettlements(),
+        repo.openAlertFindings(),
       ]);
       // The first read counts what changed since this process started (by its own uptime, so clocks never compare).
       const since = watermark?.getTime() ?? until.getTime() - (Date.now() - startedAtMs);
@@ -68,7 +71,7 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
         for (const [status, count] of Object.entries(changes.settlementsFinished)) settlementsFinished.inc({ status }, count);
       }
       watermark = until > (watermark ?? new Date(0)) ? until : watermark;
-      snapshot = { backlog, pending, claims, deliveries, settlements };
+      snapshot = { backlog, pending, claims, deliveries, settlements, openAlerts };
       up.set(1);
     } catch (error) {
       logger.warn({ err: error }, 'pipeline metrics: could not read Postgres; serving the last figures');
@@ -123,6 +126,13 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
   gauge('settlements_oldest_open_age_seconds', 'Age of the oldest settlement not yet final (0 when none): a payout the provider leaves ambiguous stays open, never failed', [], (metric, s) =>
     metric.set(s.settlements.oldestAgeSeconds),
   );
+  gauge('reconciliation_open_alerts', "Open reconciliation findings at alert level, by kind (a run's or the settlement watch's; a kind once seen stays at 0 when none is open)", ['kind'], (metric, s) => {
+    for (const kind of alertKindsSeen) metric.set({ kind }, 0);
+    for (const row of s.openAlerts) {
+      alertKindsSeen.add(row.kind);
+      metric.set({ kind: row.kind }, row.count);
+    }
+  });
 
   return { refresh };
 }

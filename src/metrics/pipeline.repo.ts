@@ -78,6 +78,12 @@ export function createPipelineRepo(db: Db) {
       return open;
     },
 
+    /** Open reconciliation findings at alert level (a run's or the settlement watch's), by kind. */
+    async openAlertFindings(): Promise<Array<{ kind: string; count: number }>> {
+      const { rows } = await db.raw(`SELECT kind, count(*) AS count FROM reconciliation_exceptions WHERE status = 'open' AND severity = 'alert' GROUP BY kind`);
+      return (rows as Array<{ kind: string; count: string }>).map((row) => ({ kind: row.kind, count: Number(row.count) }));
+    },
+
     /** The database's clock, less the settle margin: where the next window of changes ends. */
     async windowEnd(): Promise<Date> {
       const { rows } = await db.raw(`SELECT now() - make_interval(secs => ?) AS until`, [SETTLE_MARGIN_SECONDS]);

@@ -16,11 +16,13 @@ export const FINDINGS = {
   credit_failed_at_provider: { severity: 'alert', repaired: false, title: 'A confirmed credit the provider shows failed or refunded (resolve with a compensating debit)' },
   credit_unknown_to_provider: { severity: 'alert', repaired: false, title: 'A confirmed credit the provider does not know' },
   unknown_transfer: { severity: 'alert', repaired: false, title: 'A payout from the wallet that no settlement made' },
-  settlement_paid_not_debited: { severity: 'alert', repaired: false, title: 'The provider paid a settlement the ledger failed or refunded: money left without a debit' },
+  settlement_paid_not_debited: { severity: 'alert', repaired: false, title: 'The provider paid a settlement reference the ledger failed or refunded: money left without a debit' },
+  settlement_paid_twice: { severity: 'alert', repaired: false, title: 'The provider paid a second reference of a settlement already paid: the platform paid it from its own float' },
   settlement_debited_not_paid: { severity: 'alert', repaired: false, title: 'A settlement the ledger shows paid that the provider shows failed' },
   settlement_not_at_provider: { severity: 'alert', repaired: false, title: 'A settlement the ledger shows paid that the provider does not know' },
   settlement_mismatch: { severity: 'warning', repaired: false, title: 'A settlement whose amount differs at the provider' },
   settlement_stuck: { severity: 'warning', repaired: false, title: 'A settlement still pending long after its attempts' },
+  settlement_run_failed: { severity: 'alert', repaired: false, title: 'A settlement run failed for good (a rule or an amount it cannot get past): parked, not restarted until an operator retries it' },
   wallet_difference: { severity: 'warning', repaired: false, title: "The provider's wallet differs from the ledger's balances beyond what is explained" },
   lookup_limit_reached: { severity: 'warning', repaired: false, title: 'More ledger records outside the listing than a run looks up one by one' },
 } as const;
@@ -38,10 +40,25 @@ export const ROW_FINDINGS: FindingKind[] = [
   'credit_unknown_to_provider',
   'unknown_transfer',
   'settlement_paid_not_debited',
+  'settlement_paid_twice',
   'settlement_debited_not_paid',
   'settlement_not_at_provider',
   'settlement_mismatch',
 ];
+
+/**
+ * Findings where money left the platform's float with no debit to answer it (a payout the ledger does
+ * not count, a credit already paid on that the provider took back or never had). Only the platform
+ * operator decides them (the CLI): a tenant sees them and cannot resolve, compensate or otherwise close them.
+ */
+export const PLATFORM_DECIDED: readonly FindingKind[] = [
+  'settlement_paid_not_debited',
+  'settlement_paid_twice',
+  'credit_failed_at_provider',
+  'credit_unknown_to_provider',
+];
+
+export const isPlatformDecided = (kind: FindingKind): boolean => PLATFORM_DECIDED.includes(kind);
 
 /**
  * The reasons (as LIKE patterns) a reversal's narration gives when the provider still did not know a

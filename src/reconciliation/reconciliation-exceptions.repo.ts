@@ -31,8 +31,9 @@ export interface ExceptionRecord {
   merchantTxRef: string | null;
   providerTxnId: string | null;
   details: Record<string, unknown>;
-  firstRunId: string;
-  lastRunId: string;
+  /** Null for a finding raised outside any run (the settlement watch, a parked settlement run) until a run meets it. */
+  firstRunId: string | null;
+  lastRunId: string | null;
   occurrences: number;
   repairEntryId: string | null;
   resolution: Resolution | null;
@@ -59,8 +60,8 @@ interface ExceptionRow {
   merchant_tx_ref: string | null;
   provider_txn_id: string | null;
   details: Record<string, unknown>;
-  first_run_id: string;
-  last_run_id: string;
+  first_run_id: string | null;
+  last_run_id: string | null;
   occurrences: number;
   repair_entry_id: string | null;
   resolution: Resolution | null;
@@ -111,7 +112,7 @@ export interface ExceptionFilter {
   runId?: string;
 }
 
-function findingRow(finding: Finding, status: ExceptionStatus, runId: string) {
+function findingRow(finding: Finding, status: ExceptionStatus, runId: string | null) {
   return {
     id: finding.id,
     tenant_id: finding.tenantId,
@@ -164,6 +165,38 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
         .returning('id')) as Array<{ id: string }>;
       await link(trx, row!.id, runIds);
       return row!.id;
+    },
+
+    /**
+     * Opens the finding outside any run (the settlement watch, a parked settlement run) unless its
+     * subject already has one under one of `sameSubjectKinds` (its own kind included) that is open, or
+     * that an operator resolved (as a run acknowledges it); an open one of another of those kinds becomes
+     * this kind, with these details. True when the finding is new.
+     */
+    async raise(trx: Trx, finding: Finding, sameSubjectKinds: FindingKind[] = [finding.kind]): Promise<boolean> {
+      const kinds = [...new Set([finding.kind, ...sameSubjectKinds])];
+      const decided = await trx('reconciliation_exceptions').where({ subject: finding.subject, status: 'resolved' }).whereIn('kind', kinds).first('id');
+      if (decided) return false;
+      const openRows: Array<{ id: string; kind: FindingKind }> = await trx('reconciliation_exceptions')
+        .where({ subject: finding.subject, status: 'open' })
+        .whereIn('kind', kinds)
+        .forUpdate()
+        .select('id', 'kind');
+      // A run may have opened this kind beside an open one of another kind: that one stays as it is.
+      if (openRows.some((row) => row.kind === finding.kind)) return false;
+      const open = openRows[0];
+      if (open) {
+        await trx('reconciliation_exceptions')
+          .where({ id: open.id })
+          .update({ kind: finding.kind, severity: FINDINGS[finding.kind].severity, details: JSON.stringify(finding.details), updated_at: trx.fn.now() });
+        return true;
+      }
+      const inserted = await trx('reconciliation_exceptions')
+        .insert(findingRow(finding, 'open', null))
+        .onConflict(trx.raw("(kind, subject) WHERE status = 'open'"))
+        .ignore()
+        .returning('id');
+      return inserted.length > 0;
     },
 
     /** A repair this run made, on record with the entry it posted. */

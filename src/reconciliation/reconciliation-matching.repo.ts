@@ -76,6 +76,7 @@ const PAGE_STATEMENT = `
            e.id AS e_id, e.tenant_id AS e_tenant, e.account_id AS e_account, e.status AS e_status, e.amount AS e_amount, e.fee AS e_fee,
            rev.id AS rev_id, rev.narration AS rev_narration, adj.id AS adj_id, comp.id AS comp_id,
            sa.outcome AS attempt_outcome, s.id AS s_id, s.tenant_id AS s_tenant, s.account_id AS s_account, s.status AS s_status, s.amount AS s_amount,
+           paid.provider_ref AS settled_ref,
            (p.direction = 'credit' AND p.status = 'success' AND an.id IS NULL AND ar.id IS NULL AND e.id IS NULL
              AND EXISTS (SELECT 1 FROM inbound_events m WHERE m.category = 'misdirected' AND m.transaction_id = p.provider_txn_id)) AS known_misdirected
       FROM page p
@@ -87,6 +88,7 @@ const PAGE_STATEMENT = `
       LEFT JOIN ledger_entries comp ON comp.reverses_entry_id = coalesce(adj.id, e.id) AND comp.kind = 'adjustment' AND comp.direction = 'debit'
       LEFT JOIN settlement_attempts sa ON p.direction = 'debit' AND sa.provider_ref = p.merchant_tx_ref
       LEFT JOIN settlements s ON s.id = sa.settlement_id
+      LEFT JOIN LATERAL (SELECT provider_ref FROM settlement_attempts WHERE settlement_id = s.id AND outcome = 'success' ORDER BY attempt_no LIMIT 1) paid ON true
   ), classified AS (
     SELECT j.*,
            coalesce(j.e_tenant, j.acct_tenant, j.s_tenant) AS tenant_id,
@@ -127,6 +129,10 @@ const PAGE_STATEMENT = `
            ELSE
              CASE
                WHEN j.s_id IS NULL THEN CASE WHEN j.status = 'success' THEN 'unknown_transfer' ELSE 'matched' END
+               -- A payout is matched to its own attempt: SUCCESS on a reference the ledger failed or refunded,
+               -- or on any reference but the one the settlement was paid by, is money out with no debit for it.
+               WHEN j.status = 'success' AND j.s_status = 'success' AND j.attempt_outcome <> 'success' THEN 'settlement_paid_twice'
+               WHEN j.status = 'success' AND j.attempt_outcome IN ('failed', 'refunded') THEN 'settlement_paid_not_debited'
                WHEN j.s_status IN ('pending', 'processing') THEN 'in_flight'
                WHEN j.status = 'success' THEN
                  CASE
@@ -145,7 +151,7 @@ const PAGE_STATEMENT = `
     -- A finding an operator has already resolved is acknowledged, not reported again.
     SELECT c.provider_txn_id, c.direction, c.status, c.raw_status, c.amount, c.fee, c.currency, c.time_created,
            c.recipient_account_number, c.merchant_tx_ref, c.sender_name, c.narration, c.tenant_id, c.account_id,
-           c.e_id, c.e_status, c.e_amount, c.e_fee, c.rev_narration, c.adj_id, c.attempt_outcome, c.s_id, c.s_status, c.s_amount,
+           c.e_id, c.e_status, c.e_amount, c.e_fee, c.rev_narration, c.adj_id, c.attempt_outcome, c.s_id, c.s_status, c.s_amount, c.settled_ref,
            CASE WHEN c.outcome IN (${FINDING_LIST})
                  AND EXISTS (SELECT 1 FROM reconciliation_exceptions r WHERE r.subject = c.provider_txn_id AND r.kind = c.outcome AND r.status = 'resolved')
                 THEN 'acknowledged' ELSE c.outcome END AS outcome
@@ -171,7 +177,7 @@ const PAGE_STATEMENT = `
              'providerCurrency', c.currency, 'providerTime', c.time_created, 'providerAccountNumber', c.recipient_account_number,
              'ledgerAmount', ${naira('c.e_amount + c.e_fee')}, 'ledgerFee', ${naira('c.e_fee')}, 'ledgerStatus', c.e_status,
              'ledgerReversal', c.rev_narration, 'merchantTxRef', c.merchant_tx_ref, 'attemptOutcome', c.attempt_outcome,
-             'settlementStatus', c.s_status, 'settlementAmount', ${naira('c.s_amount')})),
+             'settlementStatus', c.s_status, 'settlementAmount', ${naira('c.s_amount')}, 'settledReference', c.settled_ref)),
            CAST(:run_id AS uuid), CAST(:run_id AS uuid)
       FROM staged s
       JOIN scoped c ON c.provider_txn_id = s.provider_txn_id

@@ -1,5 +1,5 @@
 import { formatKobo } from '../money';
-import { FINDINGS, outcomeOf } from './findings';
+import { FINDINGS, isPlatformDecided, outcomeOf } from './findings';
 import type { ExceptionRecord } from './reconciliation-exceptions.repo';
 import type { DayDifference, RunRecord } from './reconciliation-runs.repo';
 import type { ExceptionView, RunView } from './reconciliation.schemas';
@@ -45,6 +45,7 @@ export function presentException(finding: ExceptionRecord): ExceptionView {
     Details: finding.details,
     FirstRunID: finding.firstRunId,
     LastRunID: finding.lastRunId,
+    PlatformDecides: isPlatformDecided(finding.kind),
     Occurrences: finding.occurrences,
     RepairEntryID: finding.repairEntryId,
     Resolution: finding.resolution,

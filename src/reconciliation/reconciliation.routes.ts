@@ -1,11 +1,9 @@
 import type { Config } from '../config';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
-import { presentEntry } from '../ledger/entry.presenter';
 import { temporalUiLink } from '../temporal/temporal-ui-link';
 import { presentDay, presentException, presentRun } from './reconciliation.presenter';
 import {
-  compensationResponseSchema,
   dashboardRunDetailResponseSchema,
   decisionBodySchema,
   exceptionDetailResponseSchema,
@@ -151,7 +149,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
     defineRoute({
       method: 'post',
       path: '/auth/reconciliation/exceptions/:id/resolve',
-      summary: 'Close an open finding with a note (audited: who and when are kept)',
+      summary: "Close an open finding with a note (audited: who and when are kept); a finding where money left the platform's float without a debit is the platform operator's (403)",
       tag: 'reconciliation',
       auth: 'session',
       role: 'operator',
@@ -163,23 +161,6 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
         const user = userOf(ctx);
         const finding = await reconciliation.resolve({ via: 'dashboard', user }, params.id, body.note);
         return { status: 200, body: { exception: presentException(finding) } };
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/auth/reconciliation/exceptions/:id/compensate',
-      summary: 'Post the compensating debit of a confirmed credit the provider failed or refunded (audited; may leave the account in deficit)',
-      tag: 'reconciliation',
-      auth: 'session',
-      role: 'operator',
-      params: exceptionParamsSchema,
-      body: decisionBodySchema,
-      responses: { 201: { description: 'The debit posted and the finding resolved', schema: compensationResponseSchema } },
-      errors: [400, 403, 404, 409],
-      handle: async ({ params, body, ctx }) => {
-        const user = userOf(ctx);
-        const { finding, entry } = await reconciliation.compensate({ via: 'dashboard', user }, params.id, body.note);
-        return { status: 201, body: { exception: presentException(finding), entry: presentEntry(entry) } };
       },
     }),
   ];

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ledgerEntrySchema } from '../ledger/ledger.schemas';
 import { cursorQuerySchema, moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { FINDINGS, type FindingKind } from './findings';
 
@@ -67,8 +66,9 @@ export const exceptionSchema = z.object({
   MerchantTxRef: z.string().nullable(),
   ProviderTxnID: z.string().nullable(),
   Details: z.record(z.string(), z.unknown()),
-  FirstRunID: z.uuid(),
-  LastRunID: z.uuid(),
+  FirstRunID: z.uuid().nullable().describe('Null for a finding raised outside any run (the settlement watch, a parked settlement run) until a run meets it'),
+  LastRunID: z.uuid().nullable(),
+  PlatformDecides: z.boolean().describe("Money left the platform's float without a debit: only the platform operator resolves it; the tenant reads it"),
   Occurrences: z.number().int(),
   RepairEntryID: z.uuid().nullable(),
   Resolution: z.enum(['noted', 'compensated', 'no_longer_found']).nullable(),
@@ -111,8 +111,6 @@ export const runAcceptedResponseSchema = z.object({ run: runSchema });
 export const exceptionListResponseSchema = z.object({ exceptions: z.array(exceptionSchema), pagination: paginationSchema });
 
 export const exceptionResponseSchema = z.object({ exception: exceptionSchema });
-
-export const compensationResponseSchema = z.object({ exception: exceptionSchema, entry: ledgerEntrySchema });
 
 /** One finding, with the tenant's runs that met it (newest first, at most 20). */
 export const exceptionDetailResponseSchema = z.object({ exception: exceptionSchema, runs: z.array(runSchema) });

@@ -1,7 +1,7 @@
 import { createAuditLog, type AuditActor } from '../audit/audit-log';
 import type { Config } from '../config';
 import { isUniqueViolation, type Db } from '../db';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { isUuid, uuidv7 } from '../ids';
 import type { Jobs } from '../jobs/jobs';
 import { createOutboxRepo, type OutboxEntry } from '../jobs/outbox.repo';
@@ -9,10 +9,9 @@ import type { WorkflowStarter } from '../jobs/workflow-starter';
 import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { PostingEngine } from '../ledger/posting-engine';
-import { formatKobo } from '../money';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { reconciliationWorkflowId } from '../temporal/workflow-ids';
-import type { FindingKind } from './findings';
+import { isPlatformDecided, type FindingKind } from './findings';
 import { createReconciliationExceptionsRepo, type ExceptionRecord, type ExceptionStatus } from './reconciliation-exceptions.repo';
 import { createReconciliationRunsRepo, type DayDifference, type RunRecord } from './reconciliation-runs.repo';
 
@@ -32,6 +31,13 @@ interface RunWindow {
 export type Decider = { via: 'dashboard'; user: AuditActor } | { via: 'cli'; tenantId: string | null };
 
 const tenantOfDecider = (decider: Decider): string | null => (decider.via === 'dashboard' ? decider.user.tenantId : decider.tenantId);
+
+/** A finding where money left the platform's float without a debit is the platform operator's to decide, never its tenant's. */
+function refuseTenantDecision(decider: Decider, finding: ExceptionRecord): void {
+  if (decider.via === 'dashboard' && isPlatformDecided(finding.kind)) {
+    throw new ForbiddenError(`only the platform operator decides a ${finding.kind} finding (money left the platform's float without a debit); the tenant sees it read-only`);
+  }
+}
 
 /** A run's clocks may run a little ahead of ours; a window ending further in the future is refused. */
 const FUTURE_SKEW_MS = 60_000;
@@ -148,6 +154,11 @@ export function createReconciliationService(deps: {
       return exceptions.list({ tenantId, ...(filter.status ? { status: filter.status } : {}), ...(filter.kind ? { kind: filter.kind } : {}) }, beforeId, limit);
     },
 
+    /** Every tenant's findings and the platform's own: the platform operator's view across the platform (CLI). */
+    listAllExceptions(filter: { status?: ExceptionStatus | undefined; kind?: FindingKind | undefined }, beforeId: string | null, limit: number): Promise<ExceptionRecord[]> {
+      return exceptions.list({ ...(filter.status ? { status: filter.status } : {}), ...(filter.kind ? { kind: filter.kind } : {}) }, beforeId, limit);
+    },
+
     /** One of the tenant's findings, with the tenant's runs that met it (newest first). */
     async exceptionDetail(tenantId: string, id: string, runLimit: number): Promise<{ finding: ExceptionRecord; runs: RunRecord[] }> {
       const finding = isUuid(id) ? await exceptions.findForTenant(tenantId, id.toLowerCase()) : undefined;
@@ -162,6 +173,7 @@ export function createReconciliationService(deps: {
       await db.transaction(async (trx) => {
         const finding = isUuid(id) ? await exceptions.lockForDecision(trx, tenantId, id.toLowerCase()) : undefined;
         if (!finding) throw new NotFoundError('reconciliation exception not found');
+        refuseTenantDecision(decider, finding);
         if (finding.status !== 'open') throw new ConflictError('reconciliation exception is not open');
         await exceptions.resolve(trx, finding.id, { resolution: 'noted', note, userId: decider.via === 'dashboard' ? decider.user.id : null, via: decider.via });
         if (decider.via === 'dashboard') await createAuditLog(trx).record(decider.user, 'reconciliation.resolved', { type: 'reconciliation_exception', id: finding.id }, { kind: finding.kind, note });
@@ -172,13 +184,17 @@ export function createReconciliationService(deps: {
     /**
      * A confirmed credit the provider shows failed or refunded is taken back by a compensating debit
      * that answers it (once: the ledger's unique index on the answered entry). Money already spent
-     * leaves the account in deficit: settlements are refused until it is covered again.
+     * leaves the account in deficit: settlements are refused until it is covered again. The platform
+     * operator's decision (CLI); a tenant's dashboard user is refused (see PLATFORM_DECIDED).
      */
-    async compensate(decider: Extract<Decider, { via: 'dashboard' }>, id: string, note: string): Promise<{ finding: ExceptionRecord; entry: LedgerEntry }> {
+    async compensate(decider: Decider, id: string, note: string): Promise<{ finding: ExceptionRecord; entry: LedgerEntry }> {
+      const tenantId = tenantOfDecider(decider);
+      if (tenantId === null || !isUuid(tenantId)) throw new NotFoundError('reconciliation exception not found');
       try {
         const entry = await db.transaction(async (trx) => {
-          const finding = isUuid(id) ? await exceptions.lockForDecision(trx, decider.user.tenantId, id.toLowerCase()) : undefined;
+          const finding = isUuid(id) ? await exceptions.lockForDecision(trx, tenantId, id.toLowerCase()) : undefined;
           if (!finding) throw new NotFoundError('reconciliation exception not found');
+          refuseTenantDecision(decider, finding);
           if (finding.kind !== 'credit_failed_at_provider') throw new ConflictError('only a confirmed credit the provider failed or refunded can be compensated');
           if (finding.status !== 'open') throw new ConflictError('reconciliation exception is not open');
           const credit = finding.entryId ? await createLedgerRepo(trx).findEntry(finding.entryId, trx) : undefined;
@@ -201,13 +217,7 @@ export function createReconciliationService(deps: {
               },
             ],
           );
-          await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: decider.user.id, via: 'dashboard', repairEntryId: debit!.id });
-          await createAuditLog(trx).record(
-            decider.user,
-            'reconciliation.compensated',
-            { type: 'reconciliation_exception', id: finding.id },
-            { entryId: debit!.id, creditEntryId: credit.id, amount: formatKobo(credit.amount), accountId: credit.accountId, note },
-          );
+          await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: null, via: 'cli', repairEntryId: debit!.id });
           return debit!;
         });
         return { finding: (await exceptions.find(id.toLowerCase()))!, entry };

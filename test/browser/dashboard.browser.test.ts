@@ -383,7 +383,7 @@ describe('dashboard in a browser', function () {
     assert.equal((await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${settlementRef}`)).body.payouts, 1, 'paid out exactly once');
   });
 
-  it('starts a reconciliation run, follows it to its findings, resolves one with a note and compensates another, each in a dialog', async () => {
+  it('starts a reconciliation run and follows it to its findings, which the platform operator decides (CLI) and the page shows decided', async () => {
     await open('reconciliation', '/dashboard/reconciliation');
     await page.getByText('No reconciliation runs yet.').waitFor();
     await page.getByRole('button', { name: 'Start a run…' }).click();
@@ -406,49 +406,33 @@ describe('dashboard in a browser', function () {
       assert.match(await row.innerText(), new RegExp(`^[^\\n]+\\s+alert\\s+A confirmed credit the provider shows failed or refunded[^\\n]*\\s+provider: ${amount} REFUND · ledger: ${amount} confirmed\\s+${reconciled.AccountRef}[\\s\\S]*open`));
     }
 
-    // Resolve the 2,000.00 credit with a note: the dialog will not act without one.
-    const toResolve = findings.filter({ hasText: 'provider: ₦2,010.00' });
-    resolvedExceptionId = (await toResolve.getAttribute('data-exception'))!;
-    await toResolve.getByRole('button', { name: 'Resolve…' }).click();
-    const resolve = page.getByRole('dialog', { name: 'Resolve this exception?' });
-    await resolve.getByRole('button', { name: 'Resolve' }).click();
-    await resolve.getByText('Write a note: it is kept with the exception and in the audit log.').waitFor();
-    await assertAccessible(page, 'reconciliation-run with the resolve dialog');
-    await resolve.getByLabel('Note').fill(RESOLUTION_NOTE);
-    await resolve.getByRole('button', { name: 'Resolve' }).click();
-    await page.getByText('Exception resolved with your note.').waitFor();
-    await settled(page);
-    const resolvedRow = findings.filter({ hasText: 'provider: ₦2,010.00' });
-    assert.match(await resolvedRow.innerText(), new RegExp(`resolved\\s+resolved with a note by ${admin.email.replace('+', '\\+')}, [^\\n]+\\s+“${RESOLUTION_NOTE}”`));
-    assert.equal(await resolvedRow.getByRole('button').count(), 0, 'a resolved exception offers no action');
+    // Money the platform already paid out against these credits: the tenant's admin reads them and cannot act on them.
+    assert.equal(await findings.getByRole('button').count(), 0, 'no Resolve or Compensate on a finding the platform operator decides');
+    assert.equal(await findings.filter({ hasText: 'Decided by the platform operator' }).count(), TAKEN_BACK.length);
 
-    // The overview counts the two still open and links to them.
+    // The platform operator resolves the 2,000.00 credit with a note and compensates the 5,000.00 one, at the CLI.
+    resolvedExceptionId = (await findings.filter({ hasText: 'provider: ₦2,010.00' }).getAttribute('data-exception'))!;
+    const compensatedExceptionId = (await findings.filter({ hasText: 'provider: ₦5,025.00' }).getAttribute('data-exception'))!;
+    await sys.cli('reconcile:resolve', '--exception', resolvedExceptionId, '--tenant', tenant.tenantId, '--note', RESOLUTION_NOTE);
+    await sys.cli('reconcile:compensate', '--exception', compensatedExceptionId, '--tenant', tenant.tenantId, '--note', COMPENSATION_NOTE);
+
+    // The overview counts the one still open and links to it.
     await open('overview', '/dashboard');
-    assert.match(await page.locator('.attention').innerText(), /\b2\s+Reconciliation exceptions open/);
+    assert.match(await page.locator('.attention').innerText(), /\b1\s+Reconciliation exceptions open/);
     await page.locator('.attention').getByRole('link', { name: 'Reconciliation exceptions open' }).click();
     await page.waitForURL(/\/dashboard\/reconciliation\/exceptions\?status=open$/);
     pagesSeen.set('reconciliation-exceptions', '/dashboard/reconciliation/exceptions?status=open');
     await settled(page);
     const openRows = page.getByRole('region', { name: 'Reconciliation exceptions' }).locator('tbody tr');
-    assert.equal(await openRows.count(), 2);
-
-    // Compensate the 5,000.00 credit: the debit is named before it is posted.
-    await openRows.filter({ hasText: 'provider: ₦5,025.00' }).getByRole('button', { name: 'Compensate…' }).click();
-    const compensate = page.getByRole('dialog', { name: 'Post a compensating debit?' });
-    assert.match(await compensate.innerText(), new RegExp(`Debits ₦5,000\\.00 from ${reconciled.AccountRef}, answering the credit the provider now shows REFUND`));
-    await compensate.getByLabel('Note').fill(COMPENSATION_NOTE);
-    await compensate.getByRole('button', { name: 'Post the debit' }).click();
-    await page.getByText(`Compensating debit of ₦5,000.00 posted to ${reconciled.AccountRef}; the exception is resolved.`).waitFor();
-    await settled(page);
     assert.equal(await openRows.count(), 1, 'one exception is left open');
-    assert.match(await openRows.first().innerText(), /provider: ₦3,010\.00/);
+    assert.match(await openRows.first().innerText(), /provider: ₦3,010\.00[\s\S]*Decided by the platform operator/);
 
     await page.getByLabel('Status').selectOption('resolved');
     await page.waitForURL(/status=resolved/);
     await settled(page);
     const closed = await page.getByRole('region', { name: 'Reconciliation exceptions' }).innerText();
-    assert.match(closed, new RegExp(`compensating debit posted by ${admin.email.replace('+', '\\+')}[\\s\\S]*“${COMPENSATION_NOTE}”`));
-    assert.match(closed, new RegExp(`resolved with a note by ${admin.email.replace('+', '\\+')}[\\s\\S]*“${RESOLUTION_NOTE}”`));
+    assert.match(closed, new RegExp(`compensating debit posted by the platform operator \\(CLI\\)[\\s\\S]*“${COMPENSATION_NOTE}”`));
+    assert.match(closed, new RegExp(`resolved with a note by the platform operator \\(CLI\\)[\\s\\S]*“${RESOLUTION_NOTE}”`));
 
     await open('reconciliation-exception', `/dashboard/reconciliation/exceptions/${resolvedExceptionId}`);
     assert.equal(await page.getByTestId('exception-status').innerText(), 'resolved');
@@ -505,8 +489,6 @@ describe('dashboard in a browser', function () {
     for (const action of [
       'api key revoked',
       'api key created',
-      'reconciliation compensated',
-      'reconciliation resolved',
       'reconciliation run requested',
       'settlement initiated',
       'webhook replayed',
@@ -516,7 +498,6 @@ describe('dashboard in a browser', function () {
     ]) {
       assert.match(log, new RegExp(`${admin.email.replace('+', '\\+')}\\s+${action}`), action);
     }
-    assert.match(log, new RegExp(`reconciliation resolved\\s+reconciliation exception ${resolvedExceptionId}\\s+kind: credit_failed_at_provider · note: ${RESOLUTION_NOTE}`));
   });
 
   it('computes a fee quote', async () => {

@@ -111,4 +111,27 @@ describe('CLI', () => {
     const listed = JSON.parse((await cli('reconcile:exceptions', '--tenant', tenant.tenantId, '--kind', 'settlement_stuck', '--json')).stdout) as { exceptions: Array<{ ID: string; Kind: string }> };
     assert.deepEqual(listed.exceptions.map((item) => [item.ID, item.Kind]), [[stuck.id, 'settlement_stuck']]);
   });
+
+  it("reconcile:resolve --tenant decides a tenant's finding the platform operator alone decides; reconcile:compensate refuses what is no taken-back credit", async () => {
+    const tenant = JSON.parse((await cli('tenant:create', '--name', 'Platform Decides', '--json')).stdout) as { tenantId: string };
+    const db = stack.infra.db;
+    const finding = (kind: string) => ({ id: randomUUID(), tenant_id: tenant.tenantId, kind, severity: 'alert', status: 'open', subject: `${kind}-${randomUUID()}` });
+    const paidTwice = finding('settlement_paid_twice');
+    await db('reconciliation_exceptions').insert(paidTwice);
+    const everyTenant = JSON.parse((await cli('reconcile:exceptions', '--all-tenants', '--kind', 'settlement_paid_twice', '--status', 'open', '--json')).stdout) as { exceptions: Array<{ ID: string }> };
+    assert.ok(everyTenant.exceptions.some((listed) => listed.ID === paidTwice.id), 'the platform operator finds it across tenants');
+    await assert.rejects(cli('reconcile:exceptions', '--all-tenants', '--tenant', tenant.tenantId), (error: { code: number; stderr: string }) => error.code === 2 && /cannot go together/.test(error.stderr));
+    await assert.rejects(
+      cli('reconcile:compensate', '--exception', paidTwice.id, '--tenant', tenant.tenantId, '--note', 'no'),
+      (error: { code: number; stderr: string }) => error.code === 1 && /only a confirmed credit the provider failed or refunded can be compensated/.test(error.stderr),
+    );
+    const resolved = JSON.parse((await cli('reconcile:resolve', '--exception', paidTwice.id, '--tenant', tenant.tenantId, '--note', 'recovered from the beneficiary bank', '--json')).stdout) as {
+      exception: { Status: string; ResolvedVia: string; PlatformDecides: boolean };
+    };
+    assert.deepEqual([resolved.exception.Status, resolved.exception.ResolvedVia, resolved.exception.PlatformDecides], ['resolved', 'cli', true]);
+  });
+
+  it('settlement:retry exits 1 naming a settlement it cannot start', async () => {
+    await assert.rejects(cli('settlement:retry', '--ref', `mtx_${randomUUID()}`), (error: { code: number; stdout: string }) => error.code === 1 && /not found/.test(error.stdout));
+  });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { Registry } from 'prom-client';
 import { startApiMetrics } from '../../src/metrics/api-metrics';
 import type { MetricsServer } from '../../src/metrics/metrics-server';
@@ -108,6 +109,18 @@ describe('metrics: /metrics of the API', () => {
     const observed = total(after, 'nuban_confirmation_lag_seconds_count') - total(before, 'nuban_confirmation_lag_seconds_count');
     assert.ok(observed >= 1 && observed <= confirmedMeanwhile, `${observed} confirmations observed, ${confirmedMeanwhile} made since the first read's window`);
     assert.ok(total(after, 'nuban_confirmation_lag_seconds_sum') > total(before, 'nuban_confirmation_lag_seconds_sum'));
+  });
+
+  it('shows the open alert findings by kind, down again once one is resolved', async () => {
+    const before = await read();
+    const id = crypto.randomUUID();
+    await stack.infra.db('reconciliation_exceptions').insert({ id, tenant_id: tenant.tenantId, kind: 'settlement_paid_twice', severity: 'alert', status: 'open', subject: `metrics-${id}` });
+    const opened = await read();
+    assert.equal(total(opened, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }) - total(before, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }), 1);
+    await stack.infra.db('reconciliation_exceptions').where({ id }).update({ status: 'resolved', resolution: 'noted', resolved_via: 'cli', resolved_at: stack.infra.db.fn.now() });
+    const resolved = await read();
+    assert.equal(total(resolved, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }), total(before, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }));
+    assert.ok(resolved.some((sample) => sample.name === 'nuban_reconciliation_open_alerts' && sample.labels.kind === 'settlement_paid_twice'), 'a kind once seen stays, at its count');
   });
 
   it('times provider calls by endpoint and counts the failed ones', async () => {

@@ -207,7 +207,7 @@ describe('reconciliation against the provider', () => {
     assert.equal((await entries(stack, tenant, account)).length, 3);
   });
 
-  it('reports a confirmed credit the provider refunded; an operator compensates it once with an audited debit that leaves the account in deficit', async () => {
+  it('reports a confirmed credit the provider refunded; the tenant reads it, the platform operator compensates it once with a debit that leaves the account in deficit', async () => {
     const from = new Date(Date.now() - 1_000);
     const account = await provisionAccount(stack, tenant.apiKey);
     const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
@@ -225,40 +225,32 @@ describe('reconciliation against the provider', () => {
     assert.deepEqual([finding!.Kind, finding!.Severity, finding!.Status, finding!.AccountRef, finding!.Details.providerStatus], ['credit_failed_at_provider', 'alert', 'open', account.AccountRef, 'REFUND']);
     assert.equal((await entries(stack, tenant, account)).length, 2, 'nothing is changed automatically');
 
-    const viewer = await dashboardSession(stack, tenant.tenantId, 'viewer');
-    const refusedToViewer = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/compensate`, { cookie: viewer, body: { note: 'not mine to decide' } });
-    assert.equal(refusedToViewer.status, 403, 'a viewer reads findings but does not act on them');
+    // Money the platform already paid out against this credit: the tenant reads the finding and cannot decide it.
     const operator = await dashboardUser(stack, tenant.tenantId, 'operator');
-    const cookie = operator.cookie;
-    const noNote = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/compensate`, { cookie, body: {} });
-    assert.deepEqual([noNote.status, noNote.body.error], [400, 'note is required']);
-    const compensated = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/compensate`, { cookie, body: { note: 'payer bank recalled the funds, ticket 4411' } });
-    assert.equal(compensated.status, 201, compensated.text);
+    const refused = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/resolve`, { cookie: operator.cookie, body: { note: 'not ours to decide' } });
+    assert.deepEqual([refused.status, refused.body.error], [403, "only the platform operator decides a credit_failed_at_provider finding (money left the platform's float without a debit); the tenant sees it read-only"]);
+    const readOnly = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.ID}`, { cookie: operator.cookie });
+    assert.deepEqual([readOnly.status, readOnly.body.exception.Status, readOnly.body.exception.PlatformDecides], [200, 'open', true]);
+
+    // The platform operator (CLI) posts the compensating debit, once.
+    const platform = { via: 'cli' as const, tenantId: tenant.tenantId };
+    const compensated = await stack.services.reconciliation.compensate(platform, finding!.ID, 'payer bank recalled the funds, ticket 4411');
     assert.deepEqual(
-      [compensated.body.entry.Kind, compensated.body.entry.Direction, compensated.body.entry.Amount, compensated.body.entry.ReversesEntryID],
-      ['adjustment', 'debit', '5000.00', finding!.EntryID],
+      [compensated.entry.kind, compensated.entry.direction, compensated.entry.amount, compensated.entry.reversesEntryId],
+      ['adjustment', 'debit', 500_000n, finding!.EntryID],
     );
     assert.deepEqual(
-      [compensated.body.exception.Status, compensated.body.exception.Resolution, compensated.body.exception.ResolutionNote, compensated.body.exception.ResolvedVia],
-      ['resolved', 'compensated', 'payer bank recalled the funds, ticket 4411', 'dashboard'],
+      [compensated.finding.status, compensated.finding.resolution, compensated.finding.resolutionNote, compensated.finding.resolvedVia, compensated.finding.repairEntryId],
+      ['resolved', 'compensated', 'payer bank recalled the funds, ticket 4411', 'cli', compensated.entry.id],
     );
-    assert.match(compensated.body.exception.ResolvedBy, /^ops\+.*@example\.com$/);
-    assert.ok(compensated.body.exception.ResolvedAt);
-    const again = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/compensate`, { cookie, body: { note: 'twice' } });
-    assert.equal(again.status, 409);
-    // One entry in the tenant's audit log, in the same transaction as the debit.
-    const audited = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'reconciliation.compensated' }).select('actor', 'target_id', 'detail');
-    assert.deepEqual(
-      audited.map((row) => [row.actor, row.target_id, row.detail.entryId, row.detail.amount, row.detail.note]),
-      [[operator.email, finding!.ID, compensated.body.entry.ID, '5000.00', 'payer bank recalled the funds, ticket 4411']],
-    );
+    await assert.rejects(stack.services.reconciliation.compensate(platform, finding!.ID, 'twice'), (error: { status?: number }) => error.status === 409);
 
     const balance = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey });
     assert.deepEqual([balance.body.ledgerBalance, balance.body.availableBalance], ['-3000.00', '-3000.00']);
     const flagged = await stack.infra.db('virtual_accounts').where({ id: account.ID }).first('deficit_since');
     assert.ok(flagged.deficit_since, 'the account is flagged in deficit');
-    const refused = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '1.00', ...DESTINATION } });
-    assert.deepEqual([refused.status, refused.body.error], [400, 'insufficient funds']);
+    const refusedSettlement = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '1.00', ...DESTINATION } });
+    assert.deepEqual([refusedSettlement.status, refusedSettlement.body.error], [400, 'insufficient funds']);
 
     const second = await reconcile(stack, tenant, from);
     assert.deepEqual({ reported: second.run.Reported, repaired: second.run.Repaired }, { reported: 0, repaired: 0 });
@@ -417,15 +409,15 @@ describe('reconciliation against the provider', () => {
     assert.ok(findings.body.exceptions.every((finding: { ID: string }) => finding.ID !== findingId));
     const dashboardFinding = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${findingId}`, { cookie });
     assert.deepEqual([dashboardFinding.status, dashboardFinding.body.error], [404, 'reconciliation exception not found']);
-    for (const action of ['resolve', 'compensate']) {
-      const response = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${findingId}/${action}`, { cookie, body: { note: 'not mine' } });
-      assert.deepEqual([response.status, response.body.error], [404, 'reconciliation exception not found'], action);
-    }
+    const response = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${findingId}/resolve`, { cookie, body: { note: 'not mine' } });
+    assert.deepEqual([response.status, response.body.error], [404, 'reconciliation exception not found']);
     const theirCookie = await dashboardSession(stack, other.tenantId);
     const open = await call(stack.apiUrl, 'GET', '/auth/reconciliation/exceptions?status=open', { cookie: theirCookie });
     assert.deepEqual(open.body.exceptions.map((finding: { ID: string }) => finding.ID), [findingId]);
-    const resolved = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${findingId}/resolve`, { cookie: theirCookie, body: { note: 'payment failed at the payer bank; customer told' } });
-    assert.deepEqual([resolved.status, resolved.body.exception.Status, resolved.body.exception.Resolution], [200, 'resolved', 'noted']);
+    // The platform operator names the finding's tenant at the CLI: another tenant's id does not find it.
+    await assert.rejects(stack.services.reconciliation.resolve({ via: 'cli', tenantId: tenant.tenantId }, findingId, 'not theirs'), (error: { status?: number }) => error.status === 404);
+    const resolved = await stack.services.reconciliation.resolve({ via: 'cli', tenantId: other.tenantId }, findingId, 'payment failed at the payer bank; customer told');
+    assert.deepEqual([resolved.status, resolved.resolution], ['resolved', 'noted']);
   });
 
   it("gives the dashboard who asked for a run, its workflow, findings by kind and status, and one finding with the tenant's runs that met it", async () => {
@@ -485,8 +477,10 @@ describe('reconciliation against the provider', () => {
       const missing = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${id}`, { cookie: operator.cookie });
       assert.deepEqual([missing.status, missing.body.error], [404, 'reconciliation exception not found'], id);
     }
-    const resolved = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/resolve`, { cookie: operator.cookie, body: { note: 'payer bank failed it; customer told' } });
-    assert.equal(resolved.status, 200, resolved.text);
+    const refused = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/resolve`, { cookie: operator.cookie, body: { note: 'payer bank failed it; customer told' } });
+    assert.equal(refused.status, 403, refused.text);
+    assert.deepEqual(await list('?kind=credit_failed_at_provider&status=open'), [finding!.ID], 'still open after the refusal');
+    await stack.services.reconciliation.resolve({ via: 'cli', tenantId: owner.tenantId }, finding!.ID, 'payer bank failed it; customer told');
     assert.deepEqual(await list('?kind=credit_failed_at_provider&status=resolved'), [finding!.ID]);
     assert.deepEqual(await list('?status=open'), []);
   });
@@ -566,7 +560,14 @@ describe('reconciliation against the provider', () => {
       const listed = await call(stack.apiUrl, 'GET', '/v1/reconciliation/runs', { apiKey: owner.apiKey });
       assert.ok(listed.body.runs.some((run: { ID: string; Trigger: string; ParentRunID: string }) => run.ID === child.id && run.Trigger === 'schedule' && run.ParentRunID === child.parent_run_id));
       const handle = stack.infra.temporal.workflow.getHandle(child.workflow_id);
-      const status = await handle.query<{ phase: string; runId: string }>('status');
+      // The child's row says succeeded a moment before the platform run's workflow finishes its own last step.
+      const status = await eventually(
+        async () => {
+          const current = await handle.query<{ phase: string; runId: string }>('status');
+          return current.phase === 'finishing' ? null : current;
+        },
+        { timeoutMs: 30_000, what: 'the scheduled run to finish' },
+      );
       assert.deepEqual([status.phase, status.runId], ['succeeded', child.parent_run_id]);
     } finally {
       await stack.infra.temporal.schedule.getHandle(scheduleId).delete();

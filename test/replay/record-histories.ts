@@ -230,7 +230,10 @@ describe('record workflow histories for the replay test', function () {
           return { closedAbnormally: 1, restarted: 1, failed: 0 };
         },
         async restartStalledSettlements() {
-          return { closedAbnormally: 1, restarted: 1, failed: 0 };
+          return { closedAbnormally: 2, restarted: 1, failed: 0, parked: 1 };
+        },
+        async watchSettlementReferences() {
+          return { checked: 3, unavailable: 0, raised: 1 };
         },
       };
       const taskQueue = `record-${randomUUID()}`;

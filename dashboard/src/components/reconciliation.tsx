@@ -1,9 +1,9 @@
-// What the reconciliation pages share: how a run is described, the table of findings, and the two
-// decisions an operator takes on an open finding (a note, or the compensating debit).
+// What the reconciliation pages share: how a run is described, the table of findings, and the decision
+// an operator takes on an open finding the tenant may decide (a note).
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import type { ReconciliationException, ReconciliationRun } from '../api-types';
-import { naira, subtractAmounts, when, words } from '../format';
+import { naira, when, words } from '../format';
 import { useCan } from '../session';
 import { Badge, Field, TableWrap } from './bits';
 import { ConfirmDialog } from './confirm';
@@ -98,43 +98,24 @@ function sidesLine(details: Record<string, unknown>): string {
     .join(' · ');
 }
 
-/** What the compensating debit takes: the credit as the ledger holds it (gross less the provider's fee). */
-function creditAmount(finding: ReconciliationException): string | null {
-  const { ledgerAmount, ledgerFee } = finding.Details;
-  return typeof ledgerAmount === 'string' && typeof ledgerFee === 'string' ? subtractAmounts(ledgerAmount, ledgerFee) : null;
-}
-
-type Decision = 'resolve' | 'compensate';
-
-function DecisionDialog(props: { finding: ReconciliationException; decision: Decision; onDone: (text: string) => void; onClose: () => void }) {
-  const { finding, decision } = props;
+function ResolveDialog(props: { finding: ReconciliationException; onDone: (text: string) => void; onClose: () => void }) {
+  const { finding } = props;
   const [note, setNote] = useState('');
-  const amount = creditAmount(finding);
-  const where = finding.AccountRef ?? 'the account';
   return (
     <ConfirmDialog
-      title={decision === 'resolve' ? 'Resolve this exception?' : 'Post a compensating debit?'}
-      confirmLabel={decision === 'resolve' ? 'Resolve' : 'Post the debit'}
-      {...(decision === 'compensate' ? { danger: true } : {})}
+      title="Resolve this exception?"
+      confirmLabel="Resolve"
       onConfirm={async () => {
         if (!note.trim()) throw new Error('Write a note: it is kept with the exception and in the audit log.');
-        const path = `/auth/reconciliation/exceptions/${encodeURIComponent(finding.ID)}/${decision}`;
-        await api('POST', path, { body: { note: note.trim() } });
-        props.onDone(decision === 'resolve' ? 'Exception resolved with your note.' : `Compensating debit${amount ? ` of ${naira(amount)}` : ''} posted to ${where}; the exception is resolved.`);
+        await api('POST', `/auth/reconciliation/exceptions/${encodeURIComponent(finding.ID)}/resolve`, { body: { note: note.trim() } });
+        props.onDone('Exception resolved with your note.');
       }}
       onClose={props.onClose}
     >
       <p>
         <strong>{finding.Title}</strong>
       </p>
-      {decision === 'resolve' ? (
-        <p>Nothing in the ledger changes. Your note, your name and the time are kept with the exception; later runs that meet the same record acknowledge it instead of reporting it again.</p>
-      ) : (
-        <p>
-          Debits {amount ? naira(amount) : 'the credit'} from {where}, answering the credit the provider now shows {String(finding.Details.providerStatus ?? 'failed')}. This cannot be undone.
-          If the money was already paid out, the account goes into deficit and settles nothing until payments cover it.
-        </p>
-      )}
+      <p>Nothing in the ledger changes. Your note, your name and the time are kept with the exception; later runs that meet the same record acknowledge it instead of reporting it again.</p>
       <Field label="Note">
         <textarea name="note" rows={3} maxLength={1000} required value={note} onInput={(event) => setNote(event.currentTarget.value)} />
       </Field>
@@ -142,23 +123,22 @@ function DecisionDialog(props: { finding: ReconciliationException; decision: Dec
   );
 }
 
-/** Resolve (any open finding) and compensate (a confirmed credit the provider took back); operators and admins only. */
+/**
+ * Resolve an open finding with a note; operators and admins only. A finding where money left the
+ * platform's float without a debit is the platform operator's to decide: shown, never acted on here.
+ */
 export function ExceptionActions(props: { finding: ReconciliationException; onDone: (text: string) => void }) {
   const canAct = useCan('operator');
-  const [deciding, setDeciding] = useState<Decision | null>(null);
+  const [deciding, setDeciding] = useState(false);
   const { finding } = props;
   if (!canAct || finding.Status !== 'open') return null;
+  if (finding.PlatformDecides) return <span class="muted small">Decided by the platform operator</span>;
   return (
     <span class="row-actions">
-      <button type="button" class="button secondary small" onClick={() => setDeciding('resolve')}>
+      <button type="button" class="button secondary small" onClick={() => setDeciding(true)}>
         Resolve…
       </button>
-      {finding.Kind === 'credit_failed_at_provider' ? (
-        <button type="button" class="button danger small" onClick={() => setDeciding('compensate')}>
-          Compensate…
-        </button>
-      ) : null}
-      {deciding ? <DecisionDialog finding={finding} decision={deciding} onDone={props.onDone} onClose={() => setDeciding(null)} /> : null}
+      {deciding ? <ResolveDialog finding={finding} onDone={props.onDone} onClose={() => setDeciding(false)} /> : null}
     </span>
   );
 }
