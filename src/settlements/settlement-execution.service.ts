@@ -133,16 +133,47 @@ export function createSettlementExecutionService(deps: {
   }
 
   /** SUCCESS with the settlement's amount, seen by our own lookup: the debit is confirmed, the provider's fee recorded (not debited). */
-  async function complete(settlement: SettlementRecord, attempt: SettlementAttempt, feeKobo: string | null): Promise<SettlementWorkflowStatus> {
+  async function complete(settlement: SettlementRecord, attempt: SettlementAttempt, feeKobo: string | null, paidAfterFailure = false): Promise<SettlementWorkflowStatus> {
     return transition(settlement.id, OPEN, async (trx) => {
       const repo = createSettlementsRepo(trx);
       const current = await repo.findAttempt(settlement.id, attempt.attemptNo);
-      if (!current || OVER.includes(current.outcome)) return (await repo.lockById(settlement.id))!.status;
+      const expected: AttemptOutcome[] = paidAfterFailure ? ['failed'] : [...UNDECIDED, 'accepted'];
+      if (!current || !expected.includes(current.outcome)) return (await repo.lockById(settlement.id))!.status;
       await postingEngine.confirm(trx, settlement.debitEntryId);
       await repo.update(settlement.id, { status: 'success', providerFee: feeKobo === null ? null : BigInt(feeKobo) });
-      await repo.upsertAttempt(settlement.id, attempt.attemptNo, attempt.providerRef, 'success', { acknowledged: true });
+      const detail = paidAfterFailure ? { acknowledged: true, text: `the provider paid it after reporting it failed (${current.detail ?? 'failed'})` } : { acknowledged: true };
+      await repo.upsertAttempt(settlement.id, attempt.attemptNo, attempt.providerRef, 'success', detail);
       return 'success';
     });
+  }
+
+  function paidAmountOf(settlement: SettlementRecord, attempt: SettlementAttempt, grossAmountKobo: string): void {
+    if (BigInt(grossAmountKobo) === settlement.amount) return;
+    const message = `provider reports ${attempt.providerRef} paid ${grossAmountKobo} kobo; the settlement is ${settlement.amount} kobo`;
+    logger.error({ settlementId: settlement.id, providerRef: attempt.providerRef }, message);
+    throw new ProviderAmountMismatchError(message);
+  }
+
+  /**
+   * Before a new reference is minted, every earlier one is asked once more: a provider can still turn a
+   * transfer it reported failed into a paid one (a failure reversed on the rail). An earlier reference
+   * paid now is the settlement's payout (adopted: the debit is confirmed, nothing new is sent); one
+   * PROCESSING again, or no answer, holds the new reference back for now. Null: every earlier reference
+   * is still failed (or unknown to the provider), and the new one may go.
+   */
+  async function recheckEarlier(settlement: SettlementRecord, earlier: SettlementAttempt[]): Promise<SubmissionResult | null> {
+    for (const attempt of earlier) {
+      const lookup = await lookupProviderTransaction(provider, logger, attempt.providerRef);
+      if (lookup.kind === 'unavailable') return { ...lookup, reason: `re-checking ${attempt.providerRef} before a new reference: ${lookup.reason}` };
+      if (lookup.kind === 'not_found' || (lookup.merchantTxRef != null && lookup.merchantTxRef !== attempt.providerRef)) continue;
+      if (lookup.status === 'PROCESSING') return { kind: 'unavailable', reason: `${attempt.providerRef}, reported failed, shows PROCESSING again: no new reference while it might pay` };
+      if (lookup.status !== 'SUCCESS') continue;
+      if (attempt.outcome !== 'failed') return { kind: 'unavailable', reason: `${attempt.providerRef}, reported ${attempt.outcome}, shows SUCCESS: no new reference; an operator decides` };
+      paidAmountOf(settlement, attempt, lookup.grossAmountKobo);
+      logger.warn({ settlementId: settlement.id, providerRef: attempt.providerRef }, 'an earlier reference reported failed has been paid: adopted as the payout, no new reference');
+      return { kind: 'settlement_closed', status: await complete(settlement, attempt, lookup.feeKobo, true) };
+    }
+    return null;
   }
 
   return {
@@ -178,6 +209,12 @@ export function createSettlementExecutionService(deps: {
      * refusal of the repeat says nothing about the original); every other answer is ambiguous.
      */
     async submitAttempt(settlementId: string, attemptNo: number): Promise<SubmissionResult> {
+      const before = await load(settlementId);
+      const attemptsBefore = await settlements.listAttempts(settlementId);
+      if (OPEN.includes(before.status) && !attemptsBefore.some((attempt) => attempt.attemptNo >= attemptNo)) {
+        const held = await recheckEarlier(before, attemptsBefore.filter((attempt) => attempt.attemptNo < attemptNo));
+        if (held) return held;
+      }
       const gate = await db.transaction(async (trx) => {
         const repo = createSettlementsRepo(trx);
         const settlement = await repo.lockById(settlementId);
@@ -272,11 +309,7 @@ export function createSettlementExecutionService(deps: {
         case 'PROCESSING':
           return { kind: 'pending', providerStatus: 'PROCESSING', acknowledged: true };
         case 'SUCCESS':
-          if (BigInt(lookup.grossAmountKobo) !== settlement.amount) {
-            const message = `provider reports ${attempt.providerRef} paid ${lookup.grossAmountKobo} kobo; the settlement is ${settlement.amount} kobo`;
-            logger.error({ settlementId, providerRef: attempt.providerRef }, message);
-            throw new ProviderAmountMismatchError(message);
-          }
+          paidAmountOf(settlement, attempt, lookup.grossAmountKobo);
           return { kind: 'succeeded', status: await complete(settlement, attempt, lookup.feeKobo) };
         case 'PAYMENT_FAILED':
         case 'REFUND': {

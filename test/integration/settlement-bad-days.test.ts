@@ -331,6 +331,29 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     assert.equal(await outcomeOf(failedByLookup.settlementId), 'failed');
   });
 
+  it('before a new reference, earlier ones are asked again: one paid after it was reported failed is adopted, one PROCESSING again holds the new one back', async () => {
+    const execution = idle.services.settlementExecution;
+    const paidLate = await settle(idle, '0123456789');
+    await idle.infra.db('settlements').where({ id: paidLate.settlementId }).update({ account_name: 'ADA OBI' });
+    assert.equal((await execution.submitAttempt(paidLate.settlementId, 1)).kind, 'accepted');
+    // As if its lookup had said PAYMENT_FAILED: the sandbox now shows it paid (SUCCESS at its first check).
+    await idle.infra.db('settlement_attempts').where({ settlement_id: paidLate.settlementId, attempt_no: 1 }).update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
+    assert.deepEqual(await execution.submitAttempt(paidLate.settlementId, 2), { kind: 'settlement_closed', status: 'success' });
+    assert.equal(await outcomeOf(paidLate.settlementId), 'success');
+    assert.equal(await idle.infra.db('settlement_attempts').where({ settlement_id: paidLate.settlementId, attempt_no: 2 }).first(), undefined, 'no second reference');
+    const debit = await idle.infra.db('ledger_entries').join('settlements', 'settlements.debit_entry_id', 'ledger_entries.id').where('settlements.id', paidLate.settlementId).first('ledger_entries.status');
+    assert.equal(debit.status, 'confirmed');
+    const view = (await call<SandboxView>(idle.sandboxUrl, 'GET', `/sandbox/transfers/${paidLate.ref}`)).body;
+    assert.deepEqual([view.submissions.length, view.payouts], [1, 1]);
+
+    const processingAgain = await settle(idle, '0123457777');
+    await idle.infra.db('settlements').where({ id: processingAgain.settlementId }).update({ account_name: 'ADA OBI' });
+    assert.equal((await execution.submitAttempt(processingAgain.settlementId, 1)).kind, 'accepted');
+    await idle.infra.db('settlement_attempts').where({ settlement_id: processingAgain.settlementId, attempt_no: 1 }).update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
+    assert.equal((await execution.submitAttempt(processingAgain.settlementId, 2)).kind, 'unavailable');
+    assert.equal(await idle.infra.db('settlement_attempts').where({ settlement_id: processingAgain.settlementId, attempt_no: 2 }).first(), undefined, 'no second reference while the first might pay');
+  });
+
   it('an unexplained 400 (code 96) on a first submission is ambiguous, never a failure', async () => {
     const settlement = await settle(idle, '0123459696');
     await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
