@@ -241,6 +241,7 @@ export const configSchema = z
     SETTLEMENT_REFUND_RECHECK: duration('1h'),
     CONFIRMATION_WINDOW: duration('30m'),
     CONFIRMATION_POLL_INTERVAL: duration('2s'),
+    CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: integer(3, 1, 100),
     CONFIRMATION_BATCH_MAX: integer(64, 1, 500),
     CONFIRMATION_BATCH_WINDOW: duration('500ms'),
     CONFIRMATION_BATCHES_PER_WORKER: integer(16, 1, 10_000),
