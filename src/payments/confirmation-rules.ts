@@ -17,9 +17,9 @@ const MIN_LOOKUP_INTERVAL_MS = 100;
  * How "not found" answers about a transaction never seen reverse its credit: only once
  * `answersToReverse` of them have counted, the last of them after the window closed. An answer counts
  * only `spacingMs` or more after the previous counted one (the first counts whenever it comes), so the
- * counted answers are spread over at least the window: the provider has had that long to show the
- * transaction while we were looking. Answers bunched together (a starved or restarted worker catching
- * up after the window closed) count once; the clock running out while nobody asked never reverses money.
+ * counted answers are spread out in real time while we were looking, not just the clock running: answers
+ * bunched together (a starved or restarted worker catching up after the window closed) count once, and
+ * the clock running out while nobody asked never reverses money.
  */
 export interface NotFoundRule {
   answersToReverse: number;
@@ -35,8 +35,10 @@ const RULE_OF_RUNS_WITHOUT_MINIMUM: NotFoundRule = { answersToReverse: 2, spacin
 
 /**
  * The rule for a window and a minimum of counted "not found" answers (CONFIRMATION_MIN_NOT_FOUND_LOOKUPS):
- * spaced `windowMs / minimum` apart (rounded up, so they never span less than the window), the
- * `minimum` answers then cover the window from the first lookup that counted.
+ * spaced `windowMs / minimum` apart (rounded up, never a moment less). A confirmation that looked all
+ * along has its answers counted across the window and reverses about a spacing after it at most; one
+ * that first asks after the window (a late start, a stalled worker) still looks for (minimum - 1)
+ * spacings of real time, 20 minutes of a 30-minute window with the default 3, before it decides.
  */
 export function notFoundRule(windowMs: number, minNotFoundLookups: number | undefined): NotFoundRule {
   if (minNotFoundLookups === undefined) return RULE_OF_RUNS_WITHOUT_MINIMUM;
@@ -45,7 +47,7 @@ export function notFoundRule(windowMs: number, minNotFoundLookups: number | unde
 }
 
 /** "Not found" answers that count towards a reversal, and when the last of them came (null: none yet). */
-export interface NotFoundTally {
+interface NotFoundTally {
   answers: number;
   lastAtMs: number | null;
 }

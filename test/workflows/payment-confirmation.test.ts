@@ -141,7 +141,7 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
     assert.ok(Math.abs(seconds().at(-1)! - 10 * 60) <= 2, `reversed at ${seconds().at(-1)} s`);
   });
 
-  it('started after its window is over, it still asks twice before reversing', async () => {
+  it('without a minimum in its input, started after its window is over, it still asks twice before reversing', async () => {
     const now = await env.currentTimeMs();
     const { outcome, seconds } = await confirm(answers(notFound), { postedAtMs: now - 2 * HOUR });
     assert.equal(outcome, 'reversed');
@@ -220,7 +220,7 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
     assert.ok(seconds().at(-1)! >= 2 * 3600);
   });
 
-  it('an outage past the window, then "not found": one answer is not enough, the second reverses', async () => {
+  it('without a minimum in its input, an outage past the window, then "not found": one answer is not enough, the second reverses', async () => {
     const { outcome, decisions, lookupTimes } = await confirm((elapsedMs) => (elapsedMs < 2 * HOUR ? unavailable : notFound));
     assert.equal(outcome, 'reversed');
     const firstNotFound = lookupTimes.find((time) => time >= 2 * HOUR)!;
