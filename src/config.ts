@@ -250,6 +250,7 @@ export const configSchema = z
     SETTLEMENT_WATCH_LOOKUPS: integer(100, 1, 10_000),
     CONFIRMATION_WINDOW: duration('30m'),
     CONFIRMATION_POLL_INTERVAL: duration('2s'),
+    CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: integer(3, 1, 100),
     CONFIRMATION_BATCH_MAX: integer(64, 1, 500),
     CONFIRMATION_BATCH_WINDOW: duration('500ms'),
     CONFIRMATION_BATCHES_PER_WORKER: integer(16, 1, 10_000),

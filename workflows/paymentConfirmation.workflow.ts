@@ -1,6 +1,6 @@
 import { continueAsNew, defineQuery, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments.activities';
-import { backedOff, initialProgress, nextStep, recordLookup } from '../src/payments/confirmation-rules';
+import { backedOff, initialProgress, nextStep, notFoundRule, recordLookup } from '../src/payments/confirmation-rules';
 import type { ConfirmationOutcome, ConfirmationProgress, CreditResolution, PaymentConfirmationInput, ProviderTxnLookup } from '../src/temporal/payloads';
 
 // Local activities: each is a short call (a lookup, one transaction) that the worker runs itself, so a
@@ -38,14 +38,16 @@ export const confirmationStatusQuery = defineQuery<ConfirmationState>('status');
 /**
  * Confirms a provisional credit once the provider shows it SUCCESS (the confirm activity compares every
  * field with the database first); reverses it on a failure, a refund or a mismatch, or when the
- * provider still does not know it after the window that counts from posting time. PROCESSING waits
- * however long it takes; a transaction the provider has shown once is never reversed by a later "not
- * found"; an unreachable provider never reverses anything. The decisions are confirmation-rules.ts.
+ * provider still does not know it after the window that counts from posting time, by "not found"
+ * answers spread over the window, the last after it (NotFoundRule). PROCESSING waits however long it
+ * takes; a transaction the provider has shown once is never reversed by a later "not found"; an
+ * unreachable provider never reverses anything. The decisions are confirmation-rules.ts.
  */
 export async function paymentConfirmationWorkflow(input: PaymentConfirmationInput): Promise<ConfirmationOutcome> {
   // Workflow time at the first activation: runs started before postedAtMs existed counted from here.
   const postedAtMs = input.postedAtMs ?? Date.now();
   const deadlineMs = postedAtMs + input.windowMs;
+  const rule = notFoundRule(input.windowMs, input.minNotFoundLookups);
   let progress: ConfirmationProgress = input.progress ?? initialProgress(input.pollIntervalMs);
   const state: ConfirmationState = {
     lookups: progress.lookups,
@@ -59,7 +61,7 @@ export async function paymentConfirmationWorkflow(input: PaymentConfirmationInpu
   setHandler(confirmationStatusQuery, () => state);
 
   const noteLookup = (lookup: ProviderTxnLookup): void => {
-    progress = recordLookup(progress, lookup, Date.now());
+    progress = recordLookup(progress, lookup, Date.now(), rule);
     Object.assign(state, { lookups: progress.lookups, lastLookup: lookup, firstSeenAtMs: progress.firstSeenAtMs });
   };
   const wait = async (ms: number, why: string): Promise<void> => {
@@ -75,7 +77,7 @@ export async function paymentConfirmationWorkflow(input: PaymentConfirmationInpu
     }
     const lookup = await lookupProviderTransaction(input.providerTxnRef);
     noteLookup(lookup);
-    const step = nextStep(progress, lookup, { nowMs: Date.now(), deadlineMs, pollIntervalMs: input.pollIntervalMs });
+    const step = nextStep(progress, lookup, { nowMs: Date.now(), deadlineMs, pollIntervalMs: input.pollIntervalMs }, rule);
     if (step.kind === 'wait') {
       await wait(step.ms, step.why);
       continue;

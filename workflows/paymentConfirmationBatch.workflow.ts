@@ -1,7 +1,7 @@
 import { defineQuery, makeContinueAsNewFunc, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { PaymentActivities } from '../activities/payments.activities';
-import { backedOff, initialProgress, keptDelayMs, recordLookup } from '../src/payments/confirmation-rules';
+import { backedOff, initialProgress, keptDelayMs, notFoundRule, recordLookup } from '../src/payments/confirmation-rules';
 import { ACCOUNT_REFS, PROVIDER_TXN_REFS } from '../src/temporal/search-attributes';
 import type { BatchConfirmationInput, BatchPayment, BatchTally, ConfirmationOutcome, ConfirmationProgress, ProviderTxnLookup } from '../src/temporal/payloads';
 
@@ -74,6 +74,7 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
   const runs = input.runs ?? 1;
   let pausedUntilMs = input.pausedUntilMs ?? 0;
   const startedAtMs = Date.now();
+  const rule = notFoundRule(input.windowMs, input.minNotFoundLookups);
   const tracked = input.payments.map((payment): Tracked => {
     const progress = payment.progress ?? initialProgress(input.pollIntervalMs);
     return {
@@ -107,7 +108,7 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
     else summary.released += 1;
   };
   const noteLookup = (item: Tracked, lookup: ProviderTxnLookup, nowMs: number): void => {
-    item.progress = recordLookup(item.progress, lookup, nowMs);
+    item.progress = recordLookup(item.progress, lookup, nowMs, rule);
     Object.assign(item.state, { lookups: item.progress.lookups, lastLookup: lookup, firstSeenAtMs: item.progress.firstSeenAtMs });
   };
 
@@ -158,7 +159,7 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
         noteLookup(item, result.lookup, answeredAtMs);
         const clock = { nowMs: answeredAtMs, deadlineMs: item.state.deadlineMs, pollIntervalMs: input.pollIntervalMs };
         const retryAfterMs = result.lookup.kind === 'unavailable' ? (result.lookup.retryAfterMs ?? 0) : 0;
-        const delayMs = Math.max(keptDelayMs(item.progress, result.lookup, clock), retryAfterMs);
+        const delayMs = Math.max(keptDelayMs(item.progress, result.lookup, clock, rule), retryAfterMs);
         item.progress = backedOff(item.progress);
         Object.assign(item.state, { reason: result.reason, nextLookupAtMs: answeredAtMs + delayMs });
       }

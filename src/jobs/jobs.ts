@@ -9,6 +9,7 @@ type JobsConfig = Pick<
   Config,
   | 'CONFIRMATION_WINDOW'
   | 'CONFIRMATION_POLL_INTERVAL'
+  | 'CONFIRMATION_MIN_NOT_FOUND_LOOKUPS'
   | 'WEBHOOK_RETRY_SCHEDULE'
   | 'WEBHOOK_MAX_ATTEMPTS'
   | 'SETTLEMENT_MAX_ATTEMPTS'
@@ -59,6 +60,7 @@ export function createJobs(config: JobsConfig) {
           payments: batch.payments.map((payment) => ({ entryId: payment.entryId, providerTxnRef: payment.providerTxnRef, accountRef: payment.accountRef, postedAtMs: payment.postedAt.getTime() })),
           windowMs: config.CONFIRMATION_WINDOW,
           pollIntervalMs: config.CONFIRMATION_POLL_INTERVAL,
+          minNotFoundLookups: config.CONFIRMATION_MIN_NOT_FOUND_LOOKUPS,
         },
         {
           TenantId: batch.tenantId,

@@ -5,7 +5,7 @@ import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import type { BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../temporal/payloads';
 import { createConfirmationClaimsRepo, type RoundCredit } from './confirmation-claims.repo';
-import { decidePayment, rememberLookup, type PaymentMemory } from './confirmation-rules';
+import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from './confirmation-rules';
 
 /** Lookups of one round in flight at once: a batch never opens dozens of connections to the provider. */
 const DEFAULT_LOOKUP_CONCURRENCY = 8;
@@ -26,8 +26,18 @@ interface Answered {
  * from the provider stops the round's lookups at once: the rest of the batch is skipped and the
  * workflow backs the whole batch off.
  */
-export function createBatchConfirmationService(deps: { db: Db; provider: ProviderClient; postingEngine: PostingEngine; logger: Logger; windowMs: number; lookupConcurrency?: number }) {
+export function createBatchConfirmationService(deps: {
+  db: Db;
+  provider: ProviderClient;
+  postingEngine: PostingEngine;
+  logger: Logger;
+  windowMs: number;
+  /** CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: this process's rule, whatever the batch's input says. */
+  minNotFoundLookups: number;
+  lookupConcurrency?: number;
+}) {
   const { db, provider, postingEngine, logger, windowMs } = deps;
+  const rule = notFoundRule(windowMs, deps.minNotFoundLookups);
   const concurrency = deps.lookupConcurrency ?? DEFAULT_LOOKUP_CONCURRENCY;
   const claims = createConfirmationClaimsRepo(db);
 
@@ -67,20 +77,23 @@ export function createBatchConfirmationService(deps: { db: Db; provider: Provide
       const { answered, throttledForMs } = await lookUpAll(held);
       const toConfirm: Answered[] = [];
       const toReverse: Array<Answered & { reason: string }> = [];
-      const kept: Array<Answered & { memory: PaymentMemory; reason: string }> = [];
+      const kept: Array<Answered & { memory: PaymentMemory; notFoundCounted: boolean; reason: string }> = [];
       for (const item of answered) {
-        const memory = rememberLookup(item.credit.memory, item.lookup);
+        // The answer is timed here by the database's clock as the round read the credit (before the
+        // lookup), and a counted one is stored with the time of the statement that records it (after
+        // the lookup): the spacing between counted answers is never overstated.
+        const memory = rememberLookup(item.credit.memory, item.lookup, item.credit.nowMs, rule);
         const facts = { providerTxnRef: item.credit.providerTxnRef, aliasAccountRef: item.credit.paidIntoRef, grossAmountKobo: item.credit.gross.toString(), currency: item.credit.currency };
-        const decision = decidePayment(facts, memory, item.lookup, item.credit.windowOver);
+        const decision = decidePayment(facts, memory, item.lookup, { nowMs: item.credit.nowMs, windowEndsAtMs: item.credit.windowEndsAtMs }, rule);
         if (decision.kind === 'confirm') toConfirm.push(item);
         else if (decision.kind === 'reverse') toReverse.push({ ...item, reason: decision.reason });
-        else kept.push({ ...item, memory, reason: decision.reason });
+        else kept.push({ ...item, memory, notFoundCounted: memory.lastNotFoundCountedAtMs !== item.credit.memory.lastNotFoundCountedAtMs, reason: decision.reason });
       }
 
       const { held: taken, confirmed } = await claims.confirmRound(
         batchId,
         toConfirm.map((item) => ({ entryId: item.credit.entryId, accountId: item.credit.accountId })),
-        kept.map((item) => ({ entryId: item.credit.entryId, memory: item.memory })),
+        kept.map((item) => ({ entryId: item.credit.entryId, memory: item.memory, notFoundCounted: item.notFoundCounted })),
       );
       for (const { credit, lookup } of toConfirm) {
         const entryId = credit.entryId;

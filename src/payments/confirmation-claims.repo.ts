@@ -39,8 +39,10 @@ export interface RoundCredit {
   claimedBy: string | null;
   hasClaim: boolean;
   memory: PaymentMemory;
-  /** The window (from this payment's posting, by the database's clock) is over. */
-  windowOver: boolean;
+  /** The database's clock as the round read the credit (epoch ms). */
+  nowMs: number;
+  /** When this payment's window (from its posting) ends, by the database's clock (epoch ms). */
+  windowEndsAtMs: number;
 }
 
 interface RoundRow {
@@ -57,7 +59,9 @@ interface RoundRow {
   batch_id: string | null;
   first_seen_at: Date | null;
   not_found_answers: number;
-  window_over: boolean;
+  last_not_found_counted_at: Date | null;
+  now_ms: number;
+  window_ends_at_ms: number;
 }
 
 const CLAIM_COLUMNS = ['entry_id', 'tenant_id', 'account_ref', 'provider_txn_ref', 'posted_at', 'queued_at'];
@@ -198,9 +202,9 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
 
     /**
      * The credits a round asked about, with their claims (present or not) and memory; payment credits only.
-     * Whether the window is over is the database's clock alone, with no allowance: here it decides (not a
-     * guard behind the workflow's decision, as for the per-payment activities), and a window must never
-     * end early. A worker whose clock runs ahead asks a little early and is told to wait.
+     * The clock (now and the window's end) is the database's alone, with no allowance: here it decides
+     * (not a guard behind the workflow's decision, as for the per-payment activities), and a window must
+     * never end early. A worker whose clock runs ahead asks a little early and is told to wait.
      */
     async loadRound(entryIds: string[], windowMs: number): Promise<Map<string, RoundCredit>> {
       if (entryIds.length === 0) return new Map();
@@ -208,7 +212,9 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
         `SELECT e.id, e.account_id, e.status, e.provider_txn_ref, e.amount, e.fee, e.currency, a.account_ref,
                 (SELECT ie.alias_account_ref FROM inbound_events ie WHERE ie.assigned_entry_id = e.id LIMIT 1) AS arrived_under,
                 c.entry_id IS NOT NULL AS has_claim, c.batch_id, c.first_seen_at, coalesce(c.not_found_answers, 0) AS not_found_answers,
-                e.created_at + make_interval(secs => ?) <= now() AS window_over
+                c.last_not_found_counted_at,
+                CAST(extract(epoch FROM now()) * 1000 AS float8) AS now_ms,
+                CAST(extract(epoch FROM e.created_at + make_interval(secs => ?)) * 1000 AS float8) AS window_ends_at_ms
            FROM ledger_entries e
            JOIN virtual_accounts a ON a.id = e.account_id
            LEFT JOIN confirmation_claims c ON c.entry_id = e.id
@@ -228,8 +234,9 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
             paidIntoRef: row.arrived_under ?? row.account_ref,
             claimedBy: row.batch_id,
             hasClaim: row.has_claim,
-            memory: { seen: row.first_seen_at !== null, notFoundAnswers: row.not_found_answers },
-            windowOver: row.window_over,
+            memory: { seen: row.first_seen_at !== null, notFoundAnswers: row.not_found_answers, lastNotFoundCountedAtMs: row.last_not_found_counted_at?.getTime() ?? null },
+            nowMs: row.now_ms,
+            windowEndsAtMs: row.window_ends_at_ms,
           },
         ]),
       );
@@ -240,12 +247,13 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
      * batch's claims off the credits to confirm (a batch acts only on credits whose claim names it),
      * confirms those still provisional through the ledger's fragment (the accounts locked first, in id
      * order), and records one more provider answer on the claims of the credits the batch keeps waiting
-     * on. Returns the credits whose claims it took and those it confirmed.
+     * on (a "not found" that counted, `notFoundCounted`, at this statement's time: never before the
+     * answer came). Returns the credits whose claims it took and those it confirmed.
      */
     async confirmRound(
       batchId: string,
       toConfirm: Array<{ entryId: string; accountId: string }>,
-      kept: Array<{ entryId: string; memory: PaymentMemory }>,
+      kept: Array<{ entryId: string; memory: PaymentMemory; notFoundCounted: boolean }>,
     ): Promise<{ held: Set<string>; confirmed: Set<string> }> {
       if (toConfirm.length === 0 && kept.length === 0) return { held: new Set(), confirmed: new Set() };
       const { rows } = (await db.raw(
@@ -256,8 +264,9 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
            UPDATE confirmation_claims c
               SET lookups = c.lookups + 1,
                   first_seen_at = CASE WHEN m.seen THEN coalesce(c.first_seen_at, now()) ELSE c.first_seen_at END,
-                  not_found_answers = m.not_found
-             FROM unnest(CAST(:kept AS uuid[]), CAST(:seen AS boolean[]), CAST(:not_found AS int[])) AS m(entry_id, seen, not_found)
+                  not_found_answers = m.not_found,
+                  last_not_found_counted_at = CASE WHEN m.counted THEN now() ELSE c.last_not_found_counted_at END
+             FROM unnest(CAST(:kept AS uuid[]), CAST(:seen AS boolean[]), CAST(:not_found AS int[]), CAST(:counted AS boolean[])) AS m(entry_id, seen, not_found, counted)
             WHERE c.entry_id = m.entry_id AND c.batch_id = :batch
            RETURNING c.entry_id
          )
@@ -270,6 +279,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
           kept: kept.map((item) => item.entryId),
           seen: kept.map((item) => item.memory.seen),
           not_found: kept.map((item) => item.memory.notFoundAnswers),
+          counted: kept.map((item) => item.notFoundCounted),
         },
       )) as { rows: Array<{ held: string[]; confirmed: string[] }> };
       return { held: new Set(rows[0]!.held), confirmed: new Set(rows[0]!.confirmed) };

@@ -14,10 +14,64 @@ export const MAX_LOOKUP_INTERVAL_MS = 5 * 60_000;
 const MIN_LOOKUP_INTERVAL_MS = 100;
 
 /**
- * "Not found" answers needed (with the window over and the transaction never seen) before a credit is
- * reversed: one answer alone, e.g. the first after an outage, never decides.
+ * How "not found" answers about a transaction never seen reverse its credit: only once
+ * `answersToReverse` of them have counted, the last of them after the window closed. An answer counts
+ * only `spacingMs` or more after the previous counted one (the first counts whenever it comes), so the
+ * counted answers are spread out in real time while we were looking, not just the clock running: answers
+ * bunched together (a starved or restarted worker catching up after the window closed) count once, and
+ * the clock running out while nobody asked never reverses money.
  */
-export const NOT_FOUND_ANSWERS_TO_REVERSE = 2;
+export interface NotFoundRule {
+  answersToReverse: number;
+  spacingMs: number;
+}
+
+/**
+ * The rule of confirmations started before the minimum was configurable (no `minNotFoundLookups` in
+ * their input): two answers, however close together. Their histories must replay to the same commands,
+ * so they keep it; every confirmation started since carries its minimum.
+ */
+const RULE_OF_RUNS_WITHOUT_MINIMUM: NotFoundRule = { answersToReverse: 2, spacingMs: 0 };
+
+/**
+ * The rule for a window and a minimum of counted "not found" answers (CONFIRMATION_MIN_NOT_FOUND_LOOKUPS):
+ * spaced `windowMs / minimum` apart (rounded up, never a moment less). A confirmation that looked all
+ * along has its answers counted across the window and reverses about a spacing after it at most; one
+ * that first asks after the window (a late start, a stalled worker) still looks for (minimum - 1)
+ * spacings of real time, 20 minutes of a 30-minute window with the default 3, before it decides.
+ */
+export function notFoundRule(windowMs: number, minNotFoundLookups: number | undefined): NotFoundRule {
+  if (minNotFoundLookups === undefined) return RULE_OF_RUNS_WITHOUT_MINIMUM;
+  const answersToReverse = Math.max(1, Math.floor(minNotFoundLookups));
+  return { answersToReverse, spacingMs: Math.ceil(windowMs / answersToReverse) };
+}
+
+/** "Not found" answers that count towards a reversal, and when the last of them came (null: none yet). */
+interface NotFoundTally {
+  answers: number;
+  lastAtMs: number | null;
+}
+
+/** The tally after one more "not found" at `atMs` about a transaction never seen: it counts only spaced from the last counted one. */
+function countNotFound(tally: NotFoundTally, atMs: number, rule: NotFoundRule): NotFoundTally {
+  if (tally.lastAtMs !== null && atMs - tally.lastAtMs < rule.spacingMs) return tally;
+  return { answers: tally.answers + 1, lastAtMs: atMs };
+}
+
+type NotFoundVerdict = { kind: 'reverse' } | { kind: 'within_window' } | { kind: 'wait'; untilMs: number; why: string };
+
+/**
+ * What a "not found" about a transaction never seen decides (this answer already counted or not):
+ * nothing within the window; after it, a reversal once enough spaced answers counted, the last after
+ * the window closed; otherwise a wait until the next answer can count (`untilMs`).
+ */
+function notFoundVerdict(tally: NotFoundTally, clock: { nowMs: number; windowEndsAtMs: number }, rule: NotFoundRule): NotFoundVerdict {
+  if (clock.nowMs < clock.windowEndsAtMs) return { kind: 'within_window' };
+  const lastAfterWindow = tally.lastAtMs !== null && tally.lastAtMs >= clock.windowEndsAtMs;
+  if (tally.answers >= rule.answersToReverse && lastAfterWindow) return { kind: 'reverse' };
+  const untilMs = tally.lastAtMs === null ? clock.nowMs : tally.lastAtMs + rule.spacingMs;
+  return { kind: 'wait', untilMs, why: `window over; ${Math.min(tally.answers, rule.answersToReverse)} of ${rule.answersToReverse} counted "not found" answers (spaced, the last after the window)` };
+}
 
 /** Why a credit the provider never showed is reversed; reconciliation restores such a reversal once the provider shows it. */
 export const NOT_KNOWN_IN_WINDOW = 'not known to the provider within the confirmation window';
@@ -28,17 +82,16 @@ const OUTGOING_TYPES = new Set(['transfer']);
 export type ConfirmationStep = { kind: 'confirm' } | { kind: 'reverse'; reason: string } | { kind: 'wait'; ms: number; why: string };
 
 export function initialProgress(pollIntervalMs: number): ConfirmationProgress {
-  return { lookups: 0, firstSeenAtMs: null, notFoundAnswers: 0, delayMs: Math.max(pollIntervalMs, MIN_LOOKUP_INTERVAL_MS), runs: 1 };
+  return { lookups: 0, firstSeenAtMs: null, notFoundAnswers: 0, lastNotFoundCountedAtMs: null, delayMs: Math.max(pollIntervalMs, MIN_LOOKUP_INTERVAL_MS), runs: 1 };
 }
 
-/** Counts an answer: a transaction the provider has shown once stays "seen" for good. */
-export function recordLookup(progress: ConfirmationProgress, lookup: ProviderTxnLookup, nowMs: number): ConfirmationProgress {
-  return {
-    ...progress,
-    lookups: progress.lookups + 1,
-    firstSeenAtMs: progress.firstSeenAtMs ?? (lookup.kind === 'found' ? nowMs : null),
-    notFoundAnswers: progress.notFoundAnswers + (lookup.kind === 'not_found' && progress.firstSeenAtMs === null ? 1 : 0),
-  };
+const tallyOf = (progress: ConfirmationProgress): NotFoundTally => ({ answers: progress.notFoundAnswers, lastAtMs: progress.lastNotFoundCountedAtMs ?? null });
+
+/** Counts an answer: a transaction the provider has shown once stays "seen" for good; a "not found" counts by the rule. */
+export function recordLookup(progress: ConfirmationProgress, lookup: ProviderTxnLookup, nowMs: number, rule: NotFoundRule): ConfirmationProgress {
+  const firstSeenAtMs = progress.firstSeenAtMs ?? (lookup.kind === 'found' ? nowMs : null);
+  const tally = lookup.kind === 'not_found' && firstSeenAtMs === null ? countNotFound(tallyOf(progress), nowMs, rule) : tallyOf(progress);
+  return { ...progress, lookups: progress.lookups + 1, firstSeenAtMs, notFoundAnswers: tally.answers, lastNotFoundCountedAtMs: tally.lastAtMs };
 }
 
 /** After a wait, the next one is twice as long, up to the cap. */
@@ -51,11 +104,17 @@ export function backedOff(progress: ConfirmationProgress): ConfirmationProgress 
  * - SUCCESS: confirm (the activity checks every field before it does);
  * - PAYMENT_FAILED or REFUND: reverse;
  * - PROCESSING: wait, however long it takes (never reversed for time);
- * - not found, never seen: reverse only when the window (from posting time) is over and the provider
- *   has said so at least twice; a transaction once seen is never reversed by a later "not found";
+ * - not found, never seen: reverse only when the window (from posting time) is over and the rule's
+ *   spaced answers have counted, the last after the window; otherwise wait, after the window until the
+ *   next answer can count. A transaction once seen is never reversed by a later "not found";
  * - unreachable: wait; a payment is never reversed for lack of an answer.
  */
-export function nextStep(progress: ConfirmationProgress, lookup: ProviderTxnLookup, clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number }): ConfirmationStep {
+export function nextStep(
+  progress: ConfirmationProgress,
+  lookup: ProviderTxnLookup,
+  clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number },
+  rule: NotFoundRule,
+): ConfirmationStep {
   if (lookup.kind === 'found') {
     if (lookup.status === 'SUCCESS') return { kind: 'confirm' };
     if (lookup.status === 'PAYMENT_FAILED' || lookup.status === 'REFUND') return { kind: 'reverse', reason: `provider reports ${lookup.status}` };
@@ -66,10 +125,16 @@ export function nextStep(progress: ConfirmationProgress, lookup: ProviderTxnLook
   }
   const remainingMs = clock.deadlineMs - clock.nowMs;
   if (lookup.kind === 'unavailable') return { kind: 'wait', ms: remainingMs > 0 ? Math.min(progress.delayMs, remainingMs) : progress.delayMs, why: 'provider unreachable' };
-  if (remainingMs > 0) return { kind: 'wait', ms: Math.min(progress.delayMs, remainingMs), why: 'not found yet, within the window' };
-  if (progress.notFoundAnswers >= NOT_FOUND_ANSWERS_TO_REVERSE) return { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW };
-  // The window is over but this is the only "not found": ask once more, soon.
-  return { kind: 'wait', ms: Math.max(clock.pollIntervalMs, MIN_LOOKUP_INTERVAL_MS), why: 'window over; asking once more' };
+  const verdict = notFoundVerdict(tallyOf(progress), { nowMs: clock.nowMs, windowEndsAtMs: clock.deadlineMs }, rule);
+  if (verdict.kind === 'within_window') return { kind: 'wait', ms: Math.min(progress.delayMs, remainingMs), why: 'not found yet, within the window' };
+  if (verdict.kind === 'reverse') return { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW };
+  // The next lookup comes when an answer can count again: after a stall the confirmation keeps looking
+  // for real time instead of asking a few times in a row. It comes a poll interval past that moment: a
+  // batch's activity counts by the database's clock as its round runs, a little after the workflow time
+  // its answer is noted at, and a lookup it would find a moment too early would not count.
+  const soonestMs = Math.max(clock.pollIntervalMs, MIN_LOOKUP_INTERVAL_MS);
+  const countsAgainInMs = verdict.untilMs - clock.nowMs;
+  return { kind: 'wait', ms: countsAgainInMs > 0 ? countsAgainInMs + soonestMs : soonestMs, why: verdict.why };
 }
 
 /** The provisional credit as the database records it, in the terms of the provider's lookup. */
@@ -118,44 +183,61 @@ export function judgeCredit(credit: CreditFacts, lookup: ProviderTxnLookup): Cre
 export interface PaymentMemory {
   /** The provider has shown the transaction at least once (in any status). */
   seen: boolean;
-  /** "Not found" answers while it was never seen, this one included. */
+  /** "Not found" answers that counted (by the rule) while it was never seen, this one included. */
   notFoundAnswers: number;
+  /** When the last counted "not found" came (null: none yet). */
+  lastNotFoundCountedAtMs: number | null;
 }
 
-/** The memory after one more answer: a transaction once seen stays seen. */
-export function rememberLookup(memory: PaymentMemory, lookup: ProviderTxnLookup): PaymentMemory {
+/** The memory after one more answer at `nowMs`: a transaction once seen stays seen; a "not found" counts by the rule. */
+export function rememberLookup(memory: PaymentMemory, lookup: ProviderTxnLookup, nowMs: number, rule: NotFoundRule): PaymentMemory {
   const seen = memory.seen || lookup.kind === 'found';
-  return { seen, notFoundAnswers: memory.notFoundAnswers + (lookup.kind === 'not_found' && !seen ? 1 : 0) };
+  const tally: NotFoundTally = { answers: memory.notFoundAnswers, lastAtMs: memory.lastNotFoundCountedAtMs };
+  const counted = lookup.kind === 'not_found' && !seen ? countNotFound(tally, nowMs, rule) : tally;
+  return { seen, notFoundAnswers: counted.answers, lastNotFoundCountedAtMs: counted.lastAtMs };
 }
 
 export type PaymentDecision = { kind: 'confirm' } | { kind: 'reverse'; reason: string } | { kind: 'keep'; reason: string };
 
 /**
  * The batch activity's decision for one credit, from the database's record of it, what the provider
- * said before (`memory`, this answer already remembered), the provider's answer now, and whether the
- * window (from this payment's own posting, by the database's clock) is over. The same rules as the
- * per-payment workflow and its activities: SUCCESS with every field matching confirms; failed,
- * refunded or not this credit reverses; PROCESSING and an unreachable provider keep it however long;
- * "not found" reverses only a transaction never seen, after the window, on the second such answer.
+ * said before (`memory`, this answer already remembered), the provider's answer now, and the clock
+ * (the database's: its time now and when this payment's window, from its own posting, ends). The same
+ * rules as the per-payment workflow and its activities: SUCCESS with every field matching confirms;
+ * failed, refunded or not this credit reverses; PROCESSING and an unreachable provider keep it however
+ * long; "not found" reverses only a transaction never seen, after the window, once the rule's spaced
+ * answers have counted, the last after the window.
  */
-export function decidePayment(credit: CreditFacts, memory: PaymentMemory, lookup: ProviderTxnLookup, windowOver: boolean): PaymentDecision {
+export function decidePayment(
+  credit: CreditFacts,
+  memory: PaymentMemory,
+  lookup: ProviderTxnLookup,
+  clock: { nowMs: number; windowEndsAtMs: number },
+  rule: NotFoundRule,
+): PaymentDecision {
   const judgement = judgeCredit(credit, lookup);
   if (judgement.kind === 'matches') return { kind: 'confirm' };
   if (judgement.kind === 'wrong') return { kind: 'reverse', reason: judgement.reason };
   if (judgement.kind === 'undecided') return { kind: 'keep', reason: judgement.reason };
   if (memory.seen) return { kind: 'keep', reason: 'seen before; "not found" is lookup lag' };
-  if (!windowOver) return { kind: 'keep', reason: 'not found yet, within the window' };
-  if (memory.notFoundAnswers >= NOT_FOUND_ANSWERS_TO_REVERSE) return { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW };
-  return { kind: 'keep', reason: 'window over; asking once more' };
+  const verdict = notFoundVerdict({ answers: memory.notFoundAnswers, lastAtMs: memory.lastNotFoundCountedAtMs }, clock, rule);
+  if (verdict.kind === 'within_window') return { kind: 'keep', reason: 'not found yet, within the window' };
+  if (verdict.kind === 'reverse') return { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW };
+  return { kind: 'keep', reason: verdict.why };
 }
 
 /**
  * How long a payment the batch activity kept waits before its next lookup: the per-payment workflow's
  * timing (back-off from the poll interval, never past the window's end while the provider does not know
- * it, soon once the window is over). Where the workflow's own rules would already decide but the
- * activity did not (its clock is the database's), it waits the current delay.
+ * it, after the window not before an answer can count again). Where the workflow's own rules would
+ * already decide but the activity did not (its clock is the database's), it waits the current delay.
  */
-export function keptDelayMs(progress: ConfirmationProgress, lookup: ProviderTxnLookup, clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number }): number {
-  const step = nextStep(progress, lookup, clock);
+export function keptDelayMs(
+  progress: ConfirmationProgress,
+  lookup: ProviderTxnLookup,
+  clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number },
+  rule: NotFoundRule,
+): number {
+  const step = nextStep(progress, lookup, clock, rule);
   return step.kind === 'wait' ? step.ms : progress.delayMs;
 }

@@ -16,6 +16,11 @@ export interface PaymentConfirmationInput {
    * starts. Runs started before this field existed count from their own start.
    */
   postedAtMs?: number;
+  /**
+   * Spaced "not found" answers that reverse a credit the provider never showed (CONFIRMATION_MIN_NOT_FOUND_LOOKUPS,
+   * see notFoundRule). Runs started before this field existed keep their rule: two answers, unspaced.
+   */
+  minNotFoundLookups?: number;
   /** What earlier runs of this confirmation learnt, carried over by continue-as-new. */
   progress?: ConfirmationProgress;
 }
@@ -25,8 +30,10 @@ export interface ConfirmationProgress {
   lookups: number;
   /** Workflow time the provider first showed the transaction (in any status); null while it never has. */
   firstSeenAtMs: number | null;
-  /** "Not found" answers received while the transaction was never seen. */
+  /** "Not found" answers that counted (by the confirmation's NotFoundRule) while the transaction was never seen. */
   notFoundAnswers: number;
+  /** Workflow time of the last counted "not found" (null: none yet; absent in progress carried by runs from before it existed). */
+  lastNotFoundCountedAtMs?: number | null;
   /** The wait before the next lookup when nothing is decided (backs off to a cap). */
   delayMs: number;
   /** Runs of this confirmation so far, this one included. */
@@ -43,6 +50,11 @@ export interface BatchConfirmationInput {
   payments: BatchPayment[];
   windowMs: number;
   pollIntervalMs: number;
+  /**
+   * Spaced "not found" answers that reverse a credit (CONFIRMATION_MIN_NOT_FOUND_LOOKUPS): the batch times
+   * its lookups by it; the activity decides by its own configuration. Absent in batches started before it existed.
+   */
+  minNotFoundLookups?: number;
   /** Runs of this batch so far, this one included (1 when absent). */
   runs?: number;
   /** Workflow time before which no payment of the batch is looked up (the provider's Retry-After). */

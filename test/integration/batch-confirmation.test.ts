@@ -5,7 +5,9 @@ import { createJobs } from '../../src/jobs/jobs';
 import { createOutboxRepo } from '../../src/jobs/outbox.repo';
 import { createWorkflowStarter } from '../../src/jobs/workflow-starter';
 import { createLedgerVerificationRepo } from '../../src/ledger/ledger-verification.repo';
+import { createBatchConfirmationService } from '../../src/payments/batch-confirmation.service';
 import { createConfirmationClaimsRepo } from '../../src/payments/confirmation-claims.repo';
+import { NOT_KNOWN_IN_WINDOW } from '../../src/payments/confirmation-rules';
 import { uuidv7 } from '../../src/ids';
 import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-ids';
 import { batchPaymentQuery, type BatchPaymentState } from '../../workflows/paymentConfirmationBatch.workflow';
@@ -92,6 +94,43 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     const queued = await quiet.infra.db('confirmation_claims').where({ tenant_id: busy }).whereNull('batch_id').count<{ count: string }[]>('* as count').first();
     assert.ok(Number(queued?.count) >= 10 && Number(queued?.count) <= 20, `the rest of the backlog stays queued: ${queued?.count}`);
     await quiet.infra.db('confirmation_claims').whereIn('entry_id', requests.map((item) => item.entryId)).delete();
+  });
+
+  it('after the window, two "not found" answers in quick succession never reverse a credit; a third, spaced from the last counted, does', async () => {
+    const db = quiet.infra.db;
+    const account = await provisionAccount(quiet, tenant.apiKey);
+    // A payment the provider never knew: every lookup answers "not found".
+    const unknown = paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25 });
+    const providerTxnRef = (unknown.data as { transaction: { transactionId: string } }).transaction.transactionId;
+    await sendProviderEvent(quiet, unknown);
+    const { id: entryId } = await db('ledger_entries').where({ provider_txn_ref: providerTxnRef, kind: 'payment' }).first('id');
+    const batchId = `spacing-${randomUUID()}`;
+    await db('confirmation_claims').where({ entry_id: entryId }).update({ batch_id: batchId, claimed_at: db.fn.now(), started_at: db.fn.now() });
+    // The rounds of a batch whose worker was starved: a 1 s window (counted answers 334 ms apart), over before it first asks.
+    const windowMs = 1_000;
+    const rounds = createBatchConfirmationService({ db, provider: quiet.infra.provider, postingEngine: quiet.services.postingEngine, logger: quiet.infra.logger, windowMs, minNotFoundLookups: 3 });
+    await eventually(async () => (await db.raw(`SELECT now() >= created_at + make_interval(secs => ?) AS over FROM ledger_entries WHERE id = ?`, [windowMs / 1000, entryId])).rows[0].over === true, {
+      what: 'the end of its window',
+    });
+    const claim = () => db('confirmation_claims').where({ entry_id: entryId }).first('lookups', 'not_found_answers', 'last_not_found_counted_at');
+
+    // However fast or slow these two rounds come, two answers are fewer than the minimum of three.
+    for (const round of [1, 2]) {
+      const [result] = (await rounds.round(batchId, [entryId])).results;
+      assert.equal(result?.kind, 'kept', `round ${round}: ${JSON.stringify(result)}`);
+    }
+    const remembered = await claim();
+    assert.equal(remembered.lookups, 2);
+    assert.ok(remembered.not_found_answers >= 1 && remembered.not_found_answers <= 2, `counted ${remembered.not_found_answers}`);
+    assert.ok(remembered.last_not_found_counted_at instanceof Date, 'the time of the last counted answer is on the claim');
+    assert.equal((await db('ledger_entries').where({ id: entryId }).first('status')).status, 'provisional');
+
+    // Two answers counted well apart, the last an hour ago: the next "not found", after the window, is the third.
+    await db('confirmation_claims').where({ entry_id: entryId }).update({ not_found_answers: 2, last_not_found_counted_at: db.raw(`now() - interval '1 hour'`) });
+    const [reversed] = (await rounds.round(batchId, [entryId])).results;
+    assert.deepEqual(reversed && { kind: reversed.kind, reason: reversed.kind === 'settled' ? reversed.reason : null }, { kind: 'settled', reason: NOT_KNOWN_IN_WINDOW });
+    assert.equal((await db('ledger_entries').where({ id: entryId }).first('status')).status, 'reversed');
+    assert.equal(await db('confirmation_claims').where({ entry_id: entryId }).first(), undefined, 'the reversal took its claim');
   });
 
   it('a worker process keeps at most its cap of batches busy (in their first round), counting only those it started; the queue waits for room', async () => {

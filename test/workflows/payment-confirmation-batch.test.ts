@@ -3,7 +3,7 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { decidePayment, rememberLookup, type PaymentMemory } from '../../src/payments/confirmation-rules';
+import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../../src/payments/confirmation-rules';
 import type { BatchConfirmationInput, BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../../src/temporal/payloads';
 import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-ids';
 import {
@@ -19,6 +19,9 @@ const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const WINDOW = 30 * MINUTE;
+/** The default CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: counted "not found" answers at least 10 minutes apart. */
+const MIN_NOT_FOUND_LOOKUPS = 3;
+const rule = notFoundRule(WINDOW, MIN_NOT_FOUND_LOOKUPS);
 const GROSS = '502500';
 
 const found = (status: 'SUCCESS' | 'PROCESSING', transactionId: string): ProviderTxnLookup => ({ kind: 'found', status, grossAmountKobo: GROSS, feeKobo: '2500', transactionId });
@@ -72,10 +75,10 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
           const times = lookups.get(entryId) ?? [];
           lookups.set(entryId, [...times, elapsed]);
           const lookup: ProviderTxnLookup = throttledForMs !== null ? { kind: 'unavailable', reason: 'HTTP 429', retryAfterMs: throttledForMs } : item.provider(elapsed, times.length);
-          const remembered = rememberLookup(memory.get(entryId) ?? { seen: false, notFoundAnswers: 0 }, lookup);
+          const remembered = rememberLookup(memory.get(entryId) ?? { seen: false, notFoundAnswers: 0, lastNotFoundCountedAtMs: null }, lookup, now, rule);
           memory.set(entryId, remembered);
-          const windowOver = now >= postedAt.get(entryId)! + WINDOW;
-          const decision = decidePayment({ providerTxnRef: item.ref, aliasAccountRef: 'va_test', grossAmountKobo: GROSS, currency: 'NGN' }, remembered, lookup, windowOver);
+          const clock = { nowMs: now, windowEndsAtMs: postedAt.get(entryId)! + WINDOW };
+          const decision = decidePayment({ providerTxnRef: item.ref, aliasAccountRef: 'va_test', grossAmountKobo: GROSS, currency: 'NGN' }, remembered, lookup, clock, rule);
           if (decision.kind === 'keep') return { entryId, kind: 'kept', reason: decision.reason, lookup };
           const outcome = decision.kind === 'confirm' ? 'confirmed' : 'reversed';
           decided.set(entryId, { outcome, atMs: elapsed });
@@ -93,6 +96,7 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
       payments: payments.map((item) => ({ entryId: item.entryId, providerTxnRef: item.ref, accountRef: 'va_test', postedAtMs: now - item.postedAgoMs })),
       windowMs: WINDOW,
       pollIntervalMs: 2 * SECOND,
+      minNotFoundLookups: MIN_NOT_FOUND_LOOKUPS,
     };
     return worker.runUntil(async () => {
       const handle = await env.client.workflow.start(paymentConfirmationBatchWorkflow, { taskQueue, workflowId: paymentConfirmationBatchWorkflowId(input.batchId), args: [input] });
@@ -139,16 +143,23 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
     assert.deepEqual(seconds(slow.entryId).slice(0, 5), [0, 2, 6, 14, 30], 'its own back-off, 2 s doubling');
   });
 
-  it('each payment\'s window counts from its own posting: a payment posted 40 minutes ago is reversed after two answers, one posted now only after its 30 minutes', async () => {
+  it("each payment's window counts from its own posting: one posted 40 minutes ago is reversed after three answers 10 minutes apart, one posted now only after its 30 minutes", async () => {
     const old = payment(() => notFound, 40 * MINUTE);
     const fresh = payment(() => notFound, 0);
     const { summary, decided, seconds } = await runBatch([old, fresh]);
     assert.equal(summary.reversed, 2);
-    assert.deepEqual(seconds(old.entryId), [0, 2], 'asked once more soon, then reversed');
-    assert.ok(decided.get(old.entryId)!.atMs < 5 * SECOND);
+    assert.deepEqual(seconds(old.entryId), [0, 602, 1204], 'its window over at the start, it keeps looking for real time: a third of the window (and a poll interval) apart');
     const freshAt = decided.get(fresh.entryId)!.atMs;
-    assert.ok(freshAt >= WINDOW - SECOND && freshAt < WINDOW + 10 * SECOND, `reversed at ${freshAt / SECOND} s`);
+    assert.ok(freshAt >= WINDOW && freshAt <= WINDOW + WINDOW / MIN_NOT_FOUND_LOOKUPS + 2 * SECOND, `reversed at ${freshAt / SECOND} s`);
     assert.ok(seconds(fresh.entryId).every((second, index, all) => index === 0 || second - all[index - 1]! <= 5 * 60), 'lookups at most 5 minutes apart');
+  });
+
+  it('a payment whose window closed before the batch first asked, "not found" twice then found, is confirmed, not reversed', async () => {
+    const late = payment(() => notFound, 45 * MINUTE);
+    late.provider = (_elapsed, index) => (index < 2 ? notFound : found('SUCCESS', late.ref));
+    const { summary, seconds } = await runBatch([late]);
+    assert.deepEqual(summary, { confirmed: 1, reversed: 0, alreadySettled: 0, released: 0, runs: 1 });
+    assert.deepEqual(seconds(late.entryId), [0, 602, 1204]);
   });
 
   it('a 429 backs off the whole batch: no payment is asked again before the Retry-After', async () => {

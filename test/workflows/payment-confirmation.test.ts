@@ -82,6 +82,10 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
     return { activities, lookupTimes, decisions, startedAt: () => startedAt!, seconds: () => lookupTimes.map((time) => Math.round(time / SECOND)) };
   }
 
+  /**
+   * Without `minNotFoundLookups`, as every per-payment run in production was started (new credits are
+   * confirmed in batches): such runs keep the rule they started with, two "not found" answers.
+   */
   function input(overrides: Partial<PaymentConfirmationInput> = {}): PaymentConfirmationInput {
     return { entryId: randomUUID(), providerTxnRef: 'txn-1', grossAmountKobo: GROSS, windowMs: WINDOW, pollIntervalMs: 2 * SECOND, ...overrides };
   }
@@ -137,11 +141,46 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
     assert.ok(Math.abs(seconds().at(-1)! - 10 * 60) <= 2, `reversed at ${seconds().at(-1)} s`);
   });
 
-  it('started after its window is over, it still asks twice before reversing', async () => {
+  it('without a minimum in its input, started after its window is over, it still asks twice before reversing', async () => {
     const now = await env.currentTimeMs();
     const { outcome, seconds } = await confirm(answers(notFound), { postedAtMs: now - 2 * HOUR });
     assert.equal(outcome, 'reversed');
     assert.deepEqual(seconds(), [0, 2]);
+  });
+
+  /** CONFIRMATION_MIN_NOT_FOUND_LOOKUPS's default, as a confirmation started now carries it. */
+  const minimum = { minNotFoundLookups: 3 };
+  /** A third of the window, and a poll interval (2 s) more: when the next answer can count, with a margin. */
+  const STEP_SECONDS = WINDOW / 3 / SECOND + 2;
+
+  it('with a minimum of 3: a credit whose window closed with fewer lookups than the minimum is looked up again, spaced, not reversed', async () => {
+    const now = await env.currentTimeMs();
+    const { outcome, decisions, seconds } = await confirm(answers(notFound, notFound, found('SUCCESS')), { postedAtMs: now - 2 * HOUR, ...minimum });
+    assert.equal(outcome, 'confirmed');
+    assert.deepEqual(
+      decisions.map((decision) => decision.decision),
+      ['confirm'],
+    );
+    assert.deepEqual(seconds(), [0, STEP_SECONDS, 2 * STEP_SECONDS], 'it keeps looking for real time, a third of the window apart');
+  });
+
+  it('with a minimum of 3: a payment the provider never knows is reversed after answers spread over the window, the last after it', async () => {
+    const { outcome, decisions, seconds } = await confirm(answers(notFound), minimum);
+    assert.equal(outcome, 'reversed');
+    assert.match(decisions[0]!.reason!, /within the confirmation window/);
+    const last = seconds().at(-1)!;
+    assert.ok(last >= WINDOW / SECOND && last <= WINDOW / SECOND + STEP_SECONDS, `reversed at ${last} s`);
+  });
+
+  it('with a minimum of 3: an outage past the window, then "not found": answers spaced a third of the window apart, the third reverses', async () => {
+    const { outcome, decisions, lookupTimes } = await confirm((elapsedMs) => (elapsedMs < 2 * HOUR ? unavailable : notFound), minimum);
+    assert.equal(outcome, 'reversed');
+    const firstNotFound = lookupTimes.find((time) => time >= 2 * HOUR)!;
+    assert.deepEqual(
+      lookupTimes.filter((time) => time >= 2 * HOUR).map((time) => Math.round((time - firstNotFound) / SECOND)),
+      [0, STEP_SECONDS, 2 * STEP_SECONDS],
+    );
+    assert.equal(Math.round((decisions[0]!.atMs - firstNotFound) / SECOND), 2 * STEP_SECONDS);
   });
 
   it('a payment still PROCESSING when the window ends keeps waiting, then confirms (never reversed for time)', async () => {
@@ -181,7 +220,7 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
     assert.ok(seconds().at(-1)! >= 2 * 3600);
   });
 
-  it('an outage past the window, then "not found": one answer is not enough, the second reverses', async () => {
+  it('without a minimum in its input, an outage past the window, then "not found": one answer is not enough, the second reverses', async () => {
     const { outcome, decisions, lookupTimes } = await confirm((elapsedMs) => (elapsedMs < 2 * HOUR ? unavailable : notFound));
     assert.equal(outcome, 'reversed');
     const firstNotFound = lookupTimes.find((time) => time >= 2 * HOUR)!;
