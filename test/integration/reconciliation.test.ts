@@ -327,13 +327,13 @@ describe('reconciliation against the provider', () => {
     const failed = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: owner.apiKey, body: { amount: '100.00', bankCode: '058', accountNumber: '0123451111' } });
     await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${failed.body.merchantTxRef}`, { apiKey: owner.apiKey })).body.status === 'failed', { what: 'the failed payout' });
     stack.sandbox.state.transferByReference(`${failed.body.merchantTxRef}-1`)!.status = 'SUCCESS';
-    // A payout still processing, last touched three hours ago.
+    // A payout still processing, requested three hours ago.
     const stuck = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: owner.apiKey, body: { amount: '200.00', bankCode: '058', accountNumber: '0123455555' } });
     // Accepted by the provider (the last change the workflow makes before it polls), then aged.
     await eventually(async () => (await stack.infra.db('settlements').where({ merchant_tx_ref: stuck.body.merchantTxRef }).first('provider_transfer_id'))?.provider_transfer_id, {
       what: 'the accepted payout',
     });
-    await stack.infra.db('settlements').where({ merchant_tx_ref: stuck.body.merchantTxRef }).update({ updated_at: stack.infra.db.raw("now() - interval '3 hours'") });
+    await stack.infra.db('settlements').where({ merchant_tx_ref: stuck.body.merchantTxRef }).update({ created_at: stack.infra.db.raw("now() - interval '3 hours'") });
     const balanceBefore = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey });
 
     const first = await reconcile(stack, owner, from);

@@ -323,7 +323,7 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     await idle.infra.db('settlement_attempts').whereIn('settlement_id', [reopened.settlementId, movedOn.settlementId, closed.settlementId]).update(failedForNotFound);
     await idle.infra.db('settlement_attempts').where({ settlement_id: failedByLookup.settlementId }).update({ detail: 'provider reports PAYMENT_FAILED' });
     await idle.infra.db('settlement_attempts').insert({ settlement_id: movedOn.settlementId, attempt_no: 2, provider_ref: `${movedOn.providerRef.slice(0, -2)}-2`, outcome: 'accepted' });
-    await idle.infra.db('settlements').where({ id: closed.settlementId }).update({ status: 'failed' });
+    assert.equal(await idle.services.settlementExecution.fail(closed.settlementId, 'every attempt failed'), 'failed');
     await reopenNotFoundAttempts(idle.infra.db);
     assert.equal(await outcomeOf(reopened.settlementId), 'ambiguous');
     assert.equal(await outcomeOf(movedOn.settlementId), 'failed', 'a later reference exists: the payout watch covers this one');
