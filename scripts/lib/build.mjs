@@ -1,5 +1,5 @@
 // Dependencies and the TypeScript build, for scripts that run before node_modules exist.
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './paths.mjs';
 import { run } from './util.mjs';
@@ -19,11 +19,32 @@ export async function ensureDependencies({ log }) {
   if (!result.ok) throw new Error(`npm ci failed:\n${result.stderr || result.stdout}`);
 }
 
+/** The folders tsc compiles into dist/ (the dashboard is built apart, into dist/dashboard). */
+const COMPILED_ROOTS = ['src', 'workflows', 'activities', 'migrations', 'test', 'bench'];
+
+/**
+ * Removes compiled files whose source is gone: tsc never deletes them, and a stale migration or test
+ * left in dist/ after a rename would still be run (knex and mocha read dist/).
+ */
+export function pruneOrphans(root) {
+  const walk = (relative) => {
+    const compiled = join(root, 'dist', relative);
+    if (!existsSync(compiled)) return;
+    for (const entry of readdirSync(compiled, { withFileTypes: true })) {
+      const path = join(relative, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.js(\.map)?$/.test(entry.name) && !existsSync(join(root, path.replace(/\.js(\.map)?$/, '.ts')))) rmSync(join(root, 'dist', path));
+    }
+  };
+  for (const folder of COMPILED_ROOTS) walk(folder);
+}
+
 /** Incremental tsc into dist/ (about a second when nothing changed), then the workflow bundle when its sources changed. */
 export async function ensureBuilt({ log }) {
   const root = repoRoot();
   const result = await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: root, timeoutMs: 10 * 60_000 });
   if (!result.ok) throw new Error(`TypeScript build failed:\n${result.stdout}${result.stderr}`);
+  pruneOrphans(root);
   const bundle = await run(process.execPath, [join(root, 'dist', 'src', 'main', 'bundle-workflows.js')], { cwd: root, timeoutMs: 5 * 60_000 });
   if (!bundle.ok) throw new Error(`workflow bundle failed:\n${bundle.stdout}${bundle.stderr}`);
   log('build is up to date');
