@@ -216,6 +216,8 @@ export const configSchema = z
     PROVIDER_ACCOUNT_ID: z.string().min(1).default(SANDBOX_CLIENT.PROVIDER_ACCOUNT_ID),
     PROVIDER_TIMEOUT: duration('10s'),
     PROVIDER_WEBHOOKS_SIGNING_SECRET: z.string().min(16).default(DEV_PROVIDER_WEBHOOKS_SIGNING_SECRET),
+    /** The secret being rotated out: also accepted until it is unset. */
+    PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: z.string().min(16).optional(),
     BANK_LIST_TTL: duration('1h'),
     IDENTITY_VERIFICATION_URL: url('http://127.0.0.1:4010/identity/nin'),
     IDENTITY_VERIFICATION_TIMEOUT: duration('5s'),
@@ -299,6 +301,9 @@ export const configSchema = z
     }
     for (const variable of ['PROVIDER_WEBHOOKS_SIGNING_SECRET', 'REQUEST_HASH_SECRET'] as const) {
       if (example(config[variable])) refuse(variable, 'must be set in production to a secret of your own (this one is published in the repository)');
+    }
+    if (config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET && example(config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET)) {
+      refuse('PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET', 'is published in the repository: anyone could sign webhooks with it');
     }
     for (const variable of ['PROVIDER_BASE_URL', 'IDENTITY_VERIFICATION_URL'] as const) {
       const problem = notAPublicEndpoint(config[variable]);

@@ -108,7 +108,7 @@ function describePostingFailure(error: unknown): string {
  */
 export function createPaymentIngestService(deps: {
   db: Db;
-  config: Pick<Config, 'PROVIDER_WEBHOOKS_SIGNING_SECRET' | 'PAYMENT_POSTING_GROUP_MAX' | 'PAYMENT_POSTING_STATEMENTS'>;
+  config: Pick<Config, 'PROVIDER_WEBHOOKS_SIGNING_SECRET' | 'PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET' | 'PAYMENT_POSTING_GROUP_MAX' | 'PAYMENT_POSTING_STATEMENTS'>;
   logger: Logger;
   jobs: Jobs;
   starter: WorkflowStarter;
@@ -119,6 +119,8 @@ export function createPaymentIngestService(deps: {
   const postings = createPaymentPostingGroups({ repo: createPaymentPostingRepo(db), maxGroup: config.PAYMENT_POSTING_GROUP_MAX, maxStatements: config.PAYMENT_POSTING_STATEMENTS, metrics });
   const events = createInboundEventsRepo(db);
   const accounts = createAccountsRepo(db);
+  // During a rotation the provider may sign with either secret; the previous one goes when it is unset.
+  const signingSecrets = [config.PROVIDER_WEBHOOKS_SIGNING_SECRET, ...(config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET ? [config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET] : [])];
 
   async function record(event: NewInboundEvent): Promise<IngestOutcome> {
     const { recorded } = await events.record(event);
@@ -238,10 +240,8 @@ export function createPaymentIngestService(deps: {
     } catch {
       return malformed('malformed json');
     }
-    const signed =
-      headers.signature !== undefined &&
-      headers.timestamp !== undefined &&
-      verifyProviderSignature(config.PROVIDER_WEBHOOKS_SIGNING_SECRET, payload, headers.timestamp, headers.signature);
+    const { signature, timestamp } = headers;
+    const signed = signature !== undefined && timestamp !== undefined && signingSecrets.some((secret) => verifyProviderSignature(secret, payload, timestamp, signature));
     if (!signed) {
       return record({ ...common(payload), payload: undefined, ...unverified, id: uuidv7(), category: 'sig_invalid', signatureValid: false, error: 'signature verification failed' });
     }

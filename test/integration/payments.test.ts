@@ -17,12 +17,15 @@ interface Vector {
 
 const vectors = loadTestVectors<{ cases: Vector[] }>('inbound-signature').cases;
 
+/** The signing secret being rotated out. */
+const PREVIOUS_SECRET = 'the-signing-secret-being-rotated-out';
+
 describe('inbound provider webhook', () => {
   let stack: Stack;
   let tenant: TestTenant;
   let account: ProvisionedAccount;
   before(async () => {
-    stack = await startStack({ PROVIDER_WEBHOOKS_SIGNING_SECRET: vectors[0]!.secret });
+    stack = await startStack({ PROVIDER_WEBHOOKS_SIGNING_SECRET: vectors[0]!.secret, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: PREVIOUS_SECRET });
     tenant = await createTenant(stack);
     account = await provisionAccount(stack, tenant.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' });
   });
@@ -151,6 +154,15 @@ describe('inbound provider webhook', () => {
     assert.deepEqual(await eventsFor(stack, requestId), []);
     const fits = { ...paymentEvent({ accountRef: account.AccountRef }), padding: 'x'.repeat(60 * 1024) };
     assert.equal((await sendProviderEvent(stack, fits)).status, 200);
+  });
+
+  it('during a secret rotation accepts events signed with the previous secret too, and nothing else', async () => {
+    const previous = paymentEvent({ accountRef: account.AccountRef, amount: 1020, fee: 20 });
+    const other = paymentEvent({ accountRef: account.AccountRef, amount: 1030, fee: 30 });
+    assert.equal((await sendProviderEvent(stack, previous, { secret: PREVIOUS_SECRET })).status, 200);
+    assert.equal((await sendProviderEvent(stack, other, { secret: 'a-secret-nobody-configured' })).status, 200);
+    assert.deepEqual((await eventsFor(stack, previous.requestId as string)).map((event) => [event.category, event.signature_valid]), [['payment', true]]);
+    assert.deepEqual((await eventsFor(stack, other.requestId as string)).map((event) => [event.category, event.signature_valid]), [['sig_invalid', false]]);
   });
 
   it('a forged event never claims its requestId: the genuine one with the same id is still posted', async () => {

@@ -60,6 +60,11 @@ describe('config', () => {
     assert.equal(loadConfig({ METRICS_HOST: '0.0.0.0' }).METRICS_HOST, '0.0.0.0', 'outside production it is the operator\'s call');
   });
 
+  it('refuses a published secret as the previous webhook signing secret in production', () => {
+    assert.throws(() => loadConfig({ ...PRODUCTION, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: 'sk_sandbox_provider_local_dev' }), /PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: is published in the repository/);
+    assert.equal(loadConfig({ ...PRODUCTION, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: 'the-old-secret-of-our-own' }).PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET, 'the-old-secret-of-our-own');
+  });
+
   it('treats an empty variable as unset', () => {
     assert.equal(loadConfig({ PORT: '' }).PORT, 3000);
   });
