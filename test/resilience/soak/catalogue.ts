@@ -45,6 +45,14 @@ const PROFILE_CASES: DestinationCase[] = [
     refunds: true,
   },
   { accountNumber: '9900001008', what: 'profile: 429 outage with Retry-After 2, then paid', profile: { outage: { answer: '429', durationMs: 4_000, retryAfterSeconds: 2 } }, waits: false, refunds: false },
+  // Longer than the soak's SETTLEMENT_NOT_FOUND_GRACE: "not found" for a while is not "failed".
+  {
+    accountNumber: '9900001009',
+    what: 'profile: submit times out, lookups lag 15 s (past the not-found grace), paid at once',
+    profile: { submitAnswer: 'timeout', lookupLagMs: 15_000, processingMs: 0 },
+    waits: false,
+    refunds: false,
+  },
 ];
 
 /** Every magic destination and every control-route profile. */

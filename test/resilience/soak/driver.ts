@@ -41,6 +41,8 @@ export interface SoakReport {
   settlements: Record<string, number>;
   payments: Record<string, number>;
   checks: Record<string, number>;
+  /** Periodic passes a check could not make (a service unreachable just then). */
+  checksSkipped: Record<string, number>;
   findings: Record<string, number>;
   violations: Violation[];
   durationMs: number;
@@ -214,6 +216,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         world.terminated.add(`${chosen.workflowId}/${chosen.runId}`);
         return true;
       }
+      if (op.kind === 'resolve-finding') {
+        // The CLI as an operator uses it: list the open findings (the platform's, or a tenant's), close one with a note.
+        const scope = op.pick % (TENANTS + 1) === TENANTS ? [] : ['--tenant', tenants[op.pick % (TENANTS + 1)]!.tenantId];
+        const { exceptions } = JSON.parse(await running.cli('reconcile:exceptions', ...scope, '--status', 'open', '--json')) as { exceptions: Array<{ ID: string }> };
+        const chosen = exceptions.sort((a, b) => a.ID.localeCompare(b.ID))[op.pick % Math.max(exceptions.length, 1)];
+        if (!chosen) return false;
+        await running.cli('reconcile:resolve', '--exception', chosen.ID, '--note', `soak #${op.index}: an operator looked at it`, ...scope);
+        return true;
+      }
       if (op.target === null) return false;
       if (op.kind === 'redeliver' || op.kind === 'payer-refund') {
         const payment = world.payments.get(op.target);
@@ -309,7 +320,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       while (!stopChecks) {
         await sleep(CHECK_INTERVAL_MS);
         if (stopChecks) break;
-        await exclusive(() => invariants.periodic());
+        await exclusive(() => invariants.periodic(log));
       }
     })();
     for (const op of ops) {
@@ -340,6 +351,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       settlements: await invariants.settlementOutcomes(),
       payments: await invariants.paymentOutcomes(),
       checks: invariants.checks,
+      checksSkipped: invariants.skipped,
       findings: invariants.findingCounts,
       violations: invariants.violations,
       durationMs: Date.now() - started,

@@ -21,6 +21,7 @@ export function formatReport(report: SoakReport): string {
     ...section('payments by outcome', Object.entries(report.payments)),
     ...section('reconciliation findings by kind', Object.entries(report.findings)),
     ...section('invariant checks run', Object.entries(report.checks)),
+    ...(Object.keys(report.checksSkipped).length ? section('periodic passes skipped (a service unreachable just then)', Object.entries(report.checksSkipped)) : []),
     `violations: ${report.violations.length}`,
     ...report.violations.map((violation) => `  [${violation.check}] ${violation.detail}\n    replay: ${replayCommand(report, violation.opIndex)}`),
   ];

@@ -4,14 +4,14 @@ import { Random } from './prng';
 export const PROCESS_FAULTS = ['kill-worker', 'kill-api', 'restart-temporal', 'restart-postgres', 'provider-faults'] as const;
 export type ProcessFault = (typeof PROCESS_FAULTS)[number];
 
-export const OPERATOR_ACTIONS = ['terminate-settlement', 'terminate-batch', 'settle-stuck', 'redeliver', 'transfer-refund', 'payer-refund'] as const;
+export const OPERATOR_ACTIONS = ['terminate-settlement', 'terminate-batch', 'settle-stuck', 'redeliver', 'transfer-refund', 'payer-refund', 'resolve-finding'] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
 export type Op =
   | { index: number; atMs: number; kind: 'settle'; account: number; destination: number; kobo: number }
   | { index: number; atMs: number; kind: 'pay'; account: number; payment: number; kobo: number }
   | { index: number; atMs: number; kind: 'reconcile'; via: 'api' | 'cli'; tenant: number }
-  /** `target`: the earlier op it acts on (null: none fits yet); `pick`: which one of many (a batch). */
+  /** `target`: the earlier op it acts on (null: none fits yet); `pick`: which one of many (a batch, a finding). */
   | { index: number; atMs: number; kind: OperatorAction; target: number | null; pick: number; outcome: 'SUCCESS' | 'PAYMENT_FAILED' }
   | { index: number; atMs: number; kind: ProcessFault; downMs: number };
 
@@ -21,6 +21,9 @@ export interface ScheduleOptions {
   tenants: number;
   accountsPerTenant: number;
 }
+
+/** How far back a terminated settlement is drawn from. */
+const RECENT_SETTLEMENTS = 4;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type Draft = DistributiveOmit<Op, 'index'>;
@@ -57,7 +60,9 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
   for (const op of ops) {
     if (!(OPERATOR_ACTIONS as readonly string[]).includes(op.kind)) continue;
     const action = op as Extract<Op, { kind: OperatorAction }>;
-    const fits = ops.slice(0, op.index).filter((earlier) => suits(action.kind, earlier));
+    const all = ops.slice(0, op.index).filter((earlier) => suits(action.kind, earlier));
+    // A settlement is terminated while it is likely still running: one of the last few asked for.
+    const fits = action.kind === 'terminate-settlement' ? all.slice(-RECENT_SETTLEMENTS) : all;
     action.target = fits.length ? fits[action.pick % fits.length]!.index : null;
   }
   return ops;
@@ -77,6 +82,7 @@ function suits(action: OperatorAction, op: Op): boolean {
     case 'payer-refund':
       return op.kind === 'pay' && !PAYMENTS[op.payment]!.misdirected && Object.keys(PAYMENTS[op.payment]!.body).length === 0;
     case 'terminate-batch':
+    case 'resolve-finding':
       return false;
   }
 }
