@@ -53,6 +53,13 @@ const PROFILE_CASES: DestinationCase[] = [
     waits: false,
     refunds: false,
   },
+  {
+    accountNumber: '9900001010',
+    what: 'profile: unexplained 400 although recorded, lookups lag 15 s (past the not-found grace), paid at once',
+    profile: { submitAnswer: 'error_after_recording', lookupLagMs: 15_000, processingMs: 0 },
+    waits: false,
+    refunds: false,
+  },
 ];
 
 /** Every magic destination and every control-route profile. */
