@@ -12,15 +12,13 @@ import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import { PAYMENT_CASES, SETTLEMENT_CASES } from './bad-days';
-import { assertLedgerVerifies, cleanUp, HISTORY_BOUND, inPool, JOB_TYPES, RESILIENCE_TIMINGS, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
+import { assertLedgerVerifies, cleanUp, HISTORY_BOUND, inPool, JOB_TYPES, RESILIENCE_TIMINGS, sleep, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
 
 const ACCOUNTS = SETTLEMENT_CASES.length;
 const SETTLEMENTS_PER_ACCOUNT = 7;
 const PAYMENTS_PER_ACCOUNT = 6;
 const SETTLEMENT_KOBO = 50_000n;
 const FUNDING_KOBO = 1_000_000n;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 interface SentSettlement {
   merchantTxRef: string;
   accountRef: string;

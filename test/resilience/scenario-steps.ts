@@ -56,6 +56,8 @@ export async function startIsolatedTemporal(options: { port?: number; dbFile?: s
   return module.startIsolatedTemporal(options);
 }
 
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Runs every cleanup step even when an earlier one fails, then reports the first failure. */
 export async function cleanUp(...steps: Array<() => unknown>): Promise<void> {
   const failures: unknown[] = [];

@@ -9,7 +9,7 @@ import { cliTenant } from '../../e2e/tenant';
 import { call, type CallOptions, type HttpResponse } from '../../helpers/http';
 import { startSystem, type RunningSystem } from '../../helpers/processes';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../helpers/throwaway-postgres';
-import { cleanUp, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, startIsolatedTemporal, type IsolatedTemporal } from '../scenario-steps';
+import { cleanUp, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, sleep, startIsolatedTemporal, type IsolatedTemporal } from '../scenario-steps';
 import { DESTINATIONS, PAYMENTS } from './catalogue';
 import { createInvariants, type Invariants, type SoakWorld } from './invariants';
 import { buildSchedule, describeOp, OPERATOR_ACTIONS, PROCESS_FAULTS, type Op, type OperatorAction, type ProcessFault } from './schedule';
@@ -55,8 +55,6 @@ const PAYMENT_FEE_KOBO = 1_000;
 const CONCURRENT_OPERATIONS = 6;
 const CHECK_INTERVAL_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 20_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A call that gives up after `ms` (during an outage the API may hold a request until its pool gives up). */
 async function callWithin(ms: number, baseUrl: string, method: string, route: string, options: CallOptions = {}): Promise<HttpResponse> {

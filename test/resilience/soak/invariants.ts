@@ -101,7 +101,7 @@ export function createInvariants(world: SoakWorld) {
       const view = await sandboxTransfer(sys, row.merchantTxRef);
       if (view.payouts > 1) violate('at most one payout per settlement', row.merchantTxRef, `${view.payouts} payouts at the sandbox (status ${row.status})`, row.index);
       if ((row.status === 'failed' || row.status === 'refunded') && view.standingPayouts > 0) {
-        violate('debit reversed exactly when no payout stands', row.merchantTxRef, `${row.status} (debit ${row.debitStatus}) while ${view.standingPayouts} payout stands`, row.index);
+        violate('debit reversed exactly when no payout stands', row.merchantTxRef, `${row.status} (debit ${row.debitStatus}) while ${view.standingPayouts} payout(s) stand`, row.index);
       }
       if (!final) return;
       if (TERMINAL.has(row.status)) {
