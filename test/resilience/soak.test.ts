@@ -14,6 +14,9 @@ describe('resilience: seeded chaos soak', function () {
     const report = await runSoak({ seed: SEED, minutes: MINUTES, settleMinutes: 10, log: (line) => process.stderr.write(`[soak] ${line}\n`) });
     process.stderr.write(`${formatReport(report)}\n`);
     assert.ok(Object.values(report.faults).every(({ injected }) => injected > 0), `a process fault was never injected: ${JSON.stringify(report.faults)}`);
-    assert.deepEqual(report.violations, []);
+    assert.deepEqual(
+      report.violations.map((violation) => `[${violation.check}] ${violation.detail} (replay: --seed ${violation.seed} --until ${violation.opIndex})`),
+      [],
+    );
   });
 });

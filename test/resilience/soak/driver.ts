@@ -287,6 +287,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       world.faultWindows.push({ kind: op.kind, index: op.index, from, to: Date.now() });
     }
 
+    let brokenBy: Error | undefined;
     async function runOp(op: Op): Promise<void> {
       world.lastStarted = Math.max(world.lastStarted, op.index);
       try {
@@ -302,7 +303,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       } catch (error) {
         if ((PROCESS_FAULTS as readonly string[]).includes(op.kind)) {
           faultCounts[op.kind]!.skipped += 1;
-          throw error;
+          brokenBy ??= new Error(`${describeOp(op)}: the system did not recover: ${(error as Error).message}`);
+          return;
         }
         tally(opCounts, op.kind, false);
         log(`${describeOp(op)} failed: ${(error as Error).message}`);
@@ -315,25 +317,31 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let faultTrack: Promise<void> = Promise.resolve();
     let stopChecks = false;
     const periodic = (async () => {
-      while (!stopChecks) {
-        await sleep(CHECK_INTERVAL_MS);
-        if (stopChecks) break;
+      for (let next = Date.now() + CHECK_INTERVAL_MS; !stopChecks; await sleep(500)) {
+        if (Date.now() < next) continue;
         await exclusive(() => invariants.periodic(log));
+        next = Date.now() + CHECK_INTERVAL_MS;
       }
     })();
-    for (const op of ops) {
-      await sleep(Math.max(0, begin + op.atMs - Date.now()));
-      if ((PROCESS_FAULTS as readonly string[]).includes(op.kind)) {
-        faultTrack = faultTrack.then(() => runOp(op));
-        continue;
+    try {
+      for (const op of ops) {
+        if (brokenBy) break;
+        await sleep(Math.max(0, begin + op.atMs - Date.now()));
+        if ((PROCESS_FAULTS as readonly string[]).includes(op.kind)) {
+          faultTrack = faultTrack.then(() => runOp(op));
+          continue;
+        }
+        while (inFlight.size >= CONCURRENT_OPERATIONS) await Promise.race(inFlight);
+        const job = runOp(op).finally(() => inFlight.delete(job));
+        inFlight.add(job);
       }
-      while (inFlight.size >= CONCURRENT_OPERATIONS) await Promise.race(inFlight);
-      const job = runOp(op).finally(() => inFlight.delete(job));
-      inFlight.add(job);
+      await Promise.all([...inFlight, faultTrack]);
+    } finally {
+      stopChecks = true;
+      await periodic;
     }
-    await Promise.all([...inFlight, faultTrack]);
-    stopChecks = true;
-    await periodic;
+    // A process that did not come back leaves nothing to judge.
+    if (brokenBy) throw brokenBy;
     log(`${new Date().toISOString()} schedule done; waiting for every job to settle`);
 
     // The end: everything healed, every job given time, then judged.
