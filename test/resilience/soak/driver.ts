@@ -148,6 +148,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       terminated: new Set(),
       transferRefunds: new Set(),
       payerRefunds: new Set(),
+      lateSuccesses: new Set(),
       lastStarted: -1,
     };
     const invariants: Invariants = createInvariants(world);
@@ -223,7 +224,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         await running.cli('reconcile:resolve', '--exception', chosen.ID, '--note', `soak #${op.index}: an operator looked at it`, ...scope);
         return true;
       }
+      if (op.kind === 'expire-tokens') return (await call(running.sandboxUrl, 'POST', '/sandbox/tokens/expire')).status === 200;
       if (op.target === null) return false;
+      if (op.kind === 'late-success') {
+        const payment = world.payments.get(op.target);
+        if (!payment) return false;
+        const response = await call(running.sandboxUrl, 'POST', `/sandbox/payments/${payment.transactionId}/status`, { body: { status: 'SUCCESS' } });
+        if (response.status === 200) world.lateSuccesses.add(op.target);
+        return response.status === 200;
+      }
       if (op.kind === 'redeliver' || op.kind === 'payer-refund') {
         const payment = world.payments.get(op.target);
         if (!payment) return false;

@@ -38,6 +38,8 @@ export interface SoakWorld {
   transferRefunds: Set<number>;
   /** Pay operations the payer's bank refunded after the fact. */
   payerRefunds: Set<number>;
+  /** Failed pay operations the provider turned SUCCESS after the fact. */
+  lateSuccesses: Set<number>;
   lastStarted: number;
 }
 
@@ -188,6 +190,8 @@ export function createInvariants(world: SoakWorld) {
       case 'reversed_credit_restored':
         if (shape?.delayed) return `payment ${shape.what}`;
         return faultNear;
+      case 'reversed_credit_provider_success':
+        return subject.payOp !== undefined && world.lateSuccesses.has(subject.payOp) ? 'late SUCCESS at the provider' : null;
       case 'credit_failed_at_provider':
         return subject.payOp !== undefined && world.payerRefunds.has(subject.payOp) ? 'payer refund after the fact' : null;
       case 'unknown_account':
@@ -202,6 +206,7 @@ export function createInvariants(world: SoakWorld) {
           (candidate) =>
             (candidate.kind === 'pay' && (PAYMENTS[candidate.payment]!.misdirected || PAYMENTS[candidate.payment]!.body.suppressWebhook)) ||
             (candidate.kind === 'payer-refund' && world.payerRefunds.has(candidate.target ?? -1)) ||
+            (candidate.kind === 'late-success' && world.lateSuccesses.has(candidate.target ?? -1)) ||
             (candidate.kind === 'transfer-refund' && world.transferRefunds.has(candidate.target ?? -1)),
         );
         return movers.length ? `wallet moved without the ledger by ${movers.length} injected operations` : null;

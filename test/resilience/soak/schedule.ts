@@ -4,7 +4,18 @@ import { Random } from './prng';
 export const PROCESS_FAULTS = ['kill-worker', 'kill-api', 'restart-temporal', 'restart-postgres', 'provider-faults'] as const;
 export type ProcessFault = (typeof PROCESS_FAULTS)[number];
 
-export const OPERATOR_ACTIONS = ['terminate-settlement', 'terminate-batch', 'settle-stuck', 'redeliver', 'transfer-refund', 'payer-refund', 'resolve-finding'] as const;
+/** Operator actions, and the provider's after-the-fact events (a redelivery, a late refund, a late success, its tokens expiring). */
+export const OPERATOR_ACTIONS = [
+  'terminate-settlement',
+  'terminate-batch',
+  'settle-stuck',
+  'redeliver',
+  'transfer-refund',
+  'payer-refund',
+  'late-success',
+  'resolve-finding',
+  'expire-tokens',
+] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
 export type Op =
@@ -81,8 +92,11 @@ function suits(action: OperatorAction, op: Op): boolean {
       return op.kind === 'pay' && !PAYMENTS[op.payment]!.body.suppressWebhook;
     case 'payer-refund':
       return op.kind === 'pay' && !PAYMENTS[op.payment]!.misdirected && Object.keys(PAYMENTS[op.payment]!.body).length === 0;
+    case 'late-success':
+      return op.kind === 'pay' && PAYMENTS[op.payment]!.body.status === 'PAYMENT_FAILED';
     case 'terminate-batch':
     case 'resolve-finding':
+    case 'expire-tokens':
       return false;
   }
 }
