@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { createKnex, type Db } from '../../../src/db';
+import { createLogger } from '../../../src/logger';
 import { createTemporalClient } from '../../../src/temporal/client';
 import { settlementWorkflowId } from '../../../src/temporal/workflow-ids';
 import { cliTenant } from '../../e2e/tenant';
@@ -119,7 +120,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       LOG_LEVEL: 'warn',
     });
     const running = sys;
-    db = createKnex({ DATABASE_URL: postgres.url, DATABASE_POOL_MAX: 2 });
+    // Its failed connections while Postgres restarts are expected: not written to the console.
+    db = createKnex({ DATABASE_URL: postgres.url, DATABASE_POOL_MAX: 2 }, createLogger('silent', 'soak'));
     client = createTemporalClient({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: running.env.TEMPORAL_NAMESPACE ?? 'default' });
     const temporalClient = client;
 
