@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -47,6 +47,8 @@ export interface SoakReport {
   findings: Record<string, number>;
   violations: Violation[];
   durationMs: number;
+  /** Where the schedule, the fault timeline and the processes' logs (warnings and errors) are written. */
+  artifactsDir: string;
 }
 
 const TENANTS = 2;
@@ -359,7 +361,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await call(running.sandboxUrl, 'DELETE', '/sandbox/faults');
     await invariants.final({ settleMs: (options.settleMinutes ?? 10) * 60_000, tenantKeys: tenants.map((tenant) => tenant.apiKey), log });
 
+    // The schedule, when each fault happened and what the processes logged, for reading a violation.
+    const artifactsDir = path.resolve(__dirname, '../../../../.artifacts/soak', `seed-${options.seed}-${new Date(started).toISOString().replace(/[:.]/g, '-')}`);
+    mkdirSync(artifactsDir, { recursive: true });
+    writeFileSync(path.join(artifactsDir, 'schedule.txt'), `${ops.map(describeOp).join('\n')}\n`);
+    writeFileSync(path.join(artifactsDir, 'faults.txt'), `${world.faultWindows.map((window) => `${new Date(window.from).toISOString()} .. ${new Date(window.to).toISOString()} #${window.index} ${window.kind}`).join('\n')}\n`);
+    for (const [name, lines] of Object.entries(running.logs)) writeFileSync(path.join(artifactsDir, `${name}.log`), `${lines.join('\n')}\n`);
+
     return {
+      artifactsDir,
       seed: options.seed,
       minutes: options.minutes,
       operations: ops.length,

@@ -22,6 +22,8 @@ export function formatReport(report: SoakReport): string {
     ...section('reconciliation findings by kind', Object.entries(report.findings)),
     ...section('invariant checks run', Object.entries(report.checks)),
     ...(Object.keys(report.checksSkipped).length ? section('periodic passes skipped (a service unreachable just then)', Object.entries(report.checksSkipped)) : []),
+    `schedule, fault timeline and process logs: ${report.artifactsDir}`,
+    '',
     `violations: ${report.violations.length}`,
     ...report.violations.map((violation) => `  [${violation.check}] ${violation.detail}\n    replay: ${replayCommand(report, violation.opIndex)}`),
   ];
