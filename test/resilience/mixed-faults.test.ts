@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { createKnex, type Db } from '../../src/db';
 import { createTemporalClient } from '../../src/temporal/client';
-import { HISTORY_EVENT_LIMIT } from '../../src/temporal/pacing';
 import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
 import { paymentConfirmationBatchWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
 import { batchPaymentQuery } from '../../workflows/paymentConfirmationBatch.workflow';
@@ -12,61 +11,14 @@ import { cliTenant, provision } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
-import { assertLedgerVerifies, cleanUp, RESILIENCE_TIMINGS, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
-
-type SettlementStatus = 'success' | 'failed' | 'refunded' | 'processing';
-
-/** Every bad day of the sandbox's magic destinations, and what must come of it whatever else goes wrong. */
-const SETTLEMENT_CASES: Array<{ accountNumber: string; status: SettlementStatus; payouts: number; standing: number; what: string }> = [
-  { accountNumber: '0123456789', status: 'success', payouts: 1, standing: 1, what: 'plain' },
-  { accountNumber: '0000001111', status: 'failed', payouts: 0, standing: 0, what: 'every attempt fails' },
-  { accountNumber: '0000002222', status: 'success', payouts: 1, standing: 1, what: 'two failed attempts, then paid' },
-  { accountNumber: '0000003333', status: 'refunded', payouts: 1, standing: 0, what: 'refunded after success' },
-  { accountNumber: '0000004444', status: 'success', payouts: 1, standing: 1, what: 'submit times out although accepted' },
-  { accountNumber: '0000005555', status: 'success', payouts: 1, standing: 1, what: 'PROCESSING, then paid' },
-  { accountNumber: '0000006666', status: 'success', payouts: 1, standing: 1, what: 'timeout, lookup lag, 409 duplicate' },
-  { accountNumber: '0000007777', status: 'processing', payouts: 0, standing: 0, what: 'PROCESSING for days: waiting' },
-  { accountNumber: '0000008888', status: 'success', payouts: 1, standing: 1, what: 'a failed attempt refunded, the next paid' },
-  { accountNumber: '0000000909', status: 'success', payouts: 1, standing: 1, what: 'pending code 09' },
-  { accountNumber: '0000004040', status: 'success', payouts: 1, standing: 1, what: 'unexplained 400, then not found once' },
-  { accountNumber: '0000009696', status: 'success', payouts: 1, standing: 1, what: 'unexplained 400, not found for longer than the grace' },
-  { accountNumber: '0000004290', status: 'success', payouts: 1, standing: 1, what: '429 outage with Retry-After' },
-  { accountNumber: '0000005030', status: 'success', payouts: 1, standing: 1, what: '503 outage' },
-  { accountNumber: '0000005020', status: 'success', payouts: 1, standing: 1, what: 'HTML 502 outage' },
-  { accountNumber: '0000003030', status: 'refunded', payouts: 1, standing: 0, what: 'payout_refund before the lookup agrees' },
-  { accountNumber: '0000003300', status: 'refunded', payouts: 1, standing: 0, what: 'payout webhooks duplicated, out of order' },
-];
-
-/** Payments as the provider's lookup will tell them, and what the confirmation rules make of each. */
-const PAYMENT_CASES: Array<{ body: Record<string, unknown>; status: 'confirmed' | 'reversed' | 'provisional' }> = [
-  { body: {}, status: 'confirmed' },
-  { body: { lookupLagMs: 3_000 }, status: 'confirmed' },
-  { body: { notFoundLookups: 2 }, status: 'confirmed' },
-  { body: { processingMs: 4_000 }, status: 'confirmed' },
-  { body: { status: 'PAYMENT_FAILED' }, status: 'reversed' },
-  { body: { status: 'PROCESSING' }, status: 'provisional' },
-];
+import { PAYMENT_CASES, SETTLEMENT_CASES } from './bad-days';
+import { assertLedgerVerifies, cleanUp, HISTORY_BOUND, inPool, JOB_TYPES, RESILIENCE_TIMINGS, sleep, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
 
 const ACCOUNTS = SETTLEMENT_CASES.length;
 const SETTLEMENTS_PER_ACCOUNT = 7;
 const PAYMENTS_PER_ACCOUNT = 6;
 const SETTLEMENT_KOBO = 50_000n;
 const FUNDING_KOBO = 1_000_000n;
-/** The workflow types that do the jobs (the sweep and retention Schedules' runs aside). */
-const JOB_TYPES = ['settlementWorkflow', 'settlementRefundWorkflow', 'paymentConfirmationBatchWorkflow', 'webhookDeliveryWorkflow'];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Runs `work` over `items`, at most `concurrency` at a time. */
-async function inPool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
-}
-
 interface SentSettlement {
   merchantTxRef: string;
   accountRef: string;
@@ -330,7 +282,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
       ),
     );
     assert.ok(executions.length >= settlements.length + deliveryIds.length, `${executions.length} runs listed`);
-    assert.ok(Math.max(...lengths) <= HISTORY_EVENT_LIMIT + 50, `longest history ${Math.max(...lengths)} events`);
+    assert.ok(Math.max(...lengths) <= HISTORY_BOUND, `longest history ${Math.max(...lengths)} events`);
 
     // Money: at most one payout per settlement; the debit reversed exactly when no payout stands; SettlementStatus = the database.
     const debits: Array<{ merchant_tx_ref: string; status: string; debit_status: string }> = await db('settlements')

@@ -1,0 +1,397 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { createKnex, type Db } from '../../../src/db';
+import { createLogger } from '../../../src/logger';
+import { createTemporalClient } from '../../../src/temporal/client';
+import { settlementWorkflowId } from '../../../src/temporal/workflow-ids';
+import { cliTenant } from '../../e2e/tenant';
+import { call, type CallOptions, type HttpResponse } from '../../helpers/http';
+import { startSystem, type RunningSystem } from '../../helpers/processes';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../../helpers/throwaway-postgres';
+import { cleanUp, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, sleep, startIsolatedTemporal, type IsolatedTemporal } from '../scenario-steps';
+import { DESTINATIONS, PAYMENTS } from './catalogue';
+import { createInvariants, type Invariants, type SoakWorld } from './invariants';
+import { buildSchedule, describeOp, OPERATOR_ACTIONS, PROCESS_FAULTS, type Op, type OperatorAction, type ProcessFault } from './schedule';
+
+export interface SoakOptions {
+  seed: number;
+  minutes: number;
+  /** Replay: no operation after this index is started. */
+  until?: number;
+  /** How long the end phase waits for jobs to settle before judging them. */
+  settleMinutes?: number;
+  log?: (line: string) => void;
+}
+
+export interface Violation {
+  check: string;
+  detail: string;
+  seed: number;
+  /** The operation to replay up to (`--until`): the one that made the subject, or the last one started. */
+  opIndex: number;
+}
+
+export interface SoakReport {
+  seed: number;
+  minutes: number;
+  operations: number;
+  faults: Record<string, { injected: number; skipped: number }>;
+  operations_by_kind: Record<string, { done: number; skipped: number }>;
+  settlements: Record<string, number>;
+  payments: Record<string, number>;
+  checks: Record<string, number>;
+  /** Periodic passes a check could not make (a service unreachable just then). */
+  checksSkipped: Record<string, number>;
+  findings: Record<string, number>;
+  violations: Violation[];
+  durationMs: number;
+  /** Where the schedule, the fault timeline and the processes' logs (warnings and errors) are written. */
+  artifactsDir: string;
+}
+
+const TENANTS = 2;
+const ACCOUNTS_PER_TENANT = 4;
+const FUNDING_NAIRA = 1_000_000;
+const PAYMENT_FEE_KOBO = 1_000;
+const CONCURRENT_OPERATIONS = 6;
+const CHECK_INTERVAL_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 20_000;
+
+/** A call that gives up after `ms` (during an outage the API may hold a request until its pool gives up). */
+async function callWithin(ms: number, baseUrl: string, method: string, route: string, options: CallOptions = {}): Promise<HttpResponse> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      call(baseUrl, method, route, options),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${method} ${route}: no answer within ${ms} ms`)), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One at a time: process faults and invariant checks never overlap (a check is not run against a stopped database). */
+function createLock() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(work: () => Promise<T>): Promise<T> => {
+    const result = tail.then(work, work);
+    tail = result.catch(() => undefined);
+    return result;
+  };
+}
+
+function tally(counts: Record<string, { done: number; skipped: number }>, kind: string, done: boolean): void {
+  const row = (counts[kind] ??= { done: 0, skipped: 0 });
+  if (done) row.done += 1;
+  else row.skipped += 1;
+}
+
+/**
+ * The seeded chaos soak: the real API, worker and sandbox processes on a throwaway Postgres and a
+ * Temporal dev server of their own, driven by the seed's schedule of settlements, payments,
+ * reconciliation runs, operator actions and process faults, with the money invariants checked every
+ * CHECK_INTERVAL_MS and once more when every job has settled.
+ */
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const started = Date.now();
+  const log = options.log ?? (() => undefined);
+  const ops = buildSchedule({ seed: options.seed, minutes: options.minutes, tenants: TENANTS, accountsPerTenant: ACCOUNTS_PER_TENANT }).filter(
+    (op) => options.until === undefined || op.index <= options.until,
+  );
+  log(`seed ${options.seed}: ${ops.length} operations over ${options.minutes} min${options.until === undefined ? '' : ` (up to #${options.until})`}`);
+
+  let postgres: ThrowawayPostgres | undefined;
+  let temporal: IsolatedTemporal | undefined;
+  let sys: RunningSystem | undefined;
+  let db: Db | undefined;
+  let client: Client | undefined;
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'ledger-soak-'));
+  try {
+    postgres = await startThrowawayPostgres();
+    temporal = await startIsolatedTemporal({ dbFile: path.join(stateDir, 'temporal.db') });
+    const temporalPort = temporal.port;
+    sys = await startSystem({
+      ...RESILIENCE_TIMINGS,
+      DATABASE_URL: postgres.url,
+      TEMPORAL_ADDRESS: temporal.address,
+      // Findings about records younger than this are left to the next run (in flight, not wrong).
+      RECONCILIATION_GRACE: '10s',
+      RATE_LIMIT_RECONCILIATION_RUNS: '1000/1h',
+      LOG_LEVEL: 'warn',
+    });
+    const running = sys;
+    // Its failed connections while Postgres restarts are expected: not written to the console.
+    db = createKnex({ DATABASE_URL: postgres.url, DATABASE_POOL_MAX: 2 }, createLogger('silent', 'soak'));
+    client = createTemporalClient({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: running.env.TEMPORAL_NAMESPACE ?? 'default' });
+    const temporalClient = client;
+
+    // Tenants, their funded accounts, and the control-route profiles of the catalogue's destinations.
+    const tenants: Array<{ tenantId: string; apiKey: string }> = [];
+    for (let t = 0; t < TENANTS; t += 1) tenants.push(await cliTenant(running, `Soak tenant ${t} (seed ${options.seed})`));
+    const accounts = (
+      await Promise.all(tenants.map((tenant) => Promise.all(Array.from({ length: ACCOUNTS_PER_TENANT }, () => fundedAccount(running, tenant.apiKey, FUNDING_NAIRA)))))
+    ).flatMap((ofTenant, t) => ofTenant.map((account) => ({ ...account, tenant: t, apiKey: tenants[t]!.apiKey })));
+    for (const destination of DESTINATIONS.filter((candidate) => candidate.profile)) {
+      const rule = await call(running.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { accountNumber: destination.accountNumber }, ...destination.profile } });
+      if (rule.status !== 201) throw new Error(`sandbox profile refused: ${rule.text}`);
+    }
+    log(`${accounts.length} accounts of ${TENANTS} tenants funded; ${DESTINATIONS.length} destinations, ${PAYMENTS.length} payment shapes`);
+
+    const world: SoakWorld = {
+      seed: options.seed,
+      sys: running,
+      db,
+      client: temporalClient,
+      accounts,
+      ops,
+      settleRefs: new Map(),
+      payments: new Map(),
+      faultWindows: [],
+      terminated: new Set(),
+      transferRefunds: new Set(),
+      payerRefunds: new Set(),
+      lateSuccesses: new Set(),
+      lastStarted: -1,
+    };
+    const invariants: Invariants = createInvariants(world);
+    const exclusive = createLock();
+    const opCounts: Record<string, { done: number; skipped: number }> = {};
+    const faultCounts: Record<string, { injected: number; skipped: number }> = Object.fromEntries(PROCESS_FAULTS.map((kind) => [kind, { injected: 0, skipped: 0 }]));
+    for (const kind of ['settle', 'pay', 'reconcile', ...OPERATOR_ACTIONS]) opCounts[kind] = { done: 0, skipped: 0 };
+
+    const settleRefOf = async (index: number): Promise<string | null> => world.settleRefs.get(index) ?? (await invariants.discoverSettlements()).get(index) ?? null;
+
+    async function settle(op: Extract<Op, { kind: 'settle' }>): Promise<boolean> {
+      const account = accounts[op.account]!;
+      const destination = DESTINATIONS[op.destination]!;
+      const body = { amount: (op.kobo / 100).toFixed(2), bankCode: '044', accountNumber: destination.accountNumber, narration: `soak#${op.index}` };
+      // A client retries an unanswered settle under the same idempotency key.
+      for (let attempt = 1; attempt <= 3; attempt += 1) {
+        try {
+          const response = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+            apiKey: account.apiKey,
+            body,
+            headers: { 'Idempotency-Key': `soak-${options.seed}-${op.index}-${started}` },
+          });
+          if (response.status === 202) {
+            world.settleRefs.set(op.index, response.body.merchantTxRef as string);
+            return true;
+          }
+          if (response.status < 500 && response.status !== 429) return false;
+        } catch {
+          // the API is down or held the request: try again
+        }
+        await sleep(2_000);
+      }
+      return false;
+    }
+
+    async function pay(op: Extract<Op, { kind: 'pay' }>): Promise<boolean> {
+      const shape = PAYMENTS[op.payment]!;
+      const accountRef = shape.misdirected ? `va_soak_nobody_${options.seed}_${op.index}` : accounts[op.account]!.AccountRef;
+      const sentAt = Date.now();
+      const response = await call(running.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef, amount: (op.kobo + PAYMENT_FEE_KOBO) / 100, fee: PAYMENT_FEE_KOBO / 100, narration: `soak#${op.index}`, ...shape.body } });
+      if (response.status !== 200) throw new Error(`sandbox refused a payment: ${response.text}`);
+      const delivered = shape.body.suppressWebhook ? true : response.body.delivery?.status === 200;
+      world.payments.set(op.index, { transactionId: response.body.transactionId, requestId: shape.body.suppressWebhook ? null : response.body.requestId, sentAt, delivered, everFailed: !delivered });
+      return true;
+    }
+
+    async function reconcile(op: Extract<Op, { kind: 'reconcile' }>): Promise<boolean> {
+      if (op.via === 'cli') return running.cli('reconcile', '--no-wait', '--json').then(() => true, () => false);
+      const response = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenants[op.tenant]!.apiKey }).catch(() => null);
+      return response?.status === 202;
+    }
+
+    async function operatorAction(op: Extract<Op, { kind: OperatorAction }>): Promise<boolean> {
+      if (op.kind === 'terminate-batch') {
+        const open = [];
+        for await (const execution of temporalClient.workflow.list({
+          query: `WorkflowType = 'paymentConfirmationBatchWorkflow' AND ExecutionStatus = 'Running' AND TaskQueue = '${running.env.TEMPORAL_TASK_QUEUE}'`,
+        })) {
+          open.push(execution);
+        }
+        const chosen = open.sort((a, b) => a.workflowId.localeCompare(b.workflowId))[op.pick % Math.max(open.length, 1)];
+        if (!chosen) return false;
+        await temporalClient.workflow.getHandle(chosen.workflowId, chosen.runId).terminate('soak: an operator terminated the batch');
+        world.terminated.add(`${chosen.workflowId}/${chosen.runId}`);
+        return true;
+      }
+      if (op.kind === 'resolve-finding') {
+        // The CLI as an operator uses it: list the open findings (the platform's, or a tenant's), close one with a note.
+        const scope = op.pick % (TENANTS + 1) === TENANTS ? [] : ['--tenant', tenants[op.pick % (TENANTS + 1)]!.tenantId];
+        const { exceptions } = JSON.parse(await running.cli('reconcile:exceptions', ...scope, '--status', 'open', '--json')) as { exceptions: Array<{ ID: string }> };
+        const chosen = exceptions.sort((a, b) => a.ID.localeCompare(b.ID))[op.pick % Math.max(exceptions.length, 1)];
+        if (!chosen) return false;
+        await running.cli('reconcile:resolve', '--exception', chosen.ID, '--note', `soak #${op.index}: an operator looked at it`, ...scope);
+        return true;
+      }
+      if (op.kind === 'expire-tokens') return (await call(running.sandboxUrl, 'POST', '/sandbox/tokens/expire')).status === 200;
+      if (op.target === null) return false;
+      if (op.kind === 'late-success') {
+        const payment = world.payments.get(op.target);
+        if (!payment) return false;
+        const response = await call(running.sandboxUrl, 'POST', `/sandbox/payments/${payment.transactionId}/status`, { body: { status: 'SUCCESS' } });
+        if (response.status === 200) world.lateSuccesses.add(op.target);
+        return response.status === 200;
+      }
+      if (op.kind === 'redeliver' || op.kind === 'payer-refund') {
+        const payment = world.payments.get(op.target);
+        if (!payment) return false;
+        if (op.kind === 'redeliver') {
+          if (!payment.requestId) return false;
+          const response = await call(running.sandboxUrl, 'POST', '/sandbox/webhooks/redeliver', { body: { requestId: payment.requestId } });
+          if (response.body.delivery?.status === 200) payment.delivered = true;
+          return response.status === 200;
+        }
+        const response = await call(running.sandboxUrl, 'POST', `/sandbox/payments/${payment.transactionId}/status`, { body: { status: 'REFUND' } });
+        if (response.status === 200) world.payerRefunds.add(op.target);
+        return response.status === 200;
+      }
+      const merchantTxRef = await settleRefOf(op.target);
+      if (!merchantTxRef) return false;
+      if (op.kind === 'terminate-settlement') {
+        const handle = temporalClient.workflow.getHandle(settlementWorkflowId(merchantTxRef));
+        const described = await handle.describe();
+        if (described.status.name !== 'RUNNING') return false;
+        await temporalClient.workflow.getHandle(settlementWorkflowId(merchantTxRef), described.runId).terminate('soak: an operator terminated the settlement');
+        world.terminated.add(`${settlementWorkflowId(merchantTxRef)}/${described.runId}`);
+        return true;
+      }
+      const { submissions } = await sandboxTransfer(running, merchantTxRef);
+      const wanted = op.kind === 'settle-stuck' ? 'PROCESSING' : 'SUCCESS';
+      const submission = submissions.find((candidate) => candidate.status === wanted);
+      if (!submission) return false;
+      const route = op.kind === 'settle-stuck' ? 'settle' : 'refund';
+      const response = await call(running.sandboxUrl, 'POST', `/sandbox/transfers/${submission.reference}/${route}`, { body: op.kind === 'settle-stuck' ? { status: op.outcome } : {} });
+      if (response.status === 200 && op.kind === 'transfer-refund') world.transferRefunds.add(op.target);
+      return response.status === 200;
+    }
+
+    async function processFault(op: Extract<Op, { kind: ProcessFault }>): Promise<void> {
+      const from = Date.now();
+      switch (op.kind) {
+        case 'kill-worker':
+        case 'kill-api': {
+          const name = op.kind === 'kill-worker' ? 'worker' : 'api';
+          await running.kill(name);
+          await sleep(op.downMs);
+          await running.start(name);
+          break;
+        }
+        case 'restart-temporal':
+          await temporal!.stop();
+          await sleep(op.downMs);
+          temporal = await startIsolatedTemporal({ port: temporalPort, dbFile: path.join(stateDir, 'temporal.db') });
+          break;
+        case 'restart-postgres':
+          await postgres!.stop();
+          await sleep(op.downMs);
+          await postgres!.start();
+          break;
+        case 'provider-faults':
+          await call(running.sandboxUrl, 'POST', '/sandbox/faults', { body: { failureRate: 0.2, throttleRate: 0.2, retryAfterSeconds: 1, latencyMs: 50 } });
+          await sleep(op.downMs);
+          await call(running.sandboxUrl, 'DELETE', '/sandbox/faults');
+          break;
+      }
+      world.faultWindows.push({ kind: op.kind, index: op.index, from, to: Date.now() });
+    }
+
+    let brokenBy: Error | undefined;
+    async function runOp(op: Op): Promise<void> {
+      world.lastStarted = Math.max(world.lastStarted, op.index);
+      try {
+        if ((PROCESS_FAULTS as readonly string[]).includes(op.kind)) {
+          await exclusive(() => processFault(op as Extract<Op, { kind: ProcessFault }>));
+          faultCounts[op.kind]!.injected += 1;
+          log(`${new Date().toISOString()} ${describeOp(op)}`);
+          return;
+        }
+        const done =
+          op.kind === 'settle' ? await settle(op) : op.kind === 'pay' ? await pay(op) : op.kind === 'reconcile' ? await reconcile(op) : await operatorAction(op as Extract<Op, { kind: OperatorAction }>);
+        tally(opCounts, op.kind, done);
+      } catch (error) {
+        if ((PROCESS_FAULTS as readonly string[]).includes(op.kind)) {
+          faultCounts[op.kind]!.skipped += 1;
+          brokenBy ??= new Error(`${describeOp(op)}: the system did not recover: ${(error as Error).message}`);
+          return;
+        }
+        tally(opCounts, op.kind, false);
+        log(`${describeOp(op)} failed: ${(error as Error).message}`);
+      }
+    }
+
+    // The schedule: business operations in a bounded pool, process faults on a track of their own (one at a time).
+    const begin = Date.now();
+    const inFlight = new Set<Promise<void>>();
+    let faultTrack: Promise<void> = Promise.resolve();
+    let stopChecks = false;
+    const periodic = (async () => {
+      for (let next = Date.now() + CHECK_INTERVAL_MS; !stopChecks; await sleep(500)) {
+        if (Date.now() < next) continue;
+        await exclusive(() => invariants.periodic(log));
+        next = Date.now() + CHECK_INTERVAL_MS;
+      }
+    })();
+    try {
+      for (const op of ops) {
+        if (brokenBy) break;
+        await sleep(Math.max(0, begin + op.atMs - Date.now()));
+        if ((PROCESS_FAULTS as readonly string[]).includes(op.kind)) {
+          faultTrack = faultTrack.then(() => runOp(op));
+          continue;
+        }
+        while (inFlight.size >= CONCURRENT_OPERATIONS) await Promise.race(inFlight);
+        const job = runOp(op).finally(() => inFlight.delete(job));
+        inFlight.add(job);
+      }
+      await Promise.all([...inFlight, faultTrack]);
+    } finally {
+      stopChecks = true;
+      await periodic;
+    }
+    // A process that did not come back leaves nothing to judge.
+    if (brokenBy) throw brokenBy;
+    log(`${new Date().toISOString()} schedule done; waiting for every job to settle`);
+
+    // The end: everything healed, every job given time, then judged.
+    await call(running.sandboxUrl, 'DELETE', '/sandbox/faults');
+    await invariants.final({ settleMs: (options.settleMinutes ?? 10) * 60_000, tenantKeys: tenants.map((tenant) => tenant.apiKey), log });
+
+    // The schedule, when each fault happened and what the processes logged, for reading a violation.
+    const artifactsDir = path.resolve(__dirname, '../../../../.artifacts/soak', `seed-${options.seed}-${new Date(started).toISOString().replace(/[:.]/g, '-')}`);
+    mkdirSync(artifactsDir, { recursive: true });
+    writeFileSync(path.join(artifactsDir, 'schedule.txt'), `${ops.map(describeOp).join('\n')}\n`);
+    writeFileSync(path.join(artifactsDir, 'faults.txt'), `${world.faultWindows.map((window) => `${new Date(window.from).toISOString()} .. ${new Date(window.to).toISOString()} #${window.index} ${window.kind}`).join('\n')}\n`);
+    for (const [name, lines] of Object.entries(running.logs)) writeFileSync(path.join(artifactsDir, `${name}.log`), `${lines.join('\n')}\n`);
+
+    return {
+      artifactsDir,
+      seed: options.seed,
+      minutes: options.minutes,
+      operations: ops.length,
+      faults: faultCounts,
+      operations_by_kind: opCounts,
+      settlements: await invariants.settlementOutcomes(),
+      payments: await invariants.paymentOutcomes(),
+      checks: invariants.checks,
+      checksSkipped: invariants.skipped,
+      findings: invariants.findingCounts,
+      violations: invariants.violations,
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await cleanUp(
+      () => sys?.stop(),
+      () => client?.connection.close(),
+      () => temporal?.stop(),
+      () => db?.destroy(),
+      () => postgres?.destroy(),
+      () => temporal && rmSync(temporal.logFile, { force: true }),
+      () => rmSync(stateDir, { recursive: true, force: true }),
+    );
+  }
+}

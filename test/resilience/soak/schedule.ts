@@ -1,0 +1,115 @@
+import { DESTINATIONS, PAYMENTS } from './catalogue';
+import { Random } from './prng';
+
+export const PROCESS_FAULTS = ['kill-worker', 'kill-api', 'restart-temporal', 'restart-postgres', 'provider-faults'] as const;
+export type ProcessFault = (typeof PROCESS_FAULTS)[number];
+
+/** Operator actions, and the provider's after-the-fact events (a redelivery, a late refund, a late success, its tokens expiring). */
+export const OPERATOR_ACTIONS = [
+  'terminate-settlement',
+  'terminate-batch',
+  'settle-stuck',
+  'redeliver',
+  'transfer-refund',
+  'payer-refund',
+  'late-success',
+  'resolve-finding',
+  'expire-tokens',
+] as const;
+export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
+
+export type Op =
+  | { index: number; atMs: number; kind: 'settle'; account: number; destination: number; kobo: number }
+  | { index: number; atMs: number; kind: 'pay'; account: number; payment: number; kobo: number }
+  | { index: number; atMs: number; kind: 'reconcile'; via: 'api' | 'cli'; tenant: number }
+  /** `target`: the earlier op it acts on (null: none fits yet); `pick`: which one of many (a batch, a finding). */
+  | { index: number; atMs: number; kind: OperatorAction; target: number | null; pick: number; outcome: 'SUCCESS' | 'PAYMENT_FAILED' }
+  | { index: number; atMs: number; kind: ProcessFault; downMs: number };
+
+export interface ScheduleOptions {
+  seed: number;
+  minutes: number;
+  tenants: number;
+  accountsPerTenant: number;
+}
+
+/** How far back a terminated settlement is drawn from. */
+const RECENT_SETTLEMENTS = 4;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+type Draft = DistributiveOmit<Op, 'index'>;
+
+/**
+ * The whole run from its seed alone: business operations a few a second, operator actions among them,
+ * and a process fault every 15 to 40 seconds (each over before the next). An operator action's target
+ * is an earlier operation, chosen here, so the same seed acts on the same settlement or payment.
+ */
+export function buildSchedule(options: ScheduleOptions): Op[] {
+  const random = new Random(options.seed);
+  const durationMs = Math.round(options.minutes * 60_000);
+  const accounts = options.tenants * options.accountsPerTenant;
+  const nextDestination = random.deck(DESTINATIONS.length);
+  const nextPayment = random.deck(PAYMENTS.length);
+  const nextFault = random.deck(PROCESS_FAULTS.length);
+  const nextAction = random.deck(OPERATOR_ACTIONS.length);
+
+  const business: Draft[] = [];
+  for (let atMs = random.int(200, 800); atMs < durationMs - 5_000; atMs += random.int(300, 1_500)) {
+    const kind = random.weighted({ settle: 40, pay: 40, reconcile: 4, operator: 16 });
+    if (kind === 'settle') business.push({ atMs, kind, account: random.int(0, accounts - 1), destination: nextDestination(), kobo: random.int(100, 2_000) * 100 });
+    else if (kind === 'pay') business.push({ atMs, kind, account: random.int(0, accounts - 1), payment: nextPayment(), kobo: random.int(100, 5_000) * 100 + random.int(0, 99) });
+    else if (kind === 'reconcile') business.push({ atMs, kind, via: random.chance(0.5) ? 'api' : 'cli', tenant: random.int(0, options.tenants - 1) });
+    else business.push({ atMs, kind: OPERATOR_ACTIONS[nextAction()]!, target: null, pick: random.int(0, 1_000_000), outcome: random.chance(0.5) ? 'SUCCESS' : 'PAYMENT_FAILED' });
+  }
+  const faults: Draft[] = [];
+  for (let atMs = random.int(10_000, 20_000); atMs < durationMs - 15_000; atMs += random.int(15_000, 40_000)) {
+    faults.push({ atMs, kind: PROCESS_FAULTS[nextFault()]!, downMs: random.int(2_000, 8_000) });
+  }
+
+  const ops = [...business, ...faults].sort((a, b) => a.atMs - b.atMs).map((draft, index) => ({ ...draft, index }) as Op);
+  // Targets: an earlier settlement or payment that suits the action, drawn among those before it.
+  for (const op of ops) {
+    if (!(OPERATOR_ACTIONS as readonly string[]).includes(op.kind)) continue;
+    const action = op as Extract<Op, { kind: OperatorAction }>;
+    const all = ops.slice(0, op.index).filter((earlier) => suits(action.kind, earlier));
+    // A settlement is terminated while it is likely still running: one of the last few asked for.
+    const fits = action.kind === 'terminate-settlement' ? all.slice(-RECENT_SETTLEMENTS) : all;
+    action.target = fits.length ? fits[action.pick % fits.length]!.index : null;
+  }
+  return ops;
+}
+
+/** Whether an earlier operation is one `action` can act on. */
+function suits(action: OperatorAction, op: Op): boolean {
+  switch (action) {
+    case 'terminate-settlement':
+      return op.kind === 'settle';
+    case 'settle-stuck':
+      return op.kind === 'settle' && DESTINATIONS[op.destination]!.waits;
+    case 'transfer-refund':
+      return op.kind === 'settle' && !DESTINATIONS[op.destination]!.waits;
+    case 'redeliver':
+      return op.kind === 'pay' && !PAYMENTS[op.payment]!.body.suppressWebhook;
+    case 'payer-refund':
+      return op.kind === 'pay' && !PAYMENTS[op.payment]!.misdirected && Object.keys(PAYMENTS[op.payment]!.body).length === 0;
+    case 'late-success':
+      return op.kind === 'pay' && PAYMENTS[op.payment]!.body.status === 'PAYMENT_FAILED';
+    case 'terminate-batch':
+    case 'resolve-finding':
+    case 'expire-tokens':
+      return false;
+  }
+}
+
+export function describeOp(op: Op): string {
+  switch (op.kind) {
+    case 'settle':
+      return `#${op.index} settle ${op.kobo / 100} from account ${op.account} to ${DESTINATIONS[op.destination]!.accountNumber} (${DESTINATIONS[op.destination]!.what})`;
+    case 'pay':
+      return `#${op.index} pay ${op.kobo / 100} to account ${op.account} (${PAYMENTS[op.payment]!.what})`;
+    case 'reconcile':
+      return `#${op.index} reconcile via ${op.via}${op.via === 'api' ? ` for tenant ${op.tenant}` : ' (platform)'}`;
+    default:
+      return 'target' in op ? `#${op.index} ${op.kind}${op.target === null ? '' : ` of #${op.target}`}` : `#${op.index} ${op.kind} for ${op.downMs} ms`;
+  }
+}
