@@ -51,6 +51,8 @@ export interface SandboxTransfer {
   /** After a refund with a lagging lookup: the status lookups still show until refundVisibleAtMs. */
   statusBeforeRefund: ProviderTransactionStatus | null;
   refundVisibleAtMs: number;
+  /** The profile's refund is on its way: its clock started when a lookup first showed the final status. */
+  refundScheduled: boolean;
   /** A payout was made, even if it was refunded later. */
   paidOut: boolean;
   createdAt: string;

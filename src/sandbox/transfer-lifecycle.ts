@@ -87,9 +87,7 @@ export function createTransferLifecycle(deps: { config: Config; state: SandboxSt
     if (status === 'SUCCESS') {
       transfer.paidOut = true;
       state.walletBalanceKobo -= debitKobo;
-      if (transfer.profile.refundAfterSuccess) scheduler.after(config.SANDBOX_REFUND_DELAY, () => settle(transfer, 'REFUND'));
     }
-    if (status === 'PAYMENT_FAILED' && transfer.profile.refundAfterFailure) scheduler.after(config.SANDBOX_REFUND_DELAY, () => settle(transfer, 'REFUND'));
     if (status === 'REFUND') {
       // A refund of a failed transfer returns a debit that never left: the wallet is unchanged.
       if (previous === 'SUCCESS') state.walletBalanceKobo += debitKobo;
@@ -97,6 +95,20 @@ export function createTransferLifecycle(deps: { config: Config; state: SandboxSt
       transfer.refundVisibleAtMs = Date.now() + transfer.profile.refundLookupLagMs;
     }
     notify(transfer, status);
+  }
+
+  /**
+   * A refund the profile asks for (after success, or of a failed debit) comes SANDBOX_REFUND_DELAY after
+   * a lookup first showed the final status, as a real one comes long after the transfer was seen
+   * settled: never before the merchant could have seen how it ended.
+   */
+  function scheduleProfileRefund(transfer: SandboxTransfer): void {
+    const wanted = (transfer.status === 'SUCCESS' && transfer.profile.refundAfterSuccess) || (transfer.status === 'PAYMENT_FAILED' && transfer.profile.refundAfterFailure);
+    if (!wanted || transfer.refundScheduled) return;
+    transfer.refundScheduled = true;
+    scheduler.after(config.SANDBOX_REFUND_DELAY, () => {
+      if (transfer.status === 'SUCCESS' || transfer.status === 'PAYMENT_FAILED') settle(transfer, 'REFUND');
+    });
   }
 
   function profileFor(call: { reference?: string | undefined; accountNumber?: string | undefined }): TransferProfile {
@@ -135,6 +147,7 @@ export function createTransferLifecycle(deps: { config: Config; state: SandboxSt
         hiddenLookupsLeft: profile.hiddenLookups,
         statusBeforeRefund: null,
         refundVisibleAtMs: 0,
+        refundScheduled: false,
         paidOut: false,
         createdAt: now.toISOString(),
         updatedAt: now.toISOString(),
@@ -158,6 +171,7 @@ export function createTransferLifecycle(deps: { config: Config; state: SandboxSt
       // A lookup after the processing time sees the final status even if its timer has not fired yet (a busy event loop).
       const processingOver = transfer.profile.processingMs === null || Date.now() >= Date.parse(transfer.createdAt) + transfer.profile.processingMs;
       if (transfer.status === 'PROCESSING' && processingOver) settle(transfer, transfer.final);
+      scheduleProfileRefund(transfer);
       if (transfer.status === 'REFUND' && transfer.statusBeforeRefund && Date.now() < transfer.refundVisibleAtMs) return transfer.statusBeforeRefund;
       return transfer.status;
     },

@@ -155,25 +155,24 @@ export function createSettlementExecutionService(deps: {
   }
 
   /**
-   * Before a new reference is minted, every earlier one is asked once more: a provider can still turn a
-   * transfer it reported failed into a paid one (a failure reversed on the rail). An earlier reference
-   * paid now is the settlement's payout (adopted: the debit is confirmed, nothing new is sent); one
-   * PROCESSING again, or no answer, holds the new reference back for now. Null: every earlier reference
-   * is still failed (or unknown to the provider), and the new one may go.
+   * Before a new reference is minted, the one it replaces is asked once more: a provider can still turn a
+   * transfer it reported failed into a paid one (a failure reversed on the rail) during the pause between
+   * attempts. Paid now, it is the settlement's payout (adopted: the debit is confirmed, nothing new is
+   * sent); PROCESSING again, or no answer, holds the new reference back for now. Null: it is still failed
+   * (or unknown to the provider), and the new one may go. Older references were asked the same before
+   * the one after them went; a payout of one later still is the reference watch's to report.
    */
-  async function recheckEarlier(settlement: SettlementRecord, earlier: SettlementAttempt[]): Promise<SubmissionResult | null> {
-    for (const attempt of earlier) {
-      const lookup = await lookupProviderTransaction(provider, logger, attempt.providerRef);
-      if (lookup.kind === 'unavailable') return { ...lookup, reason: `re-checking ${attempt.providerRef} before a new reference: ${lookup.reason}` };
-      if (lookup.kind === 'not_found' || (lookup.merchantTxRef != null && lookup.merchantTxRef !== attempt.providerRef)) continue;
-      if (lookup.status === 'PROCESSING') return { kind: 'unavailable', reason: `${attempt.providerRef}, reported failed, shows PROCESSING again: no new reference while it might pay` };
-      if (lookup.status !== 'SUCCESS') continue;
-      if (attempt.outcome !== 'failed') return { kind: 'unavailable', reason: `${attempt.providerRef}, reported ${attempt.outcome}, shows SUCCESS: no new reference; an operator decides` };
-      paidAmountOf(settlement, attempt, lookup.grossAmountKobo);
-      logger.warn({ settlementId: settlement.id, providerRef: attempt.providerRef }, 'an earlier reference reported failed has been paid: adopted as the payout, no new reference');
-      return { kind: 'settlement_closed', status: await complete(settlement, attempt, lookup.feeKobo, true) };
-    }
-    return null;
+  async function recheckReplaced(settlement: SettlementRecord, replaced: SettlementAttempt | undefined): Promise<SubmissionResult | null> {
+    if (!replaced) return null;
+    const lookup = await lookupProviderTransaction(provider, logger, replaced.providerRef);
+    if (lookup.kind === 'unavailable') return { ...lookup, reason: `re-checking ${replaced.providerRef} before a new reference: ${lookup.reason}` };
+    if (lookup.kind === 'not_found' || (lookup.merchantTxRef != null && lookup.merchantTxRef !== replaced.providerRef)) return null;
+    if (lookup.status === 'PROCESSING') return { kind: 'unavailable', reason: `${replaced.providerRef}, reported failed, shows PROCESSING again: no new reference while it might pay` };
+    if (lookup.status !== 'SUCCESS') return null;
+    if (replaced.outcome !== 'failed') return { kind: 'unavailable', reason: `${replaced.providerRef}, reported ${replaced.outcome}, shows SUCCESS: no new reference; an operator decides` };
+    paidAmountOf(settlement, replaced, lookup.grossAmountKobo);
+    logger.warn({ settlementId: settlement.id, providerRef: replaced.providerRef }, 'the reference reported failed has been paid: adopted as the payout, no new reference');
+    return { kind: 'settlement_closed', status: await complete(settlement, replaced, lookup.feeKobo, true) };
   }
 
   return {
@@ -212,7 +211,7 @@ export function createSettlementExecutionService(deps: {
       const before = await load(settlementId);
       const attemptsBefore = await settlements.listAttempts(settlementId);
       if (OPEN.includes(before.status) && !attemptsBefore.some((attempt) => attempt.attemptNo >= attemptNo)) {
-        const held = await recheckEarlier(before, attemptsBefore.filter((attempt) => attempt.attemptNo < attemptNo));
+        const held = await recheckReplaced(before, attemptsBefore.find((attempt) => attempt.attemptNo === attemptNo - 1));
         if (held) return held;
       }
       const gate = await db.transaction(async (trx) => {
