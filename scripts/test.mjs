@@ -21,7 +21,7 @@ import { ensureTestServerExecutable } from './infra/test-server.mjs';
 const LAYERS = ['unit', 'workflows', 'integration', 'e2e', 'browser', 'resilience', 'contract'];
 /** Run only when named: each maps to its directory under dist/test. */
 const ON_DEMAND = { 'record-histories': 'replay' };
-const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, e2e: 180_000, browser: 180_000, resilience: 300_000, contract: 900_000, 'record-histories': 300_000 };
+const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, e2e: 180_000, browser: 180_000, resilience: 40 * 60_000, contract: 900_000, 'record-histories': 300_000 };
 const log = makeLogger('test');
 
 function parseArgs(argv) {

@@ -12,7 +12,7 @@ import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import { PAYMENT_CASES, SETTLEMENT_CASES } from './bad-days';
-import { assertLedgerVerifies, cleanUp, HISTORY_BOUND, inPool, JOB_TYPES, RESILIENCE_TIMINGS, sleep, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
+import { assertLedgerVerifies, cleanUp, HISTORY_BOUND, inPool, JOB_DEADLINE_MS, JOB_TYPES, RESILIENCE_TIMINGS, sleep, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
 
 const ACCOUNTS = SETTLEMENT_CASES.length;
 const SETTLEMENTS_PER_ACCOUNT = 7;
@@ -102,7 +102,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
   });
 
   it('ends every job terminal or correctly waiting, pays each settlement at most once, and the money adds up', async function () {
-    this.timeout(240_000);
+    this.timeout(40 * 60_000);
     stateDir = mkdtempSync(path.join(os.tmpdir(), 'ledger-resilience-mixed-'));
     const dbFile = path.join(stateDir, 'temporal.db');
     temporal = await startIsolatedTemporal({ dbFile });
@@ -182,7 +182,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     const openBeforeRestart = settlements.filter((settlement) => settlement.expected.status === 'processing');
     const runsBefore = await eventually(
       () => Promise.all(openBeforeRestart.map(async (settlement) => (await client!.workflow.getHandle(settlementWorkflowId(settlement.merchantTxRef)).describe()).runId)),
-      { timeoutMs: 20_000, what: 'the waiting settlements to have started' },
+      { timeoutMs: JOB_DEADLINE_MS, what: 'the waiting settlements to have started' },
     );
     // Temporal stops, and the worker is killed while it is down (a deploy during an outage); wave 3
     // arrives meanwhile (the API records it, the sweep starts it later).
@@ -216,7 +216,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
         if (unsettled.length > 0) throw new Error(`${unsettled.length} settlements not yet as expected`);
         return true;
       },
-      { timeoutMs: 120_000, intervalMs: 1_000, what: 'every settlement to reach its status' },
+      { timeoutMs: JOB_DEADLINE_MS, intervalMs: 1_000, what: 'every settlement to reach its status' },
     ).catch(async (error: Error) => {
       throw new Error(`${error.message}\n${(await Promise.all(unsettled.slice(0, 3).map((s) => describeSettlement(db!, client!, s)))).join('\n')}`);
     });
@@ -232,7 +232,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
         if (wrong.length > 0) throw new Error(`${wrong.length} not yet as expected, e.g. ${wrong.slice(0, 3).map((p) => `${p.expected}: ${statusOf.get(p.transactionId)}`).join('; ')}`);
         return true;
       },
-      { timeoutMs: 60_000, intervalMs: 1_000, what: 'every payment to be confirmed or reversed as the rules say' },
+      { timeoutMs: JOB_DEADLINE_MS, intervalMs: 1_000, what: 'every payment to be confirmed or reversed as the rules say' },
     ).catch(async (error: Error) => {
       const rows: Array<{ provider_txn_ref: string; status: string }> = await db!('ledger_entries').where({ kind: 'payment' }).whereIn('provider_txn_ref', payments.map((p) => p.transactionId)).select('provider_txn_ref', 'status');
       const statusOf = new Map(rows.map((row) => [row.provider_txn_ref, row.status]));
@@ -248,7 +248,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
         if (unfinished.length > 0) throw new Error(`${unfinished.length} of ${rows.length} deliveries not succeeded`);
         return rows.map((row) => row.id);
       },
-      { timeoutMs: 60_000, intervalMs: 1_000, what: 'every delivery to succeed' },
+      { timeoutMs: JOB_DEADLINE_MS, intervalMs: 1_000, what: 'every delivery to succeed' },
     );
     assert.equal(deliveryIds.length, payments.filter((p) => accounts.findIndex((account) => account.AccountRef === p.accountRef) % 2 === 0).length);
     const received = new Set(receiver.calls.map((hit) => hit.headers['x-event-id']));
@@ -271,7 +271,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
         if (unexpected.length > 0 || open.length !== expectedOpen.size) throw new Error(`open: ${open.length}, expected ${expectedOpen.size}; unexpected e.g. ${unexpected.slice(0, 3).join(', ')}`);
         return all;
       },
-      { timeoutMs: 60_000, intervalMs: 1_000, what: 'every job workflow but the waiting ones to close' },
+      { timeoutMs: JOB_DEADLINE_MS, intervalMs: 1_000, what: 'every job workflow but the waiting ones to close' },
     );
     const abnormal = executions.filter((execution) => JOB_TYPES.includes(execution.type) && !['RUNNING', 'COMPLETED', 'CONTINUED_AS_NEW'].includes(execution.status.name));
     assert.deepEqual(abnormal.map((execution) => `${execution.workflowId} ${execution.status.name}`), [], 'a job workflow failed, was terminated or timed out');
