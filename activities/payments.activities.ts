@@ -1,6 +1,6 @@
 import type { BatchConfirmationService } from '../src/payments/batch-confirmation.service';
 import type { PaymentConfirmationService } from '../src/payments/payment-confirmation.service';
-import type { BatchRoundResult, CreditResolution, ProviderTxnLookup } from '../src/temporal/payloads';
+import type { BatchRoundResult, CreditResolution, ProviderTxnLookup } from '../src/contracts/payloads';
 
 /**
  * Confirm and reverse re-check the credit against the database and the provider: their input is only an

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
-import type { BatchClaimReleaser, ClaimReleaseResult } from '../src/jobs/batch-claim-releases';
-import type { RestartResult, WorkflowRestarter } from '../src/jobs/workflow-restarts';
-import type { SweepResult, WorkflowStarter } from '../src/jobs/workflow-starter';
+import type { BatchClaimReleaser, ClaimReleaseResult } from '../src/payments/batch-claim-releases';
+import type { RestartResult, WorkflowRestarter } from '../src/outbox/workflow-restarts';
+import type { SweepResult, WorkflowStarter } from '../src/outbox/workflow-starter';
 import type { Logger } from '../src/logger';
 import type { SettlementWatchResult, SettlementWatchService } from '../src/reconciliation/settlement-watch.service';
 

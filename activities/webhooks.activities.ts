@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { DeliveryAttemptResult } from '../src/temporal/payloads';
+import type { DeliveryAttemptResult } from '../src/contracts/payloads';
 import { DeliveryNotFoundError, type WebhookDeliveryService } from '../src/webhooks/delivery.service';
 
 export function createWebhookActivities(deps: { deliveries: WebhookDeliveryService }) {

@@ -1,4 +1,4 @@
-// Builds the dashboard into dist/dashboard, served by the API at /dashboard (see src/dashboard/static-site.ts).
+// Builds the dashboard into dist/dashboard, served by the API at /dashboard (see src/http/static-site.ts).
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 

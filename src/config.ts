@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { z } from 'zod';
 import { isIP } from 'node:net';
 import { createKeyring, type EncryptionKey } from './crypto';
-import { isPrivateAddress } from './webhooks/callback-url';
+import { isPrivateAddress } from './net/address-policy';
 import { parseDuration, parseDurationList } from './duration';
 import { parseNairaInput } from './money';
 

@@ -1,7 +1,7 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep.activities';
-import type { RestartResult } from '../src/jobs/workflow-restarts';
-import type { SweepResult } from '../src/jobs/workflow-starter';
+import type { RestartResult } from '../src/outbox/workflow-restarts';
+import type { SweepResult } from '../src/outbox/workflow-starter';
 import type { SettlementWatchResult } from '../src/reconciliation/settlement-watch.service';
 import { SWEEP_RESTARTS_CONFIRMATIONS, SWEEP_RESTARTS_SETTLEMENTS, SWEEP_WATCHES_SETTLEMENT_REFERENCES } from './patches';
 

@@ -1,9 +1,9 @@
 import { defineQuery, makeContinueAsNewFunc, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { PaymentActivities } from '../activities/payments.activities';
-import { backedOff, initialProgress, keptDelayMs, notFoundRule, recordLookup } from '../src/payments/confirmation-rules';
-import { ACCOUNT_REFS, PROVIDER_TXN_REFS } from '../src/temporal/search-attributes';
-import type { BatchConfirmationInput, BatchPayment, BatchTally, ConfirmationOutcome, ConfirmationProgress, ProviderTxnLookup } from '../src/temporal/payloads';
+import { backedOff, initialProgress, keptDelayMs, notFoundRule, recordLookup } from '../src/contracts/confirmation-rules';
+import { ACCOUNT_REFS, PROVIDER_TXN_REFS } from '../src/contracts/search-attributes';
+import type { BatchConfirmationInput, BatchPayment, BatchTally, ConfirmationOutcome, ConfirmationProgress, ProviderTxnLookup } from '../src/contracts/payloads';
 
 // One local activity per round: it reads the credits and their claims, looks them up, and confirms or
 // reverses them itself, so a round costs the server one workflow task and the history one marker. Its

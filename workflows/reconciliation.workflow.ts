@@ -15,8 +15,8 @@ import type {
   ReconciliationProgress,
   ReconciliationSummary,
   ReconciliationWorkflowState,
-} from '../src/reconciliation/reconciliation.payloads';
-import { RECONCILIATION_STATUS } from '../src/temporal/search-attributes';
+} from '../src/contracts/reconciliation-payloads';
+import { RECONCILIATION_STATUS } from '../src/contracts/search-attributes';
 
 /** Activity calls (20 pages each) per execution: about a million provider transactions, a few hundred history events. */
 const BATCHES_PER_EXECUTION = 100;

@@ -1,9 +1,9 @@
 import { condition, continueAsNew, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { SettlementActivities } from '../activities/settlements.activities';
-import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from '../src/temporal/pacing';
-import type { SettlementInput, SettlementProgress, SettlementWorkflowStatus } from '../src/temporal/payloads';
-import { SETTLEMENT_STATUS } from '../src/temporal/search-attributes';
-import { payoutSignal, settlementStatusQuery } from '../src/temporal/settlement-messages';
+import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from './pacing';
+import type { SettlementInput, SettlementProgress, SettlementWorkflowStatus } from '../src/contracts/payloads';
+import { SETTLEMENT_STATUS } from '../src/contracts/search-attributes';
+import { payoutSignal, settlementStatusQuery } from '../src/contracts/settlement-messages';
 import { REFUND_NEWS_AT_WATCH_END } from './patches';
 
 // Each activity is one provider call (plus a token refresh at worst) around short transactions; its

@@ -11,11 +11,11 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
 import type { SettlementActivities } from '../activities/settlements.activities';
-import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, pace } from '../src/temporal/pacing';
-import type { SettlementRefundInput } from '../src/temporal/payloads';
-import { ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, TENANT_ID } from '../src/temporal/search-attributes';
-import { payoutSignal } from '../src/temporal/settlement-messages';
-import { settlementWorkflowId } from '../src/temporal/workflow-ids';
+import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, pace } from './pacing';
+import type { SettlementRefundInput } from '../src/contracts/payloads';
+import { ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, TENANT_ID } from '../src/contracts/search-attributes';
+import { payoutSignal } from '../src/contracts/settlement-messages';
+import { settlementWorkflowId } from '../src/contracts/workflow-ids';
 import { settlementWorkflow } from './settlement.workflow';
 
 // Start-to-close from the settlement's input (PROVIDER_TIMEOUT); runs started without it allow a minute.

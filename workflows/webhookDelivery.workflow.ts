@@ -1,6 +1,6 @@
 import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.activities';
-import type { DeliveryAttemptResult, WebhookDeliveryInput } from '../src/temporal/payloads';
+import type { DeliveryAttemptResult, WebhookDeliveryInput } from '../src/contracts/payloads';
 import { WEBHOOK_SEND_AS_ACTIVITY } from './patches';
 
 // The HTTP call is a normal activity: a tenant's slow endpoint holds an activity slot for up to

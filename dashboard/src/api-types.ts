@@ -5,7 +5,7 @@ import type { accountSearchResponseSchema, dashboardAccountSchema } from '../../
 import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.schemas';
 import type { AuditAction } from '../../src/audit/audit-actions';
 import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
-import type { UserRole } from '../../src/auth/roles';
+import type { UserRole } from '../../src/http/roles';
 import type {
   apiKeySchema,
   apiKeysResponseSchema,

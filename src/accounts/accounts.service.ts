@@ -10,7 +10,7 @@ import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/re
 import { randomToken, uuidv7 } from '../ids';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderClient, ProviderVirtualAccount } from '../provider/provider.types';
-import { assertCallbackUrlAllowed } from '../webhooks/callback-url';
+import { assertCallbackUrlAllowed } from '../net/address-policy';
 import { createAccountsRepo, type AccountRecord, type AccountSearchHit } from './accounts.repo';
 import type { ProvisionAccountBody } from './accounts.schemas';
 

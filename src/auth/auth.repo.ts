@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db';
-import type { UserRole } from './roles';
+import type { UserRole } from '../http/roles';
 
 export interface TenantRecord {
   id: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { USER_ROLES } from './roles';
+import { USER_ROLES } from '../http/roles';
 
 export const meResponseSchema = z.object({ tenantId: z.uuid(), name: z.string() });
 

@@ -10,7 +10,7 @@ import type { ApiKeyCache } from './api-key-cache';
 import { generateApiKey, hashApiKey } from './api-keys';
 import { createAuthRepo, type TenantRecord } from './auth.repo';
 import { createPasswordHasher } from './passwords';
-import type { UserRole } from './roles';
+import type { UserRole } from '../http/roles';
 
 export interface LoginResult {
   token: string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timestampSchema } from '../http/schemas';
-import { USER_ROLES } from './roles';
+import { USER_ROLES } from '../http/roles';
 
 export const sessionInfoSchema = z.object({
   user: z.object({ id: z.uuid(), email: z.string(), role: z.enum(USER_ROLES) }),

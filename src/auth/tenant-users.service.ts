@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError } from '../errors';
 import { isUuid } from '../ids';
 import { createAuthRepo, type AuthRepo, type TenantUserRecord } from './auth.repo';
 import type { AuthService } from './auth.service';
-import type { UserRole } from './roles';
+import type { UserRole } from '../http/roles';
 
 /**
  * An admin's management of the tenant's dashboard users. An admin never changes or disables their own

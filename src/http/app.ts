@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa, { type Next } from 'koa';
 import { Readable } from 'node:stream';
 import type { Config } from '../config';
-import { createDashboardSite, DASHBOARD_SECURITY_HEADERS, type DashboardSite } from '../dashboard/static-site';
+import { createDashboardSite, DASHBOARD_SECURITY_HEADERS, type DashboardSite } from './static-site';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { AppContext, AppState } from './context';

@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import type { UserRole } from '../auth/roles';
+import type { UserRole } from './roles';
 import type { Logger } from '../logger';
 
 export interface AuthenticatedTenant {

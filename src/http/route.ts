@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { UserRole } from '../auth/roles';
+import type { UserRole } from './roles';
 import type { AppContext, AuthenticatedTenant, AuthenticatedUser } from './context';
 
 export type AuthKind = 'public' | 'apiKey' | 'session';

@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import type { WorkflowType } from '../temporal/payloads';
+import type { WorkflowType } from '../contracts/payloads';
 import { METRIC_PREFIX } from './registry';
 
 /** Workflow starts this process made, by type, and whether the server handed the first task straight back (eager start). */

@@ -3,9 +3,9 @@ import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
-import type { BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../temporal/payloads';
+import type { BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../contracts/payloads';
 import { createConfirmationClaimsRepo, type RoundCredit } from './confirmation-claims.repo';
-import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from './confirmation-rules';
+import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../contracts/confirmation-rules';
 
 /** Lookups of one round in flight at once: a batch never opens dozens of connections to the provider. */
 const DEFAULT_LOOKUP_CONCURRENCY = 8;

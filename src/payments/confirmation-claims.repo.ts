@@ -3,8 +3,8 @@ import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus } from '../ledger/ledger.types';
 import { confirmCreditsFragment } from '../ledger/ledger.repo';
 import { looseIndexScan } from '../loose-index-scan';
-import { cutBatches, type QueuedConfirmation } from './confirmation-batches';
-import type { PaymentMemory } from './confirmation-rules';
+import { cutBatches, type QueuedConfirmation } from '../contracts/confirmation-batches';
+import type { PaymentMemory } from '../contracts/confirmation-rules';
 
 /** A provisional credit queued for batched confirmation. */
 export interface ConfirmationRequest {

@@ -1,8 +1,8 @@
 import type { AccountRecord } from '../accounts/accounts.repo';
 import type { Trx } from '../db';
 import { uuidv7 } from '../ids';
-import type { Jobs } from '../jobs/jobs';
-import { createOutboxRepo, type OutboxEntry } from '../jobs/outbox.repo';
+import type { Jobs } from '../contracts/jobs';
+import { createOutboxRepo, type OutboxEntry } from '../outbox/outbox.repo';
 import { planPosting, type PostingEngine, type PostingPlan } from '../ledger/posting-engine';
 import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confirmation-claims.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';

@@ -1,5 +1,5 @@
 import { runPrepared, type Db } from '../db';
-import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../jobs/outbox.repo';
+import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../outbox/outbox.repo';
 import { appendDraftsByAccountFragment } from '../ledger/ledger.repo';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger';
-import type { ProviderTxnLookup } from '../temporal/payloads';
+import type { ProviderTxnLookup } from '../contracts/payloads';
 import { ProviderRejectedError, ProviderUnavailableError } from './errors';
 import type { ProviderClient } from './provider.types';
 

@@ -3,7 +3,7 @@ import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { ProviderRejectedError } from '../provider/errors';
 import type { ProviderClient, TransactionListingScope } from '../provider/provider.types';
-import type { ReconciliationPosition } from './reconciliation.payloads';
+import type { ReconciliationPosition } from '../contracts/reconciliation-payloads';
 import { createReconciliationMatchingRepo, pageOfRows, type RowsPage } from './reconciliation-matching.repo';
 import { fromListing, fromLookup, type LookupRequest, type ProviderRow } from './provider-rows';
 

@@ -1,9 +1,9 @@
 import { createAccountsRepo } from '../accounts/accounts.repo';
 import { isUniqueViolation, type Db } from '../db';
 import { uuidv7 } from '../ids';
-import type { Jobs } from '../jobs/jobs';
-import { createOutboxRepo } from '../jobs/outbox.repo';
-import type { WorkflowStarter } from '../jobs/workflow-starter';
+import type { Jobs } from '../contracts/jobs';
+import { createOutboxRepo } from '../outbox/outbox.repo';
+import type { WorkflowStarter } from '../outbox/workflow-starter';
 import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { ensureIntervalSchedule } from '../jobs/interval-schedule';
-import { reconciliationScheduleId } from '../temporal/workflow-ids';
-import type { ReconciliationInput } from './reconciliation.payloads';
+import { ensureIntervalSchedule } from '../outbox/interval-schedule';
+import { reconciliationScheduleId } from '../contracts/workflow-ids';
+import type { ReconciliationInput } from '../contracts/reconciliation-payloads';
 
 export interface ReconciliationScheduleOptions {
   taskQueue: string;

@@ -6,7 +6,7 @@ import type { Logger } from '../logger';
 import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
-import type { AttemptProgress, DestinationCheck, ProviderUnavailable, RefundCheck, SettlementResumePoint, SettlementWorkflowStatus, SubmissionResult } from '../temporal/payloads';
+import type { AttemptProgress, DestinationCheck, ProviderUnavailable, RefundCheck, SettlementResumePoint, SettlementWorkflowStatus, SubmissionResult } from '../contracts/payloads';
 import { attemptReference } from './merchant-tx-ref';
 import { createSettlementsRepo, type AttemptOutcome, type SettlementAttempt, type SettlementRecord, type SettlementStatus } from './settlements.repo';
 

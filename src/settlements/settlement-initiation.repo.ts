@@ -1,5 +1,5 @@
 import { runPrepared, type DbOrTrx } from '../db';
-import { outboxPriority, type OutboxEntry } from '../jobs/outbox.repo';
+import { outboxPriority, type OutboxEntry } from '../outbox/outbox.repo';
 import { appendFragment } from '../ledger/ledger.repo';
 import type { PostingPlan } from '../ledger/posting-engine';
 import type { Kobo } from '../money';

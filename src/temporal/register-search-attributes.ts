@@ -1,7 +1,7 @@
 import type { ConnectionLike } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { SearchAttributeType } from '@temporalio/common';
-import { CUSTOM_SEARCH_ATTRIBUTES } from './search-attributes';
+import { CUSTOM_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 
 const INDEXED_TYPE = temporal.api.enums.v1.IndexedValueType;
 const indexedTypeOf = (name: string) =>

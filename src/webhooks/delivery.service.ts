@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { decryptSecret } from '../crypto';
 import { encryptionContext, WEBHOOK_SECRET_COLUMN } from '../encryption/encrypted-columns';
 import type { Db } from '../db';
-import type { DeliveryAttemptResult } from '../temporal/payloads';
+import type { DeliveryAttemptResult } from '../contracts/payloads';
 import { createDeliveriesRepo } from './deliveries.repo';
 import { postJson } from './http-sender';
 import { outboundSignatureHeader } from './outbound-signature';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup, ipLiteralHost, isPrivateAddress } from './callback-url';
+import { guardedLookup, ipLiteralHost, isPrivateAddress } from '../net/address-policy';
 
 export interface SendResult {
   statusCode: number | null;

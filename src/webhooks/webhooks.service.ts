@@ -7,9 +7,9 @@ import { encryptionContext, WEBHOOK_SECRET_COLUMN } from '../encryption/encrypte
 import type { Db } from '../db';
 import { ConflictError, NotFoundError } from '../errors';
 import { isUuid, uuidv7 } from '../ids';
-import type { Jobs } from '../jobs/jobs';
-import { createOutboxRepo } from '../jobs/outbox.repo';
-import type { WorkflowStarter } from '../jobs/workflow-starter';
+import type { Jobs } from '../contracts/jobs';
+import { createOutboxRepo } from '../outbox/outbox.repo';
+import type { WorkflowStarter } from '../outbox/workflow-starter';
 import { createInboundEventsRepo } from '../payments/inbound-events.repo';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { createDeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord } from './deliveries.repo';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAuthService } from '../../src/auth/auth.service';
-import type { UserRole } from '../../src/auth/roles';
+import type { UserRole } from '../../src/http/roles';
 import { loadConfig } from '../../src/config';
 import { createKnex, type Db } from '../../src/db';
 import { uuidv7 } from '../../src/ids';

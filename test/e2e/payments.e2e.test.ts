@@ -3,7 +3,7 @@ import { paymentEvent } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { signProviderEvent } from '../../src/payments/provider-signature';
 import { createTemporalClient } from '../../src/temporal/client';
-import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-ids';
+import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/workflow-ids';
 import { system } from './system';
 import { cliTenant, provision, statementLines } from './tenant';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createTemporalClient } from '../../src/temporal/client';
-import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
-import { settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
+import { settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { call, eventually } from '../helpers/http';
 import { system } from './system';
 import { cliTenant, provision, statementLines, type E2eTenant } from './tenant';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { temporal as temporalProto } from '@temporalio/proto';
 import { createTemporalClient } from '../../src/temporal/client';
-import { convergenceSweepScheduleId, reconciliationScheduleId, retentionScheduleId } from '../../src/temporal/workflow-ids';
+import { convergenceSweepScheduleId, reconciliationScheduleId, retentionScheduleId } from '../../src/contracts/workflow-ids';
 import { eventually } from './http';
 import { freePort } from './ports';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { UserRole } from '../../src/auth/roles';
+import type { UserRole } from '../../src/http/roles';
 import { call } from './http';
 import type { Stack } from './stack';
 

@@ -19,7 +19,7 @@ import {
   type Services,
   type WorkerStarts,
 } from '../../src/main/container';
-import { startWorkerLoops, type WorkerLoops } from '../../src/jobs/worker-loops';
+import { startWorkerLoops, type WorkerLoops } from '../../src/main/worker-loops';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app';
 import { temporalConnectionOptions } from '../../src/temporal/connection-options';
 import { testConfig } from './config';

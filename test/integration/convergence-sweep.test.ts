@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { ensureSweepSchedule } from '../../src/jobs/sweep-schedule';
-import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-ids';
+import { ensureSweepSchedule } from '../../src/outbox/sweep-schedule';
+import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/workflow-ids';
 import { provisionAccount, statement } from '../helpers/fixtures';
 import { startReceiver } from '../helpers/receiver';
 import { call, eventually } from '../helpers/http';

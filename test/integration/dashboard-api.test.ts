@@ -6,7 +6,7 @@ import { fundAccount, provisionAccount, sendProviderEvent, paymentEvent } from '
 import { call } from '../helpers/http';
 import { dashboardUser, signIn, type DashboardUser } from '../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
-import { roleAllows, USER_ROLES } from '../../src/auth/roles';
+import { roleAllows, USER_ROLES } from '../../src/http/roles';
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 

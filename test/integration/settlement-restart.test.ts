@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { ensureSweepSchedule } from '../../src/jobs/sweep-schedule';
-import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
-import { settlementStatusQuery } from '../../src/temporal/settlement-messages';
-import { settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import { ensureSweepSchedule } from '../../src/outbox/sweep-schedule';
+import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
+import { settlementStatusQuery } from '../../src/contracts/settlement-messages';
+import { settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { fundAccount, provisionAccount, statement } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { createJobs } from '../../src/jobs/jobs';
-import { retrySettlementRun } from '../../src/jobs/settlement-restarts';
-import { ensureSweepSchedule } from '../../src/jobs/sweep-schedule';
+import { createJobs } from '../../src/contracts/jobs';
+import { retrySettlementRun } from '../../src/settlements/settlement-restarts';
+import { ensureSweepSchedule } from '../../src/outbox/sweep-schedule';
 import { createSettlementWatchRepo } from '../../src/reconciliation/settlement-watch.repo';
-import { settlementStatusQuery } from '../../src/temporal/settlement-messages';
-import { settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import { settlementStatusQuery } from '../../src/contracts/settlement-messages';
+import { settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { dashboardUser } from '../helpers/session';

@@ -28,10 +28,10 @@ import type {
   DeliveryAttemptResult,
   PaymentConfirmationInput,
   ProviderTxnLookup,
-} from '../../src/temporal/payloads';
-import { paymentConfirmationBatchWorkflowId, paymentConfirmationWorkflowId, reconciliationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId } from '../../src/temporal/workflow-ids';
-import { settlementStatusQuery } from '../../src/temporal/settlement-messages';
-import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../../src/reconciliation/reconciliation.payloads';
+} from '../../src/contracts/payloads';
+import { paymentConfirmationBatchWorkflowId, paymentConfirmationWorkflowId, reconciliationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId } from '../../src/contracts/workflow-ids';
+import { settlementStatusQuery } from '../../src/contracts/settlement-messages';
+import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../../src/contracts/reconciliation-payloads';
 import type { RetentionResult } from '../../src/retention/retention.service';
 import { convergenceSweepWorkflow } from '../../workflows/convergenceSweep.workflow';
 import { paymentConfirmationWorkflow } from '../../workflows/paymentConfirmation.workflow';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createKnex, type Db } from '../../src/db';
-import { webhookDeliveryWorkflowId } from '../../src/temporal/workflow-ids';
+import { webhookDeliveryWorkflowId } from '../../src/contracts/workflow-ids';
 import { cliTenant, provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { settlementWorkflowId } from '../../src/temporal/workflow-ids';
+import { settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { cliTenant } from '../e2e/tenant';
 import { eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { assertCallbackUrlAllowed, isPrivateAddress } from '../../src/webhooks/callback-url';
+import { assertCallbackUrlAllowed, isPrivateAddress } from '../../src/net/address-policy';
 import { postJson } from '../../src/webhooks/http-sender';
 
 describe('callback URL guard', () => {

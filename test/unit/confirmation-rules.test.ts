@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { cutBatches, keywordListBytes, SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES } from '../../src/payments/confirmation-batches';
+import { cutBatches, keywordListBytes, SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES } from '../../src/contracts/confirmation-batches';
 import {
   backedOff,
   decidePayment,
@@ -15,8 +15,8 @@ import {
   rememberLookup,
   type CreditFacts,
   type PaymentMemory,
-} from '../../src/payments/confirmation-rules';
-import type { ProviderTxnLookup } from '../../src/temporal/payloads';
+} from '../../src/contracts/confirmation-rules';
+import type { ProviderTxnLookup } from '../../src/contracts/payloads';
 
 type Found = Extract<ProviderTxnLookup, { kind: 'found' }>;
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { roleAllows, USER_ROLES } from '../../src/auth/roles';
+import { roleAllows, USER_ROLES } from '../../src/http/roles';
 import { requiredRole } from '../../src/http/route';
 import { containsPattern } from '../../src/like-pattern';
 

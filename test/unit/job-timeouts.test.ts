@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config';
-import { createJobs } from '../../src/jobs/jobs';
-import type { SettlementInput, WebhookDeliveryInput } from '../../src/temporal/payloads';
+import { createJobs } from '../../src/contracts/jobs';
+import type { SettlementInput, WebhookDeliveryInput } from '../../src/contracts/payloads';
 
 /**
  * An activity's start-to-close is also how long a worker that died in the middle of it holds the job

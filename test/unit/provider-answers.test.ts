@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError } from '../../src/provider/errors';
 import { parseRetryAfter } from '../../src/provider/provider-client';
-import { MAX_PROVIDER_BACKOFF_MS, MAX_RETRY_AFTER_MS, pace } from '../../src/temporal/pacing';
+import { MAX_PROVIDER_BACKOFF_MS, MAX_RETRY_AFTER_MS, pace } from '../../workflows/pacing';
 
 describe('provider answers that decide a settlement', () => {
   it('recognises a duplicate reference by HTTP 409 or by a description saying it exists', () => {

@@ -3,9 +3,9 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../../src/payments/confirmation-rules';
-import type { BatchConfirmationInput, BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../../src/temporal/payloads';
-import { paymentConfirmationBatchWorkflowId } from '../../src/temporal/workflow-ids';
+import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../../src/contracts/confirmation-rules';
+import type { BatchConfirmationInput, BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../../src/contracts/payloads';
+import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/workflow-ids';
 import {
   BATCH_HISTORY_LIMIT,
   batchConfirmationStatusQuery,

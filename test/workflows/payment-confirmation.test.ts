@@ -4,12 +4,12 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createWorkflowStarter } from '../../src/jobs/workflow-starter';
-import { outboxEntry, type OutboxRepo } from '../../src/jobs/outbox.repo';
+import { createWorkflowStarter } from '../../src/outbox/workflow-starter';
+import { outboxEntry, type OutboxRepo } from '../../src/outbox/outbox.repo';
 import { createLogger } from '../../src/logger';
-import { MAX_LOOKUP_INTERVAL_MS } from '../../src/payments/confirmation-rules';
-import type { CreditResolution, PaymentConfirmationInput, ProviderTxnLookup } from '../../src/temporal/payloads';
-import { paymentConfirmationWorkflowId } from '../../src/temporal/workflow-ids';
+import { MAX_LOOKUP_INTERVAL_MS } from '../../src/contracts/confirmation-rules';
+import type { CreditResolution, PaymentConfirmationInput, ProviderTxnLookup } from '../../src/contracts/payloads';
+import { paymentConfirmationWorkflowId } from '../../src/contracts/workflow-ids';
 import { CONFIRMATION_HISTORY_LIMIT, confirmationStatusQuery, paymentConfirmationWorkflow, type ConfirmationState } from '../../workflows/paymentConfirmation.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 

@@ -11,8 +11,8 @@ import type {
   ReconciliationRunHandle,
   ReconciliationSummary,
   ReconciliationWorkflowState,
-} from '../../src/reconciliation/reconciliation.payloads';
-import { RECONCILIATION_STATUS } from '../../src/temporal/search-attributes';
+} from '../../src/contracts/reconciliation-payloads';
+import { RECONCILIATION_STATUS } from '../../src/contracts/search-attributes';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
 import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 

@@ -4,7 +4,7 @@ import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { HISTORY_EVENT_LIMIT } from '../../src/temporal/pacing';
+import { HISTORY_EVENT_LIMIT } from '../../workflows/pacing';
 import type {
   AttemptProgress,
   DestinationCheck,
@@ -13,9 +13,9 @@ import type {
   SettlementRefundInput,
   SettlementWorkflowStatus,
   SubmissionResult,
-} from '../../src/temporal/payloads';
-import { SETTLEMENT_STATUS } from '../../src/temporal/search-attributes';
-import { payoutSignal, settlementStatusQuery } from '../../src/temporal/settlement-messages';
+} from '../../src/contracts/payloads';
+import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
+import { payoutSignal, settlementStatusQuery } from '../../src/contracts/settlement-messages';
 import { settlementWorkflow } from '../../workflows/settlement.workflow';
 import { settlementRefundWorkflow } from '../../workflows/settlementRefund.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';

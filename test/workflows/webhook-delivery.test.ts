@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { DeliveryAttemptResult } from '../../src/temporal/payloads';
+import type { DeliveryAttemptResult } from '../../src/contracts/payloads';
 import { deliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhookDelivery.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 

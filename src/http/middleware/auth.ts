@@ -1,5 +1,5 @@
 import type { Next } from 'koa';
-import { roleAllows, type UserRole } from '../../auth/roles';
+import { roleAllows, type UserRole } from '../roles';
 import { ForbiddenError, UnauthorizedError } from '../../errors';
 import type { AppContext, AuthenticatedTenant, AuthenticatedUser } from '../context';
 

@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { createKnex, type Db } from '../../../src/db';
 import { createLogger } from '../../../src/logger';
 import { createTemporalClient } from '../../../src/temporal/client';
-import { settlementWorkflowId } from '../../../src/temporal/workflow-ids';
+import { settlementWorkflowId } from '../../../src/contracts/workflow-ids';
 import { cliTenant } from '../../e2e/tenant';
 import { call, type CallOptions, type HttpResponse } from '../../helpers/http';
 import { startSystem, type RunningSystem } from '../../helpers/processes';

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../../src/db';
-import { merchantTxRefOfSettlement, paymentConfirmationBatchWorkflowId, settlementWorkflowId } from '../../../src/temporal/workflow-ids';
+import { merchantTxRefOfSettlement, paymentConfirmationBatchWorkflowId, settlementWorkflowId } from '../../../src/contracts/workflow-ids';
 import { call, eventually } from '../../helpers/http';
 import type { RunningSystem } from '../../helpers/processes';
 import { executionsOn, HISTORY_BOUND, inPool, JOB_TYPES, ledgerVerify, RESILIENCE_TIMINGS, sandboxTransfer } from '../scenario-steps';

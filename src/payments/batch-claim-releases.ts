@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
-import { createConfirmationClaimsRepo } from '../payments/confirmation-claims.repo';
-import { paymentConfirmationBatchWorkflowId } from '../temporal/workflow-ids';
+import { createConfirmationClaimsRepo } from './confirmation-claims.repo';
+import { paymentConfirmationBatchWorkflowId } from '../contracts/workflow-ids';
 
 export interface ClaimReleaseResult {
   /** Batches holding claims for a while, each asked whether it still runs. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../http/context';
+import type { AppContext } from './context';
 
 /**
  * Every dashboard response carries this policy: scripts, styles and everything else only from the

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { retentionScheduleId } from '../temporal/workflow-ids';
+import { retentionScheduleId } from '../contracts/workflow-ids';
 import { ensureIntervalSchedule } from './interval-schedule';
 
 /** Creates (or updates) the Schedule that runs the retention job for this task queue. */

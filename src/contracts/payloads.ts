@@ -3,7 +3,7 @@
  * this module, so it must never import anything with side effects. Money travels as kobo strings.
  */
 
-import type { ReconciliationInput } from '../reconciliation/reconciliation.payloads';
+import type { ReconciliationInput } from './reconciliation-payloads';
 
 export interface PaymentConfirmationInput {
   entryId: string;

@@ -1,10 +1,10 @@
 import type { Db } from '../db';
 import { isUuid } from '../ids';
 import type { Logger } from '../logger';
-import { createConfirmationClaimsRepo } from '../payments/confirmation-claims.repo';
-import { createPaymentCreditsRepo } from '../payments/payment-credits.repo';
-import { entryIdOfConfirmation } from '../temporal/workflow-ids';
-import type { RestartPlan } from './workflow-restarts';
+import { createConfirmationClaimsRepo } from './confirmation-claims.repo';
+import { createPaymentCreditsRepo } from './payment-credits.repo';
+import { entryIdOfConfirmation } from '../contracts/workflow-ids';
+import type { RestartPlan } from '../outbox/workflow-restarts';
 
 /**
  * Per-payment confirmations (runs from before batching) that stopped while their credit is still

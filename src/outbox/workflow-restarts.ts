@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
-import type { WorkflowType } from '../temporal/payloads';
+import type { WorkflowType } from '../contracts/payloads';
 import type { OutboxEntry } from './outbox.repo';
 import { createSweepWatermarksRepo } from './sweep-watermarks.repo';
 import type { WorkflowStarter } from './workflow-starter';

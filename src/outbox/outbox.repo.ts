@@ -1,7 +1,7 @@
 import type { DbOrTrx } from '../db';
 import { looseIndexScan } from '../loose-index-scan';
-import type { WorkflowSearchAttributes } from '../temporal/search-attributes';
-import type { WorkflowInputs, WorkflowType } from '../temporal/payloads';
+import type { WorkflowSearchAttributes } from '../contracts/search-attributes';
+import type { WorkflowInputs, WorkflowType } from '../contracts/payloads';
 
 export interface OutboxEntry<T extends WorkflowType = WorkflowType> {
   workflowId: string;

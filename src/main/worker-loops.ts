@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import type { ConfirmationBatcher } from './confirmation-batcher';
-import type { WorkflowStarter } from './workflow-starter';
+import type { ConfirmationBatcher } from '../payments/confirmation-batcher';
+import type { WorkflowStarter } from '../outbox/workflow-starter';
 
 /** Rows younger than this are the committing process's to start (it kicks them after its commit). */
 export const DRAIN_GRACE_MS = 1_000;

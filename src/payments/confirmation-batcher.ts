@@ -1,9 +1,9 @@
 import type { Db } from '../db';
 import { uuidv7 } from '../ids';
 import type { Logger } from '../logger';
-import { createConfirmationClaimsRepo, type ClaimedBatch } from '../payments/confirmation-claims.repo';
-import type { Jobs } from './jobs';
-import type { WorkflowStarter } from './workflow-starter';
+import { createConfirmationClaimsRepo, type ClaimedBatch } from './confirmation-claims.repo';
+import type { Jobs } from '../contracts/jobs';
+import type { WorkflowStarter } from '../outbox/workflow-starter';
 
 export interface BatcherPass {
   batches: number;

@@ -3,8 +3,8 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { SearchAttributePair, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Logger } from '../logger';
 import type { WorkflowStartMetrics } from '../metrics/workflow-start.metrics';
-import { ACCOUNT_REF, ACCOUNT_REFS, MERCHANT_TX_REF, PROVIDER_TXN_REFS, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../temporal/search-attributes';
-import type { WorkflowType } from '../temporal/payloads';
+import { ACCOUNT_REF, ACCOUNT_REFS, MERCHANT_TX_REF, PROVIDER_TXN_REFS, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../contracts/search-attributes';
+import type { WorkflowType } from '../contracts/payloads';
 import type { OutboxEntry, OutboxRepo } from './outbox.repo';
 import { createRateLimiter } from './rate-limiter';
 

@@ -5,7 +5,7 @@
  * lookup before they move money. Workflow code imports this module: it must stay free of side effects
  * and of imports other than types.
  */
-import type { ConfirmationProgress, ProviderTxnLookup } from '../temporal/payloads';
+import type { ConfirmationProgress, ProviderTxnLookup } from './payloads';
 
 /** Lookups back off to this interval at most. */
 export const MAX_LOOKUP_INTERVAL_MS = 5 * 60_000;

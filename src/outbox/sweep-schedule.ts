@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { convergenceSweepScheduleId } from '../temporal/workflow-ids';
+import { convergenceSweepScheduleId } from '../contracts/workflow-ids';
 import { ensureIntervalSchedule } from './interval-schedule';
 
 /** Creates (or updates) the Schedule that runs the convergence sweep for this task queue. */

@@ -1,9 +1,9 @@
 import type { Config } from '../config';
-import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from '../payments/confirmation-batches';
+import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from './confirmation-batches';
 import type { ClaimedBatch } from '../payments/confirmation-claims.repo';
-import type { SettlementInput, SettlementWorkflowStatus } from '../temporal/payloads';
-import { paymentConfirmationBatchWorkflowId, reconciliationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId, webhookDeliveryWorkflowId } from '../temporal/workflow-ids';
-import { outboxEntry, type OutboxEntry } from './outbox.repo';
+import type { SettlementInput, SettlementWorkflowStatus } from './payloads';
+import { paymentConfirmationBatchWorkflowId, reconciliationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId, webhookDeliveryWorkflowId } from './workflow-ids';
+import { outboxEntry, type OutboxEntry } from '../outbox/outbox.repo';
 
 type JobsConfig = Pick<
   Config,
