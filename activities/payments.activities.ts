@@ -1,6 +1,7 @@
 import type { BatchConfirmationService } from '../src/payments/batch-confirmation.service';
 import type { PaymentConfirmationService } from '../src/payments/payment-confirmation.service';
-import type { BatchRoundResult, CreditResolution, ProviderTxnLookup } from '../src/contracts/payloads';
+import type { BatchRoundResult, CreditResolution } from '../src/contracts/payment-confirmation.contract';
+import type { ProviderTxnLookup } from '../src/provider/provider-answers';
 
 /**
  * Confirm and reverse re-check the credit against the database and the provider: their input is only an

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Logger } from '../src/logger';
-import type { RetentionResult, RetentionService } from '../src/retention/retention.service';
+import type { RetentionService } from '../src/retention/retention.service';
+import type { RetentionResult } from '../src/contracts/retention.contract';
 
 export function createRetentionActivities(deps: { retention: RetentionService; logger: Logger }) {
   const { retention, logger } = deps;

@@ -5,7 +5,7 @@ import {
   SettlementRuleError,
   type SettlementExecutionService,
 } from '../src/settlements/settlement-execution.service';
-import type { AttemptProgress, DestinationCheck, RefundCheck, SettlementWorkflowStatus, SubmissionResult } from '../src/contracts/payloads';
+import type { AttemptProgress, DestinationCheck, RefundCheck, SettlementWorkflowStatus, SubmissionResult } from '../src/contracts/settlement.contract';
 
 /**
  * A missing settlement, a request the rules refuse, or a payout of the wrong amount will not change by

@@ -1,9 +1,10 @@
 import { Context } from '@temporalio/activity';
-import type { BatchClaimReleaser, ClaimReleaseResult } from '../src/payments/batch-claim-releases';
-import type { RestartResult, WorkflowRestarter } from '../src/outbox/workflow-restarts';
-import type { SweepResult, WorkflowStarter } from '../src/outbox/workflow-starter';
+import type { BatchClaimReleaser } from '../src/payments/batch-claim-releases';
+import type { WorkflowRestarter } from '../src/outbox/workflow-restarts';
+import type { WorkflowStarter } from '../src/outbox/workflow-starter';
 import type { Logger } from '../src/logger';
-import type { SettlementWatchResult, SettlementWatchService } from '../src/reconciliation/settlement-watch.service';
+import type { SettlementWatchService } from '../src/reconciliation/settlement-watch.service';
+import type { ClaimReleaseResult, RestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
 
 /**
  * How long one sweep may start workflows: well inside the activity's heartbeat and start-to-close

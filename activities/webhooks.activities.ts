@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { DeliveryAttemptResult } from '../src/contracts/payloads';
 import { DeliveryNotFoundError, type WebhookDeliveryService } from '../src/webhooks/delivery.service';
+import type { DeliveryAttemptResult } from '../src/contracts/webhook-delivery.contract';
 
 export function createWebhookActivities(deps: { deliveries: WebhookDeliveryService }) {
   const { deliveries } = deps;

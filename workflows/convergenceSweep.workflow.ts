@@ -1,9 +1,7 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep.activities';
-import type { RestartResult } from '../src/outbox/workflow-restarts';
-import type { SweepResult } from '../src/outbox/workflow-starter';
-import type { SettlementWatchResult } from '../src/reconciliation/settlement-watch.service';
 import { SWEEP_RESTARTS_CONFIRMATIONS, SWEEP_RESTARTS_SETTLEMENTS, SWEEP_WATCHES_SETTLEMENT_REFERENCES } from './patches';
+import type { RestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
 
 // The sweep heartbeats as it goes: a worker that dies mid-sweep is noticed in 30 s, not at the end of
 // the start-to-close timeout (the Schedule skips runs while one is still open).

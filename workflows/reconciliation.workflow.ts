@@ -9,14 +9,8 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation.activities';
-import type {
-  ReconciliationInput,
-  ReconciliationPosition,
-  ReconciliationProgress,
-  ReconciliationSummary,
-  ReconciliationWorkflowState,
-} from '../src/contracts/reconciliation-payloads';
 import { RECONCILIATION_STATUS } from '../src/contracts/search-attributes';
+import type { ReconciliationInput, ReconciliationPosition, ReconciliationProgress, ReconciliationSummary, ReconciliationWorkflowState } from '../src/contracts/reconciliation.contract';
 
 /** Activity calls (20 pages each) per execution: about a million provider transactions, a few hundred history events. */
 const BATCHES_PER_EXECUTION = 100;

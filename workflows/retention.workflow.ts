@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { RetentionActivities } from '../activities/retention.activities';
-import type { RetentionResult } from '../src/retention/retention.service';
+import type { RetentionResult } from '../src/contracts/retention.contract';
 
 // Batches heartbeat, so a worker that dies mid-run is noticed in a minute; the Schedule skips runs while one is open.
 const { applyRetention } = proxyActivities<RetentionActivities>({

@@ -1,10 +1,9 @@
 import { condition, continueAsNew, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { SettlementActivities } from '../activities/settlements.activities';
 import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from './pacing';
-import type { SettlementInput, SettlementProgress, SettlementWorkflowStatus } from '../src/contracts/payloads';
 import { SETTLEMENT_STATUS } from '../src/contracts/search-attributes';
-import { payoutSignal, settlementStatusQuery } from '../src/contracts/settlement-messages';
 import { REFUND_NEWS_AT_WATCH_END } from './patches';
+import { payoutSignal, type SettlementInput, type SettlementProgress, settlementStatusQuery, type SettlementWorkflowStatus } from '../src/contracts/settlement.contract';
 
 // Each activity is one provider call (plus a token refresh at worst) around short transactions; its
 // start-to-close comes with the input (from PROVIDER_TIMEOUT). Provider outages come back as results;

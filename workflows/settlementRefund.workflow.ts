@@ -12,11 +12,9 @@ import {
 import { WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
 import type { SettlementActivities } from '../activities/settlements.activities';
 import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, pace } from './pacing';
-import type { SettlementRefundInput } from '../src/contracts/payloads';
 import { ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, TENANT_ID } from '../src/contracts/search-attributes';
-import { payoutSignal } from '../src/contracts/settlement-messages';
-import { settlementWorkflowId } from '../src/contracts/workflow-ids';
 import { settlementWorkflow } from './settlement.workflow';
+import { payoutSignal, type SettlementRefundInput, settlementWorkflowId } from '../src/contracts/settlement.contract';
 
 // Start-to-close from the settlement's input (PROVIDER_TIMEOUT); runs started without it allow a minute.
 const refundActivities = (startToCloseMs: number | undefined) =>

@@ -1,7 +1,7 @@
 import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.activities';
-import type { DeliveryAttemptResult, WebhookDeliveryInput } from '../src/contracts/payloads';
 import { WEBHOOK_SEND_AS_ACTIVITY } from './patches';
+import type { DeliveryAttemptResult, WebhookDeliveryInput } from '../src/contracts/webhook-delivery.contract';
 
 // The HTTP call is a normal activity: a tenant's slow endpoint holds an activity slot for up to
 // WEBHOOK_TIMEOUT, never a workflow-task slot that confirmations need. The rest is database time.

@@ -1,3 +1,5 @@
+import type { ConfirmationProgress } from './payment-confirmation.contract';
+import type { ProviderTxnLookup } from '../provider/provider-answers';
 /**
  * The rules that confirm or reverse one provisional payment credit, as pure functions of the
  * provider's answers and the clock. The confirmation workflow applies them to its lookups; the
@@ -5,7 +7,6 @@
  * lookup before they move money. Workflow code imports this module: it must stay free of side effects
  * and of imports other than types.
  */
-import type { ConfirmationProgress, ProviderTxnLookup } from './payloads';
 
 /** Lookups back off to this interval at most. */
 export const MAX_LOOKUP_INTERVAL_MS = 5 * 60_000;

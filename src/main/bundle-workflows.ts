@@ -1,5 +1,5 @@
 // `npm run build` (after tsc): the workflow bundle the worker loads instead of running webpack at start.
-import { staleness, WORKFLOW_BUNDLE_PATH, writeWorkflowBundle } from '../temporal/workflow-bundle';
+import { staleness, WORKFLOW_BUNDLE_PATH, writeWorkflowBundle } from './workflow-bundle';
 
 async function main(): Promise<void> {
   if (staleness() === null) {

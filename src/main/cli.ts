@@ -25,7 +25,7 @@ import { createReconciliationService, type ReconciliationService } from '../reco
 import { createRateLimits } from '../rate-limits/rate-limits';
 import { createRetentionService } from '../retention/retention.service';
 import { createTemporalClient } from '../temporal/client';
-import { MissingSearchAttributesError, registerSearchAttributes } from '../temporal/register-search-attributes';
+import { MissingSearchAttributesError, registerSearchAttributes } from './register-search-attributes';
 import { PasswordInputError, readPassword } from './password-input';
 
 interface CommandContext {

@@ -57,13 +57,12 @@ import { settlementsDashboardRoutes } from '../settlements/settlements.dashboard
 import { settlementsRoutes } from '../settlements/settlements.routes';
 import { createSettlementsService } from '../settlements/settlements.service';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
-import { payoutSignal } from '../contracts/settlement-messages';
-import { settlementWorkflowId } from '../contracts/workflow-ids';
 import { withTimeout } from '../timeout';
 import { createWebhookDeliveryService } from '../webhooks/delivery.service';
 import { webhooksDashboardRoutes } from '../webhooks/webhooks.dashboard.routes';
 import { webhooksRoutes } from '../webhooks/webhooks.routes';
 import { createWebhooksService } from '../webhooks/webhooks.service';
+import { payoutSignal, settlementWorkflowId } from '../contracts/settlement.contract';
 
 export interface Infrastructure {
   config: Config;

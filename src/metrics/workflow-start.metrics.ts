@@ -1,6 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
-import type { WorkflowType } from '../contracts/payloads';
 import { METRIC_PREFIX } from './registry';
+import type { WorkflowType } from '../contracts/catalogue';
 
 /** Workflow starts this process made, by type, and whether the server handed the first task straight back (eager start). */
 export function createWorkflowStartMetrics(registry: Registry) {

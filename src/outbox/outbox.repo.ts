@@ -1,14 +1,10 @@
 import type { DbOrTrx } from '../db';
 import { looseIndexScan } from '../loose-index-scan';
 import type { WorkflowSearchAttributes } from '../contracts/search-attributes';
-import type { WorkflowInputs, WorkflowType } from '../contracts/payloads';
+import { START_POLICIES, type OutboxJob, type WorkflowInputs, type WorkflowType } from '../contracts/catalogue';
 
-export interface OutboxEntry<T extends WorkflowType = WorkflowType> {
-  workflowId: string;
-  workflowType: T;
-  args: WorkflowInputs[T];
-  searchAttributes: WorkflowSearchAttributes;
-}
+/** A job as the outbox holds it: built by its workflow family's contract. */
+export type OutboxEntry<T extends WorkflowType = WorkflowType> = OutboxJob<T>;
 
 export interface OutboxRow {
   workflow_id: string;
@@ -20,22 +16,9 @@ export interface OutboxRow {
 /** Rows without a tenant (an operator's platform-wide reconciliation run) share one lane of the fair drainer. */
 export const NO_TENANT = '00000000-0000-0000-0000-000000000000';
 
-/**
- * The drainer's order within a tenant: settlements and refunds first (money going out, and a tenant
- * waiting on it), then deliveries; reconciliation runs and per-payment confirmations left from before
- * batching last (batches never wait in the outbox: the batcher starts them).
- */
-const OUTBOX_PRIORITY: Record<WorkflowType, number> = {
-  settlementWorkflow: 0,
-  settlementRefundWorkflow: 0,
-  webhookDeliveryWorkflow: 1,
-  reconciliationWorkflow: 2,
-  paymentConfirmationWorkflow: 2,
-  paymentConfirmationBatchWorkflow: 2,
-};
-
+/** The drainer's order within a tenant: each workflow family's contract sets its priority (lower starts first). */
 export function outboxPriority(workflowType: WorkflowType): number {
-  return OUTBOX_PRIORITY[workflowType];
+  return START_POLICIES[workflowType].priority;
 }
 
 export function outboxEntry<T extends WorkflowType>(

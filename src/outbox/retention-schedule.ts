@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { retentionScheduleId } from '../contracts/workflow-ids';
 import { ensureIntervalSchedule } from './interval-schedule';
+import { retentionScheduleId } from '../contracts/retention.contract';
 
 /** Creates (or updates) the Schedule that runs the retention job for this task queue. */
 export function ensureRetentionSchedule(client: Client, options: { taskQueue: string; intervalMs: number }): Promise<string> {

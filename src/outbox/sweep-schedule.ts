@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { convergenceSweepScheduleId } from '../contracts/workflow-ids';
 import { ensureIntervalSchedule } from './interval-schedule';
+import { convergenceSweepScheduleId } from '../contracts/sweep.contract';
 
 /** Creates (or updates) the Schedule that runs the convergence sweep for this task queue. */
 export function ensureSweepSchedule(client: Client, options: { taskQueue: string; intervalMs: number }): Promise<string> {

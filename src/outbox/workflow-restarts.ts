@@ -1,23 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
-import type { WorkflowType } from '../contracts/payloads';
 import type { OutboxEntry } from './outbox.repo';
 import { createSweepWatermarksRepo } from './sweep-watermarks.repo';
 import type { WorkflowStarter } from './workflow-starter';
-
-/** What resuming a set of stopped jobs did. */
-export interface ResumeResult {
-  restarted: number;
-  failed: number;
-}
-
-export interface RestartResult extends ResumeResult {
-  /** Runs of the type that ended failed, terminated, timed out or cancelled since the last scan. */
-  closedAbnormally: number;
-  /** Of those, runs that failed for good and were parked rather than resumed (plans that park only; absent in older sweep results). */
-  parked?: number;
-}
+import type { WorkflowType } from '../contracts/catalogue';
+import type { ResumeResult, RestartResult } from '../contracts/sweep.contract';
 
 /** A run that closed as failed: a failure thrown out of the workflow, which only an activity failing for good does. */
 export interface FailedRun {

@@ -1,12 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { SearchAttributePair, WorkflowIdReusePolicy } from '@temporalio/common';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { Logger } from '../logger';
 import type { WorkflowStartMetrics } from '../metrics/workflow-start.metrics';
 import { ACCOUNT_REF, ACCOUNT_REFS, MERCHANT_TX_REF, PROVIDER_TXN_REFS, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../contracts/search-attributes';
-import type { WorkflowType } from '../contracts/payloads';
 import type { OutboxEntry, OutboxRepo } from './outbox.repo';
 import { createRateLimiter } from './rate-limiter';
+import { START_POLICIES } from '../contracts/catalogue';
+import type { SweepResult } from '../contracts/sweep.contract';
 
 export interface WorkflowStarterOptions {
   taskQueue: string;
@@ -24,12 +25,6 @@ export interface WorkflowStarterOptions {
    * client on a worker's own NativeConnection, polling `taskQueue`: the worker's starts.
    */
   eagerStart?: boolean;
-}
-
-export interface SweepResult {
-  found: number;
-  started: number;
-  failed: number;
 }
 
 export interface DrainOptions {
@@ -50,15 +45,6 @@ const PER_TENANT = 32;
 /** A leased row is not taken by another drainer for this long; a start gives up well before (START_DEADLINE_MS). */
 const LEASE_MS = 60_000;
 
-/**
- * A workflow id runs once, except a confirmation and a settlement: after a failed, terminated,
- * timed-out or cancelled run it may start again (the sweep restarts it; both rebuild from the
- * database), while a completed one stays done. Temporal never lets two runs of one id be open at once.
- */
-const REUSE_POLICY: Partial<Record<WorkflowType, WorkflowIdReusePolicy>> = {
-  paymentConfirmationWorkflow: 'ALLOW_DUPLICATE_FAILED_ONLY',
-  settlementWorkflow: 'ALLOW_DUPLICATE_FAILED_ONLY',
-};
 
 /** A start that cannot reach Temporal gives up after this and is left to the sweep. */
 const START_DEADLINE_MS = 10_000;
@@ -119,7 +105,7 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
             taskQueue: options.taskQueue,
             workflowId: entry.workflowId,
             args: [entry.args],
-            workflowIdReusePolicy: REUSE_POLICY[entry.workflowType] ?? 'REJECT_DUPLICATE',
+            workflowIdReusePolicy: START_POLICIES[entry.workflowType].reusePolicy,
             ...(options.searchAttributes === false ? {} : { typedSearchAttributes: searchAttributePairs(entry.searchAttributes) }),
             ...(options.eagerStart ? { requestEagerStart: true } : {}),
           }),

@@ -2,15 +2,8 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { createConfirmationClaimsRepo } from './confirmation-claims.repo';
-import { paymentConfirmationBatchWorkflowId } from '../contracts/workflow-ids';
-
-export interface ClaimReleaseResult {
-  /** Batches holding claims for a while, each asked whether it still runs. */
-  checked: number;
-  /** Of those, batches no longer running (failed, terminated, timed out, never started): their credits went back to the queue. */
-  released: number;
-  payments: number;
-}
+import { paymentConfirmationBatchWorkflowId } from '../contracts/payment-confirmation.contract';
+import type { ClaimReleaseResult } from '../contracts/sweep.contract';
 
 const BATCHES_PER_SCAN = 1_000;
 

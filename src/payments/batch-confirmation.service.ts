@@ -3,9 +3,10 @@ import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
-import type { BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../contracts/payloads';
 import { createConfirmationClaimsRepo, type RoundCredit } from './confirmation-claims.repo';
 import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../contracts/confirmation-rules';
+import type { BatchPaymentResult, BatchRoundResult } from '../contracts/payment-confirmation.contract';
+import type { ProviderTxnLookup } from '../provider/provider-answers';
 
 /** Lookups of one round in flight at once: a batch never opens dozens of connections to the provider. */
 const DEFAULT_LOOKUP_CONCURRENCY = 8;

@@ -3,8 +3,8 @@ import { isUuid } from '../ids';
 import type { Logger } from '../logger';
 import { createConfirmationClaimsRepo } from './confirmation-claims.repo';
 import { createPaymentCreditsRepo } from './payment-credits.repo';
-import { entryIdOfConfirmation } from '../contracts/workflow-ids';
 import type { RestartPlan } from '../outbox/workflow-restarts';
+import { entryIdOfConfirmation } from '../contracts/payment-confirmation.contract';
 
 /**
  * Per-payment confirmations (runs from before batching) that stopped while their credit is still

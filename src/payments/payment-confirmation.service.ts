@@ -4,9 +4,10 @@ import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
-import type { CreditResolution, ProviderTxnLookup } from '../contracts/payloads';
 import { judgeCredit, NOT_KNOWN_IN_WINDOW, type CreditFacts } from '../contracts/confirmation-rules';
 import { createPaymentCreditsRepo, type PaymentCreditRecord } from './payment-credits.repo';
+import type { CreditResolution } from '../contracts/payment-confirmation.contract';
+import type { ProviderTxnLookup } from '../provider/provider-answers';
 
 const ALREADY_SETTLED: CreditResolution = { kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional' };
 

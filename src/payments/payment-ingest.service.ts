@@ -10,7 +10,6 @@ import { createOutboxRepo, type OutboxEntry } from '../outbox/outbox.repo';
 import type { WorkflowStarter } from '../outbox/workflow-starter';
 import type { Logger } from '../logger';
 import { koboFromProviderNumber, type Kobo } from '../money';
-import type { PayoutSignalType } from '../contracts/payloads';
 import { createInboundEventsRepo, CREDITED_BY_RECONCILIATION, type EventCategory, type NewInboundEvent } from './inbound-events.repo';
 import { paymentEventSchema, payoutEventSchema, type PaymentEvent } from './inbound-event.schemas';
 import type { IngestMetrics } from '../metrics/ingest.metrics';
@@ -18,6 +17,7 @@ import { planPaymentCredit } from './payment-credit';
 import { createPaymentPostingGroups } from './payment-posting-groups';
 import { createPaymentPostingRepo } from './payment-posting.repo';
 import { verifyProviderSignature } from './provider-signature';
+import type { PayoutSignalType } from '../contracts/settlement.contract';
 
 export type IngestOutcome = EventCategory | 'duplicate';
 

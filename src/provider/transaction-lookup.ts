@@ -1,7 +1,7 @@
 import type { Logger } from '../logger';
-import type { ProviderTxnLookup } from '../contracts/payloads';
 import { ProviderRejectedError, ProviderUnavailableError } from './errors';
 import type { ProviderClient } from './provider.types';
+import type { ProviderTxnLookup } from './provider-answers';
 
 /** The provider's view of a transaction; "unavailable" is an answer, so workflows decide how long to keep asking. */
 export async function lookupProviderTransaction(provider: ProviderClient, logger: Logger, transactionRef: string): Promise<ProviderTxnLookup> {

@@ -1,5 +1,5 @@
 import { NOT_KNOWN_IN_WINDOW } from '../contracts/confirmation-rules';
-import type { ReconciliationOutcome } from '../contracts/reconciliation-payloads';
+import type { ReconciliationOutcome } from '../contracts/reconciliation.contract';
 
 /**
  * Everything a run can find. Repairs are made automatically (and recorded, `info`); every other

@@ -3,9 +3,9 @@ import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { ProviderRejectedError } from '../provider/errors';
 import type { ProviderClient, TransactionListingScope } from '../provider/provider.types';
-import type { ReconciliationPosition } from '../contracts/reconciliation-payloads';
 import { createReconciliationMatchingRepo, pageOfRows, type RowsPage } from './reconciliation-matching.repo';
 import { fromListing, fromLookup, type LookupRequest, type ProviderRow } from './provider-rows';
+import type { ReconciliationPosition } from '../contracts/reconciliation.contract';
 
 /** Single lookups per step of the lookup phase. */
 const LOOKUP_BATCH = 50;

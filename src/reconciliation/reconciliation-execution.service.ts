@@ -11,11 +11,11 @@ import type { ProviderClient } from '../provider/provider.types';
 import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
 import { outcomeOf } from './findings';
 import { createProviderRecords } from './provider-records';
-import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../contracts/reconciliation-payloads';
 import { createReconciliationExceptionsRepo, type Finding } from './reconciliation-exceptions.repo';
 import { createReconciliationMatchingRepo } from './reconciliation-matching.repo';
 import { createReconciliationRepairs } from './reconciliation-repairs';
 import { createReconciliationRunsRepo, type RunRecord, type WalletCheck } from './reconciliation-runs.repo';
+import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../contracts/reconciliation.contract';
 
 /** Steps one activity call takes before it returns to the workflow, and the time it may spend (well inside its 15-minute timeout). */
 const PAGES_PER_CALL = 20;

@@ -1,7 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { ensureIntervalSchedule } from '../outbox/interval-schedule';
-import { reconciliationScheduleId } from '../contracts/workflow-ids';
-import type { ReconciliationInput } from '../contracts/reconciliation-payloads';
+import { type ReconciliationInput, reconciliationScheduleId } from '../contracts/reconciliation.contract';
 
 export interface ReconciliationScheduleOptions {
   taskQueue: string;

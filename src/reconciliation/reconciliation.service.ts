@@ -10,10 +10,10 @@ import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { RateLimits } from '../rate-limits/rate-limits';
-import { reconciliationWorkflowId } from '../contracts/workflow-ids';
 import { isPlatformDecided, type FindingKind } from './findings';
 import { createReconciliationExceptionsRepo, type ExceptionRecord, type ExceptionStatus } from './reconciliation-exceptions.repo';
 import { createReconciliationRunsRepo, type DayDifference, type RunRecord } from './reconciliation-runs.repo';
+import { reconciliationWorkflowId } from '../contracts/reconciliation.contract';
 
 
 export interface Window {

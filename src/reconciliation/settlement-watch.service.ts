@@ -9,18 +9,10 @@ import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import type { FindingKind } from './findings';
 import { createReconciliationExceptionsRepo } from './reconciliation-exceptions.repo';
 import { createSettlementWatchRepo, type WatchedReference, type WatchedSettlement } from './settlement-watch.repo';
+import type { SettlementWatchResult } from '../contracts/sweep.contract';
 
 /** The kinds a payout the ledger does not count is raised as: one open finding per provider transaction among them. */
 const PAID_WITHOUT_DEBIT: FindingKind[] = ['settlement_paid_not_debited', 'settlement_paid_twice'];
-
-export interface SettlementWatchResult {
-  /** References the provider answered for. */
-  checked: number;
-  /** The provider did not answer: the tick stopped there, the rest wait for the next one. */
-  unavailable: number;
-  /** New alert findings: a watched reference the provider shows paid. */
-  raised: number;
-}
 
 /**
  * Keeps asking the provider about every settlement reference the ledger says can no longer pay (failed

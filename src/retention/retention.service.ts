@@ -1,15 +1,9 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { createRetentionRepo } from './retention.repo';
+import type { RetentionResult } from '../contracts/retention.contract';
 
 export type RetentionConfig = Pick<Config, 'RETENTION_INBOUND_PAYLOADS' | 'RETENTION_UNVERIFIED_EVENTS' | 'RETENTION_HOUSEKEEPING'>;
-
-export interface RetentionResult {
-  unverifiedEventsDeleted: number;
-  eventPayloadsStripped: number;
-  startedJobsDeleted: number;
-  endedSessionsDeleted: number;
-}
 
 const BATCH = 1_000;
 

@@ -6,9 +6,10 @@ import type { Logger } from '../logger';
 import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderClient } from '../provider/provider.types';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
-import type { AttemptProgress, DestinationCheck, ProviderUnavailable, RefundCheck, SettlementResumePoint, SettlementWorkflowStatus, SubmissionResult } from '../contracts/payloads';
 import { attemptReference } from './merchant-tx-ref';
 import { createSettlementsRepo, type AttemptOutcome, type SettlementAttempt, type SettlementRecord, type SettlementStatus } from './settlements.repo';
+import type { AttemptProgress, DestinationCheck, RefundCheck, SettlementResumePoint, SettlementWorkflowStatus, SubmissionResult } from '../contracts/settlement.contract';
+import type { ProviderUnavailable } from '../provider/provider-answers';
 
 const OPEN: SettlementStatus[] = ['pending', 'processing'];
 /** Outcomes after which a reference can no longer pay: the provider said so itself (a lookup, or a documented "not created" refusal). */

@@ -4,10 +4,10 @@ import { uuidv7 } from '../ids';
 import type { Logger } from '../logger';
 import { createReconciliationExceptionsRepo } from '../reconciliation/reconciliation-exceptions.repo';
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
-import { merchantTxRefOfSettlement, settlementWorkflowId } from '../contracts/workflow-ids';
 import type { Jobs } from '../contracts/jobs';
 import { startEach, type FailedRun, type RestartPlan } from '../outbox/workflow-restarts';
 import type { WorkflowStarter } from '../outbox/workflow-starter';
+import { merchantTxRefOfSettlement, settlementWorkflowId } from '../contracts/settlement.contract';
 
 /** The innermost message of a failed run (the activity's ApplicationFailure under the ActivityFailure), and its type. */
 async function failureOf(client: Client, run: FailedRun): Promise<{ message: string; type: string | null }> {

@@ -7,11 +7,11 @@ import type { Db } from '../db';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
 import { temporalUiLink } from '../temporal/temporal-ui-link';
-import { settlementWorkflowId } from '../contracts/workflow-ids';
 import { createSettlementReadsRepo } from './settlement-reads.repo';
 import { dashboardSettleBodySchema, settlementDetailSchema, settlementListQuerySchema, settlementListResponseSchema } from './settlements.dashboard.schemas';
 import { banksResponseSchema, lookupBodySchema, lookupResponseSchema, settleResponseSchema, transferParamsSchema } from './settlements.schemas';
 import type { SettlementsService } from './settlements.service';
+import { settlementWorkflowId } from '../contracts/settlement.contract';
 
 const PAGE_SIZE = 25;
 

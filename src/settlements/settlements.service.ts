@@ -15,11 +15,11 @@ import type { PayoutEventSink } from '../payments/payment-ingest.service';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { ProviderAccountName, ProviderBank, ProviderClient } from '../provider/provider.types';
 import type { RateLimits } from '../rate-limits/rate-limits';
-import type { PayoutSignal, PayoutSignalType } from '../contracts/payloads';
 import type { BankDirectory } from './bank-directory';
 import { baseReference, newMerchantTxRef } from './merchant-tx-ref';
 import { createSettlementInitiationRepo, type InitiationResult, type SettlementDraft } from './settlement-initiation.repo';
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
+import type { PayoutSignal, PayoutSignalType } from '../contracts/settlement.contract';
 
 export interface SettleRequest {
   amount: Kobo;

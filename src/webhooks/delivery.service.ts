@@ -3,10 +3,10 @@ import type { Config } from '../config';
 import { decryptSecret } from '../crypto';
 import { encryptionContext, WEBHOOK_SECRET_COLUMN } from '../encryption/encrypted-columns';
 import type { Db } from '../db';
-import type { DeliveryAttemptResult } from '../contracts/payloads';
 import { createDeliveriesRepo } from './deliveries.repo';
 import { postJson } from './http-sender';
 import { outboundSignatureHeader } from './outbound-signature';
+import type { DeliveryAttemptResult } from '../contracts/webhook-delivery.contract';
 
 type DeliveryConfig = Pick<Config, 'DATA_ENCRYPTION_KEYRING' | 'WEBHOOK_TIMEOUT' | 'ALLOW_PRIVATE_CALLBACK_URLS'>;
 

@@ -3,9 +3,9 @@ import { paymentEvent } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { signProviderEvent } from '../../src/payments/provider-signature';
 import { createTemporalClient } from '../../src/temporal/client';
-import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/workflow-ids';
 import { system } from './system';
 import { cliTenant, provision, statementLines } from './tenant';
+import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
 
 describe('e2e: payments from the sandbox to the statement', () => {
   it('shows a sandbox payment as provisional, then confirmed within seconds', async () => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { createTemporalClient } from '../../src/temporal/client';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
-import { settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { call, eventually } from '../helpers/http';
 import { system } from './system';
 import { cliTenant, provision, statementLines, type E2eTenant } from './tenant';
+import { settlementWorkflowId } from '../../src/contracts/settlement.contract';
 
 interface Case {
   accountNumber: string;

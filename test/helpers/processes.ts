@@ -5,9 +5,11 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { temporal as temporalProto } from '@temporalio/proto';
 import { createTemporalClient } from '../../src/temporal/client';
-import { convergenceSweepScheduleId, reconciliationScheduleId, retentionScheduleId } from '../../src/contracts/workflow-ids';
 import { eventually } from './http';
 import { freePort } from './ports';
+import { convergenceSweepScheduleId } from '../../src/contracts/sweep.contract';
+import { reconciliationScheduleId } from '../../src/contracts/reconciliation.contract';
+import { retentionScheduleId } from '../../src/contracts/retention.contract';
 
 const ENTRYPOINTS = { api: 'api.js', worker: 'worker.js', sandbox: 'sandbox.js', cli: 'cli.js' } as const;
 type ServiceName = Exclude<keyof typeof ENTRYPOINTS, 'cli'>;

@@ -2,7 +2,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createActivities } from '../../activities';
+import { createActivities } from '../../src/main/worker-activities';
 import type { Config } from '../../src/config';
 import { createApp } from '../../src/http/app';
 import { answerClientErrorsAsJson } from '../../src/http/client-errors';

@@ -1,7 +1,7 @@
 import { TestWorkflowEnvironment, type TimeSkippingTestWorkflowEnvironmentOptions } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createLogger } from '../../src/logger';
-import { registerSearchAttributes } from '../../src/temporal/register-search-attributes';
+import { registerSearchAttributes } from '../../src/main/register-search-attributes';
 import { installTemporalRuntimeLogging } from '../../src/temporal/runtime-logging';
 import { startTimeSkippingServer, TEST_SERVER_STARTUP_TIMEOUT_MS } from './time-skipping-server';
 

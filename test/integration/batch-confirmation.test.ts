@@ -9,12 +9,12 @@ import { createBatchConfirmationService } from '../../src/payments/batch-confirm
 import { createConfirmationClaimsRepo } from '../../src/payments/confirmation-claims.repo';
 import { NOT_KNOWN_IN_WINDOW } from '../../src/contracts/confirmation-rules';
 import { uuidv7 } from '../../src/ids';
-import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/workflow-ids';
 import { batchPaymentQuery, type BatchPaymentState } from '../../workflows/paymentConfirmationBatch.workflow';
 import { paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { parsePrometheusText, total } from '../helpers/prometheus';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
 
 /**
  * Batched confirmation against the real API, worker, sandbox and Temporal dev server: every rule of the

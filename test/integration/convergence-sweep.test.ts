@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { ensureSweepSchedule } from '../../src/outbox/sweep-schedule';
-import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/workflow-ids';
 import { provisionAccount, statement } from '../helpers/fixtures';
 import { startReceiver } from '../helpers/receiver';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
+import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
 
 describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
   const taskQueue = `sweep-${randomBytes(4).toString('hex')}`;

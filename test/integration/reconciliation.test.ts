@@ -4,13 +4,13 @@ import { createLedgerVerificationRepo } from '../../src/ledger/ledger-verificati
 import { RESTORED_NARRATION } from '../../src/reconciliation/reconciliation-repairs';
 import { createRetentionRepo } from '../../src/retention/retention.repo';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
-import { settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { ensureReconciliationSchedule } from '../../src/reconciliation/reconciliation-schedule';
 import { eventsFor, fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually, type HttpResponse } from '../helpers/http';
 import { startReceiver } from '../helpers/receiver';
 import { dashboardSession, dashboardUser } from '../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+import { settlementWorkflowId } from '../../src/contracts/settlement.contract';
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { up as reopenNotFoundAttempts } from '../../migrations/20261126000050_reopen_not_found_attempts';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
-import { settlementRefundWorkflowId, settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { fundAccount, provisionAccount, sendProviderEvent, statement } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+import { settlementRefundWorkflowId, settlementWorkflowId } from '../../src/contracts/settlement.contract';
 
 interface SandboxView {
   submissions: Array<{ reference: string; status: string; paidOut: boolean }>;

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { ensureSweepSchedule } from '../../src/outbox/sweep-schedule';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
-import { settlementStatusQuery } from '../../src/contracts/settlement-messages';
-import { settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { fundAccount, provisionAccount, statement } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+import { settlementStatusQuery, settlementWorkflowId } from '../../src/contracts/settlement.contract';
 
 interface SandboxView {
   submissions: Array<{ reference: string; status: string; paidOut: boolean }>;

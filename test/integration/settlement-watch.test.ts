@@ -3,12 +3,11 @@ import { createJobs } from '../../src/contracts/jobs';
 import { retrySettlementRun } from '../../src/settlements/settlement-restarts';
 import { ensureSweepSchedule } from '../../src/outbox/sweep-schedule';
 import { createSettlementWatchRepo } from '../../src/reconciliation/settlement-watch.repo';
-import { settlementStatusQuery } from '../../src/contracts/settlement-messages';
-import { settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { dashboardUser } from '../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+import { settlementStatusQuery, settlementWorkflowId } from '../../src/contracts/settlement.contract';
 
 interface Finding {
   id: string;

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../src/logger';
-import { staleness, workflowSource, writeWorkflowBundle } from '../../src/temporal/workflow-bundle';
+import { staleness, workflowSource, writeWorkflowBundle } from '../../src/main/workflow-bundle';
 
 describe('prebuilt workflow bundle', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'workflow-bundle-'));

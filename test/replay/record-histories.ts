@@ -20,19 +20,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type {
-  BatchConfirmationInput,
-  BatchPaymentResult,
-  BatchRoundResult,
-  CreditResolution,
-  DeliveryAttemptResult,
-  PaymentConfirmationInput,
-  ProviderTxnLookup,
-} from '../../src/contracts/payloads';
-import { paymentConfirmationBatchWorkflowId, paymentConfirmationWorkflowId, reconciliationWorkflowId, settlementRefundWorkflowId, settlementWorkflowId } from '../../src/contracts/workflow-ids';
-import { settlementStatusQuery } from '../../src/contracts/settlement-messages';
-import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../../src/contracts/reconciliation-payloads';
-import type { RetentionResult } from '../../src/retention/retention.service';
 import { convergenceSweepWorkflow } from '../../workflows/convergenceSweep.workflow';
 import { paymentConfirmationWorkflow } from '../../workflows/paymentConfirmation.workflow';
 import { paymentConfirmationBatchWorkflow } from '../../workflows/paymentConfirmationBatch.workflow';
@@ -44,6 +31,12 @@ import { historyToJson } from '../helpers/history-json';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { type BatchConfirmationInput, type BatchPaymentResult, type BatchRoundResult, type CreditResolution, paymentConfirmationBatchWorkflowId, type PaymentConfirmationInput, paymentConfirmationWorkflowId } from '../../src/contracts/payment-confirmation.contract';
+import type { DeliveryAttemptResult } from '../../src/contracts/webhook-delivery.contract';
+import type { ProviderTxnLookup } from '../../src/provider/provider-answers';
+import { type ReconciliationPagesResult, type ReconciliationPosition, type ReconciliationRunHandle, type ReconciliationSummary, reconciliationWorkflowId } from '../../src/contracts/reconciliation.contract';
+import { settlementRefundWorkflowId, settlementStatusQuery, settlementWorkflowId } from '../../src/contracts/settlement.contract';
+import type { RetentionResult } from '../../src/contracts/retention.contract';
 
 export const HISTORIES_DIR = path.resolve(__dirname, '../../../test/replay/histories');
 

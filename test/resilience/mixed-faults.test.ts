@@ -5,7 +5,6 @@ import path from 'node:path';
 import { createKnex, type Db } from '../../src/db';
 import { createTemporalClient } from '../../src/temporal/client';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
-import { paymentConfirmationBatchWorkflowId, settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { batchPaymentQuery } from '../../workflows/paymentConfirmationBatch.workflow';
 import { cliTenant, provision } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
@@ -13,6 +12,8 @@ import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import { PAYMENT_CASES, SETTLEMENT_CASES } from './bad-days';
 import { assertLedgerVerifies, cleanUp, HISTORY_BOUND, inPool, JOB_DEADLINE_MS, JOB_TYPES, RESILIENCE_TIMINGS, sleep, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
+import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
+import { settlementWorkflowId } from '../../src/contracts/settlement.contract';
 
 const ACCOUNTS = SETTLEMENT_CASES.length;
 const SETTLEMENTS_PER_ACCOUNT = 7;

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createKnex, type Db } from '../../src/db';
-import { webhookDeliveryWorkflowId } from '../../src/contracts/workflow-ids';
 import { cliTenant, provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import { assertLedgerVerifies, cleanUp, countOf, JOB_DEADLINE_MS, RESILIENCE_TIMINGS, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
+import { webhookDeliveryWorkflowId } from '../../src/contracts/webhook-delivery.contract';
 
 const PAYMENTS_PER_ACCOUNT = 5;
 

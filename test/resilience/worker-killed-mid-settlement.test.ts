@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { settlementWorkflowId } from '../../src/contracts/workflow-ids';
 import { cliTenant } from '../e2e/tenant';
 import { eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { assertLedgerVerifies, balanceOf, fundedAccount, JOB_DEADLINE_MS, RESILIENCE_TIMINGS, sandboxTransfer, settle, transferInStatus, waitUntilWorkflowIdles } from './scenario-steps';
+import { settlementWorkflowId } from '../../src/contracts/settlement.contract';
 
 describe('resilience: the worker killed (SIGKILL) in the middle of settlements', () => {
   let sys: RunningSystem | undefined;

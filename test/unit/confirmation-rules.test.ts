@@ -16,7 +16,7 @@ import {
   type CreditFacts,
   type PaymentMemory,
 } from '../../src/contracts/confirmation-rules';
-import type { ProviderTxnLookup } from '../../src/contracts/payloads';
+import type { ProviderTxnLookup } from '../../src/provider/provider-answers';
 
 type Found = Extract<ProviderTxnLookup, { kind: 'found' }>;
 

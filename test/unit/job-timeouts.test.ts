@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config';
 import { createJobs } from '../../src/contracts/jobs';
-import type { SettlementInput, WebhookDeliveryInput } from '../../src/contracts/payloads';
+import type { SettlementInput } from '../../src/contracts/settlement.contract';
+import type { WebhookDeliveryInput } from '../../src/contracts/webhook-delivery.contract';
 
 /**
  * An activity's start-to-close is also how long a worker that died in the middle of it holds the job

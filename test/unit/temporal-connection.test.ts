@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { temporalConnectionOptions } from '../../src/temporal/connection-options';
-import { MissingSearchAttributesError, registerSearchAttributes } from '../../src/temporal/register-search-attributes';
+import { MissingSearchAttributesError, registerSearchAttributes } from '../../src/main/register-search-attributes';
 
 const grpcError = (code: number, message: string): Error => Object.assign(new Error(message), { code });
 

@@ -4,8 +4,6 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../../src/contracts/confirmation-rules';
-import type { BatchConfirmationInput, BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../../src/contracts/payloads';
-import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/workflow-ids';
 import {
   BATCH_HISTORY_LIMIT,
   batchConfirmationStatusQuery,
@@ -14,6 +12,8 @@ import {
   type BatchConfirmationSummary,
 } from '../../workflows/paymentConfirmationBatch.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { type BatchConfirmationInput, type BatchPaymentResult, type BatchRoundResult, paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
+import type { ProviderTxnLookup } from '../../src/provider/provider-answers';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;

@@ -8,10 +8,10 @@ import { createWorkflowStarter } from '../../src/outbox/workflow-starter';
 import { outboxEntry, type OutboxRepo } from '../../src/outbox/outbox.repo';
 import { createLogger } from '../../src/logger';
 import { MAX_LOOKUP_INTERVAL_MS } from '../../src/contracts/confirmation-rules';
-import type { CreditResolution, PaymentConfirmationInput, ProviderTxnLookup } from '../../src/contracts/payloads';
-import { paymentConfirmationWorkflowId } from '../../src/contracts/workflow-ids';
 import { CONFIRMATION_HISTORY_LIMIT, confirmationStatusQuery, paymentConfirmationWorkflow, type ConfirmationState } from '../../workflows/paymentConfirmation.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { type CreditResolution, type PaymentConfirmationInput, paymentConfirmationWorkflowId } from '../../src/contracts/payment-confirmation.contract';
+import type { ProviderTxnLookup } from '../../src/provider/provider-answers';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;

@@ -4,17 +4,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { PageProgress } from '../../src/reconciliation/reconciliation-execution.service';
-import type {
-  ReconciliationInput,
-  ReconciliationPagesResult,
-  ReconciliationPosition,
-  ReconciliationRunHandle,
-  ReconciliationSummary,
-  ReconciliationWorkflowState,
-} from '../../src/contracts/reconciliation-payloads';
 import { RECONCILIATION_STATUS } from '../../src/contracts/search-attributes';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
 import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import type { ReconciliationInput, ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary, ReconciliationWorkflowState } from '../../src/contracts/reconciliation.contract';
 
 const ROWS_PER_PAGE = 500;
 

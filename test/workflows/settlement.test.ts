@@ -5,20 +5,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { HISTORY_EVENT_LIMIT } from '../../workflows/pacing';
-import type {
-  AttemptProgress,
-  DestinationCheck,
-  RefundCheck,
-  SettlementInput,
-  SettlementRefundInput,
-  SettlementWorkflowStatus,
-  SubmissionResult,
-} from '../../src/contracts/payloads';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
-import { payoutSignal, settlementStatusQuery } from '../../src/contracts/settlement-messages';
 import { settlementWorkflow } from '../../workflows/settlement.workflow';
 import { settlementRefundWorkflow } from '../../workflows/settlementRefund.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { type AttemptProgress, type DestinationCheck, payoutSignal, type RefundCheck, type SettlementInput, type SettlementRefundInput, settlementStatusQuery, type SettlementWorkflowStatus, type SubmissionResult } from '../../src/contracts/settlement.contract';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;

@@ -1,9 +1,9 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { DeliveryAttemptResult } from '../../src/contracts/payloads';
 import { deliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhookDelivery.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import type { DeliveryAttemptResult } from '../../src/contracts/webhook-delivery.contract';
 
 const MINUTE = 60_000;
 const SPEC_SCHEDULE = [2, 5, 11, 24, 53].map((minutes) => minutes * MINUTE);

@@ -5,7 +5,6 @@ import type { Client } from '@temporalio/client';
 import { createKnex, type Db } from '../../../src/db';
 import { createLogger } from '../../../src/logger';
 import { createTemporalClient } from '../../../src/temporal/client';
-import { settlementWorkflowId } from '../../../src/contracts/workflow-ids';
 import { cliTenant } from '../../e2e/tenant';
 import { call, type CallOptions, type HttpResponse } from '../../helpers/http';
 import { startSystem, type RunningSystem } from '../../helpers/processes';
@@ -14,6 +13,7 @@ import { cleanUp, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, sleep, sta
 import { DESTINATIONS, PAYMENTS } from './catalogue';
 import { createInvariants, type Invariants, type SoakWorld } from './invariants';
 import { buildSchedule, describeOp, OPERATOR_ACTIONS, PROCESS_FAULTS, type Op, type OperatorAction, type ProcessFault } from './schedule';
+import { settlementWorkflowId } from '../../../src/contracts/settlement.contract';
 
 export interface SoakOptions {
   seed: number;

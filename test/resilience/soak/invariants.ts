@@ -1,12 +1,13 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../../src/db';
-import { merchantTxRefOfSettlement, paymentConfirmationBatchWorkflowId, settlementWorkflowId } from '../../../src/contracts/workflow-ids';
 import { call, eventually } from '../../helpers/http';
 import type { RunningSystem } from '../../helpers/processes';
 import { executionsOn, HISTORY_BOUND, inPool, JOB_TYPES, ledgerVerify, RESILIENCE_TIMINGS, sandboxTransfer } from '../scenario-steps';
 import { DESTINATIONS, PAYMENTS } from './catalogue';
 import type { Violation } from './driver';
 import type { Op } from './schedule';
+import { merchantTxRefOfSettlement, settlementWorkflowId } from '../../../src/contracts/settlement.contract';
+import { paymentConfirmationBatchWorkflowId } from '../../../src/contracts/payment-confirmation.contract';
 
 export interface SentPayment {
   transactionId: string;

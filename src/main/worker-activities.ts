@@ -1,11 +1,11 @@
-import type { Services } from '../src/main/container';
-import type { Logger } from '../src/logger';
-import { createPaymentActivities } from './payments.activities';
-import { createReconciliationActivities } from './reconciliation.activities';
-import { createSettlementActivities } from './settlements.activities';
-import { createRetentionActivities } from './retention.activities';
-import { createSweepActivities } from './sweep.activities';
-import { createWebhookActivities } from './webhooks.activities';
+import type { Services } from './container';
+import type { Logger } from '../logger';
+import { createPaymentActivities } from '../../activities/payments.activities';
+import { createReconciliationActivities } from '../../activities/reconciliation.activities';
+import { createSettlementActivities } from '../../activities/settlements.activities';
+import { createRetentionActivities } from '../../activities/retention.activities';
+import { createSweepActivities } from '../../activities/sweep.activities';
+import { createWebhookActivities } from '../../activities/webhooks.activities';
 
 export function createActivities(deps: { services: Services; logger: Logger; sweepGraceMs: number }) {
   const { services, logger, sweepGraceMs } = deps;

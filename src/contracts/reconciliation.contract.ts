@@ -1,7 +1,10 @@
 /**
- * The reconciliation workflow's input and the values it exchanges with its activities. Pure types:
- * workflow code imports this module.
+ * The reconciliation workflow's contract: its input, the values it exchanges with its activities, its
+ * state query's shape, ids and the job that starts an on-demand run. Workflow code imports this module:
+ * types and pure functions only.
  */
+import type { WorkflowJob } from './workflow-job';
+
 
 /** Where a run is in the provider's records: the wallet listing (platform runs) or the tenant's accounts, then single lookups. */
 export type ReconciliationSource = 'wallet' | 'accounts' | 'lookups' | 'done';
@@ -83,3 +86,20 @@ export interface ReconciliationWorkflowState {
   summary: ReconciliationSummary | null;
   error: string | null;
 }
+
+export const reconciliationWorkflowId = (runId: string): string => `reconciliation:${runId}`;
+/** The Schedule that starts a platform run every RECONCILIATION_INTERVAL. */
+export const reconciliationScheduleId = (taskQueue: string): string => `reconciliation:${taskQueue}`;
+
+/** An on-demand run (API, dashboard, CLI); a platform run has no tenant. */
+export function reconciliationJob(timings: { RECONCILIATION_PROVIDER_ATTEMPTS: number }, input: { runId: string; tenantId: string | null }): WorkflowJob<'reconciliationWorkflow', ReconciliationInput> {
+  return {
+    workflowType: 'reconciliationWorkflow',
+    workflowId: reconciliationWorkflowId(input.runId),
+    args: { runId: input.runId, providerAttempts: timings.RECONCILIATION_PROVIDER_ATTEMPTS },
+    searchAttributes: input.tenantId ? { TenantId: input.tenantId } : {},
+  };
+}
+
+/** Runs wait behind money going out and deliveries; one run per id. */
+export const RECONCILIATION_START_POLICY = { priority: 2, reusePolicy: 'REJECT_DUPLICATE' } as const;
