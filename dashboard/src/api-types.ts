@@ -15,11 +15,12 @@ import type {
   tenantUserSchema,
   tenantUsersResponseSchema,
 } from '../../src/auth/tenant-admin.schemas';
-import type { customerDetailSchema, customerSearchResponseSchema } from '../../src/customers/customers.dashboard.schemas';
+import type { customerDetailSchema } from '../../src/accounts/accounts.dashboard.schemas';
+import type { customerSearchResponseSchema } from '../../src/customers/customers.dashboard.schemas';
 import type { customerSchema, kycReviewsResponseSchema } from '../../src/customers/customers.schemas';
 import type { overviewSchema } from '../../src/dashboard/overview.schemas';
 import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
-import type { statementResponseSchema } from '../../src/ledger/ledger.schemas';
+import type { statementResponseSchema } from '../../src/accounts/statement.schemas';
 import type { misdirectedListResponseSchema, misdirectedPaymentSchema } from '../../src/payments/misdirected.schemas';
 import type {
   dashboardRunDetailResponseSchema,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { auditEntrySchema } from '../audit/audit.schemas';
+import { customerSchema } from '../customers/customers.schemas';
 import { moneySchema, paginationSchema } from '../http/schemas';
-import { statementQuerySchema } from '../ledger/ledger.schemas';
+import { statementQuerySchema } from './statement.schemas';
 import { virtualAccountSchema } from './accounts.schemas';
 
 export const accountSearchQuerySchema = z.object({
@@ -29,3 +31,10 @@ export const accountSearchResponseSchema = z.object({
 });
 
 export const statementExportQuerySchema = statementQuerySchema.pick({ from: true, to: true });
+
+/** A customer's page: the customer, its accounts and the operator actions taken on it. */
+export const customerDetailSchema = z.object({
+  customer: customerSchema.extend({ KYCReviewReason: z.string().nullable() }),
+  accounts: z.array(virtualAccountSchema),
+  history: z.array(auditEntrySchema),
+});

@@ -1,8 +1,6 @@
 import { createAuthRepo } from '../auth/auth.repo';
 import type { Config } from '../config';
-import { encryptSecret } from '../crypto';
-import { BVN_COLUMN, encryptionContext } from '../encryption/encrypted-columns';
-import { createCustomersRepo } from '../customers/customers.repo';
+import { enrolCustomer } from '../customers/customer-enrolment';
 import type { Db } from '../db';
 import { BadRequestError, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
@@ -90,10 +88,7 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
       }
       const registered = await registerWithProvider(accountRef, body);
       return db.transaction(async (trx) => {
-        const customers = createCustomersRepo(trx);
-        const customer = await customers.upsertByExternalRef({ id: uuidv7(), tenantId, externalRef: body.externalRef, name: body.name });
-        // Encrypted once the row id is known: it is bound to the ciphertext. The first BVN given is kept.
-        if (body.bvn) await customers.setBvnIfAbsent(customer.id, encryptSecret(config.DATA_ENCRYPTION_KEYRING, body.bvn, encryptionContext(BVN_COLUMN, customer.id)), body.bvn.slice(-4));
+        const customer = await enrolCustomer(trx, config.DATA_ENCRYPTION_KEYRING, { tenantId, externalRef: body.externalRef, name: body.name, bvn: body.bvn });
         const account = await createAccountsRepo(trx).insert({
           id: uuidv7(),
           tenantId,
@@ -122,6 +117,17 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
     /** One more than `limit` rows, for the caller's paging. */
     search(tenantId: string, text: string | null, afterId: string | null, limit: number): Promise<AccountSearchHit[]> {
       return accounts.search(tenantId, text, afterId, limit + 1);
+    },
+
+    /** A customer's accounts, oldest first (the caller has found the customer). */
+    forCustomer(tenantId: string, customerId: string): Promise<AccountRecord[]> {
+      return accounts.listForCustomer(tenantId, customerId);
+    },
+
+    async firstForCustomer(tenantId: string, customerId: string): Promise<AccountRecord> {
+      const account = await accounts.findFirstForCustomer(tenantId, customerId);
+      if (!account) throw new NotFoundError('no account linked to this customer');
+      return account;
     },
 
     async balance(tenantId: string, accountRef: string): Promise<AccountBalance> {

@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { virtualAccountSchema } from '../accounts/accounts.schemas';
-import { auditEntrySchema } from '../audit/audit.schemas';
 import { paginationSchema } from '../http/schemas';
 import { customerSchema } from './customers.schemas';
 
@@ -14,10 +12,4 @@ export const customerSearchQuerySchema = z.object({
 export const customerSearchResponseSchema = z.object({
   customers: z.array(customerSchema),
   pagination: paginationSchema,
-});
-
-export const customerDetailSchema = z.object({
-  customer: customerSchema.extend({ KYCReviewReason: z.string().nullable() }),
-  accounts: z.array(virtualAccountSchema),
-  history: z.array(auditEntrySchema),
 });

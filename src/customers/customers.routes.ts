@@ -1,5 +1,3 @@
-import { presentAccount } from '../accounts/account.presenter';
-import { virtualAccountSchema } from '../accounts/accounts.schemas';
 import type { AuthenticatedUser } from '../http/context';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
@@ -74,17 +72,6 @@ export function customersRoutes(deps: { customers: CustomersService; kyc: KycSer
       responses: { 200: { description: 'The updated customer', schema: customerSchema } },
       errors: [400, 404],
       handle: async ({ params, body, ctx }) => ({ status: 200, body: presentCustomer(await customers.rename(tenantOf(ctx).id, params.id, body.name)) }),
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/v1/customers/:id/account',
-      summary: "The customer's (first) virtual account; use its AccountRef for statement and balance calls",
-      tag: 'customers',
-      auth: 'apiKey',
-      params: customerParamsSchema,
-      responses: { 200: { description: 'The account', schema: virtualAccountSchema } },
-      errors: [404],
-      handle: async ({ params, ctx }) => ({ status: 200, body: presentAccount(await customers.account(tenantOf(ctx).id, params.id)) }),
     }),
     defineRoute({
       method: 'post',

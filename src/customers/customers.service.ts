@@ -1,7 +1,5 @@
-import { createAccountsRepo, type AccountRecord } from '../accounts/accounts.repo';
 import { createAuditLog } from '../audit/audit-log';
 import type { Db } from '../db';
-import { NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { uuidv7 } from '../ids';
 import { requireCustomer } from './customer-lookup';
@@ -41,22 +39,12 @@ export function createCustomersService(deps: { db: Db }) {
       return customers.search(tenantId, search, afterId, limit + 1);
     },
 
-    async accounts(tenantId: string, id: string): Promise<AccountRecord[]> {
-      const customer = await requireCustomer(customers.find, tenantId, id);
-      return createAccountsRepo(db).listForCustomer(tenantId, customer.id);
-    },
 
     async rename(tenantId: string, id: string, name: string): Promise<CustomerRecord> {
       const customer = await requireCustomer(customers.find, tenantId, id);
       return (await customers.updateName(tenantId, customer.id, name))!;
     },
 
-    async account(tenantId: string, id: string): Promise<AccountRecord> {
-      const customer = await requireCustomer(customers.find, tenantId, id);
-      const account = await createAccountsRepo(db).findFirstForCustomer(tenantId, customer.id);
-      if (!account) throw new NotFoundError('no account linked to this customer');
-      return account;
-    },
 
     suspend: (user: AuthenticatedUser, id: string) => setStatus(user, id, 'suspended'),
     reactivate: (user: AuthenticatedUser, id: string) => setStatus(user, id, 'active'),

@@ -18,7 +18,7 @@ import { createOutboxRepo } from '../outbox/outbox.repo';
 import { retrySettlementRun } from '../settlements/settlement-restarts';
 import { createWorkflowStarter, type WorkflowStarter } from '../outbox/workflow-starter';
 import { createPostingEngine } from '../ledger/posting-engine';
-import { presentEntry } from '../ledger/entry.presenter';
+import { presentEntry } from '../accounts/entry.presenter';
 import { presentException, presentRun } from '../reconciliation/reconciliation.presenter';
 import { exceptionFilterSchema } from '../reconciliation/reconciliation.schemas';
 import { createReconciliationService, type ReconciliationService } from '../reconciliation/reconciliation.service';

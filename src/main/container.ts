@@ -2,6 +2,7 @@ import { Client, type ConnectionLike } from '@temporalio/client';
 import { accountsDashboardRoutes } from '../accounts/accounts.dashboard.routes';
 import { createAccountsService } from '../accounts/accounts.service';
 import { accountsRoutes } from '../accounts/accounts.routes';
+import { customerAccountsRoutes } from '../accounts/customer-accounts.routes';
 import { createAuditLog } from '../audit/audit-log';
 import { API_KEYS_CHANGED_CHANNEL, createApiKeyCache, type ApiKeyCache } from '../auth/api-key-cache';
 import { createApiKeysService } from '../auth/api-keys.service';
@@ -30,9 +31,9 @@ import { createOutboxRepo } from '../outbox/outbox.repo';
 import { settlementRestartPlan } from '../settlements/settlement-restarts';
 import { createWorkflowRestarter } from '../outbox/workflow-restarts';
 import { createWorkflowStarter } from '../outbox/workflow-starter';
-import { ledgerRoutes } from '../ledger/ledger.routes';
+import { statementRoutes } from '../accounts/statement.routes';
 import { createPostingEngine } from '../ledger/posting-engine';
-import { createStatementService } from '../ledger/statement.service';
+import { createStatementService } from '../accounts/statement.service';
 import type { Logger } from '../logger';
 import { createProcessMetrics, type ProcessMetrics } from '../metrics/process-metrics';
 import { listenForNotifications, type NotificationListener } from '../notification-listener';
@@ -201,7 +202,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
   return [
     ...authRoutes({ auth: services.auth, audit: services.audit, config, limits: services.rateLimits }),
     ...accountsRoutes({ accounts: services.accounts }),
-    ...ledgerRoutes({ statements: services.statements }),
+    ...statementRoutes({ statements: services.statements }),
     ...settlementsRoutes({ settlements: services.settlements }),
     ...paymentsRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
@@ -220,7 +221,8 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...overviewRoutes({ db: services.db }),
     ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, audit: services.audit, config }),
-    ...customersDashboardRoutes({ customers: services.customers, audit: services.audit }),
+    ...customersDashboardRoutes({ customers: services.customers }),
+    ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
     ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),
     ...feesDashboardRoutes({ fees: services.fees }),
   ];

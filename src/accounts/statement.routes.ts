@@ -1,14 +1,14 @@
-import { presentAccount } from '../accounts/account.presenter';
-import { accountRefParamsSchema } from '../accounts/accounts.schemas';
+import { presentAccount } from './account.presenter';
+import { accountRefParamsSchema } from './accounts.schemas';
 import { defineRoute, tenantOf, type RouteDefinition } from '../http/route';
 import { formatKobo } from '../money';
 import { presentEntry } from './entry.presenter';
-import { statementQuerySchema, statementResponseSchema } from './ledger.schemas';
+import { statementQuerySchema, statementResponseSchema } from './statement.schemas';
 import type { StatementService } from './statement.service';
 
 const DEFAULT_PAGE_SIZE = 50;
 
-export function ledgerRoutes(deps: { statements: StatementService }): RouteDefinition[] {
+export function statementRoutes(deps: { statements: StatementService }): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',

@@ -1,7 +1,7 @@
-import { accountFromPrefixed, prefixedAccountColumns, type AccountRecord } from '../accounts/accounts.repo';
+import { accountFromPrefixed, prefixedAccountColumns, type AccountRecord } from './accounts.repo';
 import type { DbOrTrx } from '../db';
-import { ENTRY_COLUMNS, toLedgerEntry, type EntryRow } from './ledger.repo';
-import type { LedgerEntry } from './ledger.types';
+import { ENTRY_COLUMNS, toLedgerEntry, type EntryRow } from '../ledger/ledger.repo';
+import type { LedgerEntry } from '../ledger/ledger.types';
 
 /** A whole-history statement page read with its account in one statement. */
 export interface AccountPage {

@@ -1,11 +1,11 @@
-import type { AccountRecord } from '../accounts/accounts.repo';
-import type { AccountsService } from '../accounts/accounts.service';
+import type { AccountRecord } from './accounts.repo';
+import type { AccountsService } from './accounts.service';
 import type { Db } from '../db';
 import { BadRequestError, NotFoundError } from '../errors';
 import { invalidCursor } from '../http/pagination';
 import { isUuid } from '../ids';
 import type { Kobo } from '../money';
-import type { LedgerEntry } from './ledger.types';
+import type { LedgerEntry } from '../ledger/ledger.types';
 import { createStatementRepo } from './statement.repo';
 
 export interface StatementQuery {

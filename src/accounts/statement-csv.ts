@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { formatKobo } from '../money';
-import type { LedgerEntry } from './ledger.types';
+import type { LedgerEntry } from '../ledger/ledger.types';
 import type { Statement, StatementService } from './statement.service';
 
 const EXPORT_PAGE_SIZE = 500;

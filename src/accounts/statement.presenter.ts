@@ -1,4 +1,4 @@
-import { presentAccount } from '../accounts/account.presenter';
+import { presentAccount } from './account.presenter';
 import { formatKobo } from '../money';
 import { presentEntry } from './entry.presenter';
 import type { Statement } from './statement.service';

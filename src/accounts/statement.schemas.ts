@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { virtualAccountSchema } from '../accounts/accounts.schemas';
+import { virtualAccountSchema } from './accounts.schemas';
 import { moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
 
 export const ledgerEntrySchema = z.object({

@@ -1,6 +1,6 @@
 import { formatKobo } from '../money';
-import type { LedgerEntryView } from './ledger.schemas';
-import type { LedgerEntry } from './ledger.types';
+import type { LedgerEntryView } from './statement.schemas';
+import type { LedgerEntry } from '../ledger/ledger.types';
 
 export function presentEntry(entry: LedgerEntry): LedgerEntryView {
   return {
