@@ -22,7 +22,7 @@ export interface QueuedConfirmation {
 
 /** The JSON size of a keyword list as Temporal stores it. */
 export function keywordListBytes(values: readonly string[]): number {
-  return Buffer.byteLength(JSON.stringify(values), 'utf8');
+  return new TextEncoder().encode(JSON.stringify(values)).length;
 }
 
 /** A keyword list's values, each once, in first-seen order. */

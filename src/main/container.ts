@@ -28,6 +28,7 @@ import { createConfirmationBatcher } from '../payments/confirmation-batcher';
 import { confirmationRestartPlan } from '../payments/confirmation-restarts';
 import { createJobs } from '../contracts/jobs';
 import { createOutboxRepo } from '../outbox/outbox.repo';
+import { createReconciliationExceptionsRepo } from '../reconciliation/reconciliation-exceptions.repo';
 import { settlementRestartPlan } from '../settlements/settlement-restarts';
 import { createWorkflowRestarter } from '../outbox/workflow-restarts';
 import { createWorkflowStarter } from '../outbox/workflow-starter';
@@ -149,7 +150,14 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       client: temporal,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       logger: logger.child({ component: 'settlement-restarts' }),
-      plan: settlementRestartPlan({ db, client: temporal, jobs, starter, logger: logger.child({ component: 'settlement-restarts' }) }),
+      plan: settlementRestartPlan({
+        db,
+        client: temporal,
+        jobs,
+        starter,
+        logger: logger.child({ component: 'settlement-restarts' }),
+        raiseFinding: (finding) => db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding)),
+      }),
     }),
     auth,
     apiKeyCache,

@@ -7,8 +7,8 @@ import { planPosting, type PostingEngine, type PostingPlan } from '../ledger/pos
 import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confirmation-claims.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
-import { createDeliveriesRepo } from '../webhooks/deliveries.repo';
-import { paymentReceivedBody } from '../webhooks/payment-received';
+import { createOutboundEvents } from '../events/outbound-events';
+import { paymentReceivedBody } from '../events/event-catalogue';
 
 export interface ReceivedPayment {
   accountRef: string;
@@ -79,7 +79,7 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     await createConfirmationClaimsRepo(trx).enqueue([{ ...plan.confirmation, postedAt: entry!.createdAt }]);
     const scheduled: OutboxEntry[] = [];
     if (account.callbackUrl) {
-      await createDeliveriesRepo(trx).insert({
+      await createOutboundEvents(trx).enqueue({
         id: plan.delivery.id,
         eventId: plan.delivery.id,
         tenantId: account.tenantId,

@@ -2,7 +2,6 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
 import { uuidv7 } from '../ids';
 import type { Logger } from '../logger';
-import { createReconciliationExceptionsRepo } from '../reconciliation/reconciliation-exceptions.repo';
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
 import type { Jobs } from '../contracts/jobs';
 import { startEach, type FailedRun, type RestartPlan } from '../outbox/workflow-restarts';
@@ -34,10 +33,27 @@ async function failureOf(client: Client, run: FailedRun): Promise<{ message: str
  * finding (`settlement_run_failed`, one per failed run) and no restart, until an operator retries it
  * (`settlement:retry`). A settlement whose latest run failed is never resumed on an older run's account.
  */
-export function settlementRestartPlan(deps: { db: Db; client: Client; jobs: Jobs; starter: WorkflowStarter; logger: Logger }): RestartPlan {
-  const { db, client, jobs, starter, logger } = deps;
+/** The alert finding a parked run raises; true when it is new (one per failed run). Reconciliation's exception queue keeps it. */
+export interface FailedRunFinding {
+  id: string;
+  tenantId: string;
+  kind: 'settlement_run_failed';
+  subject: string;
+  accountId: string;
+  settlementId: string;
+  details: Record<string, unknown>;
+}
+
+export function settlementRestartPlan(deps: {
+  db: Db;
+  client: Client;
+  jobs: Jobs;
+  starter: WorkflowStarter;
+  logger: Logger;
+  raiseFinding: (finding: FailedRunFinding) => Promise<boolean>;
+}): RestartPlan {
+  const { db, client, jobs, starter, logger, raiseFinding } = deps;
   const settlements = createSettlementsRepo(db);
-  const exceptions = createReconciliationExceptionsRepo(db);
 
   const latestRunFailed = async (merchantTxRef: string): Promise<boolean> =>
     (await client.workflow.getHandle(settlementWorkflowId(merchantTxRef)).describe()).status.name === 'FAILED';
@@ -69,8 +85,7 @@ export function settlementRestartPlan(deps: { db: Db; client: Client; jobs: Jobs
         const settlement = open.get(run.key);
         if (!settlement) continue;
         const failure = await failureOf(client, run);
-        const raised = await db.transaction((trx) =>
-          exceptions.raise(trx, {
+        const raised = await raiseFinding({
             id: uuidv7(),
             tenantId: settlement.tenantId,
             kind: 'settlement_run_failed',
@@ -85,8 +100,7 @@ export function settlementRestartPlan(deps: { db: Db; client: Client; jobs: Jobs
               settlementStatus: settlement.status,
               retry: `npm run cli -- settlement:retry --ref ${settlement.merchantTxRef}`,
             },
-          }),
-        );
+          });
         if (raised) logger.error({ merchantTxRef: settlement.merchantTxRef, runId: run.runId, failure: failure.message }, 'settlement run failed for good: parked, not restarted');
         parked += 1;
       }

@@ -66,18 +66,6 @@ function toDelivery(row: DeliveryRow): DeliveryRecord {
   };
 }
 
-export interface NewDelivery {
-  id: string;
-  eventId: string;
-  tenantId: string;
-  accountId: string;
-  inboundEventId: string | null;
-  replayOf?: string | null;
-  callbackUrl: string;
-  payload: string;
-  eventReceivedAt: Date;
-}
-
 export interface AttemptOutcome {
   attemptNo: number;
   attemptedAt: Date;
@@ -91,20 +79,6 @@ export interface AttemptOutcome {
 
 export function createDeliveriesRepo(db: DbOrTrx) {
   return {
-    async insert(delivery: NewDelivery): Promise<void> {
-      await db('webhook_deliveries').insert({
-        id: delivery.id,
-        event_id: delivery.eventId,
-        tenant_id: delivery.tenantId,
-        account_id: delivery.accountId,
-        inbound_event_id: delivery.inboundEventId,
-        replay_of: delivery.replayOf ?? null,
-        callback_url: delivery.callbackUrl,
-        payload: delivery.payload,
-        event_received_at: delivery.eventReceivedAt,
-      });
-    },
-
     async findById(id: string): Promise<DeliveryRecord | undefined> {
       const row: DeliveryRow | undefined = await db('webhook_deliveries').where({ id }).first();
       return row ? toDelivery(row) : undefined;

@@ -12,6 +12,7 @@ import { createOutboxRepo } from '../outbox/outbox.repo';
 import type { WorkflowStarter } from '../outbox/workflow-starter';
 import { createInboundEventsRepo } from '../payments/inbound-events.repo';
 import type { RateLimits } from '../rate-limits/rate-limits';
+import { createOutboundEvents } from '../events/outbound-events';
 import { createDeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord } from './deliveries.repo';
 
 export function createWebhooksService(deps: {
@@ -68,7 +69,7 @@ export function createWebhooksService(deps: {
       const replayId = uuidv7();
       const job = jobs.webhookDelivery({ deliveryId: replayId, tenantId, accountRef: account?.accountRef ?? '' });
       await db.transaction(async (trx) => {
-        await createDeliveriesRepo(trx).insert({
+        await createOutboundEvents(trx).enqueue({
           id: replayId,
           eventId: original.eventId,
           tenantId,

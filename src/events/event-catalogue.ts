@@ -1,5 +1,12 @@
 import { formatKobo, type Kobo } from '../money';
 
+/**
+ * Every event type the service sends to a tenant's callbackUrl, each with its body builder below. A new
+ * event type is added here, and its producer enqueues it through outbound-events.
+ */
+export const OUTBOUND_EVENT_TYPES = ['payment.received'] as const;
+export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
+
 /** SPEC.md, Outbound event: field order as the spec lists it; serialised once, sent byte-identical on every retry. */
 export interface PaymentReceivedEvent {
   eventType: 'payment.received';
