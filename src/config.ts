@@ -14,7 +14,7 @@ const DEV_PROVIDER_WEBHOOKS_SIGNING_SECRET = 'sk_sandbox_provider_local_dev';
 const SANDBOX_CLIENT = { PROVIDER_CLIENT_ID: 'sandbox-client', PROVIDER_CLIENT_SECRET: 'sandbox-secret', PROVIDER_ACCOUNT_ID: 'sandbox-account' } as const;
 
 /**
- * Secret values that appear in this repository (defaults, docker-compose.yml, README examples):
+ * Secret values that appear in this repository (defaults, docker-compose.yml, the docs' examples):
  * anyone can read them, so production refuses every one of them, whichever variable holds it.
  */
 export const REPOSITORY_EXAMPLE_SECRETS: readonly string[] = [

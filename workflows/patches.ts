@@ -1,6 +1,6 @@
 /**
  * Patch ids for `patched()`: each marks a change of a workflow's commands that runs already in flight
- * must not see (README, "Changing a workflow while runs are in flight"). A patch lives until every run
+ * must not see (docs/workflows.md, "Changing a workflow while runs are in flight"). A patch lives until every run
  * started before it has closed; then it becomes `deprecatePatch(id)` for one release, then goes.
  */
 

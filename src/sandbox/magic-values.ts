@@ -1,4 +1,4 @@
-/** The sandbox's test values (README table): the last digits of an account number or NIN pick the outcome. */
+/** The sandbox's test values (docs/sandbox.md, "Magic values"): the last digits of an account number or NIN pick the outcome. */
 
 import type { Config } from '../config';
 import type { TransferProfile } from './transfer-profiles';

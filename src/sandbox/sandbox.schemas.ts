@@ -118,7 +118,7 @@ const outageSchema = z.object({
 
 const delayMs = z.number().int().min(0).max(30 * 24 * 3_600_000);
 
-/** A control-route profile: which transfers it applies to, and the behaviours it sets (README "Bad days"). */
+/** A control-route profile: which transfers it applies to, and the behaviours it sets (docs/sandbox.md, "The provider's bad days"). */
 export const transferProfileRuleSchema = z
   .object({
     match: z

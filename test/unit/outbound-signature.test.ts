@@ -5,7 +5,7 @@ import { loadTestVectors } from '../helpers/test-vectors';
 
 const vector = loadTestVectors<{ secret: string; t: number; rawBody: string; header: string }>('outbound-signature');
 
-/** A receiver's check, written independently of the service: what the README tells tenants to do. */
+/** A receiver's check, written independently of the service: what docs/webhooks.md tells tenants to do. */
 function receiverAccepts(secret: string, rawBody: string, header: string, nowSeconds: number): boolean {
   const parts = Object.fromEntries(header.split(',').map((part) => part.split('=') as [string, string]));
   const t = Number(parts.t);
