@@ -4,16 +4,16 @@
  * started before it has closed; then it becomes `deprecatePatch(id)` for one release, then goes.
  */
 
-/** webhookDeliveryWorkflow: sendWebhook became a normal activity (it was local). Added with issue 11. */
+/** webhookDeliveryWorkflow: sendWebhook became a normal activity (it was local). */
 export const WEBHOOK_SEND_AS_ACTIVITY = 'webhook-send-as-activity';
 
-/** convergenceSweepWorkflow: after the outbox, restart confirmations that failed or were terminated. Added with issue 11. */
+/** convergenceSweepWorkflow: after the outbox, restart confirmations that failed or were terminated. */
 export const SWEEP_RESTARTS_CONFIRMATIONS = 'sweep-restarts-confirmations';
 
-/** convergenceSweepWorkflow: after the confirmations, restart settlements whose run stopped while they are open. Added with issue 11. */
+/** convergenceSweepWorkflow: after the confirmations, restart settlements whose run stopped while they are open. */
 export const SWEEP_RESTARTS_SETTLEMENTS = 'sweep-restarts-settlements';
 
-/** settlementWorkflow: a refund's signal that arrives as the refund watch runs out is still checked. Added with issue 13's stop 19. */
+/** settlementWorkflow: a refund's signal that arrives as the refund watch runs out is still checked. */
 export const REFUND_NEWS_AT_WATCH_END = 'refund-news-at-watch-end';
 
 /** convergenceSweepWorkflow: after the settlements, look up again the settlement references the ledger failed or refunded. */

@@ -86,7 +86,7 @@ describe('dashboard in a browser', function () {
   }
 
   /**
-   * Issue 12's deficit, as its settlement test makes one: a provisional credit (the provider has not
+   * A deficit, as the settlement test makes one: a provisional credit (the provider has not
    * confirmed it yet) is spent by a settlement, then reversed. The account ends below zero.
    */
   async function spendThenReverseProvisionalCredit(account: { AccountRef: string; ID: string }): Promise<void> {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { migrationConfig } from '../../src/db';
 
-/** Issue 12's migrations, which sort before the dashboard's 20261123000400 but reached main after it was written. */
+/** Migrations that sort before the dashboard's 20261123000400 but reached main after it was written. */
 const LANDED_LATER = /^20261123000(300|310|320|330)_/;
 /** What a database migrated on the dashboard branch lacks: those, and the reconciliation's (and its dashboard indexes), the confirmation claims', the API key change notifications', and every migration of this release (20261126…), which came after it. */
 const NOT_ON_THE_DASHBOARD_BRANCH = /^(2026112300(0300|0310|0320|0330|0600|0800|0950|1000|1100)|20261126\d{6})_/;

@@ -11,7 +11,7 @@ interface SettlementCase {
   payouts: number;
 }
 
-/** The sandbox's magic destinations (issue 3) and a plain one; injected faults must not change any outcome. */
+/** The sandbox's magic destinations and a plain one; injected faults must not change any outcome. */
 const CASES: SettlementCase[] = [
   { accountNumber: '0123456789', status: 'success', attempts: 1, payouts: 1 },
   { accountNumber: '0000001111', status: 'failed', attempts: 5, payouts: 0 },
