@@ -2,7 +2,8 @@ import type { Db, Trx } from '../db';
 import { BadRequestError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
-import { createLedgerRepo, type AppendTotals, type EntryDraft, type FundsSource } from './ledger.repo';
+import { createLedgerRepo } from './ledger.repo';
+import type { AppendTotals, EntryDraft, FundsSource } from './posting-ctes';
 import type { LedgerEntry, NewPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
@@ -66,7 +67,7 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
  * serialised per account; the database's CHECK constraints hold the invariants whatever happens. Only
  * a reversal (a spent provisional credit the provider did not confirm) or an operator's compensating
  * adjustment (a spent confirmed credit the provider took back) may take an account below zero.
- * Statements that post together with rows of their own compose `appendFragment` with `planPosting`.
+ * Statements that post together with rows of their own are built by posting-statements.
  */
 export function createPostingEngine(db: Db) {
   const repo = createLedgerRepo(db);
