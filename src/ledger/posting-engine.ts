@@ -79,14 +79,16 @@ export function createPostingEngine(db: Db) {
     throw new Error(`account ${accountId} does not exist`);
   }
 
+  /**
+   * Posts entries to one account. With `spendFrom`, the debits must fit in that balance (the ledger
+   * balance, or the available one: ledger less provisional credits), checked under the same lock as the write.
+   */
+  function post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendFrom?: FundsSource } = {}): Promise<LedgerEntry[]> {
+    return append(trx, accountId, planPosting(postings, options));
+  }
+
   return {
-    /**
-     * Posts entries to one account. With `spendFrom`, the debits must fit in that balance (the ledger
-     * balance, or the available one: ledger less provisional credits), checked under the same lock as the write.
-     */
-    post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendFrom?: FundsSource } = {}): Promise<LedgerEntry[]> {
-      return append(trx, accountId, planPosting(postings, options));
-    },
+    post,
 
     /** Appends an already planned posting (see planPosting). */
     append,
@@ -101,6 +103,49 @@ export function createPostingEngine(db: Db) {
     /** Locks accounts in id order before postings to several of them in one transaction (no deadlock between two such callers). */
     lockAccounts(trx: Trx, accountIds: string[]): Promise<void> {
       return repo.lockAccounts(trx, accountIds);
+    },
+
+    /**
+     * A confirmed credit answering `reversal` (a reversed credit the provider showed paid after all),
+     * for the amount the reversal took back: the ledger stays append-only, and the unique index on the
+     * answered entry makes it happen once.
+     */
+    async restoreReversedCredit(trx: Trx, original: LedgerEntry, reversal: { id: string; amount: Kobo }, narration: string): Promise<LedgerEntry> {
+      const [restored] = await post(trx, original.accountId, [
+        {
+          direction: 'credit',
+          kind: 'adjustment',
+          amount: reversal.amount,
+          fee: original.fee,
+          status: 'confirmed',
+          narration,
+          providerTxnRef: original.providerTxnRef,
+          transactionGroupId: original.transactionGroupId,
+          reversesEntryId: reversal.id,
+        },
+      ]);
+      return restored!;
+    },
+
+    /**
+     * A confirmed debit taking back a confirmed credit (the provider took the money back); it may leave
+     * the account in deficit. Once per credit: the unique index on the answered entry.
+     */
+    async compensateCredit(trx: Trx, credit: LedgerEntry, narration: string): Promise<LedgerEntry> {
+      const [debit] = await post(trx, credit.accountId, [
+        {
+          direction: 'debit',
+          kind: 'adjustment',
+          amount: credit.amount,
+          fee: credit.fee,
+          status: 'confirmed',
+          narration,
+          providerTxnRef: credit.providerTxnRef,
+          transactionGroupId: credit.transactionGroupId,
+          reversesEntryId: credit.id,
+        },
+      ]);
+      return debit!;
     },
 
     /**
