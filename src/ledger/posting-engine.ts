@@ -2,7 +2,8 @@ import type { Db, Trx } from '../db';
 import { BadRequestError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
-import { createLedgerRepo, type AppendTotals, type EntryDraft, type FundsSource } from './ledger.repo';
+import { createLedgerRepo } from './ledger.repo';
+import type { AppendTotals, EntryDraft, FundsSource } from './posting-ctes';
 import type { LedgerEntry, NewPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
@@ -66,7 +67,7 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
  * serialised per account; the database's CHECK constraints hold the invariants whatever happens. Only
  * a reversal (a spent provisional credit the provider did not confirm) or an operator's compensating
  * adjustment (a spent confirmed credit the provider took back) may take an account below zero.
- * Statements that post together with rows of their own compose `appendFragment` with `planPosting`.
+ * Statements that post together with rows of their own are built by posting-statements.
  */
 export function createPostingEngine(db: Db) {
   const repo = createLedgerRepo(db);
@@ -78,14 +79,16 @@ export function createPostingEngine(db: Db) {
     throw new Error(`account ${accountId} does not exist`);
   }
 
+  /**
+   * Posts entries to one account. With `spendFrom`, the debits must fit in that balance (the ledger
+   * balance, or the available one: ledger less provisional credits), checked under the same lock as the write.
+   */
+  function post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendFrom?: FundsSource } = {}): Promise<LedgerEntry[]> {
+    return append(trx, accountId, planPosting(postings, options));
+  }
+
   return {
-    /**
-     * Posts entries to one account. With `spendFrom`, the debits must fit in that balance (the ledger
-     * balance, or the available one: ledger less provisional credits), checked under the same lock as the write.
-     */
-    post(trx: Trx, accountId: string, postings: NewPosting[], options: { spendFrom?: FundsSource } = {}): Promise<LedgerEntry[]> {
-      return append(trx, accountId, planPosting(postings, options));
-    },
+    post,
 
     /** Appends an already planned posting (see planPosting). */
     append,
@@ -100,6 +103,49 @@ export function createPostingEngine(db: Db) {
     /** Locks accounts in id order before postings to several of them in one transaction (no deadlock between two such callers). */
     lockAccounts(trx: Trx, accountIds: string[]): Promise<void> {
       return repo.lockAccounts(trx, accountIds);
+    },
+
+    /**
+     * A confirmed credit answering `reversal` (a reversed credit the provider showed paid after all),
+     * for the amount the reversal took back: the ledger stays append-only, and the unique index on the
+     * answered entry makes it happen once.
+     */
+    async restoreReversedCredit(trx: Trx, original: LedgerEntry, reversal: { id: string; amount: Kobo }, narration: string): Promise<LedgerEntry> {
+      const [restored] = await post(trx, original.accountId, [
+        {
+          direction: 'credit',
+          kind: 'adjustment',
+          amount: reversal.amount,
+          fee: original.fee,
+          status: 'confirmed',
+          narration,
+          providerTxnRef: original.providerTxnRef,
+          transactionGroupId: original.transactionGroupId,
+          reversesEntryId: reversal.id,
+        },
+      ]);
+      return restored!;
+    },
+
+    /**
+     * A confirmed debit taking back a confirmed credit (the provider took the money back); it may leave
+     * the account in deficit. Once per credit: the unique index on the answered entry.
+     */
+    async compensateCredit(trx: Trx, credit: LedgerEntry, narration: string): Promise<LedgerEntry> {
+      const [debit] = await post(trx, credit.accountId, [
+        {
+          direction: 'debit',
+          kind: 'adjustment',
+          amount: credit.amount,
+          fee: credit.fee,
+          status: 'confirmed',
+          narration,
+          providerTxnRef: credit.providerTxnRef,
+          transactionGroupId: credit.transactionGroupId,
+          reversesEntryId: credit.id,
+        },
+      ]);
+      return debit!;
     },
 
     /**

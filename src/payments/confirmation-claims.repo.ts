@@ -1,7 +1,7 @@
 import type { DbOrTrx, Trx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus } from '../ledger/ledger.types';
-import { confirmCreditsFragment } from '../ledger/ledger.repo';
+import { confirmCreditsStatement } from '../ledger/posting-statements';
 import { looseIndexScan } from '../loose-index-scan';
 import { cutBatches, type QueuedConfirmation } from '../contracts/confirmation-batches';
 import type { PaymentMemory } from '../contracts/confirmation-rules';
@@ -245,7 +245,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
     /**
      * A round's confirmations in ONE statement (no transaction held open across round trips): takes this
      * batch's claims off the credits to confirm (a batch acts only on credits whose claim names it),
-     * confirms those still provisional through the ledger's fragment (the accounts locked first, in id
+     * has the ledger's statement confirm those still provisional (the accounts locked first, in id
      * order), and records one more provider answer on the claims of the credits the batch keeps waiting
      * on (a "not found" that counted, `notFoundCounted`, at this statement's time: never before the
      * answer came). Returns the credits whose claims it took and those it confirmed.
@@ -257,10 +257,13 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
     ): Promise<{ held: Set<string>; confirmed: Set<string> }> {
       if (toConfirm.length === 0 && kept.length === 0) return { held: new Set(), confirmed: new Set() };
       const { rows } = (await db.raw(
-        `WITH taken AS (
+        confirmCreditsStatement({
+          before: `taken AS (
            DELETE FROM confirmation_claims WHERE entry_id = ANY(CAST(:confirm AS uuid[])) AND batch_id = :batch RETURNING entry_id
-         ), ${confirmCreditsFragment('SELECT entry_id FROM taken', 'CAST(:accounts AS uuid[])')},
-         remembered AS (
+         )`,
+          entryIdsSql: 'SELECT entry_id FROM taken',
+          accountIdsSql: 'CAST(:accounts AS uuid[])',
+          after: `remembered AS (
            UPDATE confirmation_claims c
               SET lookups = c.lookups + 1,
                   first_seen_at = CASE WHEN m.seen THEN coalesce(c.first_seen_at, now()) ELSE c.first_seen_at END,
@@ -269,9 +272,10 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
              FROM unnest(CAST(:kept AS uuid[]), CAST(:seen AS boolean[]), CAST(:not_found AS int[]), CAST(:counted AS boolean[])) AS m(entry_id, seen, not_found, counted)
             WHERE c.entry_id = m.entry_id AND c.batch_id = :batch
            RETURNING c.entry_id
-         )
-         SELECT (SELECT coalesce(jsonb_agg(entry_id), '[]'::jsonb) FROM taken) AS held,
+         )`,
+          select: `SELECT (SELECT coalesce(jsonb_agg(entry_id), '[]'::jsonb) FROM taken) AS held,
                 (SELECT coalesce(jsonb_agg(id), '[]'::jsonb) FROM confirmed) AS confirmed`,
+        }),
         {
           batch: batchId,
           confirm: toConfirm.map((item) => item.entryId),

@@ -3,7 +3,8 @@ import type { Trx } from '../db';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import { createOutboxRepo, type OutboxEntry } from '../outbox/outbox.repo';
-import { planPosting, type PostingEngine, type PostingPlan } from '../ledger/posting-engine';
+import type { PostingEngine, PostingPlan } from '../ledger/posting-engine';
+import { paymentCredit } from '../ledger/postings';
 import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confirmation-claims.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
@@ -33,7 +34,7 @@ export interface PaymentCreditPlan {
   deliveryJob: OutboxEntry;
 }
 
-/** The provisional net credit (the sender's name as narration, the fee apart) and what follows it. */
+/** The provisional net credit (the ledger's payment credit) and what follows it. */
 export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): PaymentCreditPlan {
   const entryId = uuidv7();
   const deliveryId = uuidv7();
@@ -41,19 +42,7 @@ export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): Payment
   const { accountRef, tenantId } = payment;
   return {
     entryId,
-    posting: planPosting([
-      {
-        id: entryId,
-        direction: 'credit',
-        kind: 'payment',
-        amount: payment.gross - payment.fee,
-        fee: payment.fee,
-        status: 'provisional',
-        narration: payment.senderName,
-        providerTxnRef: payment.transactionId,
-        transactionGroupId,
-      },
-    ]),
+    posting: paymentCredit({ entryId, transactionGroupId, gross: payment.gross, fee: payment.fee, senderName: payment.senderName, transactionId: payment.transactionId }),
     delivery: {
       id: deliveryId,
       payload: paymentReceivedBody({ transactionGroupId, accountRef, gross: payment.gross, fee: payment.fee, senderName: payment.senderName, narration: payment.narration }),
@@ -65,7 +54,8 @@ export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): Payment
 
 /**
  * Posts a received payment to a known account in the caller's transaction (misdirected payments
- * assigned by an operator); live webhooks do the same in one statement (payment-posting.repo).
+ * assigned by an operator, credits reconciliation found missing) through the ledger; live webhooks do the
+ * same in one statement (payment-posting.repo).
  */
 export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs: Jobs }) {
   const { postingEngine, jobs } = deps;

@@ -1,6 +1,6 @@
 import { runPrepared, type Db } from '../db';
 import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../outbox/outbox.repo';
-import { appendDraftsByAccountFragment } from '../ledger/ledger.repo';
+import { paymentCreditRow, paymentCreditsStatement } from '../ledger/posting-statements';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 
@@ -27,16 +27,16 @@ const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: un
 
 /**
  * Live payment webhooks, to any accounts, in ONE statement (one round trip, atomic without BEGIN/COMMIT):
- * find the accounts by the payers' references, claim each request id with its event row, post a credit for
- * every event claimed (in arrival order per account, under one lock of each account row, taken in id
- * order), queue each credit for a batch confirmation, and add each one's callback delivery and its
+ * find the accounts by the payers' references, claim each request id with its event row, have the ledger
+ * post a credit for every event claimed (in arrival order per account, under one lock of each account row,
+ * taken in id order), queue each credit for a batch confirmation, and add each one's callback delivery and its
  * workflow to start. An event whose request id is already claimed (earlier, or by an earlier copy in the
  * same group) claims nothing and so posts nothing; an event naming no account claims nothing either.
  * Events are claimed in request-id order and all of them before any account is locked, so two statements
  * racing over the same redelivered ids, or over the same accounts, wait for each other, never in a cycle.
  */
-const STATEMENT = `
-  WITH items AS (
+const STATEMENT = paymentCreditsStatement({
+  before: `items AS (
     SELECT * FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS i(
       ord int, alias_ref text, event jsonb, event_payload jsonb, delivery_id uuid, delivery_payload text, jobs jsonb, entry jsonb)
   ), target AS (
@@ -56,13 +56,9 @@ const STATEMENT = `
   ), claimed AS (
     SELECT i.*, c.account_id, c.received_at, row_number() OVER (PARTITION BY c.account_id ORDER BY i.ord) AS position
       FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
-  ), ${appendDraftsByAccountFragment(`
-    SELECT c.account_id, CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, 'payment'::text AS kind,
-           CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, 'provisional'::text AS status,
-           c.entry->>'narration' AS narration, c.entry->>'provider_txn_ref' AS provider_txn_ref,
-           CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(NULL AS uuid) AS reverses_entry_id
-      FROM claimed c`)},
-  delivery AS (
+  )`,
+  credits: 'claimed',
+  after: `delivery AS (
     INSERT INTO webhook_deliveries (id, event_id, tenant_id, account_id, inbound_event_id, callback_url, payload, event_received_at)
     SELECT c.delivery_id, c.delivery_id, t.tenant_id, t.id, CAST(c.event->>'id' AS uuid), t.callback_url, c.delivery_payload, c.received_at
       FROM claimed c JOIN target t ON t.id = c.account_id
@@ -82,13 +78,14 @@ const STATEMENT = `
      WHERE NOT j.needs_callback OR t.callback_url IS NOT NULL
     ON CONFLICT (workflow_id) DO NOTHING
     RETURNING workflow_id, workflow_type, args, search_attributes
-  )
-  SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'tenant_id', t.tenant_id, 'account_ref', t.account_ref, 'callback_url', t.callback_url)), '[]'::jsonb)
+  )`,
+  select: `SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'tenant_id', t.tenant_id, 'account_ref', t.account_ref, 'callback_url', t.callback_url)), '[]'::jsonb)
             FROM target t) AS accounts,
          (SELECT coalesce(jsonb_agg(CAST(c.event->>'id' AS uuid)), '[]'::jsonb) FROM claimed c) AS claimed_event_ids,
          (SELECT count(*) FROM posting_inserted) AS posted,
          (SELECT count(*) FROM queued) AS queued,
-         (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs`;
+         (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs`,
+});
 
 interface GroupRow {
   accounts: Array<{ id: string; tenant_id: string; account_ref: string; callback_url: string | null }>;
@@ -104,10 +101,7 @@ export function createPaymentPostingRepo(db: Db) {
     async postGroup(payments: PaymentToPost[]): Promise<PaymentPostingResult[]> {
       const items = payments.map(({ aliasRef, event, plan }, index) => {
         const { payload, ...row } = inboundEventRow(event);
-        const [draft] = plan.posting.drafts;
-        if (plan.posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
-          throw new Error('a payment posting is one provisional credit');
-        }
+        const entry = paymentCreditRow(plan.posting);
         return {
           ord: index + 1,
           alias_ref: aliasRef,
@@ -115,14 +109,7 @@ export function createPaymentPostingRepo(db: Db) {
           event_payload: payload,
           delivery_id: plan.delivery.id,
           delivery_payload: plan.delivery.payload,
-          entry: {
-            id: draft!.id,
-            amount: draft!.amount,
-            fee: draft!.fee,
-            narration: draft!.narration,
-            provider_txn_ref: draft!.providerTxnRef,
-            transaction_group_id: draft!.transactionGroupId,
-          },
+          entry,
           jobs: [{ job: plan.deliveryJob, needsCallback: true }].map(({ job, needsCallback }) => ({
             workflow_id: job.workflowId,
             workflow_type: job.workflowType,

@@ -124,19 +124,7 @@ export function createReconciliationRepairs(deps: {
         const original = action.entryId ? await createLedgerRepo(trx).findEntry(action.entryId, trx) : undefined;
         const reversal = original ? await matching.reversalOf(trx, original.id) : undefined;
         if (!original || original.status !== 'reversed' || !reversal) throw new AlreadyRepaired();
-        const [restored] = await postingEngine.post(trx, original.accountId, [
-          {
-            direction: 'credit',
-            kind: 'adjustment',
-            amount: reversal.amount,
-            fee: original.fee,
-            status: 'confirmed',
-            narration: RESTORED_NARRATION,
-            providerTxnRef: original.providerTxnRef,
-            transactionGroupId: original.transactionGroupId,
-            reversesEntryId: reversal.id,
-          },
-        ]);
+        const restored = await postingEngine.restoreReversedCredit(trx, original, reversal, RESTORED_NARRATION);
         await exceptions.recordRepair(
           trx,
           {
@@ -150,7 +138,7 @@ export function createReconciliationRepairs(deps: {
             details: { providerStatus: action.rawStatus, providerAmount: formatKobo(action.amount), reversalEntryId: reversal.id },
           },
           runIds,
-          restored!.id,
+          restored.id,
         );
         await matching.markActionDone(trx, runId, action.providerTxnId, 'repaired');
         await runs.bump(trx, runIds, 'repaired');

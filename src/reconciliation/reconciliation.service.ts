@@ -200,25 +200,9 @@ export function createReconciliationService(deps: {
           const credit = finding.entryId ? await createLedgerRepo(trx).findEntry(finding.entryId, trx) : undefined;
           if (!credit || credit.direction !== 'credit' || credit.status !== 'confirmed') throw new ConflictError('the credit is no longer a confirmed credit');
           const providerStatus = typeof finding.details.providerStatus === 'string' ? finding.details.providerStatus : 'failed';
-          const [debit] = await postingEngine.post(
-            trx,
-            credit.accountId,
-            [
-              {
-                direction: 'debit',
-                kind: 'adjustment',
-                amount: credit.amount,
-                fee: credit.fee,
-                status: 'confirmed',
-                narration: `compensation: the provider reports this payment ${providerStatus}`,
-                providerTxnRef: credit.providerTxnRef,
-                transactionGroupId: credit.transactionGroupId,
-                reversesEntryId: credit.id,
-              },
-            ],
-          );
-          await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: null, via: 'cli', repairEntryId: debit!.id });
-          return debit!;
+          const debit = await postingEngine.compensateCredit(trx, credit, `compensation: the provider reports this payment ${providerStatus}`);
+          await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: null, via: 'cli', repairEntryId: debit.id });
+          return debit;
         });
         return { finding: (await exceptions.find(id.toLowerCase()))!, entry };
       } catch (error) {

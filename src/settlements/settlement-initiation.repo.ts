@@ -1,7 +1,7 @@
 import { runPrepared, type DbOrTrx } from '../db';
 import { outboxPriority, type OutboxEntry } from '../outbox/outbox.repo';
-import { appendFragment } from '../ledger/ledger.repo';
 import type { PostingPlan } from '../ledger/posting-engine';
+import { settlementDebitStatement } from '../ledger/posting-statements';
 import type { Kobo } from '../money';
 
 export interface SettlementDraft {
@@ -28,12 +28,12 @@ export type InitiationResult =
 
 /**
  * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the
- * Idempotency-Key when there is one, post the provisional debit through the ledger's append with the
- * funds check, and add the settlement row and the workflow to start (in its tenant's lane of the outbox, first
- * in it: see outbox.repo).
+ * Idempotency-Key when there is one, have the ledger post the provisional debit with its funds check, and
+ * add the settlement row and the workflow to start (in its tenant's lane of the outbox, first in it: see
+ * outbox.repo).
  */
-const STATEMENT = (postingCtes: string): string => `
-  WITH target AS (
+const STATEMENT_PARTS = {
+  before: `target AS (
     SELECT a.id, c.status AS customer_status
       FROM virtual_accounts a JOIN customers c ON c.id = a.customer_id
      WHERE a.tenant_id = :tenant_id AND a.account_ref = :account_ref
@@ -47,8 +47,9 @@ const STATEMENT = (postingCtes: string): string => `
   ), cleared AS (
     SELECT t.id FROM target t
      WHERE t.customer_status = 'active' AND (CAST(:idempotency_key AS text) IS NULL OR EXISTS (SELECT 1 FROM claim))
-  ), ${postingCtes},
-  settlement AS (
+  )`,
+  accountIdSql: '(SELECT id FROM cleared)',
+  after: `settlement AS (
     INSERT INTO settlements (id, merchant_tx_ref, tenant_id, account_id, debit_entry_id, amount, bank_code, account_number, narration)
     SELECT CAST(:settlement_id AS uuid), :merchant_tx_ref, CAST(:tenant_id AS uuid), i.account_id, i.id, i.amount, :bank_code, :account_number, :narration
       FROM posting_inserted i
@@ -58,18 +59,19 @@ const STATEMENT = (postingCtes: string): string => `
     SELECT :workflow_id, :workflow_type, CAST(:workflow_args AS jsonb), CAST(:workflow_search_attributes AS jsonb), CAST(:tenant_id AS uuid), CAST(:workflow_priority AS smallint)
       FROM settlement
     RETURNING workflow_id
-  )
-  SELECT t.id IS NOT NULL AS found, t.customer_status,
+  )`,
+  select: `SELECT t.id IS NOT NULL AS found, t.customer_status,
          EXISTS (SELECT 1 FROM claim) AS claimed,
          EXISTS (SELECT 1 FROM settlement) AS created
-    FROM (SELECT 1) AS one LEFT JOIN target t ON true`;
+    FROM (SELECT 1) AS one LEFT JOIN target t ON true`,
+};
 
 export function createSettlementInitiationRepo(db: DbOrTrx) {
   return {
     async initiate(draft: SettlementDraft): Promise<InitiationResult> {
-      const fragment = appendFragment('(SELECT id FROM cleared)', draft.debit.drafts, draft.debit.totals);
-      const result = await runPrepared(db, 'settlement-initiation', STATEMENT(fragment.ctes), {
-        ...fragment.bindings,
+      const statement = settlementDebitStatement(STATEMENT_PARTS, draft.debit);
+      const result = await runPrepared(db, 'settlement-initiation', statement.sql, {
+        ...statement.bindings,
         tenant_id: draft.tenantId,
         account_ref: draft.accountRef,
         idempotency_key: draft.idempotencyKey,

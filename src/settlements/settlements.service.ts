@@ -8,7 +8,8 @@ import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import type { OutboxEntry } from '../outbox/outbox.repo';
 import type { WorkflowStarter } from '../outbox/workflow-starter';
-import { InsufficientFundsError, planPosting } from '../ledger/posting-engine';
+import { InsufficientFundsError } from '../ledger/posting-engine';
+import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
 import type { Kobo } from '../money';
 import type { PayoutEventSink } from '../payments/payment-ingest.service';
@@ -110,10 +111,7 @@ export function createSettlementsService(deps: {
         narration: request.narration ?? '',
         requestHash: hash,
         idempotencyKey: idempotencyKey ?? null,
-        debit: planPosting(
-          [{ direction: 'debit', kind: 'settlement', amount: request.amount, status: 'provisional', narration: request.narration ?? '', providerTxnRef: merchantTxRef, transactionGroupId: uuidv7() }],
-          { spendFrom: config.SETTLEMENT_FUNDS },
-        ),
+        debit: settlementDebit({ amount: request.amount, narration: request.narration ?? '', merchantTxRef, spendFrom: config.SETTLEMENT_FUNDS }),
         job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
       };
       const outcome = idempotencyKey

@@ -1,0 +1,225 @@
+import type { Kobo } from '../money';
+import type { EntryKind, EntryStatus, LedgerEntry } from './ledger.types';
+
+// The SQL of a posting, as CTEs: one statement locks the account rows, appends the entries with their
+// seq and running columns, and moves the accounts' totals. posting-statements and ledger.repo compose them.
+
+/** One entry to append, in order; seq and the running columns are computed in SQL under the lock. */
+export interface EntryDraft {
+  id: string;
+  direction: LedgerEntry['direction'];
+  kind: EntryKind;
+  amount: Kobo;
+  fee: Kobo;
+  status: EntryStatus;
+  narration: string;
+  providerTxnRef: string | null;
+  transactionGroupId: string;
+  reversesEntryId: string | null;
+}
+
+export interface AppendTotals {
+  credits: Kobo;
+  debits: Kobo;
+  /** Provisional credits appended (they join pending credits). */
+  pendingAdded: Kobo;
+  /** Pending credits leaving because this append reverses one. */
+  pendingReleased: Kobo;
+  /** When set, the append happens only if this balance (ledger, or ledger less pending credits) covers the amount. */
+  requireFunds: { amount: Kobo; from: FundsSource } | null;
+}
+
+/** What a settlement may spend: the ledger balance (SPEC.md) or only confirmed money. */
+export type FundsSource = 'ledger' | 'available';
+
+export interface AppendFragment {
+  /** CTEs to place in a WITH list: posting_account, posting_drafts, posting_inserted, posting_moved. */
+  ctes: string;
+  bindings: Record<string, unknown>;
+}
+
+/**
+ * The entries an append writes, from `draftsWithAccount` (drafts d, each beside its locked account a):
+ * seq and the running columns follow the account's totals as they were under the lock.
+ */
+function insertEntries(draftsWithAccount: string): string {
+  return `INSERT INTO ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
+                                  provider_txn_ref, transaction_group_id, reverses_entry_id, balance_after, credits_to_date,
+                                  debits_to_date, created_at)
+      SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
+             d.provider_txn_ref, d.transaction_group_id, d.reverses_entry_id,
+             (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
+             a.total_debits + d.debits_run, clock_timestamp()
+        FROM ${draftsWithAccount}
+      RETURNING *`;
+}
+
+/** What the posting CTEs add to the account: SQL expressions (bindings, or sums over posting_drafts). */
+interface TotalsSql {
+  count: string;
+  credits: string;
+  debits: string;
+  pendingAdded: string;
+  pendingReleased: string;
+}
+
+/**
+ * The posting CTEs over drafts read from `draftsFrom` (a FROM item aliased d, with columns ord (1..n in
+ * posting order), id, direction, kind, amount, fee, status, narration, provider_txn_ref,
+ * transaction_group_id, reverses_entry_id).
+ */
+function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql): string {
+  return `
+    posting_account AS (
+      SELECT id, tenant_id, last_seq, total_credits, total_debits
+        FROM virtual_accounts
+       WHERE id = ${accountIdSql}
+         AND (CAST(:posting_require_funds AS bigint) IS NULL
+              OR ledger_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN pending_credits ELSE 0 END >= CAST(:posting_require_funds AS bigint))
+         -- The lock the UPDATE below needs anyway. Not FOR UPDATE: that would conflict with the key-share
+         -- locks that inserting rows referencing the account (an inbound event, a delivery) already hold.
+         FOR NO KEY UPDATE
+    ), posting_drafts AS (
+      SELECT d.*,
+             sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS credits_run,
+             sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS debits_run
+        FROM ${draftsFrom}
+    ), posting_inserted AS (
+      ${insertEntries('posting_drafts d CROSS JOIN posting_account a')}
+    ), posting_moved AS (
+      UPDATE virtual_accounts v
+         SET last_seq = a.last_seq + ${totals.count},
+             total_credits = a.total_credits + ${totals.credits},
+             total_debits = a.total_debits + ${totals.debits},
+             ledger_balance = (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}),
+             pending_credits = v.pending_credits + ${totals.pendingAdded} - ${totals.pendingReleased},
+             -- Below zero only after a reversal or compensation of money already spent; the flag keeps the moment it started.
+             deficit_since = CASE WHEN (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}) < 0
+                                  THEN coalesce(v.deficit_since, clock_timestamp()) END,
+             updated_at = now()
+        FROM posting_account a
+       WHERE v.id = a.id
+      RETURNING v.id
+    )`;
+}
+
+/**
+ * The append as CTEs, so one statement (one round trip) can lock the account row, check the available
+ * balance, insert the entries with their seq and running columns, and move the account's totals; a
+ * caller may compose it with its own rows in the same statement (see posting-statements). `accountIdSql` names the account (a
+ * subquery over the caller's CTEs, to gate the posting on them). Every posting to an account serialises
+ * on that row lock.
+ */
+export function appendFragment(accountIdSql: string, drafts: EntryDraft[], totals: AppendTotals): AppendFragment {
+  return {
+    ctes: postingCtes(
+      accountIdSql,
+      `jsonb_to_recordset(CAST(:posting_drafts AS jsonb)) AS d(
+               ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text,
+               narration text, provider_txn_ref text, transaction_group_id uuid, reverses_entry_id uuid)`,
+      { count: ':posting_count', credits: ':posting_credits', debits: ':posting_debits', pendingAdded: ':posting_pending_added', pendingReleased: ':posting_pending_released' },
+    ),
+    bindings: {
+      posting_require_funds: totals.requireFunds === null ? null : totals.requireFunds.amount.toString(),
+      posting_spend_available: totals.requireFunds?.from === 'available',
+      posting_drafts: JSON.stringify(
+        drafts.map((draft, index) => ({
+          ord: index + 1,
+          id: draft.id,
+          direction: draft.direction,
+          kind: draft.kind,
+          amount: draft.amount.toString(),
+          fee: draft.fee.toString(),
+          status: draft.status,
+          narration: draft.narration,
+          provider_txn_ref: draft.providerTxnRef,
+          transaction_group_id: draft.transactionGroupId,
+          reverses_entry_id: draft.reversesEntryId,
+        })),
+      ),
+      posting_count: drafts.length,
+      posting_credits: totals.credits.toString(),
+      posting_debits: totals.debits.toString(),
+      posting_pending_added: totals.pendingAdded.toString(),
+      posting_pending_released: totals.pendingReleased.toString(),
+    },
+  };
+}
+
+/**
+ * The same append for drafts the caller's statement decides on, to several accounts at once (payment
+ * credits it has just claimed: which of them post, and to which account, is known only inside the
+ * statement). `draftsRelation` is a query returning the draft columns plus account_id, with ord numbered
+ * 1..n within each account; the totals are summed per account in SQL, where planPosting would sum them in
+ * code. Nothing is debited, so there is no funds check and no pending credit released. The accounts are
+ * locked in id order, so two such statements sharing accounts (or a confirmation locking several with
+ * lockAccounts) wait for each other instead of deadlocking.
+ */
+export function appendDraftsByAccountFragment(draftsRelation: string): string {
+  return `
+    posting_drafts AS (
+      SELECT d.*,
+             sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (PARTITION BY d.account_id ORDER BY d.ord) AS credits_run,
+             sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (PARTITION BY d.account_id ORDER BY d.ord) AS debits_run
+        FROM (${draftsRelation}) AS d
+    ), posting_account AS (
+      -- The sort runs below the lock: rows are locked in id order, after every draft is known.
+      SELECT id, tenant_id, last_seq, total_credits, total_debits
+        FROM virtual_accounts
+       WHERE id IN (SELECT account_id FROM posting_drafts)
+       ORDER BY id
+         FOR NO KEY UPDATE
+    ), posting_totals AS (
+      SELECT account_id, count(*) AS count,
+             coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,
+             coalesce(sum(amount) FILTER (WHERE direction = 'debit'), 0) AS debits,
+             coalesce(sum(amount) FILTER (WHERE direction = 'credit' AND status = 'provisional'), 0) AS pending_added
+        FROM posting_drafts
+       GROUP BY account_id
+    ), posting_inserted AS (
+      ${insertEntries('posting_drafts d JOIN posting_account a ON a.id = d.account_id')}
+    ), posting_moved AS (
+      UPDATE virtual_accounts v
+         SET last_seq = a.last_seq + t.count,
+             total_credits = a.total_credits + t.credits,
+             total_debits = a.total_debits + t.debits,
+             ledger_balance = (a.total_credits + t.credits) - (a.total_debits + t.debits),
+             pending_credits = v.pending_credits + t.pending_added,
+             deficit_since = CASE WHEN (a.total_credits + t.credits) - (a.total_debits + t.debits) < 0
+                                  THEN coalesce(v.deficit_since, clock_timestamp()) END,
+             updated_at = now()
+        FROM posting_account a JOIN posting_totals t ON t.account_id = a.id
+       WHERE v.id = a.id
+      RETURNING v.id
+    )`;
+}
+
+/**
+ * Provisional credits -> confirmed, as CTEs for a caller's single statement (a batch confirmation's
+ * round, together with its claims): the accounts `accountIdsSql` names are locked first, in id order
+ * (the one-time filter makes every lock come before any row is written, so this never deadlocks a
+ * posting), then each credit `entryIdsSql` lists that is still provisional is confirmed (`confirmed`:
+ * id, account_id, amount, fee) and each account's pending credits are released by the sum it had
+ * confirmed. One statement, so the locks are held only while Postgres runs it, never across a round trip
+ * to a busy worker. An account opened for an expected amount expires in the same UPDATE when a credit of
+ * that gross amount is confirmed (a statement can update a row only once).
+ */
+export function confirmCreditsFragment(entryIdsSql: string, accountIdsSql: string): string {
+  return `
+    confirm_locked AS (
+      SELECT id FROM virtual_accounts WHERE id = ANY(${accountIdsSql}) ORDER BY id FOR NO KEY UPDATE
+    ), confirmed AS (
+      UPDATE ledger_entries SET status = 'confirmed', status_changed_at = clock_timestamp()
+       WHERE id IN (${entryIdsSql}) AND status = 'provisional' AND direction = 'credit'
+         AND (SELECT count(*) FROM confirm_locked) >= 0
+      RETURNING id, account_id, amount, fee
+    ), confirm_released AS (
+      UPDATE virtual_accounts a
+         SET pending_credits = a.pending_credits - s.amount,
+             status = CASE WHEN a.status = 'active' AND a.expected_amount = ANY(s.grosses) THEN 'expired' ELSE a.status END,
+             updated_at = now()
+        FROM (SELECT account_id, sum(amount) AS amount, array_agg(amount + fee) AS grosses FROM confirmed GROUP BY account_id) s
+       WHERE a.id = s.account_id
+      RETURNING a.id
+    )`;
+}

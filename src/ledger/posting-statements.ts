@@ -1,0 +1,76 @@
+import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment } from './posting-ctes';
+import type { PostingPlan } from './posting-engine';
+
+/**
+ * A caller's own rows around a posting, for the hot paths that post in ONE statement (one round trip,
+ * atomic without BEGIN/COMMIT): the ledger writes the money, the caller only what is its own. The parts
+ * are CTEs of a WITH list (comma-separated, without WITH) and the statement's final SELECT.
+ */
+export interface StatementParts {
+  /** Runs before the posting and decides what it posts (claims, gates). */
+  before: string;
+  /** May read the posted entries from posting_inserted (the caller's rows that refer to them). */
+  after: string;
+  select: string;
+}
+
+function withPosting(parts: StatementParts, postingCtes: string): string {
+  return `
+  WITH ${parts.before}, ${postingCtes},
+  ${parts.after}
+  ${parts.select}`;
+}
+
+/** A payment credit as a row of `paymentCreditsStatement`'s `credits` relation (its `entry` column). */
+export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> {
+  const [draft] = posting.drafts;
+  if (posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
+    throw new Error('a payment posting is one provisional credit');
+  }
+  return {
+    id: draft!.id,
+    amount: draft!.amount,
+    fee: draft!.fee,
+    narration: draft!.narration,
+    provider_txn_ref: draft!.providerTxnRef,
+    transaction_group_id: draft!.transactionGroupId,
+  };
+}
+
+/**
+ * Provisional payment credits to several accounts at once, whichever of them the caller's `before` CTEs
+ * decide to post (live webhooks: only the events it claims). `credits` names a relation of those CTEs
+ * with columns account_id, position (1..n in posting order within each account) and entry (a
+ * paymentCreditRow). The accounts are locked in id order after every credit is known (see
+ * appendDraftsByAccountFragment).
+ */
+export function paymentCreditsStatement(parts: StatementParts & { credits: string }): string {
+  return withPosting(
+    parts,
+    appendDraftsByAccountFragment(`
+    SELECT c.account_id, CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, 'payment'::text AS kind,
+           CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, 'provisional'::text AS status,
+           c.entry->>'narration' AS narration, c.entry->>'provider_txn_ref' AS provider_txn_ref,
+           CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(NULL AS uuid) AS reverses_entry_id
+      FROM ${parts.credits} c`),
+  );
+}
+
+/**
+ * A settlement's debit (see postings.settlementDebit) to the account `accountIdSql` selects from the
+ * caller's `before` CTEs, with the funds check under the account's lock. Nothing posts when it selects
+ * no account or the account lacks the funds. The bindings are the posting's, to merge with the caller's.
+ */
+export function settlementDebitStatement(parts: StatementParts & { accountIdSql: string }, debit: PostingPlan): { sql: string; bindings: Record<string, unknown> } {
+  const fragment = appendFragment(parts.accountIdSql, debit.drafts, debit.totals);
+  return { sql: withPosting(parts, fragment.ctes), bindings: fragment.bindings };
+}
+
+/**
+ * Confirms the provisional credits `entryIdsSql` lists (a query over the caller's `before` CTEs), after
+ * locking the accounts `accountIdsSql` names in id order; `confirmed` (id, account_id, amount, fee)
+ * holds those it confirmed. See confirmCreditsFragment.
+ */
+export function confirmCreditsStatement(parts: StatementParts & { entryIdsSql: string; accountIdsSql: string }): string {
+  return withPosting(parts, confirmCreditsFragment(parts.entryIdsSql, parts.accountIdsSql));
+}

@@ -1,0 +1,43 @@
+import { uuidv7 } from '../ids';
+import type { Kobo } from '../money';
+import type { FundsSource } from './posting-ctes';
+import { planPosting, type PostingPlan } from './posting-engine';
+
+/**
+ * A received payment's provisional net credit: the fee apart, the sender's name as narration. The
+ * caller names the entry and its transaction group, since its own rows (the confirmation queue, the
+ * callback) refer to them.
+ */
+export function paymentCredit(payment: { entryId: string; transactionGroupId: string; gross: Kobo; fee: Kobo; senderName: string; transactionId: string }): PostingPlan {
+  return planPosting([
+    {
+      id: payment.entryId,
+      direction: 'credit',
+      kind: 'payment',
+      amount: payment.gross - payment.fee,
+      fee: payment.fee,
+      status: 'provisional',
+      narration: payment.senderName,
+      providerTxnRef: payment.transactionId,
+      transactionGroupId: payment.transactionGroupId,
+    },
+  ]);
+}
+
+/** A settlement's provisional debit, posted only if the balance `spendFrom` names covers it (under the account's lock). */
+export function settlementDebit(settlement: { amount: Kobo; narration: string; merchantTxRef: string; spendFrom: FundsSource }): PostingPlan {
+  return planPosting(
+    [
+      {
+        direction: 'debit',
+        kind: 'settlement',
+        amount: settlement.amount,
+        status: 'provisional',
+        narration: settlement.narration,
+        providerTxnRef: settlement.merchantTxRef,
+        transactionGroupId: uuidv7(),
+      },
+    ],
+    { spendFrom: settlement.spendFrom },
+  );
+}
