@@ -3,6 +3,7 @@ import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from 
 import { paymentCreditRow, paymentCreditsStatement } from '../ledger/posting-statements';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
+import { deliveriesOfCreditsCte } from '../events/outbound-events';
 
 export interface PostedPaymentAccount {
   id: string;
@@ -58,13 +59,7 @@ const STATEMENT = paymentCreditsStatement({
       FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
   )`,
   credits: 'claimed',
-  after: `delivery AS (
-    INSERT INTO webhook_deliveries (id, event_id, tenant_id, account_id, inbound_event_id, callback_url, payload, event_received_at)
-    SELECT c.delivery_id, c.delivery_id, t.tenant_id, t.id, CAST(c.event->>'id' AS uuid), t.callback_url, c.delivery_payload, c.received_at
-      FROM claimed c JOIN target t ON t.id = c.account_id
-     WHERE t.callback_url IS NOT NULL
-    RETURNING id
-  ), queued AS (
+  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target')}, queued AS (
     -- Each credit as posted, with its own posting time: its confirmation window counts from it.
     INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
     SELECT p.id, t.tenant_id, t.account_ref, p.provider_txn_ref, p.created_at
