@@ -1,7 +1,7 @@
 import type { Db } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
-import type { ProviderClient } from '../provider/provider.types';
+import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import type { BatchPaymentResult, BatchRoundResult, ProviderTxnLookup } from '../temporal/payloads';
 import { createConfirmationClaimsRepo, type RoundCredit } from './confirmation-claims.repo';
@@ -28,7 +28,7 @@ interface Answered {
  */
 export function createBatchConfirmationService(deps: {
   db: Db;
-  provider: ProviderClient;
+  provider: PaymentProvider;
   postingEngine: PostingEngine;
   logger: Logger;
   windowMs: number;
