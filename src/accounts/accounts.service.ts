@@ -7,7 +7,8 @@ import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { randomToken, uuidv7 } from '../ids';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
-import type { ProviderClient, ProviderVirtualAccount } from '../provider/provider.types';
+import type { PaymentProvider } from '../provider/payment-provider';
+import type { ProviderVirtualAccount } from '../provider/provider.types';
 import { assertCallbackUrlAllowed } from '../net/address-policy';
 import { createAccountsRepo, type AccountRecord, type AccountSearchHit } from './accounts.repo';
 import type { ProvisionAccountBody } from './accounts.schemas';
@@ -29,7 +30,7 @@ export interface AccountBalance {
 
 type AccountsConfig = Pick<Config, 'DATA_ENCRYPTION_KEYRING' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'MAX_AMOUNT' | 'REQUEST_HASH_SECRET'>;
 
-export function createAccountsService(deps: { db: Db; config: AccountsConfig; provider: ProviderClient }) {
+export function createAccountsService(deps: { db: Db; config: AccountsConfig; provider: PaymentProvider }) {
   const { db, config, provider } = deps;
   const accounts = createAccountsRepo(db);
 

@@ -45,8 +45,9 @@ import { createBatchConfirmationService } from '../payments/batch-confirmation.s
 import { createPaymentConfirmationService } from '../payments/payment-confirmation.service';
 import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
-import { createProviderClient } from '../provider/provider-client';
-import type { ProviderClient } from '../provider/provider.types';
+import type { PaymentProvider } from '../provider/payment-provider';
+import { createSpecProvider } from '../provider/spec-provider/spec-provider';
+import { createSpecProviderNotifications } from '../provider/spec-provider/webhook-notifications';
 import { createReconciliationExecutionService } from '../reconciliation/reconciliation-execution.service';
 import { reconciliationRoutes } from '../reconciliation/reconciliation.routes';
 import { createReconciliationService } from '../reconciliation/reconciliation.service';
@@ -71,7 +72,7 @@ export interface Infrastructure {
   logger: Logger;
   db: Db;
   temporal: Client;
-  provider: ProviderClient;
+  provider: PaymentProvider;
   metrics: ProcessMetrics;
 }
 
@@ -82,7 +83,7 @@ export function createInfrastructure(config: Config, logger: Logger): Infrastruc
     logger,
     db: createKnex(config, logger.child({ component: 'db' })),
     temporal: createTemporalClient(config),
-    provider: createProviderClient(config, logger.child({ component: 'provider' }), metrics.provider),
+    provider: createSpecProvider(config, logger.child({ component: 'provider' }), metrics.provider),
     metrics,
   };
 }
@@ -131,6 +132,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     logger: logger.child({ component: 'payments' }),
     jobs,
     starter,
+    notifications: createSpecProviderNotifications(config),
     payouts: settlements.payoutSink,
     metrics: metrics.ingest,
   });

@@ -1,7 +1,7 @@
 import type { Db } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
-import type { ProviderClient } from '../provider/provider.types';
+import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import { createConfirmationClaimsRepo, type RoundCredit } from './confirmation-claims.repo';
 import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../contracts/confirmation-rules';
@@ -29,7 +29,7 @@ interface Answered {
  */
 export function createBatchConfirmationService(deps: {
   db: Db;
-  provider: ProviderClient;
+  provider: PaymentProvider;
   postingEngine: PostingEngine;
   logger: Logger;
   windowMs: number;

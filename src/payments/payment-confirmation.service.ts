@@ -2,7 +2,7 @@ import { createAccountsRepo } from '../accounts/accounts.repo';
 import type { Db } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
-import type { ProviderClient } from '../provider/provider.types';
+import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import { judgeCredit, NOT_KNOWN_IN_WINDOW, type CreditFacts } from '../contracts/confirmation-rules';
 import { createPaymentCreditsRepo, type PaymentCreditRecord } from './payment-credits.repo';
@@ -21,7 +21,7 @@ function factsOf(credit: PaymentCreditRecord): CreditFacts {
  * credit from the database and looks the transaction up itself, and moves money only when that
  * answer supports it. `windowMs` is this process's CONFIRMATION_WINDOW, not the workflow's input.
  */
-export function createPaymentConfirmationService(deps: { db: Db; provider: ProviderClient; postingEngine: PostingEngine; logger: Logger; windowMs: number }) {
+export function createPaymentConfirmationService(deps: { db: Db; provider: PaymentProvider; postingEngine: PostingEngine; logger: Logger; windowMs: number }) {
   const { db, provider, postingEngine, logger, windowMs } = deps;
   const credits = createPaymentCreditsRepo(db);
 

@@ -1,5 +1,5 @@
 import { defineRoute, headerOf, type RouteDefinition } from '../http/route';
-import { webhookAckSchema } from './inbound-event.schemas';
+import { webhookAckSchema } from './payments.schemas';
 import type { PaymentIngestService } from './payment-ingest.service';
 
 /**
@@ -22,12 +22,8 @@ export function paymentsRoutes(deps: { ingest: PaymentIngestService }): RouteDef
       responses: { 200: { description: 'Received (also for duplicates, bad signatures and unknown accounts)', schema: webhookAckSchema } },
       errors: [413, 503],
       handle: async ({ rawBody, ctx }) => {
-        const headers = {
-          signature: headerOf(ctx, 'provider-signature') ?? headerOf(ctx, 'nomba-signature'),
-          timestamp: headerOf(ctx, 'provider-timestamp') ?? headerOf(ctx, 'nomba-timestamp'),
-        };
         // An unreachable database escapes as a 503 (errorHandler), so the provider redelivers.
-        const outcome = await ingest.ingest(rawBody ?? Buffer.alloc(0), headers);
+        const outcome = await ingest.ingest(rawBody ?? Buffer.alloc(0), (name) => headerOf(ctx, name));
         ctx.state.log.info({ outcome }, 'provider webhook');
         return { status: 200, body: { received: true } };
       },

@@ -1,4 +1,4 @@
-/** The only way the service reaches the payment provider; the sandbox serves the same HTTP shape. */
+/** The service's own words for what the payment provider answers, whichever provider it is. */
 
 export type ProviderTransactionStatus = 'SUCCESS' | 'PAYMENT_FAILED' | 'PROCESSING' | 'REFUND';
 
@@ -71,21 +71,6 @@ export interface ProviderAccountName {
   accountName: string;
 }
 
-/**
- * Every method throws ProviderUnavailableError (retry may help) or ProviderRejectedError (a definite
- * answer); "not found" is a null result, not an error.
- */
-export interface ProviderClient {
-  createVirtualAccount(input: CreateVirtualAccountInput): Promise<ProviderVirtualAccount>;
-  getTransaction(transactionRef: string): Promise<ProviderTransaction | null>;
-  submitTransfer(input: SubmitTransferInput): Promise<ProviderTransfer>;
-  listBanks(): Promise<ProviderBank[]>;
-  lookupAccount(input: AccountLookupInput): Promise<ProviderAccountName | null>;
-  /** One page of a listing; pass the returned cursor for the next. */
-  listTransactions(input: ListTransactionsInput): Promise<ProviderTransactionPage>;
-  getWalletBalance(): Promise<ProviderWalletBalance>;
-}
-
 /** The provider's transaction listings: the merchant's wallet (every payment and payout), or one virtual account's credits. */
 export type TransactionListingScope = { kind: 'wallet' } | { kind: 'virtual_account'; accountNumber: string };
 
@@ -99,33 +84,34 @@ export interface ListTransactionsInput {
   limit: number;
 }
 
-/** One transaction as the provider's listing shows it. */
-export interface ProviderListedTransaction {
-  id: string;
-  /** As the provider wrote it: SUCCESS, PAYMENT_FAILED, REFUND, PROCESSING, and the provider's other in-progress states. */
-  status: string;
-  /** Gross: what the payer sent, or what a payout paid. */
-  amountKobo: bigint;
-  feeKobo: bigint | null;
-  type: string;
-  /** CREDIT or DEBIT to the wallet, when the listing says. */
-  entryType: 'CREDIT' | 'DEBIT' | null;
-  /** null when the listing leaves it out (which means NGN). */
-  currency: string | null;
-  merchantTxRef: string | null;
-  recipientAccountNumber: string | null;
-  senderName: string | null;
-  narration: string | null;
-  timeCreated: string;
-}
-
-export interface ProviderTransactionPage {
-  transactions: ProviderListedTransaction[];
-  /** null on the last page. */
-  nextCursor: string | null;
-}
-
 export interface ProviderWalletBalance {
   amountKobo: bigint;
   currency: string;
+}
+
+/** The provider's verdict on a transaction, reduced to what matching decides on. */
+export type ProviderVerdict = 'success' | 'failed' | 'refund' | 'pending' | 'not_found';
+
+/** One provider transaction as a reconciliation run matches it, whichever listing or lookup it came from. */
+export interface ProviderRow {
+  providerTxnId: string;
+  direction: 'credit' | 'debit';
+  status: ProviderVerdict;
+  rawStatus: string | null;
+  /** Kobo as text: rows travel to Postgres as JSON. */
+  amount: string | null;
+  fee: string | null;
+  currency: string | null;
+  timeCreated: string | null;
+  recipientAccountNumber: string | null;
+  aliasAccountRef: string | null;
+  merchantTxRef: string | null;
+  senderName: string | null;
+  narration: string | null;
+}
+
+export interface ProviderRowPage {
+  rows: ProviderRow[];
+  /** null on the last page. */
+  nextCursor: string | null;
 }

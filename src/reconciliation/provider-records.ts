@@ -2,10 +2,11 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { ProviderRejectedError } from '../provider/errors';
-import type { ProviderClient, TransactionListingScope } from '../provider/provider.types';
-import { createReconciliationMatchingRepo, pageOfRows, type RowsPage } from './reconciliation-matching.repo';
-import { fromListing, fromLookup, type LookupRequest, type ProviderRow } from './provider-rows';
+import type { PaymentProvider } from '../provider/payment-provider';
+import type { ProviderRow, TransactionListingScope } from '../provider/provider.types';
 import type { ReconciliationPosition } from '../contracts/reconciliation.contract';
+import { createReconciliationMatchingRepo, pageOfRows, type RowsPage } from './reconciliation-matching.repo';
+import { fromLookup, type LookupRequest } from './provider-rows';
 
 /** Single lookups per step of the lookup phase. */
 const LOOKUP_BATCH = 50;
@@ -33,7 +34,7 @@ export interface RecordsStep {
  * records of the window that no listing showed. A step is one page (or one batch of lookups): the
  * position after it is all a retry needs.
  */
-export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_MAX_LOOKUPS'>; provider: ProviderClient; logger: Logger }) {
+export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_MAX_LOOKUPS'>; provider: PaymentProvider; logger: Logger }) {
   const { db, config, provider, logger } = deps;
   const matching = createReconciliationMatchingRepo(db);
 
@@ -41,15 +42,11 @@ export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECO
   const listed = (page: RowsPage, next: ReconciliationPosition): RecordsStep => ({ page, next, lookedUp: false, lookupLimitReached: false });
   const NO_ROWS = pageOfRows([]);
 
-  /**
-   * One page of a listing, its rows serialized before anything else is awaited (see RowsPage). A
-   * virtual account's listing holds that account's credits, whatever its rows omit.
-   */
+  /** One page of a listing, its rows serialized before anything else is awaited (see RowsPage). */
   async function listingPage(run: RunScope, position: ReconciliationPosition, scope: TransactionListingScope): Promise<{ page: RowsPage; nextCursor: string | null }> {
     const query = { from: run.windowFrom, to: run.windowTo, limit: config.RECONCILIATION_PAGE_SIZE, ...(position.cursor ? { cursor: position.cursor } : {}) };
     const listing = await provider.listTransactions({ ...query, scope });
-    const accountNumber = scope.kind === 'virtual_account' ? scope.accountNumber : undefined;
-    return { page: pageOfRows(listing.transactions.map((transaction) => fromListing(transaction, accountNumber))), nextCursor: listing.nextCursor };
+    return { page: pageOfRows(listing.rows), nextCursor: listing.nextCursor };
   }
 
   async function tenantAccount(tenantId: string, after: { id: string } | { exactly: string } | null) {

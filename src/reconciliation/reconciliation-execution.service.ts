@@ -7,7 +7,7 @@ import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
 import type { PaymentCrediter } from '../payments/payment-credit';
-import type { ProviderClient } from '../provider/provider.types';
+import type { PaymentProvider } from '../provider/payment-provider';
 import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
 import { outcomeOf } from './findings';
 import { createProviderRecords } from './provider-records';
@@ -69,7 +69,7 @@ export function createReconciliationExecutionService(deps: {
   db: Db;
   config: ReconciliationConfig;
   logger: Logger;
-  provider: ProviderClient;
+  provider: PaymentProvider;
   postingEngine: PostingEngine;
   creditPayment: PaymentCrediter;
   settlementExecution: SettlementExecutionService;

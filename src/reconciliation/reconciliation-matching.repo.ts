@@ -1,6 +1,6 @@
 import type { DbOrTrx, Trx } from '../db';
 import { FINDINGS, NOT_CONFIRMED_IN_TIME, ROW_FINDINGS } from './findings';
-import type { ProviderRow } from './provider-rows';
+import type { ProviderRow } from '../provider/provider.types';
 
 /** What matching decided a provider row needs: a repair, nothing, or a finding (its kind). */
 export type RowAction = 'credit' | 'restore' | 'refund';

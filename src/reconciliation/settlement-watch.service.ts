@@ -4,7 +4,7 @@ import { uuidv7 } from '../ids';
 import type { Logger } from '../logger';
 import type { SettlementWatchMetrics } from '../metrics/settlement-watch.metrics';
 import { formatKobo } from '../money';
-import type { ProviderClient } from '../provider/provider.types';
+import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import type { FindingKind } from './findings';
 import { createReconciliationExceptionsRepo } from './reconciliation-exceptions.repo';
@@ -25,7 +25,7 @@ const PAID_WITHOUT_DEBIT: FindingKind[] = ['settlement_paid_not_debited', 'settl
  */
 export function createSettlementWatchService(deps: {
   db: Db;
-  provider: ProviderClient;
+  provider: PaymentProvider;
   logger: Logger;
   metrics: SettlementWatchMetrics;
   config: Pick<Config, 'SETTLEMENT_FAILED_REFERENCE_WATCH' | 'SETTLEMENT_WATCH_MAX_INTERVAL' | 'SETTLEMENT_WATCH_LOOKUPS'>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { koboToProviderNumber } from '../money';
-import { signProviderEvent } from '../payments/provider-signature';
+import { signProviderEvent } from '../provider/spec-provider/webhook-signature';
 import { isoSeconds } from './sandbox-ids';
 import type { DeliveryResult, SandboxState, SandboxWebhookEvent } from './sandbox.state';
 

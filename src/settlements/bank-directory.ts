@@ -1,12 +1,13 @@
 import { ProviderUnavailableHttpError } from '../errors';
 import type { Logger } from '../logger';
-import type { ProviderBank, ProviderClient } from '../provider/provider.types';
+import type { PaymentProvider } from '../provider/payment-provider';
+import type { ProviderBank } from '../provider/provider.types';
 
 /**
  * The provider's bank list, cached for `ttlMs`. A failed refresh keeps serving the last good list;
  * only with no list at all does a caller see "provider unavailable".
  */
-export function createBankDirectory(deps: { provider: ProviderClient; logger: Logger; ttlMs: number }) {
+export function createBankDirectory(deps: { provider: PaymentProvider; logger: Logger; ttlMs: number }) {
   const { provider, logger, ttlMs } = deps;
   let banks: ProviderBank[] | null = null;
   let codes = new Set<string>();

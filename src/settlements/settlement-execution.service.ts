@@ -4,7 +4,7 @@ import type { Db, Trx } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
-import type { ProviderClient } from '../provider/provider.types';
+import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import { attemptReference } from './merchant-tx-ref';
 import { createSettlementsRepo, type AttemptOutcome, type SettlementAttempt, type SettlementRecord, type SettlementStatus } from './settlements.repo';
@@ -57,7 +57,7 @@ function answersTheRequest(error: ProviderRejectedError): boolean {
  */
 export function createSettlementExecutionService(deps: {
   db: Db;
-  provider: ProviderClient;
+  provider: PaymentProvider;
   postingEngine: PostingEngine;
   logger: Logger;
   config: Pick<Config, 'SETTLEMENT_MAX_ATTEMPTS' | 'SETTLEMENT_NOT_FOUND_GRACE'>;

@@ -14,7 +14,8 @@ import type { Logger } from '../logger';
 import type { Kobo } from '../money';
 import type { PayoutEventSink } from '../payments/payment-ingest.service';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
-import type { ProviderAccountName, ProviderBank, ProviderClient } from '../provider/provider.types';
+import type { PaymentProvider } from '../provider/payment-provider';
+import type { ProviderAccountName, ProviderBank } from '../provider/provider.types';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import type { BankDirectory } from './bank-directory';
 import { baseReference, newMerchantTxRef } from './merchant-tx-ref';
@@ -48,7 +49,7 @@ export function createSettlementsService(deps: {
   db: Db;
   config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET'>;
   logger: Logger;
-  provider: ProviderClient;
+  provider: PaymentProvider;
   banks: BankDirectory;
   jobs: Jobs;
   starter: WorkflowStarter;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { paymentEvent } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
-import { signProviderEvent } from '../../src/payments/provider-signature';
+import { signProviderEvent } from '../../src/provider/spec-provider/webhook-signature';
 import { createTemporalClient } from '../../src/temporal/client';
 import { system } from './system';
 import { cliTenant, provision, statementLines } from './tenant';

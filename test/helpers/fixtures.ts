@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../../src/ids';
 import type { LedgerEntry } from '../../src/ledger/ledger.types';
-import { signProviderEvent } from '../../src/payments/provider-signature';
+import { signProviderEvent } from '../../src/provider/spec-provider/webhook-signature';
 import { call, type HttpResponse } from './http';
 import type { Stack } from './stack';
 

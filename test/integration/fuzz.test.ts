@@ -4,7 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as fc from 'fast-check';
-import { signProviderEvent } from '../../src/payments/provider-signature';
+import { signProviderEvent } from '../../src/provider/spec-provider/webhook-signature';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { call } from '../helpers/http';
 import { dashboardSession } from '../helpers/session';

@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../src/provider/errors';
-import { createProviderClient } from '../../src/provider/provider-client';
-import type { ProviderClient, ProviderListedTransaction, TransactionListingScope } from '../../src/provider/provider.types';
+import { createProviderClient } from '../../src/provider/spec-provider/provider-client';
+import type { TransactionListingScope } from '../../src/provider/provider.types';
+import type { ProviderClient, ProviderListedTransaction } from '../../src/provider/spec-provider/spec-provider.types';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app';
 
 async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {

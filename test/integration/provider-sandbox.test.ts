@@ -6,10 +6,10 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/logger';
-import { verifyProviderSignature } from '../../src/payments/provider-signature';
+import { verifyProviderSignature } from '../../src/provider/spec-provider/webhook-signature';
 import { ProviderRejectedError, ProviderUnavailableError } from '../../src/provider/errors';
-import { createProviderClient } from '../../src/provider/provider-client';
-import type { ProviderClient } from '../../src/provider/provider.types';
+import { createProviderClient } from '../../src/provider/spec-provider/provider-client';
+import type { ProviderClient } from '../../src/provider/spec-provider/spec-provider.types';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app';
 
 const SIGNING_SECRET = 'sk_test_sandbox_signing_secret_0001';

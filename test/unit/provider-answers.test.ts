@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError } from '../../src/provider/errors';
-import { parseRetryAfter } from '../../src/provider/provider-client';
+import { parseRetryAfter } from '../../src/provider/spec-provider/provider-client';
 import { MAX_PROVIDER_BACKOFF_MS, MAX_RETRY_AFTER_MS, pace } from '../../workflows/pacing';
 
 describe('provider answers that decide a settlement', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { transactionListDataSchema } from '../../src/provider/provider.schemas';
+import { transactionListDataSchema } from '../../src/provider/spec-provider/provider.schemas';
 
 const row = (fields: Record<string, unknown>) => ({ id: 'API-VACT_TRA-1', status: 'SUCCESS', amount: 5025, timeCreated: '2026-11-22T10:15:30Z', ...fields });
 const parse = (...results: unknown[]) => transactionListDataSchema.safeParse({ results, cursor: 'next' });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { providerSignedString, signProviderEvent, verifyProviderSignature } from '../../src/payments/provider-signature';
+import { providerSignedString, signProviderEvent, verifyProviderSignature } from '../../src/provider/spec-provider/webhook-signature';
 import { loadTestVectors } from '../helpers/test-vectors';
 
 

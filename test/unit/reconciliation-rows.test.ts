@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import type { ProviderListedTransaction } from '../../src/provider/provider.types';
+import type { ProviderListedTransaction } from '../../src/provider/spec-provider/spec-provider.types';
 import { outcomeOf } from '../../src/reconciliation/findings';
-import { fromListing, fromLookup, verdictOf } from '../../src/reconciliation/provider-rows';
+import { fromListing, verdictOf } from '../../src/provider/spec-provider/listing-rows';
+import { fromLookup } from '../../src/reconciliation/provider-rows';
 import { lowestUuidv7Before, pageOfRows } from '../../src/reconciliation/reconciliation-matching.repo';
 import { uuidv7 } from '../../src/ids';
 

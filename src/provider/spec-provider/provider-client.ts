@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import type { Config } from '../config';
-import type { Logger } from '../logger';
-import type { ProviderMetrics } from '../metrics/provider.metrics';
-import { koboToProviderNumber } from '../money';
-import { ProviderRejectedError, ProviderUnavailableError } from './errors';
+import type { Config } from '../../config';
+import type { Logger } from '../../logger';
+import type { ProviderMetrics } from '../../metrics/provider.metrics';
+import { koboToProviderNumber } from '../../money';
+import { ProviderRejectedError, ProviderUnavailableError } from '../errors';
 import {
   accountLookupDataSchema,
   banksDataSchema,
@@ -15,7 +15,7 @@ import {
   virtualAccountDataSchema,
   walletBalanceDataSchema,
 } from './provider.schemas';
-import type { ProviderClient } from './provider.types';
+import type { ProviderClient } from './spec-provider.types';
 
 const TOKEN_REFRESH_MARGIN_MS = 5 * 60_000;
 /** The provider answers "00" on most routes and "200" on transfers. */

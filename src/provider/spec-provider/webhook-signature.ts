@@ -1,4 +1,4 @@
-import { hmacSha256, safeEqual } from '../crypto';
+import { hmacSha256, safeEqual } from '../../crypto';
 
 /** SPEC.md, Inbound signature: nine fields joined by colons, the last being the timestamp header. */
 const SIGNED_PATHS = [

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { koboFromProviderNumber } from '../money';
-import type { ProviderListedTransaction } from './provider.types';
+import { koboFromProviderNumber } from '../../money';
+import type { ProviderListedTransaction } from './spec-provider.types';
 
 /** Wire schemas of the provider's responses. Amounts arrive as JSON numbers of naira and leave as kobo. */
 

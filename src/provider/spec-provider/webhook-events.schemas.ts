@@ -1,10 +1,6 @@
 import { z } from 'zod';
 
-/** Only the fields we act on; unknown fields are accepted and kept in the stored payload. */
-export const envelopeSchema = z.object({
-  event_type: z.string().min(1).max(100),
-  requestId: z.string().min(1).max(200),
-});
+/** The provider's webhook bodies: only the fields we act on; unknown fields are accepted and kept in the stored payload. */
 
 export const paymentEventSchema = z.object({
   event_type: z.literal('payment_success'),
@@ -32,6 +28,3 @@ export const payoutEventSchema = z.object({
     }),
   }),
 });
-export type PayoutEvent = z.output<typeof payoutEventSchema>;
-
-export const webhookAckSchema = z.object({ received: z.literal(true) });
