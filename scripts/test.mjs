@@ -1,14 +1,16 @@
-// `npm test`: provisions what the tests need, then runs every layer (unit, workflows, integration, e2e,
-// browser, resilience, contract).
+// `npm test`: checks import boundaries and formatting (lint), provisions what the tests need, then runs every
+// layer (unit, workflows, integration, e2e, browser, resilience, contract).
 // Each run uses its own database and its own Temporal task queue, so a running `npm start` is untouched.
 //   npm test                      every layer
 //   npm test -- unit integration  some layers
+//   npm test -- lint              only the checks of sources (also `npm run lint`): nothing is provisioned
 //   npm test -- --grep settle     mocha's grep, across the chosen layers
 //   npm test -- record-histories  on demand only: re-record the histories the replay test replays
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareCode } from './lib/build.mjs';
+import { ensureDependencies, prepareCode } from './lib/build.mjs';
+import { lint } from './lib/lint.mjs';
 import { repoRoot } from './lib/paths.mjs';
 import { runCli } from './lib/services.mjs';
 import { makeLogger, run } from './lib/util.mjs';
@@ -18,7 +20,7 @@ import { ensureTemporalServer } from './infra/temporal.mjs';
 import { ensureSchemathesis } from './infra/schemathesis.mjs';
 import { ensureTestServerExecutable } from './infra/test-server.mjs';
 
-const LAYERS = ['unit', 'workflows', 'integration', 'e2e', 'browser', 'resilience', 'contract'];
+const LAYERS = ['lint', 'unit', 'workflows', 'integration', 'e2e', 'browser', 'resilience', 'contract'];
 /** Run only when named: each maps to its directory under dist/test. */
 const ON_DEMAND = { 'record-histories': 'replay' };
 const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, e2e: 180_000, browser: 180_000, resilience: 40 * 60_000, contract: 900_000, 'record-histories': 300_000 };
@@ -62,8 +64,8 @@ async function createTestDatabase(adminUrl) {
   }
 }
 
-async function main() {
-  const { layers, grep } = parseArgs(process.argv.slice(2));
+/** Provisions a database and a Temporal task queue, runs each layer's mocha suite and adds its outcome to `results`. */
+async function runTestLayers(layers, grep, results) {
   const started = Date.now();
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
@@ -97,7 +99,6 @@ async function main() {
     METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',
   };
-  const results = [];
   try {
     await runCli(['db:migrate'], { env });
     for (const layer of layers) {
@@ -124,6 +125,19 @@ async function main() {
     await database.drop().catch((error) => log(`could not drop the test database: ${error.message}`));
     await temporal.stop();
   }
+}
+
+async function main() {
+  const { layers, grep } = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  const results = [];
+  if (layers.includes('lint')) {
+    await ensureDependencies({ log });
+    log('layer: lint');
+    results.push({ layer: 'lint', ok: await lint({ log: makeLogger('lint') }) });
+  }
+  const testLayers = layers.filter((layer) => layer !== 'lint');
+  if (testLayers.length) await runTestLayers(testLayers, grep, results);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   log(`${results.map(({ layer, ok }) => `${layer}: ${ok ? 'passed' : 'FAILED'}`).join(', ')} (${seconds} s)`);
   process.exit(results.every(({ ok }) => ok) ? 0 : 1);

@@ -1,0 +1,35 @@
+// The `lint` step of `npm test`: import boundaries (dependency-cruiser with .dependency-cruiser.cjs, plus the
+// type-only boundaries) and formatting (Prettier with .prettierrc.json). Reads sources only: no build needed.
+import { join } from 'node:path';
+import { repoRoot } from './paths.mjs';
+import { typeOnlyImportViolations } from './type-only-imports.mjs';
+import { run } from './util.mjs';
+
+/** The server code whose imports are checked; the dashboard front end is checked by type-only-imports.mjs. */
+const CRUISED = ['src', 'activities', 'workflows', 'knexfile.ts'];
+
+/** Runs both checks; logs what fails and how to fix it. Resolves to true when both pass. */
+export async function lint({ log }) {
+  const root = repoRoot();
+  const [cruise, format] = await Promise.all([
+    run(process.execPath, [join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'), '--config', '.dependency-cruiser.cjs', '--output-type', 'err', ...CRUISED], { cwd: root }),
+    run(process.execPath, [join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '.', '--cache', '--log-level', 'warn'], { cwd: root }),
+  ]);
+  const typeOnly = typeOnlyImportViolations();
+
+  const boundariesHold = cruise.ok && typeOnly.length === 0;
+  if (!boundariesHold) {
+    const output = `${cruise.stdout}${cruise.stderr}`.replace(/^\n+|\s+$/g, '');
+    log(`import boundaries broken (rules and layers in .dependency-cruiser.cjs):\n${output}${typeOnly.map((line) => `\n  error type-only: ${line}`).join('')}`);
+  }
+  if (!format.ok) {
+    const output = `${format.stdout}${format.stderr}`.trim();
+    const files = output
+      .split('\n')
+      .filter((line) => line.startsWith('[warn] ') && !line.includes('Code style issues'))
+      .map((line) => `  ${line.slice('[warn] '.length)}`);
+    log(files.length ? `${files.length} files are not formatted as Prettier would (npm run format rewrites them):\n${files.join('\n')}` : `prettier --check failed:\n${output}`);
+  }
+  if (boundariesHold && format.ok) log('import boundaries hold; every file is formatted');
+  return boundariesHold && format.ok;
+}
