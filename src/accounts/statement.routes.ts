@@ -1,9 +1,7 @@
-import { presentAccount } from './account.presenter';
 import { accountRefParamsSchema } from './accounts.schemas';
 import { defineRoute, tenantOf, type RouteDefinition } from '../http/route';
-import { formatKobo } from '../money';
-import { presentEntry } from './entry.presenter';
 import { statementQuerySchema, statementResponseSchema } from './statement.schemas';
+import { presentStatement } from './statement.presenter';
 import type { StatementService } from './statement.service';
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -28,19 +26,7 @@ export function statementRoutes(deps: { statements: StatementService }): RouteDe
           ...(query.from ? { from: new Date(query.from) } : {}),
           ...(query.to ? { to: new Date(query.to) } : {}),
         });
-        const last = statement.lines[statement.lines.length - 1];
-        return {
-          status: 200,
-          body: {
-            virtualAccount: presentAccount(statement.account),
-            lines: statement.lines.map((entry) => ({ entry: presentEntry(entry), runningBalance: formatKobo(entry.balanceAfter) })),
-            openingBalance: formatKobo(statement.openingBalance),
-            totalCredits: formatKobo(statement.totalCredits),
-            totalDebits: formatKobo(statement.totalDebits),
-            closingBalance: formatKobo(statement.closingBalance),
-            pagination: { limit, nextCursor: statement.hasMore && last ? last.id : null, hasMore: statement.hasMore },
-          },
-        };
+        return { status: 200, body: presentStatement(statement, limit) };
       },
     }),
   ];

@@ -8,6 +8,15 @@ import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
 import { temporalUiLink } from '../temporal/temporal-ui-link';
 import { createSettlementReadsRepo } from './settlement-reads.repo';
+import {
+  presentAcceptedSettlement,
+  presentAccountName,
+  presentBank,
+  presentSettlementAttempt,
+  presentSettlementListItem,
+  presentStatusChange,
+  presentTransferDetail,
+} from './settlement.presenter';
 import { dashboardSettleBodySchema, settlementDetailSchema, settlementListQuerySchema, settlementListResponseSchema } from './settlements.dashboard.schemas';
 import { banksResponseSchema, lookupBodySchema, lookupResponseSchema, settleResponseSchema, transferParamsSchema } from './settlements.schemas';
 import type { SettlementsService } from './settlements.service';
@@ -39,19 +48,7 @@ export function settlementsDashboardRoutes(deps: {
         return {
           status: 200,
           body: {
-            settlements: page.items.map((row) => ({
-              ID: row.id,
-              MerchantTxRef: row.merchantTxRef,
-              AccountRef: row.accountRef,
-              Amount: formatKobo(row.amount),
-              BankCode: row.bankCode,
-              AccountNumber: row.accountNumber,
-              AccountName: row.accountName,
-              Status: row.status,
-              AttemptCount: row.attemptCount,
-              CreatedAt: row.createdAt.toISOString(),
-              UpdatedAt: row.updatedAt.toISOString(),
-            })),
+            settlements: page.items.map(presentSettlementListItem),
             pagination: page.pagination,
           },
         };
@@ -65,7 +62,7 @@ export function settlementsDashboardRoutes(deps: {
       auth: 'session',
       responses: { 200: { description: 'The banks', schema: banksResponseSchema } },
       errors: [502],
-      handle: async () => ({ status: 200, body: { banks: (await settlements.banks()).map((bank) => ({ Code: bank.code, Name: bank.name })) } }),
+      handle: async () => ({ status: 200, body: { banks: (await settlements.banks()).map(presentBank) } }),
     }),
     defineRoute({
       method: 'post',
@@ -79,7 +76,7 @@ export function settlementsDashboardRoutes(deps: {
       errors: [400, 404, 429, 502],
       handle: async ({ body, ctx }) => {
         const found = await settlements.lookupAccount(userOf(ctx).tenantId, body.accountNumber, body.bankCode);
-        return { status: 200, body: { AccountNumber: found.accountNumber, AccountName: found.accountName } };
+        return { status: 200, body: presentAccountName(found) };
       },
     }),
     defineRoute({
@@ -102,33 +99,9 @@ export function settlementsDashboardRoutes(deps: {
         return {
           status: 200,
           body: {
-            transfer: {
-              merchantTxRef: settlement.merchantTxRef,
-              status: settlement.status,
-              amount: formatKobo(settlement.amount),
-              bankCode: settlement.bankCode,
-              accountNumber: settlement.accountNumber,
-              attemptCount: settlement.attemptCount,
-              createdAt: settlement.createdAt.toISOString(),
-              updatedAt: settlement.updatedAt.toISOString(),
-              currency: settlement.currency,
-              accountRef: settlement.accountRef,
-              providerFee: settlement.providerFee === null ? null : formatKobo(settlement.providerFee),
-              accountName: settlement.accountName,
-              narration: settlement.narration,
-              failureReason: settlement.failureReason,
-              providerTransferId,
-            },
-            attempts: attempts.map((attempt) => ({
-              attempt: attempt.attemptNo,
-              providerRef: attempt.providerRef,
-              outcome: attempt.outcome,
-              providerTransferId: attempt.providerTransferId,
-              detail: attempt.detail,
-              startedAt: attempt.createdAt.toISOString(),
-              updatedAt: attempt.updatedAt.toISOString(),
-            })),
-            statusHistory: history.map((change) => ({ status: change.status, at: change.changedAt.toISOString() })),
+            transfer: presentTransferDetail(settlement, providerTransferId),
+            attempts: attempts.map(presentSettlementAttempt),
+            statusHistory: history.map(presentStatusChange),
             workflow: { workflowId, temporalUiUrl: temporalUiLink(config, workflowId) },
           },
         };
@@ -159,10 +132,7 @@ export function settlementsDashboardRoutes(deps: {
           confirmedAccountName,
           idempotencyKey: key ?? null,
         });
-        return {
-          status: 202,
-          body: { merchantTxRef: settlement.merchantTxRef, status: settlement.status, amount: formatKobo(settlement.amount), currency: settlement.currency, accountRef: settlement.accountRef },
-        };
+        return { status: 202, body: presentAcceptedSettlement(settlement) };
       },
     }),
   ];

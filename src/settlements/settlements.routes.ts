@@ -1,7 +1,7 @@
 import { accountRefParamsSchema } from '../accounts/accounts.schemas';
 import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
 import { validIdempotencyKey } from '../idempotency/request-hash';
-import { formatKobo } from '../money';
+import { presentAcceptedSettlement, presentAccountName, presentBank, presentTransfer } from './settlement.presenter';
 import {
   banksResponseSchema,
   lookupBodySchema,
@@ -30,16 +30,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       handle: async ({ params, body, ctx }) => {
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
         const settlement = await settlements.initiate(tenantOf(ctx).id, params.accountRef, body, key);
-        return {
-          status: 202,
-          body: {
-            merchantTxRef: settlement.merchantTxRef,
-            status: settlement.status,
-            amount: formatKobo(settlement.amount),
-            currency: settlement.currency,
-            accountRef: settlement.accountRef,
-          },
-        };
+        return { status: 202, body: presentAcceptedSettlement(settlement) };
       },
     }),
     // Registered before /v1/transfers/:merchantTxRef so "banks" is never read as a reference.
@@ -51,7 +42,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       auth: 'apiKey',
       responses: { 200: { description: 'The banks', schema: banksResponseSchema } },
       errors: [502],
-      handle: async () => ({ status: 200, body: { banks: (await settlements.banks()).map((bank) => ({ Code: bank.code, Name: bank.name })) } }),
+      handle: async () => ({ status: 200, body: { banks: (await settlements.banks()).map(presentBank) } }),
     }),
     defineRoute({
       method: 'post',
@@ -64,7 +55,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       errors: [400, 404, 429, 502],
       handle: async ({ body, ctx }) => {
         const found = await settlements.lookupAccount(tenantOf(ctx).id, body.accountNumber, body.bankCode);
-        return { status: 200, body: { AccountNumber: found.accountNumber, AccountName: found.accountName } };
+        return { status: 200, body: presentAccountName(found) };
       },
     }),
     defineRoute({
@@ -77,23 +68,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       responses: { 200: { description: 'The transfer', schema: transferStatusSchema } },
       errors: [404],
       handle: async ({ params, ctx }) => {
-        const settlement = await settlements.find(tenantOf(ctx).id, params.merchantTxRef);
-        return {
-          status: 200,
-          body: {
-            merchantTxRef: settlement.merchantTxRef,
-            status: settlement.status,
-            amount: formatKobo(settlement.amount),
-            bankCode: settlement.bankCode,
-            accountNumber: settlement.accountNumber,
-            attemptCount: settlement.attemptCount,
-            createdAt: settlement.createdAt.toISOString(),
-            updatedAt: settlement.updatedAt.toISOString(),
-            currency: settlement.currency,
-            accountRef: settlement.accountRef,
-            providerFee: settlement.providerFee === null ? null : formatKobo(settlement.providerFee),
-          },
-        };
+        return { status: 200, body: presentTransfer(await settlements.find(tenantOf(ctx).id, params.merchantTxRef)) };
       },
     }),
   ];

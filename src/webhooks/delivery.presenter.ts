@@ -1,3 +1,4 @@
+import type { InboundEventRecord } from '../payments/inbound-events.repo';
 import type { DeliveryAttemptRecord, DeliveryRecord } from './deliveries.repo';
 import type { DeliveryListItem } from './delivery-reads.repo';
 
@@ -38,5 +39,31 @@ export function presentDeliveryListItem(item: DeliveryListItem) {
     DeliveredAt: item.deliveredAt?.toISOString() ?? null,
     ReplayOf: item.replayOf,
     LatestReplay: item.latestReplay ? { ID: item.latestReplay.id, Status: item.latestReplay.status } : null,
+  };
+}
+
+/** A dead letter as GET /v1/webhooks/dead-letters lists it (SPEC.md's shape). */
+export function presentDeadLetter(delivery: DeliveryRecord) {
+  return {
+    ID: delivery.id,
+    CallbackURL: delivery.callbackUrl,
+    Status: 'dead_letter' as const,
+    AttemptCount: delivery.attemptCount,
+    LastError: delivery.lastError ?? '',
+    NextRetryAt: null,
+    CreatedAt: delivery.eventReceivedAt.toISOString(),
+  };
+}
+
+export const presentReplay = (replay: DeliveryRecord) => ({ ID: replay.id, EventID: replay.eventId, Status: replay.status, ReplayOf: replay.replayOf! });
+
+/** A payment event whose posting failed: listed beside the dead letters. */
+export function presentProcessingError(event: InboundEventRecord & { accountRef: string | null }) {
+  return {
+    ID: event.id,
+    RequestID: event.requestId,
+    AccountRef: event.accountRef,
+    Error: event.error ?? '',
+    ReceivedAt: event.receivedAt.toISOString(),
   };
 }

@@ -6,7 +6,7 @@ import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import type { DeliveryRecord } from './deliveries.repo';
 import { createDeliveryReadsRepo } from './delivery-reads.repo';
-import { presentDelivery, presentDeliveryListItem } from './delivery.presenter';
+import { presentDelivery, presentDeliveryListItem, presentProcessingError, presentReplay } from './delivery.presenter';
 import {
   deliveryListQuerySchema,
   deliveryListResponseSchema,
@@ -20,8 +20,6 @@ import { deliveryParamsSchema, deliverySchema, replayResponseSchema } from './we
 import type { WebhooksService } from './webhooks.service';
 
 const PAGE_SIZE = 50;
-
-const presentReplay = (replay: DeliveryRecord) => ({ ID: replay.id, EventID: replay.eventId, Status: replay.status, ReplayOf: replay.replayOf! });
 
 /** The dashboard's webhook pages: deliveries with attempts, dead letters, processing errors, replays. */
 export function webhooksDashboardRoutes(deps: { db: Db; webhooks: WebhooksService; auth: AuthService; audit: AuditLog }): RouteDefinition[] {
@@ -78,13 +76,7 @@ export function webhooksDashboardRoutes(deps: { db: Db; webhooks: WebhooksServic
         return {
           status: 200,
           body: {
-            processingErrors: page.items.map((event) => ({
-              ID: event.id,
-              RequestID: event.requestId,
-              AccountRef: event.accountRef,
-              Error: event.error ?? '',
-              ReceivedAt: event.receivedAt.toISOString(),
-            })),
+            processingErrors: page.items.map(presentProcessingError),
             pagination: page.pagination,
           },
         };

@@ -1,6 +1,7 @@
 import type { AuditLog } from '../audit/audit-log';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
+import { presentDeadLetter, presentDelivery, presentProcessingError, presentReplay } from './delivery.presenter';
 import type { WebhooksService } from './webhooks.service';
 import {
   deadLettersQuerySchema,
@@ -70,22 +71,8 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; audit: AuditLo
         return {
           status: 200,
           body: {
-            deadLetters: letters.items.map((delivery) => ({
-              ID: delivery.id,
-              CallbackURL: delivery.callbackUrl,
-              Status: 'dead_letter' as const,
-              AttemptCount: delivery.attemptCount,
-              LastError: delivery.lastError ?? '',
-              NextRetryAt: null,
-              CreatedAt: delivery.eventReceivedAt.toISOString(),
-            })),
-            processingErrors: errors.items.map((event) => ({
-              ID: event.id,
-              RequestID: event.requestId,
-              AccountRef: event.accountRef,
-              Error: event.error ?? '',
-              ReceivedAt: event.receivedAt.toISOString(),
-            })),
+            deadLetters: letters.items.map(presentDeadLetter),
+            processingErrors: errors.items.map(presentProcessingError),
             pagination: letters.pagination,
             processingErrorsPagination: errors.pagination,
           },
@@ -103,7 +90,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; audit: AuditLo
       errors: [404, 409, 429],
       handle: async ({ params, ctx }) => {
         const replay = await webhooks.replay(tenantOf(ctx).id, params.id);
-        return { status: 202, body: { ID: replay.id, EventID: replay.eventId, Status: replay.status, ReplayOf: replay.replayOf! } };
+        return { status: 202, body: presentReplay(replay) };
       },
     }),
     defineRoute({
@@ -117,28 +104,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; audit: AuditLo
       errors: [404],
       handle: async ({ params, ctx }) => {
         const { delivery, attempts } = await webhooks.delivery(tenantOf(ctx).id, params.id);
-        return {
-          status: 200,
-          body: {
-            ID: delivery.id,
-            EventID: delivery.eventId,
-            CallbackURL: delivery.callbackUrl,
-            Status: delivery.status,
-            AttemptCount: delivery.attemptCount,
-            LastError: delivery.lastError,
-            NextRetryAt: delivery.nextRetryAt?.toISOString() ?? null,
-            CreatedAt: delivery.eventReceivedAt.toISOString(),
-            DeliveredAt: delivery.deliveredAt?.toISOString() ?? null,
-            ReplayOf: delivery.replayOf,
-            Attempts: attempts.map((attempt) => ({
-              Attempt: attempt.attemptNo,
-              AttemptedAt: attempt.attemptedAt.toISOString(),
-              StatusCode: attempt.statusCode,
-              Error: attempt.error,
-              DurationMs: attempt.durationMs,
-            })),
-          },
-        };
+        return { status: 200, body: presentDelivery(delivery, attempts) };
       },
     }),
   ];

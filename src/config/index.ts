@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { createKeyring } from '../crypto';
+import { authEnv, refuseWeakPasswordHashing } from './auth';
+import { databaseEnv } from './database';
+import { limitsEnv } from './limits';
+import { metricsEnv, refuseOpenMetrics } from './metrics';
+import { paymentsEnv } from './payments';
+import { providerEnv, refusePublishedWebhookSecrets, refuseSandboxProvider } from './provider';
+import { reconciliationEnv } from './reconciliation';
+import { retentionEnv } from './retention';
+import { sandboxEnv } from './sandbox';
+import { refusePublishedEncryptionKeys, refusePublishedRequestHashSecret, secretsEnv } from './secrets';
+import { serverEnv } from './server';
+import { settlementEnv } from './settlement';
+import { checkTemporalTls, temporalEnv } from './temporal';
+import { refusePrivateCallbacks, webhooksEnv } from './webhooks';
+import { workerEnv } from './worker';
+
+export type { RateLimit } from './limits';
+
+/** Every environment variable, one schema: each concern's variables are declared in its own module. */
+const configSchema = z
+  .object({
+    ...serverEnv.shape,
+    ...databaseEnv.shape,
+    ...temporalEnv.shape,
+    ...workerEnv.shape,
+    ...metricsEnv.shape,
+    ...authEnv.shape,
+    ...secretsEnv.shape,
+    ...providerEnv.shape,
+    ...limitsEnv.shape,
+    ...paymentsEnv.shape,
+    ...webhooksEnv.shape,
+    ...settlementEnv.shape,
+    ...reconciliationEnv.shape,
+    ...retentionEnv.shape,
+    ...sandboxEnv.shape,
+  })
+  // Production refuses to start with anything that only makes sense locally; every offending
+  // variable is named in the one message (runProcess prints it and exits 1 before listening).
+  .superRefine((config, ctx) => {
+    checkTemporalTls(config, ctx);
+    if (config.NODE_ENV !== 'production') return;
+    const refuse = (variable: string, message: string) => ctx.addIssue({ code: 'custom', path: [variable], message });
+    refusePublishedEncryptionKeys(config, refuse);
+    refusePublishedWebhookSecrets(config, refuse);
+    refusePublishedRequestHashSecret(config, refuse);
+    refuseSandboxProvider(config, refuse);
+    refusePrivateCallbacks(config, refuse);
+    refuseWeakPasswordHashing(config, refuse);
+    refuseOpenMetrics(config, refuse);
+  })
+  // Without DATA_ENCRYPTION_KEYS, DATA_ENCRYPTION_KEY is a ring of one key named "default".
+  .transform((config) => ({
+    ...config,
+    DATA_ENCRYPTION_KEYRING: createKeyring(config.DATA_ENCRYPTION_KEYS ?? [{ id: 'default', key: config.DATA_ENCRYPTION_KEY }]),
+  }));
+
+export type Config = Readonly<z.output<typeof configSchema>>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Empty strings count as unset, so `FOO= npm start` falls back to the default. */
+function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''));
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(withoutEmpty(env));
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(config)'}: ${issue.message}`));
+  }
+  return Object.freeze(parsed.data);
+}

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { duration, durationList, integer } from './values';
+
+/** Payouts: which balance funds them, how they are retried, and how long their outcome is watched. */
+export const settlementEnv = z.object({
+  SETTLEMENT_FUNDS: z.enum(['ledger', 'available']).default('ledger'),
+  SETTLEMENT_MAX_ATTEMPTS: integer(5, 1, 50),
+  SETTLEMENT_RETRY_SCHEDULE: durationList('30s,1m,2m,5m'),
+  SETTLEMENT_POLL_INTERVAL: duration('5s'),
+  SETTLEMENT_REFUND_WATCH: duration('24h'),
+  SETTLEMENT_NOT_FOUND_GRACE: duration('5m'),
+  SETTLEMENT_REFUND_RECHECK: duration('1h'),
+  SETTLEMENT_FAILED_REFERENCE_WATCH: duration('72h'),
+  SETTLEMENT_WATCH_MAX_INTERVAL: duration('1h'),
+  SETTLEMENT_WATCH_LOOKUPS: integer(100, 1, 10_000),
+});

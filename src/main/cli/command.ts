@@ -1,0 +1,34 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../../config';
+import type { Db } from '../../db';
+import type { Services } from '../container';
+
+export interface CommandContext {
+  config: Config;
+  db: Db;
+  temporal: Client;
+  services: Services;
+  options: Record<string, string | boolean | undefined>;
+  print(human: string, json: Record<string, unknown>): void;
+}
+
+export interface Command {
+  usage: string;
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  required?: string[];
+  run(context: CommandContext): Promise<void>;
+}
+
+/** A command used wrongly: exit 2 with the message, as for a missing option. */
+export class UsageError extends Error {}
+
+export const text = (context: CommandContext, name: string): string => String(context.options[name]);
+export const optional = (context: CommandContext, name: string): string | undefined => (typeof context.options[name] === 'string' ? String(context.options[name]) : undefined);
+
+export function instantOption(context: CommandContext, name: string): Date | undefined {
+  const value = optional(context, name);
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new UsageError(`--${name} must be an ISO 8601 timestamp`);
+  return date;
+}

@@ -1,0 +1,71 @@
+import { formatKobo } from '../money';
+import type { ProviderAccountName, ProviderBank } from '../provider/provider.types';
+import type { SettlementAttemptView, SettlementListItem, SettlementStatusChange } from './settlement-reads.repo';
+import type { SettlementRecord } from './settlements.repo';
+import type { AcceptedSettlement } from './settlements.service';
+
+/** The answer to a settle request, from the API and the dashboard alike. */
+export function presentAcceptedSettlement(settlement: AcceptedSettlement) {
+  return { merchantTxRef: settlement.merchantTxRef, status: settlement.status, amount: formatKobo(settlement.amount), currency: settlement.currency, accountRef: settlement.accountRef };
+}
+
+/** A settlement as GET /v1/transfers/{merchantTxRef} shows it; the dashboard's detail adds to it. */
+export function presentTransfer(settlement: SettlementRecord) {
+  return {
+    merchantTxRef: settlement.merchantTxRef,
+    status: settlement.status,
+    amount: formatKobo(settlement.amount),
+    bankCode: settlement.bankCode,
+    accountNumber: settlement.accountNumber,
+    attemptCount: settlement.attemptCount,
+    createdAt: settlement.createdAt.toISOString(),
+    updatedAt: settlement.updatedAt.toISOString(),
+    currency: settlement.currency,
+    accountRef: settlement.accountRef,
+    providerFee: settlement.providerFee === null ? null : formatKobo(settlement.providerFee),
+  };
+}
+
+export function presentTransferDetail(settlement: SettlementRecord, providerTransferId: string | null) {
+  return {
+    ...presentTransfer(settlement),
+    accountName: settlement.accountName,
+    narration: settlement.narration,
+    failureReason: settlement.failureReason,
+    providerTransferId,
+  };
+}
+
+export function presentSettlementListItem(row: SettlementListItem) {
+  return {
+    ID: row.id,
+    MerchantTxRef: row.merchantTxRef,
+    AccountRef: row.accountRef,
+    Amount: formatKobo(row.amount),
+    BankCode: row.bankCode,
+    AccountNumber: row.accountNumber,
+    AccountName: row.accountName,
+    Status: row.status,
+    AttemptCount: row.attemptCount,
+    CreatedAt: row.createdAt.toISOString(),
+    UpdatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function presentSettlementAttempt(attempt: SettlementAttemptView) {
+  return {
+    attempt: attempt.attemptNo,
+    providerRef: attempt.providerRef,
+    outcome: attempt.outcome,
+    providerTransferId: attempt.providerTransferId,
+    detail: attempt.detail,
+    startedAt: attempt.createdAt.toISOString(),
+    updatedAt: attempt.updatedAt.toISOString(),
+  };
+}
+
+export const presentStatusChange = (change: SettlementStatusChange) => ({ status: change.status, at: change.changedAt.toISOString() });
+
+export const presentBank = (bank: ProviderBank) => ({ Code: bank.code, Name: bank.name });
+
+export const presentAccountName = (found: ProviderAccountName) => ({ AccountNumber: found.accountNumber, AccountName: found.accountName });
