@@ -2,7 +2,7 @@ import { continueAsNew, defineQuery, proxyLocalActivities, setHandler, sleep, wo
 import type { PaymentActivities } from '../activities/payments.activities';
 import { backedOff, initialProgress, nextStep, notFoundRule, recordLookup } from '../src/contracts/confirmation-rules';
 import type { ConfirmationOutcome, ConfirmationProgress, CreditResolution, PaymentConfirmationInput } from '../src/contracts/payment-confirmation.contract';
-import type { ProviderTxnLookup } from '../src/provider/provider-answers';
+import type { ProviderTxnLookup } from '../src/contracts/payment-confirmation.contract';
 
 // Local activities: each is a short call (a lookup, one transaction) that the worker runs itself, so a
 // confirmation costs the server one workflow task instead of an activity task per call. After 10 s of

@@ -4,7 +4,7 @@ import type { PaymentActivities } from '../activities/payments.activities';
 import { backedOff, initialProgress, keptDelayMs, notFoundRule, recordLookup } from '../src/contracts/confirmation-rules';
 import { ACCOUNT_REFS, PROVIDER_TXN_REFS } from '../src/contracts/search-attributes';
 import type { BatchConfirmationInput, BatchPayment, BatchTally, ConfirmationOutcome, ConfirmationProgress } from '../src/contracts/payment-confirmation.contract';
-import type { ProviderTxnLookup } from '../src/provider/provider-answers';
+import type { ProviderTxnLookup } from '../src/contracts/payment-confirmation.contract';
 
 // One local activity per round: it reads the credits and their claims, looks them up, and confirms or
 // reverses them itself, so a round costs the server one workflow task and the history one marker. Its

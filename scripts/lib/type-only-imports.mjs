@@ -6,10 +6,16 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { repoRoot } from './paths.mjs';
 
-/** `from`: the importing folder; `to`: where the imported path may lead, as types only. */
+/** `from`: the importing folder; `to`: where the imported path may lead, as types only; `shared`: pure catalogues it may take as values. */
 const TYPE_ONLY_BOUNDARIES = [
-  { from: 'workflows', to: 'activities', why: 'workflows name activities by their types only (proxyActivities)' },
-  { from: 'dashboard/src', to: 'src', why: 'the dashboard takes its API types from the server, never its code' },
+  { from: 'workflows', to: 'activities', shared: [], why: 'workflows name activities by their types only (proxyActivities)' },
+  {
+    from: 'dashboard/src',
+    to: 'src',
+    // The lists of audit actions and finding kinds, so the dashboard's filters offer exactly what the server records.
+    shared: ['src/audit/audit-actions', 'src/reconciliation/findings'],
+    why: 'the dashboard takes its API types from the server, and no code but the shared catalogues',
+  },
 ];
 
 function sourceFiles(folder) {
@@ -35,12 +41,12 @@ export function typeOnlyImportViolations() {
   const root = repoRoot();
   const swc = createRequire(join(root, 'package.json'))('@swc/core');
   const violations = [];
-  for (const { from, to, why } of TYPE_ONLY_BOUNDARIES) {
+  for (const { from, to, shared, why } of TYPE_ONLY_BOUNDARIES) {
     for (const file of sourceFiles(join(root, from))) {
       for (const node of declarationsOf(swc, file)) {
         const target = relative(root, resolve(dirname(file), node.source.value));
         if (!node.source.value.startsWith('.') || !(target === to || target.startsWith(`${to}/`))) continue;
-        if (!isTypeOnly(node)) violations.push(`${relative(root, file)} -> ${target}: ${why}`);
+        if (!isTypeOnly(node) && !shared.includes(target)) violations.push(`${relative(root, file)} -> ${target}: ${why}`);
       }
     }
   }

@@ -4,6 +4,9 @@
  * module: types and pure functions only. Money travels as kobo strings.
  */
 import type { ProviderTxnLookup } from '../provider/provider-answers';
+
+/** The provider's answer a confirmation decides on, as workflows see it. */
+export type { ProviderTxnLookup };
 import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from './confirmation-batches';
 import type { WorkflowJob } from './workflow-job';
 

@@ -12,7 +12,6 @@ import { InsufficientFundsError } from '../ledger/posting-engine';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
 import type { Kobo } from '../money';
-import type { PayoutEventSink } from '../payments/payment-ingest.service';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { PaymentProvider } from '../provider/payment-provider';
 import type { ProviderAccountName, ProviderBank } from '../provider/provider.types';
@@ -65,7 +64,8 @@ export function createSettlementsService(deps: {
     if (!(await banks.has(bankCode))) throw invalidBankCode();
   }
 
-  const payoutSink: PayoutEventSink = {
+  // Satisfies the ingest service's PayoutEventSink port; the container hands it over, so settlements never import payments.
+  const payoutSink = {
     async prepare(type: PayoutSignalType, providerRef: string, eventId: string) {
       const settlement = await settlements.findByRefAnyTenant(baseReference(providerRef));
       if (!settlement) return null;
