@@ -1,10 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import {
-  ProviderAmountMismatchError,
-  SettlementNotFoundError,
-  SettlementRuleError,
-  type SettlementExecutionService,
-} from '../src/settlements/settlement-execution.service';
+import { ProviderAmountMismatchError, SettlementNotFoundError, SettlementRuleError, type SettlementExecutionService } from '../src/settlements/settlement-execution.service';
 import type { AttemptProgress, DestinationCheck, RefundCheck, SettlementWorkflowStatus, SubmissionResult } from '../src/contracts/settlement.contract';
 
 /**

@@ -47,7 +47,7 @@ export async function fairnessBenchmark(ctx: BenchContext): Promise<Row[]> {
 
     const sentAt = Date.now();
     const sent = await call(ctx.sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: otherRef, amount: 5025 } });
-    if ((sent.body as { delivery: { status: number } }).delivery.status !== 200) throw new Error('the other tenant\'s webhook was not accepted');
+    if ((sent.body as { delivery: { status: number } }).delivery.status !== 200) throw new Error("the other tenant's webhook was not accepted");
     const deadline = sentAt + DELIVERY_TIMEOUT_MS;
     while (receiver.calls.length === 0 && Date.now() < deadline) await sleep(100);
     const deliveredS = receiver.calls.length > 0 ? (receiver.calls[0]!.at - sentAt) / 1000 : null;
@@ -63,7 +63,13 @@ export async function fairnessBenchmark(ctx: BenchContext): Promise<Row[]> {
       deliveredS,
     });
     return [
-      { benchmark: 'fairness', measure: `burst: ${events.length} payments to one tenant, concurrency 32: s (non-2xx)`, value: `${fixed(burstS)} (${burst.non2xx + burst.errors})`, target: '-', meets: null },
+      {
+        benchmark: 'fairness',
+        measure: `burst: ${events.length} payments to one tenant, concurrency 32: s (non-2xx)`,
+        value: `${fixed(burstS)} (${burst.non2xx + burst.errors})`,
+        target: '-',
+        meets: null,
+      },
       {
         benchmark: 'fairness',
         measure: 'backlog at the end of the burst: outbox starts / pending confirmations (queued for a batch, held by batches; oldest queued, s)',

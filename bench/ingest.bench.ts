@@ -36,9 +36,7 @@ async function unstartedWorkflows(ctx: BenchContext): Promise<number> {
 
 /** Credits in the batch confirmation queue: waiting for a batch, and held by open batches. */
 async function confirmationQueue(ctx: BenchContext): Promise<{ queued: number; claimed: number }> {
-  const row = await ctx
-    .db('confirmation_claims')
-    .first(ctx.db.raw('count(*) FILTER (WHERE batch_id IS NULL) AS queued'), ctx.db.raw('count(*) FILTER (WHERE batch_id IS NOT NULL) AS claimed'));
+  const row = await ctx.db('confirmation_claims').first(ctx.db.raw('count(*) FILTER (WHERE batch_id IS NULL) AS queued'), ctx.db.raw('count(*) FILTER (WHERE batch_id IS NOT NULL) AS claimed'));
   return { queued: Number(row?.queued ?? 0), claimed: Number(row?.claimed ?? 0) };
 }
 
@@ -135,7 +133,11 @@ export async function ingestBenchmark(ctx: BenchContext): Promise<Row[]> {
   const spreadAccounts = accounts.slice(0, ACCOUNTS);
   const hotAccount = accounts[ACCOUNTS]!;
   const accountIds = spreadAccounts.map((account) => account.ID);
-  const events = await signedEvents(ctx, spreadAccounts.map((account) => account.AccountRef), 2 * seconds * EVENTS_PER_LOAD_SECOND);
+  const events = await signedEvents(
+    ctx,
+    spreadAccounts.map((account) => account.AccountRef),
+    2 * seconds * EVENTS_PER_LOAD_SECOND,
+  );
   const hotEvents = await signedEvents(ctx, [hotAccount.AccountRef], seconds * EVENTS_PER_LOAD_SECOND);
   const cursor = { next: 0 };
 

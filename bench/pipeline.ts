@@ -36,14 +36,16 @@ export async function pipelineSample(ctx: BenchContext): Promise<PipelineSample>
 /** Restarts the worker if an earlier benchmark stopped it. */
 export async function ensureWorker(ctx: BenchContext): Promise<void> {
   const pid = ctx.sys.pid('worker');
-  const alive = pid !== undefined && (() => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+  const alive =
+    pid !== undefined &&
+    (() => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    })();
   if (!alive) await ctx.sys.start('worker');
 }
 
@@ -54,7 +56,9 @@ export async function waitForDrainedPipeline(ctx: BenchContext, label: string, t
     const sample = await pipelineSample(ctx);
     if (sample.backlog === 0 && sample.pending === 0) return true;
     if (Date.now() > deadline) return false;
-    process.stderr.write(`[bench] ${label}: waiting for earlier work to drain (${sample.backlog} starts, ${sample.pending} confirmations: ${sample.queued} queued for a batch, ${sample.claimed} in batches)\n`);
+    process.stderr.write(
+      `[bench] ${label}: waiting for earlier work to drain (${sample.backlog} starts, ${sample.pending} confirmations: ${sample.queued} queued for a batch, ${sample.claimed} in batches)\n`,
+    );
     await sleep(10_000);
   }
 }

@@ -62,7 +62,11 @@ export async function reconcileBenchmark(ctx: BenchContext): Promise<Row[]> {
   const accounts = await provisionAccounts(ctx, ACCOUNTS);
   const from = new Date(Date.now() - 2_000);
   process.stderr.write(`[bench] reconcile: recording ${size} provider payments and their ledger entries…\n`);
-  const payments = await providerPayments(ctx, accounts.map((account) => account.AccountRef), size);
+  const payments = await providerPayments(
+    ctx,
+    accounts.map((account) => account.AccountRef),
+    size,
+  );
   await ledgerEntries(ctx, accounts, payments);
   const to = new Date(Date.now() + 1_000);
   await sleep(1_000);
@@ -86,8 +90,20 @@ export async function reconcileBenchmark(ctx: BenchContext): Promise<Row[]> {
   writeResult('reconcile', { size, seconds, rssBeforeMiB: rssBefore, rssPeakMiB: rssPeak, run });
   const complete = run.Status === 'succeeded' && run.ProviderTransactions === size && run.Matched === size;
   return [
-    { benchmark: 'reconcile', measure: `window of ${size} provider transactions against ${size} entries (CLI run, all matching), s`, value: fixed(seconds), target: '< 60 s at 100,000', meets: complete && seconds < 60 },
-    { benchmark: 'reconcile', measure: 'provider transactions matched / repaired / reported / single lookups', value: `${run.Matched} / ${run.Repaired} / ${run.Reported} / ${run.Lookups}`, target: `${size} / 0 / 0 / 0`, meets: complete && run.Repaired === 0 && run.Reported === 0 },
+    {
+      benchmark: 'reconcile',
+      measure: `window of ${size} provider transactions against ${size} entries (CLI run, all matching), s`,
+      value: fixed(seconds),
+      target: '< 60 s at 100,000',
+      meets: complete && seconds < 60,
+    },
+    {
+      benchmark: 'reconcile',
+      measure: 'provider transactions matched / repaired / reported / single lookups',
+      value: `${run.Matched} / ${run.Repaired} / ${run.Reported} / ${run.Lookups}`,
+      target: `${size} / 0 / 0 / 0`,
+      meets: complete && run.Repaired === 0 && run.Reported === 0,
+    },
     { benchmark: 'reconcile', measure: 'provider transactions reconciled / s', value: fixed(size / seconds, 0), target: '-', meets: null },
     { benchmark: 'reconcile', measure: 'worker resident memory before / peak during the run, MiB', value: `${fixed(rssBefore, 0)} / ${fixed(rssPeak, 0)}`, target: '< 300 MiB', meets: rssPeak < 300 },
     { benchmark: 'reconcile', measure: 'worker resident memory the run added at its peak, MiB', value: fixed(rssPeak - rssBefore, 0), target: '-', meets: null },

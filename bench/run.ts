@@ -41,7 +41,9 @@ async function main(): Promise<void> {
   } finally {
     await ctx.close();
   }
-  process.stdout.write(`\nTemporal: ${options.temporal === 'postgres' ? 'server with Postgres persistence' : 'dev server (SQLite in memory)'}; API processes ${process.env.API_PROCESSES ?? 1}, worker processes ${process.env.WORKER_PROCESSES ?? 1}\n`);
+  process.stdout.write(
+    `\nTemporal: ${options.temporal === 'postgres' ? 'server with Postgres persistence' : 'dev server (SQLite in memory)'}; API processes ${process.env.API_PROCESSES ?? 1}, worker processes ${process.env.WORKER_PROCESSES ?? 1}\n`,
+  );
   printTable(rows);
 }
 

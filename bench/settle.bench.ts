@@ -29,7 +29,10 @@ export async function settleBenchmark(ctx: BenchContext): Promise<Row[]> {
   const accounts = await provisionAccounts(ctx, 101);
   for (const account of accounts) await fund(ctx, account.ID, 100_000_000_00n);
   const cpuBefore = cpuByRole();
-  const spread = await settleLoad(ctx, accounts.slice(0, 100).map((account) => account.AccountRef));
+  const spread = await settleLoad(
+    ctx,
+    accounts.slice(0, 100).map((account) => account.AccountRef),
+  );
   const cpu = cpuShare(cpuBefore, cpuByRole(), spread.durationS);
   const hot = await settleLoad(ctx, [accounts[100]!.AccountRef]);
   writeResult('settle', { acrossAccounts: spread, hotAccount: hot, cpuDuringLoad: cpu });
@@ -39,6 +42,12 @@ export async function settleBenchmark(ctx: BenchContext): Promise<Row[]> {
     { benchmark: 'settle', measure: 'CPU across accounts (% of one core; 2 cores in all)', value: formatShare(cpu), target: '-', meets: null },
     { benchmark: 'settle', measure: 'accepted settles / s on one hot account', value: fixed(hot.rps, 0), target: '-', meets: null },
     { benchmark: 'settle', measure: 'latency p50 / p99 ms on the hot account', value: `${fixed(hot.p50Ms)} / ${fixed(hot.p99Ms)}`, target: '-', meets: null },
-    { benchmark: 'settle', measure: 'non-2xx / errors (both runs)', value: `${spread.non2xx + hot.non2xx} / ${spread.errors + hot.errors}`, target: '0 / 0', meets: spread.non2xx + hot.non2xx === 0 && spread.errors + hot.errors === 0 },
+    {
+      benchmark: 'settle',
+      measure: 'non-2xx / errors (both runs)',
+      value: `${spread.non2xx + hot.non2xx} / ${spread.errors + hot.errors}`,
+      target: '0 / 0',
+      meets: spread.non2xx + hot.non2xx === 0 && spread.errors + hot.errors === 0,
+    },
   ];
 }

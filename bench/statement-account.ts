@@ -21,7 +21,10 @@ export async function seed(ctx: BenchContext, account: { ID: string }, n: number
   );
   const credits = (BigInt(n) - BigInt(n) / 4n) * 10000n;
   const debits = (BigInt(n) / 4n) * 5000n;
-  await ctx.db('virtual_accounts').where({ id: account.ID }).update({ total_credits: credits, total_debits: debits, ledger_balance: credits - debits, last_seq: n });
+  await ctx
+    .db('virtual_accounts')
+    .where({ id: account.ID })
+    .update({ total_credits: credits, total_debits: debits, ledger_balance: credits - debits, last_seq: n });
 }
 
 const seeded = new WeakMap<BenchContext, Promise<{ ID: string; AccountRef: string }>>();

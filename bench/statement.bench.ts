@@ -7,7 +7,10 @@ import { fixed, writeResult, type Row } from './report';
 const SMALL = 1_000;
 
 async function middleCursor(ctx: BenchContext, account: { ID: string }, n: number): Promise<string> {
-  const row = await ctx.db('ledger_entries').where({ account_id: account.ID, seq: Math.floor(n / 2) }).first('id');
+  const row = await ctx
+    .db('ledger_entries')
+    .where({ account_id: account.ID, seq: Math.floor(n / 2) })
+    .first('id');
   return row.id as string;
 }
 
@@ -75,6 +78,12 @@ export async function statementBenchmark(ctx: BenchContext): Promise<Row[]> {
     row(`middle page, ${big} entries`, cases.middle1m, 'p99 <= 15 ms', cases.middle1m.p99Ms <= 15),
     { benchmark: 'statement', measure: `p99 ratio ${big} / 1k, first page`, value: fixed(ratioFirst, 2), target: '<= 1.3', meets: ratioFirst <= 1.3 },
     { benchmark: 'statement', measure: `p99 ratio ${big} / 1k, middle page`, value: fixed(ratioMiddle, 2), target: '<= 1.3', meets: ratioMiddle <= 1.3 },
-    { benchmark: 'baseline', measure: `aggregates of ${big} entries: SUM over history / stored totals, ms`, value: `${fixed(sumMs, 2)} / ${fixed(storedMs, 2)} (x${fixed(sumMs / storedMs, 0)})`, target: 'ratio printed', meets: null },
+    {
+      benchmark: 'baseline',
+      measure: `aggregates of ${big} entries: SUM over history / stored totals, ms`,
+      value: `${fixed(sumMs, 2)} / ${fixed(storedMs, 2)} (x${fixed(sumMs / storedMs, 0)})`,
+      target: 'ratio printed',
+      meets: null,
+    },
   ];
 }

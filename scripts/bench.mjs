@@ -55,7 +55,8 @@ async function main() {
     await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);
     await admin.end();
     await temporal.stop();
-    if (onPostgres) await dropPostgresTemporalDatabases({ postgresUrl: postgres.url, databasePrefix: temporalDatabases }).catch((error) => log(`could not drop ${temporalDatabases}: ${error.message}`));
+    if (onPostgres)
+      await dropPostgresTemporalDatabases({ postgresUrl: postgres.url, databasePrefix: temporalDatabases }).catch((error) => log(`could not drop ${temporalDatabases}: ${error.message}`));
   }
   process.exit(code);
 }

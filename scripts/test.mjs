@@ -44,10 +44,7 @@ async function createTestDatabase(adminUrl) {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const stale = await client.query(
-      "SELECT datname FROM pg_database WHERE datname ~ '^ledger_test_[0-9]+_' AND split_part(datname, '_', 3)::bigint < $1",
-      [Date.now() - 6 * 3_600_000],
-    );
+    const stale = await client.query("SELECT datname FROM pg_database WHERE datname ~ '^ledger_test_[0-9]+_' AND split_part(datname, '_', 3)::bigint < $1", [Date.now() - 6 * 3_600_000]);
     for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     const name = `ledger_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
     await client.query(`CREATE DATABASE "${name}"`);

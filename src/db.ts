@@ -45,10 +45,7 @@ export function isRetryableDatabaseError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: string }).code;
   if (code && (RETRYABLE_CODES.has(code) || NETWORK_CODES.has(code))) return true;
-  return (
-    error.name === 'KnexTimeoutError' ||
-    /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(error.message)
-  );
+  return error.name === 'KnexTimeoutError' || /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(error.message);
 }
 
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {

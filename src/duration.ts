@@ -11,7 +11,10 @@ export function parseDuration(text: string): number | null {
 
 /** Parses "2m,5m,11m" into milliseconds; null when any item is malformed or the list is empty. */
 export function parseDurationList(text: string): number[] | null {
-  const items = text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  const items = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
   if (items.length === 0) return null;
   const parsed = items.map(parseDuration);
   return parsed.every((ms): ms is number => ms !== null) ? parsed : null;

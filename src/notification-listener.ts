@@ -24,13 +24,7 @@ const PROBE_TIMEOUT_MS = 3_000;
  * notification arrives; `onLive(false)` as soon as the connection is lost or stops answering, when
  * notifications may go unseen until it is back (retried every second).
  */
-export function listenForNotifications(deps: {
-  db: Db;
-  channel: string;
-  logger: Logger;
-  onNotification(): void;
-  onLive(live: boolean): void;
-}): NotificationListener {
+export function listenForNotifications(deps: { db: Db; channel: string; logger: Logger; onNotification(): void; onLive(live: boolean): void }): NotificationListener {
   const { db, channel, logger, onNotification, onLive } = deps;
   let current: ListeningConnection | null = null;
   let closed = false;

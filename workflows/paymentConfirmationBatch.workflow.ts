@@ -143,10 +143,11 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
     }
     // Longest overdue first: payments a 429 left unasked lead the next round instead of waiting behind
     // ones just asked, so a provider that throttles every round still reaches each payment in turn.
-    const due = [...open.values()]
-      .filter((item) => (item.state.nextLookupAtMs ?? nowMs) <= nowMs)
-      .sort((a, b) => (a.state.nextLookupAtMs ?? nowMs) - (b.state.nextLookupAtMs ?? nowMs));
-    const round = await confirmPaymentBatch(input.batchId, due.map((item) => item.payment.entryId));
+    const due = [...open.values()].filter((item) => (item.state.nextLookupAtMs ?? nowMs) <= nowMs).sort((a, b) => (a.state.nextLookupAtMs ?? nowMs) - (b.state.nextLookupAtMs ?? nowMs));
+    const round = await confirmPaymentBatch(
+      input.batchId,
+      due.map((item) => item.payment.entryId),
+    );
     const answeredAtMs = Date.now();
     for (const result of round.results) {
       const item = open.get(result.entryId);

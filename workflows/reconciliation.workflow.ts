@@ -1,13 +1,4 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  continueAsNew,
-  defineQuery,
-  proxyActivities,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, continueAsNew, defineQuery, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation.activities';
 import { RECONCILIATION_STATUS } from '../src/contracts/search-attributes';
 import type { ReconciliationInput, ReconciliationPosition, ReconciliationProgress, ReconciliationSummary, ReconciliationWorkflowState } from '../src/contracts/reconciliation.contract';

@@ -1,14 +1,4 @@
-import {
-  continueAsNew,
-  getExternalWorkflowHandle,
-  log,
-  ParentClosePolicy,
-  proxyActivities,
-  sleep,
-  startChild,
-  WorkflowIdReusePolicy,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { continueAsNew, getExternalWorkflowHandle, log, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
 import type { SettlementActivities } from '../activities/settlements.activities';
 import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, pace } from './pacing';

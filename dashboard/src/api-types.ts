@@ -6,15 +6,7 @@ import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.
 import type { AuditAction } from '../../src/audit/audit-actions';
 import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
 import type { UserRole } from '../../src/http/roles';
-import type {
-  apiKeySchema,
-  apiKeysResponseSchema,
-  createdApiKeySchema,
-  createdUserSchema,
-  sessionInfoSchema,
-  tenantUserSchema,
-  tenantUsersResponseSchema,
-} from '../../src/auth/tenant-admin.schemas';
+import type { apiKeySchema, apiKeysResponseSchema, createdApiKeySchema, createdUserSchema, sessionInfoSchema, tenantUserSchema, tenantUsersResponseSchema } from '../../src/auth/tenant-admin.schemas';
 import type { customerDetailSchema } from '../../src/accounts/accounts.dashboard.schemas';
 import type { customerSearchResponseSchema } from '../../src/customers/customers.dashboard.schemas';
 import type { customerSchema, kycReviewsResponseSchema } from '../../src/customers/customers.schemas';

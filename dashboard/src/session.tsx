@@ -35,7 +35,9 @@ export function IdleTimeout(props: { seconds: number; onIdle: () => void; childr
     const timer = window.setInterval(() => {
       if (Date.now() - last < seconds * 1000) return;
       window.clearInterval(timer);
-      api('POST', '/auth/logout').catch(() => undefined).finally(onIdle);
+      api('POST', '/auth/logout')
+        .catch(() => undefined)
+        .finally(onIdle);
     }, 5_000);
     return () => {
       window.clearInterval(timer);

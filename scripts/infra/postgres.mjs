@@ -73,11 +73,7 @@ function psqlUrl(url, sql, timeoutSec = 3) {
 
 /** psql as the postgres superuser over the local socket (peer auth). */
 async function psqlAdmin(port, sql, { db = 'postgres', check = true } = {}) {
-  const r = await run(
-    'runuser',
-    ['-u', 'postgres', '--', 'psql', '-X', '-p', String(port), '-d', db, '-v', 'ON_ERROR_STOP=1', '-tAc', sql],
-    { timeoutMs: 30_000, cwd: '/' },
-  );
+  const r = await run('runuser', ['-u', 'postgres', '--', 'psql', '-X', '-p', String(port), '-d', db, '-v', 'ON_ERROR_STOP=1', '-tAc', sql], { timeoutMs: 30_000, cwd: '/' });
   if (check && !r.ok) throw new Error(`psql as postgres failed: ${sql}\n${tail(r.stderr || r.stdout, 20)}`);
   return r;
 }
@@ -240,8 +236,7 @@ export async function ensurePostgres({ log = quietLog } = {}) {
     const r = await run('pg_ctlcluster', [cluster.version, cluster.cluster, 'start'], { timeoutMs: 120_000 });
     if (!r.ok && !/already running/.test(r.stderr + r.stdout)) {
       throw new Error(
-        `pg_ctlcluster ${cluster.version} ${cluster.cluster} start failed:\n${tail(r.stderr || r.stdout)}\n` +
-          `(see /var/log/postgresql/postgresql-${cluster.version}-${cluster.cluster}.log)`,
+        `pg_ctlcluster ${cluster.version} ${cluster.cluster} start failed:\n${tail(r.stderr || r.stdout)}\n` + `(see /var/log/postgresql/postgresql-${cluster.version}-${cluster.cluster}.log)`,
       );
     }
   }

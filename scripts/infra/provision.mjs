@@ -42,21 +42,42 @@ async function main() {
     }
   };
 
-  if (want('postgres')) await step('postgres', (log) => ensurePostgres({ log }), (r) => redact(r.url));
-  if (want('temporal-cli')) await step('temporal-cli', (log) => ensureTemporalCli({ log }), (p) => p);
+  if (want('postgres'))
+    await step(
+      'postgres',
+      (log) => ensurePostgres({ log }),
+      (r) => redact(r.url),
+    );
+  if (want('temporal-cli'))
+    await step(
+      'temporal-cli',
+      (log) => ensureTemporalCli({ log }),
+      (p) => p,
+    );
   if (want('test-server')) {
-    await step('test-server', (log) => ensureTestServerExecutable({ log }), (r) =>
-      r ? r.path : 'unavailable (no java/mvn): the SDK would download its own test server',
+    await step(
+      'test-server',
+      (log) => ensureTestServerExecutable({ log }),
+      (r) => (r ? r.path : 'unavailable (no java/mvn): the SDK would download its own test server'),
     );
   }
-  if (want('chromium')) await step('chromium', (log) => ensureChromium({ log }), (r) => r.path);
+  if (want('chromium'))
+    await step(
+      'chromium',
+      (log) => ensureChromium({ log }),
+      (r) => r.path,
+    );
   if (want('temporal-postgres')) {
     let server;
-    await step('temporal', async (log) => {
-      const postgres = await ensurePostgres({ log });
-      server = await startPostgresTemporal({ log, postgresUrl: postgres.url, databasePrefix: 'temporal', port: Number(process.env.TEMPORAL_PORT ?? 7233) });
-      return server;
-    }, (r) => `${r.address}  (Postgres persistence; pprof ${r.pprofUrl}; Ctrl-C stops it)`);
+    await step(
+      'temporal',
+      async (log) => {
+        const postgres = await ensurePostgres({ log });
+        server = await startPostgresTemporal({ log, postgresUrl: postgres.url, databasePrefix: 'temporal', port: Number(process.env.TEMPORAL_PORT ?? 7233) });
+        return server;
+      },
+      (r) => `${r.address}  (Postgres persistence; pprof ${r.pprofUrl}; Ctrl-C stops it)`,
+    );
     if (server) {
       const shutdown = async () => {
         await server.stop();
@@ -69,8 +90,10 @@ async function main() {
   }
   if (want('temporal-server')) {
     let server;
-    await step('temporal', async (log) => (server = await ensureTemporalServer({ log, mode: 'start' })), (r) =>
-      `${r.address}${r.uiUrl ? `  UI ${r.uiUrl}` : ''}${r.startedHere ? '  (started here; Ctrl-C stops it)' : '  (already running)'}`,
+    await step(
+      'temporal',
+      async (log) => (server = await ensureTemporalServer({ log, mode: 'start' })),
+      (r) => `${r.address}${r.uiUrl ? `  UI ${r.uiUrl}` : ''}${r.startedHere ? '  (started here; Ctrl-C stops it)' : '  (already running)'}`,
     );
     if (server?.startedHere) {
       const shutdown = async () => {

@@ -42,7 +42,10 @@ export async function ensureTemporalServerBinaries({ log = quietLog } = {}) {
   const nice = which('nice');
   const [command, ...prefix] = nice ? [nice, '-n', '19', go] : [go];
   const started = Date.now();
-  for (const [pkg, out] of [['./cmd/server', binaries.server], ['./cmd/tools/sql', binaries.sqlTool]]) {
+  for (const [pkg, out] of [
+    ['./cmd/server', binaries.server],
+    ['./cmd/tools/sql', binaries.sqlTool],
+  ]) {
     if (isExecutable(out)) continue;
     const tmp = `${out}.tmp`;
     rmSync(tmp, { force: true });
@@ -232,7 +235,8 @@ export async function dropPostgresTemporalDatabases({ postgresUrl, databasePrefi
   const { sqlTool } = await ensureTemporalServerBinaries();
   const pg = connectionOf(postgresUrl);
   for (const database of [databasePrefix, `${databasePrefix}_visibility`]) {
-    await run(sqlTool, ['--plugin', 'postgres12', '--ep', pg.host, '--port', pg.port, '--user', pg.user, '--password', pg.password, '--db', database, 'drop-database', '--force'], { timeoutMs: 60_000 });
+    await run(sqlTool, ['--plugin', 'postgres12', '--ep', pg.host, '--port', pg.port, '--user', pg.user, '--password', pg.password, '--db', database, 'drop-database', '--force'], {
+      timeoutMs: 60_000,
+    });
   }
 }
-

@@ -8,21 +8,7 @@ import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheRoot, dataDir, repoRoot } from '../lib/paths.mjs';
-import {
-  freePort,
-  isExecutable,
-  isPortOpen,
-  pidAlive,
-  quietLog,
-  run,
-  runSync,
-  sleep,
-  spawnProcess,
-  tail,
-  tailFile,
-  terminate,
-  which,
-} from '../lib/util.mjs';
+import { freePort, isExecutable, isPortOpen, pidAlive, quietLog, run, runSync, sleep, spawnProcess, tail, tailFile, terminate, which } from '../lib/util.mjs';
 
 /** Custom search attributes every server the project uses must have (the batch confirmation's two lists are KeywordList). */
 export const SEARCH_ATTRIBUTES = Object.freeze({
@@ -159,11 +145,7 @@ async function buildCli({ module, version }, bin, log) {
   const started = Date.now();
   // Built inside the module (it is the main module, so its replace directives apply). The module
   // cache is read-only; the build writes only GOCACHE and -o.
-  const b = await run(
-    go,
-    ['build', '-trimpath', '-ldflags', `-s -w -X ${module}/temporalcli.Version=${bareVersion}`, '-o', tmp, './cmd/temporal'],
-    { cwd: info.Dir, env, timeoutMs: 60 * 60_000 },
-  );
+  const b = await run(go, ['build', '-trimpath', '-ldflags', `-s -w -X ${module}/temporalcli.Version=${bareVersion}`, '-o', tmp, './cmd/temporal'], { cwd: info.Dir, env, timeoutMs: 60 * 60_000 });
   if (!b.ok || !isExecutable(tmp)) {
     rmSync(tmp, { force: true });
     throw new Error(`go build of the temporal CLI failed:\n${tail(b.stderr || b.stdout, 40)}`);
@@ -222,11 +204,7 @@ async function serves(cli, address) {
 }
 
 async function listSearchAttributeNames(cli, address) {
-  const list = await run(
-    cli,
-    ['operator', 'search-attribute', 'list', '--namespace', NAMESPACE, '--address', address, '-o', 'json', '--command-timeout', '10s'],
-    { timeoutMs: 20_000 },
-  );
+  const list = await run(cli, ['operator', 'search-attribute', 'list', '--namespace', NAMESPACE, '--address', address, '-o', 'json', '--command-timeout', '10s'], { timeoutMs: 20_000 });
   if (!list.ok) throw new Error(`cannot list search attributes on ${address}:\n${tail(list.stderr || list.stdout, 10)}`);
   try {
     const parsed = JSON.parse(list.stdout);
@@ -246,10 +224,7 @@ export async function ensureSearchAttributes({ log = quietLog, address, cli, att
   log(`registering search attributes ${missing.map(([n, t]) => `${n}=${t}`).join(', ')} on ${address}`);
   const r = await run(
     cli,
-    [
-      'operator', 'search-attribute', 'create', '--namespace', NAMESPACE, '--address', address, '--command-timeout', '20s',
-      ...missing.flatMap(([name, type]) => ['--name', name, '--type', type]),
-    ],
+    ['operator', 'search-attribute', 'create', '--namespace', NAMESPACE, '--address', address, '--command-timeout', '20s', ...missing.flatMap(([name, type]) => ['--name', name, '--type', type])],
     { timeoutMs: 30_000 },
   );
   if (!r.ok && !/already exists/i.test(r.stderr)) {
@@ -298,9 +273,7 @@ async function waitUntilServing({ cli, address, child, logFile, logOffset = 0, t
   try {
     while (Date.now() < deadline) {
       if (exited) {
-        throw new Error(
-          `temporal server start-dev exited (${exited.code ?? exited.signal}) before serving on ${address}. Log ${logFile}:\n${logTailSince(logFile, logOffset)}`,
-        );
+        throw new Error(`temporal server start-dev exited (${exited.code ?? exited.signal}) before serving on ${address}. Log ${logFile}:\n${logTailSince(logFile, logOffset)}`);
       }
       if (await serves(cli, address)) return;
       await sleep(300);
@@ -320,15 +293,20 @@ const noop = async () => {};
 async function spawnDevServer({ log, cli, port, uiPort, dbFile, logFile, pidFile }) {
   const saArgs = Object.entries(SEARCH_ATTRIBUTES).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`]);
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(port),
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
     ...(uiPort ? ['--ui-port', String(uiPort)] : ['--headless']),
     // A file-backed server writes every workflow step to SQLite: in WAL mode with synchronous=NORMAL a
     // commit does not wait for fsync, and a process that dies (or is stopped) loses nothing it committed.
     ...(dbFile ? ['--db-filename', dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : []),
-    '--namespace', NAMESPACE,
-    '--log-level', 'warn',
+    '--namespace',
+    NAMESPACE,
+    '--log-level',
+    'warn',
     ...saArgs,
   ];
   const address = `127.0.0.1:${port}`;

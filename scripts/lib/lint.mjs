@@ -20,7 +20,11 @@ const KNOWN_VIOLATIONS = '.dependency-cruiser-known-violations.json';
 export async function lint({ log }) {
   const root = repoRoot();
   const [cruise, format] = await Promise.all([
-    run(process.execPath, [join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'), '--config', '.dependency-cruiser.cjs', '--output-type', 'err', '--ignore-known', KNOWN_VIOLATIONS, ...CRUISED], { cwd: root }),
+    run(
+      process.execPath,
+      [join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'), '--config', '.dependency-cruiser.cjs', '--output-type', 'err', '--ignore-known', KNOWN_VIOLATIONS, ...CRUISED],
+      { cwd: root },
+    ),
     run(process.execPath, [join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '.', '--cache', '--log-level', 'warn'], { cwd: root }),
   ]);
   const typeOnly = typeOnlyImportViolations();

@@ -72,9 +72,7 @@ export function run(cmd, args = [], opts = {}) {
 
 function commandError(cmd, args, res) {
   const out = `${res.stderr}\n${res.stdout}`.trim();
-  const err = new Error(
-    `command failed (exit ${res.code ?? res.signal}): ${[cmd, ...args].join(' ')}\n${tail(out, 40)}`,
-  );
+  const err = new Error(`command failed (exit ${res.code ?? res.signal}): ${[cmd, ...args].join(' ')}\n${tail(out, 40)}`);
   err.result = res;
   return err;
 }
@@ -184,7 +182,9 @@ export function isRoot() {
 
 /** Last n lines of a string. */
 export function tail(text, n = 30) {
-  const lines = String(text ?? '').trimEnd().split('\n');
+  const lines = String(text ?? '')
+    .trimEnd()
+    .split('\n');
   return lines.slice(-n).join('\n');
 }
 

@@ -33,18 +33,13 @@ function presentWithBalances(account: AccountRecord, customer: { name: string; e
 }
 
 /** The dashboard's account pages: the same services as /v1, behind the session. */
-export function accountsDashboardRoutes(deps: {
-  accounts: AccountsService;
-  customers: CustomersService;
-  statements: StatementService;
-  config: Pick<Config, 'SETTLEMENT_FUNDS'>;
-}): RouteDefinition[] {
+export function accountsDashboardRoutes(deps: { accounts: AccountsService; customers: CustomersService; statements: StatementService; config: Pick<Config, 'SETTLEMENT_FUNDS'> }): RouteDefinition[] {
   const { accounts, customers, statements, config } = deps;
   return [
     defineRoute({
       method: 'get',
       path: '/auth/accounts',
-      summary: 'Search the tenant\'s accounts by AccountRef, account number, customer externalRef (exact) or customer name (any part)',
+      summary: "Search the tenant's accounts by AccountRef, account number, customer externalRef (exact) or customer name (any part)",
       tag: 'dashboard',
       auth: 'session',
       query: accountSearchQuerySchema,

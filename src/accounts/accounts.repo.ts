@@ -117,10 +117,7 @@ export interface AccountSearchHit extends AccountRecord {
   customerExternalRef: string;
 }
 
-export type NewAccount = Pick<
-  AccountRecord,
-  'id' | 'tenantId' | 'customerId' | 'accountRef' | 'bankAccountNumber' | 'bankAccountName' | 'bankName' | 'callbackUrl' | 'expectedAmount'
->;
+export type NewAccount = Pick<AccountRecord, 'id' | 'tenantId' | 'customerId' | 'accountRef' | 'bankAccountNumber' | 'bankAccountName' | 'bankName' | 'callbackUrl' | 'expectedAmount'>;
 
 export function createAccountsRepo(db: DbOrTrx) {
   const one = async (query: Promise<AccountRow | undefined>): Promise<AccountRecord | undefined> => {

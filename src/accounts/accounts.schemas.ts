@@ -4,7 +4,10 @@ import { cursorQuerySchema, moneySchema, nairaAmountSchema, paginationSchema, ti
 export const provisionAccountBodySchema = z.object({
   externalRef: z.string().trim().min(1).max(100),
   name: z.string().trim().min(1).max(100),
-  bvn: z.string().regex(/^\d{11}$/, { error: 'bvn must be exactly 11 digits' }).optional(),
+  bvn: z
+    .string()
+    .regex(/^\d{11}$/, { error: 'bvn must be exactly 11 digits' })
+    .optional(),
   callbackUrl: z.string().max(2048).optional(),
   expectedAmount: nairaAmountSchema('expectedAmount must be a positive amount with at most two decimals').optional(),
 });

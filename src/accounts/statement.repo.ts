@@ -63,12 +63,7 @@ export function createStatementRepo(db: DbOrTrx) {
     },
 
     async page(accountId: string, afterSeq: bigint, throughSeq: bigint, limit: number): Promise<LedgerEntry[]> {
-      const rows = await db('ledger_entries')
-        .where({ account_id: accountId })
-        .where('seq', '>', afterSeq.toString())
-        .where('seq', '<=', throughSeq.toString())
-        .orderBy('seq')
-        .limit(limit);
+      const rows = await db('ledger_entries').where({ account_id: accountId }).where('seq', '>', afterSeq.toString()).where('seq', '<=', throughSeq.toString()).orderBy('seq').limit(limit);
       return rows.map(toLedgerEntry);
     },
   };

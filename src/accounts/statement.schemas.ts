@@ -20,7 +20,12 @@ export type LedgerEntryView = z.infer<typeof ledgerEntrySchema>;
 
 export const statementQuerySchema = z.object({
   after: z.string().max(100).optional(),
-  limit: z.coerce.number({ error: 'limit must be an integer from 1 to 200' }).int({ error: 'limit must be an integer from 1 to 200' }).min(1, { error: 'limit must be an integer from 1 to 200' }).max(200, { error: 'limit must be an integer from 1 to 200' }).optional(),
+  limit: z.coerce
+    .number({ error: 'limit must be an integer from 1 to 200' })
+    .int({ error: 'limit must be an integer from 1 to 200' })
+    .min(1, { error: 'limit must be an integer from 1 to 200' })
+    .max(200, { error: 'limit must be an integer from 1 to 200' })
+    .optional(),
   from: z.iso.datetime({ offset: true, error: 'from must be an ISO 8601 timestamp' }).optional(),
   to: z.iso.datetime({ offset: true, error: 'to must be an ISO 8601 timestamp' }).optional(),
 });

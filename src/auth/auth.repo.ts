@@ -68,11 +68,7 @@ export function createAuthRepo(db: DbOrTrx) {
     },
 
     async findTenantByKeyHash(keyHash: Buffer): Promise<Pick<TenantRecord, 'id' | 'name'> | undefined> {
-      return db('api_keys')
-        .join('tenants', 'tenants.id', 'api_keys.tenant_id')
-        .where('api_keys.key_hash', keyHash)
-        .whereNull('api_keys.revoked_at')
-        .first('tenants.id', 'tenants.name');
+      return db('api_keys').join('tenants', 'tenants.id', 'api_keys.tenant_id').where('api_keys.key_hash', keyHash).whereNull('api_keys.revoked_at').first('tenants.id', 'tenants.name');
     },
 
     async findApiKeysByPrefix(prefix: string): Promise<ApiKeyRecord[]> {

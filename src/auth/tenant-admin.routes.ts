@@ -83,7 +83,7 @@ export function tenantAdminRoutes(deps: {
     defineRoute({
       method: 'post',
       path: '/auth/sessions/sign-out-all',
-      summary: "Ends every session of the signed-in user, this one included",
+      summary: 'Ends every session of the signed-in user, this one included',
       tag: 'dashboard',
       auth: 'session',
       role: 'viewer',

@@ -23,7 +23,11 @@ export const tenantUsersResponseSchema = z.object({ users: z.array(tenantUserSch
 
 const emailMessage = 'email must be an email address';
 export const createUserBodySchema = z.object({
-  email: z.string({ error: emailMessage }).trim().max(320).pipe(z.email({ error: emailMessage })),
+  email: z
+    .string({ error: emailMessage })
+    .trim()
+    .max(320)
+    .pipe(z.email({ error: emailMessage })),
   role: z.enum(USER_ROLES),
 });
 

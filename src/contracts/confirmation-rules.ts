@@ -110,12 +110,7 @@ export function backedOff(progress: ConfirmationProgress): ConfirmationProgress 
  *   next answer can count. A transaction once seen is never reversed by a later "not found";
  * - unreachable: wait; a payment is never reversed for lack of an answer.
  */
-export function nextStep(
-  progress: ConfirmationProgress,
-  lookup: ProviderTxnLookup,
-  clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number },
-  rule: NotFoundRule,
-): ConfirmationStep {
+export function nextStep(progress: ConfirmationProgress, lookup: ProviderTxnLookup, clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number }, rule: NotFoundRule): ConfirmationStep {
   if (lookup.kind === 'found') {
     if (lookup.status === 'SUCCESS') return { kind: 'confirm' };
     if (lookup.status === 'PAYMENT_FAILED' || lookup.status === 'REFUND') return { kind: 'reverse', reason: `provider reports ${lookup.status}` };
@@ -159,11 +154,7 @@ export function mismatchOf(credit: CreditFacts, found: Extract<ProviderTxnLookup
   return null;
 }
 
-export type CreditJudgement =
-  | { kind: 'matches' }
-  | { kind: 'wrong'; reason: string }
-  | { kind: 'undecided'; reason: string }
-  | { kind: 'unknown' };
+export type CreditJudgement = { kind: 'matches' } | { kind: 'wrong'; reason: string } | { kind: 'undecided'; reason: string } | { kind: 'unknown' };
 
 /**
  * The provider's answer about one credit: it matches (SUCCESS, every returned field equal), it is
@@ -209,13 +200,7 @@ export type PaymentDecision = { kind: 'confirm' } | { kind: 'reverse'; reason: s
  * long; "not found" reverses only a transaction never seen, after the window, once the rule's spaced
  * answers have counted, the last after the window.
  */
-export function decidePayment(
-  credit: CreditFacts,
-  memory: PaymentMemory,
-  lookup: ProviderTxnLookup,
-  clock: { nowMs: number; windowEndsAtMs: number },
-  rule: NotFoundRule,
-): PaymentDecision {
+export function decidePayment(credit: CreditFacts, memory: PaymentMemory, lookup: ProviderTxnLookup, clock: { nowMs: number; windowEndsAtMs: number }, rule: NotFoundRule): PaymentDecision {
   const judgement = judgeCredit(credit, lookup);
   if (judgement.kind === 'matches') return { kind: 'confirm' };
   if (judgement.kind === 'wrong') return { kind: 'reverse', reason: judgement.reason };
@@ -233,12 +218,7 @@ export function decidePayment(
  * it, after the window not before an answer can count again). Where the workflow's own rules would
  * already decide but the activity did not (its clock is the database's), it waits the current delay.
  */
-export function keptDelayMs(
-  progress: ConfirmationProgress,
-  lookup: ProviderTxnLookup,
-  clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number },
-  rule: NotFoundRule,
-): number {
+export function keptDelayMs(progress: ConfirmationProgress, lookup: ProviderTxnLookup, clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number }, rule: NotFoundRule): number {
   const step = nextStep(progress, lookup, clock, rule);
   return step.kind === 'wait' ? step.ms : progress.delayMs;
 }

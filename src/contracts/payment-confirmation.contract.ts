@@ -109,10 +109,7 @@ export type ConfirmationOutcome = 'confirmed' | 'reversed' | 'already_settled';
  * provider itself: settled it (possibly the other way than asked, e.g. a mismatch found while
  * confirming is reversed), or kept it provisional because the provider does not support the decision.
  */
-export type CreditResolution =
-  | { kind: 'settled'; outcome: ConfirmationOutcome; reason: string }
-  | { kind: 'kept'; lookup: ProviderTxnLookup; reason: string };
-
+export type CreditResolution = { kind: 'settled'; outcome: ConfirmationOutcome; reason: string } | { kind: 'kept'; lookup: ProviderTxnLookup; reason: string };
 
 export const paymentConfirmationWorkflowId = (entryId: string): string => `payment-confirmation:${entryId}`;
 /** The entry id a confirmation's workflow id names, or null for any other id. */

@@ -5,7 +5,6 @@
  */
 import type { WorkflowJob } from './workflow-job';
 
-
 /** Where a run is in the provider's records: the wallet listing (platform runs) or the tenant's accounts, then single lookups. */
 export type ReconciliationSource = 'wallet' | 'accounts' | 'lookups' | 'done';
 
@@ -92,7 +91,10 @@ export const reconciliationWorkflowId = (runId: string): string => `reconciliati
 export const reconciliationScheduleId = (taskQueue: string): string => `reconciliation:${taskQueue}`;
 
 /** An on-demand run (API, dashboard, CLI); a platform run has no tenant. */
-export function reconciliationJob(timings: { RECONCILIATION_PROVIDER_ATTEMPTS: number }, input: { runId: string; tenantId: string | null }): WorkflowJob<'reconciliationWorkflow', ReconciliationInput> {
+export function reconciliationJob(
+  timings: { RECONCILIATION_PROVIDER_ATTEMPTS: number },
+  input: { runId: string; tenantId: string | null },
+): WorkflowJob<'reconciliationWorkflow', ReconciliationInput> {
   return {
     workflowType: 'reconciliationWorkflow',
     workflowId: reconciliationWorkflowId(input.runId),

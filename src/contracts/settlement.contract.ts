@@ -76,11 +76,7 @@ export type SubmissionResult =
   | { kind: 'settlement_closed'; status: SettlementWorkflowStatus };
 
 /** `resume`: present when the settlement already has attempts (absent in results recorded before it existed). */
-export type DestinationCheck =
-  | { kind: 'ok'; resume?: SettlementResumePoint }
-  | { kind: 'invalid'; reason: string }
-  | { kind: 'closed'; status: SettlementWorkflowStatus }
-  | ProviderUnavailable;
+export type DestinationCheck = { kind: 'ok'; resume?: SettlementResumePoint } | { kind: 'invalid'; reason: string } | { kind: 'closed'; status: SettlementWorkflowStatus } | ProviderUnavailable;
 
 /**
  * A lookup of the current attempt, acted on by the activity itself: SUCCESS with the settlement's

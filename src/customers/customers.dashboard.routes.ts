@@ -13,7 +13,7 @@ export function customersDashboardRoutes(deps: { customers: CustomersService }):
     defineRoute({
       method: 'get',
       path: '/auth/customers',
-      summary: 'Search the tenant\'s customers by externalRef or id (exact) or name (any part), by KYC status and status',
+      summary: "Search the tenant's customers by externalRef or id (exact) or name (any part), by KYC status and status",
       tag: 'dashboard',
       auth: 'session',
       query: customerSearchQuerySchema,

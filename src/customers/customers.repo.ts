@@ -21,20 +21,7 @@ export interface CustomerRecord {
 }
 
 /** Encrypted identity numbers are never selected: nothing outside the database needs them back. */
-const PUBLIC_COLUMNS = [
-  'id',
-  'tenant_id',
-  'external_ref',
-  'name',
-  'bvn_last4',
-  'nin_last4',
-  'kyc_tier',
-  'kyc_status',
-  'kyc_review_reason',
-  'status',
-  'created_at',
-  'updated_at',
-];
+const PUBLIC_COLUMNS = ['id', 'tenant_id', 'external_ref', 'name', 'bvn_last4', 'nin_last4', 'kyc_tier', 'kyc_status', 'kyc_review_reason', 'status', 'created_at', 'updated_at'];
 
 export interface CustomerSearch {
   /** Exact externalRef or customer id, or any part of the name. */

@@ -18,7 +18,10 @@ export const kycSubmissionBodySchema = z.object({
 
 const kycStatusSchema = z.enum(['none', 'pending_review', 'approved', 'rejected']);
 const kycTierSchema = z.union([z.literal(1), z.literal(2), z.literal(3)]);
-const last4Schema = z.string().regex(/^\d{4}$/).nullable();
+const last4Schema = z
+  .string()
+  .regex(/^\d{4}$/)
+  .nullable();
 
 export const customerSchema = z.object({
   ID: z.uuid(),

@@ -39,12 +39,10 @@ export function createCustomersService(deps: { db: Db }) {
       return customers.search(tenantId, search, afterId, limit + 1);
     },
 
-
     async rename(tenantId: string, id: string, name: string): Promise<CustomerRecord> {
       const customer = await requireCustomer(customers.find, tenantId, id);
       return (await customers.updateName(tenantId, customer.id, name))!;
     },
-
 
     suspend: (user: AuthenticatedUser, id: string) => setStatus(user, id, 'suspended'),
     reactivate: (user: AuthenticatedUser, id: string) => setStatus(user, id, 'active'),

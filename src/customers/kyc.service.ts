@@ -50,10 +50,15 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
         action: approved ? 'kyc_approved' : 'kyc_rejected',
         detail: { reviewReason: current.kyc_review_reason },
       });
-      await createAuditLog(trx).record(user, approved ? 'kyc.approved' : 'kyc.rejected', { type: 'customer', id: current.id }, {
-        name: current.name,
-        reviewReason: current.kyc_review_reason,
-      });
+      await createAuditLog(trx).record(
+        user,
+        approved ? 'kyc.approved' : 'kyc.rejected',
+        { type: 'customer', id: current.id },
+        {
+          name: current.name,
+          reviewReason: current.kyc_review_reason,
+        },
+      );
       return updated;
     });
   }
@@ -72,7 +77,11 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
         const store = createCustomersRepo(trx);
         const current = await requireCustomer(store.findForUpdate, tenantId, id);
         assertCanSubmit(current);
-        const updated = await store.updateKyc(current.id, { ...change, ninEnc: encryptSecret(config.DATA_ENCRYPTION_KEYRING, nin, encryptionContext(NIN_COLUMN, current.id)), ninLast4: nin.slice(-4) });
+        const updated = await store.updateKyc(current.id, {
+          ...change,
+          ninEnc: encryptSecret(config.DATA_ENCRYPTION_KEYRING, nin, encryptionContext(NIN_COLUMN, current.id)),
+          ninLast4: nin.slice(-4),
+        });
         await store.audit({
           id: uuidv7(),
           tenantId,

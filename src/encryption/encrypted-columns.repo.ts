@@ -17,7 +17,11 @@ export function createEncryptedColumnsRepo(db: DbOrTrx) {
 
     /** Replaces the ciphertext only if it is still the one read (a concurrent write wins). */
     async replace(column: EncryptedColumn, row: CiphertextRow, ciphertext: string): Promise<boolean> {
-      return (await db(column.table).where({ id: row.id, [column.column]: row.ciphertext }).update({ [column.column]: ciphertext })) > 0;
+      return (
+        (await db(column.table)
+          .where({ id: row.id, [column.column]: row.ciphertext })
+          .update({ [column.column]: ciphertext })) > 0
+      );
     },
   };
 }

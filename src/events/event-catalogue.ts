@@ -21,14 +21,7 @@ export interface PaymentReceivedEvent {
   status: 'provisional';
 }
 
-export function paymentReceivedBody(input: {
-  transactionGroupId: string;
-  accountRef: string;
-  gross: Kobo;
-  fee: Kobo;
-  senderName: string;
-  narration: string;
-}): string {
+export function paymentReceivedBody(input: { transactionGroupId: string; accountRef: string; gross: Kobo; fee: Kobo; senderName: string; narration: string }): string {
   const event: PaymentReceivedEvent = {
     eventType: 'payment.received',
     transactionGroupId: input.transactionGroupId,

@@ -35,9 +35,7 @@ function parameters(route: RouteDefinition): JsonObject[] {
     required: !schema.safeParse(undefined).success,
     schema: jsonSchema(schema, 'input'),
   }));
-  const headers = route.idempotencyKey
-    ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' } }]
-    : [];
+  const headers = route.idempotencyKey ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' } }] : [];
   return [...path, ...query, ...headers];
 }
 
@@ -58,9 +56,7 @@ function implicitErrors(route: RouteDefinition): number[] {
 function operation(route: RouteDefinition): JsonObject {
   const responses: JsonObject = {};
   for (const [status, spec] of Object.entries(route.responses)) {
-    responses[status] = spec.schema
-      ? { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } }
-      : { description: spec.description };
+    responses[status] = spec.schema ? { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } } : { description: spec.description };
   }
   const errorStatuses = new Set([...(route.errors ?? []), ...implicitErrors(route)]);
   for (const status of errorStatuses) {
@@ -75,9 +71,7 @@ function operation(route: RouteDefinition): JsonObject {
     tags: [route.tag],
     operationId: `${route.method}${route.path.replace(/[/:]+(\w)/g, (_match, letter: string) => letter.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
     parameters: parameters(route),
-    ...(route.body && !route.rawBody
-      ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
-      : {}),
+    ...(route.body && !route.rawBody ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
     responses,
     security,
     // Session routes: the least dashboard role allowed (viewer < operator < admin).

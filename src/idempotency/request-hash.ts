@@ -19,7 +19,9 @@ const KEYED_PREFIX = 'hmac-sha256:';
 
 /** The unkeyed digest stored before request hashes were keyed; anyone could test a guessed BVN against it. */
 function digest(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)))
+    .digest('hex');
 }
 
 /** Keys a digest: the form every request hash is stored in, and what `idempotency:rekey` turns an old one into. */

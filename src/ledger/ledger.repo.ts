@@ -124,7 +124,9 @@ export function createLedgerRepo(db: DbOrTrx) {
     },
 
     async releasePending(trx: Trx, accountId: string, amount: Kobo): Promise<void> {
-      await trx('virtual_accounts').where({ id: accountId }).update({ pending_credits: trx.raw('pending_credits - ?', [amount.toString()]), updated_at: trx.fn.now() });
+      await trx('virtual_accounts')
+        .where({ id: accountId })
+        .update({ pending_credits: trx.raw('pending_credits - ?', [amount.toString()]), updated_at: trx.fn.now() });
     },
   };
 }

@@ -121,8 +121,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     jobs,
     starter,
     limits: rateLimits,
-    signal: (merchantTxRef, signal) =>
-      temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal)),
+    signal: (merchantTxRef, signal) => temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal)),
   });
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
   const settlementExecution = createSettlementExecutionService({ db, provider, postingEngine, logger, config });
@@ -268,7 +267,15 @@ export function createWorkerStarts(infra: Infrastructure, connection: Connection
     metrics: metrics.starts,
     options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startsPerSecond: config.WORKFLOW_START_RATE, eagerStart: true },
   });
-  const batcher = createConfirmationBatcher({ db, starter, jobs: createJobs(config), maxBatchSize: config.CONFIRMATION_BATCH_MAX, maxBusyBatches: config.CONFIRMATION_BATCHES_PER_WORKER, unstartedAfterMs: config.SWEEP_GRACE, logger: logger.child({ component: 'confirmation-batches' }) });
+  const batcher = createConfirmationBatcher({
+    db,
+    starter,
+    jobs: createJobs(config),
+    maxBatchSize: config.CONFIRMATION_BATCH_MAX,
+    maxBusyBatches: config.CONFIRMATION_BATCHES_PER_WORKER,
+    unstartedAfterMs: config.SWEEP_GRACE,
+    logger: logger.child({ component: 'confirmation-batches' }),
+  });
   return { starter, batcher };
 }
 

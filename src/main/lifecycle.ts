@@ -32,11 +32,7 @@ async function startRole(config: Config, logger: Logger, start: (config: Config,
  * decline the configuration, with its reason), and SIGTERM/SIGINT
  * stopping it cleanly, with a hard exit if shutdown hangs.
  */
-export function runProcess(
-  name: string,
-  start: (config: Config, logger: Logger) => Promise<Running>,
-  options: { refuse?: (config: Config) => string | null; group?: GroupOptions } = {},
-): void {
+export function runProcess(name: string, start: (config: Config, logger: Logger) => Promise<Running>, options: { refuse?: (config: Config) => string | null; group?: GroupOptions } = {}): void {
   let config: Config;
   try {
     config = loadConfig();

@@ -26,7 +26,10 @@ function digest(sources: string[]): string {
   const hash = createHash('sha256');
   for (const source of sources) {
     const file = path.join(PROJECT_ROOT, source);
-    hash.update(`${source}\0`).update(existsSync(file) ? readFileSync(file) : Buffer.alloc(0)).update('\0');
+    hash
+      .update(`${source}\0`)
+      .update(existsSync(file) ? readFileSync(file) : Buffer.alloc(0))
+      .update('\0');
   }
   return hash.digest('hex');
 }

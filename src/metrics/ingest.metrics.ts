@@ -5,7 +5,7 @@ import { METRIC_PREFIX } from './registry';
 export function createIngestMetrics(registry: Registry) {
   const webhooks = new Counter({
     name: `${METRIC_PREFIX}provider_webhooks_total`,
-    help: "Provider webhooks answered, by category (payment, duplicate, misdirected, processing_error, sig_invalid, non_payment_event; failed when the answer was a 5xx)",
+    help: 'Provider webhooks answered, by category (payment, duplicate, misdirected, processing_error, sig_invalid, non_payment_event; failed when the answer was a 5xx)',
     labelNames: ['category'],
     registers: [registry],
   });

@@ -44,7 +44,10 @@ export async function startMetricsServer(options: { host: string; port: number; 
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port, options.host, resolve));
   const port = (server.address() as AddressInfo).port;
-  logger.info({ host: options.host, port, bearerToken: token ? 'required' : 'not required' }, `metrics listening on ${options.host}:${port}, ${token ? 'bearer token required' : 'open to whoever reaches that address'}`);
+  logger.info(
+    { host: options.host, port, bearerToken: token ? 'required' : 'not required' },
+    `metrics listening on ${options.host}:${port}, ${token ? 'bearer token required' : 'open to whoever reaches that address'}`,
+  );
   return {
     port,
     close: () =>

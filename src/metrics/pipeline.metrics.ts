@@ -25,7 +25,14 @@ interface Snapshot {
  */
 export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Registry; cacheMs: number; logger: Logger }) {
   const { repo, registry, cacheMs, logger } = deps;
-  let snapshot: Snapshot = { backlog: [], pending: { count: 0, oldestAgeSeconds: 0 }, claims: { queued: 0, claimed: 0, oldestQueuedAgeSeconds: 0 }, deliveries: { pending: 0, retrying: 0, dead_letter: 0 }, settlements: { pending: 0, processing: 0, oldestAgeSeconds: 0 }, openAlerts: [] };
+  let snapshot: Snapshot = {
+    backlog: [],
+    pending: { count: 0, oldestAgeSeconds: 0 },
+    claims: { queued: 0, claimed: 0, oldestQueuedAgeSeconds: 0 },
+    deliveries: { pending: 0, retrying: 0, dead_letter: 0 },
+    settlements: { pending: 0, processing: 0, oldestAgeSeconds: 0 },
+    openAlerts: [],
+  };
   let readAt = 0;
   let reading: Promise<void> | null = null;
   let watermark: Date | null = null;
@@ -37,7 +44,12 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
     await current();
   };
 
-  const up = new Gauge({ name: `${METRIC_PREFIX}pipeline_metrics_up`, help: '1 when the last read of the pipeline from Postgres succeeded, 0 when the figures below are stale', registers: [registry], collect: refresh });
+  const up = new Gauge({
+    name: `${METRIC_PREFIX}pipeline_metrics_up`,
+    help: '1 when the last read of the pipeline from Postgres succeeded, 0 when the figures below are stale',
+    registers: [registry],
+    collect: refresh,
+  });
   const lag = new Histogram({
     name: `${METRIC_PREFIX}confirmation_lag_seconds`,
     help: 'Payment credits confirmed: seconds from posting (the webhook) to confirmation',
@@ -45,9 +57,26 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
     registers: [registry],
     collect: refresh,
   });
-  const reversed = new Counter({ name: `${METRIC_PREFIX}payment_credits_reversed_total`, help: 'Payment credits reversed (the provider did not confirm them)', registers: [registry], collect: refresh });
-  const deliveriesFinished = new Counter({ name: `${METRIC_PREFIX}webhook_deliveries_total`, help: 'Outbound webhook deliveries finished, by outcome (succeeded, dead_letter)', labelNames: ['outcome'], registers: [registry], collect: refresh });
-  const settlementsFinished = new Counter({ name: `${METRIC_PREFIX}settlements_finished_total`, help: 'Settlements reaching a final status (success, failed, refunded)', labelNames: ['status'], registers: [registry], collect: refresh });
+  const reversed = new Counter({
+    name: `${METRIC_PREFIX}payment_credits_reversed_total`,
+    help: 'Payment credits reversed (the provider did not confirm them)',
+    registers: [registry],
+    collect: refresh,
+  });
+  const deliveriesFinished = new Counter({
+    name: `${METRIC_PREFIX}webhook_deliveries_total`,
+    help: 'Outbound webhook deliveries finished, by outcome (succeeded, dead_letter)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect: refresh,
+  });
+  const settlementsFinished = new Counter({
+    name: `${METRIC_PREFIX}settlements_finished_total`,
+    help: 'Settlements reaching a final status (success, failed, refunded)',
+    labelNames: ['status'],
+    registers: [registry],
+    collect: refresh,
+  });
 
   async function read(): Promise<void> {
     try {
@@ -126,13 +155,18 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
   gauge('settlements_oldest_open_age_seconds', 'Age of the oldest settlement not yet final (0 when none): a payout the provider leaves ambiguous stays open, never failed', [], (metric, s) =>
     metric.set(s.settlements.oldestAgeSeconds),
   );
-  gauge('reconciliation_open_alerts', "Open reconciliation findings at alert level, by kind (a run's or the settlement watch's; a kind once seen stays at 0 when none is open)", ['kind'], (metric, s) => {
-    for (const kind of alertKindsSeen) metric.set({ kind }, 0);
-    for (const row of s.openAlerts) {
-      alertKindsSeen.add(row.kind);
-      metric.set({ kind: row.kind }, row.count);
-    }
-  });
+  gauge(
+    'reconciliation_open_alerts',
+    "Open reconciliation findings at alert level, by kind (a run's or the settlement watch's; a kind once seen stays at 0 when none is open)",
+    ['kind'],
+    (metric, s) => {
+      for (const kind of alertKindsSeen) metric.set({ kind }, 0);
+      for (const row of s.openAlerts) {
+        alertKindsSeen.add(row.kind);
+        metric.set({ kind: row.kind }, row.count);
+      }
+    },
+  );
 
   return { refresh };
 }

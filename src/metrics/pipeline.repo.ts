@@ -56,9 +56,7 @@ export function createPipelineRepo(db: Db) {
     },
 
     async openDeliveries(): Promise<Record<'pending' | 'retrying' | 'dead_letter', number>> {
-      const { rows } = await db.raw(
-        `SELECT status, count(*) AS count FROM webhook_deliveries WHERE status IN ('pending', 'retrying', 'dead_letter') GROUP BY status`,
-      );
+      const { rows } = await db.raw(`SELECT status, count(*) AS count FROM webhook_deliveries WHERE status IN ('pending', 'retrying', 'dead_letter') GROUP BY status`);
       const counts = { pending: 0, retrying: 0, dead_letter: 0 };
       for (const row of rows as Array<{ status: keyof typeof counts; count: string }>) counts[row.status] = Number(row.count);
       return counts;

@@ -21,12 +21,7 @@ export function outboxPriority(workflowType: WorkflowType): number {
   return START_POLICIES[workflowType].priority;
 }
 
-export function outboxEntry<T extends WorkflowType>(
-  workflowType: T,
-  workflowId: string,
-  args: WorkflowInputs[T],
-  searchAttributes: WorkflowSearchAttributes = {},
-): OutboxEntry<T> {
+export function outboxEntry<T extends WorkflowType>(workflowType: T, workflowId: string, args: WorkflowInputs[T], searchAttributes: WorkflowSearchAttributes = {}): OutboxEntry<T> {
   return { workflowType, workflowId, args, searchAttributes };
 }
 
@@ -103,9 +98,7 @@ export function createOutboxRepo(db: DbOrTrx) {
         limit: options.limit,
         lease_s: options.leaseMs / 1000,
       })) as { rows: Array<OutboxRow & { attempts: number; turn: string; priority: number }> };
-      return rows
-        .sort((a, b) => Number(a.turn) - Number(b.turn) || a.priority - b.priority)
-        .map((row) => ({ ...toOutboxEntry(row), attempts: row.attempts }));
+      return rows.sort((a, b) => Number(a.turn) - Number(b.turn) || a.priority - b.priority).map((row) => ({ ...toOutboxEntry(row), attempts: row.attempts }));
     },
 
     /** Makes leased rows that were not tried available again at once (a drainer stopping early). */

@@ -51,11 +51,7 @@ export function createWorkflowRestarter(deps: { db: Db; client: Client; taskQueu
   const watermarks = createSweepWatermarksRepo(db);
 
   function query(since: Date | null): string {
-    const clauses = [
-      `WorkflowType = '${plan.workflowType}'`,
-      `TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`,
-      `ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut', 'Canceled')`,
-    ];
+    const clauses = [`WorkflowType = '${plan.workflowType}'`, `TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`, `ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut', 'Canceled')`];
     if (since) clauses.push(`CloseTime >= '${since.toISOString()}'`);
     return clauses.join(' AND ');
   }

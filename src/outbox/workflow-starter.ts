@@ -45,7 +45,6 @@ const PER_TENANT = 32;
 /** A leased row is not taken by another drainer for this long; a start gives up well before (START_DEADLINE_MS). */
 const LEASE_MS = 60_000;
 
-
 /** A start that cannot reach Temporal gives up after this and is left to the sweep. */
 const START_DEADLINE_MS = 10_000;
 
@@ -84,9 +83,7 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
     const ids = startedIds;
     startedIds = [];
     if (ids.length > 0) {
-      flushing = flushing
-        .then(() => outbox.markStarted(ids))
-        .catch((error: unknown) => logger.warn({ err: error, count: ids.length }, 'could not mark workflows started; the sweep will'));
+      flushing = flushing.then(() => outbox.markStarted(ids)).catch((error: unknown) => logger.warn({ err: error, count: ids.length }, 'could not mark workflows started; the sweep will'));
     }
     return flushing;
   }

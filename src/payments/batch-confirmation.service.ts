@@ -104,7 +104,10 @@ export function createBatchConfirmationService(deps: {
       }
       if (toReverse.length > 0) {
         await db.transaction(async (trx) => {
-          await postingEngine.lockAccounts(trx, toReverse.map((item) => item.credit.accountId));
+          await postingEngine.lockAccounts(
+            trx,
+            toReverse.map((item) => item.credit.accountId),
+          );
           for (const { credit, lookup, reason } of toReverse) {
             const entryId = credit.entryId;
             if (!(await claims.dropHeld(trx, batchId, entryId))) {
@@ -112,7 +115,12 @@ export function createBatchConfirmationService(deps: {
               continue;
             }
             const reversal = await postingEngine.reverse(trx, entryId, `reversal: ${reason}`);
-            results.set(entryId, reversal ? { entryId, kind: 'settled', outcome: 'reversed', reason, lookup } : { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup });
+            results.set(
+              entryId,
+              reversal
+                ? { entryId, kind: 'settled', outcome: 'reversed', reason, lookup }
+                : { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup },
+            );
           }
         });
       }

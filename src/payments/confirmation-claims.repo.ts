@@ -77,7 +77,13 @@ interface ClaimRow {
 
 const byQueuedAt = (a: ClaimRow, b: ClaimRow): number => a.queued_at.getTime() - b.queued_at.getTime();
 
-const claimedPayment = (row: ClaimRow): ClaimedPayment => ({ entryId: row.entry_id, tenantId: row.tenant_id, accountRef: row.account_ref, providerTxnRef: row.provider_txn_ref, postedAt: row.posted_at });
+const claimedPayment = (row: ClaimRow): ClaimedPayment => ({
+  entryId: row.entry_id,
+  tenantId: row.tenant_id,
+  accountRef: row.account_ref,
+  providerTxnRef: row.provider_txn_ref,
+  postedAt: row.posted_at,
+});
 
 /**
  * The tenants with queued credits, those whose oldest credit has waited longest first, at most `limit`:

@@ -1,14 +1,7 @@
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import { formatKobo } from '../money';
-import {
-  assignBodySchema,
-  assignResponseSchema,
-  misdirectedListQuerySchema,
-  misdirectedListResponseSchema,
-  misdirectedParamsSchema,
-  type MisdirectedPaymentView,
-} from './misdirected.schemas';
+import { assignBodySchema, assignResponseSchema, misdirectedListQuerySchema, misdirectedListResponseSchema, misdirectedParamsSchema, type MisdirectedPaymentView } from './misdirected.schemas';
 import type { MisdirectedPayment, MisdirectedService } from './misdirected.service';
 
 const PAGE_SIZE = 50;

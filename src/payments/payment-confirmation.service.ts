@@ -81,8 +81,7 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Payme
       const judgement = judgeCredit(factsOf(credit), answer);
       if (judgement.kind === 'wrong') return applyReverse(credit, judgement.reason);
       if (judgement.kind === 'unknown' && credit.windowOver) return applyReverse(credit, NOT_KNOWN_IN_WINDOW);
-      const reason =
-        judgement.kind === 'matches' ? 'provider shows it SUCCESS' : judgement.kind === 'unknown' ? 'not found, but the confirmation window is not over' : judgement.reason;
+      const reason = judgement.kind === 'matches' ? 'provider shows it SUCCESS' : judgement.kind === 'unknown' ? 'not found, but the confirmation window is not over' : judgement.reason;
       logger.warn({ entryId, claimedReason, reason }, 'reversal refused: the provider does not support it');
       return { kind: 'kept', lookup: answer, reason: `reversal refused: ${reason}` };
     },

@@ -76,7 +76,17 @@ export function createPaymentIngestService(deps: {
   async function recordUnusable(base: NotificationFacts, stated: StatedAmounts, error: string, amounts?: { gross: Kobo; fee: Kobo }): Promise<IngestOutcome> {
     const account = base.aliasAccountRef ? await accounts.findByRefAnyTenant(base.aliasAccountRef) : undefined;
     if (!account) return recordMisdirected(base, stated, await attributedTenant(base.aliasAccountRef ?? null));
-    return record({ ...base, id: uuidv7(), category: 'processing_error', signatureValid: true, tenantId: account.tenantId, accountId: account.id, grossAmount: amounts?.gross ?? null, fee: amounts?.fee ?? null, error });
+    return record({
+      ...base,
+      id: uuidv7(),
+      category: 'processing_error',
+      signatureValid: true,
+      tenantId: account.tenantId,
+      accountId: account.id,
+      grossAmount: amounts?.gross ?? null,
+      fee: amounts?.fee ?? null,
+      error,
+    });
   }
 
   /**

@@ -12,10 +12,7 @@ export interface PostedPaymentAccount {
   callbackUrl: string | null;
 }
 
-export type PaymentPostingResult =
-  | { kind: 'no_account' }
-  | { kind: 'duplicate'; account: PostedPaymentAccount }
-  | { kind: 'posted'; account: PostedPaymentAccount; jobs: OutboxEntry[] };
+export type PaymentPostingResult = { kind: 'no_account' } | { kind: 'duplicate'; account: PostedPaymentAccount } | { kind: 'posted'; account: PostedPaymentAccount; jobs: OutboxEntry[] };
 
 /** One payment webhook to post: the account its payer named, its event row and what its credit becomes. */
 export interface PaymentToPost {
@@ -121,9 +118,7 @@ export function createPaymentPostingRepo(db: Db) {
       if (Number(found.posted) !== claimed.size || Number(found.queued) !== claimed.size) {
         throw new Error(`${claimed.size} payment events were claimed but ${found.posted} credits were posted and ${found.queued} queued for confirmation`);
       }
-      const accounts = new Map(
-        found.accounts.map((row) => [row.account_ref, { id: row.id, tenantId: row.tenant_id, accountRef: row.account_ref, callbackUrl: row.callback_url }]),
-      );
+      const accounts = new Map(found.accounts.map((row) => [row.account_ref, { id: row.id, tenantId: row.tenant_id, accountRef: row.account_ref, callbackUrl: row.callback_url }]));
       // The rows as stored (with the tenant filled in, the delivery only with a callback), started as they are.
       const jobs = new Map(found.jobs.map((row) => [row.workflow_id, toOutboxEntry(row)]));
       return payments.map(({ aliasRef, event, plan }): PaymentPostingResult => {

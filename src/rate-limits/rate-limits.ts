@@ -23,7 +23,10 @@ const unlimited: Limiter = { consume: async () => undefined, reward: async () =>
  * rate_limits). They are sized for legitimate volume and only stop abuse; each is configurable and
  * `off` disables it.
  */
-export function createRateLimits(db: Db, config: Pick<Config, 'RATE_LIMIT_SIGNIN_EMAIL' | 'RATE_LIMIT_SIGNIN_ADDRESS' | 'RATE_LIMIT_NAME_LOOKUPS' | 'RATE_LIMIT_SETTLEMENTS' | 'RATE_LIMIT_REPLAYS' | 'RATE_LIMIT_RECONCILIATION_RUNS'>) {
+export function createRateLimits(
+  db: Db,
+  config: Pick<Config, 'RATE_LIMIT_SIGNIN_EMAIL' | 'RATE_LIMIT_SIGNIN_ADDRESS' | 'RATE_LIMIT_NAME_LOOKUPS' | 'RATE_LIMIT_SETTLEMENTS' | 'RATE_LIMIT_REPLAYS' | 'RATE_LIMIT_RECONCILIATION_RUNS'>,
+) {
   let sweeper = true;
   function limiter(name: string, limit: RateLimit | null, message: string): Limiter {
     if (!limit) return unlimited;

@@ -51,12 +51,7 @@ export const ROW_FINDINGS: FindingKind[] = [
  * not count, a credit already paid on that the provider took back or never had). Only the platform
  * operator decides them (the CLI): a tenant sees them and cannot resolve, compensate or otherwise close them.
  */
-export const PLATFORM_DECIDED: readonly FindingKind[] = [
-  'settlement_paid_not_debited',
-  'settlement_paid_twice',
-  'credit_failed_at_provider',
-  'credit_unknown_to_provider',
-];
+export const PLATFORM_DECIDED: readonly FindingKind[] = ['settlement_paid_not_debited', 'settlement_paid_twice', 'credit_failed_at_provider', 'credit_unknown_to_provider'];
 
 export const isPlatformDecided = (kind: FindingKind): boolean => PLATFORM_DECIDED.includes(kind);
 

@@ -207,14 +207,16 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
 
     /** An open finding a later run no longer meets is closed by that run. */
     async closeIfOpen(trx: Trx, kind: FindingKind, subject: string, runId: string): Promise<void> {
-      await trx('reconciliation_exceptions').where({ kind, subject, status: 'open' }).update({
-        status: 'resolved',
-        resolution: 'no_longer_found',
-        resolution_note: `no longer found by run ${runId}`,
-        resolved_via: 'reconciliation',
-        resolved_at: trx.fn.now(),
-        updated_at: trx.fn.now(),
-      });
+      await trx('reconciliation_exceptions')
+        .where({ kind, subject, status: 'open' })
+        .update({
+          status: 'resolved',
+          resolution: 'no_longer_found',
+          resolution_note: `no longer found by run ${runId}`,
+          resolved_via: 'reconciliation',
+          resolved_at: trx.fn.now(),
+          updated_at: trx.fn.now(),
+        });
     },
 
     /** Newest first; `beforeId` is the previous page's last id. A null tenant lists the platform's own findings. */
@@ -249,11 +251,7 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
       return row ? toException({ ...row, account_ref: null, merchant_tx_ref: null, resolved_by_email: null }) : undefined;
     },
 
-    async resolve(
-      trx: Trx,
-      id: string,
-      decision: { resolution: Resolution; note: string; userId: string | null; via: 'dashboard' | 'cli'; repairEntryId?: string },
-    ): Promise<void> {
+    async resolve(trx: Trx, id: string, decision: { resolution: Resolution; note: string; userId: string | null; via: 'dashboard' | 'cli'; repairEntryId?: string }): Promise<void> {
       await trx('reconciliation_exceptions')
         .where({ id, status: 'open' })
         .update({

@@ -55,10 +55,7 @@ function summaryOf(run: RunRecord): ReconciliationSummary {
   };
 }
 
-type ReconciliationConfig = Pick<
-  Config,
-  'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_GRACE' | 'RECONCILIATION_MAX_LOOKUPS' | 'RECONCILIATION_STUCK_SETTLEMENT'
->;
+type ReconciliationConfig = Pick<Config, 'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_GRACE' | 'RECONCILIATION_MAX_LOOKUPS' | 'RECONCILIATION_STUCK_SETTLEMENT'>;
 
 /**
  * The rules a reconciliation run's activities apply. The provider's records are streamed a step at a
@@ -188,21 +185,25 @@ export function createReconciliationExecutionService(deps: {
       const wallet = platform ? await walletCheck() : null;
       const stuck = await matching.stuckSettlements(run.tenantId, config.RECONCILIATION_STUCK_SETTLEMENT, STUCK_SETTLEMENTS_REPORTED);
       for (const settlement of stuck) {
-        await reportOnce(run, {
-          id: uuidv7(),
-          tenantId: settlement.tenantId,
-          kind: 'settlement_stuck',
-          subject: settlement.merchantTxRef,
-          accountId: settlement.accountId,
-          settlementId: settlement.id,
-          details: {
-            settlementStatus: settlement.status,
-            amount: formatKobo(settlement.amount),
-            attempts: settlement.attemptCount,
-            createdAt: settlement.createdAt.toISOString(),
-            lastChangedAt: settlement.updatedAt.toISOString(),
+        await reportOnce(
+          run,
+          {
+            id: uuidv7(),
+            tenantId: settlement.tenantId,
+            kind: 'settlement_stuck',
+            subject: settlement.merchantTxRef,
+            accountId: settlement.accountId,
+            settlementId: settlement.id,
+            details: {
+              settlementStatus: settlement.status,
+              amount: formatKobo(settlement.amount),
+              attempts: settlement.attemptCount,
+              createdAt: settlement.createdAt.toISOString(),
+              lastChangedAt: settlement.updatedAt.toISOString(),
+            },
           },
-        }, { acknowledgeResolved: true });
+          { acknowledgeResolved: true },
+        );
       }
       await db.transaction(async (trx) => {
         if (wallet && wallet.unexplained !== '0.00') {

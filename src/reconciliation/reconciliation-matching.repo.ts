@@ -414,12 +414,10 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
     async dayTotalsTally(trx: Trx, runId: string, tenantId: string | null): Promise<DayTotalsTally> {
       const query = trx('reconciliation_day_totals').where({ run_id: runId });
       if (tenantId) query.where({ tenant_id: tenantId });
-      const row = (await query
-        .select(
-          trx.raw('count(*) AS compared'),
-          trx.raw('count(*) FILTER (WHERE provider_gross <> ledger_gross OR provider_fee <> ledger_fee) AS differing'),
-        )
-        .first()) as { compared: string; differing: string };
+      const row = (await query.select(trx.raw('count(*) AS compared'), trx.raw('count(*) FILTER (WHERE provider_gross <> ledger_gross OR provider_fee <> ledger_fee) AS differing')).first()) as {
+        compared: string;
+        differing: string;
+      };
       return { compared: Number(row.compared), differing: Number(row.differing) };
     },
 

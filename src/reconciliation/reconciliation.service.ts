@@ -15,7 +15,6 @@ import { createReconciliationExceptionsRepo, type ExceptionRecord, type Exceptio
 import { createReconciliationRunsRepo, type DayDifference, type RunRecord } from './reconciliation-runs.repo';
 import { reconciliationWorkflowId } from '../contracts/reconciliation.contract';
 
-
 export interface Window {
   from?: Date | undefined;
   to?: Date | undefined;
@@ -149,7 +148,12 @@ export function createReconciliationService(deps: {
       return exceptions.list({ runId }, null, limit);
     },
 
-    async listExceptions(tenantId: string | null, filter: { status?: ExceptionStatus | undefined; kind?: FindingKind | undefined }, beforeId: string | null, limit: number): Promise<ExceptionRecord[]> {
+    async listExceptions(
+      tenantId: string | null,
+      filter: { status?: ExceptionStatus | undefined; kind?: FindingKind | undefined },
+      beforeId: string | null,
+      limit: number,
+    ): Promise<ExceptionRecord[]> {
       if (tenantId !== null && !isUuid(tenantId)) throw new NotFoundError('tenant not found');
       return exceptions.list({ tenantId, ...(filter.status ? { status: filter.status } : {}), ...(filter.kind ? { kind: filter.kind } : {}) }, beforeId, limit);
     },

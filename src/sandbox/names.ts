@@ -1,15 +1,69 @@
 import { createHash } from 'node:crypto';
 
 const FIRST_NAMES = [
-  'ADAEZE', 'CHINEDU', 'NGOZI', 'EMEKA', 'OLUWASEUN', 'FOLAKE', 'BABATUNDE', 'AISHA', 'IBRAHIM', 'MUSA',
-  'ZAINAB', 'TUNDE', 'YETUNDE', 'OBINNA', 'CHIAMAKA', 'KELECHI', 'FUNMILAYO', 'ABUBAKAR', 'HAUWA', 'IFEOMA',
-  'SEGUN', 'BOLANLE', 'UCHE', 'NKECHI', 'FEMI', 'AMINA', 'USMAN', 'HALIMA', 'IKECHUKWU', 'TEMITOPE',
+  'ADAEZE',
+  'CHINEDU',
+  'NGOZI',
+  'EMEKA',
+  'OLUWASEUN',
+  'FOLAKE',
+  'BABATUNDE',
+  'AISHA',
+  'IBRAHIM',
+  'MUSA',
+  'ZAINAB',
+  'TUNDE',
+  'YETUNDE',
+  'OBINNA',
+  'CHIAMAKA',
+  'KELECHI',
+  'FUNMILAYO',
+  'ABUBAKAR',
+  'HAUWA',
+  'IFEOMA',
+  'SEGUN',
+  'BOLANLE',
+  'UCHE',
+  'NKECHI',
+  'FEMI',
+  'AMINA',
+  'USMAN',
+  'HALIMA',
+  'IKECHUKWU',
+  'TEMITOPE',
 ] as const;
 
 const SURNAMES = [
-  'OKONKWO', 'ADEYEMI', 'BELLO', 'OKAFOR', 'OGUNLEYE', 'ABDULLAHI', 'EZE', 'NWOSU', 'BALOGUN', 'OLAWALE',
-  'UMAR', 'CHUKWU', 'ADEBAYO', 'ONYEKA', 'SULEIMAN', 'OGUNDIPE', 'NNAMDI', 'AKINOLA', 'DANJUMA', 'OBI',
-  'LAWAL', 'OJO', 'YUSUF', 'AFOLABI', 'MOHAMMED', 'OKEKE', 'BAKARE', 'ALIYU', 'EZEH', 'ONUOHA',
+  'OKONKWO',
+  'ADEYEMI',
+  'BELLO',
+  'OKAFOR',
+  'OGUNLEYE',
+  'ABDULLAHI',
+  'EZE',
+  'NWOSU',
+  'BALOGUN',
+  'OLAWALE',
+  'UMAR',
+  'CHUKWU',
+  'ADEBAYO',
+  'ONYEKA',
+  'SULEIMAN',
+  'OGUNDIPE',
+  'NNAMDI',
+  'AKINOLA',
+  'DANJUMA',
+  'OBI',
+  'LAWAL',
+  'OJO',
+  'YUSUF',
+  'AFOLABI',
+  'MOHAMMED',
+  'OKEKE',
+  'BAKARE',
+  'ALIYU',
+  'EZEH',
+  'ONUOHA',
 ] as const;
 
 function pick<T>(list: readonly T[], byte: number): T {
@@ -21,6 +75,9 @@ export function accountHolderName(accountNumber: string): string {
   const digest = createHash('sha256').update(accountNumber).digest();
   const surname = pick(SURNAMES, digest.readUInt16BE(0));
   const first = pick(FIRST_NAMES, digest.readUInt16BE(2));
-  const middle = pick(FIRST_NAMES.filter((name) => name !== first), digest.readUInt16BE(4));
+  const middle = pick(
+    FIRST_NAMES.filter((name) => name !== first),
+    digest.readUInt16BE(4),
+  );
   return `${surname} ${first} ${middle}`;
 }

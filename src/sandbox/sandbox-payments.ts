@@ -92,7 +92,16 @@ export async function simulatePaymentBatch(deps: SandboxDeps, batch: PaymentBatc
   const events = [];
   for (let i = 0; i < batch.count; i += 1) {
     const accountRef = batch.accountRefs[i % batch.accountRefs.length]!;
-    const sent = await simulatePayment(deps, { accountRef, amount: batch.amount, narration: 'benchmark', status: 'SUCCESS', deliver: false, suppressWebhook: false, processingMs: 0, notFoundLookups: 0 });
+    const sent = await simulatePayment(deps, {
+      accountRef,
+      amount: batch.amount,
+      narration: 'benchmark',
+      status: 'SUCCESS',
+      deliver: false,
+      suppressWebhook: false,
+      processingMs: 0,
+      notFoundLookups: 0,
+    });
     events.push({ body: JSON.stringify(sent.payload), headers: sent.headers });
   }
   return events;

@@ -45,7 +45,10 @@ export const virtualAccountSchema = z.object({
   accountRef: reference,
   accountName: text(200),
   currency: z.literal('NGN'),
-  bvn: z.string().regex(/^\d{11}$/, 'must be 11 digits').optional(),
+  bvn: z
+    .string()
+    .regex(/^\d{11}$/, 'must be 11 digits')
+    .optional(),
   expectedAmount: nairaNumber.nullish(),
 });
 
@@ -108,15 +111,29 @@ export const faultSettingsSchema = z.object({
   routes: z.array(z.string().startsWith('/')).default([]),
 });
 
-export const tokenTtlSchema = z.object({ ttlMs: z.number().int().min(1).max(24 * 60 * 60_000) });
+export const tokenTtlSchema = z.object({
+  ttlMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60 * 60_000),
+});
 
 const outageSchema = z.object({
   answer: z.enum(['429', '503', 'html']),
-  durationMs: z.number().int().min(0).max(30 * 24 * 3_600_000),
+  durationMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 24 * 3_600_000),
   retryAfterSeconds: z.number().int().min(0).max(3_600).default(1),
 });
 
-const delayMs = z.number().int().min(0).max(30 * 24 * 3_600_000);
+const delayMs = z
+  .number()
+  .int()
+  .min(0)
+  .max(30 * 24 * 3_600_000);
 
 /** A control-route profile: which transfers it applies to, and the behaviours it sets (docs/sandbox.md, "The provider's bad days"). */
 export const transferProfileRuleSchema = z

@@ -72,11 +72,7 @@ export function createSettlementExecutionService(deps: {
   }
 
   /** Runs `change` under the settlement's lock when its status is one of `from`; otherwise reports the status. */
-  async function transition(
-    settlementId: string,
-    from: SettlementStatus[],
-    change: (trx: Trx, settlement: SettlementRecord) => Promise<SettlementStatus>,
-  ): Promise<SettlementWorkflowStatus> {
+  async function transition(settlementId: string, from: SettlementStatus[], change: (trx: Trx, settlement: SettlementRecord) => Promise<SettlementStatus>): Promise<SettlementWorkflowStatus> {
     return db.transaction(async (trx) => {
       const settlement = await createSettlementsRepo(trx).lockById(settlementId);
       if (!settlement) throw new SettlementNotFoundError(settlementId);
@@ -212,7 +208,10 @@ export function createSettlementExecutionService(deps: {
       const before = await load(settlementId);
       const attemptsBefore = await settlements.listAttempts(settlementId);
       if (OPEN.includes(before.status) && !attemptsBefore.some((attempt) => attempt.attemptNo >= attemptNo)) {
-        const held = await recheckReplaced(before, attemptsBefore.find((attempt) => attempt.attemptNo === attemptNo - 1));
+        const held = await recheckReplaced(
+          before,
+          attemptsBefore.find((attempt) => attempt.attemptNo === attemptNo - 1),
+        );
         if (held) return held;
       }
       const gate = await db.transaction(async (trx) => {

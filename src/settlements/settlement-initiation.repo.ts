@@ -19,12 +19,7 @@ export interface SettlementDraft {
   job: OutboxEntry;
 }
 
-export type InitiationResult =
-  | { kind: 'no_account' }
-  | { kind: 'customer_suspended' }
-  | { kind: 'key_taken' }
-  | { kind: 'insufficient_funds' }
-  | { kind: 'created' };
+export type InitiationResult = { kind: 'no_account' } | { kind: 'customer_suspended' } | { kind: 'key_taken' } | { kind: 'insufficient_funds' } | { kind: 'created' };
 
 /**
  * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the

@@ -55,8 +55,7 @@ export function settlementRestartPlan(deps: {
   const { db, client, jobs, starter, logger, raiseFinding } = deps;
   const settlements = createSettlementsRepo(db);
 
-  const latestRunFailed = async (merchantTxRef: string): Promise<boolean> =>
-    (await client.workflow.getHandle(settlementWorkflowId(merchantTxRef)).describe()).status.name === 'FAILED';
+  const latestRunFailed = async (merchantTxRef: string): Promise<boolean> => (await client.workflow.getHandle(settlementWorkflowId(merchantTxRef)).describe()).status.name === 'FAILED';
 
   const jobOf = (settlement: SettlementRecord) =>
     jobs.settlement({
@@ -86,21 +85,21 @@ export function settlementRestartPlan(deps: {
         if (!settlement) continue;
         const failure = await failureOf(client, run);
         const raised = await raiseFinding({
-            id: uuidv7(),
-            tenantId: settlement.tenantId,
-            kind: 'settlement_run_failed',
-            subject: `${run.workflowId}/${run.runId}`,
-            accountId: settlement.accountId,
-            settlementId: settlement.id,
-            details: {
-              workflowId: run.workflowId,
-              runId: run.runId,
-              failure: failure.message,
-              ...(failure.type ? { failureType: failure.type } : {}),
-              settlementStatus: settlement.status,
-              retry: `npm run cli -- settlement:retry --ref ${settlement.merchantTxRef}`,
-            },
-          });
+          id: uuidv7(),
+          tenantId: settlement.tenantId,
+          kind: 'settlement_run_failed',
+          subject: `${run.workflowId}/${run.runId}`,
+          accountId: settlement.accountId,
+          settlementId: settlement.id,
+          details: {
+            workflowId: run.workflowId,
+            runId: run.runId,
+            failure: failure.message,
+            ...(failure.type ? { failureType: failure.type } : {}),
+            settlementStatus: settlement.status,
+            retry: `npm run cli -- settlement:retry --ref ${settlement.merchantTxRef}`,
+          },
+        });
         if (raised) logger.error({ merchantTxRef: settlement.merchantTxRef, runId: run.runId, failure: failure.message }, 'settlement run failed for good: parked, not restarted');
         parked += 1;
       }

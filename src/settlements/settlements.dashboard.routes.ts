@@ -8,15 +8,7 @@ import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
 import { temporalUiLink } from '../temporal/temporal-ui-link';
 import { createSettlementReadsRepo } from './settlement-reads.repo';
-import {
-  presentAcceptedSettlement,
-  presentAccountName,
-  presentBank,
-  presentSettlementAttempt,
-  presentSettlementListItem,
-  presentStatusChange,
-  presentTransferDetail,
-} from './settlement.presenter';
+import { presentAcceptedSettlement, presentAccountName, presentBank, presentSettlementAttempt, presentSettlementListItem, presentStatusChange, presentTransferDetail } from './settlement.presenter';
 import { dashboardSettleBodySchema, settlementDetailSchema, settlementListQuerySchema, settlementListResponseSchema } from './settlements.dashboard.schemas';
 import { banksResponseSchema, lookupBodySchema, lookupResponseSchema, settleResponseSchema, transferParamsSchema } from './settlements.schemas';
 import type { SettlementsService } from './settlements.service';
@@ -24,12 +16,7 @@ import { settlementWorkflowId } from '../contracts/settlement.contract';
 
 const PAGE_SIZE = 25;
 
-export function settlementsDashboardRoutes(deps: {
-  db: Db;
-  settlements: SettlementsService;
-  audit: AuditLog;
-  config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'>;
-}): RouteDefinition[] {
+export function settlementsDashboardRoutes(deps: { db: Db; settlements: SettlementsService; audit: AuditLog; config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'> }): RouteDefinition[] {
   const { settlements, audit, config } = deps;
   const reads = createSettlementReadsRepo(deps.db);
   return [
@@ -90,11 +77,7 @@ export function settlementsDashboardRoutes(deps: {
       errors: [404],
       handle: async ({ params, ctx }) => {
         const settlement = await settlements.find(userOf(ctx).tenantId, params.merchantTxRef);
-        const [attempts, history, providerTransferId] = await Promise.all([
-          reads.attempts(settlement.id),
-          reads.statusHistory(settlement.id),
-          reads.providerTransferId(settlement.id),
-        ]);
+        const [attempts, history, providerTransferId] = await Promise.all([reads.attempts(settlement.id), reads.statusHistory(settlement.id), reads.providerTransferId(settlement.id)]);
         const workflowId = settlementWorkflowId(settlement.merchantTxRef);
         return {
           status: 200,
@@ -124,14 +107,19 @@ export function settlementsDashboardRoutes(deps: {
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
         const { confirmedAccountName, ...request } = body;
         const settlement = await settlements.initiate(user.tenantId, params.accountRef, request, key);
-        await audit.record(user, 'settlement.initiated', { type: 'settlement', id: settlement.merchantTxRef }, {
-          accountRef: settlement.accountRef,
-          amount: formatKobo(settlement.amount),
-          bankCode: request.bankCode,
-          accountNumber: request.accountNumber,
-          confirmedAccountName,
-          idempotencyKey: key ?? null,
-        });
+        await audit.record(
+          user,
+          'settlement.initiated',
+          { type: 'settlement', id: settlement.merchantTxRef },
+          {
+            accountRef: settlement.accountRef,
+            amount: formatKobo(settlement.amount),
+            bankCode: request.bankCode,
+            accountNumber: request.accountNumber,
+            confirmedAccountName,
+            idempotencyKey: key ?? null,
+          },
+        );
         return { status: 202, body: presentAcceptedSettlement(settlement) };
       },
     }),

@@ -110,8 +110,7 @@ function toAttempt(row: AttemptRow): SettlementAttempt {
 }
 
 export function createSettlementsRepo(db: DbOrTrx) {
-  const withAccountRef = () =>
-    db('settlements').join('virtual_accounts', 'virtual_accounts.id', 'settlements.account_id').select('settlements.*', 'virtual_accounts.account_ref');
+  const withAccountRef = () => db('settlements').join('virtual_accounts', 'virtual_accounts.id', 'settlements.account_id').select('settlements.*', 'virtual_accounts.account_ref');
 
   return {
     async findById(id: string): Promise<SettlementRecord | undefined> {

@@ -24,9 +24,7 @@ export function temporalConnectionOptions(config: TemporalConnectionConfig): Tem
   const tls: TLSConfig | false = wantsTls
     ? {
         ...(config.TEMPORAL_TLS_CA ? { serverRootCACertificate: readFileSync(config.TEMPORAL_TLS_CA) } : {}),
-        ...(config.TEMPORAL_TLS_CERT && config.TEMPORAL_TLS_KEY
-          ? { clientCertPair: { crt: readFileSync(config.TEMPORAL_TLS_CERT), key: readFileSync(config.TEMPORAL_TLS_KEY) } }
-          : {}),
+        ...(config.TEMPORAL_TLS_CERT && config.TEMPORAL_TLS_KEY ? { clientCertPair: { crt: readFileSync(config.TEMPORAL_TLS_CERT), key: readFileSync(config.TEMPORAL_TLS_KEY) } } : {}),
         ...(config.TEMPORAL_TLS_SERVER_NAME ? { serverNameOverride: config.TEMPORAL_TLS_SERVER_NAME } : {}),
       }
     : false;

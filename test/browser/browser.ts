@@ -14,16 +14,7 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath,
     headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
 
@@ -74,7 +65,13 @@ export async function assertAccessible(page: Page, name: string): Promise<void> 
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const blocking = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   assert.deepEqual(
-    blocking.map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).slice(0, 3).join('; ')})`),
+    blocking.map(
+      (violation) =>
+        `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes
+          .map((node) => node.target.join(' '))
+          .slice(0, 3)
+          .join('; ')})`,
+    ),
     [],
     `accessibility of ${name}`,
   );

@@ -93,7 +93,15 @@ describe('dashboard in a browser', function () {
     const ledger = createPostingEngine(db);
     const [credit] = await db.transaction((trx) =>
       ledger.post(trx, account.ID, [
-        { direction: 'credit', kind: 'payment', amount: DEFICIT.credit, status: 'provisional', narration: 'not yet confirmed', providerTxnRef: `browser-${randomUUID()}`, transactionGroupId: uuidv7() },
+        {
+          direction: 'credit',
+          kind: 'payment',
+          amount: DEFICIT.credit,
+          status: 'provisional',
+          narration: 'not yet confirmed',
+          providerTxnRef: `browser-${randomUUID()}`,
+          transactionGroupId: uuidv7(),
+        },
       ]),
     );
     const settled = await call(sys.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
@@ -403,7 +411,12 @@ describe('dashboard in a browser', function () {
     for (const payment of TAKEN_BACK) {
       const amount = `₦${payment.sent.toLocaleString('en-US')}.00`;
       const row = findings.filter({ hasText: `provider: ${amount}` });
-      assert.match(await row.innerText(), new RegExp(`^[^\\n]+\\s+alert\\s+A confirmed credit the provider shows failed or refunded[^\\n]*\\s+provider: ${amount} REFUND · ledger: ${amount} confirmed\\s+${reconciled.AccountRef}[\\s\\S]*open`));
+      assert.match(
+        await row.innerText(),
+        new RegExp(
+          `^[^\\n]+\\s+alert\\s+A confirmed credit the provider shows failed or refunded[^\\n]*\\s+provider: ${amount} REFUND · ledger: ${amount} confirmed\\s+${reconciled.AccountRef}[\\s\\S]*open`,
+        ),
+      );
     }
 
     // Money the platform already paid out against these credits: the tenant's admin reads them and cannot act on them.

@@ -49,7 +49,7 @@ describe('e2e: payments from the sandbox to the statement', () => {
     );
   });
 
-  it('with the provider\'s lookup lag shorter than the window, the credit ends confirmed, not reversed', async () => {
+  it("with the provider's lookup lag shorter than the window, the credit ends confirmed, not reversed", async () => {
     const sys = await system();
     const tenant = await cliTenant(sys);
     const account = await provision(sys, tenant.apiKey);
@@ -85,31 +85,44 @@ describe('e2e: payments from the sandbox to the statement', () => {
     const temporal = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default' });
     const batchesOf = async (): Promise<Array<{ workflowId: string; status: string }>> => {
       const found: Array<{ workflowId: string; status: string }> = [];
-      for await (const execution of temporal.workflow.list({ query: `ProviderTxnRefs = '${sent.body.transactionId}'` })) found.push({ workflowId: execution.workflowId, status: execution.status.name });
+      for await (const execution of temporal.workflow.list({ query: `ProviderTxnRefs = '${sent.body.transactionId}'` }))
+        found.push({ workflowId: execution.workflowId, status: execution.status.name });
       return found;
     };
     try {
       // Found the way an operator would: by the payment's provider reference, in the batch's keyword list.
-      const [running] = await eventually(async () => {
-        const found = (await batchesOf()).filter((execution) => execution.status === 'RUNNING');
-        return found.length > 0 ? found : null;
-      }, { timeoutMs: 20_000, what: 'the batch to be listed by ProviderTxnRefs' });
+      const [running] = await eventually(
+        async () => {
+          const found = (await batchesOf()).filter((execution) => execution.status === 'RUNNING');
+          return found.length > 0 ? found : null;
+        },
+        { timeoutMs: 20_000, what: 'the batch to be listed by ProviderTxnRefs' },
+      );
       assert.match(running!.workflowId, new RegExp(`^${paymentConfirmationBatchWorkflowId('')}`));
       await temporal.workflow.getHandle(running!.workflowId).terminate('operator terminated it');
       // The provider says SUCCESS only once the sweep has released the payment to a new batch. Before
       // that, a round of the terminated batch still running on the worker (it learns of the termination
       // when it next reports) holds the claim and could confirm the payment itself, which is right for the
       // money but is not what this test is about.
-      const [successor] = await eventually(async () => {
-        const found = (await batchesOf()).filter((execution) => execution.status === 'RUNNING' && execution.workflowId !== running!.workflowId);
-        return found.length > 0 ? found : null;
-      }, { timeoutMs: 30_000, what: 'a new batch holding the released payment' });
+      const [successor] = await eventually(
+        async () => {
+          const found = (await batchesOf()).filter((execution) => execution.status === 'RUNNING' && execution.workflowId !== running!.workflowId);
+          return found.length > 0 ? found : null;
+        },
+        { timeoutMs: 30_000, what: 'a new batch holding the released payment' },
+      );
       await call(sys.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
-      await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 30_000, what: 'the released payment confirmed by a new batch' });
-      const all = await eventually(async () => {
-        const found = await batchesOf();
-        return found.some((execution) => execution.workflowId === successor!.workflowId && execution.status === 'COMPLETED') ? found : null;
-      }, { timeoutMs: 20_000, what: 'the new batch completed in visibility' });
+      await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', {
+        timeoutMs: 30_000,
+        what: 'the released payment confirmed by a new batch',
+      });
+      const all = await eventually(
+        async () => {
+          const found = await batchesOf();
+          return found.some((execution) => execution.workflowId === successor!.workflowId && execution.status === 'COMPLETED') ? found : null;
+        },
+        { timeoutMs: 20_000, what: 'the new batch completed in visibility' },
+      );
       assert.ok(all.some((execution) => execution.workflowId === running!.workflowId && execution.status === 'TERMINATED'));
       assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
     } finally {

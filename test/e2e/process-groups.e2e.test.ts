@@ -13,10 +13,14 @@ import { cliTenant, provision } from './tenant';
 /** A forged provider webhook on a connection of its own, so the group's primary hands each to the next copy. */
 function forgedWebhook(apiUrl: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const request = http.request(`${apiUrl}/webhooks/provider`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'provider-signature': 'forged', 'provider-timestamp': new Date().toISOString() } }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-    });
+    const request = http.request(
+      `${apiUrl}/webhooks/provider`,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'provider-signature': 'forged', 'provider-timestamp': new Date().toISOString() } },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
     request.on('error', reject);
     // A connection the primary handed to a copy at the moment it was killed is never answered.
     request.setTimeout(5_000, () => request.destroy(new Error('no answer within 5 s')));
@@ -68,21 +72,37 @@ describe('e2e: API and worker as process groups (two processes each)', () => {
     const account = await provision(sys, tenant.apiKey);
     const before = await scrape(sys.metricsUrl);
     for (let i = 0; i < 4; i += 1) {
-      const sent = await fetch(`${sys.sandboxUrl}/sandbox/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountRef: account.AccountRef, amount: 5025 }) });
+      const sent = await fetch(`${sys.sandboxUrl}/sandbox/payments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ accountRef: account.AccountRef, amount: 5025 }),
+      });
       assert.equal(sent.status, 200);
     }
-    await eventually(
-      async () => total(await scrape(sys.metricsUrl), 'nuban_confirmation_lag_seconds_count') - total(before, 'nuban_confirmation_lag_seconds_count') >= 4,
-      { timeoutMs: 60_000, intervalMs: 1_000, what: 'four confirmations in the lag histogram' },
-    );
+    await eventually(async () => total(await scrape(sys.metricsUrl), 'nuban_confirmation_lag_seconds_count') - total(before, 'nuban_confirmation_lag_seconds_count') >= 4, {
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+      what: 'four confirmations in the lag histogram',
+    });
     // Each copy logs its metrics port once it runs (the system counts as ready when the first one polls).
     const workerUrls = await eventually(async () => (sys.workerMetricsUrls().length === 2 ? sys.workerMetricsUrls() : null), { timeoutMs: 30_000, what: 'both worker processes running' });
     const workers = await Promise.all(workerUrls.map((url) => scrape(url)));
     const lookups = workers.reduce((sum, samples) => sum + total(samples, 'nuban_provider_request_seconds_count', { endpoint: 'getTransaction' }), 0);
     assert.ok(lookups >= 4, `the workers looked the payments up at the provider (${lookups} lookups)`);
-    for (const samples of workers) assert.ok(samples.some((sample) => sample.name.startsWith('temporal_')), 'the Temporal SDK metrics are in the same scrape');
-    assert.ok(sys.logs.worker.some((line) => line.includes('workflow bundle: prebuilt')), 'the workers loaded the prebuilt workflow bundle');
-    assert.deepEqual(sys.logs.worker.filter((line) => line.includes('restarting it')), [], 'no worker copy died');
+    for (const samples of workers)
+      assert.ok(
+        samples.some((sample) => sample.name.startsWith('temporal_')),
+        'the Temporal SDK metrics are in the same scrape',
+      );
+    assert.ok(
+      sys.logs.worker.some((line) => line.includes('workflow bundle: prebuilt')),
+      'the workers loaded the prebuilt workflow bundle',
+    );
+    assert.deepEqual(
+      sys.logs.worker.filter((line) => line.includes('restarting it')),
+      [],
+      'no worker copy died',
+    );
   });
 
   it('runs every thread of each worker copy at the lower CPU priority (WORKER_NICE, 10), the API at the normal one', () => {
@@ -102,6 +122,13 @@ describe('e2e: API and worker as process groups (two processes each)', () => {
     // The other copy answers while the primary starts a new one.
     await eventually(async () => (await forgedWebhook(sys.apiUrl).catch(() => 0)) === 200, { timeoutMs: 10_000, what: 'an answer from the surviving copy' });
     await eventually(async () => copiesOf(apiPid).length === 2 && !copiesOf(apiPid).includes(victim!), { timeoutMs: 30_000, what: 'the copy restarted' });
-    await eventually(async () => (await scrape(sys.metricsUrl).then(() => true, () => false)), { timeoutMs: 30_000, what: 'the group scrape after the restart' });
+    await eventually(
+      async () =>
+        await scrape(sys.metricsUrl).then(
+          () => true,
+          () => false,
+        ),
+      { timeoutMs: 30_000, what: 'the group scrape after the restart' },
+    );
   });
 });

@@ -120,7 +120,10 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
       await temporal.connection.close();
     }
     const lines = await statementLines(sys, tenant.apiKey, account.AccountRef);
-    assert.deepEqual(lines.slice(1).map((line) => [line.entry.Kind, line.entry.Direction, line.entry.Status]), debitReversed);
+    assert.deepEqual(
+      lines.slice(1).map((line) => [line.entry.Kind, line.entry.Direction, line.entry.Status]),
+      debitReversed,
+    );
     assert.equal(lines.at(-1)!.runningBalance, '10000.00');
   });
 });

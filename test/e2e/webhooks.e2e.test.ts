@@ -31,7 +31,10 @@ describe('e2e: outbound webhooks to a real local receiver', () => {
       assert.equal(new Set(receiver.calls.map((received) => received.headers['x-event-id'])).size, 1);
       assert.ok(receiver.calls.every((received) => verifies(received, secret)));
       const body = JSON.parse(receiver.calls[0]!.body);
-      assert.deepEqual([body.eventType, body.accountRef, body.amount, body.gross_amount, body.provider_fee, body.status], ['payment.received', account.AccountRef, '5000.00', '5025.00', '25.00', 'provisional']);
+      assert.deepEqual(
+        [body.eventType, body.accountRef, body.amount, body.gross_amount, body.provider_fee, body.status],
+        ['payment.received', account.AccountRef, '5000.00', '5025.00', '25.00', 'provisional'],
+      );
     } finally {
       await receiver.close();
     }
@@ -44,10 +47,10 @@ describe('e2e: outbound webhooks to a real local receiver', () => {
       const tenant = await cliTenant(sys);
       const account = await provision(sys, tenant.apiKey, { callbackUrl: receiver.url });
       await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 1010 } });
-      const letter = await eventually(
-        async () => (await call(sys.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: tenant.apiKey })).body.deadLetters[0],
-        { timeoutMs: 20_000, what: 'the dead letter' },
-      );
+      const letter = await eventually(async () => (await call(sys.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: tenant.apiKey })).body.deadLetters[0], {
+        timeoutMs: 20_000,
+        what: 'the dead letter',
+      });
       assert.deepEqual([letter.Status, letter.AttemptCount, letter.NextRetryAt, letter.CallbackURL], ['dead_letter', 3, null, receiver.url]);
       receiver.answer([200]);
       const replay = await call(sys.apiUrl, 'POST', `/v1/webhooks/dead-letters/${letter.ID}/replay`, { apiKey: tenant.apiKey });

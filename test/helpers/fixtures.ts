@@ -65,11 +65,7 @@ export function paymentEvent(options: PaymentEventOptions): Record<string, unkno
 }
 
 /** Sends an event to /webhooks/provider signed with the stack's secret (or a forged signature). */
-export function sendProviderEvent(
-  stack: Stack,
-  payload: unknown,
-  options: { forged?: boolean; secret?: string; headerPrefix?: 'provider' | 'nomba'; rawBody?: string } = {},
-): Promise<HttpResponse> {
+export function sendProviderEvent(stack: Stack, payload: unknown, options: { forged?: boolean; secret?: string; headerPrefix?: 'provider' | 'nomba'; rawBody?: string } = {}): Promise<HttpResponse> {
   const timestamp = new Date().toISOString();
   const secret = options.secret ?? (options.forged ? 'not-the-provider-secret' : stack.config.PROVIDER_WEBHOOKS_SIGNING_SECRET);
   const prefix = options.headerPrefix ?? 'provider';

@@ -14,7 +14,6 @@ import { retentionScheduleId } from '../../src/contracts/retention.contract';
 const ENTRYPOINTS = { api: 'api.js', worker: 'worker.js', sandbox: 'sandbox.js', cli: 'cli.js' } as const;
 type ServiceName = Exclude<keyof typeof ENTRYPOINTS, 'cli'>;
 
-
 export interface RunningSystem {
   apiUrl: string;
   sandboxUrl: string;

@@ -23,9 +23,11 @@ export const ENVIRONMENT_STARTUP_TIMEOUT_MS = TEST_SERVER_STARTUP_TIMEOUT_MS + 3
  * here with the server we launched, as 'existing', keeping time skipping (private in the typings, public at
  * run time; the SDK version is pinned).
  */
-const createEnvironment = (TestWorkflowEnvironment as unknown as {
-  create(options: TimeSkippingTestWorkflowEnvironmentOptions & { server: { type: 'existing' }; address: string; namespace: string; supportsTimeSkipping: true }): Promise<TestWorkflowEnvironment>;
-}).create.bind(TestWorkflowEnvironment);
+const createEnvironment = (
+  TestWorkflowEnvironment as unknown as {
+    create(options: TimeSkippingTestWorkflowEnvironmentOptions & { server: { type: 'existing' }; address: string; namespace: string; supportsTimeSkipping: true }): Promise<TestWorkflowEnvironment>;
+  }
+).create.bind(TestWorkflowEnvironment);
 
 /** The time-skipping environment on a test server of our own; its teardown stops that server too. */
 async function environmentOnOwnServer(executable: string): Promise<TestWorkflowEnvironment> {

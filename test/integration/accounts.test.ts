@@ -62,10 +62,11 @@ describe('virtual-account provisioning', () => {
   it('makes exactly one account for 20 concurrent identical requests with one key', async () => {
     const key = randomUUID();
     const body = { externalRef: `cust-${randomUUID()}`, name: 'Chidi Eze' };
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, () => call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body, headers: { 'Idempotency-Key': key } })),
+    const responses = await Promise.all(Array.from({ length: 20 }, () => call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body, headers: { 'Idempotency-Key': key } })));
+    assert.ok(
+      responses.every((response) => response.status === 201),
+      responses.map((response) => response.status).join(','),
     );
-    assert.ok(responses.every((response) => response.status === 201), responses.map((response) => response.status).join(','));
     assert.equal(new Set(responses.map((response) => response.body.AccountRef)).size, 1);
     const customer = await stack.infra.db('customers').where({ tenant_id: tenant.tenantId, external_ref: body.externalRef }).first();
     const accounts = await stack.infra.db('virtual_accounts').where({ customer_id: customer.id });
@@ -131,7 +132,10 @@ describe('virtual-account provisioning', () => {
     const second = await call(stack.apiUrl, 'GET', `/v1/accounts?after=${first.body.pagination.nextCursor}`, { apiKey: lister.apiKey });
     assert.equal(second.body.accounts.length, 3);
     assert.deepEqual(second.body.pagination, { limit: 20, nextCursor: null, hasMore: false });
-    assert.deepEqual([...first.body.accounts, ...second.body.accounts].map((account: { AccountRef: string }) => account.AccountRef), made);
+    assert.deepEqual(
+      [...first.body.accounts, ...second.body.accounts].map((account: { AccountRef: string }) => account.AccountRef),
+      made,
+    );
     const bad = await call(stack.apiUrl, 'GET', '/v1/accounts?after=nope', { apiKey: lister.apiKey });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error, 'invalid cursor');

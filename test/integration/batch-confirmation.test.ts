@@ -48,17 +48,32 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     assert.equal(new Set(claimedIds).size, claimedIds.length, 'no credit claimed by two batches');
     for (const batch of passes.flat()) {
       assert.ok(batch.payments.length <= 25);
-      assert.ok(batch.payments.every((payment) => payment.tenantId === batch.tenantId), 'one tenant per batch');
+      assert.ok(
+        batch.payments.every((payment) => payment.tenantId === batch.tenantId),
+        'one tenant per batch',
+      );
     }
     const rows = await quiet.infra.db('confirmation_claims').whereIn('entry_id', claimedIds).select('entry_id', 'batch_id');
     const batchOf = new Map(passes.flat().flatMap((batch) => batch.payments.map((payment) => [payment.entryId, batch.batchId] as const)));
     assert.ok(rows.every((row: { entry_id: string; batch_id: string }) => row.batch_id === batchOf.get(row.entry_id)));
-    await quiet.infra.db('confirmation_claims').whereIn('entry_id', requests.map((request) => request.entryId)).delete();
+    await quiet.infra
+      .db('confirmation_claims')
+      .whereIn(
+        'entry_id',
+        requests.map((request) => request.entryId),
+      )
+      .delete();
   });
 
   it('claims whose batch never started (the claimer died) are claimed again after the grace, never before; a started batch keeps its claims', async () => {
     const claims = createConfirmationClaimsRepo(quiet.infra.db);
-    const requests = Array.from({ length: 4 }, () => ({ entryId: randomUUID(), tenantId: randomUUID() as string, accountRef: 'va_orphan', providerTxnRef: `API-VACT_TRA-ORPHAN-${randomUUID()}`, postedAt: new Date() }));
+    const requests = Array.from({ length: 4 }, () => ({
+      entryId: randomUUID(),
+      tenantId: randomUUID() as string,
+      accountRef: 'va_orphan',
+      providerTxnRef: `API-VACT_TRA-ORPHAN-${randomUUID()}`,
+      postedAt: new Date(),
+    }));
     requests[1]!.tenantId = requests[0]!.tenantId;
     requests[3]!.tenantId = requests[2]!.tenantId;
     await claims.enqueue(requests);
@@ -71,11 +86,21 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     assert.deepEqual(mine(await claims.claimQueued({ maxBatches: 1_000, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 })), [], 'nothing taken within the grace');
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     const again = mine(await claims.claimQueued({ maxBatches: 1_000, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
-    assert.deepEqual(again.map((batch) => batch.payments.map((payment) => payment.entryId).sort()), [orphaned!.payments.map((payment) => payment.entryId).sort()], 'only the unstarted batch\'s credits');
+    assert.deepEqual(
+      again.map((batch) => batch.payments.map((payment) => payment.entryId).sort()),
+      [orphaned!.payments.map((payment) => payment.entryId).sort()],
+      "only the unstarted batch's credits",
+    );
     assert.notEqual(again[0]!.batchId, orphaned!.batchId);
-    const heldBy = await quiet.infra.db('confirmation_claims').whereIn('entry_id', [...ids]).pluck('batch_id');
+    const heldBy = await quiet.infra
+      .db('confirmation_claims')
+      .whereIn('entry_id', [...ids])
+      .pluck('batch_id');
     assert.deepEqual(new Set(heldBy), new Set([started!.batchId, again[0]!.batchId]));
-    await quiet.infra.db('confirmation_claims').whereIn('entry_id', [...ids]).delete();
+    await quiet.infra
+      .db('confirmation_claims')
+      .whereIn('entry_id', [...ids])
+      .delete();
   });
 
   it('shares a pass out by tenant: the longest-waiting tenants first, each a batch before any a second, never more batches than asked', async () => {
@@ -85,15 +110,36 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     const requests = [...Array.from({ length: 40 }, () => request(busy)), request(second), request(third)];
     await claims.enqueue(requests);
     // The busy tenant's backlog waited longest, then the second's credit, then the third's: all older than anything other tests queue.
-    for (const [tenantId, age] of [[busy, '3 days'], [second, '2 days'], [third, '1 day']] as const) {
-      await quiet.infra.db('confirmation_claims').where({ tenant_id: tenantId }).update({ queued_at: quiet.infra.db.raw(`now() - interval '${age}'`) });
+    for (const [tenantId, age] of [
+      [busy, '3 days'],
+      [second, '2 days'],
+      [third, '1 day'],
+    ] as const) {
+      await quiet.infra
+        .db('confirmation_claims')
+        .where({ tenant_id: tenantId })
+        .update({ queued_at: quiet.infra.db.raw(`now() - interval '${age}'`) });
     }
     const tenantsOf = (batches: Awaited<ReturnType<typeof claims.claimQueued>>) => batches.map((batch) => [batch.tenantId, batch.payments.length]);
-    assert.deepEqual(tenantsOf(await claims.claimQueued({ maxBatches: 3, maxSize: 10, unstartedAfterMs: 60_000, newBatchId: uuidv7 })), [[busy, 10], [second, 1], [third, 1]]);
-    assert.deepEqual(tenantsOf(await claims.claimQueued({ maxBatches: 2, maxSize: 10, unstartedAfterMs: 60_000, newBatchId: uuidv7 })).slice(0, 1), [[busy, 10]], 'the busy tenant again, the others having none left');
+    assert.deepEqual(tenantsOf(await claims.claimQueued({ maxBatches: 3, maxSize: 10, unstartedAfterMs: 60_000, newBatchId: uuidv7 })), [
+      [busy, 10],
+      [second, 1],
+      [third, 1],
+    ]);
+    assert.deepEqual(
+      tenantsOf(await claims.claimQueued({ maxBatches: 2, maxSize: 10, unstartedAfterMs: 60_000, newBatchId: uuidv7 })).slice(0, 1),
+      [[busy, 10]],
+      'the busy tenant again, the others having none left',
+    );
     const queued = await quiet.infra.db('confirmation_claims').where({ tenant_id: busy }).whereNull('batch_id').count<{ count: string }[]>('* as count').first();
     assert.ok(Number(queued?.count) >= 10 && Number(queued?.count) <= 20, `the rest of the backlog stays queued: ${queued?.count}`);
-    await quiet.infra.db('confirmation_claims').whereIn('entry_id', requests.map((item) => item.entryId)).delete();
+    await quiet.infra
+      .db('confirmation_claims')
+      .whereIn(
+        'entry_id',
+        requests.map((item) => item.entryId),
+      )
+      .delete();
   });
 
   it('after the window, two "not found" answers in quick succession never reverse a credit; a third, spaced from the last counted, does', async () => {
@@ -126,7 +172,9 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     assert.equal((await db('ledger_entries').where({ id: entryId }).first('status')).status, 'provisional');
 
     // Two answers counted well apart, the last an hour ago: the next "not found", after the window, is the third.
-    await db('confirmation_claims').where({ entry_id: entryId }).update({ not_found_answers: 2, last_not_found_counted_at: db.raw(`now() - interval '1 hour'`) });
+    await db('confirmation_claims')
+      .where({ entry_id: entryId })
+      .update({ not_found_answers: 2, last_not_found_counted_at: db.raw(`now() - interval '1 hour'`) });
     const [reversed] = (await rounds.round(batchId, [entryId])).results;
     assert.deepEqual(reversed && { kind: reversed.kind, reason: reversed.kind === 'settled' ? reversed.reason : null }, { kind: 'settled', reason: NOT_KNOWN_IN_WINDOW });
     assert.equal((await db('ledger_entries').where({ id: entryId }).first('status')).status, 'reversed');
@@ -136,7 +184,12 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
   it('a worker process keeps at most its cap of batches busy (in their first round), counting only those it started; the queue waits for room', async () => {
     const db = quiet.infra.db;
     // Started on this stack's task queue, which no worker polls: the test plays their rounds on the claims.
-    const starter = createWorkflowStarter({ client: quiet.infra.temporal, outbox: createOutboxRepo(db), logger: quiet.infra.logger, options: { taskQueue: quiet.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 100 } });
+    const starter = createWorkflowStarter({
+      client: quiet.infra.temporal,
+      outbox: createOutboxRepo(db),
+      logger: quiet.infra.logger,
+      options: { taskQueue: quiet.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 100 },
+    });
     const batcher = createConfirmationBatcher({ db, starter, jobs: createJobs(quiet.config), maxBatchSize: 2, maxBusyBatches: 2, unstartedAfterMs: 60_000, logger: quiet.infra.logger });
     const claims = createConfirmationClaimsRepo(db);
     const tenantId = randomUUID();
@@ -144,11 +197,29 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     // Another process's batch (a worker that stopped): busy in the database, but not this process's to count.
     const abandoned = requests.slice(0, 2);
     await claims.enqueue(requests);
-    await db('confirmation_claims').whereIn('entry_id', abandoned.map((item) => item.entryId)).update({ batch_id: uuidv7(), claimed_at: db.fn.now(), started_at: db.fn.now() });
-    await db('confirmation_claims').where({ tenant_id: tenantId }).whereNull('batch_id').update({ queued_at: db.raw("now() - interval '4 days'") });
+    await db('confirmation_claims')
+      .whereIn(
+        'entry_id',
+        abandoned.map((item) => item.entryId),
+      )
+      .update({ batch_id: uuidv7(), claimed_at: db.fn.now(), started_at: db.fn.now() });
+    await db('confirmation_claims')
+      .where({ tenant_id: tenantId })
+      .whereNull('batch_id')
+      .update({ queued_at: db.raw("now() - interval '4 days'") });
     const batchesInOrder = async (): Promise<string[]> =>
-      db('confirmation_claims').where({ tenant_id: tenantId }).whereNotIn('entry_id', abandoned.map((item) => item.entryId)).whereNotNull('batch_id').groupBy('batch_id').orderByRaw('min(claimed_at), batch_id').pluck('batch_id');
-    const queuedLeft = async (): Promise<number> => Number((await db('confirmation_claims').where({ tenant_id: tenantId }).whereNull('batch_id').count<{ count: string }[]>('* as count').first())?.count);
+      db('confirmation_claims')
+        .where({ tenant_id: tenantId })
+        .whereNotIn(
+          'entry_id',
+          abandoned.map((item) => item.entryId),
+        )
+        .whereNotNull('batch_id')
+        .groupBy('batch_id')
+        .orderByRaw('min(claimed_at), batch_id')
+        .pluck('batch_id');
+    const queuedLeft = async (): Promise<number> =>
+      Number((await db('confirmation_claims').where({ tenant_id: tenantId }).whereNull('batch_id').count<{ count: string }[]>('* as count').first())?.count);
     try {
       const first = await batcher.pass();
       assert.deepEqual([first.batches, first.busy, first.roomFull], [2, 0, true], 'two batches fit: the abandoned one takes no room');
@@ -167,7 +238,11 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
       assert.equal(await queuedLeft(), 0, 'the last credits waited for the room and are claimed now');
     } finally {
       const batchIds = await db('confirmation_claims').where({ tenant_id: tenantId }).whereNotNull('batch_id').distinct('batch_id').pluck('batch_id');
-      for (const batchId of batchIds) await quiet.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(batchId)).terminate('test over').catch(() => undefined);
+      for (const batchId of batchIds)
+        await quiet.infra.temporal.workflow
+          .getHandle(paymentConfirmationBatchWorkflowId(batchId))
+          .terminate('test over')
+          .catch(() => undefined);
       await db('confirmation_claims').where({ tenant_id: tenantId }).delete();
       await starter.close();
     }
@@ -185,18 +260,23 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
       const [batch] = await createConfirmationClaimsRepo(quiet.infra.db).claimQueued({ maxBatches: 1, maxSize: 30, unstartedAfterMs: 60_000, newBatchId: uuidv7 });
       assert.equal(batch!.payments.length, 30);
       await call(quiet.sandboxUrl, 'POST', '/sandbox/faults', { body: { throttleRate: 1, retryAfterSeconds: 7, routes: ['/v1/transactions'] } });
-      const round = await quiet.services.batchConfirmations.round(batch!.batchId, batch!.payments.map((payment) => payment.entryId));
+      const round = await quiet.services.batchConfirmations.round(
+        batch!.batchId,
+        batch!.payments.map((payment) => payment.entryId),
+      );
       const kinds = round.results.map((result) => result.kind);
       assert.equal(round.throttledForMs, 7_000);
       assert.ok(kinds.filter((kind) => kind === 'kept').length <= 8, `at most one lookup per lane before the batch stops: ${kinds.join(',')}`);
       assert.ok(kinds.filter((kind) => kind === 'skipped').length >= 22);
       await call(quiet.sandboxUrl, 'DELETE', '/sandbox/faults');
-      const next = await quiet.services.batchConfirmations.round(batch!.batchId, batch!.payments.map((payment) => payment.entryId));
+      const next = await quiet.services.batchConfirmations.round(
+        batch!.batchId,
+        batch!.payments.map((payment) => payment.entryId),
+      );
       assert.ok(next.results.every((result) => result.kind === 'settled' && result.outcome === 'confirmed'));
       assert.equal(next.throttledForMs, null);
     }
   });
-
 });
 
 describe('batched confirmation (claims, batches, findability)', () => {
@@ -230,23 +310,37 @@ describe('batched confirmation (claims, batches, findability)', () => {
   /** The batch workflows that name this provider transaction in their ProviderTxnRefs list (visibility). */
   async function batchesListing(providerTxnRef: string): Promise<Array<{ workflowId: string; status: string }>> {
     const found: Array<{ workflowId: string; status: string }> = [];
-    for await (const execution of stack.infra.temporal.workflow.list({ query: `ProviderTxnRefs = '${providerTxnRef}'` })) found.push({ workflowId: execution.workflowId, status: execution.status.name });
+    for await (const execution of stack.infra.temporal.workflow.list({ query: `ProviderTxnRefs = '${providerTxnRef}'` }))
+      found.push({ workflowId: execution.workflowId, status: execution.status.name });
     return found;
   }
 
-  it('one batch confirms a tenant\'s payments; each is findable by its ProviderTxnRef and AccountRef, and its outcome and lookups are queryable', async () => {
+  it("one batch confirms a tenant's payments; each is findable by its ProviderTxnRef and AccountRef, and its outcome and lookups are queryable", async () => {
     const [first, second] = [await provisionAccount(stack, tenant.apiKey), await provisionAccount(stack, tenant.apiKey)];
     const refs = await Promise.all([pay(first), pay(first), pay(second)]);
     await eventually(async () => (await Promise.all(refs.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the batch to confirm', timeoutMs: 20_000 });
-    assert.equal(await stack.infra.db('confirmation_claims').whereIn('provider_txn_ref', refs).count('* as n').first().then((row) => Number(row!.n)), 0, 'settled credits leave no claim');
+    assert.equal(
+      await stack.infra
+        .db('confirmation_claims')
+        .whereIn('provider_txn_ref', refs)
+        .count('* as n')
+        .first()
+        .then((row) => Number(row!.n)),
+      0,
+      'settled credits leave no claim',
+    );
 
-    const listed = await eventually(async () => {
-      const found = await batchesListing(refs[2]!);
-      return found.length > 0 ? found : null;
-    }, { what: 'the batch in visibility by ProviderTxnRefs', timeoutMs: 20_000 });
+    const listed = await eventually(
+      async () => {
+        const found = await batchesListing(refs[2]!);
+        return found.length > 0 ? found : null;
+      },
+      { what: 'the batch in visibility by ProviderTxnRefs', timeoutMs: 20_000 },
+    );
     assert.ok(listed.every((execution) => execution.workflowId.startsWith('payment-confirmation-batch:')));
     const byAccount: string[] = [];
-    for await (const execution of stack.infra.temporal.workflow.list({ query: `AccountRefs = '${second.AccountRef}' AND WorkflowType = 'paymentConfirmationBatchWorkflow'` })) byAccount.push(execution.workflowId);
+    for await (const execution of stack.infra.temporal.workflow.list({ query: `AccountRefs = '${second.AccountRef}' AND WorkflowType = 'paymentConfirmationBatchWorkflow'` }))
+      byAccount.push(execution.workflowId);
     assert.ok(byAccount.includes(listed[0]!.workflowId), 'the same batch is listed by the account');
 
     const state = (await stack.infra.temporal.workflow.getHandle(listed[0]!.workflowId).query(batchPaymentQuery, refs[2]!)) as BatchPaymentState;
@@ -289,10 +383,13 @@ describe('batched confirmation (claims, batches, findability)', () => {
     await succeed(ref);
     await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'the new batch to confirm it', timeoutMs: 25_000 });
     // The credit shows confirmed a moment before the batch that confirmed it closes: wait for both to be closed.
-    const listed = await eventually(async () => {
-      const found = await batchesListing(ref);
-      return found.length >= 2 && found.every((execution) => execution.status !== 'RUNNING') ? found : null;
-    }, { what: 'both batches closed in visibility', timeoutMs: 20_000 });
+    const listed = await eventually(
+      async () => {
+        const found = await batchesListing(ref);
+        return found.length >= 2 && found.every((execution) => execution.status !== 'RUNNING') ? found : null;
+      },
+      { what: 'both batches closed in visibility', timeoutMs: 20_000 },
+    );
     assert.deepEqual(listed.map((execution) => execution.status).sort(), ['COMPLETED', 'TERMINATED']);
     assert.equal((await stack.infra.db('ledger_entries').where({ reverses_entry_id: entry.id })).length, 0, 'confirmed once, never reversed');
   });
@@ -302,7 +399,9 @@ describe('batched confirmation (claims, batches, findability)', () => {
     const ref = await pay(account, { status: 'PROCESSING' });
     const entry = await stack.infra.db('ledger_entries').where({ provider_txn_ref: ref }).first('id');
     const claim = await eventually(async () => (await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, { what: 'the claim' });
-    await eventually(async () => (await stack.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id)).describe()).status.name === 'RUNNING', { what: 'the batch to run' });
+    await eventually(async () => (await stack.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id)).describe()).status.name === 'RUNNING', {
+      what: 'the batch to run',
+    });
     await stack.services.batchClaimReleases.releaseStopped(0);
     assert.equal((await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).first()).batch_id, claim.batch_id);
     await succeed(ref);
@@ -333,7 +432,7 @@ describe('batched confirmation (claims, batches, findability)', () => {
     assert.ok((await eagerBatchStarts()) > before, 'a batch started eagerly');
   });
 
-  it('statement lines confirmed by a batch keep the lag metric\'s per-entry time', async () => {
+  it("statement lines confirmed by a batch keep the lag metric's per-entry time", async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const ref = await pay(account);
     await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation', timeoutMs: 20_000 });

@@ -94,9 +94,18 @@ describe('CLI', () => {
   it('exits 2 with the usage for a missing option or an unknown command', async () => {
     await assert.rejects(cli('tenant:create'), (error: { code: number; stderr: string }) => error.code === 2 && /missing --name/.test(error.stderr));
     await assert.rejects(cli('nope'), (error: { code: number; stderr: string }) => error.code === 2 && /unknown command/.test(error.stderr));
-    await assert.rejects(cli('reconcile', '--from', 'yesterday'), (error: { code: number; stderr: string }) => error.code === 2 && /--from must be an ISO 8601 timestamp\nusage: reconcile/.test(error.stderr));
-    await assert.rejects(cli('reconcile:exceptions', '--status', 'closed'), (error: { code: number; stderr: string }) => error.code === 2 && /--status must be open, repaired or resolved/.test(error.stderr));
-    await assert.rejects(cli('reconcile:exceptions', '--kind', 'odd'), (error: { code: number; stderr: string }) => error.code === 2 && /--kind must be one of missing_credit, .*unknown_transfer/.test(error.stderr));
+    await assert.rejects(
+      cli('reconcile', '--from', 'yesterday'),
+      (error: { code: number; stderr: string }) => error.code === 2 && /--from must be an ISO 8601 timestamp\nusage: reconcile/.test(error.stderr),
+    );
+    await assert.rejects(
+      cli('reconcile:exceptions', '--status', 'closed'),
+      (error: { code: number; stderr: string }) => error.code === 2 && /--status must be open, repaired or resolved/.test(error.stderr),
+    );
+    await assert.rejects(
+      cli('reconcile:exceptions', '--kind', 'odd'),
+      (error: { code: number; stderr: string }) => error.code === 2 && /--kind must be one of missing_credit, .*unknown_transfer/.test(error.stderr),
+    );
   });
 
   it('reconcile:exceptions --kind lists the findings of that kind only', async () => {
@@ -105,11 +114,23 @@ describe('CLI', () => {
     const db = stack.infra.db;
     const runId = randomUUID();
     await db('reconciliation_runs').insert({ id: runId, tenant_id: tenant.tenantId, trigger: 'operator', window_from: new Date(Date.now() - 3_600_000), window_to: new Date(), status: 'succeeded' });
-    const finding = (kind: string) => ({ id: randomUUID(), tenant_id: tenant.tenantId, kind, severity: 'warning', status: 'open', subject: `${kind}-${runId}`, first_run_id: runId, last_run_id: runId });
+    const finding = (kind: string) => ({
+      id: randomUUID(),
+      tenant_id: tenant.tenantId,
+      kind,
+      severity: 'warning',
+      status: 'open',
+      subject: `${kind}-${runId}`,
+      first_run_id: runId,
+      last_run_id: runId,
+    });
     const stuck = finding('settlement_stuck');
     await db('reconciliation_exceptions').insert([stuck, finding('payment_mismatch')]);
     const listed = JSON.parse((await cli('reconcile:exceptions', '--tenant', tenant.tenantId, '--kind', 'settlement_stuck', '--json')).stdout) as { exceptions: Array<{ ID: string; Kind: string }> };
-    assert.deepEqual(listed.exceptions.map((item) => [item.ID, item.Kind]), [[stuck.id, 'settlement_stuck']]);
+    assert.deepEqual(
+      listed.exceptions.map((item) => [item.ID, item.Kind]),
+      [[stuck.id, 'settlement_stuck']],
+    );
   });
 
   it("reconcile:resolve --tenant decides a tenant's finding the platform operator alone decides; reconcile:compensate refuses what is no taken-back credit", async () => {
@@ -118,9 +139,17 @@ describe('CLI', () => {
     const finding = (kind: string) => ({ id: randomUUID(), tenant_id: tenant.tenantId, kind, severity: 'alert', status: 'open', subject: `${kind}-${randomUUID()}` });
     const paidTwice = finding('settlement_paid_twice');
     await db('reconciliation_exceptions').insert(paidTwice);
-    const everyTenant = JSON.parse((await cli('reconcile:exceptions', '--all-tenants', '--kind', 'settlement_paid_twice', '--status', 'open', '--json')).stdout) as { exceptions: Array<{ ID: string }> };
-    assert.ok(everyTenant.exceptions.some((listed) => listed.ID === paidTwice.id), 'the platform operator finds it across tenants');
-    await assert.rejects(cli('reconcile:exceptions', '--all-tenants', '--tenant', tenant.tenantId), (error: { code: number; stderr: string }) => error.code === 2 && /cannot go together/.test(error.stderr));
+    const everyTenant = JSON.parse((await cli('reconcile:exceptions', '--all-tenants', '--kind', 'settlement_paid_twice', '--status', 'open', '--json')).stdout) as {
+      exceptions: Array<{ ID: string }>;
+    };
+    assert.ok(
+      everyTenant.exceptions.some((listed) => listed.ID === paidTwice.id),
+      'the platform operator finds it across tenants',
+    );
+    await assert.rejects(
+      cli('reconcile:exceptions', '--all-tenants', '--tenant', tenant.tenantId),
+      (error: { code: number; stderr: string }) => error.code === 2 && /cannot go together/.test(error.stderr),
+    );
     await assert.rejects(
       cli('reconcile:compensate', '--exception', paidTwice.id, '--tenant', tenant.tenantId, '--note', 'no'),
       (error: { code: number; stderr: string }) => error.code === 1 && /only a confirmed credit the provider failed or refunded can be compensated/.test(error.stderr),

@@ -19,11 +19,14 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
     worker = await startStack({ TEMPORAL_TASK_QUEUE: taskQueue, PROVIDER_BASE_URL: api.sandboxUrl, SWEEP_GRACE: '0ms' }, { worker: true });
   });
   after(async () => {
-    await worker.infra.temporal.schedule.getHandle(scheduleId).delete().catch(() => undefined);
+    await worker.infra.temporal.schedule
+      .getHandle(scheduleId)
+      .delete()
+      .catch(() => undefined);
     await Promise.all([api.close(), worker.close()]);
   });
 
-  it('starts the delivery a lost start left behind (the worker\'s outbox drainer) and confirms the queued payment in a batch', async () => {
+  it("starts the delivery a lost start left behind (the worker's outbox drainer) and confirms the queued payment in a batch", async () => {
     const receiver = await startReceiver([200]);
     try {
       const tenant = await createTenant(api);
@@ -54,7 +57,10 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
     // PROCESSING at the provider until the test says otherwise: the batch still runs when it is terminated.
     const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, status: 'PROCESSING' } });
     const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
-    const claim = await eventually(async () => (await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, { timeoutMs: 30_000, what: 'the claim' });
+    const claim = await eventually(async () => (await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, {
+      timeoutMs: 30_000,
+      what: 'the claim',
+    });
     const handle = worker.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id));
     await eventually(async () => (await handle.describe()).status.name === 'RUNNING', { timeoutMs: 30_000, what: 'the batch to run' });
     await handle.terminate('operator terminated it');

@@ -51,7 +51,7 @@ describe('customers and KYC', () => {
   }
 
   describe('reading and renaming', () => {
-    it('lists the tenant\'s customers 20 a page with the pagination object, oldest first', async () => {
+    it("lists the tenant's customers 20 a page with the pagination object, oldest first", async () => {
       const fresh = await createTenant(stack);
       const ids: string[] = [];
       for (let index = 0; index < 22; index += 1) ids.push((await newCustomer({ externalRef: `page-${index}` }, fresh.apiKey)).id);
@@ -64,23 +64,23 @@ describe('customers and KYC', () => {
       assert.deepEqual(first.body.pagination, { limit: 20, nextCursor: ordered[19], hasMore: true });
       const second = await api('GET', `/v1/customers?after=${first.body.pagination.nextCursor}`, undefined, fresh.apiKey);
       assert.deepEqual(second.body.pagination, { limit: 20, nextCursor: null, hasMore: false });
-      assert.deepEqual([...first.body.customers, ...second.body.customers].map((customer: { ID: string }) => customer.ID), ordered);
+      assert.deepEqual(
+        [...first.body.customers, ...second.body.customers].map((customer: { ID: string }) => customer.ID),
+        ordered,
+      );
       const bad = await api('GET', '/v1/customers?after=nope', undefined, fresh.apiKey);
       assert.equal(bad.status, 400);
       assert.equal(bad.body.error, 'invalid cursor');
     });
 
-    it('answers a customer with exactly SPEC.md\'s fields: BVNLast4 from provisioning, NINLast4 null, tier 1 none, active', async () => {
+    it("answers a customer with exactly SPEC.md's fields: BVNLast4 from provisioning, NINLast4 null, tier 1 none, active", async () => {
       const withBvn = await newCustomer({ externalRef: `bvn-${randomUUID()}`, name: 'Chidi Okafor', bvn: '22212345678' });
       const response = await api('GET', `/v1/customers/${withBvn.id}`);
       assert.equal(response.status, 200);
       assert.deepEqual(Object.keys(response.body).sort(), CUSTOMER_FIELDS);
       assert.equal(response.body.TenantID, tenant.tenantId);
       assert.equal(response.body.Name, 'Chidi Okafor');
-      assert.deepEqual(
-        [response.body.BVNLast4, response.body.NINLast4, response.body.KYCTier, response.body.KYCStatus, response.body.Status],
-        ['5678', null, 1, 'none', 'active'],
-      );
+      assert.deepEqual([response.body.BVNLast4, response.body.NINLast4, response.body.KYCTier, response.body.KYCStatus, response.body.Status], ['5678', null, 1, 'none', 'active']);
       assert.ok(!response.text.includes('22212345678'));
       const withoutBvn = await newCustomer();
       assert.equal((await api('GET', `/v1/customers/${withoutBvn.id}`)).body.BVNLast4, null);
@@ -119,7 +119,7 @@ describe('customers and KYC', () => {
       }
     });
 
-    it("answers the customer's account, or 404 \"no account linked to this customer\"", async () => {
+    it('answers the customer\'s account, or 404 "no account linked to this customer"', async () => {
       const customer = await newCustomer();
       const response = await api('GET', `/v1/customers/${customer.id}/account`);
       assert.equal(response.status, 200);
@@ -163,7 +163,10 @@ describe('customers and KYC', () => {
       const stored = await stack.infra.db('customers').where({ id: customer.id }).first('nin_enc', 'kyc_review_reason');
       assert.ok(stored.nin_enc && !stored.nin_enc.includes(VERIFIED_NIN));
       assert.equal(stored.kyc_review_reason, null);
-      assert.deepEqual((await auditOf(customer.id)).map((row) => [row.action, row.user_id, row.detail.outcome]), [['kyc_submitted', null, 'verified']]);
+      assert.deepEqual(
+        (await auditOf(customer.id)).map((row) => [row.action, row.user_id, row.detail.outcome]),
+        [['kyc_submitted', null, 'verified']],
+      );
     });
 
     it('leaves the customer at tier 1 pending_review when the verifier is unavailable; resubmitting is refused', async () => {
@@ -204,7 +207,7 @@ describe('customers and KYC', () => {
       return customer.id;
     }
 
-    it('lists what awaits a decision for the operator\'s tenant only, oldest first', async () => {
+    it("lists what awaits a decision for the operator's tenant only, oldest first", async () => {
       const fresh = await createTenant(stack);
       const freshOperator = await dashboardSession(stack, fresh.tenantId);
       const first = (await newCustomer({}, fresh.apiKey)).id;
@@ -215,7 +218,10 @@ describe('customers and KYC', () => {
       await pendingCustomer();
       const queue = await call(stack.apiUrl, 'GET', '/auth/kyc-reviews', { cookie: freshOperator });
       assert.equal(queue.status, 200);
-      assert.deepEqual(queue.body.reviews.map((review: { ID: string }) => review.ID), [first, second]);
+      assert.deepEqual(
+        queue.body.reviews.map((review: { ID: string }) => review.ID),
+        [first, second],
+      );
       assert.equal(queue.body.hasMore, false);
       assert.deepEqual(Object.keys(queue.body.reviews[0]).sort(), [...CUSTOMER_FIELDS, 'KYCReviewReason'].sort());
     });
@@ -246,7 +252,10 @@ describe('customers and KYC', () => {
       assert.deepEqual([rejected.body.KYCTier, rejected.body.KYCStatus], [1, 'rejected']);
       assert.equal((await ops(`/auth/customers/${id}/kyc/reject`)).status, 409);
       const audit = await auditOf(id);
-      assert.deepEqual(audit.map((row) => row.action), ['kyc_submitted', 'kyc_rejected']);
+      assert.deepEqual(
+        audit.map((row) => row.action),
+        ['kyc_submitted', 'kyc_rejected'],
+      );
       assert.equal(audit[1]!.user_id, await userIdOf(operator));
       const resubmitted = await api('POST', `/v1/customers/${id}/kyc`, { nin: VERIFIED_NIN });
       assert.deepEqual(resubmitted.body, { ID: id, KYCTier: 2, KYCStatus: 'approved', NINLast4: '8901' });
@@ -333,7 +342,10 @@ describe('customers and KYC', () => {
       assert.equal(again.status, 200);
       assert.equal(again.body.Status, 'suspended');
       const audit = await auditOf(customer.id);
-      assert.deepEqual(audit.map((row) => [row.action, row.user_id]), [['suspended', await userIdOf(operator)]]);
+      assert.deepEqual(
+        audit.map((row) => [row.action, row.user_id]),
+        [['suspended', await userIdOf(operator)]],
+      );
     });
   });
 });

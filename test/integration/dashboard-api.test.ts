@@ -76,7 +76,10 @@ describe('dashboard API (/auth session routes)', () => {
       assert.equal(changed.body.Role, 'operator');
       assert.equal((await as(promoted, 'GET', '/auth/session')).body.user.role, 'operator');
       const audit = (await auditActions()).filter((entry) => entry.action === 'user.role_changed' && entry.target_id === promoted.userId);
-      assert.deepEqual(audit.map((entry) => [entry.actor, entry.detail.from, entry.detail.to]), [[admin.email, 'viewer', 'operator']]);
+      assert.deepEqual(
+        audit.map((entry) => [entry.actor, entry.detail.from, entry.detail.to]),
+        [[admin.email, 'viewer', 'operator']],
+      );
     });
   });
 
@@ -212,7 +215,15 @@ describe('dashboard API (/auth session routes)', () => {
       await stack.infra.db.transaction(async (trx) => {
         for (let index = 0; index < entries; index += 1) {
           await stack.services.postingEngine.post(trx, account.ID, [
-            { direction: 'credit', kind: 'payment', amount: 100n, status: 'confirmed', narration: index === 0 ? '=HYPERLINK("x")' : `pay ${index}`, providerTxnRef: `csv-${randomUUID()}`, transactionGroupId: randomUUID() },
+            {
+              direction: 'credit',
+              kind: 'payment',
+              amount: 100n,
+              status: 'confirmed',
+              narration: index === 0 ? '=HYPERLINK("x")' : `pay ${index}`,
+              providerTxnRef: `csv-${randomUUID()}`,
+              transactionGroupId: randomUUID(),
+            },
           ]);
         }
       });
@@ -292,7 +303,10 @@ describe('dashboard API (/auth session routes)', () => {
       assert.ok(page.DeficitSince);
       assert.deepEqual([page.balances.ledgerBalance, page.balances.settleable], ['-300.00', '0.00']);
       const listed = (await as(user, 'GET', '/auth/deficit-accounts')).body.accounts;
-      assert.deepEqual(listed.map((row: { AccountRef: string; LedgerBalance: string }) => [row.AccountRef, row.LedgerBalance]), [[account.AccountRef, '-300.00']]);
+      assert.deepEqual(
+        listed.map((row: { AccountRef: string; LedgerBalance: string }) => [row.AccountRef, row.LedgerBalance]),
+        [[account.AccountRef, '-300.00']],
+      );
       assert.equal((await as(user, 'GET', '/auth/overview')).body.attention.accountsInDeficit, 1);
       const refused = await as(user, 'POST', `/auth/accounts/${account.AccountRef}/settle`, { amount: '1.00', ...DESTINATION, confirmedAccountName: 'ANY NAME' }, { 'Idempotency-Key': randomUUID() });
       assert.deepEqual([refused.status, refused.body.error], [400, 'insufficient funds']);
@@ -314,7 +328,10 @@ describe('dashboard API (/auth session routes)', () => {
       const ref = accepted.body.merchantTxRef;
       const detail = await as(viewer, 'GET', `/auth/settlements/${ref}`);
       assert.equal(detail.status, 200);
-      assert.deepEqual(detail.body.statusHistory.map((change: { status: string }) => change.status), ['pending']);
+      assert.deepEqual(
+        detail.body.statusHistory.map((change: { status: string }) => change.status),
+        ['pending'],
+      );
       assert.equal(detail.body.workflow.workflowId, `settlement:${ref}`);
       assert.equal(detail.body.workflow.temporalUiUrl, `${stack.config.TEMPORAL_UI_URL}/namespaces/default/workflows?query=${encodeURIComponent(`WorkflowId="settlement:${ref}"`)}`);
       // Any writer of a status (the workflow's activities here) leaves its trace; rolled back, so the

@@ -50,7 +50,10 @@ describe('encryption keys rotate', () => {
     assert.match((await customer()).bvn_enc, /^v2\.old\./);
     assert.match((await tenantRow()).webhook_secret_enc, /^v2\.old\./);
     // A NIN written in the format before key ids, as an existing database holds them.
-    await stack.infra.db('customers').where({ id: account.CustomerID }).update({ nin_enc: legacyCiphertext(OLD_KEY, '12345678901') });
+    await stack.infra
+      .db('customers')
+      .where({ id: account.CustomerID })
+      .update({ nin_enc: legacyCiphertext(OLD_KEY, '12345678901') });
 
     const rotated = await reencrypt(`new:${NEW_KEY},old:${OLD_KEY},default:${DEV_KEY}`);
     assert.equal(rotated.code, 0, JSON.stringify(rotated.result.unreadable));

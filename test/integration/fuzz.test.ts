@@ -85,10 +85,44 @@ function operationsOf(document: { paths: Record<string, Record<string, any>> }):
 
 /** UTF-8 percent-encoding that, unlike encodeURIComponent, also takes lone surrogates. */
 function percentEncode(text: string): string {
-  return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(text, 'utf8')]
+    .map((byte) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 }
 
-const NASTY_STRINGS = ['', ' ', '\u0000', 'a\u0000b', '\ud800', '\udc00\ud800', '💸', '\u202e', 'null', 'true', '-1', '0', '0.00', '0.001', '-0.01', '1e309', 'NaN', 'Infinity', '0x1F', '１２３', '٣٤٥', '../../etc/passwd', "' OR '1'='1", '%00', '%', '<script>', '\\', '"', '{}', '[]', '9'.repeat(40)];
+const NASTY_STRINGS = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udc00\ud800',
+  '💸',
+  '\u202e',
+  'null',
+  'true',
+  '-1',
+  '0',
+  '0.00',
+  '0.001',
+  '-0.01',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '0x1F',
+  '１２３',
+  '٣٤٥',
+  '../../etc/passwd',
+  "' OR '1'='1",
+  '%00',
+  '%',
+  '<script>',
+  '\\',
+  '"',
+  '{}',
+  '[]',
+  '9'.repeat(40),
+];
 const NASTY_NUMBERS = [0, -0, -1, 0.001, 0.1, 1.005, 5025.005, 1e21, 1e308, -1e308, 2 ** 53 + 2, 2 ** 63, 9.223372036854776e16];
 
 /** `longest` keeps URL parts under Node's 16 KB request-head limit (past it Node answers 431 before the app runs). */
@@ -115,9 +149,7 @@ function validValue(schema: JsonSchema, dictionary: Dictionary): fc.Arbitrary<un
   if (schema.enum) return fc.constantFrom(...schema.enum);
   switch (schema.type) {
     case 'string':
-      return schema.pattern
-        ? fc.stringMatching(new RegExp(schema.pattern))
-        : fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 300) });
+      return schema.pattern ? fc.stringMatching(new RegExp(schema.pattern)) : fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 300) });
     case 'integer':
       return fc.integer({ min: schema.minimum ?? -1_000_000, max: schema.maximum ?? 1_000_000 });
     case 'number':
@@ -136,11 +168,7 @@ function validValue(schema: JsonSchema, dictionary: Dictionary): fc.Arbitrary<un
 /** Mostly valid, sometimes a real value known for that name, sometimes anything at all. */
 function fieldValue(name: string, schema: JsonSchema, dictionary: Dictionary): fc.Arbitrary<unknown> {
   const known = dictionary.byName[name];
-  return fc.oneof(
-    { weight: 4, arbitrary: validValue(schema, dictionary) },
-    ...(known ? [{ weight: 8, arbitrary: fc.constantFrom(...known) }] : []),
-    { weight: 2, arbitrary: anyJson(dictionary) },
-  );
+  return fc.oneof({ weight: 4, arbitrary: validValue(schema, dictionary) }, ...(known ? [{ weight: 8, arbitrary: fc.constantFrom(...known) }] : []), { weight: 2, arbitrary: anyJson(dictionary) });
 }
 
 /** The schema's fields (required ones usually present, optional ones sometimes), plus stray keys. */
@@ -230,7 +258,18 @@ function providerEvent(secret: string, dictionary: Dictionary): fc.Arbitrary<{ b
         requestId,
         data: {
           merchant: { userId: 'merchant-user', walletId: 'wallet-1', walletBalance: 1000 },
-          transaction: { transactionId, type: 'vact_transfer', time: '2026-01-01T00:00:00Z', responseCode: '', transactionAmount, fee, currency: 'NGN', aliasAccountReference, narration: 'fuzz', merchantTxRef: transactionId },
+          transaction: {
+            transactionId,
+            type: 'vact_transfer',
+            time: '2026-01-01T00:00:00Z',
+            responseCode: '',
+            transactionAmount,
+            fee,
+            currency: 'NGN',
+            aliasAccountReference,
+            narration: 'fuzz',
+            merchantTxRef: transactionId,
+          },
           customer: { senderName: 'FUZZ', accountNumber: '0123456789', bankName: 'Sandbox Bank' },
         },
       };
@@ -262,7 +301,10 @@ function queryString(operation: Operation, dictionary: Dictionary): fc.Arbitrary
     { weight: 8, arbitrary: fc.tuple(key, value).map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`) },
     { weight: 1, arbitrary: fc.constantFrom('after', 'limit', 'amount', 'after[]=1', 'after[a]=b', '%', '=%zz', 'limit=%E0%A4%A', '&&', 'amount=1&amount=2') },
   );
-  return fc.option(fc.array(pair, { minLength: 1, maxLength: 3 }).map((pairs) => `?${pairs.join('&')}`), { nil: '', freq: 2 });
+  return fc.option(
+    fc.array(pair, { minLength: 1, maxLength: 3 }).map((pairs) => `?${pairs.join('&')}`),
+    { nil: '', freq: 2 },
+  );
 }
 
 /** Header values as HTTP carries them: Latin-1 without control characters, all together under 16 KB. */
@@ -447,7 +489,10 @@ describe('Bad-input fuzzing (every OpenAPI operation and the provider webhook)',
       webhookAccountRef: webhookAccount.AccountRef,
     };
     operations = operationsOf((await call(stack.apiUrl, 'GET', '/openapi.json')).body);
-    assert.ok(operations.some((op) => op.method === 'POST' && op.path === '/webhooks/provider'), 'the provider webhook is in the document');
+    assert.ok(
+      operations.some((op) => op.method === 'POST' && op.path === '/webhooks/provider'),
+      'the provider webhook is in the document',
+    );
   });
   after(() => stack?.close());
 

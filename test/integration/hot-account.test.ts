@@ -68,13 +68,24 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
     // Every credit has its one delivery (and its start) and its place in the confirmation queue; each duplicate request id is one event.
     const deliveryIds = (await db('webhook_deliveries').where({ account_id: account.ID }).pluck('id')) as string[];
     assert.equal(deliveryIds.length, CONCURRENT);
-    assert.equal((await db('workflow_outbox').whereIn('workflow_id', deliveryIds.map((id) => `webhook-delivery:${id}`))).length, CONCURRENT);
+    assert.equal(
+      (
+        await db('workflow_outbox').whereIn(
+          'workflow_id',
+          deliveryIds.map((id) => `webhook-delivery:${id}`),
+        )
+      ).length,
+      CONCURRENT,
+    );
     const entryIds = (await db('ledger_entries').where({ account_id: account.ID }).select('id')).map((entry: { id: string }) => entry.id);
     const queued = await db('confirmation_claims').whereIn('entry_id', entryIds).select('tenant_id', 'account_ref');
     assert.equal(queued.length, CONCURRENT);
     assert.ok(queued.every((claim: { tenant_id: string; account_ref: string }) => claim.tenant_id === tenant.tenantId && claim.account_ref === account.AccountRef));
     for (const payload of payloads.filter((_payload, index) => index % 5 === 0)) {
-      assert.deepEqual((await eventsFor(stack, payload.requestId as string)).map((event) => event.category), ['payment']);
+      assert.deepEqual(
+        (await eventsFor(stack, payload.requestId as string)).map((event) => event.category),
+        ['payment'],
+      );
     }
 
     const page = await statement(stack, tenant.apiKey, account.AccountRef, '?limit=200');
@@ -94,9 +105,10 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
     const others = Array.from({ length: 20 }, () => paymentEvent({ accountRef: account.AccountRef, amount: 2000 }));
     const responses = await Promise.all([...others.slice(0, 10), replayUnderNewId, ...others.slice(10)].map((payload) => sendProviderEvent(stack, payload)));
     assert.ok(responses.every((response) => response.status === 200));
-    assert.deepEqual((await eventsFor(stack, replayUnderNewId.requestId as string)).map((event) => [event.category, event.error]), [
-      ['processing_error', 'transaction already credited under another request id'],
-    ]);
+    assert.deepEqual(
+      (await eventsFor(stack, replayUnderNewId.requestId as string)).map((event) => [event.category, event.error]),
+      [['processing_error', 'transaction already credited under another request id']],
+    );
     const seqAfter = Number((await stack.infra.db('virtual_accounts').where({ id: account.ID }).first('last_seq')).last_seq);
     assert.equal(seqAfter - seqBefore, others.length);
     assert.deepEqual(await createLedgerVerificationRepo(stack.infra.db).problems(), []);
@@ -126,7 +138,7 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
         balance += BigInt(entry.amount);
         assert.equal(Number(entry.seq), position + 1, `account ${index}: seq has no gap and no repeat`);
         assert.equal(BigInt(entry.balance_after), balance);
-        assert.equal(entry.tenant_id, index < 6 ? tenant.tenantId : other.tenantId, 'each credit carries its own account\'s tenant');
+        assert.equal(entry.tenant_id, index < 6 ? tenant.tenantId : other.tenantId, "each credit carries its own account's tenant");
       });
       const expected = mine.reduce((sum, payload) => sum + BigInt(Math.round(((payload.data as { transaction: { transactionAmount: number } }).transaction.transactionAmount - 5) * 100)), 0n);
       assert.equal(balance, expected, `account ${index}: the credits add up to its payments`);
@@ -134,13 +146,26 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
       assert.deepEqual([Number(row.last_seq), BigInt(row.ledger_balance), BigInt(row.pending_credits)], [mine.length, expected, expected]);
     }
     const otherIds = accounts.slice(6).map((account) => account.ID);
-    assert.equal(Number((await db('webhook_deliveries').whereIn('account_id', otherIds).count<{ count: string }[]>('* as count').first())?.count), payloads.length / 2, 'only the accounts with a callback get deliveries');
+    assert.equal(
+      Number((await db('webhook_deliveries').whereIn('account_id', otherIds).count<{ count: string }[]>('* as count').first())?.count),
+      payloads.length / 2,
+      'only the accounts with a callback get deliveries',
+    );
     assert.deepEqual(
-      await db('workflow_outbox').whereIn('workflow_id', (await db('webhook_deliveries').whereIn('account_id', otherIds).pluck('id')).map((id: string) => `webhook-delivery:${id}`)).distinct('tenant_id').pluck('tenant_id'),
+      await db('workflow_outbox')
+        .whereIn(
+          'workflow_id',
+          (await db('webhook_deliveries').whereIn('account_id', otherIds).pluck('id')).map((id: string) => `webhook-delivery:${id}`),
+        )
+        .distinct('tenant_id')
+        .pluck('tenant_id'),
       [other.tenantId],
     );
     for (const payload of unknown) {
-      assert.deepEqual((await eventsFor(stack, payload.requestId as string)).map((event) => event.category), ['misdirected']);
+      assert.deepEqual(
+        (await eventsFor(stack, payload.requestId as string)).map((event) => event.category),
+        ['misdirected'],
+      );
     }
     assert.deepEqual(await createLedgerVerificationRepo(db).problems(), []);
     const after = await postingGroups(stack);

@@ -10,7 +10,9 @@ const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [pat
 
 /** What an attacker with a copy of the table and the API's source would try: hash the body with each guessed BVN. */
 const unkeyedHash = (body: { bvn: string; externalRef: string; name: string }): string =>
-  createHash('sha256').update(JSON.stringify({ bvn: body.bvn, externalRef: body.externalRef, name: body.name })).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify({ bvn: body.bvn, externalRef: body.externalRef, name: body.name }))
+    .digest('hex');
 
 describe('idempotency request hashes', () => {
   let stack: Stack;
@@ -42,7 +44,10 @@ describe('idempotency request hashes', () => {
     const first = await provision(body, key);
     assert.equal(first.status, 201);
     // As a row written before the upgrade would be.
-    await stack.infra.db('idempotency_keys').where({ tenant_id: tenant.tenantId, key }).update({ request_hash: unkeyedHash(body) });
+    await stack.infra
+      .db('idempotency_keys')
+      .where({ tenant_id: tenant.tenantId, key })
+      .update({ request_hash: unkeyedHash(body) });
     assert.equal((await provision(body, key)).body.ID, first.body.ID);
     assert.equal((await provision({ ...body, name: 'Someone Else' }, key)).status, 409);
 

@@ -71,7 +71,10 @@ describe('metrics: /metrics of the API', () => {
     const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '10.00', bankCode: '058', accountNumber: '0123456789' } });
     assert.equal(settled.status, 202, settled.text);
     // No worker runs here: it stays pending. Requested two hours ago, as far as the gauge can tell.
-    await stack.infra.db('settlements').where({ merchant_tx_ref: settled.body.merchantTxRef }).update({ created_at: stack.infra.db.raw("now() - interval '2 hours'") });
+    await stack.infra
+      .db('settlements')
+      .where({ merchant_tx_ref: settled.body.merchantTxRef })
+      .update({ created_at: stack.infra.db.raw("now() - interval '2 hours'") });
     assert.ok(gaugeValue(await read(), 'nuban_settlements_oldest_open_age_seconds') >= 7_200);
   });
 
@@ -120,7 +123,10 @@ describe('metrics: /metrics of the API', () => {
     await stack.infra.db('reconciliation_exceptions').where({ id }).update({ status: 'resolved', resolution: 'noted', resolved_via: 'cli', resolved_at: stack.infra.db.fn.now() });
     const resolved = await read();
     assert.equal(total(resolved, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }), total(before, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }));
-    assert.ok(resolved.some((sample) => sample.name === 'nuban_reconciliation_open_alerts' && sample.labels.kind === 'settlement_paid_twice'), 'a kind once seen stays, at its count');
+    assert.ok(
+      resolved.some((sample) => sample.name === 'nuban_reconciliation_open_alerts' && sample.labels.kind === 'settlement_paid_twice'),
+      'a kind once seen stays, at its count',
+    );
   });
 
   it('times provider calls by endpoint and counts the failed ones', async () => {
@@ -134,6 +140,9 @@ describe('metrics: /metrics of the API', () => {
     }
     const after = await read();
     assert.ok(total(after, 'nuban_provider_request_seconds_count', { endpoint: 'createVirtualAccount', outcome: '2xx' }) >= 1, 'the earlier provisioning was timed');
-    assert.ok(total(after, 'nuban_provider_request_errors_total', { endpoint: 'createVirtualAccount', reason: 'http_503' }) > total(before, 'nuban_provider_request_errors_total', { endpoint: 'createVirtualAccount', reason: 'http_503' }));
+    assert.ok(
+      total(after, 'nuban_provider_request_errors_total', { endpoint: 'createVirtualAccount', reason: 'http_503' }) >
+        total(before, 'nuban_provider_request_errors_total', { endpoint: 'createVirtualAccount', reason: 'http_503' }),
+    );
   });
 });

@@ -13,7 +13,10 @@ const NOT_ON_THE_DASHBOARD_BRANCH = /^(2026112300(0300|0310|0320|0330|0600|0800|
 function migrationsWithout(skip: RegExp): Knex.MigrationSource<string> {
   const directory = migrationConfig.directory as string;
   return {
-    getMigrations: async () => readdirSync(directory).filter((file) => file.endsWith('.js') && !skip.test(file)).sort(),
+    getMigrations: async () =>
+      readdirSync(directory)
+        .filter((file) => file.endsWith('.js') && !skip.test(file))
+        .sort(),
     getMigrationName: (file) => file,
     getMigration: async (file) => require(path.join(directory, file)) as Knex.Migration,
   };
@@ -42,14 +45,14 @@ describe('migrations', () => {
 
   before(async () => {
     admin = knex({ client: 'pg', connection: process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL });
-    [fresh, branch] = await Promise.all(
+    [fresh, branch] = (await Promise.all(
       names.map(async (name) => {
         await admin.raw(`CREATE DATABASE "${name}"`);
         const url = new URL(process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL!);
         url.pathname = `/${name}`;
         return knex({ client: 'pg', connection: url.toString() });
       }),
-    ) as [Knex, Knex];
+    )) as [Knex, Knex];
   });
 
   after(async () => {
@@ -62,9 +65,7 @@ describe('migrations', () => {
     const [, applied] = await fresh.migrate.latest(migrationConfig);
     assert.ok(applied.length >= 5);
     const tables = async (): Promise<string[]> =>
-      (await fresh.raw("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'knex_%' ORDER BY 1")).rows.map(
-        (row: { tablename: string }) => row.tablename,
-      );
+      (await fresh.raw("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'knex_%' ORDER BY 1")).rows.map((row: { tablename: string }) => row.tablename);
     assert.ok((await tables()).includes('ledger_entries'));
     await fresh.migrate.rollback(migrationConfig, true);
     assert.deepEqual(await tables(), []);
@@ -73,8 +74,7 @@ describe('migrations', () => {
   });
 
   it('upgrades a database already at the previous migrations: adjustments join the kinds that may overdraw, and roll back to it', async () => {
-    const constraint = async (name: string): Promise<string> =>
-      (await fresh.raw('SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = ?', [name])).rows[0].def as string;
+    const constraint = async (name: string): Promise<string> => (await fresh.raw('SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = ?', [name])).rows[0].def as string;
     await fresh.migrate.rollback(migrationConfig, true);
     // Up to, and not including, the reconciliation migration: the schema a database on main had.
     for (;;) {
@@ -107,7 +107,10 @@ describe('migrations', () => {
       .map((file) => file.slice(0, 14))
       .sort();
     assert.ok(thisRelease.length >= 2, `this release's migrations: ${thisRelease.join(', ')}`);
-    assert.deepEqual(applied.map((file: string) => file.slice(0, 14)), ['20261123000300', '20261123000310', '20261123000320', '20261123000330', '20261123000600', '20261123000800', '20261123000950', '20261123001000', '20261123001100', ...thisRelease]);
+    assert.deepEqual(
+      applied.map((file: string) => file.slice(0, 14)),
+      ['20261123000300', '20261123000310', '20261123000320', '20261123000330', '20261123000600', '20261123000800', '20261123000950', '20261123001000', '20261123001100', ...thisRelease],
+    );
     await fresh.migrate.latest(migrationConfig);
     assert.deepEqual(await schemaOf(branch), await schemaOf(fresh));
   });

@@ -56,7 +56,7 @@ describe('misdirected payments', () => {
 
   const assign = (id: string, accountRef: unknown, cookie = operator) => call(stack.apiUrl, 'POST', `/auth/misdirected-payments/${encodeURIComponent(id)}/assign`, { cookie, body: { accountRef } });
 
-  it("lists the signed payments that matched no account to the operator of the tenant they are attributed to, with sender and amount", async () => {
+  it('lists the signed payments that matched no account to the operator of the tenant they are attributed to, with sender and amount', async () => {
     const sent = await misdirect(tenant.tenantId, { senderName: 'EMEKA NWOSU', narration: 'rent march' });
     const payment = await listed(operator, sent.transactionId);
     assert.ok(payment);
@@ -88,10 +88,7 @@ describe('misdirected payments', () => {
 
     const page = await statement(stack, tenant.apiKey, account.AccountRef);
     const line = page.body.lines.find((candidate: { entry: { ID: string } }) => candidate.entry.ID === response.body.EntryID);
-    assert.deepEqual(
-      [line.entry.Direction, line.entry.Amount, line.entry.Fee, line.entry.ProviderTxnRef, line.entry.Kind],
-      ['credit', '5000.00', '25.00', sent.transactionId, 'payment'],
-    );
+    assert.deepEqual([line.entry.Direction, line.entry.Amount, line.entry.Fee, line.entry.ProviderTxnRef, line.entry.Kind], ['credit', '5000.00', '25.00', sent.transactionId, 'payment']);
 
     const after = (await listed(operator, sent.transactionId))!;
     assert.equal(after.AssignedAccountRef, account.AccountRef);
@@ -211,7 +208,10 @@ describe('misdirected payments', () => {
     assert.deepEqual(first.body.pagination, { limit: 50, nextCursor: newestFirst[49], hasMore: true });
     const second = await call(stack.apiUrl, 'GET', `/auth/misdirected-payments?after=${first.body.pagination.nextCursor}`, { cookie: freshOperator });
     assert.deepEqual(second.body.pagination, { limit: 50, nextCursor: null, hasMore: false });
-    assert.deepEqual([...first.body.misdirectedPayments, ...second.body.misdirectedPayments].map((payment: MisdirectedView) => payment.ID), newestFirst);
+    assert.deepEqual(
+      [...first.body.misdirectedPayments, ...second.body.misdirectedPayments].map((payment: MisdirectedView) => payment.ID),
+      newestFirst,
+    );
     assert.equal((await call(stack.apiUrl, 'GET', '/auth/misdirected-payments?after=bad', { cookie: freshOperator })).status, 400);
   });
 

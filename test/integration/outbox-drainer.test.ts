@@ -44,7 +44,8 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
    * may still be making) are set aside while a test counts its own. Returns what puts them back.
    */
   async function setOthersAside(ids: string[]): Promise<() => Promise<void>> {
-    const parked: string[] = await stack.infra.db('workflow_outbox')
+    const parked: string[] = await stack.infra
+      .db('workflow_outbox')
       .whereNull('started_at')
       .whereNotIn('workflow_id', ids)
       .update({ available_at: stack.infra.db.raw(`now() + interval '1 hour'`) })
@@ -58,7 +59,7 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
   const started = async (ids: string[]): Promise<number> => Number((await stack.infra.db('workflow_outbox').whereIn('workflow_id', ids).whereNotNull('started_at').count('* as n').first())!.n);
   const cleanUp = (ids: string[]) => stack.infra.db('workflow_outbox').whereIn('workflow_id', ids).delete();
 
-  it('starts another tenant\'s row in the first pass, however many older rows one tenant has waiting', async () => {
+  it("starts another tenant's row in the first pass, however many older rows one tenant has waiting", async () => {
     const busy = randomUUID();
     const other = randomUUID();
     const busyIds = await backlog(busy, 2_000, 120);
@@ -69,14 +70,22 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
       const outbox = createOutboxRepo(stack.infra.db);
       const first = await outbox.lease({ graceMs: 0, limit: 50, perTenant: 32, leaseMs: 60_000 });
       assert.equal(first.length, 33, 'one tenant gives a pass at most 32 rows; the other tenant its one');
-      assert.ok(first.slice(0, 2).some((entry) => entry.workflowId === otherId), 'the other tenant\'s row is among the first of the pass');
+      assert.ok(
+        first.slice(0, 2).some((entry) => entry.workflowId === otherId),
+        "the other tenant's row is among the first of the pass",
+      );
       await outbox.unlease(first.map((entry) => entry.workflowId));
       // And a drainer at 25 starts a second starts it at once, long before the busy tenant's backlog.
-      const paced = createWorkflowStarter({ client: stack.infra.temporal, outbox, logger: createLogger('silent', 'test'), options: { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 25 } });
+      const paced = createWorkflowStarter({
+        client: stack.infra.temporal,
+        outbox,
+        logger: createLogger('silent', 'test'),
+        options: { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 25 },
+      });
       await paced.drain({ graceMs: 0, limit: 50, budgetMs: 1_500 });
       await paced.close();
-      assert.equal(await started([otherId!]), 1, 'the other tenant\'s row started at once');
-      assert.ok((await started(busyIds)) < 100, 'the busy tenant\'s backlog is still waiting');
+      assert.equal(await started([otherId!]), 1, "the other tenant's row started at once");
+      assert.ok((await started(busyIds)) < 100, "the busy tenant's backlog is still waiting");
     } finally {
       await cleanUp([...busyIds, otherId!]);
       await putBack();
@@ -137,7 +146,9 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
       const budgeted = await slow.drain({ graceMs: 0, limit: 300, budgetMs: 500 });
       assert.ok(Date.now() - began < 5_000, 'returned soon after its budget');
       assert.ok(budgeted.started > 0 && budgeted.started < 100, JSON.stringify(budgeted));
-      const available = Number((await stack.infra.db('workflow_outbox').whereIn('workflow_id', ids).whereNull('started_at').where('available_at', '<=', stack.infra.db.fn.now()).count('* as n').first())!.n);
+      const available = Number(
+        (await stack.infra.db('workflow_outbox').whereIn('workflow_id', ids).whereNull('started_at').where('available_at', '<=', stack.infra.db.fn.now()).count('* as n').first())!.n,
+      );
       assert.equal(available, 300 - budgeted.started, 'rows it did not try are available again at once');
 
       const cancelled = new AbortController();
@@ -162,7 +173,8 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
       assert.equal(sent.body.delivery.status, 200);
       const run = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenant.apiKey, body: {} });
       assert.equal(run.status, 202, run.text);
-      const rows: Array<{ workflow_type: string; tenant_id: string; priority: number }> = await stack.infra.db('workflow_outbox')
+      const rows: Array<{ workflow_type: string; tenant_id: string; priority: number }> = await stack.infra
+        .db('workflow_outbox')
         .whereRaw(`search_attributes->>'TenantId' = ?`, [tenant.tenantId])
         .select('workflow_type', 'tenant_id', 'priority');
       assert.deepEqual(Object.fromEntries(rows.map((row) => [row.workflow_type, [row.tenant_id, row.priority]])), {
@@ -181,7 +193,12 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
     // The counts are this test's 300 alone.
     const putBack = await setOthersAside(ids);
     const starters = [0, 1].map(() =>
-      createWorkflowStarter({ client: stack.infra.temporal, outbox: createOutboxRepo(stack.infra.db), logger: createLogger('silent', 'test'), options: { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 1_000 } }),
+      createWorkflowStarter({
+        client: stack.infra.temporal,
+        outbox: createOutboxRepo(stack.infra.db),
+        logger: createLogger('silent', 'test'),
+        options: { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 1_000 },
+      }),
     );
     try {
       const passes = await Promise.all(starters.map((starter) => starter.drain({ graceMs: 0, limit: 40, budgetMs: 60_000 })));
@@ -197,7 +214,7 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
   });
 });
 
-describe('fairness: another tenant\'s delivery while one tenant\'s confirmations wait', () => {
+describe("fairness: another tenant's delivery while one tenant's confirmations wait", () => {
   let api: Stack;
   let worker: Stack;
   before(async () => {
@@ -224,12 +241,18 @@ describe('fairness: another tenant\'s delivery while one tenant\'s confirmations
       const sentAt = Date.now();
       const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
       assert.equal(sent.body.delivery.status, 200);
-      await eventually(async () => receiver.calls.length > 0, { timeoutMs: 30_000, what: 'the other tenant\'s delivery' });
+      await eventually(async () => receiver.calls.length > 0, { timeoutMs: 30_000, what: "the other tenant's delivery" });
       const tookS = (receiver.calls[0]!.at - sentAt) / 1000;
       assert.ok(tookS < 15, `delivered after ${tookS} s`);
     } finally {
       await receiver.close();
-      await api.infra.db('confirmation_claims').whereIn('entry_id', queued.map((request) => request.entryId)).delete();
+      await api.infra
+        .db('confirmation_claims')
+        .whereIn(
+          'entry_id',
+          queued.map((request) => request.entryId),
+        )
+        .delete();
     }
   });
 });

@@ -45,7 +45,10 @@ describe('inbound provider webhook', () => {
     }
     // All vectors share one requestId: the first posts the payment, the rest are duplicates, none is a bad signature.
     const events = await eventsFor(stack, vectors[0]!.payload.requestId);
-    assert.deepEqual(events.map((event) => [event.category, event.signature_valid]), [['payment', true]]);
+    assert.deepEqual(
+      events.map((event) => [event.category, event.signature_valid]),
+      [['payment', true]],
+    );
   });
 
   it('posts a payment: the net provisional credit, the fee apart, the sender as narration, and one delivery', async () => {
@@ -73,7 +76,18 @@ describe('inbound provider webhook', () => {
       narration: 'Invoice 7',
       status: 'provisional',
     });
-    assert.deepEqual(Object.keys(JSON.parse(delivery.payload)), ['eventType', 'transactionGroupId', 'accountRef', 'amount', 'gross_amount', 'provider_fee', 'currency', 'senderName', 'narration', 'status']);
+    assert.deepEqual(Object.keys(JSON.parse(delivery.payload)), [
+      'eventType',
+      'transactionGroupId',
+      'accountRef',
+      'amount',
+      'gross_amount',
+      'provider_fee',
+      'currency',
+      'senderName',
+      'narration',
+      'status',
+    ]);
     // Queued for a batch confirmation in the same statement as the credit, with its own posting time.
     const claim = await stack.infra.db('confirmation_claims').where({ entry_id: line.entry.ID }).first();
     const entry = await stack.infra.db('ledger_entries').where({ id: line.entry.ID }).first('created_at');
@@ -109,7 +123,10 @@ describe('inbound provider webhook', () => {
   });
 
   it('records a malformed body as far as possible and answers 200', async () => {
-    const response = await call(stack.apiUrl, 'POST', '/webhooks/provider', { rawBody: '{"event_type": "payment_success", "requestId": ', headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' } });
+    const response = await call(stack.apiUrl, 'POST', '/webhooks/provider', {
+      rawBody: '{"event_type": "payment_success", "requestId": ',
+      headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' },
+    });
     assert.equal(response.status, 200);
     const row = await stack.infra.db('inbound_events').where({ error: 'malformed json' }).orderBy('id', 'desc').first();
     assert.equal(row.category, 'sig_invalid');
@@ -119,7 +136,10 @@ describe('inbound provider webhook', () => {
   it('records JSON nested past 32 levels unparsed, while brackets and escaped quotes inside strings are only text', async () => {
     const deep = `{"event_type": "payment_success", "data": ${'['.repeat(40)}${']'.repeat(40)}}`;
     assert.equal((await call(stack.apiUrl, 'POST', '/webhooks/provider', { rawBody: deep, headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' } })).status, 200);
-    const row = await stack.infra.db('inbound_events').where({ raw_sha256: createHash('sha256').update(deep).digest('hex') }).first();
+    const row = await stack.infra
+      .db('inbound_events')
+      .where({ raw_sha256: createHash('sha256').update(deep).digest('hex') })
+      .first();
     assert.equal(row.error, 'json nested too deeply');
     const narration = `\\"${'[{'.repeat(40)} "quoted \\" [`;
     const payload = paymentEvent({ accountRef: account.AccountRef, narration });
@@ -161,16 +181,29 @@ describe('inbound provider webhook', () => {
     const other = paymentEvent({ accountRef: account.AccountRef, amount: 1030, fee: 30 });
     assert.equal((await sendProviderEvent(stack, previous, { secret: PREVIOUS_SECRET })).status, 200);
     assert.equal((await sendProviderEvent(stack, other, { secret: 'a-secret-nobody-configured' })).status, 200);
-    assert.deepEqual((await eventsFor(stack, previous.requestId as string)).map((event) => [event.category, event.signature_valid]), [['payment', true]]);
-    assert.deepEqual((await eventsFor(stack, other.requestId as string)).map((event) => [event.category, event.signature_valid]), [['sig_invalid', false]]);
+    assert.deepEqual(
+      (await eventsFor(stack, previous.requestId as string)).map((event) => [event.category, event.signature_valid]),
+      [['payment', true]],
+    );
+    assert.deepEqual(
+      (await eventsFor(stack, other.requestId as string)).map((event) => [event.category, event.signature_valid]),
+      [['sig_invalid', false]],
+    );
   });
 
   it('a forged event never claims its requestId: the genuine one with the same id is still posted', async () => {
     const payload = paymentEvent({ accountRef: account.AccountRef, amount: 1010, fee: 10 });
-    await sendProviderEvent(stack, { ...payload, data: { ...(payload.data as object), transaction: { ...(payload.data as { transaction: object }).transaction, transactionAmount: 999999 } } }, { forged: true });
+    await sendProviderEvent(
+      stack,
+      { ...payload, data: { ...(payload.data as object), transaction: { ...(payload.data as { transaction: object }).transaction, transactionAmount: 999999 } } },
+      { forged: true },
+    );
     await sendProviderEvent(stack, payload);
     const events = await eventsFor(stack, payload.requestId as string);
-    assert.deepEqual(events.map((event) => event.category), ['sig_invalid', 'payment']);
+    assert.deepEqual(
+      events.map((event) => event.category),
+      ['sig_invalid', 'payment'],
+    );
   });
 
   it('100 concurrent copies of one event make exactly one ledger entry and one outbound delivery', async () => {
@@ -257,7 +290,12 @@ describe('payment confirmation on the dev server', () => {
     await eventually(async () => (await entryStatus(account.AccountRef, transactionId)) === 'reversed', { what: 'reversal' });
     const page = await statement(stack, tenant.apiKey, account.AccountRef);
     assert.deepEqual(
-      page.body.lines.map((line: { entry: { Direction: string; Status: string; Kind: string }; runningBalance: string }) => [line.entry.Kind, line.entry.Direction, line.entry.Status, line.runningBalance]),
+      page.body.lines.map((line: { entry: { Direction: string; Status: string; Kind: string }; runningBalance: string }) => [
+        line.entry.Kind,
+        line.entry.Direction,
+        line.entry.Status,
+        line.runningBalance,
+      ]),
       [
         ['payment', 'credit', 'reversed', '2000.00'],
         ['reversal', 'debit', 'confirmed', '0.00'],
@@ -332,7 +370,7 @@ describe('payment confirmation on the dev server', () => {
     assert.equal(await reversalReason(account.AccountRef), 'reversal: provider amount 502500 kobo differs from 5025000 kobo');
   });
 
-  it('does not trust its input: a confirmation started with another payment\'s reference confirms nothing', async () => {
+  it("does not trust its input: a confirmation started with another payment's reference confirms nothing", async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     // A credit the provider never saw, and a real payment of the same amount that was never delivered.
     const unknown = paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25 });

@@ -73,10 +73,21 @@ describe("the provider's transaction listing (client against the sandbox, real H
   it('lists the wallet oldest first, a page at a time: payments and payouts in the provider field names', async () => {
     const from = new Date(Date.now() - 2_000);
     const payments = [await pay({ amount: 1000, senderName: 'ADA OBI', narration: 'first' }), await pay({ amount: '5025.50' }), await pay({ amount: 60_000, fee: 0 })];
-    const transfer = await client.submitTransfer({ amountKobo: 150_050n, accountNumber: '0123456789', accountName: 'ADA OBI', bankCode: '058', merchantTxRef: 'mtx_listing-1', senderName: 'Acme', narration: 'payout' });
+    const transfer = await client.submitTransfer({
+      amountKobo: 150_050n,
+      accountNumber: '0123456789',
+      accountName: 'ADA OBI',
+      bankCode: '058',
+      merchantTxRef: 'mtx_listing-1',
+      senderName: 'Acme',
+      narration: 'payout',
+    });
     const { pages, transactions } = await everything({ kind: 'wallet' }, from, new Date(Date.now() + 2_000), 2);
     assert.equal(pages, 2);
-    assert.deepEqual(transactions.map((transaction) => transaction.id), [...payments, transfer.id]);
+    assert.deepEqual(
+      transactions.map((transaction) => transaction.id),
+      [...payments, transfer.id],
+    );
     const [first, second, third, payout] = transactions;
     assert.deepEqual(
       { ...first, timeCreated: undefined },
@@ -108,7 +119,10 @@ describe("the provider's transaction listing (client against the sandbox, real H
     const otherNumber = (await client.createVirtualAccount({ accountRef: 'va_listing_000000000002', accountName: 'Bisi Ade' })).bankAccountNumber;
     await control(sandboxUrl, 'POST', '/sandbox/payments', { accountRef: 'va_listing_000000000002', amount: 2000, suppressWebhook: true });
     const to = new Date(Date.now() + 2_000);
-    assert.deepEqual((await everything({ kind: 'virtual_account', accountNumber }, from, to, 10)).transactions.map((transaction) => transaction.id), [mine]);
+    assert.deepEqual(
+      (await everything({ kind: 'virtual_account', accountNumber }, from, to, 10)).transactions.map((transaction) => transaction.id),
+      [mine],
+    );
     assert.equal((await everything({ kind: 'virtual_account', accountNumber: otherNumber }, from, to, 10)).transactions[0]?.amountKobo, 200_000n);
     assert.deepEqual((await everything({ kind: 'virtual_account', accountNumber: '0000000000' }, from, to, 10)).transactions, []);
     assert.deepEqual((await everything({ kind: 'wallet' }, new Date(Date.now() + 60_000), new Date(Date.now() + 120_000), 10)).transactions, []);
@@ -135,7 +149,10 @@ describe("the provider's transaction listing (client against the sandbox, real H
     assert.deepEqual((await control(sandboxUrl, 'GET', '/sandbox/webhooks')).body.events, []);
     assert.equal((await client.getTransaction(transactionId))?.status, 'SUCCESS');
     const page = await client.listTransactions({ scope: { kind: 'wallet' }, from: new Date(Date.now() - 5_000), to: new Date(Date.now() + 5_000), limit: 10 });
-    assert.deepEqual(page.transactions.map((transaction) => transaction.id), [transactionId]);
+    assert.deepEqual(
+      page.transactions.map((transaction) => transaction.id),
+      [transactionId],
+    );
   });
 
   it("keeps the wallet balance, and changes a payment's status after the fact (a late success, a recall)", async () => {
@@ -159,7 +176,11 @@ describe("the provider's transaction listing (client against the sandbox, real H
     try {
       const scriptedClient = createProviderClient(loadConfig({ ...env, PROVIDER_BASE_URL: scripted.url }), silent);
       const list = () => scriptedClient.listTransactions({ scope: { kind: 'wallet' }, from: new Date(), to: new Date(), limit: 10 });
-      for (const data of [{ results: 'none' }, { results: [{ id: 'x', status: 'SUCCESS', amount: 'ten', timeCreated: 't' }] }, { results: [{ id: 'x', status: 'SUCCESS', amount: 1.005, timeCreated: 't' }] }]) {
+      for (const data of [
+        { results: 'none' },
+        { results: [{ id: 'x', status: 'SUCCESS', amount: 'ten', timeCreated: 't' }] },
+        { results: [{ id: 'x', status: 'SUCCESS', amount: 1.005, timeCreated: 't' }] },
+      ]) {
         body = JSON.stringify({ code: '00', data });
         await assert.rejects(list(), (error: unknown) => error instanceof ProviderUnavailableError, JSON.stringify(data));
       }

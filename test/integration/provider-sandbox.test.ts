@@ -352,7 +352,15 @@ describe('provider client against the sandbox (real HTTP)', function () {
       assert.ok(banks.length >= 20);
       assert.equal(new Set(banks.map((bank) => bank.code)).size, banks.length);
       const byCode = new Map(banks.map((bank) => [bank.code, bank.name]));
-      for (const [code, name] of [['044', /Access/], ['058', /Guaranty Trust/], ['011', /First Bank/], ['033', /United Bank for Africa/], ['057', /Zenith/], ['090405', /Moniepoint/], ['100004', /OPay/]] as const) {
+      for (const [code, name] of [
+        ['044', /Access/],
+        ['058', /Guaranty Trust/],
+        ['011', /First Bank/],
+        ['033', /United Bank for Africa/],
+        ['057', /Zenith/],
+        ['090405', /Moniepoint/],
+        ['100004', /OPay/],
+      ] as const) {
         assert.match(byCode.get(code) ?? '', name, code);
       }
       assert.ok(banks.every((bank) => /^(\d{3}|\d{6})$/.test(bank.code)));
@@ -562,7 +570,10 @@ describe('provider client against the sandbox (real HTTP)', function () {
       assert.ok(verifies(redelivered!));
 
       const events = (await control<WebhooksView>('GET', '/sandbox/webhooks')).body.events;
-      assert.deepEqual(events.map((event) => event.requestId), [first.requestId, second.requestId]);
+      assert.deepEqual(
+        events.map((event) => event.requestId),
+        [first.requestId, second.requestId],
+      );
       assert.equal(events[0]?.deliveries.length, 2);
       assert.equal(events[0]?.body, original!.body);
 
@@ -612,7 +623,10 @@ describe('provider client against the sandbox (real HTTP)', function () {
 
       const view = await transfersOf(merchantTxRef);
       assert.equal(view.payouts, 1);
-      assert.deepEqual(view.submissions.map((s) => [s.reference, s.status, s.amount, s.fee]), [[`${merchantTxRef}-1`, 'SUCCESS', 1500.5, 10]]);
+      assert.deepEqual(
+        view.submissions.map((s) => [s.reference, s.status, s.amount, s.fee]),
+        [[`${merchantTxRef}-1`, 'SUCCESS', 1500.5, 10]],
+      );
     });
 
     it('charges 10 below 5,000, 25 up to 50,000 and 50 above', async () => {
@@ -652,7 +666,10 @@ describe('provider client against the sandbox (real HTTP)', function () {
       assert.equal(view.payouts, 0);
       await receiver.waitFor(() => receiver.received.filter((w) => w.payload.event_type === 'payout_failed').length === 3);
       const failed = receiver.received.filter((w) => w.payload.event_type === 'payout_failed');
-      assert.deepEqual(failed.map((w) => w.payload.data.transaction.merchantTxRef).sort(), [1, 2, 3].map((n) => `${merchantTxRef}-${n}`));
+      assert.deepEqual(
+        failed.map((w) => w.payload.data.transaction.merchantTxRef).sort(),
+        [1, 2, 3].map((n) => `${merchantTxRef}-${n}`),
+      );
       assert.ok(failed.every((w) => verifies(w)));
     });
 
@@ -677,7 +694,10 @@ describe('provider client against the sandbox (real HTTP)', function () {
       const view = await transfersOf(merchantTxRef);
       assert.equal(view.payouts, 1);
       assert.equal(view.submissions[0]?.status, 'REFUND');
-      assert.deepEqual(receiver.received.map((w) => w.payload.event_type), ['payout_success', 'payout_refund']);
+      assert.deepEqual(
+        receiver.received.map((w) => w.payload.event_type),
+        ['payout_success', 'payout_refund'],
+      );
     });
 
     it('4444: the submit times out (ProviderUnavailableError) although the transfer exists and succeeds', async () => {
@@ -725,7 +745,10 @@ describe('provider client against the sandbox (real HTTP)', function () {
     it('lists a reference and its -<n> attempts only', async () => {
       const base = uniqueRef('list');
       for (const reference of [base, `${base}-1`, `${base}-12`, `${base}x-1`, `${base}-a`]) await transfer('0123456789', reference);
-      assert.deepEqual((await transfersOf(base)).submissions.map((s) => s.reference), [base, `${base}-1`, `${base}-12`]);
+      assert.deepEqual(
+        (await transfersOf(base)).submissions.map((s) => s.reference),
+        [base, `${base}-1`, `${base}-12`],
+      );
     });
   });
 
@@ -792,7 +815,13 @@ describe('provider client against the sandbox (real HTTP)', function () {
       assert.equal((await lookup(`${base}-2`))?.status, 'SUCCESS');
       const view = await transfersOf(base);
       assert.deepEqual([view.payouts, view.standingPayouts], [1, 1]);
-      assert.deepEqual(view.submissions.map((submission) => [submission.status, submission.paidOut, submission.refunded]), [['REFUND', false, true], ['SUCCESS', true, false]]);
+      assert.deepEqual(
+        view.submissions.map((submission) => [submission.status, submission.paidOut, submission.refunded]),
+        [
+          ['REFUND', false, true],
+          ['SUCCESS', true, false],
+        ],
+      );
     });
 
     async function settleOnce8888(base: string) {
@@ -818,7 +847,10 @@ describe('provider client against the sandbox (real HTTP)', function () {
       assert.equal((await lookup(ref))?.status, 'SUCCESS');
       await receiver.waitFor(() => receiver.received.filter((w) => w.payload.data.transaction.merchantTxRef === ref).length === 4, REFUND_DELAY_MS * 2 + 2_000);
       const mine = receiver.received.filter((w) => w.payload.data.transaction.merchantTxRef === ref);
-      assert.deepEqual(mine.map((w) => w.payload.event_type), ['payout_refund', 'payout_refund', 'payout_success', 'payout_success']);
+      assert.deepEqual(
+        mine.map((w) => w.payload.event_type),
+        ['payout_refund', 'payout_refund', 'payout_success', 'payout_success'],
+      );
       assert.equal(new Set(mine.map((w) => w.payload.requestId)).size, 4);
       assert.ok(mine.every((w) => verifies(w)));
     });
@@ -868,7 +900,10 @@ describe('provider client against the sandbox (real HTTP)', function () {
     });
 
     it('takes lag, duplicate answers and 429s from SANDBOX_LOOKUP_LAG, SANDBOX_DUPLICATE_REFERENCE and SANDBOX_THROTTLE_RATE', async () => {
-      const harsh = createSandbox({ config: loadConfig({ ...env, SANDBOX_LOOKUP_LAG: '300ms', SANDBOX_DUPLICATE_REFERENCE: 'conflict', SANDBOX_THROTTLE_RATE: '1', SANDBOX_RETRY_AFTER: '2s' }), logger: silent });
+      const harsh = createSandbox({
+        config: loadConfig({ ...env, SANDBOX_LOOKUP_LAG: '300ms', SANDBOX_DUPLICATE_REFERENCE: 'conflict', SANDBOX_THROTTLE_RATE: '1', SANDBOX_RETRY_AFTER: '2s' }),
+        logger: silent,
+      });
       const { server, url } = await listen(harsh.app.callback());
       try {
         const harshClient = newClient({ PROVIDER_BASE_URL: url });
@@ -1025,7 +1060,7 @@ describe('provider client against the sandbox (real HTTP)', function () {
       await assert.rejects(scriptedClient().getTransaction('t'), isUnavailable, 'a negative amount is not a transaction');
     });
 
-    it('reads Retry-After (seconds or a date), and takes a 4xx without the provider\'s JSON for an outage', async () => {
+    it("reads Retry-After (seconds or a date), and takes a 4xx without the provider's JSON for an outage", async () => {
       respond = (_req, res) => {
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
         res.end('{"code":"429","description":"slow down"}');

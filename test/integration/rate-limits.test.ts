@@ -42,10 +42,11 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
 
     it('limits one client address across emails; X-Forwarded-For counts only under TRUST_PROXY', async () => {
       // Without TRUST_PROXY, a forged X-Forwarded-For changes nothing: every attempt is from this address.
-      const spoofed = await Promise.all(
-        Array.from({ length: 6 }, (_, index) => login(stack, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': `198.51.100.${index + 1}` })),
+      const spoofed = await Promise.all(Array.from({ length: 6 }, (_, index) => login(stack, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': `198.51.100.${index + 1}` })));
+      assert.ok(
+        spoofed.some((response) => response.status === 429),
+        spoofed.map((response) => response.status).join(','),
       );
-      assert.ok(spoofed.some((response) => response.status === 429), spoofed.map((response) => response.status).join(','));
 
       for (let attempt = 1; attempt <= 3; attempt += 1) {
         assert.equal((await login(behindProxy, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': '203.0.113.7' })).status, 401);
@@ -72,8 +73,7 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
       const tenant = await createTenant(first);
       const account = await provisionAccount(first, tenant.apiKey);
       await fundAccount(first, account.ID, 1_000_000n);
-      const settle = (stack: Stack, apiKey = tenant.apiKey, ref = account.AccountRef) =>
-        call(stack.apiUrl, 'POST', `/v1/accounts/${ref}/settle`, { apiKey, body: { amount: '1.00', ...DESTINATION } });
+      const settle = (stack: Stack, apiKey = tenant.apiKey, ref = account.AccountRef) => call(stack.apiUrl, 'POST', `/v1/accounts/${ref}/settle`, { apiKey, body: { amount: '1.00', ...DESTINATION } });
       for (const stack of [first, second, first, second, first, second]) assert.equal((await settle(stack)).status, 202);
       assertLimited(await settle(first), /too many settlements/);
       assertLimited(await settle(second), /too many settlements/);
@@ -132,7 +132,10 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
       // A replay of several answers each id on its own: over the limit, each says so.
       const many = await call(first.apiUrl, 'POST', '/auth/webhooks/replay', { cookie, body: { ids: [randomUUID(), randomUUID()] } });
       assert.equal(many.status, 200);
-      assert.deepEqual(many.body.results.map((result: { error: string }) => result.error), ['too many replays, retry later', 'too many replays, retry later']);
+      assert.deepEqual(
+        many.body.results.map((result: { error: string }) => result.error),
+        ['too many replays, retry later', 'too many replays, retry later'],
+      );
     });
   });
 });

@@ -104,7 +104,13 @@ describe('reconciliation against the provider', () => {
         assert.ok(entry, `credit for ${transactionId}`);
         assert.deepEqual([entry.Direction, entry.Kind, entry.Amount, entry.Fee], ['credit', 'payment', `${amount - 10}.00`, '10.00']);
       }
-      const marked = await stack.infra.db('inbound_events').whereIn('transaction_id', sent.map((payment) => payment.transactionId)).select('flags', 'entry_id');
+      const marked = await stack.infra
+        .db('inbound_events')
+        .whereIn(
+          'transaction_id',
+          sent.map((payment) => payment.transactionId),
+        )
+        .select('flags', 'entry_id');
       assert.equal(marked.length, 50);
       assert.ok(marked.every((event) => event.flags.includes('found_by_reconciliation') && event.entry_id));
 
@@ -222,23 +228,26 @@ describe('reconciliation against the provider', () => {
     const first = await reconcile(stack, tenant, from);
     assert.deepEqual({ reported: first.run.Reported, alerts: first.run.Alerts, repaired: first.run.Repaired, outcome: first.run.Outcome }, { reported: 1, alerts: 1, repaired: 0, outcome: 'alert' });
     const [finding] = first.exceptions;
-    assert.deepEqual([finding!.Kind, finding!.Severity, finding!.Status, finding!.AccountRef, finding!.Details.providerStatus], ['credit_failed_at_provider', 'alert', 'open', account.AccountRef, 'REFUND']);
+    assert.deepEqual(
+      [finding!.Kind, finding!.Severity, finding!.Status, finding!.AccountRef, finding!.Details.providerStatus],
+      ['credit_failed_at_provider', 'alert', 'open', account.AccountRef, 'REFUND'],
+    );
     assert.equal((await entries(stack, tenant, account)).length, 2, 'nothing is changed automatically');
 
     // Money the platform already paid out against this credit: the tenant reads the finding and cannot decide it.
     const operator = await dashboardUser(stack, tenant.tenantId, 'operator');
     const refused = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/resolve`, { cookie: operator.cookie, body: { note: 'not ours to decide' } });
-    assert.deepEqual([refused.status, refused.body.error], [403, "only the platform operator decides a credit_failed_at_provider finding (money left the platform's float without a debit); the tenant sees it read-only"]);
+    assert.deepEqual(
+      [refused.status, refused.body.error],
+      [403, "only the platform operator decides a credit_failed_at_provider finding (money left the platform's float without a debit); the tenant sees it read-only"],
+    );
     const readOnly = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.ID}`, { cookie: operator.cookie });
     assert.deepEqual([readOnly.status, readOnly.body.exception.Status, readOnly.body.exception.PlatformDecides], [200, 'open', true]);
 
     // The platform operator (CLI) posts the compensating debit, once.
     const platform = { via: 'cli' as const, tenantId: tenant.tenantId };
     const compensated = await stack.services.reconciliation.compensate(platform, finding!.ID, 'payer bank recalled the funds, ticket 4411');
-    assert.deepEqual(
-      [compensated.entry.kind, compensated.entry.direction, compensated.entry.amount, compensated.entry.reversesEntryId],
-      ['adjustment', 'debit', 500_000n, finding!.EntryID],
-    );
+    assert.deepEqual([compensated.entry.kind, compensated.entry.direction, compensated.entry.amount, compensated.entry.reversesEntryId], ['adjustment', 'debit', 500_000n, finding!.EntryID]);
     assert.deepEqual(
       [compensated.finding.status, compensated.finding.resolution, compensated.finding.resolutionNote, compensated.finding.resolvedVia, compensated.finding.repairEntryId],
       ['resolved', 'compensated', 'payer bank recalled the funds, ticket 4411', 'cli', compensated.entry.id],
@@ -284,7 +293,10 @@ describe('reconciliation against the provider', () => {
       assert.deepEqual([run.exceptions[0]!.Kind, run.exceptions[0]!.MerchantTxRef], ['settlement_refunded', merchantTxRef]);
       assert.equal((await call(lost.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: owner.apiKey })).body.status, 'refunded');
       // Through the settlement's own refund rule: the attempt that had succeeded is the one refunded.
-      const attempts = await lost.infra.db('settlement_attempts').where({ provider_ref: `${merchantTxRef}-1` }).select('outcome');
+      const attempts = await lost.infra
+        .db('settlement_attempts')
+        .where({ provider_ref: `${merchantTxRef}-1` })
+        .select('outcome');
       assert.deepEqual(attempts, [{ outcome: 'refunded' }]);
       // The refund workflow it started keeps SettlementStatus equal to the database.
       await eventually(async () => (await settlementStatus()) === 'refunded', { timeoutMs: 30_000, what: 'SettlementStatus refunded' });
@@ -333,7 +345,10 @@ describe('reconciliation against the provider', () => {
     await eventually(async () => (await stack.infra.db('settlements').where({ merchant_tx_ref: stuck.body.merchantTxRef }).first('provider_transfer_id'))?.provider_transfer_id, {
       what: 'the accepted payout',
     });
-    await stack.infra.db('settlements').where({ merchant_tx_ref: stuck.body.merchantTxRef }).update({ created_at: stack.infra.db.raw("now() - interval '3 hours'") });
+    await stack.infra
+      .db('settlements')
+      .where({ merchant_tx_ref: stuck.body.merchantTxRef })
+      .update({ created_at: stack.infra.db.raw("now() - interval '3 hours'") });
     const balanceBefore = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey });
 
     const first = await reconcile(stack, owner, from);
@@ -368,10 +383,13 @@ describe('reconciliation against the provider', () => {
     const paid = await suppressedPayment(stack, created.body.data.accountRef, 1500);
     const { run, job } = await stack.services.reconciliation.requestOperatorRun(null, { from });
     stack.services.starter.kick([job]);
-    const done = await eventually(async () => {
-      const current = await stack.services.reconciliation.find(run.id);
-      return current && ['succeeded', 'failed'].includes(current.status) ? current : null;
-    }, { timeoutMs: 60_000, what: 'the platform run' });
+    const done = await eventually(
+      async () => {
+        const current = await stack.services.reconciliation.find(run.id);
+        return current && ['succeeded', 'failed'].includes(current.status) ? current : null;
+      },
+      { timeoutMs: 60_000, what: 'the platform run' },
+    );
     assert.equal(done.status, 'succeeded', done.error ?? '');
     assert.ok(done.wallet, 'the wallet check ran');
     const platform = await stack.services.reconciliation.listExceptions(null, { status: 'open' }, null, 100);
@@ -379,7 +397,7 @@ describe('reconciliation against the provider', () => {
     assert.ok(unknown, 'the payment to an unknown account is reported');
     assert.deepEqual([unknown.severity, unknown.tenantId, unknown.details.providerAccountNumber], ['alert', null, created.body.data.bankAccountNumber]);
     const wallet = platform.find((finding) => finding.kind === 'wallet_difference');
-    assert.ok(wallet, 'the wallet differs (this database holds other stacks\' accounts too)');
+    assert.ok(wallet, "the wallet differs (this database holds other stacks' accounts too)");
     assert.deepEqual(Object.keys(wallet.details).sort(), ['ledgerBalances', 'openSettlements', 'recordedTransferFees', 'unassignedMisdirected', 'unexplained', 'walletBalance']);
     const cookie = await dashboardSession(stack, tenant.tenantId);
     const seen = await call(stack.apiUrl, 'GET', '/auth/reconciliation/exceptions', { cookie });
@@ -413,7 +431,10 @@ describe('reconciliation against the provider', () => {
     assert.deepEqual([response.status, response.body.error], [404, 'reconciliation exception not found']);
     const theirCookie = await dashboardSession(stack, other.tenantId);
     const open = await call(stack.apiUrl, 'GET', '/auth/reconciliation/exceptions?status=open', { cookie: theirCookie });
-    assert.deepEqual(open.body.exceptions.map((finding: { ID: string }) => finding.ID), [findingId]);
+    assert.deepEqual(
+      open.body.exceptions.map((finding: { ID: string }) => finding.ID),
+      [findingId],
+    );
     // The platform operator names the finding's tenant at the CLI: another tenant's id does not find it.
     await assert.rejects(stack.services.reconciliation.resolve({ via: 'cli', tenantId: tenant.tenantId }, findingId, 'not theirs'), (error: { status?: number }) => error.status === 404);
     const resolved = await stack.services.reconciliation.resolve({ via: 'cli', tenantId: other.tenantId }, findingId, 'payment failed at the payer bank; customer told');
@@ -470,7 +491,11 @@ describe('reconciliation against the provider', () => {
     const one = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.ID}`, { cookie: operator.cookie });
     assert.equal(one.status, 200, one.text);
     assert.deepEqual([one.body.exception.ID, one.body.exception.Occurrences, one.body.exception.AccountRef], [finding!.ID, 2, account.AccountRef]);
-    assert.deepEqual(one.body.runs.map((run: { ID: string }) => run.ID), [byApiKey.run.ID, byOperator.run.ID], 'the runs that met it, newest first');
+    assert.deepEqual(
+      one.body.runs.map((run: { ID: string }) => run.ID),
+      [byApiKey.run.ID, byOperator.run.ID],
+      'the runs that met it, newest first',
+    );
     const viewer = await dashboardSession(stack, owner.tenantId, 'viewer');
     assert.equal((await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.ID}`, { cookie: viewer })).status, 200, 'a viewer reads a finding');
     for (const id of ['not-a-uuid', randomUUID()]) {
@@ -546,7 +571,8 @@ describe('reconciliation against the provider', () => {
       assert.equal(described.spec.intervals?.[0]?.every, 2_000);
       const child = await eventually<{ id: string; repaired: number; parent_run_id: string; workflow_id: string }>(
         async () =>
-          stack.infra.db('reconciliation_runs as c')
+          stack.infra
+            .db('reconciliation_runs as c')
             .join('reconciliation_runs as p', 'p.id', 'c.parent_run_id')
             .where({ 'c.tenant_id': owner.tenantId, 'p.trigger': 'schedule', 'c.status': 'succeeded' })
             .where('c.repaired', '>', 0)
@@ -615,7 +641,10 @@ describe('reconciliation credits join the batch confirmation queue', () => {
       assert.equal(claim.posted_at.getTime(), claim.created_at.getTime(), 'its window counts from its own posting');
     }
     assert.deepEqual(await stack.infra.db('workflow_outbox').where({ workflow_type: 'paymentConfirmationWorkflow' }).select('workflow_id'), [], 'no per-payment confirmation');
-    assert.ok((await entries(stack, owner, account)).every((entry) => entry.Status === 'provisional'), 'nothing confirms a credit before a batch claims it');
+    assert.ok(
+      (await entries(stack, owner, account)).every((entry) => entry.Status === 'provisional'),
+      'nothing confirms a credit before a batch claims it',
+    );
 
     const pass = await stack.workerStarts!.batcher.pass();
     assert.ok(pass.payments >= 4, JSON.stringify(pass));

@@ -50,7 +50,10 @@ describe('retention of inbound payloads and operational rows', () => {
     }
 
     assert.equal((await sendProviderEvent(stack, payment)).status, 200);
-    assert.deepEqual((await eventsFor(stack, payment.requestId as string)).map((event) => event.category), ['payment']);
+    assert.deepEqual(
+      (await eventsFor(stack, payment.requestId as string)).map((event) => event.category),
+      ['payment'],
+    );
     const entries = await stack.infra.db('ledger_entries').where({ account_id: account.ID });
     assert.equal(entries.length, 1);
   });
@@ -75,7 +78,10 @@ describe('retention of inbound payloads and operational rows', () => {
     const result = JSON.parse(stdout) as Record<string, number>;
     assert.ok(result.startedJobsDeleted! >= 1);
     const left = await stack.infra.db('workflow_outbox').where('workflow_id', 'like', 'retention-test-%').select('workflow_id');
-    assert.deepEqual(left.map((row) => row.workflow_id.split('-')[2]), ['unstarted']);
+    assert.deepEqual(
+      left.map((row) => row.workflow_id.split('-')[2]),
+      ['unstarted'],
+    );
     await stack.infra.db('workflow_outbox').where('workflow_id', 'like', 'retention-test-%').delete();
   });
 
@@ -86,7 +92,10 @@ describe('retention of inbound payloads and operational rows', () => {
     const live = await signIn(stack, user.email, user.password);
     const db = stack.infra.db;
     const auditBefore = await db('audit_log').where({ user_id: user.userId }).orderBy('id').select('id', 'action');
-    assert.deepEqual(auditBefore.map((row) => row.action), ['session.signed_in', 'session.all_signed_out', 'session.signed_in']);
+    assert.deepEqual(
+      auditBefore.map((row) => row.action),
+      ['session.signed_in', 'session.all_signed_out', 'session.signed_in'],
+    );
     // The signed-out session ended 40 days ago (past RETENTION_HOUSEKEEPING's 30), with its last use.
     const old = new Date(Date.now() - 40 * DAY);
     await db('sessions').where({ user_id: user.userId }).whereNotNull('revoked_at').update({ revoked_at: old, last_seen_at: old });
@@ -115,4 +124,3 @@ describe('retention of inbound payloads and operational rows', () => {
     }
   });
 });
-

@@ -37,7 +37,7 @@ function maxCallsPerMinute(calls: SandboxView['calls']): number {
  * shortened through config; the lookup lag and outages (SANDBOX_PROCESSING_TIME) stay below the grace,
  * except 9696's, which outlasts it.
  */
-describe('settlement against the provider\'s bad days (dev server, real sandbox)', function () {
+describe("settlement against the provider's bad days (dev server, real sandbox)", function () {
   this.timeout(150_000);
   let stack: Stack;
   let tenant: TestTenant;
@@ -148,7 +148,7 @@ describe('settlement against the provider\'s bad days (dev server, real sandbox)
     assert.equal(lines.filter((line) => line.entry.Kind === 'reversal').length, 1);
   });
 
-  it('a second refund event after the first one\'s workflow ended is still processed', async () => {
+  it("a second refund event after the first one's workflow ended is still processed", async () => {
     const settlement = await settle('0123456789');
     await finalState(settlement.ref, 'success');
     await eventually(async () => (await stack.infra.temporal.workflow.getHandle(settlementWorkflowId(settlement.ref)).describe()).status.name === 'COMPLETED', { what: 'the end of the watch' });
@@ -308,7 +308,11 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
       const profile = await call(idle.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { referencePrefix: settlement.ref }, final, lookupAnswersFor: 'mtx_someone_else-1' } });
       assert.equal(profile.status, 201, profile.text);
       assert.equal((await execution.submitAttempt(settlement.settlementId, 1)).kind, 'accepted');
-      assert.deepEqual(await execution.pollAttempt(settlement.settlementId, 1), { kind: 'unavailable', reason: `the provider's lookup of ${settlement.ref}-1 answered about mtx_someone_else-1` }, final);
+      assert.deepEqual(
+        await execution.pollAttempt(settlement.settlementId, 1),
+        { kind: 'unavailable', reason: `the provider's lookup of ${settlement.ref}-1 answered about mtx_someone_else-1` },
+        final,
+      );
       assert.equal(await outcomeOf(settlement.settlementId), 'accepted', final);
       assert.equal((await idle.infra.db('settlements').where({ id: settlement.settlementId }).first('status')).status, 'processing', final);
     }
@@ -341,7 +345,11 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     assert.deepEqual(await execution.submitAttempt(paidLate.settlementId, 2), { kind: 'settlement_closed', status: 'success' });
     assert.equal(await outcomeOf(paidLate.settlementId), 'success');
     assert.equal(await idle.infra.db('settlement_attempts').where({ settlement_id: paidLate.settlementId, attempt_no: 2 }).first(), undefined, 'no second reference');
-    const debit = await idle.infra.db('ledger_entries').join('settlements', 'settlements.debit_entry_id', 'ledger_entries.id').where('settlements.id', paidLate.settlementId).first('ledger_entries.status');
+    const debit = await idle.infra
+      .db('ledger_entries')
+      .join('settlements', 'settlements.debit_entry_id', 'ledger_entries.id')
+      .where('settlements.id', paidLate.settlementId)
+      .first('ledger_entries.status');
     assert.equal(debit.status, 'confirmed');
     const view = (await call<SandboxView>(idle.sandboxUrl, 'GET', `/sandbox/transfers/${paidLate.ref}`)).body;
     assert.deepEqual([view.submissions.length, view.payouts], [1, 1]);

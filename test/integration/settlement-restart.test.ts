@@ -33,7 +33,11 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
     scheduleId = await ensureSweepSchedule(stack.infra.temporal, { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, intervalMs: 1_000 });
   });
   after(async () => {
-    if (scheduleId) await stack?.infra.temporal.schedule.getHandle(scheduleId).delete().catch(() => undefined);
+    if (scheduleId)
+      await stack?.infra.temporal.schedule
+        .getHandle(scheduleId)
+        .delete()
+        .catch(() => undefined);
     await stack?.close();
   });
 

@@ -50,7 +50,11 @@ describe('settlement references watched after they fail, and runs that fail for 
     tenant = await createTenant(stack, 'Watched Tenant');
   });
   after(async () => {
-    if (scheduleId) await stack?.infra.temporal.schedule.getHandle(scheduleId).delete().catch(() => undefined);
+    if (scheduleId)
+      await stack?.infra.temporal.schedule
+        .getHandle(scheduleId)
+        .delete()
+        .catch(() => undefined);
     await stack?.close();
   });
 
@@ -103,7 +107,17 @@ describe('settlement references watched after they fail, and runs that fail for 
     const twice = bySubject[twiceTxn];
     assert.ok(twice, `the second payout is reported: ${JSON.stringify(run.exceptions)}`);
     assert.deepEqual(
-      [twice.Kind, twice.Severity, twice.MerchantTxRef, twice.PlatformDecides, twice.Details.merchantTxRef, twice.Details.attemptOutcome, twice.Details.settledReference, twice.Details.providerAmount, twice.Details.settlementAmount],
+      [
+        twice.Kind,
+        twice.Severity,
+        twice.MerchantTxRef,
+        twice.PlatformDecides,
+        twice.Details.merchantTxRef,
+        twice.Details.attemptOutcome,
+        twice.Details.settledReference,
+        twice.Details.providerAmount,
+        twice.Details.settlementAmount,
+      ],
       ['settlement_paid_twice', 'alert', paid.ref, true, `${paid.ref}-1`, 'failed', `${paid.ref}-3`, '400.00', '400.00'],
     );
     const notDebited = bySubject[notDebitedTxn];
@@ -117,12 +131,16 @@ describe('settlement references watched after they fail, and runs that fail for 
     const watch = createSettlementWatchRepo(stack.infra.db);
     const reference = { settlementId: failed.settlementId, attemptNo: 1, providerRef: `${failed.ref}-1` };
     const state = async () =>
-      (await stack.infra.db('settlement_attempts')
+      (await stack.infra
+        .db('settlement_attempts')
         .where({ provider_ref: reference.providerRef })
         .first('watch_checks', stack.infra.db.raw('extract(epoch FROM watch_next_at - now()) AS wait_seconds'))) as { watch_checks: number; wait_seconds: string | null };
     assert.deepEqual(await state(), { watch_checks: 0, wait_seconds: null }, 'never checked: due at the first sweep');
     const due = await watch.due(72 * 3_600_000, 1_000);
-    assert.ok(due.some((candidate) => candidate.providerRef === reference.providerRef), 'a reference failed just now is due');
+    assert.ok(
+      due.some((candidate) => candidate.providerRef === reference.providerRef),
+      'a reference failed just now is due',
+    );
     assert.ok(due.filter((candidate) => candidate.settlementId === failed.settlementId).length === 3, 'every reference of the failed settlement');
     assert.equal((await watch.due(72 * 3_600_000, 2)).length, 2, 'no more than the bound');
 
@@ -147,22 +165,31 @@ describe('settlement references watched after they fail, and runs that fail for 
     scheduleId = await ensureSweepSchedule(stack.infra.temporal, { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, intervalMs: 1_000 });
     const settlement = await settle('0123452222', 'success');
     // The watch has the failed references under watch (checked, found failed) before the provider changes its mind.
-    await eventually(async () => (await stack.infra.db('settlement_attempts').where({ provider_ref: `${settlement.ref}-1` }).first('watch_checks')).watch_checks > 0, {
-      timeoutMs: 60_000,
-      what: 'the watch to look the failed reference up',
-    });
+    await eventually(
+      async () =>
+        (
+          await stack.infra
+            .db('settlement_attempts')
+            .where({ provider_ref: `${settlement.ref}-1` })
+            .first('watch_checks')
+        ).watch_checks > 0,
+      {
+        timeoutMs: 60_000,
+        what: 'the watch to look the failed reference up',
+      },
+    );
     const operator = await dashboardUser(stack, tenant.tenantId, 'admin');
     const attentionBefore = (await call(stack.apiUrl, 'GET', '/auth/overview', { cookie: operator.cookie })).body.attention.reconciliationExceptions as number;
     const transactionId = providerPaysAfterAll(`${settlement.ref}-1`);
 
-    const [finding] = await eventually(async () => {
-      const found = await findingsOf(settlement.settlementId, 'settlement_paid_twice');
-      return found.length ? found : null;
-    }, { timeoutMs: 60_000, intervalMs: 250, what: 'the watch to raise the second payout' });
-    assert.deepEqual(
-      [finding!.severity, finding!.status, finding!.tenant_id, finding!.subject, finding!.first_run_id],
-      ['alert', 'open', tenant.tenantId, transactionId, null],
+    const [finding] = await eventually(
+      async () => {
+        const found = await findingsOf(settlement.settlementId, 'settlement_paid_twice');
+        return found.length ? found : null;
+      },
+      { timeoutMs: 60_000, intervalMs: 250, what: 'the watch to raise the second payout' },
     );
+    assert.deepEqual([finding!.severity, finding!.status, finding!.tenant_id, finding!.subject, finding!.first_run_id], ['alert', 'open', tenant.tenantId, transactionId, null]);
     assert.deepEqual(
       [finding!.details.merchantTxRef, finding!.details.providerAmount, finding!.details.settledReference, finding!.details.settlementAmount, finding!.details.raisedBy],
       [`${settlement.ref}-1`, '400.00', `${settlement.ref}-3`, '400.00', 'settlement_watch'],
@@ -171,11 +198,26 @@ describe('settlement references watched after they fail, and runs that fail for 
     assert.match(metric, /nuban_settlement_paid_without_debit_total\{kind="settlement_paid_twice"\} [1-9]/);
 
     // Later checks meet the same payout: still one finding.
-    const checks = (await stack.infra.db('settlement_attempts').where({ provider_ref: `${settlement.ref}-1` }).first('watch_checks')).watch_checks as number;
-    await eventually(async () => (await stack.infra.db('settlement_attempts').where({ provider_ref: `${settlement.ref}-1` }).first('watch_checks')).watch_checks > checks + 1, {
-      timeoutMs: 60_000,
-      what: 'two more checks of the paid reference',
-    });
+    const checks = (
+      await stack.infra
+        .db('settlement_attempts')
+        .where({ provider_ref: `${settlement.ref}-1` })
+        .first('watch_checks')
+    ).watch_checks as number;
+    await eventually(
+      async () =>
+        (
+          await stack.infra
+            .db('settlement_attempts')
+            .where({ provider_ref: `${settlement.ref}-1` })
+            .first('watch_checks')
+        ).watch_checks >
+        checks + 1,
+      {
+        timeoutMs: 60_000,
+        what: 'two more checks of the paid reference',
+      },
+    );
     assert.equal((await findingsOf(settlement.settlementId, 'settlement_paid_twice')).length, 1);
 
     const overview = await call(stack.apiUrl, 'GET', '/auth/overview', { cookie: operator.cookie });
@@ -212,10 +254,13 @@ describe('settlement references watched after they fail, and runs that fail for 
       const result = await stack.services.settlementRestarts.restartStalled();
       assert.equal(result.restarted, 0, `scan ${scan}: ${JSON.stringify(result)}`);
     }
-    const [alert, ...more] = await eventually(async () => {
-      const found = await findingsOf(settlement.settlementId, 'settlement_run_failed');
-      return found.length ? found : null;
-    }, { timeoutMs: 30_000, what: 'the parked run alert' });
+    const [alert, ...more] = await eventually(
+      async () => {
+        const found = await findingsOf(settlement.settlementId, 'settlement_run_failed');
+        return found.length ? found : null;
+      },
+      { timeoutMs: 30_000, what: 'the parked run alert' },
+    );
     assert.deepEqual(more, [], 'one alert');
     assert.deepEqual([alert!.severity, alert!.status, alert!.details.runId, alert!.details.failureType], ['alert', 'open', failedRunId, 'ProviderAmountMismatchError']);
     assert.match(alert!.details.failure!, /paid 39000 kobo; the settlement is 40000 kobo/);

@@ -63,7 +63,7 @@ describe('settlement requests', () => {
     assert.equal(await available(account), '0.00');
   });
 
-  it("spends the ledger balance, as SPEC.md says: a provisional credit can be settled", async () => {
+  it('spends the ledger balance, as SPEC.md says: a provisional credit can be settled', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 50_000n, 'provisional');
     const response = await settle(account, { amount: '100.00', ...DESTINATION });
@@ -151,7 +151,10 @@ describe('settlement requests', () => {
     assert.equal(badBank.body.error, 'invalid bank code');
     const banks = await call(stack.apiUrl, 'GET', '/v1/transfers/banks', { apiKey: tenant.apiKey });
     assert.ok(banks.body.banks.length >= 20);
-    assert.deepEqual(banks.body.banks.find((bank: { Code: string }) => bank.Code === '044'), { Code: '044', Name: 'Access Bank' });
+    assert.deepEqual(
+      banks.body.banks.find((bank: { Code: string }) => bank.Code === '044'),
+      { Code: '044', Name: 'Access Bank' },
+    );
   });
 });
 
@@ -197,10 +200,7 @@ describe('settlement on the dev server', () => {
   let stack: Stack;
   let tenant: TestTenant;
   before(async () => {
-    stack = await startStack(
-      { SETTLEMENT_RETRY_SCHEDULE: '200ms', SETTLEMENT_POLL_INTERVAL: '200ms', SETTLEMENT_REFUND_WATCH: '1s', SANDBOX_REFUND_DELAY: '300ms' },
-      { worker: true },
-    );
+    stack = await startStack({ SETTLEMENT_RETRY_SCHEDULE: '200ms', SETTLEMENT_POLL_INTERVAL: '200ms', SETTLEMENT_REFUND_WATCH: '1s', SANDBOX_REFUND_DELAY: '300ms' }, { worker: true });
     tenant = await createTenant(stack);
   });
   after(() => stack.close());

@@ -65,6 +65,9 @@ describe('sign-in under a flood', () => {
     const responses = await flood;
     assert.ok(probes.length > 0, 'the flood ended before any probe');
     assert.ok(Math.max(...probes) < 500, `a thread-pool read waited ${Math.round(Math.max(...probes))} ms`);
-    assert.ok(responses.every((response) => [401, 429, 503].includes(response.status)), responses.map((response) => response.status).join(','));
+    assert.ok(
+      responses.every((response) => [401, 429, 503].includes(response.status)),
+      responses.map((response) => response.status).join(','),
+    );
   });
 });

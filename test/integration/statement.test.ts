@@ -57,7 +57,10 @@ describe('statement and balance', () => {
 
   it('pages oldest-first, 50 a page, with whole-history aggregates that agree on every page', async () => {
     const { pages, lines } = await allPages();
-    assert.deepEqual(pages.map((page) => page.lines.length), [50, 50, 20]);
+    assert.deepEqual(
+      pages.map((page) => page.lines.length),
+      [50, 50, 20],
+    );
     for (const page of pages) {
       assert.deepEqual(
         { opening: page.openingBalance, credits: page.totalCredits, debits: page.totalDebits, closing: page.closingBalance },
@@ -65,7 +68,10 @@ describe('statement and balance', () => {
       );
       assert.equal(page.virtualAccount.AccountRef, account.AccountRef);
     }
-    assert.deepEqual(pages.map((page) => page.pagination.hasMore), [true, true, false]);
+    assert.deepEqual(
+      pages.map((page) => page.pagination.hasMore),
+      [true, true, false],
+    );
     assert.equal(pages.at(-1).pagination.nextCursor, null);
     assert.equal(pages[0].pagination.nextCursor, pages[0].lines.at(-1).entry.ID);
     let running = 0n;
@@ -74,7 +80,10 @@ describe('statement and balance', () => {
       assert.equal(line.runningBalance, formatKobo(running));
     }
     assert.equal(lines.length, ENTRIES);
-    assert.deepEqual(lines.map((line) => line.entry.CreatedAt), [...lines.map((line) => line.entry.CreatedAt)].sort());
+    assert.deepEqual(
+      lines.map((line) => line.entry.CreatedAt),
+      [...lines.map((line) => line.entry.CreatedAt)].sort(),
+    );
   });
 
   it('takes a page size between 1 and 200', async () => {
@@ -116,7 +125,10 @@ describe('statement and balance', () => {
     const from = lines[30]!.entry.CreatedAt;
     const to = lines[60]!.entry.CreatedAt;
     const { pages, lines: period } = await allPages(`?from=${from}&to=${to}`);
-    assert.deepEqual(period.map((line) => line.entry.ID), lines.slice(30, 60).map((line) => line.entry.ID));
+    assert.deepEqual(
+      period.map((line) => line.entry.ID),
+      lines.slice(30, 60).map((line) => line.entry.ID),
+    );
     const inPeriod = lines.slice(30, 60);
     const sum = (direction: string) => inPeriod.filter((line) => line.entry.Direction === direction).reduce((total, line) => total + kobo(line.entry.Amount), 0n);
     for (const page of pages) {
@@ -133,10 +145,7 @@ describe('statement and balance', () => {
     assert.equal(toOnly.body.lines.length, 60);
     assert.equal(toOnly.body.openingBalance, '0.00');
     const empty = await statement(stack, tenant.apiKey, account.AccountRef, `?from=2999-01-01T00:00:00Z`);
-    assert.deepEqual(
-      [empty.body.lines.length, empty.body.openingBalance, empty.body.totalCredits, empty.body.totalDebits, empty.body.closingBalance],
-      [0, '6800.00', '0.00', '0.00', '6800.00'],
-    );
+    assert.deepEqual([empty.body.lines.length, empty.body.openingBalance, empty.body.totalCredits, empty.body.totalDebits, empty.body.closingBalance], [0, '6800.00', '0.00', '0.00', '6800.00']);
   });
 
   it('refuses a malformed or inverted period', async () => {
@@ -205,7 +214,7 @@ describe('statement snapshot while entries are being posted', () => {
     let lastPages = 0;
     let cursor: string | undefined;
     try {
-      for (const deadline = Date.now() + 4_000; Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 4_000; Date.now() < deadline;) {
         const page = await statement(stack, tenant.apiKey, account.AccountRef, `?limit=200${cursor ? `&after=${cursor}` : ''}`);
         assert.equal(page.status, 200, page.text);
         const lines = page.body.lines as Line[];

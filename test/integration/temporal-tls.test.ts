@@ -19,7 +19,23 @@ const SERVER_NAME = 'temporal.test';
 async function makeCertificates(dir: string): Promise<Record<'ca' | 'serverCert' | 'serverKey' | 'clientCert' | 'clientKey', string>> {
   const openssl = (...args: string[]) => run('openssl', args, { cwd: dir });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=ledger test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  await openssl(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=ledger test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
   const leaf = async (name: string, subject: string, extensions: string): Promise<void> => {
     writeFileSync(path.join(dir, `${name}.ext`), extensions);
     await openssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
@@ -102,7 +118,9 @@ describe('Temporal over TLS (mTLS through a TLS-terminating proxy)', function ()
     const account = await provisionAccount(stack, tenant.apiKey);
     const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
     await eventually(
-      async () => (await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.find((line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === sent.body.transactionId)?.entry.Status === 'confirmed',
+      async () =>
+        (await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.find((line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === sent.body.transactionId)?.entry
+          .Status === 'confirmed',
       { timeoutMs: 20_000, what: 'the confirmation over TLS' },
     );
     // The API's client answers readiness through the proxy (the worker started the batch itself, on its own connection).

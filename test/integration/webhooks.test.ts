@@ -55,7 +55,10 @@ describe('outbound webhooks on the dev server', () => {
         return response.body.Status === 'succeeded' ? response.body : null;
       });
       assert.equal(detail.AttemptCount, 3);
-      assert.deepEqual(detail.Attempts.map((attempt: { StatusCode: number }) => attempt.StatusCode), [500, 503, 200]);
+      assert.deepEqual(
+        detail.Attempts.map((attempt: { StatusCode: number }) => attempt.StatusCode),
+        [500, 503, 200],
+      );
       assert.equal(detail.NextRetryAt, null);
       assert.equal(detail.EventID, eventIds.values().next().value);
     } finally {
@@ -176,9 +179,15 @@ describe('outbound webhooks on the dev server', () => {
     assert.deepEqual([listing.body.pagination.hasMore, listing.body.processingErrorsPagination.hasMore], [false, false]);
     // Newest first (ids are time-ordered); `after` still skips to older ones.
     const ids = letters.map((letter) => letter.id).sort();
-    assert.deepEqual(listing.body.deadLetters.map((letter: { ID: string }) => letter.ID), [...ids].reverse());
+    assert.deepEqual(
+      listing.body.deadLetters.map((letter: { ID: string }) => letter.ID),
+      [...ids].reverse(),
+    );
     const older = await call(stack.apiUrl, 'GET', `/v1/webhooks/dead-letters?after=${ids[20]}`, { apiKey: tenant.apiKey });
-    assert.deepEqual(older.body.deadLetters.map((letter: { ID: string }) => letter.ID), ids.slice(0, 20).reverse());
+    assert.deepEqual(
+      older.body.deadLetters.map((letter: { ID: string }) => letter.ID),
+      ids.slice(0, 20).reverse(),
+    );
   });
 
   it('manages the signing secret with a dashboard session only', async () => {

@@ -31,10 +31,24 @@ import { historyToJson } from '../helpers/history-json';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
-import { type BatchConfirmationInput, type BatchPaymentResult, type BatchRoundResult, type CreditResolution, paymentConfirmationBatchWorkflowId, type PaymentConfirmationInput, paymentConfirmationWorkflowId } from '../../src/contracts/payment-confirmation.contract';
+import {
+  type BatchConfirmationInput,
+  type BatchPaymentResult,
+  type BatchRoundResult,
+  type CreditResolution,
+  paymentConfirmationBatchWorkflowId,
+  type PaymentConfirmationInput,
+  paymentConfirmationWorkflowId,
+} from '../../src/contracts/payment-confirmation.contract';
 import type { DeliveryAttemptResult } from '../../src/contracts/webhook-delivery.contract';
 import type { ProviderTxnLookup } from '../../src/provider/provider-answers';
-import { type ReconciliationPagesResult, type ReconciliationPosition, type ReconciliationRunHandle, type ReconciliationSummary, reconciliationWorkflowId } from '../../src/contracts/reconciliation.contract';
+import {
+  type ReconciliationPagesResult,
+  type ReconciliationPosition,
+  type ReconciliationRunHandle,
+  type ReconciliationSummary,
+  reconciliationWorkflowId,
+} from '../../src/contracts/reconciliation.contract';
 import { settlementRefundWorkflowId, settlementStatusQuery, settlementWorkflowId } from '../../src/contracts/settlement.contract';
 import type { RetentionResult } from '../../src/contracts/retention.contract';
 
@@ -150,7 +164,10 @@ describe('record workflow histories for the replay test', function () {
           return {
             throttledForMs: throttled ? 60_000 : null,
             results: entryIds.map((entryId, index): BatchPaymentResult => {
-              if (throttled) return index === 0 ? { entryId, kind: 'kept', reason: 'provider unreachable: HTTP 429', lookup: { kind: 'unavailable', reason: 'HTTP 429', retryAfterMs: 60_000 } } : { entryId, kind: 'skipped' };
+              if (throttled)
+                return index === 0
+                  ? { entryId, kind: 'kept', reason: 'provider unreachable: HTTP 429', lookup: { kind: 'unavailable', reason: 'HTTP 429', retryAfterMs: 60_000 } }
+                  : { entryId, kind: 'skipped' };
               const kind = script(elapsed, round, Number(entryId.slice(-1)));
               if (kind === 'settled') return { entryId, kind, outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching', lookup: found('SUCCESS') };
               if (kind === 'kept') return { entryId, kind, reason: 'provider shows it PROCESSING', lookup: found('PROCESSING') };
@@ -165,7 +182,12 @@ describe('record workflow histories for the replay test', function () {
       const input: BatchConfirmationInput = {
         batchId: randomUUID(),
         // Entry ids end in their index, so the script knows which payment it answers for.
-        payments: [0, 1, 2].map((index) => ({ entryId: `${randomUUID().slice(0, -1)}${index}`, providerTxnRef: `API-VACT_TRA-REPLAY-${index}`, accountRef: `va_replay_${index}`, postedAtMs: now - 60_000 })),
+        payments: [0, 1, 2].map((index) => ({
+          entryId: `${randomUUID().slice(0, -1)}${index}`,
+          providerTxnRef: `API-VACT_TRA-REPLAY-${index}`,
+          accountRef: `va_replay_${index}`,
+          postedAtMs: now - 60_000,
+        })),
         windowMs: 30 * 60_000,
         pollIntervalMs: 2_000,
       };
@@ -370,13 +392,17 @@ describe('record workflow histories for the replay test', function () {
       const refund = await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${providerRef}/refund`);
       assert.equal(refund.status, 200, refund.text);
       // One refund workflow per payout_refund event: its id carries the event's request id.
-      const sent = await call<{ events: Array<{ eventType: string; requestId: string; payload: { data: { transaction: { merchantTxRef?: string } } } }> }>(stack.sandboxUrl, 'GET', '/sandbox/webhooks');
+      const sent = await call<{ events: Array<{ eventType: string; requestId: string; payload: { data: { transaction: { merchantTxRef?: string } } } }> }>(
+        stack.sandboxUrl,
+        'GET',
+        '/sandbox/webhooks',
+      );
       const event = sent.body.events.find((candidate) => candidate.eventType === 'payout_refund' && candidate.payload.data.transaction.merchantTxRef === providerRef);
       assert.ok(event, 'the sandbox sent a payout_refund event');
       save('settlementRefundWorkflow', 'refunded', await finished(settlementRefundWorkflowId(providerRef, event.requestId)));
     });
 
-    it('reconciliationWorkflow: a tenant\'s run credits a payment whose webhook never came', async () => {
+    it("reconciliationWorkflow: a tenant's run credits a payment whose webhook never came", async () => {
       const tenant = await createTenant(stack);
       const account = await provisionAccount(stack, tenant.apiKey);
       const from = new Date(Date.now() - 1_000).toISOString();

@@ -65,7 +65,10 @@ describe('resilience: the provider failing 30% of calls, with added latency', ()
     );
     assert.equal(lines.length, PAYMENTS);
     assert.equal(lines.at(-1)!.runningBalance, '6015.00');
-    assert.ok(running.logs.worker.some((line) => line.includes('HTTP 503')), 'no injected fault reached the worker: the scenario tested nothing');
+    assert.ok(
+      running.logs.worker.some((line) => line.includes('HTTP 503')),
+      'no injected fault reached the worker: the scenario tested nothing',
+    );
     await assertLedgerVerifies(running.env);
   });
 });

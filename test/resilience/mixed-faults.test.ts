@@ -48,7 +48,12 @@ async function describeSettlement(db: Db, client: ReturnType<typeof createTempor
     workflow:
       typeof described === 'string'
         ? described
-        : { status: described.status.name, historyLength: described.historyLength, pendingActivities: described.raw.pendingActivities?.length ?? 0, pendingWorkflowTask: described.raw.pendingWorkflowTask?.state ?? null },
+        : {
+            status: described.status.name,
+            historyLength: described.historyLength,
+            pendingActivities: described.raw.pendingActivities?.length ?? 0,
+            pendingWorkflowTask: described.raw.pendingWorkflowTask?.state ?? null,
+          },
     lastEvents: events.slice(-6).map((event) => `${String(event.eventType)} at ${new Date(Number(event.eventTime?.seconds ?? 0) * 1000).toISOString()}`),
   });
 }
@@ -58,9 +63,21 @@ async function describePayment(db: Db, client: ReturnType<typeof createTemporalC
   const entry = await db('ledger_entries').where({ kind: 'payment', provider_txn_ref: payment.transactionId }).first('id', 'status', 'created_at', 'status_changed_at');
   const batches = [];
   for await (const execution of client.workflow.list({ query: `ProviderTxnRefs = '${payment.transactionId}'` })) {
-    const state = await client.workflow.getHandle(execution.workflowId, execution.runId).query(batchPaymentQuery, payment.transactionId).catch((error: unknown) => String(error));
-    const events = (await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory().catch(() => null))?.events ?? [];
-    const history = events.map((event) => `${String(event.eventType).replace('EVENT_TYPE_', '')}@${new Date(Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6)).toISOString().slice(14, 23)}`);
+    const state = await client.workflow
+      .getHandle(execution.workflowId, execution.runId)
+      .query(batchPaymentQuery, payment.transactionId)
+      .catch((error: unknown) => String(error));
+    const events =
+      (
+        await client.workflow
+          .getHandle(execution.workflowId, execution.runId)
+          .fetchHistory()
+          .catch(() => null)
+      )?.events ?? [];
+    const history = events.map(
+      (event) =>
+        `${String(event.eventType).replace('EVENT_TYPE_', '')}@${new Date(Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6)).toISOString().slice(14, 23)}`,
+    );
     batches.push({ workflowId: execution.workflowId, status: execution.status.name, startedAt: execution.startTime.toISOString(), state, history: history.slice(0, 60) });
   }
   return JSON.stringify({
@@ -211,7 +228,12 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     let unsettled: SentSettlement[] = settlements;
     await eventually(
       async () => {
-        const rows: Array<{ merchant_tx_ref: string; status: string }> = await db!('settlements').whereIn('merchant_tx_ref', unsettled.map((s) => s.merchantTxRef)).select('merchant_tx_ref', 'status');
+        const rows: Array<{ merchant_tx_ref: string; status: string }> = await db!('settlements')
+          .whereIn(
+            'merchant_tx_ref',
+            unsettled.map((s) => s.merchantTxRef),
+          )
+          .select('merchant_tx_ref', 'status');
         const statusOf = new Map(rows.map((row) => [row.merchant_tx_ref, row.status]));
         unsettled = unsettled.filter((s) => statusOf.get(s.merchantTxRef) !== s.expected.status);
         if (unsettled.length > 0) throw new Error(`${unsettled.length} settlements not yet as expected`);
@@ -226,16 +248,31 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
       async () => {
         const rows: Array<{ provider_txn_ref: string; status: string }> = await db!('ledger_entries')
           .where({ kind: 'payment' })
-          .whereIn('provider_txn_ref', payments.map((p) => p.transactionId))
+          .whereIn(
+            'provider_txn_ref',
+            payments.map((p) => p.transactionId),
+          )
           .select('provider_txn_ref', 'status');
         const statusOf = new Map(rows.map((row) => [row.provider_txn_ref, row.status]));
         const wrong = payments.filter((p) => statusOf.get(p.transactionId) !== p.expected);
-        if (wrong.length > 0) throw new Error(`${wrong.length} not yet as expected, e.g. ${wrong.slice(0, 3).map((p) => `${p.expected}: ${statusOf.get(p.transactionId)}`).join('; ')}`);
+        if (wrong.length > 0)
+          throw new Error(
+            `${wrong.length} not yet as expected, e.g. ${wrong
+              .slice(0, 3)
+              .map((p) => `${p.expected}: ${statusOf.get(p.transactionId)}`)
+              .join('; ')}`,
+          );
         return true;
       },
       { timeoutMs: JOB_DEADLINE_MS, intervalMs: 1_000, what: 'every payment to be confirmed or reversed as the rules say' },
     ).catch(async (error: Error) => {
-      const rows: Array<{ provider_txn_ref: string; status: string }> = await db!('ledger_entries').where({ kind: 'payment' }).whereIn('provider_txn_ref', payments.map((p) => p.transactionId)).select('provider_txn_ref', 'status');
+      const rows: Array<{ provider_txn_ref: string; status: string }> = await db!('ledger_entries')
+        .where({ kind: 'payment' })
+        .whereIn(
+          'provider_txn_ref',
+          payments.map((p) => p.transactionId),
+        )
+        .select('provider_txn_ref', 'status');
       const statusOf = new Map(rows.map((row) => [row.provider_txn_ref, row.status]));
       const wrong = payments.filter((p) => statusOf.get(p.transactionId) !== p.expected);
       throw new Error(`${error.message}\n${timeline.join('\n')}\n${(await Promise.all(wrong.slice(0, 3).map((p) => describePayment(db!, client!, running.logs.worker, p)))).join('\n')}`);
@@ -253,12 +290,21 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     );
     assert.equal(deliveryIds.length, payments.filter((p) => accounts.findIndex((account) => account.AccountRef === p.accountRef) % 2 === 0).length);
     const received = new Set(receiver.calls.map((hit) => hit.headers['x-event-id']));
-    assert.ok(deliveryIds.every((id) => received.has(id)), 'a delivery marked succeeded never reached the receiver');
+    assert.ok(
+      deliveryIds.every((id) => received.has(id)),
+      'a delivery marked succeeded never reached the receiver',
+    );
 
     // Every job's workflow is closed, except the ones correctly waiting: 7777 settlements, and the batches
     // holding the payments still PROCESSING (each held by one, through its claim).
     const waitingSettlements = settlements.filter((s) => s.expected.status === 'processing').map((s) => settlementWorkflowId(s.merchantTxRef));
-    const processingEntries: string[] = await db('ledger_entries').where({ kind: 'payment' }).whereIn('provider_txn_ref', payments.filter((p) => p.expected === 'provisional').map((p) => p.transactionId)).pluck('id');
+    const processingEntries: string[] = await db('ledger_entries')
+      .where({ kind: 'payment' })
+      .whereIn(
+        'provider_txn_ref',
+        payments.filter((p) => p.expected === 'provisional').map((p) => p.transactionId),
+      )
+      .pluck('id');
     const taskQueue = running.env.TEMPORAL_TASK_QUEUE!;
     const executions = await eventually(
       async () => {
@@ -275,7 +321,11 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
       { timeoutMs: JOB_DEADLINE_MS, intervalMs: 1_000, what: 'every job workflow but the waiting ones to close' },
     );
     const abnormal = executions.filter((execution) => JOB_TYPES.includes(execution.type) && !['RUNNING', 'COMPLETED', 'CONTINUED_AS_NEW'].includes(execution.status.name));
-    assert.deepEqual(abnormal.map((execution) => `${execution.workflowId} ${execution.status.name}`), [], 'a job workflow failed, was terminated or timed out');
+    assert.deepEqual(
+      abnormal.map((execution) => `${execution.workflowId} ${execution.status.name}`),
+      [],
+      'a job workflow failed, was terminated or timed out',
+    );
     // No history above the continue-as-new bound (a run checks it before each step, which adds a few dozen events at most).
     const lengths = await Promise.all(
       executions.map(async (execution) =>
@@ -288,7 +338,10 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     // Money: at most one payout per settlement; the debit reversed exactly when no payout stands; SettlementStatus = the database.
     const debits: Array<{ merchant_tx_ref: string; status: string; debit_status: string }> = await db('settlements')
       .join('ledger_entries', 'ledger_entries.id', 'settlements.debit_entry_id')
-      .whereIn('settlements.merchant_tx_ref', settlements.map((s) => s.merchantTxRef))
+      .whereIn(
+        'settlements.merchant_tx_ref',
+        settlements.map((s) => s.merchantTxRef),
+      )
       .select('settlements.merchant_tx_ref', 'settlements.status', 'ledger_entries.status as debit_status');
     const debitOf = new Map(debits.map((row) => [row.merchant_tx_ref, row]));
     const problems: string[] = [];
@@ -298,7 +351,9 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
       const expectedDebit = settlement.expected.status === 'processing' ? 'provisional' : view.standingPayouts === 1 ? 'confirmed' : 'reversed';
       const searchStatus = (await client!.workflow.getHandle(settlementWorkflowId(settlement.merchantTxRef)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS);
       if (view.payouts !== settlement.expected.payouts || view.standingPayouts !== settlement.expected.standing || row.debit_status !== expectedDebit || searchStatus !== row.status) {
-        problems.push(`${settlement.merchantTxRef} (${settlement.expected.what}): payouts ${view.payouts}, standing ${view.standingPayouts}, debit ${row.debit_status}, SettlementStatus ${searchStatus}, status ${row.status}`);
+        problems.push(
+          `${settlement.merchantTxRef} (${settlement.expected.what}): payouts ${view.payouts}, standing ${view.standingPayouts}, debit ${row.debit_status}, SettlementStatus ${searchStatus}, status ${row.status}`,
+        );
       }
     });
     assert.deepEqual(problems, []);
@@ -316,9 +371,18 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     await assertLedgerVerifies(running.env);
 
     // The faults happened: duplicate-reference answers were taken as acknowledgements, throttling and outages reached the worker.
-    assert.ok(Number((await db('settlement_attempts').where('detail', 'like', 'duplicate reference%').count<Array<{ count: string }>>('* as count'))[0]!.count) > 0, 'no duplicate-reference answer was seen');
-    assert.ok(running.logs.worker.some((line) => line.includes('HTTP 429')), 'no 429 reached the worker');
-    assert.ok(running.logs.worker.some((line) => line.includes('HTTP 503')), 'no 503 reached the worker');
-    assert.ok(receiver.calls.length > deliveryIds.length, 'the receiver\'s failures were never retried');
+    assert.ok(
+      Number((await db('settlement_attempts').where('detail', 'like', 'duplicate reference%').count<Array<{ count: string }>>('* as count'))[0]!.count) > 0,
+      'no duplicate-reference answer was seen',
+    );
+    assert.ok(
+      running.logs.worker.some((line) => line.includes('HTTP 429')),
+      'no 429 reached the worker',
+    );
+    assert.ok(
+      running.logs.worker.some((line) => line.includes('HTTP 503')),
+      'no 503 reached the worker',
+    );
+    assert.ok(receiver.calls.length > deliveryIds.length, "the receiver's failures were never retried");
   });
 });

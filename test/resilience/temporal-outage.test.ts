@@ -62,7 +62,10 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
       payments.map(() => ({ status: 200 })),
     );
     // The answer must not wait on Temporal (a start gives up after WORKFLOW_START_TIMEOUT and is left to the sweep).
-    assert.ok(sent.every(({ tookMs }) => tookMs < 3_000), `slow webhook answers: ${sent.map(({ tookMs }) => tookMs).join(', ')} ms`);
+    assert.ok(
+      sent.every(({ tookMs }) => tookMs < 3_000),
+      `slow webhook answers: ${sent.map(({ tookMs }) => tookMs).join(', ')} ms`,
+    );
 
     // Recorded while Temporal is down: provisional credits, and their workflows waiting in the outbox.
     const entryIds: string[] = [];
@@ -74,7 +77,12 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
       );
       entryIds.push(...lines.map((line) => line.entry.ID!));
     }
-    const deliveryIds = (await db('webhook_deliveries').whereIn('account_id', accounts.map((account) => account.ID)).pluck('id')) as string[];
+    const deliveryIds = (await db('webhook_deliveries')
+      .whereIn(
+        'account_id',
+        accounts.map((account) => account.ID),
+      )
+      .pluck('id')) as string[];
     assert.equal(deliveryIds.length, 2 * PAYMENTS_PER_ACCOUNT);
     // Confirmations wait in the batch queue, deliveries in the outbox.
     assert.equal(await countOf(db('confirmation_claims').whereIn('entry_id', entryIds)), entryIds.length);
@@ -102,7 +110,10 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
     );
     assert.deepEqual(receiver.calls.map((received) => received.headers['x-event-id']).sort(), [...deliveryIds].sort());
     const balances = await Promise.all(accounts.map(async (account) => (await statementLines(running, apiKey, account.AccountRef)).at(-1)!.runningBalance));
-    assert.deepEqual(balances, accounts.map(() => '5010.00'));
+    assert.deepEqual(
+      balances,
+      accounts.map(() => '5010.00'),
+    );
     await assertLedgerVerifies(running.env);
   });
 });

@@ -34,7 +34,7 @@ describe('resilience: the worker killed (SIGKILL) in the middle of settlements',
       running,
       settlementWorkflowId(retrying),
       async () => (await sandboxTransfer(running, retrying)).submissions.map((submission) => submission.status).join() === 'PAYMENT_FAILED',
-      "2222 to sleep after its first attempt failed",
+      '2222 to sleep after its first attempt failed',
     );
     await running.kill('worker');
     assert.equal((await sandboxTransfer(running, processing)).payouts, 0, 'the kill came too late: 5555 had already been paid out');

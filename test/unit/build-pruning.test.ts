@@ -18,8 +18,14 @@ describe('the build', () => {
       pruneOrphans(root);
       const left = ['dist/migrations/2_kept.js', 'dist/migrations/2_kept.js.map', 'dist/src/a/b.js', 'dist/dashboard/app.js', 'dist/workflow-bundle.js'];
       const gone = ['dist/migrations/1_renamed.js', 'dist/migrations/1_renamed.js.map', 'dist/src/a/gone.js'];
-      assert.deepEqual(left.filter((relative) => !existsSync(path.join(root, relative))), []);
-      assert.deepEqual(gone.filter((relative) => existsSync(path.join(root, relative))), []);
+      assert.deepEqual(
+        left.filter((relative) => !existsSync(path.join(root, relative))),
+        [],
+      );
+      assert.deepEqual(
+        gone.filter((relative) => existsSync(path.join(root, relative))),
+        [],
+      );
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -21,7 +21,10 @@ describe('config', () => {
     const config = loadConfig({});
     assert.equal(config.PORT, 3000);
     assert.equal(config.TEMPORAL_NAMESPACE, 'default');
-    assert.deepEqual(config.WEBHOOK_RETRY_SCHEDULE, [2, 5, 11, 24, 53].map((minutes) => minutes * 60_000));
+    assert.deepEqual(
+      config.WEBHOOK_RETRY_SCHEDULE,
+      [2, 5, 11, 24, 53].map((minutes) => minutes * 60_000),
+    );
     assert.equal(config.WEBHOOK_MAX_ATTEMPTS, 5);
     assert.equal(config.SETTLEMENT_MAX_ATTEMPTS, 5);
     assert.equal(config.CONFIRMATION_WINDOW, 30 * 60_000);
@@ -47,7 +50,10 @@ describe('config', () => {
     })();
     assert.ok(error instanceof ConfigError);
     for (const name of ['PORT', 'WEBHOOK_RETRY_SCHEDULE', 'LOG_LEVEL', 'CONFIRMATION_WINDOW']) {
-      assert.ok(error.problems.some((problem) => problem.startsWith(`${name}:`)), `${name} missing from ${error.message}`);
+      assert.ok(
+        error.problems.some((problem) => problem.startsWith(`${name}:`)),
+        `${name} missing from ${error.message}`,
+      );
     }
     assert.equal(error.problems.length, 4);
   });
@@ -57,11 +63,14 @@ describe('config', () => {
     assert.throws(() => loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0' }), /METRICS_HOST: is 0\.0\.0\.0, beyond loopback, without METRICS_TOKEN/);
     assert.equal(loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 'a-metrics-token-0123456789' }).METRICS_HOST, '0.0.0.0');
     for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]']) assert.equal(loadConfig({ ...PRODUCTION, METRICS_HOST: host }).METRICS_HOST, host);
-    assert.equal(loadConfig({ METRICS_HOST: '0.0.0.0' }).METRICS_HOST, '0.0.0.0', 'outside production it is the operator\'s call');
+    assert.equal(loadConfig({ METRICS_HOST: '0.0.0.0' }).METRICS_HOST, '0.0.0.0', "outside production it is the operator's call");
   });
 
   it('refuses a published secret as the previous webhook signing secret in production', () => {
-    assert.throws(() => loadConfig({ ...PRODUCTION, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: 'sk_sandbox_provider_local_dev' }), /PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: is published in the repository/);
+    assert.throws(
+      () => loadConfig({ ...PRODUCTION, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: 'sk_sandbox_provider_local_dev' }),
+      /PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: is published in the repository/,
+    );
     assert.equal(loadConfig({ ...PRODUCTION, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: 'the-old-secret-of-our-own' }).PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET, 'the-old-secret-of-our-own');
   });
 
@@ -70,20 +79,39 @@ describe('config', () => {
   });
 
   it('refuses the public development secrets in production', () => {
-    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      for (const name of ['DATA_ENCRYPTION_KEY', 'PROVIDER_WEBHOOKS_SIGNING_SECRET', 'REQUEST_HASH_SECRET', 'PROVIDER_BASE_URL', 'IDENTITY_VERIFICATION_URL', 'PROVIDER_CLIENT_ID', 'PROVIDER_CLIENT_SECRET', 'PROVIDER_ACCOUNT_ID']) {
-        assert.ok(error.problems.some((problem) => problem.startsWith(`${name}:`)), `${name} missing from ${error.message}`);
-      }
-      return true;
-    });
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        for (const name of [
+          'DATA_ENCRYPTION_KEY',
+          'PROVIDER_WEBHOOKS_SIGNING_SECRET',
+          'REQUEST_HASH_SECRET',
+          'PROVIDER_BASE_URL',
+          'IDENTITY_VERIFICATION_URL',
+          'PROVIDER_CLIENT_ID',
+          'PROVIDER_CLIENT_SECRET',
+          'PROVIDER_ACCOUNT_ID',
+        ]) {
+          assert.ok(
+            error.problems.some((problem) => problem.startsWith(`${name}:`)),
+            `${name} missing from ${error.message}`,
+          );
+        }
+        return true;
+      },
+    );
     assert.equal(loadConfig(PRODUCTION).NODE_ENV, 'production');
   });
 
   it('refuses provider URLs in production that are not https or name an internal host', () => {
     for (const url of ['http://api.provider.example.com', 'https://sandbox:4010', 'https://localhost', 'https://127.0.0.1', 'https://[fd00::1]', 'https://192.168.1.10/nin']) {
       for (const name of ['PROVIDER_BASE_URL', 'IDENTITY_VERIFICATION_URL']) {
-        assert.throws(() => loadConfig({ ...PRODUCTION, [name]: url }), (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith(`${name}:`)), `${name}=${url}`);
+        assert.throws(
+          () => loadConfig({ ...PRODUCTION, [name]: url }),
+          (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith(`${name}:`)),
+          `${name}=${url}`,
+        );
       }
     }
   });
@@ -93,7 +121,11 @@ describe('config', () => {
     const published = [...compose.matchAll(/^\s+(\w*(?:KEY|SECRET)\w*):\s*"?([^"\s#]+)"?/gm)].map((match) => [match[1]!, match[2]!] as const);
     assert.ok(published.length >= 2, 'docker-compose.yml lists its secrets');
     for (const [name, value] of published) {
-      assert.throws(() => loadConfig({ ...PRODUCTION, [name]: value }), (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith(`${name}:`)), name);
+      assert.throws(
+        () => loadConfig({ ...PRODUCTION, [name]: value }),
+        (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith(`${name}:`)),
+        name,
+      );
     }
   });
 

@@ -96,7 +96,16 @@ describe('confirmation rules: the next step after a lookup', () => {
   /** The progress after these answers, each at its time in `at` (all at `at` when one number). */
   const after = (answers: ProviderTxnLookup[], at: number | number[] = 0, using = rule) =>
     answers.reduce((progress, answer, index) => recordLookup(progress, answer, Array.isArray(at) ? at[index]! : at, using), initialProgress(2_000));
-  const stepAfter = (times: number[]) => nextStep(after(times.map(() => notFound), times), notFound, clock(times.at(-1)!), rule);
+  const stepAfter = (times: number[]) =>
+    nextStep(
+      after(
+        times.map(() => notFound),
+        times,
+      ),
+      notFound,
+      clock(times.at(-1)!),
+      rule,
+    );
 
   it('confirms SUCCESS and reverses a failure or refund at any time', () => {
     const found = { ...matching };
@@ -129,7 +138,10 @@ describe('confirmation rules: the next step after a lookup', () => {
   });
 
   it('a stalled worker asking three times in quick succession after the window keeps the credit, and its next lookups are spaced', () => {
-    for (const times of [[WINDOW + 1, WINDOW + 2_001, WINDOW + 6_001], [WINDOW - 4_000, WINDOW - 2_000, WINDOW + 1]]) {
+    for (const times of [
+      [WINDOW + 1, WINDOW + 2_001, WINDOW + 6_001],
+      [WINDOW - 4_000, WINDOW - 2_000, WINDOW + 1],
+    ]) {
       const step = stepAfter(times);
       assert.equal(step.kind, 'wait', `answers at ${times}`);
       assert.equal(step.kind === 'wait' && times.at(-1)! + step.ms, times[0]! + SPACING + POLL, 'the next lookup comes a poll interval after an answer can count again');
@@ -243,19 +255,18 @@ describe('batch cutting: one tenant per batch, within the size and the search at
   it("never mixes tenants, keeps each tenant's queue order, stops at the maximum size and gives every tenant a batch before anyone a second", () => {
     const [a, b, c] = [queued('a', 9), queued('b', 3), queued('c', 5)];
     const batches = cutBatches([...a.slice(0, 5), ...b, ...a.slice(5), ...c], 4);
-    assert.deepEqual(batches.map((batch) => batch.map((item) => item.entryId)), [
-      ['a-0', 'a-1', 'a-2', 'a-3'],
-      ['b-0', 'b-1', 'b-2'],
-      ['c-0', 'c-1', 'c-2', 'c-3'],
-      ['a-4', 'a-5', 'a-6', 'a-7'],
-      ['c-4'],
-      ['a-8'],
-    ]);
+    assert.deepEqual(
+      batches.map((batch) => batch.map((item) => item.entryId)),
+      [['a-0', 'a-1', 'a-2', 'a-3'], ['b-0', 'b-1', 'b-2'], ['c-0', 'c-1', 'c-2', 'c-3'], ['a-4', 'a-5', 'a-6', 'a-7'], ['c-4'], ['a-8']],
+    );
   });
 
   it("cuts where the provider references would pass Temporal's 2 KB value limit: 34 of the provider's 55-character references", () => {
     const batches = cutBatches(queued('t', 100), 500);
-    assert.deepEqual(batches.map((batch) => batch.length), [34, 34, 32]);
+    assert.deepEqual(
+      batches.map((batch) => batch.length),
+      [34, 34, 32],
+    );
     for (const batch of batches) {
       assert.ok(keywordListBytes(batch.map((item) => item.providerTxnRef)) <= SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES);
       assert.ok(keywordListBytes(batch.map((item) => item.accountRef)) <= SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES);
@@ -267,6 +278,9 @@ describe('batch cutting: one tenant per batch, within the size and the search at
     assert.ok(cutBatches(long, 500).every((batch) => keywordListBytes(batch.map((item) => item.accountRef)) <= SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES));
     assert.ok(cutBatches(long, 500).length > 1);
     const oneAccount = queued('t', 30, 1).map((item) => ({ ...item, providerTxnRef: `r${item.entryId}` }));
-    assert.deepEqual(cutBatches(oneAccount, 500).map((batch) => batch.length), [30]);
+    assert.deepEqual(
+      cutBatches(oneAccount, 500).map((batch) => batch.length),
+      [30],
+    );
   });
 });

@@ -59,11 +59,7 @@ describe('fee schedule', () => {
   });
 
   it('property: send - fee(send) = receive, and no smaller send lands it (seeded tiers)', () => {
-    const nearBoundaries = fc.oneof(
-      fc.bigInt({ min: 1n, max: 10_000_000_000n }),
-      fc.bigInt({ min: 490_000n, max: 510_000n }),
-      fc.bigInt({ min: 4_990_000n, max: 5_010_000n }),
-    );
+    const nearBoundaries = fc.oneof(fc.bigInt({ min: 1n, max: 10_000_000_000n }), fc.bigInt({ min: 490_000n, max: 510_000n }), fc.bigInt({ min: 4_990_000n, max: 5_010_000n }));
     fc.assert(
       fc.property(nearBoundaries, (receive) => {
         const quote = quoteFor(SEEDED, receive);

@@ -15,6 +15,9 @@ describe('uuidv7', () => {
       assert.match(id[19]!, /[89ab]/);
     }
     const later = uuidv7();
-    assert.ok(ids.every((id) => id.slice(0, 13) <= later.slice(0, 13)), 'time-ordered by their prefix');
+    assert.ok(
+      ids.every((id) => id.slice(0, 13) <= later.slice(0, 13)),
+      'time-ordered by their prefix',
+    );
   });
 });

@@ -45,7 +45,10 @@ describe('money', () => {
       fc.double({ noNaN: true, noDefaultInfinity: true }),
       fc.constantFrom(0, -0, 1e21, 1e-7, 123456789012345680000, 0.1 + 0.2, 1.005, -0.5, -0.005, 2 ** 50 / 100, 2 ** 50 / 100 + 0.01, Number.MAX_SAFE_INTEGER),
     );
-    fc.assert(fc.property(amounts, (value) => koboFromProviderNumber(value) === byDecimalText(value)), { numRuns: 5_000 });
+    fc.assert(
+      fc.property(amounts, (value) => koboFromProviderNumber(value) === byDecimalText(value)),
+      { numRuns: 5_000 },
+    );
     assert.equal(koboFromProviderNumber(-25.5), -2550n);
     assert.equal(koboFromProviderNumber(1e21), 100000000000000000000000n);
   });

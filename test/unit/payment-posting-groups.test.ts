@@ -52,7 +52,10 @@ describe('payment posting groups', () => {
     assert.deepEqual(statements.at(-1), ['d']);
     finishNext();
     const results = await Promise.all([...later, otherAccount]);
-    assert.deepEqual(results.map((result) => (result.kind === 'no_account' ? null : result.account.id)), ['b', 'c', 'd', 'x']);
+    assert.deepEqual(
+      results.map((result) => (result.kind === 'no_account' ? null : result.account.id)),
+      ['b', 'c', 'd', 'x'],
+    );
   });
 
   it('runs at most maxStatements at once; webhooks to any accounts arriving meanwhile share the next statement, in arrival order', async () => {
@@ -68,7 +71,10 @@ describe('payment posting groups', () => {
     await tick();
     assert.deepEqual(statements.at(-1), ['b', 'c', 'd', 'e'], 'four accounts, one statement');
     finishNext();
-    assert.deepEqual((await Promise.all(rest)).map((result) => (result.kind === 'no_account' ? null : result.account.id)), ['b', 'c', 'd', 'e']);
+    assert.deepEqual(
+      (await Promise.all(rest)).map((result) => (result.kind === 'no_account' ? null : result.account.id)),
+      ['b', 'c', 'd', 'e'],
+    );
   });
 
   it('keeps an account a running statement holds out of the next group, and takes it in the one after', async () => {
@@ -83,14 +89,19 @@ describe('payment posting groups', () => {
     assert.deepEqual(statements, [['a'], ['c']], 'the hot account waits for its statement; the cold one does not');
     finishNext();
     await tick();
-    assert.deepEqual(statements.at(-1), ['b', 'd'], 'the hot account\'s webhooks that piled up go together');
+    assert.deepEqual(statements.at(-1), ['b', 'd'], "the hot account's webhooks that piled up go together");
   });
 
   it('posts each payment of a failed group alone, so one bad payment fails alone', async () => {
     const bad = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
     const { repo, statements, finishNext } = controlledRepo((ids) => (ids.includes('bad') ? bad : null));
     const groups = createPaymentPostingGroups({ repo, maxGroup: 10, maxStatements: 1, metrics });
-    const results = ['a', 'b', 'bad', 'c'].map((id) => groups.post(payment(id)).then((result) => result, (error: unknown) => error));
+    const results = ['a', 'b', 'bad', 'c'].map((id) =>
+      groups.post(payment(id)).then(
+        (result) => result,
+        (error: unknown) => error,
+      ),
+    );
     for (let i = 0; i < 10; i += 1) {
       await tick();
       finishNext();
@@ -98,14 +109,22 @@ describe('payment posting groups', () => {
     assert.deepEqual(statements, [['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
     const settled = await Promise.all(results);
     assert.equal(settled[2], bad);
-    assert.deepEqual([settled[0], settled[1], settled[3]].map((result) => (result as { account: { id: string } }).account.id), ['a', 'b', 'c']);
+    assert.deepEqual(
+      [settled[0], settled[1], settled[3]].map((result) => (result as { account: { id: string } }).account.id),
+      ['a', 'b', 'c'],
+    );
   });
 
   it('fails every payment of a group at once when the database is unavailable (each answers 503)', async () => {
     const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const { repo, statements, finishNext } = controlledRepo((ids) => (ids.length > 1 ? down : null));
     const groups = createPaymentPostingGroups({ repo, maxGroup: 10, maxStatements: 1, metrics });
-    const results = ['a', 'b', 'c'].map((id) => groups.post(payment(id)).then((result) => result, (error: unknown) => error));
+    const results = ['a', 'b', 'c'].map((id) =>
+      groups.post(payment(id)).then(
+        (result) => result,
+        (error: unknown) => error,
+      ),
+    );
     for (let i = 0; i < 4; i += 1) {
       await tick();
       finishNext();

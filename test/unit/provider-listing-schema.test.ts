@@ -4,7 +4,7 @@ import { transactionListDataSchema } from '../../src/provider/spec-provider/prov
 const row = (fields: Record<string, unknown>) => ({ id: 'API-VACT_TRA-1', status: 'SUCCESS', amount: 5025, timeCreated: '2026-11-22T10:15:30Z', ...fields });
 const parse = (...results: unknown[]) => transactionListDataSchema.safeParse({ results, cursor: 'next' });
 
-describe("provider listing schema", () => {
+describe('provider listing schema', () => {
   it('reads a row into kobo and nulls: numbers or decimal text, absent fields null, entryType in capitals or null', () => {
     const parsed = parse(
       row({ fixedCharge: 25, entryType: 'credit', type: 'vact_transfer', currency: 'NGN', recipientAccountNumber: '0123456789', senderName: 'ADA OBI', narration: 'Invoice', timeUpdated: 'ignored' }),
@@ -14,12 +14,25 @@ describe("provider listing schema", () => {
     assert.ok(parsed.success);
     assert.equal(parsed.data.nextCursor, 'next');
     assert.deepEqual(parsed.data.transactions[0], {
-      id: 'API-VACT_TRA-1', status: 'SUCCESS', amountKobo: 502_500n, feeKobo: 2_500n, type: 'vact_transfer', entryType: 'CREDIT', currency: 'NGN',
-      merchantTxRef: null, recipientAccountNumber: '0123456789', senderName: 'ADA OBI', narration: 'Invoice', timeCreated: '2026-11-22T10:15:30Z',
+      id: 'API-VACT_TRA-1',
+      status: 'SUCCESS',
+      amountKobo: 502_500n,
+      feeKobo: 2_500n,
+      type: 'vact_transfer',
+      entryType: 'CREDIT',
+      currency: 'NGN',
+      merchantTxRef: null,
+      recipientAccountNumber: '0123456789',
+      senderName: 'ADA OBI',
+      narration: 'Invoice',
+      timeCreated: '2026-11-22T10:15:30Z',
     });
     assert.deepEqual(
       parsed.data.transactions.slice(1).map((t) => [t.amountKobo, t.feeKobo, t.entryType, t.type, t.currency, t.merchantTxRef]),
-      [[10_000n, 50n, null, '', null, 'mtx_1-1'], [29n, null, null, '', null, null]],
+      [
+        [10_000n, 50n, null, '', null, 'mtx_1-1'],
+        [29n, null, null, '', null, null],
+      ],
     );
   });
 

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { providerSignedString, signProviderEvent, verifyProviderSignature } from '../../src/provider/spec-provider/webhook-signature';
 import { loadTestVectors } from '../helpers/test-vectors';
 
-
 interface SignatureVector {
   name: string;
   secret: string;

@@ -24,10 +24,17 @@ const listed = (overrides: Partial<ProviderListedTransaction>): ProviderListedTr
 
 describe('reconciliation: provider rows', () => {
   it("reduces the provider's statuses to a verdict; anything unfinished is pending", () => {
-    assert.deepEqual(
-      ['SUCCESS', 'payment_successful', 'PAYMENT_FAILED', 'REFUND', 'REVERSED', 'PROCESSING', 'NEW', 'PENDING_BILLING', 'whatever'].map(verdictOf),
-      ['success', 'success', 'failed', 'refund', 'refund', 'pending', 'pending', 'pending', 'pending'],
-    );
+    assert.deepEqual(['SUCCESS', 'payment_successful', 'PAYMENT_FAILED', 'REFUND', 'REVERSED', 'PROCESSING', 'NEW', 'PENDING_BILLING', 'whatever'].map(verdictOf), [
+      'success',
+      'success',
+      'failed',
+      'refund',
+      'refund',
+      'pending',
+      'pending',
+      'pending',
+      'pending',
+    ]);
   });
 
   it('takes the direction from entryType, else from the type, else from a merchantTxRef', () => {
@@ -51,11 +58,25 @@ describe('reconciliation: provider rows', () => {
     const parsed = JSON.parse(page.json) as Array<Record<string, unknown>>;
     assert.deepEqual(
       parsed.map((row) => [row.provider_txn_id, row.amount, row.fee, row.recipient_account_number, row.direction]),
-      [['T-1', '502500', '2500', '0123456789', 'credit'], ['T-2', '502500', '0', '0123456789', 'credit']],
+      [
+        ['T-1', '502500', '2500', '0123456789', 'credit'],
+        ['T-2', '502500', '0', '0123456789', 'credit'],
+      ],
     );
     assert.deepEqual(Object.keys(parsed[0]!).sort(), [
-      'alias_account_ref', 'amount', 'currency', 'direction', 'fee', 'merchant_tx_ref', 'narration', 'provider_txn_id',
-      'raw_status', 'recipient_account_number', 'sender_name', 'status', 'time_created',
+      'alias_account_ref',
+      'amount',
+      'currency',
+      'direction',
+      'fee',
+      'merchant_tx_ref',
+      'narration',
+      'provider_txn_id',
+      'raw_status',
+      'recipient_account_number',
+      'sender_name',
+      'status',
+      'time_created',
     ]);
     assert.deepEqual(pageOfRows([]), { json: '[]', size: 0 });
   });
@@ -73,7 +94,17 @@ describe('reconciliation: provider rows', () => {
     assert.deepEqual([transfer.providerTxnId, transfer.merchantTxRef, transfer.direction], ['not-found:mtx_1-2', 'mtx_1-2', 'debit']);
     const found = fromLookup(
       { kind: 'transfer', providerRef: 'mtx_1-2' },
-      { id: 'API-BANK_TRF-9', status: 'REFUND', amountKobo: 100n, feeKobo: null, type: 'transfer', currency: 'NGN', merchantTxRef: 'mtx_1-2', aliasAccountReference: null, timeCreated: '2026-11-22T10:15:30Z' },
+      {
+        id: 'API-BANK_TRF-9',
+        status: 'REFUND',
+        amountKobo: 100n,
+        feeKobo: null,
+        type: 'transfer',
+        currency: 'NGN',
+        merchantTxRef: 'mtx_1-2',
+        aliasAccountReference: null,
+        timeCreated: '2026-11-22T10:15:30Z',
+      },
     );
     assert.deepEqual([found.providerTxnId, found.merchantTxRef, found.status, found.rawStatus, found.fee, found.currency], ['API-BANK_TRF-9', 'mtx_1-2', 'refund', 'REFUND', '0', 'NGN']);
   });
@@ -88,7 +119,12 @@ describe('reconciliation: provider rows', () => {
 
   it('names a run by the worst it found', () => {
     assert.deepEqual(
-      [outcomeOf({ alerts: 1, reported: 1, repaired: 3 }), outcomeOf({ alerts: 0, reported: 2, repaired: 3 }), outcomeOf({ alerts: 0, reported: 0, repaired: 3 }), outcomeOf({ alerts: 0, reported: 0, repaired: 0 })],
+      [
+        outcomeOf({ alerts: 1, reported: 1, repaired: 3 }),
+        outcomeOf({ alerts: 0, reported: 2, repaired: 3 }),
+        outcomeOf({ alerts: 0, reported: 0, repaired: 3 }),
+        outcomeOf({ alerts: 0, reported: 0, repaired: 0 }),
+      ],
       ['alert', 'exceptions', 'repaired', 'clean'],
     );
   });

@@ -9,7 +9,18 @@ describe('throughput settings and measures', () => {
   it('reads process counts, metrics and worker tuning from config, with defaults', () => {
     const defaults = loadConfig({});
     assert.deepEqual(
-      [defaults.API_PROCESSES, defaults.WORKER_PROCESSES, defaults.METRICS_PORT, defaults.WORKER_METRICS_PORT, defaults.METRICS_TOKEN, defaults.METRICS_CACHE, defaults.PAYMENT_POSTING_GROUP_MAX, defaults.PAYMENT_POSTING_STATEMENTS, defaults.WORKER_NICE, defaults.CONFIRMATION_BATCHES_PER_WORKER],
+      [
+        defaults.API_PROCESSES,
+        defaults.WORKER_PROCESSES,
+        defaults.METRICS_PORT,
+        defaults.WORKER_METRICS_PORT,
+        defaults.METRICS_TOKEN,
+        defaults.METRICS_CACHE,
+        defaults.PAYMENT_POSTING_GROUP_MAX,
+        defaults.PAYMENT_POSTING_STATEMENTS,
+        defaults.WORKER_NICE,
+        defaults.CONFIRMATION_BATCHES_PER_WORKER,
+      ],
       [1, 1, 9464, 9465, undefined, 5_000, 64, 2, 10, 16],
     );
     // Unset tuning keeps the SDK's own defaults; only the sticky timeout is always given.
@@ -58,8 +69,7 @@ describe('throughput settings and measures', () => {
   });
 
   it('reads quantiles of what a histogram observed between two scrapes, as histogram_quantile does', () => {
-    const scrapeOf = (counts: number[]) =>
-      parsePrometheusText(['1', '5', '10', '+Inf'].map((le, index) => `lag_seconds_bucket{le="${le}"} ${counts[index]}`).join('\n'));
+    const scrapeOf = (counts: number[]) => parsePrometheusText(['1', '5', '10', '+Inf'].map((le, index) => `lag_seconds_bucket{le="${le}"} ${counts[index]}`).join('\n'));
     const before = buckets(scrapeOf([10, 10, 10, 10]), 'lag_seconds');
     // 100 new observations: 50 in (0, 1], 40 in (1, 5], 10 in (5, 10].
     const after = buckets(scrapeOf([60, 100, 110, 110]), 'lag_seconds');

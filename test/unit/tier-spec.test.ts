@@ -15,7 +15,11 @@ describe('fee tier notation (fees:set, fees:show)', () => {
   });
 
   it('refuses text that is not the notation, naming the tier', () => {
-    const refuses = (spec: string, message: RegExp) => assert.throws(() => parseTierSpec(spec), (error: unknown) => error instanceof AppError && error.status === 400 && message.test(error.message));
+    const refuses = (spec: string, message: RegExp) =>
+      assert.throws(
+        () => parseTierSpec(spec),
+        (error: unknown) => error instanceof AppError && error.status === 400 && message.test(error.message),
+      );
     refuses('0-100', /tier 1 "0-100" is not MIN-MAX:FEE/);
     refuses('0-100:1,,101-:2', /tier 2 "" is not MIN-MAX:FEE/);
     refuses('0-1.234:1,1.24-:2', /maximum "1.234" is not a naira amount/);

@@ -154,7 +154,10 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
     // Inside its window the back-off caps at 5 minutes; after it, the next lookup waits until an answer can
     // count again (a third of the window after the last counted one, plus a poll interval and the rounds' own time).
     const gaps = seconds(fresh.entryId).map((second, index, all) => ({ at: second, gap: index === 0 ? 0 : second - all[index - 1]! }));
-    assert.ok(gaps.every(({ at, gap }) => gap <= (at <= WINDOW / SECOND ? 5 * 60 : WINDOW / MIN_NOT_FOUND_LOOKUPS / SECOND + 30)), `lookup gaps ${JSON.stringify(gaps)}`);
+    assert.ok(
+      gaps.every(({ at, gap }) => gap <= (at <= WINDOW / SECOND ? 5 * 60 : WINDOW / MIN_NOT_FOUND_LOOKUPS / SECOND + 30)),
+      `lookup gaps ${JSON.stringify(gaps)}`,
+    );
   });
 
   it('a payment whose window closed before the batch first asked, "not found" twice then found, is confirmed, not reversed', async () => {
@@ -172,8 +175,15 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
     assert.equal(summary.confirmed, 3);
     // The first payment was asked at 0 (and throttled); the others were skipped; every next ask is after 90 s.
     const first = lookups.get(payments[0]!.entryId)!;
-    assert.deepEqual(first.map((ms) => ms >= 90 * SECOND), [false, true]);
-    for (const item of payments.slice(1)) assert.ok(lookups.get(item.entryId)!.every((ms) => ms >= 90 * SECOND), 'skipped payments wait with the batch');
+    assert.deepEqual(
+      first.map((ms) => ms >= 90 * SECOND),
+      [false, true],
+    );
+    for (const item of payments.slice(1))
+      assert.ok(
+        lookups.get(item.entryId)!.every((ms) => ms >= 90 * SECOND),
+        'skipped payments wait with the batch',
+      );
   });
 
   it('a provider that throttles every round still reaches each payment in turn: the ones a 429 left unasked lead the next round', async () => {
@@ -202,10 +212,16 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
     assert.equal(summary.reversed, 0, 'the "seen" memory crossed continue-as-new');
     assert.ok(runs.length >= 2, `expected continue-as-new, got ${runs.length} run(s)`);
     assert.equal(runs[0]!.payments, 3);
-    assert.ok(runs.slice(1).every((run) => run.payments === 1), 'later runs carry only the unfinished payment');
+    assert.ok(
+      runs.slice(1).every((run) => run.payments === 1),
+      'later runs carry only the unfinished payment',
+    );
     for (const run of runs) assert.ok(run.events <= BATCH_HISTORY_LIMIT + 20, `a run has ${run.events} events`);
     assert.equal(final.runs, runs.length);
-    assert.deepEqual(final.payments.map((item) => item.entryId), [lagging.entryId]);
+    assert.deepEqual(
+      final.payments.map((item) => item.entryId),
+      [lagging.entryId],
+    );
     assert.equal(byRef?.outcome, 'confirmed');
     assert.ok(byRef!.lookups > 200, 'the lookup count is carried across runs');
   });

@@ -95,9 +95,7 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
     const taskQueue = `confirmation-${randomUUID()}`;
     const worker = await testWorker(env.nativeConnection, taskQueue, run.activities);
     const args = input({ postedAtMs: await env.currentTimeMs(), ...overrides });
-    const outcome = await worker.runUntil(
-      env.client.workflow.execute(paymentConfirmationWorkflow, { taskQueue, workflowId: paymentConfirmationWorkflowId(args.entryId), args: [args] }),
-    );
+    const outcome = await worker.runUntil(env.client.workflow.execute(paymentConfirmationWorkflow, { taskQueue, workflowId: paymentConfirmationWorkflowId(args.entryId), args: [args] }));
     return { outcome, ...run };
   }
 
@@ -246,9 +244,13 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
   });
 
   it('keeps waiting when the confirm activity finds the provider no longer shows SUCCESS, then confirms', async () => {
-    const { outcome, decisions } = await confirm(answers(found('SUCCESS')), {}, {
-      onConfirm: (index) => (index === 0 ? { kind: 'kept', lookup: found('PROCESSING'), reason: 'provider shows it PROCESSING' } : settled('confirmed')),
-    });
+    const { outcome, decisions } = await confirm(
+      answers(found('SUCCESS')),
+      {},
+      {
+        onConfirm: (index) => (index === 0 ? { kind: 'kept', lookup: found('PROCESSING'), reason: 'provider shows it PROCESSING' } : settled('confirmed')),
+      },
+    );
     assert.equal(outcome, 'confirmed');
     assert.deepEqual(
       decisions.map((decision) => [decision.decision, Math.round(decision.atMs / SECOND)]),
@@ -260,9 +262,13 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
   });
 
   it('a refused reversal waits (backing off) instead of asking again at once', async () => {
-    const { outcome, decisions } = await confirm(answers(found('PAYMENT_FAILED')), {}, {
-      onReverse: (index) => (index < 2 ? { kind: 'kept', lookup: found('PROCESSING'), reason: 'reversal refused' } : settled('reversed')),
-    });
+    const { outcome, decisions } = await confirm(
+      answers(found('PAYMENT_FAILED')),
+      {},
+      {
+        onReverse: (index) => (index < 2 ? { kind: 'kept', lookup: found('PROCESSING'), reason: 'reversal refused' } : settled('reversed')),
+      },
+    );
     assert.equal(outcome, 'reversed');
     assert.deepEqual(
       decisions.map((decision) => Math.round(decision.atMs / SECOND)),
@@ -295,8 +301,7 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
     this.timeout(120_000);
     // Seen PROCESSING once, then a day of outage, then "not found" for an hour, then SUCCESS. Without the
     // first sighting carried over, a later run would reverse on "not found" past the window.
-    const provider: Provider = (elapsedMs, index) =>
-      index === 0 ? found('PROCESSING') : elapsedMs < 24 * HOUR ? unavailable : elapsedMs < 25 * HOUR ? notFound : found('SUCCESS');
+    const provider: Provider = (elapsedMs, index) => (index === 0 ? found('PROCESSING') : elapsedMs < 24 * HOUR ? unavailable : elapsedMs < 25 * HOUR ? notFound : found('SUCCESS'));
     const run = harness(provider);
     const taskQueue = `confirmation-${randomUUID()}`;
     const worker = await testWorker(env.nativeConnection, taskQueue, run.activities);

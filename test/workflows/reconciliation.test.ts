@@ -7,7 +7,14 @@ import type { PageProgress } from '../../src/reconciliation/reconciliation-execu
 import { RECONCILIATION_STATUS } from '../../src/contracts/search-attributes';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
 import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
-import type { ReconciliationInput, ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary, ReconciliationWorkflowState } from '../../src/contracts/reconciliation.contract';
+import type {
+  ReconciliationInput,
+  ReconciliationPagesResult,
+  ReconciliationPosition,
+  ReconciliationRunHandle,
+  ReconciliationSummary,
+  ReconciliationWorkflowState,
+} from '../../src/contracts/reconciliation.contract';
 
 const ROWS_PER_PAGE = 500;
 
@@ -95,7 +102,10 @@ describe('reconciliationWorkflow (time-skipping)', () => {
     });
 
     // Every page once, in order: the retry resumed after page 17, the last one it heartbeated.
-    assert.deepEqual(listing.processed, Array.from({ length: 40 }, (_, page) => page));
+    assert.deepEqual(
+      listing.processed,
+      Array.from({ length: 40 }, (_, page) => page),
+    );
     assert.deepEqual(listing.resumedFrom, [18]);
     assert.equal(summary.providerTransactions, 40 * ROWS_PER_PAGE);
     assert.deepEqual(

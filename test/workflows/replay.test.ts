@@ -20,13 +20,17 @@ const WORKFLOW_TYPES = [
   'reconciliationWorkflow',
 ];
 
-describe('replay of recorded histories: today\'s workflow code against runs recorded earlier', () => {
+describe("replay of recorded histories: today's workflow code against runs recorded earlier", () => {
   const files = readdirSync(HISTORIES_DIR)
     .filter((file) => file.endsWith('.json'))
     .sort();
 
   it('has histories of every workflow type', () => {
-    for (const type of WORKFLOW_TYPES) assert.ok(files.some((file) => file.startsWith(`${type}.`)), `no recorded history of ${type}`);
+    for (const type of WORKFLOW_TYPES)
+      assert.ok(
+        files.some((file) => file.startsWith(`${type}.`)),
+        `no recorded history of ${type}`,
+      );
   });
 
   it('replays every recorded history without a nondeterminism error (a change that would break runs in flight needs patched())', async () => {

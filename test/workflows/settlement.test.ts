@@ -9,7 +9,17 @@ import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
 import { settlementWorkflow } from '../../workflows/settlement.workflow';
 import { settlementRefundWorkflow } from '../../workflows/settlementRefund.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
-import { type AttemptProgress, type DestinationCheck, payoutSignal, type RefundCheck, type SettlementInput, type SettlementRefundInput, settlementStatusQuery, type SettlementWorkflowStatus, type SubmissionResult } from '../../src/contracts/settlement.contract';
+import {
+  type AttemptProgress,
+  type DestinationCheck,
+  payoutSignal,
+  type RefundCheck,
+  type SettlementInput,
+  type SettlementRefundInput,
+  settlementStatusQuery,
+  type SettlementWorkflowStatus,
+  type SubmissionResult,
+} from '../../src/contracts/settlement.contract';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -178,7 +188,10 @@ describe('settlementWorkflow (time-skipping)', function () {
       const { result, searchStatus, of } = await settle({ attempts: [{ submit: [accepted], polls: [succeeded] }] });
       assert.equal(result, 'success');
       assert.equal(searchStatus, 'success');
-      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1]);
+      assert.deepEqual(
+        of('submit').map((call) => call.attemptNo),
+        [1],
+      );
       const watch = of('refund').map((call) => call.at);
       const watchMs = watch.at(-1)! - of('poll')[0]!.at;
       assert.ok(watchMs >= 23 * HOUR && watchMs <= DAY + MINUTE, `refund watch lasted ${watchMs} ms`);
@@ -238,8 +251,16 @@ describe('settlementWorkflow (time-skipping)', function () {
       const failing: AttemptScript = { submit: [accepted], polls: [failedAttempt] };
       const { result, of } = await settle({ attempts: [failing, failing, failing, failing, { submit: [accepted], polls: [processing, succeeded] }] }, { refundWatchMs: 0 });
       assert.equal(result, 'success');
-      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 2, 3, 4, 5]);
-      for (const [n, seconds] of [[2, 30], [3, 60], [4, 120], [5, 300]] as const) {
+      assert.deepEqual(
+        of('submit').map((call) => call.attemptNo),
+        [1, 2, 3, 4, 5],
+      );
+      for (const [n, seconds] of [
+        [2, 30],
+        [3, 60],
+        [4, 120],
+        [5, 300],
+      ] as const) {
         assertGaps([of('poll', n - 1).at(-1)!.at, of('submit', n)[0]!.at], [seconds], `from attempt ${n - 1} failing to attempt ${n}`);
       }
     });
@@ -249,16 +270,30 @@ describe('settlementWorkflow (time-skipping)', function () {
       const { result, searchStatus, of } = await settle({ attempts: Array.from({ length: 5 }, () => failing) });
       assert.equal(result, 'failed');
       assert.equal(searchStatus, 'failed');
-      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        of('submit').map((call) => call.attemptNo),
+        [1, 2, 3, 4, 5],
+      );
       assert.equal(of('fail').length, 1);
       assert.equal(of('refund').length, 0);
     });
 
     it('a refusal documented as "not created" is followed by a lookup that fails it; then the next reference', async () => {
       // The activity records such a refusal as a failed attempt, so its first poll reports it failed.
-      const { result, of } = await settle({ attempts: [{ submit: [{ kind: 'rejected', reason: 'refused at submit, not created' }], polls: [failedAttempt] }, { submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
+      const { result, of } = await settle(
+        {
+          attempts: [
+            { submit: [{ kind: 'rejected', reason: 'refused at submit, not created' }], polls: [failedAttempt] },
+            { submit: [accepted], polls: [succeeded] },
+          ],
+        },
+        { refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
-      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 2]);
+      assert.deepEqual(
+        of('submit').map((call) => call.attemptNo),
+        [1, 2],
+      );
       assert.ok(of('poll', 1)[0]!.at <= of('submit', 2)[0]!.at);
     });
 
@@ -275,7 +310,11 @@ describe('settlementWorkflow (time-skipping)', function () {
       };
       const { result, of } = await settle({ attempts: [{ submit: [{ kind: 'ambiguous', reason: 'HTTP 400, code 96' }, probeAnswer], polls: [polls] }] }, { refundWatchMs: 0 });
       assert.equal(result, 'success');
-      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 1], 'one reference, submitted twice');
+      assert.deepEqual(
+        of('submit').map((call) => call.attemptNo),
+        [1, 1],
+        'one reference, submitted twice',
+      );
       assert.ok(of('submit', 1)[1]!.at - of('submit', 1)[0]!.at >= 5 * MINUTE, 'the probe came after the grace');
       assert.equal(of('fail').length, 0);
     });
@@ -289,20 +328,37 @@ describe('settlementWorkflow (time-skipping)', function () {
       };
       const { result, of } = await settle({ attempts: [{ submit: [unavailable(), probeAnswer], polls: [polls] }] }, { refundWatchMs: 0 });
       assert.equal(result, 'success');
-      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 1]);
+      assert.deepEqual(
+        of('submit').map((call) => call.attemptNo),
+        [1, 1],
+      );
     });
 
     it('a failure the provider states itself (PAYMENT_FAILED) is what moves on to a new reference', async () => {
-      const { result, of } = await settle({ attempts: [{ submit: [accepted], polls: [processing, failedAttempt] }, { submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
+      const { result, of } = await settle(
+        {
+          attempts: [
+            { submit: [accepted], polls: [processing, failedAttempt] },
+            { submit: [accepted], polls: [succeeded] },
+          ],
+        },
+        { refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
-      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1, 2]);
+      assert.deepEqual(
+        of('submit').map((call) => call.attemptNo),
+        [1, 2],
+      );
     });
 
     it('a duplicate-reference answer is followed to the end: one reference, whatever "not found" lookups say', async () => {
       const lagThenSuccess = (elapsedMs: number): AttemptProgress => (elapsedMs >= 20 * MINUTE ? succeeded : { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: true });
       const { result, of } = await settle({ attempts: [{ submit: [{ kind: 'duplicate', reason: 'HTTP 409' }], polls: [lagThenSuccess] }] }, { refundWatchMs: 0 });
       assert.equal(result, 'success');
-      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1]);
+      assert.deepEqual(
+        of('submit').map((call) => call.attemptNo),
+        [1],
+      );
     });
   });
 
@@ -311,9 +367,16 @@ describe('settlementWorkflow (time-skipping)', function () {
       const outage = (elapsedMs: number): SubmissionResult => (elapsedMs < 10 * MINUTE ? unavailable(elapsedMs < MINUTE ? 20 * SECOND : undefined) : accepted);
       const { result, of, providerCallTimes } = await settle({ attempts: [{ submit: [outage], polls: [succeeded] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0 });
       assert.equal(result, 'success');
-      assert.ok(of('submit').every((call) => call.attemptNo === 1), 'an outage never uses up an attempt');
+      assert.ok(
+        of('submit').every((call) => call.attemptNo === 1),
+        'an outage never uses up an attempt',
+      );
       const gaps = gapsInSeconds(of('submit').map((call) => call.at));
-      assertGaps(of('submit').map((call) => call.at), [20, 20, 20], 'Retry-After: 20 is honoured');
+      assertGaps(
+        of('submit').map((call) => call.at),
+        [20, 20, 20],
+        'Retry-After: 20 is honoured',
+      );
       assert.ok(Math.max(...gaps) <= 60, `back-off capped at 60 s: ${gaps.join(',')}`);
       assert.ok(maxCallsPerMinute(providerCallTimes) <= 20, `${maxCallsPerMinute(providerCallTimes)} calls in a minute`);
       assert.equal(of('poll').length, 1);
@@ -332,7 +395,11 @@ describe('settlementWorkflow (time-skipping)', function () {
       const { result, of, providerCallTimes } = await settle({ attempts: [{ submit: [accepted], polls: [slow] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0 });
       assert.equal(result, 'success');
       const gaps = gapsInSeconds(of('poll').map((call) => call.at));
-      assertGaps(of('poll').map((call) => call.at), [1, 1.5, 2.25, 3.375, 5.063, 7.594], 'polls');
+      assertGaps(
+        of('poll').map((call) => call.at),
+        [1, 1.5, 2.25, 3.375, 5.063, 7.594],
+        'polls',
+      );
       assert.ok(Math.max(...gaps) >= 60 && Math.max(...gaps) <= 62, `capped at 60 s: ${Math.max(...gaps)}`);
       assert.ok(maxCallsPerMinute(providerCallTimes) <= 20, `${maxCallsPerMinute(providerCallTimes)} calls in a minute`);
     });
@@ -362,10 +429,16 @@ describe('settlementWorkflow (time-skipping)', function () {
       assert.match(JSON.stringify(midway), /"status":"processing","stage":"(follow|submit)","attempt":1,.*"searchStatus":"processing"/);
       assert.equal(result, 'success');
       assert.equal(of('fail').length, 0, 'never failed, never reversed');
-      assert.ok(of('submit').every((call) => call.attemptNo === 1), 'never a new reference');
+      assert.ok(
+        of('submit').every((call) => call.attemptNo === 1),
+        'never a new reference',
+      );
       const submits = of('submit').map((call) => call.at);
       assert.ok(submits.length >= 8, `${submits.length} submissions`);
-      assert.ok(gapsInSeconds(submits).every((gap) => gap >= GRACE / SECOND), `probes no sooner than the grace: ${gapsInSeconds(submits).join(',')}`);
+      assert.ok(
+        gapsInSeconds(submits).every((gap) => gap >= GRACE / SECOND),
+        `probes no sooner than the grace: ${gapsInSeconds(submits).join(',')}`,
+      );
       const lengths = await runHistories(handle.workflowId, handle.firstExecutionRunId);
       assert.ok(Math.max(...lengths) <= HISTORY_EVENT_LIMIT + 50, `history lengths ${lengths.join(',')}`);
     });
@@ -400,7 +473,11 @@ describe('settlementWorkflow (time-skipping)', function () {
       const { result, of } = await settle({ destination: [unavailable(), unavailable(), unavailable(), { kind: 'ok' }], attempts: [{ submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
       assert.equal(result, 'success');
       assert.equal(of('fail').length, 0);
-      assertGaps(of('destination').map((call) => call.at), [5, 7.5, 11.25], 'name lookups');
+      assertGaps(
+        of('destination').map((call) => call.at),
+        [5, 7.5, 11.25],
+        'name lookups',
+      );
     });
 
     it('a settlement closed before it started ends with the database status in SettlementStatus', async () => {
@@ -451,7 +528,10 @@ describe('settlementWorkflow (time-skipping)', function () {
       const over: AttemptScript = { submit: [accepted], polls: [failedAttempt] };
       const next = await settle({ destination: [{ kind: 'ok', resume: { attempt: 2, stage: 'follow' } }], attempts: [untouched, over, untouched] }, { refundWatchMs: 0 });
       assert.equal(next.result, 'success');
-      assert.deepEqual(next.of('submit').map((call) => call.attemptNo), [3]);
+      assert.deepEqual(
+        next.of('submit').map((call) => call.attemptNo),
+        [3],
+      );
       assertGaps([next.of('poll', 2)[0]!.at, next.of('submit', 3)[0]!.at], [60], 'the pause after attempt 2 (1 minute)');
 
       const last = await settle({ destination: [{ kind: 'ok', resume: { attempt: 5, stage: 'follow' } }], attempts: [untouched, untouched, untouched, untouched, over] });
@@ -461,35 +541,40 @@ describe('settlementWorkflow (time-skipping)', function () {
     });
 
     it('a submission that never got an answer is submitted again under its own reference', async () => {
-      const { result, of } = await settle({ destination: [{ kind: 'ok', resume: { attempt: 2, stage: 'submit' } }], attempts: [untouched, { submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
+      const { result, of } = await settle(
+        { destination: [{ kind: 'ok', resume: { attempt: 2, stage: 'submit' } }], attempts: [untouched, { submit: [accepted], polls: [succeeded] }] },
+        { refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
-      assert.deepEqual(of('submit').map((call) => call.attemptNo), [2]);
+      assert.deepEqual(
+        of('submit').map((call) => call.attemptNo),
+        [2],
+      );
     });
 
     it('a result recorded before resume points existed (no `resume`) starts at attempt 1, as then', async () => {
       const { result, of } = await settle({ destination: [{ kind: 'ok' }], attempts: [untouched] }, { refundWatchMs: 0 });
       assert.equal(result, 'success');
-      assert.deepEqual(of('submit').map((call) => call.attemptNo), [1]);
+      assert.deepEqual(
+        of('submit').map((call) => call.attemptNo),
+        [1],
+      );
     });
   });
 
   describe('signals and queries', () => {
     it('a payout webhook signal wakes a sleeping workflow long before its next poll', async () => {
       let signalledAt = 0;
-      const { result, of } = await settle(
-        { attempts: [{ submit: [accepted], polls: [processing, succeeded] }] },
-        { pollIntervalMs: HOUR, refundWatchMs: 0 },
-        async (handle) => {
-          // Only once it sleeps after its first poll (the query answers after that workflow task).
-          for (;;) {
-            const state = await handle.query(settlementStatusQuery);
-            if (state.lastProviderStatus === 'PROCESSING') break;
-            await new Promise((resolve) => setTimeout(resolve, 20));
-          }
-          signalledAt = Date.now();
-          await handle.signal(payoutSignal, { type: 'payout_success', providerRef: `${handle.workflowId.replace('settlement:', '')}-1` });
-        },
-      );
+      const { result, of } = await settle({ attempts: [{ submit: [accepted], polls: [processing, succeeded] }] }, { pollIntervalMs: HOUR, refundWatchMs: 0 }, async (handle) => {
+        // Only once it sleeps after its first poll (the query answers after that workflow task).
+        for (;;) {
+          const state = await handle.query(settlementStatusQuery);
+          if (state.lastProviderStatus === 'PROCESSING') break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        signalledAt = Date.now();
+        await handle.signal(payoutSignal, { type: 'payout_success', providerRef: `${handle.workflowId.replace('settlement:', '')}-1` });
+      });
       assert.equal(result, 'success');
       assert.ok(signalledAt > 0);
       const waited = of('poll')[1]!.at - of('poll')[0]!.at;
@@ -553,7 +638,14 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       }
-      const input: SettlementRefundInput = { settlementId: settlementInput.settlementId, merchantTxRef, providerRef: `${merchantTxRef}-1`, recheckMs: options.recheckMs ?? HOUR, pollIntervalMs: 5 * SECOND, settlement: settlementInput };
+      const input: SettlementRefundInput = {
+        settlementId: settlementInput.settlementId,
+        merchantTxRef,
+        providerRef: `${merchantTxRef}-1`,
+        recheckMs: options.recheckMs ?? HOUR,
+        pollIntervalMs: 5 * SECOND,
+        settlement: settlementInput,
+      };
       const outcome = await env.client.workflow.execute(settlementRefundWorkflow, { taskQueue, workflowId: `settlement-refund:${merchantTxRef}-1:${randomUUID()}`, args: [input] });
       const latest = env.client.workflow.getHandle(`settlement:${merchantTxRef}`);
       const settlementResult = outcome === 'refunded' || settlementHandle ? await latest.result() : null;
@@ -565,7 +657,11 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
   it('re-checks a refund the lookup does not show yet, with back-off, then applies it and shows it on the settlement id', async () => {
     const { outcome, calls, settlementResult, latestStatus } = await refundEvent([noRefund, noRefund, noRefund, { kind: 'refunded', status: 'refunded' }]);
     assert.equal(outcome, 'refunded');
-    assertGaps(calls.filter((call) => call.kind === 'refund').map((call) => call.at), [5, 7.5, 11.25], 'refund re-checks');
+    assertGaps(
+      calls.filter((call) => call.kind === 'refund').map((call) => call.at),
+      [5, 7.5, 11.25],
+      'refund re-checks',
+    );
     assert.equal(settlementResult, 'refunded', 'a new run under settlement:<ref> read the database');
     assert.equal(latestStatus, 'refunded');
   });

@@ -114,7 +114,12 @@ export function ShownOnce(props: { label: string; value: string; onDone: () => v
         <button
           type="button"
           class="button secondary small"
-          onClick={() => navigator.clipboard?.writeText(props.value).then(() => setCopied(true), () => setCopied(false))}
+          onClick={() =>
+            navigator.clipboard?.writeText(props.value).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
         >
           {copied ? 'Copied' : 'Copy'}
         </button>

@@ -6,14 +6,7 @@ import { ApiError } from '../api';
  * Every action goes through this: a modal that says what will happen, and runs it only when the
  * operator confirms. The browser's own <dialog> keeps focus inside and closes on Escape.
  */
-export function ConfirmDialog(props: {
-  title: string;
-  children: ComponentChildren;
-  confirmLabel: string;
-  danger?: boolean;
-  onConfirm: () => Promise<void>;
-  onClose: () => void;
-}) {
+export function ConfirmDialog(props: { title: string; children: ComponentChildren; confirmLabel: string; danger?: boolean; onConfirm: () => Promise<void>; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -75,13 +68,7 @@ export function ConfirmButton(props: {
         {props.label}
       </button>
       {open ? (
-        <ConfirmDialog
-          title={props.title}
-          confirmLabel={props.confirmLabel ?? props.label}
-          {...(props.danger ? { danger: true } : {})}
-          onConfirm={props.action}
-          onClose={() => setOpen(false)}
-        >
+        <ConfirmDialog title={props.title} confirmLabel={props.confirmLabel ?? props.label} {...(props.danger ? { danger: true } : {})} onConfirm={props.action} onClose={() => setOpen(false)}>
           {props.description}
         </ConfirmDialog>
       ) : null}

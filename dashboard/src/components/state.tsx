@@ -1,10 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
-export type Resource<T> =
-  | { status: 'loading'; data?: T; reload: () => void }
-  | { status: 'ready'; data: T; reload: () => void }
-  | { status: 'error'; error: string; data?: T; reload: () => void };
+export type Resource<T> = { status: 'loading'; data?: T; reload: () => void } | { status: 'ready'; data: T; reload: () => void } | { status: 'error'; error: string; data?: T; reload: () => void };
 
 /**
  * Loads data for a page and reloads it when `deps` change; `refreshMs` polls while the page is open.

@@ -106,8 +106,9 @@ export function AccountPage() {
               {data.InDeficit ? (
                 <div class="notice notice-error" data-testid="deficit-notice">
                   <p>
-                    <strong>In deficit</strong>{data.DeficitSince ? ` since ${when(data.DeficitSince)}` : ''}: the ledger balance is below zero because a credit was taken back
-                    after the money had been settled (a provisional credit the provider reversed, or a confirmed one compensated after the provider refunded it). Settlements from this account are refused until payments bring it back above zero.
+                    <strong>In deficit</strong>
+                    {data.DeficitSince ? ` since ${when(data.DeficitSince)}` : ''}: the ledger balance is below zero because a credit was taken back after the money had been settled (a provisional
+                    credit the provider reversed, or a confirmed one compensated after the provider refunded it). Settlements from this account are refused until payments bring it back above zero.
                   </p>
                 </div>
               ) : null}
@@ -120,7 +121,9 @@ export function AccountPage() {
                 </div>
                 <div class="card">
                   <span class="card-label">Available</span>
-                  <span class="card-value" data-testid="account-available">{naira(data.balances.availableBalance)}</span>
+                  <span class="card-value" data-testid="account-available">
+                    {naira(data.balances.availableBalance)}
+                  </span>
                 </div>
                 <div class="card">
                   <span class="card-label">Pending</span>

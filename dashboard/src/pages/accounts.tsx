@@ -13,8 +13,7 @@ function DeficitAccountsList() {
     <section aria-labelledby="deficit-title">
       <h2 id="deficit-title">Accounts in deficit</h2>
       <p class="muted small">
-        A provisional credit was settled and then reversed by the provider, so the ledger balance is below zero. These accounts settle nothing until payments bring
-        them back above zero.
+        A provisional credit was settled and then reversed by the provider, so the ledger balance is below zero. These accounts settle nothing until payments bring them back above zero.
       </p>
       <Loaded resource={deficits} what="accounts in deficit">
         {(data) =>

@@ -7,8 +7,6 @@ import { Empty, Loaded, useResource } from '../components/state';
 import { humanize } from '../format';
 import { AUDIT_ACTIONS } from '../../../src/audit/audit-actions';
 
-
-
 export function AuditLogPage() {
   const location = useLocation();
   const action = location.query.action ?? '';

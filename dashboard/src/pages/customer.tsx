@@ -33,7 +33,12 @@ export function CustomerPage() {
               items={[
                 ['externalRef', person.ExternalRef],
                 ['Customer id', <span class="mono">{person.ID}</span>],
-                ['KYC', <><Badge status={person.KYCStatus} /> tier {person.KYCTier}</>],
+                [
+                  'KYC',
+                  <>
+                    <Badge status={person.KYCStatus} /> tier {person.KYCTier}
+                  </>,
+                ],
                 ['Review reason', person.KYCReviewReason ?? '—'],
                 ['BVN', person.BVNLast4 ? `•••••••${person.BVNLast4}` : '—'],
                 ['NIN', person.NINLast4 ? `•••••••${person.NINLast4}` : '—'],

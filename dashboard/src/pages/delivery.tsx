@@ -36,7 +36,12 @@ export function DeliveryPage() {
           <>
             <Summary
               items={[
-                ['Status', <><Badge status={data.Status} /> <span data-testid="delivery-status">{data.Status}</span></>],
+                [
+                  'Status',
+                  <>
+                    <Badge status={data.Status} /> <span data-testid="delivery-status">{data.Status}</span>
+                  </>,
+                ],
                 ['Event id (X-Event-Id)', <span class="mono">{data.EventID}</span>],
                 ['Callback URL', <span class="mono">{data.CallbackURL}</span>],
                 ['Attempts', String(data.AttemptCount)],

@@ -22,8 +22,8 @@ function AssignDialog(props: { payment: MisdirectedPayment; onDone: (text: strin
       onClose={props.onClose}
     >
       <p>
-        {naira(payment.GrossAmount)} from {payment.SenderName ?? 'an unknown sender'}, sent to {payment.AliasAccountRef ?? 'an unknown reference'}. It is credited once, like a payment
-        arriving (provisional until the provider confirms it), and the assignment is recorded with your name.
+        {naira(payment.GrossAmount)} from {payment.SenderName ?? 'an unknown sender'}, sent to {payment.AliasAccountRef ?? 'an unknown reference'}. It is credited once, like a payment arriving
+        (provisional until the provider confirms it), and the assignment is recorded with your name.
       </p>
       <Field label="AccountRef to credit">
         <input name="accountRef" required value={accountRef} onInput={(event) => setAccountRef(event.currentTarget.value)} />

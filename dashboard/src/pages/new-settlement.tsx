@@ -156,8 +156,7 @@ export function NewSettlementPage() {
       {confirming && checked ? (
         <ConfirmDialog title="Pay this settlement?" confirmLabel="Pay now" onConfirm={pay} onClose={() => setConfirming(false)}>
           <p>
-            Pay <strong>{naira(twoDecimals(checked.draft.amount))}</strong> from {accountRef} to <strong>{checked.name}</strong> ({checked.draft.accountNumber},{' '}
-            {bankName(checked.draft.bankCode)}).
+            Pay <strong>{naira(twoDecimals(checked.draft.amount))}</strong> from {accountRef} to <strong>{checked.name}</strong> ({checked.draft.accountNumber}, {bankName(checked.draft.bankCode)}).
           </p>
           <p class="muted small">Sent once: retrying this request can never pay twice (Idempotency-Key {checked.idempotencyKey}).</p>
         </ConfirmDialog>

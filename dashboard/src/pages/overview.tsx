@@ -28,7 +28,9 @@ export function OverviewPage() {
               <div class="cards">
                 <div class="card">
                   <span class="card-label">Ledger balance</span>
-                  <span class="card-value" data-testid="ledger-balance">{naira(data.balances.ledgerBalance)}</span>
+                  <span class="card-value" data-testid="ledger-balance">
+                    {naira(data.balances.ledgerBalance)}
+                  </span>
                 </div>
                 <div class="card">
                   <span class="card-label">Available</span>

@@ -30,7 +30,12 @@ export function ReconciliationExceptionPage() {
             const items: Array<[string, ComponentChildren]> = [
               ['Kind', <span class="mono">{finding.Kind}</span>],
               ['Severity', <Badge status={finding.Severity} />],
-              ['Status', <span data-testid="exception-status"><Badge status={finding.Status} /></span>],
+              [
+                'Status',
+                <span data-testid="exception-status">
+                  <Badge status={finding.Status} />
+                </span>,
+              ],
               ['Account', finding.AccountRef ? <a href={`/dashboard/accounts/${encodeURIComponent(finding.AccountRef)}`}>{finding.AccountRef}</a> : '—'],
               ['Settlement', finding.MerchantTxRef ? <a href={`/dashboard/settlements/${encodeURIComponent(finding.MerchantTxRef)}`}>{finding.MerchantTxRef}</a> : '—'],
               ['Provider transaction', <span class="mono">{finding.ProviderTxnID ?? '—'}</span>],

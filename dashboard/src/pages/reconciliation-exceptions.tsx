@@ -36,7 +36,10 @@ export function ReconciliationExceptionsPage() {
   return (
     <>
       <PageTitle title="Reconciliation exceptions" />
-      <p class="muted">What runs found that the ledger does not repair on its own, newest first. Each open one waits for a decision: resolve it with a note. Where money left the platform's float without a debit (a payout the ledger does not count, a confirmed credit the provider took back or does not know), the platform operator decides and you see the outcome here.</p>
+      <p class="muted">
+        What runs found that the ledger does not repair on its own, newest first. Each open one waits for a decision: resolve it with a note. Where money left the platform's float without a debit (a
+        payout the ledger does not count, a confirmed credit the provider took back or does not know), the platform operator decides and you see the outcome here.
+      </p>
       <ReconciliationTabs current="exceptions" />
       <div class="toolbar">
         <Field label="Status">

@@ -68,7 +68,11 @@ export function ReconciliationRunPage() {
   const pages = useCursorPages([id]);
   // Followed every 2 seconds until it finishes.
   const [live, setLive] = useState(true);
-  const detail = useResource(() => api<ReconciliationRunDetail>('GET', `/auth/reconciliation/runs/${encodeURIComponent(id)}${query({ after: pages.cursor })}`), [id, pages.cursor], live ? 2_000 : undefined);
+  const detail = useResource(
+    () => api<ReconciliationRunDetail>('GET', `/auth/reconciliation/runs/${encodeURIComponent(id)}${query({ after: pages.cursor })}`),
+    [id, pages.cursor],
+    live ? 2_000 : undefined,
+  );
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
   const finished = detail.data ? FINAL_RUN_STATUSES.has(detail.data.run.Status) : false;
   useEffect(() => {
@@ -103,11 +107,15 @@ export function ReconciliationRunPage() {
                 </div>
                 <div class="card">
                   <span class="card-label">Matched</span>
-                  <span class="card-value" data-testid="run-matched">{run.Matched}</span>
+                  <span class="card-value" data-testid="run-matched">
+                    {run.Matched}
+                  </span>
                 </div>
                 <div class="card">
                   <span class="card-label">Repaired</span>
-                  <span class="card-value" data-testid="run-repaired">{run.Repaired}</span>
+                  <span class="card-value" data-testid="run-repaired">
+                    {run.Repaired}
+                  </span>
                 </div>
                 <div class="card">
                   <span class="card-label">Exceptions reported</span>
@@ -144,7 +152,13 @@ export function ReconciliationRunPage() {
                 <Notice notice={notice} />
                 {exceptions.length === 0 ? (
                   <Empty>
-                    <p>{run.Status === 'succeeded' ? 'Nothing to repair or report: every record matched.' : run.Status === 'failed' ? 'The run failed before it could report anything.' : 'Nothing found yet.'}</p>
+                    <p>
+                      {run.Status === 'succeeded'
+                        ? 'Nothing to repair or report: every record matched.'
+                        : run.Status === 'failed'
+                          ? 'The run failed before it could report anything.'
+                          : 'Nothing found yet.'}
+                    </p>
                   </Empty>
                 ) : (
                   <ExceptionTable exceptions={exceptions} label="What the run found" onDone={decided} />

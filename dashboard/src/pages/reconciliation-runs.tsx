@@ -35,7 +35,10 @@ function StartRun() {
     setConfirming(true);
   }
 
-  const described = period.from || period.to ? `${period.from ? `from ${day(period.from)}` : 'over the usual look-back window'} ${period.to ? `to the end of ${day(period.to)}` : 'up to now'}` : 'over the usual look-back window (the last 48 hours unless configured otherwise), up to now';
+  const described =
+    period.from || period.to
+      ? `${period.from ? `from ${day(period.from)}` : 'over the usual look-back window'} ${period.to ? `to the end of ${day(period.to)}` : 'up to now'}`
+      : 'over the usual look-back window (the last 48 hours unless configured otherwise), up to now';
 
   return (
     <section aria-labelledby="start-run-title">
@@ -67,8 +70,8 @@ function StartRun() {
           onClose={() => setConfirming(false)}
         >
           <p>
-            Compares every account of {tenant.name} with the provider's records {described}. A payment the provider shows and the ledger lacks is credited as its webhook would have
-            been; everything else that differs is reported here as an exception, and nothing else changes.
+            Compares every account of {tenant.name} with the provider's records {described}. A payment the provider shows and the ledger lacks is credited as its webhook would have been; everything
+            else that differs is reported here as an exception, and nothing else changes.
           </p>
           <p class="muted small">One run at a time, and a few an hour: the service also reconciles on its own every hour.</p>
         </ConfirmDialog>
@@ -86,8 +89,8 @@ export function ReconciliationRunsPage() {
     <>
       <PageTitle title="Reconciliation" />
       <p class="muted">
-        Each run reads the provider's own records of your accounts and matches them with the ledger: what a missed or late event left wrong is repaired, everything else is reported as an
-        exception for your team. This list refreshes itself.
+        Each run reads the provider's own records of your accounts and matches them with the ledger: what a missed or late event left wrong is repaired, everything else is reported as an exception for
+        your team. This list refreshes itself.
       </p>
       <ReconciliationTabs current="runs" />
       {canRun ? <StartRun /> : null}
@@ -137,7 +140,11 @@ export function ReconciliationRunsPage() {
                         <td class="num">{run.Repaired}</td>
                         <td class="num">
                           {run.Reported}
-                          {run.Alerts ? <span class="small block bad-text">{run.Alerts} alert{run.Alerts === 1 ? '' : 's'}</span> : null}
+                          {run.Alerts ? (
+                            <span class="small block bad-text">
+                              {run.Alerts} alert{run.Alerts === 1 ? '' : 's'}
+                            </span>
+                          ) : null}
                         </td>
                       </tr>
                     ))}

@@ -11,7 +11,11 @@ export const ledgerCommands: Record<string, Command> = {
       const [counts, problems, deficits] = await Promise.all([repo.counts(), repo.problems(), repo.deficits()]);
       const deficitLines = deficits.map((deficit) => `  [deficit] ${deficit.accountRef}: ${formatKobo(BigInt(deficit.balance))} since ${deficit.since.toISOString()}`);
       const human = problems.length
-        ? [`${problems.length} problem(s) in ${counts.accounts} accounts / ${counts.entries} entries:`, ...problems.map((problem) => `  [${problem.check}] ${problem.accountRef ?? '-'}: ${problem.detail}`), ...deficitLines].join('\n')
+        ? [
+            `${problems.length} problem(s) in ${counts.accounts} accounts / ${counts.entries} entries:`,
+            ...problems.map((problem) => `  [${problem.check}] ${problem.accountRef ?? '-'}: ${problem.detail}`),
+            ...deficitLines,
+          ].join('\n')
         : [`ledger verified: ${counts.accounts} accounts, ${counts.entries} entries, no mismatch; ${deficits.length} account(s) in deficit`, ...deficitLines].join('\n');
       context.print(human, {
         ...counts,

@@ -41,7 +41,8 @@ export const reconciliationCommands: Record<string, Command> = {
     },
   },
   'reconcile:exceptions': {
-    usage: 'reconcile:exceptions [--tenant TENANT_ID | --all-tenants] [--status open|repaired|resolved] [--kind KIND] [--json]   (the platform\'s own findings unless --tenant; every tenant\'s and the platform\'s with --all-tenants)',
+    usage:
+      "reconcile:exceptions [--tenant TENANT_ID | --all-tenants] [--status open|repaired|resolved] [--kind KIND] [--json]   (the platform's own findings unless --tenant; every tenant's and the platform's with --all-tenants)",
     options: { tenant: { type: 'string' }, 'all-tenants': { type: 'boolean' }, status: { type: 'string' }, kind: { type: 'string' } },
     async run(context) {
       // The API's filter schema, so the CLI takes exactly the statuses and kinds the dashboard does.
@@ -53,13 +54,17 @@ export const reconciliationCommands: Record<string, Command> = {
         ? await reconciliation.listAllExceptions(filter.data, null, 1_000)
         : await reconciliation.listExceptions(optional(context, 'tenant') ?? null, filter.data, null, 1_000);
       const human = findings.length
-        ? findings.map((finding) => `${finding.id}  ${finding.status.padEnd(8)} ${finding.severity.padEnd(7)} ${finding.kind}  ${finding.subject}  x${finding.occurrences}  tenant ${finding.tenantId ?? '-'}`).join('\n')
+        ? findings
+            .map(
+              (finding) => `${finding.id}  ${finding.status.padEnd(8)} ${finding.severity.padEnd(7)} ${finding.kind}  ${finding.subject}  x${finding.occurrences}  tenant ${finding.tenantId ?? '-'}`,
+            )
+            .join('\n')
         : 'no reconciliation findings';
       context.print(human, { exceptions: findings.map(presentException) });
     },
   },
   'reconcile:resolve': {
-    usage: 'reconcile:resolve --exception ID --note TEXT [--tenant TENANT_ID]   (closes an open finding with a note; the platform\'s own unless --tenant)',
+    usage: "reconcile:resolve --exception ID --note TEXT [--tenant TENANT_ID]   (closes an open finding with a note; the platform's own unless --tenant)",
     options: { exception: { type: 'string' }, note: { type: 'string' }, tenant: { type: 'string' } },
     required: ['exception', 'note'],
     async run(context) {

@@ -2,7 +2,7 @@ import type { Command } from './command';
 
 export const retentionCommands: Record<string, Command> = {
   'retention:run': {
-    usage: 'retention:run [--json]   (what the worker\'s retention Schedule runs every RETENTION_INTERVAL)',
+    usage: "retention:run [--json]   (what the worker's retention Schedule runs every RETENTION_INTERVAL)",
     options: {},
     async run(context) {
       const result = await context.services.retention.run();

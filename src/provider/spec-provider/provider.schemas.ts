@@ -20,7 +20,10 @@ const naira = z.number().transform((value, ctx) => {
 });
 
 const optionalNaira = naira.nullish().transform((kobo) => kobo ?? null);
-const optionalText = z.string().nullish().transform((text) => text ?? null);
+const optionalText = z
+  .string()
+  .nullish()
+  .transform((text) => text ?? null);
 
 const transactionStatus = z.enum(['SUCCESS', 'PAYMENT_FAILED', 'PROCESSING', 'REFUND']);
 
@@ -126,22 +129,20 @@ const listedTransactionSchema = z
     narration: z.string().nullish(),
     timeCreated: z.string(),
   })
-  .transform(
-    (transaction, ctx): ProviderListedTransaction => ({
-      id: transaction.id,
-      status: transaction.status,
-      amountKobo: listedKobo(transaction.amount, 'amount', ctx),
-      feeKobo: transaction.fixedCharge === null || transaction.fixedCharge === undefined ? null : listedKobo(transaction.fixedCharge, 'fixedCharge', ctx),
-      type: transaction.type ?? '',
-      entryType: listedEntryType(transaction.entryType),
-      currency: transaction.currency ?? null,
-      merchantTxRef: transaction.merchantTxRef ?? null,
-      recipientAccountNumber: transaction.recipientAccountNumber ?? null,
-      senderName: transaction.senderName ?? null,
-      narration: transaction.narration ?? null,
-      timeCreated: transaction.timeCreated,
-    }),
-  );
+  .transform((transaction, ctx): ProviderListedTransaction => ({
+    id: transaction.id,
+    status: transaction.status,
+    amountKobo: listedKobo(transaction.amount, 'amount', ctx),
+    feeKobo: transaction.fixedCharge === null || transaction.fixedCharge === undefined ? null : listedKobo(transaction.fixedCharge, 'fixedCharge', ctx),
+    type: transaction.type ?? '',
+    entryType: listedEntryType(transaction.entryType),
+    currency: transaction.currency ?? null,
+    merchantTxRef: transaction.merchantTxRef ?? null,
+    recipientAccountNumber: transaction.recipientAccountNumber ?? null,
+    senderName: transaction.senderName ?? null,
+    narration: transaction.narration ?? null,
+    timeCreated: transaction.timeCreated,
+  }));
 
 /** The provider's paged listing: an empty or absent cursor means the last page. */
 export const transactionListDataSchema = z
@@ -158,6 +159,4 @@ const signedNaira = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]).t
   return kobo;
 });
 
-export const walletBalanceDataSchema = z
-  .object({ amount: signedNaira, currency: z.string() })
-  .transform(({ amount, currency }) => ({ amountKobo: amount, currency }));
+export const walletBalanceDataSchema = z.object({ amount: signedNaira, currency: z.string() }).transform(({ amount, currency }) => ({ amountKobo: amount, currency }));

@@ -19,7 +19,13 @@ export interface DestinationCase {
  * webhooks, outage).
  */
 const PROFILE_CASES: DestinationCase[] = [
-  { accountNumber: '9900001001', what: 'profile: submit times out, a repeat answered 400 "already exists"', profile: { submitAnswer: 'timeout', duplicateReference: 'described' }, waits: false, refunds: false },
+  {
+    accountNumber: '9900001001',
+    what: 'profile: submit times out, a repeat answered 400 "already exists"',
+    profile: { submitAnswer: 'timeout', duplicateReference: 'described' },
+    waits: false,
+    refunds: false,
+  },
   { accountNumber: '9900001002', what: 'profile: two lookups not found, then paid', profile: { hiddenLookups: 2, processingMs: 0 }, waits: false, refunds: false },
   { accountNumber: '9900001003', what: 'profile: lookup lag, PROCESSING, then paid', profile: { lookupLagMs: 2_000, processingMs: 3_000 }, waits: false, refunds: false },
   {
@@ -29,7 +35,13 @@ const PROFILE_CASES: DestinationCase[] = [
     waits: false,
     refunds: false,
   },
-  { accountNumber: '9900001005', what: 'profile: pending code 09, a repeat answered 409, PROCESSING', profile: { submitAnswer: 'pending_code', duplicateReference: 'conflict', processingMs: 2_000 }, waits: false, refunds: false },
+  {
+    accountNumber: '9900001005',
+    what: 'profile: pending code 09, a repeat answered 409, PROCESSING',
+    profile: { submitAnswer: 'pending_code', duplicateReference: 'conflict', processingMs: 2_000 },
+    waits: false,
+    refunds: false,
+  },
   {
     accountNumber: '9900001006',
     what: 'profile: a failed attempt, then paid and refunded, webhooks duplicated out of order',
@@ -44,7 +56,13 @@ const PROFILE_CASES: DestinationCase[] = [
     waits: false,
     refunds: true,
   },
-  { accountNumber: '9900001008', what: 'profile: 429 outage with Retry-After 2, then paid', profile: { outage: { answer: '429', durationMs: 4_000, retryAfterSeconds: 2 } }, waits: false, refunds: false },
+  {
+    accountNumber: '9900001008',
+    what: 'profile: 429 outage with Retry-After 2, then paid',
+    profile: { outage: { answer: '429', durationMs: 4_000, retryAfterSeconds: 2 } },
+    waits: false,
+    refunds: false,
+  },
   // Longer than the soak's SETTLEMENT_NOT_FOUND_GRACE: "not found" for a while is not "failed".
   {
     accountNumber: '9900001009',

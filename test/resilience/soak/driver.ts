@@ -130,9 +130,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // Tenants, their funded accounts, and the control-route profiles of the catalogue's destinations.
     const tenants: Array<{ tenantId: string; apiKey: string }> = [];
     for (let t = 0; t < TENANTS; t += 1) tenants.push(await cliTenant(running, `Soak tenant ${t} (seed ${options.seed})`));
-    const accounts = (
-      await Promise.all(tenants.map((tenant) => Promise.all(Array.from({ length: ACCOUNTS_PER_TENANT }, () => fundedAccount(running, tenant.apiKey, FUNDING_NAIRA)))))
-    ).flatMap((ofTenant, t) => ofTenant.map((account) => ({ ...account, tenant: t, apiKey: tenants[t]!.apiKey })));
+    const accounts = (await Promise.all(tenants.map((tenant) => Promise.all(Array.from({ length: ACCOUNTS_PER_TENANT }, () => fundedAccount(running, tenant.apiKey, FUNDING_NAIRA)))))).flatMap(
+      (ofTenant, t) => ofTenant.map((account) => ({ ...account, tenant: t, apiKey: tenants[t]!.apiKey })),
+    );
     for (const destination of DESTINATIONS.filter((candidate) => candidate.profile)) {
       const rule = await call(running.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { accountNumber: destination.accountNumber }, ...destination.profile } });
       if (rule.status !== 201) throw new Error(`sandbox profile refused: ${rule.text}`);
@@ -192,7 +192,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const shape = PAYMENTS[op.payment]!;
       const accountRef = shape.misdirected ? `va_soak_nobody_${options.seed}_${op.index}` : accounts[op.account]!.AccountRef;
       const sentAt = Date.now();
-      const response = await call(running.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef, amount: (op.kobo + PAYMENT_FEE_KOBO) / 100, fee: PAYMENT_FEE_KOBO / 100, narration: `soak#${op.index}`, ...shape.body } });
+      const response = await call(running.sandboxUrl, 'POST', '/sandbox/payments', {
+        body: { accountRef, amount: (op.kobo + PAYMENT_FEE_KOBO) / 100, fee: PAYMENT_FEE_KOBO / 100, narration: `soak#${op.index}`, ...shape.body },
+      });
       if (response.status !== 200) throw new Error(`sandbox refused a payment: ${response.text}`);
       const delivered = shape.body.suppressWebhook ? true : response.body.delivery?.status === 200;
       world.payments.set(op.index, { transactionId: response.body.transactionId, requestId: shape.body.suppressWebhook ? null : response.body.requestId, sentAt, delivered, everFailed: !delivered });
@@ -200,7 +202,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
 
     async function reconcile(op: Extract<Op, { kind: 'reconcile' }>): Promise<boolean> {
-      if (op.via === 'cli') return running.cli('reconcile', '--no-wait', '--json').then(() => true, () => false);
+      if (op.via === 'cli')
+        return running.cli('reconcile', '--no-wait', '--json').then(
+          () => true,
+          () => false,
+        );
       const response = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenants[op.tenant]!.apiKey }).catch(() => null);
       return response?.status === 202;
     }
@@ -311,7 +317,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           return;
         }
         const done =
-          op.kind === 'settle' ? await settle(op) : op.kind === 'pay' ? await pay(op) : op.kind === 'reconcile' ? await reconcile(op) : await operatorAction(op as Extract<Op, { kind: OperatorAction }>);
+          op.kind === 'settle'
+            ? await settle(op)
+            : op.kind === 'pay'
+              ? await pay(op)
+              : op.kind === 'reconcile'
+                ? await reconcile(op)
+                : await operatorAction(op as Extract<Op, { kind: OperatorAction }>);
         tally(opCounts, op.kind, done);
       } catch (error) {
         if ((PROCESS_FAULTS as readonly string[]).includes(op.kind)) {
@@ -365,7 +377,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const artifactsDir = path.resolve(__dirname, '../../../../.artifacts/soak', `seed-${options.seed}-${new Date(started).toISOString().replace(/[:.]/g, '-')}`);
     mkdirSync(artifactsDir, { recursive: true });
     writeFileSync(path.join(artifactsDir, 'schedule.txt'), `${ops.map(describeOp).join('\n')}\n`);
-    writeFileSync(path.join(artifactsDir, 'faults.txt'), `${world.faultWindows.map((window) => `${new Date(window.from).toISOString()} .. ${new Date(window.to).toISOString()} #${window.index} ${window.kind}`).join('\n')}\n`);
+    writeFileSync(
+      path.join(artifactsDir, 'faults.txt'),
+      `${world.faultWindows.map((window) => `${new Date(window.from).toISOString()} .. ${new Date(window.to).toISOString()} #${window.index} ${window.kind}`).join('\n')}\n`,
+    );
     for (const [name, lines] of Object.entries(running.logs)) writeFileSync(path.join(artifactsDir, `${name}.log`), `${lines.join('\n')}\n`);
 
     return {

@@ -114,9 +114,15 @@ export function createInvariants(world: SoakWorld) {
       if (!final) return;
       if (TERMINAL.has(row.status)) {
         const expected = view.standingPayouts > 0 ? 'confirmed' : 'reversed';
-        if (row.debitStatus !== expected) violate('debit reversed exactly when no payout stands', row.merchantTxRef, `${row.status}, debit ${row.debitStatus}, ${view.standingPayouts} standing payouts`, row.index);
+        if (row.debitStatus !== expected)
+          violate('debit reversed exactly when no payout stands', row.merchantTxRef, `${row.status}, debit ${row.debitStatus}, ${view.standingPayouts} standing payouts`, row.index);
       } else if (!row.waits) {
-        violate('every job terminal or legitimately waiting', row.merchantTxRef, `still ${row.status} (${DESTINATIONS[(op(row.index) as Extract<Op, { kind: 'settle' }>).destination]!.what})`, row.index);
+        violate(
+          'every job terminal or legitimately waiting',
+          row.merchantTxRef,
+          `still ${row.status} (${DESTINATIONS[(op(row.index) as Extract<Op, { kind: 'settle' }>).destination]!.what})`,
+          row.index,
+        );
       } else if (row.debitStatus !== 'provisional' || view.standingPayouts > 0) {
         violate('debit reversed exactly when no payout stands', row.merchantTxRef, `waiting (${row.status}) with debit ${row.debitStatus} and ${view.standingPayouts} standing payouts`, row.index);
       }
@@ -174,7 +180,10 @@ export function createInvariants(world: SoakWorld) {
   /** The payment credits of the soak's payments, by operation index. */
   async function paymentEntries(): Promise<Map<number, { id: string; status: string }>> {
     const byTxn = new Map([...world.payments].map(([index, payment]) => [payment.transactionId, index]));
-    const rows: Array<{ id: string; status: string; provider_txn_ref: string }> = await db('ledger_entries').where({ kind: 'payment' }).whereIn('provider_txn_ref', [...byTxn.keys()]).select('id', 'status', 'provider_txn_ref');
+    const rows: Array<{ id: string; status: string; provider_txn_ref: string }> = await db('ledger_entries')
+      .where({ kind: 'payment' })
+      .whereIn('provider_txn_ref', [...byTxn.keys()])
+      .select('id', 'status', 'provider_txn_ref');
     return new Map(rows.map((row) => [byTxn.get(row.provider_txn_ref)!, { id: row.id, status: row.status }]));
   }
 
@@ -225,10 +234,20 @@ export function createInvariants(world: SoakWorld) {
   /** Every reconciliation finding is explained by a fault the driver injected. */
   async function findings(): Promise<void> {
     const payOpOfTxn = new Map([...world.payments].map(([index, payment]) => [payment.transactionId, index]));
-    const rows: Array<{ kind: string; severity: string; status: string; subject: string; provider_txn_id: string | null; merchant_tx_ref: string | null; entry_txn: string | null }> = await db('reconciliation_exceptions')
+    const rows: Array<{ kind: string; severity: string; status: string; subject: string; provider_txn_id: string | null; merchant_tx_ref: string | null; entry_txn: string | null }> = await db(
+      'reconciliation_exceptions',
+    )
       .leftJoin('settlements', 'settlements.id', 'reconciliation_exceptions.settlement_id')
       .leftJoin('ledger_entries', 'ledger_entries.id', 'reconciliation_exceptions.entry_id')
-      .select('reconciliation_exceptions.kind', 'reconciliation_exceptions.severity', 'reconciliation_exceptions.status', 'reconciliation_exceptions.subject', 'reconciliation_exceptions.provider_txn_id', 'settlements.merchant_tx_ref', 'ledger_entries.provider_txn_ref as entry_txn');
+      .select(
+        'reconciliation_exceptions.kind',
+        'reconciliation_exceptions.severity',
+        'reconciliation_exceptions.status',
+        'reconciliation_exceptions.subject',
+        'reconciliation_exceptions.provider_txn_id',
+        'settlements.merchant_tx_ref',
+        'ledger_entries.provider_txn_ref as entry_txn',
+      );
     for (const row of rows) {
       findingCounts[row.kind] = (findingCounts[row.kind] ?? 0) + 1;
       const txn = row.provider_txn_id ?? row.entry_txn;
@@ -236,7 +255,13 @@ export function createInvariants(world: SoakWorld) {
       const ref = row.merchant_tx_ref ?? [...opOfRef.keys()].find((candidate) => row.subject.includes(candidate) || (txn ?? '').startsWith(candidate));
       const settleOp = ref ? opOfRef.get(ref) : undefined;
       const why = explain(row.kind, { payOp, settleOp });
-      if (!why) violate('every reconciliation finding explained by an injected fault', `${row.kind} ${row.subject}`, `${row.severity}, ${row.status}; no injected fault explains it`, payOp ?? settleOp ?? world.lastStarted);
+      if (!why)
+        violate(
+          'every reconciliation finding explained by an injected fault',
+          `${row.kind} ${row.subject}`,
+          `${row.severity}, ${row.status}; no injected fault explains it`,
+          payOp ?? settleOp ?? world.lastStarted,
+        );
     }
     ran('every reconciliation finding explained by an injected fault');
   }
@@ -325,9 +350,12 @@ export function createInvariants(world: SoakWorld) {
         const entry = entries.get(index);
         if (shape.misdirected) continue;
         if (!entry) violate('every job terminal or legitimately waiting', world.payments.get(index)!.transactionId, `never credited (${shape.what})`, index);
-        else if (entry.status === 'provisional' && !shape.waits) violate('every job terminal or legitimately waiting', world.payments.get(index)!.transactionId, `credit still provisional (${shape.what})`, index);
+        else if (entry.status === 'provisional' && !shape.waits)
+          violate('every job terminal or legitimately waiting', world.payments.get(index)!.transactionId, `credit still provisional (${shape.what})`, index);
       }
-      const waitingPayments = [...entries].filter(([index, entry]) => entry.status === 'provisional' && PAYMENTS[(op(index) as Extract<Op, { kind: 'pay' }>).payment]!.waits).map(([, entry]) => entry.id);
+      const waitingPayments = [...entries]
+        .filter(([index, entry]) => entry.status === 'provisional' && PAYMENTS[(op(index) as Extract<Op, { kind: 'pay' }>).payment]!.waits)
+        .map(([, entry]) => entry.id);
       await payouts(true);
       await balances();
       await verify(true);

@@ -15,8 +15,14 @@ export function formatReport(report: SoakReport): string {
   const lines = [
     `soak: seed ${report.seed}, ${report.minutes} min of operations, ${report.operations} operations scheduled, ${(report.durationMs / 60_000).toFixed(1)} min in all`,
     '',
-    ...section('faults injected', Object.entries(report.faults).map(([kind, { injected, skipped }]) => [kind, `${injected}${skipped ? ` (${skipped} failed to inject)` : ''}`])),
-    ...section('operations (done / nothing to act on or refused)', Object.entries(report.operations_by_kind).map(([kind, { done, skipped }]) => [kind, `${done} / ${skipped}`])),
+    ...section(
+      'faults injected',
+      Object.entries(report.faults).map(([kind, { injected, skipped }]) => [kind, `${injected}${skipped ? ` (${skipped} failed to inject)` : ''}`]),
+    ),
+    ...section(
+      'operations (done / nothing to act on or refused)',
+      Object.entries(report.operations_by_kind).map(([kind, { done, skipped }]) => [kind, `${done} / ${skipped}`]),
+    ),
     ...section('settlements by final status', Object.entries(report.settlements)),
     ...section('payments by outcome', Object.entries(report.payments)),
     ...section('reconciliation findings by kind', Object.entries(report.findings)),
