@@ -3,15 +3,21 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** Every failure a client may see: HTTP status, a snake_case code and a human message. */
+/**
+ * What kind of failure a client is told about. The edge (src/http) alone turns a kind into a
+ * response status; code and message reach the client as they are.
+ */
+export type ErrorKind = 'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'rate_limited' | 'provider_unavailable' | 'unavailable';
+
+/** Every failure a client may see: its kind, a snake_case code and a human message. */
 export class AppError extends Error {
   constructor(
-    readonly status: number,
+    readonly kind: ErrorKind,
     readonly code: string,
     message: string,
     readonly details?: ErrorDetail[],
-    /** Response headers that belong to the error (Retry-After). */
-    readonly headers?: Record<string, string>,
+    /** How long the client should wait before trying again, when that is known. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'AppError';
@@ -20,43 +26,43 @@ export class AppError extends Error {
 
 export class ValidationError extends AppError {
   constructor(message: string, details?: ErrorDetail[]) {
-    super(400, 'validation_error', message, details);
+    super('invalid', 'validation_error', message, details);
   }
 }
 
 export class BadRequestError extends AppError {
   constructor(code: string, message: string) {
-    super(400, code, message);
+    super('invalid', code, message);
   }
 }
 
 export class NotFoundError extends AppError {
   constructor(message: string) {
-    super(404, 'not_found', message);
+    super('not_found', 'not_found', message);
   }
 }
 
 export class UnauthorizedError extends AppError {
   constructor(message: string) {
-    super(401, 'unauthorized', message);
+    super('unauthorized', 'unauthorized', message);
   }
 }
 
 export class ForbiddenError extends AppError {
   constructor(message: string) {
-    super(403, 'forbidden', message);
+    super('forbidden', 'forbidden', message);
   }
 }
 
 export class ConflictError extends AppError {
   constructor(message: string) {
-    super(409, 'conflict', message);
+    super('conflict', 'conflict', message);
   }
 }
 
-export class ProviderUnavailableHttpError extends AppError {
+export class ProviderOutageError extends AppError {
   constructor() {
-    super(502, 'provider_unavailable', 'provider unavailable');
+    super('provider_unavailable', 'provider_unavailable', 'provider unavailable');
   }
 }
 

@@ -2,7 +2,7 @@ import type { DbOrTrx } from '../db';
 import { containsPattern } from '../like-pattern';
 import { koboFromDb, type Kobo } from '../money';
 
-export type AccountStatus = 'active' | 'expired';
+type AccountStatus = 'active' | 'expired';
 
 export interface AccountRecord {
   id: string;
@@ -117,7 +117,7 @@ export interface AccountSearchHit extends AccountRecord {
   customerExternalRef: string;
 }
 
-export type NewAccount = Pick<AccountRecord, 'id' | 'tenantId' | 'customerId' | 'accountRef' | 'bankAccountNumber' | 'bankAccountName' | 'bankName' | 'callbackUrl' | 'expectedAmount'>;
+type NewAccount = Pick<AccountRecord, 'id' | 'tenantId' | 'customerId' | 'accountRef' | 'bankAccountNumber' | 'bankAccountName' | 'bankName' | 'callbackUrl' | 'expectedAmount'>;
 
 export function createAccountsRepo(db: DbOrTrx) {
   const one = async (query: Promise<AccountRow | undefined>): Promise<AccountRecord | undefined> => {
@@ -222,5 +222,3 @@ export function createAccountsRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

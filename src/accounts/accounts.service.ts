@@ -2,7 +2,7 @@ import { createAuthRepo } from '../auth/auth.repo';
 import type { Config } from '../config';
 import { enrolCustomer } from '../customers/customer-enrolment';
 import type { Db } from '../db';
-import { BadRequestError, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
+import { BadRequestError, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { randomToken, uuidv7 } from '../ids';
@@ -16,14 +16,14 @@ import type { ProvisionAccountBody } from './accounts.schemas';
 /** AccountRefs carry the tenant's prefix, so a payment to a mistyped reference can still be attributed. */
 export const ACCOUNT_REF_RE = /^va_([a-z0-9]{6})_[a-z0-9]{12}$/;
 
-export function newAccountRef(tenantRefPrefix: string): string {
+function newAccountRef(tenantRefPrefix: string): string {
   return `va_${tenantRefPrefix}_${randomToken(12)}`;
 }
 
 /** Deficits are rare (a reversal after the money was spent); the operator list is not paged. */
-export const DEFICIT_LIST_LIMIT = 500;
+const DEFICIT_LIST_LIMIT = 500;
 
-export interface AccountBalance {
+interface AccountBalance {
   account: AccountRecord;
   asOf: Date;
 }
@@ -43,7 +43,7 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
         ...(body.expectedAmount ? { expectedAmountKobo: body.expectedAmount } : {}),
       });
     } catch (error) {
-      if (error instanceof ProviderUnavailableError) throw new ProviderUnavailableHttpError();
+      if (error instanceof ProviderUnavailableError) throw new ProviderOutageError();
       if (error instanceof ProviderRejectedError) throw new BadRequestError('provider_rejected', `provider rejected the account: ${error.description}`);
       throw error;
     }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { virtualAccountSchema } from './accounts.schemas';
 import { moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
 
-export const ledgerEntrySchema = z.object({
+const ledgerEntrySchema = z.object({
   ID: z.uuid(),
   Direction: z.enum(['credit', 'debit']),
   Amount: moneySchema,

@@ -8,7 +8,7 @@ import type { Kobo } from '../money';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import { createStatementRepo } from './statement.repo';
 
-export interface StatementQuery {
+interface StatementQuery {
   after?: string;
   limit: number;
   from?: Date;

@@ -11,7 +11,7 @@ export interface AuditActor {
   email: string;
 }
 
-export interface AuditTarget {
+interface AuditTarget {
   type: string;
   id: string | null;
 }
@@ -28,7 +28,7 @@ export interface AuditRecord {
   createdAt: Date;
 }
 
-export interface AuditQuery {
+interface AuditQuery {
   beforeId: string | null;
   limit: number;
   action?: string | undefined;

@@ -17,7 +17,7 @@ export interface ApiKeyRecord {
   revoked_at: Date | null;
 }
 
-export interface DashboardUserRecord {
+interface DashboardUserRecord {
   id: string;
   tenant_id: string;
   email: string;
@@ -36,7 +36,7 @@ export interface TenantUserRecord {
   last_seen_at: Date | null;
 }
 
-export interface SessionUserRecord {
+interface SessionUserRecord {
   session_id: string;
   user_id: string;
   tenant_id: string;

@@ -7,7 +7,6 @@ export const loginBodySchema = z.object({
   email: z.string().min(3).max(320),
   password: z.string().min(1).max(1000),
 });
-export type LoginBody = z.infer<typeof loginBodySchema>;
 
 export const loginResponseSchema = z.object({
   userId: z.uuid(),

@@ -12,7 +12,7 @@ import { createAuthRepo, type TenantRecord } from './auth.repo';
 import { createPasswordHasher } from './passwords';
 import type { UserRole } from '../http/roles';
 
-export interface LoginResult {
+interface LoginResult {
   token: string;
   userId: string;
   tenantId: string;

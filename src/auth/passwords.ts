@@ -3,14 +3,13 @@ import { AppError } from '../errors';
 
 const KEY_LENGTH = 64;
 
-export interface ScryptCost {
+interface ScryptCost {
   N: number;
   r: number;
   p: number;
 }
 
 /** OWASP's scrypt guidance (Password Storage Cheat Sheet): N=2^17, r=8, p=1, about 128 MiB per hash. */
-export const RECOMMENDED_LOG_N = 17;
 const costFor = (logN: number): ScryptCost => ({ N: 2 ** logN, r: 8, p: 1 });
 
 /** A stored hash naming a larger cost than this is refused rather than allowed to take the memory. */
@@ -39,9 +38,9 @@ function decode(stored: string): { cost: ScryptCost; salt: Buffer; hash: Buffer 
 
 const dummyHash = (cost: ScryptCost): string => encode(cost, Buffer.alloc(16), Buffer.alloc(KEY_LENGTH));
 
-export class PasswordHashingBusyError extends AppError {
+class PasswordHashingBusyError extends AppError {
   constructor() {
-    super(503, 'busy', 'too many sign-ins in progress, retry shortly', undefined, { 'Retry-After': '1' });
+    super('unavailable', 'busy', 'too many sign-ins in progress, retry shortly', undefined, 1);
   }
 }
 
@@ -97,5 +96,3 @@ export function createPasswordHasher(options: { logN: number; concurrency: numbe
     },
   };
 }
-
-export type PasswordHasher = ReturnType<typeof createPasswordHasher>;

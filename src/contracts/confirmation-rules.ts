@@ -80,7 +80,7 @@ export const NOT_KNOWN_IN_WINDOW = 'not known to the provider within the confirm
 /** Provider transaction types that move money out of the wallet: never a payment into an account. */
 const OUTGOING_TYPES = new Set(['transfer']);
 
-export type ConfirmationStep = { kind: 'confirm' } | { kind: 'reverse'; reason: string } | { kind: 'wait'; ms: number; why: string };
+type ConfirmationStep = { kind: 'confirm' } | { kind: 'reverse'; reason: string } | { kind: 'wait'; ms: number; why: string };
 
 export function initialProgress(pollIntervalMs: number): ConfirmationProgress {
   return { lookups: 0, firstSeenAtMs: null, notFoundAnswers: 0, lastNotFoundCountedAtMs: null, delayMs: Math.max(pollIntervalMs, MIN_LOOKUP_INTERVAL_MS), runs: 1 };
@@ -154,7 +154,7 @@ export function mismatchOf(credit: CreditFacts, found: Extract<ProviderTxnLookup
   return null;
 }
 
-export type CreditJudgement = { kind: 'matches' } | { kind: 'wrong'; reason: string } | { kind: 'undecided'; reason: string } | { kind: 'unknown' };
+type CreditJudgement = { kind: 'matches' } | { kind: 'wrong'; reason: string } | { kind: 'undecided'; reason: string } | { kind: 'unknown' };
 
 /**
  * The provider's answer about one credit: it matches (SUCCESS, every returned field equal), it is
@@ -189,7 +189,7 @@ export function rememberLookup(memory: PaymentMemory, lookup: ProviderTxnLookup,
   return { seen, notFoundAnswers: counted.answers, lastNotFoundCountedAtMs: counted.lastAtMs };
 }
 
-export type PaymentDecision = { kind: 'confirm' } | { kind: 'reverse'; reason: string } | { kind: 'keep'; reason: string };
+type PaymentDecision = { kind: 'confirm' } | { kind: 'reverse'; reason: string } | { kind: 'keep'; reason: string };
 
 /**
  * The batch activity's decision for one credit, from the database's record of it, what the provider

@@ -2,7 +2,7 @@ import type { DbOrTrx } from '../db';
 import { isUuid } from '../ids';
 import { containsPattern } from '../like-pattern';
 
-export type KycStatus = 'none' | 'pending_review' | 'approved' | 'rejected';
+type KycStatus = 'none' | 'pending_review' | 'approved' | 'rejected';
 export type CustomerStatus = 'active' | 'suspended';
 
 export interface CustomerRecord {
@@ -30,7 +30,7 @@ export interface CustomerSearch {
   status: CustomerStatus | null;
 }
 
-export interface NewCustomer {
+interface NewCustomer {
   id: string;
   tenantId: string;
   externalRef: string;
@@ -139,5 +139,3 @@ export function createCustomersRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type CustomersRepo = ReturnType<typeof createCustomersRepo>;

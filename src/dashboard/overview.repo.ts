@@ -4,22 +4,22 @@ import { createDeliveryReadsRepo } from '../webhooks/delivery-reads.repo';
 
 /** Days on the overview are Lagos business days (WAT, no daylight saving). */
 export const BUSINESS_TIME_ZONE = 'Africa/Lagos';
-export const FLOW_DAYS = 30;
-export const FAILED_SETTLEMENT_WINDOW_DAYS = 30;
+const FLOW_DAYS = 30;
+const FAILED_SETTLEMENT_WINDOW_DAYS = 30;
 
-export interface TenantBalances {
+interface TenantBalances {
   accounts: number;
   ledgerBalance: Kobo;
   pendingCredits: Kobo;
 }
 
-export interface DailyFlow {
+interface DailyFlow {
   day: string;
   inflow: Kobo;
   outflow: Kobo;
 }
 
-export interface AttentionCounts {
+interface AttentionCounts {
   kycReviews: number;
   misdirectedPayments: number;
   deadLetters: number;

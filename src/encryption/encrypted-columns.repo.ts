@@ -1,7 +1,7 @@
 import type { DbOrTrx } from '../db';
 import type { EncryptedColumn } from './encrypted-columns';
 
-export interface CiphertextRow {
+interface CiphertextRow {
   id: string;
   ciphertext: string;
 }

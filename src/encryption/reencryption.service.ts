@@ -3,7 +3,7 @@ import type { Db } from '../db';
 import { ENCRYPTED_COLUMNS, encryptionContext } from './encrypted-columns';
 import { createEncryptedColumnsRepo } from './encrypted-columns.repo';
 
-export interface ReencryptionResult {
+interface ReencryptionResult {
   /** Rewritten with the newest key (they were under an older key, or in the v1 format). */
   reencrypted: number;
   alreadyCurrent: number;

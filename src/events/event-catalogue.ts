@@ -8,7 +8,7 @@ export const OUTBOUND_EVENT_TYPES = ['payment.received'] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 
 /** SPEC.md, Outbound event: field order as the spec lists it; serialised once, sent byte-identical on every retry. */
-export interface PaymentReceivedEvent {
+interface PaymentReceivedEvent {
   eventType: 'payment.received';
   transactionGroupId: string;
   accountRef: string;

@@ -3,7 +3,7 @@ import Koa, { type Next } from 'koa';
 import { Readable } from 'node:stream';
 import type { Config } from '../config';
 import { createDashboardSite, DASHBOARD_SECURITY_HEADERS, type DashboardSite } from './static-site';
-import { AppError } from '../errors';
+import { HttpError } from './http-error';
 import type { Logger } from '../logger';
 import type { AppContext, AppState } from './context';
 import { requireApiKey, requireSession, type Authenticator } from './middleware/auth';
@@ -16,7 +16,7 @@ import { validate } from './validation';
 
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
 
-export interface AppDeps {
+interface AppDeps {
   config: Config;
   logger: Logger;
   auth: Authenticator;
@@ -127,10 +127,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(async (ctx, next) => {
     await next();
     if (ctx.body !== undefined) return;
-    if ((ctx.status === 405 || ctx.status === 501) && ctx.response.get('Allow')) throw new AppError(405, 'method_not_allowed', 'method not allowed');
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.response.get('Allow')) throw new HttpError(405, 'method_not_allowed', 'method not allowed');
     if (ctx.status === 404 || ctx.status === 501) {
       ctx.remove('Allow');
-      throw new AppError(404, 'not_found', 'route not found');
+      throw new HttpError(404, 'not_found', 'route not found');
     }
   });
   app.use(router.routes());

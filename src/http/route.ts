@@ -2,19 +2,19 @@ import type { z } from 'zod';
 import type { UserRole } from './roles';
 import type { AppContext, AuthenticatedTenant, AuthenticatedUser } from './context';
 
-export type AuthKind = 'public' | 'apiKey' | 'session';
-export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+type AuthKind = 'public' | 'apiKey' | 'session';
+type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 type Schema = z.ZodType | undefined;
 type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteResult {
+interface RouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
 }
 
-export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema> {
+interface RouteInput<P extends Schema, Q extends Schema, B extends Schema> {
   params: Infer<P>;
   query: Infer<Q>;
   body: Infer<B>;
@@ -22,12 +22,12 @@ export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema
   ctx: AppContext;
 }
 
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
 }
 
-export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
+interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   method: HttpMethod;
   /** Koa-style path: /v1/accounts/:accountRef */
   path: string;

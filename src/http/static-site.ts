@@ -7,7 +7,7 @@ import type { AppContext } from './context';
  * Every dashboard response carries this policy: scripts, styles and everything else only from the
  * service itself, no inline script or style, no framing, no plugins, forms and fetches to this origin.
  */
-export const DASHBOARD_CSP = [
+const DASHBOARD_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -52,7 +52,7 @@ interface StaticFile {
 }
 
 /** Where `npm run build` writes the dashboard (dist/dashboard), from this compiled file in dist/src/dashboard. */
-export const DEFAULT_DASHBOARD_DIR = path.resolve(__dirname, '..', '..', 'dashboard');
+const DEFAULT_DASHBOARD_DIR = path.resolve(__dirname, '..', '..', 'dashboard');
 
 function readTree(root: string, dir = root, files = new Map<string, StaticFile>()): Map<string, StaticFile> {
   for (const name of readdirSync(dir)) {

@@ -1,8 +1,8 @@
 import type { DbOrTrx } from '../db';
 
-export type IdempotencyScope = 'account' | 'settlement';
+type IdempotencyScope = 'account' | 'settlement';
 
-export interface IdempotencyRecord {
+interface IdempotencyRecord {
   tenant_id: string;
   scope: IdempotencyScope;
   key: string;

@@ -29,7 +29,7 @@ export function keyDigest(secret: string, hexDigest: string): string {
   return KEYED_PREFIX + createHmac('sha256', secret).update(hexDigest).digest('hex');
 }
 
-export function isKeyedHash(stored: string): boolean {
+function isKeyedHash(stored: string): boolean {
   return stored.startsWith(KEYED_PREFIX);
 }
 

@@ -1,13 +1,13 @@
 import type { DbOrTrx } from '../db';
 
 /** An account below zero: a spent provisional credit was reversed, or a spent credit compensated. Money owed, not a broken ledger. */
-export interface LedgerDeficit {
+interface LedgerDeficit {
   accountRef: string;
   balance: string;
   since: Date;
 }
 
-export interface LedgerProblem {
+interface LedgerProblem {
   check: string;
   accountRef: string | null;
   detail: string;

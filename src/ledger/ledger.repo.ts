@@ -130,5 +130,3 @@ export function createLedgerRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type LedgerRepo = ReturnType<typeof createLedgerRepo>;

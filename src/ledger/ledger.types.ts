@@ -1,6 +1,6 @@
 import type { Kobo } from '../money';
 
-export type EntryDirection = 'credit' | 'debit';
+type EntryDirection = 'credit' | 'debit';
 export type EntryKind = 'payment' | 'settlement' | 'reversal' | 'adjustment';
 export type EntryStatus = 'provisional' | 'confirmed' | 'reversed';
 

@@ -7,7 +7,7 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export interface GroupOptions {
+interface GroupOptions {
   /** How many copies of the process to run (1: this process does the work itself). */
   size: (config: Config) => number;
   /** What the group's primary does besides supervising the copies (the API serves the aggregated metrics). */

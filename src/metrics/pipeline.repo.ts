@@ -6,7 +6,7 @@ export interface OutboxBacklog {
   oldestAgeSeconds: number;
 }
 
-export interface StatusChanges {
+interface StatusChanges {
   /** Seconds from posting to confirmation, one per payment credit confirmed in the window. */
   confirmationLagsSeconds: number[];
   paymentsReversed: number;

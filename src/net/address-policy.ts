@@ -27,7 +27,7 @@ export function ipLiteralHost(url: URL): string | null {
   return isIP(host) ? host : null;
 }
 
-export interface CallbackPolicy {
+interface CallbackPolicy {
   allowPrivate: boolean;
   requireHttps: boolean;
 }

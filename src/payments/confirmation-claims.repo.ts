@@ -15,7 +15,7 @@ export interface ConfirmationRequest {
   postedAt: Date;
 }
 
-export interface ClaimedPayment extends QueuedConfirmation {
+interface ClaimedPayment extends QueuedConfirmation {
   postedAt: Date;
 }
 
@@ -307,5 +307,3 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type ConfirmationClaimsRepo = ReturnType<typeof createConfirmationClaimsRepo>;

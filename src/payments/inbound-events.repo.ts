@@ -237,5 +237,3 @@ export function createInboundEventsRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type InboundEventsRepo = ReturnType<typeof createInboundEventsRepo>;

@@ -12,7 +12,7 @@ export interface MisdirectedPayment extends InboundEventRecord {
   assignedAccountRef: string | null;
 }
 
-export interface Assignment {
+interface Assignment {
   eventId: string;
   entryId: string;
   accountRef: string;

@@ -11,7 +11,7 @@ import type { Kobo } from '../money';
 import { createOutboundEvents } from '../events/outbound-events';
 import { paymentReceivedBody } from '../events/event-catalogue';
 
-export interface ReceivedPayment {
+interface ReceivedPayment {
   accountRef: string;
   /** Empty when not yet known: the ingest statement finds the account and fills it in. */
   tenantId: string;

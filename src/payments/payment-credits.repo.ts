@@ -86,5 +86,3 @@ export function createPaymentCreditsRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type PaymentCreditsRepo = ReturnType<typeof createPaymentCreditsRepo>;

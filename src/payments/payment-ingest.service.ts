@@ -18,7 +18,7 @@ import { planPaymentCredit } from './payment-credit';
 import { createPaymentPostingGroups } from './payment-posting-groups';
 import { createPaymentPostingRepo } from './payment-posting.repo';
 
-export type IngestOutcome = EventCategory | 'duplicate';
+type IngestOutcome = EventCategory | 'duplicate';
 
 /** Where payout events go; implemented by the settlements domain. */
 export interface PayoutEventSink {

@@ -99,5 +99,3 @@ export function createPaymentPostingGroups(deps: {
     },
   };
 }
-
-export type PaymentPostingGroups = ReturnType<typeof createPaymentPostingGroups>;

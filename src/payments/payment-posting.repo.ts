@@ -5,7 +5,7 @@ import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 import { deliveriesOfCreditsCte } from '../events/outbound-events';
 
-export interface PostedPaymentAccount {
+interface PostedPaymentAccount {
   id: string;
   tenantId: string;
   accountRef: string;

@@ -6,7 +6,7 @@ import type { PaymentIngestService } from './payment-ingest.service';
  * A real provider event is one or two kilobytes; 64 KB leaves room for any future field and refuses
  * the megabyte of junk an open endpoint would otherwise read, parse and record.
  */
-export const PROVIDER_EVENT_MAX_BYTES = 64 * 1024;
+const PROVIDER_EVENT_MAX_BYTES = 64 * 1024;
 
 export function paymentsRoutes(deps: { ingest: PaymentIngestService }): RouteDefinition[] {
   const { ingest } = deps;

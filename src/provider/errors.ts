@@ -35,7 +35,7 @@ export function isDuplicateReference(error: ProviderRejectedError): boolean {
  * unknown code, an unexplained 4xx such as code 96 "system malfunction", 5xx, 429, a timeout, a body
  * that is not JSON) is ambiguous: the transfer may exist. Keyed by HTTP status and the provider's code.
  */
-export const NOT_CREATED_SUBMIT_REFUSALS: ReadonlyArray<{ httpStatus: number; code: string; reason: string }> = [
+const NOT_CREATED_SUBMIT_REFUSALS: ReadonlyArray<{ httpStatus: number; code: string; reason: string }> = [
   { httpStatus: 400, code: '01', reason: 'invalid bank code: refused before the transfer is recorded' },
   { httpStatus: 400, code: '400', reason: 'the request failed validation: refused before the transfer is recorded' },
 ];

@@ -3,13 +3,13 @@ import type { Config, RateLimit } from '../config';
 import type { Db } from '../db';
 import { AppError } from '../errors';
 
-export class RateLimitedError extends AppError {
+class RateLimitedError extends AppError {
   constructor(message: string, retryAfterMs: number) {
-    super(429, 'rate_limited', message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
+    super('rate_limited', 'rate_limited', message, undefined, Math.max(1, Math.ceil(retryAfterMs / 1000)));
   }
 }
 
-export interface Limiter {
+interface Limiter {
   /** Counts one request for `key`; throws RateLimitedError (429, Retry-After) once the key is over its limit. */
   consume(key: string): Promise<void>;
   /** Gives one back (a sign-in that succeeded was not an abusive attempt). */

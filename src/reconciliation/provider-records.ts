@@ -11,14 +11,14 @@ import { fromLookup, type LookupRequest } from './provider-rows';
 /** Single lookups per step of the lookup phase. */
 const LOOKUP_BATCH = 50;
 
-export interface RunScope {
+interface RunScope {
   id: string;
   tenantId: string | null;
   windowFrom: Date;
   windowTo: Date;
 }
 
-export interface RecordsStep {
+interface RecordsStep {
   /** The step's rows, already serialized: no row object outlives the step (see RowsPage). */
   page: RowsPage;
   next: ReconciliationPosition;
@@ -117,5 +117,3 @@ export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECO
     },
   };
 }
-
-export type ProviderRecords = ReturnType<typeof createProviderRecords>;

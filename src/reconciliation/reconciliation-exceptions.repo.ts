@@ -104,7 +104,7 @@ function toException(row: ExceptionRow): ExceptionRecord {
   };
 }
 
-export interface ExceptionFilter {
+interface ExceptionFilter {
   /** null: the platform's own findings; absent: every tenant's (the platform operator's view of a run). */
   tenantId?: string | null;
   status?: ExceptionStatus;
@@ -278,5 +278,3 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type ReconciliationExceptionsRepo = ReturnType<typeof createReconciliationExceptionsRepo>;

@@ -3,7 +3,7 @@ import { FINDINGS, NOT_CONFIRMED_IN_TIME, ROW_FINDINGS } from './findings';
 import type { ProviderRow } from '../provider/provider.types';
 
 /** What matching decided a provider row needs: a repair, nothing, or a finding (its kind). */
-export type RowAction = 'credit' | 'restore' | 'refund';
+type RowAction = 'credit' | 'restore' | 'refund';
 
 export interface PendingAction {
   providerTxnId: string;
@@ -22,7 +22,7 @@ export interface PendingAction {
   timeCreated: Date | null;
 }
 
-export interface PageTally {
+interface PageTally {
   staged: number;
   actions: number;
 }
@@ -268,7 +268,7 @@ function toRowJson(row: ProviderRow): Record<string, unknown> {
   };
 }
 
-export interface StuckSettlement {
+interface StuckSettlement {
   id: string;
   tenantId: string;
   accountId: string;
@@ -280,7 +280,7 @@ export interface StuckSettlement {
   updatedAt: Date;
 }
 
-export interface DayTotalsTally {
+interface DayTotalsTally {
   compared: number;
   differing: number;
 }
@@ -511,5 +511,3 @@ export function lowestUuidv7Before(moment: Date): string {
     .padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 }
-
-export type ReconciliationMatchingRepo = ReturnType<typeof createReconciliationMatchingRepo>;

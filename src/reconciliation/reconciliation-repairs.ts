@@ -223,5 +223,3 @@ export function createReconciliationRepairs(deps: {
     drain: drainActions,
   };
 }
-
-export type ReconciliationRepairs = ReturnType<typeof createReconciliationRepairs>;

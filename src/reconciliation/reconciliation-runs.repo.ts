@@ -1,6 +1,6 @@
 import type { DbOrTrx, Trx } from '../db';
 
-export type RunTrigger = 'schedule' | 'cli' | 'tenant' | 'operator';
+type RunTrigger = 'schedule' | 'cli' | 'tenant' | 'operator';
 export type RunStatus = 'pending' | 'running' | 'succeeded' | 'failed';
 
 export interface WalletCheck {
@@ -97,7 +97,7 @@ function toRun(row: RunRow): RunRecord {
   };
 }
 
-export interface NewRun {
+interface NewRun {
   id: string;
   tenantId: string | null;
   trigger: RunTrigger;
@@ -120,7 +120,7 @@ export interface DayDifference {
   ledgerFee: bigint;
 }
 
-export interface FinalCounts {
+interface FinalCounts {
   providerTransactions: number;
   matched: number;
   repaired: number;
@@ -317,5 +317,3 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type ReconciliationRunsRepo = ReturnType<typeof createReconciliationRunsRepo>;

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { ensureIntervalSchedule } from '../outbox/interval-schedule';
 import { type ReconciliationInput, reconciliationScheduleId } from '../contracts/reconciliation.contract';
 
-export interface ReconciliationScheduleOptions {
+interface ReconciliationScheduleOptions {
   taskQueue: string;
   intervalMs: number;
   lookBackMs: number;

@@ -81,7 +81,7 @@ export const exceptionSchema = z.object({
 });
 export type ExceptionView = z.infer<typeof exceptionSchema>;
 
-export const dayDifferenceSchema = z.object({
+const dayDifferenceSchema = z.object({
   AccountRef: z.string(),
   Day: z.string(),
   ProviderCount: z.number().int(),

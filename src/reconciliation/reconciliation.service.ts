@@ -15,7 +15,7 @@ import { createReconciliationExceptionsRepo, type ExceptionRecord, type Exceptio
 import { createReconciliationRunsRepo, type DayDifference, type RunRecord } from './reconciliation-runs.repo';
 import { reconciliationWorkflowId } from '../contracts/reconciliation.contract';
 
-export interface Window {
+interface Window {
   from?: Date | undefined;
   to?: Date | undefined;
 }
@@ -27,7 +27,7 @@ interface RunWindow {
 }
 
 /** Who decides on a finding: a dashboard user of its tenant, or the platform operator at the CLI. */
-export type Decider = { via: 'dashboard'; user: AuditActor } | { via: 'cli'; tenantId: string | null };
+type Decider = { via: 'dashboard'; user: AuditActor } | { via: 'cli'; tenantId: string | null };
 
 const tenantOfDecider = (decider: Decider): string | null => (decider.via === 'dashboard' ? decider.user.tenantId : decider.tenantId);
 

@@ -91,5 +91,3 @@ export function createSettlementWatchRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type SettlementWatchRepo = ReturnType<typeof createSettlementWatchRepo>;

@@ -1,7 +1,7 @@
 import type { DbOrTrx } from '../db';
 
 /** The smallest UUIDv7 of a moment: ids are time-ordered, so `id < bound` is "created before" on the primary key. */
-export function uuidv7Floor(at: Date): string {
+function uuidv7Floor(at: Date): string {
   const hex = BigInt(at.getTime()).toString(16).padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 }

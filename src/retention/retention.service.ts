@@ -3,7 +3,7 @@ import type { Db } from '../db';
 import { createRetentionRepo } from './retention.repo';
 import type { RetentionResult } from '../contracts/retention.contract';
 
-export type RetentionConfig = Pick<Config, 'RETENTION_INBOUND_PAYLOADS' | 'RETENTION_UNVERIFIED_EVENTS' | 'RETENTION_HOUSEKEEPING'>;
+type RetentionConfig = Pick<Config, 'RETENTION_INBOUND_PAYLOADS' | 'RETENTION_UNVERIFIED_EVENTS' | 'RETENTION_HOUSEKEEPING'>;
 
 const BATCH = 1_000;
 

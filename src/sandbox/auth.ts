@@ -3,7 +3,7 @@ import { randomToken } from '../ids';
 import { SandboxHttpError } from './sandbox-http';
 import type { SandboxState } from './sandbox.state';
 
-export interface IssuedToken {
+interface IssuedToken {
   access_token: string;
   refresh_token: string;
   expiresAt: string;

@@ -1,4 +1,4 @@
-export interface SandboxBank {
+interface SandboxBank {
   code: string;
   name: string;
 }

@@ -7,7 +7,7 @@ export function nameLookupFinds(accountNumber: string): boolean {
   return !accountNumber.endsWith('9999');
 }
 
-export type NinOutcome = 'unavailable' | 'not_verified' | 'verified';
+type NinOutcome = 'unavailable' | 'not_verified' | 'verified';
 
 /** For a NIN already known to be 11 digits; "unavailable" wins over "not_verified". */
 export function ninOutcome(nin: string): NinOutcome {

@@ -1,6 +1,8 @@
 import type { Context, Next } from 'koa';
 import type { z } from 'zod';
 import { AppError } from '../errors';
+import { HttpError } from '../http/http-error';
+import { httpStatusOf } from '../http/middleware/errors';
 import type { Logger } from '../logger';
 
 /** An answer in the provider's error shape: {code, description}; `html` answers a proxy's HTML page instead. */
@@ -61,7 +63,8 @@ export function sandboxErrors(logger: Logger) {
 
 function toErrorAnswer(error: unknown, logger: Logger): { status: number; code: string; description: string } {
   if (error instanceof SandboxHttpError) return { status: error.status, code: error.code, description: error.description };
-  if (error instanceof AppError) return { status: error.status, code: String(error.status), description: error.message };
+  if (error instanceof AppError) return { status: httpStatusOf(error), code: String(httpStatusOf(error)), description: error.message };
+  if (error instanceof HttpError) return { status: error.status, code: String(error.status), description: error.message };
   const httpError = error as HttpLikeError;
   if (typeof httpError?.status === 'number' && httpError.status >= 400 && httpError.status < 500 && httpError.expose) {
     return { status: httpError.status, code: String(httpError.status), description: (httpError.message ?? 'bad request').toLowerCase() };

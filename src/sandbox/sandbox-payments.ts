@@ -8,8 +8,8 @@ import { isoSeconds, newPaymentTransactionId, randomAccountNumber } from './sand
 import type { paymentBatchSchema, simulatedPaymentSchema } from './sandbox.schemas';
 import type { SandboxPayment } from './sandbox.state';
 
-export type SimulatedPayment = z.output<typeof simulatedPaymentSchema>;
-export type PaymentBatch = z.output<typeof paymentBatchSchema>;
+type SimulatedPayment = z.output<typeof simulatedPaymentSchema>;
+type PaymentBatch = z.output<typeof paymentBatchSchema>;
 
 function senderBankName(accountNumber: string): string {
   return SANDBOX_BANKS[Number(accountNumber.slice(-2)) % SANDBOX_BANKS.length]?.name ?? 'Sandbox Bank';

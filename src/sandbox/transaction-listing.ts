@@ -12,7 +12,7 @@ import type { SandboxPayment, SandboxState, SandboxTransfer } from './sandbox.st
 
 type Listed = { at: number; payment: SandboxPayment; transfer?: undefined } | { at: number; transfer: SandboxTransfer; payment?: undefined };
 
-export interface ListingQuery {
+interface ListingQuery {
   fromMs: number;
   toMs: number;
   limit: number;

@@ -11,7 +11,7 @@ import type { SandboxState, SandboxTransfer } from './sandbox.state';
 import { resolveProfile, type TransferProfile } from './transfer-profiles';
 import type { EventData, ProviderEventType, WebhookSender } from './webhook-sender';
 
-export interface TransferRequest {
+interface TransferRequest {
   amountKobo: Kobo;
   accountNumber: string;
   accountName: string;
@@ -34,7 +34,7 @@ export interface TransferLifecycle {
   settleNow(transfer: SandboxTransfer, status: SettledStatus): boolean;
 }
 
-export type SettledStatus = Exclude<ProviderTransactionStatus, 'PROCESSING'>;
+type SettledStatus = Exclude<ProviderTransactionStatus, 'PROCESSING'>;
 
 const EVENT_TYPES: Record<SettledStatus, ProviderEventType> = {
   SUCCESS: 'payout_success',

@@ -46,7 +46,7 @@ export interface Outage {
 }
 
 /** Which transfers a control-route profile applies to: a merchantTxRef prefix, a destination, or (neither) every one. */
-export interface ProfileMatch {
+interface ProfileMatch {
   referencePrefix?: string | undefined;
   accountNumber?: string | undefined;
 }
@@ -57,7 +57,7 @@ export interface ProfileRule {
   profile: Partial<TransferProfile>;
 }
 
-export function baseProfile(config: Config): TransferProfile {
+function baseProfile(config: Config): TransferProfile {
   return {
     final: 'SUCCESS',
     failFirstSubmissions: 0,

@@ -16,7 +16,7 @@ export interface EventData {
   customer: Record<string, unknown>;
 }
 
-export interface SentEvent {
+interface SentEvent {
   event: SandboxWebhookEvent;
   payload: unknown;
   /** null when the event was recorded but not delivered. */

@@ -1,4 +1,4 @@
-import { ProviderUnavailableHttpError } from '../errors';
+import { ProviderOutageError } from '../errors';
 import type { Logger } from '../logger';
 import type { PaymentProvider } from '../provider/payment-provider';
 import type { ProviderBank } from '../provider/provider.types';
@@ -22,7 +22,7 @@ export function createBankDirectory(deps: { provider: PaymentProvider; logger: L
       fetchedAt = Date.now();
     } catch (error) {
       logger.warn({ err: error }, 'could not refresh the bank list');
-      if (!banks) throw new ProviderUnavailableHttpError();
+      if (!banks) throw new ProviderOutageError();
     }
   }
 

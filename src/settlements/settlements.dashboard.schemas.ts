@@ -7,7 +7,7 @@ export const settlementListQuerySchema = z.object({
   after: z.string().max(100).optional(),
 });
 
-export const settlementListItemSchema = z.object({
+const settlementListItemSchema = z.object({
   ID: z.uuid(),
   MerchantTxRef: z.string(),
   AccountRef: z.string(),

@@ -242,5 +242,3 @@ export function createSettlementsRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type SettlementsRepo = ReturnType<typeof createSettlementsRepo>;

@@ -1,7 +1,7 @@
 import { createAccountsRepo } from '../accounts/accounts.repo';
 import type { Config } from '../config';
 import type { Db } from '../db';
-import { BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderUnavailableHttpError, ValidationError } from '../errors';
+import { BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
@@ -22,7 +22,7 @@ import { createSettlementInitiationRepo, type InitiationResult, type SettlementD
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
 import type { PayoutSignal, PayoutSignalType } from '../contracts/settlement.contract';
 
-export interface SettleRequest {
+interface SettleRequest {
   amount: Kobo;
   bankCode: string;
   accountNumber: string;
@@ -39,7 +39,7 @@ class NothingMade extends Error {
 }
 
 /** Wakes a running settlement workflow; implemented over the Temporal client, best effort. */
-export type SettlementSignaller = (merchantTxRef: string, signal: PayoutSignal) => Promise<void>;
+type SettlementSignaller = (merchantTxRef: string, signal: PayoutSignal) => Promise<void>;
 
 /** Same code as when the request schema finds it, so clients see one error for one condition. */
 const invalidBankCode = (): ValidationError => new ValidationError('invalid bank code');
@@ -160,7 +160,7 @@ export function createSettlementsService(deps: {
       try {
         found = await provider.lookupAccount({ accountNumber, bankCode });
       } catch (error) {
-        if (error instanceof ProviderUnavailableError) throw new ProviderUnavailableHttpError();
+        if (error instanceof ProviderUnavailableError) throw new ProviderOutageError();
         if (error instanceof ProviderRejectedError) throw new BadRequestError('provider_rejected', `provider rejected the lookup: ${error.description}`);
         throw error;
       }

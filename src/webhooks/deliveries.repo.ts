@@ -133,5 +133,3 @@ export function createDeliveriesRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type DeliveriesRepo = ReturnType<typeof createDeliveriesRepo>;

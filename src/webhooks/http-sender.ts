@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { guardedLookup, ipLiteralHost, isPrivateAddress } from '../net/address-policy';
 
-export interface SendResult {
+interface SendResult {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
@@ -14,7 +14,7 @@ const REFUSED_PRIVATE = 'refused: private address';
  * What the tenant sees as LastError: the kind of failure, never the addresses, ports or internal
  * names a raw socket error carries (which would map the network behind a callback host).
  */
-export function describeSendError(error: Error & { code?: string }, timeoutMs: number): string {
+function describeSendError(error: Error & { code?: string }, timeoutMs: number): string {
   const code = error.code ?? '';
   if (code === 'EPRIVATE') return REFUSED_PRIVATE;
   if (code === 'ETIMEDOUT' || /timed out/.test(error.message)) return `timed out after ${timeoutMs} ms`;

@@ -2,6 +2,7 @@ import type { AuditActor, AuditLog } from '../audit/audit-log';
 import type { AuthService } from '../auth/auth.service';
 import type { Db } from '../db';
 import { AppError } from '../errors';
+import { httpStatusOf } from '../http/middleware/errors';
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import type { DeliveryRecord } from './deliveries.repo';
@@ -111,7 +112,7 @@ export function webhooksDashboardRoutes(deps: { db: Db; webhooks: WebhooksServic
           try {
             results.push({ ID: id, replay: presentReplay(await replayAudited(user, id)), error: null });
           } catch (error) {
-            if (!(error instanceof AppError) || error.status >= 500) throw error;
+            if (!(error instanceof AppError) || httpStatusOf(error) >= 500) throw error;
             results.push({ ID: id, replay: null, error: error.message });
           }
         }

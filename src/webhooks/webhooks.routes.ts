@@ -17,7 +17,7 @@ import {
  * SPEC.md's response has no paging, so a client built from it reads one response: every dead letter
  * and processing error is in it, up to this bound; `after` / `processingErrorsAfter` page past it.
  */
-export const DEAD_LETTERS_MAX = 1000;
+const DEAD_LETTERS_MAX = 1000;
 
 export function webhooksRoutes(deps: { webhooks: WebhooksService; audit: AuditLog }): RouteDefinition[] {
   const { webhooks, audit } = deps;

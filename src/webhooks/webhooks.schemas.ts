@@ -12,7 +12,7 @@ export const deadLettersQuerySchema = z.object({
   processingErrorsAfter: z.string().max(100).optional(),
 });
 
-export const deadLetterSchema = z.object({
+const deadLetterSchema = z.object({
   ID: z.uuid(),
   CallbackURL: z.string(),
   Status: z.literal('dead_letter'),

@@ -18,7 +18,7 @@ describe('fee tier notation (fees:set, fees:show)', () => {
     const refuses = (spec: string, message: RegExp) =>
       assert.throws(
         () => parseTierSpec(spec),
-        (error: unknown) => error instanceof AppError && error.status === 400 && message.test(error.message),
+        (error: unknown) => error instanceof AppError && error.kind === 'invalid' && message.test(error.message),
       );
     refuses('0-100', /tier 1 "0-100" is not MIN-MAX:FEE/);
     refuses('0-100:1,,101-:2', /tier 2 "" is not MIN-MAX:FEE/);

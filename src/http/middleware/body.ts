@@ -1,8 +1,8 @@
 import type { Context, Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { AppError } from '../../errors';
+import { HttpError } from '../http-error';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The types koa-bodyparser reads as JSON. */
 const JSON_TYPES = ['application/json', 'application/json-patch+json', 'application/vnd.api+json', 'application/csp-report', 'application/scim+json'];
@@ -18,21 +18,21 @@ export function jsonBody() {
     jsonLimit: '1mb',
     strict: true,
     onerror: (error: Error & { status?: number }) => {
-      if (error.status === 413) throw new AppError(413, 'payload_too_large', 'request body too large (limit 1 MB)');
-      if (error.status === 415) throw new AppError(415, 'unsupported_media_type', 'unsupported body encoding');
-      throw new AppError(400, 'invalid_json', 'invalid json');
+      if (error.status === 413) throw new HttpError(413, 'payload_too_large', 'request body too large (limit 1 MB)');
+      if (error.status === 415) throw new HttpError(415, 'unsupported_media_type', 'unsupported body encoding');
+      throw new HttpError(400, 'invalid_json', 'invalid json');
     },
   });
   return async (ctx: Context, next: Next): Promise<void> => {
     // No content at all (is() answers null; fetch sends Content-Length: 0 on a bare POST) is left to the schema.
-    if (ctx.request.length !== 0 && ctx.request.is(JSON_TYPES) === false) throw new AppError(415, 'unsupported_media_type', 'request body must be application/json');
+    if (ctx.request.length !== 0 && ctx.request.is(JSON_TYPES) === false) throw new HttpError(415, 'unsupported_media_type', 'request body must be application/json');
     await parse(ctx, next);
   };
 }
 
 /** Reads the raw request bytes with a cap (1 MB by default), for routes that verify signatures themselves. */
 export async function readRawBody(stream: NodeJS.ReadableStream, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  const tooLarge = () => new AppError(413, 'payload_too_large', `request body too large (limit ${describeBytes(limit)})`);
+  const tooLarge = () => new HttpError(413, 'payload_too_large', `request body too large (limit ${describeBytes(limit)})`);
   const declared = Number((stream as { headers?: Record<string, string | undefined> }).headers?.['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];

@@ -1,13 +1,29 @@
 import type { Next } from 'koa';
 import { isRetryableDatabaseError } from '../../db';
-import { AppError } from '../../errors';
+import { AppError, type ErrorKind } from '../../errors';
 import type { AppContext } from '../context';
+import { HttpError } from '../http-error';
 
 interface HttpLikeError {
   status?: number;
   expose?: boolean;
   message?: string;
 }
+
+/** The one place a kind of failure becomes a response status. */
+const STATUS_OF: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  rate_limited: 429,
+  provider_unavailable: 502,
+  unavailable: 503,
+};
+
+export const httpStatusOf = (error: AppError): number => STATUS_OF[error.kind];
 
 /** Turns every thrown value into {error, code, details?, requestId}; never leaks a stack. */
 export function errorHandler() {
@@ -18,7 +34,7 @@ export function errorHandler() {
       const { status, body } = toErrorResponse(error, ctx);
       ctx.status = status;
       ctx.body = body;
-      if (error instanceof AppError) for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
+      if (error instanceof AppError && error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
     }
   };
 }
@@ -26,8 +42,9 @@ export function errorHandler() {
 function toErrorResponse(error: unknown, ctx: AppContext): { status: number; body: Record<string, unknown> } {
   const requestId = ctx.state.requestId;
   if (error instanceof AppError) {
-    return { status: error.status, body: { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), requestId } };
+    return { status: httpStatusOf(error), body: { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), requestId } };
   }
+  if (error instanceof HttpError) return { status: error.status, body: { error: error.message, code: error.code, requestId } };
   const httpError = error as HttpLikeError;
   if (typeof httpError?.status === 'number' && httpError.status >= 400 && httpError.status < 500 && httpError.expose) {
     const code = httpError.status === 405 ? 'method_not_allowed' : 'bad_request';

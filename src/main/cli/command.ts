@@ -3,7 +3,7 @@ import type { Config } from '../../config';
 import type { Db } from '../../db';
 import type { Services } from '../container';
 
-export interface CommandContext {
+interface CommandContext {
   config: Config;
   db: Db;
   temporal: Client;
