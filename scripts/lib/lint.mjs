@@ -8,23 +8,11 @@ import { run } from './util.mjs';
 /** The server code whose imports are checked; the dashboard front end is checked by type-only-imports.mjs. */
 const CRUISED = ['src', 'activities', 'workflows', 'knexfile.ts'];
 
-/**
- * Reaches into another domain's repo that the code still has (each listed by file and repo): known, so the
- * check fails on any new one. The list only shrinks: a domain that gets a function for what others read
- * drops its lines (regenerate with `npx depcruise --config .dependency-cruiser.cjs --output-type baseline
- * src activities workflows knexfile.ts > .dependency-cruiser-known-violations.json`).
- */
-const KNOWN_VIOLATIONS = '.dependency-cruiser-known-violations.json';
-
 /** Runs both checks; logs what fails and how to fix it. Resolves to true when both pass. */
 export async function lint({ log }) {
   const root = repoRoot();
   const [cruise, format] = await Promise.all([
-    run(
-      process.execPath,
-      [join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'), '--config', '.dependency-cruiser.cjs', '--output-type', 'err', '--ignore-known', KNOWN_VIOLATIONS, ...CRUISED],
-      { cwd: root },
-    ),
+    run(process.execPath, [join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'), '--config', '.dependency-cruiser.cjs', '--output-type', 'err', ...CRUISED], { cwd: root }),
     run(process.execPath, [join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '.', '--cache', '--log-level', 'warn'], { cwd: root }),
   ]);
   const typeOnly = typeOnlyImportViolations();

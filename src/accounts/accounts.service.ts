@@ -1,4 +1,4 @@
-import { createAuthRepo } from '../auth/auth.repo';
+import { findTenant } from '../auth/tenants.access';
 import type { Config } from '../config';
 import { enrolCustomer } from '../customers/customer-enrolment';
 import type { Db } from '../db';
@@ -69,7 +69,7 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
       if (body.expectedAmount && body.expectedAmount > config.MAX_AMOUNT) {
         throw new ValidationError('expectedAmount must be a positive amount with at most two decimals');
       }
-      const tenant = await createAuthRepo(db).findTenant(tenantId);
+      const tenant = await findTenant(db, tenantId);
       if (!tenant) throw new NotFoundError('tenant not found');
       let accountRef = newAccountRef(tenant.ref_prefix);
       if (idempotencyKey) {

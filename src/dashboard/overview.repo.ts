@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
-import { createDeliveryReadsRepo } from '../webhooks/delivery-reads.repo';
+import { countUnreplayedDeadLetters } from '../webhooks/deliveries.access';
 
 /** Days on the overview are Lagos business days (WAT, no daylight saving). */
 export const BUSINESS_TIME_ZONE = 'Africa/Lagos';
@@ -77,7 +77,7 @@ export function createOverviewRepo(db: DbOrTrx) {
       const [kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit, reconciliationExceptions] = await Promise.all([
         db('customers').where({ tenant_id: tenantId, kyc_status: 'pending_review' }).count({ count: '*' }).first().then(count),
         db('inbound_events').where({ tenant_id: tenantId, category: 'misdirected' }).whereNull('assigned_at').count({ count: '*' }).first().then(count),
-        createDeliveryReadsRepo(db).unreplayedDeadLetters(tenantId),
+        countUnreplayedDeadLetters(db, tenantId),
         db('settlements')
           .where({ tenant_id: tenantId, status: 'failed' })
           .where('updated_at', '>', db.raw('now() - make_interval(days => ?)', [FAILED_SETTLEMENT_WINDOW_DAYS]))

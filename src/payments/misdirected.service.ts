@@ -1,4 +1,4 @@
-import { createAccountsRepo, type AccountRecord } from '../accounts/accounts.repo';
+import { findAccountById, findAccountByRef, type AccountRecord } from '../accounts/accounts.access';
 import { createAuditLog } from '../audit/audit-log';
 import { isUniqueViolation, type Db } from '../db';
 import { ConflictError, NotFoundError } from '../errors';
@@ -24,10 +24,9 @@ interface Assignment {
  */
 export function createMisdirectedService(deps: { db: Db; creditPayment: PaymentCrediter; starter: WorkflowStarter }) {
   const { db, creditPayment, starter } = deps;
-  const accounts = createAccountsRepo(db);
 
   async function refsOf(accountIds: string[]): Promise<Map<string, string>> {
-    const found = await Promise.all([...new Set(accountIds)].map((id) => accounts.findById(id)));
+    const found = await Promise.all([...new Set(accountIds)].map((id) => findAccountById(db, id)));
     return new Map(found.filter((account): account is AccountRecord => account !== undefined).map((account) => [account.id, account.accountRef]));
   }
 
@@ -52,7 +51,7 @@ export function createMisdirectedService(deps: { db: Db; creditPayment: PaymentC
           const event = await events.findMisdirectedForUpdate(user.tenantId, id.toLowerCase());
           if (!event) throw new NotFoundError('misdirected payment not found');
           if (event.assignedAt) throw new ConflictError('misdirected payment already assigned');
-          const account = await createAccountsRepo(trx).findByRef(user.tenantId, accountRef);
+          const account = await findAccountByRef(trx, user.tenantId, accountRef);
           if (!account) throw new NotFoundError('account not found');
           const { grossAmount: gross, fee, transactionId } = event;
           if (gross === null || fee === null || fee < 0n || fee >= gross || !transactionId) {

@@ -1,4 +1,4 @@
-import { createAccountsRepo } from '../accounts/accounts.repo';
+import { expireAccount, findAccountById } from '../accounts/accounts.access';
 import type { Db } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
@@ -41,9 +41,8 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Payme
     return db.transaction(async (trx) => {
       const entry = await postingEngine.confirm(trx, credit.entryId);
       if (!entry) return ALREADY_SETTLED;
-      const accounts = createAccountsRepo(trx);
-      const account = await accounts.findById(entry.accountId);
-      if (account?.expectedAmount !== null && account?.expectedAmount === entry.amount + entry.fee) await accounts.expire(account.id);
+      const account = await findAccountById(trx, entry.accountId);
+      if (account?.expectedAmount !== null && account?.expectedAmount === entry.amount + entry.fee) await expireAccount(trx, account.id);
       return { kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching' };
     });
   }

@@ -1,4 +1,4 @@
-import type { AccountRecord } from '../accounts/accounts.repo';
+import type { AccountRecord } from '../accounts/accounts.access';
 import type { Trx } from '../db';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';

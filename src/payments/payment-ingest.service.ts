@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createAccountsRepo } from '../accounts/accounts.repo';
+import { findAccountByRefAnyTenant } from '../accounts/accounts.access';
 import { ACCOUNT_REF_RE } from '../accounts/accounts.service';
-import { createAuthRepo } from '../auth/auth.repo';
+import { findTenantByRefPrefix } from '../auth/tenants.access';
 import type { Config } from '../config';
 import { isRetryableDatabaseError, isUniqueViolation, type Db } from '../db';
 import { uuidv7 } from '../ids';
@@ -56,7 +56,6 @@ export function createPaymentIngestService(deps: {
   const { db, config, logger, jobs, starter, notifications, payouts, metrics } = deps;
   const postings = createPaymentPostingGroups({ repo: createPaymentPostingRepo(db), maxGroup: config.PAYMENT_POSTING_GROUP_MAX, maxStatements: config.PAYMENT_POSTING_STATEMENTS, metrics });
   const events = createInboundEventsRepo(db);
-  const accounts = createAccountsRepo(db);
 
   async function record(event: NewInboundEvent): Promise<IngestOutcome> {
     const { recorded } = await events.record(event);
@@ -65,7 +64,7 @@ export function createPaymentIngestService(deps: {
 
   async function attributedTenant(aliasRef: string | null): Promise<string | null> {
     const prefix = aliasRef ? ACCOUNT_REF_RE.exec(aliasRef)?.[1] : undefined;
-    return prefix ? ((await createAuthRepo(db).findTenantByRefPrefix(prefix))?.id ?? null) : null;
+    return prefix ? ((await findTenantByRefPrefix(db, prefix))?.id ?? null) : null;
   }
 
   function recordMisdirected(base: NotificationFacts, stated: StatedAmounts, tenantId: string | null): Promise<IngestOutcome> {
@@ -74,7 +73,7 @@ export function createPaymentIngestService(deps: {
 
   /** An event that is no usable payment: a processing error on its account, or misdirected without one. */
   async function recordUnusable(base: NotificationFacts, stated: StatedAmounts, error: string, amounts?: { gross: Kobo; fee: Kobo }): Promise<IngestOutcome> {
-    const account = base.aliasAccountRef ? await accounts.findByRefAnyTenant(base.aliasAccountRef) : undefined;
+    const account = base.aliasAccountRef ? await findAccountByRefAnyTenant(db, base.aliasAccountRef) : undefined;
     if (!account) return recordMisdirected(base, stated, await attributedTenant(base.aliasAccountRef ?? null));
     return record({
       ...base,

@@ -1,4 +1,4 @@
-import { createAccountsRepo } from '../accounts/accounts.repo';
+import { findAccountById } from '../accounts/accounts.access';
 import { isUniqueViolation, type Db } from '../db';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
@@ -8,10 +8,10 @@ import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
-import { createInboundEventsRepo, FOUND_BY_RECONCILIATION } from '../payments/inbound-events.repo';
+import { FOUND_BY_RECONCILIATION, recordInboundEvent } from '../payments/inbound-events.access';
 import type { PaymentCrediter } from '../payments/payment-credit';
 import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
-import { createSettlementsRepo } from '../settlements/settlements.repo';
+import { findSettlementById } from '../settlements/settlements.access';
 import { createReconciliationExceptionsRepo } from './reconciliation-exceptions.repo';
 import { createReconciliationMatchingRepo, type PendingAction } from './reconciliation-matching.repo';
 import { createReconciliationRunsRepo } from './reconciliation-runs.repo';
@@ -53,10 +53,10 @@ export function createReconciliationRepairs(deps: {
   async function credit(runId: string, action: PendingAction, runIds: string[]): Promise<boolean> {
     try {
       const jobs = await db.transaction(async (trx) => {
-        const account = await createAccountsRepo(trx).findById(action.accountId);
+        const account = await findAccountById(trx, action.accountId);
         if (!account) throw new Error(`account ${action.accountId} vanished during reconciliation run ${runId}`);
         const eventId = uuidv7();
-        await createInboundEventsRepo(trx).record({
+        await recordInboundEvent(trx, {
           id: eventId,
           requestId: null,
           eventType: 'reconciliation',
@@ -158,7 +158,7 @@ export function createReconciliationRepairs(deps: {
    * brings SettlementStatus in line, or re-checks with back-off while the lookup does not agree yet.
    */
   async function refund(runId: string, action: PendingAction, runIds: string[]): Promise<boolean> {
-    const settlement = action.settlementId ? await createSettlementsRepo(db).findById(action.settlementId) : undefined;
+    const settlement = action.settlementId ? await findSettlementById(db, action.settlementId) : undefined;
     // No check of the settlement's status here: after a crash between the refund and this run's record of
     // it, the retry must still record it and start the workflow that shows it.
     if (!settlement || !action.merchantTxRef) return alreadyDone(runId, action, runIds);

@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db';
-import type { AttemptOutcome, SettlementStatus } from '../settlements/settlements.repo';
+import type { AttemptOutcome, SettlementStatus } from '../settlements/settlements.access';
 
 /** A settlement reference the ledger says can no longer pay, due for a lookup at the provider. */
 export interface WatchedReference {

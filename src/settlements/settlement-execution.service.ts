@@ -1,4 +1,4 @@
-import { createAccountsRepo } from '../accounts/accounts.repo';
+import { findAccountById } from '../accounts/accounts.access';
 import type { Config } from '../config';
 import type { Db, Trx } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
@@ -234,7 +234,7 @@ export function createSettlementExecutionService(deps: {
         settlements.upsertAttempt(settlementId, attemptNo, providerRef, acknowledged || detail.acknowledged ? 'accepted' : outcome, detail);
 
       const settlement = await load(settlementId);
-      const account = await createAccountsRepo(db).findById(settlement.accountId);
+      const account = await findAccountById(db, settlement.accountId);
       try {
         const transfer = await provider.submitTransfer({
           amountKobo: settlement.amount,

@@ -1,4 +1,4 @@
-import { createAccountsRepo } from '../accounts/accounts.repo';
+import { findAccountByRef } from '../accounts/accounts.access';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
@@ -58,7 +58,6 @@ export function createSettlementsService(deps: {
 }) {
   const { db, config, logger, provider, banks, jobs, starter, limits, signal } = deps;
   const settlements = createSettlementsRepo(db);
-  const accounts = createAccountsRepo(db);
 
   async function requireKnownBank(bankCode: string): Promise<void> {
     if (!(await banks.has(bankCode))) throw invalidBankCode();
@@ -96,7 +95,7 @@ export function createSettlementsService(deps: {
       if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
       // An unknown account is the caller's first mistake: it is named before the bank code, and before
       // the bank check may need the provider's bank list.
-      if (!(await accounts.findByRef(tenantId, accountRef))) throw new NotFoundError('account not found');
+      if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
       await requireKnownBank(request.bankCode);
       const settlementId = uuidv7();
       const merchantTxRef = newMerchantTxRef();

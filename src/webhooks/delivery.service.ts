@@ -1,4 +1,4 @@
-import { createAuthRepo } from '../auth/auth.repo';
+import { findTenant } from '../auth/tenants.access';
 import type { Config } from '../config';
 import { decryptSecret } from '../crypto';
 import { encryptionContext, WEBHOOK_SECRET_COLUMN } from '../encryption/encrypted-columns';
@@ -31,7 +31,7 @@ export function createWebhookDeliveryService(deps: { db: Db; config: DeliveryCon
     async send(deliveryId: string): Promise<DeliveryAttemptResult> {
       const delivery = await deliveries.findById(deliveryId);
       if (!delivery) throw new DeliveryNotFoundError(deliveryId);
-      const tenant = await createAuthRepo(db).findTenant(delivery.tenantId);
+      const tenant = await findTenant(db, delivery.tenantId);
       const headers: Record<string, string> = {
         'Content-Type': 'application/json',
         'User-Agent': 'nuban-ledger-webhooks/1',

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createAccountsRepo } from '../accounts/accounts.repo';
-import { createAuthRepo } from '../auth/auth.repo';
+import { findAccountById } from '../accounts/accounts.access';
+import { setTenantWebhookSecret } from '../auth/tenants.access';
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
 import { encryptionContext, WEBHOOK_SECRET_COLUMN } from '../encryption/encrypted-columns';
@@ -10,7 +10,7 @@ import { isUuid, uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import { createOutboxRepo } from '../outbox/outbox.repo';
 import type { WorkflowStarter } from '../outbox/workflow-starter';
-import { createInboundEventsRepo } from '../payments/inbound-events.repo';
+import { listProcessingErrors } from '../payments/inbound-events.access';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { createOutboundEvents } from '../events/outbound-events';
 import { createDeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord } from './deliveries.repo';
@@ -36,12 +36,12 @@ export function createWebhooksService(deps: {
     /** Stored encrypted and shown once; every later delivery of the tenant's accounts is signed with it. */
     async setSigningSecret(tenantId: string, secret?: string): Promise<string> {
       const chosen = secret ?? `whsec_${randomBytes(32).toString('base64url')}`;
-      await createAuthRepo(db).setWebhookSecret(tenantId, encryptSecret(config.DATA_ENCRYPTION_KEYRING, chosen, encryptionContext(WEBHOOK_SECRET_COLUMN, tenantId)));
+      await setTenantWebhookSecret(db, tenantId, encryptSecret(config.DATA_ENCRYPTION_KEYRING, chosen, encryptionContext(WEBHOOK_SECRET_COLUMN, tenantId)));
       return chosen;
     },
 
     async clearSigningSecret(tenantId: string): Promise<void> {
-      await createAuthRepo(db).setWebhookSecret(tenantId, null);
+      await setTenantWebhookSecret(db, tenantId, null);
     },
 
     async deadLetters(tenantId: string, beforeId: string | null, limit: number): Promise<DeliveryRecord[]> {
@@ -49,7 +49,7 @@ export function createWebhooksService(deps: {
     },
 
     async processingErrors(tenantId: string, beforeId: string | null, limit: number) {
-      return createInboundEventsRepo(db).listProcessingErrors(tenantId, beforeId, limit + 1);
+      return listProcessingErrors(db, tenantId, beforeId, limit + 1);
     },
 
     async delivery(tenantId: string, id: string): Promise<{ delivery: DeliveryRecord; attempts: DeliveryAttemptRecord[] }> {
@@ -65,7 +65,7 @@ export function createWebhooksService(deps: {
       await limits.replays.consume(tenantId);
       const original = await findDelivery(tenantId, id);
       if (original.status !== 'dead_letter') throw new ConflictError('only a dead letter can be replayed');
-      const account = await createAccountsRepo(db).findById(original.accountId);
+      const account = await findAccountById(db, original.accountId);
       const replayId = uuidv7();
       const job = jobs.webhookDelivery({ deliveryId: replayId, tenantId, accountRef: account?.accountRef ?? '' });
       await db.transaction(async (trx) => {
