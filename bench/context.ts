@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createKnex, type Db } from '../src/db';
 import { uuidv7 } from '../src/ids';
+import { loadConfig } from '../src/config';
+import { tierDefaultsOf } from '../src/kyc-limits/account-limits';
 import { createPostingEngine } from '../src/ledger/posting-engine';
 import { call } from '../test/helpers/http';
 import { startSystem, type RunningSystem } from '../test/helpers/processes';
@@ -47,7 +49,7 @@ export async function provisionAccounts(ctx: BenchContext, count: number): Promi
 /** A confirmed credit through the posting engine: money the account may settle. */
 export async function fund(ctx: BenchContext, accountId: string, kobo: bigint): Promise<void> {
   await ctx.db.transaction((trx) =>
-    createPostingEngine(ctx.db).post(trx, accountId, [
+    createPostingEngine(ctx.db, { tierDefaults: tierDefaultsOf(loadConfig(ctx.sys.env)) }).post(trx, accountId, [
       { direction: 'credit', kind: 'payment', amount: kobo, status: 'confirmed', narration: 'bench funding', providerTxnRef: `bench-fund-${uuidv7()}`, transactionGroupId: uuidv7() },
     ]),
   );

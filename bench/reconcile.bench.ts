@@ -1,4 +1,6 @@
 import { uuidv7 } from '../src/ids';
+import { loadConfig } from '../src/config';
+import { tierDefaultsOf } from '../src/kyc-limits/account-limits';
 import { createPostingEngine } from '../src/ledger/posting-engine';
 import { call } from '../test/helpers/http';
 import { provisionAccounts, rssMiB, sleep, type BenchContext } from './context';
@@ -31,7 +33,7 @@ async function providerPayments(ctx: BenchContext, accountRefs: string[], count:
 
 /** The ledger already holds every one of them: a confirmed credit each, through the posting engine. */
 async function ledgerEntries(ctx: BenchContext, accounts: Array<{ ID: string; AccountRef: string }>, payments: RecordedPayment[]): Promise<void> {
-  const engine = createPostingEngine(ctx.db);
+  const engine = createPostingEngine(ctx.db, { tierDefaults: tierDefaultsOf(loadConfig(ctx.sys.env)) });
   const idOf = new Map(accounts.map((account) => [account.AccountRef, account.ID]));
   const byAccount = new Map<string, string[]>();
   for (const payment of payments) byAccount.set(payment.accountRef, [...(byAccount.get(payment.accountRef) ?? []), payment.transactionId]);

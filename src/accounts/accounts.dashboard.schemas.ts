@@ -14,7 +14,7 @@ const balancesSchema = z.object({
   ledgerBalance: moneySchema,
   availableBalance: moneySchema,
   pendingCredits: moneySchema,
-  /** What a settlement may take now: the ledger or the available balance (SETTLEMENT_FUNDS), 0.00 in deficit. */
+  /** What a settlement may take now: the ledger or the available balance (SETTLEMENT_FUNDS) less held money, 0.00 in deficit. */
   settleable: moneySchema,
   settlesFrom: z.enum(['ledger', 'available']),
 });

@@ -18,6 +18,7 @@ export interface AccountRecord {
   expectedAmount: Kobo | null;
   ledgerBalance: Kobo;
   pendingCredits: Kobo;
+  heldBalance: Kobo;
   totalCredits: Kobo;
   totalDebits: Kobo;
   /** The entries' seq up to which the totals above count. */
@@ -42,6 +43,7 @@ interface AccountRow {
   expected_amount: string | null;
   ledger_balance: string;
   pending_credits: string;
+  held_balance: string;
   total_credits: string;
   total_debits: string;
   last_seq: string;
@@ -65,6 +67,7 @@ function toAccount(row: AccountRow): AccountRecord {
     expectedAmount: row.expected_amount === null ? null : koboFromDb(row.expected_amount),
     ledgerBalance: koboFromDb(row.ledger_balance),
     pendingCredits: koboFromDb(row.pending_credits),
+    heldBalance: koboFromDb(row.held_balance),
     totalCredits: koboFromDb(row.total_credits),
     totalDebits: koboFromDb(row.total_debits),
     lastSeq: BigInt(row.last_seq),
@@ -89,6 +92,7 @@ const ACCOUNT_COLUMNS = Object.keys({
   expected_amount: true,
   ledger_balance: true,
   pending_credits: true,
+  held_balance: true,
   total_credits: true,
   total_debits: true,
   last_seq: true,

@@ -80,6 +80,7 @@ export function accountsRoutes(deps: { accounts: AccountsService }): RouteDefini
             ledgerBalance: formatKobo(account.ledgerBalance),
             availableBalance: formatKobo(account.ledgerBalance - account.pendingCredits),
             pendingCredits: formatKobo(account.pendingCredits),
+            heldBalance: formatKobo(account.heldBalance),
             inDeficit: account.deficitSince !== null,
             asOf: asOf.toISOString(),
           },

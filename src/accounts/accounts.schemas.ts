@@ -45,6 +45,8 @@ export const balanceResponseSchema = z.object({
   ledgerBalance: moneySchema,
   availableBalance: moneySchema,
   pendingCredits: moneySchema,
+  /** Money over the customer's KYC tier limits: in the ledger balance, but no settlement may spend it. */
+  heldBalance: moneySchema,
   inDeficit: z.boolean(),
   asOf: timestampSchema,
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createKeyring } from '../crypto';
 import { authEnv, refuseWeakPasswordHashing } from './auth';
 import { databaseEnv } from './database';
+import { kycLimitsEnv } from './kyc-limits';
 import { limitsEnv } from './limits';
 import { metricsEnv, refuseOpenMetrics } from './metrics';
 import { paymentsEnv } from './payments';
@@ -17,6 +18,7 @@ import { refusePrivateCallbacks, webhooksEnv } from './webhooks';
 import { workerEnv } from './worker';
 
 export type { RateLimit } from './limits';
+export type { TierLimits } from './kyc-limits';
 
 /** Every environment variable, one schema: each concern's variables are declared in its own module. */
 const configSchema = z
@@ -33,6 +35,7 @@ const configSchema = z
     ...paymentsEnv.shape,
     ...webhooksEnv.shape,
     ...settlementEnv.shape,
+    ...kycLimitsEnv.shape,
     ...reconciliationEnv.shape,
     ...retentionEnv.shape,
     ...sandboxEnv.shape,

@@ -9,6 +9,7 @@ import { uuidv7 } from '../ids';
 import { requireCustomer } from './customer-lookup';
 import { createCustomersRepo, type CustomerRecord, type KycChange } from './customers.repo';
 import type { IdentityCheck, IdentityVerifier } from './identity-client';
+import type { PostingEngine } from '../ledger/posting-engine';
 
 function assertCanSubmit(customer: CustomerRecord): void {
   if (customer.kyc_tier >= 2) throw new BadRequestError('kyc_already_complete', 'customer is already at tier 2 or above');
@@ -30,8 +31,8 @@ function changeFor(check: IdentityCheck): KycChange {
   }
 }
 
-export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEYRING'>; identity: IdentityVerifier }) {
-  const { db, config, identity } = deps;
+export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEYRING'>; identity: IdentityVerifier; postingEngine: PostingEngine }) {
+  const { db, config, identity, postingEngine } = deps;
   const customers = createCustomersRepo(db);
 
   /** Operator decision on a pending submission, recorded with the user and the time. */
@@ -42,6 +43,8 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
       if (current.kyc_status !== 'pending_review') throw new ConflictError('kyc submission is not pending review');
       const approved = decision === 'approve';
       const updated = await store.updateKyc(current.id, { kycTier: approved ? 2 : 1, kycStatus: approved ? 'approved' : 'rejected', reviewReason: null });
+      // The customer's row is locked first, then its accounts: the order every tier change takes.
+      if (approved) await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
       await store.audit({
         id: uuidv7(),
         tenantId: user.tenantId,
@@ -82,6 +85,7 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
           ninEnc: encryptSecret(config.DATA_ENCRYPTION_KEYRING, nin, encryptionContext(NIN_COLUMN, current.id)),
           ninLast4: nin.slice(-4),
         });
+        if (change.kycTier > current.kyc_tier) await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', null);
         await store.audit({
           id: uuidv7(),
           tenantId,

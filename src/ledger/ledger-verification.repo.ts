@@ -103,7 +103,25 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                 OR (j.direction = 'credit' AND t.kind <> 'reversal')
                 OR (j.direction = 'debit' AND t.kind NOT IN ('payment', 'adjustment')))
          LIMIT 100`);
-      return [...totals, ...chain, ...reversals, ...settlements, ...adjustments];
+      // Held money: the account's held balance is what its holds still hold; each hold's releases add up to
+      // what it released; a hold never exceeds its credit, and a reversed or taken-back credit holds nothing.
+      const holds = await rows<LedgerProblem>(`
+        SELECT 'holds' AS check, a.account_ref AS "accountRef", format('stored held balance %s; open holds %s', a.held_balance, coalesce(h.open, 0)) AS detail
+          FROM virtual_accounts a
+          LEFT JOIN (SELECT account_id, sum(amount - released) AS open FROM ledger_holds GROUP BY account_id) h ON h.account_id = a.id
+         WHERE a.held_balance <> coalesce(h.open, 0)
+        UNION ALL
+        SELECT 'holds', a.account_ref, format('hold on entry %s: amount %s released %s, releases %s, credit %s (%s)', h.entry_id, h.amount, h.released, coalesce(r.total, 0), e.amount, e.status)
+          FROM ledger_holds h
+          JOIN virtual_accounts a ON a.id = h.account_id
+          JOIN ledger_entries e ON e.id = h.entry_id
+          LEFT JOIN (SELECT entry_id, sum(amount) AS total FROM ledger_hold_releases GROUP BY entry_id) r ON r.entry_id = h.entry_id
+         WHERE h.released <> coalesce(r.total, 0)
+            OR h.amount > e.amount
+            OR e.direction <> 'credit' OR e.kind <> 'payment'
+            OR (h.released < h.amount AND (e.status = 'reversed' OR EXISTS (SELECT 1 FROM ledger_entries j WHERE j.reverses_entry_id = e.id AND j.kind = 'adjustment')))
+         LIMIT 100`);
+      return [...totals, ...chain, ...reversals, ...settlements, ...adjustments, ...holds];
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { DbOrTrx, Trx } from '../db';
+import { kycLimitBindings, type TierDefaults } from '../kyc-limits/account-limits';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus, LedgerEntry } from './ledger.types';
 import { appendFragment, type AppendTotals, type EntryDraft } from './posting-ctes';
@@ -72,10 +73,11 @@ export function toLedgerEntry(row: EntryRow): LedgerEntry {
 export function createLedgerRepo(db: DbOrTrx) {
   return {
     /** The appended entries, or null when the account does not exist or lacks the funds. */
-    async append(trx: Trx, accountId: string, drafts: EntryDraft[], totals: AppendTotals): Promise<LedgerEntry[] | null> {
+    async append(trx: Trx, accountId: string, drafts: EntryDraft[], totals: AppendTotals, tierDefaults: TierDefaults): Promise<LedgerEntry[] | null> {
       const fragment = appendFragment('CAST(:account_id AS uuid)', drafts, totals);
       const result = await trx.raw(`WITH ${fragment.ctes} SELECT posting_inserted.* FROM posting_inserted, posting_moved ORDER BY seq`, {
         ...fragment.bindings,
+        ...kycLimitBindings(tierDefaults),
         account_id: accountId,
       });
       const rows = result.rows as EntryRow[];
@@ -84,6 +86,10 @@ export function createLedgerRepo(db: DbOrTrx) {
 
     async accountExists(accountId: string, trx?: Trx): Promise<boolean> {
       return (await (trx ?? db)('virtual_accounts').where({ id: accountId }).first('id')) !== undefined;
+    },
+
+    async accountIdsOfCustomer(trx: Trx, customerId: string): Promise<string[]> {
+      return (await trx('virtual_accounts').where({ customer_id: customerId }).orderBy('id').select('id')).map((row: { id: string }) => row.id);
     },
 
     async findEntry(entryId: string, trx?: Trx): Promise<LedgerEntry | undefined> {

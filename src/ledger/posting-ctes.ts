@@ -1,3 +1,4 @@
+import { accountLimitsSql } from '../kyc-limits/account-limits';
 import type { Kobo } from '../money';
 import type { EntryKind, EntryStatus, LedgerEntry } from './ledger.types';
 
@@ -25,7 +26,12 @@ export interface AppendTotals {
   pendingAdded: Kobo;
   /** Pending credits leaving because this append reverses one. */
   pendingReleased: Kobo;
-  /** When set, the append happens only if this balance (ledger, or ledger less pending credits) covers the amount. */
+  /** Held money leaving because this append reverses or takes back a credit that had a held part. */
+  heldReleased: Kobo;
+  /**
+   * A payout: the append happens only if this balance (ledger, or ledger less pending credits), less the
+   * held money, covers the amount, and the account's debits of the day stay within its daily debit limit.
+   */
   requireFunds: { amount: Kobo; from: FundsSource } | null;
 }
 
@@ -54,6 +60,41 @@ function insertEntries(draftsWithAccount: string): string {
       RETURNING *`;
 }
 
+/** The account's current day, in which its daily debit limit counts. */
+const LAGOS_TODAY = "CAST(now() AT TIME ZONE 'Africa/Lagos' AS date)";
+
+/**
+ * Each payment credit among the drafts `draftsFrom` lists (d, beside its locked account a and the account's
+ * limits l), judged against its limits in posting order: the part over the single-credit limit, and the part
+ * that would take the unheld balance over the balance limit, is held (the credit itself always posts). With
+ * U the unheld balance (ledger less held) and Y a credit's amount up to the single-credit limit, each credit
+ * raises U by Y but never past the balance limit (nor lowers one already past it), so after the credits so far
+ * U = max(U0, min(limit, U0 + their Y)): a running sum, no recursion. Columns: id, account_id, tenant_id,
+ * amount, tier, single_credit, balance_limit, allowed (Y), held.
+ */
+function judgedCreditsCte(draftsFrom: string): string {
+  const unheld = (run: string) => `CASE WHEN s.balance_limit IS NULL THEN s.unheld0 + ${run} ELSE greatest(s.unheld0, least(s.balance_limit, s.unheld0 + ${run})) END`;
+  return `posting_judged AS (
+      SELECT s.id, s.account_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed,
+             CAST(s.amount - (${unheld('s.allowed_run')} - ${unheld('(s.allowed_run - s.allowed)')}) AS bigint) AS held
+        FROM (SELECT d.id, a.id AS account_id, a.tenant_id, d.amount, l.tier, l.single_credit, l.balance AS balance_limit,
+                     a.ledger_balance - a.held_balance AS unheld0,
+                     least(d.amount, coalesce(l.single_credit, d.amount)) AS allowed,
+                     CAST(sum(least(d.amount, coalesce(l.single_credit, d.amount))) OVER (PARTITION BY a.id ORDER BY d.ord) AS bigint) AS allowed_run
+                FROM ${draftsFrom}
+               WHERE d.direction = 'credit' AND d.kind = 'payment') s
+    ), posting_held AS (
+      -- The hold names the limit that explains it: the single-credit limit when that alone accounts for it.
+      INSERT INTO ledger_holds (entry_id, tenant_id, account_id, amount, tier, limit_kind, limit_amount)
+      SELECT j.id, j.tenant_id, j.account_id, j.held, j.tier,
+             CASE WHEN j.amount - j.allowed >= j.held THEN 'single_credit' ELSE 'balance' END,
+             CASE WHEN j.amount - j.allowed >= j.held THEN j.single_credit ELSE j.balance_limit END
+        FROM posting_judged j
+       WHERE j.held > 0
+      RETURNING entry_id
+    )`;
+}
+
 /** What the posting CTEs add to the account: SQL expressions (bindings, or sums over posting_drafts). */
 interface TotalsSql {
   count: string;
@@ -61,6 +102,9 @@ interface TotalsSql {
   debits: string;
   pendingAdded: string;
   pendingReleased: string;
+  heldReleased: string;
+  /** A boolean: the append is a payout (its debits count toward the day's). */
+  payout: string;
 }
 
 /**
@@ -70,12 +114,16 @@ interface TotalsSql {
  */
 function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql): string {
   return `
-    posting_account AS (
-      SELECT id, tenant_id, last_seq, total_credits, total_debits
+    posting_limits AS (
+      ${accountLimitsSql(accountIdSql)}
+    ), posting_account AS (
+      SELECT id, tenant_id, last_seq, total_credits, total_debits, ledger_balance, held_balance
         FROM virtual_accounts
        WHERE id = ${accountIdSql}
          AND (CAST(:posting_require_funds AS bigint) IS NULL
-              OR ledger_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN pending_credits ELSE 0 END >= CAST(:posting_require_funds AS bigint))
+              OR (ledger_balance - held_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN pending_credits ELSE 0 END >= CAST(:posting_require_funds AS bigint)
+                  AND coalesce(CASE WHEN debits_day = ${LAGOS_TODAY} THEN debits_day_total ELSE 0 END + CAST(:posting_require_funds AS bigint)
+                               <= (SELECT l.daily_debits FROM posting_limits l WHERE l.account_id = virtual_accounts.id), true)))
          -- The lock the UPDATE below needs anyway. Not FOR UPDATE: that would conflict with the key-share
          -- locks that inserting rows referencing the account (an inbound event, a delivery) already hold.
          FOR NO KEY UPDATE
@@ -84,7 +132,7 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
              sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS credits_run,
              sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS debits_run
         FROM ${draftsFrom}
-    ), posting_inserted AS (
+    ), ${judgedCreditsCte('posting_drafts d CROSS JOIN posting_account a LEFT JOIN posting_limits l ON l.account_id = a.id')}, posting_inserted AS (
       ${insertEntries('posting_drafts d CROSS JOIN posting_account a')}
     ), posting_moved AS (
       UPDATE virtual_accounts v
@@ -93,6 +141,11 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
              total_debits = a.total_debits + ${totals.debits},
              ledger_balance = (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}),
              pending_credits = v.pending_credits + ${totals.pendingAdded} - ${totals.pendingReleased},
+             held_balance = v.held_balance + (SELECT coalesce(sum(j.held), 0) FROM posting_judged j) - ${totals.heldReleased},
+             debits_day = CASE WHEN ${totals.payout} THEN ${LAGOS_TODAY} ELSE v.debits_day END,
+             debits_day_total = CASE WHEN ${totals.payout}
+                                     THEN CASE WHEN v.debits_day = ${LAGOS_TODAY} THEN v.debits_day_total ELSE 0 END + ${totals.debits}
+                                     ELSE v.debits_day_total END,
              -- Below zero only after a reversal or compensation of money already spent; the flag keeps the moment it started.
              deficit_since = CASE WHEN (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}) < 0
                                   THEN coalesce(v.deficit_since, clock_timestamp()) END,
@@ -117,7 +170,15 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
       `jsonb_to_recordset(CAST(:posting_drafts AS jsonb)) AS d(
                ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text,
                narration text, provider_txn_ref text, transaction_group_id uuid, reverses_entry_id uuid)`,
-      { count: ':posting_count', credits: ':posting_credits', debits: ':posting_debits', pendingAdded: ':posting_pending_added', pendingReleased: ':posting_pending_released' },
+      {
+        count: ':posting_count',
+        credits: ':posting_credits',
+        debits: ':posting_debits',
+        pendingAdded: ':posting_pending_added',
+        pendingReleased: ':posting_pending_released',
+        heldReleased: 'CAST(:posting_held_released AS bigint)',
+        payout: 'CAST(:posting_payout AS boolean)',
+      },
     ),
     bindings: {
       posting_require_funds: totals.requireFunds === null ? null : totals.requireFunds.amount.toString(),
@@ -142,6 +203,8 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
       posting_debits: totals.debits.toString(),
       posting_pending_added: totals.pendingAdded.toString(),
       posting_pending_released: totals.pendingReleased.toString(),
+      posting_held_released: totals.heldReleased.toString(),
+      posting_payout: totals.requireFunds !== null,
     },
   };
 }
@@ -164,12 +227,14 @@ export function appendDraftsByAccountFragment(draftsRelation: string): string {
         FROM (${draftsRelation}) AS d
     ), posting_account AS (
       -- The sort runs below the lock: rows are locked in id order, after every draft is known.
-      SELECT id, tenant_id, last_seq, total_credits, total_debits
+      SELECT id, tenant_id, last_seq, total_credits, total_debits, ledger_balance, held_balance
         FROM virtual_accounts
        WHERE id IN (SELECT account_id FROM posting_drafts)
        ORDER BY id
          FOR NO KEY UPDATE
-    ), posting_totals AS (
+    ), posting_limits AS (
+      ${accountLimitsSql('SELECT account_id FROM posting_drafts')}
+    ), ${judgedCreditsCte('posting_drafts d JOIN posting_account a ON a.id = d.account_id LEFT JOIN posting_limits l ON l.account_id = d.account_id')}, posting_totals AS (
       SELECT account_id, count(*) AS count,
              coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,
              coalesce(sum(amount) FILTER (WHERE direction = 'debit'), 0) AS debits,
@@ -185,6 +250,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string): string {
              total_debits = a.total_debits + t.debits,
              ledger_balance = (a.total_credits + t.credits) - (a.total_debits + t.debits),
              pending_credits = v.pending_credits + t.pending_added,
+             held_balance = v.held_balance + (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.account_id = v.id),
              deficit_since = CASE WHEN (a.total_credits + t.credits) - (a.total_debits + t.debits) < 0
                                   THEN coalesce(v.deficit_since, clock_timestamp()) END,
              updated_at = now()

@@ -2,6 +2,8 @@ import type { Db, Trx } from '../db';
 import { BadRequestError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
+import { kycLimitBindings, type TierDefaults } from '../kyc-limits/account-limits';
+import { createHoldsRepo, releasableUnderLimits, type HoldRelease, type HoldReleaseReason } from './holds.repo';
 import { createLedgerRepo } from './ledger.repo';
 import type { AppendTotals, EntryDraft, FundsSource } from './posting-ctes';
 import type { LedgerEntry, NewPosting } from './ledger.types';
@@ -10,6 +12,11 @@ export class InsufficientFundsError extends BadRequestError {
   constructor() {
     super('insufficient_funds', 'insufficient funds');
   }
+}
+
+/** What the posting engine needs to judge postings against KYC limits: the platform's defaults per tier. */
+export interface PostingEngineOptions {
+  tierDefaults: TierDefaults;
 }
 
 export interface Reversal {
@@ -28,13 +35,13 @@ export interface PostingPlan {
  * What a settlement may take from an account under SETTLEMENT_FUNDS, for display: the append's own
  * check (ledger.repo) is what enforces it. Nothing while the account is in deficit.
  */
-export function settleableBalance(from: FundsSource, account: { ledgerBalance: Kobo; pendingCredits: Kobo }): Kobo {
-  const funds = account.ledgerBalance - (from === 'available' ? account.pendingCredits : 0n);
+export function settleableBalance(from: FundsSource, account: { ledgerBalance: Kobo; pendingCredits: Kobo; heldBalance: Kobo }): Kobo {
+  const funds = account.ledgerBalance - account.heldBalance - (from === 'available' ? account.pendingCredits : 0n);
   return funds > 0n ? funds : 0n;
 }
 
 /** The entries to append and what they do to the account's totals: the rules every posting path shares. */
-export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; pendingReleased?: Kobo } = {}): PostingPlan {
+export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; pendingReleased?: Kobo; heldReleased?: Kobo } = {}): PostingPlan {
   const drafts: EntryDraft[] = postings.map((posting) => ({
     id: posting.id ?? uuidv7(),
     direction: posting.direction,
@@ -56,6 +63,7 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
       debits,
       pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
       pendingReleased: options.pendingReleased ?? 0n,
+      heldReleased: options.heldReleased ?? 0n,
       requireFunds: options.spendFrom ? { amount: debits, from: options.spendFrom } : null,
     },
   };
@@ -69,11 +77,11 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
  * adjustment (a spent confirmed credit the provider took back) may take an account below zero.
  * Statements that post together with rows of their own are built by posting-statements.
  */
-export function createPostingEngine(db: Db) {
+export function createPostingEngine(db: Db, options: PostingEngineOptions) {
   const repo = createLedgerRepo(db);
 
   async function append(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry[]> {
-    const entries = await repo.append(trx, accountId, plan.drafts, plan.totals);
+    const entries = await repo.append(trx, accountId, plan.drafts, plan.totals, options.tierDefaults);
     if (entries) return entries;
     if (await repo.accountExists(accountId, trx)) throw new InsufficientFundsError();
     throw new Error(`account ${accountId} does not exist`);
@@ -92,6 +100,37 @@ export function createPostingEngine(db: Db) {
 
     /** Appends an already planned posting (see planPosting). */
     append,
+
+    /**
+     * Releases held money of one account (a tier rise, an operator's decision, changed limits), under
+     * the account's lock; each release is recorded beside its hold. Amounts beyond what is still held are
+     * refused by the database, so a release can never free money twice.
+     */
+    async releaseHolds(trx: Trx, accountId: string, releases: HoldRelease[]): Promise<void> {
+      if (releases.length === 0) return;
+      await repo.lockAccounts(trx, [accountId]);
+      await createHoldsRepo(trx).release(accountId, releases);
+    },
+
+    /**
+     * Re-judges the open holds of a customer's accounts against the limits that apply now (after a tier rise or
+     * new limits) and releases what they no longer justify; the kobo released.
+     */
+    async releaseHoldsWithinLimits(trx: Trx, customerId: string, reason: HoldReleaseReason, userId: string | null): Promise<Kobo> {
+      const accountIds = await repo.accountIdsOfCustomer(trx, customerId);
+      await repo.lockAccounts(trx, accountIds);
+      const holds = createHoldsRepo(trx);
+      let released = 0n;
+      for (const accountId of accountIds) {
+        const releases = releasableUnderLimits(await holds.openHolds(accountId, kycLimitBindings(options.tierDefaults)));
+        await holds.release(
+          accountId,
+          releases.map((release) => ({ ...release, reason, userId, note: null })),
+        );
+        released += releases.reduce((sum, release) => sum + release.amount, 0n);
+      }
+      return released;
+    },
 
     /** provisional -> confirmed; undefined when the entry had already left `provisional`. */
     async confirm(trx: Trx, entryId: string): Promise<LedgerEntry | undefined> {
@@ -132,19 +171,28 @@ export function createPostingEngine(db: Db) {
      * the account in deficit. Once per credit: the unique index on the answered entry.
      */
     async compensateCredit(trx: Trx, credit: LedgerEntry, narration: string): Promise<LedgerEntry> {
-      const [debit] = await post(trx, credit.accountId, [
-        {
-          direction: 'debit',
-          kind: 'adjustment',
-          amount: credit.amount,
-          fee: credit.fee,
-          status: 'confirmed',
-          narration,
-          providerTxnRef: credit.providerTxnRef,
-          transactionGroupId: credit.transactionGroupId,
-          reversesEntryId: credit.id,
-        },
-      ]);
+      await repo.lockAccounts(trx, [credit.accountId]);
+      const heldReleased = await createHoldsRepo(trx).closeHold(credit.id);
+      const [debit] = await append(
+        trx,
+        credit.accountId,
+        planPosting(
+          [
+            {
+              direction: 'debit',
+              kind: 'adjustment',
+              amount: credit.amount,
+              fee: credit.fee,
+              status: 'confirmed',
+              narration,
+              providerTxnRef: credit.providerTxnRef,
+              transactionGroupId: credit.transactionGroupId,
+              reversesEntryId: credit.id,
+            },
+          ],
+          { heldReleased },
+        ),
+      );
       return debit!;
     },
 
@@ -155,6 +203,9 @@ export function createPostingEngine(db: Db) {
     async reverse(trx: Trx, entryId: string, narration: string): Promise<Reversal | undefined> {
       const original = await repo.markReversed(trx, entryId);
       if (!original) return undefined;
+      // The account's lock before the hold's row, as every release takes them.
+      await repo.lockAccounts(trx, [original.accountId]);
+      const heldReleased = await createHoldsRepo(trx).closeHold(original.id);
       const [reversal] = await append(
         trx,
         original.accountId,
@@ -172,7 +223,7 @@ export function createPostingEngine(db: Db) {
             },
           ],
           // Only provisional credits can be reversed, so a reversed credit always leaves pending credits.
-          { pendingReleased: original.direction === 'credit' ? original.amount : 0n },
+          { pendingReleased: original.direction === 'credit' ? original.amount : 0n, heldReleased },
         ),
       );
       return { original, reversal: reversal! };

@@ -34,6 +34,7 @@ import { createWorkflowRestarter } from '../outbox/workflow-restarts';
 import { createWorkflowStarter } from '../outbox/workflow-starter';
 import { statementRoutes } from '../accounts/statement.routes';
 import { createPostingEngine } from '../ledger/posting-engine';
+import { tierDefaultsOf } from '../kyc-limits/account-limits';
 import { createStatementService } from '../accounts/statement.service';
 import type { Logger } from '../logger';
 import { createProcessMetrics, type ProcessMetrics } from '../metrics/process-metrics';
@@ -98,7 +99,7 @@ const API_KEY_CACHE_ENTRIES = 10_000;
 /** Every service, wired once; the API, the worker, the CLI and the tests all build from here. */
 export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean } = {}) {
   const { config, logger, db, temporal, provider, metrics } = infra;
-  const postingEngine = createPostingEngine(db);
+  const postingEngine = createPostingEngine(db, { tierDefaults: tierDefaultsOf(config) });
   const jobs = createJobs(config);
   const starter = createWorkflowStarter({
     client: temporal,
@@ -183,7 +184,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     webhooks: createWebhooksService({ db, config, jobs, starter, limits: rateLimits }),
     settlementExecution,
     customers: createCustomersService({ db }),
-    kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
+    kyc: createKycService({ db, config, postingEngine, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),

@@ -17,6 +17,7 @@ import type { IngestMetrics } from '../metrics/ingest.metrics';
 import { planPaymentCredit } from './payment-credit';
 import { createPaymentPostingGroups } from './payment-posting-groups';
 import { createPaymentPostingRepo } from './payment-posting.repo';
+import { tierDefaultsOf } from '../kyc-limits/account-limits';
 
 type IngestOutcome = EventCategory | 'duplicate';
 
@@ -45,7 +46,7 @@ function describePostingFailure(error: unknown): string {
  */
 export function createPaymentIngestService(deps: {
   db: Db;
-  config: Pick<Config, 'PAYMENT_POSTING_GROUP_MAX' | 'PAYMENT_POSTING_STATEMENTS'>;
+  config: Pick<Config, 'PAYMENT_POSTING_GROUP_MAX' | 'PAYMENT_POSTING_STATEMENTS' | 'KYC_TIER1_LIMITS' | 'KYC_TIER2_LIMITS' | 'KYC_TIER3_LIMITS'>;
   logger: Logger;
   jobs: Jobs;
   starter: WorkflowStarter;
@@ -54,7 +55,12 @@ export function createPaymentIngestService(deps: {
   metrics: Pick<IngestMetrics, 'webhookAnswered' | 'postingGroup'>;
 }) {
   const { db, config, logger, jobs, starter, notifications, payouts, metrics } = deps;
-  const postings = createPaymentPostingGroups({ repo: createPaymentPostingRepo(db), maxGroup: config.PAYMENT_POSTING_GROUP_MAX, maxStatements: config.PAYMENT_POSTING_STATEMENTS, metrics });
+  const postings = createPaymentPostingGroups({
+    repo: createPaymentPostingRepo(db, tierDefaultsOf(config)),
+    maxGroup: config.PAYMENT_POSTING_GROUP_MAX,
+    maxStatements: config.PAYMENT_POSTING_STATEMENTS,
+    metrics,
+  });
   const events = createInboundEventsRepo(db);
 
   async function record(event: NewInboundEvent): Promise<IngestOutcome> {

@@ -4,6 +4,7 @@ import { paymentCreditRow, paymentCreditsStatement } from '../ledger/posting-sta
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 import { deliveriesOfCreditsCte } from '../events/outbound-events';
+import { kycLimitBindings, type TierDefaults } from '../kyc-limits/account-limits';
 
 interface PostedPaymentAccount {
   id: string;
@@ -87,7 +88,7 @@ interface GroupRow {
   jobs: OutboxRow[];
 }
 
-export function createPaymentPostingRepo(db: Db) {
+export function createPaymentPostingRepo(db: Db, tierDefaults: TierDefaults) {
   return {
     /** Posts payments, to whichever accounts they name, all in one statement; one result per payment, in order. */
     async postGroup(payments: PaymentToPost[]): Promise<PaymentPostingResult[]> {
@@ -112,7 +113,7 @@ export function createPaymentPostingRepo(db: Db) {
           })),
         };
       });
-      const result = await runPrepared(db, 'payment-posting-group', STATEMENT, { items: jsonOf(items) });
+      const result = await runPrepared(db, 'payment-posting-group', STATEMENT, { items: jsonOf(items), ...kycLimitBindings(tierDefaults) });
       const found = result.rows[0] as GroupRow;
       const claimed = new Set(found.claimed_event_ids);
       if (Number(found.posted) !== claimed.size || Number(found.queued) !== claimed.size) {

@@ -2,7 +2,8 @@ import { runPrepared, type DbOrTrx } from '../db';
 import { outboxPriority, type OutboxEntry } from '../outbox/outbox.repo';
 import type { PostingPlan } from '../ledger/posting-engine';
 import { settlementDebitStatement } from '../ledger/posting-statements';
-import type { Kobo } from '../money';
+import { kycLimitBindings, type TierDefaults } from '../kyc-limits/account-limits';
+import { koboFromDb, type Kobo } from '../money';
 
 export interface SettlementDraft {
   id: string;
@@ -19,7 +20,13 @@ export interface SettlementDraft {
   job: OutboxEntry;
 }
 
-export type InitiationResult = { kind: 'no_account' } | { kind: 'customer_suspended' } | { kind: 'key_taken' } | { kind: 'insufficient_funds' } | { kind: 'created' };
+export type InitiationResult =
+  | { kind: 'no_account' }
+  | { kind: 'customer_suspended' }
+  | { kind: 'key_taken' }
+  | { kind: 'insufficient_funds' }
+  | { kind: 'daily_limit'; tier: number; limit: Kobo; usedToday: Kobo }
+  | { kind: 'created' };
 
 /**
  * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the
@@ -55,18 +62,24 @@ const STATEMENT_PARTS = {
       FROM settlement
     RETURNING workflow_id
   )`,
+  // When nothing was made, the day's debits and the limit tell a refusal by the daily limit from one for funds.
   select: `SELECT t.id IS NOT NULL AS found, t.customer_status,
          EXISTS (SELECT 1 FROM claim) AS claimed,
-         EXISTS (SELECT 1 FROM settlement) AS created
+         EXISTS (SELECT 1 FROM settlement) AS created,
+         (SELECT l.tier FROM posting_limits l) AS tier,
+         (SELECT l.daily_debits FROM posting_limits l) AS daily_limit,
+         (SELECT CASE WHEN v.debits_day = CAST(now() AT TIME ZONE 'Africa/Lagos' AS date) THEN v.debits_day_total ELSE 0 END
+            FROM virtual_accounts v WHERE v.id = t.id) AS used_today
     FROM (SELECT 1) AS one LEFT JOIN target t ON true`,
 };
 
-export function createSettlementInitiationRepo(db: DbOrTrx) {
+export function createSettlementInitiationRepo(db: DbOrTrx, tierDefaults: TierDefaults) {
   return {
     async initiate(draft: SettlementDraft): Promise<InitiationResult> {
       const statement = settlementDebitStatement(STATEMENT_PARTS, draft.debit);
       const result = await runPrepared(db, 'settlement-initiation', statement.sql, {
         ...statement.bindings,
+        ...kycLimitBindings(tierDefaults),
         tenant_id: draft.tenantId,
         account_ref: draft.accountRef,
         idempotency_key: draft.idempotencyKey,
@@ -82,11 +95,24 @@ export function createSettlementInitiationRepo(db: DbOrTrx) {
         workflow_search_attributes: JSON.stringify(draft.job.searchAttributes),
         workflow_priority: outboxPriority(draft.job.workflowType),
       });
-      const row = result.rows[0] as { found: boolean; customer_status: string | null; claimed: boolean; created: boolean };
+      const row = result.rows[0] as {
+        found: boolean;
+        customer_status: string | null;
+        claimed: boolean;
+        created: boolean;
+        tier: number | null;
+        daily_limit: string | null;
+        used_today: string | null;
+      };
       if (!row.found) return { kind: 'no_account' };
       if (row.customer_status !== 'active') return { kind: 'customer_suspended' };
       if (draft.idempotencyKey !== null && !row.claimed) return { kind: 'key_taken' };
-      return row.created ? { kind: 'created' } : { kind: 'insufficient_funds' };
+      if (row.created) return { kind: 'created' };
+      const usedToday = koboFromDb(row.used_today ?? 0);
+      if (row.daily_limit !== null && usedToday + draft.amount > koboFromDb(row.daily_limit)) {
+        return { kind: 'daily_limit', tier: row.tier ?? 1, limit: koboFromDb(row.daily_limit), usedToday };
+      }
+      return { kind: 'insufficient_funds' };
     },
   };
 }

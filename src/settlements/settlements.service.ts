@@ -11,7 +11,8 @@ import type { WorkflowStarter } from '../outbox/workflow-starter';
 import { InsufficientFundsError } from '../ledger/posting-engine';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
-import type { Kobo } from '../money';
+import { formatKobo, type Kobo } from '../money';
+import { tierDefaultsOf } from '../kyc-limits/account-limits';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { PaymentProvider } from '../provider/payment-provider';
 import type { ProviderAccountName, ProviderBank } from '../provider/provider.types';
@@ -46,7 +47,7 @@ const invalidBankCode = (): ValidationError => new ValidationError('invalid bank
 
 export function createSettlementsService(deps: {
   db: Db;
-  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET'>;
+  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET' | 'KYC_TIER1_LIMITS' | 'KYC_TIER2_LIMITS' | 'KYC_TIER3_LIMITS'>;
   logger: Logger;
   provider: PaymentProvider;
   banks: BankDirectory;
@@ -57,6 +58,7 @@ export function createSettlementsService(deps: {
   signal: SettlementSignaller;
 }) {
   const { db, config, logger, provider, banks, jobs, starter, limits, signal } = deps;
+  const tierDefaults = tierDefaultsOf(config);
   const settlements = createSettlementsRepo(db);
 
   async function requireKnownBank(bankCode: string): Promise<void> {
@@ -117,7 +119,7 @@ export function createSettlementsService(deps: {
       const outcome = idempotencyKey
         ? await db
             .transaction(async (trx) => {
-              const result = await createSettlementInitiationRepo(trx).initiate(draft);
+              const result = await createSettlementInitiationRepo(trx, tierDefaults).initiate(draft);
               if (result.kind !== 'created') throw new NothingMade(result);
               return result;
             })
@@ -125,7 +127,7 @@ export function createSettlementsService(deps: {
               if (error instanceof NothingMade) return error.result;
               throw error;
             })
-        : await createSettlementInitiationRepo(db).initiate(draft);
+        : await createSettlementInitiationRepo(db, tierDefaults).initiate(draft);
       switch (outcome.kind) {
         case 'no_account':
           throw new NotFoundError('account not found');
@@ -133,6 +135,11 @@ export function createSettlementsService(deps: {
           throw new ForbiddenError('customer suspended');
         case 'insufficient_funds':
           throw new InsufficientFundsError();
+        case 'daily_limit':
+          throw new BadRequestError(
+            'daily_debit_limit_exceeded',
+            `amount exceeds the tier ${outcome.tier} daily payout limit of ${formatKobo(outcome.limit)} (${formatKobo(outcome.limit > outcome.usedToday ? outcome.limit - outcome.usedToday : 0n)} left today, Africa/Lagos)`,
+          );
         case 'key_taken': {
           const claimed = await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!);
           if (!claimed || !sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, { accountRef, ...request })) throw idempotencyMismatch();

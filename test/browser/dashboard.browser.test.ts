@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAuthService } from '../../src/auth/auth.service';
 import type { UserRole } from '../../src/http/roles';
 import { loadConfig } from '../../src/config';
+import { tierDefaultsOf } from '../../src/kyc-limits/account-limits';
 import { createKnex, type Db } from '../../src/db';
 import { uuidv7 } from '../../src/ids';
 import { createPostingEngine } from '../../src/ledger/posting-engine';
@@ -90,7 +91,7 @@ describe('dashboard in a browser', function () {
    * confirmed it yet) is spent by a settlement, then reversed. The account ends below zero.
    */
   async function spendThenReverseProvisionalCredit(account: { AccountRef: string; ID: string }): Promise<void> {
-    const ledger = createPostingEngine(db);
+    const ledger = createPostingEngine(db, { tierDefaults: tierDefaultsOf(loadConfig(sys.env)) });
     const [credit] = await db.transaction((trx) =>
       ledger.post(trx, account.ID, [
         {

@@ -165,7 +165,7 @@ describe('statement and balance', () => {
     assert.equal(balance.status, 200);
     assert.deepEqual(
       { ...balance.body, asOf: undefined },
-      { accountRef: fresh.AccountRef, currency: 'NGN', ledgerBalance: '1250.00', availableBalance: '1000.00', pendingCredits: '250.00', inDeficit: false, asOf: undefined },
+      { accountRef: fresh.AccountRef, currency: 'NGN', ledgerBalance: '1250.00', availableBalance: '1000.00', pendingCredits: '250.00', heldBalance: '0.00', inDeficit: false, asOf: undefined },
     );
     assert.ok(Date.now() - Date.parse(balance.body.asOf) < 60_000);
   });
