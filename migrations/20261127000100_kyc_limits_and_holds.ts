@@ -53,7 +53,7 @@ export async function up(knex: Knex): Promise<void> {
       tenant_id uuid NOT NULL REFERENCES tenants(id),
       account_id uuid NOT NULL REFERENCES virtual_accounts(id),
       amount bigint NOT NULL CHECK (amount > 0),
-      reason text NOT NULL CHECK (reason IN ('tier_raised', 'operator', 'limits_changed', 'credit_reversed')),
+      reason text NOT NULL CHECK (reason IN ('tier_raised', 'operator', 'credit_reversed')),
       user_id uuid REFERENCES dashboard_users(id),
       note text,
       created_at timestamptz NOT NULL DEFAULT clock_timestamp()

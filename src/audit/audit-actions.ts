@@ -5,6 +5,8 @@ export const AUDIT_ACTIONS = [
   'session.all_signed_out',
   'kyc.approved',
   'kyc.rejected',
+  'kyc_hold.released',
+  'kyc_limits.changed',
   'customer.suspended',
   'customer.reactivated',
   'misdirected.assigned',

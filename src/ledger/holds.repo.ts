@@ -32,7 +32,7 @@ export function releasableUnderLimits(account: OpenHolds): Array<{ entryId: stri
   return releases;
 }
 
-export type HoldReleaseReason = 'tier_raised' | 'operator' | 'limits_changed' | 'credit_reversed';
+export type HoldReleaseReason = 'tier_raised' | 'operator' | 'credit_reversed';
 
 /** Part (or all) of one credit's hold to release, and why. */
 export interface HoldRelease {
@@ -95,6 +95,12 @@ export function createHoldsRepo(trx: Trx) {
         balanceLimit: limit(row.balance_limit),
         holds: row.holds.map((hold) => ({ entryId: hold.entry_id, open: koboFromDb(hold.open), credit: koboFromDb(hold.credit) })),
       };
+    },
+
+    /** What one credit's hold still holds (0 when none); call with the account locked. */
+    async openAmount(accountId: string, entryId: string): Promise<Kobo> {
+      const row: { open: string } | undefined = await trx('ledger_holds').where({ account_id: accountId, entry_id: entryId }).first(trx.raw('amount - released AS open'));
+      return row ? koboFromDb(row.open) : 0n;
     },
 
     async release(accountId: string, releases: HoldRelease[]): Promise<void> {

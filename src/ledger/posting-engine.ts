@@ -102,7 +102,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     append,
 
     /**
-     * Releases held money of one account (a tier rise, an operator's decision, changed limits), under
+     * Releases held money of one account (a tier rise, an operator's decision), under
      * the account's lock; each release is recorded beside its hold. Amounts beyond what is still held are
      * refused by the database, so a release can never free money twice.
      */
@@ -110,6 +110,15 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       if (releases.length === 0) return;
       await repo.lockAccounts(trx, [accountId]);
       await createHoldsRepo(trx).release(accountId, releases);
+    },
+
+    /** Releases all that is still held of one credit (an operator's decision); the kobo released, 0 when nothing was held. */
+    async releaseHold(trx: Trx, accountId: string, entryId: string, decision: { userId: string; note: string | null }): Promise<Kobo> {
+      await repo.lockAccounts(trx, [accountId]);
+      const holds = createHoldsRepo(trx);
+      const open = await holds.openAmount(accountId, entryId);
+      await holds.release(accountId, open > 0n ? [{ entryId, amount: open, reason: 'operator', ...decision }] : []);
+      return open;
     },
 
     /**

@@ -19,6 +19,10 @@ import { createKycService } from '../customers/kyc.service';
 import { overviewRoutes } from '../dashboard/overview.routes';
 import { createKnex, type Db } from '../db';
 import { feesDashboardRoutes } from '../fees/fees.dashboard.routes';
+import { holdsRoutes } from '../holds/holds.routes';
+import { kycLimitsRoutes } from '../holds/kyc-limits.routes';
+import { createKycLimitsService } from '../holds/kyc-limits.service';
+import { createHoldsService } from '../holds/holds.service';
 import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
 import type { ReadinessCheck } from '../http/app';
@@ -186,6 +190,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     customers: createCustomersService({ db }),
     kyc: createKycService({ db, config, postingEngine, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),
+    holds: createHoldsService({ db, postingEngine }),
+    kycLimits: createKycLimitsService({ db, tierDefaults: tierDefaultsOf(config) }),
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),
     rateLimits,
@@ -235,6 +241,8 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
     ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),
     ...feesDashboardRoutes({ fees: services.fees }),
+    ...holdsRoutes({ holds: services.holds }),
+    ...kycLimitsRoutes({ kycLimits: services.kycLimits }),
   ];
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call } from '../helpers/http';
+import { dashboardSession } from '../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
 
 const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../src/main/cli.js'), ...args], { env: process.env });
@@ -121,5 +122,93 @@ describe('KYC tier limits', () => {
     const shown = await balance(account, noDailyLimit.apiKey);
     assert.equal(shown.heldBalance, `${held / 100n}.00`);
     assert.deepEqual(await verifyLedger(), []);
+  });
+
+  it('an operator sees held money in the queue and releases it with a reason, audited; a viewer cannot', async () => {
+    const operator = await dashboardSession(stack, tenant.tenantId, 'operator');
+    const viewer = await dashboardSession(stack, tenant.tenantId, 'viewer');
+    const account = await provisionAccount(stack, tenant.apiKey, { name: 'Held Customer' });
+    assert.equal((await pay(account, 70_000)).status, 200);
+
+    const queue = await call(stack.apiUrl, 'GET', '/auth/holds', { cookie: viewer });
+    assert.equal(queue.status, 200);
+    const row = queue.body.holds.find((hold: { accountRef: string }) => hold.accountRef === account.AccountRef);
+    assert.deepEqual(
+      { ...row, entryId: undefined, since: undefined },
+      {
+        entryId: undefined,
+        since: undefined,
+        accountRef: account.AccountRef,
+        customerId: account.CustomerID,
+        customerName: 'Held Customer',
+        tier: 1,
+        held: '20000.00',
+        creditAmount: '70000.00',
+        senderName: 'ADA OBI',
+        limit: 'single_credit',
+        limitAmount: '50000.00',
+      },
+    );
+    assert.ok(Number(queue.body.totalHeld) >= 20_000);
+
+    const release = (cookie: string, body: unknown) => call(stack.apiUrl, 'POST', `/auth/holds/${row.entryId}/release`, { cookie, body });
+    assert.equal((await release(viewer, { note: 'customer showed a payslip' })).status, 403);
+    const noNote = await release(operator, {});
+    assert.equal(noNote.status, 400);
+    const released = await release(operator, { note: 'customer showed a payslip' });
+    assert.deepEqual([released.status, released.body.released], [200, '20000.00']);
+    assert.equal((await balance(account, tenant.apiKey)).heldBalance, '0.00');
+    const again = await release(operator, { note: 'twice' });
+    assert.deepEqual([again.status, again.body.error], [404, 'held credit not found']);
+    const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'kyc_hold.released' }).first('detail');
+    assert.deepEqual([audit.detail.amount, audit.detail.note, audit.detail.accountRef], ['20000.00', 'customer showed a payslip', account.AccountRef]);
+    const [change] = await stack.infra.db('ledger_hold_releases').where({ account_id: account.ID }).select('reason', 'note', 'amount');
+    assert.deepEqual([change.reason, change.note, change.amount], ['operator', 'customer showed a payslip', '2000000']);
+  });
+
+  it('reversing a credit with a held part releases the hold first', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    assert.equal((await pay(account, 70_000)).status, 200);
+    const [hold] = await stack.infra.db('ledger_holds').where({ account_id: account.ID }).select('entry_id');
+    await stack.infra.db.transaction((trx) => stack.services.postingEngine.reverse(trx, hold.entry_id, 'provider did not confirm'));
+    const after = await balance(account, tenant.apiKey);
+    assert.deepEqual([after.ledgerBalance, after.heldBalance], ['0.00', '0.00']);
+    const [change] = await stack.infra.db('ledger_hold_releases').where({ account_id: account.ID }).select('reason', 'amount');
+    assert.deepEqual([change.reason, change.amount], ['credit_reversed', '2000000']);
+    assert.deepEqual(await verifyLedger(), []);
+  });
+
+  it("a tenant's own tier limits and an operator's limits for one customer apply to later credits; bad limits are a clear 400", async () => {
+    const own = await createTenant(stack, 'Own Limits');
+    const admin = await dashboardSession(stack, own.tenantId);
+    const operator = await dashboardSession(stack, own.tenantId, 'operator');
+    const put = (path: string, body: unknown, cookie = admin) => call(stack.apiUrl, 'PUT', path, { cookie, body });
+
+    const negative = await put('/auth/kyc-limits/1', { singleCredit: '-1', balance: null, dailyDebits: null });
+    assert.deepEqual([negative.status, negative.body.error], [400, 'a limit must be a naira amount of 0 or more (at most two decimals), or null for no limit']);
+    const badTier = await put('/auth/kyc-limits/4', { singleCredit: '1', balance: null, dailyDebits: null });
+    assert.deepEqual([badTier.status, badTier.body.error], [400, 'tier must be 1, 2 or 3']);
+    assert.equal((await put('/auth/kyc-limits/1', { singleCredit: '10000', balance: null, dailyDebits: null }, operator)).status, 403);
+
+    const set = await put('/auth/kyc-limits/1', { singleCredit: '10000', balance: null, dailyDebits: null });
+    assert.equal(set.status, 200);
+    assert.deepEqual(set.body.tiers, [
+      { tier: 1, source: 'tenant', singleCredit: '10000.00', balance: null, dailyDebits: null },
+      { tier: 2, source: 'platform', singleCredit: '100000.00', balance: '500000.00', dailyDebits: '200000.00' },
+      { tier: 3, source: 'platform', singleCredit: null, balance: null, dailyDebits: '5000000.00' },
+    ]);
+    const account = await provisionAccount(stack, own.apiKey);
+    assert.equal((await pay(account, 15_000)).status, 200);
+    assert.equal((await balance(account, own.apiKey)).heldBalance, '5000.00');
+
+    const exempt = await provisionAccount(stack, own.apiKey);
+    const customerLimits = await put(`/auth/customers/${exempt.CustomerID}/kyc-limits`, { singleCredit: null, balance: null, dailyDebits: null }, operator);
+    assert.deepEqual([customerLimits.status, customerLimits.body.limits], [200, { singleCredit: null, balance: null, dailyDebits: null }]);
+    assert.equal((await pay(exempt, 15_000)).status, 200);
+    assert.equal((await balance(exempt, own.apiKey)).heldBalance, '0.00');
+    const foreign = await put(`/auth/customers/${account.CustomerID}/kyc-limits`, { singleCredit: null, balance: null, dailyDebits: null }, await dashboardSession(stack, tenant.tenantId, 'operator'));
+    assert.deepEqual([foreign.status, foreign.body.error], [404, 'customer not found']);
+    const audited = await stack.infra.db('audit_log').where({ tenant_id: own.tenantId, action: 'kyc_limits.changed' }).count({ n: '*' });
+    assert.equal(Number(audited[0]!.n), 2);
   });
 });

@@ -1,0 +1,88 @@
+import type { DbOrTrx } from '../db';
+import { koboFromDb, type Kobo } from '../money';
+
+/** An account's open hold as the queue shows it: who, how much, since when, which limit. */
+export interface HeldCredit {
+  entryId: string;
+  accountId: string;
+  accountRef: string;
+  customerId: string;
+  customerName: string;
+  tier: number;
+  held: Kobo;
+  creditAmount: Kobo;
+  senderName: string;
+  limitKind: 'single_credit' | 'balance';
+  limitAmount: Kobo;
+  since: Date;
+}
+
+interface HeldCreditRow {
+  entry_id: string;
+  account_id: string;
+  account_ref: string;
+  customer_id: string;
+  customer_name: string;
+  tier: number;
+  held: string;
+  credit_amount: string;
+  sender_name: string;
+  limit_kind: HeldCredit['limitKind'];
+  limit_amount: string;
+  since: Date;
+}
+
+/** Reads of the ledger's holds (which only the ledger writes), for the operators' queue. */
+export function createHoldsRepo(db: DbOrTrx) {
+  const open = () =>
+    db('ledger_holds as h')
+      .join('virtual_accounts as a', 'a.id', 'h.account_id')
+      .join('customers as c', 'c.id', 'a.customer_id')
+      .join('ledger_entries as e', 'e.id', 'h.entry_id')
+      .whereRaw('h.released < h.amount')
+      .select(
+        'h.entry_id',
+        'h.account_id',
+        'a.account_ref',
+        'c.id as customer_id',
+        'c.name as customer_name',
+        'h.tier',
+        db.raw('h.amount - h.released AS held'),
+        'e.amount as credit_amount',
+        'e.narration as sender_name',
+        'h.limit_kind',
+        'h.limit_amount',
+        'h.created_at as since',
+      );
+  const toHeld = (row: HeldCreditRow): HeldCredit => ({
+    entryId: row.entry_id,
+    accountId: row.account_id,
+    accountRef: row.account_ref,
+    customerId: row.customer_id,
+    customerName: row.customer_name,
+    tier: row.tier,
+    held: koboFromDb(row.held),
+    creditAmount: koboFromDb(row.credit_amount),
+    senderName: row.sender_name,
+    limitKind: row.limit_kind,
+    limitAmount: koboFromDb(row.limit_amount),
+    since: row.since,
+  });
+  return {
+    /** Oldest first: the money waiting longest is the next work. */
+    async listOpen(tenantId: string, limit: number): Promise<HeldCredit[]> {
+      const rows: HeldCreditRow[] = await open().where('h.tenant_id', tenantId).orderBy('h.created_at').limit(limit);
+      return rows.map(toHeld);
+    },
+
+    async findOpen(tenantId: string, entryId: string): Promise<HeldCredit | undefined> {
+      const row: HeldCreditRow | undefined = await open().where({ 'h.tenant_id': tenantId, 'h.entry_id': entryId }).first();
+      return row ? toHeld(row) : undefined;
+    },
+
+    async totalHeld(tenantId: string): Promise<Kobo> {
+      const row: { total: string } | undefined = await db('virtual_accounts').where({ tenant_id: tenantId }).first(db.raw('coalesce(sum(held_balance), 0) AS total'));
+      return koboFromDb(row?.total ?? 0);
+    },
+  };
+}
