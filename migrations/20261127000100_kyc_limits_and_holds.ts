@@ -59,11 +59,19 @@ export async function up(knex: Knex): Promise<void> {
       created_at timestamptz NOT NULL DEFAULT clock_timestamp()
     );
     CREATE INDEX ledger_hold_releases_entry_idx ON ledger_hold_releases (entry_id);
+
+    -- Tier 3 is recorded by an operator with its evidence (never self-service).
+    ALTER TABLE customer_audit DROP CONSTRAINT customer_audit_action_check;
+    ALTER TABLE customer_audit ADD CONSTRAINT customer_audit_action_check
+      CHECK (action IN ('kyc_submitted', 'kyc_approved', 'kyc_rejected', 'kyc_tier3_recorded', 'suspended', 'reactivated'));
   `);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
+    ALTER TABLE customer_audit DROP CONSTRAINT customer_audit_action_check;
+    ALTER TABLE customer_audit ADD CONSTRAINT customer_audit_action_check
+      CHECK (action IN ('kyc_submitted', 'kyc_approved', 'kyc_rejected', 'suspended', 'reactivated'));
     DROP TABLE ledger_hold_releases;
     DROP TABLE ledger_holds;
     ALTER TABLE virtual_accounts DROP COLUMN held_balance, DROP COLUMN debits_day, DROP COLUMN debits_day_total;

@@ -5,6 +5,7 @@ export const AUDIT_ACTIONS = [
   'session.all_signed_out',
   'kyc.approved',
   'kyc.rejected',
+  'kyc.tier_three_recorded',
   'kyc_hold.released',
   'kyc_limits.changed',
   'customer.suspended',

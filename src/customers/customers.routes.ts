@@ -12,6 +12,7 @@ import {
   kycSubmissionBodySchema,
   kycSubmissionResponseSchema,
   renameCustomerBodySchema,
+  tier3BodySchema,
 } from './customers.schemas';
 import type { CustomersService } from './customers.service';
 import type { KycService } from './kyc.service';
@@ -103,6 +104,19 @@ export function customersRoutes(deps: { customers: CustomersService; kyc: KycSer
       },
     }),
     operatorRoute('/auth/customers/:id/kyc/approve', 'Approve a pending KYC submission (tier 2)', [404, 409], kyc.approve),
+    defineRoute({
+      method: 'post',
+      path: '/auth/customers/:id/kyc/tier3',
+      summary: 'Record tier 3 with its evidence (an operator decision, never self-service); releases held money the tier-3 limits allow',
+      tag: 'customers',
+      auth: 'session',
+      role: 'operator',
+      params: customerParamsSchema,
+      body: tier3BodySchema,
+      responses: { 200: { description: 'The updated customer', schema: customerSchema } },
+      errors: [400, 403, 404, 409],
+      handle: async ({ params, body, ctx }) => ({ status: 200, body: presentCustomer(await kyc.recordTier3(userOf(ctx), params.id, body)) }),
+    }),
     operatorRoute('/auth/customers/:id/kyc/reject', 'Reject a pending KYC submission (the customer may resubmit)', [404, 409], kyc.reject),
     operatorRoute('/auth/customers/:id/suspend', 'Suspend a customer: its accounts cannot settle; payments are still recorded', [404], customers.suspend),
     operatorRoute('/auth/customers/:id/reactivate', 'Reactivate a suspended customer', [404], customers.reactivate),

@@ -98,6 +98,23 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
       });
     },
 
+    /**
+     * Tier 3 is an operator's decision recorded with its evidence (never self-service); it lifts the holds
+     * the new limits no longer justify.
+     */
+    async recordTier3(user: AuthenticatedUser, id: string, evidence: { evidenceKind: string; evidenceReference: string }): Promise<CustomerRecord> {
+      return db.transaction(async (trx) => {
+        const store = createCustomersRepo(trx);
+        const current = await requireCustomer(store.findForUpdate, user.tenantId, id);
+        if (current.kyc_tier === 3) throw new ConflictError('customer is already at tier 3');
+        const updated = await store.updateKyc(current.id, { kycTier: 3, kycStatus: 'approved', reviewReason: null });
+        await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
+        await store.audit({ id: uuidv7(), tenantId: user.tenantId, customerId: current.id, userId: user.id, action: 'kyc_tier3_recorded', detail: evidence });
+        await createAuditLog(trx).record(user, 'kyc.tier_three_recorded', { type: 'customer', id: current.id }, { name: current.name, fromTier: current.kyc_tier, ...evidence });
+        return updated;
+      });
+    },
+
     approve: (user: AuthenticatedUser, id: string) => decide(user, id, 'approve'),
     reject: (user: AuthenticatedUser, id: string) => decide(user, id, 'reject'),
 

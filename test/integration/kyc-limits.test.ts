@@ -211,4 +211,20 @@ describe('KYC tier limits', () => {
     const audited = await stack.infra.db('audit_log').where({ tenant_id: own.tenantId, action: 'kyc_limits.changed' }).count({ n: '*' });
     assert.equal(Number(audited[0]!.n), 2);
   });
+
+  it('an operator records tier 3 with its evidence, which lifts the holds; bad evidence is a clear 400', async () => {
+    const operator = await dashboardSession(stack, tenant.tenantId, 'operator');
+    const account = await provisionAccount(stack, tenant.apiKey);
+    assert.equal((await pay(account, 70_000)).status, 200);
+    assert.equal((await balance(account, tenant.apiKey)).heldBalance, '20000.00');
+    const record = (body: unknown) => call(stack.apiUrl, 'POST', `/auth/customers/${account.CustomerID}/kyc/tier3`, { cookie: operator, body });
+    const bad = await record({ evidenceKind: 'horoscope', evidenceReference: 'x' });
+    assert.deepEqual([bad.status, bad.body.error], [400, 'evidenceKind must be one of address_verification, utility_bill, bank_reference, in_person_verification, other']);
+    const recorded = await record({ evidenceKind: 'utility_bill', evidenceReference: 'IKEDC-2026-11-0042' });
+    assert.deepEqual([recorded.status, recorded.body.KYCTier], [200, 3]);
+    assert.equal((await balance(account, tenant.apiKey)).heldBalance, '0.00');
+    const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'kyc.tier_three_recorded' }).first('detail');
+    assert.deepEqual([audit.detail.evidenceKind, audit.detail.evidenceReference], ['utility_bill', 'IKEDC-2026-11-0042']);
+    assert.equal((await record({ evidenceKind: 'other', evidenceReference: 'again' })).status, 409);
+  });
 });
