@@ -70,7 +70,8 @@ const LAGOS_TODAY = "CAST(now() AT TIME ZONE 'Africa/Lagos' AS date)";
  * U the unheld balance (ledger less held) and Y a credit's amount up to the single-credit limit, each credit
  * raises U by Y but never past the balance limit (nor lowers one already past it), so after the credits so far
  * U = max(U0, min(limit, U0 + their Y)): a running sum, no recursion. Columns: id, account_id, tenant_id,
- * amount, tier, single_credit, balance_limit, allowed (Y), held.
+ * amount, tier, single_credit, balance_limit, allowed (Y), held. posting_held returns each hold written
+ * (entry_id, account_id, amount held, tier, limit_kind, limit_amount, credit_amount), for the caller's rows.
  */
 function judgedCreditsCte(draftsFrom: string): string {
   const unheld = (run: string) => `CASE WHEN s.balance_limit IS NULL THEN s.unheld0 + ${run} ELSE greatest(s.unheld0, least(s.balance_limit, s.unheld0 + ${run})) END`;
@@ -91,7 +92,8 @@ function judgedCreditsCte(draftsFrom: string): string {
              CASE WHEN j.amount - j.allowed >= j.held THEN j.single_credit ELSE j.balance_limit END
         FROM posting_judged j
        WHERE j.held > 0
-      RETURNING entry_id
+      RETURNING entry_id, account_id, amount, tier, limit_kind, limit_amount,
+                (SELECT j.amount FROM posting_judged j WHERE j.id = entry_id) AS credit_amount
     )`;
 }
 

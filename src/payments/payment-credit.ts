@@ -32,12 +32,15 @@ export interface PaymentCreditPlan {
   confirmation: ConfirmationRequest;
   /** Started only when the account has a callbackUrl. */
   deliveryJob: OutboxEntry;
+  /** The kyc.limit_exceeded delivery and its workflow, made only when part of the credit is held (and the account has a callbackUrl). */
+  limitDelivery: { id: string; job: OutboxEntry };
 }
 
 /** The provisional net credit (the ledger's payment credit) and what follows it. */
 export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): PaymentCreditPlan {
   const entryId = uuidv7();
   const deliveryId = uuidv7();
+  const limitDeliveryId = uuidv7();
   const transactionGroupId = uuidv7();
   const { accountRef, tenantId } = payment;
   return {
@@ -49,6 +52,7 @@ export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): Payment
     },
     confirmation: { entryId, tenantId, accountRef, providerTxnRef: payment.transactionId, postedAt: new Date() },
     deliveryJob: jobs.webhookDelivery({ deliveryId, tenantId, accountRef }),
+    limitDelivery: { id: limitDeliveryId, job: jobs.webhookDelivery({ deliveryId: limitDeliveryId, tenantId, accountRef }) },
   };
 }
 
@@ -80,6 +84,13 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
         eventReceivedAt: payment.receivedAt,
       });
       scheduled.push(plan.deliveryJob);
+      const held = await createOutboundEvents(trx).enqueueForHold({
+        id: plan.limitDelivery.id,
+        entryId: entry!.id,
+        inboundEventId: payment.inboundEventId,
+        eventReceivedAt: payment.receivedAt,
+      });
+      if (held) scheduled.push(plan.limitDelivery.job);
     }
     await createOutboxRepo(trx).enqueue(scheduled);
     return { entry: entry!, jobs: scheduled };

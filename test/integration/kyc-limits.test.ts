@@ -227,4 +227,47 @@ describe('KYC tier limits', () => {
     assert.deepEqual([audit.detail.evidenceKind, audit.detail.evidenceReference], ['utility_bill', 'IKEDC-2026-11-0042']);
     assert.equal((await record({ evidenceKind: 'other', evidenceReference: 'again' })).status, 409);
   });
+
+  it('a held credit sends kyc.limit_exceeded to the callbackUrl beside its payment.received, from the webhook and from an operator-assigned payment alike', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' });
+    assert.equal((await pay(account, 70_000)).status, 200);
+    assert.equal((await pay(account, 1_000)).status, 200);
+    const payloads = async () =>
+      (await stack.infra.db('webhook_deliveries').where({ account_id: account.ID }).orderBy('id').select('payload')).map((row: { payload: string }) => JSON.parse(row.payload));
+    const sent = await payloads();
+    assert.deepEqual(sent.map((event) => event.eventType).sort(), ['kyc.limit_exceeded', 'payment.received', 'payment.received']);
+    const exceeded = sent.find((event) => event.eventType === 'kyc.limit_exceeded');
+    const received = sent.find((event) => event.eventType === 'payment.received' && event.amount === '70000.00');
+    assert.deepEqual(exceeded, {
+      eventType: 'kyc.limit_exceeded',
+      transactionGroupId: received.transactionGroupId,
+      accountRef: account.AccountRef,
+      amount: '70000.00',
+      heldAmount: '20000.00',
+      currency: 'NGN',
+      tier: 1,
+      limit: 'single_credit',
+      limitAmount: '50000.00',
+    });
+    const exceededDelivery = await stack.infra.db('webhook_deliveries').where({ account_id: account.ID }).whereLike('payload', '%kyc.limit_exceeded%').first('id');
+    const queued = await stack.infra
+      .db('workflow_outbox')
+      .where({ workflow_id: `webhook-delivery:${exceededDelivery.id}` })
+      .select('workflow_id');
+    assert.equal(queued.length, 1, 'the delivery workflow of the event is queued with it');
+
+    // A payment to a mistyped reference, assigned by an operator, is judged like a webhook.
+    const operator = await dashboardSession(stack, tenant.tenantId, 'operator');
+    const { ref_prefix: prefix } = await stack.infra.db('tenants').where({ id: tenant.tenantId }).first('ref_prefix');
+    const transactionId = `API-VACT_TRA-misdirected-${account.ID}`;
+    const misdirected = paymentEvent({ accountRef: `va_${prefix}_zzzzzzzzzzzz`, amount: 60_050, fee: 50, transactionId });
+    assert.equal((await sendProviderEvent(stack, misdirected)).status, 200);
+    const listed = await call(stack.apiUrl, 'GET', '/auth/misdirected-payments', { cookie: operator });
+    const payment = listed.body.misdirectedPayments.find((row: { TransactionID: string }) => row.TransactionID === transactionId);
+    const assigned = await call(stack.apiUrl, 'POST', `/auth/misdirected-payments/${payment.ID}/assign`, { cookie: operator, body: { accountRef: account.AccountRef } });
+    assert.equal(assigned.status, 201);
+    assert.equal((await balance(account, tenant.apiKey)).heldBalance, '30000.00');
+    const last = (await payloads()).filter((event) => event.eventType === 'kyc.limit_exceeded').at(-1);
+    assert.deepEqual([last.amount, last.heldAmount, last.limit], ['60000.00', '10000.00', 'single_credit']);
+  });
 });
