@@ -13,6 +13,7 @@ import { CustomersPage } from './pages/customers';
 import { DeliveryPage } from './pages/delivery';
 import { FeesPage } from './pages/fees';
 import { KycReviewsPage } from './pages/kyc-reviews';
+import { HeldMoneyPage } from './pages/held-money';
 import { MisdirectedPage } from './pages/misdirected';
 import { NewSettlementPage } from './pages/new-settlement';
 import { NotFoundPage } from './pages/not-found';
@@ -81,6 +82,7 @@ export function App() {
               <Route path="/dashboard/customers" component={CustomersPage} />
               <Route path="/dashboard/customers/:id" component={CustomerPage} />
               <Route path="/dashboard/kyc-reviews" component={KycReviewsPage} />
+              <Route path="/dashboard/held-money" component={HeldMoneyPage} />
               <Route path="/dashboard/misdirected" component={MisdirectedPage} />
               <Route path="/dashboard/reconciliation" component={ReconciliationRunsPage} />
               <Route path="/dashboard/reconciliation/runs/:id" component={ReconciliationRunPage} />

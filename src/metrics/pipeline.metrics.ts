@@ -13,6 +13,7 @@ interface Snapshot {
   deliveries: Record<'pending' | 'retrying' | 'dead_letter', number>;
   settlements: { pending: number; processing: number; oldestAgeSeconds: number };
   openAlerts: Array<{ kind: string; count: number }>;
+  held: { credits: number; naira: number; oldestAgeSeconds: number };
 }
 
 /**
@@ -28,6 +29,7 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
   let snapshot: Snapshot = {
     backlog: [],
     pending: { count: 0, oldestAgeSeconds: 0 },
+    held: { credits: 0, naira: 0, oldestAgeSeconds: 0 },
     claims: { queued: 0, claimed: 0, oldestQueuedAgeSeconds: 0 },
     deliveries: { pending: 0, retrying: 0, dead_letter: 0 },
     settlements: { pending: 0, processing: 0, oldestAgeSeconds: 0 },
@@ -81,13 +83,14 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
   async function read(): Promise<void> {
     try {
       const until = await repo.windowEnd();
-      const [backlog, pending, claims, deliveries, settlements, openAlerts] = await Promise.all([
+      const [backlog, pending, claims, deliveries, settlements, openAlerts, held] = await Promise.all([
         repo.outboxBacklog(),
         repo.pendingConfirmations(),
         repo.confirmationClaims(),
         repo.openDeliveries(),
         repo.openSettlements(),
         repo.openAlertFindings(),
+        repo.heldMoney(),
       ]);
       // The first read counts what changed since this process started (by its own uptime, so clocks never compare).
       const since = watermark?.getTime() ?? until.getTime() - (Date.now() - startedAtMs);
@@ -100,7 +103,7 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
         for (const [status, count] of Object.entries(changes.settlementsFinished)) settlementsFinished.inc({ status }, count);
       }
       watermark = until > (watermark ?? new Date(0)) ? until : watermark;
-      snapshot = { backlog, pending, claims, deliveries, settlements, openAlerts };
+      snapshot = { backlog, pending, claims, deliveries, settlements, openAlerts, held };
       up.set(1);
     } catch (error) {
       logger.warn({ err: error }, 'pipeline metrics: could not read Postgres; serving the last figures');
@@ -155,6 +158,9 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
   gauge('settlements_oldest_open_age_seconds', 'Age of the oldest settlement not yet final (0 when none): a payout the provider leaves ambiguous stays open, never failed', [], (metric, s) =>
     metric.set(s.settlements.oldestAgeSeconds),
   );
+  gauge('held_money_naira', "Money held over customers' KYC limits (in ledger balances, not spendable until released), in naira", [], (metric, s) => metric.set(s.held.naira));
+  gauge('held_credits', 'Payment credits with a part still held over KYC limits', [], (metric, s) => metric.set(s.held.credits));
+  gauge('held_oldest_age_seconds', 'Age of the oldest credit still held over KYC limits (0 when none)', [], (metric, s) => metric.set(s.held.oldestAgeSeconds));
   gauge(
     'reconciliation_open_alerts',
     "Open reconciliation findings at alert level, by kind (a run's or the settlement watch's; a kind once seen stays at 0 when none is open)",

@@ -44,6 +44,16 @@ export function createPipelineRepo(db: Db) {
       return { count: Number(row.count), oldestAgeSeconds: Number(row.oldest) };
     },
 
+    /** Money held over KYC limits, across tenants (the open holds' partial index). */
+    async heldMoney(): Promise<{ credits: number; naira: number; oldestAgeSeconds: number }> {
+      const { rows } = await db.raw(
+        `SELECT count(*) AS credits, coalesce(sum(amount - released), 0) AS kobo, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
+           FROM ledger_holds WHERE released < amount`,
+      );
+      const row = rows[0] as { credits: string; kobo: string; oldest: string };
+      return { credits: Number(row.credits), naira: Number(row.kobo) / 100, oldestAgeSeconds: Number(row.oldest) };
+    },
+
     /** Credits queued for a batch confirmation and credits a batch holds (confirmation_claims holds only unsettled ones). */
     async confirmationClaims(): Promise<{ queued: number; claimed: number; oldestQueuedAgeSeconds: number }> {
       const { rows } = await db.raw(

@@ -82,7 +82,7 @@ describe('dashboard in a browser', function () {
     return response.body.transactionId;
   }
 
-  async function balanceOf(accountRef: string): Promise<{ ledgerBalance: string; pendingCredits: string }> {
+  async function balanceOf(accountRef: string): Promise<{ ledgerBalance: string; pendingCredits: string; heldBalance: string }> {
     return (await call(sys.apiUrl, 'GET', `/v1/accounts/${accountRef}/balance`, { apiKey: tenant.apiKey })).body;
   }
 
@@ -329,6 +329,25 @@ describe('dashboard in a browser', function () {
     assert.match(await page.locator('.summary').first().innerText(), /approved\s+tier 2/);
     const history = await page.getByRole('region', { name: 'Operator actions on the customer' }).innerText();
     assert.match(history, new RegExp(`${admin.email.replace('+', '\\+')}\\s+kyc approved`));
+  });
+
+  it('shows held money with the limit behind it, and releases it with a reason in a dialog', async () => {
+    const held = await provision(sys, tenant.apiKey, { externalRef: 'browser-held', name: 'Ngozi Balogun' });
+    await pay(held.AccountRef, 70_050);
+    await eventually(async () => (await balanceOf(held.AccountRef)).heldBalance === '20000.00', { what: 'the held part of the payment' });
+
+    await open('held-money', '/dashboard/held-money');
+    const row = page.getByRole('row', { name: /Ngozi Balogun/ });
+    assert.match(await row.innerText(), /₦20,000\.00[\s\S]*single credit ₦50,000\.00/);
+    await row.getByRole('button', { name: 'Release' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Release ₦20,000.00 held for Ngozi Balogun?' });
+    await dialog.waitFor();
+    await assertAccessible(page, 'held-money with the release dialog');
+    await dialog.getByLabel('Why (recorded in the audit log)').fill('Customer sent a payslip, ticket 5120');
+    await dialog.getByRole('button', { name: 'Release' }).click();
+    await page.getByText('Ngozi Balogun: ₦20,000.00 released.').waitFor();
+    assert.equal(await page.getByRole('row', { name: /Ngozi Balogun/ }).count(), 0);
+    assert.equal((await balanceOf(held.AccountRef)).heldBalance, '0.00');
   });
 
   it('assigns a misdirected payment to an account', async () => {

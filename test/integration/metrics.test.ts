@@ -66,6 +66,15 @@ describe('metrics: /metrics of the API', () => {
     assert.ok(after.every((sample) => !Object.values(sample.labels).includes(tenant.tenantId)));
   });
 
+  it("shows money held over customers' KYC limits", async () => {
+    const held = await provisionAccount(stack, tenant.apiKey);
+    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: held.AccountRef, amount: 70_050, fee: 50 }))).status, 200);
+    const after = await read();
+    assert.ok(total(after, 'nuban_held_money_naira') >= 20_000);
+    assert.ok(total(after, 'nuban_held_credits') >= 1);
+    assert.ok(gaugeValue(after, 'nuban_held_oldest_age_seconds') >= 0);
+  });
+
   it('shows the age of the oldest settlement not yet final (a payout the provider leaves ambiguous stays open)', async () => {
     await fundAccount(stack, account.ID, 100_000n);
     const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '10.00', bankCode: '058', accountNumber: '0123456789' } });

@@ -17,6 +17,7 @@ const NAV: NavItem[] = [
   { href: '/dashboard/settlements', label: 'Settlements' },
   { href: '/dashboard/customers', label: 'Customers' },
   { href: '/dashboard/kyc-reviews', label: 'KYC reviews' },
+  { href: '/dashboard/held-money', label: 'Held money' },
   { href: '/dashboard/misdirected', label: 'Misdirected payments' },
   { href: '/dashboard/reconciliation', label: 'Reconciliation' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },

@@ -1,0 +1,120 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import type { HeldCredit, HoldsQueue } from '../api-types';
+import { PageTitle, TableWrap } from '../components/bits';
+import { ConfirmButton } from '../components/confirm';
+import { Empty, Loaded, Notice, useResource } from '../components/state';
+import { naira, when } from '../format';
+import { useCan } from '../session';
+
+const LIMITS: Record<HeldCredit['limit'], string> = { single_credit: 'single credit', balance: 'balance' };
+
+/** One credit's release: the reason is required, and kept in the audit log with the operator's name. */
+function ReleaseButton(props: { hold: HeldCredit; onReleased: (text: string) => void }) {
+  const { hold } = props;
+  const [note, setNote] = useState('');
+  return (
+    <ConfirmButton
+      small
+      label="Release"
+      title={`Release ${naira(hold.held)} held for ${hold.customerName}?`}
+      description={
+        <>
+          <p>
+            {hold.customerName} may then pay this money out, although it is over the tier {hold.tier} {LIMITS[hold.limit]} limit of {naira(hold.limitAmount)}.
+          </p>
+          <label>
+            Why (recorded in the audit log)
+            <textarea value={note} onInput={(event) => setNote(event.currentTarget.value)} rows={3} maxLength={500} />
+          </label>
+        </>
+      }
+      action={async () => {
+        const result = await api<{ released: string }>('POST', `/auth/holds/${encodeURIComponent(hold.entryId)}/release`, { body: { note } });
+        props.onReleased(`${hold.customerName}: ${naira(result.released)} released.`);
+      }}
+    />
+  );
+}
+
+export function HeldMoneyPage() {
+  const canAct = useCan('operator');
+  const queue = useResource(() => api<HoldsQueue>('GET', '/auth/holds'), []);
+  const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
+
+  return (
+    <>
+      <PageTitle title="Held money" />
+      <p class="muted">
+        Parts of payments over a customer's KYC tier limits, oldest first. The money is in the account's ledger balance, but no payout can spend it until the customer's tier rises or an operator
+        releases it.
+      </p>
+      <Notice notice={notice} />
+      <Loaded resource={queue} what="the held money">
+        {(data) => (
+          <>
+            <p>
+              Held in all: <strong data-testid="total-held">{naira(data.totalHeld)}</strong>
+            </p>
+            {data.holds.length === 0 ? (
+              <Empty>
+                <p>No money is held.</p>
+              </Empty>
+            ) : (
+              <TableWrap label="Credits with held money">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Customer</th>
+                      <th scope="col">Account</th>
+                      <th scope="col">Tier</th>
+                      <th scope="col">Payment</th>
+                      <th scope="col">Held</th>
+                      <th scope="col">Limit</th>
+                      <th scope="col">Since</th>
+                      {canAct ? <th scope="col">Decision</th> : null}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.holds.map((hold) => (
+                      <tr key={hold.entryId}>
+                        <td>
+                          <a href={`/dashboard/customers/${hold.customerId}`}>{hold.customerName}</a>
+                        </td>
+                        <td>
+                          <a class="mono" href={`/dashboard/accounts/${hold.accountRef}`}>
+                            {hold.accountRef}
+                          </a>
+                        </td>
+                        <td>{hold.tier}</td>
+                        <td>
+                          {naira(hold.creditAmount)} from {hold.senderName}
+                        </td>
+                        <td>{naira(hold.held)}</td>
+                        <td>
+                          {LIMITS[hold.limit]} {naira(hold.limitAmount)}
+                        </td>
+                        <td>{when(hold.since)}</td>
+                        {canAct ? (
+                          <td class="row-actions">
+                            <ReleaseButton
+                              hold={hold}
+                              onReleased={(text) => {
+                                setNotice({ kind: 'success', text });
+                                queue.reload();
+                              }}
+                            />
+                          </td>
+                        ) : null}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableWrap>
+            )}
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
