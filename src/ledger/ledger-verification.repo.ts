@@ -118,7 +118,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           LEFT JOIN (SELECT entry_id, sum(amount) AS total FROM ledger_hold_releases GROUP BY entry_id) r ON r.entry_id = h.entry_id
          WHERE h.released <> coalesce(r.total, 0)
             OR h.amount > e.amount
-            OR e.direction <> 'credit' OR e.kind <> 'payment'
+            OR e.direction <> 'credit' OR e.kind NOT IN ('payment', 'adjustment')
             OR (h.released < h.amount AND (e.status = 'reversed' OR EXISTS (SELECT 1 FROM ledger_entries j WHERE j.reverses_entry_id = e.id AND j.kind = 'adjustment')))
          LIMIT 100`);
       return [...totals, ...chain, ...reversals, ...settlements, ...adjustments, ...holds];

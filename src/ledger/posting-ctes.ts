@@ -64,7 +64,7 @@ function insertEntries(draftsWithAccount: string): string {
 const LAGOS_TODAY = "CAST(now() AT TIME ZONE 'Africa/Lagos' AS date)";
 
 /**
- * Each payment credit among the drafts `draftsFrom` lists (d, beside its locked account a and the account's
+ * Each payment credit (or restoration of a reversed one, which reconciliation repairs judge alike) among the drafts `draftsFrom` lists (d, beside its locked account a and the account's
  * limits l), judged against its limits in posting order: the part over the single-credit limit, and the part
  * that would take the unheld balance over the balance limit, is held (the credit itself always posts). With
  * U the unheld balance (ledger less held) and Y a credit's amount up to the single-credit limit, each credit
@@ -83,7 +83,7 @@ function judgedCreditsCte(draftsFrom: string): string {
                      least(d.amount, coalesce(l.single_credit, d.amount)) AS allowed,
                      CAST(sum(least(d.amount, coalesce(l.single_credit, d.amount))) OVER (PARTITION BY a.id ORDER BY d.ord) AS bigint) AS allowed_run
                 FROM ${draftsFrom}
-               WHERE d.direction = 'credit' AND d.kind = 'payment') s
+               WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment')) s
     ), posting_held AS (
       -- The hold names the limit that explains it: the single-credit limit when that alone accounts for it.
       INSERT INTO ledger_holds (entry_id, tenant_id, account_id, amount, tier, limit_kind, limit_amount)

@@ -176,6 +176,23 @@ describe('KYC tier limits', () => {
     const [change] = await stack.infra.db('ledger_hold_releases').where({ account_id: account.ID }).select('reason', 'amount');
     assert.deepEqual([change.reason, change.amount], ['credit_reversed', '2000000']);
     assert.deepEqual(await verifyLedger(), []);
+
+    // The provider shows it paid after all: the restoration is judged like the credit was.
+    await stack.infra.db.transaction(async (trx) => {
+      const original = await stack.services.postingEngine.reverse(trx, hold.entry_id, 'unused');
+      assert.equal(original, undefined, 'already reversed');
+      const credit = await trx('ledger_entries').where({ id: hold.entry_id }).first();
+      const reversal = await trx('ledger_entries').where({ reverses_entry_id: hold.entry_id, kind: 'reversal' }).first('id', 'amount');
+      await stack.services.postingEngine.restoreReversedCredit(
+        trx,
+        { ...credit, accountId: credit.account_id, fee: BigInt(credit.fee), providerTxnRef: credit.provider_txn_ref, transactionGroupId: credit.transaction_group_id },
+        { id: reversal.id, amount: BigInt(reversal.amount) },
+        'restored',
+      );
+    });
+    const restored = await balance(account, tenant.apiKey);
+    assert.deepEqual([restored.ledgerBalance, restored.heldBalance], ['70000.00', '20000.00']);
+    assert.deepEqual(await verifyLedger(), []);
   });
 
   it("a tenant's own tier limits and an operator's limits for one customer apply to later credits; bad limits are a clear 400", async () => {
