@@ -46,6 +46,7 @@ import { createPaymentConfirmationService } from '../payments/payment-confirmati
 import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
 import type { PaymentProvider } from '../provider/payment-provider';
+import { createProviderLanes } from '../provider/provider-lanes';
 import { createSpecProvider } from '../provider/spec-provider/spec-provider';
 import { createSpecProviderNotifications } from '../provider/spec-provider/webhook-notifications';
 import { createReconciliationExecutionService } from '../reconciliation/reconciliation-execution.service';
@@ -97,7 +98,10 @@ const API_KEY_CACHE_ENTRIES = 10_000;
 
 /** Every service, wired once; the API, the worker, the CLI and the tests all build from here. */
 export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean } = {}) {
-  const { config, logger, db, temporal, provider, metrics } = infra;
+  const { config, logger, db, temporal, metrics } = infra;
+  // Reconciliation reaches the provider through the background lane, behind money moving now.
+  const lanes = createProviderLanes(infra.provider, { backgroundConcurrency: config.RECONCILIATION_PROVIDER_CONCURRENCY });
+  const provider = lanes.foreground;
   const postingEngine = createPostingEngine(db);
   const jobs = createJobs(config);
   const starter = createWorkflowStarter({
@@ -190,7 +194,18 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     rateLimits,
     reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, limits: rateLimits }),
     settlementWatch: createSettlementWatchService({ db, provider, config, metrics: metrics.settlementWatch, logger: logger.child({ component: 'settlement-watch' }) }),
-    reconciliationExecution: createReconciliationExecutionService({ db, config, logger, provider, postingEngine, creditPayment, settlementExecution, jobs, starter }),
+    reconciliationExecution: createReconciliationExecutionService({
+      db,
+      config,
+      logger,
+      provider: lanes.background,
+      callBudget: rateLimits.reconciliationProviderCalls,
+      postingEngine,
+      creditPayment,
+      settlementExecution,
+      jobs,
+      starter,
+    }),
   };
 }
 
