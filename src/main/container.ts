@@ -138,6 +138,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     notifications: createSpecProviderNotifications(config),
     payouts: settlements.payoutSink,
     metrics: metrics.ingest,
+    unverifiedLimit: rateLimits.unsignedWebhooks,
   });
   return {
     db,
@@ -225,7 +226,7 @@ export function listenForApiKeyChanges(infra: Infrastructure, cache: ApiKeyCache
 export function createRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
     ...authRoutes({ auth: services.auth, audit: services.audit, config, limits: services.rateLimits }),
-    ...accountsRoutes({ accounts: services.accounts }),
+    ...accountsRoutes({ accounts: services.accounts, limits: services.rateLimits }),
     ...statementRoutes({ statements: services.statements }),
     ...settlementsRoutes({ settlements: services.settlements }),
     ...paymentsRoutes({ ingest: services.ingest }),
@@ -242,8 +243,8 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
 function dashboardRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
     ...tenantAdminRoutes({ auth: services.auth, users: services.tenantUsers, apiKeys: services.apiKeys, audit: services.audit, config }),
-    ...overviewRoutes({ db: services.db }),
-    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config }),
+    ...overviewRoutes({ db: services.db, limits: services.rateLimits }),
+    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config, limits: services.rateLimits }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, audit: services.audit, config }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
