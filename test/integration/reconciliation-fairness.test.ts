@@ -26,7 +26,7 @@ async function finishedRun(stack: Stack, tenant: TestTenant, runId: string): Pro
       const response = await call(stack.apiUrl, 'GET', `/v1/reconciliation/runs/${runId}`, { apiKey: tenant.apiKey });
       return ['succeeded', 'failed'].includes(response.body.run?.Status) ? response : null;
     },
-    { timeoutMs: 90_000, intervalMs: 200, what: `reconciliation run ${runId}` },
+    { timeoutMs: 45_000, intervalMs: 200, what: `reconciliation run ${runId}` },
   );
   return detail.body;
 }
