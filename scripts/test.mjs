@@ -92,6 +92,7 @@ async function runTestLayers(layers, grep, results) {
     PASSWORD_SCRYPT_LOG_N: process.env.PASSWORD_SCRYPT_LOG_N ?? '14',
     // Every test signs in from 127.0.0.1 against one database; the rate-limit tests set their own limits.
     RATE_LIMIT_SIGNIN_ADDRESS: process.env.RATE_LIMIT_SIGNIN_ADDRESS ?? 'off',
+    RATE_LIMIT_UNSIGNED_WEBHOOKS: process.env.RATE_LIMIT_UNSIGNED_WEBHOOKS ?? 'off',
     // Processes the tests start serve /metrics on any free port, never on the fixed defaults a running `npm start` holds.
     METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',

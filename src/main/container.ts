@@ -46,6 +46,7 @@ import { createPaymentConfirmationService } from '../payments/payment-confirmati
 import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
 import type { PaymentProvider } from '../provider/payment-provider';
+import { createProviderLanes } from '../provider/provider-lanes';
 import { createSpecProvider } from '../provider/spec-provider/spec-provider';
 import { createSpecProviderNotifications } from '../provider/spec-provider/webhook-notifications';
 import { createReconciliationExecutionService } from '../reconciliation/reconciliation-execution.service';
@@ -97,7 +98,10 @@ const API_KEY_CACHE_ENTRIES = 10_000;
 
 /** Every service, wired once; the API, the worker, the CLI and the tests all build from here. */
 export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean } = {}) {
-  const { config, logger, db, temporal, provider, metrics } = infra;
+  const { config, logger, db, temporal, metrics } = infra;
+  // Reconciliation reaches the provider through the background lane, behind money moving now.
+  const lanes = createProviderLanes(infra.provider, { backgroundConcurrency: config.RECONCILIATION_PROVIDER_CONCURRENCY });
+  const provider = lanes.foreground;
   const postingEngine = createPostingEngine(db);
   const jobs = createJobs(config);
   const starter = createWorkflowStarter({
@@ -134,6 +138,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     notifications: createSpecProviderNotifications(config),
     payouts: settlements.payoutSink,
     metrics: metrics.ingest,
+    unverifiedLimit: rateLimits.unsignedWebhooks,
   });
   return {
     db,
@@ -190,7 +195,18 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     rateLimits,
     reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, limits: rateLimits }),
     settlementWatch: createSettlementWatchService({ db, provider, config, metrics: metrics.settlementWatch, logger: logger.child({ component: 'settlement-watch' }) }),
-    reconciliationExecution: createReconciliationExecutionService({ db, config, logger, provider, postingEngine, creditPayment, settlementExecution, jobs, starter }),
+    reconciliationExecution: createReconciliationExecutionService({
+      db,
+      config,
+      logger,
+      provider: lanes.background,
+      callBudget: rateLimits.reconciliationProviderCalls,
+      postingEngine,
+      creditPayment,
+      settlementExecution,
+      jobs,
+      starter,
+    }),
   };
 }
 
@@ -210,7 +226,7 @@ export function listenForApiKeyChanges(infra: Infrastructure, cache: ApiKeyCache
 export function createRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
     ...authRoutes({ auth: services.auth, audit: services.audit, config, limits: services.rateLimits }),
-    ...accountsRoutes({ accounts: services.accounts }),
+    ...accountsRoutes({ accounts: services.accounts, limits: services.rateLimits }),
     ...statementRoutes({ statements: services.statements }),
     ...settlementsRoutes({ settlements: services.settlements }),
     ...paymentsRoutes({ ingest: services.ingest }),
@@ -227,8 +243,8 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
 function dashboardRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
     ...tenantAdminRoutes({ auth: services.auth, users: services.tenantUsers, apiKeys: services.apiKeys, audit: services.audit, config }),
-    ...overviewRoutes({ db: services.db }),
-    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config }),
+    ...overviewRoutes({ db: services.db, limits: services.rateLimits }),
+    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config, limits: services.rateLimits }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, audit: services.audit, config }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),

@@ -18,6 +18,11 @@ interface Limiter {
 
 const unlimited: Limiter = { consume: async () => undefined, reward: async () => undefined };
 
+interface Budget {
+  /** Takes one unit of `key`'s budget: 0 when granted, otherwise how long until the budget has one again. */
+  take(key: string): Promise<number>;
+}
+
 /**
  * Rate limits shared by every API process through Postgres (rate-limiter-flexible, table
  * rate_limits). They are sized for legitimate volume and only stop abuse; each is configurable and
@@ -25,11 +30,23 @@ const unlimited: Limiter = { consume: async () => undefined, reward: async () =>
  */
 export function createRateLimits(
   db: Db,
-  config: Pick<Config, 'RATE_LIMIT_SIGNIN_EMAIL' | 'RATE_LIMIT_SIGNIN_ADDRESS' | 'RATE_LIMIT_NAME_LOOKUPS' | 'RATE_LIMIT_SETTLEMENTS' | 'RATE_LIMIT_REPLAYS' | 'RATE_LIMIT_RECONCILIATION_RUNS'>,
+  config: Pick<
+    Config,
+    | 'RATE_LIMIT_SIGNIN_EMAIL'
+    | 'RATE_LIMIT_SIGNIN_ADDRESS'
+    | 'RATE_LIMIT_NAME_LOOKUPS'
+    | 'RATE_LIMIT_SETTLEMENTS'
+    | 'RATE_LIMIT_REPLAYS'
+    | 'RATE_LIMIT_RECONCILIATION_RUNS'
+    | 'RATE_LIMIT_RECONCILIATION_PROVIDER_CALLS'
+    | 'RATE_LIMIT_ACCOUNT_PROVISIONING'
+    | 'RATE_LIMIT_EXPORTS'
+    | 'RATE_LIMIT_OVERVIEW'
+    | 'RATE_LIMIT_UNSIGNED_WEBHOOKS'
+  >,
 ) {
   let sweeper = true;
-  function limiter(name: string, limit: RateLimit | null, message: string): Limiter {
-    if (!limit) return unlimited;
+  function counter(name: string, limit: RateLimit): RateLimiterPostgres {
     const store = new RateLimiterPostgres({
       storeClient: db,
       storeType: 'knex',
@@ -42,6 +59,12 @@ export function createRateLimits(
       clearExpiredByTimeout: sweeper,
     });
     sweeper = false;
+    return store;
+  }
+
+  function limiter(name: string, limit: RateLimit | null, message: string): Limiter {
+    if (!limit) return unlimited;
+    const store = counter(name, limit);
     return {
       async consume(key) {
         try {
@@ -57,6 +80,22 @@ export function createRateLimits(
     };
   }
 
+  function budget(name: string, limit: RateLimit | null): Budget {
+    if (!limit) return { take: async () => 0 };
+    const store = counter(name, limit);
+    return {
+      async take(key) {
+        try {
+          await store.consume(key);
+          return 0;
+        } catch (rejection) {
+          if (rejection instanceof RateLimiterRes) return Math.max(1, rejection.msBeforeNext);
+          throw rejection;
+        }
+      },
+    };
+  }
+
   return {
     signInEmail: limiter('signin-email', config.RATE_LIMIT_SIGNIN_EMAIL, 'too many sign-in attempts for this account, retry later'),
     signInAddress: limiter('signin-address', config.RATE_LIMIT_SIGNIN_ADDRESS, 'too many sign-in attempts from this address, retry later'),
@@ -64,6 +103,12 @@ export function createRateLimits(
     settlements: limiter('settlements', config.RATE_LIMIT_SETTLEMENTS, 'too many settlements, retry later'),
     replays: limiter('replays', config.RATE_LIMIT_REPLAYS, 'too many replays, retry later'),
     reconciliationRuns: limiter('reconciliation-runs', config.RATE_LIMIT_RECONCILIATION_RUNS, 'too many reconciliation runs, retry later'),
+    accountProvisioning: limiter('account-provisioning', config.RATE_LIMIT_ACCOUNT_PROVISIONING, 'too many accounts provisioned, retry later'),
+    exports: limiter('exports', config.RATE_LIMIT_EXPORTS, 'too many exports, retry later'),
+    overview: limiter('overview', config.RATE_LIMIT_OVERVIEW, 'too many overview requests, retry later'),
+    unsignedWebhooks: limiter('unsigned-webhooks', config.RATE_LIMIT_UNSIGNED_WEBHOOKS, 'too many webhooks with a bad signature from this address, retry later'),
+    /** Provider calls a tenant's reconciliation runs may make together (its runs wait for the budget rather than fail). */
+    reconciliationProviderCalls: budget('reconciliation-provider-calls', config.RATE_LIMIT_RECONCILIATION_PROVIDER_CALLS),
   };
 }
 
