@@ -1,6 +1,6 @@
 // Dependencies and the TypeScript build, for scripts that run before node_modules exist.
-import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { repoRoot } from './paths.mjs';
 import { run } from './util.mjs';
 
@@ -50,12 +50,14 @@ export function pruneOrphans(root) {
  */
 export async function ensureSdkBuilt({ log }) {
   const sdk = join(repoRoot(), SDK);
-  const stamp = join(sdk, 'dist', '.built');
+  // Outside sdk/dist, which `npm pack` ships whole.
+  const stamp = join(repoRoot(), 'dist', '.sdk-built');
   const inputs = Math.max(newestMtime(join(sdk, 'src')), newestMtime(join(sdk, 'tsconfig.json')), newestMtime(join(sdk, 'package-lock.json')));
-  if (existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;
+  if (existsSync(join(sdk, 'dist', 'index.js')) && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;
   rmSync(join(sdk, 'dist'), { recursive: true, force: true });
   const result = await run(process.execPath, [join(sdk, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: sdk, timeoutMs: 5 * 60_000 });
   if (!result.ok) throw new Error(`TypeScript client build failed:\n${result.stdout}${result.stderr}`);
+  mkdirSync(dirname(stamp), { recursive: true });
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
   log('TypeScript client built into sdk/dist');
 }
