@@ -44,5 +44,6 @@ export const limitsEnv = z.object({
   RATE_LIMIT_SETTLEMENTS: rateLimit('60000/1m'),
   RATE_LIMIT_REPLAYS: rateLimit('600/1m'),
   RATE_LIMIT_RECONCILIATION_RUNS: rateLimit('6/1h'),
+  RATE_LIMIT_ENDPOINT_RECOVERIES: rateLimit('60/1h'),
   MAX_AMOUNT: nairaCeiling,
 });

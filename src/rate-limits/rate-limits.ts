@@ -25,7 +25,16 @@ const unlimited: Limiter = { consume: async () => undefined, reward: async () =>
  */
 export function createRateLimits(
   db: Db,
-  config: Pick<Config, 'RATE_LIMIT_SIGNIN_EMAIL' | 'RATE_LIMIT_SIGNIN_ADDRESS' | 'RATE_LIMIT_NAME_LOOKUPS' | 'RATE_LIMIT_SETTLEMENTS' | 'RATE_LIMIT_REPLAYS' | 'RATE_LIMIT_RECONCILIATION_RUNS'>,
+  config: Pick<
+    Config,
+    | 'RATE_LIMIT_SIGNIN_EMAIL'
+    | 'RATE_LIMIT_SIGNIN_ADDRESS'
+    | 'RATE_LIMIT_NAME_LOOKUPS'
+    | 'RATE_LIMIT_SETTLEMENTS'
+    | 'RATE_LIMIT_REPLAYS'
+    | 'RATE_LIMIT_RECONCILIATION_RUNS'
+    | 'RATE_LIMIT_ENDPOINT_RECOVERIES'
+  >,
 ) {
   let sweeper = true;
   function limiter(name: string, limit: RateLimit | null, message: string): Limiter {
@@ -64,6 +73,7 @@ export function createRateLimits(
     settlements: limiter('settlements', config.RATE_LIMIT_SETTLEMENTS, 'too many settlements, retry later'),
     replays: limiter('replays', config.RATE_LIMIT_REPLAYS, 'too many replays, retry later'),
     reconciliationRuns: limiter('reconciliation-runs', config.RATE_LIMIT_RECONCILIATION_RUNS, 'too many reconciliation runs, retry later'),
+    endpointRecoveries: limiter('endpoint-recoveries', config.RATE_LIMIT_ENDPOINT_RECOVERIES, 'too many recoveries, retry later'),
   };
 }
 
