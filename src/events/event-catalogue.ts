@@ -23,7 +23,7 @@ const paymentReceivedData = z.object({
   status: z.literal('provisional'),
 });
 
-const paymentSettledData = z.object({
+const paymentReversedData = z.object({
   transactionGroupId: z.uuid(),
   accountRef: z.string(),
   amount: moneySchema,
@@ -57,8 +57,7 @@ const endpointDisabledData = z.object({
 /** Each type's `data`, and what the event's subject (the thing its sequence numbers count) is. */
 export const EVENT_CATALOGUE = {
   'payment.received': { data: paymentReceivedData, subject: 'transactionGroupId', description: 'A payment was credited provisionally to an account' },
-  'payment.confirmed': { data: paymentSettledData, subject: 'transactionGroupId', description: 'The provider confirmed a provisional credit: it is final' },
-  'payment.reversed': { data: paymentSettledData, subject: 'transactionGroupId', description: 'A provisional credit was reversed (the provider does not show it paid)' },
+  'payment.reversed': { data: paymentReversedData, subject: 'transactionGroupId', description: 'A provisional credit was reversed (the provider does not show it paid)' },
   'settlement.succeeded': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement was paid out' },
   'settlement.failed': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement failed; its debit was returned to the account' },
   'settlement.refunded': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement was refunded by the bank; its debit was returned to the account' },
