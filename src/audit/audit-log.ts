@@ -68,6 +68,20 @@ export function createAuditLog(db: DbOrTrx) {
       });
     },
 
+    /** An action taken by no dashboard user: an API key's call, or the service itself (`actor` names which). */
+    async recordAs(tenantId: string, actor: string, action: AuditAction, target: AuditTarget, detail: Record<string, unknown> = {}): Promise<void> {
+      await db('audit_log').insert({
+        id: uuidv7(),
+        tenant_id: tenantId,
+        user_id: null,
+        actor,
+        action,
+        target_type: target.type,
+        target_id: target.id,
+        detail: JSON.stringify(detail),
+      });
+    },
+
     /** Newest first; `beforeId` is the previous page's last id. */
     async list(tenantId: string, query: AuditQuery): Promise<AuditRecord[]> {
       const select = db('audit_log').where({ tenant_id: tenantId }).orderBy('id', 'desc').limit(query.limit);

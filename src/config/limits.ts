@@ -49,5 +49,6 @@ export const limitsEnv = z.object({
   RATE_LIMIT_EXPORTS: rateLimit('30/1m'),
   RATE_LIMIT_OVERVIEW: rateLimit('120/1m'),
   RATE_LIMIT_UNSIGNED_WEBHOOKS: rateLimit('60/1m'),
+  RATE_LIMIT_ENDPOINT_RECOVERIES: rateLimit('60/1h'),
   MAX_AMOUNT: nairaCeiling,
 });

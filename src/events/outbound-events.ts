@@ -1,15 +1,20 @@
 import type { DbOrTrx } from '../db';
 
 /**
- * The only writer of outbound deliveries: an event a tenant's callback will receive (or a replay of one)
- * becomes a webhook_deliveries row here, in the caller's transaction; its delivery workflow is the caller's
- * job to queue (the webhook delivery contract builds it). Bodies come from the event catalogue.
+ * The only writer of outbound deliveries: an event a tenant's callback or webhook endpoint will receive (or
+ * a replay or recovery of one) becomes a webhook_deliveries row here, in the caller's transaction; its
+ * delivery workflow is the caller's job to queue (the webhook delivery contract builds it). Bodies come
+ * from the event catalogue.
  */
 export interface OutboundDelivery {
   id: string;
   eventId: string;
   tenantId: string;
-  accountId: string;
+  /** The account whose callbackUrl receives it, or null for an endpoint's delivery. */
+  accountId: string | null;
+  endpointId?: string | null;
+  /** The tenant event an endpoint's delivery carries. */
+  tenantEventId?: string | null;
   inboundEventId: string | null;
   replayOf?: string | null;
   callbackUrl: string;
@@ -25,12 +30,19 @@ export function createOutboundEvents(db: DbOrTrx) {
         event_id: delivery.eventId,
         tenant_id: delivery.tenantId,
         account_id: delivery.accountId,
+        endpoint_id: delivery.endpointId ?? null,
+        tenant_event_id: delivery.tenantEventId ?? null,
         inbound_event_id: delivery.inboundEventId,
         replay_of: delivery.replayOf ?? null,
         callback_url: delivery.callbackUrl,
         payload: delivery.payload,
         event_received_at: delivery.eventReceivedAt,
       });
+    },
+
+    /** An endpoint's deliveries still to be attempted end as cancelled (never dead letters): their runs stop at their next send. */
+    async cancelEndpointDeliveries(endpointId: string): Promise<number> {
+      return db('webhook_deliveries').where({ endpoint_id: endpointId }).whereIn('status', ['pending', 'retrying']).update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
     },
   };
 }

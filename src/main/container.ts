@@ -65,6 +65,9 @@ import { withTimeout } from '../timeout';
 import { createWebhookDeliveryService } from '../webhooks/delivery.service';
 import { webhooksDashboardRoutes } from '../webhooks/webhooks.dashboard.routes';
 import { webhooksRoutes } from '../webhooks/webhooks.routes';
+import { createEventDispatcher } from '../webhooks/event-dispatcher';
+import { endpointsRoutes } from '../webhooks/endpoints.routes';
+import { createEndpointsService } from '../webhooks/endpoints.service';
 import { createWebhooksService } from '../webhooks/webhooks.service';
 import { payoutSignal, settlementWorkflowId } from '../contracts/settlement.contract';
 
@@ -186,6 +189,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     }),
     deliveries: createWebhookDeliveryService({ db, config }),
     webhooks: createWebhooksService({ db, config, jobs, starter, limits: rateLimits }),
+    endpoints: createEndpointsService({ db, config, jobs, starter, limits: rateLimits }),
     settlementExecution,
     customers: createCustomersService({ db }),
     kyc: createKycService({ db, config, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
@@ -231,6 +235,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...settlementsRoutes({ settlements: services.settlements }),
     ...paymentsRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
+    ...endpointsRoutes({ endpoints: services.endpoints }),
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),
@@ -292,7 +297,8 @@ export function createWorkerStarts(infra: Infrastructure, connection: Connection
     unstartedAfterMs: config.SWEEP_GRACE,
     logger: logger.child({ component: 'confirmation-batches' }),
   });
-  return { starter, batcher };
+  const dispatcher = createEventDispatcher({ db, jobs: createJobs(config), starter });
+  return { starter, batcher, dispatcher };
 }
 
 export type WorkerStarts = ReturnType<typeof createWorkerStarts>;

@@ -9,7 +9,8 @@ import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confir
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
 import { createOutboundEvents } from '../events/outbound-events';
-import { paymentReceivedBody } from '../events/event-catalogue';
+import { paymentReceivedBody, type EventData } from '../events/event-catalogue';
+import { recordEvent } from '../events/tenant-events';
 
 interface ReceivedPayment {
   accountRef: string;
@@ -32,6 +33,8 @@ export interface PaymentCreditPlan {
   confirmation: ConfirmationRequest;
   /** Started only when the account has a callbackUrl. */
   deliveryJob: OutboxEntry;
+  /** The `payment.received` event for the tenant's endpoints (its data is the callback's body). */
+  eventId: string;
 }
 
 /** The provisional net credit (the ledger's payment credit) and what follows it. */
@@ -49,6 +52,7 @@ export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): Payment
     },
     confirmation: { entryId, tenantId, accountRef, providerTxnRef: payment.transactionId, postedAt: new Date() },
     deliveryJob: jobs.webhookDelivery({ deliveryId, tenantId, accountRef }),
+    eventId: uuidv7(),
   };
 }
 
@@ -67,6 +71,8 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
     const [entry] = await postingEngine.append(trx, account.id, plan.posting);
     await createConfirmationClaimsRepo(trx).enqueue([{ ...plan.confirmation, postedAt: entry!.createdAt }]);
+    const received = JSON.parse(plan.delivery.payload) as EventData<'payment.received'>;
+    await recordEvent(trx, { id: plan.eventId, tenantId: account.tenantId, type: 'payment.received', subject: received.transactionGroupId, data: received });
     const scheduled: OutboxEntry[] = [];
     if (account.callbackUrl) {
       await createOutboundEvents(trx).enqueue({

@@ -4,6 +4,7 @@ import { paymentCreditRow, paymentCreditsStatement } from '../ledger/posting-sta
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 import { deliveriesOfCreditsCte } from '../events/outbound-events';
+import { paymentReceivedEventsCte } from '../events/tenant-events';
 
 interface PostedPaymentAccount {
   id: string;
@@ -28,7 +29,7 @@ const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: un
  * find the accounts by the payers' references, claim each request id with its event row, have the ledger
  * post a credit for every event claimed (in arrival order per account, under one lock of each account row,
  * taken in id order), queue each credit for a batch confirmation, and add each one's callback delivery and its
- * workflow to start. An event whose request id is already claimed (earlier, or by an earlier copy in the
+ * workflow to start, and its `payment.received` event for the tenant's endpoints. An event whose request id is already claimed (earlier, or by an earlier copy in the
  * same group) claims nothing and so posts nothing; an event naming no account claims nothing either.
  * Events are claimed in request-id order and all of them before any account is locked, so two statements
  * racing over the same redelivered ids, or over the same accounts, wait for each other, never in a cycle.
@@ -36,7 +37,7 @@ const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: un
 const STATEMENT = paymentCreditsStatement({
   before: `items AS (
     SELECT * FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS i(
-      ord int, alias_ref text, event jsonb, event_payload jsonb, delivery_id uuid, delivery_payload text, jobs jsonb, entry jsonb)
+      ord int, alias_ref text, event jsonb, event_payload jsonb, delivery_id uuid, delivery_payload text, event_record_id uuid, jobs jsonb, entry jsonb)
   ), target AS (
     SELECT id, tenant_id, account_ref, callback_url, status FROM virtual_accounts WHERE account_ref IN (SELECT alias_ref FROM items)
   ), claim AS (
@@ -56,7 +57,7 @@ const STATEMENT = paymentCreditsStatement({
       FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
   )`,
   credits: 'claimed',
-  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target')}, queued AS (
+  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target')}, ${paymentReceivedEventsCte('tenant_event', 'claimed', 'target')}, queued AS (
     -- Each credit as posted, with its own posting time: its confirmation window counts from it.
     INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
     SELECT p.id, t.tenant_id, t.account_ref, p.provider_txn_ref, p.created_at
@@ -101,6 +102,7 @@ export function createPaymentPostingRepo(db: Db) {
           event_payload: payload,
           delivery_id: plan.delivery.id,
           delivery_payload: plan.delivery.payload,
+          event_record_id: plan.eventId,
           entry,
           jobs: [{ job: plan.deliveryJob, needsCallback: true }].map(({ job, needsCallback }) => ({
             workflow_id: job.workflowId,

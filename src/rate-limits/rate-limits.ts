@@ -43,6 +43,7 @@ export function createRateLimits(
     | 'RATE_LIMIT_EXPORTS'
     | 'RATE_LIMIT_OVERVIEW'
     | 'RATE_LIMIT_UNSIGNED_WEBHOOKS'
+    | 'RATE_LIMIT_ENDPOINT_RECOVERIES'
   >,
 ) {
   let sweeper = true;
@@ -109,6 +110,7 @@ export function createRateLimits(
     unsignedWebhooks: limiter('unsigned-webhooks', config.RATE_LIMIT_UNSIGNED_WEBHOOKS, 'too many webhooks with a bad signature from this address, retry later'),
     /** Provider calls a tenant's reconciliation runs may make together (its runs wait for the budget rather than fail). */
     reconciliationProviderCalls: budget('reconciliation-provider-calls', config.RATE_LIMIT_RECONCILIATION_PROVIDER_CALLS),
+    endpointRecoveries: limiter('endpoint-recoveries', config.RATE_LIMIT_ENDPOINT_RECOVERIES, 'too many recoveries, retry later'),
   };
 }
 
