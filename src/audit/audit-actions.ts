@@ -22,5 +22,8 @@ export const AUDIT_ACTIONS = [
   'user.disabled',
   'user.enabled',
   'user.signed_out',
+  'user.password_changed',
+  'user.password_reset_issued',
+  'user.password_reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
