@@ -233,7 +233,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...passwordRoutes({ passwords: services.passwordChanges, limits: services.rateLimits }),
     ...overviewRoutes({ db: services.db }),
     ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config }),
-    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, audit: services.audit, config }),
+    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, config }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
     ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),
