@@ -7,6 +7,7 @@ export const AUDIT_ACTIONS = [
   'kyc.rejected',
   'customer.suspended',
   'customer.reactivated',
+  'customer.renamed',
   'misdirected.assigned',
   'reconciliation.run_requested',
   'reconciliation.resolved',

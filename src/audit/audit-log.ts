@@ -11,6 +11,9 @@ export interface AuditActor {
   email: string;
 }
 
+/** The actor written for an action taken with one of the tenant's API keys. */
+const API_KEY_ACTOR = 'API key';
+
 interface AuditTarget {
   type: string;
   id: string | null;
@@ -66,6 +69,11 @@ export function createAuditLog(db: DbOrTrx) {
         target_id: target.id,
         detail: JSON.stringify(detail),
       });
+    },
+
+    /** An action a tenant took with an API key (no dashboard user behind it). */
+    async recordApiKeyAction(tenantId: string, action: AuditAction, target: AuditTarget, detail: Record<string, unknown> = {}): Promise<void> {
+      await db('audit_log').insert({ id: uuidv7(), tenant_id: tenantId, user_id: null, actor: API_KEY_ACTOR, action, target_type: target.type, target_id: target.id, detail: JSON.stringify(detail) });
     },
 
     /** Newest first; `beforeId` is the previous page's last id. */
