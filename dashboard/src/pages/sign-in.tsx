@@ -96,6 +96,9 @@ export function SignInPage(props: { message?: string; onSignedIn: () => void }) 
           </button>
         </form>
         <p class="muted small">Your admin adds users on the Users page; the first admin of a tenant is made with the CLI.</p>
+        <p class="muted small">
+          Have a reset token from your admin? <a href="/dashboard/reset-password">Set a new password</a>.
+        </p>
       </div>
     </main>
   );
