@@ -7,6 +7,7 @@ export const AUDIT_ACTIONS = [
   'kyc.rejected',
   'customer.suspended',
   'customer.reactivated',
+  'customer.renamed',
   'misdirected.assigned',
   'reconciliation.run_requested',
   'reconciliation.resolved',
@@ -29,5 +30,8 @@ export const AUDIT_ACTIONS = [
   'user.disabled',
   'user.enabled',
   'user.signed_out',
+  'user.password_changed',
+  'user.password_reset_issued',
+  'user.password_reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

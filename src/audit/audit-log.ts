@@ -11,6 +11,9 @@ export interface AuditActor {
   email: string;
 }
 
+/** The actor written for an action taken with one of the tenant's API keys. */
+export const API_KEY_ACTOR = 'API key';
+
 interface AuditTarget {
   type: string;
   id: string | null;

@@ -9,6 +9,8 @@ import { createApiKeysService } from '../auth/api-keys.service';
 import { authRoutes } from '../auth/auth.routes';
 import { createAuthService } from '../auth/auth.service';
 import { tenantAdminRoutes } from '../auth/tenant-admin.routes';
+import { createPasswordChangesService } from '../auth/password-changes.service';
+import { passwordRoutes } from '../auth/passwords.routes';
 import { createTenantUsersService } from '../auth/tenant-users.service';
 import type { Config } from '../config';
 import { customersDashboardRoutes } from '../customers/customers.dashboard.routes';
@@ -172,6 +174,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     apiKeyCache,
     audit: createAuditLog(db),
     tenantUsers: createTenantUsersService({ db, auth }),
+    passwordChanges: createPasswordChangesService({ db, auth, config }),
     apiKeys: createApiKeysService({ db, apiKeyCache }),
     accounts,
     statements,
@@ -248,9 +251,10 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
 function dashboardRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
     ...tenantAdminRoutes({ auth: services.auth, users: services.tenantUsers, apiKeys: services.apiKeys, audit: services.audit, config }),
+    ...passwordRoutes({ passwords: services.passwordChanges, limits: services.rateLimits }),
     ...overviewRoutes({ db: services.db, limits: services.rateLimits }),
     ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config, limits: services.rateLimits }),
-    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, audit: services.audit, config }),
+    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, config }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
     ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),

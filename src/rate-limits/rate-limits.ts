@@ -12,7 +12,7 @@ class RateLimitedError extends AppError {
 interface Limiter {
   /** Counts one request for `key`; throws RateLimitedError (429, Retry-After) once the key is over its limit. */
   consume(key: string): Promise<void>;
-  /** Gives one back (a sign-in that succeeded was not an abusive attempt). */
+  /** Gives one back (a sign-in that succeeded from this address was not a guess at this account). */
   reward(key: string): Promise<void>;
 }
 
@@ -98,7 +98,8 @@ export function createRateLimits(
   }
 
   return {
-    signInEmail: limiter('signin-email', config.RATE_LIMIT_SIGNIN_EMAIL, 'too many sign-in attempts for this account, retry later'),
+    /** Keyed on the client address and the email together: someone else's failures never lock a user out. */
+    signInAddressEmail: limiter('signin-address-email', config.RATE_LIMIT_SIGNIN_EMAIL, 'too many sign-in attempts for this account from this address, retry later'),
     signInAddress: limiter('signin-address', config.RATE_LIMIT_SIGNIN_ADDRESS, 'too many sign-in attempts from this address, retry later'),
     nameLookups: limiter('name-lookups', config.RATE_LIMIT_NAME_LOOKUPS, 'too many name lookups, retry later'),
     settlements: limiter('settlements', config.RATE_LIMIT_SETTLEMENTS, 'too many settlements, retry later'),

@@ -4,6 +4,7 @@ import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent } from '
 import { call, type HttpResponse } from '../helpers/http';
 import { dashboardSession } from '../helpers/session';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
+import { accountHolderName } from '../../src/sandbox/names';
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 
@@ -116,7 +117,7 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
         call(second.apiUrl, 'POST', `/auth/accounts/${account.AccountRef}/settle`, {
           cookie,
           headers: { 'Idempotency-Key': randomUUID() },
-          body: { amount: '1.00', ...DESTINATION, confirmedAccountName: 'ANY NAME' },
+          body: { amount: '1.00', ...DESTINATION, confirmedAccountName: accountHolderName(DESTINATION.accountNumber) },
         });
       for (let pair = 0; pair < 3; pair += 1) {
         assert.equal((await apiSettle()).status, 202);
