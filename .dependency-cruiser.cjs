@@ -1,4 +1,4 @@
-// Import boundaries of the server code (src/, activities/, workflows/, knexfile.ts), checked by `npm run lint`.
+// Import boundaries of the server code (src/, activities/, workflows/, knexfile.ts) and of the TypeScript client (sdk/), checked by `npm run lint`.
 // The layers below are data: each layer may import itself and any layer listed before it, never one after it.
 // Sources are read with the swc parser: the TypeScript parser needs the TypeScript 5 compiler API, which
 // TypeScript 7 no longer ships. The releases of dependency-cruiser that run on Node 20 do not mark type-only
@@ -118,6 +118,13 @@ module.exports = {
       severity: 'error',
       from: { pathNot: ['^src/main/', `^${SANDBOX}`] },
       to: { path: `^${SANDBOX}` },
+    },
+    {
+      name: 'sdk-stands-alone',
+      comment: 'The TypeScript client is published on its own: it imports its own files, Node built-ins and its declared packages, never the service.',
+      severity: 'error',
+      from: { path: '^sdk/' },
+      to: { pathNot: '^sdk/', dependencyTypesNot: ['core'] },
     },
     {
       name: 'no-other-domains-repo',

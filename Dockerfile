@@ -3,6 +3,9 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
+# The TypeScript client (its build is part of the server's: the tests compile against its types).
+COPY sdk/package.json sdk/package-lock.json sdk/
+RUN cd sdk && npm ci --no-audit --no-fund
 COPY tsconfig.json knexfile.ts ./
 COPY src src
 COPY workflows workflows
@@ -12,6 +15,7 @@ COPY test test
 COPY bench bench
 COPY scripts scripts
 COPY dashboard dashboard
+COPY sdk sdk
 # The server build into dist/ and the dashboard into dist/dashboard (served by the API at /dashboard).
 RUN node scripts/build.mjs && npm prune --omit=dev
 

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { DeliveryNotFoundError, type WebhookDeliveryService } from '../src/webhooks/delivery.service';
+import { DeliveryCancelledError, DeliveryNotFoundError, type WebhookDeliveryService } from '../src/webhooks/delivery.service';
 import type { DeliveryAttemptResult } from '../src/contracts/webhook-delivery.contract';
 
 export function createWebhookActivities(deps: { deliveries: WebhookDeliveryService }) {
@@ -10,6 +10,7 @@ export function createWebhookActivities(deps: { deliveries: WebhookDeliveryServi
         return await deliveries.send(deliveryId);
       } catch (error) {
         if (error instanceof DeliveryNotFoundError) throw ApplicationFailure.nonRetryable(error.message, 'DeliveryNotFound');
+        if (error instanceof DeliveryCancelledError) throw ApplicationFailure.nonRetryable(error.message, 'DeliveryCancelled');
         throw error;
       }
     },

@@ -1,5 +1,5 @@
 // `npm test`: checks import boundaries and formatting (lint), provisions what the tests need, then runs every
-// layer (unit, workflows, integration, e2e, browser, resilience, contract).
+// layer (unit, workflows, integration, sdk, e2e, browser, resilience, contract).
 // Each run uses its own database and its own Temporal task queue, so a running `npm start` is untouched.
 //   npm test                      every layer
 //   npm test -- unit integration  some layers
@@ -20,10 +20,10 @@ import { ensureTemporalServer } from './infra/temporal.mjs';
 import { ensureSchemathesis } from './infra/schemathesis.mjs';
 import { ensureTestServerExecutable } from './infra/test-server.mjs';
 
-const LAYERS = ['lint', 'unit', 'workflows', 'integration', 'e2e', 'browser', 'resilience', 'contract'];
+const LAYERS = ['lint', 'unit', 'workflows', 'integration', 'sdk', 'e2e', 'browser', 'resilience', 'contract'];
 /** Run only when named: each maps to its directory under dist/test. */
 const ON_DEMAND = { 'record-histories': 'replay' };
-const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, e2e: 180_000, browser: 180_000, resilience: 40 * 60_000, contract: 900_000, 'record-histories': 300_000 };
+const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, sdk: 60_000, e2e: 180_000, browser: 180_000, resilience: 40 * 60_000, contract: 900_000, 'record-histories': 300_000 };
 const log = makeLogger('test');
 
 function parseArgs(argv) {
@@ -92,6 +92,7 @@ async function runTestLayers(layers, grep, results) {
     PASSWORD_SCRYPT_LOG_N: process.env.PASSWORD_SCRYPT_LOG_N ?? '14',
     // Every test signs in from 127.0.0.1 against one database; the rate-limit tests set their own limits.
     RATE_LIMIT_SIGNIN_ADDRESS: process.env.RATE_LIMIT_SIGNIN_ADDRESS ?? 'off',
+    RATE_LIMIT_UNSIGNED_WEBHOOKS: process.env.RATE_LIMIT_UNSIGNED_WEBHOOKS ?? 'off',
     // Processes the tests start serve /metrics on any free port, never on the fixed defaults a running `npm start` holds.
     METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',

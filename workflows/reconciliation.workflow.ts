@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, continueAsNew, defineQuery, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, continueAsNew, defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation.activities';
 import { RECONCILIATION_STATUS } from '../src/contracts/search-attributes';
 import type { ReconciliationInput, ReconciliationPosition, ReconciliationProgress, ReconciliationSummary, ReconciliationWorkflowState } from '../src/contracts/reconciliation.contract';
@@ -71,6 +71,12 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
       progress.pages += result.pages;
       progress.providerTransactions += result.providerTransactions;
       progress.repaired += result.repaired;
+      if (result.waitMs !== undefined) {
+        // The tenant's hourly budget of provider calls is spent: a durable timer, then on from the same position.
+        state.phase = 'waiting_for_budget';
+        await sleep(result.waitMs);
+        state.phase = 'reconciling';
+      }
     }
     state.phase = 'finishing';
     return provider.finishReconciliationRun(runId);

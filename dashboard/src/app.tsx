@@ -18,10 +18,12 @@ import { MisdirectedPage } from './pages/misdirected';
 import { NewSettlementPage } from './pages/new-settlement';
 import { NotFoundPage } from './pages/not-found';
 import { OverviewPage } from './pages/overview';
+import { PasswordPage } from './pages/password';
 import { ReconciliationExceptionPage } from './pages/reconciliation-exception';
 import { ReconciliationExceptionsPage } from './pages/reconciliation-exceptions';
 import { ReconciliationRunPage } from './pages/reconciliation-run';
 import { ReconciliationRunsPage } from './pages/reconciliation-runs';
+import { ResetPasswordPage } from './pages/reset-password';
 import { SettlementPage } from './pages/settlement';
 import { SettlementsPage } from './pages/settlements';
 import { SignInPage } from './pages/sign-in';
@@ -65,6 +67,7 @@ export function App() {
       </main>
     );
   }
+  if (state.status === 'signed-out' && location.pathname.replace(/\/$/, '') === '/dashboard/reset-password') return <ResetPasswordPage onDone={signedOut} />;
   if (state.status === 'signed-out') return <SignInPage {...(state.message ? { message: state.message } : {})} onSignedIn={check} />;
 
   return (
@@ -94,6 +97,7 @@ export function App() {
               <Route path="/dashboard/api-keys" component={ApiKeysPage} />
               <Route path="/dashboard/users" component={UsersPage} />
               <Route path="/dashboard/audit-log" component={AuditLogPage} />
+              <Route path="/dashboard/password" component={PasswordPage} />
               <Route default component={NotFoundPage} />
             </Router>
           </Layout>

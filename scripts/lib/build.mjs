@@ -1,8 +1,11 @@
 // Dependencies and the TypeScript build, for scripts that run before node_modules exist.
-import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { repoRoot } from './paths.mjs';
 import { run } from './util.mjs';
+
+/** The TypeScript client's package: its own dependencies (the type generator) and its own build into sdk/dist. */
+const SDK = 'sdk';
 
 function installedIsCurrent(root) {
   const marker = join(root, 'node_modules', '.package-lock.json');
@@ -10,13 +13,15 @@ function installedIsCurrent(root) {
   return statSync(marker).mtimeMs >= statSync(join(root, 'package-lock.json')).mtimeMs;
 }
 
-/** `npm ci` when node_modules is missing or older than package-lock.json. */
+/** `npm ci` when node_modules is missing or older than package-lock.json, for the service and for sdk/. */
 export async function ensureDependencies({ log }) {
   const root = repoRoot();
-  if (installedIsCurrent(root)) return;
-  log('installing dependencies (npm ci)');
-  const result = await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: root, timeoutMs: 15 * 60_000 });
-  if (!result.ok) throw new Error(`npm ci failed:\n${result.stderr || result.stdout}`);
+  for (const folder of [root, join(root, SDK)]) {
+    if (installedIsCurrent(folder)) continue;
+    log(`installing dependencies (npm ci in ${folder === root ? 'the repository' : `${SDK}/`})`);
+    const result = await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: folder, timeoutMs: 15 * 60_000 });
+    if (!result.ok) throw new Error(`npm ci failed:\n${result.stderr || result.stdout}`);
+  }
 }
 
 /** The folders tsc compiles into dist/ (the dashboard is built apart, into dist/dashboard). */
@@ -37,6 +42,24 @@ export function pruneOrphans(root) {
     }
   };
   for (const folder of COMPILED_ROOTS) walk(folder);
+}
+
+/**
+ * The client package (sdk/) into sdk/dist with its own TypeScript, as `npm pack` would build it; the tests
+ * import it from there. Rebuilt from clean when its sources changed, so a removed file leaves nothing behind.
+ */
+export async function ensureSdkBuilt({ log }) {
+  const sdk = join(repoRoot(), SDK);
+  // Outside sdk/dist, which `npm pack` ships whole.
+  const stamp = join(repoRoot(), 'dist', '.sdk-built');
+  const inputs = Math.max(newestMtime(join(sdk, 'src')), newestMtime(join(sdk, 'tsconfig.json')), newestMtime(join(sdk, 'package-lock.json')));
+  if (existsSync(join(sdk, 'dist', 'index.js')) && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;
+  rmSync(join(sdk, 'dist'), { recursive: true, force: true });
+  const result = await run(process.execPath, [join(sdk, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: sdk, timeoutMs: 5 * 60_000 });
+  if (!result.ok) throw new Error(`TypeScript client build failed:\n${result.stdout}${result.stderr}`);
+  mkdirSync(dirname(stamp), { recursive: true });
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  log('TypeScript client built into sdk/dist');
 }
 
 /** Incremental tsc into dist/ (about a second when nothing changed), then the workflow bundle when its sources changed. */
@@ -77,6 +100,8 @@ export async function ensureDashboardBuilt({ log, force = false }) {
 
 export async function prepareCode({ log }) {
   await ensureDependencies({ log });
+  // Before the service's build: its tests import the client's built types.
+  await ensureSdkBuilt({ log });
   await ensureBuilt({ log });
   await ensureDashboardBuilt({ log });
 }

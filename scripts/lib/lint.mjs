@@ -5,8 +5,8 @@ import { repoRoot } from './paths.mjs';
 import { typeOnlyImportViolations } from './type-only-imports.mjs';
 import { run } from './util.mjs';
 
-/** The server code whose imports are checked; the dashboard front end is checked by type-only-imports.mjs. */
-const CRUISED = ['src', 'activities', 'workflows', 'knexfile.ts'];
+/** The server code and the TypeScript client whose imports are checked; the dashboard front end is checked by type-only-imports.mjs. */
+const CRUISED = ['src', 'activities', 'workflows', 'knexfile.ts', 'sdk/src', 'sdk/scripts'];
 
 /** Runs both checks; logs what fails and how to fix it. Resolves to true when both pass. */
 export async function lint({ log }) {

@@ -13,6 +13,7 @@ import type { AccountRecord } from './accounts.repo';
 import { accountSearchQuerySchema, accountSearchResponseSchema, dashboardAccountSchema, statementExportQuerySchema } from './accounts.dashboard.schemas';
 import { accountRefParamsSchema } from './accounts.schemas';
 import type { AccountsService } from './accounts.service';
+import type { RateLimits } from '../rate-limits/rate-limits';
 
 const PAGE_SIZE = 20;
 const STATEMENT_PAGE_SIZE = 50;
@@ -33,8 +34,14 @@ function presentWithBalances(account: AccountRecord, customer: { name: string; e
 }
 
 /** The dashboard's account pages: the same services as /v1, behind the session. */
-export function accountsDashboardRoutes(deps: { accounts: AccountsService; customers: CustomersService; statements: StatementService; config: Pick<Config, 'SETTLEMENT_FUNDS'> }): RouteDefinition[] {
-  const { accounts, customers, statements, config } = deps;
+export function accountsDashboardRoutes(deps: {
+  accounts: AccountsService;
+  customers: CustomersService;
+  statements: StatementService;
+  config: Pick<Config, 'SETTLEMENT_FUNDS'>;
+  limits: Pick<RateLimits, 'exports'>;
+}): RouteDefinition[] {
+  const { accounts, customers, statements, config, limits } = deps;
   return [
     defineRoute({
       method: 'get',
@@ -100,8 +107,9 @@ export function accountsDashboardRoutes(deps: { accounts: AccountsService; custo
       params: accountRefParamsSchema,
       query: statementExportQuerySchema,
       responses: { 200: { description: 'text/csv, one line per entry, oldest first' } },
-      errors: [400, 404],
+      errors: [400, 404, 429],
       handle: async ({ params, query, ctx }) => {
+        await limits.exports.consume(userOf(ctx).tenantId);
         const to = query.to ? new Date(query.to) : new Date();
         const from = query.from ? new Date(query.from) : undefined;
         const csv = await statementCsv(statements, userOf(ctx).tenantId, params.accountRef, { to, ...(from ? { from } : {}) });

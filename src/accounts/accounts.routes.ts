@@ -3,6 +3,7 @@ import { paginate, uuidCursor } from '../http/pagination';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
 import { presentAccount } from './account.presenter';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import type { AccountsService } from './accounts.service';
 import {
   accountListQuerySchema,
@@ -16,8 +17,8 @@ import {
 
 const PAGE_SIZE = 20;
 
-export function accountsRoutes(deps: { accounts: AccountsService }): RouteDefinition[] {
-  const { accounts } = deps;
+export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<RateLimits, 'accountProvisioning'> }): RouteDefinition[] {
+  const { accounts, limits } = deps;
   return [
     defineRoute({
       method: 'post',
@@ -28,9 +29,10 @@ export function accountsRoutes(deps: { accounts: AccountsService }): RouteDefini
       body: provisionAccountBodySchema,
       idempotencyKey: true,
       responses: { 201: { description: 'The account', schema: virtualAccountSchema } },
-      errors: [400, 409, 502],
+      errors: [400, 409, 429, 502],
       handle: async ({ body, ctx }) => {
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
+        await limits.accountProvisioning.consume(tenantOf(ctx).id);
         const account = await accounts.provision(tenantOf(ctx).id, body, key);
         return { status: 201, body: presentAccount(account) };
       },

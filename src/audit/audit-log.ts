@@ -11,6 +11,9 @@ export interface AuditActor {
   email: string;
 }
 
+/** The actor written for an action taken with one of the tenant's API keys. */
+export const API_KEY_ACTOR = 'API key';
+
 interface AuditTarget {
   type: string;
   id: string | null;
@@ -61,6 +64,20 @@ export function createAuditLog(db: DbOrTrx) {
         tenant_id: actor.tenantId,
         user_id: actor.id,
         actor: actor.email,
+        action,
+        target_type: target.type,
+        target_id: target.id,
+        detail: JSON.stringify(detail),
+      });
+    },
+
+    /** An action taken by no dashboard user: an API key's call, or the service itself (`actor` names which). */
+    async recordAs(tenantId: string, actor: string, action: AuditAction, target: AuditTarget, detail: Record<string, unknown> = {}): Promise<void> {
+      await db('audit_log').insert({
+        id: uuidv7(),
+        tenant_id: tenantId,
+        user_id: null,
+        actor,
         action,
         target_type: target.type,
         target_id: target.id,

@@ -20,6 +20,7 @@ export interface ApiKeyRecord {
 interface DashboardUserRecord {
   id: string;
   tenant_id: string;
+  tenant_name: string;
   email: string;
   password_hash: string;
   role: UserRole;
@@ -92,8 +93,44 @@ export function createAuthRepo(db: DbOrTrx) {
       await db('dashboard_users').insert({ id: user.id, tenant_id: user.tenantId, email: user.email, password_hash: user.passwordHash, role: user.role });
     },
 
-    async findUserByEmail(email: string): Promise<DashboardUserRecord | undefined> {
-      return db('dashboard_users').where({ email }).first('id', 'tenant_id', 'email', 'password_hash', 'role', 'disabled_at');
+    /** The users with that email, oldest first, in every tenant or in the one named; at most `limit`. */
+    async findUsersByEmail(email: string, tenantId: string | undefined, limit: number): Promise<DashboardUserRecord[]> {
+      const query = db('dashboard_users as u')
+        .join('tenants as t', 't.id', 'u.tenant_id')
+        .where('u.email', email)
+        .orderBy('u.id')
+        .limit(limit)
+        .select('u.id', 'u.tenant_id', 't.name as tenant_name', 'u.email', 'u.password_hash', 'u.role', 'u.disabled_at');
+      if (tenantId) query.where('u.tenant_id', tenantId);
+      return query;
+    },
+
+    async findUserPasswordHash(userId: string): Promise<string | undefined> {
+      const row = await db('dashboard_users').where({ id: userId }).first('password_hash');
+      return row?.password_hash;
+    },
+
+    /** Ends every live session of the user except `keepSessionId`; returns how many ended. */
+    async revokeOtherSessions(userId: string, keepSessionId: string): Promise<number> {
+      return db('sessions').where({ user_id: userId }).whereNot({ id: keepSessionId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+    },
+
+    /** A new reset token replaces any the user has not used yet. */
+    async insertPasswordResetToken(token: { id: string; userId: string; tokenHash: Buffer; issuedBy: string; expiresAt: Date }): Promise<void> {
+      await db('password_reset_tokens').where({ user_id: token.userId }).whereNull('used_at').where('expires_at', '>', db.fn.now()).update({ expires_at: db.fn.now() });
+      await db('password_reset_tokens').insert({ id: token.id, user_id: token.userId, token_hash: token.tokenHash, issued_by: token.issuedBy, expires_at: token.expiresAt });
+    },
+
+    /** Marks a live token used, in one statement, so two requests with one token cannot both use it. */
+    async usePasswordResetToken(tokenHash: Buffer): Promise<{ id: string; user_id: string; tenant_id: string; email: string } | undefined> {
+      const result: { rows: Array<{ id: string; user_id: string; tenant_id: string; email: string }> } = await db.raw(
+        `UPDATE password_reset_tokens r SET used_at = now()
+           FROM dashboard_users u
+          WHERE r.token_hash = ? AND u.id = r.user_id AND r.used_at IS NULL AND r.expires_at > now() AND u.disabled_at IS NULL
+        RETURNING r.id, u.id AS user_id, u.tenant_id, u.email`,
+        [tokenHash],
+      );
+      return result.rows[0];
     },
 
     /** The tenant's users, oldest first, each with the last time one of its sessions was used. */

@@ -10,7 +10,7 @@ export function authRoutes(deps: {
   auth: AuthService;
   audit: AuditLog;
   config: Pick<Config, 'SESSION_TTL' | 'NODE_ENV'>;
-  limits: Pick<RateLimits, 'signInEmail' | 'signInAddress'>;
+  limits: Pick<RateLimits, 'signInAddressEmail' | 'signInAddress'>;
 }): RouteDefinition[] {
   const { auth, audit, config, limits } = deps;
   return [
@@ -36,14 +36,17 @@ export function authRoutes(deps: {
       responses: { 200: { description: 'Logged in', schema: loginResponseSchema } },
       errors: [400, 401, 403, 429],
       handle: async ({ body, ctx }) => {
-        // Counted before the password is hashed, so a flood is turned away without the hashing cost;
-        // a successful sign-in gives its attempt back, so only failures (a wrong password, or a
-        // disabled user's 403) add up.
-        const email = body.email.trim().toLowerCase();
+        // Counted before the password is hashed, so a flood is turned away without the hashing cost.
+        // Every attempt costs the client's address, a success too (so succeeding with one's own account
+        // buys an attacker nothing); the address-and-email budget gets a success's attempt back, so only
+        // failures from that address add up, and failures elsewhere never lock the user out.
+        const addressEmail = `${ctx.ip}|${body.email.trim().toLowerCase()}`;
         await limits.signInAddress.consume(ctx.ip);
-        await limits.signInEmail.consume(email);
-        const session = await auth.login(body.email, body.password);
-        await Promise.all([limits.signInAddress.reward(ctx.ip), limits.signInEmail.reward(email)]);
+        await limits.signInAddressEmail.consume(addressEmail);
+        const outcome = await auth.login(body.email, body.password, body.tenantId);
+        await limits.signInAddressEmail.reward(addressEmail);
+        if (outcome.kind === 'choose_tenant') return { status: 200, body: { chooseTenant: outcome.tenants } };
+        const session = outcome;
         setSessionCookie(ctx, config, session.token, config.SESSION_TTL);
         await audit.record({ id: session.userId, tenantId: session.tenantId, email: session.email }, 'session.signed_in', { type: 'user', id: session.userId });
         return {

@@ -12,7 +12,8 @@ import { createAuthRepo, type TenantRecord } from './auth.repo';
 import { createPasswordHasher } from './passwords';
 import type { UserRole } from '../http/roles';
 
-interface LoginResult {
+interface SignedIn {
+  kind: 'signed_in';
   token: string;
   userId: string;
   tenantId: string;
@@ -20,6 +21,17 @@ interface LoginResult {
   role: UserRole;
   expiresAt: Date;
 }
+
+/** The email and password match users of more than one tenant: the caller signs in again naming one. */
+interface TenantChoice {
+  kind: 'choose_tenant';
+  tenants: Array<{ id: string; name: string }>;
+}
+
+type LoginResult = SignedIn | TenantChoice;
+
+/** The most tenants one sign-in tries a password against (each try is one scrypt hash). */
+const MAX_TENANTS_PER_EMAIL = 10;
 
 type AuthConfig = Pick<Config, 'SESSION_TTL' | 'SESSION_IDLE_TIMEOUT' | 'PASSWORD_SCRYPT_LOG_N' | 'PASSWORD_HASH_CONCURRENCY' | 'PASSWORD_HASH_QUEUE'>;
 
@@ -96,28 +108,48 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
     /** Users made without a role (the CLI's) are the tenant's admins. */
     async createUser(tenantId: string, email: string, password: string, role: UserRole = 'admin'): Promise<{ userId: string }> {
       await this.findTenant(tenantId);
-      if (password.length < 12) throw new ValidationError('password must be at least 12 characters');
+      const passwordHash = await this.hashNewPassword(password);
       const userId = uuidv7();
       try {
-        await repo.insertUser({ id: userId, tenantId, email: email.trim().toLowerCase(), passwordHash: await passwords.hash(password), role });
+        await repo.insertUser({ id: userId, tenantId, email: email.trim().toLowerCase(), passwordHash, role });
       } catch (error) {
-        if (isUniqueViolation(error)) throw new ConflictError('a user with that email already exists');
+        if (isUniqueViolation(error)) throw new ConflictError('this tenant already has a user with that email');
         throw error;
       }
       return { userId };
     },
 
-    async login(email: string, password: string): Promise<LoginResult> {
-      const user = await repo.findUserByEmail(email.trim().toLowerCase());
-      const valid = await passwords.verify(password, user?.password_hash ?? passwords.dummyHash);
-      if (!user || !valid) throw new UnauthorizedError('invalid email or password');
+    /**
+     * Without `tenantId`, the password is tried against the user of that email in each tenant: one match
+     * signs in, several ask the caller to choose (only a caller who knows the password learns the
+     * tenants). An unknown email costs one hash, like a wrong password.
+     */
+    async login(email: string, password: string, tenantId?: string): Promise<LoginResult> {
+      const candidates = await repo.findUsersByEmail(email.trim().toLowerCase(), tenantId?.toLowerCase(), MAX_TENANTS_PER_EMAIL);
+      if (candidates.length === 0) await passwords.verify(password, passwords.dummyHash);
+      const matches: typeof candidates = [];
+      for (const candidate of candidates) if (await passwords.verify(password, candidate.password_hash)) matches.push(candidate);
+      if (matches.length === 0) throw new UnauthorizedError('invalid email or password');
+      if (matches.length > 1) return { kind: 'choose_tenant', tenants: matches.map((match) => ({ id: match.tenant_id, name: match.tenant_name })) };
+      const user = matches[0]!;
       // Only a caller who knows the password learns that the user is disabled.
       if (user.disabled_at) throw new ForbiddenError('user is disabled');
       if (passwords.isOutdated(user.password_hash)) await repo.setPasswordHash(user.id, await passwords.hash(password));
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(Date.now() + config.SESSION_TTL);
       await repo.insertSession({ id: uuidv7(), userId: user.id, tokenHash: sha256(token), expiresAt });
-      return { token, userId: user.id, tenantId: user.tenant_id, email: user.email, role: user.role, expiresAt };
+      return { kind: 'signed_in', token, userId: user.id, tenantId: user.tenant_id, email: user.email, role: user.role, expiresAt };
+    },
+
+    /** At least 12 characters; hashed at today's cost. */
+    async hashNewPassword(password: string): Promise<string> {
+      if (password.length < 12) throw new ValidationError('password must be at least 12 characters');
+      return passwords.hash(password);
+    },
+
+    async isUsersPassword(userId: string, password: string): Promise<boolean> {
+      const stored = await repo.findUserPasswordHash(userId);
+      return passwords.verify(password, stored ?? passwords.dummyHash);
     },
 
     async logout(sessionId: string): Promise<void> {

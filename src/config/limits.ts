@@ -44,5 +44,11 @@ export const limitsEnv = z.object({
   RATE_LIMIT_SETTLEMENTS: rateLimit('60000/1m'),
   RATE_LIMIT_REPLAYS: rateLimit('600/1m'),
   RATE_LIMIT_RECONCILIATION_RUNS: rateLimit('6/1h'),
+  RATE_LIMIT_RECONCILIATION_PROVIDER_CALLS: rateLimit('20000/1h'),
+  RATE_LIMIT_ACCOUNT_PROVISIONING: rateLimit('6000/1m'),
+  RATE_LIMIT_EXPORTS: rateLimit('30/1m'),
+  RATE_LIMIT_OVERVIEW: rateLimit('120/1m'),
+  RATE_LIMIT_UNSIGNED_WEBHOOKS: rateLimit('60/1m'),
+  RATE_LIMIT_ENDPOINT_RECOVERIES: rateLimit('60/1h'),
   MAX_AMOUNT: nairaCeiling,
 });

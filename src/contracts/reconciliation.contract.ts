@@ -16,6 +16,8 @@ export interface ReconciliationPosition {
   cursor: string | null;
   /** Single lookups made so far (a run makes at most RECONCILIATION_MAX_LOOKUPS). */
   lookups: number;
+  /** Provider calls a tenant's run has made so far (at most RECONCILIATION_RUN_PROVIDER_CALLS); absent counts as 0. */
+  calls?: number;
 }
 
 export interface ReconciliationProgress {
@@ -57,6 +59,8 @@ export interface ReconciliationPagesResult {
   pages: number;
   providerTransactions: number;
   repaired: number;
+  /** The tenant's hourly budget of provider calls is spent: wait this long, then go on from `position`. */
+  waitMs?: number;
 }
 
 /** clean: nothing found; repaired: repairs only; exceptions: something reported; alert: something reported at alert level. */
@@ -74,7 +78,7 @@ export interface ReconciliationSummary {
   daysDiffering: number;
 }
 
-export type ReconciliationPhase = 'opening' | 'reconciling' | 'finishing' | 'succeeded' | 'failed';
+export type ReconciliationPhase = 'opening' | 'reconciling' | 'waiting_for_budget' | 'finishing' | 'succeeded' | 'failed';
 
 export interface ReconciliationWorkflowState {
   runId: string | null;

@@ -35,7 +35,7 @@ export interface DeliveryTimings {
   WEBHOOK_TIMEOUT: number;
 }
 
-export function webhookDeliveryJob(timings: DeliveryTimings, input: { deliveryId: string; tenantId: string; accountRef: string }): WorkflowJob<'webhookDeliveryWorkflow', WebhookDeliveryInput> {
+export function webhookDeliveryJob(timings: DeliveryTimings, input: { deliveryId: string; tenantId: string; accountRef: string | null }): WorkflowJob<'webhookDeliveryWorkflow', WebhookDeliveryInput> {
   return {
     workflowType: 'webhookDeliveryWorkflow',
     workflowId: webhookDeliveryWorkflowId(input.deliveryId),
@@ -45,7 +45,8 @@ export function webhookDeliveryJob(timings: DeliveryTimings, input: { deliveryId
       maxAttempts: timings.WEBHOOK_MAX_ATTEMPTS,
       sendTimeoutMs: webhookSendTimeoutMs(timings.WEBHOOK_TIMEOUT),
     },
-    searchAttributes: { TenantId: input.tenantId, AccountRef: input.accountRef },
+    // An endpoint's delivery belongs to no account.
+    searchAttributes: input.accountRef ? { TenantId: input.tenantId, AccountRef: input.accountRef } : { TenantId: input.tenantId },
   };
 }
 

@@ -65,13 +65,13 @@ export function customersRoutes(deps: { customers: CustomersService; kyc: KycSer
     defineRoute({
       method: 'patch',
       path: '/v1/customers/:id',
-      summary: "Change a customer's display name",
+      summary: "Change a customer's display name; refused (409) once KYC verified the name (tier 2 or above) or while a submission awaits review; audited",
       tag: 'customers',
       auth: 'apiKey',
       params: customerParamsSchema,
       body: renameCustomerBodySchema,
       responses: { 200: { description: 'The updated customer', schema: customerSchema } },
-      errors: [400, 404],
+      errors: [400, 404, 409],
       handle: async ({ params, body, ctx }) => ({ status: 200, body: presentCustomer(await customers.rename(tenantOf(ctx).id, params.id, body.name)) }),
     }),
     defineRoute({

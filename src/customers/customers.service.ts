@@ -1,5 +1,6 @@
-import { createAuditLog } from '../audit/audit-log';
+import { API_KEY_ACTOR, createAuditLog } from '../audit/audit-log';
 import type { Db } from '../db';
+import { AppError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { uuidv7 } from '../ids';
 import { requireCustomer } from './customer-lookup';
@@ -39,9 +40,22 @@ export function createCustomersService(deps: { db: Db }) {
       return customers.search(tenantId, search, afterId, limit + 1);
     },
 
+    /**
+     * A verified identity (KYC tier 2 or above) was checked against the customer's name, so that name
+     * stays; a submission awaiting review was made under it, so it stays until the decision. Any other
+     * rename is audited; the same name again changes and records nothing.
+     */
     async rename(tenantId: string, id: string, name: string): Promise<CustomerRecord> {
-      const customer = await requireCustomer(customers.find, tenantId, id);
-      return (await customers.updateName(tenantId, customer.id, name))!;
+      return db.transaction(async (trx) => {
+        const store = createCustomersRepo(trx);
+        const customer = await requireCustomer(store.findForUpdate, tenantId, id);
+        if (customer.kyc_tier >= 2) throw new AppError('conflict', 'kyc_verified_name', "the customer's identity was verified under this name (KYC tier 2 or above): it cannot be renamed");
+        if (customer.kyc_status === 'pending_review') throw new AppError('conflict', 'kyc_review_pending', 'a KYC submission under this name awaits review: rename after the decision');
+        if (customer.name === name) return customer;
+        const renamed = (await store.updateName(tenantId, customer.id, name))!;
+        await createAuditLog(trx).recordAs(tenantId, API_KEY_ACTOR, 'customer.renamed', { type: 'customer', id: customer.id }, { from: customer.name, to: name, kycTier: customer.kyc_tier });
+        return renamed;
+      });
     },
 
     suspend: (user: AuthenticatedUser, id: string) => setStatus(user, id, 'suspended'),

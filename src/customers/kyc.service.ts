@@ -1,4 +1,5 @@
 import { createAuditLog } from '../audit/audit-log';
+import { recordEvent } from '../events/tenant-events';
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
 import { encryptionContext, NIN_COLUMN } from '../encryption/encrypted-columns';
@@ -53,6 +54,12 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
         action: approved ? 'kyc_approved' : 'kyc_rejected',
         detail: { reviewReason: current.kyc_review_reason },
       });
+      await recordEvent(trx, {
+        tenantId: user.tenantId,
+        type: approved ? 'kyc.approved' : 'kyc.rejected',
+        subject: current.id,
+        data: { customerId: current.id, externalRef: current.external_ref, tier: String(approved ? 2 : 1), reason: current.kyc_review_reason },
+      });
       await createAuditLog(trx).record(
         user,
         approved ? 'kyc.approved' : 'kyc.rejected',
@@ -94,6 +101,15 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
           action: 'kyc_submitted',
           detail: { outcome: check.outcome, kycStatus: change.kycStatus, ...(change.reviewReason ? { reviewReason: change.reviewReason } : {}) },
         });
+        // The verifier's own decision (a match, or a definite refusal); one left for review is told when an operator decides.
+        if (change.kycStatus === 'approved' || change.kycStatus === 'rejected') {
+          await recordEvent(trx, {
+            tenantId,
+            type: change.kycStatus === 'approved' ? 'kyc.approved' : 'kyc.rejected',
+            subject: current.id,
+            data: { customerId: current.id, externalRef: current.external_ref, tier: String(change.kycTier), reason: change.reviewReason ?? null },
+          });
+        }
         return updated;
       });
     },

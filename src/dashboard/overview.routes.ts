@@ -1,10 +1,11 @@
 import type { Db } from '../db';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { formatKobo } from '../money';
 import { BUSINESS_TIME_ZONE, createOverviewRepo } from './overview.repo';
 import { overviewSchema } from './overview.schemas';
 
-export function overviewRoutes(deps: { db: Db }): RouteDefinition[] {
+export function overviewRoutes(deps: { db: Db; limits: Pick<RateLimits, 'overview'> }): RouteDefinition[] {
   const overview = createOverviewRepo(deps.db);
   return [
     defineRoute({
@@ -14,8 +15,10 @@ export function overviewRoutes(deps: { db: Db }): RouteDefinition[] {
       tag: 'dashboard',
       auth: 'session',
       responses: { 200: { description: 'The overview', schema: overviewSchema } },
+      errors: [429],
       handle: async ({ ctx }) => {
         const tenantId = userOf(ctx).tenantId;
+        await deps.limits.overview.consume(tenantId);
         const [balances, days, attention] = await Promise.all([overview.balances(tenantId), overview.dailyFlows(tenantId), overview.attention(tenantId)]);
         const today = days[days.length - 1]!;
         const sum = (pick: (day: (typeof days)[number]) => bigint) => days.reduce((total, day) => total + pick(day), 0n);

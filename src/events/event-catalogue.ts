@@ -1,25 +1,113 @@
+import { z } from 'zod';
+import { moneySchema, timestampSchema } from '../http/schemas';
 import { formatKobo, type Kobo } from '../money';
 
 /**
- * Every event type the service sends to a tenant's callbackUrl, each with its body builder below. A new
- * event type is added here, and its producer enqueues it through outbound-events.
+ * Every event type the service sends. `payment.received` also goes to an account's callbackUrl, as the
+ * spec's bare body; every type goes to the tenant's subscribed webhook endpoints inside the envelope below
+ * (id, type, creation time, subject and the subject's sequence number). A new event type is added here
+ * with its data schema, and its producer records it through tenant-events in the transaction of its change.
  */
-export const OUTBOUND_EVENT_TYPES = ['payment.received', 'kyc.limit_exceeded'] as const;
-export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 
 /** SPEC.md, Outbound event: field order as the spec lists it; serialised once, sent byte-identical on every retry. */
-interface PaymentReceivedEvent {
-  eventType: 'payment.received';
-  transactionGroupId: string;
-  accountRef: string;
-  amount: string;
-  gross_amount: string;
-  provider_fee: string;
-  currency: 'NGN';
-  senderName: string;
-  narration: string;
-  status: 'provisional';
+const paymentReceivedData = z.object({
+  eventType: z.literal('payment.received'),
+  transactionGroupId: z.uuid(),
+  accountRef: z.string(),
+  amount: moneySchema,
+  gross_amount: moneySchema,
+  provider_fee: moneySchema,
+  currency: z.literal('NGN'),
+  senderName: z.string(),
+  narration: z.string(),
+  status: z.literal('provisional'),
+});
+
+const paymentReversedData = z.object({
+  transactionGroupId: z.uuid(),
+  accountRef: z.string(),
+  amount: moneySchema,
+  currency: z.literal('NGN'),
+  reason: z.string().nullable(),
+});
+
+const settlementData = z.object({
+  merchantTxRef: z.string(),
+  accountRef: z.string(),
+  amount: moneySchema,
+  currency: z.literal('NGN'),
+  status: z.enum(['success', 'failed', 'refunded']),
+  reason: z.string().nullable(),
+});
+
+const kycData = z.object({
+  customerId: z.uuid(),
+  externalRef: z.string(),
+  tier: z.string().nullable(),
+  reason: z.string().nullable(),
+});
+
+const kycLimitExceededData = z.object({
+  transactionGroupId: z.uuid(),
+  accountRef: z.string(),
+  amount: moneySchema,
+  heldAmount: moneySchema,
+  currency: z.literal('NGN'),
+  tier: z.number().int(),
+  limit: z.enum(['single_credit', 'balance']),
+  limitAmount: moneySchema,
+});
+
+const endpointDisabledData = z.object({
+  endpointId: z.uuid(),
+  url: z.string(),
+  failingSince: timestampSchema,
+  reason: z.string(),
+});
+
+/** Each type's `data`, and what the event's subject (the thing its sequence numbers count) is. */
+export const EVENT_CATALOGUE = {
+  'payment.received': { data: paymentReceivedData, subject: 'transactionGroupId', description: 'A payment was credited provisionally to an account' },
+  'payment.reversed': { data: paymentReversedData, subject: 'transactionGroupId', description: 'A provisional credit was reversed (the provider does not show it paid)' },
+  'settlement.succeeded': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement was paid out' },
+  'settlement.failed': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement failed; its debit was returned to the account' },
+  'settlement.refunded': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement was refunded by the bank; its debit was returned to the account' },
+  'kyc.approved': { data: kycData, subject: 'customerId', description: "A customer's identity check was approved" },
+  'kyc.rejected': { data: kycData, subject: 'customerId', description: "A customer's identity check was rejected" },
+  'kyc.limit_exceeded': {
+    data: kycLimitExceededData,
+    subject: 'transactionGroupId',
+    description: "Part of a payment is held: it went over the customer's KYC tier limits (the payment is credited in full; the held part cannot be paid out until released)",
+  },
+  'webhook_endpoint.disabled': { data: endpointDisabledData, subject: 'endpointId', description: 'One of the tenant’s endpoints failed every delivery for too long and was disabled' },
+} as const;
+
+export type EventType = keyof typeof EVENT_CATALOGUE;
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as [EventType, ...EventType[]];
+export type EventData<T extends EventType> = z.output<(typeof EVENT_CATALOGUE)[T]['data']>;
+
+/** The envelope an endpoint receives: `sequence` counts the events of one subject, so a late older one can be dropped. */
+export function eventEnvelopeSchema<T extends EventType>(type: T) {
+  return z.object({
+    id: z.uuid(),
+    type: z.literal(type),
+    createdAt: timestampSchema,
+    subject: z.string(),
+    sequence: z.number().int().positive(),
+    data: EVENT_CATALOGUE[type].data,
+  });
 }
+
+/** The OpenAPI document's `webhooks`: one envelope schema per event type. */
+export function eventWebhookSchemas(): Record<string, { description: string; schema: z.ZodType }> {
+  return Object.fromEntries(EVENT_TYPES.map((type) => [type, { description: EVENT_CATALOGUE[type].description, schema: eventEnvelopeSchema(type) }]));
+}
+
+/** The events of an account's callbackUrl: the spec's `payment.received` only. */
+export const OUTBOUND_EVENT_TYPES = ['payment.received'] as const;
+export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
+
+type PaymentReceivedEvent = z.output<typeof paymentReceivedData>;
 
 export function paymentReceivedBody(input: { transactionGroupId: string; accountRef: string; gross: Kobo; fee: Kobo; senderName: string; narration: string }): string {
   const event: PaymentReceivedEvent = {
@@ -38,16 +126,14 @@ export function paymentReceivedBody(input: { transactionGroupId: string; account
 }
 
 /**
- * kyc.limit_exceeded: part of a credit is held because it went over the customer's KYC limits (the
- * payment.received for it is sent as always). Built in SQL, inside the statement that posts the credit and
- * its hold: `hold` names a row with the columns of the ledger's posting_held (amount and held in kobo,
- * tier, limit_kind, limit_amount) and `accountRef`, `transactionGroupId` are SQL expressions. json (not
- * jsonb) keeps the field order; the text is stored once and sent byte-identical on every retry.
+ * kyc.limit_exceeded's data, built in SQL inside the statement or transaction that wrote the hold: `hold`
+ * names a row with the columns of a ledger hold (amount held, tier, limit_kind, limit_amount) and
+ * credit_amount; `accountRef` and `transactionGroupId` are SQL expressions. json (not jsonb) keeps the
+ * field order of the schema above.
  */
-export function kycLimitExceededBodySql(hold: string, accountRef: string, transactionGroupId: string): string {
+export function kycLimitExceededDataSql(hold: string, accountRef: string, transactionGroupId: string): string {
   const naira = (kobo: string) => `(${kobo} / 100)::text || '.' || lpad((${kobo} % 100)::text, 2, '0')`;
   return `json_build_object(
-      'eventType', 'kyc.limit_exceeded',
       'transactionGroupId', ${transactionGroupId},
       'accountRef', ${accountRef},
       'amount', ${naira(`${hold}.credit_amount`)},
@@ -55,5 +141,5 @@ export function kycLimitExceededBodySql(hold: string, accountRef: string, transa
       'currency', 'NGN',
       'tier', ${hold}.tier,
       'limit', ${hold}.limit_kind,
-      'limitAmount', ${naira(`${hold}.limit_amount`)})::text`;
+      'limitAmount', ${naira(`${hold}.limit_amount`)})`;
 }

@@ -10,7 +10,7 @@ import { requireApiKey, requireSession, type Authenticator } from './middleware/
 import { jsonBody, readRawBody } from './middleware/body';
 import { errorHandler } from './middleware/errors';
 import { requestContext } from './middleware/request-context';
-import { buildOpenApi } from './openapi';
+import { buildOpenApi, type OpenApiWebhooks } from './openapi';
 import { requiredRole, type RouteDefinition } from './route';
 import { validate } from './validation';
 
@@ -22,6 +22,8 @@ interface AppDeps {
   auth: Authenticator;
   readiness: ReadinessCheck;
   routes: RouteDefinition[];
+  /** The event bodies the service sends, for the OpenAPI document's `webhooks`. */
+  webhooks?: OpenApiWebhooks;
   /** The built web app served at /dashboard (default: dist/dashboard). */
   dashboard?: DashboardSite;
 }
@@ -87,7 +89,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.maxIpsCount = 1;
   app.silent = true;
   const router = new Router<AppState>();
-  const openApi = buildOpenApi(routes, { title: 'NUBAN virtual-account ledger', version: '1.0.0' });
+  const openApi = buildOpenApi(routes, { title: 'NUBAN virtual-account ledger', version: '1.0.0' }, deps.webhooks);
   const publicOrigin = config.PUBLIC_URL ? new URL(config.PUBLIC_URL).origin : undefined;
   const checkResponses = config.RESPONSE_SCHEMA_CHECKS ?? config.NODE_ENV !== 'production';
   const parseJson = jsonBody();

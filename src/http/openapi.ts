@@ -79,8 +79,31 @@ function operation(route: RouteDefinition): JsonObject {
   };
 }
 
+/** The requests the service makes to a tenant (OpenAPI's `webhooks`): each event type's body. */
+export type OpenApiWebhooks = Record<string, { description: string; schema: z.ZodType }>;
+
+function webhookOperations(webhooks: OpenApiWebhooks): JsonObject {
+  return Object.fromEntries(
+    Object.entries(webhooks).map(([name, { description, schema }]) => [
+      name,
+      {
+        post: {
+          summary: description,
+          operationId: `event${name.replace(/[._](\w)/g, (_match, letter: string) => letter.toUpperCase()).replace(/^\w/, (letter) => letter.toUpperCase())}`,
+          parameters: [
+            { name: 'X-Event-Id', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
+            { name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' } },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(schema, 'output') } } },
+          responses: { '2XX': { description: 'Received; any other answer is retried on the delivery schedule' } },
+        },
+      },
+    ]),
+  );
+}
+
 /** The OpenAPI document, generated from the same zod schemas that validate requests. */
-export function buildOpenApi(routes: RouteDefinition[], info: { title: string; version: string }): JsonObject {
+export function buildOpenApi(routes: RouteDefinition[], info: { title: string; version: string }, webhooks: OpenApiWebhooks = {}): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
@@ -90,6 +113,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { title: string; v
     openapi: '3.0.3',
     info,
     paths,
+    webhooks: webhookOperations(webhooks),
     components: {
       schemas: { Error: jsonSchema(errorBodySchema, 'output') },
       securitySchemes: {

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { eventWebhookSchemas } from '../events/event-catalogue';
 import { Registry } from 'prom-client';
 import { createKnex } from '../db';
 import { createApp } from '../http/app';
@@ -20,7 +21,7 @@ runProcess(
     if (inProcessGroup()) shareMetricsWithPrimary(infra.metrics.registry);
     const services = createServices(infra);
     const keyChanges = listenForApiKeyChanges(infra, services.apiKeyCache);
-    const app = createApp({ config, logger, auth: services.auth.authenticator, readiness: createReadiness(infra), routes: createRoutes(services, config) });
+    const app = createApp({ config, logger, auth: services.auth.authenticator, readiness: createReadiness(infra), routes: createRoutes(services, config), webhooks: eventWebhookSchemas() });
     const server = app.listen(config.PORT, config.HOST);
     answerClientErrorsAsJson(server);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

@@ -9,6 +9,8 @@ import { createApiKeysService } from '../auth/api-keys.service';
 import { authRoutes } from '../auth/auth.routes';
 import { createAuthService } from '../auth/auth.service';
 import { tenantAdminRoutes } from '../auth/tenant-admin.routes';
+import { createPasswordChangesService } from '../auth/password-changes.service';
+import { passwordRoutes } from '../auth/passwords.routes';
 import { createTenantUsersService } from '../auth/tenant-users.service';
 import type { Config } from '../config';
 import { customersDashboardRoutes } from '../customers/customers.dashboard.routes';
@@ -51,6 +53,7 @@ import { createPaymentConfirmationService } from '../payments/payment-confirmati
 import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
 import type { PaymentProvider } from '../provider/payment-provider';
+import { createProviderLanes } from '../provider/provider-lanes';
 import { createSpecProvider } from '../provider/spec-provider/spec-provider';
 import { createSpecProviderNotifications } from '../provider/spec-provider/webhook-notifications';
 import { createReconciliationExecutionService } from '../reconciliation/reconciliation-execution.service';
@@ -69,6 +72,9 @@ import { withTimeout } from '../timeout';
 import { createWebhookDeliveryService } from '../webhooks/delivery.service';
 import { webhooksDashboardRoutes } from '../webhooks/webhooks.dashboard.routes';
 import { webhooksRoutes } from '../webhooks/webhooks.routes';
+import { createEventDispatcher } from '../webhooks/event-dispatcher';
+import { endpointsRoutes } from '../webhooks/endpoints.routes';
+import { createEndpointsService } from '../webhooks/endpoints.service';
 import { createWebhooksService } from '../webhooks/webhooks.service';
 import { payoutSignal, settlementWorkflowId } from '../contracts/settlement.contract';
 
@@ -102,7 +108,10 @@ const API_KEY_CACHE_ENTRIES = 10_000;
 
 /** Every service, wired once; the API, the worker, the CLI and the tests all build from here. */
 export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean } = {}) {
-  const { config, logger, db, temporal, provider, metrics } = infra;
+  const { config, logger, db, temporal, metrics } = infra;
+  // Reconciliation reaches the provider through the background lane, behind money moving now.
+  const lanes = createProviderLanes(infra.provider, { backgroundConcurrency: config.RECONCILIATION_PROVIDER_CONCURRENCY });
+  const provider = lanes.foreground;
   const postingEngine = createPostingEngine(db, { tierDefaults: tierDefaultsOf(config) });
   const jobs = createJobs(config);
   const starter = createWorkflowStarter({
@@ -139,6 +148,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     notifications: createSpecProviderNotifications(config),
     payouts: settlements.payoutSink,
     metrics: metrics.ingest,
+    unverifiedLimit: rateLimits.unsignedWebhooks,
   });
   return {
     db,
@@ -169,6 +179,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     apiKeyCache,
     audit: createAuditLog(db),
     tenantUsers: createTenantUsersService({ db, auth }),
+    passwordChanges: createPasswordChangesService({ db, auth, config }),
     apiKeys: createApiKeysService({ db, apiKeyCache }),
     accounts,
     statements,
@@ -186,6 +197,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     }),
     deliveries: createWebhookDeliveryService({ db, config }),
     webhooks: createWebhooksService({ db, config, jobs, starter, limits: rateLimits }),
+    endpoints: createEndpointsService({ db, config, jobs, starter, limits: rateLimits }),
     settlementExecution,
     customers: createCustomersService({ db }),
     kyc: createKycService({ db, config, postingEngine, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
@@ -197,7 +209,18 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     rateLimits,
     reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, limits: rateLimits }),
     settlementWatch: createSettlementWatchService({ db, provider, config, metrics: metrics.settlementWatch, logger: logger.child({ component: 'settlement-watch' }) }),
-    reconciliationExecution: createReconciliationExecutionService({ db, config, logger, provider, postingEngine, creditPayment, settlementExecution, jobs, starter }),
+    reconciliationExecution: createReconciliationExecutionService({
+      db,
+      config,
+      logger,
+      provider: lanes.background,
+      callBudget: rateLimits.reconciliationProviderCalls,
+      postingEngine,
+      creditPayment,
+      settlementExecution,
+      jobs,
+      starter,
+    }),
   };
 }
 
@@ -217,11 +240,12 @@ export function listenForApiKeyChanges(infra: Infrastructure, cache: ApiKeyCache
 export function createRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
     ...authRoutes({ auth: services.auth, audit: services.audit, config, limits: services.rateLimits }),
-    ...accountsRoutes({ accounts: services.accounts }),
+    ...accountsRoutes({ accounts: services.accounts, limits: services.rateLimits }),
     ...statementRoutes({ statements: services.statements }),
     ...settlementsRoutes({ settlements: services.settlements }),
     ...paymentsRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
+    ...endpointsRoutes({ endpoints: services.endpoints }),
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),
@@ -234,9 +258,10 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
 function dashboardRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
     ...tenantAdminRoutes({ auth: services.auth, users: services.tenantUsers, apiKeys: services.apiKeys, audit: services.audit, config }),
-    ...overviewRoutes({ db: services.db }),
-    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config }),
-    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, audit: services.audit, config }),
+    ...passwordRoutes({ passwords: services.passwordChanges, limits: services.rateLimits }),
+    ...overviewRoutes({ db: services.db, limits: services.rateLimits }),
+    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config, limits: services.rateLimits }),
+    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, config }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
     ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),
@@ -285,7 +310,8 @@ export function createWorkerStarts(infra: Infrastructure, connection: Connection
     unstartedAfterMs: config.SWEEP_GRACE,
     logger: logger.child({ component: 'confirmation-batches' }),
   });
-  return { starter, batcher };
+  const dispatcher = createEventDispatcher({ db, jobs: createJobs(config), starter });
+  return { starter, batcher, dispatcher };
 }
 
 export type WorkerStarts = ReturnType<typeof createWorkerStarts>;

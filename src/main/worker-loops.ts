@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import type { ConfirmationBatcher } from '../payments/confirmation-batcher';
 import type { WorkflowStarter } from '../outbox/workflow-starter';
+import type { EventDispatcher } from '../webhooks/event-dispatcher';
 
 /** Rows younger than this are the committing process's to start (it kicks them after its commit). */
 export const DRAIN_GRACE_MS = 1_000;
@@ -15,15 +16,22 @@ const BATCH_ROOM_RECHECK_MS = 100;
 const ERROR_PAUSE_MS = 5_000;
 
 /**
- * The worker's two background loops. The confirmation batcher turns queued credits into batch
+ * The worker's background loops. The confirmation batcher turns queued credits into batch
  * confirmations every CONFIRMATION_BATCH_WINDOW; the outbox drainer starts every workflow a process
  * committed but did not start (over its start rate, a failed start, a crash), fairly across tenants and
  * by job kind, every OUTBOX_DRAIN_INTERVAL, and goes again at once while work is left. While the batcher's
  * room for open batches is full, it looks again every BATCH_ROOM_RECHECK_MS, so a backlog takes the room
- * a batch leaves at once, not a window later.
+ * a batch leaves at once, not a window later. The event dispatcher turns recorded events into deliveries
+ * to subscribed endpoints every EVENT_DISPATCH_INTERVAL, and at once again while more are waiting.
  */
-export function startWorkerLoops(deps: { batcher: ConfirmationBatcher; starter: WorkflowStarter; config: Pick<Config, 'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL'>; logger: Logger }) {
-  const { batcher, starter, config, logger } = deps;
+export function startWorkerLoops(deps: {
+  batcher: ConfirmationBatcher;
+  starter: WorkflowStarter;
+  dispatcher: EventDispatcher;
+  config: Pick<Config, 'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL' | 'EVENT_DISPATCH_INTERVAL'>;
+  logger: Logger;
+}) {
+  const { batcher, starter, dispatcher, config, logger } = deps;
   const stopping = new AbortController();
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -55,6 +63,7 @@ export function startWorkerLoops(deps: { batcher: ConfirmationBatcher; starter: 
       const drained = await starter.drain({ graceMs: DRAIN_GRACE_MS, limit: DRAIN_LIMIT, budgetMs: DRAIN_BUDGET_MS, signal: stopping.signal });
       return drained.found >= DRAIN_LIMIT ? 0 : config.OUTBOX_DRAIN_INTERVAL;
     }),
+    loop('event dispatcher', async () => ((await dispatcher.pass()).full ? 0 : config.EVENT_DISPATCH_INTERVAL)),
   ];
 
   return {

@@ -97,7 +97,7 @@ runProcess(
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, ...schedules, metricsPort: metrics.port }, 'worker running');
     const running = worker.run();
     const workerStarts = createWorkerStarts(infra, connection);
-    const loops = startWorkerLoops({ batcher: workerStarts.batcher, starter: workerStarts.starter, config, logger });
+    const loops = startWorkerLoops({ batcher: workerStarts.batcher, starter: workerStarts.starter, dispatcher: workerStarts.dispatcher, config, logger });
     return {
       async stop() {
         await loops.stop();

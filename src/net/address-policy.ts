@@ -32,27 +32,27 @@ interface CallbackPolicy {
   requireHttps: boolean;
 }
 
-/** Checked when an account is provisioned; delivery checks the resolved address again (DNS can change). */
-export async function assertCallbackUrlAllowed(raw: string, policy: CallbackPolicy): Promise<void> {
+/** Checked when an account is provisioned or a webhook endpoint is saved (`field` names its field); delivery checks the resolved address again (DNS can change). */
+export async function assertCallbackUrlAllowed(raw: string, policy: CallbackPolicy, field = 'callbackUrl'): Promise<void> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ValidationError('callbackUrl must be an absolute http(s) URL');
+    throw new ValidationError(`${field} must be an absolute http(s) URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ValidationError('callbackUrl must be an absolute http(s) URL');
-  if (policy.requireHttps && url.protocol !== 'https:') throw new ValidationError('callbackUrl must use https');
-  if (url.username || url.password) throw new ValidationError('callbackUrl must not carry credentials');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ValidationError(`${field} must be an absolute http(s) URL`);
+  if (policy.requireHttps && url.protocol !== 'https:') throw new ValidationError(`${field} must use https`);
+  if (url.username || url.password) throw new ValidationError(`${field} must not carry credentials`);
   if (policy.allowPrivate) return;
   const literal = ipLiteralHost(url);
   let addresses: string[];
   try {
     addresses = literal ? [literal] : (await lookup(url.hostname, { all: true })).map((entry) => entry.address);
   } catch {
-    throw new ValidationError('callbackUrl host does not resolve');
+    throw new ValidationError(`${field} host does not resolve`);
   }
   if (addresses.length === 0 || addresses.some(isPrivateAddress)) {
-    throw new ValidationError('callbackUrl must not point at a private or loopback address');
+    throw new ValidationError(`${field} must not point at a private or loopback address`);
   }
 }
 

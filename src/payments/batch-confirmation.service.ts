@@ -1,4 +1,6 @@
 import type { Db } from '../db';
+import { recordEvent } from '../events/tenant-events';
+import { formatKobo } from '../money';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import type { PaymentProvider } from '../provider/payment-provider';
@@ -115,6 +117,15 @@ export function createBatchConfirmationService(deps: {
               continue;
             }
             const reversal = await postingEngine.reverse(trx, entryId, `reversal: ${reason}`);
+            if (reversal) {
+              const { original } = reversal;
+              await recordEvent(trx, {
+                tenantId: original.tenantId,
+                type: 'payment.reversed',
+                subject: original.transactionGroupId,
+                data: { transactionGroupId: original.transactionGroupId, accountRef: credit.paidIntoRef, amount: formatKobo(original.amount), currency: 'NGN', reason },
+              });
+            }
             results.set(
               entryId,
               reversal

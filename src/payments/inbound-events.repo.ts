@@ -157,6 +157,8 @@ export function inboundEventRow(event: NewInboundEvent): Record<string, unknown>
     raw_sha256: event.rawSha256 ?? null,
     error: event.error ?? null,
     flags: event.flags ?? [],
+    // Set, not defaulted: the grouped posting statement fills a whole row from this object.
+    occurrences: 1,
   };
 }
 
@@ -173,6 +175,14 @@ export function createInboundEventsRepo(db: DbOrTrx) {
      */
     async record(event: NewInboundEvent): Promise<{ recorded: boolean; receivedAt: Date | null }> {
       const query = db('inbound_events').insert(inboundEventRow(event));
+      if (!event.signatureValid && event.rawSha256) {
+        // Junk is stored once per body: a repeat only counts (it is no new event to answer differently).
+        const stored: Array<{ received_at: Date }> = await query
+          .onConflict(db.raw('(raw_sha256) WHERE NOT signature_valid AND raw_sha256 IS NOT NULL'))
+          .merge({ occurrences: db.raw('inbound_events.occurrences + 1') })
+          .returning('received_at');
+        return { recorded: true, receivedAt: stored[0]?.received_at ?? null };
+      }
       const rows: Array<{ received_at: Date }> =
         event.signatureValid && event.requestId !== null
           ? await query.onConflict(db.raw('(request_id) WHERE signature_valid AND request_id IS NOT NULL')).ignore().returning('received_at')

@@ -9,7 +9,8 @@ import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confir
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
 import { createOutboundEvents } from '../events/outbound-events';
-import { paymentReceivedBody } from '../events/event-catalogue';
+import { paymentReceivedBody, type EventData } from '../events/event-catalogue';
+import { recordEvent, recordLimitExceeded } from '../events/tenant-events';
 
 interface ReceivedPayment {
   accountRef: string;
@@ -32,15 +33,16 @@ export interface PaymentCreditPlan {
   confirmation: ConfirmationRequest;
   /** Started only when the account has a callbackUrl. */
   deliveryJob: OutboxEntry;
-  /** The kyc.limit_exceeded delivery and its workflow, made only when part of the credit is held (and the account has a callbackUrl). */
-  limitDelivery: { id: string; job: OutboxEntry };
+  /** The `payment.received` event for the tenant's endpoints (its data is the callback's body). */
+  eventId: string;
+  /** The `kyc.limit_exceeded` event, recorded only when part of the credit is held. */
+  limitEventId: string;
 }
 
 /** The provisional net credit (the ledger's payment credit) and what follows it. */
 export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): PaymentCreditPlan {
   const entryId = uuidv7();
   const deliveryId = uuidv7();
-  const limitDeliveryId = uuidv7();
   const transactionGroupId = uuidv7();
   const { accountRef, tenantId } = payment;
   return {
@@ -52,7 +54,8 @@ export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): Payment
     },
     confirmation: { entryId, tenantId, accountRef, providerTxnRef: payment.transactionId, postedAt: new Date() },
     deliveryJob: jobs.webhookDelivery({ deliveryId, tenantId, accountRef }),
-    limitDelivery: { id: limitDeliveryId, job: jobs.webhookDelivery({ deliveryId: limitDeliveryId, tenantId, accountRef }) },
+    eventId: uuidv7(),
+    limitEventId: uuidv7(),
   };
 }
 
@@ -71,6 +74,9 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
     const [entry] = await postingEngine.append(trx, account.id, plan.posting);
     await createConfirmationClaimsRepo(trx).enqueue([{ ...plan.confirmation, postedAt: entry!.createdAt }]);
+    const received = JSON.parse(plan.delivery.payload) as EventData<'payment.received'>;
+    await recordEvent(trx, { id: plan.eventId, tenantId: account.tenantId, type: 'payment.received', subject: received.transactionGroupId, data: received });
+    await recordLimitExceeded(trx, { id: plan.limitEventId, tenantId: account.tenantId, entryId: entry!.id, transactionGroupId: received.transactionGroupId });
     const scheduled: OutboxEntry[] = [];
     if (account.callbackUrl) {
       await createOutboundEvents(trx).enqueue({
@@ -84,13 +90,6 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
         eventReceivedAt: payment.receivedAt,
       });
       scheduled.push(plan.deliveryJob);
-      const held = await createOutboundEvents(trx).enqueueForHold({
-        id: plan.limitDelivery.id,
-        entryId: entry!.id,
-        inboundEventId: payment.inboundEventId,
-        eventReceivedAt: payment.receivedAt,
-      });
-      if (held) scheduled.push(plan.limitDelivery.job);
     }
     await createOutboxRepo(trx).enqueue(scheduled);
     return { entry: entry!, jobs: scheduled };

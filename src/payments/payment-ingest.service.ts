@@ -53,8 +53,10 @@ export function createPaymentIngestService(deps: {
   notifications: ProviderNotifications;
   payouts: PayoutEventSink;
   metrics: Pick<IngestMetrics, 'webhookAnswered' | 'postingGroup'>;
+  /** Webhooks failing verification per source address: over it, a 429 and nothing stored. */
+  unverifiedLimit: { consume(address: string): Promise<void> };
 }) {
-  const { db, config, logger, jobs, starter, notifications, payouts, metrics } = deps;
+  const { db, config, logger, jobs, starter, notifications, payouts, metrics, unverifiedLimit } = deps;
   const postings = createPaymentPostingGroups({
     repo: createPaymentPostingRepo(db, tierDefaultsOf(config)),
     maxGroup: config.PAYMENT_POSTING_GROUP_MAX,
@@ -161,8 +163,10 @@ export function createPaymentIngestService(deps: {
     return { rawBody: rawBody.toString('utf8').slice(0, UNVERIFIED_PREFIX_CHARS), rawSha256: createHash('sha256').update(rawBody).digest('hex') };
   }
 
-  async function ingestOne(rawBody: Buffer, header: HeaderReader): Promise<IngestOutcome> {
+  async function ingestOne(rawBody: Buffer, header: HeaderReader, sourceAddress: string): Promise<IngestOutcome> {
     const notification = notifications.read(rawBody, header);
+    // Only traffic failing verification counts against its address: the provider's signed webhooks never wait.
+    if (notification.kind === 'unreadable' || notification.kind === 'unverified') await unverifiedLimit.consume(sourceAddress);
     switch (notification.kind) {
       case 'unreadable':
         return record({ id: uuidv7(), requestId: null, eventType: null, category: 'sig_invalid', signatureValid: false, ...unverified(rawBody), error: notification.error });
@@ -179,11 +183,11 @@ export function createPaymentIngestService(deps: {
 
   return {
     /** Ingests one webhook, counted by its category (`failed` when it escapes as an error: a 5xx answer). */
-    async ingest(rawBody: Buffer, header: HeaderReader): Promise<IngestOutcome> {
+    async ingest(rawBody: Buffer, header: HeaderReader, sourceAddress: string): Promise<IngestOutcome> {
       const started = performance.now();
       let category = 'failed';
       try {
-        const outcome = await ingestOne(rawBody, header);
+        const outcome = await ingestOne(rawBody, header, sourceAddress);
         category = outcome;
         return outcome;
       } finally {

@@ -3,7 +3,8 @@ import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from 
 import { paymentCreditRow, paymentCreditsStatement } from '../ledger/posting-statements';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
-import { deliveriesOfCreditsCte, deliveriesOfHoldsCte } from '../events/outbound-events';
+import { deliveriesOfCreditsCte } from '../events/outbound-events';
+import { limitExceededEventsCte, paymentReceivedEventsCte } from '../events/tenant-events';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/account-limits';
 
 interface PostedPaymentAccount {
@@ -29,7 +30,7 @@ const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: un
  * find the accounts by the payers' references, claim each request id with its event row, have the ledger
  * post a credit for every event claimed (in arrival order per account, under one lock of each account row,
  * taken in id order), queue each credit for a batch confirmation, and add each one's callback delivery and its
- * workflow to start. An event whose request id is already claimed (earlier, or by an earlier copy in the
+ * workflow to start, and its `payment.received` event for the tenant's endpoints. An event whose request id is already claimed (earlier, or by an earlier copy in the
  * same group) claims nothing and so posts nothing; an event naming no account claims nothing either.
  * Events are claimed in request-id order and all of them before any account is locked, so two statements
  * racing over the same redelivered ids, or over the same accounts, wait for each other, never in a cycle.
@@ -37,7 +38,7 @@ const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: un
 const STATEMENT = paymentCreditsStatement({
   before: `items AS (
     SELECT * FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS i(
-      ord int, alias_ref text, event jsonb, event_payload jsonb, delivery_id uuid, delivery_payload text, hold_delivery_id uuid, jobs jsonb, entry jsonb)
+      ord int, alias_ref text, event jsonb, event_payload jsonb, delivery_id uuid, delivery_payload text, event_record_id uuid, hold_event_id uuid, jobs jsonb, entry jsonb)
   ), target AS (
     SELECT id, tenant_id, account_ref, callback_url, status FROM virtual_accounts WHERE account_ref IN (SELECT alias_ref FROM items)
   ), claim AS (
@@ -57,7 +58,8 @@ const STATEMENT = paymentCreditsStatement({
       FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
   )`,
   credits: 'claimed',
-  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target')}, ${deliveriesOfHoldsCte('hold_delivery', 'claimed', 'target')}, queued AS (
+  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target')}, ${paymentReceivedEventsCte('tenant_event', 'claimed', 'target')},
+  ${limitExceededEventsCte('limit_event', 'claimed', 'target')}, queued AS (
     -- Each credit as posted, with its own posting time: its confirmation window counts from it.
     INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
     SELECT p.id, t.tenant_id, t.account_ref, p.provider_txn_ref, p.created_at
@@ -67,9 +69,8 @@ const STATEMENT = paymentCreditsStatement({
     INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, tenant_id, priority)
     SELECT j.workflow_id, j.workflow_type, j.args, j.search_attributes || jsonb_build_object('TenantId', CAST(t.tenant_id AS text)), t.tenant_id, j.priority
       FROM claimed c JOIN target t ON t.id = c.account_id
-           CROSS JOIN jsonb_to_recordset(c.jobs) AS j(workflow_id text, workflow_type text, args jsonb, search_attributes jsonb, priority smallint, needs_callback boolean, needs_hold boolean)
-     WHERE (NOT j.needs_callback OR t.callback_url IS NOT NULL)
-       AND (NOT j.needs_hold OR EXISTS (SELECT 1 FROM posting_held h WHERE h.entry_id = CAST(c.entry->>'id' AS uuid)))
+           CROSS JOIN jsonb_to_recordset(c.jobs) AS j(workflow_id text, workflow_type text, args jsonb, search_attributes jsonb, priority smallint, needs_callback boolean)
+     WHERE NOT j.needs_callback OR t.callback_url IS NOT NULL
     ON CONFLICT (workflow_id) DO NOTHING
     RETURNING workflow_id, workflow_type, args, search_attributes
   )`,
@@ -103,19 +104,16 @@ export function createPaymentPostingRepo(db: Db, tierDefaults: TierDefaults) {
           event_payload: payload,
           delivery_id: plan.delivery.id,
           delivery_payload: plan.delivery.payload,
-          hold_delivery_id: plan.limitDelivery.id,
+          event_record_id: plan.eventId,
+          hold_event_id: plan.limitEventId,
           entry,
-          jobs: [
-            { job: plan.deliveryJob, needsCallback: true, needsHold: false },
-            { job: plan.limitDelivery.job, needsCallback: true, needsHold: true },
-          ].map(({ job, needsCallback, needsHold }) => ({
+          jobs: [{ job: plan.deliveryJob, needsCallback: true }].map(({ job, needsCallback }) => ({
             workflow_id: job.workflowId,
             workflow_type: job.workflowType,
             args: job.args,
             search_attributes: job.searchAttributes,
             priority: outboxPriority(job.workflowType),
             needs_callback: needsCallback,
-            needs_hold: needsHold,
           })),
         };
       });
@@ -132,8 +130,8 @@ export function createPaymentPostingRepo(db: Db, tierDefaults: TierDefaults) {
         const account = accounts.get(aliasRef);
         if (!account) return { kind: 'no_account' };
         if (!claimed.has(event.id)) return { kind: 'duplicate', account };
-        const mine = [plan.deliveryJob, plan.limitDelivery.job].flatMap((job) => jobs.get(job.workflowId) ?? []);
-        return { kind: 'posted', account, jobs: mine };
+        const mine = jobs.get(plan.deliveryJob.workflowId);
+        return { kind: 'posted', account, jobs: mine ? [mine] : [] };
       });
     },
   };

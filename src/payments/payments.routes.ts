@@ -14,16 +14,16 @@ export function paymentsRoutes(deps: { ingest: PaymentIngestService }): RouteDef
     defineRoute({
       method: 'post',
       path: '/webhooks/provider',
-      summary: "The provider's signed payment webhook (always 200, except 503 on a retryable database error and 413 over 64 KB)",
+      summary: "The provider's signed payment webhook (always 200, except 503 on a retryable database error, 413 over 64 KB and 429 for too many failing verification from one address)",
       tag: 'webhooks',
       auth: 'public',
       rawBody: true,
       rawBodyLimit: PROVIDER_EVENT_MAX_BYTES,
       responses: { 200: { description: 'Received (also for duplicates, bad signatures and unknown accounts)', schema: webhookAckSchema } },
-      errors: [413, 503],
+      errors: [413, 429, 503],
       handle: async ({ rawBody, ctx }) => {
         // An unreachable database escapes as a 503 (errorHandler), so the provider redelivers.
-        const outcome = await ingest.ingest(rawBody ?? Buffer.alloc(0), (name) => headerOf(ctx, name));
+        const outcome = await ingest.ingest(rawBody ?? Buffer.alloc(0), (name) => headerOf(ctx, name), ctx.ip);
         ctx.state.log.info({ outcome }, 'provider webhook');
         return { status: 200, body: { received: true } };
       },

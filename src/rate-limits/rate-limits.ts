@@ -12,11 +12,16 @@ class RateLimitedError extends AppError {
 interface Limiter {
   /** Counts one request for `key`; throws RateLimitedError (429, Retry-After) once the key is over its limit. */
   consume(key: string): Promise<void>;
-  /** Gives one back (a sign-in that succeeded was not an abusive attempt). */
+  /** Gives one back (a sign-in that succeeded from this address was not a guess at this account). */
   reward(key: string): Promise<void>;
 }
 
 const unlimited: Limiter = { consume: async () => undefined, reward: async () => undefined };
+
+interface Budget {
+  /** Takes one unit of `key`'s budget: 0 when granted, otherwise how long until the budget has one again. */
+  take(key: string): Promise<number>;
+}
 
 /**
  * Rate limits shared by every API process through Postgres (rate-limiter-flexible, table
@@ -25,11 +30,24 @@ const unlimited: Limiter = { consume: async () => undefined, reward: async () =>
  */
 export function createRateLimits(
   db: Db,
-  config: Pick<Config, 'RATE_LIMIT_SIGNIN_EMAIL' | 'RATE_LIMIT_SIGNIN_ADDRESS' | 'RATE_LIMIT_NAME_LOOKUPS' | 'RATE_LIMIT_SETTLEMENTS' | 'RATE_LIMIT_REPLAYS' | 'RATE_LIMIT_RECONCILIATION_RUNS'>,
+  config: Pick<
+    Config,
+    | 'RATE_LIMIT_SIGNIN_EMAIL'
+    | 'RATE_LIMIT_SIGNIN_ADDRESS'
+    | 'RATE_LIMIT_NAME_LOOKUPS'
+    | 'RATE_LIMIT_SETTLEMENTS'
+    | 'RATE_LIMIT_REPLAYS'
+    | 'RATE_LIMIT_RECONCILIATION_RUNS'
+    | 'RATE_LIMIT_RECONCILIATION_PROVIDER_CALLS'
+    | 'RATE_LIMIT_ACCOUNT_PROVISIONING'
+    | 'RATE_LIMIT_EXPORTS'
+    | 'RATE_LIMIT_OVERVIEW'
+    | 'RATE_LIMIT_UNSIGNED_WEBHOOKS'
+    | 'RATE_LIMIT_ENDPOINT_RECOVERIES'
+  >,
 ) {
   let sweeper = true;
-  function limiter(name: string, limit: RateLimit | null, message: string): Limiter {
-    if (!limit) return unlimited;
+  function counter(name: string, limit: RateLimit): RateLimiterPostgres {
     const store = new RateLimiterPostgres({
       storeClient: db,
       storeType: 'knex',
@@ -42,6 +60,12 @@ export function createRateLimits(
       clearExpiredByTimeout: sweeper,
     });
     sweeper = false;
+    return store;
+  }
+
+  function limiter(name: string, limit: RateLimit | null, message: string): Limiter {
+    if (!limit) return unlimited;
+    const store = counter(name, limit);
     return {
       async consume(key) {
         try {
@@ -57,13 +81,37 @@ export function createRateLimits(
     };
   }
 
+  function budget(name: string, limit: RateLimit | null): Budget {
+    if (!limit) return { take: async () => 0 };
+    const store = counter(name, limit);
+    return {
+      async take(key) {
+        try {
+          await store.consume(key);
+          return 0;
+        } catch (rejection) {
+          if (rejection instanceof RateLimiterRes) return Math.max(1, rejection.msBeforeNext);
+          throw rejection;
+        }
+      },
+    };
+  }
+
   return {
-    signInEmail: limiter('signin-email', config.RATE_LIMIT_SIGNIN_EMAIL, 'too many sign-in attempts for this account, retry later'),
+    /** Keyed on the client address and the email together: someone else's failures never lock a user out. */
+    signInAddressEmail: limiter('signin-address-email', config.RATE_LIMIT_SIGNIN_EMAIL, 'too many sign-in attempts for this account from this address, retry later'),
     signInAddress: limiter('signin-address', config.RATE_LIMIT_SIGNIN_ADDRESS, 'too many sign-in attempts from this address, retry later'),
     nameLookups: limiter('name-lookups', config.RATE_LIMIT_NAME_LOOKUPS, 'too many name lookups, retry later'),
     settlements: limiter('settlements', config.RATE_LIMIT_SETTLEMENTS, 'too many settlements, retry later'),
     replays: limiter('replays', config.RATE_LIMIT_REPLAYS, 'too many replays, retry later'),
     reconciliationRuns: limiter('reconciliation-runs', config.RATE_LIMIT_RECONCILIATION_RUNS, 'too many reconciliation runs, retry later'),
+    accountProvisioning: limiter('account-provisioning', config.RATE_LIMIT_ACCOUNT_PROVISIONING, 'too many accounts provisioned, retry later'),
+    exports: limiter('exports', config.RATE_LIMIT_EXPORTS, 'too many exports, retry later'),
+    overview: limiter('overview', config.RATE_LIMIT_OVERVIEW, 'too many overview requests, retry later'),
+    unsignedWebhooks: limiter('unsigned-webhooks', config.RATE_LIMIT_UNSIGNED_WEBHOOKS, 'too many webhooks with a bad signature from this address, retry later'),
+    /** Provider calls a tenant's reconciliation runs may make together (its runs wait for the budget rather than fail). */
+    reconciliationProviderCalls: budget('reconciliation-provider-calls', config.RATE_LIMIT_RECONCILIATION_PROVIDER_CALLS),
+    endpointRecoveries: limiter('endpoint-recoveries', config.RATE_LIMIT_ENDPOINT_RECOVERIES, 'too many recoveries, retry later'),
   };
 }
 

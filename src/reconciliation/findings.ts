@@ -25,6 +25,7 @@ export const FINDINGS = {
   settlement_run_failed: { severity: 'alert', repaired: false, title: 'A settlement run failed for good (a rule or an amount it cannot get past): parked, not restarted until an operator retries it' },
   wallet_difference: { severity: 'warning', repaired: false, title: "The provider's wallet differs from the ledger's balances beyond what is explained" },
   lookup_limit_reached: { severity: 'warning', repaired: false, title: 'More ledger records outside the listing than a run looks up one by one' },
+  provider_budget_reached: { severity: 'warning', repaired: false, title: "A tenant's run spent its budget of provider calls and stopped reading before the end of its window" },
 } as const;
 
 export type FindingKind = keyof typeof FINDINGS;

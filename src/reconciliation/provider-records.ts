@@ -26,7 +26,14 @@ interface RecordsStep {
   lookedUp: boolean;
   /** Records remain that RECONCILIATION_MAX_LOOKUPS leaves unasked. */
   lookupLimitReached: boolean;
+  /** A tenant's run spent its RECONCILIATION_RUN_PROVIDER_CALLS: it reads nothing more. */
+  runBudgetReached?: boolean;
+  /** The tenant's hourly budget of provider calls is spent: ask again from `next` after this long. */
+  waitMs?: number;
 }
+
+/** Whether a tenant's run may make its next provider call: yes, no more this run, or not for a while. */
+type Spend = { granted: true } | { granted: false; runBudgetReached: true } | { granted: false; waitMs: number };
 
 /**
  * Reads a run's window of the provider's records a step at a time: the wallet listing (a platform
@@ -34,13 +41,44 @@ interface RecordsStep {
  * records of the window that no listing showed. A step is one page (or one batch of lookups): the
  * position after it is all a retry needs.
  */
-export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_MAX_LOOKUPS'>; provider: PaymentProvider; logger: Logger }) {
-  const { db, config, provider, logger } = deps;
+export function createProviderRecords(deps: {
+  db: Db;
+  config: Pick<Config, 'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_MAX_LOOKUPS' | 'RECONCILIATION_RUN_PROVIDER_CALLS'>;
+  provider: PaymentProvider;
+  /** The tenants' hourly budget of provider calls, keyed by tenant id. */
+  callBudget: { take(tenantId: string): Promise<number> };
+  logger: Logger;
+}) {
+  const { db, config, provider, callBudget, logger } = deps;
   const matching = createReconciliationMatchingRepo(db);
 
-  const lookupsFrom = (position: ReconciliationPosition): ReconciliationPosition => ({ source: 'lookups', accountId: null, cursor: null, lookups: position.lookups });
+  const lookupsFrom = (position: ReconciliationPosition): ReconciliationPosition => ({
+    source: 'lookups',
+    accountId: null,
+    cursor: null,
+    lookups: position.lookups,
+    ...(position.calls === undefined ? {} : { calls: position.calls }),
+  });
   const listed = (page: RowsPage, next: ReconciliationPosition): RecordsStep => ({ page, next, lookedUp: false, lookupLimitReached: false });
   const NO_ROWS = pageOfRows([]);
+  const callsOf = (position: ReconciliationPosition): number => position.calls ?? 0;
+
+  /**
+   * One provider call of the run, asked before it is made. A platform run has no budget; a tenant's run
+   * has RECONCILIATION_RUN_PROVIDER_CALLS of its own and shares the tenant's hourly budget.
+   */
+  async function spend(run: RunScope, calls: number): Promise<Spend> {
+    if (run.tenantId === null) return { granted: true };
+    if (calls >= config.RECONCILIATION_RUN_PROVIDER_CALLS) return { granted: false, runBudgetReached: true };
+    const waitMs = await callBudget.take(run.tenantId);
+    return waitMs === 0 ? { granted: true } : { granted: false, waitMs };
+  }
+
+  /** The step when a call was not granted: nothing read, the position unchanged (to wait) or done (the run's budget). */
+  function refused(position: ReconciliationPosition, spent: Exclude<Spend, { granted: true }>): RecordsStep {
+    if ('waitMs' in spent) return { ...listed(NO_ROWS, position), waitMs: spent.waitMs };
+    return { ...listed(NO_ROWS, { ...position, source: 'done' }), runBudgetReached: true };
+  }
 
   /** One page of a listing, its rows serialized before anything else is awaited (see RowsPage). */
   async function listingPage(run: RunScope, position: ReconciliationPosition, scope: TransactionListingScope): Promise<{ page: RowsPage; nextCursor: string | null }> {
@@ -78,19 +116,32 @@ export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECO
    */
   async function lookups(run: RunScope, position: ReconciliationPosition, beat: () => void): Promise<RecordsStep> {
     const done: ReconciliationPosition = { ...position, source: 'done' };
-    const allowed = Math.min(LOOKUP_BATCH, config.RECONCILIATION_MAX_LOOKUPS - position.lookups);
+    const allowed = Math.min(LOOKUP_BATCH, config.RECONCILIATION_MAX_LOOKUPS - position.lookups, run.tenantId === null ? LOOKUP_BATCH : config.RECONCILIATION_RUN_PROVIDER_CALLS - callsOf(position));
     const wanted = Math.max(allowed, 1);
     const scope = { id: run.id, scopeTenantId: run.tenantId, windowFrom: run.windowFrom, windowTo: run.windowTo };
     const credits = await matching.unlistedCredits(scope, wanted);
     const attempts = credits.length < wanted ? await matching.unlistedAttempts(scope, wanted - credits.length) : [];
     if (credits.length + attempts.length === 0) return { page: NO_ROWS, next: done, lookedUp: true, lookupLimitReached: false };
-    if (allowed <= 0) return { page: NO_ROWS, next: done, lookedUp: true, lookupLimitReached: true };
+    if (allowed <= 0) {
+      if (config.RECONCILIATION_MAX_LOOKUPS - position.lookups <= 0) return { page: NO_ROWS, next: done, lookedUp: true, lookupLimitReached: true };
+      return { ...refused(position, { granted: false, runBudgetReached: true }), lookedUp: true };
+    }
     const rows: ProviderRow[] = [];
-    for (const asked of [...credits.map((providerTxnRef) => ({ kind: 'credit' as const, providerTxnRef })), ...attempts.map((providerRef) => ({ kind: 'transfer' as const, providerRef }))]) {
+    let waitMs: number | undefined;
+    for (const asked of [...credits.map((providerTxnRef) => ({ kind: 'credit' as const, providerTxnRef })), ...attempts.map((providerRef) => ({ kind: 'transfer' as const, providerRef }))].slice(
+      0,
+      allowed,
+    )) {
+      const spent = await spend(run, callsOf(position) + rows.length);
+      if (!spent.granted) {
+        waitMs = 'waitMs' in spent ? spent.waitMs : undefined;
+        break;
+      }
       rows.push(await lookUp(asked));
       beat();
     }
-    return { page: pageOfRows(rows), next: { ...position, lookups: position.lookups + rows.length }, lookedUp: true, lookupLimitReached: false };
+    const next = { ...position, lookups: position.lookups + rows.length, calls: callsOf(position) + rows.length };
+    return { page: pageOfRows(rows), next, lookedUp: true, lookupLimitReached: false, ...(waitMs === undefined ? {} : { waitMs }) };
   }
 
   return {
@@ -107,10 +158,13 @@ export function createProviderRecords(deps: { db: Db; config: Pick<Config, 'RECO
       if (position.source === 'accounts') {
         const account = await tenantAccount(run.tenantId!, position.accountId ? { exactly: position.accountId } : null);
         if (!account) return listed(NO_ROWS, lookupsFrom(position));
+        const spent = await spend(run, callsOf(position));
+        if (!spent.granted) return refused({ ...position, accountId: account.id }, spent);
         const listing = await listingPage(run, position, { kind: 'virtual_account', accountNumber: account.bank_account_number });
-        if (listing.nextCursor) return listed(listing.page, { ...position, accountId: account.id, cursor: listing.nextCursor });
+        const calls = callsOf(position) + 1;
+        if (listing.nextCursor) return listed(listing.page, { ...position, accountId: account.id, cursor: listing.nextCursor, calls });
         const following = await tenantAccount(run.tenantId!, { id: account.id });
-        return listed(listing.page, following ? { ...position, accountId: following.id, cursor: null } : lookupsFrom(position));
+        return listed(listing.page, following ? { ...position, accountId: following.id, cursor: null, calls } : lookupsFrom({ ...position, calls }));
       }
       if (position.source === 'lookups') return lookups(run, position, beat);
       return listed(NO_ROWS, position);

@@ -55,7 +55,7 @@ function summaryOf(run: RunRecord): ReconciliationSummary {
   };
 }
 
-type ReconciliationConfig = Pick<Config, 'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_GRACE' | 'RECONCILIATION_MAX_LOOKUPS' | 'RECONCILIATION_STUCK_SETTLEMENT'>;
+type ReconciliationConfig = Pick<Config, 'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_GRACE' | 'RECONCILIATION_MAX_LOOKUPS' | 'RECONCILIATION_STUCK_SETTLEMENT' | 'RECONCILIATION_RUN_PROVIDER_CALLS'>;
 
 /**
  * The rules a reconciliation run's activities apply. The provider's records are streamed a step at a
@@ -67,6 +67,8 @@ export function createReconciliationExecutionService(deps: {
   config: ReconciliationConfig;
   logger: Logger;
   provider: PaymentProvider;
+  /** The tenants' hourly budget of provider calls, keyed by tenant id. */
+  callBudget: { take(tenantId: string): Promise<number> };
   postingEngine: PostingEngine;
   creditPayment: PaymentCrediter;
   settlementExecution: SettlementExecutionService;
@@ -78,7 +80,7 @@ export function createReconciliationExecutionService(deps: {
   const runs = createReconciliationRunsRepo(db);
   const matching = createReconciliationMatchingRepo(db);
   const exceptions = createReconciliationExceptionsRepo(db);
-  const records = createProviderRecords({ db, config, provider, logger });
+  const records = createProviderRecords({ db, config, provider, callBudget: deps.callBudget, logger });
   const repairs = createReconciliationRepairs({ ...deps, logger });
   const graceSeconds = config.RECONCILIATION_GRACE / 1000;
 
@@ -111,8 +113,8 @@ export function createReconciliationExecutionService(deps: {
    * Reads the step at `position` and stages it. Its own function so that the page's text is garbage
    * once it returns: only the position after it and its size go on.
    */
-  async function stageStep(run: RunRecord, position: ReconciliationPosition, beat: () => void): Promise<{ next: ReconciliationPosition; size: number }> {
-    const { page, next, lookedUp, lookupLimitReached } = await records.next(run, position, beat);
+  async function stageStep(run: RunRecord, position: ReconciliationPosition, beat: () => void): Promise<{ next: ReconciliationPosition; size: number; waitMs?: number }> {
+    const { page, next, lookedUp, lookupLimitReached, runBudgetReached, waitMs } = await records.next(run, position, beat);
     if (page.size > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, page, { graceSeconds, lookedUp });
     if (lookupLimitReached) {
       await reportOnce(run, {
@@ -123,7 +125,20 @@ export function createReconciliationExecutionService(deps: {
         details: { limit: config.RECONCILIATION_MAX_LOOKUPS, note: 'narrow the window or raise RECONCILIATION_MAX_LOOKUPS to check the rest' },
       });
     }
-    return { next, size: page.size };
+    if (runBudgetReached) {
+      await reportOnce(run, {
+        id: uuidv7(),
+        tenantId: run.tenantId,
+        kind: 'provider_budget_reached',
+        subject: `run:${run.id}`,
+        details: {
+          limit: config.RECONCILIATION_RUN_PROVIDER_CALLS,
+          stoppedAt: position.source,
+          note: 'the run read what its budget allowed; start a run over a narrower window for the rest, or raise RECONCILIATION_RUN_PROVIDER_CALLS',
+        },
+      });
+    }
+    return { next, size: page.size, ...(waitMs === undefined ? {} : { waitMs }) };
   }
 
   return {
@@ -162,10 +177,14 @@ export function createReconciliationExecutionService(deps: {
       progress = { ...progress, repaired: progress.repaired + (await repairs.drain(run.id, beat)) };
       const deadline = Date.now() + CALL_BUDGET_MS;
       for (let pages = 0; pages < PAGES_PER_CALL && progress.position.source !== 'done' && Date.now() < deadline; pages += 1) {
-        const { next, size } = await stageStep(run, progress.position, beat);
+        const { next, size, waitMs } = await stageStep(run, progress.position, beat);
         const repaired = await repairs.drain(run.id, beat);
         progress = { position: next, pages: progress.pages + 1, providerTransactions: progress.providerTransactions + size, repaired: progress.repaired + repaired };
         beat();
+        if (waitMs !== undefined) {
+          logger.info({ runId, tenantId: run.tenantId, waitMs }, "reconciliation run waits for its tenant's hourly budget of provider calls");
+          return { ...progress, waitMs };
+        }
       }
       return progress;
     },

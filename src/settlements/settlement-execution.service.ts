@@ -3,6 +3,8 @@ import type { Config } from '../config';
 import type { Db, Trx } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
+import { formatKobo } from '../money';
+import { recordEvent } from '../events/tenant-events';
 import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
@@ -80,9 +82,21 @@ export function createSettlementExecutionService(deps: {
     });
   }
 
+  /** The settlement's outcome for the tenant's endpoints, in the transaction that decides it. */
+  async function recordOutcome(trx: Trx, settlement: SettlementRecord, status: 'success' | 'failed' | 'refunded', reason: string | null): Promise<void> {
+    const accountRef = settlement.accountRef || ((await findAccountById(trx, settlement.accountId))?.accountRef ?? '');
+    await recordEvent(trx, {
+      tenantId: settlement.tenantId,
+      type: status === 'success' ? 'settlement.succeeded' : status === 'failed' ? 'settlement.failed' : 'settlement.refunded',
+      subject: settlement.merchantTxRef,
+      data: { merchantTxRef: settlement.merchantTxRef, accountRef, amount: formatKobo(settlement.amount), currency: 'NGN', status, reason },
+    });
+  }
+
   async function reverseDebit(trx: Trx, settlement: SettlementRecord, status: 'failed' | 'refunded', reason: string): Promise<SettlementStatus> {
     const reversal = await postingEngine.reverse(trx, settlement.debitEntryId, `${status === 'failed' ? 'settlement failed' : 'settlement refunded'}: ${reason}`);
     await createSettlementsRepo(trx).update(settlement.id, { status, failureReason: reason, ...(reversal ? { reversalEntryId: reversal.reversal.id } : {}) });
+    await recordOutcome(trx, settlement, status, reason);
     logger.info({ settlementId: settlement.id, merchantTxRef: settlement.merchantTxRef, status, reason }, 'settlement debit reversed');
     return status;
   }
@@ -138,6 +152,7 @@ export function createSettlementExecutionService(deps: {
       if (!current || !expected.includes(current.outcome)) return (await repo.lockById(settlement.id))!.status;
       await postingEngine.confirm(trx, settlement.debitEntryId);
       await repo.update(settlement.id, { status: 'success', providerFee: feeKobo === null ? null : BigInt(feeKobo) });
+      await recordOutcome(trx, settlement, 'success', null);
       const detail = paidAfterFailure ? { acknowledged: true, text: `the provider paid it after reporting it failed (${current.detail ?? 'failed'})` } : { acknowledged: true };
       await repo.upsertAttempt(settlement.id, attempt.attemptNo, attempt.providerRef, 'success', detail);
       return 'success';

@@ -1,4 +1,4 @@
-import type { AuditLog } from '../audit/audit-log';
+import { createAuditLog } from '../audit/audit-log';
 import { accountRefParamsSchema } from '../accounts/accounts.schemas';
 import type { Config } from '../config';
 import { defineRoute, idempotencyKeyOf, userOf, type RouteDefinition } from '../http/route';
@@ -16,8 +16,8 @@ import { settlementWorkflowId } from '../contracts/settlement.contract';
 
 const PAGE_SIZE = 25;
 
-export function settlementsDashboardRoutes(deps: { db: Db; settlements: SettlementsService; audit: AuditLog; config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'> }): RouteDefinition[] {
-  const { settlements, audit, config } = deps;
+export function settlementsDashboardRoutes(deps: { db: Db; settlements: SettlementsService; config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'> }): RouteDefinition[] {
+  const { settlements, config } = deps;
   const reads = createSettlementReadsRepo(deps.db);
   return [
     defineRoute({
@@ -93,7 +93,8 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
     defineRoute({
       method: 'post',
       path: '/auth/accounts/:accountRef/settle',
-      summary: 'Pay out from the account (as POST /v1/accounts/{accountRef}/settle), after the operator confirmed the looked-up name; audited',
+      summary:
+        'Pay out from the account (as POST /v1/accounts/{accountRef}/settle) once the name the operator confirmed is still the name a fresh lookup gives (else 409); audited with the settlement, once',
       tag: 'dashboard',
       auth: 'session',
       role: 'operator',
@@ -105,20 +106,20 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
       handle: async ({ params, body, ctx }) => {
         const user = userOf(ctx);
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
-        const { confirmedAccountName, ...request } = body;
-        const settlement = await settlements.initiate(user.tenantId, params.accountRef, request, key);
-        await audit.record(
-          user,
-          'settlement.initiated',
-          { type: 'settlement', id: settlement.merchantTxRef },
-          {
-            accountRef: settlement.accountRef,
-            amount: formatKobo(settlement.amount),
-            bankCode: request.bankCode,
-            accountNumber: request.accountNumber,
-            confirmedAccountName,
-            idempotencyKey: key ?? null,
-          },
+        const settlement = await settlements.initiateConfirmed(user.tenantId, params.accountRef, body, key, (trx, made) =>
+          createAuditLog(trx).record(
+            user,
+            'settlement.initiated',
+            { type: 'settlement', id: made.merchantTxRef },
+            {
+              accountRef: made.accountRef,
+              amount: formatKobo(made.amount),
+              bankCode: body.bankCode,
+              accountNumber: body.accountNumber,
+              confirmedAccountName: body.confirmedAccountName,
+              idempotencyKey: key ?? null,
+            },
+          ),
         );
         return { status: 202, body: presentAcceptedSettlement(settlement) };
       },

@@ -1,7 +1,7 @@
 import { findAccountByRef } from '../accounts/accounts.access';
 import type { Config } from '../config';
-import type { Db } from '../db';
-import { BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
+import type { Db, DbOrTrx } from '../db';
+import { AppError, BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
@@ -31,6 +31,24 @@ interface SettleRequest {
 }
 
 export type AcceptedSettlement = Pick<SettlementRecord, 'merchantTxRef' | 'status' | 'amount' | 'currency' | 'accountRef'>;
+
+/** Runs inside the transaction that made the settlement, only when it made one (never on a replay). */
+type OnCreated = (trx: DbOrTrx, settlement: AcceptedSettlement) => Promise<void>;
+
+interface InitiateOptions {
+  onCreated?: OnCreated;
+  /** The caller already counted this request against the settlements limit. */
+  counted?: boolean;
+}
+
+/** Names compared as a person reads them: case, and spaces between words, do not count. */
+const sameName = (left: string, right: string): boolean => left.trim().replace(/\s+/g, ' ').toUpperCase() === right.trim().replace(/\s+/g, ' ').toUpperCase();
+
+class AccountNameChangedError extends AppError {
+  constructor(confirmed: string, current: string) {
+    super('conflict', 'account_name_mismatch', `the destination account is now named "${current}", not "${confirmed}" as confirmed: look it up again and confirm the name`);
+  }
+}
 
 /** Rolls a keyed initiation back when it made no settlement, carrying the reason out of the transaction. */
 class NothingMade extends Error {
@@ -65,6 +83,20 @@ export function createSettlementsService(deps: {
     if (!(await banks.has(bankCode))) throw invalidBankCode();
   }
 
+  async function lookupAtProvider(accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
+    await requireKnownBank(bankCode);
+    let found: ProviderAccountName | null;
+    try {
+      found = await provider.lookupAccount({ accountNumber, bankCode });
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) throw new ProviderOutageError();
+      if (error instanceof ProviderRejectedError) throw new BadRequestError('provider_rejected', `provider rejected the lookup: ${error.description}`);
+      throw error;
+    }
+    if (!found) throw new NotFoundError('bank account not found');
+    return found;
+  }
+
   // Satisfies the ingest service's PayoutEventSink port; the container hands it over, so settlements never import payments.
   const payoutSink = {
     async prepare(type: PayoutSignalType, providerRef: string, eventId: string) {
@@ -92,8 +124,9 @@ export function createSettlementsService(deps: {
      * runs in a transaction that is rolled back when no settlement was made, so the key stays unclaimed.
      * The workflow starts after the commit.
      */
-    async initiate(tenantId: string, accountRef: string, request: SettleRequest, idempotencyKey?: string): Promise<AcceptedSettlement> {
-      await limits.settlements.consume(tenantId);
+    async initiate(tenantId: string, accountRef: string, request: SettleRequest, idempotencyKey?: string, options: InitiateOptions = {}): Promise<AcceptedSettlement> {
+      const { onCreated } = options;
+      if (!options.counted) await limits.settlements.consume(tenantId);
       if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
       // An unknown account is the caller's first mistake: it is named before the bank code, and before
       // the bank check may need the provider's bank list.
@@ -116,18 +149,21 @@ export function createSettlementsService(deps: {
         debit: settlementDebit({ amount: request.amount, narration: request.narration ?? '', merchantTxRef, spendFrom: config.SETTLEMENT_FUNDS }),
         job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
       };
-      const outcome = idempotencyKey
-        ? await db
-            .transaction(async (trx) => {
-              const result = await createSettlementInitiationRepo(trx, tierDefaults).initiate(draft);
-              if (result.kind !== 'created') throw new NothingMade(result);
-              return result;
-            })
-            .catch((error: unknown) => {
-              if (error instanceof NothingMade) return error.result;
-              throw error;
-            })
-        : await createSettlementInitiationRepo(db, tierDefaults).initiate(draft);
+      const accepted: AcceptedSettlement = { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
+      const outcome =
+        idempotencyKey || onCreated
+          ? await db
+              .transaction(async (trx) => {
+                const result = await createSettlementInitiationRepo(trx, tierDefaults).initiate(draft);
+                if (result.kind !== 'created') throw new NothingMade(result);
+                await onCreated?.(trx, accepted);
+                return result;
+              })
+              .catch((error: unknown) => {
+                if (error instanceof NothingMade) return error.result;
+                throw error;
+              })
+          : await createSettlementInitiationRepo(db, tierDefaults).initiate(draft);
       switch (outcome.kind) {
         case 'no_account':
           throw new NotFoundError('account not found');
@@ -147,10 +183,35 @@ export function createSettlementsService(deps: {
         }
         case 'created':
           starter.kick([draft.job]);
-          return { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
+          return accepted;
         default:
           throw new Error(`unexpected initiation outcome ${JSON.stringify(outcome satisfies never)}`);
       }
+    },
+
+    /**
+     * The dashboard's settle: the name the operator confirmed must still be the provider's name for the
+     * destination, looked up again now. A retry under an Idempotency-Key already used answers as
+     * `initiate` does, without a lookup, so a name that changed since never hides a settlement made.
+     */
+    async initiateConfirmed(
+      tenantId: string,
+      accountRef: string,
+      request: SettleRequest & { confirmedAccountName: string },
+      idempotencyKey: string | undefined,
+      onCreated: OnCreated,
+    ): Promise<AcceptedSettlement> {
+      const { confirmedAccountName, ...settle } = request;
+      // Counted before the lookup, so a flood of settles is turned away without calling the provider.
+      await limits.settlements.consume(tenantId);
+      const claimed = idempotencyKey ? await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey) : undefined;
+      if (!claimed) {
+        if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
+        // Part of the settlement (its own limit counts it), not one of the tenant's name lookups.
+        const current = await lookupAtProvider(settle.accountNumber, settle.bankCode);
+        if (!sameName(current.accountName, confirmedAccountName)) throw new AccountNameChangedError(confirmedAccountName, current.accountName);
+      }
+      return this.initiate(tenantId, accountRef, settle, idempotencyKey, { onCreated, counted: true });
     },
 
     async find(tenantId: string, merchantTxRef: string): Promise<SettlementRecord> {
@@ -161,17 +222,7 @@ export function createSettlementsService(deps: {
 
     async lookupAccount(tenantId: string, accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
       await limits.nameLookups.consume(tenantId);
-      await requireKnownBank(bankCode);
-      let found: ProviderAccountName | null;
-      try {
-        found = await provider.lookupAccount({ accountNumber, bankCode });
-      } catch (error) {
-        if (error instanceof ProviderUnavailableError) throw new ProviderOutageError();
-        if (error instanceof ProviderRejectedError) throw new BadRequestError('provider_rejected', `provider rejected the lookup: ${error.description}`);
-        throw error;
-      }
-      if (!found) throw new NotFoundError('bank account not found');
-      return found;
+      return lookupAtProvider(accountNumber, bankCode);
     },
 
     banks(): Promise<ProviderBank[]> {

@@ -1,12 +1,15 @@
 import type { DbOrTrx } from '../db';
 
-export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'dead_letter';
+export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'dead_letter' | 'cancelled';
 
 export interface DeliveryRecord {
   id: string;
   eventId: string;
   tenantId: string;
-  accountId: string;
+  /** The account whose callbackUrl receives it; null for an endpoint's delivery. */
+  accountId: string | null;
+  endpointId: string | null;
+  tenantEventId: string | null;
   replayOf: string | null;
   callbackUrl: string;
   payload: string;
@@ -32,7 +35,9 @@ interface DeliveryRow {
   id: string;
   event_id: string;
   tenant_id: string;
-  account_id: string;
+  account_id: string | null;
+  endpoint_id: string | null;
+  tenant_event_id: string | null;
   replay_of: string | null;
   callback_url: string;
   payload: string;
@@ -52,6 +57,8 @@ function toDelivery(row: DeliveryRow): DeliveryRecord {
     eventId: row.event_id,
     tenantId: row.tenant_id,
     accountId: row.account_id,
+    endpointId: row.endpoint_id,
+    tenantEventId: row.tenant_event_id,
     replayOf: row.replay_of,
     callbackUrl: row.callback_url,
     payload: row.payload,
@@ -73,7 +80,7 @@ export interface AttemptOutcome {
   error: string | null;
   durationMs: number;
   /** succeeded, or where the delivery goes next: retrying (with nextRetryAt) or dead_letter. */
-  status: Exclude<DeliveryStatus, 'pending'>;
+  status: Exclude<DeliveryStatus, 'pending' | 'cancelled'>;
   nextRetryAt: Date | null;
 }
 
@@ -96,8 +103,11 @@ export function createDeliveriesRepo(db: DbOrTrx) {
       return rows.map((row) => ({ attemptNo: row.attempt_no, attemptedAt: row.attempted_at, statusCode: row.status_code, error: row.error, durationMs: row.duration_ms }));
     },
 
-    /** Idempotent per attempt number, so an activity retried after a crash records the attempt once. */
-    async recordAttempt(deliveryId: string, outcome: AttemptOutcome): Promise<void> {
+    /**
+     * Idempotent per attempt number, so an activity retried after a crash records the attempt once; the
+     * delivery when this call recorded it, else undefined.
+     */
+    async recordAttempt(deliveryId: string, outcome: AttemptOutcome): Promise<DeliveryRecord | undefined> {
       const inserted = await db('webhook_attempts')
         .insert({
           delivery_id: deliveryId,
@@ -110,8 +120,8 @@ export function createDeliveriesRepo(db: DbOrTrx) {
         .onConflict(['delivery_id', 'attempt_no'])
         .ignore()
         .returning('attempt_no');
-      if (inserted.length === 0) return;
-      await db('webhook_deliveries')
+      if (inserted.length === 0) return undefined;
+      const [row] = await db('webhook_deliveries')
         .where({ id: deliveryId })
         .whereIn('status', ['pending', 'retrying'])
         .update({
@@ -122,7 +132,9 @@ export function createDeliveriesRepo(db: DbOrTrx) {
           next_retry_at: outcome.nextRetryAt,
           delivered_at: outcome.status === 'succeeded' ? outcome.attemptedAt : null,
           updated_at: db.fn.now(),
-        });
+        })
+        .returning('*');
+      return row ? toDelivery(row as DeliveryRow) : this.findById(deliveryId);
     },
 
     async listDeadLetters(tenantId: string, beforeId: string | null, limit: number): Promise<DeliveryRecord[]> {

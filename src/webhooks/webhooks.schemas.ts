@@ -39,7 +39,7 @@ export const deadLettersResponseSchema = z.object({
 
 export const deliveryParamsSchema = z.object({ id: z.string().max(100) });
 
-export const deliveryStatusSchema = z.enum(['pending', 'retrying', 'succeeded', 'dead_letter']);
+export const deliveryStatusSchema = z.enum(['pending', 'retrying', 'succeeded', 'dead_letter', 'cancelled']);
 
 export const deliverySchema = z.object({
   ID: z.uuid(),

@@ -13,6 +13,7 @@ import type { WorkflowStarter } from '../outbox/workflow-starter';
 import { listProcessingErrors } from '../payments/inbound-events.access';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { createOutboundEvents } from '../events/outbound-events';
+import { createEndpointsRepo } from './endpoints.repo';
 import { createDeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord } from './deliveries.repo';
 
 export function createWebhooksService(deps: {
@@ -59,24 +60,34 @@ export function createWebhooksService(deps: {
 
     /**
      * A fresh delivery of a dead letter's exact payload, under the same event id (receivers dedup on
-     * X-Event-Id), to the account's current callbackUrl.
+     * X-Event-Id), to the account's current callbackUrl (or its endpoint, as that endpoint now is).
      */
     async replay(tenantId: string, id: string): Promise<DeliveryRecord> {
       await limits.replays.consume(tenantId);
       const original = await findDelivery(tenantId, id);
       if (original.status !== 'dead_letter') throw new ConflictError('only a dead letter can be replayed');
-      const account = await findAccountById(db, original.accountId);
       const replayId = uuidv7();
-      const job = jobs.webhookDelivery({ deliveryId: replayId, tenantId, accountRef: account?.accountRef ?? '' });
+      let target: { accountId: string | null; endpointId: string | null; url: string; accountRef: string | null };
+      if (original.endpointId) {
+        const endpoint = await createEndpointsRepo(db).find(tenantId, original.endpointId);
+        if (!endpoint) throw new ConflictError('the endpoint of this delivery was deleted');
+        target = { accountId: null, endpointId: endpoint.id, url: endpoint.url, accountRef: null };
+      } else {
+        const account = original.accountId ? await findAccountById(db, original.accountId) : undefined;
+        target = { accountId: original.accountId, endpointId: null, url: account?.callbackUrl ?? original.callbackUrl, accountRef: account?.accountRef ?? null };
+      }
+      const job = jobs.webhookDelivery({ deliveryId: replayId, tenantId, accountRef: target.accountRef });
       await db.transaction(async (trx) => {
         await createOutboundEvents(trx).enqueue({
           id: replayId,
           eventId: original.eventId,
           tenantId,
-          accountId: original.accountId,
+          accountId: target.accountId,
+          endpointId: target.endpointId,
+          tenantEventId: original.tenantEventId,
           inboundEventId: null,
           replayOf: original.id,
-          callbackUrl: account?.callbackUrl ?? original.callbackUrl,
+          callbackUrl: target.url,
           payload: original.payload,
           eventReceivedAt: original.eventReceivedAt,
         });

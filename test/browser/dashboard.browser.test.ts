@@ -570,6 +570,43 @@ describe('dashboard in a browser', function () {
     }
   });
 
+  it('issues a password reset on the Users page that the user redeems signed out, then changes their password on the Password page', async () => {
+    const member = await user(tenant.tenantId, 'viewer');
+    await page.goto('/dashboard/users');
+    await settled(page);
+    const row = page.locator('tr', { hasText: member.email });
+    await row.getByRole('button', { name: 'Reset password' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Reset password' }).click();
+    const token = await page.getByTestId('secret-value').innerText();
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    assert.ok(!(await page.content()).includes(token), 'the token is not on the page any more');
+
+    const memberContext = await newContext(browser, sys.apiUrl);
+    try {
+      const memberPage = await memberContext.newPage();
+      await memberPage.goto('/dashboard');
+      await memberPage.getByRole('link', { name: 'Set a new password' }).click();
+      await memberPage.getByRole('heading', { name: 'Set a new password' }).waitFor();
+      await memberPage.getByLabel('Reset token').fill(token);
+      await memberPage.locator('input[name=new-password]').fill('a password only I know');
+      await memberPage.getByRole('button', { name: 'Set password' }).click();
+      await memberPage.getByText('Your password is set. Sign in with it.').waitFor();
+
+      await signIn(memberPage, { email: member.email, password: 'a password only I know' });
+      await memberPage.getByRole('link', { name: 'Password', exact: true }).click();
+      await memberPage.getByRole('heading', { name: 'Password' }).waitFor();
+      await memberPage.getByLabel('Current password').fill('a password only I know');
+      await memberPage.locator('input[name=new-password]').fill('another password of mine');
+      await memberPage.getByLabel('New password again').fill('another password of mine');
+      await memberPage.getByRole('button', { name: 'Change password' }).click();
+      await memberPage.getByText('Password changed. 0 other session(s) ended.').waitFor();
+    } finally {
+      await memberContext.close();
+    }
+    assert.equal((await call(sys.apiUrl, 'POST', '/auth/login', { body: { email: member.email, password: 'another password of mine' } })).status, 200);
+    assert.equal((await call(sys.apiUrl, 'POST', '/auth/login', { body: { email: member.email, password: member.password } })).status, 401);
+  });
+
   it('renders every page at desktop and phone width, with no serious accessibility violation and nothing wider than a phone', async () => {
     pagesSeen.set('settlements', '/dashboard/settlements');
     pagesSeen.set('customers', '/dashboard/customers');

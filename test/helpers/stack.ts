@@ -1,4 +1,5 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { eventWebhookSchemas } from '../../src/events/event-catalogue';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -66,7 +67,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   const infra = createInfrastructure(config, logger);
   const services = createServices(infra);
   const keyChanges = listenForApiKeyChanges(infra, services.apiKeyCache);
-  const app = createApp({ config, logger, auth: services.auth.authenticator, readiness: createReadiness(infra), routes: createRoutes(services, config) });
+  const app = createApp({ config, logger, auth: services.auth.authenticator, readiness: createReadiness(infra), routes: createRoutes(services, config), webhooks: eventWebhookSchemas() });
   apiServer.on('request', app.callback());
   answerClientErrorsAsJson(apiServer);
 
@@ -87,7 +88,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     running = worker.run();
     // As the worker process does: its batcher and drainer start through its own connection, eagerly.
     workerStarts = createWorkerStarts(infra, connection);
-    loops = startWorkerLoops({ batcher: workerStarts.batcher, starter: workerStarts.starter, config, logger });
+    loops = startWorkerLoops({ batcher: workerStarts.batcher, starter: workerStarts.starter, dispatcher: workerStarts.dispatcher, config, logger });
   }
 
   return {

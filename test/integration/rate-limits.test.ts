@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { fundAccount, provisionAccount } from '../helpers/fixtures';
+import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent } from '../helpers/fixtures';
 import { call, type HttpResponse } from '../helpers/http';
 import { dashboardSession } from '../helpers/session';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
+import { accountHolderName } from '../../src/sandbox/names';
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 
@@ -116,7 +117,7 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
         call(second.apiUrl, 'POST', `/auth/accounts/${account.AccountRef}/settle`, {
           cookie,
           headers: { 'Idempotency-Key': randomUUID() },
-          body: { amount: '1.00', ...DESTINATION, confirmedAccountName: 'ANY NAME' },
+          body: { amount: '1.00', ...DESTINATION, confirmedAccountName: accountHolderName(DESTINATION.accountNumber) },
         });
       for (let pair = 0; pair < 3; pair += 1) {
         assert.equal((await apiSettle()).status, 202);
@@ -136,6 +137,45 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
         many.body.results.map((result: { error: string }) => result.error),
         ['too many replays, retry later', 'too many replays, retry later'],
       );
+    });
+  });
+
+  describe('provisioning, exports, the overview and unsigned webhooks', () => {
+    let stack: Stack;
+    before(async () => {
+      stack = await startStack({ RATE_LIMIT_ACCOUNT_PROVISIONING: '2/1m', RATE_LIMIT_EXPORTS: '2/1m', RATE_LIMIT_OVERVIEW: '2/1m', RATE_LIMIT_UNSIGNED_WEBHOOKS: '3/1m' });
+    });
+    after(() => stack.close());
+
+    it('limits account provisioning per tenant, leaving other tenants alone', async () => {
+      const tenant = await createTenant(stack);
+      const provision = (apiKey: string) => call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey, body: { externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' } });
+      assert.equal((await provision(tenant.apiKey)).status, 201);
+      assert.equal((await provision(tenant.apiKey)).status, 201);
+      assertLimited(await provision(tenant.apiKey), /too many accounts provisioned/);
+      assert.equal((await provision((await createTenant(stack)).apiKey)).status, 201);
+    });
+
+    it("limits a tenant's CSV exports and overview requests", async () => {
+      const tenant = await createTenant(stack);
+      const account = await provisionAccount(stack, tenant.apiKey);
+      const cookie = await dashboardSession(stack, tenant.tenantId, 'viewer');
+      const exportCsv = () => call(stack.apiUrl, 'GET', `/auth/accounts/${account.AccountRef}/statement.csv`, { cookie });
+      assert.equal((await exportCsv()).status, 200);
+      assert.equal((await exportCsv()).status, 200);
+      assertLimited(await exportCsv(), /too many exports/);
+      const overview = () => call(stack.apiUrl, 'GET', '/auth/overview', { cookie });
+      assert.equal((await overview()).status, 200);
+      assert.equal((await overview()).status, 200);
+      assertLimited(await overview(), /too many overview requests/);
+    });
+
+    it("limits webhooks failing verification per source address, never the provider's signed ones", async () => {
+      const forged = (index: number) => sendProviderEvent(stack, paymentEvent({ accountRef: 'va_nobody_000000000000', requestId: `junk-${randomUUID()}-${index}` }), { forged: true });
+      for (let index = 0; index < 3; index += 1) assert.equal((await forged(index)).status, 200);
+      assertLimited(await forged(3), /bad signature from this address/);
+      const signed = await sendProviderEvent(stack, paymentEvent({ accountRef: 'va_nobody_000000000000' }));
+      assert.equal(signed.status, 200, signed.text);
     });
   });
 });

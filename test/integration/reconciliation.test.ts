@@ -252,7 +252,7 @@ describe('reconciliation against the provider', () => {
       [compensated.finding.status, compensated.finding.resolution, compensated.finding.resolutionNote, compensated.finding.resolvedVia, compensated.finding.repairEntryId],
       ['resolved', 'compensated', 'payer bank recalled the funds, ticket 4411', 'cli', compensated.entry.id],
     );
-    await assert.rejects(stack.services.reconciliation.compensate(platform, finding!.ID, 'twice'), (error: { status?: number }) => error.status === 409);
+    await assert.rejects(stack.services.reconciliation.compensate(platform, finding!.ID, 'twice'), (error: { kind?: string }) => error.kind === 'conflict');
 
     const balance = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey });
     assert.deepEqual([balance.body.ledgerBalance, balance.body.availableBalance], ['-3000.00', '-3000.00']);
@@ -436,7 +436,7 @@ describe('reconciliation against the provider', () => {
       [findingId],
     );
     // The platform operator names the finding's tenant at the CLI: another tenant's id does not find it.
-    await assert.rejects(stack.services.reconciliation.resolve({ via: 'cli', tenantId: tenant.tenantId }, findingId, 'not theirs'), (error: { status?: number }) => error.status === 404);
+    await assert.rejects(stack.services.reconciliation.resolve({ via: 'cli', tenantId: tenant.tenantId }, findingId, 'not theirs'), (error: { kind?: string }) => error.kind === 'not_found');
     const resolved = await stack.services.reconciliation.resolve({ via: 'cli', tenantId: other.tenantId }, findingId, 'payment failed at the payer bank; customer told');
     assert.deepEqual([resolved.status, resolved.resolution], ['resolved', 'noted']);
   });

@@ -72,6 +72,9 @@ export function Layout(props: { onSignedOut: (message?: string) => void; childre
           <span data-testid="whoami">
             {session.user.email} <span class="role">({session.user.role})</span>
           </span>
+          <a class="button link small" href="/dashboard/password">
+            Password
+          </a>
           <button type="button" class="button secondary small" onClick={() => signOut(false)}>
             Sign out
           </button>

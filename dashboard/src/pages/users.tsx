@@ -45,6 +45,7 @@ export function UsersPage() {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<UserRole>('operator');
   const [created, setCreated] = useState<CreatedUser | null>(null);
+  const [reset, setReset] = useState<{ email: string; token: string; expiresAt: string } | null>(null);
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
   const done = (text: string) => {
     setNotice({ kind: 'success', text });
@@ -69,6 +70,7 @@ export function UsersPage() {
       </p>
       <Notice notice={notice} />
       {created ? <ShownOnce label={`First password of ${created.user.Email}`} value={created.password} onDone={() => setCreated(null)} /> : null}
+      {reset ? <ShownOnce label={`Password reset token of ${reset.email}, usable once until ${when(reset.expiresAt)}`} value={reset.token} onDone={() => setReset(null)} /> : null}
       <form
         class="toolbar"
         aria-label="Add a user"
@@ -154,6 +156,22 @@ export function UsersPage() {
                                 }}
                               />
                             )}
+                            <ConfirmButton
+                              small
+                              label="Reset password"
+                              title={`Issue a password reset for ${user.Email}?`}
+                              description={
+                                <p>
+                                  A one-time token is shown once, for you to hand over; with it they set a new password at /dashboard/reset-password, which signs them out everywhere. Their password
+                                  stays until then; an earlier token stops working.
+                                </p>
+                              }
+                              action={async () => {
+                                const issued = await api<{ token: string; expiresAt: string }>('POST', `/auth/users/${user.ID}/password-reset`);
+                                setReset({ email: user.Email, ...issued });
+                                done(`Reset token issued for ${user.Email}.`);
+                              }}
+                            />
                             <ConfirmButton
                               small
                               label="Sign out"

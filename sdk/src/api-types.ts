@@ -1,0 +1,24 @@
+import type { operations } from './generated/openapi';
+
+/** The JSON body an operation answers with a given status, from the generated OpenAPI types. */
+type Answer<O extends keyof operations, S extends keyof operations[O]['responses']> = operations[O]['responses'][S] extends { content: { 'application/json': infer B } } ? B : never;
+/** The JSON body an operation takes. */
+type Body<O extends keyof operations> = NonNullable<operations[O]['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
+type Query<O extends keyof operations> = NonNullable<operations[O]['parameters']['query']>;
+
+export type CreateAccountInput = Body<'postV1Accounts'>;
+export type Account = Answer<'getV1AccountsAccountRef', 200>;
+export type AccountPage = Answer<'getV1Accounts', 200>;
+export type Balance = Answer<'getV1AccountsAccountRefBalance', 200>;
+export type StatementQuery = Omit<Query<'getV1AccountsAccountRefStatement'>, 'after'>;
+export type StatementPage = Answer<'getV1AccountsAccountRefStatement', 200>;
+export type StatementLine = StatementPage['lines'][number];
+export type SettleInput = Body<'postV1AccountsAccountRefSettle'>;
+export type AcceptedSettlement = Answer<'postV1AccountsAccountRefSettle', 202>;
+export type Transfer = Answer<'getV1TransfersMerchantTxRef', 200>;
+export type LookupInput = Body<'postV1TransfersLookup'>;
+export type AccountName = Answer<'postV1TransfersLookup', 200>;
+export type Banks = Answer<'getV1TransfersBanks', 200>;
+export type CustomerPage = Answer<'getV1Customers', 200>;
+export type Customer = CustomerPage['customers'][number];
+export type FeeQuote = Answer<'getV1FeesCalculate', 200>;

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  AcceptedSettlement,
+  Account,
+  AccountName,
+  AccountPage,
+  Balance,
+  Banks,
+  CreateAccountInput,
+  Customer,
+  CustomerPage,
+  FeeQuote,
+  LookupInput,
+  SettleInput,
+  StatementLine,
+  StatementPage,
+  StatementQuery,
+  Transfer,
+} from './api-types';
+import { paginate } from './pagination';
+import { Transport, type TransportOptions } from './transport';
+
+export type LedgerClientOptions = TransportOptions;
+
+export interface IdempotencyOptions {
+  /** One per operation you mean to make (your own payout id, say); a retry with the same key answers the first outcome. */
+  idempotencyKey?: string;
+}
+
+const segment = (value: string) => encodeURIComponent(value);
+
+/**
+ * The NUBAN ledger API for one tenant: `new LedgerClient({ baseUrl, apiKey })`. Every method answers the
+ * service's JSON, typed from its OpenAPI document, or throws a `LedgerError`.
+ */
+export class LedgerClient {
+  private readonly transport: Transport;
+
+  constructor(options: LedgerClientOptions) {
+    this.transport = new Transport(options);
+  }
+
+  readonly accounts = {
+    /** Provisions a virtual account (creating or reusing the customer keyed on `externalRef`). Retried only with an idempotency key. */
+    create: (input: CreateAccountInput, options: IdempotencyOptions = {}): Promise<Account> =>
+      this.transport.request({ method: 'POST', path: '/v1/accounts', body: input, ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}) }),
+    get: (accountRef: string): Promise<Account> => this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}` }),
+    balance: (accountRef: string): Promise<Balance> => this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}/balance` }),
+    /** One page of the tenant's accounts, oldest first. */
+    listPage: (after?: string): Promise<AccountPage> => this.transport.request({ method: 'GET', path: '/v1/accounts', query: { after } }),
+    /** Every account, page by page. */
+    list: (): AsyncGenerator<AccountPage['accounts'][number], void, undefined> =>
+      paginate(
+        (after) => this.accounts.listPage(after),
+        (page) => page.accounts,
+      ),
+    /** One statement page: lines oldest first with running balances, and the period's totals. */
+    statementPage: (accountRef: string, query: StatementQuery & { after?: string } = {}): Promise<StatementPage> =>
+      this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}/statement`, query: { ...query } }),
+    /** Every statement line of the account (or of the period `from`/`to`), page by page. */
+    statement: (accountRef: string, query: StatementQuery = {}): AsyncGenerator<StatementLine, void, undefined> =>
+      paginate(
+        (after) => this.accounts.statementPage(accountRef, { ...query, ...(after !== undefined ? { after } : {}) }),
+        (page) => page.lines,
+      ),
+  };
+
+  readonly settlements = {
+    /**
+     * Pays out from the account's balance. Always sent with an Idempotency-Key: yours, or one generated for
+     * this call (and reused by its retries). Pass your own to retry safely after this call gives up: the
+     * key is on any error it throws (`error.idempotencyKey`).
+     */
+    settle: (accountRef: string, input: SettleInput, options: IdempotencyOptions = {}): Promise<AcceptedSettlement> =>
+      this.transport.request({ method: 'POST', path: `/v1/accounts/${segment(accountRef)}/settle`, body: input, idempotencyKey: options.idempotencyKey ?? randomUUID() }),
+  };
+
+  readonly transfers = {
+    /** A settlement's state, by the merchantTxRef `settle` answered. */
+    get: (merchantTxRef: string): Promise<Transfer> => this.transport.request({ method: 'GET', path: `/v1/transfers/${segment(merchantTxRef)}` }),
+    /** The name on a destination account, to confirm before settling (sent once: it is not retried). */
+    lookup: (input: LookupInput): Promise<AccountName> => this.transport.request({ method: 'POST', path: '/v1/transfers/lookup', body: input }),
+    banks: (): Promise<Banks> => this.transport.request({ method: 'GET', path: '/v1/transfers/banks' }),
+  };
+
+  readonly customers = {
+    get: (id: string): Promise<Customer> => this.transport.request({ method: 'GET', path: `/v1/customers/${segment(id)}` }),
+    /** One page of the tenant's customers, oldest first. */
+    listPage: (after?: string): Promise<CustomerPage> => this.transport.request({ method: 'GET', path: '/v1/customers', query: { after } }),
+    /** Every customer, page by page. */
+    list: (): AsyncGenerator<Customer, void, undefined> =>
+      paginate(
+        (after) => this.customers.listPage(after),
+        (page) => page.customers,
+      ),
+  };
+
+  readonly fees = {
+    /** What a payer must send for `amount` (naira, e.g. "5000.00") to land. */
+    calculate: (amount: string): Promise<FeeQuote> => this.transport.request({ method: 'GET', path: '/v1/fees/calculate', query: { amount } }),
+  };
+}

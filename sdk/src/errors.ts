@@ -1,0 +1,71 @@
+/** The service's error body: `{"error": "<message>", "code": "<snake_code>", "requestId": "…"}`. */
+export interface ErrorBody {
+  error: string;
+  code: string;
+  requestId?: string;
+  details?: Array<{ path: string; message: string }>;
+}
+
+/** Any failure of a call: the service answered an error, or it could not be reached. */
+export class LedgerError extends Error {
+  /** The Idempotency-Key the request carried, so a caller can retry the same operation later. */
+  readonly idempotencyKey: string | undefined;
+
+  constructor(message: string, idempotencyKey: string | undefined, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.idempotencyKey = idempotencyKey;
+  }
+}
+
+/** The service answered with a 4xx or 5xx: `status` and the service's own message and code. */
+export class LedgerApiError extends LedgerError {
+  readonly status: number;
+  readonly code: string;
+  readonly requestId: string | undefined;
+  readonly details: ErrorBody['details'];
+  /** Seconds the service asked to wait (the Retry-After header), when it said. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(status: number, body: ErrorBody, retryAfterSeconds: number | undefined, idempotencyKey: string | undefined) {
+    super(body.error, idempotencyKey);
+    this.status = status;
+    this.code = body.code;
+    this.requestId = body.requestId;
+    this.details = body.details;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** 400: the request was refused as invalid (`details` names each field). */
+export class LedgerValidationError extends LedgerApiError {}
+/** 401: the API key is missing, unknown or revoked. */
+export class LedgerAuthenticationError extends LedgerApiError {}
+/** 404: not found (another tenant's resource is "not found" too). */
+export class LedgerNotFoundError extends LedgerApiError {}
+/** 409: conflicts with the current state, or the Idempotency-Key was used with another body. */
+export class LedgerConflictError extends LedgerApiError {}
+/** 429: rate limited; `retryAfterSeconds` says when to come back. */
+export class LedgerRateLimitError extends LedgerApiError {}
+
+/** The request may or may not have reached the service (connection refused or reset, timeout). */
+export class LedgerConnectionError extends LedgerError {}
+
+const BY_STATUS: Record<number, typeof LedgerApiError> = {
+  400: LedgerValidationError,
+  401: LedgerAuthenticationError,
+  404: LedgerNotFoundError,
+  409: LedgerConflictError,
+  429: LedgerRateLimitError,
+};
+
+/** The typed error for a status; a body that is not the service's error shape keeps the status in its message. */
+export function apiErrorFor(status: number, body: unknown, retryAfterSeconds: number | undefined, idempotencyKey: string | undefined): LedgerApiError {
+  const known = isErrorBody(body) ? body : { error: `the service answered ${status}`, code: 'unexpected_response' };
+  const ErrorClass = BY_STATUS[status] ?? LedgerApiError;
+  return new ErrorClass(status, known, retryAfterSeconds, idempotencyKey);
+}
+
+function isErrorBody(body: unknown): body is ErrorBody {
+  return typeof body === 'object' && body !== null && typeof (body as ErrorBody).error === 'string' && typeof (body as ErrorBody).code === 'string';
+}

@@ -1,0 +1,165 @@
+import { createAuditLog } from '../audit/audit-log';
+import type { Config } from '../config';
+import type { Jobs } from '../contracts/jobs';
+import type { Db } from '../db';
+import { BadRequestError, NotFoundError } from '../errors';
+import { createOutboundEvents } from '../events/outbound-events';
+import { createTenantEvents, eventEnvelopeBody } from '../events/tenant-events';
+import { isUuid, uuidv7 } from '../ids';
+import { assertCallbackUrlAllowed } from '../net/address-policy';
+import { createOutboxRepo, type OutboxEntry } from '../outbox/outbox.repo';
+import type { WorkflowStarter } from '../outbox/workflow-starter';
+import type { RateLimits } from '../rate-limits/rate-limits';
+import { currentSecret, newEndpointSecret, sealEndpointSecret } from './endpoint-secrets';
+import { createEndpointsRepo, type EndpointHealth, type EndpointRecord } from './endpoints.repo';
+import type { CreateEndpointBody, UpdateEndpointBody } from './endpoints.schemas';
+
+type EndpointsConfig = Pick<Config, 'DATA_ENCRYPTION_KEYRING' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'WEBHOOK_SECRET_ROTATION_OVERLAP' | 'WEBHOOK_RECOVER_MAX_EVENTS'>;
+
+/** `["*"]` (or nothing) subscribes to every type, including types added later. */
+function subscription(types: string[] | undefined): string[] | null {
+  return !types || types.includes('*') ? null : [...new Set(types)];
+}
+
+/** Who made a change, for the audit row: an API key's call, or a dashboard user (by email). */
+export interface EndpointActor {
+  tenantId: string;
+  name: string;
+}
+
+/** A tenant's webhook endpoints: what they receive, their secrets, their health, and recovery. */
+export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; jobs: Jobs; starter: WorkflowStarter; limits: Pick<RateLimits, 'endpointRecoveries'> }) {
+  const { db, config, jobs, starter, limits } = deps;
+  const endpoints = createEndpointsRepo(db);
+
+  const checkUrl = (url: string) => assertCallbackUrlAllowed(url, { allowPrivate: config.ALLOW_PRIVATE_CALLBACK_URLS, requireHttps: config.NODE_ENV === 'production' }, 'url');
+
+  async function find(tenantId: string, id: string): Promise<EndpointRecord> {
+    const endpoint = isUuid(id) ? await endpoints.find(tenantId, id.toLowerCase()) : undefined;
+    if (!endpoint) throw new NotFoundError('webhook endpoint not found');
+    return endpoint;
+  }
+
+  return {
+    find,
+    health: (endpoint: EndpointRecord): Promise<EndpointHealth> => endpoints.health(endpoint.id),
+    list: (tenantId: string): Promise<EndpointRecord[]> => endpoints.list(tenantId),
+
+    /** The new endpoint and its secret, returned this once. */
+    async create(actor: EndpointActor, body: CreateEndpointBody): Promise<{ endpoint: EndpointRecord; secret: string }> {
+      await checkUrl(body.url);
+      const id = uuidv7();
+      const secret = newEndpointSecret();
+      const endpoint = await db.transaction(async (trx) => {
+        const created = await createEndpointsRepo(trx).insert({
+          id,
+          tenantId: actor.tenantId,
+          url: body.url,
+          description: body.description ?? '',
+          eventTypes: subscription(body.eventTypes),
+          secretEnc: sealEndpointSecret(config.DATA_ENCRYPTION_KEYRING, id, secret),
+        });
+        if (body.enabled === false) await createEndpointsRepo(trx).update(actor.tenantId, id, { enabled: false });
+        await createAuditLog(trx).recordAs(actor.tenantId, actor.name, 'webhook_endpoint.created', { type: 'webhook_endpoint', id }, { url: body.url, eventTypes: created.eventTypes ?? ['*'] });
+        return body.enabled === false ? { ...created, enabled: false } : created;
+      });
+      return { endpoint, secret };
+    },
+
+    async update(actor: EndpointActor, id: string, body: UpdateEndpointBody): Promise<EndpointRecord> {
+      const endpoint = await find(actor.tenantId, id);
+      if (body.url !== undefined) await checkUrl(body.url);
+      await db.transaction(async (trx) => {
+        await createEndpointsRepo(trx).update(actor.tenantId, endpoint.id, {
+          ...(body.url !== undefined ? { url: body.url } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.eventTypes !== undefined ? { eventTypes: subscription(body.eventTypes) } : {}),
+          ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+        });
+        const action = body.enabled === true && !endpoint.enabled ? 'webhook_endpoint.enabled' : 'webhook_endpoint.updated';
+        await createAuditLog(trx).recordAs(actor.tenantId, actor.name, action, { type: 'webhook_endpoint', id: endpoint.id }, { ...body });
+      });
+      return find(actor.tenantId, endpoint.id);
+    },
+
+    /** Deleted at once; its deliveries still to be attempted end as cancelled. */
+    async remove(actor: EndpointActor, id: string): Promise<{ cancelled: number }> {
+      const endpoint = await find(actor.tenantId, id);
+      return db.transaction(async (trx) => {
+        // Deliveries before the endpoint: the order an attempt's record locks them in, so the two never deadlock.
+        const cancelled = await createOutboundEvents(trx).cancelEndpointDeliveries(endpoint.id);
+        await createEndpointsRepo(trx).markDeleted(endpoint.id);
+        await createAuditLog(trx).recordAs(actor.tenantId, actor.name, 'webhook_endpoint.deleted', { type: 'webhook_endpoint', id: endpoint.id }, { url: endpoint.url, cancelled });
+        return { cancelled };
+      });
+    },
+
+    /** A new secret, shown once; the previous one keeps signing beside it for WEBHOOK_SECRET_ROTATION_OVERLAP. */
+    async rotateSecret(actor: EndpointActor, id: string): Promise<{ endpoint: EndpointRecord; secret: string }> {
+      const found = await find(actor.tenantId, id);
+      const secret = newEndpointSecret();
+      await db.transaction(async (trx) => {
+        const repo = createEndpointsRepo(trx);
+        const endpoint = (await repo.lock(found.id))!;
+        const overlapEnds = new Date(Date.now() + config.WEBHOOK_SECRET_ROTATION_OVERLAP);
+        const previous = sealEndpointSecret(config.DATA_ENCRYPTION_KEYRING, endpoint.id, currentSecret(config.DATA_ENCRYPTION_KEYRING, endpoint), 'previous');
+        await repo.rotateSecret(endpoint.id, sealEndpointSecret(config.DATA_ENCRYPTION_KEYRING, endpoint.id, secret), previous, overlapEnds);
+        await createAuditLog(trx).recordAs(
+          actor.tenantId,
+          actor.name,
+          'webhook_endpoint.secret_rotated',
+          { type: 'webhook_endpoint', id: endpoint.id },
+          { previousSignsUntil: overlapEnds.toISOString() },
+        );
+      });
+      return { endpoint: await find(actor.tenantId, found.id), secret };
+    },
+
+    /**
+     * Queues a fresh delivery of every event of the endpoint's types since `since`, in the order they were
+     * made (same event ids, same bodies: a receiver drops what it already has), at most
+     * WEBHOOK_RECOVER_MAX_EVENTS per call; `next` continues a longer range.
+     */
+    async recover(actor: EndpointActor, id: string, since: Date, after: string | undefined): Promise<{ queued: number; next: string | null }> {
+      await limits.endpointRecoveries.consume(actor.tenantId);
+      const endpoint = await find(actor.tenantId, id);
+      const events = createTenantEvents(db);
+      const cursor = after ? await events.find(actor.tenantId, after.toLowerCase()) : undefined;
+      if (after && !cursor) throw new BadRequestError('invalid_cursor', 'after must be the Next of an earlier recover answer');
+      const limit = config.WEBHOOK_RECOVER_MAX_EVENTS;
+      const found = await events.since(actor.tenantId, endpoint.eventTypes, since, cursor ? { createdAt: cursor.createdAt, id: cursor.id } : null, limit + 1);
+      const batch = found.slice(0, limit);
+      const queued: OutboxEntry[] = [];
+      await db.transaction(async (trx) => {
+        for (const event of batch) {
+          const deliveryId = uuidv7();
+          await createOutboundEvents(trx).enqueue({
+            id: deliveryId,
+            eventId: event.id,
+            tenantId: actor.tenantId,
+            accountId: null,
+            endpointId: endpoint.id,
+            tenantEventId: event.id,
+            inboundEventId: null,
+            callbackUrl: endpoint.url,
+            payload: eventEnvelopeBody(event),
+            eventReceivedAt: event.createdAt,
+          });
+          queued.push(jobs.webhookDelivery({ deliveryId, tenantId: actor.tenantId, accountRef: null }));
+        }
+        await createOutboxRepo(trx).enqueue(queued);
+        await createAuditLog(trx).recordAs(
+          actor.tenantId,
+          actor.name,
+          'webhook_endpoint.recovered',
+          { type: 'webhook_endpoint', id: endpoint.id },
+          { since: since.toISOString(), queued: batch.length },
+        );
+      });
+      starter.kick(queued);
+      return { queued: batch.length, next: found.length > limit ? batch.at(-1)!.id : null };
+    },
+  };
+}
+
+export type EndpointsService = ReturnType<typeof createEndpointsService>;

@@ -1,0 +1,292 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fundAccount } from '../helpers/fixtures';
+import { call, eventually } from '../helpers/http';
+import { startReceiver } from '../helpers/receiver';
+import { sdk } from '../helpers/sdk';
+import { dashboardSession } from '../helpers/session';
+import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
+
+const {
+  LedgerClient,
+  LedgerApiError,
+  LedgerAuthenticationError,
+  LedgerConflictError,
+  LedgerConnectionError,
+  LedgerNotFoundError,
+  LedgerRateLimitError,
+  LedgerValidationError,
+  verifyWebhook,
+  isPaymentReceived,
+  WebhookVerificationError,
+} = sdk;
+
+/** A fetch that records each request's method, path and headers before sending it. */
+function recordingFetch() {
+  const sent: Array<{ method: string; path: string; headers: Headers }> = [];
+  const fetcher: typeof fetch = (input, init) => {
+    const url = new URL(String(input));
+    sent.push({ method: init?.method ?? 'GET', path: url.pathname + url.search, headers: new Headers(init?.headers) });
+    return fetch(input, init);
+  };
+  return { sent, fetcher };
+}
+
+describe('the TypeScript client against the running service', () => {
+  let stack: Stack;
+  let tenant: TestTenant;
+  before(async () => {
+    stack = await startStack({ SETTLEMENT_RETRY_SCHEDULE: '200ms', SETTLEMENT_POLL_INTERVAL: '200ms', WEBHOOK_RETRY_SCHEDULE: '300ms' }, { worker: true });
+    tenant = await createTenant(stack);
+  });
+  after(() => stack.close());
+
+  const clientFor = (apiKey: string, fetcher?: typeof fetch) => new LedgerClient({ baseUrl: stack.apiUrl, apiKey, ...(fetcher ? { fetch: fetcher } : {}) });
+
+  it('settles with a generated Idempotency-Key, then tracks the transfer to success', async () => {
+    const { sent, fetcher } = recordingFetch();
+    const client = clientFor(tenant.apiKey, fetcher);
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    await fundAccount(stack, account.ID, 100_000n);
+
+    const accepted = await client.settlements.settle(account.AccountRef, { amount: '400.00', bankCode: '058', accountNumber: '0123456789', narration: 'payout' });
+    assert.equal(accepted.amount, '400.00');
+    assert.equal(accepted.accountRef, account.AccountRef);
+    const settleRequest = sent.find((request) => request.path.endsWith('/settle'))!;
+    assert.match(settleRequest.headers.get('idempotency-key') ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(settleRequest.headers.get('x-api-key'), tenant.apiKey);
+
+    const transfer = await eventually(async () => {
+      const current = await client.transfers.get(accepted.merchantTxRef);
+      return current.status === 'success' ? current : null;
+    });
+    assert.equal(transfer.amount, '400.00');
+    assert.equal((await client.accounts.balance(account.AccountRef)).availableBalance, '600.00');
+  });
+
+  it('sends the caller’s Idempotency-Key: a repeat answers the first settlement, another body under it is a typed 409', async () => {
+    const client = clientFor(tenant.apiKey);
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    await fundAccount(stack, account.ID, 100_000n);
+    const idempotencyKey = `payout-${randomUUID()}`;
+    const body = { amount: '100.00', bankCode: '058', accountNumber: '0123456789' };
+    const first = await client.settlements.settle(account.AccountRef, body, { idempotencyKey });
+    const repeat = await client.settlements.settle(account.AccountRef, body, { idempotencyKey });
+    assert.equal(repeat.merchantTxRef, first.merchantTxRef);
+    const conflict = await client.settlements.settle(account.AccountRef, { ...body, amount: '200.00' }, { idempotencyKey }).catch((error: unknown) => error);
+    assert.ok(conflict instanceof LedgerConflictError);
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.idempotencyKey, idempotencyKey);
+    const raw = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { ...body, amount: '200.00' },
+      headers: { 'Idempotency-Key': idempotencyKey },
+    });
+    assert.equal(conflict.message, raw.body.error);
+    assert.equal(conflict.code, raw.body.code);
+  });
+
+  it('pages a statement: every line once, oldest first, one page per limit', async () => {
+    const { sent, fetcher } = recordingFetch();
+    const client = clientFor(tenant.apiKey, fetcher);
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    for (const kobo of [10_000n, 20_000n, 30_000n, 40_000n, 50_000n]) await fundAccount(stack, account.ID, kobo);
+
+    const lines = [];
+    for await (const line of client.accounts.statement(account.AccountRef, { limit: 2 })) lines.push(line);
+    assert.deepEqual(
+      lines.map((line) => line.entry.Amount),
+      ['100.00', '200.00', '300.00', '400.00', '500.00'],
+    );
+    assert.deepEqual(
+      lines.map((line) => line.runningBalance),
+      ['100.00', '300.00', '600.00', '1000.00', '1500.00'],
+    );
+    assert.equal(sent.filter((request) => request.path.includes('/statement')).length, 3);
+    const firstPage = await client.accounts.statementPage(account.AccountRef, { limit: 2 });
+    assert.equal(firstPage.pagination.hasMore, true);
+  });
+
+  it('iterates every customer across pages', async () => {
+    const owner = await createTenant(stack, 'Many customers');
+    const client = clientFor(owner.apiKey);
+    const made = [];
+    for (let index = 0; index < 21; index += 1) made.push((await client.accounts.create({ externalRef: `cust-${index}`, name: `Customer ${index}` })).CustomerID);
+    assert.equal((await client.customers.listPage()).pagination.hasMore, true);
+    const seen = [];
+    for await (const customer of client.customers.list()) seen.push(customer.ID);
+    assert.deepEqual(seen, made);
+    assert.equal((await client.customers.get(made[0]!)).ExternalRef, 'cust-0');
+  });
+
+  it('throws typed errors carrying the status and the service’s message', async () => {
+    const client = clientFor(tenant.apiKey);
+    const missing = await client.transfers.get('mtx_does_not_exist').catch((error: unknown) => error);
+    assert.ok(missing instanceof LedgerNotFoundError);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.message, (await call(stack.apiUrl, 'GET', '/v1/transfers/mtx_does_not_exist', { apiKey: tenant.apiKey })).body.error);
+
+    const invalid = await client.settlements.settle('va_any', { amount: 'ten naira', bankCode: '058', accountNumber: '0123456789' }).catch((error: unknown) => error);
+    assert.ok(invalid instanceof LedgerValidationError);
+    assert.equal(invalid.status, 400);
+    assert.ok(invalid.details?.some((detail) => detail.path === 'amount'));
+
+    const unauthenticated = await clientFor('sk_not_a_key')
+      .accounts.get('va_any')
+      .catch((error: unknown) => error);
+    assert.ok(unauthenticated instanceof LedgerAuthenticationError);
+    assert.equal(unauthenticated.status, 401);
+  });
+
+  it('receives a signed payment.received at the callbackUrl and verifies it; one changed byte fails', async () => {
+    const receiver = await startReceiver([200]);
+    try {
+      const owner = await createTenant(stack, 'Webhook receiver');
+      const cookie = await dashboardSession(stack, owner.tenantId);
+      const secret = (await call(stack.apiUrl, 'POST', '/auth/webhook-secret', { cookie, body: {} })).body.secret as string;
+      const client = clientFor(owner.apiKey);
+      const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi', callbackUrl: receiver.url });
+      const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
+      assert.ok(paid.status < 300, paid.text);
+
+      const delivered = await eventually(async () => receiver.calls[0], { what: 'the payment.received delivery' });
+      const header = String(delivered.headers['x-service-signature']);
+      const event = verifyWebhook(delivered.body, header, secret, { toleranceSeconds: 300 });
+      assert.ok(isPaymentReceived(event));
+      assert.equal(event.accountRef, account.AccountRef);
+      assert.equal(event.gross_amount, '5025.00');
+
+      const tampered = delivered.body.replace('"5025.00"', '"5026.00"');
+      assert.notEqual(tampered, delivered.body);
+      assert.throws(() => verifyWebhook(tampered, header, secret), WebhookVerificationError);
+      const signedAt = Number(/t=(\d+)/.exec(header)![1]);
+      assert.throws(() => verifyWebhook(delivered.body, header, secret, { nowSeconds: signedAt + 301 }), WebhookVerificationError);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+interface Scripted {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/** A stand-in API that answers each request with the next scripted response (the last repeats), to fail on purpose. */
+async function scriptedApi(script: Scripted[]) {
+  const requests: Array<{ method: string; url: string; idempotencyKey: string | undefined }> = [];
+  const plan = [...script];
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      requests.push({ method: request.method!, url: request.url!, idempotencyKey: request.headers['idempotency-key'] as string | undefined });
+      const next = plan.length > 1 ? plan.shift()! : plan[0]!;
+      response.writeHead(next.status, { 'Content-Type': 'application/json', ...next.headers });
+      response.end(JSON.stringify(next.body ?? { error: `scripted ${next.status}`, code: 'scripted' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    requests,
+    client: new LedgerClient({ baseUrl, apiKey: 'sk_test', retry: { retries: 2, baseDelayMs: 0 } }),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+describe('the TypeScript client retries only what is safe to repeat', () => {
+  const transfer = { merchantTxRef: 'mtx_1', status: 'success' };
+  const settle = { amount: '1.00', bankCode: '058', accountNumber: '0123456789' };
+
+  it('retries a GET after 5xx answers', async () => {
+    const api = await scriptedApi([{ status: 503 }, { status: 502 }, { status: 200, body: transfer }]);
+    try {
+      assert.deepEqual(await api.client.transfers.get('mtx_1'), transfer);
+      assert.equal(api.requests.length, 3);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('gives up after the configured retries with the last typed error', async () => {
+    const api = await scriptedApi([{ status: 503, body: { error: 'database unavailable', code: 'unavailable' } }]);
+    try {
+      const error = await api.client.transfers.get('mtx_1').catch((caught: unknown) => caught);
+      assert.ok(error instanceof LedgerApiError);
+      assert.equal(error.status, 503);
+      assert.equal(error.message, 'database unavailable');
+      assert.equal(api.requests.length, 3);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('retries a settle under the same Idempotency-Key', async () => {
+    const api = await scriptedApi([{ status: 502 }, { status: 202, body: { merchantTxRef: 'mtx_1' } }]);
+    try {
+      await api.client.settlements.settle('va_1', settle);
+      assert.equal(api.requests.length, 2);
+      assert.ok(api.requests[0]!.idempotencyKey);
+      assert.equal(api.requests[1]!.idempotencyKey, api.requests[0]!.idempotencyKey);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('sends a POST without an Idempotency-Key once', async () => {
+    const api = await scriptedApi([{ status: 503 }, { status: 200, body: {} }]);
+    try {
+      const error = await api.client.transfers.lookup({ accountNumber: '0123456789', bankCode: '058' }).catch((caught: unknown) => caught);
+      assert.ok(error instanceof LedgerApiError);
+      assert.equal(error.status, 503);
+      assert.equal(api.requests.length, 1);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('waits a 429’s Retry-After when it is short, and gives a long one back to the caller', async () => {
+    const short = await scriptedApi([
+      { status: 429, headers: { 'Retry-After': '0' } },
+      { status: 200, body: transfer },
+    ]);
+    try {
+      assert.deepEqual(await short.client.transfers.get('mtx_1'), transfer);
+      assert.equal(short.requests.length, 2);
+    } finally {
+      await short.close();
+    }
+    const long = await scriptedApi([{ status: 429, headers: { 'Retry-After': '120' }, body: { error: 'rate limited', code: 'rate_limited' } }]);
+    try {
+      const error = await long.client.transfers.get('mtx_1').catch((caught: unknown) => caught);
+      assert.ok(error instanceof LedgerRateLimitError);
+      assert.equal(error.retryAfterSeconds, 120);
+      assert.equal(long.requests.length, 1);
+    } finally {
+      await long.close();
+    }
+  });
+
+  it('does not retry a 4xx', async () => {
+    const api = await scriptedApi([
+      { status: 404, body: { error: 'transfer not found', code: 'not_found' } },
+      { status: 200, body: transfer },
+    ]);
+    try {
+      await assert.rejects(api.client.transfers.get('mtx_1'), LedgerNotFoundError);
+      assert.equal(api.requests.length, 1);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('reports an unreachable service as a connection error', async () => {
+    const api = await scriptedApi([{ status: 200 }]);
+    await api.close();
+    const client = new LedgerClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sk_test', retry: { retries: 1, baseDelayMs: 0 } });
+    await assert.rejects(client.transfers.get('mtx_1'), LedgerConnectionError);
+  });
+});
