@@ -37,9 +37,10 @@ async function main() {
     DATABASE_URL: url.toString(),
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}`,
-    // As deployed: no response-schema checks in the request path. Not NODE_ENV=production, which refuses
-    // the sandbox and loopback callbacks the benchmarks need.
+    // As deployed: no response-schema checks in the request path. Not the production checks, which
+    // refuse the sandbox and loopback callbacks the benchmarks need.
     NODE_ENV: 'development',
+    ALLOW_DEVELOPMENT_SETTINGS: 'true',
     RESPONSE_SCHEMA_CHECKS: 'false',
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     PROVIDER_WEBHOOKS_SIGNING_SECRET: `bench-${randomBytes(16).toString('hex')}`,

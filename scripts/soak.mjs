@@ -15,6 +15,7 @@ await ensurePostgres({ log: makeLogger('postgres') });
 const env = {
   ...process.env,
   NODE_ENV: 'test',
+  ALLOW_DEVELOPMENT_SETTINGS: 'true',
   TEMPORAL_TASK_QUEUE: `soak-${randomBytes(4).toString('hex')}`,
   ALLOW_PRIVATE_CALLBACK_URLS: 'true',
   PASSWORD_SCRYPT_LOG_N: process.env.PASSWORD_SCRYPT_LOG_N ?? '14',

@@ -65,6 +65,8 @@ async function main() {
   // run as many processes as the machine has cores, up to 4 (they share the cores with Postgres and Temporal).
   const cores = Math.min(availableParallelism(), 4);
   const env = {
+    // The sandbox provider, the example secrets and loopback callbacks: a development machine.
+    ALLOW_DEVELOPMENT_SETTINGS: 'true',
     API_PROCESSES: String(cores),
     WORKER_PROCESSES: String(Math.max(1, Math.floor(cores / 2))),
     ALLOW_PRIVATE_CALLBACK_URLS: 'true',

@@ -76,6 +76,8 @@ async function runTestLayers(layers, grep, results) {
   const env = {
     ...process.env,
     NODE_ENV: 'test',
+    // The sandbox provider and the example secrets; the tests of the production checks unset it.
+    ALLOW_DEVELOPMENT_SETTINGS: 'true',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATABASE_URL: database.url,
     TEST_ADMIN_DATABASE_URL: postgres.url,

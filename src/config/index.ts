@@ -13,7 +13,7 @@ import { sandboxEnv } from './sandbox';
 import { refusePublishedEncryptionKeys, refusePublishedRequestHashSecret, secretsEnv } from './secrets';
 import { serverEnv } from './server';
 import { settlementEnv } from './settlement';
-import { checkTemporalTls, temporalEnv } from './temporal';
+import { checkTemporalTls, refuseUnprotectedTemporal, temporalEnv } from './temporal';
 import { refusePrivateCallbacks, webhooksEnv } from './webhooks';
 import { workerEnv } from './worker';
 
@@ -40,12 +40,17 @@ const configSchema = z
     ...retentionEnv.shape,
     ...sandboxEnv.shape,
   })
-  // Production refuses to start with anything that only makes sense locally; every offending
-  // variable is named in the one message (runProcess prints it and exits 1 before listening).
+  // Refuses to start with anything that only makes sense locally, unless development settings are
+  // explicitly allowed (never with NODE_ENV=production): forgetting NODE_ENV must not open a hole.
+  // Every offending variable is named in the one message (runProcess prints it and exits 1 before listening).
   .superRefine((config, ctx) => {
     checkTemporalTls(config, ctx);
-    if (config.NODE_ENV !== 'production') return;
-    const refuse = (variable: string, message: string) => ctx.addIssue({ code: 'custom', path: [variable], message });
+    if (config.ALLOW_DEVELOPMENT_SETTINGS && config.NODE_ENV !== 'production') return;
+    let refused = false;
+    const refuse = (variable: string, message: string) => {
+      refused = true;
+      ctx.addIssue({ code: 'custom', path: [variable], message });
+    };
     refusePublishedEncryptionKeys(config, refuse);
     refusePublishedWebhookSecrets(config, refuse);
     refusePublishedRequestHashSecret(config, refuse);
@@ -53,10 +58,15 @@ const configSchema = z
     refusePrivateCallbacks(config, refuse);
     refuseWeakPasswordHashing(config, refuse);
     refuseOpenMetrics(config, refuse);
+    refuseUnprotectedTemporal(config, refuse);
+    if (refused && config.NODE_ENV !== 'production') {
+      ctx.addIssue({ code: 'custom', path: [], message: 'these are the production checks, on by default: on a development machine only, ALLOW_DEVELOPMENT_SETTINGS=true relaxes them' });
+    }
   })
   // Without DATA_ENCRYPTION_KEYS, DATA_ENCRYPTION_KEY is a ring of one key named "default".
   .transform((config) => ({
     ...config,
+    NODE_ENV: config.NODE_ENV ?? (config.ALLOW_DEVELOPMENT_SETTINGS ? 'development' : 'production'),
     DATA_ENCRYPTION_KEYRING: createKeyring(config.DATA_ENCRYPTION_KEYS ?? [{ id: 'default', key: config.DATA_ENCRYPTION_KEY }]),
   }));
 

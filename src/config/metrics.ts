@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration, integer, type Refuse } from './values';
+import { duration, integer, isLoopbackHost, type Refuse } from './values';
 
 export const metricsEnv = z.object({
   METRICS_HOST: z.string().default('127.0.0.1'),
@@ -8,12 +8,6 @@ export const metricsEnv = z.object({
   METRICS_TOKEN: z.string().min(16, { error: 'must be at least 16 characters (openssl rand -hex 16)' }).optional(),
   METRICS_CACHE: duration('5s'),
 });
-
-/** A listen address only this machine can reach. */
-function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
-}
 
 export function refuseOpenMetrics(config: z.output<typeof metricsEnv>, refuse: Refuse): void {
   if (!isLoopbackHost(config.METRICS_HOST) && !config.METRICS_TOKEN) {

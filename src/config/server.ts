@@ -3,7 +3,14 @@ import { flag, integer } from './values';
 
 /** The API process: where it listens, how it logs, how many copies run. */
 export const serverEnv = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  // Unset: production, unless ALLOW_DEVELOPMENT_SETTINGS=true (then development); see loadConfig.
+  NODE_ENV: z.enum(['development', 'test', 'production']).optional(),
+  /**
+   * The one switch that relaxes the production checks (published example secrets, the sandbox
+   * provider, plaintext Temporal beyond loopback...) for local development and the tests; ignored
+   * with NODE_ENV=production.
+   */
+  ALLOW_DEVELOPMENT_SETTINGS: flag(false),
   HOST: z.string().default('0.0.0.0'),
   PORT: integer(3000, 0, 65535),
   PUBLIC_URL: z.url().optional(),

@@ -61,5 +61,11 @@ export const readableFile = z.string().refine(
 
 export const url = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fallback);
 
+/** A host only this machine can reach (a listen address, or a server running beside this process). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
 /** Adds an issue naming `variable`: how production checks refuse a setting. */
 export type Refuse = (variable: string, message: string) => void;

@@ -249,7 +249,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),
     ...feesRoutes({ fees: services.fees }),
     ...misdirectedRoutes({ misdirected: services.misdirected }),
-    ...reconciliationRoutes({ reconciliation: services.reconciliation, config }),
+    ...reconciliationRoutes({ reconciliation: services.reconciliation }),
     ...dashboardRoutes(services, config),
   ];
 }
@@ -261,7 +261,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...passwordRoutes({ passwords: services.passwordChanges, limits: services.rateLimits }),
     ...overviewRoutes({ db: services.db, limits: services.rateLimits }),
     ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config, limits: services.rateLimits }),
-    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements, config }),
+    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
     ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),

@@ -4,6 +4,7 @@ import { createActivities } from './worker-activities';
 import type { Config } from '../config';
 import { ensureRetentionSchedule } from '../outbox/retention-schedule';
 import { ensureSweepSchedule } from '../outbox/sweep-schedule';
+import { createRequestHashRekeyer } from '../idempotency/request-hash-rekeyer';
 import { startWorkerLoops } from './worker-loops';
 import type { Logger } from '../logger';
 import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
@@ -97,7 +98,14 @@ runProcess(
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, ...schedules, metricsPort: metrics.port }, 'worker running');
     const running = worker.run();
     const workerStarts = createWorkerStarts(infra, connection);
-    const loops = startWorkerLoops({ batcher: workerStarts.batcher, starter: workerStarts.starter, dispatcher: workerStarts.dispatcher, config, logger });
+    const loops = startWorkerLoops({
+      batcher: workerStarts.batcher,
+      starter: workerStarts.starter,
+      dispatcher: workerStarts.dispatcher,
+      rekeyer: createRequestHashRekeyer(infra.db, config.REQUEST_HASH_SECRET),
+      config,
+      logger,
+    });
     return {
       async stop() {
         await loops.stop();

@@ -1,7 +1,5 @@
-import type { Config } from '../config';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
-import { temporalUiLink } from '../temporal/temporal-ui-link';
 import { presentDay, presentException, presentRun } from './reconciliation.presenter';
 import {
   dashboardRunDetailResponseSchema,
@@ -25,8 +23,8 @@ const PAGE_SIZE = 50;
 /** The runs shown with one finding: the latest that met it (a finding open for weeks is met every hour). */
 const RUNS_OF_A_FINDING = 20;
 
-export function reconciliationRoutes(deps: { reconciliation: ReconciliationService; config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'> }): RouteDefinition[] {
-  const { reconciliation, config } = deps;
+export function reconciliationRoutes(deps: { reconciliation: ReconciliationService }): RouteDefinition[] {
+  const { reconciliation } = deps;
 
   const listRuns = async (tenantId: string, after: string | undefined) => {
     const page = paginate(await reconciliation.listRuns(tenantId, uuidCursor(after), PAGE_SIZE + 1), PAGE_SIZE, (run) => run.id);
@@ -114,7 +112,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       errors: [400, 403, 404],
       handle: async ({ params, query, ctx }) => {
         const { run, body } = await runDetail(userOf(ctx).tenantId, params.id, query.after);
-        return { status: 200, body: { ...body, workflow: run.workflowId ? { workflowId: run.workflowId, temporalUiUrl: temporalUiLink(config, run.workflowId) } : null } };
+        return { status: 200, body: { ...body, workflow: run.workflowId ? { workflowId: run.workflowId } : null } };
       },
     }),
     defineRoute({

@@ -101,9 +101,13 @@ export const runDetailResponseSchema = z.object({
   dayTotalDifferences: z.array(dayDifferenceSchema),
 });
 
-/** The dashboard's run: the same, with a link to the run's own workflow in the Temporal UI (a tenant's share of a platform run has none). */
+/**
+ * The dashboard's run: the same, with the id of the run's own workflow (a tenant's share of a platform
+ * run has none). No link into the Temporal UI: it shows every tenant's workflows, so it is the platform
+ * operator's alone.
+ */
 export const dashboardRunDetailResponseSchema = runDetailResponseSchema.extend({
-  workflow: z.object({ workflowId: z.string(), temporalUiUrl: z.string() }).nullable(),
+  workflow: z.object({ workflowId: z.string() }).nullable(),
 });
 
 export const runAcceptedResponseSchema = z.object({ run: runSchema });

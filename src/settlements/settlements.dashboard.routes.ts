@@ -1,12 +1,10 @@
 import { createAuditLog } from '../audit/audit-log';
 import { accountRefParamsSchema } from '../accounts/accounts.schemas';
-import type { Config } from '../config';
 import { defineRoute, idempotencyKeyOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import type { Db } from '../db';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
-import { temporalUiLink } from '../temporal/temporal-ui-link';
 import { createSettlementReadsRepo } from './settlement-reads.repo';
 import { presentAcceptedSettlement, presentAccountName, presentBank, presentSettlementAttempt, presentSettlementListItem, presentStatusChange, presentTransferDetail } from './settlement.presenter';
 import { dashboardSettleBodySchema, settlementDetailSchema, settlementListQuerySchema, settlementListResponseSchema } from './settlements.dashboard.schemas';
@@ -16,8 +14,8 @@ import { settlementWorkflowId } from '../contracts/settlement.contract';
 
 const PAGE_SIZE = 25;
 
-export function settlementsDashboardRoutes(deps: { db: Db; settlements: SettlementsService; config: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'> }): RouteDefinition[] {
-  const { settlements, config } = deps;
+export function settlementsDashboardRoutes(deps: { db: Db; settlements: SettlementsService }): RouteDefinition[] {
+  const { settlements } = deps;
   const reads = createSettlementReadsRepo(deps.db);
   return [
     defineRoute({
@@ -85,7 +83,7 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
             transfer: presentTransferDetail(settlement, providerTransferId),
             attempts: attempts.map(presentSettlementAttempt),
             statusHistory: history.map(presentStatusChange),
-            workflow: { workflowId, temporalUiUrl: temporalUiLink(config, workflowId) },
+            workflow: { workflowId },
           },
         };
       },

@@ -45,7 +45,8 @@ export const settlementDetailSchema = z.object({
     }),
   ),
   statusHistory: z.array(z.object({ status: z.string(), at: timestampSchema })),
-  workflow: z.object({ workflowId: z.string(), temporalUiUrl: z.string() }),
+  /** Its workflow's id, for the platform operator (the Temporal UI is theirs alone, so no link). */
+  workflow: z.object({ workflowId: z.string() }),
 });
 
 /** The page has shown the provider's name for the destination; the operator confirmed paying it. */

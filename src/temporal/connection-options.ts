@@ -1,6 +1,7 @@
 import type { TLSConfig } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config';
+import { temporalTlsWanted } from '../config/temporal';
 
 /** The address and namespace; the TLS and API-key settings only when used. */
 export type TemporalConnectionConfig = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'> &
@@ -16,12 +17,10 @@ export interface TemporalConnectionOptions {
 
 /**
  * TLS (a private CA, mTLS with a client certificate, a server name override) and API-key settings for
- * every connection to Temporal: the API's client, the worker, the CLI and the tests. TLS is on when
- * asked for, or when any TLS setting or an API key is given (Temporal Cloud needs it).
+ * every connection to Temporal: the API's client, the worker, the CLI and the tests.
  */
 export function temporalConnectionOptions(config: TemporalConnectionConfig): TemporalConnectionOptions {
-  const wantsTls = config.TEMPORAL_TLS ?? Boolean(config.TEMPORAL_TLS_CA || config.TEMPORAL_TLS_CERT || config.TEMPORAL_TLS_SERVER_NAME || config.TEMPORAL_API_KEY);
-  const tls: TLSConfig | false = wantsTls
+  const tls: TLSConfig | false = temporalTlsWanted(config)
     ? {
         ...(config.TEMPORAL_TLS_CA ? { serverRootCACertificate: readFileSync(config.TEMPORAL_TLS_CA) } : {}),
         ...(config.TEMPORAL_TLS_CERT && config.TEMPORAL_TLS_KEY ? { clientCertPair: { crt: readFileSync(config.TEMPORAL_TLS_CERT), key: readFileSync(config.TEMPORAL_TLS_KEY) } } : {}),

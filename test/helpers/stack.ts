@@ -20,6 +20,7 @@ import {
   type Services,
   type WorkerStarts,
 } from '../../src/main/container';
+import { createRequestHashRekeyer } from '../../src/idempotency/request-hash-rekeyer';
 import { startWorkerLoops, type WorkerLoops } from '../../src/main/worker-loops';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app';
 import { temporalConnectionOptions } from '../../src/temporal/connection-options';
@@ -88,7 +89,14 @@ export async function startStack(overrides: Record<string, string> = {}, options
     running = worker.run();
     // As the worker process does: its batcher and drainer start through its own connection, eagerly.
     workerStarts = createWorkerStarts(infra, connection);
-    loops = startWorkerLoops({ batcher: workerStarts.batcher, starter: workerStarts.starter, dispatcher: workerStarts.dispatcher, config, logger });
+    loops = startWorkerLoops({
+      batcher: workerStarts.batcher,
+      starter: workerStarts.starter,
+      dispatcher: workerStarts.dispatcher,
+      rekeyer: createRequestHashRekeyer(infra.db, config.REQUEST_HASH_SECRET),
+      config,
+      logger,
+    });
   }
 
   return {

@@ -160,6 +160,14 @@ describe('CLI', () => {
     assert.deepEqual([resolved.exception.Status, resolved.exception.ResolvedVia, resolved.exception.PlatformDecides], ['resolved', 'cli', true]);
   });
 
+  it("reconcile links the platform operator (the CLI's user) to the run's workflow in the Temporal UI", async () => {
+    const tenant = await createTenant(stack);
+    const { stdout } = await cli('reconcile', '--tenant', tenant.tenantId, '--no-wait', '--json');
+    const started = JSON.parse(stdout) as { run: { ID: string }; temporalUiUrl: string };
+    const query = encodeURIComponent(`WorkflowId="reconciliation:${started.run.ID}"`);
+    assert.equal(started.temporalUiUrl, `${stack.config.TEMPORAL_UI_URL}/namespaces/${stack.config.TEMPORAL_NAMESPACE}/workflows?query=${query}`);
+  });
+
   it('settlement:retry exits 1 naming a settlement it cannot start', async () => {
     await assert.rejects(cli('settlement:retry', '--ref', `mtx_${randomUUID()}`), (error: { code: number; stdout: string }) => error.code === 1 && /not found/.test(error.stdout));
   });

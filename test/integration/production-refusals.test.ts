@@ -32,8 +32,8 @@ interface Exit {
 }
 
 /** Starts a real entrypoint; resolves when it exits (or is stopped after `runForMs`). */
-function runEntrypoint(entrypoint: string, env: Record<string, string | undefined>, runForMs = 30_000): Promise<Exit> {
-  const child = spawn(process.execPath, [path.join(MAIN, entrypoint)], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+function runEntrypoint(entrypoint: string, env: Record<string, string | undefined>, runForMs = 30_000, args: string[] = []): Promise<Exit> {
+  const child = spawn(process.execPath, [path.join(MAIN, entrypoint), ...args], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), runForMs);
@@ -113,6 +113,53 @@ describe('production refusals (the API process started with NODE_ENV=production)
       const logout = await call(apiUrl, 'POST', '/auth/logout', { cookie: (again.headers.get('set-cookie') ?? '').split(';')[0]! });
       assert.equal(logout.status, 204, logout.text);
       assert.match(logout.headers.get('set-cookie') ?? '', /^session=;.*\bsecure\b/i);
+    } finally {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+});
+
+describe('the production checks are on by default (entrypoints started with neither NODE_ENV nor ALLOW_DEVELOPMENT_SETTINGS)', () => {
+  const UNSET = { NODE_ENV: undefined, ALLOW_DEVELOPMENT_SETTINGS: undefined };
+  const SAMPLE_SECRET = { PROVIDER_WEBHOOKS_SIGNING_SECRET: 'sk_sandbox_provider_local_dev' };
+
+  it('the API refuses the sample webhook secret, naming it and the development switch', async () => {
+    const exit = await runEntrypoint('api.js', { ...process.env, ...PRODUCTION, ...UNSET, ...SAMPLE_SECRET, PORT: String(await freePort()) });
+    assert.equal(exit.code, 1, exit.stderr);
+    assert.match(exit.stderr, /^api: Invalid configuration:[\s\S]*- PROVIDER_WEBHOOKS_SIGNING_SECRET: [^\n]*published/);
+    assert.match(exit.stderr, /ALLOW_DEVELOPMENT_SETTINGS=true relaxes them/);
+  });
+
+  it('the worker, the CLI and the sandbox refuse the local defaults', async () => {
+    const bare = { ...process.env, ...UNSET, DATA_ENCRYPTION_KEY: undefined, REQUEST_HASH_SECRET: undefined, PROVIDER_WEBHOOKS_SIGNING_SECRET: undefined };
+    const [worker, cli, sandbox] = await Promise.all([
+      runEntrypoint('worker.js', bare),
+      runEntrypoint('cli.js', bare, 30_000, ['db:migrate']),
+      runEntrypoint('sandbox.js', { ...bare, SANDBOX_PORT: String(await freePort()) }),
+    ]);
+    for (const [name, exit] of [
+      ['worker', worker],
+      ['cli', cli],
+      ['sandbox', sandbox],
+    ] as const) {
+      assert.equal(exit.code, 1, `${name}: ${exit.stderr}`);
+      for (const variable of ['DATA_ENCRYPTION_KEY', 'REQUEST_HASH_SECRET', 'PROVIDER_WEBHOOKS_SIGNING_SECRET', 'PROVIDER_BASE_URL']) {
+        assert.match(exit.stderr, new RegExp(`- ${variable}: `), `${name}: ${variable}`);
+      }
+    }
+  });
+
+  it('the API starts with values of its own and no NODE_ENV', async () => {
+    const port = await freePort();
+    const apiUrl = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, [path.join(MAIN, 'api.js')], {
+      env: { ...process.env, ...PRODUCTION, ...UNSET, PORT: String(port) } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      await eventually(async () => (await call(apiUrl, 'GET', '/healthz')).status === 200, { timeoutMs: 30_000, what: 'the API without NODE_ENV' });
     } finally {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');

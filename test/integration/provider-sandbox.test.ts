@@ -189,6 +189,7 @@ describe('provider client against the sandbox (real HTTP)', function () {
     await receiver.start();
     env = {
       NODE_ENV: 'test',
+      ALLOW_DEVELOPMENT_SETTINGS: 'true',
       LOG_LEVEL: 'silent',
       PROVIDER_TIMEOUT: `${PROVIDER_TIMEOUT_MS}ms`,
       PROVIDER_WEBHOOKS_SIGNING_SECRET: SIGNING_SECRET,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
+import { DEVELOPMENT_SETTINGS } from '../helpers/config';
 
 /** A production configuration with nothing to refuse. */
 const PRODUCTION = {
@@ -18,7 +19,7 @@ const PRODUCTION = {
 
 describe('config', () => {
   it('runs with no variables set, on local defaults', () => {
-    const config = loadConfig({});
+    const config = loadConfig(DEVELOPMENT_SETTINGS);
     assert.equal(config.PORT, 3000);
     assert.equal(config.TEMPORAL_NAMESPACE, 'default');
     assert.deepEqual(
@@ -33,7 +34,7 @@ describe('config', () => {
   });
 
   it('parses durations with units and lists of them', () => {
-    const config = loadConfig({ CONFIRMATION_WINDOW: '500ms', SETTLEMENT_RETRY_SCHEDULE: '20s, 2m,1h', SWEEP_GRACE: '1.5s' });
+    const config = loadConfig({ ...DEVELOPMENT_SETTINGS, CONFIRMATION_WINDOW: '500ms', SETTLEMENT_RETRY_SCHEDULE: '20s, 2m,1h', SWEEP_GRACE: '1.5s' });
     assert.equal(config.CONFIRMATION_WINDOW, 500);
     assert.deepEqual(config.SETTLEMENT_RETRY_SCHEDULE, [20_000, 120_000, 3_600_000]);
     assert.equal(config.SWEEP_GRACE, 1_500);
@@ -42,7 +43,7 @@ describe('config', () => {
   it('names every bad variable in one error', () => {
     const error = (() => {
       try {
-        loadConfig({ PORT: 'eighty', WEBHOOK_RETRY_SCHEDULE: '2m,soon', LOG_LEVEL: 'loud', CONFIRMATION_WINDOW: '30' });
+        loadConfig({ ...DEVELOPMENT_SETTINGS, PORT: 'eighty', WEBHOOK_RETRY_SCHEDULE: '2m,soon', LOG_LEVEL: 'loud', CONFIRMATION_WINDOW: '30' });
       } catch (caught) {
         return caught;
       }
@@ -59,11 +60,11 @@ describe('config', () => {
   });
 
   it('serves /metrics on loopback unless told otherwise; production refuses another host without a token', () => {
-    assert.equal(loadConfig({}).METRICS_HOST, '127.0.0.1');
+    assert.equal(loadConfig(DEVELOPMENT_SETTINGS).METRICS_HOST, '127.0.0.1');
     assert.throws(() => loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0' }), /METRICS_HOST: is 0\.0\.0\.0, beyond loopback, without METRICS_TOKEN/);
     assert.equal(loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 'a-metrics-token-0123456789' }).METRICS_HOST, '0.0.0.0');
     for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]']) assert.equal(loadConfig({ ...PRODUCTION, METRICS_HOST: host }).METRICS_HOST, host);
-    assert.equal(loadConfig({ METRICS_HOST: '0.0.0.0' }).METRICS_HOST, '0.0.0.0', "outside production it is the operator's call");
+    assert.equal(loadConfig({ ...DEVELOPMENT_SETTINGS, METRICS_HOST: '0.0.0.0' }).METRICS_HOST, '0.0.0.0', "outside production it is the operator's call");
   });
 
   it('refuses a published secret as the previous webhook signing secret in production', () => {
@@ -75,7 +76,7 @@ describe('config', () => {
   });
 
   it('treats an empty variable as unset', () => {
-    assert.equal(loadConfig({ PORT: '' }).PORT, 3000);
+    assert.equal(loadConfig({ ...DEVELOPMENT_SETTINGS, PORT: '' }).PORT, 3000);
   });
 
   it('refuses the public development secrets in production', () => {
@@ -104,6 +105,29 @@ describe('config', () => {
     assert.equal(loadConfig(PRODUCTION).NODE_ENV, 'production');
   });
 
+  it('applies the production checks when NODE_ENV is unset; only ALLOW_DEVELOPMENT_SETTINGS=true relaxes them, never with NODE_ENV=production', () => {
+    const problems = (env: Record<string, string | undefined>): string[] => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        assert.ok(error instanceof ConfigError);
+        return error.problems;
+      }
+    };
+    for (const env of [{}, { NODE_ENV: 'development' }, { NODE_ENV: 'test' }, { NODE_ENV: 'production', ALLOW_DEVELOPMENT_SETTINGS: 'true' }]) {
+      const refused = problems(env);
+      assert.ok(
+        refused.some((problem) => problem.startsWith('PROVIDER_WEBHOOKS_SIGNING_SECRET:')),
+        `${JSON.stringify(env)}: ${refused.join('; ')}`,
+      );
+    }
+    assert.ok(problems({}).some((problem) => problem.includes('ALLOW_DEVELOPMENT_SETTINGS=true relaxes them')));
+    assert.deepEqual(problems({ NODE_ENV: 'test', ALLOW_DEVELOPMENT_SETTINGS: 'true' }), []);
+    assert.equal(loadConfig({ ...PRODUCTION, NODE_ENV: undefined }).NODE_ENV, 'production', 'unset is production');
+    assert.equal(loadConfig(DEVELOPMENT_SETTINGS).NODE_ENV, 'development');
+  });
+
   it('refuses provider URLs in production that are not https or name an internal host', () => {
     for (const url of ['http://api.provider.example.com', 'https://sandbox:4010', 'https://localhost', 'https://127.0.0.1', 'https://[fd00::1]', 'https://192.168.1.10/nin']) {
       for (const name of ['PROVIDER_BASE_URL', 'IDENTITY_VERIFICATION_URL']) {
@@ -130,6 +154,6 @@ describe('config', () => {
   });
 
   it('rejects an encryption key that is not 32 bytes', () => {
-    assert.throws(() => loadConfig({ DATA_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }), /DATA_ENCRYPTION_KEY/);
+    assert.throws(() => loadConfig({ ...DEVELOPMENT_SETTINGS, DATA_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }), /DATA_ENCRYPTION_KEY/);
   });
 });

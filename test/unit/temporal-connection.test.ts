@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
+import { DEVELOPMENT_SETTINGS } from '../helpers/config';
 import { temporalConnectionOptions } from '../../src/temporal/connection-options';
 import { MissingSearchAttributesError, registerSearchAttributes } from '../../src/main/register-search-attributes';
 
@@ -21,12 +22,19 @@ describe('Temporal connection settings', () => {
   const key = file('client.key', 'KEY');
 
   it('is plaintext with nothing set', () => {
-    assert.deepEqual(temporalConnectionOptions(loadConfig({})), { address: '127.0.0.1:7233', tls: false });
+    assert.deepEqual(temporalConnectionOptions(loadConfig(DEVELOPMENT_SETTINGS)), { address: '127.0.0.1:7233', tls: false });
   });
 
   it('reads the CA, the client certificate pair and the server name for (m)TLS', () => {
     const options = temporalConnectionOptions(
-      loadConfig({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_TLS_CA: ca, TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: key, TEMPORAL_TLS_SERVER_NAME: 'temporal.internal' }),
+      loadConfig({
+        ...DEVELOPMENT_SETTINGS,
+        TEMPORAL_ADDRESS: 'temporal.internal:7233',
+        TEMPORAL_TLS_CA: ca,
+        TEMPORAL_TLS_CERT: cert,
+        TEMPORAL_TLS_KEY: key,
+        TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+      }),
     );
     assert.deepEqual(options, {
       address: 'temporal.internal:7233',
@@ -35,16 +43,18 @@ describe('Temporal connection settings', () => {
   });
 
   it('an API key (Temporal Cloud) turns TLS on and names the namespace for regional endpoints', () => {
-    const options = temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'ledger.a1b2c', TEMPORAL_API_KEY: 'secret' }));
+    const options = temporalConnectionOptions(
+      loadConfig({ ...DEVELOPMENT_SETTINGS, TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'ledger.a1b2c', TEMPORAL_API_KEY: 'secret' }),
+    );
     assert.deepEqual(options, { address: 'eu-west-1.aws.api.temporal.io:7233', tls: {}, apiKey: 'secret', metadata: { 'temporal-namespace': 'ledger.a1b2c' } });
-    assert.equal(temporalConnectionOptions(loadConfig({ TEMPORAL_TLS: 'true' })).tls !== false, true);
-    assert.equal(temporalConnectionOptions(loadConfig({ TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' })).tls, false, 'an API key behind a TLS-terminating sidecar');
+    assert.equal(temporalConnectionOptions(loadConfig({ ...DEVELOPMENT_SETTINGS, TEMPORAL_TLS: 'true' })).tls !== false, true);
+    assert.equal(temporalConnectionOptions(loadConfig({ ...DEVELOPMENT_SETTINGS, TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' })).tls, false, 'an API key behind a TLS-terminating sidecar');
   });
 
   it('refuses unreadable files, half a certificate pair, and TLS files with TEMPORAL_TLS=false', () => {
     const problems = (env: Record<string, string>): string[] => {
       try {
-        loadConfig(env);
+        loadConfig({ ...DEVELOPMENT_SETTINGS, ...env });
         return [];
       } catch (error) {
         assert.ok(error instanceof ConfigError);
@@ -54,6 +64,58 @@ describe('Temporal connection settings', () => {
     assert.match(problems({ TEMPORAL_TLS_CA: path.join(dir, 'missing.pem') }).join(), /TEMPORAL_TLS_CA: expected a readable file/);
     assert.match(problems({ TEMPORAL_TLS_CERT: cert }).join(), /TEMPORAL_TLS_KEY: mTLS needs both/);
     assert.match(problems({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_CA: ca }).join(), /TEMPORAL_TLS: is false, but TLS settings are given/);
+  });
+});
+
+describe('a Temporal beyond loopback under the production checks', () => {
+  /** Everything else production needs, none of it refusable. */
+  const PRODUCTION = {
+    NODE_ENV: 'production',
+    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    PROVIDER_WEBHOOKS_SIGNING_SECRET: 'a-real-secret-from-the-provider',
+    REQUEST_HASH_SECRET: 'a-request-hash-secret-of-our-own-0123456789',
+    PROVIDER_BASE_URL: 'https://api.provider.example.com',
+    IDENTITY_VERIFICATION_URL: 'https://identity.provider.example.com/nin',
+    PROVIDER_CLIENT_ID: 'client-id',
+    PROVIDER_CLIENT_SECRET: 'client-secret',
+    PROVIDER_ACCOUNT_ID: 'account-id',
+  };
+  const dir = mkdtempSync(path.join(tmpdir(), 'temporal-prod-'));
+  const cert = path.join(dir, 'client.pem');
+  const key = path.join(dir, 'client.key');
+  writeFileSync(cert, 'CERT');
+  writeFileSync(key, 'KEY');
+  const temporalProblems = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig({ ...PRODUCTION, ...env });
+      return [];
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      return error.problems.filter((problem) => problem.startsWith('TEMPORAL_'));
+    }
+  };
+
+  it('needs TLS and a client credential, and says which is missing', () => {
+    const remote = { TEMPORAL_ADDRESS: 'temporal.internal:7233' };
+    const plain = temporalProblems(remote);
+    assert.equal(plain.length, 2, plain.join('; '));
+    assert.match(plain[0]!, /^TEMPORAL_TLS: TEMPORAL_ADDRESS is temporal\.internal:7233, beyond loopback, and the connection would be plaintext: set TEMPORAL_TLS=true/);
+    assert.match(plain[1]!, /^TEMPORAL_API_KEY: .*no client authentication: set TEMPORAL_API_KEY, or TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY/);
+    assert.deepEqual(
+      temporalProblems({ ...remote, TEMPORAL_TLS: 'true' }).map((problem) => problem.split(':')[0]),
+      ['TEMPORAL_API_KEY'],
+    );
+    assert.deepEqual(
+      temporalProblems({ ...remote, TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'an-api-key' }).map((problem) => problem.split(':')[0]),
+      ['TEMPORAL_TLS'],
+    );
+    assert.deepEqual(temporalProblems({ ...remote, TEMPORAL_API_KEY: 'an-api-key' }), []);
+    assert.deepEqual(temporalProblems({ ...remote, TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: key }), []);
+    assert.equal(temporalProblems({ TEMPORAL_ADDRESS: '10.0.0.5:7233', NODE_ENV: '' }).length, 2, 'unset NODE_ENV is production');
+  });
+
+  it('allows a plaintext loopback address (a server or sidecar on this machine)', () => {
+    for (const address of ['127.0.0.1:7233', 'localhost:7233', '[::1]:7233']) assert.deepEqual(temporalProblems({ TEMPORAL_ADDRESS: address }), [], address);
   });
 });
 

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { ConfigError, loadConfig } from '../../src/config';
+import { DEVELOPMENT_SETTINGS } from '../helpers/config';
 import { createProviderMetrics } from '../../src/metrics/provider.metrics';
 import { workerTuning } from '../../src/temporal/worker-tuning';
 import { buckets, parsePrometheusText, quantileBetween, total } from '../helpers/prometheus';
 
 describe('throughput settings and measures', () => {
   it('reads process counts, metrics and worker tuning from config, with defaults', () => {
-    const defaults = loadConfig({});
+    const defaults = loadConfig(DEVELOPMENT_SETTINGS);
     assert.deepEqual(
       [
         defaults.API_PROCESSES,
@@ -25,16 +26,16 @@ describe('throughput settings and measures', () => {
     );
     // Unset tuning keeps the SDK's own defaults; only the sticky timeout is always given.
     assert.deepEqual(workerTuning(defaults), { stickyQueueScheduleToStartTimeout: 10_000 });
-    const tuned = loadConfig({ WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '80', WORKER_MAX_CACHED_WORKFLOWS: '2000', WORKER_WORKFLOW_TASK_POLLERS: '8', API_PROCESSES: '4' });
+    const tuned = loadConfig({ ...DEVELOPMENT_SETTINGS, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '80', WORKER_MAX_CACHED_WORKFLOWS: '2000', WORKER_WORKFLOW_TASK_POLLERS: '8', API_PROCESSES: '4' });
     assert.deepEqual(workerTuning(tuned), { maxConcurrentWorkflowTaskExecutions: 80, maxCachedWorkflows: 2000, maxConcurrentWorkflowTaskPolls: 8, stickyQueueScheduleToStartTimeout: 10_000 });
     assert.equal(tuned.API_PROCESSES, 4);
   });
 
   it("bounds the worker's heap growth at 50% over what the last full collection kept unless told otherwise (0: V8's own)", () => {
-    assert.equal(loadConfig({}).WORKER_HEAP_GROWING_PERCENT, 50);
-    assert.equal(loadConfig({ WORKER_HEAP_GROWING_PERCENT: '0' }).WORKER_HEAP_GROWING_PERCENT, 0);
+    assert.equal(loadConfig(DEVELOPMENT_SETTINGS).WORKER_HEAP_GROWING_PERCENT, 50);
+    assert.equal(loadConfig({ ...DEVELOPMENT_SETTINGS, WORKER_HEAP_GROWING_PERCENT: '0' }).WORKER_HEAP_GROWING_PERCENT, 0);
     assert.throws(
-      () => loadConfig({ WORKER_HEAP_GROWING_PERCENT: '-5' }),
+      () => loadConfig({ ...DEVELOPMENT_SETTINGS, WORKER_HEAP_GROWING_PERCENT: '-5' }),
       (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith('WORKER_HEAP_GROWING_PERCENT')),
     );
   });
@@ -42,7 +43,7 @@ describe('throughput settings and measures', () => {
   it('refuses a short metrics token, zero processes, a posting group or statement count of zero and a nice value past 19, naming each', () => {
     const names = ['METRICS_TOKEN', 'API_PROCESSES', 'PAYMENT_POSTING_GROUP_MAX', 'PAYMENT_POSTING_STATEMENTS', 'WORKER_NICE'];
     assert.throws(
-      () => loadConfig({ METRICS_TOKEN: 'short', API_PROCESSES: '0', PAYMENT_POSTING_GROUP_MAX: '0', PAYMENT_POSTING_STATEMENTS: '0', WORKER_NICE: '20' }),
+      () => loadConfig({ ...DEVELOPMENT_SETTINGS, METRICS_TOKEN: 'short', API_PROCESSES: '0', PAYMENT_POSTING_GROUP_MAX: '0', PAYMENT_POSTING_STATEMENTS: '0', WORKER_NICE: '20' }),
       (error: unknown) => error instanceof ConfigError && names.every((name) => error.problems.some((problem) => problem.startsWith(name))),
     );
   });

@@ -137,14 +137,7 @@ export function ReconciliationRunPage() {
                   ['Account days compared', run.DaysCompared === null ? '—' : `${run.DaysCompared} (${run.DaysDiffering ?? 0} differ)`],
                   ['Run id', <span class="mono">{run.ID}</span>],
                   ...optional('Why it failed', run.Error),
-                  ...optional(
-                    'Workflow',
-                    workflow ? (
-                      <a href={workflow.temporalUiUrl} target="_blank" rel="noopener noreferrer">
-                        Open {workflow.workflowId} in the Temporal UI<span class="visually-hidden"> (opens a new tab)</span>
-                      </a>
-                    ) : null,
-                  ),
+                  ...optional('Workflow id', workflow ? <span class="mono">{workflow.workflowId}</span> : null),
                 ]}
               />
               <section aria-labelledby="findings-title">

@@ -37,12 +37,7 @@ export function SettlementPage() {
                 ['Failure reason', transfer.failureReason ?? '—'],
                 ['Created', when(transfer.createdAt)],
                 ['Last change', when(transfer.updatedAt)],
-                [
-                  'Workflow',
-                  <a href={workflow.temporalUiUrl} target="_blank" rel="noopener noreferrer">
-                    Open {workflow.workflowId} in the Temporal UI<span class="visually-hidden"> (opens a new tab)</span>
-                  </a>,
-                ],
+                ['Workflow id', <span class="mono">{workflow.workflowId}</span>],
               ]}
             />
             <section aria-labelledby="history-title">

@@ -1,20 +1,16 @@
 import { createReencryptionService } from '../../encryption/reencryption.service';
-import { createIdempotencyRepo } from '../../idempotency/idempotency.repo';
-import { keyDigest } from '../../idempotency/request-hash';
+import { createRequestHashRekeyer } from '../../idempotency/request-hash-rekeyer';
 import type { Command } from './command';
 
 /** Stored data brought up to the current keys after a key is added or a secret introduced. */
 export const keyCommands: Record<string, Command> = {
   'idempotency:rekey': {
-    usage: 'idempotency:rekey [--json]   (once after upgrading: keys the request hashes stored before REQUEST_HASH_SECRET)',
+    usage: 'idempotency:rekey [--json]   (the worker does this in the background; keys the request hashes stored before REQUEST_HASH_SECRET now)',
     options: {},
     async run(context) {
-      const repo = createIdempotencyRepo(context.db);
+      const rekeyer = createRequestHashRekeyer(context.db, context.config.REQUEST_HASH_SECRET);
       let rekeyed = 0;
-      for (let batch = await repo.legacyHashes(1_000); batch.length > 0; batch = await repo.legacyHashes(1_000)) {
-        for (const record of batch) await repo.replaceHash(record, keyDigest(context.config.REQUEST_HASH_SECRET, record.request_hash));
-        rekeyed += batch.length;
-      }
+      for (let found = await rekeyer.pass(); found > 0; found = await rekeyer.pass()) rekeyed += found;
       context.print(`rekeyed ${rekeyed} stored request hash(es)`, { rekeyed });
     },
   },

@@ -2,6 +2,7 @@ import { presentEntry } from '../../accounts/entry.presenter';
 import { formatKobo } from '../../money';
 import { presentException, presentRun } from '../../reconciliation/reconciliation.presenter';
 import { exceptionFilterSchema } from '../../reconciliation/reconciliation.schemas';
+import { temporalUiLink } from '../../temporal/temporal-ui-link';
 import { instantOption, optional, text, UsageError, type Command } from './command';
 
 /** Operator runs and the findings they leave; operator runs are not rate limited. */
@@ -15,8 +16,10 @@ export const reconciliationCommands: Record<string, Command> = {
       // Started here and waited for; a start that fails is left in the outbox for the worker's sweep.
       await starter.start(job);
       await starter.close();
+      // The CLI is the platform operator's: it links into the Temporal UI, which the dashboard never does.
+      const temporalUiUrl = temporalUiLink(context.config, job.workflowId);
       if (context.options['no-wait']) {
-        context.print(`reconciliation run ${run.id} started (workflow ${job.workflowId})`, { run: presentRun(run) });
+        context.print(`reconciliation run ${run.id} started (workflow ${job.workflowId}: ${temporalUiUrl})`, { run: presentRun(run), temporalUiUrl });
         return;
       }
       let failure: string | null = null;
@@ -35,8 +38,9 @@ export const reconciliationCommands: Record<string, Command> = {
         `  provider transactions ${view.ProviderTransactions}, matched ${view.Matched}, repaired ${view.Repaired}, reported ${view.Reported} (alerts ${view.Alerts}), in flight ${view.InFlight}, lookups ${view.Lookups}, days differing ${view.DaysDiffering ?? '-'}`,
         ...Object.entries(byKind).map(([kind, count]) => `  ${kind}: ${count}`),
         ...(failure ? [`  failed: ${failure}`] : []),
+        `  workflow ${job.workflowId}: ${temporalUiUrl}`,
       ].join('\n');
-      context.print(human, { run: view, findings: byKind });
+      context.print(human, { run: view, findings: byKind, temporalUiUrl });
       if (view.Status !== 'succeeded') process.exitCode = 1;
     },
   },

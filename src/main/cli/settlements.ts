@@ -1,5 +1,7 @@
 import { createJobs } from '../../contracts/jobs';
 import { retrySettlementRun } from '../../settlements/settlement-restarts';
+import { settlementWorkflowId } from '../../contracts/settlement.contract';
+import { temporalUiLink } from '../../temporal/temporal-ui-link';
 import { text, type Command } from './command';
 
 export const settlementCommands: Record<string, Command> = {
@@ -12,8 +14,9 @@ export const settlementCommands: Record<string, Command> = {
       try {
         const merchantTxRef = text(context, 'ref').trim();
         const outcome = await retrySettlementRun({ db: context.db, jobs: createJobs(context.config), starter }, merchantTxRef);
+        const workflowId = settlementWorkflowId(merchantTxRef);
         const human = {
-          started: `settlement ${merchantTxRef}: a new run started`,
+          started: `settlement ${merchantTxRef}: a new run started (workflow ${workflowId}: ${temporalUiLink(context.config, workflowId)})`,
           running: `settlement ${merchantTxRef}: its run is still going; nothing started`,
           closed: `settlement ${merchantTxRef} is no longer pending or processing; nothing started`,
           not_found: `settlement ${merchantTxRef} not found`,
