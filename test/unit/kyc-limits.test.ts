@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { releasableUnderLimits } from '../../src/ledger/holds.repo';
+import { DEVELOPMENT_SETTINGS } from '../helpers/config';
 
 describe('KYC tier limits', () => {
   it("defaults to the central bank's tiers, in kobo, and the docs' table matches them", () => {
-    const config = loadConfig({});
+    const config = loadConfig(DEVELOPMENT_SETTINGS);
     assert.deepEqual(config.KYC_TIER1_LIMITS, { singleCredit: 5_000_000n, balance: 30_000_000n, dailyDebits: 5_000_000n });
     assert.deepEqual(config.KYC_TIER2_LIMITS, { singleCredit: 10_000_000n, balance: 50_000_000n, dailyDebits: 20_000_000n });
     assert.deepEqual(config.KYC_TIER3_LIMITS, { singleCredit: null, balance: null, dailyDebits: 500_000_000n });
@@ -22,10 +23,10 @@ describe('KYC tier limits', () => {
   });
 
   it('reads a tier as three naira limits, "none" for no limit, and refuses anything else naming the variable', () => {
-    assert.deepEqual(loadConfig({ KYC_TIER1_LIMITS: '30000, none ,1000.50' }).KYC_TIER1_LIMITS, { singleCredit: 3_000_000n, balance: null, dailyDebits: 100_050n });
+    assert.deepEqual(loadConfig({ ...DEVELOPMENT_SETTINGS, KYC_TIER1_LIMITS: '30000, none ,1000.50' }).KYC_TIER1_LIMITS, { singleCredit: 3_000_000n, balance: null, dailyDebits: 100_050n });
     for (const bad of ['-1,1,1', '1,1', '1,1,1,1', 'x,1,1', '1.001,1,1']) {
       assert.throws(
-        () => loadConfig({ KYC_TIER2_LIMITS: bad }),
+        () => loadConfig({ ...DEVELOPMENT_SETTINGS, KYC_TIER2_LIMITS: bad }),
         (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith('KYC_TIER2_LIMITS:')),
         bad,
       );
