@@ -7,6 +7,7 @@ export const AUDIT_ACTIONS = [
   'kyc.rejected',
   'kyc.tier_three_recorded',
   'kyc_hold.released',
+  'kyc_hold.returned',
   'kyc_limits.changed',
   'customer.suspended',
   'customer.reactivated',

@@ -15,6 +15,15 @@ export interface HeldCredit {
   limitKind: 'single_credit' | 'balance';
   limitAmount: Kobo;
   since: Date;
+  /** The credit's status: only a confirmed credit's held money can be returned. */
+  creditStatus: string;
+}
+
+/** The payer of a credit, as the provider's payment webhook named them. */
+export interface Payer {
+  name: string;
+  accountNumber: string | null;
+  bankName: string | null;
 }
 
 interface HeldCreditRow {
@@ -30,6 +39,7 @@ interface HeldCreditRow {
   limit_kind: HeldCredit['limitKind'];
   limit_amount: string;
   since: Date;
+  credit_status: string;
 }
 
 /** Reads of the ledger's holds (which only the ledger writes), for the operators' queue. */
@@ -53,6 +63,7 @@ export function createHoldsRepo(db: DbOrTrx) {
         'h.limit_kind',
         'h.limit_amount',
         'h.created_at as since',
+        'e.status as credit_status',
       );
   const toHeld = (row: HeldCreditRow): HeldCredit => ({
     entryId: row.entry_id,
@@ -67,6 +78,7 @@ export function createHoldsRepo(db: DbOrTrx) {
     limitKind: row.limit_kind,
     limitAmount: koboFromDb(row.limit_amount),
     since: row.since,
+    creditStatus: row.credit_status,
   });
   return {
     /** Oldest first: the money waiting longest is the next work. */
@@ -78,6 +90,35 @@ export function createHoldsRepo(db: DbOrTrx) {
     async findOpen(tenantId: string, entryId: string): Promise<HeldCredit | undefined> {
       const row: HeldCreditRow | undefined = await open().where({ 'h.tenant_id': tenantId, 'h.entry_id': entryId }).first();
       return row ? toHeld(row) : undefined;
+    },
+
+    /** Whether the held money of this tenant's credit was returned to its payer. */
+    async wasReturned(tenantId: string, entryId: string): Promise<boolean> {
+      return (await db('ledger_hold_returns').where({ tenant_id: tenantId, entry_id: entryId }).first('entry_id')) !== undefined;
+    },
+
+    /**
+     * The payer the credit's payment webhook names (the credit of a webhook, or of an operator's assignment of
+     * one). Money held again after a failed return is held on the credit reversing the return's debit: its payer
+     * is the returned credit's.
+     */
+    async payerOf(entryId: string): Promise<Payer | undefined> {
+      const result = await db.raw(
+        `WITH RECURSIVE origin(id) AS (
+           SELECT CAST(? AS uuid)
+           UNION ALL
+           SELECT r.entry_id FROM origin o JOIN ledger_entries e ON e.id = o.id JOIN ledger_hold_returns r ON r.debit_entry_id = e.reverses_entry_id
+         )
+         SELECT coalesce(i.sender_name, i.payload #>> '{data,customer,senderName}') AS name,
+                i.payload #>> '{data,customer,accountNumber}' AS account_number,
+                i.payload #>> '{data,customer,bankName}' AS bank_name
+           FROM inbound_events i
+          WHERE i.entry_id IN (SELECT id FROM origin) OR i.assigned_entry_id IN (SELECT id FROM origin)
+          LIMIT 1`,
+        [entryId],
+      );
+      const row = result.rows[0] as { name: string | null; account_number: string | null; bank_name: string | null } | undefined;
+      return row ? { name: row.name ?? '', accountNumber: row.account_number, bankName: row.bank_name } : undefined;
     },
 
     async totalHeld(tenantId: string): Promise<Kobo> {

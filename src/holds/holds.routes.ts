@@ -1,6 +1,6 @@
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { formatKobo } from '../money';
-import { holdParamsSchema, holdReleaseBodySchema, holdReleaseResponseSchema, holdsQueueResponseSchema } from './holds.schemas';
+import { holdParamsSchema, holdReleaseBodySchema, holdReleaseResponseSchema, holdReturnBodySchema, holdReturnResponseSchema, holdsQueueResponseSchema } from './holds.schemas';
 import type { HoldsService } from './holds.service';
 
 const QUEUE_SIZE = 100;
@@ -55,6 +55,32 @@ export function holdsRoutes(deps: { holds: HoldsService }): RouteDefinition[] {
       handle: async ({ params, body, ctx }) => {
         const { held, released } = await holds.release(userOf(ctx), params.entryId, body.note);
         return { status: 200, body: { entryId: held.entryId, accountRef: held.accountRef, released: formatKobo(released) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/holds/:entryId/return',
+      summary: 'Pay what is held of a confirmed credit back to its payer, as a settlement of the account (audited)',
+      tag: 'dashboard',
+      auth: 'session',
+      role: 'operator',
+      params: holdParamsSchema,
+      body: holdReturnBodySchema,
+      responses: { 202: { description: 'The return’s settlement, accepted', schema: holdReturnResponseSchema } },
+      errors: [400, 403, 404, 409],
+      handle: async ({ params, body, ctx }) => {
+        const returned = await holds.returnToSender(userOf(ctx), params.entryId, body);
+        return {
+          status: 202,
+          body: {
+            entryId: returned.held.entryId,
+            accountRef: returned.held.accountRef,
+            returned: formatKobo(returned.held.held),
+            merchantTxRef: returned.merchantTxRef,
+            bankCode: returned.bankCode,
+            accountNumber: returned.accountNumber,
+          },
+        };
       },
     }),
   ];

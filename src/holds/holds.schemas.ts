@@ -28,6 +28,19 @@ export const holdReleaseBodySchema = z.object({
   note: z.string().trim().min(1, 'note is required').max(500, 'note must be at most 500 characters'),
 });
 
+export const holdReturnBodySchema = holdReleaseBodySchema.extend({
+  bankCode: z.string().trim().min(1).max(20).optional().describe("The payer's bank, when the payment's bank name does not name one bank of the list"),
+});
+
+export const holdReturnResponseSchema = z.object({
+  entryId: z.string(),
+  accountRef: z.string(),
+  returned: moneySchema,
+  merchantTxRef: z.string(),
+  bankCode: z.string(),
+  accountNumber: z.string(),
+});
+
 export const holdReleaseResponseSchema = z.object({ entryId: z.string(), accountRef: z.string(), released: moneySchema });
 
 const LIMIT_MESSAGE = 'a limit must be a naira amount of 0 or more (at most two decimals), or null for no limit';

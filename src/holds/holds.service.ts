@@ -1,16 +1,64 @@
 import { createAuditLog } from '../audit/audit-log';
-import type { Db } from '../db';
-import { ConflictError, NotFoundError } from '../errors';
+import type { Db, DbOrTrx, Trx } from '../db';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { isUuid } from '../ids';
 import type { PostingEngine } from '../ledger/posting-engine';
 import { formatKobo, type Kobo } from '../money';
 import { createHoldsRepo, type HeldCredit } from './holds.repo';
+import { banksNamed, type ListedBank } from './payer-bank';
+
+/**
+ * The settlement machinery as a return to sender needs it (handed over by the container, since settlements
+ * sit above holds): the bank list, and a settlement whose `beforeDebit` runs in its transaction before the
+ * debit is posted and `onCreated` after it; the settlement's merchantTxRef.
+ */
+export interface ReturnPayouts {
+  banks(): Promise<ListedBank[]>;
+  pay(
+    tenantId: string,
+    accountRef: string,
+    request: { amount: Kobo; bankCode: string; accountNumber: string; narration: string },
+    hooks: { beforeDebit: (trx: Trx, debit: { debitEntryId: string }) => Promise<void>; onCreated: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void> },
+  ): Promise<{ merchantTxRef: string }>;
+}
+
+export interface ReturnedCredit {
+  held: HeldCredit;
+  merchantTxRef: string;
+  bankCode: string;
+  accountNumber: string;
+}
+
+const RETURN_NARRATION = 'Return to sender';
 
 /** Money held over a customer's KYC limits: the operators' queue and their decisions on it. */
-export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine }) {
-  const { db, postingEngine } = deps;
+export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine; payouts: ReturnPayouts }) {
+  const { db, postingEngine, payouts } = deps;
   const holds = createHoldsRepo(db);
+
+  /** An open hold of the tenant's, or why there is none: a credit returned already is a 409, any other a 404. */
+  async function openHold(tenantId: string, entryId: string): Promise<HeldCredit> {
+    const id = isUuid(entryId) ? entryId.toLowerCase() : undefined;
+    const held = id ? await holds.findOpen(tenantId, id) : undefined;
+    if (held) return held;
+    if (id && (await holds.wasReturned(tenantId, id))) throw new ConflictError('the held money of this credit was already returned to the sender');
+    throw new NotFoundError('held credit not found');
+  }
+
+  /** The payer's bank: the operator's choice, or the one bank the webhook's bank name means in the bank list. */
+  async function payerBankCode(bankName: string | null, chosen: string | undefined): Promise<string> {
+    if (chosen !== undefined) return chosen;
+    const candidates = bankName ? banksNamed(bankName, await payouts.banks()) : [];
+    if (candidates.length === 1) return candidates[0]!.code;
+    const named = bankName ? `"${bankName}"` : 'no bank';
+    throw new BadRequestError(
+      'bank_code_required',
+      candidates.length === 0
+        ? `the payment names ${named}, which matches no bank in the bank list: choose the payer's bankCode`
+        : `the payment names ${named}, which matches several banks: choose the payer's bankCode from ${candidates.map((bank) => `${bank.code} (${bank.name})`).join(', ')}`,
+    );
+  }
 
   return {
     queue(tenantId: string, limit: number): Promise<HeldCredit[]> {
@@ -25,6 +73,9 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine 
     async release(user: AuthenticatedUser, entryId: string, note: string): Promise<{ held: HeldCredit; released: Kobo }> {
       return db.transaction(async (trx) => {
         const held = isUuid(entryId) ? await createHoldsRepo(trx).findOpen(user.tenantId, entryId.toLowerCase()) : undefined;
+        if (!held && isUuid(entryId) && (await holds.wasReturned(user.tenantId, entryId.toLowerCase()))) {
+          throw new ConflictError('the held money of this credit was already returned to the sender');
+        }
         if (!held) throw new NotFoundError('held credit not found');
         const released = await postingEngine.releaseHold(trx, held.accountId, held.entryId, { userId: user.id, note });
         if (released === 0n) throw new ConflictError('nothing of this credit is held any more');
@@ -36,6 +87,49 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine 
         );
         return { held, released };
       });
+    },
+
+    /**
+     * Pays what is held of a confirmed credit back to its payer, as a settlement of the account (the settlement
+     * workflow and all its rules): in the settlement's transaction, under the account's lock, the hold is
+     * released as returned just before the debit spends it, and the decision goes in the audit log.
+     */
+    async returnToSender(user: AuthenticatedUser, entryId: string, decision: { note: string; bankCode?: string | undefined }): Promise<ReturnedCredit> {
+      const held = await openHold(user.tenantId, entryId);
+      if (held.creditStatus !== 'confirmed') throw new ConflictError('the credit is not confirmed by the provider yet: it can be returned once it is');
+      const payer = await holds.payerOf(held.entryId);
+      if (!payer?.accountNumber || !/^\d{10}$/.test(payer.accountNumber)) {
+        throw new ConflictError("the payment does not name the payer's account number: it cannot be returned to the sender");
+      }
+      const accountNumber = payer.accountNumber;
+      const bankCode = await payerBankCode(payer.bankName, decision.bankCode);
+      const { merchantTxRef } = await payouts.pay(
+        user.tenantId,
+        held.accountRef,
+        { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION },
+        {
+          beforeDebit: (trx, debit) =>
+            postingEngine.returnHold(trx, held.accountId, held.entryId, { debitEntryId: debit.debitEntryId, amount: held.held, userId: user.id, note: decision.note }),
+          onCreated: (trx, settlement) =>
+            createAuditLog(trx).record(
+              user,
+              'kyc_hold.returned',
+              { type: 'account', id: held.accountId },
+              {
+                accountRef: held.accountRef,
+                entryId: held.entryId,
+                amount: formatKobo(held.held),
+                limitKind: held.limitKind,
+                note: decision.note,
+                merchantTxRef: settlement.merchantTxRef,
+                bankCode,
+                accountNumber,
+                senderName: payer.name,
+              },
+            ),
+        },
+      );
+      return { held, merchantTxRef, bankCode, accountNumber };
     },
   };
 }

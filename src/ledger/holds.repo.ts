@@ -32,7 +32,7 @@ export function releasableUnderLimits(account: OpenHolds): Array<{ entryId: stri
   return releases;
 }
 
-export type HoldReleaseReason = 'tier_raised' | 'operator' | 'credit_reversed';
+export type HoldReleaseReason = 'tier_raised' | 'operator' | 'credit_reversed' | 'returned';
 
 /** Part (or all) of one credit's hold to release, and why. */
 export interface HoldRelease {
@@ -101,6 +101,42 @@ export function createHoldsRepo(trx: Trx) {
     async openAmount(accountId: string, entryId: string): Promise<Kobo> {
       const row: { open: string } | undefined = await trx('ledger_holds').where({ account_id: accountId, entry_id: entryId }).first(trx.raw('amount - released AS open'));
       return row ? koboFromDb(row.open) : 0n;
+    },
+
+    /** Whether the held money of this credit was paid back to its payer. */
+    async wasReturned(entryId: string): Promise<boolean> {
+      return (await trx('ledger_hold_returns').where({ entry_id: entryId }).first('entry_id')) !== undefined;
+    },
+
+    /** Links a credit's returned hold to the settlement debit paying it back; a second return of one hold is refused by its key. */
+    async recordReturn(entryId: string, debitEntryId: string, amount: Kobo, userId: string): Promise<void> {
+      await trx.raw(
+        `INSERT INTO ledger_hold_returns (entry_id, tenant_id, account_id, debit_entry_id, amount, user_id)
+         SELECT entry_id, tenant_id, account_id, ?, ?, ? FROM ledger_holds WHERE entry_id = ?`,
+        [debitEntryId, amount.toString(), userId, entryId],
+      );
+    },
+
+    /**
+     * A return whose settlement debit was reversed (the payout failed, or the provider refunded it): the
+     * money is back in the account and held again, as a hold on the reversing credit with the returned
+     * hold's tier and limit (it is over the limit still). Call with the account locked; the kobo held.
+     */
+    async holdReturnedAgain(accountId: string, debitEntryId: string, reversalEntryId: string): Promise<Kobo> {
+      const result = await trx.raw(
+        `INSERT INTO ledger_holds (entry_id, tenant_id, account_id, amount, tier, limit_kind, limit_amount)
+         SELECT ?, r.tenant_id, r.account_id, r.amount, h.tier, h.limit_kind, h.limit_amount
+           FROM ledger_hold_returns r JOIN ledger_holds h ON h.entry_id = r.entry_id
+          WHERE r.debit_entry_id = ? AND r.account_id = ?
+         RETURNING amount`,
+        [reversalEntryId, debitEntryId, accountId],
+      );
+      const row = result.rows[0] as { amount: string } | undefined;
+      if (!row) return 0n;
+      await trx('virtual_accounts')
+        .where({ id: accountId })
+        .update({ held_balance: trx.raw('held_balance + ?', [row.amount]), updated_at: trx.fn.now() });
+      return koboFromDb(row.amount);
     },
 
     async release(accountId: string, releases: HoldRelease[]): Promise<void> {

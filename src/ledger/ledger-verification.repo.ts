@@ -105,6 +105,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
          LIMIT 100`);
       // Held money: the account's held balance is what its holds still hold; each hold's releases add up to
       // what it released; a hold never exceeds its credit, and a reversed or taken-back credit holds nothing.
+      // A return's release matches the settlement debit paying it back.
       const holds = await rows<LedgerProblem>(`
         SELECT 'holds' AS check, a.account_ref AS "accountRef", format('stored held balance %s; open holds %s', a.held_balance, coalesce(h.open, 0)) AS detail
           FROM virtual_accounts a
@@ -118,8 +119,17 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           LEFT JOIN (SELECT entry_id, sum(amount) AS total FROM ledger_hold_releases GROUP BY entry_id) r ON r.entry_id = h.entry_id
          WHERE h.released <> coalesce(r.total, 0)
             OR h.amount > e.amount
-            OR e.direction <> 'credit' OR e.kind NOT IN ('payment', 'adjustment')
+            OR e.direction <> 'credit'
+            -- A payment's (or its restoration's) hold, or a failed return's: held again on the credit reversing its debit.
+            OR (e.kind NOT IN ('payment', 'adjustment') AND NOT (e.kind = 'reversal' AND EXISTS (SELECT 1 FROM ledger_hold_returns r WHERE r.debit_entry_id = e.reverses_entry_id AND r.amount = h.amount)))
             OR (h.released < h.amount AND (e.status = 'reversed' OR EXISTS (SELECT 1 FROM ledger_entries j WHERE j.reverses_entry_id = e.id AND j.kind = 'adjustment')))
+        UNION ALL
+        SELECT 'holds', a.account_ref, format('return of hold %s: %s returned, debit %s of %s', r.entry_id, r.amount, r.debit_entry_id, coalesce(d.amount, 0))
+          FROM ledger_hold_returns r
+          JOIN virtual_accounts a ON a.id = r.account_id
+          LEFT JOIN ledger_entries d ON d.id = r.debit_entry_id AND d.kind = 'settlement' AND d.direction = 'debit'
+         WHERE d.amount IS DISTINCT FROM r.amount
+            OR r.amount <> (SELECT coalesce(sum(x.amount), 0) FROM ledger_hold_releases x WHERE x.entry_id = r.entry_id AND x.reason = 'returned')
          LIMIT 100`);
       return [...totals, ...chain, ...reversals, ...settlements, ...adjustments, ...holds];
     },

@@ -30,9 +30,10 @@ export interface AppendTotals {
   heldReleased: Kobo;
   /**
    * A payout: the append happens only if this balance (ledger, or ledger less pending credits), less the
-   * held money, covers the amount, and the account's debits of the day stay within its daily debit limit.
+   * held money, covers the amount, and, when it counts toward the day (every payout but a return of held
+   * money to its payer), the account's debits of the day stay within its daily debit limit.
    */
-  requireFunds: { amount: Kobo; from: FundsSource } | null;
+  requireFunds: { amount: Kobo; from: FundsSource; countsTowardDay: boolean } | null;
 }
 
 /** What a settlement may spend: the ledger balance (SPEC.md) or only confirmed money. */
@@ -105,7 +106,7 @@ interface TotalsSql {
   pendingAdded: string;
   pendingReleased: string;
   heldReleased: string;
-  /** A boolean: the append is a payout (its debits count toward the day's). */
+  /** A boolean: the append is a payout whose debits count toward the day's (and its daily limit). */
   payout: string;
 }
 
@@ -124,8 +125,9 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
        WHERE id = ${accountIdSql}
          AND (CAST(:posting_require_funds AS bigint) IS NULL
               OR (ledger_balance - held_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN pending_credits ELSE 0 END >= CAST(:posting_require_funds AS bigint)
-                  AND coalesce(CASE WHEN debits_day = ${LAGOS_TODAY} THEN debits_day_total ELSE 0 END + CAST(:posting_require_funds AS bigint)
-                               <= (SELECT l.daily_debits FROM posting_limits l WHERE l.account_id = virtual_accounts.id), true)))
+                  AND (NOT CAST(:posting_payout AS boolean)
+                       OR coalesce(CASE WHEN debits_day = ${LAGOS_TODAY} THEN debits_day_total ELSE 0 END + CAST(:posting_require_funds AS bigint)
+                                   <= (SELECT l.daily_debits FROM posting_limits l WHERE l.account_id = virtual_accounts.id), true))))
          -- The lock the UPDATE below needs anyway. Not FOR UPDATE: that would conflict with the key-share
          -- locks that inserting rows referencing the account (an inbound event, a delivery) already hold.
          FOR NO KEY UPDATE
@@ -206,7 +208,7 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
       posting_pending_added: totals.pendingAdded.toString(),
       posting_pending_released: totals.pendingReleased.toString(),
       posting_held_released: totals.heldReleased.toString(),
-      posting_payout: totals.requireFunds !== null,
+      posting_payout: totals.requireFunds?.countsTowardDay === true,
     },
   };
 }

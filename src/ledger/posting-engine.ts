@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../db';
-import { BadRequestError } from '../errors';
+import { BadRequestError, ConflictError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/account-limits';
@@ -41,7 +41,10 @@ export function settleableBalance(from: FundsSource, account: { ledgerBalance: K
 }
 
 /** The entries to append and what they do to the account's totals: the rules every posting path shares. */
-export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; pendingReleased?: Kobo; heldReleased?: Kobo } = {}): PostingPlan {
+export function planPosting(
+  postings: NewPosting[],
+  options: { spendFrom?: FundsSource; countsTowardDay?: boolean; pendingReleased?: Kobo; heldReleased?: Kobo } = {},
+): PostingPlan {
   const drafts: EntryDraft[] = postings.map((posting) => ({
     id: posting.id ?? uuidv7(),
     direction: posting.direction,
@@ -64,7 +67,7 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
       pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
       pendingReleased: options.pendingReleased ?? 0n,
       heldReleased: options.heldReleased ?? 0n,
-      requireFunds: options.spendFrom ? { amount: debits, from: options.spendFrom } : null,
+      requireFunds: options.spendFrom ? { amount: debits, from: options.spendFrom, countsTowardDay: options.countsTowardDay ?? true } : null,
     },
   };
 }
@@ -119,6 +122,21 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       const open = await holds.openAmount(accountId, entryId);
       await holds.release(accountId, open > 0n ? [{ entryId, amount: open, reason: 'operator', ...decision }] : []);
       return open;
+    },
+
+    /**
+     * Releases all that is held of one credit as returned to its payer, and links it to the settlement debit
+     * (`debitEntryId`, posted next in the same transaction) that pays it back; the account stays locked until
+     * the transaction ends, so no other settle can spend the released money in between. Refused (409) when
+     * the credit was returned already or its held amount is no longer `amount`.
+     */
+    async returnHold(trx: Trx, accountId: string, entryId: string, payback: { debitEntryId: string; amount: Kobo; userId: string; note: string }): Promise<void> {
+      await repo.lockAccounts(trx, [accountId]);
+      const holds = createHoldsRepo(trx);
+      if (await holds.wasReturned(entryId)) throw new ConflictError('the held money of this credit was already returned to the sender');
+      if ((await holds.openAmount(accountId, entryId)) !== payback.amount) throw new ConflictError('the held amount of this credit changed meanwhile: look again');
+      await holds.release(accountId, [{ entryId, amount: payback.amount, reason: 'returned', userId: payback.userId, note: payback.note }]);
+      await holds.recordReturn(entryId, payback.debitEntryId, payback.amount, payback.userId);
     },
 
     /**
@@ -235,6 +253,8 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           { pendingReleased: original.direction === 'credit' ? original.amount : 0n, heldReleased },
         ),
       );
+      // A return to sender that did not pay: the money is over the limit still, so it is held again.
+      if (original.direction === 'debit' && original.kind === 'settlement') await createHoldsRepo(trx).holdReturnedAgain(original.accountId, original.id, reversal!.id);
       return { original, reversal: reversal! };
     },
   };

@@ -24,8 +24,12 @@ export function paymentCredit(payment: { entryId: string; transactionGroupId: st
   ]);
 }
 
-/** A settlement's provisional debit, posted only if the balance `spendFrom` names covers it (under the account's lock). */
-export function settlementDebit(settlement: { amount: Kobo; narration: string; merchantTxRef: string; spendFrom: FundsSource }): PostingPlan {
+/**
+ * A settlement's provisional debit, posted only if the balance `spendFrom` names covers it (under the
+ * account's lock). A return of held money to its payer is outside the daily payout limit: neither counted
+ * nor refused by it.
+ */
+export function settlementDebit(settlement: { amount: Kobo; narration: string; merchantTxRef: string; spendFrom: FundsSource; returnToSender?: boolean }): PostingPlan {
   return planPosting(
     [
       {
@@ -38,6 +42,6 @@ export function settlementDebit(settlement: { amount: Kobo; narration: string; m
         transactionGroupId: uuidv7(),
       },
     ],
-    { spendFrom: settlement.spendFrom },
+    { spendFrom: settlement.spendFrom, countsTowardDay: !settlement.returnToSender },
   );
 }

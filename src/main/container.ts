@@ -202,7 +202,14 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     customers: createCustomersService({ db }),
     kyc: createKycService({ db, config, postingEngine, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
     fees: createFeesService({ db, config }),
-    holds: createHoldsService({ db, postingEngine }),
+    holds: createHoldsService({
+      db,
+      postingEngine,
+      payouts: {
+        banks: () => settlements.banks(),
+        pay: (tenantId, accountRef, request, hooks) => settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: true }),
+      },
+    }),
     kycLimits: createKycLimitsService({ db, tierDefaults: tierDefaultsOf(config) }),
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),

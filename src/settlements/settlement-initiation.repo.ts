@@ -109,7 +109,8 @@ export function createSettlementInitiationRepo(db: DbOrTrx, tierDefaults: TierDe
       if (draft.idempotencyKey !== null && !row.claimed) return { kind: 'key_taken' };
       if (row.created) return { kind: 'created' };
       const usedToday = koboFromDb(row.used_today ?? 0);
-      if (row.daily_limit !== null && usedToday + draft.amount > koboFromDb(row.daily_limit)) {
+      const countsTowardDay = draft.debit.totals.requireFunds?.countsTowardDay === true;
+      if (countsTowardDay && row.daily_limit !== null && usedToday + draft.amount > koboFromDb(row.daily_limit)) {
         return { kind: 'daily_limit', tier: row.tier ?? 1, limit: koboFromDb(row.daily_limit), usedToday };
       }
       return { kind: 'insufficient_funds' };

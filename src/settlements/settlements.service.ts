@@ -1,6 +1,6 @@
 import { findAccountByRef } from '../accounts/accounts.access';
 import type { Config } from '../config';
-import type { Db, DbOrTrx } from '../db';
+import type { Db, DbOrTrx, Trx } from '../db';
 import { AppError, BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
@@ -35,8 +35,17 @@ export type AcceptedSettlement = Pick<SettlementRecord, 'merchantTxRef' | 'statu
 /** Runs inside the transaction that made the settlement, only when it made one (never on a replay). */
 type OnCreated = (trx: DbOrTrx, settlement: AcceptedSettlement) => Promise<void>;
 
+/**
+ * Runs inside the transaction, before the statement that posts the settlement's debit (`debitEntryId`):
+ * a return of held money releases the hold here, so the debit can spend it under the same lock.
+ */
+type BeforeDebit = (trx: Trx, debit: { debitEntryId: string; merchantTxRef: string }) => Promise<void>;
+
 interface InitiateOptions {
   onCreated?: OnCreated;
+  beforeDebit?: BeforeDebit;
+  /** Pays held money back to its payer: outside the daily payout limit (neither counted nor refused by it). */
+  returnToSender?: boolean;
   /** The caller already counted this request against the settlements limit. */
   counted?: boolean;
 }
@@ -125,7 +134,7 @@ export function createSettlementsService(deps: {
      * The workflow starts after the commit.
      */
     async initiate(tenantId: string, accountRef: string, request: SettleRequest, idempotencyKey?: string, options: InitiateOptions = {}): Promise<AcceptedSettlement> {
-      const { onCreated } = options;
+      const { onCreated, beforeDebit } = options;
       if (!options.counted) await limits.settlements.consume(tenantId);
       if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
       // An unknown account is the caller's first mistake: it is named before the bank code, and before
@@ -146,14 +155,21 @@ export function createSettlementsService(deps: {
         narration: request.narration ?? '',
         requestHash: hash,
         idempotencyKey: idempotencyKey ?? null,
-        debit: settlementDebit({ amount: request.amount, narration: request.narration ?? '', merchantTxRef, spendFrom: config.SETTLEMENT_FUNDS }),
+        debit: settlementDebit({
+          amount: request.amount,
+          narration: request.narration ?? '',
+          merchantTxRef,
+          spendFrom: config.SETTLEMENT_FUNDS,
+          returnToSender: options.returnToSender === true,
+        }),
         job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
       };
       const accepted: AcceptedSettlement = { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
       const outcome =
-        idempotencyKey || onCreated
+        idempotencyKey || onCreated || beforeDebit
           ? await db
               .transaction(async (trx) => {
+                await beforeDebit?.(trx, { debitEntryId: draft.debit.drafts[0]!.id, merchantTxRef });
                 const result = await createSettlementInitiationRepo(trx, tierDefaults).initiate(draft);
                 if (result.kind !== 'created') throw new NothingMade(result);
                 await onCreated?.(trx, accepted);
