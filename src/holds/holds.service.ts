@@ -108,8 +108,7 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
         held.accountRef,
         { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION },
         {
-          beforeDebit: (trx, debit) =>
-            postingEngine.returnHold(trx, held.accountId, held.entryId, { debitEntryId: debit.debitEntryId, amount: held.held, userId: user.id, note: decision.note }),
+          beforeDebit: (trx, debit) => postingEngine.returnHold(trx, held.accountId, held.entryId, { debitEntryId: debit.debitEntryId, amount: held.held, userId: user.id, note: decision.note }),
           onCreated: (trx, settlement) =>
             createAuditLog(trx).record(
               user,

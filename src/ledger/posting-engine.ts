@@ -41,10 +41,7 @@ export function settleableBalance(from: FundsSource, account: { ledgerBalance: K
 }
 
 /** The entries to append and what they do to the account's totals: the rules every posting path shares. */
-export function planPosting(
-  postings: NewPosting[],
-  options: { spendFrom?: FundsSource; countsTowardDay?: boolean; pendingReleased?: Kobo; heldReleased?: Kobo } = {},
-): PostingPlan {
+export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; countsTowardDay?: boolean; pendingReleased?: Kobo; heldReleased?: Kobo } = {}): PostingPlan {
   const drafts: EntryDraft[] = postings.map((posting) => ({
     id: posting.id ?? uuidv7(),
     direction: posting.direction,

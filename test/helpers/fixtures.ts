@@ -39,6 +39,9 @@ export interface PaymentEventOptions {
   senderName?: string;
   narration?: string;
   eventType?: string;
+  /** The payer's account and bank, as the webhook's customer names them. */
+  senderAccountNumber?: string;
+  senderBankName?: string;
 }
 
 /** A provider payment_success event as SPEC.md shapes it. */
@@ -59,7 +62,7 @@ export function paymentEvent(options: PaymentEventOptions): Record<string, unkno
         aliasAccountReference: options.accountRef,
         narration: options.narration ?? 'Invoice 1042',
       },
-      customer: { senderName: options.senderName ?? 'ADA OBI', accountNumber: '0123456789', bankName: 'Sandbox Bank' },
+      customer: { senderName: options.senderName ?? 'ADA OBI', accountNumber: options.senderAccountNumber ?? '0123456789', bankName: options.senderBankName ?? 'Sandbox Bank' },
     },
   };
 }
