@@ -37,6 +37,44 @@ function ReleaseButton(props: { hold: HeldCredit; onReleased: (text: string) => 
   );
 }
 
+/**
+ * Pays the held money back to the payer (a settlement to the account the payment came from). The payer's
+ * bank is found from the payment's bank name; when the answer names several banks, or none, the operator
+ * types the bank code it asks for.
+ */
+function ReturnButton(props: { hold: HeldCredit; onReturned: (text: string) => void }) {
+  const { hold } = props;
+  const [note, setNote] = useState('');
+  const [bankCode, setBankCode] = useState('');
+  return (
+    <ConfirmButton
+      small
+      label="Return to sender"
+      title={`Return ${naira(hold.held)} to ${hold.senderName}?`}
+      description={
+        <>
+          <p>
+            {naira(hold.held)} is paid back to the account this payment came from, as a settlement of {hold.accountRef}. If the payout fails, the money comes back and is held again.
+          </p>
+          <label>
+            Why (recorded in the audit log)
+            <textarea value={note} onInput={(event) => setNote(event.currentTarget.value)} rows={3} maxLength={500} />
+          </label>
+          <label>
+            Payer's bank code (only when asked: the payment's bank name matched several banks, or none)
+            <input value={bankCode} onInput={(event) => setBankCode(event.currentTarget.value)} maxLength={20} />
+          </label>
+        </>
+      }
+      action={async () => {
+        const body = bankCode.trim() === '' ? { note } : { note, bankCode: bankCode.trim() };
+        const result = await api<{ returned: string; merchantTxRef: string }>('POST', `/auth/holds/${encodeURIComponent(hold.entryId)}/return`, { body });
+        props.onReturned(`${hold.customerName}: ${naira(result.returned)} being returned to ${hold.senderName} (transfer ${result.merchantTxRef}).`);
+      }}
+    />
+  );
+}
+
 export function HeldMoneyPage() {
   const canAct = useCan('operator');
   const queue = useResource(() => api<HoldsQueue>('GET', '/auth/holds'), []);
@@ -46,8 +84,8 @@ export function HeldMoneyPage() {
     <>
       <PageTitle title="Held money" />
       <p class="muted">
-        Parts of payments over a customer's KYC tier limits, oldest first. The money is in the account's ledger balance, but no payout can spend it until the customer's tier rises or an operator
-        releases it.
+        Parts of payments over a customer's KYC tier limits, oldest first. The money is in the account's ledger balance, but no payout can spend it until the customer's tier rises, an operator
+        releases it, or an operator returns it to the sender.
       </p>
       <Notice notice={notice} />
       <Loaded resource={queue} what="the held money">
@@ -100,6 +138,13 @@ export function HeldMoneyPage() {
                             <ReleaseButton
                               hold={hold}
                               onReleased={(text) => {
+                                setNotice({ kind: 'success', text });
+                                queue.reload();
+                              }}
+                            />
+                            <ReturnButton
+                              hold={hold}
+                              onReturned={(text) => {
                                 setNotice({ kind: 'success', text });
                                 queue.reload();
                               }}
