@@ -109,12 +109,10 @@ export function createHoldsRepo(db: DbOrTrx) {
            UNION ALL
            SELECT r.entry_id FROM origin o JOIN ledger_entries e ON e.id = o.id JOIN ledger_hold_returns r ON r.debit_entry_id = e.reverses_entry_id
          )
-         SELECT coalesce(i.sender_name, p.body #>> '{data,customer,senderName}') AS name,
-                p.body #>> '{data,customer,accountNumber}' AS account_number,
-                p.body #>> '{data,customer,bankName}' AS bank_name
+         SELECT coalesce(i.sender_name, i.payload #>> '{data,customer,senderName}') AS name,
+                i.payload #>> '{data,customer,accountNumber}' AS account_number,
+                i.payload #>> '{data,customer,bankName}' AS bank_name
            FROM inbound_events i
-                -- A webhook's payload is stored as the JSON document, or (posted in a group) as its text.
-                CROSS JOIN LATERAL (SELECT CASE WHEN jsonb_typeof(i.payload) = 'string' THEN CAST(i.payload #>> '{}' AS jsonb) ELSE i.payload END AS body) p
           WHERE i.entry_id IN (SELECT id FROM origin) OR i.assigned_entry_id IN (SELECT id FROM origin)
           LIMIT 1`,
         [entryId],

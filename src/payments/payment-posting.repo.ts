@@ -38,7 +38,7 @@ const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: un
 const STATEMENT = paymentCreditsStatement({
   before: `items AS (
     SELECT * FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS i(
-      ord int, alias_ref text, event jsonb, event_payload jsonb, delivery_id uuid, delivery_payload text, event_record_id uuid, hold_event_id uuid, jobs jsonb, entry jsonb)
+      ord int, alias_ref text, event jsonb, event_payload text, delivery_id uuid, delivery_payload text, event_record_id uuid, hold_event_id uuid, jobs jsonb, entry jsonb)
   ), target AS (
     SELECT id, tenant_id, account_ref, callback_url, status FROM virtual_accounts WHERE account_ref IN (SELECT alias_ref FROM items)
   ), claim AS (
@@ -46,7 +46,7 @@ const STATEMENT = paymentCreditsStatement({
     SELECT r.*
       FROM (SELECT * FROM items ORDER BY event->>'request_id', ord) i JOIN target t ON t.account_ref = i.alias_ref
            CROSS JOIN LATERAL jsonb_populate_record(CAST(NULL AS inbound_events), i.event || jsonb_build_object(
-             'payload', i.event_payload,
+             'payload', CAST(i.event_payload AS jsonb),
              'tenant_id', t.tenant_id,
              'account_id', t.id,
              'received_at', now(),

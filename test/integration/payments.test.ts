@@ -51,6 +51,17 @@ describe('inbound provider webhook', () => {
     );
   });
 
+  it("keeps a posted payment's webhook body as a JSON object, so its fields can be read like any recorded event's", async () => {
+    const payload = paymentEvent({ accountRef: account.AccountRef, amount: 1025, fee: 25, senderName: 'ADA OBI', narration: 'Invoice 9' });
+    assert.equal((await sendProviderEvent(stack, payload)).status, 200);
+    const requestId = (payload as { requestId: string }).requestId;
+    const row = await stack.infra
+      .db('inbound_events')
+      .where({ request_id: requestId })
+      .first(stack.infra.db.raw('jsonb_typeof(payload) AS shape'), stack.infra.db.raw("payload #>> '{data,transaction,narration}' AS narration"));
+    assert.deepEqual({ shape: row.shape, narration: row.narration }, { shape: 'object', narration: 'Invoice 9' });
+  });
+
   it('posts a payment: the net provisional credit, the fee apart, the sender as narration, and one delivery', async () => {
     const payload = paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25, senderName: 'ADA OBI', narration: 'Invoice 7' });
     const response = await sendProviderEvent(stack, payload);
