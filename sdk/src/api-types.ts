@@ -22,3 +22,11 @@ export type Banks = Answer<'getV1TransfersBanks', 200>;
 export type CustomerPage = Answer<'getV1Customers', 200>;
 export type Customer = CustomerPage['customers'][number];
 export type FeeQuote = Answer<'getV1FeesCalculate', 200>;
+export type CreateWebhookEndpointInput = Body<'postV1Webhookendpoints'>;
+export type UpdateWebhookEndpointInput = Body<'patchV1WebhookendpointsId'>;
+export type WebhookEndpoint = Answer<'getV1WebhookendpointsId', 200>;
+/** An endpoint as created or as its secret was rotated: the only answers that carry `Secret`. */
+export type WebhookEndpointWithSecret = Answer<'postV1Webhookendpoints', 201>;
+export type WebhookEndpointList = Answer<'getV1Webhookendpoints', 200>;
+export type RecoverInput = Body<'postV1WebhookendpointsIdRecover'>;
+export type RecoveryQueued = Answer<'postV1WebhookendpointsIdRecover', 202>;

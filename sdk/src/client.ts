@@ -7,15 +7,21 @@ import type {
   Balance,
   Banks,
   CreateAccountInput,
+  CreateWebhookEndpointInput,
   Customer,
   CustomerPage,
   FeeQuote,
   LookupInput,
+  RecoverInput,
+  RecoveryQueued,
   SettleInput,
   StatementLine,
   StatementPage,
   StatementQuery,
   Transfer,
+  UpdateWebhookEndpointInput,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
 } from './api-types';
 import { paginate } from './pagination';
 import { Transport, type TransportOptions } from './transport';
@@ -93,6 +99,25 @@ export class LedgerClient {
         (after) => this.customers.listPage(after),
         (page) => page.customers,
       ),
+  };
+
+  /** Where the tenant's events go. Only the GETs are retried: the others are sent once. */
+  readonly webhookEndpoints = {
+    /** Adds an endpoint; the answer's `Secret` signs its deliveries and is shown this once. */
+    create: (input: CreateWebhookEndpointInput): Promise<WebhookEndpointWithSecret> => this.transport.request({ method: 'POST', path: '/v1/webhook-endpoints', body: input }),
+    /** Every endpoint of the tenant with its health, oldest first. */
+    list: async (): Promise<WebhookEndpoint[]> => (await this.transport.request<{ endpoints: WebhookEndpoint[] }>({ method: 'GET', path: '/v1/webhook-endpoints' })).endpoints,
+    get: (id: string): Promise<WebhookEndpoint> => this.transport.request({ method: 'GET', path: `/v1/webhook-endpoints/${segment(id)}` }),
+    /** Changes its url, description, eventTypes or enabled (`{ enabled: true }` re-enables a disabled one). */
+    update: (id: string, input: UpdateWebhookEndpointInput): Promise<WebhookEndpoint> => this.transport.request({ method: 'PATCH', path: `/v1/webhook-endpoints/${segment(id)}`, body: input }),
+    /** Deletes it; its deliveries still to be attempted end as cancelled. */
+    delete: async (id: string): Promise<void> => {
+      await this.transport.request({ method: 'DELETE', path: `/v1/webhook-endpoints/${segment(id)}` });
+    },
+    /** A new secret, shown once; the previous one keeps signing beside it until `SecretRotatedUntil`. */
+    rotateSecret: (id: string): Promise<WebhookEndpointWithSecret> => this.transport.request({ method: 'POST', path: `/v1/webhook-endpoints/${segment(id)}/rotate-secret` }),
+    /** Re-sends the endpoint's events since `since`, a bounded number per call: pass the answer's `Next` as `after` to continue. */
+    recover: (id: string, input: RecoverInput): Promise<RecoveryQueued> => this.transport.request({ method: 'POST', path: `/v1/webhook-endpoints/${segment(id)}/recover`, body: input }),
   };
 
   readonly fees = {

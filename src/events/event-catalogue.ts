@@ -23,6 +23,13 @@ const paymentReceivedData = z.object({
   status: z.literal('provisional'),
 });
 
+const paymentConfirmedData = z.object({
+  transactionGroupId: z.uuid(),
+  accountRef: z.string(),
+  amount: moneySchema,
+  currency: z.literal('NGN'),
+});
+
 const paymentReversedData = z.object({
   transactionGroupId: z.uuid(),
   accountRef: z.string(),
@@ -68,6 +75,11 @@ const endpointDisabledData = z.object({
 /** Each type's `data`, and what the event's subject (the thing its sequence numbers count) is. */
 export const EVENT_CATALOGUE = {
   'payment.received': { data: paymentReceivedData, subject: 'transactionGroupId', description: 'A payment was credited provisionally to an account' },
+  'payment.confirmed': {
+    data: paymentConfirmedData,
+    subject: 'transactionGroupId',
+    description: 'A provisional credit was confirmed: the provider shows it paid, and it counts towards the available balance',
+  },
   'payment.reversed': { data: paymentReversedData, subject: 'transactionGroupId', description: 'A provisional credit was reversed (the provider does not show it paid)' },
   'settlement.succeeded': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement was paid out' },
   'settlement.failed': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement failed; its debit was returned to the account' },
@@ -125,6 +137,14 @@ export function paymentReceivedBody(input: { transactionGroupId: string; account
   return JSON.stringify(event);
 }
 
+/** A kobo amount (a non-negative bigint SQL expression) as the two-decimal naira string of moneySchema. */
+const naira = (kobo: string) => `(${kobo} / 100)::text || '.' || lpad((${kobo} % 100)::text, 2, '0')`;
+
+/** payment.confirmed's data, built in SQL inside the ledger's confirmation statement; the arguments are SQL expressions. */
+export function paymentConfirmedDataSql(transactionGroupId: string, accountRef: string, amount: string): string {
+  return `json_build_object('transactionGroupId', ${transactionGroupId}, 'accountRef', ${accountRef}, 'amount', ${naira(amount)}, 'currency', 'NGN')`;
+}
+
 /**
  * kyc.limit_exceeded's data, built in SQL inside the statement or transaction that wrote the hold: `hold`
  * names a row with the columns of a ledger hold (amount held, tier, limit_kind, limit_amount) and
@@ -132,7 +152,6 @@ export function paymentReceivedBody(input: { transactionGroupId: string; account
  * field order of the schema above.
  */
 export function kycLimitExceededDataSql(hold: string, accountRef: string, transactionGroupId: string): string {
-  const naira = (kobo: string) => `(${kobo} / 100)::text || '.' || lpad((${kobo} % 100)::text, 2, '0')`;
   return `json_build_object(
       'transactionGroupId', ${transactionGroupId},
       'accountRef', ${accountRef},

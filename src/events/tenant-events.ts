@@ -1,6 +1,6 @@
 import type { DbOrTrx, Trx } from '../db';
 import { uuidv7 } from '../ids';
-import { kycLimitExceededDataSql, type EventData, type EventType } from './event-catalogue';
+import { kycLimitExceededDataSql, paymentConfirmedDataSql, type EventData, type EventType } from './event-catalogue';
 
 /** An event as stored: the envelope's fields, and when the dispatcher turned it into deliveries. */
 export interface TenantEvent {
@@ -63,6 +63,30 @@ export function paymentReceivedEventsCte(name: string, credits: string, accounts
   )`;
 }
 
+/**
+ * `recordEvent` for the ledger's batch-confirmation statement, as two of its CTEs: a `payment.confirmed`
+ * event for each credit it confirmed, numbered after its transaction group's earlier events under the same
+ * per-subject lock `recordEvent` takes. The locks are taken in subject order once every confirmed row is
+ * known (the sort reads them all first), so after the statement's account and entry locks, as a reversal
+ * takes them. `confirmed` names the ledger's CTE of confirmed credits (id, account_id, amount,
+ * transaction_group_id).
+ */
+export function paymentConfirmedEventsCte(name: string, confirmed: string): string {
+  return `${name}_subjects AS (
+    SELECT s.*, pg_advisory_xact_lock(hashtextextended(s.tenant_id::text || ':' || s.subject, 0)) AS locked
+      FROM (SELECT a.tenant_id, a.account_ref, c.amount, CAST(c.transaction_group_id AS text) AS subject
+              FROM ${confirmed} c JOIN virtual_accounts a ON a.id = c.account_id
+             ORDER BY a.tenant_id, subject) s
+  ), ${name} AS (
+    INSERT INTO tenant_events (id, tenant_id, type, subject, sequence, data)
+    SELECT gen_random_uuid(), s.tenant_id, 'payment.confirmed', s.subject,
+           (SELECT coalesce(max(e.sequence), 0) + 1 FROM tenant_events e WHERE e.tenant_id = s.tenant_id AND e.subject = s.subject),
+           ${paymentConfirmedDataSql('s.subject', 's.account_ref', 's.amount')}
+      FROM ${name}_subjects s
+    RETURNING id
+  )`;
+}
+
 export function createTenantEvents(db: DbOrTrx) {
   return {
     /** Undispatched events, oldest first, locked for the caller's transaction (other dispatchers skip them). */
@@ -85,15 +109,19 @@ export function createTenantEvents(db: DbOrTrx) {
       return row ? toEvent(row) : undefined;
     },
 
-    /** A tenant's events of these types (all types when null) from `since` on, in the order they were made, after the cursor. */
-    async since(tenantId: string, types: string[] | null, since: Date, after: { createdAt: Date; id: string } | null, limit: number): Promise<TenantEvent[]> {
+    /**
+     * A tenant's events of these types (all types when null) from `since` on, in the order they were made,
+     * after the event `afterId` names. The cursor's time is read in SQL: the database keeps microseconds,
+     * a Date only milliseconds, and the cursor's own event must not come back.
+     */
+    async since(tenantId: string, types: string[] | null, since: Date, afterId: string | null, limit: number): Promise<TenantEvent[]> {
       const query = db('tenant_events')
         .where({ tenant_id: tenantId })
         .where('created_at', '>=', since)
         .orderBy([{ column: 'created_at' }, { column: 'id' }])
         .limit(limit);
       if (types) query.whereIn('type', types);
-      if (after) query.whereRaw('(created_at, id) > (?, ?)', [after.createdAt, after.id]);
+      if (afterId) query.whereRaw('(created_at, id) > (SELECT c.created_at, c.id FROM tenant_events c WHERE c.id = ?)', [afterId]);
       const rows: TenantEventRow[] = await query;
       return rows.map(toEvent);
     },

@@ -269,7 +269,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string): string {
  * round, together with its claims): the accounts `accountIdsSql` names are locked first, in id order
  * (the one-time filter makes every lock come before any row is written, so this never deadlocks a
  * posting), then each credit `entryIdsSql` lists that is still provisional is confirmed (`confirmed`:
- * id, account_id, amount, fee) and each account's pending credits are released by the sum it had
+ * id, account_id, amount, fee, transaction_group_id) and each account's pending credits are released by the sum it had
  * confirmed. One statement, so the locks are held only while Postgres runs it, never across a round trip
  * to a busy worker. An account opened for an expected amount expires in the same UPDATE when a credit of
  * that gross amount is confirmed (a statement can update a row only once).
@@ -282,7 +282,7 @@ export function confirmCreditsFragment(entryIdsSql: string, accountIdsSql: strin
       UPDATE ledger_entries SET status = 'confirmed', status_changed_at = clock_timestamp()
        WHERE id IN (${entryIdsSql}) AND status = 'provisional' AND direction = 'credit'
          AND (SELECT count(*) FROM confirm_locked) >= 0
-      RETURNING id, account_id, amount, fee
+      RETURNING id, account_id, amount, fee, transaction_group_id
     ), confirm_released AS (
       UPDATE virtual_accounts a
          SET pending_credits = a.pending_credits - s.amount,

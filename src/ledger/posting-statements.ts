@@ -68,8 +68,8 @@ export function settlementDebitStatement(parts: StatementParts & { accountIdSql:
 
 /**
  * Confirms the provisional credits `entryIdsSql` lists (a query over the caller's `before` CTEs), after
- * locking the accounts `accountIdsSql` names in id order; `confirmed` (id, account_id, amount, fee)
- * holds those it confirmed. See confirmCreditsFragment.
+ * locking the accounts `accountIdsSql` names in id order; `confirmed` (id, account_id, amount, fee,
+ * transaction_group_id) holds those it confirmed. See confirmCreditsFragment.
  */
 export function confirmCreditsStatement(parts: StatementParts & { entryIdsSql: string; accountIdsSql: string }): string {
   return withPosting(parts, confirmCreditsFragment(parts.entryIdsSql, parts.accountIdsSql));

@@ -2,6 +2,7 @@ import type { DbOrTrx, Trx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus } from '../ledger/ledger.types';
 import { confirmCreditsStatement } from '../ledger/posting-statements';
+import { paymentConfirmedEventsCte } from '../events/tenant-events';
 import { looseIndexScan } from '../loose-index-scan';
 import { cutBatches, type QueuedConfirmation } from '../contracts/confirmation-batches';
 import type { PaymentMemory } from '../contracts/confirmation-rules';
@@ -252,9 +253,10 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
      * A round's confirmations in ONE statement (no transaction held open across round trips): takes this
      * batch's claims off the credits to confirm (a batch acts only on credits whose claim names it),
      * has the ledger's statement confirm those still provisional (the accounts locked first, in id
-     * order), and records one more provider answer on the claims of the credits the batch keeps waiting
-     * on (a "not found" that counted, `notFoundCounted`, at this statement's time: never before the
-     * answer came). Returns the credits whose claims it took and those it confirmed.
+     * order), records a payment.confirmed event for each credit it confirmed (the outbox: committed
+     * with the confirmation or not at all), and records one more provider answer on the claims of the
+     * credits the batch keeps waiting on (a "not found" that counted, `notFoundCounted`, at this
+     * statement's time: never before the answer came). Returns the credits whose claims it took and those it confirmed.
      */
     async confirmRound(
       batchId: string,
@@ -278,7 +280,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
              FROM unnest(CAST(:kept AS uuid[]), CAST(:seen AS boolean[]), CAST(:not_found AS int[]), CAST(:counted AS boolean[])) AS m(entry_id, seen, not_found, counted)
             WHERE c.entry_id = m.entry_id AND c.batch_id = :batch
            RETURNING c.entry_id
-         )`,
+         ), ${paymentConfirmedEventsCte('confirmed_event', 'confirmed')}`,
           select: `SELECT (SELECT coalesce(jsonb_agg(entry_id), '[]'::jsonb) FROM taken) AS held,
                 (SELECT coalesce(jsonb_agg(id), '[]'::jsonb) FROM confirmed) AS confirmed`,
         }),

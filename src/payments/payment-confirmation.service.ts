@@ -1,5 +1,7 @@
 import { expireAccount, findAccountById } from '../accounts/accounts.access';
 import type { Db } from '../db';
+import { recordEvent } from '../events/tenant-events';
+import { formatKobo } from '../money';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import type { PaymentProvider } from '../provider/payment-provider';
@@ -36,19 +38,40 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Payme
     return { credit, answer: await lookup(credit.providerTxnRef) };
   }
 
-  /** Confirms the credit; a one-time account whose expected amount this payment meets expires with it. */
+  /**
+   * Confirms the credit and records payment.confirmed with it; a one-time account whose expected amount
+   * this payment meets expires with it.
+   */
   async function applyConfirm(credit: PaymentCreditRecord): Promise<CreditResolution> {
     return db.transaction(async (trx) => {
       const entry = await postingEngine.confirm(trx, credit.entryId);
       if (!entry) return ALREADY_SETTLED;
+      await recordEvent(trx, {
+        tenantId: entry.tenantId,
+        type: 'payment.confirmed',
+        subject: entry.transactionGroupId,
+        data: { transactionGroupId: entry.transactionGroupId, accountRef: credit.accountRef, amount: formatKobo(entry.amount), currency: 'NGN' },
+      });
       const account = await findAccountById(trx, entry.accountId);
       if (account?.expectedAmount !== null && account?.expectedAmount === entry.amount + entry.fee) await expireAccount(trx, account.id);
       return { kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching' };
     });
   }
 
+  /** Reverses the credit and records payment.reversed with it. */
   async function applyReverse(credit: PaymentCreditRecord, reason: string): Promise<CreditResolution> {
-    const reversal = await db.transaction((trx) => postingEngine.reverse(trx, credit.entryId, `reversal: ${reason}`));
+    const reversal = await db.transaction(async (trx) => {
+      const reversed = await postingEngine.reverse(trx, credit.entryId, `reversal: ${reason}`);
+      if (!reversed) return undefined;
+      const { original } = reversed;
+      await recordEvent(trx, {
+        tenantId: original.tenantId,
+        type: 'payment.reversed',
+        subject: original.transactionGroupId,
+        data: { transactionGroupId: original.transactionGroupId, accountRef: credit.paidIntoRef, amount: formatKobo(original.amount), currency: 'NGN', reason },
+      });
+      return reversed;
+    });
     if (!reversal) return ALREADY_SETTLED;
     logger.info({ entryId: credit.entryId, reason }, 'provisional credit reversed');
     return { kind: 'settled', outcome: 'reversed', reason };

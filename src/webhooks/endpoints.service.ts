@@ -127,7 +127,7 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
       const cursor = after ? await events.find(actor.tenantId, after.toLowerCase()) : undefined;
       if (after && !cursor) throw new BadRequestError('invalid_cursor', 'after must be the Next of an earlier recover answer');
       const limit = config.WEBHOOK_RECOVER_MAX_EVENTS;
-      const found = await events.since(actor.tenantId, endpoint.eventTypes, since, cursor ? { createdAt: cursor.createdAt, id: cursor.id } : null, limit + 1);
+      const found = await events.since(actor.tenantId, endpoint.eventTypes, since, cursor?.id ?? null, limit + 1);
       const batch = found.slice(0, limit);
       const queued: OutboxEntry[] = [];
       await db.transaction(async (trx) => {

@@ -244,6 +244,10 @@ describe('webhook endpoints and subscribable events', () => {
       // The next whole millisecond: the API speaks milliseconds, the database microseconds.
       const since = new Date(new Date((await stack.infra.db.raw('SELECT clock_timestamp() AS now')).rows[0].now).getTime() + 1);
       for (let i = 0; i < 3; i += 1) await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }));
+      // Dispatched before the endpoint exists: it gets them only by recovering.
+      await eventually(async () => (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId }).whereNull('dispatched_at').first()) === undefined, {
+        what: 'events dispatched',
+      });
       const created = await createEndpoint(tenant, { url: receiver.url });
       const recovered = await call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${created.body.ID}/recover`, { apiKey: tenant.apiKey, body: { since: since.toISOString() } });
       assert.equal(recovered.status, 202);

@@ -167,6 +167,45 @@ describe('the TypeScript client against the running service', () => {
       await receiver.close();
     }
   });
+
+  it('manages a webhook endpoint and verifies the settlement.succeeded it receives, then its recovery under a rotated secret', async () => {
+    const receiver = await startReceiver([200]);
+    try {
+      const owner = await createTenant(stack, 'Endpoint owner');
+      const client = clientFor(owner.apiKey);
+      const created = await client.webhookEndpoints.create({ url: receiver.url, description: 'payouts', eventTypes: ['settlement.succeeded', 'settlement.failed', 'settlement.refunded'] });
+      assert.match(created.Secret, /^whsec_/);
+      assert.deepEqual(
+        (await client.webhookEndpoints.list()).map((endpoint) => [endpoint.ID, 'Secret' in endpoint]),
+        [[created.ID, false]],
+      );
+      assert.equal((await client.webhookEndpoints.update(created.ID, { description: 'bank payouts' })).Description, 'bank payouts');
+      await assert.rejects(client.webhookEndpoints.create({ url: receiver.url, eventTypes: ['settlement.paid'] }), LedgerValidationError);
+
+      const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+      await fundAccount(stack, account.ID, 100_000n);
+      const since = new Date(Date.now() - 1_000).toISOString();
+      const accepted = await client.settlements.settle(account.AccountRef, { amount: '400.00', bankCode: '058', accountNumber: '0123456789' });
+      const delivered = await eventually(async () => receiver.calls[0], { timeoutMs: 30_000, what: 'the settlement.succeeded delivery' });
+      const event = verifyWebhook(delivered.body, String(delivered.headers['x-service-signature']), created.Secret);
+      assert.ok(!isPaymentReceived(event));
+      assert.deepEqual([event.type, event.subject, event.sequence], ['settlement.succeeded', accepted.merchantTxRef, 1]);
+      assert.equal((event.data as { amount: string }).amount, '400.00');
+
+      const rotated = await client.webhookEndpoints.rotateSecret(created.ID);
+      assert.notEqual(rotated.Secret, created.Secret);
+      assert.deepEqual(await client.webhookEndpoints.recover(created.ID, { since }), { Queued: 1, Next: null });
+      const recovered = await eventually(async () => receiver.calls[1], { what: 'the recovered delivery' });
+      const again = verifyWebhook(recovered.body, String(recovered.headers['x-service-signature']), rotated.Secret);
+      assert.ok(!isPaymentReceived(again));
+      assert.equal(again.id, event.id);
+
+      await client.webhookEndpoints.delete(created.ID);
+      await assert.rejects(client.webhookEndpoints.get(created.ID), LedgerNotFoundError);
+    } finally {
+      await receiver.close();
+    }
+  });
 });
 
 interface Scripted {

@@ -1360,6 +1360,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A provisional credit was confirmed: the provider shows it paid, and it counts towards the available balance */
+        post: operations["eventPaymentConfirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.reversed": {
         parameters: {
             query?: never;
@@ -9600,6 +9617,48 @@ export interface operations {
                         narration: string;
                         /** @enum {string} */
                         status: "provisional";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPaymentConfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.confirmed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
                     };
                 };
             };
