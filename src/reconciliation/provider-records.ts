@@ -127,6 +127,7 @@ export function createProviderRecords(deps: {
       return { ...refused(position, { granted: false, runBudgetReached: true }), lookedUp: true };
     }
     const rows: ProviderRow[] = [];
+    const askedFrom = new Date();
     let waitMs: number | undefined;
     for (const asked of [...credits.map((providerTxnRef) => ({ kind: 'credit' as const, providerTxnRef })), ...attempts.map((providerRef) => ({ kind: 'transfer' as const, providerRef }))].slice(
       0,
@@ -141,7 +142,7 @@ export function createProviderRecords(deps: {
       beat();
     }
     const next = { ...position, lookups: position.lookups + rows.length, calls: callsOf(position) + rows.length };
-    return { page: pageOfRows(rows), next, lookedUp: true, lookupLimitReached: false, ...(waitMs === undefined ? {} : { waitMs }) };
+    return { page: pageOfRows(rows, askedFrom), next, lookedUp: true, lookupLimitReached: false, ...(waitMs === undefined ? {} : { waitMs }) };
   }
 
   return {

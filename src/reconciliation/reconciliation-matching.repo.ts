@@ -75,7 +75,7 @@ const PAGE_STATEMENT = `
            coalesce(an.id, ar.id) AS acct_id, coalesce(an.tenant_id, ar.tenant_id) AS acct_tenant,
            e.id AS e_id, e.tenant_id AS e_tenant, e.account_id AS e_account, e.status AS e_status, e.amount AS e_amount, e.fee AS e_fee,
            rev.id AS rev_id, rev.narration AS rev_narration, adj.id AS adj_id, comp.id AS comp_id,
-           sa.outcome AS attempt_outcome, s.id AS s_id, s.tenant_id AS s_tenant, s.account_id AS s_account, s.status AS s_status, s.amount AS s_amount,
+           sa.outcome AS attempt_outcome, sa.updated_at AS attempt_changed_at, e.status_changed_at AS e_changed_at, s.id AS s_id, s.tenant_id AS s_tenant, s.account_id AS s_account, s.status AS s_status, s.amount AS s_amount,
            paid.provider_ref AS settled_ref,
            (p.direction = 'credit' AND p.status = 'success' AND an.id IS NULL AND ar.id IS NULL AND e.id IS NULL
              AND EXISTS (SELECT 1 FROM inbound_events m WHERE m.category = 'misdirected' AND m.transaction_id = p.provider_txn_id)) AS known_misdirected
@@ -121,6 +121,8 @@ const PAGE_STATEMENT = `
                  CASE
                    WHEN j.e_id IS NULL OR j.comp_id IS NOT NULL THEN 'matched'
                    WHEN j.e_status = 'provisional' THEN 'in_flight'
+                   -- Confirmed after the lookup was asked: the answer predates what confirmed it; the next run asks again.
+                   WHEN j.e_status = 'confirmed' AND j.adj_id IS NULL AND j.e_changed_at >= CAST(:asked_from AS timestamptz) THEN 'in_flight'
                    WHEN j.e_status = 'confirmed' OR j.adj_id IS NOT NULL THEN 'credit_unknown_to_provider'
                    ELSE 'matched'
                  END
@@ -142,7 +144,13 @@ const PAGE_STATEMENT = `
                  END
                WHEN j.status = 'refund' THEN CASE WHEN j.s_status = 'success' AND j.attempt_outcome = 'success' THEN 'refund' ELSE 'matched' END
                WHEN j.status = 'failed' THEN CASE WHEN j.s_status = 'success' AND j.attempt_outcome = 'success' THEN 'settlement_debited_not_paid' ELSE 'matched' END
-               WHEN j.status = 'not_found' THEN CASE WHEN j.s_status = 'success' AND j.attempt_outcome = 'success' THEN 'settlement_not_at_provider' ELSE 'matched' END
+               WHEN j.status = 'not_found' THEN
+                 CASE
+                   WHEN j.s_status <> 'success' OR j.attempt_outcome <> 'success' THEN 'matched'
+                   -- Paid after the lookup was asked (a lagging lookup, a run that waited on the provider): the next run asks again.
+                   WHEN j.attempt_changed_at >= CAST(:asked_from AS timestamptz) THEN 'in_flight'
+                   ELSE 'settlement_not_at_provider'
+                 END
                ELSE 'in_flight'
              END
            END AS outcome
@@ -244,10 +252,12 @@ interface ActionRow {
 export interface RowsPage {
   json: string;
   size: number;
+  /** Single lookups: when the first of them was asked. An answer is not held against what the ledger did after it. */
+  askedFrom: Date | null;
 }
 
-export function pageOfRows(rows: ProviderRow[]): RowsPage {
-  return { json: JSON.stringify(rows.map(toRowJson)), size: rows.length };
+export function pageOfRows(rows: ProviderRow[], askedFrom: Date | null = null): RowsPage {
+  return { json: JSON.stringify(rows.map(toRowJson)), size: rows.length, askedFrom };
 }
 
 function toRowJson(row: ProviderRow): Record<string, unknown> {
@@ -296,6 +306,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
         scope_tenant: run.scopeTenantId,
         grace_seconds: options.graceSeconds,
         looked_up: options.lookedUp,
+        asked_from: page.askedFrom,
         not_known_in_window: NOT_CONFIRMED_IN_TIME[0],
         not_confirmed_in_time: NOT_CONFIRMED_IN_TIME[1],
       });
