@@ -24,6 +24,8 @@ interface RecordsStep {
   next: ReconciliationPosition;
   /** The rows came from single lookups, not a listing. */
   lookedUp: boolean;
+  /** Single lookups: when the first of them was asked. */
+  askedFrom?: Date;
   /** Records remain that RECONCILIATION_MAX_LOOKUPS leaves unasked. */
   lookupLimitReached: boolean;
   /** A tenant's run spent its RECONCILIATION_RUN_PROVIDER_CALLS: it reads nothing more. */
@@ -142,7 +144,7 @@ export function createProviderRecords(deps: {
       beat();
     }
     const next = { ...position, lookups: position.lookups + rows.length, calls: callsOf(position) + rows.length };
-    return { page: pageOfRows(rows, askedFrom), next, lookedUp: true, lookupLimitReached: false, ...(waitMs === undefined ? {} : { waitMs }) };
+    return { page: pageOfRows(rows), askedFrom, next, lookedUp: true, lookupLimitReached: false, ...(waitMs === undefined ? {} : { waitMs }) };
   }
 
   return {

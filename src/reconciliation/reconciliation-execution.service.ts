@@ -114,8 +114,8 @@ export function createReconciliationExecutionService(deps: {
    * once it returns: only the position after it and its size go on.
    */
   async function stageStep(run: RunRecord, position: ReconciliationPosition, beat: () => void): Promise<{ next: ReconciliationPosition; size: number; waitMs?: number }> {
-    const { page, next, lookedUp, lookupLimitReached, runBudgetReached, waitMs } = await records.next(run, position, beat);
-    if (page.size > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, page, { graceSeconds, lookedUp });
+    const { page, next, lookedUp, askedFrom, lookupLimitReached, runBudgetReached, waitMs } = await records.next(run, position, beat);
+    if (page.size > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, page, { graceSeconds, lookedUp, askedFrom });
     if (lookupLimitReached) {
       await reportOnce(run, {
         id: uuidv7(),

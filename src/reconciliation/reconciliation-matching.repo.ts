@@ -252,12 +252,10 @@ interface ActionRow {
 export interface RowsPage {
   json: string;
   size: number;
-  /** Single lookups: when the first of them was asked. An answer is not held against what the ledger did after it. */
-  askedFrom: Date | null;
 }
 
-export function pageOfRows(rows: ProviderRow[], askedFrom: Date | null = null): RowsPage {
-  return { json: JSON.stringify(rows.map(toRowJson)), size: rows.length, askedFrom };
+export function pageOfRows(rows: ProviderRow[]): RowsPage {
+  return { json: JSON.stringify(rows.map(toRowJson)), size: rows.length };
 }
 
 function toRowJson(row: ProviderRow): Record<string, unknown> {
@@ -297,8 +295,11 @@ interface DayTotalsTally {
 
 export function createReconciliationMatchingRepo(db: DbOrTrx) {
   return {
-    /** `graceSeconds`: a provider payment younger than this is in flight; `lookedUp`: the rows came from single lookups. */
-    async stagePage(run: { id: string; scopeTenantId: string | null }, page: RowsPage, options: { graceSeconds: number; lookedUp: boolean }): Promise<PageTally> {
+    /**
+     * `graceSeconds`: a provider payment younger than this is in flight; `lookedUp`: the rows came from single lookups;
+     * `askedFrom`: when the first of those lookups was asked (an answer is not held against what the ledger did after it).
+     */
+    async stagePage(run: { id: string; scopeTenantId: string | null }, page: RowsPage, options: { graceSeconds: number; lookedUp: boolean; askedFrom?: Date | null }): Promise<PageTally> {
       if (page.size === 0) return { staged: 0, actions: 0 };
       const result = await db.raw(PAGE_STATEMENT, {
         rows: page.json,
@@ -306,7 +307,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
         scope_tenant: run.scopeTenantId,
         grace_seconds: options.graceSeconds,
         looked_up: options.lookedUp,
-        asked_from: page.askedFrom,
+        asked_from: options.askedFrom ?? null,
         not_known_in_window: NOT_CONFIRMED_IN_TIME[0],
         not_confirmed_in_time: NOT_CONFIRMED_IN_TIME[1],
       });

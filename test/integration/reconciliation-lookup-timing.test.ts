@@ -43,8 +43,8 @@ describe('reconciliation: a lookup answer is judged against what the ledger did 
       windowTo: new Date(),
       workflowId: `test:${runId}`,
     });
-    const page = pageOfRows([fromLookup({ kind: 'transfer', providerRef: paidRef }, null)], askedFrom);
-    await createReconciliationMatchingRepo(stack.infra.db).stagePage({ id: runId, scopeTenantId: tenant.tenantId }, page, { graceSeconds: 0, lookedUp: true });
+    const page = pageOfRows([fromLookup({ kind: 'transfer', providerRef: paidRef }, null)]);
+    await createReconciliationMatchingRepo(stack.infra.db).stagePage({ id: runId, scopeTenantId: tenant.tenantId }, page, { graceSeconds: 0, lookedUp: true, askedFrom });
     const row = await stack.infra.db('reconciliation_provider_rows').where({ run_id: runId }).first('outcome');
     return row.outcome;
   }
