@@ -3,15 +3,7 @@ import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { presentEndpoint } from './endpoint.presenter';
 import type { EndpointRecord } from './endpoints.repo';
 import type { EndpointsService } from './endpoints.service';
-import {
-  createEndpointBodySchema,
-  endpointListSchema,
-  endpointParamsSchema,
-  endpointSchema,
-  endpointWithSecretSchema,
-  eventTypeListSchema,
-  updateEndpointBodySchema,
-} from './endpoints.schemas';
+import { createEndpointBodySchema, endpointListSchema, endpointParamsSchema, endpointSchema, endpointWithSecretSchema, eventTypeListSchema, updateEndpointBodySchema } from './endpoints.schemas';
 
 /**
  * The dashboard's webhook endpoints page: the /v1/webhook-endpoints operations with the signed-in user
