@@ -28,6 +28,7 @@ import type { settlementDetailSchema, settlementListResponseSchema } from '../..
 import type { banksResponseSchema, lookupResponseSchema, settleResponseSchema } from '../../src/settlements/settlements.schemas';
 import type { deliveryListItemSchema, deliveryListResponseSchema, processingErrorsResponseSchema, replayManyResponseSchema } from '../../src/webhooks/webhooks.dashboard.schemas';
 import type { deliverySchema } from '../../src/webhooks/webhooks.schemas';
+import type { endpointListSchema, endpointSchema, endpointWithSecretSchema, eventTypeListSchema } from '../../src/webhooks/endpoints.schemas';
 
 type Out<T extends z.ZodType> = z.output<T>;
 
@@ -58,6 +59,10 @@ export type DeliveryListItem = Out<typeof deliveryListItemSchema>;
 export type Delivery = Out<typeof deliverySchema>;
 export type ProcessingErrors = Out<typeof processingErrorsResponseSchema>;
 export type ReplayMany = Out<typeof replayManyResponseSchema>;
+export type WebhookEndpoint = Out<typeof endpointSchema>;
+export type WebhookEndpointList = Out<typeof endpointListSchema>;
+export type WebhookEndpointWithSecret = Out<typeof endpointWithSecretSchema>;
+export type EventTypeList = Out<typeof eventTypeListSchema>;
 export type ApiKey = Out<typeof apiKeySchema>;
 export type ApiKeys = Out<typeof apiKeysResponseSchema>;
 export type CreatedApiKey = Out<typeof createdApiKeySchema>;

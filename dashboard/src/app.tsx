@@ -28,6 +28,7 @@ import { SettlementPage } from './pages/settlement';
 import { SettlementsPage } from './pages/settlements';
 import { SignInPage } from './pages/sign-in';
 import { UsersPage } from './pages/users';
+import { WebhookEndpointsPage } from './pages/webhook-endpoints';
 import { WebhooksPage } from './pages/webhooks';
 import { IdleTimeout, SessionContext } from './session';
 
@@ -93,6 +94,7 @@ export function App() {
               <Route path="/dashboard/reconciliation/exceptions/:id" component={ReconciliationExceptionPage} />
               <Route path="/dashboard/webhooks" component={WebhooksPage} />
               <Route path="/dashboard/webhooks/deliveries/:id" component={DeliveryPage} />
+              <Route path="/dashboard/webhook-endpoints" component={WebhookEndpointsPage} />
               <Route path="/dashboard/fees" component={FeesPage} />
               <Route path="/dashboard/api-keys" component={ApiKeysPage} />
               <Route path="/dashboard/users" component={UsersPage} />

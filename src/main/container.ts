@@ -73,6 +73,7 @@ import { createWebhookDeliveryService } from '../webhooks/delivery.service';
 import { webhooksDashboardRoutes } from '../webhooks/webhooks.dashboard.routes';
 import { webhooksRoutes } from '../webhooks/webhooks.routes';
 import { createEventDispatcher } from '../webhooks/event-dispatcher';
+import { endpointsDashboardRoutes } from '../webhooks/endpoints.dashboard.routes';
 import { endpointsRoutes } from '../webhooks/endpoints.routes';
 import { createEndpointsService } from '../webhooks/endpoints.service';
 import { createWebhooksService } from '../webhooks/webhooks.service';
@@ -272,6 +273,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
     ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),
+    ...endpointsDashboardRoutes({ endpoints: services.endpoints }),
     ...feesDashboardRoutes({ fees: services.fees }),
     ...holdsRoutes({ holds: services.holds }),
     ...kycLimitsRoutes({ kycLimits: services.kycLimits }),

@@ -69,3 +69,6 @@ export const recoverResponseSchema = z.object({
   /** Null when every event since `since` is queued; else pass it as `after` to continue. */
   Next: z.uuid().nullable(),
 });
+
+/** The catalogue's event types with what each means, for choosing a subscription. */
+export const eventTypeListSchema = z.object({ eventTypes: z.array(z.object({ type: z.string(), description: z.string() })) });

@@ -1,7 +1,7 @@
-import { createAuditLog } from '../audit/audit-log';
+import { createAuditLog, type AuditAction, type AuditActor } from '../audit/audit-log';
 import type { Config } from '../config';
 import type { Jobs } from '../contracts/jobs';
-import type { Db } from '../db';
+import type { Db, DbOrTrx } from '../db';
 import { BadRequestError, NotFoundError } from '../errors';
 import { createOutboundEvents } from '../events/outbound-events';
 import { createTenantEvents, eventEnvelopeBody } from '../events/tenant-events';
@@ -21,10 +21,13 @@ function subscription(types: string[] | undefined): string[] | null {
   return !types || types.includes('*') ? null : [...new Set(types)];
 }
 
-/** Who made a change, for the audit row: an API key's call, or a dashboard user (by email). */
-export interface EndpointActor {
-  tenantId: string;
-  name: string;
+/** Who made a change, for the audit row: an API key's call (by `name`), or a dashboard user (by id and email). */
+export type EndpointActor = { tenantId: string; name: string } | AuditActor;
+
+function recordAudit(trx: DbOrTrx, actor: EndpointActor, action: AuditAction, endpointId: string, detail: Record<string, unknown>): Promise<void> {
+  const target = { type: 'webhook_endpoint', id: endpointId };
+  const log = createAuditLog(trx);
+  return 'email' in actor ? log.record(actor, action, target, detail) : log.recordAs(actor.tenantId, actor.name, action, target, detail);
 }
 
 /** A tenant's webhook endpoints: what they receive, their secrets, their health, and recovery. */
@@ -60,7 +63,7 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
           secretEnc: sealEndpointSecret(config.DATA_ENCRYPTION_KEYRING, id, secret),
         });
         if (body.enabled === false) await createEndpointsRepo(trx).update(actor.tenantId, id, { enabled: false });
-        await createAuditLog(trx).recordAs(actor.tenantId, actor.name, 'webhook_endpoint.created', { type: 'webhook_endpoint', id }, { url: body.url, eventTypes: created.eventTypes ?? ['*'] });
+        await recordAudit(trx, actor, 'webhook_endpoint.created', id, { url: body.url, eventTypes: created.eventTypes ?? ['*'] });
         return body.enabled === false ? { ...created, enabled: false } : created;
       });
       return { endpoint, secret };
@@ -77,7 +80,7 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
           ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
         });
         const action = body.enabled === true && !endpoint.enabled ? 'webhook_endpoint.enabled' : 'webhook_endpoint.updated';
-        await createAuditLog(trx).recordAs(actor.tenantId, actor.name, action, { type: 'webhook_endpoint', id: endpoint.id }, { ...body });
+        await recordAudit(trx, actor, action, endpoint.id, { ...body });
       });
       return find(actor.tenantId, endpoint.id);
     },
@@ -89,7 +92,7 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
         // Deliveries before the endpoint: the order an attempt's record locks them in, so the two never deadlock.
         const cancelled = await createOutboundEvents(trx).cancelEndpointDeliveries(endpoint.id);
         await createEndpointsRepo(trx).markDeleted(endpoint.id);
-        await createAuditLog(trx).recordAs(actor.tenantId, actor.name, 'webhook_endpoint.deleted', { type: 'webhook_endpoint', id: endpoint.id }, { url: endpoint.url, cancelled });
+        await recordAudit(trx, actor, 'webhook_endpoint.deleted', endpoint.id, { url: endpoint.url, cancelled });
         return { cancelled };
       });
     },
@@ -104,13 +107,7 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
         const overlapEnds = new Date(Date.now() + config.WEBHOOK_SECRET_ROTATION_OVERLAP);
         const previous = sealEndpointSecret(config.DATA_ENCRYPTION_KEYRING, endpoint.id, currentSecret(config.DATA_ENCRYPTION_KEYRING, endpoint), 'previous');
         await repo.rotateSecret(endpoint.id, sealEndpointSecret(config.DATA_ENCRYPTION_KEYRING, endpoint.id, secret), previous, overlapEnds);
-        await createAuditLog(trx).recordAs(
-          actor.tenantId,
-          actor.name,
-          'webhook_endpoint.secret_rotated',
-          { type: 'webhook_endpoint', id: endpoint.id },
-          { previousSignsUntil: overlapEnds.toISOString() },
-        );
+        await recordAudit(trx, actor, 'webhook_endpoint.secret_rotated', endpoint.id, { previousSignsUntil: overlapEnds.toISOString() });
       });
       return { endpoint: await find(actor.tenantId, found.id), secret };
     },
@@ -148,13 +145,7 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
           queued.push(jobs.webhookDelivery({ deliveryId, tenantId: actor.tenantId, accountRef: null }));
         }
         await createOutboxRepo(trx).enqueue(queued);
-        await createAuditLog(trx).recordAs(
-          actor.tenantId,
-          actor.name,
-          'webhook_endpoint.recovered',
-          { type: 'webhook_endpoint', id: endpoint.id },
-          { since: since.toISOString(), queued: batch.length },
-        );
+        await recordAudit(trx, actor, 'webhook_endpoint.recovered', endpoint.id, { since: since.toISOString(), queued: batch.length });
       });
       starter.kick(queued);
       return { queued: batch.length, next: found.length > limit ? batch.at(-1)!.id : null };

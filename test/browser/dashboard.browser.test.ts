@@ -521,6 +521,57 @@ describe('dashboard in a browser', function () {
     assert.equal((await call(sys.apiUrl, 'GET', '/v1/me', { apiKey: key })).status, 401);
   });
 
+  it('adds a webhook endpoint whose secret is shown once, disables and re-enables it, deletes it, and shows one disabled for failing with why and since', async () => {
+    const endpointsOfTenant = async () => (await call(sys.apiUrl, 'GET', '/v1/webhook-endpoints', { apiKey: tenant.apiKey })).body.endpoints;
+    await open('webhook-endpoints', '/dashboard/webhook-endpoints');
+    await page.getByText('No webhook endpoints yet.').waitFor();
+    const form = page.getByRole('form', { name: 'Add a webhook endpoint' });
+    await form.getByLabel('URL').fill(receiver.url);
+    await form.getByLabel('Description').fill('Identity checks');
+    await form.getByRole('checkbox', { name: /^All event types/ }).uncheck();
+    await form.getByRole('checkbox', { name: /^kyc\.rejected/ }).check();
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = await page.getByTestId('secret-value').innerText();
+    assert.match(secret, /^whsec_/);
+    const [created] = await endpointsOfTenant();
+    assert.deepEqual([created.URL, created.Description, created.EventTypes, created.Enabled], [receiver.url, 'Identity checks', ['kyc.rejected'], true]);
+
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    await nav.getByRole('link', { name: 'Webhook endpoints' }).click();
+    await settled(page);
+    const row = page.locator(`tr[data-endpoint="${created.ID}"]`);
+    await row.waitFor();
+    assert.equal(await page.getByTestId('secret-value').count(), 0);
+    assert.ok(!(await page.content()).includes(secret), 'the secret is not on the page after leaving it');
+
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
+    await row.getByText('disabled', { exact: true }).waitFor();
+    assert.equal((await endpointsOfTenant())[0].Enabled, false);
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await row.getByText('enabled', { exact: true }).waitFor();
+    assert.equal((await endpointsOfTenant())[0].Enabled, true);
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No webhook endpoints yet.').waitFor();
+    assert.deepEqual(await endpointsOfTenant(), []);
+
+    // One the service disabled after days of failed deliveries (as its health check records it).
+    const failing = await call(sys.apiUrl, 'POST', '/v1/webhook-endpoints', { apiKey: tenant.apiKey, body: { url: receiver.url, eventTypes: ['kyc.rejected'] } });
+    assert.equal(failing.status, 201, failing.text);
+    const failingSince = new Date('2026-11-20T09:00:00Z');
+    await db('webhook_endpoints')
+      .where({ id: failing.body.ID })
+      .update({ enabled: false, failing_since: failingSince, last_error: 'HTTP 500', disabled_reason: `every delivery failed since ${failingSince.toISOString()} (last: HTTP 500)` });
+    await open('webhook-endpoints', '/dashboard/webhook-endpoints');
+    const disabled = await page.locator(`tr[data-endpoint="${failing.body.ID}"]`).innerText();
+    assert.match(disabled, /Disabled automatically, failing since 20 Nov 2026, 10:00:00: every delivery failed since 2026-11-20T09:00:00.000Z \(last: HTTP 500\)/);
+  });
+
   it('lists every action in the audit log with who did it', async () => {
     await open('audit-log', '/dashboard/audit-log');
     const log = await page.getByRole('region', { name: 'Audit log' }).innerText();
@@ -619,6 +670,7 @@ describe('dashboard in a browser', function () {
     pagesSeen.set('webhooks-errors', '/dashboard/webhooks?tab=errors');
     pagesSeen.set('webhooks-secret', '/dashboard/webhooks?tab=secret');
     pagesSeen.set('users', '/dashboard/users');
+    pagesSeen.set('webhook-endpoints', '/dashboard/webhook-endpoints');
     pagesSeen.set('not-found', '/dashboard/nothing-here');
     pagesSeen.delete('account-for-settlement');
     const phone = await newContext(browser, sys.apiUrl, PHONE);

@@ -198,6 +198,60 @@ describe('dashboard API (/auth session routes)', () => {
     });
   });
 
+  describe('webhook endpoints', () => {
+    it('lets an admin add, change, disable, re-enable, rotate and delete an endpoint as on /v1, audited under their name, while other roles only read', async () => {
+      const url = 'http://127.0.0.1:9/hooks';
+      const catalogue = await as(viewer, 'GET', '/auth/webhook-event-types');
+      assert.equal(catalogue.status, 200);
+      assert.ok(catalogue.body.eventTypes.some((entry: { type: string; description: string }) => entry.type === 'settlement.succeeded' && entry.description.length > 0));
+
+      const unknown = await as(admin, 'POST', '/auth/webhook-endpoints', { url, eventTypes: ['settlement.paid'] });
+      assert.equal(unknown.status, 400);
+      assert.match(JSON.stringify(unknown.body), /settlement\.paid: unknown event type; the known ones are payment\.received, .*settlement\.succeeded/);
+      assert.equal((await as(operator, 'POST', '/auth/webhook-endpoints', { url })).status, 403);
+
+      const created = await as(admin, 'POST', '/auth/webhook-endpoints', { url, description: 'payouts', eventTypes: ['settlement.succeeded'] });
+      assert.equal(created.status, 201, created.text);
+      const { ID: id, Secret: secret } = created.body as { ID: string; Secret: string };
+      assert.match(secret, /^whsec_/);
+      const viaApiKey = await call(stack.apiUrl, 'GET', `/v1/webhook-endpoints/${id}`, { apiKey: tenant.apiKey });
+      assert.deepEqual([viaApiKey.body.Description, viaApiKey.body.EventTypes, viaApiKey.body.Enabled], ['payouts', ['settlement.succeeded'], true]);
+      const listed = await as(viewer, 'GET', '/auth/webhook-endpoints');
+      assert.equal(listed.status, 200);
+      assert.ok(listed.body.endpoints.some((endpoint: { ID: string }) => endpoint.ID === id));
+      assert.ok(!listed.text.includes(secret), 'the secret is never listed');
+
+      assert.equal((await as(operator, 'PATCH', `/auth/webhook-endpoints/${id}`, { enabled: false })).status, 403);
+      assert.equal((await as(admin, 'PATCH', `/auth/webhook-endpoints/${id}`, {})).status, 400);
+      const disabled = await as(admin, 'PATCH', `/auth/webhook-endpoints/${id}`, { enabled: false, eventTypes: ['*'] });
+      assert.deepEqual([disabled.status, disabled.body.Enabled, disabled.body.EventTypes], [200, false, ['*']]);
+      assert.equal((await as(admin, 'PATCH', `/auth/webhook-endpoints/${id}`, { enabled: true })).body.Enabled, true);
+      const rotated = await as(admin, 'POST', `/auth/webhook-endpoints/${id}/rotate-secret`);
+      assert.equal(rotated.status, 200);
+      assert.match(rotated.body.Secret, /^whsec_/);
+      assert.notEqual(rotated.body.Secret, secret);
+      assert.ok(rotated.body.SecretRotatedUntil);
+
+      const foreign = await dashboardUser(stack, (await createTenant(stack)).tenantId, 'admin');
+      assert.equal((await as(foreign, 'PATCH', `/auth/webhook-endpoints/${id}`, { enabled: false })).status, 404);
+      assert.ok(!(await as(foreign, 'GET', '/auth/webhook-endpoints')).body.endpoints.some((endpoint: { ID: string }) => endpoint.ID === id));
+
+      assert.equal((await as(viewer, 'DELETE', `/auth/webhook-endpoints/${id}`)).status, 403);
+      assert.equal((await as(admin, 'DELETE', `/auth/webhook-endpoints/${id}`)).status, 204);
+      assert.equal((await as(admin, 'DELETE', `/auth/webhook-endpoints/${id}`)).status, 404);
+      assert.ok(!(await as(admin, 'GET', '/auth/webhook-endpoints')).body.endpoints.some((endpoint: { ID: string }) => endpoint.ID === id));
+
+      const audited = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, target_id: id }).orderBy('id').select('action', 'actor', 'user_id');
+      assert.deepEqual(audited, [
+        { action: 'webhook_endpoint.created', actor: admin.email, user_id: admin.userId },
+        { action: 'webhook_endpoint.updated', actor: admin.email, user_id: admin.userId },
+        { action: 'webhook_endpoint.enabled', actor: admin.email, user_id: admin.userId },
+        { action: 'webhook_endpoint.secret_rotated', actor: admin.email, user_id: admin.userId },
+        { action: 'webhook_endpoint.deleted', actor: admin.email, user_id: admin.userId },
+      ]);
+    });
+  });
+
   describe('reads', () => {
     it('finds accounts by AccountRef, account number, externalRef and any part of the name, only in the tenant', async () => {
       const externalRef = `search-${randomUUID()}`;

@@ -21,6 +21,7 @@ const NAV: NavItem[] = [
   { href: '/dashboard/misdirected', label: 'Misdirected payments' },
   { href: '/dashboard/reconciliation', label: 'Reconciliation' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
+  { href: '/dashboard/webhook-endpoints', label: 'Webhook endpoints' },
   { href: '/dashboard/fees', label: 'Fee calculator' },
   { href: '/dashboard/api-keys', label: 'API keys', role: 'admin' },
   { href: '/dashboard/users', label: 'Users', role: 'admin' },

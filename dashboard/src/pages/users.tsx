@@ -66,7 +66,8 @@ export function UsersPage() {
       <PageTitle title="Users" />
       <p class="muted">
         Roles: a <strong>viewer</strong> reads everything; an <strong>operator</strong> also decides KYC reviews, suspends customers, assigns misdirected payments, replays webhooks and pays
-        settlements; an <strong>admin</strong> also manages users, API keys and the webhook signing secret. Sessions end after {Math.round(session.idleTimeoutSeconds / 60)} minutes without activity.
+        settlements; an <strong>admin</strong> also manages users, API keys, the webhook signing secret and webhook endpoints. Sessions end after {Math.round(session.idleTimeoutSeconds / 60)} minutes
+        without activity.
       </p>
       <Notice notice={notice} />
       {created ? <ShownOnce label={`First password of ${created.user.Email}`} value={created.password} onDone={() => setCreated(null)} /> : null}
