@@ -347,8 +347,23 @@ describe('dashboard in a browser', function () {
     await dialog.getByLabel('Why (recorded in the audit log)').fill('Customer sent a payslip, ticket 5120');
     await dialog.getByRole('button', { name: 'Release' }).click();
     await page.getByText('Ngozi Balogun: ₦20,000.00 released.').waitFor();
-    assert.equal(await page.getByRole('row', { name: /Ngozi Balogun/ }).count(), 0);
+    // The notice comes with the answer; the queue reloads after it.
+    await page.getByRole('row', { name: /Ngozi Balogun/ }).waitFor({ state: 'detached' });
     assert.equal((await balanceOf(held.AccountRef)).heldBalance, '0.00');
+  });
+
+  it('shows the limits of each KYC tier beside the held money, and who set them', async () => {
+    await open('held-money', '/dashboard/held-money');
+    const table = page.getByRole('region', { name: 'Limits of each tier' });
+    const rows = await table.getByRole('row').allInnerTexts();
+    assert.deepEqual(
+      rows.slice(1).map((row) => row.split('\t').map((cell) => cell.trim())),
+      [
+        ['1', '₦50,000.00', '₦300,000.00', '₦50,000.00', 'the platform'],
+        ['2', '₦100,000.00', '₦500,000.00', '₦200,000.00', 'the platform'],
+        ['3', 'no limit', 'no limit', '₦5,000,000.00', 'the platform'],
+      ],
+    );
   });
 
   it('assigns a misdirected payment to an account', async () => {

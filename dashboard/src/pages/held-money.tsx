@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
-import type { HeldCredit, HoldsQueue } from '../api-types';
+import type { HeldCredit, HoldsQueue, TierLimits } from '../api-types';
 import { PageTitle, TableWrap } from '../components/bits';
 import { ConfirmButton } from '../components/confirm';
 import { Empty, Loaded, Notice, useResource } from '../components/state';
@@ -78,6 +78,7 @@ function ReturnButton(props: { hold: HeldCredit; onReturned: (text: string) => v
 export function HeldMoneyPage() {
   const canAct = useCan('operator');
   const queue = useResource(() => api<HoldsQueue>('GET', '/auth/holds'), []);
+  const limits = useResource(() => api<TierLimits>('GET', '/auth/kyc-limits'), []);
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
 
   return (
@@ -160,6 +161,48 @@ export function HeldMoneyPage() {
           </>
         )}
       </Loaded>
+      <section aria-labelledby="limits-title">
+        <h2 id="limits-title">Limits per KYC tier</h2>
+        <p class="muted">
+          Judged on what lands in the account (a credit's net amount, a payout's amount). A tenant admin sets the tenant's own limits for a tier through the API; an operator may set one customer's.
+        </p>
+        <Loaded resource={limits} what="the tier limits">
+          {(data) => (
+            <TableWrap label="Limits of each tier">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Tier</th>
+                    <th scope="col" class="num">
+                      Single credit
+                    </th>
+                    <th scope="col" class="num">
+                      Balance held
+                    </th>
+                    <th scope="col" class="num">
+                      Payouts per day
+                    </th>
+                    <th scope="col">Set by</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.tiers.map((tier) => (
+                    <tr key={tier.tier}>
+                      <td>{tier.tier}</td>
+                      <td class="num">{limitText(tier.singleCredit)}</td>
+                      <td class="num">{limitText(tier.balance)}</td>
+                      <td class="num">{limitText(tier.dailyDebits)}</td>
+                      <td>{tier.source === 'tenant' ? 'this tenant' : 'the platform'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          )}
+        </Loaded>
+      </section>
     </>
   );
 }
+
+const limitText = (amount: string | null): string => (amount === null ? 'no limit' : naira(amount));
