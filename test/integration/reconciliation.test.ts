@@ -312,8 +312,10 @@ describe('reconciliation against the provider', () => {
   it('only reports an amount difference, a payout the ledger failed but the provider paid, and a settlement stuck long after its attempts', async () => {
     const owner = await createTenant(stack, 'Reported Tenant');
     const account = await provisionAccount(stack, owner.apiKey);
-    await fundAccount(stack, account.ID, 1_000_000n);
-    const from = new Date();
+    const funding = await fundAccount(stack, account.ID, 1_000_000n);
+    // The window starts after the funding credit (the provider does not know it): a millisecond past its
+    // time, which Postgres keeps to the microsecond and a Date to the millisecond.
+    const from = new Date(funding.createdAt.getTime() + 1);
     // A confirmed credit for 4,025.00 gross that the provider shows as 5,025.00.
     const transactionId = `API-VACT_TRA-DIFF1-${randomUUID()}`;
     await stack.infra.db.transaction((trx) =>
