@@ -274,8 +274,9 @@ describe('reconciliation against the provider', () => {
     try {
       const owner = await createTenant(lost, 'Lost Events Tenant');
       const account = await provisionAccount(lost, owner.apiKey);
-      await fundAccount(lost, account.ID, 1_000_000n);
-      const from = new Date();
+      const funding = await fundAccount(lost, account.ID, 1_000_000n);
+      // After the funding credit, which the provider does not know (see the window of the test below).
+      const from = new Date(funding.createdAt.getTime() + 1);
       const settled = await call(lost.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: owner.apiKey, body: { amount: '2500.00', ...DESTINATION } });
       assert.equal(settled.status, 202);
       const merchantTxRef: string = settled.body.merchantTxRef;
