@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { Field } from '../components/bits';
+import { SignedOutCard } from '../components/signed-out-card';
 
 /** Without a session: a user sets a new password with the one-time token their admin gave them. */
 export function ResetPasswordPage(props: { onDone: (message: string) => void }) {
@@ -28,36 +29,26 @@ export function ResetPasswordPage(props: { onDone: (message: string) => void }) 
   }
 
   return (
-    <main id="main" class="signin">
-      <div class="signin-card">
-        <div class="brand">
-          <span class="brand-mark" aria-hidden="true">
-            N
-          </span>
-          <span>NUBAN ledger</span>
-        </div>
-        <h1>Set a new password</h1>
-        <p class="muted">Paste the reset token your admin gave you. It works once.</p>
-        <form onSubmit={submit}>
-          <Field label="Reset token">
-            <input type="text" name="token" autocomplete="off" required value={token} onInput={(event) => setToken(event.currentTarget.value)} />
-          </Field>
-          <Field label="New password" hint="At least 12 characters.">
-            <input type="password" name="new-password" autocomplete="new-password" required minLength={12} value={next} onInput={(event) => setNext(event.currentTarget.value)} />
-          </Field>
-          {error ? (
-            <p class="notice notice-error" role="alert">
-              {error}
-            </p>
-          ) : null}
-          <button type="submit" class="button primary wide" disabled={busy}>
-            {busy ? 'Setting…' : 'Set password'}
-          </button>
-        </form>
-        <p class="muted small">
-          <a href="/dashboard">Back to sign in</a>
-        </p>
-      </div>
-    </main>
+    <SignedOutCard title="Set a new password" lead="Paste the reset token your admin gave you. It works once.">
+      <form onSubmit={submit}>
+        <Field label="Reset token">
+          <input type="text" name="token" autocomplete="off" required value={token} onInput={(event) => setToken(event.currentTarget.value)} />
+        </Field>
+        <Field label="New password" hint="At least 12 characters.">
+          <input type="password" name="new-password" autocomplete="new-password" required minLength={12} value={next} onInput={(event) => setNext(event.currentTarget.value)} />
+        </Field>
+        {error ? (
+          <p class="notice notice-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <button type="submit" class="button primary wide" disabled={busy}>
+          {busy ? 'Setting…' : 'Set password'}
+        </button>
+      </form>
+      <p class="muted small">
+        <a href="/dashboard">Back to sign in</a>
+      </p>
+    </SignedOutCard>
   );
 }

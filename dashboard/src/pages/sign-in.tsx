@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { Field } from '../components/bits';
+import { SignedOutCard } from '../components/signed-out-card';
 
 interface TenantChoice {
   id: string;
@@ -42,64 +43,54 @@ export function SignInPage(props: { message?: string; onSignedIn: () => void }) 
   }
 
   return (
-    <main id="main" class="signin">
-      <div class="signin-card">
-        <div class="brand">
-          <span class="brand-mark" aria-hidden="true">
-            N
-          </span>
-          <span>NUBAN ledger</span>
-        </div>
-        <h1>Sign in</h1>
-        <p class="muted">The operations dashboard of your tenant.</p>
-        {props.message ? (
-          <p class="notice notice-info" role="status">
-            {props.message}
+    <SignedOutCard title="Sign in" lead="The operations dashboard of your tenant.">
+      {props.message ? (
+        <p class="notice notice-info" role="status">
+          {props.message}
+        </p>
+      ) : null}
+      <form onSubmit={submit}>
+        <Field label="Email">
+          <input
+            type="email"
+            name="email"
+            autocomplete="username"
+            required
+            value={email}
+            onInput={(event) => {
+              setEmail(event.currentTarget.value);
+              setTenants(null);
+              setTenantId('');
+            }}
+          />
+        </Field>
+        <Field label="Password">
+          <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+        </Field>
+        {tenants ? (
+          <Field label="Organisation" hint="This email and password belong to users of more than one organisation: choose one.">
+            <select name="tenant" value={tenantId} onChange={(event) => setTenantId(event.currentTarget.value)}>
+              {tenants.map((tenant) => (
+                <option key={tenant.id} value={tenant.id}>
+                  {tenant.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+        ) : null}
+        {error ? (
+          <p class="notice notice-error" role="alert">
+            {error}
           </p>
         ) : null}
-        <form onSubmit={submit}>
-          <Field label="Email">
-            <input
-              type="email"
-              name="email"
-              autocomplete="username"
-              required
-              value={email}
-              onInput={(event) => {
-                setEmail(event.currentTarget.value);
-                setTenants(null);
-                setTenantId('');
-              }}
-            />
-          </Field>
-          <Field label="Password">
-            <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
-          </Field>
-          {tenants ? (
-            <Field label="Organisation" hint="This email and password belong to users of more than one organisation: choose one.">
-              <select name="tenant" value={tenantId} onChange={(event) => setTenantId(event.currentTarget.value)}>
-                {tenants.map((tenant) => (
-                  <option key={tenant.id} value={tenant.id}>
-                    {tenant.name}
-                  </option>
-                ))}
-              </select>
-            </Field>
-          ) : null}
-          {error ? (
-            <p class="notice notice-error" role="alert">
-              {error}
-            </p>
-          ) : null}
-          <button type="submit" class="button primary wide" disabled={busy}>
-            {busy ? 'Signing in…' : 'Sign in'}
-          </button>
-        </form>
-        <p class="muted small">Your admin adds users on the Users page; the first admin of a tenant is made with the CLI.</p>
-        <p class="muted small">
-          Have a reset token from your admin? <a href="/dashboard/reset-password">Set a new password</a>.
-        </p>
-      </div>
-    </main>
+        <button type="submit" class="button primary wide" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <p class="muted small">Your admin adds users on the Users page; the first admin of a tenant is made with the CLI.</p>
+      <p class="muted small">
+        Have a reset token from your admin? <a href="/dashboard/reset-password">Set a new password</a>.
+      </p>
+    </SignedOutCard>
   );
 }
