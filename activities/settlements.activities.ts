@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ProviderAmountMismatchError, SettlementNotFoundError, SettlementRuleError, type SettlementExecutionService } from '../src/settlements/settlement-execution.service';
-import type { AttemptProgress, DestinationCheck, RefundCheck, SettlementWorkflowStatus, SubmissionResult } from '../src/contracts/settlement.contract';
+import type { AttemptProgress, DestinationCheck, OverdueOutcome, OverdueReport, RefundCheck, SettlementWorkflowStatus, SubmissionResult } from '../src/contracts/settlement.contract';
 
 /**
  * A missing settlement, a request the rules refuse, or a payout of the wrong amount will not change by
@@ -38,6 +38,9 @@ export function createSettlementActivities(deps: { execution: SettlementExecutio
     },
     refundSettlement(settlementId: string, providerRef: string): Promise<RefundCheck> {
       return nonRetryableWhenHopeless(() => execution.refund(settlementId, providerRef));
+    },
+    reportOverdueSettlement(settlementId: string, attemptNo: number, report: OverdueReport): Promise<OverdueOutcome> {
+      return nonRetryableWhenHopeless(() => execution.reportOverdue(settlementId, attemptNo, report));
     },
   };
 }

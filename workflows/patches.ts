@@ -18,3 +18,6 @@ export const REFUND_NEWS_AT_WATCH_END = 'refund-news-at-watch-end';
 
 /** convergenceSweepWorkflow: after the settlements, look up again the settlement references the ledger failed or refunded. */
 export const SWEEP_WATCHES_SETTLEMENT_REFERENCES = 'sweep-watches-settlement-references';
+
+/** settlementWorkflow: an attempt undecided past its overdue clock raises an alert finding. */
+export const SETTLEMENT_OVERDUE_ALERT = 'settlement-overdue-alert';

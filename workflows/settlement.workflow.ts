@@ -2,8 +2,8 @@ import { condition, continueAsNew, patched, proxyActivities, setHandler, sleep, 
 import type { SettlementActivities } from '../activities/settlements.activities';
 import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from './pacing';
 import { SETTLEMENT_STATUS } from '../src/contracts/search-attributes';
-import { REFUND_NEWS_AT_WATCH_END } from './patches';
-import { payoutSignal, type SettlementInput, type SettlementProgress, settlementStatusQuery, type SettlementWorkflowStatus } from '../src/contracts/settlement.contract';
+import { REFUND_NEWS_AT_WATCH_END, SETTLEMENT_OVERDUE_ALERT } from './patches';
+import { DEFAULT_OVERDUE_AFTER_MS, payoutSignal, type SettlementInput, type SettlementProgress, settlementStatusQuery, type SettlementWorkflowStatus } from '../src/contracts/settlement.contract';
 
 // Each activity is one provider call (plus a token refresh at worst) around short transactions; its
 // start-to-close comes with the input (from PROVIDER_TIMEOUT). Provider outages come back as results;
@@ -27,6 +27,9 @@ const settlementActivities = (startToCloseMs: number | undefined) =>
  *   followed by lookups and, after the grace, another probe, for as long as it takes;
  * - success confirms the debit and watches for a refund for refundWatchMs; all attempts failing
  *   reverses it (failed); a refund of the paid attempt reverses it (refunded).
+ * - every undecided stage (the destination check, a submission without an answer, a reference followed
+ *   by lookups) runs against the overdue clock: past overdueAfterMs since the attempt began, one alert
+ *   finding names the settlement and the provider's last answer, and the run goes on as before.
  * Long waits (a transfer PROCESSING for days, an outage) continue as new, carrying `progress`.
  * A run started on a settlement already under way (the sweep restarts one whose run was terminated or
  * failed) picks up at the attempt the database holds: it follows that reference, never a new one.
@@ -34,6 +37,10 @@ const settlementActivities = (startToCloseMs: number | undefined) =>
 export async function settlementWorkflow(input: SettlementInput): Promise<SettlementWorkflowStatus> {
   const activities = settlementActivities(input.activityTimeoutMs);
   const progress: SettlementProgress = input.progress ?? { stage: 'destination', status: 'pending', attempt: 0, delayMs: input.pollIntervalMs, untilMs: null, lastProviderStatus: null };
+  // Runs that began before the overdue clock existed never raise it: their histories hold no such call.
+  const overdueClock = patched(SETTLEMENT_OVERDUE_ALERT);
+  const overdueAfterMs = input.overdueAfterMs ?? DEFAULT_OVERDUE_AFTER_MS;
+  progress.undecidedSinceMs ??= Date.now();
   const providerRef = (): string | null => (progress.attempt > 0 ? `${input.merchantTxRef}-${progress.attempt}` : null);
   // References the provider has sent news about (payout webhooks) since the workflow last waited for them.
   const news = new Set<string>();
@@ -72,6 +79,18 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
     progress.stage = 'submit';
     progress.delayMs = input.pollIntervalMs;
     progress.untilMs = null;
+    progress.undecidedSinceMs = Date.now();
+    progress.overdueReported = false;
+  };
+
+  /** One alert per attempt left undecided past the overdue clock (the destination check counts as attempt 0). */
+  const reportIfOverdue = async (): Promise<void> => {
+    const stage = progress.stage;
+    if (!overdueClock || progress.overdueReported || (stage !== 'destination' && stage !== 'submit' && stage !== 'follow')) return;
+    const undecidedForMs = Date.now() - (progress.undecidedSinceMs ?? Date.now());
+    if (undecidedForMs < overdueAfterMs) return;
+    await activities.reportOverdueSettlement(input.settlementId, progress.attempt, { stage, undecidedForMs, lastProviderStatus: progress.lastProviderStatus });
+    progress.overdueReported = true;
   };
 
   for (;;) {
@@ -79,6 +98,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
     if (historyLength >= HISTORY_EVENT_LIMIT || continueAsNewSuggested) {
       await continueAsNew<typeof settlementWorkflow>({ ...input, progress });
     }
+    await reportIfOverdue();
 
     switch (progress.stage) {
       case 'destination': {

@@ -9,6 +9,7 @@ export const settlementEnv = z.object({
   SETTLEMENT_POLL_INTERVAL: duration('5s'),
   SETTLEMENT_REFUND_WATCH: duration('24h'),
   SETTLEMENT_NOT_FOUND_GRACE: duration('5m'),
+  SETTLEMENT_OVERDUE_AFTER: duration('15m'),
   SETTLEMENT_REFUND_RECHECK: duration('1h'),
   SETTLEMENT_FAILED_REFERENCE_WATCH: duration('72h'),
   SETTLEMENT_WATCH_MAX_INTERVAL: duration('1h'),

@@ -17,6 +17,11 @@ export interface SettlementInput {
   pollIntervalMs: number;
   refundWatchMs: number;
   /**
+   * How long an attempt (or, before the first, the destination check) may stay undecided before the
+   * run raises an alert finding; the run goes on. Runs started without it allow DEFAULT_OVERDUE_AFTER_MS.
+   */
+  overdueAfterMs?: number;
+  /**
    * Start-to-close of each settlement activity, from PROVIDER_TIMEOUT: a worker that dies mid-activity
    * delays the settlement this long. Runs started without it allow 45 s.
    */
@@ -45,7 +50,24 @@ export interface SettlementProgress {
   /** pause: when the next attempt may be submitted; watch: when the refund watch ends. */
   untilMs: number | null;
   lastProviderStatus: string | null;
+  /** When the current attempt began (before the first: when the run did); absent in runs carried over from before the overdue clock. */
+  undecidedSinceMs?: number;
+  /** The current attempt's overdue alert has been raised. */
+  overdueReported?: boolean;
 }
+
+/** The overdue clock of runs whose input predates it: SETTLEMENT_OVERDUE_AFTER's default. */
+export const DEFAULT_OVERDUE_AFTER_MS = 15 * 60_000;
+
+/** What a run tells when its overdue clock runs out: where it stands and the provider's last answer. */
+export interface OverdueReport {
+  stage: 'destination' | 'submit' | 'follow';
+  undecidedForMs: number;
+  lastProviderStatus: string | null;
+}
+
+/** raised: a new alert finding; already_raised: one is open for this attempt; decided: the database shows it decided meanwhile. */
+export type OverdueOutcome = 'raised' | 'already_raised' | 'decided';
 
 export interface SettlementRefundInput {
   settlementId: string;
@@ -148,6 +170,7 @@ export interface SettlementTimings {
   SETTLEMENT_POLL_INTERVAL: number;
   SETTLEMENT_REFUND_WATCH: number;
   SETTLEMENT_REFUND_RECHECK: number;
+  SETTLEMENT_OVERDUE_AFTER: number;
   PROVIDER_TIMEOUT: number;
 }
 
@@ -159,6 +182,7 @@ export function settlementInput(timings: SettlementTimings, settlementId: string
     retryScheduleMs: [...timings.SETTLEMENT_RETRY_SCHEDULE],
     pollIntervalMs: timings.SETTLEMENT_POLL_INTERVAL,
     refundWatchMs: timings.SETTLEMENT_REFUND_WATCH,
+    overdueAfterMs: timings.SETTLEMENT_OVERDUE_AFTER,
     activityTimeoutMs: settlementActivityTimeoutMs(timings.PROVIDER_TIMEOUT),
   };
 }

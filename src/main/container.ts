@@ -64,6 +64,7 @@ import { createRateLimits } from '../rate-limits/rate-limits';
 import { createRetentionService } from '../retention/retention.service';
 import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
+import type { RaiseSettlementFinding } from '../settlements/settlement-findings';
 import { settlementsDashboardRoutes } from '../settlements/settlements.dashboard.routes';
 import { settlementsRoutes } from '../settlements/settlements.routes';
 import { createSettlementsService } from '../settlements/settlements.service';
@@ -139,7 +140,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     signal: (merchantTxRef, signal) => temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal)),
   });
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
-  const settlementExecution = createSettlementExecutionService({ db, provider, postingEngine, logger, config });
+  const raiseSettlementFinding: RaiseSettlementFinding = (finding) => db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding));
+  const settlementExecution = createSettlementExecutionService({ db, provider, postingEngine, logger, config, raiseFinding: raiseSettlementFinding });
   const ingest = createPaymentIngestService({
     db,
     config,
@@ -173,7 +175,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
         jobs,
         starter,
         logger: logger.child({ component: 'settlement-restarts' }),
-        raiseFinding: (finding) => db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding)),
+        raiseFinding: raiseSettlementFinding,
       }),
     }),
     auth,

@@ -22,6 +22,7 @@ export const FINDINGS = {
   settlement_not_at_provider: { severity: 'alert', repaired: false, title: 'A settlement the ledger shows paid that the provider does not know' },
   settlement_mismatch: { severity: 'warning', repaired: false, title: 'A settlement whose amount differs at the provider' },
   settlement_stuck: { severity: 'warning', repaired: false, title: 'A settlement still pending long after its attempts' },
+  settlement_overdue: { severity: 'alert', repaired: false, title: 'A settlement attempt the provider has neither paid nor failed past its overdue clock: still followed, a human should look' },
   settlement_run_failed: { severity: 'alert', repaired: false, title: 'A settlement run failed for good (a rule or an amount it cannot get past): parked, not restarted until an operator retries it' },
   wallet_difference: { severity: 'warning', repaired: false, title: "The provider's wallet differs from the ledger's balances beyond what is explained" },
   lookup_limit_reached: { severity: 'warning', repaired: false, title: 'More ledger records outside the listing than a run looks up one by one' },

@@ -150,6 +150,7 @@ export const transferProfileRuleSchema = z
     processingMs: delayMs.nullable().optional(),
     submitAnswer: z.enum(['normal', 'timeout', 'pending_code', 'error_after_recording']).optional(),
     duplicateReference: z.enum(['original', 'conflict', 'described']).optional(),
+    falseDuplicates: z.number().int().min(0).max(1_000_000).optional(),
     lookupLagMs: delayMs.optional(),
     hiddenLookups: z.number().int().min(0).max(1_000).optional(),
     lookupAnswersFor: z.string().min(1).max(100).nullable().optional(),

@@ -102,6 +102,8 @@ export class SandboxState {
   readonly transfers = new Map<string, SandboxTransfer>();
   readonly transferIdsByReference = new Map<string, string>();
   readonly submissionsPerBaseReference = new Map<string, number>();
+  /** How many submissions of each reference were refused as duplicates although nothing was recorded. */
+  readonly falseDuplicatesByReference = new Map<string, number>();
   readonly events: SandboxWebhookEvent[] = [];
   faults: FaultSettings;
   /** Control-route profiles, applied in order over the environment's and the magic values'. */
@@ -135,6 +137,7 @@ export class SandboxState {
     this.transfers.clear();
     this.transferIdsByReference.clear();
     this.submissionsPerBaseReference.clear();
+    this.falseDuplicatesByReference.clear();
     this.events.length = 0;
     this.profileRules = [];
     this.profilesByBase.clear();

@@ -18,6 +18,10 @@ export interface TransferProfile {
   submitAnswer: 'normal' | 'timeout' | 'pending_code' | 'error_after_recording';
   /** A repeated merchantTxRef: the original transfer (200), HTTP 409, or HTTP 400 saying the reference exists. */
   duplicateReference: 'original' | 'conflict' | 'described';
+  /** The first N submissions of each reference are refused as duplicates (HTTP 409, or 400 code 26 when
+   *  `duplicateReference` is `described`) although nothing was recorded: a dedup index answering for a
+   *  reference the provider never stored. Lookups say "not found"; a later submission is taken. */
+  falseDuplicates: number;
   /** The transfer exists but lookups answer "not found" for this long after it was accepted. */
   lookupLagMs: number;
   /** The first N lookups of the transfer answer "not found" (it succeeds after a lookup said it does not exist). */
@@ -64,6 +68,7 @@ function baseProfile(config: Config): TransferProfile {
     processingMs: null,
     submitAnswer: 'normal',
     duplicateReference: config.SANDBOX_DUPLICATE_REFERENCE,
+    falseDuplicates: 0,
     lookupLagMs: config.SANDBOX_LOOKUP_LAG,
     hiddenLookups: 0,
     lookupAnswersFor: null,
@@ -77,6 +82,9 @@ function baseProfile(config: Config): TransferProfile {
 
 /** Long enough to prove a settlement survives a transfer stuck for days; POST /sandbox/transfers/:reference/settle ends it sooner. */
 const STUCK_PROCESSING_MS = 3 * 24 * 3_600_000;
+
+/** Submissions 4099 refuses as duplicates: every one a settlement could make. */
+const NEVER_TAKEN = 1_000_000;
 
 /**
  * The long lookup lag of 9696, in SANDBOX_PROCESSING_TIMEs: 6 minutes at the default, past the service's
@@ -113,6 +121,10 @@ function magicTransferProfile(accountNumber: string, config: Pick<Config, 'SANDB
       return { failFirstSubmissions: 1, refundAfterFailure: true };
     case '0909':
       return { submitAnswer: 'pending_code', processingMs: 0 };
+    case '4091':
+      return { falseDuplicates: 1, processingMs: 0 };
+    case '4099':
+      return { falseDuplicates: NEVER_TAKEN };
     case '4040':
       return { submitAnswer: 'error_after_recording', hiddenLookups: 1, processingMs: 0 };
     case '9696':

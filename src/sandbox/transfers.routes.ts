@@ -5,6 +5,7 @@ import { failDuringOutage } from './faults';
 import { nameLookupFinds } from './magic-values';
 import { accountHolderName } from './names';
 import { transferWire } from './provider-wire';
+import type { TransferProfile } from './transfer-profiles';
 import type { SandboxDeps } from './sandbox.deps';
 import { answer, parseInput, SandboxHttpError } from './sandbox-http';
 import { accountLookupSchema, transferSchema } from './sandbox.schemas';
@@ -16,19 +17,33 @@ function requireKnownBank(bankCode: string): void {
   if (!findBank(bankCode)) throw new SandboxHttpError(400, '01', 'invalid bank code');
 }
 
+/** The provider's answer to a reference it takes for one it has: 409, or 400 code 26 when it describes it. */
+function duplicateRefusal(profile: TransferProfile): SandboxHttpError {
+  return profile.duplicateReference === 'described' ? new SandboxHttpError(400, '26', 'transaction reference already exists') : new SandboxHttpError(409, '409', 'duplicate merchantTxRef');
+}
+
 export function registerTransferRoutes(router: Router, deps: SandboxDeps): void {
   const { config, logger, state, scheduler, transfers } = deps;
   const auth = requireProviderAuth(state);
 
+  /** A reference never recorded, refused as a duplicate all the same (the profile's first N submissions of it). */
+  function refuseAsFalseDuplicate(profile: TransferProfile, reference: string): void {
+    if (state.transferByReference(reference)) return;
+    const refused = state.falseDuplicatesByReference.get(reference) ?? 0;
+    if (refused >= profile.falseDuplicates) return;
+    state.falseDuplicatesByReference.set(reference, refused + 1);
+    throw duplicateRefusal(profile);
+  }
+
   router.post('/v2/transfers/bank', auth, async (ctx) => {
     const input = parseInput(transferSchema, ctx.request.body);
     requireKnownBank(input.bankCode);
-    failDuringOutage(state, transfers.profileFor({ reference: input.merchantTxRef, accountNumber: input.accountNumber }).outage, { reference: input.merchantTxRef });
+    const profile = transfers.profileFor({ reference: input.merchantTxRef, accountNumber: input.accountNumber });
+    failDuringOutage(state, profile.outage, { reference: input.merchantTxRef });
+    refuseAsFalseDuplicate(profile, input.merchantTxRef);
     const { transfer, created } = transfers.submit({ ...input, amountKobo: input.amount, narration: input.narration ?? '' });
     if (!created) {
-      const duplicate = transfer.profile.duplicateReference;
-      if (duplicate === 'conflict') throw new SandboxHttpError(409, '409', 'duplicate merchantTxRef');
-      if (duplicate === 'described') throw new SandboxHttpError(400, '26', 'transaction reference already exists');
+      if (transfer.profile.duplicateReference !== 'original') throw duplicateRefusal(transfer.profile);
       answer(ctx, transferWire(transfer), { code: '200', description: 'Transfer already submitted' });
       return;
     }

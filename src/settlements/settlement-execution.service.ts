@@ -10,7 +10,18 @@ import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import { attemptReference } from './merchant-tx-ref';
 import { createSettlementsRepo, type AttemptOutcome, type SettlementAttempt, type SettlementRecord, type SettlementStatus } from './settlements.repo';
-import type { AttemptProgress, DestinationCheck, RefundCheck, SettlementResumePoint, SettlementWorkflowStatus, SubmissionResult } from '../contracts/settlement.contract';
+import type {
+  AttemptProgress,
+  DestinationCheck,
+  OverdueOutcome,
+  OverdueReport,
+  RefundCheck,
+  SettlementResumePoint,
+  SettlementWorkflowStatus,
+  SubmissionResult,
+} from '../contracts/settlement.contract';
+import { uuidv7 } from '../ids';
+import type { RaiseSettlementFinding } from './settlement-findings';
 import type { ProviderUnavailable } from '../provider/provider-answers';
 
 const OPEN: SettlementStatus[] = ['pending', 'processing'];
@@ -63,8 +74,9 @@ export function createSettlementExecutionService(deps: {
   postingEngine: PostingEngine;
   logger: Logger;
   config: Pick<Config, 'SETTLEMENT_MAX_ATTEMPTS' | 'SETTLEMENT_NOT_FOUND_GRACE'>;
+  raiseFinding: RaiseSettlementFinding;
 }) {
-  const { db, provider, postingEngine, logger, config } = deps;
+  const { db, provider, postingEngine, logger, config, raiseFinding } = deps;
   const settlements = createSettlementsRepo(db);
 
   async function load(settlementId: string): Promise<SettlementRecord> {
@@ -187,7 +199,48 @@ export function createSettlementExecutionService(deps: {
     return { kind: 'settlement_closed', status: await complete(settlement, replaced, lookup.feeKobo, true) };
   }
 
+  /** Where an overdue settlement stands, from the database: null when it was decided meanwhile. */
+  async function undecidedAttempt(settlement: SettlementRecord, attemptNo: number): Promise<{ subject: string; attempt: SettlementAttempt | null } | null> {
+    if (!OPEN.includes(settlement.status)) return null;
+    if (attemptNo === 0) return { subject: settlement.merchantTxRef, attempt: null };
+    const attempt = await settlements.findAttempt(settlement.id, attemptNo);
+    if (!attempt) return { subject: attemptReference(settlement.merchantTxRef, attemptNo), attempt: null };
+    if (OVER.includes(attempt.outcome) || attempt.outcome === 'success') return null;
+    return { subject: attempt.providerRef, attempt };
+  }
+
   return {
+    /**
+     * The run's overdue clock ran out on attempt `attemptNo` (0: the destination check before the
+     * first): one alert finding naming the settlement, its reference and the provider's last answer,
+     * unless the database shows it decided meanwhile. Nothing is moved; the run goes on following the
+     * same reference, and an operator can see why it waits.
+     */
+    async reportOverdue(settlementId: string, attemptNo: number, report: OverdueReport): Promise<OverdueOutcome> {
+      const settlement = await load(settlementId);
+      const undecided = await undecidedAttempt(settlement, attemptNo);
+      if (!undecided) return 'decided';
+      const raised = await raiseFinding({
+        id: uuidv7(),
+        tenantId: settlement.tenantId,
+        kind: 'settlement_overdue',
+        subject: undecided.subject,
+        accountId: settlement.accountId,
+        settlementId: settlement.id,
+        details: {
+          merchantTxRef: settlement.merchantTxRef,
+          amount: formatKobo(settlement.amount),
+          attempt: attemptNo,
+          stage: report.stage,
+          undecidedForSeconds: Math.round(report.undecidedForMs / 1000),
+          lastProviderStatus: report.lastProviderStatus,
+          ...(undecided.attempt ? { attemptOutcome: undecided.attempt.outcome, seenByLookup: undecided.attempt.acknowledgedAt !== null, attemptDetail: undecided.attempt.detail } : {}),
+        },
+      });
+      if (raised) logger.error({ settlementId, merchantTxRef: settlement.merchantTxRef, attempt: attemptNo, ...report }, 'settlement undecided past its overdue clock: alert raised');
+      return raised ? 'raised' : 'already_raised';
+    },
+
     /**
      * Confirms the destination's name once (a transfer to a wrong account cannot be taken back). Only the
      * provider saying the account does not exist (or refusing the request itself) makes it invalid; an
@@ -214,10 +267,12 @@ export function createSettlementExecutionService(deps: {
     /**
      * One submission under the attempt's own reference; a repeat of the same attempt reuses it (the
      * provider treats the reference as an idempotency key), which is also how a reference "not found"
-     * for the grace is probed. The answer decides only this reference: duplicate means it exists,
-     * accepted means it is now the one live transfer; a documented "not created" refusal fails it, but
-     * only on its first submission (after an earlier ambiguous submission the reference may exist, and a
-     * refusal of the repeat says nothing about the original); every other answer is ambiguous.
+     * for the grace is probed. The answer decides only this reference, and only while the attempt is
+     * still `submitting` (a lookup that decided it meanwhile wins): accepted and duplicate say it may
+     * exist, as a lookup will tell; a documented "not created" refusal fails it, but only on its first
+     * submission (after an earlier answer the reference may exist, and a refusal of the repeat says
+     * nothing about the original); every other answer is ambiguous. No answer to a submission counts as
+     * the provider knowing the reference: only its lookup does.
      */
     async submitAttempt(settlementId: string, attemptNo: number): Promise<SubmissionResult> {
       const before = await load(settlementId);
@@ -241,12 +296,11 @@ export function createSettlementExecutionService(deps: {
         const providerRef = attemptReference(settlement.merchantTxRef, attemptNo);
         await repo.update(settlementId, { status: 'processing', attemptCount: Math.max(settlement.attemptCount, attemptNo) });
         await repo.upsertAttempt(settlementId, attemptNo, providerRef, existing?.acknowledgedAt ? existing.outcome : 'submitting', { submitted: true });
-        return { kind: 'open' as const, providerRef, acknowledged: existing?.acknowledgedAt != null, resubmission: existing !== undefined };
+        return { kind: 'open' as const, providerRef, resubmission: existing !== undefined };
       });
       if (gate.kind === 'closed') return { kind: 'settlement_closed', status: gate.status };
-      const { providerRef, acknowledged, resubmission } = gate;
-      const record = (outcome: AttemptOutcome, detail: { text?: string; providerTransferId?: string; acknowledged?: boolean }) =>
-        settlements.upsertAttempt(settlementId, attemptNo, providerRef, acknowledged || detail.acknowledged ? 'accepted' : outcome, detail);
+      const { providerRef, resubmission } = gate;
+      const record = (outcome: AttemptOutcome, detail: { text?: string; providerTransferId?: string }) => settlements.recordSubmissionAnswer(settlementId, attemptNo, outcome, detail);
 
       const settlement = await load(settlementId);
       const account = await findAccountById(db, settlement.accountId);
@@ -260,7 +314,7 @@ export function createSettlementExecutionService(deps: {
           senderName: account?.bankAccountName ?? '',
           ...(settlement.narration ? { narration: settlement.narration } : {}),
         });
-        await record('accepted', { providerTransferId: transfer.id, acknowledged: true });
+        await record('accepted', { providerTransferId: transfer.id });
         await settlements.update(settlementId, { providerTransferId: transfer.id });
         return { kind: 'accepted', providerTransferId: transfer.id };
       } catch (error) {
@@ -270,7 +324,9 @@ export function createSettlementExecutionService(deps: {
         }
         if (error instanceof ProviderRejectedError) {
           if (isDuplicateReference(error)) {
-            await record('accepted', { text: `duplicate reference: ${error.description}`, acknowledged: true });
+            // The provider says it has the reference, but only its lookup is believed: one that keeps
+            // saying "not found" gets the grace and a probe like any reference no lookup has shown.
+            await record('accepted', { text: `duplicate reference: ${error.description}` });
             return { kind: 'duplicate', reason: error.description };
           }
           if (isNotCreatedRefusal(error) && !resubmission) {
@@ -289,9 +345,9 @@ export function createSettlementExecutionService(deps: {
     /**
      * Looks the attempt up and acts on the answer itself: the debit is confirmed only on SUCCESS of the
      * settlement's amount; the attempt is failed only on PAYMENT_FAILED or REFUND. "Not found" never
-     * fails it, however long it lasts: once a reference the provider never acknowledged has been "not
-     * found" for SETTLEMENT_NOT_FOUND_GRACE since its first such answer after its last submission, the
-     * workflow is told to probe it (submit the same reference again).
+     * fails it, however long it lasts: once a reference no lookup has shown yet has been "not found" for
+     * SETTLEMENT_NOT_FOUND_GRACE since its first such answer after its last submission, the workflow is
+     * told to probe it (submit the same reference again), whatever its submission was answered.
      */
     async pollAttempt(settlementId: string, attemptNo: number): Promise<AttemptProgress> {
       const settlement = await load(settlementId);

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
 import { uuidv7 } from '../ids';
 import type { Logger } from '../logger';
+import type { RaiseSettlementFinding } from './settlement-findings';
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
 import type { Jobs } from '../contracts/jobs';
 import { startEach, type FailedRun, type RestartPlan } from '../outbox/workflow-restarts';
@@ -33,25 +34,7 @@ async function failureOf(client: Client, run: FailedRun): Promise<{ message: str
  * finding (`settlement_run_failed`, one per failed run) and no restart, until an operator retries it
  * (`settlement:retry`). A settlement whose latest run failed is never resumed on an older run's account.
  */
-/** The alert finding a parked run raises; true when it is new (one per failed run). Reconciliation's exception queue keeps it. */
-export interface FailedRunFinding {
-  id: string;
-  tenantId: string;
-  kind: 'settlement_run_failed';
-  subject: string;
-  accountId: string;
-  settlementId: string;
-  details: Record<string, unknown>;
-}
-
-export function settlementRestartPlan(deps: {
-  db: Db;
-  client: Client;
-  jobs: Jobs;
-  starter: WorkflowStarter;
-  logger: Logger;
-  raiseFinding: (finding: FailedRunFinding) => Promise<boolean>;
-}): RestartPlan {
+export function settlementRestartPlan(deps: { db: Db; client: Client; jobs: Jobs; starter: WorkflowStarter; logger: Logger; raiseFinding: RaiseSettlementFinding }): RestartPlan {
   const { db, client, jobs, starter, logger, raiseFinding } = deps;
   const settlements = createSettlementsRepo(db);
 

@@ -84,6 +84,7 @@ export interface SettlementAttempt {
   providerTransferId: string | null;
   detail: string | null;
   lastSubmittedAt: Date | null;
+  /** When the provider's own lookup first showed the reference; a submission's answer never sets it. */
   acknowledgedAt: Date | null;
 }
 
@@ -190,25 +191,43 @@ export function createSettlementsRepo(db: DbOrTrx) {
     },
 
     /**
-     * Records a "not found" answer for a reference the provider never acknowledged; true when an earlier
-     * answer since its last submission already said "not found" at least `graceMs` ago (by the
-     * database's clock): "not found" throughout the grace, never one answer. The caller probes such a
-     * reference; nothing here fails it. One statement, so the answer being recorded never counts as the
-     * earlier one. False when it is acknowledged, decided, or still within the grace.
+     * Records a "not found" answer for a reference no lookup has shown yet, whatever its submission was
+     * answered (accepted, duplicate, ambiguous: a provider can say any of them about a reference it never
+     * stored); true when an earlier answer since its last submission already said "not found" at least
+     * `graceMs` ago (by the database's clock): "not found" throughout the grace, never one answer. The
+     * caller probes such a reference; nothing here fails it. One statement, so the answer being recorded
+     * never counts as the earlier one. False when a lookup has shown it, it is decided, or still within the grace.
      */
     async noteNotFound(settlementId: string, attemptNo: number, graceMs: number): Promise<boolean> {
       const rows: Array<{ lasted: boolean }> = await db('settlement_attempts')
         .where({ settlement_id: settlementId, attempt_no: attemptNo })
         .whereNull('acknowledged_at')
-        .whereIn('outcome', ['submitting', 'ambiguous', 'rejected'])
+        .whereIn('outcome', ['submitting', 'ambiguous', 'rejected', 'accepted'])
         .update({ not_found_since: db.raw('coalesce(not_found_since, now())'), updated_at: db.fn.now() })
         .returning(db.raw('not_found_since <= now() - make_interval(secs => ?) AS lasted', [graceMs / 1000]));
       return rows[0]?.lasted === true;
     },
 
     /**
+     * The provider's answer to a submission, recorded only while the attempt is still `submitting`: a
+     * lookup that decided it meanwhile (paid, failed, seen) is never overwritten by an answer that comes
+     * later. False when the attempt had moved on.
+     */
+    async recordSubmissionAnswer(settlementId: string, attemptNo: number, outcome: AttemptOutcome, detail: { text?: string; providerTransferId?: string }): Promise<boolean> {
+      const updated = await db('settlement_attempts')
+        .where({ settlement_id: settlementId, attempt_no: attemptNo, outcome: 'submitting' })
+        .update({
+          outcome,
+          ...(detail.text ? { detail: detail.text } : {}),
+          ...(detail.providerTransferId ? { provider_transfer_id: detail.providerTransferId } : {}),
+          updated_at: db.fn.now(),
+        });
+      return updated > 0;
+    },
+
+    /**
      * `submitted` stamps a submission (the "not found" grace counts from the latest); `acknowledged`
-     * records that the provider knows the reference, once and for good.
+     * records that the provider's own lookup has shown the reference, once and for good.
      */
     async upsertAttempt(
       settlementId: string,

@@ -50,6 +50,7 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
         SETTLEMENT_POLL_INTERVAL: '1s',
         SETTLEMENT_RETRY_SCHEDULE: '500ms',
         SETTLEMENT_NOT_FOUND_GRACE: '5s',
+        SETTLEMENT_OVERDUE_AFTER: '40s',
         SETTLEMENT_REFUND_WATCH: '1s',
         SETTLEMENT_REFUND_RECHECK: '6s',
         SANDBOX_PROCESSING_TIME: '2s',
@@ -115,6 +116,9 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
       { accountNumber: '0123454040', status: 'success', standing: 1, attempts: 1 },
       // The same, but lookups say "not found" for 24 s, past the 5 s grace: found only by probing with the same reference.
       { accountNumber: '0123459696', status: 'success', standing: 1, attempts: 1 },
+      // The first submission is refused as a duplicate although nothing was recorded; lookups say "not found":
+      // only a probe of the same reference after the grace creates it.
+      { accountNumber: '0123454091', status: 'success', standing: 1, attempts: 1 },
       // HTTP 200 with the pending code 09.
       { accountNumber: '0123450909', status: 'success', standing: 1, attempts: 1 },
       // 429 with Retry-After, then an HTML gateway page, on the name lookup, the submit and the lookups.
@@ -186,6 +190,24 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     assert.equal(await stack.services.settlementExecution.fail(settlement.settlementId, 'forged'), 'success');
     const view = await assertMoney(settlement, { status: 'success', standing: 1 });
     assert.equal(view.submissions.length, 1);
+  });
+
+  it('a reference every submission of which is refused as a duplicate, and no lookup shows, raises an overdue alert: probed with the same reference, never paid, never replaced', async () => {
+    const settlement = await settle('0123454099');
+    const finding = await eventually(async () => (await stack.infra.db('reconciliation_exceptions').where({ kind: 'settlement_overdue', settlement_id: settlement.settlementId }).first()) ?? null, {
+      timeoutMs: 90_000,
+      what: `an overdue alert for ${settlement.ref}`,
+    });
+    assert.equal(finding.subject, `${settlement.ref}-1`);
+    assert.equal(finding.severity, 'alert');
+    assert.deepEqual([finding.details.attempt, finding.details.seenByLookup], [1, false]);
+    const view = await sandboxView(settlement.ref);
+    assert.equal(view.payouts, 0);
+    assert.equal(view.submissions.length, 0, 'the provider recorded none of the submissions');
+    assert.ok(view.calls.filter((c) => c.route === 'submit').length >= 3, 'probed with the same reference after each grace');
+    const transfer = await transferOf(settlement.ref);
+    assert.deepEqual([transfer.status, transfer.attemptCount], ['processing', 1], 'the debit stands while the reference might still pay; no new reference');
+    assert.equal((await stack.infra.db('settlement_attempts').where({ settlement_id: settlement.settlementId }).count<Array<{ count: string }>>('* as count'))[0]!.count, '1');
   });
 
   it('a transfer stuck PROCESSING is polled at most about 20 times a minute, then pays once when it ends', async () => {
@@ -283,6 +305,42 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     await assert.rejects(execution.submitAttempt(settlementId, 2), /attempt 1 is ambiguous, not failed by the provider/);
     assert.equal((await execution.submitAttempt(settlementId, 1)).kind, 'accepted');
     assert.equal(await outcomeOf(settlementId), 'accepted');
+  });
+
+  it('no answer to a submission acknowledges a reference: a "duplicate" refusal or an acceptance no lookup confirms is probed after the grace', async () => {
+    const execution = idle.services.settlementExecution;
+    for (const profile of [{ falseDuplicates: 1 }, { lookupLagMs: 600_000 }]) {
+      const settlement = await settle(idle, '0123456789');
+      await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
+      const created = await call(idle.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { referencePrefix: settlement.ref }, ...profile } });
+      assert.equal(created.status, 201, created.text);
+      const answer = (await execution.submitAttempt(settlement.settlementId, 1)).kind;
+      assert.equal(answer, 'falseDuplicates' in profile ? 'duplicate' : 'accepted');
+      assert.equal(await outcomeOf(settlement.settlementId), 'accepted');
+      assert.equal((await idle.infra.db('settlement_attempts').where({ settlement_id: settlement.settlementId }).first('acknowledged_at')).acknowledged_at, null, answer);
+      assert.equal((await execution.pollAttempt(settlement.settlementId, 1)).kind, 'pending', `${answer}: the first "not found" decides nothing`);
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      assert.equal((await execution.pollAttempt(settlement.settlementId, 1)).kind, 'probe', `${answer}: "not found" for the grace`);
+    }
+  });
+
+  it("a submission's answer never overwrites what a lookup decided while it was on its way", async () => {
+    const execution = idle.services.settlementExecution;
+    const settlement = await settle(idle, '0123456789');
+    await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
+    // The provider answers the submit only after 1.5 s; meanwhile the reference is found failed.
+    const created = await call(idle.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { referencePrefix: settlement.ref }, final: 'PAYMENT_FAILED' } });
+    assert.equal(created.status, 201, created.text);
+    await call(idle.sandboxUrl, 'POST', '/sandbox/faults', { body: { latencyMs: 1_500, routes: ['/v2/transfers/bank'] } });
+    try {
+      const submitting = execution.submitAttempt(settlement.settlementId, 1);
+      await eventually(async () => (await outcomeOf(settlement.settlementId).catch(() => null)) === 'submitting', { what: 'the submission to be on its way' });
+      await idle.infra.db('settlement_attempts').where({ settlement_id: settlement.settlementId, attempt_no: 1 }).update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
+      assert.equal((await submitting).kind, 'accepted');
+      assert.equal(await outcomeOf(settlement.settlementId), 'failed', 'the late "accepted" does not reopen a failed reference');
+    } finally {
+      await call(idle.sandboxUrl, 'DELETE', '/sandbox/faults');
+    }
   });
 
   it('a documented "not created" refusal fails a first submission; the same refusal of a repeat is ambiguous', async () => {

@@ -18,6 +18,7 @@ export const SETTLEMENT_CASES: Array<{ accountNumber: string; status: Settlement
   { accountNumber: '0000008888', status: 'success', payouts: 1, standing: 1, what: 'a failed attempt refunded, the next paid' },
   { accountNumber: '0000000909', status: 'success', payouts: 1, standing: 1, what: 'pending code 09' },
   { accountNumber: '0000004040', status: 'success', payouts: 1, standing: 1, what: 'unexplained 400, then not found once' },
+  { accountNumber: '0000004091', status: 'success', payouts: 1, standing: 1, what: 'refused as a duplicate although never recorded, then probed' },
   { accountNumber: '0000009696', status: 'success', payouts: 1, standing: 1, what: 'unexplained 400, not found for longer than the grace' },
   { accountNumber: '0000004290', status: 'success', payouts: 1, standing: 1, what: '429 outage with Retry-After' },
   { accountNumber: '0000005030', status: 'success', payouts: 1, standing: 1, what: '503 outage' },

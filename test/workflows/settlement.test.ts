@@ -12,6 +12,8 @@ import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } f
 import {
   type AttemptProgress,
   type DestinationCheck,
+  type OverdueOutcome,
+  type OverdueReport,
   payoutSignal,
   type RefundCheck,
   type SettlementInput,
@@ -62,9 +64,10 @@ function pick<T>(answers: Array<Answer<T>>, call: number, elapsedMs: number): T 
 }
 
 interface Call {
-  kind: 'destination' | 'submit' | 'poll' | 'fail' | 'refund';
+  kind: 'destination' | 'submit' | 'poll' | 'fail' | 'refund' | 'overdue';
   attemptNo: number;
   ref?: string;
+  report?: OverdueReport;
   at: number;
 }
 
@@ -103,6 +106,10 @@ function modelledActivities(model: ProviderModel) {
       const { call, elapsedMs } = record({ kind: 'refund', attemptNo: 0, ref });
       await model.whileCheckingRefund?.(call, ref);
       return pick(model.refunds ?? [noRefund], call, elapsedMs);
+    },
+    async reportOverdueSettlement(_id: string, attemptNo: number, report: OverdueReport): Promise<OverdueOutcome> {
+      record({ kind: 'overdue', attemptNo, report });
+      return 'raised';
     },
   };
   return { activities, calls };
@@ -166,7 +173,7 @@ describe('settlementWorkflow (time-skipping)', function () {
       return { result, handle, searchStatus: description.typedSearchAttributes.get(SETTLEMENT_STATUS) };
     });
     const of = (kind: Call['kind'], attemptNo?: number) => calls.filter((call) => call.kind === kind && (attemptNo === undefined || call.attemptNo === attemptNo));
-    const providerCallTimes = calls.filter((call) => call.kind !== 'fail').map((call) => call.at);
+    const providerCallTimes = calls.filter((call) => call.kind !== 'fail' && call.kind !== 'overdue').map((call) => call.at);
     return { ...outcome, calls, of, merchantTxRef, providerCallTimes };
   }
 
@@ -188,6 +195,7 @@ describe('settlementWorkflow (time-skipping)', function () {
       const { result, searchStatus, of } = await settle({ attempts: [{ submit: [accepted], polls: [succeeded] }] });
       assert.equal(result, 'success');
       assert.equal(searchStatus, 'success');
+      assert.equal(of('overdue').length, 0, 'a day of refund watch after success is no overdue wait');
       assert.deepEqual(
         of('submit').map((call) => call.attemptNo),
         [1],
@@ -454,9 +462,85 @@ describe('settlementWorkflow (time-skipping)', function () {
       assert.equal(searchStatus, 'success', 'the status survives continue-as-new');
       assert.equal(of('submit').length, 1);
       assert.equal(of('poll').filter((call) => call.at - of('poll')[0]!.at >= STUCK_FOR).length, 1, 'success is reported once');
+      assert.equal(of('overdue').length, 1, 'one overdue alert, however many runs the wait takes');
       const lengths = await runHistories(handle.workflowId, handle.firstExecutionRunId);
       assert.ok(lengths.length >= 3, `${lengths.length} runs`);
       assert.ok(Math.max(...lengths) <= HISTORY_EVENT_LIMIT + 50, `history lengths ${lengths.join(',')}`);
+    });
+  });
+
+  describe('the overdue clock: no undecided stage waits for ever without an alert', () => {
+    const OVERDUE = 20 * MINUTE;
+    const overdueOf = (calls: Call[]) => calls.filter((call) => call.kind === 'overdue');
+
+    it('a reference PROCESSING past the clock raises one alert naming the attempt and the answer, and is still followed until it pays', async () => {
+      const slow = (elapsedMs: number): AttemptProgress => (elapsedMs < HOUR ? processing : succeeded);
+      const { result, calls, of } = await settle({ attempts: [{ submit: [accepted], polls: [slow] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE });
+      assert.equal(result, 'success');
+      const [alert, ...more] = overdueOf(calls);
+      assert.ok(alert, 'an alert once the clock ran out');
+      assert.equal(more.length, 0, 'one alert per attempt');
+      assert.equal(alert.attemptNo, 1);
+      assert.deepEqual({ stage: alert.report?.stage, last: alert.report?.lastProviderStatus }, { stage: 'follow', last: 'PROCESSING' });
+      const since = of('submit')[0]!.at;
+      assert.ok(alert.at - since >= OVERDUE && alert.at - since <= OVERDUE + MINUTE + 2 * SECOND, `alert ${alert.at - since} ms after the attempt began`);
+      assert.equal(of('submit').length, 1, 'the same reference, never a new one');
+    });
+
+    it('a submission no answer comes back for raises the alert in the submit stage; the same reference is sent again all along', async () => {
+      const outage = (elapsedMs: number): SubmissionResult => (elapsedMs < HOUR ? unavailable() : accepted);
+      const { result, calls, of } = await settle({ attempts: [{ submit: [outage], polls: [succeeded] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE });
+      assert.equal(result, 'success');
+      assert.deepEqual(
+        overdueOf(calls).map((call) => [call.attemptNo, call.report?.stage, call.report?.lastProviderStatus]),
+        [[1, 'submit', 'unavailable']],
+      );
+      assert.ok(of('submit').every((call) => call.attemptNo === 1));
+    });
+
+    it('a destination check the provider never answers raises the alert before any reference exists', async () => {
+      const outage = (elapsedMs: number): DestinationCheck => (elapsedMs < HOUR ? unavailable() : { kind: 'ok' });
+      const { result, calls } = await settle({ destination: [outage], attempts: [{ submit: [accepted], polls: [succeeded] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE });
+      assert.equal(result, 'success');
+      assert.deepEqual(
+        overdueOf(calls).map((call) => [call.attemptNo, call.report?.stage]),
+        [[0, 'destination']],
+      );
+    });
+
+    it('a reference refused as a duplicate that no lookup ever shows is probed after each grace with the same reference, and alerted', async () => {
+      // Probes at about 7, 14 and 21 minutes: the clock runs out between two lookups.
+      const GRACE = 7 * MINUTE;
+      let lastSubmittedAt = 0;
+      const submit = (elapsedMs: number): SubmissionResult => {
+        lastSubmittedAt = elapsedMs;
+        return elapsedMs < HOUR ? { kind: 'duplicate', reason: 'HTTP 409 duplicate merchantTxRef' } : accepted;
+      };
+      const polls = (elapsedMs: number): AttemptProgress => {
+        if (elapsedMs >= HOUR) return succeeded;
+        return elapsedMs - lastSubmittedAt >= GRACE ? { kind: 'probe', reason: 'not found for the grace' } : notFound;
+      };
+      const { result, calls, of } = await settle({ attempts: [{ submit: [submit], polls: [polls] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE });
+      assert.equal(result, 'success');
+      assert.ok(of('submit').length >= 5, `${of('submit').length} submissions of the one reference`);
+      assert.ok(
+        of('submit').every((call) => call.attemptNo === 1),
+        'never a new reference',
+      );
+      assert.deepEqual(
+        overdueOf(calls).map((call) => [call.attemptNo, call.report?.lastProviderStatus]),
+        [[1, 'NOT_FOUND']],
+      );
+    });
+
+    it('each new attempt starts its own clock: attempts failed in time raise nothing, and a paid settlement never alerts', async () => {
+      const failing: AttemptScript = { submit: [accepted], polls: [processing, failedAttempt] };
+      const { result, calls } = await settle(
+        { attempts: [failing, failing, failing, { submit: [accepted], polls: [processing, succeeded] }] },
+        { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: 3 * MINUTE, retryScheduleMs: [2 * MINUTE] },
+      );
+      assert.equal(result, 'success');
+      assert.equal(overdueOf(calls).length, 0, 'the pauses between attempts add up past the clock, no attempt does');
     });
   });
 

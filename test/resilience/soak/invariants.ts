@@ -215,6 +215,7 @@ export function createInvariants(world: SoakWorld) {
         if (destination?.refunds) return `destination ${destination.what}`;
         return subject.settleOp !== undefined && world.transferRefunds.has(subject.settleOp) ? 'late refund at the provider' : null;
       case 'settlement_stuck':
+      case 'settlement_overdue':
         return destination?.waits ? `destination ${destination.what}` : null;
       case 'wallet_difference': {
         const movers = world.ops.filter(
