@@ -251,6 +251,12 @@ export function createSettlementsService(deps: {
       return lookupAtProvider(accountNumber, bankCode);
     },
 
+    /** `lookupAccount` for a caller with its own answer to an account the bank does not have: null. */
+    async findAccountName(tenantId: string, accountNumber: string, bankCode: string): Promise<string | null> {
+      await limits.nameLookups.consume(tenantId);
+      return (await findAtProvider(accountNumber, bankCode))?.accountName ?? null;
+    },
+
     banks(): Promise<ProviderBank[]> {
       return banks.list();
     },
