@@ -10,7 +10,7 @@ import type { apiKeySchema, apiKeysResponseSchema, createdApiKeySchema, createdU
 import type { customerDetailSchema } from '../../src/accounts/accounts.dashboard.schemas';
 import type { customerSearchResponseSchema } from '../../src/customers/customers.dashboard.schemas';
 import type { customerSchema, kycReviewsResponseSchema } from '../../src/customers/customers.schemas';
-import type { holdsQueueResponseSchema, tierLimitsResponseSchema } from '../../src/holds/holds.schemas';
+import type { holdReturnLookupResponseSchema, holdReturnResponseSchema, holdsQueueResponseSchema, tierLimitsResponseSchema } from '../../src/holds/holds.schemas';
 import type { overviewSchema } from '../../src/dashboard/overview.schemas';
 import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
 import type { statementResponseSchema } from '../../src/accounts/statement.schemas';
@@ -52,6 +52,8 @@ export type CustomerDetail = Out<typeof customerDetailSchema>;
 export type KycReviews = Out<typeof kycReviewsResponseSchema>;
 export type HoldsQueue = Out<typeof holdsQueueResponseSchema>;
 export type HeldCredit = HoldsQueue['holds'][number];
+export type ReturnDestination = Out<typeof holdReturnLookupResponseSchema>;
+export type HoldReturned = Out<typeof holdReturnResponseSchema>;
 export type TierLimits = Out<typeof tierLimitsResponseSchema>;
 export type MisdirectedList = Out<typeof misdirectedListResponseSchema>;
 export type MisdirectedPayment = Out<typeof misdirectedPaymentSchema>;

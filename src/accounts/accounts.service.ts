@@ -1,8 +1,8 @@
 import { findTenant } from '../auth/tenants.access';
 import type { Config } from '../config';
-import { enrolCustomer } from '../customers/customer-enrolment';
+import { accountHolderNameFor, enrolCustomer } from '../customers/customer-enrolment';
 import type { Db } from '../db';
-import { BadRequestError, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
+import { AppError, BadRequestError, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { randomToken, uuidv7 } from '../ids';
@@ -34,11 +34,11 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
   const { db, config, provider } = deps;
   const accounts = createAccountsRepo(db);
 
-  async function registerWithProvider(accountRef: string, body: ProvisionAccountBody): Promise<ProviderVirtualAccount> {
+  async function registerWithProvider(accountRef: string, body: ProvisionAccountBody, accountName: string): Promise<ProviderVirtualAccount> {
     try {
       return await provider.createVirtualAccount({
         accountRef,
-        accountName: body.name,
+        accountName,
         ...(body.bvn ? { bvn: body.bvn } : {}),
         ...(body.expectedAmount ? { expectedAmountKobo: body.expectedAmount } : {}),
       });
@@ -61,6 +61,8 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
     /**
      * Registers the account with the provider first, then records it. With an Idempotency-Key the
      * reference is reserved before the provider call, so a retry after a failure completes the same account.
+     * A customer KYC verified (tier 2 or above) gets its account under the verified name, whatever `name`
+     * says: the provider's account name is what a payer's bank shows.
      */
     async provision(tenantId: string, body: ProvisionAccountBody, idempotencyKey?: string): Promise<AccountRecord> {
       if (body.callbackUrl) {
@@ -87,9 +89,17 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
         }
         accountRef = record.resource_ref;
       }
-      const registered = await registerWithProvider(accountRef, body);
+      const holderName = await accountHolderNameFor(db, { tenantId, externalRef: body.externalRef, name: body.name });
+      const registered = await registerWithProvider(accountRef, body, holderName);
       return db.transaction(async (trx) => {
         const customer = await enrolCustomer(trx, config.DATA_ENCRYPTION_KEYRING, { tenantId, externalRef: body.externalRef, name: body.name, bvn: body.bvn });
+        if (customer.kyc_tier >= 2 && customer.name !== holderName) {
+          throw new AppError(
+            'conflict',
+            'kyc_verified_meanwhile',
+            `the customer's identity was verified under "${customer.name}" while the account was being registered under "${holderName}": nothing was recorded; provision again (with a new Idempotency-Key)`,
+          );
+        }
         const account = await createAccountsRepo(trx).insert({
           id: uuidv7(),
           tenantId,

@@ -6,9 +6,18 @@ import { uuidv7 } from '../ids';
 import { createCustomersRepo, type CustomerRecord } from './customers.repo';
 
 /**
+ * The name a new account for the customer of `externalRef` is registered under at the provider: the name KYC
+ * verified when the customer is at tier 2 or above (it cannot change from then on), else the one requested.
+ */
+export async function accountHolderNameFor(db: DbOrTrx, input: { tenantId: string; externalRef: string; name: string }): Promise<string> {
+  const customer = await createCustomersRepo(db).findByExternalRef(input.tenantId, input.externalRef);
+  return customer && customer.kyc_tier >= 2 ? customer.name : input.name;
+}
+
+/**
  * The customer an account is provisioned for, created or reused by its externalRef inside the caller's
- * transaction. The BVN is encrypted once the row id is known (the id is bound to the ciphertext); the first
- * BVN given is kept.
+ * transaction, its row locked until the caller commits (a KYC decision waits for the account). The BVN is
+ * encrypted once the row id is known (the id is bound to the ciphertext); the first BVN given is kept.
  */
 export async function enrolCustomer(
   trx: DbOrTrx,

@@ -47,7 +47,11 @@ export interface KycChange {
 
 export function createCustomersRepo(db: DbOrTrx) {
   return {
-    /** Creates the tenant's customer for externalRef, or returns the one that exists. */
+    async findByExternalRef(tenantId: string, externalRef: string): Promise<CustomerRecord | undefined> {
+      return db('customers').where({ tenant_id: tenantId, external_ref: externalRef }).first(PUBLIC_COLUMNS);
+    },
+
+    /** Creates the tenant's customer for externalRef, or returns (and locks) the one that exists. */
     async upsertByExternalRef(customer: NewCustomer): Promise<CustomerRecord> {
       const [inserted]: CustomerRecord[] = await db('customers')
         .insert({
@@ -60,7 +64,7 @@ export function createCustomersRepo(db: DbOrTrx) {
         .ignore()
         .returning(PUBLIC_COLUMNS);
       if (inserted) return inserted;
-      const existing: CustomerRecord = await db('customers').where({ tenant_id: customer.tenantId, external_ref: customer.externalRef }).first(PUBLIC_COLUMNS);
+      const existing: CustomerRecord = await db('customers').where({ tenant_id: customer.tenantId, external_ref: customer.externalRef }).forUpdate().first(PUBLIC_COLUMNS);
       return existing;
     },
 

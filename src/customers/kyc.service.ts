@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
 import { encryptionContext, NIN_COLUMN } from '../encryption/encrypted-columns';
 import type { Db } from '../db';
-import { BadRequestError, ConflictError } from '../errors';
+import { AppError, BadRequestError, ConflictError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { uuidv7 } from '../ids';
 import { requireCustomer } from './customer-lookup';
@@ -76,17 +76,27 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
   return {
     /**
      * The verifier is asked outside any transaction (it may take seconds); the rules are checked again
-     * under the row lock, so of two concurrent submissions only one is applied.
+     * under the row lock, so of two concurrent submissions only one is applied. The verifier's answer is
+     * about the NIN and the name sent to it, so the submission commits only if that is still the customer's
+     * name, exactly: a rename while the verifier was asked leaves nothing recorded (a 409 to submit again).
      */
     async submit(tenantId: string, id: string, nin: string): Promise<CustomerRecord> {
       const customer = await requireCustomer(customers.find, tenantId, id);
       assertCanSubmit(customer);
-      const check = await identity.verifyNin(nin, customer.name);
+      const sentName = customer.name;
+      const check = await identity.verifyNin(nin, sentName);
       const change = changeFor(check);
       return db.transaction(async (trx) => {
         const store = createCustomersRepo(trx);
         const current = await requireCustomer(store.findForUpdate, tenantId, id);
         assertCanSubmit(current);
+        if (current.name !== sentName) {
+          throw new AppError(
+            'conflict',
+            'kyc_name_changed',
+            `the customer was renamed from "${sentName}" to "${current.name}" while the identity was being verified under the old name: nothing was recorded; submit again`,
+          );
+        }
         const updated = await store.updateKyc(current.id, {
           ...change,
           ninEnc: encryptSecret(config.DATA_ENCRYPTION_KEYRING, nin, encryptionContext(NIN_COLUMN, current.id)),
@@ -99,7 +109,7 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
           customerId: current.id,
           userId: null,
           action: 'kyc_submitted',
-          detail: { outcome: check.outcome, kycStatus: change.kycStatus, ...(change.reviewReason ? { reviewReason: change.reviewReason } : {}) },
+          detail: { outcome: check.outcome, kycStatus: change.kycStatus, name: sentName, ...(change.reviewReason ? { reviewReason: change.reviewReason } : {}) },
         });
         // The verifier's own decision (a match, or a definite refusal); one left for review is told when an operator decides.
         if (change.kycStatus === 'approved' || change.kycStatus === 'rejected') {

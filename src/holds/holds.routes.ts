@@ -1,9 +1,28 @@
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { formatKobo } from '../money';
-import { holdParamsSchema, holdReleaseBodySchema, holdReleaseResponseSchema, holdReturnBodySchema, holdReturnResponseSchema, holdsQueueResponseSchema } from './holds.schemas';
+import {
+  holdParamsSchema,
+  holdReleaseBodySchema,
+  holdReleaseResponseSchema,
+  holdReturnBodySchema,
+  holdReturnLookupBodySchema,
+  holdReturnLookupResponseSchema,
+  holdReturnResponseSchema,
+  holdsQueueResponseSchema,
+} from './holds.schemas';
+import type { ReturnDestination } from './holds.service';
 import type { HoldsService } from './holds.service';
 
 const QUEUE_SIZE = 100;
+
+const presentDestination = (destination: ReturnDestination) => ({
+  entryId: destination.held.entryId,
+  accountRef: destination.held.accountRef,
+  payerName: destination.payerName,
+  bankCode: destination.bankCode,
+  accountNumber: destination.accountNumber,
+  accountName: destination.accountName,
+});
 
 /** The operators' queue of money held over KYC limits, and the release decision. */
 export function holdsRoutes(deps: { holds: HoldsService }): RouteDefinition[] {
@@ -59,26 +78,41 @@ export function holdsRoutes(deps: { holds: HoldsService }): RouteDefinition[] {
     }),
     defineRoute({
       method: 'post',
+      path: '/auth/holds/:entryId/return/lookup',
+      summary: 'Where a return to sender would go: the payer’s account, the provider’s name for it now, and whether that is the payer’s name',
+      tag: 'dashboard',
+      auth: 'session',
+      role: 'operator',
+      params: holdParamsSchema,
+      body: holdReturnLookupBodySchema,
+      responses: { 200: { description: 'The payer’s account as the provider names it', schema: holdReturnLookupResponseSchema } },
+      errors: [400, 403, 404, 409, 422, 429, 502],
+      handle: async ({ params, body, ctx }) => {
+        const destination = await holds.returnDestination(userOf(ctx).tenantId, params.entryId, body.bankCode);
+        return { status: 200, body: { ...presentDestination(destination), namesMatch: destination.namesMatch } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
       path: '/auth/holds/:entryId/return',
-      summary: 'Pay what is held of a confirmed credit back to its payer, as a settlement of the account (audited)',
+      summary:
+        'Pay what is held of a confirmed credit back to its payer, as a settlement of the account (audited), once the provider’s name for the payer’s account is the payer’s or the operator confirms it',
       tag: 'dashboard',
       auth: 'session',
       role: 'operator',
       params: holdParamsSchema,
       body: holdReturnBodySchema,
       responses: { 202: { description: 'The return’s settlement, accepted', schema: holdReturnResponseSchema } },
-      errors: [400, 403, 404, 409],
+      errors: [400, 403, 404, 409, 422, 429, 502],
       handle: async ({ params, body, ctx }) => {
         const returned = await holds.returnToSender(userOf(ctx), params.entryId, body);
         return {
           status: 202,
           body: {
-            entryId: returned.held.entryId,
-            accountRef: returned.held.accountRef,
+            ...presentDestination(returned),
             returned: formatKobo(returned.held.held),
             merchantTxRef: returned.merchantTxRef,
-            bankCode: returned.bankCode,
-            accountNumber: returned.accountNumber,
+            nameCheck: returned.nameCheck,
           },
         };
       },

@@ -28,17 +28,38 @@ export const holdReleaseBodySchema = z.object({
   note: z.string().trim().min(1, 'note is required').max(500, 'note must be at most 500 characters'),
 });
 
+const payerBankCodeSchema = z.string().trim().min(1).max(20).optional().describe("The payer's bank, when the payment's bank name does not name one bank of the list");
+
+export const holdReturnLookupBodySchema = z.object({ bankCode: payerBankCodeSchema });
+
 export const holdReturnBodySchema = holdReleaseBodySchema.extend({
-  bankCode: z.string().trim().min(1).max(20).optional().describe("The payer's bank, when the payment's bank name does not name one bank of the list"),
+  bankCode: payerBankCodeSchema,
+  confirmedAccountName: z
+    .string()
+    .trim()
+    .min(1, 'confirmedAccountName must not be empty')
+    .max(200, 'confirmedAccountName must be at most 200 characters')
+    .optional()
+    .describe("The provider's name for the payer's account, as the operator saw it looked up and confirms paying it: needed only when it is not the payer's name"),
 });
 
-export const holdReturnResponseSchema = z.object({
+const returnDestinationSchema = z.object({
   entryId: z.string(),
   accountRef: z.string(),
-  returned: moneySchema,
-  merchantTxRef: z.string(),
+  payerName: z.string().describe('The payer as the payment webhook names them'),
   bankCode: z.string(),
   accountNumber: z.string(),
+  accountName: z.string().describe("The provider's name for the payer's account, looked up now"),
+});
+
+export const holdReturnLookupResponseSchema = returnDestinationSchema.extend({
+  namesMatch: z.boolean().describe("Whether accountName is the payer's name (case, accents, punctuation and word order aside); when not, a return needs confirmedAccountName"),
+});
+
+export const holdReturnResponseSchema = returnDestinationSchema.extend({
+  returned: moneySchema,
+  merchantTxRef: z.string(),
+  nameCheck: z.enum(['matched', 'operator_confirmed']).describe("Why the looked-up name is paid: it is the payer's, or the operator confirmed it"),
 });
 
 export const holdReleaseResponseSchema = z.object({ entryId: z.string(), accountRef: z.string(), released: moneySchema });

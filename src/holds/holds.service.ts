@@ -1,33 +1,67 @@
 import { createAuditLog } from '../audit/audit-log';
 import type { Db, DbOrTrx, Trx } from '../db';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { AppError, BadRequestError, ConflictError, NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { isUuid } from '../ids';
 import type { PostingEngine } from '../ledger/posting-engine';
 import { formatKobo, type Kobo } from '../money';
 import { createHoldsRepo, type HeldCredit } from './holds.repo';
 import { banksNamed, type ListedBank } from './payer-bank';
+import { namesMatch } from './payer-name';
 
 /**
  * The settlement machinery as a return to sender needs it (handed over by the container, since settlements
- * sit above holds): the bank list, and a settlement whose `beforeDebit` runs in its transaction before the
- * debit is posted and `onCreated` after it; the settlement's merchantTxRef.
+ * sit above holds): the bank list; the provider's name for an account (null when its bank has none of that
+ * number); and a settlement paying the name looked up, whose `beforeDebit` runs in its transaction before
+ * the debit is posted and `onCreated` after it; the settlement's merchantTxRef.
  */
 export interface ReturnPayouts {
   banks(): Promise<ListedBank[]>;
+  accountName(tenantId: string, destination: { accountNumber: string; bankCode: string }): Promise<string | null>;
   pay(
     tenantId: string,
     accountRef: string,
-    request: { amount: Kobo; bankCode: string; accountNumber: string; narration: string },
+    request: { amount: Kobo; bankCode: string; accountNumber: string; narration: string; accountName: string },
     hooks: { beforeDebit: (trx: Trx, debit: { debitEntryId: string }) => Promise<void>; onCreated: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void> },
   ): Promise<{ merchantTxRef: string }>;
 }
 
-export interface ReturnedCredit {
+/** Where a return would go: the payer the payment names, and the provider's name for that account now. */
+export interface ReturnDestination {
   held: HeldCredit;
-  merchantTxRef: string;
+  payerName: string;
   bankCode: string;
   accountNumber: string;
+  accountName: string;
+  namesMatch: boolean;
+}
+
+/** Why the return may pay the looked-up name: it is the payer's, or an operator confirmed it. */
+export type NameCheck = 'matched' | 'operator_confirmed';
+
+export interface ReturnedCredit extends ReturnDestination {
+  merchantTxRef: string;
+  nameCheck: NameCheck;
+}
+
+class PayerNameMismatchError extends AppError {
+  constructor(destination: ReturnDestination) {
+    super(
+      'conflict',
+      'payer_name_mismatch',
+      `the provider names account ${destination.accountNumber} (bank ${destination.bankCode}) "${destination.accountName}", not "${destination.payerName}" as the payment names its payer: nothing was returned; confirm the provider's name (confirmedAccountName) to return the money to that account`,
+    );
+  }
+}
+
+class ConfirmedNameChangedError extends AppError {
+  constructor(destination: ReturnDestination, confirmed: string) {
+    super(
+      'conflict',
+      'account_name_mismatch',
+      `the provider now names account ${destination.accountNumber} (bank ${destination.bankCode}) "${destination.accountName}", not "${confirmed}" as confirmed (the payment names its payer "${destination.payerName}"): nothing was returned; look it up again and confirm the name`,
+    );
+  }
 }
 
 const RETURN_NARRATION = 'Return to sender';
@@ -60,6 +94,29 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
     );
   }
 
+  /**
+   * The payer's account (the number the payment names, at the bank its bank name means or the operator
+   * chose) and the provider's name for it, looked up now; nothing is written. The account must exist.
+   */
+  async function destinationOf(tenantId: string, held: HeldCredit, chosenBankCode: string | undefined): Promise<ReturnDestination> {
+    if (held.creditStatus !== 'confirmed') throw new ConflictError('the credit is not confirmed by the provider yet: it can be returned once it is');
+    const payer = await holds.payerOf(held.entryId);
+    if (!payer?.accountNumber || !/^\d{10}$/.test(payer.accountNumber)) {
+      throw new ConflictError("the payment does not name the payer's account number: it cannot be returned to the sender");
+    }
+    const accountNumber = payer.accountNumber;
+    const bankCode = await payerBankCode(payer.bankName, chosenBankCode);
+    const accountName = await payouts.accountName(tenantId, { accountNumber, bankCode });
+    if (accountName === null) {
+      throw new AppError(
+        'unprocessable',
+        'payer_account_not_found',
+        `the provider finds no account ${accountNumber} at bank ${bankCode}, the payer's account as the payment names it: nothing was returned; if the payer's bank is another, choose its bankCode`,
+      );
+    }
+    return { held, payerName: payer.name, bankCode, accountNumber, accountName, namesMatch: namesMatch(payer.name, accountName) };
+  }
+
   return {
     queue(tenantId: string, limit: number): Promise<HeldCredit[]> {
       return holds.listOpen(tenantId, limit);
@@ -89,24 +146,30 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
       });
     },
 
+    /** Where a return of this credit would go and whose name the provider gives that account, for the operator to check first. */
+    async returnDestination(tenantId: string, entryId: string, bankCode: string | undefined): Promise<ReturnDestination> {
+      return destinationOf(tenantId, await openHold(tenantId, entryId), bankCode);
+    },
+
     /**
      * Pays what is held of a confirmed credit back to its payer, as a settlement of the account (the settlement
-     * workflow and all its rules): in the settlement's transaction, under the account's lock, the hold is
-     * released as returned just before the debit spends it, and the decision goes in the audit log.
+     * workflow and all its rules). The payer's account is looked up at the provider first, and the return goes
+     * ahead only when the provider's name for it is the payer's (`namesMatch`), or when the operator confirms
+     * the provider's name as it is now; otherwise a 409 naming both, with nothing written. The settlement pays
+     * the name looked up. In its transaction, under the account's lock, the hold is released as returned just
+     * before the debit spends it, and the decision goes in the audit log with both names.
      */
-    async returnToSender(user: AuthenticatedUser, entryId: string, decision: { note: string; bankCode?: string | undefined }): Promise<ReturnedCredit> {
-      const held = await openHold(user.tenantId, entryId);
-      if (held.creditStatus !== 'confirmed') throw new ConflictError('the credit is not confirmed by the provider yet: it can be returned once it is');
-      const payer = await holds.payerOf(held.entryId);
-      if (!payer?.accountNumber || !/^\d{10}$/.test(payer.accountNumber)) {
-        throw new ConflictError("the payment does not name the payer's account number: it cannot be returned to the sender");
-      }
-      const accountNumber = payer.accountNumber;
-      const bankCode = await payerBankCode(payer.bankName, decision.bankCode);
+    async returnToSender(user: AuthenticatedUser, entryId: string, decision: { note: string; bankCode?: string | undefined; confirmedAccountName?: string | undefined }): Promise<ReturnedCredit> {
+      const destination = await destinationOf(user.tenantId, await openHold(user.tenantId, entryId), decision.bankCode);
+      const { held, bankCode, accountNumber, accountName, payerName } = destination;
+      const confirmed = decision.confirmedAccountName;
+      if (confirmed !== undefined && !namesMatch(confirmed, accountName)) throw new ConfirmedNameChangedError(destination, confirmed);
+      if (confirmed === undefined && !destination.namesMatch) throw new PayerNameMismatchError(destination);
+      const nameCheck: NameCheck = destination.namesMatch ? 'matched' : 'operator_confirmed';
       const { merchantTxRef } = await payouts.pay(
         user.tenantId,
         held.accountRef,
-        { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION },
+        { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION, accountName },
         {
           beforeDebit: (trx, debit) => postingEngine.returnHold(trx, held.accountId, held.entryId, { debitEntryId: debit.debitEntryId, amount: held.held, userId: user.id, note: decision.note }),
           onCreated: (trx, settlement) =>
@@ -123,12 +186,15 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
                 merchantTxRef: settlement.merchantTxRef,
                 bankCode,
                 accountNumber,
-                senderName: payer.name,
+                senderName: payerName,
+                accountName,
+                nameCheck,
+                ...(confirmed !== undefined ? { confirmedAccountName: confirmed } : {}),
               },
             ),
         },
       );
-      return { held, merchantTxRef, bankCode, accountNumber };
+      return { ...destination, merchantTxRef, nameCheck };
     },
   };
 }

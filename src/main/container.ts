@@ -210,7 +210,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       postingEngine,
       payouts: {
         banks: () => settlements.banks(),
-        pay: (tenantId, accountRef, request, hooks) => settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: true }),
+        accountName: (tenantId, destination) => settlements.findAccountName(tenantId, destination.accountNumber, destination.bankCode),
+        pay: (tenantId, accountRef, { accountName, ...request }, hooks) => settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: true, accountName }),
       },
     }),
     kycLimits: createKycLimitsService({ db, tierDefaults: tierDefaultsOf(config) }),

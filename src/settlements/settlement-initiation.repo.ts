@@ -14,6 +14,8 @@ export interface SettlementDraft {
   bankCode: string;
   accountNumber: string;
   narration: string;
+  /** The provider's name for the destination when the initiator looked it up; else the workflow looks it up. */
+  accountName: string | null;
   requestHash: string;
   idempotencyKey: string | null;
   debit: PostingPlan;
@@ -52,8 +54,8 @@ const STATEMENT_PARTS = {
   )`,
   accountIdSql: '(SELECT id FROM cleared)',
   after: `settlement AS (
-    INSERT INTO settlements (id, merchant_tx_ref, tenant_id, account_id, debit_entry_id, amount, bank_code, account_number, narration)
-    SELECT CAST(:settlement_id AS uuid), :merchant_tx_ref, CAST(:tenant_id AS uuid), i.account_id, i.id, i.amount, :bank_code, :account_number, :narration
+    INSERT INTO settlements (id, merchant_tx_ref, tenant_id, account_id, debit_entry_id, amount, bank_code, account_number, narration, account_name)
+    SELECT CAST(:settlement_id AS uuid), :merchant_tx_ref, CAST(:tenant_id AS uuid), i.account_id, i.id, i.amount, :bank_code, :account_number, :narration, CAST(:account_name AS text)
       FROM posting_inserted i
     RETURNING id
   ), outbox AS (
@@ -89,6 +91,7 @@ export function createSettlementInitiationRepo(db: DbOrTrx, tierDefaults: TierDe
         bank_code: draft.bankCode,
         account_number: draft.accountNumber,
         narration: draft.narration,
+        account_name: draft.accountName,
         workflow_id: draft.job.workflowId,
         workflow_type: draft.job.workflowType,
         workflow_args: JSON.stringify(draft.job.args),

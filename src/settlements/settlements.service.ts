@@ -48,6 +48,11 @@ interface InitiateOptions {
   returnToSender?: boolean;
   /** The caller already counted this request against the settlements limit. */
   counted?: boolean;
+  /**
+   * The provider's name for the destination, looked up by the caller just before: the settlement keeps it,
+   * so its workflow pays that name rather than looking the destination up again.
+   */
+  accountName?: string;
 }
 
 /** Names compared as a person reads them: case, and spaces between words, do not count. */
@@ -92,16 +97,20 @@ export function createSettlementsService(deps: {
     if (!(await banks.has(bankCode))) throw invalidBankCode();
   }
 
-  async function lookupAtProvider(accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
+  /** The provider's name for the account, or null when the bank has no account of that number. */
+  async function findAtProvider(accountNumber: string, bankCode: string): Promise<ProviderAccountName | null> {
     await requireKnownBank(bankCode);
-    let found: ProviderAccountName | null;
     try {
-      found = await provider.lookupAccount({ accountNumber, bankCode });
+      return await provider.lookupAccount({ accountNumber, bankCode });
     } catch (error) {
       if (error instanceof ProviderUnavailableError) throw new ProviderOutageError();
       if (error instanceof ProviderRejectedError) throw new BadRequestError('provider_rejected', `provider rejected the lookup: ${error.description}`);
       throw error;
     }
+  }
+
+  async function lookupAtProvider(accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
+    const found = await findAtProvider(accountNumber, bankCode);
     if (!found) throw new NotFoundError('bank account not found');
     return found;
   }
@@ -153,6 +162,7 @@ export function createSettlementsService(deps: {
         bankCode: request.bankCode,
         accountNumber: request.accountNumber,
         narration: request.narration ?? '',
+        accountName: options.accountName ?? null,
         requestHash: hash,
         idempotencyKey: idempotencyKey ?? null,
         debit: settlementDebit({
@@ -207,8 +217,9 @@ export function createSettlementsService(deps: {
 
     /**
      * The dashboard's settle: the name the operator confirmed must still be the provider's name for the
-     * destination, looked up again now. A retry under an Idempotency-Key already used answers as
-     * `initiate` does, without a lookup, so a name that changed since never hides a settlement made.
+     * destination, looked up again now, and the settlement pays that name. A retry under an Idempotency-Key
+     * already used answers as `initiate` does, without a lookup, so a name that changed since never hides a
+     * settlement made.
      */
     async initiateConfirmed(
       tenantId: string,
@@ -221,13 +232,12 @@ export function createSettlementsService(deps: {
       // Counted before the lookup, so a flood of settles is turned away without calling the provider.
       await limits.settlements.consume(tenantId);
       const claimed = idempotencyKey ? await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey) : undefined;
-      if (!claimed) {
-        if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
-        // Part of the settlement (its own limit counts it), not one of the tenant's name lookups.
-        const current = await lookupAtProvider(settle.accountNumber, settle.bankCode);
-        if (!sameName(current.accountName, confirmedAccountName)) throw new AccountNameChangedError(confirmedAccountName, current.accountName);
-      }
-      return this.initiate(tenantId, accountRef, settle, idempotencyKey, { onCreated, counted: true });
+      if (claimed) return this.initiate(tenantId, accountRef, settle, idempotencyKey, { onCreated, counted: true });
+      if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
+      // Part of the settlement (its own limit counts it), not one of the tenant's name lookups.
+      const current = await lookupAtProvider(settle.accountNumber, settle.bankCode);
+      if (!sameName(current.accountName, confirmedAccountName)) throw new AccountNameChangedError(confirmedAccountName, current.accountName);
+      return this.initiate(tenantId, accountRef, settle, idempotencyKey, { onCreated, counted: true, accountName: current.accountName });
     },
 
     async find(tenantId: string, merchantTxRef: string): Promise<SettlementRecord> {
@@ -239,6 +249,12 @@ export function createSettlementsService(deps: {
     async lookupAccount(tenantId: string, accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
       await limits.nameLookups.consume(tenantId);
       return lookupAtProvider(accountNumber, bankCode);
+    },
+
+    /** `lookupAccount` for a caller with its own answer to an account the bank does not have: null. */
+    async findAccountName(tenantId: string, accountNumber: string, bankCode: string): Promise<string | null> {
+      await limits.nameLookups.consume(tenantId);
+      return (await findAtProvider(accountNumber, bankCode))?.accountName ?? null;
     },
 
     banks(): Promise<ProviderBank[]> {

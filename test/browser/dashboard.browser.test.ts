@@ -352,6 +352,39 @@ describe('dashboard in a browser', function () {
     assert.equal((await balanceOf(held.AccountRef)).heldBalance, '0.00');
   });
 
+  it('returns held money to the sender after showing the provider’s name for the payer’s account, which the operator confirms when it is not the payer’s', async () => {
+    const payerAccount = '0123456789';
+    const name = accountHolderName(payerAccount);
+    const held = await provision(sys, tenant.apiKey, { externalRef: 'browser-returned', name: 'Emeka Nwosu' });
+    await pay(held.AccountRef, 70_050, { senderAccountNumber: payerAccount });
+    await eventually(
+      async () => {
+        const balance = await balanceOf(held.AccountRef);
+        return balance.heldBalance === '20000.00' && balance.pendingCredits === '0.00';
+      },
+      { what: 'the held part of the payment, confirmed' },
+    );
+
+    await open('held-money', '/dashboard/held-money');
+    await page
+      .getByRole('row', { name: /Emeka Nwosu/ })
+      .getByRole('button', { name: 'Return to sender' })
+      .click();
+    const dialog = page.getByRole('dialog', { name: 'Return ₦20,000.00 to TOLU ADEWALE?' });
+    await dialog.getByTestId('return-account-name').getByText(name, { exact: true }).waitFor();
+    assert.match(await dialog.innerText(), /The payment names the payer TOLU ADEWALE: the names differ/);
+    const returnButton = dialog.getByRole('button', { name: 'Return to sender' });
+    assert.ok(await returnButton.isDisabled(), 'no return before the operator confirms the name');
+    await assertAccessible(page, 'held-money with the return dialog');
+    await dialog.getByLabel('Why (recorded in the audit log)').fill('Payer asked for it back, ticket 5121');
+    await dialog.getByLabel(`Pay ${name} (recorded in the audit log)`).check();
+    await returnButton.click();
+    await page.getByText(new RegExp(`^Emeka Nwosu: ₦20,000\\.00 being returned to ${name} \\(transfer mtx_`)).waitFor();
+    await page.getByRole('row', { name: /Emeka Nwosu/ }).waitFor({ state: 'detached' });
+    const audit = await db('audit_log').where({ action: 'kyc_hold.returned' }).whereRaw("detail->>'accountRef' = ?", [held.AccountRef]).first('actor', 'detail');
+    assert.deepEqual([audit.actor, audit.detail.senderName, audit.detail.accountName, audit.detail.nameCheck], [admin.email, 'TOLU ADEWALE', name, 'operator_confirmed']);
+  });
+
   it('shows the limits of each KYC tier beside the held money, and who set them', async () => {
     await open('held-money', '/dashboard/held-money');
     const table = page.getByRole('region', { name: 'Limits of each tier' });

@@ -6,7 +6,16 @@ import { ApiError } from '../api';
  * Every action goes through this: a modal that says what will happen, and runs it only when the
  * operator confirms. The browser's own <dialog> keeps focus inside and closes on Escape.
  */
-export function ConfirmDialog(props: { title: string; children: ComponentChildren; confirmLabel: string; danger?: boolean; onConfirm: () => Promise<void>; onClose: () => void }) {
+export function ConfirmDialog(props: {
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  danger?: boolean;
+  /** The action is not ready yet (the dialog's body says what it waits for). */
+  confirmDisabled?: boolean;
+  onConfirm: () => Promise<void>;
+  onClose: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -42,7 +51,7 @@ export function ConfirmDialog(props: { title: string; children: ComponentChildre
         <button type="button" class="button secondary" onClick={props.onClose} disabled={busy}>
           Cancel
         </button>
-        <button type="button" class={`button ${props.danger ? 'danger' : 'primary'}`} onClick={confirm} disabled={busy}>
+        <button type="button" class={`button ${props.danger ? 'danger' : 'primary'}`} onClick={confirm} disabled={busy || props.confirmDisabled === true}>
           {busy ? 'Working…' : props.confirmLabel}
         </button>
       </div>

@@ -1,8 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import type { HeldCredit, HoldsQueue, TierLimits } from '../api-types';
+import type { HeldCredit, HoldReturned, HoldsQueue, ReturnDestination, TierLimits } from '../api-types';
 import { PageTitle, TableWrap } from '../components/bits';
-import { ConfirmButton } from '../components/confirm';
+import { ConfirmButton, ConfirmDialog } from '../components/confirm';
 import { Empty, Loaded, Notice, useResource } from '../components/state';
 import { naira, when } from '../format';
 import { useCan } from '../session';
@@ -38,40 +38,114 @@ function ReleaseButton(props: { hold: HeldCredit; onReleased: (text: string) => 
 }
 
 /**
- * Pays the held money back to the payer (a settlement to the account the payment came from). The payer's
- * bank is found from the payment's bank name; when the answer names several banks, or none, the operator
- * types the bank code it asks for.
+ * Pays the held money back to the payer (a settlement to the account the payment came from). The dialog
+ * looks the payer's account up at the provider as it opens and shows the provider's name for it: a return
+ * goes ahead when that is the payer's name, or when the operator confirms paying the name shown. The payer's
+ * bank is found from the payment's bank name; when that names several banks, or none, the operator types the
+ * bank code asked for and looks up again.
  */
-function ReturnButton(props: { hold: HeldCredit; onReturned: (text: string) => void }) {
+function ReturnDialog(props: { hold: HeldCredit; onReturned: (text: string) => void; onClose: () => void }) {
   const { hold } = props;
   const [note, setNote] = useState('');
   const [bankCode, setBankCode] = useState('');
+  const [destination, setDestination] = useState<ReturnDestination | null>(null);
+  const [lookupError, setLookupError] = useState<string | null>(null);
+  const [looking, setLooking] = useState(false);
+  const [confirmed, setConfirmed] = useState(false);
+
+  async function lookUp(): Promise<void> {
+    setLooking(true);
+    setLookupError(null);
+    setDestination(null);
+    setConfirmed(false);
+    try {
+      const body = bankCode.trim() === '' ? {} : { bankCode: bankCode.trim() };
+      setDestination(await api<ReturnDestination>('POST', `/auth/holds/${encodeURIComponent(hold.entryId)}/return/lookup`, { body }));
+    } catch (failure) {
+      setLookupError((failure as Error).message);
+    } finally {
+      setLooking(false);
+    }
+  }
+
+  useEffect(() => {
+    void lookUp();
+  }, []);
+
+  async function returnToSender(): Promise<void> {
+    if (!destination) return;
+    const body = { note, bankCode: destination.bankCode, ...(destination.namesMatch ? {} : { confirmedAccountName: destination.accountName }) };
+    const result = await api<HoldReturned>('POST', `/auth/holds/${encodeURIComponent(hold.entryId)}/return`, { body });
+    props.onReturned(`${hold.customerName}: ${naira(result.returned)} being returned to ${result.accountName} (transfer ${result.merchantTxRef}).`);
+  }
+
   return (
-    <ConfirmButton
-      small
-      label="Return to sender"
+    <ConfirmDialog
       title={`Return ${naira(hold.held)} to ${hold.senderName}?`}
-      description={
-        <>
+      confirmLabel="Return to sender"
+      confirmDisabled={!destination || (!destination.namesMatch && !confirmed)}
+      onConfirm={returnToSender}
+      onClose={props.onClose}
+    >
+      <p>
+        {naira(hold.held)} is paid back to the account this payment came from, as a settlement of {hold.accountRef}. If the payout fails, the money comes back and is held again.
+      </p>
+      {looking ? <p class="muted">Looking up the payer's account…</p> : null}
+      {lookupError ? (
+        <p class="notice notice-error" role="alert">
+          {lookupError}
+        </p>
+      ) : null}
+      {destination ? (
+        <div data-testid="return-destination">
           <p>
-            {naira(hold.held)} is paid back to the account this payment came from, as a settlement of {hold.accountRef}. If the payout fails, the money comes back and is held again.
+            The provider names account {destination.accountNumber} (bank {destination.bankCode}) <strong data-testid="return-account-name">{destination.accountName}</strong>.
           </p>
-          <label>
-            Why (recorded in the audit log)
-            <textarea value={note} onInput={(event) => setNote(event.currentTarget.value)} rows={3} maxLength={500} />
-          </label>
-          <label>
-            Payer's bank code (only when asked: the payment's bank name matched several banks, or none)
-            <input value={bankCode} onInput={(event) => setBankCode(event.currentTarget.value)} maxLength={20} />
-          </label>
-        </>
-      }
-      action={async () => {
-        const body = bankCode.trim() === '' ? { note } : { note, bankCode: bankCode.trim() };
-        const result = await api<{ returned: string; merchantTxRef: string }>('POST', `/auth/holds/${encodeURIComponent(hold.entryId)}/return`, { body });
-        props.onReturned(`${hold.customerName}: ${naira(result.returned)} being returned to ${hold.senderName} (transfer ${result.merchantTxRef}).`);
-      }}
-    />
+          {destination.namesMatch ? (
+            <p>That is the payer's name on the payment.</p>
+          ) : (
+            <>
+              <p class="notice notice-error">
+                The payment names the payer <strong>{destination.payerName}</strong>: the names differ. Return the money only if {destination.accountName} is the payer.
+              </p>
+              <label>
+                <input type="checkbox" checked={confirmed} onChange={(event) => setConfirmed(event.currentTarget.checked)} /> Pay {destination.accountName} (recorded in the audit log)
+              </label>
+            </>
+          )}
+        </div>
+      ) : null}
+      <label>
+        Why (recorded in the audit log)
+        <textarea value={note} onInput={(event) => setNote(event.currentTarget.value)} rows={3} maxLength={500} />
+      </label>
+      <label>
+        Payer's bank code (only when asked: the payment's bank name matched several banks, or none)
+        <input
+          value={bankCode}
+          onInput={(event) => {
+            setBankCode(event.currentTarget.value);
+            setDestination(null);
+          }}
+          maxLength={20}
+        />
+      </label>
+      <button type="button" class="button secondary small" onClick={lookUp} disabled={looking}>
+        Look up the payer's account
+      </button>
+    </ConfirmDialog>
+  );
+}
+
+function ReturnButton(props: { hold: HeldCredit; onReturned: (text: string) => void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" class="button secondary small" onClick={() => setOpen(true)}>
+        Return to sender
+      </button>
+      {open ? <ReturnDialog hold={props.hold} onReturned={props.onReturned} onClose={() => setOpen(false)} /> : null}
+    </>
   );
 }
 

@@ -1357,6 +1357,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/holds/{entryId}/return/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Where a return to sender would go: the payer’s account, the provider’s name for it now, and whether that is the payer’s name */
+        post: operations["postAuthHoldsEntryIdReturnLookup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/holds/{entryId}/return": {
         parameters: {
             query?: never;
@@ -1366,7 +1383,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pay what is held of a confirmed credit back to its payer, as a settlement of the account (audited) */
+        /** Pay what is held of a confirmed credit back to its payer, as a settlement of the account (audited), once the provider’s name for the payer’s account is the payer’s or the operator confirms it */
         post: operations["postAuthHoldsEntryIdReturn"];
         delete?: never;
         options?: never;
@@ -9707,7 +9724,7 @@ export interface operations {
             };
         };
     };
-    postAuthHoldsEntryIdReturn: {
+    postAuthHoldsEntryIdReturnLookup: {
         parameters: {
             query?: never;
             header?: never;
@@ -9719,15 +9736,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    note: string;
                     /** @description The payer's bank, when the payment's bank name does not name one bank of the list */
                     bankCode?: string;
                 };
             };
         };
         responses: {
-            /** @description The return’s settlement, accepted */
-            202: {
+            /** @description The payer’s account as the provider names it */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9735,10 +9751,14 @@ export interface operations {
                     "application/json": {
                         entryId: string;
                         accountRef: string;
-                        returned: string;
-                        merchantTxRef: string;
+                        /** @description The payer as the payment webhook names them */
+                        payerName: string;
                         bankCode: string;
                         accountNumber: string;
+                        /** @description The provider's name for the payer's account, looked up now */
+                        accountName: string;
+                        /** @description Whether accountName is the payer's name (case, accents, punctuation and word order aside); when not, a return needs confirmedAccountName */
+                        namesMatch: boolean;
                     };
                 };
             };
@@ -9798,6 +9818,180 @@ export interface operations {
             };
             /** @description Request body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthHoldsEntryIdReturn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note: string;
+                    /** @description The payer's bank, when the payment's bank name does not name one bank of the list */
+                    bankCode?: string;
+                    /** @description The provider's name for the payer's account, as the operator saw it looked up and confirms paying it: needed only when it is not the payer's name */
+                    confirmedAccountName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The return’s settlement, accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entryId: string;
+                        accountRef: string;
+                        /** @description The payer as the payment webhook names them */
+                        payerName: string;
+                        bankCode: string;
+                        accountNumber: string;
+                        /** @description The provider's name for the payer's account, looked up now */
+                        accountName: string;
+                        returned: string;
+                        merchantTxRef: string;
+                        /**
+                         * @description Why the looked-up name is paid: it is the payer's, or the operator confirmed it
+                         * @enum {string}
+                         */
+                        nameCheck: "matched" | "operator_confirmed";
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider is unavailable */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
