@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 import type { TierLimits } from '../config';
-import type { KycTier } from '../kyc-limits/account-limits';
+import type { KycTier } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 
 interface LimitsRow {
@@ -15,7 +15,7 @@ const toLimits = (row: LimitsRow): TierLimits => {
 };
 const toRow = (limits: TierLimits) => ({ single_credit: limits.singleCredit, balance: limits.balance, daily_debits: limits.dailyDebits, updated_at: new Date() });
 
-/** A tenant's limits per tier and an operator's per customer: the rows accountLimitsSql resolves. */
+/** A tenant's limits per tier and an operator's per customer: the rows customerLimitsSql resolves. */
 export function createKycLimitsRepo(db: DbOrTrx) {
   return {
     async tenantTiers(tenantId: string): Promise<Map<KycTier, TierLimits>> {

@@ -4,7 +4,7 @@ import { requireTenantCustomer } from '../customers/customers.access';
 import type { Db } from '../db';
 import { NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
-import type { KycTier, TierDefaults } from '../kyc-limits/account-limits';
+import type { KycTier, TierDefaults } from '../kyc-limits/customer-limits';
 import { formatKobo } from '../money';
 import { createKycLimitsRepo } from './kyc-limits.repo';
 

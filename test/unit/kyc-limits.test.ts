@@ -33,25 +33,28 @@ describe('KYC tier limits', () => {
     }
   });
 
-  it('releases what new limits no longer justify, oldest credit first, up to the balance limit', () => {
+  it("releases what new limits no longer justify, oldest credit first across the customer's accounts, up to the balance limit", () => {
     const holds = [
-      { entryId: 'a', open: 1_000_000n, credit: 6_000_000n },
-      { entryId: 'b', open: 3_000_000n, credit: 9_000_000n },
+      { entryId: 'a', accountId: 'first', open: 1_000_000n, credit: 6_000_000n },
+      { entryId: 'b', accountId: 'second', open: 3_000_000n, credit: 9_000_000n },
+      { entryId: 'c', accountId: 'first', open: 2_000_000n, credit: 2_000_000n },
     ];
-    // Tier 2: 100,000 a credit, 500,000 balance; 450,000 unheld: room for 50,000.
-    assert.deepEqual(releasableUnderLimits({ unheldBalance: 45_000_000n, singleCredit: 10_000_000n, balanceLimit: 50_000_000n, holds }), [
-      { entryId: 'a', amount: 1_000_000n },
-      { entryId: 'b', amount: 3_000_000n },
+    // Tier 2: 100,000 a credit, 500,000 balance; 440,000 unheld: room for 60,000.
+    assert.deepEqual(releasableUnderLimits({ unheldBalance: 44_000_000n, singleCredit: 10_000_000n, balanceLimit: 50_000_000n, holds }), [
+      { entryId: 'a', accountId: 'first', amount: 1_000_000n },
+      { entryId: 'b', accountId: 'second', amount: 3_000_000n },
+      { entryId: 'c', accountId: 'first', amount: 2_000_000n },
     ]);
-    assert.deepEqual(releasableUnderLimits({ unheldBalance: 49_500_000n, singleCredit: 10_000_000n, balanceLimit: 50_000_000n, holds }), [{ entryId: 'a', amount: 500_000n }]);
+    assert.deepEqual(releasableUnderLimits({ unheldBalance: 49_500_000n, singleCredit: 10_000_000n, balanceLimit: 50_000_000n, holds }), [{ entryId: 'a', accountId: 'first', amount: 500_000n }]);
+    assert.deepEqual(releasableUnderLimits({ unheldBalance: 47_000_000n, singleCredit: 10_000_000n, balanceLimit: 50_000_000n, holds }), [
+      { entryId: 'a', accountId: 'first', amount: 1_000_000n },
+      { entryId: 'b', accountId: 'second', amount: 2_000_000n },
+    ]);
     // A single-credit limit still below a credit keeps the part over it held.
     assert.deepEqual(releasableUnderLimits({ unheldBalance: 0n, singleCredit: 7_000_000n, balanceLimit: null, holds }), [
-      { entryId: 'a', amount: 1_000_000n },
-      { entryId: 'b', amount: 1_000_000n },
-    ]);
-    assert.deepEqual(releasableUnderLimits({ unheldBalance: 0n, singleCredit: null, balanceLimit: null, holds }), [
-      { entryId: 'a', amount: 1_000_000n },
-      { entryId: 'b', amount: 3_000_000n },
+      { entryId: 'a', accountId: 'first', amount: 1_000_000n },
+      { entryId: 'b', accountId: 'second', amount: 1_000_000n },
+      { entryId: 'c', accountId: 'first', amount: 2_000_000n },
     ]);
   });
 });

@@ -9,7 +9,7 @@ export function tierDefaultsOf(config: { KYC_TIER1_LIMITS: TierLimits; KYC_TIER2
   return { 1: config.KYC_TIER1_LIMITS, 2: config.KYC_TIER2_LIMITS, 3: config.KYC_TIER3_LIMITS };
 }
 
-/** The binding every statement reading `accountLimitsSql` needs. */
+/** The binding every statement reading `customerLimitsSql` needs. */
 export function kycLimitBindings(defaults: TierDefaults): { kyc_default_limits: string } {
   const text = (kobo: bigint | null) => (kobo === null ? null : kobo.toString());
   return {
@@ -25,20 +25,18 @@ export function kycLimitBindings(defaults: TierDefaults): { kyc_default_limits: 
 }
 
 /**
- * The limits that apply to each account `accountIdsSql` lists (a query of account ids), as a relation with
- * columns account_id, tier, single_credit, balance, daily_debits (kobo; null is no limit). The one place
- * limits are resolved: an operator's limits for the customer, else the tenant's for the customer's tier,
- * else the platform's defaults for it (the binding from kycLimitBindings). Every account has a customer,
- * and so a tier.
+ * The limits that apply to each customer `customersFrom` lists (a FROM item with columns id, tenant_id and
+ * kyc_tier: a locked row's, so a tier raised meanwhile counts), as a relation with columns customer_id, tier,
+ * single_credit, balance, daily_debits (kobo; null is no limit). The one place limits are resolved: the
+ * customer's own limits, else the tenant's for the customer's tier, else the platform's defaults for it (the
+ * binding from kycLimitBindings).
  */
-export function accountLimitsSql(accountIdsSql: string): string {
+export function customerLimitsSql(customersFrom: string): string {
   const pick = (column: string) => `CASE WHEN o.customer_id IS NOT NULL THEN o.${column} WHEN t.tenant_id IS NOT NULL THEN t.${column} ELSE d.${column} END AS ${column}`;
-  return `SELECT a.id AS account_id, c.kyc_tier AS tier, ${pick('single_credit')}, ${pick('balance')}, ${pick('daily_debits')}
-      FROM virtual_accounts a
-      JOIN customers c ON c.id = a.customer_id
+  return `SELECT c.id AS customer_id, c.kyc_tier AS tier, ${pick('single_credit')}, ${pick('balance')}, ${pick('daily_debits')}
+      FROM ${customersFrom} c
       LEFT JOIN customer_kyc_limits o ON o.customer_id = c.id
-      LEFT JOIN kyc_tier_limits t ON t.tenant_id = a.tenant_id AND t.tier = c.kyc_tier
+      LEFT JOIN kyc_tier_limits t ON t.tenant_id = c.tenant_id AND t.tier = c.kyc_tier
       LEFT JOIN jsonb_to_recordset(CAST(:kyc_default_limits AS jsonb)) AS d(tier int, single_credit bigint, balance bigint, daily_debits bigint)
-             ON d.tier = c.kyc_tier
-     WHERE a.id IN (${accountIdsSql})`;
+             ON d.tier = c.kyc_tier`;
 }
