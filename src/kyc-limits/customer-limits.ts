@@ -1,4 +1,5 @@
 import type { TierLimits } from '../config';
+import { formatKobo } from '../money';
 
 export type KycTier = 1 | 2 | 3;
 
@@ -39,4 +40,21 @@ export function customerLimitsSql(customersFrom: string): string {
       LEFT JOIN kyc_tier_limits t ON t.tenant_id = c.tenant_id AND t.tier = c.kyc_tier
       LEFT JOIN jsonb_to_recordset(CAST(:kyc_default_limits AS jsonb)) AS d(tier int, single_credit bigint, balance bigint, daily_debits bigint)
              ON d.tier = c.kyc_tier`;
+}
+
+const LIMIT_NAMES = ['singleCredit', 'balance', 'dailyDebits'] as const;
+
+/** A limit is looser than another when it allows more: no limit is looser than any amount. */
+const looser = (limit: bigint | null, than: bigint | null): boolean => than !== null && (limit === null || limit > than);
+
+/** Each limit of `limits` looser than the platform's for the tier, as `name: limit (platform's: limit)`; empty when none is. */
+export function looserThanDefaults(limits: TierLimits, defaults: TierLimits): string[] {
+  const shown = (kobo: bigint | null) => (kobo === null ? 'no limit' : formatKobo(kobo));
+  return LIMIT_NAMES.filter((name) => looser(limits[name], defaults[name])).map((name) => `${name} ${shown(limits[name])} (platform's ${shown(defaults[name])})`);
+}
+
+/** `limits` with each limit looser than the platform's for the tier replaced by the platform's. */
+export function withinDefaults(limits: TierLimits, defaults: TierLimits): TierLimits {
+  const within = (name: (typeof LIMIT_NAMES)[number]) => (looser(limits[name], defaults[name]) ? defaults[name] : limits[name]);
+  return { singleCredit: within('singleCredit'), balance: within('balance'), dailyDebits: within('dailyDebits') };
 }

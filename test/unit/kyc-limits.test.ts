@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
+import { looserThanDefaults, withinDefaults } from '../../src/kyc-limits/customer-limits';
 import { releasableUnderLimits } from '../../src/ledger/holds.repo';
 import { DEVELOPMENT_SETTINGS } from '../helpers/config';
 
@@ -56,5 +57,17 @@ describe('KYC tier limits', () => {
       { entryId: 'b', accountId: 'second', amount: 1_000_000n },
       { entryId: 'c', accountId: 'first', amount: 2_000_000n },
     ]);
+  });
+
+  it("names each limit looser than the platform's for the tier, and brings limits within the platform's", () => {
+    const tier1 = { singleCredit: 5_000_000n, balance: 30_000_000n, dailyDebits: 5_000_000n };
+    assert.deepEqual(looserThanDefaults({ singleCredit: 5_000_000n, balance: 10_000_000n, dailyDebits: 0n }, tier1), []);
+    assert.deepEqual(looserThanDefaults({ singleCredit: 5_000_001n, balance: null, dailyDebits: 5_000_000n }, tier1), [
+      "singleCredit 50000.01 (platform's 50000.00)",
+      "balance no limit (platform's 300000.00)",
+    ]);
+    // No limit in the platform's tier: nothing a tenant sets is looser.
+    assert.deepEqual(looserThanDefaults({ singleCredit: null, balance: 1n, dailyDebits: null }, { singleCredit: null, balance: null, dailyDebits: null }), []);
+    assert.deepEqual(withinDefaults({ singleCredit: 1_000_000n, balance: null, dailyDebits: 9_000_000n }, tier1), { singleCredit: 1_000_000n, balance: 30_000_000n, dailyDebits: 5_000_000n });
   });
 });
