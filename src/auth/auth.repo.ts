@@ -6,6 +6,8 @@ export interface TenantRecord {
   name: string;
   ref_prefix: string;
   webhook_secret_enc: string | null;
+  /** When the platform operator allowed the tenant KYC limits looser than the platform's (null: not allowed). */
+  loose_kyc_limits_allowed_at: Date | null;
   created_at: Date;
 }
 
@@ -62,6 +64,20 @@ export function createAuthRepo(db: DbOrTrx) {
 
     async setWebhookSecret(tenantId: string, encrypted: string | null): Promise<void> {
       await db('tenants').where({ id: tenantId }).update({ webhook_secret_enc: encrypted });
+    },
+
+    /** Whether the tenant may set KYC limits looser than the platform's; the row stays share-locked until the transaction ends. */
+    async looseKycLimitsAllowed(tenantId: string): Promise<boolean> {
+      const row: Pick<TenantRecord, 'loose_kyc_limits_allowed_at'> | undefined = await db('tenants').where({ id: tenantId }).forShare().first('loose_kyc_limits_allowed_at');
+      return row?.loose_kyc_limits_allowed_at != null;
+    },
+
+    /** False when there is no such tenant. Allowing again keeps the time it was first allowed. */
+    async setLooseKycLimitsAllowed(tenantId: string, allowed: boolean): Promise<boolean> {
+      const updated = await db('tenants')
+        .where({ id: tenantId })
+        .update({ loose_kyc_limits_allowed_at: allowed ? db.raw('coalesce(loose_kyc_limits_allowed_at, now())') : null });
+      return updated > 0;
     },
 
     async insertApiKey(key: { id: string; tenantId: string; prefix: string; keyHash: Buffer }): Promise<void> {

@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 import type { TierLimits } from '../config';
-import type { KycTier } from '../kyc-limits/account-limits';
+import type { KycTier } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 
 interface LimitsRow {
@@ -15,7 +15,7 @@ const toLimits = (row: LimitsRow): TierLimits => {
 };
 const toRow = (limits: TierLimits) => ({ single_credit: limits.singleCredit, balance: limits.balance, daily_debits: limits.dailyDebits, updated_at: new Date() });
 
-/** A tenant's limits per tier and an operator's per customer: the rows accountLimitsSql resolves. */
+/** A tenant's limits per tier and its own limits for one customer: the rows customerLimitsSql resolves. */
 export function createKycLimitsRepo(db: DbOrTrx) {
   return {
     async tenantTiers(tenantId: string): Promise<Map<KycTier, TierLimits>> {
@@ -37,6 +37,15 @@ export function createKycLimitsRepo(db: DbOrTrx) {
     async customerLimits(customerId: string): Promise<TierLimits | undefined> {
       const row: LimitsRow | undefined = await db('customer_kyc_limits').where({ customer_id: customerId }).first('single_credit', 'balance', 'daily_debits');
       return row ? toLimits(row) : undefined;
+    },
+
+    /** The tenant's customers that have limits of their own, with them. */
+    async customersWithLimits(tenantId: string): Promise<Array<{ customerId: string; limits: TierLimits }>> {
+      const rows: Array<LimitsRow & { customer_id: string }> = await db('customer_kyc_limits')
+        .where({ tenant_id: tenantId })
+        .orderBy('customer_id')
+        .select('customer_id', 'single_credit', 'balance', 'daily_debits');
+      return rows.map((row) => ({ customerId: row.customer_id, limits: toLimits(row) }));
     },
 
     async setCustomerLimits(tenantId: string, customerId: string, limits: TierLimits): Promise<void> {

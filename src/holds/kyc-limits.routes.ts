@@ -9,7 +9,7 @@ const shown = (limits: TierLimits) => {
   return { singleCredit: text(limits.singleCredit), balance: text(limits.balance), dailyDebits: text(limits.dailyDebits) };
 };
 
-/** The KYC limits a tenant's customers live under: per tier (admins) and per customer (operators), audited. */
+/** The KYC limits a tenant's customers live under: per tier and per customer, set by admins, audited. */
 export function kycLimitsRoutes(deps: { kycLimits: KycLimitsService }): RouteDefinition[] {
   const { kycLimits } = deps;
   const tiers = async (tenantId: string) => ({
@@ -33,7 +33,7 @@ export function kycLimitsRoutes(deps: { kycLimits: KycLimitsService }): RouteDef
     defineRoute({
       method: 'put',
       path: '/auth/kyc-limits/:tier',
-      summary: 'Set the tenant’s own limits for a tier (its partner bank’s), for credits and payouts from now on',
+      summary: 'Set the tenant’s own limits for a tier (its partner bank’s), for credits and payouts from now on; none looser than the platform’s unless the platform operator allowed it',
       tag: 'dashboard',
       auth: 'session',
       params: tierParamsSchema,
@@ -73,10 +73,10 @@ export function kycLimitsRoutes(deps: { kycLimits: KycLimitsService }): RouteDef
     defineRoute({
       method: 'put',
       path: '/auth/customers/:id/kyc-limits',
-      summary: 'Set limits for one customer, whatever its tier (audited)',
+      summary: 'Set limits for one customer, whatever its tier (audited); none looser than the platform’s for its tier unless the platform operator allowed it',
       tag: 'dashboard',
       auth: 'session',
-      role: 'operator',
+      role: 'admin',
       params: customerLimitsParamsSchema,
       body: limitsBodySchema,
       responses: { 200: { description: 'The customer’s limits', schema: customerLimitsResponseSchema } },
@@ -92,7 +92,7 @@ export function kycLimitsRoutes(deps: { kycLimits: KycLimitsService }): RouteDef
       summary: 'Return a customer to its tier’s limits (audited)',
       tag: 'dashboard',
       auth: 'session',
-      role: 'operator',
+      role: 'admin',
       params: customerLimitsParamsSchema,
       responses: { 200: { description: 'The customer’s limits', schema: customerLimitsResponseSchema } },
       errors: [403, 404],

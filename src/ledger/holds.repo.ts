@@ -1,31 +1,34 @@
 import type { Trx } from '../db';
 import { uuidv7 } from '../ids';
-import { accountLimitsSql } from '../kyc-limits/account-limits';
+import { customerLimitsSql } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 
+/** A customer's open holds, oldest credit first, across its accounts, and what they are judged against now. */
 export interface OpenHolds {
+  /** The customer's accounts' ledger balances less their held money. */
   unheldBalance: Kobo;
   singleCredit: Kobo | null;
   balanceLimit: Kobo | null;
-  holds: Array<{ entryId: string; open: Kobo; credit: Kobo }>;
+  holds: Array<{ entryId: string; accountId: string; open: Kobo; credit: Kobo }>;
 }
 
 /**
- * What of each open hold today's limits no longer justify, oldest credit first: the part of a credit above
- * the single-credit limit stays held, and releases stop once the unheld balance reaches the balance limit.
+ * What of each open hold today's limits no longer justify, oldest credit first whichever account it is in:
+ * the part of a credit above the single-credit limit stays held, and releases stop once the customer's unheld
+ * balance reaches the balance limit.
  */
-export function releasableUnderLimits(account: OpenHolds): Array<{ entryId: string; amount: Kobo }> {
-  let unheld = account.unheldBalance;
-  const releases: Array<{ entryId: string; amount: Kobo }> = [];
-  for (const hold of account.holds) {
-    const overSingle = account.singleCredit === null || hold.credit <= account.singleCredit ? 0n : hold.credit - account.singleCredit;
+export function releasableUnderLimits(customer: OpenHolds): Array<{ entryId: string; accountId: string; amount: Kobo }> {
+  let unheld = customer.unheldBalance;
+  const releases: Array<{ entryId: string; accountId: string; amount: Kobo }> = [];
+  for (const hold of customer.holds) {
+    const overSingle = customer.singleCredit === null || hold.credit <= customer.singleCredit ? 0n : hold.credit - customer.singleCredit;
     let amount = hold.open > overSingle ? hold.open - overSingle : 0n;
-    if (account.balanceLimit !== null) {
-      const room = account.balanceLimit > unheld ? account.balanceLimit - unheld : 0n;
+    if (customer.balanceLimit !== null) {
+      const room = customer.balanceLimit > unheld ? customer.balanceLimit - unheld : 0n;
       if (amount > room) amount = room;
     }
     if (amount > 0n) {
-      releases.push({ entryId: hold.entryId, amount });
+      releases.push({ entryId: hold.entryId, accountId: hold.accountId, amount });
       unheld += amount;
     }
   }
@@ -44,10 +47,21 @@ export interface HoldRelease {
 }
 
 /**
- * The holds' rows, written only by the posting engine, always with the account's row locked first (the
- * account's held balance moves in the same transaction).
+ * The holds' rows, written only by the posting engine, always with the customer's row and then the account's
+ * locked first (the account's held balance and the customer's unheld balance move in the same transaction).
  */
 export function createHoldsRepo(trx: Trx) {
+  /** Moves an account's held balance by `kobo`, and its customer's unheld balance the other way. */
+  async function moveHeld(accountId: string, kobo: bigint): Promise<void> {
+    await trx.raw(
+      `WITH account AS (
+         UPDATE virtual_accounts SET held_balance = held_balance + CAST(:kobo AS bigint), updated_at = now() WHERE id = :account_id RETURNING customer_id
+       )
+       UPDATE customers SET unheld_balance = unheld_balance - CAST(:kobo AS bigint) WHERE id = (SELECT customer_id FROM account)`,
+      { kobo: kobo.toString(), account_id: accountId },
+    );
+  }
+
   return {
     /** Releases what is still held of a credit being reversed or taken back; the amount released (0 when none). */
     async closeHold(entryId: string): Promise<Kobo> {
@@ -68,32 +82,35 @@ export function createHoldsRepo(trx: Trx) {
     },
 
     /**
-     * An account's open holds, oldest credit first, with the credit's amount, the account's balances and
-     * the limits that apply now (see accountLimitsSql; needs kycLimitBindings). Call with the account locked.
+     * A customer's open holds across its accounts, oldest credit first, with each credit's amount, the
+     * customer's unheld balance and the limits that apply now (see customerLimitsSql; needs kycLimitBindings).
+     * Call with the customer locked.
      */
-    async openHolds(accountId: string, bindings: Record<string, unknown>): Promise<OpenHolds> {
+    async openHoldsOfCustomer(customerId: string, bindings: Record<string, unknown>): Promise<OpenHolds> {
       const result = await trx.raw(
-        `SELECT a.ledger_balance, a.held_balance, l.single_credit, l.balance AS balance_limit,
-                coalesce((SELECT jsonb_agg(jsonb_build_object('entry_id', h.entry_id, 'open', h.amount - h.released, 'credit', e.amount) ORDER BY e.seq)
-                            FROM ledger_holds h JOIN ledger_entries e ON e.id = h.entry_id
-                           WHERE h.account_id = a.id AND h.released < h.amount), '[]'::jsonb) AS holds
-           FROM virtual_accounts a JOIN (${accountLimitsSql('CAST(:account_id AS uuid)')}) l ON l.account_id = a.id
-          WHERE a.id = :account_id`,
-        { ...bindings, account_id: accountId },
+        `SELECT c.unheld_balance, l.single_credit, l.balance AS balance_limit,
+                coalesce((SELECT jsonb_agg(jsonb_build_object('entry_id', h.entry_id, 'account_id', h.account_id, 'open', h.amount - h.released, 'credit', e.amount)
+                                           ORDER BY e.created_at, e.id)
+                            FROM virtual_accounts a
+                            JOIN ledger_holds h ON h.account_id = a.id
+                            JOIN ledger_entries e ON e.id = h.entry_id
+                           WHERE a.customer_id = c.id AND h.released < h.amount), '[]'::jsonb) AS holds
+           FROM customers c JOIN (${customerLimitsSql('(SELECT id, tenant_id, kyc_tier FROM customers WHERE id = :customer_id)')}) l ON l.customer_id = c.id
+          WHERE c.id = :customer_id`,
+        { ...bindings, customer_id: customerId },
       );
       const row = result.rows[0] as {
-        ledger_balance: string;
-        held_balance: string;
+        unheld_balance: string;
         single_credit: string | null;
         balance_limit: string | null;
-        holds: Array<{ entry_id: string; open: string | number; credit: string | number }>;
+        holds: Array<{ entry_id: string; account_id: string; open: string | number; credit: string | number }>;
       };
       const limit = (value: string | null) => (value === null ? null : koboFromDb(value));
       return {
-        unheldBalance: koboFromDb(row.ledger_balance) - koboFromDb(row.held_balance),
+        unheldBalance: koboFromDb(row.unheld_balance),
         singleCredit: limit(row.single_credit),
         balanceLimit: limit(row.balance_limit),
-        holds: row.holds.map((hold) => ({ entryId: hold.entry_id, open: koboFromDb(hold.open), credit: koboFromDb(hold.credit) })),
+        holds: row.holds.map((hold) => ({ entryId: hold.entry_id, accountId: hold.account_id, open: koboFromDb(hold.open), credit: koboFromDb(hold.credit) })),
       };
     },
 
@@ -120,7 +137,7 @@ export function createHoldsRepo(trx: Trx) {
     /**
      * A return whose settlement debit was reversed (the payout failed, or the provider refunded it): the
      * money is back in the account and held again, as a hold on the reversing credit with the returned
-     * hold's tier and limit (it is over the limit still). Call with the account locked; the kobo held.
+     * hold's tier and limit (it is over the limit still). Call with the customer and the account locked; the kobo held.
      */
     async holdReturnedAgain(accountId: string, debitEntryId: string, reversalEntryId: string): Promise<Kobo> {
       const result = await trx.raw(
@@ -133,10 +150,9 @@ export function createHoldsRepo(trx: Trx) {
       );
       const row = result.rows[0] as { amount: string } | undefined;
       if (!row) return 0n;
-      await trx('virtual_accounts')
-        .where({ id: accountId })
-        .update({ held_balance: trx.raw('held_balance + ?', [row.amount]), updated_at: trx.fn.now() });
-      return koboFromDb(row.amount);
+      const held = koboFromDb(row.amount);
+      await moveHeld(accountId, held);
+      return held;
     },
 
     async release(accountId: string, releases: HoldRelease[]): Promise<void> {
@@ -154,9 +170,7 @@ export function createHoldsRepo(trx: Trx) {
           [uuidv7(), release.amount.toString(), release.reason, release.userId, release.note, release.entryId],
         );
       }
-      await trx('virtual_accounts')
-        .where({ id: accountId })
-        .update({ held_balance: trx.raw('held_balance - ?', [total.toString()]), updated_at: trx.fn.now() });
+      await moveHeld(accountId, -total);
     },
   };
 }

@@ -15,7 +15,8 @@ interface LedgerProblem {
 
 /**
  * Recomputes the ledger from its entries and reports every disagreement with what was stored:
- * account totals, the running columns of each entry, reversals, settlement states and adjustments.
+ * account totals, the running columns of each entry, reversals, settlement states, adjustments, held
+ * money and the customers' unheld balances.
  * Accounts in deficit are listed apart: the database allows them (only through a reversal or an
  * operator's compensating adjustment) and they are counted, not errors.
  */
@@ -131,7 +132,15 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
          WHERE d.amount IS DISTINCT FROM r.amount
             OR r.amount <> (SELECT coalesce(sum(x.amount), 0) FROM ledger_hold_releases x WHERE x.entry_id = r.entry_id AND x.reason = 'returned')
          LIMIT 100`);
-      return [...totals, ...chain, ...reversals, ...settlements, ...adjustments, ...holds];
+      // A customer's unheld balance, which its KYC limits are judged against, is its accounts' ledger balances less their held money.
+      const customers = await rows<LedgerProblem>(`
+        SELECT 'customer_totals' AS check, NULL AS "accountRef",
+               format('customer %s: stored unheld balance %s; its accounts hold %s unheld', c.id, c.unheld_balance, coalesce(s.unheld, 0)) AS detail
+          FROM customers c
+          LEFT JOIN (SELECT customer_id, sum(ledger_balance - held_balance) AS unheld FROM virtual_accounts GROUP BY customer_id) s ON s.customer_id = c.id
+         WHERE c.unheld_balance <> coalesce(s.unheld, 0)
+         LIMIT 100`);
+      return [...totals, ...chain, ...reversals, ...settlements, ...adjustments, ...holds, ...customers];
     },
   };
 }

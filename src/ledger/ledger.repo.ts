@@ -1,5 +1,5 @@
 import type { DbOrTrx, Trx } from '../db';
-import { kycLimitBindings, type TierDefaults } from '../kyc-limits/account-limits';
+import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus, LedgerEntry } from './ledger.types';
 import { appendFragment, type AppendTotals, type EntryDraft } from './posting-ctes';
@@ -88,10 +88,6 @@ export function createLedgerRepo(db: DbOrTrx) {
       return (await (trx ?? db)('virtual_accounts').where({ id: accountId }).first('id')) !== undefined;
     },
 
-    async accountIdsOfCustomer(trx: Trx, customerId: string): Promise<string[]> {
-      return (await trx('virtual_accounts').where({ customer_id: customerId }).orderBy('id').select('id')).map((row: { id: string }) => row.id);
-    },
-
     async findEntry(entryId: string, trx?: Trx): Promise<LedgerEntry | undefined> {
       const row: EntryRow | undefined = await (trx ?? db)('ledger_entries').where({ id: entryId }).first();
       return row ? toLedgerEntry(row) : undefined;
@@ -120,13 +116,27 @@ export function createLedgerRepo(db: DbOrTrx) {
     },
 
     /**
-     * Locks these accounts' rows in id order, with the lock a posting takes (FOR NO KEY UPDATE, so rows
-     * referencing an account can still be inserted meanwhile): a caller posting to several accounts in
-     * one transaction then never deadlocks another doing the same.
+     * Locks these accounts' customers' rows in id order, then the accounts' rows in id order: the order every
+     * posting takes (see posting-ctes), so a caller posting to several accounts in one transaction never
+     * deadlocks another doing the same, or a posting. The lock a posting takes (FOR NO KEY UPDATE, so rows
+     * referencing a customer or an account can still be inserted meanwhile).
      */
     async lockAccounts(trx: Trx, accountIds: string[]): Promise<void> {
       if (accountIds.length === 0) return;
-      await trx.raw(`SELECT id FROM virtual_accounts WHERE id = ANY(CAST(? AS uuid[])) ORDER BY id FOR NO KEY UPDATE`, [[...new Set(accountIds)]]);
+      const ids = [...new Set(accountIds)];
+      await trx.raw(
+        `WITH locked_customers AS (
+           SELECT id FROM customers WHERE id IN (SELECT customer_id FROM virtual_accounts WHERE id = ANY(CAST(? AS uuid[]))) ORDER BY id FOR NO KEY UPDATE
+         )
+         -- The count runs once before the first account's row is returned (and so locked): the customers first.
+         SELECT id FROM virtual_accounts WHERE id = ANY(CAST(? AS uuid[])) AND (SELECT count(*) FROM locked_customers) > 0 ORDER BY id FOR NO KEY UPDATE`,
+        [ids, ids],
+      );
+    },
+
+    /** Locks a customer's row, as every posting to one of its accounts does before the account's. */
+    async lockCustomer(trx: Trx, customerId: string): Promise<void> {
+      await trx.raw('SELECT id FROM customers WHERE id = ? FOR NO KEY UPDATE', [customerId]);
     },
 
     async releasePending(trx: Trx, accountId: string, amount: Kobo): Promise<void> {

@@ -1,9 +1,10 @@
-import { accountLimitsSql } from '../kyc-limits/account-limits';
+import { customerLimitsSql } from '../kyc-limits/customer-limits';
 import type { Kobo } from '../money';
 import type { EntryKind, EntryStatus, LedgerEntry } from './ledger.types';
 
-// The SQL of a posting, as CTEs: one statement locks the account rows, appends the entries with their
-// seq and running columns, and moves the accounts' totals. posting-statements and ledger.repo compose them.
+// The SQL of a posting, as CTEs: one statement locks the customers' rows and then the account rows, appends
+// the entries with their seq and running columns, and moves the accounts' and the customers' totals.
+// posting-statements and ledger.repo compose them.
 
 /** One entry to append, in order; seq and the running columns are computed in SQL under the lock. */
 export interface EntryDraft {
@@ -29,9 +30,9 @@ export interface AppendTotals {
   /** Held money leaving because this append reverses or takes back a credit that had a held part. */
   heldReleased: Kobo;
   /**
-   * A payout: the append happens only if this balance (ledger, or ledger less pending credits), less the
-   * held money, covers the amount, and, when it counts toward the day (every payout but a return of held
-   * money to its payer), the account's debits of the day stay within its daily debit limit.
+   * A payout: the append happens only if this balance of the account (ledger, or ledger less pending
+   * credits), less its held money, covers the amount, and, when it counts toward the day (every payout but a
+   * return of held money to its payer), the customer's payouts of the day stay within its daily limit.
    */
   requireFunds: { amount: Kobo; from: FundsSource; countsTowardDay: boolean } | null;
 }
@@ -65,24 +66,26 @@ function insertEntries(draftsWithAccount: string): string {
 const LAGOS_TODAY = "CAST(now() AT TIME ZONE 'Africa/Lagos' AS date)";
 
 /**
- * Each payment credit (or restoration of a reversed one, which reconciliation repairs judge alike) among the drafts `draftsFrom` lists (d, beside its locked account a and the account's
- * limits l), judged against its limits in posting order: the part over the single-credit limit, and the part
- * that would take the unheld balance over the balance limit, is held (the credit itself always posts). With
- * U the unheld balance (ledger less held) and Y a credit's amount up to the single-credit limit, each credit
- * raises U by Y but never past the balance limit (nor lowers one already past it), so after the credits so far
- * U = max(U0, min(limit, U0 + their Y)): a running sum, no recursion. Columns: id, account_id, tenant_id,
- * amount, tier, single_credit, balance_limit, allowed (Y), held. posting_held returns each hold written
- * (entry_id, account_id, amount held, tier, limit_kind, limit_amount, credit_amount), for the caller's rows.
+ * Each payment credit (or restoration of a reversed one, which reconciliation repairs judge alike) among the
+ * drafts `draftsFrom` lists (d, beside its locked account a, the account's locked customer c and the
+ * customer's limits l), judged against the customer's limits in posting order (by account, then within it):
+ * the part over the single-credit limit, and the part that would take the customer's unheld balance (all its
+ * accounts' ledger balances less their held money) over the balance limit, is held (the credit itself always
+ * posts). With U the unheld balance and Y a credit's amount up to the single-credit limit, each credit raises
+ * U by Y but never past the balance limit (nor lowers one already past it), so after the credits so far
+ * U = max(U0, min(limit, U0 + their Y)): a running sum, no recursion. Columns: id, account_id, customer_id,
+ * tenant_id, amount, tier, single_credit, balance_limit, allowed (Y), held. posting_held returns each hold
+ * written (entry_id, account_id, amount held, tier, limit_kind, limit_amount, credit_amount), for the caller's rows.
  */
 function judgedCreditsCte(draftsFrom: string): string {
   const unheld = (run: string) => `CASE WHEN s.balance_limit IS NULL THEN s.unheld0 + ${run} ELSE greatest(s.unheld0, least(s.balance_limit, s.unheld0 + ${run})) END`;
   return `posting_judged AS (
-      SELECT s.id, s.account_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed,
+      SELECT s.id, s.account_id, s.customer_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed,
              CAST(s.amount - (${unheld('s.allowed_run')} - ${unheld('(s.allowed_run - s.allowed)')}) AS bigint) AS held
-        FROM (SELECT d.id, a.id AS account_id, a.tenant_id, d.amount, l.tier, l.single_credit, l.balance AS balance_limit,
-                     a.ledger_balance - a.held_balance AS unheld0,
+        FROM (SELECT d.id, a.id AS account_id, c.id AS customer_id, a.tenant_id, d.amount, l.tier, l.single_credit, l.balance AS balance_limit,
+                     c.unheld_balance AS unheld0,
                      least(d.amount, coalesce(l.single_credit, d.amount)) AS allowed,
-                     CAST(sum(least(d.amount, coalesce(l.single_credit, d.amount))) OVER (PARTITION BY a.id ORDER BY d.ord) AS bigint) AS allowed_run
+                     CAST(sum(least(d.amount, coalesce(l.single_credit, d.amount))) OVER (PARTITION BY c.id ORDER BY a.id, d.ord) AS bigint) AS allowed_run
                 FROM ${draftsFrom}
                WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment')) s
     ), posting_held AS (
@@ -106,7 +109,7 @@ interface TotalsSql {
   pendingAdded: string;
   pendingReleased: string;
   heldReleased: string;
-  /** A boolean: the append is a payout whose debits count toward the day's (and its daily limit). */
+  /** A boolean: the append is a payout whose debits count toward the customer's day (and its daily limit). */
   payout: string;
 }
 
@@ -117,26 +120,46 @@ interface TotalsSql {
  */
 function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql): string {
   return `
-    posting_limits AS (
-      ${accountLimitsSql(accountIdSql)}
-    ), posting_account AS (
-      SELECT id, tenant_id, last_seq, total_credits, total_debits, ledger_balance, held_balance
+    posting_customer AS (
+      -- The customer's row, then the account's: the order every posting and release takes (see
+      -- ledger.repo's lockAccounts). Postings to any account of one customer wait for each other here, and the
+      -- row carries what its limits are judged against: its accounts' unheld balance and its payouts of the day.
+      SELECT id, tenant_id, kyc_tier, unheld_balance, debits_day, debits_day_total
+        FROM customers
+       WHERE id = (SELECT customer_id FROM virtual_accounts WHERE id = ${accountIdSql})
+         FOR NO KEY UPDATE
+    ), posting_limits AS (
+      ${customerLimitsSql('posting_customer')}
+    ), posting_locked AS (
+      SELECT id, tenant_id, customer_id, last_seq, total_credits, total_debits, ledger_balance, held_balance, pending_credits
         FROM virtual_accounts
        WHERE id = ${accountIdSql}
-         AND (CAST(:posting_require_funds AS bigint) IS NULL
-              OR (ledger_balance - held_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN pending_credits ELSE 0 END >= CAST(:posting_require_funds AS bigint)
-                  AND (NOT CAST(:posting_payout AS boolean)
-                       OR coalesce(CASE WHEN debits_day = ${LAGOS_TODAY} THEN debits_day_total ELSE 0 END + CAST(:posting_require_funds AS bigint)
-                                   <= (SELECT l.daily_debits FROM posting_limits l WHERE l.account_id = virtual_accounts.id), true))))
+         -- Run once before the account's row is returned (and so locked): the customer's row is locked first.
+         AND (SELECT count(*) FROM posting_customer) = 1
          -- The lock the UPDATE below needs anyway. Not FOR UPDATE: that would conflict with the key-share
          -- locks that inserting rows referencing the account (an inbound event, a delivery) already hold.
          FOR NO KEY UPDATE
+    ), posting_gate AS (
+      -- A payout's checks on the rows as locked: the account's own money first (what it may spend), then the
+      -- customer's payouts of the day against its daily limit. Both tell a caller why nothing was posted.
+      SELECT a.id,
+             a.ledger_balance - a.held_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN a.pending_credits ELSE 0 END
+               >= CAST(:posting_require_funds AS bigint) AS funds_covered,
+             l.tier, l.daily_debits AS daily_limit,
+             CASE WHEN c.debits_day = ${LAGOS_TODAY} THEN c.debits_day_total ELSE 0 END AS used_today
+        FROM posting_locked a JOIN posting_customer c ON c.id = a.customer_id JOIN posting_limits l ON l.customer_id = c.id
+    ), posting_account AS (
+      SELECT a.*
+        FROM posting_locked a JOIN posting_gate g ON g.id = a.id
+       WHERE CAST(:posting_require_funds AS bigint) IS NULL
+          OR (g.funds_covered
+              AND (NOT CAST(:posting_payout AS boolean) OR g.daily_limit IS NULL OR g.used_today + CAST(:posting_require_funds AS bigint) <= g.daily_limit))
     ), posting_drafts AS (
       SELECT d.*,
              sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS credits_run,
              sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS debits_run
         FROM ${draftsFrom}
-    ), ${judgedCreditsCte('posting_drafts d CROSS JOIN posting_account a LEFT JOIN posting_limits l ON l.account_id = a.id')}, posting_inserted AS (
+    ), ${judgedCreditsCte('posting_drafts d CROSS JOIN posting_account a JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id')}, posting_inserted AS (
       ${insertEntries('posting_drafts d CROSS JOIN posting_account a')}
     ), posting_moved AS (
       UPDATE virtual_accounts v
@@ -146,10 +169,6 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
              ledger_balance = (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}),
              pending_credits = v.pending_credits + ${totals.pendingAdded} - ${totals.pendingReleased},
              held_balance = v.held_balance + (SELECT coalesce(sum(j.held), 0) FROM posting_judged j) - ${totals.heldReleased},
-             debits_day = CASE WHEN ${totals.payout} THEN ${LAGOS_TODAY} ELSE v.debits_day END,
-             debits_day_total = CASE WHEN ${totals.payout}
-                                     THEN CASE WHEN v.debits_day = ${LAGOS_TODAY} THEN v.debits_day_total ELSE 0 END + ${totals.debits}
-                                     ELSE v.debits_day_total END,
              -- Below zero only after a reversal or compensation of money already spent; the flag keeps the moment it started.
              deficit_since = CASE WHEN (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}) < 0
                                   THEN coalesce(v.deficit_since, clock_timestamp()) END,
@@ -157,15 +176,27 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
         FROM posting_account a
        WHERE v.id = a.id
       RETURNING v.id
+    ), posting_customer_moved AS (
+      UPDATE customers c
+         SET unheld_balance = c.unheld_balance + ${totals.credits} - ${totals.debits}
+                              - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j) + ${totals.heldReleased},
+             debits_day = CASE WHEN ${totals.payout} THEN ${LAGOS_TODAY} ELSE c.debits_day END,
+             debits_day_total = CASE WHEN ${totals.payout}
+                                     THEN CASE WHEN c.debits_day = ${LAGOS_TODAY} THEN c.debits_day_total ELSE 0 END + ${totals.debits}
+                                     ELSE c.debits_day_total END
+        FROM posting_account a
+       WHERE c.id = a.customer_id
+      RETURNING c.id
     )`;
 }
 
 /**
- * The append as CTEs, so one statement (one round trip) can lock the account row, check the available
- * balance, insert the entries with their seq and running columns, and move the account's totals; a
- * caller may compose it with its own rows in the same statement (see posting-statements). `accountIdSql` names the account (a
- * subquery over the caller's CTEs, to gate the posting on them). Every posting to an account serialises
- * on that row lock.
+ * The append as CTEs, so one statement (one round trip) can lock the customer's row and the account's, check
+ * a payout against the account's money and the customer's daily limit, judge credits against the customer's
+ * limits, insert the entries with their seq and running columns, and move the account's and the customer's
+ * totals; a caller may compose it with its own rows in the same statement (see posting-statements).
+ * `accountIdSql` names the account (a subquery over the caller's CTEs, to gate the posting on them). Every
+ * posting to any account of one customer serialises on the customer's row lock.
  */
 export function appendFragment(accountIdSql: string, drafts: EntryDraft[], totals: AppendTotals): AppendFragment {
   return {
@@ -218,9 +249,10 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
  * credits it has just claimed: which of them post, and to which account, is known only inside the
  * statement). `draftsRelation` is a query returning the draft columns plus account_id, with ord numbered
  * 1..n within each account; the totals are summed per account in SQL, where planPosting would sum them in
- * code. Nothing is debited, so there is no funds check and no pending credit released. The accounts are
- * locked in id order, so two such statements sharing accounts (or a confirmation locking several with
- * lockAccounts) wait for each other instead of deadlocking.
+ * code. Nothing is debited, so there is no funds check and no pending credit released. Every customer's row is
+ * locked, in id order, before any account's, and the accounts then in id order, so two such statements sharing
+ * customers (or a confirmation locking several accounts with lockAccounts) wait for each other instead of
+ * deadlocking.
  */
 export function appendDraftsByAccountFragment(draftsRelation: string): string {
   return `
@@ -229,16 +261,24 @@ export function appendDraftsByAccountFragment(draftsRelation: string): string {
              sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (PARTITION BY d.account_id ORDER BY d.ord) AS credits_run,
              sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (PARTITION BY d.account_id ORDER BY d.ord) AS debits_run
         FROM (${draftsRelation}) AS d
-    ), posting_account AS (
+    ), posting_customer AS (
       -- The sort runs below the lock: rows are locked in id order, after every draft is known.
-      SELECT id, tenant_id, last_seq, total_credits, total_debits, ledger_balance, held_balance
+      SELECT id, tenant_id, kyc_tier, unheld_balance
+        FROM customers
+       WHERE id IN (SELECT customer_id FROM virtual_accounts WHERE id IN (SELECT account_id FROM posting_drafts))
+       ORDER BY id
+         FOR NO KEY UPDATE
+    ), posting_account AS (
+      SELECT id, tenant_id, customer_id, last_seq, total_credits, total_debits, ledger_balance, held_balance
         FROM virtual_accounts
        WHERE id IN (SELECT account_id FROM posting_drafts)
+         -- Run once before the first account's row is returned (and so locked): every customer's row is locked first.
+         AND (SELECT count(*) FROM posting_customer) > 0
        ORDER BY id
          FOR NO KEY UPDATE
     ), posting_limits AS (
-      ${accountLimitsSql('SELECT account_id FROM posting_drafts')}
-    ), ${judgedCreditsCte('posting_drafts d JOIN posting_account a ON a.id = d.account_id LEFT JOIN posting_limits l ON l.account_id = d.account_id')}, posting_totals AS (
+      ${customerLimitsSql('posting_customer')}
+    ), ${judgedCreditsCte('posting_drafts d JOIN posting_account a ON a.id = d.account_id JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id')}, posting_totals AS (
       SELECT account_id, count(*) AS count,
              coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,
              coalesce(sum(amount) FILTER (WHERE direction = 'debit'), 0) AS debits,
@@ -261,6 +301,14 @@ export function appendDraftsByAccountFragment(draftsRelation: string): string {
         FROM posting_account a JOIN posting_totals t ON t.account_id = a.id
        WHERE v.id = a.id
       RETURNING v.id
+    ), posting_customer_moved AS (
+      UPDATE customers c
+         SET unheld_balance = c.unheld_balance + n.net - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.customer_id = c.id)
+        FROM (SELECT a.customer_id, sum(t.credits - t.debits) AS net
+                FROM posting_account a JOIN posting_totals t ON t.account_id = a.id
+               GROUP BY a.customer_id) n
+       WHERE c.id = n.customer_id
+      RETURNING c.id
     )`;
 }
 

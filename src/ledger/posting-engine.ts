@@ -2,8 +2,8 @@ import type { Db, Trx } from '../db';
 import { BadRequestError, ConflictError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
-import { kycLimitBindings, type TierDefaults } from '../kyc-limits/account-limits';
-import { createHoldsRepo, releasableUnderLimits, type HoldRelease, type HoldReleaseReason } from './holds.repo';
+import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
+import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
 import { createLedgerRepo } from './ledger.repo';
 import type { AppendTotals, EntryDraft, FundsSource } from './posting-ctes';
 import type { LedgerEntry, NewPosting } from './ledger.types';
@@ -70,11 +70,13 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
 }
 
 /**
- * The only writer of ledger entries and account totals. Every append takes the account's row lock
- * (inside one SQL statement), so seq, running balances, totals and the available-balance check are
- * serialised per account; the database's CHECK constraints hold the invariants whatever happens. Only
- * a reversal (a spent provisional credit the provider did not confirm) or an operator's compensating
- * adjustment (a spent confirmed credit the provider took back) may take an account below zero.
+ * The only writer of ledger entries, account totals and the customers' totals its KYC limits are judged
+ * against. Every append takes the customer's row lock and then the account's (inside one SQL statement), so
+ * seq, running balances, totals, the available-balance check and the limits are serialised per customer;
+ * every release of held money takes the same locks in the same order. The database's CHECK constraints hold
+ * the invariants whatever happens. Only a reversal (a spent provisional credit the provider did not confirm)
+ * or an operator's compensating adjustment (a spent confirmed credit the provider took back) may take an
+ * account below zero.
  * Statements that post together with rows of their own are built by posting-statements.
  */
 export function createPostingEngine(db: Db, options: PostingEngineOptions) {
@@ -101,17 +103,6 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     /** Appends an already planned posting (see planPosting). */
     append,
 
-    /**
-     * Releases held money of one account (a tier rise, an operator's decision), under
-     * the account's lock; each release is recorded beside its hold. Amounts beyond what is still held are
-     * refused by the database, so a release can never free money twice.
-     */
-    async releaseHolds(trx: Trx, accountId: string, releases: HoldRelease[]): Promise<void> {
-      if (releases.length === 0) return;
-      await repo.lockAccounts(trx, [accountId]);
-      await createHoldsRepo(trx).release(accountId, releases);
-    },
-
     /** Releases all that is still held of one credit (an operator's decision); the kobo released, 0 when nothing was held. */
     async releaseHold(trx: Trx, accountId: string, entryId: string, decision: { userId: string; note: string | null }): Promise<Kobo> {
       await repo.lockAccounts(trx, [accountId]);
@@ -137,23 +128,23 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     },
 
     /**
-     * Re-judges the open holds of a customer's accounts against the limits that apply now (after a tier rise or
-     * new limits) and releases what they no longer justify; the kobo released.
+     * Re-judges the open holds of a customer, across its accounts and oldest credit first, against the limits
+     * that apply now (after a tier rise or new limits) and releases what they no longer justify; the kobo
+     * released. The customer's row is locked first, then the accounts whose holds are released.
      */
     async releaseHoldsWithinLimits(trx: Trx, customerId: string, reason: HoldReleaseReason, userId: string | null): Promise<Kobo> {
-      const accountIds = await repo.accountIdsOfCustomer(trx, customerId);
-      await repo.lockAccounts(trx, accountIds);
+      await repo.lockCustomer(trx, customerId);
       const holds = createHoldsRepo(trx);
-      let released = 0n;
+      const releases = releasableUnderLimits(await holds.openHoldsOfCustomer(customerId, kycLimitBindings(options.tierDefaults)));
+      const accountIds = [...new Set(releases.map((release) => release.accountId))];
+      await repo.lockAccounts(trx, accountIds);
       for (const accountId of accountIds) {
-        const releases = releasableUnderLimits(await holds.openHolds(accountId, kycLimitBindings(options.tierDefaults)));
         await holds.release(
           accountId,
-          releases.map((release) => ({ ...release, reason, userId, note: null })),
+          releases.filter((release) => release.accountId === accountId).map((release) => ({ entryId: release.entryId, amount: release.amount, reason, userId, note: null })),
         );
-        released += releases.reduce((sum, release) => sum + release.amount, 0n);
       }
-      return released;
+      return releases.reduce((sum, release) => sum + release.amount, 0n);
     },
 
     /** provisional -> confirmed; undefined when the entry had already left `provisional`. */
@@ -163,7 +154,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       return confirmed;
     },
 
-    /** Locks accounts in id order before postings to several of them in one transaction (no deadlock between two such callers). */
+    /** Locks accounts' customers and then the accounts, each in id order, before postings to several accounts in one transaction (no deadlock with another such caller or a posting). */
     lockAccounts(trx: Trx, accountIds: string[]): Promise<void> {
       return repo.lockAccounts(trx, accountIds);
     },
@@ -227,7 +218,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     async reverse(trx: Trx, entryId: string, narration: string): Promise<Reversal | undefined> {
       const original = await repo.markReversed(trx, entryId);
       if (!original) return undefined;
-      // The account's lock before the hold's row, as every release takes them.
+      // The customer's and the account's locks before the hold's row, as every release takes them.
       await repo.lockAccounts(trx, [original.accountId]);
       const heldReleased = await createHoldsRepo(trx).closeHold(original.id);
       const [reversal] = await append(

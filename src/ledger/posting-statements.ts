@@ -41,8 +41,8 @@ export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> 
  * Provisional payment credits to several accounts at once, whichever of them the caller's `before` CTEs
  * decide to post (live webhooks: only the events it claims). `credits` names a relation of those CTEs
  * with columns account_id, position (1..n in posting order within each account) and entry (a
- * paymentCreditRow). The accounts are locked in id order after every credit is known (see
- * appendDraftsByAccountFragment).
+ * paymentCreditRow). The customers and then the accounts are locked in id order after every credit is
+ * known (see appendDraftsByAccountFragment).
  */
 export function paymentCreditsStatement(parts: StatementParts & { credits: string }): string {
   return withPosting(
@@ -58,8 +58,10 @@ export function paymentCreditsStatement(parts: StatementParts & { credits: strin
 
 /**
  * A settlement's debit (see postings.settlementDebit) to the account `accountIdSql` selects from the
- * caller's `before` CTEs, with the funds check under the account's lock. Nothing posts when it selects
- * no account or the account lacks the funds. The bindings are the posting's, to merge with the caller's.
+ * caller's `before` CTEs, checked under the customer's and the account's locks. Nothing posts when it selects
+ * no account, the account lacks the funds, or the payout would take the customer past its daily limit; the
+ * caller's `select` may read why from posting_gate (funds_covered, tier, daily_limit, used_today: the locked
+ * rows' values). The bindings are the posting's, to merge with the caller's.
  */
 export function settlementDebitStatement(parts: StatementParts & { accountIdSql: string }, debit: PostingPlan): { sql: string; bindings: Record<string, unknown> } {
   const fragment = appendFragment(parts.accountIdSql, debit.drafts, debit.totals);

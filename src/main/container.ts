@@ -40,7 +40,7 @@ import { createWorkflowRestarter } from '../outbox/workflow-restarts';
 import { createWorkflowStarter } from '../outbox/workflow-starter';
 import { statementRoutes } from '../accounts/statement.routes';
 import { createPostingEngine } from '../ledger/posting-engine';
-import { tierDefaultsOf } from '../kyc-limits/account-limits';
+import { tierDefaultsOf } from '../kyc-limits/customer-limits';
 import { createStatementService } from '../accounts/statement.service';
 import type { Logger } from '../logger';
 import { createProcessMetrics, type ProcessMetrics } from '../metrics/process-metrics';

@@ -17,7 +17,7 @@ import type { IngestMetrics } from '../metrics/ingest.metrics';
 import { planPaymentCredit } from './payment-credit';
 import { createPaymentPostingGroups } from './payment-posting-groups';
 import { createPaymentPostingRepo } from './payment-posting.repo';
-import { tierDefaultsOf } from '../kyc-limits/account-limits';
+import { tierDefaultsOf } from '../kyc-limits/customer-limits';
 
 type IngestOutcome = EventCategory | 'duplicate';
 

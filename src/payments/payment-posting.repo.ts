@@ -5,7 +5,7 @@ import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 import { deliveriesOfCreditsCte } from '../events/outbound-events';
 import { limitExceededEventsCte, paymentReceivedEventsCte } from '../events/tenant-events';
-import { kycLimitBindings, type TierDefaults } from '../kyc-limits/account-limits';
+import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 
 interface PostedPaymentAccount {
   id: string;

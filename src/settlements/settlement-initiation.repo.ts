@@ -2,7 +2,7 @@ import { runPrepared, type DbOrTrx } from '../db';
 import { outboxPriority, type OutboxEntry } from '../outbox/outbox.repo';
 import type { PostingPlan } from '../ledger/posting-engine';
 import { settlementDebitStatement } from '../ledger/posting-statements';
-import { kycLimitBindings, type TierDefaults } from '../kyc-limits/account-limits';
+import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 
 export interface SettlementDraft {
@@ -32,9 +32,9 @@ export type InitiationResult =
 
 /**
  * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the
- * Idempotency-Key when there is one, have the ledger post the provisional debit with its funds check, and
- * add the settlement row and the workflow to start (in its tenant's lane of the outbox, first in it: see
- * outbox.repo).
+ * Idempotency-Key when there is one, have the ledger post the provisional debit with its checks (the
+ * account's funds, the customer's daily payout limit), and add the settlement row and the workflow to start
+ * (in its tenant's lane of the outbox, first in it: see outbox.repo).
  */
 const STATEMENT_PARTS = {
   before: `target AS (
@@ -64,15 +64,12 @@ const STATEMENT_PARTS = {
       FROM settlement
     RETURNING workflow_id
   )`,
-  // When nothing was made, the day's debits and the limit tell a refusal by the daily limit from one for funds.
+  // When nothing was made, the locked rows tell why: the account's funds first, then the customer's daily limit.
   select: `SELECT t.id IS NOT NULL AS found, t.customer_status,
          EXISTS (SELECT 1 FROM claim) AS claimed,
          EXISTS (SELECT 1 FROM settlement) AS created,
-         (SELECT l.tier FROM posting_limits l) AS tier,
-         (SELECT l.daily_debits FROM posting_limits l) AS daily_limit,
-         (SELECT CASE WHEN v.debits_day = CAST(now() AT TIME ZONE 'Africa/Lagos' AS date) THEN v.debits_day_total ELSE 0 END
-            FROM virtual_accounts v WHERE v.id = t.id) AS used_today
-    FROM (SELECT 1) AS one LEFT JOIN target t ON true`,
+         g.funds_covered, g.tier, g.daily_limit, g.used_today
+    FROM (SELECT 1) AS one LEFT JOIN target t ON true LEFT JOIN posting_gate g ON true`,
 };
 
 export function createSettlementInitiationRepo(db: DbOrTrx, tierDefaults: TierDefaults) {
@@ -103,6 +100,7 @@ export function createSettlementInitiationRepo(db: DbOrTrx, tierDefaults: TierDe
         customer_status: string | null;
         claimed: boolean;
         created: boolean;
+        funds_covered: boolean | null;
         tier: number | null;
         daily_limit: string | null;
         used_today: string | null;
@@ -111,12 +109,9 @@ export function createSettlementInitiationRepo(db: DbOrTrx, tierDefaults: TierDe
       if (row.customer_status !== 'active') return { kind: 'customer_suspended' };
       if (draft.idempotencyKey !== null && !row.claimed) return { kind: 'key_taken' };
       if (row.created) return { kind: 'created' };
-      const usedToday = koboFromDb(row.used_today ?? 0);
-      const countsTowardDay = draft.debit.totals.requireFunds?.countsTowardDay === true;
-      if (countsTowardDay && row.daily_limit !== null && usedToday + draft.amount > koboFromDb(row.daily_limit)) {
-        return { kind: 'daily_limit', tier: row.tier ?? 1, limit: koboFromDb(row.daily_limit), usedToday };
-      }
-      return { kind: 'insufficient_funds' };
+      // Limits are judged only on amounts the account could pay: SPEC.md's insufficient funds comes first.
+      if (row.funds_covered !== true || row.daily_limit === null) return { kind: 'insufficient_funds' };
+      return { kind: 'daily_limit', tier: row.tier ?? 1, limit: koboFromDb(row.daily_limit), usedToday: koboFromDb(row.used_today ?? 0) };
     },
   };
 }

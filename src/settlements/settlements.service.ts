@@ -12,7 +12,7 @@ import { InsufficientFundsError } from '../ledger/posting-engine';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
 import { formatKobo, type Kobo } from '../money';
-import { tierDefaultsOf } from '../kyc-limits/account-limits';
+import { tierDefaultsOf } from '../kyc-limits/customer-limits';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { PaymentProvider } from '../provider/payment-provider';
 import type { ProviderAccountName, ProviderBank } from '../provider/provider.types';

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAuthService } from '../../src/auth/auth.service';
 import type { UserRole } from '../../src/http/roles';
 import { loadConfig } from '../../src/config';
-import { tierDefaultsOf } from '../../src/kyc-limits/account-limits';
+import { tierDefaultsOf } from '../../src/kyc-limits/customer-limits';
 import { createKnex, type Db } from '../../src/db';
 import { uuidv7 } from '../../src/ids';
 import { createPostingEngine } from '../../src/ledger/posting-engine';

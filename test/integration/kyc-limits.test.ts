@@ -195,7 +195,7 @@ describe('KYC tier limits', () => {
     assert.deepEqual(await verifyLedger(), []);
   });
 
-  it("a tenant's own tier limits and an operator's limits for one customer apply to later credits; bad limits are a clear 400", async () => {
+  it("a tenant's own tier limits and an admin's limits for one customer apply to later credits; bad limits are a clear 400", async () => {
     const own = await createTenant(stack, 'Own Limits');
     const admin = await dashboardSession(stack, own.tenantId);
     const operator = await dashboardSession(stack, own.tenantId, 'operator');
@@ -205,12 +205,12 @@ describe('KYC tier limits', () => {
     assert.deepEqual([negative.status, negative.body.error], [400, 'a limit must be a naira amount of 0 or more (at most two decimals), or null for no limit']);
     const badTier = await put('/auth/kyc-limits/4', { singleCredit: '1', balance: null, dailyDebits: null });
     assert.deepEqual([badTier.status, badTier.body.error], [400, 'tier must be 1, 2 or 3']);
-    assert.equal((await put('/auth/kyc-limits/1', { singleCredit: '10000', balance: null, dailyDebits: null }, operator)).status, 403);
+    assert.equal((await put('/auth/kyc-limits/1', { singleCredit: '10000', balance: '300000', dailyDebits: '50000' }, operator)).status, 403);
 
-    const set = await put('/auth/kyc-limits/1', { singleCredit: '10000', balance: null, dailyDebits: null });
+    const set = await put('/auth/kyc-limits/1', { singleCredit: '10000', balance: '200000', dailyDebits: '50000' });
     assert.equal(set.status, 200);
     assert.deepEqual(set.body.tiers, [
-      { tier: 1, source: 'tenant', singleCredit: '10000.00', balance: null, dailyDebits: null },
+      { tier: 1, source: 'tenant', singleCredit: '10000.00', balance: '200000.00', dailyDebits: '50000.00' },
       { tier: 2, source: 'platform', singleCredit: '100000.00', balance: '500000.00', dailyDebits: '200000.00' },
       { tier: 3, source: 'platform', singleCredit: null, balance: null, dailyDebits: '5000000.00' },
     ]);
@@ -218,15 +218,60 @@ describe('KYC tier limits', () => {
     assert.equal((await pay(account, 15_000)).status, 200);
     assert.equal((await balance(account, own.apiKey)).heldBalance, '5000.00');
 
-    const exempt = await provisionAccount(stack, own.apiKey);
-    const customerLimits = await put(`/auth/customers/${exempt.CustomerID}/kyc-limits`, { singleCredit: null, balance: null, dailyDebits: null }, operator);
-    assert.deepEqual([customerLimits.status, customerLimits.body.limits], [200, { singleCredit: null, balance: null, dailyDebits: null }]);
-    assert.equal((await pay(exempt, 15_000)).status, 200);
-    assert.equal((await balance(exempt, own.apiKey)).heldBalance, '0.00');
-    const foreign = await put(`/auth/customers/${account.CustomerID}/kyc-limits`, { singleCredit: null, balance: null, dailyDebits: null }, await dashboardSession(stack, tenant.tenantId, 'operator'));
+    // Within the platform's limits, looser than the tenant's own.
+    const trusted = await provisionAccount(stack, own.apiKey);
+    const customerLimits = await put(`/auth/customers/${trusted.CustomerID}/kyc-limits`, { singleCredit: '20000', balance: '100000', dailyDebits: '1000' });
+    assert.deepEqual([customerLimits.status, customerLimits.body.limits], [200, { singleCredit: '20000.00', balance: '100000.00', dailyDebits: '1000.00' }]);
+    assert.equal((await pay(trusted, 15_000)).status, 200);
+    assert.equal((await balance(trusted, own.apiKey)).heldBalance, '0.00');
+    const foreign = await put(`/auth/customers/${account.CustomerID}/kyc-limits`, { singleCredit: null, balance: null, dailyDebits: null }, await dashboardSession(stack, tenant.tenantId));
     assert.deepEqual([foreign.status, foreign.body.error], [404, 'customer not found']);
     const audited = await stack.infra.db('audit_log').where({ tenant_id: own.tenantId, action: 'kyc_limits.changed' }).count({ n: '*' });
     assert.equal(Number(audited[0]!.n), 2);
+  });
+
+  it("only an admin sets a customer's limits, and none looser than the platform's unless the platform operator allows the tenant them", async () => {
+    const loose = await createTenant(stack, 'Loose Limits');
+    const admin = await dashboardSession(stack, loose.tenantId);
+    const operator = await dashboardSession(stack, loose.tenantId, 'operator');
+    const put = (path: string, body: unknown, cookie = admin) => call(stack.apiUrl, 'PUT', path, { cookie, body });
+    const account = await provisionAccount(stack, loose.apiKey);
+    const customerPath = `/auth/customers/${account.CustomerID}/kyc-limits`;
+    const noLimits = { singleCredit: null, balance: null, dailyDebits: null };
+
+    assert.equal((await put(customerPath, noLimits, operator)).status, 403);
+    assert.equal((await call(stack.apiUrl, 'DELETE', customerPath, { cookie: operator })).status, 403);
+    const refused = await put(customerPath, noLimits);
+    assert.deepEqual(
+      [refused.status, refused.body.code, refused.body.error],
+      [
+        403,
+        'limits_looser_than_platform',
+        "limits looser than the platform's for tier 1, the customer's: singleCredit no limit (platform's 50000.00), balance no limit (platform's 300000.00), dailyDebits no limit (platform's 50000.00); only the platform operator can allow this tenant looser limits",
+      ],
+    );
+    const tier = await put('/auth/kyc-limits/2', { singleCredit: '100000', balance: '500000', dailyDebits: '200000.01' });
+    assert.deepEqual(
+      [tier.status, tier.body.error],
+      [403, "limits looser than the platform's for tier 2: dailyDebits 200000.01 (platform's 200000.00); only the platform operator can allow this tenant looser limits"],
+    );
+
+    await runCli('tenant:allow-loose-limits', '--tenant', loose.tenantId);
+    assert.deepEqual((await put(customerPath, noLimits)).body.limits, noLimits);
+    assert.equal((await put('/auth/kyc-limits/2', { singleCredit: '100000', balance: '500000', dailyDebits: '200000.01' })).status, 200);
+    assert.equal((await pay(account, 70_000)).status, 200);
+    assert.equal((await balance(account, loose.apiKey)).heldBalance, '0.00');
+
+    // Revoked: each looser limit becomes the platform's, in the tenant's audit log.
+    const revoked = JSON.parse((await runCli('tenant:revoke-loose-limits', '--tenant', loose.tenantId, '--json')).stdout);
+    assert.deepEqual(revoked, { tenantId: loose.tenantId, looseLimitsAllowed: false, tightened: ['tier 2', `customer ${account.CustomerID}`] });
+    assert.deepEqual((await call(stack.apiUrl, 'GET', customerPath, { cookie: operator })).body.limits, { singleCredit: '50000.00', balance: '300000.00', dailyDebits: '50000.00' });
+    const tiers = (await call(stack.apiUrl, 'GET', '/auth/kyc-limits', { cookie: operator })).body.tiers;
+    assert.deepEqual(tiers[1], { tier: 2, source: 'tenant', singleCredit: '100000.00', balance: '500000.00', dailyDebits: '200000.00' });
+    const audit = await stack.infra.db('audit_log').where({ tenant_id: loose.tenantId, action: 'kyc_limits.changed', actor: 'platform operator' }).select('target_type');
+    assert.deepEqual(audit.map((row: { target_type: string }) => row.target_type).sort(), ['customer', 'kyc_tier']);
+    assert.equal((await put(customerPath, noLimits)).status, 403);
+    await assert.rejects(runCli('tenant:allow-loose-limits', '--tenant', '00000000-0000-7000-8000-000000000000'), /tenant not found/);
   });
 
   it('an operator records tier 3 with its evidence, which lifts the holds; bad evidence is a clear 400', async () => {

@@ -1416,7 +1416,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set the tenant’s own limits for a tier (its partner bank’s), for credits and payouts from now on */
+        /** Set the tenant’s own limits for a tier (its partner bank’s), for credits and payouts from now on; none looser than the platform’s unless the platform operator allowed it */
         put: operations["putAuthKyclimitsTier"];
         post?: never;
         /** Return a tier to the platform’s limits */
@@ -1435,7 +1435,7 @@ export interface paths {
         };
         /** The customer’s own limits (null: the tier’s apply) */
         get: operations["getAuthCustomersIdKyclimits"];
-        /** Set limits for one customer, whatever its tier (audited) */
+        /** Set limits for one customer, whatever its tier (audited); none looser than the platform’s for its tier unless the platform operator allowed it */
         put: operations["putAuthCustomersIdKyclimits"];
         post?: never;
         /** Return a customer to its tier’s limits (audited) */

@@ -1,7 +1,7 @@
 import { readPassword } from '../password-input';
 import { text, UsageError, type Command } from './command';
 
-/** Tenants, their API keys and their dashboard users. */
+/** Tenants, their API keys, their dashboard users and their allowance of loose KYC limits. */
 export const tenantCommands: Record<string, Command> = {
   'tenant:create': {
     usage: 'tenant:create --name NAME [--json]',
@@ -10,6 +10,27 @@ export const tenantCommands: Record<string, Command> = {
     async run(context) {
       const created = await context.services.auth.createTenant(text(context, 'name'));
       context.print(`tenant ${created.tenantId}\napi key (shown once): ${created.apiKey}`, created);
+    },
+  },
+  'tenant:allow-loose-limits': {
+    usage: "tenant:allow-loose-limits --tenant TENANT_ID [--json]   (the tenant's admins may then set KYC limits looser than the platform's for a tier)",
+    options: { tenant: { type: 'string' } },
+    required: ['tenant'],
+    async run(context) {
+      const tenantId = text(context, 'tenant');
+      await context.services.kycLimits.setLooseLimitsAllowed(tenantId, true);
+      context.print(`tenant ${tenantId} may set KYC limits looser than the platform's`, { tenantId, looseLimitsAllowed: true });
+    },
+  },
+  'tenant:revoke-loose-limits': {
+    usage: "tenant:revoke-loose-limits --tenant TENANT_ID [--json]   (each looser KYC limit the tenant set becomes the platform's, in its audit log)",
+    options: { tenant: { type: 'string' } },
+    required: ['tenant'],
+    async run(context) {
+      const tenantId = text(context, 'tenant');
+      const { tightened } = await context.services.kycLimits.setLooseLimitsAllowed(tenantId, false);
+      const human = `tenant ${tenantId} may no longer set KYC limits looser than the platform's; ${tightened.length ? `brought within the platform's: ${tightened.join(', ')}` : 'none of its limits was looser'}`;
+      context.print(human, { tenantId, looseLimitsAllowed: false, tightened });
     },
   },
   'apikey:create': {
