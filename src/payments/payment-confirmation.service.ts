@@ -68,7 +68,7 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Payme
         tenantId: original.tenantId,
         type: 'payment.reversed',
         subject: original.transactionGroupId,
-        data: { transactionGroupId: original.transactionGroupId, accountRef: credit.paidIntoRef, amount: formatKobo(original.amount), currency: 'NGN', reason },
+        data: { transactionGroupId: original.transactionGroupId, accountRef: credit.accountRef, amount: formatKobo(original.amount), currency: 'NGN', reason },
       });
       return reversed;
     });
