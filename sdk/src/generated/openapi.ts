@@ -3720,7 +3720,6 @@ export interface operations {
                 "application/json": {
                     /** Format: date-time */
                     since: string;
-                    /** Format: uuid */
                     after?: string;
                 };
             };
@@ -3734,7 +3733,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         Queued: number;
-                        /** Format: uuid */
                         Next: string | null;
                     };
                 };
