@@ -5,8 +5,10 @@ import type { ProviderTxnLookup } from '../src/provider/provider-answers';
 
 /**
  * Confirm and reverse re-check the credit against the database and the provider: their input is only an
- * entry id. The batch round does its own lookups and moves the money itself: its input is only the
- * batch id and entry ids, and it touches only credits whose claim row names that batch.
+ * entry id, and reverse decides "not found" by the provider's answers the database holds (every lookup of
+ * these three activities is remembered there). The batch round does its own lookups and moves the money
+ * itself: its input is only the batch id and entry ids, and it touches only credits whose claim row names
+ * that batch.
  */
 export function createPaymentActivities(deps: { confirmations: PaymentConfirmationService; batches: BatchConfirmationService }) {
   const { confirmations, batches } = deps;

@@ -9,6 +9,6 @@ import { quietLog } from './lib/util.mjs';
 await prepareCode({ log: quietLog });
 const child = spawn(process.execPath, ['--enable-source-maps', join(repoRoot(), 'dist/src/main/cli.js'), ...process.argv.slice(2)], {
   stdio: 'inherit',
-  env: { ALLOW_DEVELOPMENT_SETTINGS: 'true', ...process.env },
+  env: { NODE_ENV: 'development', ALLOW_DEVELOPMENT_SETTINGS: 'true', ...process.env },
 });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

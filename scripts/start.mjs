@@ -66,6 +66,7 @@ async function main() {
   const cores = Math.min(availableParallelism(), 4);
   const env = {
     // The sandbox provider, the example secrets and loopback callbacks: a development machine.
+    NODE_ENV: 'development',
     ALLOW_DEVELOPMENT_SETTINGS: 'true',
     API_PROCESSES: String(cores),
     WORKER_PROCESSES: String(Math.max(1, Math.floor(cores / 2))),

@@ -34,6 +34,8 @@ export type KnownEventType =
   | 'payment.received'
   | 'payment.confirmed'
   | 'payment.reversed'
+  | 'payment.restored'
+  | 'payment.compensated'
   | 'settlement.succeeded'
   | 'settlement.failed'
   | 'settlement.refunded'

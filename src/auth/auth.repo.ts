@@ -48,6 +48,10 @@ interface SessionUserRecord {
 }
 
 export function createAuthRepo(db: DbOrTrx) {
+  /** Ends the user's reset tokens not used yet (they expire now); returns how many were live. */
+  const expirePasswordResetTokens = (userId: string): Promise<number> =>
+    db('password_reset_tokens').where({ user_id: userId }).whereNull('used_at').where('expires_at', '>', db.fn.now()).update({ expires_at: db.fn.now() });
+
   return {
     async insertTenant(tenant: { id: string; name: string; refPrefix: string }): Promise<TenantRecord> {
       const [row] = await db('tenants').insert({ id: tenant.id, name: tenant.name, ref_prefix: tenant.refPrefix }).returning('*');
@@ -131,9 +135,11 @@ export function createAuthRepo(db: DbOrTrx) {
       return db('sessions').where({ user_id: userId }).whereNot({ id: keepSessionId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
     },
 
+    expirePasswordResetTokens,
+
     /** A new reset token replaces any the user has not used yet. */
     async insertPasswordResetToken(token: { id: string; userId: string; tokenHash: Buffer; issuedBy: string; expiresAt: Date }): Promise<void> {
-      await db('password_reset_tokens').where({ user_id: token.userId }).whereNull('used_at').where('expires_at', '>', db.fn.now()).update({ expires_at: db.fn.now() });
+      await expirePasswordResetTokens(token.userId);
       await db('password_reset_tokens').insert({ id: token.id, user_id: token.userId, token_hash: token.tokenHash, issued_by: token.issuedBy, expires_at: token.expiresAt });
     },
 

@@ -10,7 +10,9 @@ import type { AuthService } from './auth.service';
 
 /**
  * A user's own password change and the admin-issued reset. Either ends the user's other sessions (a
- * change keeps the session that made it) and is audited in the same transaction as the change.
+ * change keeps the session that made it) and is audited in the same transaction as the change. A
+ * change also cancels the reset tokens the user has not used: a token issued before it (to someone who
+ * asked for access back, or intercepted) must not undo the password the user has just chosen.
  */
 export function createPasswordChangesService(deps: { db: Db; auth: AuthService; config: Pick<Config, 'PASSWORD_RESET_TTL'> }) {
   const { db, auth, config } = deps;
@@ -25,7 +27,8 @@ export function createPasswordChangesService(deps: { db: Db; auth: AuthService; 
         const store = createAuthRepo(trx);
         await store.setPasswordHash(user.id, passwordHash);
         const sessionsEnded = await store.revokeOtherSessions(user.id, user.sessionId);
-        await createAuditLog(trx).record(user, 'user.password_changed', { type: 'user', id: user.id }, { sessionsEnded });
+        const resetTokensCancelled = await store.expirePasswordResetTokens(user.id);
+        await createAuditLog(trx).record(user, 'user.password_changed', { type: 'user', id: user.id }, { sessionsEnded, resetTokensCancelled });
         return { sessionsEnded };
       });
     },

@@ -42,25 +42,43 @@ const configSchema = z
   })
   // Refuses to start with anything that only makes sense locally, unless development settings are
   // explicitly allowed (never with NODE_ENV=production): forgetting NODE_ENV must not open a hole.
+  // Published secrets (anyone can sign a webhook or read the data with them) are relaxed only where
+  // NODE_ENV says development or test as well: for them an unset NODE_ENV is production, so a deployment
+  // that kept the switch but dropped NODE_ENV still refuses them.
   // Every offending variable is named in the one message (runProcess prints it and exits 1 before listening).
   .superRefine((config, ctx) => {
     checkTemporalTls(config, ctx);
-    if (config.ALLOW_DEVELOPMENT_SETTINGS && config.NODE_ENV !== 'production') return;
+    const developmentAllowed = config.ALLOW_DEVELOPMENT_SETTINGS && config.NODE_ENV !== 'production';
+    const publishedSecretsAllowed = developmentAllowed && config.NODE_ENV !== undefined;
     let refused = false;
     const refuse = (variable: string, message: string) => {
       refused = true;
       ctx.addIssue({ code: 'custom', path: [variable], message });
     };
-    refusePublishedEncryptionKeys(config, refuse);
-    refusePublishedWebhookSecrets(config, refuse);
-    refusePublishedRequestHashSecret(config, refuse);
-    refuseSandboxProvider(config, refuse);
-    refusePrivateCallbacks(config, refuse);
-    refuseWeakPasswordHashing(config, refuse);
-    refuseOpenMetrics(config, refuse);
-    refuseUnprotectedTemporal(config, refuse);
-    if (refused && config.NODE_ENV !== 'production') {
-      ctx.addIssue({ code: 'custom', path: [], message: 'these are the production checks, on by default: on a development machine only, ALLOW_DEVELOPMENT_SETTINGS=true relaxes them' });
+    if (!publishedSecretsAllowed) {
+      refusePublishedEncryptionKeys(config, refuse);
+      refusePublishedWebhookSecrets(config, refuse);
+      refusePublishedRequestHashSecret(config, refuse);
+    }
+    if (!developmentAllowed) {
+      refuseSandboxProvider(config, refuse);
+      refusePrivateCallbacks(config, refuse);
+      refuseWeakPasswordHashing(config, refuse);
+      refuseOpenMetrics(config, refuse);
+      refuseUnprotectedTemporal(config, refuse);
+    }
+    if (refused && developmentAllowed) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'published secrets are refused while NODE_ENV is unset: on a development machine only, set NODE_ENV=development beside ALLOW_DEVELOPMENT_SETTINGS=true',
+      });
+    } else if (refused && config.NODE_ENV !== 'production') {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'these are the production checks, on by default: on a development machine only, ALLOW_DEVELOPMENT_SETTINGS=true (with NODE_ENV=development) relaxes them',
+      });
     }
   })
   // Without DATA_ENCRYPTION_KEYS, DATA_ENCRYPTION_KEY is a ring of one key named "default".

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { isPrivateAddress } from '../net/address-policy';
-import { DEV_PROVIDER_WEBHOOKS_SIGNING_SECRET, isRepositoryExample } from './example-secrets';
+import { DEV_PROVIDER_WEBHOOKS_SIGNING_SECRET, isPublishedSecret, PUBLISHED_WHERE } from './example-secrets';
 import { duration, url, type Refuse } from './values';
 
 const SANDBOX_CLIENT = { PROVIDER_CLIENT_ID: 'sandbox-client', PROVIDER_CLIENT_SECRET: 'sandbox-secret', PROVIDER_ACCOUNT_ID: 'sandbox-account' } as const;
@@ -36,15 +36,15 @@ function notAPublicEndpoint(raw: string): string | null {
 }
 
 export function refusePublishedWebhookSecrets(config: ProviderSettings, refuse: Refuse): void {
-  if (isRepositoryExample(config.PROVIDER_WEBHOOKS_SIGNING_SECRET)) {
-    refuse('PROVIDER_WEBHOOKS_SIGNING_SECRET', 'must be set in production to a secret of your own (this one is published in the repository)');
+  if (isPublishedSecret(config.PROVIDER_WEBHOOKS_SIGNING_SECRET)) {
+    refuse('PROVIDER_WEBHOOKS_SIGNING_SECRET', `must be set in production to a secret of your own (this one is ${PUBLISHED_WHERE})`);
+  }
+  if (config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET && isPublishedSecret(config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET)) {
+    refuse('PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET', `is ${PUBLISHED_WHERE}: anyone could sign webhooks with it`);
   }
 }
 
 export function refuseSandboxProvider(config: ProviderSettings, refuse: Refuse): void {
-  if (config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET && isRepositoryExample(config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET)) {
-    refuse('PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET', 'is published in the repository: anyone could sign webhooks with it');
-  }
   for (const variable of ['PROVIDER_BASE_URL', 'IDENTITY_VERIFICATION_URL'] as const) {
     const problem = notAPublicEndpoint(config[variable]);
     if (problem) refuse(variable, problem);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EncryptionKey } from '../crypto';
-import { DEV_ENCRYPTION_KEY, DEV_REQUEST_HASH_SECRET, isRepositoryExample } from './example-secrets';
+import { DEV_ENCRYPTION_KEY, DEV_REQUEST_HASH_SECRET, isPublishedSecret, PUBLISHED_WHERE } from './example-secrets';
 import type { Refuse } from './values';
 
 const encryptionKey = z
@@ -43,14 +43,14 @@ export const secretsEnv = z.object({
 
 export function refusePublishedEncryptionKeys(config: z.output<typeof secretsEnv>, refuse: Refuse): void {
   if (config.DATA_ENCRYPTION_KEYS) {
-    if (config.DATA_ENCRYPTION_KEYS.some((entry) => isRepositoryExample(entry.key.toString('base64')))) refuse('DATA_ENCRYPTION_KEYS', 'holds a key published in this repository');
-  } else if (isRepositoryExample(config.DATA_ENCRYPTION_KEY.toString('base64'))) {
-    refuse('DATA_ENCRYPTION_KEY', 'must be set in production to a key of your own (this one is published in the repository)');
+    if (config.DATA_ENCRYPTION_KEYS.some((entry) => isPublishedSecret(entry.key.toString('base64')))) refuse('DATA_ENCRYPTION_KEYS', `holds a key ${PUBLISHED_WHERE}`);
+  } else if (isPublishedSecret(config.DATA_ENCRYPTION_KEY.toString('base64'))) {
+    refuse('DATA_ENCRYPTION_KEY', `must be set in production to a key of your own (this one is ${PUBLISHED_WHERE})`);
   }
 }
 
 export function refusePublishedRequestHashSecret(config: z.output<typeof secretsEnv>, refuse: Refuse): void {
-  if (isRepositoryExample(config.REQUEST_HASH_SECRET)) {
-    refuse('REQUEST_HASH_SECRET', 'must be set in production to a secret of your own (this one is published in the repository)');
+  if (isPublishedSecret(config.REQUEST_HASH_SECRET)) {
+    refuse('REQUEST_HASH_SECRET', `must be set in production to a secret of your own (this one is ${PUBLISHED_WHERE})`);
   }
 }

@@ -8,7 +8,7 @@ export const serverEnv = z.object({
   /**
    * The one switch that relaxes the production checks (published example secrets, the sandbox
    * provider, plaintext Temporal beyond loopback...) for local development and the tests; ignored
-   * with NODE_ENV=production.
+   * with NODE_ENV=production, and published secrets stay refused unless NODE_ENV is set too.
    */
   ALLOW_DEVELOPMENT_SETTINGS: flag(false),
   HOST: z.string().default('0.0.0.0'),

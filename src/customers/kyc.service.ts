@@ -126,7 +126,8 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
 
     /**
      * Tier 3 is an operator's decision recorded with its evidence (never self-service); it lifts the holds
-     * the new limits no longer justify.
+     * the new limits no longer justify, and the tenant is told by kyc.approved at tier 3 (the evidence
+     * stays in the audit log).
      */
     async recordTier3(user: AuthenticatedUser, id: string, evidence: { evidenceKind: string; evidenceReference: string }): Promise<CustomerRecord> {
       return db.transaction(async (trx) => {
@@ -137,6 +138,7 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
         await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
         await store.audit({ id: uuidv7(), tenantId: user.tenantId, customerId: current.id, userId: user.id, action: 'kyc_tier3_recorded', detail: evidence });
         await createAuditLog(trx).record(user, 'kyc.tier_three_recorded', { type: 'customer', id: current.id }, { name: current.name, fromTier: current.kyc_tier, ...evidence });
+        await recordEvent(trx, { tenantId: user.tenantId, type: 'kyc.approved', subject: current.id, data: { customerId: current.id, externalRef: current.external_ref, tier: '3', reason: null } });
         return updated;
       });
     },

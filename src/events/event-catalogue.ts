@@ -38,6 +38,15 @@ const paymentReversedData = z.object({
   reason: z.string().nullable(),
 });
 
+/** A reversed credit restored, or a confirmed one compensated: the amount given back or taken back, and why. */
+const paymentCorrectedData = z.object({
+  transactionGroupId: z.uuid(),
+  accountRef: z.string(),
+  amount: moneySchema,
+  currency: z.literal('NGN'),
+  reason: z.string(),
+});
+
 const settlementData = z.object({
   merchantTxRef: z.string(),
   accountRef: z.string(),
@@ -81,10 +90,20 @@ export const EVENT_CATALOGUE = {
     description: 'A provisional credit was confirmed: the provider shows it paid, and it counts towards the available balance',
   },
   'payment.reversed': { data: paymentReversedData, subject: 'transactionGroupId', description: 'A provisional credit was reversed (the provider does not show it paid)' },
+  'payment.restored': {
+    data: paymentCorrectedData,
+    subject: 'transactionGroupId',
+    description: 'A reversed credit was restored by reconciliation: the provider showed the payment paid after its confirmation window (a confirmed credit of the amount reversed)',
+  },
+  'payment.compensated': {
+    data: paymentCorrectedData,
+    subject: 'transactionGroupId',
+    description: 'A confirmed credit was taken back by a compensating debit: the provider reports the payment failed or refunded (money already paid out leaves the account in deficit)',
+  },
   'settlement.succeeded': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement was paid out' },
   'settlement.failed': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement failed; its debit was returned to the account' },
   'settlement.refunded': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement was refunded by the bank; its debit was returned to the account' },
-  'kyc.approved': { data: kycData, subject: 'customerId', description: "A customer's identity check was approved" },
+  'kyc.approved': { data: kycData, subject: 'customerId', description: "A customer's KYC was approved: the identity check (tier 2), or an operator recorded tier 3 with its evidence" },
   'kyc.rejected': { data: kycData, subject: 'customerId', description: "A customer's identity check was rejected" },
   'kyc.limit_exceeded': {
     data: kycLimitExceededData,

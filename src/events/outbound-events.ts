@@ -40,6 +40,15 @@ export function createOutboundEvents(db: DbOrTrx) {
       });
     },
 
+    /** A delivery still to be attempted ends as cancelled, never sent, `reason` as its last error; false when it had already ended. */
+    async cancelDelivery(deliveryId: string, reason: string): Promise<boolean> {
+      const changed = await db('webhook_deliveries')
+        .where({ id: deliveryId })
+        .whereIn('status', ['pending', 'retrying'])
+        .update({ status: 'cancelled', last_error: reason, next_retry_at: null, updated_at: db.fn.now() });
+      return changed > 0;
+    },
+
     /** An endpoint's deliveries still to be attempted end as cancelled (never dead letters): their runs stop at their next send. */
     async cancelEndpointDeliveries(endpointId: string): Promise<number> {
       return db('webhook_deliveries').where({ endpoint_id: endpointId }).whereIn('status', ['pending', 'retrying']).update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });

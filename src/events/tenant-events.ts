@@ -11,6 +11,8 @@ export interface TenantEvent {
   sequence: number;
   data: Record<string, unknown>;
   createdAt: Date;
+  /** The transaction that recorded it (xid8, as decimal text): recovery pages by it, see recoveryPage. */
+  xactId: string;
 }
 
 interface TenantEventRow {
@@ -21,11 +23,27 @@ interface TenantEventRow {
   sequence: number;
   data: Record<string, unknown>;
   created_at: Date;
+  xact_id: string;
 }
 
 function toEvent(row: TenantEventRow): TenantEvent {
-  return { id: row.id, tenantId: row.tenant_id, type: row.type, subject: row.subject, sequence: row.sequence, data: row.data, createdAt: row.created_at };
+  return { id: row.id, tenantId: row.tenant_id, type: row.type, subject: row.subject, sequence: row.sequence, data: row.data, createdAt: row.created_at, xactId: row.xact_id };
 }
+
+/**
+ * Where a recovery of a tenant's events stands, in commit order: every event of its range whose
+ * (xactId, id) is above (`xactId`, `id`) and whose transaction's id is below `until` is still to come.
+ * `until` is the first transaction id not yet handed out when the recovery began: events recorded by
+ * later transactions are dispatched the usual way.
+ */
+export interface RecoveryPosition {
+  until: string;
+  xactId: string;
+  id: string;
+}
+
+/** The lowest id, below every event id: a position that starts at a transaction id, before all its events. */
+const BEFORE_EVERY_ID = '00000000-0000-0000-0000-000000000000';
 
 /** The body an endpoint receives, serialised once per delivery and sent byte-identical on every retry. */
 export function eventEnvelopeBody(event: TenantEvent): string {
@@ -104,26 +122,55 @@ export function createTenantEvents(db: DbOrTrx) {
       if (ids.length > 0) await db('tenant_events').whereIn('id', ids).update({ dispatched_at: db.fn.now() });
     },
 
-    async find(tenantId: string, id: string): Promise<TenantEvent | undefined> {
-      const row: TenantEventRow | undefined = await db('tenant_events').where({ tenant_id: tenantId, id }).first();
-      return row ? toEvent(row) : undefined;
+    /**
+     * Where a recovery of the tenant's events of these types (all when null) recorded from `since` on
+     * begins: before the lowest transaction id among them, and before every transaction still in flight
+     * (one may record an event of the range yet).
+     */
+    async recoveryStart(tenantId: string, types: string[] | null, since: Date): Promise<RecoveryPosition> {
+      const { rows } = (await db.raw(
+        `SELECT CAST(pg_snapshot_xmax(s) AS text) AS until,
+                CAST(least(pg_snapshot_xmin(s),
+                           (SELECT min(e.xact_id) FROM tenant_events e
+                             WHERE e.tenant_id = ? AND e.created_at >= ? AND (CAST(? AS text[]) IS NULL OR e.type = ANY(CAST(? AS text[]))))) AS text) AS start
+           FROM pg_current_snapshot() s`,
+        [tenantId, since, types, types],
+      )) as { rows: Array<{ until: string; start: string }> };
+      return { until: rows[0]!.until, xactId: rows[0]!.start, id: BEFORE_EVERY_ID };
     },
 
     /**
-     * A tenant's events of these types (all types when null) from `since` on, in the order they were made,
-     * after the event `afterId` names. The cursor's time is read in SQL: the database keeps microseconds,
-     * a Date only milliseconds, and the cursor's own event must not come back.
+     * The next events of a recovery after `position`, in commit order (transaction id, then event id), at
+     * most `limit`, and where the recovery stands after them (null: every event of its range is returned).
+     * Only events of transactions older than the oldest one still in flight (the read's own snapshot) are
+     * returned: each of those has committed or never will, so an event that commits after this read,
+     * whatever its time or id, sorts after every event returned here. While a transaction that began
+     * before the recovery is still in flight, the answer stops at it and says where to go on.
      */
-    async since(tenantId: string, types: string[] | null, since: Date, afterId: string | null, limit: number): Promise<TenantEvent[]> {
-      const query = db('tenant_events')
-        .where({ tenant_id: tenantId })
-        .where('created_at', '>=', since)
-        .orderBy([{ column: 'created_at' }, { column: 'id' }])
-        .limit(limit);
-      if (types) query.whereIn('type', types);
-      if (afterId) query.whereRaw('(created_at, id) > (SELECT c.created_at, c.id FROM tenant_events c WHERE c.id = ?)', [afterId]);
-      const rows: TenantEventRow[] = await query;
-      return rows.map(toEvent);
+    async recoveryPage(tenantId: string, types: string[] | null, since: Date, position: RecoveryPosition, limit: number): Promise<{ events: TenantEvent[]; next: RecoveryPosition | null }> {
+      const { rows } = (await db.raw(
+        `WITH snapshot AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon),
+         page AS (
+           SELECT e.* FROM tenant_events e
+            WHERE e.tenant_id = :tenant AND e.created_at >= :since
+              AND (CAST(:types AS text[]) IS NULL OR e.type = ANY(CAST(:types AS text[])))
+              AND (e.xact_id, e.id) > (CAST(:xact AS xid8), CAST(:id AS uuid))
+              AND e.xact_id < least((SELECT horizon FROM snapshot), CAST(:until AS xid8))
+            ORDER BY e.xact_id, e.id
+            LIMIT :limit
+         )
+         SELECT CAST(s.horizon AS text) AS horizon, p.*
+           FROM snapshot s LEFT JOIN page p ON true
+          ORDER BY p.xact_id, p.id`,
+        { tenant: tenantId, since, types, xact: position.xactId, id: position.id, until: position.until, limit: limit + 1 },
+      )) as { rows: Array<TenantEventRow & { horizon: string }> };
+      // With no event to return, the one row carries the horizon alone.
+      const found = rows.filter((row) => row.id !== null).map(toEvent);
+      const events = found.slice(0, limit);
+      const horizon = rows[0]!.horizon;
+      if (found.length > limit) return { events, next: { ...position, xactId: events.at(-1)!.xactId, id: events.at(-1)!.id } };
+      if (BigInt(horizon) < BigInt(position.until)) return { events, next: { ...position, xactId: horizon, id: BEFORE_EVERY_ID } };
+      return { events, next: null };
     },
   };
 }

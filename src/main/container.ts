@@ -162,7 +162,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       client: temporal,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       logger: logger.child({ component: 'confirmation-restarts' }),
-      plan: confirmationRestartPlan({ db, windowMs: config.CONFIRMATION_WINDOW, logger: logger.child({ component: 'confirmation-restarts' }) }),
+      plan: confirmationRestartPlan({ db, logger: logger.child({ component: 'confirmation-restarts' }) }),
     }),
     settlementRestarts: createWorkflowRestarter({
       db,
@@ -189,7 +189,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     settlements,
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
-    confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW }),
+    confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW, minNotFoundLookups: config.CONFIRMATION_MIN_NOT_FOUND_LOOKUPS }),
     batchConfirmations: createBatchConfirmationService({
       db,
       provider,

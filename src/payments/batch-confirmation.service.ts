@@ -123,7 +123,7 @@ export function createBatchConfirmationService(deps: {
                 tenantId: original.tenantId,
                 type: 'payment.reversed',
                 subject: original.transactionGroupId,
-                data: { transactionGroupId: original.transactionGroupId, accountRef: credit.paidIntoRef, amount: formatKobo(original.amount), currency: 'NGN', reason },
+                data: { transactionGroupId: original.transactionGroupId, accountRef: credit.accountRef, amount: formatKobo(original.amount), currency: 'NGN', reason },
               });
             }
             results.set(

@@ -34,6 +34,8 @@ export interface RoundCredit {
   providerTxnRef: string;
   gross: Kobo;
   currency: string;
+  /** The account credited. */
+  accountRef: string;
   /** The reference the payer used (for an operator-assigned misdirected payment, the one it arrived under). */
   paidIntoRef: string;
   /** Null when no claim row exists any more. */
@@ -238,6 +240,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
             providerTxnRef: row.provider_txn_ref,
             gross: koboFromDb(row.amount) + koboFromDb(row.fee),
             currency: row.currency,
+            accountRef: row.account_ref,
             paidIntoRef: row.arrived_under ?? row.account_ref,
             claimedBy: row.batch_id,
             hasClaim: row.has_claim,

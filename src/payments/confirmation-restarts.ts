@@ -12,8 +12,8 @@ import { entryIdOfConfirmation } from '../contracts/payment-confirmation.contrac
  * credit, whose posting time keeps the original window, so a restart never extends it. A credit
  * already queued stays as it is.
  */
-export function confirmationRestartPlan(deps: { db: Db; windowMs: number; logger: Logger }): RestartPlan {
-  const { db, windowMs, logger } = deps;
+export function confirmationRestartPlan(deps: { db: Db; logger: Logger }): RestartPlan {
+  const { db, logger } = deps;
   const credits = createPaymentCreditsRepo(db);
   const claims = createConfirmationClaimsRepo(db);
   return {
@@ -24,7 +24,7 @@ export function confirmationRestartPlan(deps: { db: Db; windowMs: number; logger
       return entryId !== null && isUuid(entryId) ? entryId : null;
     },
     async resume(entryIds) {
-      const provisional = await credits.listProvisional(entryIds, windowMs);
+      const provisional = await credits.listProvisional(entryIds);
       try {
         const restarted = await claims.enqueue(
           provisional.map((credit) => ({ entryId: credit.entryId, tenantId: credit.tenantId, accountRef: credit.accountRef, providerTxnRef: credit.providerTxnRef, postedAt: credit.postedAt })),

@@ -6,7 +6,8 @@ import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
-import { judgeCredit, NOT_KNOWN_IN_WINDOW, type CreditFacts } from '../contracts/confirmation-rules';
+import { decidePayment, judgeCredit, notFoundRule, rememberLookup, type CreditFacts } from '../contracts/confirmation-rules';
+import { createConfirmationAnswersRepo, type LockedAnswers } from './confirmation-answers.repo';
 import { createPaymentCreditsRepo, type PaymentCreditRecord } from './payment-credits.repo';
 import type { CreditResolution } from '../contracts/payment-confirmation.contract';
 import type { ProviderTxnLookup } from '../provider/provider-answers';
@@ -18,24 +19,38 @@ function factsOf(credit: PaymentCreditRecord): CreditFacts {
 }
 
 /**
- * Checks a provisional credit against the provider's records and confirms or reverses it. Neither
- * decision trusts its caller (anyone who can start a workflow on the task queue): each re-reads the
- * credit from the database and looks the transaction up itself, and moves money only when that
- * answer supports it. `windowMs` is this process's CONFIRMATION_WINDOW, not the workflow's input.
+ * Checks a provisional credit against the provider's records and confirms or reverses it, for the
+ * per-payment confirmation workflow. Nothing its caller says is trusted (anyone who can start a workflow
+ * on the task queue can call these activities with any input): each decision re-reads the credit from
+ * the database and looks the transaction up itself, and moves money only when that answer supports it.
+ * Every answer the provider gives these activities is remembered in the database (confirmation_answers),
+ * and a credit the provider does not know is reversed only when what the database holds meets the
+ * not-found rule (this process's CONFIRMATION_WINDOW and CONFIRMATION_MIN_NOT_FOUND_LOOKUPS, never the
+ * workflow's input): enough "not found" answers, spaced in real time, the last after the window, and
+ * never one the provider has shown.
  */
-export function createPaymentConfirmationService(deps: { db: Db; provider: PaymentProvider; postingEngine: PostingEngine; logger: Logger; windowMs: number }) {
+export function createPaymentConfirmationService(deps: { db: Db; provider: PaymentProvider; postingEngine: PostingEngine; logger: Logger; windowMs: number; minNotFoundLookups: number }) {
   const { db, provider, postingEngine, logger, windowMs } = deps;
+  const rule = notFoundRule(windowMs, deps.minNotFoundLookups);
   const credits = createPaymentCreditsRepo(db);
 
-  function lookup(transactionRef: string): Promise<ProviderTxnLookup> {
-    return lookupProviderTransaction(provider, logger, transactionRef);
+  /** Records one answer about a provisional credit by the not-found rule, at the database's time; the memory after it. */
+  function remember(credit: PaymentCreditRecord, answer: ProviderTxnLookup): Promise<LockedAnswers> {
+    return db.transaction(async (trx) => {
+      const answers = createConfirmationAnswersRepo(trx);
+      const before = await answers.lock(credit.entryId, windowMs);
+      const memory = rememberLookup(before.memory, answer, before.nowMs, rule);
+      await answers.save(credit.entryId, memory, memory.lastNotFoundCountedAtMs !== before.memory.lastNotFoundCountedAtMs);
+      return { ...before, memory };
+    });
   }
 
-  /** The credit and the provider's current answer about it; null when there is nothing provisional to decide. */
-  async function inspect(entryId: string): Promise<{ credit: PaymentCreditRecord; answer: ProviderTxnLookup } | null> {
-    const credit = await credits.find(entryId, windowMs);
+  /** The credit, the provider's current answer about it and what the database now remembers; null when there is nothing provisional to decide. */
+  async function inspect(entryId: string): Promise<{ credit: PaymentCreditRecord; answer: ProviderTxnLookup; answers: LockedAnswers } | null> {
+    const credit = await credits.find(entryId);
     if (!credit || credit.status !== 'provisional') return null;
-    return { credit, answer: await lookup(credit.providerTxnRef) };
+    const answer = await lookupProviderTransaction(provider, logger, credit.providerTxnRef);
+    return { credit, answer, answers: await remember(credit, answer) };
   }
 
   /**
@@ -46,6 +61,7 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Payme
     return db.transaction(async (trx) => {
       const entry = await postingEngine.confirm(trx, credit.entryId);
       if (!entry) return ALREADY_SETTLED;
+      await createConfirmationAnswersRepo(trx).drop(credit.entryId);
       await recordEvent(trx, {
         tenantId: entry.tenantId,
         type: 'payment.confirmed',
@@ -63,12 +79,13 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Payme
     const reversal = await db.transaction(async (trx) => {
       const reversed = await postingEngine.reverse(trx, credit.entryId, `reversal: ${reason}`);
       if (!reversed) return undefined;
+      await createConfirmationAnswersRepo(trx).drop(credit.entryId);
       const { original } = reversed;
       await recordEvent(trx, {
         tenantId: original.tenantId,
         type: 'payment.reversed',
         subject: original.transactionGroupId,
-        data: { transactionGroupId: original.transactionGroupId, accountRef: credit.paidIntoRef, amount: formatKobo(original.amount), currency: 'NGN', reason },
+        data: { transactionGroupId: original.transactionGroupId, accountRef: credit.accountRef, amount: formatKobo(original.amount), currency: 'NGN', reason },
       });
       return reversed;
     });
@@ -78,7 +95,13 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Payme
   }
 
   return {
-    lookup,
+    /** Looks a transaction up for the workflow; the answer is remembered for its credit while that is provisional. */
+    async lookup(transactionRef: string): Promise<ProviderTxnLookup> {
+      const answer = await lookupProviderTransaction(provider, logger, transactionRef);
+      const credit = await credits.findByProviderTxnRef(transactionRef);
+      if (credit?.status === 'provisional') await remember(credit, answer);
+      return answer;
+    },
 
     /** Confirms only when the provider shows this very credit SUCCESS; a mismatch or failure it finds instead reverses. */
     async confirm(entryId: string): Promise<CreditResolution> {
@@ -93,17 +116,17 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Payme
     },
 
     /**
-     * Reverses only when the provider reports the payment failed, refunded or not this credit, or does
-     * not know it once the window (from posting time) is over. `claimedReason` is only logged.
+     * Reverses only when the provider reports the payment failed, refunded or not this credit, or when
+     * the database's record of the provider's answers meets the not-found rule (this lookup counted in
+     * it). `claimedReason` is only logged.
      */
     async reverse(entryId: string, claimedReason: string): Promise<CreditResolution> {
       const inspected = await inspect(entryId);
       if (!inspected) return ALREADY_SETTLED;
-      const { credit, answer } = inspected;
-      const judgement = judgeCredit(factsOf(credit), answer);
-      if (judgement.kind === 'wrong') return applyReverse(credit, judgement.reason);
-      if (judgement.kind === 'unknown' && credit.windowOver) return applyReverse(credit, NOT_KNOWN_IN_WINDOW);
-      const reason = judgement.kind === 'matches' ? 'provider shows it SUCCESS' : judgement.kind === 'unknown' ? 'not found, but the confirmation window is not over' : judgement.reason;
+      const { credit, answer, answers } = inspected;
+      const decision = decidePayment(factsOf(credit), answers.memory, answer, { nowMs: answers.nowMs, windowEndsAtMs: answers.windowEndsAtMs }, rule);
+      if (decision.kind === 'reverse') return applyReverse(credit, decision.reason);
+      const reason = decision.kind === 'confirm' ? 'provider shows it SUCCESS' : decision.reason;
       logger.warn({ entryId, claimedReason, reason }, 'reversal refused: the provider does not support it');
       return { kind: 'kept', lookup: answer, reason: `reversal refused: ${reason}` };
     },

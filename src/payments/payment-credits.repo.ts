@@ -15,8 +15,6 @@ export interface PaymentCreditRecord {
   /** The reference the payer used: the account's own, or for an operator-assigned misdirected payment the one it arrived under. */
   paidIntoRef: string;
   postedAt: Date;
-  /** The confirmation window (from posting time, by the database's clock) is over. */
-  windowOver: boolean;
 }
 
 interface CreditRow {
@@ -30,11 +28,7 @@ interface CreditRow {
   currency: string;
   arrived_under: string | null;
   created_at: Date;
-  window_over: boolean;
 }
-
-/** Clocks differ by a little between the worker (whose workflow decided) and the database. */
-const CLOCK_ALLOWANCE_SECONDS = 2;
 
 function toRecord(row: CreditRow): PaymentCreditRecord {
   return {
@@ -47,13 +41,12 @@ function toRecord(row: CreditRow): PaymentCreditRecord {
     currency: row.currency,
     paidIntoRef: row.arrived_under ?? row.account_ref,
     postedAt: row.created_at,
-    windowOver: row.window_over,
   };
 }
 
 export function createPaymentCreditsRepo(db: DbOrTrx) {
   // The assigned-from lookup uses the partial index on inbound_events.assigned_entry_id (few rows).
-  const select = (windowMs: number) =>
+  const select = () =>
     db('ledger_entries as e')
       .join('virtual_accounts as a', 'a.id', 'e.account_id')
       .where({ 'e.kind': 'payment', 'e.direction': 'credit' })
@@ -68,20 +61,25 @@ export function createPaymentCreditsRepo(db: DbOrTrx) {
         'e.currency',
         'e.created_at',
         db.raw('(SELECT ie.alias_account_ref FROM inbound_events ie WHERE ie.assigned_entry_id = e.id LIMIT 1) AS arrived_under'),
-        db.raw('e.created_at + make_interval(secs => ?) <= now() + make_interval(secs => ?) AS window_over', [windowMs / 1000, CLOCK_ALLOWANCE_SECONDS]),
       );
 
   return {
     /** A payment credit by entry id, whatever its status; undefined for any other entry. */
-    async find(entryId: string, windowMs: number): Promise<PaymentCreditRecord | undefined> {
-      const row: CreditRow | undefined = await select(windowMs).where('e.id', entryId).first();
+    async find(entryId: string): Promise<PaymentCreditRecord | undefined> {
+      const row: CreditRow | undefined = await select().where('e.id', entryId).first();
+      return row ? toRecord(row) : undefined;
+    },
+
+    /** The payment credit of a provider transaction (one at most), whatever its status. */
+    async findByProviderTxnRef(providerTxnRef: string): Promise<PaymentCreditRecord | undefined> {
+      const row: CreditRow | undefined = await select().where('e.provider_txn_ref', providerTxnRef).first();
       return row ? toRecord(row) : undefined;
     },
 
     /** The given entries that are still provisional payment credits. */
-    async listProvisional(entryIds: string[], windowMs: number): Promise<PaymentCreditRecord[]> {
+    async listProvisional(entryIds: string[]): Promise<PaymentCreditRecord[]> {
       if (entryIds.length === 0) return [];
-      const rows: CreditRow[] = await select(windowMs).whereIn('e.id', entryIds).where('e.status', 'provisional');
+      const rows: CreditRow[] = await select().whereIn('e.id', entryIds).where('e.status', 'provisional');
       return rows.map(toRecord);
     },
   };

@@ -8,6 +8,7 @@ import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
+import { recordEvent } from '../events/tenant-events';
 import { FOUND_BY_RECONCILIATION, recordInboundEvent } from '../payments/inbound-events.access';
 import type { PaymentCrediter } from '../payments/payment-credit';
 import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
@@ -17,6 +18,8 @@ import { createReconciliationMatchingRepo, type PendingAction } from './reconcil
 import { createReconciliationRunsRepo } from './reconciliation-runs.repo';
 
 export const RESTORED_NARRATION = 'restored by reconciliation: the provider confirmed this payment after the confirmation window';
+/** Why a payment.restored event gave the money back. */
+export const RESTORED_REASON = 'the provider shows this payment paid after its confirmation window';
 
 /** A staged repair someone else has made meanwhile (a late webhook, a concurrent run). */
 class AlreadyRepaired extends Error {}
@@ -116,7 +119,8 @@ export function createReconciliationRepairs(deps: {
   /**
    * A credit reversed because the provider did not know it when its window closed, which the provider
    * now shows SUCCESS for the same amount: a new confirmed credit that answers the reversal (the ledger
-   * stays append-only; the statement shows credit, reversal, restoration).
+   * stays append-only; the statement shows credit, reversal, restoration), and payment.restored for the
+   * tenant after the group's payment.reversed.
    */
   async function restore(runId: string, action: PendingAction, runIds: string[]): Promise<boolean> {
     try {
@@ -125,6 +129,13 @@ export function createReconciliationRepairs(deps: {
         const reversal = original ? await matching.reversalOf(trx, original.id) : undefined;
         if (!original || original.status !== 'reversed' || !reversal) throw new AlreadyRepaired();
         const restored = await postingEngine.restoreReversedCredit(trx, original, reversal, RESTORED_NARRATION);
+        const account = await findAccountById(trx, original.accountId);
+        await recordEvent(trx, {
+          tenantId: original.tenantId,
+          type: 'payment.restored',
+          subject: original.transactionGroupId,
+          data: { transactionGroupId: original.transactionGroupId, accountRef: account!.accountRef, amount: formatKobo(restored.amount), currency: 'NGN', reason: RESTORED_REASON },
+        });
         await exceptions.recordRepair(
           trx,
           {

@@ -1,3 +1,4 @@
+import { findAccountById } from '../accounts/accounts.access';
 import { createAuditLog, type AuditActor } from '../audit/audit-log';
 import type { Config } from '../config';
 import { isUniqueViolation, type Db } from '../db';
@@ -9,6 +10,8 @@ import type { WorkflowStarter } from '../outbox/workflow-starter';
 import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { PostingEngine } from '../ledger/posting-engine';
+import { recordEvent } from '../events/tenant-events';
+import { formatKobo } from '../money';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { isPlatformDecided, type FindingKind } from './findings';
 import { createReconciliationExceptionsRepo, type ExceptionRecord, type ExceptionStatus } from './reconciliation-exceptions.repo';
@@ -187,9 +190,10 @@ export function createReconciliationService(deps: {
 
     /**
      * A confirmed credit the provider shows failed or refunded is taken back by a compensating debit
-     * that answers it (once: the ledger's unique index on the answered entry). Money already spent
-     * leaves the account in deficit: settlements are refused until it is covered again. The platform
-     * operator's decision (CLI); a tenant's dashboard user is refused (see PLATFORM_DECIDED).
+     * that answers it (once: the ledger's unique index on the answered entry), and the tenant is told
+     * by payment.compensated. Money already spent leaves the account in deficit: settlements are
+     * refused until it is covered again. The platform operator's decision (CLI); a tenant's dashboard
+     * user is refused (see PLATFORM_DECIDED).
      */
     async compensate(decider: Decider, id: string, note: string): Promise<{ finding: ExceptionRecord; entry: LedgerEntry }> {
       const tenantId = tenantOfDecider(decider);
@@ -204,7 +208,15 @@ export function createReconciliationService(deps: {
           const credit = finding.entryId ? await createLedgerRepo(trx).findEntry(finding.entryId, trx) : undefined;
           if (!credit || credit.direction !== 'credit' || credit.status !== 'confirmed') throw new ConflictError('the credit is no longer a confirmed credit');
           const providerStatus = typeof finding.details.providerStatus === 'string' ? finding.details.providerStatus : 'failed';
-          const debit = await postingEngine.compensateCredit(trx, credit, `compensation: the provider reports this payment ${providerStatus}`);
+          const reason = `the provider reports this payment ${providerStatus}`;
+          const debit = await postingEngine.compensateCredit(trx, credit, `compensation: ${reason}`);
+          const account = await findAccountById(trx, credit.accountId);
+          await recordEvent(trx, {
+            tenantId: credit.tenantId,
+            type: 'payment.compensated',
+            subject: credit.transactionGroupId,
+            data: { transactionGroupId: credit.transactionGroupId, accountRef: account!.accountRef, amount: formatKobo(debit.amount), currency: 'NGN', reason },
+          });
           await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: null, via: 'cli', repairEntryId: debit.id });
           return debit;
         });

@@ -22,7 +22,7 @@ export class DeliveryNotFoundError extends Error {
   }
 }
 
-/** The delivery's endpoint was deleted: its run stops without another attempt. */
+/** The delivery's endpoint was deleted or is disabled: its run stops without another attempt. */
 export class DeliveryCancelledError extends Error {
   constructor(deliveryId: string) {
     super(`webhook delivery ${deliveryId} was cancelled`);
@@ -79,6 +79,12 @@ export function createWebhookDeliveryService(deps: { db: Db; config: DeliveryCon
         if (!endpoint || endpoint.deletedAt) {
           // Dispatched as the endpoint was being deleted: cancelled like the rest of its deliveries.
           await createOutboundEvents(db).cancelEndpointDeliveries(delivery.endpointId);
+          throw new DeliveryCancelledError(deliveryId);
+        }
+        if (!endpoint.enabled) {
+          // Disabled after the delivery was queued (by the tenant, or for failing): it receives nothing
+          // more. Re-enabling does not revive it; recovering the endpoint's events re-sends them.
+          await createOutboundEvents(db).cancelDelivery(deliveryId, 'not sent: the endpoint is disabled');
           throw new DeliveryCancelledError(deliveryId);
         }
         // The endpoint as it is now: a changed URL or a rotated secret applies to deliveries still under way.

@@ -58,16 +58,21 @@ export const endpointWithSecretSchema = endpointSchema.extend({ Secret: z.string
 
 export const endpointListSchema = z.object({ endpoints: z.array(endpointSchema) });
 
+/** A recovery's position: the transaction ids that bound it and the last event it queued (see recover). */
+const recoveryCursorSchema = z
+  .string()
+  .regex(/^\d{1,20}\.\d{1,20}\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { error: 'after must be the Next of an earlier recover answer' });
+
 export const recoverBodySchema = z.object({
   since: z.iso.datetime({ offset: true, error: 'since must be an ISO 8601 time' }),
-  /** The `next` of an earlier answer: continue after the last event it re-sent. */
-  after: z.uuid().optional(),
+  /** The `Next` of an earlier answer: continue where it stopped. */
+  after: recoveryCursorSchema.optional(),
 });
 
 export const recoverResponseSchema = z.object({
   Queued: z.number().int(),
   /** Null when every event since `since` is queued; else pass it as `after` to continue. */
-  Next: z.uuid().nullable(),
+  Next: recoveryCursorSchema.nullable(),
 });
 
 /** The catalogue's event types with what each means, for choosing a subscription. */

@@ -1,10 +1,11 @@
+import { setTimeout } from 'node:timers/promises';
 import { createAuditLog, type AuditAction, type AuditActor } from '../audit/audit-log';
 import type { Config } from '../config';
 import type { Jobs } from '../contracts/jobs';
 import type { Db, DbOrTrx } from '../db';
-import { BadRequestError, NotFoundError } from '../errors';
+import { NotFoundError } from '../errors';
 import { createOutboundEvents } from '../events/outbound-events';
-import { createTenantEvents, eventEnvelopeBody } from '../events/tenant-events';
+import { createTenantEvents, eventEnvelopeBody, type RecoveryPosition } from '../events/tenant-events';
 import { isUuid, uuidv7 } from '../ids';
 import { assertCallbackUrlAllowed } from '../net/address-policy';
 import { createOutboxRepo, type OutboxEntry } from '../outbox/outbox.repo';
@@ -19,6 +20,19 @@ type EndpointsConfig = Pick<Config, 'DATA_ENCRYPTION_KEYRING' | 'ALLOW_PRIVATE_C
 /** `["*"]` (or nothing) subscribes to every type, including types added later. */
 function subscription(types: string[] | undefined): string[] | null {
   return !types || types.includes('*') ? null : [...new Set(types)];
+}
+
+/** How long a recover call waits for transactions in flight to end before it answers with `next` to call again. */
+const IN_FLIGHT_WAIT_MS = 1_000;
+const IN_FLIGHT_POLL_MS = 20;
+
+/** A recovery's position as the `next` of its answer (an opaque string to the caller: `until.xactId.eventId`). */
+const recoveryCursor = (position: RecoveryPosition): string => `${position.until}.${position.xactId}.${position.id}`;
+
+/** The position a `next` names (its shape is checked by the request schema). */
+function recoveryPositionOf(cursor: string): RecoveryPosition {
+  const [until, xactId, id] = cursor.toLowerCase().split('.') as [string, string, string];
+  return { until, xactId, id };
 }
 
 /** Who made a change, for the audit row: an API key's call (by `name`), or a dashboard user (by id and email). */
@@ -113,19 +127,27 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
     },
 
     /**
-     * Queues a fresh delivery of every event of the endpoint's types since `since`, in the order they were
-     * made (same event ids, same bodies: a receiver drops what it already has), at most
-     * WEBHOOK_RECOVER_MAX_EVENTS per call; `next` continues a longer range.
+     * Queues a fresh delivery of every event of the endpoint's types recorded since `since`, in commit
+     * order (same event ids, same bodies: a receiver drops what it already has), at most
+     * WEBHOOK_RECOVER_MAX_EVENTS per call; `next` continues a longer range. An event whose transaction
+     * commits while the recovery pages is not skipped: it comes on a later page (see recoveryPage).
+     * Events recorded by transactions that began after the first call are dispatched the usual way.
      */
     async recover(actor: EndpointActor, id: string, since: Date, after: string | undefined): Promise<{ queued: number; next: string | null }> {
       await limits.endpointRecoveries.consume(actor.tenantId);
       const endpoint = await find(actor.tenantId, id);
       const events = createTenantEvents(db);
-      const cursor = after ? await events.find(actor.tenantId, after.toLowerCase()) : undefined;
-      if (after && !cursor) throw new BadRequestError('invalid_cursor', 'after must be the Next of an earlier recover answer');
       const limit = config.WEBHOOK_RECOVER_MAX_EVENTS;
-      const found = await events.since(actor.tenantId, endpoint.eventTypes, since, cursor?.id ?? null, limit + 1);
-      const batch = found.slice(0, limit);
+      const position = after ? recoveryPositionOf(after) : await events.recoveryStart(actor.tenantId, endpoint.eventTypes, since);
+      let page = await events.recoveryPage(actor.tenantId, endpoint.eventTypes, since, position, limit);
+      // Transactions in flight as the recovery began are usually milliseconds from their end: a short
+      // wait for them answers most recoveries in one call instead of a "call again" with nothing queued.
+      const waitUntil = Date.now() + IN_FLIGHT_WAIT_MS;
+      while (page.next !== null && page.events.length < limit && Date.now() < waitUntil) {
+        await setTimeout(IN_FLIGHT_POLL_MS);
+        page = await events.recoveryPage(actor.tenantId, endpoint.eventTypes, since, position, limit);
+      }
+      const batch = page.events;
       const queued: OutboxEntry[] = [];
       await db.transaction(async (trx) => {
         for (const event of batch) {
@@ -148,7 +170,7 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
         await recordAudit(trx, actor, 'webhook_endpoint.recovered', endpoint.id, { since: since.toISOString(), queued: batch.length });
       });
       starter.kick(queued);
-      return { queued: batch.length, next: found.length > limit ? batch.at(-1)!.id : null };
+      return { queued: batch.length, next: page.next && recoveryCursor(page.next) };
     },
   };
 }

@@ -5,5 +5,5 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({ ...process.env, ...overrides });
 }
 
-/** The one switch that relaxes the production checks, as `npm start` and the test runner set it. */
-export const DEVELOPMENT_SETTINGS = { ALLOW_DEVELOPMENT_SETTINGS: 'true' } as const;
+/** The settings that relax the production checks, as `npm start` sets them (the switch, and NODE_ENV for the published secrets). */
+export const DEVELOPMENT_SETTINGS = { NODE_ENV: 'development', ALLOW_DEVELOPMENT_SETTINGS: 'true' } as const;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../helpers/fixtures';
 import { call } from '../helpers/http';
+import { accountHolderName } from '../../src/sandbox/names';
 import { dashboardSession } from '../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
 
@@ -12,7 +13,8 @@ const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [pat
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 const VERIFIED_NIN = '12345678901';
-const PAYER = { senderAccountNumber: '0123456789', senderBankName: 'GUARANTY TRUST BANK' };
+// The payer's name is the sandbox's name for its account, so a return to sender passes the name check.
+const PAYER = { senderAccountNumber: '0123456789', senderBankName: 'GUARANTY TRUST BANK', senderName: accountHolderName('0123456789') };
 
 describe('KYC tier limits per customer', () => {
   let stack: Stack;

@@ -274,7 +274,7 @@ describe('KYC tier limits', () => {
     await assert.rejects(runCli('tenant:allow-loose-limits', '--tenant', '00000000-0000-7000-8000-000000000000'), /tenant not found/);
   });
 
-  it('an operator records tier 3 with its evidence, which lifts the holds; bad evidence is a clear 400', async () => {
+  it("an operator records tier 3 with its evidence, which lifts the holds and tells the tenant's endpoints; bad evidence is a clear 400", async () => {
     const operator = await dashboardSession(stack, tenant.tenantId, 'operator');
     const account = await provisionAccount(stack, tenant.apiKey);
     assert.equal((await pay(account, 70_000)).status, 200);
@@ -287,6 +287,8 @@ describe('KYC tier limits', () => {
     assert.equal((await balance(account, tenant.apiKey)).heldBalance, '0.00');
     const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'kyc.tier_three_recorded' }).first('detail');
     assert.deepEqual([audit.detail.evidenceKind, audit.detail.evidenceReference], ['utility_bill', 'IKEDC-2026-11-0042']);
+    const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, subject: account.CustomerID }).select('type', 'data');
+    assert.deepEqual(told, [{ type: 'kyc.approved', data: { customerId: account.CustomerID, externalRef: recorded.body.ExternalRef, tier: '3', reason: null } }]);
     assert.equal((await record({ evidenceKind: 'other', evidenceReference: 'again' })).status, 409);
   });
 

@@ -111,6 +111,18 @@ describe('misdirected payments', () => {
     );
   });
 
+  it('an assigned payment the provider failed is reversed, and payment.reversed names the account credited, not the reference it arrived under', async () => {
+    const sent = await misdirect(tenant.tenantId, { status: 'PAYMENT_FAILED' });
+    const payment = (await listed(operator, sent.transactionId))!;
+    const response = await assign(payment.ID, account.AccountRef);
+    assert.equal(response.status, 201, response.text);
+    const { transaction_group_id: group } = await stack.infra.db('ledger_entries').where({ id: response.body.EntryID }).first('transaction_group_id');
+    const reversed = await eventually<{ data: Record<string, unknown> }>(() => stack.infra.db('tenant_events').where({ subject: group, type: 'payment.reversed' }).first('data'), {
+      what: 'the reversal of the assigned payment',
+    });
+    assert.deepEqual([reversed.data.accountRef, reversed.data.amount, reversed.data.reason], [account.AccountRef, '5000.00', 'provider reports PAYMENT_FAILED']);
+  });
+
   it('credits one of two concurrent assignments', async () => {
     const sent = await misdirect(tenant.tenantId);
     const payment = (await listed(operator, sent.transactionId))!;

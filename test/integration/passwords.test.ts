@@ -37,7 +37,7 @@ describe('dashboard password change and admin-issued reset', () => {
     assert.equal(await loginStatus(user.email, 'a brand new password'), 200);
     const audit = (await auditOf(user.userId)).filter((row) => row.action === 'user.password_changed');
     assert.equal(audit.length, 1);
-    assert.deepEqual(audit[0]!.detail, { sessionsEnded: 1 });
+    assert.deepEqual(audit[0]!.detail, { sessionsEnded: 1, resetTokensCancelled: 0 });
   });
 
   it('lets an admin issue a one-time reset token, shown once, that sets a new password and ends every session of the user', async () => {
@@ -87,6 +87,23 @@ describe('dashboard password change and admin-issued reset', () => {
         ['user.password_reset', user.userId],
       ],
     );
+  });
+
+  it("cancels the user's outstanding reset tokens when they change their password", async () => {
+    const tenant = await createTenant(stack);
+    const admin = await dashboardUser(stack, tenant.tenantId, 'admin');
+    const user = await dashboardUser(stack, tenant.tenantId, 'operator');
+    const issued = await call(stack.apiUrl, 'POST', `/auth/users/${user.userId}/password-reset`, { cookie: admin.cookie });
+    assert.equal(issued.status, 201, issued.text);
+
+    const changed = await call(stack.apiUrl, 'POST', '/auth/password', { cookie: user.cookie, body: { currentPassword: user.password, newPassword: 'the password the user chose' } });
+    assert.equal(changed.status, 200, changed.text);
+    const reset = await call(stack.apiUrl, 'POST', '/auth/password-reset', { body: { token: issued.body.token, newPassword: 'a password set with an old token' } });
+    assert.equal(reset.status, 400, 'a token issued before the change no longer sets a password');
+    assert.equal(reset.body.code, 'invalid_reset_token');
+    assert.equal(await loginStatus(user.email, 'the password the user chose'), 200);
+    const audit = (await auditOf(user.userId)).filter((row) => row.action === 'user.password_changed');
+    assert.deepEqual(audit[0]!.detail, { sessionsEnded: 0, resetTokensCancelled: 1 });
   });
 
   it('refuses an expired token', async () => {

@@ -422,7 +422,7 @@ describe('payment confirmation on the dev server', () => {
       return entry!.id;
     };
     const early = await stack.services.confirmations.reverse(await provisionalCredit(lagging.body.transactionId), 'forged: not found');
-    assert.deepEqual([early.kind, early.reason], ['kept', 'reversal refused: not found, but the confirmation window is not over']);
+    assert.deepEqual([early.kind, early.reason], ['kept', 'reversal refused: not found yet, within the window']);
     const found = await stack.services.confirmations.reverse(await provisionalCredit(known.body.transactionId), 'forged: failed');
     assert.deepEqual([found.kind, found.reason], ['kept', 'reversal refused: provider shows it SUCCESS']);
     assert.equal(await entryStatus(account.AccountRef, known.body.transactionId), 'provisional');
@@ -434,5 +434,80 @@ describe('payment confirmation on the dev server', () => {
     await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
     const read = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}`, { apiKey: tenant.apiKey });
     assert.equal(read.body.Status, 'expired');
+  });
+});
+
+describe('the per-payment reverse activity enforces the not-found rule from the database', () => {
+  // No worker: nothing but the calls below looks these credits up. A 3 s window and 3 answers: an answer
+  // counts 1 s after the previous counted one.
+  let stack: Stack;
+  let account: ProvisionedAccount;
+  before(async () => {
+    stack = await startStack({ CONFIRMATION_WINDOW: '3s', CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: '3' });
+    account = await provisionAccount(stack, (await createTenant(stack)).apiKey);
+  });
+  after(() => stack.close());
+
+  /** A provisional credit for a transaction the provider has never heard of, posted straight through the engine. */
+  async function unknownCredit(): Promise<string> {
+    const [entry] = await stack.infra.db.transaction((trx) =>
+      stack.services.postingEngine.post(trx, account.ID, [
+        {
+          direction: 'credit',
+          kind: 'payment',
+          amount: 500_000n,
+          fee: 2_500n,
+          status: 'provisional',
+          narration: 'ADA OBI',
+          providerTxnRef: `API-VACT_TRA-unknown-${randomUUID()}`,
+          transactionGroupId: uuidv7(),
+        },
+      ]),
+    );
+    return entry!.id;
+  }
+  const statusOf = async (entryId: string): Promise<string> => (await stack.infra.db('ledger_entries').where({ id: entryId }).first('status')).status;
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const reverse = (entryId: string) => stack.services.confirmations.reverse(entryId, 'forged: not found');
+
+  it('refuses a forged reversal after the window until spaced "not found" answers have counted, the last after the window', async () => {
+    const entryId = await unknownCredit();
+    await pause(3_100);
+    // The window is over and the provider does not know it: one answer, however often it is asked at once, is not enough.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const refused = await reverse(entryId);
+      assert.equal(refused.kind, 'kept');
+      assert.match(refused.kind === 'kept' ? refused.reason : '', /^reversal refused: window over; 1 of 3 counted "not found" answers/);
+    }
+    assert.equal(await statusOf(entryId), 'provisional');
+    await pause(1_100);
+    assert.match((await reverse(entryId)).reason, /2 of 3 counted/);
+    assert.equal(await statusOf(entryId), 'provisional');
+    await pause(1_100);
+    const reversed = await reverse(entryId);
+    assert.deepEqual([reversed.kind, reversed.kind === 'settled' ? reversed.outcome : null], ['settled', 'reversed']);
+    assert.equal(await statusOf(entryId), 'reversed');
+    assert.deepEqual(await stack.infra.db('confirmation_answers').where({ entry_id: entryId }), [], 'a settled credit leaves no answers behind');
+  });
+
+  it('never reverses for "not found" a credit the provider has shown, to a batch or to these activities', async () => {
+    const entryId = await unknownCredit();
+    const credit = await stack.infra.db('ledger_entries').where({ id: entryId }).first('tenant_id', 'provider_txn_ref', 'created_at');
+    await stack.infra.db('confirmation_claims').insert({
+      entry_id: entryId,
+      tenant_id: credit.tenant_id,
+      account_ref: account.AccountRef,
+      provider_txn_ref: credit.provider_txn_ref,
+      posted_at: credit.created_at,
+      batch_id: 'a-batch-that-saw-it-processing',
+      first_seen_at: credit.created_at,
+    });
+    await pause(3_100);
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      if (attempt > 0) await pause(1_100);
+      const refused = await reverse(entryId);
+      assert.deepEqual([refused.kind, refused.reason], ['kept', 'reversal refused: seen before; "not found" is lookup lag']);
+    }
+    assert.equal(await statusOf(entryId), 'provisional');
   });
 });

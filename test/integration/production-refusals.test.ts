@@ -129,7 +129,22 @@ describe('the production checks are on by default (entrypoints started with neit
     const exit = await runEntrypoint('api.js', { ...process.env, ...PRODUCTION, ...UNSET, ...SAMPLE_SECRET, PORT: String(await freePort()) });
     assert.equal(exit.code, 1, exit.stderr);
     assert.match(exit.stderr, /^api: Invalid configuration:[\s\S]*- PROVIDER_WEBHOOKS_SIGNING_SECRET: [^\n]*published/);
-    assert.match(exit.stderr, /ALLOW_DEVELOPMENT_SETTINGS=true relaxes them/);
+    assert.match(exit.stderr, /ALLOW_DEVELOPMENT_SETTINGS=true \(with NODE_ENV=development\) relaxes them/);
+  });
+
+  it("the API refuses the provider documentation's and the test vectors' signing keys, even with the development switch on while NODE_ENV is unset", async () => {
+    const keys = ['HkatexKDZg7CLWy96q5sfrVHSvtoz92B', 'sk_sandbox_provider_4f1c2e9a7b3d'];
+    const exits = await Promise.all(
+      keys.flatMap((key) =>
+        [UNSET, { ...UNSET, ALLOW_DEVELOPMENT_SETTINGS: 'true' }].map(async (unset) =>
+          runEntrypoint('api.js', { ...process.env, ...PRODUCTION, ...unset, PROVIDER_WEBHOOKS_SIGNING_SECRET: key, PORT: String(await freePort()) }),
+        ),
+      ),
+    );
+    for (const exit of exits) {
+      assert.equal(exit.code, 1, exit.stderr);
+      assert.match(exit.stderr, /^api: Invalid configuration:[\s\S]*- PROVIDER_WEBHOOKS_SIGNING_SECRET: [^\n]*published/);
+    }
   });
 
   it('the worker, the CLI and the sandbox refuse the local defaults', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createLedgerVerificationRepo } from '../../src/ledger/ledger-verification.repo';
-import { RESTORED_NARRATION } from '../../src/reconciliation/reconciliation-repairs';
+import { RESTORED_NARRATION, RESTORED_REASON } from '../../src/reconciliation/reconciliation-repairs';
 import { createRetentionRepo } from '../../src/retention/retention.repo';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
 import { ensureReconciliationSchedule } from '../../src/reconciliation/reconciliation-schedule';
@@ -41,6 +41,12 @@ async function finished(stack: Stack, tenant: TestTenant, runId: string): Promis
 async function entries(stack: Stack, tenant: TestTenant, account: ProvisionedAccount): Promise<Array<Record<string, any>>> {
   const page = await statement(stack, tenant.apiKey, account.AccountRef, '?limit=200');
   return page.body.lines.map((line: { entry: Record<string, any> }) => line.entry);
+}
+
+/** The events of one subject as [type, sequence], in sequence order. */
+async function eventsOf(stack: Stack, subject: string): Promise<Array<[string, number]>> {
+  const rows: Array<{ type: string; sequence: number }> = await stack.infra.db('tenant_events').where({ subject }).orderBy('sequence').select('type', 'sequence');
+  return rows.map((row) => [row.type, row.sequence]);
 }
 
 const suppressedPayment = (stack: Stack, accountRef: string, amount: number | string): Promise<HttpResponse> =>
@@ -207,6 +213,15 @@ describe('reconciliation against the provider', () => {
     assert.deepEqual(await stack.infra.db('confirmation_claims').where({ provider_txn_ref: transactionId }).select('entry_id'), []);
     const balance = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey });
     assert.deepEqual([balance.body.ledgerBalance, balance.body.availableBalance], ['5000.00', '5000.00']);
+    // The tenant's endpoints hear the whole story of the payment, the restoration last.
+    const group = story.body.lines[0].entry.TransactionGroupId;
+    assert.deepEqual(await eventsOf(stack, group), [
+      ['payment.received', 1],
+      ['payment.reversed', 2],
+      ['payment.restored', 3],
+    ]);
+    const restored = await stack.infra.db('tenant_events').where({ subject: group, type: 'payment.restored' }).first('data');
+    assert.deepEqual(restored.data, { transactionGroupId: group, accountRef: account.AccountRef, amount: '5000.00', currency: 'NGN', reason: RESTORED_REASON });
 
     const second = await reconcile(stack, tenant, from);
     assert.deepEqual({ repaired: second.run.Repaired, matched: second.run.Matched, reported: second.run.Reported }, { repaired: 0, matched: 1, reported: 0 });
@@ -253,6 +268,14 @@ describe('reconciliation against the provider', () => {
       ['resolved', 'compensated', 'payer bank recalled the funds, ticket 4411', 'cli', compensated.entry.id],
     );
     await assert.rejects(stack.services.reconciliation.compensate(platform, finding!.ID, 'twice'), (error: { kind?: string }) => error.kind === 'conflict');
+    const group = compensated.entry.transactionGroupId;
+    assert.deepEqual(await eventsOf(stack, group), [
+      ['payment.received', 1],
+      ['payment.confirmed', 2],
+      ['payment.compensated', 3],
+    ]);
+    const told = await stack.infra.db('tenant_events').where({ subject: group, type: 'payment.compensated' }).first('data');
+    assert.deepEqual(told.data, { transactionGroupId: group, accountRef: account.AccountRef, amount: '5000.00', currency: 'NGN', reason: 'the provider reports this payment REFUND' });
 
     const balance = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey });
     assert.deepEqual([balance.body.ledgerBalance, balance.body.availableBalance], ['-3000.00', '-3000.00']);

@@ -200,6 +200,29 @@ describe('webhook endpoints and subscribable events', () => {
     }
   });
 
+  it('sends nothing more to an endpoint disabled while its delivery waits to be retried: the delivery ends cancelled, not sent', async () => {
+    const receiver = await startReceiver([500]);
+    try {
+      const tenant = await createTenant(stack);
+      const created = await createEndpoint(tenant, { url: receiver.url, eventTypes: ['payment.received'] });
+      const account = await provisionAccount(stack, tenant.apiKey);
+      await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }));
+      await eventually(async () => receiver.calls.length >= 1, { what: 'a first failed attempt' });
+      const disabled = await call(stack.apiUrl, 'PATCH', `/v1/webhook-endpoints/${created.body.ID}`, { apiKey: tenant.apiKey, body: { enabled: false } });
+      assert.equal(disabled.status, 200, disabled.text);
+      const calls = receiver.calls.length;
+      const delivery = await stack.infra.db('webhook_deliveries').where({ endpoint_id: created.body.ID }).first();
+      const handle = stack.infra.temporal.workflow.getHandle(`webhook-delivery:${delivery.id}`);
+      await assert.rejects(handle.result());
+      assert.equal(receiver.calls.length, calls, 'no attempt after the endpoint was disabled');
+      const detail = await call(stack.apiUrl, 'GET', `/v1/webhooks/deliveries/${delivery.id}`, { apiKey: tenant.apiKey });
+      assert.deepEqual([detail.body.Status, detail.body.LastError, detail.body.NextRetryAt], ['cancelled', 'not sent: the endpoint is disabled', null]);
+      assert.equal(detail.body.Attempts.length, calls);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('disables an endpoint that failed every delivery for the configured time, tells the other endpoints, and re-enables in one call', async () => {
     const dead = await startReceiver([500]);
     const healthy = await startReceiver([200]);

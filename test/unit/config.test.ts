@@ -4,6 +4,9 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { DEVELOPMENT_SETTINGS } from '../helpers/config';
 
+/** The signing key of the provider documentation's webhook signature example. */
+const PROVIDER_DOCUMENTATION_KEY = 'HkatexKDZg7CLWy96q5sfrVHSvtoz92B';
+
 /** A production configuration with nothing to refuse. */
 const PRODUCTION = {
   NODE_ENV: 'production',
@@ -70,7 +73,7 @@ describe('config', () => {
   it('refuses a published secret as the previous webhook signing secret in production', () => {
     assert.throws(
       () => loadConfig({ ...PRODUCTION, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: 'sk_sandbox_provider_local_dev' }),
-      /PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: is published in the repository/,
+      /PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: is published in this repository/,
     );
     assert.equal(loadConfig({ ...PRODUCTION, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: 'the-old-secret-of-our-own' }).PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET, 'the-old-secret-of-our-own');
   });
@@ -122,7 +125,7 @@ describe('config', () => {
         `${JSON.stringify(env)}: ${refused.join('; ')}`,
       );
     }
-    assert.ok(problems({}).some((problem) => problem.includes('ALLOW_DEVELOPMENT_SETTINGS=true relaxes them')));
+    assert.ok(problems({}).some((problem) => problem.includes('ALLOW_DEVELOPMENT_SETTINGS=true (with NODE_ENV=development) relaxes them')));
     assert.deepEqual(problems({ NODE_ENV: 'test', ALLOW_DEVELOPMENT_SETTINGS: 'true' }), []);
     assert.equal(loadConfig({ ...PRODUCTION, NODE_ENV: undefined }).NODE_ENV, 'production', 'unset is production');
     assert.equal(loadConfig(DEVELOPMENT_SETTINGS).NODE_ENV, 'development');
@@ -151,6 +154,50 @@ describe('config', () => {
         name,
       );
     }
+  });
+
+  it('refuses in production every signing key of the test vectors and the example key of the provider documentation', () => {
+    const vectorSecrets = (value: unknown): string[] =>
+      value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => (key === 'secret' && typeof inner === 'string' ? [inner] : vectorSecrets(inner))) : [];
+    const vectors = ['inbound-signature', 'outbound-signature'].map((name) => JSON.parse(readFileSync(path.resolve(__dirname, `../../../test/vectors/${name}.json`), 'utf8')));
+    const published = [...new Set([...vectors.flatMap(vectorSecrets), PROVIDER_DOCUMENTATION_KEY])];
+    assert.ok(published.length >= 3, published.join());
+    for (const secret of published) {
+      for (const name of ['PROVIDER_WEBHOOKS_SIGNING_SECRET', 'PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET']) {
+        assert.throws(
+          () => loadConfig({ ...PRODUCTION, [name]: secret }),
+          (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith(`${name}:`) && problem.includes('published')),
+          `${name}=${secret}`,
+        );
+      }
+    }
+    assert.throws(() => loadConfig({ ...PRODUCTION, REQUEST_HASH_SECRET: PROVIDER_DOCUMENTATION_KEY }), /REQUEST_HASH_SECRET: must be set in production to a secret of your own/);
+  });
+
+  it('refuses published secrets while NODE_ENV is unset, even with ALLOW_DEVELOPMENT_SETTINGS=true; everything else the switch relaxes stays relaxed', () => {
+    const unset = { ...PRODUCTION, NODE_ENV: undefined, ALLOW_DEVELOPMENT_SETTINGS: 'true' };
+    assert.throws(
+      () => loadConfig({ ...unset, PROVIDER_WEBHOOKS_SIGNING_SECRET: PROVIDER_DOCUMENTATION_KEY }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(
+          error.problems.map((problem) => problem.split(':')[0]),
+          ['PROVIDER_WEBHOOKS_SIGNING_SECRET', '(config)'],
+        );
+        assert.match(error.problems[1]!, /published secrets are refused while NODE_ENV is unset: .*set NODE_ENV=development beside ALLOW_DEVELOPMENT_SETTINGS=true/);
+        return true;
+      },
+    );
+    for (const [name, value] of [
+      ['DATA_ENCRYPTION_KEY', 'UADzT4+TdL/7B8uttdNNfjndg3KO7uXtNEpRaFnqpJE='],
+      ['REQUEST_HASH_SECRET', undefined],
+      ['PROVIDER_WEBHOOKS_SIGNING_SECRET', 'sk_sandbox_provider_local_dev'],
+    ] as const) {
+      assert.throws(() => loadConfig({ ...unset, [name]: value }), new RegExp(`${name}: `), name);
+      assert.equal(loadConfig({ ...unset, NODE_ENV: 'development', [name]: value }).NODE_ENV, 'development', `${name} with NODE_ENV=development`);
+    }
+    // The rest of what the switch relaxes does not depend on NODE_ENV.
+    assert.equal(loadConfig({ ...unset, PROVIDER_BASE_URL: 'http://127.0.0.1:4010', ALLOW_PRIVATE_CALLBACK_URLS: 'true' }).NODE_ENV, 'development');
   });
 
   it('rejects an encryption key that is not 32 bytes', () => {

@@ -21,4 +21,19 @@ describe('docker-compose.yml', () => {
     for (const mapping of published) assert.match(mapping, /^127\.0\.0\.1:\d+:\d+$/, mapping);
     assert.match(ui, /^      TEMPORAL_DISABLE_WRITE_ACTIONS: \$\{TEMPORAL_DISABLE_WRITE_ACTIONS:-true\}$/m);
   });
+
+  it('publishes the API and the sandbox (example secrets) on loopback unless PUBLISH_ADDRESS names another address', () => {
+    for (const [name, port] of [
+      ['api', 3000],
+      ['sandbox', 4010],
+    ] as const) {
+      const ports = /^    ports:\n((?:      - .*\n)+)/m.exec(service(name));
+      assert.ok(ports, `${name} publishes a port`);
+      assert.deepEqual(
+        [...ports[1]!.matchAll(/- '?([^'\n]+)'?/g)].map((match) => match[1]!),
+        [`\${PUBLISH_ADDRESS:-127.0.0.1}:${port}:${port}`],
+        name,
+      );
+    }
+  });
 });

@@ -1498,6 +1498,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A reversed credit was restored by reconciliation: the provider showed the payment paid after its confirmation window (a confirmed credit of the amount reversed) */
+        post: operations["eventPaymentRestored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.compensated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A confirmed credit was taken back by a compensating debit: the provider reports the payment failed or refunded (money already paid out leaves the account in deficit) */
+        post: operations["eventPaymentCompensated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "settlement.succeeded": {
         parameters: {
             query?: never;
@@ -1558,7 +1592,7 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A customer's identity check was approved */
+        /** A customer's KYC was approved: the identity check (tier 2), or an operator recorded tier 3 with its evidence */
         post: operations["eventKycApproved"];
         delete?: never;
         options?: never;
@@ -3703,7 +3737,6 @@ export interface operations {
                 "application/json": {
                     /** Format: date-time */
                     since: string;
-                    /** Format: uuid */
                     after?: string;
                 };
             };
@@ -3717,7 +3750,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         Queued: number;
-                        /** Format: uuid */
                         Next: string | null;
                     };
                 };
@@ -10592,6 +10624,92 @@ export interface operations {
                         /** @enum {string} */
                         currency: "NGN";
                         reason: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPaymentRestored: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.restored";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPaymentCompensated: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.compensated";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        reason: string;
                     };
                 };
             };
