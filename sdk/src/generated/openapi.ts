@@ -5729,7 +5729,7 @@ export interface operations {
             query?: {
                 after?: string;
                 status?: "open" | "repaired" | "resolved";
-                kind?: "missing_credit" | "reversed_credit_restored" | "settlement_refunded" | "unknown_account" | "payment_not_creditable" | "payment_mismatch" | "reversed_credit_provider_success" | "credit_failed_at_provider" | "credit_unknown_to_provider" | "unknown_transfer" | "settlement_paid_not_debited" | "settlement_paid_twice" | "settlement_debited_not_paid" | "settlement_not_at_provider" | "settlement_mismatch" | "settlement_stuck" | "settlement_run_failed" | "wallet_difference" | "lookup_limit_reached" | "provider_budget_reached";
+                kind?: "missing_credit" | "reversed_credit_restored" | "settlement_refunded" | "unknown_account" | "payment_not_creditable" | "payment_mismatch" | "reversed_credit_provider_success" | "credit_failed_at_provider" | "credit_unknown_to_provider" | "unknown_transfer" | "settlement_paid_not_debited" | "settlement_paid_twice" | "settlement_debited_not_paid" | "settlement_not_at_provider" | "settlement_mismatch" | "settlement_stuck" | "settlement_overdue" | "settlement_run_failed" | "wallet_difference" | "lookup_limit_reached" | "provider_budget_reached";
             };
             header?: never;
             path?: never;
