@@ -21,3 +21,6 @@ export const SWEEP_WATCHES_SETTLEMENT_REFERENCES = 'sweep-watches-settlement-ref
 
 /** settlementWorkflow: an attempt undecided past its overdue clock raises an alert finding. */
 export const SETTLEMENT_OVERDUE_ALERT = 'settlement-overdue-alert';
+
+/** settlementWorkflow: the lookups after a probe go on at the back-off reached before it. */
+export const SETTLEMENT_PROBE_KEEPS_BACKOFF = 'settlement-probe-keeps-backoff';

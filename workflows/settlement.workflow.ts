@@ -2,7 +2,7 @@ import { condition, continueAsNew, patched, proxyActivities, setHandler, sleep, 
 import type { SettlementActivities } from '../activities/settlements.activities';
 import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from './pacing';
 import { SETTLEMENT_STATUS } from '../src/contracts/search-attributes';
-import { REFUND_NEWS_AT_WATCH_END, SETTLEMENT_OVERDUE_ALERT } from './patches';
+import { REFUND_NEWS_AT_WATCH_END, SETTLEMENT_OVERDUE_ALERT, SETTLEMENT_PROBE_KEEPS_BACKOFF } from './patches';
 import { DEFAULT_OVERDUE_AFTER_MS, payoutSignal, type SettlementInput, type SettlementProgress, settlementStatusQuery, type SettlementWorkflowStatus } from '../src/contracts/settlement.contract';
 
 // Each activity is one provider call (plus a token refresh at worst) around short transactions; its
@@ -39,6 +39,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
   const progress: SettlementProgress = input.progress ?? { stage: 'destination', status: 'pending', attempt: 0, delayMs: input.pollIntervalMs, untilMs: null, lastProviderStatus: null };
   // Runs that began before the overdue clock existed never raise it: their histories hold no such call.
   const overdueClock = patched(SETTLEMENT_OVERDUE_ALERT);
+  const probeKeepsBackOff = patched(SETTLEMENT_PROBE_KEEPS_BACKOFF);
   const overdueAfterMs = input.overdueAfterMs ?? DEFAULT_OVERDUE_AFTER_MS;
   progress.undecidedSinceMs ??= Date.now();
   const providerRef = (): string | null => (progress.attempt > 0 ? `${input.merchantTxRef}-${progress.attempt}` : null);
@@ -115,6 +116,9 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
       }
 
       case 'submit': {
+        // A probe (the same reference again after "not found" for the grace) keeps the lookups' back-off:
+        // a reference probed again and again must not restart a burst of fast lookups each time.
+        const probing = progress.lastProviderStatus === 'NOT_FOUND' && probeKeepsBackOff;
         const submission = await activities.submitSettlementAttempt(input.settlementId, progress.attempt);
         if (submission.kind === 'settlement_closed') return setStatus(submission.status);
         setStatus('processing');
@@ -124,7 +128,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
           await backOff(MAX_PROVIDER_BACKOFF_MS, submission.retryAfterMs);
         } else {
           progress.stage = 'follow';
-          progress.delayMs = input.pollIntervalMs;
+          if (!probing) progress.delayMs = input.pollIntervalMs;
         }
         break;
       }

@@ -533,6 +533,27 @@ describe('settlementWorkflow (time-skipping)', function () {
       );
     });
 
+    it('the lookups after a probe go on at the back-off reached before it, never a new burst from the poll interval', async () => {
+      const GRACE = 20 * SECOND;
+      let lastSubmittedAt = 0;
+      let submissions = 0;
+      const submit = (elapsedMs: number): SubmissionResult => {
+        lastSubmittedAt = elapsedMs;
+        submissions += 1;
+        return { kind: 'duplicate', reason: 'HTTP 409 duplicate merchantTxRef' };
+      };
+      const polls = (elapsedMs: number): AttemptProgress => {
+        if (submissions >= 3) return succeeded;
+        return elapsedMs - lastSubmittedAt >= GRACE ? { kind: 'probe', reason: 'not found for the grace' } : notFound;
+      };
+      const { result, of } = await settle({ attempts: [{ submit: [submit], polls: [polls] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0 });
+      assert.equal(result, 'success');
+      const [, probe] = of('submit').map((call) => call.at);
+      // The probe's answer is looked up at once; the lookups after that wait as long as they did before it.
+      const [answerLookup, next] = of('poll').filter((call) => call.at > probe!);
+      assert.ok(next!.at - answerLookup!.at >= 10 * SECOND, `the second lookup after the probe came ${next!.at - answerLookup!.at} ms after the first`);
+    });
+
     it('each new attempt starts its own clock: attempts failed in time raise nothing, and a paid settlement never alerts', async () => {
       const failing: AttemptScript = { submit: [accepted], polls: [processing, failedAttempt] };
       const { result, calls } = await settle(
