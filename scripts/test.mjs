@@ -113,6 +113,9 @@ async function runTestLayers(layers, grep, results) {
         '--enable-source-maps',
         '--recursive',
         '--exit',
+        // The spec reporter, which also tells the tests' waits when mocha will time out what is running.
+        '--reporter',
+        join('dist', 'test', 'helpers', 'reporter.js'),
         '--timeout',
         String(TIMEOUTS[layer]),
         ...(grep ? ['--grep', grep] : []),

@@ -3,17 +3,31 @@
 //
 //   ensureSchemathesis({ log }) -> { bin } | null
 //
+// pip installs exactly tools/schemathesis-requirements.txt: every package pinned, with its hashes
+// (--require-hashes), and wheels only, so no build step fetches tools of its own. The venv's folder is
+// named for a hash of that file, so changing a pin makes a new venv and a stale one is never reused.
 // null when no Python with a working venv module can be found (or installed with apt-get); the
 // contract test then skips itself and says why.
-import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheRoot } from '../lib/paths.mjs';
+import { cacheRoot, repoRoot } from '../lib/paths.mjs';
 import { isExecutable, isRoot, pidAlive, quietLog, run, tail, which } from '../lib/util.mjs';
 
-export const SCHEMATHESIS_VERSION = '4.32.5';
+export function schemathesisRequirements() {
+  return join(repoRoot(), 'tools', 'schemathesis-requirements.txt');
+}
 
-export function schemathesisCacheDir(version = SCHEMATHESIS_VERSION) {
-  return join(cacheRoot(), `schemathesis-${version}`);
+/** The schemathesis version and a short hash of the whole requirements file, which names the venv's folder. */
+export function schemathesisLock() {
+  const text = readFileSync(schemathesisRequirements(), 'utf8');
+  const version = /^schemathesis==(\S+)/m.exec(text)?.[1];
+  if (!version) throw new Error(`no schemathesis==<version> line in ${schemathesisRequirements()}`);
+  return { version, hash: createHash('sha256').update(text).digest('hex').slice(0, 12) };
+}
+
+export function schemathesisCacheDir({ version, hash } = schemathesisLock()) {
+  return join(cacheRoot(), `schemathesis-${version}-${hash}`);
 }
 
 /** `<dir>/current` is a symlink to a finished venv; it only appears once pip has succeeded. */
@@ -43,17 +57,21 @@ async function findPython(log) {
  * `current` is then pointed at it with an atomic rename. A killed install leaves only a venv that
  * nothing points to, removed by the next install once its process is gone.
  */
-async function install(python, dir, log) {
+async function install(python, dir, version, log) {
   mkdirSync(dir, { recursive: true });
   for (const name of readdirSync(dir)) {
     const owner = /^venv-(\d+)-/.exec(name)?.[1];
     if (owner && !pidAlive(Number(owner))) rmSync(join(dir, name), { recursive: true, force: true });
   }
   const venv = join(dir, `venv-${process.pid}-${Date.now()}`);
-  log(`installing schemathesis ${SCHEMATHESIS_VERSION} with pip into ${dir} (first run only)...`);
+  log(`installing schemathesis ${version} and its pinned dependencies (${schemathesisRequirements()}) with pip into ${dir} (first run only)...`);
   const steps = [
     [python, ['-m', 'venv', venv], 5 * 60_000],
-    [join(venv, 'bin', 'pip'), ['install', '--disable-pip-version-check', '--no-input', '--quiet', `schemathesis==${SCHEMATHESIS_VERSION}`], 15 * 60_000],
+    [
+      join(venv, 'bin', 'pip'),
+      ['install', '--disable-pip-version-check', '--no-input', '--quiet', '--require-hashes', '--only-binary', ':all:', '--requirement', schemathesisRequirements()],
+      15 * 60_000,
+    ],
   ];
   for (const [cmd, args, timeoutMs] of steps) {
     const result = await run(cmd, args, { timeoutMs });
@@ -70,14 +88,15 @@ async function install(python, dir, log) {
 }
 
 export async function ensureSchemathesis({ log = quietLog } = {}) {
-  const dir = schemathesisCacheDir();
+  const lock = schemathesisLock();
+  const dir = schemathesisCacheDir(lock);
   if (!isExecutable(currentBin(dir))) {
     const python = await findPython(log);
     if (!python) {
       log('no python3 with a working venv module: schemathesis unavailable');
       return null;
     }
-    if (!(await install(python, dir, log))) return null;
+    if (!(await install(python, dir, lock.version, log))) return null;
   }
   const bin = currentBin(dir);
   const version = await run(bin, ['--version'], { timeoutMs: 60_000 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { timeLeftMs } from '../helpers/deadline';
 
 /**
  * Debian's Chromium (provisioned by scripts/infra/chromium.mjs), headless. The flags keep it off the
@@ -12,6 +13,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 export async function launchChromium(): Promise<Browser> {
   const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   return chromium.launch({
+    timeout: leftOfTheRunningTest(),
     executablePath,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -23,8 +25,22 @@ export const PHONE = { width: 390, height: 844 };
 
 export async function newContext(browser: Browser, baseURL: string, viewport = DESKTOP): Promise<BrowserContext> {
   const context = await browser.newContext({ baseURL, viewport, locale: 'en-GB', timezoneId: 'Africa/Lagos', ...(viewport === PHONE ? { isMobile: true, hasTouch: true } : {}) });
-  context.setDefaultTimeout(20_000);
+  limitToTheRunningTest(context);
   return context;
+}
+
+/**
+ * Gives every action and wait in `context` what is left of the running hook's or test's time (none when
+ * it has no limit), so a slow page only waits longer and a failure still names the locator it waited for.
+ */
+export function limitToTheRunningTest(context: BrowserContext): void {
+  context.setDefaultTimeout(leftOfTheRunningTest());
+}
+
+/** What is left of the running hook's or test's time, as a Playwright timeout (0: none). */
+function leftOfTheRunningTest(): number {
+  const leftMs = timeLeftMs();
+  return Number.isFinite(leftMs) ? leftMs : 0;
 }
 
 /** Where screenshots go (git-ignored); printed once so a person can look at them. */

@@ -14,7 +14,7 @@ import { cliTenant, provision, type E2eTenant } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
-import { artifactsDir, assertAccessible, DESKTOP, horizontalOverflow, launchChromium, newContext, PHONE, screenshot, settled, watchForErrors } from './browser';
+import { artifactsDir, assertAccessible, DESKTOP, horizontalOverflow, launchChromium, limitToTheRunningTest, newContext, PHONE, screenshot, settled, watchForErrors } from './browser';
 
 const PAYMENTS = 105;
 const PAYMENT_NAIRA = 1000;
@@ -165,7 +165,7 @@ describe('dashboard in a browser', function () {
         const letters = (await call(sys.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: tenant.apiKey })).body.deadLetters;
         return letters.length === 1 && letters[0].ID;
       },
-      { timeoutMs: 60_000, intervalMs: 500, what: 'the dead letter' },
+      { intervalMs: 500, what: 'the dead letter' },
     );
     receiver.answer([200]);
     await eventually(
@@ -173,14 +173,14 @@ describe('dashboard in a browser', function () {
         const balance = await balanceOf(main.AccountRef);
         return balance.pendingCredits === '0.00' && balance.ledgerBalance === (990 * PAYMENTS).toFixed(2);
       },
-      { timeoutMs: 120_000, intervalMs: 1_000, what: `${PAYMENTS} payments credited and confirmed` },
+      { intervalMs: 1_000, what: `${PAYMENTS} payments credited and confirmed` },
     );
     await eventually(
       async () => {
         const balance = await balanceOf(reconciled.AccountRef);
         return balance.pendingCredits === '0.00' && balance.ledgerBalance === TAKEN_BACK_TOTAL.toFixed(2);
       },
-      { timeoutMs: 60_000, intervalMs: 500, what: 'the payments to the reconciliation account confirmed' },
+      { intervalMs: 500, what: 'the payments to the reconciliation account confirmed' },
     );
     for (const transactionId of takenBack) {
       const refunded = await call(sys.sandboxUrl, 'POST', `/sandbox/payments/${transactionId}/status`, { body: { status: 'REFUND' } });
@@ -192,6 +192,10 @@ describe('dashboard in a browser', function () {
     page = await context.newPage();
     problems = watchForErrors(page);
     console.log(`      seeded the stack and started ${browser.version()} in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots: ${artifactsDir()}`);
+  });
+
+  beforeEach(() => {
+    if (context) limitToTheRunningTest(context);
   });
 
   after(async function () {
@@ -424,7 +428,7 @@ describe('dashboard in a browser', function () {
     await page.getByRole('dialog').getByRole('button', { name: 'Replay selected (1)' }).click();
     await page.getByText("1 dead letter replayed to the account's current callback URL.").waitFor();
     // The page refreshes itself until the replay's own delivery has succeeded.
-    await rows.first().getByText('replay succeeded').waitFor({ timeout: 30_000 });
+    await rows.first().getByText('replay succeeded').waitFor();
     assert.ok(receiver.calls.length > before, 'the receiver got the replayed event');
     deliveryId = (await rows.first().getByRole('link').first().getAttribute('href'))!.split('/').pop()!;
     pagesSeen.set('delivery', `/dashboard/webhooks/deliveries/${deliveryId}`);
@@ -453,7 +457,7 @@ describe('dashboard in a browser', function () {
     await page.waitForURL(/\/dashboard\/settlements\/mtx_/);
     settlementRef = page.url().split('/').pop()!;
     pagesSeen.set('settlement', `/dashboard/settlements/${settlementRef}`);
-    await page.getByTestId('settlement-status').getByText('success').waitFor({ timeout: 60_000 });
+    await page.getByTestId('settlement-status').getByText('success').waitFor();
     const attempts = page.getByRole('region', { name: 'Attempts' }).locator('tbody tr');
     assert.match(await attempts.first().innerText(), new RegExp(`${settlementRef}-1[\\s\\S]*success`));
     const timeline = await page.locator('.timeline').innerText();
@@ -474,7 +478,7 @@ describe('dashboard in a browser', function () {
     await page.waitForURL(/\/dashboard\/reconciliation\/runs\/[0-9a-f-]{36}$/);
     runId = page.url().split('/').pop()!;
     pagesSeen.set('reconciliation-run', `/dashboard/reconciliation/runs/${runId}`);
-    await page.getByTestId('run-status').getByText('succeeded').waitFor({ timeout: 60_000 });
+    await page.getByTestId('run-status').getByText('succeeded').waitFor();
     await settled(page);
     assert.match(await page.getByTestId('run-status').innerText(), /succeeded\s+alert/);
     assert.deepEqual([await page.getByTestId('run-repaired').innerText(), await page.getByTestId('run-reported').innerText()], ['0', String(TAKEN_BACK.length)]);

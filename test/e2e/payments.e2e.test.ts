@@ -6,6 +6,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { system } from './system';
 import { cliTenant, provision, statementLines } from './tenant';
 import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
+import { keptWaitingPastItsWindow } from '../helpers/confirmation';
 
 describe('e2e: payments from the sandbox to the statement', () => {
   it('shows a sandbox payment as provisional, then confirmed within seconds', async () => {
@@ -18,7 +19,7 @@ describe('e2e: payments from the sandbox to the statement', () => {
     assert.equal(first.length, 1);
     assert.ok(['provisional', 'confirmed'].includes(first[0]!.entry.Status!));
     assert.deepEqual([first[0]!.entry.Amount, first[0]!.entry.Fee, first[0]!.entry.Narration], ['5000.00', '25.00', 'BOLA ADE']);
-    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]!.entry.Status === 'confirmed', { timeoutMs: 15_000, what: 'confirmation' });
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]!.entry.Status === 'confirmed', { what: 'confirmation' });
   });
 
   it('reverses a webhook for a transaction the provider never saw, keeping the original visible', async () => {
@@ -38,7 +39,7 @@ describe('e2e: payments from the sandbox to the statement', () => {
         const current = await statementLines(sys, tenant.apiKey, account.AccountRef);
         return current.length === 2 ? current : null;
       },
-      { timeoutMs: 20_000, what: 'the reversal' },
+      { what: 'the reversal' },
     );
     assert.deepEqual(
       lines.map((line) => [line.entry.Kind, line.entry.Direction, line.entry.Status, line.runningBalance]),
@@ -54,7 +55,7 @@ describe('e2e: payments from the sandbox to the statement', () => {
     const tenant = await cliTenant(sys);
     const account = await provision(sys, tenant.apiKey);
     await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, lookupLagMs: 2_500 } });
-    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 20_000, what: 'confirmation' });
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { what: 'confirmation' });
     assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
   });
 
@@ -64,15 +65,20 @@ describe('e2e: payments from the sandbox to the statement', () => {
     const account = await provision(sys, tenant.apiKey);
     // PROCESSING at the provider until the test says otherwise.
     const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' } });
-    // The 4 s window is over: the credit waits, provisional.
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    // Its batch looks it up after the 4 s window is over and keeps it: the credit waits, provisional.
+    const temporal = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default' });
+    try {
+      await keptWaitingPastItsWindow(temporal, sent.body.transactionId);
+    } finally {
+      await temporal.connection.close();
+    }
     const waiting = await statementLines(sys, tenant.apiKey, account.AccountRef);
     assert.deepEqual(
       waiting.map((line) => line.entry.Status),
       ['provisional'],
     );
     await call(sys.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
-    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 25_000, what: 'confirmation' });
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { what: 'confirmation' });
     assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
   });
 
@@ -96,7 +102,7 @@ describe('e2e: payments from the sandbox to the statement', () => {
           const found = (await batchesOf()).filter((execution) => execution.status === 'RUNNING');
           return found.length > 0 ? found : null;
         },
-        { timeoutMs: 20_000, what: 'the batch to be listed by ProviderTxnRefs' },
+        { what: 'the batch to be listed by ProviderTxnRefs' },
       );
       assert.match(running!.workflowId, new RegExp(`^${paymentConfirmationBatchWorkflowId('')}`));
       await temporal.workflow.getHandle(running!.workflowId).terminate('operator terminated it');
@@ -109,11 +115,10 @@ describe('e2e: payments from the sandbox to the statement', () => {
           const found = (await batchesOf()).filter((execution) => execution.status === 'RUNNING' && execution.workflowId !== running!.workflowId);
           return found.length > 0 ? found : null;
         },
-        { timeoutMs: 30_000, what: 'a new batch holding the released payment' },
+        { what: 'a new batch holding the released payment' },
       );
       await call(sys.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
       await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', {
-        timeoutMs: 30_000,
         what: 'the released payment confirmed by a new batch',
       });
       const all = await eventually(
@@ -121,7 +126,7 @@ describe('e2e: payments from the sandbox to the statement', () => {
           const found = await batchesOf();
           return found.some((execution) => execution.workflowId === successor!.workflowId && execution.status === 'COMPLETED') ? found : null;
         },
-        { timeoutMs: 20_000, what: 'the new batch completed in visibility' },
+        { what: 'the new batch completed in visibility' },
       );
       assert.ok(all.some((execution) => execution.workflowId === running!.workflowId && execution.status === 'TERMINATED'));
       assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');

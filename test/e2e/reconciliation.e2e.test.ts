@@ -21,8 +21,8 @@ describe('e2e: reconciliation from the CLI', () => {
       assert.equal(first.findings.missing_credit, 1);
       const [line] = await statementLines(sys, tenant.apiKey, account.AccountRef);
       assert.deepEqual([line?.entry.ProviderTxnRef, line?.entry.Amount, line?.entry.Narration], [paid.body.transactionId, '2000.00', 'CHIDI EZE']);
-      await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 15_000, what: 'confirmation' });
-      await eventually(async () => receiver.calls.length === 1, { timeoutMs: 15_000, what: 'the payment.received delivery' });
+      await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { what: 'confirmation' });
+      await eventually(async () => receiver.calls.length === 1, { what: 'the payment.received delivery' });
       assert.equal(JSON.parse(receiver.calls[0]!.body).gross_amount, '2010.00');
 
       const second = await sys.cli('reconcile', '--from', from);

@@ -45,7 +45,7 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
     const sys = await system();
     const account = await provision(sys, tenant.apiKey);
     await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 10_010, fee: 10 } });
-    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: 15_000, what: 'funding' });
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { what: 'funding' });
     return account;
   }
 
@@ -69,7 +69,7 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
             const current = (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body;
             return current.status === testCase.status ? current : null;
           },
-          { timeoutMs: 60_000, what: `${testCase.accountNumber} → ${testCase.status}` },
+          { what: `${testCase.accountNumber} → ${testCase.status}` },
         );
         return { testCase, account, ref, transfer };
       }),
@@ -94,12 +94,12 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
     const account = await fundedAccount();
     const settle = await call(sys.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '100.00', bankCode: '044', accountNumber: '0123456789' } });
     const ref = settle.body.merchantTxRef as string;
-    await eventually(async () => (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === 'success', { timeoutMs: 20_000 });
+    await eventually(async () => (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === 'success', { what: `${ref} to succeed` });
     // The refund must arrive after the workflow has stopped watching for one.
     const temporal = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
     try {
       const handle = temporal.workflow.getHandle(settlementWorkflowId(ref));
-      await eventually(async () => (await handle.describe()).status.name === 'COMPLETED', { timeoutMs: 20_000, intervalMs: 250, what: 'the end of the refund watch' });
+      await eventually(async () => (await handle.describe()).status.name === 'COMPLETED', { intervalMs: 250, what: 'the end of the refund watch' });
       assert.equal((await handle.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS), 'success');
       const refunded = await call(sys.sandboxUrl, 'POST', `/sandbox/transfers/${ref}-1/refund`);
       assert.equal(refunded.status, 200);
@@ -108,12 +108,11 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
           const current = (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body;
           return current.status === 'refunded' ? current : null;
         },
-        { timeoutMs: 20_000, what: 'the late refund' },
+        { what: 'the late refund' },
       );
       assert.equal(transfer.status, 'refunded');
       // The settlement's id gets a new run that reads the database: its latest run shows the refund.
       await eventually(async () => (await temporal.workflow.getHandle(settlementWorkflowId(ref)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS) === 'refunded', {
-        timeoutMs: 20_000,
         what: 'SettlementStatus refunded on the latest run',
       });
     } finally {

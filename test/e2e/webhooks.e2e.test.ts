@@ -27,7 +27,7 @@ describe('e2e: outbound webhooks to a real local receiver', () => {
       const secret = (await call(sys.apiUrl, 'POST', '/auth/webhook-secret', { cookie, body: {} })).body.secret as string;
       const account = await provision(sys, tenant.apiKey, { callbackUrl: receiver.url });
       await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
-      await eventually(async () => receiver.calls.length === 3, { timeoutMs: 20_000, what: 'three attempts' });
+      await eventually(async () => receiver.calls.length === 3, { what: 'three attempts' });
       assert.equal(new Set(receiver.calls.map((received) => received.headers['x-event-id'])).size, 1);
       assert.ok(receiver.calls.every((received) => verifies(received, secret)));
       const body = JSON.parse(receiver.calls[0]!.body);
@@ -48,14 +48,13 @@ describe('e2e: outbound webhooks to a real local receiver', () => {
       const account = await provision(sys, tenant.apiKey, { callbackUrl: receiver.url });
       await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 1010 } });
       const letter = await eventually(async () => (await call(sys.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: tenant.apiKey })).body.deadLetters[0], {
-        timeoutMs: 20_000,
         what: 'the dead letter',
       });
       assert.deepEqual([letter.Status, letter.AttemptCount, letter.NextRetryAt, letter.CallbackURL], ['dead_letter', 3, null, receiver.url]);
       receiver.answer([200]);
       const replay = await call(sys.apiUrl, 'POST', `/v1/webhooks/dead-letters/${letter.ID}/replay`, { apiKey: tenant.apiKey });
       assert.equal(replay.status, 202);
-      await eventually(async () => receiver.calls.length === 4, { timeoutMs: 20_000, what: 'the replay' });
+      await eventually(async () => receiver.calls.length === 4, { what: 'the replay' });
       assert.equal(receiver.calls[3]!.headers['x-event-id'], receiver.calls[0]!.headers['x-event-id']);
     } finally {
       await receiver.close();

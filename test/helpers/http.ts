@@ -1,3 +1,5 @@
+import { runnableDeadline } from './deadline';
+
 export interface HttpResponse<T = any> {
   status: number;
   body: T;
@@ -34,8 +36,14 @@ export async function call<T = any>(baseUrl: string, method: string, path: strin
   return { status: response.status, body: body as T, headers: response.headers, text };
 }
 
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, options: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+/**
+ * Polls `probe` until it returns something truthy. It has no deadline of its own: it gives up just before
+ * mocha would time out the running hook or test (test/helpers/deadline.ts), so a busy machine makes it
+ * wait longer but cannot fail it; only a thing that never happens does. `withinMs` bounds it further,
+ * only where the time itself is what the test asserts (a product setting, never a guess of speed).
+ */
+export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, options: { withinMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+  const deadline = Math.min(runnableDeadline(), Date.now() + (options.withinMs ?? Infinity));
   let last: unknown;
   for (;;) {
     try {
@@ -44,7 +52,10 @@ export async function eventually<T>(probe: () => Promise<T | undefined | null | 
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${options.what ?? 'condition'}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline) {
+      const bound = options.withinMs === undefined ? "until the test's time ran out" : `for ${options.withinMs} ms`;
+      throw new Error(`timed out waiting for ${options.what ?? 'condition'} (${bound})${last ? `: ${String(last)}` : ''}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
   }
 }

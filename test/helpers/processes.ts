@@ -73,7 +73,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
         if (exited()) throw new Error(`${name} exited:\n${logs[name].slice(-20).join('\n')}`);
         return isReady(name, child.pid!);
       },
-      { timeoutMs: 60_000, intervalMs: 200, what: `${name} to start` },
+      { intervalMs: 200, what: `${name} to start` },
     );
   }
 

@@ -3,7 +3,7 @@ import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSo
 import { createLogger } from '../../src/logger';
 import { registerSearchAttributes } from '../../src/main/register-search-attributes';
 import { installTemporalRuntimeLogging } from '../../src/temporal/runtime-logging';
-import { startTimeSkippingServer, TEST_SERVER_STARTUP_TIMEOUT_MS } from './time-skipping-server';
+import { startTimeSkippingServer } from './time-skipping-server';
 
 installTemporalRuntimeLogging(createLogger(process.env.LOG_LEVEL ?? 'silent', 'temporal-test'));
 
@@ -15,8 +15,8 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return bundle;
 }
 
-/** A `before` hook that starts an environment needs this long: the server's start, then the connections. */
-export const ENVIRONMENT_STARTUP_TIMEOUT_MS = TEST_SERVER_STARTUP_TIMEOUT_MS + 30_000;
+/** Mocha's timeout for a `before` hook that starts an environment: a JVM's start on a loaded machine, then the connections. */
+export const ENVIRONMENT_STARTUP_TIMEOUT_MS = 90_000;
 
 /**
  * `TestWorkflowEnvironment.create`, which createTimeSkipping calls with a server it launches itself: called
@@ -49,8 +49,8 @@ async function environmentOnOwnServer(executable: string): Promise<TestWorkflowE
 }
 
 /**
- * The Java time-skipping test server (path from scripts/test.mjs), started by us with a generous
- * startup timeout (see TEST_SERVER_STARTUP_TIMEOUT_MS); without a path the SDK downloads its own, which
+ * The Java time-skipping test server (path from scripts/test.mjs), started by us and waited for as long
+ * as the hook may run (see startTimeSkippingServer); without a path the SDK downloads its own, which
  * needs the internet. Custom search attributes are registered on every new environment.
  */
 export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {

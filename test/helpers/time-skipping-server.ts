@@ -1,13 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
+import { runnableDeadline } from './deadline';
 import { freePort } from './ports';
-
-/**
- * How long the Java test server may take to listen. The SDK's own launch gives it a fixed 5 s
- * (sdk-core's ephemeral server, no option in @temporalio/testing 1.24), which a JVM starting on a
- * loaded machine misses; this is generous instead.
- */
-export const TEST_SERVER_STARTUP_TIMEOUT_MS = 60_000;
 
 export interface RunningTestServer {
   address: string;
@@ -34,7 +28,9 @@ function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts `<executable> <port>`, exactly as the SDK would, and waits until it listens. (No
+ * Starts `<executable> <port>`, exactly as the SDK would, and waits until it listens, for as long as the
+ * hook that starts it may run: the SDK's own launch gives the server a fixed 5 s (sdk-core's ephemeral
+ * server, no option in @temporalio/testing 1.24), which a JVM starting on a loaded machine misses. (No
  * --enable-time-skipping: the environment's client unlocks skipping only while it awaits a result; with
  * the flag, time runs ahead before a worker polls and workflows time out.)
  */
@@ -53,15 +49,14 @@ export async function startTimeSkippingServer(executable: string): Promise<Runni
     await stopProcess(child);
   };
 
-  const deadline = Date.now() + TEST_SERVER_STARTUP_TIMEOUT_MS;
   while (!(await accepts(port))) {
     if (child.exitCode !== null || child.signalCode !== null) {
       await stop();
       throw new Error(`the time-skipping test server exited (${child.exitCode ?? child.signalCode}) before listening:\n${stderr}`);
     }
-    if (Date.now() > deadline) {
+    if (Date.now() > runnableDeadline()) {
       await stop();
-      throw new Error(`the time-skipping test server did not listen on port ${port} within ${TEST_SERVER_STARTUP_TIMEOUT_MS} ms:\n${stderr}`);
+      throw new Error(`the time-skipping test server did not listen on port ${port} before the hook's time ran out:\n${stderr}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -318,7 +318,7 @@ describe('batched confirmation (claims, batches, findability)', () => {
   it("one batch confirms a tenant's payments; each is findable by its ProviderTxnRef and AccountRef, and its outcome and lookups are queryable", async () => {
     const [first, second] = [await provisionAccount(stack, tenant.apiKey), await provisionAccount(stack, tenant.apiKey)];
     const refs = await Promise.all([pay(first), pay(first), pay(second)]);
-    await eventually(async () => (await Promise.all(refs.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the batch to confirm', timeoutMs: 20_000 });
+    await eventually(async () => (await Promise.all(refs.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the batch to confirm' });
     assert.equal(
       await stack.infra
         .db('confirmation_claims')
@@ -335,7 +335,7 @@ describe('batched confirmation (claims, batches, findability)', () => {
         const found = await batchesListing(refs[2]!);
         return found.length > 0 ? found : null;
       },
-      { what: 'the batch in visibility by ProviderTxnRefs', timeoutMs: 20_000 },
+      { what: 'the batch in visibility by ProviderTxnRefs' },
     );
     assert.ok(listed.every((execution) => execution.workflowId.startsWith('payment-confirmation-batch:')));
     const byAccount: string[] = [];
@@ -354,7 +354,7 @@ describe('batched confirmation (claims, batches, findability)', () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const slow = await pay(account, { status: 'PROCESSING' });
     const quick = await Promise.all([pay(account), pay(account)]);
-    await eventually(async () => (await Promise.all(quick.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the quick payments', timeoutMs: 20_000 });
+    await eventually(async () => (await Promise.all(quick.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the quick payments' });
     // Its 3 s window over (by the database's clock), then looked up once more: still only waiting.
     const { id: slowId } = await stack.infra.db('ledger_entries').where({ provider_txn_ref: slow }).first('id');
     await eventually(async () => (await stack.infra.db.raw(`SELECT now() > created_at + interval '3 seconds' AS over FROM ledger_entries WHERE id = ?`, [slowId])).rows[0].over === true, {
@@ -362,10 +362,10 @@ describe('batched confirmation (claims, batches, findability)', () => {
     });
     const lookups = async (): Promise<number> => (await stack.infra.db('confirmation_claims').where({ entry_id: slowId }).first('lookups')).lookups as number;
     const lookupsAtWindowEnd = await lookups();
-    await eventually(async () => (await lookups()) > lookupsAtWindowEnd, { what: 'a lookup after its window', timeoutMs: 20_000 });
+    await eventually(async () => (await lookups()) > lookupsAtWindowEnd, { what: 'a lookup after its window' });
     assert.equal(await entryStatus(slow), 'provisional', 'still PROCESSING at the provider, past its 3 s window');
     await succeed(slow);
-    await eventually(async () => (await entryStatus(slow)) === 'confirmed', { what: 'the slow payment', timeoutMs: 25_000 });
+    await eventually(async () => (await entryStatus(slow)) === 'confirmed', { what: 'the slow payment' });
   });
 
   it('a terminated batch releases its credits to the sweep, and a new batch confirms them once', async () => {
@@ -381,14 +381,14 @@ describe('batched confirmation (claims, batches, findability)', () => {
     const released = await stack.services.batchClaimReleases.releaseStopped(0);
     assert.ok(released.released >= 1 && released.payments >= 1, JSON.stringify(released));
     await succeed(ref);
-    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'the new batch to confirm it', timeoutMs: 25_000 });
+    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'the new batch to confirm it' });
     // The credit shows confirmed a moment before the batch that confirmed it closes: wait for both to be closed.
     const listed = await eventually(
       async () => {
         const found = await batchesListing(ref);
         return found.length >= 2 && found.every((execution) => execution.status !== 'RUNNING') ? found : null;
       },
-      { what: 'both batches closed in visibility', timeoutMs: 20_000 },
+      { what: 'both batches closed in visibility' },
     );
     assert.deepEqual(listed.map((execution) => execution.status).sort(), ['COMPLETED', 'TERMINATED']);
     assert.equal((await stack.infra.db('ledger_entries').where({ reverses_entry_id: entry.id })).length, 0, 'confirmed once, never reversed');
@@ -405,7 +405,7 @@ describe('batched confirmation (claims, batches, findability)', () => {
     await stack.services.batchClaimReleases.releaseStopped(0);
     assert.equal((await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).first()).batch_id, claim.batch_id);
     await succeed(ref);
-    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation', timeoutMs: 25_000 });
+    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation' });
   });
 
   it('does not trust its input: a batch started by hand with another batch id confirms nothing it does not hold', async () => {
@@ -418,7 +418,7 @@ describe('batched confirmation (claims, batches, findability)', () => {
     const round = await stack.services.batchConfirmations.round(`forged-${randomUUID()}`, [entry.id]);
     assert.deepEqual(round.results, [{ entryId: entry.id, kind: 'released' }]);
     // Its own batch reverses it when the window ends: the provider never knew it, whatever "real" payment was named.
-    await eventually(async () => (await entryStatus(unknownTxn)) === 'reversed', { what: 'reversal', timeoutMs: 20_000 });
+    await eventually(async () => (await entryStatus(unknownTxn)) === 'reversed', { what: 'reversal' });
     assert.equal(await entryStatus(real.body.transactionId), undefined);
   });
 
@@ -428,14 +428,14 @@ describe('batched confirmation (claims, batches, findability)', () => {
     const before = await eagerBatchStarts();
     const account = await provisionAccount(stack, tenant.apiKey);
     const ref = await pay(account);
-    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation', timeoutMs: 20_000 });
+    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation' });
     assert.ok((await eagerBatchStarts()) > before, 'a batch started eagerly');
   });
 
   it("statement lines confirmed by a batch keep the lag metric's per-entry time", async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const ref = await pay(account);
-    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation', timeoutMs: 20_000 });
+    await eventually(async () => (await entryStatus(ref)) === 'confirmed', { what: 'confirmation' });
     const row = await stack.infra.db('ledger_entries').where({ provider_txn_ref: ref }).first('created_at', 'status_changed_at');
     assert.ok(row.status_changed_at > row.created_at);
     const page = await statement(stack, tenant.apiKey, account.AccountRef);

@@ -40,9 +40,9 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
           const page = await statement(api, tenant.apiKey, account.AccountRef);
           return page.body.lines[0]?.entry.Status === 'confirmed';
         },
-        { timeoutMs: 30_000, what: 'the batched confirmation' },
+        { what: 'the batched confirmation' },
       );
-      await eventually(async () => receiver.calls.length === 1, { timeoutMs: 30_000, what: 'the delivery the API could not start' });
+      await eventually(async () => receiver.calls.length === 1, { what: 'the delivery the API could not start' });
       const row = await api.infra.db('workflow_outbox').where({ workflow_type: 'webhookDeliveryWorkflow' }).whereRaw(`search_attributes->>'TenantId' = ?`, [tenant.tenantId]).first();
       assert.ok(row.started_at);
     } finally {
@@ -58,11 +58,10 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
     const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, status: 'PROCESSING' } });
     const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
     const claim = await eventually(async () => (await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, {
-      timeoutMs: 30_000,
       what: 'the claim',
     });
     const handle = worker.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id));
-    await eventually(async () => (await handle.describe()).status.name === 'RUNNING', { timeoutMs: 30_000, what: 'the batch to run' });
+    await eventually(async () => (await handle.describe()).status.name === 'RUNNING', { what: 'the batch to run' });
     await handle.terminate('operator terminated it');
     await call(api.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
     await eventually(
@@ -70,7 +69,7 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
         const page = await statement(api, tenant.apiKey, account.AccountRef);
         return page.body.lines[0]?.entry.Status === 'confirmed';
       },
-      { timeoutMs: 30_000, what: 'the credit released by the sweep, confirmed by a new batch' },
+      { what: 'the credit released by the sweep, confirmed by a new batch' },
     );
     assert.equal((await handle.describe()).status.name, 'TERMINATED');
     assert.equal((await api.infra.db('ledger_entries').where({ reverses_entry_id: entry.id })).length, 0);
@@ -81,7 +80,7 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
     const tenant = await createTenant(api);
     const account = await provisionAccount(api, tenant.apiKey);
     const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
-    await eventually(async () => (await statement(api, tenant.apiKey, account.AccountRef)).body.lines[0]?.entry.Status === 'confirmed', { timeoutMs: 30_000, what: 'confirmation' });
+    await eventually(async () => (await statement(api, tenant.apiKey, account.AccountRef)).body.lines[0]?.entry.Status === 'confirmed', { what: 'confirmation' });
     const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
     const result = await restarts.restartStalled();
     assert.equal(result.restarted, 0);

@@ -64,7 +64,7 @@ describe('returning held money to the sender', () => {
         const transfer = await call(stack.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: tenant.apiKey });
         return transfer.body.status === status ? transfer.body : null;
       },
-      { timeoutMs: 30_000, what: `transfer ${status}` },
+      { what: `transfer ${status}` },
     );
   }
 

@@ -67,7 +67,7 @@ describe('idempotency request hashes', () => {
     await row().update({ request_hash: unkeyedHash(body) });
     const withWorker = await startStack({}, { worker: true });
     try {
-      await eventually(async () => ((await row().first()).request_hash as string).startsWith('hmac-sha256:'), { timeoutMs: 30_000, what: 'the worker to re-key the stored hash' });
+      await eventually(async () => ((await row().first()).request_hash as string).startsWith('hmac-sha256:'), { what: 'the worker to re-key the stored hash' });
     } finally {
       await withWorker.close();
     }

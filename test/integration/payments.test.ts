@@ -5,6 +5,7 @@ import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent, statement
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
 import { loadTestVectors } from '../helpers/test-vectors';
+import { keptWaitingPastItsWindow } from '../helpers/confirmation';
 import { confirmationStatusQuery } from '../../workflows/paymentConfirmation.workflow';
 
 interface Vector {
@@ -327,25 +328,25 @@ describe('payment confirmation on the dev server', () => {
   it('with lookup lag shorter than the window, the credit ends confirmed, not reversed', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, lookupLagMs: 2_000 } });
-    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation', timeoutMs: 15_000 });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
     assert.equal((await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.length, 1, 'no reversal entry');
   });
 
   it('a payment whose first lookups say "not found" is confirmed once the provider finds it', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, notFoundLookups: 3 } });
-    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation', timeoutMs: 15_000 });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
   });
 
   it('a payment the provider shows PROCESSING past the window stays provisional, then confirms', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     // PROCESSING at the provider until the test says otherwise.
     const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' } });
-    // The 3 s window is long over: still provisional, not reversed.
-    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    // Its batch looks it up after the 3 s window is over and keeps it: still provisional, not reversed.
+    await keptWaitingPastItsWindow(stack.infra.temporal, sent.body.transactionId);
     assert.equal(await entryStatus(account.AccountRef, sent.body.transactionId), 'provisional');
     await call(stack.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
-    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation', timeoutMs: 20_000 });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
     assert.equal((await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.length, 1, 'no reversal entry');
   });
 
@@ -354,7 +355,7 @@ describe('payment confirmation on the dev server', () => {
     const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: paidInto.AccountRef, amount: 5025, deliver: false } });
     // A genuinely signed event naming that transaction, but crediting another account.
     await sendProviderEvent(stack, paymentEvent({ accountRef: credited.AccountRef, amount: 5025, fee: 25, transactionId: sent.body.transactionId }));
-    await eventually(async () => (await entryStatus(credited.AccountRef, sent.body.transactionId)) === 'reversed', { what: 'reversal', timeoutMs: 15_000 });
+    await eventually(async () => (await entryStatus(credited.AccountRef, sent.body.transactionId)) === 'reversed', { what: 'reversal' });
     assert.equal(await reversalReason(credited.AccountRef), `reversal: provider credits account ${paidInto.AccountRef}, not ${credited.AccountRef}`);
   });
 
@@ -369,7 +370,7 @@ describe('payment confirmation on the dev server', () => {
       senderName: 'Acme',
     });
     await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25, transactionId: transfer.id }));
-    await eventually(async () => (await entryStatus(account.AccountRef, transfer.id)) === 'reversed', { what: 'reversal', timeoutMs: 15_000 });
+    await eventually(async () => (await entryStatus(account.AccountRef, transfer.id)) === 'reversed', { what: 'reversal' });
     assert.equal(await reversalReason(account.AccountRef), 'reversal: provider shows an outgoing transfer, not a payment received');
   });
 
@@ -377,7 +378,7 @@ describe('payment confirmation on the dev server', () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, deliver: false } });
     await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 50250, fee: 50, transactionId: sent.body.transactionId }));
-    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'reversed', { what: 'reversal', timeoutMs: 15_000 });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'reversed', { what: 'reversal' });
     assert.equal(await reversalReason(account.AccountRef), 'reversal: provider amount 502500 kobo differs from 5025000 kobo');
   });
 
@@ -397,11 +398,11 @@ describe('payment confirmation on the dev server', () => {
     });
     try {
       // Its first lookup finds the real payment SUCCESS, so it asks the confirm activity at once.
-      await eventually(async () => (await forged.query(confirmationStatusQuery)).lookups >= 1, { what: 'the forged confirmation to act', timeoutMs: 15_000 });
+      await eventually(async () => (await forged.query(confirmationStatusQuery)).lookups >= 1, { what: 'the forged confirmation to act' });
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       assert.equal(await entryStatus(account.AccountRef, unknownTxn), 'provisional', 'a forged confirmation must not confirm the credit');
       // The credit's own confirmation reverses it when its window ends: the provider never knew it.
-      await eventually(async () => (await entryStatus(account.AccountRef, unknownTxn)) === 'reversed', { what: 'reversal', timeoutMs: 15_000 });
+      await eventually(async () => (await entryStatus(account.AccountRef, unknownTxn)) === 'reversed', { what: 'reversal' });
     } finally {
       await forged.terminate('test over').catch(() => undefined);
     }

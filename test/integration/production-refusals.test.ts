@@ -99,7 +99,7 @@ describe('production refusals (the API process started with NODE_ENV=production)
     const apiUrl = `http://127.0.0.1:${port}`;
     const child = spawn(process.execPath, [path.join(MAIN, 'api.js')], { env: { ...process.env, ...PRODUCTION, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
     try {
-      await eventually(async () => (await call(apiUrl, 'GET', '/healthz')).status === 200, { timeoutMs: 30_000, what: 'the production API' });
+      await eventually(async () => (await call(apiUrl, 'GET', '/healthz')).status === 200, { what: 'the production API' });
       const login = await call(apiUrl, 'POST', '/auth/login', { body: { email, password: 'a long dashboard password' } });
       assert.equal(login.status, 200, login.text);
       assert.match(login.headers.get('set-cookie') ?? '', /^session=[^;]+;.*\bsecure\b/i);
@@ -174,7 +174,7 @@ describe('the production checks are on by default (entrypoints started with neit
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     try {
-      await eventually(async () => (await call(apiUrl, 'GET', '/healthz')).status === 200, { timeoutMs: 30_000, what: 'the API without NODE_ENV' });
+      await eventually(async () => (await call(apiUrl, 'GET', '/healthz')).status === 200, { what: 'the API without NODE_ENV' });
     } finally {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');

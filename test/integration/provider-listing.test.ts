@@ -26,8 +26,7 @@ async function control(baseUrl: string, method: string, path: string, body?: unk
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
-describe("the provider's transaction listing (client against the sandbox, real HTTP)", function () {
-  this.timeout(20_000);
+describe("the provider's transaction listing (client against the sandbox, real HTTP)", () => {
   const silent = createLogger('silent', 'test');
   const env = { NODE_ENV: 'test', ALLOW_DEVELOPMENT_SETTINGS: 'true', LOG_LEVEL: 'silent', SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/webhooks/provider' };
   let sandbox: Sandbox;

@@ -26,7 +26,7 @@ async function finishedRun(stack: Stack, tenant: TestTenant, runId: string): Pro
       const response = await call(stack.apiUrl, 'GET', `/v1/reconciliation/runs/${runId}`, { apiKey: tenant.apiKey });
       return ['succeeded', 'failed'].includes(response.body.run?.Status) ? response : null;
     },
-    { timeoutMs: 45_000, intervalMs: 200, what: `reconciliation run ${runId}` },
+    { intervalMs: 200, what: `reconciliation run ${runId}` },
   );
   return detail.body;
 }
@@ -77,7 +77,7 @@ describe('one tenant cannot starve the others at the provider', () => {
             const response = await call(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: payer.apiKey });
             return response.body.status === 'success' ? response.body : null;
           },
-          { timeoutMs: 60_000, what: `settlement ${ref}` },
+          { what: `settlement ${ref}` },
         );
         // Each paid on its first attempt: the run's throttled listings never held a settlement back.
         assert.equal(transfer.attemptCount, 1);

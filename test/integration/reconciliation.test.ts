@@ -33,7 +33,7 @@ async function finished(stack: Stack, tenant: TestTenant, runId: string): Promis
       const response = await call(stack.apiUrl, 'GET', `/v1/reconciliation/runs/${runId}`, { apiKey: tenant.apiKey });
       return ['succeeded', 'failed'].includes(response.body.run?.Status) ? response : null;
     },
-    { timeoutMs: 60_000, intervalMs: 200, what: `reconciliation run ${runId}` },
+    { intervalMs: 200, what: `reconciliation run ${runId}` },
   );
   return detail.body;
 }
@@ -120,11 +120,11 @@ describe('reconciliation against the provider', () => {
       assert.equal(marked.length, 50);
       assert.ok(marked.every((event) => event.flags.includes('found_by_reconciliation') && event.entry_id));
 
-      await eventually(async () => receiver.calls.length === 50, { timeoutMs: 30_000, what: '50 payment.received deliveries' });
+      await eventually(async () => receiver.calls.length === 50, { what: '50 payment.received deliveries' });
       const delivered = receiver.calls.map((received) => JSON.parse(received.body) as Record<string, string>);
       assert.ok(delivered.every((body) => body.eventType === 'payment.received' && body.accountRef === account.AccountRef && body.status === 'provisional'));
       assert.deepEqual(new Set(delivered.map((body) => body.gross_amount)), new Set(sent.map((payment) => `${payment.amount}.00`)));
-      await eventually(async () => (await entries(stack, tenant, account)).every((entry) => entry.Status === 'confirmed'), { timeoutMs: 30_000, what: 'the 50 confirmations' });
+      await eventually(async () => (await entries(stack, tenant, account)).every((entry) => entry.Status === 'confirmed'), { what: 'the 50 confirmations' });
 
       const second = await reconcile(stack, tenant, from);
       assert.deepEqual(
@@ -185,7 +185,7 @@ describe('reconciliation against the provider', () => {
     });
     assert.equal(paid.status, 200);
     const transactionId = paid.body.transactionId as string;
-    await eventually(async () => (await entries(stack, tenant, account)).length === 2, { timeoutMs: 20_000, what: 'the reversal for time' });
+    await eventually(async () => (await entries(stack, tenant, account)).length === 2, { what: 'the reversal for time' });
     const [credit, reversal] = await entries(stack, tenant, account);
     assert.equal(credit!.Status, 'reversed');
     assert.match(reversal!.Narration, /not (confirmed|known) .*within the confirmation window/);
@@ -323,7 +323,7 @@ describe('reconciliation against the provider', () => {
         .select('outcome');
       assert.deepEqual(attempts, [{ outcome: 'refunded' }]);
       // The refund workflow it started keeps SettlementStatus equal to the database.
-      await eventually(async () => (await settlementStatus()) === 'refunded', { timeoutMs: 30_000, what: 'SettlementStatus refunded' });
+      await eventually(async () => (await settlementStatus()) === 'refunded', { what: 'SettlementStatus refunded' });
       const balance = await call(lost.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey });
       assert.equal(balance.body.ledgerBalance, '10000.00');
       const again = await reconcile(lost, owner, from);
@@ -414,7 +414,7 @@ describe('reconciliation against the provider', () => {
         const current = await stack.services.reconciliation.find(run.id);
         return current && ['succeeded', 'failed'].includes(current.status) ? current : null;
       },
-      { timeoutMs: 60_000, what: 'the platform run' },
+      { what: 'the platform run' },
     );
     assert.equal(done.status, 'succeeded', done.error ?? '');
     assert.ok(done.wallet, 'the wallet check ran');
@@ -605,7 +605,7 @@ describe('reconciliation against the provider', () => {
             .where({ 'c.tenant_id': owner.tenantId, 'p.trigger': 'schedule', 'c.status': 'succeeded' })
             .where('c.repaired', '>', 0)
             .first('c.id', 'c.repaired', 'c.parent_run_id', 'p.workflow_id'),
-        { timeoutMs: 60_000, intervalMs: 500, what: 'a scheduled run that credits the payment' },
+        { intervalMs: 500, what: 'a scheduled run that credits the payment' },
       );
       assert.equal(child.repaired, 1);
       assert.ok(String(child.workflow_id).startsWith(scheduleId));
@@ -620,13 +620,12 @@ describe('reconciliation against the provider', () => {
           const current = await handle.query<{ phase: string; runId: string }>('status');
           return current.phase === 'finishing' ? null : current;
         },
-        { timeoutMs: 30_000, what: 'the scheduled run to finish' },
+        { what: 'the scheduled run to finish' },
       );
       assert.deepEqual([status.phase, status.runId], ['succeeded', child.parent_run_id]);
     } finally {
       await stack.infra.temporal.schedule.getHandle(scheduleId).delete();
       await eventually(async () => (await stack.infra.db('reconciliation_runs').where({ trigger: 'schedule', status: 'running' }).whereNull('parent_run_id').first('id')) === undefined, {
-        timeoutMs: 30_000,
         what: 'the last scheduled run to finish',
       });
     }
@@ -676,7 +675,7 @@ describe('reconciliation credits join the batch confirmation queue', () => {
 
     const pass = await stack.workerStarts!.batcher.pass();
     assert.ok(pass.payments >= 4, JSON.stringify(pass));
-    await eventually(async () => (await entries(stack, owner, account)).every((entry) => entry.Status === 'confirmed'), { timeoutMs: 30_000, what: 'the batch confirming all four' });
+    await eventually(async () => (await entries(stack, owner, account)).every((entry) => entry.Status === 'confirmed'), { what: 'the batch confirming all four' });
     assert.deepEqual(await stack.infra.db('confirmation_claims').where({ tenant_id: owner.tenantId }).select('entry_id'), [], 'settled credits leave no claim');
     // Found in the Temporal UI like any batched payment: by its provider reference.
     for (const ref of missed) {
@@ -685,7 +684,7 @@ describe('reconciliation credits join the batch confirmation queue', () => {
           for await (const execution of stack.infra.temporal.workflow.list({ query: `ProviderTxnRefs = '${ref}'` })) if (execution.status.name === 'COMPLETED') return true;
           return false;
         },
-        { timeoutMs: 30_000, what: `the batch that confirmed ${ref}` },
+        { what: `the batch that confirmed ${ref}` },
       );
     }
     const second = await reconcile(stack, owner, from);

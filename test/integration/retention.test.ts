@@ -116,7 +116,7 @@ describe('retention of inbound payloads and operational rows', () => {
     const handle = client.schedule.getHandle(scheduleId);
     try {
       await handle.trigger();
-      const action = await eventually(async () => (await handle.describe()).info.recentActions[0], { timeoutMs: 20_000, what: 'the triggered run' });
+      const action = await eventually(async () => (await handle.describe()).info.recentActions[0], { what: 'the triggered run' });
       const result = await client.workflow.getHandle(action.action.workflow.workflowId).result();
       assert.deepEqual(Object.keys(result).sort(), ['endedSessionsDeleted', 'eventPayloadsStripped', 'startedJobsDeleted', 'unverifiedEventsDeleted']);
     } finally {

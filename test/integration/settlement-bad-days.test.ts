@@ -80,14 +80,14 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     return { ref, accountRef: account.AccountRef, settlementId: row.id };
   }
 
-  async function finalState(ref: string, status: string, timeoutMs = 60_000): Promise<Transfer> {
+  async function finalState(ref: string, status: string): Promise<Transfer> {
     return eventually(
       async () => {
         const transfer = await transferOf(ref);
         if (transfer.status !== status) throw new Error(`last seen ${JSON.stringify(transfer)}`);
         return transfer;
       },
-      { timeoutMs, intervalMs: 250, what: `${ref} to be ${status}` },
+      { intervalMs: 250, what: `${ref} to be ${status}` },
     );
   }
 
@@ -102,7 +102,7 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     const debit = lines.find((line) => line.entry.Kind === 'settlement')!;
     assert.equal(debit.entry.Status, expected.standing === 1 ? 'confirmed' : 'reversed', `${settlement.ref}: debit reversed exactly when no payout stands`);
     assert.equal(lines.at(-1)!.runningBalance, expected.standing === 1 ? '600.00' : '1000.00');
-    await eventually(async () => (await searchStatusOf(settlement.ref)) === expected.status, { timeoutMs: 15_000, what: `SettlementStatus of ${settlement.ref} to be ${expected.status}` });
+    await eventually(async () => (await searchStatusOf(settlement.ref)) === expected.status, { what: `SettlementStatus of ${settlement.ref} to be ${expected.status}` });
     assert.ok(maxCallsPerMinute(view.calls) <= 20, `${settlement.ref}: ${maxCallsPerMinute(view.calls)} provider calls in a minute`);
     return view;
   }
@@ -138,7 +138,6 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     // The failed attempt's refund has been processed before the money is checked.
     const failedThenRefunded = settlements[cases.findIndex((testCase) => testCase.accountNumber.endsWith('8888'))]!;
     await eventually(async () => (await stack.infra.db('settlement_attempts').where({ settlement_id: failedThenRefunded.settlementId, attempt_no: 1 }).first('outcome'))?.outcome === 'refunded', {
-      timeoutMs: 20_000,
       what: 'the refund of the failed attempt to be recorded on that attempt',
     });
     for (const [i, testCase] of cases.entries()) {
@@ -161,11 +160,11 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     const early = { event_type: 'payout_refund', requestId: randomUUID(), data: { merchant: {}, transaction: { merchantTxRef: providerRef, transactionId: 'x' }, customer: {} } };
     assert.equal((await sendProviderEvent(stack, early)).status, 200);
     const first = stack.infra.temporal.workflow.getHandle(settlementRefundWorkflowId(providerRef, early.requestId));
-    assert.equal(await eventually(() => first.result(), { timeoutMs: 30_000, what: 'the first refund workflow' }), 'not_refunded');
+    assert.equal(await eventually(() => first.result(), { what: 'the first refund workflow' }), 'not_refunded');
     assert.equal((await transferOf(settlement.ref)).status, 'success');
     // Now the provider really refunds it: its own payout_refund event must not be swallowed by the first.
     assert.equal((await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${providerRef}/refund`)).status, 200);
-    await finalState(settlement.ref, 'refunded', 20_000);
+    await finalState(settlement.ref, 'refunded');
     await assertMoney(settlement, { status: 'refunded', standing: 0 });
   });
 
@@ -222,7 +221,7 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     assert.ok(maxCallsPerMinute(stuck.calls) <= 20, `${maxCallsPerMinute(stuck.calls)} calls in a minute`);
     assert.equal((await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${settlement.ref}-1/settle`, { body: { status: 'SUCCESS' } })).status, 200);
     // The payout_success webhook wakes the workflow well before its next (up to 60 s) poll.
-    await finalState(settlement.ref, 'success', 20_000);
+    await finalState(settlement.ref, 'success');
     await assertMoney(settlement, { status: 'success', standing: 1 });
   });
 });
@@ -269,7 +268,7 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
         const current = (await call(stack.apiUrl, 'GET', `/v1/transfers/${settlement.ref}`, { apiKey: tenant.apiKey })).body;
         return current.status === 'processing' || current.status === 'pending' ? null : current;
       },
-      { timeoutMs: 60_000, what: `${settlement.ref} to end` },
+      { what: `${settlement.ref} to end` },
     );
     const view = (await call<SandboxView>(stack.sandboxUrl, 'GET', `/sandbox/transfers/${settlement.ref}`)).body;
     assert.equal(view.payouts, 1, `${view.payouts} payouts`);

@@ -59,7 +59,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
         const state = await handleOf(ref).query(settlementStatusQuery);
         return ready(state) ? (await handleOf(ref).describe()).runId : null;
       },
-      { timeoutMs: 30_000, intervalMs: 100, what },
+      { intervalMs: 100, what },
     );
     await stack.infra.temporal.workflow.getHandle(settlementWorkflowId(ref), runId).terminate('operator terminated it mid-flight');
     return runId;
@@ -71,7 +71,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
         const described = await handleOf(ref).describe();
         return described.runId !== terminatedRunId && described.status.name === 'RUNNING' ? described.runId : null;
       },
-      { timeoutMs: 30_000, intervalMs: 200, what: `the sweep to restart ${ref}` },
+      { intervalMs: 200, what: `the sweep to restart ${ref}` },
     );
   }
 
@@ -82,7 +82,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
         if (transfer.status !== status) throw new Error(`last seen ${JSON.stringify(transfer)}`);
         return transfer;
       },
-      { timeoutMs: 60_000, intervalMs: 250, what: `${ref} to be ${status}` },
+      { intervalMs: 250, what: `${ref} to be ${status}` },
     );
   }
 
@@ -96,7 +96,6 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
     assert.equal(lines.at(-1)!.runningBalance, '600.00');
     const row = await stack.infra.db('settlements').where({ merchant_tx_ref: settlement.ref }).first('status');
     await eventually(async () => (await handleOf(settlement.ref).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS) === row.status, {
-      timeoutMs: 15_000,
       what: `SettlementStatus of ${settlement.ref} to equal the database's ${row.status}`,
     });
     return view;
@@ -116,7 +115,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
         const state = await handleOf(settlement.ref).query(settlementStatusQuery);
         return state.lastProviderStatus === 'PROCESSING' ? state : null;
       },
-      { timeoutMs: 30_000, what: 'the restarted run to poll the transfer' },
+      { what: 'the restarted run to poll the transfer' },
     );
     assert.deepEqual({ stage: resumed.stage, attempt: resumed.attempt, providerRef: resumed.providerRef }, { stage: 'follow', attempt: 1, providerRef: `${settlement.ref}-1` });
     assert.equal((await handleOf(settlement.ref).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS), 'processing', 'a restarted run starts at the database status');
@@ -153,7 +152,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
       ],
     );
     // The run that paid completed; the sweep never starts a completed settlement again.
-    await eventually(async () => (await handleOf(settlement.ref).describe()).status.name === 'COMPLETED', { timeoutMs: 20_000, what: 'the restarted run to complete' });
+    await eventually(async () => (await handleOf(settlement.ref).describe()).status.name === 'COMPLETED', { what: 'the restarted run to complete' });
     assert.equal((await stack.services.settlementRestarts.restartStalled()).restarted, 0);
   });
 });

@@ -67,7 +67,6 @@ describe('settlement references watched after they fail, and runs that fail for 
     const ref = response.body.merchantTxRef as string;
     if (finalStatus) {
       await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === finalStatus, {
-        timeoutMs: 60_000,
         what: `${ref} to be ${finalStatus}`,
       });
     }
@@ -101,7 +100,7 @@ describe('settlement references watched after they fail, and runs that fail for 
         const response = await call(stack.apiUrl, 'GET', `/v1/reconciliation/runs/${started.body.run.ID}`, { apiKey: tenant.apiKey });
         return response.body.run?.Status === 'succeeded' ? response.body : null;
       },
-      { timeoutMs: 60_000, intervalMs: 200, what: 'the reconciliation run' },
+      { intervalMs: 200, what: 'the reconciliation run' },
     );
     const bySubject = Object.fromEntries(run.exceptions.map((finding: Record<string, any>) => [finding.Subject, finding]));
     const twice = bySubject[twiceTxn];
@@ -174,7 +173,6 @@ describe('settlement references watched after they fail, and runs that fail for 
             .first('watch_checks')
         ).watch_checks > 0,
       {
-        timeoutMs: 60_000,
         what: 'the watch to look the failed reference up',
       },
     );
@@ -187,7 +185,7 @@ describe('settlement references watched after they fail, and runs that fail for 
         const found = await findingsOf(settlement.settlementId, 'settlement_paid_twice');
         return found.length ? found : null;
       },
-      { timeoutMs: 60_000, intervalMs: 250, what: 'the watch to raise the second payout' },
+      { intervalMs: 250, what: 'the watch to raise the second payout' },
     );
     assert.deepEqual([finding!.severity, finding!.status, finding!.tenant_id, finding!.subject, finding!.first_run_id], ['alert', 'open', tenant.tenantId, transactionId, null]);
     assert.deepEqual(
@@ -214,7 +212,6 @@ describe('settlement references watched after they fail, and runs that fail for 
         ).watch_checks >
         checks + 1,
       {
-        timeoutMs: 60_000,
         what: 'two more checks of the paid reference',
       },
     );
@@ -237,7 +234,7 @@ describe('settlement references watched after they fail, and runs that fail for 
     // 7777: PROCESSING until settled here. The provider then reports it paid with another amount: the run fails for good.
     const settlement = await settle('0123457777', null);
     const handle = stack.infra.temporal.workflow.getHandle(settlementWorkflowId(settlement.ref));
-    await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { timeoutMs: 30_000, what: 'the transfer to be PROCESSING' });
+    await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { what: 'the transfer to be PROCESSING' });
     const transfer = stack.sandbox.state.transferByReference(`${settlement.ref}-1`)!;
     transfer.amountKobo = 39_000n;
     assert.equal((await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${settlement.ref}-1/settle`, { body: { status: 'SUCCESS' } })).status, 200);
@@ -246,7 +243,7 @@ describe('settlement references watched after they fail, and runs that fail for 
         const described = await handle.describe();
         return described.status.name === 'FAILED' ? described.runId : null;
       },
-      { timeoutMs: 30_000, what: 'the run to fail on the amount mismatch' },
+      { what: 'the run to fail on the amount mismatch' },
     );
 
     // Every scan that lists the failed run (the Schedule's and these) parks it; none starts it again.
@@ -259,7 +256,7 @@ describe('settlement references watched after they fail, and runs that fail for 
         const found = await findingsOf(settlement.settlementId, 'settlement_run_failed');
         return found.length ? found : null;
       },
-      { timeoutMs: 30_000, what: 'the parked run alert' },
+      { what: 'the parked run alert' },
     );
     assert.deepEqual(more, [], 'one alert');
     assert.deepEqual([alert!.severity, alert!.status, alert!.details.runId, alert!.details.failureType], ['alert', 'open', failedRunId, 'ProviderAmountMismatchError']);
@@ -272,7 +269,6 @@ describe('settlement references watched after they fail, and runs that fail for 
     transfer.amountKobo = 40_000n;
     assert.equal(await retrySettlementRun({ db: stack.infra.db, jobs: createJobs(stack.config), starter: stack.services.starter }, settlement.ref), 'started');
     await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${settlement.ref}`, { apiKey: tenant.apiKey })).body.status === 'success', {
-      timeoutMs: 60_000,
       what: 'the retried settlement to be paid',
     });
     assert.equal((await findingsOf(settlement.settlementId, 'settlement_run_failed')).length, 1);

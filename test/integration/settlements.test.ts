@@ -216,7 +216,7 @@ describe('settlement on the dev server', () => {
         const current = await call(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey });
         return current.body.status === finalStatus ? current.body : null;
       },
-      { timeoutMs: 30_000, what: `status ${finalStatus}` },
+      { what: `status ${finalStatus}` },
     );
     const payouts = (await call(stack.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body.payouts as number;
     const balance = (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body.availableBalance as string;

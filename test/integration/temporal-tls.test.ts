@@ -121,7 +121,7 @@ describe('Temporal over TLS (mTLS through a TLS-terminating proxy)', function ()
       async () =>
         (await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.find((line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === sent.body.transactionId)?.entry
           .Status === 'confirmed',
-      { timeoutMs: 20_000, what: 'the confirmation over TLS' },
+      { what: 'the confirmation over TLS' },
     );
     // The API's client answers readiness through the proxy (the worker started the batch itself, on its own connection).
     assert.equal((await call(stack.apiUrl, 'GET', '/readyz')).body.checks.temporal, 'up');

@@ -50,7 +50,6 @@ describe('webhook endpoints and subscribable events', () => {
     assert.equal(response.status, 202);
     const ref = response.body.merchantTxRef as string;
     await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === finalStatus, {
-      timeoutMs: 30_000,
       what: `status ${finalStatus}`,
     });
     return ref;
@@ -93,8 +92,8 @@ describe('webhook endpoints and subscribable events', () => {
       const paidRef = await settleAndWait(tenant, '0123456789', 'success');
       const refundedRef = await settleAndWait(tenant, '0000003333', 'refunded');
 
-      await eventually(async () => endpointReceiver.calls.length >= 3, { timeoutMs: 20_000, what: 'three settlement events' });
-      await eventually(async () => everythingReceiver.calls.length >= 4, { timeoutMs: 20_000, what: 'four events to the all-types endpoint' });
+      await eventually(async () => endpointReceiver.calls.length >= 3, { what: 'three settlement events' });
+      await eventually(async () => everythingReceiver.calls.length >= 4, { what: 'four events to the all-types endpoint' });
       const received = endpointReceiver.calls.map((one) => JSON.parse(one.body));
       assert.ok(received.every((event) => event.type.startsWith('settlement.')));
       assert.deepEqual(
@@ -237,7 +236,7 @@ describe('webhook endpoints and subscribable events', () => {
           const current = await call(stack.apiUrl, 'GET', `/v1/webhook-endpoints/${failing.body.ID}`, { apiKey: tenant.apiKey });
           return current.body.Enabled === false ? current.body : null;
         },
-        { timeoutMs: 20_000, what: 'the failing endpoint disabled' },
+        { what: 'the failing endpoint disabled' },
       );
       assert.match(disabled.DisabledReason, /every delivery failed since/);
       assert.equal(disabled.Health.LastError, 'HTTP 500');

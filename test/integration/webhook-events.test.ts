@@ -87,7 +87,7 @@ describe('subscribable events: payments, KYC, recovery and secret rotation', () 
       const confirmedGroup = await groupOf(paid.body.transactionId);
       const reversedGroup = await groupOf((unknown.data as { transaction: { transactionId: string } }).transaction.transactionId);
 
-      await eventually(async () => receiver.calls.length >= 4, { timeoutMs: 30_000, what: 'two events for each payment' });
+      await eventually(async () => receiver.calls.length >= 4, { what: 'two events for each payment' });
       const received = envelopes(receiver.calls);
       assert.deepEqual(story(received, confirmedGroup), [
         ['payment.received', 1],

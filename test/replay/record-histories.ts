@@ -357,7 +357,7 @@ describe('record workflow histories for the replay test', function () {
 
     async function finished(workflowId: string): Promise<History> {
       const handle = stack.infra.temporal.workflow.getHandle(workflowId);
-      await eventually(async () => (await handle.describe().catch(() => null))?.status.name === 'COMPLETED', { timeoutMs: 60_000, what: `${workflowId} to complete` });
+      await eventually(async () => (await handle.describe().catch(() => null))?.status.name === 'COMPLETED', { what: `${workflowId} to complete` });
       return handle.fetchHistory();
     }
 
@@ -376,10 +376,10 @@ describe('record workflow histories for the replay test', function () {
     it('settlementWorkflow: restarted after an operator terminated it while PROCESSING (7777), resumed from the database', async () => {
       const merchantTxRef = await settle('0123457777');
       const handle = stack.infra.temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef));
-      await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { timeoutMs: 30_000, what: 'the transfer to be PROCESSING' });
+      await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { what: 'the transfer to be PROCESSING' });
       await handle.terminate('recording a restart');
       assert.equal((await stack.services.settlementRestarts.restartStalled()).restarted, 1);
-      await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { timeoutMs: 30_000, what: 'the restarted run to poll' });
+      await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { what: 'the restarted run to poll' });
       const settled = await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${merchantTxRef}-1/settle`, { body: { status: 'SUCCESS' } });
       assert.equal(settled.status, 200, settled.text);
       save('settlementWorkflow', 'resumed', await finished(settlementWorkflowId(merchantTxRef)));

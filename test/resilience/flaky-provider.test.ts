@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { cliTenant, provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
-import { assertLedgerVerifies, balanceOf, fundedAccount, JOB_DEADLINE_MS, RESILIENCE_TIMINGS, sandboxTransfer, settle, transferInStatus } from './scenario-steps';
+import { assertLedgerVerifies, balanceOf, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, settle, transferInStatus } from './scenario-steps';
 
 interface SettlementCase {
   accountNumber: string;
@@ -61,7 +61,7 @@ describe('resilience: the provider failing 30% of calls, with added latency', ()
         const current = await statementLines(running, apiKey, receiving.AccountRef);
         return current.every((line) => line.entry.Status === 'confirmed') ? current : null;
       },
-      { timeoutMs: JOB_DEADLINE_MS, what: 'every payment to be confirmed' },
+      { what: 'every payment to be confirmed' },
     );
     assert.equal(lines.length, PAYMENTS);
     assert.equal(lines.at(-1)!.runningBalance, '6015.00');

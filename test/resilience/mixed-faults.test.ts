@@ -11,7 +11,7 @@ import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import { PAYMENT_CASES, SETTLEMENT_CASES } from './bad-days';
-import { assertLedgerVerifies, cleanUp, HISTORY_BOUND, inPool, JOB_DEADLINE_MS, JOB_TYPES, RESILIENCE_TIMINGS, sleep, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
+import { assertLedgerVerifies, cleanUp, HISTORY_BOUND, inPool, JOB_TYPES, RESILIENCE_TIMINGS, sleep, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
 import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
 import { settlementWorkflowId } from '../../src/contracts/settlement.contract';
 
@@ -200,7 +200,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     const openBeforeRestart = settlements.filter((settlement) => settlement.expected.status === 'processing');
     const runsBefore = await eventually(
       () => Promise.all(openBeforeRestart.map(async (settlement) => (await client!.workflow.getHandle(settlementWorkflowId(settlement.merchantTxRef)).describe()).runId)),
-      { timeoutMs: JOB_DEADLINE_MS, what: 'the waiting settlements to have started' },
+      { what: 'the waiting settlements to have started' },
     );
     // Temporal stops, and the worker is killed while it is down (a deploy during an outage); wave 3
     // arrives meanwhile (the API records it, the sweep starts it later).
@@ -239,7 +239,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
         if (unsettled.length > 0) throw new Error(`${unsettled.length} settlements not yet as expected`);
         return true;
       },
-      { timeoutMs: JOB_DEADLINE_MS, intervalMs: 1_000, what: 'every settlement to reach its status' },
+      { intervalMs: 1_000, what: 'every settlement to reach its status' },
     ).catch(async (error: Error) => {
       throw new Error(`${error.message}\n${(await Promise.all(unsettled.slice(0, 3).map((s) => describeSettlement(db!, client!, s)))).join('\n')}`);
     });
@@ -264,7 +264,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
           );
         return true;
       },
-      { timeoutMs: JOB_DEADLINE_MS, intervalMs: 1_000, what: 'every payment to be confirmed or reversed as the rules say' },
+      { intervalMs: 1_000, what: 'every payment to be confirmed or reversed as the rules say' },
     ).catch(async (error: Error) => {
       const rows: Array<{ provider_txn_ref: string; status: string }> = await db!('ledger_entries')
         .where({ kind: 'payment' })
@@ -286,7 +286,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
         if (unfinished.length > 0) throw new Error(`${unfinished.length} of ${rows.length} deliveries not succeeded`);
         return rows.map((row) => row.id);
       },
-      { timeoutMs: JOB_DEADLINE_MS, intervalMs: 1_000, what: 'every delivery to succeed' },
+      { intervalMs: 1_000, what: 'every delivery to succeed' },
     );
     assert.equal(deliveryIds.length, payments.filter((p) => accounts.findIndex((account) => account.AccountRef === p.accountRef) % 2 === 0).length);
     const received = new Set(receiver.calls.map((hit) => hit.headers['x-event-id']));
@@ -318,7 +318,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
         if (unexpected.length > 0 || open.length !== expectedOpen.size) throw new Error(`open: ${open.length}, expected ${expectedOpen.size}; unexpected e.g. ${unexpected.slice(0, 3).join(', ')}`);
         return all;
       },
-      { timeoutMs: JOB_DEADLINE_MS, intervalMs: 1_000, what: 'every job workflow but the waiting ones to close' },
+      { intervalMs: 1_000, what: 'every job workflow but the waiting ones to close' },
     );
     const abnormal = executions.filter((execution) => JOB_TYPES.includes(execution.type) && !['RUNNING', 'COMPLETED', 'CONTINUED_AS_NEW'].includes(execution.status.name));
     assert.deepEqual(

@@ -4,7 +4,7 @@ import { cliTenant, provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../helpers/throwaway-postgres';
-import { assertLedgerVerifies, cleanUp, countOf, JOB_DEADLINE_MS, RESILIENCE_TIMINGS } from './scenario-steps';
+import { assertLedgerVerifies, cleanUp, countOf, RESILIENCE_TIMINGS } from './scenario-steps';
 
 describe('resilience: Postgres stopped while a payment webhook arrives', () => {
   let postgres: ThrowawayPostgres | undefined;
@@ -47,7 +47,7 @@ describe('resilience: Postgres stopped while a payment webhook arrives', () => {
         const current = await statementLines(running, apiKey, account.AccountRef);
         return current[0]?.entry.Status === 'confirmed' ? current : null;
       },
-      { timeoutMs: JOB_DEADLINE_MS, what: 'the redelivered payment to be confirmed' },
+      { what: 'the redelivered payment to be confirmed' },
     );
     assert.deepEqual(
       lines.map((line) => [line.entry.Kind, line.entry.Amount, line.entry.Status, line.runningBalance]),

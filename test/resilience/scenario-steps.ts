@@ -56,13 +56,6 @@ export async function startIsolatedTemporal(options: { port?: number; dbFile?: s
   return module.startIsolatedTemporal(options);
 }
 
-/**
- * How long a resilience test waits for jobs to reach what they must. Long on purpose: these tests assert
- * where money ends up, never how fast, so a machine with every core busy slows them but cannot fail
- * them; only a job that never gets there does.
- */
-export const JOB_DEADLINE_MS = 10 * 60_000;
-
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs every cleanup step even when an earlier one fails, then reports the first failure. */
@@ -83,7 +76,7 @@ export async function fundedAccount(sys: RunningSystem, apiKey: string, naira = 
   const account = await provision(sys, apiKey);
   const payment = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: naira + 10, fee: 10 } });
   assert.equal(payment.body.delivery.status, 200, payment.text);
-  await eventually(async () => (await statementLines(sys, apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { timeoutMs: JOB_DEADLINE_MS, what: 'the funding payment to be confirmed' });
+  await eventually(async () => (await statementLines(sys, apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { what: 'the funding payment to be confirmed' });
   return account;
 }
 
@@ -94,14 +87,14 @@ export async function settle(sys: RunningSystem, apiKey: string, accountRef: str
   return response.body.merchantTxRef as string;
 }
 
-export async function transferInStatus(sys: RunningSystem, apiKey: string, merchantTxRef: string, status: string, timeoutMs = JOB_DEADLINE_MS): Promise<{ status: string; attemptCount: number }> {
+export async function transferInStatus(sys: RunningSystem, apiKey: string, merchantTxRef: string, status: string): Promise<{ status: string; attemptCount: number }> {
   return eventually(
     async () => {
       const transfer = (await call(sys.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey })).body;
       if (transfer.status !== status) throw new Error(`last seen ${JSON.stringify(transfer)}`);
       return transfer;
     },
-    { timeoutMs, intervalMs: 250, what: `transfer ${merchantTxRef} to reach ${status}` },
+    { intervalMs: 250, what: `transfer ${merchantTxRef} to reach ${status}` },
   );
 }
 
@@ -123,7 +116,7 @@ export async function waitUntilWorkflowIdles(sys: RunningSystem, workflowId: str
         const { raw } = await client.workflow.getHandle(workflowId).describe();
         return !raw.pendingActivities?.length && !raw.pendingWorkflowTask;
       },
-      { timeoutMs: JOB_DEADLINE_MS, intervalMs: 50, what },
+      { intervalMs: 50, what },
     );
   } finally {
     await client.connection.close();

@@ -7,7 +7,7 @@ import { cliTenant, provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
-import { assertLedgerVerifies, cleanUp, countOf, JOB_DEADLINE_MS, RESILIENCE_TIMINGS, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
+import { assertLedgerVerifies, cleanUp, countOf, RESILIENCE_TIMINGS, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
 import { webhookDeliveryWorkflowId } from '../../src/contracts/webhook-delivery.contract';
 
 const PAYMENTS_PER_ACCOUNT = 5;
@@ -93,10 +93,9 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
     // Long enough for the worker's polls and the API's starts to fail and back off, as in a real outage.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     temporal = await startIsolatedTemporal({ port, dbFile });
-    await eventually(async () => (await unstarted()) === 0, { timeoutMs: JOB_DEADLINE_MS, what: 'the worker to start every delivery' });
+    await eventually(async () => (await unstarted()) === 0, { what: 'the worker to start every delivery' });
     for (const account of accounts) {
       await eventually(async () => (await statementLines(running, apiKey, account.AccountRef)).every((line) => line.entry.Status === 'confirmed'), {
-        timeoutMs: JOB_DEADLINE_MS,
         what: `every credit of ${account.AccountRef} to be confirmed`,
       });
     }
@@ -106,7 +105,7 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
         if (unfinished.length > 0) throw new Error(`unfinished deliveries ${JSON.stringify(unfinished)}`);
         return true;
       },
-      { timeoutMs: JOB_DEADLINE_MS, what: 'every delivery to succeed' },
+      { what: 'every delivery to succeed' },
     );
     assert.deepEqual(receiver.calls.map((received) => received.headers['x-event-id']).sort(), [...deliveryIds].sort());
     const balances = await Promise.all(accounts.map(async (account) => (await statementLines(running, apiKey, account.AccountRef)).at(-1)!.runningBalance));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { cliTenant } from '../e2e/tenant';
 import { eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
-import { assertLedgerVerifies, balanceOf, fundedAccount, JOB_DEADLINE_MS, RESILIENCE_TIMINGS, sandboxTransfer, settle, transferInStatus, waitUntilWorkflowIdles } from './scenario-steps';
+import { assertLedgerVerifies, balanceOf, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, settle, transferInStatus, waitUntilWorkflowIdles } from './scenario-steps';
 import { settlementWorkflowId } from '../../src/contracts/settlement.contract';
 
 describe('resilience: the worker killed (SIGKILL) in the middle of settlements', () => {
@@ -40,7 +40,7 @@ describe('resilience: the worker killed (SIGKILL) in the middle of settlements',
     assert.equal((await sandboxTransfer(running, processing)).payouts, 0, 'the kill came too late: 5555 had already been paid out');
 
     // While no worker runs, the provider settles the 5555 transfer and its webhook reaches the API.
-    await eventually(async () => (await sandboxTransfer(running, processing)).payouts === 1, { timeoutMs: JOB_DEADLINE_MS, what: 'the provider to pay 5555 out' });
+    await eventually(async () => (await sandboxTransfer(running, processing)).payouts === 1, { what: 'the provider to pay 5555 out' });
     await running.start('worker');
 
     const processed = await transferInStatus(running, apiKey, processing, 'success');

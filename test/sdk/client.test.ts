@@ -186,7 +186,7 @@ describe('the TypeScript client against the running service', () => {
       await fundAccount(stack, account.ID, 100_000n);
       const since = new Date(Date.now() - 1_000).toISOString();
       const accepted = await client.settlements.settle(account.AccountRef, { amount: '400.00', bankCode: '058', accountNumber: '0123456789' });
-      const delivered = await eventually(async () => receiver.calls[0], { timeoutMs: 30_000, what: 'the settlement.succeeded delivery' });
+      const delivered = await eventually(async () => receiver.calls[0], { what: 'the settlement.succeeded delivery' });
       const event = verifyWebhook(delivered.body, String(delivered.headers['x-service-signature']), created.Secret);
       assert.ok(!isPaymentReceived(event));
       assert.deepEqual([event.type, event.subject, event.sequence], ['settlement.succeeded', accepted.merchantTxRef, 1]);

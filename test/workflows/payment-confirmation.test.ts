@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createWorkflowStarter } from '../../src/outbox/workflow-starter';
 import { outboxEntry, type OutboxRepo } from '../../src/outbox/outbox.repo';
 import { createLogger } from '../../src/logger';
+import { eventually } from '../helpers/http';
 import { MAX_LOOKUP_INTERVAL_MS } from '../../src/contracts/confirmation-rules';
 import { CONFIRMATION_HISTORY_LIMIT, confirmationStatusQuery, paymentConfirmationWorkflow, type ConfirmationState } from '../../workflows/paymentConfirmation.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
@@ -400,11 +401,12 @@ describe('paymentConfirmationWorkflow (time-skipping)', () => {
   }
 
   async function eventuallyQuery(handle: WorkflowHandle, done: (state: ConfirmationState) => boolean): Promise<ConfirmationState> {
-    for (let tries = 0; tries < 200; tries += 1) {
-      const state = await handle.query(confirmationStatusQuery);
-      if (done(state)) return state;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('the workflow never reached the expected state');
+    return eventually(
+      async () => {
+        const state = await handle.query(confirmationStatusQuery);
+        return done(state) ? state : null;
+      },
+      { intervalMs: 50, what: 'the workflow to reach the expected state' },
+    );
   }
 });

@@ -308,7 +308,7 @@ export function createInvariants(world: SoakWorld) {
         if (undelivered + settlements.length + payments.length === 0) return true;
         throw new Error(`${undelivered} webhooks undelivered, ${settlements.length} settlements and ${payments.length} payments unsettled`);
       },
-      { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 3_000, what: 'every job to settle' },
+      { withinMs: Math.max(0, deadline - Date.now()), intervalMs: 3_000, what: 'every job to settle' },
     ).catch((error: Error) => log(`end phase: ${error.message}`));
   }
 
