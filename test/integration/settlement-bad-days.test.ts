@@ -194,7 +194,6 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
   it('a reference every submission of which is refused as a duplicate, and no lookup shows, raises an overdue alert: probed with the same reference, never paid, never replaced', async () => {
     const settlement = await settle('0123454099');
     const finding = await eventually(async () => (await stack.infra.db('reconciliation_exceptions').where({ kind: 'settlement_overdue', settlement_id: settlement.settlementId }).first()) ?? null, {
-      timeoutMs: 90_000,
       what: `an overdue alert for ${settlement.ref}`,
     });
     assert.equal(finding.subject, `${settlement.ref}-1`);
