@@ -5,20 +5,28 @@ export type Resource<T> = { status: 'loading'; data?: T; reload: () => void } | 
 
 /**
  * Loads data for a page and reloads it when `deps` change; `refreshMs` polls while the page is open.
- * An answer that arrives after a newer request started is dropped.
+ * An answer that arrives after a newer request started is dropped. Data loaded for other `deps` than
+ * the current ones is reported as loading from the very render in which they changed (the effect that
+ * reloads runs a moment later): a pager never shows a new page number over the old page's rows as if
+ * they were settled.
  */
 export function useResource<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: number): Resource<T> {
-  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: T; error?: string }>({ status: 'loading' });
+  const depsKey = JSON.stringify(deps);
+  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: T; error?: string; depsKey?: string }>({ status: 'loading' });
   const generation = useRef(0);
   const loader = useRef(load);
   loader.current = load;
+  const currentKey = useRef(depsKey);
+  currentKey.current = depsKey;
 
   const run = useCallback((quiet: boolean) => {
     const mine = ++generation.current;
-    if (!quiet) setState((previous) => ({ status: 'loading', ...(previous.data !== undefined ? { data: previous.data } : {}) }));
+    const key = currentKey.current;
+    if (!quiet) setState((previous) => ({ status: 'loading', depsKey: key, ...(previous.data !== undefined ? { data: previous.data } : {}) }));
     loader.current().then(
-      (data) => mine === generation.current && setState({ status: 'ready', data }),
-      (error: Error) => mine === generation.current && setState((previous) => ({ status: 'error', error: error.message, ...(previous.data !== undefined ? { data: previous.data } : {}) })),
+      (data) => mine === generation.current && setState({ status: 'ready', data, depsKey: key }),
+      (error: Error) =>
+        mine === generation.current && setState((previous) => ({ status: 'error', error: error.message, depsKey: key, ...(previous.data !== undefined ? { data: previous.data } : {}) })),
     );
   }, []);
 
@@ -31,6 +39,7 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[], refreshM
   }, [...deps, refreshMs]);
 
   const reload = useCallback(() => run(false), [run]);
+  if (state.depsKey !== depsKey) return { status: 'loading', ...(state.data !== undefined ? { data: state.data } : {}), reload };
   if (state.status === 'ready') return { status: 'ready', data: state.data as T, reload };
   if (state.status === 'error') return { status: 'error', error: state.error ?? 'Something went wrong.', ...(state.data !== undefined ? { data: state.data } : {}), reload };
   return { status: 'loading', ...(state.data !== undefined ? { data: state.data } : {}), reload };
