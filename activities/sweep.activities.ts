@@ -18,14 +18,13 @@ export const WATCH_BUDGET_MS = 20_000;
 
 export function createSweepActivities(deps: {
   starter: WorkflowStarter;
-  confirmationRestarts: WorkflowRestarter;
   settlementRestarts: WorkflowRestarter;
   settlementWatch: SettlementWatchService;
   claimReleases: BatchClaimReleaser;
   graceMs: number;
   logger: Logger;
 }) {
-  const { starter, confirmationRestarts, settlementRestarts, settlementWatch, claimReleases, graceMs, logger } = deps;
+  const { starter, settlementRestarts, settlementWatch, claimReleases, graceMs, logger } = deps;
   return {
     async sweepOutbox(): Promise<SweepResult> {
       const context = Context.current();
@@ -35,14 +34,9 @@ export function createSweepActivities(deps: {
       return total;
     },
 
-    /**
-     * Queues again every credit whose per-payment confirmation failed or was terminated while it is still
-     * provisional, and puts back in the queue the credits of batch confirmations that stopped.
-     */
-    async restartStalledConfirmations(): Promise<RestartResult & { batches: ClaimReleaseResult }> {
-      const heartbeat = () => Context.current().heartbeat();
-      const restarted = await confirmationRestarts.restartStalled(heartbeat);
-      return { ...restarted, batches: await claimReleases.releaseStopped(graceMs, heartbeat) };
+    /** Puts back in the queue the credits of batch confirmations that stopped (failed, terminated, timed out, never started); a new batch confirms them. */
+    restartStalledConfirmations(): Promise<ClaimReleaseResult> {
+      return claimReleases.releaseStopped(graceMs, () => Context.current().heartbeat());
     },
 
     /**

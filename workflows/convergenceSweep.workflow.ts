@@ -1,7 +1,7 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep.activities';
 import { SWEEP_RESTARTS_CONFIRMATIONS, SWEEP_RESTARTS_SETTLEMENTS, SWEEP_WATCHES_SETTLEMENT_REFERENCES } from './patches';
-import type { RestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
+import type { ClaimReleaseResult, RestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
 
 // The sweep heartbeats as it goes: a worker that dies mid-sweep is noticed in 30 s, not at the end of
 // the start-to-close timeout (the Schedule skips runs while one is still open).
@@ -13,7 +13,7 @@ const { sweepOutbox, restartStalledConfirmations, restartStalledSettlements, wat
 
 export interface ConvergenceSweepResult extends SweepResult {
   /** Null in runs started before confirmations were restarted. */
-  confirmations: RestartResult | null;
+  confirmations: ClaimReleaseResult | null;
   /** Null in runs started before settlements were restarted. */
   settlements: RestartResult | null;
   /** Null in runs started before the settlement references were watched. */
@@ -22,8 +22,8 @@ export interface ConvergenceSweepResult extends SweepResult {
 
 /**
  * Run by a Temporal Schedule: starts every workflow whose start a crash or an outage left behind, then
- * restarts the confirmations that stopped (failed or terminated) while their credit is provisional,
- * and the settlements that stopped while still pending or processing (a run that failed for good is
+ * puts back in the queue the credits of batch confirmations that stopped (a new batch confirms them),
+ * and restarts the settlements that stopped while still pending or processing (a run that failed for good is
  * parked with an alert instead); then looks up the settlement references the ledger failed or refunded
  * that are due, so a payout the provider made after all is raised within a sweep or two.
  */

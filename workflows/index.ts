@@ -1,4 +1,3 @@
-export { paymentConfirmationWorkflow } from './paymentConfirmation.workflow';
 export { paymentConfirmationBatchWorkflow } from './paymentConfirmationBatch.workflow';
 export { settlementWorkflow } from './settlement.workflow';
 export { settlementRefundWorkflow } from './settlementRefund.workflow';

@@ -64,8 +64,8 @@ interface Tracked {
 }
 
 /**
- * Confirms a batch of one tenant's provisional payment credits, each by the rules of the per-payment
- * confirmation (confirmation-rules.ts): each payment has its own window (from its own posting), its own
+ * Confirms a batch of one tenant's provisional payment credits, each by the confirmation rules
+ * (confirmation-rules.ts): each payment has its own window (from its own posting), its own
  * back-off and its own "seen" memory, and leaves the batch the moment it is decided, so a payment the
  * provider keeps PROCESSING never holds up the others. A round asks about the payments that are due;
  * the activity decides and moves the money. A Retry-After backs the whole batch off. Past the history

@@ -13,6 +13,3 @@ export const findAccountByRef = (db: DbOrTrx, tenantId: string, accountRef: stri
 
 /** An inbound payment names its account before its tenant is known. */
 export const findAccountByRefAnyTenant = (db: DbOrTrx, accountRef: string): Promise<AccountRecord | undefined> => createAccountsRepo(db).findByRefAnyTenant(accountRef);
-
-/** A one-time account ends once it has received its expected amount; true when this call ended it. */
-export const expireAccount = (db: DbOrTrx, accountId: string): Promise<boolean> => createAccountsRepo(db).expire(accountId);

@@ -219,10 +219,5 @@ export function createAccountsRepo(db: DbOrTrx) {
       const rows: AccountRow[] = await db('virtual_accounts').where({ tenant_id: tenantId, customer_id: customerId }).orderBy('id').limit(100);
       return rows.map(toAccount);
     },
-
-    async expire(accountId: string): Promise<boolean> {
-      const updated = await db('virtual_accounts').where({ id: accountId, status: 'active' }).update({ status: 'expired', updated_at: db.fn.now() });
-      return updated > 0;
-    },
   };
 }

@@ -2,14 +2,13 @@
  * Every workflow type the outbox can start, with its input and its start policy, and every custom search
  * attribute the namespace must have. Each entry comes from its family's contract.
  */
-import { PAYMENT_CONFIRMATION_BATCH_START_POLICY, PAYMENT_CONFIRMATION_START_POLICY, type BatchConfirmationInput, type PaymentConfirmationInput } from './payment-confirmation.contract';
+import { PAYMENT_CONFIRMATION_BATCH_START_POLICY, type BatchConfirmationInput } from './payment-confirmation.contract';
 import { RECONCILIATION_START_POLICY, type ReconciliationInput } from './reconciliation.contract';
 import { SETTLEMENT_REFUND_START_POLICY, SETTLEMENT_START_POLICY, type SettlementInput, type SettlementRefundInput } from './settlement.contract';
 import { WEBHOOK_DELIVERY_START_POLICY, type WebhookDeliveryInput } from './webhook-delivery.contract';
 import type { WorkflowJob, WorkflowStartPolicy } from './workflow-job';
 
 export type WorkflowInputs = {
-  paymentConfirmationWorkflow: PaymentConfirmationInput;
   paymentConfirmationBatchWorkflow: BatchConfirmationInput;
   webhookDeliveryWorkflow: WebhookDeliveryInput;
   settlementWorkflow: SettlementInput;
@@ -27,6 +26,5 @@ export const START_POLICIES: Record<WorkflowType, WorkflowStartPolicy> = {
   settlementRefundWorkflow: SETTLEMENT_REFUND_START_POLICY,
   webhookDeliveryWorkflow: WEBHOOK_DELIVERY_START_POLICY,
   reconciliationWorkflow: RECONCILIATION_START_POLICY,
-  paymentConfirmationWorkflow: PAYMENT_CONFIRMATION_START_POLICY,
   paymentConfirmationBatchWorkflow: PAYMENT_CONFIRMATION_BATCH_START_POLICY,
 };

@@ -2,10 +2,10 @@ import type { ConfirmationProgress } from './payment-confirmation.contract';
 import type { ProviderTxnLookup } from '../provider/provider-answers';
 /**
  * The rules that confirm or reverse one provisional payment credit, as pure functions of the
- * provider's answers and the clock. The confirmation workflow applies them to its lookups; the
- * confirm and reverse activities apply `judgeCredit` again to the database's record and their own
- * lookup before they move money. Workflow code imports this module: it must stay free of side effects
- * and of imports other than types.
+ * provider's answers and the clock. The batch confirmation workflow times its lookups by them; the
+ * batch activity decides by them (`decidePayment`) from the database's record and its own lookup before
+ * it moves money. Workflow code imports this module: it must stay free of side effects and of imports
+ * other than types.
  */
 
 /** Lookups back off to this interval at most. */
@@ -194,8 +194,8 @@ type PaymentDecision = { kind: 'confirm' } | { kind: 'reverse'; reason: string }
 /**
  * The batch activity's decision for one credit, from the database's record of it, what the provider
  * said before (`memory`, this answer already remembered), the provider's answer now, and the clock
- * (the database's: its time now and when this payment's window, from its own posting, ends). The same
- * rules as the per-payment workflow and its activities: SUCCESS with every field matching confirms;
+ * (the database's: its time now and when this payment's window, from its own posting, ends):
+ * SUCCESS with every field matching confirms;
  * failed, refunded or not this credit reverses; PROCESSING and an unreachable provider keep it however
  * long; "not found" reverses only a transaction never seen, after the window, once the rule's spaced
  * answers have counted, the last after the window.
@@ -213,8 +213,8 @@ export function decidePayment(credit: CreditFacts, memory: PaymentMemory, lookup
 }
 
 /**
- * How long a payment the batch activity kept waits before its next lookup: the per-payment workflow's
- * timing (back-off from the poll interval, never past the window's end while the provider does not know
+ * How long a payment the batch activity kept waits before its next lookup, by `nextStep`
+ * (back-off from the poll interval, never past the window's end while the provider does not know
  * it, after the window not before an answer can count again). Where the workflow's own rules would
  * already decide but the activity did not (its clock is the database's), it waits the current delay.
  */

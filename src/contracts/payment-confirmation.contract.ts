@@ -1,6 +1,5 @@
 /**
- * The payment confirmation workflow family's contract (one credit, or a batch of one tenant's credits),
- * shared by the workflows, their activities and the code that starts them. Workflow code imports this
+ * The payment confirmation workflow's contract (a batch of one tenant's provisional credits), shared by the workflows, their activities and the code that starts them. Workflow code imports this
  * module: types and pure functions only. Money travels as kobo strings.
  */
 import type { ProviderTxnLookup } from '../provider/provider-answers';
@@ -10,27 +9,7 @@ export type { ProviderTxnLookup };
 import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from './confirmation-batches';
 import type { WorkflowJob } from './workflow-job';
 
-export interface PaymentConfirmationInput {
-  entryId: string;
-  providerTxnRef: string;
-  grossAmountKobo: string;
-  windowMs: number;
-  pollIntervalMs: number;
-  /**
-   * When the credit was posted (epoch ms): the window counts from here, however late the workflow
-   * starts. Runs started before this field existed count from their own start.
-   */
-  postedAtMs?: number;
-  /**
-   * Spaced "not found" answers that reverse a credit the provider never showed (CONFIRMATION_MIN_NOT_FOUND_LOOKUPS,
-   * see notFoundRule). Runs started before this field existed keep their rule: two answers, unspaced.
-   */
-  minNotFoundLookups?: number;
-  /** What earlier runs of this confirmation learnt, carried over by continue-as-new. */
-  progress?: ConfirmationProgress;
-}
-
-/** A confirmation's memory across lookups (and across continue-as-new). */
+/** One payment's memory across the lookups of its batch (and across continue-as-new). */
 export interface ConfirmationProgress {
   lookups: number;
   /** Workflow time the provider first showed the transaction (in any status); null while it never has. */
@@ -104,16 +83,6 @@ export interface BatchRoundResult {
 
 export type ConfirmationOutcome = 'confirmed' | 'reversed' | 'already_settled';
 
-/**
- * What a confirm or reverse activity did after checking the credit against the database and the
- * provider itself: settled it (possibly the other way than asked, e.g. a mismatch found while
- * confirming is reversed), or kept it provisional because the provider does not support the decision.
- */
-export type CreditResolution = { kind: 'settled'; outcome: ConfirmationOutcome; reason: string } | { kind: 'kept'; lookup: ProviderTxnLookup; reason: string };
-
-export const paymentConfirmationWorkflowId = (entryId: string): string => `payment-confirmation:${entryId}`;
-/** The entry id a confirmation's workflow id names, or null for any other id. */
-export const entryIdOfConfirmation = (workflowId: string): string | null => (workflowId.startsWith('payment-confirmation:') ? workflowId.slice('payment-confirmation:'.length) : null);
 /** A batch confirmation; its payments are found by the ProviderTxnRefs and AccountRefs search attributes. */
 export const paymentConfirmationBatchWorkflowId = (batchId: string): string => `payment-confirmation-batch:${batchId}`;
 
@@ -156,10 +125,5 @@ export function paymentConfirmationBatchJob(timings: ConfirmationTimings, batch:
   };
 }
 
-/**
- * Confirmations wait behind money going out and deliveries. A single confirmation may run again after a
- * failed, terminated, timed-out or cancelled run (the sweep restarts it; it rebuilds from the database);
- * batches never wait in the outbox (the batcher starts them) and never rerun under one id.
- */
-export const PAYMENT_CONFIRMATION_START_POLICY = { priority: 2, reusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' } as const;
+/** Confirmations wait behind money going out and deliveries; batches never wait in the outbox (the batcher starts them) and never rerun under one id. */
 export const PAYMENT_CONFIRMATION_BATCH_START_POLICY = { priority: 2, reusePolicy: 'REJECT_DUPLICATE' } as const;

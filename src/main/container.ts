@@ -31,7 +31,6 @@ import type { ReadinessCheck } from '../http/app';
 import type { RouteDefinition } from '../http/route';
 import { createBatchClaimReleaser } from '../payments/batch-claim-releases';
 import { createConfirmationBatcher } from '../payments/confirmation-batcher';
-import { confirmationRestartPlan } from '../payments/confirmation-restarts';
 import { createJobs } from '../contracts/jobs';
 import { createOutboxRepo } from '../outbox/outbox.repo';
 import { createReconciliationExceptionsRepo } from '../reconciliation/reconciliation-exceptions.repo';
@@ -49,7 +48,6 @@ import { misdirectedRoutes } from '../payments/misdirected.routes';
 import { createMisdirectedService } from '../payments/misdirected.service';
 import { createPaymentCrediter } from '../payments/payment-credit';
 import { createBatchConfirmationService } from '../payments/batch-confirmation.service';
-import { createPaymentConfirmationService } from '../payments/payment-confirmation.service';
 import { createPaymentIngestService } from '../payments/payment-ingest.service';
 import { paymentsRoutes } from '../payments/payments.routes';
 import type { PaymentProvider } from '../provider/payment-provider';
@@ -157,13 +155,6 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     db,
     postingEngine,
     starter,
-    confirmationRestarts: createWorkflowRestarter({
-      db,
-      client: temporal,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      logger: logger.child({ component: 'confirmation-restarts' }),
-      plan: confirmationRestartPlan({ db, logger: logger.child({ component: 'confirmation-restarts' }) }),
-    }),
     settlementRestarts: createWorkflowRestarter({
       db,
       client: temporal,
@@ -189,7 +180,6 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     settlements,
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
-    confirmations: createPaymentConfirmationService({ db, provider, postingEngine, logger, windowMs: config.CONFIRMATION_WINDOW, minNotFoundLookups: config.CONFIRMATION_MIN_NOT_FOUND_LOOKUPS }),
     batchConfirmations: createBatchConfirmationService({
       db,
       provider,

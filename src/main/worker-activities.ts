@@ -10,12 +10,11 @@ import { createWebhookActivities } from '../../activities/webhooks.activities';
 export function createActivities(deps: { services: Services; logger: Logger; sweepGraceMs: number }) {
   const { services, logger, sweepGraceMs } = deps;
   return {
-    ...createPaymentActivities({ confirmations: services.confirmations, batches: services.batchConfirmations }),
+    ...createPaymentActivities({ batches: services.batchConfirmations }),
     ...createWebhookActivities({ deliveries: services.deliveries }),
     ...createSettlementActivities({ execution: services.settlementExecution }),
     ...createSweepActivities({
       starter: services.starter,
-      confirmationRestarts: services.confirmationRestarts,
       settlementRestarts: services.settlementRestarts,
       settlementWatch: services.settlementWatch,
       claimReleases: services.batchClaimReleases,

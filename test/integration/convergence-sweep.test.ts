@@ -76,14 +76,12 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
   });
 
   it('does not queue again a credit already confirmed', async () => {
-    const restarts = worker.services.confirmationRestarts;
     const tenant = await createTenant(api);
     const account = await provisionAccount(api, tenant.apiKey);
     const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
     await eventually(async () => (await statement(api, tenant.apiKey, account.AccountRef)).body.lines[0]?.entry.Status === 'confirmed', { what: 'confirmation' });
     const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
-    const result = await restarts.restartStalled();
-    assert.equal(result.restarted, 0);
+    await worker.services.batchClaimReleases.releaseStopped(0);
     assert.equal(await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).first(), undefined, 'a confirmed credit is not queued again');
   });
 });

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { uuidv7 } from '../../src/ids';
 import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
 import { loadTestVectors } from '../helpers/test-vectors';
 import { keptWaitingPastItsWindow } from '../helpers/confirmation';
-import { confirmationStatusQuery } from '../../workflows/paymentConfirmation.workflow';
 
 interface Vector {
   name: string;
@@ -316,10 +314,6 @@ describe('payment confirmation on the dev server', () => {
     assert.equal(page.body.closingBalance, '0.00');
   });
 
-  async function entryOf(providerTxnRef: string): Promise<{ id: string; status: string }> {
-    return stack.infra.db('ledger_entries').where({ provider_txn_ref: providerTxnRef, kind: 'payment' }).first('id', 'status');
-  }
-
   async function reversalReason(accountRef: string): Promise<string | undefined> {
     const page = await statement(stack, tenant.apiKey, accountRef);
     return page.body.lines.find((line: { entry: { Kind: string } }) => line.entry.Kind === 'reversal')?.entry.Narration;
@@ -382,133 +376,11 @@ describe('payment confirmation on the dev server', () => {
     assert.equal(await reversalReason(account.AccountRef), 'reversal: provider amount 502500 kobo differs from 5025000 kobo');
   });
 
-  it("does not trust its input: a confirmation started with another payment's reference confirms nothing", async () => {
-    const account = await provisionAccount(stack, tenant.apiKey);
-    // A credit the provider never saw, and a real payment of the same amount that was never delivered.
-    const unknown = paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25 });
-    const unknownTxn = (unknown.data as { transaction: { transactionId: string } }).transaction.transactionId;
-    await sendProviderEvent(stack, unknown);
-    const real = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, deliver: false } });
-    const entry = await entryOf(unknownTxn);
-    // Someone with access to the task queue starts a confirmation of that credit against the real payment.
-    const forged = await stack.infra.temporal.workflow.start('paymentConfirmationWorkflow', {
-      taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
-      workflowId: `forged-${randomUUID()}`,
-      args: [{ entryId: entry.id, providerTxnRef: real.body.transactionId, grossAmountKobo: '502500', windowMs: 60_000, pollIntervalMs: 500, postedAtMs: Date.now() }],
-    });
-    try {
-      // Its first lookup finds the real payment SUCCESS, so it asks the confirm activity at once.
-      await eventually(async () => (await forged.query(confirmationStatusQuery)).lookups >= 1, { what: 'the forged confirmation to act' });
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      assert.equal(await entryStatus(account.AccountRef, unknownTxn), 'provisional', 'a forged confirmation must not confirm the credit');
-      // The credit's own confirmation reverses it when its window ends: the provider never knew it.
-      await eventually(async () => (await entryStatus(account.AccountRef, unknownTxn)) === 'reversed', { what: 'reversal' });
-    } finally {
-      await forged.terminate('test over').catch(() => undefined);
-    }
-  });
-
-  it('the reverse activity refuses what the provider does not support: SUCCESS, or "not found" inside the window', async () => {
-    const account = await provisionAccount(stack, tenant.apiKey);
-    // Payments the provider knows but whose webhooks are never delivered, credited straight through the
-    // posting engine: no confirmation workflow runs, so nothing races the forged reversals below.
-    const lagging = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, lookupLagMs: 60_000, deliver: false } });
-    const known = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, deliver: false } });
-    const provisionalCredit = async (providerTxnRef: string): Promise<string> => {
-      const [entry] = await stack.infra.db.transaction((trx) =>
-        stack.services.postingEngine.post(trx, account.ID, [
-          { direction: 'credit', kind: 'payment', amount: 500_000n, fee: 2_500n, status: 'provisional', narration: 'Invoice 1042', providerTxnRef, transactionGroupId: uuidv7() },
-        ]),
-      );
-      return entry!.id;
-    };
-    const early = await stack.services.confirmations.reverse(await provisionalCredit(lagging.body.transactionId), 'forged: not found');
-    assert.deepEqual([early.kind, early.reason], ['kept', 'reversal refused: not found yet, within the window']);
-    const found = await stack.services.confirmations.reverse(await provisionalCredit(known.body.transactionId), 'forged: failed');
-    assert.deepEqual([found.kind, found.reason], ['kept', 'reversal refused: provider shows it SUCCESS']);
-    assert.equal(await entryStatus(account.AccountRef, known.body.transactionId), 'provisional');
-  });
-
   it('expires a one-time account when a payment of its expected amount is confirmed', async () => {
     const account = await provisionAccount(stack, tenant.apiKey, { expectedAmount: '5025.00' });
     const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
     await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
     const read = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}`, { apiKey: tenant.apiKey });
     assert.equal(read.body.Status, 'expired');
-  });
-});
-
-describe('the per-payment reverse activity enforces the not-found rule from the database', () => {
-  // No worker: nothing but the calls below looks these credits up. A 3 s window and 3 answers: an answer
-  // counts 1 s after the previous counted one.
-  let stack: Stack;
-  let account: ProvisionedAccount;
-  before(async () => {
-    stack = await startStack({ CONFIRMATION_WINDOW: '3s', CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: '3' });
-    account = await provisionAccount(stack, (await createTenant(stack)).apiKey);
-  });
-  after(() => stack.close());
-
-  /** A provisional credit for a transaction the provider has never heard of, posted straight through the engine. */
-  async function unknownCredit(): Promise<string> {
-    const [entry] = await stack.infra.db.transaction((trx) =>
-      stack.services.postingEngine.post(trx, account.ID, [
-        {
-          direction: 'credit',
-          kind: 'payment',
-          amount: 500_000n,
-          fee: 2_500n,
-          status: 'provisional',
-          narration: 'ADA OBI',
-          providerTxnRef: `API-VACT_TRA-unknown-${randomUUID()}`,
-          transactionGroupId: uuidv7(),
-        },
-      ]),
-    );
-    return entry!.id;
-  }
-  const statusOf = async (entryId: string): Promise<string> => (await stack.infra.db('ledger_entries').where({ id: entryId }).first('status')).status;
-  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const reverse = (entryId: string) => stack.services.confirmations.reverse(entryId, 'forged: not found');
-
-  it('refuses a forged reversal after the window until spaced "not found" answers have counted, the last after the window', async () => {
-    const entryId = await unknownCredit();
-    await pause(3_100);
-    // The window is over and the provider does not know it: one answer, however often it is asked at once, is not enough.
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const refused = await reverse(entryId);
-      assert.equal(refused.kind, 'kept');
-      assert.match(refused.kind === 'kept' ? refused.reason : '', /^reversal refused: window over; 1 of 3 counted "not found" answers/);
-    }
-    assert.equal(await statusOf(entryId), 'provisional');
-    await pause(1_100);
-    assert.match((await reverse(entryId)).reason, /2 of 3 counted/);
-    assert.equal(await statusOf(entryId), 'provisional');
-    await pause(1_100);
-    const reversed = await reverse(entryId);
-    assert.deepEqual([reversed.kind, reversed.kind === 'settled' ? reversed.outcome : null], ['settled', 'reversed']);
-    assert.equal(await statusOf(entryId), 'reversed');
-    assert.deepEqual(await stack.infra.db('confirmation_answers').where({ entry_id: entryId }), [], 'a settled credit leaves no answers behind');
-  });
-
-  it('never reverses for "not found" a credit the provider has shown, to a batch or to these activities', async () => {
-    const entryId = await unknownCredit();
-    const credit = await stack.infra.db('ledger_entries').where({ id: entryId }).first('tenant_id', 'provider_txn_ref', 'created_at');
-    await stack.infra.db('confirmation_claims').insert({
-      entry_id: entryId,
-      tenant_id: credit.tenant_id,
-      account_ref: account.AccountRef,
-      provider_txn_ref: credit.provider_txn_ref,
-      posted_at: credit.created_at,
-      batch_id: 'a-batch-that-saw-it-processing',
-      first_seen_at: credit.created_at,
-    });
-    await pause(3_100);
-    for (let attempt = 0; attempt < 4; attempt += 1) {
-      if (attempt > 0) await pause(1_100);
-      const refused = await reverse(entryId);
-      assert.deepEqual([refused.kind, refused.reason], ['kept', 'reversal refused: seen before; "not found" is lookup lag']);
-    }
-    assert.equal(await statusOf(entryId), 'provisional');
   });
 });

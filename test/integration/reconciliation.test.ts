@@ -667,7 +667,6 @@ describe('reconciliation credits join the batch confirmation queue', () => {
       assert.deepEqual([claim.tenant_id, claim.account_ref, claim.batch_id], [owner.tenantId, account.AccountRef, null]);
       assert.equal(claim.posted_at.getTime(), claim.created_at.getTime(), 'its window counts from its own posting');
     }
-    assert.deepEqual(await stack.infra.db('workflow_outbox').where({ workflow_type: 'paymentConfirmationWorkflow' }).select('workflow_id'), [], 'no per-payment confirmation');
     assert.ok(
       (await entries(stack, owner, account)).every((entry) => entry.Status === 'provisional'),
       'nothing confirms a credit before a batch claims it',

@@ -61,11 +61,11 @@ describe('retention of inbound payloads and operational rows', () => {
   it('deletes started workflow jobs and ended sessions past RETENTION_HOUSEKEEPING, and nothing unstarted', async () => {
     const old = new Date(Date.now() - 40 * DAY);
     await stack.infra.db('workflow_outbox').insert([
-      { workflow_id: `retention-test-started-${randomUUID()}`, workflow_type: 'paymentConfirmationWorkflow', args: '{}', created_at: old, started_at: old },
+      { workflow_id: `retention-test-started-${randomUUID()}`, workflow_type: 'webhookDeliveryWorkflow', args: '{}', created_at: old, started_at: old },
       // Unstarted because its start keeps failing: backing off, so the worker's drainer leaves it alone meanwhile.
       {
         workflow_id: `retention-test-unstarted-${randomUUID()}`,
-        workflow_type: 'paymentConfirmationWorkflow',
+        workflow_type: 'webhookDeliveryWorkflow',
         args: '{}',
         created_at: old,
         started_at: null,

@@ -215,7 +215,7 @@ describe('subscribable events: payments, KYC, recovery and secret rotation', () 
   });
 });
 
-describe('payment events of a single credit confirmed or reversed', () => {
+describe('payment events of credits a batch confirmed or reversed', () => {
   let stack: Stack;
   before(async () => {
     stack = await startStack();
@@ -235,8 +235,13 @@ describe('payment events of a single credit confirmed or reversed', () => {
     const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
     const failed = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 3015, status: 'PAYMENT_FAILED' } });
     const [confirmable, reversible] = [await creditOf(paid.body.transactionId), await creditOf(failed.body.transactionId)];
-
-    assert.equal((await stack.services.confirmations.confirm(confirmable.id)).kind, 'settled');
+    // No worker: this test's batch is the only one that claims them.
+    const batchId = `events-${randomUUID()}`;
+    const db = stack.infra.db;
+    await db('confirmation_claims').whereIn('entry_id', [confirmable.id, reversible.id]).update({ batch_id: batchId, claimed_at: db.fn.now(), started_at: db.fn.now() });
+    const round = await stack.services.batchConfirmations.round(batchId, [confirmable.id, reversible.id]);
+    const outcomes = new Map(round.results.map((result) => [result.entryId, result.kind === 'settled' ? result.outcome : result.kind]));
+    assert.deepEqual([outcomes.get(confirmable.id), outcomes.get(reversible.id)], ['confirmed', 'reversed']);
     const confirmedEvents = await eventsOf(confirmable.transaction_group_id);
     assert.deepEqual(
       confirmedEvents.map(([type, sequence]) => [type, sequence]),
@@ -247,8 +252,6 @@ describe('payment events of a single credit confirmed or reversed', () => {
     );
     assert.deepEqual(confirmedEvents[1]![2], { transactionGroupId: confirmable.transaction_group_id, accountRef: account.AccountRef, amount: '5000.00', currency: 'NGN' });
 
-    const reversal = await stack.services.confirmations.reverse(reversible.id, 'the provider shows it failed');
-    assert.deepEqual([reversal.kind, reversal.kind === 'settled' ? reversal.outcome : null], ['settled', 'reversed']);
     const reversedEvents = await eventsOf(reversible.transaction_group_id);
     assert.deepEqual(
       reversedEvents.map(([type, sequence]) => [type, sequence]),
@@ -261,8 +264,8 @@ describe('payment events of a single credit confirmed or reversed', () => {
     assert.equal(reversed!.amount, received!.amount);
     assert.equal(reversed!.reason, 'provider reports PAYMENT_FAILED');
 
-    // Settled already: nothing changes, so nothing more is recorded.
-    await stack.services.confirmations.confirm(confirmable.id);
+    // Settled already (its claim taken): nothing changes, so nothing more is recorded.
+    await stack.services.batchConfirmations.round(batchId, [confirmable.id]);
     assert.equal((await eventsOf(confirmable.transaction_group_id)).length, 2);
   });
 });

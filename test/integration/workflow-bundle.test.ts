@@ -20,12 +20,12 @@ describe('prebuilt workflow bundle', () => {
   it('is used when it matches the compiled workflow sources, which its manifest lists', async () => {
     await writeWorkflowBundle(bundlePath);
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { sources: string[] };
-    assert.ok(manifest.sources.includes('dist/workflows/paymentConfirmation.workflow.js'));
+    assert.ok(manifest.sources.includes('dist/workflows/paymentConfirmationBatch.workflow.js'));
     assert.ok(manifest.sources.includes('node_modules/@temporalio/workflow/package.json'));
     assert.equal(manifest.sources.filter((source) => source.includes('node_modules')).length, 1);
     assert.equal(staleness(bundlePath), null);
     assert.deepEqual(workflowSource(logger, bundlePath), { workflowBundle: { codePath: bundlePath } });
-    assert.match(readFileSync(bundlePath, 'utf8'), /paymentConfirmationWorkflow/);
+    assert.match(readFileSync(bundlePath, 'utf8'), /paymentConfirmationBatchWorkflow/);
   });
 
   it('is not used once the sources differ from what it was built from', () => {

@@ -7,7 +7,7 @@
  * made behind `patched()`, adding the new histories beside the old ones (both must replay); replace an
  * old history only when its patch is removed. Files named `*.before-<change>.*` were recorded once by
  * the code before that change (a checkout of it running this recorder) and are kept, not re-recorded,
- * until the patch that keeps them replaying is removed. The confirmation, delivery, sweep, retention
+ * until the patch that keeps them replaying is removed. The batch confirmation, delivery, sweep, retention
  * and scheduled or failed reconciliation scenarios run on the time-skipping server with scripted
  * activities (days pass in seconds); the settlement scenarios and a tenant's reconciliation run use
  * the real API, worker and sandbox on the dev server, so they record whatever those activities are
@@ -21,7 +21,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { convergenceSweepWorkflow } from '../../workflows/convergenceSweep.workflow';
-import { paymentConfirmationWorkflow } from '../../workflows/paymentConfirmation.workflow';
 import { paymentConfirmationBatchWorkflow } from '../../workflows/paymentConfirmationBatch.workflow';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
 import { retentionWorkflow } from '../../workflows/retention.workflow';
@@ -31,15 +30,7 @@ import { historyToJson } from '../helpers/history-json';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
-import {
-  type BatchConfirmationInput,
-  type BatchPaymentResult,
-  type BatchRoundResult,
-  type CreditResolution,
-  paymentConfirmationBatchWorkflowId,
-  type PaymentConfirmationInput,
-  paymentConfirmationWorkflowId,
-} from '../../src/contracts/payment-confirmation.contract';
+import { type BatchConfirmationInput, type BatchPaymentResult, type BatchRoundResult, paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
 import type { DeliveryAttemptResult } from '../../src/contracts/webhook-delivery.contract';
 import type { ProviderTxnLookup } from '../../src/provider/provider-answers';
 import {
@@ -79,7 +70,7 @@ async function saveChain(env: TestWorkflowEnvironment, workflowType: string, sce
   }
 }
 
-const found = (status: 'SUCCESS' | 'PROCESSING' | 'PAYMENT_FAILED'): ProviderTxnLookup => ({
+const found = (status: 'SUCCESS' | 'PROCESSING'): ProviderTxnLookup => ({
   kind: 'found',
   status,
   grossAmountKobo: '502500',
@@ -101,52 +92,6 @@ describe('record workflow histories for the replay test', function () {
       env = await timeSkippingEnvironment();
     });
     after(() => env?.teardown());
-
-    async function confirmation(scenario: string, provider: (elapsedMs: number, index: number) => ProviderTxnLookup, resolutions: CreditResolution[] = []) {
-      let startedAt: number | null = null;
-      let lookups = 0;
-      let decisions = 0;
-      const activities = {
-        async lookupProviderTransaction(): Promise<ProviderTxnLookup> {
-          startedAt ??= await env.currentTimeMs();
-          return provider((await env.currentTimeMs()) - startedAt, lookups++);
-        },
-        async confirmPaymentCredit(): Promise<CreditResolution> {
-          return resolutions[decisions++] ?? { kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching' };
-        },
-        async reversePaymentCredit(_entryId: string, reason: string): Promise<CreditResolution> {
-          return resolutions[decisions++] ?? { kind: 'settled', outcome: 'reversed', reason };
-        },
-      };
-      const taskQueue = `record-${randomUUID()}`;
-      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
-      const input: PaymentConfirmationInput = {
-        entryId: randomUUID(),
-        providerTxnRef: 'txn-1',
-        grossAmountKobo: '502500',
-        windowMs: 30 * 60_000,
-        pollIntervalMs: 2_000,
-        postedAtMs: (await env.currentTimeMs()) - 60_000,
-      };
-      await worker.runUntil(async () => {
-        const handle = await env.client.workflow.start(paymentConfirmationWorkflow, { taskQueue, workflowId: paymentConfirmationWorkflowId(input.entryId), args: [input] });
-        await handle.result();
-        await saveChain(env, 'paymentConfirmationWorkflow', scenario, handle);
-      });
-    }
-
-    it('paymentConfirmationWorkflow: confirmed after lookup lag', () => confirmation('confirmed', (_elapsed, index) => (index < 2 ? { kind: 'not_found' } : found('SUCCESS'))));
-
-    it('paymentConfirmationWorkflow: reversed, unknown to the provider after the window', () => confirmation('reversed', () => ({ kind: 'not_found' })));
-
-    it('paymentConfirmationWorkflow: PROCESSING past the window, a confirm the provider did not yet support, then confirmed', () =>
-      confirmation('processing-then-confirmed', (elapsedMs) => (elapsedMs < 2 * HOUR ? found('PROCESSING') : found('SUCCESS')), [
-        { kind: 'kept', lookup: found('PROCESSING'), reason: 'provider shows it PROCESSING' },
-      ]));
-
-    // Fifteen hours of outage: just enough lookups for one continue-as-new, and a short last run.
-    it('paymentConfirmationWorkflow: a long outage continues as new, then confirmed', () =>
-      confirmation('continued-as-new', (elapsedMs, index) => (index === 0 ? found('PROCESSING') : elapsedMs < 15 * HOUR ? { kind: 'unavailable', reason: 'HTTP 503' } : found('SUCCESS'))));
 
     /**
      * A batch of three payments: `script(elapsedMs, round, index)` answers for each payment of a round
@@ -242,7 +187,7 @@ describe('record workflow histories for the replay test', function () {
           return { found: 2, started: 2, failed: 0 };
         },
         async restartStalledConfirmations() {
-          return { closedAbnormally: 1, restarted: 1, failed: 0 };
+          return { checked: 2, released: 1, payments: 3 };
         },
         async restartStalledSettlements() {
           return { closedAbnormally: 2, restarted: 1, failed: 0, parked: 1 };

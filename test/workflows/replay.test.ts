@@ -10,7 +10,6 @@ const HISTORIES_DIR = path.resolve(__dirname, '../../../test/replay/histories');
 
 /** Every workflow type the worker registers must have at least one recorded history. */
 const WORKFLOW_TYPES = [
-  'paymentConfirmationWorkflow',
   'paymentConfirmationBatchWorkflow',
   'settlementWorkflow',
   'settlementRefundWorkflow',
