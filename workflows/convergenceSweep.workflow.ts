@@ -1,4 +1,4 @@
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { deprecatePatch, proxyActivities } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep.activities';
 import { SWEEP_RESTARTS_CONFIRMATIONS, SWEEP_RESTARTS_SETTLEMENTS, SWEEP_WATCHES_SETTLEMENT_REFERENCES } from './patches';
 import type { ClaimReleaseResult, RestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
@@ -12,12 +12,9 @@ const { sweepOutbox, restartStalledConfirmations, restartStalledSettlements, wat
 });
 
 export interface ConvergenceSweepResult extends SweepResult {
-  /** Null in runs started before confirmations were restarted. */
-  confirmations: ClaimReleaseResult | null;
-  /** Null in runs started before settlements were restarted. */
-  settlements: RestartResult | null;
-  /** Null in runs started before the settlement references were watched. */
-  settlementWatch: SettlementWatchResult | null;
+  confirmations: ClaimReleaseResult;
+  settlements: RestartResult;
+  settlementWatch: SettlementWatchResult;
 }
 
 /**
@@ -29,8 +26,12 @@ export interface ConvergenceSweepResult extends SweepResult {
  */
 export async function convergenceSweepWorkflow(): Promise<ConvergenceSweepResult> {
   const outbox = await sweepOutbox();
-  const confirmations = patched(SWEEP_RESTARTS_CONFIRMATIONS) ? await restartStalledConfirmations() : null;
-  const settlements = patched(SWEEP_RESTARTS_SETTLEMENTS) ? await restartStalledSettlements() : null;
-  const settlementWatch = patched(SWEEP_WATCHES_SETTLEMENT_REFERENCES) ? await watchSettlementReferences() : null;
+  // Sweeps in flight recorded these patches' markers, each before its step; see workflows/patches.ts.
+  deprecatePatch(SWEEP_RESTARTS_CONFIRMATIONS);
+  const confirmations = await restartStalledConfirmations();
+  deprecatePatch(SWEEP_RESTARTS_SETTLEMENTS);
+  const settlements = await restartStalledSettlements();
+  deprecatePatch(SWEEP_WATCHES_SETTLEMENT_REFERENCES);
+  const settlementWatch = await watchSettlementReferences();
   return { ...outbox, confirmations, settlements, settlementWatch };
 }

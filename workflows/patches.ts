@@ -4,10 +4,17 @@
  * started before it has closed; then it becomes `deprecatePatch(id)` for one release, then goes.
  */
 
-/** webhookDeliveryWorkflow: sendWebhook became a normal activity (it was local). */
+/*
+ * Deprecated: no run started before these changes is open, so their old paths are gone. Runs in flight
+ * recorded their markers, which Temporal replays only against a `patched()` or `deprecatePatch()` call of
+ * the same id; the calls go (with these ids) in the release after this one, when every run open now has
+ * closed and new runs record only deprecated markers, which replay without the call.
+ */
+
+/** webhookDeliveryWorkflow: sendWebhook is a normal activity (it was local). */
 export const WEBHOOK_SEND_AS_ACTIVITY = 'webhook-send-as-activity';
 
-/** convergenceSweepWorkflow: after the outbox, restart confirmations that failed or were terminated. */
+/** convergenceSweepWorkflow: after the outbox, the credits of stopped confirmations go back in the queue. */
 export const SWEEP_RESTARTS_CONFIRMATIONS = 'sweep-restarts-confirmations';
 
 /** convergenceSweepWorkflow: after the confirmations, restart settlements whose run stopped while they are open. */

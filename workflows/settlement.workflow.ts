@@ -1,4 +1,4 @@
-import { condition, continueAsNew, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, deprecatePatch, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { SettlementActivities } from '../activities/settlements.activities';
 import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from './pacing';
 import { SETTLEMENT_STATUS } from '../src/contracts/search-attributes';
@@ -37,9 +37,9 @@ const settlementActivities = (startToCloseMs: number | undefined) =>
 export async function settlementWorkflow(input: SettlementInput): Promise<SettlementWorkflowStatus> {
   const activities = settlementActivities(input.activityTimeoutMs);
   const progress: SettlementProgress = input.progress ?? { stage: 'destination', status: 'pending', attempt: 0, delayMs: input.pollIntervalMs, untilMs: null, lastProviderStatus: null };
-  // Runs that began before the overdue clock existed never raise it: their histories hold no such call.
-  const overdueClock = patched(SETTLEMENT_OVERDUE_ALERT);
-  const probeKeepsBackOff = patched(SETTLEMENT_PROBE_KEEPS_BACKOFF);
+  // Runs in flight recorded these patches' markers; see workflows/patches.ts.
+  deprecatePatch(SETTLEMENT_OVERDUE_ALERT);
+  deprecatePatch(SETTLEMENT_PROBE_KEEPS_BACKOFF);
   const overdueAfterMs = input.overdueAfterMs ?? DEFAULT_OVERDUE_AFTER_MS;
   progress.undecidedSinceMs ??= Date.now();
   const providerRef = (): string | null => (progress.attempt > 0 ? `${input.merchantTxRef}-${progress.attempt}` : null);
@@ -87,7 +87,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
   /** One alert per attempt left undecided past the overdue clock (the destination check counts as attempt 0). */
   const reportIfOverdue = async (): Promise<void> => {
     const stage = progress.stage;
-    if (!overdueClock || progress.overdueReported || (stage !== 'destination' && stage !== 'submit' && stage !== 'follow')) return;
+    if (progress.overdueReported || (stage !== 'destination' && stage !== 'submit' && stage !== 'follow')) return;
     const undecidedForMs = Date.now() - (progress.undecidedSinceMs ?? Date.now());
     if (undecidedForMs < overdueAfterMs) return;
     await activities.reportOverdueSettlement(input.settlementId, progress.attempt, { stage, undecidedForMs, lastProviderStatus: progress.lastProviderStatus });
@@ -118,7 +118,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
       case 'submit': {
         // A probe (the same reference again after "not found" for the grace) keeps the lookups' back-off:
         // a reference probed again and again must not restart a burst of fast lookups each time.
-        const probing = progress.lastProviderStatus === 'NOT_FOUND' && probeKeepsBackOff;
+        const probing = progress.lastProviderStatus === 'NOT_FOUND';
         const submission = await activities.submitSettlementAttempt(input.settlementId, progress.attempt);
         if (submission.kind === 'settlement_closed') return setStatus(submission.status);
         setStatus('processing');
@@ -171,7 +171,11 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
         const ref = providerRef()!;
         // A settlementRefundWorkflow that found this run still open signalled it instead of starting a new
         // run: ending the watch with that signal unread would leave SettlementStatus at success.
-        if (left <= 0 && !(news.has(ref) && patched(REFUND_NEWS_AT_WATCH_END))) return progress.status;
+        if (left <= 0) {
+          if (!news.has(ref)) return progress.status;
+          // Where runs in flight recorded this patch's marker; see workflows/patches.ts.
+          deprecatePatch(REFUND_NEWS_AT_WATCH_END);
+        }
         const { waitMs, nextDelayMs } = pace(progress.delayMs, MAX_REFUND_WATCH_BACKOFF_MS);
         progress.delayMs = nextDelayMs;
         await condition(() => news.has(ref), Math.min(waitMs, Math.max(left, 1)));

@@ -1,4 +1,4 @@
-import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { defineQuery, deprecatePatch, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.activities';
 import { WEBHOOK_SEND_AS_ACTIVITY } from './patches';
 import type { DeliveryAttemptResult, WebhookDeliveryInput } from '../src/contracts/webhook-delivery.contract';
@@ -35,8 +35,9 @@ export const deliveryStatusQuery = defineQuery<DeliveryState>('status');
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<'succeeded' | 'dead_letter'> {
   const state: DeliveryState = { attempts: 0, lastResult: null, outcome: null };
   setHandler(deliveryStatusQuery, () => state);
-  // Deliveries started before the send became a normal activity keep sending it locally (see workflows/patches.ts).
-  const send = patched(WEBHOOK_SEND_AS_ACTIVITY) ? sendActivity(input.sendTimeoutMs) : local.sendWebhook;
+  // Runs in flight recorded this patch's marker; see workflows/patches.ts.
+  deprecatePatch(WEBHOOK_SEND_AS_ACTIVITY);
+  const send = sendActivity(input.sendTimeoutMs);
   for (let attempt = 1; ; attempt += 1) {
     const result = await send(input.deliveryId);
     const last = attempt >= input.maxAttempts;
