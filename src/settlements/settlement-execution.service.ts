@@ -28,7 +28,7 @@ const OPEN: SettlementStatus[] = ['pending', 'processing'];
 /** Outcomes after which a reference can no longer pay: the provider said so itself (a lookup, or a documented "not created" refusal). */
 const OVER: AttemptOutcome[] = ['failed', 'refunded'];
 /** Outcomes of a reference whose fate the provider has not told yet: it may exist and may pay. */
-const UNDECIDED: AttemptOutcome[] = ['submitting', 'ambiguous', 'rejected'];
+const UNDECIDED: AttemptOutcome[] = ['submitting', 'ambiguous'];
 
 export class SettlementNotFoundError extends Error {
   constructor(settlementId: string) {

@@ -70,12 +70,11 @@ function toSettlement(row: SettlementRow): SettlementRecord {
 
 /**
  * submitting: a submission in flight; ambiguous: answered by an outage, an unknown code or an
- * unexplained refusal (it may exist); rejected: a 4xx on submit recorded before refusals were told
- * apart (undecided, like ambiguous; no longer written); accepted: the provider acknowledged it; failed:
+ * unexplained refusal (it may exist); accepted: the provider acknowledged it; failed:
  * failed by lookup, or refused at its first submission with a documented "not created" answer;
  * success: paid; refunded: the provider reported REFUND for it.
  */
-export type AttemptOutcome = 'submitting' | 'accepted' | 'ambiguous' | 'rejected' | 'failed' | 'success' | 'refunded';
+export type AttemptOutcome = 'submitting' | 'accepted' | 'ambiguous' | 'failed' | 'success' | 'refunded';
 
 export interface SettlementAttempt {
   attemptNo: number;
@@ -183,7 +182,7 @@ export function createSettlementsRepo(db: DbOrTrx) {
       await db('settlement_attempts')
         .where({ settlement_id: settlementId, attempt_no: attemptNo })
         .update({
-          outcome: db.raw(`CASE WHEN outcome IN ('submitting', 'ambiguous', 'rejected') THEN 'accepted' ELSE outcome END`),
+          outcome: db.raw(`CASE WHEN outcome IN ('submitting', 'ambiguous') THEN 'accepted' ELSE outcome END`),
           acknowledged_at: db.raw('coalesce(acknowledged_at, now())'),
           provider_transfer_id: db.raw('coalesce(provider_transfer_id, ?)', [providerTransferId]),
           updated_at: db.fn.now(),
@@ -202,7 +201,7 @@ export function createSettlementsRepo(db: DbOrTrx) {
       const rows: Array<{ lasted: boolean }> = await db('settlement_attempts')
         .where({ settlement_id: settlementId, attempt_no: attemptNo })
         .whereNull('acknowledged_at')
-        .whereIn('outcome', ['submitting', 'ambiguous', 'rejected', 'accepted'])
+        .whereIn('outcome', ['submitting', 'ambiguous', 'accepted'])
         .update({ not_found_since: db.raw('coalesce(not_found_since, now())'), updated_at: db.fn.now() })
         .returning(db.raw('not_found_since <= now() - make_interval(secs => ?) AS lasted', [graceMs / 1000]));
       return rows[0]?.lasted === true;
