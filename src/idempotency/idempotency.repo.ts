@@ -25,15 +25,6 @@ export function createIdempotencyRepo(db: DbOrTrx) {
       return db('idempotency_keys').where({ tenant_id: tenantId, scope, key }).first();
     },
 
-    /** Claims whose request hash predates keying (stored as a bare hex SHA-256). */
-    async legacyHashes(limit: number): Promise<Array<Pick<IdempotencyRecord, 'tenant_id' | 'scope' | 'key' | 'request_hash'>>> {
-      return db('idempotency_keys').whereRaw("request_hash NOT LIKE 'hmac-sha256:%'").limit(limit).select('tenant_id', 'scope', 'key', 'request_hash');
-    },
-
-    async replaceHash(record: Pick<IdempotencyRecord, 'tenant_id' | 'scope' | 'key' | 'request_hash'>, keyed: string): Promise<void> {
-      await db('idempotency_keys').where(record).update({ request_hash: keyed });
-    },
-
     async attachResource(tenantId: string, scope: IdempotencyScope, key: string, resourceId: string): Promise<void> {
       await db('idempotency_keys').where({ tenant_id: tenantId, scope, key }).update({ resource_id: resourceId });
     },

@@ -24,8 +24,8 @@ function digest(body: unknown): string {
     .digest('hex');
 }
 
-/** Keys a digest: the form every request hash is stored in, and what `idempotency:rekey` turns an old one into. */
-export function keyDigest(secret: string, hexDigest: string): string {
+/** Keys a digest: the form every request hash is stored in. */
+function keyDigest(secret: string, hexDigest: string): string {
   return KEYED_PREFIX + createHmac('sha256', secret).update(hexDigest).digest('hex');
 }
 

@@ -1,5 +1,4 @@
 import type { Config } from '../config';
-import { REKEY_BATCH, type RequestHashRekeyer } from '../idempotency/request-hash-rekeyer';
 import type { Logger } from '../logger';
 import type { ConfirmationBatcher } from '../payments/confirmation-batcher';
 import type { WorkflowStarter } from '../outbox/workflow-starter';
@@ -13,8 +12,6 @@ const DRAIN_LIMIT = 200;
 const DRAIN_BUDGET_MS = 5_000;
 /** While the batcher's room is full and credits wait, it looks this often for a batch that ended. */
 const BATCH_ROOM_RECHECK_MS = 100;
-/** Once no unkeyed request hash is left, the rekeyer looks again this rarely (only an older version still running writes one). */
-const REKEY_RECHECK_MS = 6 * 3_600_000;
 /** After a failed pass (the database or Temporal unreachable), the loop waits this long. */
 const ERROR_PAUSE_MS = 5_000;
 
@@ -25,19 +22,16 @@ const ERROR_PAUSE_MS = 5_000;
  * by job kind, every OUTBOX_DRAIN_INTERVAL, and goes again at once while work is left. While the batcher's
  * room for open batches is full, it looks again every BATCH_ROOM_RECHECK_MS, so a backlog takes the room
  * a batch leaves at once, not a window later. The event dispatcher turns recorded events into deliveries
- * to subscribed endpoints every EVENT_DISPATCH_INTERVAL, and at once again while more are waiting. The
- * request hash rekeyer keys, batch after batch, the idempotency hashes stored before keying, then looks
- * again every REKEY_RECHECK_MS.
+ * to subscribed endpoints every EVENT_DISPATCH_INTERVAL, and at once again while more are waiting.
  */
 export function startWorkerLoops(deps: {
   batcher: ConfirmationBatcher;
   starter: WorkflowStarter;
   dispatcher: EventDispatcher;
-  rekeyer: RequestHashRekeyer;
   config: Pick<Config, 'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL' | 'EVENT_DISPATCH_INTERVAL'>;
   logger: Logger;
 }) {
-  const { batcher, starter, dispatcher, rekeyer, config, logger } = deps;
+  const { batcher, starter, dispatcher, config, logger } = deps;
   const stopping = new AbortController();
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -70,7 +64,6 @@ export function startWorkerLoops(deps: {
       return drained.found >= DRAIN_LIMIT ? 0 : config.OUTBOX_DRAIN_INTERVAL;
     }),
     loop('event dispatcher', async () => ((await dispatcher.pass()).full ? 0 : config.EVENT_DISPATCH_INTERVAL)),
-    loop('request hash rekeyer', async () => ((await rekeyer.pass()) >= REKEY_BATCH ? 0 : REKEY_RECHECK_MS)),
   ];
 
   return {

@@ -4,7 +4,6 @@ import { createActivities } from './worker-activities';
 import type { Config } from '../config';
 import { ensureRetentionSchedule } from '../outbox/retention-schedule';
 import { ensureSweepSchedule } from '../outbox/sweep-schedule';
-import { createRequestHashRekeyer } from '../idempotency/request-hash-rekeyer';
 import { startWorkerLoops } from './worker-loops';
 import type { Logger } from '../logger';
 import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
@@ -102,7 +101,6 @@ runProcess(
       batcher: workerStarts.batcher,
       starter: workerStarts.starter,
       dispatcher: workerStarts.dispatcher,
-      rekeyer: createRequestHashRekeyer(infra.db, config.REQUEST_HASH_SECRET),
       config,
       logger,
     });

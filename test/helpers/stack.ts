@@ -20,7 +20,6 @@ import {
   type Services,
   type WorkerStarts,
 } from '../../src/main/container';
-import { createRequestHashRekeyer } from '../../src/idempotency/request-hash-rekeyer';
 import { startWorkerLoops, type WorkerLoops } from '../../src/main/worker-loops';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app';
 import { temporalConnectionOptions } from '../../src/temporal/connection-options';
@@ -93,7 +92,6 @@ export async function startStack(overrides: Record<string, string> = {}, options
       batcher: workerStarts.batcher,
       starter: workerStarts.starter,
       dispatcher: workerStarts.dispatcher,
-      rekeyer: createRequestHashRekeyer(infra.db, config.REQUEST_HASH_SECRET),
       config,
       logger,
     });
