@@ -212,8 +212,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
     /**
      * The credits a round asked about, with their claims (present or not) and memory; payment credits only.
      * The clock (now and the window's end) is the database's alone, with no allowance: here it decides
-     * (not a guard behind the workflow's decision, as for the per-payment activities), and a window must
-     * never end early. A worker whose clock runs ahead asks a little early and is told to wait.
+     * (the workflow only times the lookups), and a window must never end early. A worker whose clock runs ahead asks a little early and is told to wait.
      */
     async loadRound(entryIds: string[], windowMs: number): Promise<Map<string, RoundCredit>> {
       if (entryIds.length === 0) return new Map();

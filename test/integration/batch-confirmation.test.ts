@@ -17,8 +17,8 @@ import { createTenant, startStack, type Stack, type TestTenant } from '../helper
 import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
 
 /**
- * Batched confirmation against the real API, worker, sandbox and Temporal dev server: every rule of the
- * per-payment confirmation holds per payment inside a batch, and the claim row decides who may act.
+ * Batched confirmation against the real API, worker, sandbox and Temporal dev server: every confirmation
+ * rule holds per payment inside a batch, and the claim row decides who may act.
  */
 /**
  * Claims without a worker running, so no batcher takes the queue from under the test: the claimers
