@@ -25,7 +25,7 @@ export interface RestartPlan {
   watermark: string;
   /** The business key a workflow id names, or null for an id of another shape. */
   keyOf(workflowId: string): string | null;
-  /** Resumes the jobs of `keys` the database says are still open (started again, or queued for a batch); the others are done. */
+  /** Resumes the jobs of `keys` the database says are still open; the others are done. */
   resume(keys: string[]): Promise<ResumeResult>;
   /**
    * When present, runs that closed as failed are handed here instead of to `resume`: a job whose run

@@ -6,8 +6,8 @@ import { migrationConfig } from '../../src/db';
 
 /** Migrations that sort before the dashboard's 20261123000400 but reached main after it was written. */
 const LANDED_LATER = /^20261123000(300|310|320|330)_/;
-/** What a database migrated on the dashboard branch lacks: those, and the reconciliation's (and its dashboard indexes), the confirmation claims', the API key change notifications', and every migration of this release (20261126…), which came after it. */
-const NOT_ON_THE_DASHBOARD_BRANCH = /^(2026112300(0300|0310|0320|0330|0600|0800|0950|1000|1100)|20261126\d{6})_/;
+/** What a database migrated on the dashboard branch lacks: those, and the reconciliation's (and its dashboard indexes), the confirmation claims', the API key change notifications', and every migration of the releases that came after it (20261126…, 20261130…). */
+const NOT_ON_THE_DASHBOARD_BRANCH = /^(2026112300(0300|0310|0320|0330|0600|0800|0950|1000|1100)|20261126\d{6}|20261130\d{6})_/;
 
 /** The migrations directory as knex reads it, less those `skip` matches: the state of a database migrated on a branch. */
 function migrationsWithout(skip: RegExp): Knex.MigrationSource<string> {
@@ -97,19 +97,26 @@ describe('migrations', () => {
     await fresh.migrate.latest(migrationConfig);
   });
 
+  it('refuses a settlement attempt outcome of rejected (an undecided refusal is ambiguous)', async () => {
+    await fresh.migrate.latest(migrationConfig);
+    const { rows } = await fresh.raw("SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'settlement_attempts_outcome_check'");
+    assert.match(rows[0].def, /'ambiguous'/);
+    assert.doesNotMatch(rows[0].def, /'rejected'/);
+  });
+
   it('brings a database migrated without the migrations that landed later (the dashboard branch) to the same schema as a fresh one', async () => {
     await branch.migrate.latest({ tableName: migrationConfig.tableName, migrationSource: migrationsWithout(NOT_ON_THE_DASHBOARD_BRANCH) });
     const before = (await branch('knex_migrations').select('name')).map((row: { name: string }) => row.name);
     assert.ok(before.some((name) => name.startsWith('20261123000400_')) && !before.some((name) => LANDED_LATER.test(name)));
     const [, applied] = await branch.migrate.latest(migrationConfig);
-    const thisRelease = readdirSync(migrationConfig.directory as string)
-      .filter((file) => file.endsWith('.js') && file.startsWith('20261126'))
+    const laterReleases = readdirSync(migrationConfig.directory as string)
+      .filter((file) => file.endsWith('.js') && (file.startsWith('20261126') || file.startsWith('20261130')))
       .map((file) => file.slice(0, 14))
       .sort();
-    assert.ok(thisRelease.length >= 2, `this release's migrations: ${thisRelease.join(', ')}`);
+    assert.ok(laterReleases.length >= 2, `the later releases' migrations: ${laterReleases.join(', ')}`);
     assert.deepEqual(
       applied.map((file: string) => file.slice(0, 14)),
-      ['20261123000300', '20261123000310', '20261123000320', '20261123000330', '20261123000600', '20261123000800', '20261123000950', '20261123001000', '20261123001100', ...thisRelease],
+      ['20261123000300', '20261123000310', '20261123000320', '20261123000330', '20261123000600', '20261123000800', '20261123000950', '20261123001000', '20261123001100', ...laterReleases],
     );
     await fresh.migrate.latest(migrationConfig);
     assert.deepEqual(await schemaOf(branch), await schemaOf(fresh));
