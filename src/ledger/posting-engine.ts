@@ -6,7 +6,7 @@ import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limi
 import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
 import { createLedgerRepo } from './ledger.repo';
 import type { AppendTotals, EntryDraft, FundsSource } from './posting-ctes';
-import type { LedgerEntry, NewPosting } from './ledger.types';
+import type { LedgerEntry, NewPosting, SystemPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
   constructor() {
@@ -40,6 +40,20 @@ export function settleableBalance(from: FundsSource, account: { ledgerBalance: K
   return funds > 0n ? funds : 0n;
 }
 
+/**
+ * The system side of a payment credit or a settlement debit, which their kind decides: a payment's gross
+ * arrived at the provider (clearing), which kept its fee; a settlement's amount is on its way out.
+ */
+function counterPostingsOf(posting: NewPosting): SystemPosting[] {
+  if (posting.kind === 'payment' && posting.direction === 'credit') {
+    const fee = posting.fee ?? 0n;
+    const fromClearing: SystemPosting = { account: 'clearing', amount: -(posting.amount + fee) };
+    return fee > 0n ? [fromClearing, { account: 'provider_fees', amount: fee }] : [fromClearing];
+  }
+  if (posting.kind === 'settlement' && posting.direction === 'debit') return [{ account: 'payouts_in_transit', amount: posting.amount }];
+  throw new Error(`a ${posting.kind} ${posting.direction} names its counter postings`);
+}
+
 /** The entries to append and what they do to the account's totals: the rules every posting path shares. */
 export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; countsTowardDay?: boolean; pendingReleased?: Kobo; heldReleased?: Kobo } = {}): PostingPlan {
   const drafts: EntryDraft[] = postings.map((posting) => ({
@@ -52,7 +66,9 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
     narration: posting.narration,
     providerTxnRef: posting.providerTxnRef,
     transactionGroupId: posting.transactionGroupId,
+    transactionId: posting.transactionId ?? uuidv7(),
     reversesEntryId: posting.reversesEntryId ?? null,
+    counterPostings: posting.counterPostings ?? counterPostingsOf(posting),
   }));
   if (drafts.some((draft) => draft.amount <= 0n)) throw new Error('a posting amount must be positive');
   const debits = sum(drafts, (draft) => draft.direction === 'debit');
@@ -81,6 +97,24 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
  */
 export function createPostingEngine(db: Db, options: PostingEngineOptions) {
   const repo = createLedgerRepo(db);
+
+  /** The provider's fee for a payout, from clearing to the tenant's costs (negative: given back). */
+  async function postPayoutFee(trx: Trx, tenantId: string, reference: string, fee: Kobo): Promise<void> {
+    await repo.postSystemTransaction(trx, {
+      tenantId,
+      kind: 'payout_fee',
+      reference,
+      postings: [
+        { account: 'clearing', amount: fee },
+        { account: 'costs', amount: -fee },
+      ],
+    });
+  }
+
+  /** The system side of a transaction answering (undoing) the one `entry` belongs to. */
+  async function undoneCounterPostings(trx: Trx, entry: LedgerEntry): Promise<SystemPosting[]> {
+    return (await repo.systemPostingsOf(trx, entry.transactionId)).map((posting) => ({ account: posting.account, amount: -posting.amount }));
+  }
 
   async function append(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry[]> {
     const entries = await repo.append(trx, accountId, plan.drafts, plan.totals, options.tierDefaults);
@@ -147,11 +181,38 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       return releases.reduce((sum, release) => sum + release.amount, 0n);
     },
 
-    /** provisional -> confirmed; undefined when the entry had already left `provisional`. */
+    /** A payment credit, provisional -> confirmed; undefined when the entry had already left `provisional`. */
     async confirm(trx: Trx, entryId: string): Promise<LedgerEntry | undefined> {
       const confirmed = await repo.markConfirmed(trx, entryId);
       if (confirmed?.direction === 'credit') await repo.releasePending(trx, confirmed.accountId, confirmed.amount);
       return confirmed;
+    },
+
+    /**
+     * A settlement's payout left the provider: its debit is confirmed, the amount moves from payouts in transit
+     * to clearing, and the provider's payout fee (when it charged one) from clearing to the tenant's costs.
+     * Undefined when the debit had already left `provisional`.
+     */
+    async settlementPaid(trx: Trx, debitEntryId: string, payoutFee: Kobo): Promise<LedgerEntry | undefined> {
+      const debit = await repo.markConfirmed(trx, debitEntryId);
+      if (!debit) return undefined;
+      const reference = debit.providerTxnRef ?? debit.id;
+      await repo.postSystemTransaction(trx, {
+        tenantId: debit.tenantId,
+        kind: 'payout',
+        reference,
+        postings: [
+          { account: 'payouts_in_transit', amount: -debit.amount },
+          { account: 'clearing', amount: debit.amount },
+        ],
+      });
+      if (payoutFee > 0n) await postPayoutFee(trx, debit.tenantId, reference, payoutFee);
+      return debit;
+    },
+
+    /** The provider gave back a refunded payout's fee: the opposite of the fee's transaction. */
+    async payoutFeeReturned(trx: Trx, tenantId: string, reference: string, payoutFee: Kobo): Promise<void> {
+      if (payoutFee > 0n) await postPayoutFee(trx, tenantId, reference, -payoutFee);
     },
 
     /** Locks accounts' customers and then the accounts, each in id order, before postings to several accounts in one transaction (no deadlock with another such caller or a posting). */
@@ -164,7 +225,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * for the amount the reversal took back: the ledger stays append-only, and the unique index on the
      * answered entry makes it happen once.
      */
-    async restoreReversedCredit(trx: Trx, original: LedgerEntry, reversal: { id: string; amount: Kobo }, narration: string): Promise<LedgerEntry> {
+    async restoreReversedCredit(trx: Trx, original: LedgerEntry, reversal: LedgerEntry, narration: string): Promise<LedgerEntry> {
       const [restored] = await post(trx, original.accountId, [
         {
           direction: 'credit',
@@ -176,6 +237,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           providerTxnRef: original.providerTxnRef,
           transactionGroupId: original.transactionGroupId,
           reversesEntryId: reversal.id,
+          counterPostings: await undoneCounterPostings(trx, reversal),
         },
       ]);
       return restored!;
@@ -203,6 +265,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
               providerTxnRef: credit.providerTxnRef,
               transactionGroupId: credit.transactionGroupId,
               reversesEntryId: credit.id,
+              counterPostings: await undoneCounterPostings(trx, credit),
             },
           ],
           { heldReleased },
@@ -216,8 +279,11 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * entry can always be reversed; a confirmed one only when it is a settlement debit the provider refunded.
      */
     async reverse(trx: Trx, entryId: string, narration: string): Promise<Reversal | undefined> {
-      const original = await repo.markReversed(trx, entryId);
-      if (!original) return undefined;
+      const reversed = await repo.markReversed(trx, entryId);
+      if (!reversed) return undefined;
+      const original = reversed.entry;
+      // A paid settlement's money had left payouts in transit for clearing: its refund comes back from clearing.
+      const counterPostings: SystemPosting[] = reversed.wasConfirmed ? [{ account: 'clearing', amount: -original.amount }] : await undoneCounterPostings(trx, original);
       // The customer's and the account's locks before the hold's row, as every release takes them.
       await repo.lockAccounts(trx, [original.accountId]);
       const heldReleased = await createHoldsRepo(trx).closeHold(original.id);
@@ -235,6 +301,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
               providerTxnRef: original.providerTxnRef,
               transactionGroupId: original.transactionGroupId,
               reversesEntryId: original.id,
+              counterPostings,
             },
           ],
           // Only provisional credits can be reversed, so a reversed credit always leaves pending credits.

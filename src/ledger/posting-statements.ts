@@ -1,4 +1,4 @@
-import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment } from './posting-ctes';
+import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment, counterPostingsJson } from './posting-ctes';
 import type { PostingPlan } from './posting-engine';
 
 /**
@@ -34,6 +34,8 @@ export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> 
     narration: draft!.narration,
     provider_txn_ref: draft!.providerTxnRef,
     transaction_group_id: draft!.transactionGroupId,
+    transaction_id: draft!.transactionId,
+    counter_postings: counterPostingsJson(draft!.counterPostings),
   };
 }
 
@@ -51,7 +53,8 @@ export function paymentCreditsStatement(parts: StatementParts & { credits: strin
     SELECT c.account_id, CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, 'payment'::text AS kind,
            CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, 'provisional'::text AS status,
            c.entry->>'narration' AS narration, c.entry->>'provider_txn_ref' AS provider_txn_ref,
-           CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(NULL AS uuid) AS reverses_entry_id
+           CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(c.entry->>'transaction_id' AS uuid) AS transaction_id,
+           CAST(NULL AS uuid) AS reverses_entry_id, c.entry->'counter_postings' AS counter_postings
       FROM ${parts.credits} c`),
   );
 }

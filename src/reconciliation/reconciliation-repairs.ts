@@ -126,7 +126,7 @@ export function createReconciliationRepairs(deps: {
     try {
       return await db.transaction(async (trx) => {
         const original = action.entryId ? await createLedgerRepo(trx).findEntry(action.entryId, trx) : undefined;
-        const reversal = original ? await matching.reversalOf(trx, original.id) : undefined;
+        const reversal = original ? await createLedgerRepo(trx).findReversalOf(original.id, trx) : undefined;
         if (!original || original.status !== 'reversed' || !reversal) throw new AlreadyRepaired();
         const restored = await postingEngine.restoreReversedCredit(trx, original, reversal, RESTORED_NARRATION);
         const account = await findAccountById(trx, original.accountId);

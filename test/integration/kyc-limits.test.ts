@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
+import { createLedgerRepo } from '../../src/ledger/ledger.repo';
 import { call } from '../helpers/http';
 import { dashboardSession } from '../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
@@ -181,14 +182,10 @@ describe('KYC tier limits', () => {
     await stack.infra.db.transaction(async (trx) => {
       const original = await stack.services.postingEngine.reverse(trx, hold.entry_id, 'unused');
       assert.equal(original, undefined, 'already reversed');
-      const credit = await trx('ledger_entries').where({ id: hold.entry_id }).first();
-      const reversal = await trx('ledger_entries').where({ reverses_entry_id: hold.entry_id, kind: 'reversal' }).first('id', 'amount');
-      await stack.services.postingEngine.restoreReversedCredit(
-        trx,
-        { ...credit, accountId: credit.account_id, fee: BigInt(credit.fee), providerTxnRef: credit.provider_txn_ref, transactionGroupId: credit.transaction_group_id },
-        { id: reversal.id, amount: BigInt(reversal.amount) },
-        'restored',
-      );
+      const entries = createLedgerRepo(trx);
+      const credit = await entries.findEntry(hold.entry_id, trx);
+      const reversal = await entries.findReversalOf(hold.entry_id, trx);
+      await stack.services.postingEngine.restoreReversedCredit(trx, credit!, reversal!, 'restored');
     });
     const restored = await balance(account, tenant.apiKey);
     assert.deepEqual([restored.ledgerBalance, restored.heldBalance], ['70000.00', '20000.00']);
