@@ -101,6 +101,11 @@ export async function up(knex: Knex): Promise<void> {
  */
 async function backfillSystemPostings(knex: Knex): Promise<void> {
   await knex.raw(`
+    CREATE FUNCTION pg_temp.time_ordered_uuid(at timestamptz) RETURNS uuid LANGUAGE sql AS $$
+      SELECT CAST(lpad(to_hex(CAST(floor(extract(epoch FROM at) * 1000) AS bigint)), 12, '0') || '7'
+                  || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15) AS uuid)
+    $$;`);
+  await knex.raw(`
     INSERT INTO ledger_system_postings (transaction_id, account, tenant_id, kind, amount, reference, created_at)
     SELECT e.transaction_id, p.account, e.tenant_id, e.kind, p.amount, e.provider_txn_ref, e.created_at
       FROM ledger_entries e
@@ -122,7 +127,8 @@ async function backfillSystemPostings(knex: Knex): Promise<void> {
         FROM ledger_entries e JOIN settlements s ON s.debit_entry_id = e.id
        WHERE e.kind = 'settlement' AND e.status = 'confirmed'
     ), transactions AS (
-      SELECT gen_random_uuid() AS payout_id, gen_random_uuid() AS fee_id, paid.* FROM paid
+      -- Time-ordered ids (as uuidv7: milliseconds first), so the journal lists them by when they happened.
+      SELECT pg_temp.time_ordered_uuid(paid.at) AS payout_id, pg_temp.time_ordered_uuid(paid.at + interval '1 millisecond') AS fee_id, paid.* FROM paid
     )
     INSERT INTO ledger_system_postings (transaction_id, account, tenant_id, kind, amount, reference, created_at)
     SELECT t.transaction_id, t.account, t.tenant_id, t.kind, t.amount, t.provider_txn_ref, t.at
