@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
-import { SYSTEM_ACCOUNTS, type EntryStatus, type SystemAccount } from './ledger.types';
+import { SYSTEM_ACCOUNTS, type EntryKind, type EntryStatus, type SystemAccount, type SystemTransactionKind } from './ledger.types';
 
 /** One account's line in a tenant's books: a system account, or all customer accounts together. */
 export interface BooksLine {
@@ -22,7 +22,7 @@ export interface JournalPosting {
 
 export interface JournalTransaction {
   id: string;
-  kind: string;
+  kind: EntryKind | SystemTransactionKind;
   /** The provider's transaction reference of a payment, or a settlement's merchantTxRef. */
   reference: string | null;
   createdAt: Date;
@@ -61,9 +61,7 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
      * transaction `beforeId` (exclusive) when given, each with its postings.
      */
     async journal(tenantId: string, beforeId: string | null, limit: number): Promise<JournalTransaction[]> {
-      const result = await db.raw(
-        `WITH page AS (
-           SELECT transaction_id FROM (
+      const page = `SELECT transaction_id FROM (
              (SELECT transaction_id FROM ledger_system_postings
                WHERE tenant_id = :tenant_id AND (CAST(:before_id AS uuid) IS NULL OR transaction_id < CAST(:before_id AS uuid))
                ORDER BY transaction_id DESC LIMIT :limit)
@@ -71,29 +69,46 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
              (SELECT transaction_id FROM ledger_entries
                WHERE tenant_id = :tenant_id AND (CAST(:before_id AS uuid) IS NULL OR transaction_id < CAST(:before_id AS uuid))
                ORDER BY transaction_id DESC LIMIT :limit)
-           ) ids ORDER BY transaction_id DESC LIMIT :limit
-         ), postings AS (
-           SELECT s.transaction_id, s.kind, s.reference, s.created_at, s.account, NULL::text AS account_ref, s.amount, NULL::uuid AS entry_id, NULL::text AS status
-             FROM ledger_system_postings s JOIN page p ON p.transaction_id = s.transaction_id
-           UNION ALL
-           SELECT e.transaction_id, e.kind, e.provider_txn_ref, e.created_at, 'customer', a.account_ref,
-                  CASE WHEN e.direction = 'credit' THEN e.amount ELSE -e.amount END, e.id, e.status
-             FROM ledger_entries e JOIN page p ON p.transaction_id = e.transaction_id JOIN virtual_accounts a ON a.id = e.account_id
-         )
-         SELECT transaction_id, min(kind) AS kind, min(reference) AS reference, min(created_at) AS created_at,
-                jsonb_agg(jsonb_build_object('account', account, 'accountRef', account_ref, 'amount', amount::text, 'entryId', entry_id, 'status', status)
-                          ORDER BY account = 'customer' DESC, account_ref, account) AS postings
-           FROM postings GROUP BY transaction_id ORDER BY transaction_id DESC`,
-        { tenant_id: tenantId, before_id: beforeId, limit },
-      );
-      type Row = { transaction_id: string; kind: string; reference: string | null; created_at: Date; postings: Array<Omit<JournalPosting, 'amount'> & { amount: string }> };
-      return (result.rows as Row[]).map((row) => ({
-        id: row.transaction_id,
-        kind: row.kind,
-        reference: row.reference,
-        createdAt: row.created_at,
-        postings: row.postings.map((posting) => ({ ...posting, amount: koboFromDb(posting.amount) })),
-      }));
+           ) ids ORDER BY transaction_id DESC LIMIT :limit`;
+      return transactionsWithPostings(db, tenantId, page, { before_id: beforeId, limit });
+    },
+
+    /** One of the tenant's transactions with its postings; undefined when the tenant has none of that id. */
+    async transaction(tenantId: string, transactionId: string): Promise<JournalTransaction | undefined> {
+      const [found] = await transactionsWithPostings(db, tenantId, 'SELECT CAST(:transaction_id AS uuid) AS transaction_id', { transaction_id: transactionId });
+      return found;
     },
   };
+}
+
+/**
+ * The transactions `pageSql` selects (one column, transaction_id), newest first, with their postings. The
+ * postings are read by tenant and transaction id, as each transaction is judged balanced.
+ */
+async function transactionsWithPostings(db: DbOrTrx, tenantId: string, pageSql: string, bindings: Record<string, string | number | null>): Promise<JournalTransaction[]> {
+  const result = await db.raw(
+    `WITH page AS (${pageSql}), postings AS (
+       SELECT s.transaction_id, s.kind, s.reference, s.created_at, s.account, NULL::text AS account_ref, s.amount, NULL::uuid AS entry_id, NULL::text AS status
+         FROM ledger_system_postings s JOIN page p ON p.transaction_id = s.transaction_id
+        WHERE s.tenant_id = :tenant_id
+       UNION ALL
+       SELECT e.transaction_id, e.kind, e.provider_txn_ref, e.created_at, 'customer', a.account_ref,
+              CASE WHEN e.direction = 'credit' THEN e.amount ELSE -e.amount END, e.id, e.status
+         FROM ledger_entries e JOIN page p ON p.transaction_id = e.transaction_id JOIN virtual_accounts a ON a.id = e.account_id
+        WHERE e.tenant_id = :tenant_id
+     )
+     SELECT transaction_id, min(kind) AS kind, min(reference) AS reference, min(created_at) AS created_at,
+            jsonb_agg(jsonb_build_object('account', account, 'accountRef', account_ref, 'amount', amount::text, 'entryId', entry_id, 'status', status)
+                      ORDER BY account = 'customer' DESC, account_ref, account) AS postings
+       FROM postings GROUP BY transaction_id ORDER BY transaction_id DESC`,
+    { ...bindings, tenant_id: tenantId },
+  );
+  type Row = { transaction_id: string; kind: JournalTransaction['kind']; reference: string | null; created_at: Date; postings: Array<Omit<JournalPosting, 'amount'> & { amount: string }> };
+  return (result.rows as Row[]).map((row) => ({
+    id: row.transaction_id,
+    kind: row.kind,
+    reference: row.reference,
+    createdAt: row.created_at,
+    postings: row.postings.map((posting) => ({ ...posting, amount: koboFromDb(posting.amount) })),
+  }));
 }

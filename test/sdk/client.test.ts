@@ -109,6 +109,38 @@ describe('the TypeScript client against the running service', () => {
     assert.equal(firstPage.pagination.hasMore, true);
   });
 
+  it("reads the tenant's books: balances totalling 0.00, and every transaction newest first across pages", async () => {
+    const books = await createTenant(stack, 'Books');
+    const { sent, fetcher } = recordingFetch();
+    const client = clientFor(books.apiKey, fetcher);
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    for (const kobo of [10_000n, 20_000n, 30_000n]) await fundAccount(stack, account.ID, kobo);
+
+    const balances = await client.ledger.balances();
+    assert.deepEqual(
+      balances.accounts.map((line) => [line.code, line.balance]),
+      [
+        ['clearing', '-600.00'],
+        ['provider_fees', '0.00'],
+        ['payouts_in_transit', '0.00'],
+        ['costs', '0.00'],
+        ['customers', '600.00'],
+      ],
+    );
+    assert.equal(balances.total, '0.00');
+    const transactions = [];
+    for await (const transaction of client.ledger.transactions({ limit: 2 })) transactions.push(transaction);
+    assert.deepEqual(
+      transactions.map((transaction) => transaction.postings.map((posting) => `${posting.account} ${posting.amount}`)),
+      [
+        ['customer 300.00', 'clearing -300.00'],
+        ['customer 200.00', 'clearing -200.00'],
+        ['customer 100.00', 'clearing -100.00'],
+      ],
+    );
+    assert.equal(sent.filter((request) => request.path.startsWith('/v1/ledger/transactions')).length, 2);
+  });
+
   it('iterates every customer across pages', async () => {
     const owner = await createTenant(stack, 'Many customers');
     const client = clientFor(owner.apiKey);
