@@ -39,6 +39,12 @@ export interface AppendTotals {
   requireFunds: { amount: Kobo; from: FundsSource; countsTowardDay: boolean } | null;
 }
 
+/** The entries to append and what they do to the account's totals (see planPosting). */
+export interface PostingPlan {
+  drafts: EntryDraft[];
+  totals: AppendTotals;
+}
+
 /** What a settlement may spend: the ledger balance (SPEC.md) or only confirmed money. */
 export type FundsSource = 'ledger' | 'available';
 

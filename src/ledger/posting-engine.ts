@@ -1,11 +1,12 @@
-import type { Db, Trx } from '../db';
+import { runPrepared, type Db, type DbOrTrx, type Trx } from '../db';
 import { BadRequestError, ConflictError } from '../errors';
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
 import { createLedgerRepo } from './ledger.repo';
-import type { AppendTotals, EntryDraft, FundsSource } from './posting-ctes';
+import { confirmCreditsStatement, paymentCreditsStatement, settlementDebitStatement, type StatementParts } from './posting-statements';
+import type { EntryDraft, FundsSource, PostingPlan } from './posting-ctes';
 import type { LedgerEntry, NewPosting, SystemPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
@@ -26,10 +27,6 @@ export interface Reversal {
 
 const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo => drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
 
-export interface PostingPlan {
-  drafts: EntryDraft[];
-  totals: AppendTotals;
-}
 
 /**
  * What a settlement may take from an account under SETTLEMENT_FUNDS, for display: the append's own
@@ -131,8 +128,42 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     return append(trx, accountId, planPosting(postings, options));
   }
 
+  /** Each composed statement's text, built once per name: they run as named prepared statements. */
+  const statements = new Map<string, string>();
+  function statementNamed(name: string, build: () => string): string {
+    let sql = statements.get(name);
+    if (sql === undefined) statements.set(name, (sql = build()));
+    return sql;
+  }
+  const limitBindings = kycLimitBindings(options.tierDefaults);
+
   return {
     post,
+
+    /**
+     * Payment credits to several accounts in ONE statement (one round trip, atomic without BEGIN/COMMIT),
+     * together with the caller's own rows: its `before` CTEs decide which credits post (see
+     * paymentCreditsStatement), its `after` CTEs may read them from posting_inserted. The ledger writes the
+     * money, judges the credits against the customers' KYC limits, and runs the statement, prepared once per
+     * connection under `name`; the caller's rows are the caller's bindings.
+     */
+    creditPaymentsAmong(db: DbOrTrx, name: string, parts: StatementParts & { credits: string }, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
+      return runPrepared(db, name, statementNamed(name, () => paymentCreditsStatement(parts)), { ...bindings, ...limitBindings });
+    },
+
+    /**
+     * A settlement's debit in ONE statement with the caller's own rows: posted only when the account its CTEs
+     * select has the funds and the customer's daily payout limit allows it (see settlementDebitStatement).
+     */
+    debitSettlementAmong(db: DbOrTrx, name: string, parts: StatementParts & { accountIdSql: string }, debit: PostingPlan, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
+      const statement = settlementDebitStatement(parts, debit);
+      return runPrepared(db, name, statementNamed(name, () => statement.sql), { ...bindings, ...statement.bindings, ...limitBindings });
+    },
+
+    /** Confirms provisional payment credits in ONE statement with the caller's own rows (see confirmCreditsStatement). */
+    async confirmCreditsAmong(db: DbOrTrx, parts: StatementParts & { entryIdsSql: string; accountIdsSql: string }, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
+      return (await db.raw(confirmCreditsStatement(parts), bindings)) as { rows: unknown[] };
+    },
 
     /** Appends an already planned posting (see planPosting). */
     append,

@@ -1,5 +1,4 @@
-import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment, counterPostingsJson } from './posting-ctes';
-import type { PostingPlan } from './posting-engine';
+import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment, counterPostingsJson, type PostingPlan } from './posting-ctes';
 
 /**
  * A caller's own rows around a posting, for the hot paths that post in ONE statement (one round trip,

@@ -1,7 +1,7 @@
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
-import type { FundsSource } from './posting-ctes';
-import { planPosting, type PostingPlan } from './posting-engine';
+import type { FundsSource, PostingPlan } from './posting-ctes';
+import { planPosting } from './posting-engine';
 
 /**
  * A received payment's provisional net credit: the fee apart, the sender's name as narration. The

@@ -1,6 +1,6 @@
 import { runPrepared, type DbOrTrx } from '../db';
 import { outboxPriority, type OutboxEntry } from '../outbox/outbox.repo';
-import type { PostingPlan } from '../ledger/posting-engine';
+import type { PostingPlan } from '../ledger/posting-ctes';
 import { settlementDebitStatement } from '../ledger/posting-statements';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
