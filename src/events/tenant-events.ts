@@ -54,22 +54,20 @@ export function eventEnvelopeBody(event: TenantEvent): string {
 const subjectLockSql = (tenantId: string, subject: string) => `pg_advisory_xact_lock(hashtextextended(CAST(${tenantId} AS text) || ':' || ${subject}, 0))`;
 
 /**
- * The one way events are written and numbered, as CTE `name` of a statement (the ledger's grouped
- * statements, or recordEvent's own). `rows` is a query of the events to record, with columns id, tenant_id,
- * type, subject, ord (their order within one subject) and data (json). An event's sequence is one more than
- * its subject's last event:
+ * The one way events are written and numbered, as CTE `name` of a statement (the grouped statements, or
+ * recordEvent's own). `rows` is a query of the events to record, with columns id, tenant_id, type, subject,
+ * ord (the event's place, from 1, among the events this statement records of its subject) and data (json).
+ * An event's sequence is its subject's last one plus its ord:
  * - `new`: the subjects are made by this very transaction (a transaction group or a settlement it creates),
- *   so no one else can record events of them before it commits: numbered 1, 2, ... in `ord` order, with
- *   neither a lock nor a lookup (the hot ingest statement stays as cheap as it was).
+ *   so no one else can record events of them before it commits and their last sequence is 0: no lock and no
+ *   lookup (the hot ingest statement stays as cheap as it was).
  * - `existing`: each subject is locked (in tenant and subject order, so two statements never wait in a
- *   cycle) and its events are numbered after the last one recorded.
+ *   cycle) and its last sequence read.
  */
 export function recordedEventsCte(name: string, rows: string, subjects: 'new' | 'existing'): string {
-  const insert = (from: string, before: string) => `${name} AS (
+  const insert = (from: string, last: string) => `${name} AS (
     INSERT INTO tenant_events (id, tenant_id, type, subject, sequence, data)
-    SELECT r.id, r.tenant_id, r.type, r.subject,
-           CAST(${before} + row_number() OVER (PARTITION BY r.tenant_id, r.subject ORDER BY r.ord) AS int), r.data
-      FROM ${from} r
+    SELECT r.id, r.tenant_id, r.type, r.subject, CAST(${last} + r.ord AS int), r.data FROM ${from} r
     RETURNING id
   )`;
   if (subjects === 'new') return insert(`(${rows})`, '0');
