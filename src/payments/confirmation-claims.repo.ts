@@ -2,7 +2,7 @@ import type { DbOrTrx, Trx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus } from '../ledger/ledger.types';
 import { confirmCreditsStatement } from '../ledger/posting-statements';
-import { paymentConfirmedEventsCte } from '../events/tenant-events';
+import { paymentConfirmedEventsCte } from '../events/change-events';
 import { looseIndexScan } from '../loose-index-scan';
 import { cutBatches, type QueuedConfirmation } from '../contracts/confirmation-batches';
 import type { PaymentMemory } from '../contracts/confirmation-rules';

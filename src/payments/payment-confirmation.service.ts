@@ -1,7 +1,6 @@
 import { expireAccount, findAccountById } from '../accounts/accounts.access';
 import type { Db } from '../db';
-import { recordEvent } from '../events/tenant-events';
-import { formatKobo } from '../money';
+import { recordChange } from '../events/change-events';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import type { PaymentProvider } from '../provider/payment-provider';
@@ -62,12 +61,7 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Payme
       const entry = await postingEngine.confirm(trx, credit.entryId);
       if (!entry) return ALREADY_SETTLED;
       await createConfirmationAnswersRepo(trx).drop(credit.entryId);
-      await recordEvent(trx, {
-        tenantId: entry.tenantId,
-        type: 'payment.confirmed',
-        subject: entry.transactionGroupId,
-        data: { transactionGroupId: entry.transactionGroupId, accountRef: credit.accountRef, amount: formatKobo(entry.amount), currency: 'NGN' },
-      });
+      await recordChange(trx, { kind: 'payment_confirmed', tenantId: entry.tenantId, transactionGroupId: entry.transactionGroupId, accountRef: credit.accountRef, amount: entry.amount });
       const account = await findAccountById(trx, entry.accountId);
       if (account?.expectedAmount !== null && account?.expectedAmount === entry.amount + entry.fee) await expireAccount(trx, account.id);
       return { kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching' };
@@ -81,11 +75,13 @@ export function createPaymentConfirmationService(deps: { db: Db; provider: Payme
       if (!reversed) return undefined;
       await createConfirmationAnswersRepo(trx).drop(credit.entryId);
       const { original } = reversed;
-      await recordEvent(trx, {
+      await recordChange(trx, {
+        kind: 'payment_reversed',
         tenantId: original.tenantId,
-        type: 'payment.reversed',
-        subject: original.transactionGroupId,
-        data: { transactionGroupId: original.transactionGroupId, accountRef: credit.accountRef, amount: formatKobo(original.amount), currency: 'NGN', reason },
+        transactionGroupId: original.transactionGroupId,
+        accountRef: credit.accountRef,
+        amount: original.amount,
+        reason,
       });
       return reversed;
     });

@@ -10,8 +10,7 @@ import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confir
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
 import { createOutboundEvents } from '../events/outbound-events';
-import { paymentReceivedBody, type EventData } from '../events/event-catalogue';
-import { recordEvent, recordLimitExceeded } from '../events/tenant-events';
+import { paymentReceivedBody, recordPaymentCredit } from '../events/change-events';
 
 interface ReceivedPayment {
   accountRef: string;
@@ -75,9 +74,14 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
     const [entry] = await postingEngine.append(trx, account.id, plan.posting);
     await createConfirmationClaimsRepo(trx).enqueue([{ ...plan.confirmation, postedAt: entry!.createdAt }]);
-    const received = JSON.parse(plan.delivery.payload) as EventData<'payment.received'>;
-    await recordEvent(trx, { id: plan.eventId, tenantId: account.tenantId, type: 'payment.received', subject: received.transactionGroupId, data: received });
-    await recordLimitExceeded(trx, { id: plan.limitEventId, tenantId: account.tenantId, entryId: entry!.id, transactionGroupId: received.transactionGroupId });
+    await recordPaymentCredit(trx, {
+      accountId: account.id,
+      entryId: entry!.id,
+      transactionGroupId: entry!.transactionGroupId,
+      eventId: plan.eventId,
+      holdEventId: plan.limitEventId,
+      body: plan.delivery.payload,
+    });
     const scheduled: OutboxEntry[] = [];
     if (account.callbackUrl) {
       await createOutboundEvents(trx).enqueue({

@@ -4,7 +4,7 @@ import { paymentCreditRow, paymentCreditsStatement } from '../ledger/posting-sta
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 import { deliveriesOfCreditsCte } from '../events/outbound-events';
-import { limitExceededEventsCte, paymentReceivedEventsCte } from '../events/tenant-events';
+import { paymentCreditEventsCte } from '../events/change-events';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 
 interface PostedPaymentAccount {
@@ -30,7 +30,7 @@ const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: un
  * find the accounts by the payers' references, claim each request id with its event row, have the ledger
  * post a credit for every event claimed (in arrival order per account, under one lock of each account row,
  * taken in id order), queue each credit for a batch confirmation, and add each one's callback delivery and its
- * workflow to start, and its `payment.received` event for the tenant's endpoints. An event whose request id is already claimed (earlier, or by an earlier copy in the
+ * workflow to start, its `payment.received` event for the tenant's endpoints and, when part of it is held, its `kyc.limit_exceeded`. An event whose request id is already claimed (earlier, or by an earlier copy in the
  * same group) claims nothing and so posts nothing; an event naming no account claims nothing either.
  * Events are claimed in request-id order and all of them before any account is locked, so two statements
  * racing over the same redelivered ids, or over the same accounts, wait for each other, never in a cycle.
@@ -58,8 +58,8 @@ const STATEMENT = paymentCreditsStatement({
       FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
   )`,
   credits: 'claimed',
-  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target')}, ${paymentReceivedEventsCte('tenant_event', 'claimed', 'target')},
-  ${limitExceededEventsCte('limit_event', 'claimed', 'target')}, queued AS (
+  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target')},
+  ${paymentCreditEventsCte('tenant_event', { credits: 'claimed', accounts: 'target', holds: 'posting_held' })}, queued AS (
     -- Each credit as posted, with its own posting time: its confirmation window counts from it.
     INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
     SELECT p.id, t.tenant_id, t.account_ref, p.provider_txn_ref, p.created_at

@@ -4,7 +4,7 @@ import type { Db, Trx } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
-import { recordEvent } from '../events/tenant-events';
+import { recordChange } from '../events/change-events';
 import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
@@ -97,12 +97,7 @@ export function createSettlementExecutionService(deps: {
   /** The settlement's outcome for the tenant's endpoints, in the transaction that decides it. */
   async function recordOutcome(trx: Trx, settlement: SettlementRecord, status: 'success' | 'failed' | 'refunded', reason: string | null): Promise<void> {
     const accountRef = settlement.accountRef || ((await findAccountById(trx, settlement.accountId))?.accountRef ?? '');
-    await recordEvent(trx, {
-      tenantId: settlement.tenantId,
-      type: status === 'success' ? 'settlement.succeeded' : status === 'failed' ? 'settlement.failed' : 'settlement.refunded',
-      subject: settlement.merchantTxRef,
-      data: { merchantTxRef: settlement.merchantTxRef, accountRef, amount: formatKobo(settlement.amount), currency: 'NGN', status, reason },
-    });
+    await recordChange(trx, { kind: 'settlement_ended', tenantId: settlement.tenantId, merchantTxRef: settlement.merchantTxRef, accountRef, amount: settlement.amount, status, reason });
   }
 
   async function reverseDebit(trx: Trx, settlement: SettlementRecord, status: 'failed' | 'refunded', reason: string): Promise<SettlementStatus> {

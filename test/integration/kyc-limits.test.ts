@@ -159,6 +159,9 @@ describe('KYC tier limits', () => {
     const released = await release(operator, { note: 'customer showed a payslip' });
     assert.deepEqual([released.status, released.body.released], [200, '20000.00']);
     assert.equal((await balance(account, tenant.apiKey)).heldBalance, '0.00');
+    const group = (await stack.infra.db('ledger_entries').where({ id: row.entryId }).first('transaction_group_id')).transaction_group_id;
+    const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, subject: account.CustomerID }).select('type', 'data');
+    assert.deepEqual(told, [{ type: 'kyc.hold_released', data: { customerId: account.CustomerID, transactionGroupId: group, amount: '20000.00', currency: 'NGN', reason: 'operator' } }]);
     const again = await release(operator, { note: 'twice' });
     assert.deepEqual([again.status, again.body.error], [404, 'held credit not found']);
     const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'kyc_hold.released' }).first('detail');
@@ -284,8 +287,11 @@ describe('KYC tier limits', () => {
     assert.equal((await balance(account, tenant.apiKey)).heldBalance, '0.00');
     const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'kyc.tier_three_recorded' }).first('detail');
     assert.deepEqual([audit.detail.evidenceKind, audit.detail.evidenceReference], ['utility_bill', 'IKEDC-2026-11-0042']);
-    const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, subject: account.CustomerID }).select('type', 'data');
-    assert.deepEqual(told, [{ type: 'kyc.approved', data: { customerId: account.CustomerID, externalRef: recorded.body.ExternalRef, tier: '3', reason: null } }]);
+    const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, subject: account.CustomerID }).orderBy('sequence').select('type', 'sequence', 'data');
+    assert.deepEqual(told, [
+      { type: 'kyc.approved', sequence: 1, data: { customerId: account.CustomerID, externalRef: recorded.body.ExternalRef, tier: '3', reason: null } },
+      { type: 'kyc.hold_released', sequence: 2, data: { customerId: account.CustomerID, transactionGroupId: null, amount: '20000.00', currency: 'NGN', reason: 'tier_raised' } },
+    ]);
     assert.equal((await record({ evidenceKind: 'other', evidenceReference: 'again' })).status, 409);
   });
 

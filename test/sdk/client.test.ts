@@ -221,7 +221,7 @@ describe('the TypeScript client against the running service', () => {
       const delivered = await eventually(async () => receiver.calls[0], { what: 'the settlement.succeeded delivery' });
       const event = verifyWebhook(delivered.body, String(delivered.headers['x-service-signature']), created.Secret);
       assert.ok(!isPaymentReceived(event));
-      assert.deepEqual([event.type, event.subject, event.sequence], ['settlement.succeeded', accepted.merchantTxRef, 1]);
+      assert.deepEqual([event.type, event.subject, event.sequence], ['settlement.succeeded', accepted.merchantTxRef, 2]);
       assert.equal((event.data as { amount: string }).amount, '400.00');
 
       const rotated = await client.webhookEndpoints.rotateSecret(created.ID);
