@@ -127,6 +127,13 @@ module.exports = {
       to: { pathNot: '^sdk/', dependencyTypesNot: ['core'] },
     },
     {
+      name: 'ledger-sql-stays-in-the-ledger',
+      comment: 'The ledger runs its own statements: the SQL of postings never leaves src/ledger/ (callers hand it their own rows through the posting engine).',
+      severity: 'error',
+      from: { path: '^', pathNot: '^src/ledger/' },
+      to: { path: '^src/ledger/posting-(ctes|statements)\\.ts$' },
+    },
+    {
       name: 'no-other-domains-repo',
       comment: "A domain reads another domain's tables through that domain's services or its *.access.ts functions, never its repo.",
       severity: 'error',

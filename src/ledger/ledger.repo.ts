@@ -2,8 +2,8 @@ import type { DbOrTrx, Trx } from '../db';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 import { uuidv7 } from '../ids';
-import type { EntryStatus, LedgerEntry, SystemAccount, SystemPosting, SystemTransactionKind } from './ledger.types';
-import { appendFragment, type AppendTotals, type EntryDraft } from './posting-ctes';
+import type { AppendTotals, EntryDraft, EntryStatus, LedgerEntry, SystemAccount, SystemPosting, SystemTransactionKind } from './ledger.types';
+import { appendFragment } from './posting-ctes';
 
 export interface EntryRow {
   id: string;

@@ -1,52 +1,9 @@
 import { customerLimitsSql } from '../kyc-limits/customer-limits';
-import type { Kobo } from '../money';
-import type { EntryKind, EntryStatus, LedgerEntry, SystemPosting } from './ledger.types';
+import type { AppendTotals, EntryDraft, SystemPosting } from './ledger.types';
 
 // The SQL of a posting, as CTEs: one statement locks the customers' rows and then the account rows, appends
 // the entries with their seq and running columns, and moves the accounts' and the customers' totals.
 // posting-statements and ledger.repo compose them.
-
-/** One entry to append, in order; seq and the running columns are computed in SQL under the lock. */
-export interface EntryDraft {
-  id: string;
-  direction: LedgerEntry['direction'];
-  kind: EntryKind;
-  amount: Kobo;
-  fee: Kobo;
-  status: EntryStatus;
-  narration: string;
-  providerTxnRef: string | null;
-  transactionGroupId: string;
-  transactionId: string;
-  reversesEntryId: string | null;
-  counterPostings: SystemPosting[];
-}
-
-export interface AppendTotals {
-  credits: Kobo;
-  debits: Kobo;
-  /** Provisional credits appended (they join pending credits). */
-  pendingAdded: Kobo;
-  /** Pending credits leaving because this append reverses one. */
-  pendingReleased: Kobo;
-  /** Held money leaving because this append reverses or takes back a credit that had a held part. */
-  heldReleased: Kobo;
-  /**
-   * A payout: the append happens only if this balance of the account (ledger, or ledger less pending
-   * credits), less its held money, covers the amount, and, when it counts toward the day (every payout but a
-   * return of held money to its payer), the customer's payouts of the day stay within its daily limit.
-   */
-  requireFunds: { amount: Kobo; from: FundsSource; countsTowardDay: boolean } | null;
-}
-
-/** The entries to append and what they do to the account's totals (see planPosting). */
-export interface PostingPlan {
-  drafts: EntryDraft[];
-  totals: AppendTotals;
-}
-
-/** What a settlement may spend: the ledger balance (SPEC.md) or only confirmed money. */
-export type FundsSource = 'ledger' | 'available';
 
 export interface AppendFragment {
   /** CTEs to place in a WITH list: posting_account, posting_drafts, posting_inserted, posting_moved. */

@@ -6,8 +6,7 @@ import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limi
 import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
 import { createLedgerRepo } from './ledger.repo';
 import { confirmCreditsStatement, paymentCreditsStatement, settlementDebitStatement, type StatementParts } from './posting-statements';
-import type { EntryDraft, FundsSource, PostingPlan } from './posting-ctes';
-import type { LedgerEntry, NewPosting, SystemPosting } from './ledger.types';
+import type { EntryDraft, FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
   constructor() {
@@ -26,7 +25,6 @@ export interface Reversal {
 }
 
 const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo => drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
-
 
 /**
  * What a settlement may take from an account under SETTLEMENT_FUNDS, for display: the append's own
@@ -148,7 +146,12 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * connection under `name`; the caller's rows are the caller's bindings.
      */
     creditPaymentsAmong(db: DbOrTrx, name: string, parts: StatementParts & { credits: string }, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
-      return runPrepared(db, name, statementNamed(name, () => paymentCreditsStatement(parts)), { ...bindings, ...limitBindings });
+      return runPrepared(
+        db,
+        name,
+        statementNamed(name, () => paymentCreditsStatement(parts)),
+        { ...bindings, ...limitBindings },
+      );
     },
 
     /**
@@ -157,7 +160,12 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      */
     debitSettlementAmong(db: DbOrTrx, name: string, parts: StatementParts & { accountIdSql: string }, debit: PostingPlan, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
       const statement = settlementDebitStatement(parts, debit);
-      return runPrepared(db, name, statementNamed(name, () => statement.sql), { ...bindings, ...statement.bindings, ...limitBindings });
+      return runPrepared(
+        db,
+        name,
+        statementNamed(name, () => statement.sql),
+        { ...bindings, ...statement.bindings, ...limitBindings },
+      );
     },
 
     /** Confirms provisional payment credits in ONE statement with the caller's own rows (see confirmCreditsStatement). */

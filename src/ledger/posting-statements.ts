@@ -1,4 +1,5 @@
-import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment, counterPostingsJson, type PostingPlan } from './posting-ctes';
+import type { PostingPlan } from './ledger.types';
+import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment } from './posting-ctes';
 
 /**
  * A caller's own rows around a posting, for the hot paths that post in ONE statement (one round trip,
@@ -18,24 +19,6 @@ function withPosting(parts: StatementParts, postingCtes: string): string {
   WITH ${parts.before}, ${postingCtes},
   ${parts.after}
   ${parts.select}`;
-}
-
-/** A payment credit as a row of `paymentCreditsStatement`'s `credits` relation (its `entry` column). */
-export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> {
-  const [draft] = posting.drafts;
-  if (posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
-    throw new Error('a payment posting is one provisional credit');
-  }
-  return {
-    id: draft!.id,
-    amount: draft!.amount,
-    fee: draft!.fee,
-    narration: draft!.narration,
-    provider_txn_ref: draft!.providerTxnRef,
-    transaction_group_id: draft!.transactionGroupId,
-    transaction_id: draft!.transactionId,
-    counter_postings: counterPostingsJson(draft!.counterPostings),
-  };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
-import type { FundsSource, PostingPlan } from './posting-ctes';
+import type { FundsSource, PostingPlan } from './ledger.types';
 import { planPosting } from './posting-engine';
+import { counterPostingsJson } from './posting-ctes';
 
 /**
  * A received payment's provisional net credit: the fee apart, the sender's name as narration. The
@@ -44,4 +45,22 @@ export function settlementDebit(settlement: { amount: Kobo; narration: string; m
     ],
     { spendFrom: settlement.spendFrom, countsTowardDay: !settlement.returnToSender },
   );
+}
+
+/** A payment credit as a row of the `credits` relation of the posting engine's creditPaymentsAmong (its `entry` column). */
+export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> {
+  const [draft] = posting.drafts;
+  if (posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
+    throw new Error('a payment posting is one provisional credit');
+  }
+  return {
+    id: draft!.id,
+    amount: draft!.amount,
+    fee: draft!.fee,
+    narration: draft!.narration,
+    provider_txn_ref: draft!.providerTxnRef,
+    transaction_group_id: draft!.transactionGroupId,
+    transaction_id: draft!.transactionId,
+    counter_postings: counterPostingsJson(draft!.counterPostings),
+  };
 }

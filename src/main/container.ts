@@ -134,6 +134,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   const settlements = createSettlementsService({
     db,
     config,
+    postingEngine,
     logger,
     provider,
     banks: createBankDirectory({ provider, logger, ttlMs: config.BANK_LIST_TTL }),
@@ -148,6 +149,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   const ingest = createPaymentIngestService({
     db,
     config,
+    postingEngine,
     logger: logger.child({ component: 'payments' }),
     jobs,
     starter,

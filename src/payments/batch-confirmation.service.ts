@@ -93,6 +93,7 @@ export function createBatchConfirmationService(deps: {
       }
 
       const { held: taken, confirmed } = await claims.confirmRound(
+        postingEngine,
         batchId,
         toConfirm.map((item) => ({ entryId: item.credit.entryId, accountId: item.credit.accountId })),
         kept.map((item) => ({ entryId: item.credit.entryId, memory: item.memory, notFoundCounted: item.notFoundCounted })),

@@ -1,11 +1,11 @@
-import { runPrepared, type Db } from '../db';
+import type { Db } from '../db';
 import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../outbox/outbox.repo';
-import { paymentCreditRow, paymentCreditsStatement } from '../ledger/posting-statements';
+import type { PostingEngine } from '../ledger/posting-engine';
+import { paymentCreditRow } from '../ledger/postings';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 import { deliveriesOfCreditsCte } from '../events/outbound-events';
 import { paymentCreditEventsCte } from '../events/change-events';
-import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 
 interface PostedPaymentAccount {
   id: string;
@@ -35,7 +35,7 @@ const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: un
  * Events are claimed in request-id order and all of them before any account is locked, so two statements
  * racing over the same redelivered ids, or over the same accounts, wait for each other, never in a cycle.
  */
-const STATEMENT = paymentCreditsStatement({
+const STATEMENT_PARTS = {
   before: `items AS (
     SELECT * FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS i(
       ord int, alias_ref text, event jsonb, event_payload text, delivery_id uuid, delivery_payload text, event_record_id uuid, hold_event_id uuid, jobs jsonb, entry jsonb)
@@ -80,7 +80,7 @@ const STATEMENT = paymentCreditsStatement({
          (SELECT count(*) FROM posting_inserted) AS posted,
          (SELECT count(*) FROM queued) AS queued,
          (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs`,
-});
+};
 
 interface GroupRow {
   accounts: Array<{ id: string; tenant_id: string; account_ref: string; callback_url: string | null }>;
@@ -90,7 +90,7 @@ interface GroupRow {
   jobs: OutboxRow[];
 }
 
-export function createPaymentPostingRepo(db: Db, tierDefaults: TierDefaults) {
+export function createPaymentPostingRepo(db: Db, ledger: Pick<PostingEngine, 'creditPaymentsAmong'>) {
   return {
     /** Posts payments, to whichever accounts they name, all in one statement; one result per payment, in order. */
     async postGroup(payments: PaymentToPost[]): Promise<PaymentPostingResult[]> {
@@ -117,7 +117,7 @@ export function createPaymentPostingRepo(db: Db, tierDefaults: TierDefaults) {
           })),
         };
       });
-      const result = await runPrepared(db, 'payment-posting-group', STATEMENT, { items: jsonOf(items), ...kycLimitBindings(tierDefaults) });
+      const result = await ledger.creditPaymentsAmong(db, 'payment-posting-group', STATEMENT_PARTS, { items: jsonOf(items) });
       const found = result.rows[0] as GroupRow;
       const claimed = new Set(found.claimed_event_ids);
       if (Number(found.posted) !== claimed.size || Number(found.queued) !== claimed.size) {

@@ -1,8 +1,7 @@
-import { runPrepared, type DbOrTrx } from '../db';
+import type { DbOrTrx } from '../db';
 import { outboxPriority, type OutboxEntry } from '../outbox/outbox.repo';
-import type { PostingPlan } from '../ledger/posting-ctes';
-import { settlementDebitStatement } from '../ledger/posting-statements';
-import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
+import type { PostingPlan } from '../ledger/ledger.types';
+import type { PostingEngine } from '../ledger/posting-engine';
 import { koboFromDb, type Kobo } from '../money';
 import { settlementCreatedEventsCte } from '../events/change-events';
 
@@ -73,13 +72,10 @@ const STATEMENT_PARTS = {
     FROM (SELECT 1) AS one LEFT JOIN target t ON true LEFT JOIN posting_gate g ON true`,
 };
 
-export function createSettlementInitiationRepo(db: DbOrTrx, tierDefaults: TierDefaults) {
+export function createSettlementInitiationRepo(db: DbOrTrx, ledger: Pick<PostingEngine, 'debitSettlementAmong'>) {
   return {
     async initiate(draft: SettlementDraft): Promise<InitiationResult> {
-      const statement = settlementDebitStatement(STATEMENT_PARTS, draft.debit);
-      const result = await runPrepared(db, 'settlement-initiation', statement.sql, {
-        ...statement.bindings,
-        ...kycLimitBindings(tierDefaults),
+      const result = await ledger.debitSettlementAmong(db, 'settlement-initiation', STATEMENT_PARTS, draft.debit, {
         tenant_id: draft.tenantId,
         account_ref: draft.accountRef,
         idempotency_key: draft.idempotencyKey,
