@@ -1,12 +1,12 @@
 import { runPrepared, type Db, type DbOrTrx, type Trx } from '../db';
 import { BadRequestError, ConflictError } from '../errors';
-import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
-import { createLedgerRepo } from './ledger.repo';
+import { createLedgerRepo, toLedgerEntry, type EntryRow } from './ledger.repo';
+import { paymentCreditRow, planPosting } from './postings';
 import { confirmCreditsStatement, paymentCreditsStatement, settlementDebitStatement, type StatementParts } from './posting-statements';
-import type { EntryDraft, FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
+import type { FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
   constructor() {
@@ -24,8 +24,6 @@ export interface Reversal {
   reversal: LedgerEntry;
 }
 
-const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo => drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
-
 /**
  * What a settlement may take from an account under SETTLEMENT_FUNDS, for display: the append's own
  * check (ledger.repo) is what enforces it. Nothing while the account is in deficit.
@@ -33,51 +31,6 @@ const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo =
 export function settleableBalance(from: FundsSource, account: { ledgerBalance: Kobo; pendingCredits: Kobo; heldBalance: Kobo }): Kobo {
   const funds = account.ledgerBalance - account.heldBalance - (from === 'available' ? account.pendingCredits : 0n);
   return funds > 0n ? funds : 0n;
-}
-
-/**
- * The system side of a payment credit or a settlement debit, which their kind decides: a payment's gross
- * arrived at the provider (clearing), which kept its fee; a settlement's amount is on its way out.
- */
-function counterPostingsOf(posting: NewPosting): SystemPosting[] {
-  if (posting.kind === 'payment' && posting.direction === 'credit') {
-    const fee = posting.fee ?? 0n;
-    const fromClearing: SystemPosting = { account: 'clearing', amount: -(posting.amount + fee) };
-    return fee > 0n ? [fromClearing, { account: 'provider_fees', amount: fee }] : [fromClearing];
-  }
-  if (posting.kind === 'settlement' && posting.direction === 'debit') return [{ account: 'payouts_in_transit', amount: posting.amount }];
-  throw new Error(`a ${posting.kind} ${posting.direction} names its counter postings`);
-}
-
-/** The entries to append and what they do to the account's totals: the rules every posting path shares. */
-export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; countsTowardDay?: boolean; pendingReleased?: Kobo; heldReleased?: Kobo } = {}): PostingPlan {
-  const drafts: EntryDraft[] = postings.map((posting) => ({
-    id: posting.id ?? uuidv7(),
-    direction: posting.direction,
-    kind: posting.kind,
-    amount: posting.amount,
-    fee: posting.fee ?? 0n,
-    status: posting.status,
-    narration: posting.narration,
-    providerTxnRef: posting.providerTxnRef,
-    transactionGroupId: posting.transactionGroupId,
-    transactionId: posting.transactionId ?? uuidv7(),
-    reversesEntryId: posting.reversesEntryId ?? null,
-    counterPostings: posting.counterPostings ?? counterPostingsOf(posting),
-  }));
-  if (drafts.some((draft) => draft.amount <= 0n)) throw new Error('a posting amount must be positive');
-  const debits = sum(drafts, (draft) => draft.direction === 'debit');
-  return {
-    drafts,
-    totals: {
-      credits: sum(drafts, (draft) => draft.direction === 'credit'),
-      debits,
-      pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
-      pendingReleased: options.pendingReleased ?? 0n,
-      heldReleased: options.heldReleased ?? 0n,
-      requireFunds: options.spendFrom ? { amount: debits, from: options.spendFrom, countsTowardDay: options.countsTowardDay ?? true } : null,
-    },
-  };
 }
 
 /**
@@ -152,6 +105,29 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
         statementNamed(name, () => paymentCreditsStatement(parts)),
         { ...bindings, ...limitBindings },
       );
+    },
+
+    /**
+     * One payment credit to a known account in the caller's transaction: the grouped statement's posting for a
+     * group of one, so a credit is judged and written the same way whichever path it arrives by.
+     */
+    async creditPayment(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry> {
+      const { rows } = await runPrepared(
+        trx,
+        'payment-credit-single',
+        statementNamed('payment-credit-single', () =>
+          paymentCreditsStatement({
+            before: 'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry)',
+            credits: 'single',
+            after: 'credited AS (SELECT id FROM posting_inserted)',
+            select: 'SELECT posting_inserted.* FROM posting_inserted',
+          }),
+        ),
+        { account_id: accountId, entry: JSON.stringify(paymentCreditRow(plan)), ...limitBindings },
+      );
+      const [row] = rows as EntryRow[];
+      if (!row) throw new Error(`account ${accountId} does not exist`);
+      return toLedgerEntry(row);
     },
 
     /**

@@ -1,8 +1,54 @@
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
-import type { FundsSource, PostingPlan } from './ledger.types';
-import { planPosting } from './posting-engine';
+import type { EntryDraft, FundsSource, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
 import { counterPostingsJson } from './posting-ctes';
+
+const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo => drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
+
+/**
+ * The system side of a payment credit or a settlement debit, which their kind decides: a payment's gross
+ * arrived at the provider (clearing), which kept its fee; a settlement's amount is on its way out.
+ */
+function counterPostingsOf(posting: NewPosting): SystemPosting[] {
+  if (posting.kind === 'payment' && posting.direction === 'credit') {
+    const fee = posting.fee ?? 0n;
+    const fromClearing: SystemPosting = { account: 'clearing', amount: -(posting.amount + fee) };
+    return fee > 0n ? [fromClearing, { account: 'provider_fees', amount: fee }] : [fromClearing];
+  }
+  if (posting.kind === 'settlement' && posting.direction === 'debit') return [{ account: 'payouts_in_transit', amount: posting.amount }];
+  throw new Error(`a ${posting.kind} ${posting.direction} names its counter postings`);
+}
+
+/** The entries to append and what they do to the account's totals: the rules every posting path shares. */
+export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; countsTowardDay?: boolean; pendingReleased?: Kobo; heldReleased?: Kobo } = {}): PostingPlan {
+  const drafts: EntryDraft[] = postings.map((posting) => ({
+    id: posting.id ?? uuidv7(),
+    direction: posting.direction,
+    kind: posting.kind,
+    amount: posting.amount,
+    fee: posting.fee ?? 0n,
+    status: posting.status,
+    narration: posting.narration,
+    providerTxnRef: posting.providerTxnRef,
+    transactionGroupId: posting.transactionGroupId,
+    transactionId: posting.transactionId ?? uuidv7(),
+    reversesEntryId: posting.reversesEntryId ?? null,
+    counterPostings: posting.counterPostings ?? counterPostingsOf(posting),
+  }));
+  if (drafts.some((draft) => draft.amount <= 0n)) throw new Error('a posting amount must be positive');
+  const debits = sum(drafts, (draft) => draft.direction === 'debit');
+  return {
+    drafts,
+    totals: {
+      credits: sum(drafts, (draft) => draft.direction === 'credit'),
+      debits,
+      pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
+      pendingReleased: options.pendingReleased ?? 0n,
+      heldReleased: options.heldReleased ?? 0n,
+      requireFunds: options.spendFrom ? { amount: debits, from: options.spendFrom, countsTowardDay: options.countsTowardDay ?? true } : null,
+    },
+  };
+}
 
 /**
  * A received payment's provisional net credit: the fee apart, the sender's name as narration. The

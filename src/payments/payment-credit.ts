@@ -71,12 +71,12 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     payment: Omit<ReceivedPayment, 'accountRef' | 'tenantId'> & { inboundEventId: string; receivedAt: Date },
   ): Promise<{ entry: LedgerEntry; jobs: OutboxEntry[] }> {
     const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
-    const [entry] = await postingEngine.append(trx, account.id, plan.posting);
-    await createConfirmationClaimsRepo(trx).enqueue([{ ...plan.confirmation, postedAt: entry!.createdAt }]);
+    const entry = await postingEngine.creditPayment(trx, account.id, plan.posting);
+    await createConfirmationClaimsRepo(trx).enqueue([{ ...plan.confirmation, postedAt: entry.createdAt }]);
     await recordPaymentCredit(trx, {
       accountId: account.id,
-      entryId: entry!.id,
-      transactionGroupId: entry!.transactionGroupId,
+      entryId: entry.id,
+      transactionGroupId: entry.transactionGroupId,
       eventId: plan.eventId,
       holdEventId: plan.limitEventId,
       body: plan.delivery.payload,
@@ -96,7 +96,7 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
       scheduled.push(plan.deliveryJob);
     }
     await createOutboxRepo(trx).enqueue(scheduled);
-    return { entry: entry!, jobs: scheduled };
+    return { entry, jobs: scheduled };
   };
 }
 
