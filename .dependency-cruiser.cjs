@@ -42,7 +42,7 @@ const LAYERS = [
   { name: 'accounts', units: { accounts: ['src/accounts/'] } },
   { name: 'holds', units: { holds: ['src/holds/'] } },
   { name: 'money movement', siblingsApart: true, units: { payments: ['src/payments/'], settlements: ['src/settlements/'] } },
-  { name: 'oversight', siblingsApart: true, units: { reconciliation: ['src/reconciliation/'], webhooks: ['src/webhooks/'], retention: ['src/retention/'] } },
+  { name: 'oversight', siblingsApart: true, units: { reconciliation: ['src/reconciliation/'], webhooks: ['src/webhooks/'], retention: ['src/retention/'], books: ['src/books/'] } },
   { name: 'dashboard', units: { dashboard: ['src/dashboard/'] } },
   { name: 'activities', units: { activities: ['activities/'] } },
   { name: 'workflows', units: { workflows: ['workflows/'] } },
@@ -50,7 +50,7 @@ const LAYERS = [
 ];
 
 /** Domains own their tables: another domain goes through their services or their `*.access.ts` functions, never their repos. */
-const DOMAINS = ['audit', 'auth', 'fees', 'customers', 'accounts', 'holds', 'payments', 'settlements', 'reconciliation', 'webhooks', 'retention', 'dashboard'];
+const DOMAINS = ['audit', 'auth', 'fees', 'customers', 'accounts', 'holds', 'payments', 'settlements', 'reconciliation', 'webhooks', 'retention', 'books', 'dashboard'];
 
 /** A separate app (the provider's model), started only by src/main/. */
 const SANDBOX = 'src/sandbox/';
@@ -125,6 +125,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^sdk/' },
       to: { pathNot: '^sdk/', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'ledger-sql-stays-in-the-ledger',
+      comment: 'The ledger runs its own statements: the SQL of postings never leaves src/ledger/ (callers hand it their own rows through the posting engine).',
+      severity: 'error',
+      from: { path: '^', pathNot: '^src/ledger/' },
+      to: { path: '^src/ledger/posting-(ctes|statements)\\.ts$' },
     },
     {
       name: 'no-other-domains-repo',

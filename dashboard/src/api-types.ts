@@ -1,7 +1,7 @@
 // The dashboard's view of the API, typed from the server's own zod schemas (type-only imports: nothing
 // of the server ends up in the bundle), so the pages cannot drift from what the routes answer.
 import type { z } from 'zod';
-import type { accountSearchResponseSchema, dashboardAccountSchema } from '../../src/accounts/accounts.dashboard.schemas';
+import type { accountSearchResponseSchema, dashboardAccountSchema, dashboardStatementResponseSchema } from '../../src/accounts/accounts.dashboard.schemas';
 import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.schemas';
 import type { AuditAction } from '../../src/audit/audit-actions';
 import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
@@ -11,9 +11,9 @@ import type { customerDetailSchema } from '../../src/accounts/accounts.dashboard
 import type { customerSearchResponseSchema } from '../../src/customers/customers.dashboard.schemas';
 import type { customerSchema, kycReviewsResponseSchema } from '../../src/customers/customers.schemas';
 import type { holdReturnLookupResponseSchema, holdReturnResponseSchema, holdsQueueResponseSchema, tierLimitsResponseSchema } from '../../src/holds/holds.schemas';
+import type { booksBalancesResponseSchema, journalResponseSchema } from '../../src/books/books.schemas';
 import type { overviewSchema } from '../../src/dashboard/overview.schemas';
 import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
-import type { statementResponseSchema } from '../../src/accounts/statement.schemas';
 import type { misdirectedListResponseSchema, misdirectedPaymentSchema } from '../../src/payments/misdirected.schemas';
 import type {
   dashboardRunDetailResponseSchema,
@@ -38,8 +38,11 @@ export type Overview = Out<typeof overviewSchema>;
 export type DashboardAccount = Out<typeof dashboardAccountSchema>;
 export type AccountSearch = Out<typeof accountSearchResponseSchema>;
 export type DeficitAccounts = Out<typeof deficitAccountsResponseSchema>;
-export type Statement = Out<typeof statementResponseSchema>;
+export type Statement = Out<typeof dashboardStatementResponseSchema>;
 export type StatementLine = Statement['lines'][number];
+export type BooksBalances = Out<typeof booksBalancesResponseSchema>;
+export type Journal = Out<typeof journalResponseSchema>;
+export type JournalTransaction = Journal['transactions'][number];
 export type SettlementList = Out<typeof settlementListResponseSchema>;
 export type SettlementListItem = SettlementList['settlements'][number];
 export type SettlementDetail = Out<typeof settlementDetailSchema>;

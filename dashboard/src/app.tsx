@@ -8,6 +8,7 @@ import { AccountPage } from './pages/account';
 import { AccountsPage } from './pages/accounts';
 import { ApiKeysPage } from './pages/api-keys';
 import { AuditLogPage } from './pages/audit-log';
+import { BooksPage } from './pages/books';
 import { CustomerPage } from './pages/customer';
 import { CustomersPage } from './pages/customers';
 import { DeliveryPage } from './pages/delivery';
@@ -83,6 +84,7 @@ export function App() {
               <Route path="/dashboard/accounts/:accountRef/settle" component={NewSettlementPage} />
               <Route path="/dashboard/settlements" component={SettlementsPage} />
               <Route path="/dashboard/settlements/:merchantTxRef" component={SettlementPage} />
+              <Route path="/dashboard/books" component={BooksPage} />
               <Route path="/dashboard/customers" component={CustomersPage} />
               <Route path="/dashboard/customers/:id" component={CustomerPage} />
               <Route path="/dashboard/kyc-reviews" component={KycReviewsPage} />

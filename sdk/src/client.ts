@@ -11,6 +11,10 @@ import type {
   Customer,
   CustomerPage,
   FeeQuote,
+  LedgerBalances,
+  LedgerTransaction,
+  LedgerTransactionPage,
+  LedgerTransactionsQuery,
   LookupInput,
   RecoverInput,
   RecoveryQueued,
@@ -68,6 +72,21 @@ export class LedgerClient {
       paginate(
         (after) => this.accounts.statementPage(accountRef, { ...query, ...(after !== undefined ? { after } : {}) }),
         (page) => page.lines,
+      ),
+  };
+
+  /** The tenant's books: balanced transactions between its customer accounts and its system accounts. */
+  readonly ledger = {
+    /** Each system account's balance and the customer accounts' together; `total` is always "0.00". */
+    balances: (): Promise<LedgerBalances> => this.transport.request({ method: 'GET', path: '/v1/ledger/balances' }),
+    /** One page of transactions, newest first, each with its postings. */
+    transactionsPage: (query: LedgerTransactionsQuery & { after?: string } = {}): Promise<LedgerTransactionPage> =>
+      this.transport.request({ method: 'GET', path: '/v1/ledger/transactions', query: { ...query } }),
+    /** Every transaction, newest first, page by page. */
+    transactions: (query: LedgerTransactionsQuery = {}): AsyncGenerator<LedgerTransaction, void, undefined> =>
+      paginate(
+        (after) => this.ledger.transactionsPage({ ...query, ...(after !== undefined ? { after } : {}) }),
+        (page) => page.transactions,
       ),
   };
 

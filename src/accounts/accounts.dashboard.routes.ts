@@ -2,15 +2,15 @@ import type { Config } from '../config';
 import type { CustomersService } from '../customers/customers.service';
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
-import { statementQuerySchema, statementResponseSchema } from './statement.schemas';
+import { statementQuerySchema } from './statement.schemas';
 import { statementCsv } from './statement-csv';
 import { settleableBalance } from '../ledger/posting-engine';
-import { presentStatement } from './statement.presenter';
+import { presentDashboardStatement } from './statement.presenter';
 import type { StatementService } from './statement.service';
 import { formatKobo } from '../money';
 import { presentAccount } from './account.presenter';
 import type { AccountRecord } from './accounts.repo';
-import { accountSearchQuerySchema, accountSearchResponseSchema, dashboardAccountSchema, statementExportQuerySchema } from './accounts.dashboard.schemas';
+import { accountSearchQuerySchema, accountSearchResponseSchema, dashboardAccountSchema, dashboardStatementResponseSchema, statementExportQuerySchema } from './accounts.dashboard.schemas';
 import { accountRefParamsSchema } from './accounts.schemas';
 import type { AccountsService } from './accounts.service';
 import type { RateLimits } from '../rate-limits/rate-limits';
@@ -80,12 +80,12 @@ export function accountsDashboardRoutes(deps: {
     defineRoute({
       method: 'get',
       path: '/auth/accounts/:accountRef/statement',
-      summary: 'The account statement (as GET /v1/accounts/{accountRef}/statement)',
+      summary: 'The account statement (as GET /v1/accounts/{accountRef}/statement), each entry with its ledger transaction (TransactionId)',
       tag: 'dashboard',
       auth: 'session',
       params: accountRefParamsSchema,
       query: statementQuerySchema,
-      responses: { 200: { description: 'A statement page', schema: statementResponseSchema } },
+      responses: { 200: { description: 'A statement page', schema: dashboardStatementResponseSchema } },
       errors: [400, 404],
       handle: async ({ params, query, ctx }) => {
         const limit = query.limit ?? STATEMENT_PAGE_SIZE;
@@ -95,7 +95,7 @@ export function accountsDashboardRoutes(deps: {
           ...(query.from ? { from: new Date(query.from) } : {}),
           ...(query.to ? { to: new Date(query.to) } : {}),
         });
-        return { status: 200, body: presentStatement(statement, limit) };
+        return { status: 200, body: presentDashboardStatement(statement, limit) };
       },
     }),
     defineRoute({

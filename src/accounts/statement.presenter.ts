@@ -16,3 +16,11 @@ export function presentStatement(statement: Statement, limit: number) {
     pagination: { limit, nextCursor: statement.hasMore && last ? last.id : null, hasMore: statement.hasMore },
   };
 }
+
+/** The dashboard's statement page: each entry also names its ledger transaction, for the link to the Books page. */
+export function presentDashboardStatement(statement: Statement, limit: number) {
+  return {
+    ...presentStatement(statement, limit),
+    lines: statement.lines.map((entry) => ({ entry: { ...presentEntry(entry), TransactionId: entry.transactionId }, runningBalance: formatKobo(entry.balanceAfter) })),
+  };
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { virtualAccountSchema } from './accounts.schemas';
 import { moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
 
-const ledgerEntrySchema = z.object({
+export const ledgerEntrySchema = z.object({
   ID: z.uuid(),
   Direction: z.enum(['credit', 'debit']),
   Amount: moneySchema,

@@ -1,9 +1,10 @@
 import { createAuditLog } from '../audit/audit-log';
-import { recordEvent } from '../events/tenant-events';
+import { recordChange } from '../events/change-events';
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
 import { encryptionContext, NIN_COLUMN } from '../encryption/encrypted-columns';
-import type { Db } from '../db';
+import type { Db, Trx } from '../db';
+import type { Kobo } from '../money';
 import { AppError, BadRequestError, ConflictError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { uuidv7 } from '../ids';
@@ -36,6 +37,11 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
   const { db, config, identity, postingEngine } = deps;
   const customers = createCustomersRepo(db);
 
+  /** The held money a higher tier released, told after the decision that raised it; a release of nothing is no change. */
+  async function recordTierReleases(trx: Trx, tenantId: string, customerId: string, released: Kobo): Promise<void> {
+    if (released > 0n) await recordChange(trx, { kind: 'hold_released', tenantId, customerId, transactionGroupId: null, amount: released, reason: 'tier_raised' });
+  }
+
   /** Operator decision on a pending submission, recorded with the user and the time. */
   async function decide(user: AuthenticatedUser, id: string, decision: 'approve' | 'reject'): Promise<CustomerRecord> {
     return db.transaction(async (trx) => {
@@ -45,7 +51,7 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
       const approved = decision === 'approve';
       const updated = await store.updateKyc(current.id, { kycTier: approved ? 2 : 1, kycStatus: approved ? 'approved' : 'rejected', reviewReason: null });
       // The customer's row is locked first, then its accounts: the order every tier change takes.
-      if (approved) await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
+      const released = approved ? await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id) : 0n;
       await store.audit({
         id: uuidv7(),
         tenantId: user.tenantId,
@@ -54,12 +60,16 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
         action: approved ? 'kyc_approved' : 'kyc_rejected',
         detail: { reviewReason: current.kyc_review_reason },
       });
-      await recordEvent(trx, {
+      await recordChange(trx, {
+        kind: 'kyc_decided',
         tenantId: user.tenantId,
-        type: approved ? 'kyc.approved' : 'kyc.rejected',
-        subject: current.id,
-        data: { customerId: current.id, externalRef: current.external_ref, tier: String(approved ? 2 : 1), reason: current.kyc_review_reason },
+        customerId: current.id,
+        externalRef: current.external_ref,
+        approved,
+        tier: approved ? 2 : 1,
+        reason: current.kyc_review_reason,
       });
+      await recordTierReleases(trx, user.tenantId, current.id, released);
       await createAuditLog(trx).record(
         user,
         approved ? 'kyc.approved' : 'kyc.rejected',
@@ -102,7 +112,7 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
           ninEnc: encryptSecret(config.DATA_ENCRYPTION_KEYRING, nin, encryptionContext(NIN_COLUMN, current.id)),
           ninLast4: nin.slice(-4),
         });
-        if (change.kycTier > current.kyc_tier) await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', null);
+        const released = change.kycTier > current.kyc_tier ? await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', null) : 0n;
         await store.audit({
           id: uuidv7(),
           tenantId,
@@ -113,13 +123,17 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
         });
         // The verifier's own decision (a match, or a definite refusal); one left for review is told when an operator decides.
         if (change.kycStatus === 'approved' || change.kycStatus === 'rejected') {
-          await recordEvent(trx, {
+          await recordChange(trx, {
+            kind: 'kyc_decided',
             tenantId,
-            type: change.kycStatus === 'approved' ? 'kyc.approved' : 'kyc.rejected',
-            subject: current.id,
-            data: { customerId: current.id, externalRef: current.external_ref, tier: String(change.kycTier), reason: change.reviewReason ?? null },
+            customerId: current.id,
+            externalRef: current.external_ref,
+            approved: change.kycStatus === 'approved',
+            tier: change.kycTier,
+            reason: change.reviewReason ?? null,
           });
         }
+        await recordTierReleases(trx, tenantId, current.id, released);
         return updated;
       });
     },
@@ -135,10 +149,11 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
         const current = await requireCustomer(store.findForUpdate, user.tenantId, id);
         if (current.kyc_tier === 3) throw new ConflictError('customer is already at tier 3');
         const updated = await store.updateKyc(current.id, { kycTier: 3, kycStatus: 'approved', reviewReason: null });
-        await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
+        const released = await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
         await store.audit({ id: uuidv7(), tenantId: user.tenantId, customerId: current.id, userId: user.id, action: 'kyc_tier3_recorded', detail: evidence });
         await createAuditLog(trx).record(user, 'kyc.tier_three_recorded', { type: 'customer', id: current.id }, { name: current.name, fromTier: current.kyc_tier, ...evidence });
-        await recordEvent(trx, { tenantId: user.tenantId, type: 'kyc.approved', subject: current.id, data: { customerId: current.id, externalRef: current.external_ref, tier: '3', reason: null } });
+        await recordChange(trx, { kind: 'kyc_decided', tenantId: user.tenantId, customerId: current.id, externalRef: current.external_ref, approved: true, tier: 3, reason: null });
+        await recordTierReleases(trx, user.tenantId, current.id, released);
         return updated;
       });
     },

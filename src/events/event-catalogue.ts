@@ -1,121 +1,160 @@
 import { z } from 'zod';
-import { moneySchema, timestampSchema } from '../http/schemas';
-import { formatKobo, type Kobo } from '../money';
+import { timestampSchema } from '../http/schemas';
+import { field, fieldsSchema, fieldsSql, fieldsValue, type Fields, type FieldsInput, type FieldsOutput } from './event-fields';
 
 /**
  * Every event type the service sends. `payment.received` also goes to an account's callbackUrl, as the
  * spec's bare body; every type goes to the tenant's subscribed webhook endpoints inside the envelope below
- * (id, type, creation time, subject and the subject's sequence number). A new event type is added here
- * with its data schema, and its producer records it through tenant-events in the transaction of its change.
+ * (id, type, creation time, subject and the subject's sequence number). Each type's data is defined once,
+ * as a list of fields: its schema (validation, types, the OpenAPI document), its TypeScript body and its
+ * SQL body all come from that list. A new type is added here, and mapped from the change it reports in
+ * change-events.
  */
 
 /** SPEC.md, Outbound event: field order as the spec lists it; serialised once, sent byte-identical on every retry. */
-const paymentReceivedData = z.object({
-  eventType: z.literal('payment.received'),
-  transactionGroupId: z.uuid(),
-  accountRef: z.string(),
-  amount: moneySchema,
-  gross_amount: moneySchema,
-  provider_fee: moneySchema,
-  currency: z.literal('NGN'),
-  senderName: z.string(),
-  narration: z.string(),
-  status: z.literal('provisional'),
-});
+const paymentReceived = {
+  eventType: field.constant('payment.received'),
+  transactionGroupId: field.uuid,
+  accountRef: field.text,
+  amount: field.naira,
+  gross_amount: field.naira,
+  provider_fee: field.naira,
+  currency: field.constant('NGN'),
+  senderName: field.text,
+  narration: field.text,
+  status: field.constant('provisional'),
+};
 
-const paymentConfirmedData = z.object({
-  transactionGroupId: z.uuid(),
-  accountRef: z.string(),
-  amount: moneySchema,
-  currency: z.literal('NGN'),
-});
+const paymentConfirmed = { transactionGroupId: field.uuid, accountRef: field.text, amount: field.naira, currency: field.constant('NGN') };
 
-const paymentReversedData = z.object({
-  transactionGroupId: z.uuid(),
-  accountRef: z.string(),
-  amount: moneySchema,
-  currency: z.literal('NGN'),
-  reason: z.string().nullable(),
-});
+const paymentReversed = { transactionGroupId: field.uuid, accountRef: field.text, amount: field.naira, currency: field.constant('NGN'), reason: field.nullableText };
 
 /** A reversed credit restored, or a confirmed one compensated: the amount given back or taken back, and why. */
-const paymentCorrectedData = z.object({
-  transactionGroupId: z.uuid(),
-  accountRef: z.string(),
-  amount: moneySchema,
-  currency: z.literal('NGN'),
-  reason: z.string(),
-});
+const paymentCorrected = { transactionGroupId: field.uuid, accountRef: field.text, amount: field.naira, currency: field.constant('NGN'), reason: field.text };
 
-const settlementData = z.object({
-  merchantTxRef: z.string(),
-  accountRef: z.string(),
-  amount: moneySchema,
-  currency: z.literal('NGN'),
-  status: z.enum(['success', 'failed', 'refunded']),
-  reason: z.string().nullable(),
-});
+const settlementCreated = { merchantTxRef: field.text, accountRef: field.text, amount: field.naira, currency: field.constant('NGN'), status: field.constant('pending') };
 
-const kycData = z.object({
-  customerId: z.uuid(),
-  externalRef: z.string(),
-  tier: z.string().nullable(),
-  reason: z.string().nullable(),
-});
+const settlementEnded = {
+  merchantTxRef: field.text,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  status: field.oneOf(['success', 'failed', 'refunded']),
+  reason: field.nullableText,
+};
 
-const kycLimitExceededData = z.object({
-  transactionGroupId: z.uuid(),
-  accountRef: z.string(),
-  amount: moneySchema,
-  heldAmount: moneySchema,
-  currency: z.literal('NGN'),
-  tier: z.number().int(),
-  limit: z.enum(['single_credit', 'balance']),
-  limitAmount: moneySchema,
-});
+const kycDecision = { customerId: field.uuid, externalRef: field.text, tier: field.nullableText, reason: field.nullableText };
 
-const endpointDisabledData = z.object({
-  endpointId: z.uuid(),
-  url: z.string(),
-  failingSince: timestampSchema,
-  reason: z.string(),
-});
+const kycLimitExceeded = {
+  transactionGroupId: field.uuid,
+  accountRef: field.text,
+  amount: field.naira,
+  heldAmount: field.naira,
+  currency: field.constant('NGN'),
+  tier: field.integer,
+  limit: field.oneOf(['single_credit', 'balance']),
+  limitAmount: field.naira,
+};
 
-/** Each type's `data`, and what the event's subject (the thing its sequence numbers count) is. */
-export const EVENT_CATALOGUE = {
-  'payment.received': { data: paymentReceivedData, subject: 'transactionGroupId', description: 'A payment was credited provisionally to an account' },
+const kycHoldReleased = {
+  customerId: field.uuid,
+  /** The credit an operator released; null when the customer's new limits released what they no longer justify (of one credit or several). */
+  transactionGroupId: field.nullableText,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  reason: field.oneOf(['tier_raised', 'operator']),
+};
+
+const kycHoldReturned = {
+  customerId: field.uuid,
+  transactionGroupId: field.uuid,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  merchantTxRef: field.text,
+};
+
+const endpointDisabled = { endpointId: field.uuid, url: field.text, failingSince: field.timestamp, reason: field.text };
+
+interface EventDefinition {
+  fields: Fields;
+  /** The data field whose value is the event's subject: the thing its sequence numbers count. */
+  subject: string;
+  description: string;
+}
+
+const DEFINITIONS = {
+  'payment.received': { fields: paymentReceived, subject: 'transactionGroupId', description: 'A payment was credited provisionally to an account' },
   'payment.confirmed': {
-    data: paymentConfirmedData,
+    fields: paymentConfirmed,
     subject: 'transactionGroupId',
     description: 'A provisional credit was confirmed: the provider shows it paid, and it counts towards the available balance',
   },
-  'payment.reversed': { data: paymentReversedData, subject: 'transactionGroupId', description: 'A provisional credit was reversed (the provider does not show it paid)' },
+  'payment.reversed': { fields: paymentReversed, subject: 'transactionGroupId', description: 'A provisional credit was reversed (the provider does not show it paid)' },
   'payment.restored': {
-    data: paymentCorrectedData,
+    fields: paymentCorrected,
     subject: 'transactionGroupId',
     description: 'A reversed credit was restored by reconciliation: the provider showed the payment paid after its confirmation window (a confirmed credit of the amount reversed)',
   },
   'payment.compensated': {
-    data: paymentCorrectedData,
+    fields: paymentCorrected,
     subject: 'transactionGroupId',
     description: 'A confirmed credit was taken back by a compensating debit: the provider reports the payment failed or refunded (money already paid out leaves the account in deficit)',
   },
-  'settlement.succeeded': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement was paid out' },
-  'settlement.failed': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement failed; its debit was returned to the account' },
-  'settlement.refunded': { data: settlementData, subject: 'merchantTxRef', description: 'A settlement was refunded by the bank; its debit was returned to the account' },
-  'kyc.approved': { data: kycData, subject: 'customerId', description: "A customer's KYC was approved: the identity check (tier 2), or an operator recorded tier 3 with its evidence" },
-  'kyc.rejected': { data: kycData, subject: 'customerId', description: "A customer's identity check was rejected" },
+  'settlement.created': {
+    fields: settlementCreated,
+    subject: 'merchantTxRef',
+    description: 'A settlement was accepted: its amount was debited provisionally from the account, and its transfer is on its way',
+  },
+  'settlement.succeeded': { fields: settlementEnded, subject: 'merchantTxRef', description: 'A settlement was paid out' },
+  'settlement.failed': { fields: settlementEnded, subject: 'merchantTxRef', description: 'A settlement failed; its debit was returned to the account' },
+  'settlement.refunded': { fields: settlementEnded, subject: 'merchantTxRef', description: 'A settlement was refunded by the bank; its debit was returned to the account' },
+  'kyc.approved': { fields: kycDecision, subject: 'customerId', description: "A customer's KYC was approved: the identity check (tier 2), or an operator recorded tier 3 with its evidence" },
+  'kyc.rejected': { fields: kycDecision, subject: 'customerId', description: "A customer's identity check was rejected" },
   'kyc.limit_exceeded': {
-    data: kycLimitExceededData,
+    fields: kycLimitExceeded,
     subject: 'transactionGroupId',
     description: "Part of a payment is held: it went over the customer's KYC tier limits (the payment is credited in full; the held part cannot be paid out until released)",
   },
-  'webhook_endpoint.disabled': { data: endpointDisabledData, subject: 'endpointId', description: 'One of the tenant’s endpoints failed every delivery for too long and was disabled' },
-} as const;
+  'kyc.hold_released': {
+    fields: kycHoldReleased,
+    subject: 'customerId',
+    description: "Held money of a customer can be spent again: a higher KYC tier's limits no longer justify holding it, or an operator released one credit's hold",
+  },
+  'kyc.hold_returned': {
+    fields: kycHoldReturned,
+    subject: 'customerId',
+    description: "An operator returned a credit's held money to its payer: the hold was released into a settlement (its merchantTxRef) that pays it back",
+  },
+  'webhook_endpoint.disabled': { fields: endpointDisabled, subject: 'endpointId', description: 'One of the tenant’s endpoints failed every delivery for too long and was disabled' },
+} as const satisfies Record<string, EventDefinition>;
 
-export type EventType = keyof typeof EVENT_CATALOGUE;
-export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as [EventType, ...EventType[]];
-export type EventData<T extends EventType> = z.output<(typeof EVENT_CATALOGUE)[T]['data']>;
+type Definitions = typeof DEFINITIONS;
+export type EventType = keyof Definitions;
+export const EVENT_TYPES = Object.keys(DEFINITIONS) as [EventType, ...EventType[]];
+/** What a body of type T is built from: a value per field that is not constant (amounts in kobo, times as Dates). */
+export type EventInput<T extends EventType> = FieldsInput<Definitions[T]['fields']>;
+export type EventData<T extends EventType> = FieldsOutput<Definitions[T]['fields']>;
+
+/** Each type's data schema, description and subject field. */
+export const EVENT_CATALOGUE = Object.fromEntries(
+  EVENT_TYPES.map((type) => [type, { data: fieldsSchema(DEFINITIONS[type].fields), subject: DEFINITIONS[type].subject, description: DEFINITIONS[type].description }]),
+) as unknown as { [T in EventType]: { data: z.ZodType<EventData<T>>; subject: Definitions[T]['subject']; description: string } };
+
+/** A type's data in TypeScript. */
+export function eventData<T extends EventType>(type: T, input: EventInput<T>): EventData<T> {
+  return fieldsValue(DEFINITIONS[type].fields as Fields, input as never) as EventData<T>;
+}
+
+/** The same data as an SQL json expression, from an SQL expression per input (for the grouped statements). */
+export function eventDataSql<T extends EventType>(type: T, expressions: Record<keyof EventInput<T>, string>): string {
+  return fieldsSql(DEFINITIONS[type].fields as Fields, expressions as never);
+}
+
+/** The subject of an event of this type: its data's subject field. */
+export function eventSubject<T extends EventType>(type: T, data: EventData<T>): string {
+  return String((data as Record<string, unknown>)[DEFINITIONS[type].subject]);
+}
 
 /** The envelope an endpoint receives: `sequence` counts the events of one subject, so a late older one can be dropped. */
 export function eventEnvelopeSchema<T extends EventType>(type: T) {
@@ -132,52 +171,4 @@ export function eventEnvelopeSchema<T extends EventType>(type: T) {
 /** The OpenAPI document's `webhooks`: one envelope schema per event type. */
 export function eventWebhookSchemas(): Record<string, { description: string; schema: z.ZodType }> {
   return Object.fromEntries(EVENT_TYPES.map((type) => [type, { description: EVENT_CATALOGUE[type].description, schema: eventEnvelopeSchema(type) }]));
-}
-
-/** The events of an account's callbackUrl: the spec's `payment.received` only. */
-export const OUTBOUND_EVENT_TYPES = ['payment.received'] as const;
-export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
-
-type PaymentReceivedEvent = z.output<typeof paymentReceivedData>;
-
-export function paymentReceivedBody(input: { transactionGroupId: string; accountRef: string; gross: Kobo; fee: Kobo; senderName: string; narration: string }): string {
-  const event: PaymentReceivedEvent = {
-    eventType: 'payment.received',
-    transactionGroupId: input.transactionGroupId,
-    accountRef: input.accountRef,
-    amount: formatKobo(input.gross - input.fee),
-    gross_amount: formatKobo(input.gross),
-    provider_fee: formatKobo(input.fee),
-    currency: 'NGN',
-    senderName: input.senderName,
-    narration: input.narration,
-    status: 'provisional',
-  };
-  return JSON.stringify(event);
-}
-
-/** A kobo amount (a non-negative bigint SQL expression) as the two-decimal naira string of moneySchema. */
-const naira = (kobo: string) => `(${kobo} / 100)::text || '.' || lpad((${kobo} % 100)::text, 2, '0')`;
-
-/** payment.confirmed's data, built in SQL inside the ledger's confirmation statement; the arguments are SQL expressions. */
-export function paymentConfirmedDataSql(transactionGroupId: string, accountRef: string, amount: string): string {
-  return `json_build_object('transactionGroupId', ${transactionGroupId}, 'accountRef', ${accountRef}, 'amount', ${naira(amount)}, 'currency', 'NGN')`;
-}
-
-/**
- * kyc.limit_exceeded's data, built in SQL inside the statement or transaction that wrote the hold: `hold`
- * names a row with the columns of a ledger hold (amount held, tier, limit_kind, limit_amount) and
- * credit_amount; `accountRef` and `transactionGroupId` are SQL expressions. json (not jsonb) keeps the
- * field order of the schema above.
- */
-export function kycLimitExceededDataSql(hold: string, accountRef: string, transactionGroupId: string): string {
-  return `json_build_object(
-      'transactionGroupId', ${transactionGroupId},
-      'accountRef', ${accountRef},
-      'amount', ${naira(`${hold}.credit_amount`)},
-      'heldAmount', ${naira(`${hold}.amount`)},
-      'currency', 'NGN',
-      'tier', ${hold}.tier,
-      'limit', ${hold}.limit_kind,
-      'limitAmount', ${naira(`${hold}.limit_amount`)})`;
 }

@@ -1,6 +1,6 @@
 import type { DbOrTrx, Trx } from '../db';
 import { uuidv7 } from '../ids';
-import { kycLimitExceededDataSql, paymentConfirmedDataSql, type EventData, type EventType } from './event-catalogue';
+import { eventSubject, type EventData, type EventType } from './event-catalogue';
 
 /** An event as stored: the envelope's fields, and when the dispatcher turned it into deliveries. */
 export interface TenantEvent {
@@ -50,59 +50,54 @@ export function eventEnvelopeBody(event: TenantEvent): string {
   return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), subject: event.subject, sequence: event.sequence, data: event.data });
 }
 
+/** The per-subject transaction lock every event of an existing subject is numbered under; the arguments are SQL expressions. */
+const subjectLockSql = (tenantId: string, subject: string) => `pg_advisory_xact_lock(hashtextextended(CAST(${tenantId} AS text) || ':' || ${subject}, 0))`;
+
+/**
+ * The one way events are written and numbered, as CTE `name` of a statement (the grouped statements, or
+ * recordEvent's own). `rows` is a query of the events to record, with columns id, tenant_id, type, subject,
+ * ord (the event's place, from 1, among the events this statement records of its subject) and data (json).
+ * An event's sequence is its subject's last one plus its ord:
+ * - `new`: the subjects are made by this very transaction (a transaction group or a settlement it creates),
+ *   so no one else can record events of them before it commits and their last sequence is 0: no lock and no
+ *   lookup (the hot ingest statement stays as cheap as it was).
+ * - `existing`: each subject is locked (in tenant and subject order, so two statements never wait in a
+ *   cycle) and its last sequence read.
+ */
+export function recordedEventsCte(name: string, rows: string, subjects: 'new' | 'existing'): string {
+  const insert = (from: string, last: string) => `${name} AS (
+    INSERT INTO tenant_events (id, tenant_id, type, subject, sequence, data)
+    SELECT r.id, r.tenant_id, r.type, r.subject, CAST(${last} + r.ord AS int), r.data FROM ${from} r
+    RETURNING id
+  )`;
+  if (subjects === 'new') return insert(`(${rows})`, '0');
+  return `${name}_subjects AS (
+    SELECT s.*, ${subjectLockSql('s.tenant_id', 's.subject')} AS locked
+      FROM (SELECT * FROM (${rows}) r ORDER BY r.tenant_id, r.subject, r.ord) s
+  ), ${insert(`${name}_subjects`, '(SELECT coalesce(max(e.sequence), 0) FROM tenant_events e WHERE e.tenant_id = r.tenant_id AND e.subject = r.subject)')}`;
+}
+
+/** An event of one type with its data, as recordEvent takes it. */
+export type EventOf = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+
 /**
  * Records an event in the caller's transaction, the one that makes the change it reports: rolled back
- * with it, committed with it. Its sequence is one more than the subject's last, counted under a
- * transaction lock on the subject so two changes of one subject never share a number.
+ * with it, committed with it. Its subject's lock is taken by a statement of its own first, so the
+ * statement that numbers the event reads the subject's events as they are once the lock is held.
  */
-export async function recordEvent<T extends EventType>(trx: Trx, event: { id?: string; tenantId: string; type: T; subject: string; data: EventData<T> }): Promise<string> {
+export async function recordEvent(trx: Trx, event: EventOf & { id?: string; tenantId: string }): Promise<string> {
   const id = event.id ?? uuidv7();
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`${event.tenantId}:${event.subject}`]);
-  await trx.raw(
-    `INSERT INTO tenant_events (id, tenant_id, type, subject, sequence, data)
-     SELECT ?, ?, ?, ?, coalesce(max(sequence), 0) + 1, CAST(? AS json) FROM tenant_events WHERE tenant_id = ? AND subject = ?`,
-    [id, event.tenantId, event.type, event.subject, JSON.stringify(event.data), event.tenantId, event.subject],
-  );
+  const subject = eventSubject(event.type, event.data as never);
+  await trx.raw(`SELECT ${subjectLockSql('?', '?')}`, [event.tenantId, subject]);
+  const row = `SELECT CAST(:id AS uuid) AS id, CAST(:tenant_id AS uuid) AS tenant_id, CAST(:type AS text) AS type, CAST(:subject AS text) AS subject, 1 AS ord, CAST(:data AS json) AS data`;
+  await trx.raw(`WITH ${recordedEventsCte('recorded', row, 'existing')} SELECT count(*) FROM recorded`, {
+    id,
+    tenant_id: event.tenantId,
+    type: event.type,
+    subject,
+    data: JSON.stringify(event.data),
+  });
   return id;
-}
-
-/**
- * `recordEvent` for the grouped ingest statement, as one of its CTEs: a `payment.received` event for each
- * credited payment, the first of its transaction group (a new one, so its sequence is 1). `credits` names a
- * CTE with the rows' event_record_id and delivery_payload (the spec body, the event's data); `accounts` one
- * with the accounts' id and tenant_id.
- */
-export function paymentReceivedEventsCte(name: string, credits: string, accounts: string): string {
-  return `${name} AS (
-    INSERT INTO tenant_events (id, tenant_id, type, subject, sequence, data)
-    SELECT c.event_record_id, t.tenant_id, 'payment.received', CAST(c.delivery_payload AS json)->>'transactionGroupId', 1, CAST(c.delivery_payload AS json)
-      FROM ${credits} c JOIN ${accounts} t ON t.id = c.account_id
-    RETURNING id
-  )`;
-}
-
-/**
- * `recordEvent` for the ledger's batch-confirmation statement, as two of its CTEs: a `payment.confirmed`
- * event for each credit it confirmed, numbered after its transaction group's earlier events under the same
- * per-subject lock `recordEvent` takes. The locks are taken in subject order once every confirmed row is
- * known (the sort reads them all first), so after the statement's account and entry locks, as a reversal
- * takes them. `confirmed` names the ledger's CTE of confirmed credits (id, account_id, amount,
- * transaction_group_id).
- */
-export function paymentConfirmedEventsCte(name: string, confirmed: string): string {
-  return `${name}_subjects AS (
-    SELECT s.*, pg_advisory_xact_lock(hashtextextended(s.tenant_id::text || ':' || s.subject, 0)) AS locked
-      FROM (SELECT a.tenant_id, a.account_ref, c.amount, CAST(c.transaction_group_id AS text) AS subject
-              FROM ${confirmed} c JOIN virtual_accounts a ON a.id = c.account_id
-             ORDER BY a.tenant_id, subject) s
-  ), ${name} AS (
-    INSERT INTO tenant_events (id, tenant_id, type, subject, sequence, data)
-    SELECT gen_random_uuid(), s.tenant_id, 'payment.confirmed', s.subject,
-           (SELECT coalesce(max(e.sequence), 0) + 1 FROM tenant_events e WHERE e.tenant_id = s.tenant_id AND e.subject = s.subject),
-           ${paymentConfirmedDataSql('s.subject', 's.account_ref', 's.amount')}
-      FROM ${name}_subjects s
-    RETURNING id
-  )`;
 }
 
 export function createTenantEvents(db: DbOrTrx) {
@@ -173,40 +168,4 @@ export function createTenantEvents(db: DbOrTrx) {
       return { events, next: null };
     },
   };
-}
-
-/**
- * `recordEvent` for the grouped ingest statement: a `kyc.limit_exceeded` event for each hold its ledger
- * posting wrote (posting_held), second of its credit's transaction group after `payment.received`.
- * `credits` names a CTE with the rows' hold_event_id and entry (its id and transaction_group_id);
- * `accounts` one with the accounts' id, tenant_id and account_ref.
- */
-export function limitExceededEventsCte(name: string, credits: string, accounts: string): string {
-  return `${name} AS (
-    INSERT INTO tenant_events (id, tenant_id, type, subject, sequence, data)
-    SELECT c.hold_event_id, t.tenant_id, 'kyc.limit_exceeded', c.entry->>'transaction_group_id', 2,
-           ${kycLimitExceededDataSql('h', 't.account_ref', "c.entry->>'transaction_group_id'")}
-      FROM posting_held h
-      JOIN ${credits} c ON CAST(c.entry->>'id' AS uuid) = h.entry_id
-      JOIN ${accounts} t ON t.id = h.account_id
-    RETURNING id
-  )`;
-}
-
-/**
- * Records `kyc.limit_exceeded` for the hold the ledger wrote on this credit, in the caller's transaction
- * (a credit posted through the posting engine); whether there was a hold.
- */
-export async function recordLimitExceeded(trx: Trx, credit: { id: string; tenantId: string; entryId: string; transactionGroupId: string }): Promise<boolean> {
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`${credit.tenantId}:${credit.transactionGroupId}`]);
-  const result = await trx.raw(
-    `INSERT INTO tenant_events (id, tenant_id, type, subject, sequence, data)
-     SELECT :id, a.tenant_id, 'kyc.limit_exceeded', :subject,
-            (SELECT coalesce(max(sequence), 0) + 1 FROM tenant_events WHERE tenant_id = a.tenant_id AND subject = :subject),
-            ${kycLimitExceededDataSql('h', 'a.account_ref', 'CAST(:subject AS text)')}
-       FROM (SELECT lh.*, e.amount AS credit_amount FROM ledger_holds lh JOIN ledger_entries e ON e.id = lh.entry_id WHERE lh.entry_id = :entry_id) h
-       JOIN virtual_accounts a ON a.id = h.account_id`,
-    { id: credit.id, subject: credit.transactionGroupId, entry_id: credit.entryId },
-  );
-  return (result.rowCount ?? 0) > 0;
 }

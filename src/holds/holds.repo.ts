@@ -4,6 +4,8 @@ import { koboFromDb, type Kobo } from '../money';
 /** An account's open hold as the queue shows it: who, how much, since when, which limit. */
 export interface HeldCredit {
   entryId: string;
+  /** The credit's transaction group, as the tenant's events name it. */
+  transactionGroupId: string;
   accountId: string;
   accountRef: string;
   customerId: string;
@@ -28,6 +30,7 @@ export interface Payer {
 
 interface HeldCreditRow {
   entry_id: string;
+  transaction_group_id: string;
   account_id: string;
   account_ref: string;
   customer_id: string;
@@ -52,6 +55,7 @@ export function createHoldsRepo(db: DbOrTrx) {
       .whereRaw('h.released < h.amount')
       .select(
         'h.entry_id',
+        'e.transaction_group_id',
         'h.account_id',
         'a.account_ref',
         'c.id as customer_id',
@@ -67,6 +71,7 @@ export function createHoldsRepo(db: DbOrTrx) {
       );
   const toHeld = (row: HeldCreditRow): HeldCredit => ({
     entryId: row.entry_id,
+    transactionGroupId: row.transaction_group_id,
     accountId: row.account_id,
     accountRef: row.account_ref,
     customerId: row.customer_id,

@@ -1,4 +1,5 @@
 import { createAuditLog } from '../audit/audit-log';
+import { recordChange } from '../events/change-events';
 import type { Db, DbOrTrx, Trx } from '../db';
 import { AppError, BadRequestError, ConflictError, NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
@@ -22,7 +23,7 @@ export interface ReturnPayouts {
     tenantId: string,
     accountRef: string,
     request: { amount: Kobo; bankCode: string; accountNumber: string; narration: string; accountName: string },
-    hooks: { beforeDebit: (trx: Trx, debit: { debitEntryId: string }) => Promise<void>; onCreated: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void> },
+    hooks: { beforeDebit: (trx: Trx, debit: { debitEntryId: string; merchantTxRef: string }) => Promise<void>; onCreated: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void> },
   ): Promise<{ merchantTxRef: string }>;
 }
 
@@ -136,6 +137,7 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
         if (!held) throw new NotFoundError('held credit not found');
         const released = await postingEngine.releaseHold(trx, held.accountId, held.entryId, { userId: user.id, note });
         if (released === 0n) throw new ConflictError('nothing of this credit is held any more');
+        await recordChange(trx, { kind: 'hold_released', tenantId: user.tenantId, customerId: held.customerId, transactionGroupId: held.transactionGroupId, amount: released, reason: 'operator' });
         await createAuditLog(trx).record(
           user,
           'kyc_hold.released',
@@ -171,7 +173,18 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
         held.accountRef,
         { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION, accountName },
         {
-          beforeDebit: (trx, debit) => postingEngine.returnHold(trx, held.accountId, held.entryId, { debitEntryId: debit.debitEntryId, amount: held.held, userId: user.id, note: decision.note }),
+          beforeDebit: async (trx, debit) => {
+            await postingEngine.returnHold(trx, held.accountId, held.entryId, { debitEntryId: debit.debitEntryId, amount: held.held, userId: user.id, note: decision.note });
+            await recordChange(trx, {
+              kind: 'hold_returned',
+              tenantId: user.tenantId,
+              customerId: held.customerId,
+              transactionGroupId: held.transactionGroupId,
+              accountRef: held.accountRef,
+              amount: held.held,
+              merchantTxRef: debit.merchantTxRef,
+            });
+          },
           onCreated: (trx, settlement) =>
             createAuditLog(trx).record(
               user,

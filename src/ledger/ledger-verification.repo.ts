@@ -16,7 +16,8 @@ interface LedgerProblem {
 /**
  * Recomputes the ledger from its entries and reports every disagreement with what was stored:
  * account totals, the running columns of each entry, reversals, settlement states, adjustments, held
- * money and the customers' unheld balances.
+ * money, the customers' unheld balances, and the double entry: balanced transactions, every tenant's
+ * books summing to zero, and payouts in transit matching the open settlements.
  * Accounts in deficit are listed apart: the database allows them (only through a reversal or an
  * operator's compensating adjustment) and they are counted, not errors.
  */
@@ -140,7 +141,33 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           LEFT JOIN (SELECT customer_id, sum(ledger_balance - held_balance) AS unheld FROM virtual_accounts GROUP BY customer_id) s ON s.customer_id = c.id
          WHERE c.unheld_balance <> coalesce(s.unheld, 0)
          LIMIT 100`);
-      return [...totals, ...chain, ...reversals, ...settlements, ...adjustments, ...holds, ...customers];
+      // Double entry: every transaction's postings of a tenant sum to zero, and so does every tenant's books
+      // (its customer accounts' running balances and its system accounts' postings); what is in transit is
+      // what the open settlements debited.
+      const books = await rows<LedgerProblem>(`
+        WITH postings AS (
+          SELECT tenant_id, transaction_id, CASE WHEN direction = 'credit' THEN amount ELSE -amount END AS amount FROM ledger_entries
+          UNION ALL
+          SELECT tenant_id, transaction_id, amount FROM ledger_system_postings
+        )
+        SELECT 'balanced_transactions' AS check, NULL AS "accountRef",
+               format('transaction %s of tenant %s: %s postings summing to %s kobo', transaction_id, tenant_id, count(*), sum(amount)) AS detail
+          FROM postings GROUP BY tenant_id, transaction_id HAVING sum(amount) <> 0 OR count(*) < 2
+        UNION ALL
+        SELECT 'tenant_books', NULL, format('tenant %s: customer accounts %s, system accounts %s, not zero', t.id, coalesce(c.total, 0), coalesce(s.total, 0))
+          FROM tenants t
+          LEFT JOIN (SELECT tenant_id, sum(ledger_balance) AS total FROM virtual_accounts GROUP BY tenant_id) c ON c.tenant_id = t.id
+          LEFT JOIN (SELECT tenant_id, sum(amount) AS total FROM ledger_system_postings GROUP BY tenant_id) s ON s.tenant_id = t.id
+         WHERE coalesce(c.total, 0) + coalesce(s.total, 0) <> 0
+        UNION ALL
+        SELECT 'payouts_in_transit', NULL, format('tenant %s: in transit %s; open settlements debited %s', t.id, coalesce(s.total, 0), coalesce(o.total, 0))
+          FROM tenants t
+          LEFT JOIN (SELECT tenant_id, sum(amount) AS total FROM ledger_system_postings WHERE account = 'payouts_in_transit' GROUP BY tenant_id) s ON s.tenant_id = t.id
+          LEFT JOIN (SELECT e.tenant_id, sum(e.amount) AS total FROM settlements x JOIN ledger_entries e ON e.id = x.debit_entry_id
+                      WHERE e.status = 'provisional' GROUP BY e.tenant_id) o ON o.tenant_id = t.id
+         WHERE coalesce(s.total, 0) <> coalesce(o.total, 0)
+         LIMIT 100`);
+      return [...totals, ...chain, ...reversals, ...settlements, ...adjustments, ...holds, ...customers, ...books];
     },
   };
 }

@@ -1,8 +1,9 @@
 import type { DbOrTrx, Trx } from '../db';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
-import type { EntryStatus, LedgerEntry } from './ledger.types';
-import { appendFragment, type AppendTotals, type EntryDraft } from './posting-ctes';
+import { uuidv7 } from '../ids';
+import type { AppendTotals, EntryDraft, EntryStatus, LedgerEntry, SystemAccount, SystemPosting, SystemTransactionKind } from './ledger.types';
+import { appendFragment } from './posting-ctes';
 
 export interface EntryRow {
   id: string;
@@ -18,6 +19,7 @@ export interface EntryRow {
   narration: string;
   provider_txn_ref: string | null;
   transaction_group_id: string;
+  transaction_id: string;
   reverses_entry_id: string | null;
   balance_after: string;
   credits_to_date: string;
@@ -40,6 +42,7 @@ export const ENTRY_COLUMNS = Object.keys({
   narration: true,
   provider_txn_ref: true,
   transaction_group_id: true,
+  transaction_id: true,
   reverses_entry_id: true,
   balance_after: true,
   credits_to_date: true,
@@ -62,6 +65,7 @@ export function toLedgerEntry(row: EntryRow): LedgerEntry {
     narration: row.narration,
     providerTxnRef: row.provider_txn_ref,
     transactionGroupId: row.transaction_group_id,
+    transactionId: row.transaction_id,
     reversesEntryId: row.reverses_entry_id,
     balanceAfter: koboFromDb(row.balance_after),
     creditsToDate: koboFromDb(row.credits_to_date),
@@ -93,6 +97,12 @@ export function createLedgerRepo(db: DbOrTrx) {
       return row ? toLedgerEntry(row) : undefined;
     },
 
+    /** The reversal answering an entry, if it was reversed. */
+    async findReversalOf(entryId: string, trx?: Trx): Promise<LedgerEntry | undefined> {
+      const row: EntryRow | undefined = await (trx ?? db)('ledger_entries').where({ reverses_entry_id: entryId, kind: 'reversal' }).first();
+      return row ? toLedgerEntry(row) : undefined;
+    },
+
     /** provisional -> confirmed; undefined when the entry had already left `provisional`. */
     async markConfirmed(trx: Trx, entryId: string): Promise<LedgerEntry | undefined> {
       const [row]: EntryRow[] = await trx('ledger_entries')
@@ -104,15 +114,42 @@ export function createLedgerRepo(db: DbOrTrx) {
 
     /**
      * -> reversed, from provisional; or from confirmed for a settlement debit the provider refunded.
-     * Undefined when the entry is in neither state (already reversed, or a confirmed credit).
+     * Undefined when the entry is in neither state (already reversed, or a confirmed credit). `wasConfirmed`:
+     * the entry had been confirmed (a paid settlement), which decides the reversal's other side.
      */
-    async markReversed(trx: Trx, entryId: string): Promise<LedgerEntry | undefined> {
-      const [row]: EntryRow[] = await trx('ledger_entries')
-        .where({ id: entryId })
-        .where((query) => query.where({ status: 'provisional' }).orWhere({ status: 'confirmed', kind: 'settlement' }))
-        .update({ status: 'reversed', status_changed_at: trx.raw('clock_timestamp()') })
-        .returning('*');
-      return row ? toLedgerEntry(row) : undefined;
+    async markReversed(trx: Trx, entryId: string): Promise<{ entry: LedgerEntry; wasConfirmed: boolean } | undefined> {
+      const result = await trx.raw(
+        `WITH before AS (SELECT id, status FROM ledger_entries WHERE id = ? FOR UPDATE)
+         UPDATE ledger_entries e SET status = 'reversed', status_changed_at = clock_timestamp()
+           FROM before b
+          WHERE e.id = b.id AND (e.status = 'provisional' OR (e.status = 'confirmed' AND e.kind = 'settlement'))
+         RETURNING e.*, b.status AS previous_status`,
+        [entryId],
+      );
+      const row = result.rows[0] as (EntryRow & { previous_status: EntryStatus }) | undefined;
+      return row ? { entry: toLedgerEntry(row), wasConfirmed: row.previous_status === 'confirmed' } : undefined;
+    },
+
+    /** The postings to system accounts of one transaction. */
+    async systemPostingsOf(trx: Trx, transactionId: string): Promise<SystemPosting[]> {
+      const rows: Array<{ account: SystemAccount; amount: string }> = await trx('ledger_system_postings').where({ transaction_id: transactionId }).select('account', 'amount');
+      return rows.map((row) => ({ account: row.account, amount: koboFromDb(row.amount) }));
+    },
+
+    /** A transaction between system accounts only (a payout leaving the provider, its fee). */
+    async postSystemTransaction(trx: Trx, transaction: { tenantId: string; kind: SystemTransactionKind; reference: string; postings: SystemPosting[] }): Promise<string> {
+      const transactionId = uuidv7();
+      await trx('ledger_system_postings').insert(
+        transaction.postings.map((posting) => ({
+          transaction_id: transactionId,
+          account: posting.account,
+          tenant_id: transaction.tenantId,
+          kind: transaction.kind,
+          amount: posting.amount.toString(),
+          reference: transaction.reference,
+        })),
+      );
+      return transactionId;
     },
 
     /**

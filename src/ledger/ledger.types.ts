@@ -4,6 +4,25 @@ type EntryDirection = 'credit' | 'debit';
 export type EntryKind = 'payment' | 'settlement' | 'reversal' | 'adjustment';
 export type EntryStatus = 'provisional' | 'confirmed' | 'reversed';
 
+/** The entries to append and what they do to the account's totals (see planPosting): what callers hand the ledger. */
+export interface PostingPlan {
+  drafts: EntryDraft[];
+  totals: AppendTotals;
+}
+
+/** A tenant's accounts for the other side of every movement (docs/ledger.md, the chart of accounts). */
+export const SYSTEM_ACCOUNTS = ['clearing', 'provider_fees', 'payouts_in_transit', 'costs'] as const;
+export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number];
+
+/** What a transaction between system accounts only records: a payout leaving the provider, or its fee. */
+export type SystemTransactionKind = 'payout' | 'payout_fee';
+
+/** One posting to a system account, signed: + is a credit, - a debit, as a customer entry's credit is +. */
+export interface SystemPosting {
+  account: SystemAccount;
+  amount: Kobo;
+}
+
 export interface LedgerEntry {
   id: string;
   tenantId: string;
@@ -18,6 +37,8 @@ export interface LedgerEntry {
   narration: string;
   providerTxnRef: string | null;
   transactionGroupId: string;
+  /** The balanced transaction this entry is one posting of. */
+  transactionId: string;
   reversesEntryId: string | null;
   balanceAfter: Kobo;
   creditsToDate: Kobo;
@@ -38,4 +59,47 @@ export interface NewPosting {
   narration: string;
   providerTxnRef: string | null;
   transactionGroupId: string;
+  /**
+   * The transaction's postings to system accounts; with this entry they sum to zero. A payment credit's and a
+   * settlement debit's follow from their kind (see planPosting); every other posting names them.
+   */
+  counterPostings?: SystemPosting[];
+  /** Generated when absent: the entry is a transaction of its own with its counter postings. */
+  transactionId?: string;
 }
+
+/** One entry to append, in order; seq and the running columns are computed in SQL under the lock. */
+export interface EntryDraft {
+  id: string;
+  direction: LedgerEntry['direction'];
+  kind: EntryKind;
+  amount: Kobo;
+  fee: Kobo;
+  status: EntryStatus;
+  narration: string;
+  providerTxnRef: string | null;
+  transactionGroupId: string;
+  transactionId: string;
+  reversesEntryId: string | null;
+  counterPostings: SystemPosting[];
+}
+
+export interface AppendTotals {
+  credits: Kobo;
+  debits: Kobo;
+  /** Provisional credits appended (they join pending credits). */
+  pendingAdded: Kobo;
+  /** Pending credits leaving because this append reverses one. */
+  pendingReleased: Kobo;
+  /** Held money leaving because this append reverses or takes back a credit that had a held part. */
+  heldReleased: Kobo;
+  /**
+   * A payout: the append happens only if this balance of the account (ledger, or ledger less pending
+   * credits), less its held money, covers the amount, and, when it counts toward the day (every payout but a
+   * return of held money to its payer), the customer's payouts of the day stay within its daily limit.
+   */
+  requireFunds: { amount: Kobo; from: FundsSource; countsTowardDay: boolean } | null;
+}
+
+/** What a settlement may spend: the ledger balance (SPEC.md) or only confirmed money. */
+export type FundsSource = 'ledger' | 'available';

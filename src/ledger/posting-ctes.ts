@@ -1,44 +1,9 @@
 import { customerLimitsSql } from '../kyc-limits/customer-limits';
-import type { Kobo } from '../money';
-import type { EntryKind, EntryStatus, LedgerEntry } from './ledger.types';
+import type { AppendTotals, EntryDraft, SystemPosting } from './ledger.types';
 
 // The SQL of a posting, as CTEs: one statement locks the customers' rows and then the account rows, appends
 // the entries with their seq and running columns, and moves the accounts' and the customers' totals.
 // posting-statements and ledger.repo compose them.
-
-/** One entry to append, in order; seq and the running columns are computed in SQL under the lock. */
-export interface EntryDraft {
-  id: string;
-  direction: LedgerEntry['direction'];
-  kind: EntryKind;
-  amount: Kobo;
-  fee: Kobo;
-  status: EntryStatus;
-  narration: string;
-  providerTxnRef: string | null;
-  transactionGroupId: string;
-  reversesEntryId: string | null;
-}
-
-export interface AppendTotals {
-  credits: Kobo;
-  debits: Kobo;
-  /** Provisional credits appended (they join pending credits). */
-  pendingAdded: Kobo;
-  /** Pending credits leaving because this append reverses one. */
-  pendingReleased: Kobo;
-  /** Held money leaving because this append reverses or takes back a credit that had a held part. */
-  heldReleased: Kobo;
-  /**
-   * A payout: the append happens only if this balance of the account (ledger, or ledger less pending
-   * credits), less its held money, covers the amount, and, when it counts toward the day (every payout but a
-   * return of held money to its payer), the customer's payouts of the day stay within its daily limit.
-   */
-  requireFunds: { amount: Kobo; from: FundsSource; countsTowardDay: boolean } | null;
-}
-
-/** What a settlement may spend: the ledger balance (SPEC.md) or only confirmed money. */
-export type FundsSource = 'ledger' | 'available';
 
 export interface AppendFragment {
   /** CTEs to place in a WITH list: posting_account, posting_drafts, posting_inserted, posting_moved. */
@@ -52,14 +17,32 @@ export interface AppendFragment {
  */
 function insertEntries(draftsWithAccount: string): string {
   return `INSERT INTO ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
-                                  provider_txn_ref, transaction_group_id, reverses_entry_id, balance_after, credits_to_date,
+                                  provider_txn_ref, transaction_group_id, transaction_id, reverses_entry_id, balance_after, credits_to_date,
                                   debits_to_date, created_at)
       SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
-             d.provider_txn_ref, d.transaction_group_id, d.reverses_entry_id,
+             d.provider_txn_ref, d.transaction_group_id, d.transaction_id, d.reverses_entry_id,
              (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
              a.total_debits + d.debits_run, clock_timestamp()
         FROM ${draftsWithAccount}
       RETURNING *`;
+}
+
+/**
+ * The system accounts' side of the entries posting_inserted holds (each draft's `counter_postings`, a JSON
+ * array of { account, amount }): written in the same statement, so an entry never commits without it.
+ */
+const COUNTER_POSTINGS_CTE = `posting_counters AS (
+      INSERT INTO ledger_system_postings (transaction_id, account, tenant_id, kind, amount, reference)
+      SELECT i.transaction_id, c.account, i.tenant_id, i.kind, c.amount, i.provider_txn_ref
+        FROM posting_inserted i
+        JOIN posting_drafts d ON d.id = i.id
+       CROSS JOIN LATERAL jsonb_to_recordset(d.counter_postings) AS c(account text, amount bigint)
+      RETURNING transaction_id
+    )`;
+
+/** A draft's counter postings as the JSON its `counter_postings` column reads. */
+export function counterPostingsJson(postings: SystemPosting[]): Array<{ account: string; amount: string }> {
+  return postings.map((posting) => ({ account: posting.account, amount: posting.amount.toString() }));
 }
 
 /** The account's current day, in which its daily debit limit counts. */
@@ -116,7 +99,7 @@ interface TotalsSql {
 /**
  * The posting CTEs over drafts read from `draftsFrom` (a FROM item aliased d, with columns ord (1..n in
  * posting order), id, direction, kind, amount, fee, status, narration, provider_txn_ref,
- * transaction_group_id, reverses_entry_id).
+ * transaction_group_id, transaction_id, reverses_entry_id, counter_postings).
  */
 function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql): string {
   return `
@@ -161,7 +144,7 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
         FROM ${draftsFrom}
     ), ${judgedCreditsCte('posting_drafts d CROSS JOIN posting_account a JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id')}, posting_inserted AS (
       ${insertEntries('posting_drafts d CROSS JOIN posting_account a')}
-    ), posting_moved AS (
+    ), ${COUNTER_POSTINGS_CTE}, posting_moved AS (
       UPDATE virtual_accounts v
          SET last_seq = a.last_seq + ${totals.count},
              total_credits = a.total_credits + ${totals.credits},
@@ -204,7 +187,8 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
       accountIdSql,
       `jsonb_to_recordset(CAST(:posting_drafts AS jsonb)) AS d(
                ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text,
-               narration text, provider_txn_ref text, transaction_group_id uuid, reverses_entry_id uuid)`,
+               narration text, provider_txn_ref text, transaction_group_id uuid, transaction_id uuid, reverses_entry_id uuid,
+               counter_postings jsonb)`,
       {
         count: ':posting_count',
         credits: ':posting_credits',
@@ -230,7 +214,9 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
           narration: draft.narration,
           provider_txn_ref: draft.providerTxnRef,
           transaction_group_id: draft.transactionGroupId,
+          transaction_id: draft.transactionId,
           reverses_entry_id: draft.reversesEntryId,
+          counter_postings: counterPostingsJson(draft.counterPostings),
         })),
       ),
       posting_count: drafts.length,
@@ -287,7 +273,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string): string {
        GROUP BY account_id
     ), posting_inserted AS (
       ${insertEntries('posting_drafts d JOIN posting_account a ON a.id = d.account_id')}
-    ), posting_moved AS (
+    ), ${COUNTER_POSTINGS_CTE}, posting_moved AS (
       UPDATE virtual_accounts v
          SET last_seq = a.last_seq + t.count,
              total_credits = a.total_credits + t.credits,

@@ -1,12 +1,12 @@
-import type { Db, Trx } from '../db';
+import { runPrepared, type Db, type DbOrTrx, type Trx } from '../db';
 import { BadRequestError, ConflictError } from '../errors';
-import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
-import { createLedgerRepo } from './ledger.repo';
-import type { AppendTotals, EntryDraft, FundsSource } from './posting-ctes';
-import type { LedgerEntry, NewPosting } from './ledger.types';
+import { createLedgerRepo, toLedgerEntry, type EntryRow } from './ledger.repo';
+import { paymentCreditRow, planPosting } from './postings';
+import { confirmCreditsStatement, paymentCreditsStatement, settlementDebitStatement, type StatementParts } from './posting-statements';
+import type { FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
   constructor() {
@@ -24,13 +24,6 @@ export interface Reversal {
   reversal: LedgerEntry;
 }
 
-const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo => drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
-
-export interface PostingPlan {
-  drafts: EntryDraft[];
-  totals: AppendTotals;
-}
-
 /**
  * What a settlement may take from an account under SETTLEMENT_FUNDS, for display: the append's own
  * check (ledger.repo) is what enforces it. Nothing while the account is in deficit.
@@ -38,35 +31,6 @@ export interface PostingPlan {
 export function settleableBalance(from: FundsSource, account: { ledgerBalance: Kobo; pendingCredits: Kobo; heldBalance: Kobo }): Kobo {
   const funds = account.ledgerBalance - account.heldBalance - (from === 'available' ? account.pendingCredits : 0n);
   return funds > 0n ? funds : 0n;
-}
-
-/** The entries to append and what they do to the account's totals: the rules every posting path shares. */
-export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; countsTowardDay?: boolean; pendingReleased?: Kobo; heldReleased?: Kobo } = {}): PostingPlan {
-  const drafts: EntryDraft[] = postings.map((posting) => ({
-    id: posting.id ?? uuidv7(),
-    direction: posting.direction,
-    kind: posting.kind,
-    amount: posting.amount,
-    fee: posting.fee ?? 0n,
-    status: posting.status,
-    narration: posting.narration,
-    providerTxnRef: posting.providerTxnRef,
-    transactionGroupId: posting.transactionGroupId,
-    reversesEntryId: posting.reversesEntryId ?? null,
-  }));
-  if (drafts.some((draft) => draft.amount <= 0n)) throw new Error('a posting amount must be positive');
-  const debits = sum(drafts, (draft) => draft.direction === 'debit');
-  return {
-    drafts,
-    totals: {
-      credits: sum(drafts, (draft) => draft.direction === 'credit'),
-      debits,
-      pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
-      pendingReleased: options.pendingReleased ?? 0n,
-      heldReleased: options.heldReleased ?? 0n,
-      requireFunds: options.spendFrom ? { amount: debits, from: options.spendFrom, countsTowardDay: options.countsTowardDay ?? true } : null,
-    },
-  };
 }
 
 /**
@@ -81,6 +45,24 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
  */
 export function createPostingEngine(db: Db, options: PostingEngineOptions) {
   const repo = createLedgerRepo(db);
+
+  /** The provider's fee for a payout, from clearing to the tenant's costs (negative: given back). */
+  async function postPayoutFee(trx: Trx, tenantId: string, reference: string, fee: Kobo): Promise<void> {
+    await repo.postSystemTransaction(trx, {
+      tenantId,
+      kind: 'payout_fee',
+      reference,
+      postings: [
+        { account: 'clearing', amount: fee },
+        { account: 'costs', amount: -fee },
+      ],
+    });
+  }
+
+  /** The system side of a transaction answering (undoing) the one `entry` belongs to. */
+  async function undoneCounterPostings(trx: Trx, entry: LedgerEntry): Promise<SystemPosting[]> {
+    return (await repo.systemPostingsOf(trx, entry.transactionId)).map((posting) => ({ account: posting.account, amount: -posting.amount }));
+  }
 
   async function append(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry[]> {
     const entries = await repo.append(trx, accountId, plan.drafts, plan.totals, options.tierDefaults);
@@ -97,8 +79,75 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     return append(trx, accountId, planPosting(postings, options));
   }
 
+  /** Each composed statement's text, built once per name: they run as named prepared statements. */
+  const statements = new Map<string, string>();
+  function statementNamed(name: string, build: () => string): string {
+    let sql = statements.get(name);
+    if (sql === undefined) statements.set(name, (sql = build()));
+    return sql;
+  }
+  const limitBindings = kycLimitBindings(options.tierDefaults);
+
   return {
     post,
+
+    /**
+     * Payment credits to several accounts in ONE statement (one round trip, atomic without BEGIN/COMMIT),
+     * together with the caller's own rows: its `before` CTEs decide which credits post (see
+     * paymentCreditsStatement), its `after` CTEs may read them from posting_inserted. The ledger writes the
+     * money, judges the credits against the customers' KYC limits, and runs the statement, prepared once per
+     * connection under `name`; the caller's rows are the caller's bindings.
+     */
+    creditPaymentsAmong(db: DbOrTrx, name: string, parts: StatementParts & { credits: string }, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
+      return runPrepared(
+        db,
+        name,
+        statementNamed(name, () => paymentCreditsStatement(parts)),
+        { ...bindings, ...limitBindings },
+      );
+    },
+
+    /**
+     * One payment credit to a known account in the caller's transaction: the grouped statement's posting for a
+     * group of one, so a credit is judged and written the same way whichever path it arrives by.
+     */
+    async creditPayment(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry> {
+      const { rows } = await runPrepared(
+        trx,
+        'payment-credit-single',
+        statementNamed('payment-credit-single', () =>
+          paymentCreditsStatement({
+            before: 'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry)',
+            credits: 'single',
+            after: 'credited AS (SELECT id FROM posting_inserted)',
+            select: 'SELECT posting_inserted.* FROM posting_inserted',
+          }),
+        ),
+        { account_id: accountId, entry: JSON.stringify(paymentCreditRow(plan)), ...limitBindings },
+      );
+      const [row] = rows as EntryRow[];
+      if (!row) throw new Error(`account ${accountId} does not exist`);
+      return toLedgerEntry(row);
+    },
+
+    /**
+     * A settlement's debit in ONE statement with the caller's own rows: posted only when the account its CTEs
+     * select has the funds and the customer's daily payout limit allows it (see settlementDebitStatement).
+     */
+    debitSettlementAmong(db: DbOrTrx, name: string, parts: StatementParts & { accountIdSql: string }, debit: PostingPlan, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
+      const statement = settlementDebitStatement(parts, debit);
+      return runPrepared(
+        db,
+        name,
+        statementNamed(name, () => statement.sql),
+        { ...bindings, ...statement.bindings, ...limitBindings },
+      );
+    },
+
+    /** Confirms provisional payment credits in ONE statement with the caller's own rows (see confirmCreditsStatement). */
+    async confirmCreditsAmong(db: DbOrTrx, parts: StatementParts & { entryIdsSql: string; accountIdsSql: string }, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
+      return (await db.raw(confirmCreditsStatement(parts), bindings)) as { rows: unknown[] };
+    },
 
     /** Appends an already planned posting (see planPosting). */
     append,
@@ -147,11 +196,38 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       return releases.reduce((sum, release) => sum + release.amount, 0n);
     },
 
-    /** provisional -> confirmed; undefined when the entry had already left `provisional`. */
+    /** A payment credit, provisional -> confirmed; undefined when the entry had already left `provisional`. */
     async confirm(trx: Trx, entryId: string): Promise<LedgerEntry | undefined> {
       const confirmed = await repo.markConfirmed(trx, entryId);
       if (confirmed?.direction === 'credit') await repo.releasePending(trx, confirmed.accountId, confirmed.amount);
       return confirmed;
+    },
+
+    /**
+     * A settlement's payout left the provider: its debit is confirmed, the amount moves from payouts in transit
+     * to clearing, and the provider's payout fee (when it charged one) from clearing to the tenant's costs.
+     * Undefined when the debit had already left `provisional`.
+     */
+    async settlementPaid(trx: Trx, debitEntryId: string, payoutFee: Kobo): Promise<LedgerEntry | undefined> {
+      const debit = await repo.markConfirmed(trx, debitEntryId);
+      if (!debit) return undefined;
+      const reference = debit.providerTxnRef ?? debit.id;
+      await repo.postSystemTransaction(trx, {
+        tenantId: debit.tenantId,
+        kind: 'payout',
+        reference,
+        postings: [
+          { account: 'payouts_in_transit', amount: -debit.amount },
+          { account: 'clearing', amount: debit.amount },
+        ],
+      });
+      if (payoutFee > 0n) await postPayoutFee(trx, debit.tenantId, reference, payoutFee);
+      return debit;
+    },
+
+    /** The provider gave back a refunded payout's fee: the opposite of the fee's transaction. */
+    async payoutFeeReturned(trx: Trx, tenantId: string, reference: string, payoutFee: Kobo): Promise<void> {
+      if (payoutFee > 0n) await postPayoutFee(trx, tenantId, reference, -payoutFee);
     },
 
     /** Locks accounts' customers and then the accounts, each in id order, before postings to several accounts in one transaction (no deadlock with another such caller or a posting). */
@@ -164,7 +240,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * for the amount the reversal took back: the ledger stays append-only, and the unique index on the
      * answered entry makes it happen once.
      */
-    async restoreReversedCredit(trx: Trx, original: LedgerEntry, reversal: { id: string; amount: Kobo }, narration: string): Promise<LedgerEntry> {
+    async restoreReversedCredit(trx: Trx, original: LedgerEntry, reversal: LedgerEntry, narration: string): Promise<LedgerEntry> {
       const [restored] = await post(trx, original.accountId, [
         {
           direction: 'credit',
@@ -176,6 +252,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           providerTxnRef: original.providerTxnRef,
           transactionGroupId: original.transactionGroupId,
           reversesEntryId: reversal.id,
+          counterPostings: await undoneCounterPostings(trx, reversal),
         },
       ]);
       return restored!;
@@ -203,6 +280,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
               providerTxnRef: credit.providerTxnRef,
               transactionGroupId: credit.transactionGroupId,
               reversesEntryId: credit.id,
+              counterPostings: await undoneCounterPostings(trx, credit),
             },
           ],
           { heldReleased },
@@ -216,8 +294,11 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * entry can always be reversed; a confirmed one only when it is a settlement debit the provider refunded.
      */
     async reverse(trx: Trx, entryId: string, narration: string): Promise<Reversal | undefined> {
-      const original = await repo.markReversed(trx, entryId);
-      if (!original) return undefined;
+      const reversed = await repo.markReversed(trx, entryId);
+      if (!reversed) return undefined;
+      const original = reversed.entry;
+      // A paid settlement's money had left payouts in transit for clearing: its refund comes back from clearing.
+      const counterPostings: SystemPosting[] = reversed.wasConfirmed ? [{ account: 'clearing', amount: -original.amount }] : await undoneCounterPostings(trx, original);
       // The customer's and the account's locks before the hold's row, as every release takes them.
       await repo.lockAccounts(trx, [original.accountId]);
       const heldReleased = await createHoldsRepo(trx).closeHold(original.id);
@@ -235,6 +316,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
               providerTxnRef: original.providerTxnRef,
               transactionGroupId: original.transactionGroupId,
               reversesEntryId: original.id,
+              counterPostings,
             },
           ],
           // Only provisional credits can be reversed, so a reversed credit always leaves pending credits.

@@ -1,5 +1,5 @@
+import type { PostingPlan } from './ledger.types';
 import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment } from './posting-ctes';
-import type { PostingPlan } from './posting-engine';
 
 /**
  * A caller's own rows around a posting, for the hot paths that post in ONE statement (one round trip,
@@ -21,22 +21,6 @@ function withPosting(parts: StatementParts, postingCtes: string): string {
   ${parts.select}`;
 }
 
-/** A payment credit as a row of `paymentCreditsStatement`'s `credits` relation (its `entry` column). */
-export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> {
-  const [draft] = posting.drafts;
-  if (posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
-    throw new Error('a payment posting is one provisional credit');
-  }
-  return {
-    id: draft!.id,
-    amount: draft!.amount,
-    fee: draft!.fee,
-    narration: draft!.narration,
-    provider_txn_ref: draft!.providerTxnRef,
-    transaction_group_id: draft!.transactionGroupId,
-  };
-}
-
 /**
  * Provisional payment credits to several accounts at once, whichever of them the caller's `before` CTEs
  * decide to post (live webhooks: only the events it claims). `credits` names a relation of those CTEs
@@ -51,7 +35,8 @@ export function paymentCreditsStatement(parts: StatementParts & { credits: strin
     SELECT c.account_id, CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, 'payment'::text AS kind,
            CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, 'provisional'::text AS status,
            c.entry->>'narration' AS narration, c.entry->>'provider_txn_ref' AS provider_txn_ref,
-           CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(NULL AS uuid) AS reverses_entry_id
+           CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(c.entry->>'transaction_id' AS uuid) AS transaction_id,
+           CAST(NULL AS uuid) AS reverses_entry_id, c.entry->'counter_postings' AS counter_postings
       FROM ${parts.credits} c`),
   );
 }

@@ -1,7 +1,54 @@
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
-import type { FundsSource } from './posting-ctes';
-import { planPosting, type PostingPlan } from './posting-engine';
+import type { EntryDraft, FundsSource, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
+import { counterPostingsJson } from './posting-ctes';
+
+const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo => drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
+
+/**
+ * The system side of a payment credit or a settlement debit, which their kind decides: a payment's gross
+ * arrived at the provider (clearing), which kept its fee; a settlement's amount is on its way out.
+ */
+function counterPostingsOf(posting: NewPosting): SystemPosting[] {
+  if (posting.kind === 'payment' && posting.direction === 'credit') {
+    const fee = posting.fee ?? 0n;
+    const fromClearing: SystemPosting = { account: 'clearing', amount: -(posting.amount + fee) };
+    return fee > 0n ? [fromClearing, { account: 'provider_fees', amount: fee }] : [fromClearing];
+  }
+  if (posting.kind === 'settlement' && posting.direction === 'debit') return [{ account: 'payouts_in_transit', amount: posting.amount }];
+  throw new Error(`a ${posting.kind} ${posting.direction} names its counter postings`);
+}
+
+/** The entries to append and what they do to the account's totals: the rules every posting path shares. */
+export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; countsTowardDay?: boolean; pendingReleased?: Kobo; heldReleased?: Kobo } = {}): PostingPlan {
+  const drafts: EntryDraft[] = postings.map((posting) => ({
+    id: posting.id ?? uuidv7(),
+    direction: posting.direction,
+    kind: posting.kind,
+    amount: posting.amount,
+    fee: posting.fee ?? 0n,
+    status: posting.status,
+    narration: posting.narration,
+    providerTxnRef: posting.providerTxnRef,
+    transactionGroupId: posting.transactionGroupId,
+    transactionId: posting.transactionId ?? uuidv7(),
+    reversesEntryId: posting.reversesEntryId ?? null,
+    counterPostings: posting.counterPostings ?? counterPostingsOf(posting),
+  }));
+  if (drafts.some((draft) => draft.amount <= 0n)) throw new Error('a posting amount must be positive');
+  const debits = sum(drafts, (draft) => draft.direction === 'debit');
+  return {
+    drafts,
+    totals: {
+      credits: sum(drafts, (draft) => draft.direction === 'credit'),
+      debits,
+      pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
+      pendingReleased: options.pendingReleased ?? 0n,
+      heldReleased: options.heldReleased ?? 0n,
+      requireFunds: options.spendFrom ? { amount: debits, from: options.spendFrom, countsTowardDay: options.countsTowardDay ?? true } : null,
+    },
+  };
+}
 
 /**
  * A received payment's provisional net credit: the fee apart, the sender's name as narration. The
@@ -44,4 +91,22 @@ export function settlementDebit(settlement: { amount: Kobo; narration: string; m
     ],
     { spendFrom: settlement.spendFrom, countsTowardDay: !settlement.returnToSender },
   );
+}
+
+/** A payment credit as a row of the `credits` relation of the posting engine's creditPaymentsAmong (its `entry` column). */
+export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> {
+  const [draft] = posting.drafts;
+  if (posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
+    throw new Error('a payment posting is one provisional credit');
+  }
+  return {
+    id: draft!.id,
+    amount: draft!.amount,
+    fee: draft!.fee,
+    narration: draft!.narration,
+    provider_txn_ref: draft!.providerTxnRef,
+    transaction_group_id: draft!.transactionGroupId,
+    transaction_id: draft!.transactionId,
+    counter_postings: counterPostingsJson(draft!.counterPostings),
+  };
 }

@@ -41,6 +41,9 @@ import { statementRoutes } from '../accounts/statement.routes';
 import { createPostingEngine } from '../ledger/posting-engine';
 import { tierDefaultsOf } from '../kyc-limits/customer-limits';
 import { createStatementService } from '../accounts/statement.service';
+import { booksDashboardRoutes } from '../books/books.dashboard.routes';
+import { booksRoutes } from '../books/books.routes';
+import { createBooksService } from '../books/books.service';
 import type { Logger } from '../logger';
 import { createProcessMetrics, type ProcessMetrics } from '../metrics/process-metrics';
 import { listenForNotifications, type NotificationListener } from '../notification-listener';
@@ -129,6 +132,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   const settlements = createSettlementsService({
     db,
     config,
+    postingEngine,
     logger,
     provider,
     banks: createBankDirectory({ provider, logger, ttlMs: config.BANK_LIST_TTL }),
@@ -143,6 +147,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   const ingest = createPaymentIngestService({
     db,
     config,
+    postingEngine,
     logger: logger.child({ component: 'payments' }),
     jobs,
     starter,
@@ -177,6 +182,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     apiKeys: createApiKeysService({ db, apiKeyCache }),
     accounts,
     statements,
+    books: createBooksService({ db }),
     settlements,
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
@@ -243,6 +249,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...authRoutes({ auth: services.auth, audit: services.audit, config, limits: services.rateLimits }),
     ...accountsRoutes({ accounts: services.accounts, limits: services.rateLimits }),
     ...statementRoutes({ statements: services.statements }),
+    ...booksRoutes({ books: services.books }),
     ...settlementsRoutes({ settlements: services.settlements }),
     ...paymentsRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
@@ -263,6 +270,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...overviewRoutes({ db: services.db, limits: services.rateLimits }),
     ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config, limits: services.rateLimits }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
+    ...booksDashboardRoutes({ books: services.books }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
     ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),

@@ -1,6 +1,5 @@
 import type { Db } from '../db';
-import { recordEvent } from '../events/tenant-events';
-import { formatKobo } from '../money';
+import { recordChange } from '../events/change-events';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import type { PaymentProvider } from '../provider/payment-provider';
@@ -94,6 +93,7 @@ export function createBatchConfirmationService(deps: {
       }
 
       const { held: taken, confirmed } = await claims.confirmRound(
+        postingEngine,
         batchId,
         toConfirm.map((item) => ({ entryId: item.credit.entryId, accountId: item.credit.accountId })),
         kept.map((item) => ({ entryId: item.credit.entryId, memory: item.memory, notFoundCounted: item.notFoundCounted })),
@@ -119,11 +119,13 @@ export function createBatchConfirmationService(deps: {
             const reversal = await postingEngine.reverse(trx, entryId, `reversal: ${reason}`);
             if (reversal) {
               const { original } = reversal;
-              await recordEvent(trx, {
+              await recordChange(trx, {
+                kind: 'payment_reversed',
                 tenantId: original.tenantId,
-                type: 'payment.reversed',
-                subject: original.transactionGroupId,
-                data: { transactionGroupId: original.transactionGroupId, accountRef: credit.accountRef, amount: formatKobo(original.amount), currency: 'NGN', reason },
+                transactionGroupId: original.transactionGroupId,
+                accountRef: credit.accountRef,
+                amount: original.amount,
+                reason,
               });
             }
             results.set(

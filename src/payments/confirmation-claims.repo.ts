@@ -1,8 +1,8 @@
 import type { DbOrTrx, Trx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus } from '../ledger/ledger.types';
-import { confirmCreditsStatement } from '../ledger/posting-statements';
-import { paymentConfirmedEventsCte } from '../events/tenant-events';
+import type { PostingEngine } from '../ledger/posting-engine';
+import { paymentConfirmedEventsCte } from '../events/change-events';
 import { looseIndexScan } from '../loose-index-scan';
 import { cutBatches, type QueuedConfirmation } from '../contracts/confirmation-batches';
 import type { PaymentMemory } from '../contracts/confirmation-rules';
@@ -261,13 +261,15 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
      * statement's time: never before the answer came). Returns the credits whose claims it took and those it confirmed.
      */
     async confirmRound(
+      ledger: Pick<PostingEngine, 'confirmCreditsAmong'>,
       batchId: string,
       toConfirm: Array<{ entryId: string; accountId: string }>,
       kept: Array<{ entryId: string; memory: PaymentMemory; notFoundCounted: boolean }>,
     ): Promise<{ held: Set<string>; confirmed: Set<string> }> {
       if (toConfirm.length === 0 && kept.length === 0) return { held: new Set(), confirmed: new Set() };
-      const { rows } = (await db.raw(
-        confirmCreditsStatement({
+      const { rows } = (await ledger.confirmCreditsAmong(
+        db,
+        {
           before: `taken AS (
            DELETE FROM confirmation_claims WHERE entry_id = ANY(CAST(:confirm AS uuid[])) AND batch_id = :batch RETURNING entry_id
          )`,
@@ -285,7 +287,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
          ), ${paymentConfirmedEventsCte('confirmed_event', 'confirmed')}`,
           select: `SELECT (SELECT coalesce(jsonb_agg(entry_id), '[]'::jsonb) FROM taken) AS held,
                 (SELECT coalesce(jsonb_agg(id), '[]'::jsonb) FROM confirmed) AS confirmed`,
-        }),
+        },
         {
           batch: batchId,
           confirm: toConfirm.map((item) => item.entryId),

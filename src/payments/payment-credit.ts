@@ -3,14 +3,13 @@ import type { Trx } from '../db';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import { createOutboxRepo, type OutboxEntry } from '../outbox/outbox.repo';
-import type { PostingEngine, PostingPlan } from '../ledger/posting-engine';
+import type { PostingEngine } from '../ledger/posting-engine';
 import { paymentCredit } from '../ledger/postings';
 import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confirmation-claims.repo';
-import type { LedgerEntry } from '../ledger/ledger.types';
+import type { LedgerEntry, PostingPlan } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
 import { createOutboundEvents } from '../events/outbound-events';
-import { paymentReceivedBody, type EventData } from '../events/event-catalogue';
-import { recordEvent, recordLimitExceeded } from '../events/tenant-events';
+import { paymentReceivedBody, recordPaymentCredit } from '../events/change-events';
 
 interface ReceivedPayment {
   accountRef: string;
@@ -72,11 +71,16 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     payment: Omit<ReceivedPayment, 'accountRef' | 'tenantId'> & { inboundEventId: string; receivedAt: Date },
   ): Promise<{ entry: LedgerEntry; jobs: OutboxEntry[] }> {
     const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
-    const [entry] = await postingEngine.append(trx, account.id, plan.posting);
-    await createConfirmationClaimsRepo(trx).enqueue([{ ...plan.confirmation, postedAt: entry!.createdAt }]);
-    const received = JSON.parse(plan.delivery.payload) as EventData<'payment.received'>;
-    await recordEvent(trx, { id: plan.eventId, tenantId: account.tenantId, type: 'payment.received', subject: received.transactionGroupId, data: received });
-    await recordLimitExceeded(trx, { id: plan.limitEventId, tenantId: account.tenantId, entryId: entry!.id, transactionGroupId: received.transactionGroupId });
+    const entry = await postingEngine.creditPayment(trx, account.id, plan.posting);
+    await createConfirmationClaimsRepo(trx).enqueue([{ ...plan.confirmation, postedAt: entry.createdAt }]);
+    await recordPaymentCredit(trx, {
+      accountId: account.id,
+      entryId: entry.id,
+      transactionGroupId: entry.transactionGroupId,
+      eventId: plan.eventId,
+      holdEventId: plan.limitEventId,
+      body: plan.delivery.payload,
+    });
     const scheduled: OutboxEntry[] = [];
     if (account.callbackUrl) {
       await createOutboundEvents(trx).enqueue({
@@ -92,7 +96,7 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
       scheduled.push(plan.deliveryJob);
     }
     await createOutboxRepo(trx).enqueue(scheduled);
-    return { entry: entry!, jobs: scheduled };
+    return { entry, jobs: scheduled };
   };
 }
 

@@ -16,8 +16,8 @@ import { createInboundEventsRepo, CREDITED_BY_RECONCILIATION, type EventCategory
 import type { IngestMetrics } from '../metrics/ingest.metrics';
 import { planPaymentCredit } from './payment-credit';
 import { createPaymentPostingGroups } from './payment-posting-groups';
+import type { PostingEngine } from '../ledger/posting-engine';
 import { createPaymentPostingRepo } from './payment-posting.repo';
-import { tierDefaultsOf } from '../kyc-limits/customer-limits';
 
 type IngestOutcome = EventCategory | 'duplicate';
 
@@ -46,7 +46,8 @@ function describePostingFailure(error: unknown): string {
  */
 export function createPaymentIngestService(deps: {
   db: Db;
-  config: Pick<Config, 'PAYMENT_POSTING_GROUP_MAX' | 'PAYMENT_POSTING_STATEMENTS' | 'KYC_TIER1_LIMITS' | 'KYC_TIER2_LIMITS' | 'KYC_TIER3_LIMITS'>;
+  config: Pick<Config, 'PAYMENT_POSTING_GROUP_MAX' | 'PAYMENT_POSTING_STATEMENTS'>;
+  postingEngine: Pick<PostingEngine, 'creditPaymentsAmong'>;
   logger: Logger;
   jobs: Jobs;
   starter: WorkflowStarter;
@@ -56,9 +57,9 @@ export function createPaymentIngestService(deps: {
   /** Webhooks failing verification per source address: over it, a 429 and nothing stored. */
   unverifiedLimit: { consume(address: string): Promise<void> };
 }) {
-  const { db, config, logger, jobs, starter, notifications, payouts, metrics, unverifiedLimit } = deps;
+  const { db, config, postingEngine, logger, jobs, starter, notifications, payouts, metrics, unverifiedLimit } = deps;
   const postings = createPaymentPostingGroups({
-    repo: createPaymentPostingRepo(db, tierDefaultsOf(config)),
+    repo: createPaymentPostingRepo(db, postingEngine),
     maxGroup: config.PAYMENT_POSTING_GROUP_MAX,
     maxStatements: config.PAYMENT_POSTING_STATEMENTS,
     metrics,

@@ -1,11 +1,11 @@
-import { runPrepared, type Db } from '../db';
+import type { Db } from '../db';
 import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../outbox/outbox.repo';
-import { paymentCreditRow, paymentCreditsStatement } from '../ledger/posting-statements';
+import type { PostingEngine } from '../ledger/posting-engine';
+import { paymentCreditRow } from '../ledger/postings';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 import { deliveriesOfCreditsCte } from '../events/outbound-events';
-import { limitExceededEventsCte, paymentReceivedEventsCte } from '../events/tenant-events';
-import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
+import { paymentCreditEventsCte } from '../events/change-events';
 
 interface PostedPaymentAccount {
   id: string;
@@ -30,12 +30,12 @@ const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: un
  * find the accounts by the payers' references, claim each request id with its event row, have the ledger
  * post a credit for every event claimed (in arrival order per account, under one lock of each account row,
  * taken in id order), queue each credit for a batch confirmation, and add each one's callback delivery and its
- * workflow to start, and its `payment.received` event for the tenant's endpoints. An event whose request id is already claimed (earlier, or by an earlier copy in the
+ * workflow to start, its `payment.received` event for the tenant's endpoints and, when part of it is held, its `kyc.limit_exceeded`. An event whose request id is already claimed (earlier, or by an earlier copy in the
  * same group) claims nothing and so posts nothing; an event naming no account claims nothing either.
  * Events are claimed in request-id order and all of them before any account is locked, so two statements
  * racing over the same redelivered ids, or over the same accounts, wait for each other, never in a cycle.
  */
-const STATEMENT = paymentCreditsStatement({
+const STATEMENT_PARTS = {
   before: `items AS (
     SELECT * FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS i(
       ord int, alias_ref text, event jsonb, event_payload text, delivery_id uuid, delivery_payload text, event_record_id uuid, hold_event_id uuid, jobs jsonb, entry jsonb)
@@ -58,8 +58,8 @@ const STATEMENT = paymentCreditsStatement({
       FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
   )`,
   credits: 'claimed',
-  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target')}, ${paymentReceivedEventsCte('tenant_event', 'claimed', 'target')},
-  ${limitExceededEventsCte('limit_event', 'claimed', 'target')}, queued AS (
+  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target')},
+  ${paymentCreditEventsCte('tenant_event', { credits: 'claimed', accounts: 'target', holds: 'posting_held' })}, queued AS (
     -- Each credit as posted, with its own posting time: its confirmation window counts from it.
     INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
     SELECT p.id, t.tenant_id, t.account_ref, p.provider_txn_ref, p.created_at
@@ -80,7 +80,7 @@ const STATEMENT = paymentCreditsStatement({
          (SELECT count(*) FROM posting_inserted) AS posted,
          (SELECT count(*) FROM queued) AS queued,
          (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs`,
-});
+};
 
 interface GroupRow {
   accounts: Array<{ id: string; tenant_id: string; account_ref: string; callback_url: string | null }>;
@@ -90,7 +90,7 @@ interface GroupRow {
   jobs: OutboxRow[];
 }
 
-export function createPaymentPostingRepo(db: Db, tierDefaults: TierDefaults) {
+export function createPaymentPostingRepo(db: Db, ledger: Pick<PostingEngine, 'creditPaymentsAmong'>) {
   return {
     /** Posts payments, to whichever accounts they name, all in one statement; one result per payment, in order. */
     async postGroup(payments: PaymentToPost[]): Promise<PaymentPostingResult[]> {
@@ -117,7 +117,7 @@ export function createPaymentPostingRepo(db: Db, tierDefaults: TierDefaults) {
           })),
         };
       });
-      const result = await runPrepared(db, 'payment-posting-group', STATEMENT, { items: jsonOf(items), ...kycLimitBindings(tierDefaults) });
+      const result = await ledger.creditPaymentsAmong(db, 'payment-posting-group', STATEMENT_PARTS, { items: jsonOf(items) });
       const found = result.rows[0] as GroupRow;
       const claimed = new Set(found.claimed_event_ids);
       if (Number(found.posted) !== claimed.size || Number(found.queued) !== claimed.size) {

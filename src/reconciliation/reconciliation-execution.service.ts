@@ -14,6 +14,7 @@ import { createProviderRecords } from './provider-records';
 import { createReconciliationExceptionsRepo, type Finding } from './reconciliation-exceptions.repo';
 import { createReconciliationMatchingRepo } from './reconciliation-matching.repo';
 import { createReconciliationRepairs } from './reconciliation-repairs';
+import { createLedgerBooksRepo } from '../ledger/ledger-books.repo';
 import { createReconciliationRunsRepo, type RunRecord, type WalletCheck } from './reconciliation-runs.repo';
 import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../contracts/reconciliation.contract';
 
@@ -97,15 +98,13 @@ export function createReconciliationExecutionService(deps: {
 
   async function walletCheck(): Promise<WalletCheck> {
     const balance = await provider.getWalletBalance();
-    const sums = await matching.walletSums();
-    const expected = sums.ledgerBalances + sums.openSettlements - sums.recordedTransferFees + sums.unassignedMisdirected;
+    const heldPerBooks = await createLedgerBooksRepo(db).heldAtProvider();
+    const unassignedMisdirected = await matching.unassignedMisdirected();
     return {
       walletBalance: formatKobo(balance.amountKobo),
-      ledgerBalances: formatKobo(sums.ledgerBalances),
-      openSettlements: formatKobo(sums.openSettlements),
-      recordedTransferFees: formatKobo(sums.recordedTransferFees),
-      unassignedMisdirected: formatKobo(sums.unassignedMisdirected),
-      unexplained: formatKobo(balance.amountKobo - expected),
+      heldPerBooks: formatKobo(heldPerBooks),
+      unassignedMisdirected: formatKobo(unassignedMisdirected),
+      unexplained: formatKobo(balance.amountKobo - heldPerBooks - unassignedMisdirected),
     };
   }
 

@@ -478,28 +478,15 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
      * here, perhaps not paid there), the provider's recorded transfer fees (taken from the wallet, not
      * from any account), and misdirected payments not yet assigned (in the wallet, in no account).
      */
-    async walletSums(): Promise<{ ledgerBalances: bigint; openSettlements: bigint; recordedTransferFees: bigint; unassignedMisdirected: bigint }> {
+    /** Misdirected payments not yet assigned to an account: at the provider, not in the books. */
+    async unassignedMisdirected(): Promise<bigint> {
       const result = await db.raw(`
-        SELECT (SELECT coalesce(sum(ledger_balance), 0) FROM virtual_accounts) AS ledger_balances,
-               (SELECT coalesce(sum(amount), 0) FROM settlements WHERE status IN ('pending', 'processing')) AS open_settlements,
-               (SELECT coalesce(sum(provider_fee), 0) FROM settlements WHERE status = 'success') AS recorded_transfer_fees,
-               (SELECT coalesce(sum(gross_amount - fee), 0) FROM inbound_events
-                 WHERE category = 'misdirected' AND assigned_at IS NULL AND fee >= 0 AND gross_amount > fee) AS unassigned_misdirected`);
-      const row = result.rows[0] as Record<string, string>;
-      return {
-        ledgerBalances: BigInt(row.ledger_balances!),
-        openSettlements: BigInt(row.open_settlements!),
-        recordedTransferFees: BigInt(row.recorded_transfer_fees!),
-        unassignedMisdirected: BigInt(row.unassigned_misdirected!),
-      };
+        SELECT coalesce(sum(gross_amount - fee), 0)::text AS total FROM inbound_events
+         WHERE category = 'misdirected' AND assigned_at IS NULL AND fee >= 0 AND gross_amount > fee`);
+      return BigInt((result.rows[0] as { total: string }).total);
     },
 
-    /** The reversal of a reversed credit, which a restoring credit answers. */
-    async reversalOf(trx: Trx, entryId: string): Promise<{ id: string; amount: bigint } | undefined> {
-      const row: { id: string; amount: string } | undefined = await trx('ledger_entries').where({ reverses_entry_id: entryId, kind: 'reversal' }).first('id', 'amount');
-      return row ? { id: row.id, amount: BigInt(row.amount) } : undefined;
-    },
-
+    /** The entry that reversed a settlement's debit, if it was reversed. */
     async settlementReversal(trx: Trx, settlementId: string): Promise<string | null> {
       const row: { reversal_entry_id: string | null } | undefined = await trx('settlements').where({ id: settlementId }).first('reversal_entry_id');
       return row?.reversal_entry_id ?? null;

@@ -8,7 +8,7 @@ import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
-import { recordEvent } from '../events/tenant-events';
+import { recordChange } from '../events/change-events';
 import { FOUND_BY_RECONCILIATION, recordInboundEvent } from '../payments/inbound-events.access';
 import type { PaymentCrediter } from '../payments/payment-credit';
 import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
@@ -126,15 +126,17 @@ export function createReconciliationRepairs(deps: {
     try {
       return await db.transaction(async (trx) => {
         const original = action.entryId ? await createLedgerRepo(trx).findEntry(action.entryId, trx) : undefined;
-        const reversal = original ? await matching.reversalOf(trx, original.id) : undefined;
+        const reversal = original ? await createLedgerRepo(trx).findReversalOf(original.id, trx) : undefined;
         if (!original || original.status !== 'reversed' || !reversal) throw new AlreadyRepaired();
         const restored = await postingEngine.restoreReversedCredit(trx, original, reversal, RESTORED_NARRATION);
         const account = await findAccountById(trx, original.accountId);
-        await recordEvent(trx, {
+        await recordChange(trx, {
+          kind: 'payment_restored',
           tenantId: original.tenantId,
-          type: 'payment.restored',
-          subject: original.transactionGroupId,
-          data: { transactionGroupId: original.transactionGroupId, accountRef: account!.accountRef, amount: formatKobo(restored.amount), currency: 'NGN', reason: RESTORED_REASON },
+          transactionGroupId: original.transactionGroupId,
+          accountRef: account!.accountRef,
+          amount: restored.amount,
+          reason: RESTORED_REASON,
         });
         await exceptions.recordRepair(
           trx,

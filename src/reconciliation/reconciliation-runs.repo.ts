@@ -3,11 +3,10 @@ import type { DbOrTrx, Trx } from '../db';
 type RunTrigger = 'schedule' | 'cli' | 'tenant' | 'operator';
 export type RunStatus = 'pending' | 'running' | 'succeeded' | 'failed';
 
+/** The provider's wallet against what the books say it holds (clearing less the provider's fees, every tenant), and misdirected money not yet in the books. */
 export interface WalletCheck {
   walletBalance: string;
-  ledgerBalances: string;
-  openSettlements: string;
-  recordedTransferFees: string;
+  heldPerBooks: string;
   unassignedMisdirected: string;
   unexplained: string;
 }

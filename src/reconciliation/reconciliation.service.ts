@@ -10,8 +10,7 @@ import type { WorkflowStarter } from '../outbox/workflow-starter';
 import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { PostingEngine } from '../ledger/posting-engine';
-import { recordEvent } from '../events/tenant-events';
-import { formatKobo } from '../money';
+import { recordChange } from '../events/change-events';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { isPlatformDecided, type FindingKind } from './findings';
 import { createReconciliationExceptionsRepo, type ExceptionRecord, type ExceptionStatus } from './reconciliation-exceptions.repo';
@@ -211,11 +210,13 @@ export function createReconciliationService(deps: {
           const reason = `the provider reports this payment ${providerStatus}`;
           const debit = await postingEngine.compensateCredit(trx, credit, `compensation: ${reason}`);
           const account = await findAccountById(trx, credit.accountId);
-          await recordEvent(trx, {
+          await recordChange(trx, {
+            kind: 'payment_compensated',
             tenantId: credit.tenantId,
-            type: 'payment.compensated',
-            subject: credit.transactionGroupId,
-            data: { transactionGroupId: credit.transactionGroupId, accountRef: account!.accountRef, amount: formatKobo(debit.amount), currency: 'NGN', reason },
+            transactionGroupId: credit.transactionGroupId,
+            accountRef: account!.accountRef,
+            amount: debit.amount,
+            reason,
           });
           await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: null, via: 'cli', repairEntryId: debit.id });
           return debit;

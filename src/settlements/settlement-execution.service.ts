@@ -4,7 +4,7 @@ import type { Db, Trx } from '../db';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
-import { recordEvent } from '../events/tenant-events';
+import { recordChange } from '../events/change-events';
 import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
@@ -97,16 +97,15 @@ export function createSettlementExecutionService(deps: {
   /** The settlement's outcome for the tenant's endpoints, in the transaction that decides it. */
   async function recordOutcome(trx: Trx, settlement: SettlementRecord, status: 'success' | 'failed' | 'refunded', reason: string | null): Promise<void> {
     const accountRef = settlement.accountRef || ((await findAccountById(trx, settlement.accountId))?.accountRef ?? '');
-    await recordEvent(trx, {
-      tenantId: settlement.tenantId,
-      type: status === 'success' ? 'settlement.succeeded' : status === 'failed' ? 'settlement.failed' : 'settlement.refunded',
-      subject: settlement.merchantTxRef,
-      data: { merchantTxRef: settlement.merchantTxRef, accountRef, amount: formatKobo(settlement.amount), currency: 'NGN', status, reason },
-    });
+    await recordChange(trx, { kind: 'settlement_ended', tenantId: settlement.tenantId, merchantTxRef: settlement.merchantTxRef, accountRef, amount: settlement.amount, status, reason });
   }
 
   async function reverseDebit(trx: Trx, settlement: SettlementRecord, status: 'failed' | 'refunded', reason: string): Promise<SettlementStatus> {
     const reversal = await postingEngine.reverse(trx, settlement.debitEntryId, `${status === 'failed' ? 'settlement failed' : 'settlement refunded'}: ${reason}`);
+    // The provider returns a refunded payout whole, its fee with it.
+    if (reversal && settlement.status === 'success' && settlement.providerFee) {
+      await postingEngine.payoutFeeReturned(trx, settlement.tenantId, settlement.merchantTxRef, settlement.providerFee);
+    }
     await createSettlementsRepo(trx).update(settlement.id, { status, failureReason: reason, ...(reversal ? { reversalEntryId: reversal.reversal.id } : {}) });
     await recordOutcome(trx, settlement, status, reason);
     logger.info({ settlementId: settlement.id, merchantTxRef: settlement.merchantTxRef, status, reason }, 'settlement debit reversed');
@@ -155,15 +154,16 @@ export function createSettlementExecutionService(deps: {
     return { attempt: latest.attemptNo, stage: latest.outcome === 'submitting' ? 'submit' : 'follow' };
   }
 
-  /** SUCCESS with the settlement's amount, seen by our own lookup: the debit is confirmed, the provider's fee recorded (not debited). */
+  /** SUCCESS with the settlement's amount, seen by our own lookup: the debit is confirmed and the payout booked, its fee a cost of the tenant's. */
   async function complete(settlement: SettlementRecord, attempt: SettlementAttempt, feeKobo: string | null, paidAfterFailure = false): Promise<SettlementWorkflowStatus> {
     return transition(settlement.id, OPEN, async (trx) => {
       const repo = createSettlementsRepo(trx);
       const current = await repo.findAttempt(settlement.id, attempt.attemptNo);
       const expected: AttemptOutcome[] = paidAfterFailure ? ['failed'] : [...UNDECIDED, 'accepted'];
       if (!current || !expected.includes(current.outcome)) return (await repo.lockById(settlement.id))!.status;
-      await postingEngine.confirm(trx, settlement.debitEntryId);
-      await repo.update(settlement.id, { status: 'success', providerFee: feeKobo === null ? null : BigInt(feeKobo) });
+      const providerFee = feeKobo === null ? null : BigInt(feeKobo);
+      await postingEngine.settlementPaid(trx, settlement.debitEntryId, providerFee ?? 0n);
+      await repo.update(settlement.id, { status: 'success', providerFee });
       await recordOutcome(trx, settlement, 'success', null);
       const detail = paidAfterFailure ? { acknowledged: true, text: `the provider paid it after reporting it failed (${current.detail ?? 'failed'})` } : { acknowledged: true };
       await repo.upsertAttempt(settlement.id, attempt.attemptNo, attempt.providerRef, 'success', detail);

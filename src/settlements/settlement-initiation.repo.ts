@@ -1,9 +1,9 @@
-import { runPrepared, type DbOrTrx } from '../db';
+import type { DbOrTrx } from '../db';
 import { outboxPriority, type OutboxEntry } from '../outbox/outbox.repo';
-import type { PostingPlan } from '../ledger/posting-engine';
-import { settlementDebitStatement } from '../ledger/posting-statements';
-import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
+import type { PostingPlan } from '../ledger/ledger.types';
+import type { PostingEngine } from '../ledger/posting-engine';
 import { koboFromDb, type Kobo } from '../money';
+import { settlementCreatedEventsCte } from '../events/change-events';
 
 export interface SettlementDraft {
   id: string;
@@ -33,8 +33,8 @@ export type InitiationResult =
 /**
  * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the
  * Idempotency-Key when there is one, have the ledger post the provisional debit with its checks (the
- * account's funds, the customer's daily payout limit), and add the settlement row and the workflow to start
- * (in its tenant's lane of the outbox, first in it: see outbox.repo).
+ * account's funds, the customer's daily payout limit), and add the settlement row, its `settlement.created`
+ * event and the workflow to start (in its tenant's lane of the outbox, first in it: see outbox.repo).
  */
 const STATEMENT_PARTS = {
   before: `target AS (
@@ -57,8 +57,8 @@ const STATEMENT_PARTS = {
     INSERT INTO settlements (id, merchant_tx_ref, tenant_id, account_id, debit_entry_id, amount, bank_code, account_number, narration, account_name)
     SELECT CAST(:settlement_id AS uuid), :merchant_tx_ref, CAST(:tenant_id AS uuid), i.account_id, i.id, i.amount, :bank_code, :account_number, :narration, CAST(:account_name AS text)
       FROM posting_inserted i
-    RETURNING id
-  ), outbox AS (
+    RETURNING id, tenant_id, merchant_tx_ref, amount, CAST(:account_ref AS text) AS account_ref, gen_random_uuid() AS event_id
+  ), ${settlementCreatedEventsCte('settlement_event', 'settlement')}, outbox AS (
     INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, tenant_id, priority)
     SELECT :workflow_id, :workflow_type, CAST(:workflow_args AS jsonb), CAST(:workflow_search_attributes AS jsonb), CAST(:tenant_id AS uuid), CAST(:workflow_priority AS smallint)
       FROM settlement
@@ -72,13 +72,10 @@ const STATEMENT_PARTS = {
     FROM (SELECT 1) AS one LEFT JOIN target t ON true LEFT JOIN posting_gate g ON true`,
 };
 
-export function createSettlementInitiationRepo(db: DbOrTrx, tierDefaults: TierDefaults) {
+export function createSettlementInitiationRepo(db: DbOrTrx, ledger: Pick<PostingEngine, 'debitSettlementAmong'>) {
   return {
     async initiate(draft: SettlementDraft): Promise<InitiationResult> {
-      const statement = settlementDebitStatement(STATEMENT_PARTS, draft.debit);
-      const result = await runPrepared(db, 'settlement-initiation', statement.sql, {
-        ...statement.bindings,
-        ...kycLimitBindings(tierDefaults),
+      const result = await ledger.debitSettlementAmong(db, 'settlement-initiation', STATEMENT_PARTS, draft.debit, {
         tenant_id: draft.tenantId,
         account_ref: draft.accountRef,
         idempotency_key: draft.idempotencyKey,

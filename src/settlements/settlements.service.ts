@@ -12,13 +12,13 @@ import { InsufficientFundsError } from '../ledger/posting-engine';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
 import { formatKobo, type Kobo } from '../money';
-import { tierDefaultsOf } from '../kyc-limits/customer-limits';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { PaymentProvider } from '../provider/payment-provider';
 import type { ProviderAccountName, ProviderBank } from '../provider/provider.types';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import type { BankDirectory } from './bank-directory';
 import { baseReference, newMerchantTxRef } from './merchant-tx-ref';
+import type { PostingEngine } from '../ledger/posting-engine';
 import { createSettlementInitiationRepo, type InitiationResult, type SettlementDraft } from './settlement-initiation.repo';
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
 import type { PayoutSignal, PayoutSignalType } from '../contracts/settlement.contract';
@@ -79,7 +79,8 @@ const invalidBankCode = (): ValidationError => new ValidationError('invalid bank
 
 export function createSettlementsService(deps: {
   db: Db;
-  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET' | 'KYC_TIER1_LIMITS' | 'KYC_TIER2_LIMITS' | 'KYC_TIER3_LIMITS'>;
+  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET'>;
+  postingEngine: Pick<PostingEngine, 'debitSettlementAmong'>;
   logger: Logger;
   provider: PaymentProvider;
   banks: BankDirectory;
@@ -89,8 +90,7 @@ export function createSettlementsService(deps: {
   limits: Pick<RateLimits, 'settlements' | 'nameLookups'>;
   signal: SettlementSignaller;
 }) {
-  const { db, config, logger, provider, banks, jobs, starter, limits, signal } = deps;
-  const tierDefaults = tierDefaultsOf(config);
+  const { db, config, postingEngine, logger, provider, banks, jobs, starter, limits, signal } = deps;
   const settlements = createSettlementsRepo(db);
 
   async function requireKnownBank(bankCode: string): Promise<void> {
@@ -180,7 +180,7 @@ export function createSettlementsService(deps: {
           ? await db
               .transaction(async (trx) => {
                 await beforeDebit?.(trx, { debitEntryId: draft.debit.drafts[0]!.id, merchantTxRef });
-                const result = await createSettlementInitiationRepo(trx, tierDefaults).initiate(draft);
+                const result = await createSettlementInitiationRepo(trx, postingEngine).initiate(draft);
                 if (result.kind !== 'created') throw new NothingMade(result);
                 await onCreated?.(trx, accepted);
                 return result;
@@ -189,7 +189,7 @@ export function createSettlementsService(deps: {
                 if (error instanceof NothingMade) return error.result;
                 throw error;
               })
-          : await createSettlementInitiationRepo(db, tierDefaults).initiate(draft);
+          : await createSettlementInitiationRepo(db, postingEngine).initiate(draft);
       switch (outcome.kind) {
         case 'no_account':
           throw new NotFoundError('account not found');

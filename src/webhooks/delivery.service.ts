@@ -5,7 +5,7 @@ import { encryptionContext, WEBHOOK_SECRET_COLUMN } from '../encryption/encrypte
 import type { Db, Trx } from '../db';
 import { createAuditLog } from '../audit/audit-log';
 import { createOutboundEvents } from '../events/outbound-events';
-import { recordEvent } from '../events/tenant-events';
+import { recordChange } from '../events/change-events';
 import { createDeliveriesRepo } from './deliveries.repo';
 import { createEndpointsRepo } from './endpoints.repo';
 import { signingSecrets } from './endpoint-secrets';
@@ -53,12 +53,7 @@ export function createWebhookDeliveryService(deps: { db: Db; config: DeliveryCon
     const reason = `every delivery failed since ${endpoint.failingSince.toISOString()} (last: ${error})`;
     if (!(await repo.disable(endpointId, reason))) return;
     await createAuditLog(trx).recordAs(endpoint.tenantId, 'system', 'webhook_endpoint.disabled', { type: 'webhook_endpoint', id: endpointId }, { reason });
-    await recordEvent(trx, {
-      tenantId: endpoint.tenantId,
-      type: 'webhook_endpoint.disabled',
-      subject: endpointId,
-      data: { endpointId, url: endpoint.url, failingSince: endpoint.failingSince.toISOString(), reason },
-    });
+    await recordChange(trx, { kind: 'endpoint_disabled', tenantId: endpoint.tenantId, endpointId, url: endpoint.url, failingSince: endpoint.failingSince, reason });
   }
 
   return {

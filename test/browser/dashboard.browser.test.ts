@@ -468,6 +468,36 @@ describe('dashboard in a browser', function () {
     assert.equal((await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${settlementRef}`)).body.payouts, 1, 'paid out exactly once');
   });
 
+  it('shows the books: balances totalling ₦0.00, the journal paged, and a statement line opens its transaction there', async () => {
+    await open('books', '/dashboard/books');
+    assert.equal(await page.getByTestId('books-total').innerText(), '₦0.00');
+    const balances = page.getByTestId('books-balances');
+    assert.match(await balances.locator('[data-account="clearing"]').innerText(), /Clearing \(money at the provider\)\s+System\s+−₦[\d,]+\.\d{2}/);
+    const journal = page.getByTestId('books-journal').locator('tbody');
+    assert.equal(await journal.count(), 50);
+    const pager = page.getByRole('navigation', { name: 'Journal pages' });
+    await pager.getByRole('button', { name: 'Next →' }).click();
+    await pager.getByText('Page 2').waitFor();
+    await settled(page);
+    assert.equal(await journal.count(), 50);
+
+    await open('account-for-books', `/dashboard/accounts/${main.AccountRef}`);
+    await page.getByRole('region', { name: 'Statement entries' }).getByRole('link', { name: 'Transaction in Books' }).first().click();
+    await page.waitForURL(/\/dashboard\/books\?transaction=/);
+    const linked = new URL(page.url());
+    pagesSeen.set('books-transaction', linked.pathname + linked.search);
+    await page.getByText('Showing one transaction.').waitFor();
+    await settled(page);
+    assert.equal(await journal.count(), 1);
+    assert.match(
+      await journal.first().innerText(),
+      new RegExp(
+        `payment[\\s\\S]*${main.AccountRef}[\\s\\S]*confirmed[\\s\\S]*₦990\\.00[\\s\\S]*Clearing \\(money at the provider\\)[\\s\\S]*₦1,000\\.00[\\s\\S]*Provider fees \\(kept from payments\\)[\\s\\S]*₦10\\.00`,
+      ),
+    );
+    await assertAccessible(page, 'books-transaction');
+  });
+
   it('starts a reconciliation run and follows it to its findings, which the platform operator decides (CLI) and the page shows decided', async () => {
     await open('reconciliation', '/dashboard/reconciliation');
     await page.getByText('No reconciliation runs yet.').waitFor();
@@ -725,6 +755,7 @@ describe('dashboard in a browser', function () {
     pagesSeen.set('webhook-endpoints', '/dashboard/webhook-endpoints');
     pagesSeen.set('not-found', '/dashboard/nothing-here');
     pagesSeen.delete('account-for-settlement');
+    pagesSeen.delete('account-for-books');
     const phone = await newContext(browser, sys.apiUrl, PHONE);
     try {
       const phonePage = await phone.newPage();

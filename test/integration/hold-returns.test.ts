@@ -97,6 +97,25 @@ describe('returning held money to the sender', () => {
     );
     const accepted = await balance(account);
     assert.deepEqual([accepted.ledgerBalance, accepted.heldBalance], ['50000.00', '0.00']);
+    const group = (await stack.infra.db('ledger_entries').where({ id: entryId }).first('transaction_group_id')).transaction_group_id;
+    const told = await stack.infra
+      .db('tenant_events')
+      .where({ tenant_id: tenant.tenantId })
+      .whereIn('subject', [account.CustomerID, returned.body.merchantTxRef])
+      .whereIn('type', ['kyc.hold_returned', 'settlement.created'])
+      .orderBy('type');
+    assert.deepEqual(
+      told.map((event: { type: string; subject: string; sequence: number; data: Record<string, unknown> }) => [event.type, event.subject, event.sequence, event.data]),
+      [
+        [
+          'kyc.hold_returned',
+          account.CustomerID,
+          1,
+          { customerId: account.CustomerID, transactionGroupId: group, accountRef: account.AccountRef, amount: '20000.00', currency: 'NGN', merchantTxRef: returned.body.merchantTxRef },
+        ],
+        ['settlement.created', returned.body.merchantTxRef, 1, { merchantTxRef: returned.body.merchantTxRef, accountRef: account.AccountRef, amount: '20000.00', currency: 'NGN', status: 'pending' }],
+      ],
+    );
 
     const transfer = await transferEnds(returned.body.merchantTxRef, 'success');
     assert.deepEqual([transfer.amount, transfer.bankCode, transfer.accountNumber], ['20000.00', '058', '0123456789']);

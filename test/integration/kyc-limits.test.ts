@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../helpers/fixtures';
+import { createLedgerRepo } from '../../src/ledger/ledger.repo';
 import { call } from '../helpers/http';
 import { dashboardSession } from '../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../helpers/stack';
@@ -158,6 +159,9 @@ describe('KYC tier limits', () => {
     const released = await release(operator, { note: 'customer showed a payslip' });
     assert.deepEqual([released.status, released.body.released], [200, '20000.00']);
     assert.equal((await balance(account, tenant.apiKey)).heldBalance, '0.00');
+    const group = (await stack.infra.db('ledger_entries').where({ id: row.entryId }).first('transaction_group_id')).transaction_group_id;
+    const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, subject: account.CustomerID }).select('type', 'data');
+    assert.deepEqual(told, [{ type: 'kyc.hold_released', data: { customerId: account.CustomerID, transactionGroupId: group, amount: '20000.00', currency: 'NGN', reason: 'operator' } }]);
     const again = await release(operator, { note: 'twice' });
     assert.deepEqual([again.status, again.body.error], [404, 'held credit not found']);
     const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'kyc_hold.released' }).first('detail');
@@ -181,14 +185,10 @@ describe('KYC tier limits', () => {
     await stack.infra.db.transaction(async (trx) => {
       const original = await stack.services.postingEngine.reverse(trx, hold.entry_id, 'unused');
       assert.equal(original, undefined, 'already reversed');
-      const credit = await trx('ledger_entries').where({ id: hold.entry_id }).first();
-      const reversal = await trx('ledger_entries').where({ reverses_entry_id: hold.entry_id, kind: 'reversal' }).first('id', 'amount');
-      await stack.services.postingEngine.restoreReversedCredit(
-        trx,
-        { ...credit, accountId: credit.account_id, fee: BigInt(credit.fee), providerTxnRef: credit.provider_txn_ref, transactionGroupId: credit.transaction_group_id },
-        { id: reversal.id, amount: BigInt(reversal.amount) },
-        'restored',
-      );
+      const entries = createLedgerRepo(trx);
+      const credit = await entries.findEntry(hold.entry_id, trx);
+      const reversal = await entries.findReversalOf(hold.entry_id, trx);
+      await stack.services.postingEngine.restoreReversedCredit(trx, credit!, reversal!, 'restored');
     });
     const restored = await balance(account, tenant.apiKey);
     assert.deepEqual([restored.ledgerBalance, restored.heldBalance], ['70000.00', '20000.00']);
@@ -287,8 +287,11 @@ describe('KYC tier limits', () => {
     assert.equal((await balance(account, tenant.apiKey)).heldBalance, '0.00');
     const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'kyc.tier_three_recorded' }).first('detail');
     assert.deepEqual([audit.detail.evidenceKind, audit.detail.evidenceReference], ['utility_bill', 'IKEDC-2026-11-0042']);
-    const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, subject: account.CustomerID }).select('type', 'data');
-    assert.deepEqual(told, [{ type: 'kyc.approved', data: { customerId: account.CustomerID, externalRef: recorded.body.ExternalRef, tier: '3', reason: null } }]);
+    const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, subject: account.CustomerID }).orderBy('sequence').select('type', 'sequence', 'data');
+    assert.deepEqual(told, [
+      { type: 'kyc.approved', sequence: 1, data: { customerId: account.CustomerID, externalRef: recorded.body.ExternalRef, tier: '3', reason: null } },
+      { type: 'kyc.hold_released', sequence: 2, data: { customerId: account.CustomerID, transactionGroupId: null, amount: '20000.00', currency: 'NGN', reason: 'tier_raised' } },
+    ]);
     assert.equal((await record({ evidenceKind: 'other', evidenceReference: 'again' })).status, 409);
   });
 

@@ -424,7 +424,7 @@ describe('reconciliation against the provider', () => {
     assert.deepEqual([unknown.severity, unknown.tenantId, unknown.details.providerAccountNumber], ['alert', null, created.body.data.bankAccountNumber]);
     const wallet = platform.find((finding) => finding.kind === 'wallet_difference');
     assert.ok(wallet, "the wallet differs (this database holds other stacks' accounts too)");
-    assert.deepEqual(Object.keys(wallet.details).sort(), ['ledgerBalances', 'openSettlements', 'recordedTransferFees', 'unassignedMisdirected', 'unexplained', 'walletBalance']);
+    assert.deepEqual(Object.keys(wallet.details).sort(), ['heldPerBooks', 'unassignedMisdirected', 'unexplained', 'walletBalance']);
     const cookie = await dashboardSession(stack, tenant.tenantId);
     const seen = await call(stack.apiUrl, 'GET', '/auth/reconciliation/exceptions', { cookie });
     assert.ok(seen.body.exceptions.every((finding: { ID: string }) => finding.ID !== unknown.id && finding.ID !== wallet.id));

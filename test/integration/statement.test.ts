@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../../src/ids';
+import { createLedgerVerificationRepo } from '../../src/ledger/ledger-verification.repo';
 import { formatKobo } from '../../src/money';
 import { fundAccount, provisionAccount, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call } from '../helpers/http';
@@ -189,6 +191,29 @@ describe('ledger_entries is append-only', () => {
     await assert.rejects(db.raw('TRUNCATE ledger_entries CASCADE'), /append-only: TRUNCATE refused/);
     await assert.rejects(db('ledger_entries').where({ id: entryId }).update({ status: 'provisional' }), /cannot move from confirmed to provisional/);
     await assert.rejects(db('ledger_entries').where({ id: entryId }).update({ status: 'reversed' }), /cannot move from confirmed to reversed/);
+  });
+
+  it('refuses to commit an unbalanced transaction, and to change or delete a system posting', async () => {
+    const db = stack.infra.db;
+    const entry = await db('ledger_entries').where({ id: entryId }).first('tenant_id', 'transaction_id');
+    const posting = { tenant_id: entry.tenant_id, kind: 'payout', reference: 'test' };
+    const oneSided = db.transaction(async (trx) => {
+      await trx('ledger_system_postings').insert({ ...posting, transaction_id: randomUUID(), account: 'clearing', amount: 100 });
+    });
+    await assert.rejects(oneSided, /unbalanced: 1 postings summing to 100 kobo/);
+    const transactionId = randomUUID();
+    const uneven = db('ledger_system_postings').insert([
+      { ...posting, transaction_id: transactionId, account: 'clearing', amount: 100 },
+      { ...posting, transaction_id: transactionId, account: 'costs', amount: -99 },
+    ]);
+    await assert.rejects(uneven, /unbalanced: 2 postings summing to 1 kobo/);
+    // A posting added later to a transaction that committed balanced unbalances it.
+    await assert.rejects(db('ledger_system_postings').insert({ ...posting, transaction_id: entry.transaction_id, account: 'costs', amount: 1 }), /unbalanced: 3 postings summing to 1 kobo/);
+    const { transaction_id: balancedId } = await db('ledger_system_postings').where({ transaction_id: entry.transaction_id }).first('transaction_id');
+    await assert.rejects(db('ledger_system_postings').where({ transaction_id: balancedId }).update({ amount: 1 }), /append-only: UPDATE refused/);
+    await assert.rejects(db('ledger_system_postings').where({ transaction_id: balancedId }).delete(), /append-only: DELETE refused/);
+    await assert.rejects(db.raw('TRUNCATE ledger_system_postings'), /append-only: TRUNCATE refused/);
+    assert.deepEqual(await createLedgerVerificationRepo(db).problems(), []);
   });
 });
 

@@ -98,7 +98,7 @@ describe('webhook endpoints and subscribable events', () => {
       assert.ok(received.every((event) => event.type.startsWith('settlement.')));
       assert.deepEqual(
         received.filter((event) => event.subject === paidRef).map((event) => [event.type, event.sequence, event.data.status]),
-        [['settlement.succeeded', 1, 'success']],
+        [['settlement.succeeded', 2, 'success']],
       );
       assert.deepEqual(
         received
@@ -106,8 +106,8 @@ describe('webhook endpoints and subscribable events', () => {
           .sort((a, b) => a.sequence - b.sequence)
           .map((event) => [event.type, event.sequence]),
         [
-          ['settlement.succeeded', 1],
-          ['settlement.refunded', 2],
+          ['settlement.succeeded', 2],
+          ['settlement.refunded', 3],
         ],
       );
       assert.ok(endpointReceiver.calls.every((one) => signedWith(one, secret)));

@@ -313,7 +313,6 @@ describe('recovering events in commit order', () => {
   const endpointDisabled = (tenantId: string, subject: string) => ({
     tenantId,
     type: 'webhook_endpoint.disabled' as const,
-    subject,
     data: { endpointId: subject, url: 'https://example.com/hook', failingSince: new Date().toISOString(), reason: 'test' },
   });
 

@@ -109,6 +109,38 @@ describe('the TypeScript client against the running service', () => {
     assert.equal(firstPage.pagination.hasMore, true);
   });
 
+  it("reads the tenant's books: balances totalling 0.00, and every transaction newest first across pages", async () => {
+    const books = await createTenant(stack, 'Books');
+    const { sent, fetcher } = recordingFetch();
+    const client = clientFor(books.apiKey, fetcher);
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    for (const kobo of [10_000n, 20_000n, 30_000n]) await fundAccount(stack, account.ID, kobo);
+
+    const balances = await client.ledger.balances();
+    assert.deepEqual(
+      balances.accounts.map((line) => [line.code, line.balance]),
+      [
+        ['clearing', '-600.00'],
+        ['provider_fees', '0.00'],
+        ['payouts_in_transit', '0.00'],
+        ['costs', '0.00'],
+        ['customers', '600.00'],
+      ],
+    );
+    assert.equal(balances.total, '0.00');
+    const transactions = [];
+    for await (const transaction of client.ledger.transactions({ limit: 2 })) transactions.push(transaction);
+    assert.deepEqual(
+      transactions.map((transaction) => transaction.postings.map((posting) => `${posting.account} ${posting.amount}`)),
+      [
+        ['customer 300.00', 'clearing -300.00'],
+        ['customer 200.00', 'clearing -200.00'],
+        ['customer 100.00', 'clearing -100.00'],
+      ],
+    );
+    assert.equal(sent.filter((request) => request.path.startsWith('/v1/ledger/transactions')).length, 2);
+  });
+
   it('iterates every customer across pages', async () => {
     const owner = await createTenant(stack, 'Many customers');
     const client = clientFor(owner.apiKey);
@@ -189,7 +221,7 @@ describe('the TypeScript client against the running service', () => {
       const delivered = await eventually(async () => receiver.calls[0], { what: 'the settlement.succeeded delivery' });
       const event = verifyWebhook(delivered.body, String(delivered.headers['x-service-signature']), created.Secret);
       assert.ok(!isPaymentReceived(event));
-      assert.deepEqual([event.type, event.subject, event.sequence], ['settlement.succeeded', accepted.merchantTxRef, 1]);
+      assert.deepEqual([event.type, event.subject, event.sequence], ['settlement.succeeded', accepted.merchantTxRef, 2]);
       assert.equal((event.data as { amount: string }).amount, '400.00');
 
       const rotated = await client.webhookEndpoints.rotateSecret(created.ID);

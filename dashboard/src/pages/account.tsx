@@ -46,6 +46,9 @@ function StatementTable(props: { statement: Statement }) {
                 {describe(line)}
                 {line.entry.Fee !== '0.00' ? <span class="muted small"> (provider fee {naira(line.entry.Fee)})</span> : null}
                 <span class="muted small block mono">{line.entry.ProviderTxnRef}</span>
+                <a class="small" href={`/dashboard/books${query({ transaction: line.entry.TransactionId })}`}>
+                  Transaction in Books
+                </a>
               </td>
               <td>
                 <Badge status={line.entry.Status} />

@@ -138,6 +138,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's books: each system account's balance and the customer accounts' together, summing to zero */
+        get: operations["getV1LedgerBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's ledger transactions, newest first, each with its postings */
+        get: operations["getV1LedgerTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts/{accountRef}/settle": {
         parameters: {
             query?: never;
@@ -971,7 +1005,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account statement (as GET /v1/accounts/{accountRef}/statement) */
+        /** The account statement (as GET /v1/accounts/{accountRef}/statement), each entry with its ledger transaction (TransactionId) */
         get: operations["getAuthAccountsAccountRefStatement"];
         put?: never;
         post?: never;
@@ -1077,6 +1111,40 @@ export interface paths {
         put?: never;
         /** Pay out from the account (as POST /v1/accounts/{accountRef}/settle) once the name the operator confirmed is still the name a fresh lookup gives (else 409); audited with the settlement, once */
         post: operations["postAuthAccountsAccountRefSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/ledger/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The books (as GET /v1/ledger/balances) */
+        get: operations["getAuthLedgerBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/ledger/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The journal (as GET /v1/ledger/transactions), or with `transaction` only that transaction */
+        get: operations["getAuthLedgerTransactions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1532,6 +1600,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "settlement.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A settlement was accepted: its amount was debited provisionally from the account, and its transfer is on its way */
+        post: operations["eventSettlementCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "settlement.succeeded": {
         parameters: {
             query?: never;
@@ -1628,6 +1713,40 @@ export interface webhooks {
         put?: never;
         /** Part of a payment is held: it went over the customer's KYC tier limits (the payment is credited in full; the held part cannot be paid out until released) */
         post: operations["eventKycLimitExceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.hold_released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Held money of a customer can be spent again: a higher KYC tier's limits no longer justify holding it, or an operator released one credit's hold */
+        post: operations["eventKycHoldReleased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.hold_returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An operator returned a credit's held money to its payer: the hold was released into a settlement (its merchantTxRef) that pays it back */
+        post: operations["eventKycHoldReturned"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2385,6 +2504,140 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1LedgerBalances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balances and their total */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accounts: {
+                            /** @enum {string} */
+                            code: "clearing" | "provider_fees" | "payouts_in_transit" | "costs" | "customers";
+                            name: string;
+                            /** @enum {string} */
+                            type: "system" | "customers";
+                            /** @description Signed: customer accounts holding money are positive; money the provider holds for the tenant is a negative clearing balance */
+                            balance: string;
+                        }[];
+                        /** @description The sum of the balances: always "0.00", every transaction being balanced */
+                        total: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1LedgerTransactions: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transactions: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "payment" | "settlement" | "reversal" | "adjustment" | "payout" | "payout_fee";
+                            /** @description The provider's transaction reference of a payment, or a settlement's merchantTxRef */
+                            reference: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            postings: {
+                                /** @enum {string} */
+                                account: "clearing" | "provider_fees" | "payouts_in_transit" | "costs" | "customer";
+                                /** @description The customer account's reference; null on a system account */
+                                accountRef: string | null;
+                                /** @description Signed: + credit, - debit; a transaction's postings sum to zero */
+                                amount: string;
+                                /**
+                                 * Format: uuid
+                                 * @description The customer entry, as the account's statement shows it; null on a system account
+                                 */
+                                entryId: string | null;
+                                /**
+                                 * @description The customer entry's status; null on a system account
+                                 * @enum {string|null}
+                                 */
+                                status: "provisional" | "confirmed" | "reversed" | null;
+                            }[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7603,6 +7856,8 @@ export interface operations {
                                 ReversesEntryID: string | null;
                                 /** Format: date-time */
                                 CreatedAt: string;
+                                /** Format: uuid */
+                                TransactionId: string;
                             };
                             runningBalance: string;
                         }[];
@@ -8218,6 +8473,159 @@ export interface operations {
             };
             /** @description The provider is unavailable */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthLedgerBalances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balances and their total */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accounts: {
+                            /** @enum {string} */
+                            code: "clearing" | "provider_fees" | "payouts_in_transit" | "costs" | "customers";
+                            name: string;
+                            /** @enum {string} */
+                            type: "system" | "customers";
+                            /** @description Signed: customer accounts holding money are positive; money the provider holds for the tenant is a negative clearing balance */
+                            balance: string;
+                        }[];
+                        /** @description The sum of the balances: always "0.00", every transaction being balanced */
+                        total: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthLedgerTransactions: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+                transaction?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transactions: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "payment" | "settlement" | "reversal" | "adjustment" | "payout" | "payout_fee";
+                            /** @description The provider's transaction reference of a payment, or a settlement's merchantTxRef */
+                            reference: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            postings: {
+                                /** @enum {string} */
+                                account: "clearing" | "provider_fees" | "payouts_in_transit" | "costs" | "customer";
+                                /** @description The customer account's reference; null on a system account */
+                                accountRef: string | null;
+                                /** @description Signed: + credit, - debit; a transaction's postings sum to zero */
+                                amount: string;
+                                /**
+                                 * Format: uuid
+                                 * @description The customer entry, as the account's statement shows it; null on a system account
+                                 */
+                                entryId: string | null;
+                                /**
+                                 * @description The customer entry's status; null on a system account
+                                 * @enum {string|null}
+                                 */
+                                status: "provisional" | "confirmed" | "reversed" | null;
+                            }[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10724,6 +11132,49 @@ export interface operations {
             };
         };
     };
+    eventSettlementCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement.created";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        merchantTxRef: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        status: "pending";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     eventSettlementSucceeded: {
         parameters: {
             query?: never;
@@ -10971,6 +11422,95 @@ export interface operations {
                         /** @enum {string} */
                         limit: "single_credit" | "balance";
                         limitAmount: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventKycHoldReleased: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "kyc.hold_released";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        customerId: string;
+                        transactionGroupId: string | null;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        reason: "tier_raised" | "operator";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventKycHoldReturned: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "kyc.hold_returned";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        customerId: string;
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        merchantTxRef: string;
                     };
                 };
             };

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../../src/db';
+import { formatKobo } from '../../../src/money';
 import { call, eventually } from '../../helpers/http';
 import type { RunningSystem } from '../../helpers/processes';
 import { executionsOn, HISTORY_BOUND, inPool, JOB_TYPES, ledgerVerify, RESILIENCE_TIMINGS, sandboxTransfer } from '../scenario-steps';
@@ -145,6 +146,44 @@ export function createInvariants(world: SoakWorld) {
       if (row.ledger_balance !== row.standing) violate('balance = standing credits - standing debits', row.account_ref, `balance ${row.ledger_balance}, standing entries sum to ${row.standing}`);
     }
     ran('balance = standing credits - standing debits');
+  }
+
+  /**
+   * Every tenant's books, read through the API, total 0.00, and its clearing and provider-fee accounts hold
+   * what its standing payments and paid settlements imply: clearing is minus the gross of the payment credits
+   * that stand (not reversed, not taken back) plus every paid payout and its fee; provider fees are those
+   * credits' fees.
+   */
+  async function books(apiKeys: string[]): Promise<void> {
+    for (const [tenant, apiKey] of apiKeys.entries()) {
+      const response = await call(sys.apiUrl, 'GET', '/v1/ledger/balances', { apiKey });
+      const body = response.body as { accounts: Array<{ code: string; balance: string }>; total: string };
+      if (response.status !== 200 || body.total !== '0.00') violate("every tenant's books total 0.00", `tenant ${tenant}`, `${response.status} total ${body.total}`);
+      const accountId = world.accounts.find((account) => account.tenant === tenant)?.ID;
+      if (!accountId) continue;
+      const [expected] = (
+        await db.raw(
+          `WITH accounts AS (
+             SELECT id FROM virtual_accounts WHERE tenant_id = (SELECT tenant_id FROM virtual_accounts WHERE id = :account_id)
+           ), standing AS (
+             SELECT c.amount, c.fee FROM ledger_entries c
+              WHERE c.account_id IN (SELECT id FROM accounts) AND c.direction = 'credit' AND c.kind IN ('payment', 'adjustment') AND c.status <> 'reversed'
+                AND NOT EXISTS (SELECT 1 FROM ledger_entries j WHERE j.reverses_entry_id = c.id AND j.kind = 'adjustment')
+           )
+           SELECT ((SELECT coalesce(sum(amount + coalesce(provider_fee, 0)), 0) FROM settlements WHERE account_id IN (SELECT id FROM accounts) AND status = 'success')
+                   - (SELECT coalesce(sum(amount + fee), 0) FROM standing))::text AS clearing,
+                  (SELECT coalesce(sum(fee), 0) FROM standing)::text AS provider_fees`,
+          { account_id: accountId },
+        )
+      ).rows as Array<{ clearing: string; provider_fees: string }>;
+      const balance = (code: string) => body.accounts.find((account) => account.code === code)?.balance;
+      for (const code of ['clearing', 'provider_fees'] as const) {
+        const naira = formatKobo(BigInt(expected![code]));
+        if (balance(code) !== naira) violate('clearing and provider fees carry what payments and payouts imply', `tenant ${tenant} ${code}`, `books ${balance(code)}, expected ${naira}`);
+      }
+    }
+    ran("every tenant's books total 0.00");
+    ran('clearing and provider fees carry what payments and payouts imply');
   }
 
   async function verify(final: boolean): Promise<void> {
@@ -359,6 +398,7 @@ export function createInvariants(world: SoakWorld) {
         .map(([, entry]) => entry.id);
       await payouts(true);
       await balances();
+      await books(options.tenantKeys);
       await verify(true);
       await workflows(true, waitingPayments);
       await findings();

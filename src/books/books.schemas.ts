@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { cursorQuerySchema, moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { SYSTEM_ACCOUNTS } from '../ledger/ledger.types';
+
+const LIMIT_ERROR = 'limit must be an integer from 1 to 200';
+
+export const booksBalancesResponseSchema = z.object({
+  accounts: z.array(
+    z.object({
+      code: z.enum([...SYSTEM_ACCOUNTS, 'customers']),
+      name: z.string(),
+      type: z.enum(['system', 'customers']),
+      balance: moneySchema.describe('Signed: customer accounts holding money are positive; money the provider holds for the tenant is a negative clearing balance'),
+    }),
+  ),
+  total: moneySchema.describe('The sum of the balances: always "0.00", every transaction being balanced'),
+});
+
+export const journalQuerySchema = cursorQuerySchema.extend({
+  limit: z.coerce.number({ error: LIMIT_ERROR }).int({ error: LIMIT_ERROR }).min(1, { error: LIMIT_ERROR }).max(200, { error: LIMIT_ERROR }).optional(),
+});
+
+/** The dashboard's journal can also show the one transaction a statement line links to. */
+export const dashboardJournalQuerySchema = journalQuerySchema.extend({
+  transaction: z.uuid({ error: 'transaction must be a transaction id' }).optional(),
+});
+
+const journalPostingSchema = z.object({
+  account: z.enum([...SYSTEM_ACCOUNTS, 'customer']),
+  accountRef: z.string().nullable().describe("The customer account's reference; null on a system account"),
+  amount: moneySchema.describe("Signed: + credit, - debit; a transaction's postings sum to zero"),
+  entryId: z.uuid().nullable().describe("The customer entry, as the account's statement shows it; null on a system account"),
+  status: z.enum(['provisional', 'confirmed', 'reversed']).nullable().describe("The customer entry's status; null on a system account"),
+});
+
+export const journalTransactionSchema = z.object({
+  id: z.uuid(),
+  kind: z.enum(['payment', 'settlement', 'reversal', 'adjustment', 'payout', 'payout_fee']),
+  reference: z.string().nullable().describe("The provider's transaction reference of a payment, or a settlement's merchantTxRef"),
+  createdAt: timestampSchema,
+  postings: z.array(journalPostingSchema),
+});
+
+export const journalResponseSchema = z.object({
+  transactions: z.array(journalTransactionSchema),
+  pagination: paginationSchema,
+});

@@ -1,0 +1,50 @@
+import type { Db } from '../db';
+import { createLedgerBooksRepo, type BooksLine, type JournalTransaction } from '../ledger/ledger-books.repo';
+import type { Kobo } from '../money';
+
+type LineType = 'system' | 'customers';
+
+/** The chart of accounts as people read it: what each line of the books holds. */
+const ACCOUNTS: Record<BooksLine['code'], { name: string; type: LineType }> = {
+  clearing: { name: 'Clearing (money at the provider)', type: 'system' },
+  provider_fees: { name: 'Provider fees (kept from payments)', type: 'system' },
+  payouts_in_transit: { name: 'Payouts in transit', type: 'system' },
+  costs: { name: 'Costs (payout fees)', type: 'system' },
+  customers: { name: 'Customer accounts', type: 'customers' },
+};
+
+export interface Books {
+  accounts: Array<BooksLine & { name: string; type: LineType }>;
+  /** Zero whenever every transaction is balanced: shown, not assumed. */
+  total: Kobo;
+}
+
+interface JournalQuery {
+  /** The page's transactions come before this one (exclusive), newest first. */
+  beforeId: string | null;
+  limit: number;
+  /** Only this transaction (none when it is not the tenant's). */
+  transactionId?: string;
+}
+
+/** The tenant's books, read-only: balances by account and the journal of balanced transactions. */
+export function createBooksService(deps: { db: Db }) {
+  const repo = createLedgerBooksRepo(deps.db);
+  return {
+    async balances(tenantId: string): Promise<Books> {
+      const lines = await repo.balances(tenantId);
+      return {
+        accounts: lines.map((line) => ({ ...line, ...ACCOUNTS[line.code] })),
+        total: lines.reduce((sum, line) => sum + line.balance, 0n),
+      };
+    },
+
+    async journal(tenantId: string, query: JournalQuery): Promise<JournalTransaction[]> {
+      if (query.transactionId === undefined) return repo.journal(tenantId, query.beforeId, query.limit);
+      const transaction = await repo.transaction(tenantId, query.transactionId.toLowerCase());
+      return transaction ? [transaction] : [];
+    },
+  };
+}
+
+export type BooksService = ReturnType<typeof createBooksService>;

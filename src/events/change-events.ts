@@ -1,0 +1,164 @@
+import type { Trx } from '../db';
+import type { Kobo } from '../money';
+import { eventData, eventDataSql, type EventInput, type EventType } from './event-catalogue';
+import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
+
+/**
+ * What the tenant is told of each change: every movement of money the ledger makes and every decision
+ * about a customer or an endpoint maps here to its event, recorded in the transaction that makes the
+ * change. Changes made one at a time are recorded by recordChange; the grouped statements (payment
+ * ingest, batch confirmation, settlement initiation) record theirs as CTEs built below from the same
+ * catalogue definitions.
+ */
+
+/** A movement of a credit (or the debit answering it) of one transaction group, as the ledger reports it. */
+interface CreditMovement {
+  tenantId: string;
+  transactionGroupId: string;
+  accountRef: string;
+  amount: Kobo;
+}
+
+export type Change =
+  | ({ kind: 'payment_confirmed' } & CreditMovement)
+  | ({ kind: 'payment_reversed' | 'payment_restored' | 'payment_compensated'; reason: string } & CreditMovement)
+  | { kind: 'settlement_ended'; tenantId: string; merchantTxRef: string; accountRef: string; amount: Kobo; status: 'success' | 'failed' | 'refunded'; reason: string | null }
+  | { kind: 'hold_released'; tenantId: string; customerId: string; transactionGroupId: string | null; amount: Kobo; reason: 'tier_raised' | 'operator' }
+  | { kind: 'hold_returned'; tenantId: string; customerId: string; transactionGroupId: string; accountRef: string; amount: Kobo; merchantTxRef: string }
+  | { kind: 'kyc_decided'; tenantId: string; customerId: string; externalRef: string; approved: boolean; tier: number; reason: string | null }
+  | { kind: 'endpoint_disabled'; tenantId: string; endpointId: string; url: string; failingSince: Date; reason: string };
+
+const CORRECTION_EVENT = { payment_reversed: 'payment.reversed', payment_restored: 'payment.restored', payment_compensated: 'payment.compensated' } as const;
+const SETTLEMENT_EVENT = { success: 'settlement.succeeded', failed: 'settlement.failed', refunded: 'settlement.refunded' } as const;
+
+function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
+  return { type, data: eventData(type, input) } as EventOf;
+}
+
+/** The event a change is told as. */
+export function eventOfChange(change: Change): EventOf {
+  switch (change.kind) {
+    case 'payment_confirmed': {
+      const { transactionGroupId, accountRef, amount } = change;
+      return told('payment.confirmed', { transactionGroupId, accountRef, amount });
+    }
+    case 'payment_reversed':
+    case 'payment_restored':
+    case 'payment_compensated': {
+      const { transactionGroupId, accountRef, amount, reason } = change;
+      return told(CORRECTION_EVENT[change.kind], { transactionGroupId, accountRef, amount, reason });
+    }
+    case 'settlement_ended': {
+      const { merchantTxRef, accountRef, amount, status, reason } = change;
+      return told(SETTLEMENT_EVENT[status], { merchantTxRef, accountRef, amount, status, reason });
+    }
+    case 'hold_released': {
+      const { customerId, transactionGroupId, amount, reason } = change;
+      return told('kyc.hold_released', { customerId, transactionGroupId, amount, reason });
+    }
+    case 'hold_returned': {
+      const { customerId, transactionGroupId, accountRef, amount, merchantTxRef } = change;
+      return told('kyc.hold_returned', { customerId, transactionGroupId, accountRef, amount, merchantTxRef });
+    }
+    case 'kyc_decided': {
+      const { customerId, externalRef, tier, reason } = change;
+      return told(change.approved ? 'kyc.approved' : 'kyc.rejected', { customerId, externalRef, tier: String(tier), reason });
+    }
+    case 'endpoint_disabled': {
+      const { endpointId, url, failingSince, reason } = change;
+      return told('webhook_endpoint.disabled', { endpointId, url, failingSince, reason });
+    }
+  }
+}
+
+/** Records the change's event in the caller's transaction (the one that makes the change). */
+export function recordChange(trx: Trx, change: Change): Promise<string> {
+  return recordEvent(trx, { tenantId: change.tenantId, ...eventOfChange(change) });
+}
+
+/**
+ * A received payment's `payment.received` data: the spec's callback body, and the data of the event
+ * for the tenant's endpoints (the same bytes).
+ */
+export function paymentReceivedBody(credit: { transactionGroupId: string; accountRef: string; gross: Kobo; fee: Kobo; senderName: string; narration: string }): string {
+  const { transactionGroupId, accountRef, gross, fee, senderName, narration } = credit;
+  return JSON.stringify(eventData('payment.received', { transactionGroupId, accountRef, amount: gross - fee, gross_amount: gross, provider_fee: fee, senderName, narration }));
+}
+
+/**
+ * The events of payment credits, as a CTE of the statement that posts them: for each credit its
+ * `payment.received` (its data is the callback body the caller built, paymentReceivedBody), then, when the
+ * ledger held part of it, its `kyc.limit_exceeded`. Each credit makes its transaction group, a new subject.
+ * `credits` names a relation with columns account_id, event_record_id and hold_event_id (the two events'
+ * ids), delivery_payload and entry (jsonb: the credit's id and transaction_group_id); `accounts` one with
+ * id, tenant_id and account_ref; `holds` one with the holds the ledger wrote (entry_id, account_id,
+ * amount, tier, limit_kind, limit_amount, and the credit's amount as credit_amount).
+ */
+export function paymentCreditEventsCte(name: string, relations: { credits: string; accounts: string; holds: string }): string {
+  const { credits, accounts, holds } = relations;
+  const limitExceeded = eventDataSql('kyc.limit_exceeded', {
+    transactionGroupId: "c.entry->>'transaction_group_id'",
+    accountRef: 't.account_ref',
+    amount: 'h.credit_amount',
+    heldAmount: 'h.amount',
+    tier: 'h.tier',
+    limit: 'h.limit_kind',
+    limitAmount: 'h.limit_amount',
+  });
+  return recordedEventsCte(
+    name,
+    `SELECT c.event_record_id AS id, t.tenant_id, 'payment.received' AS type, c.entry->>'transaction_group_id' AS subject, 1 AS ord, CAST(c.delivery_payload AS json) AS data
+       FROM ${credits} c JOIN ${accounts} t ON t.id = c.account_id
+     UNION ALL
+     SELECT c.hold_event_id, t.tenant_id, 'kyc.limit_exceeded', c.entry->>'transaction_group_id', 2, ${limitExceeded}
+       FROM ${holds} h
+       JOIN ${credits} c ON CAST(c.entry->>'id' AS uuid) = h.entry_id
+       JOIN ${accounts} t ON t.id = h.account_id`,
+    'new',
+  );
+}
+
+/**
+ * The payment credit made one at a time (an operator's assignment, a credit reconciliation found missing):
+ * its events as the grouped statement records them, from the hold the ledger wrote in the caller's transaction.
+ */
+export async function recordPaymentCredit(trx: Trx, credit: { accountId: string; entryId: string; transactionGroupId: string; eventId: string; holdEventId: string; body: string }): Promise<void> {
+  await trx.raw(
+    `WITH credit AS (
+       SELECT CAST(:account_id AS uuid) AS account_id, CAST(:event_id AS uuid) AS event_record_id, CAST(:hold_event_id AS uuid) AS hold_event_id,
+              CAST(:body AS text) AS delivery_payload, jsonb_build_object('id', CAST(:entry_id AS text), 'transaction_group_id', CAST(:group_id AS text)) AS entry
+     ), account AS (
+       SELECT id, tenant_id, account_ref FROM virtual_accounts WHERE id = :account_id
+     ), hold AS (
+       SELECT h.*, e.amount AS credit_amount FROM ledger_holds h JOIN ledger_entries e ON e.id = h.entry_id WHERE h.entry_id = :entry_id
+     ), ${paymentCreditEventsCte('recorded', { credits: 'credit', accounts: 'account', holds: 'hold' })}
+     SELECT count(*) FROM recorded`,
+    { account_id: credit.accountId, event_id: credit.eventId, hold_event_id: credit.holdEventId, body: credit.body, entry_id: credit.entryId, group_id: credit.transactionGroupId },
+  );
+}
+
+/**
+ * `payment.confirmed` for each credit the ledger's batch-confirmation statement confirmed, as CTEs of that
+ * statement, numbered after its transaction group's earlier events. The subjects are locked once every
+ * confirmed row is known, so after the statement's account and entry locks, as a reversal takes them.
+ * `confirmed` names the ledger's CTE of confirmed credits (account_id, amount, transaction_group_id).
+ */
+export function paymentConfirmedEventsCte(name: string, confirmed: string): string {
+  const data = eventDataSql('payment.confirmed', { transactionGroupId: 'c.transaction_group_id', accountRef: 'a.account_ref', amount: 'c.amount' });
+  return recordedEventsCte(
+    name,
+    `SELECT gen_random_uuid() AS id, a.tenant_id, 'payment.confirmed' AS type, CAST(c.transaction_group_id AS text) AS subject, 1 AS ord, ${data} AS data
+       FROM ${confirmed} c JOIN virtual_accounts a ON a.id = c.account_id`,
+    'existing',
+  );
+}
+
+/**
+ * `settlement.created` for the settlement the initiation statement made (none when it made none), as a CTE
+ * of that statement: its merchantTxRef is a new subject. `settlements` names a relation with columns
+ * event_id, tenant_id, merchant_tx_ref, account_ref and amount.
+ */
+export function settlementCreatedEventsCte(name: string, settlements: string): string {
+  const data = eventDataSql('settlement.created', { merchantTxRef: 's.merchant_tx_ref', accountRef: 's.account_ref', amount: 's.amount' });
+  return recordedEventsCte(name, `SELECT s.event_id AS id, s.tenant_id, 'settlement.created' AS type, s.merchant_tx_ref AS subject, 1 AS ord, ${data} AS data FROM ${settlements} s`, 'new');
+}

@@ -1,0 +1,114 @@
+import type { DbOrTrx } from '../db';
+import { koboFromDb, type Kobo } from '../money';
+import { SYSTEM_ACCOUNTS, type EntryKind, type EntryStatus, type SystemAccount, type SystemTransactionKind } from './ledger.types';
+
+/** One account's line in a tenant's books: a system account, or all customer accounts together. */
+export interface BooksLine {
+  code: SystemAccount | 'customers';
+  balance: Kobo;
+}
+
+/** One posting of a transaction as the journal shows it. */
+export interface JournalPosting {
+  /** A system account's code, or `customer` with the account's reference. */
+  account: SystemAccount | 'customer';
+  accountRef: string | null;
+  /** Signed: + credit, - debit. */
+  amount: Kobo;
+  /** A customer entry's own id and status (provisional, confirmed, reversed); null on a system account. */
+  entryId: string | null;
+  status: EntryStatus | null;
+}
+
+export interface JournalTransaction {
+  id: string;
+  kind: EntryKind | SystemTransactionKind;
+  /** The provider's transaction reference of a payment, or a settlement's merchantTxRef. */
+  reference: string | null;
+  createdAt: Date;
+  postings: JournalPosting[];
+}
+
+/** The ledger's books read whole: balances by account and the journal of transactions. Read-only. */
+export function createLedgerBooksRepo(db: DbOrTrx) {
+  return {
+    /**
+     * The tenant's balances: each system account (a sum of its postings: they have no running total) and its
+     * customer accounts as one line (their running balances). They sum to zero.
+     */
+    async balances(tenantId: string): Promise<BooksLine[]> {
+      const result = await db.raw(
+        `SELECT account, sum(amount)::text AS balance FROM ledger_system_postings WHERE tenant_id = :tenant_id GROUP BY account
+         UNION ALL
+         SELECT 'customers', coalesce(sum(ledger_balance), 0)::text FROM virtual_accounts WHERE tenant_id = :tenant_id`,
+        { tenant_id: tenantId },
+      );
+      const byAccount = new Map((result.rows as Array<{ account: string; balance: string }>).map((row) => [row.account, koboFromDb(row.balance)]));
+      return [...SYSTEM_ACCOUNTS, 'customers' as const].map((code) => ({ code, balance: byAccount.get(code) ?? 0n }));
+    },
+
+    /**
+     * What the books say the provider holds for every tenant together: the gross received less paid out
+     * (clearing) less the fees the provider kept. The provider's wallet balance, when nothing is in flight.
+     */
+    async heldAtProvider(): Promise<Kobo> {
+      const result = await db.raw(`SELECT coalesce(-sum(amount), 0)::text AS held FROM ledger_system_postings WHERE account IN ('clearing', 'provider_fees')`);
+      return koboFromDb((result.rows[0] as { held: string }).held);
+    },
+
+    /**
+     * The tenant's transactions, newest first (transaction ids are time-ordered), `limit` of them before the
+     * transaction `beforeId` (exclusive) when given, each with its postings.
+     */
+    async journal(tenantId: string, beforeId: string | null, limit: number): Promise<JournalTransaction[]> {
+      const page = `SELECT transaction_id FROM (
+             (SELECT transaction_id FROM ledger_system_postings
+               WHERE tenant_id = :tenant_id AND (CAST(:before_id AS uuid) IS NULL OR transaction_id < CAST(:before_id AS uuid))
+               ORDER BY transaction_id DESC LIMIT :limit)
+             UNION
+             (SELECT transaction_id FROM ledger_entries
+               WHERE tenant_id = :tenant_id AND (CAST(:before_id AS uuid) IS NULL OR transaction_id < CAST(:before_id AS uuid))
+               ORDER BY transaction_id DESC LIMIT :limit)
+           ) ids ORDER BY transaction_id DESC LIMIT :limit`;
+      return transactionsWithPostings(db, tenantId, page, { before_id: beforeId, limit });
+    },
+
+    /** One of the tenant's transactions with its postings; undefined when the tenant has none of that id. */
+    async transaction(tenantId: string, transactionId: string): Promise<JournalTransaction | undefined> {
+      const [found] = await transactionsWithPostings(db, tenantId, 'SELECT CAST(:transaction_id AS uuid) AS transaction_id', { transaction_id: transactionId });
+      return found;
+    },
+  };
+}
+
+/**
+ * The transactions `pageSql` selects (one column, transaction_id), newest first, with their postings. The
+ * postings are read by tenant and transaction id, as each transaction is judged balanced.
+ */
+async function transactionsWithPostings(db: DbOrTrx, tenantId: string, pageSql: string, bindings: Record<string, string | number | null>): Promise<JournalTransaction[]> {
+  const result = await db.raw(
+    `WITH page AS (${pageSql}), postings AS (
+       SELECT s.transaction_id, s.kind, s.reference, s.created_at, s.account, NULL::text AS account_ref, s.amount, NULL::uuid AS entry_id, NULL::text AS status
+         FROM ledger_system_postings s JOIN page p ON p.transaction_id = s.transaction_id
+        WHERE s.tenant_id = :tenant_id
+       UNION ALL
+       SELECT e.transaction_id, e.kind, e.provider_txn_ref, e.created_at, 'customer', a.account_ref,
+              CASE WHEN e.direction = 'credit' THEN e.amount ELSE -e.amount END, e.id, e.status
+         FROM ledger_entries e JOIN page p ON p.transaction_id = e.transaction_id JOIN virtual_accounts a ON a.id = e.account_id
+        WHERE e.tenant_id = :tenant_id
+     )
+     SELECT transaction_id, min(kind) AS kind, min(reference) AS reference, min(created_at) AS created_at,
+            jsonb_agg(jsonb_build_object('account', account, 'accountRef', account_ref, 'amount', amount::text, 'entryId', entry_id, 'status', status)
+                      ORDER BY account = 'customer' DESC, account_ref, account) AS postings
+       FROM postings GROUP BY transaction_id ORDER BY transaction_id DESC`,
+    { ...bindings, tenant_id: tenantId },
+  );
+  type Row = { transaction_id: string; kind: JournalTransaction['kind']; reference: string | null; created_at: Date; postings: Array<Omit<JournalPosting, 'amount'> & { amount: string }> };
+  return (result.rows as Row[]).map((row) => ({
+    id: row.transaction_id,
+    kind: row.kind,
+    reference: row.reference,
+    createdAt: row.created_at,
+    postings: row.postings.map((posting) => ({ ...posting, amount: koboFromDb(posting.amount) })),
+  }));
+}
