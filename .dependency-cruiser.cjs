@@ -31,7 +31,7 @@ const LAYERS = [
   },
   { name: 'provider', units: { provider: ['src/provider/'] } },
   { name: 'contracts', units: { contracts: ['src/contracts/'] } },
-  { name: 'outbox', units: { outbox: ['src/outbox/'] } },
+  { name: 'workflow starts', units: { 'workflow-starts': ['src/workflow-starts/'] } },
   { name: 'kyc limits', units: { 'kyc-limits': ['src/kyc-limits/'] } },
   { name: 'ledger', units: { ledger: ['src/ledger/'] } },
   { name: 'events', units: { events: ['src/events/'] } },

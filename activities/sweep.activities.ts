@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { BatchClaimReleaser } from '../src/payments/batch-claim-releases';
-import type { WorkflowRestarter } from '../src/outbox/workflow-restarts';
-import type { WorkflowStarter } from '../src/outbox/workflow-starter';
+import type { WorkflowRestarter } from '../src/workflow-starts/workflow-restarts';
+import type { WorkflowStarter } from '../src/workflow-starts/workflow-starter';
 import type { Logger } from '../src/logger';
 import type { SettlementWatchService } from '../src/reconciliation/settlement-watch.service';
 import type { ClaimReleaseResult, RestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import type { ConfirmationBatcher } from '../payments/confirmation-batcher';
-import type { WorkflowStarter } from '../outbox/workflow-starter';
+import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import type { EventDispatcher } from '../webhooks/event-dispatcher';
 
 /** Rows younger than this are the committing process's to start (it kicks them after its commit). */

@@ -3,7 +3,7 @@ import { uuidv7 } from '../ids';
 import type { Logger } from '../logger';
 import { createConfirmationClaimsRepo, type ClaimedBatch } from './confirmation-claims.repo';
 import type { Jobs } from '../contracts/jobs';
-import type { WorkflowStarter } from '../outbox/workflow-starter';
+import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 
 export interface BatcherPass {
   batches: number;

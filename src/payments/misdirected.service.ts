@@ -4,7 +4,7 @@ import { isUniqueViolation, type Db } from '../db';
 import { ConflictError, NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { isUuid } from '../ids';
-import type { WorkflowStarter } from '../outbox/workflow-starter';
+import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { createInboundEventsRepo, type InboundEventRecord } from './inbound-events.repo';
 import type { PaymentCrediter } from './payment-credit';
 

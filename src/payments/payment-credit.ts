@@ -2,7 +2,7 @@ import type { AccountRecord } from '../accounts/accounts.access';
 import type { Trx } from '../db';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
-import { createOutboxRepo, type OutboxEntry } from '../outbox/outbox.repo';
+import { createOutboxRepo, type OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { PostingEngine } from '../ledger/posting-engine';
 import { paymentCredit } from '../ledger/postings';
 import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confirmation-claims.repo';

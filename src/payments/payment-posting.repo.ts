@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../outbox/outbox.repo';
+import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../workflow-starts/outbox.repo';
 import type { PostingEngine } from '../ledger/posting-engine';
 import { paymentCreditRow } from '../ledger/postings';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';

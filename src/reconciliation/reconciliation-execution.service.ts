@@ -2,7 +2,7 @@ import type { Config } from '../config';
 import { isUniqueViolation, type Db } from '../db';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
-import type { WorkflowStarter } from '../outbox/workflow-starter';
+import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';

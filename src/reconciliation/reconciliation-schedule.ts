@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { ensureIntervalSchedule } from '../outbox/interval-schedule';
+import { ensureIntervalSchedule } from '../workflow-starts/interval-schedule';
 import { type ReconciliationInput, reconciliationScheduleId } from '../contracts/reconciliation.contract';
 
 interface ReconciliationScheduleOptions {

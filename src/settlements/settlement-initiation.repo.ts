@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db';
-import { outboxPriority, type OutboxEntry } from '../outbox/outbox.repo';
+import { outboxPriority, type OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { PostingPlan } from '../ledger/ledger.types';
 import type { PostingEngine } from '../ledger/posting-engine';
 import { koboFromDb, type Kobo } from '../money';

@@ -5,8 +5,8 @@ import type { Logger } from '../logger';
 import type { RaiseSettlementFinding } from './settlement-findings';
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
 import type { Jobs } from '../contracts/jobs';
-import { startEach, type FailedRun, type RestartPlan } from '../outbox/workflow-restarts';
-import type { WorkflowStarter } from '../outbox/workflow-starter';
+import { startEach, type FailedRun, type RestartPlan } from '../workflow-starts/workflow-restarts';
+import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { merchantTxRefOfSettlement, settlementWorkflowId } from '../contracts/settlement.contract';
 
 /** The innermost message of a failed run (the activity's ApplicationFailure under the ActivityFailure), and its type. */

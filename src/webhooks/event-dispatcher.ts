@@ -3,8 +3,8 @@ import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import { createOutboundEvents } from '../events/outbound-events';
 import { createTenantEvents, eventEnvelopeBody } from '../events/tenant-events';
-import { createOutboxRepo, type OutboxEntry } from '../outbox/outbox.repo';
-import type { WorkflowStarter } from '../outbox/workflow-starter';
+import { createOutboxRepo, type OutboxEntry } from '../workflow-starts/outbox.repo';
+import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { createEndpointsRepo, type EndpointRecord } from './endpoints.repo';
 
 /** Events one pass dispatches. */

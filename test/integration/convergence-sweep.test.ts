@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { ensureSweepSchedule } from '../../src/outbox/sweep-schedule';
+import { ensureSweepSchedule } from '../../src/workflow-starts/sweep-schedule';
 import { provisionAccount, statement } from '../helpers/fixtures';
 import { startReceiver } from '../helpers/receiver';
 import { call, eventually } from '../helpers/http';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createOutboxRepo } from '../../src/outbox/outbox.repo';
-import { createWorkflowStarter } from '../../src/outbox/workflow-starter';
+import { createOutboxRepo } from '../../src/workflow-starts/outbox.repo';
+import { createWorkflowStarter } from '../../src/workflow-starts/workflow-starter';
 import { createLogger } from '../../src/logger';
 import { createConfirmationClaimsRepo } from '../../src/payments/confirmation-claims.repo';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';

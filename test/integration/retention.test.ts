@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ensureRetentionSchedule } from '../../src/outbox/retention-schedule';
+import { ensureRetentionSchedule } from '../../src/workflow-starts/retention-schedule';
 import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { dashboardUser, signIn } from '../helpers/session';

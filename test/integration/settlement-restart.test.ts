@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ensureSweepSchedule } from '../../src/outbox/sweep-schedule';
+import { ensureSweepSchedule } from '../../src/workflow-starts/sweep-schedule';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
 import { fundAccount, provisionAccount, statement } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createJobs } from '../../src/contracts/jobs';
 import { retrySettlementRun } from '../../src/settlements/settlement-restarts';
-import { ensureSweepSchedule } from '../../src/outbox/sweep-schedule';
+import { ensureSweepSchedule } from '../../src/workflow-starts/sweep-schedule';
 import { createSettlementWatchRepo } from '../../src/reconciliation/settlement-watch.repo';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';

@@ -5,7 +5,7 @@ import type { Logger } from '../logger';
 import type { WorkflowStartMetrics } from '../metrics/workflow-start.metrics';
 import { ACCOUNT_REF, ACCOUNT_REFS, MERCHANT_TX_REF, PROVIDER_TXN_REFS, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../contracts/search-attributes';
 import type { OutboxEntry, OutboxRepo } from './outbox.repo';
-import { createRateLimiter } from './rate-limiter';
+import { createRateLimiter } from './start-rate-limiter';
 import { START_POLICIES } from '../contracts/catalogue';
 import type { SweepResult } from '../contracts/sweep.contract';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createRateLimiter } from '../../src/outbox/rate-limiter';
+import { createRateLimiter } from '../../src/workflow-starts/start-rate-limiter';
 
 describe('workflow start rate limiter', () => {
   it('lets one second of tokens through at once, then refuses until time refills them', () => {
