@@ -8,7 +8,7 @@ import { paymentCredit } from '../ledger/postings';
 import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confirmation-claims.repo';
 import type { LedgerEntry, PostingPlan } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
-import { createOutboundEvents } from '../events/outbound-events';
+import { createWebhookDeliveries } from '../events/webhook-deliveries';
 import { paymentReceivedBody, recordPaymentCredit } from '../events/change-events';
 
 interface ReceivedPayment {
@@ -83,7 +83,7 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     });
     const scheduled: OutboxEntry[] = [];
     if (account.callbackUrl) {
-      await createOutboundEvents(trx).enqueue({
+      await createWebhookDeliveries(trx).enqueue({
         id: plan.delivery.id,
         eventId: plan.delivery.id,
         tenantId: account.tenantId,

@@ -4,7 +4,7 @@ import type { PostingEngine } from '../ledger/posting-engine';
 import { paymentCreditRow } from '../ledger/postings';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
-import { deliveriesOfCreditsCte } from '../events/outbound-events';
+import { deliveriesOfCreditsCte } from '../events/webhook-deliveries';
 import { paymentCreditEventsCte } from '../events/change-events';
 
 interface PostedPaymentAccount {

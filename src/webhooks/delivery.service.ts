@@ -4,7 +4,7 @@ import { decryptSecret } from '../crypto';
 import { encryptionContext, WEBHOOK_SECRET_COLUMN } from '../encryption/encrypted-columns';
 import type { Db, Trx } from '../db';
 import { createAuditLog } from '../audit/audit-log';
-import { createOutboundEvents } from '../events/outbound-events';
+import { createWebhookDeliveries } from '../events/webhook-deliveries';
 import { recordChange } from '../events/change-events';
 import { createDeliveriesRepo } from './deliveries.repo';
 import { createEndpointsRepo } from './endpoints.repo';
@@ -73,13 +73,13 @@ export function createWebhookDeliveryService(deps: { db: Db; config: DeliveryCon
         const endpoint = await endpoints.findById(delivery.endpointId);
         if (!endpoint || endpoint.deletedAt) {
           // Dispatched as the endpoint was being deleted: cancelled like the rest of its deliveries.
-          await createOutboundEvents(db).cancelEndpointDeliveries(delivery.endpointId);
+          await createWebhookDeliveries(db).cancelEndpointDeliveries(delivery.endpointId);
           throw new DeliveryCancelledError(deliveryId);
         }
         if (!endpoint.enabled) {
           // Disabled after the delivery was queued (by the tenant, or for failing): it receives nothing
           // more. Re-enabling does not revive it; recovering the endpoint's events re-sends them.
-          await createOutboundEvents(db).cancelDelivery(deliveryId, 'not sent: the endpoint is disabled');
+          await createWebhookDeliveries(db).cancelDelivery(deliveryId, 'not sent: the endpoint is disabled');
           throw new DeliveryCancelledError(deliveryId);
         }
         // The endpoint as it is now: a changed URL or a rotated secret applies to deliveries still under way.

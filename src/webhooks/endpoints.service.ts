@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import type { Jobs } from '../contracts/jobs';
 import type { Db, DbOrTrx } from '../db';
 import { NotFoundError } from '../errors';
-import { createOutboundEvents } from '../events/outbound-events';
+import { createWebhookDeliveries } from '../events/webhook-deliveries';
 import { createTenantEvents, eventEnvelopeBody, type RecoveryPosition } from '../events/tenant-events';
 import { isUuid, uuidv7 } from '../ids';
 import { assertCallbackUrlAllowed } from '../net/address-policy';
@@ -104,7 +104,7 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
       const endpoint = await find(actor.tenantId, id);
       return db.transaction(async (trx) => {
         // Deliveries before the endpoint: the order an attempt's record locks them in, so the two never deadlock.
-        const cancelled = await createOutboundEvents(trx).cancelEndpointDeliveries(endpoint.id);
+        const cancelled = await createWebhookDeliveries(trx).cancelEndpointDeliveries(endpoint.id);
         await createEndpointsRepo(trx).markDeleted(endpoint.id);
         await recordAudit(trx, actor, 'webhook_endpoint.deleted', endpoint.id, { url: endpoint.url, cancelled });
         return { cancelled };
@@ -152,7 +152,7 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
       await db.transaction(async (trx) => {
         for (const event of batch) {
           const deliveryId = uuidv7();
-          await createOutboundEvents(trx).enqueue({
+          await createWebhookDeliveries(trx).enqueue({
             id: deliveryId,
             eventId: event.id,
             tenantId: actor.tenantId,

@@ -1,7 +1,7 @@
 import type { Db } from '../db';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
-import { createOutboundEvents } from '../events/outbound-events';
+import { createWebhookDeliveries } from '../events/webhook-deliveries';
 import { createTenantEvents, eventEnvelopeBody } from '../events/tenant-events';
 import { createOutboxRepo, type OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
@@ -32,7 +32,7 @@ export function createEventDispatcher(deps: { db: Db; jobs: Jobs; starter: Workf
           const body = eventEnvelopeBody(event);
           for (const endpoint of subscribers.get(key)!) {
             const deliveryId = uuidv7();
-            await createOutboundEvents(trx).enqueue({
+            await createWebhookDeliveries(trx).enqueue({
               id: deliveryId,
               eventId: event.id,
               tenantId: event.tenantId,

@@ -12,7 +12,7 @@ import { createOutboxRepo } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { listProcessingErrors } from '../payments/inbound-events.access';
 import type { RateLimits } from '../rate-limits/rate-limits';
-import { createOutboundEvents } from '../events/outbound-events';
+import { createWebhookDeliveries } from '../events/webhook-deliveries';
 import { createEndpointsRepo } from './endpoints.repo';
 import { createDeliveriesRepo, type DeliveryAttemptRecord, type DeliveryRecord } from './deliveries.repo';
 
@@ -78,7 +78,7 @@ export function createWebhooksService(deps: {
       }
       const job = jobs.webhookDelivery({ deliveryId: replayId, tenantId, accountRef: target.accountRef });
       await db.transaction(async (trx) => {
-        await createOutboundEvents(trx).enqueue({
+        await createWebhookDeliveries(trx).enqueue({
           id: replayId,
           eventId: original.eventId,
           tenantId,

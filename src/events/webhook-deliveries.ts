@@ -6,7 +6,7 @@ import type { DbOrTrx } from '../db';
  * delivery workflow is the caller's job to queue (the webhook delivery contract builds it). Bodies come
  * from the event catalogue.
  */
-export interface OutboundDelivery {
+export interface NewWebhookDelivery {
   id: string;
   eventId: string;
   tenantId: string;
@@ -22,9 +22,9 @@ export interface OutboundDelivery {
   eventReceivedAt: Date;
 }
 
-export function createOutboundEvents(db: DbOrTrx) {
+export function createWebhookDeliveries(db: DbOrTrx) {
   return {
-    async enqueue(delivery: OutboundDelivery): Promise<void> {
+    async enqueue(delivery: NewWebhookDelivery): Promise<void> {
       await db('webhook_deliveries').insert({
         id: delivery.id,
         event_id: delivery.eventId,
