@@ -12,7 +12,7 @@ import type { customerSearchResponseSchema } from '../../src/customers/customers
 import type { customerSchema, kycReviewsResponseSchema } from '../../src/customers/customers.schemas';
 import type { holdReturnLookupResponseSchema, holdReturnResponseSchema, holdsQueueResponseSchema, tierLimitsResponseSchema } from '../../src/holds/holds.schemas';
 import type { booksBalancesResponseSchema, journalResponseSchema } from '../../src/books/books.schemas';
-import type { overviewSchema } from '../../src/dashboard/overview.schemas';
+import type { tenantSummarySchema } from '../../src/dashboard/tenant-summary.schemas';
 import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
 import type { misdirectedListResponseSchema, misdirectedPaymentSchema } from '../../src/payments/misdirected.schemas';
 import type {
@@ -34,7 +34,7 @@ type Out<T extends z.ZodType> = z.output<T>;
 
 export type { AuditAction, UserRole };
 export type SessionInfo = Out<typeof sessionInfoSchema>;
-export type Overview = Out<typeof overviewSchema>;
+export type Overview = Out<typeof tenantSummarySchema>;
 export type DashboardAccount = Out<typeof dashboardAccountSchema>;
 export type AccountSearch = Out<typeof accountSearchResponseSchema>;
 export type DeficitAccounts = Out<typeof deficitAccountsResponseSchema>;

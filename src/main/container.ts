@@ -18,7 +18,7 @@ import { customersRoutes } from '../customers/customers.routes';
 import { createCustomersService } from '../customers/customers.service';
 import { createIdentityClient } from '../customers/identity-client';
 import { createKycService } from '../customers/kyc.service';
-import { overviewRoutes } from '../dashboard/overview.routes';
+import { tenantSummaryRoutes } from '../dashboard/tenant-summary.routes';
 import { createKnex, type Db } from '../db';
 import { feesDashboardRoutes } from '../fees/fees.dashboard.routes';
 import { holdsRoutes } from '../holds/holds.routes';
@@ -267,7 +267,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
   return [
     ...tenantAdminRoutes({ auth: services.auth, users: services.tenantUsers, apiKeys: services.apiKeys, audit: services.audit, config }),
     ...passwordRoutes({ passwords: services.passwordChanges, limits: services.rateLimits }),
-    ...overviewRoutes({ db: services.db, limits: services.rateLimits }),
+    ...tenantSummaryRoutes({ db: services.db, limits: services.rateLimits }),
     ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config, limits: services.rateLimits }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
     ...booksDashboardRoutes({ books: services.books }),

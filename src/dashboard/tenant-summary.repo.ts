@@ -2,7 +2,7 @@ import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import { countUnreplayedDeadLetters } from '../webhooks/deliveries.access';
 
-/** Days on the overview are Lagos business days (WAT, no daylight saving). */
+/** Days in the tenant summary are Lagos business days (WAT, no daylight saving). */
 export const BUSINESS_TIME_ZONE = 'Africa/Lagos';
 const FLOW_DAYS = 30;
 const FAILED_SETTLEMENT_WINDOW_DAYS = 30;
@@ -32,8 +32,8 @@ interface AttentionCounts {
 
 const count = (row: { count?: string | number } | undefined): number => Number(row?.count ?? 0);
 
-/** The overview's aggregates; each is one query over an index of the tenant's rows. */
-export function createOverviewRepo(db: DbOrTrx) {
+/** The tenant summary's aggregates (balances, daily flows, what needs attention); each is one query over an index of the tenant's rows. */
+export function createTenantSummaryRepo(db: DbOrTrx) {
   return {
     async balances(tenantId: string): Promise<TenantBalances> {
       const row: { accounts: string; ledger: string | null; pending: string | null } = await db('virtual_accounts')

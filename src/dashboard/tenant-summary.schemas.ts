@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { moneySchema, timestampSchema } from '../http/schemas';
 
-export const overviewSchema = z.object({
+export const tenantSummarySchema = z.object({
   asOf: timestampSchema,
   timeZone: z.string(),
   balances: z.object({

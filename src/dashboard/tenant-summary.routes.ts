@@ -2,11 +2,11 @@ import type { Db } from '../db';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { formatKobo } from '../money';
-import { BUSINESS_TIME_ZONE, createOverviewRepo } from './overview.repo';
-import { overviewSchema } from './overview.schemas';
+import { BUSINESS_TIME_ZONE, createTenantSummaryRepo } from './tenant-summary.repo';
+import { tenantSummarySchema } from './tenant-summary.schemas';
 
-export function overviewRoutes(deps: { db: Db; limits: Pick<RateLimits, 'overview'> }): RouteDefinition[] {
-  const overview = createOverviewRepo(deps.db);
+export function tenantSummaryRoutes(deps: { db: Db; limits: Pick<RateLimits, 'overview'> }): RouteDefinition[] {
+  const summary = createTenantSummaryRepo(deps.db);
   return [
     defineRoute({
       method: 'get',
@@ -14,12 +14,12 @@ export function overviewRoutes(deps: { db: Db; limits: Pick<RateLimits, 'overvie
       summary: "The tenant's balances across accounts, 30 days of inflow and outflow, and what needs attention",
       tag: 'dashboard',
       auth: 'session',
-      responses: { 200: { description: 'The overview', schema: overviewSchema } },
+      responses: { 200: { description: 'The overview', schema: tenantSummarySchema } },
       errors: [429],
       handle: async ({ ctx }) => {
         const tenantId = userOf(ctx).tenantId;
         await deps.limits.overview.consume(tenantId);
-        const [balances, days, attention] = await Promise.all([overview.balances(tenantId), overview.dailyFlows(tenantId), overview.attention(tenantId)]);
+        const [balances, days, attention] = await Promise.all([summary.balances(tenantId), summary.dailyFlows(tenantId), summary.attention(tenantId)]);
         const today = days[days.length - 1]!;
         const sum = (pick: (day: (typeof days)[number]) => bigint) => days.reduce((total, day) => total + pick(day), 0n);
         return {
