@@ -41,7 +41,8 @@ const LAYERS = [
   { name: 'customers', units: { customers: ['src/customers/'] } },
   { name: 'accounts', units: { accounts: ['src/accounts/'] } },
   { name: 'holds', units: { holds: ['src/holds/'] } },
-  { name: 'money movement', siblingsApart: true, units: { payments: ['src/payments/'], settlements: ['src/settlements/'] } },
+  { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
+  { name: 'money movement', siblingsApart: true, units: { 'payment-ingest': ['src/payment-ingest/'], settlements: ['src/settlements/'] } },
   { name: 'oversight', siblingsApart: true, units: { reconciliation: ['src/reconciliation/'], webhooks: ['src/webhooks/'], retention: ['src/retention/'], books: ['src/books/'] } },
   { name: 'dashboard', units: { dashboard: ['src/dashboard/'] } },
   { name: 'activities', units: { activities: ['activities/'] } },
@@ -50,7 +51,7 @@ const LAYERS = [
 ];
 
 /** Domains own their tables: another domain goes through their services or their `*.access.ts` functions, never their repos. */
-const DOMAINS = ['audit', 'auth', 'fees', 'customers', 'accounts', 'holds', 'payments', 'settlements', 'reconciliation', 'webhooks', 'retention', 'books', 'dashboard'];
+const DOMAINS = ['audit', 'auth', 'fees', 'customers', 'accounts', 'holds', 'payment-confirmation', 'payment-ingest', 'settlements', 'reconciliation', 'webhooks', 'retention', 'books', 'dashboard'];
 
 /** A separate app (the provider's model), started only by src/main/. */
 const SANDBOX = 'src/sandbox/';

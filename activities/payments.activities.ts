@@ -1,4 +1,4 @@
-import type { BatchConfirmationService } from '../src/payments/batch-confirmation.service';
+import type { BatchConfirmationService } from '../src/payment-confirmation/batch-confirmation.service';
 import type { BatchRoundResult } from '../src/contracts/payment-confirmation.contract';
 
 /**

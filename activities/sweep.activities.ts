@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { BatchClaimReleaser } from '../src/payments/batch-claim-releases';
+import type { BatchClaimReleaser } from '../src/payment-confirmation/batch-claim-releases';
 import type { WorkflowRestarter } from '../src/workflow-starts/workflow-restarts';
 import type { WorkflowStarter } from '../src/workflow-starts/workflow-starter';
 import type { Logger } from '../src/logger';

@@ -14,7 +14,7 @@ import type { holdReturnLookupResponseSchema, holdReturnResponseSchema, holdsQue
 import type { booksBalancesResponseSchema, journalResponseSchema } from '../../src/books/books.schemas';
 import type { tenantSummarySchema } from '../../src/dashboard/tenant-summary.schemas';
 import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
-import type { misdirectedListResponseSchema, misdirectedPaymentSchema } from '../../src/payments/misdirected.schemas';
+import type { misdirectedListResponseSchema, misdirectedPaymentSchema } from '../../src/payment-ingest/misdirected.schemas';
 import type {
   dashboardRunDetailResponseSchema,
   exceptionDetailResponseSchema,

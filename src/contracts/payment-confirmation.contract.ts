@@ -6,7 +6,7 @@ import type { ProviderTxnLookup } from '../provider/provider-answers';
 
 /** The provider's answer a confirmation decides on, as workflows see it. */
 export type { ProviderTxnLookup };
-import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from './confirmation-batches';
+import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from './search-attributes';
 import type { WorkflowJob } from './workflow-job';
 
 /** One payment's memory across the lookups of its batch (and across continue-as-new). */

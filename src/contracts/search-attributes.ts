@@ -27,3 +27,20 @@ export interface WorkflowSearchAttributes {
   ProviderTxnRefs?: string[];
   AccountRefs?: string[];
 }
+
+/**
+ * Temporal caps one search attribute value at 2 KB by default (`limit.searchAttributeSizeOfValueLimit`):
+ * a keyword list a workflow carries stays within the budget below, measured as the JSON Temporal stores.
+ */
+/** Temporal's default limit of one search attribute value, in bytes. */
+export const SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES = 2_048;
+/** What a keyword list may use of it: the limit less a margin for the payload's own encoding. */
+export const SEARCH_ATTRIBUTE_BUDGET_BYTES = SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES - 48;
+
+/** The JSON size of a keyword list as Temporal stores it. */
+export function keywordListBytes(values: readonly string[]): number {
+  return new TextEncoder().encode(JSON.stringify(values)).length;
+}
+
+/** A keyword list's values, each once, in first-seen order. */
+export const distinct = (values: readonly string[]): string[] => [...new Set(values)];

@@ -29,8 +29,8 @@ import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
 import type { ReadinessCheck } from '../http/app';
 import type { RouteDefinition } from '../http/route';
-import { createBatchClaimReleaser } from '../payments/batch-claim-releases';
-import { createConfirmationBatcher } from '../payments/confirmation-batcher';
+import { createBatchClaimReleaser } from '../payment-confirmation/batch-claim-releases';
+import { createConfirmationBatcher } from '../payment-confirmation/confirmation-batcher';
 import { createJobs } from '../contracts/jobs';
 import { createOutboxRepo } from '../workflow-starts/outbox.repo';
 import { createReconciliationExceptionsRepo } from '../reconciliation/reconciliation-exceptions.repo';
@@ -47,12 +47,12 @@ import { createBooksService } from '../books/books.service';
 import type { Logger } from '../logger';
 import { createProcessMetrics, type ProcessMetrics } from '../metrics/process-metrics';
 import { listenForNotifications, type NotificationListener } from '../notification-listener';
-import { misdirectedRoutes } from '../payments/misdirected.routes';
-import { createMisdirectedService } from '../payments/misdirected.service';
-import { createPaymentCrediter } from '../payments/payment-credit';
-import { createBatchConfirmationService } from '../payments/batch-confirmation.service';
-import { createPaymentIngestService } from '../payments/payment-ingest.service';
-import { paymentsRoutes } from '../payments/payments.routes';
+import { misdirectedRoutes } from '../payment-ingest/misdirected.routes';
+import { createMisdirectedService } from '../payment-ingest/misdirected.service';
+import { createPaymentCrediter } from '../payment-ingest/payment-credit';
+import { createBatchConfirmationService } from '../payment-confirmation/batch-confirmation.service';
+import { createPaymentIngestService } from '../payment-ingest/payment-ingest.service';
+import { providerWebhookRoutes } from '../payment-ingest/provider-webhook.routes';
 import type { PaymentProvider } from '../provider/payment-provider';
 import { createProviderLanes } from '../provider/provider-lanes';
 import { createSpecProvider } from '../provider/spec-provider/spec-provider';
@@ -251,7 +251,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...statementRoutes({ statements: services.statements }),
     ...booksRoutes({ books: services.books }),
     ...settlementsRoutes({ settlements: services.settlements }),
-    ...paymentsRoutes({ ingest: services.ingest }),
+    ...providerWebhookRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
     ...endpointsRoutes({ endpoints: services.endpoints }),
     ...customersRoutes({ customers: services.customers, kyc: services.kyc }),

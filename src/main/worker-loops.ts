@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import type { ConfirmationBatcher } from '../payments/confirmation-batcher';
+import type { ConfirmationBatcher } from '../payment-confirmation/confirmation-batcher';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import type { EventDispatcher } from '../webhooks/event-dispatcher';
 

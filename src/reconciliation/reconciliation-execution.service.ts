@@ -6,7 +6,7 @@ import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
-import type { PaymentCrediter } from '../payments/payment-credit';
+import type { PaymentCrediter } from '../payment-ingest/payment-credit';
 import type { PaymentProvider } from '../provider/payment-provider';
 import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
 import { outcomeOf } from './findings';

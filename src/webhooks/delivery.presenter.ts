@@ -1,4 +1,4 @@
-import type { InboundEventRecord } from '../payments/inbound-events.access';
+import type { InboundEventRecord } from '../payment-ingest/inbound-events.access';
 import type { DeliveryAttemptRecord, DeliveryRecord } from './deliveries.repo';
 import type { DeliveryListItem } from './delivery-reads.repo';
 

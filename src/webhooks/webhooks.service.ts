@@ -10,7 +10,7 @@ import { isUuid, uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import { createOutboxRepo } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
-import { listProcessingErrors } from '../payments/inbound-events.access';
+import { listProcessingErrors } from '../payment-ingest/inbound-events.access';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { createWebhookDeliveries } from '../events/webhook-deliveries';
 import { createEndpointsRepo } from './endpoints.repo';

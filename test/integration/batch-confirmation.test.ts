@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createConfirmationBatcher } from '../../src/payments/confirmation-batcher';
+import { createConfirmationBatcher } from '../../src/payment-confirmation/confirmation-batcher';
 import { createJobs } from '../../src/contracts/jobs';
 import { createOutboxRepo } from '../../src/workflow-starts/outbox.repo';
 import { createWorkflowStarter } from '../../src/workflow-starts/workflow-starter';
 import { createLedgerVerificationRepo } from '../../src/ledger/ledger-verification.repo';
-import { createBatchConfirmationService } from '../../src/payments/batch-confirmation.service';
-import { createConfirmationClaimsRepo } from '../../src/payments/confirmation-claims.repo';
+import { createBatchConfirmationService } from '../../src/payment-confirmation/batch-confirmation.service';
+import { createConfirmationClaimsRepo } from '../../src/payment-confirmation/confirmation-claims.repo';
 import { NOT_KNOWN_IN_WINDOW } from '../../src/contracts/confirmation-rules';
 import { uuidv7 } from '../../src/ids';
 import { batchPaymentQuery, type BatchPaymentState } from '../../workflows/paymentConfirmationBatch.workflow';

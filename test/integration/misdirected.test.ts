@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../../src/ids';
-import { createInboundEventsRepo } from '../../src/payments/inbound-events.repo';
+import { createInboundEventsRepo } from '../../src/payment-ingest/inbound-events.repo';
 import { provisionAccount, statement, type ProvisionedAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { dashboardSession } from '../helpers/session';

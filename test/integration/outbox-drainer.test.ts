@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createOutboxRepo } from '../../src/workflow-starts/outbox.repo';
 import { createWorkflowStarter } from '../../src/workflow-starts/workflow-starter';
 import { createLogger } from '../../src/logger';
-import { createConfirmationClaimsRepo } from '../../src/payments/confirmation-claims.repo';
+import { createConfirmationClaimsRepo } from '../../src/payment-confirmation/confirmation-claims.repo';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { startReceiver } from '../helpers/receiver';

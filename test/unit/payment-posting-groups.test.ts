@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { createPaymentPostingGroups } from '../../src/payments/payment-posting-groups';
-import type { PaymentPostingResult, PaymentToPost } from '../../src/payments/payment-posting.repo';
+import { createPaymentPostingGroups } from '../../src/payment-ingest/payment-posting-groups';
+import type { PaymentPostingResult, PaymentToPost } from '../../src/payment-ingest/payment-posting.repo';
 
 const payment = (id: string, aliasRef = 'va_1'): PaymentToPost => ({ aliasRef, event: { id } as PaymentToPost['event'], plan: {} as PaymentToPost['plan'] });
 const posted = (id: string): PaymentPostingResult => ({ kind: 'duplicate', account: { id, tenantId: 't', accountRef: 'va', callbackUrl: null } });

@@ -4,7 +4,7 @@ import type { EntryStatus } from '../ledger/ledger.types';
 import type { PostingEngine } from '../ledger/posting-engine';
 import { paymentConfirmedEventsCte } from '../events/change-events';
 import { looseIndexScan } from '../loose-index-scan';
-import { cutBatches, type QueuedConfirmation } from '../contracts/confirmation-batches';
+import { cutBatches, type QueuedConfirmation } from './batch-cutting';
 import type { PaymentMemory } from '../contracts/confirmation-rules';
 
 /** A provisional credit queued for batched confirmation. */

@@ -1,5 +1,5 @@
 import { defineRoute, headerOf, type RouteDefinition } from '../http/route';
-import { webhookAckSchema } from './payments.schemas';
+import { webhookAckSchema } from './provider-webhook.schemas';
 import type { PaymentIngestService } from './payment-ingest.service';
 
 /**
@@ -8,7 +8,7 @@ import type { PaymentIngestService } from './payment-ingest.service';
  */
 const PROVIDER_EVENT_MAX_BYTES = 64 * 1024;
 
-export function paymentsRoutes(deps: { ingest: PaymentIngestService }): RouteDefinition[] {
+export function providerWebhookRoutes(deps: { ingest: PaymentIngestService }): RouteDefinition[] {
   const { ingest } = deps;
   return [
     defineRoute({

@@ -5,7 +5,7 @@ import type { Jobs } from '../contracts/jobs';
 import { createOutboxRepo, type OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { PostingEngine } from '../ledger/posting-engine';
 import { paymentCredit } from '../ledger/postings';
-import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confirmation-claims.repo';
+import { queueForConfirmation, type ConfirmationRequest } from '../payment-confirmation/confirmation-queue.access';
 import type { LedgerEntry, PostingPlan } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
 import { createWebhookDeliveries } from '../events/webhook-deliveries';
@@ -72,7 +72,7 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
   ): Promise<{ entry: LedgerEntry; jobs: OutboxEntry[] }> {
     const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
     const entry = await postingEngine.creditPayment(trx, account.id, plan.posting);
-    await createConfirmationClaimsRepo(trx).enqueue([{ ...plan.confirmation, postedAt: entry.createdAt }]);
+    await queueForConfirmation(trx, [{ ...plan.confirmation, postedAt: entry.createdAt }]);
     await recordPaymentCredit(trx, {
       accountId: account.id,
       entryId: entry.id,

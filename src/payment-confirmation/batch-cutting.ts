@@ -1,3 +1,4 @@
+import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from '../contracts/search-attributes';
 /**
  * How queued confirmations are cut into batches. Pure: no I/O.
  *
@@ -8,25 +9,12 @@
  * payments, which keeps a round's history events (one marker with every payment's result) small.
  */
 
-/** Temporal's default limit of one search attribute value, in bytes. */
-export const SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES = 2_048;
-/** What a batch may use of it: the limit less a margin for the payload's own encoding. */
-export const SEARCH_ATTRIBUTE_BUDGET_BYTES = SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES - 48;
-
 export interface QueuedConfirmation {
   entryId: string;
   tenantId: string;
   accountRef: string;
   providerTxnRef: string;
 }
-
-/** The JSON size of a keyword list as Temporal stores it. */
-export function keywordListBytes(values: readonly string[]): number {
-  return new TextEncoder().encode(JSON.stringify(values)).length;
-}
-
-/** A keyword list's values, each once, in first-seen order. */
-export const distinct = (values: readonly string[]): string[] => [...new Set(values)];
 
 /**
  * Batches of one tenant each, the tenants taking turns: every tenant's first batch (in the order the
