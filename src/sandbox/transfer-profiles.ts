@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import { baseReference } from './attempt-references';
+import { TRANSFER_ENDINGS } from './magic-values';
 
 /**
  * How the simulated provider treats one transfer: the real provider's good and bad days. A profile is
@@ -103,41 +104,41 @@ function magicTransferProfile(accountNumber: string, config: Pick<Config, 'SANDB
   const slow = config.SANDBOX_PROCESSING_TIME;
   const suffix = accountNumber.slice(-4);
   switch (suffix) {
-    case '1111':
+    case TRANSFER_ENDINGS.failsEverySubmission:
       return { final: 'PAYMENT_FAILED' };
-    case '2222':
+    case TRANSFER_ENDINGS.failsTwiceThenSucceeds:
       return { failFirstSubmissions: 2 };
-    case '3333':
+    case TRANSFER_ENDINGS.refundedAfterSuccess:
       return { refundAfterSuccess: true };
-    case '4444':
+    case TRANSFER_ENDINGS.submitTimesOut:
       return { submitAnswer: 'timeout' };
-    case '5555':
+    case TRANSFER_ENDINGS.processingThenSucceeds:
       return { processingMs: slow };
-    case '6666':
+    case TRANSFER_ENDINGS.hiddenAfterTimeout:
       return { submitAnswer: 'timeout', lookupLagMs: slow, duplicateReference: 'conflict', processingMs: 0 };
-    case '7777':
+    case TRANSFER_ENDINGS.stuckProcessing:
       return { processingMs: STUCK_PROCESSING_MS };
-    case '8888':
+    case TRANSFER_ENDINGS.failedAttemptRefunded:
       return { failFirstSubmissions: 1, refundAfterFailure: true };
-    case '0909':
+    case TRANSFER_ENDINGS.pendingCode:
       return { submitAnswer: 'pending_code', processingMs: 0 };
-    case '4091':
+    case TRANSFER_ENDINGS.falseDuplicateOnce:
       return { falseDuplicates: 1, processingMs: 0 };
-    case '4099':
+    case TRANSFER_ENDINGS.alwaysFalseDuplicate:
       return { falseDuplicates: NEVER_TAKEN };
-    case '4040':
+    case TRANSFER_ENDINGS.errorAfterRecording:
       return { submitAnswer: 'error_after_recording', hiddenLookups: 1, processingMs: 0 };
-    case '9696':
+    case TRANSFER_ENDINGS.hiddenPastGrace:
       return { submitAnswer: 'error_after_recording', lookupLagMs: LONG_LOOKUP_LAG_FACTOR * slow, processingMs: 0 };
-    case '4290':
+    case TRANSFER_ENDINGS.throttled:
       return { outage: { answer: '429', durationMs: slow, retryAfterSeconds: 1 } };
-    case '5030':
+    case TRANSFER_ENDINGS.unavailable:
       return { outage: { answer: '503', durationMs: slow, retryAfterSeconds: 0 } };
-    case '5020':
+    case TRANSFER_ENDINGS.gatewayPage:
       return { outage: { answer: 'html', durationMs: slow, retryAfterSeconds: 0 } };
-    case '3030':
+    case TRANSFER_ENDINGS.refundedWhileLookupShowsSuccess:
       return { refundAfterSuccess: true, refundLookupLagMs: slow };
-    case '3300':
+    case TRANSFER_ENDINGS.refundedWithWebhooksOutOfOrder:
       return { refundAfterSuccess: true, webhooks: 'duplicated_out_of_order' };
     default:
       return {};

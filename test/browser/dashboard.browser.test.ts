@@ -15,6 +15,7 @@ import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import { artifactsDir, assertAccessible, DESKTOP, horizontalOverflow, launchChromium, limitToTheRunningTest, newContext, PHONE, screenshot, settled, watchForErrors } from './browser';
+import { unverifiedNin } from '../helpers/sandbox-values';
 
 const PAYMENTS = 105;
 const PAYMENT_NAIRA = 1000;
@@ -150,7 +151,7 @@ describe('dashboard in a browser', function () {
     await spendThenReverseProvisionalCredit(inDeficit);
     const kycAccount = (await call(sys.apiUrl, 'GET', `/v1/accounts/${kyc.AccountRef}`, { apiKey: tenant.apiKey })).body;
     kycCustomer = { id: kycAccount.CustomerID, name: 'Bayo Ogunleye' };
-    const submitted = await call(sys.apiUrl, 'POST', `/v1/customers/${kycCustomer.id}/kyc`, { apiKey: tenant.apiKey, body: { nin: '12345678999' } });
+    const submitted = await call(sys.apiUrl, 'POST', `/v1/customers/${kycCustomer.id}/kyc`, { apiKey: tenant.apiKey, body: { nin: unverifiedNin('123456789') } });
     assert.equal(submitted.body.KYCStatus, 'pending_review');
 
     for (let sent = 0; sent < PAYMENTS; sent += 15) {

@@ -5,6 +5,7 @@ import { call, eventually } from '../helpers/http';
 import { system } from './system';
 import { cliTenant, provision, statementLines, type E2eTenant } from './tenant';
 import { settlementWorkflowId } from '../../src/contracts/settlement.contract';
+import { magicAccountNumber } from '../helpers/sandbox-values';
 
 interface Case {
   accountNumber: string;
@@ -23,18 +24,18 @@ const debitReversed = [
 
 const CASES: Case[] = [
   { accountNumber: '0123456789', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
-  { accountNumber: '0000001111', status: 'failed', attempts: 5, payouts: 0, entries: debitReversed },
-  { accountNumber: '0000002222', status: 'success', attempts: 3, payouts: 1, entries: debitConfirmed },
-  { accountNumber: '0000003333', status: 'refunded', attempts: 1, payouts: 1, entries: debitReversed },
-  { accountNumber: '0000004444', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
-  { accountNumber: '0000005555', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  { accountNumber: magicAccountNumber('failsEverySubmission', '000000'), status: 'failed', attempts: 5, payouts: 0, entries: debitReversed },
+  { accountNumber: magicAccountNumber('failsTwiceThenSucceeds', '000000'), status: 'success', attempts: 3, payouts: 1, entries: debitConfirmed },
+  { accountNumber: magicAccountNumber('refundedAfterSuccess', '000000'), status: 'refunded', attempts: 1, payouts: 1, entries: debitReversed },
+  { accountNumber: magicAccountNumber('submitTimesOut', '000000'), status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  { accountNumber: magicAccountNumber('processingThenSucceeds', '000000'), status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
   // The provider's bad days: a timeout + lookup lag + 409 duplicate, a pending code, an unexplained 400,
   // a refund of the failed first attempt, a refund webhook ahead of the lookup.
-  { accountNumber: '0000006666', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
-  { accountNumber: '0000000909', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
-  { accountNumber: '0000004040', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
-  { accountNumber: '0000008888', status: 'success', attempts: 2, payouts: 1, entries: debitConfirmed },
-  { accountNumber: '0000003030', status: 'refunded', attempts: 1, payouts: 1, entries: debitReversed },
+  { accountNumber: magicAccountNumber('hiddenAfterTimeout', '000000'), status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  { accountNumber: magicAccountNumber('pendingCode', '000000'), status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  { accountNumber: magicAccountNumber('errorAfterRecording', '000000'), status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  { accountNumber: magicAccountNumber('failedAttemptRefunded', '000000'), status: 'success', attempts: 2, payouts: 1, entries: debitConfirmed },
+  { accountNumber: magicAccountNumber('refundedWhileLookupShowsSuccess', '000000'), status: 'refunded', attempts: 1, payouts: 1, entries: debitReversed },
 ];
 
 describe('e2e: settlements to the sandbox magic account numbers', () => {

@@ -3,6 +3,7 @@ import { cliTenant, provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { assertLedgerVerifies, balanceOf, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, settle, transferInStatus } from './scenario-steps';
+import { magicAccountNumber } from '../helpers/sandbox-values';
 
 interface SettlementCase {
   accountNumber: string;
@@ -14,11 +15,11 @@ interface SettlementCase {
 /** The sandbox's magic destinations and a plain one; injected faults must not change any outcome. */
 const CASES: SettlementCase[] = [
   { accountNumber: '0123456789', status: 'success', attempts: 1, payouts: 1 },
-  { accountNumber: '0000001111', status: 'failed', attempts: 5, payouts: 0 },
-  { accountNumber: '0000002222', status: 'success', attempts: 3, payouts: 1 },
-  { accountNumber: '0000003333', status: 'refunded', attempts: 1, payouts: 1 },
-  { accountNumber: '0000004444', status: 'success', attempts: 1, payouts: 1 },
-  { accountNumber: '0000005555', status: 'success', attempts: 1, payouts: 1 },
+  { accountNumber: magicAccountNumber('failsEverySubmission', '000000'), status: 'failed', attempts: 5, payouts: 0 },
+  { accountNumber: magicAccountNumber('failsTwiceThenSucceeds', '000000'), status: 'success', attempts: 3, payouts: 1 },
+  { accountNumber: magicAccountNumber('refundedAfterSuccess', '000000'), status: 'refunded', attempts: 1, payouts: 1 },
+  { accountNumber: magicAccountNumber('submitTimesOut', '000000'), status: 'success', attempts: 1, payouts: 1 },
+  { accountNumber: magicAccountNumber('processingThenSucceeds', '000000'), status: 'success', attempts: 1, payouts: 1 },
 ];
 
 const PAYMENTS = 6;

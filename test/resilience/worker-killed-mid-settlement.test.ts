@@ -4,6 +4,7 @@ import { eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { assertLedgerVerifies, balanceOf, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, settle, transferInStatus, waitUntilWorkflowIdles } from './scenario-steps';
 import { settlementWorkflowId } from '../../src/contracts/settlement.contract';
+import { magicAccountNumber } from '../helpers/sandbox-values';
 
 describe('resilience: the worker killed (SIGKILL) in the middle of settlements', () => {
   let sys: RunningSystem | undefined;
@@ -20,8 +21,8 @@ describe('resilience: the worker killed (SIGKILL) in the middle of settlements',
     const { apiKey } = await cliTenant(running, 'Resilience worker kill');
     const [processingAccount, retryingAccount] = await Promise.all([fundedAccount(running, apiKey), fundedAccount(running, apiKey)]);
 
-    const processing = await settle(running, apiKey, processingAccount.AccountRef, '0000005555');
-    const retrying = await settle(running, apiKey, retryingAccount.AccountRef, '0000002222');
+    const processing = await settle(running, apiKey, processingAccount.AccountRef, magicAccountNumber('processingThenSucceeds', '000000'));
+    const retrying = await settle(running, apiKey, retryingAccount.AccountRef, magicAccountNumber('failsTwiceThenSucceeds', '000000'));
     // 5555: PROCESSING at the provider, the workflow waiting for news. 2222: its first attempt has failed and
     // the workflow sleeps before the second.
     await waitUntilWorkflowIdles(

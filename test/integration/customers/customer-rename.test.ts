@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { provisionAccount } from '../../helpers/fixtures';
 import { call } from '../../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import { unavailableNin } from '../../helpers/sandbox-values';
 
 /** The sandbox's identity service verifies this NIN at once (tier 2); the other leaves it for review. */
 const VERIFIED_NIN = '12345678901';
-const UNAVAILABLE_NIN = '00012345678';
+const UNAVAILABLE_NIN = unavailableNin('12345678');
 
 describe('renaming a customer after KYC', () => {
   let stack: Stack;

@@ -10,11 +10,12 @@ import { provisionAccount, statement } from '../../helpers/fixtures';
 import { call } from '../../helpers/http';
 import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import { unavailableNin, unverifiedNin } from '../../helpers/sandbox-values';
 
 const CUSTOMER_FIELDS = ['BVNLast4', 'CreatedAt', 'ExternalRef', 'ID', 'KYCStatus', 'KYCTier', 'NINLast4', 'Name', 'Status', 'TenantID', 'UpdatedAt'];
 const VERIFIED_NIN = '12345678901';
-const UNAVAILABLE_NIN = '00012345678';
-const NOT_VERIFIED_NIN = '12345678999';
+const UNAVAILABLE_NIN = unavailableNin('12345678');
+const NOT_VERIFIED_NIN = unverifiedNin('123456789');
 
 describe('customers and KYC', () => {
   let stack: Stack;

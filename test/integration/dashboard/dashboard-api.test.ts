@@ -8,6 +8,7 @@ import { dashboardUser, signIn, type DashboardUser } from '../../helpers/session
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { roleAllows, USER_ROLES } from '../../../src/http/roles';
 import { accountHolderName } from '../../../src/sandbox/names';
+import { unverifiedNin } from '../../helpers/sandbox-values';
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 /** The sandbox provider's name for DESTINATION, as a name lookup shows it to the operator. */
@@ -435,7 +436,7 @@ describe('dashboard API (/auth session routes)', () => {
   describe('audit log', () => {
     it('records KYC decisions, suspensions, misdirected assignments, webhook secrets and sign-ins with who and when, newest first', async () => {
       const account = await provisionAccount(stack, tenant.apiKey);
-      const kyc = await call(stack.apiUrl, 'POST', `/v1/customers/${account.CustomerID}/kyc`, { apiKey: tenant.apiKey, body: { nin: '12345678999' } });
+      const kyc = await call(stack.apiUrl, 'POST', `/v1/customers/${account.CustomerID}/kyc`, { apiKey: tenant.apiKey, body: { nin: unverifiedNin('123456789') } });
       assert.equal(kyc.body.KYCStatus, 'pending_review');
       assert.equal((await as(operator, 'POST', `/auth/customers/${account.CustomerID}/kyc/approve`)).status, 200);
       assert.equal((await as(operator, 'POST', `/auth/customers/${account.CustomerID}/suspend`)).status, 200);

@@ -7,6 +7,7 @@ import { paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAcco
 import { call, eventually } from '../../helpers/http';
 import { dashboardUser, type DashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import { magicAccountNumber } from '../../helpers/sandbox-values';
 
 const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
 
@@ -210,7 +211,7 @@ describe('returning held money to the sender', () => {
   });
 
   it('answers 422 when the provider has no such account, and 502 when its name enquiry is down, debiting and releasing nothing', async () => {
-    const missing = await heldCredit({ accountNumber: '0000009999', bankName: 'Zenith Bank', name: 'TOLU ADEWALE' });
+    const missing = await heldCredit({ accountNumber: magicAccountNumber('nameNotFound', '000000'), bankName: 'Zenith Bank', name: 'TOLU ADEWALE' });
     const notFound = await returnHeld(missing.entryId, {});
     assert.equal(notFound.status, 422, notFound.text);
     assert.equal(notFound.body.code, 'payer_account_not_found');
@@ -239,7 +240,7 @@ describe('returning held money to the sender', () => {
   });
 
   it('holds the money again when the return’s payout fails for good', async () => {
-    const { account, entryId } = await heldCredit({ accountNumber: '0000001111', bankName: 'Zenith Bank' });
+    const { account, entryId } = await heldCredit({ accountNumber: magicAccountNumber('failsEverySubmission', '000000'), bankName: 'Zenith Bank' });
     const returned = await returnHeld(entryId, {});
     assert.equal(returned.status, 202, returned.text);
     await transferEnds(returned.body.merchantTxRef, 'failed');

@@ -12,6 +12,7 @@ import { createProviderClient } from '../../../src/provider/spec-provider/provid
 import type { ProviderClient } from '../../../src/provider/spec-provider/spec-provider.types';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/app';
 import { runnableDeadline } from '../../helpers/deadline';
+import { magicAccountNumber, unavailableNin, unverifiedNin } from '../../helpers/sandbox-values';
 
 const SIGNING_SECRET = 'sk_test_sandbox_signing_secret_0001';
 const PROVIDER_TIMEOUT_MS = 400;
@@ -379,9 +380,9 @@ describe('provider client against the sandbox (real HTTP)', () => {
     });
 
     it('answers "not found" (null) for an account number ending 9999', async () => {
-      assert.equal(await client.lookupAccount({ accountNumber: '0123459999', bankCode: '058' }), null);
+      assert.equal(await client.lookupAccount({ accountNumber: magicAccountNumber('nameNotFound'), bankCode: '058' }), null);
       const raw = await http<ErrorBody>(sandboxUrl, 'POST', '/v1/transfers/bank/lookup', {
-        body: { accountNumber: '0123459999', bankCode: '058' },
+        body: { accountNumber: magicAccountNumber('nameNotFound'), bankCode: '058' },
         headers: { authorization: `Bearer ${[...sandbox.state.tokens.keys()][0]}`, accountId: 'acct' },
       });
       assert.deepEqual(raw, { status: 404, body: { code: '01', description: 'account not found' } });
@@ -659,7 +660,7 @@ describe('provider client against the sandbox (real HTTP)', () => {
     it('1111: every submission is accepted then fails at the first status check', async () => {
       const merchantTxRef = uniqueRef('fail');
       for (const attempt of [1, 2, 3]) {
-        assert.equal((await settleOnce('0123451111', `${merchantTxRef}-${attempt}`))?.status, 'PAYMENT_FAILED', `attempt ${attempt}`);
+        assert.equal((await settleOnce(magicAccountNumber('failsEverySubmission'), `${merchantTxRef}-${attempt}`))?.status, 'PAYMENT_FAILED', `attempt ${attempt}`);
       }
       const view = await transfersOf(merchantTxRef);
       assert.equal(view.submissions.length, 3);
@@ -676,16 +677,16 @@ describe('provider client against the sandbox (real HTTP)', () => {
     it('2222: the first two submissions of a base reference fail, the third succeeds', async () => {
       const merchantTxRef = uniqueRef('third');
       const statuses = [];
-      for (const attempt of [1, 2, 3]) statuses.push((await settleOnce('0123452222', `${merchantTxRef}-${attempt}`))?.status);
+      for (const attempt of [1, 2, 3]) statuses.push((await settleOnce(magicAccountNumber('failsTwiceThenSucceeds'), `${merchantTxRef}-${attempt}`))?.status);
       assert.deepEqual(statuses, ['PAYMENT_FAILED', 'PAYMENT_FAILED', 'SUCCESS']);
       assert.equal((await transfersOf(merchantTxRef)).payouts, 1);
       // Counting is per base reference: another settlement starts again from its first submission.
-      assert.equal((await settleOnce('0123452222', `${uniqueRef('third')}-1`))?.status, 'PAYMENT_FAILED');
+      assert.equal((await settleOnce(magicAccountNumber('failsTwiceThenSucceeds'), `${uniqueRef('third')}-1`))?.status, 'PAYMENT_FAILED');
     });
 
     it('3333: succeeds, then is refunded after SANDBOX_REFUND_DELAY and still counts as a payout', async () => {
       const merchantTxRef = uniqueRef('refund');
-      assert.equal((await settleOnce('0123453333', `${merchantTxRef}-1`))?.status, 'SUCCESS');
+      assert.equal((await settleOnce(magicAccountNumber('refundedAfterSuccess'), `${merchantTxRef}-1`))?.status, 'SUCCESS');
       assert.equal((await client.getTransaction(`${merchantTxRef}-1`))?.status, 'SUCCESS');
       const refund = await receiver.waitFor((w) => w.payload.event_type === 'payout_refund');
       assert.ok(verifies(refund));
@@ -703,7 +704,7 @@ describe('provider client against the sandbox (real HTTP)', () => {
     it('4444: the submit times out (ProviderUnavailableError) although the transfer exists and succeeds', async () => {
       const merchantTxRef = uniqueRef('held');
       const started = Date.now();
-      await assert.rejects(transfer('0123454444', `${merchantTxRef}-1`), (error: unknown) => {
+      await assert.rejects(transfer(magicAccountNumber('submitTimesOut'), `${merchantTxRef}-1`), (error: unknown) => {
         isUnavailable(error);
         assert.match((error as Error).message, /timed out/);
         return true;
@@ -714,7 +715,7 @@ describe('provider client against the sandbox (real HTTP)', () => {
       const view = await transfersOf(merchantTxRef);
       assert.equal(view.submissions.length, 1, 'the provider recorded the transfer');
       // Retrying the same attempt reference finds the transfer instead of paying twice.
-      const retried = await transfer('0123454444', `${merchantTxRef}-1`);
+      const retried = await transfer(magicAccountNumber('submitTimesOut'), `${merchantTxRef}-1`);
       assert.equal(retried.id, view.submissions[0]?.id);
       assert.equal((await client.getTransaction(`${merchantTxRef}-1`))?.status, 'SUCCESS');
       assert.equal((await transfersOf(merchantTxRef)).payouts, 1);
@@ -722,7 +723,7 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
     it('5555: PROCESSING for SANDBOX_PROCESSING_TIME, then SUCCESS with a payout_success webhook', async () => {
       const merchantTxRef = uniqueRef('slow');
-      assert.equal((await settleOnce('0123455555', `${merchantTxRef}-1`))?.status, 'PROCESSING');
+      assert.equal((await settleOnce(magicAccountNumber('processingThenSucceeds'), `${merchantTxRef}-1`))?.status, 'PROCESSING');
       assert.equal((await client.getTransaction(`${merchantTxRef}-1`))?.status, 'PROCESSING');
       assert.equal((await transfersOf(merchantTxRef)).payouts, 0);
       const webhook = await receiver.waitFor((w) => w.payload.event_type === 'payout_success');
@@ -761,9 +762,9 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
     it('6666: the submit times out, the transfer is "not found" during its lookup lag, and a repeated reference is answered 409', async () => {
       const ref = `${uniqueRef('dup409')}-1`;
-      await assert.rejects(transfer('0123456666', ref), isUnavailable);
+      await assert.rejects(transfer(magicAccountNumber('hiddenAfterTimeout'), ref), isUnavailable);
       assert.equal(await lookup(ref), null, 'lookup lag: not found although accepted');
-      await assert.rejects(transfer('0123456666', ref), isRejected(409, '409', 'duplicate merchantTxRef'));
+      await assert.rejects(transfer(magicAccountNumber('hiddenAfterTimeout'), ref), isRejected(409, '409', 'duplicate merchantTxRef'));
       await sleep(PROCESSING_TIME_MS + 50);
       assert.equal((await lookup(ref))?.status, 'SUCCESS');
       const view = await transfersOf(ref.replace(/-1$/, ''));
@@ -783,13 +784,13 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
     it('0909: the submit answers HTTP 200 with the pending code 09; the transfer exists and succeeds', async () => {
       const ref = `${uniqueRef('pending')}-1`;
-      await assert.rejects(transfer('0123450909', ref), isRejected(200, '09', 'request processing in progress'));
+      await assert.rejects(transfer(magicAccountNumber('pendingCode'), ref), isRejected(200, '09', 'request processing in progress'));
       assert.equal((await lookup(ref))?.status, 'SUCCESS');
     });
 
     it('4040: an unexplained 400 although recorded; the first lookup says not found, then it has succeeded', async () => {
       const ref = `${uniqueRef('err400')}-1`;
-      await assert.rejects(transfer('0123454040', ref), isRejected(400, '96', 'system malfunction'));
+      await assert.rejects(transfer(magicAccountNumber('errorAfterRecording'), ref), isRejected(400, '96', 'system malfunction'));
       assert.equal(await lookup(ref), null);
       assert.equal((await lookup(ref))?.status, 'SUCCESS');
       assert.equal((await transfersOf(ref.replace(/-1$/, ''))).payouts, 1);
@@ -797,7 +798,7 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
     it('7777: PROCESSING (for days) until the control route settles it', async () => {
       const ref = `${uniqueRef('stuck')}-1`;
-      await transfer('0123457777', ref);
+      await transfer(magicAccountNumber('stuckProcessing'), ref);
       await sleep(PROCESSING_TIME_MS + 50);
       assert.equal((await lookup(ref))?.status, 'PROCESSING');
       assert.equal((await control('POST', `/sandbox/transfers/${ref}/settle`, { status: 'SUCCESS' })).status, 200);
@@ -811,7 +812,7 @@ describe('provider client against the sandbox (real HTTP)', () => {
       assert.equal((await settleOnce8888(base)).status, 'PAYMENT_FAILED');
       await receiver.waitFor((w) => w.payload.event_type === 'payout_refund' && w.payload.data.transaction.merchantTxRef === `${base}-1`);
       assert.equal((await lookup(`${base}-1`))?.status, 'REFUND');
-      await transfer('0123458888', `${base}-2`);
+      await transfer(magicAccountNumber('failedAttemptRefunded'), `${base}-2`);
       assert.equal((await lookup(`${base}-2`))?.status, 'SUCCESS');
       const view = await transfersOf(base);
       assert.deepEqual([view.payouts, view.standingPayouts], [1, 1]);
@@ -825,13 +826,13 @@ describe('provider client against the sandbox (real HTTP)', () => {
     });
 
     async function settleOnce8888(base: string) {
-      await transfer('0123458888', `${base}-1`);
+      await transfer(magicAccountNumber('failedAttemptRefunded'), `${base}-1`);
       return (await lookup(`${base}-1`))!;
     }
 
     it('3030: payout_refund arrives while the lookup still shows SUCCESS', async () => {
       const ref = `${uniqueRef('refundlag')}-1`;
-      await transfer('0123453030', ref);
+      await transfer(magicAccountNumber('refundedWhileLookupShowsSuccess'), ref);
       assert.equal((await lookup(ref))?.status, 'SUCCESS');
       await receiver.waitFor((w) => w.payload.event_type === 'payout_refund' && w.payload.data.transaction.merchantTxRef === ref);
       assert.equal((await lookup(ref))?.status, 'SUCCESS', 'the lookup lags behind the webhook');
@@ -843,7 +844,7 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
     it('3300: payout webhooks come twice each, with new request ids, and payout_success after payout_refund', async () => {
       const ref = `${uniqueRef('outoforder')}-1`;
-      await transfer('0123453300', ref);
+      await transfer(magicAccountNumber('refundedWithWebhooksOutOfOrder'), ref);
       assert.equal((await lookup(ref))?.status, 'SUCCESS');
       await receiver.waitFor(() => receiver.received.filter((w) => w.payload.data.transaction.merchantTxRef === ref).length === 4);
       const mine = receiver.received.filter((w) => w.payload.data.transaction.merchantTxRef === ref);
@@ -857,9 +858,9 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
     it('4290 / 5030 / 5020: every call about the transfer, and the name lookup, fails for SANDBOX_PROCESSING_TIME', async () => {
       const cases = [
-        ['0123454290', (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 1_000],
-        ['0123455030', (error: unknown) => isUnavailable(error) && /HTTP 503/.test((error as Error).message)],
-        ['0123455020', (error: unknown) => isUnavailable(error) && /HTTP 502/.test((error as Error).message)],
+        [magicAccountNumber('throttled'), (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 1_000],
+        [magicAccountNumber('unavailable'), (error: unknown) => isUnavailable(error) && /HTTP 503/.test((error as Error).message)],
+        [magicAccountNumber('gatewayPage'), (error: unknown) => isUnavailable(error) && /HTTP 502/.test((error as Error).message)],
       ] as const;
       for (const [accountNumber, expected] of cases) {
         const ref = `${uniqueRef('outage')}-1`;
@@ -870,8 +871,8 @@ describe('provider client against the sandbox (real HTTP)', () => {
       }
       await sleep(PROCESSING_TIME_MS + 50);
       const ref = `${uniqueRef('after')}-1`;
-      assert.equal((await client.lookupAccount({ accountNumber: '0123454290', bankCode: '058' }))?.accountNumber, '0123454290');
-      await assert.rejects(transfer('0123454290', ref), isUnavailable, 'a new base reference opens its own outage window');
+      assert.equal((await client.lookupAccount({ accountNumber: magicAccountNumber('throttled'), bankCode: '058' }))?.accountNumber, magicAccountNumber('throttled'));
+      await assert.rejects(transfer(magicAccountNumber('throttled'), ref), isUnavailable, 'a new base reference opens its own outage window');
     });
 
     it('a lookup-lag profile for a destination, and the call log per base reference', async () => {
@@ -931,11 +932,11 @@ describe('provider client against the sandbox (real HTTP)', () => {
     });
 
     it('does not verify a NIN ending 99', async () => {
-      assert.deepEqual(await check('12345678999'), { status: 200, body: { verified: false } });
+      assert.deepEqual(await check(unverifiedNin('123456789')), { status: 200, body: { verified: false } });
     });
 
     it('is unavailable (503) for a NIN starting 000, even when it ends 99', async () => {
-      for (const nin of ['00012345678', '00012345699']) {
+      for (const nin of [unavailableNin('12345678'), unavailableNin(unverifiedNin('123456'))]) {
         const { status, body } = await check(nin);
         assert.equal(status, 503, nin);
         assert.equal(body.code, '503');
@@ -1167,11 +1168,11 @@ describe('provider client against the sandbox (real HTTP)', () => {
         const chattyClient = createProviderClient(loadConfig({ ...env, PROVIDER_BASE_URL: url, PROVIDER_CLIENT_SECRET: 'client-secret-do-not-log' }), logger);
         await chattyClient.createVirtualAccount({ accountRef: 'logged', accountName: 'Ada', bvn: '22298765432' });
         await http(url, 'POST', '/identity/nin', { body: { nin: '12312312312', name: 'Ada' } });
-        await http(url, 'POST', '/identity/nin', { body: { nin: '00012312312', name: 'Ada' } });
+        await http(url, 'POST', '/identity/nin', { body: { nin: unavailableNin('12312312'), name: 'Ada' } });
         const tokens = [...chatty.state.tokens.keys()];
         assert.ok(tokens.length > 0 && lines.length > 0);
         const logText = lines.join('');
-        for (const secret of ['22298765432', '12312312312', '00012312312', 'client-secret-do-not-log', SIGNING_SECRET, ...tokens]) {
+        for (const secret of ['22298765432', '12312312312', unavailableNin('12312312'), 'client-secret-do-not-log', SIGNING_SECRET, ...tokens]) {
           assert.ok(!logText.includes(secret), `log contains ${secret}`);
         }
       } finally {

@@ -11,6 +11,7 @@ import { startReceiver } from '../../helpers/receiver';
 import { dashboardSession, dashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { settlementWorkflowId } from '../../../src/contracts/settlement.contract';
+import { magicAccountNumber } from '../../helpers/sandbox-values';
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 
@@ -362,11 +363,17 @@ describe('reconciliation against the provider', () => {
       lookups: 0,
     });
     // A payout that failed here (every submission to ...1111 fails) but that the provider paid after all.
-    const failed = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: owner.apiKey, body: { amount: '100.00', bankCode: '058', accountNumber: '0123451111' } });
+    const failed = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: owner.apiKey,
+      body: { amount: '100.00', bankCode: '058', accountNumber: magicAccountNumber('failsEverySubmission') },
+    });
     await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${failed.body.merchantTxRef}`, { apiKey: owner.apiKey })).body.status === 'failed', { what: 'the failed payout' });
     stack.sandbox.state.transferByReference(`${failed.body.merchantTxRef}-1`)!.status = 'SUCCESS';
     // A payout still processing, requested three hours ago.
-    const stuck = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: owner.apiKey, body: { amount: '200.00', bankCode: '058', accountNumber: '0123455555' } });
+    const stuck = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: owner.apiKey,
+      body: { amount: '200.00', bankCode: '058', accountNumber: magicAccountNumber('processingThenSucceeds') },
+    });
     // Accepted by the provider (the last change the workflow makes before it polls), then aged.
     await eventually(async () => (await stack.infra.db('settlements').where({ merchant_tx_ref: stuck.body.merchantTxRef }).first('provider_transfer_id'))?.provider_transfer_id, {
       what: 'the accepted payout',

@@ -6,6 +6,7 @@ import { fundAccount, provisionAccount, sendProviderEvent, statement } from '../
 import { call, eventually } from '../../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { settlementRefundWorkflowId, settlementWorkflowId } from '../../../src/contracts/settlement.contract';
+import { magicAccountNumber } from '../../helpers/sandbox-values';
 
 interface SandboxView {
   submissions: Array<{ reference: string; status: string; paidOut: boolean }>;
@@ -61,7 +62,7 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     );
     tenant = await createTenant(stack);
     stuckSince = Date.now();
-    stuckSettlement = settle('0123457777');
+    stuckSettlement = settle(magicAccountNumber('stuckProcessing'));
   });
   after(() => stack?.close());
 
@@ -111,27 +112,27 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     // All at once: their waits overlap. Each case fails on a service that takes the answer at face value.
     const cases = [
       // The submit times out, the lookup lags, a repeated reference is answered 409 "duplicate".
-      { accountNumber: '0123456666', status: 'success', standing: 1, attempts: 1 },
+      { accountNumber: magicAccountNumber('hiddenAfterTimeout'), status: 'success', standing: 1, attempts: 1 },
       // An unexplained 400 although the transfer was recorded; its first lookup says "not found".
-      { accountNumber: '0123454040', status: 'success', standing: 1, attempts: 1 },
+      { accountNumber: magicAccountNumber('errorAfterRecording'), status: 'success', standing: 1, attempts: 1 },
       // The same, but lookups say "not found" for 24 s, past the 5 s grace: found only by probing with the same reference.
-      { accountNumber: '0123459696', status: 'success', standing: 1, attempts: 1 },
+      { accountNumber: magicAccountNumber('hiddenPastGrace'), status: 'success', standing: 1, attempts: 1 },
       // The first submission is refused as a duplicate although nothing was recorded; lookups say "not found":
       // only a probe of the same reference after the grace creates it.
-      { accountNumber: '0123454091', status: 'success', standing: 1, attempts: 1 },
+      { accountNumber: magicAccountNumber('falseDuplicateOnce'), status: 'success', standing: 1, attempts: 1 },
       // HTTP 200 with the pending code 09.
-      { accountNumber: '0123450909', status: 'success', standing: 1, attempts: 1 },
+      { accountNumber: magicAccountNumber('pendingCode'), status: 'success', standing: 1, attempts: 1 },
       // 429 with Retry-After, then an HTML gateway page, on the name lookup, the submit and the lookups.
-      { accountNumber: '0123454290', status: 'success', standing: 1, attempts: 1 },
-      { accountNumber: '0123455020', status: 'success', standing: 1, attempts: 1 },
+      { accountNumber: magicAccountNumber('throttled'), status: 'success', standing: 1, attempts: 1 },
+      { accountNumber: magicAccountNumber('gatewayPage'), status: 'success', standing: 1, attempts: 1 },
       // The failed first attempt is refunded later (a failed debit returned); the second pays.
-      { accountNumber: '0123458888', status: 'success', standing: 1, attempts: 2 },
+      { accountNumber: magicAccountNumber('failedAttemptRefunded'), status: 'success', standing: 1, attempts: 2 },
       // Every submission fails: the debit is reversed, nothing was paid.
-      { accountNumber: '0123451111', status: 'failed', standing: 0, attempts: 5 },
+      { accountNumber: magicAccountNumber('failsEverySubmission'), status: 'failed', standing: 0, attempts: 5 },
       // payout_refund arrives while the lookup still says SUCCESS, after the refund watch ended.
-      { accountNumber: '0123453030', status: 'refunded', standing: 0, attempts: 1 },
+      { accountNumber: magicAccountNumber('refundedWhileLookupShowsSuccess'), status: 'refunded', standing: 0, attempts: 1 },
       // Payout webhooks duplicated (new request ids) and out of order.
-      { accountNumber: '0123453300', status: 'refunded', standing: 0, attempts: 1 },
+      { accountNumber: magicAccountNumber('refundedWithWebhooksOutOfOrder'), status: 'refunded', standing: 0, attempts: 1 },
     ];
     const settlements = await Promise.all(cases.map((testCase) => settle(testCase.accountNumber)));
     await Promise.all(cases.map((testCase, i) => finalState(settlements[i]!.ref, testCase.status)));
@@ -192,7 +193,7 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
   });
 
   it('a reference every submission of which is refused as a duplicate, and no lookup shows, raises an overdue alert: probed with the same reference, never paid, never replaced', async () => {
-    const settlement = await settle('0123454099');
+    const settlement = await settle(magicAccountNumber('alwaysFalseDuplicate'));
     const finding = await eventually(async () => (await stack.infra.db('reconciliation_exceptions').where({ kind: 'settlement_overdue', settlement_id: settlement.settlementId }).first()) ?? null, {
       what: `an overdue alert for ${settlement.ref}`,
     });
@@ -261,7 +262,7 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
   }
 
   it('4040 (an unexplained 400, its first lookup "not found") answered only after the grace: followed, paid once', async () => {
-    const settlement = await settle(stack, '0123454040');
+    const settlement = await settle(stack, magicAccountNumber('errorAfterRecording'));
     const transfer = await eventually(
       async () => {
         const current = (await call(stack.apiUrl, 'GET', `/v1/transfers/${settlement.ref}`, { apiKey: tenant.apiKey })).body;
@@ -410,7 +411,7 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     const view = (await call<SandboxView>(idle.sandboxUrl, 'GET', `/sandbox/transfers/${paidLate.ref}`)).body;
     assert.deepEqual([view.submissions.length, view.payouts], [1, 1]);
 
-    const processingAgain = await settle(idle, '0123457777');
+    const processingAgain = await settle(idle, magicAccountNumber('stuckProcessing'));
     await idle.infra.db('settlements').where({ id: processingAgain.settlementId }).update({ account_name: 'ADA OBI' });
     assert.equal((await execution.submitAttempt(processingAgain.settlementId, 1)).kind, 'accepted');
     await idle.infra.db('settlement_attempts').where({ settlement_id: processingAgain.settlementId, attempt_no: 1 }).update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
@@ -419,7 +420,7 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
   });
 
   it('an unexplained 400 (code 96) on a first submission is ambiguous, never a failure', async () => {
-    const settlement = await settle(idle, '0123459696');
+    const settlement = await settle(idle, magicAccountNumber('hiddenPastGrace'));
     await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
     assert.equal((await idle.services.settlementExecution.submitAttempt(settlement.settlementId, 1)).kind, 'ambiguous');
     assert.equal(await outcomeOf(settlement.settlementId), 'ambiguous');

@@ -5,6 +5,7 @@ import { fundAccount, provisionAccount, statement } from '../../helpers/fixtures
 import { call, eventually } from '../../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { settlementStatusQuery, settlementWorkflowId } from '../../../src/contracts/settlement.contract';
+import { magicAccountNumber } from '../../helpers/sandbox-values';
 
 interface SandboxView {
   submissions: Array<{ reference: string; status: string; paidOut: boolean }>;
@@ -103,7 +104,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
 
   it('terminated while the transfer is PROCESSING at the provider: the new run follows the same reference, which pays once', async () => {
     // 7777: PROCESSING for three days unless the provider settles it sooner.
-    const settlement = await settle('0123457777');
+    const settlement = await settle(magicAccountNumber('stuckProcessing'));
     const terminated = await terminateWhen(settlement.ref, (state) => state.stage === 'follow' && state.lastProviderStatus === 'PROCESSING', 'the transfer to be PROCESSING');
     assert.equal((await sandboxView(settlement.ref)).submissions.length, 1);
     const row = await stack.infra.db('settlements').where({ merchant_tx_ref: settlement.ref }).first('status');
@@ -137,7 +138,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
 
   it('terminated in the pause after a failed attempt: the new run goes on with the next reference, never the failed one again', async () => {
     // 2222: the first two submissions fail, the third pays.
-    const settlement = await settle('0123452222');
+    const settlement = await settle(magicAccountNumber('failsTwiceThenSucceeds'));
     const terminated = await terminateWhen(settlement.ref, (state) => state.stage === 'pause' && state.attempt === 1, 'the pause after attempt 1 failed');
     await restartedRun(settlement.ref, terminated);
     const transfer = await settled(settlement.ref, 'success');

@@ -8,6 +8,7 @@ import { call, eventually } from '../../helpers/http';
 import { dashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { settlementStatusQuery, settlementWorkflowId } from '../../../src/contracts/settlement.contract';
+import { magicAccountNumber } from '../../helpers/sandbox-values';
 
 interface Finding {
   id: string;
@@ -88,8 +89,8 @@ describe('settlement references watched after they fail, and runs that fail for 
   it('reconciliation matches a payout to its own attempt: SUCCESS on a reference recorded failed is paid twice (another paid) or paid not debited, never matched', async () => {
     const from = new Date(Date.now() - 1_000);
     // 2222: the first two submissions fail, the third pays; 1111: every submission fails.
-    const paid = await settle('0123452222', 'success');
-    const failed = await settle('0123451111', 'failed');
+    const paid = await settle(magicAccountNumber('failsTwiceThenSucceeds'), 'success');
+    const failed = await settle(magicAccountNumber('failsEverySubmission'), 'failed');
     const twiceTxn = providerPaysAfterAll(`${paid.ref}-1`);
     const notDebitedTxn = providerPaysAfterAll(`${failed.ref}-2`);
 
@@ -126,7 +127,7 @@ describe('settlement references watched after they fail, and runs that fail for 
   });
 
   it('the watch has a failed reference due at once, then backs it off (doubling to its most, an outage not counted), and never takes more than its bound', async () => {
-    const failed = await settle('0123451111', 'failed');
+    const failed = await settle(magicAccountNumber('failsEverySubmission'), 'failed');
     const watch = createSettlementWatchRepo(stack.infra.db);
     const reference = { settlementId: failed.settlementId, attemptNo: 1, providerRef: `${failed.ref}-1` };
     const state = async () =>
@@ -162,7 +163,7 @@ describe('settlement references watched after they fail, and runs that fail for 
 
   it('the watch raises a second payout of a paid settlement at once, without a reconciliation run; the tenant reads it, only the platform operator resolves it', async () => {
     scheduleId = await ensureSweepSchedule(stack.infra.temporal, { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, intervalMs: 1_000 });
-    const settlement = await settle('0123452222', 'success');
+    const settlement = await settle(magicAccountNumber('failsTwiceThenSucceeds'), 'success');
     // The watch has the failed references under watch (checked, found failed) before the provider changes its mind.
     await eventually(
       async () =>
@@ -232,7 +233,7 @@ describe('settlement references watched after they fail, and runs that fail for 
 
   it('parks a settlement run that failed for good with one alert and does not restart it; an operator retries it', async () => {
     // 7777: PROCESSING until settled here. The provider then reports it paid with another amount: the run fails for good.
-    const settlement = await settle('0123457777', null);
+    const settlement = await settle(magicAccountNumber('stuckProcessing'), null);
     const handle = stack.infra.temporal.workflow.getHandle(settlementWorkflowId(settlement.ref));
     await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { what: 'the transfer to be PROCESSING' });
     const transfer = stack.sandbox.state.transferByReference(`${settlement.ref}-1`)!;

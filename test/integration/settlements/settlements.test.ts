@@ -7,6 +7,7 @@ import { fundAccount, provisionAccount, statement, type ProvisionedAccount } fro
 import { call, eventually } from '../../helpers/http';
 import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import { magicAccountNumber } from '../../helpers/sandbox-values';
 
 const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
 
@@ -144,7 +145,7 @@ describe('settlement requests', () => {
     assert.equal(found.status, 200);
     assert.equal(found.body.AccountNumber, '0123456789');
     assert.ok(found.body.AccountName.length > 0);
-    const missing = await call(stack.apiUrl, 'POST', '/v1/transfers/lookup', { apiKey: tenant.apiKey, body: { bankCode: '058', accountNumber: '0000009999' } });
+    const missing = await call(stack.apiUrl, 'POST', '/v1/transfers/lookup', { apiKey: tenant.apiKey, body: { bankCode: '058', accountNumber: magicAccountNumber('nameNotFound', '000000') } });
     assert.equal(missing.status, 404);
     assert.equal(missing.body.error, 'bank account not found');
     const badBank = await call(stack.apiUrl, 'POST', '/v1/transfers/lookup', { apiKey: tenant.apiKey, body: { bankCode: '12', accountNumber: '0123456789' } });
@@ -232,7 +233,7 @@ describe('settlement on the dev server', () => {
   });
 
   it('fails after five failed attempts and restores the balance (1111)', async () => {
-    const { transfer, payouts, balance, account } = await settleAndWait('0000001111', 'failed');
+    const { transfer, payouts, balance, account } = await settleAndWait(magicAccountNumber('failsEverySubmission', '000000'), 'failed');
     assert.equal(transfer.attemptCount, 5);
     assert.equal(payouts, 0);
     assert.equal(balance, '1000.00');
@@ -248,13 +249,13 @@ describe('settlement on the dev server', () => {
   });
 
   it('is refunded after success when the provider reverses the transfer (3333)', async () => {
-    const { payouts, balance } = await settleAndWait('0000003333', 'refunded');
+    const { payouts, balance } = await settleAndWait(magicAccountNumber('refundedAfterSuccess', '000000'), 'refunded');
     assert.equal(payouts, 1);
     assert.equal(balance, '1000.00');
   });
 
   it('ends a transfer to an account the provider cannot find as failed, without paying (9999)', async () => {
-    const { transfer, payouts, balance } = await settleAndWait('0000009999', 'failed');
+    const { transfer, payouts, balance } = await settleAndWait(magicAccountNumber('nameNotFound', '000000'), 'failed');
     assert.equal(transfer.attemptCount, 0);
     assert.equal(payouts, 0);
     assert.equal(balance, '1000.00');

@@ -4,6 +4,7 @@ import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent } from '
 import { call, eventually } from '../../helpers/http';
 import { startReceiver, type ReceivedCall } from '../../helpers/receiver';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import { magicAccountNumber } from '../../helpers/sandbox-values';
 
 /** A receiver's check: `t=` fresh and any `v1=` the HMAC of "<t>.<body>" under `secret`. */
 function signedWith(received: ReceivedCall, secret: string): boolean {
@@ -90,7 +91,7 @@ describe('webhook endpoints and subscribable events', () => {
       const account = await provisionAccount(stack, tenant.apiKey, { callbackUrl: callbackReceiver.url });
       await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25 }));
       const paidRef = await settleAndWait(tenant, '0123456789', 'success');
-      const refundedRef = await settleAndWait(tenant, '0000003333', 'refunded');
+      const refundedRef = await settleAndWait(tenant, magicAccountNumber('refundedAfterSuccess', '000000'), 'refunded');
 
       await eventually(async () => endpointReceiver.calls.length >= 3, { what: 'three settlement events' });
       await eventually(async () => everythingReceiver.calls.length >= 4, { what: 'four events to the all-types endpoint' });

@@ -6,9 +6,10 @@ import { startReceiver, type ReceivedCall } from '../../helpers/receiver';
 import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { recordEvent } from '../../../src/events/tenant-events';
+import { unavailableNin } from '../../helpers/sandbox-values';
 
 const VERIFIED_NIN = '12345678901';
-const UNAVAILABLE_NIN = '00012345678';
+const UNAVAILABLE_NIN = unavailableNin('12345678');
 const PAYMENT_TYPES = ['payment.received', 'payment.confirmed', 'payment.reversed'];
 
 /** The `v1=` signatures of a delivery, and whether one of them is the HMAC of "<t>.<body>" under `secret`. */
