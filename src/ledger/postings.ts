@@ -93,7 +93,7 @@ export function settlementDebit(settlement: { amount: Kobo; narration: string; m
   );
 }
 
-/** A payment credit as a row of the `credits` relation of the posting engine's creditPaymentsAmong (its `entry` column). */
+/** A payment credit as a row of the `credits` relation of the posting engine's creditPaymentsAmong (its `entry` column), ready for JSON. */
 export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> {
   const [draft] = posting.drafts;
   if (posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
@@ -101,8 +101,8 @@ export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> 
   }
   return {
     id: draft!.id,
-    amount: draft!.amount,
-    fee: draft!.fee,
+    amount: draft!.amount.toString(),
+    fee: draft!.fee.toString(),
     narration: draft!.narration,
     provider_txn_ref: draft!.providerTxnRef,
     transaction_group_id: draft!.transactionGroupId,
