@@ -86,3 +86,46 @@ export async function dailyFlowsOfTenant(db: DbOrTrx, tenantId: string, zone: st
   );
   return result.rows.map((row) => ({ day: row.day, inflow: koboFromDb(row.inflow ?? 0), outflow: koboFromDb(row.outflow ?? 0) }));
 }
+
+/**
+ * The ledger's figures of the pipeline metrics (src/metrics/ sits below the ledger, so src/main/ hands
+ * these to it). Each reads a partial or time index made for it (migration 20261123000500).
+ */
+export function createLedgerPipelineReads(db: DbOrTrx) {
+  return {
+    /** Payment credits still provisional, and the age of the oldest. */
+    async pendingConfirmations(): Promise<{ count: number; oldestAgeSeconds: number }> {
+      const { rows } = await db.raw(
+        `SELECT count(*) AS count, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
+           FROM ledger_entries WHERE kind = 'payment' AND status = 'provisional'`,
+      );
+      const row = rows[0] as { count: string; oldest: string };
+      return { count: Number(row.count), oldestAgeSeconds: Number(row.oldest) };
+    },
+
+    /** Money held over KYC limits, across tenants (the open holds' partial index). */
+    async heldMoney(): Promise<{ credits: number; naira: number; oldestAgeSeconds: number }> {
+      const { rows } = await db.raw(
+        `SELECT count(*) AS credits, coalesce(sum(amount - released), 0) AS kobo, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
+           FROM ledger_holds WHERE released < amount`,
+      );
+      const row = rows[0] as { credits: string; kobo: string; oldest: string };
+      return { credits: Number(row.credits), naira: Number(row.kobo) / 100, oldestAgeSeconds: Number(row.oldest) };
+    },
+
+    /** Payment credits whose status changed in (from, until]: seconds from posting to each confirmation, and the number reversed. */
+    async paymentChangesBetween(from: Date, until: Date): Promise<{ confirmationLagsSeconds: number[]; paymentsReversed: number }> {
+      const { rows } = await db.raw(
+        `SELECT coalesce(array_agg(extract(epoch FROM status_changed_at - created_at)) FILTER (WHERE status = 'confirmed'), '{}') AS lags,
+                count(*) FILTER (WHERE status = 'reversed') AS reversed
+           FROM ledger_entries
+          WHERE status_changed_at > ? AND status_changed_at <= ? AND status_changed_at IS NOT NULL AND kind = 'payment'`,
+        [from, until],
+      );
+      const row = rows[0] as { lags: Array<string | number>; reversed: string };
+      return { confirmationLagsSeconds: row.lags.map(Number), paymentsReversed: Number(row.reversed) };
+    },
+  };
+}
+
+export type LedgerPipelineReads = ReturnType<typeof createLedgerPipelineReads>;
