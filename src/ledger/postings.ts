@@ -15,7 +15,11 @@ function counterPostingsOf(posting: NewPosting): SystemPosting[] {
     const fromClearing: SystemPosting = { account: 'clearing', amount: -(posting.amount + fee) };
     return fee > 0n ? [fromClearing, { account: 'provider_fees', amount: fee }] : [fromClearing];
   }
-  if (posting.kind === 'settlement' && posting.direction === 'debit') return [{ account: 'payouts_in_transit', amount: posting.amount }];
+  if (posting.kind === 'settlement' && posting.direction === 'debit') {
+    // Its money is in transit until its payout leaves (settlementPaid), which confirms it.
+    if (posting.status !== 'provisional') throw new Error('a settlement debit posts provisional');
+    return [{ account: 'payouts_in_transit', amount: posting.amount }];
+  }
   throw new Error(`a ${posting.kind} ${posting.direction} names its counter postings`);
 }
 
