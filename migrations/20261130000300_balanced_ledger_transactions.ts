@@ -101,7 +101,7 @@ export async function up(knex: Knex): Promise<void> {
  */
 async function backfillSystemPostings(knex: Knex): Promise<void> {
   await knex.raw(`
-    CREATE FUNCTION pg_temp.time_ordered_uuid(at timestamptz) RETURNS uuid LANGUAGE sql AS $$
+    CREATE OR REPLACE FUNCTION pg_temp.time_ordered_uuid(at timestamptz) RETURNS uuid LANGUAGE sql AS $$
       SELECT CAST(lpad(to_hex(CAST(floor(extract(epoch FROM at) * 1000) AS bigint)), 12, '0') || '7'
                   || substr(md5(random()::text), 1, 3) || '8' || substr(md5(random()::text), 1, 15) AS uuid)
     $$;`);

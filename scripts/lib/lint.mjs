@@ -1,6 +1,8 @@
 // The `lint` step of `npm test`: import boundaries (dependency-cruiser with .dependency-cruiser.cjs, plus the
-// type-only boundaries) and formatting (Prettier with .prettierrc.json). Reads sources only: no build needed.
+// type-only boundaries), the ledger's table names kept inside src/ledger/, and formatting (Prettier with
+// .prettierrc.json). Reads sources only: no build needed.
 import { join } from 'node:path';
+import { ledgerTableNameViolations } from './ledger-table-names.mjs';
 import { repoRoot } from './paths.mjs';
 import { typeOnlyImportViolations } from './type-only-imports.mjs';
 import { run } from './util.mjs';
@@ -16,11 +18,15 @@ export async function lint({ log }) {
     run(process.execPath, [join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '.', '--cache', '--log-level', 'warn'], { cwd: root }),
   ]);
   const typeOnly = typeOnlyImportViolations();
+  const ledgerTables = ledgerTableNameViolations();
 
   const boundariesHold = cruise.ok && typeOnly.length === 0;
   if (!boundariesHold) {
     const output = `${cruise.stdout}${cruise.stderr}`.replace(/^\n+|\s+$/g, '');
     log(`import boundaries broken (rules and layers in .dependency-cruiser.cjs):\n${output}${typeOnly.map((line) => `\n  error type-only: ${line}`).join('')}`);
+  }
+  if (ledgerTables.length > 0) {
+    log(`ledger tables named outside src/ledger/ (read them through src/ledger/'s read functions and predicates):\n${ledgerTables.map((line) => `  ${line}`).join('\n')}`);
   }
   if (!format.ok) {
     const output = `${format.stdout}${format.stderr}`.trim();
@@ -30,6 +36,6 @@ export async function lint({ log }) {
       .map((line) => `  ${line.slice('[warn] '.length)}`);
     log(files.length ? `${files.length} files are not formatted as Prettier would (npm run format rewrites them):\n${files.join('\n')}` : `prettier --check failed:\n${output}`);
   }
-  if (boundariesHold && format.ok) log('import boundaries hold; every file is formatted');
-  return boundariesHold && format.ok;
+  if (boundariesHold && ledgerTables.length === 0 && format.ok) log('import boundaries hold; only the ledger names its tables; every file is formatted');
+  return boundariesHold && ledgerTables.length === 0 && format.ok;
 }

@@ -1,4 +1,4 @@
-import type { AccountRecord } from './accounts.repo';
+import { accountFromPrefixed, prefixedAccountColumns, type AccountRecord } from './accounts.repo';
 import type { AccountsService } from './accounts.service';
 import type { Db } from '../db';
 import { BadRequestError, NotFoundError } from '../errors';
@@ -6,7 +6,7 @@ import { invalidCursor } from '../http/pagination';
 import { isUuid } from '../ids';
 import type { Kobo } from '../money';
 import type { LedgerEntry } from '../ledger/ledger.types';
-import { createStatementRepo } from './statement.repo';
+import { createStatementRepo } from '../ledger/statement.repo';
 
 interface StatementQuery {
   after?: string;
@@ -43,7 +43,7 @@ interface Period {
  * wait for the next request, so the last running balance of the last page is the closing balance.
  */
 export function createStatementService(deps: { db: Db; accounts: AccountsService }) {
-  const repo = createStatementRepo(deps.db);
+  const repo = createStatementRepo(deps.db, { select: prefixedAccountColumns, read: accountFromPrefixed });
 
   async function periodOf(account: AccountRecord, from: Date | undefined, to: Date | undefined): Promise<Period> {
     if (!from && !to) {

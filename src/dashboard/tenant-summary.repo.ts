@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import { dailyFlowsOfTenant } from '../ledger/ledger-reads';
 import { koboFromDb, type Kobo } from '../money';
 import { countUnreplayedDeadLetters } from '../webhooks/deliveries.access';
 
@@ -48,29 +49,7 @@ export function createTenantSummaryRepo(db: DbOrTrx) {
      * nothing are zero.
      */
     async dailyFlows(tenantId: string): Promise<DailyFlow[]> {
-      const result: { rows: Array<{ day: string; inflow: string | null; outflow: string | null }> } = await db.raw(
-        `WITH days AS (
-           SELECT generate_series(
-             date_trunc('day', now() AT TIME ZONE :zone) - make_interval(days => :span),
-             date_trunc('day', now() AT TIME ZONE :zone),
-             interval '1 day') AS day
-         ),
-         flows AS (
-           SELECT date_trunc('day', e.created_at AT TIME ZONE :zone) AS day,
-                  sum(e.amount) FILTER (WHERE e.direction = 'credit' AND e.kind = 'payment') AS inflow,
-                  sum(e.amount) FILTER (WHERE e.direction = 'debit' AND e.kind = 'settlement') AS outflow
-             FROM ledger_entries e
-            WHERE e.account_id IN (SELECT id FROM virtual_accounts WHERE tenant_id = :tenantId)
-              AND e.created_at >= (date_trunc('day', now() AT TIME ZONE :zone) - make_interval(days => :span)) AT TIME ZONE :zone
-              AND e.status <> 'reversed'
-            GROUP BY 1
-         )
-         SELECT to_char(days.day, 'YYYY-MM-DD') AS day, flows.inflow, flows.outflow
-           FROM days LEFT JOIN flows ON flows.day = days.day
-          ORDER BY days.day`,
-        { zone: BUSINESS_TIME_ZONE, span: FLOW_DAYS - 1, tenantId },
-      );
-      return result.rows.map((row) => ({ day: row.day, inflow: koboFromDb(row.inflow ?? 0), outflow: koboFromDb(row.outflow ?? 0) }));
+      return dailyFlowsOfTenant(db, tenantId, BUSINESS_TIME_ZONE, FLOW_DAYS - 1);
     },
 
     async attention(tenantId: string): Promise<AttentionCounts> {

@@ -1,5 +1,6 @@
 import type { Trx } from '../db';
 import type { Kobo } from '../money';
+import { creditHoldSql } from '../ledger/ledger-reads';
 import { eventData, eventDataSql, type EventInput, type EventType } from './event-catalogue';
 import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
 
@@ -130,7 +131,7 @@ export async function recordPaymentCredit(trx: Trx, credit: { accountId: string;
      ), account AS (
        SELECT id, tenant_id, account_ref FROM virtual_accounts WHERE id = :account_id
      ), hold AS (
-       SELECT h.*, e.amount AS credit_amount FROM ledger_holds h JOIN ledger_entries e ON e.id = h.entry_id WHERE h.entry_id = :entry_id
+       ${creditHoldSql(':entry_id')}
      ), ${paymentCreditEventsCte('recorded', { credits: 'credit', accounts: 'account', holds: 'hold' })}
      SELECT count(*) FROM recorded`,
     { account_id: credit.accountId, event_id: credit.eventId, hold_event_id: credit.holdEventId, body: credit.body, entry_id: credit.entryId, group_id: credit.transactionGroupId },

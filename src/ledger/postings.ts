@@ -15,7 +15,11 @@ function counterPostingsOf(posting: NewPosting): SystemPosting[] {
     const fromClearing: SystemPosting = { account: 'clearing', amount: -(posting.amount + fee) };
     return fee > 0n ? [fromClearing, { account: 'provider_fees', amount: fee }] : [fromClearing];
   }
-  if (posting.kind === 'settlement' && posting.direction === 'debit') return [{ account: 'payouts_in_transit', amount: posting.amount }];
+  if (posting.kind === 'settlement' && posting.direction === 'debit') {
+    // Its money is in transit until its payout leaves (settlementPaid), which confirms it.
+    if (posting.status !== 'provisional') throw new Error('a settlement debit posts provisional');
+    return [{ account: 'payouts_in_transit', amount: posting.amount }];
+  }
   throw new Error(`a ${posting.kind} ${posting.direction} names its counter postings`);
 }
 
@@ -93,7 +97,7 @@ export function settlementDebit(settlement: { amount: Kobo; narration: string; m
   );
 }
 
-/** A payment credit as a row of the `credits` relation of the posting engine's creditPaymentsAmong (its `entry` column). */
+/** A payment credit as a row of the `credits` relation of the posting engine's creditPaymentsAmong (its `entry` column), ready for JSON. */
 export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> {
   const [draft] = posting.drafts;
   if (posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
@@ -101,8 +105,8 @@ export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> 
   }
   return {
     id: draft!.id,
-    amount: draft!.amount,
-    fee: draft!.fee,
+    amount: draft!.amount.toString(),
+    fee: draft!.fee.toString(),
     narration: draft!.narration,
     provider_txn_ref: draft!.providerTxnRef,
     transaction_group_id: draft!.transactionGroupId,

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { eventWebhookSchemas } from '../events/event-catalogue';
 import { Registry } from 'prom-client';
 import { createKnex } from '../db';
+import { createLedgerPipelineReads } from '../ledger/ledger-reads';
 import { createApp } from '../http/app';
 import { answerClientErrorsAsJson } from '../http/client-errors';
 import { startApiMetrics } from '../metrics/api-metrics';
@@ -29,7 +30,7 @@ runProcess(
     logger.info({ port: (server.address() as AddressInfo).port }, 'api listening');
     const metrics: MetricsServer | null = inProcessGroup()
       ? null
-      : await startApiMetrics({ config, db: infra.db, logger, pipelineRegistry: new Registry(), processMetrics: () => infra.metrics.registry.metrics() });
+      : await startApiMetrics({ config, db: infra.db, ledger: createLedgerPipelineReads(infra.db), logger, pipelineRegistry: new Registry(), processMetrics: () => infra.metrics.registry.metrics() });
     return {
       async stop() {
         await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -46,7 +47,7 @@ runProcess(
       // The primary serves no API requests: it supervises the copies and serves the group's /metrics.
       primary: async (config, logger) => {
         const db = createKnex({ ...config, DATABASE_POOL_MAX: 2 }, logger.child({ component: 'db' }));
-        const metrics = await startApiMetrics({ config, db, logger, pipelineRegistry: new Registry(), processMetrics: groupMetrics() });
+        const metrics = await startApiMetrics({ config, db, ledger: createLedgerPipelineReads(db), logger, pipelineRegistry: new Registry(), processMetrics: groupMetrics() });
         return {
           async stop() {
             await metrics.close();

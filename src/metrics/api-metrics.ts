@@ -4,7 +4,7 @@ import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { startMetricsServer, type MetricsServer } from './metrics-server';
 import { createPipelineMetrics } from './pipeline.metrics';
-import { createPipelineRepo } from './pipeline.repo';
+import { createPipelineRepo, type LedgerPipelineReads } from './pipeline.repo';
 
 /**
  * The API's /metrics: the pipeline read from Postgres (`pipelineRegistry`), and the API processes' own
@@ -13,12 +13,14 @@ import { createPipelineRepo } from './pipeline.repo';
 export async function startApiMetrics(deps: {
   config: Pick<Config, 'METRICS_HOST' | 'METRICS_PORT' | 'METRICS_TOKEN' | 'METRICS_CACHE'>;
   db: Db;
+  /** The ledger's figures of the pipeline, read by the ledger (src/main/ passes them in). */
+  ledger: LedgerPipelineReads;
   logger: Logger;
   pipelineRegistry: Registry;
   processMetrics: () => Promise<string>;
 }): Promise<MetricsServer> {
-  const { config, db, logger, pipelineRegistry, processMetrics } = deps;
-  createPipelineMetrics({ repo: createPipelineRepo(db), registry: pipelineRegistry, cacheMs: config.METRICS_CACHE, logger: logger.child({ component: 'pipeline-metrics' }) });
+  const { config, db, ledger, logger, pipelineRegistry, processMetrics } = deps;
+  createPipelineMetrics({ repo: createPipelineRepo(db, ledger), registry: pipelineRegistry, cacheMs: config.METRICS_CACHE, logger: logger.child({ component: 'pipeline-metrics' }) });
   return startMetricsServer({
     host: config.METRICS_HOST,
     port: config.METRICS_PORT,

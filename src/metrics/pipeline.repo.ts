@@ -14,6 +14,16 @@ interface StatusChanges {
   settlementsFinished: Record<'success' | 'failed' | 'refunded', number>;
 }
 
+/**
+ * The ledger's figures, read by the ledger (src/ledger/ledger-reads.ts): metrics sit below the ledger, so
+ * src/main/ hands them in.
+ */
+export interface LedgerPipelineReads {
+  pendingConfirmations(): Promise<{ count: number; oldestAgeSeconds: number }>;
+  heldMoney(): Promise<{ credits: number; naira: number; oldestAgeSeconds: number }>;
+  paymentChangesBetween(from: Date, until: Date): Promise<Pick<StatusChanges, 'confirmationLagsSeconds' | 'paymentsReversed'>>;
+}
+
 /** Rows change inside transactions that commit a moment later: a window ends this far in the past. */
 export const SETTLE_MARGIN_SECONDS = 5;
 
@@ -21,7 +31,7 @@ export const SETTLE_MARGIN_SECONDS = 5;
  * The pipeline as Postgres holds it, for the API's /metrics. Every query reads one of the partial or
  * time indexes made for it (migration 20261123000500), so its cost follows the backlog, not the history.
  */
-export function createPipelineRepo(db: Db) {
+export function createPipelineRepo(db: Db, ledger: LedgerPipelineReads) {
   return {
     async outboxBacklog(): Promise<OutboxBacklog[]> {
       const { rows } = await db.raw(
@@ -35,24 +45,10 @@ export function createPipelineRepo(db: Db) {
       }));
     },
 
-    async pendingConfirmations(): Promise<{ count: number; oldestAgeSeconds: number }> {
-      const { rows } = await db.raw(
-        `SELECT count(*) AS count, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
-           FROM ledger_entries WHERE kind = 'payment' AND status = 'provisional'`,
-      );
-      const row = rows[0] as { count: string; oldest: string };
-      return { count: Number(row.count), oldestAgeSeconds: Number(row.oldest) };
-    },
+    pendingConfirmations: ledger.pendingConfirmations,
 
     /** Money held over KYC limits, across tenants (the open holds' partial index). */
-    async heldMoney(): Promise<{ credits: number; naira: number; oldestAgeSeconds: number }> {
-      const { rows } = await db.raw(
-        `SELECT count(*) AS credits, coalesce(sum(amount - released), 0) AS kobo, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
-           FROM ledger_holds WHERE released < amount`,
-      );
-      const row = rows[0] as { credits: string; kobo: string; oldest: string };
-      return { credits: Number(row.credits), naira: Number(row.kobo) / 100, oldestAgeSeconds: Number(row.oldest) };
-    },
+    heldMoney: ledger.heldMoney,
 
     /** Credits queued for a batch confirmation and credits a batch holds (confirmation_claims holds only unsettled ones). */
     async confirmationClaims(): Promise<{ queued: number; claimed: number; oldestQueuedAgeSeconds: number }> {
@@ -101,13 +97,7 @@ export function createPipelineRepo(db: Db) {
     /** What finished in (from, until]: confirmations with their lag, reversals, deliveries and settlements. */
     async changesBetween(from: Date, until: Date): Promise<StatusChanges> {
       const [entries, deliveries, settlements] = await Promise.all([
-        db.raw(
-          `SELECT coalesce(array_agg(extract(epoch FROM status_changed_at - created_at)) FILTER (WHERE status = 'confirmed'), '{}') AS lags,
-                  count(*) FILTER (WHERE status = 'reversed') AS reversed
-             FROM ledger_entries
-            WHERE status_changed_at > ? AND status_changed_at <= ? AND status_changed_at IS NOT NULL AND kind = 'payment'`,
-          [from, until],
-        ),
+        ledger.paymentChangesBetween(from, until),
         db.raw(
           `SELECT status, count(*) AS count FROM webhook_deliveries
             WHERE updated_at > ? AND updated_at <= ? AND status IN ('succeeded', 'dead_letter') GROUP BY status`,
@@ -119,12 +109,11 @@ export function createPipelineRepo(db: Db) {
           [from, until],
         ),
       ]);
-      const entryRow = entries.rows[0] as { lags: Array<string | number>; reversed: string };
       const deliveriesFinished = { succeeded: 0, dead_letter: 0 };
       for (const row of deliveries.rows as Array<{ status: keyof typeof deliveriesFinished; count: string }>) deliveriesFinished[row.status] = Number(row.count);
       const settlementsFinished = { success: 0, failed: 0, refunded: 0 };
       for (const row of settlements.rows as Array<{ status: keyof typeof settlementsFinished; count: string }>) settlementsFinished[row.status] = Number(row.count);
-      return { confirmationLagsSeconds: entryRow.lags.map(Number), paymentsReversed: Number(entryRow.reversed), deliveriesFinished, settlementsFinished };
+      return { ...entries, deliveriesFinished, settlementsFinished };
     },
   };
 }

@@ -2,6 +2,7 @@ import type { DbOrTrx, Trx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus } from '../ledger/ledger.types';
 import type { PostingEngine } from '../ledger/posting-engine';
+import { paymentCreditsAmongSql } from '../ledger/ledger-reads';
 import { paymentConfirmedEventsCte } from '../events/change-events';
 import { looseIndexScan } from '../loose-index-scan';
 import { cutBatches, type QueuedConfirmation } from './batch-cutting';
@@ -223,10 +224,9 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
                 c.last_not_found_counted_at,
                 CAST(extract(epoch FROM now()) * 1000 AS float8) AS now_ms,
                 CAST(extract(epoch FROM e.created_at + make_interval(secs => ?)) * 1000 AS float8) AS window_ends_at_ms
-           FROM ledger_entries e
+           FROM ${paymentCreditsAmongSql('CAST(? AS uuid[])')} e
            JOIN virtual_accounts a ON a.id = e.account_id
-           LEFT JOIN confirmation_claims c ON c.entry_id = e.id
-          WHERE e.id = ANY(CAST(? AS uuid[])) AND e.kind = 'payment' AND e.direction = 'credit'`,
+           LEFT JOIN confirmation_claims c ON c.entry_id = e.id`,
         [windowMs / 1000, entryIds],
       )) as { rows: RoundRow[] };
       return new Map(

@@ -1,6 +1,7 @@
 import { findAccountById, findAccountByRef, type AccountRecord } from '../accounts/accounts.access';
 import { createAuditLog } from '../audit/audit-log';
-import { isUniqueViolation, type Db } from '../db';
+import type { Db } from '../db';
+import { isDuplicatePaymentCredit } from '../ledger/ledger-constraints';
 import { ConflictError, NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { isUuid } from '../ids';
@@ -74,7 +75,7 @@ export function createMisdirectedService(deps: { db: Db; creditPayment: PaymentC
         starter.kick(assigned.jobs);
         return assigned.assignment;
       } catch (error) {
-        if (isUniqueViolation(error, 'ledger_entries_one_payment_per_txn_idx')) throw new ConflictError('transaction already credited');
+        if (isDuplicatePaymentCredit(error)) throw new ConflictError('transaction already credited');
         throw error;
       }
     },

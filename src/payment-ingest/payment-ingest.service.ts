@@ -3,7 +3,8 @@ import { findAccountByRefAnyTenant } from '../accounts/accounts.access';
 import { ACCOUNT_REF_RE } from '../accounts/accounts.service';
 import { findTenantByRefPrefix } from '../auth/tenants.access';
 import type { Config } from '../config';
-import { isRetryableDatabaseError, isUniqueViolation, type Db } from '../db';
+import { isRetryableDatabaseError, type Db } from '../db';
+import { isDuplicatePaymentCredit } from '../ledger/ledger-constraints';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import { createOutboxRepo, type OutboxEntry } from '../workflow-starts/outbox.repo';
@@ -36,7 +37,7 @@ export interface PayoutEventSink {
 const UNVERIFIED_PREFIX_CHARS = 256;
 
 function describePostingFailure(error: unknown): string {
-  if (isUniqueViolation(error, 'ledger_entries_one_payment_per_txn_idx')) return 'transaction already credited under another request id';
+  if (isDuplicatePaymentCredit(error)) return 'transaction already credited under another request id';
   return 'ledger write failed';
 }
 
@@ -135,7 +136,7 @@ export function createPaymentIngestService(deps: {
     } catch (error) {
       // Retryable failures go back to the provider as a 503, so the payment is redelivered, not dropped.
       if (isRetryableDatabaseError(error)) throw error;
-      if (isUniqueViolation(error, 'ledger_entries_one_payment_per_txn_idx')) {
+      if (isDuplicatePaymentCredit(error)) {
         const late = await recordIfCreditedByReconciliation(event, amounts);
         if (late) return late;
       }

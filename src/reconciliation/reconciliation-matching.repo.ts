@@ -1,4 +1,5 @@
 import type { DbOrTrx, Trx } from '../db';
+import { confirmedPaymentCreditsOfAccountSql, paymentCreditAnswersJoins } from '../ledger/ledger-reads';
 import { FINDINGS, NOT_CONFIRMED_IN_TIME, ROW_FINDINGS } from './findings';
 import type { ProviderRow } from '../provider/provider.types';
 
@@ -82,10 +83,7 @@ const PAGE_STATEMENT = `
       FROM page p
       LEFT JOIN virtual_accounts an ON p.direction = 'credit' AND an.bank_account_number = p.recipient_account_number
       LEFT JOIN virtual_accounts ar ON p.direction = 'credit' AND ar.account_ref = p.alias_account_ref
-      LEFT JOIN ledger_entries e ON p.direction = 'credit' AND e.kind = 'payment' AND e.provider_txn_ref = p.provider_txn_id
-      LEFT JOIN ledger_entries rev ON rev.reverses_entry_id = e.id AND rev.kind = 'reversal'
-      LEFT JOIN ledger_entries adj ON adj.reverses_entry_id = rev.id AND adj.kind = 'adjustment'
-      LEFT JOIN ledger_entries comp ON comp.reverses_entry_id = coalesce(adj.id, e.id) AND comp.kind = 'adjustment' AND comp.direction = 'debit'
+      ${paymentCreditAnswersJoins('p.provider_txn_id', "p.direction = 'credit'")}
       LEFT JOIN settlement_attempts sa ON p.direction = 'debit' AND sa.provider_ref = p.merchant_tx_ref
       LEFT JOIN settlements s ON s.id = sa.settlement_id
       LEFT JOIN LATERAL (SELECT provider_ref FROM settlement_attempts WHERE settlement_id = s.id AND outcome = 'success' ORDER BY attempt_no LIMIT 1) paid ON true
@@ -353,9 +351,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
         `SELECT e.provider_txn_ref
            FROM virtual_accounts a
            JOIN LATERAL (
-             SELECT id, provider_txn_ref FROM ledger_entries e
-              WHERE e.account_id = a.id AND e.created_at >= :from AND e.created_at <= :to
-                AND e.kind = 'payment' AND e.direction = 'credit' AND e.status = 'confirmed'
+             ${confirmedPaymentCreditsOfAccountSql('a.id', ':from', ':to')}
            ) e ON true
           WHERE (CAST(:tenant AS uuid) IS NULL OR a.tenant_id = CAST(:tenant AS uuid))
             AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.provider_txn_id = e.provider_txn_ref ${ONE_PROBE_PER_ROW})
@@ -405,10 +401,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
                   coalesce(e.amount, 0) - coalesce(rev.amount, 0) + coalesce(adj.amount, 0) - coalesce(comp.amount, 0) AS ledger_net,
                   CASE WHEN e.status <> 'reversed' THEN e.fee ELSE 0 END + coalesce(adj.fee, 0) - coalesce(comp.fee, 0) AS ledger_fee
              FROM reconciliation_provider_rows r
-             LEFT JOIN ledger_entries e ON e.kind = 'payment' AND e.provider_txn_ref = r.provider_txn_id
-             LEFT JOIN ledger_entries rev ON rev.reverses_entry_id = e.id AND rev.kind = 'reversal'
-             LEFT JOIN ledger_entries adj ON adj.reverses_entry_id = rev.id AND adj.kind = 'adjustment'
-             LEFT JOIN ledger_entries comp ON comp.reverses_entry_id = coalesce(adj.id, e.id) AND comp.kind = 'adjustment' AND comp.direction = 'debit'
+             ${paymentCreditAnswersJoins('r.provider_txn_id')}
             WHERE r.run_id = :run AND r.direction = 'credit' AND r.account_id IS NOT NULL AND r.tenant_id IS NOT NULL
          )
          INSERT INTO reconciliation_day_totals (run_id, tenant_id, account_id, day, provider_count, provider_gross, provider_fee, ledger_count, ledger_gross, ledger_fee)

@@ -1,5 +1,6 @@
 import { findAccountById } from '../accounts/accounts.access';
-import { isUniqueViolation, type Db } from '../db';
+import type { Db } from '../db';
+import { isAlreadyAnswered, isDuplicatePaymentCredit } from '../ledger/ledger-constraints';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import { createOutboxRepo } from '../workflow-starts/outbox.repo';
@@ -111,7 +112,7 @@ export function createReconciliationRepairs(deps: {
       starter.kick(jobs);
       return true;
     } catch (error) {
-      if (isUniqueViolation(error, 'ledger_entries_one_payment_per_txn_idx')) return alreadyDone(runId, action, runIds);
+      if (isDuplicatePaymentCredit(error)) return alreadyDone(runId, action, runIds);
       throw error;
     }
   }
@@ -158,7 +159,7 @@ export function createReconciliationRepairs(deps: {
         return true;
       });
     } catch (error) {
-      if (error instanceof AlreadyRepaired || isUniqueViolation(error, 'ledger_entries_one_reversal_idx')) return alreadyDone(runId, action, runIds);
+      if (error instanceof AlreadyRepaired || isAlreadyAnswered(error)) return alreadyDone(runId, action, runIds);
       throw error;
     }
   }

@@ -1,7 +1,8 @@
 import { findAccountById } from '../accounts/accounts.access';
 import { createAuditLog, type AuditActor } from '../audit/audit-log';
 import type { Config } from '../config';
-import { isUniqueViolation, type Db } from '../db';
+import type { Db } from '../db';
+import { isAlreadyAnswered } from '../ledger/ledger-constraints';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { isUuid, uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
@@ -223,7 +224,7 @@ export function createReconciliationService(deps: {
         });
         return { finding: (await exceptions.find(id.toLowerCase()))!, entry };
       } catch (error) {
-        if (isUniqueViolation(error, 'ledger_entries_one_reversal_idx')) throw new ConflictError('the credit has already been compensated');
+        if (isAlreadyAnswered(error)) throw new ConflictError('the credit has already been compensated');
         throw error;
       }
     },

@@ -27,19 +27,21 @@ describe('statement and balance', () => {
     account = await provisionAccount(stack, tenant.apiKey);
     for (let i = 0; i < ENTRIES; i += 1) {
       const debit = i % 3 === 2;
-      await stack.infra.db.transaction((trx) =>
-        stack.services.postingEngine.post(trx, account.ID, [
+      // A settlement's debit posts provisional and is confirmed when its payout leaves, as the money API does it.
+      await stack.infra.db.transaction(async (trx) => {
+        const [entry] = await stack.services.postingEngine.post(trx, account.ID, [
           {
             direction: debit ? 'debit' : 'credit',
             kind: debit ? 'settlement' : 'payment',
             amount: debit ? 3_000n : 10_000n,
-            status: 'confirmed',
+            status: debit ? 'provisional' : 'confirmed',
             narration: `entry ${i}`,
             providerTxnRef: `seed-${account.ID}-${i}`,
             transactionGroupId: uuidv7(),
           },
-        ]),
-      );
+        ]);
+        if (debit) await stack.services.postingEngine.settlementPaid(trx, entry!.id, 0n);
+      });
     }
   });
   after(() => stack.close());

@@ -88,6 +88,34 @@ describe('the books: GET /v1/ledger/balances and /v1/ledger/transactions', () =>
     );
   });
 
+  it('after a settlement that fails and one the provider refunds once paid, the books are back where they were (the refund returned the fee too)', async () => {
+    const own = await createTenant(stack);
+    const account = await provisionAccount(stack, own.apiKey);
+    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 10_050, fee: 50 }))).status, 200);
+    const before = await balances(own.apiKey);
+    assert.deepEqual(before, { clearing: '-10050.00', provider_fees: '50.00', payouts_in_transit: '0.00', costs: '0.00', customers: '10000.00', total: '0.00' });
+    const failing = '0123457001';
+    await call(stack.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { accountNumber: failing }, final: 'PAYMENT_FAILED', processingMs: null } });
+    const settle = async (accountNumber: string) => {
+      const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: own.apiKey, body: { amount: '700.00', bankCode: '058', accountNumber } });
+      assert.equal(response.status, 202, response.text);
+      return response.body.merchantTxRef as string;
+    };
+    const statusOf = async (merchantTxRef: string) => (await call(stack.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: own.apiKey })).body.status as string;
+
+    const failed = await settle(failing);
+    await eventually(async () => (await statusOf(failed)) === 'failed', { what: 'the failed settlement' });
+    assert.deepEqual(await balances(own.apiKey), before, 'a failed payout moves nothing in the end');
+
+    const refunded = await settle('0123456789');
+    await eventually(async () => (await statusOf(refunded)) === 'success', { what: 'the payout' });
+    assert.deepEqual(await balances(own.apiKey), { clearing: '-9340.00', provider_fees: '50.00', payouts_in_transit: '0.00', costs: '-10.00', customers: '9300.00', total: '0.00' });
+    assert.equal((await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${refunded}-1/refund`)).status, 200);
+    await eventually(async () => (await statusOf(refunded)) === 'refunded', { what: 'the refund' });
+    // The provider gave back the payout and its fee.
+    assert.deepEqual(await balances(own.apiKey), before);
+  });
+
   it("shows another tenant none of it: zero balances and an empty journal, and not even by the dashboard's transaction filter", async () => {
     const owner = await createTenant(stack, 'Owner');
     const account = await provisionAccount(stack, owner.apiKey);

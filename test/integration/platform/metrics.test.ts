@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { Registry } from 'prom-client';
+import { createLedgerPipelineReads } from '../../../src/ledger/ledger-reads';
 import { startApiMetrics } from '../../../src/metrics/api-metrics';
 import type { MetricsServer } from '../../../src/metrics/metrics-server';
 import { SETTLE_MARGIN_SECONDS } from '../../../src/metrics/pipeline.repo';
@@ -27,6 +28,7 @@ describe('metrics: /metrics of the API', () => {
     metrics = await startApiMetrics({
       config: { METRICS_HOST: '127.0.0.1', METRICS_PORT: 0, METRICS_TOKEN: TOKEN, METRICS_CACHE: 0 },
       db: stack.infra.db,
+      ledger: createLedgerPipelineReads(stack.infra.db),
       logger: stack.infra.logger,
       pipelineRegistry: new Registry(),
       processMetrics: () => stack.infra.metrics.registry.metrics(),

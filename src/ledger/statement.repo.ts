@@ -1,11 +1,21 @@
-import { accountFromPrefixed, prefixedAccountColumns, type AccountRecord } from './accounts.repo';
 import type { DbOrTrx } from '../db';
-import { ENTRY_COLUMNS, toLedgerEntry, type EntryRow } from '../ledger/ledger.repo';
-import type { LedgerEntry } from '../ledger/ledger.types';
+import { ENTRY_COLUMNS, toLedgerEntry, type EntryRow } from './ledger.repo';
+import type { LedgerEntry } from './ledger.types';
+
+/**
+ * How the statement's caller (accounts) reads its account row in the page's statement: the ledger names
+ * the account's own columns only through these (accounts' prefixedAccountColumns and accountFromPrefixed).
+ */
+export interface AccountColumns<Account> {
+  /** The account's columns of table alias `alias` as `prefix`<column>, each NULL unless `onlyWhere` holds. */
+  select(alias: string, prefix: string, onlyWhere: string): string;
+  /** The account read back from a row of those columns. */
+  read(row: Record<string, unknown>, prefix: string): Account;
+}
 
 /** A whole-history statement page read with its account in one statement. */
-export interface AccountPage {
-  account: AccountRecord;
+export interface AccountPage<Account> {
+  account: Account;
   /** The seq of the cursor entry in this account; null when a cursor was given and is not this account's. */
   cursorSeq: bigint | null;
   rows: LedgerEntry[];
@@ -21,8 +31,8 @@ const ACCOUNT_PREFIX = 'account__';
  * columns come on the first row only: repeated on all 51 rows they doubled the fields pg parses, about
  * half a millisecond of the API's CPU per page.
  */
-const ACCOUNT_PAGE_SQL = (withCursor: boolean): string => `
-  SELECT ${prefixedAccountColumns('a', ACCOUNT_PREFIX, 'coalesce(e.page_row, 1) = 1')}, ${withCursor ? 'c.seq' : '0'} AS cursor_seq, e.*
+const ACCOUNT_PAGE_SQL = (withCursor: boolean, accountColumns: AccountColumns<unknown>): string => `
+  SELECT ${accountColumns.select('a', ACCOUNT_PREFIX, 'coalesce(e.page_row, 1) = 1')}, ${withCursor ? 'c.seq' : '0'} AS cursor_seq, e.*
     FROM virtual_accounts a
     ${withCursor ? 'LEFT JOIN ledger_entries c ON c.account_id = a.id AND c.id = :cursor' : ''}
     LEFT JOIN LATERAL (
@@ -35,17 +45,22 @@ const ACCOUNT_PAGE_SQL = (withCursor: boolean): string => `
    ORDER BY e.seq`;
 
 /** Statement reads: every one is an index lookup on (account_id, seq) or (account_id, created_at). */
-export function createStatementRepo(db: DbOrTrx) {
+export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: AccountColumns<Account>) {
   return {
     /** See ACCOUNT_PAGE_SQL; undefined when the tenant has no such account. */
-    async accountPage(tenantId: string, accountRef: string, afterEntryId: string | undefined, limit: number): Promise<AccountPage | undefined> {
-      const { rows } = (await db.raw(ACCOUNT_PAGE_SQL(afterEntryId !== undefined), { tenantId, accountRef, limit, ...(afterEntryId !== undefined ? { cursor: afterEntryId } : {}) })) as {
+    async accountPage(tenantId: string, accountRef: string, afterEntryId: string | undefined, limit: number): Promise<AccountPage<Account> | undefined> {
+      const { rows } = (await db.raw(ACCOUNT_PAGE_SQL(afterEntryId !== undefined, accountColumns), {
+        tenantId,
+        accountRef,
+        limit,
+        ...(afterEntryId !== undefined ? { cursor: afterEntryId } : {}),
+      })) as {
         rows: Array<EntryRow & { cursor_seq: string | null } & Record<string, unknown>>;
       };
       const first = rows[0];
       if (!first) return undefined;
       return {
-        account: accountFromPrefixed(first, ACCOUNT_PREFIX),
+        account: accountColumns.read(first, ACCOUNT_PREFIX),
         cursorSeq: first.cursor_seq === null ? null : BigInt(first.cursor_seq),
         rows: rows.filter((row) => row.id !== null).map(toLedgerEntry),
       };

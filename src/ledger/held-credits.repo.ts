@@ -1,0 +1,115 @@
+import type { DbOrTrx } from '../db';
+import { koboFromDb, type Kobo } from '../money';
+
+/** An account's open hold as the queue shows it: who, how much, since when, which limit. */
+export interface HeldCredit {
+  entryId: string;
+  /** The credit's transaction group, as the tenant's events name it. */
+  transactionGroupId: string;
+  accountId: string;
+  accountRef: string;
+  customerId: string;
+  customerName: string;
+  tier: number;
+  held: Kobo;
+  creditAmount: Kobo;
+  senderName: string;
+  limitKind: 'single_credit' | 'balance';
+  limitAmount: Kobo;
+  since: Date;
+  /** The credit's status: only a confirmed credit's held money can be returned. */
+  creditStatus: string;
+}
+
+interface HeldCreditRow {
+  entry_id: string;
+  transaction_group_id: string;
+  account_id: string;
+  account_ref: string;
+  customer_id: string;
+  customer_name: string;
+  tier: number;
+  held: string;
+  credit_amount: string;
+  sender_name: string;
+  limit_kind: HeldCredit['limitKind'];
+  limit_amount: string;
+  since: Date;
+  credit_status: string;
+}
+
+/** Reads of the ledger's holds (which only the ledger writes), for the operators' queue (src/holds/). */
+export function createHeldCreditsRepo(db: DbOrTrx) {
+  const open = () =>
+    db('ledger_holds as h')
+      .join('virtual_accounts as a', 'a.id', 'h.account_id')
+      .join('customers as c', 'c.id', 'a.customer_id')
+      .join('ledger_entries as e', 'e.id', 'h.entry_id')
+      .whereRaw('h.released < h.amount')
+      .select(
+        'h.entry_id',
+        'e.transaction_group_id',
+        'h.account_id',
+        'a.account_ref',
+        'c.id as customer_id',
+        'c.name as customer_name',
+        'h.tier',
+        db.raw('h.amount - h.released AS held'),
+        'e.amount as credit_amount',
+        'e.narration as sender_name',
+        'h.limit_kind',
+        'h.limit_amount',
+        'h.created_at as since',
+        'e.status as credit_status',
+      );
+  const toHeld = (row: HeldCreditRow): HeldCredit => ({
+    entryId: row.entry_id,
+    transactionGroupId: row.transaction_group_id,
+    accountId: row.account_id,
+    accountRef: row.account_ref,
+    customerId: row.customer_id,
+    customerName: row.customer_name,
+    tier: row.tier,
+    held: koboFromDb(row.held),
+    creditAmount: koboFromDb(row.credit_amount),
+    senderName: row.sender_name,
+    limitKind: row.limit_kind,
+    limitAmount: koboFromDb(row.limit_amount),
+    since: row.since,
+    creditStatus: row.credit_status,
+  });
+  return {
+    /** Oldest first: the money waiting longest is the next work. */
+    async listOpen(tenantId: string, limit: number): Promise<HeldCredit[]> {
+      const rows: HeldCreditRow[] = await open().where('h.tenant_id', tenantId).orderBy('h.created_at').limit(limit);
+      return rows.map(toHeld);
+    },
+
+    async findOpen(tenantId: string, entryId: string): Promise<HeldCredit | undefined> {
+      const row: HeldCreditRow | undefined = await open().where({ 'h.tenant_id': tenantId, 'h.entry_id': entryId }).first();
+      return row ? toHeld(row) : undefined;
+    },
+
+    /** Whether the held money of this tenant's credit was returned to its payer. */
+    async wasReturned(tenantId: string, entryId: string): Promise<boolean> {
+      return (await db('ledger_hold_returns').where({ tenant_id: tenantId, entry_id: entryId }).first('entry_id')) !== undefined;
+    },
+
+    /**
+     * The credit and, when its money is held again after a failed return (held on the credit reversing the
+     * return's debit), the returned credit it came from, and so on back: the credits whose payer it is.
+     */
+    async heldFrom(entryId: string): Promise<string[]> {
+      const result = await db.raw(
+        `WITH RECURSIVE origin(id) AS (
+           SELECT CAST(? AS uuid)
+           UNION ALL
+           SELECT r.entry_id FROM origin o JOIN ledger_entries e ON e.id = o.id JOIN ledger_hold_returns r ON r.debit_entry_id = e.reverses_entry_id
+         )
+         SELECT id FROM origin`,
+        [entryId],
+      );
+      return (result.rows as Array<{ id: string }>).map((row) => row.id);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import type { DbOrTrx } from '../db';
+import { koboFromDb, type Kobo } from '../money';
+
+/**
+ * The ledger's reads for other modules. Only src/ledger/ names the ledger's tables: a caller whose one
+ * statement reads its own rows beside the ledger's (a reconciliation page, a confirmation round) takes
+ * the ledger's part from here as SQL text, composed into that statement, so a hot read stays one round
+ * trip; a read that is the ledger's alone is a function returning plain records.
+ */
+
+/**
+ * LEFT JOINs of a payment credit and the entries answering it, looked up by provider transaction id
+ * (`txnRef`, an expression of the caller's row), for a caller's FROM clause. They introduce the aliases
+ * `e` (the payment credit; one per provider transaction), `rev` (its reversal), `adj` (the restoration
+ * reversing that reversal) and `comp` (the compensation of the credit or of its restoration), each with
+ * the entries' columns (id, kind, status, amount, fee, narration, created_at, status_changed_at, ...).
+ * `when`: a condition of the caller's row under which the credit is looked for at all.
+ */
+export function paymentCreditAnswersJoins(txnRef: string, when?: string): string {
+  return `LEFT JOIN ledger_entries e ON ${when ? `${when} AND ` : ''}e.kind = 'payment' AND e.provider_txn_ref = ${txnRef}
+      LEFT JOIN ledger_entries rev ON rev.reverses_entry_id = e.id AND rev.kind = 'reversal'
+      LEFT JOIN ledger_entries adj ON adj.reverses_entry_id = rev.id AND adj.kind = 'adjustment'
+      LEFT JOIN ledger_entries comp ON comp.reverses_entry_id = coalesce(adj.id, e.id) AND comp.kind = 'adjustment' AND comp.direction = 'debit'`;
+}
+
+/**
+ * A SELECT of the confirmed payment credits (columns id, provider_txn_ref) of one account (`accountId`,
+ * an expression, e.g. a lateral join's account) created in [`from`, `to`] (expressions): an index scan
+ * on (account_id, created_at).
+ */
+export function confirmedPaymentCreditsOfAccountSql(accountId: string, from: string, to: string): string {
+  return `SELECT id, provider_txn_ref FROM ledger_entries e
+              WHERE e.account_id = ${accountId} AND e.created_at >= ${from} AND e.created_at <= ${to}
+                AND e.kind = 'payment' AND e.direction = 'credit' AND e.status = 'confirmed'`;
+}
+
+/**
+ * A relation (for a caller's FROM clause, under an alias of its choice) of the payment credits among the
+ * entry ids `entryIds` (an expression of type uuid[]), with the entries' columns.
+ */
+export function paymentCreditsAmongSql(entryIds: string): string {
+  return `(SELECT * FROM ledger_entries WHERE id = ANY(${entryIds}) AND kind = 'payment' AND direction = 'credit')`;
+}
+
+/**
+ * A SELECT of a credit's hold (the hold's columns and the credit's amount as credit_amount) for the
+ * credit `entryId` (an expression): no row when the credit is not held.
+ */
+export function creditHoldSql(entryId: string): string {
+  return `SELECT h.*, e.amount AS credit_amount FROM ledger_holds h JOIN ledger_entries e ON e.id = h.entry_id WHERE h.entry_id = ${entryId}`;
+}
+
+/** Money in and out of a tenant's accounts on one day. */
+export interface DailyFlow {
+  day: string;
+  inflow: Kobo;
+  outflow: Kobo;
+}
+
+/**
+ * Money in (payment credits, net of the provider's fee) and out (settlement debits) per day in time zone
+ * `zone` over the last `span` days and today; reversed entries count on neither side. Days with nothing are zero.
+ */
+export async function dailyFlowsOfTenant(db: DbOrTrx, tenantId: string, zone: string, span: number): Promise<DailyFlow[]> {
+  const result: { rows: Array<{ day: string; inflow: string | null; outflow: string | null }> } = await db.raw(
+    `WITH days AS (
+       SELECT generate_series(
+         date_trunc('day', now() AT TIME ZONE :zone) - make_interval(days => :span),
+         date_trunc('day', now() AT TIME ZONE :zone),
+         interval '1 day') AS day
+     ),
+     flows AS (
+       SELECT date_trunc('day', e.created_at AT TIME ZONE :zone) AS day,
+              sum(e.amount) FILTER (WHERE e.direction = 'credit' AND e.kind = 'payment') AS inflow,
+              sum(e.amount) FILTER (WHERE e.direction = 'debit' AND e.kind = 'settlement') AS outflow
+         FROM ledger_entries e
+        WHERE e.account_id IN (SELECT id FROM virtual_accounts WHERE tenant_id = :tenantId)
+          AND e.created_at >= (date_trunc('day', now() AT TIME ZONE :zone) - make_interval(days => :span)) AT TIME ZONE :zone
+          AND e.status <> 'reversed'
+        GROUP BY 1
+     )
+     SELECT to_char(days.day, 'YYYY-MM-DD') AS day, flows.inflow, flows.outflow
+       FROM days LEFT JOIN flows ON flows.day = days.day
+      ORDER BY days.day`,
+    { zone, span, tenantId },
+  );
+  return result.rows.map((row) => ({ day: row.day, inflow: koboFromDb(row.inflow ?? 0), outflow: koboFromDb(row.outflow ?? 0) }));
+}
+
+/**
+ * The ledger's figures of the pipeline metrics (src/metrics/ sits below the ledger, so src/main/ hands
+ * these to it). Each reads a partial or time index made for it (migration 20261123000500).
+ */
+export function createLedgerPipelineReads(db: DbOrTrx) {
+  return {
+    /** Payment credits still provisional, and the age of the oldest. */
+    async pendingConfirmations(): Promise<{ count: number; oldestAgeSeconds: number }> {
+      const { rows } = await db.raw(
+        `SELECT count(*) AS count, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
+           FROM ledger_entries WHERE kind = 'payment' AND status = 'provisional'`,
+      );
+      const row = rows[0] as { count: string; oldest: string };
+      return { count: Number(row.count), oldestAgeSeconds: Number(row.oldest) };
+    },
+
+    /** Money held over KYC limits, across tenants (the open holds' partial index). */
+    async heldMoney(): Promise<{ credits: number; naira: number; oldestAgeSeconds: number }> {
+      const { rows } = await db.raw(
+        `SELECT count(*) AS credits, coalesce(sum(amount - released), 0) AS kobo, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
+           FROM ledger_holds WHERE released < amount`,
+      );
+      const row = rows[0] as { credits: string; kobo: string; oldest: string };
+      return { credits: Number(row.credits), naira: Number(row.kobo) / 100, oldestAgeSeconds: Number(row.oldest) };
+    },
+
+    /** Payment credits whose status changed in (from, until]: seconds from posting to each confirmation, and the number reversed. */
+    async paymentChangesBetween(from: Date, until: Date): Promise<{ confirmationLagsSeconds: number[]; paymentsReversed: number }> {
+      const { rows } = await db.raw(
+        `SELECT coalesce(array_agg(extract(epoch FROM status_changed_at - created_at)) FILTER (WHERE status = 'confirmed'), '{}') AS lags,
+                count(*) FILTER (WHERE status = 'reversed') AS reversed
+           FROM ledger_entries
+          WHERE status_changed_at > ? AND status_changed_at <= ? AND status_changed_at IS NOT NULL AND kind = 'payment'`,
+        [from, until],
+      );
+      const row = rows[0] as { lags: Array<string | number>; reversed: string };
+      return { confirmationLagsSeconds: row.lags.map(Number), paymentsReversed: Number(row.reversed) };
+    },
+  };
+}
+
+export type LedgerPipelineReads = ReturnType<typeof createLedgerPipelineReads>;
