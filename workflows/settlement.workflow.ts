@@ -1,8 +1,7 @@
-import { condition, continueAsNew, deprecatePatch, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { SettlementActivities } from '../activities/settlements.activities';
 import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from './pacing';
 import { SETTLEMENT_STATUS } from '../src/contracts/search-attributes';
-import { REFUND_NEWS_AT_WATCH_END, SETTLEMENT_OVERDUE_ALERT, SETTLEMENT_PROBE_KEEPS_BACKOFF } from './patches';
 import { DEFAULT_OVERDUE_AFTER_MS, payoutSignal, type SettlementInput, type SettlementProgress, settlementStatusQuery, type SettlementWorkflowStatus } from '../src/contracts/settlement.contract';
 
 // Each activity is one provider call (plus a token refresh at worst) around short transactions; its
@@ -37,9 +36,6 @@ const settlementActivities = (startToCloseMs: number | undefined) =>
 export async function settlementWorkflow(input: SettlementInput): Promise<SettlementWorkflowStatus> {
   const activities = settlementActivities(input.activityTimeoutMs);
   const progress: SettlementProgress = input.progress ?? { stage: 'destination', status: 'pending', attempt: 0, delayMs: input.pollIntervalMs, untilMs: null, lastProviderStatus: null };
-  // Runs in flight recorded these patches' markers; see workflows/patches.ts.
-  deprecatePatch(SETTLEMENT_OVERDUE_ALERT);
-  deprecatePatch(SETTLEMENT_PROBE_KEEPS_BACKOFF);
   const overdueAfterMs = input.overdueAfterMs ?? DEFAULT_OVERDUE_AFTER_MS;
   progress.undecidedSinceMs ??= Date.now();
   const providerRef = (): string | null => (progress.attempt > 0 ? `${input.merchantTxRef}-${progress.attempt}` : null);
@@ -171,11 +167,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
         const ref = providerRef()!;
         // A settlementRefundWorkflow that found this run still open signalled it instead of starting a new
         // run: ending the watch with that signal unread would leave SettlementStatus at success.
-        if (left <= 0) {
-          if (!news.has(ref)) return progress.status;
-          // Where runs in flight recorded this patch's marker; see workflows/patches.ts.
-          deprecatePatch(REFUND_NEWS_AT_WATCH_END);
-        }
+        if (left <= 0 && !news.has(ref)) return progress.status;
         const { waitMs, nextDelayMs } = pace(progress.delayMs, MAX_REFUND_WATCH_BACKOFF_MS);
         progress.delayMs = nextDelayMs;
         await condition(() => news.has(ref), Math.min(waitMs, Math.max(left, 1)));
