@@ -1,6 +1,7 @@
-import { condition, continueAsNew, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SettlementActivities } from '../activities/settlements.activities';
-import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from './pacing';
+import { continueAsNewWith, historyIsLong } from './continue-as-new';
+import { MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from './pacing';
 import { SETTLEMENT_STATUS } from '../src/contracts/search-attributes';
 import { DEFAULT_OVERDUE_AFTER_MS, payoutSignal, type SettlementInput, type SettlementProgress, settlementStatusQuery, type SettlementWorkflowStatus } from '../src/contracts/settlement.contract';
 
@@ -91,10 +92,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Settle
   };
 
   for (;;) {
-    const { historyLength, continueAsNewSuggested } = workflowInfo();
-    if (historyLength >= HISTORY_EVENT_LIMIT || continueAsNewSuggested) {
-      await continueAsNew<typeof settlementWorkflow>({ ...input, progress });
-    }
+    if (historyIsLong()) await continueAsNewWith<typeof settlementWorkflow>({ ...input, progress });
     await reportIfOverdue();
 
     switch (progress.stage) {
