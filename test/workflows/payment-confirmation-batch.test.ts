@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../../src/contracts/confirmation-rules';
 import { HISTORY_EVENT_LIMIT } from '../../workflows/continue-as-new';
-import { batchConfirmationStatusQuery, batchPaymentQuery, paymentConfirmationBatchWorkflow, type BatchConfirmationSummary } from '../../workflows/paymentConfirmationBatch.workflow';
+import { batchConfirmationStatusQuery, batchPaymentQuery, paymentConfirmationBatchWorkflow, type BatchConfirmationSummary } from '../../workflows/payment-confirmation-batch.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 import { type BatchConfirmationInput, type BatchPaymentResult, type BatchRoundResult, paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
 import type { ProviderTxnLookup } from '../../src/provider/provider-answers';

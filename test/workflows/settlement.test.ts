@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { HISTORY_EVENT_LIMIT } from '../../workflows/continue-as-new';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
 import { settlementWorkflow } from '../../workflows/settlement.workflow';
-import { settlementRefundWorkflow } from '../../workflows/settlementRefund.workflow';
+import { settlementRefundWorkflow } from '../../workflows/settlement-refund.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 import {
   type AttemptProgress,
