@@ -13,12 +13,6 @@ export const MAX_REFUND_WATCH_BACKOFF_MS = 60 * 60_000;
 /** Longest Retry-After obeyed; a larger one is treated as this. */
 export const MAX_RETRY_AFTER_MS = 10 * 60_000;
 
-/**
- * Runs continue as new past this many history events (each provider call with its wait adds about
- * ten), so no history grows beyond a few thousand whatever the provider does.
- */
-export const HISTORY_EVENT_LIMIT = 1_000;
-
 export interface Pace {
   /** How long to wait now. */
   waitMs: number;

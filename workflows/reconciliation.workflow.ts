@@ -1,5 +1,6 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, continueAsNew, defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation.activities';
+import { continueAsNewWith } from './continue-as-new';
 import { RECONCILIATION_STATUS } from '../src/contracts/search-attributes';
 import type { ReconciliationInput, ReconciliationPosition, ReconciliationProgress, ReconciliationSummary, ReconciliationWorkflowState } from '../src/contracts/reconciliation.contract';
 
@@ -97,7 +98,7 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
     throw error;
   }
   if (result === 'continue') {
-    return continueAsNew<typeof reconciliationWorkflow>({
+    return continueAsNewWith<typeof reconciliationWorkflow>({
       ...input,
       runId: state.runId!,
       carried: { runId: state.runId!, position: state.position!, progress, executions: state.executions + 1 },

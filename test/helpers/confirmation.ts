@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { batchPaymentQuery } from '../../workflows/paymentConfirmationBatch.workflow';
+import { batchPaymentQuery } from '../../workflows/payment-confirmation-batch.workflow';
 import { eventually } from './http';
 
 /**

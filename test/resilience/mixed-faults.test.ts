@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createKnex, type Db } from '../../src/db';
 import { createTemporalClient } from '../../src/temporal/client';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
-import { batchPaymentQuery } from '../../workflows/paymentConfirmationBatch.workflow';
+import { batchPaymentQuery } from '../../workflows/payment-confirmation-batch.workflow';
 import { cliTenant, provision } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { createTemporalClient } from '../../src/temporal/client';
-import { HISTORY_EVENT_LIMIT } from '../../workflows/pacing';
+import { HISTORY_EVENT_LIMIT } from '../../workflows/continue-as-new';
 import { provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import type { RunningSystem } from '../helpers/processes';

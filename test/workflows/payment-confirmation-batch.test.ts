@@ -4,13 +4,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../../src/contracts/confirmation-rules';
-import {
-  BATCH_HISTORY_LIMIT,
-  batchConfirmationStatusQuery,
-  batchPaymentQuery,
-  paymentConfirmationBatchWorkflow,
-  type BatchConfirmationSummary,
-} from '../../workflows/paymentConfirmationBatch.workflow';
+import { HISTORY_EVENT_LIMIT } from '../../workflows/continue-as-new';
+import { batchConfirmationStatusQuery, batchPaymentQuery, paymentConfirmationBatchWorkflow, type BatchConfirmationSummary } from '../../workflows/payment-confirmation-batch.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 import { type BatchConfirmationInput, type BatchPaymentResult, type BatchRoundResult, paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
 import type { ProviderTxnLookup } from '../../src/provider/provider-answers';
@@ -219,7 +214,7 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
       runs.slice(1).every((run) => run.payments === 1),
       'later runs carry only the unfinished payment',
     );
-    for (const run of runs) assert.ok(run.events <= BATCH_HISTORY_LIMIT + 20, `a run has ${run.events} events`);
+    for (const run of runs) assert.ok(run.events <= HISTORY_EVENT_LIMIT + 20, `a run has ${run.events} events`);
     assert.equal(final.runs, runs.length);
     assert.deepEqual(
       final.payments.map((item) => item.entryId),

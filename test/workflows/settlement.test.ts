@@ -4,10 +4,10 @@ import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { HISTORY_EVENT_LIMIT } from '../../workflows/pacing';
+import { HISTORY_EVENT_LIMIT } from '../../workflows/continue-as-new';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
 import { settlementWorkflow } from '../../workflows/settlement.workflow';
-import { settlementRefundWorkflow } from '../../workflows/settlementRefund.workflow';
+import { settlementRefundWorkflow } from '../../workflows/settlement-refund.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 import {
   type AttemptProgress,

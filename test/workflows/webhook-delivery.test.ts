@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { deliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhookDelivery.workflow';
+import { deliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
 import type { DeliveryAttemptResult } from '../../src/contracts/webhook-delivery.contract';
 

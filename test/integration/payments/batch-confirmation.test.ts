@@ -9,7 +9,7 @@ import { createBatchConfirmationService } from '../../../src/payment-confirmatio
 import { createConfirmationClaimsRepo } from '../../../src/payment-confirmation/confirmation-claims.repo';
 import { NOT_KNOWN_IN_WINDOW } from '../../../src/contracts/confirmation-rules';
 import { uuidv7 } from '../../../src/ids';
-import { batchPaymentQuery, type BatchPaymentState } from '../../../workflows/paymentConfirmationBatch.workflow';
+import { batchPaymentQuery, type BatchPaymentState } from '../../../workflows/payment-confirmation-batch.workflow';
 import { paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { parsePrometheusText, total } from '../../helpers/prometheus';

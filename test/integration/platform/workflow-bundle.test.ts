@@ -20,7 +20,7 @@ describe('prebuilt workflow bundle', () => {
   it('is used when it matches the compiled workflow sources, which its manifest lists', async () => {
     await writeWorkflowBundle(bundlePath);
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { sources: string[] };
-    assert.ok(manifest.sources.includes('dist/workflows/paymentConfirmationBatch.workflow.js'));
+    assert.ok(manifest.sources.includes('dist/workflows/payment-confirmation-batch.workflow.js'));
     assert.ok(manifest.sources.includes('node_modules/@temporalio/workflow/package.json'));
     assert.equal(manifest.sources.filter((source) => source.includes('node_modules')).length, 1);
     assert.equal(staleness(bundlePath), null);

@@ -1,6 +1,5 @@
-import { deprecatePatch, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep.activities';
-import { SWEEP_RESTARTS_CONFIRMATIONS, SWEEP_RESTARTS_SETTLEMENTS, SWEEP_WATCHES_SETTLEMENT_REFERENCES } from './patches';
 import type { ClaimReleaseResult, RestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
 
 // The sweep heartbeats as it goes: a worker that dies mid-sweep is noticed in 30 s, not at the end of
@@ -26,12 +25,8 @@ export interface ConvergenceSweepResult extends SweepResult {
  */
 export async function convergenceSweepWorkflow(): Promise<ConvergenceSweepResult> {
   const outbox = await sweepOutbox();
-  // Sweeps in flight recorded these patches' markers, each before its step; see workflows/patches.ts.
-  deprecatePatch(SWEEP_RESTARTS_CONFIRMATIONS);
   const confirmations = await restartStalledConfirmations();
-  deprecatePatch(SWEEP_RESTARTS_SETTLEMENTS);
   const settlements = await restartStalledSettlements();
-  deprecatePatch(SWEEP_WATCHES_SETTLEMENT_REFERENCES);
   const settlementWatch = await watchSettlementReferences();
   return { ...outbox, confirmations, settlements, settlementWatch };
 }

@@ -1,6 +1,5 @@
-import { defineQuery, deprecatePatch, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { defineQuery, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks.activities';
-import { WEBHOOK_SEND_AS_ACTIVITY } from './patches';
 import type { DeliveryAttemptResult, WebhookDeliveryInput } from '../src/contracts/webhook-delivery.contract';
 
 // The HTTP call is a normal activity: a tenant's slow endpoint holds an activity slot for up to
@@ -35,8 +34,6 @@ export const deliveryStatusQuery = defineQuery<DeliveryState>('status');
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<'succeeded' | 'dead_letter'> {
   const state: DeliveryState = { attempts: 0, lastResult: null, outcome: null };
   setHandler(deliveryStatusQuery, () => state);
-  // Runs in flight recorded this patch's marker; see workflows/patches.ts.
-  deprecatePatch(WEBHOOK_SEND_AS_ACTIVITY);
   const send = sendActivity(input.sendTimeoutMs);
   for (let attempt = 1; ; attempt += 1) {
     const result = await send(input.deliveryId);

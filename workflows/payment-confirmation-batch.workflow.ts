@@ -1,6 +1,7 @@
-import { defineQuery, makeContinueAsNewFunc, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { defineQuery, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { PaymentActivities } from '../activities/payments.activities';
+import { continueAsNewWith, historyIsLong } from './continue-as-new';
 import { backedOff, initialProgress, keptDelayMs, notFoundRule, recordLookup } from '../src/contracts/confirmation-rules';
 import { ACCOUNT_REFS, PROVIDER_TXN_REFS } from '../src/contracts/search-attributes';
 import type { BatchConfirmationInput, BatchPayment, BatchTally, ConfirmationOutcome, ConfirmationProgress } from '../src/contracts/payment-confirmation.contract';
@@ -15,9 +16,10 @@ const { confirmPaymentBatch } = proxyLocalActivities<PaymentActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-/** A run continues as new past this many history events (a round costs about nine)… */
-export const BATCH_HISTORY_LIMIT = 1_000;
-/** …or this many bytes (each round's marker carries the results of the payments it asked about). */
+/**
+ * A run continues as new past HISTORY_EVENT_LIMIT events (a round costs about nine) or this many bytes
+ * (each round's marker carries the results of the payments it asked about).
+ */
 export const BATCH_HISTORY_BYTES_LIMIT = 2 * 1024 * 1024;
 
 /** One payment of the batch, as the `status` and `payment` queries show it. */
@@ -114,26 +116,18 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
   };
 
   while (open.size > 0) {
-    const info = workflowInfo();
-    if (info.historyLength >= BATCH_HISTORY_LIMIT || info.historySize >= BATCH_HISTORY_BYTES_LIMIT || info.continueAsNewSuggested) {
-      const unfinished = [...open.values()];
-      const carried: BatchPayment[] = unfinished.map((item) => ({ ...item.payment, progress: item.progress, dueAtMs: item.state.nextLookupAtMs ?? Date.now() }));
-      // Runs started with search attributes name only the payments they carry on (the time-skipping test server has none).
-      const listed = info.typedSearchAttributes.get(PROVIDER_TXN_REFS) !== undefined;
-      const typedSearchAttributes: SearchAttributePair[] = listed
-        ? [
-            ...info.typedSearchAttributes.getAll().filter((pair) => pair.key.name !== PROVIDER_TXN_REFS.name && pair.key.name !== ACCOUNT_REFS.name),
-            { key: PROVIDER_TXN_REFS, value: [...new Set(carried.map((payment) => payment.providerTxnRef))] },
-            { key: ACCOUNT_REFS, value: [...new Set(carried.map((payment) => payment.accountRef))] },
-          ]
-        : [];
-      await makeContinueAsNewFunc<typeof paymentConfirmationBatchWorkflow>(listed ? { typedSearchAttributes } : {})({
-        ...input,
-        payments: carried,
-        runs: runs + 1,
-        pausedUntilMs,
-        tally: { confirmed: summary.confirmed, reversed: summary.reversed, alreadySettled: summary.alreadySettled, released: summary.released },
-      });
+    if (historyIsLong(BATCH_HISTORY_BYTES_LIMIT)) {
+      const carried: BatchPayment[] = [...open.values()].map((item) => ({ ...item.payment, progress: item.progress, dueAtMs: item.state.nextLookupAtMs ?? Date.now() }));
+      await continueAsNewWith<typeof paymentConfirmationBatchWorkflow>(
+        {
+          ...input,
+          payments: carried,
+          runs: runs + 1,
+          pausedUntilMs,
+          tally: { confirmed: summary.confirmed, reversed: summary.reversed, alreadySettled: summary.alreadySettled, released: summary.released },
+        },
+        searchAttributesNaming(carried),
+      );
     }
     const nowMs = Date.now();
     const nextDueMs = Math.max(pausedUntilMs, Math.min(...[...open.values()].map((item) => item.state.nextLookupAtMs ?? nowMs)));
@@ -173,4 +167,18 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
     }
   }
   return summary;
+}
+
+/**
+ * The next run's search attributes: this run's, with the two lists naming only the payments it carries
+ * on. Undefined when this run has no lists (the time-skipping test server has none).
+ */
+function searchAttributesNaming(carried: BatchPayment[]): SearchAttributePair[] | undefined {
+  const current = workflowInfo().typedSearchAttributes;
+  if (current.get(PROVIDER_TXN_REFS) === undefined) return undefined;
+  return [
+    ...current.getAll().filter((pair) => pair.key.name !== PROVIDER_TXN_REFS.name && pair.key.name !== ACCOUNT_REFS.name),
+    { key: PROVIDER_TXN_REFS, value: [...new Set(carried.map((payment) => payment.providerTxnRef))] },
+    { key: ACCOUNT_REFS, value: [...new Set(carried.map((payment) => payment.accountRef))] },
+  ];
 }

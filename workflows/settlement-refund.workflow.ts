@@ -1,7 +1,8 @@
-import { continueAsNew, getExternalWorkflowHandle, log, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, log, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
 import type { SettlementActivities } from '../activities/settlements.activities';
-import { HISTORY_EVENT_LIMIT, MAX_PROVIDER_BACKOFF_MS, pace } from './pacing';
+import { continueAsNewWith, historyIsLong } from './continue-as-new';
+import { MAX_PROVIDER_BACKOFF_MS, pace } from './pacing';
 import { ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, TENANT_ID } from '../src/contracts/search-attributes';
 import { settlementWorkflow } from './settlement.workflow';
 import { payoutSignal, type SettlementRefundInput, settlementWorkflowId } from '../src/contracts/settlement.contract';
@@ -26,8 +27,7 @@ export async function settlementRefundWorkflow(input: SettlementRefundInput): Pr
   const { refundSettlement } = refundActivities(input.settlement.activityTimeoutMs);
   const progress = input.progress ?? { untilMs: Date.now() + input.recheckMs, delayMs: input.pollIntervalMs };
   for (;;) {
-    const { historyLength, continueAsNewSuggested } = workflowInfo();
-    if (historyLength >= HISTORY_EVENT_LIMIT || continueAsNewSuggested) await continueAsNew<typeof settlementRefundWorkflow>({ ...input, progress });
+    if (historyIsLong()) await continueAsNewWith<typeof settlementRefundWorkflow>({ ...input, progress });
 
     const check = await refundSettlement(input.settlementId, input.providerRef);
     if (check.kind === 'refunded') {
