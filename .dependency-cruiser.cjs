@@ -1,4 +1,5 @@
-// Import boundaries of the server code (src/, activities/, workflows/, knexfile.ts) and of the TypeScript client (sdk/), checked by `npm run lint`.
+// Import boundaries of the server code (src/, activities/, workflows/, knexfile.ts) and of the TypeScript client (sdk/), checked by `npm
+// run lint`.
 // The layers below are data: each layer may import itself and any layer listed before it, never one after it.
 // Sources are read with the swc parser: the TypeScript parser needs the TypeScript 5 compiler API, which
 // TypeScript 7 no longer ships. The releases of dependency-cruiser that run on Node 20 do not mark type-only
@@ -6,7 +7,11 @@
 // (workflows -> activities, the dashboard front end -> src/) are checked by scripts/lib/type-only-imports.mjs.
 
 /** The bottom layer: building blocks that know nothing of the layers above (config uses src/net/'s address policy). */
-const PURE = ['src/(money|ids|errors|duration|logger|timeout|like-pattern|crypto|loose-index-scan)\\.ts$', 'src/net/', 'src/config(\\.ts$|/)'];
+const PURE = [
+  'src/(money|ids|errors|duration|logger|timeout|like-pattern|crypto|loose-index-scan)\\.ts$',
+  'src/net/',
+  'src/config(\\.ts$|/)',
+];
 
 /** Pure modules a workflow may import: no side effects, nothing non-deterministic. */
 const WORKFLOW_SAFE = ['src/(money|errors|duration)\\.ts$'];
@@ -15,7 +20,10 @@ const WORKFLOW_SAFE = ['src/(money|errors|duration)\\.ts$'];
 const CONTRACT_SAFE = [...PURE, 'src/provider/provider-answers\\.ts$', 'node_modules/@temporalio/(common|workflow)/'];
 
 /** The provider's wire format, which the sandbox provider speaks. */
-const PROVIDER_WIRE = ['src/provider/provider\\.types\\.ts$', 'src/provider/spec-provider/(provider\\.schemas|webhook-signature|spec-provider\\.types)\\.ts$'];
+const PROVIDER_WIRE = [
+  'src/provider/provider\\.types\\.ts$',
+  'src/provider/spec-provider/(provider\\.schemas|webhook-signature|spec-provider\\.types)\\.ts$',
+];
 
 /**
  * Bottom-up. Each layer names its units (folders or files); units of one layer may import each other unless
@@ -26,7 +34,17 @@ const LAYERS = [
   {
     name: 'infrastructure',
     units: {
-      infrastructure: ['src/db\\.ts$', 'src/temporal/', 'src/http/', 'src/metrics/', 'src/encryption/', 'src/idempotency/', 'src/rate-limits/', 'src/notification-listener\\.ts$', 'knexfile\\.ts$'],
+      infrastructure: [
+        'src/db\\.ts$',
+        'src/temporal/',
+        'src/http/',
+        'src/metrics/',
+        'src/encryption/',
+        'src/idempotency/',
+        'src/rate-limits/',
+        'src/notification-listener\\.ts$',
+        'knexfile\\.ts$',
+      ],
     },
   },
   { name: 'provider', units: { provider: ['src/provider/'] } },
@@ -43,7 +61,11 @@ const LAYERS = [
   { name: 'holds', units: { holds: ['src/holds/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
   { name: 'money movement', siblingsApart: true, units: { 'payment-ingest': ['src/payment-ingest/'], settlements: ['src/settlements/'] } },
-  { name: 'oversight', siblingsApart: true, units: { reconciliation: ['src/reconciliation/'], webhooks: ['src/webhooks/'], retention: ['src/retention/'], books: ['src/books/'] } },
+  {
+    name: 'oversight',
+    siblingsApart: true,
+    units: { reconciliation: ['src/reconciliation/'], webhooks: ['src/webhooks/'], retention: ['src/retention/'], books: ['src/books/'] },
+  },
   { name: 'dashboard', units: { dashboard: ['src/dashboard/'] } },
   { name: 'activities', units: { activities: ['activities/'] } },
   { name: 'workflows', units: { workflows: ['workflows/'] } },
@@ -51,7 +73,22 @@ const LAYERS = [
 ];
 
 /** Domains own their tables: another domain goes through their services or their `*.access.ts` functions, never their repos. */
-const DOMAINS = ['audit', 'auth', 'fees', 'customers', 'accounts', 'holds', 'payment-confirmation', 'payment-ingest', 'settlements', 'reconciliation', 'webhooks', 'retention', 'books', 'dashboard'];
+const DOMAINS = [
+  'audit',
+  'auth',
+  'fees',
+  'customers',
+  'accounts',
+  'holds',
+  'payment-confirmation',
+  'payment-ingest',
+  'settlements',
+  'reconciliation',
+  'webhooks',
+  'retention',
+  'books',
+  'dashboard',
+];
 
 /** A separate app (the provider's model), started only by src/main/. */
 const SANDBOX = 'src/sandbox/';
@@ -62,7 +99,9 @@ const pathsOf = (layers) => layers.flatMap(({ units }) => Object.values(units).f
 function layerRules() {
   return LAYERS.flatMap((layer, index) =>
     Object.entries(layer.units).map(([name, paths]) => {
-      const siblings = layer.siblingsApart ? Object.entries(layer.units).flatMap(([other, otherPaths]) => (other === name ? [] : otherPaths)) : [];
+      const siblings = layer.siblingsApart
+        ? Object.entries(layer.units).flatMap(([other, otherPaths]) => (other === name ? [] : otherPaths))
+        : [];
       return {
         name: `layer:${name}`,
         comment: `${name} imports only ${layer.siblingsApart ? 'layers below its own' : 'its own layer and the ones below'}`,
@@ -95,10 +134,19 @@ module.exports = {
     ...layerRules(),
     {
       name: 'workflows-import-contracts',
-      comment: 'Workflow code is replayed: it imports only workflow contracts, deterministic pure modules and the workflow SDK (activities as types only).',
+      comment:
+        'Workflow code is replayed: it imports only workflow contracts, deterministic pure modules and the workflow SDK (activities as types only).',
       severity: 'error',
       from: { path: '^workflows/' },
-      to: { pathNot: anchored(['workflows/', 'src/contracts/', ...WORKFLOW_SAFE, 'activities/[^/]+\\.activities\\.ts$', 'node_modules/@temporalio/(workflow|common)/']) },
+      to: {
+        pathNot: anchored([
+          'workflows/',
+          'src/contracts/',
+          ...WORKFLOW_SAFE,
+          'activities/[^/]+\\.activities\\.ts$',
+          'node_modules/@temporalio/(workflow|common)/',
+        ]),
+      },
     },
     {
       name: 'contracts-stay-pure',
@@ -122,14 +170,16 @@ module.exports = {
     },
     {
       name: 'sdk-stands-alone',
-      comment: 'The TypeScript client is published on its own: it imports its own files, Node built-ins and its declared packages, never the service.',
+      comment:
+        'The TypeScript client is published on its own: it imports its own files, Node built-ins and its declared packages, never the service.',
       severity: 'error',
       from: { path: '^sdk/' },
       to: { pathNot: '^sdk/', dependencyTypesNot: ['core'] },
     },
     {
       name: 'ledger-sql-stays-in-the-ledger',
-      comment: 'The ledger runs its own statements: the SQL of postings never leaves src/ledger/ (callers hand it their own rows through the posting engine).',
+      comment:
+        'The ledger runs its own statements: the SQL of postings never leaves src/ledger/ (callers hand it their own rows through the posting engine).',
       severity: 'error',
       from: { path: '^', pathNot: '^src/ledger/' },
       to: { path: '^src/ledger/posting-(ctes|statements)\\.ts$' },

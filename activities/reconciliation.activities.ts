@@ -1,7 +1,16 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ProviderRejectedError } from '../src/provider/errors';
-import { ReconciliationRunNotFoundError, type PageProgress, type ReconciliationExecutionService } from '../src/reconciliation/reconciliation-execution.service';
-import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../src/contracts/reconciliation.contract';
+import {
+  ReconciliationRunNotFoundError,
+  type PageProgress,
+  type ReconciliationExecutionService,
+} from '../src/reconciliation/reconciliation-execution.service';
+import type {
+  ReconciliationPagesResult,
+  ReconciliationPosition,
+  ReconciliationRunHandle,
+  ReconciliationSummary,
+} from '../src/contracts/reconciliation.contract';
 
 /** Failures no retry can change: a provider that refuses the call outright, a run that does not exist. */
 async function failingForGood<T>(work: () => Promise<T>): Promise<T> {

@@ -1,6 +1,19 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ProviderAmountMismatchError, SettlementNotFoundError, SettlementRuleError, type SettlementExecutionService } from '../src/settlements/settlement-execution.service';
-import type { AttemptProgress, DestinationCheck, OverdueOutcome, OverdueReport, RefundCheck, SettlementWorkflowStatus, SubmissionResult } from '../src/contracts/settlement.contract';
+import {
+  ProviderAmountMismatchError,
+  SettlementNotFoundError,
+  SettlementRuleError,
+  type SettlementExecutionService,
+} from '../src/settlements/settlement-execution.service';
+import type {
+  AttemptProgress,
+  DestinationCheck,
+  OverdueOutcome,
+  OverdueReport,
+  RefundCheck,
+  SettlementWorkflowStatus,
+  SubmissionResult,
+} from '../src/contracts/settlement.contract';
 
 /**
  * A missing settlement, a request the rules refuse, or a payout of the wrong amount will not change by

@@ -29,12 +29,21 @@ export function createSweepActivities(deps: {
     async sweepOutbox(): Promise<SweepResult> {
       const context = Context.current();
       // Leased rows are never started twice, and a cancelled activity (heartbeat timeout, worker stopping) stops taking rows.
-      const total = await starter.drain({ graceMs, limit: 500, budgetMs: SWEEP_BUDGET_MS, signal: context.cancellationSignal, onProgress: () => context.heartbeat() });
+      const total = await starter.drain({
+        graceMs,
+        limit: 500,
+        budgetMs: SWEEP_BUDGET_MS,
+        signal: context.cancellationSignal,
+        onProgress: () => context.heartbeat(),
+      });
       if (total.found > 0) logger.info(total, 'convergence sweep started left-behind workflows');
       return total;
     },
 
-    /** Puts back in the queue the credits of batch confirmations that stopped (failed, terminated, timed out, never started); a new batch confirms them. */
+    /**
+     * Puts back in the queue the credits of batch confirmations that stopped (failed, terminated, timed out, never started); a new batch
+     * confirms them.
+     */
     restartStalledConfirmations(): Promise<ClaimReleaseResult> {
       return claimReleases.releaseStopped(graceMs, () => Context.current().heartbeat());
     },
@@ -50,7 +59,11 @@ export function createSweepActivities(deps: {
     /** Looks up the settlement references the ledger failed or refunded that are due; a paid one is an alert at once. */
     async watchSettlementReferences(): Promise<SettlementWatchResult> {
       const context = Context.current();
-      const result = await settlementWatch.tick({ budgetMs: WATCH_BUDGET_MS, signal: context.cancellationSignal, onProgress: () => context.heartbeat() });
+      const result = await settlementWatch.tick({
+        budgetMs: WATCH_BUDGET_MS,
+        signal: context.cancellationSignal,
+        onProgress: () => context.heartbeat(),
+      });
       if (result.raised > 0) logger.warn(result, 'settlement watch raised findings');
       return result;
     },

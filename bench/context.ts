@@ -39,7 +39,10 @@ export async function startBenchContext(options: BenchOptions): Promise<BenchCon
 export async function provisionAccounts(ctx: BenchContext, count: number): Promise<Array<{ ID: string; AccountRef: string }>> {
   const accounts = [];
   for (let i = 0; i < count; i += 1) {
-    const response = await call(ctx.sys.apiUrl, 'POST', '/v1/accounts', { apiKey: ctx.apiKey, body: { externalRef: `bench-${uuidv7()}`, name: 'Bench Customer' } });
+    const response = await call(ctx.sys.apiUrl, 'POST', '/v1/accounts', {
+      apiKey: ctx.apiKey,
+      body: { externalRef: `bench-${uuidv7()}`, name: 'Bench Customer' },
+    });
     if (response.status !== 201) throw new Error(`provisioning failed: ${response.status} ${response.text}`);
     accounts.push(response.body as { ID: string; AccountRef: string });
   }
@@ -50,7 +53,15 @@ export async function provisionAccounts(ctx: BenchContext, count: number): Promi
 export async function fund(ctx: BenchContext, accountId: string, kobo: bigint): Promise<void> {
   await ctx.db.transaction((trx) =>
     createPostingEngine(ctx.db, { tierDefaults: tierDefaultsOf(loadConfig(ctx.sys.env)) }).post(trx, accountId, [
-      { direction: 'credit', kind: 'payment', amount: kobo, status: 'confirmed', narration: 'bench funding', providerTxnRef: `bench-fund-${uuidv7()}`, transactionGroupId: uuidv7() },
+      {
+        direction: 'credit',
+        kind: 'payment',
+        amount: kobo,
+        status: 'confirmed',
+        narration: 'bench funding',
+        providerTxnRef: `bench-fund-${uuidv7()}`,
+        transactionGroupId: uuidv7(),
+      },
     ]),
   );
 }

@@ -46,7 +46,9 @@ export function cpuSecondsBetween(before: CpuReading, after: CpuReading): Record
 
 /** Share of one core each part used between two readings, in %. */
 export function cpuShare(before: CpuReading, after: CpuReading, seconds: number): Record<string, number> {
-  return Object.fromEntries(Object.entries(cpuSecondsBetween(before, after)).map(([role, cpuSeconds]) => [role, Math.round((cpuSeconds / seconds) * 100)]));
+  return Object.fromEntries(
+    Object.entries(cpuSecondsBetween(before, after)).map(([role, cpuSeconds]) => [role, Math.round((cpuSeconds / seconds) * 100)]),
+  );
 }
 
 export function formatShare(share: Record<string, number>): string {

@@ -29,7 +29,10 @@ export async function fairnessBenchmark(ctx: BenchContext): Promise<Row[]> {
   const other = JSON.parse(await ctx.sys.cli('tenant:create', '--name', 'Fairness Other Tenant', '--json')) as { apiKey: string };
   const receiver = await startReceiver([200]);
   try {
-    const provisioned = await call(ctx.sys.apiUrl, 'POST', '/v1/accounts', { apiKey: other.apiKey, body: { externalRef: 'fairness-other', name: 'Other Customer', callbackUrl: receiver.url } });
+    const provisioned = await call(ctx.sys.apiUrl, 'POST', '/v1/accounts', {
+      apiKey: other.apiKey,
+      body: { externalRef: 'fairness-other', name: 'Other Customer', callbackUrl: receiver.url },
+    });
     const otherRef = (provisioned.body as { AccountRef: string }).AccountRef;
 
     let next = 0;
@@ -39,7 +42,12 @@ export async function fairnessBenchmark(ctx: BenchContext): Promise<Row[]> {
       amount: events.length,
       next: () => {
         const event = events[next++ % events.length]!;
-        return { method: 'POST', path: '/webhooks/provider', body: event.body, headers: { 'Content-Type': 'application/json', ...event.headers } };
+        return {
+          method: 'POST',
+          path: '/webhooks/provider',
+          body: event.body,
+          headers: { 'Content-Type': 'application/json', ...event.headers },
+        };
       },
     });
     const burstS = (performance.now() - burstStarted) / 1000;
@@ -47,7 +55,8 @@ export async function fairnessBenchmark(ctx: BenchContext): Promise<Row[]> {
 
     const sentAt = Date.now();
     const sent = await call(ctx.sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: otherRef, amount: 5025 } });
-    if ((sent.body as { delivery: { status: number } }).delivery.status !== 200) throw new Error("the other tenant's webhook was not accepted");
+    if ((sent.body as { delivery: { status: number } }).delivery.status !== 200)
+      throw new Error("the other tenant's webhook was not accepted");
     const deadline = sentAt + DELIVERY_TIMEOUT_MS;
     while (receiver.calls.length === 0 && Date.now() < deadline) await sleep(100);
     const deliveredS = receiver.calls.length > 0 ? (receiver.calls[0]!.at - sentAt) / 1000 : null;
@@ -72,7 +81,8 @@ export async function fairnessBenchmark(ctx: BenchContext): Promise<Row[]> {
       },
       {
         benchmark: 'fairness',
-        measure: 'backlog at the end of the burst: outbox starts / pending confirmations (queued for a batch, held by batches; oldest queued, s)',
+        measure:
+          'backlog at the end of the burst: outbox starts / pending confirmations (queued for a batch, held by batches; oldest queued, s)',
         value: `${atBurstEnd.backlog} / ${atBurstEnd.pending} (${atBurstEnd.queued}, ${atBurstEnd.claimed}; ${fixed(atBurstEnd.oldestQueuedS)})`,
         target: '-',
         meets: null,

@@ -36,7 +36,12 @@ async function unstartedWorkflows(ctx: BenchContext): Promise<number> {
 
 /** Credits in the batch confirmation queue: waiting for a batch, and held by open batches. */
 async function confirmationQueue(ctx: BenchContext): Promise<{ queued: number; claimed: number }> {
-  const row = await ctx.db('confirmation_claims').first(ctx.db.raw('count(*) FILTER (WHERE batch_id IS NULL) AS queued'), ctx.db.raw('count(*) FILTER (WHERE batch_id IS NOT NULL) AS claimed'));
+  const row = await ctx
+    .db('confirmation_claims')
+    .first(
+      ctx.db.raw('count(*) FILTER (WHERE batch_id IS NULL) AS queued'),
+      ctx.db.raw('count(*) FILTER (WHERE batch_id IS NOT NULL) AS claimed'),
+    );
   return { queued: Number(row?.queued ?? 0), claimed: Number(row?.claimed ?? 0) };
 }
 
@@ -50,7 +55,12 @@ async function replay(ctx: BenchContext, events: SignedEvent[], cursor: { next: 
     next: () => {
       // Past the prepared events a replay is a duplicate: answered, not credited, so not counted.
       const event = events[cursor.next++ % events.length]!;
-      return { method: 'POST', path: '/webhooks/provider', body: event.body, headers: { 'Content-Type': 'application/json', ...event.headers } };
+      return {
+        method: 'POST',
+        path: '/webhooks/provider',
+        body: event.body,
+        headers: { 'Content-Type': 'application/json', ...event.headers },
+      };
     },
   });
   const cpuDuringLoad = cpuShare(cpuBefore, cpuByRole(), load.durationS);
@@ -62,7 +72,11 @@ async function replay(ctx: BenchContext, events: SignedEvent[], cursor: { next: 
  * Waits until no credit of these accounts is provisional. Returns the seconds it took (null on timeout)
  * and the CPU each part of the stack spent per confirmation meanwhile, in ms.
  */
-async function drain(ctx: BenchContext, accountIds: string[], confirmations: number): Promise<{ seconds: number | null; cpuMsPerConfirmation: Record<string, number> }> {
+async function drain(
+  ctx: BenchContext,
+  accountIds: string[],
+  confirmations: number,
+): Promise<{ seconds: number | null; cpuMsPerConfirmation: Record<string, number> }> {
   const started = performance.now();
   const cpuBefore = cpuByRole();
   for (;;) {
@@ -70,7 +84,9 @@ async function drain(ctx: BenchContext, accountIds: string[], confirmations: num
     const elapsedS = (performance.now() - started) / 1000;
     if (provisional === 0 || elapsedS * 1000 > DRAIN_TIMEOUT_MS) {
       const used = cpuSecondsBetween(cpuBefore, cpuByRole());
-      const cpuMsPerConfirmation = Object.fromEntries(Object.entries(used).map(([role, seconds]) => [role, (seconds * 1000) / confirmations]));
+      const cpuMsPerConfirmation = Object.fromEntries(
+        Object.entries(used).map(([role, seconds]) => [role, (seconds * 1000) / confirmations]),
+      );
       return { seconds: provisional === 0 ? elapsedS : null, cpuMsPerConfirmation };
     }
     const queue = await confirmationQueue(ctx);
@@ -104,15 +120,29 @@ function loadRows(label: string, run: IngestRun, seconds: number, targets: { rat
       target: targets ? `p99 <= ${targets.p99Ms} ms` : '-',
       meets: targets ? run.load.p99Ms <= targets.p99Ms : null,
     },
-    { benchmark: 'ingest', measure: `${label}: non-2xx / errors`, value: `${run.load.non2xx} / ${run.load.errors}`, target: '0 / 0', meets: run.load.non2xx === 0 && run.load.errors === 0 },
-    { benchmark: 'ingest', measure: `${label}: CPU during the load (% of one core; 2 cores in all)`, value: formatShare(run.cpuDuringLoad), target: '-', meets: null },
+    {
+      benchmark: 'ingest',
+      measure: `${label}: non-2xx / errors`,
+      value: `${run.load.non2xx} / ${run.load.errors}`,
+      target: '0 / 0',
+      meets: run.load.non2xx === 0 && run.load.errors === 0,
+    },
+    {
+      benchmark: 'ingest',
+      measure: `${label}: CPU during the load (% of one core; 2 cores in all)`,
+      value: formatShare(run.cpuDuringLoad),
+      target: '-',
+      meets: null,
+    },
   ];
 }
 
 async function signedEvents(ctx: BenchContext, accountRefs: string[], count: number): Promise<SignedEvent[]> {
   const events: SignedEvent[] = [];
   for (let made = 0; made < count; made += BATCH) {
-    const batch = await call(ctx.sys.sandboxUrl, 'POST', '/sandbox/payments/batch', { body: { accountRefs, count: Math.min(BATCH, count - made), amount: 1010 } });
+    const batch = await call(ctx.sys.sandboxUrl, 'POST', '/sandbox/payments/batch', {
+      body: { accountRefs, count: Math.min(BATCH, count - made), amount: 1010 },
+    });
     events.push(...(batch.body.events as SignedEvent[]));
   }
   return events;
@@ -154,10 +184,20 @@ export async function ingestBenchmark(ctx: BenchContext): Promise<Row[]> {
   await ctx.sys.kill('worker');
   const alone = await replay(ctx, events, cursor, accountIds);
 
-  writeResult('ingest', { shared: { ...shared, unstartedAtEnd, queueAtEnd, drainS, cpuMsPerConfirmation, apiRssMiB: apiRss }, hot, workerStopped: alone });
+  writeResult('ingest', {
+    shared: { ...shared, unstartedAtEnd, queueAtEnd, drainS, cpuMsPerConfirmation, apiRssMiB: apiRss },
+    hot,
+    workerStopped: alone,
+  });
   return [
     ...loadRows('whole stack, 100 accounts', shared, seconds, TARGETS.spread),
-    { benchmark: 'ingest', measure: "whole stack: workflow starts left to the worker's outbox drainer at end of load", value: String(unstartedAtEnd), target: '-', meets: null },
+    {
+      benchmark: 'ingest',
+      measure: "whole stack: workflow starts left to the worker's outbox drainer at end of load",
+      value: String(unstartedAtEnd),
+      target: '-',
+      meets: null,
+    },
     {
       benchmark: 'ingest',
       measure: 'whole stack: credits queued for a batch / held by batches at end of load',
@@ -183,7 +223,13 @@ export async function ingestBenchmark(ctx: BenchContext): Promise<Row[]> {
       target: '-',
       meets: null,
     },
-    { benchmark: 'ingest', measure: 'whole stack: API resident memory after the load, MiB', value: apiRss === null ? '?' : fixed(apiRss, 0), target: '-', meets: null },
+    {
+      benchmark: 'ingest',
+      measure: 'whole stack: API resident memory after the load, MiB',
+      value: apiRss === null ? '?' : fixed(apiRss, 0),
+      target: '-',
+      meets: null,
+    },
     ...loadRows('whole stack, one hot account', hot, seconds, TARGETS.hot),
     ...loadRows('worker stopped, 100 accounts', alone, seconds, TARGETS.none),
   ];

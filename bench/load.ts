@@ -24,11 +24,15 @@ function quantile(sorted: number[], q: number): number {
 }
 
 /**
- * autocannon against `baseUrl` for `durationS` seconds or `amount` requests; `next()` supplies every request (so bodies can be unique). Percentiles
+ * autocannon against `baseUrl` for `durationS` seconds or `amount` requests; `next()` supplies every request (so bodies can be unique).
+ * Percentiles
  * come from each 2xx response's own timing (autocannon measures it with hrtime), because autocannon's
  * histogram keeps whole milliseconds, too coarse for pages answered in one or two.
  */
-export async function runLoad(baseUrl: string, options: { connections: number; next: () => LoadRequest } & ({ durationS: number } | { amount: number })): Promise<LoadResult> {
+export async function runLoad(
+  baseUrl: string,
+  options: { connections: number; next: () => LoadRequest } & ({ durationS: number } | { amount: number }),
+): Promise<LoadResult> {
   const latencies: number[] = [];
   const result = await autocannon({
     url: baseUrl,
@@ -43,7 +47,13 @@ export async function runLoad(baseUrl: string, options: { connections: number; n
       {
         setupRequest: (request) => {
           const next = options.next();
-          return { ...request, method: next.method, path: next.path, headers: next.headers, ...(next.body !== undefined ? { body: next.body } : {}) };
+          return {
+            ...request,
+            method: next.method,
+            path: next.path,
+            headers: next.headers,
+            ...(next.body !== undefined ? { body: next.body } : {}),
+          };
         },
       },
     ],

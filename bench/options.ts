@@ -19,10 +19,27 @@ export interface BenchOptions {
   temporal: 'dev' | 'postgres';
 }
 
-const NUMBER_FLAGS = { rate: 'rate', minutes: 'minutes', 'step-minutes': 'stepMinutes', burst: 'burst', entries: 'entries', 'load-seconds': 'loadSeconds' } as const;
+const NUMBER_FLAGS = {
+  rate: 'rate',
+  minutes: 'minutes',
+  'step-minutes': 'stepMinutes',
+  burst: 'burst',
+  entries: 'entries',
+  'load-seconds': 'loadSeconds',
+} as const;
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
-  const options: BenchOptions = { names: [], rate: 150, minutes: 10, search: false, stepMinutes: 3, burst: 15_000, entries: 1_000_000, loadSeconds: 20, temporal: 'dev' };
+  const options: BenchOptions = {
+    names: [],
+    rate: 150,
+    minutes: 10,
+    search: false,
+    stepMinutes: 3,
+    burst: 15_000,
+    entries: 1_000_000,
+    loadSeconds: 20,
+    temporal: 'dev',
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
     const flag = arg.replace(/^--/, '');

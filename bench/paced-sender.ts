@@ -31,16 +31,20 @@ export async function sendAtRate(apiUrl: string, events: SignedEvent[], ratePerS
   const send = (event: SignedEvent): void => {
     const at = performance.now();
     const done = new Promise<void>((resolve) => {
-      const call = http.request(`${apiUrl}/webhooks/provider`, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...event.headers } }, (response) => {
-        response.resume();
-        response.on('end', () => {
-          if (response.statusCode === 200) {
-            result.ok += 1;
-            result.latenciesMs.push(performance.now() - at);
-          } else result.failed += 1;
-          resolve();
-        });
-      });
+      const call = http.request(
+        `${apiUrl}/webhooks/provider`,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', ...event.headers } },
+        (response) => {
+          response.resume();
+          response.on('end', () => {
+            if (response.statusCode === 200) {
+              result.ok += 1;
+              result.latenciesMs.push(performance.now() - at);
+            } else result.failed += 1;
+            resolve();
+          });
+        },
+      );
       call.on('error', () => {
         result.failed += 1;
         resolve();

@@ -52,7 +52,22 @@ function pgbenchPath(): string | null {
 function runPgbench(bin: string, script: string, accounts: number, seconds: number): { tps: number; latencyMs: number } {
   const output = execFileSync(
     bin,
-    ['-n', '-M', 'prepared', '-c', '32', '-j', '2', '-T', String(Math.max(1, Math.round(seconds))), '-D', `accounts=${accounts}`, '-f', script, process.env.DATABASE_URL!],
+    [
+      '-n',
+      '-M',
+      'prepared',
+      '-c',
+      '32',
+      '-j',
+      '2',
+      '-T',
+      String(Math.max(1, Math.round(seconds))),
+      '-D',
+      `accounts=${accounts}`,
+      '-f',
+      script,
+      process.env.DATABASE_URL!,
+    ],
     {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,7 +81,16 @@ function runPgbench(bin: string, script: string, accounts: number, seconds: numb
 /** pgbench with the posting shape at 32 clients, across 100 accounts and on one hot account; the ratio of our ingest to it. */
 export async function pgbenchBenchmark(ctx: BenchContext): Promise<Row[]> {
   const bin = pgbenchPath();
-  if (!bin) return [{ benchmark: 'pgbench', measure: 'raw Postgres, posting shape', value: 'pgbench not installed (Debian: postgresql or postgresql-contrib)', target: '-', meets: null }];
+  if (!bin)
+    return [
+      {
+        benchmark: 'pgbench',
+        measure: 'raw Postgres, posting shape',
+        value: 'pgbench not installed (Debian: postgresql or postgresql-contrib)',
+        target: '-',
+        meets: null,
+      },
+    ];
   const dir = mkdtempSync(path.join(tmpdir(), 'pgbench-'));
   const script = path.join(dir, 'posting.sql');
   writeFileSync(script, SCRIPT);
@@ -80,7 +104,8 @@ export async function pgbenchBenchmark(ctx: BenchContext): Promise<Row[]> {
       return {
         benchmark: 'pgbench',
         measure: `our ${figure === 'ingest.spread' ? '100-account' : 'hot-account'} ingest / raw Postgres`,
-        value: ours === undefined ? 'run with ingest for the ratio' : `${fixed((ours / tps) * 100, 0)}% (${fixed(ours, 0)} / ${fixed(tps, 0)})`,
+        value:
+          ours === undefined ? 'run with ingest for the ratio' : `${fixed((ours / tps) * 100, 0)}% (${fixed(ours, 0)} / ${fixed(tps, 0)})`,
         target: '-',
         meets: null,
       };

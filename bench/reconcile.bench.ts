@@ -21,10 +21,13 @@ interface RecordedPayment {
 async function providerPayments(ctx: BenchContext, accountRefs: string[], count: number): Promise<RecordedPayment[]> {
   const payments: RecordedPayment[] = [];
   for (let made = 0; made < count; made += BATCH) {
-    const response = await call(ctx.sys.sandboxUrl, 'POST', '/sandbox/payments/batch', { body: { accountRefs, count: Math.min(BATCH, count - made), amount: AMOUNT_NAIRA } });
+    const response = await call(ctx.sys.sandboxUrl, 'POST', '/sandbox/payments/batch', {
+      body: { accountRefs, count: Math.min(BATCH, count - made), amount: AMOUNT_NAIRA },
+    });
     if (response.status !== 200) throw new Error(`sandbox batch failed: ${response.status}`);
     for (const event of response.body.events as Array<{ body: string }>) {
-      const transaction = (JSON.parse(event.body) as { data: { transaction: { transactionId: string; aliasAccountReference: string } } }).data.transaction;
+      const transaction = (JSON.parse(event.body) as { data: { transaction: { transactionId: string; aliasAccountReference: string } } })
+        .data.transaction;
       payments.push({ accountRef: transaction.aliasAccountReference, transactionId: transaction.transactionId });
     }
   }
@@ -32,7 +35,11 @@ async function providerPayments(ctx: BenchContext, accountRefs: string[], count:
 }
 
 /** The ledger already holds every one of them: a confirmed credit each, through the posting engine. */
-async function ledgerEntries(ctx: BenchContext, accounts: Array<{ ID: string; AccountRef: string }>, payments: RecordedPayment[]): Promise<void> {
+async function ledgerEntries(
+  ctx: BenchContext,
+  accounts: Array<{ ID: string; AccountRef: string }>,
+  payments: RecordedPayment[],
+): Promise<void> {
   const engine = createPostingEngine(ctx.db, { tierDefaults: tierDefaultsOf(loadConfig(ctx.sys.env)) });
   const idOf = new Map(accounts.map((account) => [account.AccountRef, account.ID]));
   const byAccount = new Map<string, string[]>();
@@ -88,7 +95,9 @@ export async function reconcileBenchmark(ctx: BenchContext): Promise<Row[]> {
   sampling = false;
   await sampler;
 
-  const { run } = JSON.parse(output) as { run: { Status: string; ProviderTransactions: number; Matched: number; Repaired: number; Reported: number; Lookups: number } };
+  const { run } = JSON.parse(output) as {
+    run: { Status: string; ProviderTransactions: number; Matched: number; Repaired: number; Reported: number; Lookups: number };
+  };
   writeResult('reconcile', { size, seconds, rssBeforeMiB: rssBefore, rssPeakMiB: rssPeak, run });
   const complete = run.Status === 'succeeded' && run.ProviderTransactions === size && run.Matched === size;
   return [
@@ -107,7 +116,19 @@ export async function reconcileBenchmark(ctx: BenchContext): Promise<Row[]> {
       meets: complete && run.Repaired === 0 && run.Reported === 0,
     },
     { benchmark: 'reconcile', measure: 'provider transactions reconciled / s', value: fixed(size / seconds, 0), target: '-', meets: null },
-    { benchmark: 'reconcile', measure: 'worker resident memory before / peak during the run, MiB', value: `${fixed(rssBefore, 0)} / ${fixed(rssPeak, 0)}`, target: '< 300 MiB', meets: rssPeak < 300 },
-    { benchmark: 'reconcile', measure: 'worker resident memory the run added at its peak, MiB', value: fixed(rssPeak - rssBefore, 0), target: '-', meets: null },
+    {
+      benchmark: 'reconcile',
+      measure: 'worker resident memory before / peak during the run, MiB',
+      value: `${fixed(rssBefore, 0)} / ${fixed(rssPeak, 0)}`,
+      target: '< 300 MiB',
+      meets: rssPeak < 300,
+    },
+    {
+      benchmark: 'reconcile',
+      measure: 'worker resident memory the run added at its peak, MiB',
+      value: fixed(rssPeak - rssBefore, 0),
+      target: '-',
+      meets: null,
+    },
   ];
 }

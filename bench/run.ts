@@ -29,7 +29,8 @@ async function main(): Promise<void> {
   const options = parseBenchOptions(process.argv.slice(2));
   const asked = options.names.map((name) => (name === 'baseline' ? 'statement' : name));
   const unknown = asked.filter((name) => !(name in BENCHMARKS));
-  if (unknown.length > 0) throw new Error(`unknown benchmark(s): ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}, baseline`);
+  if (unknown.length > 0)
+    throw new Error(`unknown benchmark(s): ${unknown.join(', ')}; choose from ${Object.keys(BENCHMARKS).join(', ')}, baseline`);
   const chosen = Object.entries(BENCHMARKS).filter(([name]) => asked.length === 0 || asked.includes(name));
   const ctx = await startBenchContext(options);
   const rows: Row[] = [];

@@ -37,11 +37,35 @@ export async function settleBenchmark(ctx: BenchContext): Promise<Row[]> {
   const hot = await settleLoad(ctx, [accounts[100]!.AccountRef]);
   writeResult('settle', { acrossAccounts: spread, hotAccount: hot, cpuDuringLoad: cpu });
   return [
-    { benchmark: 'settle', measure: 'accepted settles / s across 100 accounts (concurrency 32)', value: fixed(spread.rps, 0), target: '>= 500/s', meets: spread.rps >= 500 },
-    { benchmark: 'settle', measure: 'latency p50 / p99 ms across accounts', value: `${fixed(spread.p50Ms)} / ${fixed(spread.p99Ms)}`, target: '-', meets: null },
-    { benchmark: 'settle', measure: 'CPU across accounts (% of one core; 2 cores in all)', value: formatShare(cpu), target: '-', meets: null },
+    {
+      benchmark: 'settle',
+      measure: 'accepted settles / s across 100 accounts (concurrency 32)',
+      value: fixed(spread.rps, 0),
+      target: '>= 500/s',
+      meets: spread.rps >= 500,
+    },
+    {
+      benchmark: 'settle',
+      measure: 'latency p50 / p99 ms across accounts',
+      value: `${fixed(spread.p50Ms)} / ${fixed(spread.p99Ms)}`,
+      target: '-',
+      meets: null,
+    },
+    {
+      benchmark: 'settle',
+      measure: 'CPU across accounts (% of one core; 2 cores in all)',
+      value: formatShare(cpu),
+      target: '-',
+      meets: null,
+    },
     { benchmark: 'settle', measure: 'accepted settles / s on one hot account', value: fixed(hot.rps, 0), target: '-', meets: null },
-    { benchmark: 'settle', measure: 'latency p50 / p99 ms on the hot account', value: `${fixed(hot.p50Ms)} / ${fixed(hot.p99Ms)}`, target: '-', meets: null },
+    {
+      benchmark: 'settle',
+      measure: 'latency p50 / p99 ms on the hot account',
+      value: `${fixed(hot.p50Ms)} / ${fixed(hot.p99Ms)}`,
+      target: '-',
+      meets: null,
+    },
     {
       benchmark: 'settle',
       measure: 'non-2xx / errors (both runs)',

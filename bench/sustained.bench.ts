@@ -57,14 +57,22 @@ function slope(points: Array<{ t: number; y: number }>): number {
 async function prepareEvents(ctx: BenchContext, accountRefs: string[], count: number): Promise<SignedEvent[]> {
   const events: SignedEvent[] = [];
   for (let made = 0; made < count; made += 10_000) {
-    const batch = await call(ctx.sys.sandboxUrl, 'POST', '/sandbox/payments/batch', { body: { accountRefs, count: Math.min(10_000, count - made), amount: 1010 } });
+    const batch = await call(ctx.sys.sandboxUrl, 'POST', '/sandbox/payments/batch', {
+      body: { accountRefs, count: Math.min(10_000, count - made), amount: 1010 },
+    });
     events.push(...(batch.body.events as SignedEvent[]));
   }
   return events;
 }
 
 /** One rate for `seconds`: paced webhooks, the pipeline sampled from /metrics, CPU, and a statement probe. */
-async function runStep(ctx: BenchContext, events: SignedEvent[], rate: number, seconds: number, statementRef: string | null): Promise<Step> {
+async function runStep(
+  ctx: BenchContext,
+  events: SignedEvent[],
+  rate: number,
+  seconds: number,
+  statementRef: string | null,
+): Promise<Step> {
   const first = await pipelineSample(ctx);
   const cpuBefore = cpuByRole();
   const samples = [first];
@@ -86,8 +94,12 @@ async function runStep(ctx: BenchContext, events: SignedEvent[], rate: number, s
   const last = await pipelineSample(ctx);
   const lagBefore = buckets(first.samples, 'nuban_confirmation_lag_seconds');
   const lagAfter = buckets(last.samples, 'nuban_confirmation_lag_seconds');
-  const confirmed = total(last.samples, 'nuban_confirmation_lag_seconds_count') - total(first.samples, 'nuban_confirmation_lag_seconds_count');
-  const confirmedDuringStep = Math.max(1, total(atEnd.samples, 'nuban_confirmation_lag_seconds_count') - total(first.samples, 'nuban_confirmation_lag_seconds_count'));
+  const confirmed =
+    total(last.samples, 'nuban_confirmation_lag_seconds_count') - total(first.samples, 'nuban_confirmation_lag_seconds_count');
+  const confirmedDuringStep = Math.max(
+    1,
+    total(atEnd.samples, 'nuban_confirmation_lag_seconds_count') - total(first.samples, 'nuban_confirmation_lag_seconds_count'),
+  );
   const inSecondHalf = samples.filter((sample) => sample.at - first.at >= (seconds * 1000) / 2);
   const secondHalf = inSecondHalf.map((sample) => ({ t: (sample.at - first.at) / 1000, y: sample.backlog + sample.pending }));
   const step: Step = {
@@ -108,11 +120,17 @@ async function runStep(ctx: BenchContext, events: SignedEvent[], rate: number, s
     claimedEnd: atEnd.claimed,
     queuedSlope: slope(inSecondHalf.map((sample) => ({ t: (sample.at - first.at) / 1000, y: sample.queued }))),
     oldestQueuedMaxS: Math.max(...[...samples, atEnd].map((sample) => sample.oldestQueuedS)),
-    cpuMsPerConfirmation: Object.fromEntries(Object.entries(cpuUsed).map(([role, cpuSeconds]) => [role, (cpuSeconds * 1000) / confirmedDuringStep])),
+    cpuMsPerConfirmation: Object.fromEntries(
+      Object.entries(cpuUsed).map(([role, cpuSeconds]) => [role, (cpuSeconds * 1000) / confirmedDuringStep]),
+    ),
     statementP99Ms: statementLatencies ? quantile(statementLatencies, 0.99) : null,
     flat: false,
   };
-  step.flat = sent.failed === 0 && sent.behind === 0 && step.backlogSlope <= Math.max(0.5, rate * FLAT_SLOPE_SHARE) && step.lagP99S <= LAG_P99_TARGET_S;
+  step.flat =
+    sent.failed === 0 &&
+    sent.behind === 0 &&
+    step.backlogSlope <= Math.max(0.5, rate * FLAT_SLOPE_SHARE) &&
+    step.lagP99S <= LAG_P99_TARGET_S;
   process.stderr.write(
     `[bench] sustained ${rate}/s for ${seconds} s: lag p50 ${fixed(step.lagP50S)} s p99 ${fixed(step.lagP99S)} s, backlog ${step.backlogStart} -> ${step.backlogEnd} (slope ${fixed(step.backlogSlope, 2)}/s; ` +
       `${step.queuedEnd} queued for a batch, ${step.claimedEnd} in batches, oldest queued at worst ${fixed(step.oldestQueuedMaxS)} s), ${step.flat ? 'flat' : 'NOT flat'}\n`,
@@ -147,7 +165,13 @@ function stepRows(label: string, step: Step): Row[] {
       target: 'flat',
       meets: step.backlogSlope <= Math.max(0.5, step.rate * FLAT_SLOPE_SHARE),
     },
-    { benchmark: 'sustained', measure: `${label}: oldest pending confirmation at the end, s`, value: fixed(step.oldestPendingEndS, 0), target: '-', meets: null },
+    {
+      benchmark: 'sustained',
+      measure: `${label}: oldest pending confirmation at the end, s`,
+      value: fixed(step.oldestPendingEndS, 0),
+      target: '-',
+      meets: null,
+    },
     {
       benchmark: 'sustained',
       measure: `${label}: batch pipeline at the end: queued for a batch / held by batches; queued slope over 2nd half /s; oldest queued at worst, s`,
@@ -162,7 +186,13 @@ function stepRows(label: string, step: Step): Row[] {
       target: '- / 0 / 0',
       meets: step.failed === 0 && step.behind === 0,
     },
-    { benchmark: 'sustained', measure: `${label}: CPU ms per confirmed payment, all processes (by process)`, value: cpuText(step.cpuMsPerConfirmation), target: '<= 8', meets: cpuAll <= 8 },
+    {
+      benchmark: 'sustained',
+      measure: `${label}: CPU ms per confirmed payment, all processes (by process)`,
+      value: cpuText(step.cpuMsPerConfirmation),
+      target: '<= 8',
+      meets: cpuAll <= 8,
+    },
   ];
 }
 

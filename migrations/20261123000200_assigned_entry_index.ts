@@ -6,7 +6,9 @@ import type { Knex } from 'knex';
  * entry it was posted as. Partial: only assigned events (a handful) are in it, so ingest pays nothing.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('CREATE INDEX inbound_events_assigned_entry_idx ON inbound_events (assigned_entry_id) WHERE assigned_entry_id IS NOT NULL');
+  await knex.raw(
+    'CREATE INDEX inbound_events_assigned_entry_idx ON inbound_events (assigned_entry_id) WHERE assigned_entry_id IS NOT NULL',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -6,7 +6,9 @@ import type { Knex } from 'knex';
  * oldest credits through this index, whatever the backlog of one of them.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('CREATE INDEX confirmation_claims_queued_by_tenant_idx ON confirmation_claims (tenant_id, queued_at) WHERE batch_id IS NULL');
+  await knex.raw(
+    'CREATE INDEX confirmation_claims_queued_by_tenant_idx ON confirmation_claims (tenant_id, queued_at) WHERE batch_id IS NULL',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -13,8 +13,12 @@ export async function up(knex: Knex): Promise<void> {
       PERFORM pg_notify('api_keys_changed', '');
       RETURN NULL;
     END $$`);
-  await knex.raw('CREATE TRIGGER api_keys_changed AFTER UPDATE OR DELETE OR TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION notify_api_keys_changed()');
-  await knex.raw('CREATE TRIGGER tenants_changed_for_api_keys AFTER UPDATE OF name OR DELETE OR TRUNCATE ON tenants FOR EACH STATEMENT EXECUTE FUNCTION notify_api_keys_changed()');
+  await knex.raw(
+    'CREATE TRIGGER api_keys_changed AFTER UPDATE OR DELETE OR TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION notify_api_keys_changed()',
+  );
+  await knex.raw(
+    'CREATE TRIGGER tenants_changed_for_api_keys AFTER UPDATE OF name OR DELETE OR TRUNCATE ON tenants FOR EACH STATEMENT EXECUTE FUNCTION notify_api_keys_changed()',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -16,7 +16,9 @@ export async function up(knex: Knex): Promise<void> {
       UPDATE inbound_events e SET occurrences = c.copies FROM copies c WHERE e.id = c.id AND c.id = c.first_id AND c.copies > 1
     )
     DELETE FROM inbound_events e USING copies c WHERE e.id = c.id AND c.id <> c.first_id`);
-  await knex.raw('CREATE UNIQUE INDEX inbound_events_unverified_digest_idx ON inbound_events (raw_sha256) WHERE NOT signature_valid AND raw_sha256 IS NOT NULL');
+  await knex.raw(
+    'CREATE UNIQUE INDEX inbound_events_unverified_digest_idx ON inbound_events (raw_sha256) WHERE NOT signature_valid AND raw_sha256 IS NOT NULL',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

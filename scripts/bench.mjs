@@ -50,14 +50,20 @@ async function main() {
   let code = 1;
   try {
     await runCli(['db:migrate'], { env });
-    const result = await run(process.execPath, ['--enable-source-maps', join(repoRoot(), 'dist', 'bench', 'run.js'), ...args], { cwd: repoRoot(), env, stdio: 'inherit' });
+    const result = await run(process.execPath, ['--enable-source-maps', join(repoRoot(), 'dist', 'bench', 'run.js'), ...args], {
+      cwd: repoRoot(),
+      env,
+      stdio: 'inherit',
+    });
     code = result.ok ? 0 : 1;
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);
     await admin.end();
     await temporal.stop();
     if (onPostgres)
-      await dropPostgresTemporalDatabases({ postgresUrl: postgres.url, databasePrefix: temporalDatabases }).catch((error) => log(`could not drop ${temporalDatabases}: ${error.message}`));
+      await dropPostgresTemporalDatabases({ postgresUrl: postgres.url, databasePrefix: temporalDatabases }).catch((error) =>
+        log(`could not drop ${temporalDatabases}: ${error.message}`),
+      );
   }
   process.exit(code);
 }

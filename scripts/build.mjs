@@ -1,4 +1,5 @@
-// `npm run build`: dependencies when missing, the TypeScript client into sdk/dist, the TypeScript build into dist/, and the dashboard into dist/dashboard.
+// `npm run build`: dependencies when missing, the TypeScript client into sdk/dist, the TypeScript build into dist/, and the dashboard into
+// dist/dashboard.
 import { ensureBuilt, ensureDashboardBuilt, ensureDependencies, ensureSdkBuilt } from './lib/build.mjs';
 import { makeLogger } from './lib/util.mjs';
 

@@ -24,9 +24,13 @@ const env = {
   METRICS_PORT: '0',
   WORKER_METRICS_PORT: '0',
 };
-const result = await run(process.execPath, ['--enable-source-maps', join(repoRoot(), 'dist', 'test', 'resilience', 'soak', 'main.js'), ...process.argv.slice(2)], {
-  cwd: repoRoot(),
-  env,
-  stdio: 'inherit',
-});
+const result = await run(
+  process.execPath,
+  ['--enable-source-maps', join(repoRoot(), 'dist', 'test', 'resilience', 'soak', 'main.js'), ...process.argv.slice(2)],
+  {
+    cwd: repoRoot(),
+    env,
+    stdio: 'inherit',
+  },
+);
 process.exit(result.code ?? 2);

@@ -23,7 +23,17 @@ import { ensureTestServerExecutable } from './infra/test-server.mjs';
 const LAYERS = ['lint', 'unit', 'workflows', 'integration', 'sdk', 'e2e', 'browser', 'resilience', 'contract'];
 /** Run only when named: each maps to its directory under dist/test. */
 const ON_DEMAND = { 'record-histories': 'replay' };
-const TIMEOUTS = { unit: 10_000, workflows: 60_000, integration: 60_000, sdk: 60_000, e2e: 180_000, browser: 180_000, resilience: 40 * 60_000, contract: 900_000, 'record-histories': 300_000 };
+const TIMEOUTS = {
+  unit: 10_000,
+  workflows: 60_000,
+  integration: 60_000,
+  sdk: 60_000,
+  e2e: 180_000,
+  browser: 180_000,
+  resilience: 40 * 60_000,
+  contract: 900_000,
+  'record-histories': 300_000,
+};
 const log = makeLogger('test');
 
 function parseArgs(argv) {
@@ -44,7 +54,10 @@ async function createTestDatabase(adminUrl) {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const stale = await client.query("SELECT datname FROM pg_database WHERE datname ~ '^ledger_test_[0-9]+_' AND split_part(datname, '_', 3)::bigint < $1", [Date.now() - 6 * 3_600_000]);
+    const stale = await client.query(
+      "SELECT datname FROM pg_database WHERE datname ~ '^ledger_test_[0-9]+_' AND split_part(datname, '_', 3)::bigint < $1",
+      [Date.now() - 6 * 3_600_000],
+    );
     for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     const name = `ledger_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
     await client.query(`CREATE DATABASE "${name}"`);
@@ -67,11 +80,16 @@ async function runTestLayers(layers, grep, results) {
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
   const temporal = await ensureTemporalServer({ log: makeLogger('temporal'), mode: 'test' });
-  const testServer = layers.includes('workflows') || layers.includes('record-histories') ? await ensureTestServerExecutable({ log: makeLogger('test-server') }) : null;
+  const testServer =
+    layers.includes('workflows') || layers.includes('record-histories')
+      ? await ensureTestServerExecutable({ log: makeLogger('test-server') })
+      : null;
   const schemathesis = layers.includes('contract') ? await ensureSchemathesis({ log: makeLogger('schemathesis') }) : null;
   const chromium = layers.includes('browser') ? await ensureChromium({ log: makeLogger('chromium') }) : null;
   const database = await createTestDatabase(postgres.url);
-  log(`provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s (database ${new URL(database.url).pathname.slice(1)}, temporal ${temporal.address})`);
+  log(
+    `provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s (database ${new URL(database.url).pathname.slice(1)}, temporal ${temporal.address})`,
+  );
 
   const env = {
     ...process.env,

@@ -37,7 +37,21 @@ export const migrationConfig: Knex.MigratorConfig = {
  * Postgres error codes after which the same request may well succeed: the database unreachable or
  * shutting down, or a transaction that lost a deadlock, a serialization conflict or a lock wait.
  */
-const RETRYABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300', '40P01', '40001', '55P03', '57014']);
+const RETRYABLE_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300',
+  '40P01',
+  '40001',
+  '55P03',
+  '57014',
+]);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
 /** A database failure the caller should answer with 503 (and the provider retry), never record as final. */
@@ -45,7 +59,12 @@ export function isRetryableDatabaseError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: string }).code;
   if (code && (RETRYABLE_CODES.has(code) || NETWORK_CODES.has(code))) return true;
-  return error.name === 'KnexTimeoutError' || /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(error.message);
+  return (
+    error.name === 'KnexTimeoutError' ||
+    /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(
+      error.message,
+    )
+  );
 }
 
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
@@ -61,7 +80,9 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
  */
 export async function runPrepared(db: DbOrTrx, name: string, sql: string, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
   const native = db.raw(sql, bindings).toSQL().toNative();
-  const connection = (await db.client.acquireConnection()) as { query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }> };
+  const connection = (await db.client.acquireConnection()) as {
+    query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
+  };
   try {
     return await connection.query({ name, text: native.sql, values: native.bindings });
   } finally {

@@ -7,7 +7,16 @@ export interface ErrorDetail {
  * What kind of failure a client is told about. The edge (src/http) alone turns a kind into a
  * response status; code and message reach the client as they are.
  */
-export type ErrorKind = 'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'rate_limited' | 'provider_unavailable' | 'unavailable';
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'provider_unavailable'
+  | 'unavailable';
 
 /** Every failure a client may see: its kind, a snake_case code and a human message. */
 export class AppError extends Error {

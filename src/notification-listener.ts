@@ -24,7 +24,13 @@ const PROBE_TIMEOUT_MS = 3_000;
  * notification arrives; `onLive(false)` as soon as the connection is lost or stops answering, when
  * notifications may go unseen until it is back (retried every second).
  */
-export function listenForNotifications(deps: { db: Db; channel: string; logger: Logger; onNotification(): void; onLive(live: boolean): void }): NotificationListener {
+export function listenForNotifications(deps: {
+  db: Db;
+  channel: string;
+  logger: Logger;
+  onNotification(): void;
+  onLive(live: boolean): void;
+}): NotificationListener {
   const { db, channel, logger, onNotification, onLive } = deps;
   let current: ListeningConnection | null = null;
   let closed = false;
@@ -76,7 +82,9 @@ export function listenForNotifications(deps: { db: Db; channel: string; logger: 
   const probe = setInterval(() => {
     const connection = current;
     if (!connection) return;
-    withTimeout(connection.query('SELECT 1'), PROBE_TIMEOUT_MS, 'notification listener probe').catch((error: Error) => lost(connection, error));
+    withTimeout(connection.query('SELECT 1'), PROBE_TIMEOUT_MS, 'notification listener probe').catch((error: Error) =>
+      lost(connection, error),
+    );
   }, PROBE_EVERY_MS);
   probe.unref();
   void connect();

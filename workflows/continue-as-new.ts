@@ -23,6 +23,9 @@ export function historyIsLong(maxBytes = Number.POSITIVE_INFINITY): boolean {
  * Ends this run and starts the next one of the same workflow with `input`. The next run keeps this run's
  * search attributes unless `typedSearchAttributes` replaces them.
  */
-export function continueAsNewWith<F extends Workflow>(input: Parameters<F>[0], typedSearchAttributes?: SearchAttributePair[]): Promise<never> {
+export function continueAsNewWith<F extends Workflow>(
+  input: Parameters<F>[0],
+  typedSearchAttributes?: SearchAttributePair[],
+): Promise<never> {
   return makeContinueAsNewFunc<F>(typedSearchAttributes ? { typedSearchAttributes } : {})(...([input] as Parameters<F>));
 }

@@ -4,11 +4,13 @@ import type { ClaimReleaseResult, RestartResult, SettlementWatchResult, SweepRes
 
 // The sweep heartbeats as it goes: a worker that dies mid-sweep is noticed in 30 s, not at the end of
 // the start-to-close timeout (the Schedule skips runs while one is still open).
-const { sweepOutbox, restartStalledConfirmations, restartStalledSettlements, watchSettlementReferences } = proxyActivities<SweepActivities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { maximumAttempts: 3 },
-});
+const { sweepOutbox, restartStalledConfirmations, restartStalledSettlements, watchSettlementReferences } = proxyActivities<SweepActivities>(
+  {
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: { maximumAttempts: 3 },
+  },
+);
 
 export interface ConvergenceSweepResult extends SweepResult {
   confirmations: ClaimReleaseResult;

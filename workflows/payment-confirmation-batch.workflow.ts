@@ -4,7 +4,13 @@ import type { PaymentActivities } from '../activities/payments.activities';
 import { continueAsNewWith, historyIsLong } from './continue-as-new';
 import { backedOff, initialProgress, keptDelayMs, notFoundRule, recordLookup } from '../src/contracts/confirmation-rules';
 import { ACCOUNT_REFS, PROVIDER_TXN_REFS } from '../src/contracts/search-attributes';
-import type { BatchConfirmationInput, BatchPayment, BatchTally, ConfirmationOutcome, ConfirmationProgress } from '../src/contracts/payment-confirmation.contract';
+import type {
+  BatchConfirmationInput,
+  BatchPayment,
+  BatchTally,
+  ConfirmationOutcome,
+  ConfirmationProgress,
+} from '../src/contracts/payment-confirmation.contract';
 import type { ProviderTxnLookup } from '../src/contracts/payment-confirmation.contract';
 
 // One local activity per round: it reads the credits and their claims, looks them up, and confirms or
@@ -99,8 +105,16 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
   });
   const open = new Map(tracked.map((item) => [item.payment.entryId, item]));
   const summary: BatchConfirmationSummary = { confirmed: 0, reversed: 0, alreadySettled: 0, released: 0, ...input.tally, runs };
-  setHandler(batchConfirmationStatusQuery, () => ({ batchId: input.batchId, runs, pausedUntilMs: pausedUntilMs > Date.now() ? pausedUntilMs : null, payments: tracked.map((item) => item.state) }));
-  setHandler(batchPaymentQuery, (ref) => tracked.find((item) => item.state.providerTxnRef === ref || item.state.entryId === ref)?.state ?? null);
+  setHandler(batchConfirmationStatusQuery, () => ({
+    batchId: input.batchId,
+    runs,
+    pausedUntilMs: pausedUntilMs > Date.now() ? pausedUntilMs : null,
+    payments: tracked.map((item) => item.state),
+  }));
+  setHandler(
+    batchPaymentQuery,
+    (ref) => tracked.find((item) => item.state.providerTxnRef === ref || item.state.entryId === ref)?.state ?? null,
+  );
 
   const finish = (item: Tracked, outcome: BatchPaymentState['outcome'], reason: string): void => {
     Object.assign(item.state, { outcome, reason, nextLookupAtMs: null });
@@ -117,14 +131,23 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
 
   while (open.size > 0) {
     if (historyIsLong(BATCH_HISTORY_BYTES_LIMIT)) {
-      const carried: BatchPayment[] = [...open.values()].map((item) => ({ ...item.payment, progress: item.progress, dueAtMs: item.state.nextLookupAtMs ?? Date.now() }));
+      const carried: BatchPayment[] = [...open.values()].map((item) => ({
+        ...item.payment,
+        progress: item.progress,
+        dueAtMs: item.state.nextLookupAtMs ?? Date.now(),
+      }));
       await continueAsNewWith<typeof paymentConfirmationBatchWorkflow>(
         {
           ...input,
           payments: carried,
           runs: runs + 1,
           pausedUntilMs,
-          tally: { confirmed: summary.confirmed, reversed: summary.reversed, alreadySettled: summary.alreadySettled, released: summary.released },
+          tally: {
+            confirmed: summary.confirmed,
+            reversed: summary.reversed,
+            alreadySettled: summary.alreadySettled,
+            released: summary.released,
+          },
         },
         searchAttributesNaming(carried),
       );
@@ -137,7 +160,9 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
     }
     // Longest overdue first: payments a 429 left unasked lead the next round instead of waiting behind
     // ones just asked, so a provider that throttles every round still reaches each payment in turn.
-    const due = [...open.values()].filter((item) => (item.state.nextLookupAtMs ?? nowMs) <= nowMs).sort((a, b) => (a.state.nextLookupAtMs ?? nowMs) - (b.state.nextLookupAtMs ?? nowMs));
+    const due = [...open.values()]
+      .filter((item) => (item.state.nextLookupAtMs ?? nowMs) <= nowMs)
+      .sort((a, b) => (a.state.nextLookupAtMs ?? nowMs) - (b.state.nextLookupAtMs ?? nowMs));
     const round = await confirmPaymentBatch(
       input.batchId,
       due.map((item) => item.payment.entryId),
@@ -163,7 +188,8 @@ export async function paymentConfirmationBatchWorkflow(input: BatchConfirmationI
     }
     if (round.throttledForMs !== null) {
       pausedUntilMs = answeredAtMs + Math.max(round.throttledForMs, input.pollIntervalMs);
-      for (const item of open.values()) if (item.state.reason === null) item.state.reason = 'the provider asked the batch to back off (Retry-After)';
+      for (const item of open.values())
+        if (item.state.reason === null) item.state.reason = 'the provider asked the batch to back off (Retry-After)';
     }
   }
   return summary;

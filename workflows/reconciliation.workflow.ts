@@ -1,8 +1,23 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  defineQuery,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation.activities';
 import { continueAsNewWith } from './continue-as-new';
 import { RECONCILIATION_STATUS } from '../src/contracts/search-attributes';
-import type { ReconciliationInput, ReconciliationPosition, ReconciliationProgress, ReconciliationSummary, ReconciliationWorkflowState } from '../src/contracts/reconciliation.contract';
+import type {
+  ReconciliationInput,
+  ReconciliationPosition,
+  ReconciliationProgress,
+  ReconciliationSummary,
+  ReconciliationWorkflowState,
+} from '../src/contracts/reconciliation.contract';
 
 /** Activity calls (20 pages each) per execution: about a million provider transactions, a few hundred history events. */
 const BATCHES_PER_EXECUTION = 100;
@@ -41,7 +56,11 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
     maximumAttempts: input.providerAttempts,
     nonRetryableErrorTypes: ['ProviderRejected', 'ReconciliationRunNotFound'],
   };
-  const provider = proxyActivities<ReconciliationActivities>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute', retry: providerRetry });
+  const provider = proxyActivities<ReconciliationActivities>({
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '1 minute',
+    retry: providerRetry,
+  });
   const batchesPerExecution = Math.max(1, input.batchesPerExecution ?? BATCHES_PER_EXECUTION);
   const progress: ReconciliationProgress = input.carried?.progress ?? { pages: 0, providerTransactions: 0, repaired: 0 };
   const state: ReconciliationWorkflowState = {
@@ -94,7 +113,8 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
       await CancellationScope.nonCancellable(() => bookkeeping.failReconciliationRun(runId, state.error!));
     }
     upsertSearchAttributes([{ key: RECONCILIATION_STATUS, value: 'failed' }]);
-    if (error instanceof ActivityFailure) throw ApplicationFailure.nonRetryable(`reconciliation run failed: ${state.error}`, 'ReconciliationFailed');
+    if (error instanceof ActivityFailure)
+      throw ApplicationFailure.nonRetryable(`reconciliation run failed: ${state.error}`, 'ReconciliationFailed');
     throw error;
   }
   if (result === 'continue') {

@@ -1,4 +1,13 @@
-import { getExternalWorkflowHandle, log, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy, workflowInfo } from '@temporalio/workflow';
+import {
+  getExternalWorkflowHandle,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  sleep,
+  startChild,
+  WorkflowIdReusePolicy,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
 import type { SettlementActivities } from '../activities/settlements.activities';
 import { continueAsNewWith, historyIsLong } from './continue-as-new';
@@ -36,7 +45,11 @@ export async function settlementRefundWorkflow(input: SettlementRefundInput): Pr
     }
     if (check.kind === 'attempt_refunded' || check.kind === 'not_applicable') return check.kind;
     if (check.kind === 'not_refunded' && Date.now() >= progress.untilMs) return 'not_refunded';
-    const { waitMs, nextDelayMs } = pace(progress.delayMs, MAX_PROVIDER_BACKOFF_MS, check.kind === 'unavailable' ? check.retryAfterMs : undefined);
+    const { waitMs, nextDelayMs } = pace(
+      progress.delayMs,
+      MAX_PROVIDER_BACKOFF_MS,
+      check.kind === 'unavailable' ? check.retryAfterMs : undefined,
+    );
     progress.delayMs = nextDelayMs;
     await sleep(check.kind === 'not_refunded' ? Math.min(waitMs, Math.max(1, progress.untilMs - Date.now())) : waitMs);
   }

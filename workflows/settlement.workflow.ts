@@ -3,7 +3,14 @@ import type { SettlementActivities } from '../activities/settlements.activities'
 import { continueAsNewWith, historyIsLong } from './continue-as-new';
 import { MAX_PROVIDER_BACKOFF_MS, MAX_REFUND_WATCH_BACKOFF_MS, pace } from './pacing';
 import { SETTLEMENT_STATUS } from '../src/contracts/search-attributes';
-import { DEFAULT_OVERDUE_AFTER_MS, payoutSignal, type SettlementInput, type SettlementProgress, settlementStatusQuery, type SettlementWorkflowStatus } from '../src/contracts/settlement.contract';
+import {
+  DEFAULT_OVERDUE_AFTER_MS,
+  payoutSignal,
+  type SettlementInput,
+  type SettlementProgress,
+  settlementStatusQuery,
+  type SettlementWorkflowStatus,
+} from '../src/contracts/settlement.contract';
 
 // Each activity is one provider call (plus a token refresh at worst) around short transactions; its
 // start-to-close comes with the input (from PROVIDER_TIMEOUT). Provider outages come back as results;
@@ -53,7 +60,14 @@ interface SettlementRun {
 
 /** Picks up the progress carried from the previous run (or starts at the destination check) and answers the query and the payout signal. */
 function beginRun(input: SettlementInput): SettlementRun {
-  const progress: SettlementProgress = input.progress ?? { stage: 'destination', status: 'pending', attempt: 0, delayMs: input.pollIntervalMs, untilMs: null, lastProviderStatus: null };
+  const progress: SettlementProgress = input.progress ?? {
+    stage: 'destination',
+    status: 'pending',
+    attempt: 0,
+    delayMs: input.pollIntervalMs,
+    untilMs: null,
+    lastProviderStatus: null,
+  };
   progress.undecidedSinceMs ??= Date.now();
   const run: SettlementRun = { input, activities: settlementActivities(input.activityTimeoutMs), progress, news: new Set() };
   setHandler(settlementStatusQuery, () => ({
@@ -226,7 +240,11 @@ async function reportIfOverdue({ input, activities, progress }: SettlementRun): 
   if (progress.overdueReported || (stage !== 'destination' && stage !== 'submit' && stage !== 'follow')) return;
   const undecidedForMs = Date.now() - (progress.undecidedSinceMs ?? Date.now());
   if (undecidedForMs < (input.overdueAfterMs ?? DEFAULT_OVERDUE_AFTER_MS)) return;
-  await activities.reportOverdueSettlement(input.settlementId, progress.attempt, { stage, undecidedForMs, lastProviderStatus: progress.lastProviderStatus });
+  await activities.reportOverdueSettlement(input.settlementId, progress.attempt, {
+    stage,
+    undecidedForMs,
+    lastProviderStatus: progress.lastProviderStatus,
+  });
   progress.overdueReported = true;
 }
 

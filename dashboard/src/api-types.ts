@@ -1,16 +1,33 @@
 // The dashboard's view of the API, typed from the server's own zod schemas (type-only imports: nothing
 // of the server ends up in the bundle), so the pages cannot drift from what the routes answer.
 import type { z } from 'zod';
-import type { accountSearchResponseSchema, dashboardAccountSchema, dashboardStatementResponseSchema } from '../../src/accounts/accounts.dashboard.schemas';
+import type {
+  accountSearchResponseSchema,
+  dashboardAccountSchema,
+  dashboardStatementResponseSchema,
+} from '../../src/accounts/accounts.dashboard.schemas';
 import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.schemas';
 import type { AuditAction } from '../../src/audit/audit-actions';
 import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
 import type { UserRole } from '../../src/http/roles';
-import type { apiKeySchema, apiKeysResponseSchema, createdApiKeySchema, createdUserSchema, sessionInfoSchema, tenantUserSchema, tenantUsersResponseSchema } from '../../src/auth/tenant-admin.schemas';
+import type {
+  apiKeySchema,
+  apiKeysResponseSchema,
+  createdApiKeySchema,
+  createdUserSchema,
+  sessionInfoSchema,
+  tenantUserSchema,
+  tenantUsersResponseSchema,
+} from '../../src/auth/tenant-admin.schemas';
 import type { customerDetailSchema } from '../../src/accounts/accounts.dashboard.schemas';
 import type { customerSearchResponseSchema } from '../../src/customers/customers.dashboard.schemas';
 import type { customerSchema, kycReviewsResponseSchema } from '../../src/customers/customers.schemas';
-import type { holdReturnLookupResponseSchema, holdReturnResponseSchema, holdsQueueResponseSchema, tierLimitsResponseSchema } from '../../src/holds/holds.schemas';
+import type {
+  holdReturnLookupResponseSchema,
+  holdReturnResponseSchema,
+  holdsQueueResponseSchema,
+  tierLimitsResponseSchema,
+} from '../../src/holds/holds.schemas';
 import type { booksBalancesResponseSchema, journalResponseSchema } from '../../src/books/books.schemas';
 import type { tenantSummarySchema } from '../../src/dashboard/tenant-summary.schemas';
 import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
@@ -26,9 +43,19 @@ import type {
 } from '../../src/reconciliation/reconciliation.schemas';
 import type { settlementDetailSchema, settlementListResponseSchema } from '../../src/settlements/settlements.dashboard.schemas';
 import type { banksResponseSchema, lookupResponseSchema, settleResponseSchema } from '../../src/settlements/settlements.schemas';
-import type { deliveryListItemSchema, deliveryListResponseSchema, processingErrorsResponseSchema, replayManyResponseSchema } from '../../src/webhooks/webhooks.dashboard.schemas';
+import type {
+  deliveryListItemSchema,
+  deliveryListResponseSchema,
+  processingErrorsResponseSchema,
+  replayManyResponseSchema,
+} from '../../src/webhooks/webhooks.dashboard.schemas';
 import type { deliverySchema } from '../../src/webhooks/webhooks.schemas';
-import type { endpointListSchema, endpointSchema, endpointWithSecretSchema, eventTypeListSchema } from '../../src/webhooks/endpoints.schemas';
+import type {
+  endpointListSchema,
+  endpointSchema,
+  endpointWithSecretSchema,
+  eventTypeListSchema,
+} from '../../src/webhooks/endpoints.schemas';
 
 type Out<T extends z.ZodType> = z.output<T>;
 

@@ -33,7 +33,11 @@ import { WebhookEndpointsPage } from './pages/webhook-endpoints';
 import { WebhooksPage } from './pages/webhooks';
 import { IdleTimeout, SessionContext } from './session';
 
-type SessionState = { status: 'checking' } | { status: 'signed-out'; message?: string } | { status: 'failed'; message: string } | { status: 'signed-in'; session: SessionInfo };
+type SessionState =
+  | { status: 'checking' }
+  | { status: 'signed-out'; message?: string }
+  | { status: 'failed'; message: string }
+  | { status: 'signed-in'; session: SessionInfo };
 
 export function App() {
   const [state, setState] = useState<SessionState>({ status: 'checking' });
@@ -50,7 +54,11 @@ export function App() {
   const idle = useCallback(() => setState({ status: 'signed-out', message: 'You were signed out after a period without activity.' }), []);
 
   useEffect(() => {
-    whenSessionEnds(() => setState((current) => (current.status === 'signed-in' ? { status: 'signed-out', message: 'Your session has ended. Sign in again.' } : current)));
+    whenSessionEnds(() =>
+      setState((current) =>
+        current.status === 'signed-in' ? { status: 'signed-out', message: 'Your session has ended. Sign in again.' } : current,
+      ),
+    );
     check();
   }, [check]);
 
@@ -69,7 +77,8 @@ export function App() {
       </main>
     );
   }
-  if (state.status === 'signed-out' && location.pathname.replace(/\/$/, '') === '/dashboard/reset-password') return <ResetPasswordPage onDone={signedOut} />;
+  if (state.status === 'signed-out' && location.pathname.replace(/\/$/, '') === '/dashboard/reset-password')
+    return <ResetPasswordPage onDone={signedOut} />;
   if (state.status === 'signed-out') return <SignInPage {...(state.message ? { message: state.message } : {})} onSignedIn={check} />;
 
   return (

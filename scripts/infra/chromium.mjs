@@ -35,7 +35,8 @@ export async function ensureChromium({ log = quietLog } = {}) {
   if (!isExecutable(DEBIAN_CHROMIUM)) {
     if (!isRoot()) {
       throw new Error(
-        'The browser tests need Chromium and installing it needs root (apt-get install -y chromium). ' + 'Install it, or set CHROMIUM_PATH to a Chromium or Chrome executable, and run again.',
+        'The browser tests need Chromium and installing it needs root (apt-get install -y chromium). ' +
+          'Install it, or set CHROMIUM_PATH to a Chromium or Chrome executable, and run again.',
       );
     }
     await aptInstallChromium(log);

@@ -73,7 +73,11 @@ function psqlUrl(url, sql, timeoutSec = 3) {
 
 /** psql as the postgres superuser over the local socket (peer auth). */
 async function psqlAdmin(port, sql, { db = 'postgres', check = true } = {}) {
-  const r = await run('runuser', ['-u', 'postgres', '--', 'psql', '-X', '-p', String(port), '-d', db, '-v', 'ON_ERROR_STOP=1', '-tAc', sql], { timeoutMs: 30_000, cwd: '/' });
+  const r = await run(
+    'runuser',
+    ['-u', 'postgres', '--', 'psql', '-X', '-p', String(port), '-d', db, '-v', 'ON_ERROR_STOP=1', '-tAc', sql],
+    { timeoutMs: 30_000, cwd: '/' },
+  );
   if (check && !r.ok) throw new Error(`psql as postgres failed: ${sql}\n${tail(r.stderr || r.stdout, 20)}`);
   return r;
 }
@@ -130,7 +134,10 @@ function quoteLiteral(s) {
 
 /** Role `ledger` (LOGIN, CREATEDB, password) and database `ledger` owned by it; create only what is missing. */
 async function ensureRoleAndDb(port, log) {
-  const role = await psqlAdmin(port, `SELECT rolcanlogin::int::text || rolcreatedb::int::text FROM pg_roles WHERE rolname = ${quoteLiteral(ROLE)}`);
+  const role = await psqlAdmin(
+    port,
+    `SELECT rolcanlogin::int::text || rolcreatedb::int::text FROM pg_roles WHERE rolname = ${quoteLiteral(ROLE)}`,
+  );
   const flags = role.stdout.trim();
   if (flags === '') {
     log(`creating role ${ROLE}`);
@@ -193,7 +200,10 @@ export async function ensurePostgres({ log = quietLog } = {}) {
   // 2. Fast path: the ledger role already connects over TCP on the cluster's port.
   const haveTools = debianToolsPresent();
   let clusters = haveTools ? listClusters() : [];
-  const pick = () => clusters.find((c) => c.cluster === 'main' && c.version === installedVersions()[0]) ?? clusters.find((c) => c.cluster === 'main') ?? clusters[0];
+  const pick = () =>
+    clusters.find((c) => c.cluster === 'main' && c.version === installedVersions()[0]) ??
+    clusters.find((c) => c.cluster === 'main') ??
+    clusters[0];
   let cluster = pick();
   const fastPort = cluster?.port ?? 5432;
   if (cluster?.status === 'online' || (!cluster && (await isPortOpen(fastPort)))) {
@@ -236,7 +246,8 @@ export async function ensurePostgres({ log = quietLog } = {}) {
     const r = await run('pg_ctlcluster', [cluster.version, cluster.cluster, 'start'], { timeoutMs: 120_000 });
     if (!r.ok && !/already running/.test(r.stderr + r.stdout)) {
       throw new Error(
-        `pg_ctlcluster ${cluster.version} ${cluster.cluster} start failed:\n${tail(r.stderr || r.stdout)}\n` + `(see /var/log/postgresql/postgresql-${cluster.version}-${cluster.cluster}.log)`,
+        `pg_ctlcluster ${cluster.version} ${cluster.cluster} start failed:\n${tail(r.stderr || r.stdout)}\n` +
+          `(see /var/log/postgresql/postgresql-${cluster.version}-${cluster.cluster}.log)`,
       );
     }
   }

@@ -73,7 +73,12 @@ async function main() {
       'temporal',
       async (log) => {
         const postgres = await ensurePostgres({ log });
-        server = await startPostgresTemporal({ log, postgresUrl: postgres.url, databasePrefix: 'temporal', port: Number(process.env.TEMPORAL_PORT ?? 7233) });
+        server = await startPostgresTemporal({
+          log,
+          postgresUrl: postgres.url,
+          databasePrefix: 'temporal',
+          port: Number(process.env.TEMPORAL_PORT ?? 7233),
+        });
         return server;
       },
       (r) => `${r.address}  (Postgres persistence; pprof ${r.pprofUrl}; Ctrl-C stops it)`,
@@ -93,7 +98,8 @@ async function main() {
     await step(
       'temporal',
       async (log) => (server = await ensureTemporalServer({ log, mode: 'start' })),
-      (r) => `${r.address}${r.uiUrl ? `  UI ${r.uiUrl}` : ''}${r.startedHere ? '  (started here; Ctrl-C stops it)' : '  (already running)'}`,
+      (r) =>
+        `${r.address}${r.uiUrl ? `  UI ${r.uiUrl}` : ''}${r.startedHere ? '  (started here; Ctrl-C stops it)' : '  (already running)'}`,
     );
     if (server?.startedHere) {
       const shutdown = async () => {

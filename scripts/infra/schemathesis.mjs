@@ -64,12 +64,24 @@ async function install(python, dir, version, log) {
     if (owner && !pidAlive(Number(owner))) rmSync(join(dir, name), { recursive: true, force: true });
   }
   const venv = join(dir, `venv-${process.pid}-${Date.now()}`);
-  log(`installing schemathesis ${version} and its pinned dependencies (${schemathesisRequirements()}) with pip into ${dir} (first run only)...`);
+  log(
+    `installing schemathesis ${version} and its pinned dependencies (${schemathesisRequirements()}) with pip into ${dir} (first run only)...`,
+  );
   const steps = [
     [python, ['-m', 'venv', venv], 5 * 60_000],
     [
       join(venv, 'bin', 'pip'),
-      ['install', '--disable-pip-version-check', '--no-input', '--quiet', '--require-hashes', '--only-binary', ':all:', '--requirement', schemathesisRequirements()],
+      [
+        'install',
+        '--disable-pip-version-check',
+        '--no-input',
+        '--quiet',
+        '--require-hashes',
+        '--only-binary',
+        ':all:',
+        '--requirement',
+        schemathesisRequirements(),
+      ],
       15 * 60_000,
     ],
   ];

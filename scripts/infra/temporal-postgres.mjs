@@ -28,16 +28,24 @@ function cacheDir(version = temporalServerSpec().version) {
 export async function ensureTemporalServerBinaries({ log = quietLog } = {}) {
   const spec = temporalServerSpec();
   const dir = cacheDir(spec.version);
-  const binaries = { server: join(dir, 'temporal-server'), sqlTool: join(dir, 'temporal-sql-tool'), schemaDir: join(dir, 'schema', 'postgresql', 'v12') };
+  const binaries = {
+    server: join(dir, 'temporal-server'),
+    sqlTool: join(dir, 'temporal-sql-tool'),
+    schemaDir: join(dir, 'schema', 'postgresql', 'v12'),
+  };
   if (isExecutable(binaries.server) && isExecutable(binaries.sqlTool) && existsSync(binaries.schemaDir)) return binaries;
   const go = which('go');
-  if (!go) throw new Error('the Temporal server is not built and Go is missing to build it (apt-get install golang-go, or set TEMPORAL_ADDRESS to a server of your own)');
+  if (!go)
+    throw new Error(
+      'the Temporal server is not built and Go is missing to build it (apt-get install golang-go, or set TEMPORAL_ADDRESS to a server of your own)',
+    );
   mkdirSync(dir, { recursive: true });
   const env = { ...process.env, GOFLAGS: [process.env.GOFLAGS, '-buildvcs=false'].filter(Boolean).join(' ') };
   log(`building the Temporal server ${spec.module}@${spec.version} with Postgres persistence (minutes on 2 cores; cached in ${dir})`);
   const download = await run(go, ['mod', 'download', '-json', `${spec.module}@${spec.version}`], { env, timeoutMs: 30 * 60_000 });
   const moduleDir = download.ok ? JSON.parse(download.stdout).Dir : null;
-  if (!moduleDir) throw new Error(`go mod download ${spec.module}@${spec.version} failed:\n${tail(download.stderr || download.stdout, 30)}`);
+  if (!moduleDir)
+    throw new Error(`go mod download ${spec.module}@${spec.version} failed:\n${tail(download.stderr || download.stdout, 30)}`);
   // At the lowest CPU priority, so that whatever else runs on the machine keeps its share.
   const nice = which('nice');
   const [command, ...prefix] = nice ? [nice, '-n', '19', go] : [go];
@@ -50,7 +58,11 @@ export async function ensureTemporalServerBinaries({ log = quietLog } = {}) {
     const tmp = `${out}.tmp`;
     rmSync(tmp, { force: true });
     // Built inside the module (its own go.mod applies); the module cache is read-only, the build writes GOCACHE and -o.
-    const result = await run(command, [...prefix, 'build', '-trimpath', '-ldflags', '-s -w', '-o', tmp, pkg], { cwd: moduleDir, env, timeoutMs: 60 * 60_000 });
+    const result = await run(command, [...prefix, 'build', '-trimpath', '-ldflags', '-s -w', '-o', tmp, pkg], {
+      cwd: moduleDir,
+      env,
+      timeoutMs: 60 * 60_000,
+    });
     if (!result.ok || !isExecutable(tmp)) {
       rmSync(tmp, { force: true });
       throw new Error(`go build ${pkg} of the Temporal server failed:\n${tail(result.stderr || result.stdout, 40)}`);
@@ -64,7 +76,12 @@ export async function ensureTemporalServerBinaries({ log = quietLog } = {}) {
 
 function connectionOf(postgresUrl) {
   const url = new URL(postgresUrl);
-  return { host: url.hostname, port: url.port || '5432', user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
+  return {
+    host: url.hostname,
+    port: url.port || '5432',
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+  };
 }
 
 /** Creates (when missing) each database and brings its schema to the newest version with Temporal's own SQL tool. */
@@ -73,13 +90,29 @@ async function setupSchema({ sqlTool, schemaDir, pg, databases, log }) {
     [databases.main, 'temporal'],
     [databases.visibility, 'visibility'],
   ]) {
-    const base = [sqlTool, '--plugin', 'postgres12', '--ep', pg.host, '--port', pg.port, '--user', pg.user, '--password', pg.password, '--db', database];
+    const base = [
+      sqlTool,
+      '--plugin',
+      'postgres12',
+      '--ep',
+      pg.host,
+      '--port',
+      pg.port,
+      '--user',
+      pg.user,
+      '--password',
+      pg.password,
+      '--db',
+      database,
+    ];
     const tool = (...args) => run(base[0], [...base.slice(1), ...args], { timeoutMs: 120_000 });
     const created = await tool('create-database');
-    if (!created.ok && !/already exists/i.test(created.stderr + created.stdout)) throw new Error(`temporal-sql-tool create-database ${database}:\n${tail(created.stderr || created.stdout, 20)}`);
+    if (!created.ok && !/already exists/i.test(created.stderr + created.stdout))
+      throw new Error(`temporal-sql-tool create-database ${database}:\n${tail(created.stderr || created.stdout, 20)}`);
     // setup-schema -v 0.0 creates the version table only (no-op when it exists); update-schema applies every versioned step.
     const setup = await tool('setup-schema', '-v', '0.0');
-    if (!setup.ok && !/already exists/i.test(setup.stderr + setup.stdout)) throw new Error(`temporal-sql-tool setup-schema ${database}:\n${tail(setup.stderr || setup.stdout, 20)}`);
+    if (!setup.ok && !/already exists/i.test(setup.stderr + setup.stdout))
+      throw new Error(`temporal-sql-tool setup-schema ${database}:\n${tail(setup.stderr || setup.stdout, 20)}`);
     const update = await tool('update-schema', '-d', join(schemaDir, schema, 'versioned'));
     if (!update.ok) throw new Error(`temporal-sql-tool update-schema ${database}:\n${tail(update.stderr || update.stdout, 20)}`);
     log(`schema of ${database} is current`);
@@ -187,7 +220,10 @@ export async function startPostgresTemporal({ log = quietLog, postgresUrl, datab
   writeFileSync(join(root, 'config', 'dynamic.yaml'), DYNAMIC_CONFIG);
   const logFile = join(root, 'server.log');
   const fd = openSync(logFile, 'a');
-  const child = spawnProcess(binaries.server, ['--root', root, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'], { cwd: root, logFd: fd });
+  const child = spawnProcess(binaries.server, ['--root', root, '--config', 'config', '--env', 'production', '--allow-no-auth', 'start'], {
+    cwd: root,
+    logFd: fd,
+  });
   closeSync(fd);
   const killOnExit = () => child.kill('SIGTERM');
   process.once('exit', killOnExit);
@@ -196,21 +232,44 @@ export async function startPostgresTemporal({ log = quietLog, postgresUrl, datab
     await terminate(child, 10_000);
   };
   const address = `127.0.0.1:${frontend}`;
-  log(`starting the Temporal server (Postgres persistence, databases ${databases.main}, ${databases.visibility}) on ${address}, log ${logFile}`);
+  log(
+    `starting the Temporal server (Postgres persistence, databases ${databases.main}, ${databases.visibility}) on ${address}, log ${logFile}`,
+  );
   try {
     const cli = await ensureTemporalCli({ log });
     const deadline = Date.now() + 120_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`the Temporal server exited (${child.exitCode}):\n${tailFile(logFile, 30)}`);
-      const health = await run(cli, ['operator', 'cluster', 'health', '--address', address, '--command-timeout', '5s'], { timeoutMs: 10_000 });
+      const health = await run(cli, ['operator', 'cluster', 'health', '--address', address, '--command-timeout', '5s'], {
+        timeoutMs: 10_000,
+      });
       if (health.ok && /SERVING/.test(health.stdout)) break;
       if (Date.now() > deadline) throw new Error(`the Temporal server did not serve on ${address} within 120 s:\n${tailFile(logFile, 30)}`);
       await sleep(500);
     }
-    const describe = await run(cli, ['operator', 'namespace', 'describe', NAMESPACE, '--address', address, '--command-timeout', '10s'], { timeoutMs: 20_000 });
+    const describe = await run(cli, ['operator', 'namespace', 'describe', NAMESPACE, '--address', address, '--command-timeout', '10s'], {
+      timeoutMs: 20_000,
+    });
     if (!describe.ok) {
-      const create = await run(cli, ['operator', 'namespace', 'create', '--namespace', NAMESPACE, '--retention', '72h', '--address', address, '--command-timeout', '20s'], { timeoutMs: 30_000 });
-      if (!create.ok && !/already/i.test(create.stderr)) throw new Error(`cannot create namespace ${NAMESPACE}:\n${tail(create.stderr || create.stdout, 10)}`);
+      const create = await run(
+        cli,
+        [
+          'operator',
+          'namespace',
+          'create',
+          '--namespace',
+          NAMESPACE,
+          '--retention',
+          '72h',
+          '--address',
+          address,
+          '--command-timeout',
+          '20s',
+        ],
+        { timeoutMs: 30_000 },
+      );
+      if (!create.ok && !/already/i.test(create.stderr))
+        throw new Error(`cannot create namespace ${NAMESPACE}:\n${tail(create.stderr || create.stdout, 10)}`);
     }
     // A new namespace reaches every service's namespace cache within seconds: until then its search attributes cannot be listed.
     for (let attempt = 1; ; attempt += 1) {
@@ -227,7 +286,14 @@ export async function startPostgresTemporal({ log = quietLog, postgresUrl, datab
     throw error;
   }
   log(`Temporal server with Postgres persistence ready on ${address} (pid ${child.pid}; pprof http://127.0.0.1:${pprofPort}/debug/pprof/)`);
-  return { address, pid: child.pid, pprofUrl: `http://127.0.0.1:${pprofPort}/debug/pprof/`, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, logFile, stop };
+  return {
+    address,
+    pid: child.pid,
+    pprofUrl: `http://127.0.0.1:${pprofPort}/debug/pprof/`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    logFile,
+    stop,
+  };
 }
 
 /** Drops the two databases of a server started with this prefix (the server must be stopped). */
@@ -235,8 +301,27 @@ export async function dropPostgresTemporalDatabases({ postgresUrl, databasePrefi
   const { sqlTool } = await ensureTemporalServerBinaries();
   const pg = connectionOf(postgresUrl);
   for (const database of [databasePrefix, `${databasePrefix}_visibility`]) {
-    await run(sqlTool, ['--plugin', 'postgres12', '--ep', pg.host, '--port', pg.port, '--user', pg.user, '--password', pg.password, '--db', database, 'drop-database', '--force'], {
-      timeoutMs: 60_000,
-    });
+    await run(
+      sqlTool,
+      [
+        '--plugin',
+        'postgres12',
+        '--ep',
+        pg.host,
+        '--port',
+        pg.port,
+        '--user',
+        pg.user,
+        '--password',
+        pg.password,
+        '--db',
+        database,
+        'drop-database',
+        '--force',
+      ],
+      {
+        timeoutMs: 60_000,
+      },
+    );
   }
 }

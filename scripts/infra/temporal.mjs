@@ -4,11 +4,37 @@
 //   ensureTemporalCli({ log }) -> path
 //   ensureTemporalServer({ log, mode: 'start' | 'test' }) -> { address, uiUrl, startedHere, stop }
 //   ensureSearchAttributes({ log, address, cli }) -> void
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync, unlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  unlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheRoot, dataDir, repoRoot } from '../lib/paths.mjs';
-import { freePort, isExecutable, isPortOpen, pidAlive, quietLog, run, runSync, sleep, spawnProcess, tail, tailFile, terminate, which } from '../lib/util.mjs';
+import {
+  freePort,
+  isExecutable,
+  isPortOpen,
+  pidAlive,
+  quietLog,
+  run,
+  runSync,
+  sleep,
+  spawnProcess,
+  tail,
+  tailFile,
+  terminate,
+  which,
+} from '../lib/util.mjs';
 
 /** Custom search attributes every server the project uses must have (the batch confirmation's two lists are KeywordList). */
 export const SEARCH_ATTRIBUTES = Object.freeze({
@@ -63,7 +89,9 @@ function runningTemporalBuilds(modulePath) {
 }
 
 async function waitForBuilds(pids, bin, log, timeoutMs = 45 * 60_000) {
-  log(`a build of the temporal CLI is already running (pid ${pids.join(', ')}); waiting for it (log: /tmp/temporal-build.log if started by hand)`);
+  log(
+    `a build of the temporal CLI is already running (pid ${pids.join(', ')}); waiting for it (log: /tmp/temporal-build.log if started by hand)`,
+  );
   const started = Date.now();
   let lastNote = started;
   while (pids.some(pidAlive)) {
@@ -124,7 +152,9 @@ async function buildCli({ module, version }, bin, log) {
   mkdirSync(outDir, { recursive: true });
   const env = { ...process.env, GOFLAGS: [process.env.GOFLAGS, '-buildvcs=false'].filter(Boolean).join(' ') };
 
-  log(`building the temporal CLI ${module}@${version} from the Go module proxy: the first build downloads several hundred MB and takes minutes (~3-5 min on 2 cores); later runs reuse ${bin}`);
+  log(
+    `building the temporal CLI ${module}@${version} from the Go module proxy: the first build downloads several hundred MB and takes minutes (~3-5 min on 2 cores); later runs reuse ${bin}`,
+  );
   const dl = await run(go, ['mod', 'download', '-json', `${module}@${version}`], { env, timeoutMs: 30 * 60_000 });
   let info;
   try {
@@ -145,7 +175,11 @@ async function buildCli({ module, version }, bin, log) {
   const started = Date.now();
   // Built inside the module (it is the main module, so its replace directives apply). The module
   // cache is read-only; the build writes only GOCACHE and -o.
-  const b = await run(go, ['build', '-trimpath', '-ldflags', `-s -w -X ${module}/temporalcli.Version=${bareVersion}`, '-o', tmp, './cmd/temporal'], { cwd: info.Dir, env, timeoutMs: 60 * 60_000 });
+  const b = await run(
+    go,
+    ['build', '-trimpath', '-ldflags', `-s -w -X ${module}/temporalcli.Version=${bareVersion}`, '-o', tmp, './cmd/temporal'],
+    { cwd: info.Dir, env, timeoutMs: 60 * 60_000 },
+  );
   if (!b.ok || !isExecutable(tmp)) {
     rmSync(tmp, { force: true });
     throw new Error(`go build of the temporal CLI failed:\n${tail(b.stderr || b.stdout, 40)}`);
@@ -204,7 +238,11 @@ async function serves(cli, address) {
 }
 
 async function listSearchAttributeNames(cli, address) {
-  const list = await run(cli, ['operator', 'search-attribute', 'list', '--namespace', NAMESPACE, '--address', address, '-o', 'json', '--command-timeout', '10s'], { timeoutMs: 20_000 });
+  const list = await run(
+    cli,
+    ['operator', 'search-attribute', 'list', '--namespace', NAMESPACE, '--address', address, '-o', 'json', '--command-timeout', '10s'],
+    { timeoutMs: 20_000 },
+  );
   if (!list.ok) throw new Error(`cannot list search attributes on ${address}:\n${tail(list.stderr || list.stdout, 10)}`);
   try {
     const parsed = JSON.parse(list.stdout);
@@ -224,11 +262,24 @@ export async function ensureSearchAttributes({ log = quietLog, address, cli, att
   log(`registering search attributes ${missing.map(([n, t]) => `${n}=${t}`).join(', ')} on ${address}`);
   const r = await run(
     cli,
-    ['operator', 'search-attribute', 'create', '--namespace', NAMESPACE, '--address', address, '--command-timeout', '20s', ...missing.flatMap(([name, type]) => ['--name', name, '--type', type])],
+    [
+      'operator',
+      'search-attribute',
+      'create',
+      '--namespace',
+      NAMESPACE,
+      '--address',
+      address,
+      '--command-timeout',
+      '20s',
+      ...missing.flatMap(([name, type]) => ['--name', name, '--type', type]),
+    ],
     { timeoutMs: 30_000 },
   );
   if (!r.ok && !/already exists/i.test(r.stderr)) {
-    throw new Error(`cannot create search attributes ${missing.map(([n]) => n).join(', ')} on ${address}:\n${tail(r.stderr || r.stdout, 10)}`);
+    throw new Error(
+      `cannot create search attributes ${missing.map(([n]) => n).join(', ')} on ${address}:\n${tail(r.stderr || r.stdout, 10)}`,
+    );
   }
   const after = await listSearchAttributeNames(cli, address);
   const still = missing.filter(([name]) => !after.has(name)).map(([n]) => n);
@@ -273,7 +324,9 @@ async function waitUntilServing({ cli, address, child, logFile, logOffset = 0, t
   try {
     while (Date.now() < deadline) {
       if (exited) {
-        throw new Error(`temporal server start-dev exited (${exited.code ?? exited.signal}) before serving on ${address}. Log ${logFile}:\n${logTailSince(logFile, logOffset)}`);
+        throw new Error(
+          `temporal server start-dev exited (${exited.code ?? exited.signal}) before serving on ${address}. Log ${logFile}:\n${logTailSince(logFile, logOffset)}`,
+        );
       }
       if (await serves(cli, address)) return;
       await sleep(300);
@@ -281,7 +334,9 @@ async function waitUntilServing({ cli, address, child, logFile, logOffset = 0, t
   } finally {
     child?.off('exit', onExit);
   }
-  throw new Error(`Temporal dev server did not serve on ${address} within ${timeoutMs / 1000} s. Log ${logFile}:\n${logTailSince(logFile, logOffset)}`);
+  throw new Error(
+    `Temporal dev server did not serve on ${address} within ${timeoutMs / 1000} s. Log ${logFile}:\n${logTailSince(logFile, logOffset)}`,
+  );
 }
 
 const noop = async () => {};
@@ -390,7 +445,14 @@ export async function ensureTemporalServer({ log = quietLog, mode = 'start' } = 
   const cli = await ensureTemporalCli({ log });
   if (mode === 'test') {
     const port = await freePort();
-    const server = await spawnDevServer({ log, cli, port, uiPort: null, dbFile: null, logFile: join(tmpdir(), `nuban-ledger-temporal-test-${process.pid}-${port}.log`) });
+    const server = await spawnDevServer({
+      log,
+      cli,
+      port,
+      uiPort: null,
+      dbFile: null,
+      logFile: join(tmpdir(), `nuban-ledger-temporal-test-${process.pid}-${port}.log`),
+    });
     return { ...server, startedHere: true };
   }
   try {
@@ -422,6 +484,13 @@ export async function ensureTemporalServer({ log = quietLog, mode = 'start' } = 
 export async function startIsolatedTemporal({ log = quietLog, port, dbFile = null } = {}) {
   const cli = await ensureTemporalCli({ log });
   const chosen = port ?? (await freePort());
-  const server = await spawnDevServer({ log, cli, port: chosen, uiPort: null, dbFile, logFile: join(tmpdir(), `nuban-ledger-temporal-isolated-${chosen}.log`) });
+  const server = await spawnDevServer({
+    log,
+    cli,
+    port: chosen,
+    uiPort: null,
+    dbFile,
+    logFile: join(tmpdir(), `nuban-ledger-temporal-isolated-${chosen}.log`),
+  });
   return { ...server, port: chosen };
 }

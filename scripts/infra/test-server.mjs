@@ -89,7 +89,11 @@ export async function ensureTestServerExecutable({ log = quietLog } = {}) {
     // A unique temp dir, renamed into place when complete: a killed run is never taken as done.
     const tmp = join(dir, `lib.tmp-${process.pid}-${Date.now()}`);
     log(`fetching io.temporal:temporal-test-server:${version} and its dependencies with Maven (first run only)...`);
-    const r = await run(mvn, ['-B', '-q', '-f', testServerPom(), 'dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${tmp}`], { timeoutMs: 15 * 60_000 });
+    const r = await run(
+      mvn,
+      ['-B', '-q', '-f', testServerPom(), 'dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${tmp}`],
+      { timeoutMs: 15 * 60_000 },
+    );
     if (!r.ok || !libComplete(tmp)) {
       rmSync(tmp, { recursive: true, force: true });
       log(`maven failed to gather the test server classpath:\n${tail(r.stdout + r.stderr, 30)}`);

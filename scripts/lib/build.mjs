@@ -38,7 +38,8 @@ export function pruneOrphans(root) {
     for (const entry of readdirSync(compiled, { withFileTypes: true })) {
       const path = join(relative, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (/\.js(\.map)?$/.test(entry.name) && !existsSync(join(root, path.replace(/\.js(\.map)?$/, '.ts')))) rmSync(join(root, 'dist', path));
+      else if (/\.js(\.map)?$/.test(entry.name) && !existsSync(join(root, path.replace(/\.js(\.map)?$/, '.ts'))))
+        rmSync(join(root, 'dist', path));
     }
   };
   for (const folder of COMPILED_ROOTS) walk(folder);
@@ -52,10 +53,17 @@ export async function ensureSdkBuilt({ log }) {
   const sdk = join(repoRoot(), SDK);
   // Outside sdk/dist, which `npm pack` ships whole.
   const stamp = join(repoRoot(), 'dist', '.sdk-built');
-  const inputs = Math.max(newestMtime(join(sdk, 'src')), newestMtime(join(sdk, 'tsconfig.json')), newestMtime(join(sdk, 'package-lock.json')));
+  const inputs = Math.max(
+    newestMtime(join(sdk, 'src')),
+    newestMtime(join(sdk, 'tsconfig.json')),
+    newestMtime(join(sdk, 'package-lock.json')),
+  );
   if (existsSync(join(sdk, 'dist', 'index.js')) && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;
   rmSync(join(sdk, 'dist'), { recursive: true, force: true });
-  const result = await run(process.execPath, [join(sdk, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: sdk, timeoutMs: 5 * 60_000 });
+  const result = await run(process.execPath, [join(sdk, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+    cwd: sdk,
+    timeoutMs: 5 * 60_000,
+  });
   if (!result.ok) throw new Error(`TypeScript client build failed:\n${result.stdout}${result.stderr}`);
   mkdirSync(dirname(stamp), { recursive: true });
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
@@ -65,10 +73,16 @@ export async function ensureSdkBuilt({ log }) {
 /** Incremental tsc into dist/ (about a second when nothing changed), then the workflow bundle when its sources changed. */
 export async function ensureBuilt({ log }) {
   const root = repoRoot();
-  const result = await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: root, timeoutMs: 10 * 60_000 });
+  const result = await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+    cwd: root,
+    timeoutMs: 10 * 60_000,
+  });
   if (!result.ok) throw new Error(`TypeScript build failed:\n${result.stdout}${result.stderr}`);
   pruneOrphans(root);
-  const bundle = await run(process.execPath, [join(root, 'dist', 'src', 'main', 'bundle-workflows.js')], { cwd: root, timeoutMs: 5 * 60_000 });
+  const bundle = await run(process.execPath, [join(root, 'dist', 'src', 'main', 'bundle-workflows.js')], {
+    cwd: root,
+    timeoutMs: 5 * 60_000,
+  });
   if (!bundle.ok) throw new Error(`workflow bundle failed:\n${bundle.stdout}${bundle.stderr}`);
   log('build is up to date');
 }
@@ -88,11 +102,23 @@ function newestMtime(path) {
 export async function ensureDashboardBuilt({ log, force = false }) {
   const root = repoRoot();
   const stamp = join(root, 'dist', 'dashboard', '.built');
-  const inputs = Math.max(newestMtime(join(root, 'dashboard')), newestMtime(join(root, 'src')), newestMtime(join(root, 'package-lock.json')));
+  const inputs = Math.max(
+    newestMtime(join(root, 'dashboard')),
+    newestMtime(join(root, 'src')),
+    newestMtime(join(root, 'package-lock.json')),
+  );
   if (!force && existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;
-  const typecheck = await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join('dashboard', 'tsconfig.json')], { cwd: root, timeoutMs: 5 * 60_000 });
+  const typecheck = await run(
+    process.execPath,
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join('dashboard', 'tsconfig.json')],
+    { cwd: root, timeoutMs: 5 * 60_000 },
+  );
   if (!typecheck.ok) throw new Error(`Dashboard type check failed:\n${typecheck.stdout}${typecheck.stderr}`);
-  const bundle = await run(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join('dashboard', 'vite.config.mjs')], { cwd: root, timeoutMs: 5 * 60_000 });
+  const bundle = await run(
+    process.execPath,
+    [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join('dashboard', 'vite.config.mjs')],
+    { cwd: root, timeoutMs: 5 * 60_000 },
+  );
   if (!bundle.ok) throw new Error(`Dashboard build failed:\n${bundle.stdout}${bundle.stderr}`);
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
   log('dashboard built into dist/dashboard');

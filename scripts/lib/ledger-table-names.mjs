@@ -15,8 +15,14 @@ const ALLOWED = ['src/ledger/', 'migrations/', 'test/', 'bench/'];
 
 /** Every file git tracks or would track (new files too), outside ALLOWED and the prose. */
 function checkedFiles(root) {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  return [...new Set(listed.split('\0'))].filter((file) => file !== '' && !file.endsWith('.md') && !ALLOWED.some((folder) => file.startsWith(folder)));
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return [...new Set(listed.split('\0'))].filter(
+    (file) => file !== '' && !file.endsWith('.md') && !ALLOWED.some((folder) => file.startsWith(folder)),
+  );
 }
 
 /** One line per place outside src/ledger/ that names a ledger table: `file:line: text`. */

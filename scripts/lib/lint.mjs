@@ -14,8 +14,23 @@ const CRUISED = ['src', 'activities', 'workflows', 'knexfile.ts', 'sdk/src', 'sd
 export async function lint({ log }) {
   const root = repoRoot();
   const [cruise, format] = await Promise.all([
-    run(process.execPath, [join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'), '--config', '.dependency-cruiser.cjs', '--output-type', 'err', ...CRUISED], { cwd: root }),
-    run(process.execPath, [join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '.', '--cache', '--log-level', 'warn'], { cwd: root }),
+    run(
+      process.execPath,
+      [
+        join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'),
+        '--config',
+        '.dependency-cruiser.cjs',
+        '--output-type',
+        'err',
+        ...CRUISED,
+      ],
+      { cwd: root },
+    ),
+    run(
+      process.execPath,
+      [join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '.', '--cache', '--log-level', 'warn'],
+      { cwd: root },
+    ),
   ]);
   const typeOnly = typeOnlyImportViolations();
   const ledgerTables = ledgerTableNameViolations();
@@ -23,10 +38,14 @@ export async function lint({ log }) {
   const boundariesHold = cruise.ok && typeOnly.length === 0;
   if (!boundariesHold) {
     const output = `${cruise.stdout}${cruise.stderr}`.replace(/^\n+|\s+$/g, '');
-    log(`import boundaries broken (rules and layers in .dependency-cruiser.cjs):\n${output}${typeOnly.map((line) => `\n  error type-only: ${line}`).join('')}`);
+    log(
+      `import boundaries broken (rules and layers in .dependency-cruiser.cjs):\n${output}${typeOnly.map((line) => `\n  error type-only: ${line}`).join('')}`,
+    );
   }
   if (ledgerTables.length > 0) {
-    log(`ledger tables named outside src/ledger/ (read them through src/ledger/'s read functions and predicates):\n${ledgerTables.map((line) => `  ${line}`).join('\n')}`);
+    log(
+      `ledger tables named outside src/ledger/ (read them through src/ledger/'s read functions and predicates):\n${ledgerTables.map((line) => `  ${line}`).join('\n')}`,
+    );
   }
   if (!format.ok) {
     const output = `${format.stdout}${format.stderr}`.trim();
@@ -34,8 +53,13 @@ export async function lint({ log }) {
       .split('\n')
       .filter((line) => line.startsWith('[warn] ') && !line.includes('Code style issues'))
       .map((line) => `  ${line.slice('[warn] '.length)}`);
-    log(files.length ? `${files.length} files are not formatted as Prettier would (npm run format rewrites them):\n${files.join('\n')}` : `prettier --check failed:\n${output}`);
+    log(
+      files.length
+        ? `${files.length} files are not formatted as Prettier would (npm run format rewrites them):\n${files.join('\n')}`
+        : `prettier --check failed:\n${output}`,
+    );
   }
-  if (boundariesHold && ledgerTables.length === 0 && format.ok) log('import boundaries hold; only the ledger names its tables; every file is formatted');
+  if (boundariesHold && ledgerTables.length === 0 && format.ok)
+    log('import boundaries hold; only the ledger names its tables; every file is formatted');
   return boundariesHold && ledgerTables.length === 0 && format.ok;
 }

@@ -47,7 +47,12 @@ export function startService(name, { env, logDir, echo = true }) {
 
 /** Runs a CLI command to completion with the given environment (and stdin, when given); returns its stdout. */
 export async function runCli(args, { env, input }) {
-  const result = await run(process.execPath, [join(repoRoot(), ENTRYPOINTS.cli), ...args], { cwd: repoRoot(), env, input, timeoutMs: 120_000 });
+  const result = await run(process.execPath, [join(repoRoot(), ENTRYPOINTS.cli), ...args], {
+    cwd: repoRoot(),
+    env,
+    input,
+    timeoutMs: 120_000,
+  });
   if (!result.ok) throw new Error(`cli ${args.join(' ')} failed:\n${result.stderr}${result.stdout}`);
   return result.stdout;
 }

@@ -33,7 +33,9 @@ function isTypeOnly(node) {
 /** Every import or re-export declaration of a file, with its source text. */
 function declarationsOf(swc, file) {
   const ast = swc.parseSync(readFileSync(file, 'utf8'), { syntax: 'typescript', tsx: file.endsWith('.tsx'), target: 'es2022' });
-  return ast.body.filter((node) => ['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration'].includes(node.type) && node.source);
+  return ast.body.filter(
+    (node) => ['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration'].includes(node.type) && node.source,
+  );
 }
 
 /** One line per import that crosses a boundary and brings in code. */

@@ -1,9 +1,14 @@
 import type { operations } from './generated/openapi';
 
 /** The JSON body an operation answers with a given status, from the generated OpenAPI types. */
-type Answer<O extends keyof operations, S extends keyof operations[O]['responses']> = operations[O]['responses'][S] extends { content: { 'application/json': infer B } } ? B : never;
+type Answer<O extends keyof operations, S extends keyof operations[O]['responses']> = operations[O]['responses'][S] extends {
+  content: { 'application/json': infer B };
+}
+  ? B
+  : never;
 /** The JSON body an operation takes. */
-type Body<O extends keyof operations> = NonNullable<operations[O]['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
+type Body<O extends keyof operations> =
+  NonNullable<operations[O]['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
 type Query<O extends keyof operations> = NonNullable<operations[O]['parameters']['query']>;
 
 export type CreateAccountInput = Body<'postV1Accounts'>;

@@ -53,9 +53,15 @@ export class LedgerClient {
   readonly accounts = {
     /** Provisions a virtual account (creating or reusing the customer keyed on `externalRef`). Retried only with an idempotency key. */
     create: (input: CreateAccountInput, options: IdempotencyOptions = {}): Promise<Account> =>
-      this.transport.request({ method: 'POST', path: '/v1/accounts', body: input, ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}) }),
+      this.transport.request({
+        method: 'POST',
+        path: '/v1/accounts',
+        body: input,
+        ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
+      }),
     get: (accountRef: string): Promise<Account> => this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}` }),
-    balance: (accountRef: string): Promise<Balance> => this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}/balance` }),
+    balance: (accountRef: string): Promise<Balance> =>
+      this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}/balance` }),
     /** One page of the tenant's accounts, oldest first. */
     listPage: (after?: string): Promise<AccountPage> => this.transport.request({ method: 'GET', path: '/v1/accounts', query: { after } }),
     /** Every account, page by page. */
@@ -97,14 +103,21 @@ export class LedgerClient {
      * key is on any error it throws (`error.idempotencyKey`).
      */
     settle: (accountRef: string, input: SettleInput, options: IdempotencyOptions = {}): Promise<AcceptedSettlement> =>
-      this.transport.request({ method: 'POST', path: `/v1/accounts/${segment(accountRef)}/settle`, body: input, idempotencyKey: options.idempotencyKey ?? randomUUID() }),
+      this.transport.request({
+        method: 'POST',
+        path: `/v1/accounts/${segment(accountRef)}/settle`,
+        body: input,
+        idempotencyKey: options.idempotencyKey ?? randomUUID(),
+      }),
   };
 
   readonly transfers = {
     /** A settlement's state, by the merchantTxRef `settle` answered. */
-    get: (merchantTxRef: string): Promise<Transfer> => this.transport.request({ method: 'GET', path: `/v1/transfers/${segment(merchantTxRef)}` }),
+    get: (merchantTxRef: string): Promise<Transfer> =>
+      this.transport.request({ method: 'GET', path: `/v1/transfers/${segment(merchantTxRef)}` }),
     /** The name on a destination account, to confirm before settling (sent once: it is not retried). */
-    lookup: (input: LookupInput): Promise<AccountName> => this.transport.request({ method: 'POST', path: '/v1/transfers/lookup', body: input }),
+    lookup: (input: LookupInput): Promise<AccountName> =>
+      this.transport.request({ method: 'POST', path: '/v1/transfers/lookup', body: input }),
     banks: (): Promise<Banks> => this.transport.request({ method: 'GET', path: '/v1/transfers/banks' }),
   };
 
@@ -123,24 +136,30 @@ export class LedgerClient {
   /** Where the tenant's events go. Only the GETs are retried: the others are sent once. */
   readonly webhookEndpoints = {
     /** Adds an endpoint; the answer's `Secret` signs its deliveries and is shown this once. */
-    create: (input: CreateWebhookEndpointInput): Promise<WebhookEndpointWithSecret> => this.transport.request({ method: 'POST', path: '/v1/webhook-endpoints', body: input }),
+    create: (input: CreateWebhookEndpointInput): Promise<WebhookEndpointWithSecret> =>
+      this.transport.request({ method: 'POST', path: '/v1/webhook-endpoints', body: input }),
     /** Every endpoint of the tenant with its health, oldest first. */
-    list: async (): Promise<WebhookEndpoint[]> => (await this.transport.request<{ endpoints: WebhookEndpoint[] }>({ method: 'GET', path: '/v1/webhook-endpoints' })).endpoints,
+    list: async (): Promise<WebhookEndpoint[]> =>
+      (await this.transport.request<{ endpoints: WebhookEndpoint[] }>({ method: 'GET', path: '/v1/webhook-endpoints' })).endpoints,
     get: (id: string): Promise<WebhookEndpoint> => this.transport.request({ method: 'GET', path: `/v1/webhook-endpoints/${segment(id)}` }),
     /** Changes its url, description, eventTypes or enabled (`{ enabled: true }` re-enables a disabled one). */
-    update: (id: string, input: UpdateWebhookEndpointInput): Promise<WebhookEndpoint> => this.transport.request({ method: 'PATCH', path: `/v1/webhook-endpoints/${segment(id)}`, body: input }),
+    update: (id: string, input: UpdateWebhookEndpointInput): Promise<WebhookEndpoint> =>
+      this.transport.request({ method: 'PATCH', path: `/v1/webhook-endpoints/${segment(id)}`, body: input }),
     /** Deletes it; its deliveries still to be attempted end as cancelled. */
     delete: async (id: string): Promise<void> => {
       await this.transport.request({ method: 'DELETE', path: `/v1/webhook-endpoints/${segment(id)}` });
     },
     /** A new secret, shown once; the previous one keeps signing beside it until `SecretRotatedUntil`. */
-    rotateSecret: (id: string): Promise<WebhookEndpointWithSecret> => this.transport.request({ method: 'POST', path: `/v1/webhook-endpoints/${segment(id)}/rotate-secret` }),
+    rotateSecret: (id: string): Promise<WebhookEndpointWithSecret> =>
+      this.transport.request({ method: 'POST', path: `/v1/webhook-endpoints/${segment(id)}/rotate-secret` }),
     /** Re-sends the endpoint's events since `since`, a bounded number per call: pass the answer's `Next` as `after` to continue. */
-    recover: (id: string, input: RecoverInput): Promise<RecoveryQueued> => this.transport.request({ method: 'POST', path: `/v1/webhook-endpoints/${segment(id)}/recover`, body: input }),
+    recover: (id: string, input: RecoverInput): Promise<RecoveryQueued> =>
+      this.transport.request({ method: 'POST', path: `/v1/webhook-endpoints/${segment(id)}/recover`, body: input }),
   };
 
   readonly fees = {
     /** What a payer must send for `amount` (naira, e.g. "5000.00") to land. */
-    calculate: (amount: string): Promise<FeeQuote> => this.transport.request({ method: 'GET', path: '/v1/fees/calculate', query: { amount } }),
+    calculate: (amount: string): Promise<FeeQuote> =>
+      this.transport.request({ method: 'GET', path: '/v1/fees/calculate', query: { amount } }),
   };
 }

@@ -60,12 +60,22 @@ const BY_STATUS: Record<number, typeof LedgerApiError> = {
 };
 
 /** The typed error for a status; a body that is not the service's error shape keeps the status in its message. */
-export function apiErrorFor(status: number, body: unknown, retryAfterSeconds: number | undefined, idempotencyKey: string | undefined): LedgerApiError {
+export function apiErrorFor(
+  status: number,
+  body: unknown,
+  retryAfterSeconds: number | undefined,
+  idempotencyKey: string | undefined,
+): LedgerApiError {
   const known = isErrorBody(body) ? body : { error: `the service answered ${status}`, code: 'unexpected_response' };
   const ErrorClass = BY_STATUS[status] ?? LedgerApiError;
   return new ErrorClass(status, known, retryAfterSeconds, idempotencyKey);
 }
 
 function isErrorBody(body: unknown): body is ErrorBody {
-  return typeof body === 'object' && body !== null && typeof (body as ErrorBody).error === 'string' && typeof (body as ErrorBody).code === 'string';
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as ErrorBody).error === 'string' &&
+    typeof (body as ErrorBody).code === 'string'
+  );
 }

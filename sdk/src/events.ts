@@ -44,13 +44,19 @@ export type KnownEventType =
   | 'kyc.limit_exceeded'
   | 'webhook_endpoint.disabled';
 
-type DocumentedEvent = { [Type in keyof webhooks]: webhooks[Type] extends { post: { requestBody?: { content: { 'application/json': infer Body } } } } ? Body : never }[keyof webhooks];
+type DocumentedEvent = {
+  [Type in keyof webhooks]: webhooks[Type] extends { post: { requestBody?: { content: { 'application/json': infer Body } } } }
+    ? Body
+    : never;
+}[keyof webhooks];
 
 /**
  * A webhook endpoint's event: the typed envelopes of the OpenAPI document's `webhooks` section when the
  * service publishes one, otherwise an envelope per known type with its data left open.
  */
-export type LedgerEvent = string extends keyof webhooks ? { [Type in KnownEventType]: EventEnvelope<Type> }[KnownEventType] : DocumentedEvent;
+export type LedgerEvent = string extends keyof webhooks
+  ? { [Type in KnownEventType]: EventEnvelope<Type> }[KnownEventType]
+  : DocumentedEvent;
 
 /** Anything `verifyWebhook` returns: the spec's callbackUrl body or an endpoint's envelope. */
 export type WebhookEvent = PaymentReceivedEvent | LedgerEvent;

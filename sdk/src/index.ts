@@ -12,6 +12,13 @@ export {
   type ErrorBody,
 } from './errors';
 export type * from './api-types';
-export { isPaymentReceived, type EventEnvelope, type KnownEventType, type LedgerEvent, type PaymentReceivedEvent, type WebhookEvent } from './events';
+export {
+  isPaymentReceived,
+  type EventEnvelope,
+  type KnownEventType,
+  type LedgerEvent,
+  type PaymentReceivedEvent,
+  type WebhookEvent,
+} from './events';
 export { verifyWebhook, WebhookVerificationError, type VerifyOptions } from './webhook-verification';
 export type { paths, operations, components, webhooks } from './generated/openapi';

@@ -72,7 +72,10 @@ export class Transport {
       const outcome = await this.attempt<T>(request);
       if (outcome.ok) return outcome.value;
       const error = outcome.error;
-      const again = repeatable && attempt < this.retries && (error instanceof LedgerConnectionError || (error instanceof LedgerApiError && retryableStatus(error.status)));
+      const again =
+        repeatable &&
+        attempt < this.retries &&
+        (error instanceof LedgerConnectionError || (error instanceof LedgerApiError && retryableStatus(error.status)));
       const delay = this.delayBefore(attempt, error);
       if (!again || delay === undefined) throw error;
       await sleep(delay);
@@ -89,7 +92,11 @@ export class Transport {
   private async attempt<T>(request: Request): Promise<{ ok: true; value: T } | { ok: false; error: LedgerError }> {
     const url = new URL(this.baseUrl + request.path);
     for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { 'X-API-Key': this.options.apiKey, Accept: 'application/json', 'User-Agent': this.options.userAgent ?? '@nuban-ledger/client' };
+    const headers: Record<string, string> = {
+      'X-API-Key': this.options.apiKey,
+      Accept: 'application/json',
+      'User-Agent': this.options.userAgent ?? '@nuban-ledger/client',
+    };
     if (request.body !== undefined) headers['Content-Type'] = 'application/json';
     if (request.idempotencyKey !== undefined) headers['Idempotency-Key'] = request.idempotencyKey;
     let response: Response;
@@ -104,11 +111,19 @@ export class Transport {
       text = await response.text();
     } catch (cause) {
       const reason = cause instanceof Error ? cause.message : String(cause);
-      return { ok: false, error: new LedgerConnectionError(`${request.method} ${request.path} did not complete: ${reason}`, request.idempotencyKey, { cause }) };
+      return {
+        ok: false,
+        error: new LedgerConnectionError(`${request.method} ${request.path} did not complete: ${reason}`, request.idempotencyKey, {
+          cause,
+        }),
+      };
     }
     const body = parseJson(text);
     if (response.ok) return { ok: true, value: body as T };
-    return { ok: false, error: apiErrorFor(response.status, body, retryAfterSeconds(response.headers.get('retry-after')), request.idempotencyKey) };
+    return {
+      ok: false,
+      error: apiErrorFor(response.status, body, retryAfterSeconds(response.headers.get('retry-after')), request.idempotencyKey),
+    };
   }
 }
 

@@ -27,16 +27,23 @@ function parseHeader(header: string): { timestamp: number; digests: Buffer[] } |
  * and returns the parsed event. `rawBody` must be the bytes as received, before any JSON parsing: a
  * re-serialised body does not verify. The comparison takes the same time wherever the digests differ.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: string | null | undefined, secret: string, options: VerifyOptions = {}): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  signatureHeader: string | null | undefined,
+  secret: string,
+  options: VerifyOptions = {},
+): WebhookEvent {
   if (!secret) throw new TypeError('the webhook signing secret is required');
   const parsed = parseHeader(signatureHeader ?? '');
   if (!parsed) throw new WebhookVerificationError('the signature header is missing or is not t=<unix seconds>,v1=<hex digest>');
   const { timestamp, digests } = parsed;
   const tolerance = options.toleranceSeconds ?? 300;
   const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - timestamp) > tolerance) throw new WebhookVerificationError(`the signature is ${now - timestamp} s old, outside the ${tolerance} s tolerance`);
+  if (Math.abs(now - timestamp) > tolerance)
+    throw new WebhookVerificationError(`the signature is ${now - timestamp} s old, outside the ${tolerance} s tolerance`);
 
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  const body =
+    typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
   // Every digest is compared, so the time taken does not tell which one (or which byte) differed.
   const matches = digests.map((digest) => timingSafeEqual(expected, digest));

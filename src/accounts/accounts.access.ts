@@ -9,7 +9,9 @@ export type { AccountRecord };
 
 export const findAccountById = (db: DbOrTrx, id: string): Promise<AccountRecord | undefined> => createAccountsRepo(db).findById(id);
 
-export const findAccountByRef = (db: DbOrTrx, tenantId: string, accountRef: string): Promise<AccountRecord | undefined> => createAccountsRepo(db).findByRef(tenantId, accountRef);
+export const findAccountByRef = (db: DbOrTrx, tenantId: string, accountRef: string): Promise<AccountRecord | undefined> =>
+  createAccountsRepo(db).findByRef(tenantId, accountRef);
 
 /** An inbound payment names its account before its tenant is known. */
-export const findAccountByRefAnyTenant = (db: DbOrTrx, accountRef: string): Promise<AccountRecord | undefined> => createAccountsRepo(db).findByRefAnyTenant(accountRef);
+export const findAccountByRefAnyTenant = (db: DbOrTrx, accountRef: string): Promise<AccountRecord | undefined> =>
+  createAccountsRepo(db).findByRefAnyTenant(accountRef);

@@ -10,7 +10,13 @@ import type { StatementService } from './statement.service';
 import { formatKobo } from '../money';
 import { presentAccount } from './account.presenter';
 import type { AccountRecord } from './accounts.repo';
-import { accountSearchQuerySchema, accountSearchResponseSchema, dashboardAccountSchema, dashboardStatementResponseSchema, statementExportQuerySchema } from './accounts.dashboard.schemas';
+import {
+  accountSearchQuerySchema,
+  accountSearchResponseSchema,
+  dashboardAccountSchema,
+  dashboardStatementResponseSchema,
+  statementExportQuerySchema,
+} from './accounts.dashboard.schemas';
 import { accountRefParamsSchema } from './accounts.schemas';
 import type { AccountsService } from './accounts.service';
 import type { RateLimits } from '../rate-limits/rate-limits';
@@ -18,7 +24,11 @@ import type { RateLimits } from '../rate-limits/rate-limits';
 const PAGE_SIZE = 20;
 const STATEMENT_PAGE_SIZE = 50;
 
-function presentWithBalances(account: AccountRecord, customer: { name: string; externalRef: string }, settlesFrom: Config['SETTLEMENT_FUNDS']) {
+function presentWithBalances(
+  account: AccountRecord,
+  customer: { name: string; externalRef: string },
+  settlesFrom: Config['SETTLEMENT_FUNDS'],
+) {
   return {
     ...presentAccount(account),
     CustomerName: customer.name,
@@ -54,10 +64,19 @@ export function accountsDashboardRoutes(deps: {
       errors: [400],
       handle: async ({ query, ctx }) => {
         const text = query.q ? query.q : null;
-        const page = paginate(await accounts.search(userOf(ctx).tenantId, text, uuidCursor(query.after), PAGE_SIZE), PAGE_SIZE, (hit) => hit.id);
+        const page = paginate(
+          await accounts.search(userOf(ctx).tenantId, text, uuidCursor(query.after), PAGE_SIZE),
+          PAGE_SIZE,
+          (hit) => hit.id,
+        );
         return {
           status: 200,
-          body: { accounts: page.items.map((hit) => presentWithBalances(hit, { name: hit.customerName, externalRef: hit.customerExternalRef }, config.SETTLEMENT_FUNDS)), pagination: page.pagination },
+          body: {
+            accounts: page.items.map((hit) =>
+              presentWithBalances(hit, { name: hit.customerName, externalRef: hit.customerExternalRef }, config.SETTLEMENT_FUNDS),
+            ),
+            pagination: page.pagination,
+          },
         };
       },
     }),
@@ -74,7 +93,10 @@ export function accountsDashboardRoutes(deps: {
         const tenantId = userOf(ctx).tenantId;
         const { account } = await accounts.balance(tenantId, params.accountRef);
         const customer = await customers.find(tenantId, account.customerId);
-        return { status: 200, body: presentWithBalances(account, { name: customer.name, externalRef: customer.external_ref }, config.SETTLEMENT_FUNDS) };
+        return {
+          status: 200,
+          body: presentWithBalances(account, { name: customer.name, externalRef: customer.external_ref }, config.SETTLEMENT_FUNDS),
+        };
       },
     }),
     defineRoute({
@@ -113,8 +135,16 @@ export function accountsDashboardRoutes(deps: {
         const to = query.to ? new Date(query.to) : new Date();
         const from = query.from ? new Date(query.from) : undefined;
         const csv = await statementCsv(statements, userOf(ctx).tenantId, params.accountRef, { to, ...(from ? { from } : {}) });
-        const name = `statement-${params.accountRef}-${from ? from.toISOString().slice(0, 10) : 'start'}-to-${to.toISOString().slice(0, 10)}.csv`.replace(/[^A-Za-z0-9._-]/g, '_');
-        return { status: 200, body: csv, headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${name}"` } };
+        const name =
+          `statement-${params.accountRef}-${from ? from.toISOString().slice(0, 10) : 'start'}-to-${to.toISOString().slice(0, 10)}.csv`.replace(
+            /[^A-Za-z0-9._-]/g,
+            '_',
+          );
+        return {
+          status: 200,
+          body: csv,
+          headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${name}"` },
+        };
       },
     }),
   ];

@@ -108,7 +108,9 @@ const ACCOUNT_COLUMNS = Object.keys({
  * parsed) once rather than once per joined row.
  */
 export function prefixedAccountColumns(alias: string, prefix: string, onlyWhere?: string): string {
-  return ACCOUNT_COLUMNS.map((column) => `${onlyWhere ? `CASE WHEN ${onlyWhere} THEN ${alias}.${column} END` : `${alias}.${column}`} AS ${prefix}${column}`).join(', ');
+  return ACCOUNT_COLUMNS.map(
+    (column) => `${onlyWhere ? `CASE WHEN ${onlyWhere} THEN ${alias}.${column} END` : `${alias}.${column}`} AS ${prefix}${column}`,
+  ).join(', ');
 }
 
 /** The account read through prefixedAccountColumns. */
@@ -121,7 +123,10 @@ export interface AccountSearchHit extends AccountRecord {
   customerExternalRef: string;
 }
 
-type NewAccount = Pick<AccountRecord, 'id' | 'tenantId' | 'customerId' | 'accountRef' | 'bankAccountNumber' | 'bankAccountName' | 'bankName' | 'callbackUrl' | 'expectedAmount'>;
+type NewAccount = Pick<
+  AccountRecord,
+  'id' | 'tenantId' | 'customerId' | 'accountRef' | 'bankAccountNumber' | 'bankAccountName' | 'bankName' | 'callbackUrl' | 'expectedAmount'
+>;
 
 export function createAccountsRepo(db: DbOrTrx) {
   const one = async (query: Promise<AccountRow | undefined>): Promise<AccountRecord | undefined> => {
@@ -176,7 +181,11 @@ export function createAccountsRepo(db: DbOrTrx) {
 
     /** The tenant's accounts below zero, longest in deficit first. */
     async listInDeficit(tenantId: string, limit: number): Promise<AccountRecord[]> {
-      const rows: AccountRow[] = await db('virtual_accounts').where({ tenant_id: tenantId }).whereNotNull('deficit_since').orderBy('deficit_since').limit(limit);
+      const rows: AccountRow[] = await db('virtual_accounts')
+        .where({ tenant_id: tenantId })
+        .whereNotNull('deficit_since')
+        .orderBy('deficit_since')
+        .limit(limit);
       return rows.map(toAccount);
     },
 
@@ -207,7 +216,9 @@ export function createAccountsRepo(db: DbOrTrx) {
                 .from('virtual_accounts as owned')
                 .join('customers as owner', 'owner.id', 'owned.customer_id')
                 .where('owner.tenant_id', tenantId)
-                .where((match) => match.where('owner.external_ref', text).orWhereRaw("lower(owner.name) LIKE ? ESCAPE '\\'", [containsPattern(text)])),
+                .where((match) =>
+                  match.where('owner.external_ref', text).orWhereRaw("lower(owner.name) LIKE ? ESCAPE '\\'", [containsPattern(text)]),
+                ),
             ),
         );
       }
@@ -216,7 +227,10 @@ export function createAccountsRepo(db: DbOrTrx) {
     },
 
     async listForCustomer(tenantId: string, customerId: string): Promise<AccountRecord[]> {
-      const rows: AccountRow[] = await db('virtual_accounts').where({ tenant_id: tenantId, customer_id: customerId }).orderBy('id').limit(100);
+      const rows: AccountRow[] = await db('virtual_accounts')
+        .where({ tenant_id: tenantId, customer_id: customerId })
+        .orderBy('id')
+        .limit(100);
       return rows.map(toAccount);
     },
   };

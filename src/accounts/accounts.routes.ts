@@ -99,7 +99,15 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
       errors: [403],
       handle: async ({ ctx }) => {
         const accountsInDeficit = await accounts.inDeficit(userOf(ctx).tenantId);
-        return { status: 200, body: { accounts: accountsInDeficit.map((account) => ({ ...presentAccount(account), LedgerBalance: formatKobo(account.ledgerBalance) })) } };
+        return {
+          status: 200,
+          body: {
+            accounts: accountsInDeficit.map((account) => ({
+              ...presentAccount(account),
+              LedgerBalance: formatKobo(account.ledgerBalance),
+            })),
+          },
+        };
       },
     }),
   ];

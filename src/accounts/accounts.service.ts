@@ -28,13 +28,20 @@ interface AccountBalance {
   asOf: Date;
 }
 
-type AccountsConfig = Pick<Config, 'DATA_ENCRYPTION_KEYRING' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'MAX_AMOUNT' | 'REQUEST_HASH_SECRET'>;
+type AccountsConfig = Pick<
+  Config,
+  'DATA_ENCRYPTION_KEYRING' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'MAX_AMOUNT' | 'REQUEST_HASH_SECRET'
+>;
 
 export function createAccountsService(deps: { db: Db; config: AccountsConfig; provider: PaymentProvider }) {
   const { db, config, provider } = deps;
   const accounts = createAccountsRepo(db);
 
-  async function registerWithProvider(accountRef: string, body: ProvisionAccountBody, accountName: string): Promise<ProviderVirtualAccount> {
+  async function registerWithProvider(
+    accountRef: string,
+    body: ProvisionAccountBody,
+    accountName: string,
+  ): Promise<ProviderVirtualAccount> {
     try {
       return await provider.createVirtualAccount({
         accountRef,
@@ -44,7 +51,8 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
       });
     } catch (error) {
       if (error instanceof ProviderUnavailableError) throw new ProviderOutageError();
-      if (error instanceof ProviderRejectedError) throw new BadRequestError('provider_rejected', `provider rejected the account: ${error.description}`);
+      if (error instanceof ProviderRejectedError)
+        throw new BadRequestError('provider_rejected', `provider rejected the account: ${error.description}`);
       throw error;
     }
   }
@@ -66,7 +74,10 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
      */
     async provision(tenantId: string, body: ProvisionAccountBody, idempotencyKey?: string): Promise<AccountRecord> {
       if (body.callbackUrl) {
-        await assertCallbackUrlAllowed(body.callbackUrl, { allowPrivate: config.ALLOW_PRIVATE_CALLBACK_URLS, requireHttps: config.NODE_ENV === 'production' });
+        await assertCallbackUrlAllowed(body.callbackUrl, {
+          allowPrivate: config.ALLOW_PRIVATE_CALLBACK_URLS,
+          requireHttps: config.NODE_ENV === 'production',
+        });
       }
       if (body.expectedAmount && body.expectedAmount > config.MAX_AMOUNT) {
         throw new ValidationError('expectedAmount must be a positive amount with at most two decimals');
@@ -92,7 +103,12 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
       const holderName = await accountHolderNameFor(db, { tenantId, externalRef: body.externalRef, name: body.name });
       const registered = await registerWithProvider(accountRef, body, holderName);
       return db.transaction(async (trx) => {
-        const customer = await enrolCustomer(trx, config.DATA_ENCRYPTION_KEYRING, { tenantId, externalRef: body.externalRef, name: body.name, bvn: body.bvn });
+        const customer = await enrolCustomer(trx, config.DATA_ENCRYPTION_KEYRING, {
+          tenantId,
+          externalRef: body.externalRef,
+          name: body.name,
+          bvn: body.bvn,
+        });
         if (customer.kyc_tier >= 2 && customer.name !== holderName) {
           throw new AppError(
             'conflict',

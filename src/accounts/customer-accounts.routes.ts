@@ -12,7 +12,11 @@ import type { AccountsService } from './accounts.service';
 const HISTORY_SIZE = 50;
 
 /** A customer's accounts, for the API and the dashboard's customer page: accounts know their customers, not the other way round. */
-export function customerAccountsRoutes(deps: { customers: CustomersService; accounts: AccountsService; audit: AuditLog }): RouteDefinition[] {
+export function customerAccountsRoutes(deps: {
+  customers: CustomersService;
+  accounts: AccountsService;
+  audit: AuditLog;
+}): RouteDefinition[] {
   const { customers, accounts, audit } = deps;
   return [
     defineRoute({

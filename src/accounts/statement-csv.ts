@@ -5,7 +5,20 @@ import type { Statement, StatementService } from './statement.service';
 
 const EXPORT_PAGE_SIZE = 500;
 
-const HEADER = ['Date', 'Entry ID', 'Kind', 'Direction', 'Status', 'Amount', 'Fee', 'Running balance', 'Narration', 'Provider reference', 'Transaction group', 'Reverses entry'];
+const HEADER = [
+  'Date',
+  'Entry ID',
+  'Kind',
+  'Direction',
+  'Status',
+  'Amount',
+  'Fee',
+  'Running balance',
+  'Narration',
+  'Provider reference',
+  'Transaction group',
+  'Reverses entry',
+];
 
 /**
  * A cell of free text (narrations come from payers): quoted, and a leading = + - @ or control
@@ -42,8 +55,14 @@ function entryLine(entry: LedgerEntry): string {
  * reads: memory stays at one page whatever the period holds. The first page is read before anything
  * is sent, so an unknown account or a bad period is still an ordinary error response.
  */
-export async function statementCsv(statements: StatementService, tenantId: string, accountRef: string, period: { from?: Date; to: Date }): Promise<Readable> {
-  const read = (after?: string): Promise<Statement> => statements.statement(tenantId, accountRef, { limit: EXPORT_PAGE_SIZE, ...period, ...(after ? { after } : {}) });
+export async function statementCsv(
+  statements: StatementService,
+  tenantId: string,
+  accountRef: string,
+  period: { from?: Date; to: Date },
+): Promise<Readable> {
+  const read = (after?: string): Promise<Statement> =>
+    statements.statement(tenantId, accountRef, { limit: EXPORT_PAGE_SIZE, ...period, ...(after ? { after } : {}) });
   const first = await read();
   async function* lines(): AsyncGenerator<string> {
     yield csvLine(HEADER);

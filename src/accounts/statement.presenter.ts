@@ -21,6 +21,9 @@ export function presentStatement(statement: Statement, limit: number) {
 export function presentDashboardStatement(statement: Statement, limit: number) {
   return {
     ...presentStatement(statement, limit),
-    lines: statement.lines.map((entry) => ({ entry: { ...presentEntry(entry), TransactionId: entry.transactionId }, runningBalance: formatKobo(entry.balanceAfter) })),
+    lines: statement.lines.map((entry) => ({
+      entry: { ...presentEntry(entry), TransactionId: entry.transactionId },
+      runningBalance: formatKobo(entry.balanceAfter),
+    })),
   };
 }

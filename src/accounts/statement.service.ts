@@ -58,7 +58,12 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
     }
     const before = from ? await repo.lastEntryBefore(account.id, from) : undefined;
     const end = to ? await repo.lastEntryBefore(account.id, to) : undefined;
-    const opening = { balance: before?.balanceAfter ?? 0n, credits: before?.creditsToDate ?? 0n, debits: before?.debitsToDate ?? 0n, seq: before?.seq ?? 0n };
+    const opening = {
+      balance: before?.balanceAfter ?? 0n,
+      credits: before?.creditsToDate ?? 0n,
+      debits: before?.debitsToDate ?? 0n,
+      seq: before?.seq ?? 0n,
+    };
     const closing = to
       ? end && end.seq > opening.seq
         ? { balance: end.balanceAfter, credits: end.creditsToDate, debits: end.debitsToDate, seq: end.seq }

@@ -72,7 +72,13 @@ export function createAuditLog(db: DbOrTrx) {
     },
 
     /** An action taken by no dashboard user: an API key's call, or the service itself (`actor` names which). */
-    async recordAs(tenantId: string, actor: string, action: AuditAction, target: AuditTarget, detail: Record<string, unknown> = {}): Promise<void> {
+    async recordAs(
+      tenantId: string,
+      actor: string,
+      action: AuditAction,
+      target: AuditTarget,
+      detail: Record<string, unknown> = {},
+    ): Promise<void> {
       await db('audit_log').insert({
         id: uuidv7(),
         tenant_id: tenantId,

@@ -50,7 +50,11 @@ interface SessionUserRecord {
 export function createAuthRepo(db: DbOrTrx) {
   /** Ends the user's reset tokens not used yet (they expire now); returns how many were live. */
   const expirePasswordResetTokens = (userId: string): Promise<number> =>
-    db('password_reset_tokens').where({ user_id: userId }).whereNull('used_at').where('expires_at', '>', db.fn.now()).update({ expires_at: db.fn.now() });
+    db('password_reset_tokens')
+      .where({ user_id: userId })
+      .whereNull('used_at')
+      .where('expires_at', '>', db.fn.now())
+      .update({ expires_at: db.fn.now() });
 
   return {
     async insertTenant(tenant: { id: string; name: string; refPrefix: string }): Promise<TenantRecord> {
@@ -72,7 +76,10 @@ export function createAuthRepo(db: DbOrTrx) {
 
     /** Whether the tenant may set KYC limits looser than the platform's; the row stays share-locked until the transaction ends. */
     async looseKycLimitsAllowed(tenantId: string): Promise<boolean> {
-      const row: Pick<TenantRecord, 'loose_kyc_limits_allowed_at'> | undefined = await db('tenants').where({ id: tenantId }).forShare().first('loose_kyc_limits_allowed_at');
+      const row: Pick<TenantRecord, 'loose_kyc_limits_allowed_at'> | undefined = await db('tenants')
+        .where({ id: tenantId })
+        .forShare()
+        .first('loose_kyc_limits_allowed_at');
       return row?.loose_kyc_limits_allowed_at != null;
     },
 
@@ -89,7 +96,11 @@ export function createAuthRepo(db: DbOrTrx) {
     },
 
     async findTenantByKeyHash(keyHash: Buffer): Promise<Pick<TenantRecord, 'id' | 'name'> | undefined> {
-      return db('api_keys').join('tenants', 'tenants.id', 'api_keys.tenant_id').where('api_keys.key_hash', keyHash).whereNull('api_keys.revoked_at').first('tenants.id', 'tenants.name');
+      return db('api_keys')
+        .join('tenants', 'tenants.id', 'api_keys.tenant_id')
+        .where('api_keys.key_hash', keyHash)
+        .whereNull('api_keys.revoked_at')
+        .first('tenants.id', 'tenants.name');
     },
 
     async findApiKeysByPrefix(prefix: string): Promise<ApiKeyRecord[]> {
@@ -98,7 +109,11 @@ export function createAuthRepo(db: DbOrTrx) {
 
     /** Newest first. */
     async listApiKeys(tenantId: string): Promise<ApiKeyRecord[]> {
-      return db('api_keys').where({ tenant_id: tenantId }).orderBy('created_at', 'desc').orderBy('id', 'desc').select('id', 'tenant_id', 'prefix', 'created_at', 'revoked_at');
+      return db('api_keys')
+        .where({ tenant_id: tenantId })
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .select('id', 'tenant_id', 'prefix', 'created_at', 'revoked_at');
     },
 
     async findApiKey(tenantId: string, id: string): Promise<ApiKeyRecord | undefined> {
@@ -110,7 +125,13 @@ export function createAuthRepo(db: DbOrTrx) {
     },
 
     async insertUser(user: { id: string; tenantId: string; email: string; passwordHash: string; role: UserRole }): Promise<void> {
-      await db('dashboard_users').insert({ id: user.id, tenant_id: user.tenantId, email: user.email, password_hash: user.passwordHash, role: user.role });
+      await db('dashboard_users').insert({
+        id: user.id,
+        tenant_id: user.tenantId,
+        email: user.email,
+        password_hash: user.passwordHash,
+        role: user.role,
+      });
     },
 
     /** The users with that email, oldest first, in every tenant or in the one named; at most `limit`. */
@@ -132,15 +153,31 @@ export function createAuthRepo(db: DbOrTrx) {
 
     /** Ends every live session of the user except `keepSessionId`; returns how many ended. */
     async revokeOtherSessions(userId: string, keepSessionId: string): Promise<number> {
-      return db('sessions').where({ user_id: userId }).whereNot({ id: keepSessionId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+      return db('sessions')
+        .where({ user_id: userId })
+        .whereNot({ id: keepSessionId })
+        .whereNull('revoked_at')
+        .update({ revoked_at: db.fn.now() });
     },
 
     expirePasswordResetTokens,
 
     /** A new reset token replaces any the user has not used yet. */
-    async insertPasswordResetToken(token: { id: string; userId: string; tokenHash: Buffer; issuedBy: string; expiresAt: Date }): Promise<void> {
+    async insertPasswordResetToken(token: {
+      id: string;
+      userId: string;
+      tokenHash: Buffer;
+      issuedBy: string;
+      expiresAt: Date;
+    }): Promise<void> {
       await expirePasswordResetTokens(token.userId);
-      await db('password_reset_tokens').insert({ id: token.id, user_id: token.userId, token_hash: token.tokenHash, issued_by: token.issuedBy, expires_at: token.expiresAt });
+      await db('password_reset_tokens').insert({
+        id: token.id,
+        user_id: token.userId,
+        token_hash: token.tokenHash,
+        issued_by: token.issuedBy,
+        expires_at: token.expiresAt,
+      });
     },
 
     /** Marks a live token used, in one statement, so two requests with one token cannot both use it. */
@@ -160,7 +197,15 @@ export function createAuthRepo(db: DbOrTrx) {
       const query = db('dashboard_users as u')
         .where('u.tenant_id', tenantId)
         .orderBy('u.id')
-        .select('u.id', 'u.tenant_id', 'u.email', 'u.role', 'u.disabled_at', 'u.created_at', db.raw('(SELECT max(s.last_seen_at) FROM sessions s WHERE s.user_id = u.id) AS last_seen_at'));
+        .select(
+          'u.id',
+          'u.tenant_id',
+          'u.email',
+          'u.role',
+          'u.disabled_at',
+          'u.created_at',
+          db.raw('(SELECT max(s.last_seen_at) FROM sessions s WHERE s.user_id = u.id) AS last_seen_at'),
+        );
       if (userId) query.where('u.id', userId);
       return query;
     },
@@ -189,7 +234,12 @@ export function createAuthRepo(db: DbOrTrx) {
     },
 
     async insertSession(session: { id: string; userId: string; tokenHash: Buffer; expiresAt: Date }): Promise<void> {
-      await db('sessions').insert({ id: session.id, user_id: session.userId, token_hash: session.tokenHash, expires_at: session.expiresAt });
+      await db('sessions').insert({
+        id: session.id,
+        user_id: session.userId,
+        token_hash: session.tokenHash,
+        expires_at: session.expiresAt,
+      });
     },
 
     /**

@@ -48,10 +48,19 @@ export function authRoutes(deps: {
         if (outcome.kind === 'choose_tenant') return { status: 200, body: { chooseTenant: outcome.tenants } };
         const session = outcome;
         setSessionCookie(ctx, config, session.token, config.SESSION_TTL);
-        await audit.record({ id: session.userId, tenantId: session.tenantId, email: session.email }, 'session.signed_in', { type: 'user', id: session.userId });
+        await audit.record({ id: session.userId, tenantId: session.tenantId, email: session.email }, 'session.signed_in', {
+          type: 'user',
+          id: session.userId,
+        });
         return {
           status: 200,
-          body: { userId: session.userId, tenantId: session.tenantId, email: session.email, role: session.role, expiresAt: session.expiresAt.toISOString() },
+          body: {
+            userId: session.userId,
+            tenantId: session.tenantId,
+            email: session.email,
+            role: session.role,
+            expiresAt: session.expiresAt.toISOString(),
+          },
         };
       },
     }),

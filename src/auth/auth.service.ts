@@ -33,13 +33,20 @@ type LoginResult = SignedIn | TenantChoice;
 /** The most tenants one sign-in tries a password against (each try is one scrypt hash). */
 const MAX_TENANTS_PER_EMAIL = 10;
 
-type AuthConfig = Pick<Config, 'SESSION_TTL' | 'SESSION_IDLE_TIMEOUT' | 'PASSWORD_SCRYPT_LOG_N' | 'PASSWORD_HASH_CONCURRENCY' | 'PASSWORD_HASH_QUEUE'>;
+type AuthConfig = Pick<
+  Config,
+  'SESSION_TTL' | 'SESSION_IDLE_TIMEOUT' | 'PASSWORD_SCRYPT_LOG_N' | 'PASSWORD_HASH_CONCURRENCY' | 'PASSWORD_HASH_QUEUE'
+>;
 
 /** `apiKeyCache`: the API process's; tools that only change keys (the CLI) run without one. */
 export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCache?: ApiKeyCache }) {
   const { db, config, apiKeyCache } = deps;
   const repo = createAuthRepo(db);
-  const passwords = createPasswordHasher({ logN: config.PASSWORD_SCRYPT_LOG_N, concurrency: config.PASSWORD_HASH_CONCURRENCY, maxWaiting: config.PASSWORD_HASH_QUEUE });
+  const passwords = createPasswordHasher({
+    logN: config.PASSWORD_SCRYPT_LOG_N,
+    concurrency: config.PASSWORD_HASH_CONCURRENCY,
+    maxWaiting: config.PASSWORD_HASH_QUEUE,
+  });
 
   async function issueApiKey(tenantId: string, store = repo): Promise<string> {
     const apiKey = generateApiKey();
@@ -60,7 +67,9 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
     async userForSession(token: string): Promise<AuthenticatedUser | null> {
       if (token.length > 200) return null;
       const session = await repo.touchLiveSession(sha256(token), config.SESSION_IDLE_TIMEOUT);
-      return session ? { id: session.user_id, tenantId: session.tenant_id, email: session.email, role: session.role, sessionId: session.session_id } : null;
+      return session
+        ? { id: session.user_id, tenantId: session.tenant_id, email: session.email, role: session.role, sessionId: session.session_id }
+        : null;
     },
   };
 
@@ -130,7 +139,8 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
       const matches: typeof candidates = [];
       for (const candidate of candidates) if (await passwords.verify(password, candidate.password_hash)) matches.push(candidate);
       if (matches.length === 0) throw new UnauthorizedError('invalid email or password');
-      if (matches.length > 1) return { kind: 'choose_tenant', tenants: matches.map((match) => ({ id: match.tenant_id, name: match.tenant_name })) };
+      if (matches.length > 1)
+        return { kind: 'choose_tenant', tenants: matches.map((match) => ({ id: match.tenant_id, name: match.tenant_name })) };
       const user = matches[0]!;
       // Only a caller who knows the password learns that the user is disabled.
       if (user.disabled_at) throw new ForbiddenError('user is disabled');

@@ -19,16 +19,27 @@ export function createPasswordChangesService(deps: { db: Db; auth: AuthService; 
 
   return {
     /** Needs the current password, so a session left open is not enough to take the account over. */
-    async change(user: AuditActor & { sessionId: string }, currentPassword: string, newPassword: string): Promise<{ sessionsEnded: number }> {
-      if (!(await auth.isUsersPassword(user.id, currentPassword))) throw new BadRequestError('wrong_password', 'the current password is not right');
-      if (currentPassword === newPassword) throw new BadRequestError('validation_error', 'the new password must differ from the current one');
+    async change(
+      user: AuditActor & { sessionId: string },
+      currentPassword: string,
+      newPassword: string,
+    ): Promise<{ sessionsEnded: number }> {
+      if (!(await auth.isUsersPassword(user.id, currentPassword)))
+        throw new BadRequestError('wrong_password', 'the current password is not right');
+      if (currentPassword === newPassword)
+        throw new BadRequestError('validation_error', 'the new password must differ from the current one');
       const passwordHash = await auth.hashNewPassword(newPassword);
       return db.transaction(async (trx) => {
         const store = createAuthRepo(trx);
         await store.setPasswordHash(user.id, passwordHash);
         const sessionsEnded = await store.revokeOtherSessions(user.id, user.sessionId);
         const resetTokensCancelled = await store.expirePasswordResetTokens(user.id);
-        await createAuditLog(trx).record(user, 'user.password_changed', { type: 'user', id: user.id }, { sessionsEnded, resetTokensCancelled });
+        await createAuditLog(trx).record(
+          user,
+          'user.password_changed',
+          { type: 'user', id: user.id },
+          { sessionsEnded, resetTokensCancelled },
+        );
         return { sessionsEnded };
       });
     },
@@ -44,8 +55,19 @@ export function createPasswordChangesService(deps: { db: Db; auth: AuthService; 
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(Date.now() + config.PASSWORD_RESET_TTL);
       await db.transaction(async (trx) => {
-        await createAuthRepo(trx).insertPasswordResetToken({ id: uuidv7(), userId: user.id, tokenHash: sha256(token), issuedBy: actor.id, expiresAt });
-        await createAuditLog(trx).record(actor, 'user.password_reset_issued', { type: 'user', id: user.id }, { email: user.email, expiresAt: expiresAt.toISOString() });
+        await createAuthRepo(trx).insertPasswordResetToken({
+          id: uuidv7(),
+          userId: user.id,
+          tokenHash: sha256(token),
+          issuedBy: actor.id,
+          expiresAt,
+        });
+        await createAuditLog(trx).record(
+          actor,
+          'user.password_reset_issued',
+          { type: 'user', id: user.id },
+          { email: user.email, expiresAt: expiresAt.toISOString() },
+        );
       });
       return { token, expiresAt };
     },
@@ -56,7 +78,11 @@ export function createPasswordChangesService(deps: { db: Db; auth: AuthService; 
       return db.transaction(async (trx) => {
         const store = createAuthRepo(trx);
         const used = await store.usePasswordResetToken(sha256(token));
-        if (!used) throw new BadRequestError('invalid_reset_token', 'this reset token is not valid: it was used, has expired or was replaced; ask your admin for a new one');
+        if (!used)
+          throw new BadRequestError(
+            'invalid_reset_token',
+            'this reset token is not valid: it was used, has expired or was replaced; ask your admin for a new one',
+          );
         await store.setPasswordHash(used.user_id, passwordHash);
         const sessionsEnded = await store.revokeUserSessions(used.user_id);
         const user = { id: used.user_id, tenantId: used.tenant_id, email: used.email };

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { timestampSchema } from '../http/schemas';
 
-const newPassword = z.string({ error: 'newPassword must be a string' }).min(12, { error: 'password must be at least 12 characters' }).max(1000);
+const newPassword = z
+  .string({ error: 'newPassword must be a string' })
+  .min(12, { error: 'password must be at least 12 characters' })
+  .max(1000);
 
 export const changePasswordBodySchema = z.object({
   currentPassword: z.string({ error: 'currentPassword must be a string' }).min(1, { error: 'give the current password' }).max(1000),

@@ -32,7 +32,16 @@ function decode(stored: string): { cost: ScryptCost; salt: Buffer; hash: Buffer 
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   const cost = { N: Number(n), r: Number(r), p: Number(p) };
   if (scheme !== 'scrypt' || !salt || !hash) return null;
-  if (![cost.N, cost.r, cost.p].every(Number.isSafeInteger) || cost.N < 2 || cost.N > MAX_N || cost.r < 1 || cost.r > 32 || cost.p < 1 || cost.p > 16) return null;
+  if (
+    ![cost.N, cost.r, cost.p].every(Number.isSafeInteger) ||
+    cost.N < 2 ||
+    cost.N > MAX_N ||
+    cost.r < 1 ||
+    cost.r > 32 ||
+    cost.p < 1 ||
+    cost.p > 16
+  )
+    return null;
   return { cost, salt: Buffer.from(salt, 'base64url'), hash: Buffer.from(hash, 'base64url') };
 }
 

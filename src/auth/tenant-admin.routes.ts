@@ -34,7 +34,12 @@ const presentUser = (user: TenantUserRecord) => ({
   LastSeenAt: user.last_seen_at?.toISOString() ?? null,
 });
 
-const presentApiKey = (key: ApiKeyRecord) => ({ ID: key.id, Prefix: key.prefix, CreatedAt: key.created_at.toISOString(), RevokedAt: key.revoked_at?.toISOString() ?? null });
+const presentApiKey = (key: ApiKeyRecord) => ({
+  ID: key.id,
+  Prefix: key.prefix,
+  CreatedAt: key.created_at.toISOString(),
+  RevokedAt: key.revoked_at?.toISOString() ?? null,
+});
 
 /** Who am I, signing out everywhere, the tenant's users and API keys (admins), and the audit log. */
 export function tenantAdminRoutes(deps: {
@@ -131,9 +136,14 @@ export function tenantAdminRoutes(deps: {
       body: changeUserBodySchema,
       responses: { 200: { description: 'The user', schema: tenantUserSchema } },
       errors: [400, 404, 409],
-      handle: async ({ params, body, ctx }) => ({ status: 200, body: presentUser(await users.changeRole(userOf(ctx), params.id, body.role)) }),
+      handle: async ({ params, body, ctx }) => ({
+        status: 200,
+        body: presentUser(await users.changeRole(userOf(ctx), params.id, body.role)),
+      }),
     }),
-    userAction('/auth/users/:id/disable', 'Disable a user (not yourself): signs them out and refuses their sign-in', (actor, id) => users.setDisabled(actor, id, true)),
+    userAction('/auth/users/:id/disable', 'Disable a user (not yourself): signs them out and refuses their sign-in', (actor, id) =>
+      users.setDisabled(actor, id, true),
+    ),
     userAction('/auth/users/:id/enable', 'Enable a disabled user again', (actor, id) => users.setDisabled(actor, id, false)),
     defineRoute({
       method: 'post',
@@ -192,7 +202,11 @@ export function tenantAdminRoutes(deps: {
       responses: { 200: { description: 'A page of the audit log', schema: auditLogResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
-        const rows = await audit.list(userOf(ctx).tenantId, { beforeId: uuidCursor(query.after), limit: AUDIT_PAGE_SIZE + 1, action: query.action });
+        const rows = await audit.list(userOf(ctx).tenantId, {
+          beforeId: uuidCursor(query.after),
+          limit: AUDIT_PAGE_SIZE + 1,
+          action: query.action,
+        });
         const page = paginate(rows, AUDIT_PAGE_SIZE, (row) => row.id);
         return { status: 200, body: { entries: page.items.map(presentAuditEntry), pagination: page.pagination } };
       },

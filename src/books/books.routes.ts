@@ -29,7 +29,11 @@ export function booksRoutes(deps: { books: BooksService }): RouteDefinition[] {
       errors: [400],
       handle: async ({ query, ctx }) => {
         const limit = query.limit ?? JOURNAL_PAGE_SIZE;
-        const page = paginate(await books.journal(tenantOf(ctx).id, { beforeId: uuidCursor(query.after), limit: limit + 1 }), limit, (transaction) => transaction.id);
+        const page = paginate(
+          await books.journal(tenantOf(ctx).id, { beforeId: uuidCursor(query.after), limit: limit + 1 }),
+          limit,
+          (transaction) => transaction.id,
+        );
         return { status: 200, body: { transactions: page.items.map(presentTransaction), pagination: page.pagination } };
       },
     }),

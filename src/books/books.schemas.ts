@@ -10,14 +10,21 @@ export const booksBalancesResponseSchema = z.object({
       code: z.enum([...SYSTEM_ACCOUNTS, 'customers']),
       name: z.string(),
       type: z.enum(['system', 'customers']),
-      balance: moneySchema.describe('Signed: customer accounts holding money are positive; money the provider holds for the tenant is a negative clearing balance'),
+      balance: moneySchema.describe(
+        'Signed: customer accounts holding money are positive; money the provider holds for the tenant is a negative clearing balance',
+      ),
     }),
   ),
   total: moneySchema.describe('The sum of the balances: always "0.00", every transaction being balanced'),
 });
 
 export const journalQuerySchema = cursorQuerySchema.extend({
-  limit: z.coerce.number({ error: LIMIT_ERROR }).int({ error: LIMIT_ERROR }).min(1, { error: LIMIT_ERROR }).max(200, { error: LIMIT_ERROR }).optional(),
+  limit: z.coerce
+    .number({ error: LIMIT_ERROR })
+    .int({ error: LIMIT_ERROR })
+    .min(1, { error: LIMIT_ERROR })
+    .max(200, { error: LIMIT_ERROR })
+    .optional(),
 });
 
 /** The dashboard's journal can also show the one transaction a statement line links to. */

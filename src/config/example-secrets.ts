@@ -29,5 +29,7 @@ export const PUBLISHED_WHERE = "published in this repository, the provider's doc
 
 /** Whether a secret (or a base64 key, however it is padded or spelled) is one published anywhere (see PUBLISHED_SECRETS). */
 export function isPublishedSecret(encoded: string): boolean {
-  return PUBLISHED_SECRETS.some((secret) => secret === encoded || (secret.endsWith('=') && Buffer.from(secret, 'base64').equals(Buffer.from(encoded, 'base64'))));
+  return PUBLISHED_SECRETS.some(
+    (secret) => secret === encoded || (secret.endsWith('=') && Buffer.from(secret, 'base64').equals(Buffer.from(encoded, 'base64'))),
+  );
 }

@@ -71,13 +71,15 @@ const configSchema = z
       ctx.addIssue({
         code: 'custom',
         path: [],
-        message: 'published secrets are refused while NODE_ENV is unset: on a development machine only, set NODE_ENV=development beside ALLOW_DEVELOPMENT_SETTINGS=true',
+        message:
+          'published secrets are refused while NODE_ENV is unset: on a development machine only, set NODE_ENV=development beside ALLOW_DEVELOPMENT_SETTINGS=true',
       });
     } else if (refused && config.NODE_ENV !== 'production') {
       ctx.addIssue({
         code: 'custom',
         path: [],
-        message: 'these are the production checks, on by default: on a development machine only, ALLOW_DEVELOPMENT_SETTINGS=true (with NODE_ENV=development) relaxes them',
+        message:
+          'these are the production checks, on by default: on a development machine only, ALLOW_DEVELOPMENT_SETTINGS=true (with NODE_ENV=development) relaxes them',
       });
     }
   })
@@ -99,7 +101,9 @@ export class ConfigError extends Error {
 
 /** Empty strings count as unset, so `FOO= npm start` falls back to the default. */
 function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''));
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''),
+  );
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -18,7 +18,10 @@ const tierLimits = (fallback: string) =>
     .transform((text, ctx): TierLimits => {
       const parts = text.split(',').map(limit);
       if (parts.length !== 3 || parts.some((part) => part === undefined)) {
-        ctx.addIssue({ code: 'custom', message: `expected three limits in naira (single credit, balance, daily debits), each a number or "none", got "${text}"` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected three limits in naira (single credit, balance, daily debits), each a number or "none", got "${text}"`,
+        });
         return z.NEVER;
       }
       const [singleCredit, balance, dailyDebits] = parts as Array<Kobo | null>;

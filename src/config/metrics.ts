@@ -11,6 +11,9 @@ export const metricsEnv = z.object({
 
 export function refuseOpenMetrics(config: z.output<typeof metricsEnv>, refuse: Refuse): void {
   if (!isLoopbackHost(config.METRICS_HOST) && !config.METRICS_TOKEN) {
-    refuse('METRICS_HOST', `is ${config.METRICS_HOST}, beyond loopback, without METRICS_TOKEN: set a token (openssl rand -hex 16) or keep /metrics on 127.0.0.1`);
+    refuse(
+      'METRICS_HOST',
+      `is ${config.METRICS_HOST}, beyond loopback, without METRICS_TOKEN: set a token (openssl rand -hex 16) or keep /metrics on 127.0.0.1`,
+    );
   }
 }

@@ -4,7 +4,11 @@ import { isPrivateAddress } from '../net/address-policy';
 import { DEV_PROVIDER_WEBHOOKS_SIGNING_SECRET, isPublishedSecret, PUBLISHED_WHERE } from './example-secrets';
 import { duration, url, type Refuse } from './values';
 
-const SANDBOX_CLIENT = { PROVIDER_CLIENT_ID: 'sandbox-client', PROVIDER_CLIENT_SECRET: 'sandbox-secret', PROVIDER_ACCOUNT_ID: 'sandbox-account' } as const;
+const SANDBOX_CLIENT = {
+  PROVIDER_CLIENT_ID: 'sandbox-client',
+  PROVIDER_CLIENT_SECRET: 'sandbox-secret',
+  PROVIDER_ACCOUNT_ID: 'sandbox-account',
+} as const;
 
 /** The payment provider and the identity verification service: where they are and how we sign in to them. */
 export const providerEnv = z.object({

@@ -26,7 +26,11 @@ const encryptionKeyList = z
       const [id, encoded] = entry.split(':');
       const key = Buffer.from(encoded ?? '', 'base64');
       if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || key.length !== 32 || keys.some((other) => other.id === id)) {
-        ctx.addIssue({ code: 'custom', message: 'expected id:key pairs, comma-separated, newest first (ids of letters, digits, - and _, unique; keys of 32 bytes in base64)' });
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'expected id:key pairs, comma-separated, newest first (ids of letters, digits, - and _, unique; keys of 32 bytes in base64)',
+        });
         return z.NEVER;
       }
       keys.push({ id, key });
@@ -38,12 +42,16 @@ const encryptionKeyList = z
 export const secretsEnv = z.object({
   DATA_ENCRYPTION_KEY: encryptionKey,
   DATA_ENCRYPTION_KEYS: encryptionKeyList,
-  REQUEST_HASH_SECRET: z.string().min(32, { error: 'must be at least 32 characters (openssl rand -base64 32)' }).default(DEV_REQUEST_HASH_SECRET),
+  REQUEST_HASH_SECRET: z
+    .string()
+    .min(32, { error: 'must be at least 32 characters (openssl rand -base64 32)' })
+    .default(DEV_REQUEST_HASH_SECRET),
 });
 
 export function refusePublishedEncryptionKeys(config: z.output<typeof secretsEnv>, refuse: Refuse): void {
   if (config.DATA_ENCRYPTION_KEYS) {
-    if (config.DATA_ENCRYPTION_KEYS.some((entry) => isPublishedSecret(entry.key.toString('base64')))) refuse('DATA_ENCRYPTION_KEYS', `holds a key ${PUBLISHED_WHERE}`);
+    if (config.DATA_ENCRYPTION_KEYS.some((entry) => isPublishedSecret(entry.key.toString('base64'))))
+      refuse('DATA_ENCRYPTION_KEYS', `holds a key ${PUBLISHED_WHERE}`);
   } else if (isPublishedSecret(config.DATA_ENCRYPTION_KEY.toString('base64'))) {
     refuse('DATA_ENCRYPTION_KEY', `must be set in production to a key of your own (this one is ${PUBLISHED_WHERE})`);
   }

@@ -23,8 +23,15 @@ export const temporalEnv = z.object({
 type TemporalSettings = z.output<typeof temporalEnv>;
 
 /** TLS is on when asked for, or when any TLS setting or an API key is given (Temporal Cloud needs it). */
-export function temporalTlsWanted(config: Partial<Pick<TemporalSettings, 'TEMPORAL_TLS' | 'TEMPORAL_TLS_CA' | 'TEMPORAL_TLS_CERT' | 'TEMPORAL_TLS_SERVER_NAME' | 'TEMPORAL_API_KEY'>>): boolean {
-  return config.TEMPORAL_TLS ?? Boolean(config.TEMPORAL_TLS_CA || config.TEMPORAL_TLS_CERT || config.TEMPORAL_TLS_SERVER_NAME || config.TEMPORAL_API_KEY);
+export function temporalTlsWanted(
+  config: Partial<
+    Pick<TemporalSettings, 'TEMPORAL_TLS' | 'TEMPORAL_TLS_CA' | 'TEMPORAL_TLS_CERT' | 'TEMPORAL_TLS_SERVER_NAME' | 'TEMPORAL_API_KEY'>
+  >,
+): boolean {
+  return (
+    config.TEMPORAL_TLS ??
+    Boolean(config.TEMPORAL_TLS_CA || config.TEMPORAL_TLS_CERT || config.TEMPORAL_TLS_SERVER_NAME || config.TEMPORAL_API_KEY)
+  );
 }
 
 /** The host of "host:port", "[v6]:port", a bare host or a bare IPv6 address. */
@@ -43,17 +50,27 @@ export function refuseUnprotectedTemporal(config: TemporalSettings, refuse: Refu
   if (isLoopbackHost(addressHost(config.TEMPORAL_ADDRESS))) return;
   const where = `TEMPORAL_ADDRESS is ${config.TEMPORAL_ADDRESS}, beyond loopback`;
   if (!temporalTlsWanted(config)) {
-    refuse('TEMPORAL_TLS', `${where}, and the connection would be plaintext: set TEMPORAL_TLS=true (with TEMPORAL_TLS_CA when the server's certificate is from a private CA)`);
+    refuse(
+      'TEMPORAL_TLS',
+      `${where}, and the connection would be plaintext: set TEMPORAL_TLS=true (with TEMPORAL_TLS_CA when the server's certificate is from a private CA)`,
+    );
   }
   if (!config.TEMPORAL_API_KEY && !config.TEMPORAL_TLS_CERT) {
-    refuse('TEMPORAL_API_KEY', `${where}, with no client authentication: set TEMPORAL_API_KEY, or TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (mTLS)`);
+    refuse(
+      'TEMPORAL_API_KEY',
+      `${where}, with no client authentication: set TEMPORAL_API_KEY, or TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (mTLS)`,
+    );
   }
 }
 
 /** TLS settings that contradict each other, in any environment. */
 export function checkTemporalTls(config: TemporalSettings, ctx: z.RefinementCtx): void {
   if ((config.TEMPORAL_TLS_CERT === undefined) !== (config.TEMPORAL_TLS_KEY === undefined)) {
-    ctx.addIssue({ code: 'custom', path: [config.TEMPORAL_TLS_CERT ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT'], message: 'mTLS needs both TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [config.TEMPORAL_TLS_CERT ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT'],
+      message: 'mTLS needs both TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY',
+    });
   }
   if (config.TEMPORAL_TLS === false && (config.TEMPORAL_TLS_CA || config.TEMPORAL_TLS_CERT || config.TEMPORAL_TLS_SERVER_NAME)) {
     ctx.addIssue({ code: 'custom', path: ['TEMPORAL_TLS'], message: 'is false, but TLS settings are given' });

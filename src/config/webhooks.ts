@@ -18,5 +18,6 @@ export const webhooksEnv = z.object({
 });
 
 export function refusePrivateCallbacks(config: z.output<typeof webhooksEnv>, refuse: Refuse): void {
-  if (config.ALLOW_PRIVATE_CALLBACK_URLS) refuse('ALLOW_PRIVATE_CALLBACK_URLS', 'must be false in production (callbacks to private addresses are an SSRF hole)');
+  if (config.ALLOW_PRIVATE_CALLBACK_URLS)
+    refuse('ALLOW_PRIVATE_CALLBACK_URLS', 'must be false in production (callbacks to private addresses are an SSRF hole)');
 }

@@ -4,7 +4,12 @@
  */
 import { PAYMENT_CONFIRMATION_BATCH_START_POLICY, type BatchConfirmationInput } from './payment-confirmation.contract';
 import { RECONCILIATION_START_POLICY, type ReconciliationInput } from './reconciliation.contract';
-import { SETTLEMENT_REFUND_START_POLICY, SETTLEMENT_START_POLICY, type SettlementInput, type SettlementRefundInput } from './settlement.contract';
+import {
+  SETTLEMENT_REFUND_START_POLICY,
+  SETTLEMENT_START_POLICY,
+  type SettlementInput,
+  type SettlementRefundInput,
+} from './settlement.contract';
 import { WEBHOOK_DELIVERY_START_POLICY, type WebhookDeliveryInput } from './webhook-delivery.contract';
 import type { WorkflowJob, WorkflowStartPolicy } from './workflow-job';
 

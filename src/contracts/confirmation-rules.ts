@@ -71,7 +71,11 @@ function notFoundVerdict(tally: NotFoundTally, clock: { nowMs: number; windowEnd
   const lastAfterWindow = tally.lastAtMs !== null && tally.lastAtMs >= clock.windowEndsAtMs;
   if (tally.answers >= rule.answersToReverse && lastAfterWindow) return { kind: 'reverse' };
   const untilMs = tally.lastAtMs === null ? clock.nowMs : tally.lastAtMs + rule.spacingMs;
-  return { kind: 'wait', untilMs, why: `window over; ${Math.min(tally.answers, rule.answersToReverse)} of ${rule.answersToReverse} counted "not found" answers (spaced, the last after the window)` };
+  return {
+    kind: 'wait',
+    untilMs,
+    why: `window over; ${Math.min(tally.answers, rule.answersToReverse)} of ${rule.answersToReverse} counted "not found" answers (spaced, the last after the window)`,
+  };
 }
 
 /** Why a credit the provider never showed is reversed; reconciliation restores such a reversal once the provider shows it. */
@@ -83,16 +87,37 @@ const OUTGOING_TYPES = new Set(['transfer']);
 type ConfirmationStep = { kind: 'confirm' } | { kind: 'reverse'; reason: string } | { kind: 'wait'; ms: number; why: string };
 
 export function initialProgress(pollIntervalMs: number): ConfirmationProgress {
-  return { lookups: 0, firstSeenAtMs: null, notFoundAnswers: 0, lastNotFoundCountedAtMs: null, delayMs: Math.max(pollIntervalMs, MIN_LOOKUP_INTERVAL_MS), runs: 1 };
+  return {
+    lookups: 0,
+    firstSeenAtMs: null,
+    notFoundAnswers: 0,
+    lastNotFoundCountedAtMs: null,
+    delayMs: Math.max(pollIntervalMs, MIN_LOOKUP_INTERVAL_MS),
+    runs: 1,
+  };
 }
 
-const tallyOf = (progress: ConfirmationProgress): NotFoundTally => ({ answers: progress.notFoundAnswers, lastAtMs: progress.lastNotFoundCountedAtMs ?? null });
+const tallyOf = (progress: ConfirmationProgress): NotFoundTally => ({
+  answers: progress.notFoundAnswers,
+  lastAtMs: progress.lastNotFoundCountedAtMs ?? null,
+});
 
 /** Counts an answer: a transaction the provider has shown once stays "seen" for good; a "not found" counts by the rule. */
-export function recordLookup(progress: ConfirmationProgress, lookup: ProviderTxnLookup, nowMs: number, rule: NotFoundRule): ConfirmationProgress {
+export function recordLookup(
+  progress: ConfirmationProgress,
+  lookup: ProviderTxnLookup,
+  nowMs: number,
+  rule: NotFoundRule,
+): ConfirmationProgress {
   const firstSeenAtMs = progress.firstSeenAtMs ?? (lookup.kind === 'found' ? nowMs : null);
   const tally = lookup.kind === 'not_found' && firstSeenAtMs === null ? countNotFound(tallyOf(progress), nowMs, rule) : tallyOf(progress);
-  return { ...progress, lookups: progress.lookups + 1, firstSeenAtMs, notFoundAnswers: tally.answers, lastNotFoundCountedAtMs: tally.lastAtMs };
+  return {
+    ...progress,
+    lookups: progress.lookups + 1,
+    firstSeenAtMs,
+    notFoundAnswers: tally.answers,
+    lastNotFoundCountedAtMs: tally.lastAtMs,
+  };
 }
 
 /** After a wait, the next one is twice as long, up to the cap. */
@@ -110,19 +135,31 @@ export function backedOff(progress: ConfirmationProgress): ConfirmationProgress 
  *   next answer can count. A transaction once seen is never reversed by a later "not found";
  * - unreachable: wait; a payment is never reversed for lack of an answer.
  */
-export function nextStep(progress: ConfirmationProgress, lookup: ProviderTxnLookup, clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number }, rule: NotFoundRule): ConfirmationStep {
+export function nextStep(
+  progress: ConfirmationProgress,
+  lookup: ProviderTxnLookup,
+  clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number },
+  rule: NotFoundRule,
+): ConfirmationStep {
   if (lookup.kind === 'found') {
     if (lookup.status === 'SUCCESS') return { kind: 'confirm' };
-    if (lookup.status === 'PAYMENT_FAILED' || lookup.status === 'REFUND') return { kind: 'reverse', reason: `provider reports ${lookup.status}` };
+    if (lookup.status === 'PAYMENT_FAILED' || lookup.status === 'REFUND')
+      return { kind: 'reverse', reason: `provider reports ${lookup.status}` };
     return { kind: 'wait', ms: progress.delayMs, why: 'provider shows it PROCESSING' };
   }
   if (progress.firstSeenAtMs !== null) {
-    return { kind: 'wait', ms: progress.delayMs, why: lookup.kind === 'not_found' ? 'seen before; "not found" is lookup lag' : 'provider unreachable' };
+    return {
+      kind: 'wait',
+      ms: progress.delayMs,
+      why: lookup.kind === 'not_found' ? 'seen before; "not found" is lookup lag' : 'provider unreachable',
+    };
   }
   const remainingMs = clock.deadlineMs - clock.nowMs;
-  if (lookup.kind === 'unavailable') return { kind: 'wait', ms: remainingMs > 0 ? Math.min(progress.delayMs, remainingMs) : progress.delayMs, why: 'provider unreachable' };
+  if (lookup.kind === 'unavailable')
+    return { kind: 'wait', ms: remainingMs > 0 ? Math.min(progress.delayMs, remainingMs) : progress.delayMs, why: 'provider unreachable' };
   const verdict = notFoundVerdict(tallyOf(progress), { nowMs: clock.nowMs, windowEndsAtMs: clock.deadlineMs }, rule);
-  if (verdict.kind === 'within_window') return { kind: 'wait', ms: Math.min(progress.delayMs, remainingMs), why: 'not found yet, within the window' };
+  if (verdict.kind === 'within_window')
+    return { kind: 'wait', ms: Math.min(progress.delayMs, remainingMs), why: 'not found yet, within the window' };
   if (verdict.kind === 'reverse') return { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW };
   // The next lookup comes when an answer can count again: after a stall the confirmation keeps looking
   // for real time instead of asking a few times in a row. It comes a poll interval past that moment: a
@@ -145,16 +182,20 @@ export interface CreditFacts {
 /** Why the provider's transaction is not this credit, or null when every field it returned matches. */
 export function mismatchOf(credit: CreditFacts, found: Extract<ProviderTxnLookup, { kind: 'found' }>): string | null {
   if (found.transactionId !== credit.providerTxnRef) return `provider transaction ${found.transactionId} is not ${credit.providerTxnRef}`;
-  if (found.accountRef != null && found.accountRef !== credit.aliasAccountRef) return `provider credits account ${found.accountRef}, not ${credit.aliasAccountRef}`;
-  if (found.merchantTxRef != null || (found.type != null && OUTGOING_TYPES.has(found.type))) return 'provider shows an outgoing transfer, not a payment received';
+  if (found.accountRef != null && found.accountRef !== credit.aliasAccountRef)
+    return `provider credits account ${found.accountRef}, not ${credit.aliasAccountRef}`;
+  if (found.merchantTxRef != null || (found.type != null && OUTGOING_TYPES.has(found.type)))
+    return 'provider shows an outgoing transfer, not a payment received';
   // A missing currency means NGN, as when the webhook was ingested.
   const currency = found.currency ?? 'NGN';
   if (currency !== credit.currency) return `provider currency ${currency} differs from ${credit.currency}`;
-  if (found.grossAmountKobo !== credit.grossAmountKobo) return `provider amount ${found.grossAmountKobo} kobo differs from ${credit.grossAmountKobo} kobo`;
+  if (found.grossAmountKobo !== credit.grossAmountKobo)
+    return `provider amount ${found.grossAmountKobo} kobo differs from ${credit.grossAmountKobo} kobo`;
   return null;
 }
 
-type CreditJudgement = { kind: 'matches' } | { kind: 'wrong'; reason: string } | { kind: 'undecided'; reason: string } | { kind: 'unknown' };
+type CreditJudgement =
+  { kind: 'matches' } | { kind: 'wrong'; reason: string } | { kind: 'undecided'; reason: string } | { kind: 'unknown' };
 
 /**
  * The provider's answer about one credit: it matches (SUCCESS, every returned field equal), it is
@@ -166,7 +207,8 @@ export function judgeCredit(credit: CreditFacts, lookup: ProviderTxnLookup): Cre
   if (lookup.kind === 'not_found') return { kind: 'unknown' };
   const mismatch = mismatchOf(credit, lookup);
   if (mismatch) return { kind: 'wrong', reason: mismatch };
-  if (lookup.status === 'PAYMENT_FAILED' || lookup.status === 'REFUND') return { kind: 'wrong', reason: `provider reports ${lookup.status}` };
+  if (lookup.status === 'PAYMENT_FAILED' || lookup.status === 'REFUND')
+    return { kind: 'wrong', reason: `provider reports ${lookup.status}` };
   if (lookup.status === 'PROCESSING') return { kind: 'undecided', reason: 'provider shows it PROCESSING' };
   return { kind: 'matches' };
 }
@@ -200,7 +242,13 @@ type PaymentDecision = { kind: 'confirm' } | { kind: 'reverse'; reason: string }
  * long; "not found" reverses only a transaction never seen, after the window, once the rule's spaced
  * answers have counted, the last after the window.
  */
-export function decidePayment(credit: CreditFacts, memory: PaymentMemory, lookup: ProviderTxnLookup, clock: { nowMs: number; windowEndsAtMs: number }, rule: NotFoundRule): PaymentDecision {
+export function decidePayment(
+  credit: CreditFacts,
+  memory: PaymentMemory,
+  lookup: ProviderTxnLookup,
+  clock: { nowMs: number; windowEndsAtMs: number },
+  rule: NotFoundRule,
+): PaymentDecision {
   const judgement = judgeCredit(credit, lookup);
   if (judgement.kind === 'matches') return { kind: 'confirm' };
   if (judgement.kind === 'wrong') return { kind: 'reverse', reason: judgement.reason };
@@ -218,7 +266,12 @@ export function decidePayment(credit: CreditFacts, memory: PaymentMemory, lookup
  * it, after the window not before an answer can count again). Where the workflow's own rules would
  * already decide but the activity did not (its clock is the database's), it waits the current delay.
  */
-export function keptDelayMs(progress: ConfirmationProgress, lookup: ProviderTxnLookup, clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number }, rule: NotFoundRule): number {
+export function keptDelayMs(
+  progress: ConfirmationProgress,
+  lookup: ProviderTxnLookup,
+  clock: { nowMs: number; deadlineMs: number; pollIntervalMs: number },
+  rule: NotFoundRule,
+): number {
   const step = nextStep(progress, lookup, clock, rule);
   return step.kind === 'wait' ? step.ms : progress.delayMs;
 }

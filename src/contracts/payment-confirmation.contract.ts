@@ -1,5 +1,6 @@
 /**
- * The payment confirmation workflow's contract (a batch of one tenant's provisional credits), shared by the workflows, their activities and the code that starts them. Workflow code imports this
+ * The payment confirmation workflow's contract (a batch of one tenant's provisional credits), shared by the workflows, their activities and
+ * the code that starts them. Workflow code imports this
  * module: types and pure functions only. Money travels as kobo strings.
  */
 import type { ProviderTxnLookup } from '../provider/provider-answers';
@@ -105,14 +106,23 @@ export interface ConfirmationBatchClaim {
  * from its own posting. Its references are listed in keyword-list search attributes (the batcher cuts
  * batches to fit them; a list that still would not fit is left out rather than fail the start).
  */
-export function paymentConfirmationBatchJob(timings: ConfirmationTimings, batch: ConfirmationBatchClaim): WorkflowJob<'paymentConfirmationBatchWorkflow', BatchConfirmationInput> {
-  const fitting = (values: string[]): string[] | undefined => (keywordListBytes(values) <= SEARCH_ATTRIBUTE_BUDGET_BYTES ? values : undefined);
+export function paymentConfirmationBatchJob(
+  timings: ConfirmationTimings,
+  batch: ConfirmationBatchClaim,
+): WorkflowJob<'paymentConfirmationBatchWorkflow', BatchConfirmationInput> {
+  const fitting = (values: string[]): string[] | undefined =>
+    keywordListBytes(values) <= SEARCH_ATTRIBUTE_BUDGET_BYTES ? values : undefined;
   return {
     workflowType: 'paymentConfirmationBatchWorkflow',
     workflowId: paymentConfirmationBatchWorkflowId(batch.batchId),
     args: {
       batchId: batch.batchId,
-      payments: batch.payments.map((payment) => ({ entryId: payment.entryId, providerTxnRef: payment.providerTxnRef, accountRef: payment.accountRef, postedAtMs: payment.postedAt.getTime() })),
+      payments: batch.payments.map((payment) => ({
+        entryId: payment.entryId,
+        providerTxnRef: payment.providerTxnRef,
+        accountRef: payment.accountRef,
+        postedAtMs: payment.postedAt.getTime(),
+      })),
       windowMs: timings.CONFIRMATION_WINDOW,
       pollIntervalMs: timings.CONFIRMATION_POLL_INTERVAL,
       minNotFoundLookups: timings.CONFIRMATION_MIN_NOT_FOUND_LOOKUPS,
@@ -125,5 +135,8 @@ export function paymentConfirmationBatchJob(timings: ConfirmationTimings, batch:
   };
 }
 
-/** Confirmations wait behind money going out and deliveries; batches never wait in the outbox (the batcher starts them) and never rerun under one id. */
+/**
+ * Confirmations wait behind money going out and deliveries; batches never wait in the outbox (the batcher starts them) and never rerun
+ * under one id.
+ */
 export const PAYMENT_CONFIRMATION_BATCH_START_POLICY = { priority: 2, reusePolicy: 'REJECT_DUPLICATE' } as const;

@@ -16,7 +16,15 @@ export const RECONCILIATION_STATUS = defineSearchAttributeKey('ReconciliationSta
 export const PROVIDER_TXN_REFS = defineSearchAttributeKey('ProviderTxnRefs', SearchAttributeType.KEYWORD_LIST);
 export const ACCOUNT_REFS = defineSearchAttributeKey('AccountRefs', SearchAttributeType.KEYWORD_LIST);
 
-export const CUSTOM_SEARCH_ATTRIBUTES = [TENANT_ID, ACCOUNT_REF, MERCHANT_TX_REF, SETTLEMENT_STATUS, RECONCILIATION_STATUS, PROVIDER_TXN_REFS, ACCOUNT_REFS] as const;
+export const CUSTOM_SEARCH_ATTRIBUTES = [
+  TENANT_ID,
+  ACCOUNT_REF,
+  MERCHANT_TX_REF,
+  SETTLEMENT_STATUS,
+  RECONCILIATION_STATUS,
+  PROVIDER_TXN_REFS,
+  ACCOUNT_REFS,
+] as const;
 
 /** Search attribute values as stored in the outbox (plain JSON) before a workflow starts. */
 export interface WorkflowSearchAttributes {

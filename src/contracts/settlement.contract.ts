@@ -98,7 +98,11 @@ export type SubmissionResult =
   | { kind: 'settlement_closed'; status: SettlementWorkflowStatus };
 
 /** `resume`: present when the settlement already has attempts (absent in results recorded before it existed). */
-export type DestinationCheck = { kind: 'ok'; resume?: SettlementResumePoint } | { kind: 'invalid'; reason: string } | { kind: 'closed'; status: SettlementWorkflowStatus } | ProviderUnavailable;
+export type DestinationCheck =
+  | { kind: 'ok'; resume?: SettlementResumePoint }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'closed'; status: SettlementWorkflowStatus }
+  | ProviderUnavailable;
 
 /**
  * A lookup of the current attempt, acted on by the activity itself: SUCCESS with the settlement's
@@ -148,7 +152,8 @@ export interface SettlementWorkflowState {
 /** Workflow ids are business keys: starting one that already ran is a no-op, never a second job. */
 export const settlementWorkflowId = (merchantTxRef: string): string => `settlement:${merchantTxRef}`;
 /** The merchantTxRef a settlement's workflow id names, or null for any other id. */
-export const merchantTxRefOfSettlement = (workflowId: string): string | null => (workflowId.startsWith('settlement:') ? workflowId.slice('settlement:'.length) || null : null);
+export const merchantTxRefOfSettlement = (workflowId: string): string | null =>
+  workflowId.startsWith('settlement:') ? workflowId.slice('settlement:'.length) || null : null;
 /** Per refund event: the attempt's reference and the provider's request id of the payout_refund event. */
 export const settlementRefundWorkflowId = (providerRef: string, eventId: string): string => `settlement-refund:${providerRef}:${eventId}`;
 
@@ -196,7 +201,12 @@ export function settlementJob(
     workflowType: 'settlementWorkflow',
     workflowId: settlementWorkflowId(input.merchantTxRef),
     args: settlementInput(timings, input.settlementId, input.merchantTxRef),
-    searchAttributes: { TenantId: input.tenantId, AccountRef: input.accountRef, MerchantTxRef: input.merchantTxRef, SettlementStatus: input.status ?? 'pending' },
+    searchAttributes: {
+      TenantId: input.tenantId,
+      AccountRef: input.accountRef,
+      MerchantTxRef: input.merchantTxRef,
+      SettlementStatus: input.status ?? 'pending',
+    },
   };
 }
 

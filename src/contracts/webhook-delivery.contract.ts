@@ -35,7 +35,10 @@ export interface DeliveryTimings {
   WEBHOOK_TIMEOUT: number;
 }
 
-export function webhookDeliveryJob(timings: DeliveryTimings, input: { deliveryId: string; tenantId: string; accountRef: string | null }): WorkflowJob<'webhookDeliveryWorkflow', WebhookDeliveryInput> {
+export function webhookDeliveryJob(
+  timings: DeliveryTimings,
+  input: { deliveryId: string; tenantId: string; accountRef: string | null },
+): WorkflowJob<'webhookDeliveryWorkflow', WebhookDeliveryInput> {
   return {
     workflowType: 'webhookDeliveryWorkflow',
     workflowId: webhookDeliveryWorkflowId(input.deliveryId),

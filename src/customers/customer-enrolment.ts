@@ -25,7 +25,17 @@ export async function enrolCustomer(
   input: { tenantId: string; externalRef: string; name: string; bvn?: string | null },
 ): Promise<CustomerRecord> {
   const customers = createCustomersRepo(trx);
-  const customer = await customers.upsertByExternalRef({ id: uuidv7(), tenantId: input.tenantId, externalRef: input.externalRef, name: input.name });
-  if (input.bvn) await customers.setBvnIfAbsent(customer.id, encryptSecret(keyring, input.bvn, encryptionContext(BVN_COLUMN, customer.id)), input.bvn.slice(-4));
+  const customer = await customers.upsertByExternalRef({
+    id: uuidv7(),
+    tenantId: input.tenantId,
+    externalRef: input.externalRef,
+    name: input.name,
+  });
+  if (input.bvn)
+    await customers.setBvnIfAbsent(
+      customer.id,
+      encryptSecret(keyring, input.bvn, encryptionContext(BVN_COLUMN, customer.id)),
+      input.bvn.slice(-4),
+    );
   return customer;
 }

@@ -21,7 +21,11 @@ export function customersDashboardRoutes(deps: { customers: CustomersService }):
       errors: [400],
       handle: async ({ query, ctx }) => {
         const search = { text: query.q ? query.q : null, kycStatus: query.kycStatus ?? null, status: query.status ?? null };
-        const page = paginate(await customers.search(userOf(ctx).tenantId, search, uuidCursor(query.after), PAGE_SIZE), PAGE_SIZE, (customer) => customer.id);
+        const page = paginate(
+          await customers.search(userOf(ctx).tenantId, search, uuidCursor(query.after), PAGE_SIZE),
+          PAGE_SIZE,
+          (customer) => customer.id,
+        );
         return { status: 200, body: { customers: page.items.map(presentCustomer), pagination: page.pagination } };
       },
     }),

@@ -21,7 +21,20 @@ export interface CustomerRecord {
 }
 
 /** Encrypted identity numbers are never selected: nothing outside the database needs them back. */
-const PUBLIC_COLUMNS = ['id', 'tenant_id', 'external_ref', 'name', 'bvn_last4', 'nin_last4', 'kyc_tier', 'kyc_status', 'kyc_review_reason', 'status', 'created_at', 'updated_at'];
+const PUBLIC_COLUMNS = [
+  'id',
+  'tenant_id',
+  'external_ref',
+  'name',
+  'bvn_last4',
+  'nin_last4',
+  'kyc_tier',
+  'kyc_status',
+  'kyc_review_reason',
+  'status',
+  'created_at',
+  'updated_at',
+];
 
 export interface CustomerSearch {
   /** Exact externalRef or customer id, or any part of the name. */
@@ -64,7 +77,10 @@ export function createCustomersRepo(db: DbOrTrx) {
         .ignore()
         .returning(PUBLIC_COLUMNS);
       if (inserted) return inserted;
-      const existing: CustomerRecord = await db('customers').where({ tenant_id: customer.tenantId, external_ref: customer.externalRef }).forUpdate().first(PUBLIC_COLUMNS);
+      const existing: CustomerRecord = await db('customers')
+        .where({ tenant_id: customer.tenantId, external_ref: customer.externalRef })
+        .forUpdate()
+        .first(PUBLIC_COLUMNS);
       return existing;
     },
 
@@ -104,11 +120,18 @@ export function createCustomersRepo(db: DbOrTrx) {
     },
 
     async listPendingReview(tenantId: string, limit: number): Promise<CustomerRecord[]> {
-      return db('customers').where({ tenant_id: tenantId, kyc_status: 'pending_review' }).orderBy('updated_at').limit(limit).select(PUBLIC_COLUMNS);
+      return db('customers')
+        .where({ tenant_id: tenantId, kyc_status: 'pending_review' })
+        .orderBy('updated_at')
+        .limit(limit)
+        .select(PUBLIC_COLUMNS);
     },
 
     async updateName(tenantId: string, id: string, name: string): Promise<CustomerRecord | undefined> {
-      const [row]: CustomerRecord[] = await db('customers').where({ tenant_id: tenantId, id }).update({ name, updated_at: db.fn.now() }).returning(PUBLIC_COLUMNS);
+      const [row]: CustomerRecord[] = await db('customers')
+        .where({ tenant_id: tenantId, id })
+        .update({ name, updated_at: db.fn.now() })
+        .returning(PUBLIC_COLUMNS);
       return row;
     },
 
@@ -127,11 +150,21 @@ export function createCustomersRepo(db: DbOrTrx) {
     },
 
     async updateStatus(id: string, status: CustomerStatus): Promise<CustomerRecord> {
-      const [row]: CustomerRecord[] = await db('customers').where({ id }).update({ status, updated_at: db.fn.now() }).returning(PUBLIC_COLUMNS);
+      const [row]: CustomerRecord[] = await db('customers')
+        .where({ id })
+        .update({ status, updated_at: db.fn.now() })
+        .returning(PUBLIC_COLUMNS);
       return row!;
     },
 
-    async audit(entry: { id: string; tenantId: string; customerId: string; userId: string | null; action: string; detail?: Record<string, unknown> }): Promise<void> {
+    async audit(entry: {
+      id: string;
+      tenantId: string;
+      customerId: string;
+      userId: string | null;
+      action: string;
+      detail?: Record<string, unknown>;
+    }): Promise<void> {
       await db('customer_audit').insert({
         id: entry.id,
         tenant_id: entry.tenantId,

@@ -22,7 +22,12 @@ const REVIEW_QUEUE_SIZE = 100;
 
 export function customersRoutes(deps: { customers: CustomersService; kyc: KycService }): RouteDefinition[] {
   const { customers, kyc } = deps;
-  const operatorRoute = (path: string, summary: string, errors: number[], act: (user: AuthenticatedUser, id: string) => Promise<CustomerRecord>) =>
+  const operatorRoute = (
+    path: string,
+    summary: string,
+    errors: number[],
+    act: (user: AuthenticatedUser, id: string) => Promise<CustomerRecord>,
+  ) =>
     defineRoute({
       method: 'post',
       path,
@@ -47,7 +52,11 @@ export function customersRoutes(deps: { customers: CustomersService; kyc: KycSer
       responses: { 200: { description: 'A page of customers, oldest first', schema: customerListResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
-        const page = paginate(await customers.list(tenantOf(ctx).id, uuidCursor(query.after), PAGE_SIZE), PAGE_SIZE, (customer) => customer.id);
+        const page = paginate(
+          await customers.list(tenantOf(ctx).id, uuidCursor(query.after), PAGE_SIZE),
+          PAGE_SIZE,
+          (customer) => customer.id,
+        );
         return { status: 200, body: { customers: page.items.map(presentCustomer), pagination: page.pagination } };
       },
     }),
@@ -65,14 +74,18 @@ export function customersRoutes(deps: { customers: CustomersService; kyc: KycSer
     defineRoute({
       method: 'patch',
       path: '/v1/customers/:id',
-      summary: "Change a customer's display name; refused (409) once KYC verified the name (tier 2 or above) or while a submission awaits review; audited",
+      summary:
+        "Change a customer's display name; refused (409) once KYC verified the name (tier 2 or above) or while a submission awaits review; audited",
       tag: 'customers',
       auth: 'apiKey',
       params: customerParamsSchema,
       body: renameCustomerBodySchema,
       responses: { 200: { description: 'The updated customer', schema: customerSchema } },
       errors: [400, 404, 409],
-      handle: async ({ params, body, ctx }) => ({ status: 200, body: presentCustomer(await customers.rename(tenantOf(ctx).id, params.id, body.name)) }),
+      handle: async ({ params, body, ctx }) => ({
+        status: 200,
+        body: presentCustomer(await customers.rename(tenantOf(ctx).id, params.id, body.name)),
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -86,7 +99,10 @@ export function customersRoutes(deps: { customers: CustomersService; kyc: KycSer
       errors: [400, 404],
       handle: async ({ params, body, ctx }) => {
         const customer = await kyc.submit(tenantOf(ctx).id, params.id, body.nin);
-        return { status: 200, body: { ID: customer.id, KYCTier: customer.kyc_tier, KYCStatus: customer.kyc_status, NINLast4: customer.nin_last4 } };
+        return {
+          status: 200,
+          body: { ID: customer.id, KYCTier: customer.kyc_tier, KYCStatus: customer.kyc_status, NINLast4: customer.nin_last4 },
+        };
       },
     }),
     defineRoute({
@@ -99,7 +115,9 @@ export function customersRoutes(deps: { customers: CustomersService; kyc: KycSer
       errors: [403],
       handle: async ({ ctx }) => {
         const rows = await kyc.reviews(userOf(ctx).tenantId, REVIEW_QUEUE_SIZE);
-        const reviews = rows.slice(0, REVIEW_QUEUE_SIZE).map((customer) => ({ ...presentCustomer(customer), KYCReviewReason: customer.kyc_review_reason }));
+        const reviews = rows
+          .slice(0, REVIEW_QUEUE_SIZE)
+          .map((customer) => ({ ...presentCustomer(customer), KYCReviewReason: customer.kyc_review_reason }));
         return { status: 200, body: { reviews, hasMore: rows.length > REVIEW_QUEUE_SIZE } };
       },
     }),
@@ -115,10 +133,18 @@ export function customersRoutes(deps: { customers: CustomersService; kyc: KycSer
       body: tier3BodySchema,
       responses: { 200: { description: 'The updated customer', schema: customerSchema } },
       errors: [400, 403, 404, 409],
-      handle: async ({ params, body, ctx }) => ({ status: 200, body: presentCustomer(await kyc.recordTier3(userOf(ctx), params.id, body)) }),
+      handle: async ({ params, body, ctx }) => ({
+        status: 200,
+        body: presentCustomer(await kyc.recordTier3(userOf(ctx), params.id, body)),
+      }),
     }),
     operatorRoute('/auth/customers/:id/kyc/reject', 'Reject a pending KYC submission (the customer may resubmit)', [404, 409], kyc.reject),
-    operatorRoute('/auth/customers/:id/suspend', 'Suspend a customer: its accounts cannot settle; payments are still recorded', [404], customers.suspend),
+    operatorRoute(
+      '/auth/customers/:id/suspend',
+      'Suspend a customer: its accounts cannot settle; payments are still recorded',
+      [404],
+      customers.suspend,
+    ),
     operatorRoute('/auth/customers/:id/reactivate', 'Reactivate a suspended customer', [404], customers.reactivate),
   ];
 }

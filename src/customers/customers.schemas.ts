@@ -60,5 +60,9 @@ export const TIER3_EVIDENCE_KINDS = ['address_verification', 'utility_bill', 'ba
 
 export const tier3BodySchema = z.object({
   evidenceKind: z.enum(TIER3_EVIDENCE_KINDS, { error: `evidenceKind must be one of ${TIER3_EVIDENCE_KINDS.join(', ')}` }),
-  evidenceReference: z.string({ error: 'evidenceReference is required' }).trim().min(1, 'evidenceReference is required').max(200, 'evidenceReference must be at most 200 characters'),
+  evidenceReference: z
+    .string({ error: 'evidenceReference is required' })
+    .trim()
+    .min(1, 'evidenceReference is required')
+    .max(200, 'evidenceReference must be at most 200 characters'),
 });

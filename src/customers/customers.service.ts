@@ -20,8 +20,19 @@ export function createCustomersService(deps: { db: Db }) {
       const current = await requireCustomer(store.findForUpdate, user.tenantId, id);
       if (current.status === status) return current;
       const updated = await store.updateStatus(current.id, status);
-      await store.audit({ id: uuidv7(), tenantId: user.tenantId, customerId: current.id, userId: user.id, action: status === 'suspended' ? 'suspended' : 'reactivated' });
-      await createAuditLog(trx).record(user, status === 'suspended' ? 'customer.suspended' : 'customer.reactivated', { type: 'customer', id: current.id }, { name: current.name });
+      await store.audit({
+        id: uuidv7(),
+        tenantId: user.tenantId,
+        customerId: current.id,
+        userId: user.id,
+        action: status === 'suspended' ? 'suspended' : 'reactivated',
+      });
+      await createAuditLog(trx).record(
+        user,
+        status === 'suspended' ? 'customer.suspended' : 'customer.reactivated',
+        { type: 'customer', id: current.id },
+        { name: current.name },
+      );
       return updated;
     });
   }
@@ -49,11 +60,23 @@ export function createCustomersService(deps: { db: Db }) {
       return db.transaction(async (trx) => {
         const store = createCustomersRepo(trx);
         const customer = await requireCustomer(store.findForUpdate, tenantId, id);
-        if (customer.kyc_tier >= 2) throw new AppError('conflict', 'kyc_verified_name', "the customer's identity was verified under this name (KYC tier 2 or above): it cannot be renamed");
-        if (customer.kyc_status === 'pending_review') throw new AppError('conflict', 'kyc_review_pending', 'a KYC submission under this name awaits review: rename after the decision');
+        if (customer.kyc_tier >= 2)
+          throw new AppError(
+            'conflict',
+            'kyc_verified_name',
+            "the customer's identity was verified under this name (KYC tier 2 or above): it cannot be renamed",
+          );
+        if (customer.kyc_status === 'pending_review')
+          throw new AppError('conflict', 'kyc_review_pending', 'a KYC submission under this name awaits review: rename after the decision');
         if (customer.name === name) return customer;
         const renamed = (await store.updateName(tenantId, customer.id, name))!;
-        await createAuditLog(trx).recordAs(tenantId, API_KEY_ACTOR, 'customer.renamed', { type: 'customer', id: customer.id }, { from: customer.name, to: name, kycTier: customer.kyc_tier });
+        await createAuditLog(trx).recordAs(
+          tenantId,
+          API_KEY_ACTOR,
+          'customer.renamed',
+          { type: 'customer', id: customer.id },
+          { from: customer.name, to: name, kycTier: customer.kyc_tier },
+        );
         return renamed;
       });
     },

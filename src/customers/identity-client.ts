@@ -16,7 +16,10 @@ const answerSchema = z.object({ verified: z.boolean() });
  * network error, 5xx, a refusal of our request) is "unavailable": the submission then waits for an
  * operator rather than failing the customer. The NIN never reaches a log line.
  */
-export function createIdentityClient(config: Pick<Config, 'IDENTITY_VERIFICATION_URL' | 'IDENTITY_VERIFICATION_TIMEOUT'>, logger: Logger): IdentityVerifier {
+export function createIdentityClient(
+  config: Pick<Config, 'IDENTITY_VERIFICATION_URL' | 'IDENTITY_VERIFICATION_TIMEOUT'>,
+  logger: Logger,
+): IdentityVerifier {
   const timeoutMs = config.IDENTITY_VERIFICATION_TIMEOUT;
 
   async function ask(nin: string, name: string): Promise<IdentityCheck> {

@@ -33,13 +33,26 @@ function changeFor(check: IdentityCheck): KycChange {
   }
 }
 
-export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCRYPTION_KEYRING'>; identity: IdentityVerifier; postingEngine: PostingEngine }) {
+export function createKycService(deps: {
+  db: Db;
+  config: Pick<Config, 'DATA_ENCRYPTION_KEYRING'>;
+  identity: IdentityVerifier;
+  postingEngine: PostingEngine;
+}) {
   const { db, config, identity, postingEngine } = deps;
   const customers = createCustomersRepo(db);
 
   /** The held money a higher tier released, told after the decision that raised it; a release of nothing is no change. */
   async function recordTierReleases(trx: Trx, tenantId: string, customerId: string, released: Kobo): Promise<void> {
-    if (released > 0n) await recordChange(trx, { kind: 'hold_released', tenantId, customerId, transactionGroupId: null, amount: released, reason: 'tier_raised' });
+    if (released > 0n)
+      await recordChange(trx, {
+        kind: 'hold_released',
+        tenantId,
+        customerId,
+        transactionGroupId: null,
+        amount: released,
+        reason: 'tier_raised',
+      });
   }
 
   /** Operator decision on a pending submission, recorded with the user and the time. */
@@ -49,7 +62,11 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
       const current = await requireCustomer(store.findForUpdate, user.tenantId, id);
       if (current.kyc_status !== 'pending_review') throw new ConflictError('kyc submission is not pending review');
       const approved = decision === 'approve';
-      const updated = await store.updateKyc(current.id, { kycTier: approved ? 2 : 1, kycStatus: approved ? 'approved' : 'rejected', reviewReason: null });
+      const updated = await store.updateKyc(current.id, {
+        kycTier: approved ? 2 : 1,
+        kycStatus: approved ? 'approved' : 'rejected',
+        reviewReason: null,
+      });
       // The customer's row is locked first, then its accounts: the order every tier change takes.
       const released = approved ? await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id) : 0n;
       await store.audit({
@@ -112,14 +129,20 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
           ninEnc: encryptSecret(config.DATA_ENCRYPTION_KEYRING, nin, encryptionContext(NIN_COLUMN, current.id)),
           ninLast4: nin.slice(-4),
         });
-        const released = change.kycTier > current.kyc_tier ? await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', null) : 0n;
+        const released =
+          change.kycTier > current.kyc_tier ? await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', null) : 0n;
         await store.audit({
           id: uuidv7(),
           tenantId,
           customerId: current.id,
           userId: null,
           action: 'kyc_submitted',
-          detail: { outcome: check.outcome, kycStatus: change.kycStatus, name: sentName, ...(change.reviewReason ? { reviewReason: change.reviewReason } : {}) },
+          detail: {
+            outcome: check.outcome,
+            kycStatus: change.kycStatus,
+            name: sentName,
+            ...(change.reviewReason ? { reviewReason: change.reviewReason } : {}),
+          },
         });
         // The verifier's own decision (a match, or a definite refusal); one left for review is told when an operator decides.
         if (change.kycStatus === 'approved' || change.kycStatus === 'rejected') {
@@ -143,16 +166,40 @@ export function createKycService(deps: { db: Db; config: Pick<Config, 'DATA_ENCR
      * the new limits no longer justify, and the tenant is told by kyc.approved at tier 3 (the evidence
      * stays in the audit log).
      */
-    async recordTier3(user: AuthenticatedUser, id: string, evidence: { evidenceKind: string; evidenceReference: string }): Promise<CustomerRecord> {
+    async recordTier3(
+      user: AuthenticatedUser,
+      id: string,
+      evidence: { evidenceKind: string; evidenceReference: string },
+    ): Promise<CustomerRecord> {
       return db.transaction(async (trx) => {
         const store = createCustomersRepo(trx);
         const current = await requireCustomer(store.findForUpdate, user.tenantId, id);
         if (current.kyc_tier === 3) throw new ConflictError('customer is already at tier 3');
         const updated = await store.updateKyc(current.id, { kycTier: 3, kycStatus: 'approved', reviewReason: null });
         const released = await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
-        await store.audit({ id: uuidv7(), tenantId: user.tenantId, customerId: current.id, userId: user.id, action: 'kyc_tier3_recorded', detail: evidence });
-        await createAuditLog(trx).record(user, 'kyc.tier_three_recorded', { type: 'customer', id: current.id }, { name: current.name, fromTier: current.kyc_tier, ...evidence });
-        await recordChange(trx, { kind: 'kyc_decided', tenantId: user.tenantId, customerId: current.id, externalRef: current.external_ref, approved: true, tier: 3, reason: null });
+        await store.audit({
+          id: uuidv7(),
+          tenantId: user.tenantId,
+          customerId: current.id,
+          userId: user.id,
+          action: 'kyc_tier3_recorded',
+          detail: evidence,
+        });
+        await createAuditLog(trx).record(
+          user,
+          'kyc.tier_three_recorded',
+          { type: 'customer', id: current.id },
+          { name: current.name, fromTier: current.kyc_tier, ...evidence },
+        );
+        await recordChange(trx, {
+          kind: 'kyc_decided',
+          tenantId: user.tenantId,
+          customerId: current.id,
+          externalRef: current.external_ref,
+          approved: true,
+          tier: 3,
+          reason: null,
+        });
         await recordTierReleases(trx, user.tenantId, current.id, released);
         return updated;
       });

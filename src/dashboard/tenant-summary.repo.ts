@@ -53,19 +53,25 @@ export function createTenantSummaryRepo(db: DbOrTrx) {
     },
 
     async attention(tenantId: string): Promise<AttentionCounts> {
-      const [kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit, reconciliationExceptions] = await Promise.all([
-        db('customers').where({ tenant_id: tenantId, kyc_status: 'pending_review' }).count({ count: '*' }).first().then(count),
-        db('inbound_events').where({ tenant_id: tenantId, category: 'misdirected' }).whereNull('assigned_at').count({ count: '*' }).first().then(count),
-        countUnreplayedDeadLetters(db, tenantId),
-        db('settlements')
-          .where({ tenant_id: tenantId, status: 'failed' })
-          .where('updated_at', '>', db.raw('now() - make_interval(days => ?)', [FAILED_SETTLEMENT_WINDOW_DAYS]))
-          .count({ count: '*' })
-          .first()
-          .then(count),
-        db('virtual_accounts').where({ tenant_id: tenantId }).whereNotNull('deficit_since').count({ count: '*' }).first().then(count),
-        db('reconciliation_exceptions').where({ tenant_id: tenantId, status: 'open' }).count({ count: '*' }).first().then(count),
-      ]);
+      const [kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit, reconciliationExceptions] =
+        await Promise.all([
+          db('customers').where({ tenant_id: tenantId, kyc_status: 'pending_review' }).count({ count: '*' }).first().then(count),
+          db('inbound_events')
+            .where({ tenant_id: tenantId, category: 'misdirected' })
+            .whereNull('assigned_at')
+            .count({ count: '*' })
+            .first()
+            .then(count),
+          countUnreplayedDeadLetters(db, tenantId),
+          db('settlements')
+            .where({ tenant_id: tenantId, status: 'failed' })
+            .where('updated_at', '>', db.raw('now() - make_interval(days => ?)', [FAILED_SETTLEMENT_WINDOW_DAYS]))
+            .count({ count: '*' })
+            .first()
+            .then(count),
+          db('virtual_accounts').where({ tenant_id: tenantId }).whereNotNull('deficit_since').count({ count: '*' }).first().then(count),
+          db('reconciliation_exceptions').where({ tenant_id: tenantId, status: 'open' }).count({ count: '*' }).first().then(count),
+        ]);
       return { kycReviews, misdirectedPayments, deadLetters, failedSettlements, accountsInDeficit, reconciliationExceptions };
     },
   };

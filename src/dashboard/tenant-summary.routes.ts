@@ -19,7 +19,11 @@ export function tenantSummaryRoutes(deps: { db: Db; limits: Pick<RateLimits, 'ov
       handle: async ({ ctx }) => {
         const tenantId = userOf(ctx).tenantId;
         await deps.limits.overview.consume(tenantId);
-        const [balances, days, attention] = await Promise.all([summary.balances(tenantId), summary.dailyFlows(tenantId), summary.attention(tenantId)]);
+        const [balances, days, attention] = await Promise.all([
+          summary.balances(tenantId),
+          summary.dailyFlows(tenantId),
+          summary.attention(tenantId),
+        ]);
         const today = days[days.length - 1]!;
         const sum = (pick: (day: (typeof days)[number]) => bigint) => days.reduce((total, day) => total + pick(day), 0n);
         return {

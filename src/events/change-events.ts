@@ -23,13 +23,48 @@ interface CreditMovement {
 export type Change =
   | ({ kind: 'payment_confirmed' } & CreditMovement)
   | ({ kind: 'payment_reversed' | 'payment_restored' | 'payment_compensated'; reason: string } & CreditMovement)
-  | { kind: 'settlement_ended'; tenantId: string; merchantTxRef: string; accountRef: string; amount: Kobo; status: 'success' | 'failed' | 'refunded'; reason: string | null }
-  | { kind: 'hold_released'; tenantId: string; customerId: string; transactionGroupId: string | null; amount: Kobo; reason: 'tier_raised' | 'operator' }
-  | { kind: 'hold_returned'; tenantId: string; customerId: string; transactionGroupId: string; accountRef: string; amount: Kobo; merchantTxRef: string }
-  | { kind: 'kyc_decided'; tenantId: string; customerId: string; externalRef: string; approved: boolean; tier: number; reason: string | null }
+  | {
+      kind: 'settlement_ended';
+      tenantId: string;
+      merchantTxRef: string;
+      accountRef: string;
+      amount: Kobo;
+      status: 'success' | 'failed' | 'refunded';
+      reason: string | null;
+    }
+  | {
+      kind: 'hold_released';
+      tenantId: string;
+      customerId: string;
+      transactionGroupId: string | null;
+      amount: Kobo;
+      reason: 'tier_raised' | 'operator';
+    }
+  | {
+      kind: 'hold_returned';
+      tenantId: string;
+      customerId: string;
+      transactionGroupId: string;
+      accountRef: string;
+      amount: Kobo;
+      merchantTxRef: string;
+    }
+  | {
+      kind: 'kyc_decided';
+      tenantId: string;
+      customerId: string;
+      externalRef: string;
+      approved: boolean;
+      tier: number;
+      reason: string | null;
+    }
   | { kind: 'endpoint_disabled'; tenantId: string; endpointId: string; url: string; failingSince: Date; reason: string };
 
-const CORRECTION_EVENT = { payment_reversed: 'payment.reversed', payment_restored: 'payment.restored', payment_compensated: 'payment.compensated' } as const;
+const CORRECTION_EVENT = {
+  payment_reversed: 'payment.reversed',
+  payment_restored: 'payment.restored',
+  payment_compensated: 'payment.compensated',
+} as const;
 const SETTLEMENT_EVENT = { success: 'settlement.succeeded', failed: 'settlement.failed', refunded: 'settlement.refunded' } as const;
 
 function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
@@ -81,9 +116,26 @@ export function recordChange(trx: Trx, change: Change): Promise<string> {
  * A received payment's `payment.received` data: the spec's callback body, and the data of the event
  * for the tenant's endpoints (the same bytes).
  */
-export function paymentReceivedBody(credit: { transactionGroupId: string; accountRef: string; gross: Kobo; fee: Kobo; senderName: string; narration: string }): string {
+export function paymentReceivedBody(credit: {
+  transactionGroupId: string;
+  accountRef: string;
+  gross: Kobo;
+  fee: Kobo;
+  senderName: string;
+  narration: string;
+}): string {
   const { transactionGroupId, accountRef, gross, fee, senderName, narration } = credit;
-  return JSON.stringify(eventData('payment.received', { transactionGroupId, accountRef, amount: gross - fee, gross_amount: gross, provider_fee: fee, senderName, narration }));
+  return JSON.stringify(
+    eventData('payment.received', {
+      transactionGroupId,
+      accountRef,
+      amount: gross - fee,
+      gross_amount: gross,
+      provider_fee: fee,
+      senderName,
+      narration,
+    }),
+  );
 }
 
 /**
@@ -123,7 +175,10 @@ export function paymentCreditEventsCte(name: string, relations: { credits: strin
  * The payment credit made one at a time (an operator's assignment, a credit reconciliation found missing):
  * its events as the grouped statement records them, from the hold the ledger wrote in the caller's transaction.
  */
-export async function recordPaymentCredit(trx: Trx, credit: { accountId: string; entryId: string; transactionGroupId: string; eventId: string; holdEventId: string; body: string }): Promise<void> {
+export async function recordPaymentCredit(
+  trx: Trx,
+  credit: { accountId: string; entryId: string; transactionGroupId: string; eventId: string; holdEventId: string; body: string },
+): Promise<void> {
   await trx.raw(
     `WITH credit AS (
        SELECT CAST(:account_id AS uuid) AS account_id, CAST(:event_id AS uuid) AS event_record_id, CAST(:hold_event_id AS uuid) AS hold_event_id,
@@ -134,7 +189,14 @@ export async function recordPaymentCredit(trx: Trx, credit: { accountId: string;
        ${creditHoldSql(':entry_id')}
      ), ${paymentCreditEventsCte('recorded', { credits: 'credit', accounts: 'account', holds: 'hold' })}
      SELECT count(*) FROM recorded`,
-    { account_id: credit.accountId, event_id: credit.eventId, hold_event_id: credit.holdEventId, body: credit.body, entry_id: credit.entryId, group_id: credit.transactionGroupId },
+    {
+      account_id: credit.accountId,
+      event_id: credit.eventId,
+      hold_event_id: credit.holdEventId,
+      body: credit.body,
+      entry_id: credit.entryId,
+      group_id: credit.transactionGroupId,
+    },
   );
 }
 
@@ -145,7 +207,11 @@ export async function recordPaymentCredit(trx: Trx, credit: { accountId: string;
  * `confirmed` names the ledger's CTE of confirmed credits (account_id, amount, transaction_group_id).
  */
 export function paymentConfirmedEventsCte(name: string, confirmed: string): string {
-  const data = eventDataSql('payment.confirmed', { transactionGroupId: 'c.transaction_group_id', accountRef: 'a.account_ref', amount: 'c.amount' });
+  const data = eventDataSql('payment.confirmed', {
+    transactionGroupId: 'c.transaction_group_id',
+    accountRef: 'a.account_ref',
+    amount: 'c.amount',
+  });
   return recordedEventsCte(
     name,
     `SELECT gen_random_uuid() AS id, a.tenant_id, 'payment.confirmed' AS type, CAST(c.transaction_group_id AS text) AS subject, 1 AS ord, ${data} AS data
@@ -161,5 +227,9 @@ export function paymentConfirmedEventsCte(name: string, confirmed: string): stri
  */
 export function settlementCreatedEventsCte(name: string, settlements: string): string {
   const data = eventDataSql('settlement.created', { merchantTxRef: 's.merchant_tx_ref', accountRef: 's.account_ref', amount: 's.amount' });
-  return recordedEventsCte(name, `SELECT s.event_id AS id, s.tenant_id, 'settlement.created' AS type, s.merchant_tx_ref AS subject, 1 AS ord, ${data} AS data FROM ${settlements} s`, 'new');
+  return recordedEventsCte(
+    name,
+    `SELECT s.event_id AS id, s.tenant_id, 'settlement.created' AS type, s.merchant_tx_ref AS subject, 1 AS ord, ${data} AS data FROM ${settlements} s`,
+    'new',
+  );
 }

@@ -27,12 +27,30 @@ const paymentReceived = {
 
 const paymentConfirmed = { transactionGroupId: field.uuid, accountRef: field.text, amount: field.naira, currency: field.constant('NGN') };
 
-const paymentReversed = { transactionGroupId: field.uuid, accountRef: field.text, amount: field.naira, currency: field.constant('NGN'), reason: field.nullableText };
+const paymentReversed = {
+  transactionGroupId: field.uuid,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  reason: field.nullableText,
+};
 
 /** A reversed credit restored, or a confirmed one compensated: the amount given back or taken back, and why. */
-const paymentCorrected = { transactionGroupId: field.uuid, accountRef: field.text, amount: field.naira, currency: field.constant('NGN'), reason: field.text };
+const paymentCorrected = {
+  transactionGroupId: field.uuid,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  reason: field.text,
+};
 
-const settlementCreated = { merchantTxRef: field.text, accountRef: field.text, amount: field.naira, currency: field.constant('NGN'), status: field.constant('pending') };
+const settlementCreated = {
+  merchantTxRef: field.text,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  status: field.constant('pending'),
+};
 
 const settlementEnded = {
   merchantTxRef: field.text,
@@ -58,7 +76,9 @@ const kycLimitExceeded = {
 
 const kycHoldReleased = {
   customerId: field.uuid,
-  /** The credit an operator released; null when the customer's new limits released what they no longer justify (of one credit or several). */
+  /**
+   * The credit an operator released; null when the customer's new limits released what they no longer justify (of one credit or several).
+   */
   transactionGroupId: field.nullableText,
   amount: field.naira,
   currency: field.constant('NGN'),
@@ -84,22 +104,32 @@ interface EventDefinition {
 }
 
 const DEFINITIONS = {
-  'payment.received': { fields: paymentReceived, subject: 'transactionGroupId', description: 'A payment was credited provisionally to an account' },
+  'payment.received': {
+    fields: paymentReceived,
+    subject: 'transactionGroupId',
+    description: 'A payment was credited provisionally to an account',
+  },
   'payment.confirmed': {
     fields: paymentConfirmed,
     subject: 'transactionGroupId',
     description: 'A provisional credit was confirmed: the provider shows it paid, and it counts towards the available balance',
   },
-  'payment.reversed': { fields: paymentReversed, subject: 'transactionGroupId', description: 'A provisional credit was reversed (the provider does not show it paid)' },
+  'payment.reversed': {
+    fields: paymentReversed,
+    subject: 'transactionGroupId',
+    description: 'A provisional credit was reversed (the provider does not show it paid)',
+  },
   'payment.restored': {
     fields: paymentCorrected,
     subject: 'transactionGroupId',
-    description: 'A reversed credit was restored by reconciliation: the provider showed the payment paid after its confirmation window (a confirmed credit of the amount reversed)',
+    description:
+      'A reversed credit was restored by reconciliation: the provider showed the payment paid after its confirmation window (a confirmed credit of the amount reversed)',
   },
   'payment.compensated': {
     fields: paymentCorrected,
     subject: 'transactionGroupId',
-    description: 'A confirmed credit was taken back by a compensating debit: the provider reports the payment failed or refunded (money already paid out leaves the account in deficit)',
+    description:
+      'A confirmed credit was taken back by a compensating debit: the provider reports the payment failed or refunded (money already paid out leaves the account in deficit)',
   },
   'settlement.created': {
     fields: settlementCreated,
@@ -107,26 +137,45 @@ const DEFINITIONS = {
     description: 'A settlement was accepted: its amount was debited provisionally from the account, and its transfer is on its way',
   },
   'settlement.succeeded': { fields: settlementEnded, subject: 'merchantTxRef', description: 'A settlement was paid out' },
-  'settlement.failed': { fields: settlementEnded, subject: 'merchantTxRef', description: 'A settlement failed; its debit was returned to the account' },
-  'settlement.refunded': { fields: settlementEnded, subject: 'merchantTxRef', description: 'A settlement was refunded by the bank; its debit was returned to the account' },
-  'kyc.approved': { fields: kycDecision, subject: 'customerId', description: "A customer's KYC was approved: the identity check (tier 2), or an operator recorded tier 3 with its evidence" },
+  'settlement.failed': {
+    fields: settlementEnded,
+    subject: 'merchantTxRef',
+    description: 'A settlement failed; its debit was returned to the account',
+  },
+  'settlement.refunded': {
+    fields: settlementEnded,
+    subject: 'merchantTxRef',
+    description: 'A settlement was refunded by the bank; its debit was returned to the account',
+  },
+  'kyc.approved': {
+    fields: kycDecision,
+    subject: 'customerId',
+    description: "A customer's KYC was approved: the identity check (tier 2), or an operator recorded tier 3 with its evidence",
+  },
   'kyc.rejected': { fields: kycDecision, subject: 'customerId', description: "A customer's identity check was rejected" },
   'kyc.limit_exceeded': {
     fields: kycLimitExceeded,
     subject: 'transactionGroupId',
-    description: "Part of a payment is held: it went over the customer's KYC tier limits (the payment is credited in full; the held part cannot be paid out until released)",
+    description:
+      "Part of a payment is held: it went over the customer's KYC tier limits (the payment is credited in full; the held part cannot be paid out until released)",
   },
   'kyc.hold_released': {
     fields: kycHoldReleased,
     subject: 'customerId',
-    description: "Held money of a customer can be spent again: a higher KYC tier's limits no longer justify holding it, or an operator released one credit's hold",
+    description:
+      "Held money of a customer can be spent again: a higher KYC tier's limits no longer justify holding it, or an operator released one credit's hold",
   },
   'kyc.hold_returned': {
     fields: kycHoldReturned,
     subject: 'customerId',
-    description: "An operator returned a credit's held money to its payer: the hold was released into a settlement (its merchantTxRef) that pays it back",
+    description:
+      "An operator returned a credit's held money to its payer: the hold was released into a settlement (its merchantTxRef) that pays it back",
   },
-  'webhook_endpoint.disabled': { fields: endpointDisabled, subject: 'endpointId', description: 'One of the tenant’s endpoints failed every delivery for too long and was disabled' },
+  'webhook_endpoint.disabled': {
+    fields: endpointDisabled,
+    subject: 'endpointId',
+    description: 'One of the tenant’s endpoints failed every delivery for too long and was disabled',
+  },
 } as const satisfies Record<string, EventDefinition>;
 
 type Definitions = typeof DEFINITIONS;
@@ -138,7 +187,10 @@ export type EventData<T extends EventType> = FieldsOutput<Definitions[T]['fields
 
 /** Each type's data schema, description and subject field. */
 export const EVENT_CATALOGUE = Object.fromEntries(
-  EVENT_TYPES.map((type) => [type, { data: fieldsSchema(DEFINITIONS[type].fields), subject: DEFINITIONS[type].subject, description: DEFINITIONS[type].description }]),
+  EVENT_TYPES.map((type) => [
+    type,
+    { data: fieldsSchema(DEFINITIONS[type].fields), subject: DEFINITIONS[type].subject, description: DEFINITIONS[type].description },
+  ]),
 ) as unknown as { [T in EventType]: { data: z.ZodType<EventData<T>>; subject: Definitions[T]['subject']; description: string } };
 
 /** A type's data in TypeScript. */
@@ -170,5 +222,7 @@ export function eventEnvelopeSchema<T extends EventType>(type: T) {
 
 /** The OpenAPI document's `webhooks`: one envelope schema per event type. */
 export function eventWebhookSchemas(): Record<string, { description: string; schema: z.ZodType }> {
-  return Object.fromEntries(EVENT_TYPES.map((type) => [type, { description: EVENT_CATALOGUE[type].description, schema: eventEnvelopeSchema(type) }]));
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [type, { description: EVENT_CATALOGUE[type].description, schema: eventEnvelopeSchema(type) }]),
+  );
 }

@@ -27,14 +27,22 @@ export type Field = InputField<never, unknown> | ConstantField<string>;
 export type Fields = Record<string, Field>;
 
 /** What a body built from `fields` needs: a value for each field that is not constant. */
-export type FieldsInput<F extends Fields> = { [K in keyof F as F[K] extends InputField<never, unknown> ? K : never]: F[K] extends InputField<infer Input, unknown> ? Input : never };
+export type FieldsInput<F extends Fields> = {
+  [K in keyof F as F[K] extends InputField<never, unknown> ? K : never]: F[K] extends InputField<infer Input, unknown> ? Input : never;
+};
 
 /** The data a body built from `fields` is. */
-export type FieldsOutput<F extends Fields> = { [K in keyof F]: F[K] extends InputField<never, infer Output> ? Output : F[K] extends ConstantField<infer Value> ? Value : never };
+export type FieldsOutput<F extends Fields> = {
+  [K in keyof F]: F[K] extends InputField<never, infer Output> ? Output : F[K] extends ConstantField<infer Value> ? Value : never;
+};
 
 const asText = (expression: string) => `CAST(${expression} AS text)`;
 
-function input<Input, Output>(schema: z.ZodType<Output>, value: (input: Input) => Output, sql: (expression: string) => string): InputField<Input, Output> {
+function input<Input, Output>(
+  schema: z.ZodType<Output>,
+  value: (input: Input) => Output,
+  sql: (expression: string) => string,
+): InputField<Input, Output> {
   return { kind: 'input', schema, value, sql };
 }
 
@@ -69,13 +77,17 @@ export const field = {
 
 /** The zod object of a body: the fields' schemas in the fields' order. */
 export function fieldsSchema<F extends Fields>(fields: F): z.ZodObject<{ [K in keyof F]: F[K]['schema'] }> {
-  return z.object(Object.fromEntries(Object.entries(fields).map(([name, item]) => [name, item.schema]))) as z.ZodObject<{ [K in keyof F]: F[K]['schema'] }>;
+  return z.object(Object.fromEntries(Object.entries(fields).map(([name, item]) => [name, item.schema]))) as z.ZodObject<{
+    [K in keyof F]: F[K]['schema'];
+  }>;
 }
 
 /** A body in TypeScript, its fields in the list's order (JSON.stringify keeps it). */
 export function fieldsValue<F extends Fields>(fields: F, values: FieldsInput<F>): FieldsOutput<F> {
   const given = values as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(fields).map(([name, item]) => [name, item.kind === 'constant' ? item.constant : item.value(given[name] as never)])) as FieldsOutput<F>;
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, item]) => [name, item.kind === 'constant' ? item.constant : item.value(given[name] as never)]),
+  ) as FieldsOutput<F>;
 }
 
 const quoted = (text: string) => `'${text.replaceAll("'", "''")}'`;
@@ -83,6 +95,8 @@ const quoted = (text: string) => `'${text.replaceAll("'", "''")}'`;
 /** The same body in SQL, from an SQL expression per input; json (not jsonb) keeps the fields' order. */
 export function fieldsSql<F extends Fields>(fields: F, expressions: Record<keyof FieldsInput<F>, string>): string {
   const given = expressions as Record<string, string>;
-  const pairs = Object.entries(fields).map(([name, item]) => `${quoted(name)}, ${item.kind === 'constant' ? quoted(item.constant) : item.sql(given[name]!)}`);
+  const pairs = Object.entries(fields).map(
+    ([name, item]) => `${quoted(name)}, ${item.kind === 'constant' ? quoted(item.constant) : item.sql(given[name]!)}`,
+  );
   return `json_build_object(${pairs.join(', ')})`;
 }

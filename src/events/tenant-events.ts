@@ -27,7 +27,16 @@ interface TenantEventRow {
 }
 
 function toEvent(row: TenantEventRow): TenantEvent {
-  return { id: row.id, tenantId: row.tenant_id, type: row.type, subject: row.subject, sequence: row.sequence, data: row.data, createdAt: row.created_at, xactId: row.xact_id };
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    type: row.type,
+    subject: row.subject,
+    sequence: row.sequence,
+    data: row.data,
+    createdAt: row.created_at,
+    xactId: row.xact_id,
+  };
 }
 
 /**
@@ -47,11 +56,19 @@ const BEFORE_EVERY_ID = '00000000-0000-0000-0000-000000000000';
 
 /** The body an endpoint receives, serialised once per delivery and sent byte-identical on every retry. */
 export function eventEnvelopeBody(event: TenantEvent): string {
-  return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), subject: event.subject, sequence: event.sequence, data: event.data });
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt.toISOString(),
+    subject: event.subject,
+    sequence: event.sequence,
+    data: event.data,
+  });
 }
 
 /** The per-subject transaction lock every event of an existing subject is numbered under; the arguments are SQL expressions. */
-const subjectLockSql = (tenantId: string, subject: string) => `pg_advisory_xact_lock(hashtextextended(CAST(${tenantId} AS text) || ':' || ${subject}, 0))`;
+const subjectLockSql = (tenantId: string, subject: string) =>
+  `pg_advisory_xact_lock(hashtextextended(CAST(${tenantId} AS text) || ':' || ${subject}, 0))`;
 
 /**
  * The one way events are written and numbered, as CTE `name` of a statement (the grouped statements, or
@@ -142,7 +159,13 @@ export function createTenantEvents(db: DbOrTrx) {
      * whatever its time or id, sorts after every event returned here. While a transaction that began
      * before the recovery is still in flight, the answer stops at it and says where to go on.
      */
-    async recoveryPage(tenantId: string, types: string[] | null, since: Date, position: RecoveryPosition, limit: number): Promise<{ events: TenantEvent[]; next: RecoveryPosition | null }> {
+    async recoveryPage(
+      tenantId: string,
+      types: string[] | null,
+      since: Date,
+      position: RecoveryPosition,
+      limit: number,
+    ): Promise<{ events: TenantEvent[]; next: RecoveryPosition | null }> {
       const { rows } = (await db.raw(
         `WITH snapshot AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon),
          page AS (

@@ -51,7 +51,10 @@ export function createWebhookDeliveries(db: DbOrTrx) {
 
     /** An endpoint's deliveries still to be attempted end as cancelled (never dead letters): their runs stop at their next send. */
     async cancelEndpointDeliveries(endpointId: string): Promise<number> {
-      return db('webhook_deliveries').where({ endpoint_id: endpointId }).whereIn('status', ['pending', 'retrying']).update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
+      return db('webhook_deliveries')
+        .where({ endpoint_id: endpointId })
+        .whereIn('status', ['pending', 'retrying'])
+        .update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
     },
   };
 }

@@ -22,7 +22,10 @@ export function feesDashboardRoutes(deps: { fees: FeesService }): RouteDefinitio
       errors: [400, 422],
       handle: async ({ query }) => {
         const quote = await fees.quote(query.amount);
-        return { status: 200, body: { receive_amount: formatKobo(quote.receive), provider_fee: formatKobo(quote.fee), send_amount: formatKobo(quote.send) } };
+        return {
+          status: 200,
+          body: { receive_amount: formatKobo(quote.receive), provider_fee: formatKobo(quote.fee), send_amount: formatKobo(quote.send) },
+        };
       },
     }),
     defineRoute({
@@ -34,7 +37,13 @@ export function feesDashboardRoutes(deps: { fees: FeesService }): RouteDefinitio
       responses: { 200: { description: 'The tiers, lowest first', schema: feeTiersSchema } },
       handle: async () => ({
         status: 200,
-        body: { tiers: (await fees.tiers()).map((tier) => ({ minSend: formatKobo(tier.minSend), maxSend: tier.maxSend === null ? null : formatKobo(tier.maxSend), fee: formatKobo(tier.fee) })) },
+        body: {
+          tiers: (await fees.tiers()).map((tier) => ({
+            minSend: formatKobo(tier.minSend),
+            maxSend: tier.maxSend === null ? null : formatKobo(tier.maxSend),
+            fee: formatKobo(tier.fee),
+          })),
+        },
       }),
     }),
   ];

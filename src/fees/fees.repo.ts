@@ -12,7 +12,11 @@ export function createFeesRepo(db: DbOrTrx) {
   return {
     async listTiers(): Promise<FeeTier[]> {
       const rows: TierRow[] = await db('fee_tiers').orderBy('min_send').select(['min_send', 'max_send', 'fee']);
-      return rows.map((row) => ({ minSend: koboFromDb(row.min_send), maxSend: row.max_send === null ? null : koboFromDb(row.max_send), fee: koboFromDb(row.fee) }));
+      return rows.map((row) => ({
+        minSend: koboFromDb(row.min_send),
+        maxSend: row.max_send === null ? null : koboFromDb(row.max_send),
+        fee: koboFromDb(row.fee),
+      }));
     },
 
     /**

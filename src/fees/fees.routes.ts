@@ -17,7 +17,10 @@ export function feesRoutes(deps: { fees: FeesService }): RouteDefinition[] {
       errors: [400, 422],
       handle: async ({ query }) => {
         const quote = await fees.quote(query.amount);
-        return { status: 200, body: { receive_amount: formatKobo(quote.receive), provider_fee: formatKobo(quote.fee), send_amount: formatKobo(quote.send) } };
+        return {
+          status: 200,
+          body: { receive_amount: formatKobo(quote.receive), provider_fee: formatKobo(quote.fee), send_amount: formatKobo(quote.send) },
+        };
       },
     }),
   ];

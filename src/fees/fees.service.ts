@@ -17,7 +17,8 @@ export function createFeesService(deps: { db: Db; config: Pick<Config, 'MAX_AMOU
     async quote(receive: Kobo): Promise<FeeQuote> {
       if (receive > config.MAX_AMOUNT) throw invalidAmount();
       const quote = quoteFor(await repo.listTiers(), receive);
-      if (!quote) throw new AppError('unprocessable', 'amount_unreachable', 'no send amount lands exactly this amount under the current fee tiers');
+      if (!quote)
+        throw new AppError('unprocessable', 'amount_unreachable', 'no send amount lands exactly this amount under the current fee tiers');
       return quote;
     },
 

@@ -27,5 +27,7 @@ export function parseTierSpec(spec: string): FeeTier[] {
 
 /** The same notation back, so `fees:show` prints what `fees:set` accepts. */
 export function formatTierSpec(tiers: readonly FeeTier[]): string {
-  return tiers.map((tier) => `${formatKobo(tier.minSend)}-${tier.maxSend === null ? '' : formatKobo(tier.maxSend)}:${formatKobo(tier.fee)}`).join(',');
+  return tiers
+    .map((tier) => `${formatKobo(tier.minSend)}-${tier.maxSend === null ? '' : formatKobo(tier.maxSend)}:${formatKobo(tier.fee)}`)
+    .join(',');
 }

@@ -44,7 +44,9 @@ export function createHoldsRepo(db: DbOrTrx) {
     },
 
     async totalHeld(tenantId: string): Promise<Kobo> {
-      const row: { total: string } | undefined = await db('virtual_accounts').where({ tenant_id: tenantId }).first(db.raw('coalesce(sum(held_balance), 0) AS total'));
+      const row: { total: string } | undefined = await db('virtual_accounts')
+        .where({ tenant_id: tenantId })
+        .first(db.raw('coalesce(sum(held_balance), 0) AS total'));
       return koboFromDb(row?.total ?? 0);
     },
   };

@@ -79,7 +79,8 @@ export function holdsRoutes(deps: { holds: HoldsService }): RouteDefinition[] {
     defineRoute({
       method: 'post',
       path: '/auth/holds/:entryId/return/lookup',
-      summary: 'Where a return to sender would go: the payer’s account, the provider’s name for it now, and whether that is the payer’s name',
+      summary:
+        'Where a return to sender would go: the payer’s account, the provider’s name for it now, and whether that is the payer’s name',
       tag: 'dashboard',
       auth: 'session',
       role: 'operator',

@@ -28,7 +28,13 @@ export const holdReleaseBodySchema = z.object({
   note: z.string().trim().min(1, 'note is required').max(500, 'note must be at most 500 characters'),
 });
 
-const payerBankCodeSchema = z.string().trim().min(1).max(20).optional().describe("The payer's bank, when the payment's bank name does not name one bank of the list");
+const payerBankCodeSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(20)
+  .optional()
+  .describe("The payer's bank, when the payment's bank name does not name one bank of the list");
 
 export const holdReturnLookupBodySchema = z.object({ bankCode: payerBankCodeSchema });
 
@@ -40,7 +46,9 @@ export const holdReturnBodySchema = holdReleaseBodySchema.extend({
     .min(1, 'confirmedAccountName must not be empty')
     .max(200, 'confirmedAccountName must be at most 200 characters')
     .optional()
-    .describe("The provider's name for the payer's account, as the operator saw it looked up and confirms paying it: needed only when it is not the payer's name"),
+    .describe(
+      "The provider's name for the payer's account, as the operator saw it looked up and confirms paying it: needed only when it is not the payer's name",
+    ),
 });
 
 const returnDestinationSchema = z.object({
@@ -53,13 +61,19 @@ const returnDestinationSchema = z.object({
 });
 
 export const holdReturnLookupResponseSchema = returnDestinationSchema.extend({
-  namesMatch: z.boolean().describe("Whether accountName is the payer's name (case, accents, punctuation and word order aside); when not, a return needs confirmedAccountName"),
+  namesMatch: z
+    .boolean()
+    .describe(
+      "Whether accountName is the payer's name (case, accents, punctuation and word order aside); when not, a return needs confirmedAccountName",
+    ),
 });
 
 export const holdReturnResponseSchema = returnDestinationSchema.extend({
   returned: moneySchema,
   merchantTxRef: z.string(),
-  nameCheck: z.enum(['matched', 'operator_confirmed']).describe("Why the looked-up name is paid: it is the payer's, or the operator confirmed it"),
+  nameCheck: z
+    .enum(['matched', 'operator_confirmed'])
+    .describe("Why the looked-up name is paid: it is the payer's, or the operator confirmed it"),
 });
 
 export const holdReleaseResponseSchema = z.object({ entryId: z.string(), accountRef: z.string(), released: moneySchema });
@@ -73,7 +87,11 @@ const limitSchema = z
 
 export const limitsBodySchema = z.object({ singleCredit: limitSchema, balance: limitSchema, dailyDebits: limitSchema });
 
-const shownLimitsSchema = z.object({ singleCredit: moneySchema.nullable(), balance: moneySchema.nullable(), dailyDebits: moneySchema.nullable() });
+const shownLimitsSchema = z.object({
+  singleCredit: moneySchema.nullable(),
+  balance: moneySchema.nullable(),
+  dailyDebits: moneySchema.nullable(),
+});
 
 export const tierLimitsResponseSchema = z.object({
   tiers: z.array(shownLimitsSchema.extend({ tier: z.number().int(), source: z.enum(['platform', 'tenant']) })),

@@ -23,7 +23,10 @@ export interface ReturnPayouts {
     tenantId: string,
     accountRef: string,
     request: { amount: Kobo; bankCode: string; accountNumber: string; narration: string; accountName: string },
-    hooks: { beforeDebit: (trx: Trx, debit: { debitEntryId: string; merchantTxRef: string }) => Promise<void>; onCreated: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void> },
+    hooks: {
+      beforeDebit: (trx: Trx, debit: { debitEntryId: string; merchantTxRef: string }) => Promise<void>;
+      onCreated: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void>;
+    },
   ): Promise<{ merchantTxRef: string }>;
 }
 
@@ -77,7 +80,8 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
     const id = isUuid(entryId) ? entryId.toLowerCase() : undefined;
     const held = id ? await holds.findOpen(tenantId, id) : undefined;
     if (held) return held;
-    if (id && (await holds.wasReturned(tenantId, id))) throw new ConflictError('the held money of this credit was already returned to the sender');
+    if (id && (await holds.wasReturned(tenantId, id)))
+      throw new ConflictError('the held money of this credit was already returned to the sender');
     throw new NotFoundError('held credit not found');
   }
 
@@ -100,7 +104,8 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
    * chose) and the provider's name for it, looked up now; nothing is written. The account must exist.
    */
   async function destinationOf(tenantId: string, held: HeldCredit, chosenBankCode: string | undefined): Promise<ReturnDestination> {
-    if (held.creditStatus !== 'confirmed') throw new ConflictError('the credit is not confirmed by the provider yet: it can be returned once it is');
+    if (held.creditStatus !== 'confirmed')
+      throw new ConflictError('the credit is not confirmed by the provider yet: it can be returned once it is');
     const payer = await holds.payerOf(held.entryId);
     if (!payer?.accountNumber || !/^\d{10}$/.test(payer.accountNumber)) {
       throw new ConflictError("the payment does not name the payer's account number: it cannot be returned to the sender");
@@ -137,7 +142,14 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
         if (!held) throw new NotFoundError('held credit not found');
         const released = await postingEngine.releaseHold(trx, held.accountId, held.entryId, { userId: user.id, note });
         if (released === 0n) throw new ConflictError('nothing of this credit is held any more');
-        await recordChange(trx, { kind: 'hold_released', tenantId: user.tenantId, customerId: held.customerId, transactionGroupId: held.transactionGroupId, amount: released, reason: 'operator' });
+        await recordChange(trx, {
+          kind: 'hold_released',
+          tenantId: user.tenantId,
+          customerId: held.customerId,
+          transactionGroupId: held.transactionGroupId,
+          amount: released,
+          reason: 'operator',
+        });
         await createAuditLog(trx).record(
           user,
           'kyc_hold.released',
@@ -161,7 +173,11 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
      * the name looked up. In its transaction, under the account's lock, the hold is released as returned just
      * before the debit spends it, and the decision goes in the audit log with both names.
      */
-    async returnToSender(user: AuthenticatedUser, entryId: string, decision: { note: string; bankCode?: string | undefined; confirmedAccountName?: string | undefined }): Promise<ReturnedCredit> {
+    async returnToSender(
+      user: AuthenticatedUser,
+      entryId: string,
+      decision: { note: string; bankCode?: string | undefined; confirmedAccountName?: string | undefined },
+    ): Promise<ReturnedCredit> {
       const destination = await destinationOf(user.tenantId, await openHold(user.tenantId, entryId), decision.bankCode);
       const { held, bankCode, accountNumber, accountName, payerName } = destination;
       const confirmed = decision.confirmedAccountName;
@@ -174,7 +190,12 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
         { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION, accountName },
         {
           beforeDebit: async (trx, debit) => {
-            await postingEngine.returnHold(trx, held.accountId, held.entryId, { debitEntryId: debit.debitEntryId, amount: held.held, userId: user.id, note: decision.note });
+            await postingEngine.returnHold(trx, held.accountId, held.entryId, {
+              debitEntryId: debit.debitEntryId,
+              amount: held.held,
+              userId: user.id,
+              note: decision.note,
+            });
             await recordChange(trx, {
               kind: 'hold_returned',
               tenantId: user.tenantId,

@@ -13,13 +13,20 @@ const toLimits = (row: LimitsRow): TierLimits => {
   const limit = (value: string | null): Kobo | null => (value === null ? null : koboFromDb(value));
   return { singleCredit: limit(row.single_credit), balance: limit(row.balance), dailyDebits: limit(row.daily_debits) };
 };
-const toRow = (limits: TierLimits) => ({ single_credit: limits.singleCredit, balance: limits.balance, daily_debits: limits.dailyDebits, updated_at: new Date() });
+const toRow = (limits: TierLimits) => ({
+  single_credit: limits.singleCredit,
+  balance: limits.balance,
+  daily_debits: limits.dailyDebits,
+  updated_at: new Date(),
+});
 
 /** A tenant's limits per tier and its own limits for one customer: the rows customerLimitsSql resolves. */
 export function createKycLimitsRepo(db: DbOrTrx) {
   return {
     async tenantTiers(tenantId: string): Promise<Map<KycTier, TierLimits>> {
-      const rows: Array<LimitsRow & { tier: KycTier }> = await db('kyc_tier_limits').where({ tenant_id: tenantId }).select('tier', 'single_credit', 'balance', 'daily_debits');
+      const rows: Array<LimitsRow & { tier: KycTier }> = await db('kyc_tier_limits')
+        .where({ tenant_id: tenantId })
+        .select('tier', 'single_credit', 'balance', 'daily_debits');
       return new Map(rows.map((row) => [row.tier, toLimits(row)]));
     },
 
@@ -35,7 +42,9 @@ export function createKycLimitsRepo(db: DbOrTrx) {
     },
 
     async customerLimits(customerId: string): Promise<TierLimits | undefined> {
-      const row: LimitsRow | undefined = await db('customer_kyc_limits').where({ customer_id: customerId }).first('single_credit', 'balance', 'daily_debits');
+      const row: LimitsRow | undefined = await db('customer_kyc_limits')
+        .where({ customer_id: customerId })
+        .first('single_credit', 'balance', 'daily_debits');
       return row ? toLimits(row) : undefined;
     },
 

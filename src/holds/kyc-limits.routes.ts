@@ -1,7 +1,13 @@
 import type { TierLimits } from '../config';
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { formatKobo } from '../money';
-import { customerLimitsParamsSchema, customerLimitsResponseSchema, limitsBodySchema, tierLimitsResponseSchema, tierParamsSchema } from './holds.schemas';
+import {
+  customerLimitsParamsSchema,
+  customerLimitsResponseSchema,
+  limitsBodySchema,
+  tierLimitsResponseSchema,
+  tierParamsSchema,
+} from './holds.schemas';
 import type { KycLimitsService } from './kyc-limits.service';
 
 const shown = (limits: TierLimits) => {
@@ -33,7 +39,8 @@ export function kycLimitsRoutes(deps: { kycLimits: KycLimitsService }): RouteDef
     defineRoute({
       method: 'put',
       path: '/auth/kyc-limits/:tier',
-      summary: 'Set the tenant’s own limits for a tier (its partner bank’s), for credits and payouts from now on; none looser than the platform’s unless the platform operator allowed it',
+      summary:
+        'Set the tenant’s own limits for a tier (its partner bank’s), for credits and payouts from now on; none looser than the platform’s unless the platform operator allowed it',
       tag: 'dashboard',
       auth: 'session',
       params: tierParamsSchema,
@@ -73,7 +80,8 @@ export function kycLimitsRoutes(deps: { kycLimits: KycLimitsService }): RouteDef
     defineRoute({
       method: 'put',
       path: '/auth/customers/:id/kyc-limits',
-      summary: 'Set limits for one customer, whatever its tier (audited); none looser than the platform’s for its tier unless the platform operator allowed it',
+      summary:
+        'Set limits for one customer, whatever its tier (audited); none looser than the platform’s for its tier unless the platform operator allowed it',
       tag: 'dashboard',
       auth: 'session',
       role: 'admin',

@@ -23,11 +23,16 @@ const shown = (limits: TierLimits) => {
   return { singleCredit: text(limits.singleCredit), balance: text(limits.balance), dailyDebits: text(limits.dailyDebits) };
 };
 
-const sameLimits = (left: TierLimits, right: TierLimits): boolean => left.singleCredit === right.singleCredit && left.balance === right.balance && left.dailyDebits === right.dailyDebits;
+const sameLimits = (left: TierLimits, right: TierLimits): boolean =>
+  left.singleCredit === right.singleCredit && left.balance === right.balance && left.dailyDebits === right.dailyDebits;
 
 class LooserLimitsError extends AppError {
   constructor(tierNamed: string, looser: string[]) {
-    super('forbidden', 'limits_looser_than_platform', `limits looser than the platform's for ${tierNamed}: ${looser.join(', ')}; only the platform operator can allow this tenant looser limits`);
+    super(
+      'forbidden',
+      'limits_looser_than_platform',
+      `limits looser than the platform's for ${tierNamed}: ${looser.join(', ')}; only the platform operator can allow this tenant looser limits`,
+    );
   }
 }
 
@@ -62,7 +67,12 @@ export function createKycLimitsService(deps: { db: Db; tierDefaults: TierDefault
           await refuseLooser(trx, user.tenantId, tier, `tier ${tier}`, limits);
           await repo.setTenantTier(user.tenantId, tier, limits);
         } else await repo.clearTenantTier(user.tenantId, tier);
-        await createAuditLog(trx).record(user, 'kyc_limits.changed', { type: 'kyc_tier', id: null }, { tier, limits: limits ? shown(limits) : 'platform defaults' });
+        await createAuditLog(trx).record(
+          user,
+          'kyc_limits.changed',
+          { type: 'kyc_tier', id: null },
+          { tier, limits: limits ? shown(limits) : 'platform defaults' },
+        );
       });
     },
 
@@ -80,7 +90,12 @@ export function createKycLimitsService(deps: { db: Db; tierDefaults: TierDefault
           await refuseLooser(trx, user.tenantId, customer.kyc_tier, `tier ${customer.kyc_tier}, the customer's`, limits);
           await repo.setCustomerLimits(user.tenantId, customer.id, limits);
         } else if (!(await repo.clearCustomerLimits(customer.id))) throw new NotFoundError('customer has no limits of its own');
-        await createAuditLog(trx).record(user, 'kyc_limits.changed', { type: 'customer', id: customer.id }, { name: customer.name, limits: limits ? shown(limits) : 'the tier limits' });
+        await createAuditLog(trx).record(
+          user,
+          'kyc_limits.changed',
+          { type: 'customer', id: customer.id },
+          { name: customer.name, limits: limits ? shown(limits) : 'the tier limits' },
+        );
       });
     },
 
@@ -101,7 +116,13 @@ export function createKycLimitsService(deps: { db: Db; tierDefaults: TierDefault
           const within = withinDefaults(limits, tierDefaults[tier]);
           if (sameLimits(within, limits)) continue;
           await repo.setTenantTier(tenantId, tier, within);
-          await audit.recordAs(tenantId, PLATFORM_OPERATOR, 'kyc_limits.changed', { type: 'kyc_tier', id: null }, { tier, limits: shown(within), reason: 'looser limits no longer allowed' });
+          await audit.recordAs(
+            tenantId,
+            PLATFORM_OPERATOR,
+            'kyc_limits.changed',
+            { type: 'kyc_tier', id: null },
+            { tier, limits: shown(within), reason: 'looser limits no longer allowed' },
+          );
           tightened.push(`tier ${tier}`);
         }
         for (const { customerId, limits } of await repo.customersWithLimits(tenantId)) {

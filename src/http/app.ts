@@ -34,7 +34,8 @@ function checkResponse(route: RouteDefinition, status: number, body: unknown): v
   if (!route.responses[status]) throw new Error(`${route.method.toUpperCase()} ${route.path} answered undeclared status ${status}`);
   if (!schema) return;
   const result = schema.safeParse(body);
-  if (!result.success) throw new Error(`${route.method.toUpperCase()} ${route.path} response does not match its schema: ${result.error.message}`);
+  if (!result.success)
+    throw new Error(`${route.method.toUpperCase()} ${route.path} response does not match its schema: ${result.error.message}`);
 }
 
 /**
@@ -101,7 +102,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     const checks = await readiness();
     const ready = Object.values(checks).every(Boolean);
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(Object.entries(checks).map(([name, up]) => [name, up ? 'up' : 'down'])) };
+    ctx.body = {
+      status: ready ? 'ready' : 'unavailable',
+      checks: Object.fromEntries(Object.entries(checks).map(([name, up]) => [name, up ? 'up' : 'down'])),
+    };
   });
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApi;
@@ -129,7 +133,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(async (ctx, next) => {
     await next();
     if (ctx.body !== undefined) return;
-    if ((ctx.status === 405 || ctx.status === 501) && ctx.response.get('Allow')) throw new HttpError(405, 'method_not_allowed', 'method not allowed');
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.response.get('Allow'))
+      throw new HttpError(405, 'method_not_allowed', 'method not allowed');
     if (ctx.status === 404 || ctx.status === 501) {
       ctx.remove('Allow');
       throw new HttpError(404, 'not_found', 'route not found');

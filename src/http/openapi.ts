@@ -28,14 +28,28 @@ function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType> {
 }
 
 function parameters(route: RouteDefinition): JsonObject[] {
-  const path = Object.entries(shapeOf(route.params)).map(([name, schema]) => ({ name, in: 'path', required: true, schema: jsonSchema(schema, 'input') }));
+  const path = Object.entries(shapeOf(route.params)).map(([name, schema]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: jsonSchema(schema, 'input'),
+  }));
   const query = Object.entries(shapeOf(route.query)).map(([name, schema]) => ({
     name,
     in: 'query',
     required: !schema.safeParse(undefined).success,
     schema: jsonSchema(schema, 'input'),
   }));
-  const headers = route.idempotencyKey ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' } }] : [];
+  const headers = route.idempotencyKey
+    ? [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
+        },
+      ]
+    : [];
   return [...path, ...query, ...headers];
 }
 
@@ -56,7 +70,9 @@ function implicitErrors(route: RouteDefinition): number[] {
 function operation(route: RouteDefinition): JsonObject {
   const responses: JsonObject = {};
   for (const [status, spec] of Object.entries(route.responses)) {
-    responses[status] = spec.schema ? { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } } : { description: spec.description };
+    responses[status] = spec.schema
+      ? { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } }
+      : { description: spec.description };
   }
   const errorStatuses = new Set([...(route.errors ?? []), ...implicitErrors(route)]);
   for (const status of errorStatuses) {
@@ -71,7 +87,14 @@ function operation(route: RouteDefinition): JsonObject {
     tags: [route.tag],
     operationId: `${route.method}${route.path.replace(/[/:]+(\w)/g, (_match, letter: string) => letter.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
     parameters: parameters(route),
-    ...(route.body && !route.rawBody ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+    ...(route.body && !route.rawBody
+      ? {
+          requestBody: {
+            required: !route.body.safeParse(undefined).success,
+            content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+          },
+        }
+      : {}),
     responses,
     security,
     // Session routes: the least dashboard role allowed (viewer < operator < admin).
@@ -92,7 +115,12 @@ function webhookOperations(webhooks: OpenApiWebhooks): JsonObject {
           operationId: `event${name.replace(/[._](\w)/g, (_match, letter: string) => letter.toUpperCase()).replace(/^\w/, (letter) => letter.toUpperCase())}`,
           parameters: [
             { name: 'X-Event-Id', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
-            { name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' } },
+            {
+              name: 'X-Service-Signature',
+              in: 'header',
+              required: true,
+              schema: { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' },
+            },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(schema, 'output') } } },
           responses: { '2XX': { description: 'Received; any other answer is retried on the delivery schedule' } },
@@ -103,7 +131,11 @@ function webhookOperations(webhooks: OpenApiWebhooks): JsonObject {
 }
 
 /** The OpenAPI document, generated from the same zod schemas that validate requests. */
-export function buildOpenApi(routes: RouteDefinition[], info: { title: string; version: string }, webhooks: OpenApiWebhooks = {}): JsonObject {
+export function buildOpenApi(
+  routes: RouteDefinition[],
+  info: { title: string; version: string },
+  webhooks: OpenApiWebhooks = {},
+): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');

@@ -52,7 +52,9 @@ interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
 
 export type RouteDefinition = RouteSpec<Schema, Schema, Schema>;
 
-export function defineRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(spec: RouteSpec<P, Q, B>): RouteDefinition {
+export function defineRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
+  spec: RouteSpec<P, Q, B>,
+): RouteDefinition {
   return spec as unknown as RouteDefinition;
 }
 

@@ -16,9 +16,13 @@ function messageFor(issue: z.core.$ZodRawIssue, root: string): string | undefine
     case 'invalid_type':
       return issue.input === undefined ? `${field} is required` : `${field} must be a ${issue.expected}`;
     case 'too_small':
-      return issue.origin === 'string' ? `${field} must be at least ${String(issue.minimum)} characters` : `${field} must be at least ${String(issue.minimum)}`;
+      return issue.origin === 'string'
+        ? `${field} must be at least ${String(issue.minimum)} characters`
+        : `${field} must be at least ${String(issue.minimum)}`;
     case 'too_big':
-      return issue.origin === 'string' ? `${field} must be at most ${String(issue.maximum)} characters` : `${field} must be at most ${String(issue.maximum)}`;
+      return issue.origin === 'string'
+        ? `${field} must be at most ${String(issue.maximum)} characters`
+        : `${field} must be at most ${String(issue.maximum)}`;
     case 'invalid_format':
       return `${field} is not a valid ${issue.format}`;
     case 'invalid_value':

@@ -15,9 +15,15 @@ export function createIdempotencyRepo(db: DbOrTrx) {
   return {
     /** Claims the key for this request, or returns whoever claimed it first (the unique key decides, not a read). */
     async claim(record: Omit<IdempotencyRecord, 'resource_id'>): Promise<{ claimed: boolean; record: IdempotencyRecord }> {
-      const [inserted]: IdempotencyRecord[] = await db('idempotency_keys').insert(record).onConflict(['tenant_id', 'scope', 'key']).ignore().returning('*');
+      const [inserted]: IdempotencyRecord[] = await db('idempotency_keys')
+        .insert(record)
+        .onConflict(['tenant_id', 'scope', 'key'])
+        .ignore()
+        .returning('*');
       if (inserted) return { claimed: true, record: inserted };
-      const existing: IdempotencyRecord = await db('idempotency_keys').where({ tenant_id: record.tenant_id, scope: record.scope, key: record.key }).first();
+      const existing: IdempotencyRecord = await db('idempotency_keys')
+        .where({ tenant_id: record.tenant_id, scope: record.scope, key: record.key })
+        .first();
       return { claimed: false, record: existing };
     },
 

@@ -6,7 +6,11 @@ export type KycTier = 1 | 2 | 3;
 /** The platform's default limits per tier (from the configuration). */
 export type TierDefaults = Readonly<Record<KycTier, TierLimits>>;
 
-export function tierDefaultsOf(config: { KYC_TIER1_LIMITS: TierLimits; KYC_TIER2_LIMITS: TierLimits; KYC_TIER3_LIMITS: TierLimits }): TierDefaults {
+export function tierDefaultsOf(config: {
+  KYC_TIER1_LIMITS: TierLimits;
+  KYC_TIER2_LIMITS: TierLimits;
+  KYC_TIER3_LIMITS: TierLimits;
+}): TierDefaults {
   return { 1: config.KYC_TIER1_LIMITS, 2: config.KYC_TIER2_LIMITS, 3: config.KYC_TIER3_LIMITS };
 }
 
@@ -33,7 +37,8 @@ export function kycLimitBindings(defaults: TierDefaults): { kyc_default_limits: 
  * binding from kycLimitBindings).
  */
 export function customerLimitsSql(customersFrom: string): string {
-  const pick = (column: string) => `CASE WHEN o.customer_id IS NOT NULL THEN o.${column} WHEN t.tenant_id IS NOT NULL THEN t.${column} ELSE d.${column} END AS ${column}`;
+  const pick = (column: string) =>
+    `CASE WHEN o.customer_id IS NOT NULL THEN o.${column} WHEN t.tenant_id IS NOT NULL THEN t.${column} ELSE d.${column} END AS ${column}`;
   return `SELECT c.id AS customer_id, c.kyc_tier AS tier, ${pick('single_credit')}, ${pick('balance')}, ${pick('daily_debits')}
       FROM ${customersFrom} c
       LEFT JOIN customer_kyc_limits o ON o.customer_id = c.id
@@ -50,7 +55,9 @@ const looser = (limit: bigint | null, than: bigint | null): boolean => than !== 
 /** Each limit of `limits` looser than the platform's for the tier, as `name: limit (platform's: limit)`; empty when none is. */
 export function looserThanDefaults(limits: TierLimits, defaults: TierLimits): string[] {
   const shown = (kobo: bigint | null) => (kobo === null ? 'no limit' : formatKobo(kobo));
-  return LIMIT_NAMES.filter((name) => looser(limits[name], defaults[name])).map((name) => `${name} ${shown(limits[name])} (platform's ${shown(defaults[name])})`);
+  return LIMIT_NAMES.filter((name) => looser(limits[name], defaults[name])).map(
+    (name) => `${name} ${shown(limits[name])} (platform's ${shown(defaults[name])})`,
+  );
 }
 
 /** `limits` with each limit looser than the platform's for the tier replaced by the platform's. */

@@ -110,13 +110,20 @@ export function createHoldsRepo(trx: Trx) {
         unheldBalance: koboFromDb(row.unheld_balance),
         singleCredit: limit(row.single_credit),
         balanceLimit: limit(row.balance_limit),
-        holds: row.holds.map((hold) => ({ entryId: hold.entry_id, accountId: hold.account_id, open: koboFromDb(hold.open), credit: koboFromDb(hold.credit) })),
+        holds: row.holds.map((hold) => ({
+          entryId: hold.entry_id,
+          accountId: hold.account_id,
+          open: koboFromDb(hold.open),
+          credit: koboFromDb(hold.credit),
+        })),
       };
     },
 
     /** What one credit's hold still holds (0 when none); call with the account locked. */
     async openAmount(accountId: string, entryId: string): Promise<Kobo> {
-      const row: { open: string } | undefined = await trx('ledger_holds').where({ account_id: accountId, entry_id: entryId }).first(trx.raw('amount - released AS open'));
+      const row: { open: string } | undefined = await trx('ledger_holds')
+        .where({ account_id: accountId, entry_id: entryId })
+        .first(trx.raw('amount - released AS open'));
       return row ? koboFromDb(row.open) : 0n;
     },
 

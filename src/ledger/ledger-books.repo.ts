@@ -43,7 +43,9 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
          SELECT 'customers', coalesce(sum(ledger_balance), 0)::text FROM virtual_accounts WHERE tenant_id = :tenant_id`,
         { tenant_id: tenantId },
       );
-      const byAccount = new Map((result.rows as Array<{ account: string; balance: string }>).map((row) => [row.account, koboFromDb(row.balance)]));
+      const byAccount = new Map(
+        (result.rows as Array<{ account: string; balance: string }>).map((row) => [row.account, koboFromDb(row.balance)]),
+      );
       return [...SYSTEM_ACCOUNTS, 'customers' as const].map((code) => ({ code, balance: byAccount.get(code) ?? 0n }));
     },
 
@@ -52,7 +54,9 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
      * (clearing) less the fees the provider kept. The provider's wallet balance, when nothing is in flight.
      */
     async heldAtProvider(): Promise<Kobo> {
-      const result = await db.raw(`SELECT coalesce(-sum(amount), 0)::text AS held FROM ledger_system_postings WHERE account IN ('clearing', 'provider_fees')`);
+      const result = await db.raw(
+        `SELECT coalesce(-sum(amount), 0)::text AS held FROM ledger_system_postings WHERE account IN ('clearing', 'provider_fees')`,
+      );
       return koboFromDb((result.rows[0] as { held: string }).held);
     },
 
@@ -75,7 +79,9 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
 
     /** One of the tenant's transactions with its postings; undefined when the tenant has none of that id. */
     async transaction(tenantId: string, transactionId: string): Promise<JournalTransaction | undefined> {
-      const [found] = await transactionsWithPostings(db, tenantId, 'SELECT CAST(:transaction_id AS uuid) AS transaction_id', { transaction_id: transactionId });
+      const [found] = await transactionsWithPostings(db, tenantId, 'SELECT CAST(:transaction_id AS uuid) AS transaction_id', {
+        transaction_id: transactionId,
+      });
       return found;
     },
   };
@@ -85,7 +91,12 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
  * The transactions `pageSql` selects (one column, transaction_id), newest first, with their postings. The
  * postings are read by tenant and transaction id, as each transaction is judged balanced.
  */
-async function transactionsWithPostings(db: DbOrTrx, tenantId: string, pageSql: string, bindings: Record<string, string | number | null>): Promise<JournalTransaction[]> {
+async function transactionsWithPostings(
+  db: DbOrTrx,
+  tenantId: string,
+  pageSql: string,
+  bindings: Record<string, string | number | null>,
+): Promise<JournalTransaction[]> {
   const result = await db.raw(
     `WITH page AS (${pageSql}), postings AS (
        SELECT s.transaction_id, s.kind, s.reference, s.created_at, s.account, NULL::text AS account_ref, s.amount, NULL::uuid AS entry_id, NULL::text AS status
@@ -103,7 +114,13 @@ async function transactionsWithPostings(db: DbOrTrx, tenantId: string, pageSql: 
        FROM postings GROUP BY transaction_id ORDER BY transaction_id DESC`,
     { ...bindings, tenant_id: tenantId },
   );
-  type Row = { transaction_id: string; kind: JournalTransaction['kind']; reference: string | null; created_at: Date; postings: Array<Omit<JournalPosting, 'amount'> & { amount: string }> };
+  type Row = {
+    transaction_id: string;
+    kind: JournalTransaction['kind'];
+    reference: string | null;
+    created_at: Date;
+    postings: Array<Omit<JournalPosting, 'amount'> & { amount: string }>;
+  };
   return (result.rows as Row[]).map((row) => ({
     id: row.transaction_id,
     kind: row.kind,

@@ -28,7 +28,9 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
 
   return {
     async counts(): Promise<{ accounts: number; entries: number }> {
-      const [row] = await rows<{ accounts: string; entries: string }>('SELECT (SELECT count(*) FROM virtual_accounts) AS accounts, (SELECT count(*) FROM ledger_entries) AS entries');
+      const [row] = await rows<{ accounts: string; entries: string }>(
+        'SELECT (SELECT count(*) FROM virtual_accounts) AS accounts, (SELECT count(*) FROM ledger_entries) AS entries',
+      );
       return { accounts: Number(row!.accounts), entries: Number(row!.entries) };
     },
 

@@ -2,7 +2,15 @@ import type { DbOrTrx, Trx } from '../db';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 import { uuidv7 } from '../ids';
-import type { AppendTotals, EntryDraft, EntryStatus, LedgerEntry, SystemAccount, SystemPosting, SystemTransactionKind } from './ledger.types';
+import type {
+  AppendTotals,
+  EntryDraft,
+  EntryStatus,
+  LedgerEntry,
+  SystemAccount,
+  SystemPosting,
+  SystemTransactionKind,
+} from './ledger.types';
 import { appendFragment } from './posting-ctes';
 
 export interface EntryRow {
@@ -77,7 +85,13 @@ export function toLedgerEntry(row: EntryRow): LedgerEntry {
 export function createLedgerRepo(db: DbOrTrx) {
   return {
     /** The appended entries, or null when the account does not exist or lacks the funds. */
-    async append(trx: Trx, accountId: string, drafts: EntryDraft[], totals: AppendTotals, tierDefaults: TierDefaults): Promise<LedgerEntry[] | null> {
+    async append(
+      trx: Trx,
+      accountId: string,
+      drafts: EntryDraft[],
+      totals: AppendTotals,
+      tierDefaults: TierDefaults,
+    ): Promise<LedgerEntry[] | null> {
       const fragment = appendFragment('CAST(:account_id AS uuid)', drafts, totals);
       const result = await trx.raw(`WITH ${fragment.ctes} SELECT posting_inserted.* FROM posting_inserted, posting_moved ORDER BY seq`, {
         ...fragment.bindings,
@@ -132,12 +146,17 @@ export function createLedgerRepo(db: DbOrTrx) {
 
     /** The postings to system accounts of one transaction. */
     async systemPostingsOf(trx: Trx, transactionId: string): Promise<SystemPosting[]> {
-      const rows: Array<{ account: SystemAccount; amount: string }> = await trx('ledger_system_postings').where({ transaction_id: transactionId }).select('account', 'amount');
+      const rows: Array<{ account: SystemAccount; amount: string }> = await trx('ledger_system_postings')
+        .where({ transaction_id: transactionId })
+        .select('account', 'amount');
       return rows.map((row) => ({ account: row.account, amount: koboFromDb(row.amount) }));
     },
 
     /** A transaction between system accounts only (a payout leaving the provider, its fee). */
-    async postSystemTransaction(trx: Trx, transaction: { tenantId: string; kind: SystemTransactionKind; reference: string; postings: SystemPosting[] }): Promise<string> {
+    async postSystemTransaction(
+      trx: Trx,
+      transaction: { tenantId: string; kind: SystemTransactionKind; reference: string; postings: SystemPosting[] },
+    ): Promise<string> {
       const transactionId = uuidv7();
       await trx('ledger_system_postings').insert(
         transaction.postings.map((posting) => ({

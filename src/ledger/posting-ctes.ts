@@ -61,7 +61,8 @@ const LAGOS_TODAY = "CAST(now() AT TIME ZONE 'Africa/Lagos' AS date)";
  * written (entry_id, account_id, amount held, tier, limit_kind, limit_amount, credit_amount), for the caller's rows.
  */
 function judgedCreditsCte(draftsFrom: string): string {
-  const unheld = (run: string) => `CASE WHEN s.balance_limit IS NULL THEN s.unheld0 + ${run} ELSE greatest(s.unheld0, least(s.balance_limit, s.unheld0 + ${run})) END`;
+  const unheld = (run: string) =>
+    `CASE WHEN s.balance_limit IS NULL THEN s.unheld0 + ${run} ELSE greatest(s.unheld0, least(s.balance_limit, s.unheld0 + ${run})) END`;
   return `posting_judged AS (
       SELECT s.id, s.account_id, s.customer_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed,
              CAST(s.amount - (${unheld('s.allowed_run')} - ${unheld('(s.allowed_run - s.allowed)')}) AS bigint) AS held

@@ -61,7 +61,10 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
 
   /** The system side of a transaction answering (undoing) the one `entry` belongs to. */
   async function undoneCounterPostings(trx: Trx, entry: LedgerEntry): Promise<SystemPosting[]> {
-    return (await repo.systemPostingsOf(trx, entry.transactionId)).map((posting) => ({ account: posting.account, amount: -posting.amount }));
+    return (await repo.systemPostingsOf(trx, entry.transactionId)).map((posting) => ({
+      account: posting.account,
+      amount: -posting.amount,
+    }));
   }
 
   async function append(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry[]> {
@@ -98,7 +101,12 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * money, judges the credits against the customers' KYC limits, and runs the statement, prepared once per
      * connection under `name`; the caller's rows are the caller's bindings.
      */
-    creditPaymentsAmong(db: DbOrTrx, name: string, parts: StatementParts & { credits: string }, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
+    creditPaymentsAmong(
+      db: DbOrTrx,
+      name: string,
+      parts: StatementParts & { credits: string },
+      bindings: Record<string, unknown>,
+    ): Promise<{ rows: unknown[] }> {
       return runPrepared(
         db,
         name,
@@ -134,7 +142,13 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * A settlement's debit in ONE statement with the caller's own rows: posted only when the account its CTEs
      * select has the funds and the customer's daily payout limit allows it (see settlementDebitStatement).
      */
-    debitSettlementAmong(db: DbOrTrx, name: string, parts: StatementParts & { accountIdSql: string }, debit: PostingPlan, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
+    debitSettlementAmong(
+      db: DbOrTrx,
+      name: string,
+      parts: StatementParts & { accountIdSql: string },
+      debit: PostingPlan,
+      bindings: Record<string, unknown>,
+    ): Promise<{ rows: unknown[] }> {
       const statement = settlementDebitStatement(parts, debit);
       return runPrepared(
         db,
@@ -145,7 +159,11 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     },
 
     /** Confirms provisional payment credits in ONE statement with the caller's own rows (see confirmCreditsStatement). */
-    async confirmCreditsAmong(db: DbOrTrx, parts: StatementParts & { entryIdsSql: string; accountIdsSql: string }, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
+    async confirmCreditsAmong(
+      db: DbOrTrx,
+      parts: StatementParts & { entryIdsSql: string; accountIdsSql: string },
+      bindings: Record<string, unknown>,
+    ): Promise<{ rows: unknown[] }> {
       return (await db.raw(confirmCreditsStatement(parts), bindings)) as { rows: unknown[] };
     },
 
@@ -167,11 +185,17 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * the transaction ends, so no other settle can spend the released money in between. Refused (409) when
      * the credit was returned already or its held amount is no longer `amount`.
      */
-    async returnHold(trx: Trx, accountId: string, entryId: string, payback: { debitEntryId: string; amount: Kobo; userId: string; note: string }): Promise<void> {
+    async returnHold(
+      trx: Trx,
+      accountId: string,
+      entryId: string,
+      payback: { debitEntryId: string; amount: Kobo; userId: string; note: string },
+    ): Promise<void> {
       await repo.lockAccounts(trx, [accountId]);
       const holds = createHoldsRepo(trx);
       if (await holds.wasReturned(entryId)) throw new ConflictError('the held money of this credit was already returned to the sender');
-      if ((await holds.openAmount(accountId, entryId)) !== payback.amount) throw new ConflictError('the held amount of this credit changed meanwhile: look again');
+      if ((await holds.openAmount(accountId, entryId)) !== payback.amount)
+        throw new ConflictError('the held amount of this credit changed meanwhile: look again');
       await holds.release(accountId, [{ entryId, amount: payback.amount, reason: 'returned', userId: payback.userId, note: payback.note }]);
       await holds.recordReturn(entryId, payback.debitEntryId, payback.amount, payback.userId);
     },
@@ -190,7 +214,9 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       for (const accountId of accountIds) {
         await holds.release(
           accountId,
-          releases.filter((release) => release.accountId === accountId).map((release) => ({ entryId: release.entryId, amount: release.amount, reason, userId, note: null })),
+          releases
+            .filter((release) => release.accountId === accountId)
+            .map((release) => ({ entryId: release.entryId, amount: release.amount, reason, userId, note: null })),
         );
       }
       return releases.reduce((sum, release) => sum + release.amount, 0n);
@@ -230,7 +256,10 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       if (payoutFee > 0n) await postPayoutFee(trx, tenantId, reference, -payoutFee);
     },
 
-    /** Locks accounts' customers and then the accounts, each in id order, before postings to several accounts in one transaction (no deadlock with another such caller or a posting). */
+    /**
+     * Locks accounts' customers and then the accounts, each in id order, before postings to several accounts in one transaction (no
+     * deadlock with another such caller or a posting).
+     */
     lockAccounts(trx: Trx, accountIds: string[]): Promise<void> {
       return repo.lockAccounts(trx, accountIds);
     },
@@ -298,7 +327,9 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       if (!reversed) return undefined;
       const original = reversed.entry;
       // A paid settlement's money had left payouts in transit for clearing: its refund comes back from clearing.
-      const counterPostings: SystemPosting[] = reversed.wasConfirmed ? [{ account: 'clearing', amount: -original.amount }] : await undoneCounterPostings(trx, original);
+      const counterPostings: SystemPosting[] = reversed.wasConfirmed
+        ? [{ account: 'clearing', amount: -original.amount }]
+        : await undoneCounterPostings(trx, original);
       // The customer's and the account's locks before the hold's row, as every release takes them.
       await repo.lockAccounts(trx, [original.accountId]);
       const heldReleased = await createHoldsRepo(trx).closeHold(original.id);
@@ -324,7 +355,8 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
         ),
       );
       // A return to sender that did not pay: the money is over the limit still, so it is held again.
-      if (original.direction === 'debit' && original.kind === 'settlement') await createHoldsRepo(trx).holdReturnedAgain(original.accountId, original.id, reversal!.id);
+      if (original.direction === 'debit' && original.kind === 'settlement')
+        await createHoldsRepo(trx).holdReturnedAgain(original.accountId, original.id, reversal!.id);
       return { original, reversal: reversal! };
     },
   };

@@ -48,7 +48,10 @@ export function paymentCreditsStatement(parts: StatementParts & { credits: strin
  * caller's `select` may read why from posting_gate (funds_covered, tier, daily_limit, used_today: the locked
  * rows' values). The bindings are the posting's, to merge with the caller's.
  */
-export function settlementDebitStatement(parts: StatementParts & { accountIdSql: string }, debit: PostingPlan): { sql: string; bindings: Record<string, unknown> } {
+export function settlementDebitStatement(
+  parts: StatementParts & { accountIdSql: string },
+  debit: PostingPlan,
+): { sql: string; bindings: Record<string, unknown> } {
   const fragment = appendFragment(parts.accountIdSql, debit.drafts, debit.totals);
   return { sql: withPosting(parts, fragment.ctes), bindings: fragment.bindings };
 }

@@ -3,7 +3,8 @@ import type { Kobo } from '../money';
 import type { EntryDraft, FundsSource, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
 import { counterPostingsJson } from './posting-ctes';
 
-const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo => drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
+const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo =>
+  drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
 
 /**
  * The system side of a payment credit or a settlement debit, which their kind decides: a payment's gross
@@ -24,7 +25,10 @@ function counterPostingsOf(posting: NewPosting): SystemPosting[] {
 }
 
 /** The entries to append and what they do to the account's totals: the rules every posting path shares. */
-export function planPosting(postings: NewPosting[], options: { spendFrom?: FundsSource; countsTowardDay?: boolean; pendingReleased?: Kobo; heldReleased?: Kobo } = {}): PostingPlan {
+export function planPosting(
+  postings: NewPosting[],
+  options: { spendFrom?: FundsSource; countsTowardDay?: boolean; pendingReleased?: Kobo; heldReleased?: Kobo } = {},
+): PostingPlan {
   const drafts: EntryDraft[] = postings.map((posting) => ({
     id: posting.id ?? uuidv7(),
     direction: posting.direction,
@@ -49,7 +53,9 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
       pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
       pendingReleased: options.pendingReleased ?? 0n,
       heldReleased: options.heldReleased ?? 0n,
-      requireFunds: options.spendFrom ? { amount: debits, from: options.spendFrom, countsTowardDay: options.countsTowardDay ?? true } : null,
+      requireFunds: options.spendFrom
+        ? { amount: debits, from: options.spendFrom, countsTowardDay: options.countsTowardDay ?? true }
+        : null,
     },
   };
 }
@@ -59,7 +65,14 @@ export function planPosting(postings: NewPosting[], options: { spendFrom?: Funds
  * caller names the entry and its transaction group, since its own rows (the confirmation queue, the
  * callback) refer to them.
  */
-export function paymentCredit(payment: { entryId: string; transactionGroupId: string; gross: Kobo; fee: Kobo; senderName: string; transactionId: string }): PostingPlan {
+export function paymentCredit(payment: {
+  entryId: string;
+  transactionGroupId: string;
+  gross: Kobo;
+  fee: Kobo;
+  senderName: string;
+  transactionId: string;
+}): PostingPlan {
   return planPosting([
     {
       id: payment.entryId,
@@ -80,7 +93,13 @@ export function paymentCredit(payment: { entryId: string; transactionGroupId: st
  * account's lock). A return of held money to its payer is outside the daily payout limit: neither counted
  * nor refused by it.
  */
-export function settlementDebit(settlement: { amount: Kobo; narration: string; merchantTxRef: string; spendFrom: FundsSource; returnToSender?: boolean }): PostingPlan {
+export function settlementDebit(settlement: {
+  amount: Kobo;
+  narration: string;
+  merchantTxRef: string;
+  spendFrom: FundsSource;
+  returnToSender?: boolean;
+}): PostingPlan {
   return planPosting(
     [
       {

@@ -48,7 +48,12 @@ const ACCOUNT_PAGE_SQL = (withCursor: boolean, accountColumns: AccountColumns<un
 export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: AccountColumns<Account>) {
   return {
     /** See ACCOUNT_PAGE_SQL; undefined when the tenant has no such account. */
-    async accountPage(tenantId: string, accountRef: string, afterEntryId: string | undefined, limit: number): Promise<AccountPage<Account> | undefined> {
+    async accountPage(
+      tenantId: string,
+      accountRef: string,
+      afterEntryId: string | undefined,
+      limit: number,
+    ): Promise<AccountPage<Account> | undefined> {
       const { rows } = (await db.raw(ACCOUNT_PAGE_SQL(afterEntryId !== undefined, accountColumns), {
         tenantId,
         accountRef,
@@ -73,12 +78,22 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
 
     /** The last entry posted strictly before `at` (entries are stamped in seq order under the account lock). */
     async lastEntryBefore(accountId: string, at: Date): Promise<LedgerEntry | undefined> {
-      const row = await db('ledger_entries').where({ account_id: accountId }).where('created_at', '<', at).orderBy('created_at', 'desc').orderBy('seq', 'desc').first();
+      const row = await db('ledger_entries')
+        .where({ account_id: accountId })
+        .where('created_at', '<', at)
+        .orderBy('created_at', 'desc')
+        .orderBy('seq', 'desc')
+        .first();
       return row ? toLedgerEntry(row) : undefined;
     },
 
     async page(accountId: string, afterSeq: bigint, throughSeq: bigint, limit: number): Promise<LedgerEntry[]> {
-      const rows = await db('ledger_entries').where({ account_id: accountId }).where('seq', '>', afterSeq.toString()).where('seq', '<=', throughSeq.toString()).orderBy('seq').limit(limit);
+      const rows = await db('ledger_entries')
+        .where({ account_id: accountId })
+        .where('seq', '>', afterSeq.toString())
+        .where('seq', '<=', throughSeq.toString())
+        .orderBy('seq')
+        .limit(limit);
       return rows.map(toLedgerEntry);
     },
   };

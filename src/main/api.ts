@@ -9,7 +9,14 @@ import { startApiMetrics } from '../metrics/api-metrics';
 import { groupMetrics, shareMetricsWithPrimary } from '../metrics/cluster-metrics';
 import type { MetricsServer } from '../metrics/metrics-server';
 import { collectProcessMetrics } from '../metrics/registry';
-import { closeInfrastructure, createInfrastructure, createReadiness, createRoutes, createServices, listenForApiKeyChanges } from './container';
+import {
+  closeInfrastructure,
+  createInfrastructure,
+  createReadiness,
+  createRoutes,
+  createServices,
+  listenForApiKeyChanges,
+} from './container';
 import { runProcess } from './lifecycle';
 import { inProcessGroup } from './process-group';
 
@@ -22,7 +29,14 @@ runProcess(
     if (inProcessGroup()) shareMetricsWithPrimary(infra.metrics.registry);
     const services = createServices(infra);
     const keyChanges = listenForApiKeyChanges(infra, services.apiKeyCache);
-    const app = createApp({ config, logger, auth: services.auth.authenticator, readiness: createReadiness(infra), routes: createRoutes(services, config), webhooks: eventWebhookSchemas() });
+    const app = createApp({
+      config,
+      logger,
+      auth: services.auth.authenticator,
+      readiness: createReadiness(infra),
+      routes: createRoutes(services, config),
+      webhooks: eventWebhookSchemas(),
+    });
     const server = app.listen(config.PORT, config.HOST);
     answerClientErrorsAsJson(server);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
@@ -30,7 +44,14 @@ runProcess(
     logger.info({ port: (server.address() as AddressInfo).port }, 'api listening');
     const metrics: MetricsServer | null = inProcessGroup()
       ? null
-      : await startApiMetrics({ config, db: infra.db, ledger: createLedgerPipelineReads(infra.db), logger, pipelineRegistry: new Registry(), processMetrics: () => infra.metrics.registry.metrics() });
+      : await startApiMetrics({
+          config,
+          db: infra.db,
+          ledger: createLedgerPipelineReads(infra.db),
+          logger,
+          pipelineRegistry: new Registry(),
+          processMetrics: () => infra.metrics.registry.metrics(),
+        });
     return {
       async stop() {
         await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -47,7 +68,14 @@ runProcess(
       // The primary serves no API requests: it supervises the copies and serves the group's /metrics.
       primary: async (config, logger) => {
         const db = createKnex({ ...config, DATABASE_POOL_MAX: 2 }, logger.child({ component: 'db' }));
-        const metrics = await startApiMetrics({ config, db, ledger: createLedgerPipelineReads(db), logger, pipelineRegistry: new Registry(), processMetrics: groupMetrics() });
+        const metrics = await startApiMetrics({
+          config,
+          db,
+          ledger: createLedgerPipelineReads(db),
+          logger,
+          pipelineRegistry: new Registry(),
+          processMetrics: groupMetrics(),
+        });
         return {
           async stop() {
             await metrics.close();

@@ -122,7 +122,11 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     outbox: createOutboxRepo(db),
     logger: logger.child({ component: 'workflow-starter' }),
     metrics: metrics.starts,
-    options: { taskQueue: config.TEMPORAL_TASK_QUEUE, startsPerSecond: config.WORKFLOW_START_RATE, searchAttributes: options.searchAttributes ?? true },
+    options: {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      startsPerSecond: config.WORKFLOW_START_RATE,
+      searchAttributes: options.searchAttributes ?? true,
+    },
   });
   const rateLimits = createRateLimits(db, config);
   const apiKeyCache = createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL, maxEntries: API_KEY_CACHE_ENTRIES });
@@ -139,11 +143,22 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     jobs,
     starter,
     limits: rateLimits,
-    signal: (merchantTxRef, signal) => temporal.withDeadline(Date.now() + 10_000, () => temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal)),
+    signal: (merchantTxRef, signal) =>
+      temporal.withDeadline(Date.now() + 10_000, () =>
+        temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal),
+      ),
   });
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
-  const raiseSettlementFinding: RaiseSettlementFinding = (finding) => db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding));
-  const settlementExecution = createSettlementExecutionService({ db, provider, postingEngine, logger, config, raiseFinding: raiseSettlementFinding });
+  const raiseSettlementFinding: RaiseSettlementFinding = (finding) =>
+    db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding));
+  const settlementExecution = createSettlementExecutionService({
+    db,
+    provider,
+    postingEngine,
+    logger,
+    config,
+    raiseFinding: raiseSettlementFinding,
+  });
   const ingest = createPaymentIngestService({
     db,
     config,
@@ -199,7 +214,12 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     endpoints: createEndpointsService({ db, config, jobs, starter, limits: rateLimits }),
     settlementExecution,
     customers: createCustomersService({ db }),
-    kyc: createKycService({ db, config, postingEngine, identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })) }),
+    kyc: createKycService({
+      db,
+      config,
+      postingEngine,
+      identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })),
+    }),
     fees: createFeesService({ db, config }),
     holds: createHoldsService({
       db,
@@ -207,7 +227,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       payouts: {
         banks: () => settlements.banks(),
         accountName: (tenantId, destination) => settlements.findAccountName(tenantId, destination.accountNumber, destination.bankCode),
-        pay: (tenantId, accountRef, { accountName, ...request }, hooks) => settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: true, accountName }),
+        pay: (tenantId, accountRef, { accountName, ...request }, hooks) =>
+          settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: true, accountName }),
       },
     }),
     kycLimits: createKycLimitsService({ db, tierDefaults: tierDefaultsOf(config) }),
@@ -215,7 +236,13 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     retention: createRetentionService({ db, config }),
     rateLimits,
     reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, limits: rateLimits }),
-    settlementWatch: createSettlementWatchService({ db, provider, config, metrics: metrics.settlementWatch, logger: logger.child({ component: 'settlement-watch' }) }),
+    settlementWatch: createSettlementWatchService({
+      db,
+      provider,
+      config,
+      metrics: metrics.settlementWatch,
+      logger: logger.child({ component: 'settlement-watch' }),
+    }),
     reconciliationExecution: createReconciliationExecutionService({
       db,
       config,
@@ -268,7 +295,13 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...tenantAdminRoutes({ auth: services.auth, users: services.tenantUsers, apiKeys: services.apiKeys, audit: services.audit, config }),
     ...passwordRoutes({ passwords: services.passwordChanges, limits: services.rateLimits }),
     ...tenantSummaryRoutes({ db: services.db, limits: services.rateLimits }),
-    ...accountsDashboardRoutes({ accounts: services.accounts, customers: services.customers, statements: services.statements, config, limits: services.rateLimits }),
+    ...accountsDashboardRoutes({
+      accounts: services.accounts,
+      customers: services.customers,
+      statements: services.statements,
+      config,
+      limits: services.rateLimits,
+    }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
     ...booksDashboardRoutes({ books: services.books }),
     ...customersDashboardRoutes({ customers: services.customers }),

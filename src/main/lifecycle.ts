@@ -15,7 +15,12 @@ interface GroupOptions {
 }
 
 /** Several copies: the primary supervises them (and runs `group.primary`); one copy: the work itself. */
-async function startRole(config: Config, logger: Logger, start: (config: Config, logger: Logger) => Promise<Running>, group: GroupOptions | undefined): Promise<Running> {
+async function startRole(
+  config: Config,
+  logger: Logger,
+  start: (config: Config, logger: Logger) => Promise<Running>,
+  group: GroupOptions | undefined,
+): Promise<Running> {
   const size = group?.size(config) ?? 1;
   if (size <= 1 || !cluster.isPrimary) return start(config, logger);
   const copies = startProcessGroup({ size, logger });
@@ -32,7 +37,11 @@ async function startRole(config: Config, logger: Logger, start: (config: Config,
  * decline the configuration, with its reason), and SIGTERM/SIGINT
  * stopping it cleanly, with a hard exit if shutdown hangs.
  */
-export function runProcess(name: string, start: (config: Config, logger: Logger) => Promise<Running>, options: { refuse?: (config: Config) => string | null; group?: GroupOptions } = {}): void {
+export function runProcess(
+  name: string,
+  start: (config: Config, logger: Logger) => Promise<Running>,
+  options: { refuse?: (config: Config) => string | null; group?: GroupOptions } = {},
+): void {
   let config: Config;
   try {
     config = loadConfig();

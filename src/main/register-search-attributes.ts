@@ -5,8 +5,11 @@ import { CUSTOM_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 
 const INDEXED_TYPE = temporal.api.enums.v1.IndexedValueType;
 const indexedTypeOf = (name: string) =>
-  CUSTOM_SEARCH_ATTRIBUTES.find((key) => key.name === name)?.type === SearchAttributeType.KEYWORD_LIST ? INDEXED_TYPE.INDEXED_VALUE_TYPE_KEYWORD_LIST : INDEXED_TYPE.INDEXED_VALUE_TYPE_KEYWORD;
-const typeWord = (name: string): string => (indexedTypeOf(name) === INDEXED_TYPE.INDEXED_VALUE_TYPE_KEYWORD_LIST ? 'KeywordList' : 'Keyword');
+  CUSTOM_SEARCH_ATTRIBUTES.find((key) => key.name === name)?.type === SearchAttributeType.KEYWORD_LIST
+    ? INDEXED_TYPE.INDEXED_VALUE_TYPE_KEYWORD_LIST
+    : INDEXED_TYPE.INDEXED_VALUE_TYPE_KEYWORD;
+const typeWord = (name: string): string =>
+  indexedTypeOf(name) === INDEXED_TYPE.INDEXED_VALUE_TYPE_KEYWORD_LIST ? 'KeywordList' : 'Keyword';
 
 const INVALID_ARGUMENT = 3;
 const ALREADY_EXISTS = 6;
@@ -60,7 +63,9 @@ async function registeredNames(connection: ConnectionLike, namespace: string): P
   } catch (error) {
     if (grpcCode(error) === UNIMPLEMENTED) return null;
     if (!refused(error)) throw error;
-    const known = await Promise.all(CUSTOM_SEARCH_ATTRIBUTES.map(async (key) => ((await answersQueriesOn(connection, namespace, key.name)) ? [key.name] : [])));
+    const known = await Promise.all(
+      CUSTOM_SEARCH_ATTRIBUTES.map(async (key) => ((await answersQueriesOn(connection, namespace, key.name)) ? [key.name] : [])),
+    );
     return new Set(known.flat());
   }
 }

@@ -19,6 +19,8 @@ runProcess(
   {
     // A test double that accepts any credentials and pays nothing out: never part of a production deployment.
     refuse: (config) =>
-      config.NODE_ENV === 'production' ? 'refusing to start: the sandbox provider is a test double and never runs with NODE_ENV=production (it needs ALLOW_DEVELOPMENT_SETTINGS=true)' : null,
+      config.NODE_ENV === 'production'
+        ? 'refusing to start: the sandbox provider is a test double and never runs with NODE_ENV=production (it needs ALLOW_DEVELOPMENT_SETTINGS=true)'
+        : null,
   },
 );

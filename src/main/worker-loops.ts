@@ -60,7 +60,12 @@ export function startWorkerLoops(deps: {
   const running = [
     loop('confirmation batcher', async () => ((await batcher.pass()).roomFull ? BATCH_ROOM_RECHECK_MS : config.CONFIRMATION_BATCH_WINDOW)),
     loop('outbox drainer', async () => {
-      const drained = await starter.drain({ graceMs: DRAIN_GRACE_MS, limit: DRAIN_LIMIT, budgetMs: DRAIN_BUDGET_MS, signal: stopping.signal });
+      const drained = await starter.drain({
+        graceMs: DRAIN_GRACE_MS,
+        limit: DRAIN_LIMIT,
+        budgetMs: DRAIN_BUDGET_MS,
+        signal: stopping.signal,
+      });
       return drained.found >= DRAIN_LIMIT ? 0 : config.OUTBOX_DRAIN_INTERVAL;
     }),
     loop('event dispatcher', async () => ((await dispatcher.pass()).full ? 0 : config.EVENT_DISPATCH_INTERVAL)),

@@ -75,8 +75,14 @@ runProcess(
     const schedules =
       index === 0
         ? {
-            scheduleId: await ensureSweepSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.SWEEP_INTERVAL }),
-            retentionId: await ensureRetentionSchedule(infra.temporal, { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalMs: config.RETENTION_INTERVAL }),
+            scheduleId: await ensureSweepSchedule(infra.temporal, {
+              taskQueue: config.TEMPORAL_TASK_QUEUE,
+              intervalMs: config.SWEEP_INTERVAL,
+            }),
+            retentionId: await ensureRetentionSchedule(infra.temporal, {
+              taskQueue: config.TEMPORAL_TASK_QUEUE,
+              intervalMs: config.RETENTION_INTERVAL,
+            }),
             reconciliationScheduleId: await ensureReconciliationSchedule(infra.temporal, {
               taskQueue: config.TEMPORAL_TASK_QUEUE,
               intervalMs: config.RECONCILIATION_INTERVAL,

@@ -41,13 +41,18 @@ interface Compiler {
 /** Bundles the workflows with webpack (what a Worker does at start without one) and writes the bundle and its manifest. */
 export async function writeWorkflowBundle(bundlePath = WORKFLOW_BUNDLE_PATH): Promise<void> {
   let read: string[] = [];
-  const recordSources = { apply: (compiler: Compiler) => compiler.hooks.done.tap('record-sources', (stats) => (read = [...stats.compilation.fileDependencies])) };
+  const recordSources = {
+    apply: (compiler: Compiler) => compiler.hooks.done.tap('record-sources', (stats) => (read = [...stats.compilation.fileDependencies])),
+  };
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
     webpackConfigHook: (config) => ({ ...config, plugins: [...(config.plugins ?? []), recordSources as never] }),
   });
-  const ours = read.filter((file) => !file.includes(`${path.sep}node_modules${path.sep}`) && file.startsWith(PROJECT_ROOT) && existsSync(file) && statSync(file).isFile());
+  const ours = read.filter(
+    (file) =>
+      !file.includes(`${path.sep}node_modules${path.sep}`) && file.startsWith(PROJECT_ROOT) && existsSync(file) && statSync(file).isFile(),
+  );
   const sources = [...new Set([...ours.map((file) => path.relative(PROJECT_ROOT, file)), SDK_VERSION_FILE])].sort();
   const manifest: Manifest = { sources, sourcesSha256: digest(sources) };
   writeFileSync(`${bundlePath}.tmp`, code);

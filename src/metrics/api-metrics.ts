@@ -20,7 +20,12 @@ export async function startApiMetrics(deps: {
   processMetrics: () => Promise<string>;
 }): Promise<MetricsServer> {
   const { config, db, ledger, logger, pipelineRegistry, processMetrics } = deps;
-  createPipelineMetrics({ repo: createPipelineRepo(db, ledger), registry: pipelineRegistry, cacheMs: config.METRICS_CACHE, logger: logger.child({ component: 'pipeline-metrics' }) });
+  createPipelineMetrics({
+    repo: createPipelineRepo(db, ledger),
+    registry: pipelineRegistry,
+    cacheMs: config.METRICS_CACHE,
+    logger: logger.child({ component: 'pipeline-metrics' }),
+  });
   return startMetricsServer({
     host: config.METRICS_HOST,
     port: config.METRICS_PORT,

@@ -22,7 +22,13 @@ function authorised(header: string | undefined, token: string | undefined): bool
  * only `Authorization: Bearer <token>`.
  * `render` builds the text at each scrape.
  */
-export async function startMetricsServer(options: { host: string; port: number; token?: string; logger: Logger; render: () => Promise<string> }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  host: string;
+  port: number;
+  token?: string;
+  logger: Logger;
+  render: () => Promise<string>;
+}): Promise<MetricsServer> {
   const { token, logger, render } = options;
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
@@ -35,7 +41,8 @@ export async function startMetricsServer(options: { host: string; port: number; 
       return;
     }
     render().then(
-      (text) => response.writeHead(200, { 'content-type': Registry.PROMETHEUS_CONTENT_TYPE }).end(request.method === 'HEAD' ? undefined : text),
+      (text) =>
+        response.writeHead(200, { 'content-type': Registry.PROMETHEUS_CONTENT_TYPE }).end(request.method === 'HEAD' ? undefined : text),
       (error: unknown) => {
         logger.error({ err: error }, 'metrics scrape failed');
         response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n');

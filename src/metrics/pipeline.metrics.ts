@@ -124,7 +124,13 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
   }
 
   const gauge = (name: string, help: string, labelNames: string[], fill: (metric: Gauge, s: Snapshot) => void): Gauge => {
-    const metric: Gauge = new Gauge({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry], collect: async () => fill(metric, await current()) });
+    const metric: Gauge = new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      labelNames,
+      registers: [registry],
+      collect: async () => fill(metric, await current()),
+    });
     return metric;
   };
 
@@ -135,32 +141,68 @@ export function createPipelineMetrics(deps: { repo: PipelineRepo; registry: Regi
       metric.set({ workflow_type: row.workflowType }, row.count);
     }
   });
-  gauge('outbox_oldest_unstarted_age_seconds', 'Age of the oldest workflow start still waiting in the outbox, by workflow type (0 when none waits)', ['workflow_type'], (metric, s) => {
-    for (const type of workflowTypesSeen) metric.set({ workflow_type: type }, 0);
-    for (const row of s.backlog) metric.set({ workflow_type: row.workflowType }, row.oldestAgeSeconds);
-  });
-  gauge('confirmations_pending', 'Payment credits still provisional (waiting for the provider to confirm them)', [], (metric, s) => metric.set(s.pending.count));
-  gauge('confirmations_oldest_pending_age_seconds', 'Age of the oldest provisional payment credit (0 when none)', [], (metric, s) => metric.set(s.pending.oldestAgeSeconds));
-  gauge('confirmation_claims', 'Provisional credits in the batch confirmation queue, by state (queued: waiting for a batch; claimed: held by an open batch)', ['state'], (metric, s) => {
-    metric.set({ state: 'queued' }, s.claims.queued);
-    metric.set({ state: 'claimed' }, s.claims.claimed);
-  });
-  gauge('confirmation_queue_oldest_age_seconds', 'Age of the oldest credit queued for a batch confirmation (0 when none waits)', [], (metric, s) => metric.set(s.claims.oldestQueuedAgeSeconds));
-  gauge('webhook_deliveries_open', 'Outbound webhook deliveries not yet delivered, by status (pending, retrying)', ['status'], (metric, s) => {
-    metric.set({ status: 'pending' }, s.deliveries.pending);
-    metric.set({ status: 'retrying' }, s.deliveries.retrying);
-  });
-  gauge('webhook_dead_letters', 'Outbound webhook deliveries in the dead-letter list', [], (metric, s) => metric.set(s.deliveries.dead_letter));
+  gauge(
+    'outbox_oldest_unstarted_age_seconds',
+    'Age of the oldest workflow start still waiting in the outbox, by workflow type (0 when none waits)',
+    ['workflow_type'],
+    (metric, s) => {
+      for (const type of workflowTypesSeen) metric.set({ workflow_type: type }, 0);
+      for (const row of s.backlog) metric.set({ workflow_type: row.workflowType }, row.oldestAgeSeconds);
+    },
+  );
+  gauge('confirmations_pending', 'Payment credits still provisional (waiting for the provider to confirm them)', [], (metric, s) =>
+    metric.set(s.pending.count),
+  );
+  gauge('confirmations_oldest_pending_age_seconds', 'Age of the oldest provisional payment credit (0 when none)', [], (metric, s) =>
+    metric.set(s.pending.oldestAgeSeconds),
+  );
+  gauge(
+    'confirmation_claims',
+    'Provisional credits in the batch confirmation queue, by state (queued: waiting for a batch; claimed: held by an open batch)',
+    ['state'],
+    (metric, s) => {
+      metric.set({ state: 'queued' }, s.claims.queued);
+      metric.set({ state: 'claimed' }, s.claims.claimed);
+    },
+  );
+  gauge(
+    'confirmation_queue_oldest_age_seconds',
+    'Age of the oldest credit queued for a batch confirmation (0 when none waits)',
+    [],
+    (metric, s) => metric.set(s.claims.oldestQueuedAgeSeconds),
+  );
+  gauge(
+    'webhook_deliveries_open',
+    'Outbound webhook deliveries not yet delivered, by status (pending, retrying)',
+    ['status'],
+    (metric, s) => {
+      metric.set({ status: 'pending' }, s.deliveries.pending);
+      metric.set({ status: 'retrying' }, s.deliveries.retrying);
+    },
+  );
+  gauge('webhook_dead_letters', 'Outbound webhook deliveries in the dead-letter list', [], (metric, s) =>
+    metric.set(s.deliveries.dead_letter),
+  );
   gauge('settlements_open', 'Settlements not yet final, by status (pending, processing)', ['status'], (metric, s) => {
     metric.set({ status: 'pending' }, s.settlements.pending);
     metric.set({ status: 'processing' }, s.settlements.processing);
   });
-  gauge('settlements_oldest_open_age_seconds', 'Age of the oldest settlement not yet final (0 when none): a payout the provider leaves ambiguous stays open, never failed', [], (metric, s) =>
-    metric.set(s.settlements.oldestAgeSeconds),
+  gauge(
+    'settlements_oldest_open_age_seconds',
+    'Age of the oldest settlement not yet final (0 when none): a payout the provider leaves ambiguous stays open, never failed',
+    [],
+    (metric, s) => metric.set(s.settlements.oldestAgeSeconds),
   );
-  gauge('held_money_naira', "Money held over customers' KYC limits (in ledger balances, not spendable until released), in naira", [], (metric, s) => metric.set(s.held.naira));
+  gauge(
+    'held_money_naira',
+    "Money held over customers' KYC limits (in ledger balances, not spendable until released), in naira",
+    [],
+    (metric, s) => metric.set(s.held.naira),
+  );
   gauge('held_credits', 'Payment credits with a part still held over KYC limits', [], (metric, s) => metric.set(s.held.credits));
-  gauge('held_oldest_age_seconds', 'Age of the oldest credit still held over KYC limits (0 when none)', [], (metric, s) => metric.set(s.held.oldestAgeSeconds));
+  gauge('held_oldest_age_seconds', 'Age of the oldest credit still held over KYC limits (0 when none)', [], (metric, s) =>
+    metric.set(s.held.oldestAgeSeconds),
+  );
   gauge(
     'reconciliation_open_alerts',
     "Open reconciliation findings at alert level, by kind (a run's or the settlement watch's; a kind once seen stays at 0 when none is open)",

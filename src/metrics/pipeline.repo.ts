@@ -62,13 +62,17 @@ export function createPipelineRepo(db: Db, ledger: LedgerPipelineReads) {
     },
 
     async openDeliveries(): Promise<Record<'pending' | 'retrying' | 'dead_letter', number>> {
-      const { rows } = await db.raw(`SELECT status, count(*) AS count FROM webhook_deliveries WHERE status IN ('pending', 'retrying', 'dead_letter') GROUP BY status`);
+      const { rows } = await db.raw(
+        `SELECT status, count(*) AS count FROM webhook_deliveries WHERE status IN ('pending', 'retrying', 'dead_letter') GROUP BY status`,
+      );
       const counts = { pending: 0, retrying: 0, dead_letter: 0 };
       for (const row of rows as Array<{ status: keyof typeof counts; count: string }>) counts[row.status] = Number(row.count);
       return counts;
     },
 
-    /** Open settlements by status, and the age of the oldest (a payout whose reference stays ambiguous stays open for as long as it takes). */
+    /**
+     * Open settlements by status, and the age of the oldest (a payout whose reference stays ambiguous stays open for as long as it takes).
+     */
     async openSettlements(): Promise<{ pending: number; processing: number; oldestAgeSeconds: number }> {
       const { rows } = await db.raw(
         `SELECT status, count(*) AS count, extract(epoch FROM now() - min(created_at)) AS oldest
@@ -84,7 +88,9 @@ export function createPipelineRepo(db: Db, ledger: LedgerPipelineReads) {
 
     /** Open reconciliation findings at alert level (a run's or the settlement watch's), by kind. */
     async openAlertFindings(): Promise<Array<{ kind: string; count: number }>> {
-      const { rows } = await db.raw(`SELECT kind, count(*) AS count FROM reconciliation_exceptions WHERE status = 'open' AND severity = 'alert' GROUP BY kind`);
+      const { rows } = await db.raw(
+        `SELECT kind, count(*) AS count FROM reconciliation_exceptions WHERE status = 'open' AND severity = 'alert' GROUP BY kind`,
+      );
       return (rows as Array<{ kind: string; count: string }>).map((row) => ({ kind: row.kind, count: Number(row.count) }));
     },
 
@@ -110,9 +116,11 @@ export function createPipelineRepo(db: Db, ledger: LedgerPipelineReads) {
         ),
       ]);
       const deliveriesFinished = { succeeded: 0, dead_letter: 0 };
-      for (const row of deliveries.rows as Array<{ status: keyof typeof deliveriesFinished; count: string }>) deliveriesFinished[row.status] = Number(row.count);
+      for (const row of deliveries.rows as Array<{ status: keyof typeof deliveriesFinished; count: string }>)
+        deliveriesFinished[row.status] = Number(row.count);
       const settlementsFinished = { success: 0, failed: 0, refunded: 0 };
-      for (const row of settlements.rows as Array<{ status: keyof typeof settlementsFinished; count: string }>) settlementsFinished[row.status] = Number(row.count);
+      for (const row of settlements.rows as Array<{ status: keyof typeof settlementsFinished; count: string }>)
+        settlementsFinished[row.status] = Number(row.count);
       return { ...entries, deliveriesFinished, settlementsFinished };
     },
   };

@@ -32,7 +32,10 @@ interface CallbackPolicy {
   requireHttps: boolean;
 }
 
-/** Checked when an account is provisioned or a webhook endpoint is saved (`field` names its field); delivery checks the resolved address again (DNS can change). */
+/**
+ * Checked when an account is provisioned or a webhook endpoint is saved (`field` names its field); delivery checks the resolved address
+ * again (DNS can change).
+ */
 export async function assertCallbackUrlAllowed(raw: string, policy: CallbackPolicy, field = 'callbackUrl'): Promise<void> {
   let url: URL;
   try {

@@ -53,7 +53,8 @@ export function createBatchConfirmationService(deps: {
         const credit = credits[next++]!;
         const lookup = await lookupProviderTransaction(provider, logger, credit.providerTxnRef);
         answered.push({ credit, lookup });
-        if (lookup.kind === 'unavailable' && lookup.retryAfterMs !== undefined) throttledForMs = Math.max(throttledForMs ?? 0, lookup.retryAfterMs);
+        if (lookup.kind === 'unavailable' && lookup.retryAfterMs !== undefined)
+          throttledForMs = Math.max(throttledForMs ?? 0, lookup.retryAfterMs);
       }
     });
     await Promise.all(lanes);
@@ -69,10 +70,17 @@ export function createBatchConfirmationService(deps: {
       const settledElsewhere: string[] = [];
       for (const entryId of asked) {
         const credit = credits.get(entryId);
-        if (!credit || (credit.status === 'provisional' && credit.claimedBy !== batchId)) results.set(entryId, { entryId, kind: 'released' });
+        if (!credit || (credit.status === 'provisional' && credit.claimedBy !== batchId))
+          results.set(entryId, { entryId, kind: 'released' });
         else if (credit.status !== 'provisional') {
           if (credit.hasClaim) settledElsewhere.push(entryId);
-          results.set(entryId, { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup: null });
+          results.set(entryId, {
+            entryId,
+            kind: 'settled',
+            outcome: 'already_settled',
+            reason: 'the credit is no longer provisional',
+            lookup: null,
+          });
         } else held.push(credit);
       }
 
@@ -85,11 +93,28 @@ export function createBatchConfirmationService(deps: {
         // lookup), and a counted one is stored with the time of the statement that records it (after
         // the lookup): the spacing between counted answers is never overstated.
         const memory = rememberLookup(item.credit.memory, item.lookup, item.credit.nowMs, rule);
-        const facts = { providerTxnRef: item.credit.providerTxnRef, aliasAccountRef: item.credit.paidIntoRef, grossAmountKobo: item.credit.gross.toString(), currency: item.credit.currency };
-        const decision = decidePayment(facts, memory, item.lookup, { nowMs: item.credit.nowMs, windowEndsAtMs: item.credit.windowEndsAtMs }, rule);
+        const facts = {
+          providerTxnRef: item.credit.providerTxnRef,
+          aliasAccountRef: item.credit.paidIntoRef,
+          grossAmountKobo: item.credit.gross.toString(),
+          currency: item.credit.currency,
+        };
+        const decision = decidePayment(
+          facts,
+          memory,
+          item.lookup,
+          { nowMs: item.credit.nowMs, windowEndsAtMs: item.credit.windowEndsAtMs },
+          rule,
+        );
         if (decision.kind === 'confirm') toConfirm.push(item);
         else if (decision.kind === 'reverse') toReverse.push({ ...item, reason: decision.reason });
-        else kept.push({ ...item, memory, notFoundCounted: memory.lastNotFoundCountedAtMs !== item.credit.memory.lastNotFoundCountedAtMs, reason: decision.reason });
+        else
+          kept.push({
+            ...item,
+            memory,
+            notFoundCounted: memory.lastNotFoundCountedAtMs !== item.credit.memory.lastNotFoundCountedAtMs,
+            reason: decision.reason,
+          });
       }
 
       const { held: taken, confirmed } = await claims.confirmRound(
@@ -100,8 +125,22 @@ export function createBatchConfirmationService(deps: {
       );
       for (const { credit, lookup } of toConfirm) {
         const entryId = credit.entryId;
-        if (confirmed.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching', lookup });
-        else if (taken.has(entryId)) results.set(entryId, { entryId, kind: 'settled', outcome: 'already_settled', reason: 'the credit is no longer provisional', lookup });
+        if (confirmed.has(entryId))
+          results.set(entryId, {
+            entryId,
+            kind: 'settled',
+            outcome: 'confirmed',
+            reason: 'provider shows it SUCCESS with every field matching',
+            lookup,
+          });
+        else if (taken.has(entryId))
+          results.set(entryId, {
+            entryId,
+            kind: 'settled',
+            outcome: 'already_settled',
+            reason: 'the credit is no longer provisional',
+            lookup,
+          });
         else results.set(entryId, { entryId, kind: 'released' });
       }
       if (toReverse.length > 0) {
@@ -137,9 +176,12 @@ export function createBatchConfirmationService(deps: {
           }
         });
       }
-      for (const { credit, reason } of toReverse) if (results.get(credit.entryId)?.kind === 'settled') logger.info({ entryId: credit.entryId, batchId, reason }, 'provisional credit reversed');
+      for (const { credit, reason } of toReverse)
+        if (results.get(credit.entryId)?.kind === 'settled')
+          logger.info({ entryId: credit.entryId, batchId, reason }, 'provisional credit reversed');
       for (const { credit, lookup, reason } of kept) results.set(credit.entryId, { entryId: credit.entryId, kind: 'kept', reason, lookup });
-      for (const credit of held) if (!results.has(credit.entryId)) results.set(credit.entryId, { entryId: credit.entryId, kind: 'skipped' });
+      for (const credit of held)
+        if (!results.has(credit.entryId)) results.set(credit.entryId, { entryId: credit.entryId, kind: 'skipped' });
       await claims.dropSettled(settledElsewhere);
       return { results: asked.map((entryId) => results.get(entryId)!), throttledForMs };
     },

@@ -35,7 +35,9 @@ export function cutBatches<T extends QueuedConfirmation>(queued: readonly T[], m
   }
   const tenants = [...byTenant.values()];
   const turns = Math.max(0, ...tenants.map((batches) => batches.length));
-  return Array.from({ length: turns }, (_unused, turn) => tenants.flatMap((batches) => (turn < batches.length ? [batches[turn]!] : []))).flat();
+  return Array.from({ length: turns }, (_unused, turn) =>
+    tenants.flatMap((batches) => (turn < batches.length ? [batches[turn]!] : [])),
+  ).flat();
 }
 
 function fits<T extends QueuedConfirmation>(batch: readonly T[], item: T, maxSize: number): boolean {

@@ -36,7 +36,15 @@ const START_CONCURRENCY = 8;
  * does not know yet (each waiting out its window) never fill the room. Counted here, per process, from
  * the batches it started: a batch another process abandoned never takes room.
  */
-export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStarter; jobs: Jobs; maxBatchSize: number; maxBusyBatches: number; unstartedAfterMs: number; logger: Logger }) {
+export function createConfirmationBatcher(deps: {
+  db: Db;
+  starter: WorkflowStarter;
+  jobs: Jobs;
+  maxBatchSize: number;
+  maxBusyBatches: number;
+  unstartedAfterMs: number;
+  logger: Logger;
+}) {
   const { db, starter, jobs, maxBatchSize, maxBusyBatches, unstartedAfterMs, logger } = deps;
   const claims = createConfirmationClaimsRepo(db);
   /** Batches this process started that were busy at the last look. */
@@ -46,12 +54,21 @@ export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStart
     try {
       await starter.start(jobs.paymentConfirmationBatch(batch));
     } catch (error) {
-      logger.warn({ err: error, batchId: batch.batchId, payments: batch.payments.length }, 'could not start a batch confirmation; its credits go back to the queue');
-      await claims.releaseBatch(batch.batchId).catch((releaseError: unknown) => logger.warn({ err: releaseError, batchId: batch.batchId }, 'could not release a batch; the sweep will'));
+      logger.warn(
+        { err: error, batchId: batch.batchId, payments: batch.payments.length },
+        'could not start a batch confirmation; its credits go back to the queue',
+      );
+      await claims
+        .releaseBatch(batch.batchId)
+        .catch((releaseError: unknown) =>
+          logger.warn({ err: releaseError, batchId: batch.batchId }, 'could not release a batch; the sweep will'),
+        );
       return false;
     }
     // Unmarked, the claims are taken again after unstartedAfterMs and this batch lets them go: harmless.
-    await claims.markStarted(batch.batchId).catch((error: unknown) => logger.warn({ err: error, batchId: batch.batchId }, 'could not mark a batch started'));
+    await claims
+      .markStarted(batch.batchId)
+      .catch((error: unknown) => logger.warn({ err: error, batchId: batch.batchId }, 'could not mark a batch started'));
     return true;
   }
 
@@ -61,7 +78,8 @@ export function createConfirmationBatcher(deps: { db: Db; starter: WorkflowStart
       busyBatches = await claims.awaitingFirstAnswers(busyBatches);
       const busy = busyBatches.length;
       const room = maxBusyBatches - busy;
-      const batches = room > 0 ? await claims.claimQueued({ maxBatches: room, maxSize: maxBatchSize, unstartedAfterMs, newBatchId: uuidv7 }) : [];
+      const batches =
+        room > 0 ? await claims.claimQueued({ maxBatches: room, maxSize: maxBatchSize, unstartedAfterMs, newBatchId: uuidv7 }) : [];
       let failed = 0;
       let next = 0;
       await Promise.all(

@@ -116,7 +116,10 @@ async function lockQueuedFairly(trx: Trx, batches: number, maxSize: number): Pro
   const { rows: tenants } = (await trx.raw(WAITING_TENANTS_SQL, [batches])) as { rows: Array<{ tenant_id: string }> };
   if (tenants.length === 0) return [];
   const share = (index: number): number => (Math.floor(batches / tenants.length) + (index < batches % tenants.length ? 1 : 0)) * maxSize;
-  const { rows } = (await trx.raw(LOCK_QUEUED_SQL, [tenants.map((tenant) => tenant.tenant_id), tenants.map((_tenant, index) => share(index))])) as { rows: ClaimRow[] };
+  const { rows } = (await trx.raw(LOCK_QUEUED_SQL, [
+    tenants.map((tenant) => tenant.tenant_id),
+    tenants.map((_tenant, index) => share(index)),
+  ])) as { rows: ClaimRow[] };
   return rows;
 }
 
@@ -150,7 +153,12 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
      * claimer holds are skipped, so claimers in several worker processes never claim a credit twice; rows
      * locked here but past the batches taken stay queued.
      */
-    async claimQueued(options: { maxBatches: number; maxSize: number; unstartedAfterMs: number; newBatchId: () => string }): Promise<ClaimedBatch[]> {
+    async claimQueued(options: {
+      maxBatches: number;
+      maxSize: number;
+      unstartedAfterMs: number;
+      newBatchId: () => string;
+    }): Promise<ClaimedBatch[]> {
       const { maxBatches, maxSize } = options;
       const run = async (trx: Trx): Promise<ClaimedBatch[]> => {
         const orphaned: ClaimRow[] = await trx('confirmation_claims')
@@ -166,7 +174,11 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
         const room = maxBatches - again.length;
         const queued = room > 0 ? await lockQueuedFairly(trx, room, maxSize) : [];
         const fresh = cutBatches(queued.sort(byQueuedAt).map(claimedPayment), maxSize).slice(0, room);
-        const batches = [...again, ...fresh].map((payments) => ({ batchId: options.newBatchId(), tenantId: payments[0]!.tenantId, payments }));
+        const batches = [...again, ...fresh].map((payments) => ({
+          batchId: options.newBatchId(),
+          tenantId: payments[0]!.tenantId,
+          payments,
+        }));
         if (batches.length === 0) return [];
         const entryIds = batches.flatMap((batch) => batch.payments.map((payment) => payment.entryId));
         const batchIds = batches.flatMap((batch) => batch.payments.map(() => batch.batchId));
@@ -213,7 +225,8 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
     /**
      * The credits a round asked about, with their claims (present or not) and memory; payment credits only.
      * The clock (now and the window's end) is the database's alone, with no allowance: here it decides
-     * (the workflow only times the lookups), and a window must never end early. A worker whose clock runs ahead asks a little early and is told to wait.
+     * (the workflow only times the lookups), and a window must never end early. A worker whose clock runs ahead asks a little early and is
+     * told to wait.
      */
     async loadRound(entryIds: string[], windowMs: number): Promise<Map<string, RoundCredit>> {
       if (entryIds.length === 0) return new Map();
@@ -243,7 +256,11 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
             paidIntoRef: row.arrived_under ?? row.account_ref,
             claimedBy: row.batch_id,
             hasClaim: row.has_claim,
-            memory: { seen: row.first_seen_at !== null, notFoundAnswers: row.not_found_answers, lastNotFoundCountedAtMs: row.last_not_found_counted_at?.getTime() ?? null },
+            memory: {
+              seen: row.first_seen_at !== null,
+              notFoundAnswers: row.not_found_answers,
+              lastNotFoundCountedAtMs: row.last_not_found_counted_at?.getTime() ?? null,
+            },
             nowMs: row.now_ms,
             windowEndsAtMs: row.window_ends_at_ms,
           },

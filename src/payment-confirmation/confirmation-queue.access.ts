@@ -4,4 +4,5 @@ import { createConfirmationClaimsRepo, type ConfirmationRequest } from './confir
 export type { ConfirmationRequest };
 
 /** Queues provisional credits for a batch confirmation in the caller's transaction; a credit already queued or claimed stays as it is. */
-export const queueForConfirmation = (db: DbOrTrx, requests: ConfirmationRequest[]): Promise<number> => createConfirmationClaimsRepo(db).enqueue(requests);
+export const queueForConfirmation = (db: DbOrTrx, requests: ConfirmationRequest[]): Promise<number> =>
+  createConfirmationClaimsRepo(db).enqueue(requests);

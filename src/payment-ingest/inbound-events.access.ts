@@ -6,8 +6,14 @@ export type { InboundEventRecord, NewInboundEvent };
 export { FOUND_BY_RECONCILIATION };
 
 /** Records an event reconciliation found in the provider's records, as if its webhook had arrived. */
-export const recordInboundEvent = (db: DbOrTrx, event: NewInboundEvent): Promise<{ recorded: boolean; receivedAt: Date | null }> => createInboundEventsRepo(db).record(event);
+export const recordInboundEvent = (db: DbOrTrx, event: NewInboundEvent): Promise<{ recorded: boolean; receivedAt: Date | null }> =>
+  createInboundEventsRepo(db).record(event);
 
 /** One more than `limit` verified events whose processing failed, newest first, for the tenant's webhook pages. */
-export const listProcessingErrors = (db: DbOrTrx, tenantId: string, beforeId: string | null, limit: number): Promise<Array<InboundEventRecord & { accountRef: string | null }>> =>
+export const listProcessingErrors = (
+  db: DbOrTrx,
+  tenantId: string,
+  beforeId: string | null,
+  limit: number,
+): Promise<Array<InboundEventRecord & { accountRef: string | null }>> =>
   createInboundEventsRepo(db).listProcessingErrors(tenantId, beforeId, limit);

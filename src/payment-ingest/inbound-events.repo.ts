@@ -87,7 +87,10 @@ const RECORD_COLUMNS = [
   'received_at',
 ];
 
-const payloadFields = (db: DbOrTrx) => [db.raw("payload #>> '{data,transaction,narration}' AS narration"), db.raw("payload #>> '{data,transaction,currency}' AS currency")];
+const payloadFields = (db: DbOrTrx) => [
+  db.raw("payload #>> '{data,transaction,narration}' AS narration"),
+  db.raw("payload #>> '{data,transaction,currency}' AS currency"),
+];
 
 function toRecord(row: EventRow): InboundEventRecord {
   return {
@@ -133,7 +136,9 @@ function jsonbSafe(json: string): string {
 function storablePayload(payload: unknown): { payload: string | null; rawBody: string | null } {
   if (payload === undefined) return { payload: null, rawBody: null };
   const json = jsonbSafe(JSON.stringify(payload));
-  return json.length <= MAX_STORED_PAYLOAD ? { payload: json, rawBody: null } : { payload: null, rawBody: json.slice(0, MAX_STORED_PAYLOAD) };
+  return json.length <= MAX_STORED_PAYLOAD
+    ? { payload: json, rawBody: null }
+    : { payload: null, rawBody: json.slice(0, MAX_STORED_PAYLOAD) };
 }
 
 export function inboundEventRow(event: NewInboundEvent): Record<string, unknown> {
@@ -185,7 +190,10 @@ export function createInboundEventsRepo(db: DbOrTrx) {
       }
       const rows: Array<{ received_at: Date }> =
         event.signatureValid && event.requestId !== null
-          ? await query.onConflict(db.raw('(request_id) WHERE signature_valid AND request_id IS NOT NULL')).ignore().returning('received_at')
+          ? await query
+              .onConflict(db.raw('(request_id) WHERE signature_valid AND request_id IS NOT NULL'))
+              .ignore()
+              .returning('received_at')
           : await query.returning('received_at');
       return { recorded: rows.length > 0, receivedAt: rows[0]?.received_at ?? null };
     },
@@ -194,19 +202,36 @@ export function createInboundEventsRepo(db: DbOrTrx) {
      * The payment reconciliation credited for this provider transaction (its record, flagged
      * found_by_reconciliation), through that flag's partial index; undefined when no run credited it.
      */
-    async foundByReconciliation(transactionId: string): Promise<{ entryId: string; tenantId: string; accountId: string; aliasAccountRef: string; grossAmount: Kobo; fee: Kobo } | undefined> {
-      const row: { entry_id: string; tenant_id: string; account_id: string; alias_account_ref: string; gross_amount: string; fee: string } | undefined = await db('inbound_events')
+    async foundByReconciliation(
+      transactionId: string,
+    ): Promise<
+      { entryId: string; tenantId: string; accountId: string; aliasAccountRef: string; grossAmount: Kobo; fee: Kobo } | undefined
+    > {
+      const row:
+        | { entry_id: string; tenant_id: string; account_id: string; alias_account_ref: string; gross_amount: string; fee: string }
+        | undefined = await db('inbound_events')
         .where({ transaction_id: transactionId })
         .whereRaw(`flags @> ARRAY['${FOUND_BY_RECONCILIATION}']`)
         .whereNotNull('entry_id')
         .first('entry_id', 'tenant_id', 'account_id', 'alias_account_ref', 'gross_amount', 'fee');
       return row
-        ? { entryId: row.entry_id, tenantId: row.tenant_id, accountId: row.account_id, aliasAccountRef: row.alias_account_ref, grossAmount: koboFromDb(row.gross_amount), fee: koboFromDb(row.fee) }
+        ? {
+            entryId: row.entry_id,
+            tenantId: row.tenant_id,
+            accountId: row.account_id,
+            aliasAccountRef: row.alias_account_ref,
+            grossAmount: koboFromDb(row.gross_amount),
+            fee: koboFromDb(row.fee),
+          }
         : undefined;
     },
 
     /** Newest first, with the account's reference; `beforeId` is the previous page's last id. */
-    async listProcessingErrors(tenantId: string, beforeId: string | null, limit: number): Promise<Array<InboundEventRecord & { accountRef: string | null }>> {
+    async listProcessingErrors(
+      tenantId: string,
+      beforeId: string | null,
+      limit: number,
+    ): Promise<Array<InboundEventRecord & { accountRef: string | null }>> {
       const query = db('inbound_events')
         .leftJoin('virtual_accounts', 'virtual_accounts.id', 'inbound_events.account_id')
         .where({ 'inbound_events.tenant_id': tenantId, 'inbound_events.category': 'processing_error' })

@@ -1,7 +1,14 @@
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import { formatKobo } from '../money';
-import { assignBodySchema, assignResponseSchema, misdirectedListQuerySchema, misdirectedListResponseSchema, misdirectedParamsSchema, type MisdirectedPaymentView } from './misdirected.schemas';
+import {
+  assignBodySchema,
+  assignResponseSchema,
+  misdirectedListQuerySchema,
+  misdirectedListResponseSchema,
+  misdirectedParamsSchema,
+  type MisdirectedPaymentView,
+} from './misdirected.schemas';
 import type { MisdirectedPayment, MisdirectedService } from './misdirected.service';
 
 const PAGE_SIZE = 50;
@@ -36,7 +43,11 @@ export function misdirectedRoutes(deps: { misdirected: MisdirectedService }): Ro
       responses: { 200: { description: 'Newest first', schema: misdirectedListResponseSchema } },
       errors: [400, 403],
       handle: async ({ query, ctx }) => {
-        const page = paginate(await misdirected.list(userOf(ctx).tenantId, uuidCursor(query.after), PAGE_SIZE), PAGE_SIZE, (payment) => payment.id);
+        const page = paginate(
+          await misdirected.list(userOf(ctx).tenantId, uuidCursor(query.after), PAGE_SIZE),
+          PAGE_SIZE,
+          (payment) => payment.id,
+        );
         return { status: 200, body: { misdirectedPayments: page.items.map(present), pagination: page.pagination } };
       },
     }),

@@ -28,7 +28,9 @@ export function createMisdirectedService(deps: { db: Db; creditPayment: PaymentC
 
   async function refsOf(accountIds: string[]): Promise<Map<string, string>> {
     const found = await Promise.all([...new Set(accountIds)].map((id) => findAccountById(db, id)));
-    return new Map(found.filter((account): account is AccountRecord => account !== undefined).map((account) => [account.id, account.accountRef]));
+    return new Map(
+      found.filter((account): account is AccountRecord => account !== undefined).map((account) => [account.id, account.accountRef]),
+    );
   }
 
   return {
@@ -36,7 +38,10 @@ export function createMisdirectedService(deps: { db: Db; creditPayment: PaymentC
     async list(tenantId: string, beforeId: string | null, limit: number): Promise<MisdirectedPayment[]> {
       const events = await createInboundEventsRepo(db).listMisdirected(tenantId, beforeId, limit + 1);
       const refs = await refsOf(events.flatMap((event) => (event.assignedAccountId ? [event.assignedAccountId] : [])));
-      return events.map((event) => ({ ...event, assignedAccountRef: event.assignedAccountId ? (refs.get(event.assignedAccountId) ?? null) : null }));
+      return events.map((event) => ({
+        ...event,
+        assignedAccountRef: event.assignedAccountId ? (refs.get(event.assignedAccountId) ?? null) : null,
+      }));
     },
 
     /**
@@ -69,7 +74,12 @@ export function createMisdirectedService(deps: { db: Db; creditPayment: PaymentC
             receivedAt: event.receivedAt,
           });
           await events.markAssigned(event.id, { accountId: account.id, entryId: credit.entry.id, userId: user.id });
-          await createAuditLog(trx).record(user, 'misdirected.assigned', { type: 'misdirected_payment', id: event.id }, { accountRef: account.accountRef, entryId: credit.entry.id });
+          await createAuditLog(trx).record(
+            user,
+            'misdirected.assigned',
+            { type: 'misdirected_payment', id: event.id },
+            { accountRef: account.accountRef, entryId: credit.entry.id },
+          );
           return { assignment: { eventId: event.id, entryId: credit.entry.id, accountRef: account.accountRef }, jobs: credit.jobs };
         });
         starter.kick(assigned.jobs);

@@ -46,10 +46,24 @@ export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): Payment
   const { accountRef, tenantId } = payment;
   return {
     entryId,
-    posting: paymentCredit({ entryId, transactionGroupId, gross: payment.gross, fee: payment.fee, senderName: payment.senderName, transactionId: payment.transactionId }),
+    posting: paymentCredit({
+      entryId,
+      transactionGroupId,
+      gross: payment.gross,
+      fee: payment.fee,
+      senderName: payment.senderName,
+      transactionId: payment.transactionId,
+    }),
     delivery: {
       id: deliveryId,
-      payload: paymentReceivedBody({ transactionGroupId, accountRef, gross: payment.gross, fee: payment.fee, senderName: payment.senderName, narration: payment.narration }),
+      payload: paymentReceivedBody({
+        transactionGroupId,
+        accountRef,
+        gross: payment.gross,
+        fee: payment.fee,
+        senderName: payment.senderName,
+        narration: payment.narration,
+      }),
     },
     confirmation: { entryId, tenantId, accountRef, providerTxnRef: payment.transactionId, postedAt: new Date() },
     deliveryJob: jobs.webhookDelivery({ deliveryId, tenantId, accountRef }),

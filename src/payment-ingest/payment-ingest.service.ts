@@ -11,7 +11,14 @@ import { createOutboxRepo, type OutboxEntry } from '../workflow-starts/outbox.re
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import type { Logger } from '../logger';
 import type { Kobo } from '../money';
-import type { HeaderReader, NotificationFacts, PaymentNotification, PayoutNotification, ProviderNotifications, StatedAmounts } from '../provider/inbound-notification';
+import type {
+  HeaderReader,
+  NotificationFacts,
+  PaymentNotification,
+  PayoutNotification,
+  ProviderNotifications,
+  StatedAmounts,
+} from '../provider/inbound-notification';
 import type { PayoutSignalType } from '../contracts/settlement.contract';
 import { createInboundEventsRepo, CREDITED_BY_RECONCILIATION, type EventCategory, type NewInboundEvent } from './inbound-events.repo';
 import type { IngestMetrics } from '../metrics/ingest.metrics';
@@ -25,7 +32,11 @@ type IngestOutcome = EventCategory | 'duplicate';
 /** Where payout events go; implemented by the settlements domain. */
 export interface PayoutEventSink {
   /** The settlement the event belongs to, and the workflows to start in the same transaction as the event (`eventId`: its request id). */
-  prepare(type: PayoutSignalType, providerRef: string, eventId: string): Promise<{ tenantId: string; accountId: string; jobs: OutboxEntry[] } | null>;
+  prepare(
+    type: PayoutSignalType,
+    providerRef: string,
+    eventId: string,
+  ): Promise<{ tenantId: string; accountId: string; jobs: OutboxEntry[] } | null>;
   /** After the commit: wakes the settlement workflow, best effort, without waiting. */
   notify(type: PayoutSignalType, providerRef: string): void;
 }
@@ -78,11 +89,24 @@ export function createPaymentIngestService(deps: {
   }
 
   function recordMisdirected(base: NotificationFacts, stated: StatedAmounts, tenantId: string | null): Promise<IngestOutcome> {
-    return record({ ...base, id: uuidv7(), category: 'misdirected', signatureValid: true, tenantId, grossAmount: stated.gross, fee: stated.fee });
+    return record({
+      ...base,
+      id: uuidv7(),
+      category: 'misdirected',
+      signatureValid: true,
+      tenantId,
+      grossAmount: stated.gross,
+      fee: stated.fee,
+    });
   }
 
   /** An event that is no usable payment: a processing error on its account, or misdirected without one. */
-  async function recordUnusable(base: NotificationFacts, stated: StatedAmounts, error: string, amounts?: { gross: Kobo; fee: Kobo }): Promise<IngestOutcome> {
+  async function recordUnusable(
+    base: NotificationFacts,
+    stated: StatedAmounts,
+    error: string,
+    amounts?: { gross: Kobo; fee: Kobo },
+  ): Promise<IngestOutcome> {
     const account = base.aliasAccountRef ? await findAccountByRefAnyTenant(db, base.aliasAccountRef) : undefined;
     if (!account) return recordMisdirected(base, stated, await attributedTenant(base.aliasAccountRef ?? null));
     return record({
@@ -104,11 +128,30 @@ export function createPaymentIngestService(deps: {
    * credit (its request id claimed, so a retry of it is a plain duplicate). Anything that differs from
    * what reconciliation credited (account, amount, fee) stays a processing error.
    */
-  async function recordIfCreditedByReconciliation(event: NewInboundEvent, amounts: { gross: Kobo; fee: Kobo }): Promise<IngestOutcome | null> {
+  async function recordIfCreditedByReconciliation(
+    event: NewInboundEvent,
+    amounts: { gross: Kobo; fee: Kobo },
+  ): Promise<IngestOutcome | null> {
     const credited = event.transactionId ? await events.foundByReconciliation(event.transactionId) : undefined;
-    if (!credited || credited.aliasAccountRef !== event.aliasAccountRef || credited.grossAmount !== amounts.gross || credited.fee !== amounts.fee) return null;
-    await record({ ...event, id: uuidv7(), tenantId: credited.tenantId, accountId: credited.accountId, entryId: credited.entryId, flags: [CREDITED_BY_RECONCILIATION] });
-    logger.info({ requestId: event.requestId, transactionId: event.transactionId, entryId: credited.entryId }, 'late webhook of a payment reconciliation had credited');
+    if (
+      !credited ||
+      credited.aliasAccountRef !== event.aliasAccountRef ||
+      credited.grossAmount !== amounts.gross ||
+      credited.fee !== amounts.fee
+    )
+      return null;
+    await record({
+      ...event,
+      id: uuidv7(),
+      tenantId: credited.tenantId,
+      accountId: credited.accountId,
+      entryId: credited.entryId,
+      flags: [CREDITED_BY_RECONCILIATION],
+    });
+    logger.info(
+      { requestId: event.requestId, transactionId: event.transactionId, entryId: credited.entryId },
+      'late webhook of a payment reconciliation had credited',
+    );
     return 'duplicate';
   }
 
@@ -126,7 +169,15 @@ export function createPaymentIngestService(deps: {
       narration: payment.narration,
       transactionId: payment.transactionId,
     });
-    const event: NewInboundEvent = { ...base, id: uuidv7(), category: 'payment', signatureValid: true, entryId: plan.entryId, grossAmount: payment.gross, fee: payment.fee };
+    const event: NewInboundEvent = {
+      ...base,
+      id: uuidv7(),
+      category: 'payment',
+      signatureValid: true,
+      entryId: plan.entryId,
+      grossAmount: payment.gross,
+      fee: payment.fee,
+    };
     try {
       const posted = await postings.post({ aliasRef: payment.accountRef, event, plan });
       if (posted.kind === 'no_account') return recordMisdirected(base, stated, await attributedTenant(payment.accountRef));
@@ -149,7 +200,14 @@ export function createPaymentIngestService(deps: {
     const { facts, type, providerRef, eventId } = notification;
     const target = await payouts.prepare(type, providerRef, eventId);
     const recorded = await db.transaction(async (trx) => {
-      const event = { ...facts, id: uuidv7(), category: 'non_payment_event' as const, signatureValid: true, tenantId: target?.tenantId, accountId: target?.accountId };
+      const event = {
+        ...facts,
+        id: uuidv7(),
+        category: 'non_payment_event' as const,
+        signatureValid: true,
+        tenantId: target?.tenantId,
+        accountId: target?.accountId,
+      };
       if (!(await createInboundEventsRepo(trx).record(event)).recorded) return false;
       await createOutboxRepo(trx).enqueue(target?.jobs ?? []);
       return true;
@@ -162,7 +220,10 @@ export function createPaymentIngestService(deps: {
 
   /** What is kept of a body that is no verified notification (see UNVERIFIED_PREFIX_CHARS). */
   function unverified(rawBody: Buffer) {
-    return { rawBody: rawBody.toString('utf8').slice(0, UNVERIFIED_PREFIX_CHARS), rawSha256: createHash('sha256').update(rawBody).digest('hex') };
+    return {
+      rawBody: rawBody.toString('utf8').slice(0, UNVERIFIED_PREFIX_CHARS),
+      rawSha256: createHash('sha256').update(rawBody).digest('hex'),
+    };
   }
 
   async function ingestOne(rawBody: Buffer, header: HeaderReader, sourceAddress: string): Promise<IngestOutcome> {
@@ -171,9 +232,25 @@ export function createPaymentIngestService(deps: {
     if (notification.kind === 'unreadable' || notification.kind === 'unverified') await unverifiedLimit.consume(sourceAddress);
     switch (notification.kind) {
       case 'unreadable':
-        return record({ id: uuidv7(), requestId: null, eventType: null, category: 'sig_invalid', signatureValid: false, ...unverified(rawBody), error: notification.error });
+        return record({
+          id: uuidv7(),
+          requestId: null,
+          eventType: null,
+          category: 'sig_invalid',
+          signatureValid: false,
+          ...unverified(rawBody),
+          error: notification.error,
+        });
       case 'unverified':
-        return record({ ...notification.facts, payload: undefined, ...unverified(rawBody), id: uuidv7(), category: 'sig_invalid', signatureValid: false, error: 'signature verification failed' });
+        return record({
+          ...notification.facts,
+          payload: undefined,
+          ...unverified(rawBody),
+          id: uuidv7(),
+          category: 'sig_invalid',
+          signatureValid: false,
+          error: 'signature verification failed',
+        });
       case 'payment':
         return ingestPayment(notification);
       case 'payout':

@@ -14,7 +14,10 @@ interface PostedPaymentAccount {
   callbackUrl: string | null;
 }
 
-export type PaymentPostingResult = { kind: 'no_account' } | { kind: 'duplicate'; account: PostedPaymentAccount } | { kind: 'posted'; account: PostedPaymentAccount; jobs: OutboxEntry[] };
+export type PaymentPostingResult =
+  | { kind: 'no_account' }
+  | { kind: 'duplicate'; account: PostedPaymentAccount }
+  | { kind: 'posted'; account: PostedPaymentAccount; jobs: OutboxEntry[] };
 
 /** One payment webhook to post: the account its payer named, its event row and what its credit becomes. */
 export interface PaymentToPost {
@@ -23,14 +26,16 @@ export interface PaymentToPost {
   plan: PaymentCreditPlan;
 }
 
-const jsonOf = (value: unknown): string => JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
+const jsonOf = (value: unknown): string =>
+  JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
 
 /**
  * Live payment webhooks, to any accounts, in ONE statement (one round trip, atomic without BEGIN/COMMIT):
  * find the accounts by the payers' references, claim each request id with its event row, have the ledger
  * post a credit for every event claimed (in arrival order per account, under one lock of each account row,
  * taken in id order), queue each credit for a batch confirmation, and add each one's callback delivery and its
- * workflow to start, its `payment.received` event for the tenant's endpoints and, when part of it is held, its `kyc.limit_exceeded`. An event whose request id is already claimed (earlier, or by an earlier copy in the
+ * workflow to start, its `payment.received` event for the tenant's endpoints and, when part of it is held, its `kyc.limit_exceeded`. An
+ * event whose request id is already claimed (earlier, or by an earlier copy in the
  * same group) claims nothing and so posts nothing; an event naming no account claims nothing either.
  * Events are claimed in request-id order and all of them before any account is locked, so two statements
  * racing over the same redelivered ids, or over the same accounts, wait for each other, never in a cycle.
@@ -121,9 +126,16 @@ export function createPaymentPostingRepo(db: Db, ledger: Pick<PostingEngine, 'cr
       const found = result.rows[0] as GroupRow;
       const claimed = new Set(found.claimed_event_ids);
       if (Number(found.posted) !== claimed.size || Number(found.queued) !== claimed.size) {
-        throw new Error(`${claimed.size} payment events were claimed but ${found.posted} credits were posted and ${found.queued} queued for confirmation`);
+        throw new Error(
+          `${claimed.size} payment events were claimed but ${found.posted} credits were posted and ${found.queued} queued for confirmation`,
+        );
       }
-      const accounts = new Map(found.accounts.map((row) => [row.account_ref, { id: row.id, tenantId: row.tenant_id, accountRef: row.account_ref, callbackUrl: row.callback_url }]));
+      const accounts = new Map(
+        found.accounts.map((row) => [
+          row.account_ref,
+          { id: row.id, tenantId: row.tenant_id, accountRef: row.account_ref, callbackUrl: row.callback_url },
+        ]),
+      );
       // The rows as stored (with the tenant filled in, the delivery only with a callback), started as they are.
       const jobs = new Map(found.jobs.map((row) => [row.workflow_id, toOutboxEntry(row)]));
       return payments.map(({ aliasRef, event, plan }): PaymentPostingResult => {

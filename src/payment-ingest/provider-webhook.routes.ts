@@ -14,7 +14,8 @@ export function providerWebhookRoutes(deps: { ingest: PaymentIngestService }): R
     defineRoute({
       method: 'post',
       path: '/webhooks/provider',
-      summary: "The provider's signed payment webhook (always 200, except 503 on a retryable database error, 413 over 64 KB and 429 for too many failing verification from one address)",
+      summary:
+        "The provider's signed payment webhook (always 200, except 503 on a retryable database error, 413 over 64 KB and 429 for too many failing verification from one address)",
       tag: 'webhooks',
       auth: 'public',
       rawBody: true,

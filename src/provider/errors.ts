@@ -42,5 +42,8 @@ const NOT_CREATED_SUBMIT_REFUSALS: ReadonlyArray<{ httpStatus: number; code: str
 
 /** The refusal is one the provider documents as "not created" (see NOT_CREATED_SUBMIT_REFUSALS). */
 export function isNotCreatedRefusal(error: ProviderRejectedError): boolean {
-  return !isDuplicateReference(error) && NOT_CREATED_SUBMIT_REFUSALS.some((refusal) => refusal.httpStatus === error.httpStatus && refusal.code === error.code);
+  return (
+    !isDuplicateReference(error) &&
+    NOT_CREATED_SUBMIT_REFUSALS.some((refusal) => refusal.httpStatus === error.httpStatus && refusal.code === error.code)
+  );
 }

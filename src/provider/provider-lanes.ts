@@ -23,14 +23,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * in flight (waiting for that at most `yieldAtMostMs`, YIELD_AT_MOST_MS unless given). A background call the provider throttles is
  * asked again once, after its Retry-After, rather than failing the step that made it.
  */
-export function createProviderLanes(provider: PaymentProvider, options: { backgroundConcurrency: number; yieldAtMostMs?: number }): ProviderLanes {
+export function createProviderLanes(
+  provider: PaymentProvider,
+  options: { backgroundConcurrency: number; yieldAtMostMs?: number },
+): ProviderLanes {
   const yieldAtMostMs = options.yieldAtMostMs ?? YIELD_AT_MOST_MS;
   let foregroundInFlight = 0;
   let backgroundInFlight = 0;
   let throttledUntil = 0;
 
   function noteThrottling(error: unknown): void {
-    if (error instanceof ProviderUnavailableError && error.retryAfterMs !== null) throttledUntil = Math.max(throttledUntil, Date.now() + error.retryAfterMs);
+    if (error instanceof ProviderUnavailableError && error.retryAfterMs !== null)
+      throttledUntil = Math.max(throttledUntil, Date.now() + error.retryAfterMs);
   }
 
   async function foreground<T>(work: () => Promise<T>): Promise<T> {

@@ -4,7 +4,11 @@ import type { PaymentProvider } from './payment-provider';
 import type { ProviderTxnLookup } from './provider-answers';
 
 /** The provider's view of a transaction; "unavailable" is an answer, so workflows decide how long to keep asking. */
-export async function lookupProviderTransaction(provider: PaymentProvider, logger: Logger, transactionRef: string): Promise<ProviderTxnLookup> {
+export async function lookupProviderTransaction(
+  provider: PaymentProvider,
+  logger: Logger,
+  transactionRef: string,
+): Promise<ProviderTxnLookup> {
   try {
     const transaction = await provider.getTransaction(transactionRef);
     if (!transaction) return { kind: 'not_found' };

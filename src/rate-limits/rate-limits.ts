@@ -99,16 +99,28 @@ export function createRateLimits(
 
   return {
     /** Keyed on the client address and the email together: someone else's failures never lock a user out. */
-    signInAddressEmail: limiter('signin-address-email', config.RATE_LIMIT_SIGNIN_EMAIL, 'too many sign-in attempts for this account from this address, retry later'),
+    signInAddressEmail: limiter(
+      'signin-address-email',
+      config.RATE_LIMIT_SIGNIN_EMAIL,
+      'too many sign-in attempts for this account from this address, retry later',
+    ),
     signInAddress: limiter('signin-address', config.RATE_LIMIT_SIGNIN_ADDRESS, 'too many sign-in attempts from this address, retry later'),
     nameLookups: limiter('name-lookups', config.RATE_LIMIT_NAME_LOOKUPS, 'too many name lookups, retry later'),
     settlements: limiter('settlements', config.RATE_LIMIT_SETTLEMENTS, 'too many settlements, retry later'),
     replays: limiter('replays', config.RATE_LIMIT_REPLAYS, 'too many replays, retry later'),
     reconciliationRuns: limiter('reconciliation-runs', config.RATE_LIMIT_RECONCILIATION_RUNS, 'too many reconciliation runs, retry later'),
-    accountProvisioning: limiter('account-provisioning', config.RATE_LIMIT_ACCOUNT_PROVISIONING, 'too many accounts provisioned, retry later'),
+    accountProvisioning: limiter(
+      'account-provisioning',
+      config.RATE_LIMIT_ACCOUNT_PROVISIONING,
+      'too many accounts provisioned, retry later',
+    ),
     exports: limiter('exports', config.RATE_LIMIT_EXPORTS, 'too many exports, retry later'),
     overview: limiter('overview', config.RATE_LIMIT_OVERVIEW, 'too many overview requests, retry later'),
-    unsignedWebhooks: limiter('unsigned-webhooks', config.RATE_LIMIT_UNSIGNED_WEBHOOKS, 'too many webhooks with a bad signature from this address, retry later'),
+    unsignedWebhooks: limiter(
+      'unsigned-webhooks',
+      config.RATE_LIMIT_UNSIGNED_WEBHOOKS,
+      'too many webhooks with a bad signature from this address, retry later',
+    ),
     /** Provider calls a tenant's reconciliation runs may make together (its runs wait for the budget rather than fail). */
     reconciliationProviderCalls: budget('reconciliation-provider-calls', config.RATE_LIMIT_RECONCILIATION_PROVIDER_CALLS),
     endpointRecoveries: limiter('endpoint-recoveries', config.RATE_LIMIT_ENDPOINT_RECOVERIES, 'too many recoveries, retry later'),

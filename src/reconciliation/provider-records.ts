@@ -61,7 +61,12 @@ export function createProviderRecords(deps: {
     lookups: position.lookups,
     ...(position.calls === undefined ? {} : { calls: position.calls }),
   });
-  const listed = (page: RowsPage, next: ReconciliationPosition): RecordsStep => ({ page, next, lookedUp: false, lookupLimitReached: false });
+  const listed = (page: RowsPage, next: ReconciliationPosition): RecordsStep => ({
+    page,
+    next,
+    lookedUp: false,
+    lookupLimitReached: false,
+  });
   const NO_ROWS = pageOfRows([]);
   const callsOf = (position: ReconciliationPosition): number => position.calls ?? 0;
 
@@ -83,8 +88,17 @@ export function createProviderRecords(deps: {
   }
 
   /** One page of a listing, its rows serialized before anything else is awaited (see RowsPage). */
-  async function listingPage(run: RunScope, position: ReconciliationPosition, scope: TransactionListingScope): Promise<{ page: RowsPage; nextCursor: string | null }> {
-    const query = { from: run.windowFrom, to: run.windowTo, limit: config.RECONCILIATION_PAGE_SIZE, ...(position.cursor ? { cursor: position.cursor } : {}) };
+  async function listingPage(
+    run: RunScope,
+    position: ReconciliationPosition,
+    scope: TransactionListingScope,
+  ): Promise<{ page: RowsPage; nextCursor: string | null }> {
+    const query = {
+      from: run.windowFrom,
+      to: run.windowTo,
+      limit: config.RECONCILIATION_PAGE_SIZE,
+      ...(position.cursor ? { cursor: position.cursor } : {}),
+    };
     const listing = await provider.listTransactions({ ...query, scope });
     return { page: pageOfRows(listing.rows), nextCursor: listing.nextCursor };
   }
@@ -118,23 +132,28 @@ export function createProviderRecords(deps: {
    */
   async function lookups(run: RunScope, position: ReconciliationPosition, beat: () => void): Promise<RecordsStep> {
     const done: ReconciliationPosition = { ...position, source: 'done' };
-    const allowed = Math.min(LOOKUP_BATCH, config.RECONCILIATION_MAX_LOOKUPS - position.lookups, run.tenantId === null ? LOOKUP_BATCH : config.RECONCILIATION_RUN_PROVIDER_CALLS - callsOf(position));
+    const allowed = Math.min(
+      LOOKUP_BATCH,
+      config.RECONCILIATION_MAX_LOOKUPS - position.lookups,
+      run.tenantId === null ? LOOKUP_BATCH : config.RECONCILIATION_RUN_PROVIDER_CALLS - callsOf(position),
+    );
     const wanted = Math.max(allowed, 1);
     const scope = { id: run.id, scopeTenantId: run.tenantId, windowFrom: run.windowFrom, windowTo: run.windowTo };
     const credits = await matching.unlistedCredits(scope, wanted);
     const attempts = credits.length < wanted ? await matching.unlistedAttempts(scope, wanted - credits.length) : [];
     if (credits.length + attempts.length === 0) return { page: NO_ROWS, next: done, lookedUp: true, lookupLimitReached: false };
     if (allowed <= 0) {
-      if (config.RECONCILIATION_MAX_LOOKUPS - position.lookups <= 0) return { page: NO_ROWS, next: done, lookedUp: true, lookupLimitReached: true };
+      if (config.RECONCILIATION_MAX_LOOKUPS - position.lookups <= 0)
+        return { page: NO_ROWS, next: done, lookedUp: true, lookupLimitReached: true };
       return { ...refused(position, { granted: false, runBudgetReached: true }), lookedUp: true };
     }
     const rows: ProviderRow[] = [];
     const askedFrom = new Date();
     let waitMs: number | undefined;
-    for (const asked of [...credits.map((providerTxnRef) => ({ kind: 'credit' as const, providerTxnRef })), ...attempts.map((providerRef) => ({ kind: 'transfer' as const, providerRef }))].slice(
-      0,
-      allowed,
-    )) {
+    for (const asked of [
+      ...credits.map((providerTxnRef) => ({ kind: 'credit' as const, providerTxnRef })),
+      ...attempts.map((providerRef) => ({ kind: 'transfer' as const, providerRef })),
+    ].slice(0, allowed)) {
       const spent = await spend(run, callsOf(position) + rows.length);
       if (!spent.granted) {
         waitMs = 'waitMs' in spent ? spent.waitMs : undefined;
@@ -144,7 +163,14 @@ export function createProviderRecords(deps: {
       beat();
     }
     const next = { ...position, lookups: position.lookups + rows.length, calls: callsOf(position) + rows.length };
-    return { page: pageOfRows(rows), askedFrom, next, lookedUp: true, lookupLimitReached: false, ...(waitMs === undefined ? {} : { waitMs }) };
+    return {
+      page: pageOfRows(rows),
+      askedFrom,
+      next,
+      lookedUp: true,
+      lookupLimitReached: false,
+      ...(waitMs === undefined ? {} : { waitMs }),
+    };
   }
 
   return {
@@ -167,7 +193,10 @@ export function createProviderRecords(deps: {
         const calls = callsOf(position) + 1;
         if (listing.nextCursor) return listed(listing.page, { ...position, accountId: account.id, cursor: listing.nextCursor, calls });
         const following = await tenantAccount(run.tenantId!, { id: account.id });
-        return listed(listing.page, following ? { ...position, accountId: following.id, cursor: null, calls } : lookupsFrom({ ...position, calls }));
+        return listed(
+          listing.page,
+          following ? { ...position, accountId: following.id, cursor: null, calls } : lookupsFrom({ ...position, calls }),
+        );
       }
       if (position.source === 'lookups') return lookups(run, position, beat);
       return listed(NO_ROWS, position);

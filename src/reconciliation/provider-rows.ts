@@ -2,7 +2,12 @@ import type { ProviderRow, ProviderTransaction, ProviderTransactionStatus, Provi
 import { rowTimestamp } from '../provider/row-timestamp';
 
 /** A single lookup answers in one of the four statuses the service knows. */
-const LOOKUP_VERDICTS: Record<ProviderTransactionStatus, ProviderVerdict> = { SUCCESS: 'success', PAYMENT_FAILED: 'failed', REFUND: 'refund', PROCESSING: 'pending' };
+const LOOKUP_VERDICTS: Record<ProviderTransactionStatus, ProviderVerdict> = {
+  SUCCESS: 'success',
+  PAYMENT_FAILED: 'failed',
+  REFUND: 'refund',
+  PROCESSING: 'pending',
+};
 
 /** A ledger record to ask the provider about: a payment credit by its transaction id, a settlement attempt by its reference. */
 export type LookupRequest = { kind: 'credit'; providerTxnRef: string } | { kind: 'transfer'; providerRef: string };
@@ -22,7 +27,16 @@ export function fromLookup(asked: LookupRequest, found: ProviderTransaction | nu
   };
   if (!found) {
     const providerTxnId = asked.kind === 'credit' ? asked.providerTxnRef : `not-found:${asked.providerRef}`;
-    return { ...base, providerTxnId, status: 'not_found', rawStatus: null, amount: null, fee: null, timeCreated: null, aliasAccountRef: null };
+    return {
+      ...base,
+      providerTxnId,
+      status: 'not_found',
+      rawStatus: null,
+      amount: null,
+      fee: null,
+      timeCreated: null,
+      aliasAccountRef: null,
+    };
   }
   return {
     ...base,

@@ -152,7 +152,11 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
      * `runIds`. With `acknowledgeResolved`, a finding an operator already resolved is not reported again.
      */
     async report(trx: Trx, finding: Finding, runIds: string[], options: { acknowledgeResolved?: boolean } = {}): Promise<string | null> {
-      if (options.acknowledgeResolved && (await trx('reconciliation_exceptions').where({ subject: finding.subject, kind: finding.kind, status: 'resolved' }).first('id'))) return null;
+      if (
+        options.acknowledgeResolved &&
+        (await trx('reconciliation_exceptions').where({ subject: finding.subject, kind: finding.kind, status: 'resolved' }).first('id'))
+      )
+        return null;
       const [row] = (await trx('reconciliation_exceptions')
         .insert(findingRow(finding, 'open', runIds[0]!))
         .onConflict(trx.raw("(kind, subject) WHERE status = 'open'"))
@@ -175,7 +179,10 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
      */
     async raise(trx: Trx, finding: Finding, sameSubjectKinds: FindingKind[] = [finding.kind]): Promise<boolean> {
       const kinds = [...new Set([finding.kind, ...sameSubjectKinds])];
-      const decided = await trx('reconciliation_exceptions').where({ subject: finding.subject, status: 'resolved' }).whereIn('kind', kinds).first('id');
+      const decided = await trx('reconciliation_exceptions')
+        .where({ subject: finding.subject, status: 'resolved' })
+        .whereIn('kind', kinds)
+        .first('id');
       if (decided) return false;
       const openRows: Array<{ id: string; kind: FindingKind }> = await trx('reconciliation_exceptions')
         .where({ subject: finding.subject, status: 'open' })
@@ -188,7 +195,12 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
       if (open) {
         await trx('reconciliation_exceptions')
           .where({ id: open.id })
-          .update({ kind: finding.kind, severity: FINDINGS[finding.kind].severity, details: JSON.stringify(finding.details), updated_at: trx.fn.now() });
+          .update({
+            kind: finding.kind,
+            severity: FINDINGS[finding.kind].severity,
+            details: JSON.stringify(finding.details),
+            updated_at: trx.fn.now(),
+          });
         return true;
       }
       const inserted = await trx('reconciliation_exceptions')
@@ -251,7 +263,11 @@ export function createReconciliationExceptionsRepo(db: DbOrTrx) {
       return row ? toException({ ...row, account_ref: null, merchant_tx_ref: null, resolved_by_email: null }) : undefined;
     },
 
-    async resolve(trx: Trx, id: string, decision: { resolution: Resolution; note: string; userId: string | null; via: 'dashboard' | 'cli'; repairEntryId?: string }): Promise<void> {
+    async resolve(
+      trx: Trx,
+      id: string,
+      decision: { resolution: Resolution; note: string; userId: string | null; via: 'dashboard' | 'cli'; repairEntryId?: string },
+    ): Promise<void> {
       await trx('reconciliation_exceptions')
         .where({ id, status: 'open' })
         .update({

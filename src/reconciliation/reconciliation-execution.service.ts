@@ -16,7 +16,12 @@ import { createReconciliationMatchingRepo } from './reconciliation-matching.repo
 import { createReconciliationRepairs } from './reconciliation-repairs';
 import { createLedgerBooksRepo } from '../ledger/ledger-books.repo';
 import { createReconciliationRunsRepo, type RunRecord, type WalletCheck } from './reconciliation-runs.repo';
-import type { ReconciliationPagesResult, ReconciliationPosition, ReconciliationRunHandle, ReconciliationSummary } from '../contracts/reconciliation.contract';
+import type {
+  ReconciliationPagesResult,
+  ReconciliationPosition,
+  ReconciliationRunHandle,
+  ReconciliationSummary,
+} from '../contracts/reconciliation.contract';
 
 /** Steps one activity call takes before it returns to the workflow, and the time it may spend (well inside its 15-minute timeout). */
 const PAGES_PER_CALL = 20;
@@ -56,7 +61,14 @@ function summaryOf(run: RunRecord): ReconciliationSummary {
   };
 }
 
-type ReconciliationConfig = Pick<Config, 'RECONCILIATION_PAGE_SIZE' | 'RECONCILIATION_GRACE' | 'RECONCILIATION_MAX_LOOKUPS' | 'RECONCILIATION_STUCK_SETTLEMENT' | 'RECONCILIATION_RUN_PROVIDER_CALLS'>;
+type ReconciliationConfig = Pick<
+  Config,
+  | 'RECONCILIATION_PAGE_SIZE'
+  | 'RECONCILIATION_GRACE'
+  | 'RECONCILIATION_MAX_LOOKUPS'
+  | 'RECONCILIATION_STUCK_SETTLEMENT'
+  | 'RECONCILIATION_RUN_PROVIDER_CALLS'
+>;
 
 /**
  * The rules a reconciliation run's activities apply. The provider's records are streamed a step at a
@@ -112,7 +124,11 @@ export function createReconciliationExecutionService(deps: {
    * Reads the step at `position` and stages it. Its own function so that the page's text is garbage
    * once it returns: only the position after it and its size go on.
    */
-  async function stageStep(run: RunRecord, position: ReconciliationPosition, beat: () => void): Promise<{ next: ReconciliationPosition; size: number; waitMs?: number }> {
+  async function stageStep(
+    run: RunRecord,
+    position: ReconciliationPosition,
+    beat: () => void,
+  ): Promise<{ next: ReconciliationPosition; size: number; waitMs?: number }> {
     const { page, next, lookedUp, askedFrom, lookupLimitReached, runBudgetReached, waitMs } = await records.next(run, position, beat);
     if (page.size > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, page, { graceSeconds, lookedUp, askedFrom });
     if (lookupLimitReached) {
@@ -121,7 +137,10 @@ export function createReconciliationExecutionService(deps: {
         tenantId: run.tenantId,
         kind: 'lookup_limit_reached',
         subject: `run:${run.id}`,
-        details: { limit: config.RECONCILIATION_MAX_LOOKUPS, note: 'narrow the window or raise RECONCILIATION_MAX_LOOKUPS to check the rest' },
+        details: {
+          limit: config.RECONCILIATION_MAX_LOOKUPS,
+          note: 'narrow the window or raise RECONCILIATION_MAX_LOOKUPS to check the rest',
+        },
       });
     }
     if (runBudgetReached) {
@@ -169,7 +188,11 @@ export function createReconciliationExecutionService(deps: {
      * Up to PAGES_PER_CALL steps (or CALL_BUDGET_MS) from `start` (or from the start of the run), each
      * staged and its repairs made before `onProgress` reports the position after it, so a retry resumes there.
      */
-    async processPages(runId: string, start: PageProgress | null, onProgress: (progress: PageProgress) => void): Promise<ReconciliationPagesResult> {
+    async processPages(
+      runId: string,
+      start: PageProgress | null,
+      onProgress: (progress: PageProgress) => void,
+    ): Promise<ReconciliationPagesResult> {
       const run = await load(runId);
       let progress: PageProgress = start ?? { position: records.first(run), pages: 0, providerTransactions: 0, repaired: 0 };
       const beat = () => onProgress(progress);
@@ -178,10 +201,18 @@ export function createReconciliationExecutionService(deps: {
       for (let pages = 0; pages < PAGES_PER_CALL && progress.position.source !== 'done' && Date.now() < deadline; pages += 1) {
         const { next, size, waitMs } = await stageStep(run, progress.position, beat);
         const repaired = await repairs.drain(run.id, beat);
-        progress = { position: next, pages: progress.pages + 1, providerTransactions: progress.providerTransactions + size, repaired: progress.repaired + repaired };
+        progress = {
+          position: next,
+          pages: progress.pages + 1,
+          providerTransactions: progress.providerTransactions + size,
+          repaired: progress.repaired + repaired,
+        };
         beat();
         if (waitMs !== undefined) {
-          logger.info({ runId, tenantId: run.tenantId, waitMs }, "reconciliation run waits for its tenant's hourly budget of provider calls");
+          logger.info(
+            { runId, tenantId: run.tenantId, waitMs },
+            "reconciliation run waits for its tenant's hourly budget of provider calls",
+          );
           return { ...progress, waitMs };
         }
       }
@@ -225,7 +256,11 @@ export function createReconciliationExecutionService(deps: {
       }
       await db.transaction(async (trx) => {
         if (wallet && wallet.unexplained !== '0.00') {
-          await exceptions.report(trx, { id: uuidv7(), tenantId: null, kind: 'wallet_difference', subject: 'wallet', details: { ...wallet } }, [run.id]);
+          await exceptions.report(
+            trx,
+            { id: uuidv7(), tenantId: null, kind: 'wallet_difference', subject: 'wallet', details: { ...wallet } },
+            [run.id],
+          );
         } else if (wallet) {
           await exceptions.closeIfOpen(trx, 'wallet_difference', 'wallet', run.id);
         }

@@ -29,7 +29,8 @@ interface PageTally {
 }
 
 /** Kobo to a two-decimal naira string in SQL (amounts here are never negative). */
-const naira = (expr: string): string => `CASE WHEN ${expr} IS NULL THEN NULL ELSE CAST(div(${expr}, 100) AS text) || '.' || lpad(CAST(mod(${expr}, 100) AS text), 2, '0') END`;
+const naira = (expr: string): string =>
+  `CASE WHEN ${expr} IS NULL THEN NULL ELSE CAST(div(${expr}, 100) AS text) || '.' || lpad(CAST(mod(${expr}, 100) AS text), 2, '0') END`;
 
 const SEVERITIES = `(VALUES ${Object.entries(FINDINGS)
   .map(([kind, finding]) => `('${kind}', '${finding.severity}')`)
@@ -297,7 +298,11 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
      * `graceSeconds`: a provider payment younger than this is in flight; `lookedUp`: the rows came from single lookups;
      * `askedFrom`: when the first of those lookups was asked (an answer is not held against what the ledger did after it).
      */
-    async stagePage(run: { id: string; scopeTenantId: string | null }, page: RowsPage, options: { graceSeconds: number; lookedUp: boolean; askedFrom?: Date | null }): Promise<PageTally> {
+    async stagePage(
+      run: { id: string; scopeTenantId: string | null },
+      page: RowsPage,
+      options: { graceSeconds: number; lookedUp: boolean; askedFrom?: Date | null },
+    ): Promise<PageTally> {
       if (page.size === 0) return { staged: 0, actions: 0 };
       const result = await db.raw(PAGE_STATEMENT, {
         rows: page.json,
@@ -319,7 +324,21 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
         .whereNotNull('action')
         .orderBy('provider_txn_id')
         .limit(limit)
-        .select('provider_txn_id', 'action', 'tenant_id', 'account_id', 'entry_id', 'settlement_id', 'merchant_tx_ref', 'amount', 'fee', 'sender_name', 'narration', 'raw_status', 'time_created');
+        .select(
+          'provider_txn_id',
+          'action',
+          'tenant_id',
+          'account_id',
+          'entry_id',
+          'settlement_id',
+          'merchant_tx_ref',
+          'amount',
+          'fee',
+          'sender_name',
+          'narration',
+          'raw_status',
+          'time_created',
+        );
       return rows.map((row) => ({
         providerTxnId: row.provider_txn_id,
         action: row.action,
@@ -339,14 +358,19 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
 
     /** The action is settled: `outcome` says whether this run repaired it or found it already repaired. */
     async markActionDone(trx: Trx, runId: string, providerTxnId: string, outcome: 'repaired' | 'matched' | 'in_flight'): Promise<void> {
-      await trx('reconciliation_provider_rows').where({ run_id: runId, provider_txn_id: providerTxnId }).update({ action_done: true, outcome });
+      await trx('reconciliation_provider_rows')
+        .where({ run_id: runId, provider_txn_id: providerTxnId })
+        .update({ action_done: true, outcome });
     },
 
     /**
      * Confirmed payment credits in the window whose provider transaction no listing of this run showed,
      * for a single lookup each (per account through its (account_id, created_at) index).
      */
-    async unlistedCredits(run: { id: string; scopeTenantId: string | null; windowFrom: Date; windowTo: Date }, limit: number): Promise<string[]> {
+    async unlistedCredits(
+      run: { id: string; scopeTenantId: string | null; windowFrom: Date; windowTo: Date },
+      limit: number,
+    ): Promise<string[]> {
       const result = await db.raw(
         `SELECT e.provider_txn_ref
            FROM virtual_accounts a
@@ -367,7 +391,10 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
      * (which listed the wallet) the ones the ledger counts as paid; for a tenant's run (which listed only
      * its accounts' credits) all of them. Settlement ids are UUIDv7, so the window bounds them by key.
      */
-    async unlistedAttempts(run: { id: string; scopeTenantId: string | null; windowFrom: Date; windowTo: Date }, limit: number): Promise<string[]> {
+    async unlistedAttempts(
+      run: { id: string; scopeTenantId: string | null; windowFrom: Date; windowTo: Date },
+      limit: number,
+    ): Promise<string[]> {
       const result = await db.raw(
         `SELECT sa.provider_ref
            FROM settlements s
@@ -379,7 +406,14 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
             AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.merchant_tx_ref = sa.provider_ref ${ONE_PROBE_PER_ROW})
           ORDER BY sa.provider_ref
           LIMIT :limit`,
-        { lowest_id: lowestUuidv7Before(run.windowFrom), from: run.windowFrom, to: run.windowTo, tenant: run.scopeTenantId, run: run.id, limit },
+        {
+          lowest_id: lowestUuidv7Before(run.windowFrom),
+          from: run.windowFrom,
+          to: run.windowTo,
+          tenant: run.scopeTenantId,
+          run: run.id,
+          limit,
+        },
       );
       return (result.rows as Array<{ provider_ref: string }>).map((row) => row.provider_ref);
     },
@@ -419,7 +453,12 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
     async dayTotalsTally(trx: Trx, runId: string, tenantId: string | null): Promise<DayTotalsTally> {
       const query = trx('reconciliation_day_totals').where({ run_id: runId });
       if (tenantId) query.where({ tenant_id: tenantId });
-      const row = (await query.select(trx.raw('count(*) AS compared'), trx.raw('count(*) FILTER (WHERE provider_gross <> ledger_gross OR provider_fee <> ledger_fee) AS differing')).first()) as {
+      const row = (await query
+        .select(
+          trx.raw('count(*) AS compared'),
+          trx.raw('count(*) FILTER (WHERE provider_gross <> ledger_gross OR provider_fee <> ledger_fee) AS differing'),
+        )
+        .first()) as {
         compared: string;
         differing: string;
       };
@@ -427,7 +466,11 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
     },
 
     /** Counts from the run's staged rows (its own, or one tenant's for a child run). */
-    async outcomeCounts(trx: Trx, runId: string, tenantId: string | null): Promise<{ seen: number; matched: number; inFlight: number; repaired: number; lookedUp: number }> {
+    async outcomeCounts(
+      trx: Trx,
+      runId: string,
+      tenantId: string | null,
+    ): Promise<{ seen: number; matched: number; inFlight: number; repaired: number; lookedUp: number }> {
       const query = trx('reconciliation_provider_rows').where({ run_id: runId });
       if (tenantId) query.where({ tenant_id: tenantId });
       const row = (await query
@@ -439,10 +482,19 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
           trx.raw('count(*) FILTER (WHERE looked_up) AS looked_up'),
         )
         .first()) as { seen: string; matched: string; in_flight: string; repaired: string; looked_up: string };
-      return { seen: Number(row.seen), matched: Number(row.matched), inFlight: Number(row.in_flight), repaired: Number(row.repaired), lookedUp: Number(row.looked_up) };
+      return {
+        seen: Number(row.seen),
+        matched: Number(row.matched),
+        inFlight: Number(row.in_flight),
+        repaired: Number(row.repaired),
+        lookedUp: Number(row.looked_up),
+      };
     },
 
-    /** Settlements in the scope still pending or processing longer than `olderThanMs` after they were requested (probes and lookups do not make one look fresh). */
+    /**
+     * Settlements in the scope still pending or processing longer than `olderThanMs` after they were requested (probes and lookups do not
+     * make one look fresh).
+     */
     async stuckSettlements(tenantId: string | null, olderThanMs: number, limit: number): Promise<StuckSettlement[]> {
       const query = db('settlements')
         .whereIn('status', ['pending', 'processing'])
@@ -451,8 +503,17 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
         .limit(limit)
         .select('id', 'tenant_id', 'account_id', 'merchant_tx_ref', 'status', 'amount', 'attempt_count', 'created_at', 'updated_at');
       if (tenantId) query.where({ tenant_id: tenantId });
-      const rows: Array<{ id: string; tenant_id: string; account_id: string; merchant_tx_ref: string; status: string; amount: string; attempt_count: number; created_at: Date; updated_at: Date }> =
-        await query;
+      const rows: Array<{
+        id: string;
+        tenant_id: string;
+        account_id: string;
+        merchant_tx_ref: string;
+        status: string;
+        amount: string;
+        attempt_count: number;
+        created_at: Date;
+        updated_at: Date;
+      }> = await query;
       return rows.map((row) => ({
         id: row.id,
         tenantId: row.tenant_id,
@@ -481,7 +542,9 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
 
     /** The entry that reversed a settlement's debit, if it was reversed. */
     async settlementReversal(trx: Trx, settlementId: string): Promise<string | null> {
-      const row: { reversal_entry_id: string | null } | undefined = await trx('settlements').where({ id: settlementId }).first('reversal_entry_id');
+      const row: { reversal_entry_id: string | null } | undefined = await trx('settlements')
+        .where({ id: settlementId })
+        .first('reversal_entry_id');
       return row?.reversal_entry_id ?? null;
     },
 

@@ -76,7 +76,13 @@ export function createReconciliationRepairs(deps: {
           payload: {
             source: 'reconciliation',
             runId: runId,
-            transaction: { id: action.providerTxnId, status: action.rawStatus, amount: formatKobo(action.amount), fee: formatKobo(action.fee), time: action.timeCreated },
+            transaction: {
+              id: action.providerTxnId,
+              status: action.rawStatus,
+              amount: formatKobo(action.amount),
+              fee: formatKobo(action.fee),
+              time: action.timeCreated,
+            },
           },
           flags: [FOUND_BY_RECONCILIATION],
         });
@@ -100,7 +106,12 @@ export function createReconciliationRepairs(deps: {
             accountId: account.id,
             entryId: posted.entry.id,
             providerTxnId: action.providerTxnId,
-            details: { providerStatus: action.rawStatus, providerAmount: formatKobo(action.amount), providerFee: formatKobo(action.fee), providerTime: action.timeCreated },
+            details: {
+              providerStatus: action.rawStatus,
+              providerAmount: formatKobo(action.amount),
+              providerFee: formatKobo(action.fee),
+              providerTime: action.timeCreated,
+            },
           },
           runIds,
           posted.entry.id,
@@ -202,7 +213,12 @@ export function createReconciliationRepairs(deps: {
             entryId: settlement.debitEntryId,
             settlementId: settlement.id,
             providerTxnId: action.providerTxnId,
-            details: { providerStatus: action.rawStatus, merchantTxRef: settlement.merchantTxRef, attemptReference: providerRef, amount: formatKobo(settlement.amount) },
+            details: {
+              providerStatus: action.rawStatus,
+              merchantTxRef: settlement.merchantTxRef,
+              attemptReference: providerRef,
+              amount: formatKobo(settlement.amount),
+            },
           },
           runIds,
           await matching.settlementReversal(trx, settlement.id),
@@ -213,7 +229,11 @@ export function createReconciliationRepairs(deps: {
     });
     starter.kick([refundJob]);
     if (applied) logger.info({ runId, merchantTxRef: settlement.merchantTxRef }, 'reconciliation refunded a settlement');
-    else logger.info({ runId, merchantTxRef: settlement.merchantTxRef, check }, 'the listing shows a refund the lookup does not yet: the refund workflow re-checks');
+    else
+      logger.info(
+        { runId, merchantTxRef: settlement.merchantTxRef, check },
+        'the listing shows a refund the lookup does not yet: the refund workflow re-checks',
+      );
     return applied;
   }
 
@@ -225,7 +245,12 @@ export function createReconciliationRepairs(deps: {
       if (actions.length === 0) return repaired;
       for (const action of actions) {
         const runIds = await runs.runAndChild(runId, action.tenantId);
-        const made = action.action === 'credit' ? await credit(runId, action, runIds) : action.action === 'restore' ? await restore(runId, action, runIds) : await refund(runId, action, runIds);
+        const made =
+          action.action === 'credit'
+            ? await credit(runId, action, runIds)
+            : action.action === 'restore'
+              ? await restore(runId, action, runIds)
+              : await refund(runId, action, runIds);
         if (made) repaired += 1;
         onProgress();
       }

@@ -3,7 +3,10 @@ import type { DbOrTrx, Trx } from '../db';
 type RunTrigger = 'schedule' | 'cli' | 'tenant' | 'operator';
 export type RunStatus = 'pending' | 'running' | 'succeeded' | 'failed';
 
-/** The provider's wallet against what the books say it holds (clearing less the provider's fees, every tenant), and misdirected money not yet in the books. */
+/**
+ * The provider's wallet against what the books say it holds (clearing less the provider's fees, every tenant), and misdirected money not
+ * yet in the books.
+ */
 export interface WalletCheck {
   walletBalance: string;
   heldPerBooks: string;
@@ -133,7 +136,10 @@ interface FinalCounts {
 
 export function createReconciliationRunsRepo(db: DbOrTrx) {
   /** Runs with the email of the dashboard user who asked for each (null for the others). */
-  const withRequester = () => db('reconciliation_runs as r').leftJoin('dashboard_users as u', 'u.id', 'r.requested_by').select('r.*', 'u.email as requested_by_email');
+  const withRequester = () =>
+    db('reconciliation_runs as r')
+      .leftJoin('dashboard_users as u', 'u.id', 'r.requested_by')
+      .select('r.*', 'u.email as requested_by_email');
 
   return {
     async insert(run: NewRun): Promise<void> {
@@ -151,7 +157,10 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
     },
 
     /** One child run per tenant that has an account, each keeping that tenant's share of a platform run. */
-    async insertChildren(parent: { id: string; trigger: RunTrigger; windowFrom: Date; windowTo: Date; status: RunStatus }, childIds: () => string): Promise<void> {
+    async insertChildren(
+      parent: { id: string; trigger: RunTrigger; windowFrom: Date; windowTo: Date; status: RunStatus },
+      childIds: () => string,
+    ): Promise<void> {
       const tenants: Array<{ tenant_id: string }> = await db('virtual_accounts').distinct('tenant_id');
       if (tenants.length === 0) return;
       await db.raw(
@@ -286,15 +295,32 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
 
     /** The tenant's daily totals of a run (a child run reads its platform run's) that differ, per account and day. */
     async dayDifferences(run: RunRecord, limit: number): Promise<DayDifference[]> {
-      const rows: Array<{ account_ref: string; day: string; provider_count: number; provider_gross: string; provider_fee: string; ledger_count: number; ledger_gross: string; ledger_fee: string }> =
-        await db('reconciliation_day_totals as t')
-          .join('virtual_accounts as a', 'a.id', 't.account_id')
-          .where('t.run_id', run.parentRunId ?? run.id)
-          .where('t.tenant_id', run.tenantId)
-          .where((query) => query.whereRaw('t.provider_gross <> t.ledger_gross').orWhereRaw('t.provider_fee <> t.ledger_fee'))
-          .orderBy(['t.day', 'a.account_ref'])
-          .limit(limit)
-          .select('a.account_ref', db.raw(`to_char(t.day, 'YYYY-MM-DD') AS day`), 't.provider_count', 't.provider_gross', 't.provider_fee', 't.ledger_count', 't.ledger_gross', 't.ledger_fee');
+      const rows: Array<{
+        account_ref: string;
+        day: string;
+        provider_count: number;
+        provider_gross: string;
+        provider_fee: string;
+        ledger_count: number;
+        ledger_gross: string;
+        ledger_fee: string;
+      }> = await db('reconciliation_day_totals as t')
+        .join('virtual_accounts as a', 'a.id', 't.account_id')
+        .where('t.run_id', run.parentRunId ?? run.id)
+        .where('t.tenant_id', run.tenantId)
+        .where((query) => query.whereRaw('t.provider_gross <> t.ledger_gross').orWhereRaw('t.provider_fee <> t.ledger_fee'))
+        .orderBy(['t.day', 'a.account_ref'])
+        .limit(limit)
+        .select(
+          'a.account_ref',
+          db.raw(`to_char(t.day, 'YYYY-MM-DD') AS day`),
+          't.provider_count',
+          't.provider_gross',
+          't.provider_fee',
+          't.ledger_count',
+          't.ledger_gross',
+          't.ledger_fee',
+        );
       return rows.map((row) => ({
         accountRef: row.account_ref,
         day: row.day,

@@ -17,7 +17,11 @@ interface ReconciliationScheduleOptions {
  * missed during an outage is not started late (the next covers its window).
  */
 export function ensureReconciliationSchedule(client: Client, options: ReconciliationScheduleOptions): Promise<string> {
-  const input: ReconciliationInput = { lookBackMs: options.lookBackMs, graceMs: options.graceMs, providerAttempts: options.providerAttempts };
+  const input: ReconciliationInput = {
+    lookBackMs: options.lookBackMs,
+    graceMs: options.graceMs,
+    providerAttempts: options.providerAttempts,
+  };
   return ensureIntervalSchedule(client, {
     scheduleId: reconciliationScheduleId(options.taskQueue),
     workflowType: 'reconciliationWorkflow',

@@ -36,7 +36,12 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
     const page = paginate(detail.exceptions, PAGE_SIZE, (finding) => finding.id);
     return {
       run: detail.run,
-      body: { run: presentRun(detail.run), exceptions: page.items.map(presentException), pagination: page.pagination, dayTotalDifferences: detail.days.map(presentDay) },
+      body: {
+        run: presentRun(detail.run),
+        exceptions: page.items.map(presentException),
+        pagination: page.pagination,
+        dayTotalDifferences: detail.days.map(presentDay),
+      },
     };
   };
 
@@ -57,13 +62,17 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
     defineRoute({
       method: 'post',
       path: '/v1/reconciliation/runs',
-      summary: "Reconcile the tenant's accounts against the provider now, over {from, to} (default: the look-back window); one at a time, rate-limited",
+      summary:
+        "Reconcile the tenant's accounts against the provider now, over {from, to} (default: the look-back window); one at a time, rate-limited",
       tag: 'reconciliation',
       auth: 'apiKey',
       body: runRequestBodySchema,
       responses: accepted,
       errors: [400, 409, 429],
-      handle: async ({ body, ctx }) => ({ status: 202, body: { run: presentRun(await reconciliation.requestTenantRun(tenantOf(ctx).id, body ?? {})) } }),
+      handle: async ({ body, ctx }) => ({
+        status: 202,
+        body: { run: presentRun(await reconciliation.requestTenantRun(tenantOf(ctx).id, body ?? {})) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -98,7 +107,10 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       body: runRequestBodySchema,
       responses: accepted,
       errors: [400, 403, 409, 429],
-      handle: async ({ body, ctx }) => ({ status: 202, body: { run: presentRun(await reconciliation.requestTenantRun(userOf(ctx).tenantId, body ?? {}, userOf(ctx))) } }),
+      handle: async ({ body, ctx }) => ({
+        status: 202,
+        body: { run: presentRun(await reconciliation.requestTenantRun(userOf(ctx).tenantId, body ?? {}, userOf(ctx))) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -126,7 +138,11 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
       errors: [400, 403],
       handle: async ({ query, ctx }) => {
         const filter = { status: query.status, kind: query.kind };
-        const page = paginate(await reconciliation.listExceptions(userOf(ctx).tenantId, filter, uuidCursor(query.after), PAGE_SIZE + 1), PAGE_SIZE, (finding) => finding.id);
+        const page = paginate(
+          await reconciliation.listExceptions(userOf(ctx).tenantId, filter, uuidCursor(query.after), PAGE_SIZE + 1),
+          PAGE_SIZE,
+          (finding) => finding.id,
+        );
         return { status: 200, body: { exceptions: page.items.map(presentException), pagination: page.pagination } };
       },
     }),
@@ -147,7 +163,8 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
     defineRoute({
       method: 'post',
       path: '/auth/reconciliation/exceptions/:id/resolve',
-      summary: "Close an open finding with a note (audited: who and when are kept); a finding where money left the platform's float without a debit is the platform operator's (403)",
+      summary:
+        "Close an open finding with a note (audited: who and when are kept); a finding where money left the platform's float without a debit is the platform operator's (403)",
       tag: 'reconciliation',
       auth: 'session',
       role: 'operator',

@@ -19,13 +19,18 @@ export const exceptionFilterSchema = z.object({
 
 export const exceptionListQuerySchema = cursorQuerySchema.extend(exceptionFilterSchema.shape);
 
-const instant = (name: string) => z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 timestamp` }).transform((text) => new Date(text));
+const instant = (name: string) =>
+  z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 timestamp` }).transform((text) => new Date(text));
 
 /** Optional as a whole: a POST without a body asks for the default window. */
 export const runRequestBodySchema = z.object({ from: instant('from').optional(), to: instant('to').optional() }).optional();
 
 export const decisionBodySchema = z.object({
-  note: z.string({ error: 'note is required' }).trim().min(1, { error: 'note is required' }).max(1_000, { error: 'note must be at most 1000 characters' }),
+  note: z
+    .string({ error: 'note is required' })
+    .trim()
+    .min(1, { error: 'note is required' })
+    .max(1_000, { error: 'note must be at most 1000 characters' }),
 });
 
 export const runSchema = z.object({
@@ -66,9 +71,14 @@ export const exceptionSchema = z.object({
   MerchantTxRef: z.string().nullable(),
   ProviderTxnID: z.string().nullable(),
   Details: z.record(z.string(), z.unknown()),
-  FirstRunID: z.uuid().nullable().describe('Null for a finding raised outside any run (the settlement watch, a parked settlement run) until a run meets it'),
+  FirstRunID: z
+    .uuid()
+    .nullable()
+    .describe('Null for a finding raised outside any run (the settlement watch, a parked settlement run) until a run meets it'),
   LastRunID: z.uuid().nullable(),
-  PlatformDecides: z.boolean().describe("Money left the platform's float without a debit: only the platform operator resolves it; the tenant reads it"),
+  PlatformDecides: z
+    .boolean()
+    .describe("Money left the platform's float without a debit: only the platform operator resolves it; the tenant reads it"),
   Occurrences: z.number().int(),
   RepairEntryID: z.uuid().nullable(),
   Resolution: z.enum(['noted', 'compensated', 'no_longer_found']).nullable(),

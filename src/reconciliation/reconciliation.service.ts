@@ -37,7 +37,9 @@ const tenantOfDecider = (decider: Decider): string | null => (decider.via === 'd
 /** A finding where money left the platform's float without a debit is the platform operator's to decide, never its tenant's. */
 function refuseTenantDecision(decider: Decider, finding: ExceptionRecord): void {
   if (decider.via === 'dashboard' && isPlatformDecided(finding.kind)) {
-    throw new ForbiddenError(`only the platform operator decides a ${finding.kind} finding (money left the platform's float without a debit); the tenant sees it read-only`);
+    throw new ForbiddenError(
+      `only the platform operator decides a ${finding.kind} finding (money left the platform's float without a debit); the tenant sees it read-only`,
+    );
   }
 }
 
@@ -76,7 +78,10 @@ export function createReconciliationService(deps: {
     if (windowFrom >= windowTo) throw new BadRequestError('validation_error', 'from must be before to');
     if (windowTo.getTime() > Date.now() + FUTURE_SKEW_MS) throw new BadRequestError('validation_error', 'to cannot be in the future');
     if (windowTo.getTime() - windowFrom.getTime() > config.RECONCILIATION_MAX_WINDOW) {
-      throw new BadRequestError('validation_error', `the window cannot be longer than ${describeDuration(config.RECONCILIATION_MAX_WINDOW)}`);
+      throw new BadRequestError(
+        'validation_error',
+        `the window cannot be longer than ${describeDuration(config.RECONCILIATION_MAX_WINDOW)}`,
+      );
     }
     return { windowFrom, windowTo };
   }
@@ -103,9 +108,23 @@ export function createReconciliationService(deps: {
         await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`reconciliation:${tenantId}`]);
         const repo = createReconciliationRunsRepo(trx);
         if (await repo.hasOpenOnDemandRun(trx, tenantId)) return null;
-        await repo.insert({ id, tenantId, trigger: user ? 'operator' : 'tenant', windowFrom, windowTo, workflowId: job.workflowId, requestedBy: user?.id ?? null });
+        await repo.insert({
+          id,
+          tenantId,
+          trigger: user ? 'operator' : 'tenant',
+          windowFrom,
+          windowTo,
+          workflowId: job.workflowId,
+          requestedBy: user?.id ?? null,
+        });
         await createOutboxRepo(trx).enqueue([job]);
-        if (user) await createAuditLog(trx).record(user, 'reconciliation.run_requested', { type: 'reconciliation_run', id }, { from: windowFrom.toISOString(), to: windowTo.toISOString() });
+        if (user)
+          await createAuditLog(trx).record(
+            user,
+            'reconciliation.run_requested',
+            { type: 'reconciliation_run', id },
+            { from: windowFrom.toISOString(), to: windowTo.toISOString() },
+          );
         return (await repo.find(id))!;
       });
       if (!run) {
@@ -116,9 +135,13 @@ export function createReconciliationService(deps: {
       return run;
     },
 
-    /** The platform operator's run (CLI): the whole platform, or one tenant; neither limited nor kept to one at a time. The caller starts `job`. */
+    /**
+     * The platform operator's run (CLI): the whole platform, or one tenant; neither limited nor kept to one at a time. The caller starts
+     * `job`.
+     */
     async requestOperatorRun(tenantId: string | null, requested: Window): Promise<{ run: RunRecord; job: OutboxEntry }> {
-      if (tenantId !== null && !(isUuid(tenantId) && (await db('tenants').where({ id: tenantId }).first('id')))) throw new NotFoundError('tenant not found');
+      if (tenantId !== null && !(isUuid(tenantId) && (await db('tenants').where({ id: tenantId }).first('id'))))
+        throw new NotFoundError('tenant not found');
       const { windowFrom, windowTo } = windowOf(requested);
       const id = uuidv7();
       const job = jobs.reconciliation({ runId: id, tenantId });
@@ -140,9 +163,17 @@ export function createReconciliationService(deps: {
     },
 
     /** The run, a page of what it found, and the days whose totals differ. */
-    async runDetail(tenantId: string, id: string, exceptionsBefore: string | null, limit: number): Promise<{ run: RunRecord; exceptions: ExceptionRecord[]; days: DayDifference[] }> {
+    async runDetail(
+      tenantId: string,
+      id: string,
+      exceptionsBefore: string | null,
+      limit: number,
+    ): Promise<{ run: RunRecord; exceptions: ExceptionRecord[]; days: DayDifference[] }> {
       const run = await findRun(tenantId, id);
-      const [found, days] = await Promise.all([exceptions.list({ tenantId, runId: run.id }, exceptionsBefore, limit + 1), runs.dayDifferences(run, 500)]);
+      const [found, days] = await Promise.all([
+        exceptions.list({ tenantId, runId: run.id }, exceptionsBefore, limit + 1),
+        runs.dayDifferences(run, 500),
+      ]);
       return { run, exceptions: found, days };
     },
 
@@ -158,12 +189,24 @@ export function createReconciliationService(deps: {
       limit: number,
     ): Promise<ExceptionRecord[]> {
       if (tenantId !== null && !isUuid(tenantId)) throw new NotFoundError('tenant not found');
-      return exceptions.list({ tenantId, ...(filter.status ? { status: filter.status } : {}), ...(filter.kind ? { kind: filter.kind } : {}) }, beforeId, limit);
+      return exceptions.list(
+        { tenantId, ...(filter.status ? { status: filter.status } : {}), ...(filter.kind ? { kind: filter.kind } : {}) },
+        beforeId,
+        limit,
+      );
     },
 
     /** Every tenant's findings and the platform's own: the platform operator's view across the platform (CLI). */
-    listAllExceptions(filter: { status?: ExceptionStatus | undefined; kind?: FindingKind | undefined }, beforeId: string | null, limit: number): Promise<ExceptionRecord[]> {
-      return exceptions.list({ ...(filter.status ? { status: filter.status } : {}), ...(filter.kind ? { kind: filter.kind } : {}) }, beforeId, limit);
+    listAllExceptions(
+      filter: { status?: ExceptionStatus | undefined; kind?: FindingKind | undefined },
+      beforeId: string | null,
+      limit: number,
+    ): Promise<ExceptionRecord[]> {
+      return exceptions.list(
+        { ...(filter.status ? { status: filter.status } : {}), ...(filter.kind ? { kind: filter.kind } : {}) },
+        beforeId,
+        limit,
+      );
     },
 
     /** One of the tenant's findings, with the tenant's runs that met it (newest first). */
@@ -182,8 +225,19 @@ export function createReconciliationService(deps: {
         if (!finding) throw new NotFoundError('reconciliation exception not found');
         refuseTenantDecision(decider, finding);
         if (finding.status !== 'open') throw new ConflictError('reconciliation exception is not open');
-        await exceptions.resolve(trx, finding.id, { resolution: 'noted', note, userId: decider.via === 'dashboard' ? decider.user.id : null, via: decider.via });
-        if (decider.via === 'dashboard') await createAuditLog(trx).record(decider.user, 'reconciliation.resolved', { type: 'reconciliation_exception', id: finding.id }, { kind: finding.kind, note });
+        await exceptions.resolve(trx, finding.id, {
+          resolution: 'noted',
+          note,
+          userId: decider.via === 'dashboard' ? decider.user.id : null,
+          via: decider.via,
+        });
+        if (decider.via === 'dashboard')
+          await createAuditLog(trx).record(
+            decider.user,
+            'reconciliation.resolved',
+            { type: 'reconciliation_exception', id: finding.id },
+            { kind: finding.kind, note },
+          );
       });
       return (await exceptions.find(id.toLowerCase()))!;
     },
@@ -203,10 +257,12 @@ export function createReconciliationService(deps: {
           const finding = isUuid(id) ? await exceptions.lockForDecision(trx, tenantId, id.toLowerCase()) : undefined;
           if (!finding) throw new NotFoundError('reconciliation exception not found');
           refuseTenantDecision(decider, finding);
-          if (finding.kind !== 'credit_failed_at_provider') throw new ConflictError('only a confirmed credit the provider failed or refunded can be compensated');
+          if (finding.kind !== 'credit_failed_at_provider')
+            throw new ConflictError('only a confirmed credit the provider failed or refunded can be compensated');
           if (finding.status !== 'open') throw new ConflictError('reconciliation exception is not open');
           const credit = finding.entryId ? await createLedgerRepo(trx).findEntry(finding.entryId, trx) : undefined;
-          if (!credit || credit.direction !== 'credit' || credit.status !== 'confirmed') throw new ConflictError('the credit is no longer a confirmed credit');
+          if (!credit || credit.direction !== 'credit' || credit.status !== 'confirmed')
+            throw new ConflictError('the credit is no longer a confirmed credit');
           const providerStatus = typeof finding.details.providerStatus === 'string' ? finding.details.providerStatus : 'failed';
           const reason = `the provider reports this payment ${providerStatus}`;
           const debit = await postingEngine.compensateCredit(trx, credit, `compensation: ${reason}`);

@@ -60,7 +60,9 @@ export function createSettlementWatchRepo(db: DbOrTrx) {
      * The attempt's updated_at is left alone: it dates the failure the watch counts from.
      */
     async scheduleNext(reference: WatchedReference, answered: boolean, maxIntervalMs: number): Promise<void> {
-      const delay = answered ? `least(${FIRST_RECHECK_SECONDS} * power(2, least(watch_checks, 20)), :max)` : `least(${FIRST_RECHECK_SECONDS}, :max)`;
+      const delay = answered
+        ? `least(${FIRST_RECHECK_SECONDS} * power(2, least(watch_checks, 20)), :max)`
+        : `least(${FIRST_RECHECK_SECONDS}, :max)`;
       await db('settlement_attempts')
         .where({ settlement_id: reference.settlementId, attempt_no: reference.attemptNo })
         .update({
@@ -76,7 +78,16 @@ export function createSettlementWatchRepo(db: DbOrTrx) {
           this.on('paid.settlement_id', 's.id').andOnVal('paid.outcome', 'success');
         })
         .where({ 'sa.settlement_id': reference.settlementId, 'sa.attempt_no': reference.attemptNo })
-        .first('s.id', 's.tenant_id', 's.account_id', 's.merchant_tx_ref', 's.status', 's.amount', 'sa.outcome', 'paid.provider_ref as settled_reference');
+        .first(
+          's.id',
+          's.tenant_id',
+          's.account_id',
+          's.merchant_tx_ref',
+          's.status',
+          's.amount',
+          'sa.outcome',
+          'paid.provider_ref as settled_reference',
+        );
       if (!row) return undefined;
       return {
         settlementId: row.id,

@@ -35,7 +35,9 @@ export function createSettlementWatchService(deps: {
   const exceptions = createReconciliationExceptionsRepo(db);
 
   function kindOf(settlement: WatchedSettlement, providerRef: string): FindingKind {
-    return settlement.status === 'success' && settlement.settledReference !== providerRef ? 'settlement_paid_twice' : 'settlement_paid_not_debited';
+    return settlement.status === 'success' && settlement.settledReference !== providerRef
+      ? 'settlement_paid_twice'
+      : 'settlement_paid_not_debited';
   }
 
   async function raise(reference: WatchedReference, paid: { transactionId: string; grossAmountKobo: string }): Promise<boolean> {
@@ -70,7 +72,10 @@ export function createSettlementWatchService(deps: {
     );
     if (raised) {
       metrics.raised(kind);
-      logger.error({ kind, settlementId: settlement.settlementId, ...details }, 'the provider paid a settlement reference the ledger does not count as paid');
+      logger.error(
+        { kind, settlementId: settlement.settlementId, ...details },
+        'the provider paid a settlement reference the ledger does not count as paid',
+      );
     }
     return raised;
   }

@@ -32,7 +32,10 @@ export function createRetentionService(deps: { db: Db; config: RetentionConfig }
       const onProgress = options.onProgress ?? (() => undefined);
       const ago = (ms: number): Date => new Date(now - ms);
       return {
-        unverifiedEventsDeleted: await drain((batch) => repo.deleteUnverifiedEvents(ago(config.RETENTION_UNVERIFIED_EVENTS), batch), onProgress),
+        unverifiedEventsDeleted: await drain(
+          (batch) => repo.deleteUnverifiedEvents(ago(config.RETENTION_UNVERIFIED_EVENTS), batch),
+          onProgress,
+        ),
         eventPayloadsStripped: await drain((batch) => repo.stripEventPayloads(ago(config.RETENTION_INBOUND_PAYLOADS), batch), onProgress),
         startedJobsDeleted: await drain((batch) => repo.deleteStartedJobs(ago(config.RETENTION_HOUSEKEEPING), batch), onProgress),
         endedSessionsDeleted: await drain((batch) => repo.deleteEndedSessions(ago(config.RETENTION_HOUSEKEEPING), batch), onProgress),

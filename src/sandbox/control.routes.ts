@@ -80,7 +80,8 @@ export function registerControlRoutes(router: Router, deps: SandboxDeps): void {
     const { status } = parseInput(settleTransferSchema, ctx.request.body ?? {});
     const transfer = state.transferByReference(merchantTxRef);
     if (!transfer) throw new SandboxHttpError(404, '01', 'transaction not found');
-    if (!deps.transfers.settleNow(transfer, status)) throw new SandboxHttpError(409, '409', `only a PROCESSING transfer can be settled (it is ${transfer.status})`);
+    if (!deps.transfers.settleNow(transfer, status))
+      throw new SandboxHttpError(409, '409', `only a PROCESSING transfer can be settled (it is ${transfer.status})`);
     ctx.body = submissionView(transfer);
   });
 
@@ -88,7 +89,8 @@ export function registerControlRoutes(router: Router, deps: SandboxDeps): void {
     const { merchantTxRef } = parseInput(transferReferenceParamsSchema, ctx.params);
     const transfer = state.transferByReference(merchantTxRef);
     if (!transfer) throw new SandboxHttpError(404, '01', 'transaction not found');
-    if (!deps.transfers.refund(transfer)) throw new SandboxHttpError(409, '409', `only a SUCCESS transfer can be refunded (it is ${transfer.status})`);
+    if (!deps.transfers.refund(transfer))
+      throw new SandboxHttpError(409, '409', `only a SUCCESS transfer can be refunded (it is ${transfer.status})`);
     ctx.body = submissionView(transfer);
   });
 
@@ -114,7 +116,11 @@ export function registerControlRoutes(router: Router, deps: SandboxDeps): void {
 
   router.post('/sandbox/profiles', (ctx) => {
     const { match, ...profile } = parseInput(transferProfileRuleSchema, ctx.request.body);
-    const rule = { id: state.nextProfileRuleId++, match, profile: Object.fromEntries(Object.entries(profile).filter(([, value]) => value !== undefined)) };
+    const rule = {
+      id: state.nextProfileRuleId++,
+      match,
+      profile: Object.fromEntries(Object.entries(profile).filter(([, value]) => value !== undefined)),
+    };
     state.profileRules.push(rule);
     ctx.status = 201;
     ctx.body = rule;

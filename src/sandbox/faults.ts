@@ -48,14 +48,18 @@ export function injectFaults(state: SandboxState, scheduler: Scheduler) {
   };
 }
 
-/** The reference a provider call concerns: a lookup's transactionRef (a transfer id resolves to its merchantTxRef) or a submit's merchantTxRef. */
+/**
+ * The reference a provider call concerns: a lookup's transactionRef (a transfer id resolves to its merchantTxRef) or a submit's
+ * merchantTxRef.
+ */
 function referenceOf(ctx: Context, state: SandboxState): { reference: string; route: 'submit' | 'lookup' } | null {
   if (ctx.method === 'GET' && ctx.path === '/v1/transactions/accounts/single' && typeof ctx.query.transactionRef === 'string') {
     const ref = ctx.query.transactionRef;
     return { reference: state.transfers.get(ref)?.merchantTxRef ?? ref, route: 'lookup' };
   }
   const body = ctx.request.body as { merchantTxRef?: unknown } | undefined;
-  if (ctx.method === 'POST' && ctx.path === '/v2/transfers/bank' && typeof body?.merchantTxRef === 'string') return { reference: body.merchantTxRef, route: 'submit' };
+  if (ctx.method === 'POST' && ctx.path === '/v2/transfers/bank' && typeof body?.merchantTxRef === 'string')
+    return { reference: body.merchantTxRef, route: 'submit' };
   return null;
 }
 
@@ -74,7 +78,11 @@ export function logTransferCalls(state: SandboxState) {
 }
 
 /** A per-transfer outage (profile `outage`): its window opens at the first call about the transfer or destination. */
-export function failDuringOutage(state: SandboxState, outage: Outage | null, call: { reference?: string | undefined; accountNumber?: string | undefined }): void {
+export function failDuringOutage(
+  state: SandboxState,
+  outage: Outage | null,
+  call: { reference?: string | undefined; accountNumber?: string | undefined },
+): void {
   const key = outageKey(call);
   if (!outage || key === null) return;
   const now = Date.now();

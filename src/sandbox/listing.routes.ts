@@ -47,7 +47,9 @@ export function registerListingRoutes(router: Router, deps: SandboxDeps): void {
   router.get('/v1/transactions/virtual', auth, (ctx) => {
     const query = parseInput(virtualListingQuerySchema, ctx.query);
     const account = [...state.accounts.values()].find((candidate) => candidate.bankAccountNumber === query.virtual_account);
-    const page = account ? listTransactions(state, { ...bounds(query), limit: query.limit, cursor: query.cursor, accountRef: account.accountRef }) : { items: [], cursor: '' };
+    const page = account
+      ? listTransactions(state, { ...bounds(query), limit: query.limit, cursor: query.cursor, accountRef: account.accountRef })
+      : { items: [], cursor: '' };
     answer(ctx, { results: page.items.map((item) => listingWire(state, item, 'text')), cursor: page.cursor }, { description: 'SUCCESS' });
   });
 

@@ -89,7 +89,15 @@ export function accessLog(logger: Logger) {
     try {
       await next();
     } finally {
-      logger.info({ method: ctx.method, path: ctx.path, status: ctx.respond === false ? 'held' : ctx.status, durationMs: Math.round(performance.now() - started) }, 'sandbox request');
+      logger.info(
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.respond === false ? 'held' : ctx.status,
+          durationMs: Math.round(performance.now() - started),
+        },
+        'sandbox request',
+      );
     }
   };
 }

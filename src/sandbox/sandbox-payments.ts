@@ -68,7 +68,9 @@ export async function simulatePayment(deps: SandboxDeps, input: SimulatedPayment
     transactionId: payment.transactionId,
     payload: sent.payload,
     headers: sent.event.headers,
-    delivery: sent.delivery ? { status: sent.delivery.status, ...(sent.delivery.error ? { error: sent.delivery.error } : {}) } : { status: null },
+    delivery: sent.delivery
+      ? { status: sent.delivery.status, ...(sent.delivery.error ? { error: sent.delivery.error } : {}) }
+      : { status: null },
   };
 }
 
@@ -88,7 +90,10 @@ export function paymentAsLookedUp(payment: SandboxPayment, nowMs: number): Sandb
 }
 
 /** `count` payments spread over the accounts, recorded as the provider's but not delivered: the caller sends them. */
-export async function simulatePaymentBatch(deps: SandboxDeps, batch: PaymentBatch): Promise<Array<{ body: string; headers: Record<string, string> }>> {
+export async function simulatePaymentBatch(
+  deps: SandboxDeps,
+  batch: PaymentBatch,
+): Promise<Array<{ body: string; headers: Record<string, string> }>> {
   const events = [];
   for (let i = 0; i < batch.count; i += 1) {
     const accountRef = batch.accountRefs[i % batch.accountRefs.length]!;

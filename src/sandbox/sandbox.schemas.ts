@@ -22,7 +22,10 @@ const nairaNumberOrText = (options: { allowZero: boolean }) =>
   z.union([z.number(), z.string()]).transform((value, ctx) => {
     const kobo = toKobo(value);
     if (kobo === null || kobo < 0n || (!options.allowZero && kobo === 0n)) {
-      ctx.addIssue({ code: 'custom', message: `must be a ${options.allowZero ? 'non-negative' : 'positive'} naira amount with at most two decimals` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a ${options.allowZero ? 'non-negative' : 'positive'} naira amount with at most two decimals`,
+      });
       return z.NEVER;
     }
     return kobo;

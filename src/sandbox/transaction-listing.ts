@@ -10,7 +10,8 @@ import type { SandboxPayment, SandboxState, SandboxTransfer } from './sandbox.st
  * virtual-account listing as decimal text, as the provider's two listings do.
  */
 
-type Listed = { at: number; payment: SandboxPayment; transfer?: undefined } | { at: number; transfer: SandboxTransfer; payment?: undefined };
+type Listed =
+  { at: number; payment: SandboxPayment; transfer?: undefined } | { at: number; transfer: SandboxTransfer; payment?: undefined };
 
 interface ListingQuery {
   fromMs: number;
@@ -90,7 +91,10 @@ function amount(kobo: Kobo, style: AmountStyle): number | string {
   return style === 'number' ? koboToProviderNumber(kobo) : formatKobo(kobo);
 }
 
-/** A listing row, in the provider's field names. A payment still processing is listed as PROCESSING (lookup lag is the single lookup's alone). */
+/**
+ * A listing row, in the provider's field names. A payment still processing is listed as PROCESSING (lookup lag is the single lookup's
+ * alone).
+ */
 export function listingWire(state: SandboxState, item: Listed, style: AmountStyle) {
   if (item.payment) {
     const { payment } = item;

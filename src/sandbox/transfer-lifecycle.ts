@@ -58,11 +58,20 @@ function payoutEventData(transfer: SandboxTransfer, status: SettledStatus): Even
       narration: transfer.narration,
     },
     // For a payout the counterparty is the beneficiary; the sender is the merchant.
-    customer: { senderName: transfer.senderName, accountNumber: transfer.accountNumber, bankName: findBank(transfer.bankCode)?.name ?? transfer.bankCode },
+    customer: {
+      senderName: transfer.senderName,
+      accountNumber: transfer.accountNumber,
+      bankName: findBank(transfer.bankCode)?.name ?? transfer.bankCode,
+    },
   };
 }
 
-export function createTransferLifecycle(deps: { config: Config; state: SandboxState; scheduler: Scheduler; webhooks: WebhookSender }): TransferLifecycle {
+export function createTransferLifecycle(deps: {
+  config: Config;
+  state: SandboxState;
+  scheduler: Scheduler;
+  webhooks: WebhookSender;
+}): TransferLifecycle {
   const { config, state, scheduler, webhooks } = deps;
 
   function notify(transfer: SandboxTransfer, status: SettledStatus): void {
@@ -103,7 +112,9 @@ export function createTransferLifecycle(deps: { config: Config; state: SandboxSt
    * settled: never before the merchant could have seen how it ended.
    */
   function scheduleProfileRefund(transfer: SandboxTransfer): void {
-    const wanted = (transfer.status === 'SUCCESS' && transfer.profile.refundAfterSuccess) || (transfer.status === 'PAYMENT_FAILED' && transfer.profile.refundAfterFailure);
+    const wanted =
+      (transfer.status === 'SUCCESS' && transfer.profile.refundAfterSuccess) ||
+      (transfer.status === 'PAYMENT_FAILED' && transfer.profile.refundAfterFailure);
     if (!wanted || transfer.refundScheduled) return;
     transfer.refundScheduled = true;
     scheduler.after(config.SANDBOX_REFUND_DELAY, () => {
@@ -122,7 +133,8 @@ export function createTransferLifecycle(deps: { config: Config; state: SandboxSt
   return {
     profileFor(call) {
       const profile = profileFor(call);
-      if (call.reference !== undefined && call.accountNumber !== undefined) state.profilesByBase.set(baseReference(call.reference), profile);
+      if (call.reference !== undefined && call.accountNumber !== undefined)
+        state.profilesByBase.set(baseReference(call.reference), profile);
       return profile;
     },
 
@@ -169,10 +181,12 @@ export function createTransferLifecycle(deps: { config: Config; state: SandboxSt
         return null;
       }
       // A lookup after the processing time sees the final status even if its timer has not fired yet (a busy event loop).
-      const processingOver = transfer.profile.processingMs === null || Date.now() >= Date.parse(transfer.createdAt) + transfer.profile.processingMs;
+      const processingOver =
+        transfer.profile.processingMs === null || Date.now() >= Date.parse(transfer.createdAt) + transfer.profile.processingMs;
       if (transfer.status === 'PROCESSING' && processingOver) settle(transfer, transfer.final);
       scheduleProfileRefund(transfer);
-      if (transfer.status === 'REFUND' && transfer.statusBeforeRefund && Date.now() < transfer.refundVisibleAtMs) return transfer.statusBeforeRefund;
+      if (transfer.status === 'REFUND' && transfer.statusBeforeRefund && Date.now() < transfer.refundVisibleAtMs)
+        return transfer.statusBeforeRefund;
       return transfer.status;
     },
 

@@ -155,8 +155,15 @@ function matches(match: ProfileMatch, call: { reference?: string | undefined; ac
  * The profile of a call. A lookup carries no destination, so it is matched through the profile its
  * base reference was submitted with (`known`), else by reference prefix alone.
  */
-export function resolveProfile(config: Config, rules: ProfileRule[], call: { reference?: string | undefined; accountNumber?: string | undefined }): TransferProfile {
-  let profile: TransferProfile = { ...baseProfile(config), ...(call.accountNumber ? magicTransferProfile(call.accountNumber, config) : {}) };
+export function resolveProfile(
+  config: Config,
+  rules: ProfileRule[],
+  call: { reference?: string | undefined; accountNumber?: string | undefined },
+): TransferProfile {
+  let profile: TransferProfile = {
+    ...baseProfile(config),
+    ...(call.accountNumber ? magicTransferProfile(call.accountNumber, config) : {}),
+  };
   for (const rule of rules) {
     if (matches(rule.match, call)) profile = { ...profile, ...rule.profile };
   }

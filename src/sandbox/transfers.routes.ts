@@ -19,7 +19,9 @@ function requireKnownBank(bankCode: string): void {
 
 /** The provider's answer to a reference it takes for one it has: 409, or 400 code 26 when it describes it. */
 function duplicateRefusal(profile: TransferProfile): SandboxHttpError {
-  return profile.duplicateReference === 'described' ? new SandboxHttpError(400, '26', 'transaction reference already exists') : new SandboxHttpError(409, '409', 'duplicate merchantTxRef');
+  return profile.duplicateReference === 'described'
+    ? new SandboxHttpError(400, '26', 'transaction reference already exists')
+    : new SandboxHttpError(409, '409', 'duplicate merchantTxRef');
 }
 
 export function registerTransferRoutes(router: Router, deps: SandboxDeps): void {

@@ -58,7 +58,10 @@ export function createWebhookSender(deps: { config: Config; logger: Logger; stat
       result = { status: null, error: failureText(error), at };
     }
     event.deliveries.push(result);
-    logger.info({ eventType: event.eventType, requestId: event.requestId, status: result.status, error: result.error }, 'sandbox webhook delivered');
+    logger.info(
+      { eventType: event.eventType, requestId: event.requestId, status: result.status, error: result.error },
+      'sandbox webhook delivered',
+    );
     return result;
   }
 

@@ -9,7 +9,13 @@ import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError, Provi
 import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import { attemptReference } from './merchant-tx-ref';
-import { createSettlementsRepo, type AttemptOutcome, type SettlementAttempt, type SettlementRecord, type SettlementStatus } from './settlements.repo';
+import {
+  createSettlementsRepo,
+  type AttemptOutcome,
+  type SettlementAttempt,
+  type SettlementRecord,
+  type SettlementStatus,
+} from './settlements.repo';
 import type {
   AttemptProgress,
   DestinationCheck,
@@ -86,7 +92,11 @@ export function createSettlementExecutionService(deps: {
   }
 
   /** Runs `change` under the settlement's lock when its status is one of `from`; otherwise reports the status. */
-  async function transition(settlementId: string, from: SettlementStatus[], change: (trx: Trx, settlement: SettlementRecord) => Promise<SettlementStatus>): Promise<SettlementWorkflowStatus> {
+  async function transition(
+    settlementId: string,
+    from: SettlementStatus[],
+    change: (trx: Trx, settlement: SettlementRecord) => Promise<SettlementStatus>,
+  ): Promise<SettlementWorkflowStatus> {
     return db.transaction(async (trx) => {
       const settlement = await createSettlementsRepo(trx).lockById(settlementId);
       if (!settlement) throw new SettlementNotFoundError(settlementId);
@@ -95,25 +105,57 @@ export function createSettlementExecutionService(deps: {
   }
 
   /** The settlement's outcome for the tenant's endpoints, in the transaction that decides it. */
-  async function recordOutcome(trx: Trx, settlement: SettlementRecord, status: 'success' | 'failed' | 'refunded', reason: string | null): Promise<void> {
+  async function recordOutcome(
+    trx: Trx,
+    settlement: SettlementRecord,
+    status: 'success' | 'failed' | 'refunded',
+    reason: string | null,
+  ): Promise<void> {
     const accountRef = settlement.accountRef || ((await findAccountById(trx, settlement.accountId))?.accountRef ?? '');
-    await recordChange(trx, { kind: 'settlement_ended', tenantId: settlement.tenantId, merchantTxRef: settlement.merchantTxRef, accountRef, amount: settlement.amount, status, reason });
+    await recordChange(trx, {
+      kind: 'settlement_ended',
+      tenantId: settlement.tenantId,
+      merchantTxRef: settlement.merchantTxRef,
+      accountRef,
+      amount: settlement.amount,
+      status,
+      reason,
+    });
   }
 
-  async function reverseDebit(trx: Trx, settlement: SettlementRecord, status: 'failed' | 'refunded', reason: string): Promise<SettlementStatus> {
-    const reversal = await postingEngine.reverse(trx, settlement.debitEntryId, `${status === 'failed' ? 'settlement failed' : 'settlement refunded'}: ${reason}`);
+  async function reverseDebit(
+    trx: Trx,
+    settlement: SettlementRecord,
+    status: 'failed' | 'refunded',
+    reason: string,
+  ): Promise<SettlementStatus> {
+    const reversal = await postingEngine.reverse(
+      trx,
+      settlement.debitEntryId,
+      `${status === 'failed' ? 'settlement failed' : 'settlement refunded'}: ${reason}`,
+    );
     // The provider returns a refunded payout whole, its fee with it.
     if (reversal && settlement.status === 'success' && settlement.providerFee) {
       await postingEngine.payoutFeeReturned(trx, settlement.tenantId, settlement.merchantTxRef, settlement.providerFee);
     }
-    await createSettlementsRepo(trx).update(settlement.id, { status, failureReason: reason, ...(reversal ? { reversalEntryId: reversal.reversal.id } : {}) });
+    await createSettlementsRepo(trx).update(settlement.id, {
+      status,
+      failureReason: reason,
+      ...(reversal ? { reversalEntryId: reversal.reversal.id } : {}),
+    });
     await recordOutcome(trx, settlement, status, reason);
     logger.info({ settlementId: settlement.id, merchantTxRef: settlement.merchantTxRef, status, reason }, 'settlement debit reversed');
     return status;
   }
 
   /** Ends an attempt that can no longer pay; false when it is not in one of `from` (decided otherwise meanwhile). */
-  async function endAttempt(settlementId: string, attempt: SettlementAttempt, outcome: 'failed' | 'refunded', reason: string, from: AttemptOutcome[]): Promise<boolean> {
+  async function endAttempt(
+    settlementId: string,
+    attempt: SettlementAttempt,
+    outcome: 'failed' | 'refunded',
+    reason: string,
+    from: AttemptOutcome[],
+  ): Promise<boolean> {
     return db.transaction(async (trx) => {
       const repo = createSettlementsRepo(trx);
       await repo.lockById(settlementId);
@@ -131,10 +173,12 @@ export function createSettlementExecutionService(deps: {
    * not over, no later one exists and none has succeeded. This is the one gate before a new reference.
    */
   function refuseSubmission(attempts: SettlementAttempt[], attemptNo: number): string | null {
-    if (!Number.isInteger(attemptNo) || attemptNo < 1 || attemptNo > config.SETTLEMENT_MAX_ATTEMPTS) return `attempt ${attemptNo} is outside 1..${config.SETTLEMENT_MAX_ATTEMPTS}`;
+    if (!Number.isInteger(attemptNo) || attemptNo < 1 || attemptNo > config.SETTLEMENT_MAX_ATTEMPTS)
+      return `attempt ${attemptNo} is outside 1..${config.SETTLEMENT_MAX_ATTEMPTS}`;
     for (let earlier = 1; earlier < attemptNo; earlier += 1) {
       const found = attempts.find((attempt) => attempt.attemptNo === earlier);
-      if (!found || !OVER.includes(found.outcome)) return `attempt ${earlier} is ${found?.outcome ?? 'missing'}, not failed by the provider`;
+      if (!found || !OVER.includes(found.outcome))
+        return `attempt ${earlier} is ${found?.outcome ?? 'missing'}, not failed by the provider`;
     }
     const self = attempts.find((attempt) => attempt.attemptNo === attemptNo);
     if (self && (OVER.includes(self.outcome) || self.outcome === 'success')) return `attempt ${attemptNo} is already ${self.outcome}`;
@@ -154,8 +198,16 @@ export function createSettlementExecutionService(deps: {
     return { attempt: latest.attemptNo, stage: latest.outcome === 'submitting' ? 'submit' : 'follow' };
   }
 
-  /** SUCCESS with the settlement's amount, seen by our own lookup: the debit is confirmed and the payout booked, its fee a cost of the tenant's. */
-  async function complete(settlement: SettlementRecord, attempt: SettlementAttempt, feeKobo: string | null, paidAfterFailure = false): Promise<SettlementWorkflowStatus> {
+  /**
+   * SUCCESS with the settlement's amount, seen by our own lookup: the debit is confirmed and the payout booked, its fee a cost of the
+   * tenant's.
+   */
+  async function complete(
+    settlement: SettlementRecord,
+    attempt: SettlementAttempt,
+    feeKobo: string | null,
+    paidAfterFailure = false,
+  ): Promise<SettlementWorkflowStatus> {
     return transition(settlement.id, OPEN, async (trx) => {
       const repo = createSettlementsRepo(trx);
       const current = await repo.findAttempt(settlement.id, attempt.attemptNo);
@@ -165,7 +217,9 @@ export function createSettlementExecutionService(deps: {
       await postingEngine.settlementPaid(trx, settlement.debitEntryId, providerFee ?? 0n);
       await repo.update(settlement.id, { status: 'success', providerFee });
       await recordOutcome(trx, settlement, 'success', null);
-      const detail = paidAfterFailure ? { acknowledged: true, text: `the provider paid it after reporting it failed (${current.detail ?? 'failed'})` } : { acknowledged: true };
+      const detail = paidAfterFailure
+        ? { acknowledged: true, text: `the provider paid it after reporting it failed (${current.detail ?? 'failed'})` }
+        : { acknowledged: true };
       await repo.upsertAttempt(settlement.id, attempt.attemptNo, attempt.providerRef, 'success', detail);
       return 'success';
     });
@@ -189,18 +243,33 @@ export function createSettlementExecutionService(deps: {
   async function recheckReplaced(settlement: SettlementRecord, replaced: SettlementAttempt | undefined): Promise<SubmissionResult | null> {
     if (!replaced) return null;
     const lookup = await lookupProviderTransaction(provider, logger, replaced.providerRef);
-    if (lookup.kind === 'unavailable') return { ...lookup, reason: `re-checking ${replaced.providerRef} before a new reference: ${lookup.reason}` };
+    if (lookup.kind === 'unavailable')
+      return { ...lookup, reason: `re-checking ${replaced.providerRef} before a new reference: ${lookup.reason}` };
     if (lookup.kind === 'not_found' || (lookup.merchantTxRef != null && lookup.merchantTxRef !== replaced.providerRef)) return null;
-    if (lookup.status === 'PROCESSING') return { kind: 'unavailable', reason: `${replaced.providerRef}, reported failed, shows PROCESSING again: no new reference while it might pay` };
+    if (lookup.status === 'PROCESSING')
+      return {
+        kind: 'unavailable',
+        reason: `${replaced.providerRef}, reported failed, shows PROCESSING again: no new reference while it might pay`,
+      };
     if (lookup.status !== 'SUCCESS') return null;
-    if (replaced.outcome !== 'failed') return { kind: 'unavailable', reason: `${replaced.providerRef}, reported ${replaced.outcome}, shows SUCCESS: no new reference; an operator decides` };
+    if (replaced.outcome !== 'failed')
+      return {
+        kind: 'unavailable',
+        reason: `${replaced.providerRef}, reported ${replaced.outcome}, shows SUCCESS: no new reference; an operator decides`,
+      };
     paidAmountOf(settlement, replaced, lookup.grossAmountKobo);
-    logger.warn({ settlementId: settlement.id, providerRef: replaced.providerRef }, 'the reference reported failed has been paid: adopted as the payout, no new reference');
+    logger.warn(
+      { settlementId: settlement.id, providerRef: replaced.providerRef },
+      'the reference reported failed has been paid: adopted as the payout, no new reference',
+    );
     return { kind: 'settlement_closed', status: await complete(settlement, replaced, lookup.feeKobo, true) };
   }
 
   /** Where an overdue settlement stands, from the database: null when it was decided meanwhile. */
-  async function undecidedAttempt(settlement: SettlementRecord, attemptNo: number): Promise<{ subject: string; attempt: SettlementAttempt | null } | null> {
+  async function undecidedAttempt(
+    settlement: SettlementRecord,
+    attemptNo: number,
+  ): Promise<{ subject: string; attempt: SettlementAttempt | null } | null> {
     if (!OPEN.includes(settlement.status)) return null;
     if (attemptNo === 0) return { subject: settlement.merchantTxRef, attempt: null };
     const attempt = await settlements.findAttempt(settlement.id, attemptNo);
@@ -234,10 +303,20 @@ export function createSettlementExecutionService(deps: {
           stage: report.stage,
           undecidedForSeconds: Math.round(report.undecidedForMs / 1000),
           lastProviderStatus: report.lastProviderStatus,
-          ...(undecided.attempt ? { attemptOutcome: undecided.attempt.outcome, seenByLookup: undecided.attempt.acknowledgedAt !== null, attemptDetail: undecided.attempt.detail } : {}),
+          ...(undecided.attempt
+            ? {
+                attemptOutcome: undecided.attempt.outcome,
+                seenByLookup: undecided.attempt.acknowledgedAt !== null,
+                attemptDetail: undecided.attempt.detail,
+              }
+            : {}),
         },
       });
-      if (raised) logger.error({ settlementId, merchantTxRef: settlement.merchantTxRef, attempt: attemptNo, ...report }, 'settlement undecided past its overdue clock: alert raised');
+      if (raised)
+        logger.error(
+          { settlementId, merchantTxRef: settlement.merchantTxRef, attempt: attemptNo, ...report },
+          'settlement undecided past its overdue clock: alert raised',
+        );
       return raised ? 'raised' : 'already_raised';
     },
 
@@ -258,8 +337,10 @@ export function createSettlementExecutionService(deps: {
         await settlements.update(settlementId, { accountName: found.accountName });
         return { kind: 'ok' };
       } catch (error) {
-        if (error instanceof ProviderRejectedError && answersTheRequest(error)) return { kind: 'invalid', reason: `destination rejected by the provider: ${error.description}` };
-        if (error instanceof ProviderUnavailableError || error instanceof ProviderRejectedError) return unavailable(error, 'destination name lookup');
+        if (error instanceof ProviderRejectedError && answersTheRequest(error))
+          return { kind: 'invalid', reason: `destination rejected by the provider: ${error.description}` };
+        if (error instanceof ProviderUnavailableError || error instanceof ProviderRejectedError)
+          return unavailable(error, 'destination name lookup');
         throw error;
       }
     },
@@ -295,12 +376,15 @@ export function createSettlementExecutionService(deps: {
         const existing = attempts.find((attempt) => attempt.attemptNo === attemptNo);
         const providerRef = attemptReference(settlement.merchantTxRef, attemptNo);
         await repo.update(settlementId, { status: 'processing', attemptCount: Math.max(settlement.attemptCount, attemptNo) });
-        await repo.upsertAttempt(settlementId, attemptNo, providerRef, existing?.acknowledgedAt ? existing.outcome : 'submitting', { submitted: true });
+        await repo.upsertAttempt(settlementId, attemptNo, providerRef, existing?.acknowledgedAt ? existing.outcome : 'submitting', {
+          submitted: true,
+        });
         return { kind: 'open' as const, providerRef, resubmission: existing !== undefined };
       });
       if (gate.kind === 'closed') return { kind: 'settlement_closed', status: gate.status };
       const { providerRef, resubmission } = gate;
-      const record = (outcome: AttemptOutcome, detail: { text?: string; providerTransferId?: string }) => settlements.recordSubmissionAnswer(settlementId, attemptNo, outcome, detail);
+      const record = (outcome: AttemptOutcome, detail: { text?: string; providerTransferId?: string }) =>
+        settlements.recordSubmissionAnswer(settlementId, attemptNo, outcome, detail);
 
       const settlement = await load(settlementId);
       const account = await findAccountById(db, settlement.accountId);
@@ -374,7 +458,8 @@ export function createSettlementExecutionService(deps: {
         logger.error({ settlementId, providerRef: attempt.providerRef, answeredRef: lookup.merchantTxRef }, reason);
         return { kind: 'unavailable', reason };
       }
-      if (UNDECIDED.includes(attempt.outcome) || !attempt.acknowledgedAt) await settlements.acknowledgeAttempt(settlementId, attemptNo, lookup.transactionId);
+      if (UNDECIDED.includes(attempt.outcome) || !attempt.acknowledgedAt)
+        await settlements.acknowledgeAttempt(settlementId, attemptNo, lookup.transactionId);
       switch (lookup.status) {
         case 'PROCESSING':
           return { kind: 'pending', providerStatus: 'PROCESSING', acknowledged: true };
@@ -383,7 +468,10 @@ export function createSettlementExecutionService(deps: {
           return { kind: 'succeeded', status: await complete(settlement, attempt, lookup.feeKobo) };
         case 'PAYMENT_FAILED':
         case 'REFUND': {
-          const [outcome, reason] = lookup.status === 'REFUND' ? (['refunded', 'provider reports REFUND without a success'] as const) : (['failed', 'provider reports PAYMENT_FAILED'] as const);
+          const [outcome, reason] =
+            lookup.status === 'REFUND'
+              ? (['refunded', 'provider reports REFUND without a success'] as const)
+              : (['failed', 'provider reports PAYMENT_FAILED'] as const);
           await endAttempt(settlementId, attempt, outcome, reason, [...UNDECIDED, 'accepted']);
           return { kind: 'failed', reason };
         }
@@ -397,7 +485,9 @@ export function createSettlementExecutionService(deps: {
       return transition(settlementId, OPEN, async (trx, settlement) => {
         const open = (await createSettlementsRepo(trx).listAttempts(settlementId)).filter((attempt) => !OVER.includes(attempt.outcome));
         if (open.length > 0) {
-          throw new SettlementRuleError(`settlement ${settlement.merchantTxRef} cannot fail: attempt ${open.map((attempt) => `${attempt.attemptNo} is ${attempt.outcome}`).join(', ')}`);
+          throw new SettlementRuleError(
+            `settlement ${settlement.merchantTxRef} cannot fail: attempt ${open.map((attempt) => `${attempt.attemptNo} is ${attempt.outcome}`).join(', ')}`,
+          );
         }
         return reverseDebit(trx, settlement, 'failed', reason);
       });
@@ -411,23 +501,39 @@ export function createSettlementExecutionService(deps: {
     async refund(settlementId: string, providerRef: string): Promise<RefundCheck> {
       const settlement = await load(settlementId);
       const attempt = (await settlements.listAttempts(settlementId)).find((candidate) => candidate.providerRef === providerRef);
-      if (!attempt) return { kind: 'not_applicable', status: settlement.status, reason: `${providerRef} is no attempt of settlement ${settlement.merchantTxRef}` };
-      if (attempt.outcome === 'refunded') return { kind: settlement.status === 'refunded' ? 'refunded' : 'attempt_refunded', status: settlement.status };
+      if (!attempt)
+        return {
+          kind: 'not_applicable',
+          status: settlement.status,
+          reason: `${providerRef} is no attempt of settlement ${settlement.merchantTxRef}`,
+        };
+      if (attempt.outcome === 'refunded')
+        return { kind: settlement.status === 'refunded' ? 'refunded' : 'attempt_refunded', status: settlement.status };
       if (attempt.outcome !== 'success' && attempt.outcome !== 'failed') {
-        return { kind: 'not_refunded', status: settlement.status, reason: `attempt ${attempt.attemptNo} is still ${attempt.outcome}: its own lookups decide` };
+        return {
+          kind: 'not_refunded',
+          status: settlement.status,
+          reason: `attempt ${attempt.attemptNo} is still ${attempt.outcome}: its own lookups decide`,
+        };
       }
 
       const lookup = await lookupProviderTransaction(provider, logger, providerRef);
       if (lookup.kind === 'unavailable') return lookup;
       if (lookup.kind !== 'found' || lookup.status !== 'REFUND' || (lookup.merchantTxRef != null && lookup.merchantTxRef !== providerRef)) {
-        return { kind: 'not_refunded', status: settlement.status, reason: `provider reports ${lookup.kind === 'found' ? lookup.status : 'not found'}` };
+        return {
+          kind: 'not_refunded',
+          status: settlement.status,
+          reason: `provider reports ${lookup.kind === 'found' ? lookup.status : 'not found'}`,
+        };
       }
       if (attempt.outcome === 'failed') {
         await endAttempt(settlementId, attempt, 'refunded', 'provider returned the failed debit (REFUND)', ['failed']);
         return { kind: 'attempt_refunded', status: settlement.status };
       }
       const status = await transition(settlementId, ['success'], async (trx, current) => {
-        await createSettlementsRepo(trx).upsertAttempt(settlementId, attempt.attemptNo, providerRef, 'refunded', { text: 'provider refunded the transfer after success' });
+        await createSettlementsRepo(trx).upsertAttempt(settlementId, attempt.attemptNo, providerRef, 'refunded', {
+          text: 'provider refunded the transfer after success',
+        });
         return reverseDebit(trx, current, 'refunded', 'provider refunded the transfer');
       });
       return status === 'refunded' ? { kind: 'refunded', status } : { kind: 'not_refunded', status, reason: `settlement is ${status}` };

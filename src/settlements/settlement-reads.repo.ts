@@ -41,7 +41,19 @@ export function createSettlementReadsRepo(db: DbOrTrx) {
         .where('s.tenant_id', tenantId)
         .orderBy('s.id', 'desc')
         .limit(limit)
-        .select('s.id', 's.merchant_tx_ref', 'va.account_ref', 's.amount', 's.bank_code', 's.account_number', 's.account_name', 's.status', 's.attempt_count', 's.created_at', 's.updated_at');
+        .select(
+          's.id',
+          's.merchant_tx_ref',
+          'va.account_ref',
+          's.amount',
+          's.bank_code',
+          's.account_number',
+          's.account_name',
+          's.status',
+          's.attempt_count',
+          's.created_at',
+          's.updated_at',
+        );
       if (status) query.where('s.status', status);
       if (beforeId) query.where('s.id', '<', beforeId);
       const rows: Array<{
@@ -73,9 +85,15 @@ export function createSettlementReadsRepo(db: DbOrTrx) {
     },
 
     async attempts(settlementId: string): Promise<SettlementAttemptView[]> {
-      const rows: Array<{ attempt_no: number; provider_ref: string; outcome: string; provider_transfer_id: string | null; detail: string | null; created_at: Date; updated_at: Date }> = await db(
-        'settlement_attempts',
-      )
+      const rows: Array<{
+        attempt_no: number;
+        provider_ref: string;
+        outcome: string;
+        provider_transfer_id: string | null;
+        detail: string | null;
+        created_at: Date;
+        updated_at: Date;
+      }> = await db('settlement_attempts')
         .where({ settlement_id: settlementId })
         .orderBy('attempt_no')
         .select('attempt_no', 'provider_ref', 'outcome', 'provider_transfer_id', 'detail', 'created_at', 'updated_at');
@@ -91,13 +109,18 @@ export function createSettlementReadsRepo(db: DbOrTrx) {
     },
 
     async statusHistory(settlementId: string): Promise<SettlementStatusChange[]> {
-      const rows: Array<{ status: string; changed_at: Date }> = await db('settlement_status_history').where({ settlement_id: settlementId }).orderBy('id').select('status', 'changed_at');
+      const rows: Array<{ status: string; changed_at: Date }> = await db('settlement_status_history')
+        .where({ settlement_id: settlementId })
+        .orderBy('id')
+        .select('status', 'changed_at');
       return rows.map((row) => ({ status: row.status, changedAt: row.changed_at }));
     },
 
     /** The provider's own id of the transfer that paid (or last answered), when known. */
     async providerTransferId(settlementId: string): Promise<string | null> {
-      const row: { provider_transfer_id: string | null } | undefined = await db('settlements').where({ id: settlementId }).first('provider_transfer_id');
+      const row: { provider_transfer_id: string | null } | undefined = await db('settlements')
+        .where({ id: settlementId })
+        .first('provider_transfer_id');
       return row?.provider_transfer_id ?? null;
     },
   };

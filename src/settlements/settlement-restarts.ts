@@ -34,11 +34,19 @@ async function failureOf(client: Client, run: FailedRun): Promise<{ message: str
  * finding (`settlement_run_failed`, one per failed run) and no restart, until an operator retries it
  * (`settlement:retry`). A settlement whose latest run failed is never resumed on an older run's account.
  */
-export function settlementRestartPlan(deps: { db: Db; client: Client; jobs: Jobs; starter: WorkflowStarter; logger: Logger; raiseFinding: RaiseSettlementFinding }): RestartPlan {
+export function settlementRestartPlan(deps: {
+  db: Db;
+  client: Client;
+  jobs: Jobs;
+  starter: WorkflowStarter;
+  logger: Logger;
+  raiseFinding: RaiseSettlementFinding;
+}): RestartPlan {
   const { db, client, jobs, starter, logger, raiseFinding } = deps;
   const settlements = createSettlementsRepo(db);
 
-  const latestRunFailed = async (merchantTxRef: string): Promise<boolean> => (await client.workflow.getHandle(settlementWorkflowId(merchantTxRef)).describe()).status.name === 'FAILED';
+  const latestRunFailed = async (merchantTxRef: string): Promise<boolean> =>
+    (await client.workflow.getHandle(settlementWorkflowId(merchantTxRef)).describe()).status.name === 'FAILED';
 
   const jobOf = (settlement: SettlementRecord) =>
     jobs.settlement({
@@ -61,7 +69,9 @@ export function settlementRestartPlan(deps: { db: Db; client: Client; jobs: Jobs
     },
 
     async park(runs) {
-      const open = new Map((await settlements.listOpenByRefs(runs.map((run) => run.key))).map((settlement) => [settlement.merchantTxRef, settlement]));
+      const open = new Map(
+        (await settlements.listOpenByRefs(runs.map((run) => run.key))).map((settlement) => [settlement.merchantTxRef, settlement]),
+      );
       let parked = 0;
       for (const run of runs) {
         const settlement = open.get(run.key);
@@ -83,7 +93,11 @@ export function settlementRestartPlan(deps: { db: Db; client: Client; jobs: Jobs
             retry: `npm run cli -- settlement:retry --ref ${settlement.merchantTxRef}`,
           },
         });
-        if (raised) logger.error({ merchantTxRef: settlement.merchantTxRef, runId: run.runId, failure: failure.message }, 'settlement run failed for good: parked, not restarted');
+        if (raised)
+          logger.error(
+            { merchantTxRef: settlement.merchantTxRef, runId: run.runId, failure: failure.message },
+            'settlement run failed for good: parked, not restarted',
+          );
         parked += 1;
       }
       return parked;
@@ -96,12 +110,21 @@ export function settlementRestartPlan(deps: { db: Db; client: Client; jobs: Jobs
  * run, which picks up where the database says the settlement is. Refused for a settlement no longer
  * pending or processing, or whose run is still going.
  */
-export async function retrySettlementRun(deps: { db: Db; jobs: Jobs; starter: WorkflowStarter }, merchantTxRef: string): Promise<'started' | 'running' | 'closed' | 'not_found'> {
+export async function retrySettlementRun(
+  deps: { db: Db; jobs: Jobs; starter: WorkflowStarter },
+  merchantTxRef: string,
+): Promise<'started' | 'running' | 'closed' | 'not_found'> {
   const settlement = await createSettlementsRepo(deps.db).findByRefAnyTenant(merchantTxRef);
   if (!settlement) return 'not_found';
   if (settlement.status !== 'pending' && settlement.status !== 'processing') return 'closed';
   const started = await deps.starter.start(
-    deps.jobs.settlement({ settlementId: settlement.id, merchantTxRef, tenantId: settlement.tenantId, accountRef: settlement.accountRef, status: settlement.status }),
+    deps.jobs.settlement({
+      settlementId: settlement.id,
+      merchantTxRef,
+      tenantId: settlement.tenantId,
+      accountRef: settlement.accountRef,
+      status: settlement.status,
+    }),
   );
   return started === 'started' ? 'started' : 'running';
 }

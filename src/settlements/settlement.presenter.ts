@@ -6,7 +6,13 @@ import type { AcceptedSettlement } from './settlements.service';
 
 /** The answer to a settle request, from the API and the dashboard alike. */
 export function presentAcceptedSettlement(settlement: AcceptedSettlement) {
-  return { merchantTxRef: settlement.merchantTxRef, status: settlement.status, amount: formatKobo(settlement.amount), currency: settlement.currency, accountRef: settlement.accountRef };
+  return {
+    merchantTxRef: settlement.merchantTxRef,
+    status: settlement.status,
+    amount: formatKobo(settlement.amount),
+    currency: settlement.currency,
+    accountRef: settlement.accountRef,
+  };
 }
 
 /** A settlement as GET /v1/transfers/{merchantTxRef} shows it; the dashboard's detail adds to it. */

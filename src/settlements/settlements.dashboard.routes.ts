@@ -6,9 +6,28 @@ import type { Db } from '../db';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
 import { createSettlementReadsRepo } from './settlement-reads.repo';
-import { presentAcceptedSettlement, presentAccountName, presentBank, presentSettlementAttempt, presentSettlementListItem, presentStatusChange, presentTransferDetail } from './settlement.presenter';
-import { dashboardSettleBodySchema, settlementDetailSchema, settlementListQuerySchema, settlementListResponseSchema } from './settlements.dashboard.schemas';
-import { banksResponseSchema, lookupBodySchema, lookupResponseSchema, settleResponseSchema, transferParamsSchema } from './settlements.schemas';
+import {
+  presentAcceptedSettlement,
+  presentAccountName,
+  presentBank,
+  presentSettlementAttempt,
+  presentSettlementListItem,
+  presentStatusChange,
+  presentTransferDetail,
+} from './settlement.presenter';
+import {
+  dashboardSettleBodySchema,
+  settlementDetailSchema,
+  settlementListQuerySchema,
+  settlementListResponseSchema,
+} from './settlements.dashboard.schemas';
+import {
+  banksResponseSchema,
+  lookupBodySchema,
+  lookupResponseSchema,
+  settleResponseSchema,
+  transferParamsSchema,
+} from './settlements.schemas';
 import type { SettlementsService } from './settlements.service';
 import { settlementWorkflowId } from '../contracts/settlement.contract';
 
@@ -75,7 +94,11 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
       errors: [404],
       handle: async ({ params, ctx }) => {
         const settlement = await settlements.find(userOf(ctx).tenantId, params.merchantTxRef);
-        const [attempts, history, providerTransferId] = await Promise.all([reads.attempts(settlement.id), reads.statusHistory(settlement.id), reads.providerTransferId(settlement.id)]);
+        const [attempts, history, providerTransferId] = await Promise.all([
+          reads.attempts(settlement.id),
+          reads.statusHistory(settlement.id),
+          reads.providerTransferId(settlement.id),
+        ]);
         const workflowId = settlementWorkflowId(settlement.merchantTxRef);
         return {
           status: 200,

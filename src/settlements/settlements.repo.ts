@@ -110,7 +110,10 @@ function toAttempt(row: AttemptRow): SettlementAttempt {
 }
 
 export function createSettlementsRepo(db: DbOrTrx) {
-  const withAccountRef = () => db('settlements').join('virtual_accounts', 'virtual_accounts.id', 'settlements.account_id').select('settlements.*', 'virtual_accounts.account_ref');
+  const withAccountRef = () =>
+    db('settlements')
+      .join('virtual_accounts', 'virtual_accounts.id', 'settlements.account_id')
+      .select('settlements.*', 'virtual_accounts.account_ref');
 
   return {
     async findById(id: string): Promise<SettlementRecord | undefined> {
@@ -119,7 +122,9 @@ export function createSettlementsRepo(db: DbOrTrx) {
     },
 
     async findByRef(tenantId: string, merchantTxRef: string): Promise<SettlementRecord | undefined> {
-      const row: SettlementRow | undefined = await withAccountRef().where({ 'settlements.tenant_id': tenantId, 'settlements.merchant_tx_ref': merchantTxRef }).first();
+      const row: SettlementRow | undefined = await withAccountRef()
+        .where({ 'settlements.tenant_id': tenantId, 'settlements.merchant_tx_ref': merchantTxRef })
+        .first();
       return row ? toSettlement(row) : undefined;
     },
 
@@ -132,7 +137,9 @@ export function createSettlementsRepo(db: DbOrTrx) {
     /** Of these merchantTxRefs, the settlements still pending or processing. */
     async listOpenByRefs(merchantTxRefs: string[]): Promise<SettlementRecord[]> {
       if (merchantTxRefs.length === 0) return [];
-      const rows: SettlementRow[] = await withAccountRef().whereIn('settlements.merchant_tx_ref', merchantTxRefs).whereIn('settlements.status', ['pending', 'processing']);
+      const rows: SettlementRow[] = await withAccountRef()
+        .whereIn('settlements.merchant_tx_ref', merchantTxRefs)
+        .whereIn('settlements.status', ['pending', 'processing']);
       return rows.map(toSettlement);
     },
 
@@ -173,7 +180,9 @@ export function createSettlementsRepo(db: DbOrTrx) {
     },
 
     async findAttempt(settlementId: string, attemptNo: number): Promise<SettlementAttempt | undefined> {
-      const row: AttemptRow | undefined = await db('settlement_attempts').where({ settlement_id: settlementId, attempt_no: attemptNo }).first();
+      const row: AttemptRow | undefined = await db('settlement_attempts')
+        .where({ settlement_id: settlementId, attempt_no: attemptNo })
+        .first();
       return row ? toAttempt(row) : undefined;
     },
 
@@ -212,7 +221,12 @@ export function createSettlementsRepo(db: DbOrTrx) {
      * lookup that decided it meanwhile (paid, failed, seen) is never overwritten by an answer that comes
      * later. False when the attempt had moved on.
      */
-    async recordSubmissionAnswer(settlementId: string, attemptNo: number, outcome: AttemptOutcome, detail: { text?: string; providerTransferId?: string }): Promise<boolean> {
+    async recordSubmissionAnswer(
+      settlementId: string,
+      attemptNo: number,
+      outcome: AttemptOutcome,
+      detail: { text?: string; providerTransferId?: string },
+    ): Promise<boolean> {
       const updated = await db('settlement_attempts')
         .where({ settlement_id: settlementId, attempt_no: attemptNo, outcome: 'submitting' })
         .update({

@@ -2,7 +2,15 @@ import { accountRefParamsSchema } from '../accounts/accounts.schemas';
 import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { presentAcceptedSettlement, presentAccountName, presentBank, presentTransfer } from './settlement.presenter';
-import { banksResponseSchema, lookupBodySchema, lookupResponseSchema, settleBodySchema, settleResponseSchema, transferParamsSchema, transferStatusSchema } from './settlements.schemas';
+import {
+  banksResponseSchema,
+  lookupBodySchema,
+  lookupResponseSchema,
+  settleBodySchema,
+  settleResponseSchema,
+  transferParamsSchema,
+  transferStatusSchema,
+} from './settlements.schemas';
 import type { SettlementsService } from './settlements.service';
 
 export function settlementsRoutes(deps: { settlements: SettlementsService }): RouteDefinition[] {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { moneySchema, nairaAmountSchema, timestampSchema } from '../http/schemas';
 
-const accountNumber = z.string({ error: 'accountNumber must be exactly 10 digits' }).regex(/^\d{10}$/, { error: 'accountNumber must be exactly 10 digits' });
+const accountNumber = z
+  .string({ error: 'accountNumber must be exactly 10 digits' })
+  .regex(/^\d{10}$/, { error: 'accountNumber must be exactly 10 digits' });
 const bankCode = z.string({ error: 'invalid bank code' }).regex(/^\d{3,6}$/, { error: 'invalid bank code' });
 
 export const settleBodySchema = z.object({

@@ -56,11 +56,16 @@ interface InitiateOptions {
 }
 
 /** Names compared as a person reads them: case, and spaces between words, do not count. */
-const sameName = (left: string, right: string): boolean => left.trim().replace(/\s+/g, ' ').toUpperCase() === right.trim().replace(/\s+/g, ' ').toUpperCase();
+const sameName = (left: string, right: string): boolean =>
+  left.trim().replace(/\s+/g, ' ').toUpperCase() === right.trim().replace(/\s+/g, ' ').toUpperCase();
 
 class AccountNameChangedError extends AppError {
   constructor(confirmed: string, current: string) {
-    super('conflict', 'account_name_mismatch', `the destination account is now named "${current}", not "${confirmed}" as confirmed: look it up again and confirm the name`);
+    super(
+      'conflict',
+      'account_name_mismatch',
+      `the destination account is now named "${current}", not "${confirmed}" as confirmed: look it up again and confirm the name`,
+    );
   }
 }
 
@@ -104,7 +109,8 @@ export function createSettlementsService(deps: {
       return await provider.lookupAccount({ accountNumber, bankCode });
     } catch (error) {
       if (error instanceof ProviderUnavailableError) throw new ProviderOutageError();
-      if (error instanceof ProviderRejectedError) throw new BadRequestError('provider_rejected', `provider rejected the lookup: ${error.description}`);
+      if (error instanceof ProviderRejectedError)
+        throw new BadRequestError('provider_rejected', `provider rejected the lookup: ${error.description}`);
       throw error;
     }
   }
@@ -122,7 +128,16 @@ export function createSettlementsService(deps: {
       if (!settlement) return null;
       const scheduled: OutboxEntry[] =
         type === 'payout_refund'
-          ? [jobs.settlementRefund({ settlementId: settlement.id, merchantTxRef: settlement.merchantTxRef, providerRef, eventId, tenantId: settlement.tenantId, accountRef: settlement.accountRef })]
+          ? [
+              jobs.settlementRefund({
+                settlementId: settlement.id,
+                merchantTxRef: settlement.merchantTxRef,
+                providerRef,
+                eventId,
+                tenantId: settlement.tenantId,
+                accountRef: settlement.accountRef,
+              }),
+            ]
           : [];
       return { tenantId: settlement.tenantId, accountId: settlement.accountId, jobs: scheduled };
     },
@@ -142,7 +157,13 @@ export function createSettlementsService(deps: {
      * runs in a transaction that is rolled back when no settlement was made, so the key stays unclaimed.
      * The workflow starts after the commit.
      */
-    async initiate(tenantId: string, accountRef: string, request: SettleRequest, idempotencyKey?: string, options: InitiateOptions = {}): Promise<AcceptedSettlement> {
+    async initiate(
+      tenantId: string,
+      accountRef: string,
+      request: SettleRequest,
+      idempotencyKey?: string,
+      options: InitiateOptions = {},
+    ): Promise<AcceptedSettlement> {
       const { onCreated, beforeDebit } = options;
       if (!options.counted) await limits.settlements.consume(tenantId);
       if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
@@ -204,7 +225,8 @@ export function createSettlementsService(deps: {
           );
         case 'key_taken': {
           const claimed = await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!);
-          if (!claimed || !sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, { accountRef, ...request })) throw idempotencyMismatch();
+          if (!claimed || !sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, { accountRef, ...request }))
+            throw idempotencyMismatch();
           return this.find(tenantId, claimed.resource_ref);
         }
         case 'created':
@@ -236,7 +258,8 @@ export function createSettlementsService(deps: {
       if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
       // Part of the settlement (its own limit counts it), not one of the tenant's name lookups.
       const current = await lookupAtProvider(settle.accountNumber, settle.bankCode);
-      if (!sameName(current.accountName, confirmedAccountName)) throw new AccountNameChangedError(confirmedAccountName, current.accountName);
+      if (!sameName(current.accountName, confirmedAccountName))
+        throw new AccountNameChangedError(confirmedAccountName, current.accountName);
       return this.initiate(tenantId, accountRef, settle, idempotencyKey, { onCreated, counted: true, accountName: current.accountName });
     },
 

@@ -5,7 +5,12 @@ import { temporalTlsWanted } from '../config/temporal';
 
 /** The address and namespace; the TLS and API-key settings only when used. */
 export type TemporalConnectionConfig = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'> &
-  Partial<Pick<Config, 'TEMPORAL_TLS' | 'TEMPORAL_TLS_CA' | 'TEMPORAL_TLS_CERT' | 'TEMPORAL_TLS_KEY' | 'TEMPORAL_TLS_SERVER_NAME' | 'TEMPORAL_API_KEY'>>;
+  Partial<
+    Pick<
+      Config,
+      'TEMPORAL_TLS' | 'TEMPORAL_TLS_CA' | 'TEMPORAL_TLS_CERT' | 'TEMPORAL_TLS_KEY' | 'TEMPORAL_TLS_SERVER_NAME' | 'TEMPORAL_API_KEY'
+    >
+  >;
 
 /** What both the client's Connection and the worker's NativeConnection take. */
 export interface TemporalConnectionOptions {
@@ -23,7 +28,9 @@ export function temporalConnectionOptions(config: TemporalConnectionConfig): Tem
   const tls: TLSConfig | false = temporalTlsWanted(config)
     ? {
         ...(config.TEMPORAL_TLS_CA ? { serverRootCACertificate: readFileSync(config.TEMPORAL_TLS_CA) } : {}),
-        ...(config.TEMPORAL_TLS_CERT && config.TEMPORAL_TLS_KEY ? { clientCertPair: { crt: readFileSync(config.TEMPORAL_TLS_CERT), key: readFileSync(config.TEMPORAL_TLS_KEY) } } : {}),
+        ...(config.TEMPORAL_TLS_CERT && config.TEMPORAL_TLS_KEY
+          ? { clientCertPair: { crt: readFileSync(config.TEMPORAL_TLS_CERT), key: readFileSync(config.TEMPORAL_TLS_KEY) } }
+          : {}),
         ...(config.TEMPORAL_TLS_SERVER_NAME ? { serverNameOverride: config.TEMPORAL_TLS_SERVER_NAME } : {}),
       }
     : false;

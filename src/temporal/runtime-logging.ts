@@ -1,7 +1,13 @@
 import { Runtime, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import type { Logger } from '../logger';
 
-const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
 
 /**
  * The SDK's own logs (worker state, workflow task failures) go through our pino logger, and, with
@@ -21,7 +27,18 @@ export function installTemporalRuntimeLogging(logger: Logger, options: { prometh
       error: (message, meta) => log('ERROR', message, meta),
     },
     ...(options.prometheusBindAddress
-      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.prometheusBindAddress, countersTotalSuffix: true, useSecondsForDurations: true, unitSuffix: true } } } }
+      ? {
+          telemetryOptions: {
+            metrics: {
+              prometheus: {
+                bindAddress: options.prometheusBindAddress,
+                countersTotalSuffix: true,
+                useSecondsForDurations: true,
+                unitSuffix: true,
+              },
+            },
+          },
+        }
       : {}),
   });
 }

@@ -13,7 +13,8 @@ export function workerTuning(
     | 'WORKER_STICKY_QUEUE_TIMEOUT'
   >,
 ): Partial<WorkerOptions> {
-  const set = <K extends keyof WorkerOptions>(key: K, value: WorkerOptions[K] | undefined): Partial<WorkerOptions> => (value === undefined ? {} : { [key]: value });
+  const set = <K extends keyof WorkerOptions>(key: K, value: WorkerOptions[K] | undefined): Partial<WorkerOptions> =>
+    value === undefined ? {} : { [key]: value };
   return {
     ...set('maxConcurrentWorkflowTaskExecutions', config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS),
     ...set('maxConcurrentActivityTaskExecutions', config.WORKER_MAX_CONCURRENT_ACTIVITIES),

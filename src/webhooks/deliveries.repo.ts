@@ -97,10 +97,15 @@ export function createDeliveriesRepo(db: DbOrTrx) {
     },
 
     async attempts(deliveryId: string): Promise<DeliveryAttemptRecord[]> {
-      const rows: Array<{ attempt_no: number; attempted_at: Date; status_code: number | null; error: string | null; duration_ms: number }> = await db('webhook_attempts')
-        .where({ delivery_id: deliveryId })
-        .orderBy('attempt_no');
-      return rows.map((row) => ({ attemptNo: row.attempt_no, attemptedAt: row.attempted_at, statusCode: row.status_code, error: row.error, durationMs: row.duration_ms }));
+      const rows: Array<{ attempt_no: number; attempted_at: Date; status_code: number | null; error: string | null; duration_ms: number }> =
+        await db('webhook_attempts').where({ delivery_id: deliveryId }).orderBy('attempt_no');
+      return rows.map((row) => ({
+        attemptNo: row.attempt_no,
+        attemptedAt: row.attempted_at,
+        statusCode: row.status_code,
+        error: row.error,
+        durationMs: row.duration_ms,
+      }));
     },
 
     /**

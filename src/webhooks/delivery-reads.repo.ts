@@ -42,7 +42,9 @@ export function createDeliveryReadsRepo(db: DbOrTrx) {
     async list(tenantId: string, status: DeliveryStatus | null, beforeId: string | null, limit: number): Promise<DeliveryListItem[]> {
       const query = db('webhook_deliveries as d')
         .join('virtual_accounts as va', 'va.id', 'd.account_id')
-        .joinRaw('LEFT JOIN LATERAL (SELECT r.id, r.status FROM webhook_deliveries r WHERE r.replay_of = d.id ORDER BY r.id DESC LIMIT 1) replay ON true')
+        .joinRaw(
+          'LEFT JOIN LATERAL (SELECT r.id, r.status FROM webhook_deliveries r WHERE r.replay_of = d.id ORDER BY r.id DESC LIMIT 1) replay ON true',
+        )
         .where('d.tenant_id', tenantId)
         .orderBy('d.id', 'desc')
         .limit(limit)

@@ -55,7 +55,12 @@ export function presentDeadLetter(delivery: DeliveryRecord) {
   };
 }
 
-export const presentReplay = (replay: DeliveryRecord) => ({ ID: replay.id, EventID: replay.eventId, Status: replay.status, ReplayOf: replay.replayOf! });
+export const presentReplay = (replay: DeliveryRecord) => ({
+  ID: replay.id,
+  EventID: replay.eventId,
+  Status: replay.status,
+  ReplayOf: replay.replayOf!,
+});
 
 /** A payment event whose posting failed: listed beside the dead letters. */
 export function presentProcessingError(event: InboundEventRecord & { accountRef: string | null }) {

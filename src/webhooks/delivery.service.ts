@@ -13,7 +13,10 @@ import { postJson } from './http-sender';
 import { outboundSignatureHeader, outboundSignatureHeaderOf } from './outbound-signature';
 import type { DeliveryAttemptResult } from '../contracts/webhook-delivery.contract';
 
-type DeliveryConfig = Pick<Config, 'DATA_ENCRYPTION_KEYRING' | 'WEBHOOK_TIMEOUT' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'WEBHOOK_ENDPOINT_DISABLE_AFTER'>;
+type DeliveryConfig = Pick<
+  Config,
+  'DATA_ENCRYPTION_KEYRING' | 'WEBHOOK_TIMEOUT' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'WEBHOOK_ENDPOINT_DISABLE_AFTER'
+>;
 
 export class DeliveryNotFoundError extends Error {
   constructor(deliveryId: string) {
@@ -49,11 +52,29 @@ export function createWebhookDeliveryService(deps: { db: Db; config: DeliveryCon
     const repo = createEndpointsRepo(trx);
     if (error === null) return repo.recordSuccess(endpointId, at);
     const endpoint = await repo.recordFailure(endpointId, at, error);
-    if (!endpoint?.enabled || !endpoint.failingSince || at.getTime() - endpoint.failingSince.getTime() < config.WEBHOOK_ENDPOINT_DISABLE_AFTER) return;
+    if (
+      !endpoint?.enabled ||
+      !endpoint.failingSince ||
+      at.getTime() - endpoint.failingSince.getTime() < config.WEBHOOK_ENDPOINT_DISABLE_AFTER
+    )
+      return;
     const reason = `every delivery failed since ${endpoint.failingSince.toISOString()} (last: ${error})`;
     if (!(await repo.disable(endpointId, reason))) return;
-    await createAuditLog(trx).recordAs(endpoint.tenantId, 'system', 'webhook_endpoint.disabled', { type: 'webhook_endpoint', id: endpointId }, { reason });
-    await recordChange(trx, { kind: 'endpoint_disabled', tenantId: endpoint.tenantId, endpointId, url: endpoint.url, failingSince: endpoint.failingSince, reason });
+    await createAuditLog(trx).recordAs(
+      endpoint.tenantId,
+      'system',
+      'webhook_endpoint.disabled',
+      { type: 'webhook_endpoint', id: endpointId },
+      { reason },
+    );
+    await recordChange(trx, {
+      kind: 'endpoint_disabled',
+      tenantId: endpoint.tenantId,
+      endpointId,
+      url: endpoint.url,
+      failingSince: endpoint.failingSince,
+      reason,
+    });
   }
 
   return {
@@ -84,16 +105,27 @@ export function createWebhookDeliveryService(deps: { db: Db; config: DeliveryCon
         }
         // The endpoint as it is now: a changed URL or a rotated secret applies to deliveries still under way.
         target = endpoint.url;
-        headers['X-Service-Signature'] = outboundSignatureHeaderOf(signingSecrets(config.DATA_ENCRYPTION_KEYRING, endpoint, now), delivery.payload, Math.floor(now.getTime() / 1000));
+        headers['X-Service-Signature'] = outboundSignatureHeaderOf(
+          signingSecrets(config.DATA_ENCRYPTION_KEYRING, endpoint, now),
+          delivery.payload,
+          Math.floor(now.getTime() / 1000),
+        );
       } else {
         const tenant = await findTenant(db, delivery.tenantId);
         if (tenant?.webhook_secret_enc) {
-          const secret = decryptSecret(config.DATA_ENCRYPTION_KEYRING, tenant.webhook_secret_enc, encryptionContext(WEBHOOK_SECRET_COLUMN, tenant.id));
+          const secret = decryptSecret(
+            config.DATA_ENCRYPTION_KEYRING,
+            tenant.webhook_secret_enc,
+            encryptionContext(WEBHOOK_SECRET_COLUMN, tenant.id),
+          );
           headers['X-Service-Signature'] = outboundSignatureHeader(secret, delivery.payload, Math.floor(now.getTime() / 1000));
         }
       }
       const attemptedAt = now.toISOString();
-      const result = await postJson(target, delivery.payload, headers, { timeoutMs: config.WEBHOOK_TIMEOUT, allowPrivate: config.ALLOW_PRIVATE_CALLBACK_URLS });
+      const result = await postJson(target, delivery.payload, headers, {
+        timeoutMs: config.WEBHOOK_TIMEOUT,
+        allowPrivate: config.ALLOW_PRIVATE_CALLBACK_URLS,
+      });
       const ok = isSuccess(result.statusCode) && result.error === null;
       const error = ok ? null : (result.error ?? `HTTP ${result.statusCode}`);
       return { ok, statusCode: result.statusCode, error, durationMs: result.durationMs, attemptedAt };
@@ -113,7 +145,8 @@ export function createWebhookDeliveryService(deps: { db: Db; config: DeliveryCon
           status,
           nextRetryAt: status === 'retrying' ? new Date(Date.now() + retryInMs!) : null,
         });
-        if (recorded?.endpointId) await endpointHealth(trx, recorded.endpointId, attemptedAt, result.ok ? null : (result.error ?? 'failed'));
+        if (recorded?.endpointId)
+          await endpointHealth(trx, recorded.endpointId, attemptedAt, result.ok ? null : (result.error ?? 'failed'));
       });
     },
   };

@@ -10,8 +10,17 @@ export function newEndpointSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
-export function sealEndpointSecret(keyring: Keyring, endpointId: string, secret: string, which: 'current' | 'previous' = 'current'): string {
-  return encryptSecret(keyring, secret, encryptionContext(which === 'current' ? ENDPOINT_SECRET_COLUMN : ENDPOINT_PREVIOUS_SECRET_COLUMN, endpointId));
+export function sealEndpointSecret(
+  keyring: Keyring,
+  endpointId: string,
+  secret: string,
+  which: 'current' | 'previous' = 'current',
+): string {
+  return encryptSecret(
+    keyring,
+    secret,
+    encryptionContext(which === 'current' ? ENDPOINT_SECRET_COLUMN : ENDPOINT_PREVIOUS_SECRET_COLUMN, endpointId),
+  );
 }
 
 /** The secrets that sign now: the current one, and the previous one while its overlap lasts. */

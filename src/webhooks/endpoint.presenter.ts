@@ -16,7 +16,10 @@ export function presentEndpoint(endpoint: EndpointRecord, health: EndpointHealth
       LastError: endpoint.lastError,
       LastSuccessAt: endpoint.lastSuccessAt?.toISOString() ?? null,
     },
-    SecretRotatedUntil: endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > new Date() ? endpoint.previousSecretExpiresAt.toISOString() : null,
+    SecretRotatedUntil:
+      endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > new Date()
+        ? endpoint.previousSecretExpiresAt.toISOString()
+        : null,
     CreatedAt: endpoint.createdAt.toISOString(),
   };
 }

@@ -3,7 +3,15 @@ import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { presentEndpoint } from './endpoint.presenter';
 import type { EndpointRecord } from './endpoints.repo';
 import type { EndpointsService } from './endpoints.service';
-import { createEndpointBodySchema, endpointListSchema, endpointParamsSchema, endpointSchema, endpointWithSecretSchema, eventTypeListSchema, updateEndpointBodySchema } from './endpoints.schemas';
+import {
+  createEndpointBodySchema,
+  endpointListSchema,
+  endpointParamsSchema,
+  endpointSchema,
+  endpointWithSecretSchema,
+  eventTypeListSchema,
+  updateEndpointBodySchema,
+} from './endpoints.schemas';
 
 /**
  * The dashboard's webhook endpoints page: the /v1/webhook-endpoints operations with the signed-in user
@@ -21,7 +29,10 @@ export function endpointsDashboardRoutes(deps: { endpoints: EndpointsService }):
       tag: 'dashboard',
       auth: 'session',
       responses: { 200: { description: 'In catalogue order', schema: eventTypeListSchema } },
-      handle: async () => ({ status: 200, body: { eventTypes: EVENT_TYPES.map((type) => ({ type, description: EVENT_CATALOGUE[type].description })) } }),
+      handle: async () => ({
+        status: 200,
+        body: { eventTypes: EVENT_TYPES.map((type) => ({ type, description: EVENT_CATALOGUE[type].description })) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -30,7 +41,10 @@ export function endpointsDashboardRoutes(deps: { endpoints: EndpointsService }):
       tag: 'dashboard',
       auth: 'session',
       responses: { 200: { description: 'Oldest first', schema: endpointListSchema } },
-      handle: async ({ ctx }) => ({ status: 200, body: { endpoints: await Promise.all((await endpoints.list(userOf(ctx).tenantId)).map(present)) } }),
+      handle: async ({ ctx }) => ({
+        status: 200,
+        body: { endpoints: await Promise.all((await endpoints.list(userOf(ctx).tenantId)).map(present)) },
+      }),
     }),
     defineRoute({
       method: 'post',

@@ -141,7 +141,12 @@ export function createEndpointsRepo(db: DbOrTrx) {
     },
 
     async rotateSecret(id: string, secretEnc: string, previousSecretEnc: string, previousExpiresAt: Date): Promise<void> {
-      await db('webhook_endpoints').where({ id }).update({ secret_enc: secretEnc, previous_secret_enc: previousSecretEnc, previous_secret_expires_at: previousExpiresAt, updated_at: db.fn.now() });
+      await db('webhook_endpoints').where({ id }).update({
+        secret_enc: secretEnc,
+        previous_secret_enc: previousSecretEnc,
+        previous_secret_expires_at: previousExpiresAt,
+        updated_at: db.fn.now(),
+      });
     },
 
     async markDeleted(id: string): Promise<void> {
@@ -163,7 +168,9 @@ export function createEndpointsRepo(db: DbOrTrx) {
 
     /** False when it was already disabled (another attempt got there first). */
     async disable(id: string, reason: string): Promise<boolean> {
-      const changed = await db('webhook_endpoints').where({ id, enabled: true }).update({ enabled: false, disabled_reason: reason, updated_at: db.fn.now() });
+      const changed = await db('webhook_endpoints')
+        .where({ id, enabled: true })
+        .update({ enabled: false, disabled_reason: reason, updated_at: db.fn.now() });
       return changed > 0;
     },
 
@@ -171,7 +178,10 @@ export function createEndpointsRepo(db: DbOrTrx) {
       const row: { delivered: string; failed: string } = await db('webhook_deliveries')
         .where({ endpoint_id: id })
         .where('created_at', '>', db.raw("now() - interval '7 days'"))
-        .select(db.raw("count(*) FILTER (WHERE status = 'succeeded') AS delivered"), db.raw("count(*) FILTER (WHERE status = 'dead_letter') AS failed"))
+        .select(
+          db.raw("count(*) FILTER (WHERE status = 'succeeded') AS delivered"),
+          db.raw("count(*) FILTER (WHERE status = 'dead_letter') AS failed"),
+        )
         .first();
       const delivered = Number(row.delivered);
       const failed = Number(row.failed);

@@ -20,7 +20,8 @@ function apiKeyActor(ctx: AppContext): EndpointActor {
 
 export function endpointsRoutes(deps: { endpoints: EndpointsService }): RouteDefinition[] {
   const { endpoints } = deps;
-  const present = async (endpoint: Parameters<EndpointsService['health']>[0]) => presentEndpoint(endpoint, await endpoints.health(endpoint));
+  const present = async (endpoint: Parameters<EndpointsService['health']>[0]) =>
+    presentEndpoint(endpoint, await endpoints.health(endpoint));
   return [
     defineRoute({
       method: 'post',
@@ -43,7 +44,10 @@ export function endpointsRoutes(deps: { endpoints: EndpointsService }): RouteDef
       tag: 'webhook endpoints',
       auth: 'apiKey',
       responses: { 200: { description: 'Oldest first', schema: endpointListSchema } },
-      handle: async ({ ctx }) => ({ status: 200, body: { endpoints: await Promise.all((await endpoints.list(tenantOf(ctx).id)).map(present)) } }),
+      handle: async ({ ctx }) => ({
+        status: 200,
+        body: { endpoints: await Promise.all((await endpoints.list(tenantOf(ctx).id)).map(present)) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -66,7 +70,10 @@ export function endpointsRoutes(deps: { endpoints: EndpointsService }): RouteDef
       body: updateEndpointBodySchema,
       responses: { 200: { description: 'The endpoint as changed', schema: endpointSchema } },
       errors: [404],
-      handle: async ({ params, body, ctx }) => ({ status: 200, body: await present(await endpoints.update(apiKeyActor(ctx), params.id, body)) }),
+      handle: async ({ params, body, ctx }) => ({
+        status: 200,
+        body: await present(await endpoints.update(apiKeyActor(ctx), params.id, body)),
+      }),
     }),
     defineRoute({
       method: 'delete',

@@ -10,7 +10,9 @@ const eventTypesSchema = z
   .min(1, { error: 'eventTypes must name at least one event type, or "*" for all' })
   .max(50)
   .superRefine((types, ctx) => {
-    for (const type of types) if (type !== '*' && !(EVENT_TYPES as string[]).includes(type)) ctx.addIssue({ code: 'custom', message: `${type}: ${unknownTypeMessage}` });
+    for (const type of types)
+      if (type !== '*' && !(EVENT_TYPES as string[]).includes(type))
+        ctx.addIssue({ code: 'custom', message: `${type}: ${unknownTypeMessage}` });
   });
 
 export const endpointParamsSchema = z.object({ id: z.string().max(100) });
@@ -30,7 +32,9 @@ export const updateEndpointBodySchema = z
     eventTypes: eventTypesSchema.optional(),
     enabled: z.boolean().optional(),
   })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), { error: 'give at least one of url, description, eventTypes, enabled' });
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    error: 'give at least one of url, description, eventTypes, enabled',
+  });
 export type UpdateEndpointBody = z.output<typeof updateEndpointBodySchema>;
 
 export const endpointSchema = z.object({
@@ -61,7 +65,9 @@ export const endpointListSchema = z.object({ endpoints: z.array(endpointSchema) 
 /** A recovery's position: the transaction ids that bound it and the last event it queued (see recover). */
 const recoveryCursorSchema = z
   .string()
-  .regex(/^\d{1,20}\.\d{1,20}\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { error: 'after must be the Next of an earlier recover answer' });
+  .regex(/^\d{1,20}\.\d{1,20}\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
+    error: 'after must be the Next of an earlier recover answer',
+  });
 
 export const recoverBodySchema = z.object({
   since: z.iso.datetime({ offset: true, error: 'since must be an ISO 8601 time' }),

@@ -15,7 +15,10 @@ import { currentSecret, newEndpointSecret, sealEndpointSecret } from './endpoint
 import { createEndpointsRepo, type EndpointHealth, type EndpointRecord } from './endpoints.repo';
 import type { CreateEndpointBody, UpdateEndpointBody } from './endpoints.schemas';
 
-type EndpointsConfig = Pick<Config, 'DATA_ENCRYPTION_KEYRING' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'WEBHOOK_SECRET_ROTATION_OVERLAP' | 'WEBHOOK_RECOVER_MAX_EVENTS'>;
+type EndpointsConfig = Pick<
+  Config,
+  'DATA_ENCRYPTION_KEYRING' | 'ALLOW_PRIVATE_CALLBACK_URLS' | 'NODE_ENV' | 'WEBHOOK_SECRET_ROTATION_OVERLAP' | 'WEBHOOK_RECOVER_MAX_EVENTS'
+>;
 
 /** `["*"]` (or nothing) subscribes to every type, including types added later. */
 function subscription(types: string[] | undefined): string[] | null {
@@ -38,18 +41,35 @@ function recoveryPositionOf(cursor: string): RecoveryPosition {
 /** Who made a change, for the audit row: an API key's call (by `name`), or a dashboard user (by id and email). */
 export type EndpointActor = { tenantId: string; name: string } | AuditActor;
 
-function recordAudit(trx: DbOrTrx, actor: EndpointActor, action: AuditAction, endpointId: string, detail: Record<string, unknown>): Promise<void> {
+function recordAudit(
+  trx: DbOrTrx,
+  actor: EndpointActor,
+  action: AuditAction,
+  endpointId: string,
+  detail: Record<string, unknown>,
+): Promise<void> {
   const target = { type: 'webhook_endpoint', id: endpointId };
   const log = createAuditLog(trx);
   return 'email' in actor ? log.record(actor, action, target, detail) : log.recordAs(actor.tenantId, actor.name, action, target, detail);
 }
 
 /** A tenant's webhook endpoints: what they receive, their secrets, their health, and recovery. */
-export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; jobs: Jobs; starter: WorkflowStarter; limits: Pick<RateLimits, 'endpointRecoveries'> }) {
+export function createEndpointsService(deps: {
+  db: Db;
+  config: EndpointsConfig;
+  jobs: Jobs;
+  starter: WorkflowStarter;
+  limits: Pick<RateLimits, 'endpointRecoveries'>;
+}) {
   const { db, config, jobs, starter, limits } = deps;
   const endpoints = createEndpointsRepo(db);
 
-  const checkUrl = (url: string) => assertCallbackUrlAllowed(url, { allowPrivate: config.ALLOW_PRIVATE_CALLBACK_URLS, requireHttps: config.NODE_ENV === 'production' }, 'url');
+  const checkUrl = (url: string) =>
+    assertCallbackUrlAllowed(
+      url,
+      { allowPrivate: config.ALLOW_PRIVATE_CALLBACK_URLS, requireHttps: config.NODE_ENV === 'production' },
+      'url',
+    );
 
   async function find(tenantId: string, id: string): Promise<EndpointRecord> {
     const endpoint = isUuid(id) ? await endpoints.find(tenantId, id.toLowerCase()) : undefined;
@@ -119,8 +139,18 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
         const repo = createEndpointsRepo(trx);
         const endpoint = (await repo.lock(found.id))!;
         const overlapEnds = new Date(Date.now() + config.WEBHOOK_SECRET_ROTATION_OVERLAP);
-        const previous = sealEndpointSecret(config.DATA_ENCRYPTION_KEYRING, endpoint.id, currentSecret(config.DATA_ENCRYPTION_KEYRING, endpoint), 'previous');
-        await repo.rotateSecret(endpoint.id, sealEndpointSecret(config.DATA_ENCRYPTION_KEYRING, endpoint.id, secret), previous, overlapEnds);
+        const previous = sealEndpointSecret(
+          config.DATA_ENCRYPTION_KEYRING,
+          endpoint.id,
+          currentSecret(config.DATA_ENCRYPTION_KEYRING, endpoint),
+          'previous',
+        );
+        await repo.rotateSecret(
+          endpoint.id,
+          sealEndpointSecret(config.DATA_ENCRYPTION_KEYRING, endpoint.id, secret),
+          previous,
+          overlapEnds,
+        );
         await recordAudit(trx, actor, 'webhook_endpoint.secret_rotated', endpoint.id, { previousSignsUntil: overlapEnds.toISOString() });
       });
       return { endpoint: await find(actor.tenantId, found.id), secret };
@@ -133,7 +163,12 @@ export function createEndpointsService(deps: { db: Db; config: EndpointsConfig; 
      * commits while the recovery pages is not skipped: it comes on a later page (see recoveryPage).
      * Events recorded by transactions that began after the first call are dispatched the usual way.
      */
-    async recover(actor: EndpointActor, id: string, since: Date, after: string | undefined): Promise<{ queued: number; next: string | null }> {
+    async recover(
+      actor: EndpointActor,
+      id: string,
+      since: Date,
+      after: string | undefined,
+    ): Promise<{ queued: number; next: string | null }> {
       await limits.endpointRecoveries.consume(actor.tenantId);
       const endpoint = await find(actor.tenantId, id);
       const events = createTenantEvents(db);

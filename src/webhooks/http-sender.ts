@@ -31,7 +31,12 @@ function describeSendError(error: Error & { code?: string }, timeoutMs: number):
  * One POST, no redirects followed, a hard deadline, and the private-address guard applied to the
  * address actually connected to (a name's resolved addresses, or the IP literal itself).
  */
-export function postJson(target: string, body: string, headers: Record<string, string>, options: { timeoutMs: number; allowPrivate: boolean }): Promise<SendResult> {
+export function postJson(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { timeoutMs: number; allowPrivate: boolean },
+): Promise<SendResult> {
   const started = process.hrtime.bigint();
   const elapsed = (): number => Math.round(Number(process.hrtime.bigint() - started) / 1e6);
   return new Promise((resolve) => {
@@ -60,7 +65,9 @@ export function postJson(target: string, body: string, headers: Record<string, s
       (response) => {
         response.resume();
         response.on('end', () => resolve({ statusCode: response.statusCode ?? null, error: null, durationMs: elapsed() }));
-        response.on('error', () => resolve({ statusCode: response.statusCode ?? null, error: 'response interrupted', durationMs: elapsed() }));
+        response.on('error', () =>
+          resolve({ statusCode: response.statusCode ?? null, error: 'response interrupted', durationMs: elapsed() }),
+        );
       },
     );
     const deadline = setTimeout(() => request.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })), options.timeoutMs);

@@ -11,5 +11,7 @@ export function outboundSignatureHeader(secret: string, rawBody: string, unixSec
  * accepts the request when any v1 matches its secret.
  */
 export function outboundSignatureHeaderOf(secrets: string[], rawBody: string, unixSeconds: number): string {
-  return [`t=${unixSeconds}`, ...secrets.map((secret) => `v1=${hmacSha256(secret, `${unixSeconds}.${rawBody}`).toString('hex')}`)].join(',');
+  return [`t=${unixSeconds}`, ...secrets.map((secret) => `v1=${hmacSha256(secret, `${unixSeconds}.${rawBody}`).toString('hex')}`)].join(
+    ',',
+  );
 }

@@ -23,13 +23,23 @@ import type { WebhooksService } from './webhooks.service';
 const PAGE_SIZE = 50;
 
 /** The dashboard's webhook pages: deliveries with attempts, dead letters, processing errors, replays. */
-export function webhooksDashboardRoutes(deps: { db: Db; webhooks: WebhooksService; auth: AuthService; audit: AuditLog }): RouteDefinition[] {
+export function webhooksDashboardRoutes(deps: {
+  db: Db;
+  webhooks: WebhooksService;
+  auth: AuthService;
+  audit: AuditLog;
+}): RouteDefinition[] {
   const { webhooks, auth, audit } = deps;
   const reads = createDeliveryReadsRepo(deps.db);
 
   async function replayAudited(user: AuditActor, id: string): Promise<DeliveryRecord> {
     const replay = await webhooks.replay(user.tenantId, id);
-    await audit.record(user, 'webhook.replayed', { type: 'webhook_delivery', id: replay.replayOf }, { replayId: replay.id, eventId: replay.eventId });
+    await audit.record(
+      user,
+      'webhook.replayed',
+      { type: 'webhook_delivery', id: replay.replayOf },
+      { replayId: replay.id, eventId: replay.eventId },
+    );
     return replay;
   }
 
@@ -37,7 +47,8 @@ export function webhooksDashboardRoutes(deps: { db: Db; webhooks: WebhooksServic
     defineRoute({
       method: 'get',
       path: '/auth/webhooks/deliveries',
-      summary: 'Outbound deliveries, newest first, optionally of one status (dead_letter lists the dead letters), each with its latest replay',
+      summary:
+        'Outbound deliveries, newest first, optionally of one status (dead_letter lists the dead letters), each with its latest replay',
       tag: 'dashboard',
       auth: 'session',
       query: deliveryListQuerySchema,
@@ -73,7 +84,11 @@ export function webhooksDashboardRoutes(deps: { db: Db; webhooks: WebhooksServic
       responses: { 200: { description: 'A page of processing errors', schema: processingErrorsResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
-        const page = paginate(await webhooks.processingErrors(userOf(ctx).tenantId, uuidCursor(query.after), PAGE_SIZE), PAGE_SIZE, (row) => row.id);
+        const page = paginate(
+          await webhooks.processingErrors(userOf(ctx).tenantId, uuidCursor(query.after), PAGE_SIZE),
+          PAGE_SIZE,
+          (row) => row.id,
+        );
         return {
           status: 200,
           body: {
@@ -126,7 +141,10 @@ export function webhooksDashboardRoutes(deps: { db: Db; webhooks: WebhooksServic
       tag: 'dashboard',
       auth: 'session',
       responses: { 200: { description: 'Signing status', schema: webhookSecretStatusSchema } },
-      handle: async ({ ctx }) => ({ status: 200, body: { configured: (await auth.findTenant(userOf(ctx).tenantId)).webhook_secret_enc !== null } }),
+      handle: async ({ ctx }) => ({
+        status: 200,
+        body: { configured: (await auth.findTenant(userOf(ctx).tenantId)).webhook_secret_enc !== null },
+      }),
     }),
   ];
 }

@@ -36,7 +36,10 @@ export const processingErrorsResponseSchema = z.object({
 });
 
 export const replayManyBodySchema = z.object({
-  ids: z.array(z.string().max(100)).min(1, { error: 'ids must name at least one dead letter' }).max(100, { error: 'at most 100 dead letters at a time' }),
+  ids: z
+    .array(z.string().max(100))
+    .min(1, { error: 'ids must name at least one dead letter' })
+    .max(100, { error: 'at most 100 dead letters at a time' }),
 });
 
 export const replayManyResponseSchema = z.object({

@@ -62,12 +62,22 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; audit: AuditLo
       tag: 'webhooks',
       auth: 'apiKey',
       query: deadLettersQuerySchema,
-      responses: { 200: { description: `Newest first, all of them up to ${DEAD_LETTERS_MAX} of each list`, schema: deadLettersResponseSchema } },
+      responses: {
+        200: { description: `Newest first, all of them up to ${DEAD_LETTERS_MAX} of each list`, schema: deadLettersResponseSchema },
+      },
       errors: [400],
       handle: async ({ query, ctx }) => {
         const tenantId = tenantOf(ctx).id;
-        const letters = paginate(await webhooks.deadLetters(tenantId, uuidCursor(query.after), DEAD_LETTERS_MAX), DEAD_LETTERS_MAX, (row) => row.id);
-        const errors = paginate(await webhooks.processingErrors(tenantId, uuidCursor(query.processingErrorsAfter), DEAD_LETTERS_MAX), DEAD_LETTERS_MAX, (row) => row.id);
+        const letters = paginate(
+          await webhooks.deadLetters(tenantId, uuidCursor(query.after), DEAD_LETTERS_MAX),
+          DEAD_LETTERS_MAX,
+          (row) => row.id,
+        );
+        const errors = paginate(
+          await webhooks.processingErrors(tenantId, uuidCursor(query.processingErrorsAfter), DEAD_LETTERS_MAX),
+          DEAD_LETTERS_MAX,
+          (row) => row.id,
+        );
         return {
           status: 200,
           body: {

@@ -37,7 +37,11 @@ export function createWebhooksService(deps: {
     /** Stored encrypted and shown once; every later delivery of the tenant's accounts is signed with it. */
     async setSigningSecret(tenantId: string, secret?: string): Promise<string> {
       const chosen = secret ?? `whsec_${randomBytes(32).toString('base64url')}`;
-      await setTenantWebhookSecret(db, tenantId, encryptSecret(config.DATA_ENCRYPTION_KEYRING, chosen, encryptionContext(WEBHOOK_SECRET_COLUMN, tenantId)));
+      await setTenantWebhookSecret(
+        db,
+        tenantId,
+        encryptSecret(config.DATA_ENCRYPTION_KEYRING, chosen, encryptionContext(WEBHOOK_SECRET_COLUMN, tenantId)),
+      );
       return chosen;
     },
 
@@ -74,7 +78,12 @@ export function createWebhooksService(deps: {
         target = { accountId: null, endpointId: endpoint.id, url: endpoint.url, accountRef: null };
       } else {
         const account = original.accountId ? await findAccountById(db, original.accountId) : undefined;
-        target = { accountId: original.accountId, endpointId: null, url: account?.callbackUrl ?? original.callbackUrl, accountRef: account?.accountRef ?? null };
+        target = {
+          accountId: original.accountId,
+          endpointId: null,
+          url: account?.callbackUrl ?? original.callbackUrl,
+          accountRef: account?.accountRef ?? null,
+        };
       }
       const job = jobs.webhookDelivery({ deliveryId: replayId, tenantId, accountRef: target.accountRef });
       await db.transaction(async (trx) => {

@@ -14,13 +14,20 @@ export interface IntervalScheduleOptions {
 /** Creates (or updates) a Schedule that starts `workflowType` every `intervalMs`, skipping a run while one is open. */
 export async function ensureIntervalSchedule(client: Client, options: IntervalScheduleOptions): Promise<string> {
   const spec = { intervals: [{ every: options.intervalMs }] };
-  const action = { type: 'startWorkflow' as const, workflowType: options.workflowType, taskQueue: options.taskQueue, args: options.args ?? [] };
+  const action = {
+    type: 'startWorkflow' as const,
+    workflowType: options.workflowType,
+    taskQueue: options.taskQueue,
+    args: options.args ?? [],
+  };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP, ...(options.catchupWindow ? { catchupWindow: options.catchupWindow } : {}) };
   try {
     await client.schedule.create({ scheduleId: options.scheduleId, spec, action, policies });
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    await client.schedule.getHandle(options.scheduleId).update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, ...policies } }));
+    await client.schedule
+      .getHandle(options.scheduleId)
+      .update((previous) => ({ ...previous, spec, action, policies: { ...previous.policies, ...policies } }));
   }
   return options.scheduleId;
 }

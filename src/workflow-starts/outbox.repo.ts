@@ -21,7 +21,12 @@ export function outboxPriority(workflowType: WorkflowType): number {
   return START_POLICIES[workflowType].priority;
 }
 
-export function outboxEntry<T extends WorkflowType>(workflowType: T, workflowId: string, args: WorkflowInputs[T], searchAttributes: WorkflowSearchAttributes = {}): OutboxEntry<T> {
+export function outboxEntry<T extends WorkflowType>(
+  workflowType: T,
+  workflowId: string,
+  args: WorkflowInputs[T],
+  searchAttributes: WorkflowSearchAttributes = {},
+): OutboxEntry<T> {
   return { workflowType, workflowId, args, searchAttributes };
 }
 
@@ -98,7 +103,9 @@ export function createOutboxRepo(db: DbOrTrx) {
         limit: options.limit,
         lease_s: options.leaseMs / 1000,
       })) as { rows: Array<OutboxRow & { attempts: number; turn: string; priority: number }> };
-      return rows.sort((a, b) => Number(a.turn) - Number(b.turn) || a.priority - b.priority).map((row) => ({ ...toOutboxEntry(row), attempts: row.attempts }));
+      return rows
+        .sort((a, b) => Number(a.turn) - Number(b.turn) || a.priority - b.priority)
+        .map((row) => ({ ...toOutboxEntry(row), attempts: row.attempts }));
     },
 
     /** Makes leased rows that were not tried available again at once (a drainer stopping early). */
@@ -113,7 +120,10 @@ export function createOutboxRepo(db: DbOrTrx) {
         .where({ workflow_id: workflowId })
         .whereNull('started_at')
         .update({
-          available_at: db.raw('now() + make_interval(secs => least(? * power(2, greatest(attempts - 1, 0)), ?))', [RETRY_BASE_S, RETRY_CAP_S]),
+          available_at: db.raw('now() + make_interval(secs => least(? * power(2, greatest(attempts - 1, 0)), ?))', [
+            RETRY_BASE_S,
+            RETRY_CAP_S,
+          ]),
           last_error: error.slice(0, 500),
         });
     },

@@ -51,7 +51,11 @@ export function createWorkflowRestarter(deps: { db: Db; client: Client; taskQueu
   const watermarks = createSweepWatermarksRepo(db);
 
   function query(since: Date | null): string {
-    const clauses = [`WorkflowType = '${plan.workflowType}'`, `TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`, `ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut', 'Canceled')`];
+    const clauses = [
+      `WorkflowType = '${plan.workflowType}'`,
+      `TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`,
+      `ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut', 'Canceled')`,
+    ];
     if (since) clauses.push(`CloseTime >= '${since.toISOString()}'`);
     return clauses.join(' AND ');
   }
@@ -91,7 +95,8 @@ export function createWorkflowRestarter(deps: { db: Db; client: Client; taskQueu
       if (batch.size > 0) await flush();
       if (failedRuns.length > 0) await flushFailed();
       if (result.failed === 0) await watermarks.advance(plan.watermark, scanStartedAt);
-      if (result.restarted > 0) logger.info({ ...result, workflowType: plan.workflowType }, 'convergence sweep resumed jobs whose workflow had stopped');
+      if (result.restarted > 0)
+        logger.info({ ...result, workflowType: plan.workflowType }, 'convergence sweep resumed jobs whose workflow had stopped');
       return result;
     },
   };

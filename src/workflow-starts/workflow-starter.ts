@@ -3,7 +3,15 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Logger } from '../logger';
 import type { WorkflowStartMetrics } from '../metrics/workflow-start.metrics';
-import { ACCOUNT_REF, ACCOUNT_REFS, MERCHANT_TX_REF, PROVIDER_TXN_REFS, SETTLEMENT_STATUS, TENANT_ID, type WorkflowSearchAttributes } from '../contracts/search-attributes';
+import {
+  ACCOUNT_REF,
+  ACCOUNT_REFS,
+  MERCHANT_TX_REF,
+  PROVIDER_TXN_REFS,
+  SETTLEMENT_STATUS,
+  TENANT_ID,
+  type WorkflowSearchAttributes,
+} from '../contracts/search-attributes';
 import type { OutboxEntry, OutboxRepo } from './outbox.repo';
 import { createRateLimiter } from './start-rate-limiter';
 import { START_POLICIES } from '../contracts/catalogue';
@@ -63,7 +71,13 @@ function searchAttributePairs(values: WorkflowSearchAttributes): SearchAttribute
  * Starts the workflows the outbox holds. Rows are committed first; a start that fails or is slow
  * leaves its row unstarted for the convergence sweep, so a crash or an outage never loses a job.
  */
-export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo; logger: Logger; options: WorkflowStarterOptions; metrics?: WorkflowStartMetrics }) {
+export function createWorkflowStarter(deps: {
+  client: Client;
+  outbox: OutboxRepo;
+  logger: Logger;
+  options: WorkflowStarterOptions;
+  metrics?: WorkflowStartMetrics;
+}) {
   const { client, outbox, logger, options, metrics } = deps;
   const maxInFlight = options.maxInFlight ?? 256;
   const rate = createRateLimiter(options.startsPerSecond);
@@ -83,7 +97,9 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
     const ids = startedIds;
     startedIds = [];
     if (ids.length > 0) {
-      flushing = flushing.then(() => outbox.markStarted(ids)).catch((error: unknown) => logger.warn({ err: error, count: ids.length }, 'could not mark workflows started; the sweep will'));
+      flushing = flushing
+        .then(() => outbox.markStarted(ids))
+        .catch((error: unknown) => logger.warn({ err: error, count: ids.length }, 'could not mark workflows started; the sweep will'));
     }
     return flushing;
   }
@@ -187,7 +203,11 @@ export function createWorkflowStarter(deps: { client: Client; outbox: OutboxRepo
               total.started += 1;
             } catch (error) {
               total.failed += 1;
-              if (!shutdown.signal.aborted) logger.warn({ err: error, workflowId: entry.workflowId, attempts: entry.attempts }, 'workflow start failed; the row backs off');
+              if (!shutdown.signal.aborted)
+                logger.warn(
+                  { err: error, workflowId: entry.workflowId, attempts: entry.attempts },
+                  'workflow start failed; the row backs off',
+                );
               await outbox.backOff(entry.workflowId, (error as Error)?.message ?? String(error)).catch(() => undefined);
             }
             options.onProgress?.();

@@ -16,7 +16,16 @@ export async function launchChromium(): Promise<Browser> {
     timeout: leftOfTheRunningTest(),
     executablePath,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -24,7 +33,13 @@ export const DESKTOP = { width: 1280, height: 860 };
 export const PHONE = { width: 390, height: 844 };
 
 export async function newContext(browser: Browser, baseURL: string, viewport = DESKTOP): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL, viewport, locale: 'en-GB', timezoneId: 'Africa/Lagos', ...(viewport === PHONE ? { isMobile: true, hasTouch: true } : {}) });
+  const context = await browser.newContext({
+    baseURL,
+    viewport,
+    locale: 'en-GB',
+    timezoneId: 'Africa/Lagos',
+    ...(viewport === PHONE ? { isMobile: true, hasTouch: true } : {}),
+  });
   limitToTheRunningTest(context);
   return context;
 }
@@ -65,7 +80,8 @@ export async function settled(page: Page): Promise<void> {
 /** How far the page scrolls sideways (0 when it fits its viewport). */
 export async function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => {
-    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
+      .documentElement;
     return root.scrollWidth - root.clientWidth;
   });
 }
@@ -101,7 +117,8 @@ export function watchForErrors(page: Page): string[] {
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('requestfailed', (request) => {
-    if (!/download|ERR_ABORTED/.test(request.failure()?.errorText ?? '')) problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+    if (!/download|ERR_ABORTED/.test(request.failure()?.errorText ?? ''))
+      problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
   });
   return problems;
 }

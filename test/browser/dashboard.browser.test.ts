@@ -14,7 +14,19 @@ import { cliTenant, provision, type E2eTenant } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
-import { artifactsDir, assertAccessible, DESKTOP, horizontalOverflow, launchChromium, limitToTheRunningTest, newContext, PHONE, screenshot, settled, watchForErrors } from './browser';
+import {
+  artifactsDir,
+  assertAccessible,
+  DESKTOP,
+  horizontalOverflow,
+  launchChromium,
+  limitToTheRunningTest,
+  newContext,
+  PHONE,
+  screenshot,
+  settled,
+  watchForErrors,
+} from './browser';
 import { unverifiedNin } from '../helpers/sandbox-values';
 
 const PAYMENTS = 105;
@@ -79,7 +91,9 @@ describe('dashboard in a browser', function () {
 
   /** A payment at the sandbox provider (its webhook follows); answers the provider's transaction id. */
   async function pay(accountRef: string, amount = PAYMENT_NAIRA, extra: Record<string, unknown> = {}): Promise<string> {
-    const response = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef, amount, senderName: 'TOLU ADEWALE', narration: 'Invoice', ...extra } });
+    const response = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef, amount, senderName: 'TOLU ADEWALE', narration: 'Invoice', ...extra },
+    });
     assert.equal(response.status, 200, response.text);
     return response.body.transactionId;
   }
@@ -151,7 +165,10 @@ describe('dashboard in a browser', function () {
     await spendThenReverseProvisionalCredit(inDeficit);
     const kycAccount = (await call(sys.apiUrl, 'GET', `/v1/accounts/${kyc.AccountRef}`, { apiKey: tenant.apiKey })).body;
     kycCustomer = { id: kycAccount.CustomerID, name: 'Bayo Ogunleye' };
-    const submitted = await call(sys.apiUrl, 'POST', `/v1/customers/${kycCustomer.id}/kyc`, { apiKey: tenant.apiKey, body: { nin: unverifiedNin('123456789') } });
+    const submitted = await call(sys.apiUrl, 'POST', `/v1/customers/${kycCustomer.id}/kyc`, {
+      apiKey: tenant.apiKey,
+      body: { nin: unverifiedNin('123456789') },
+    });
     assert.equal(submitted.body.KYCStatus, 'pending_review');
 
     for (let sent = 0; sent < PAYMENTS; sent += 15) {
@@ -192,7 +209,9 @@ describe('dashboard in a browser', function () {
     context = await newContext(browser, sys.apiUrl);
     page = await context.newPage();
     problems = watchForErrors(page);
-    console.log(`      seeded the stack and started ${browser.version()} in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots: ${artifactsDir()}`);
+    console.log(
+      `      seeded the stack and started ${browser.version()} in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots: ${artifactsDir()}`,
+    );
   });
 
   beforeEach(() => {
@@ -237,7 +256,10 @@ describe('dashboard in a browser', function () {
     await open('overview', '/dashboard');
     // The main account's payments, the 500.00 (net 490.00) that went to the account with a callback,
     // the deficit account's −300.00 and the reconciliation account's payments.
-    assert.equal(await page.getByTestId('ledger-balance').innerText(), `₦${(990 * PAYMENTS + 490 - 300 + TAKEN_BACK_TOTAL).toLocaleString('en-US')}.00`);
+    assert.equal(
+      await page.getByTestId('ledger-balance').innerText(),
+      `₦${(990 * PAYMENTS + 490 - 300 + TAKEN_BACK_TOTAL).toLocaleString('en-US')}.00`,
+    );
     const attention = await page.locator('.attention').innerText();
     assert.match(attention, /1\s+KYC reviews waiting/);
     assert.match(attention, /1\s+Misdirected payments to assign/);
@@ -303,7 +325,10 @@ describe('dashboard in a browser', function () {
     await page.getByRole('heading', { name: `Account ${inDeficit.AccountRef}` }).waitFor();
     pagesSeen.set('account-in-deficit', `/dashboard/accounts/${inDeficit.AccountRef}`);
     await settled(page);
-    assert.match(await page.getByTestId('deficit-notice').innerText(), /^In deficit since .+: the ledger balance is below zero .* Settlements from this account are refused/);
+    assert.match(
+      await page.getByTestId('deficit-notice').innerText(),
+      /^In deficit since .+: the ledger balance is below zero .* Settlements from this account are refused/,
+    );
     assert.equal(await page.getByTestId('account-ledger').innerText(), DEFICIT.ledger);
     assert.match(await page.getByRole('region', { name: 'Statement entries' }).innerText(), /Reversal — provider did not confirm/);
     await assertAccessible(page, 'account-in-deficit');
@@ -386,8 +411,14 @@ describe('dashboard in a browser', function () {
     await returnButton.click();
     await page.getByText(new RegExp(`^Emeka Nwosu: ₦20,000\\.00 being returned to ${name} \\(transfer mtx_`)).waitFor();
     await page.getByRole('row', { name: /Emeka Nwosu/ }).waitFor({ state: 'detached' });
-    const audit = await db('audit_log').where({ action: 'kyc_hold.returned' }).whereRaw("detail->>'accountRef' = ?", [held.AccountRef]).first('actor', 'detail');
-    assert.deepEqual([audit.actor, audit.detail.senderName, audit.detail.accountName, audit.detail.nameCheck], [admin.email, 'TOLU ADEWALE', name, 'operator_confirmed']);
+    const audit = await db('audit_log')
+      .where({ action: 'kyc_hold.returned' })
+      .whereRaw("detail->>'accountRef' = ?", [held.AccountRef])
+      .first('actor', 'detail');
+    assert.deepEqual(
+      [audit.actor, audit.detail.senderName, audit.detail.accountName, audit.detail.nameCheck],
+      [admin.email, 'TOLU ADEWALE', name, 'operator_confirmed'],
+    );
   });
 
   it('shows the limits of each KYC tier beside the held money, and who set them', async () => {
@@ -414,7 +445,9 @@ describe('dashboard in a browser', function () {
     await page.getByText(`Payment of ₦2,500.00 credited to ${main.AccountRef}.`).waitFor();
     await row.getByRole('link', { name: main.AccountRef }).waitFor();
     // The ledger, not only the page: exactly one payment credit for the provider's transaction, on that account.
-    const credits = await db('ledger_entries').where({ provider_txn_ref: misdirectedTransactionId, direction: 'credit', kind: 'payment' }).select('account_id');
+    const credits = await db('ledger_entries')
+      .where({ provider_txn_ref: misdirectedTransactionId, direction: 'credit', kind: 'payment' })
+      .select('account_id');
     assert.deepEqual(credits, [{ account_id: main.ID }]);
   });
 
@@ -473,7 +506,10 @@ describe('dashboard in a browser', function () {
     await open('books', '/dashboard/books');
     assert.equal(await page.getByTestId('books-total').innerText(), '₦0.00');
     const balances = page.getByTestId('books-balances');
-    assert.match(await balances.locator('[data-account="clearing"]').innerText(), /Clearing \(money at the provider\)\s+System\s+−₦[\d,]+\.\d{2}/);
+    assert.match(
+      await balances.locator('[data-account="clearing"]').innerText(),
+      /Clearing \(money at the provider\)\s+System\s+−₦[\d,]+\.\d{2}/,
+    );
     const journal = page.getByTestId('books-journal').locator('tbody');
     assert.equal(await journal.count(), 50);
     const pager = page.getByRole('navigation', { name: 'Journal pages' });
@@ -504,7 +540,10 @@ describe('dashboard in a browser', function () {
     await page.getByText('No reconciliation runs yet.').waitFor();
     await page.getByRole('button', { name: 'Start a run…' }).click();
     const start = page.getByRole('dialog', { name: 'Reconcile your accounts now?' });
-    assert.match(await start.innerText(), /Compares every account of Browser Tenant Ltd with the provider's records over the usual look-back window/);
+    assert.match(
+      await start.innerText(),
+      /Compares every account of Browser Tenant Ltd with the provider's records over the usual look-back window/,
+    );
     await start.getByRole('button', { name: 'Start the run' }).click();
     await page.waitForURL(/\/dashboard\/reconciliation\/runs\/[0-9a-f-]{36}$/);
     runId = page.url().split('/').pop()!;
@@ -512,7 +551,10 @@ describe('dashboard in a browser', function () {
     await page.getByTestId('run-status').getByText('succeeded').waitFor();
     await settled(page);
     assert.match(await page.getByTestId('run-status').innerText(), /succeeded\s+alert/);
-    assert.deepEqual([await page.getByTestId('run-repaired').innerText(), await page.getByTestId('run-reported').innerText()], ['0', String(TAKEN_BACK.length)]);
+    assert.deepEqual(
+      [await page.getByTestId('run-repaired').innerText(), await page.getByTestId('run-reported').innerText()],
+      ['0', String(TAKEN_BACK.length)],
+    );
     assert.match(await page.locator('.summary').first().innerText(), new RegExp(`Started by\\s+${admin.email.replace('+', '\\+')}`));
     const findings = page.getByRole('region', { name: 'What the run found' }).locator('tbody tr');
     assert.equal(await findings.count(), TAKEN_BACK.length);
@@ -563,7 +605,10 @@ describe('dashboard in a browser', function () {
     // The compensating debit is on the account's statement, as an adjustment.
     await open('account-reconciled', `/dashboard/accounts/${reconciled.AccountRef}`);
     assert.equal(await page.getByTestId('account-ledger').innerText(), '₦5,000.00');
-    assert.match(await page.getByRole('region', { name: 'Statement entries' }).innerText(), /Adjustment — compensation: the provider reports this payment REFUND/);
+    assert.match(
+      await page.getByRole('region', { name: 'Statement entries' }).innerText(),
+      /Adjustment — compensation: the provider reports this payment REFUND/,
+    );
     pagesSeen.delete('account-reconciled');
   });
 
@@ -605,7 +650,8 @@ describe('dashboard in a browser', function () {
   });
 
   it('adds a webhook endpoint whose secret is shown once, disables and re-enables it, deletes it, and shows one disabled for failing with why and since', async () => {
-    const endpointsOfTenant = async () => (await call(sys.apiUrl, 'GET', '/v1/webhook-endpoints', { apiKey: tenant.apiKey })).body.endpoints;
+    const endpointsOfTenant = async () =>
+      (await call(sys.apiUrl, 'GET', '/v1/webhook-endpoints', { apiKey: tenant.apiKey })).body.endpoints;
     await open('webhook-endpoints', '/dashboard/webhook-endpoints');
     await page.getByText('No webhook endpoints yet.').waitFor();
     const form = page.getByRole('form', { name: 'Add a webhook endpoint' });
@@ -618,7 +664,10 @@ describe('dashboard in a browser', function () {
     const secret = await page.getByTestId('secret-value').innerText();
     assert.match(secret, /^whsec_/);
     const [created] = await endpointsOfTenant();
-    assert.deepEqual([created.URL, created.Description, created.EventTypes, created.Enabled], [receiver.url, 'Identity checks', ['kyc.rejected'], true]);
+    assert.deepEqual(
+      [created.URL, created.Description, created.EventTypes, created.Enabled],
+      [receiver.url, 'Identity checks', ['kyc.rejected'], true],
+    );
 
     const nav = page.getByRole('navigation', { name: 'Main' });
     await nav.getByRole('link', { name: 'Webhooks', exact: true }).click();
@@ -644,15 +693,26 @@ describe('dashboard in a browser', function () {
     assert.deepEqual(await endpointsOfTenant(), []);
 
     // One the service disabled after days of failed deliveries (as its health check records it).
-    const failing = await call(sys.apiUrl, 'POST', '/v1/webhook-endpoints', { apiKey: tenant.apiKey, body: { url: receiver.url, eventTypes: ['kyc.rejected'] } });
+    const failing = await call(sys.apiUrl, 'POST', '/v1/webhook-endpoints', {
+      apiKey: tenant.apiKey,
+      body: { url: receiver.url, eventTypes: ['kyc.rejected'] },
+    });
     assert.equal(failing.status, 201, failing.text);
     const failingSince = new Date('2026-11-20T09:00:00Z');
     await db('webhook_endpoints')
       .where({ id: failing.body.ID })
-      .update({ enabled: false, failing_since: failingSince, last_error: 'HTTP 500', disabled_reason: `every delivery failed since ${failingSince.toISOString()} (last: HTTP 500)` });
+      .update({
+        enabled: false,
+        failing_since: failingSince,
+        last_error: 'HTTP 500',
+        disabled_reason: `every delivery failed since ${failingSince.toISOString()} (last: HTTP 500)`,
+      });
     await open('webhook-endpoints', '/dashboard/webhook-endpoints');
     const disabled = await page.locator(`tr[data-endpoint="${failing.body.ID}"]`).innerText();
-    assert.match(disabled, /Disabled automatically, failing since 20 Nov 2026, 10:00:00: every delivery failed since 2026-11-20T09:00:00.000Z \(last: HTTP 500\)/);
+    assert.match(
+      disabled,
+      /Disabled automatically, failing since 20 Nov 2026, 10:00:00: every delivery failed since 2026-11-20T09:00:00.000Z \(last: HTTP 500\)/,
+    );
   });
 
   it('lists every action in the audit log with who did it', async () => {
@@ -742,7 +802,10 @@ describe('dashboard in a browser', function () {
     } finally {
       await memberContext.close();
     }
-    assert.equal((await call(sys.apiUrl, 'POST', '/auth/login', { body: { email: member.email, password: 'another password of mine' } })).status, 200);
+    assert.equal(
+      (await call(sys.apiUrl, 'POST', '/auth/login', { body: { email: member.email, password: 'another password of mine' } })).status,
+      200,
+    );
     assert.equal((await call(sys.apiUrl, 'POST', '/auth/login', { body: { email: member.email, password: member.password } })).status, 401);
   });
 

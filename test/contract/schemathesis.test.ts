@@ -19,7 +19,8 @@ const MAX_EXAMPLES = Number(process.env.SCHEMATHESIS_MAX_EXAMPLES ?? 50);
 const SEED = Number(process.env.SCHEMATHESIS_SEED ?? 20_260_811);
 
 /** TOML for the config file: strings and arrays of strings are all it needs. */
-const toml = (value: string | string[]): string => (Array.isArray(value) ? `[${value.map((item) => JSON.stringify(item)).join(', ')}]` : JSON.stringify(value));
+const toml = (value: string | string[]): string =>
+  Array.isArray(value) ? `[${value.map((item) => JSON.stringify(item)).join(', ')}]` : JSON.stringify(value);
 
 /**
  * Real ids offered for path parameters and body fields half of the time, so that generated requests
@@ -33,7 +34,9 @@ function configFile(apiKey: string, known: Record<string, { location: 'path' | '
     ...Object.entries(known).map(([name, { values }]) => `${name} = { values = ${toml(values)} }`),
     '',
     '[parameters]',
-    ...Object.entries(known).map(([name, { location }]) => `${toml(`${location}.${name}`)} = { dictionary = ${toml(name)}, probability = 0.5 }`),
+    ...Object.entries(known).map(
+      ([name, { location }]) => `${toml(`${location}.${name}`)} = { dictionary = ${toml(name)}, probability = 0.5 }`,
+    ),
     '',
   ].join('\n');
 }
@@ -42,10 +45,15 @@ function configFile(apiKey: string, known: Record<string, { location: 'path' | '
 function run(bin: string, args: string[]): Promise<{ code: number; output: string }> {
   const leftMs = timeLeftMs();
   return new Promise((resolve) => {
-    execFile(bin, args, { timeout: Number.isFinite(leftMs) ? leftMs : 0, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, output: `${stdout}${stderr}` });
-    });
+    execFile(
+      bin,
+      args,
+      { timeout: Number.isFinite(leftMs) ? leftMs : 0, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, output: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
@@ -73,8 +81,13 @@ describe('schemathesis against /openapi.json (/v1 routes)', function () {
     const funded = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, funded.ID, 10_000_000n);
     const second = await provisionAccount(stack, tenant.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' });
-    const banks = ((await call(stack.apiUrl, 'GET', '/v1/transfers/banks', { apiKey: tenant.apiKey })).body.banks as Array<{ Code: string }>).map((bank) => bank.Code);
-    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${funded.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '10.00', bankCode: banks[0], accountNumber: '0123456789' } });
+    const banks = (
+      (await call(stack.apiUrl, 'GET', '/v1/transfers/banks', { apiKey: tenant.apiKey })).body.banks as Array<{ Code: string }>
+    ).map((bank) => bank.Code);
+    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${funded.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '10.00', bankCode: banks[0], accountNumber: '0123456789' },
+    });
     assert.equal(settled.status, 202, settled.text);
     const config = path.join(workDir, 'schemathesis.toml');
     await writeFile(
@@ -113,7 +126,9 @@ describe('schemathesis against /openapi.json (/v1 routes)', function () {
       '--generation-database',
       'none',
     ]);
-    console.log(`      schemathesis ran in ${((Date.now() - started) / 1000).toFixed(1)} s (${MAX_EXAMPLES} examples per operation, seed ${SEED})`);
+    console.log(
+      `      schemathesis ran in ${((Date.now() - started) / 1000).toFixed(1)} s (${MAX_EXAMPLES} examples per operation, seed ${SEED})`,
+    );
     assert.equal(code, 0, `schemathesis found problems (exit ${code}):\n${output}`);
   });
 });

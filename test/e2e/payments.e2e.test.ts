@@ -13,13 +13,17 @@ describe('e2e: payments from the sandbox to the statement', () => {
     const sys = await system();
     const tenant = await cliTenant(sys);
     const account = await provision(sys, tenant.apiKey);
-    const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, senderName: 'BOLA ADE' } });
+    const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 5025, senderName: 'BOLA ADE' },
+    });
     assert.equal(sent.body.delivery.status, 200);
     const first = await statementLines(sys, tenant.apiKey, account.AccountRef);
     assert.equal(first.length, 1);
     assert.ok(['provisional', 'confirmed'].includes(first[0]!.entry.Status!));
     assert.deepEqual([first[0]!.entry.Amount, first[0]!.entry.Fee, first[0]!.entry.Narration], ['5000.00', '25.00', 'BOLA ADE']);
-    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]!.entry.Status === 'confirmed', { what: 'confirmation' });
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]!.entry.Status === 'confirmed', {
+      what: 'confirmation',
+    });
   });
 
   it('reverses a webhook for a transaction the provider never saw, keeping the original visible', async () => {
@@ -55,7 +59,9 @@ describe('e2e: payments from the sandbox to the statement', () => {
     const tenant = await cliTenant(sys);
     const account = await provision(sys, tenant.apiKey);
     await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, lookupLagMs: 2_500 } });
-    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { what: 'confirmation' });
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', {
+      what: 'confirmation',
+    });
     assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
   });
 
@@ -64,9 +70,14 @@ describe('e2e: payments from the sandbox to the statement', () => {
     const tenant = await cliTenant(sys);
     const account = await provision(sys, tenant.apiKey);
     // PROCESSING at the provider until the test says otherwise.
-    const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' } });
+    const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' },
+    });
     // Its batch looks it up after the 4 s window is over and keeps it: the credit waits, provisional.
-    const temporal = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default' });
+    const temporal = createTemporalClient({
+      TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!,
+      TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default',
+    });
     try {
       await keptWaitingPastItsWindow(temporal, sent.body.transactionId);
     } finally {
@@ -78,7 +89,9 @@ describe('e2e: payments from the sandbox to the statement', () => {
       ['provisional'],
     );
     await call(sys.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
-    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { what: 'confirmation' });
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', {
+      what: 'confirmation',
+    });
     assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
   });
 
@@ -87,8 +100,13 @@ describe('e2e: payments from the sandbox to the statement', () => {
     const tenant = await cliTenant(sys);
     const account = await provision(sys, tenant.apiKey);
     // PROCESSING at the provider until the test says otherwise: the batch still runs when it is terminated.
-    const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' } });
-    const temporal = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default' });
+    const sent = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' },
+    });
+    const temporal = createTemporalClient({
+      TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!,
+      TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default',
+    });
     const batchesOf = async (): Promise<Array<{ workflowId: string; status: string }>> => {
       const found: Array<{ workflowId: string; status: string }> = [];
       for await (const execution of temporal.workflow.list({ query: `ProviderTxnRefs = '${sent.body.transactionId}'` }))
@@ -112,7 +130,9 @@ describe('e2e: payments from the sandbox to the statement', () => {
       // money but is not what this test is about.
       const [successor] = await eventually(
         async () => {
-          const found = (await batchesOf()).filter((execution) => execution.status === 'RUNNING' && execution.workflowId !== running!.workflowId);
+          const found = (await batchesOf()).filter(
+            (execution) => execution.status === 'RUNNING' && execution.workflowId !== running!.workflowId,
+          );
           return found.length > 0 ? found : null;
         },
         { what: 'a new batch holding the released payment' },
@@ -124,7 +144,9 @@ describe('e2e: payments from the sandbox to the statement', () => {
       const all = await eventually(
         async () => {
           const found = await batchesOf();
-          return found.some((execution) => execution.workflowId === successor!.workflowId && execution.status === 'COMPLETED') ? found : null;
+          return found.some((execution) => execution.workflowId === successor!.workflowId && execution.status === 'COMPLETED')
+            ? found
+            : null;
         },
         { what: 'the new batch completed in visibility' },
       );

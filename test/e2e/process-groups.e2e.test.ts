@@ -19,7 +19,11 @@ function forgedWebhook(apiUrl: string, { dropAfterMs }: { dropAfterMs?: number }
   return new Promise((resolve, reject) => {
     const request = http.request(
       `${apiUrl}/webhooks/provider`,
-      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'provider-signature': 'forged', 'provider-timestamp': new Date().toISOString() } },
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'provider-signature': 'forged', 'provider-timestamp': new Date().toISOString() },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -65,7 +69,11 @@ describe('e2e: API and worker as process groups (two processes each)', () => {
     assert.ok(statuses.every((status) => status === 200));
     const after = await scrape(sys.metricsUrl);
     // Round robin gives each copy about half: only the sum over both copies is exact.
-    assert.equal(total(after, 'nuban_provider_webhooks_total', { category: 'sig_invalid' }) - total(before, 'nuban_provider_webhooks_total', { category: 'sig_invalid' }), sent);
+    assert.equal(
+      total(after, 'nuban_provider_webhooks_total', { category: 'sig_invalid' }) -
+        total(before, 'nuban_provider_webhooks_total', { category: 'sig_invalid' }),
+      sent,
+    );
     // The pipeline gauges are the primary's, once (not once per copy).
     assert.equal(after.filter((sample) => sample.name === 'nuban_confirmations_pending').length, 1);
   });
@@ -82,14 +90,25 @@ describe('e2e: API and worker as process groups (two processes each)', () => {
       });
       assert.equal(sent.status, 200);
     }
-    await eventually(async () => total(await scrape(sys.metricsUrl), 'nuban_confirmation_lag_seconds_count') - total(before, 'nuban_confirmation_lag_seconds_count') >= 4, {
-      intervalMs: 1_000,
-      what: 'four confirmations in the lag histogram',
-    });
+    await eventually(
+      async () =>
+        total(await scrape(sys.metricsUrl), 'nuban_confirmation_lag_seconds_count') -
+          total(before, 'nuban_confirmation_lag_seconds_count') >=
+        4,
+      {
+        intervalMs: 1_000,
+        what: 'four confirmations in the lag histogram',
+      },
+    );
     // Each copy logs its metrics port once it runs (the system counts as ready when the first one polls).
-    const workerUrls = await eventually(async () => (sys.workerMetricsUrls().length === 2 ? sys.workerMetricsUrls() : null), { what: 'both worker processes running' });
+    const workerUrls = await eventually(async () => (sys.workerMetricsUrls().length === 2 ? sys.workerMetricsUrls() : null), {
+      what: 'both worker processes running',
+    });
     const workers = await Promise.all(workerUrls.map((url) => scrape(url)));
-    const lookups = workers.reduce((sum, samples) => sum + total(samples, 'nuban_provider_request_seconds_count', { endpoint: 'getTransaction' }), 0);
+    const lookups = workers.reduce(
+      (sum, samples) => sum + total(samples, 'nuban_provider_request_seconds_count', { endpoint: 'getTransaction' }),
+      0,
+    );
     assert.ok(lookups >= 4, `the workers looked the payments up at the provider (${lookups} lookups)`);
     for (const samples of workers)
       assert.ok(
@@ -124,7 +143,9 @@ describe('e2e: API and worker as process groups (two processes each)', () => {
     // The other copy answers while the primary starts a new one. Each request dropped unanswered is
     // followed by one given twice as long, so only the test's own timeout bounds how slow an answer may be.
     let patienceMs = 2_500;
-    await eventually(async () => (await forgedWebhook(sys.apiUrl, { dropAfterMs: (patienceMs *= 2) }).catch(() => 0)) === 200, { what: 'an answer from the surviving copy' });
+    await eventually(async () => (await forgedWebhook(sys.apiUrl, { dropAfterMs: (patienceMs *= 2) }).catch(() => 0)) === 200, {
+      what: 'an answer from the surviving copy',
+    });
     await eventually(async () => copiesOf(apiPid).length === 2 && !copiesOf(apiPid).includes(victim!), { what: 'the copy restarted' });
     await eventually(
       async () =>

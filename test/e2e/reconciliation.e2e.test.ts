@@ -12,16 +12,26 @@ describe('e2e: reconciliation from the CLI', () => {
       const tenant = await cliTenant(sys);
       const account = await provision(sys, tenant.apiKey, { callbackUrl: receiver.url });
       const from = new Date(Date.now() - 1_000).toISOString();
-      const paid = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, senderName: 'CHIDI EZE', suppressWebhook: true } });
+      const paid = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', {
+        body: { accountRef: account.AccountRef, amount: 2010, senderName: 'CHIDI EZE', suppressWebhook: true },
+      });
       assert.equal(paid.status, 200);
       assert.deepEqual(await statementLines(sys, tenant.apiKey, account.AccountRef), []);
 
-      const first = JSON.parse(await sys.cli('reconcile', '--from', from, '--json')) as { run: Record<string, any>; findings: Record<string, number> };
+      const first = JSON.parse(await sys.cli('reconcile', '--from', from, '--json')) as {
+        run: Record<string, any>;
+        findings: Record<string, number>;
+      };
       assert.equal(first.run.Status, 'succeeded');
       assert.equal(first.findings.missing_credit, 1);
       const [line] = await statementLines(sys, tenant.apiKey, account.AccountRef);
-      assert.deepEqual([line?.entry.ProviderTxnRef, line?.entry.Amount, line?.entry.Narration], [paid.body.transactionId, '2000.00', 'CHIDI EZE']);
-      await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { what: 'confirmation' });
+      assert.deepEqual(
+        [line?.entry.ProviderTxnRef, line?.entry.Amount, line?.entry.Narration],
+        [paid.body.transactionId, '2000.00', 'CHIDI EZE'],
+      );
+      await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', {
+        what: 'confirmation',
+      });
       await eventually(async () => receiver.calls.length === 1, { what: 'the payment.received delivery' });
       assert.equal(JSON.parse(receiver.calls[0]!.body).gross_amount, '2010.00');
 

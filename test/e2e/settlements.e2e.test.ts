@@ -24,18 +24,66 @@ const debitReversed = [
 
 const CASES: Case[] = [
   { accountNumber: '0123456789', status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
-  { accountNumber: magicAccountNumber('failsEverySubmission', '000000'), status: 'failed', attempts: 5, payouts: 0, entries: debitReversed },
-  { accountNumber: magicAccountNumber('failsTwiceThenSucceeds', '000000'), status: 'success', attempts: 3, payouts: 1, entries: debitConfirmed },
-  { accountNumber: magicAccountNumber('refundedAfterSuccess', '000000'), status: 'refunded', attempts: 1, payouts: 1, entries: debitReversed },
+  {
+    accountNumber: magicAccountNumber('failsEverySubmission', '000000'),
+    status: 'failed',
+    attempts: 5,
+    payouts: 0,
+    entries: debitReversed,
+  },
+  {
+    accountNumber: magicAccountNumber('failsTwiceThenSucceeds', '000000'),
+    status: 'success',
+    attempts: 3,
+    payouts: 1,
+    entries: debitConfirmed,
+  },
+  {
+    accountNumber: magicAccountNumber('refundedAfterSuccess', '000000'),
+    status: 'refunded',
+    attempts: 1,
+    payouts: 1,
+    entries: debitReversed,
+  },
   { accountNumber: magicAccountNumber('submitTimesOut', '000000'), status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
-  { accountNumber: magicAccountNumber('processingThenSucceeds', '000000'), status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  {
+    accountNumber: magicAccountNumber('processingThenSucceeds', '000000'),
+    status: 'success',
+    attempts: 1,
+    payouts: 1,
+    entries: debitConfirmed,
+  },
   // The provider's bad days: a timeout + lookup lag + 409 duplicate, a pending code, an unexplained 400,
   // a refund of the failed first attempt, a refund webhook ahead of the lookup.
-  { accountNumber: magicAccountNumber('hiddenAfterTimeout', '000000'), status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
+  {
+    accountNumber: magicAccountNumber('hiddenAfterTimeout', '000000'),
+    status: 'success',
+    attempts: 1,
+    payouts: 1,
+    entries: debitConfirmed,
+  },
   { accountNumber: magicAccountNumber('pendingCode', '000000'), status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
-  { accountNumber: magicAccountNumber('errorAfterRecording', '000000'), status: 'success', attempts: 1, payouts: 1, entries: debitConfirmed },
-  { accountNumber: magicAccountNumber('failedAttemptRefunded', '000000'), status: 'success', attempts: 2, payouts: 1, entries: debitConfirmed },
-  { accountNumber: magicAccountNumber('refundedWhileLookupShowsSuccess', '000000'), status: 'refunded', attempts: 1, payouts: 1, entries: debitReversed },
+  {
+    accountNumber: magicAccountNumber('errorAfterRecording', '000000'),
+    status: 'success',
+    attempts: 1,
+    payouts: 1,
+    entries: debitConfirmed,
+  },
+  {
+    accountNumber: magicAccountNumber('failedAttemptRefunded', '000000'),
+    status: 'success',
+    attempts: 2,
+    payouts: 1,
+    entries: debitConfirmed,
+  },
+  {
+    accountNumber: magicAccountNumber('refundedWhileLookupShowsSuccess', '000000'),
+    status: 'refunded',
+    attempts: 1,
+    payouts: 1,
+    entries: debitReversed,
+  },
 ];
 
 describe('e2e: settlements to the sandbox magic account numbers', () => {
@@ -46,7 +94,9 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
     const sys = await system();
     const account = await provision(sys, tenant.apiKey);
     await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 10_010, fee: 10 } });
-    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { what: 'funding' });
+    await eventually(async () => (await statementLines(sys, tenant.apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', {
+      what: 'funding',
+    });
     return account;
   }
 
@@ -93,14 +143,23 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
   it('a payout_refund webhook after the watch window has closed still reverses the debit', async () => {
     const sys = await system();
     const account = await fundedAccount();
-    const settle = await call(sys.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '100.00', bankCode: '044', accountNumber: '0123456789' } });
+    const settle = await call(sys.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '100.00', bankCode: '044', accountNumber: '0123456789' },
+    });
     const ref = settle.body.merchantTxRef as string;
-    await eventually(async () => (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === 'success', { what: `${ref} to succeed` });
+    await eventually(
+      async () => (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === 'success',
+      { what: `${ref} to succeed` },
+    );
     // The refund must arrive after the workflow has stopped watching for one.
     const temporal = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: 'default' });
     try {
       const handle = temporal.workflow.getHandle(settlementWorkflowId(ref));
-      await eventually(async () => (await handle.describe()).status.name === 'COMPLETED', { intervalMs: 250, what: 'the end of the refund watch' });
+      await eventually(async () => (await handle.describe()).status.name === 'COMPLETED', {
+        intervalMs: 250,
+        what: 'the end of the refund watch',
+      });
       assert.equal((await handle.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS), 'success');
       const refunded = await call(sys.sandboxUrl, 'POST', `/sandbox/transfers/${ref}-1/refund`);
       assert.equal(refunded.status, 200);
@@ -113,9 +172,14 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
       );
       assert.equal(transfer.status, 'refunded');
       // The settlement's id gets a new run that reads the database: its latest run shows the refund.
-      await eventually(async () => (await temporal.workflow.getHandle(settlementWorkflowId(ref)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS) === 'refunded', {
-        what: 'SettlementStatus refunded on the latest run',
-      });
+      await eventually(
+        async () =>
+          (await temporal.workflow.getHandle(settlementWorkflowId(ref)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS) ===
+          'refunded',
+        {
+          what: 'SettlementStatus refunded on the latest run',
+        },
+      );
     } finally {
       await temporal.connection.close();
     }

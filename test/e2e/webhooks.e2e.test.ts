@@ -47,10 +47,16 @@ describe('e2e: outbound webhooks to a real local receiver', () => {
       const tenant = await cliTenant(sys);
       const account = await provision(sys, tenant.apiKey, { callbackUrl: receiver.url });
       await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 1010 } });
-      const letter = await eventually(async () => (await call(sys.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: tenant.apiKey })).body.deadLetters[0], {
-        what: 'the dead letter',
-      });
-      assert.deepEqual([letter.Status, letter.AttemptCount, letter.NextRetryAt, letter.CallbackURL], ['dead_letter', 3, null, receiver.url]);
+      const letter = await eventually(
+        async () => (await call(sys.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: tenant.apiKey })).body.deadLetters[0],
+        {
+          what: 'the dead letter',
+        },
+      );
+      assert.deepEqual(
+        [letter.Status, letter.AttemptCount, letter.NextRetryAt, letter.CallbackURL],
+        ['dead_letter', 3, null, receiver.url],
+      );
       receiver.answer([200]);
       const replay = await call(sys.apiUrl, 'POST', `/v1/webhooks/dead-letters/${letter.ID}/replay`, { apiKey: tenant.apiKey });
       assert.equal(replay.status, 202);

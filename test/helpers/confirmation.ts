@@ -11,11 +11,20 @@ export async function keptWaitingPastItsWindow(temporal: Client, providerTxnRef:
   let lookupsBeforeOneDuePastTheWindow: number | undefined;
   await eventually(
     async () => {
-      for await (const execution of temporal.workflow.list({ query: `ProviderTxnRefs = '${providerTxnRef}' AND ExecutionStatus = 'Running'` })) {
+      for await (const execution of temporal.workflow.list({
+        query: `ProviderTxnRefs = '${providerTxnRef}' AND ExecutionStatus = 'Running'`,
+      })) {
         const payment = await temporal.workflow.getHandle(execution.workflowId).query(batchPaymentQuery, providerTxnRef);
         if (!payment) continue;
-        if (lookupsBeforeOneDuePastTheWindow === undefined && payment.nextLookupAtMs !== null && payment.nextLookupAtMs >= payment.deadlineMs) lookupsBeforeOneDuePastTheWindow = payment.lookups;
-        return lookupsBeforeOneDuePastTheWindow !== undefined && payment.lookups > lookupsBeforeOneDuePastTheWindow && payment.outcome === null;
+        if (
+          lookupsBeforeOneDuePastTheWindow === undefined &&
+          payment.nextLookupAtMs !== null &&
+          payment.nextLookupAtMs >= payment.deadlineMs
+        )
+          lookupsBeforeOneDuePastTheWindow = payment.lookups;
+        return (
+          lookupsBeforeOneDuePastTheWindow !== undefined && payment.lookups > lookupsBeforeOneDuePastTheWindow && payment.outcome === null
+        );
       }
       return false;
     },

@@ -15,16 +15,32 @@ export interface ProvisionedAccount {
 }
 
 export async function provisionAccount(stack: Stack, apiKey: string, body: Record<string, unknown> = {}): Promise<ProvisionedAccount> {
-  const response = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey, body: { externalRef: `cust-${randomUUID()}`, name: 'Ada Obi', ...body } });
+  const response = await call(stack.apiUrl, 'POST', '/v1/accounts', {
+    apiKey,
+    body: { externalRef: `cust-${randomUUID()}`, name: 'Ada Obi', ...body },
+  });
   if (response.status !== 201) throw new Error(`provisioning failed: ${response.status} ${response.text}`);
   return response.body as ProvisionedAccount;
 }
 
 /** Posts a credit straight through the posting engine (confirmed by default), to give an account money to settle. */
-export async function fundAccount(stack: Stack, accountId: string, kobo: bigint, status: 'confirmed' | 'provisional' = 'confirmed'): Promise<LedgerEntry> {
+export async function fundAccount(
+  stack: Stack,
+  accountId: string,
+  kobo: bigint,
+  status: 'confirmed' | 'provisional' = 'confirmed',
+): Promise<LedgerEntry> {
   const [entry] = await stack.infra.db.transaction((trx) =>
     stack.services.postingEngine.post(trx, accountId, [
-      { direction: 'credit', kind: 'payment', amount: kobo, status, narration: 'test funding', providerTxnRef: `fund-${randomUUID()}`, transactionGroupId: uuidv7() },
+      {
+        direction: 'credit',
+        kind: 'payment',
+        amount: kobo,
+        status,
+        narration: 'test funding',
+        providerTxnRef: `fund-${randomUUID()}`,
+        transactionGroupId: uuidv7(),
+      },
     ]),
   );
   return entry!;
@@ -62,13 +78,21 @@ export function paymentEvent(options: PaymentEventOptions): Record<string, unkno
         aliasAccountReference: options.accountRef,
         narration: options.narration ?? 'Invoice 1042',
       },
-      customer: { senderName: options.senderName ?? 'ADA OBI', accountNumber: options.senderAccountNumber ?? '0123456789', bankName: options.senderBankName ?? 'Sandbox Bank' },
+      customer: {
+        senderName: options.senderName ?? 'ADA OBI',
+        accountNumber: options.senderAccountNumber ?? '0123456789',
+        bankName: options.senderBankName ?? 'Sandbox Bank',
+      },
     },
   };
 }
 
 /** Sends an event to /webhooks/provider signed with the stack's secret (or a forged signature). */
-export function sendProviderEvent(stack: Stack, payload: unknown, options: { forged?: boolean; secret?: string; headerPrefix?: 'provider' | 'nomba'; rawBody?: string } = {}): Promise<HttpResponse> {
+export function sendProviderEvent(
+  stack: Stack,
+  payload: unknown,
+  options: { forged?: boolean; secret?: string; headerPrefix?: 'provider' | 'nomba'; rawBody?: string } = {},
+): Promise<HttpResponse> {
   const timestamp = new Date().toISOString();
   const secret = options.secret ?? (options.forged ? 'not-the-provider-secret' : stack.config.PROVIDER_WEBHOOKS_SIGNING_SECRET);
   const prefix = options.headerPrefix ?? 'provider';
@@ -78,8 +102,15 @@ export function sendProviderEvent(stack: Stack, payload: unknown, options: { for
   });
 }
 
-export async function eventsFor(stack: Stack, requestId: string): Promise<Array<{ category: string; signature_valid: boolean; error: string | null; flags: string[] }>> {
-  return stack.infra.db('inbound_events').where({ request_id: requestId }).orderBy('id').select('category', 'signature_valid', 'error', 'flags');
+export async function eventsFor(
+  stack: Stack,
+  requestId: string,
+): Promise<Array<{ category: string; signature_valid: boolean; error: string | null; flags: string[] }>> {
+  return stack.infra
+    .db('inbound_events')
+    .where({ request_id: requestId })
+    .orderBy('id')
+    .select('category', 'signature_valid', 'error', 'flags');
 }
 
 export async function statement(stack: Stack, apiKey: string, accountRef: string, query = ''): Promise<HttpResponse> {

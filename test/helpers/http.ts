@@ -42,7 +42,10 @@ export async function call<T = any>(baseUrl: string, method: string, path: strin
  * wait longer but cannot fail it; only a thing that never happens does. `withinMs` bounds it further,
  * only where the time itself is what the test asserts (a product setting, never a guess of speed).
  */
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, options: { withinMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  options: { withinMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Math.min(runnableDeadline(), Date.now() + (options.withinMs ?? Infinity));
   let last: unknown;
   for (;;) {

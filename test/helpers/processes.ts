@@ -56,7 +56,10 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     ...overrides,
   };
   const children = new Map<ServiceName, ChildProcess>();
-  const temporal = createTemporalClient({ TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE ?? 'default' });
+  const temporal = createTemporalClient({
+    TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS!,
+    TEMPORAL_NAMESPACE: env.TEMPORAL_NAMESPACE ?? 'default',
+  });
   const logs: Record<ServiceName, string[]> = { api: [], worker: [], sandbox: [] };
   const dist = path.resolve(__dirname, '../../src/main');
 
@@ -64,7 +67,10 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     // CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of each process when it exits (for benchmark analysis),
     // in <dir>/<name>/ (a process group's copies inherit the flags and write one profile each, named by pid).
     const profiling = env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(env.CPU_PROFILE_DIR, name)}`] : [];
-    const child = spawn(process.execPath, [...profiling, '--enable-source-maps', path.join(dist, ENTRYPOINTS[name])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...profiling, '--enable-source-maps', path.join(dist, ENTRYPOINTS[name])], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.set(name, child);
     for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => logs[name].push(line));
     const exited = (): boolean => child.exitCode !== null || child.signalCode !== null;
@@ -105,7 +111,10 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
   }
 
   async function runCli(stdin: string | null, args: string[]): Promise<string> {
-    const child = spawn(process.execPath, [path.join(dist, ENTRYPOINTS.cli), ...args], { env, stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(dist, ENTRYPOINTS.cli), ...args], {
+      env,
+      stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     if (stdin !== null) child.stdin!.end(stdin);
     let out = '';
     let err = '';
@@ -142,7 +151,11 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     /** Stops the processes and deletes the Schedules (sweep, retention, reconciliation), which would otherwise outlive this test run. */
     async stop() {
       await Promise.all([...children.keys()].map((name) => stopChild(name, 'SIGTERM')));
-      for (const scheduleId of [convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!), retentionScheduleId(env.TEMPORAL_TASK_QUEUE!), reconciliationScheduleId(env.TEMPORAL_TASK_QUEUE!)]) {
+      for (const scheduleId of [
+        convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!),
+        retentionScheduleId(env.TEMPORAL_TASK_QUEUE!),
+        reconciliationScheduleId(env.TEMPORAL_TASK_QUEUE!),
+      ]) {
         await temporal.schedule
           .getHandle(scheduleId)
           .delete()

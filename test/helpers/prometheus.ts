@@ -21,12 +21,16 @@ export function parsePrometheusText(text: string): Sample[] {
 
 /** The sum of a metric's samples whose labels include `where` (0 when there are none). */
 export function total(samples: Sample[], name: string, where: Record<string, string> = {}): number {
-  return samples.filter((sample) => sample.name === name && Object.entries(where).every(([key, value]) => sample.labels[key] === value)).reduce((sum, sample) => sum + sample.value, 0);
+  return samples
+    .filter((sample) => sample.name === name && Object.entries(where).every(([key, value]) => sample.labels[key] === value))
+    .reduce((sum, sample) => sum + sample.value, 0);
 }
 
 /** The value of a gauge's one sample whose labels include `where`; throws when the scrape lacks it (a missing metric is no zero). */
 export function gaugeValue(samples: Sample[], name: string, where: Record<string, string> = {}): number {
-  const found = samples.filter((sample) => sample.name === name && Object.entries(where).every(([key, value]) => sample.labels[key] === value));
+  const found = samples.filter(
+    (sample) => sample.name === name && Object.entries(where).every(([key, value]) => sample.labels[key] === value),
+  );
   if (found.length !== 1) throw new Error(`${name}${JSON.stringify(where)}: ${found.length} samples in the scrape, expected 1`);
   return found[0]!.value;
 }
@@ -45,7 +49,11 @@ export function buckets(samples: Sample[], name: string): Array<{ le: number; co
  * The q-quantile of the observations between two scrapes of a cumulative histogram, interpolated
  * linearly inside the bucket it falls in (as Prometheus' histogram_quantile does); NaN without observations.
  */
-export function quantileBetween(before: Array<{ le: number; count: number }>, after: Array<{ le: number; count: number }>, q: number): number {
+export function quantileBetween(
+  before: Array<{ le: number; count: number }>,
+  after: Array<{ le: number; count: number }>,
+  q: number,
+): number {
   const earlier = new Map(before.map((bucket) => [bucket.le, bucket.count]));
   const delta = after.map((bucket) => ({ le: bucket.le, count: bucket.count - (earlier.get(bucket.le) ?? 0) }));
   const count = delta.at(-1)?.count ?? 0;

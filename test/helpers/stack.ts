@@ -67,7 +67,14 @@ export async function startStack(overrides: Record<string, string> = {}, options
   const infra = createInfrastructure(config, logger);
   const services = createServices(infra);
   const keyChanges = listenForApiKeyChanges(infra, services.apiKeyCache);
-  const app = createApp({ config, logger, auth: services.auth.authenticator, readiness: createReadiness(infra), routes: createRoutes(services, config), webhooks: eventWebhookSchemas() });
+  const app = createApp({
+    config,
+    logger,
+    auth: services.auth.authenticator,
+    readiness: createReadiness(infra),
+    routes: createRoutes(services, config),
+    webhooks: eventWebhookSchemas(),
+  });
   apiServer.on('request', app.callback());
   answerClientErrorsAsJson(apiServer);
 

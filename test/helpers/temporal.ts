@@ -11,7 +11,10 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** Webpack runs once per test process; every worker reuses the bundle. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+  });
   return bundle;
 }
 
@@ -25,7 +28,14 @@ export const ENVIRONMENT_STARTUP_TIMEOUT_MS = 90_000;
  */
 const createEnvironment = (
   TestWorkflowEnvironment as unknown as {
-    create(options: TimeSkippingTestWorkflowEnvironmentOptions & { server: { type: 'existing' }; address: string; namespace: string; supportsTimeSkipping: true }): Promise<TestWorkflowEnvironment>;
+    create(
+      options: TimeSkippingTestWorkflowEnvironmentOptions & {
+        server: { type: 'existing' };
+        address: string;
+        namespace: string;
+        supportsTimeSkipping: true;
+      },
+    ): Promise<TestWorkflowEnvironment>;
   }
 ).create.bind(TestWorkflowEnvironment);
 
@@ -34,7 +44,12 @@ async function environmentOnOwnServer(executable: string): Promise<TestWorkflowE
   const server = await startTimeSkippingServer(executable);
   let env: TestWorkflowEnvironment;
   try {
-    env = await createEnvironment({ server: { type: 'existing' }, address: server.address, namespace: 'default', supportsTimeSkipping: true });
+    env = await createEnvironment({
+      server: { type: 'existing' },
+      address: server.address,
+      namespace: 'default',
+      supportsTimeSkipping: true,
+    });
   } catch (error) {
     await server.stop();
     throw error;
@@ -64,6 +79,11 @@ export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment
 process.env.TEMPORAL_TEST_SERVER_JAVA_OPTS ??= '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
 /** A worker with the given (usually mocked) activities, on the environment's connection. */
-export async function testWorker(connection: NativeConnection, taskQueue: string, activities: object, namespace = 'default'): Promise<Worker> {
+export async function testWorker(
+  connection: NativeConnection,
+  taskQueue: string,
+  activities: object,
+  namespace = 'default',
+): Promise<Worker> {
   return Worker.create({ connection, namespace, taskQueue, workflowBundle: await workflowBundle(), activities });
 }

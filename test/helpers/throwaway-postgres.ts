@@ -52,7 +52,8 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const port = await freePort();
   const url = `postgres://${ROLE}:${ROLE}@127.0.0.1:${port}/${DATABASE}`;
 
-  const asServerUser = (tool: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args]);
+  const asServerUser = (tool: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
   const pgCtl = async (...args: string[]): Promise<void> => {
     const [command, argv] = asServerUser('pg_ctl', ['-D', dataDir, '-w', '-t', '30', ...args]);
     // cwd "/" because the postgres user cannot read the caller's working directory (e.g. under /root).

@@ -30,7 +30,12 @@ import { historyToJson } from '../helpers/history-json';
 import { call, eventually } from '../helpers/http';
 import { createTenant, startStack, type Stack } from '../helpers/stack';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
-import { type BatchConfirmationInput, type BatchPaymentResult, type BatchRoundResult, paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
+import {
+  type BatchConfirmationInput,
+  type BatchPaymentResult,
+  type BatchRoundResult,
+  paymentConfirmationBatchWorkflowId,
+} from '../../src/contracts/payment-confirmation.contract';
 import type { DeliveryAttemptResult } from '../../src/contracts/webhook-delivery.contract';
 import type { ProviderTxnLookup } from '../../src/provider/provider-answers';
 import {
@@ -55,7 +60,12 @@ function save(workflowType: string, scenario: string, history: History): void {
 }
 
 /** Saves a workflow's chain of runs: one file, or its first and last run when it continued as new. */
-async function saveChain(env: TestWorkflowEnvironment, workflowType: string, scenario: string, handle: { workflowId: string; firstExecutionRunId: string }): Promise<void> {
+async function saveChain(
+  env: TestWorkflowEnvironment,
+  workflowType: string,
+  scenario: string,
+  handle: { workflowId: string; firstExecutionRunId: string },
+): Promise<void> {
   const runs: History[] = [];
   let runId: string | undefined = handle.firstExecutionRunId;
   while (runId) {
@@ -97,7 +107,11 @@ describe('record workflow histories for the replay test', function () {
      * A batch of three payments: `script(elapsedMs, round, index)` answers for each payment of a round
      * (`null`: skipped after a 429); `throttleAt` rounds answer 429 with a 60 s Retry-After.
      */
-    async function batch(scenario: string, script: (elapsedMs: number, round: number, index: number) => BatchPaymentResult['kind'], throttleAt: number[] = []) {
+    async function batch(
+      scenario: string,
+      script: (elapsedMs: number, round: number, index: number) => BatchPaymentResult['kind'],
+      throttleAt: number[] = [],
+    ) {
       let startedAt: number | null = null;
       let rounds = 0;
       const activities = {
@@ -111,10 +125,22 @@ describe('record workflow histories for the replay test', function () {
             results: entryIds.map((entryId, index): BatchPaymentResult => {
               if (throttled)
                 return index === 0
-                  ? { entryId, kind: 'kept', reason: 'provider unreachable: HTTP 429', lookup: { kind: 'unavailable', reason: 'HTTP 429', retryAfterMs: 60_000 } }
+                  ? {
+                      entryId,
+                      kind: 'kept',
+                      reason: 'provider unreachable: HTTP 429',
+                      lookup: { kind: 'unavailable', reason: 'HTTP 429', retryAfterMs: 60_000 },
+                    }
                   : { entryId, kind: 'skipped' };
               const kind = script(elapsed, round, Number(entryId.slice(-1)));
-              if (kind === 'settled') return { entryId, kind, outcome: 'confirmed', reason: 'provider shows it SUCCESS with every field matching', lookup: found('SUCCESS') };
+              if (kind === 'settled')
+                return {
+                  entryId,
+                  kind,
+                  outcome: 'confirmed',
+                  reason: 'provider shows it SUCCESS with every field matching',
+                  lookup: found('SUCCESS'),
+                };
               if (kind === 'kept') return { entryId, kind, reason: 'provider shows it PROCESSING', lookup: found('PROCESSING') };
               return { entryId, kind } as BatchPaymentResult;
             }),
@@ -137,7 +163,11 @@ describe('record workflow histories for the replay test', function () {
         pollIntervalMs: 2_000,
       };
       await worker.runUntil(async () => {
-        const handle = await env.client.workflow.start(paymentConfirmationBatchWorkflow, { taskQueue, workflowId: paymentConfirmationBatchWorkflowId(input.batchId), args: [input] });
+        const handle = await env.client.workflow.start(paymentConfirmationBatchWorkflow, {
+          taskQueue,
+          workflowId: paymentConfirmationBatchWorkflowId(input.batchId),
+          args: [input],
+        });
         await handle.result();
         await saveChain(env, 'paymentConfirmationBatchWorkflow', scenario, handle);
       });
@@ -146,7 +176,9 @@ describe('record workflow histories for the replay test', function () {
     it('paymentConfirmationBatchWorkflow: every payment confirmed in one round', () => batch('confirmed', () => 'settled'));
 
     it('paymentConfirmationBatchWorkflow: one PROCESSING payment waits while the others confirm, one released to another batch', () =>
-      batch('processing-and-released', (elapsedMs, _round, index) => (index === 2 ? 'released' : index === 0 && elapsedMs < 10 * 60_000 ? 'kept' : 'settled')));
+      batch('processing-and-released', (elapsedMs, _round, index) =>
+        index === 2 ? 'released' : index === 0 && elapsedMs < 10 * 60_000 ? 'kept' : 'settled',
+      ));
 
     it('paymentConfirmationBatchWorkflow: a 429 backs off the batch, then confirmed', () => batch('throttled', () => 'settled', [0]));
 
@@ -160,7 +192,13 @@ describe('record workflow histories for the replay test', function () {
         async sendWebhook(): Promise<DeliveryAttemptResult> {
           attempts += 1;
           const ok = attempts === okAt;
-          return { ok, statusCode: ok ? 200 : 503, error: ok ? null : 'HTTP 503', durationMs: 12, attemptedAt: new Date(await env.currentTimeMs()).toISOString() };
+          return {
+            ok,
+            statusCode: ok ? 200 : 503,
+            error: ok ? null : 'HTTP 503',
+            durationMs: 12,
+            attemptedAt: new Date(await env.currentTimeMs()).toISOString(),
+          };
         },
         async recordWebhookAttempt(): Promise<void> {},
       };
@@ -199,7 +237,10 @@ describe('record workflow histories for the replay test', function () {
       const taskQueue = `record-${randomUUID()}`;
       const worker = await testWorker(env.nativeConnection, taskQueue, activities);
       await worker.runUntil(async () => {
-        const handle = await env.client.workflow.start(convergenceSweepWorkflow, { taskQueue, workflowId: `convergence-sweep-run:${randomUUID()}` });
+        const handle = await env.client.workflow.start(convergenceSweepWorkflow, {
+          taskQueue,
+          workflowId: `convergence-sweep-run:${randomUUID()}`,
+        });
         await handle.result();
         save('convergenceSweepWorkflow', 'swept', await handle.fetchHistory());
       });
@@ -221,7 +262,12 @@ describe('record workflow histories for the replay test', function () {
 
     /** A listing of `pages` pages, two a call, behind activities that heartbeat after each page. */
     function reconciliationActivities(pages: number, refusal?: string) {
-      const handle: ReconciliationRunHandle = { runId: randomUUID(), tenantId: null, windowFrom: '2026-11-21T00:00:00.000Z', windowTo: '2026-11-23T00:00:00.000Z' };
+      const handle: ReconciliationRunHandle = {
+        runId: randomUUID(),
+        tenantId: null,
+        windowFrom: '2026-11-21T00:00:00.000Z',
+        windowTo: '2026-11-23T00:00:00.000Z',
+      };
       const pageOf = (position: ReconciliationPosition | null): number => (position?.cursor ? Number(position.cursor) : 0);
       return {
         async openScheduledReconciliationRun(): Promise<ReconciliationRunHandle> {
@@ -234,11 +280,28 @@ describe('record workflow histories for the replay test', function () {
           if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'ProviderRejected');
           const next = Math.min(pageOf(position) + 2, pages);
           const done = next >= pages;
-          Context.current().heartbeat({ position: { source: done ? 'done' : 'wallet', accountId: null, cursor: String(next), lookups: 0 } });
-          return { position: { source: done ? 'done' : 'wallet', accountId: null, cursor: done ? null : String(next), lookups: 0 }, pages: 2, providerTransactions: 1_000, repaired: 1 };
+          Context.current().heartbeat({
+            position: { source: done ? 'done' : 'wallet', accountId: null, cursor: String(next), lookups: 0 },
+          });
+          return {
+            position: { source: done ? 'done' : 'wallet', accountId: null, cursor: done ? null : String(next), lookups: 0 },
+            pages: 2,
+            providerTransactions: 1_000,
+            repaired: 1,
+          };
         },
         async finishReconciliationRun(runId: string): Promise<ReconciliationSummary> {
-          return { runId, outcome: 'repaired', providerTransactions: pages * 500, matched: pages * 500 - 3, repaired: 3, reported: 0, alerts: 0, inFlight: 0, daysDiffering: 0 };
+          return {
+            runId,
+            outcome: 'repaired',
+            providerTransactions: pages * 500,
+            matched: pages * 500 - 3,
+            repaired: 3,
+            reported: 0,
+            alerts: 0,
+            inFlight: 0,
+            daysDiffering: 0,
+          };
         },
         async failReconciliationRun(): Promise<void> {},
       };
@@ -262,9 +325,17 @@ describe('record workflow histories for the replay test', function () {
 
     it('reconciliationWorkflow: the provider refuses to list, the run fails visibly', async () => {
       const taskQueue = `record-${randomUUID()}`;
-      const worker = await testWorker(env.nativeConnection, taskQueue, reconciliationActivities(4, 'provider rejected the request: HTTP 404'));
+      const worker = await testWorker(
+        env.nativeConnection,
+        taskQueue,
+        reconciliationActivities(4, 'provider rejected the request: HTTP 404'),
+      );
       await worker.runUntil(async () => {
-        const handle = await env.client.workflow.start(reconciliationWorkflow, { taskQueue, workflowId: reconciliationWorkflowId(randomUUID()), args: [{ runId: randomUUID(), providerAttempts: 3 }] });
+        const handle = await env.client.workflow.start(reconciliationWorkflow, {
+          taskQueue,
+          workflowId: reconciliationWorkflowId(randomUUID()),
+          args: [{ runId: randomUUID(), providerAttempts: 3 }],
+        });
         await handle.result().catch(() => undefined);
         save('reconciliationWorkflow', 'failed', await handle.fetchHistory());
       });
@@ -302,7 +373,9 @@ describe('record workflow histories for the replay test', function () {
 
     async function finished(workflowId: string): Promise<History> {
       const handle = stack.infra.temporal.workflow.getHandle(workflowId);
-      await eventually(async () => (await handle.describe().catch(() => null))?.status.name === 'COMPLETED', { what: `${workflowId} to complete` });
+      await eventually(async () => (await handle.describe().catch(() => null))?.status.name === 'COMPLETED', {
+        what: `${workflowId} to complete`,
+      });
       return handle.fetchHistory();
     }
 
@@ -321,10 +394,14 @@ describe('record workflow histories for the replay test', function () {
     it('settlementWorkflow: restarted after an operator terminated it while PROCESSING (7777), resumed from the database', async () => {
       const merchantTxRef = await settle('0123457777');
       const handle = stack.infra.temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef));
-      await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { what: 'the transfer to be PROCESSING' });
+      await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', {
+        what: 'the transfer to be PROCESSING',
+      });
       await handle.terminate('recording a restart');
       assert.equal((await stack.services.settlementRestarts.restartStalled()).restarted, 1);
-      await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { what: 'the restarted run to poll' });
+      await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', {
+        what: 'the restarted run to poll',
+      });
       const settled = await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${merchantTxRef}-1/settle`, { body: { status: 'SUCCESS' } });
       assert.equal(settled.status, 200, settled.text);
       save('settlementWorkflow', 'resumed', await finished(settlementWorkflowId(merchantTxRef)));
@@ -337,12 +414,12 @@ describe('record workflow histories for the replay test', function () {
       const refund = await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${providerRef}/refund`);
       assert.equal(refund.status, 200, refund.text);
       // One refund workflow per payout_refund event: its id carries the event's request id.
-      const sent = await call<{ events: Array<{ eventType: string; requestId: string; payload: { data: { transaction: { merchantTxRef?: string } } } }> }>(
-        stack.sandboxUrl,
-        'GET',
-        '/sandbox/webhooks',
+      const sent = await call<{
+        events: Array<{ eventType: string; requestId: string; payload: { data: { transaction: { merchantTxRef?: string } } } }>;
+      }>(stack.sandboxUrl, 'GET', '/sandbox/webhooks');
+      const event = sent.body.events.find(
+        (candidate) => candidate.eventType === 'payout_refund' && candidate.payload.data.transaction.merchantTxRef === providerRef,
       );
-      const event = sent.body.events.find((candidate) => candidate.eventType === 'payout_refund' && candidate.payload.data.transaction.merchantTxRef === providerRef);
       assert.ok(event, 'the sandbox sent a payout_refund event');
       save('settlementRefundWorkflow', 'refunded', await finished(settlementRefundWorkflowId(providerRef, event.requestId)));
     });
@@ -351,7 +428,9 @@ describe('record workflow histories for the replay test', function () {
       const tenant = await createTenant(stack);
       const account = await provisionAccount(stack, tenant.apiKey);
       const from = new Date(Date.now() - 1_000).toISOString();
-      const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, suppressWebhook: true } });
+      const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+        body: { accountRef: account.AccountRef, amount: 2010, suppressWebhook: true },
+      });
       assert.equal(paid.status, 200, paid.text);
       const run = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenant.apiKey, body: { from } });
       assert.equal(run.status, 202, run.text);

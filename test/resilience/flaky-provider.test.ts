@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { cliTenant, provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
-import { assertLedgerVerifies, balanceOf, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, settle, transferInStatus } from './scenario-steps';
+import {
+  assertLedgerVerifies,
+  balanceOf,
+  fundedAccount,
+  RESILIENCE_TIMINGS,
+  sandboxTransfer,
+  settle,
+  transferInStatus,
+} from './scenario-steps';
 import { magicAccountNumber } from '../helpers/sandbox-values';
 
 interface SettlementCase {
@@ -44,7 +52,9 @@ describe('resilience: the provider failing 30% of calls, with added latency', ()
 
     const refs = await Promise.all(CASES.map((testCase, i) => settle(running, apiKey, funded[i]!.AccountRef, testCase.accountNumber)));
     const payments = await Promise.all(
-      Array.from({ length: PAYMENTS }, (_, i) => call(running.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: receiving.AccountRef, amount: 1_010 + i, fee: 10 } })),
+      Array.from({ length: PAYMENTS }, (_, i) =>
+        call(running.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: receiving.AccountRef, amount: 1_010 + i, fee: 10 } }),
+      ),
     );
     assert.deepEqual(
       payments.map((payment) => payment.body.delivery.status),
@@ -55,7 +65,11 @@ describe('resilience: the provider failing 30% of calls, with added latency', ()
     for (const [i, testCase] of CASES.entries()) {
       assert.equal(transfers[i]!.attemptCount, testCase.attempts, `${testCase.accountNumber} attempts`);
       assert.equal((await sandboxTransfer(running, refs[i]!)).payouts, testCase.payouts, `${testCase.accountNumber} payouts`);
-      assert.equal(await balanceOf(running, apiKey, funded[i]!.AccountRef), testCase.status === 'success' ? '7500.00' : '10000.00', `${testCase.accountNumber} balance`);
+      assert.equal(
+        await balanceOf(running, apiKey, funded[i]!.AccountRef),
+        testCase.status === 'success' ? '7500.00' : '10000.00',
+        `${testCase.accountNumber} balance`,
+      );
     }
     const lines = await eventually(
       async () => {

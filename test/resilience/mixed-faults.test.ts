@@ -11,7 +11,17 @@ import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import { PAYMENT_CASES, SETTLEMENT_CASES } from './bad-days';
-import { assertLedgerVerifies, cleanUp, HISTORY_BOUND, inPool, JOB_TYPES, RESILIENCE_TIMINGS, sleep, startIsolatedTemporal, type IsolatedTemporal } from './scenario-steps';
+import {
+  assertLedgerVerifies,
+  cleanUp,
+  HISTORY_BOUND,
+  inPool,
+  JOB_TYPES,
+  RESILIENCE_TIMINGS,
+  sleep,
+  startIsolatedTemporal,
+  type IsolatedTemporal,
+} from './scenario-steps';
 import { paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
 import { settlementWorkflowId } from '../../src/contracts/settlement.contract';
 
@@ -37,7 +47,9 @@ interface SentPayment {
 async function describeSettlement(db: Db, client: ReturnType<typeof createTemporalClient>, settlement: SentSettlement): Promise<string> {
   const handle = client.workflow.getHandle(settlementWorkflowId(settlement.merchantTxRef));
   const row = await db('settlements').where({ merchant_tx_ref: settlement.merchantTxRef }).first('id', 'status');
-  const attempts = row ? await db('settlement_attempts').where({ settlement_id: row.id }).orderBy('attempt_no').select('attempt_no', 'outcome', 'detail') : [];
+  const attempts = row
+    ? await db('settlement_attempts').where({ settlement_id: row.id }).orderBy('attempt_no').select('attempt_no', 'outcome', 'detail')
+    : [];
   const described = await handle.describe().catch((error: unknown) => String(error));
   const events = (await handle.fetchHistory().catch(() => null))?.events ?? [];
   return JSON.stringify({
@@ -54,13 +66,22 @@ async function describeSettlement(db: Db, client: ReturnType<typeof createTempor
             pendingActivities: described.raw.pendingActivities?.length ?? 0,
             pendingWorkflowTask: described.raw.pendingWorkflowTask?.state ?? null,
           },
-    lastEvents: events.slice(-6).map((event) => `${String(event.eventType)} at ${new Date(Number(event.eventTime?.seconds ?? 0) * 1000).toISOString()}`),
+    lastEvents: events
+      .slice(-6)
+      .map((event) => `${String(event.eventType)} at ${new Date(Number(event.eventTime?.seconds ?? 0) * 1000).toISOString()}`),
   });
 }
 
 /** Where a payment stands, for a failure message: its credit's times, and what the batch that holds (or held) it saw. */
-async function describePayment(db: Db, client: ReturnType<typeof createTemporalClient>, logs: string[], payment: SentPayment): Promise<string> {
-  const entry = await db('ledger_entries').where({ kind: 'payment', provider_txn_ref: payment.transactionId }).first('id', 'status', 'created_at', 'status_changed_at');
+async function describePayment(
+  db: Db,
+  client: ReturnType<typeof createTemporalClient>,
+  logs: string[],
+  payment: SentPayment,
+): Promise<string> {
+  const entry = await db('ledger_entries')
+    .where({ kind: 'payment', provider_txn_ref: payment.transactionId })
+    .first('id', 'status', 'created_at', 'status_changed_at');
   const batches = [];
   for await (const execution of client.workflow.list({ query: `ProviderTxnRefs = '${payment.transactionId}'` })) {
     const state = await client.workflow
@@ -78,12 +99,22 @@ async function describePayment(db: Db, client: ReturnType<typeof createTemporalC
       (event) =>
         `${String(event.eventType).replace('EVENT_TYPE_', '')}@${new Date(Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6)).toISOString().slice(14, 23)}`,
     );
-    batches.push({ workflowId: execution.workflowId, status: execution.status.name, startedAt: execution.startTime.toISOString(), state, history: history.slice(0, 60) });
+    batches.push({
+      workflowId: execution.workflowId,
+      status: execution.status.name,
+      startedAt: execution.startTime.toISOString(),
+      state,
+      history: history.slice(0, 60),
+    });
   }
   return JSON.stringify({
     transactionId: payment.transactionId,
     expected: payment.expected,
-    entry: entry && { status: entry.status, postedAt: new Date(entry.created_at).toISOString(), changedAt: entry.status_changed_at && new Date(entry.status_changed_at).toISOString() },
+    entry: entry && {
+      status: entry.status,
+      postedAt: new Date(entry.created_at).toISOString(),
+      changedAt: entry.status_changed_at && new Date(entry.status_changed_at).toISOString(),
+    },
     batches,
     log: entry ? logs.filter((line) => line.includes(entry.id)).slice(-3) : [],
   });
@@ -144,22 +175,31 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     });
     const running = sys;
     db = createKnex({ DATABASE_URL: running.env.DATABASE_URL!, DATABASE_POOL_MAX: 4 });
-    client = createTemporalClient({ TEMPORAL_ADDRESS: running.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: running.env.TEMPORAL_NAMESPACE ?? 'default' });
+    client = createTemporalClient({
+      TEMPORAL_ADDRESS: running.env.TEMPORAL_ADDRESS!,
+      TEMPORAL_NAMESPACE: running.env.TEMPORAL_NAMESPACE ?? 'default',
+    });
     // The tenant's endpoint fails its first calls: deliveries are retried.
     receiver = await startReceiver([...Array(10).fill(500), 200]);
     const { apiKey } = await cliTenant(running, 'Resilience mixed faults');
 
     // Provisioning and the bank list are the API's synchronous calls: done before the faults.
-    const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, (_, i) => provision(running, apiKey, i % 2 === 0 ? { callbackUrl: receiver!.url } : {})));
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, (_, i) => provision(running, apiKey, i % 2 === 0 ? { callbackUrl: receiver!.url } : {})),
+    );
     assert.equal((await call(running.apiUrl, 'GET', '/v1/transfers/banks', { apiKey })).status, 200);
-    const faults = await call(running.sandboxUrl, 'POST', '/sandbox/faults', { body: { failureRate: 0.1, throttleRate: 0.1, retryAfterSeconds: 1, latencyMs: 20 } });
+    const faults = await call(running.sandboxUrl, 'POST', '/sandbox/faults', {
+      body: { failureRate: 0.1, throttleRate: 0.1, retryAfterSeconds: 1, latencyMs: 20 },
+    });
     assert.equal(faults.status, 200, faults.text);
 
     const settlements: SentSettlement[] = [];
     const payments: SentPayment[] = [];
     const pay = async (accountRef: string, kobo: bigint, testCase: (typeof PAYMENT_CASES)[number]): Promise<void> => {
       const gross = Number(kobo + 1_000n) / 100;
-      const response = await call(running.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef, amount: gross, fee: 10, ...testCase.body } });
+      const response = await call(running.sandboxUrl, 'POST', '/sandbox/payments', {
+        body: { accountRef, amount: gross, fee: 10, ...testCase.body },
+      });
       assert.equal(response.body.delivery?.status, 200, `payment webhook: ${response.text}`);
       payments.push({ transactionId: response.body.transactionId as string, accountRef, netKobo: kobo, expected: testCase.status });
     };
@@ -181,7 +221,8 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
             settlements.push({ merchantTxRef: response.body.merchantTxRef as string, accountRef: account.AccountRef, expected });
           });
         }
-        if (n < PAYMENTS_PER_ACCOUNT) jobs.push(() => pay(account.AccountRef, 100_000n + BigInt(n * 100 + i), PAYMENT_CASES[(i + n) % PAYMENT_CASES.length]!));
+        if (n < PAYMENTS_PER_ACCOUNT)
+          jobs.push(() => pay(account.AccountRef, 100_000n + BigInt(n * 100 + i), PAYMENT_CASES[(i + n) % PAYMENT_CASES.length]!));
       }
     }
     const waves = [0, 1, 2, 3].map((w) => jobs.filter((_, j) => j % 4 === w));
@@ -199,7 +240,12 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     // Runs open now (7777 settlements, waiting for days), to find again after Temporal's restart.
     const openBeforeRestart = settlements.filter((settlement) => settlement.expected.status === 'processing');
     const runsBefore = await eventually(
-      () => Promise.all(openBeforeRestart.map(async (settlement) => (await client!.workflow.getHandle(settlementWorkflowId(settlement.merchantTxRef)).describe()).runId)),
+      () =>
+        Promise.all(
+          openBeforeRestart.map(
+            async (settlement) => (await client!.workflow.getHandle(settlementWorkflowId(settlement.merchantTxRef)).describe()).runId,
+          ),
+        ),
       { what: 'the waiting settlements to have started' },
     );
     // Temporal stops, and the worker is killed while it is down (a deploy during an outage); wave 3
@@ -241,7 +287,9 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
       },
       { intervalMs: 1_000, what: 'every settlement to reach its status' },
     ).catch(async (error: Error) => {
-      throw new Error(`${error.message}\n${(await Promise.all(unsettled.slice(0, 3).map((s) => describeSettlement(db!, client!, s)))).join('\n')}`);
+      throw new Error(
+        `${error.message}\n${(await Promise.all(unsettled.slice(0, 3).map((s) => describeSettlement(db!, client!, s)))).join('\n')}`,
+      );
     });
     // Every payment is confirmed or reversed as the rules say; one stuck PROCESSING stays provisional.
     await eventually(
@@ -275,20 +323,27 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
         .select('provider_txn_ref', 'status');
       const statusOf = new Map(rows.map((row) => [row.provider_txn_ref, row.status]));
       const wrong = payments.filter((p) => statusOf.get(p.transactionId) !== p.expected);
-      throw new Error(`${error.message}\n${timeline.join('\n')}\n${(await Promise.all(wrong.slice(0, 3).map((p) => describePayment(db!, client!, running.logs.worker, p)))).join('\n')}`);
+      throw new Error(
+        `${error.message}\n${timeline.join('\n')}\n${(await Promise.all(wrong.slice(0, 3).map((p) => describePayment(db!, client!, running.logs.worker, p)))).join('\n')}`,
+      );
     });
     // Every delivery made (after the receiver's first failures).
     const callbackAccounts = accounts.filter((_, i) => i % 2 === 0).map((account) => account.ID);
     const deliveryIds = await eventually(
       async () => {
-        const rows: Array<{ id: string; status: string }> = await db!('webhook_deliveries').whereIn('account_id', callbackAccounts).select('id', 'status');
+        const rows: Array<{ id: string; status: string }> = await db!('webhook_deliveries')
+          .whereIn('account_id', callbackAccounts)
+          .select('id', 'status');
         const unfinished = rows.filter((row) => row.status !== 'succeeded');
         if (unfinished.length > 0) throw new Error(`${unfinished.length} of ${rows.length} deliveries not succeeded`);
         return rows.map((row) => row.id);
       },
       { intervalMs: 1_000, what: 'every delivery to succeed' },
     );
-    assert.equal(deliveryIds.length, payments.filter((p) => accounts.findIndex((account) => account.AccountRef === p.accountRef) % 2 === 0).length);
+    assert.equal(
+      deliveryIds.length,
+      payments.filter((p) => accounts.findIndex((account) => account.AccountRef === p.accountRef) % 2 === 0).length,
+    );
     const received = new Set(receiver.calls.map((hit) => hit.headers['x-event-id']));
     assert.ok(
       deliveryIds.every((id) => received.has(id)),
@@ -297,7 +352,9 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
 
     // Every job's workflow is closed, except the ones correctly waiting: 7777 settlements, and the batches
     // holding the payments still PROCESSING (each held by one, through its claim).
-    const waitingSettlements = settlements.filter((s) => s.expected.status === 'processing').map((s) => settlementWorkflowId(s.merchantTxRef));
+    const waitingSettlements = settlements
+      .filter((s) => s.expected.status === 'processing')
+      .map((s) => settlementWorkflowId(s.merchantTxRef));
     const processingEntries: string[] = await db('ledger_entries')
       .where({ kind: 'payment' })
       .whereIn(
@@ -309,18 +366,24 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     const executions = await eventually(
       async () => {
         const holders: Array<string | null> = await db!('confirmation_claims').whereIn('entry_id', processingEntries).pluck('batch_id');
-        if (holders.length !== processingEntries.length || holders.includes(null)) throw new Error(`${processingEntries.length - holders.filter(Boolean).length} PROCESSING payments held by no batch`);
+        if (holders.length !== processingEntries.length || holders.includes(null))
+          throw new Error(`${processingEntries.length - holders.filter(Boolean).length} PROCESSING payments held by no batch`);
         const expectedOpen = new Set([...waitingSettlements, ...holders.map((batchId) => paymentConfirmationBatchWorkflowId(batchId!))]);
         const all = [];
         for await (const execution of client!.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) all.push(execution);
-        const open = all.filter((execution) => JOB_TYPES.includes(execution.type) && execution.status.name === 'RUNNING').map((execution) => execution.workflowId);
+        const open = all
+          .filter((execution) => JOB_TYPES.includes(execution.type) && execution.status.name === 'RUNNING')
+          .map((execution) => execution.workflowId);
         const unexpected = open.filter((id) => !expectedOpen.has(id));
-        if (unexpected.length > 0 || open.length !== expectedOpen.size) throw new Error(`open: ${open.length}, expected ${expectedOpen.size}; unexpected e.g. ${unexpected.slice(0, 3).join(', ')}`);
+        if (unexpected.length > 0 || open.length !== expectedOpen.size)
+          throw new Error(`open: ${open.length}, expected ${expectedOpen.size}; unexpected e.g. ${unexpected.slice(0, 3).join(', ')}`);
         return all;
       },
       { intervalMs: 1_000, what: 'every job workflow but the waiting ones to close' },
     );
-    const abnormal = executions.filter((execution) => JOB_TYPES.includes(execution.type) && !['RUNNING', 'COMPLETED', 'CONTINUED_AS_NEW'].includes(execution.status.name));
+    const abnormal = executions.filter(
+      (execution) => JOB_TYPES.includes(execution.type) && !['RUNNING', 'COMPLETED', 'CONTINUED_AS_NEW'].includes(execution.status.name),
+    );
     assert.deepEqual(
       abnormal.map((execution) => `${execution.workflowId} ${execution.status.name}`),
       [],
@@ -329,7 +392,9 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     // No history above the continue-as-new bound (a run checks it before each step, which adds a few dozen events at most).
     const lengths = await Promise.all(
       executions.map(async (execution) =>
-        execution.status.name === 'RUNNING' ? (await client!.workflow.getHandle(execution.workflowId, execution.runId).describe()).historyLength : execution.historyLength,
+        execution.status.name === 'RUNNING'
+          ? (await client!.workflow.getHandle(execution.workflowId, execution.runId).describe()).historyLength
+          : execution.historyLength,
       ),
     );
     assert.ok(executions.length >= settlements.length + deliveryIds.length, `${executions.length} runs listed`);
@@ -346,11 +411,22 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     const debitOf = new Map(debits.map((row) => [row.merchant_tx_ref, row]));
     const problems: string[] = [];
     await inPool(settlements, 8, async (settlement) => {
-      const view = (await call(running.sandboxUrl, 'GET', `/sandbox/transfers/${settlement.merchantTxRef}`)).body as { payouts: number; standingPayouts: number };
+      const view = (await call(running.sandboxUrl, 'GET', `/sandbox/transfers/${settlement.merchantTxRef}`)).body as {
+        payouts: number;
+        standingPayouts: number;
+      };
       const row = debitOf.get(settlement.merchantTxRef)!;
-      const expectedDebit = settlement.expected.status === 'processing' ? 'provisional' : view.standingPayouts === 1 ? 'confirmed' : 'reversed';
-      const searchStatus = (await client!.workflow.getHandle(settlementWorkflowId(settlement.merchantTxRef)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS);
-      if (view.payouts !== settlement.expected.payouts || view.standingPayouts !== settlement.expected.standing || row.debit_status !== expectedDebit || searchStatus !== row.status) {
+      const expectedDebit =
+        settlement.expected.status === 'processing' ? 'provisional' : view.standingPayouts === 1 ? 'confirmed' : 'reversed';
+      const searchStatus = (
+        await client!.workflow.getHandle(settlementWorkflowId(settlement.merchantTxRef)).describe()
+      ).typedSearchAttributes.get(SETTLEMENT_STATUS);
+      if (
+        view.payouts !== settlement.expected.payouts ||
+        view.standingPayouts !== settlement.expected.standing ||
+        row.debit_status !== expectedDebit ||
+        searchStatus !== row.status
+      ) {
         problems.push(
           `${settlement.merchantTxRef} (${settlement.expected.what}): payouts ${view.payouts}, standing ${view.standingPayouts}, debit ${row.debit_status}, SettlementStatus ${searchStatus}, status ${row.status}`,
         );
@@ -361,9 +437,17 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
     // Each account's balance is exactly its payments that stand less its settlements that stand (paid, or still waiting).
     const wrongBalances: string[] = [];
     for (const account of accounts) {
-      const credits = payments.filter((p) => p.accountRef === account.AccountRef && p.expected !== 'reversed').reduce((sum, p) => sum + p.netKobo, 0n);
-      const spent = BigInt(settlements.filter((s) => s.accountRef === account.AccountRef && (s.expected.status === 'success' || s.expected.status === 'processing')).length) * SETTLEMENT_KOBO;
-      const balance = (await call(running.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey })).body.ledgerBalance as string;
+      const credits = payments
+        .filter((p) => p.accountRef === account.AccountRef && p.expected !== 'reversed')
+        .reduce((sum, p) => sum + p.netKobo, 0n);
+      const spent =
+        BigInt(
+          settlements.filter(
+            (s) => s.accountRef === account.AccountRef && (s.expected.status === 'success' || s.expected.status === 'processing'),
+          ).length,
+        ) * SETTLEMENT_KOBO;
+      const balance = (await call(running.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey })).body
+        .ledgerBalance as string;
       const expected = ((credits - spent) / 100n).toString() + '.' + ((credits - spent) % 100n).toString().padStart(2, '0');
       if (balance !== expected) wrongBalances.push(`${account.AccountRef}: ${balance}, expected ${expected}`);
     }
@@ -372,7 +456,10 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
 
     // The faults happened: duplicate-reference answers were taken as acknowledgements, throttling and outages reached the worker.
     assert.ok(
-      Number((await db('settlement_attempts').where('detail', 'like', 'duplicate reference%').count<Array<{ count: string }>>('* as count'))[0]!.count) > 0,
+      Number(
+        (await db('settlement_attempts').where('detail', 'like', 'duplicate reference%').count<Array<{ count: string }>>('* as count'))[0]!
+          .count,
+      ) > 0,
       'no duplicate-reference answer was seen',
     );
     assert.ok(

@@ -74,20 +74,38 @@ export async function cleanUp(...steps: Array<() => unknown>): Promise<void> {
 /** Pays `naira` (net of a 10 naira provider fee) into a new account and waits until it is spendable. */
 export async function fundedAccount(sys: RunningSystem, apiKey: string, naira = 10_000): Promise<{ AccountRef: string; ID: string }> {
   const account = await provision(sys, apiKey);
-  const payment = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: naira + 10, fee: 10 } });
+  const payment = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', {
+    body: { accountRef: account.AccountRef, amount: naira + 10, fee: 10 },
+  });
   assert.equal(payment.body.delivery.status, 200, payment.text);
-  await eventually(async () => (await statementLines(sys, apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', { what: 'the funding payment to be confirmed' });
+  await eventually(async () => (await statementLines(sys, apiKey, account.AccountRef))[0]?.entry.Status === 'confirmed', {
+    what: 'the funding payment to be confirmed',
+  });
   return account;
 }
 
 /** A settlement the API accepted; returns its merchantTxRef. */
-export async function settle(sys: RunningSystem, apiKey: string, accountRef: string, accountNumber: string, amount = '2500.00'): Promise<string> {
-  const response = await call(sys.apiUrl, 'POST', `/v1/accounts/${accountRef}/settle`, { apiKey, body: { amount, bankCode: '044', accountNumber, narration: `to ${accountNumber}` } });
+export async function settle(
+  sys: RunningSystem,
+  apiKey: string,
+  accountRef: string,
+  accountNumber: string,
+  amount = '2500.00',
+): Promise<string> {
+  const response = await call(sys.apiUrl, 'POST', `/v1/accounts/${accountRef}/settle`, {
+    apiKey,
+    body: { amount, bankCode: '044', accountNumber, narration: `to ${accountNumber}` },
+  });
   assert.equal(response.status, 202, response.text);
   return response.body.merchantTxRef as string;
 }
 
-export async function transferInStatus(sys: RunningSystem, apiKey: string, merchantTxRef: string, status: string): Promise<{ status: string; attemptCount: number }> {
+export async function transferInStatus(
+  sys: RunningSystem,
+  apiKey: string,
+  merchantTxRef: string,
+  status: string,
+): Promise<{ status: string; attemptCount: number }> {
   return eventually(
     async () => {
       const transfer = (await call(sys.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey })).body;
@@ -107,8 +125,16 @@ export async function sandboxTransfer(sys: RunningSystem, merchantTxRef: string)
  * condition) while `alsoTrue` holds: a SIGKILL then lands between steps, not inside one whose
  * start-to-close timeout would have to expire before it is retried.
  */
-export async function waitUntilWorkflowIdles(sys: RunningSystem, workflowId: string, alsoTrue: () => Promise<boolean>, what: string): Promise<void> {
-  const client = createTemporalClient({ TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default' });
+export async function waitUntilWorkflowIdles(
+  sys: RunningSystem,
+  workflowId: string,
+  alsoTrue: () => Promise<boolean>,
+  what: string,
+): Promise<void> {
+  const client = createTemporalClient({
+    TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!,
+    TEMPORAL_NAMESPACE: sys.env.TEMPORAL_NAMESPACE ?? 'default',
+  });
   try {
     await eventually(
       async () => {
@@ -155,7 +181,10 @@ export async function executionsOn(client: Client, taskQueue: string): Promise<A
   return Promise.all(
     all.map(async (execution) => ({
       ...execution,
-      length: execution.status.name === 'RUNNING' ? (await client.workflow.getHandle(execution.workflowId, execution.runId).describe()).historyLength : execution.historyLength,
+      length:
+        execution.status.name === 'RUNNING'
+          ? (await client.workflow.getHandle(execution.workflowId, execution.runId).describe()).historyLength
+          : execution.historyLength,
     })),
   );
 }
@@ -170,15 +199,24 @@ export interface LedgerVerifyReport {
 
 /** `ledger:verify --json` against the database the system used: every account recomputed from its entries. */
 export async function ledgerVerify(env: NodeJS.ProcessEnv): Promise<LedgerVerifyReport> {
-  const cli = spawn(process.execPath, [path.resolve(__dirname, '../../src/main/cli.js'), 'ledger:verify', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const cli = spawn(process.execPath, [path.resolve(__dirname, '../../src/main/cli.js'), 'ledger:verify', '--json'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   cli.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   cli.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const [code] = (await once(cli, 'exit')) as [number | null];
-  if (!out.trim().startsWith('{')) return { code, accounts: 0, problems: [], error: `ledger:verify exited ${code} without a report: ${err}` };
+  if (!out.trim().startsWith('{'))
+    return { code, accounts: 0, problems: [], error: `ledger:verify exited ${code} without a report: ${err}` };
   const report = JSON.parse(out) as { accounts: number; problems: unknown[] };
-  return { code, accounts: report.accounts, problems: report.problems, error: code === 0 || report.problems.length > 0 ? null : `ledger:verify exited ${code}: ${err}` };
+  return {
+    code,
+    accounts: report.accounts,
+    problems: report.problems,
+    error: code === 0 || report.problems.length > 0 ? null : `ledger:verify exited ${code}: ${err}`,
+  };
 }
 
 /**

@@ -11,14 +11,21 @@ describe('resilience: seeded chaos soak', function () {
   this.timeout(20 * 60_000);
 
   it(`soak: ${MINUTES} minutes of seed ${SEED} with no invariant violated`, async () => {
-    const report = await runSoak({ seed: SEED, minutes: MINUTES, settleMinutes: 10, log: (line) => process.stderr.write(`[soak] ${line}\n`) });
+    const report = await runSoak({
+      seed: SEED,
+      minutes: MINUTES,
+      settleMinutes: 10,
+      log: (line) => process.stderr.write(`[soak] ${line}\n`),
+    });
     process.stderr.write(`${formatReport(report)}\n`);
     assert.ok(
       Object.values(report.faults).every(({ injected }) => injected > 0),
       `a process fault was never injected: ${JSON.stringify(report.faults)}`,
     );
     assert.deepEqual(
-      report.violations.map((violation) => `[${violation.check}] ${violation.detail} (replay: --seed ${violation.seed} --until ${violation.opIndex})`),
+      report.violations.map(
+        (violation) => `[${violation.check}] ${violation.detail} (replay: --seed ${violation.seed} --until ${violation.opIndex})`,
+      ),
       [],
     );
   });

@@ -49,7 +49,9 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
     ];
 
     await temporal.stop();
-    const payments = accounts.flatMap((account) => Array.from({ length: PAYMENTS_PER_ACCOUNT }, (_, i) => ({ accountRef: account.AccountRef, amount: 1_010 + i, fee: 10 })));
+    const payments = accounts.flatMap((account) =>
+      Array.from({ length: PAYMENTS_PER_ACCOUNT }, (_, i) => ({ accountRef: account.AccountRef, amount: 1_010 + i, fee: 10 })),
+    );
     const sent = await Promise.all(
       payments.map(async (body) => {
         const sentAt = Date.now();
@@ -95,20 +97,28 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
     temporal = await startIsolatedTemporal({ port, dbFile });
     await eventually(async () => (await unstarted()) === 0, { what: 'the worker to start every delivery' });
     for (const account of accounts) {
-      await eventually(async () => (await statementLines(running, apiKey, account.AccountRef)).every((line) => line.entry.Status === 'confirmed'), {
-        what: `every credit of ${account.AccountRef} to be confirmed`,
-      });
+      await eventually(
+        async () => (await statementLines(running, apiKey, account.AccountRef)).every((line) => line.entry.Status === 'confirmed'),
+        {
+          what: `every credit of ${account.AccountRef} to be confirmed`,
+        },
+      );
     }
     await eventually(
       async () => {
-        const unfinished = await db!('webhook_deliveries').whereIn('id', deliveryIds).whereNot({ status: 'succeeded' }).select('id', 'status', 'attempt_count', 'last_error');
+        const unfinished = await db!('webhook_deliveries')
+          .whereIn('id', deliveryIds)
+          .whereNot({ status: 'succeeded' })
+          .select('id', 'status', 'attempt_count', 'last_error');
         if (unfinished.length > 0) throw new Error(`unfinished deliveries ${JSON.stringify(unfinished)}`);
         return true;
       },
       { what: 'every delivery to succeed' },
     );
     assert.deepEqual(receiver.calls.map((received) => received.headers['x-event-id']).sort(), [...deliveryIds].sort());
-    const balances = await Promise.all(accounts.map(async (account) => (await statementLines(running, apiKey, account.AccountRef)).at(-1)!.runningBalance));
+    const balances = await Promise.all(
+      accounts.map(async (account) => (await statementLines(running, apiKey, account.AccountRef)).at(-1)!.runningBalance),
+    );
     assert.deepEqual(
       balances,
       accounts.map(() => '5010.00'),

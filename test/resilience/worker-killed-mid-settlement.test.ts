@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { cliTenant } from '../e2e/tenant';
 import { eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
-import { assertLedgerVerifies, balanceOf, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, settle, transferInStatus, waitUntilWorkflowIdles } from './scenario-steps';
+import {
+  assertLedgerVerifies,
+  balanceOf,
+  fundedAccount,
+  RESILIENCE_TIMINGS,
+  sandboxTransfer,
+  settle,
+  transferInStatus,
+  waitUntilWorkflowIdles,
+} from './scenario-steps';
 import { settlementWorkflowId } from '../../src/contracts/settlement.contract';
 import { magicAccountNumber } from '../helpers/sandbox-values';
 
@@ -16,7 +25,12 @@ describe('resilience: the worker killed (SIGKILL) in the middle of settlements',
   it('after a restart, each settlement pays out exactly once and ends in the right state with the right attempt count', async () => {
     // The retry pause and the processing time are long enough that the kill lands inside them; polls are
     // sparse so it rarely lands inside a lookup.
-    sys = await startSystem({ ...RESILIENCE_TIMINGS, SETTLEMENT_RETRY_SCHEDULE: '3s', SETTLEMENT_POLL_INTERVAL: '2s', SANDBOX_PROCESSING_TIME: '8s' });
+    sys = await startSystem({
+      ...RESILIENCE_TIMINGS,
+      SETTLEMENT_RETRY_SCHEDULE: '3s',
+      SETTLEMENT_POLL_INTERVAL: '2s',
+      SANDBOX_PROCESSING_TIME: '8s',
+    });
     const running = sys;
     const { apiKey } = await cliTenant(running, 'Resilience worker kill');
     const [processingAccount, retryingAccount] = await Promise.all([fundedAccount(running, apiKey), fundedAccount(running, apiKey)]);
@@ -48,7 +62,10 @@ describe('resilience: the worker killed (SIGKILL) in the middle of settlements',
     const retried = await transferInStatus(running, apiKey, retrying, 'success');
     assert.equal(processed.attemptCount, 1);
     assert.equal(retried.attemptCount, 3);
-    const [atProviderProcessing, atProviderRetrying] = [await sandboxTransfer(running, processing), await sandboxTransfer(running, retrying)];
+    const [atProviderProcessing, atProviderRetrying] = [
+      await sandboxTransfer(running, processing),
+      await sandboxTransfer(running, retrying),
+    ];
     assert.equal(atProviderProcessing.payouts, 1);
     assert.equal(atProviderProcessing.submissions.length, 1);
     assert.equal(atProviderRetrying.payouts, 1);

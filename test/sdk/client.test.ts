@@ -38,12 +38,16 @@ describe('the TypeScript client against the running service', () => {
   let stack: Stack;
   let tenant: TestTenant;
   before(async () => {
-    stack = await startStack({ SETTLEMENT_RETRY_SCHEDULE: '200ms', SETTLEMENT_POLL_INTERVAL: '200ms', WEBHOOK_RETRY_SCHEDULE: '300ms' }, { worker: true });
+    stack = await startStack(
+      { SETTLEMENT_RETRY_SCHEDULE: '200ms', SETTLEMENT_POLL_INTERVAL: '200ms', WEBHOOK_RETRY_SCHEDULE: '300ms' },
+      { worker: true },
+    );
     tenant = await createTenant(stack);
   });
   after(() => stack.close());
 
-  const clientFor = (apiKey: string, fetcher?: typeof fetch) => new LedgerClient({ baseUrl: stack.apiUrl, apiKey, ...(fetcher ? { fetch: fetcher } : {}) });
+  const clientFor = (apiKey: string, fetcher?: typeof fetch) =>
+    new LedgerClient({ baseUrl: stack.apiUrl, apiKey, ...(fetcher ? { fetch: fetcher } : {}) });
 
   it('settles with a generated Idempotency-Key, then tracks the transfer to success', async () => {
     const { sent, fetcher } = recordingFetch();
@@ -51,7 +55,12 @@ describe('the TypeScript client against the running service', () => {
     const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
     await fundAccount(stack, account.ID, 100_000n);
 
-    const accepted = await client.settlements.settle(account.AccountRef, { amount: '400.00', bankCode: '058', accountNumber: '0123456789', narration: 'payout' });
+    const accepted = await client.settlements.settle(account.AccountRef, {
+      amount: '400.00',
+      bankCode: '058',
+      accountNumber: '0123456789',
+      narration: 'payout',
+    });
     assert.equal(accepted.amount, '400.00');
     assert.equal(accepted.accountRef, account.AccountRef);
     const settleRequest = sent.find((request) => request.path.endsWith('/settle'))!;
@@ -75,7 +84,9 @@ describe('the TypeScript client against the running service', () => {
     const first = await client.settlements.settle(account.AccountRef, body, { idempotencyKey });
     const repeat = await client.settlements.settle(account.AccountRef, body, { idempotencyKey });
     assert.equal(repeat.merchantTxRef, first.merchantTxRef);
-    const conflict = await client.settlements.settle(account.AccountRef, { ...body, amount: '200.00' }, { idempotencyKey }).catch((error: unknown) => error);
+    const conflict = await client.settlements
+      .settle(account.AccountRef, { ...body, amount: '200.00' }, { idempotencyKey })
+      .catch((error: unknown) => error);
     assert.ok(conflict instanceof LedgerConflictError);
     assert.equal(conflict.status, 409);
     assert.equal(conflict.idempotencyKey, idempotencyKey);
@@ -145,7 +156,8 @@ describe('the TypeScript client against the running service', () => {
     const owner = await createTenant(stack, 'Many customers');
     const client = clientFor(owner.apiKey);
     const made = [];
-    for (let index = 0; index < 21; index += 1) made.push((await client.accounts.create({ externalRef: `cust-${index}`, name: `Customer ${index}` })).CustomerID);
+    for (let index = 0; index < 21; index += 1)
+      made.push((await client.accounts.create({ externalRef: `cust-${index}`, name: `Customer ${index}` })).CustomerID);
     assert.equal((await client.customers.listPage()).pagination.hasMore, true);
     const seen = [];
     for await (const customer of client.customers.list()) seen.push(customer.ID);
@@ -158,9 +170,14 @@ describe('the TypeScript client against the running service', () => {
     const missing = await client.transfers.get('mtx_does_not_exist').catch((error: unknown) => error);
     assert.ok(missing instanceof LedgerNotFoundError);
     assert.equal(missing.status, 404);
-    assert.equal(missing.message, (await call(stack.apiUrl, 'GET', '/v1/transfers/mtx_does_not_exist', { apiKey: tenant.apiKey })).body.error);
+    assert.equal(
+      missing.message,
+      (await call(stack.apiUrl, 'GET', '/v1/transfers/mtx_does_not_exist', { apiKey: tenant.apiKey })).body.error,
+    );
 
-    const invalid = await client.settlements.settle('va_any', { amount: 'ten naira', bankCode: '058', accountNumber: '0123456789' }).catch((error: unknown) => error);
+    const invalid = await client.settlements
+      .settle('va_any', { amount: 'ten naira', bankCode: '058', accountNumber: '0123456789' })
+      .catch((error: unknown) => error);
     assert.ok(invalid instanceof LedgerValidationError);
     assert.equal(invalid.status, 400);
     assert.ok(invalid.details?.some((detail) => detail.path === 'amount'));
@@ -205,7 +222,11 @@ describe('the TypeScript client against the running service', () => {
     try {
       const owner = await createTenant(stack, 'Endpoint owner');
       const client = clientFor(owner.apiKey);
-      const created = await client.webhookEndpoints.create({ url: receiver.url, description: 'payouts', eventTypes: ['settlement.succeeded', 'settlement.failed', 'settlement.refunded'] });
+      const created = await client.webhookEndpoints.create({
+        url: receiver.url,
+        description: 'payouts',
+        eventTypes: ['settlement.succeeded', 'settlement.failed', 'settlement.refunded'],
+      });
       assert.match(created.Secret, /^whsec_/);
       assert.deepEqual(
         (await client.webhookEndpoints.list()).map((endpoint) => [endpoint.ID, 'Secret' in endpoint]),
@@ -217,7 +238,11 @@ describe('the TypeScript client against the running service', () => {
       const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
       await fundAccount(stack, account.ID, 100_000n);
       const since = new Date(Date.now() - 1_000).toISOString();
-      const accepted = await client.settlements.settle(account.AccountRef, { amount: '400.00', bankCode: '058', accountNumber: '0123456789' });
+      const accepted = await client.settlements.settle(account.AccountRef, {
+        amount: '400.00',
+        bankCode: '058',
+        accountNumber: '0123456789',
+      });
       const delivered = await eventually(async () => receiver.calls[0], { what: 'the settlement.succeeded delivery' });
       const event = verifyWebhook(delivered.body, String(delivered.headers['x-service-signature']), created.Secret);
       assert.ok(!isPaymentReceived(event));
@@ -253,7 +278,11 @@ async function scriptedApi(script: Scripted[]) {
   const server = http.createServer((request, response) => {
     request.resume();
     request.on('end', () => {
-      requests.push({ method: request.method!, url: request.url!, idempotencyKey: request.headers['idempotency-key'] as string | undefined });
+      requests.push({
+        method: request.method!,
+        url: request.url!,
+        idempotencyKey: request.headers['idempotency-key'] as string | undefined,
+      });
       const next = plan.length > 1 ? plan.shift()! : plan[0]!;
       response.writeHead(next.status, { 'Content-Type': 'application/json', ...next.headers });
       response.end(JSON.stringify(next.body ?? { error: `scripted ${next.status}`, code: 'scripted' }));
@@ -330,7 +359,9 @@ describe('the TypeScript client retries only what is safe to repeat', () => {
     } finally {
       await short.close();
     }
-    const long = await scriptedApi([{ status: 429, headers: { 'Retry-After': '120' }, body: { error: 'rate limited', code: 'rate_limited' } }]);
+    const long = await scriptedApi([
+      { status: 429, headers: { 'Retry-After': '120' }, body: { error: 'rate limited', code: 'rate_limited' } },
+    ]);
     try {
       const error = await long.client.transfers.get('mtx_1').catch((caught: unknown) => caught);
       assert.ok(error instanceof LedgerRateLimitError);

@@ -16,6 +16,9 @@ describe('the TypeScript client: generated API types', () => {
     const document = (await call(stack.apiUrl, 'GET', '/openapi.json')).body;
     const fresh = await generateTypes(document);
     assert.ok(fresh.includes('"/v1/accounts/{accountRef}/settle"'), 'the generator read the document');
-    assert.ok(readFileSync(GENERATED_PATH, 'utf8') === fresh, `${GENERATED_PATH} is stale: the API's document changed since it was generated`);
+    assert.ok(
+      readFileSync(GENERATED_PATH, 'utf8') === fresh,
+      `${GENERATED_PATH} is stale: the API's document changed since it was generated`,
+    );
   });
 });

@@ -38,8 +38,14 @@ describe('the TypeScript client: verifyWebhook', () => {
 
   it('accepts a signature 300 s old and refuses one 301 s old, or 301 s ahead', () => {
     assert.ok(verifyWebhook(vector.rawBody, vector.header, vector.secret, { nowSeconds: vector.t + 300 }));
-    assert.throws(() => verifyWebhook(vector.rawBody, vector.header, vector.secret, { nowSeconds: vector.t + 301 }), /301 s old, outside the 300 s tolerance/);
-    assert.throws(() => verifyWebhook(vector.rawBody, vector.header, vector.secret, { nowSeconds: vector.t - 301 }), WebhookVerificationError);
+    assert.throws(
+      () => verifyWebhook(vector.rawBody, vector.header, vector.secret, { nowSeconds: vector.t + 301 }),
+      /301 s old, outside the 300 s tolerance/,
+    );
+    assert.throws(
+      () => verifyWebhook(vector.rawBody, vector.header, vector.secret, { nowSeconds: vector.t - 301 }),
+      WebhookVerificationError,
+    );
   });
 
   it('refuses a signature made with another secret, or a header re-signed for another time', () => {
@@ -49,7 +55,16 @@ describe('the TypeScript client: verifyWebhook', () => {
   });
 
   it('refuses a missing or malformed header', () => {
-    for (const header of [undefined, null, '', 'v1=abc', `t=${vector.t}`, `t=${vector.t},v1=zz`, `t=now,v1=${'0'.repeat(64)}`, `${vector.header},v0=1`]) {
+    for (const header of [
+      undefined,
+      null,
+      '',
+      'v1=abc',
+      `t=${vector.t}`,
+      `t=${vector.t},v1=zz`,
+      `t=now,v1=${'0'.repeat(64)}`,
+      `${vector.header},v0=1`,
+    ]) {
       assert.throws(() => verifyWebhook(vector.rawBody, header, vector.secret, at), WebhookVerificationError, String(header));
     }
   });

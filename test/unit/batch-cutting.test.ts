@@ -34,8 +34,14 @@ describe('batch cutting: one tenant per batch, within the size and the search at
   });
 
   it('cuts on the account list too, and counts an account once however many of its payments a batch holds', () => {
-    const long = queued('t', 60, 60).map((item) => ({ ...item, providerTxnRef: `r${item.entryId}`, accountRef: `${item.accountRef}_${'x'.repeat(60)}` }));
-    assert.ok(cutBatches(long, 500).every((batch) => keywordListBytes(batch.map((item) => item.accountRef)) <= SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES));
+    const long = queued('t', 60, 60).map((item) => ({
+      ...item,
+      providerTxnRef: `r${item.entryId}`,
+      accountRef: `${item.accountRef}_${'x'.repeat(60)}`,
+    }));
+    assert.ok(
+      cutBatches(long, 500).every((batch) => keywordListBytes(batch.map((item) => item.accountRef)) <= SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES),
+    );
     assert.ok(cutBatches(long, 500).length > 1);
     const oneAccount = queued('t', 30, 1).map((item) => ({ ...item, providerTxnRef: `r${item.entryId}` }));
     assert.deepEqual(

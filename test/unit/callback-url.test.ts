@@ -6,7 +6,20 @@ import { postJson } from '../../src/webhooks/http-sender';
 
 describe('callback URL guard', () => {
   it('classifies private, loopback, link-local and mapped addresses', () => {
-    for (const address of ['127.0.0.1', '10.0.0.8', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1', 'not-an-ip']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.8',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      'not-an-ip',
+    ]) {
       assert.equal(isPrivateAddress(address), true, address);
     }
     for (const address of ['8.8.8.8', '41.58.1.1', '2001:4860:4860::8888', '::ffff:8.8.8.8']) {
@@ -30,9 +43,25 @@ describe('callback URL guard', () => {
   });
 
   it('refuses the IPv6 forms that carry a private IPv4 address: [::127.0.0.1], ::/96, hex IPv4-mapped, 6to4, Teredo, NAT64, documentation', async () => {
-    const embedded = ['::7f00:1', '::a00:1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '2002:7f00:1::1', '2002:a00:1::', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '64:ff9b::a00:1', '2001:db8::1', '::'];
+    const embedded = [
+      '::7f00:1',
+      '::a00:1',
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '2002:7f00:1::1',
+      '2002:a00:1::',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '64:ff9b::a00:1',
+      '2001:db8::1',
+      '::',
+    ];
     for (const address of embedded) assert.equal(isPrivateAddress(address), true, address);
-    for (const url of ['http://[::127.0.0.1]:9/hook', 'http://[::ffff:7f00:1]/hook', 'https://[2002:7f00:1::1]/hook', 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook']) {
+    for (const url of [
+      'http://[::127.0.0.1]:9/hook',
+      'http://[::ffff:7f00:1]/hook',
+      'https://[2002:7f00:1::1]/hook',
+      'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+    ]) {
       await assert.rejects(assertCallbackUrlAllowed(url, { allowPrivate: false, requireHttps: false }), /private or loopback/, url);
     }
   });

@@ -37,7 +37,12 @@ describe('config', () => {
   });
 
   it('parses durations with units and lists of them', () => {
-    const config = loadConfig({ ...DEVELOPMENT_SETTINGS, CONFIRMATION_WINDOW: '500ms', SETTLEMENT_RETRY_SCHEDULE: '20s, 2m,1h', SWEEP_GRACE: '1.5s' });
+    const config = loadConfig({
+      ...DEVELOPMENT_SETTINGS,
+      CONFIRMATION_WINDOW: '500ms',
+      SETTLEMENT_RETRY_SCHEDULE: '20s, 2m,1h',
+      SWEEP_GRACE: '1.5s',
+    });
     assert.equal(config.CONFIRMATION_WINDOW, 500);
     assert.deepEqual(config.SETTLEMENT_RETRY_SCHEDULE, [20_000, 120_000, 3_600_000]);
     assert.equal(config.SWEEP_GRACE, 1_500);
@@ -46,7 +51,13 @@ describe('config', () => {
   it('names every bad variable in one error', () => {
     const error = (() => {
       try {
-        loadConfig({ ...DEVELOPMENT_SETTINGS, PORT: 'eighty', WEBHOOK_RETRY_SCHEDULE: '2m,soon', LOG_LEVEL: 'loud', CONFIRMATION_WINDOW: '30' });
+        loadConfig({
+          ...DEVELOPMENT_SETTINGS,
+          PORT: 'eighty',
+          WEBHOOK_RETRY_SCHEDULE: '2m,soon',
+          LOG_LEVEL: 'loud',
+          CONFIRMATION_WINDOW: '30',
+        });
       } catch (caught) {
         return caught;
       }
@@ -64,10 +75,21 @@ describe('config', () => {
 
   it('serves /metrics on loopback unless told otherwise; production refuses another host without a token', () => {
     assert.equal(loadConfig(DEVELOPMENT_SETTINGS).METRICS_HOST, '127.0.0.1');
-    assert.throws(() => loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0' }), /METRICS_HOST: is 0\.0\.0\.0, beyond loopback, without METRICS_TOKEN/);
-    assert.equal(loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 'a-metrics-token-0123456789' }).METRICS_HOST, '0.0.0.0');
-    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]']) assert.equal(loadConfig({ ...PRODUCTION, METRICS_HOST: host }).METRICS_HOST, host);
-    assert.equal(loadConfig({ ...DEVELOPMENT_SETTINGS, METRICS_HOST: '0.0.0.0' }).METRICS_HOST, '0.0.0.0', "outside production it is the operator's call");
+    assert.throws(
+      () => loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0' }),
+      /METRICS_HOST: is 0\.0\.0\.0, beyond loopback, without METRICS_TOKEN/,
+    );
+    assert.equal(
+      loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 'a-metrics-token-0123456789' }).METRICS_HOST,
+      '0.0.0.0',
+    );
+    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]'])
+      assert.equal(loadConfig({ ...PRODUCTION, METRICS_HOST: host }).METRICS_HOST, host);
+    assert.equal(
+      loadConfig({ ...DEVELOPMENT_SETTINGS, METRICS_HOST: '0.0.0.0' }).METRICS_HOST,
+      '0.0.0.0',
+      "outside production it is the operator's call",
+    );
   });
 
   it('refuses a published secret as the previous webhook signing secret in production', () => {
@@ -75,7 +97,11 @@ describe('config', () => {
       () => loadConfig({ ...PRODUCTION, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: 'sk_sandbox_provider_local_dev' }),
       /PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: is published in this repository/,
     );
-    assert.equal(loadConfig({ ...PRODUCTION, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: 'the-old-secret-of-our-own' }).PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET, 'the-old-secret-of-our-own');
+    assert.equal(
+      loadConfig({ ...PRODUCTION, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: 'the-old-secret-of-our-own' })
+        .PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET,
+      'the-old-secret-of-our-own',
+    );
   });
 
   it('treats an empty variable as unset', () => {
@@ -118,7 +144,12 @@ describe('config', () => {
         return error.problems;
       }
     };
-    for (const env of [{}, { NODE_ENV: 'development' }, { NODE_ENV: 'test' }, { NODE_ENV: 'production', ALLOW_DEVELOPMENT_SETTINGS: 'true' }]) {
+    for (const env of [
+      {},
+      { NODE_ENV: 'development' },
+      { NODE_ENV: 'test' },
+      { NODE_ENV: 'production', ALLOW_DEVELOPMENT_SETTINGS: 'true' },
+    ]) {
       const refused = problems(env);
       assert.ok(
         refused.some((problem) => problem.startsWith('PROVIDER_WEBHOOKS_SIGNING_SECRET:')),
@@ -132,7 +163,14 @@ describe('config', () => {
   });
 
   it('refuses provider URLs in production that are not https or name an internal host', () => {
-    for (const url of ['http://api.provider.example.com', 'https://sandbox:4010', 'https://localhost', 'https://127.0.0.1', 'https://[fd00::1]', 'https://192.168.1.10/nin']) {
+    for (const url of [
+      'http://api.provider.example.com',
+      'https://sandbox:4010',
+      'https://localhost',
+      'https://127.0.0.1',
+      'https://[fd00::1]',
+      'https://192.168.1.10/nin',
+    ]) {
       for (const name of ['PROVIDER_BASE_URL', 'IDENTITY_VERIFICATION_URL']) {
         assert.throws(
           () => loadConfig({ ...PRODUCTION, [name]: url }),
@@ -145,7 +183,9 @@ describe('config', () => {
 
   it('refuses in production every secret value published in docker-compose.yml', () => {
     const compose = readFileSync(path.resolve(__dirname, '../../../docker-compose.yml'), 'utf8');
-    const published = [...compose.matchAll(/^\s+(\w*(?:KEY|SECRET)\w*):\s*"?([^"\s#]+)"?/gm)].map((match) => [match[1]!, match[2]!] as const);
+    const published = [...compose.matchAll(/^\s+(\w*(?:KEY|SECRET)\w*):\s*"?([^"\s#]+)"?/gm)].map(
+      (match) => [match[1]!, match[2]!] as const,
+    );
     assert.ok(published.length >= 2, 'docker-compose.yml lists its secrets');
     for (const [name, value] of published) {
       assert.throws(
@@ -158,20 +198,29 @@ describe('config', () => {
 
   it('refuses in production every signing key of the test vectors and the example key of the provider documentation', () => {
     const vectorSecrets = (value: unknown): string[] =>
-      value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => (key === 'secret' && typeof inner === 'string' ? [inner] : vectorSecrets(inner))) : [];
-    const vectors = ['inbound-signature', 'outbound-signature'].map((name) => JSON.parse(readFileSync(path.resolve(__dirname, `../../../test/vectors/${name}.json`), 'utf8')));
+      value && typeof value === 'object'
+        ? Object.entries(value).flatMap(([key, inner]) => (key === 'secret' && typeof inner === 'string' ? [inner] : vectorSecrets(inner)))
+        : [];
+    const vectors = ['inbound-signature', 'outbound-signature'].map((name) =>
+      JSON.parse(readFileSync(path.resolve(__dirname, `../../../test/vectors/${name}.json`), 'utf8')),
+    );
     const published = [...new Set([...vectors.flatMap(vectorSecrets), PROVIDER_DOCUMENTATION_KEY])];
     assert.ok(published.length >= 3, published.join());
     for (const secret of published) {
       for (const name of ['PROVIDER_WEBHOOKS_SIGNING_SECRET', 'PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET']) {
         assert.throws(
           () => loadConfig({ ...PRODUCTION, [name]: secret }),
-          (error: unknown) => error instanceof ConfigError && error.problems.some((problem) => problem.startsWith(`${name}:`) && problem.includes('published')),
+          (error: unknown) =>
+            error instanceof ConfigError &&
+            error.problems.some((problem) => problem.startsWith(`${name}:`) && problem.includes('published')),
           `${name}=${secret}`,
         );
       }
     }
-    assert.throws(() => loadConfig({ ...PRODUCTION, REQUEST_HASH_SECRET: PROVIDER_DOCUMENTATION_KEY }), /REQUEST_HASH_SECRET: must be set in production to a secret of your own/);
+    assert.throws(
+      () => loadConfig({ ...PRODUCTION, REQUEST_HASH_SECRET: PROVIDER_DOCUMENTATION_KEY }),
+      /REQUEST_HASH_SECRET: must be set in production to a secret of your own/,
+    );
   });
 
   it('refuses published secrets while NODE_ENV is unset, even with ALLOW_DEVELOPMENT_SETTINGS=true; everything else the switch relaxes stays relaxed', () => {
@@ -184,7 +233,10 @@ describe('config', () => {
           error.problems.map((problem) => problem.split(':')[0]),
           ['PROVIDER_WEBHOOKS_SIGNING_SECRET', '(config)'],
         );
-        assert.match(error.problems[1]!, /published secrets are refused while NODE_ENV is unset: .*set NODE_ENV=development beside ALLOW_DEVELOPMENT_SETTINGS=true/);
+        assert.match(
+          error.problems[1]!,
+          /published secrets are refused while NODE_ENV is unset: .*set NODE_ENV=development beside ALLOW_DEVELOPMENT_SETTINGS=true/,
+        );
         return true;
       },
     );
@@ -194,13 +246,23 @@ describe('config', () => {
       ['PROVIDER_WEBHOOKS_SIGNING_SECRET', 'sk_sandbox_provider_local_dev'],
     ] as const) {
       assert.throws(() => loadConfig({ ...unset, [name]: value }), new RegExp(`${name}: `), name);
-      assert.equal(loadConfig({ ...unset, NODE_ENV: 'development', [name]: value }).NODE_ENV, 'development', `${name} with NODE_ENV=development`);
+      assert.equal(
+        loadConfig({ ...unset, NODE_ENV: 'development', [name]: value }).NODE_ENV,
+        'development',
+        `${name} with NODE_ENV=development`,
+      );
     }
     // The rest of what the switch relaxes does not depend on NODE_ENV.
-    assert.equal(loadConfig({ ...unset, PROVIDER_BASE_URL: 'http://127.0.0.1:4010', ALLOW_PRIVATE_CALLBACK_URLS: 'true' }).NODE_ENV, 'development');
+    assert.equal(
+      loadConfig({ ...unset, PROVIDER_BASE_URL: 'http://127.0.0.1:4010', ALLOW_PRIVATE_CALLBACK_URLS: 'true' }).NODE_ENV,
+      'development',
+    );
   });
 
   it('rejects an encryption key that is not 32 bytes', () => {
-    assert.throws(() => loadConfig({ ...DEVELOPMENT_SETTINGS, DATA_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }), /DATA_ENCRYPTION_KEY/);
+    assert.throws(
+      () => loadConfig({ ...DEVELOPMENT_SETTINGS, DATA_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }),
+      /DATA_ENCRYPTION_KEY/,
+    );
   });
 });

@@ -64,10 +64,20 @@ describe('confirmation rules: comparing the provider transaction with the credit
   });
 
   it('judges failed, refunded, processing, unknown and unreachable answers', () => {
-    assert.deepEqual(judgeCredit(credit, { ...matching, status: 'PAYMENT_FAILED' }), { kind: 'wrong', reason: 'provider reports PAYMENT_FAILED' });
+    assert.deepEqual(judgeCredit(credit, { ...matching, status: 'PAYMENT_FAILED' }), {
+      kind: 'wrong',
+      reason: 'provider reports PAYMENT_FAILED',
+    });
     assert.deepEqual(judgeCredit(credit, { ...matching, status: 'REFUND' }), { kind: 'wrong', reason: 'provider reports REFUND' });
-    assert.deepEqual(judgeCredit(credit, { ...matching, status: 'PROCESSING' }), { kind: 'undecided', reason: 'provider shows it PROCESSING' });
-    assert.equal(judgeCredit(credit, { ...matching, status: 'PROCESSING', grossAmountKobo: '1' }).kind, 'wrong', 'a mismatch reverses whatever the status');
+    assert.deepEqual(judgeCredit(credit, { ...matching, status: 'PROCESSING' }), {
+      kind: 'undecided',
+      reason: 'provider shows it PROCESSING',
+    });
+    assert.equal(
+      judgeCredit(credit, { ...matching, status: 'PROCESSING', grossAmountKobo: '1' }).kind,
+      'wrong',
+      'a mismatch reverses whatever the status',
+    );
     assert.deepEqual(judgeCredit(credit, { kind: 'not_found' }), { kind: 'unknown' });
     assert.equal(judgeCredit(credit, { kind: 'unavailable', reason: 'HTTP 503' }).kind, 'undecided');
   });
@@ -93,7 +103,10 @@ describe('confirmation rules: the next step after a lookup', () => {
   const clock = (nowMs: number) => ({ nowMs, deadlineMs: WINDOW, pollIntervalMs: POLL });
   /** The progress after these answers, each at its time in `at` (all at `at` when one number). */
   const after = (answers: ProviderTxnLookup[], at: number | number[] = 0, using = rule) =>
-    answers.reduce((progress, answer, index) => recordLookup(progress, answer, Array.isArray(at) ? at[index]! : at, using), initialProgress(2_000));
+    answers.reduce(
+      (progress, answer, index) => recordLookup(progress, answer, Array.isArray(at) ? at[index]! : at, using),
+      initialProgress(2_000),
+    );
   const stepAfter = (times: number[]) =>
     nextStep(
       after(
@@ -132,7 +145,11 @@ describe('confirmation rules: the next step after a lookup', () => {
   it('the window over after two "not found" answers bunched together: keeps the credit and asks again once an answer can count', () => {
     const step = stepAfter([WINDOW + 1, WINDOW + 2_001]);
     assert.equal(step.kind, 'wait', 'two answers a stalled worker fitted in do not reverse');
-    assert.deepEqual(step, { kind: 'wait', ms: SPACING - 2_000 + POLL, why: 'window over; 1 of 3 counted "not found" answers (spaced, the last after the window)' });
+    assert.deepEqual(step, {
+      kind: 'wait',
+      ms: SPACING - 2_000 + POLL,
+      why: 'window over; 1 of 3 counted "not found" answers (spaced, the last after the window)',
+    });
   });
 
   it('a stalled worker asking three times in quick succession after the window keeps the credit, and its next lookups are spaced', () => {
@@ -142,20 +159,35 @@ describe('confirmation rules: the next step after a lookup', () => {
     ]) {
       const step = stepAfter(times);
       assert.equal(step.kind, 'wait', `answers at ${times}`);
-      assert.equal(step.kind === 'wait' && times.at(-1)! + step.ms, times[0]! + SPACING + POLL, 'the next lookup comes a poll interval after an answer can count again');
+      assert.equal(
+        step.kind === 'wait' && times.at(-1)! + step.ms,
+        times[0]! + SPACING + POLL,
+        'the next lookup comes a poll interval after an answer can count again',
+      );
     }
     assert.equal(stepAfter([WINDOW + 1, WINDOW + 6_001, WINDOW + 1 + SPACING]).kind, 'wait', 'two counted');
-    assert.deepEqual(stepAfter([WINDOW + 1, WINDOW + 6_001, WINDOW + 1 + SPACING, WINDOW + 1 + 2 * SPACING]), { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW });
+    assert.deepEqual(stepAfter([WINDOW + 1, WINDOW + 6_001, WINDOW + 1 + SPACING, WINDOW + 1 + 2 * SPACING]), {
+      kind: 'reverse',
+      reason: NOT_KNOWN_IN_WINDOW,
+    });
   });
 
   it('three "not found" answers spread over the window, the last after it, reverse', () => {
     assert.deepEqual(stepAfter([0, SPACING, 2 * SPACING, WINDOW + 2]), { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW });
-    assert.deepEqual(stepAfter([0, SPACING, WINDOW]), { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW }, 'the third at the moment the window closes');
+    assert.deepEqual(
+      stepAfter([0, SPACING, WINDOW]),
+      { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW },
+      'the third at the moment the window closes',
+    );
   });
 
   it('three counted within the window are not enough while none counted after it: waits until one can count', () => {
     const step = stepAfter([0, 400_000, 800_000, WINDOW]);
-    assert.deepEqual(step, { kind: 'wait', ms: 800_000 + SPACING - WINDOW + POLL, why: 'window over; 3 of 3 counted "not found" answers (spaced, the last after the window)' });
+    assert.deepEqual(step, {
+      kind: 'wait',
+      ms: 800_000 + SPACING - WINDOW + POLL,
+      why: 'window over; 3 of 3 counted "not found" answers (spaced, the last after the window)',
+    });
     assert.deepEqual(stepAfter([0, 400_000, 800_000, WINDOW, 800_000 + SPACING]), { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW });
   });
 
@@ -226,17 +258,27 @@ describe("confirmation rules: a batch payment decided from its claim's memory", 
     assert.deepEqual(decide(never, notFound, 0), { kind: 'keep', reason: 'not found yet, within the window' });
     assert.equal(decide(never, notFound, WINDOW + 1).kind, 'keep', 'one answer');
     assert.equal(decide(notFoundAt([WINDOW + 1]), notFound, WINDOW + 2_001).kind, 'keep', 'two answers bunched after the window');
-    assert.equal(decide(notFoundAt([WINDOW + 1, WINDOW + 2_001]), notFound, WINDOW + 6_001).kind, 'keep', 'three answers bunched after the window');
+    assert.equal(
+      decide(notFoundAt([WINDOW + 1, WINDOW + 2_001]), notFound, WINDOW + 6_001).kind,
+      'keep',
+      'three answers bunched after the window',
+    );
   });
 
   it('reverses "not found" once three answers spread over the window counted, the last after it', () => {
     assert.deepEqual(decide(notFoundAt([0, SPACING]), notFound, WINDOW + 1), { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW });
-    assert.deepEqual(decide(notFoundAt([WINDOW + 1, WINDOW + 1 + SPACING]), notFound, WINDOW + 1 + 2 * SPACING), { kind: 'reverse', reason: NOT_KNOWN_IN_WINDOW });
+    assert.deepEqual(decide(notFoundAt([WINDOW + 1, WINDOW + 1 + SPACING]), notFound, WINDOW + 1 + 2 * SPACING), {
+      kind: 'reverse',
+      reason: NOT_KNOWN_IN_WINDOW,
+    });
   });
 
   it('never reverses "not found" once the provider has shown the transaction', () => {
     const seen = rememberLookup(never, { ...matching, status: 'PROCESSING' }, 0, rule);
     assert.deepEqual(rememberLookup(seen, notFound, SPACING, rule), { seen: true, notFoundAnswers: 0, lastNotFoundCountedAtMs: null });
-    assert.equal(decide(rememberLookup(rememberLookup(seen, notFound, SPACING, rule), notFound, 2 * SPACING, rule), notFound, WINDOW + 1).kind, 'keep');
+    assert.equal(
+      decide(rememberLookup(rememberLookup(seen, notFound, SPACING, rule), notFound, 2 * SPACING, rule), notFound, WINDOW + 1).kind,
+      'keep',
+    );
   });
 });

@@ -29,11 +29,18 @@ function noSmallerSendLands(tiers: FeeTier[], receive: bigint, below: bigint): b
 
 /** Valid schedules: contiguous from 0, open-ended, fees never falling; amounts up to 1,000,000 naira. */
 const scheduleArb: fc.Arbitrary<FeeTier[]> = fc
-  .tuple(fc.uniqueArray(fc.bigInt({ min: 1n, max: 100_000_000n }), { maxLength: 5 }), fc.array(fc.bigInt({ min: 0n, max: 20_000n }), { minLength: 6, maxLength: 6 }))
+  .tuple(
+    fc.uniqueArray(fc.bigInt({ min: 1n, max: 100_000_000n }), { maxLength: 5 }),
+    fc.array(fc.bigInt({ min: 0n, max: 20_000n }), { minLength: 6, maxLength: 6 }),
+  )
   .map(([starts, fees]) => {
     const mins = [0n, ...starts.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))];
     const sortedFees = fees.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return mins.map((minSend, index) => ({ minSend, maxSend: index + 1 < mins.length ? mins[index + 1]! - 1n : null, fee: sortedFees[index]! }));
+    return mins.map((minSend, index) => ({
+      minSend,
+      maxSend: index + 1 < mins.length ? mins[index + 1]! - 1n : null,
+      fee: sortedFees[index]!,
+    }));
   });
 
 describe('fee schedule', () => {
@@ -59,7 +66,11 @@ describe('fee schedule', () => {
   });
 
   it('property: send - fee(send) = receive, and no smaller send lands it (seeded tiers)', () => {
-    const nearBoundaries = fc.oneof(fc.bigInt({ min: 1n, max: 10_000_000_000n }), fc.bigInt({ min: 490_000n, max: 510_000n }), fc.bigInt({ min: 4_990_000n, max: 5_010_000n }));
+    const nearBoundaries = fc.oneof(
+      fc.bigInt({ min: 1n, max: 10_000_000_000n }),
+      fc.bigInt({ min: 490_000n, max: 510_000n }),
+      fc.bigInt({ min: 4_990_000n, max: 5_010_000n }),
+    );
     fc.assert(
       fc.property(nearBoundaries, (receive) => {
         const quote = quoteFor(SEEDED, receive);

@@ -19,12 +19,19 @@ describe('KYC tier limits', () => {
       [2, config.KYC_TIER2_LIMITS],
       [3, config.KYC_TIER3_LIMITS],
     ] as const) {
-      assert.ok(docs.includes(`| ${tier} | ${naira(limits.singleCredit)} | ${naira(limits.balance)} | ${naira(limits.dailyDebits)} |`), `tier ${tier} row`);
+      assert.ok(
+        docs.includes(`| ${tier} | ${naira(limits.singleCredit)} | ${naira(limits.balance)} | ${naira(limits.dailyDebits)} |`),
+        `tier ${tier} row`,
+      );
     }
   });
 
   it('reads a tier as three naira limits, "none" for no limit, and refuses anything else naming the variable', () => {
-    assert.deepEqual(loadConfig({ ...DEVELOPMENT_SETTINGS, KYC_TIER1_LIMITS: '30000, none ,1000.50' }).KYC_TIER1_LIMITS, { singleCredit: 3_000_000n, balance: null, dailyDebits: 100_050n });
+    assert.deepEqual(loadConfig({ ...DEVELOPMENT_SETTINGS, KYC_TIER1_LIMITS: '30000, none ,1000.50' }).KYC_TIER1_LIMITS, {
+      singleCredit: 3_000_000n,
+      balance: null,
+      dailyDebits: 100_050n,
+    });
     for (const bad of ['-1,1,1', '1,1', '1,1,1,1', 'x,1,1', '1.001,1,1']) {
       assert.throws(
         () => loadConfig({ ...DEVELOPMENT_SETTINGS, KYC_TIER2_LIMITS: bad }),
@@ -46,7 +53,9 @@ describe('KYC tier limits', () => {
       { entryId: 'b', accountId: 'second', amount: 3_000_000n },
       { entryId: 'c', accountId: 'first', amount: 2_000_000n },
     ]);
-    assert.deepEqual(releasableUnderLimits({ unheldBalance: 49_500_000n, singleCredit: 10_000_000n, balanceLimit: 50_000_000n, holds }), [{ entryId: 'a', accountId: 'first', amount: 500_000n }]);
+    assert.deepEqual(releasableUnderLimits({ unheldBalance: 49_500_000n, singleCredit: 10_000_000n, balanceLimit: 50_000_000n, holds }), [
+      { entryId: 'a', accountId: 'first', amount: 500_000n },
+    ]);
     assert.deepEqual(releasableUnderLimits({ unheldBalance: 47_000_000n, singleCredit: 10_000_000n, balanceLimit: 50_000_000n, holds }), [
       { entryId: 'a', accountId: 'first', amount: 1_000_000n },
       { entryId: 'b', accountId: 'second', amount: 2_000_000n },
@@ -67,7 +76,14 @@ describe('KYC tier limits', () => {
       "balance no limit (platform's 300000.00)",
     ]);
     // No limit in the platform's tier: nothing a tenant sets is looser.
-    assert.deepEqual(looserThanDefaults({ singleCredit: null, balance: 1n, dailyDebits: null }, { singleCredit: null, balance: null, dailyDebits: null }), []);
-    assert.deepEqual(withinDefaults({ singleCredit: 1_000_000n, balance: null, dailyDebits: 9_000_000n }, tier1), { singleCredit: 1_000_000n, balance: 30_000_000n, dailyDebits: 5_000_000n });
+    assert.deepEqual(
+      looserThanDefaults({ singleCredit: null, balance: 1n, dailyDebits: null }, { singleCredit: null, balance: null, dailyDebits: null }),
+      [],
+    );
+    assert.deepEqual(withinDefaults({ singleCredit: 1_000_000n, balance: null, dailyDebits: 9_000_000n }, tier1), {
+      singleCredit: 1_000_000n,
+      balance: 30_000_000n,
+      dailyDebits: 5_000_000n,
+    });
   });
 });

@@ -43,7 +43,20 @@ describe('money', () => {
       fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }).map((kobo) => kobo / 100),
       fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }).map((tenthKobo) => tenthKobo / 1000),
       fc.double({ noNaN: true, noDefaultInfinity: true }),
-      fc.constantFrom(0, -0, 1e21, 1e-7, 123456789012345680000, 0.1 + 0.2, 1.005, -0.5, -0.005, 2 ** 50 / 100, 2 ** 50 / 100 + 0.01, Number.MAX_SAFE_INTEGER),
+      fc.constantFrom(
+        0,
+        -0,
+        1e21,
+        1e-7,
+        123456789012345680000,
+        0.1 + 0.2,
+        1.005,
+        -0.5,
+        -0.005,
+        2 ** 50 / 100,
+        2 ** 50 / 100 + 0.01,
+        Number.MAX_SAFE_INTEGER,
+      ),
     );
     fc.assert(
       fc.property(amounts, (value) => koboFromProviderNumber(value) === byDecimalText(value)),

@@ -2,8 +2,15 @@ import assert from 'node:assert/strict';
 import { createPaymentPostingGroups } from '../../src/payment-ingest/payment-posting-groups';
 import type { PaymentPostingResult, PaymentToPost } from '../../src/payment-ingest/payment-posting.repo';
 
-const payment = (id: string, aliasRef = 'va_1'): PaymentToPost => ({ aliasRef, event: { id } as PaymentToPost['event'], plan: {} as PaymentToPost['plan'] });
-const posted = (id: string): PaymentPostingResult => ({ kind: 'duplicate', account: { id, tenantId: 't', accountRef: 'va', callbackUrl: null } });
+const payment = (id: string, aliasRef = 'va_1'): PaymentToPost => ({
+  aliasRef,
+  event: { id } as PaymentToPost['event'],
+  plan: {} as PaymentToPost['plan'],
+});
+const posted = (id: string): PaymentPostingResult => ({
+  kind: 'duplicate',
+  account: { id, tenantId: 't', accountRef: 'va', callbackUrl: null },
+});
 
 /** A repo whose statements finish when the test says so, recording what each carried. */
 function controlledRepo(fail: (ids: string[]) => Error | null = () => null) {

@@ -7,14 +7,22 @@ describe('provider answers that decide a settlement', () => {
   it('recognises a duplicate reference by HTTP 409 or by a description saying it exists', () => {
     const duplicate = (status: number, description: string) => isDuplicateReference(new ProviderRejectedError(status, 'x', description));
     assert.equal(duplicate(409, 'conflict'), true);
-    for (const text of ['transaction reference already exists', 'Duplicate transaction', 'merchantTxRef already used', 'reference exists already', 'Transfer already submitted']) {
+    for (const text of [
+      'transaction reference already exists',
+      'Duplicate transaction',
+      'merchantTxRef already used',
+      'reference exists already',
+      'Transfer already submitted',
+    ]) {
       assert.equal(duplicate(400, text), true, text);
     }
-    for (const text of ['invalid account number', 'system malfunction', 'insufficient balance', 'request processing in progress']) assert.equal(duplicate(400, text), false, text);
+    for (const text of ['invalid account number', 'system malfunction', 'insufficient balance', 'request processing in progress'])
+      assert.equal(duplicate(400, text), false, text);
   });
 
   it('takes only the refusals the provider documents as "not created" for one; every other answer may have created the transfer', () => {
-    const notCreated = (status: number, code: string, description = 'refused') => isNotCreatedRefusal(new ProviderRejectedError(status, code, description));
+    const notCreated = (status: number, code: string, description = 'refused') =>
+      isNotCreatedRefusal(new ProviderRejectedError(status, code, description));
     assert.equal(notCreated(400, '01', 'invalid bank code'), true);
     assert.equal(notCreated(400, '400', 'amount: must be positive'), true);
     assert.equal(notCreated(400, '96', 'system malfunction'), false, 'an unexplained 400');
@@ -50,6 +58,10 @@ describe('provider answers that decide a settlement', () => {
     assert.ok(callsInFirstMinute <= 20, `${callsInFirstMinute} calls in the first minute`);
     assert.deepEqual(pace(1_000, MAX_PROVIDER_BACKOFF_MS, 20_000), { waitMs: 20_000, nextDelayMs: 1_500 });
     assert.equal(pace(1_000, MAX_PROVIDER_BACKOFF_MS, 3_600_000).waitMs, MAX_RETRY_AFTER_MS);
-    assert.deepEqual(pace(120_000, MAX_PROVIDER_BACKOFF_MS), { waitMs: 120_000, nextDelayMs: 120_000 }, 'an interval above the cap is kept');
+    assert.deepEqual(
+      pace(120_000, MAX_PROVIDER_BACKOFF_MS),
+      { waitMs: 120_000, nextDelayMs: 120_000 },
+      'an interval above the cap is kept',
+    );
   });
 });

@@ -1,13 +1,28 @@
 import assert from 'node:assert/strict';
 import { transactionListDataSchema } from '../../src/provider/spec-provider/provider.schemas';
 
-const row = (fields: Record<string, unknown>) => ({ id: 'API-VACT_TRA-1', status: 'SUCCESS', amount: 5025, timeCreated: '2026-11-22T10:15:30Z', ...fields });
+const row = (fields: Record<string, unknown>) => ({
+  id: 'API-VACT_TRA-1',
+  status: 'SUCCESS',
+  amount: 5025,
+  timeCreated: '2026-11-22T10:15:30Z',
+  ...fields,
+});
 const parse = (...results: unknown[]) => transactionListDataSchema.safeParse({ results, cursor: 'next' });
 
 describe('provider listing schema', () => {
   it('reads a row into kobo and nulls: numbers or decimal text, absent fields null, entryType in capitals or null', () => {
     const parsed = parse(
-      row({ fixedCharge: 25, entryType: 'credit', type: 'vact_transfer', currency: 'NGN', recipientAccountNumber: '0123456789', senderName: 'ADA OBI', narration: 'Invoice', timeUpdated: 'ignored' }),
+      row({
+        fixedCharge: 25,
+        entryType: 'credit',
+        type: 'vact_transfer',
+        currency: 'NGN',
+        recipientAccountNumber: '0123456789',
+        senderName: 'ADA OBI',
+        narration: 'Invoice',
+        timeUpdated: 'ignored',
+      }),
       row({ amount: '100.0', fixedCharge: '0.5', entryType: 'sideways', merchantTxRef: 'mtx_1-1' }),
       row({ amount: 0.29, fixedCharge: null, entryType: null }),
     );

@@ -75,7 +75,10 @@ describe('provider inbound signature (shared test vectors)', () => {
 
       for (const fieldPath of SIGNED_PATHS) {
         it(`rejects the event when ${fieldPath.join('.')} is tampered with`, () => {
-          assert.equal(verifyProviderSignature(vector.secret, tampered(vector.payload, fieldPath), vector.timestampHeader, vector.signature), false);
+          assert.equal(
+            verifyProviderSignature(vector.secret, tampered(vector.payload, fieldPath), vector.timestampHeader, vector.signature),
+            false,
+          );
         });
       }
 
@@ -89,17 +92,28 @@ describe('provider inbound signature (shared test vectors)', () => {
 
       it('rejects a truncated, empty or garbage signature', () => {
         for (const signature of [vector.signature.slice(0, -4), '', 'not a signature', 'x'.repeat(64)]) {
-          assert.equal(verifyProviderSignature(vector.secret, vector.payload, vector.timestampHeader, signature), false, JSON.stringify(signature));
+          assert.equal(
+            verifyProviderSignature(vector.secret, vector.payload, vector.timestampHeader, signature),
+            false,
+            JSON.stringify(signature),
+          );
         }
       });
     });
   }
 
   it('signs a responseCode of "null" as the empty string', () => {
-    const empty = vectors.find((vector) => (vector.payload.data as { transaction: { responseCode: string } }).transaction.responseCode === '');
-    const nullText = vectors.find((vector) => (vector.payload.data as { transaction: { responseCode: string } }).transaction.responseCode === 'null');
+    const empty = vectors.find(
+      (vector) => (vector.payload.data as { transaction: { responseCode: string } }).transaction.responseCode === '',
+    );
+    const nullText = vectors.find(
+      (vector) => (vector.payload.data as { transaction: { responseCode: string } }).transaction.responseCode === 'null',
+    );
     assert.ok(empty && nullText);
-    assert.equal(signProviderEvent(nullText.secret, nullText.payload, nullText.timestampHeader), signProviderEvent(empty.secret, empty.payload, empty.timestampHeader));
+    assert.equal(
+      signProviderEvent(nullText.secret, nullText.payload, nullText.timestampHeader),
+      signProviderEvent(empty.secret, empty.payload, empty.timestampHeader),
+    );
   });
 
   // The spec signs nine fields, not the body: the amount is not covered, which is why every credit

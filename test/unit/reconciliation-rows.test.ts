@@ -24,17 +24,12 @@ const listed = (overrides: Partial<ProviderListedTransaction>): ProviderListedTr
 
 describe('reconciliation: provider rows', () => {
   it("reduces the provider's statuses to a verdict; anything unfinished is pending", () => {
-    assert.deepEqual(['SUCCESS', 'payment_successful', 'PAYMENT_FAILED', 'REFUND', 'REVERSED', 'PROCESSING', 'NEW', 'PENDING_BILLING', 'whatever'].map(verdictOf), [
-      'success',
-      'success',
-      'failed',
-      'refund',
-      'refund',
-      'pending',
-      'pending',
-      'pending',
-      'pending',
-    ]);
+    assert.deepEqual(
+      ['SUCCESS', 'payment_successful', 'PAYMENT_FAILED', 'REFUND', 'REVERSED', 'PROCESSING', 'NEW', 'PENDING_BILLING', 'whatever'].map(
+        verdictOf,
+      ),
+      ['success', 'success', 'failed', 'refund', 'refund', 'pending', 'pending', 'pending', 'pending'],
+    );
   });
 
   it('takes the direction from entryType, else from the type, else from a merchantTxRef', () => {
@@ -106,7 +101,10 @@ describe('reconciliation: provider rows', () => {
         timeCreated: '2026-11-22T10:15:30Z',
       },
     );
-    assert.deepEqual([found.providerTxnId, found.merchantTxRef, found.status, found.rawStatus, found.fee, found.currency], ['API-BANK_TRF-9', 'mtx_1-2', 'refund', 'REFUND', '0', 'NGN']);
+    assert.deepEqual(
+      [found.providerTxnId, found.merchantTxRef, found.status, found.rawStatus, found.fee, found.currency],
+      ['API-BANK_TRF-9', 'mtx_1-2', 'refund', 'REFUND', '0', 'NGN'],
+    );
   });
 
   it('bounds settlement ids by time: no UUIDv7 made at or after a moment sorts below its bound', () => {

@@ -38,17 +38,35 @@ describe('Temporal connection settings', () => {
     );
     assert.deepEqual(options, {
       address: 'temporal.internal:7233',
-      tls: { serverRootCACertificate: Buffer.from('CA'), clientCertPair: { crt: Buffer.from('CERT'), key: Buffer.from('KEY') }, serverNameOverride: 'temporal.internal' },
+      tls: {
+        serverRootCACertificate: Buffer.from('CA'),
+        clientCertPair: { crt: Buffer.from('CERT'), key: Buffer.from('KEY') },
+        serverNameOverride: 'temporal.internal',
+      },
     });
   });
 
   it('an API key (Temporal Cloud) turns TLS on and names the namespace for regional endpoints', () => {
     const options = temporalConnectionOptions(
-      loadConfig({ ...DEVELOPMENT_SETTINGS, TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'ledger.a1b2c', TEMPORAL_API_KEY: 'secret' }),
+      loadConfig({
+        ...DEVELOPMENT_SETTINGS,
+        TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233',
+        TEMPORAL_NAMESPACE: 'ledger.a1b2c',
+        TEMPORAL_API_KEY: 'secret',
+      }),
     );
-    assert.deepEqual(options, { address: 'eu-west-1.aws.api.temporal.io:7233', tls: {}, apiKey: 'secret', metadata: { 'temporal-namespace': 'ledger.a1b2c' } });
+    assert.deepEqual(options, {
+      address: 'eu-west-1.aws.api.temporal.io:7233',
+      tls: {},
+      apiKey: 'secret',
+      metadata: { 'temporal-namespace': 'ledger.a1b2c' },
+    });
     assert.equal(temporalConnectionOptions(loadConfig({ ...DEVELOPMENT_SETTINGS, TEMPORAL_TLS: 'true' })).tls !== false, true);
-    assert.equal(temporalConnectionOptions(loadConfig({ ...DEVELOPMENT_SETTINGS, TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' })).tls, false, 'an API key behind a TLS-terminating sidecar');
+    assert.equal(
+      temporalConnectionOptions(loadConfig({ ...DEVELOPMENT_SETTINGS, TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' })).tls,
+      false,
+      'an API key behind a TLS-terminating sidecar',
+    );
   });
 
   it('refuses unreadable files, half a certificate pair, and TLS files with TEMPORAL_TLS=false', () => {
@@ -99,8 +117,14 @@ describe('a Temporal beyond loopback under the production checks', () => {
     const remote = { TEMPORAL_ADDRESS: 'temporal.internal:7233' };
     const plain = temporalProblems(remote);
     assert.equal(plain.length, 2, plain.join('; '));
-    assert.match(plain[0]!, /^TEMPORAL_TLS: TEMPORAL_ADDRESS is temporal\.internal:7233, beyond loopback, and the connection would be plaintext: set TEMPORAL_TLS=true/);
-    assert.match(plain[1]!, /^TEMPORAL_API_KEY: .*no client authentication: set TEMPORAL_API_KEY, or TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY/);
+    assert.match(
+      plain[0]!,
+      /^TEMPORAL_TLS: TEMPORAL_ADDRESS is temporal\.internal:7233, beyond loopback, and the connection would be plaintext: set TEMPORAL_TLS=true/,
+    );
+    assert.match(
+      plain[1]!,
+      /^TEMPORAL_API_KEY: .*no client authentication: set TEMPORAL_API_KEY, or TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY/,
+    );
     assert.deepEqual(
       temporalProblems({ ...remote, TEMPORAL_TLS: 'true' }).map((problem) => problem.split(':')[0]),
       ['TEMPORAL_API_KEY'],
@@ -115,7 +139,8 @@ describe('a Temporal beyond loopback under the production checks', () => {
   });
 
   it('allows a plaintext loopback address (a server or sidecar on this machine)', () => {
-    for (const address of ['127.0.0.1:7233', 'localhost:7233', '[::1]:7233']) assert.deepEqual(temporalProblems({ TEMPORAL_ADDRESS: address }), [], address);
+    for (const address of ['127.0.0.1:7233', 'localhost:7233', '[::1]:7233'])
+      assert.deepEqual(temporalProblems({ TEMPORAL_ADDRESS: address }), [], address);
   });
 });
 
@@ -148,7 +173,13 @@ describe('search attribute registration', () => {
 
   it('adds only the missing attributes', async () => {
     const server = fakeServer(['TenantId', 'AccountRef'], {});
-    assert.deepEqual(await registerSearchAttributes(server.connection, 'default'), ['MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus', 'ProviderTxnRefs', 'AccountRefs']);
+    assert.deepEqual(await registerSearchAttributes(server.connection, 'default'), [
+      'MerchantTxRef',
+      'SettlementStatus',
+      'ReconciliationStatus',
+      'ProviderTxnRefs',
+      'AccountRefs',
+    ]);
     assert.deepEqual(server.added, [['MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus', 'ProviderTxnRefs', 'AccountRefs']]);
   });
 
@@ -158,7 +189,10 @@ describe('search attribute registration', () => {
     await assert.rejects(registerSearchAttributes(server.connection, 'ledger.a1b2c'), (error: unknown) => {
       assert.ok(error instanceof MissingSearchAttributesError);
       assert.deepEqual(error.missing, ['MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus', 'ProviderTxnRefs', 'AccountRefs']);
-      assert.match(error.message, /lacks the search attribute\(s\) MerchantTxRef, SettlementStatus, ReconciliationStatus, ProviderTxnRefs, AccountRefs/);
+      assert.match(
+        error.message,
+        /lacks the search attribute\(s\) MerchantTxRef, SettlementStatus, ReconciliationStatus, ProviderTxnRefs, AccountRefs/,
+      );
       assert.match(
         error.message,
         /tcld namespace search-attributes add --namespace ledger\.a1b2c --search-attribute MerchantTxRef=Keyword --search-attribute SettlementStatus=Keyword --search-attribute ReconciliationStatus=Keyword --search-attribute ProviderTxnRefs=KeywordList --search-attribute AccountRefs=KeywordList/,
@@ -169,7 +203,10 @@ describe('search attribute registration', () => {
 
   it('where the operator API is denied but every attribute exists, starts without adding anything', async () => {
     const denied = grpcError(7, 'PermissionDenied');
-    const server = fakeServer(['TenantId', 'AccountRef', 'MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus', 'ProviderTxnRefs', 'AccountRefs'], { list: denied, add: denied });
+    const server = fakeServer(
+      ['TenantId', 'AccountRef', 'MerchantTxRef', 'SettlementStatus', 'ReconciliationStatus', 'ProviderTxnRefs', 'AccountRefs'],
+      { list: denied, add: denied },
+    );
     assert.deepEqual(await registerSearchAttributes(server.connection, 'default'), []);
     assert.deepEqual(server.added, []);
   });

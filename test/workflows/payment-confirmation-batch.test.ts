@@ -5,9 +5,19 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../../src/contracts/confirmation-rules';
 import { HISTORY_EVENT_LIMIT } from '../../workflows/continue-as-new';
-import { batchConfirmationStatusQuery, batchPaymentQuery, paymentConfirmationBatchWorkflow, type BatchConfirmationSummary } from '../../workflows/payment-confirmation-batch.workflow';
+import {
+  batchConfirmationStatusQuery,
+  batchPaymentQuery,
+  paymentConfirmationBatchWorkflow,
+  type BatchConfirmationSummary,
+} from '../../workflows/payment-confirmation-batch.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
-import { type BatchConfirmationInput, type BatchPaymentResult, type BatchRoundResult, paymentConfirmationBatchWorkflowId } from '../../src/contracts/payment-confirmation.contract';
+import {
+  type BatchConfirmationInput,
+  type BatchPaymentResult,
+  type BatchRoundResult,
+  paymentConfirmationBatchWorkflowId,
+} from '../../src/contracts/payment-confirmation.contract';
 import type { ProviderTxnLookup } from '../../src/provider/provider-answers';
 
 const SECOND = 1_000;
@@ -19,7 +29,13 @@ const MIN_NOT_FOUND_LOOKUPS = 3;
 const rule = notFoundRule(WINDOW, MIN_NOT_FOUND_LOOKUPS);
 const GROSS = '502500';
 
-const found = (status: 'SUCCESS' | 'PROCESSING', transactionId: string): ProviderTxnLookup => ({ kind: 'found', status, grossAmountKobo: GROSS, feeKobo: '2500', transactionId });
+const found = (status: 'SUCCESS' | 'PROCESSING', transactionId: string): ProviderTxnLookup => ({
+  kind: 'found',
+  status,
+  grossAmountKobo: GROSS,
+  feeKobo: '2500',
+  transactionId,
+});
 const notFound: ProviderTxnLookup = { kind: 'not_found' };
 
 /** What the provider says about one payment, by the time since the batch started and the lookup's index. */
@@ -69,11 +85,25 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
           if (throttledForMs !== null && index > 0) return { entryId, kind: 'skipped' };
           const times = lookups.get(entryId) ?? [];
           lookups.set(entryId, [...times, elapsed]);
-          const lookup: ProviderTxnLookup = throttledForMs !== null ? { kind: 'unavailable', reason: 'HTTP 429', retryAfterMs: throttledForMs } : item.provider(elapsed, times.length);
-          const remembered = rememberLookup(memory.get(entryId) ?? { seen: false, notFoundAnswers: 0, lastNotFoundCountedAtMs: null }, lookup, now, rule);
+          const lookup: ProviderTxnLookup =
+            throttledForMs !== null
+              ? { kind: 'unavailable', reason: 'HTTP 429', retryAfterMs: throttledForMs }
+              : item.provider(elapsed, times.length);
+          const remembered = rememberLookup(
+            memory.get(entryId) ?? { seen: false, notFoundAnswers: 0, lastNotFoundCountedAtMs: null },
+            lookup,
+            now,
+            rule,
+          );
           memory.set(entryId, remembered);
           const clock = { nowMs: now, windowEndsAtMs: postedAt.get(entryId)! + WINDOW };
-          const decision = decidePayment({ providerTxnRef: item.ref, aliasAccountRef: 'va_test', grossAmountKobo: GROSS, currency: 'NGN' }, remembered, lookup, clock, rule);
+          const decision = decidePayment(
+            { providerTxnRef: item.ref, aliasAccountRef: 'va_test', grossAmountKobo: GROSS, currency: 'NGN' },
+            remembered,
+            lookup,
+            clock,
+            rule,
+          );
           if (decision.kind === 'keep') return { entryId, kind: 'kept', reason: decision.reason, lookup };
           const outcome = decision.kind === 'confirm' ? 'confirmed' : 'reversed';
           decided.set(entryId, { outcome, atMs: elapsed });
@@ -88,18 +118,35 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
     postedAt = new Map(payments.map((item) => [item.entryId, now - item.postedAgoMs]));
     const input: BatchConfirmationInput = {
       batchId: randomUUID(),
-      payments: payments.map((item) => ({ entryId: item.entryId, providerTxnRef: item.ref, accountRef: 'va_test', postedAtMs: now - item.postedAgoMs })),
+      payments: payments.map((item) => ({
+        entryId: item.entryId,
+        providerTxnRef: item.ref,
+        accountRef: 'va_test',
+        postedAtMs: now - item.postedAgoMs,
+      })),
       windowMs: WINDOW,
       pollIntervalMs: 2 * SECOND,
       minNotFoundLookups: MIN_NOT_FOUND_LOOKUPS,
     };
     return worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(paymentConfirmationBatchWorkflow, { taskQueue, workflowId: paymentConfirmationBatchWorkflowId(input.batchId), args: [input] });
+      const handle = await env.client.workflow.start(paymentConfirmationBatchWorkflow, {
+        taskQueue,
+        workflowId: paymentConfirmationBatchWorkflowId(input.batchId),
+        args: [input],
+      });
       const summary: BatchConfirmationSummary = await handle.result();
       const runs = await runsOf(handle);
       const final = await handle.query(batchConfirmationStatusQuery);
       const byRef = await handle.query(batchPaymentQuery, payments.at(-1)!.ref);
-      return { summary, runs, final, byRef, lookups, decided, seconds: (entryId: string) => (lookups.get(entryId) ?? []).map((ms) => Math.round(ms / SECOND)) };
+      return {
+        summary,
+        runs,
+        final,
+        byRef,
+        lookups,
+        decided,
+        seconds: (entryId: string) => (lookups.get(entryId) ?? []).map((ms) => Math.round(ms / SECOND)),
+      };
     });
   }
 
@@ -143,7 +190,11 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
     const fresh = payment(() => notFound, 0);
     const { summary, decided, seconds } = await runBatch([old, fresh]);
     assert.equal(summary.reversed, 2);
-    assert.deepEqual(seconds(old.entryId), [0, 602, 1204], 'its window over at the start, it keeps looking for real time: a third of the window (and a poll interval) apart');
+    assert.deepEqual(
+      seconds(old.entryId),
+      [0, 602, 1204],
+      'its window over at the start, it keeps looking for real time: a third of the window (and a poll interval) apart',
+    );
     const freshAt = decided.get(fresh.entryId)!.atMs;
     assert.ok(freshAt >= WINDOW && freshAt <= WINDOW + WINDOW / MIN_NOT_FOUND_LOOKUPS + 30 * SECOND, `reversed at ${freshAt / SECOND} s`);
     // Inside its window the back-off caps at 5 minutes; after it, the next lookup waits until an answer can
@@ -202,7 +253,8 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
     this.timeout(120_000);
     // Seen PROCESSING once, then "not found" for a day (lookup lag): never reversed, because it was seen.
     const lagging = payment(() => notFound);
-    lagging.provider = (elapsed, index) => (index === 0 ? found('PROCESSING', lagging.ref) : elapsed < 24 * HOUR ? notFound : found('SUCCESS', lagging.ref));
+    lagging.provider = (elapsed, index) =>
+      index === 0 ? found('PROCESSING', lagging.ref) : elapsed < 24 * HOUR ? notFound : found('SUCCESS', lagging.ref);
     const done = [payment(() => notFound), payment(() => notFound)];
     for (const item of done) item.provider = () => found('SUCCESS', item.ref);
     const { summary, runs, final, byRef } = await runBatch([...done, lagging]);

@@ -18,7 +18,12 @@ import type {
 
 const ROWS_PER_PAGE = 500;
 
-const handle: ReconciliationRunHandle = { runId: 'run-1', tenantId: null, windowFrom: '2026-11-21T00:00:00.000Z', windowTo: '2026-11-23T00:00:00.000Z' };
+const handle: ReconciliationRunHandle = {
+  runId: 'run-1',
+  tenantId: null,
+  windowFrom: '2026-11-21T00:00:00.000Z',
+  windowTo: '2026-11-23T00:00:00.000Z',
+};
 
 /**
  * A provider listing of `totalPages` pages behind activities that behave like the real ones: each call
@@ -47,13 +52,21 @@ function listingActivities(options: { totalPages: number; pagesPerCall: number; 
         const context = Context.current();
         const resumed = context.info.heartbeatDetails as PageProgress | undefined;
         if (resumed) resumedFrom.push(pageOf(resumed.position));
-        let progress: PageProgress = resumed ?? { position: position ?? { source: 'wallet', accountId: null, cursor: null, lookups: 0 }, pages: 0, providerTransactions: 0, repaired: 0 };
+        let progress: PageProgress = resumed ?? {
+          position: position ?? { source: 'wallet', accountId: null, cursor: null, lookups: 0 },
+          pages: 0,
+          providerTransactions: 0,
+          repaired: 0,
+        };
         for (let taken = 0; taken < options.pagesPerCall && progress.position.source !== 'done'; taken += 1) {
           const page = pageOf(progress.position);
           processed.push(page);
           const next = page + 1;
           progress = {
-            position: next >= options.totalPages ? { ...progress.position, source: 'done', cursor: null } : { ...progress.position, cursor: String(next) },
+            position:
+              next >= options.totalPages
+                ? { ...progress.position, source: 'done', cursor: null }
+                : { ...progress.position, cursor: String(next) },
             pages: progress.pages + 1,
             providerTransactions: progress.providerTransactions + ROWS_PER_PAGE,
             repaired: progress.repaired,
@@ -67,7 +80,17 @@ function listingActivities(options: { totalPages: number; pagesPerCall: number; 
         return progress;
       },
       async finishReconciliationRun(runId: string): Promise<ReconciliationSummary> {
-        return { runId, outcome: 'clean', providerTransactions: new Set(processed).size * ROWS_PER_PAGE, matched: 0, repaired: 0, reported: 0, alerts: 0, inFlight: 0, daysDiffering: 0 };
+        return {
+          runId,
+          outcome: 'clean',
+          providerTransactions: new Set(processed).size * ROWS_PER_PAGE,
+          matched: 0,
+          repaired: 0,
+          reported: 0,
+          alerts: 0,
+          inFlight: 0,
+          daysDiffering: 0,
+        };
       },
       async failReconciliationRun(_runId: string, reason: string): Promise<void> {
         failures.push(reason);
@@ -109,7 +132,13 @@ describe('reconciliationWorkflow (time-skipping)', () => {
     assert.deepEqual(listing.resumedFrom, [18]);
     assert.equal(summary.providerTransactions, 40 * ROWS_PER_PAGE);
     assert.deepEqual(
-      { phase: state.phase, pages: state.progress.pages, providerTransactions: state.progress.providerTransactions, executions: state.executions, position: state.position?.source },
+      {
+        phase: state.phase,
+        pages: state.progress.pages,
+        providerTransactions: state.progress.providerTransactions,
+        executions: state.executions,
+        position: state.position?.source,
+      },
       { phase: 'succeeded', pages: 40, providerTransactions: 40 * ROWS_PER_PAGE, executions: 3, position: 'done' },
     );
     const lastEvent = firstRunHistory.events?.at(-1);
@@ -131,10 +160,16 @@ describe('reconciliationWorkflow (time-skipping)', () => {
     const taskQueue = `reconciliation-${randomUUID()}`;
     const worker = await testWorker(env.nativeConnection, taskQueue, activities);
     const failure = await worker.runUntil(
-      env.client.workflow.execute(reconciliationWorkflow, { taskQueue, workflowId: `reconciliation:${randomUUID()}`, args: [{ runId: 'run-1', providerAttempts: 5 }] }).then(
-        () => assert.fail('the run should fail'),
-        (error: unknown) => error,
-      ),
+      env.client.workflow
+        .execute(reconciliationWorkflow, {
+          taskQueue,
+          workflowId: `reconciliation:${randomUUID()}`,
+          args: [{ runId: 'run-1', providerAttempts: 5 }],
+        })
+        .then(
+          () => assert.fail('the run should fail'),
+          (error: unknown) => error,
+        ),
     );
     assert.ok(failure instanceof WorkflowFailedError);
     assert.match(String(failure.cause?.message), /reconciliation run failed: provider rejected the request: HTTP 404/);
@@ -155,10 +190,16 @@ describe('reconciliationWorkflow (time-skipping)', () => {
     const taskQueue = `reconciliation-${randomUUID()}`;
     const worker = await testWorker(env.nativeConnection, taskQueue, activities);
     await worker.runUntil(
-      env.client.workflow.execute(reconciliationWorkflow, { taskQueue, workflowId: `reconciliation:${randomUUID()}`, args: [{ lookBackMs: 3_600_000, graceMs: 0, providerAttempts: 3 }] }).then(
-        () => assert.fail('the run should fail'),
-        () => undefined,
-      ),
+      env.client.workflow
+        .execute(reconciliationWorkflow, {
+          taskQueue,
+          workflowId: `reconciliation:${randomUUID()}`,
+          args: [{ lookBackMs: 3_600_000, graceMs: 0, providerAttempts: 3 }],
+        })
+        .then(
+          () => assert.fail('the run should fail'),
+          () => undefined,
+        ),
     );
     assert.equal(attemptTimes.length, 3);
     const gaps = attemptTimes.slice(1).map((time, index) => Math.round((time - attemptTimes[index]!) / 1000));

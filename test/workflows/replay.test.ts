@@ -33,10 +33,16 @@ describe("replay of recorded histories: today's workflow code against runs recor
   });
 
   it('replays every recorded history without a nondeterminism error (a change that would break runs in flight needs patched())', async () => {
-    const histories = files.map((file) => ({ workflowId: file, history: historyFromJson(JSON.parse(readFileSync(path.join(HISTORIES_DIR, file), 'utf8'))) }));
+    const histories = files.map((file) => ({
+      workflowId: file,
+      history: historyFromJson(JSON.parse(readFileSync(path.join(HISTORIES_DIR, file), 'utf8'))),
+    }));
     const failures: string[] = [];
     let replayed = 0;
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle(), replayName: 'replay-test' }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: await workflowBundle(), replayName: 'replay-test' },
+      histories,
+    )) {
       replayed += 1;
       if (result.error) failures.push(`${result.workflowId}: ${result.error.name}: ${result.error.message}`);
     }

@@ -56,7 +56,11 @@ const notFound: AttemptProgress = { kind: 'pending', providerStatus: 'NOT_FOUND'
 const succeeded: AttemptProgress = { kind: 'succeeded', status: 'success' };
 const failedAttempt: AttemptProgress = { kind: 'failed', reason: 'provider reports PAYMENT_FAILED' };
 const noRefund: RefundCheck = { kind: 'not_refunded', status: 'success', reason: 'provider reports SUCCESS' };
-const unavailable = (retryAfterMs?: number) => ({ kind: 'unavailable' as const, reason: 'HTTP 503', ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+const unavailable = (retryAfterMs?: number) => ({
+  kind: 'unavailable' as const,
+  reason: 'HTTP 503',
+  ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+});
 
 function pick<T>(answers: Array<Answer<T>>, call: number, elapsedMs: number): T {
   const answer = answers[Math.min(call, answers.length - 1)]!;
@@ -137,7 +141,10 @@ function assertGaps(times: number[], expectedSeconds: number[], what: string): v
   assert.equal(gaps.length, expectedSeconds.length, `${what}: ${gaps.length} gaps`);
   for (const [i, gap] of gaps.entries()) {
     const expected = expectedSeconds[i]! * SECOND;
-    assert.ok(gap >= expected - 500 && gap <= expected + 1_500, `${what}: gap ${i + 1} was ${gap} ms, expected ${expected} ms (${gaps.join(', ')})`);
+    assert.ok(
+      gap >= expected - 500 && gap <= expected + 1_500,
+      `${what}: gap ${i + 1} was ${gap} ms, expected ${expected} ms (${gaps.join(', ')})`,
+    );
   }
 }
 
@@ -160,19 +167,28 @@ describe('settlementWorkflow (time-skipping)', function () {
   });
 
   /** Runs one settlement against the model; `during` runs (in real time) while it is in flight. */
-  async function settle(model: ProviderModel, overrides: Partial<SettlementInput> = {}, during?: (handle: WorkflowHandle<typeof settlementWorkflow>) => Promise<void>) {
+  async function settle(
+    model: ProviderModel,
+    overrides: Partial<SettlementInput> = {},
+    during?: (handle: WorkflowHandle<typeof settlementWorkflow>) => Promise<void>,
+  ) {
     const { activities, calls } = modelledActivities(model);
     const taskQueue = `settlement-${randomUUID()}`;
     const merchantTxRef = `mtx_${randomUUID().slice(0, 8)}`;
     const worker = await testWorker(env.nativeConnection, taskQueue, activities);
     const outcome = await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(settlementWorkflow, { taskQueue, workflowId: `settlement:${merchantTxRef}`, args: [{ ...baseInput(merchantTxRef), ...overrides }] });
+      const handle = await env.client.workflow.start(settlementWorkflow, {
+        taskQueue,
+        workflowId: `settlement:${merchantTxRef}`,
+        args: [{ ...baseInput(merchantTxRef), ...overrides }],
+      });
       if (during) await during(handle);
       const result = await handle.result();
       const description = await handle.describe();
       return { result, handle, searchStatus: description.typedSearchAttributes.get(SETTLEMENT_STATUS) };
     });
-    const of = (kind: Call['kind'], attemptNo?: number) => calls.filter((call) => call.kind === kind && (attemptNo === undefined || call.attemptNo === attemptNo));
+    const of = (kind: Call['kind'], attemptNo?: number) =>
+      calls.filter((call) => call.kind === kind && (attemptNo === undefined || call.attemptNo === attemptNo));
     const providerCallTimes = calls.filter((call) => call.kind !== 'fail' && call.kind !== 'overdue').map((call) => call.at);
     return { ...outcome, calls, of, merchantTxRef, providerCallTimes };
   }
@@ -257,7 +273,10 @@ describe('settlementWorkflow (time-skipping)', function () {
   describe('attempts and the delays between them', () => {
     it('four failed attempts then success: a new reference each time, after 30 s, 1, 2 and 5 minutes', async () => {
       const failing: AttemptScript = { submit: [accepted], polls: [failedAttempt] };
-      const { result, of } = await settle({ attempts: [failing, failing, failing, failing, { submit: [accepted], polls: [processing, succeeded] }] }, { refundWatchMs: 0 });
+      const { result, of } = await settle(
+        { attempts: [failing, failing, failing, failing, { submit: [accepted], polls: [processing, succeeded] }] },
+        { refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
       assert.deepEqual(
         of('submit').map((call) => call.attemptNo),
@@ -316,7 +335,10 @@ describe('settlementWorkflow (time-skipping)', function () {
         probed = true;
         return { kind: 'duplicate', reason: 'HTTP 409' };
       };
-      const { result, of } = await settle({ attempts: [{ submit: [{ kind: 'ambiguous', reason: 'HTTP 400, code 96' }, probeAnswer], polls: [polls] }] }, { refundWatchMs: 0 });
+      const { result, of } = await settle(
+        { attempts: [{ submit: [{ kind: 'ambiguous', reason: 'HTTP 400, code 96' }, probeAnswer], polls: [polls] }] },
+        { refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
       assert.deepEqual(
         of('submit').map((call) => call.attemptNo),
@@ -329,7 +351,8 @@ describe('settlementWorkflow (time-skipping)', function () {
 
     it('a probe the provider accepts makes that submission the one live transfer, polled to its end', async () => {
       let probed = false;
-      const polls = (elapsedMs: number): AttemptProgress => (probed ? succeeded : elapsedMs >= 5 * MINUTE ? { kind: 'probe', reason: 'not found for the grace' } : notFound);
+      const polls = (elapsedMs: number): AttemptProgress =>
+        probed ? succeeded : elapsedMs >= 5 * MINUTE ? { kind: 'probe', reason: 'not found for the grace' } : notFound;
       const probeAnswer = (): SubmissionResult => {
         probed = true;
         return accepted;
@@ -360,8 +383,12 @@ describe('settlementWorkflow (time-skipping)', function () {
     });
 
     it('a duplicate-reference answer is followed to the end: one reference, whatever "not found" lookups say', async () => {
-      const lagThenSuccess = (elapsedMs: number): AttemptProgress => (elapsedMs >= 20 * MINUTE ? succeeded : { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: true });
-      const { result, of } = await settle({ attempts: [{ submit: [{ kind: 'duplicate', reason: 'HTTP 409' }], polls: [lagThenSuccess] }] }, { refundWatchMs: 0 });
+      const lagThenSuccess = (elapsedMs: number): AttemptProgress =>
+        elapsedMs >= 20 * MINUTE ? succeeded : { kind: 'pending', providerStatus: 'NOT_FOUND', acknowledged: true };
+      const { result, of } = await settle(
+        { attempts: [{ submit: [{ kind: 'duplicate', reason: 'HTTP 409' }], polls: [lagThenSuccess] }] },
+        { refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
       assert.deepEqual(
         of('submit').map((call) => call.attemptNo),
@@ -372,8 +399,12 @@ describe('settlementWorkflow (time-skipping)', function () {
 
   describe('outages and pacing', () => {
     it('rides out ten minutes of outage on submit with the same reference, honouring Retry-After, then pays once', async () => {
-      const outage = (elapsedMs: number): SubmissionResult => (elapsedMs < 10 * MINUTE ? unavailable(elapsedMs < MINUTE ? 20 * SECOND : undefined) : accepted);
-      const { result, of, providerCallTimes } = await settle({ attempts: [{ submit: [outage], polls: [succeeded] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0 });
+      const outage = (elapsedMs: number): SubmissionResult =>
+        elapsedMs < 10 * MINUTE ? unavailable(elapsedMs < MINUTE ? 20 * SECOND : undefined) : accepted;
+      const { result, of, providerCallTimes } = await settle(
+        { attempts: [{ submit: [outage], polls: [succeeded] }] },
+        { pollIntervalMs: SECOND, refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
       assert.ok(
         of('submit').every((call) => call.attemptNo === 1),
@@ -392,7 +423,10 @@ describe('settlementWorkflow (time-skipping)', function () {
 
     it('an unreachable provider during polling backs off the same way and never fails the attempt', async () => {
       const outage = (elapsedMs: number): AttemptProgress => (elapsedMs < 30 * MINUTE ? unavailable() : succeeded);
-      const { result, of, providerCallTimes } = await settle({ attempts: [{ submit: [accepted], polls: [outage] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0 });
+      const { result, of, providerCallTimes } = await settle(
+        { attempts: [{ submit: [accepted], polls: [outage] }] },
+        { pollIntervalMs: SECOND, refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
       assert.equal(of('submit').length, 1);
       assert.ok(maxCallsPerMinute(providerCallTimes) <= 20);
@@ -400,7 +434,10 @@ describe('settlementWorkflow (time-skipping)', function () {
 
     it('polls from the 1 s interval ×1.5 to 60 s: at most about 20 provider calls in any minute', async () => {
       const slow = (elapsedMs: number): AttemptProgress => (elapsedMs < 2 * HOUR ? processing : succeeded);
-      const { result, of, providerCallTimes } = await settle({ attempts: [{ submit: [accepted], polls: [slow] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0 });
+      const { result, of, providerCallTimes } = await settle(
+        { attempts: [{ submit: [accepted], polls: [slow] }] },
+        { pollIntervalMs: SECOND, refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
       const gaps = gapsInSeconds(of('poll').map((call) => call.at));
       assertGaps(
@@ -430,10 +467,17 @@ describe('settlementWorkflow (time-skipping)', function () {
         return elapsedMs - lastSubmittedAt >= GRACE ? { kind: 'probe', reason: 'not found for the grace' } : notFound;
       };
       let midway: unknown;
-      const { result, handle, of } = await settle({ attempts: [{ submit: [submit], polls: [polls] }] }, { refundWatchMs: 0 }, async (running) => {
-        await env.sleep(2 * HOUR);
-        midway = { state: await running.query(settlementStatusQuery), searchStatus: (await running.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS) };
-      });
+      const { result, handle, of } = await settle(
+        { attempts: [{ submit: [submit], polls: [polls] }] },
+        { refundWatchMs: 0 },
+        async (running) => {
+          await env.sleep(2 * HOUR);
+          midway = {
+            state: await running.query(settlementStatusQuery),
+            searchStatus: (await running.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS),
+          };
+        },
+      );
       assert.match(JSON.stringify(midway), /"status":"processing","stage":"(follow|submit)","attempt":1,.*"searchStatus":"processing"/);
       assert.equal(result, 'success');
       assert.equal(of('fail').length, 0, 'never failed, never reversed');
@@ -457,7 +501,10 @@ describe('settlementWorkflow (time-skipping)', function () {
       this.timeout(90_000);
       const STUCK_FOR = 8 * HOUR;
       const stuck = (elapsedMs: number): AttemptProgress => (elapsedMs < STUCK_FOR ? processing : succeeded);
-      const { result, handle, searchStatus, of } = await settle({ attempts: [{ submit: [accepted], polls: [stuck] }] }, { refundWatchMs: 0 });
+      const { result, handle, searchStatus, of } = await settle(
+        { attempts: [{ submit: [accepted], polls: [stuck] }] },
+        { refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
       assert.equal(searchStatus, 'success', 'the status survives continue-as-new');
       assert.equal(of('submit').length, 1);
@@ -475,7 +522,10 @@ describe('settlementWorkflow (time-skipping)', function () {
 
     it('a reference PROCESSING past the clock raises one alert naming the attempt and the answer, and is still followed until it pays', async () => {
       const slow = (elapsedMs: number): AttemptProgress => (elapsedMs < HOUR ? processing : succeeded);
-      const { result, calls, of } = await settle({ attempts: [{ submit: [accepted], polls: [slow] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE });
+      const { result, calls, of } = await settle(
+        { attempts: [{ submit: [accepted], polls: [slow] }] },
+        { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE },
+      );
       assert.equal(result, 'success');
       const [alert, ...more] = overdueOf(calls);
       assert.ok(alert, 'an alert once the clock ran out');
@@ -483,13 +533,19 @@ describe('settlementWorkflow (time-skipping)', function () {
       assert.equal(alert.attemptNo, 1);
       assert.deepEqual({ stage: alert.report?.stage, last: alert.report?.lastProviderStatus }, { stage: 'follow', last: 'PROCESSING' });
       const since = of('submit')[0]!.at;
-      assert.ok(alert.at - since >= OVERDUE && alert.at - since <= OVERDUE + MINUTE + 2 * SECOND, `alert ${alert.at - since} ms after the attempt began`);
+      assert.ok(
+        alert.at - since >= OVERDUE && alert.at - since <= OVERDUE + MINUTE + 2 * SECOND,
+        `alert ${alert.at - since} ms after the attempt began`,
+      );
       assert.equal(of('submit').length, 1, 'the same reference, never a new one');
     });
 
     it('a submission no answer comes back for raises the alert in the submit stage; the same reference is sent again all along', async () => {
       const outage = (elapsedMs: number): SubmissionResult => (elapsedMs < HOUR ? unavailable() : accepted);
-      const { result, calls, of } = await settle({ attempts: [{ submit: [outage], polls: [succeeded] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE });
+      const { result, calls, of } = await settle(
+        { attempts: [{ submit: [outage], polls: [succeeded] }] },
+        { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE },
+      );
       assert.equal(result, 'success');
       assert.deepEqual(
         overdueOf(calls).map((call) => [call.attemptNo, call.report?.stage, call.report?.lastProviderStatus]),
@@ -500,7 +556,10 @@ describe('settlementWorkflow (time-skipping)', function () {
 
     it('a destination check the provider never answers raises the alert before any reference exists', async () => {
       const outage = (elapsedMs: number): DestinationCheck => (elapsedMs < HOUR ? unavailable() : { kind: 'ok' });
-      const { result, calls } = await settle({ destination: [outage], attempts: [{ submit: [accepted], polls: [succeeded] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE });
+      const { result, calls } = await settle(
+        { destination: [outage], attempts: [{ submit: [accepted], polls: [succeeded] }] },
+        { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE },
+      );
       assert.equal(result, 'success');
       assert.deepEqual(
         overdueOf(calls).map((call) => [call.attemptNo, call.report?.stage]),
@@ -520,7 +579,10 @@ describe('settlementWorkflow (time-skipping)', function () {
         if (elapsedMs >= HOUR) return succeeded;
         return elapsedMs - lastSubmittedAt >= GRACE ? { kind: 'probe', reason: 'not found for the grace' } : notFound;
       };
-      const { result, calls, of } = await settle({ attempts: [{ submit: [submit], polls: [polls] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE });
+      const { result, calls, of } = await settle(
+        { attempts: [{ submit: [submit], polls: [polls] }] },
+        { pollIntervalMs: SECOND, refundWatchMs: 0, overdueAfterMs: OVERDUE },
+      );
       assert.equal(result, 'success');
       assert.ok(of('submit').length >= 5, `${of('submit').length} submissions of the one reference`);
       assert.ok(
@@ -546,12 +608,18 @@ describe('settlementWorkflow (time-skipping)', function () {
         if (submissions >= 3) return succeeded;
         return elapsedMs - lastSubmittedAt >= GRACE ? { kind: 'probe', reason: 'not found for the grace' } : notFound;
       };
-      const { result, of } = await settle({ attempts: [{ submit: [submit], polls: [polls] }] }, { pollIntervalMs: SECOND, refundWatchMs: 0 });
+      const { result, of } = await settle(
+        { attempts: [{ submit: [submit], polls: [polls] }] },
+        { pollIntervalMs: SECOND, refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
       const [, probe] = of('submit').map((call) => call.at);
       // The probe's answer is looked up at once; the lookups after that wait as long as they did before it.
       const [answerLookup, next] = of('poll').filter((call) => call.at > probe!);
-      assert.ok(next!.at - answerLookup!.at >= 10 * SECOND, `the second lookup after the probe came ${next!.at - answerLookup!.at} ms after the first`);
+      assert.ok(
+        next!.at - answerLookup!.at >= 10 * SECOND,
+        `the second lookup after the probe came ${next!.at - answerLookup!.at} ms after the first`,
+      );
     });
 
     it('each new attempt starts its own clock: attempts failed in time raise nothing, and a paid settlement never alerts', async () => {
@@ -567,7 +635,10 @@ describe('settlementWorkflow (time-skipping)', function () {
 
   describe('the destination and a settlement closed elsewhere', () => {
     it('an invalid destination fails the settlement without any submission', async () => {
-      const { result, searchStatus, of } = await settle({ destination: [{ kind: 'invalid', reason: 'destination account not found' }], attempts: [] });
+      const { result, searchStatus, of } = await settle({
+        destination: [{ kind: 'invalid', reason: 'destination account not found' }],
+        attempts: [],
+      });
       assert.equal(result, 'failed');
       assert.equal(searchStatus, 'failed');
       assert.equal(of('submit').length, 0);
@@ -575,7 +646,13 @@ describe('settlementWorkflow (time-skipping)', function () {
     });
 
     it('a transient error on the destination name lookup is retried with back-off, not turned into a failure', async () => {
-      const { result, of } = await settle({ destination: [unavailable(), unavailable(), unavailable(), { kind: 'ok' }], attempts: [{ submit: [accepted], polls: [succeeded] }] }, { refundWatchMs: 0 });
+      const { result, of } = await settle(
+        {
+          destination: [unavailable(), unavailable(), unavailable(), { kind: 'ok' }],
+          attempts: [{ submit: [accepted], polls: [succeeded] }],
+        },
+        { refundWatchMs: 0 },
+      );
       assert.equal(result, 'success');
       assert.equal(of('fail').length, 0);
       assertGaps(
@@ -595,7 +672,9 @@ describe('settlementWorkflow (time-skipping)', function () {
     });
 
     it('a settlement closed while in flight (refunded by a refund workflow) ends with that status', async () => {
-      const { result, searchStatus } = await settle({ attempts: [{ submit: [accepted], polls: [processing, { kind: 'settlement_closed', status: 'refunded' }] }] });
+      const { result, searchStatus } = await settle({
+        attempts: [{ submit: [accepted], polls: [processing, { kind: 'settlement_closed', status: 'refunded' }] }],
+      });
       assert.equal(result, 'refunded');
       assert.equal(searchStatus, 'refunded');
     });
@@ -619,10 +698,16 @@ describe('settlementWorkflow (time-skipping)', function () {
             if (state.lastProviderStatus === 'PROCESSING') break;
             await new Promise((resolve) => setTimeout(resolve, 20));
           }
-          whileFollowing = { state: await handle.query(settlementStatusQuery), searchStatus: (await handle.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS) };
+          whileFollowing = {
+            state: await handle.query(settlementStatusQuery),
+            searchStatus: (await handle.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS),
+          };
         },
       );
-      assert.match(JSON.stringify(whileFollowing), /"stage":"follow","attempt":3,"providerRef":"mtx_[0-9a-f]{8}-3".*"searchStatus":"processing"/);
+      assert.match(
+        JSON.stringify(whileFollowing),
+        /"stage":"follow","attempt":3,"providerRef":"mtx_[0-9a-f]{8}-3".*"searchStatus":"processing"/,
+      );
       assert.equal(result, 'success');
       assert.equal(searchStatus, 'success');
       assert.equal(of('submit').length, 0, 'an acknowledged reference is not submitted again');
@@ -631,7 +716,10 @@ describe('settlementWorkflow (time-skipping)', function () {
 
     it('an attempt the database shows failed leads to the next reference after the pause, or to compensation after the last', async () => {
       const over: AttemptScript = { submit: [accepted], polls: [failedAttempt] };
-      const next = await settle({ destination: [{ kind: 'ok', resume: { attempt: 2, stage: 'follow' } }], attempts: [untouched, over, untouched] }, { refundWatchMs: 0 });
+      const next = await settle(
+        { destination: [{ kind: 'ok', resume: { attempt: 2, stage: 'follow' } }], attempts: [untouched, over, untouched] },
+        { refundWatchMs: 0 },
+      );
       assert.equal(next.result, 'success');
       assert.deepEqual(
         next.of('submit').map((call) => call.attemptNo),
@@ -639,7 +727,10 @@ describe('settlementWorkflow (time-skipping)', function () {
       );
       assertGaps([next.of('poll', 2)[0]!.at, next.of('submit', 3)[0]!.at], [60], 'the pause after attempt 2 (1 minute)');
 
-      const last = await settle({ destination: [{ kind: 'ok', resume: { attempt: 5, stage: 'follow' } }], attempts: [untouched, untouched, untouched, untouched, over] });
+      const last = await settle({
+        destination: [{ kind: 'ok', resume: { attempt: 5, stage: 'follow' } }],
+        attempts: [untouched, untouched, untouched, untouched, over],
+      });
       assert.equal(last.result, 'failed');
       assert.equal(last.of('submit').length, 0);
       assert.equal(last.of('fail').length, 1);
@@ -647,7 +738,10 @@ describe('settlementWorkflow (time-skipping)', function () {
 
     it('a submission that never got an answer is submitted again under its own reference', async () => {
       const { result, of } = await settle(
-        { destination: [{ kind: 'ok', resume: { attempt: 2, stage: 'submit' } }], attempts: [untouched, { submit: [accepted], polls: [succeeded] }] },
+        {
+          destination: [{ kind: 'ok', resume: { attempt: 2, stage: 'submit' } }],
+          attempts: [untouched, { submit: [accepted], polls: [succeeded] }],
+        },
         { refundWatchMs: 0 },
       );
       assert.equal(result, 'success');
@@ -670,16 +764,20 @@ describe('settlementWorkflow (time-skipping)', function () {
   describe('signals and queries', () => {
     it('a payout webhook signal wakes a sleeping workflow long before its next poll', async () => {
       let signalledAt = 0;
-      const { result, of } = await settle({ attempts: [{ submit: [accepted], polls: [processing, succeeded] }] }, { pollIntervalMs: HOUR, refundWatchMs: 0 }, async (handle) => {
-        // Only once it sleeps after its first poll (the query answers after that workflow task).
-        for (;;) {
-          const state = await handle.query(settlementStatusQuery);
-          if (state.lastProviderStatus === 'PROCESSING') break;
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        signalledAt = Date.now();
-        await handle.signal(payoutSignal, { type: 'payout_success', providerRef: `${handle.workflowId.replace('settlement:', '')}-1` });
-      });
+      const { result, of } = await settle(
+        { attempts: [{ submit: [accepted], polls: [processing, succeeded] }] },
+        { pollIntervalMs: HOUR, refundWatchMs: 0 },
+        async (handle) => {
+          // Only once it sleeps after its first poll (the query answers after that workflow task).
+          for (;;) {
+            const state = await handle.query(settlementStatusQuery);
+            if (state.lastProviderStatus === 'PROCESSING') break;
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          signalledAt = Date.now();
+          await handle.signal(payoutSignal, { type: 'payout_success', providerRef: `${handle.workflowId.replace('settlement:', '')}-1` });
+        },
+      );
       assert.equal(result, 'success');
       assert.ok(signalledAt > 0);
       const waited = of('poll')[1]!.at - of('poll')[0]!.at;
@@ -688,18 +786,25 @@ describe('settlementWorkflow (time-skipping)', function () {
 
     it('the status query tells the stage, attempt, reference and last provider status', async () => {
       let seen: unknown;
-      const { result } = await settle({ attempts: [{ submit: [accepted], polls: [processing, succeeded] }] }, { pollIntervalMs: HOUR, refundWatchMs: 0 }, async (handle) => {
-        for (;;) {
-          const state = await handle.query(settlementStatusQuery);
-          if (state.lastProviderStatus === 'PROCESSING') {
-            seen = state;
-            break;
+      const { result } = await settle(
+        { attempts: [{ submit: [accepted], polls: [processing, succeeded] }] },
+        { pollIntervalMs: HOUR, refundWatchMs: 0 },
+        async (handle) => {
+          for (;;) {
+            const state = await handle.query(settlementStatusQuery);
+            if (state.lastProviderStatus === 'PROCESSING') {
+              seen = state;
+              break;
+            }
+            await new Promise((resolve) => setTimeout(resolve, 20));
           }
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-      });
+        },
+      );
       assert.equal(result, 'success');
-      assert.match(JSON.stringify(seen), /"status":"processing","stage":"follow","attempt":1,"providerRef":"mtx_[0-9a-f]{8}-1","lastProviderStatus":"PROCESSING"/);
+      assert.match(
+        JSON.stringify(seen),
+        /"status":"processing","stage":"follow","attempt":1,"providerRef":"mtx_[0-9a-f]{8}-1","lastProviderStatus":"PROCESSING"/,
+      );
     });
   });
 });
@@ -715,7 +820,14 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
 
   async function refundEvent(checks: Array<Answer<RefundCheck>>, options: { settlementRunning?: boolean; recheckMs?: number } = {}) {
     const merchantTxRef = `mtx_${randomUUID().slice(0, 8)}`;
-    const settlementInput: SettlementInput = { settlementId: randomUUID(), merchantTxRef, maxAttempts: 5, retryScheduleMs: [SECOND], pollIntervalMs: 5 * SECOND, refundWatchMs: DAY };
+    const settlementInput: SettlementInput = {
+      settlementId: randomUUID(),
+      merchantTxRef,
+      maxAttempts: 5,
+      retryScheduleMs: [SECOND],
+      pollIntervalMs: 5 * SECOND,
+      refundWatchMs: DAY,
+    };
     let applied = false;
     const { activities, calls } = modelledActivities({
       // A settlement run started after the refund reads the database: refunded.
@@ -733,7 +845,11 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
     const worker = await testWorker(env.nativeConnection, taskQueue, activities);
     return worker.runUntil(async () => {
       const settlementHandle = options.settlementRunning
-        ? await env.client.workflow.start(settlementWorkflow, { taskQueue, workflowId: `settlement:${merchantTxRef}`, args: [settlementInput] })
+        ? await env.client.workflow.start(settlementWorkflow, {
+            taskQueue,
+            workflowId: `settlement:${merchantTxRef}`,
+            args: [settlementInput],
+          })
         : null;
       if (settlementHandle) {
         // Watching for a refund, an hour from its next check.
@@ -751,7 +867,11 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
         pollIntervalMs: 5 * SECOND,
         settlement: settlementInput,
       };
-      const outcome = await env.client.workflow.execute(settlementRefundWorkflow, { taskQueue, workflowId: `settlement-refund:${merchantTxRef}-1:${randomUUID()}`, args: [input] });
+      const outcome = await env.client.workflow.execute(settlementRefundWorkflow, {
+        taskQueue,
+        workflowId: `settlement-refund:${merchantTxRef}-1:${randomUUID()}`,
+        args: [input],
+      });
       const latest = env.client.workflow.getHandle(`settlement:${merchantTxRef}`);
       const settlementResult = outcome === 'refunded' || settlementHandle ? await latest.result() : null;
       const latestStatus = settlementResult === null ? null : (await latest.describe()).typedSearchAttributes.get(SETTLEMENT_STATUS);
@@ -760,7 +880,12 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
   }
 
   it('re-checks a refund the lookup does not show yet, with back-off, then applies it and shows it on the settlement id', async () => {
-    const { outcome, calls, settlementResult, latestStatus } = await refundEvent([noRefund, noRefund, noRefund, { kind: 'refunded', status: 'refunded' }]);
+    const { outcome, calls, settlementResult, latestStatus } = await refundEvent([
+      noRefund,
+      noRefund,
+      noRefund,
+      { kind: 'refunded', status: 'refunded' },
+    ]);
     assert.equal(outcome, 'refunded');
     assertGaps(
       calls.filter((call) => call.kind === 'refund').map((call) => call.at),
@@ -794,7 +919,9 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
   });
 
   it('a settlement workflow still watching is woken instead, and ends refunded at once', async () => {
-    const { outcome, settlementResult, latestStatus, calls } = await refundEvent([noRefund, { kind: 'refunded', status: 'refunded' }], { settlementRunning: true });
+    const { outcome, settlementResult, latestStatus, calls } = await refundEvent([noRefund, { kind: 'refunded', status: 'refunded' }], {
+      settlementRunning: true,
+    });
     assert.equal(outcome, 'refunded');
     assert.equal(settlementResult, 'refunded');
     assert.equal(latestStatus, 'refunded');

@@ -41,7 +41,12 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
         const ok = attemptTimes.length === options.succeedsAt;
         return { ok, statusCode: ok ? 200 : 503, error: ok ? null : 'HTTP 503', durationMs: 3, attemptedAt: new Date().toISOString() };
       },
-      async recordWebhookAttempt(_deliveryId: string, attemptNo: number, result: DeliveryAttemptResult, retryInMs: number | null): Promise<void> {
+      async recordWebhookAttempt(
+        _deliveryId: string,
+        attemptNo: number,
+        result: DeliveryAttemptResult,
+        retryInMs: number | null,
+      ): Promise<void> {
         recorded.push({ attemptNo, ok: result.ok, retryInMs });
       },
     };
@@ -51,7 +56,9 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
       const handle = await env.client.workflow.start(webhookDeliveryWorkflow, {
         taskQueue,
         workflowId: `webhook-delivery:${randomUUID()}`,
-        args: [{ deliveryId: randomUUID(), retryScheduleMs: options.retryScheduleMs ?? SPEC_SCHEDULE, maxAttempts: options.maxAttempts ?? 5 }],
+        args: [
+          { deliveryId: randomUUID(), retryScheduleMs: options.retryScheduleMs ?? SPEC_SCHEDULE, maxAttempts: options.maxAttempts ?? 5 },
+        ],
       });
       return { outcome: await handle.result(), history: await handle.fetchHistory(), state: await handle.query(deliveryStatusQuery) };
     });
@@ -91,7 +98,9 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
   it('sends as a normal activity (a slow endpoint holds no workflow-task slot) and records locally', async () => {
     const { history } = await deliver({ succeedsAt: 2 });
     const events = history.events ?? [];
-    const scheduled = events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType?.name] : []));
+    const scheduled = events.flatMap((event) =>
+      event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType?.name] : [],
+    );
     assert.deepEqual(scheduled, ['sendWebhook', 'sendWebhook']);
     // recordWebhookAttempt stays a local activity: a marker per attempt, no activity task.
     assert.equal(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').length, 2);

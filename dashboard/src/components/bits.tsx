@@ -86,7 +86,13 @@ export function useCursorPages(reset: unknown[]) {
   };
 }
 
-export function Pager(props: { page: number; nextCursor: string | null; onNext: (cursor: string) => void; onPrevious: () => void; label?: string }) {
+export function Pager(props: {
+  page: number;
+  nextCursor: string | null;
+  onNext: (cursor: string) => void;
+  onPrevious: () => void;
+  label?: string;
+}) {
   if (props.page === 1 && !props.nextCursor) return null;
   return (
     <nav class="pager" aria-label={props.label ?? 'Pages'}>
@@ -94,7 +100,12 @@ export function Pager(props: { page: number; nextCursor: string | null; onNext: 
         ← Previous
       </button>
       <span class="pager-page">Page {props.page}</span>
-      <button type="button" class="button secondary small" onClick={() => props.nextCursor && props.onNext(props.nextCursor)} disabled={!props.nextCursor}>
+      <button
+        type="button"
+        class="button secondary small"
+        onClick={() => props.nextCursor && props.onNext(props.nextCursor)}
+        disabled={!props.nextCursor}
+      >
         Next →
       </button>
     </nav>

@@ -51,7 +51,12 @@ export function ConfirmDialog(props: {
         <button type="button" class="button secondary" onClick={props.onClose} disabled={busy}>
           Cancel
         </button>
-        <button type="button" class={`button ${props.danger ? 'danger' : 'primary'}`} onClick={confirm} disabled={busy || props.confirmDisabled === true}>
+        <button
+          type="button"
+          class={`button ${props.danger ? 'danger' : 'primary'}`}
+          onClick={confirm}
+          disabled={busy || props.confirmDisabled === true}
+        >
           {busy ? 'Working…' : props.confirmLabel}
         </button>
       </div>
@@ -73,11 +78,22 @@ export function ConfirmButton(props: {
   const [open, setOpen] = useState(false);
   return (
     <>
-      <button type="button" class={`button ${props.danger ? 'danger' : 'secondary'}${props.small ? ' small' : ''}`} onClick={() => setOpen(true)} disabled={props.disabled}>
+      <button
+        type="button"
+        class={`button ${props.danger ? 'danger' : 'secondary'}${props.small ? ' small' : ''}`}
+        onClick={() => setOpen(true)}
+        disabled={props.disabled}
+      >
         {props.label}
       </button>
       {open ? (
-        <ConfirmDialog title={props.title} confirmLabel={props.confirmLabel ?? props.label} {...(props.danger ? { danger: true } : {})} onConfirm={props.action} onClose={() => setOpen(false)}>
+        <ConfirmDialog
+          title={props.title}
+          confirmLabel={props.confirmLabel ?? props.label}
+          {...(props.danger ? { danger: true } : {})}
+          onConfirm={props.action}
+          onClose={() => setOpen(false)}
+        >
           {props.description}
         </ConfirmDialog>
       ) : null}

@@ -67,7 +67,13 @@ export function Layout(props: { onSignedOut: (message?: string) => void; childre
             NUBAN ledger <span class="brand-tenant">· {session.tenant.name}</span>
           </span>
         </div>
-        <button type="button" class="button secondary small menu-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          class="button secondary small menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           Menu
         </button>
         <div class="whoami">

@@ -31,7 +31,12 @@ export function RunStatus(props: { run: ReconciliationRun }) {
   return (
     <span class="badges">
       <Badge status={run.Status} />
-      {run.Outcome ? <Badge status={run.Outcome} label={run.Outcome === 'exceptions' ? 'exceptions found' : run.Outcome === 'alert' ? 'alert' : run.Outcome} /> : null}
+      {run.Outcome ? (
+        <Badge
+          status={run.Outcome}
+          label={run.Outcome === 'exceptions' ? 'exceptions found' : run.Outcome === 'alert' ? 'alert' : run.Outcome}
+        />
+      ) : null}
     </span>
   );
 }
@@ -69,7 +74,8 @@ export function resolvedBy(finding: ReconciliationException): string {
 
 /** A detail value as read: amounts as naira, times in Lagos time, the rest as it is. */
 export function detailValue(name: string, value: unknown): string {
-  if (typeof value === 'string' && /^-?\d+\.\d{2}$/.test(value) && /amount|fee|balance|settlements|misdirected|unexplained/i.test(name)) return naira(value);
+  if (typeof value === 'string' && /^-?\d+\.\d{2}$/.test(value) && /amount|fee|balance|settlements|misdirected|unexplained/i.test(name))
+    return naira(value);
   if (typeof value === 'string' && /time/i.test(name) && !Number.isNaN(Date.parse(value))) return when(value);
   if (value === null || value === undefined) return '—';
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
@@ -115,7 +121,10 @@ function ResolveDialog(props: { finding: ReconciliationException; onDone: (text:
       <p>
         <strong>{finding.Title}</strong>
       </p>
-      <p>Nothing in the ledger changes. Your note, your name and the time are kept with the exception; later runs that meet the same record acknowledge it instead of reporting it again.</p>
+      <p>
+        Nothing in the ledger changes. Your note, your name and the time are kept with the exception; later runs that meet the same record
+        acknowledge it instead of reporting it again.
+      </p>
       <Field label="Note">
         <textarea name="note" rows={3} maxLength={1000} required value={note} onInput={(event) => setNote(event.currentTarget.value)} />
       </Field>
@@ -167,9 +176,17 @@ export function ExceptionTable(props: { exceptions: ReconciliationException[]; l
                 {finding.Occurrences > 1 ? <span class="muted small block">met by {finding.Occurrences} runs</span> : null}
               </td>
               <td class="reference-cell">
-                {finding.AccountRef ? <a href={`/dashboard/accounts/${encodeURIComponent(finding.AccountRef)}`}>{finding.AccountRef}</a> : '—'}
+                {finding.AccountRef ? (
+                  <a href={`/dashboard/accounts/${encodeURIComponent(finding.AccountRef)}`}>{finding.AccountRef}</a>
+                ) : (
+                  '—'
+                )}
                 <span class="mono small block">
-                  {finding.MerchantTxRef ? <a href={`/dashboard/settlements/${encodeURIComponent(finding.MerchantTxRef)}`}>{finding.MerchantTxRef}</a> : (finding.ProviderTxnID ?? finding.Subject)}
+                  {finding.MerchantTxRef ? (
+                    <a href={`/dashboard/settlements/${encodeURIComponent(finding.MerchantTxRef)}`}>{finding.MerchantTxRef}</a>
+                  ) : (
+                    (finding.ProviderTxnID ?? finding.Subject)
+                  )}
                 </span>
               </td>
               <td class="status-cell">
@@ -179,7 +196,9 @@ export function ExceptionTable(props: { exceptions: ReconciliationException[]; l
                     {resolutionText(finding)} by {resolvedBy(finding)}, {when(finding.ResolvedAt)}
                   </span>
                 ) : null}
-                {finding.ResolutionNote && finding.Resolution !== 'no_longer_found' ? <span class="small block note">“{finding.ResolutionNote}”</span> : null}
+                {finding.ResolutionNote && finding.Resolution !== 'no_longer_found' ? (
+                  <span class="small block note">“{finding.ResolutionNote}”</span>
+                ) : null}
               </td>
               {canAct ? (
                 <td>

@@ -1,7 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
-export type Resource<T> = { status: 'loading'; data?: T; reload: () => void } | { status: 'ready'; data: T; reload: () => void } | { status: 'error'; error: string; data?: T; reload: () => void };
+export type Resource<T> =
+  | { status: 'loading'; data?: T; reload: () => void }
+  | { status: 'ready'; data: T; reload: () => void }
+  | { status: 'error'; error: string; data?: T; reload: () => void };
 
 /**
  * Loads data for a page and reloads it when `deps` change; `refreshMs` polls while the page is open.
@@ -12,7 +15,9 @@ export type Resource<T> = { status: 'loading'; data?: T; reload: () => void } | 
  */
 export function useResource<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: number): Resource<T> {
   const depsKey = JSON.stringify(deps);
-  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: T; error?: string; depsKey?: string }>({ status: 'loading' });
+  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: T; error?: string; depsKey?: string }>({
+    status: 'loading',
+  });
   const generation = useRef(0);
   const loader = useRef(load);
   loader.current = load;
@@ -22,11 +27,18 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[], refreshM
   const run = useCallback((quiet: boolean) => {
     const mine = ++generation.current;
     const key = currentKey.current;
-    if (!quiet) setState((previous) => ({ status: 'loading', depsKey: key, ...(previous.data !== undefined ? { data: previous.data } : {}) }));
+    if (!quiet)
+      setState((previous) => ({ status: 'loading', depsKey: key, ...(previous.data !== undefined ? { data: previous.data } : {}) }));
     loader.current().then(
       (data) => mine === generation.current && setState({ status: 'ready', data, depsKey: key }),
       (error: Error) =>
-        mine === generation.current && setState((previous) => ({ status: 'error', error: error.message, depsKey: key, ...(previous.data !== undefined ? { data: previous.data } : {}) })),
+        mine === generation.current &&
+        setState((previous) => ({
+          status: 'error',
+          error: error.message,
+          depsKey: key,
+          ...(previous.data !== undefined ? { data: previous.data } : {}),
+        })),
     );
   }, []);
 
@@ -41,7 +53,13 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[], refreshM
   const reload = useCallback(() => run(false), [run]);
   if (state.depsKey !== depsKey) return { status: 'loading', ...(state.data !== undefined ? { data: state.data } : {}), reload };
   if (state.status === 'ready') return { status: 'ready', data: state.data as T, reload };
-  if (state.status === 'error') return { status: 'error', error: state.error ?? 'Something went wrong.', ...(state.data !== undefined ? { data: state.data } : {}), reload };
+  if (state.status === 'error')
+    return {
+      status: 'error',
+      error: state.error ?? 'Something went wrong.',
+      ...(state.data !== undefined ? { data: state.data } : {}),
+      reload,
+    };
   return { status: 'loading', ...(state.data !== undefined ? { data: state.data } : {}), reload };
 }
 

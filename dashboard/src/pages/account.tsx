@@ -75,7 +75,11 @@ export function AccountPage() {
   const pages = useCursorPages([accountRef, period.from, period.to]);
   const range = { from: period.from ? startOfLagosDay(period.from) : undefined, to: period.to ? endOfLagosDay(period.to) : undefined };
   const statement = useResource(
-    () => api<Statement>('GET', `/auth/accounts/${encodeURIComponent(accountRef)}/statement${query({ limit: String(STATEMENT_PAGE), after: pages.cursor, ...range })}`),
+    () =>
+      api<Statement>(
+        'GET',
+        `/auth/accounts/${encodeURIComponent(accountRef)}/statement${query({ limit: String(STATEMENT_PAGE), after: pages.cursor, ...range })}`,
+      ),
     [accountRef, period.from, period.to, pages.cursor],
   );
 
@@ -110,8 +114,9 @@ export function AccountPage() {
                 <div class="notice notice-error" data-testid="deficit-notice">
                   <p>
                     <strong>In deficit</strong>
-                    {data.DeficitSince ? ` since ${when(data.DeficitSince)}` : ''}: the ledger balance is below zero because a credit was taken back after the money had been settled (a provisional
-                    credit the provider reversed, or a confirmed one compensated after the provider refunded it). Settlements from this account are refused until payments bring it back above zero.
+                    {data.DeficitSince ? ` since ${when(data.DeficitSince)}` : ''}: the ledger balance is below zero because a credit was
+                    taken back after the money had been settled (a provisional credit the provider reversed, or a confirmed one compensated
+                    after the provider refunded it). Settlements from this account are refused until payments bring it back above zero.
                   </p>
                 </div>
               ) : null}
@@ -155,7 +160,12 @@ export function AccountPage() {
           <h2 id="statement-title">Statement</h2>
           <form class="toolbar" onSubmit={applyPeriod} aria-label="Statement period">
             <Field label="From (day)">
-              <input type="date" name="from" value={draft.from} onInput={(event) => setDraft({ ...draft, from: event.currentTarget.value })} />
+              <input
+                type="date"
+                name="from"
+                value={draft.from}
+                onInput={(event) => setDraft({ ...draft, from: event.currentTarget.value })}
+              />
             </Field>
             <Field label="To (day, included)">
               <input type="date" name="to" value={draft.to} onInput={(event) => setDraft({ ...draft, to: event.currentTarget.value })} />
@@ -196,7 +206,13 @@ export function AccountPage() {
                 ) : (
                   <StatementTable statement={data} />
                 )}
-                <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Statement pages" />
+                <Pager
+                  page={pages.page}
+                  nextCursor={data.pagination.nextCursor}
+                  onNext={pages.next}
+                  onPrevious={pages.previous}
+                  label="Statement pages"
+                />
               </>
             )}
           </Loaded>

@@ -13,7 +13,8 @@ function DeficitAccountsList() {
     <section aria-labelledby="deficit-title">
       <h2 id="deficit-title">Accounts in deficit</h2>
       <p class="muted small">
-        A provisional credit was settled and then reversed by the provider, so the ledger balance is below zero. These accounts settle nothing until payments bring them back above zero.
+        A provisional credit was settled and then reversed by the provider, so the ledger balance is below zero. These accounts settle
+        nothing until payments bring them back above zero.
       </p>
       <Loaded resource={deficits} what="accounts in deficit">
         {(data) =>
@@ -64,7 +65,10 @@ export function AccountsPage() {
   const [text, setText] = useState(q);
   const pages = useCursorPages([q]);
   const accounts = useResource(
-    () => (deficitOnly ? Promise.resolve<AccountSearch | null>(null) : api<AccountSearch>('GET', `/auth/accounts${query({ q, after: pages.cursor })}`)),
+    () =>
+      deficitOnly
+        ? Promise.resolve<AccountSearch | null>(null)
+        : api<AccountSearch>('GET', `/auth/accounts${query({ q, after: pages.cursor })}`),
     [q, pages.cursor, deficitOnly],
   );
 
@@ -97,7 +101,9 @@ export function AccountsPage() {
       <Loaded resource={accounts} what="accounts">
         {(data) =>
           data === null ? null : data.accounts.length === 0 ? (
-            <Empty>{q ? <p>No account matches “{q}”.</p> : <p>No accounts yet. Accounts are provisioned through the API (POST /v1/accounts).</p>}</Empty>
+            <Empty>
+              {q ? <p>No account matches “{q}”.</p> : <p>No accounts yet. Accounts are provisioned through the API (POST /v1/accounts).</p>}
+            </Empty>
           ) : (
             <>
               <TableWrap label="Accounts">
@@ -136,7 +142,13 @@ export function AccountsPage() {
                   </tbody>
                 </table>
               </TableWrap>
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Account pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Account pages"
+              />
             </>
           )
         }

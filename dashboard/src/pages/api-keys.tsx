@@ -60,7 +60,9 @@ export function ApiKeysPage() {
                     <tr key={key.ID} data-prefix={key.Prefix}>
                       <td class="mono">{key.Prefix}…</td>
                       <td>{when(key.CreatedAt)}</td>
-                      <td>{key.RevokedAt ? <Badge status="revoked" label={`revoked ${when(key.RevokedAt)}`} /> : <Badge status="active" />}</td>
+                      <td>
+                        {key.RevokedAt ? <Badge status="revoked" label={`revoked ${when(key.RevokedAt)}`} /> : <Badge status="active" />}
+                      </td>
                       <td>
                         {key.RevokedAt ? null : (
                           <ConfirmButton

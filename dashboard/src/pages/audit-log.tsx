@@ -11,14 +11,20 @@ export function AuditLogPage() {
   const location = useLocation();
   const action = location.query.action ?? '';
   const pages = useCursorPages([action]);
-  const entries = useResource(() => api<AuditPage>('GET', `/auth/audit-log${query({ action, after: pages.cursor })}`), [action, pages.cursor]);
+  const entries = useResource(
+    () => api<AuditPage>('GET', `/auth/audit-log${query({ action, after: pages.cursor })}`),
+    [action, pages.cursor],
+  );
   return (
     <>
       <PageTitle title="Audit log" />
       <p class="muted">Every action taken through the dashboard (or the /auth API), newest first. The log cannot be edited.</p>
       <div class="toolbar">
         <Field label="Action">
-          <select value={action} onChange={(event) => location.route(`/dashboard/audit-log${query({ action: event.currentTarget.value })}`)}>
+          <select
+            value={action}
+            onChange={(event) => location.route(`/dashboard/audit-log${query({ action: event.currentTarget.value })}`)}
+          >
             <option value="">All actions</option>
             {AUDIT_ACTIONS.map((value) => (
               <option key={value} value={value}>
@@ -37,7 +43,13 @@ export function AuditLogPage() {
           ) : (
             <>
               <AuditTable entries={data.entries} label="Audit log" />
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Audit log pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Audit log pages"
+              />
             </>
           )
         }

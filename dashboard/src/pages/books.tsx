@@ -78,7 +78,8 @@ function JournalTable(props: { transactions: JournalTransaction[]; accountName: 
                 <td>
                   {posting.accountRef ? (
                     <>
-                      <a href={`/dashboard/accounts/${encodeURIComponent(posting.accountRef)}`}>{posting.accountRef}</a> {posting.status ? <Badge status={posting.status} /> : null}
+                      <a href={`/dashboard/accounts/${encodeURIComponent(posting.accountRef)}`}>{posting.accountRef}</a>{' '}
+                      {posting.status ? <Badge status={posting.status} /> : null}
                     </>
                   ) : (
                     props.accountName(posting.account)
@@ -100,7 +101,10 @@ export function BooksPage() {
   const transaction = location.query.transaction ?? '';
   const pages = useCursorPages([transaction]);
   const balances = useResource(() => api<BooksBalances>('GET', '/auth/ledger/balances'), []);
-  const journal = useResource(() => api<Journal>('GET', `/auth/ledger/transactions${query({ limit: String(JOURNAL_PAGE), after: pages.cursor, transaction })}`), [transaction, pages.cursor]);
+  const journal = useResource(
+    () => api<Journal>('GET', `/auth/ledger/transactions${query({ limit: String(JOURNAL_PAGE), after: pages.cursor, transaction })}`),
+    [transaction, pages.cursor],
+  );
   const names = new Map<string, string>(balances.data?.accounts.map((line) => [line.code, line.name]) ?? []);
   const accountName = (code: string) => names.get(code) ?? humanize(code);
 
@@ -108,8 +112,8 @@ export function BooksPage() {
     <>
       <PageTitle title="Books" />
       <p class="muted">
-        Every movement of money is a transaction whose postings sum to zero: the customer accounts on one side, the system accounts (the money at the provider, its fees, payouts on their way to a
-        bank, payout fees) on the other. So the balances always total zero.
+        Every movement of money is a transaction whose postings sum to zero: the customer accounts on one side, the system accounts (the
+        money at the provider, its fees, payouts on their way to a bank, payout fees) on the other. So the balances always total zero.
       </p>
       <section aria-labelledby="balances-title">
         <h2 id="balances-title">Balances</h2>
@@ -131,12 +135,24 @@ export function BooksPage() {
             <>
               {data.transactions.length === 0 ? (
                 <Empty>
-                  <p>{transaction ? 'No such transaction in your books.' : pages.page === 1 ? 'No transactions yet.' : 'No more transactions.'}</p>
+                  <p>
+                    {transaction
+                      ? 'No such transaction in your books.'
+                      : pages.page === 1
+                        ? 'No transactions yet.'
+                        : 'No more transactions.'}
+                  </p>
                 </Empty>
               ) : (
                 <JournalTable transactions={data.transactions} accountName={accountName} />
               )}
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Journal pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Journal pages"
+              />
             </>
           )}
         </Loaded>

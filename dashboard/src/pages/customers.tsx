@@ -11,7 +11,10 @@ export function CustomersPage() {
   const { q = '', kycStatus = '', status = '' } = location.query;
   const [text, setText] = useState(q);
   const pages = useCursorPages([q, kycStatus, status]);
-  const customers = useResource(() => api<CustomerSearch>('GET', `/auth/customers${query({ q, kycStatus, status, after: pages.cursor })}`), [q, kycStatus, status, pages.cursor]);
+  const customers = useResource(
+    () => api<CustomerSearch>('GET', `/auth/customers${query({ q, kycStatus, status, after: pages.cursor })}`),
+    [q, kycStatus, status, pages.cursor],
+  );
   const go = (change: Record<string, string>) => location.route(`/dashboard/customers${query({ q, kycStatus, status, ...change })}`);
 
   return (
@@ -86,7 +89,13 @@ export function CustomersPage() {
                   </tbody>
                 </table>
               </TableWrap>
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Customer pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Customer pages"
+              />
             </>
           )
         }

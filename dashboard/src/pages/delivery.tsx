@@ -20,7 +20,9 @@ export function DeliveryPage() {
           <ConfirmButton
             label="Replay"
             title="Replay this dead letter?"
-            description={<p>The same event (same X-Event-Id) is delivered again to the account's current callback URL, as a new delivery.</p>}
+            description={
+              <p>The same event (same X-Event-Id) is delivered again to the account's current callback URL, as a new delivery.</p>
+            }
             action={async () => {
               const replay = await api<{ ID: string }>('POST', `/auth/webhooks/deliveries/${encodeURIComponent(id)}/replay`);
               location.route(`/dashboard/webhooks/deliveries/${replay.ID}`);

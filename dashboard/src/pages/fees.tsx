@@ -22,7 +22,11 @@ export function FeesPage() {
     try {
       setQuote(await api<FeeQuote>('GET', `/auth/fees/calculate${query({ amount: amount.trim() })}`));
     } catch (failure) {
-      setError(failure instanceof ApiError && failure.message === 'invalid amount' ? 'Enter an amount in naira, with at most two decimals.' : (failure as Error).message);
+      setError(
+        failure instanceof ApiError && failure.message === 'invalid amount'
+          ? 'Enter an amount in naira, with at most two decimals.'
+          : (failure as Error).message,
+      );
     }
   }
 

@@ -21,7 +21,8 @@ function ReleaseButton(props: { hold: HeldCredit; onReleased: (text: string) => 
       description={
         <>
           <p>
-            {hold.customerName} may then pay this money out, although it is over the tier {hold.tier} {LIMITS[hold.limit]} limit of {naira(hold.limitAmount)}.
+            {hold.customerName} may then pay this money out, although it is over the tier {hold.tier} {LIMITS[hold.limit]} limit of{' '}
+            {naira(hold.limitAmount)}.
           </p>
           <label>
             Why (recorded in the audit log)
@@ -30,7 +31,9 @@ function ReleaseButton(props: { hold: HeldCredit; onReleased: (text: string) => 
         </>
       }
       action={async () => {
-        const result = await api<{ released: string }>('POST', `/auth/holds/${encodeURIComponent(hold.entryId)}/release`, { body: { note } });
+        const result = await api<{ released: string }>('POST', `/auth/holds/${encodeURIComponent(hold.entryId)}/release`, {
+          body: { note },
+        });
         props.onReleased(`${hold.customerName}: ${naira(result.released)} released.`);
       }}
     />
@@ -74,9 +77,15 @@ function ReturnDialog(props: { hold: HeldCredit; onReturned: (text: string) => v
 
   async function returnToSender(): Promise<void> {
     if (!destination) return;
-    const body = { note, bankCode: destination.bankCode, ...(destination.namesMatch ? {} : { confirmedAccountName: destination.accountName }) };
+    const body = {
+      note,
+      bankCode: destination.bankCode,
+      ...(destination.namesMatch ? {} : { confirmedAccountName: destination.accountName }),
+    };
     const result = await api<HoldReturned>('POST', `/auth/holds/${encodeURIComponent(hold.entryId)}/return`, { body });
-    props.onReturned(`${hold.customerName}: ${naira(result.returned)} being returned to ${result.accountName} (transfer ${result.merchantTxRef}).`);
+    props.onReturned(
+      `${hold.customerName}: ${naira(result.returned)} being returned to ${result.accountName} (transfer ${result.merchantTxRef}).`,
+    );
   }
 
   return (
@@ -88,7 +97,8 @@ function ReturnDialog(props: { hold: HeldCredit; onReturned: (text: string) => v
       onClose={props.onClose}
     >
       <p>
-        {naira(hold.held)} is paid back to the account this payment came from, as a settlement of {hold.accountRef}. If the payout fails, the money comes back and is held again.
+        {naira(hold.held)} is paid back to the account this payment came from, as a settlement of {hold.accountRef}. If the payout fails,
+        the money comes back and is held again.
       </p>
       {looking ? <p class="muted">Looking up the payer's account…</p> : null}
       {lookupError ? (
@@ -99,17 +109,20 @@ function ReturnDialog(props: { hold: HeldCredit; onReturned: (text: string) => v
       {destination ? (
         <div data-testid="return-destination">
           <p>
-            The provider names account {destination.accountNumber} (bank {destination.bankCode}) <strong data-testid="return-account-name">{destination.accountName}</strong>.
+            The provider names account {destination.accountNumber} (bank {destination.bankCode}){' '}
+            <strong data-testid="return-account-name">{destination.accountName}</strong>.
           </p>
           {destination.namesMatch ? (
             <p>That is the payer's name on the payment.</p>
           ) : (
             <>
               <p class="notice notice-error">
-                The payment names the payer <strong>{destination.payerName}</strong>: the names differ. Return the money only if {destination.accountName} is the payer.
+                The payment names the payer <strong>{destination.payerName}</strong>: the names differ. Return the money only if{' '}
+                {destination.accountName} is the payer.
               </p>
               <label>
-                <input type="checkbox" checked={confirmed} onChange={(event) => setConfirmed(event.currentTarget.checked)} /> Pay {destination.accountName} (recorded in the audit log)
+                <input type="checkbox" checked={confirmed} onChange={(event) => setConfirmed(event.currentTarget.checked)} /> Pay{' '}
+                {destination.accountName} (recorded in the audit log)
               </label>
             </>
           )}
@@ -159,8 +172,8 @@ export function HeldMoneyPage() {
     <>
       <PageTitle title="Held money" />
       <p class="muted">
-        Parts of payments over a customer's KYC tier limits, oldest first. The money is in the account's ledger balance, but no payout can spend it until the customer's tier rises, an operator
-        releases it, or an operator returns it to the sender.
+        Parts of payments over a customer's KYC tier limits, oldest first. The money is in the account's ledger balance, but no payout can
+        spend it until the customer's tier rises, an operator releases it, or an operator returns it to the sender.
       </p>
       <Notice notice={notice} />
       <Loaded resource={queue} what="the held money">
@@ -238,7 +251,8 @@ export function HeldMoneyPage() {
       <section aria-labelledby="limits-title">
         <h2 id="limits-title">Limits per KYC tier</h2>
         <p class="muted">
-          Judged on what lands in the account (a credit's net amount, a payout's amount). A tenant admin sets the tenant's own limits for a tier through the API; an operator may set one customer's.
+          Judged on what lands in the account (a credit's net amount, a payout's amount). A tenant admin sets the tenant's own limits for a
+          tier through the API; an operator may set one customer's.
         </p>
         <Loaded resource={limits} what="the tier limits">
           {(data) => (

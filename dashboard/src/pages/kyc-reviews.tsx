@@ -21,7 +21,9 @@ export function KycReviewsPage() {
   return (
     <>
       <PageTitle title="KYC reviews" />
-      <p class="muted">Submissions the identity service could not verify, oldest first. Every decision is recorded with your name and the time.</p>
+      <p class="muted">
+        Submissions the identity service could not verify, oldest first. Every decision is recorded with your name and the time.
+      </p>
       <Notice notice={notice} />
       <Loaded resource={reviews} what="the review queue">
         {(data) =>

@@ -16,14 +16,17 @@ function AssignDialog(props: { payment: MisdirectedPayment; onDone: (text: strin
       confirmLabel="Assign and credit"
       onConfirm={async () => {
         if (!accountRef.trim()) throw new Error('Enter the AccountRef to credit.');
-        const assigned = await api<{ AccountRef: string }>('POST', `/auth/misdirected-payments/${encodeURIComponent(payment.ID)}/assign`, { body: { accountRef: accountRef.trim() } });
+        const assigned = await api<{ AccountRef: string }>('POST', `/auth/misdirected-payments/${encodeURIComponent(payment.ID)}/assign`, {
+          body: { accountRef: accountRef.trim() },
+        });
         props.onDone(`Payment of ${naira(payment.GrossAmount)} credited to ${assigned.AccountRef}.`);
       }}
       onClose={props.onClose}
     >
       <p>
-        {naira(payment.GrossAmount)} from {payment.SenderName ?? 'an unknown sender'}, sent to {payment.AliasAccountRef ?? 'an unknown reference'}. It is credited once, like a payment arriving
-        (provisional until the provider confirms it), and the assignment is recorded with your name.
+        {naira(payment.GrossAmount)} from {payment.SenderName ?? 'an unknown sender'}, sent to{' '}
+        {payment.AliasAccountRef ?? 'an unknown reference'}. It is credited once, like a payment arriving (provisional until the provider
+        confirms it), and the assignment is recorded with your name.
       </p>
       <Field label="AccountRef to credit">
         <input name="accountRef" required value={accountRef} onInput={(event) => setAccountRef(event.currentTarget.value)} />
@@ -35,7 +38,10 @@ function AssignDialog(props: { payment: MisdirectedPayment; onDone: (text: strin
 export function MisdirectedPage() {
   const canAct = useCan('operator');
   const pages = useCursorPages([]);
-  const payments = useResource(() => api<MisdirectedList>('GET', `/auth/misdirected-payments${query({ after: pages.cursor })}`), [pages.cursor]);
+  const payments = useResource(
+    () => api<MisdirectedList>('GET', `/auth/misdirected-payments${query({ after: pages.cursor })}`),
+    [pages.cursor],
+  );
   const [assigning, setAssigning] = useState<MisdirectedPayment | null>(null);
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
 
@@ -77,7 +83,10 @@ export function MisdirectedPage() {
                         <td>
                           {payment.AssignedAccountRef ? (
                             <>
-                              to <a href={`/dashboard/accounts/${encodeURIComponent(payment.AssignedAccountRef)}`}>{payment.AssignedAccountRef}</a>
+                              to{' '}
+                              <a href={`/dashboard/accounts/${encodeURIComponent(payment.AssignedAccountRef)}`}>
+                                {payment.AssignedAccountRef}
+                              </a>
                               <span class="muted small block">{when(payment.AssignedAt)}</span>
                             </>
                           ) : canAct ? (
@@ -93,7 +102,13 @@ export function MisdirectedPage() {
                   </tbody>
                 </table>
               </TableWrap>
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Misdirected payment pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Misdirected payment pages"
+              />
             </>
           )
         }

@@ -46,15 +46,20 @@ export function NewSettlementPage() {
   async function lookUp(event: Event): Promise<void> {
     event.preventDefault();
     setLookupError(null);
-    if (!AMOUNT_RE.test(draft.amount) || Number(draft.amount) <= 0) return setLookupError('Enter an amount in naira, with at most two decimals.');
+    if (!AMOUNT_RE.test(draft.amount) || Number(draft.amount) <= 0)
+      return setLookupError('Enter an amount in naira, with at most two decimals.');
     if (!/^\d{10}$/.test(draft.accountNumber)) return setLookupError('The account number is 10 digits.');
     if (!draft.bankCode) return setLookupError('Choose the bank.');
     setLooking(true);
     try {
-      const found = await api<Lookup>('POST', '/auth/settlements/lookup', { body: { accountNumber: draft.accountNumber, bankCode: draft.bankCode } });
+      const found = await api<Lookup>('POST', '/auth/settlements/lookup', {
+        body: { accountNumber: draft.accountNumber, bankCode: draft.bankCode },
+      });
       setChecked({ draft, name: found.AccountName, idempotencyKey: newIdempotencyKey() });
     } catch (failure) {
-      setLookupError(failure instanceof ApiError && failure.status === 404 ? 'The bank has no account with that number.' : (failure as Error).message);
+      setLookupError(
+        failure instanceof ApiError && failure.status === 404 ? 'The bank has no account with that number.' : (failure as Error).message,
+      );
     } finally {
       setLooking(false);
     }
@@ -94,9 +99,11 @@ export function NewSettlementPage() {
         {(data) => (
           <>
             <p>
-              From <a href={`/dashboard/accounts/${encodeURIComponent(accountRef)}`}>{accountRef}</a> ({data.CustomerName}), can be settled now:{' '}
-              <strong data-testid="settleable">{naira(data.balances.settleable)}</strong>{' '}
-              <span class="muted small">({data.balances.settlesFrom === 'ledger' ? 'the ledger balance' : 'the available balance: confirmed credits only'})</span>
+              From <a href={`/dashboard/accounts/${encodeURIComponent(accountRef)}`}>{accountRef}</a> ({data.CustomerName}), can be settled
+              now: <strong data-testid="settleable">{naira(data.balances.settleable)}</strong>{' '}
+              <span class="muted small">
+                ({data.balances.settlesFrom === 'ledger' ? 'the ledger balance' : 'the available balance: confirmed credits only'})
+              </span>
             </p>
             {data.InDeficit ? (
               <p class="notice notice-error" role="alert">
@@ -108,7 +115,13 @@ export function NewSettlementPage() {
       </Loaded>
       <form class="form" onSubmit={lookUp}>
         <Field label="Amount (naira)">
-          <input name="amount" inputMode="decimal" required value={draft.amount} onInput={(event) => update({ amount: event.currentTarget.value.trim() })} />
+          <input
+            name="amount"
+            inputMode="decimal"
+            required
+            value={draft.amount}
+            onInput={(event) => update({ amount: event.currentTarget.value.trim() })}
+          />
         </Field>
         <Field label="Bank">
           <select name="bankCode" required value={draft.bankCode} onChange={(event) => update({ bankCode: event.currentTarget.value })}>
@@ -122,10 +135,22 @@ export function NewSettlementPage() {
         </Field>
         {banks.status === 'error' ? <ErrorBox message={`The bank list is unavailable: ${banks.error}`} onRetry={banks.reload} /> : null}
         <Field label="Account number">
-          <input name="accountNumber" inputMode="numeric" required maxLength={10} value={draft.accountNumber} onInput={(event) => update({ accountNumber: event.currentTarget.value.trim() })} />
+          <input
+            name="accountNumber"
+            inputMode="numeric"
+            required
+            maxLength={10}
+            value={draft.accountNumber}
+            onInput={(event) => update({ accountNumber: event.currentTarget.value.trim() })}
+          />
         </Field>
         <Field label="Narration (optional)">
-          <input name="narration" maxLength={100} value={draft.narration} onInput={(event) => update({ narration: event.currentTarget.value })} />
+          <input
+            name="narration"
+            maxLength={100}
+            value={draft.narration}
+            onInput={(event) => update({ narration: event.currentTarget.value })}
+          />
         </Field>
         {lookupError ? (
           <p class="notice notice-error" role="alert">
@@ -156,7 +181,8 @@ export function NewSettlementPage() {
       {confirming && checked ? (
         <ConfirmDialog title="Pay this settlement?" confirmLabel="Pay now" onConfirm={pay} onClose={() => setConfirming(false)}>
           <p>
-            Pay <strong>{naira(twoDecimals(checked.draft.amount))}</strong> from {accountRef} to <strong>{checked.name}</strong> ({checked.draft.accountNumber}, {bankName(checked.draft.bankCode)}).
+            Pay <strong>{naira(twoDecimals(checked.draft.amount))}</strong> from {accountRef} to <strong>{checked.name}</strong> (
+            {checked.draft.accountNumber}, {bankName(checked.draft.bankCode)}).
           </p>
           <p class="muted small">Sent once: retrying this request can never pay twice (Idempotency-Key {checked.idempotencyKey}).</p>
         </ConfirmDialog>

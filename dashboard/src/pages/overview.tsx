@@ -46,11 +46,27 @@ export function OverviewPage() {
               <h2 id="attention-title">Needs attention</h2>
               <ul class="attention">
                 <Attention label="KYC reviews waiting" count={data.attention.kycReviews} href="/dashboard/kyc-reviews" />
-                <Attention label="Misdirected payments to assign" count={data.attention.misdirectedPayments} href="/dashboard/misdirected" />
-                <Attention label="Dead letters not replayed" count={data.attention.deadLetters} href="/dashboard/webhooks?tab=dead-letters" />
-                <Attention label="Failed settlements (30 days)" count={data.attention.failedSettlements} href="/dashboard/settlements?status=failed" />
+                <Attention
+                  label="Misdirected payments to assign"
+                  count={data.attention.misdirectedPayments}
+                  href="/dashboard/misdirected"
+                />
+                <Attention
+                  label="Dead letters not replayed"
+                  count={data.attention.deadLetters}
+                  href="/dashboard/webhooks?tab=dead-letters"
+                />
+                <Attention
+                  label="Failed settlements (30 days)"
+                  count={data.attention.failedSettlements}
+                  href="/dashboard/settlements?status=failed"
+                />
                 <Attention label="Accounts in deficit" count={data.attention.accountsInDeficit} href="/dashboard/accounts?deficit=1" />
-                <Attention label="Reconciliation exceptions open" count={data.attention.reconciliationExceptions} href="/dashboard/reconciliation/exceptions?status=open" />
+                <Attention
+                  label="Reconciliation exceptions open"
+                  count={data.attention.reconciliationExceptions}
+                  href="/dashboard/reconciliation/exceptions?status=open"
+                />
               </ul>
             </section>
             <section aria-labelledby="flows-title">
@@ -76,7 +92,8 @@ export function OverviewPage() {
               <figure class="chart">
                 <FlowChart days={data.flows.days} />
                 <figcaption>
-                  Payments received (net of the provider's fee) and settlements paid, per day ({data.timeZone} time), reversed entries excluded. As of {when(data.asOf)}.
+                  Payments received (net of the provider's fee) and settlements paid, per day ({data.timeZone} time), reversed entries
+                  excluded. As of {when(data.asOf)}.
                 </figcaption>
               </figure>
               <details>

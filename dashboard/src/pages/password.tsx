@@ -24,7 +24,9 @@ export function PasswordPage() {
     setBusy(true);
     setNotice(null);
     try {
-      const { sessionsEnded } = await api<{ sessionsEnded: number }>('POST', '/auth/password', { body: { currentPassword: current, newPassword: next } });
+      const { sessionsEnded } = await api<{ sessionsEnded: number }>('POST', '/auth/password', {
+        body: { currentPassword: current, newPassword: next },
+      });
       setNotice({ kind: 'success', text: `Password changed. ${sessionsEnded} other session(s) ended.` });
       setCurrent('');
       setNext('');
@@ -42,13 +44,36 @@ export function PasswordPage() {
       <Notice notice={notice} />
       <form class="form" onSubmit={submit}>
         <Field label="Current password">
-          <input type="password" name="current-password" autocomplete="current-password" required value={current} onInput={(event) => setCurrent(event.currentTarget.value)} />
+          <input
+            type="password"
+            name="current-password"
+            autocomplete="current-password"
+            required
+            value={current}
+            onInput={(event) => setCurrent(event.currentTarget.value)}
+          />
         </Field>
         <Field label="New password" hint="At least 12 characters.">
-          <input type="password" name="new-password" autocomplete="new-password" required minLength={12} value={next} onInput={(event) => setNext(event.currentTarget.value)} />
+          <input
+            type="password"
+            name="new-password"
+            autocomplete="new-password"
+            required
+            minLength={12}
+            value={next}
+            onInput={(event) => setNext(event.currentTarget.value)}
+          />
         </Field>
         <Field label="New password again">
-          <input type="password" name="repeat-password" autocomplete="new-password" required minLength={12} value={repeat} onInput={(event) => setRepeat(event.currentTarget.value)} />
+          <input
+            type="password"
+            name="repeat-password"
+            autocomplete="new-password"
+            required
+            minLength={12}
+            value={repeat}
+            onInput={(event) => setRepeat(event.currentTarget.value)}
+          />
         </Field>
         <button type="submit" class="button primary" disabled={busy}>
           {busy ? 'Changing…' : 'Change password'}

@@ -4,7 +4,16 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import type { ReconciliationExceptionDetail } from '../api-types';
 import { Badge, PageTitle, Summary, TableWrap } from '../components/bits';
-import { detailValue, ExceptionActions, orderedDetails, RunStatus, resolutionText, resolvedBy, runWindow, startedBy } from '../components/reconciliation';
+import {
+  detailValue,
+  ExceptionActions,
+  orderedDetails,
+  RunStatus,
+  resolutionText,
+  resolvedBy,
+  runWindow,
+  startedBy,
+} from '../components/reconciliation';
 import { Empty, ErrorBox, Loaded, Notice, useResource } from '../components/state';
 import { when, words } from '../format';
 
@@ -15,7 +24,10 @@ function capitalized(text: string): string {
 export function ReconciliationExceptionPage() {
   const { params } = useRoute();
   const id = params.id ?? '';
-  const detail = useResource(() => api<ReconciliationExceptionDetail>('GET', `/auth/reconciliation/exceptions/${encodeURIComponent(id)}`), [id]);
+  const detail = useResource(
+    () => api<ReconciliationExceptionDetail>('GET', `/auth/reconciliation/exceptions/${encodeURIComponent(id)}`),
+    [id],
+  );
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
 
   return (
@@ -23,7 +35,10 @@ export function ReconciliationExceptionPage() {
       <PageTitle title="Reconciliation exception" />
       <Notice notice={notice} />
       {detail.status === 'error' && !detail.data ? (
-        <ErrorBox message={detail.error === 'reconciliation exception not found' ? 'Reconciliation exception not found.' : detail.error} onRetry={detail.reload} />
+        <ErrorBox
+          message={detail.error === 'reconciliation exception not found' ? 'Reconciliation exception not found.' : detail.error}
+          onRetry={detail.reload}
+        />
       ) : (
         <Loaded resource={detail} what="the exception">
           {({ exception: finding, runs }) => {
@@ -36,17 +51,38 @@ export function ReconciliationExceptionPage() {
                   <Badge status={finding.Status} />
                 </span>,
               ],
-              ['Account', finding.AccountRef ? <a href={`/dashboard/accounts/${encodeURIComponent(finding.AccountRef)}`}>{finding.AccountRef}</a> : '—'],
-              ['Settlement', finding.MerchantTxRef ? <a href={`/dashboard/settlements/${encodeURIComponent(finding.MerchantTxRef)}`}>{finding.MerchantTxRef}</a> : '—'],
+              [
+                'Account',
+                finding.AccountRef ? (
+                  <a href={`/dashboard/accounts/${encodeURIComponent(finding.AccountRef)}`}>{finding.AccountRef}</a>
+                ) : (
+                  '—'
+                ),
+              ],
+              [
+                'Settlement',
+                finding.MerchantTxRef ? (
+                  <a href={`/dashboard/settlements/${encodeURIComponent(finding.MerchantTxRef)}`}>{finding.MerchantTxRef}</a>
+                ) : (
+                  '—'
+                ),
+              ],
               ['Provider transaction', <span class="mono">{finding.ProviderTxnID ?? '—'}</span>],
               ['Ledger entry', <span class="mono">{finding.EntryID ?? '—'}</span>],
               ['First found', when(finding.CreatedAt)],
               ['Met by runs', String(finding.Occurrences)],
               ['Last change', when(finding.UpdatedAt)],
             ];
-            if (finding.RepairEntryID) items.push([finding.Resolution === 'compensated' ? 'Compensating debit' : 'Repair entry', <span class="mono">{finding.RepairEntryID}</span>]);
+            if (finding.RepairEntryID)
+              items.push([
+                finding.Resolution === 'compensated' ? 'Compensating debit' : 'Repair entry',
+                <span class="mono">{finding.RepairEntryID}</span>,
+              ]);
             if (finding.Resolution) {
-              items.push(['Resolution', `${capitalized(resolutionText(finding) ?? '')} by ${resolvedBy(finding)}, ${when(finding.ResolvedAt)}`]);
+              items.push([
+                'Resolution',
+                `${capitalized(resolutionText(finding) ?? '')} by ${resolvedBy(finding)}, ${when(finding.ResolvedAt)}`,
+              ]);
               items.push(['Note', <span data-testid="exception-note">{finding.ResolutionNote ?? '—'}</span>]);
             }
             return (
@@ -69,7 +105,9 @@ export function ReconciliationExceptionPage() {
                       <p>No further details.</p>
                     </Empty>
                   ) : (
-                    <Summary items={orderedDetails(finding.Details).map(([name, value]) => [capitalized(words(name)), detailValue(name, value)])} />
+                    <Summary
+                      items={orderedDetails(finding.Details).map(([name, value]) => [capitalized(words(name)), detailValue(name, value)])}
+                    />
                   )}
                 </section>
                 <section aria-labelledby="runs-title">

@@ -24,7 +24,11 @@ export function ReconciliationExceptionsPage() {
   const kind = location.query.kind ?? '';
   const pages = useCursorPages([status, kind]);
   const exceptions = useResource(
-    () => api<ReconciliationExceptions>('GET', `/auth/reconciliation/exceptions${query({ status: status === 'all' ? undefined : status, kind, after: pages.cursor })}`),
+    () =>
+      api<ReconciliationExceptions>(
+        'GET',
+        `/auth/reconciliation/exceptions${query({ status: status === 'all' ? undefined : status, kind, after: pages.cursor })}`,
+      ),
     [status, kind, pages.cursor],
   );
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
@@ -37,8 +41,9 @@ export function ReconciliationExceptionsPage() {
     <>
       <PageTitle title="Reconciliation exceptions" />
       <p class="muted">
-        What runs found that the ledger does not repair on its own, newest first. Each open one waits for a decision: resolve it with a note. Where money left the platform's float without a debit (a
-        payout the ledger does not count, a confirmed credit the provider took back or does not know), the platform operator decides and you see the outcome here.
+        What runs found that the ledger does not repair on its own, newest first. Each open one waits for a decision: resolve it with a
+        note. Where money left the platform's float without a debit (a payout the ledger does not count, a confirmed credit the provider
+        took back or does not know), the platform operator decides and you see the outcome here.
       </p>
       <ReconciliationTabs current="exceptions" />
       <div class="toolbar">
@@ -67,7 +72,9 @@ export function ReconciliationExceptionsPage() {
         {(data) =>
           data.exceptions.length === 0 ? (
             <Empty>
-              <p>{status === 'open' && !kind ? 'No open exceptions: nothing waits for a decision.' : 'No exceptions match these filters.'}</p>
+              <p>
+                {status === 'open' && !kind ? 'No open exceptions: nothing waits for a decision.' : 'No exceptions match these filters.'}
+              </p>
             </Empty>
           ) : (
             <>
@@ -79,7 +86,13 @@ export function ReconciliationExceptionsPage() {
                   exceptions.reload();
                 }}
               />
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Exception pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Exception pages"
+              />
             </>
           )
         }

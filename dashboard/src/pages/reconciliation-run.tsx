@@ -88,7 +88,10 @@ export function ReconciliationRunPage() {
     <>
       <PageTitle title="Reconciliation run" />
       {detail.status === 'error' && !detail.data ? (
-        <ErrorBox message={detail.error === 'reconciliation run not found' ? 'Reconciliation run not found.' : detail.error} onRetry={detail.reload} />
+        <ErrorBox
+          message={detail.error === 'reconciliation run not found' ? 'Reconciliation run not found.' : detail.error}
+          onRetry={detail.reload}
+        />
       ) : (
         <Loaded resource={detail} what="the run">
           {({ run, exceptions, pagination, dayTotalDifferences, workflow }) => (
@@ -156,7 +159,13 @@ export function ReconciliationRunPage() {
                 ) : (
                   <ExceptionTable exceptions={exceptions} label="What the run found" onDone={decided} />
                 )}
-                <Pager page={pages.page} nextCursor={pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Pages of what the run found" />
+                <Pager
+                  page={pages.page}
+                  nextCursor={pagination.nextCursor}
+                  onNext={pages.next}
+                  onPrevious={pages.previous}
+                  label="Pages of what the run found"
+                />
               </section>
               {run.Status === 'succeeded' ? (
                 <section aria-labelledby="days-title">

@@ -45,7 +45,12 @@ function StartRun() {
       <h2 id="start-run-title">Check now</h2>
       <form class="toolbar" onSubmit={ask} aria-label="Start a reconciliation run">
         <Field label="First day (optional)">
-          <input type="date" name="from" value={period.from} onInput={(event) => setPeriod({ ...period, from: event.currentTarget.value })} />
+          <input
+            type="date"
+            name="from"
+            value={period.from}
+            onInput={(event) => setPeriod({ ...period, from: event.currentTarget.value })}
+          />
         </Field>
         <Field label="Last day (optional, included)">
           <input type="date" name="to" value={period.to} onInput={(event) => setPeriod({ ...period, to: event.currentTarget.value })} />
@@ -70,8 +75,9 @@ function StartRun() {
           onClose={() => setConfirming(false)}
         >
           <p>
-            Compares every account of {tenant.name} with the provider's records {described}. A payment the provider shows and the ledger lacks is credited as its webhook would have been; everything
-            else that differs is reported here as an exception, and nothing else changes.
+            Compares every account of {tenant.name} with the provider's records {described}. A payment the provider shows and the ledger
+            lacks is credited as its webhook would have been; everything else that differs is reported here as an exception, and nothing
+            else changes.
           </p>
           <p class="muted small">One run at a time, and a few an hour: the service also reconciles on its own every hour.</p>
         </ConfirmDialog>
@@ -83,14 +89,18 @@ function StartRun() {
 export function ReconciliationRunsPage() {
   const canRun = useCan('operator');
   const pages = useCursorPages([]);
-  const runs = useResource(() => api<ReconciliationRuns>('GET', `/auth/reconciliation/runs${query({ after: pages.cursor })}`), [pages.cursor], 5_000);
+  const runs = useResource(
+    () => api<ReconciliationRuns>('GET', `/auth/reconciliation/runs${query({ after: pages.cursor })}`),
+    [pages.cursor],
+    5_000,
+  );
 
   return (
     <>
       <PageTitle title="Reconciliation" />
       <p class="muted">
-        Each run reads the provider's own records of your accounts and matches them with the ledger: what a missed or late event left wrong is repaired, everything else is reported as an exception for
-        your team. This list refreshes itself.
+        Each run reads the provider's own records of your accounts and matches them with the ledger: what a missed or late event left wrong
+        is repaired, everything else is reported as an exception for your team. This list refreshes itself.
       </p>
       <ReconciliationTabs current="runs" />
       {canRun ? <StartRun /> : null}
@@ -98,7 +108,9 @@ export function ReconciliationRunsPage() {
         {(data) =>
           data.runs.length === 0 ? (
             <Empty>
-              <p>No reconciliation runs yet. The service reconciles every hour on its own{canRun ? '; start one above to check now' : ''}.</p>
+              <p>
+                No reconciliation runs yet. The service reconciles every hour on its own{canRun ? '; start one above to check now' : ''}.
+              </p>
             </Empty>
           ) : (
             <>
@@ -151,7 +163,13 @@ export function ReconciliationRunsPage() {
                   </tbody>
                 </table>
               </TableWrap>
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Reconciliation run pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Reconciliation run pages"
+              />
             </>
           )
         }

@@ -32,10 +32,25 @@ export function ResetPasswordPage(props: { onDone: (message: string) => void }) 
     <SignedOutCard title="Set a new password" lead="Paste the reset token your admin gave you. It works once.">
       <form onSubmit={submit}>
         <Field label="Reset token">
-          <input type="text" name="token" autocomplete="off" required value={token} onInput={(event) => setToken(event.currentTarget.value)} />
+          <input
+            type="text"
+            name="token"
+            autocomplete="off"
+            required
+            value={token}
+            onInput={(event) => setToken(event.currentTarget.value)}
+          />
         </Field>
         <Field label="New password" hint="At least 12 characters.">
-          <input type="password" name="new-password" autocomplete="new-password" required minLength={12} value={next} onInput={(event) => setNext(event.currentTarget.value)} />
+          <input
+            type="password"
+            name="new-password"
+            autocomplete="new-password"
+            required
+            minLength={12}
+            value={next}
+            onInput={(event) => setNext(event.currentTarget.value)}
+          />
         </Field>
         {error ? (
           <p class="notice notice-error" role="alert">

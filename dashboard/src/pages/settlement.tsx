@@ -54,7 +54,11 @@ export function SettlementPage() {
               <h2 id="attempts-title">Attempts at the provider</h2>
               {attempts.length === 0 ? (
                 <Empty>
-                  <p>{FINAL.has(transfer.status) ? 'No transfer was submitted to the provider.' : 'No attempt yet: the workflow checks the destination first.'}</p>
+                  <p>
+                    {FINAL.has(transfer.status)
+                      ? 'No transfer was submitted to the provider.'
+                      : 'No attempt yet: the workflow checks the destination first.'}
+                  </p>
                 </Empty>
               ) : (
                 <TableWrap label="Attempts">

@@ -11,7 +11,11 @@ export function SettlementsPage() {
   const location = useLocation();
   const status = location.query.status ?? '';
   const pages = useCursorPages([status]);
-  const settlements = useResource(() => api<SettlementList>('GET', `/auth/settlements${query({ status, after: pages.cursor })}`), [status, pages.cursor], 5_000);
+  const settlements = useResource(
+    () => api<SettlementList>('GET', `/auth/settlements${query({ status, after: pages.cursor })}`),
+    [status, pages.cursor],
+    5_000,
+  );
 
   return (
     <>
@@ -19,7 +23,11 @@ export function SettlementsPage() {
       <p class="muted">Start a settlement from an account's page. This list refreshes itself.</p>
       <div class="toolbar">
         <Field label="Status">
-          <select name="status" value={status} onChange={(event) => location.route(`/dashboard/settlements${query({ status: event.currentTarget.value })}`)}>
+          <select
+            name="status"
+            value={status}
+            onChange={(event) => location.route(`/dashboard/settlements${query({ status: event.currentTarget.value })}`)}
+          >
             <option value="">All</option>
             {STATUSES.map((value) => (
               <option key={value} value={value}>
@@ -82,7 +90,13 @@ export function SettlementsPage() {
                   </tbody>
                 </table>
               </TableWrap>
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Settlement pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Settlement pages"
+              />
             </>
           )
         }

@@ -28,7 +28,10 @@ export function SignInPage(props: { message?: string; onSignedIn: () => void }) 
     setBusy(true);
     setError(null);
     try {
-      const answer = await api<LoginAnswer>('POST', '/auth/login', { body: { email, password, ...(tenantId ? { tenantId } : {}) }, expectUnauthorized: true });
+      const answer = await api<LoginAnswer>('POST', '/auth/login', {
+        body: { email, password, ...(tenantId ? { tenantId } : {}) },
+        expectUnauthorized: true,
+      });
       if (answer.chooseTenant) {
         setTenants(answer.chooseTenant);
         setTenantId(answer.chooseTenant[0]?.id ?? '');
@@ -37,7 +40,9 @@ export function SignInPage(props: { message?: string; onSignedIn: () => void }) 
       }
       props.onSignedIn();
     } catch (failure) {
-      setError(failure instanceof ApiError && failure.status === 401 ? 'That email and password do not match a user.' : (failure as Error).message);
+      setError(
+        failure instanceof ApiError && failure.status === 401 ? 'That email and password do not match a user.' : (failure as Error).message,
+      );
       setBusy(false);
     }
   }
@@ -65,7 +70,14 @@ export function SignInPage(props: { message?: string; onSignedIn: () => void }) 
           />
         </Field>
         <Field label="Password">
-          <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+          <input
+            type="password"
+            name="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(event) => setPassword(event.currentTarget.value)}
+          />
         </Field>
         {tenants ? (
           <Field label="Organisation" hint="This email and password belong to users of more than one organisation: choose one.">

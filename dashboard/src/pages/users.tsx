@@ -65,13 +65,22 @@ export function UsersPage() {
     <>
       <PageTitle title="Users" />
       <p class="muted">
-        Roles: a <strong>viewer</strong> reads everything; an <strong>operator</strong> also decides KYC reviews, suspends customers, assigns misdirected payments, replays webhooks and pays
-        settlements; an <strong>admin</strong> also manages users, API keys, the webhook signing secret and webhook endpoints. Sessions end after {Math.round(session.idleTimeoutSeconds / 60)} minutes
-        without activity.
+        Roles: a <strong>viewer</strong> reads everything; an <strong>operator</strong> also decides KYC reviews, suspends customers,
+        assigns misdirected payments, replays webhooks and pays settlements; an <strong>admin</strong> also manages users, API keys, the
+        webhook signing secret and webhook endpoints. Sessions end after {Math.round(session.idleTimeoutSeconds / 60)} minutes without
+        activity.
       </p>
       <Notice notice={notice} />
-      {created ? <ShownOnce label={`First password of ${created.user.Email}`} value={created.password} onDone={() => setCreated(null)} /> : null}
-      {reset ? <ShownOnce label={`Password reset token of ${reset.email}, usable once until ${when(reset.expiresAt)}`} value={reset.token} onDone={() => setReset(null)} /> : null}
+      {created ? (
+        <ShownOnce label={`First password of ${created.user.Email}`} value={created.password} onDone={() => setCreated(null)} />
+      ) : null}
+      {reset ? (
+        <ShownOnce
+          label={`Password reset token of ${reset.email}, usable once until ${when(reset.expiresAt)}`}
+          value={reset.token}
+          onDone={() => setReset(null)}
+        />
+      ) : null}
       <form
         class="toolbar"
         aria-label="Add a user"
@@ -163,12 +172,16 @@ export function UsersPage() {
                               title={`Issue a password reset for ${user.Email}?`}
                               description={
                                 <p>
-                                  A one-time token is shown once, for you to hand over; with it they set a new password at /dashboard/reset-password, which signs them out everywhere. Their password
-                                  stays until then; an earlier token stops working.
+                                  A one-time token is shown once, for you to hand over; with it they set a new password at
+                                  /dashboard/reset-password, which signs them out everywhere. Their password stays until then; an earlier
+                                  token stops working.
                                 </p>
                               }
                               action={async () => {
-                                const issued = await api<{ token: string; expiresAt: string }>('POST', `/auth/users/${user.ID}/password-reset`);
+                                const issued = await api<{ token: string; expiresAt: string }>(
+                                  'POST',
+                                  `/auth/users/${user.ID}/password-reset`,
+                                );
                                 setReset({ email: user.Email, ...issued });
                                 done(`Reset token issued for ${user.Email}.`);
                               }}

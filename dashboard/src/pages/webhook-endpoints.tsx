@@ -19,16 +19,19 @@ function describeTypes(types: string[]): string {
 /** The subscription: every type (including ones added later), or the types ticked. */
 function EventTypePicker(props: { options: EventTypeOption[]; value: string[]; onChange: (value: string[]) => void }) {
   const all = props.value.includes(ALL);
-  const toggle = (type: string) => props.onChange(props.value.includes(type) ? props.value.filter((chosen) => chosen !== type) : [...props.value, type]);
+  const toggle = (type: string) =>
+    props.onChange(props.value.includes(type) ? props.value.filter((chosen) => chosen !== type) : [...props.value, type]);
   return (
     <fieldset class="checks">
       <legend class="field-label">Event types</legend>
       <label>
-        <input type="checkbox" checked={all} onChange={() => props.onChange(all ? [] : [ALL])} /> All event types, including ones added later
+        <input type="checkbox" checked={all} onChange={() => props.onChange(all ? [] : [ALL])} /> All event types, including ones added
+        later
       </label>
       {props.options.map((option) => (
         <label key={option.type}>
-          <input type="checkbox" disabled={all} checked={all || props.value.includes(option.type)} onChange={() => toggle(option.type)} /> <span class="mono">{option.type}</span>
+          <input type="checkbox" disabled={all} checked={all || props.value.includes(option.type)} onChange={() => toggle(option.type)} />{' '}
+          <span class="mono">{option.type}</span>
           <span class="field-hint block">{option.description}</span>
         </label>
       ))}
@@ -47,7 +50,13 @@ function AddEndpointForm(props: { options: EventTypeOption[]; onCreated: (create
         <input type="url" name="url" required value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
       </Field>
       <Field label="Description">
-        <input type="text" name="description" maxLength={500} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />
+        <input
+          type="text"
+          name="description"
+          maxLength={500}
+          value={description}
+          onInput={(event) => setDescription(event.currentTarget.value)}
+        />
       </Field>
       <EventTypePicker options={props.options} value={types} onChange={setTypes} />
       <div>
@@ -55,9 +64,13 @@ function AddEndpointForm(props: { options: EventTypeOption[]; onCreated: (create
           label="Add endpoint"
           title={`Add ${url || 'this endpoint'}?`}
           disabled={!url || types.length === 0}
-          description={<p>It receives {describeTypes(types)} from now on, each delivery signed with its own secret, which is shown once.</p>}
+          description={
+            <p>It receives {describeTypes(types)} from now on, each delivery signed with its own secret, which is shown once.</p>
+          }
           action={async () => {
-            const created = await api<WebhookEndpointWithSecret>('POST', '/auth/webhook-endpoints', { body: { url, description, eventTypes: types } });
+            const created = await api<WebhookEndpointWithSecret>('POST', '/auth/webhook-endpoints', {
+              body: { url, description, eventTypes: types },
+            });
             setUrl('');
             setDescription('');
             setTypes([ALL]);
@@ -98,7 +111,13 @@ function EditEndpointButton(props: { endpoint: WebhookEndpoint; options: EventTy
         >
           <div class="form">
             <Field label="Description">
-              <input type="text" name="description" maxLength={500} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />
+              <input
+                type="text"
+                name="description"
+                maxLength={500}
+                value={description}
+                onInput={(event) => setDescription(event.currentTarget.value)}
+              />
             </Field>
             <EventTypePicker options={props.options} value={types} onChange={setTypes} />
           </div>
@@ -116,7 +135,8 @@ function EndpointStatus(props: { endpoint: WebhookEndpoint }) {
       <Badge status="disabled" />
       {endpoint.DisabledReason ? (
         <span class="small block">
-          Disabled automatically{endpoint.Health.FailingSince ? `, failing since ${when(endpoint.Health.FailingSince)}` : ''}: {endpoint.DisabledReason}
+          Disabled automatically{endpoint.Health.FailingSince ? `, failing since ${when(endpoint.Health.FailingSince)}` : ''}:{' '}
+          {endpoint.DisabledReason}
         </span>
       ) : null}
     </>
@@ -187,7 +207,11 @@ function EndpointActions(props: {
         small
         label="Rotate secret"
         title={`Rotate the signing secret of ${endpoint.URL}?`}
-        description={<p>A new secret is made and shown once. The current one keeps signing beside it for a while, so you can switch your receiver over.</p>}
+        description={
+          <p>
+            A new secret is made and shown once. The current one keeps signing beside it for a while, so you can switch your receiver over.
+          </p>
+        }
         action={async () => {
           props.onSecret(await api<WebhookEndpointWithSecret>('POST', `/auth/webhook-endpoints/${endpoint.ID}/rotate-secret`));
           props.reload();
@@ -198,7 +222,12 @@ function EndpointActions(props: {
         danger
         label="Delete"
         title={`Delete ${endpoint.URL}?`}
-        description={<p>It receives nothing more, and its deliveries still to be attempted are cancelled (shown as cancelled in the delivery log). This cannot be undone.</p>}
+        description={
+          <p>
+            It receives nothing more, and its deliveries still to be attempted are cancelled (shown as cancelled in the delivery log). This
+            cannot be undone.
+          </p>
+        }
         action={async () => {
           await api('DELETE', `/auth/webhook-endpoints/${endpoint.ID}`);
           props.onNotice({ kind: 'success', text: `${endpoint.URL} deleted.` });
@@ -222,8 +251,9 @@ export function WebhookEndpointsPage() {
     <>
       <PageTitle title="Webhook endpoints" />
       <p class="muted">
-        Each endpoint receives the events it subscribes to, signed with its own secret (<code>X-Service-Signature: t=…,v1=…</code>). An endpoint that fails every delivery for days is disabled
-        automatically; enable it again here. {isAdmin ? null : 'Only an admin can add or change endpoints.'}
+        Each endpoint receives the events it subscribes to, signed with its own secret (<code>X-Service-Signature: t=…,v1=…</code>). An
+        endpoint that fails every delivery for days is disabled automatically; enable it again here.{' '}
+        {isAdmin ? null : 'Only an admin can add or change endpoints.'}
       </p>
       <Notice notice={notice} />
       {secret ? <ShownOnce label={secret.label} value={secret.value} onDone={() => setSecret(null)} /> : null}
@@ -262,7 +292,9 @@ export function WebhookEndpointsPage() {
                       </td>
                       <td class="small">
                         {endpoint.Health.LastError ?? ''}
-                        {endpoint.Health.LastSuccessAt ? <span class="muted block">last success {when(endpoint.Health.LastSuccessAt)}</span> : null}
+                        {endpoint.Health.LastSuccessAt ? (
+                          <span class="muted block">last success {when(endpoint.Health.LastSuccessAt)}</span>
+                        ) : null}
                       </td>
                       {isAdmin ? (
                         <td>

@@ -78,12 +78,19 @@ function DeliveryRows(props: { rows: DeliveryListItem[]; selectable?: { selected
 function DeliveriesTab(props: { status: string }) {
   const location = useLocation();
   const pages = useCursorPages([props.status]);
-  const deliveries = useResource(() => api<DeliveryList>('GET', `/auth/webhooks/deliveries${query({ status: props.status, after: pages.cursor })}`), [props.status, pages.cursor], 5_000);
+  const deliveries = useResource(
+    () => api<DeliveryList>('GET', `/auth/webhooks/deliveries${query({ status: props.status, after: pages.cursor })}`),
+    [props.status, pages.cursor],
+    5_000,
+  );
   return (
     <>
       <div class="toolbar">
         <Field label="Status">
-          <select value={props.status} onChange={(event) => location.route(`/dashboard/webhooks${query({ tab: 'deliveries', status: event.currentTarget.value })}`)}>
+          <select
+            value={props.status}
+            onChange={(event) => location.route(`/dashboard/webhooks${query({ tab: 'deliveries', status: event.currentTarget.value })}`)}
+          >
             <option value="">All</option>
             <option value="pending">pending</option>
             <option value="retrying">retrying</option>
@@ -101,7 +108,13 @@ function DeliveriesTab(props: { status: string }) {
           ) : (
             <>
               <DeliveryRows rows={data.deliveries} />
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Delivery pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Delivery pages"
+              />
             </>
           )
         }
@@ -113,7 +126,11 @@ function DeliveriesTab(props: { status: string }) {
 function DeadLettersTab(props: { onNotice: (notice: NoticeState) => void }) {
   const canAct = useCan('operator');
   const pages = useCursorPages([]);
-  const letters = useResource(() => api<DeliveryList>('GET', `/auth/webhooks/deliveries${query({ status: 'dead_letter', after: pages.cursor })}`), [pages.cursor], 3_000);
+  const letters = useResource(
+    () => api<DeliveryList>('GET', `/auth/webhooks/deliveries${query({ status: 'dead_letter', after: pages.cursor })}`),
+    [pages.cursor],
+    3_000,
+  );
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const toggle = (id: string) => {
     const next = new Set(selected);
@@ -127,8 +144,14 @@ function DeadLettersTab(props: { onNotice: (notice: NoticeState) => void }) {
     const failed = results.filter((result) => result.error);
     props.onNotice(
       failed.length
-        ? { kind: 'error', text: `${results.length - failed.length} replayed; ${failed.length} refused: ${failed.map((result) => result.error).join('; ')}` }
-        : { kind: 'success', text: `${results.length} dead letter${results.length === 1 ? '' : 's'} replayed to the account's current callback URL.` },
+        ? {
+            kind: 'error',
+            text: `${results.length - failed.length} replayed; ${failed.length} refused: ${failed.map((result) => result.error).join('; ')}`,
+          }
+        : {
+            kind: 'success',
+            text: `${results.length} dead letter${results.length === 1 ? '' : 's'} replayed to the account's current callback URL.`,
+          },
     );
     setSelected(new Set());
     letters.reload();
@@ -136,7 +159,9 @@ function DeadLettersTab(props: { onNotice: (notice: NoticeState) => void }) {
 
   return (
     <>
-      <p class="muted">Deliveries that used up their attempts. A replay sends the same event (same X-Event-Id) to the account's current callback URL.</p>
+      <p class="muted">
+        Deliveries that used up their attempts. A replay sends the same event (same X-Event-Id) to the account's current callback URL.
+      </p>
       <Loaded resource={letters} what="dead letters">
         {(data) =>
           data.deliveries.length === 0 ? (
@@ -157,14 +182,22 @@ function DeadLettersTab(props: { onNotice: (notice: NoticeState) => void }) {
                   <ConfirmButton
                     label="Replay all on this page"
                     title="Replay every dead letter on this page?"
-                    description={<p>{data.deliveries.filter((row) => !row.LatestReplay).length} not yet replayed event(s) are delivered again.</p>}
+                    description={
+                      <p>{data.deliveries.filter((row) => !row.LatestReplay).length} not yet replayed event(s) are delivered again.</p>
+                    }
                     action={() => replay(data.deliveries.filter((row) => !row.LatestReplay).map((row) => row.ID))}
                     disabled={data.deliveries.every((row) => row.LatestReplay)}
                   />
                 </div>
               ) : null}
               <DeliveryRows rows={data.deliveries} {...(canAct ? { selectable: { selected, toggle } } : {})} />
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Dead letter pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Dead letter pages"
+              />
             </>
           )
         }
@@ -175,10 +208,15 @@ function DeadLettersTab(props: { onNotice: (notice: NoticeState) => void }) {
 
 function ErrorsTab() {
   const pages = useCursorPages([]);
-  const errors = useResource(() => api<ProcessingErrors>('GET', `/auth/webhooks/processing-errors${query({ after: pages.cursor })}`), [pages.cursor]);
+  const errors = useResource(
+    () => api<ProcessingErrors>('GET', `/auth/webhooks/processing-errors${query({ after: pages.cursor })}`),
+    [pages.cursor],
+  );
   return (
     <>
-      <p class="muted">Provider payment events that could not be posted (a bad amount, a currency other than NGN…). Nothing was credited for them.</p>
+      <p class="muted">
+        Provider payment events that could not be posted (a bad amount, a currency other than NGN…). Nothing was credited for them.
+      </p>
       <Loaded resource={errors} what="processing errors">
         {(data) =>
           data.processingErrors.length === 0 ? (
@@ -209,7 +247,13 @@ function ErrorsTab() {
                   </tbody>
                 </table>
               </TableWrap>
-              <Pager page={pages.page} nextCursor={data.pagination.nextCursor} onNext={pages.next} onPrevious={pages.previous} label="Processing error pages" />
+              <Pager
+                page={pages.page}
+                nextCursor={data.pagination.nextCursor}
+                onNext={pages.next}
+                onPrevious={pages.previous}
+                label="Processing error pages"
+              />
             </>
           )
         }
@@ -225,7 +269,8 @@ function SecretTab(props: { onNotice: (notice: NoticeState) => void }) {
   return (
     <>
       <p class="muted">
-        With a secret set, every delivery carries <code>X-Service-Signature: t=…,v1=…</code> (HMAC-SHA256 of <code>t.body</code>). The secret is shown once, when it is made.
+        With a secret set, every delivery carries <code>X-Service-Signature: t=…,v1=…</code> (HMAC-SHA256 of <code>t.body</code>). The
+        secret is shown once, when it is made.
       </p>
       <Loaded resource={status} what="the signing status">
         {(data) => (
@@ -239,7 +284,13 @@ function SecretTab(props: { onNotice: (notice: NoticeState) => void }) {
                 <ConfirmButton
                   label={data.configured ? 'Rotate the secret' : 'Generate a secret'}
                   title={data.configured ? 'Rotate the signing secret?' : 'Generate a signing secret?'}
-                  description={<p>{data.configured ? 'Deliveries from now on are signed with the new secret; update your receiver at once.' : 'Deliveries from now on are signed.'}</p>}
+                  description={
+                    <p>
+                      {data.configured
+                        ? 'Deliveries from now on are signed with the new secret; update your receiver at once.'
+                        : 'Deliveries from now on are signed.'}
+                    </p>
+                  }
                   action={async () => {
                     const made = await api<{ secret: string }>('POST', '/auth/webhook-secret', { body: {} });
                     setSecret(made.secret);
@@ -279,7 +330,12 @@ export function WebhooksPage() {
       <PageTitle title="Webhooks" />
       <nav class="tabs" aria-label="Webhook views">
         {TABS.map((candidate) => (
-          <a key={candidate.id} href={`/dashboard/webhooks?tab=${candidate.id}`} aria-current={candidate.id === tab ? 'page' : undefined} onClick={() => setNotice(null)}>
+          <a
+            key={candidate.id}
+            href={`/dashboard/webhooks?tab=${candidate.id}`}
+            aria-current={candidate.id === tab ? 'page' : undefined}
+            onClick={() => setNotice(null)}
+          >
             {candidate.label}
           </a>
         ))}

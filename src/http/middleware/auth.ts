@@ -32,7 +32,8 @@ export function requireSession(auth: Authenticator, publicOrigin: string | undef
     if (!user) throw new UnauthorizedError('authentication required');
     // Koa 3's ctx.origin echoes the Origin header, so our own origin is built from protocol and host.
     const origin = ctx.get('origin');
-    if (origin && origin !== `${ctx.protocol}://${ctx.host}` && origin !== publicOrigin) throw new ForbiddenError('cross-origin request refused');
+    if (origin && origin !== `${ctx.protocol}://${ctx.host}` && origin !== publicOrigin)
+      throw new ForbiddenError('cross-origin request refused');
     if (!roleAllows(user.role, role)) throw new ForbiddenError(`this needs the ${role} role`);
     ctx.state.user = user;
     await next();

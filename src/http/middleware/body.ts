@@ -5,7 +5,13 @@ import { HttpError } from '../http-error';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The types koa-bodyparser reads as JSON. */
-const JSON_TYPES = ['application/json', 'application/json-patch+json', 'application/vnd.api+json', 'application/csp-report', 'application/scim+json'];
+const JSON_TYPES = [
+  'application/json',
+  'application/json-patch+json',
+  'application/vnd.api+json',
+  'application/csp-report',
+  'application/scim+json',
+];
 
 /**
  * JSON bodies only, 1 MB at most; malformed JSON is a 400 and oversize a 413, never a 500. A body of
@@ -25,7 +31,8 @@ export function jsonBody() {
   });
   return async (ctx: Context, next: Next): Promise<void> => {
     // No content at all (is() answers null; fetch sends Content-Length: 0 on a bare POST) is left to the schema.
-    if (ctx.request.length !== 0 && ctx.request.is(JSON_TYPES) === false) throw new HttpError(415, 'unsupported_media_type', 'request body must be application/json');
+    if (ctx.request.length !== 0 && ctx.request.is(JSON_TYPES) === false)
+      throw new HttpError(415, 'unsupported_media_type', 'request body must be application/json');
     await parse(ctx, next);
   };
 }

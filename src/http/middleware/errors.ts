@@ -42,7 +42,10 @@ export function errorHandler() {
 function toErrorResponse(error: unknown, ctx: AppContext): { status: number; body: Record<string, unknown> } {
   const requestId = ctx.state.requestId;
   if (error instanceof AppError) {
-    return { status: httpStatusOf(error), body: { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), requestId } };
+    return {
+      status: httpStatusOf(error),
+      body: { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), requestId },
+    };
   }
   if (error instanceof HttpError) return { status: error.status, body: { error: error.message, code: error.code, requestId } };
   const httpError = error as HttpLikeError;

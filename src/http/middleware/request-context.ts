@@ -18,7 +18,16 @@ export function requestContext(logger: Logger) {
       await next();
     } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, durationMs: Math.round(durationMs * 10) / 10, tenantId: ctx.state.tenant?.id }, 'request');
+      ctx.state.log.info(
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          durationMs: Math.round(durationMs * 10) / 10,
+          tenantId: ctx.state.tenant?.id,
+        },
+        'request',
+      );
     }
   };
 }

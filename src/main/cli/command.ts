@@ -23,7 +23,8 @@ export interface Command {
 export class UsageError extends Error {}
 
 export const text = (context: CommandContext, name: string): string => String(context.options[name]);
-export const optional = (context: CommandContext, name: string): string | undefined => (typeof context.options[name] === 'string' ? String(context.options[name]) : undefined);
+export const optional = (context: CommandContext, name: string): string | undefined =>
+  typeof context.options[name] === 'string' ? String(context.options[name]) : undefined;
 
 export function instantOption(context: CommandContext, name: string): Date | undefined {
   const value = optional(context, name);

@@ -7,7 +7,10 @@ export const dbCommands: Record<string, Command> = {
     options: {},
     async run(context) {
       const [batch, applied] = await context.db.migrate.latest(migrationConfig);
-      context.print(applied.length ? `applied ${applied.length} migration(s) in batch ${batch}` : 'database is up to date', { batch, applied });
+      context.print(applied.length ? `applied ${applied.length} migration(s) in batch ${batch}` : 'database is up to date', {
+        batch,
+        applied,
+      });
     },
   },
   'db:rollback': {

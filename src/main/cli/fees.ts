@@ -3,7 +3,11 @@ import { formatTierSpec, parseTierSpec } from '../../fees/tier-spec';
 import { formatKobo } from '../../money';
 import { text, type Command } from './command';
 
-const tierView = (tier: FeeTier) => ({ minSend: formatKobo(tier.minSend), maxSend: tier.maxSend === null ? null : formatKobo(tier.maxSend), fee: formatKobo(tier.fee) });
+const tierView = (tier: FeeTier) => ({
+  minSend: formatKobo(tier.minSend),
+  maxSend: tier.maxSend === null ? null : formatKobo(tier.maxSend),
+  fee: formatKobo(tier.fee),
+});
 
 export const feeCommands: Record<string, Command> = {
   'fees:show': {

@@ -6,7 +6,8 @@ import { text, type Command } from './command';
 
 export const settlementCommands: Record<string, Command> = {
   'settlement:retry': {
-    usage: 'settlement:retry --ref MERCHANT_TX_REF   (a new run of a pending or processing settlement whose run failed for good and was parked; it picks up where the database says it is)',
+    usage:
+      'settlement:retry --ref MERCHANT_TX_REF   (a new run of a pending or processing settlement whose run failed for good and was parked; it picks up where the database says it is)',
     options: { ref: { type: 'string' } },
     required: ['ref'],
     async run(context) {

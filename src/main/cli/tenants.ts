@@ -13,7 +13,8 @@ export const tenantCommands: Record<string, Command> = {
     },
   },
   'tenant:allow-loose-limits': {
-    usage: "tenant:allow-loose-limits --tenant TENANT_ID [--json]   (the tenant's admins may then set KYC limits looser than the platform's for a tier)",
+    usage:
+      "tenant:allow-loose-limits --tenant TENANT_ID [--json]   (the tenant's admins may then set KYC limits looser than the platform's for a tier)",
     options: { tenant: { type: 'string' } },
     required: ['tenant'],
     async run(context) {
@@ -23,7 +24,8 @@ export const tenantCommands: Record<string, Command> = {
     },
   },
   'tenant:revoke-loose-limits': {
-    usage: "tenant:revoke-loose-limits --tenant TENANT_ID [--json]   (each looser KYC limit the tenant set becomes the platform's, in its audit log)",
+    usage:
+      "tenant:revoke-loose-limits --tenant TENANT_ID [--json]   (each looser KYC limit the tenant set becomes the platform's, in its audit log)",
     options: { tenant: { type: 'string' } },
     required: ['tenant'],
     async run(context) {
@@ -62,7 +64,11 @@ export const tenantCommands: Record<string, Command> = {
           '--password is refused: a password in the arguments is visible to other users (ps) and kept in shell history. Pipe it on stdin (printf %s "$PASSWORD" | … user:create …) or type it at the prompt',
         );
       }
-      const created = await context.services.auth.createUser(text(context, 'tenant'), text(context, 'email'), await readPassword('Password for the new dashboard user: '));
+      const created = await context.services.auth.createUser(
+        text(context, 'tenant'),
+        text(context, 'email'),
+        await readPassword('Password for the new dashboard user: '),
+      );
       context.print(`dashboard user ${created.userId}`, created);
     },
   },

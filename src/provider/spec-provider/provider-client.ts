@@ -108,11 +108,13 @@ export function createProviderClient(config: Config, logger: Logger, metrics?: P
 
   function interpret<S extends z.ZodType>(operation: string, response: WireResponse, dataSchema: S): z.output<S> {
     const { status, json, retryAfterMs } = response;
-    if (status >= 500 || RETRYABLE_CLIENT_STATUSES.has(status)) throw new ProviderUnavailableError(`${operation}: HTTP ${status}`, { retryAfterMs });
+    if (status >= 500 || RETRYABLE_CLIENT_STATUSES.has(status))
+      throw new ProviderUnavailableError(`${operation}: HTTP ${status}`, { retryAfterMs });
     const envelope = envelopeSchema.safeParse(json);
     if (status >= 400) {
       // An HTML or empty 4xx comes from something in front of the provider (a gateway, a WAF), not from it.
-      if (!envelope.success) throw new ProviderUnavailableError(`${operation}: HTTP ${status} without the provider's answer`, { retryAfterMs });
+      if (!envelope.success)
+        throw new ProviderUnavailableError(`${operation}: HTTP ${status} without the provider's answer`, { retryAfterMs });
       throw new ProviderRejectedError(status, envelope.data.code, envelope.data.description ?? `HTTP ${status}`);
     }
     if (status < 200 || status >= 300) throw new ProviderUnavailableError(`${operation}: unexpected HTTP ${status}`);
@@ -121,7 +123,8 @@ export function createProviderClient(config: Config, logger: Logger, metrics?: P
       throw new ProviderRejectedError(status, envelope.data.code, envelope.data.description ?? 'no description');
     }
     const data = dataSchema.safeParse(envelope.data.data);
-    if (!data.success) throw new ProviderUnavailableError(`${operation}: unexpected response data: ${data.error.issues[0]?.message ?? 'invalid'}`);
+    if (!data.success)
+      throw new ProviderUnavailableError(`${operation}: unexpected response data: ${data.error.issues[0]?.message ?? 'invalid'}`);
     return data.data;
   }
 
@@ -148,7 +151,13 @@ export function createProviderClient(config: Config, logger: Logger, metrics?: P
   }
 
   /** A 401 means the provider dropped our token early (rotation, restart): refresh once and retry. */
-  async function call<S extends z.ZodType>(operation: string, method: Method, path: string, dataSchema: S, body?: unknown): Promise<z.output<S>> {
+  async function call<S extends z.ZodType>(
+    operation: string,
+    method: Method,
+    path: string,
+    dataSchema: S,
+    body?: unknown,
+  ): Promise<z.output<S>> {
     let token = await currentToken();
     let response = await exchange(operation, method, path, body, token.value);
     if (response.status === 401) {
@@ -211,7 +220,11 @@ export function createProviderClient(config: Config, logger: Logger, metrics?: P
     },
 
     async listTransactions(input) {
-      const query = new URLSearchParams({ limit: String(input.limit), dateFrom: providerDateTime(input.from), dateTo: providerDateTime(input.to) });
+      const query = new URLSearchParams({
+        limit: String(input.limit),
+        dateFrom: providerDateTime(input.from),
+        dateTo: providerDateTime(input.to),
+      });
       if (input.cursor) query.set('cursor', input.cursor);
       if (input.scope.kind === 'virtual_account') query.set('virtual_account', input.scope.accountNumber);
       const path = input.scope.kind === 'wallet' ? '/v1/transactions/accounts' : '/v1/transactions/virtual';

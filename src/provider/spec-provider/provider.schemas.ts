@@ -82,7 +82,14 @@ export const transferDataSchema = z
     meta: z.object({ merchantTxRef: z.string() }),
     timeCreated: z.string(),
   })
-  .transform(({ id, status, amount, fee, meta, timeCreated }) => ({ id, status, amountKobo: amount, feeKobo: fee, merchantTxRef: meta.merchantTxRef, timeCreated }));
+  .transform(({ id, status, amount, fee, meta, timeCreated }) => ({
+    id,
+    status,
+    amountKobo: amount,
+    feeKobo: fee,
+    merchantTxRef: meta.merchantTxRef,
+    timeCreated,
+  }));
 
 export const banksDataSchema = z
   .object({ results: z.array(z.object({ bankCode: z.string(), bankName: z.string() })) })
@@ -133,7 +140,10 @@ const listedTransactionSchema = z
     id: transaction.id,
     status: transaction.status,
     amountKobo: listedKobo(transaction.amount, 'amount', ctx),
-    feeKobo: transaction.fixedCharge === null || transaction.fixedCharge === undefined ? null : listedKobo(transaction.fixedCharge, 'fixedCharge', ctx),
+    feeKobo:
+      transaction.fixedCharge === null || transaction.fixedCharge === undefined
+        ? null
+        : listedKobo(transaction.fixedCharge, 'fixedCharge', ctx),
     type: transaction.type ?? '',
     entryType: listedEntryType(transaction.entryType),
     currency: transaction.currency ?? null,
@@ -159,4 +169,6 @@ const signedNaira = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/)]).t
   return kobo;
 });
 
-export const walletBalanceDataSchema = z.object({ amount: signedNaira, currency: z.string() }).transform(({ amount, currency }) => ({ amountKobo: amount, currency }));
+export const walletBalanceDataSchema = z
+  .object({ amount: signedNaira, currency: z.string() })
+  .transform(({ amount, currency }) => ({ amountKobo: amount, currency }));

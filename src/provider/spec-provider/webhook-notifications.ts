@@ -29,7 +29,9 @@ function amountsOf(event: PaymentEvent): { gross: Kobo; fee: Kobo } | { error: s
 /** A provider event is a few levels deep; far deeper JSON is refused before anything recurses over it. */
 const MAX_NESTING = 32;
 
-const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = ['"', '\\', '{', '}', '[', ']'].map((char) => char.charCodeAt(0));
+const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = ['"', '\\', '{', '}', '[', ']'].map((char) =>
+  char.charCodeAt(0),
+);
 
 /** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped). */
 function nestingDepth(json: string): number {
@@ -94,14 +96,23 @@ function paymentOf(payload: unknown, facts: NotificationFacts): InboundNotificat
  * The webhooks of the provider SPEC.md describes: signed over the parsed body (SPEC.md, Inbound
  * signature) with the current or, during a rotation, the previous secret.
  */
-export function createSpecProviderNotifications(config: Pick<Config, 'PROVIDER_WEBHOOKS_SIGNING_SECRET' | 'PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET'>): ProviderNotifications {
+export function createSpecProviderNotifications(
+  config: Pick<Config, 'PROVIDER_WEBHOOKS_SIGNING_SECRET' | 'PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET'>,
+): ProviderNotifications {
   // The previous secret goes when it is unset.
-  const signingSecrets = [config.PROVIDER_WEBHOOKS_SIGNING_SECRET, ...(config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET ? [config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET] : [])];
+  const signingSecrets = [
+    config.PROVIDER_WEBHOOKS_SIGNING_SECRET,
+    ...(config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET ? [config.PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET] : []),
+  ];
 
   function isSigned(payload: unknown, header: HeaderReader): boolean {
     const signature = header('provider-signature') ?? header('nomba-signature');
     const timestamp = header('provider-timestamp') ?? header('nomba-timestamp');
-    return signature !== undefined && timestamp !== undefined && signingSecrets.some((secret) => verifyProviderSignature(secret, payload, timestamp, signature));
+    return (
+      signature !== undefined &&
+      timestamp !== undefined &&
+      signingSecrets.some((secret) => verifyProviderSignature(secret, payload, timestamp, signature))
+    );
   }
 
   return {
@@ -119,7 +130,13 @@ export function createSpecProviderNotifications(config: Pick<Config, 'PROVIDER_W
       if (facts.eventType === 'payment_success') return paymentOf(payload, facts);
       const payout = payoutEventSchema.safeParse(payload);
       if (!payout.success) return { kind: 'other', facts };
-      return { kind: 'payout', facts, type: payout.data.event_type, providerRef: payout.data.data.transaction.merchantTxRef, eventId: payout.data.requestId };
+      return {
+        kind: 'payout',
+        facts,
+        type: payout.data.event_type,
+        providerRef: payout.data.data.transaction.merchantTxRef,
+        eventId: payout.data.requestId,
+      };
     },
   };
 }

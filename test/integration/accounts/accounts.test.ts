@@ -51,10 +51,18 @@ describe('virtual-account provisioning', () => {
     const key = randomUUID();
     const body = { externalRef: `cust-${randomUUID()}`, name: 'Bola Ade' };
     const first = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body, headers: { 'Idempotency-Key': key } });
-    const again = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body: { name: 'Bola Ade', externalRef: body.externalRef }, headers: { 'Idempotency-Key': key } });
+    const again = await call(stack.apiUrl, 'POST', '/v1/accounts', {
+      apiKey: tenant.apiKey,
+      body: { name: 'Bola Ade', externalRef: body.externalRef },
+      headers: { 'Idempotency-Key': key },
+    });
     assert.equal(first.status, 201);
     assert.deepEqual(again.body, first.body);
-    const different = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body: { ...body, name: 'Someone Else' }, headers: { 'Idempotency-Key': key } });
+    const different = await call(stack.apiUrl, 'POST', '/v1/accounts', {
+      apiKey: tenant.apiKey,
+      body: { ...body, name: 'Someone Else' },
+      headers: { 'Idempotency-Key': key },
+    });
     assert.equal(different.status, 409);
     assert.equal(different.body.code, 'conflict');
   });
@@ -62,7 +70,11 @@ describe('virtual-account provisioning', () => {
   it('makes exactly one account for 20 concurrent identical requests with one key', async () => {
     const key = randomUUID();
     const body = { externalRef: `cust-${randomUUID()}`, name: 'Chidi Eze' };
-    const responses = await Promise.all(Array.from({ length: 20 }, () => call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body, headers: { 'Idempotency-Key': key } })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body, headers: { 'Idempotency-Key': key } }),
+      ),
+    );
     assert.ok(
       responses.every((response) => response.status === 201),
       responses.map((response) => response.status).join(','),
@@ -81,7 +93,10 @@ describe('virtual-account provisioning', () => {
       const down = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body, headers: { 'Idempotency-Key': key } });
       assert.equal(down.status, 502);
       assert.deepEqual({ error: down.body.error, code: down.body.code }, { error: 'provider unavailable', code: 'provider_unavailable' });
-      assert.equal(await stack.infra.db('customers').where({ tenant_id: tenant.tenantId, external_ref: body.externalRef }).first(), undefined);
+      assert.equal(
+        await stack.infra.db('customers').where({ tenant_id: tenant.tenantId, external_ref: body.externalRef }).first(),
+        undefined,
+      );
     } finally {
       await call(stack.sandboxUrl, 'DELETE', '/sandbox/faults');
     }
@@ -114,7 +129,11 @@ describe('virtual-account provisioning', () => {
     assert.equal(mine.status, 200);
     assert.equal(mine.body.ID, account.ID);
     const other = await createTenant(stack, 'Other');
-    for (const path of [`/v1/accounts/${account.AccountRef}`, `/v1/accounts/${account.AccountRef}/balance`, `/v1/accounts/${account.AccountRef}/statement`]) {
+    for (const path of [
+      `/v1/accounts/${account.AccountRef}`,
+      `/v1/accounts/${account.AccountRef}/balance`,
+      `/v1/accounts/${account.AccountRef}/statement`,
+    ]) {
       const theirs = await call(stack.apiUrl, 'GET', path, { apiKey: other.apiKey });
       assert.equal(theirs.status, 404, path);
       assert.equal(theirs.body.error, 'account not found');
@@ -159,8 +178,17 @@ describe('callback URL policy', () => {
 
   it('refuses loopback and private callback targets unless ALLOW_PRIVATE_CALLBACK_URLS is on', async () => {
     const tenant = await createTenant(stack);
-    for (const callbackUrl of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'http://10.1.2.3/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest']) {
-      const response = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body: { externalRef: 'a', name: 'x', callbackUrl } });
+    for (const callbackUrl of [
+      'http://127.0.0.1:8080/hook',
+      'http://localhost/hook',
+      'http://10.1.2.3/hook',
+      'http://[::1]/hook',
+      'http://169.254.169.254/latest',
+    ]) {
+      const response = await call(stack.apiUrl, 'POST', '/v1/accounts', {
+        apiKey: tenant.apiKey,
+        body: { externalRef: 'a', name: 'x', callbackUrl },
+      });
       assert.equal(response.status, 400, callbackUrl);
       assert.equal(response.body.error, 'callbackUrl must not point at a private or loopback address');
     }

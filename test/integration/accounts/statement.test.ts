@@ -51,7 +51,12 @@ describe('statement and balance', () => {
     let cursor: string | null = null;
     do {
       const separator = query ? '&' : '?';
-      const page = await statement(stack, tenant.apiKey, account.AccountRef, `${query}${cursor ? `${query ? separator : '?'}after=${cursor}` : ''}`);
+      const page = await statement(
+        stack,
+        tenant.apiKey,
+        account.AccountRef,
+        `${query}${cursor ? `${query ? separator : '?'}after=${cursor}` : ''}`,
+      );
       assert.equal(page.status, 200, page.text);
       pages.push(page.body);
       cursor = page.body.pagination.nextCursor;
@@ -115,7 +120,12 @@ describe('statement and balance', () => {
     const page = await statement(stack, tenant.apiKey, empty.AccountRef);
     assert.equal(page.status, 200, page.text);
     assert.deepEqual([page.body.lines, page.body.pagination.nextCursor], [[], null]);
-    assert.deepEqual([page.body.openingBalance, page.body.totalCredits, page.body.totalDebits, page.body.closingBalance].map(kobo), [0n, 0n, 0n, 0n]);
+    assert.deepEqual([page.body.openingBalance, page.body.totalCredits, page.body.totalDebits, page.body.closingBalance].map(kobo), [
+      0n,
+      0n,
+      0n,
+      0n,
+    ]);
     const stranger = await createTenant(stack);
     for (const query of ['', `?after=${uuidv7()}`]) {
       const foreign = await statement(stack, stranger.apiKey, account.AccountRef, query);
@@ -134,7 +144,8 @@ describe('statement and balance', () => {
       lines.slice(30, 60).map((line) => line.entry.ID),
     );
     const inPeriod = lines.slice(30, 60);
-    const sum = (direction: string) => inPeriod.filter((line) => line.entry.Direction === direction).reduce((total, line) => total + kobo(line.entry.Amount), 0n);
+    const sum = (direction: string) =>
+      inPeriod.filter((line) => line.entry.Direction === direction).reduce((total, line) => total + kobo(line.entry.Amount), 0n);
     for (const page of pages) {
       assert.equal(page.openingBalance, lines[29]!.runningBalance);
       assert.equal(page.totalCredits, formatKobo(sum('credit')));
@@ -149,7 +160,10 @@ describe('statement and balance', () => {
     assert.equal(toOnly.body.lines.length, 60);
     assert.equal(toOnly.body.openingBalance, '0.00');
     const empty = await statement(stack, tenant.apiKey, account.AccountRef, `?from=2999-01-01T00:00:00Z`);
-    assert.deepEqual([empty.body.lines.length, empty.body.openingBalance, empty.body.totalCredits, empty.body.totalDebits, empty.body.closingBalance], [0, '6800.00', '0.00', '0.00', '6800.00']);
+    assert.deepEqual(
+      [empty.body.lines.length, empty.body.openingBalance, empty.body.totalCredits, empty.body.totalDebits, empty.body.closingBalance],
+      [0, '6800.00', '0.00', '0.00', '6800.00'],
+    );
   });
 
   it('refuses a malformed or inverted period', async () => {
@@ -169,7 +183,16 @@ describe('statement and balance', () => {
     assert.equal(balance.status, 200);
     assert.deepEqual(
       { ...balance.body, asOf: undefined },
-      { accountRef: fresh.AccountRef, currency: 'NGN', ledgerBalance: '1250.00', availableBalance: '1000.00', pendingCredits: '250.00', heldBalance: '0.00', inDeficit: false, asOf: undefined },
+      {
+        accountRef: fresh.AccountRef,
+        currency: 'NGN',
+        ledgerBalance: '1250.00',
+        availableBalance: '1000.00',
+        pendingCredits: '250.00',
+        heldBalance: '0.00',
+        inDeficit: false,
+        asOf: undefined,
+      },
     );
     assert.ok(Date.now() - Date.parse(balance.body.asOf) < 60_000);
   });
@@ -191,8 +214,14 @@ describe('ledger_entries is append-only', () => {
     await assert.rejects(db('ledger_entries').where({ id: entryId }).update({ amount: 1 }), /immutable except for its status/);
     await assert.rejects(db('ledger_entries').where({ id: entryId }).delete(), /append-only: DELETE refused/);
     await assert.rejects(db.raw('TRUNCATE ledger_entries CASCADE'), /append-only: TRUNCATE refused/);
-    await assert.rejects(db('ledger_entries').where({ id: entryId }).update({ status: 'provisional' }), /cannot move from confirmed to provisional/);
-    await assert.rejects(db('ledger_entries').where({ id: entryId }).update({ status: 'reversed' }), /cannot move from confirmed to reversed/);
+    await assert.rejects(
+      db('ledger_entries').where({ id: entryId }).update({ status: 'provisional' }),
+      /cannot move from confirmed to provisional/,
+    );
+    await assert.rejects(
+      db('ledger_entries').where({ id: entryId }).update({ status: 'reversed' }),
+      /cannot move from confirmed to reversed/,
+    );
   });
 
   it('refuses to commit an unbalanced transaction, and to change or delete a system posting', async () => {
@@ -210,9 +239,17 @@ describe('ledger_entries is append-only', () => {
     ]);
     await assert.rejects(uneven, /unbalanced: 2 postings summing to 1 kobo/);
     // A posting added later to a transaction that committed balanced unbalances it.
-    await assert.rejects(db('ledger_system_postings').insert({ ...posting, transaction_id: entry.transaction_id, account: 'costs', amount: 1 }), /unbalanced: 3 postings summing to 1 kobo/);
-    const { transaction_id: balancedId } = await db('ledger_system_postings').where({ transaction_id: entry.transaction_id }).first('transaction_id');
-    await assert.rejects(db('ledger_system_postings').where({ transaction_id: balancedId }).update({ amount: 1 }), /append-only: UPDATE refused/);
+    await assert.rejects(
+      db('ledger_system_postings').insert({ ...posting, transaction_id: entry.transaction_id, account: 'costs', amount: 1 }),
+      /unbalanced: 3 postings summing to 1 kobo/,
+    );
+    const { transaction_id: balancedId } = await db('ledger_system_postings')
+      .where({ transaction_id: entry.transaction_id })
+      .first('transaction_id');
+    await assert.rejects(
+      db('ledger_system_postings').where({ transaction_id: balancedId }).update({ amount: 1 }),
+      /append-only: UPDATE refused/,
+    );
     await assert.rejects(db('ledger_system_postings').where({ transaction_id: balancedId }).delete(), /append-only: DELETE refused/);
     await assert.rejects(db.raw('TRUNCATE ledger_system_postings'), /append-only: TRUNCATE refused/);
     assert.deepEqual(await createLedgerVerificationRepo(db).problems(), []);
@@ -251,7 +288,8 @@ describe('statement snapshot while entries are being posted', () => {
         }
         lastPages += 1;
         const last = lines.at(-1);
-        if (last && last.runningBalance !== page.body.closingBalance) mismatches.push(`${last.runningBalance} vs closing ${page.body.closingBalance}`);
+        if (last && last.runningBalance !== page.body.closingBalance)
+          mismatches.push(`${last.runningBalance} vs closing ${page.body.closingBalance}`);
         // Start the next read one line back, so the next last page is never empty.
         cursor = lines.at(-2)?.entry.ID ?? cursor;
       }

@@ -27,7 +27,11 @@ describe('API key cache with change notifications (real Postgres)', () => {
   /** Looks the key up until the cache goes to the database for it again: before the entry expires, so the announcement did it. */
   const reloaded = async () => {
     const before = loads;
-    await eventually(async () => (await lookup()) && loads > before, { withinMs: loadedAt + TTL_MS - Date.now(), intervalMs: 20, what: 'a lookup that reaches the database' });
+    await eventually(async () => (await lookup()) && loads > before, {
+      withinMs: loadedAt + TTL_MS - Date.now(),
+      intervalMs: 20,
+      what: 'a lookup that reaches the database',
+    });
   };
 
   before(async () => {
@@ -69,7 +73,9 @@ describe('API key cache with change notifications (real Postgres)', () => {
 
   it('stops answering from memory the moment its connection is cut, and resumes once it has listened again', async () => {
     await lookup();
-    const cut = await stack.infra.db.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?', [LISTENER_APP]);
+    const cut = await stack.infra.db.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?', [
+      LISTENER_APP,
+    ]);
     assert.equal(cut.rows.length, 1);
     await eventually(async () => liveStates.at(-1) === false, { what: 'the listener to notice' });
     const offline = loads;

@@ -11,8 +11,10 @@ describe('dashboard password change and admin-issued reset', () => {
   after(() => stack.close());
 
   const sessionStatus = async (cookie: string) => (await call(stack.apiUrl, 'GET', '/auth/session', { cookie })).status;
-  const loginStatus = async (email: string, password: string) => (await call(stack.apiUrl, 'POST', '/auth/login', { body: { email, password } })).status;
-  const auditOf = (userId: string) => stack.infra.db('audit_log').where({ target_type: 'user', target_id: userId }).orderBy('id').select('action', 'user_id', 'detail');
+  const loginStatus = async (email: string, password: string) =>
+    (await call(stack.apiUrl, 'POST', '/auth/login', { body: { email, password } })).status;
+  const auditOf = (userId: string) =>
+    stack.infra.db('audit_log').where({ target_type: 'user', target_id: userId }).orderBy('id').select('action', 'user_id', 'detail');
 
   it("changes a signed-in user's password only with the current one, and ends their other sessions but not this one", async () => {
     const tenant = await createTenant(stack);
@@ -45,7 +47,8 @@ describe('dashboard password change and admin-issued reset', () => {
     const admin = await dashboardUser(stack, tenant.tenantId, 'admin');
     const user = await dashboardUser(stack, tenant.tenantId, 'operator');
     const issue = (cookie: string, userId: string) => call(stack.apiUrl, 'POST', `/auth/users/${userId}/password-reset`, { cookie });
-    const reset = (token: string, newPassword: string) => call(stack.apiUrl, 'POST', '/auth/password-reset', { body: { token, newPassword } });
+    const reset = (token: string, newPassword: string) =>
+      call(stack.apiUrl, 'POST', '/auth/password-reset', { body: { token, newPassword } });
 
     const stranger = await dashboardUser(stack, (await createTenant(stack)).tenantId, 'admin');
     assert.equal((await issue(stranger.cookie, user.userId)).status, 404, "another tenant's admin cannot reset this user");
@@ -96,9 +99,14 @@ describe('dashboard password change and admin-issued reset', () => {
     const issued = await call(stack.apiUrl, 'POST', `/auth/users/${user.userId}/password-reset`, { cookie: admin.cookie });
     assert.equal(issued.status, 201, issued.text);
 
-    const changed = await call(stack.apiUrl, 'POST', '/auth/password', { cookie: user.cookie, body: { currentPassword: user.password, newPassword: 'the password the user chose' } });
+    const changed = await call(stack.apiUrl, 'POST', '/auth/password', {
+      cookie: user.cookie,
+      body: { currentPassword: user.password, newPassword: 'the password the user chose' },
+    });
     assert.equal(changed.status, 200, changed.text);
-    const reset = await call(stack.apiUrl, 'POST', '/auth/password-reset', { body: { token: issued.body.token, newPassword: 'a password set with an old token' } });
+    const reset = await call(stack.apiUrl, 'POST', '/auth/password-reset', {
+      body: { token: issued.body.token, newPassword: 'a password set with an old token' },
+    });
     assert.equal(reset.status, 400, 'a token issued before the change no longer sets a password');
     assert.equal(reset.body.code, 'invalid_reset_token');
     assert.equal(await loginStatus(user.email, 'the password the user chose'), 200);
@@ -115,7 +123,9 @@ describe('dashboard password change and admin-issued reset', () => {
       .db('password_reset_tokens')
       .where({ user_id: user.userId })
       .update({ expires_at: stack.infra.db.raw("now() - interval '1 second'") });
-    const expired = await call(stack.apiUrl, 'POST', '/auth/password-reset', { body: { token: issued.body.token, newPassword: 'a password set too late' } });
+    const expired = await call(stack.apiUrl, 'POST', '/auth/password-reset', {
+      body: { token: issued.body.token, newPassword: 'a password set too late' },
+    });
     assert.equal(expired.status, 400);
     assert.equal(expired.body.code, 'invalid_reset_token');
     assert.equal(await sessionStatus(user.cookie), 200);

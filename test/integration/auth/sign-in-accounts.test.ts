@@ -11,13 +11,15 @@ describe('sign-in limits cost the one who fails, not the user', () => {
   });
   after(() => stack.close());
 
-  const login = (email: string, password: string, address: string) => call(stack.apiUrl, 'POST', '/auth/login', { body: { email, password }, headers: { 'X-Forwarded-For': address } });
+  const login = (email: string, password: string, address: string) =>
+    call(stack.apiUrl, 'POST', '/auth/login', { body: { email, password }, headers: { 'X-Forwarded-For': address } });
 
   it("does not lock a user out of their own address when someone else's address fails for their email", async () => {
     const tenant = await createTenant(stack);
     const email = `victim+${randomUUID()}@example.com`;
     await stack.services.auth.createUser(tenant.tenantId, email, 'the victim password');
-    for (let attempt = 1; attempt <= 3; attempt += 1) assert.equal((await login(email, 'a guess', '203.0.113.50')).status, 401, `attempt ${attempt}`);
+    for (let attempt = 1; attempt <= 3; attempt += 1)
+      assert.equal((await login(email, 'a guess', '203.0.113.50')).status, 401, `attempt ${attempt}`);
     const limited = await login(email, 'a guess', '203.0.113.50');
     assert.equal(limited.status, 429, limited.text);
     assert.match(limited.body.error, /for this account from this address/);

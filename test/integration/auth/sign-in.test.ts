@@ -32,7 +32,10 @@ describe('dashboard passwords', () => {
     assert.equal(login.status, 200);
     const upgraded = (await stack.infra.db('dashboard_users').where({ email: old }).first()).password_hash as string;
     assert.match(upgraded, /^scrypt\$131072\$8\$1\$/);
-    assert.equal((await call(stack.apiUrl, 'POST', '/auth/login', { body: { email: old, password: 'an old dashboard password' } })).status, 200);
+    assert.equal(
+      (await call(stack.apiUrl, 'POST', '/auth/login', { body: { email: old, password: 'an old dashboard password' } })).status,
+      200,
+    );
   });
 });
 

@@ -19,7 +19,11 @@ describe('renaming a customer after KYC', () => {
 
   const api = (method: string, path: string, body?: unknown) => call(stack.apiUrl, method, path, { apiKey: tenant.apiKey, body });
   const newCustomer = async (name: string) => (await provisionAccount(stack, tenant.apiKey, { name })).CustomerID;
-  const renames = (customerId: string) => stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'customer.renamed', target_id: customerId }).select('actor', 'user_id', 'detail');
+  const renames = (customerId: string) =>
+    stack.infra
+      .db('audit_log')
+      .where({ tenant_id: tenant.tenantId, action: 'customer.renamed', target_id: customerId })
+      .select('actor', 'user_id', 'detail');
 
   it('refuses to rename a customer whose identity KYC verified under its name (tier 2), recording nothing', async () => {
     const id = await newCustomer('Ngozi Eze');
@@ -45,6 +49,8 @@ describe('renaming a customer after KYC', () => {
     const id = await newCustomer('Ada Obi');
     assert.equal((await api('PATCH', `/v1/customers/${id}`, { name: 'Ada Obi-Nwosu' })).status, 200);
     assert.equal((await api('PATCH', `/v1/customers/${id}`, { name: 'Ada Obi-Nwosu' })).status, 200);
-    assert.deepEqual(await renames(id), [{ actor: 'API key', user_id: null, detail: { from: 'Ada Obi', to: 'Ada Obi-Nwosu', kycTier: 1 } }]);
+    assert.deepEqual(await renames(id), [
+      { actor: 'API key', user_id: null, detail: { from: 'Ada Obi', to: 'Ada Obi-Nwosu', kycTier: 1 } },
+    ]);
   });
 });

@@ -12,7 +12,19 @@ import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { unavailableNin, unverifiedNin } from '../../helpers/sandbox-values';
 
-const CUSTOMER_FIELDS = ['BVNLast4', 'CreatedAt', 'ExternalRef', 'ID', 'KYCStatus', 'KYCTier', 'NINLast4', 'Name', 'Status', 'TenantID', 'UpdatedAt'];
+const CUSTOMER_FIELDS = [
+  'BVNLast4',
+  'CreatedAt',
+  'ExternalRef',
+  'ID',
+  'KYCStatus',
+  'KYCTier',
+  'NINLast4',
+  'Name',
+  'Status',
+  'TenantID',
+  'UpdatedAt',
+];
 const VERIFIED_NIN = '12345678901';
 const UNAVAILABLE_NIN = unavailableNin('12345678');
 const NOT_VERIFIED_NIN = unverifiedNin('123456789');
@@ -33,7 +45,8 @@ describe('customers and KYC', () => {
   });
   after(() => stack.close());
 
-  const api = (method: string, path: string, body?: unknown, apiKey = tenant.apiKey) => call(stack.apiUrl, method, path, { apiKey, ...(body !== undefined ? { body } : {}) });
+  const api = (method: string, path: string, body?: unknown, apiKey = tenant.apiKey) =>
+    call(stack.apiUrl, method, path, { apiKey, ...(body !== undefined ? { body } : {}) });
   const ops = (path: string, cookie = operator) => call(stack.apiUrl, 'POST', path, { cookie });
 
   async function newCustomer(body: Record<string, unknown> = {}, apiKey = tenant.apiKey): Promise<{ id: string; accountRef: string }> {
@@ -41,8 +54,15 @@ describe('customers and KYC', () => {
     return { id: account.CustomerID, accountRef: account.AccountRef };
   }
 
-  async function auditOf(customerId: string): Promise<Array<{ action: string; user_id: string | null; detail: Record<string, unknown>; created_at: Date }>> {
-    return stack.infra.db('customer_audit').where({ customer_id: customerId }).orderBy('created_at').orderBy('id').select('action', 'user_id', 'detail', 'created_at');
+  async function auditOf(
+    customerId: string,
+  ): Promise<Array<{ action: string; user_id: string | null; detail: Record<string, unknown>; created_at: Date }>> {
+    return stack.infra
+      .db('customer_audit')
+      .where({ customer_id: customerId })
+      .orderBy('created_at')
+      .orderBy('id')
+      .select('action', 'user_id', 'detail', 'created_at');
   }
 
   async function userIdOf(cookie: string): Promise<string> {
@@ -81,7 +101,10 @@ describe('customers and KYC', () => {
       assert.deepEqual(Object.keys(response.body).sort(), CUSTOMER_FIELDS);
       assert.equal(response.body.TenantID, tenant.tenantId);
       assert.equal(response.body.Name, 'Chidi Okafor');
-      assert.deepEqual([response.body.BVNLast4, response.body.NINLast4, response.body.KYCTier, response.body.KYCStatus, response.body.Status], ['5678', null, 1, 'none', 'active']);
+      assert.deepEqual(
+        [response.body.BVNLast4, response.body.NINLast4, response.body.KYCTier, response.body.KYCStatus, response.body.Status],
+        ['5678', null, 1, 'none', 'active'],
+      );
       assert.ok(!response.text.includes('22212345678'));
       const withoutBvn = await newCustomer();
       assert.equal((await api('GET', `/v1/customers/${withoutBvn.id}`)).body.BVNLast4, null);
@@ -142,7 +165,15 @@ describe('customers and KYC', () => {
   describe('KYC submission', () => {
     it('refuses a NIN that is not exactly 11 digits with 400 "nin must be exactly 11 digits"', async () => {
       const customer = await newCustomer();
-      for (const body of [{ nin: '1234567890' }, { nin: '123456789012' }, { nin: '1234567890a' }, { nin: ' 12345678901' }, { nin: 12345678901 }, {}, { nin: null }]) {
+      for (const body of [
+        { nin: '1234567890' },
+        { nin: '123456789012' },
+        { nin: '1234567890a' },
+        { nin: ' 12345678901' },
+        { nin: 12345678901 },
+        {},
+        { nin: null },
+      ]) {
         const response = await api('POST', `/v1/customers/${customer.id}/kyc`, body);
         assert.equal(response.status, 400, JSON.stringify(body));
         assert.equal(response.body.error, 'nin must be exactly 11 digits');
@@ -195,7 +226,9 @@ describe('customers and KYC', () => {
 
     it('applies only one of two concurrent submissions', async () => {
       const customer = await newCustomer();
-      const responses = await Promise.all([UNAVAILABLE_NIN, UNAVAILABLE_NIN].map((nin) => api('POST', `/v1/customers/${customer.id}/kyc`, { nin })));
+      const responses = await Promise.all(
+        [UNAVAILABLE_NIN, UNAVAILABLE_NIN].map((nin) => api('POST', `/v1/customers/${customer.id}/kyc`, { nin })),
+      );
       assert.deepEqual(responses.map((response) => response.status).sort(), [200, 400]);
       assert.equal((await auditOf(customer.id)).length, 1);
     });
@@ -241,9 +274,16 @@ describe('customers and KYC', () => {
       for (const action of ['approve', 'reject']) {
         const again = await ops(`/auth/customers/${id}/kyc/${action}`);
         assert.equal(again.status, 409);
-        assert.deepEqual({ error: again.body.error, code: again.body.code }, { error: 'kyc submission is not pending review', code: 'conflict' });
+        assert.deepEqual(
+          { error: again.body.error, code: again.body.code },
+          { error: 'kyc submission is not pending review', code: 'conflict' },
+        );
       }
-      assert.ok(!(await call(stack.apiUrl, 'GET', '/auth/kyc-reviews', { cookie: operator })).body.reviews.some((review: { ID: string }) => review.ID === id));
+      assert.ok(
+        !(await call(stack.apiUrl, 'GET', '/auth/kyc-reviews', { cookie: operator })).body.reviews.some(
+          (review: { ID: string }) => review.ID === id,
+        ),
+      );
     });
 
     it('rejects a pending submission to tier 1 rejected; the customer may resubmit and be verified', async () => {
@@ -284,7 +324,11 @@ describe('customers and KYC', () => {
           assert.equal(response.body.error, 'customer not found');
         }
       }
-      assert.ok(!(await call(stack.apiUrl, 'GET', '/auth/kyc-reviews', { cookie: otherOperator })).body.reviews.some((review: { ID: string }) => review.ID === id));
+      assert.ok(
+        !(await call(stack.apiUrl, 'GET', '/auth/kyc-reviews', { cookie: otherOperator })).body.reviews.some(
+          (review: { ID: string }) => review.ID === id,
+        ),
+      );
       const read = await api('GET', `/v1/customers/${id}`);
       assert.deepEqual([read.body.KYCStatus, read.body.Status], ['pending_review', 'active']);
     });
@@ -321,7 +365,10 @@ describe('customers and KYC', () => {
       assert.equal(sent.body.delivery.status, 200);
       const page = await statement(stack, tenant.apiKey, customer.accountRef);
       assert.deepEqual(
-        page.body.lines.map((line: { entry: { ProviderTxnRef: string; Amount: string } }) => [line.entry.ProviderTxnRef, line.entry.Amount]),
+        page.body.lines.map((line: { entry: { ProviderTxnRef: string; Amount: string } }) => [
+          line.entry.ProviderTxnRef,
+          line.entry.Amount,
+        ]),
         [[sent.body.transactionId, '5000.00']],
       );
 
@@ -367,8 +414,13 @@ describe('identity verification client', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const verify = (target = url) => createIdentityClient({ IDENTITY_VERIFICATION_URL: target, IDENTITY_VERIFICATION_TIMEOUT: 300 }, logger).verifyNin(VERIFIED_NIN, 'Ada Obi');
-  const json = (status: number, body: unknown) => (response: http.ServerResponse) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const verify = (target = url) =>
+    createIdentityClient({ IDENTITY_VERIFICATION_URL: target, IDENTITY_VERIFICATION_TIMEOUT: 300 }, logger).verifyNin(
+      VERIFIED_NIN,
+      'Ada Obi',
+    );
+  const json = (status: number, body: unknown) => (response: http.ServerResponse) =>
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
   it('reads a definite yes or no', async () => {
     answer = json(200, { verified: true });

@@ -18,7 +18,8 @@ describe('KYC and the customer’s name', () => {
   after(() => stack.close());
 
   const api = (method: string, path: string, body?: unknown) => call(stack.apiUrl, method, path, { apiKey: tenant.apiKey, body });
-  const submissions = (customerId: string) => stack.infra.db('customer_audit').where({ customer_id: customerId, action: 'kyc_submitted' }).select('detail');
+  const submissions = (customerId: string) =>
+    stack.infra.db('customer_audit').where({ customer_id: customerId, action: 'kyc_submitted' }).select('detail');
 
   it('commits a submission only under the name sent to the verifier: a rename meanwhile leaves nothing recorded, and a new submission verifies the new name', async () => {
     const customerId = (await provisionAccount(stack, tenant.apiKey, { name: 'Ada Obi' })).CustomerID;
@@ -37,7 +38,10 @@ describe('KYC and the customer’s name', () => {
       await call(stack.sandboxUrl, 'DELETE', '/sandbox/faults');
     }
     const unchanged = await api('GET', `/v1/customers/${customerId}`);
-    assert.deepEqual([unchanged.body.Name, unchanged.body.KYCTier, unchanged.body.KYCStatus, unchanged.body.NINLast4], ['Chioma Eze', 1, 'none', null]);
+    assert.deepEqual(
+      [unchanged.body.Name, unchanged.body.KYCTier, unchanged.body.KYCStatus, unchanged.body.NINLast4],
+      ['Chioma Eze', 1, 'none', null],
+    );
     assert.deepEqual(await submissions(customerId), []);
 
     const verified = await api('POST', `/v1/customers/${customerId}/kyc`, { nin: VERIFIED_NIN });

@@ -31,9 +31,15 @@ describe('dashboard API (/auth session routes)', () => {
   after(() => stack.close());
 
   const as = (user: DashboardUser | string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    call(stack.apiUrl, method, path, { cookie: typeof user === 'string' ? user : user.cookie, headers, ...(body !== undefined ? { body } : {}) });
+    call(stack.apiUrl, method, path, {
+      cookie: typeof user === 'string' ? user : user.cookie,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    });
 
-  async function auditActions(tenantId = tenant.tenantId): Promise<Array<{ action: string; actor: string; target_id: string | null; detail: Record<string, unknown> }>> {
+  async function auditActions(
+    tenantId = tenant.tenantId,
+  ): Promise<Array<{ action: string; actor: string; target_id: string | null; detail: Record<string, unknown> }>> {
     return stack.infra.db('audit_log').where({ tenant_id: tenantId }).orderBy('id').select('action', 'actor', 'target_id', 'detail');
   }
 
@@ -107,7 +113,11 @@ describe('dashboard API (/auth session routes)', () => {
         const kept = await signIn(idle, user.email, user.password);
         for (let step = 0; step < 4; step += 1) {
           await new Promise((resolve) => setTimeout(resolve, 600));
-          assert.equal((await call(idle.apiUrl, 'GET', '/auth/session', { cookie: kept })).status, 200, `request ${step} within the idle window`);
+          assert.equal(
+            (await call(idle.apiUrl, 'GET', '/auth/session', { cookie: kept })).status,
+            200,
+            `request ${step} within the idle window`,
+          );
         }
         // The first session was not used for 2.4 s: it is over, although SESSION_TTL (12 h) is not.
         const expired = await call(idle.apiUrl, 'GET', '/auth/session', { cookie: user.cookie });
@@ -155,7 +165,10 @@ describe('dashboard API (/auth session routes)', () => {
       const actions = (await auditActions()).filter((entry) => entry.target_id === created.body.user.ID).map((entry) => entry.action);
       assert.deepEqual(actions, ['user.created', 'session.signed_in', 'user.disabled', 'user.enabled', 'session.signed_in']);
       assert.equal((await as(admin, 'POST', '/auth/users', { email, role: 'viewer' })).status, 409);
-      assert.equal((await as(admin, 'POST', '/auth/users', { email: 'not-an-email', role: 'viewer' })).body.error, 'email must be an email address');
+      assert.equal(
+        (await as(admin, 'POST', '/auth/users', { email: 'not-an-email', role: 'viewer' })).body.error,
+        'email must be an email address',
+      );
     });
 
     it('refuses an admin changing or disabling their own user, and users of other tenants', async () => {
@@ -180,14 +193,20 @@ describe('dashboard API (/auth session routes)', () => {
       assert.ok(key.startsWith(created.body.Prefix));
       assert.equal((await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: key })).status, 200);
       const listed = await as(admin, 'GET', '/auth/api-keys');
-      assert.ok(listed.body.apiKeys.some((entry: { ID: string; RevokedAt: string | null }) => entry.ID === created.body.ID && entry.RevokedAt === null));
+      assert.ok(
+        listed.body.apiKeys.some(
+          (entry: { ID: string; RevokedAt: string | null }) => entry.ID === created.body.ID && entry.RevokedAt === null,
+        ),
+      );
       assert.ok(!listed.text.includes(key));
       const revoked = await as(admin, 'POST', `/auth/api-keys/${created.body.ID}/revoke`);
       assert.equal(revoked.status, 200);
       assert.ok(revoked.body.RevokedAt);
       assert.equal((await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: key })).status, 401);
       assert.equal((await as(admin, 'POST', `/auth/api-keys/${created.body.ID}/revoke`)).status, 200, 'revoking again changes nothing');
-      const actions = (await auditActions()).filter((entry) => entry.target_id === created.body.ID).map((entry) => [entry.action, entry.detail.prefix]);
+      const actions = (await auditActions())
+        .filter((entry) => entry.target_id === created.body.ID)
+        .map((entry) => [entry.action, entry.detail.prefix]);
       assert.deepEqual(actions, [
         ['api_key.created', created.body.Prefix],
         ['api_key.revoked', created.body.Prefix],
@@ -204,19 +223,33 @@ describe('dashboard API (/auth session routes)', () => {
       const url = 'http://127.0.0.1:9/hooks';
       const catalogue = await as(viewer, 'GET', '/auth/webhook-event-types');
       assert.equal(catalogue.status, 200);
-      assert.ok(catalogue.body.eventTypes.some((entry: { type: string; description: string }) => entry.type === 'settlement.succeeded' && entry.description.length > 0));
+      assert.ok(
+        catalogue.body.eventTypes.some(
+          (entry: { type: string; description: string }) => entry.type === 'settlement.succeeded' && entry.description.length > 0,
+        ),
+      );
 
       const unknown = await as(admin, 'POST', '/auth/webhook-endpoints', { url, eventTypes: ['settlement.paid'] });
       assert.equal(unknown.status, 400);
-      assert.match(JSON.stringify(unknown.body), /settlement\.paid: unknown event type; the known ones are payment\.received, .*settlement\.succeeded/);
+      assert.match(
+        JSON.stringify(unknown.body),
+        /settlement\.paid: unknown event type; the known ones are payment\.received, .*settlement\.succeeded/,
+      );
       assert.equal((await as(operator, 'POST', '/auth/webhook-endpoints', { url })).status, 403);
 
-      const created = await as(admin, 'POST', '/auth/webhook-endpoints', { url, description: 'payouts', eventTypes: ['settlement.succeeded'] });
+      const created = await as(admin, 'POST', '/auth/webhook-endpoints', {
+        url,
+        description: 'payouts',
+        eventTypes: ['settlement.succeeded'],
+      });
       assert.equal(created.status, 201, created.text);
       const { ID: id, Secret: secret } = created.body as { ID: string; Secret: string };
       assert.match(secret, /^whsec_/);
       const viaApiKey = await call(stack.apiUrl, 'GET', `/v1/webhook-endpoints/${id}`, { apiKey: tenant.apiKey });
-      assert.deepEqual([viaApiKey.body.Description, viaApiKey.body.EventTypes, viaApiKey.body.Enabled], ['payouts', ['settlement.succeeded'], true]);
+      assert.deepEqual(
+        [viaApiKey.body.Description, viaApiKey.body.EventTypes, viaApiKey.body.Enabled],
+        ['payouts', ['settlement.succeeded'], true],
+      );
       const listed = await as(viewer, 'GET', '/auth/webhook-endpoints');
       assert.equal(listed.status, 200);
       assert.ok(listed.body.endpoints.some((endpoint: { ID: string }) => endpoint.ID === id));
@@ -235,14 +268,20 @@ describe('dashboard API (/auth session routes)', () => {
 
       const foreign = await dashboardUser(stack, (await createTenant(stack)).tenantId, 'admin');
       assert.equal((await as(foreign, 'PATCH', `/auth/webhook-endpoints/${id}`, { enabled: false })).status, 404);
-      assert.ok(!(await as(foreign, 'GET', '/auth/webhook-endpoints')).body.endpoints.some((endpoint: { ID: string }) => endpoint.ID === id));
+      assert.ok(
+        !(await as(foreign, 'GET', '/auth/webhook-endpoints')).body.endpoints.some((endpoint: { ID: string }) => endpoint.ID === id),
+      );
 
       assert.equal((await as(viewer, 'DELETE', `/auth/webhook-endpoints/${id}`)).status, 403);
       assert.equal((await as(admin, 'DELETE', `/auth/webhook-endpoints/${id}`)).status, 204);
       assert.equal((await as(admin, 'DELETE', `/auth/webhook-endpoints/${id}`)).status, 404);
       assert.ok(!(await as(admin, 'GET', '/auth/webhook-endpoints')).body.endpoints.some((endpoint: { ID: string }) => endpoint.ID === id));
 
-      const audited = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, target_id: id }).orderBy('id').select('action', 'actor', 'user_id');
+      const audited = await stack.infra
+        .db('audit_log')
+        .where({ tenant_id: tenant.tenantId, target_id: id })
+        .orderBy('id')
+        .select('action', 'actor', 'user_id');
       assert.deepEqual(audited, [
         { action: 'webhook_endpoint.created', actor: admin.email, user_id: admin.userId },
         { action: 'webhook_endpoint.updated', actor: admin.email, user_id: admin.userId },
@@ -259,12 +298,22 @@ describe('dashboard API (/auth session routes)', () => {
       const account = await provisionAccount(stack, tenant.apiKey, { externalRef, name: 'Chiamaka Search_Test Obi' });
       const other = await createTenant(stack);
       await provisionAccount(stack, other.apiKey, { externalRef, name: 'Chiamaka Search_Test Obi' });
-      const search = async (q: string) => (await as(viewer, 'GET', `/auth/accounts?q=${encodeURIComponent(q)}`)).body.accounts.map((hit: { AccountRef: string }) => hit.AccountRef);
-      for (const q of [account.AccountRef, account.BankAccountNumber, externalRef, 'search_test', 'CHIAMAKA SEARCH']) assert.deepEqual(await search(q), [account.AccountRef], q);
+      const search = async (q: string) =>
+        (await as(viewer, 'GET', `/auth/accounts?q=${encodeURIComponent(q)}`)).body.accounts.map(
+          (hit: { AccountRef: string }) => hit.AccountRef,
+        );
+      for (const q of [account.AccountRef, account.BankAccountNumber, externalRef, 'search_test', 'CHIAMAKA SEARCH'])
+        assert.deepEqual(await search(q), [account.AccountRef], q);
       assert.deepEqual(await search('search%test'), [], 'LIKE wildcards are literal');
       const hit = (await as(viewer, 'GET', `/auth/accounts?q=${account.AccountRef}`)).body.accounts[0];
       assert.equal(hit.CustomerName, 'Chiamaka Search_Test Obi');
-      assert.deepEqual(hit.balances, { ledgerBalance: '0.00', availableBalance: '0.00', pendingCredits: '0.00', settleable: '0.00', settlesFrom: 'ledger' });
+      assert.deepEqual(hit.balances, {
+        ledgerBalance: '0.00',
+        availableBalance: '0.00',
+        pendingCredits: '0.00',
+        settleable: '0.00',
+        settlesFrom: 'ledger',
+      });
     });
 
     it('pages a statement and streams a period as CSV (more than one export page), with formulas neutralised', async () => {
@@ -289,13 +338,22 @@ describe('dashboard API (/auth session routes)', () => {
       assert.equal(page.status, 200);
       assert.equal(page.body.lines.length, 100);
       assert.equal(page.body.closingBalance, '620.00');
-      const next = await as(viewer, 'GET', `/auth/accounts/${account.AccountRef}/statement?limit=100&after=${page.body.pagination.nextCursor}`);
+      const next = await as(
+        viewer,
+        'GET',
+        `/auth/accounts/${account.AccountRef}/statement?limit=100&after=${page.body.pagination.nextCursor}`,
+      );
       assert.equal(next.body.lines[0].runningBalance, '101.00');
 
-      const response = await fetch(`${stack.apiUrl}/auth/accounts/${account.AccountRef}/statement.csv`, { headers: { Cookie: viewer.cookie } });
+      const response = await fetch(`${stack.apiUrl}/auth/accounts/${account.AccountRef}/statement.csv`, {
+        headers: { Cookie: viewer.cookie },
+      });
       assert.equal(response.status, 200);
       assert.match(response.headers.get('content-type') ?? '', /^text\/csv/);
-      assert.match(response.headers.get('content-disposition') ?? '', new RegExp(`attachment; filename="statement-${account.AccountRef}-start-to-\\d{4}-\\d{2}-\\d{2}\\.csv"`));
+      assert.match(
+        response.headers.get('content-disposition') ?? '',
+        new RegExp(`attachment; filename="statement-${account.AccountRef}-start-to-\\d{4}-\\d{2}-\\d{2}\\.csv"`),
+      );
       const lines = (await response.text()).trimEnd().split('\r\n');
       assert.equal(lines.length, entries + 1);
       assert.match(lines[0]!, /^Date,Entry ID,Kind,Direction,Status,Amount,Fee,Running balance,Narration/);
@@ -305,21 +363,35 @@ describe('dashboard API (/auth session routes)', () => {
       // A page that cannot be read once the 200 is out cuts the download: never a clean file missing its end.
       const statements = stack.services.statements;
       const readPage = statements.statement;
-      statements.statement = (tenantId, accountRef, options) => (options?.after ? Promise.reject(new Error('database went away mid-export')) : readPage(tenantId, accountRef, options));
+      statements.statement = (tenantId, accountRef, options) =>
+        options?.after ? Promise.reject(new Error('database went away mid-export')) : readPage(tenantId, accountRef, options);
       try {
-        const broken = await fetch(`${stack.apiUrl}/auth/accounts/${account.AccountRef}/statement.csv`, { headers: { Cookie: viewer.cookie }, signal: AbortSignal.timeout(10_000) });
+        const broken = await fetch(`${stack.apiUrl}/auth/accounts/${account.AccountRef}/statement.csv`, {
+          headers: { Cookie: viewer.cookie },
+          signal: AbortSignal.timeout(10_000),
+        });
         assert.equal(broken.status, 200, 'the first page was read before the status went out');
-        await assert.rejects(broken.text(), (error: Error) => error.name !== 'TimeoutError', 'the transfer breaks at once, it does not hang');
+        await assert.rejects(
+          broken.text(),
+          (error: Error) => error.name !== 'TimeoutError',
+          'the transfer breaks at once, it does not hang',
+        );
       } finally {
         statements.statement = readPage;
       }
 
-      const empty = await fetch(`${stack.apiUrl}/auth/accounts/${account.AccountRef}/statement.csv?to=2000-01-01T00:00:00Z`, { headers: { Cookie: viewer.cookie } });
+      const empty = await fetch(`${stack.apiUrl}/auth/accounts/${account.AccountRef}/statement.csv?to=2000-01-01T00:00:00Z`, {
+        headers: { Cookie: viewer.cookie },
+      });
       assert.equal((await empty.text()).trimEnd().split('\r\n').length, 1, 'a period with nothing in it is the header alone');
       const unknown = await as(viewer, 'GET', '/auth/accounts/va_nope/statement.csv');
       assert.equal(unknown.status, 404);
       assert.equal(unknown.body.error, 'account not found');
-      const badPeriod = await as(viewer, 'GET', `/auth/accounts/${account.AccountRef}/statement.csv?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`);
+      const badPeriod = await as(
+        viewer,
+        'GET',
+        `/auth/accounts/${account.AccountRef}/statement.csv?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`,
+      );
       assert.equal(badPeriod.status, 400);
     });
 
@@ -329,12 +401,22 @@ describe('dashboard API (/auth session routes)', () => {
       const empty = (await as(user, 'GET', '/auth/overview')).body;
       assert.deepEqual(empty.balances, { accounts: 0, ledgerBalance: '0.00', availableBalance: '0.00', pendingCredits: '0.00' });
       assert.equal(empty.flows.days.length, 30);
-      assert.deepEqual(empty.attention, { kycReviews: 0, misdirectedPayments: 0, deadLetters: 0, failedSettlements: 0, accountsInDeficit: 0, reconciliationExceptions: 0 });
+      assert.deepEqual(empty.attention, {
+        kycReviews: 0,
+        misdirectedPayments: 0,
+        deadLetters: 0,
+        failedSettlements: 0,
+        accountsInDeficit: 0,
+        reconciliationExceptions: 0,
+      });
 
       const account = await provisionAccount(stack, fresh.apiKey);
       await fundAccount(stack, account.ID, 500_000n);
       await fundAccount(stack, account.ID, 20_000n, 'provisional');
-      const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: fresh.apiKey, body: { amount: '1000.00', ...DESTINATION } });
+      const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+        apiKey: fresh.apiKey,
+        body: { amount: '1000.00', ...DESTINATION },
+      });
       assert.equal(settled.status, 202);
       const { body } = await as(user, 'GET', '/auth/overview');
       assert.deepEqual(body.balances, { accounts: 1, ledgerBalance: '4200.00', availableBalance: '4000.00', pendingCredits: '200.00' });
@@ -424,11 +506,21 @@ describe('dashboard API (/auth session routes)', () => {
       assert.deepEqual(traced, ['pending', 'processing', 'success']);
       const listed = await as(viewer, 'GET', '/auth/settlements?status=pending');
       assert.ok(listed.body.settlements.some((row: { MerchantTxRef: string }) => row.MerchantTxRef === ref));
-      assert.ok(!(await as(viewer, 'GET', '/auth/settlements?status=success')).body.settlements.some((row: { MerchantTxRef: string }) => row.MerchantTxRef === ref));
+      assert.ok(
+        !(await as(viewer, 'GET', '/auth/settlements?status=success')).body.settlements.some(
+          (row: { MerchantTxRef: string }) => row.MerchantTxRef === ref,
+        ),
+      );
       const audited = (await auditActions()).filter((entry) => entry.action === 'settlement.initiated' && entry.target_id === ref);
       assert.equal(audited[0]?.actor, operator.email);
       assert.equal(audited[0]?.detail.confirmedAccountName, DESTINATION_NAME);
-      const unconfirmed = await as(operator, 'POST', `/auth/accounts/${account.AccountRef}/settle`, { amount: '1.00', ...DESTINATION }, { 'Idempotency-Key': `dash-${randomUUID()}` });
+      const unconfirmed = await as(
+        operator,
+        'POST',
+        `/auth/accounts/${account.AccountRef}/settle`,
+        { amount: '1.00', ...DESTINATION },
+        { 'Idempotency-Key': `dash-${randomUUID()}` },
+      );
       assert.equal(unconfirmed.status, 400);
     });
   });
@@ -436,7 +528,10 @@ describe('dashboard API (/auth session routes)', () => {
   describe('audit log', () => {
     it('records KYC decisions, suspensions, misdirected assignments, webhook secrets and sign-ins with who and when, newest first', async () => {
       const account = await provisionAccount(stack, tenant.apiKey);
-      const kyc = await call(stack.apiUrl, 'POST', `/v1/customers/${account.CustomerID}/kyc`, { apiKey: tenant.apiKey, body: { nin: unverifiedNin('123456789') } });
+      const kyc = await call(stack.apiUrl, 'POST', `/v1/customers/${account.CustomerID}/kyc`, {
+        apiKey: tenant.apiKey,
+        body: { nin: unverifiedNin('123456789') },
+      });
       assert.equal(kyc.body.KYCStatus, 'pending_review');
       assert.equal((await as(operator, 'POST', `/auth/customers/${account.CustomerID}/kyc/approve`)).status, 200);
       assert.equal((await as(operator, 'POST', `/auth/customers/${account.CustomerID}/suspend`)).status, 200);
@@ -445,12 +540,17 @@ describe('dashboard API (/auth session routes)', () => {
       const payment = await sendProviderEvent(stack, paymentEvent({ accountRef: `va_${prefix}_${'x'.repeat(12)}`, amount: 1025, fee: 25 }));
       assert.equal(payment.status, 200);
       const misdirected = (await as(viewer, 'GET', '/auth/misdirected-payments')).body.misdirectedPayments[0];
-      assert.equal((await as(operator, 'POST', `/auth/misdirected-payments/${misdirected.ID}/assign`, { accountRef: account.AccountRef })).status, 201);
+      assert.equal(
+        (await as(operator, 'POST', `/auth/misdirected-payments/${misdirected.ID}/assign`, { accountRef: account.AccountRef })).status,
+        201,
+      );
       assert.equal((await as(admin, 'POST', '/auth/webhook-secret', {})).status, 200);
 
       const log = await as(viewer, 'GET', '/auth/audit-log');
       assert.equal(log.status, 200);
-      const recent = log.body.entries.slice(0, 4).map((entry: { Action: string; Actor: string; TargetID: string }) => [entry.Action, entry.Actor, entry.TargetID]);
+      const recent = log.body.entries
+        .slice(0, 4)
+        .map((entry: { Action: string; Actor: string; TargetID: string }) => [entry.Action, entry.Actor, entry.TargetID]);
       assert.deepEqual(recent, [
         ['webhook_secret.set', admin.email, tenant.tenantId],
         ['misdirected.assigned', operator.email, misdirected.ID],
@@ -467,7 +567,10 @@ describe('dashboard API (/auth session routes)', () => {
       const filtered = await as(viewer, 'GET', '/auth/audit-log?action=kyc.approved');
       assert.ok(filtered.body.entries.every((entry: { Action: string }) => entry.Action === 'kyc.approved'));
       await assert.rejects(stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId }).delete(), /audit_log is append-only/);
-      await assert.rejects(stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId }).update({ actor: 'someone else' }), /audit_log is append-only/);
+      await assert.rejects(
+        stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId }).update({ actor: 'someone else' }),
+        /audit_log is append-only/,
+      );
     });
   });
 
@@ -475,7 +578,10 @@ describe('dashboard API (/auth session routes)', () => {
     it("answers another tenant's accounts, statements, customers, settlements and deliveries as not found", async () => {
       const account = await provisionAccount(stack, tenant.apiKey);
       await fundAccount(stack, account.ID, 100_000n);
-      const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '10.00', ...DESTINATION } });
+      const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+        apiKey: tenant.apiKey,
+        body: { amount: '10.00', ...DESTINATION },
+      });
       const other = await createTenant(stack);
       const stranger = await dashboardUser(stack, other.tenantId, 'admin');
       for (const path of [
@@ -489,7 +595,16 @@ describe('dashboard API (/auth session routes)', () => {
         assert.equal(response.status, 404, path);
       }
       assert.deepEqual((await as(stranger, 'GET', `/auth/accounts?q=${account.AccountRef}`)).body.accounts, []);
-      assert.equal((await as(stranger, 'POST', `/auth/accounts/${account.AccountRef}/settle`, { amount: '1.00', ...DESTINATION, confirmedAccountName: 'X' })).status, 404);
+      assert.equal(
+        (
+          await as(stranger, 'POST', `/auth/accounts/${account.AccountRef}/settle`, {
+            amount: '1.00',
+            ...DESTINATION,
+            confirmedAccountName: 'X',
+          })
+        ).status,
+        404,
+      );
       assert.equal((await as(stranger, 'POST', `/auth/customers/${account.CustomerID}/suspend`)).status, 404);
     });
   });
@@ -503,7 +618,9 @@ describe('dashboard API (/auth session routes)', () => {
         'role refused': await as(viewer, 'GET', '/auth/users'),
         'bad query': await as(viewer, 'GET', '/auth/settlements?status=nonsense'),
         'not found': await as(viewer, 'GET', '/auth/accounts/va_nothing_000000000000'),
-        'failed sign-in': await call(stack.apiUrl, 'POST', '/auth/login', { body: { email: 'nobody@example.com', password: 'not the password' } }),
+        'failed sign-in': await call(stack.apiUrl, 'POST', '/auth/login', {
+          body: { email: 'nobody@example.com', password: 'not the password' },
+        }),
         'csv export': await as(viewer, 'GET', '/auth/accounts/va_nothing_000000000000/statement.csv'),
       };
       for (const [what, response] of Object.entries(answers)) {
@@ -540,7 +657,11 @@ describe('dashboard API (/auth session routes)', () => {
         assert.ok(response.headers.get('content-security-policy'), asset);
         if (asset.includes('/assets/')) assert.match(response.headers.get('cache-control') ?? '', /immutable/);
         const text = await response.text();
-        assert.doesNotMatch(text.replace(/https?:\/\/(www\.w3\.org|github\.com|preactjs\.com|leeoniya)[^\s"'`)]*/g, ''), /\b(src|href)=["']https?:\/\//, `${asset} loads nothing from another host`);
+        assert.doesNotMatch(
+          text.replace(/https?:\/\/(www\.w3\.org|github\.com|preactjs\.com|leeoniya)[^\s"'`)]*/g, ''),
+          /\b(src|href)=["']https?:\/\//,
+          `${asset} loads nothing from another host`,
+        );
       }
       const missing = await fetch(`${stack.apiUrl}/dashboard/assets/nope.js`);
       assert.equal(missing.status, 404);

@@ -21,9 +21,15 @@ describe("the dashboard's settle checks the confirmed name and audits once", () 
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 100_000n);
     const settle = (body: Record<string, unknown>, key: string) =>
-      call(stack.apiUrl, 'POST', `/auth/accounts/${account.AccountRef}/settle`, { cookie: operator.cookie, headers: { 'Idempotency-Key': key }, body: { amount: '100.00', ...DESTINATION, ...body } });
-    const audited = () => stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'settlement.initiated' }).select('target_id', 'detail');
-    const settlements = () => stack.infra.db('settlements').where({ tenant_id: tenant.tenantId }).count<Array<{ count: string }>>('* as count');
+      call(stack.apiUrl, 'POST', `/auth/accounts/${account.AccountRef}/settle`, {
+        cookie: operator.cookie,
+        headers: { 'Idempotency-Key': key },
+        body: { amount: '100.00', ...DESTINATION, ...body },
+      });
+    const audited = () =>
+      stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'settlement.initiated' }).select('target_id', 'detail');
+    const settlements = () =>
+      stack.infra.db('settlements').where({ tenant_id: tenant.tenantId }).count<Array<{ count: string }>>('* as count');
     return { settle, audited, settlements };
   }
 

@@ -26,7 +26,8 @@ describe('fee quotes', () => {
     await stack.close();
   });
 
-  const quote = (amount: string) => call(stack.apiUrl, 'GET', `/v1/fees/calculate?amount=${encodeURIComponent(amount)}`, { apiKey: tenant.apiKey });
+  const quote = (amount: string) =>
+    call(stack.apiUrl, 'GET', `/v1/fees/calculate?amount=${encodeURIComponent(amount)}`, { apiKey: tenant.apiKey });
 
   it('quotes the seeded tiers at the boundaries: the smallest send that lands the amount exactly', async () => {
     const expected: Array<[string, string, string, string]> = [
@@ -51,11 +52,17 @@ describe('fee quotes', () => {
     const sent: string[] = [];
     for (const receive of ['4975.00', '4990.00', '49975.00', '49976.00']) {
       const { send_amount } = (await quote(receive)).body as { send_amount: string };
-      sent.push((await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: send_amount } })).body.transactionId);
+      sent.push(
+        (await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: send_amount } })).body
+          .transactionId,
+      );
     }
     const page = await statement(stack, tenant.apiKey, account.AccountRef);
     assert.deepEqual(
-      sent.map((transactionId) => page.body.lines.find((line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === transactionId).entry.Amount),
+      sent.map(
+        (transactionId) =>
+          page.body.lines.find((line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === transactionId).entry.Amount,
+      ),
       ['4975.00', '4990.00', '49975.00', '49976.00'],
     );
   });
@@ -64,7 +71,11 @@ describe('fee quotes', () => {
     for (const amount of ['', '0', '0.00', '-5', 'abc', '1.234', '1e3', ' 5', '1,000', '100000000.01']) {
       const response = await quote(amount);
       assert.equal(response.status, 400, amount);
-      assert.deepEqual({ error: response.body.error, code: response.body.code }, { error: 'invalid amount', code: 'validation_error' }, amount);
+      assert.deepEqual(
+        { error: response.body.error, code: response.body.code },
+        { error: 'invalid amount', code: 'validation_error' },
+        amount,
+      );
     }
     for (const query of ['', '?amount=1&amount=2']) {
       const response = await call(stack.apiUrl, 'GET', `/v1/fees/calculate${query}`, { apiKey: tenant.apiKey });
@@ -101,9 +112,16 @@ describe('fee quotes', () => {
       ['0-5000:10;5000.01-:5', /is not MIN-MAX:FEE/],
     ];
     for (const [tiers, message] of refusals) {
-      await assert.rejects(cli('fees:set', '--tiers', tiers), (error: { code: number; stderr: string }) => error.code === 1 && message.test(error.stderr), tiers);
+      await assert.rejects(
+        cli('fees:set', '--tiers', tiers),
+        (error: { code: number; stderr: string }) => error.code === 1 && message.test(error.stderr),
+        tiers,
+      );
     }
-    await assert.rejects(cli('fees:set'), (error: { code: number; stderr: string }) => error.code === 2 && /missing --tiers/.test(error.stderr));
+    await assert.rejects(
+      cli('fees:set'),
+      (error: { code: number; stderr: string }) => error.code === 2 && /missing --tiers/.test(error.stderr),
+    );
     assert.equal((await cli('fees:show')).stdout.trim(), '0.00-4999.99:10.00,5000.00-50000.00:25.00,50000.01-:50.00');
   });
 });

@@ -9,7 +9,8 @@ import { dashboardUser, type DashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { magicAccountNumber } from '../../helpers/sandbox-values';
 
-const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
+const runCli = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
 
 describe('returning held money to the sender', () => {
   let stack: Stack;
@@ -22,14 +23,25 @@ describe('returning held money to the sender', () => {
   });
   after(() => stack.close());
 
-  const balance = async (account: ProvisionedAccount) => (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body;
+  const balance = async (account: ProvisionedAccount) =>
+    (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body;
   const returnHeld = (entryId: string, body: Record<string, unknown>) =>
-    call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/return`, { cookie: operator.cookie, body: { note: 'payer asked for it back', ...body } });
-  const lookUpReturn = (entryId: string, body: Record<string, unknown> = {}) => call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/return/lookup`, { cookie: operator.cookie, body });
-  const sandboxFaults = (body?: Record<string, unknown>) => call(stack.sandboxUrl, body ? 'POST' : 'DELETE', '/sandbox/faults', body ? { body } : {});
-  const returnsOf = (account: ProvisionedAccount) => stack.infra.db('settlements').where({ account_id: account.ID }).select('merchant_tx_ref');
+    call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/return`, {
+      cookie: operator.cookie,
+      body: { note: 'payer asked for it back', ...body },
+    });
+  const lookUpReturn = (entryId: string, body: Record<string, unknown> = {}) =>
+    call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/return/lookup`, { cookie: operator.cookie, body });
+  const sandboxFaults = (body?: Record<string, unknown>) =>
+    call(stack.sandboxUrl, body ? 'POST' : 'DELETE', '/sandbox/faults', body ? { body } : {});
+  const returnsOf = (account: ProvisionedAccount) =>
+    stack.infra.db('settlements').where({ account_id: account.ID }).select('merchant_tx_ref');
   const returnAudits = (entryId: string) =>
-    stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'kyc_hold.returned' }).whereRaw("detail->>'entryId' = ?", [entryId]).select('user_id', 'actor', 'detail');
+    stack.infra
+      .db('audit_log')
+      .where({ tenant_id: tenant.tenantId, action: 'kyc_hold.returned' })
+      .whereRaw("detail->>'entryId' = ?", [entryId])
+      .select('user_id', 'actor', 'detail');
 
   /** Nothing of a refused return was written: the money is still held, no settlement, no release, no audit. */
   async function nothingReturned(account: ProvisionedAccount, entryId: string) {
@@ -50,7 +62,14 @@ describe('returning held money to the sender', () => {
     const senderName = payer.name ?? accountHolderName(payer.accountNumber);
     const paid = await sendProviderEvent(
       stack,
-      paymentEvent({ accountRef: account.AccountRef, amount: 70_050, fee: 50, senderName, senderAccountNumber: payer.accountNumber, senderBankName: payer.bankName }),
+      paymentEvent({
+        accountRef: account.AccountRef,
+        amount: 70_050,
+        fee: 50,
+        senderName,
+        senderAccountNumber: payer.accountNumber,
+        senderBankName: payer.bankName,
+      }),
     );
     assert.equal(paid.status, 200);
     const hold = await stack.infra.db('ledger_holds').where({ account_id: account.ID }).first('entry_id', 'amount');
@@ -78,7 +97,15 @@ describe('returning held money to the sender', () => {
 
     const lookedUp = await lookUpReturn(entryId);
     assert.equal(lookedUp.status, 200, lookedUp.text);
-    assert.deepEqual(lookedUp.body, { entryId, accountRef: account.AccountRef, payerName, bankCode: '058', accountNumber: '0123456789', accountName, namesMatch: true });
+    assert.deepEqual(lookedUp.body, {
+      entryId,
+      accountRef: account.AccountRef,
+      payerName,
+      bankCode: '058',
+      accountNumber: '0123456789',
+      accountName,
+      namesMatch: true,
+    });
 
     const returned = await returnHeld(entryId, {});
     assert.equal(returned.status, 202, returned.text);
@@ -106,21 +133,47 @@ describe('returning held money to the sender', () => {
       .whereIn('type', ['kyc.hold_returned', 'settlement.created'])
       .orderBy('type');
     assert.deepEqual(
-      told.map((event: { type: string; subject: string; sequence: number; data: Record<string, unknown> }) => [event.type, event.subject, event.sequence, event.data]),
+      told.map((event: { type: string; subject: string; sequence: number; data: Record<string, unknown> }) => [
+        event.type,
+        event.subject,
+        event.sequence,
+        event.data,
+      ]),
       [
         [
           'kyc.hold_returned',
           account.CustomerID,
           1,
-          { customerId: account.CustomerID, transactionGroupId: group, accountRef: account.AccountRef, amount: '20000.00', currency: 'NGN', merchantTxRef: returned.body.merchantTxRef },
+          {
+            customerId: account.CustomerID,
+            transactionGroupId: group,
+            accountRef: account.AccountRef,
+            amount: '20000.00',
+            currency: 'NGN',
+            merchantTxRef: returned.body.merchantTxRef,
+          },
         ],
-        ['settlement.created', returned.body.merchantTxRef, 1, { merchantTxRef: returned.body.merchantTxRef, accountRef: account.AccountRef, amount: '20000.00', currency: 'NGN', status: 'pending' }],
+        [
+          'settlement.created',
+          returned.body.merchantTxRef,
+          1,
+          {
+            merchantTxRef: returned.body.merchantTxRef,
+            accountRef: account.AccountRef,
+            amount: '20000.00',
+            currency: 'NGN',
+            status: 'pending',
+          },
+        ],
       ],
     );
 
     const transfer = await transferEnds(returned.body.merchantTxRef, 'success');
     assert.deepEqual([transfer.amount, transfer.bankCode, transfer.accountNumber], ['20000.00', '058', '0123456789']);
-    const settlement = await stack.infra.db('settlements').where({ merchant_tx_ref: returned.body.merchantTxRef }).first('narration', 'account_name');
+    const settlement = await stack.infra
+      .db('settlements')
+      .where({ merchant_tx_ref: returned.body.merchantTxRef })
+      .first('narration', 'account_name');
     assert.deepEqual([settlement.narration, settlement.account_name], ['Return to sender', accountName]);
     const paid = await balance(account);
     assert.deepEqual([paid.ledgerBalance, paid.heldBalance], ['50000.00', '0.00']);
@@ -128,17 +181,30 @@ describe('returning held money to the sender', () => {
     assert.deepEqual([release.reason, release.amount, release.note], ['returned', '2000000', 'payer asked for it back']);
     const [audit] = await returnAudits(entryId);
     assert.deepEqual(
-      [audit.detail.amount, audit.detail.merchantTxRef, audit.detail.bankCode, audit.detail.senderName, audit.detail.accountName, audit.detail.nameCheck],
+      [
+        audit.detail.amount,
+        audit.detail.merchantTxRef,
+        audit.detail.bankCode,
+        audit.detail.senderName,
+        audit.detail.accountName,
+        audit.detail.nameCheck,
+      ],
       ['20000.00', returned.body.merchantTxRef, '058', payerName, accountName, 'matched'],
     );
 
     const again = await returnHeld(entryId, {});
     assert.deepEqual([again.status, again.body.error], [409, 'the held money of this credit was already returned to the sender']);
-    const release2 = await call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/release`, { cookie: operator.cookie, body: { note: 'after all' } });
+    const release2 = await call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/release`, {
+      cookie: operator.cookie,
+      body: { note: 'after all' },
+    });
     assert.equal(release2.status, 409);
 
     // The return did not use the day's payout limit: the customer may still pay out the whole tier-1 limit today.
-    const settle = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '50000.00', bankCode: '058', accountNumber: '0123456789' } });
+    const settle = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '50000.00', bankCode: '058', accountNumber: '0123456789' },
+    });
     assert.equal(settle.status, 202, settle.text);
     assert.deepEqual(await verifyLedger(), []);
   });
@@ -188,7 +254,10 @@ describe('returning held money to the sender', () => {
 
     const returned = await returnHeld(entryId, { confirmedAccountName: accountName });
     assert.equal(returned.status, 202, returned.text);
-    assert.deepEqual([returned.body.payerName, returned.body.accountName, returned.body.nameCheck], ['TOLU ADEWALE', accountName, 'operator_confirmed']);
+    assert.deepEqual(
+      [returned.body.payerName, returned.body.accountName, returned.body.nameCheck],
+      ['TOLU ADEWALE', accountName, 'operator_confirmed'],
+    );
     const settlement = await stack.infra.db('settlements').where({ merchant_tx_ref: returned.body.merchantTxRef }).first('account_name');
     assert.equal(settlement.account_name, accountName);
     // Name enquiries fail from now on: the settlement still pays, under the name it was made with.
@@ -205,13 +274,23 @@ describe('returning held money to the sender', () => {
     assert.equal(audits.length, 1);
     assert.deepEqual([audits[0].user_id, audits[0].actor], [operator.userId, operator.email]);
     assert.deepEqual(
-      [audits[0].detail.senderName, audits[0].detail.accountName, audits[0].detail.confirmedAccountName, audits[0].detail.nameCheck, audits[0].detail.merchantTxRef],
+      [
+        audits[0].detail.senderName,
+        audits[0].detail.accountName,
+        audits[0].detail.confirmedAccountName,
+        audits[0].detail.nameCheck,
+        audits[0].detail.merchantTxRef,
+      ],
       ['TOLU ADEWALE', accountName, accountName, 'operator_confirmed', returned.body.merchantTxRef],
     );
   });
 
   it('answers 422 when the provider has no such account, and 502 when its name enquiry is down, debiting and releasing nothing', async () => {
-    const missing = await heldCredit({ accountNumber: magicAccountNumber('nameNotFound', '000000'), bankName: 'Zenith Bank', name: 'TOLU ADEWALE' });
+    const missing = await heldCredit({
+      accountNumber: magicAccountNumber('nameNotFound', '000000'),
+      bankName: 'Zenith Bank',
+      name: 'TOLU ADEWALE',
+    });
     const notFound = await returnHeld(missing.entryId, {});
     assert.equal(notFound.status, 422, notFound.text);
     assert.equal(notFound.body.code, 'payer_account_not_found');
@@ -240,7 +319,10 @@ describe('returning held money to the sender', () => {
   });
 
   it('holds the money again when the return’s payout fails for good', async () => {
-    const { account, entryId } = await heldCredit({ accountNumber: magicAccountNumber('failsEverySubmission', '000000'), bankName: 'Zenith Bank' });
+    const { account, entryId } = await heldCredit({
+      accountNumber: magicAccountNumber('failsEverySubmission', '000000'),
+      bankName: 'Zenith Bank',
+    });
     const returned = await returnHeld(entryId, {});
     assert.equal(returned.status, 202, returned.text);
     await transferEnds(returned.body.merchantTxRef, 'failed');

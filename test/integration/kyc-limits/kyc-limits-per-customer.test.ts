@@ -9,7 +9,8 @@ import { accountHolderName } from '../../../src/sandbox/names';
 import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
-const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
+const runCli = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 const VERIFIED_NIN = '12345678901';
@@ -33,9 +34,11 @@ describe('KYC tier limits per customer', () => {
     assert.equal(new Set(accounts.map((account) => account.CustomerID)).size, 1);
     return accounts;
   }
-  const settle = (account: ProvisionedAccount, amount: string) => call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount, ...DESTINATION } });
+  const settle = (account: ProvisionedAccount, amount: string) =>
+    call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount, ...DESTINATION } });
   /** A payment whose net amount (after the provider's fee) is `net` naira. */
-  const pay = (account: ProvisionedAccount, net: number) => sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: net + 50, fee: 50, ...PAYER }));
+  const pay = (account: ProvisionedAccount, net: number) =>
+    sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: net + 50, fee: 50, ...PAYER }));
   async function paid(account: ProvisionedAccount, net: number): Promise<void> {
     assert.equal((await pay(account, net)).status, 200);
   }
@@ -72,7 +75,11 @@ describe('KYC tier limits per customer', () => {
         [20_000_000n, 10_000_000n],
       ],
     );
-    const holds = await stack.infra.db('ledger_holds').where({ account_id: second.ID }).orderBy('created_at').select('amount', 'limit_kind', 'limit_amount');
+    const holds = await stack.infra
+      .db('ledger_holds')
+      .where({ account_id: second.ID })
+      .orderBy('created_at')
+      .select('amount', 'limit_kind', 'limit_amount');
     assert.deepEqual(
       holds.map((hold) => [hold.amount, hold.limit_kind, hold.limit_amount]),
       [
@@ -91,10 +98,18 @@ describe('KYC tier limits per customer', () => {
     assert.equal((await settle(first, '0.01')).body.code, 'daily_debit_limit_exceeded');
 
     // Returning held money to its payer is outside the daily limit, and leaves the customer's unheld money as it was.
-    const [newest] = await stack.infra.db('ledger_holds').where({ account_id: second.ID }).orderBy('created_at', 'desc').limit(1).select('entry_id');
+    const [newest] = await stack.infra
+      .db('ledger_holds')
+      .where({ account_id: second.ID })
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .select('entry_id');
     await stack.infra.db.transaction((trx) => stack.services.postingEngine.confirm(trx, newest.entry_id));
     const operator = await dashboardSession(stack, tenant.tenantId, 'operator');
-    const returned = await call(stack.apiUrl, 'POST', `/auth/holds/${newest.entry_id}/return`, { cookie: operator, body: { note: 'payer asked for it back' } });
+    const returned = await call(stack.apiUrl, 'POST', `/auth/holds/${newest.entry_id}/return`, {
+      cookie: operator,
+      body: { note: 'payer asked for it back' },
+    });
     assert.equal(returned.status, 202, returned.text);
     const after = await balances([first, second]);
     assert.deepEqual(
@@ -120,10 +135,16 @@ describe('KYC tier limits per customer', () => {
     const settles = responses.filter((_, index) => index % 2 === 1);
     assert.ok(credits.every((response) => response.status === 200));
     assert.ok(
-      settles.every((response) => response.status === 202 || (response.status === 400 && response.body.code === 'daily_debit_limit_exceeded')),
+      settles.every(
+        (response) => response.status === 202 || (response.status === 400 && response.body.code === 'daily_debit_limit_exceeded'),
+      ),
       JSON.stringify(settles.map((response) => response.body)),
     );
-    assert.equal(settles.filter((response) => response.status === 202).length, 5, 'the daily limit of 50,000.00 is five settles of 10,000.00 across both accounts');
+    assert.equal(
+      settles.filter((response) => response.status === 202).length,
+      5,
+      'the daily limit of 50,000.00 is five settles of 10,000.00 across both accounts',
+    );
 
     // 200,000.00 before, 300,000.00 received, 50,000.00 paid out: whatever the order, at most 300,000.00 unheld.
     const after = await balances([first, second]);
@@ -152,10 +173,16 @@ describe('KYC tier limits per customer', () => {
       [second, first, second, first, second].map((account) => [account.ID, '5000000']),
     );
 
-    const kyc = await call(stack.apiUrl, 'POST', `/v1/customers/${first.CustomerID}/kyc`, { apiKey: tenant.apiKey, body: { nin: VERIFIED_NIN } });
+    const kyc = await call(stack.apiUrl, 'POST', `/v1/customers/${first.CustomerID}/kyc`, {
+      apiKey: tenant.apiKey,
+      body: { nin: VERIFIED_NIN },
+    });
     assert.equal(kyc.body.KYCTier, 2);
     // Tier 2 allows 500,000.00 unheld: 200,000.00 more, the four oldest holds; the newest stays held.
-    const releases = await stack.infra.db('ledger_hold_releases').whereIn('account_id', [first.ID, second.ID]).select('entry_id', 'amount', 'reason');
+    const releases = await stack.infra
+      .db('ledger_hold_releases')
+      .whereIn('account_id', [first.ID, second.ID])
+      .select('entry_id', 'amount', 'reason');
     assert.deepEqual(
       releases.map((release) => [release.entry_id, release.amount, release.reason]).sort(),
       holdsInOrder
@@ -170,7 +197,10 @@ describe('KYC tier limits per customer', () => {
 
     // An operator's release of the rest is the operator's decision, past the balance limit.
     const operator = await dashboardSession(stack, tenant.tenantId, 'operator');
-    const released = await call(stack.apiUrl, 'POST', `/auth/holds/${holdsInOrder[4]!.entry_id}/release`, { cookie: operator, body: { note: 'payslip seen' } });
+    const released = await call(stack.apiUrl, 'POST', `/auth/holds/${holdsInOrder[4]!.entry_id}/release`, {
+      cookie: operator,
+      body: { note: 'payslip seen' },
+    });
     assert.deepEqual([released.status, released.body.released], [200, '50000.00']);
     assert.deepEqual(await verifyLedger(), []);
   });

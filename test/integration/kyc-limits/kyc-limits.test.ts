@@ -8,7 +8,8 @@ import { call } from '../../helpers/http';
 import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
-const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
+const runCli = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 const VERIFIED_NIN = '12345678901';
@@ -22,14 +23,19 @@ describe('KYC tier limits', () => {
     stack = await startStack();
     tenant = await createTenant(stack);
     noDailyLimit = await createTenant(stack, 'No Daily Limit');
-    await stack.infra.db('kyc_tier_limits').insert({ tenant_id: noDailyLimit.tenantId, tier: 1, single_credit: 5_000_000, balance: 30_000_000, daily_debits: null });
+    await stack.infra
+      .db('kyc_tier_limits')
+      .insert({ tenant_id: noDailyLimit.tenantId, tier: 1, single_credit: 5_000_000, balance: 30_000_000, daily_debits: null });
   });
   after(() => stack.close());
 
-  const settle = (account: ProvisionedAccount, apiKey: string, amount: string) => call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey, body: { amount, ...DESTINATION } });
-  const balance = async (account: ProvisionedAccount, apiKey: string) => (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey })).body;
+  const settle = (account: ProvisionedAccount, apiKey: string, amount: string) =>
+    call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey, body: { amount, ...DESTINATION } });
+  const balance = async (account: ProvisionedAccount, apiKey: string) =>
+    (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey })).body;
   /** A payment whose net amount (after the provider's fee) is `net` naira. */
-  const pay = (account: ProvisionedAccount, net: number) => sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: net + 50, fee: 50 }));
+  const pay = (account: ProvisionedAccount, net: number) =>
+    sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: net + 50, fee: 50 }));
 
   async function verifyLedger(): Promise<unknown[]> {
     return (JSON.parse((await runCli('ledger:verify', '--json')).stdout) as { problems: unknown[] }).problems;
@@ -49,7 +55,11 @@ describe('KYC tier limits', () => {
     );
     const held = await balance(account, noDailyLimit.apiKey);
     assert.deepEqual([held.ledgerBalance, held.heldBalance], ['120000.00', '20000.00']);
-    const holds = await stack.infra.db('ledger_holds').where({ account_id: account.ID }).orderBy('created_at').select('amount', 'limit_kind', 'limit_amount', 'tier');
+    const holds = await stack.infra
+      .db('ledger_holds')
+      .where({ account_id: account.ID })
+      .orderBy('created_at')
+      .select('amount', 'limit_kind', 'limit_amount', 'tier');
     assert.deepEqual(
       holds.map((hold) => [hold.amount, hold.limit_kind, hold.limit_amount, hold.tier]),
       [
@@ -63,7 +73,10 @@ describe('KYC tier limits', () => {
     assert.equal((await settle(account, noDailyLimit.apiKey, '100000.00')).status, 202);
     assert.deepEqual([(await settle(account, noDailyLimit.apiKey, '0.01')).status], [400]);
 
-    const kyc = await call(stack.apiUrl, 'POST', `/v1/customers/${account.CustomerID}/kyc`, { apiKey: noDailyLimit.apiKey, body: { nin: VERIFIED_NIN } });
+    const kyc = await call(stack.apiUrl, 'POST', `/v1/customers/${account.CustomerID}/kyc`, {
+      apiKey: noDailyLimit.apiKey,
+      body: { nin: VERIFIED_NIN },
+    });
     assert.equal(kyc.body.KYCTier, 2);
     const released = await balance(account, noDailyLimit.apiKey);
     assert.deepEqual([released.ledgerBalance, released.heldBalance], ['20000.00', '0.00']);
@@ -104,12 +117,16 @@ describe('KYC tier limits', () => {
 
   it('50 concurrent credits and settles to one account: held, available and ledger balances agree with the limits and ledger:verify', async () => {
     const account = await provisionAccount(stack, noDailyLimit.apiKey);
-    const work = Array.from({ length: 50 }, (_, index) => (index % 2 === 0 ? pay(account, 20_000) : settle(account, noDailyLimit.apiKey, '1000.00')));
+    const work = Array.from({ length: 50 }, (_, index) =>
+      index % 2 === 0 ? pay(account, 20_000) : settle(account, noDailyLimit.apiKey, '1000.00'),
+    );
     const responses = await Promise.all(work);
     const credits = responses.filter((_, index) => index % 2 === 0);
     const settles = responses.filter((_, index) => index % 2 === 1);
     assert.ok(credits.every((response) => response.status === 200));
-    assert.ok(settles.every((response) => response.status === 202 || (response.status === 400 && response.body.error === 'insufficient funds')));
+    assert.ok(
+      settles.every((response) => response.status === 202 || (response.status === 400 && response.body.error === 'insufficient funds')),
+    );
     const accepted = settles.filter((response) => response.status === 202).length;
 
     const row = await stack.infra.db('virtual_accounts').where({ id: account.ID }).first('ledger_balance', 'held_balance');
@@ -160,12 +177,23 @@ describe('KYC tier limits', () => {
     assert.deepEqual([released.status, released.body.released], [200, '20000.00']);
     assert.equal((await balance(account, tenant.apiKey)).heldBalance, '0.00');
     const group = (await stack.infra.db('ledger_entries').where({ id: row.entryId }).first('transaction_group_id')).transaction_group_id;
-    const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, subject: account.CustomerID }).select('type', 'data');
-    assert.deepEqual(told, [{ type: 'kyc.hold_released', data: { customerId: account.CustomerID, transactionGroupId: group, amount: '20000.00', currency: 'NGN', reason: 'operator' } }]);
+    const told = await stack.infra
+      .db('tenant_events')
+      .where({ tenant_id: tenant.tenantId, subject: account.CustomerID })
+      .select('type', 'data');
+    assert.deepEqual(told, [
+      {
+        type: 'kyc.hold_released',
+        data: { customerId: account.CustomerID, transactionGroupId: group, amount: '20000.00', currency: 'NGN', reason: 'operator' },
+      },
+    ]);
     const again = await release(operator, { note: 'twice' });
     assert.deepEqual([again.status, again.body.error], [404, 'held credit not found']);
     const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'kyc_hold.released' }).first('detail');
-    assert.deepEqual([audit.detail.amount, audit.detail.note, audit.detail.accountRef], ['20000.00', 'customer showed a payslip', account.AccountRef]);
+    assert.deepEqual(
+      [audit.detail.amount, audit.detail.note, audit.detail.accountRef],
+      ['20000.00', 'customer showed a payslip', account.AccountRef],
+    );
     const [change] = await stack.infra.db('ledger_hold_releases').where({ account_id: account.ID }).select('reason', 'note', 'amount');
     assert.deepEqual([change.reason, change.note, change.amount], ['operator', 'customer showed a payslip', '2000000']);
   });
@@ -202,10 +230,16 @@ describe('KYC tier limits', () => {
     const put = (path: string, body: unknown, cookie = admin) => call(stack.apiUrl, 'PUT', path, { cookie, body });
 
     const negative = await put('/auth/kyc-limits/1', { singleCredit: '-1', balance: null, dailyDebits: null });
-    assert.deepEqual([negative.status, negative.body.error], [400, 'a limit must be a naira amount of 0 or more (at most two decimals), or null for no limit']);
+    assert.deepEqual(
+      [negative.status, negative.body.error],
+      [400, 'a limit must be a naira amount of 0 or more (at most two decimals), or null for no limit'],
+    );
     const badTier = await put('/auth/kyc-limits/4', { singleCredit: '1', balance: null, dailyDebits: null });
     assert.deepEqual([badTier.status, badTier.body.error], [400, 'tier must be 1, 2 or 3']);
-    assert.equal((await put('/auth/kyc-limits/1', { singleCredit: '10000', balance: '300000', dailyDebits: '50000' }, operator)).status, 403);
+    assert.equal(
+      (await put('/auth/kyc-limits/1', { singleCredit: '10000', balance: '300000', dailyDebits: '50000' }, operator)).status,
+      403,
+    );
 
     const set = await put('/auth/kyc-limits/1', { singleCredit: '10000', balance: '200000', dailyDebits: '50000' });
     assert.equal(set.status, 200);
@@ -220,11 +254,22 @@ describe('KYC tier limits', () => {
 
     // Within the platform's limits, looser than the tenant's own.
     const trusted = await provisionAccount(stack, own.apiKey);
-    const customerLimits = await put(`/auth/customers/${trusted.CustomerID}/kyc-limits`, { singleCredit: '20000', balance: '100000', dailyDebits: '1000' });
-    assert.deepEqual([customerLimits.status, customerLimits.body.limits], [200, { singleCredit: '20000.00', balance: '100000.00', dailyDebits: '1000.00' }]);
+    const customerLimits = await put(`/auth/customers/${trusted.CustomerID}/kyc-limits`, {
+      singleCredit: '20000',
+      balance: '100000',
+      dailyDebits: '1000',
+    });
+    assert.deepEqual(
+      [customerLimits.status, customerLimits.body.limits],
+      [200, { singleCredit: '20000.00', balance: '100000.00', dailyDebits: '1000.00' }],
+    );
     assert.equal((await pay(trusted, 15_000)).status, 200);
     assert.equal((await balance(trusted, own.apiKey)).heldBalance, '0.00');
-    const foreign = await put(`/auth/customers/${account.CustomerID}/kyc-limits`, { singleCredit: null, balance: null, dailyDebits: null }, await dashboardSession(stack, tenant.tenantId));
+    const foreign = await put(
+      `/auth/customers/${account.CustomerID}/kyc-limits`,
+      { singleCredit: null, balance: null, dailyDebits: null },
+      await dashboardSession(stack, tenant.tenantId),
+    );
     assert.deepEqual([foreign.status, foreign.body.error], [404, 'customer not found']);
     const audited = await stack.infra.db('audit_log').where({ tenant_id: own.tenantId, action: 'kyc_limits.changed' }).count({ n: '*' });
     assert.equal(Number(audited[0]!.n), 2);
@@ -253,7 +298,10 @@ describe('KYC tier limits', () => {
     const tier = await put('/auth/kyc-limits/2', { singleCredit: '100000', balance: '500000', dailyDebits: '200000.01' });
     assert.deepEqual(
       [tier.status, tier.body.error],
-      [403, "limits looser than the platform's for tier 2: dailyDebits 200000.01 (platform's 200000.00); only the platform operator can allow this tenant looser limits"],
+      [
+        403,
+        "limits looser than the platform's for tier 2: dailyDebits 200000.01 (platform's 200000.00); only the platform operator can allow this tenant looser limits",
+      ],
     );
 
     await runCli('tenant:allow-loose-limits', '--tenant', loose.tenantId);
@@ -264,11 +312,22 @@ describe('KYC tier limits', () => {
 
     // Revoked: each looser limit becomes the platform's, in the tenant's audit log.
     const revoked = JSON.parse((await runCli('tenant:revoke-loose-limits', '--tenant', loose.tenantId, '--json')).stdout);
-    assert.deepEqual(revoked, { tenantId: loose.tenantId, looseLimitsAllowed: false, tightened: ['tier 2', `customer ${account.CustomerID}`] });
-    assert.deepEqual((await call(stack.apiUrl, 'GET', customerPath, { cookie: operator })).body.limits, { singleCredit: '50000.00', balance: '300000.00', dailyDebits: '50000.00' });
+    assert.deepEqual(revoked, {
+      tenantId: loose.tenantId,
+      looseLimitsAllowed: false,
+      tightened: ['tier 2', `customer ${account.CustomerID}`],
+    });
+    assert.deepEqual((await call(stack.apiUrl, 'GET', customerPath, { cookie: operator })).body.limits, {
+      singleCredit: '50000.00',
+      balance: '300000.00',
+      dailyDebits: '50000.00',
+    });
     const tiers = (await call(stack.apiUrl, 'GET', '/auth/kyc-limits', { cookie: operator })).body.tiers;
     assert.deepEqual(tiers[1], { tier: 2, source: 'tenant', singleCredit: '100000.00', balance: '500000.00', dailyDebits: '200000.00' });
-    const audit = await stack.infra.db('audit_log').where({ tenant_id: loose.tenantId, action: 'kyc_limits.changed', actor: 'platform operator' }).select('target_type');
+    const audit = await stack.infra
+      .db('audit_log')
+      .where({ tenant_id: loose.tenantId, action: 'kyc_limits.changed', actor: 'platform operator' })
+      .select('target_type');
     assert.deepEqual(audit.map((row: { target_type: string }) => row.target_type).sort(), ['customer', 'kyc_tier']);
     assert.equal((await put(customerPath, noLimits)).status, 403);
     await assert.rejects(runCli('tenant:allow-loose-limits', '--tenant', '00000000-0000-7000-8000-000000000000'), /tenant not found/);
@@ -279,18 +338,37 @@ describe('KYC tier limits', () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     assert.equal((await pay(account, 70_000)).status, 200);
     assert.equal((await balance(account, tenant.apiKey)).heldBalance, '20000.00');
-    const record = (body: unknown) => call(stack.apiUrl, 'POST', `/auth/customers/${account.CustomerID}/kyc/tier3`, { cookie: operator, body });
+    const record = (body: unknown) =>
+      call(stack.apiUrl, 'POST', `/auth/customers/${account.CustomerID}/kyc/tier3`, { cookie: operator, body });
     const bad = await record({ evidenceKind: 'horoscope', evidenceReference: 'x' });
-    assert.deepEqual([bad.status, bad.body.error], [400, 'evidenceKind must be one of address_verification, utility_bill, bank_reference, in_person_verification, other']);
+    assert.deepEqual(
+      [bad.status, bad.body.error],
+      [400, 'evidenceKind must be one of address_verification, utility_bill, bank_reference, in_person_verification, other'],
+    );
     const recorded = await record({ evidenceKind: 'utility_bill', evidenceReference: 'IKEDC-2026-11-0042' });
     assert.deepEqual([recorded.status, recorded.body.KYCTier], [200, 3]);
     assert.equal((await balance(account, tenant.apiKey)).heldBalance, '0.00');
-    const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'kyc.tier_three_recorded' }).first('detail');
+    const audit = await stack.infra
+      .db('audit_log')
+      .where({ tenant_id: tenant.tenantId, action: 'kyc.tier_three_recorded' })
+      .first('detail');
     assert.deepEqual([audit.detail.evidenceKind, audit.detail.evidenceReference], ['utility_bill', 'IKEDC-2026-11-0042']);
-    const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, subject: account.CustomerID }).orderBy('sequence').select('type', 'sequence', 'data');
+    const told = await stack.infra
+      .db('tenant_events')
+      .where({ tenant_id: tenant.tenantId, subject: account.CustomerID })
+      .orderBy('sequence')
+      .select('type', 'sequence', 'data');
     assert.deepEqual(told, [
-      { type: 'kyc.approved', sequence: 1, data: { customerId: account.CustomerID, externalRef: recorded.body.ExternalRef, tier: '3', reason: null } },
-      { type: 'kyc.hold_released', sequence: 2, data: { customerId: account.CustomerID, transactionGroupId: null, amount: '20000.00', currency: 'NGN', reason: 'tier_raised' } },
+      {
+        type: 'kyc.approved',
+        sequence: 1,
+        data: { customerId: account.CustomerID, externalRef: recorded.body.ExternalRef, tier: '3', reason: null },
+      },
+      {
+        type: 'kyc.hold_released',
+        sequence: 2,
+        data: { customerId: account.CustomerID, transactionGroupId: null, amount: '20000.00', currency: 'NGN', reason: 'tier_raised' },
+      },
     ]);
     assert.equal((await record({ evidenceKind: 'other', evidenceReference: 'again' })).status, 409);
   });
@@ -300,14 +378,21 @@ describe('KYC tier limits', () => {
     assert.equal((await pay(account, 70_000)).status, 200);
     assert.equal((await pay(account, 1_000)).status, 200);
     const events = async () =>
-      (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId }).whereRaw("data->>'accountRef' = ?", [account.AccountRef]).orderBy(['created_at', 'id'])).map(
-        (row: { type: string; subject: string; sequence: number; data: Record<string, unknown> }) => row,
-      );
+      (
+        await stack.infra
+          .db('tenant_events')
+          .where({ tenant_id: tenant.tenantId })
+          .whereRaw("data->>'accountRef' = ?", [account.AccountRef])
+          .orderBy(['created_at', 'id'])
+      ).map((row: { type: string; subject: string; sequence: number; data: Record<string, unknown> }) => row);
     const recorded = await events();
     assert.deepEqual(recorded.map((event) => event.type).sort(), ['kyc.limit_exceeded', 'payment.received', 'payment.received']);
     const exceeded = recorded.find((event) => event.type === 'kyc.limit_exceeded')!;
     const received = recorded.find((event) => event.type === 'payment.received' && event.data.amount === '70000.00')!;
-    assert.deepEqual([received.subject, received.sequence, exceeded.subject, exceeded.sequence], [received.data.transactionGroupId, 1, received.data.transactionGroupId, 2]);
+    assert.deepEqual(
+      [received.subject, received.sequence, exceeded.subject, exceeded.sequence],
+      [received.data.transactionGroupId, 1, received.data.transactionGroupId, 2],
+    );
     assert.deepEqual(exceeded.data, {
       transactionGroupId: received.data.transactionGroupId,
       accountRef: account.AccountRef,
@@ -330,10 +415,16 @@ describe('KYC tier limits', () => {
     assert.equal((await sendProviderEvent(stack, misdirected)).status, 200);
     const listed = await call(stack.apiUrl, 'GET', '/auth/misdirected-payments', { cookie: operator });
     const payment = listed.body.misdirectedPayments.find((row: { TransactionID: string }) => row.TransactionID === transactionId);
-    const assigned = await call(stack.apiUrl, 'POST', `/auth/misdirected-payments/${payment.ID}/assign`, { cookie: operator, body: { accountRef: account.AccountRef } });
+    const assigned = await call(stack.apiUrl, 'POST', `/auth/misdirected-payments/${payment.ID}/assign`, {
+      cookie: operator,
+      body: { accountRef: account.AccountRef },
+    });
     assert.equal(assigned.status, 201);
     assert.equal((await balance(account, tenant.apiKey)).heldBalance, '30000.00');
     const last = (await events()).filter((event) => event.type === 'kyc.limit_exceeded').at(-1)!;
-    assert.deepEqual([last.data.amount, last.data.heldAmount, last.data.limit, last.sequence], ['60000.00', '10000.00', 'single_credit', 2]);
+    assert.deepEqual(
+      [last.data.amount, last.data.heldAmount, last.data.limit, last.sequence],
+      ['60000.00', '10000.00', 'single_credit', 2],
+    );
   });
 });

@@ -39,7 +39,10 @@ describe('the books: GET /v1/ledger/balances and /v1/ledger/transactions', () =>
     return { ...Object.fromEntries(lines.map((line) => [line.code, line.balance])), total: response.body.total };
   }
 
-  async function journal(apiKey: string, query = ''): Promise<{ transactions: Transaction[]; pagination: { nextCursor: string | null; hasMore: boolean } }> {
+  async function journal(
+    apiKey: string,
+    query = '',
+  ): Promise<{ transactions: Transaction[]; pagination: { nextCursor: string | null; hasMore: boolean } }> {
     const response = await call(stack.apiUrl, 'GET', `/v1/ledger/transactions${query}`, { apiKey });
     assert.equal(response.status, 200, response.text);
     return response.body;
@@ -49,14 +52,34 @@ describe('the books: GET /v1/ledger/balances and /v1/ledger/transactions', () =>
     const account = await provisionAccount(stack, tenant.apiKey);
     const payment = paymentEvent({ accountRef: account.AccountRef, amount: 5025, fee: 25 });
     assert.equal((await sendProviderEvent(stack, payment)).status, 200);
-    assert.deepEqual(await balances(tenant.apiKey), { clearing: '-5025.00', provider_fees: '25.00', payouts_in_transit: '0.00', costs: '0.00', customers: '5000.00', total: '0.00' });
+    assert.deepEqual(await balances(tenant.apiKey), {
+      clearing: '-5025.00',
+      provider_fees: '25.00',
+      payouts_in_transit: '0.00',
+      costs: '0.00',
+      customers: '5000.00',
+      total: '0.00',
+    });
 
-    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '400.00', bankCode: '058', accountNumber: '0123456789' } });
+    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '400.00', bankCode: '058', accountNumber: '0123456789' },
+    });
     assert.equal(settled.status, 202);
     const merchantTxRef = settled.body.merchantTxRef as string;
-    await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: tenant.apiKey })).body.status === 'success', { what: 'the payout' });
+    await eventually(
+      async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: tenant.apiKey })).body.status === 'success',
+      { what: 'the payout' },
+    );
     // The payout left the provider's balance for the tenant, with its 10.00 fee, which the tenant bears.
-    assert.deepEqual(await balances(tenant.apiKey), { clearing: '-4615.00', provider_fees: '25.00', payouts_in_transit: '0.00', costs: '-10.00', customers: '4600.00', total: '0.00' });
+    assert.deepEqual(await balances(tenant.apiKey), {
+      clearing: '-4615.00',
+      provider_fees: '25.00',
+      payouts_in_transit: '0.00',
+      costs: '-10.00',
+      customers: '4600.00',
+      total: '0.00',
+    });
 
     const { transactions } = await journal(tenant.apiKey);
     assert.deepEqual(transactions.map((transaction) => transaction.kind).sort(), ['payment', 'payout', 'payout_fee', 'settlement']);
@@ -93,15 +116,28 @@ describe('the books: GET /v1/ledger/balances and /v1/ledger/transactions', () =>
     const account = await provisionAccount(stack, own.apiKey);
     assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 10_050, fee: 50 }))).status, 200);
     const before = await balances(own.apiKey);
-    assert.deepEqual(before, { clearing: '-10050.00', provider_fees: '50.00', payouts_in_transit: '0.00', costs: '0.00', customers: '10000.00', total: '0.00' });
+    assert.deepEqual(before, {
+      clearing: '-10050.00',
+      provider_fees: '50.00',
+      payouts_in_transit: '0.00',
+      costs: '0.00',
+      customers: '10000.00',
+      total: '0.00',
+    });
     const failing = '0123457001';
-    await call(stack.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { accountNumber: failing }, final: 'PAYMENT_FAILED', processingMs: null } });
+    await call(stack.sandboxUrl, 'POST', '/sandbox/profiles', {
+      body: { match: { accountNumber: failing }, final: 'PAYMENT_FAILED', processingMs: null },
+    });
     const settle = async (accountNumber: string) => {
-      const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: own.apiKey, body: { amount: '700.00', bankCode: '058', accountNumber } });
+      const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+        apiKey: own.apiKey,
+        body: { amount: '700.00', bankCode: '058', accountNumber },
+      });
       assert.equal(response.status, 202, response.text);
       return response.body.merchantTxRef as string;
     };
-    const statusOf = async (merchantTxRef: string) => (await call(stack.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: own.apiKey })).body.status as string;
+    const statusOf = async (merchantTxRef: string) =>
+      (await call(stack.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: own.apiKey })).body.status as string;
 
     const failed = await settle(failing);
     await eventually(async () => (await statusOf(failed)) === 'failed', { what: 'the failed settlement' });
@@ -109,7 +145,14 @@ describe('the books: GET /v1/ledger/balances and /v1/ledger/transactions', () =>
 
     const refunded = await settle('0123456789');
     await eventually(async () => (await statusOf(refunded)) === 'success', { what: 'the payout' });
-    assert.deepEqual(await balances(own.apiKey), { clearing: '-9340.00', provider_fees: '50.00', payouts_in_transit: '0.00', costs: '-10.00', customers: '9300.00', total: '0.00' });
+    assert.deepEqual(await balances(own.apiKey), {
+      clearing: '-9340.00',
+      provider_fees: '50.00',
+      payouts_in_transit: '0.00',
+      costs: '-10.00',
+      customers: '9300.00',
+      total: '0.00',
+    });
     assert.equal((await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${refunded}-1/refund`)).status, 200);
     await eventually(async () => (await statusOf(refunded)) === 'refunded', { what: 'the refund' });
     // The provider gave back the payout and its fee.
@@ -121,15 +164,26 @@ describe('the books: GET /v1/ledger/balances and /v1/ledger/transactions', () =>
     const account = await provisionAccount(stack, owner.apiKey);
     const entry = await fundAccount(stack, account.ID, 70_000n);
     const other = await createTenant(stack, 'Other');
-    assert.deepEqual(await balances(other.apiKey), { clearing: '0.00', provider_fees: '0.00', payouts_in_transit: '0.00', costs: '0.00', customers: '0.00', total: '0.00' });
+    assert.deepEqual(await balances(other.apiKey), {
+      clearing: '0.00',
+      provider_fees: '0.00',
+      payouts_in_transit: '0.00',
+      costs: '0.00',
+      customers: '0.00',
+      total: '0.00',
+    });
     assert.deepEqual(await journal(other.apiKey), { transactions: [], pagination: { limit: 50, nextCursor: null, hasMore: false } });
 
-    const ownersView = await call(stack.apiUrl, 'GET', `/auth/ledger/transactions?transaction=${entry.transactionId}`, { cookie: await dashboardSession(stack, owner.tenantId) });
+    const ownersView = await call(stack.apiUrl, 'GET', `/auth/ledger/transactions?transaction=${entry.transactionId}`, {
+      cookie: await dashboardSession(stack, owner.tenantId),
+    });
     assert.deepEqual(
       ownersView.body.transactions.map((transaction: Transaction) => transaction.id),
       [entry.transactionId],
     );
-    const othersView = await call(stack.apiUrl, 'GET', `/auth/ledger/transactions?transaction=${entry.transactionId}`, { cookie: await dashboardSession(stack, other.tenantId) });
+    const othersView = await call(stack.apiUrl, 'GET', `/auth/ledger/transactions?transaction=${entry.transactionId}`, {
+      cookie: await dashboardSession(stack, other.tenantId),
+    });
     assert.equal(othersView.status, 200);
     assert.deepEqual(othersView.body.transactions, []);
   });

@@ -43,7 +43,9 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     }));
     await createConfirmationClaimsRepo(quiet.infra.db).enqueue(requests);
     const claimers = Array.from({ length: 4 }, () => createConfirmationClaimsRepo(quiet.infra.db));
-    const passes = await Promise.all(claimers.map((claims) => claims.claimQueued({ maxBatches: 5, maxSize: 25, unstartedAfterMs: 60_000, newBatchId: uuidv7 })));
+    const passes = await Promise.all(
+      claimers.map((claims) => claims.claimQueued({ maxBatches: 5, maxSize: 25, unstartedAfterMs: 60_000, newBatchId: uuidv7 })),
+    );
     const claimedIds = passes.flat().flatMap((batch) => batch.payments.map((payment) => payment.entryId));
     assert.equal(new Set(claimedIds).size, claimedIds.length, 'no credit claimed by two batches');
     for (const batch of passes.flat()) {
@@ -78,12 +80,17 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     requests[3]!.tenantId = requests[2]!.tenantId;
     await claims.enqueue(requests);
     const ids = new Set<string>(requests.map((request) => request.entryId));
-    const mine = (batches: Awaited<ReturnType<typeof claims.claimQueued>>) => batches.filter((batch) => batch.payments.some((payment) => ids.has(payment.entryId)));
+    const mine = (batches: Awaited<ReturnType<typeof claims.claimQueued>>) =>
+      batches.filter((batch) => batch.payments.some((payment) => ids.has(payment.entryId)));
     const first = mine(await claims.claimQueued({ maxBatches: 1_000, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
     assert.equal(first.length, 2);
     const [started, orphaned] = first;
     await claims.markStarted(started!.batchId);
-    assert.deepEqual(mine(await claims.claimQueued({ maxBatches: 1_000, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 })), [], 'nothing taken within the grace');
+    assert.deepEqual(
+      mine(await claims.claimQueued({ maxBatches: 1_000, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 })),
+      [],
+      'nothing taken within the grace',
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     const again = mine(await claims.claimQueued({ maxBatches: 1_000, maxSize: 2, unstartedAfterMs: 1_000, newBatchId: uuidv7 }));
     assert.deepEqual(
@@ -106,7 +113,13 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
   it('shares a pass out by tenant: the longest-waiting tenants first, each a batch before any a second, never more batches than asked', async () => {
     const claims = createConfirmationClaimsRepo(quiet.infra.db);
     const [busy, second, third] = [randomUUID(), randomUUID(), randomUUID()];
-    const request = (tenantId: string) => ({ entryId: randomUUID(), tenantId, accountRef: 'va_turns', providerTxnRef: `API-VACT_TRA-TURN-${randomUUID()}`, postedAt: new Date() });
+    const request = (tenantId: string) => ({
+      entryId: randomUUID(),
+      tenantId,
+      accountRef: 'va_turns',
+      providerTxnRef: `API-VACT_TRA-TURN-${randomUUID()}`,
+      postedAt: new Date(),
+    });
     const requests = [...Array.from({ length: 40 }, () => request(busy)), request(second), request(third)];
     await claims.enqueue(requests);
     // The busy tenant's backlog waited longest, then the second's credit, then the third's: all older than anything other tests queue.
@@ -120,7 +133,8 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
         .where({ tenant_id: tenantId })
         .update({ queued_at: quiet.infra.db.raw(`now() - interval '${age}'`) });
     }
-    const tenantsOf = (batches: Awaited<ReturnType<typeof claims.claimQueued>>) => batches.map((batch) => [batch.tenantId, batch.payments.length]);
+    const tenantsOf = (batches: Awaited<ReturnType<typeof claims.claimQueued>>) =>
+      batches.map((batch) => [batch.tenantId, batch.payments.length]);
     assert.deepEqual(tenantsOf(await claims.claimQueued({ maxBatches: 3, maxSize: 10, unstartedAfterMs: 60_000, newBatchId: uuidv7 })), [
       [busy, 10],
       [second, 1],
@@ -131,7 +145,12 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
       [[busy, 10]],
       'the busy tenant again, the others having none left',
     );
-    const queued = await quiet.infra.db('confirmation_claims').where({ tenant_id: busy }).whereNull('batch_id').count<{ count: string }[]>('* as count').first();
+    const queued = await quiet.infra
+      .db('confirmation_claims')
+      .where({ tenant_id: busy })
+      .whereNull('batch_id')
+      .count<{ count: string }[]>('* as count')
+      .first();
     assert.ok(Number(queued?.count) >= 10 && Number(queued?.count) <= 20, `the rest of the backlog stays queued: ${queued?.count}`);
     await quiet.infra
       .db('confirmation_claims')
@@ -151,14 +170,33 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     await sendProviderEvent(quiet, unknown);
     const { id: entryId } = await db('ledger_entries').where({ provider_txn_ref: providerTxnRef, kind: 'payment' }).first('id');
     const batchId = `spacing-${randomUUID()}`;
-    await db('confirmation_claims').where({ entry_id: entryId }).update({ batch_id: batchId, claimed_at: db.fn.now(), started_at: db.fn.now() });
+    await db('confirmation_claims')
+      .where({ entry_id: entryId })
+      .update({ batch_id: batchId, claimed_at: db.fn.now(), started_at: db.fn.now() });
     // The rounds of a batch whose worker was starved: a 1 s window (counted answers 334 ms apart), over before it first asks.
     const windowMs = 1_000;
-    const rounds = createBatchConfirmationService({ db, provider: quiet.infra.provider, postingEngine: quiet.services.postingEngine, logger: quiet.infra.logger, windowMs, minNotFoundLookups: 3 });
-    await eventually(async () => (await db.raw(`SELECT now() >= created_at + make_interval(secs => ?) AS over FROM ledger_entries WHERE id = ?`, [windowMs / 1000, entryId])).rows[0].over === true, {
-      what: 'the end of its window',
+    const rounds = createBatchConfirmationService({
+      db,
+      provider: quiet.infra.provider,
+      postingEngine: quiet.services.postingEngine,
+      logger: quiet.infra.logger,
+      windowMs,
+      minNotFoundLookups: 3,
     });
-    const claim = () => db('confirmation_claims').where({ entry_id: entryId }).first('lookups', 'not_found_answers', 'last_not_found_counted_at');
+    await eventually(
+      async () =>
+        (
+          await db.raw(`SELECT now() >= created_at + make_interval(secs => ?) AS over FROM ledger_entries WHERE id = ?`, [
+            windowMs / 1000,
+            entryId,
+          ])
+        ).rows[0].over === true,
+      {
+        what: 'the end of its window',
+      },
+    );
+    const claim = () =>
+      db('confirmation_claims').where({ entry_id: entryId }).first('lookups', 'not_found_answers', 'last_not_found_counted_at');
 
     // However fast or slow these two rounds come, two answers are fewer than the minimum of three.
     for (const round of [1, 2]) {
@@ -176,7 +214,10 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
       .where({ entry_id: entryId })
       .update({ not_found_answers: 2, last_not_found_counted_at: db.raw(`now() - interval '1 hour'`) });
     const [reversed] = (await rounds.round(batchId, [entryId])).results;
-    assert.deepEqual(reversed && { kind: reversed.kind, reason: reversed.kind === 'settled' ? reversed.reason : null }, { kind: 'settled', reason: NOT_KNOWN_IN_WINDOW });
+    assert.deepEqual(reversed && { kind: reversed.kind, reason: reversed.kind === 'settled' ? reversed.reason : null }, {
+      kind: 'settled',
+      reason: NOT_KNOWN_IN_WINDOW,
+    });
     assert.equal((await db('ledger_entries').where({ id: entryId }).first('status')).status, 'reversed');
     assert.equal(await db('confirmation_claims').where({ entry_id: entryId }).first(), undefined, 'the reversal took its claim');
   });
@@ -190,10 +231,24 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
       logger: quiet.infra.logger,
       options: { taskQueue: quiet.config.TEMPORAL_TASK_QUEUE, startsPerSecond: 100 },
     });
-    const batcher = createConfirmationBatcher({ db, starter, jobs: createJobs(quiet.config), maxBatchSize: 2, maxBusyBatches: 2, unstartedAfterMs: 60_000, logger: quiet.infra.logger });
+    const batcher = createConfirmationBatcher({
+      db,
+      starter,
+      jobs: createJobs(quiet.config),
+      maxBatchSize: 2,
+      maxBusyBatches: 2,
+      unstartedAfterMs: 60_000,
+      logger: quiet.infra.logger,
+    });
     const claims = createConfirmationClaimsRepo(db);
     const tenantId = randomUUID();
-    const requests = Array.from({ length: 10 }, () => ({ entryId: randomUUID(), tenantId, accountRef: 'va_capped', providerTxnRef: `API-VACT_TRA-CAP-${randomUUID()}`, postedAt: new Date() }));
+    const requests = Array.from({ length: 10 }, () => ({
+      entryId: randomUUID(),
+      tenantId,
+      accountRef: 'va_capped',
+      providerTxnRef: `API-VACT_TRA-CAP-${randomUUID()}`,
+      postedAt: new Date(),
+    }));
     // Another process's batch (a worker that stopped): busy in the database, but not this process's to count.
     const abandoned = requests.slice(0, 2);
     await claims.enqueue(requests);
@@ -219,7 +274,15 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
         .orderByRaw('min(claimed_at), batch_id')
         .pluck('batch_id');
     const queuedLeft = async (): Promise<number> =>
-      Number((await db('confirmation_claims').where({ tenant_id: tenantId }).whereNull('batch_id').count<{ count: string }[]>('* as count').first())?.count);
+      Number(
+        (
+          await db('confirmation_claims')
+            .where({ tenant_id: tenantId })
+            .whereNull('batch_id')
+            .count<{ count: string }[]>('* as count')
+            .first()
+        )?.count,
+      );
     try {
       const first = await batcher.pass();
       assert.deepEqual([first.batches, first.busy, first.roomFull], [2, 0, true], 'two batches fit: the abandoned one takes no room');
@@ -237,7 +300,11 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
       assert.deepEqual([afterSettled.batches, afterSettled.busy], [1, 1]);
       assert.equal(await queuedLeft(), 0, 'the last credits waited for the room and are claimed now');
     } finally {
-      const batchIds = await db('confirmation_claims').where({ tenant_id: tenantId }).whereNotNull('batch_id').distinct('batch_id').pluck('batch_id');
+      const batchIds = await db('confirmation_claims')
+        .where({ tenant_id: tenantId })
+        .whereNotNull('batch_id')
+        .distinct('batch_id')
+        .pluck('batch_id');
       for (const batchId of batchIds)
         await quiet.infra.temporal.workflow
           .getHandle(paymentConfirmationBatchWorkflowId(batchId))
@@ -257,16 +324,26 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
         const sent = await call(quiet.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
         refs.push(sent.body.transactionId as string);
       }
-      const [batch] = await createConfirmationClaimsRepo(quiet.infra.db).claimQueued({ maxBatches: 1, maxSize: 30, unstartedAfterMs: 60_000, newBatchId: uuidv7 });
+      const [batch] = await createConfirmationClaimsRepo(quiet.infra.db).claimQueued({
+        maxBatches: 1,
+        maxSize: 30,
+        unstartedAfterMs: 60_000,
+        newBatchId: uuidv7,
+      });
       assert.equal(batch!.payments.length, 30);
-      await call(quiet.sandboxUrl, 'POST', '/sandbox/faults', { body: { throttleRate: 1, retryAfterSeconds: 7, routes: ['/v1/transactions'] } });
+      await call(quiet.sandboxUrl, 'POST', '/sandbox/faults', {
+        body: { throttleRate: 1, retryAfterSeconds: 7, routes: ['/v1/transactions'] },
+      });
       const round = await quiet.services.batchConfirmations.round(
         batch!.batchId,
         batch!.payments.map((payment) => payment.entryId),
       );
       const kinds = round.results.map((result) => result.kind);
       assert.equal(round.throttledForMs, 7_000);
-      assert.ok(kinds.filter((kind) => kind === 'kept').length <= 8, `at most one lookup per lane before the batch stops: ${kinds.join(',')}`);
+      assert.ok(
+        kinds.filter((kind) => kind === 'kept').length <= 8,
+        `at most one lookup per lane before the batch stops: ${kinds.join(',')}`,
+      );
       assert.ok(kinds.filter((kind) => kind === 'skipped').length >= 22);
       await call(quiet.sandboxUrl, 'DELETE', '/sandbox/faults');
       const next = await quiet.services.batchConfirmations.round(
@@ -283,7 +360,10 @@ describe('batched confirmation (claims, batches, findability)', () => {
   let stack: Stack;
   let tenant: TestTenant;
   before(async () => {
-    stack = await startStack({ CONFIRMATION_WINDOW: '3s', CONFIRMATION_POLL_INTERVAL: '500ms', CONFIRMATION_BATCH_WINDOW: '300ms' }, { worker: true });
+    stack = await startStack(
+      { CONFIRMATION_WINDOW: '3s', CONFIRMATION_POLL_INTERVAL: '500ms', CONFIRMATION_BATCH_WINDOW: '300ms' },
+      { worker: true },
+    );
     tenant = await createTenant(stack);
   });
   after(() => stack.close());
@@ -296,7 +376,9 @@ describe('batched confirmation (claims, batches, findability)', () => {
     (await stack.infra.db('ledger_entries').where({ provider_txn_ref: providerTxnRef, kind: 'payment' }).first('status'))?.status;
 
   async function pay(account: ProvisionedAccount, body: Record<string, unknown> = {}): Promise<string> {
-    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, ...body } });
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 2010, ...body },
+    });
     assert.equal(sent.body.delivery.status, 200);
     return sent.body.transactionId as string;
   }
@@ -318,7 +400,9 @@ describe('batched confirmation (claims, batches, findability)', () => {
   it("one batch confirms a tenant's payments; each is findable by its ProviderTxnRef and AccountRef, and its outcome and lookups are queryable", async () => {
     const [first, second] = [await provisionAccount(stack, tenant.apiKey), await provisionAccount(stack, tenant.apiKey)];
     const refs = await Promise.all([pay(first), pay(first), pay(second)]);
-    await eventually(async () => (await Promise.all(refs.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the batch to confirm' });
+    await eventually(async () => (await Promise.all(refs.map(entryStatus))).every((status) => status === 'confirmed'), {
+      what: 'the batch to confirm',
+    });
     assert.equal(
       await stack.infra
         .db('confirmation_claims')
@@ -339,11 +423,15 @@ describe('batched confirmation (claims, batches, findability)', () => {
     );
     assert.ok(listed.every((execution) => execution.workflowId.startsWith('payment-confirmation-batch:')));
     const byAccount: string[] = [];
-    for await (const execution of stack.infra.temporal.workflow.list({ query: `AccountRefs = '${second.AccountRef}' AND WorkflowType = 'paymentConfirmationBatchWorkflow'` }))
+    for await (const execution of stack.infra.temporal.workflow.list({
+      query: `AccountRefs = '${second.AccountRef}' AND WorkflowType = 'paymentConfirmationBatchWorkflow'`,
+    }))
       byAccount.push(execution.workflowId);
     assert.ok(byAccount.includes(listed[0]!.workflowId), 'the same batch is listed by the account');
 
-    const state = (await stack.infra.temporal.workflow.getHandle(listed[0]!.workflowId).query(batchPaymentQuery, refs[2]!)) as BatchPaymentState;
+    const state = (await stack.infra.temporal.workflow
+      .getHandle(listed[0]!.workflowId)
+      .query(batchPaymentQuery, refs[2]!)) as BatchPaymentState;
     assert.equal(state.outcome, 'confirmed');
     assert.equal(state.accountRef, second.AccountRef);
     assert.ok(state.lookups >= 1);
@@ -354,13 +442,21 @@ describe('batched confirmation (claims, batches, findability)', () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const slow = await pay(account, { status: 'PROCESSING' });
     const quick = await Promise.all([pay(account), pay(account)]);
-    await eventually(async () => (await Promise.all(quick.map(entryStatus))).every((status) => status === 'confirmed'), { what: 'the quick payments' });
+    await eventually(async () => (await Promise.all(quick.map(entryStatus))).every((status) => status === 'confirmed'), {
+      what: 'the quick payments',
+    });
     // Its 3 s window over (by the database's clock), then looked up once more: still only waiting.
     const { id: slowId } = await stack.infra.db('ledger_entries').where({ provider_txn_ref: slow }).first('id');
-    await eventually(async () => (await stack.infra.db.raw(`SELECT now() > created_at + interval '3 seconds' AS over FROM ledger_entries WHERE id = ?`, [slowId])).rows[0].over === true, {
-      what: 'the end of its window',
-    });
-    const lookups = async (): Promise<number> => (await stack.infra.db('confirmation_claims').where({ entry_id: slowId }).first('lookups')).lookups as number;
+    await eventually(
+      async () =>
+        (await stack.infra.db.raw(`SELECT now() > created_at + interval '3 seconds' AS over FROM ledger_entries WHERE id = ?`, [slowId]))
+          .rows[0].over === true,
+      {
+        what: 'the end of its window',
+      },
+    );
+    const lookups = async (): Promise<number> =>
+      (await stack.infra.db('confirmation_claims').where({ entry_id: slowId }).first('lookups')).lookups as number;
     const lookupsAtWindowEnd = await lookups();
     await eventually(async () => (await lookups()) > lookupsAtWindowEnd, { what: 'a lookup after its window' });
     assert.equal(await entryStatus(slow), 'provisional', 'still PROCESSING at the provider, past its 3 s window');
@@ -373,7 +469,10 @@ describe('batched confirmation (claims, batches, findability)', () => {
     // PROCESSING at the provider until the test says otherwise: the batch is still running when it is terminated.
     const ref = await pay(account, { status: 'PROCESSING' });
     const entry = await stack.infra.db('ledger_entries').where({ provider_txn_ref: ref }).first('id');
-    const claim = await eventually(async () => (await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, { what: 'the claim' });
+    const claim = await eventually(
+      async () => (await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null,
+      { what: 'the claim' },
+    );
     const handle = stack.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id));
     await eventually(async () => (await handle.describe()).status.name === 'RUNNING', { what: 'the batch to run' });
     await handle.terminate('operator terminated it');
@@ -391,17 +490,29 @@ describe('batched confirmation (claims, batches, findability)', () => {
       { what: 'both batches closed in visibility' },
     );
     assert.deepEqual(listed.map((execution) => execution.status).sort(), ['COMPLETED', 'TERMINATED']);
-    assert.equal((await stack.infra.db('ledger_entries').where({ reverses_entry_id: entry.id })).length, 0, 'confirmed once, never reversed');
+    assert.equal(
+      (await stack.infra.db('ledger_entries').where({ reverses_entry_id: entry.id })).length,
+      0,
+      'confirmed once, never reversed',
+    );
   });
 
   it('a running batch keeps its claims: the sweep releases only batches that stopped', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const ref = await pay(account, { status: 'PROCESSING' });
     const entry = await stack.infra.db('ledger_entries').where({ provider_txn_ref: ref }).first('id');
-    const claim = await eventually(async () => (await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, { what: 'the claim' });
-    await eventually(async () => (await stack.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id)).describe()).status.name === 'RUNNING', {
-      what: 'the batch to run',
-    });
+    const claim = await eventually(
+      async () => (await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null,
+      { what: 'the claim' },
+    );
+    await eventually(
+      async () =>
+        (await stack.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id)).describe()).status.name ===
+        'RUNNING',
+      {
+        what: 'the batch to run',
+      },
+    );
     await stack.services.batchClaimReleases.releaseStopped(0);
     assert.equal((await stack.infra.db('confirmation_claims').where({ entry_id: entry.id }).first()).batch_id, claim.batch_id);
     await succeed(ref);
@@ -414,7 +525,9 @@ describe('batched confirmation (claims, batches, findability)', () => {
     const unknownTxn = (unknown.data as { transaction: { transactionId: string } }).transaction.transactionId;
     await sendProviderEvent(stack, unknown);
     const entry = await stack.infra.db('ledger_entries').where({ provider_txn_ref: unknownTxn }).first('id');
-    const real = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, deliver: false } });
+    const real = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 5025, deliver: false },
+    });
     const round = await stack.services.batchConfirmations.round(`forged-${randomUUID()}`, [entry.id]);
     assert.deepEqual(round.results, [{ entryId: entry.id, kind: 'released' }]);
     // Its own batch reverses it when the window ends: the provider never knew it, whatever "real" payment was named.
@@ -424,7 +537,10 @@ describe('batched confirmation (claims, batches, findability)', () => {
 
   it('the worker starts its batches eagerly: the first workflow task comes back to it in the start answer', async () => {
     const eagerBatchStarts = async (): Promise<number> =>
-      total(parsePrometheusText(await stack.infra.metrics.registry.metrics()), 'nuban_workflow_starts_total', { workflow_type: 'paymentConfirmationBatchWorkflow', eager: 'true' });
+      total(parsePrometheusText(await stack.infra.metrics.registry.metrics()), 'nuban_workflow_starts_total', {
+        workflow_type: 'paymentConfirmationBatchWorkflow',
+        eager: 'true',
+      });
     const before = await eagerBatchStarts();
     const account = await provisionAccount(stack, tenant.apiKey);
     const ref = await pay(account);

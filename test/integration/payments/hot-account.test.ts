@@ -8,8 +8,11 @@ const CONCURRENT = 120;
 
 /** The posting-group sizes the API recorded: how many statements, and how many payments they carried. */
 async function postingGroups(stack: Stack): Promise<{ statements: number; payments: number }> {
-  const metric = (await stack.infra.metrics.registry.getSingleMetric('nuban_payment_posting_group_size')!.get()) as { values: Array<{ metricName?: string; value: number }> };
-  const value = (suffix: string) => metric.values.find((sample) => sample.metricName === `nuban_payment_posting_group_size_${suffix}`)?.value ?? 0;
+  const metric = (await stack.infra.metrics.registry.getSingleMetric('nuban_payment_posting_group_size')!.get()) as {
+    values: Array<{ metricName?: string; value: number }>;
+  };
+  const value = (suffix: string) =>
+    metric.values.find((sample) => sample.metricName === `nuban_payment_posting_group_size_${suffix}`)?.value ?? 0;
   return { statements: value('count'), payments: value('sum') };
 }
 
@@ -29,7 +32,9 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
     const before = await postingGroups(stack);
     // Distinct amounts, so a misplaced running balance cannot add up by accident; every fifth webhook is
     // sent twice at the same moment (a provider redelivery racing the original).
-    const payloads = Array.from({ length: CONCURRENT }, (_, index) => paymentEvent({ accountRef: account.AccountRef, amount: 1000 + index, fee: 10 }));
+    const payloads = Array.from({ length: CONCURRENT }, (_, index) =>
+      paymentEvent({ accountRef: account.AccountRef, amount: 1000 + index, fee: 10 }),
+    );
     const sends = payloads.flatMap((payload, index) => (index % 5 === 0 ? [payload, payload] : [payload]));
     const db = stack.infra.db;
     const visibleAtAnswer = await Promise.all(
@@ -43,9 +48,14 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
     );
     assert.ok(visibleAtAnswer.every(Boolean), 'every answered payment is committed when its 200 arrives');
 
-    const entries: Array<{ seq: string; amount: string; balance_after: string; credits_to_date: string; debits_to_date: string; status: string }> = await db('ledger_entries')
-      .where({ account_id: account.ID })
-      .orderBy('seq');
+    const entries: Array<{
+      seq: string;
+      amount: string;
+      balance_after: string;
+      credits_to_date: string;
+      debits_to_date: string;
+      status: string;
+    }> = await db('ledger_entries').where({ account_id: account.ID }).orderBy('seq');
     assert.equal(entries.length, CONCURRENT, 'each payment credited exactly once, duplicates included');
     let credits = 0n;
     entries.forEach((entry, index) => {
@@ -80,7 +90,12 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
     const entryIds = (await db('ledger_entries').where({ account_id: account.ID }).select('id')).map((entry: { id: string }) => entry.id);
     const queued = await db('confirmation_claims').whereIn('entry_id', entryIds).select('tenant_id', 'account_ref');
     assert.equal(queued.length, CONCURRENT);
-    assert.ok(queued.every((claim: { tenant_id: string; account_ref: string }) => claim.tenant_id === tenant.tenantId && claim.account_ref === account.AccountRef));
+    assert.ok(
+      queued.every(
+        (claim: { tenant_id: string; account_ref: string }) =>
+          claim.tenant_id === tenant.tenantId && claim.account_ref === account.AccountRef,
+      ),
+    );
     for (const payload of payloads.filter((_payload, index) => index % 5 === 0)) {
       assert.deepEqual(
         (await eventsFor(stack, payload.requestId as string)).map((event) => event.category),
@@ -94,7 +109,10 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
 
     const after = await postingGroups(stack);
     assert.equal(after.payments - before.payments, sends.length, 'every webhook went through a posting group');
-    assert.ok(after.statements - before.statements < sends.length, `concurrent webhooks shared statements (${after.statements - before.statements} statements for ${sends.length} webhooks)`);
+    assert.ok(
+      after.statements - before.statements < sends.length,
+      `concurrent webhooks shared statements (${after.statements - before.statements} statements for ${sends.length} webhooks)`,
+    );
   });
 
   it('keeps one bad payment from deciding the others of its group: a transaction already credited under another request id is a processing error, the rest post', async () => {
@@ -103,7 +121,9 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
     const seqBefore = Number((await stack.infra.db('virtual_accounts').where({ id: account.ID }).first('last_seq')).last_seq);
     const replayUnderNewId = paymentEvent({ accountRef: account.AccountRef, transactionId });
     const others = Array.from({ length: 20 }, () => paymentEvent({ accountRef: account.AccountRef, amount: 2000 }));
-    const responses = await Promise.all([...others.slice(0, 10), replayUnderNewId, ...others.slice(10)].map((payload) => sendProviderEvent(stack, payload)));
+    const responses = await Promise.all(
+      [...others.slice(0, 10), replayUnderNewId, ...others.slice(10)].map((payload) => sendProviderEvent(stack, payload)),
+    );
     assert.ok(responses.every((response) => response.status === 200));
     assert.deepEqual(
       (await eventsFor(stack, replayUnderNewId.requestId as string)).map((event) => [event.category, event.error]),
@@ -118,20 +138,28 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
     const other = await createTenant(stack);
     const accounts = [
       ...(await Promise.all(Array.from({ length: 6 }, () => provisionAccount(stack, tenant.apiKey)))),
-      ...(await Promise.all(Array.from({ length: 6 }, () => provisionAccount(stack, other.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' })))),
+      ...(await Promise.all(
+        Array.from({ length: 6 }, () => provisionAccount(stack, other.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' })),
+      )),
     ];
     const before = await postingGroups(stack);
-    const payloads = Array.from({ length: 240 }, (_, index) => paymentEvent({ accountRef: accounts[index % accounts.length]!.AccountRef, amount: 500 + index, fee: 5 }));
+    const payloads = Array.from({ length: 240 }, (_, index) =>
+      paymentEvent({ accountRef: accounts[index % accounts.length]!.AccountRef, amount: 500 + index, fee: 5 }),
+    );
     const unknown = Array.from({ length: 6 }, () => paymentEvent({ accountRef: `VA-NOSUCH${randomUUID().slice(0, 8)}` }));
     // Every seventh webhook twice at once (a redelivery racing the original), the unknown ones among the rest.
-    const sends = [...payloads.flatMap((payload, index) => (index % 7 === 0 ? [payload, payload] : [payload])), ...unknown].sort(() => Math.random() - 0.5);
+    const sends = [...payloads.flatMap((payload, index) => (index % 7 === 0 ? [payload, payload] : [payload])), ...unknown].sort(
+      () => Math.random() - 0.5,
+    );
     const responses = await Promise.all(sends.map((payload) => sendProviderEvent(stack, payload)));
     assert.ok(responses.every((response) => response.status === 200));
 
     const db = stack.infra.db;
     for (const [index, account] of accounts.entries()) {
       const mine = payloads.filter((_payload, position) => position % accounts.length === index);
-      const entries: Array<{ seq: string; amount: string; balance_after: string; tenant_id: string }> = await db('ledger_entries').where({ account_id: account.ID }).orderBy('seq');
+      const entries: Array<{ seq: string; amount: string; balance_after: string; tenant_id: string }> = await db('ledger_entries')
+        .where({ account_id: account.ID })
+        .orderBy('seq');
       assert.equal(entries.length, mine.length, `account ${index}: each payment credited once`);
       let balance = 0n;
       entries.forEach((entry, position) => {
@@ -140,7 +168,12 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
         assert.equal(BigInt(entry.balance_after), balance);
         assert.equal(entry.tenant_id, index < 6 ? tenant.tenantId : other.tenantId, "each credit carries its own account's tenant");
       });
-      const expected = mine.reduce((sum, payload) => sum + BigInt(Math.round(((payload.data as { transaction: { transactionAmount: number } }).transaction.transactionAmount - 5) * 100)), 0n);
+      const expected = mine.reduce(
+        (sum, payload) =>
+          sum +
+          BigInt(Math.round(((payload.data as { transaction: { transactionAmount: number } }).transaction.transactionAmount - 5) * 100)),
+        0n,
+      );
       assert.equal(balance, expected, `account ${index}: the credits add up to its payments`);
       const row = await db('virtual_accounts').where({ id: account.ID }).first('last_seq', 'ledger_balance', 'pending_credits');
       assert.deepEqual([Number(row.last_seq), BigInt(row.ledger_balance), BigInt(row.pending_credits)], [mine.length, expected, expected]);
@@ -169,6 +202,9 @@ describe('concurrent payment webhooks: one hot account, and many accounts sharin
     }
     assert.deepEqual(await createLedgerVerificationRepo(db).problems(), []);
     const after = await postingGroups(stack);
-    assert.ok(after.statements - before.statements < sends.length, `concurrent webhooks shared statements (${after.statements - before.statements} statements for ${sends.length} webhooks)`);
+    assert.ok(
+      after.statements - before.statements < sends.length,
+      `concurrent webhooks shared statements (${after.statements - before.statements} statements for ${sends.length} webhooks)`,
+    );
   });
 });

@@ -18,12 +18,17 @@ describe('webhooks failing verification', () => {
 
   it('stores identical junk once with a count, and each different body apart', async () => {
     const junk = JSON.stringify(paymentEvent({ accountRef: 'va_nobody_000000000000', requestId: `junk-${randomUUID()}` }));
-    for (let copy = 0; copy < 3; copy += 1) assert.equal((await sendProviderEvent(stack, JSON.parse(junk), { forged: true, rawBody: junk })).status, 200);
+    for (let copy = 0; copy < 3; copy += 1)
+      assert.equal((await sendProviderEvent(stack, JSON.parse(junk), { forged: true, rawBody: junk })).status, 200);
     const other = JSON.stringify(paymentEvent({ accountRef: 'va_nobody_000000000000', requestId: `junk-${randomUUID()}` }));
     assert.equal((await sendProviderEvent(stack, JSON.parse(other), { forged: true, rawBody: other })).status, 200);
 
     assert.deepEqual(
-      (await storedCopies(junk)).map((row) => ({ occurrences: row.occurrences, category: row.category, signatureValid: row.signature_valid })),
+      (await storedCopies(junk)).map((row) => ({
+        occurrences: row.occurrences,
+        category: row.category,
+        signatureValid: row.signature_valid,
+      })),
       [{ occurrences: 3, category: 'sig_invalid', signatureValid: false }],
     );
     assert.deepEqual(

@@ -43,7 +43,9 @@ describe('misdirected payments', () => {
 
   /** A payer sends to a reference that carries the tenant's prefix but names no account. */
   async function misdirect(tenantId: string, body: Record<string, unknown> = {}): Promise<{ transactionId: string; requestId: string }> {
-    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: await mistypedRef(tenantId), amount: 5025, ...body } });
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: await mistypedRef(tenantId), amount: 5025, ...body },
+    });
     assert.equal(sent.body.delivery.status, 200);
     return { transactionId: sent.body.transactionId, requestId: sent.body.requestId };
   }
@@ -54,7 +56,8 @@ describe('misdirected payments', () => {
     return page.body.misdirectedPayments.find((payment: MisdirectedView) => payment.TransactionID === transactionId);
   }
 
-  const assign = (id: string, accountRef: unknown, cookie = operator) => call(stack.apiUrl, 'POST', `/auth/misdirected-payments/${encodeURIComponent(id)}/assign`, { cookie, body: { accountRef } });
+  const assign = (id: string, accountRef: unknown, cookie = operator) =>
+    call(stack.apiUrl, 'POST', `/auth/misdirected-payments/${encodeURIComponent(id)}/assign`, { cookie, body: { accountRef } });
 
   it('lists the signed payments that matched no account to the operator of the tenant they are attributed to, with sender and amount', async () => {
     const sent = await misdirect(tenant.tenantId, { senderName: 'EMEKA NWOSU', narration: 'rent march' });
@@ -88,14 +91,20 @@ describe('misdirected payments', () => {
 
     const page = await statement(stack, tenant.apiKey, account.AccountRef);
     const line = page.body.lines.find((candidate: { entry: { ID: string } }) => candidate.entry.ID === response.body.EntryID);
-    assert.deepEqual([line.entry.Direction, line.entry.Amount, line.entry.Fee, line.entry.ProviderTxnRef, line.entry.Kind], ['credit', '5000.00', '25.00', sent.transactionId, 'payment']);
+    assert.deepEqual(
+      [line.entry.Direction, line.entry.Amount, line.entry.Fee, line.entry.ProviderTxnRef, line.entry.Kind],
+      ['credit', '5000.00', '25.00', sent.transactionId, 'payment'],
+    );
 
     const after = (await listed(operator, sent.transactionId))!;
     assert.equal(after.AssignedAccountRef, account.AccountRef);
     assert.equal(after.AssignedEntryID, response.body.EntryID);
     assert.ok(after.AssignedAt);
     const { id: userId } = (await stack.services.auth.authenticator.userForSession(operator.replace(/^session=/, '')))!;
-    const audited = await stack.infra.db('inbound_events').where({ id: payment.ID }).first('assigned_by', 'assigned_account_id', 'category');
+    const audited = await stack.infra
+      .db('inbound_events')
+      .where({ id: payment.ID })
+      .first('assigned_by', 'assigned_account_id', 'category');
     assert.deepEqual(audited, { assigned_by: userId, assigned_account_id: account.ID, category: 'misdirected' });
 
     const again = await assign(payment.ID, account.AccountRef);
@@ -104,7 +113,9 @@ describe('misdirected payments', () => {
 
     await eventually(
       async () => {
-        const lines = (await statement(stack, tenant.apiKey, account.AccountRef)).body.lines as Array<{ entry: { ID: string; Status: string } }>;
+        const lines = (await statement(stack, tenant.apiKey, account.AccountRef)).body.lines as Array<{
+          entry: { ID: string; Status: string };
+        }>;
         return lines.find((candidate) => candidate.entry.ID === response.body.EntryID)?.entry.Status === 'confirmed';
       },
       { what: 'confirmation of the assigned payment' },
@@ -116,11 +127,20 @@ describe('misdirected payments', () => {
     const payment = (await listed(operator, sent.transactionId))!;
     const response = await assign(payment.ID, account.AccountRef);
     assert.equal(response.status, 201, response.text);
-    const { transaction_group_id: group } = await stack.infra.db('ledger_entries').where({ id: response.body.EntryID }).first('transaction_group_id');
-    const reversed = await eventually<{ data: Record<string, unknown> }>(() => stack.infra.db('tenant_events').where({ subject: group, type: 'payment.reversed' }).first('data'), {
-      what: 'the reversal of the assigned payment',
-    });
-    assert.deepEqual([reversed.data.accountRef, reversed.data.amount, reversed.data.reason], [account.AccountRef, '5000.00', 'provider reports PAYMENT_FAILED']);
+    const { transaction_group_id: group } = await stack.infra
+      .db('ledger_entries')
+      .where({ id: response.body.EntryID })
+      .first('transaction_group_id');
+    const reversed = await eventually<{ data: Record<string, unknown> }>(
+      () => stack.infra.db('tenant_events').where({ subject: group, type: 'payment.reversed' }).first('data'),
+      {
+        what: 'the reversal of the assigned payment',
+      },
+    );
+    assert.deepEqual(
+      [reversed.data.accountRef, reversed.data.amount, reversed.data.reason],
+      [account.AccountRef, '5000.00', 'provider reports PAYMENT_FAILED'],
+    );
   });
 
   it('credits one of two concurrent assignments', async () => {
@@ -218,7 +238,9 @@ describe('misdirected payments', () => {
     const newestFirst = [...ids].sort().reverse();
     const first = await call(stack.apiUrl, 'GET', '/auth/misdirected-payments', { cookie: freshOperator });
     assert.deepEqual(first.body.pagination, { limit: 50, nextCursor: newestFirst[49], hasMore: true });
-    const second = await call(stack.apiUrl, 'GET', `/auth/misdirected-payments?after=${first.body.pagination.nextCursor}`, { cookie: freshOperator });
+    const second = await call(stack.apiUrl, 'GET', `/auth/misdirected-payments?after=${first.body.pagination.nextCursor}`, {
+      cookie: freshOperator,
+    });
     assert.deepEqual(second.body.pagination, { limit: 50, nextCursor: null, hasMore: false });
     assert.deepEqual(
       [...first.body.misdirectedPayments, ...second.body.misdirectedPayments].map((payment: MisdirectedView) => payment.ID),
@@ -232,7 +254,15 @@ describe('misdirected payments', () => {
     const payment = (await listed(operator, sent.transactionId))!;
     for (const credentials of [{ apiKey: tenant.apiKey }, {}]) {
       assert.equal((await call(stack.apiUrl, 'GET', '/auth/misdirected-payments', credentials)).status, 401);
-      assert.equal((await call(stack.apiUrl, 'POST', `/auth/misdirected-payments/${payment.ID}/assign`, { ...credentials, body: { accountRef: account.AccountRef } })).status, 401);
+      assert.equal(
+        (
+          await call(stack.apiUrl, 'POST', `/auth/misdirected-payments/${payment.ID}/assign`, {
+            ...credentials,
+            body: { accountRef: account.AccountRef },
+          })
+        ).status,
+        401,
+      );
     }
     assert.equal((await listed(operator, sent.transactionId))!.AssignedAt, null);
   });

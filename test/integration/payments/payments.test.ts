@@ -24,7 +24,10 @@ describe('inbound provider webhook', () => {
   let tenant: TestTenant;
   let account: ProvisionedAccount;
   before(async () => {
-    stack = await startStack({ PROVIDER_WEBHOOKS_SIGNING_SECRET: vectors[0]!.secret, PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: PREVIOUS_SECRET });
+    stack = await startStack({
+      PROVIDER_WEBHOOKS_SIGNING_SECRET: vectors[0]!.secret,
+      PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: PREVIOUS_SECRET,
+    });
     tenant = await createTenant(stack);
     account = await provisionAccount(stack, tenant.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' });
   });
@@ -57,7 +60,10 @@ describe('inbound provider webhook', () => {
     const row = await stack.infra
       .db('inbound_events')
       .where({ request_id: requestId })
-      .first(stack.infra.db.raw('jsonb_typeof(payload) AS shape'), stack.infra.db.raw("payload #>> '{data,transaction,narration}' AS narration"));
+      .first(
+        stack.infra.db.raw('jsonb_typeof(payload) AS shape'),
+        stack.infra.db.raw("payload #>> '{data,transaction,narration}' AS narration"),
+      );
     assert.deepEqual({ shape: row.shape, narration: row.narration }, { shape: 'object', narration: 'Invoice 9' });
   });
 
@@ -68,9 +74,18 @@ describe('inbound provider webhook', () => {
     assert.deepEqual(response.body, { received: true });
     const transactionId = (payload.data as { transaction: { transactionId: string } }).transaction.transactionId;
     const page = await statement(stack, tenant.apiKey, account.AccountRef);
-    const line = page.body.lines.find((candidate: { entry: { ProviderTxnRef: string } }) => candidate.entry.ProviderTxnRef === transactionId);
+    const line = page.body.lines.find(
+      (candidate: { entry: { ProviderTxnRef: string } }) => candidate.entry.ProviderTxnRef === transactionId,
+    );
     assert.deepEqual(
-      { Direction: line.entry.Direction, Amount: line.entry.Amount, Fee: line.entry.Fee, Status: line.entry.Status, Narration: line.entry.Narration, Currency: line.entry.Currency },
+      {
+        Direction: line.entry.Direction,
+        Amount: line.entry.Amount,
+        Fee: line.entry.Fee,
+        Status: line.entry.Status,
+        Narration: line.entry.Narration,
+        Currency: line.entry.Currency,
+      },
       { Direction: 'credit', Amount: '5000.00', Fee: '25.00', Status: 'provisional', Narration: 'ADA OBI', Currency: 'NGN' },
     );
     const delivery = await stack.infra.db('webhook_deliveries').where({ account_id: account.ID }).orderBy('id', 'desc').first();
@@ -145,7 +160,15 @@ describe('inbound provider webhook', () => {
 
   it('records JSON nested past 32 levels unparsed, while brackets and escaped quotes inside strings are only text', async () => {
     const deep = `{"event_type": "payment_success", "data": ${'['.repeat(40)}${']'.repeat(40)}}`;
-    assert.equal((await call(stack.apiUrl, 'POST', '/webhooks/provider', { rawBody: deep, headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' } })).status, 200);
+    assert.equal(
+      (
+        await call(stack.apiUrl, 'POST', '/webhooks/provider', {
+          rawBody: deep,
+          headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' },
+        })
+      ).status,
+      200,
+    );
     const row = await stack.infra
       .db('inbound_events')
       .where({ raw_sha256: createHash('sha256').update(deep).digest('hex') })
@@ -163,7 +186,15 @@ describe('inbound provider webhook', () => {
     const forgedBody = JSON.stringify(junk);
     assert.equal((await sendProviderEvent(stack, junk, { forged: true })).status, 200);
     const malformedBody = `{"event_type": "payment_success", "junk": "${'m'.repeat(40_000)}`;
-    assert.equal((await call(stack.apiUrl, 'POST', '/webhooks/provider', { rawBody: malformedBody, headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' } })).status, 200);
+    assert.equal(
+      (
+        await call(stack.apiUrl, 'POST', '/webhooks/provider', {
+          rawBody: malformedBody,
+          headers: { 'provider-signature': 'x', 'provider-timestamp': 'y' },
+        })
+      ).status,
+      200,
+    );
     for (const body of [forgedBody, malformedBody]) {
       const digest = createHash('sha256').update(body).digest('hex');
       const row = await stack.infra.db('inbound_events').where({ raw_sha256: digest }).first();
@@ -205,7 +236,13 @@ describe('inbound provider webhook', () => {
     const payload = paymentEvent({ accountRef: account.AccountRef, amount: 1010, fee: 10 });
     await sendProviderEvent(
       stack,
-      { ...payload, data: { ...(payload.data as object), transaction: { ...(payload.data as { transaction: object }).transaction, transactionAmount: 999999 } } },
+      {
+        ...payload,
+        data: {
+          ...(payload.data as object),
+          transaction: { ...(payload.data as { transaction: object }).transaction, transactionAmount: 999999 },
+        },
+      },
       { forged: true },
     );
     await sendProviderEvent(stack, payload);
@@ -223,7 +260,9 @@ describe('inbound provider webhook', () => {
     assert.ok(responses.every((response) => response.status === 200));
     const entries = await stack.infra.db('ledger_entries').where({ provider_txn_ref: transactionId });
     assert.equal(entries.length, 1);
-    const deliveries = await stack.infra.db('webhook_deliveries').whereRaw(`payload::json->>'transactionGroupId' = ?`, [entries[0].transaction_group_id]);
+    const deliveries = await stack.infra
+      .db('webhook_deliveries')
+      .whereRaw(`payload::json->>'transactionGroupId' = ?`, [entries[0].transaction_group_id]);
     assert.equal(deliveries.length, 1);
     assert.equal((await eventsFor(stack, payload.requestId as string)).length, 1);
   });
@@ -277,14 +316,17 @@ describe('payment confirmation on the dev server', () => {
 
   async function entryStatus(accountRef: string, providerTxnRef: string): Promise<string | undefined> {
     const page = await statement(stack, tenant.apiKey, accountRef);
-    return page.body.lines.find((line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === providerTxnRef)?.entry.Status;
+    return page.body.lines.find((line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === providerTxnRef)?.entry
+      .Status;
   }
 
   it('confirms a payment the provider knows, within seconds', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
     assert.equal(sent.body.delivery.status, 200);
-    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', {
+      what: 'confirmation',
+    });
     const balance = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey });
     assert.deepEqual(
       { ledger: balance.body.ledgerBalance, available: balance.body.availableBalance, pending: balance.body.pendingCredits },
@@ -321,36 +363,56 @@ describe('payment confirmation on the dev server', () => {
 
   it('with lookup lag shorter than the window, the credit ends confirmed, not reversed', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
-    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, lookupLagMs: 2_000 } });
-    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 5025, lookupLagMs: 2_000 },
+    });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', {
+      what: 'confirmation',
+    });
     assert.equal((await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.length, 1, 'no reversal entry');
   });
 
   it('a payment whose first lookups say "not found" is confirmed once the provider finds it', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
-    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, notFoundLookups: 3 } });
-    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 5025, notFoundLookups: 3 },
+    });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', {
+      what: 'confirmation',
+    });
   });
 
   it('a payment the provider shows PROCESSING past the window stays provisional, then confirms', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     // PROCESSING at the provider until the test says otherwise.
-    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' } });
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 5025, status: 'PROCESSING' },
+    });
     // Its batch looks it up after the 3 s window is over and keeps it: still provisional, not reversed.
     await keptWaitingPastItsWindow(stack.infra.temporal, sent.body.transactionId);
     assert.equal(await entryStatus(account.AccountRef, sent.body.transactionId), 'provisional');
     await call(stack.sandboxUrl, 'POST', `/sandbox/payments/${sent.body.transactionId}/status`, { body: { status: 'SUCCESS' } });
-    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', {
+      what: 'confirmation',
+    });
     assert.equal((await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.length, 1, 'no reversal entry');
   });
 
   it('reverses a credit whose provider transaction was paid into another account', async () => {
     const [paidInto, credited] = [await provisionAccount(stack, tenant.apiKey), await provisionAccount(stack, tenant.apiKey)];
-    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: paidInto.AccountRef, amount: 5025, deliver: false } });
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: paidInto.AccountRef, amount: 5025, deliver: false },
+    });
     // A genuinely signed event naming that transaction, but crediting another account.
-    await sendProviderEvent(stack, paymentEvent({ accountRef: credited.AccountRef, amount: 5025, fee: 25, transactionId: sent.body.transactionId }));
+    await sendProviderEvent(
+      stack,
+      paymentEvent({ accountRef: credited.AccountRef, amount: 5025, fee: 25, transactionId: sent.body.transactionId }),
+    );
     await eventually(async () => (await entryStatus(credited.AccountRef, sent.body.transactionId)) === 'reversed', { what: 'reversal' });
-    assert.equal(await reversalReason(credited.AccountRef), `reversal: provider credits account ${paidInto.AccountRef}, not ${credited.AccountRef}`);
+    assert.equal(
+      await reversalReason(credited.AccountRef),
+      `reversal: provider credits account ${paidInto.AccountRef}, not ${credited.AccountRef}`,
+    );
   });
 
   it('reverses a credit whose provider transaction is an outgoing transfer of the same amount', async () => {
@@ -370,8 +432,13 @@ describe('payment confirmation on the dev server', () => {
 
   it('reverses a credit whose gross amount differs from the provider transaction', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
-    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025, deliver: false } });
-    await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 50250, fee: 50, transactionId: sent.body.transactionId }));
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 5025, deliver: false },
+    });
+    await sendProviderEvent(
+      stack,
+      paymentEvent({ accountRef: account.AccountRef, amount: 50250, fee: 50, transactionId: sent.body.transactionId }),
+    );
     await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'reversed', { what: 'reversal' });
     assert.equal(await reversalReason(account.AccountRef), 'reversal: provider amount 502500 kobo differs from 5025000 kobo');
   });
@@ -379,7 +446,9 @@ describe('payment confirmation on the dev server', () => {
   it('expires a one-time account when a payment of its expected amount is confirmed', async () => {
     const account = await provisionAccount(stack, tenant.apiKey, { expectedAmount: '5025.00' });
     const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
-    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', { what: 'confirmation' });
+    await eventually(async () => (await entryStatus(account.AccountRef, sent.body.transactionId)) === 'confirmed', {
+      what: 'confirmation',
+    });
     const read = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}`, { apiKey: tenant.apiKey });
     assert.equal(read.body.Status, 'expired');
   });

@@ -66,7 +66,16 @@ describe('CLI', () => {
   it('user:create refuses --password with a message saying why, and creates nobody', async () => {
     const tenant = JSON.parse((await cli('tenant:create', '--name', 'Refused', '--json')).stdout) as { tenantId: string };
     const email = `cli+${Date.now()}@example.com`;
-    const refused = await cliWithInput('', 'user:create', '--tenant', tenant.tenantId, '--email', email, '--password', 'a long enough password');
+    const refused = await cliWithInput(
+      '',
+      'user:create',
+      '--tenant',
+      tenant.tenantId,
+      '--email',
+      email,
+      '--password',
+      'a long enough password',
+    );
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /--password is refused/);
     assert.equal(await stack.infra.db('dashboard_users').where({ email }).first(), undefined);
@@ -92,11 +101,18 @@ describe('CLI', () => {
   });
 
   it('exits 2 with the usage for a missing option or an unknown command', async () => {
-    await assert.rejects(cli('tenant:create'), (error: { code: number; stderr: string }) => error.code === 2 && /missing --name/.test(error.stderr));
-    await assert.rejects(cli('nope'), (error: { code: number; stderr: string }) => error.code === 2 && /unknown command/.test(error.stderr));
+    await assert.rejects(
+      cli('tenant:create'),
+      (error: { code: number; stderr: string }) => error.code === 2 && /missing --name/.test(error.stderr),
+    );
+    await assert.rejects(
+      cli('nope'),
+      (error: { code: number; stderr: string }) => error.code === 2 && /unknown command/.test(error.stderr),
+    );
     await assert.rejects(
       cli('reconcile', '--from', 'yesterday'),
-      (error: { code: number; stderr: string }) => error.code === 2 && /--from must be an ISO 8601 timestamp\nusage: reconcile/.test(error.stderr),
+      (error: { code: number; stderr: string }) =>
+        error.code === 2 && /--from must be an ISO 8601 timestamp\nusage: reconcile/.test(error.stderr),
     );
     await assert.rejects(
       cli('reconcile:exceptions', '--status', 'closed'),
@@ -104,7 +120,8 @@ describe('CLI', () => {
     );
     await assert.rejects(
       cli('reconcile:exceptions', '--kind', 'odd'),
-      (error: { code: number; stderr: string }) => error.code === 2 && /--kind must be one of missing_credit, .*unknown_transfer/.test(error.stderr),
+      (error: { code: number; stderr: string }) =>
+        error.code === 2 && /--kind must be one of missing_credit, .*unknown_transfer/.test(error.stderr),
     );
   });
 
@@ -113,7 +130,14 @@ describe('CLI', () => {
     const tenant = JSON.parse((await cli('tenant:create', '--name', 'Findings', '--json')).stdout) as { tenantId: string };
     const db = stack.infra.db;
     const runId = randomUUID();
-    await db('reconciliation_runs').insert({ id: runId, tenant_id: tenant.tenantId, trigger: 'operator', window_from: new Date(Date.now() - 3_600_000), window_to: new Date(), status: 'succeeded' });
+    await db('reconciliation_runs').insert({
+      id: runId,
+      tenant_id: tenant.tenantId,
+      trigger: 'operator',
+      window_from: new Date(Date.now() - 3_600_000),
+      window_to: new Date(),
+      status: 'succeeded',
+    });
     const finding = (kind: string) => ({
       id: randomUUID(),
       tenant_id: tenant.tenantId,
@@ -126,7 +150,9 @@ describe('CLI', () => {
     });
     const stuck = finding('settlement_stuck');
     await db('reconciliation_exceptions').insert([stuck, finding('payment_mismatch')]);
-    const listed = JSON.parse((await cli('reconcile:exceptions', '--tenant', tenant.tenantId, '--kind', 'settlement_stuck', '--json')).stdout) as { exceptions: Array<{ ID: string; Kind: string }> };
+    const listed = JSON.parse(
+      (await cli('reconcile:exceptions', '--tenant', tenant.tenantId, '--kind', 'settlement_stuck', '--json')).stdout,
+    ) as { exceptions: Array<{ ID: string; Kind: string }> };
     assert.deepEqual(
       listed.exceptions.map((item) => [item.ID, item.Kind]),
       [[stuck.id, 'settlement_stuck']],
@@ -136,10 +162,19 @@ describe('CLI', () => {
   it("reconcile:resolve --tenant decides a tenant's finding the platform operator alone decides; reconcile:compensate refuses what is no taken-back credit", async () => {
     const tenant = JSON.parse((await cli('tenant:create', '--name', 'Platform Decides', '--json')).stdout) as { tenantId: string };
     const db = stack.infra.db;
-    const finding = (kind: string) => ({ id: randomUUID(), tenant_id: tenant.tenantId, kind, severity: 'alert', status: 'open', subject: `${kind}-${randomUUID()}` });
+    const finding = (kind: string) => ({
+      id: randomUUID(),
+      tenant_id: tenant.tenantId,
+      kind,
+      severity: 'alert',
+      status: 'open',
+      subject: `${kind}-${randomUUID()}`,
+    });
     const paidTwice = finding('settlement_paid_twice');
     await db('reconciliation_exceptions').insert(paidTwice);
-    const everyTenant = JSON.parse((await cli('reconcile:exceptions', '--all-tenants', '--kind', 'settlement_paid_twice', '--status', 'open', '--json')).stdout) as {
+    const everyTenant = JSON.parse(
+      (await cli('reconcile:exceptions', '--all-tenants', '--kind', 'settlement_paid_twice', '--status', 'open', '--json')).stdout,
+    ) as {
       exceptions: Array<{ ID: string }>;
     };
     assert.ok(
@@ -152,12 +187,29 @@ describe('CLI', () => {
     );
     await assert.rejects(
       cli('reconcile:compensate', '--exception', paidTwice.id, '--tenant', tenant.tenantId, '--note', 'no'),
-      (error: { code: number; stderr: string }) => error.code === 1 && /only a confirmed credit the provider failed or refunded can be compensated/.test(error.stderr),
+      (error: { code: number; stderr: string }) =>
+        error.code === 1 && /only a confirmed credit the provider failed or refunded can be compensated/.test(error.stderr),
     );
-    const resolved = JSON.parse((await cli('reconcile:resolve', '--exception', paidTwice.id, '--tenant', tenant.tenantId, '--note', 'recovered from the beneficiary bank', '--json')).stdout) as {
+    const resolved = JSON.parse(
+      (
+        await cli(
+          'reconcile:resolve',
+          '--exception',
+          paidTwice.id,
+          '--tenant',
+          tenant.tenantId,
+          '--note',
+          'recovered from the beneficiary bank',
+          '--json',
+        )
+      ).stdout,
+    ) as {
       exception: { Status: string; ResolvedVia: string; PlatformDecides: boolean };
     };
-    assert.deepEqual([resolved.exception.Status, resolved.exception.ResolvedVia, resolved.exception.PlatformDecides], ['resolved', 'cli', true]);
+    assert.deepEqual(
+      [resolved.exception.Status, resolved.exception.ResolvedVia, resolved.exception.PlatformDecides],
+      ['resolved', 'cli', true],
+    );
   });
 
   it("reconcile links the platform operator (the CLI's user) to the run's workflow in the Temporal UI", async () => {
@@ -165,10 +217,16 @@ describe('CLI', () => {
     const { stdout } = await cli('reconcile', '--tenant', tenant.tenantId, '--no-wait', '--json');
     const started = JSON.parse(stdout) as { run: { ID: string }; temporalUiUrl: string };
     const query = encodeURIComponent(`WorkflowId="reconciliation:${started.run.ID}"`);
-    assert.equal(started.temporalUiUrl, `${stack.config.TEMPORAL_UI_URL}/namespaces/${stack.config.TEMPORAL_NAMESPACE}/workflows?query=${query}`);
+    assert.equal(
+      started.temporalUiUrl,
+      `${stack.config.TEMPORAL_UI_URL}/namespaces/${stack.config.TEMPORAL_NAMESPACE}/workflows?query=${query}`,
+    );
   });
 
   it('settlement:retry exits 1 naming a settlement it cannot start', async () => {
-    await assert.rejects(cli('settlement:retry', '--ref', `mtx_${randomUUID()}`), (error: { code: number; stdout: string }) => error.code === 1 && /not found/.test(error.stdout));
+    await assert.rejects(
+      cli('settlement:retry', '--ref', `mtx_${randomUUID()}`),
+      (error: { code: number; stdout: string }) => error.code === 1 && /not found/.test(error.stdout),
+    );
   });
 });

@@ -43,7 +43,11 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
         { what: 'the batched confirmation' },
       );
       await eventually(async () => receiver.calls.length === 1, { what: 'the delivery the API could not start' });
-      const row = await api.infra.db('workflow_outbox').where({ workflow_type: 'webhookDeliveryWorkflow' }).whereRaw(`search_attributes->>'TenantId' = ?`, [tenant.tenantId]).first();
+      const row = await api.infra
+        .db('workflow_outbox')
+        .where({ workflow_type: 'webhookDeliveryWorkflow' })
+        .whereRaw(`search_attributes->>'TenantId' = ?`, [tenant.tenantId])
+        .first();
       assert.ok(row.started_at);
     } finally {
       await receiver.close();
@@ -55,11 +59,16 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
     const tenant = await createTenant(api);
     const account = await provisionAccount(api, tenant.apiKey);
     // PROCESSING at the provider until the test says otherwise: the batch still runs when it is terminated.
-    const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010, status: 'PROCESSING' } });
-    const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
-    const claim = await eventually(async () => (await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null, {
-      what: 'the claim',
+    const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 2010, status: 'PROCESSING' },
     });
+    const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
+    const claim = await eventually(
+      async () => (await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).whereNotNull('batch_id').first()) ?? null,
+      {
+        what: 'the claim',
+      },
+    );
     const handle = worker.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id));
     await eventually(async () => (await handle.describe()).status.name === 'RUNNING', { what: 'the batch to run' });
     await handle.terminate('operator terminated it');
@@ -79,9 +88,15 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
     const tenant = await createTenant(api);
     const account = await provisionAccount(api, tenant.apiKey);
     const sent = await call(api.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
-    await eventually(async () => (await statement(api, tenant.apiKey, account.AccountRef)).body.lines[0]?.entry.Status === 'confirmed', { what: 'confirmation' });
+    await eventually(async () => (await statement(api, tenant.apiKey, account.AccountRef)).body.lines[0]?.entry.Status === 'confirmed', {
+      what: 'confirmation',
+    });
     const entry = await api.infra.db('ledger_entries').where({ provider_txn_ref: sent.body.transactionId }).first('id');
     await worker.services.batchClaimReleases.releaseStopped(0);
-    assert.equal(await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).first(), undefined, 'a confirmed credit is not queued again');
+    assert.equal(
+      await api.infra.db('confirmation_claims').where({ entry_id: entry.id }).first(),
+      undefined,
+      'a confirmed credit is not queued again',
+    );
   });
 });

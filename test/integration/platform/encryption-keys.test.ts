@@ -14,7 +14,9 @@ const DEV_KEY = 'ZGV2LW9ubHkta2V5LWRvLW5vdC11c2UtaW4tcHJvZCE=';
 const OLD_KEY = randomBytes(32).toString('base64');
 const NEW_KEY = randomBytes(32).toString('base64');
 
-async function reencrypt(keys: string): Promise<{ code: number; result: { keyId: string; reencrypted: number; alreadyCurrent: number; unreadable: string[] } }> {
+async function reencrypt(
+  keys: string,
+): Promise<{ code: number; result: { keyId: string; reencrypted: number; alreadyCurrent: number; unreadable: string[] } }> {
   const env = { ...process.env, DATA_ENCRYPTION_KEYS: keys };
   try {
     const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'crypto:reencrypt', '--json'], { env });
@@ -30,7 +32,9 @@ function legacyCiphertext(key: string, plaintext: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', Buffer.from(key, 'base64'), iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['v1', iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  return ['v1', iv, cipher.getAuthTag(), ciphertext]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
 }
 
 describe('encryption keys rotate', () => {
@@ -44,7 +48,10 @@ describe('encryption keys rotate', () => {
     const tenant = await createTenant(stack);
     const account = await provisionAccount(stack, tenant.apiKey, { bvn: '22212345678' });
     const cookie = await dashboardSession(stack, tenant.tenantId);
-    assert.equal((await call(stack.apiUrl, 'POST', '/auth/webhook-secret', { cookie, body: { secret: 'a-webhook-secret-of-24-chars+' } })).status, 200);
+    assert.equal(
+      (await call(stack.apiUrl, 'POST', '/auth/webhook-secret', { cookie, body: { secret: 'a-webhook-secret-of-24-chars+' } })).status,
+      200,
+    );
     const customer = () => stack.infra.db('customers').where({ id: account.CustomerID }).first();
     const tenantRow = () => stack.infra.db('tenants').where({ id: tenant.tenantId }).first();
     assert.match((await customer()).bvn_enc, /^v2\.old\./);
@@ -59,7 +66,8 @@ describe('encryption keys rotate', () => {
     assert.equal(rotated.code, 0, JSON.stringify(rotated.result.unreadable));
     assert.equal(rotated.result.keyId, 'new');
     assert.ok(rotated.result.reencrypted >= 3);
-    for (const value of [(await customer()).bvn_enc, (await customer()).nin_enc, (await tenantRow()).webhook_secret_enc]) assert.match(value, /^v2\.new\./);
+    for (const value of [(await customer()).bvn_enc, (await customer()).nin_enc, (await tenantRow()).webhook_secret_enc])
+      assert.match(value, /^v2\.new\./);
 
     // The old key is gone from the ring and everything still opens.
     const after = await reencrypt(`new:${NEW_KEY},default:${DEV_KEY}`);
@@ -72,7 +80,10 @@ describe('encryption keys rotate', () => {
     const thief = await createTenant(stack);
     for (const tenant of [victim, thief]) {
       const cookie = await dashboardSession(stack, tenant.tenantId);
-      assert.equal((await call(stack.apiUrl, 'POST', '/auth/webhook-secret', { cookie, body: { secret: `secret-of-${randomUUID()}` } })).status, 200);
+      assert.equal(
+        (await call(stack.apiUrl, 'POST', '/auth/webhook-secret', { cookie, body: { secret: `secret-of-${randomUUID()}` } })).status,
+        200,
+      );
     }
     const stolen = (await stack.infra.db('tenants').where({ id: victim.tenantId }).first()).webhook_secret_enc as string;
     await stack.infra.db('tenants').where({ id: thief.tenantId }).update({ webhook_secret_enc: stolen });

@@ -86,7 +86,11 @@ function operationsOf(document: { paths: Record<string, Record<string, any>> }):
 /** UTF-8 percent-encoding that, unlike encodeURIComponent, also takes lone surrogates. */
 function percentEncode(text: string): string {
   return [...Buffer.from(text, 'utf8')]
-    .map((byte) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .map((byte) =>
+      /[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
     .join('');
 }
 
@@ -140,7 +144,12 @@ function text(dictionary: Dictionary, longest = 100_000): fc.Arbitrary<string> {
 function anyJson(dictionary: Dictionary): fc.Arbitrary<unknown> {
   const leaf = fc.oneof(text(dictionary), fc.integer(), fc.double(), fc.constantFrom(...NASTY_NUMBERS), fc.boolean(), fc.constant(null));
   return fc.letrec<{ value: unknown }>((tie) => ({
-    value: fc.oneof({ maxDepth: 3, depthSize: 'small' }, leaf, fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(text(dictionary), tie('value'), { maxKeys: 4 })),
+    value: fc.oneof(
+      { maxDepth: 3, depthSize: 'small' },
+      leaf,
+      fc.array(tie('value'), { maxLength: 4 }),
+      fc.dictionary(text(dictionary), tie('value'), { maxKeys: 4 }),
+    ),
   })).value;
 }
 
@@ -149,7 +158,9 @@ function validValue(schema: JsonSchema, dictionary: Dictionary): fc.Arbitrary<un
   if (schema.enum) return fc.constantFrom(...schema.enum);
   switch (schema.type) {
     case 'string':
-      return schema.pattern ? fc.stringMatching(new RegExp(schema.pattern)) : fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 300) });
+      return schema.pattern
+        ? fc.stringMatching(new RegExp(schema.pattern))
+        : fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 300) });
     case 'integer':
       return fc.integer({ min: schema.minimum ?? -1_000_000, max: schema.maximum ?? 1_000_000 });
     case 'number':
@@ -168,17 +179,26 @@ function validValue(schema: JsonSchema, dictionary: Dictionary): fc.Arbitrary<un
 /** Mostly valid, sometimes a real value known for that name, sometimes anything at all. */
 function fieldValue(name: string, schema: JsonSchema, dictionary: Dictionary): fc.Arbitrary<unknown> {
   const known = dictionary.byName[name];
-  return fc.oneof({ weight: 4, arbitrary: validValue(schema, dictionary) }, ...(known ? [{ weight: 8, arbitrary: fc.constantFrom(...known) }] : []), { weight: 2, arbitrary: anyJson(dictionary) });
+  return fc.oneof(
+    { weight: 4, arbitrary: validValue(schema, dictionary) },
+    ...(known ? [{ weight: 8, arbitrary: fc.constantFrom(...known) }] : []),
+    { weight: 2, arbitrary: anyJson(dictionary) },
+  );
 }
 
 /** The schema's fields (required ones usually present, optional ones sometimes), plus stray keys. */
 function shapedObject(schema: JsonSchema, dictionary: Dictionary): fc.Arbitrary<Record<string, unknown>> {
   const required = new Set(schema.required ?? []);
   const fields = Object.entries(schema.properties ?? {}).map(([name, field]) =>
-    fc.option(fieldValue(name, field, dictionary), { nil: undefined, freq: required.has(name) ? 15 : 1 }).map((value) => [name, value] as const),
+    fc
+      .option(fieldValue(name, field, dictionary), { nil: undefined, freq: required.has(name) ? 15 : 1 })
+      .map((value) => [name, value] as const),
   );
   return fc
-    .tuple(fc.tuple(...fields), fc.option(fc.dictionary(text(dictionary), anyJson(dictionary), { maxKeys: 2 }), { nil: undefined, freq: 4 }))
+    .tuple(
+      fc.tuple(...fields),
+      fc.option(fc.dictionary(text(dictionary), anyJson(dictionary), { maxKeys: 2 }), { nil: undefined, freq: 4 }),
+    )
     .map(([entries, extra]) => ({ ...extra, ...Object.fromEntries(entries.filter(([, value]) => value !== undefined)) }));
 }
 
@@ -190,7 +210,20 @@ const extremeBody = fc.oneof(
 );
 
 const rawText = fc.oneof(
-  fc.constantFrom('', 'not json', '{', '{"a":1', 'null', '"text"', '42', '\u0000', '{"a":"\\u0000"}', '{"a":"\\ud800"}', '\ufeff{}', '[1,]'),
+  fc.constantFrom(
+    '',
+    'not json',
+    '{',
+    '{"a":1',
+    'null',
+    '"text"',
+    '42',
+    '\u0000',
+    '{"a":"\\u0000"}',
+    '{"a":"\\ud800"}',
+    '\ufeff{}',
+    '[1,]',
+  ),
   fc.string({ unit: 'binary', maxLength: 50 }),
 );
 
@@ -239,10 +272,22 @@ function setPath(target: Record<string, any>, keys: string[], value: unknown): v
  * tenant's values: a payment may only land on the other tenant's account, or on none.
  */
 function providerEvent(secret: string, dictionary: Dictionary): fc.Arbitrary<{ body: string; headers: Record<string, string> }> {
-  const outside: Dictionary = { values: [dictionary.webhookAccountRef, ...NASTY_STRINGS], byName: {}, webhookAccountRef: dictionary.webhookAccountRef };
+  const outside: Dictionary = {
+    values: [dictionary.webhookAccountRef, ...NASTY_STRINGS],
+    byName: {},
+    webhookAccountRef: dictionary.webhookAccountRef,
+  };
   return fc
     .record({
-      eventType: fc.constantFrom('payment_success', 'payment_success', 'payout_success', 'payout_failed', 'payout_refund', 'terminal_event', ''),
+      eventType: fc.constantFrom(
+        'payment_success',
+        'payment_success',
+        'payout_success',
+        'payout_failed',
+        'payout_refund',
+        'terminal_event',
+        '',
+      ),
       requestId: fc.uuid(),
       transactionId: fc.uuid(),
       aliasAccountReference: fc.oneof(fc.constantFrom(...outside.values), fc.string({ maxLength: 30 })),
@@ -277,7 +322,12 @@ function providerEvent(secret: string, dictionary: Dictionary): fc.Arbitrary<{ b
       const signed = signProviderEvent(secret, event, timestamp);
       const forged = signed.replace(/^./, (first) => (first === 'A' ? 'B' : 'A'));
       const headers: Record<string, string> =
-        signature === 'missing' ? {} : { 'provider-timestamp': timestamp, 'provider-signature': signature === 'valid' ? signed : signature === 'forged' ? forged : 'not-a-signature' };
+        signature === 'missing'
+          ? {}
+          : {
+              'provider-timestamp': timestamp,
+              'provider-signature': signature === 'valid' ? signed : signature === 'forged' ? forged : 'not-a-signature',
+            };
       return { body: JSON.stringify(event), headers };
     });
 }
@@ -295,11 +345,31 @@ function pathSegment(name: string, dictionary: Dictionary): fc.Arbitrary<string>
 
 function queryString(operation: Operation, dictionary: Dictionary): fc.Arbitrary<string> {
   const known = operation.query.map((p) => p.name);
-  const key = fc.oneof(...(known.length ? [{ weight: 4, arbitrary: fc.constantFrom(...known) }] : []), { weight: 1, arbitrary: text(dictionary, 1000) });
-  const value = fc.oneof(...operation.query.map((p) => ({ weight: 2, arbitrary: validValue(p.schema, dictionary).map(String) })), { weight: 3, arbitrary: text(dictionary, 1000) });
+  const key = fc.oneof(...(known.length ? [{ weight: 4, arbitrary: fc.constantFrom(...known) }] : []), {
+    weight: 1,
+    arbitrary: text(dictionary, 1000),
+  });
+  const value = fc.oneof(...operation.query.map((p) => ({ weight: 2, arbitrary: validValue(p.schema, dictionary).map(String) })), {
+    weight: 3,
+    arbitrary: text(dictionary, 1000),
+  });
   const pair = fc.oneof(
     { weight: 8, arbitrary: fc.tuple(key, value).map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`) },
-    { weight: 1, arbitrary: fc.constantFrom('after', 'limit', 'amount', 'after[]=1', 'after[a]=b', '%', '=%zz', 'limit=%E0%A4%A', '&&', 'amount=1&amount=2') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'after',
+        'limit',
+        'amount',
+        'after[]=1',
+        'after[a]=b',
+        '%',
+        '=%zz',
+        'limit=%E0%A4%A',
+        '&&',
+        'amount=1&amount=2',
+      ),
+    },
   );
   return fc.option(
     fc.array(pair, { minLength: 1, maxLength: 3 }).map((pairs) => `?${pairs.join('&')}`),
@@ -308,10 +378,25 @@ function queryString(operation: Operation, dictionary: Dictionary): fc.Arbitrary
 }
 
 /** Header values as HTTP carries them: Latin-1 without control characters, all together under 16 KB. */
-const headerText = fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 40 }), fc.constantFrom('', ' ', 'é', 'ÿÿ', 'x'.repeat(300), 'x'.repeat(4000)));
+const headerText = fc.oneof(
+  fc.string({ unit: 'grapheme-ascii', maxLength: 40 }),
+  fc.constantFrom('', ' ', 'é', 'ÿÿ', 'x'.repeat(300), 'x'.repeat(4000)),
+);
 
 /** Headers Node or HTTP framing act on themselves (they would test the client), and the credentials. */
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'expect', 'upgrade', 'keep-alive', 'te', 'trailer', 'cookie', 'x-api-key']);
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'expect',
+  'upgrade',
+  'keep-alive',
+  'te',
+  'trailer',
+  'cookie',
+  'x-api-key',
+]);
 const extraHeader = fc.tuple(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), headerText).filter(([name]) => !RESERVED_HEADERS.has(name));
 
 /** Usually a well-formed JSON request, so that the variations below are one at a time. */
@@ -357,13 +442,18 @@ const headers = fc
     fc.array(extraHeader, { maxLength: 2 }),
   )
   .map(([named, withDecisiveHeaders, extra]) => {
-    const kept = Object.entries(named).filter(([name, value]) => value !== undefined && (withDecisiveHeaders || !['content-encoding', 'origin'].includes(name)));
+    const kept = Object.entries(named).filter(
+      ([name, value]) => value !== undefined && (withDecisiveHeaders || !['content-encoding', 'origin'].includes(name)),
+    );
     return Object.fromEntries([...extra, ...kept]) as Record<string, string>;
   });
 
 function authFor(operation: Operation): fc.Arbitrary<AuthMode> {
   const own: AuthMode = operation.auth === 'public' ? 'none' : operation.auth;
-  return fc.oneof({ weight: 6, arbitrary: fc.constant(own) }, { weight: 3, arbitrary: fc.constantFrom<AuthMode>('apiKey', 'session', 'none', 'forged') });
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.constant(own) },
+    { weight: 3, arbitrary: fc.constantFrom<AuthMode>('apiKey', 'session', 'none', 'forged') },
+  );
 }
 
 function requests(operations: Operation[], secret: string, dictionary: Dictionary): fc.Arbitrary<FuzzRequest> {
@@ -373,11 +463,17 @@ function requests(operations: Operation[], secret: string, dictionary: Dictionar
     const names = [...operation.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
     const payload =
       operation.path === '/webhooks/provider'
-        ? fc.oneof({ weight: 4, arbitrary: providerEvent(secret, dictionary) }, { weight: 2, arbitrary: body(operation, dictionary).map((raw) => ({ body: raw, headers: {} })) })
+        ? fc.oneof(
+            { weight: 4, arbitrary: providerEvent(secret, dictionary) },
+            { weight: 2, arbitrary: body(operation, dictionary).map((raw) => ({ body: raw, headers: {} })) },
+          )
         : body(operation, dictionary).map((raw) => ({ body: raw, headers: {} }));
     return fc
       .record({
-        method: fc.oneof({ weight: 12, arbitrary: fc.constant(operation.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND') }),
+        method: fc.oneof(
+          { weight: 12, arbitrary: fc.constant(operation.method) },
+          { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND') },
+        ),
         segments: fc.tuple(...names.map((name) => pathSegment(name, dictionary))),
         query: queryString(operation, dictionary),
         auth: authFor(operation),
@@ -411,12 +507,21 @@ function send(baseUrl: string, request: FuzzRequest, credentials: { apiKey: stri
   if (request.body !== undefined) sent['content-length'] = String(Buffer.byteLength(request.body));
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const outgoing = http.request({ host: url.hostname, port: url.port, method: request.method, path: request.path, headers: sent, agent: false, timeout: 20_000 }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const outgoing = http.request(
+      { host: url.hostname, port: url.port, method: request.method, path: request.path, headers: sent, agent: false, timeout: 20_000 },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            contentType: String(response.headers['content-type'] ?? ''),
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
     outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 20 s')));
     outgoing.on('error', reject);
     outgoing.end(request.body);
@@ -440,12 +545,17 @@ interface AccountTotals {
 }
 
 function accountTotals(stack: Stack, tenantId: string): Promise<AccountTotals[]> {
-  return stack.infra.db('virtual_accounts').where({ tenant_id: tenantId }).select('account_ref', 'ledger_balance', 'total_credits', 'total_debits', 'pending_credits');
+  return stack.infra
+    .db('virtual_accounts')
+    .where({ tenant_id: tenantId })
+    .select('account_ref', 'ledger_balance', 'total_credits', 'total_debits', 'pending_credits');
 }
 
 /** `ledger:verify --json` (which exits 1 on a mismatch): the problems it found. */
 async function ledgerProblems(): Promise<unknown[]> {
-  const output = await execFileAsync(process.execPath, [CLI, 'ledger:verify', '--json'], { env: process.env }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  const output = await execFileAsync(process.execPath, [CLI, 'ledger:verify', '--json'], { env: process.env }).catch(
+    (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
+  );
   return (JSON.parse(output.stdout) as { problems: unknown[] }).problems;
 }
 
@@ -464,8 +574,15 @@ describe('Bad-input fuzzing (every OpenAPI operation and the provider webhook)',
     const funded = await provisionAccount(stack, tenant.apiKey, { externalRef: 'fuzz-funded-customer' });
     await fundAccount(stack, funded.ID, FUNDED_KOBO);
     const unfunded = await provisionAccount(stack, tenant.apiKey, { callbackUrl: 'http://127.0.0.1:9/hook' });
-    const banks = ((await call(stack.apiUrl, 'GET', '/v1/transfers/banks', { apiKey: tenant.apiKey })).body.banks as Array<{ Code: string }>).slice(0, 3).map((bank) => bank.Code);
-    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${funded.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '10.00', bankCode: banks[0], accountNumber: '0123456789' } });
+    const banks = (
+      (await call(stack.apiUrl, 'GET', '/v1/transfers/banks', { apiKey: tenant.apiKey })).body.banks as Array<{ Code: string }>
+    )
+      .slice(0, 3)
+      .map((bank) => bank.Code);
+    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${funded.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '10.00', bankCode: banks[0], accountNumber: '0123456789' },
+    });
     assert.equal(settled.status, 202, settled.text);
     const other = await createTenant(stack, 'Fuzz Webhook Tenant');
     const webhookAccount = await provisionAccount(stack, other.apiKey);
@@ -506,7 +623,9 @@ describe('Bad-input fuzzing (every OpenAPI operation and the provider webhook)',
     const started = Date.now();
 
     const property = fc.asyncProperty(
-      requests(operations, stack.config.PROVIDER_WEBHOOKS_SIGNING_SECRET, dictionary).map((request) => Object.assign(request, { [fc.toStringMethod]: () => summary(request) })),
+      requests(operations, stack.config.PROVIDER_WEBHOOKS_SIGNING_SECRET, dictionary).map((request) =>
+        Object.assign(request, { [fc.toStringMethod]: () => summary(request) }),
+      ),
       async (request) => {
         const response = await send(stack.apiUrl, request, credentials);
         const where = `${request.method} ${request.path.slice(0, 200)} -> ${response.status} ${response.text.slice(0, 300)}`;
@@ -528,12 +647,16 @@ describe('Bad-input fuzzing (every OpenAPI operation and the provider webhook)',
           acceptedSettles.set(accepted.merchantTxRef, accepted);
         }
         // Signing out (this session, or all of the user's) ends the fuzzer's session: it signs in again.
-        const signedOut = (operation.path === '/auth/logout' && response.status === 204) || (operation.path === '/auth/sessions/sign-out-all' && response.status === 200);
+        const signedOut =
+          (operation.path === '/auth/logout' && response.status === 204) ||
+          (operation.path === '/auth/sessions/sign-out-all' && response.status === 200);
         if (signedOut) credentials.cookie = await dashboardSession(stack, tenant.tenantId);
       },
     );
     await fc.assert(property, { seed: SEED, numRuns: RUNS });
-    console.log(`      ${RUNS} requests over ${operations.length} operations in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${SEED}); ${acceptedSettles.size} settles accepted`);
+    console.log(
+      `      ${RUNS} requests over ${operations.length} operations in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${SEED}); ${acceptedSettles.size} settles accepted`,
+    );
     assert.deepEqual(
       operations.map((op) => `${op.method} ${op.path}`).filter((op) => !reached.has(op)),
       [],
@@ -541,13 +664,23 @@ describe('Bad-input fuzzing (every OpenAPI operation and the provider webhook)',
     );
 
     const debited = new Map<string, bigint>();
-    for (const { accountRef, amount } of acceptedSettles.values()) debited.set(accountRef, (debited.get(accountRef) ?? 0n) + BigInt(amount.replace('.', '')));
+    for (const { accountRef, amount } of acceptedSettles.values())
+      debited.set(accountRef, (debited.get(accountRef) ?? 0n) + BigInt(amount.replace('.', '')));
     for (const account of await accountTotals(stack, tenant.tenantId)) {
-      const earlier = before.find((row) => row.account_ref === account.account_ref) ?? { total_credits: '0', total_debits: '0', pending_credits: '0' };
+      const earlier = before.find((row) => row.account_ref === account.account_ref) ?? {
+        total_credits: '0',
+        total_debits: '0',
+        pending_credits: '0',
+      };
       const debits = BigInt(earlier.total_debits) + (debited.get(account.account_ref) ?? 0n);
       assert.deepEqual(
         { credits: account.total_credits, pending: account.pending_credits, debits: account.total_debits, balance: account.ledger_balance },
-        { credits: earlier.total_credits, pending: earlier.pending_credits, debits: String(debits), balance: String(BigInt(earlier.total_credits) - debits) },
+        {
+          credits: earlier.total_credits,
+          pending: earlier.pending_credits,
+          debits: String(debits),
+          balance: String(BigInt(earlier.total_credits) - debits),
+        },
         `money moved on ${account.account_ref} beyond the accepted settles`,
       );
       assert.ok(BigInt(account.ledger_balance) >= 0n, `${account.account_ref} was overdrawn`);

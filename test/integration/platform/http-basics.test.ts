@@ -37,7 +37,8 @@ describe('HTTP basics and authentication', () => {
       await call(stack.apiUrl, 'POST', '/auth/login', { body: { email: 'nobody@example.com', password: 'wrong password' } }),
       await call(stack.apiUrl, 'GET', '/v1/customers', { apiKey: 'sk_not-a-real-key' }),
     ];
-    for (const response of privateResponses) assert.equal(response.headers.get('cache-control'), 'no-store', `${response.status} ${response.text.slice(0, 80)}`);
+    for (const response of privateResponses)
+      assert.equal(response.headers.get('cache-control'), 'no-store', `${response.status} ${response.text.slice(0, 80)}`);
     assert.equal((await call(stack.apiUrl, 'GET', '/openapi.json')).headers.get('cache-control'), null);
   });
 
@@ -81,7 +82,10 @@ describe('HTTP basics and authentication', () => {
     const malformed = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, rawBody: '{"externalRef": ' });
     assert.equal(malformed.status, 400);
     assert.deepEqual({ error: malformed.body.error, code: malformed.body.code }, { error: 'invalid json', code: 'invalid_json' });
-    const huge = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, rawBody: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) }) });
+    const huge = await call(stack.apiUrl, 'POST', '/v1/accounts', {
+      apiKey: tenant.apiKey,
+      rawBody: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) }),
+    });
     assert.equal(huge.status, 413);
     assert.equal(huge.body.code, 'payload_too_large');
   });

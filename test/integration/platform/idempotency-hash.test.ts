@@ -18,7 +18,8 @@ describe('idempotency request hashes', () => {
   });
   after(() => stack.close());
 
-  const provision = (body: Record<string, unknown>, key: string) => call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body, headers: { 'Idempotency-Key': key } });
+  const provision = (body: Record<string, unknown>, key: string) =>
+    call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body, headers: { 'Idempotency-Key': key } });
 
   it('are keyed: no BVN in a stored request can be found by hashing guesses', async () => {
     const body = { externalRef: `cust-${randomUUID()}`, name: 'Ada Obi', bvn: '22212345678' };

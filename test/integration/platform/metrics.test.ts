@@ -79,7 +79,10 @@ describe('metrics: /metrics of the API', () => {
 
   it('shows the age of the oldest settlement not yet final (a payout the provider leaves ambiguous stays open)', async () => {
     await fundAccount(stack, account.ID, 100_000n);
-    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '10.00', bankCode: '058', accountNumber: '0123456789' } });
+    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '10.00', bankCode: '058', accountNumber: '0123456789' },
+    });
     assert.equal(settled.status, 202, settled.text);
     // No worker runs here: it stays pending. Requested two hours ago, as far as the gauge can tell.
     await stack.infra
@@ -103,37 +106,72 @@ describe('metrics: /metrics of the API', () => {
 
   it('observes the confirmation lag of credits confirmed since the previous read', async () => {
     // The first read may still count changes up to the settle margin before it.
-    const windowStart = await stack.infra.db.raw('SELECT clock_timestamp() - make_interval(secs => ?) AS at', [SETTLE_MARGIN_SECONDS]).then((result) => result.rows[0].at as Date);
+    const windowStart = await stack.infra.db
+      .raw('SELECT clock_timestamp() - make_interval(secs => ?) AS at', [SETTLE_MARGIN_SECONDS])
+      .then((result) => result.rows[0].at as Date);
     const before = await read();
     assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }))).status, 200);
-    const entry = await stack.infra.db('ledger_entries').where({ account_id: account.ID, status: 'provisional' }).orderBy('seq', 'desc').first('id');
+    const entry = await stack.infra
+      .db('ledger_entries')
+      .where({ account_id: account.ID, status: 'provisional' })
+      .orderBy('seq', 'desc')
+      .first('id');
     await stack.infra.db.transaction((trx) => stack.services.postingEngine.confirm(trx, entry.id));
     // A change is read once its transaction is surely committed (a few seconds later): wait for it.
     const after = await eventually(
       async () => {
         const samples = await read();
-        return total(samples, 'nuban_confirmation_lag_seconds_count') > total(before, 'nuban_confirmation_lag_seconds_count') ? samples : null;
+        return total(samples, 'nuban_confirmation_lag_seconds_count') > total(before, 'nuban_confirmation_lag_seconds_count')
+          ? samples
+          : null;
       },
       { intervalMs: 1_000, what: 'the confirmation in the lag histogram' },
     );
     // Other tests' workers share the database and may confirm credits meanwhile: each counted once, never more.
     const confirmedMeanwhile = Number(
-      (await stack.infra.db('ledger_entries').where({ kind: 'payment', status: 'confirmed' }).where('status_changed_at', '>=', windowStart).count<{ count: string }[]>('* as count').first())?.count,
+      (
+        await stack.infra
+          .db('ledger_entries')
+          .where({ kind: 'payment', status: 'confirmed' })
+          .where('status_changed_at', '>=', windowStart)
+          .count<{ count: string }[]>('* as count')
+          .first()
+      )?.count,
     );
     const observed = total(after, 'nuban_confirmation_lag_seconds_count') - total(before, 'nuban_confirmation_lag_seconds_count');
-    assert.ok(observed >= 1 && observed <= confirmedMeanwhile, `${observed} confirmations observed, ${confirmedMeanwhile} made since the first read's window`);
+    assert.ok(
+      observed >= 1 && observed <= confirmedMeanwhile,
+      `${observed} confirmations observed, ${confirmedMeanwhile} made since the first read's window`,
+    );
     assert.ok(total(after, 'nuban_confirmation_lag_seconds_sum') > total(before, 'nuban_confirmation_lag_seconds_sum'));
   });
 
   it('shows the open alert findings by kind, down again once one is resolved', async () => {
     const before = await read();
     const id = crypto.randomUUID();
-    await stack.infra.db('reconciliation_exceptions').insert({ id, tenant_id: tenant.tenantId, kind: 'settlement_paid_twice', severity: 'alert', status: 'open', subject: `metrics-${id}` });
+    await stack.infra.db('reconciliation_exceptions').insert({
+      id,
+      tenant_id: tenant.tenantId,
+      kind: 'settlement_paid_twice',
+      severity: 'alert',
+      status: 'open',
+      subject: `metrics-${id}`,
+    });
     const opened = await read();
-    assert.equal(total(opened, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }) - total(before, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }), 1);
-    await stack.infra.db('reconciliation_exceptions').where({ id }).update({ status: 'resolved', resolution: 'noted', resolved_via: 'cli', resolved_at: stack.infra.db.fn.now() });
+    assert.equal(
+      total(opened, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }) -
+        total(before, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }),
+      1,
+    );
+    await stack.infra
+      .db('reconciliation_exceptions')
+      .where({ id })
+      .update({ status: 'resolved', resolution: 'noted', resolved_via: 'cli', resolved_at: stack.infra.db.fn.now() });
     const resolved = await read();
-    assert.equal(total(resolved, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }), total(before, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }));
+    assert.equal(
+      total(resolved, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }),
+      total(before, 'nuban_reconciliation_open_alerts', { kind: 'settlement_paid_twice' }),
+    );
     assert.ok(
       resolved.some((sample) => sample.name === 'nuban_reconciliation_open_alerts' && sample.labels.kind === 'settlement_paid_twice'),
       'a kind once seen stays, at its count',
@@ -144,13 +182,19 @@ describe('metrics: /metrics of the API', () => {
     const before = await read();
     await call(stack.sandboxUrl, 'POST', '/sandbox/faults', { body: { failureRate: 1, latencyMs: 0, routes: ['/v1/accounts/virtual'] } });
     try {
-      const refused = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body: { externalRef: 'metrics-fault', name: 'Ada Obi' } });
+      const refused = await call(stack.apiUrl, 'POST', '/v1/accounts', {
+        apiKey: tenant.apiKey,
+        body: { externalRef: 'metrics-fault', name: 'Ada Obi' },
+      });
       assert.equal(refused.status, 502);
     } finally {
       await call(stack.sandboxUrl, 'DELETE', '/sandbox/faults');
     }
     const after = await read();
-    assert.ok(total(after, 'nuban_provider_request_seconds_count', { endpoint: 'createVirtualAccount', outcome: '2xx' }) >= 1, 'the earlier provisioning was timed');
+    assert.ok(
+      total(after, 'nuban_provider_request_seconds_count', { endpoint: 'createVirtualAccount', outcome: '2xx' }) >= 1,
+      'the earlier provisioning was timed',
+    );
     assert.ok(
       total(after, 'nuban_provider_request_errors_total', { endpoint: 'createVirtualAccount', reason: 'http_503' }) >
         total(before, 'nuban_provider_request_errors_total', { endpoint: 'createVirtualAccount', reason: 'http_503' }),

@@ -6,7 +6,10 @@ import { migrationConfig } from '../../../src/db';
 
 /** Migrations that sort before the dashboard's 20261123000400 but reached main after it was written. */
 const LANDED_LATER = /^20261123000(300|310|320|330)_/;
-/** What a database migrated on the dashboard branch lacks: those, and the reconciliation's (and its dashboard indexes), the confirmation claims', the API key change notifications', and every migration of the releases that came after it (20261126…, 20261130…). */
+/**
+ * What a database migrated on the dashboard branch lacks: those, and the reconciliation's (and its dashboard indexes), the confirmation
+ * claims', the API key change notifications', and every migration of the releases that came after it (20261126…, 20261130…).
+ */
 const NOT_ON_THE_DASHBOARD_BRANCH = /^(2026112300(0300|0310|0320|0330|0600|0800|0950|1000|1100)|20261126\d{6}|20261130\d{6})_/;
 
 /** The migrations directory as knex reads it, less those `skip` matches: the state of a database migrated on a branch. */
@@ -33,7 +36,9 @@ async function schemaOf(db: Knex): Promise<unknown> {
       "SELECT conrelid::regclass::text AS table_name, conname, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY 1, 2",
     ),
     indexes: await rows("SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1, 2"),
-    triggers: await rows("SELECT event_object_table, trigger_name, event_manipulation FROM information_schema.triggers WHERE trigger_schema = 'public' ORDER BY 1, 2, 3"),
+    triggers: await rows(
+      "SELECT event_object_table, trigger_name, event_manipulation FROM information_schema.triggers WHERE trigger_schema = 'public' ORDER BY 1, 2, 3",
+    ),
   };
 }
 
@@ -65,7 +70,9 @@ describe('migrations', () => {
     const [, applied] = await fresh.migrate.latest(migrationConfig);
     assert.ok(applied.length >= 5);
     const tables = async (): Promise<string[]> =>
-      (await fresh.raw("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'knex_%' ORDER BY 1")).rows.map((row: { tablename: string }) => row.tablename);
+      (await fresh.raw("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'knex_%' ORDER BY 1")).rows.map(
+        (row: { tablename: string }) => row.tablename,
+      );
     assert.ok((await tables()).includes('ledger_entries'));
     await fresh.migrate.rollback(migrationConfig, true);
     assert.deepEqual(await tables(), []);
@@ -74,7 +81,8 @@ describe('migrations', () => {
   });
 
   it('upgrades a database already at the previous migrations: adjustments join the kinds that may overdraw, and roll back to it', async () => {
-    const constraint = async (name: string): Promise<string> => (await fresh.raw('SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = ?', [name])).rows[0].def as string;
+    const constraint = async (name: string): Promise<string> =>
+      (await fresh.raw('SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = ?', [name])).rows[0].def as string;
     await fresh.migrate.rollback(migrationConfig, true);
     // Up to, and not including, the reconciliation migration: the schema a database on main had.
     for (;;) {
@@ -90,7 +98,9 @@ describe('migrations', () => {
     assert.match(await constraint('deficit_flag_matches_balance'), /ledger_balance < 0/);
     // Back down through the reconciliation migration (and those after it).
     const completed = async (): Promise<string[]> =>
-      ((await fresh.migrate.list(migrationConfig)) as [Array<{ name: string } | string>, unknown[]])[0].map((migration) => (typeof migration === 'string' ? migration : migration.name));
+      ((await fresh.migrate.list(migrationConfig)) as [Array<{ name: string } | string>, unknown[]])[0].map((migration) =>
+        typeof migration === 'string' ? migration : migration.name,
+      );
     while ((await completed()).some((name) => name.startsWith('20261123000600'))) await fresh.migrate.down(migrationConfig);
     assert.doesNotMatch(await constraint('only_reversals_overdraw'), /adjustment/);
     assert.doesNotMatch(await constraint('ledger_entries_kind_check'), /adjustment/);
@@ -99,7 +109,9 @@ describe('migrations', () => {
 
   it('refuses a settlement attempt outcome of rejected (an undecided refusal is ambiguous)', async () => {
     await fresh.migrate.latest(migrationConfig);
-    const { rows } = await fresh.raw("SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'settlement_attempts_outcome_check'");
+    const { rows } = await fresh.raw(
+      "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'settlement_attempts_outcome_check'",
+    );
     assert.match(rows[0].def, /'ambiguous'/);
     assert.doesNotMatch(rows[0].def, /'rejected'/);
   });
@@ -116,7 +128,18 @@ describe('migrations', () => {
     assert.ok(laterReleases.length >= 2, `the later releases' migrations: ${laterReleases.join(', ')}`);
     assert.deepEqual(
       applied.map((file: string) => file.slice(0, 14)),
-      ['20261123000300', '20261123000310', '20261123000320', '20261123000330', '20261123000600', '20261123000800', '20261123000950', '20261123001000', '20261123001100', ...laterReleases],
+      [
+        '20261123000300',
+        '20261123000310',
+        '20261123000320',
+        '20261123000330',
+        '20261123000600',
+        '20261123000800',
+        '20261123000950',
+        '20261123001000',
+        '20261123001100',
+        ...laterReleases,
+      ],
     );
     await fresh.migrate.latest(migrationConfig);
     assert.deepEqual(await schemaOf(branch), await schemaOf(fresh));

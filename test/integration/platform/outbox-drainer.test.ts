@@ -52,11 +52,16 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
       .returning('workflow_id')
       .then((rows: Array<{ workflow_id: string }>) => rows.map((row) => row.workflow_id));
     return async () => {
-      await stack.infra.db('workflow_outbox').whereIn('workflow_id', parked).whereNull('started_at').update({ available_at: stack.infra.db.fn.now() });
+      await stack.infra
+        .db('workflow_outbox')
+        .whereIn('workflow_id', parked)
+        .whereNull('started_at')
+        .update({ available_at: stack.infra.db.fn.now() });
     };
   }
 
-  const started = async (ids: string[]): Promise<number> => Number((await stack.infra.db('workflow_outbox').whereIn('workflow_id', ids).whereNotNull('started_at').count('* as n').first())!.n);
+  const started = async (ids: string[]): Promise<number> =>
+    Number((await stack.infra.db('workflow_outbox').whereIn('workflow_id', ids).whereNotNull('started_at').count('* as n').first())!.n);
   const cleanUp = (ids: string[]) => stack.infra.db('workflow_outbox').whereIn('workflow_id', ids).delete();
 
   it("starts another tenant's row in the first pass, however many older rows one tenant has waiting", async () => {
@@ -122,7 +127,10 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
       const first = await stack.services.starter.drain({ graceMs: 0, limit: 100, budgetMs: 30_000 });
       assert.ok(first.failed >= 1);
       assert.equal(await started(behind), 5, 'the rows behind the poison row started');
-      const row = await stack.infra.db('workflow_outbox').where({ workflow_id: poison }).first('attempts', 'last_error', 'started_at', stack.infra.db.raw('available_at > now() AS backing_off'));
+      const row = await stack.infra
+        .db('workflow_outbox')
+        .where({ workflow_id: poison })
+        .first('attempts', 'last_error', 'started_at', stack.infra.db.raw('available_at > now() AS backing_off'));
       assert.deepEqual([row.attempts, row.started_at, row.backing_off], [1, null, true]);
       assert.ok(row.last_error);
       const second = await createOutboxRepo(stack.infra.db).lease({ graceMs: 0, limit: 100, perTenant: 32, leaseMs: 1_000 });
@@ -147,7 +155,13 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
       assert.ok(Date.now() - began < 5_000, 'returned soon after its budget');
       assert.ok(budgeted.started > 0 && budgeted.started < 100, JSON.stringify(budgeted));
       const available = Number(
-        (await stack.infra.db('workflow_outbox').whereIn('workflow_id', ids).whereNull('started_at').where('available_at', '<=', stack.infra.db.fn.now()).count('* as n').first())!.n,
+        (await stack.infra
+          .db('workflow_outbox')
+          .whereIn('workflow_id', ids)
+          .whereNull('started_at')
+          .where('available_at', '<=', stack.infra.db.fn.now())
+          .count('* as n')
+          .first())!.n,
       );
       assert.equal(available, 300 - budgeted.started, 'rows it did not try are available again at once');
 
@@ -167,7 +181,10 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
       const tenant = await createTenant(stack);
       const account = await provisionAccount(stack, tenant.apiKey, { callbackUrl: receiver.url });
       await fundAccount(stack, account.ID, 100_000n);
-      const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '10.00', bankCode: '058', accountNumber: '0123456789' } });
+      const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+        apiKey: tenant.apiKey,
+        body: { amount: '10.00', bankCode: '058', accountNumber: '0123456789' },
+      });
       assert.equal(settled.status, 202, settled.text);
       const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 2010 } });
       assert.equal(sent.body.delivery.status, 200);

@@ -33,7 +33,10 @@ interface Exit {
 
 /** Starts a real entrypoint; resolves when it exits (or is stopped after `runForMs`). */
 function runEntrypoint(entrypoint: string, env: Record<string, string | undefined>, runForMs = 30_000, args: string[] = []): Promise<Exit> {
-  const child = spawn(process.execPath, [path.join(MAIN, entrypoint), ...args], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(MAIN, entrypoint), ...args], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), runForMs);
@@ -68,7 +71,9 @@ describe('production refusals (the API process started with NODE_ENV=production)
     // A few at a time: each process loads the whole service before it reads its configuration.
     const exits: Exit[] = [];
     for (let start = 0; start < bad.length; start += 4) {
-      const batch = bad.slice(start, start + 4).map(([, override]) => runEntrypoint('api.js', { ...process.env, ...PRODUCTION, PORT: String(port), ...override }));
+      const batch = bad
+        .slice(start, start + 4)
+        .map(([, override]) => runEntrypoint('api.js', { ...process.env, ...PRODUCTION, PORT: String(port), ...override }));
       exits.push(...(await Promise.all(batch)));
     }
     for (const [index, exit] of exits.entries()) {
@@ -97,7 +102,10 @@ describe('production refusals (the API process started with NODE_ENV=production)
     await stack.services.auth.createUser(tenant.tenantId, email, 'a long dashboard password');
     const port = await freePort();
     const apiUrl = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, [path.join(MAIN, 'api.js')], { env: { ...process.env, ...PRODUCTION, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(MAIN, 'api.js')], {
+      env: { ...process.env, ...PRODUCTION, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     try {
       await eventually(async () => (await call(apiUrl, 'GET', '/healthz')).status === 200, { what: 'the production API' });
       const login = await call(apiUrl, 'POST', '/auth/login', { body: { email, password: 'a long dashboard password' } });
@@ -126,7 +134,13 @@ describe('the production checks are on by default (entrypoints started with neit
   const SAMPLE_SECRET = { PROVIDER_WEBHOOKS_SIGNING_SECRET: 'sk_sandbox_provider_local_dev' };
 
   it('the API refuses the sample webhook secret, naming it and the development switch', async () => {
-    const exit = await runEntrypoint('api.js', { ...process.env, ...PRODUCTION, ...UNSET, ...SAMPLE_SECRET, PORT: String(await freePort()) });
+    const exit = await runEntrypoint('api.js', {
+      ...process.env,
+      ...PRODUCTION,
+      ...UNSET,
+      ...SAMPLE_SECRET,
+      PORT: String(await freePort()),
+    });
     assert.equal(exit.code, 1, exit.stderr);
     assert.match(exit.stderr, /^api: Invalid configuration:[\s\S]*- PROVIDER_WEBHOOKS_SIGNING_SECRET: [^\n]*published/);
     assert.match(exit.stderr, /ALLOW_DEVELOPMENT_SETTINGS=true \(with NODE_ENV=development\) relaxes them/);
@@ -137,7 +151,13 @@ describe('the production checks are on by default (entrypoints started with neit
     const exits = await Promise.all(
       keys.flatMap((key) =>
         [UNSET, { ...UNSET, ALLOW_DEVELOPMENT_SETTINGS: 'true' }].map(async (unset) =>
-          runEntrypoint('api.js', { ...process.env, ...PRODUCTION, ...unset, PROVIDER_WEBHOOKS_SIGNING_SECRET: key, PORT: String(await freePort()) }),
+          runEntrypoint('api.js', {
+            ...process.env,
+            ...PRODUCTION,
+            ...unset,
+            PROVIDER_WEBHOOKS_SIGNING_SECRET: key,
+            PORT: String(await freePort()),
+          }),
         ),
       ),
     );
@@ -148,7 +168,13 @@ describe('the production checks are on by default (entrypoints started with neit
   });
 
   it('the worker, the CLI and the sandbox refuse the local defaults', async () => {
-    const bare = { ...process.env, ...UNSET, DATA_ENCRYPTION_KEY: undefined, REQUEST_HASH_SECRET: undefined, PROVIDER_WEBHOOKS_SIGNING_SECRET: undefined };
+    const bare = {
+      ...process.env,
+      ...UNSET,
+      DATA_ENCRYPTION_KEY: undefined,
+      REQUEST_HASH_SECRET: undefined,
+      PROVIDER_WEBHOOKS_SIGNING_SECRET: undefined,
+    };
     const [worker, cli, sandbox] = await Promise.all([
       runEntrypoint('worker.js', bare),
       runEntrypoint('cli.js', bare, 30_000, ['db:migrate']),

@@ -26,7 +26,8 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
     });
     after(() => Promise.all([stack.close(), behindProxy.close()]));
 
-    const login = (target: Stack, email: string, password: string, headers: Record<string, string> = {}) => call(target.apiUrl, 'POST', '/auth/login', { body: { email, password }, headers });
+    const login = (target: Stack, email: string, password: string, headers: Record<string, string> = {}) =>
+      call(target.apiUrl, 'POST', '/auth/login', { body: { email, password }, headers });
 
     it('answers 429 with Retry-After after 10 failed attempts for one email, even with the right password, without touching others', async () => {
       const tenant = await createTenant(stack);
@@ -34,7 +35,8 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
       await stack.services.auth.createUser(tenant.tenantId, email, 'the right dashboard password');
       // A success gives its attempt back: it does not count towards the limit.
       assert.equal((await login(stack, email, 'the right dashboard password')).status, 200);
-      for (let attempt = 1; attempt <= 10; attempt += 1) assert.equal((await login(stack, email.toUpperCase(), 'a wrong password')).status, 401, `attempt ${attempt}`);
+      for (let attempt = 1; attempt <= 10; attempt += 1)
+        assert.equal((await login(stack, email.toUpperCase(), 'a wrong password')).status, 401, `attempt ${attempt}`);
       assertLimited(await login(stack, email, 'the right dashboard password'), /sign-in attempts for this account/);
       assertLimited(await login(stack, email, 'a wrong password'), /sign-in attempts for this account/);
       const other = `ops+${randomUUID()}@example.com`;
@@ -43,19 +45,35 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
 
     it('limits one client address across emails; X-Forwarded-For counts only under TRUST_PROXY', async () => {
       // Without TRUST_PROXY, a forged X-Forwarded-For changes nothing: every attempt is from this address.
-      const spoofed = await Promise.all(Array.from({ length: 6 }, (_, index) => login(stack, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': `198.51.100.${index + 1}` })));
+      const spoofed = await Promise.all(
+        Array.from({ length: 6 }, (_, index) =>
+          login(stack, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': `198.51.100.${index + 1}` }),
+        ),
+      );
       assert.ok(
         spoofed.some((response) => response.status === 429),
         spoofed.map((response) => response.status).join(','),
       );
 
       for (let attempt = 1; attempt <= 3; attempt += 1) {
-        assert.equal((await login(behindProxy, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': '203.0.113.7' })).status, 401);
+        assert.equal(
+          (await login(behindProxy, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': '203.0.113.7' })).status,
+          401,
+        );
       }
-      assertLimited(await login(behindProxy, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': '203.0.113.7' }), /from this address/);
+      assertLimited(
+        await login(behindProxy, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': '203.0.113.7' }),
+        /from this address/,
+      );
       // The address is the one the proxy appended, not what the client put in front of it.
-      assertLimited(await login(behindProxy, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': '192.0.2.1, 203.0.113.7' }), /from this address/);
-      assert.equal((await login(behindProxy, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': '203.0.113.8' })).status, 401);
+      assertLimited(
+        await login(behindProxy, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': '192.0.2.1, 203.0.113.7' }),
+        /from this address/,
+      );
+      assert.equal(
+        (await login(behindProxy, `nobody+${randomUUID()}@example.com`, 'wrong', { 'X-Forwarded-For': '203.0.113.8' })).status,
+        401,
+      );
     });
   });
 
@@ -74,7 +92,8 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
       const tenant = await createTenant(first);
       const account = await provisionAccount(first, tenant.apiKey);
       await fundAccount(first, account.ID, 1_000_000n);
-      const settle = (stack: Stack, apiKey = tenant.apiKey, ref = account.AccountRef) => call(stack.apiUrl, 'POST', `/v1/accounts/${ref}/settle`, { apiKey, body: { amount: '1.00', ...DESTINATION } });
+      const settle = (stack: Stack, apiKey = tenant.apiKey, ref = account.AccountRef) =>
+        call(stack.apiUrl, 'POST', `/v1/accounts/${ref}/settle`, { apiKey, body: { amount: '1.00', ...DESTINATION } });
       for (const stack of [first, second, first, second, first, second]) assert.equal((await settle(stack)).status, 202);
       assertLimited(await settle(first), /too many settlements/);
       assertLimited(await settle(second), /too many settlements/);
@@ -90,7 +109,10 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
       for (let attempt = 1; attempt <= 3; attempt += 1) {
         assert.equal((await call(first.apiUrl, 'POST', '/v1/transfers/lookup', { apiKey: tenant.apiKey, body: DESTINATION })).status, 200);
       }
-      assertLimited(await call(second.apiUrl, 'POST', '/v1/transfers/lookup', { apiKey: tenant.apiKey, body: DESTINATION }), /too many name lookups/);
+      assertLimited(
+        await call(second.apiUrl, 'POST', '/v1/transfers/lookup', { apiKey: tenant.apiKey, body: DESTINATION }),
+        /too many name lookups/,
+      );
 
       const replay = () => call(first.apiUrl, 'POST', `/v1/webhooks/dead-letters/${randomUUID()}/replay`, { apiKey: tenant.apiKey });
       assert.equal((await replay()).status, 404);
@@ -112,7 +134,11 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
       assertLimited(await pageLookup(second), /too many name lookups/);
       assertLimited(await apiLookup(), /too many name lookups/);
 
-      const apiSettle = () => call(first.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '1.00', ...DESTINATION } });
+      const apiSettle = () =>
+        call(first.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+          apiKey: tenant.apiKey,
+          body: { amount: '1.00', ...DESTINATION },
+        });
       const pageSettle = () =>
         call(second.apiUrl, 'POST', `/auth/accounts/${account.AccountRef}/settle`, {
           cookie,
@@ -128,7 +154,10 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
 
       const pageReplay = () => call(first.apiUrl, 'POST', `/auth/webhooks/deliveries/${randomUUID()}/replay`, { cookie });
       assert.equal((await pageReplay()).status, 404);
-      assert.equal((await call(second.apiUrl, 'POST', `/v1/webhooks/dead-letters/${randomUUID()}/replay`, { apiKey: tenant.apiKey })).status, 404);
+      assert.equal(
+        (await call(second.apiUrl, 'POST', `/v1/webhooks/dead-letters/${randomUUID()}/replay`, { apiKey: tenant.apiKey })).status,
+        404,
+      );
       assertLimited(await pageReplay(), /too many replays/);
       // A replay of several answers each id on its own: over the limit, each says so.
       const many = await call(first.apiUrl, 'POST', '/auth/webhooks/replay', { cookie, body: { ids: [randomUUID(), randomUUID()] } });
@@ -143,13 +172,19 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
   describe('provisioning, exports, the overview and unsigned webhooks', () => {
     let stack: Stack;
     before(async () => {
-      stack = await startStack({ RATE_LIMIT_ACCOUNT_PROVISIONING: '2/1m', RATE_LIMIT_EXPORTS: '2/1m', RATE_LIMIT_OVERVIEW: '2/1m', RATE_LIMIT_UNSIGNED_WEBHOOKS: '3/1m' });
+      stack = await startStack({
+        RATE_LIMIT_ACCOUNT_PROVISIONING: '2/1m',
+        RATE_LIMIT_EXPORTS: '2/1m',
+        RATE_LIMIT_OVERVIEW: '2/1m',
+        RATE_LIMIT_UNSIGNED_WEBHOOKS: '3/1m',
+      });
     });
     after(() => stack.close());
 
     it('limits account provisioning per tenant, leaving other tenants alone', async () => {
       const tenant = await createTenant(stack);
-      const provision = (apiKey: string) => call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey, body: { externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' } });
+      const provision = (apiKey: string) =>
+        call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey, body: { externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' } });
       assert.equal((await provision(tenant.apiKey)).status, 201);
       assert.equal((await provision(tenant.apiKey)).status, 201);
       assertLimited(await provision(tenant.apiKey), /too many accounts provisioned/);
@@ -171,7 +206,10 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
     });
 
     it("limits webhooks failing verification per source address, never the provider's signed ones", async () => {
-      const forged = (index: number) => sendProviderEvent(stack, paymentEvent({ accountRef: 'va_nobody_000000000000', requestId: `junk-${randomUUID()}-${index}` }), { forged: true });
+      const forged = (index: number) =>
+        sendProviderEvent(stack, paymentEvent({ accountRef: 'va_nobody_000000000000', requestId: `junk-${randomUUID()}-${index}` }), {
+          forged: true,
+        });
       for (let index = 0; index < 3; index += 1) assert.equal((await forged(index)).status, 200);
       assertLimited(await forged(3), /bad signature from this address/);
       const signed = await sendProviderEvent(stack, paymentEvent({ accountRef: 'va_nobody_000000000000' }));

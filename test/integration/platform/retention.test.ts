@@ -10,7 +10,8 @@ import { dashboardUser, signIn } from '../../helpers/session';
 import { createTenant, startStack, type Stack } from '../../helpers/stack';
 
 const DAY = 86_400_000;
-const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
+const runCli = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
 
 describe('retention of inbound payloads and operational rows', () => {
   let stack: Stack;
@@ -61,7 +62,13 @@ describe('retention of inbound payloads and operational rows', () => {
   it('deletes started workflow jobs and ended sessions past RETENTION_HOUSEKEEPING, and nothing unstarted', async () => {
     const old = new Date(Date.now() - 40 * DAY);
     await stack.infra.db('workflow_outbox').insert([
-      { workflow_id: `retention-test-started-${randomUUID()}`, workflow_type: 'webhookDeliveryWorkflow', args: '{}', created_at: old, started_at: old },
+      {
+        workflow_id: `retention-test-started-${randomUUID()}`,
+        workflow_type: 'webhookDeliveryWorkflow',
+        args: '{}',
+        created_at: old,
+        started_at: old,
+      },
       // Unstarted because its start keeps failing: backing off, so the worker's drainer leaves it alone meanwhile.
       {
         workflow_id: `retention-test-unstarted-${randomUUID()}`,
@@ -118,7 +125,12 @@ describe('retention of inbound payloads and operational rows', () => {
       await handle.trigger();
       const action = await eventually(async () => (await handle.describe()).info.recentActions[0], { what: 'the triggered run' });
       const result = await client.workflow.getHandle(action.action.workflow.workflowId).result();
-      assert.deepEqual(Object.keys(result).sort(), ['endedSessionsDeleted', 'eventPayloadsStripped', 'startedJobsDeleted', 'unverifiedEventsDeleted']);
+      assert.deepEqual(Object.keys(result).sort(), [
+        'endedSessionsDeleted',
+        'eventPayloadsStripped',
+        'startedJobsDeleted',
+        'unverifiedEventsDeleted',
+      ]);
     } finally {
       await handle.delete().catch(() => undefined);
     }

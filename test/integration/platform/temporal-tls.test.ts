@@ -39,12 +39,34 @@ async function makeCertificates(dir: string): Promise<Record<'ca' | 'serverCert'
   const leaf = async (name: string, subject: string, extensions: string): Promise<void> => {
     writeFileSync(path.join(dir, `${name}.ext`), extensions);
     await openssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
-    await openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+    await openssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    );
   };
   await leaf('server', `/CN=${SERVER_NAME}`, `subjectAltName=DNS:${SERVER_NAME}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n`);
   await leaf('client', '/CN=ledger-worker', 'extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n');
   const at = (file: string) => path.join(dir, file);
-  return { ca: at('ca.pem'), serverCert: at('server.pem'), serverKey: at('server.key'), clientCert: at('client.pem'), clientKey: at('client.key') };
+  return {
+    ca: at('ca.pem'),
+    serverCert: at('server.pem'),
+    serverKey: at('server.key'),
+    clientCert: at('client.pem'),
+    clientKey: at('client.key'),
+  };
 }
 
 /**
@@ -119,8 +141,9 @@ describe('Temporal over TLS (mTLS through a TLS-terminating proxy)', function ()
     const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
     await eventually(
       async () =>
-        (await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.find((line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === sent.body.transactionId)?.entry
-          .Status === 'confirmed',
+        (await statement(stack, tenant.apiKey, account.AccountRef)).body.lines.find(
+          (line: { entry: { ProviderTxnRef: string } }) => line.entry.ProviderTxnRef === sent.body.transactionId,
+        )?.entry.Status === 'confirmed',
       { what: 'the confirmation over TLS' },
     );
     // The API's client answers readiness through the proxy (the worker started the batch itself, on its own connection).

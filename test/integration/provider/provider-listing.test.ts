@@ -21,14 +21,23 @@ async function stop(server: Server): Promise<void> {
 }
 
 async function control(baseUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${baseUrl}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
 describe("the provider's transaction listing (client against the sandbox, real HTTP)", () => {
   const silent = createLogger('silent', 'test');
-  const env = { NODE_ENV: 'test', ALLOW_DEVELOPMENT_SETTINGS: 'true', LOG_LEVEL: 'silent', SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/webhooks/provider' };
+  const env = {
+    NODE_ENV: 'test',
+    ALLOW_DEVELOPMENT_SETTINGS: 'true',
+    LOG_LEVEL: 'silent',
+    SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/webhooks/provider',
+  };
   let sandbox: Sandbox;
   let sandboxServer: Server;
   let sandboxUrl: string;
@@ -42,7 +51,12 @@ describe("the provider's transaction listing (client against the sandbox, real H
     return answer.body.transactionId as string;
   };
 
-  async function everything(scope: TransactionListingScope, from: Date, to: Date, limit: number): Promise<{ pages: number; transactions: ProviderListedTransaction[] }> {
+  async function everything(
+    scope: TransactionListingScope,
+    from: Date,
+    to: Date,
+    limit: number,
+  ): Promise<{ pages: number; transactions: ProviderListedTransaction[] }> {
     const transactions: ProviderListedTransaction[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -71,7 +85,11 @@ describe("the provider's transaction listing (client against the sandbox, real H
 
   it('lists the wallet oldest first, a page at a time: payments and payouts in the provider field names', async () => {
     const from = new Date(Date.now() - 2_000);
-    const payments = [await pay({ amount: 1000, senderName: 'ADA OBI', narration: 'first' }), await pay({ amount: '5025.50' }), await pay({ amount: 60_000, fee: 0 })];
+    const payments = [
+      await pay({ amount: 1000, senderName: 'ADA OBI', narration: 'first' }),
+      await pay({ amount: '5025.50' }),
+      await pay({ amount: 60_000, fee: 0 }),
+    ];
     const transfer = await client.submitTransfer({
       amountKobo: 150_050n,
       accountNumber: '0123456789',
@@ -107,7 +125,15 @@ describe("the provider's transaction listing (client against the sandbox, real H
     );
     assert.deepEqual([second!.amountKobo, second!.feeKobo, third!.amountKobo, third!.feeKobo], [502_550n, 2_500n, 6_000_000n, 0n]);
     assert.deepEqual(
-      [payout!.entryType, payout!.type, payout!.merchantTxRef, payout!.amountKobo, payout!.feeKobo, payout!.recipientAccountNumber, payout!.status],
+      [
+        payout!.entryType,
+        payout!.type,
+        payout!.merchantTxRef,
+        payout!.amountKobo,
+        payout!.feeKobo,
+        payout!.recipientAccountNumber,
+        payout!.status,
+      ],
       ['DEBIT', 'transfer', 'mtx_listing-1', 150_050n, 1_000n, '0123456789', 'PROCESSING'],
     );
   });
@@ -115,22 +141,36 @@ describe("the provider's transaction listing (client against the sandbox, real H
   it("filters by creation time to the second, and lists one virtual account's credits with amounts as text", async () => {
     const from = new Date(Date.now() - 2_000);
     const mine = await pay({ amount: 1000 });
-    const otherNumber = (await client.createVirtualAccount({ accountRef: 'va_listing_000000000002', accountName: 'Bisi Ade' })).bankAccountNumber;
+    const otherNumber = (await client.createVirtualAccount({ accountRef: 'va_listing_000000000002', accountName: 'Bisi Ade' }))
+      .bankAccountNumber;
     await control(sandboxUrl, 'POST', '/sandbox/payments', { accountRef: 'va_listing_000000000002', amount: 2000, suppressWebhook: true });
     const to = new Date(Date.now() + 2_000);
     assert.deepEqual(
       (await everything({ kind: 'virtual_account', accountNumber }, from, to, 10)).transactions.map((transaction) => transaction.id),
       [mine],
     );
-    assert.equal((await everything({ kind: 'virtual_account', accountNumber: otherNumber }, from, to, 10)).transactions[0]?.amountKobo, 200_000n);
+    assert.equal(
+      (await everything({ kind: 'virtual_account', accountNumber: otherNumber }, from, to, 10)).transactions[0]?.amountKobo,
+      200_000n,
+    );
     assert.deepEqual((await everything({ kind: 'virtual_account', accountNumber: '0000000000' }, from, to, 10)).transactions, []);
-    assert.deepEqual((await everything({ kind: 'wallet' }, new Date(Date.now() + 60_000), new Date(Date.now() + 120_000), 10)).transactions, []);
-    assert.deepEqual((await everything({ kind: 'wallet' }, new Date(Date.now() - 120_000), new Date(Date.now() - 60_000), 10)).transactions, []);
+    assert.deepEqual(
+      (await everything({ kind: 'wallet' }, new Date(Date.now() + 60_000), new Date(Date.now() + 120_000), 10)).transactions,
+      [],
+    );
+    assert.deepEqual(
+      (await everything({ kind: 'wallet' }, new Date(Date.now() - 120_000), new Date(Date.now() - 60_000), 10)).transactions,
+      [],
+    );
 
     // On the wire: numbers in the wallet listing, decimal text in a virtual account's, as the provider writes them.
-    const token = (await control(sandboxUrl, 'POST', '/v1/auth/token/issue', { grant_type: 'client_credentials', client_id: 'c', client_secret: 's' })).body.data.access_token;
+    const token = (
+      await control(sandboxUrl, 'POST', '/v1/auth/token/issue', { grant_type: 'client_credentials', client_id: 'c', client_secret: 's' })
+    ).body.data.access_token;
     const wire = async (path: string) =>
-      (await (await fetch(`${sandboxUrl}${path}`, { headers: { authorization: `Bearer ${token}`, accountId: 'acct' } })).json()) as { data: { results: Array<{ amount: unknown }>; cursor: string } };
+      (await (await fetch(`${sandboxUrl}${path}`, { headers: { authorization: `Bearer ${token}`, accountId: 'acct' } })).json()) as {
+        data: { results: Array<{ amount: unknown }>; cursor: string };
+      };
     assert.equal((await wire('/v1/transactions/virtual?virtual_account=' + accountNumber)).data.results[0]!.amount, '1000.00');
     assert.equal((await wire('/v1/transactions/accounts?limit=1')).data.results[0]!.amount, 1000);
     assert.notEqual((await wire('/v1/transactions/accounts?limit=1')).data.cursor, '');
@@ -139,15 +179,26 @@ describe("the provider's transaction listing (client against the sandbox, real H
 
   it('refuses a cursor it did not issue and a window that ends before it starts, with a definite 400', async () => {
     const isRejected = (error: unknown) => error instanceof ProviderRejectedError && error.httpStatus === 400;
-    await assert.rejects(client.listTransactions({ scope: { kind: 'wallet' }, from: new Date(), to: new Date(), limit: 10, cursor: 'not-a-cursor' }), isRejected);
-    await assert.rejects(client.listTransactions({ scope: { kind: 'wallet' }, from: new Date(), to: new Date(Date.now() - 60_000), limit: 10 }), isRejected);
+    await assert.rejects(
+      client.listTransactions({ scope: { kind: 'wallet' }, from: new Date(), to: new Date(), limit: 10, cursor: 'not-a-cursor' }),
+      isRejected,
+    );
+    await assert.rejects(
+      client.listTransactions({ scope: { kind: 'wallet' }, from: new Date(), to: new Date(Date.now() - 60_000), limit: 10 }),
+      isRejected,
+    );
   });
 
   it('never sends a suppressed payment webhook, yet shows the payment to lookups and listings', async () => {
     const transactionId = await pay({ amount: 1000 });
     assert.deepEqual((await control(sandboxUrl, 'GET', '/sandbox/webhooks')).body.events, []);
     assert.equal((await client.getTransaction(transactionId))?.status, 'SUCCESS');
-    const page = await client.listTransactions({ scope: { kind: 'wallet' }, from: new Date(Date.now() - 5_000), to: new Date(Date.now() + 5_000), limit: 10 });
+    const page = await client.listTransactions({
+      scope: { kind: 'wallet' },
+      from: new Date(Date.now() - 5_000),
+      to: new Date(Date.now() + 5_000),
+      limit: 10,
+    });
     assert.deepEqual(
       page.transactions.map((transaction) => transaction.id),
       [transactionId],
@@ -170,7 +221,11 @@ describe("the provider's transaction listing (client against the sandbox, real H
     let body = '';
     const scripted = await listen((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(req.url === '/v1/auth/token/issue' ? JSON.stringify({ code: '00', data: { access_token: 'tok', expiresAt: Date.now() / 1000 + 3600 } }) : body);
+      res.end(
+        req.url === '/v1/auth/token/issue'
+          ? JSON.stringify({ code: '00', data: { access_token: 'tok', expiresAt: Date.now() / 1000 + 3600 } })
+          : body,
+      );
     });
     try {
       const scriptedClient = createProviderClient(loadConfig({ ...env, PROVIDER_BASE_URL: scripted.url }), silent);
@@ -183,9 +238,15 @@ describe("the provider's transaction listing (client against the sandbox, real H
         body = JSON.stringify({ code: '00', data });
         await assert.rejects(list(), (error: unknown) => error instanceof ProviderUnavailableError, JSON.stringify(data));
       }
-      body = JSON.stringify({ code: '00', data: { results: [{ id: 'x', status: 'PAYMENT_SUCCESSFUL', amount: '100.0', fixedCharge: '0.5', timeCreated: 't' }], cursor: null } });
+      body = JSON.stringify({
+        code: '00',
+        data: { results: [{ id: 'x', status: 'PAYMENT_SUCCESSFUL', amount: '100.0', fixedCharge: '0.5', timeCreated: 't' }], cursor: null },
+      });
       const page = await list();
-      assert.deepEqual([page.nextCursor, page.transactions[0]?.amountKobo, page.transactions[0]?.feeKobo, page.transactions[0]?.entryType], [null, 10_000n, 50n, null]);
+      assert.deepEqual(
+        [page.nextCursor, page.transactions[0]?.amountKobo, page.transactions[0]?.feeKobo, page.transactions[0]?.entryType],
+        [null, 10_000n, 50n, null],
+      );
     } finally {
       await stop(scripted.server);
     }

@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
@@ -62,7 +69,13 @@ interface TransfersView {
 }
 
 interface WebhooksView {
-  events: Array<{ requestId: string; eventType: string; body: string; headers: Record<string, string>; deliveries: Array<{ status: number | null }> }>;
+  events: Array<{
+    requestId: string;
+    eventType: string;
+    body: string;
+    headers: Record<string, string>;
+    deliveries: Array<{ status: number | null }>;
+  }>;
 }
 
 interface TokenStats {
@@ -115,13 +128,21 @@ class WebhookReceiver {
     for (;;) {
       const found = this.received.find(predicate);
       if (found) return found;
-      if (Date.now() > runnableDeadline()) throw new Error(`no matching webhook before the test's time ran out; got ${this.received.map((w) => w.payload.event_type).join(', ')}`);
+      if (Date.now() > runnableDeadline())
+        throw new Error(
+          `no matching webhook before the test's time ran out; got ${this.received.map((w) => w.payload.event_type).join(', ')}`,
+        );
       await sleep(20);
     }
   }
 }
 
-async function http<T>(baseUrl: string, method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: T }> {
+async function http<T>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: T }> {
   const hasBody = options.body !== undefined || options.rawBody !== undefined;
   const response = await fetch(`${baseUrl}${path}`, {
     method,
@@ -174,16 +195,26 @@ describe('provider client against the sandbox (real HTTP)', () => {
   const silent = createLogger('silent', 'test');
 
   const control = <T>(method: string, path: string, body?: unknown) => http<T>(sandboxUrl, method, path, { body });
-  const newClient = (overrides: Record<string, string> = {}): ProviderClient => createProviderClient(loadConfig({ ...env, PROVIDER_BASE_URL: sandboxUrl, ...overrides }), silent);
+  const newClient = (overrides: Record<string, string> = {}): ProviderClient =>
+    createProviderClient(loadConfig({ ...env, PROVIDER_BASE_URL: sandboxUrl, ...overrides }), silent);
   const tokenStats = async (): Promise<TokenStats> => (await control<TokenStats>('GET', '/sandbox/tokens')).body;
-  const transfersOf = async (merchantTxRef: string): Promise<TransfersView> => (await control<TransfersView>('GET', `/sandbox/transfers/${encodeURIComponent(merchantTxRef)}`)).body;
+  const transfersOf = async (merchantTxRef: string): Promise<TransfersView> =>
+    (await control<TransfersView>('GET', `/sandbox/transfers/${encodeURIComponent(merchantTxRef)}`)).body;
   const pay = async (body: Record<string, unknown>): Promise<PaymentAnswer> => {
     const { status, body: answer } = await control<PaymentAnswer>('POST', '/sandbox/payments', body);
     assert.equal(status, 200, JSON.stringify(answer));
     return answer;
   };
   const transfer = (accountNumber: string, merchantTxRef: string, amountKobo = 150_050n) =>
-    client.submitTransfer({ amountKobo, accountNumber, accountName: 'ADA OBI', bankCode: '058', merchantTxRef, senderName: 'Acme Ltd', narration: 'settlement' });
+    client.submitTransfer({
+      amountKobo,
+      accountNumber,
+      accountName: 'ADA OBI',
+      bankCode: '058',
+      merchantTxRef,
+      senderName: 'Acme Ltd',
+      narration: 'settlement',
+    });
 
   before(async () => {
     await receiver.start();
@@ -225,9 +256,14 @@ describe('provider client against the sandbox (real HTTP)', () => {
     ];
 
     async function issueToken(): Promise<string> {
-      const { status, body } = await http<{ code: string; data: { access_token: string; refresh_token: string; expiresAt: string } }>(sandboxUrl, 'POST', '/v1/auth/token/issue', {
-        body: { grant_type: 'client_credentials', client_id: 'anyone', client_secret: 'anything' },
-      });
+      const { status, body } = await http<{ code: string; data: { access_token: string; refresh_token: string; expiresAt: string } }>(
+        sandboxUrl,
+        'POST',
+        '/v1/auth/token/issue',
+        {
+          body: { grant_type: 'client_credentials', client_id: 'anyone', client_secret: 'anything' },
+        },
+      );
       assert.equal(status, 200);
       assert.equal(body.code, '00');
       assert.ok(body.data.access_token.length >= 32);
@@ -243,7 +279,9 @@ describe('provider client against the sandbox (real HTTP)', () => {
     });
 
     it('refuses a token request that is not client_credentials', async () => {
-      const { status, body } = await http<ErrorBody>(sandboxUrl, 'POST', '/v1/auth/token/issue', { body: { grant_type: 'password', client_id: 'a', client_secret: 'b' } });
+      const { status, body } = await http<ErrorBody>(sandboxUrl, 'POST', '/v1/auth/token/issue', {
+        body: { grant_type: 'password', client_id: 'a', client_secret: 'b' },
+      });
       assert.equal(status, 400);
       assert.match(body.description, /grant_type/);
     });
@@ -263,7 +301,10 @@ describe('provider client against the sandbox (real HTTP)', () => {
         const noAccount = await http<ErrorBody>(sandboxUrl, method, path, { body, headers: { authorization: `Bearer ${token}` } });
         assert.equal(noAccount.status, 401, `${method} ${path} without accountId`);
         assert.equal(noAccount.body.description, 'missing accountId header');
-        const badToken = await http<ErrorBody>(sandboxUrl, method, path, { body, headers: { authorization: 'Bearer not-a-token', accountId: 'acct' } });
+        const badToken = await http<ErrorBody>(sandboxUrl, method, path, {
+          body,
+          headers: { authorization: 'Bearer not-a-token', accountId: 'acct' },
+        });
         assert.equal(badToken.status, 401, `${method} ${path} with a bad token`);
       }
       const ok = await http(sandboxUrl, 'GET', '/v1/transfers/banks', { headers: { authorization: `Bearer ${token}`, accountId: 'acct' } });
@@ -318,7 +359,12 @@ describe('provider client against the sandbox (real HTTP)', () => {
   describe('virtual accounts', () => {
     it('creates an account with a unique 10-digit NUBAN at Sandbox MFB', async () => {
       const accountRef = uniqueRef('acct');
-      const account = await client.createVirtualAccount({ accountRef, accountName: 'Ada Obi', bvn: '22212345678', expectedAmountKobo: 502_550n });
+      const account = await client.createVirtualAccount({
+        accountRef,
+        accountName: 'Ada Obi',
+        bvn: '22212345678',
+        expectedAmountKobo: 502_550n,
+      });
       assert.equal(account.accountRef, accountRef);
       assert.match(account.bankAccountNumber, /^\d{10}$/);
       assert.equal(account.bankName, 'Sandbox MFB');
@@ -337,13 +383,18 @@ describe('provider client against the sandbox (real HTTP)', () => {
       const again = await client.createVirtualAccount({ accountRef, accountName: 'Ada Obi' });
       assert.deepEqual(again, first);
       assert.equal(first.expectedAmountKobo, null);
-      const others = await Promise.all(Array.from({ length: 20 }, (_, i) => client.createVirtualAccount({ accountRef: `${accountRef}_${i}`, accountName: 'Other' })));
+      const others = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => client.createVirtualAccount({ accountRef: `${accountRef}_${i}`, accountName: 'Other' })),
+      );
       const numbers = new Set([first.bankAccountNumber, ...others.map((account) => account.bankAccountNumber)]);
       assert.equal(numbers.size, 21);
     });
 
     it('rejects a malformed BVN with a definite 400', async () => {
-      await assert.rejects(client.createVirtualAccount({ accountRef: uniqueRef('acct'), accountName: 'Ada', bvn: '123' }), isRejected(400, '400'));
+      await assert.rejects(
+        client.createVirtualAccount({ accountRef: uniqueRef('acct'), accountName: 'Ada', bvn: '123' }),
+        isRejected(400, '400'),
+      );
     });
   });
 
@@ -389,7 +440,10 @@ describe('provider client against the sandbox (real HTTP)', () => {
     });
 
     it('rejects an unknown bank code and a malformed account number', async () => {
-      await assert.rejects(client.lookupAccount({ accountNumber: '0123456789', bankCode: '999' }), isRejected(400, '01', 'invalid bank code'));
+      await assert.rejects(
+        client.lookupAccount({ accountNumber: '0123456789', bankCode: '999' }),
+        isRejected(400, '01', 'invalid bank code'),
+      );
       await assert.rejects(client.lookupAccount({ accountNumber: '12345', bankCode: '058' }), isRejected(400, '400'));
     });
   });
@@ -398,7 +452,13 @@ describe('provider client against the sandbox (real HTTP)', () => {
     it('records a payment and sends a signed payment_success webhook with the SPEC payload', async () => {
       const accountRef = uniqueRef('acct');
       await client.createVirtualAccount({ accountRef, accountName: 'Ada Obi' });
-      const answer = await pay({ accountRef, amount: '5025.50', senderName: 'CHIDI OKAFOR', senderAccountNumber: '0987654321', narration: 'Invoice 1042' });
+      const answer = await pay({
+        accountRef,
+        amount: '5025.50',
+        senderName: 'CHIDI OKAFOR',
+        senderAccountNumber: '0987654321',
+        narration: 'Invoice 1042',
+      });
 
       assert.match(answer.requestId, UUID_RE);
       assert.match(answer.transactionId, /^API-VACT_TRA-[0-9A-F]{5}-[0-9a-f-]{36}$/);
@@ -418,7 +478,17 @@ describe('provider client against the sandbox (real HTTP)', () => {
       assert.match(data.merchant.userId, UUID_RE);
       assert.match(data.merchant.walletId, /^[0-9a-f]{24}$/);
       assert.equal(data.merchant.walletBalance, 5000.5);
-      assert.deepEqual(Object.keys(data.transaction), ['transactionId', 'type', 'time', 'responseCode', 'transactionAmount', 'fee', 'currency', 'aliasAccountReference', 'narration']);
+      assert.deepEqual(Object.keys(data.transaction), [
+        'transactionId',
+        'type',
+        'time',
+        'responseCode',
+        'transactionAmount',
+        'fee',
+        'currency',
+        'aliasAccountReference',
+        'narration',
+      ]);
       assert.equal(data.transaction.transactionId, answer.transactionId);
       assert.equal(data.transaction.type, 'vact_transfer');
       assert.match(String(data.transaction.time), ISO_SECONDS_RE);
@@ -506,8 +576,12 @@ describe('provider client against the sandbox (real HTTP)', () => {
       const { server, url } = await listen(lagging.app.callback());
       try {
         const lagClient = newClient({ PROVIDER_BASE_URL: url });
-        const { body: lagged } = await http<PaymentAnswer>(url, 'POST', '/sandbox/payments', { body: { accountRef: 'a', amount: '100', deliver: false } });
-        const { body: immediate } = await http<PaymentAnswer>(url, 'POST', '/sandbox/payments', { body: { accountRef: 'a', amount: '100', deliver: false, lookupLagMs: 0 } });
+        const { body: lagged } = await http<PaymentAnswer>(url, 'POST', '/sandbox/payments', {
+          body: { accountRef: 'a', amount: '100', deliver: false },
+        });
+        const { body: immediate } = await http<PaymentAnswer>(url, 'POST', '/sandbox/payments', {
+          body: { accountRef: 'a', amount: '100', deliver: false, lookupLagMs: 0 },
+        });
         assert.equal(await lagClient.getTransaction(lagged.transactionId), null);
         assert.equal((await lagClient.getTransaction(immediate.transactionId))?.status, 'SUCCESS');
         await sleep(450);
@@ -544,7 +618,10 @@ describe('provider client against the sandbox (real HTTP)', () => {
     it('reports the receiver status, and a network error as status null', async () => {
       receiver.answerStatus = 500;
       assert.deepEqual((await pay({ accountRef: 'a', amount: '100' })).delivery, { status: 500 });
-      const unreachable = createSandbox({ config: loadConfig({ ...env, SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/webhooks/provider' }), logger: silent });
+      const unreachable = createSandbox({
+        config: loadConfig({ ...env, SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/webhooks/provider' }),
+        logger: silent,
+      });
       const { server, url } = await listen(unreachable.app.callback());
       try {
         const { body } = await http<PaymentAnswer>(url, 'POST', '/sandbox/payments', { body: { accountRef: 'a', amount: '100' } });
@@ -560,14 +637,17 @@ describe('provider client against the sandbox (real HTTP)', () => {
       const first = await pay({ accountRef: 'a', amount: '100' });
       const second = await pay({ accountRef: 'b', amount: '200' });
       await sleep(1_100); // a fresh send now would carry a different provider-timestamp
-      const { status, body } = await control<{ requestId: string; delivery: { status: number } }>('POST', '/sandbox/webhooks/redeliver', { requestId: first.requestId });
+      const { status, body } = await control<{ requestId: string; delivery: { status: number } }>('POST', '/sandbox/webhooks/redeliver', {
+        requestId: first.requestId,
+      });
       assert.equal(status, 200);
       assert.deepEqual(body, { requestId: first.requestId, delivery: { status: 200 } });
 
       assert.equal(receiver.received.length, 3);
       const [original, , redelivered] = receiver.received;
       assert.equal(redelivered!.body, original!.body);
-      for (const header of ['provider-signature', 'provider-timestamp', 'content-type']) assert.equal(redelivered!.headers[header], original!.headers[header], header);
+      for (const header of ['provider-signature', 'provider-timestamp', 'content-type'])
+        assert.equal(redelivered!.headers[header], original!.headers[header], header);
       assert.ok(verifies(redelivered!));
 
       const events = (await control<WebhooksView>('GET', '/sandbox/webhooks')).body.events;
@@ -613,7 +693,17 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
       const webhook = await receiver.waitFor((w) => w.payload.event_type === 'payout_success');
       assert.ok(verifies(webhook));
-      assert.deepEqual(Object.keys(webhook.payload.data.transaction), ['transactionId', 'type', 'time', 'responseCode', 'transactionAmount', 'fee', 'currency', 'merchantTxRef', 'narration']);
+      assert.deepEqual(Object.keys(webhook.payload.data.transaction), [
+        'transactionId',
+        'type',
+        'time',
+        'responseCode',
+        'transactionAmount',
+        'fee',
+        'currency',
+        'merchantTxRef',
+        'narration',
+      ]);
       assert.equal(webhook.payload.data.transaction.transactionId, submitted.id);
       assert.equal(webhook.payload.data.transaction.type, 'transfer');
       assert.equal(webhook.payload.data.transaction.merchantTxRef, `${merchantTxRef}-1`);
@@ -660,7 +750,11 @@ describe('provider client against the sandbox (real HTTP)', () => {
     it('1111: every submission is accepted then fails at the first status check', async () => {
       const merchantTxRef = uniqueRef('fail');
       for (const attempt of [1, 2, 3]) {
-        assert.equal((await settleOnce(magicAccountNumber('failsEverySubmission'), `${merchantTxRef}-${attempt}`))?.status, 'PAYMENT_FAILED', `attempt ${attempt}`);
+        assert.equal(
+          (await settleOnce(magicAccountNumber('failsEverySubmission'), `${merchantTxRef}-${attempt}`))?.status,
+          'PAYMENT_FAILED',
+          `attempt ${attempt}`,
+        );
       }
       const view = await transfersOf(merchantTxRef);
       assert.equal(view.submissions.length, 3);
@@ -677,7 +771,8 @@ describe('provider client against the sandbox (real HTTP)', () => {
     it('2222: the first two submissions of a base reference fail, the third succeeds', async () => {
       const merchantTxRef = uniqueRef('third');
       const statuses = [];
-      for (const attempt of [1, 2, 3]) statuses.push((await settleOnce(magicAccountNumber('failsTwiceThenSucceeds'), `${merchantTxRef}-${attempt}`))?.status);
+      for (const attempt of [1, 2, 3])
+        statuses.push((await settleOnce(magicAccountNumber('failsTwiceThenSucceeds'), `${merchantTxRef}-${attempt}`))?.status);
       assert.deepEqual(statuses, ['PAYMENT_FAILED', 'PAYMENT_FAILED', 'SUCCESS']);
       assert.equal((await transfersOf(merchantTxRef)).payouts, 1);
       // Counting is per base reference: another settlement starts again from its first submission.
@@ -735,12 +830,22 @@ describe('provider client against the sandbox (real HTTP)', () => {
     it('rejects an unknown bank code and records nothing', async () => {
       const merchantTxRef = uniqueRef('bank');
       await assert.rejects(
-        client.submitTransfer({ amountKobo: 100_00n, accountNumber: '0123456789', accountName: 'A', bankCode: '000', merchantTxRef, senderName: 'S' }),
+        client.submitTransfer({
+          amountKobo: 100_00n,
+          accountNumber: '0123456789',
+          accountName: 'A',
+          bankCode: '000',
+          merchantTxRef,
+          senderName: 'S',
+        }),
         isRejected(400, '01', 'invalid bank code'),
       );
       const view = await transfersOf(merchantTxRef);
       assert.deepEqual([view.submissions, view.payouts], [[], 0]);
-      assert.ok(view.calls.length >= 1 && view.calls.every((call) => call.route === 'submit'), 'the call is logged even though it was refused');
+      assert.ok(
+        view.calls.length >= 1 && view.calls.every((call) => call.route === 'submit'),
+        'the call is logged even though it was refused',
+      );
     });
 
     it('lists a reference and its -<n> attempts only', async () => {
@@ -773,7 +878,10 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
     it('a profile can answer a duplicate with a 400 whose description says the reference exists', async () => {
       const prefix = uniqueRef('described');
-      const created = await control<{ id: number }>('POST', '/sandbox/profiles', { match: { referencePrefix: prefix }, duplicateReference: 'described' });
+      const created = await control<{ id: number }>('POST', '/sandbox/profiles', {
+        match: { referencePrefix: prefix },
+        duplicateReference: 'described',
+      });
       assert.equal(created.status, 201);
       await transfer('0123456789', `${prefix}-1`);
       await assert.rejects(transfer('0123456789', `${prefix}-1`), isRejected(400, '26', 'transaction reference already exists'));
@@ -858,7 +966,10 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
     it('4290 / 5030 / 5020: every call about the transfer, and the name lookup, fails for SANDBOX_PROCESSING_TIME', async () => {
       const cases = [
-        [magicAccountNumber('throttled'), (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 1_000],
+        [
+          magicAccountNumber('throttled'),
+          (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 1_000,
+        ],
         [magicAccountNumber('unavailable'), (error: unknown) => isUnavailable(error) && /HTTP 503/.test((error as Error).message)],
         [magicAccountNumber('gatewayPage'), (error: unknown) => isUnavailable(error) && /HTTP 502/.test((error as Error).message)],
       ] as const;
@@ -871,8 +982,15 @@ describe('provider client against the sandbox (real HTTP)', () => {
       }
       await sleep(PROCESSING_TIME_MS + 50);
       const ref = `${uniqueRef('after')}-1`;
-      assert.equal((await client.lookupAccount({ accountNumber: magicAccountNumber('throttled'), bankCode: '058' }))?.accountNumber, magicAccountNumber('throttled'));
-      await assert.rejects(transfer(magicAccountNumber('throttled'), ref), isUnavailable, 'a new base reference opens its own outage window');
+      assert.equal(
+        (await client.lookupAccount({ accountNumber: magicAccountNumber('throttled'), bankCode: '058' }))?.accountNumber,
+        magicAccountNumber('throttled'),
+      );
+      await assert.rejects(
+        transfer(magicAccountNumber('throttled'), ref),
+        isUnavailable,
+        'a new base reference opens its own outage window',
+      );
     });
 
     it('a lookup-lag profile for a destination, and the call log per base reference', async () => {
@@ -894,7 +1012,9 @@ describe('provider client against the sandbox (real HTTP)', () => {
       assert.equal((await control('POST', '/sandbox/profiles', { unknownField: true })).status, 400);
       assert.equal((await control('POST', '/sandbox/profiles', { match: { accountNumber: '12' } })).status, 400);
       assert.equal((await control('POST', '/sandbox/profiles', { outage: { answer: '418', durationMs: 1 } })).status, 400);
-      const created = await control<{ id: number; match: unknown; profile: unknown }>('POST', '/sandbox/profiles', { outage: { answer: '429', durationMs: 10 } });
+      const created = await control<{ id: number; match: unknown; profile: unknown }>('POST', '/sandbox/profiles', {
+        outage: { answer: '429', durationMs: 10 },
+      });
       assert.deepEqual(created.body.profile, { outage: { answer: '429', durationMs: 10, retryAfterSeconds: 1 } });
       assert.equal((await control<{ profiles: unknown[] }>('GET', '/sandbox/profiles')).body.profiles.length, 1);
       assert.deepEqual((await control('DELETE', '/sandbox/profiles')).body, { profiles: [] });
@@ -902,16 +1022,33 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
     it('takes lag, duplicate answers and 429s from SANDBOX_LOOKUP_LAG, SANDBOX_DUPLICATE_REFERENCE and SANDBOX_THROTTLE_RATE', async () => {
       const harsh = createSandbox({
-        config: loadConfig({ ...env, SANDBOX_LOOKUP_LAG: '300ms', SANDBOX_DUPLICATE_REFERENCE: 'conflict', SANDBOX_THROTTLE_RATE: '1', SANDBOX_RETRY_AFTER: '2s' }),
+        config: loadConfig({
+          ...env,
+          SANDBOX_LOOKUP_LAG: '300ms',
+          SANDBOX_DUPLICATE_REFERENCE: 'conflict',
+          SANDBOX_THROTTLE_RATE: '1',
+          SANDBOX_RETRY_AFTER: '2s',
+        }),
         logger: silent,
       });
       const { server, url } = await listen(harsh.app.callback());
       try {
         const harshClient = newClient({ PROVIDER_BASE_URL: url });
-        await assert.rejects(harshClient.listBanks(), (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 2_000);
+        await assert.rejects(
+          harshClient.listBanks(),
+          (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 2_000,
+        );
         await http(url, 'POST', '/sandbox/faults', { body: { throttleRate: 0 } });
         const ref = `${uniqueRef('env')}-1`;
-        const submit = () => harshClient.submitTransfer({ amountKobo: 100_00n, accountNumber: '0123456789', accountName: 'A', bankCode: '058', merchantTxRef: ref, senderName: 'S' });
+        const submit = () =>
+          harshClient.submitTransfer({
+            amountKobo: 100_00n,
+            accountNumber: '0123456789',
+            accountName: 'A',
+            bankCode: '058',
+            merchantTxRef: ref,
+            senderName: 'S',
+          });
         await submit();
         assert.equal(await harshClient.getTransaction(ref), null);
         await assert.rejects(submit(), isRejected(409, '409'));
@@ -925,7 +1062,8 @@ describe('provider client against the sandbox (real HTTP)', () => {
   });
 
   describe('identity verification', () => {
-    const check = (nin: unknown, name: unknown = 'Ada Obi') => http<{ verified?: boolean } & Partial<ErrorBody>>(sandboxUrl, 'POST', '/identity/nin', { body: { nin, name } });
+    const check = (nin: unknown, name: unknown = 'Ada Obi') =>
+      http<{ verified?: boolean } & Partial<ErrorBody>>(sandboxUrl, 'POST', '/identity/nin', { body: { nin, name } });
 
     it('verifies an ordinary 11-digit NIN', async () => {
       assert.deepEqual(await check('12345678901'), { status: 200, body: { verified: true } });
@@ -944,7 +1082,8 @@ describe('provider client against the sandbox (real HTTP)', () => {
     });
 
     it('refuses anything but 11 digits, and a missing name', async () => {
-      for (const nin of ['1234567890', '123456789012', '1234567890a', 12345678901]) assert.equal((await check(nin)).status, 400, String(nin));
+      for (const nin of ['1234567890', '123456789012', '1234567890a', 12345678901])
+        assert.equal((await check(nin)).status, 400, String(nin));
       assert.equal((await http(sandboxUrl, 'POST', '/identity/nin', { body: { nin: '12345678901' } })).status, 400);
     });
   });
@@ -969,7 +1108,13 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
       assert.equal((await pay({ accountRef: 'a', amount: '100' })).delivery.status, 200);
 
-      assert.deepEqual((await control('DELETE', '/sandbox/faults')).body, { failureRate: 0, throttleRate: 0, retryAfterSeconds: 1, latencyMs: 0, routes: [] });
+      assert.deepEqual((await control('DELETE', '/sandbox/faults')).body, {
+        failureRate: 0,
+        throttleRate: 0,
+        retryAfterSeconds: 1,
+        latencyMs: 0,
+        routes: [],
+      });
       assert.ok((await client.listBanks()).length >= 20);
     });
 
@@ -998,12 +1143,33 @@ describe('provider client against the sandbox (real HTTP)', () => {
       const faulty = createSandbox({ config: loadConfig({ ...env, SANDBOX_FAILURE_RATE: '1', SANDBOX_LATENCY: '20ms' }), logger: silent });
       const { server, url } = await listen(faulty.app.callback());
       try {
-        assert.deepEqual((await http(url, 'GET', '/sandbox/faults')).body, { failureRate: 1, throttleRate: 0, retryAfterSeconds: 1, latencyMs: 20, routes: [] });
-        const issued = await http<ErrorBody>(url, 'POST', '/v1/auth/token/issue', { body: { grant_type: 'client_credentials', client_id: 'a', client_secret: 'b' } });
+        assert.deepEqual((await http(url, 'GET', '/sandbox/faults')).body, {
+          failureRate: 1,
+          throttleRate: 0,
+          retryAfterSeconds: 1,
+          latencyMs: 20,
+          routes: [],
+        });
+        const issued = await http<ErrorBody>(url, 'POST', '/v1/auth/token/issue', {
+          body: { grant_type: 'client_credentials', client_id: 'a', client_secret: 'b' },
+        });
         assert.equal(issued.status, 503);
         await http(url, 'POST', '/sandbox/faults', { body: { failureRate: 0 } });
-        assert.equal((await http(url, 'POST', '/v1/auth/token/issue', { body: { grant_type: 'client_credentials', client_id: 'a', client_secret: 'b' } })).status, 200);
-        assert.deepEqual((await http(url, 'DELETE', '/sandbox/faults')).body, { failureRate: 1, throttleRate: 0, retryAfterSeconds: 1, latencyMs: 20, routes: [] });
+        assert.equal(
+          (
+            await http(url, 'POST', '/v1/auth/token/issue', {
+              body: { grant_type: 'client_credentials', client_id: 'a', client_secret: 'b' },
+            })
+          ).status,
+          200,
+        );
+        assert.deepEqual((await http(url, 'DELETE', '/sandbox/faults')).body, {
+          failureRate: 1,
+          throttleRate: 0,
+          retryAfterSeconds: 1,
+          latencyMs: 20,
+          routes: [],
+        });
       } finally {
         await faulty.close();
         await stop(server);
@@ -1066,7 +1232,10 @@ describe('provider client against the sandbox (real HTTP)', () => {
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
         res.end('{"code":"429","description":"slow down"}');
       };
-      await assert.rejects(scriptedClient().listBanks(), (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 7_000);
+      await assert.rejects(
+        scriptedClient().listBanks(),
+        (error: unknown) => isUnavailable(error) && (error as ProviderUnavailableError).retryAfterMs === 7_000,
+      );
       respond = (_req, res) => {
         res.writeHead(503, { 'content-type': 'text/html', 'retry-after': new Date(Date.now() + 30_000).toUTCString() });
         res.end('<html>maintenance</html>');
@@ -1088,7 +1257,11 @@ describe('provider client against the sandbox (real HTTP)', () => {
       respond = reply(200, '{"code":"99","description":"declined"}');
       await assert.rejects(scriptedClient().listBanks(), isRejected(200, '99', 'declined'));
       respond = reply(404, '{"code":"404","description":"route not found"}');
-      await assert.rejects(scriptedClient().getTransaction('x'), isRejected(404, '404'), 'a 404 without the not-found code is not "not found"');
+      await assert.rejects(
+        scriptedClient().getTransaction('x'),
+        isRejected(404, '404'),
+        'a 404 without the not-found code is not "not found"',
+      );
     });
 
     it('retries a 401 exactly once with a fresh token, then gives up with a rejection', async () => {
@@ -1102,14 +1275,41 @@ describe('provider client against the sandbox (real HTTP)', () => {
       respond = (req, res) => {
         void readBody(req).then((body) => {
           seen = { headers: req.headers, body };
-          reply(200, JSON.stringify({ code: '200', data: { id: 'T1', status: 'PROCESSING', amount: 1500.5, fee: 10, meta: { merchantTxRef: 'm-1' }, timeCreated: 'now' } }))(req, res);
+          reply(
+            200,
+            JSON.stringify({
+              code: '200',
+              data: { id: 'T1', status: 'PROCESSING', amount: 1500.5, fee: 10, meta: { merchantTxRef: 'm-1' }, timeCreated: 'now' },
+            }),
+          )(req, res);
         });
       };
-      const result = await scriptedClient().submitTransfer({ amountKobo: 150_050n, accountNumber: '0123456789', accountName: 'A', bankCode: '058', merchantTxRef: 'm-1', senderName: 'S' });
-      assert.deepEqual(result, { id: 'T1', status: 'PROCESSING', amountKobo: 150_050n, feeKobo: 1_000n, merchantTxRef: 'm-1', timeCreated: 'now' });
+      const result = await scriptedClient().submitTransfer({
+        amountKobo: 150_050n,
+        accountNumber: '0123456789',
+        accountName: 'A',
+        bankCode: '058',
+        merchantTxRef: 'm-1',
+        senderName: 'S',
+      });
+      assert.deepEqual(result, {
+        id: 'T1',
+        status: 'PROCESSING',
+        amountKobo: 150_050n,
+        feeKobo: 1_000n,
+        merchantTxRef: 'm-1',
+        timeCreated: 'now',
+      });
       assert.equal(seen?.headers.authorization, 'Bearer tok');
       assert.equal(seen?.headers.accountid, clientConfig.PROVIDER_ACCOUNT_ID);
-      assert.deepEqual(JSON.parse(seen?.body ?? '{}'), { amount: 1500.5, accountNumber: '0123456789', accountName: 'A', bankCode: '058', merchantTxRef: 'm-1', senderName: 'S' });
+      assert.deepEqual(JSON.parse(seen?.body ?? '{}'), {
+        amount: 1500.5,
+        accountNumber: '0123456789',
+        accountName: 'A',
+        bankCode: '058',
+        merchantTxRef: 'm-1',
+        senderName: 'S',
+      });
     });
 
     it('treats a refused connection as unavailable', async () => {
@@ -1122,7 +1322,10 @@ describe('provider client against the sandbox (real HTTP)', () => {
 
   describe('robustness', () => {
     it('answers JSON 404 for unknown routes, 405 for a wrong method, 400 for malformed JSON', async () => {
-      assert.deepEqual(await http(sandboxUrl, 'GET', '/no/such/route'), { status: 404, body: { code: '404', description: 'route not found' } });
+      assert.deepEqual(await http(sandboxUrl, 'GET', '/no/such/route'), {
+        status: 404,
+        body: { code: '404', description: 'route not found' },
+      });
       assert.equal((await http(sandboxUrl, 'GET', '/sandbox/reset')).status, 405);
       for (const path of ['/sandbox/payments', '/v1/auth/token/issue', '/identity/nin']) {
         const { status, body } = await http<ErrorBody>(sandboxUrl, 'POST', path, { rawBody: '{"amount": ' });
@@ -1148,7 +1351,13 @@ describe('provider client against the sandbox (real HTTP)', () => {
       assert.equal(await client.getTransaction(payment.transactionId), null);
       assert.equal((await transfersOf('reset-me')).submissions.length, 0);
       assert.deepEqual((await control<WebhooksView>('GET', '/sandbox/webhooks')).body.events, []);
-      assert.deepEqual((await control('GET', '/sandbox/faults')).body, { failureRate: 0, throttleRate: 0, retryAfterSeconds: 1, latencyMs: 0, routes: [] });
+      assert.deepEqual((await control('GET', '/sandbox/faults')).body, {
+        failureRate: 0,
+        throttleRate: 0,
+        retryAfterSeconds: 1,
+        latencyMs: 0,
+        routes: [],
+      });
       assert.deepEqual((await control('GET', '/sandbox/profiles')).body, { profiles: [] });
       assert.notEqual((await client.createVirtualAccount({ accountRef, accountName: 'Ada' })).accountHolderId, account.accountHolderId);
     });
@@ -1165,14 +1374,24 @@ describe('provider client against the sandbox (real HTTP)', () => {
       const chatty = createSandbox({ config: loadConfig(env), logger });
       const { server, url } = await listen(chatty.app.callback());
       try {
-        const chattyClient = createProviderClient(loadConfig({ ...env, PROVIDER_BASE_URL: url, PROVIDER_CLIENT_SECRET: 'client-secret-do-not-log' }), logger);
+        const chattyClient = createProviderClient(
+          loadConfig({ ...env, PROVIDER_BASE_URL: url, PROVIDER_CLIENT_SECRET: 'client-secret-do-not-log' }),
+          logger,
+        );
         await chattyClient.createVirtualAccount({ accountRef: 'logged', accountName: 'Ada', bvn: '22298765432' });
         await http(url, 'POST', '/identity/nin', { body: { nin: '12312312312', name: 'Ada' } });
         await http(url, 'POST', '/identity/nin', { body: { nin: unavailableNin('12312312'), name: 'Ada' } });
         const tokens = [...chatty.state.tokens.keys()];
         assert.ok(tokens.length > 0 && lines.length > 0);
         const logText = lines.join('');
-        for (const secret of ['22298765432', '12312312312', unavailableNin('12312312'), 'client-secret-do-not-log', SIGNING_SECRET, ...tokens]) {
+        for (const secret of [
+          '22298765432',
+          '12312312312',
+          unavailableNin('12312312'),
+          'client-secret-do-not-log',
+          SIGNING_SECRET,
+          ...tokens,
+        ]) {
           assert.ok(!logText.includes(secret), `log contains ${secret}`);
         }
       } finally {

@@ -15,12 +15,19 @@ async function listingCalls(stack: Stack): Promise<number> {
 }
 
 async function startRun(stack: Stack, tenant: TestTenant): Promise<string> {
-  const started = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenant.apiKey, body: { from: new Date(Date.now() - 60_000).toISOString() } });
+  const started = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', {
+    apiKey: tenant.apiKey,
+    body: { from: new Date(Date.now() - 60_000).toISOString() },
+  });
   assert.equal(started.status, 202, started.text);
   return started.body.run.ID;
 }
 
-async function finishedRun(stack: Stack, tenant: TestTenant, runId: string): Promise<{ run: Record<string, any>; exceptions: Array<Record<string, any>> }> {
+async function finishedRun(
+  stack: Stack,
+  tenant: TestTenant,
+  runId: string,
+): Promise<{ run: Record<string, any>; exceptions: Array<Record<string, any>> }> {
   const detail = await eventually(
     async () => {
       const response = await call(stack.apiUrl, 'GET', `/v1/reconciliation/runs/${runId}`, { apiKey: tenant.apiKey });
@@ -56,7 +63,9 @@ describe('one tenant cannot starve the others at the provider', () => {
     const account = await provisionAccount(stack, payer.apiKey);
     await fundAccount(stack, account.ID, 10_000_000n);
     // The provider throttles a third of its listing calls, asking for a second's pause each time.
-    const faults = await call(stack.sandboxUrl, 'POST', '/sandbox/faults', { body: { throttleRate: 0.3, retryAfterSeconds: 1, routes: ['/v1/transactions/virtual'] } });
+    const faults = await call(stack.sandboxUrl, 'POST', '/sandbox/faults', {
+      body: { throttleRate: 0.3, retryAfterSeconds: 1, routes: ['/v1/transactions/virtual'] },
+    });
     assert.equal(faults.status, 200, faults.text);
     try {
       const listedBefore = await listingCalls(stack);

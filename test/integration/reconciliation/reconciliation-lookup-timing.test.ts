@@ -24,10 +24,22 @@ describe('reconciliation: a lookup answer is judged against what the ledger did 
     tenant = await createTenant(stack);
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 500_000n);
-    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '1000.00', ...DESTINATION } });
+    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '1000.00', ...DESTINATION },
+    });
     assert.equal(settled.status, 202, settled.text);
-    await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${settled.body.merchantTxRef}`, { apiKey: tenant.apiKey })).body.status === 'success', { what: 'the payout' });
-    const attempt = await stack.infra.db('settlement_attempts').where({ outcome: 'success' }).whereLike('provider_ref', `${settled.body.merchantTxRef}-%`).first();
+    await eventually(
+      async () =>
+        (await call(stack.apiUrl, 'GET', `/v1/transfers/${settled.body.merchantTxRef}`, { apiKey: tenant.apiKey })).body.status ===
+        'success',
+      { what: 'the payout' },
+    );
+    const attempt = await stack.infra
+      .db('settlement_attempts')
+      .where({ outcome: 'success' })
+      .whereLike('provider_ref', `${settled.body.merchantTxRef}-%`)
+      .first();
     paidRef = attempt.provider_ref;
     paidAt = attempt.updated_at;
   });
@@ -44,7 +56,11 @@ describe('reconciliation: a lookup answer is judged against what the ledger did 
       workflowId: `test:${runId}`,
     });
     const page = pageOfRows([fromLookup({ kind: 'transfer', providerRef: paidRef }, null)]);
-    await createReconciliationMatchingRepo(stack.infra.db).stagePage({ id: runId, scopeTenantId: tenant.tenantId }, page, { graceSeconds: 0, lookedUp: true, askedFrom });
+    await createReconciliationMatchingRepo(stack.infra.db).stagePage({ id: runId, scopeTenantId: tenant.tenantId }, page, {
+      graceSeconds: 0,
+      lookedUp: true,
+      askedFrom,
+    });
     const row = await stack.infra.db('reconciliation_provider_rows').where({ run_id: runId }).first('outcome');
     return row.outcome;
   }

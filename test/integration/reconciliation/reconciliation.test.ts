@@ -5,7 +5,15 @@ import { RESTORED_NARRATION, RESTORED_REASON } from '../../../src/reconciliation
 import { createRetentionRepo } from '../../../src/retention/retention.repo';
 import { SETTLEMENT_STATUS } from '../../../src/contracts/search-attributes';
 import { ensureReconciliationSchedule } from '../../../src/reconciliation/reconciliation-schedule';
-import { eventsFor, fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../../helpers/fixtures';
+import {
+  eventsFor,
+  fundAccount,
+  paymentEvent,
+  provisionAccount,
+  sendProviderEvent,
+  statement,
+  type ProvisionedAccount,
+} from '../../helpers/fixtures';
 import { call, eventually, type HttpResponse } from '../../helpers/http';
 import { startReceiver } from '../../helpers/receiver';
 import { dashboardSession, dashboardUser } from '../../helpers/session';
@@ -23,7 +31,10 @@ interface RunDetail {
 
 /** Starts a tenant's run over [from, now] and waits for it to finish. */
 async function reconcile(stack: Stack, tenant: TestTenant, from: Date): Promise<RunDetail> {
-  const started = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenant.apiKey, body: { from: from.toISOString() } });
+  const started = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', {
+    apiKey: tenant.apiKey,
+    body: { from: from.toISOString() },
+  });
   assert.equal(started.status, 202, started.text);
   return finished(stack, tenant, started.body.run.ID);
 }
@@ -46,7 +57,11 @@ async function entries(stack: Stack, tenant: TestTenant, account: ProvisionedAcc
 
 /** The events of one subject as [type, sequence], in sequence order. */
 async function eventsOf(stack: Stack, subject: string): Promise<Array<[string, number]>> {
-  const rows: Array<{ type: string; sequence: number }> = await stack.infra.db('tenant_events').where({ subject }).orderBy('sequence').select('type', 'sequence');
+  const rows: Array<{ type: string; sequence: number }> = await stack.infra
+    .db('tenant_events')
+    .where({ subject })
+    .orderBy('sequence')
+    .select('type', 'sequence');
   return rows.map((row) => [row.type, row.sequence]);
 }
 
@@ -97,11 +112,20 @@ describe('reconciliation against the provider', () => {
       const first = await reconcile(stack, tenant, from);
       assert.equal(first.run.Status, 'succeeded', first.run.Error);
       assert.deepEqual(
-        { seen: first.run.ProviderTransactions, repaired: first.run.Repaired, matched: first.run.Matched, reported: first.run.Reported, lookups: first.run.Lookups, outcome: first.run.Outcome },
+        {
+          seen: first.run.ProviderTransactions,
+          repaired: first.run.Repaired,
+          matched: first.run.Matched,
+          reported: first.run.Reported,
+          lookups: first.run.Lookups,
+          outcome: first.run.Outcome,
+        },
         { seen: 50, repaired: 50, matched: 0, reported: 0, lookups: 0, outcome: 'repaired' },
       );
       assert.equal(first.exceptions.length, 50);
-      assert.ok(first.exceptions.every((finding) => finding.Kind === 'missing_credit' && finding.Status === 'repaired' && finding.RepairEntryID));
+      assert.ok(
+        first.exceptions.every((finding) => finding.Kind === 'missing_credit' && finding.Status === 'repaired' && finding.RepairEntryID),
+      );
 
       const credited = await entries(stack, tenant, account);
       assert.equal(credited.length, 50);
@@ -123,18 +147,34 @@ describe('reconciliation against the provider', () => {
 
       await eventually(async () => receiver.calls.length === 50, { what: '50 payment.received deliveries' });
       const delivered = receiver.calls.map((received) => JSON.parse(received.body) as Record<string, string>);
-      assert.ok(delivered.every((body) => body.eventType === 'payment.received' && body.accountRef === account.AccountRef && body.status === 'provisional'));
+      assert.ok(
+        delivered.every(
+          (body) => body.eventType === 'payment.received' && body.accountRef === account.AccountRef && body.status === 'provisional',
+        ),
+      );
       assert.deepEqual(new Set(delivered.map((body) => body.gross_amount)), new Set(sent.map((payment) => `${payment.amount}.00`)));
-      await eventually(async () => (await entries(stack, tenant, account)).every((entry) => entry.Status === 'confirmed'), { what: 'the 50 confirmations' });
+      await eventually(async () => (await entries(stack, tenant, account)).every((entry) => entry.Status === 'confirmed'), {
+        what: 'the 50 confirmations',
+      });
 
       const second = await reconcile(stack, tenant, from);
       assert.deepEqual(
-        { status: second.run.Status, seen: second.run.ProviderTransactions, repaired: second.run.Repaired, matched: second.run.Matched, reported: second.run.Reported, outcome: second.run.Outcome },
+        {
+          status: second.run.Status,
+          seen: second.run.ProviderTransactions,
+          repaired: second.run.Repaired,
+          matched: second.run.Matched,
+          reported: second.run.Reported,
+          outcome: second.run.Outcome,
+        },
         { status: 'succeeded', seen: 50, repaired: 0, matched: 50, reported: 0, outcome: 'clean' },
       );
       assert.equal(second.exceptions.length, 0);
       assert.equal((await entries(stack, tenant, account)).length, 50);
-      assert.equal(Number((await stack.infra.db('webhook_deliveries').where({ account_id: account.ID }).count('* as count'))[0]!.count), 50);
+      assert.equal(
+        Number((await stack.infra.db('webhook_deliveries').where({ account_id: account.ID }).count('* as count'))[0]!.count),
+        50,
+      );
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.equal(receiver.calls.length, 50);
     } finally {
@@ -147,7 +187,9 @@ describe('reconciliation against the provider', () => {
     const owner = await createTenant(stack, 'Late Webhook Tenant');
     const from = new Date(Date.now() - 1_000);
     const account = await provisionAccount(stack, owner.apiKey);
-    const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 3025, fee: 25, senderName: 'EMEKA OBI', suppressWebhook: true } });
+    const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 3025, fee: 25, senderName: 'EMEKA OBI', suppressWebhook: true },
+    });
     const transactionId = paid.body.transactionId as string;
     const run = await reconcile(stack, owner, from);
     assert.equal(run.run.Repaired, 1);
@@ -156,7 +198,10 @@ describe('reconciliation against the provider', () => {
     // The provider's webhook arrives after all, then its retry, then a copy with another amount.
     const late = paymentEvent({ accountRef: account.AccountRef, transactionId, amount: 3025, fee: 25, senderName: 'EMEKA OBI' });
     for (let copy = 0; copy < 2; copy += 1) assert.equal((await sendProviderEvent(stack, late)).status, 200);
-    const recorded = await stack.infra.db('inbound_events').where({ request_id: late.requestId }).select('category', 'entry_id', 'flags', 'error');
+    const recorded = await stack.infra
+      .db('inbound_events')
+      .where({ request_id: late.requestId })
+      .select('category', 'entry_id', 'flags', 'error');
     assert.deepEqual(recorded, [{ category: 'payment', entry_id: credit!.ID, flags: ['credited_by_reconciliation'], error: null }]);
     const different = paymentEvent({ accountRef: account.AccountRef, transactionId, amount: 4025, fee: 25 });
     assert.equal((await sendProviderEvent(stack, different)).status, 200);
@@ -172,7 +217,10 @@ describe('reconciliation against the provider', () => {
 
     // Retention deletes events that failed verification; reconciliation's unsigned record of the payment stays.
     await createRetentionRepo(stack.infra.db).deleteUnverifiedEvents(new Date(Date.now() + 86_400_000), 1_000);
-    const kept = await stack.infra.db('inbound_events').where({ transaction_id: transactionId, event_type: 'reconciliation' }).select('entry_id');
+    const kept = await stack.infra
+      .db('inbound_events')
+      .where({ transaction_id: transactionId, event_type: 'reconciliation' })
+      .select('entry_id');
     assert.deepEqual(kept, [{ entry_id: credit!.ID }]);
   });
 
@@ -182,7 +230,14 @@ describe('reconciliation against the provider', () => {
     // The provider announces the payment, but its lookup does not find it until long after the
     // confirmation window (2 s here): the credit is reversed for time. Its listing shows it SUCCESS.
     const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
-      body: { accountRef: account.AccountRef, amount: 5025, fee: 25, senderName: 'ADA OBI', narration: 'Invoice 1042', lookupLagMs: 600_000 },
+      body: {
+        accountRef: account.AccountRef,
+        amount: 5025,
+        fee: 25,
+        senderName: 'ADA OBI',
+        narration: 'Invoice 1042',
+        lookupLagMs: 600_000,
+      },
     });
     assert.equal(paid.status, 200);
     const transactionId = paid.body.transactionId as string;
@@ -222,10 +277,19 @@ describe('reconciliation against the provider', () => {
       ['payment.restored', 3],
     ]);
     const restored = await stack.infra.db('tenant_events').where({ subject: group, type: 'payment.restored' }).first('data');
-    assert.deepEqual(restored.data, { transactionGroupId: group, accountRef: account.AccountRef, amount: '5000.00', currency: 'NGN', reason: RESTORED_REASON });
+    assert.deepEqual(restored.data, {
+      transactionGroupId: group,
+      accountRef: account.AccountRef,
+      amount: '5000.00',
+      currency: 'NGN',
+      reason: RESTORED_REASON,
+    });
 
     const second = await reconcile(stack, tenant, from);
-    assert.deepEqual({ repaired: second.run.Repaired, matched: second.run.Matched, reported: second.run.Reported }, { repaired: 0, matched: 1, reported: 0 });
+    assert.deepEqual(
+      { repaired: second.run.Repaired, matched: second.run.Matched, reported: second.run.Reported },
+      { repaired: 0, matched: 1, reported: 0 },
+    );
     assert.equal((await entries(stack, tenant, account)).length, 3);
   });
 
@@ -234,15 +298,28 @@ describe('reconciliation against the provider', () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
     await eventually(async () => (await entries(stack, tenant, account))[0]?.Status === 'confirmed', { what: 'the confirmation' });
-    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '3000.00', ...DESTINATION } });
+    const settled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '3000.00', ...DESTINATION },
+    });
     assert.equal(settled.status, 202);
-    await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${settled.body.merchantTxRef}`, { apiKey: tenant.apiKey })).body.status === 'success', { what: 'the payout' });
+    await eventually(
+      async () =>
+        (await call(stack.apiUrl, 'GET', `/v1/transfers/${settled.body.merchantTxRef}`, { apiKey: tenant.apiKey })).body.status ===
+        'success',
+      { what: 'the payout' },
+    );
     // The payer's bank takes the payment back after it was confirmed (and after 3,000.00 of it was paid out).
-    const refunded = await call(stack.sandboxUrl, 'POST', `/sandbox/payments/${paid.body.transactionId}/status`, { body: { status: 'REFUND' } });
+    const refunded = await call(stack.sandboxUrl, 'POST', `/sandbox/payments/${paid.body.transactionId}/status`, {
+      body: { status: 'REFUND' },
+    });
     assert.equal(refunded.status, 200);
 
     const first = await reconcile(stack, tenant, from);
-    assert.deepEqual({ reported: first.run.Reported, alerts: first.run.Alerts, repaired: first.run.Repaired, outcome: first.run.Outcome }, { reported: 1, alerts: 1, repaired: 0, outcome: 'alert' });
+    assert.deepEqual(
+      { reported: first.run.Reported, alerts: first.run.Alerts, repaired: first.run.Repaired, outcome: first.run.Outcome },
+      { reported: 1, alerts: 1, repaired: 0, outcome: 'alert' },
+    );
     const [finding] = first.exceptions;
     assert.deepEqual(
       [finding!.Kind, finding!.Severity, finding!.Status, finding!.AccountRef, finding!.Details.providerStatus],
@@ -252,10 +329,16 @@ describe('reconciliation against the provider', () => {
 
     // Money the platform already paid out against this credit: the tenant reads the finding and cannot decide it.
     const operator = await dashboardUser(stack, tenant.tenantId, 'operator');
-    const refused = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/resolve`, { cookie: operator.cookie, body: { note: 'not ours to decide' } });
+    const refused = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/resolve`, {
+      cookie: operator.cookie,
+      body: { note: 'not ours to decide' },
+    });
     assert.deepEqual(
       [refused.status, refused.body.error],
-      [403, "only the platform operator decides a credit_failed_at_provider finding (money left the platform's float without a debit); the tenant sees it read-only"],
+      [
+        403,
+        "only the platform operator decides a credit_failed_at_provider finding (money left the platform's float without a debit); the tenant sees it read-only",
+      ],
     );
     const readOnly = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.ID}`, { cookie: operator.cookie });
     assert.deepEqual([readOnly.status, readOnly.body.exception.Status, readOnly.body.exception.PlatformDecides], [200, 'open', true]);
@@ -263,12 +346,24 @@ describe('reconciliation against the provider', () => {
     // The platform operator (CLI) posts the compensating debit, once.
     const platform = { via: 'cli' as const, tenantId: tenant.tenantId };
     const compensated = await stack.services.reconciliation.compensate(platform, finding!.ID, 'payer bank recalled the funds, ticket 4411');
-    assert.deepEqual([compensated.entry.kind, compensated.entry.direction, compensated.entry.amount, compensated.entry.reversesEntryId], ['adjustment', 'debit', 500_000n, finding!.EntryID]);
     assert.deepEqual(
-      [compensated.finding.status, compensated.finding.resolution, compensated.finding.resolutionNote, compensated.finding.resolvedVia, compensated.finding.repairEntryId],
+      [compensated.entry.kind, compensated.entry.direction, compensated.entry.amount, compensated.entry.reversesEntryId],
+      ['adjustment', 'debit', 500_000n, finding!.EntryID],
+    );
+    assert.deepEqual(
+      [
+        compensated.finding.status,
+        compensated.finding.resolution,
+        compensated.finding.resolutionNote,
+        compensated.finding.resolvedVia,
+        compensated.finding.repairEntryId,
+      ],
       ['resolved', 'compensated', 'payer bank recalled the funds, ticket 4411', 'cli', compensated.entry.id],
     );
-    await assert.rejects(stack.services.reconciliation.compensate(platform, finding!.ID, 'twice'), (error: { kind?: string }) => error.kind === 'conflict');
+    await assert.rejects(
+      stack.services.reconciliation.compensate(platform, finding!.ID, 'twice'),
+      (error: { kind?: string }) => error.kind === 'conflict',
+    );
     const group = compensated.entry.transactionGroupId;
     assert.deepEqual(await eventsOf(stack, group), [
       ['payment.received', 1],
@@ -276,13 +371,22 @@ describe('reconciliation against the provider', () => {
       ['payment.compensated', 3],
     ]);
     const told = await stack.infra.db('tenant_events').where({ subject: group, type: 'payment.compensated' }).first('data');
-    assert.deepEqual(told.data, { transactionGroupId: group, accountRef: account.AccountRef, amount: '5000.00', currency: 'NGN', reason: 'the provider reports this payment REFUND' });
+    assert.deepEqual(told.data, {
+      transactionGroupId: group,
+      accountRef: account.AccountRef,
+      amount: '5000.00',
+      currency: 'NGN',
+      reason: 'the provider reports this payment REFUND',
+    });
 
     const balance = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey });
     assert.deepEqual([balance.body.ledgerBalance, balance.body.availableBalance], ['-3000.00', '-3000.00']);
     const flagged = await stack.infra.db('virtual_accounts').where({ id: account.ID }).first('deficit_since');
     assert.ok(flagged.deficit_since, 'the account is flagged in deficit');
-    const refusedSettlement = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '1.00', ...DESTINATION } });
+    const refusedSettlement = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '1.00', ...DESTINATION },
+    });
     assert.deepEqual([refusedSettlement.status, refusedSettlement.body.error], [400, 'insufficient funds']);
 
     const second = await reconcile(stack, tenant, from);
@@ -292,7 +396,12 @@ describe('reconciliation against the provider', () => {
   it('refunds a settlement the provider refunded after success when every event of it was lost', async () => {
     // A provider whose webhooks never arrive (a misconfigured URL): only polling and reconciliation see anything.
     const lost = await startStack(
-      { SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/webhooks/provider', RECONCILIATION_GRACE: '0ms', SETTLEMENT_POLL_INTERVAL: '200ms', SETTLEMENT_REFUND_WATCH: '200ms' },
+      {
+        SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:9/webhooks/provider',
+        RECONCILIATION_GRACE: '0ms',
+        SETTLEMENT_POLL_INTERVAL: '200ms',
+        SETTLEMENT_REFUND_WATCH: '200ms',
+      },
       { worker: true },
     );
     try {
@@ -301,20 +410,38 @@ describe('reconciliation against the provider', () => {
       const funding = await fundAccount(lost, account.ID, 1_000_000n);
       // After the funding credit, which the provider does not know (see the window of the test below).
       const from = new Date(funding.createdAt.getTime() + 1);
-      const settled = await call(lost.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: owner.apiKey, body: { amount: '2500.00', ...DESTINATION } });
+      const settled = await call(lost.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+        apiKey: owner.apiKey,
+        body: { amount: '2500.00', ...DESTINATION },
+      });
       assert.equal(settled.status, 202);
       const merchantTxRef: string = settled.body.merchantTxRef;
-      await eventually(async () => (await call(lost.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: owner.apiKey })).body.status === 'success', { what: 'the payout' });
-      await eventually(async () => (await lost.infra.temporal.workflow.getHandle(`settlement:${merchantTxRef}`).describe()).status.name === 'COMPLETED', { what: 'the end of the refund watch' });
+      await eventually(
+        async () => (await call(lost.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: owner.apiKey })).body.status === 'success',
+        { what: 'the payout' },
+      );
+      await eventually(
+        async () => (await lost.infra.temporal.workflow.getHandle(`settlement:${merchantTxRef}`).describe()).status.name === 'COMPLETED',
+        { what: 'the end of the refund watch' },
+      );
       const refunded = await call(lost.sandboxUrl, 'POST', `/sandbox/transfers/${merchantTxRef}-1/refund`, {});
       assert.equal(refunded.status, 200);
-      assert.equal((await call(lost.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: owner.apiKey })).body.status, 'success', 'nobody told the service');
+      assert.equal(
+        (await call(lost.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: owner.apiKey })).body.status,
+        'success',
+        'nobody told the service',
+      );
       const settlementStatus = async (): Promise<string | undefined> =>
-        (await lost.infra.temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS);
+        (await lost.infra.temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).describe()).typedSearchAttributes.get(
+          SETTLEMENT_STATUS,
+        );
       assert.equal(await settlementStatus(), 'success');
 
       const run = await reconcile(lost, owner, from);
-      assert.deepEqual({ repaired: run.run.Repaired, reported: run.run.Reported, lookups: run.run.Lookups }, { repaired: 1, reported: 0, lookups: 1 });
+      assert.deepEqual(
+        { repaired: run.run.Repaired, reported: run.run.Reported, lookups: run.run.Lookups },
+        { repaired: 1, reported: 0, lookups: 1 },
+      );
       assert.deepEqual([run.exceptions[0]!.Kind, run.exceptions[0]!.MerchantTxRef], ['settlement_refunded', merchantTxRef]);
       assert.equal((await call(lost.apiUrl, 'GET', `/v1/transfers/${merchantTxRef}`, { apiKey: owner.apiKey })).body.status, 'refunded');
       // Through the settlement's own refund rule: the attempt that had succeeded is the one refunded.
@@ -345,7 +472,16 @@ describe('reconciliation against the provider', () => {
     const transactionId = `API-VACT_TRA-DIFF1-${randomUUID()}`;
     await stack.infra.db.transaction((trx) =>
       stack.services.postingEngine.post(trx, account.ID, [
-        { direction: 'credit', kind: 'payment', amount: 400_000n, fee: 2_500n, status: 'confirmed', narration: 'ADA OBI', providerTxnRef: transactionId, transactionGroupId: randomUUID() },
+        {
+          direction: 'credit',
+          kind: 'payment',
+          amount: 400_000n,
+          fee: 2_500n,
+          status: 'confirmed',
+          narration: 'ADA OBI',
+          providerTxnRef: transactionId,
+          transactionGroupId: randomUUID(),
+        },
       ]),
     );
     stack.sandbox.state.payments.set(transactionId, {
@@ -367,7 +503,11 @@ describe('reconciliation against the provider', () => {
       apiKey: owner.apiKey,
       body: { amount: '100.00', bankCode: '058', accountNumber: magicAccountNumber('failsEverySubmission') },
     });
-    await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${failed.body.merchantTxRef}`, { apiKey: owner.apiKey })).body.status === 'failed', { what: 'the failed payout' });
+    await eventually(
+      async () =>
+        (await call(stack.apiUrl, 'GET', `/v1/transfers/${failed.body.merchantTxRef}`, { apiKey: owner.apiKey })).body.status === 'failed',
+      { what: 'the failed payout' },
+    );
     stack.sandbox.state.transferByReference(`${failed.body.merchantTxRef}-1`)!.status = 'SUCCESS';
     // A payout still processing, requested three hours ago.
     const stuck = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
@@ -375,9 +515,14 @@ describe('reconciliation against the provider', () => {
       body: { amount: '200.00', bankCode: '058', accountNumber: magicAccountNumber('processingThenSucceeds') },
     });
     // Accepted by the provider (the last change the workflow makes before it polls), then aged.
-    await eventually(async () => (await stack.infra.db('settlements').where({ merchant_tx_ref: stuck.body.merchantTxRef }).first('provider_transfer_id'))?.provider_transfer_id, {
-      what: 'the accepted payout',
-    });
+    await eventually(
+      async () =>
+        (await stack.infra.db('settlements').where({ merchant_tx_ref: stuck.body.merchantTxRef }).first('provider_transfer_id'))
+          ?.provider_transfer_id,
+      {
+        what: 'the accepted payout',
+      },
+    );
     await stack.infra
       .db('settlements')
       .where({ merchant_tx_ref: stuck.body.merchantTxRef })
@@ -385,15 +530,33 @@ describe('reconciliation against the provider', () => {
     const balanceBefore = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey });
 
     const first = await reconcile(stack, owner, from);
-    assert.deepEqual({ repaired: first.run.Repaired, reported: first.run.Reported, alerts: first.run.Alerts, outcome: first.run.Outcome }, { repaired: 0, reported: 3, alerts: 1, outcome: 'alert' });
+    assert.deepEqual(
+      { repaired: first.run.Repaired, reported: first.run.Reported, alerts: first.run.Alerts, outcome: first.run.Outcome },
+      { repaired: 0, reported: 3, alerts: 1, outcome: 'alert' },
+    );
     const byKind = Object.fromEntries(first.exceptions.map((finding) => [finding.Kind, finding]));
     assert.deepEqual(Object.keys(byKind).sort(), ['payment_mismatch', 'settlement_paid_not_debited', 'settlement_stuck']);
-    assert.deepEqual([byKind.payment_mismatch.Details.providerAmount, byKind.payment_mismatch.Details.ledgerAmount, byKind.payment_mismatch.Severity], ['5025.00', '4025.00', 'warning']);
-    assert.deepEqual([byKind.settlement_paid_not_debited.MerchantTxRef, byKind.settlement_paid_not_debited.Severity], [failed.body.merchantTxRef, 'alert']);
-    assert.deepEqual([byKind.settlement_stuck.MerchantTxRef, byKind.settlement_stuck.Details.settlementStatus], [stuck.body.merchantTxRef, 'processing']);
+    assert.deepEqual(
+      [byKind.payment_mismatch.Details.providerAmount, byKind.payment_mismatch.Details.ledgerAmount, byKind.payment_mismatch.Severity],
+      ['5025.00', '4025.00', 'warning'],
+    );
+    assert.deepEqual(
+      [byKind.settlement_paid_not_debited.MerchantTxRef, byKind.settlement_paid_not_debited.Severity],
+      [failed.body.merchantTxRef, 'alert'],
+    );
+    assert.deepEqual(
+      [byKind.settlement_stuck.MerchantTxRef, byKind.settlement_stuck.Details.settlementStatus],
+      [stuck.body.merchantTxRef, 'processing'],
+    );
     assert.equal(first.run.DaysDiffering, 1);
     assert.deepEqual(
-      first.dayTotalDifferences.map((day: Record<string, unknown>) => [day.AccountRef, day.ProviderGross, day.ProviderFee, day.LedgerGross, day.LedgerFee]),
+      first.dayTotalDifferences.map((day: Record<string, unknown>) => [
+        day.AccountRef,
+        day.ProviderGross,
+        day.ProviderFee,
+        day.LedgerGross,
+        day.LedgerFee,
+      ]),
       [[account.AccountRef, '5025.00', '25.00', '4025.00', '25.00']],
     );
     const balanceAfter = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey });
@@ -401,12 +564,20 @@ describe('reconciliation against the provider', () => {
 
     const second = await reconcile(stack, owner, from);
     assert.equal(second.run.Reported, 3);
-    assert.deepEqual(second.exceptions.map((finding) => [finding.ID, finding.Occurrences]).sort(), first.exceptions.map((finding) => [finding.ID, 2]).sort());
-    assert.equal(Number((await stack.infra.db('reconciliation_exceptions').where({ tenant_id: owner.tenantId }).count('* as count'))[0]!.count), 3);
+    assert.deepEqual(
+      second.exceptions.map((finding) => [finding.ID, finding.Occurrences]).sort(),
+      first.exceptions.map((finding) => [finding.ID, 2]).sort(),
+    );
+    assert.equal(
+      Number((await stack.infra.db('reconciliation_exceptions').where({ tenant_id: owner.tenantId }).count('* as count'))[0]!.count),
+      3,
+    );
   });
 
   it("reports the platform's own findings apart: a payment to an account the service does not have, and the wallet against the ledger", async () => {
-    const stranger = await call(stack.sandboxUrl, 'POST', '/v1/auth/token/issue', { body: { grant_type: 'client_credentials', client_id: 'c', client_secret: 's' } });
+    const stranger = await call(stack.sandboxUrl, 'POST', '/v1/auth/token/issue', {
+      body: { grant_type: 'client_credentials', client_id: 'c', client_secret: 's' },
+    });
     const created = await call(stack.sandboxUrl, 'POST', '/v1/accounts/virtual', {
       headers: { authorization: `Bearer ${stranger.body.data.access_token}`, accountId: 'acct' },
       body: { accountRef: `va_nobody_${Date.now()}`, accountName: 'Nobody Here', currency: 'NGN' },
@@ -428,7 +599,10 @@ describe('reconciliation against the provider', () => {
     const platform = await stack.services.reconciliation.listExceptions(null, { status: 'open' }, null, 100);
     const unknown = platform.find((finding) => finding.kind === 'unknown_account' && finding.subject === paid.body.transactionId);
     assert.ok(unknown, 'the payment to an unknown account is reported');
-    assert.deepEqual([unknown.severity, unknown.tenantId, unknown.details.providerAccountNumber], ['alert', null, created.body.data.bankAccountNumber]);
+    assert.deepEqual(
+      [unknown.severity, unknown.tenantId, unknown.details.providerAccountNumber],
+      ['alert', null, created.body.data.bankAccountNumber],
+    );
     const wallet = platform.find((finding) => finding.kind === 'wallet_difference');
     assert.ok(wallet, "the wallet differs (this database holds other stacks' accounts too)");
     assert.deepEqual(Object.keys(wallet.details).sort(), ['heldPerBooks', 'unassignedMisdirected', 'unexplained', 'walletBalance']);
@@ -460,7 +634,10 @@ describe('reconciliation against the provider', () => {
     assert.ok(findings.body.exceptions.every((finding: { ID: string }) => finding.ID !== findingId));
     const dashboardFinding = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${findingId}`, { cookie });
     assert.deepEqual([dashboardFinding.status, dashboardFinding.body.error], [404, 'reconciliation exception not found']);
-    const response = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${findingId}/resolve`, { cookie, body: { note: 'not mine' } });
+    const response = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${findingId}/resolve`, {
+      cookie,
+      body: { note: 'not mine' },
+    });
     assert.deepEqual([response.status, response.body.error], [404, 'reconciliation exception not found']);
     const theirCookie = await dashboardSession(stack, other.tenantId);
     const open = await call(stack.apiUrl, 'GET', '/auth/reconciliation/exceptions?status=open', { cookie: theirCookie });
@@ -469,8 +646,15 @@ describe('reconciliation against the provider', () => {
       [findingId],
     );
     // The platform operator names the finding's tenant at the CLI: another tenant's id does not find it.
-    await assert.rejects(stack.services.reconciliation.resolve({ via: 'cli', tenantId: tenant.tenantId }, findingId, 'not theirs'), (error: { kind?: string }) => error.kind === 'not_found');
-    const resolved = await stack.services.reconciliation.resolve({ via: 'cli', tenantId: other.tenantId }, findingId, 'payment failed at the payer bank; customer told');
+    await assert.rejects(
+      stack.services.reconciliation.resolve({ via: 'cli', tenantId: tenant.tenantId }, findingId, 'not theirs'),
+      (error: { kind?: string }) => error.kind === 'not_found',
+    );
+    const resolved = await stack.services.reconciliation.resolve(
+      { via: 'cli', tenantId: other.tenantId },
+      findingId,
+      'payment failed at the payer bank; customer told',
+    );
     assert.deepEqual([resolved.status, resolved.resolution], ['resolved', 'noted']);
   });
 
@@ -483,7 +667,10 @@ describe('reconciliation against the provider', () => {
     await call(stack.sandboxUrl, 'POST', `/sandbox/payments/${paid.body.transactionId}/status`, { body: { status: 'PAYMENT_FAILED' } });
 
     const operator = await dashboardUser(stack, owner.tenantId, 'operator');
-    const asked = await call(stack.apiUrl, 'POST', '/auth/reconciliation/runs', { cookie: operator.cookie, body: { from: from.toISOString() } });
+    const asked = await call(stack.apiUrl, 'POST', '/auth/reconciliation/runs', {
+      cookie: operator.cookie,
+      body: { from: from.toISOString() },
+    });
     assert.equal(asked.status, 202, asked.text);
     assert.deepEqual([asked.body.run.Trigger, asked.body.run.RequestedBy], ['operator', operator.email]);
     const byOperator = await finished(stack, owner, asked.body.run.ID);
@@ -504,7 +691,11 @@ describe('reconciliation against the provider', () => {
     // The Temporal UI shows every tenant's workflows: the platform operator's, never linked for a tenant.
     assert.deepEqual(detail.body.workflow, { workflowId: `reconciliation:${byOperator.run.ID}` });
     assert.ok(!detail.text.includes(stack.config.TEMPORAL_UI_URL), 'no link into the Temporal UI');
-    assert.equal((await call(stack.apiUrl, 'GET', `/v1/reconciliation/runs/${byOperator.run.ID}`, { apiKey: owner.apiKey })).body.workflow, undefined, 'the API answers as before');
+    assert.equal(
+      (await call(stack.apiUrl, 'GET', `/v1/reconciliation/runs/${byOperator.run.ID}`, { apiKey: owner.apiKey })).body.workflow,
+      undefined,
+      'the API answers as before',
+    );
 
     const [finding] = byOperator.exceptions;
     assert.equal(finding!.Kind, 'credit_failed_at_provider');
@@ -525,22 +716,36 @@ describe('reconciliation against the provider', () => {
 
     const one = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.ID}`, { cookie: operator.cookie });
     assert.equal(one.status, 200, one.text);
-    assert.deepEqual([one.body.exception.ID, one.body.exception.Occurrences, one.body.exception.AccountRef], [finding!.ID, 2, account.AccountRef]);
+    assert.deepEqual(
+      [one.body.exception.ID, one.body.exception.Occurrences, one.body.exception.AccountRef],
+      [finding!.ID, 2, account.AccountRef],
+    );
     assert.deepEqual(
       one.body.runs.map((run: { ID: string }) => run.ID),
       [byApiKey.run.ID, byOperator.run.ID],
       'the runs that met it, newest first',
     );
     const viewer = await dashboardSession(stack, owner.tenantId, 'viewer');
-    assert.equal((await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.ID}`, { cookie: viewer })).status, 200, 'a viewer reads a finding');
+    assert.equal(
+      (await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.ID}`, { cookie: viewer })).status,
+      200,
+      'a viewer reads a finding',
+    );
     for (const id of ['not-a-uuid', randomUUID()]) {
       const missing = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${id}`, { cookie: operator.cookie });
       assert.deepEqual([missing.status, missing.body.error], [404, 'reconciliation exception not found'], id);
     }
-    const refused = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/resolve`, { cookie: operator.cookie, body: { note: 'payer bank failed it; customer told' } });
+    const refused = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.ID}/resolve`, {
+      cookie: operator.cookie,
+      body: { note: 'payer bank failed it; customer told' },
+    });
     assert.equal(refused.status, 403, refused.text);
     assert.deepEqual(await list('?kind=credit_failed_at_provider&status=open'), [finding!.ID], 'still open after the refusal');
-    await stack.services.reconciliation.resolve({ via: 'cli', tenantId: owner.tenantId }, finding!.ID, 'payer bank failed it; customer told');
+    await stack.services.reconciliation.resolve(
+      { via: 'cli', tenantId: owner.tenantId },
+      finding!.ID,
+      'payer bank failed it; customer told',
+    );
     assert.deepEqual(await list('?kind=credit_failed_at_provider&status=resolved'), [finding!.ID]);
     assert.deepEqual(await list('?status=open'), []);
   });
@@ -581,7 +786,10 @@ describe('reconciliation against the provider', () => {
       assert.equal(run.run.Status, 'failed');
       assert.match(run.run.Error, /listTransactions: HTTP 503/);
       assert.equal((await entries(stack, owner, account)).length, 0);
-      assert.equal(Number((await stack.infra.db('reconciliation_provider_rows').where({ run_id: run.run.ID }).count('* as count'))[0]!.count), 0);
+      assert.equal(
+        Number((await stack.infra.db('reconciliation_provider_rows').where({ run_id: run.run.ID }).count('* as count'))[0]!.count),
+        0,
+      );
     } finally {
       await call(stack.sandboxUrl, 'DELETE', '/sandbox/faults');
     }
@@ -619,7 +827,12 @@ describe('reconciliation against the provider', () => {
       const [entry] = await entries(stack, owner, account);
       assert.equal(entry?.ProviderTxnRef, paid.body.transactionId);
       const listed = await call(stack.apiUrl, 'GET', '/v1/reconciliation/runs', { apiKey: owner.apiKey });
-      assert.ok(listed.body.runs.some((run: { ID: string; Trigger: string; ParentRunID: string }) => run.ID === child.id && run.Trigger === 'schedule' && run.ParentRunID === child.parent_run_id));
+      assert.ok(
+        listed.body.runs.some(
+          (run: { ID: string; Trigger: string; ParentRunID: string }) =>
+            run.ID === child.id && run.Trigger === 'schedule' && run.ParentRunID === child.parent_run_id,
+        ),
+      );
       const handle = stack.infra.temporal.workflow.getHandle(child.workflow_id);
       // The child's row says succeeded a moment before the platform run's workflow finishes its own last step.
       const status = await eventually(
@@ -632,9 +845,17 @@ describe('reconciliation against the provider', () => {
       assert.deepEqual([status.phase, status.runId], ['succeeded', child.parent_run_id]);
     } finally {
       await stack.infra.temporal.schedule.getHandle(scheduleId).delete();
-      await eventually(async () => (await stack.infra.db('reconciliation_runs').where({ trigger: 'schedule', status: 'running' }).whereNull('parent_run_id').first('id')) === undefined, {
-        what: 'the last scheduled run to finish',
-      });
+      await eventually(
+        async () =>
+          (await stack.infra
+            .db('reconciliation_runs')
+            .where({ trigger: 'schedule', status: 'running' })
+            .whereNull('parent_run_id')
+            .first('id')) === undefined,
+        {
+          what: 'the last scheduled run to finish',
+        },
+      );
     }
   });
 });
@@ -648,7 +869,10 @@ describe('reconciliation against the provider', () => {
 describe('reconciliation credits join the batch confirmation queue', () => {
   let stack: Stack;
   before(async () => {
-    stack = await startStack({ WORKFLOW_START_RATE: '1000', RECONCILIATION_GRACE: '0ms', CONFIRMATION_BATCH_WINDOW: '1h' }, { worker: true });
+    stack = await startStack(
+      { WORKFLOW_START_RATE: '1000', RECONCILIATION_GRACE: '0ms', CONFIRMATION_BATCH_WINDOW: '1h' },
+      { worker: true },
+    );
   });
   after(() => stack?.close());
 
@@ -657,19 +881,31 @@ describe('reconciliation credits join the batch confirmation queue', () => {
     const account = await provisionAccount(stack, owner.apiKey);
     const from = new Date(Date.now() - 1_000);
     const missed: string[] = [];
-    for (const amount of [2010, 3010, 4010]) missed.push((await suppressedPayment(stack, account.AccountRef, amount)).body.transactionId as string);
+    for (const amount of [2010, 3010, 4010])
+      missed.push((await suppressedPayment(stack, account.AccountRef, amount)).body.transactionId as string);
     // One payment whose webhook did arrive, for comparison.
     const heard = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5010 } });
     assert.equal(heard.body.delivery.status, 200);
 
     const run = await reconcile(stack, owner, from);
     assert.deepEqual({ repaired: run.run.Repaired, matched: run.run.Matched }, { repaired: 3, matched: 1 });
-    const claims: Array<{ provider_txn_ref: string; tenant_id: string; account_ref: string; batch_id: string | null; posted_at: Date; created_at: Date }> = await stack.infra
+    const claims: Array<{
+      provider_txn_ref: string;
+      tenant_id: string;
+      account_ref: string;
+      batch_id: string | null;
+      posted_at: Date;
+      created_at: Date;
+    }> = await stack.infra
       .db('confirmation_claims as c')
       .join('ledger_entries as e', 'e.id', 'c.entry_id')
       .where('c.tenant_id', owner.tenantId)
       .select('c.provider_txn_ref', 'c.tenant_id', 'c.account_ref', 'c.batch_id', 'c.posted_at', 'e.created_at');
-    assert.deepEqual(new Set(claims.map((claim) => claim.provider_txn_ref)), new Set([...missed, heard.body.transactionId]), 'the three credits it posted are queued beside the ingested one');
+    assert.deepEqual(
+      new Set(claims.map((claim) => claim.provider_txn_ref)),
+      new Set([...missed, heard.body.transactionId]),
+      'the three credits it posted are queued beside the ingested one',
+    );
     for (const claim of claims) {
       assert.deepEqual([claim.tenant_id, claim.account_ref, claim.batch_id], [owner.tenantId, account.AccountRef, null]);
       assert.equal(claim.posted_at.getTime(), claim.created_at.getTime(), 'its window counts from its own posting');
@@ -681,13 +917,20 @@ describe('reconciliation credits join the batch confirmation queue', () => {
 
     const pass = await stack.workerStarts!.batcher.pass();
     assert.ok(pass.payments >= 4, JSON.stringify(pass));
-    await eventually(async () => (await entries(stack, owner, account)).every((entry) => entry.Status === 'confirmed'), { what: 'the batch confirming all four' });
-    assert.deepEqual(await stack.infra.db('confirmation_claims').where({ tenant_id: owner.tenantId }).select('entry_id'), [], 'settled credits leave no claim');
+    await eventually(async () => (await entries(stack, owner, account)).every((entry) => entry.Status === 'confirmed'), {
+      what: 'the batch confirming all four',
+    });
+    assert.deepEqual(
+      await stack.infra.db('confirmation_claims').where({ tenant_id: owner.tenantId }).select('entry_id'),
+      [],
+      'settled credits leave no claim',
+    );
     // Found in the Temporal UI like any batched payment: by its provider reference.
     for (const ref of missed) {
       await eventually(
         async () => {
-          for await (const execution of stack.infra.temporal.workflow.list({ query: `ProviderTxnRefs = '${ref}'` })) if (execution.status.name === 'COMPLETED') return true;
+          for await (const execution of stack.infra.temporal.workflow.list({ query: `ProviderTxnRefs = '${ref}'` }))
+            if (execution.status.name === 'COMPLETED') return true;
           return false;
         },
         { what: `the batch that confirmed ${ref}` },

@@ -66,15 +66,20 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
   });
   after(() => stack?.close());
 
-  const sandboxView = async (ref: string): Promise<SandboxView> => (await call<SandboxView>(stack.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body;
-  const transferOf = async (ref: string): Promise<Transfer> => (await call<Transfer>(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body;
+  const sandboxView = async (ref: string): Promise<SandboxView> =>
+    (await call<SandboxView>(stack.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body;
+  const transferOf = async (ref: string): Promise<Transfer> =>
+    (await call<Transfer>(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body;
   const searchStatusOf = async (ref: string): Promise<string | undefined> =>
     (await stack.infra.temporal.workflow.getHandle(settlementWorkflowId(ref)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS);
 
   async function settle(accountNumber: string): Promise<{ ref: string; accountRef: string; settlementId: string }> {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 100_000n);
-    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '400.00', bankCode: '058', accountNumber } });
+    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '400.00', bankCode: '058', accountNumber },
+    });
     assert.equal(response.status, 202, response.text);
     const ref = response.body.merchantTxRef as string;
     const row = await stack.infra.db('settlements').where({ merchant_tx_ref: ref }).first('id');
@@ -93,17 +98,29 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
   }
 
   /** The money invariants: one payout at most, the debit reversed exactly when no payout stands, SettlementStatus = the database. */
-  async function assertMoney(settlement: { ref: string; accountRef: string }, expected: { status: string; standing: number }): Promise<SandboxView> {
+  async function assertMoney(
+    settlement: { ref: string; accountRef: string },
+    expected: { status: string; standing: number },
+  ): Promise<SandboxView> {
     const view = await sandboxView(settlement.ref);
     assert.ok(view.payouts <= 1, `${settlement.ref}: ${view.payouts} payouts`);
     assert.equal(view.standingPayouts, expected.standing, `${settlement.ref} standing payouts`);
     const transfer = await transferOf(settlement.ref);
     assert.equal(transfer.status, expected.status);
-    const lines = (await statement(stack, tenant.apiKey, settlement.accountRef)).body.lines as Array<{ entry: { Kind: string; Status: string }; runningBalance: string }>;
+    const lines = (await statement(stack, tenant.apiKey, settlement.accountRef)).body.lines as Array<{
+      entry: { Kind: string; Status: string };
+      runningBalance: string;
+    }>;
     const debit = lines.find((line) => line.entry.Kind === 'settlement')!;
-    assert.equal(debit.entry.Status, expected.standing === 1 ? 'confirmed' : 'reversed', `${settlement.ref}: debit reversed exactly when no payout stands`);
+    assert.equal(
+      debit.entry.Status,
+      expected.standing === 1 ? 'confirmed' : 'reversed',
+      `${settlement.ref}: debit reversed exactly when no payout stands`,
+    );
     assert.equal(lines.at(-1)!.runningBalance, expected.standing === 1 ? '600.00' : '1000.00');
-    await eventually(async () => (await searchStatusOf(settlement.ref)) === expected.status, { what: `SettlementStatus of ${settlement.ref} to be ${expected.status}` });
+    await eventually(async () => (await searchStatusOf(settlement.ref)) === expected.status, {
+      what: `SettlementStatus of ${settlement.ref} to be ${expected.status}`,
+    });
     assert.ok(maxCallsPerMinute(view.calls) <= 20, `${settlement.ref}: ${maxCallsPerMinute(view.calls)} provider calls in a minute`);
     return view;
   }
@@ -138,9 +155,18 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     await Promise.all(cases.map((testCase, i) => finalState(settlements[i]!.ref, testCase.status)));
     // The failed attempt's refund has been processed before the money is checked.
     const failedThenRefunded = settlements[cases.findIndex((testCase) => testCase.accountNumber.endsWith('8888'))]!;
-    await eventually(async () => (await stack.infra.db('settlement_attempts').where({ settlement_id: failedThenRefunded.settlementId, attempt_no: 1 }).first('outcome'))?.outcome === 'refunded', {
-      what: 'the refund of the failed attempt to be recorded on that attempt',
-    });
+    await eventually(
+      async () =>
+        (
+          await stack.infra
+            .db('settlement_attempts')
+            .where({ settlement_id: failedThenRefunded.settlementId, attempt_no: 1 })
+            .first('outcome')
+        )?.outcome === 'refunded',
+      {
+        what: 'the refund of the failed attempt to be recorded on that attempt',
+      },
+    );
     for (const [i, testCase] of cases.entries()) {
       const view = await assertMoney(settlements[i]!, testCase);
       assert.equal((await transferOf(settlements[i]!.ref)).attemptCount, testCase.attempts, `${testCase.accountNumber} attempts`);
@@ -155,10 +181,18 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
   it("a second refund event after the first one's workflow ended is still processed", async () => {
     const settlement = await settle('0123456789');
     await finalState(settlement.ref, 'success');
-    await eventually(async () => (await stack.infra.temporal.workflow.getHandle(settlementWorkflowId(settlement.ref)).describe()).status.name === 'COMPLETED', { what: 'the end of the watch' });
+    await eventually(
+      async () =>
+        (await stack.infra.temporal.workflow.getHandle(settlementWorkflowId(settlement.ref)).describe()).status.name === 'COMPLETED',
+      { what: 'the end of the watch' },
+    );
     // A payout_refund event the provider's lookup never agrees with: its workflow gives up after the re-check.
     const providerRef = `${settlement.ref}-1`;
-    const early = { event_type: 'payout_refund', requestId: randomUUID(), data: { merchant: {}, transaction: { merchantTxRef: providerRef, transactionId: 'x' }, customer: {} } };
+    const early = {
+      event_type: 'payout_refund',
+      requestId: randomUUID(),
+      data: { merchant: {}, transaction: { merchantTxRef: providerRef, transactionId: 'x' }, customer: {} },
+    };
     assert.equal((await sendProviderEvent(stack, early)).status, 200);
     const first = stack.infra.temporal.workflow.getHandle(settlementRefundWorkflowId(providerRef, early.requestId));
     assert.equal(await eventually(() => first.result(), { what: 'the first refund workflow' }), 'not_refunded');
@@ -172,12 +206,28 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
   it('a workflow started by anyone on the task queue cannot move money the provider does not back', async () => {
     const settlement = await settle('0123456789');
     await finalState(settlement.ref, 'success');
-    const settlementInput = { settlementId: settlement.settlementId, merchantTxRef: settlement.ref, maxAttempts: 5, retryScheduleMs: [500], pollIntervalMs: 1_000, refundWatchMs: 1_000 };
+    const settlementInput = {
+      settlementId: settlement.settlementId,
+      merchantTxRef: settlement.ref,
+      maxAttempts: 5,
+      retryScheduleMs: [500],
+      pollIntervalMs: 1_000,
+      refundWatchMs: 1_000,
+    };
     // A forged refund (the provider says SUCCESS) and a forged fresh settlement run (another attempt) change nothing.
     const refund = await stack.infra.temporal.workflow.execute('settlementRefundWorkflow', {
       taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
       workflowId: `forged-refund-${randomUUID()}`,
-      args: [{ settlementId: settlement.settlementId, merchantTxRef: settlement.ref, providerRef: `${settlement.ref}-1`, recheckMs: 1_000, pollIntervalMs: 500, settlement: settlementInput }],
+      args: [
+        {
+          settlementId: settlement.settlementId,
+          merchantTxRef: settlement.ref,
+          providerRef: `${settlement.ref}-1`,
+          recheckMs: 1_000,
+          pollIntervalMs: 500,
+          settlement: settlementInput,
+        },
+      ],
     });
     assert.equal(refund, 'not_refunded');
     const rerun = await stack.infra.temporal.workflow.execute('settlementWorkflow', {
@@ -186,7 +236,10 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
       args: [settlementInput],
     });
     assert.equal(rerun, 'success');
-    assert.deepEqual(await stack.services.settlementExecution.submitAttempt(settlement.settlementId, 2), { kind: 'settlement_closed', status: 'success' });
+    assert.deepEqual(await stack.services.settlementExecution.submitAttempt(settlement.settlementId, 2), {
+      kind: 'settlement_closed',
+      status: 'success',
+    });
     assert.equal(await stack.services.settlementExecution.fail(settlement.settlementId, 'forged'), 'success');
     const view = await assertMoney(settlement, { status: 'success', standing: 1 });
     assert.equal(view.submissions.length, 1);
@@ -194,9 +247,16 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
 
   it('a reference every submission of which is refused as a duplicate, and no lookup shows, raises an overdue alert: probed with the same reference, never paid, never replaced', async () => {
     const settlement = await settle(magicAccountNumber('alwaysFalseDuplicate'));
-    const finding = await eventually(async () => (await stack.infra.db('reconciliation_exceptions').where({ kind: 'settlement_overdue', settlement_id: settlement.settlementId }).first()) ?? null, {
-      what: `an overdue alert for ${settlement.ref}`,
-    });
+    const finding = await eventually(
+      async () =>
+        (await stack.infra
+          .db('reconciliation_exceptions')
+          .where({ kind: 'settlement_overdue', settlement_id: settlement.settlementId })
+          .first()) ?? null,
+      {
+        what: `an overdue alert for ${settlement.ref}`,
+      },
+    );
     assert.equal(finding.subject, `${settlement.ref}-1`);
     assert.equal(finding.severity, 'alert');
     assert.deepEqual([finding.details.attempt, finding.details.seenByLookup], [1, false]);
@@ -205,8 +265,20 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     assert.equal(view.submissions.length, 0, 'the provider recorded none of the submissions');
     assert.ok(view.calls.filter((c) => c.route === 'submit').length >= 3, 'probed with the same reference after each grace');
     const transfer = await transferOf(settlement.ref);
-    assert.deepEqual([transfer.status, transfer.attemptCount], ['processing', 1], 'the debit stands while the reference might still pay; no new reference');
-    assert.equal((await stack.infra.db('settlement_attempts').where({ settlement_id: settlement.settlementId }).count<Array<{ count: string }>>('* as count'))[0]!.count, '1');
+    assert.deepEqual(
+      [transfer.status, transfer.attemptCount],
+      ['processing', 1],
+      'the debit stands while the reference might still pay; no new reference',
+    );
+    assert.equal(
+      (
+        await stack.infra
+          .db('settlement_attempts')
+          .where({ settlement_id: settlement.settlementId })
+          .count<Array<{ count: string }>>('* as count')
+      )[0]!.count,
+      '1',
+    );
   });
 
   it('a transfer stuck PROCESSING is polled at most about 20 times a minute, then pays once when it ends', async () => {
@@ -219,7 +291,10 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     const inFirstMinute = stuck.calls.filter((c) => Date.parse(c.at) - first < 60_000).length;
     assert.ok(inFirstMinute >= 5, `${inFirstMinute} calls: the transfer was not being polled`);
     assert.ok(maxCallsPerMinute(stuck.calls) <= 20, `${maxCallsPerMinute(stuck.calls)} calls in a minute`);
-    assert.equal((await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${settlement.ref}-1/settle`, { body: { status: 'SUCCESS' } })).status, 200);
+    assert.equal(
+      (await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${settlement.ref}-1/settle`, { body: { status: 'SUCCESS' } })).status,
+      200,
+    );
     // The payout_success webhook wakes the workflow well before its next (up to 60 s) poll.
     await finalState(settlement.ref, 'success');
     await assertMoney(settlement, { status: 'success', standing: 1 });
@@ -240,7 +315,14 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
   before(async () => {
     // A slow provider (2.5 s an answer): the first lookup's "not found" comes back past the 2 s grace.
     stack = await startStack(
-      { SANDBOX_LATENCY: '2500ms', PROVIDER_TIMEOUT: '5s', SETTLEMENT_NOT_FOUND_GRACE: '2s', SETTLEMENT_POLL_INTERVAL: '500ms', SETTLEMENT_RETRY_SCHEDULE: '500ms', SETTLEMENT_REFUND_WATCH: '1s' },
+      {
+        SANDBOX_LATENCY: '2500ms',
+        PROVIDER_TIMEOUT: '5s',
+        SETTLEMENT_NOT_FOUND_GRACE: '2s',
+        SETTLEMENT_POLL_INTERVAL: '500ms',
+        SETTLEMENT_RETRY_SCHEDULE: '500ms',
+        SETTLEMENT_REFUND_WATCH: '1s',
+      },
       { worker: true },
     );
     // No worker: the test drives the settlement activities itself, against a sandbox of its own.
@@ -255,7 +337,10 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
   async function settle(on: Stack, accountNumber: string): Promise<{ ref: string; accountRef: string; settlementId: string }> {
     const account = await provisionAccount(on, tenant.apiKey);
     await fundAccount(on, account.ID, 100_000n);
-    const response = await call(on.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '400.00', bankCode: '058', accountNumber } });
+    const response = await call(on.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '400.00', bankCode: '058', accountNumber },
+    });
     assert.equal(response.status, 202, response.text);
     const row = await on.infra.db('settlements').where({ merchant_tx_ref: response.body.merchantTxRef }).first('id');
     return { ref: response.body.merchantTxRef as string, accountRef: account.AccountRef, settlementId: row.id };
@@ -279,7 +364,10 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
   async function submittedLongAgo(accountNumber: string, outcome: string): Promise<{ settlementId: string; providerRef: string }> {
     const settlement = await settle(idle, accountNumber);
     const providerRef = `${settlement.ref}-1`;
-    await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ status: 'processing', attempt_count: 1, account_name: 'ADA OBI' });
+    await idle.infra
+      .db('settlements')
+      .where({ id: settlement.settlementId })
+      .update({ status: 'processing', attempt_count: 1, account_name: 'ADA OBI' });
     await idle.infra.db('settlement_attempts').insert({
       settlement_id: settlement.settlementId,
       attempt_no: 1,
@@ -311,13 +399,24 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     for (const profile of [{ falseDuplicates: 1 }, { lookupLagMs: 600_000 }]) {
       const settlement = await settle(idle, '0123456789');
       await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
-      const created = await call(idle.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { referencePrefix: settlement.ref }, ...profile } });
+      const created = await call(idle.sandboxUrl, 'POST', '/sandbox/profiles', {
+        body: { match: { referencePrefix: settlement.ref }, ...profile },
+      });
       assert.equal(created.status, 201, created.text);
       const answer = (await execution.submitAttempt(settlement.settlementId, 1)).kind;
       assert.equal(answer, 'falseDuplicates' in profile ? 'duplicate' : 'accepted');
       assert.equal(await outcomeOf(settlement.settlementId), 'accepted');
-      assert.equal((await idle.infra.db('settlement_attempts').where({ settlement_id: settlement.settlementId }).first('acknowledged_at')).acknowledged_at, null, answer);
-      assert.equal((await execution.pollAttempt(settlement.settlementId, 1)).kind, 'pending', `${answer}: the first "not found" decides nothing`);
+      assert.equal(
+        (await idle.infra.db('settlement_attempts').where({ settlement_id: settlement.settlementId }).first('acknowledged_at'))
+          .acknowledged_at,
+        null,
+        answer,
+      );
+      assert.equal(
+        (await execution.pollAttempt(settlement.settlementId, 1)).kind,
+        'pending',
+        `${answer}: the first "not found" decides nothing`,
+      );
       await new Promise((resolve) => setTimeout(resolve, 2_100));
       assert.equal((await execution.pollAttempt(settlement.settlementId, 1)).kind, 'probe', `${answer}: "not found" for the grace`);
     }
@@ -328,13 +427,20 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     const settlement = await settle(idle, '0123456789');
     await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
     // The provider answers the submit only after 1.5 s; meanwhile the reference is found failed.
-    const created = await call(idle.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { referencePrefix: settlement.ref }, final: 'PAYMENT_FAILED' } });
+    const created = await call(idle.sandboxUrl, 'POST', '/sandbox/profiles', {
+      body: { match: { referencePrefix: settlement.ref }, final: 'PAYMENT_FAILED' },
+    });
     assert.equal(created.status, 201, created.text);
     await call(idle.sandboxUrl, 'POST', '/sandbox/faults', { body: { latencyMs: 1_500, routes: ['/v2/transfers/bank'] } });
     try {
       const submitting = execution.submitAttempt(settlement.settlementId, 1);
-      await eventually(async () => (await outcomeOf(settlement.settlementId).catch(() => null)) === 'submitting', { what: 'the submission to be on its way' });
-      await idle.infra.db('settlement_attempts').where({ settlement_id: settlement.settlementId, attempt_no: 1 }).update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
+      await eventually(async () => (await outcomeOf(settlement.settlementId).catch(() => null)) === 'submitting', {
+        what: 'the submission to be on its way',
+      });
+      await idle.infra
+        .db('settlement_attempts')
+        .where({ settlement_id: settlement.settlementId, attempt_no: 1 })
+        .update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
       assert.equal((await submitting).kind, 'accepted');
       assert.equal(await outcomeOf(settlement.settlementId), 'failed', 'the late "accepted" does not reopen a failed reference');
     } finally {
@@ -362,7 +468,9 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     for (const final of ['PAYMENT_FAILED', 'SUCCESS']) {
       const settlement = await settle(idle, '0123456789');
       await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
-      const profile = await call(idle.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { referencePrefix: settlement.ref }, final, lookupAnswersFor: 'mtx_someone_else-1' } });
+      const profile = await call(idle.sandboxUrl, 'POST', '/sandbox/profiles', {
+        body: { match: { referencePrefix: settlement.ref }, final, lookupAnswersFor: 'mtx_someone_else-1' },
+      });
       assert.equal(profile.status, 201, profile.text);
       assert.equal((await execution.submitAttempt(settlement.settlementId, 1)).kind, 'accepted');
       assert.deepEqual(
@@ -381,9 +489,20 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     const movedOn = await submittedLongAgo('0123456789', 'failed');
     const closed = await submittedLongAgo('0123456789', 'failed');
     const failedByLookup = await submittedLongAgo('0123456789', 'failed');
-    await idle.infra.db('settlement_attempts').whereIn('settlement_id', [reopened.settlementId, movedOn.settlementId, closed.settlementId]).update(failedForNotFound);
-    await idle.infra.db('settlement_attempts').where({ settlement_id: failedByLookup.settlementId }).update({ detail: 'provider reports PAYMENT_FAILED' });
-    await idle.infra.db('settlement_attempts').insert({ settlement_id: movedOn.settlementId, attempt_no: 2, provider_ref: `${movedOn.providerRef.slice(0, -2)}-2`, outcome: 'accepted' });
+    await idle.infra
+      .db('settlement_attempts')
+      .whereIn('settlement_id', [reopened.settlementId, movedOn.settlementId, closed.settlementId])
+      .update(failedForNotFound);
+    await idle.infra
+      .db('settlement_attempts')
+      .where({ settlement_id: failedByLookup.settlementId })
+      .update({ detail: 'provider reports PAYMENT_FAILED' });
+    await idle.infra.db('settlement_attempts').insert({
+      settlement_id: movedOn.settlementId,
+      attempt_no: 2,
+      provider_ref: `${movedOn.providerRef.slice(0, -2)}-2`,
+      outcome: 'accepted',
+    });
     assert.equal(await idle.services.settlementExecution.fail(closed.settlementId, 'every attempt failed'), 'failed');
     await reopenNotFoundAttempts(idle.infra.db);
     assert.equal(await outcomeOf(reopened.settlementId), 'ambiguous');
@@ -398,10 +517,17 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     await idle.infra.db('settlements').where({ id: paidLate.settlementId }).update({ account_name: 'ADA OBI' });
     assert.equal((await execution.submitAttempt(paidLate.settlementId, 1)).kind, 'accepted');
     // As if its lookup had said PAYMENT_FAILED: the sandbox now shows it paid (SUCCESS at its first check).
-    await idle.infra.db('settlement_attempts').where({ settlement_id: paidLate.settlementId, attempt_no: 1 }).update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
+    await idle.infra
+      .db('settlement_attempts')
+      .where({ settlement_id: paidLate.settlementId, attempt_no: 1 })
+      .update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
     assert.deepEqual(await execution.submitAttempt(paidLate.settlementId, 2), { kind: 'settlement_closed', status: 'success' });
     assert.equal(await outcomeOf(paidLate.settlementId), 'success');
-    assert.equal(await idle.infra.db('settlement_attempts').where({ settlement_id: paidLate.settlementId, attempt_no: 2 }).first(), undefined, 'no second reference');
+    assert.equal(
+      await idle.infra.db('settlement_attempts').where({ settlement_id: paidLate.settlementId, attempt_no: 2 }).first(),
+      undefined,
+      'no second reference',
+    );
     const debit = await idle.infra
       .db('ledger_entries')
       .join('settlements', 'settlements.debit_entry_id', 'ledger_entries.id')
@@ -414,9 +540,16 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     const processingAgain = await settle(idle, magicAccountNumber('stuckProcessing'));
     await idle.infra.db('settlements').where({ id: processingAgain.settlementId }).update({ account_name: 'ADA OBI' });
     assert.equal((await execution.submitAttempt(processingAgain.settlementId, 1)).kind, 'accepted');
-    await idle.infra.db('settlement_attempts').where({ settlement_id: processingAgain.settlementId, attempt_no: 1 }).update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
+    await idle.infra
+      .db('settlement_attempts')
+      .where({ settlement_id: processingAgain.settlementId, attempt_no: 1 })
+      .update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
     assert.equal((await execution.submitAttempt(processingAgain.settlementId, 2)).kind, 'unavailable');
-    assert.equal(await idle.infra.db('settlement_attempts').where({ settlement_id: processingAgain.settlementId, attempt_no: 2 }).first(), undefined, 'no second reference while the first might pay');
+    assert.equal(
+      await idle.infra.db('settlement_attempts').where({ settlement_id: processingAgain.settlementId, attempt_no: 2 }).first(),
+      undefined,
+      'no second reference while the first might pay',
+    );
   });
 
   it('an unexplained 400 (code 96) on a first submission is ambiguous, never a failure', async () => {

@@ -27,7 +27,13 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
 
   before(async () => {
     stack = await startStack(
-      { SETTLEMENT_POLL_INTERVAL: '500ms', SETTLEMENT_RETRY_SCHEDULE: '3s', SETTLEMENT_REFUND_WATCH: '1s', SANDBOX_PROCESSING_TIME: '2s', SWEEP_GRACE: '0ms' },
+      {
+        SETTLEMENT_POLL_INTERVAL: '500ms',
+        SETTLEMENT_RETRY_SCHEDULE: '3s',
+        SETTLEMENT_REFUND_WATCH: '1s',
+        SANDBOX_PROCESSING_TIME: '2s',
+        SWEEP_GRACE: '0ms',
+      },
       { worker: true },
     );
     tenant = await createTenant(stack);
@@ -42,19 +48,27 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
     await stack?.close();
   });
 
-  const sandboxView = async (ref: string): Promise<SandboxView> => (await call<SandboxView>(stack.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body;
+  const sandboxView = async (ref: string): Promise<SandboxView> =>
+    (await call<SandboxView>(stack.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body;
   const handleOf = (ref: string) => stack.infra.temporal.workflow.getHandle(settlementWorkflowId(ref));
 
   async function settle(accountNumber: string): Promise<{ ref: string; accountRef: string }> {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 100_000n);
-    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '400.00', bankCode: '058', accountNumber } });
+    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '400.00', bankCode: '058', accountNumber },
+    });
     assert.equal(response.status, 202, response.text);
     return { ref: response.body.merchantTxRef as string, accountRef: account.AccountRef };
   }
 
   /** Waits until the workflow's status query satisfies `ready`, then terminates that run; returns its run id. */
-  async function terminateWhen(ref: string, ready: (state: { stage: string; attempt: number; lastProviderStatus: string | null }) => boolean, what: string): Promise<string> {
+  async function terminateWhen(
+    ref: string,
+    ready: (state: { stage: string; attempt: number; lastProviderStatus: string | null }) => boolean,
+    what: string,
+  ): Promise<string> {
     const runId = await eventually(
       async () => {
         const state = await handleOf(ref).query(settlementStatusQuery);
@@ -92,7 +106,10 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
     const view = await sandboxView(settlement.ref);
     assert.equal(view.payouts, 1, `${settlement.ref}: ${view.payouts} payouts`);
     assert.equal(view.standingPayouts, 1);
-    const lines = (await statement(stack, tenant.apiKey, settlement.accountRef)).body.lines as Array<{ entry: { Kind: string; Status: string }; runningBalance: string }>;
+    const lines = (await statement(stack, tenant.apiKey, settlement.accountRef)).body.lines as Array<{
+      entry: { Kind: string; Status: string };
+      runningBalance: string;
+    }>;
     assert.equal(lines.find((line) => line.entry.Kind === 'settlement')!.entry.Status, 'confirmed');
     assert.equal(lines.at(-1)!.runningBalance, '600.00');
     const row = await stack.infra.db('settlements').where({ merchant_tx_ref: settlement.ref }).first('status');
@@ -105,7 +122,11 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
   it('terminated while the transfer is PROCESSING at the provider: the new run follows the same reference, which pays once', async () => {
     // 7777: PROCESSING for three days unless the provider settles it sooner.
     const settlement = await settle(magicAccountNumber('stuckProcessing'));
-    const terminated = await terminateWhen(settlement.ref, (state) => state.stage === 'follow' && state.lastProviderStatus === 'PROCESSING', 'the transfer to be PROCESSING');
+    const terminated = await terminateWhen(
+      settlement.ref,
+      (state) => state.stage === 'follow' && state.lastProviderStatus === 'PROCESSING',
+      'the transfer to be PROCESSING',
+    );
     assert.equal((await sandboxView(settlement.ref)).submissions.length, 1);
     const row = await stack.infra.db('settlements').where({ merchant_tx_ref: settlement.ref }).first('status');
     assert.equal(row.status, 'processing', 'the debit is provisional with nobody following it');
@@ -118,8 +139,15 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
       },
       { what: 'the restarted run to poll the transfer' },
     );
-    assert.deepEqual({ stage: resumed.stage, attempt: resumed.attempt, providerRef: resumed.providerRef }, { stage: 'follow', attempt: 1, providerRef: `${settlement.ref}-1` });
-    assert.equal((await handleOf(settlement.ref).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS), 'processing', 'a restarted run starts at the database status');
+    assert.deepEqual(
+      { stage: resumed.stage, attempt: resumed.attempt, providerRef: resumed.providerRef },
+      { stage: 'follow', attempt: 1, providerRef: `${settlement.ref}-1` },
+    );
+    assert.equal(
+      (await handleOf(settlement.ref).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS),
+      'processing',
+      'a restarted run starts at the database status',
+    );
 
     // A second sweep while the restarted run is open starts nothing: one run at a time.
     assert.equal((await stack.services.settlementRestarts.restartStalled()).restarted, 0);
@@ -133,13 +161,21 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
       view.submissions.map((submission) => submission.reference),
       [`${settlement.ref}-1`],
     );
-    assert.equal(view.calls.filter((providerCall) => providerCall.route === 'submit').length, 1, 'the reference was not even submitted again: the provider had acknowledged it');
+    assert.equal(
+      view.calls.filter((providerCall) => providerCall.route === 'submit').length,
+      1,
+      'the reference was not even submitted again: the provider had acknowledged it',
+    );
   });
 
   it('terminated in the pause after a failed attempt: the new run goes on with the next reference, never the failed one again', async () => {
     // 2222: the first two submissions fail, the third pays.
     const settlement = await settle(magicAccountNumber('failsTwiceThenSucceeds'));
-    const terminated = await terminateWhen(settlement.ref, (state) => state.stage === 'pause' && state.attempt === 1, 'the pause after attempt 1 failed');
+    const terminated = await terminateWhen(
+      settlement.ref,
+      (state) => state.stage === 'pause' && state.attempt === 1,
+      'the pause after attempt 1 failed',
+    );
     await restartedRun(settlement.ref, terminated);
     const transfer = await settled(settlement.ref, 'success');
     assert.equal(transfer.attemptCount, 3);
@@ -153,7 +189,9 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
       ],
     );
     // The run that paid completed; the sweep never starts a completed settlement again.
-    await eventually(async () => (await handleOf(settlement.ref).describe()).status.name === 'COMPLETED', { what: 'the restarted run to complete' });
+    await eventually(async () => (await handleOf(settlement.ref).describe()).status.name === 'COMPLETED', {
+      what: 'the restarted run to complete',
+    });
     assert.equal((await stack.services.settlementRestarts.restartStalled()).restarted, 0);
   });
 });

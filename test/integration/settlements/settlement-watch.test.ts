@@ -59,17 +59,25 @@ describe('settlement references watched after they fail, and runs that fail for 
     await stack?.close();
   });
 
-  /** A settlement of 400.00 from a fresh account to `accountNumber` (its last digits pick the sandbox's behaviour), and its final status. */
+  /**
+   * A settlement of 400.00 from a fresh account to `accountNumber` (its last digits pick the sandbox's behaviour), and its final status.
+   */
   async function settle(accountNumber: string, finalStatus: string | null): Promise<{ ref: string; settlementId: string }> {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 100_000n);
-    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '400.00', bankCode: '058', accountNumber } });
+    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '400.00', bankCode: '058', accountNumber },
+    });
     assert.equal(response.status, 202, response.text);
     const ref = response.body.merchantTxRef as string;
     if (finalStatus) {
-      await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === finalStatus, {
-        what: `${ref} to be ${finalStatus}`,
-      });
+      await eventually(
+        async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === finalStatus,
+        {
+          what: `${ref} to be ${finalStatus}`,
+        },
+      );
     }
     const row = await stack.infra.db('settlements').where({ merchant_tx_ref: ref }).first('id');
     return { ref, settlementId: row.id };
@@ -84,7 +92,8 @@ describe('settlement references watched after they fail, and runs that fail for 
     return transfer.id;
   }
 
-  const findingsOf = (settlementId: string, kind: string): Promise<Finding[]> => stack.infra.db('reconciliation_exceptions').where({ settlement_id: settlementId, kind }).orderBy('id');
+  const findingsOf = (settlementId: string, kind: string): Promise<Finding[]> =>
+    stack.infra.db('reconciliation_exceptions').where({ settlement_id: settlementId, kind }).orderBy('id');
 
   it('reconciliation matches a payout to its own attempt: SUCCESS on a reference recorded failed is paid twice (another paid) or paid not debited, never matched', async () => {
     const from = new Date(Date.now() - 1_000);
@@ -94,7 +103,10 @@ describe('settlement references watched after they fail, and runs that fail for 
     const twiceTxn = providerPaysAfterAll(`${paid.ref}-1`);
     const notDebitedTxn = providerPaysAfterAll(`${failed.ref}-2`);
 
-    const started = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenant.apiKey, body: { from: from.toISOString() } });
+    const started = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', {
+      apiKey: tenant.apiKey,
+      body: { from: from.toISOString() },
+    });
     assert.equal(started.status, 202, started.text);
     const run = await eventually(
       async () => {
@@ -122,7 +134,10 @@ describe('settlement references watched after they fail, and runs that fail for 
     );
     const notDebited = bySubject[notDebitedTxn];
     assert.ok(notDebited, 'the payout of a failed settlement is reported');
-    assert.deepEqual([notDebited.Kind, notDebited.Severity, notDebited.Details.merchantTxRef], ['settlement_paid_not_debited', 'alert', `${failed.ref}-2`]);
+    assert.deepEqual(
+      [notDebited.Kind, notDebited.Severity, notDebited.Details.merchantTxRef],
+      ['settlement_paid_not_debited', 'alert', `${failed.ref}-2`],
+    );
     assert.ok(run.run.Alerts >= 2);
   });
 
@@ -134,14 +149,20 @@ describe('settlement references watched after they fail, and runs that fail for 
       (await stack.infra
         .db('settlement_attempts')
         .where({ provider_ref: reference.providerRef })
-        .first('watch_checks', stack.infra.db.raw('extract(epoch FROM watch_next_at - now()) AS wait_seconds'))) as { watch_checks: number; wait_seconds: string | null };
+        .first('watch_checks', stack.infra.db.raw('extract(epoch FROM watch_next_at - now()) AS wait_seconds'))) as {
+        watch_checks: number;
+        wait_seconds: string | null;
+      };
     assert.deepEqual(await state(), { watch_checks: 0, wait_seconds: null }, 'never checked: due at the first sweep');
     const due = await watch.due(72 * 3_600_000, 1_000);
     assert.ok(
       due.some((candidate) => candidate.providerRef === reference.providerRef),
       'a reference failed just now is due',
     );
-    assert.ok(due.filter((candidate) => candidate.settlementId === failed.settlementId).length === 3, 'every reference of the failed settlement');
+    assert.ok(
+      due.filter((candidate) => candidate.settlementId === failed.settlementId).length === 3,
+      'every reference of the failed settlement',
+    );
     assert.equal((await watch.due(72 * 3_600_000, 2)).length, 2, 'no more than the bound');
 
     const waits: number[] = [];
@@ -152,11 +173,17 @@ describe('settlement references watched after they fail, and runs that fail for 
     // 60 s, 120 s; an outage: 60 s and no count; then 240 s and 480 s capped at 150 s.
     assert.deepEqual(waits, [60, 120, 60, 150, 150]);
     assert.equal((await state()).watch_checks, 4);
-    assert.ok(!(await watch.due(72 * 3_600_000, 1_000)).some((candidate) => candidate.providerRef === reference.providerRef), 'not due before its next check');
+    assert.ok(
+      !(await watch.due(72 * 3_600_000, 1_000)).some((candidate) => candidate.providerRef === reference.providerRef),
+      'not due before its next check',
+    );
 
     // Past the watch (the references' failure and the settlement's, 73 h ago): never looked up again.
     const longAgo = stack.infra.db.raw("now() - interval '73 hours'");
-    await stack.infra.db('settlement_attempts').where({ settlement_id: failed.settlementId }).update({ updated_at: longAgo, watch_next_at: null });
+    await stack.infra
+      .db('settlement_attempts')
+      .where({ settlement_id: failed.settlementId })
+      .update({ updated_at: longAgo, watch_next_at: null });
     await stack.infra.db('settlements').where({ id: failed.settlementId }).update({ updated_at: longAgo });
     assert.ok(!(await watch.due(72 * 3_600_000, 1_000)).some((candidate) => candidate.settlementId === failed.settlementId));
   });
@@ -178,7 +205,8 @@ describe('settlement references watched after they fail, and runs that fail for 
       },
     );
     const operator = await dashboardUser(stack, tenant.tenantId, 'admin');
-    const attentionBefore = (await call(stack.apiUrl, 'GET', '/auth/overview', { cookie: operator.cookie })).body.attention.reconciliationExceptions as number;
+    const attentionBefore = (await call(stack.apiUrl, 'GET', '/auth/overview', { cookie: operator.cookie })).body.attention
+      .reconciliationExceptions as number;
     const transactionId = providerPaysAfterAll(`${settlement.ref}-1`);
 
     const [finding] = await eventually(
@@ -188,9 +216,18 @@ describe('settlement references watched after they fail, and runs that fail for 
       },
       { intervalMs: 250, what: 'the watch to raise the second payout' },
     );
-    assert.deepEqual([finding!.severity, finding!.status, finding!.tenant_id, finding!.subject, finding!.first_run_id], ['alert', 'open', tenant.tenantId, transactionId, null]);
     assert.deepEqual(
-      [finding!.details.merchantTxRef, finding!.details.providerAmount, finding!.details.settledReference, finding!.details.settlementAmount, finding!.details.raisedBy],
+      [finding!.severity, finding!.status, finding!.tenant_id, finding!.subject, finding!.first_run_id],
+      ['alert', 'open', tenant.tenantId, transactionId, null],
+    );
+    assert.deepEqual(
+      [
+        finding!.details.merchantTxRef,
+        finding!.details.providerAmount,
+        finding!.details.settledReference,
+        finding!.details.settlementAmount,
+        finding!.details.raisedBy,
+      ],
       [`${settlement.ref}-1`, '400.00', `${settlement.ref}-3`, '400.00', 'settlement_watch'],
     );
     const metric = await stack.infra.metrics.registry.getSingleMetricAsString('nuban_settlement_paid_without_debit_total');
@@ -221,13 +258,23 @@ describe('settlement references watched after they fail, and runs that fail for 
     const overview = await call(stack.apiUrl, 'GET', '/auth/overview', { cookie: operator.cookie });
     assert.equal(overview.body.attention.reconciliationExceptions, attentionBefore + 1, "the finding counts on the tenant's overview");
     const seen = await call(stack.apiUrl, 'GET', `/auth/reconciliation/exceptions/${finding!.id}`, { cookie: operator.cookie });
-    assert.deepEqual([seen.status, seen.body.exception.Kind, seen.body.exception.PlatformDecides, seen.body.exception.FirstRunID], [200, 'settlement_paid_twice', true, null]);
-    const refused = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.id}/resolve`, { cookie: operator.cookie, body: { note: 'our customer kept both, fine' } });
+    assert.deepEqual(
+      [seen.status, seen.body.exception.Kind, seen.body.exception.PlatformDecides, seen.body.exception.FirstRunID],
+      [200, 'settlement_paid_twice', true, null],
+    );
+    const refused = await call(stack.apiUrl, 'POST', `/auth/reconciliation/exceptions/${finding!.id}/resolve`, {
+      cookie: operator.cookie,
+      body: { note: 'our customer kept both, fine' },
+    });
     assert.equal(refused.status, 403, refused.text);
     assert.match(refused.body.error, /only the platform operator decides a settlement_paid_twice finding/);
     assert.equal((await findingsOf(settlement.settlementId, 'settlement_paid_twice'))[0]!.status, 'open');
 
-    const resolved = await stack.services.reconciliation.resolve({ via: 'cli', tenantId: tenant.tenantId }, finding!.id, 'second payout recovered from the beneficiary bank, ticket 9120');
+    const resolved = await stack.services.reconciliation.resolve(
+      { via: 'cli', tenantId: tenant.tenantId },
+      finding!.id,
+      'second payout recovered from the beneficiary bank, ticket 9120',
+    );
     assert.deepEqual([resolved.status, resolved.resolvedVia], ['resolved', 'cli']);
   });
 
@@ -235,10 +282,15 @@ describe('settlement references watched after they fail, and runs that fail for 
     // 7777: PROCESSING until settled here. The provider then reports it paid with another amount: the run fails for good.
     const settlement = await settle(magicAccountNumber('stuckProcessing'), null);
     const handle = stack.infra.temporal.workflow.getHandle(settlementWorkflowId(settlement.ref));
-    await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', { what: 'the transfer to be PROCESSING' });
+    await eventually(async () => (await handle.query(settlementStatusQuery)).lastProviderStatus === 'PROCESSING', {
+      what: 'the transfer to be PROCESSING',
+    });
     const transfer = stack.sandbox.state.transferByReference(`${settlement.ref}-1`)!;
     transfer.amountKobo = 39_000n;
-    assert.equal((await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${settlement.ref}-1/settle`, { body: { status: 'SUCCESS' } })).status, 200);
+    assert.equal(
+      (await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${settlement.ref}-1/settle`, { body: { status: 'SUCCESS' } })).status,
+      200,
+    );
     const failedRunId = await eventually(
       async () => {
         const described = await handle.describe();
@@ -260,18 +312,31 @@ describe('settlement references watched after they fail, and runs that fail for 
       { what: 'the parked run alert' },
     );
     assert.deepEqual(more, [], 'one alert');
-    assert.deepEqual([alert!.severity, alert!.status, alert!.details.runId, alert!.details.failureType], ['alert', 'open', failedRunId, 'ProviderAmountMismatchError']);
+    assert.deepEqual(
+      [alert!.severity, alert!.status, alert!.details.runId, alert!.details.failureType],
+      ['alert', 'open', failedRunId, 'ProviderAmountMismatchError'],
+    );
     assert.match(alert!.details.failure!, /paid 39000 kobo; the settlement is 40000 kobo/);
     const described = await handle.describe();
-    assert.deepEqual([described.runId, described.status.name], [failedRunId, 'FAILED'], 'the failed run is still the latest: nobody restarted it');
+    assert.deepEqual(
+      [described.runId, described.status.name],
+      [failedRunId, 'FAILED'],
+      'the failed run is still the latest: nobody restarted it',
+    );
     assert.equal((await stack.infra.db('settlements').where({ id: settlement.settlementId }).first('status')).status, 'processing');
 
     // The operator has the provider's amount corrected, then retries: the new run follows the same reference and completes.
     transfer.amountKobo = 40_000n;
-    assert.equal(await retrySettlementRun({ db: stack.infra.db, jobs: createJobs(stack.config), starter: stack.services.starter }, settlement.ref), 'started');
-    await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${settlement.ref}`, { apiKey: tenant.apiKey })).body.status === 'success', {
-      what: 'the retried settlement to be paid',
-    });
+    assert.equal(
+      await retrySettlementRun({ db: stack.infra.db, jobs: createJobs(stack.config), starter: stack.services.starter }, settlement.ref),
+      'started',
+    );
+    await eventually(
+      async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${settlement.ref}`, { apiKey: tenant.apiKey })).body.status === 'success',
+      {
+        what: 'the retried settlement to be paid',
+      },
+    );
     assert.equal((await findingsOf(settlement.settlementId, 'settlement_run_failed')).length, 1);
   });
 });

@@ -9,7 +9,8 @@ import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { magicAccountNumber } from '../../helpers/sandbox-values';
 
-const runCli = (...args: string[]) => promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
+const runCli = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 
@@ -22,8 +23,12 @@ describe('settlement requests', () => {
   });
   after(() => stack.close());
 
-  const settle = (account: ProvisionedAccount, body: Record<string, unknown>, headers: Record<string, string> = {}, apiKey = tenant.apiKey) =>
-    call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey, body, headers });
+  const settle = (
+    account: ProvisionedAccount,
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+    apiKey = tenant.apiKey,
+  ) => call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey, body, headers });
 
   async function available(account: ProvisionedAccount): Promise<string> {
     return (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body.availableBalance;
@@ -35,15 +40,27 @@ describe('settlement requests', () => {
     const response = await settle(account, { amount: '250.50', ...DESTINATION, narration: 'payout 1', merchantTxRef: 'caller-chosen' });
     assert.equal(response.status, 202);
     assert.match(response.body.merchantTxRef, /^mtx_[a-z0-9]{20}$/);
-    assert.deepEqual({ ...response.body, merchantTxRef: undefined }, { merchantTxRef: undefined, status: 'pending', amount: '250.50', currency: 'NGN', accountRef: account.AccountRef });
+    assert.deepEqual(
+      { ...response.body, merchantTxRef: undefined },
+      { merchantTxRef: undefined, status: 'pending', amount: '250.50', currency: 'NGN', accountRef: account.AccountRef },
+    );
     assert.equal(await available(account), '749.50');
     const page = await statement(stack, tenant.apiKey, account.AccountRef);
     const debit = page.body.lines.at(-1).entry;
-    assert.deepEqual([debit.Direction, debit.Amount, debit.Status, debit.Narration, debit.ProviderTxnRef], ['debit', '250.50', 'provisional', 'payout 1', response.body.merchantTxRef]);
+    assert.deepEqual(
+      [debit.Direction, debit.Amount, debit.Status, debit.Narration, debit.ProviderTxnRef],
+      ['debit', '250.50', 'provisional', 'payout 1', response.body.merchantTxRef],
+    );
     const transfer = await call(stack.apiUrl, 'GET', `/v1/transfers/${response.body.merchantTxRef}`, { apiKey: tenant.apiKey });
     assert.equal(transfer.status, 200);
     assert.deepEqual(
-      { status: transfer.body.status, amount: transfer.body.amount, bankCode: transfer.body.bankCode, accountNumber: transfer.body.accountNumber, attemptCount: transfer.body.attemptCount },
+      {
+        status: transfer.body.status,
+        amount: transfer.body.amount,
+        bankCode: transfer.body.bankCode,
+        accountNumber: transfer.body.accountNumber,
+        attemptCount: transfer.body.attemptCount,
+      },
       { status: 'pending', amount: '250.50', bankCode: '058', accountNumber: '0123456789', attemptCount: 0 },
     );
     const other = await createTenant(stack, 'Other');
@@ -107,7 +124,9 @@ describe('settlement requests', () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 100_000n);
     const key = randomUUID();
-    const responses = await Promise.all(Array.from({ length: 5 }, () => settle(account, { amount: '100.00', ...DESTINATION }, { 'Idempotency-Key': key })));
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => settle(account, { amount: '100.00', ...DESTINATION }, { 'Idempotency-Key': key })),
+    );
     assert.ok(responses.every((response) => response.status === 202));
     assert.equal(new Set(responses.map((response) => response.body.merchantTxRef)).size, 1);
     assert.equal(await available(account), '900.00');
@@ -130,7 +149,10 @@ describe('settlement requests', () => {
     const unknownBank = await settle(account, { amount: '1.00', bankCode: '999', accountNumber: '0123456789' });
     assert.equal(unknownBank.status, 400);
     assert.equal(unknownBank.body.error, 'invalid bank code');
-    const unknownAccount = await call(stack.apiUrl, 'POST', '/v1/accounts/va_nobody_000000000000/settle', { apiKey: tenant.apiKey, body: { amount: '1.00', ...DESTINATION } });
+    const unknownAccount = await call(stack.apiUrl, 'POST', '/v1/accounts/va_nobody_000000000000/settle', {
+      apiKey: tenant.apiKey,
+      body: { amount: '1.00', ...DESTINATION },
+    });
     assert.equal(unknownAccount.status, 404);
     assert.equal(unknownAccount.body.error, 'account not found');
     const other = await createTenant(stack, 'Other');
@@ -145,10 +167,16 @@ describe('settlement requests', () => {
     assert.equal(found.status, 200);
     assert.equal(found.body.AccountNumber, '0123456789');
     assert.ok(found.body.AccountName.length > 0);
-    const missing = await call(stack.apiUrl, 'POST', '/v1/transfers/lookup', { apiKey: tenant.apiKey, body: { bankCode: '058', accountNumber: magicAccountNumber('nameNotFound', '000000') } });
+    const missing = await call(stack.apiUrl, 'POST', '/v1/transfers/lookup', {
+      apiKey: tenant.apiKey,
+      body: { bankCode: '058', accountNumber: magicAccountNumber('nameNotFound', '000000') },
+    });
     assert.equal(missing.status, 404);
     assert.equal(missing.body.error, 'bank account not found');
-    const badBank = await call(stack.apiUrl, 'POST', '/v1/transfers/lookup', { apiKey: tenant.apiKey, body: { bankCode: '12', accountNumber: '0123456789' } });
+    const badBank = await call(stack.apiUrl, 'POST', '/v1/transfers/lookup', {
+      apiKey: tenant.apiKey,
+      body: { bankCode: '12', accountNumber: '0123456789' },
+    });
     assert.equal(badBank.body.error, 'invalid bank code');
     const banks = await call(stack.apiUrl, 'GET', '/v1/transfers/banks', { apiKey: tenant.apiKey });
     assert.ok(banks.body.banks.length >= 20);
@@ -171,7 +199,10 @@ describe('settlement funds: SETTLEMENT_FUNDS=available', () => {
   it('cannot spend a provisional (unconfirmed) credit', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 50_000n, 'provisional');
-    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '100.00', ...DESTINATION } });
+    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '100.00', ...DESTINATION },
+    });
     assert.equal(response.status, 400);
     assert.equal(response.body.error, 'insufficient funds');
   });
@@ -189,7 +220,10 @@ describe('settle on an unknown account', () => {
     const body = { amount: '1.00', bankCode: '999', accountNumber: '0123456789' };
     const unknownBank = await call(stack.apiUrl, 'POST', '/v1/accounts/va_nobody_000000000000/settle', { apiKey: tenant.apiKey, body });
     assert.deepEqual([unknownBank.status, unknownBank.body.error], [404, 'account not found']);
-    const knownBank = await call(stack.apiUrl, 'POST', '/v1/accounts/va_nobody_000000000000/settle', { apiKey: tenant.apiKey, body: { ...body, bankCode: '058' } });
+    const knownBank = await call(stack.apiUrl, 'POST', '/v1/accounts/va_nobody_000000000000/settle', {
+      apiKey: tenant.apiKey,
+      body: { ...body, bankCode: '058' },
+    });
     assert.deepEqual([knownBank.status, knownBank.body.error], [404, 'account not found']);
     // The bank list is the provider's: a fresh stack that had to fetch it would have taken a token.
     const tokens = await call(stack.sandboxUrl, 'GET', '/sandbox/tokens');
@@ -201,7 +235,15 @@ describe('settlement on the dev server', () => {
   let stack: Stack;
   let tenant: TestTenant;
   before(async () => {
-    stack = await startStack({ SETTLEMENT_RETRY_SCHEDULE: '200ms', SETTLEMENT_POLL_INTERVAL: '200ms', SETTLEMENT_REFUND_WATCH: '1s', SANDBOX_REFUND_DELAY: '300ms' }, { worker: true });
+    stack = await startStack(
+      {
+        SETTLEMENT_RETRY_SCHEDULE: '200ms',
+        SETTLEMENT_POLL_INTERVAL: '200ms',
+        SETTLEMENT_REFUND_WATCH: '1s',
+        SANDBOX_REFUND_DELAY: '300ms',
+      },
+      { worker: true },
+    );
     tenant = await createTenant(stack);
   });
   after(() => stack.close());
@@ -209,7 +251,10 @@ describe('settlement on the dev server', () => {
   async function settleAndWait(accountNumber: string, finalStatus: string) {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 100_000n);
-    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '400.00', bankCode: '058', accountNumber } });
+    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '400.00', bankCode: '058', accountNumber },
+    });
     assert.equal(response.status, 202);
     const ref = response.body.merchantTxRef as string;
     const transfer = await eventually(
@@ -220,7 +265,8 @@ describe('settlement on the dev server', () => {
       { what: `status ${finalStatus}` },
     );
     const payouts = (await call(stack.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body.payouts as number;
-    const balance = (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body.availableBalance as string;
+    const balance = (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body
+      .availableBalance as string;
     return { transfer, payouts, balance, account };
   }
 
@@ -239,7 +285,11 @@ describe('settlement on the dev server', () => {
     assert.equal(balance, '1000.00');
     const lines = (await statement(stack, tenant.apiKey, account.AccountRef)).body.lines;
     assert.deepEqual(
-      lines.map((line: { entry: { Kind: string; Direction: string; Status: string } }) => [line.entry.Kind, line.entry.Direction, line.entry.Status]),
+      lines.map((line: { entry: { Kind: string; Direction: string; Status: string } }) => [
+        line.entry.Kind,
+        line.entry.Direction,
+        line.entry.Status,
+      ]),
       [
         ['payment', 'credit', 'confirmed'],
         ['settlement', 'debit', 'reversed'],

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import knex, { type Knex } from 'knex';
-import { EVENT_CATALOGUE, EVENT_TYPES, eventData, eventDataSql, type EventInput, type EventType } from '../../../src/events/event-catalogue';
+import {
+  EVENT_CATALOGUE,
+  EVENT_TYPES,
+  eventData,
+  eventDataSql,
+  type EventInput,
+  type EventType,
+} from '../../../src/events/event-catalogue';
 
 const GROUP = '0190f0c8-9a1e-7c3b-8f00-1234567890ab';
 const CUSTOMER = '0190f0c8-9a1e-7c3b-8f00-0000000000c1';
@@ -10,8 +17,24 @@ const AWKWARD = `O'Brien "Ada" \\ tab\tline\nnaïve ₦ 😀 \u0001`;
 /** Inputs of every type (the compiler asks for each new one), at the edges of each field's format. */
 const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
   'payment.received': [
-    { transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 500_000n, gross_amount: 502_500n, provider_fee: 2_500n, senderName: AWKWARD, narration: '' },
-    { transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 1n, gross_amount: 1_001n, provider_fee: 1_000n, senderName: 'A', narration: AWKWARD },
+    {
+      transactionGroupId: GROUP,
+      accountRef: 'ACC-1',
+      amount: 500_000n,
+      gross_amount: 502_500n,
+      provider_fee: 2_500n,
+      senderName: AWKWARD,
+      narration: '',
+    },
+    {
+      transactionGroupId: GROUP,
+      accountRef: 'ACC-1',
+      amount: 1n,
+      gross_amount: 1_001n,
+      provider_fee: 1_000n,
+      senderName: 'A',
+      narration: AWKWARD,
+    },
   ],
   'payment.confirmed': [{ transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 0n }],
   'payment.reversed': [
@@ -26,12 +49,24 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
   'settlement.refunded': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, status: 'refunded', reason: 'bank' }],
   'kyc.approved': [{ customerId: CUSTOMER, externalRef: AWKWARD, tier: '2', reason: null }],
   'kyc.rejected': [{ customerId: CUSTOMER, externalRef: 'x', tier: null, reason: 'no match' }],
-  'kyc.limit_exceeded': [{ transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 6_000_000n, heldAmount: 1_000_000n, tier: 1, limit: 'single_credit', limitAmount: 5_000_000n }],
+  'kyc.limit_exceeded': [
+    {
+      transactionGroupId: GROUP,
+      accountRef: 'ACC-1',
+      amount: 6_000_000n,
+      heldAmount: 1_000_000n,
+      tier: 1,
+      limit: 'single_credit',
+      limitAmount: 5_000_000n,
+    },
+  ],
   'kyc.hold_released': [
     { customerId: CUSTOMER, transactionGroupId: null, amount: 1_000_000n, reason: 'tier_raised' },
     { customerId: CUSTOMER, transactionGroupId: GROUP, amount: 5n, reason: 'operator' },
   ],
-  'kyc.hold_returned': [{ customerId: CUSTOMER, transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 1_000_000n, merchantTxRef: 'MTX-2' }],
+  'kyc.hold_returned': [
+    { customerId: CUSTOMER, transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 1_000_000n, merchantTxRef: 'MTX-2' },
+  ],
   'webhook_endpoint.disabled': [
     { endpointId: CUSTOMER, url: 'https://example.com/hook', failingSince: new Date('2026-11-28T09:08:07.006Z'), reason: AWKWARD },
     { endpointId: CUSTOMER, url: 'https://example.com/hook', failingSince: new Date('2026-01-01T00:00:00.000Z'), reason: 'x' },
@@ -63,7 +98,9 @@ describe('event bodies: one definition per type, in TypeScript and in SQL', () =
           expressions[name] = sql;
           bindings[`input_${name}`] = binding;
         }
-        const { rows } = (await db.raw(`SELECT ${eventDataSql(type, expressions as never)} AS data`, bindings as never)) as { rows: Array<{ data: unknown }> };
+        const { rows } = (await db.raw(`SELECT ${eventDataSql(type, expressions as never)} AS data`, bindings as never)) as {
+          rows: Array<{ data: unknown }>;
+        };
         const inTypeScript = eventData(type, input as never);
         assert.equal(JSON.stringify(rows[0]!.data), JSON.stringify(inTypeScript));
         assert.deepEqual(EVENT_CATALOGUE[type].data.parse(inTypeScript), inTypeScript);

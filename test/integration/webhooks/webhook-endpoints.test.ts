@@ -42,17 +42,24 @@ describe('webhook endpoints and subscribable events', () => {
   });
   after(() => stack.close());
 
-  const createEndpoint = (tenant: TestTenant, body: Record<string, unknown>) => call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', { apiKey: tenant.apiKey, body });
+  const createEndpoint = (tenant: TestTenant, body: Record<string, unknown>) =>
+    call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', { apiKey: tenant.apiKey, body });
 
   async function settleAndWait(tenant: TestTenant, accountNumber: string, finalStatus: string): Promise<string> {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 100_000n);
-    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount: '400.00', bankCode: '058', accountNumber } });
+    const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '400.00', bankCode: '058', accountNumber },
+    });
     assert.equal(response.status, 202);
     const ref = response.body.merchantTxRef as string;
-    await eventually(async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === finalStatus, {
-      what: `status ${finalStatus}`,
-    });
+    await eventually(
+      async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === finalStatus,
+      {
+        what: `status ${finalStatus}`,
+      },
+    );
     return ref;
   }
 
@@ -60,7 +67,10 @@ describe('webhook endpoints and subscribable events', () => {
     const tenant = await createTenant(stack);
     const unknown = await createEndpoint(tenant, { url: 'https://example.com/hook', eventTypes: ['settlement.paid'] });
     assert.equal(unknown.status, 400);
-    assert.match(JSON.stringify(unknown.body), /settlement\.paid: unknown event type; the known ones are payment\.received, .*settlement\.succeeded/);
+    assert.match(
+      JSON.stringify(unknown.body),
+      /settlement\.paid: unknown event type; the known ones are payment\.received, .*settlement\.succeeded/,
+    );
     const credentials = await createEndpoint(tenant, { url: 'https://user:pw@example.com/hook' });
     assert.equal(credentials.status, 400);
     assert.match(credentials.body.error, /url must not carry credentials/);
@@ -118,7 +128,18 @@ describe('webhook endpoints and subscribable events', () => {
       await eventually(async () => callbackReceiver.calls.length >= 1);
       assert.equal(callbackReceiver.calls.length, 1);
       const callbackBody = JSON.parse(callbackReceiver.calls[0]!.body);
-      assert.deepEqual(Object.keys(callbackBody), ['eventType', 'transactionGroupId', 'accountRef', 'amount', 'gross_amount', 'provider_fee', 'currency', 'senderName', 'narration', 'status']);
+      assert.deepEqual(Object.keys(callbackBody), [
+        'eventType',
+        'transactionGroupId',
+        'accountRef',
+        'amount',
+        'gross_amount',
+        'provider_fee',
+        'currency',
+        'senderName',
+        'narration',
+        'status',
+      ]);
       assert.equal(callbackBody.eventType, 'payment.received');
       const forEndpoint = everythingReceiver.calls.map((one) => JSON.parse(one.body)).find((event) => event.type === 'payment.received');
       assert.equal(JSON.stringify(forEndpoint.data), callbackReceiver.calls[0]!.body);
@@ -139,7 +160,10 @@ describe('webhook endpoints and subscribable events', () => {
       await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }));
       await eventually(async () => mine.calls.length >= 1, { what: "the tenant's own event" });
       // Every event recorded so far is dispatched: the other tenant's endpoint had its chance.
-      await eventually(async () => (await stack.infra.db('tenant_events').whereNull('dispatched_at').count({ n: '*' }).first())?.n === '0', { what: 'events dispatched' });
+      await eventually(
+        async () => (await stack.infra.db('tenant_events').whereNull('dispatched_at').count({ n: '*' }).first())?.n === '0',
+        { what: 'events dispatched' },
+      );
       assert.equal(theirs.calls.length, 0);
       assert.equal(
         await stack.infra
@@ -208,7 +232,10 @@ describe('webhook endpoints and subscribable events', () => {
       const account = await provisionAccount(stack, tenant.apiKey);
       await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }));
       await eventually(async () => receiver.calls.length >= 1, { what: 'a first failed attempt' });
-      const disabled = await call(stack.apiUrl, 'PATCH', `/v1/webhook-endpoints/${created.body.ID}`, { apiKey: tenant.apiKey, body: { enabled: false } });
+      const disabled = await call(stack.apiUrl, 'PATCH', `/v1/webhook-endpoints/${created.body.ID}`, {
+        apiKey: tenant.apiKey,
+        body: { enabled: false },
+      });
       assert.equal(disabled.status, 200, disabled.text);
       const calls = receiver.calls.length;
       const delivery = await stack.infra.db('webhook_deliveries').where({ endpoint_id: created.body.ID }).first();
@@ -216,7 +243,10 @@ describe('webhook endpoints and subscribable events', () => {
       await assert.rejects(handle.result());
       assert.equal(receiver.calls.length, calls, 'no attempt after the endpoint was disabled');
       const detail = await call(stack.apiUrl, 'GET', `/v1/webhooks/deliveries/${delivery.id}`, { apiKey: tenant.apiKey });
-      assert.deepEqual([detail.body.Status, detail.body.LastError, detail.body.NextRetryAt], ['cancelled', 'not sent: the endpoint is disabled', null]);
+      assert.deepEqual(
+        [detail.body.Status, detail.body.LastError, detail.body.NextRetryAt],
+        ['cancelled', 'not sent: the endpoint is disabled', null],
+      );
       assert.equal(detail.body.Attempts.length, calls);
     } finally {
       await receiver.close();
@@ -248,7 +278,10 @@ describe('webhook endpoints and subscribable events', () => {
       assert.equal(told.data.endpointId, failing.body.ID);
       const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, action: 'webhook_endpoint.disabled' }).first();
       assert.equal(audit.target_id, failing.body.ID);
-      const enabled = await call(stack.apiUrl, 'PATCH', `/v1/webhook-endpoints/${failing.body.ID}`, { apiKey: tenant.apiKey, body: { enabled: true } });
+      const enabled = await call(stack.apiUrl, 'PATCH', `/v1/webhook-endpoints/${failing.body.ID}`, {
+        apiKey: tenant.apiKey,
+        body: { enabled: true },
+      });
       assert.equal(enabled.status, 200);
       assert.equal(enabled.body.Enabled, true);
       assert.equal(enabled.body.Health.FailingSince, null);
@@ -263,24 +296,40 @@ describe('webhook endpoints and subscribable events', () => {
       const tenant = await createTenant(stack);
       const account = await provisionAccount(stack, tenant.apiKey);
       await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }));
-      await eventually(async () => (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId }).count({ n: '*' }).first())?.n === '1');
+      await eventually(
+        async () => (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId }).count({ n: '*' }).first())?.n === '1',
+      );
       // The next whole millisecond: the API speaks milliseconds, the database microseconds.
       const since = new Date(new Date((await stack.infra.db.raw('SELECT clock_timestamp() AS now')).rows[0].now).getTime() + 1);
       for (let i = 0; i < 3; i += 1) await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }));
       // Dispatched before the endpoint exists: it gets them only by recovering.
-      await eventually(async () => (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId }).whereNull('dispatched_at').first()) === undefined, {
-        what: 'events dispatched',
-      });
+      await eventually(
+        async () =>
+          (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId }).whereNull('dispatched_at').first()) === undefined,
+        {
+          what: 'events dispatched',
+        },
+      );
       const created = await createEndpoint(tenant, { url: receiver.url });
-      const recovered = await call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${created.body.ID}/recover`, { apiKey: tenant.apiKey, body: { since: since.toISOString() } });
+      const recovered = await call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${created.body.ID}/recover`, {
+        apiKey: tenant.apiKey,
+        body: { since: since.toISOString() },
+      });
       assert.equal(recovered.status, 202);
       assert.deepEqual(recovered.body, { Queued: 3, Next: null });
       await eventually(async () => receiver.calls.length >= 3, { what: 'three recovered events' });
-      const expected = (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId }).where('created_at', '>=', since).orderBy(['created_at', 'id'])).map(
-        (row: { id: string }) => row.id,
-      );
+      const expected = (
+        await stack.infra
+          .db('tenant_events')
+          .where({ tenant_id: tenant.tenantId })
+          .where('created_at', '>=', since)
+          .orderBy(['created_at', 'id'])
+      ).map((row: { id: string }) => row.id);
       assert.deepEqual(new Set(receiver.calls.map((one) => JSON.parse(one.body).id)), new Set(expected));
-      const bad = await call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${created.body.ID}/recover`, { apiKey: tenant.apiKey, body: { since: 'yesterday' } });
+      const bad = await call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${created.body.ID}/recover`, {
+        apiKey: tenant.apiKey,
+        body: { since: 'yesterday' },
+      });
       assert.equal(bad.status, 400);
     } finally {
       await receiver.close();

@@ -15,7 +15,10 @@ const PAYMENT_TYPES = ['payment.received', 'payment.confirmed', 'payment.reverse
 /** The `v1=` signatures of a delivery, and whether one of them is the HMAC of "<t>.<body>" under `secret`. */
 function signatures(received: ReceivedCall): { t: number; v1: string[] } {
   const parts = String(received.headers['x-service-signature'] ?? '').split(',');
-  return { t: Number(parts.find((part) => part.startsWith('t='))?.slice(2)), v1: parts.filter((part) => part.startsWith('v1=')).map((part) => part.slice(3)) };
+  return {
+    t: Number(parts.find((part) => part.startsWith('t='))?.slice(2)),
+    v1: parts.filter((part) => part.startsWith('v1=')).map((part) => part.slice(3)),
+  };
 }
 
 function signedWith(received: ReceivedCall, secret: string): boolean {
@@ -62,7 +65,8 @@ describe('subscribable events: payments, KYC, recovery and secret rotation', () 
   });
   after(() => stack.close());
 
-  const createEndpoint = (tenant: TestTenant, body: Record<string, unknown>) => call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', { apiKey: tenant.apiKey, body });
+  const createEndpoint = (tenant: TestTenant, body: Record<string, unknown>) =>
+    call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', { apiKey: tenant.apiKey, body });
 
   async function groupOf(providerTxnRef: string): Promise<string> {
     const credit = await eventually<{ transaction_group_id: string }>(
@@ -99,7 +103,12 @@ describe('subscribable events: payments, KYC, recovery and secret rotation', () 
         ['payment.reversed', 2],
       ]);
       const confirmed = received.find((event) => event.type === 'payment.confirmed')!;
-      assert.deepEqual(confirmed.data, { transactionGroupId: confirmedGroup, accountRef: account.AccountRef, amount: '5000.00', currency: 'NGN' });
+      assert.deepEqual(confirmed.data, {
+        transactionGroupId: confirmedGroup,
+        accountRef: account.AccountRef,
+        amount: '5000.00',
+        currency: 'NGN',
+      });
       const reversed = received.find((event) => event.type === 'payment.reversed')!;
       assert.deepEqual([reversed.data.amount, reversed.data.accountRef], ['2000.00', account.AccountRef]);
       assert.equal(typeof reversed.data.reason, 'string');
@@ -117,8 +126,13 @@ describe('subscribable events: payments, KYC, recovery and secret rotation', () 
       const operator = await dashboardSession(stack, tenant.tenantId);
       await createEndpoint(tenant, { url: receiver.url, eventTypes: ['kyc.approved', 'kyc.rejected'] });
       const customerOf = async (externalRef: string) => (await provisionAccount(stack, tenant.apiKey, { externalRef })).CustomerID;
-      const [verified, approved, rejected] = [await customerOf('kyc-verified'), await customerOf('kyc-approved'), await customerOf('kyc-rejected')];
-      const submit = (id: string, nin: string) => call(stack.apiUrl, 'POST', `/v1/customers/${id}/kyc`, { apiKey: tenant.apiKey, body: { nin } });
+      const [verified, approved, rejected] = [
+        await customerOf('kyc-verified'),
+        await customerOf('kyc-approved'),
+        await customerOf('kyc-rejected'),
+      ];
+      const submit = (id: string, nin: string) =>
+        call(stack.apiUrl, 'POST', `/v1/customers/${id}/kyc`, { apiKey: tenant.apiKey, body: { nin } });
       assert.equal((await submit(verified, VERIFIED_NIN)).body.KYCStatus, 'approved');
       assert.equal((await submit(approved, UNAVAILABLE_NIN)).body.KYCStatus, 'pending_review');
       assert.equal((await submit(rejected, UNAVAILABLE_NIN)).body.KYCStatus, 'pending_review');
@@ -128,7 +142,11 @@ describe('subscribable events: payments, KYC, recovery and secret rotation', () 
       await eventually(async () => receiver.calls.length >= 3, { what: 'three KYC decisions' });
       const bySubject = new Map(envelopes(receiver.calls).map((event) => [event.subject, event]));
       assert.deepEqual(
-        [verified, approved, rejected].map((id) => [bySubject.get(id)?.type, bySubject.get(id)?.data.externalRef, bySubject.get(id)?.data.tier]),
+        [verified, approved, rejected].map((id) => [
+          bySubject.get(id)?.type,
+          bySubject.get(id)?.data.externalRef,
+          bySubject.get(id)?.data.tier,
+        ]),
         [
           ['kyc.approved', 'kyc-verified', '2'],
           ['kyc.approved', 'kyc-approved', '2'],
@@ -149,16 +167,24 @@ describe('subscribable events: payments, KYC, recovery and secret rotation', () 
       const account = await provisionAccount(stack, tenant.apiKey);
       const since = new Date((await stack.infra.db.raw('SELECT clock_timestamp() AS now')).rows[0].now).toISOString();
       for (let i = 0; i < 5; i += 1) await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }));
-      const expected: string[] = (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, type: 'payment.received' }).orderBy(['created_at', 'id'])).map(
-        (row: { id: string }) => row.id,
-      );
+      const expected: string[] = (
+        await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, type: 'payment.received' }).orderBy(['created_at', 'id'])
+      ).map((row: { id: string }) => row.id);
       assert.equal(expected.length, 5);
       // Dispatched before the endpoint exists: it gets them only by recovering.
-      await eventually(async () => (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId }).whereNull('dispatched_at').first()) === undefined, {
-        what: 'events dispatched',
-      });
+      await eventually(
+        async () =>
+          (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId }).whereNull('dispatched_at').first()) === undefined,
+        {
+          what: 'events dispatched',
+        },
+      );
       const endpoint = await createEndpoint(tenant, { url: receiver.url, eventTypes: ['payment.received'] });
-      const recover = (after?: string) => call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${endpoint.body.ID}/recover`, { apiKey: tenant.apiKey, body: { since, ...(after ? { after } : {}) } });
+      const recover = (after?: string) =>
+        call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${endpoint.body.ID}/recover`, {
+          apiKey: tenant.apiKey,
+          body: { since, ...(after ? { after } : {}) },
+        });
 
       const answers: Array<{ Queued: number; Next: string | null }> = [];
       let next: string | undefined;
@@ -224,22 +250,32 @@ describe('payment events of credits a batch confirmed or reversed', () => {
   after(() => stack.close());
 
   async function creditOf(transactionId: string): Promise<{ id: string; transaction_group_id: string }> {
-    return eventually(() => stack.infra.db('ledger_entries').where({ provider_txn_ref: transactionId, kind: 'payment' }).first('id', 'transaction_group_id'), { what: 'the credit' });
+    return eventually(
+      () =>
+        stack.infra.db('ledger_entries').where({ provider_txn_ref: transactionId, kind: 'payment' }).first('id', 'transaction_group_id'),
+      { what: 'the credit' },
+    );
   }
 
   const eventsOf = async (subject: string) =>
-    (await stack.infra.db('tenant_events').where({ subject }).orderBy('sequence')).map((row: { type: string; sequence: number; data: Record<string, unknown> }) => [row.type, row.sequence, row.data]);
+    (await stack.infra.db('tenant_events').where({ subject }).orderBy('sequence')).map(
+      (row: { type: string; sequence: number; data: Record<string, unknown> }) => [row.type, row.sequence, row.data],
+    );
 
   it('records payment.confirmed and payment.reversed in the transaction of the change, after payment.received', async () => {
     const tenant = await createTenant(stack);
     const account = await provisionAccount(stack, tenant.apiKey);
     const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 5025 } });
-    const failed = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: account.AccountRef, amount: 3015, status: 'PAYMENT_FAILED' } });
+    const failed = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 3015, status: 'PAYMENT_FAILED' },
+    });
     const [confirmable, reversible] = [await creditOf(paid.body.transactionId), await creditOf(failed.body.transactionId)];
     // No worker: this test's batch is the only one that claims them.
     const batchId = `events-${randomUUID()}`;
     const db = stack.infra.db;
-    await db('confirmation_claims').whereIn('entry_id', [confirmable.id, reversible.id]).update({ batch_id: batchId, claimed_at: db.fn.now(), started_at: db.fn.now() });
+    await db('confirmation_claims')
+      .whereIn('entry_id', [confirmable.id, reversible.id])
+      .update({ batch_id: batchId, claimed_at: db.fn.now(), started_at: db.fn.now() });
     const round = await stack.services.batchConfirmations.round(batchId, [confirmable.id, reversible.id]);
     const outcomes = new Map(round.results.map((result) => [result.entryId, result.kind === 'settled' ? result.outcome : result.kind]));
     assert.deepEqual([outcomes.get(confirmable.id), outcomes.get(reversible.id)], ['confirmed', 'reversed']);
@@ -251,7 +287,12 @@ describe('payment events of credits a batch confirmed or reversed', () => {
         ['payment.confirmed', 2],
       ],
     );
-    assert.deepEqual(confirmedEvents[1]![2], { transactionGroupId: confirmable.transaction_group_id, accountRef: account.AccountRef, amount: '5000.00', currency: 'NGN' });
+    assert.deepEqual(confirmedEvents[1]![2], {
+      transactionGroupId: confirmable.transaction_group_id,
+      accountRef: account.AccountRef,
+      amount: '5000.00',
+      currency: 'NGN',
+    });
 
     const reversedEvents = await eventsOf(reversible.transaction_group_id);
     assert.deepEqual(
@@ -282,16 +323,25 @@ describe('webhook endpoints: the address policy at send time', () => {
     const receiver = await startReceiver([200]);
     try {
       const tenant = await createTenant(stack);
-      const refusedAtCreation = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', { apiKey: tenant.apiKey, body: { url: receiver.url } });
+      const refusedAtCreation = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', {
+        apiKey: tenant.apiKey,
+        body: { url: receiver.url },
+      });
       assert.equal(refusedAtCreation.status, 400);
       assert.equal(refusedAtCreation.body.error, 'url must not point at a private or loopback address');
-      const created = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', { apiKey: tenant.apiKey, body: { url: 'http://93.184.215.14/hook', eventTypes: ['payment.received'] } });
+      const created = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', {
+        apiKey: tenant.apiKey,
+        body: { url: 'http://93.184.215.14/hook', eventTypes: ['payment.received'] },
+      });
       assert.equal(created.status, 201);
       // What a name re-pointed at a private address looks like once saved: the send must check again.
       await stack.infra.db('webhook_endpoints').where({ id: created.body.ID }).update({ url: receiver.url });
       const account = await provisionAccount(stack, tenant.apiKey);
       await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }));
-      const delivery = await eventually(() => stack.infra.db('webhook_deliveries').where({ endpoint_id: created.body.ID }).whereNotNull('last_error').first(), { what: 'a refused attempt' });
+      const delivery = await eventually(
+        () => stack.infra.db('webhook_deliveries').where({ endpoint_id: created.body.ID }).whereNotNull('last_error').first(),
+        { what: 'a refused attempt' },
+      );
       assert.equal(delivery.last_error, 'refused: private address');
       assert.equal(delivery.callback_url, receiver.url);
       const health = (await call(stack.apiUrl, 'GET', `/v1/webhook-endpoints/${created.body.ID}`, { apiKey: tenant.apiKey })).body.Health;
@@ -320,11 +370,20 @@ describe('recovering events in commit order', () => {
   it('an event committed after a page was read, with an earlier id and time than that page, is recovered on a later page', async () => {
     const tenant = await createTenant(stack);
     const since = new Date((await stack.infra.db.raw('SELECT clock_timestamp() AS now')).rows[0].now).toISOString();
-    const endpoint = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', { apiKey: tenant.apiKey, body: { url: 'http://127.0.0.1:9/hooks' } });
+    const endpoint = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', {
+      apiKey: tenant.apiKey,
+      body: { url: 'http://127.0.0.1:9/hooks' },
+    });
     assert.equal(endpoint.status, 201, endpoint.text);
-    const recover = (after?: string) => call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${endpoint.body.ID}/recover`, { apiKey: tenant.apiKey, body: { since, ...(after ? { after } : {}) } });
+    const recover = (after?: string) =>
+      call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${endpoint.body.ID}/recover`, {
+        apiKey: tenant.apiKey,
+        body: { since, ...(after ? { after } : {}) },
+      });
     const recovered = async (): Promise<string[]> =>
-      (await stack.infra.db('webhook_deliveries').where({ endpoint_id: endpoint.body.ID }).orderBy('id').select('tenant_event_id')).map((row: { tenant_event_id: string }) => row.tenant_event_id);
+      (await stack.infra.db('webhook_deliveries').where({ endpoint_id: endpoint.body.ID }).orderBy('id').select('tenant_event_id')).map(
+        (row: { tenant_event_id: string }) => row.tenant_event_id,
+      );
 
     // A transaction records the first event and stays open; two later events commit meanwhile.
     const slow = await stack.infra.db.transaction();
@@ -333,7 +392,8 @@ describe('recovering events in commit order', () => {
     try {
       early = await recordEvent(slow, endpointDisabled(tenant.tenantId, randomUUID()));
       late = [];
-      for (let i = 0; i < 2; i += 1) late.push(await stack.infra.db.transaction((trx) => recordEvent(trx, endpointDisabled(tenant.tenantId, randomUUID()))));
+      for (let i = 0; i < 2; i += 1)
+        late.push(await stack.infra.db.transaction((trx) => recordEvent(trx, endpointDisabled(tenant.tenantId, randomUUID()))));
       const first = await recover();
       assert.equal(first.status, 202, first.text);
       assert.ok(first.body.Next, 'the recovery goes on');
@@ -359,8 +419,14 @@ describe('recovering events in commit order', () => {
 
   it('refuses an after that no recover answer gave', async () => {
     const tenant = await createTenant(stack);
-    const endpoint = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', { apiKey: tenant.apiKey, body: { url: 'http://127.0.0.1:9/hooks' } });
-    const refused = await call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${endpoint.body.ID}/recover`, { apiKey: tenant.apiKey, body: { since: new Date().toISOString(), after: randomUUID() } });
+    const endpoint = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', {
+      apiKey: tenant.apiKey,
+      body: { url: 'http://127.0.0.1:9/hooks' },
+    });
+    const refused = await call(stack.apiUrl, 'POST', `/v1/webhook-endpoints/${endpoint.body.ID}/recover`, {
+      apiKey: tenant.apiKey,
+      body: { since: new Date().toISOString(), after: randomUUID() },
+    });
     assert.deepEqual([refused.status, refused.body.error], [400, 'after must be the Next of an earlier recover answer']);
   });
 });

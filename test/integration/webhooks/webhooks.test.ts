@@ -91,9 +91,24 @@ describe('outbound webhooks on the dev server', () => {
         return response.body.deadLetters.length === 1 ? response.body : null;
       });
       const letter = letters.deadLetters[0];
-      assert.deepEqual(Object.keys(letter).sort(), ['AttemptCount', 'CallbackURL', 'CreatedAt', 'ID', 'LastError', 'NextRetryAt', 'Status']);
+      assert.deepEqual(Object.keys(letter).sort(), [
+        'AttemptCount',
+        'CallbackURL',
+        'CreatedAt',
+        'ID',
+        'LastError',
+        'NextRetryAt',
+        'Status',
+      ]);
       assert.deepEqual(
-        { ID: letter.ID, CallbackURL: letter.CallbackURL, Status: letter.Status, AttemptCount: letter.AttemptCount, LastError: letter.LastError, NextRetryAt: letter.NextRetryAt },
+        {
+          ID: letter.ID,
+          CallbackURL: letter.CallbackURL,
+          Status: letter.Status,
+          AttemptCount: letter.AttemptCount,
+          LastError: letter.LastError,
+          NextRetryAt: letter.NextRetryAt,
+        },
         { ID: deliveryId, CallbackURL: receiver.url, Status: 'dead_letter', AttemptCount: 3, LastError: 'HTTP 500', NextRetryAt: null },
       );
       const detail = (await call(stack.apiUrl, 'GET', `/v1/webhooks/deliveries/${deliveryId}`, { apiKey: tenant.apiKey })).body;
@@ -141,7 +156,13 @@ describe('outbound webhooks on the dev server', () => {
     assert.equal(listing.processingErrors.length, 1);
     assert.deepEqual(
       { ...listing.processingErrors[0], ID: undefined, ReceivedAt: undefined },
-      { ID: undefined, RequestID: payload.requestId, AccountRef: account.AccountRef, Error: 'fee must be less than transactionAmount', ReceivedAt: undefined },
+      {
+        ID: undefined,
+        RequestID: payload.requestId,
+        AccountRef: account.AccountRef,
+        Error: 'fee must be less than transactionAmount',
+        ReceivedAt: undefined,
+      },
     );
   });
 

@@ -26,8 +26,20 @@ const PROFILE_CASES: DestinationCase[] = [
     waits: false,
     refunds: false,
   },
-  { accountNumber: '9900001002', what: 'profile: two lookups not found, then paid', profile: { hiddenLookups: 2, processingMs: 0 }, waits: false, refunds: false },
-  { accountNumber: '9900001003', what: 'profile: lookup lag, PROCESSING, then paid', profile: { lookupLagMs: 2_000, processingMs: 3_000 }, waits: false, refunds: false },
+  {
+    accountNumber: '9900001002',
+    what: 'profile: two lookups not found, then paid',
+    profile: { hiddenLookups: 2, processingMs: 0 },
+    waits: false,
+    refunds: false,
+  },
+  {
+    accountNumber: '9900001003',
+    what: 'profile: lookup lag, PROCESSING, then paid',
+    profile: { lookupLagMs: 2_000, processingMs: 3_000 },
+    waits: false,
+    refunds: false,
+  },
   {
     accountNumber: '9900001004',
     what: 'profile: 503 outage, then every attempt fails and the failed debit is refunded',
@@ -52,7 +64,13 @@ const PROFILE_CASES: DestinationCase[] = [
   {
     accountNumber: '9900001007',
     what: 'profile: unexplained 400 after recording, hidden once, refunded with the lookup lagging',
-    profile: { submitAnswer: 'error_after_recording', hiddenLookups: 1, processingMs: 0, refundAfterSuccess: true, refundLookupLagMs: 3_000 },
+    profile: {
+      submitAnswer: 'error_after_recording',
+      hiddenLookups: 1,
+      processingMs: 0,
+      refundAfterSuccess: true,
+      refundLookupLagMs: 3_000,
+    },
     waits: false,
     refunds: true,
   },
@@ -82,7 +100,12 @@ const PROFILE_CASES: DestinationCase[] = [
 
 /** Every magic destination and every control-route profile. */
 export const DESTINATIONS: DestinationCase[] = [
-  ...SETTLEMENT_CASES.map((testCase) => ({ accountNumber: testCase.accountNumber, what: testCase.what, waits: testCase.status === 'processing', refunds: testCase.status === 'refunded' })),
+  ...SETTLEMENT_CASES.map((testCase) => ({
+    accountNumber: testCase.accountNumber,
+    what: testCase.what,
+    waits: testCase.status === 'processing',
+    refunds: testCase.status === 'refunded',
+  })),
   ...PROFILE_CASES,
 ];
 

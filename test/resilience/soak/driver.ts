@@ -9,7 +9,15 @@ import { cliTenant } from '../../e2e/tenant';
 import { call, type CallOptions, type HttpResponse } from '../../helpers/http';
 import { startSystem, type RunningSystem } from '../../helpers/processes';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../helpers/throwaway-postgres';
-import { cleanUp, fundedAccount, RESILIENCE_TIMINGS, sandboxTransfer, sleep, startIsolatedTemporal, type IsolatedTemporal } from '../scenario-steps';
+import {
+  cleanUp,
+  fundedAccount,
+  RESILIENCE_TIMINGS,
+  sandboxTransfer,
+  sleep,
+  startIsolatedTemporal,
+  type IsolatedTemporal,
+} from '../scenario-steps';
 import { DESTINATIONS, PAYMENTS } from './catalogue';
 import { createInvariants, type Invariants, type SoakWorld } from './invariants';
 import { buildSchedule, describeOp, OPERATOR_ACTIONS, PROCESS_FAULTS, type Op, type OperatorAction, type ProcessFault } from './schedule';
@@ -97,10 +105,15 @@ function tally(counts: Record<string, { done: number; skipped: number }>, kind: 
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const started = Date.now();
   const log = options.log ?? (() => undefined);
-  const ops = buildSchedule({ seed: options.seed, minutes: options.minutes, tenants: TENANTS, accountsPerTenant: ACCOUNTS_PER_TENANT }).filter(
-    (op) => options.until === undefined || op.index <= options.until,
+  const ops = buildSchedule({
+    seed: options.seed,
+    minutes: options.minutes,
+    tenants: TENANTS,
+    accountsPerTenant: ACCOUNTS_PER_TENANT,
+  }).filter((op) => options.until === undefined || op.index <= options.until);
+  log(
+    `seed ${options.seed}: ${ops.length} operations over ${options.minutes} min${options.until === undefined ? '' : ` (up to #${options.until})`}`,
   );
-  log(`seed ${options.seed}: ${ops.length} operations over ${options.minutes} min${options.until === undefined ? '' : ` (up to #${options.until})`}`);
 
   let postgres: ThrowawayPostgres | undefined;
   let temporal: IsolatedTemporal | undefined;
@@ -130,11 +143,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // Tenants, their funded accounts, and the control-route profiles of the catalogue's destinations.
     const tenants: Array<{ tenantId: string; apiKey: string }> = [];
     for (let t = 0; t < TENANTS; t += 1) tenants.push(await cliTenant(running, `Soak tenant ${t} (seed ${options.seed})`));
-    const accounts = (await Promise.all(tenants.map((tenant) => Promise.all(Array.from({ length: ACCOUNTS_PER_TENANT }, () => fundedAccount(running, tenant.apiKey, FUNDING_NAIRA)))))).flatMap(
-      (ofTenant, t) => ofTenant.map((account) => ({ ...account, tenant: t, apiKey: tenants[t]!.apiKey })),
-    );
+    const accounts = (
+      await Promise.all(
+        tenants.map((tenant) =>
+          Promise.all(Array.from({ length: ACCOUNTS_PER_TENANT }, () => fundedAccount(running, tenant.apiKey, FUNDING_NAIRA))),
+        ),
+      )
+    ).flatMap((ofTenant, t) => ofTenant.map((account) => ({ ...account, tenant: t, apiKey: tenants[t]!.apiKey })));
     for (const destination of DESTINATIONS.filter((candidate) => candidate.profile)) {
-      const rule = await call(running.sandboxUrl, 'POST', '/sandbox/profiles', { body: { match: { accountNumber: destination.accountNumber }, ...destination.profile } });
+      const rule = await call(running.sandboxUrl, 'POST', '/sandbox/profiles', {
+        body: { match: { accountNumber: destination.accountNumber }, ...destination.profile },
+      });
       if (rule.status !== 201) throw new Error(`sandbox profile refused: ${rule.text}`);
     }
     log(`${accounts.length} accounts of ${TENANTS} tenants funded; ${DESTINATIONS.length} destinations, ${PAYMENTS.length} payment shapes`);
@@ -158,15 +177,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const invariants: Invariants = createInvariants(world);
     const exclusive = createLock();
     const opCounts: Record<string, { done: number; skipped: number }> = {};
-    const faultCounts: Record<string, { injected: number; skipped: number }> = Object.fromEntries(PROCESS_FAULTS.map((kind) => [kind, { injected: 0, skipped: 0 }]));
+    const faultCounts: Record<string, { injected: number; skipped: number }> = Object.fromEntries(
+      PROCESS_FAULTS.map((kind) => [kind, { injected: 0, skipped: 0 }]),
+    );
     for (const kind of ['settle', 'pay', 'reconcile', ...OPERATOR_ACTIONS]) opCounts[kind] = { done: 0, skipped: 0 };
 
-    const settleRefOf = async (index: number): Promise<string | null> => world.settleRefs.get(index) ?? (await invariants.discoverSettlements()).get(index) ?? null;
+    const settleRefOf = async (index: number): Promise<string | null> =>
+      world.settleRefs.get(index) ?? (await invariants.discoverSettlements()).get(index) ?? null;
 
     async function settle(op: Extract<Op, { kind: 'settle' }>): Promise<boolean> {
       const account = accounts[op.account]!;
       const destination = DESTINATIONS[op.destination]!;
-      const body = { amount: (op.kobo / 100).toFixed(2), bankCode: '044', accountNumber: destination.accountNumber, narration: `soak#${op.index}` };
+      const body = {
+        amount: (op.kobo / 100).toFixed(2),
+        bankCode: '044',
+        accountNumber: destination.accountNumber,
+        narration: `soak#${op.index}`,
+      };
       // A client retries an unanswered settle under the same idempotency key.
       for (let attempt = 1; attempt <= 3; attempt += 1) {
         try {
@@ -193,11 +220,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const accountRef = shape.misdirected ? `va_soak_nobody_${options.seed}_${op.index}` : accounts[op.account]!.AccountRef;
       const sentAt = Date.now();
       const response = await call(running.sandboxUrl, 'POST', '/sandbox/payments', {
-        body: { accountRef, amount: (op.kobo + PAYMENT_FEE_KOBO) / 100, fee: PAYMENT_FEE_KOBO / 100, narration: `soak#${op.index}`, ...shape.body },
+        body: {
+          accountRef,
+          amount: (op.kobo + PAYMENT_FEE_KOBO) / 100,
+          fee: PAYMENT_FEE_KOBO / 100,
+          narration: `soak#${op.index}`,
+          ...shape.body,
+        },
       });
       if (response.status !== 200) throw new Error(`sandbox refused a payment: ${response.text}`);
       const delivered = shape.body.suppressWebhook ? true : response.body.delivery?.status === 200;
-      world.payments.set(op.index, { transactionId: response.body.transactionId, requestId: shape.body.suppressWebhook ? null : response.body.requestId, sentAt, delivered, everFailed: !delivered });
+      world.payments.set(op.index, {
+        transactionId: response.body.transactionId,
+        requestId: shape.body.suppressWebhook ? null : response.body.requestId,
+        sentAt,
+        delivered,
+        everFailed: !delivered,
+      });
       return true;
     }
 
@@ -207,7 +246,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           () => true,
           () => false,
         );
-      const response = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'POST', '/v1/reconciliation/runs', { apiKey: tenants[op.tenant]!.apiKey }).catch(() => null);
+      const response = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'POST', '/v1/reconciliation/runs', {
+        apiKey: tenants[op.tenant]!.apiKey,
+      }).catch(() => null);
       return response?.status === 202;
     }
 
@@ -228,7 +269,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       if (op.kind === 'resolve-finding') {
         // The CLI as an operator uses it: list the open findings (the platform's, or a tenant's), close one with a note.
         const scope = op.pick % (TENANTS + 1) === TENANTS ? [] : ['--tenant', tenants[op.pick % (TENANTS + 1)]!.tenantId];
-        const { exceptions } = JSON.parse(await running.cli('reconcile:exceptions', ...scope, '--status', 'open', '--json')) as { exceptions: Array<{ ID: string }> };
+        const { exceptions } = JSON.parse(await running.cli('reconcile:exceptions', ...scope, '--status', 'open', '--json')) as {
+          exceptions: Array<{ ID: string }>;
+        };
         const chosen = exceptions.sort((a, b) => a.ID.localeCompare(b.ID))[op.pick % Math.max(exceptions.length, 1)];
         if (!chosen) return false;
         await running.cli('reconcile:resolve', '--exception', chosen.ID, '--note', `soak #${op.index}: an operator looked at it`, ...scope);
@@ -239,7 +282,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       if (op.kind === 'late-success') {
         const payment = world.payments.get(op.target);
         if (!payment) return false;
-        const response = await call(running.sandboxUrl, 'POST', `/sandbox/payments/${payment.transactionId}/status`, { body: { status: 'SUCCESS' } });
+        const response = await call(running.sandboxUrl, 'POST', `/sandbox/payments/${payment.transactionId}/status`, {
+          body: { status: 'SUCCESS' },
+        });
         if (response.status === 200) world.lateSuccesses.add(op.target);
         return response.status === 200;
       }
@@ -248,11 +293,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         if (!payment) return false;
         if (op.kind === 'redeliver') {
           if (!payment.requestId) return false;
-          const response = await call(running.sandboxUrl, 'POST', '/sandbox/webhooks/redeliver', { body: { requestId: payment.requestId } });
+          const response = await call(running.sandboxUrl, 'POST', '/sandbox/webhooks/redeliver', {
+            body: { requestId: payment.requestId },
+          });
           if (response.body.delivery?.status === 200) payment.delivered = true;
           return response.status === 200;
         }
-        const response = await call(running.sandboxUrl, 'POST', `/sandbox/payments/${payment.transactionId}/status`, { body: { status: 'REFUND' } });
+        const response = await call(running.sandboxUrl, 'POST', `/sandbox/payments/${payment.transactionId}/status`, {
+          body: { status: 'REFUND' },
+        });
         if (response.status === 200) world.payerRefunds.add(op.target);
         return response.status === 200;
       }
@@ -262,7 +311,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         const handle = temporalClient.workflow.getHandle(settlementWorkflowId(merchantTxRef));
         const described = await handle.describe();
         if (described.status.name !== 'RUNNING') return false;
-        await temporalClient.workflow.getHandle(settlementWorkflowId(merchantTxRef), described.runId).terminate('soak: an operator terminated the settlement');
+        await temporalClient.workflow
+          .getHandle(settlementWorkflowId(merchantTxRef), described.runId)
+          .terminate('soak: an operator terminated the settlement');
         world.terminated.add(`${settlementWorkflowId(merchantTxRef)}/${described.runId}`);
         return true;
       }
@@ -271,7 +322,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const submission = submissions.find((candidate) => candidate.status === wanted);
       if (!submission) return false;
       const route = op.kind === 'settle-stuck' ? 'settle' : 'refund';
-      const response = await call(running.sandboxUrl, 'POST', `/sandbox/transfers/${submission.reference}/${route}`, { body: op.kind === 'settle-stuck' ? { status: op.outcome } : {} });
+      const response = await call(running.sandboxUrl, 'POST', `/sandbox/transfers/${submission.reference}/${route}`, {
+        body: op.kind === 'settle-stuck' ? { status: op.outcome } : {},
+      });
       if (response.status === 200 && op.kind === 'transfer-refund') world.transferRefunds.add(op.target);
       return response.status === 200;
     }
@@ -298,7 +351,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           await postgres!.start();
           break;
         case 'provider-faults':
-          await call(running.sandboxUrl, 'POST', '/sandbox/faults', { body: { failureRate: 0.2, throttleRate: 0.2, retryAfterSeconds: 1, latencyMs: 50 } });
+          await call(running.sandboxUrl, 'POST', '/sandbox/faults', {
+            body: { failureRate: 0.2, throttleRate: 0.2, retryAfterSeconds: 1, latencyMs: 50 },
+          });
           await sleep(op.downMs);
           await call(running.sandboxUrl, 'DELETE', '/sandbox/faults');
           break;
@@ -374,14 +429,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await invariants.final({ settleMs: (options.settleMinutes ?? 10) * 60_000, tenantKeys: tenants.map((tenant) => tenant.apiKey), log });
 
     // The schedule, when each fault happened and what the processes logged, for reading a violation.
-    const artifactsDir = path.resolve(__dirname, '../../../../.artifacts/soak', `seed-${options.seed}-${new Date(started).toISOString().replace(/[:.]/g, '-')}`);
+    const artifactsDir = path.resolve(
+      __dirname,
+      '../../../../.artifacts/soak',
+      `seed-${options.seed}-${new Date(started).toISOString().replace(/[:.]/g, '-')}`,
+    );
     mkdirSync(artifactsDir, { recursive: true });
     writeFileSync(path.join(artifactsDir, 'schedule.txt'), `${ops.map(describeOp).join('\n')}\n`);
     writeFileSync(
       path.join(artifactsDir, 'faults.txt'),
       `${world.faultWindows.map((window) => `${new Date(window.from).toISOString()} .. ${new Date(window.to).toISOString()} #${window.index} ${window.kind}`).join('\n')}\n`,
     );
-    for (const [name, lines] of Object.entries(running.logs)) writeFileSync(path.join(artifactsDir, `${name}.log`), `${lines.join('\n')}\n`);
+    for (const [name, lines] of Object.entries(running.logs))
+      writeFileSync(path.join(artifactsDir, `${name}.log`), `${lines.join('\n')}\n`);
 
     return {
       artifactsDir,

@@ -90,7 +90,15 @@ export function createInvariants(world: SoakWorld) {
       const settleOp = world.ops[index];
       if (!settleOp || settleOp.kind !== 'settle') return [];
       opOfRef.set(row.merchant_tx_ref, index);
-      return [{ index, merchantTxRef: row.merchant_tx_ref, status: row.status, debitStatus: row.debit_status, waits: DESTINATIONS[settleOp.destination]!.waits }];
+      return [
+        {
+          index,
+          merchantTxRef: row.merchant_tx_ref,
+          status: row.status,
+          debitStatus: row.debit_status,
+          waits: DESTINATIONS[settleOp.destination]!.waits,
+        },
+      ];
     });
   }
 
@@ -108,15 +116,31 @@ export function createInvariants(world: SoakWorld) {
     const rows = await settlementRows();
     await inPool(rows, 4, async (row) => {
       const view = await sandboxTransfer(sys, row.merchantTxRef);
-      if (view.standingPayouts > 1) violate('at most one payout per settlement', row.merchantTxRef, `${view.standingPayouts} standing payouts at the sandbox (status ${row.status})`, row.index);
+      if (view.standingPayouts > 1)
+        violate(
+          'at most one payout per settlement',
+          row.merchantTxRef,
+          `${view.standingPayouts} standing payouts at the sandbox (status ${row.status})`,
+          row.index,
+        );
       if ((row.status === 'failed' || row.status === 'refunded') && view.standingPayouts > 0) {
-        violate('debit reversed exactly when no payout stands', row.merchantTxRef, `${row.status} (debit ${row.debitStatus}) while ${view.standingPayouts} payout(s) stand`, row.index);
+        violate(
+          'debit reversed exactly when no payout stands',
+          row.merchantTxRef,
+          `${row.status} (debit ${row.debitStatus}) while ${view.standingPayouts} payout(s) stand`,
+          row.index,
+        );
       }
       if (!final) return;
       if (TERMINAL.has(row.status)) {
         const expected = view.standingPayouts > 0 ? 'confirmed' : 'reversed';
         if (row.debitStatus !== expected)
-          violate('debit reversed exactly when no payout stands', row.merchantTxRef, `${row.status}, debit ${row.debitStatus}, ${view.standingPayouts} standing payouts`, row.index);
+          violate(
+            'debit reversed exactly when no payout stands',
+            row.merchantTxRef,
+            `${row.status}, debit ${row.debitStatus}, ${view.standingPayouts} standing payouts`,
+            row.index,
+          );
       } else if (!row.waits) {
         violate(
           'every job terminal or legitimately waiting',
@@ -125,7 +149,12 @@ export function createInvariants(world: SoakWorld) {
           row.index,
         );
       } else if (row.debitStatus !== 'provisional' || view.standingPayouts > 0) {
-        violate('debit reversed exactly when no payout stands', row.merchantTxRef, `waiting (${row.status}) with debit ${row.debitStatus} and ${view.standingPayouts} standing payouts`, row.index);
+        violate(
+          'debit reversed exactly when no payout stands',
+          row.merchantTxRef,
+          `waiting (${row.status}) with debit ${row.debitStatus} and ${view.standingPayouts} standing payouts`,
+          row.index,
+        );
       }
     });
     ran('at most one payout per settlement');
@@ -143,7 +172,12 @@ export function createInvariants(world: SoakWorld) {
       )
     ).rows;
     for (const row of rows) {
-      if (row.ledger_balance !== row.standing) violate('balance = standing credits - standing debits', row.account_ref, `balance ${row.ledger_balance}, standing entries sum to ${row.standing}`);
+      if (row.ledger_balance !== row.standing)
+        violate(
+          'balance = standing credits - standing debits',
+          row.account_ref,
+          `balance ${row.ledger_balance}, standing entries sum to ${row.standing}`,
+        );
     }
     ran('balance = standing credits - standing debits');
   }
@@ -158,7 +192,8 @@ export function createInvariants(world: SoakWorld) {
     for (const [tenant, apiKey] of apiKeys.entries()) {
       const response = await call(sys.apiUrl, 'GET', '/v1/ledger/balances', { apiKey });
       const body = response.body as { accounts: Array<{ code: string; balance: string }>; total: string };
-      if (response.status !== 200 || body.total !== '0.00') violate("every tenant's books total 0.00", `tenant ${tenant}`, `${response.status} total ${body.total}`);
+      if (response.status !== 200 || body.total !== '0.00')
+        violate("every tenant's books total 0.00", `tenant ${tenant}`, `${response.status} total ${body.total}`);
       const accountId = world.accounts.find((account) => account.tenant === tenant)?.ID;
       if (!accountId) continue;
       const [expected] = (
@@ -179,7 +214,12 @@ export function createInvariants(world: SoakWorld) {
       const balance = (code: string) => body.accounts.find((account) => account.code === code)?.balance;
       for (const code of ['clearing', 'provider_fees'] as const) {
         const naira = formatKobo(BigInt(expected![code]));
-        if (balance(code) !== naira) violate('clearing and provider fees carry what payments and payouts imply', `tenant ${tenant} ${code}`, `books ${balance(code)}, expected ${naira}`);
+        if (balance(code) !== naira)
+          violate(
+            'clearing and provider fees carry what payments and payouts imply',
+            `tenant ${tenant} ${code}`,
+            `books ${balance(code)}, expected ${naira}`,
+          );
       }
     }
     ran("every tenant's books total 0.00");
@@ -199,18 +239,38 @@ export function createInvariants(world: SoakWorld) {
     const executions = await executionsOn(client, sys.env.TEMPORAL_TASK_QUEUE!);
     const opOf = (workflowId: string) => opOfRef.get(merchantTxRefOfSettlement(workflowId) ?? '') ?? world.lastStarted;
     for (const execution of executions) {
-      if (execution.length > HISTORY_BOUND) violate('no workflow history above the bound', execution.workflowId, `${execution.length} events (bound ${HISTORY_BOUND})`, opOf(execution.workflowId));
+      if (execution.length > HISTORY_BOUND)
+        violate(
+          'no workflow history above the bound',
+          execution.workflowId,
+          `${execution.length} events (bound ${HISTORY_BOUND})`,
+          opOf(execution.workflowId),
+        );
     }
     ran('no workflow history above the bound');
     if (!final) return;
-    const waitingSettlements = (await settlementRows()).filter((row) => !TERMINAL.has(row.status) && row.waits).map((row) => settlementWorkflowId(row.merchantTxRef));
+    const waitingSettlements = (await settlementRows())
+      .filter((row) => !TERMINAL.has(row.status) && row.waits)
+      .map((row) => settlementWorkflowId(row.merchantTxRef));
     const holders: Array<string | null> = await db('confirmation_claims').whereIn('entry_id', waitingPayments).pluck('batch_id');
-    const mayBeOpen = new Set([...waitingSettlements, ...holders.filter((id): id is string => id !== null).map(paymentConfirmationBatchWorkflowId)]);
+    const mayBeOpen = new Set([
+      ...waitingSettlements,
+      ...holders.filter((id): id is string => id !== null).map(paymentConfirmationBatchWorkflowId),
+    ]);
     for (const execution of executions.filter((candidate) => JOB_TYPES.includes(candidate.type))) {
       const status = execution.status.name;
-      if (status === 'RUNNING' && !mayBeOpen.has(execution.workflowId)) violate('every job terminal or legitimately waiting', execution.workflowId, 'still running', opOf(execution.workflowId));
-      if (!['RUNNING', 'COMPLETED', 'CONTINUED_AS_NEW'].includes(status) && !world.terminated.has(`${execution.workflowId}/${execution.runId}`)) {
-        violate('every job terminal or legitimately waiting', `${execution.workflowId}/${execution.runId}`, `${status} (no operator ended it)`, opOf(execution.workflowId));
+      if (status === 'RUNNING' && !mayBeOpen.has(execution.workflowId))
+        violate('every job terminal or legitimately waiting', execution.workflowId, 'still running', opOf(execution.workflowId));
+      if (
+        !['RUNNING', 'COMPLETED', 'CONTINUED_AS_NEW'].includes(status) &&
+        !world.terminated.has(`${execution.workflowId}/${execution.runId}`)
+      ) {
+        violate(
+          'every job terminal or legitimately waiting',
+          `${execution.workflowId}/${execution.runId}`,
+          `${status} (no operator ended it)`,
+          opOf(execution.workflowId),
+        );
       }
     }
     ran('every job terminal or legitimately waiting');
@@ -227,14 +287,16 @@ export function createInvariants(world: SoakWorld) {
   }
 
   /** Whether a process fault overlapped [from, to]. */
-  const faultDuring = (from: number, to: number): string | null => world.faultWindows.find((window) => window.from <= to && window.to >= from)?.kind ?? null;
+  const faultDuring = (from: number, to: number): string | null =>
+    world.faultWindows.find((window) => window.from <= to && window.to >= from)?.kind ?? null;
 
   /** The injected fault that explains a reconciliation finding, or null. */
   function explain(kind: string, subject: { payOp?: number; settleOp?: number }): string | null {
     const payOp = subject.payOp === undefined ? undefined : (op(subject.payOp) as Extract<Op, { kind: 'pay' }>);
     const shape = payOp && PAYMENTS[payOp.payment]!;
     const payment = subject.payOp === undefined ? undefined : world.payments.get(subject.payOp);
-    const destination = subject.settleOp === undefined ? undefined : DESTINATIONS[(op(subject.settleOp) as Extract<Op, { kind: 'settle' }>).destination]!;
+    const destination =
+      subject.settleOp === undefined ? undefined : DESTINATIONS[(op(subject.settleOp) as Extract<Op, { kind: 'settle' }>).destination]!;
     const faultNear = payment ? faultDuring(payment.sentAt, payment.sentAt + CONFIRMATION_SPAN_MS) : null;
     switch (kind) {
       case 'missing_credit':
@@ -274,9 +336,15 @@ export function createInvariants(world: SoakWorld) {
   /** Every reconciliation finding is explained by a fault the driver injected. */
   async function findings(): Promise<void> {
     const payOpOfTxn = new Map([...world.payments].map(([index, payment]) => [payment.transactionId, index]));
-    const rows: Array<{ kind: string; severity: string; status: string; subject: string; provider_txn_id: string | null; merchant_tx_ref: string | null; entry_txn: string | null }> = await db(
-      'reconciliation_exceptions',
-    )
+    const rows: Array<{
+      kind: string;
+      severity: string;
+      status: string;
+      subject: string;
+      provider_txn_id: string | null;
+      merchant_tx_ref: string | null;
+      entry_txn: string | null;
+    }> = await db('reconciliation_exceptions')
       .leftJoin('settlements', 'settlements.id', 'reconciliation_exceptions.settlement_id')
       .leftJoin('ledger_entries', 'ledger_entries.id', 'reconciliation_exceptions.entry_id')
       .select(
@@ -292,7 +360,9 @@ export function createInvariants(world: SoakWorld) {
       findingCounts[row.kind] = (findingCounts[row.kind] ?? 0) + 1;
       const txn = row.provider_txn_id ?? row.entry_txn;
       const payOp = txn ? payOpOfTxn.get(txn) : undefined;
-      const ref = row.merchant_tx_ref ?? [...opOfRef.keys()].find((candidate) => row.subject.includes(candidate) || (txn ?? '').startsWith(candidate));
+      const ref =
+        row.merchant_tx_ref ??
+        [...opOfRef.keys()].find((candidate) => row.subject.includes(candidate) || (txn ?? '').startsWith(candidate));
       const settleOp = ref ? opOfRef.get(ref) : undefined;
       const why = explain(row.kind, { payOp, settleOp });
       if (!why)
@@ -310,7 +380,9 @@ export function createInvariants(world: SoakWorld) {
   async function redeliver(): Promise<number> {
     const pending = [...world.payments.values()].filter((payment) => !payment.delivered && payment.requestId);
     for (const payment of pending) {
-      const response = await call(sys.sandboxUrl, 'POST', '/sandbox/webhooks/redeliver', { body: { requestId: payment.requestId } }).catch(() => null);
+      const response = await call(sys.sandboxUrl, 'POST', '/sandbox/webhooks/redeliver', { body: { requestId: payment.requestId } }).catch(
+        () => null,
+      );
       if (response?.body?.delivery?.status === 200) payment.delivered = true;
     }
     return pending.filter((payment) => !payment.delivered).length;
@@ -323,7 +395,8 @@ export function createInvariants(world: SoakWorld) {
     await inPool(open, 4, async (row) => {
       if (!row.waits) return void unsettled.push(row);
       const submissions = (await sandboxTransfer(sys, row.merchantTxRef)).submissions;
-      if (submissions.some((submission) => submission.status !== 'PROCESSING' && submission.status !== 'PAYMENT_FAILED')) unsettled.push(row);
+      if (submissions.some((submission) => submission.status !== 'PROCESSING' && submission.status !== 'PAYMENT_FAILED'))
+        unsettled.push(row);
     });
     return unsettled;
   }
@@ -343,7 +416,11 @@ export function createInvariants(world: SoakWorld) {
   async function settle(deadline: number, includeSuppressed: boolean, log: (line: string) => void): Promise<void> {
     await eventually(
       async () => {
-        const [undelivered, settlements, payments] = [await redeliver(), await unsettledSettlements(), await unsettledPayments(includeSuppressed)];
+        const [undelivered, settlements, payments] = [
+          await redeliver(),
+          await unsettledSettlements(),
+          await unsettledPayments(includeSuppressed),
+        ];
         if (undelivered + settlements.length + payments.length === 0) return true;
         throw new Error(`${undelivered} webhooks undelivered, ${settlements.length} settlements and ${payments.length} payments unsettled`);
       },
@@ -380,7 +457,9 @@ export function createInvariants(world: SoakWorld) {
       // The last reconciliation runs, waited for: the platform's and each tenant's.
       const tenants: Array<{ id: string }> = await db('tenants').select('id');
       for (const args of [[], ...tenants.map((tenant) => ['--tenant', tenant.id])]) {
-        await sys.cli('reconcile', ...args, '--json').catch((error: Error) => violate('reconciliation runs succeed', `reconcile ${args.join(' ')}`, error.message));
+        await sys
+          .cli('reconcile', ...args, '--json')
+          .catch((error: Error) => violate('reconciliation runs succeed', `reconcile ${args.join(' ')}`, error.message));
       }
       // Credits reconciliation made are confirmed like ingested ones; refunds it found are applied.
       await settle(Math.max(deadline, Date.now() + 120_000), true, options.log);
@@ -389,9 +468,20 @@ export function createInvariants(world: SoakWorld) {
         const shape = PAYMENTS[(op(index) as Extract<Op, { kind: 'pay' }>).payment]!;
         const entry = entries.get(index);
         if (shape.misdirected) continue;
-        if (!entry) violate('every job terminal or legitimately waiting', world.payments.get(index)!.transactionId, `never credited (${shape.what})`, index);
+        if (!entry)
+          violate(
+            'every job terminal or legitimately waiting',
+            world.payments.get(index)!.transactionId,
+            `never credited (${shape.what})`,
+            index,
+          );
         else if (entry.status === 'provisional' && !shape.waits)
-          violate('every job terminal or legitimately waiting', world.payments.get(index)!.transactionId, `credit still provisional (${shape.what})`, index);
+          violate(
+            'every job terminal or legitimately waiting',
+            world.payments.get(index)!.transactionId,
+            `credit still provisional (${shape.what})`,
+            index,
+          );
       }
       const waitingPayments = [...entries]
         .filter(([index, entry]) => entry.status === 'provisional' && PAYMENTS[(op(index) as Extract<Op, { kind: 'pay' }>).payment]!.waits)
@@ -415,7 +505,9 @@ export function createInvariants(world: SoakWorld) {
       const counts: Record<string, number> = {};
       for (const [index] of world.payments) {
         const shape = PAYMENTS[(op(index) as Extract<Op, { kind: 'pay' }>).payment]!;
-        const outcome = shape.misdirected ? 'misdirected (not credited)' : `${entries.get(index)?.status ?? 'never credited'}${shape.body.suppressWebhook ? ' (by reconciliation)' : ''}`;
+        const outcome = shape.misdirected
+          ? 'misdirected (not credited)'
+          : `${entries.get(index)?.status ?? 'never credited'}${shape.body.suppressWebhook ? ' (by reconciliation)' : ''}`;
         counts[outcome] = (counts[outcome] ?? 0) + 1;
       }
       return counts;

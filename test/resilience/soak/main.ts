@@ -5,12 +5,18 @@ import { formatReport } from './report';
 /** `npm run soak -- --minutes N --seed S [--until I] [--settle-minutes M]`: exit 1 on any violation. */
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { minutes: { type: 'string', default: '3' }, seed: { type: 'string' }, until: { type: 'string' }, 'settle-minutes': { type: 'string', default: '10' } },
+    options: {
+      minutes: { type: 'string', default: '3' },
+      seed: { type: 'string' },
+      until: { type: 'string' },
+      'settle-minutes': { type: 'string', default: '10' },
+    },
     strict: true,
   });
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
   const minutes = Number(values.minutes);
-  if (!Number.isInteger(seed) || seed < 0 || !(minutes > 0)) throw new Error('usage: npm run soak -- --minutes N --seed S [--until OP] [--settle-minutes M]');
+  if (!Number.isInteger(seed) || seed < 0 || !(minutes > 0))
+    throw new Error('usage: npm run soak -- --minutes N --seed S [--until OP] [--settle-minutes M]');
   const report = await runSoak({
     seed,
     minutes,

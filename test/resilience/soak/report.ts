@@ -17,7 +17,10 @@ export function formatReport(report: SoakReport): string {
     '',
     ...section(
       'faults injected',
-      Object.entries(report.faults).map(([kind, { injected, skipped }]) => [kind, `${injected}${skipped ? ` (${skipped} failed to inject)` : ''}`]),
+      Object.entries(report.faults).map(([kind, { injected, skipped }]) => [
+        kind,
+        `${injected}${skipped ? ` (${skipped} failed to inject)` : ''}`,
+      ]),
     ),
     ...section(
       'operations (done / nothing to act on or refused)',
@@ -27,11 +30,15 @@ export function formatReport(report: SoakReport): string {
     ...section('payments by outcome', Object.entries(report.payments)),
     ...section('reconciliation findings by kind', Object.entries(report.findings)),
     ...section('invariant checks run', Object.entries(report.checks)),
-    ...(Object.keys(report.checksSkipped).length ? section('periodic passes skipped (a service unreachable just then)', Object.entries(report.checksSkipped)) : []),
+    ...(Object.keys(report.checksSkipped).length
+      ? section('periodic passes skipped (a service unreachable just then)', Object.entries(report.checksSkipped))
+      : []),
     `schedule, fault timeline and process logs: ${report.artifactsDir}`,
     '',
     `violations: ${report.violations.length}`,
-    ...report.violations.map((violation) => `  [${violation.check}] ${violation.detail}\n    replay: ${replayCommand(report, violation.opIndex)}`),
+    ...report.violations.map(
+      (violation) => `  [${violation.check}] ${violation.detail}\n    replay: ${replayCommand(report, violation.opIndex)}`,
+    ),
   ];
   return lines.join('\n');
 }

@@ -56,10 +56,32 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
   const business: Draft[] = [];
   for (let atMs = random.int(200, 800); atMs < durationMs - 5_000; atMs += random.int(300, 1_500)) {
     const kind = random.weighted({ settle: 40, pay: 40, reconcile: 4, operator: 16 });
-    if (kind === 'settle') business.push({ atMs, kind, account: random.int(0, accounts - 1), destination: nextDestination(), kobo: random.int(100, 2_000) * 100 });
-    else if (kind === 'pay') business.push({ atMs, kind, account: random.int(0, accounts - 1), payment: nextPayment(), kobo: random.int(100, 5_000) * 100 + random.int(0, 99) });
-    else if (kind === 'reconcile') business.push({ atMs, kind, via: random.chance(0.5) ? 'api' : 'cli', tenant: random.int(0, options.tenants - 1) });
-    else business.push({ atMs, kind: OPERATOR_ACTIONS[nextAction()]!, target: null, pick: random.int(0, 1_000_000), outcome: random.chance(0.5) ? 'SUCCESS' : 'PAYMENT_FAILED' });
+    if (kind === 'settle')
+      business.push({
+        atMs,
+        kind,
+        account: random.int(0, accounts - 1),
+        destination: nextDestination(),
+        kobo: random.int(100, 2_000) * 100,
+      });
+    else if (kind === 'pay')
+      business.push({
+        atMs,
+        kind,
+        account: random.int(0, accounts - 1),
+        payment: nextPayment(),
+        kobo: random.int(100, 5_000) * 100 + random.int(0, 99),
+      });
+    else if (kind === 'reconcile')
+      business.push({ atMs, kind, via: random.chance(0.5) ? 'api' : 'cli', tenant: random.int(0, options.tenants - 1) });
+    else
+      business.push({
+        atMs,
+        kind: OPERATOR_ACTIONS[nextAction()]!,
+        target: null,
+        pick: random.int(0, 1_000_000),
+        outcome: random.chance(0.5) ? 'SUCCESS' : 'PAYMENT_FAILED',
+      });
   }
   const faults: Draft[] = [];
   for (let atMs = random.int(10_000, 20_000); atMs < durationMs - 15_000; atMs += random.int(15_000, 40_000)) {
@@ -110,6 +132,8 @@ export function describeOp(op: Op): string {
     case 'reconcile':
       return `#${op.index} reconcile via ${op.via}${op.via === 'api' ? ` for tenant ${op.tenant}` : ' (platform)'}`;
     default:
-      return 'target' in op ? `#${op.index} ${op.kind}${op.target === null ? '' : ` of #${op.target}`}` : `#${op.index} ${op.kind} for ${op.downMs} ms`;
+      return 'target' in op
+        ? `#${op.index} ${op.kind}${op.target === null ? '' : ` of #${op.target}`}`
+        : `#${op.index} ${op.kind} for ${op.downMs} ms`;
   }
 }
