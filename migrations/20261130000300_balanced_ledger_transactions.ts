@@ -64,30 +64,39 @@ export async function up(knex: Knex): Promise<void> {
     CREATE TRIGGER ledger_system_postings_append_only_truncate BEFORE TRUNCATE ON ledger_system_postings
       FOR EACH STATEMENT EXECUTE FUNCTION ledger_system_postings_append_only();
 
-    -- Postgres refuses an unbalanced transaction: at commit, each posting's transaction must have two or more
-    -- postings of its tenant, summing to zero (a customer entry counts its credit as +, its debit as -). Judged
-    -- per tenant, so every tenant's books sum to zero whatever ids a writer chose.
-    CREATE FUNCTION ledger_transaction_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
+    -- Postgres refuses an unbalanced transaction: at the end of every statement that writes postings, each
+    -- transaction it touched must have two or more postings of its tenant, summing to zero (a customer entry
+    -- counts its credit as +, its debit as -). Judged per tenant, so every tenant's books sum to zero whatever
+    -- ids a writer chose. One check per statement over the rows it wrote (a transition table), not one per
+    -- row at commit: a group of credits to a hot account holds its row lock until commit, and per-row checks
+    -- there would run inside that lock. Every writer writes a transaction's postings in one statement.
+    CREATE FUNCTION ledger_transactions_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
-      total numeric;
-      postings bigint;
+      unbalanced record;
     BEGIN
-      SELECT coalesce(sum(p.amount), 0), count(*) INTO total, postings
-        FROM (SELECT CASE WHEN e.direction = 'credit' THEN e.amount ELSE -e.amount END AS amount
-                FROM ledger_entries e WHERE e.tenant_id = NEW.tenant_id AND e.transaction_id = NEW.transaction_id
-              UNION ALL
-              SELECT s.amount FROM ledger_system_postings s WHERE s.tenant_id = NEW.tenant_id AND s.transaction_id = NEW.transaction_id) p;
-      IF total <> 0 OR postings < 2 THEN
-        RAISE EXCEPTION 'ledger transaction % of tenant % is unbalanced: % postings summing to % kobo', NEW.transaction_id, NEW.tenant_id, postings, total
+      SELECT t.tenant_id, t.transaction_id, s.postings, s.total INTO unbalanced
+        FROM (SELECT DISTINCT tenant_id, transaction_id FROM written) t
+        CROSS JOIN LATERAL (
+          SELECT count(*) AS postings, coalesce(sum(p.amount), 0) AS total
+            FROM (SELECT CASE WHEN e.direction = 'credit' THEN e.amount ELSE -e.amount END AS amount
+                    FROM ledger_entries e WHERE e.tenant_id = t.tenant_id AND e.transaction_id = t.transaction_id
+                  UNION ALL
+                  SELECT x.amount FROM ledger_system_postings x WHERE x.tenant_id = t.tenant_id AND x.transaction_id = t.transaction_id) p
+        ) s
+       WHERE s.total <> 0 OR s.postings < 2
+       LIMIT 1;
+      IF FOUND THEN
+        RAISE EXCEPTION 'ledger transaction % of tenant % is unbalanced: % postings summing to % kobo',
+          unbalanced.transaction_id, unbalanced.tenant_id, unbalanced.postings, unbalanced.total
           USING ERRCODE = 'check_violation';
       END IF;
       RETURN NULL;
     END;
     $$;
-    CREATE CONSTRAINT TRIGGER ledger_entries_balanced AFTER INSERT ON ledger_entries
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_transaction_balanced();
-    CREATE CONSTRAINT TRIGGER ledger_system_postings_balanced AFTER INSERT ON ledger_system_postings
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_transaction_balanced();
+    CREATE TRIGGER ledger_entries_balanced AFTER INSERT ON ledger_entries
+      REFERENCING NEW TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION ledger_transactions_balanced();
+    CREATE TRIGGER ledger_system_postings_balanced AFTER INSERT ON ledger_system_postings
+      REFERENCING NEW TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION ledger_transactions_balanced();
   `);
   await backfillSystemPostings(knex);
 }
@@ -147,7 +156,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     DROP TRIGGER ledger_entries_balanced ON ledger_entries;
     DROP TABLE ledger_system_postings;
-    DROP FUNCTION ledger_transaction_balanced();
+    DROP FUNCTION ledger_transactions_balanced();
     DROP FUNCTION ledger_system_postings_append_only();
     ${appendOnlyFunction(IMMUTABLE_COLUMNS)}
     DROP INDEX ledger_entries_transaction_idx;
