@@ -178,6 +178,16 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
       );
     },
 
+    /** The last platform run that compared the provider's wallet with the books. */
+    async lastWalletCheck(): Promise<RunRecord | undefined> {
+      const row: RunRow | undefined = await withRequester()
+        .whereNull('r.tenant_id')
+        .whereNotNull('r.wallet')
+        .orderBy('r.finished_at', 'desc')
+        .first();
+      return row ? toRun(row) : undefined;
+    },
+
     async find(id: string): Promise<RunRecord | undefined> {
       const row: RunRow | undefined = await withRequester().where('r.id', id).first();
       return row ? toRun(row) : undefined;

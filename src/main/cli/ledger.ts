@@ -1,5 +1,6 @@
 import { createLedgerVerificationRepo } from '../../ledger/ledger-verification.repo';
 import { formatKobo } from '../../money';
+import { createReconciliationRunsRepo } from '../../reconciliation/reconciliation-runs.repo';
 import type { Command } from './command';
 
 export const ledgerCommands: Record<string, Command> = {
@@ -8,7 +9,19 @@ export const ledgerCommands: Record<string, Command> = {
     options: {},
     async run(context) {
       const repo = createLedgerVerificationRepo(context.db);
-      const [counts, problems, deficits] = await Promise.all([repo.counts(), repo.problems(), repo.deficits()]);
+      const [counts, problems, deficits, walletRun] = await Promise.all([
+        repo.counts(),
+        repo.problems(),
+        repo.deficits(),
+        createReconciliationRunsRepo(context.db).lastWalletCheck(),
+      ]);
+      // The provider's side: what the last platform reconciliation saw of the wallet against the books' clearing
+      // (less the fees the provider kept) and the misdirected money outside the books. A difference there is a
+      // reconciliation finding (wallet_difference) to explain, not a fault of the ledger's own sums.
+      const wallet = walletRun?.wallet ? { at: walletRun.finishedAt?.toISOString() ?? null, ...walletRun.wallet } : null;
+      const walletLine = wallet
+        ? `  provider wallet at the last platform reconciliation (${wallet.at}): ${wallet.walletBalance}; the books held ${wallet.heldPerBooks} and ${wallet.unassignedMisdirected} was misdirected; unexplained ${wallet.unexplained}`
+        : '  provider wallet: no platform reconciliation has compared it yet';
       const deficitLines = deficits.map(
         (deficit) => `  [deficit] ${deficit.accountRef}: ${formatKobo(BigInt(deficit.balance))} since ${deficit.since.toISOString()}`,
       );
@@ -17,10 +30,12 @@ export const ledgerCommands: Record<string, Command> = {
             `${problems.length} problem(s) in ${counts.accounts} accounts / ${counts.entries} entries:`,
             ...problems.map((problem) => `  [${problem.check}] ${problem.accountRef ?? '-'}: ${problem.detail}`),
             ...deficitLines,
+            walletLine,
           ].join('\n')
         : [
             `ledger verified: ${counts.accounts} accounts, ${counts.entries} entries, no mismatch; ${deficits.length} account(s) in deficit`,
             ...deficitLines,
+            walletLine,
           ].join('\n');
       context.print(human, {
         ...counts,
@@ -30,6 +45,7 @@ export const ledgerCommands: Record<string, Command> = {
           balance: formatKobo(BigInt(deficit.balance)),
           since: deficit.since.toISOString(),
         })),
+        wallet,
       });
       if (problems.length > 0) process.exitCode = 1;
     },

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verification.repo';
 import { RESTORED_NARRATION, RESTORED_REASON } from '../../../src/reconciliation/reconciliation-repairs';
@@ -606,6 +609,15 @@ describe('reconciliation against the provider', () => {
     const wallet = platform.find((finding) => finding.kind === 'wallet_difference');
     assert.ok(wallet, "the wallet differs (this database holds other stacks' accounts too)");
     assert.deepEqual(Object.keys(wallet.details).sort(), ['heldPerBooks', 'unassignedMisdirected', 'unexplained', 'walletBalance']);
+    // ledger:verify shows what this run saw of the wallet against the books (it reports it; it does not fail on it).
+    const verified = await promisify(execFile)(
+      process.execPath,
+      [path.resolve(__dirname, '../../../src/main/cli.js'), 'ledger:verify', '--json'],
+      {
+        env: process.env,
+      },
+    ).catch((error: { stdout: string }) => error);
+    assert.deepEqual(JSON.parse(verified.stdout).wallet, { at: done.finishedAt!.toISOString(), ...done.wallet });
     const cookie = await dashboardSession(stack, tenant.tenantId);
     const seen = await call(stack.apiUrl, 'GET', '/auth/reconciliation/exceptions', { cookie });
     assert.ok(seen.body.exceptions.every((finding: { ID: string }) => finding.ID !== unknown.id && finding.ID !== wallet.id));
