@@ -127,7 +127,6 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           paymentCreditsStatement({
             before: 'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry)',
             credits: 'single',
-            after: 'credited AS (SELECT id FROM posting_inserted)',
             select: 'SELECT posting_inserted.* FROM posting_inserted',
           }),
         ),
@@ -166,9 +165,6 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     ): Promise<{ rows: unknown[] }> {
       return (await db.raw(confirmCreditsStatement(parts), bindings)) as { rows: unknown[] };
     },
-
-    /** Appends an already planned posting (see planPosting). */
-    append,
 
     /** Releases all that is still held of one credit (an operator's decision); the kobo released, 0 when nothing was held. */
     async releaseHold(trx: Trx, accountId: string, entryId: string, decision: { userId: string; note: string | null }): Promise<Kobo> {

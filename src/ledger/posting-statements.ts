@@ -9,15 +9,19 @@ import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment }
 export interface StatementParts {
   /** Runs before the posting and decides what it posts (claims, gates). */
   before: string;
-  /** May read the posted entries from posting_inserted (the caller's rows that refer to them). */
-  after: string;
+  /** May read the posted entries from posting_inserted (the caller's rows that refer to them); none when the caller has no rows after. */
+  after?: string;
   select: string;
 }
 
 function withPosting(parts: StatementParts, postingCtes: string): string {
   return `
-  WITH ${parts.before}, ${postingCtes},
-  ${parts.after}
+  WITH ${parts.before}, ${postingCtes}${
+    parts.after
+      ? `,
+  ${parts.after}`
+      : ''
+  }
   ${parts.select}`;
 }
 
