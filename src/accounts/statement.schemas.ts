@@ -12,7 +12,7 @@ export const ledgerEntrySchema = z.object({
   Narration: z.string(),
   ProviderTxnRef: z.string(),
   TransactionGroupId: z.uuid(),
-  Kind: z.enum(['payment', 'settlement', 'reversal', 'adjustment']),
+  Kind: z.enum(['payment', 'settlement', 'reversal', 'adjustment', 'transfer']),
   ReversesEntryID: z.uuid().nullable(),
   CreatedAt: timestampSchema,
 });

@@ -42,7 +42,7 @@ const journalPostingSchema = z.object({
 
 export const journalTransactionSchema = z.object({
   id: z.uuid(),
-  kind: z.enum(['payment', 'settlement', 'reversal', 'adjustment', 'payout', 'payout_fee']),
+  kind: z.enum(['payment', 'settlement', 'reversal', 'adjustment', 'transfer', 'payout', 'payout_fee']),
   reference: z.string().nullable().describe("The provider's transaction reference of a payment, or a settlement's merchantTxRef"),
   createdAt: timestampSchema,
   postings: z.array(journalPostingSchema),

@@ -16,7 +16,7 @@ interface LedgerProblem {
 /**
  * Recomputes the ledger from its entries and reports every disagreement with what was stored:
  * account totals, the running columns of each entry, reversals, settlement states, adjustments, held
- * money, the customers' unheld balances, and the double entry: balanced transactions, every tenant's
+ * money, the customers' unheld balances, and the double entry: balanced transactions, transfers of two entries, every tenant's
  * books summing to zero, and payouts in transit matching the open settlements.
  * Accounts in deficit are listed apart: the database allows them (only through a reversal or an
  * operator's compensating adjustment) and they are counted, not errors.
@@ -124,8 +124,8 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
          WHERE h.released <> coalesce(r.total, 0)
             OR h.amount > e.amount
             OR e.direction <> 'credit'
-            -- A payment's (or its restoration's) hold, or a failed return's: held again on the credit reversing its debit.
-            OR (e.kind NOT IN ('payment', 'adjustment') AND NOT (e.kind = 'reversal' AND EXISTS (SELECT 1 FROM ledger_hold_returns r WHERE r.debit_entry_id = e.reverses_entry_id AND r.amount = h.amount)))
+            -- A payment's (or its restoration's, or a transfer's) hold, or a failed return's: held again on the credit reversing its debit.
+            OR (e.kind NOT IN ('payment', 'adjustment', 'transfer') AND NOT (e.kind = 'reversal' AND EXISTS (SELECT 1 FROM ledger_hold_returns r WHERE r.debit_entry_id = e.reverses_entry_id AND r.amount = h.amount)))
             OR (h.released < h.amount AND (e.status = 'reversed' OR EXISTS (SELECT 1 FROM ledger_entries j WHERE j.reverses_entry_id = e.id AND j.kind = 'adjustment')))
         UNION ALL
         SELECT 'holds', a.account_ref, format('return of hold %s: %s returned, debit %s of %s', r.entry_id, r.amount, r.debit_entry_id, coalesce(d.amount, 0))
@@ -155,6 +155,15 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
         SELECT 'balanced_transactions' AS check, NULL AS "accountRef",
                format('transaction %s of tenant %s: %s postings summing to %s kobo', transaction_id, tenant_id, count(*), sum(amount)) AS detail
           FROM postings GROUP BY tenant_id, transaction_id HAVING sum(amount) <> 0 OR count(*) < 2
+        UNION ALL
+        -- A transfer is one debit and one credit of the same amount, on two accounts, and nothing else.
+        SELECT 'transfers', NULL, format('transfer transaction %s of tenant %s: %s entries, %s accounts, %s system postings', e.transaction_id, e.tenant_id,
+                                         count(*), count(DISTINCT e.account_id), (SELECT count(*) FROM ledger_system_postings x WHERE x.tenant_id = e.tenant_id AND x.transaction_id = e.transaction_id))
+          FROM ledger_entries e
+         WHERE e.kind = 'transfer'
+         GROUP BY e.tenant_id, e.transaction_id
+        HAVING count(*) <> 2 OR count(DISTINCT e.account_id) <> 2 OR count(*) FILTER (WHERE e.direction = 'debit') <> 1 OR min(e.amount) <> max(e.amount)
+            OR EXISTS (SELECT 1 FROM ledger_system_postings x WHERE x.tenant_id = e.tenant_id AND x.transaction_id = e.transaction_id)
         UNION ALL
         SELECT 'tenant_books', NULL, format('tenant %s: customer accounts %s, system accounts %s, not zero', t.id, coalesce(c.total, 0), coalesce(s.total, 0))
           FROM tenants t

@@ -1,17 +1,27 @@
 import type { DbOrTrx, Trx } from '../db';
-import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
+import { customerLimitsSql, kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 import { uuidv7 } from '../ids';
 import type {
   AppendTotals,
   EntryDraft,
   EntryStatus,
+  FundsSource,
   LedgerEntry,
   SystemAccount,
   SystemPosting,
   SystemTransactionKind,
 } from './ledger.types';
-import { appendFragment } from './posting-ctes';
+import { appendFragment, LAGOS_TODAY } from './posting-ctes';
+
+/** Where a payout's account and customer stand, under their locks (see payoutStanding). */
+export interface PayoutStanding {
+  customerId: string;
+  spendable: Kobo;
+  tier: number;
+  dailyLimit: Kobo | null;
+  usedToday: Kobo;
+}
 
 export interface EntryRow {
   id: string;
@@ -188,6 +198,40 @@ export function createLedgerRepo(db: DbOrTrx) {
          SELECT id FROM virtual_accounts WHERE id = ANY(CAST(? AS uuid[])) AND (SELECT count(*) FROM locked_customers) > 0 ORDER BY id FOR NO KEY UPDATE`,
         [ids, ids],
       );
+    },
+
+    /**
+     * What a payout from `accountId` may spend under `from` (its held money apart) and where its customer stands
+     * against the daily payout limit, read from rows the caller has locked (lockAccounts), so they hold until it
+     * posts. Undefined when the account does not exist.
+     */
+    async payoutStanding(trx: Trx, accountId: string, from: FundsSource, tierDefaults: TierDefaults): Promise<PayoutStanding | undefined> {
+      const result = await trx.raw(
+        `WITH standing_customer AS (
+           SELECT c.id, c.tenant_id, c.kyc_tier, c.debits_day, c.debits_day_total
+             FROM customers c JOIN virtual_accounts a ON a.customer_id = c.id WHERE a.id = :account_id
+         ), standing_limits AS (
+           ${customerLimitsSql('standing_customer')}
+         )
+         SELECT a.customer_id,
+                a.ledger_balance - a.held_balance - CASE WHEN :spend_available THEN a.pending_credits ELSE 0 END AS spendable,
+                l.tier, l.daily_debits AS daily_limit,
+                CASE WHEN c.debits_day = ${LAGOS_TODAY} THEN c.debits_day_total ELSE 0 END AS used_today
+           FROM virtual_accounts a JOIN standing_customer c ON c.id = a.customer_id JOIN standing_limits l ON l.customer_id = c.id
+          WHERE a.id = :account_id`,
+        { account_id: accountId, spend_available: from === 'available', ...kycLimitBindings(tierDefaults) },
+      );
+      const row = result.rows[0] as
+        { customer_id: string; spendable: string; tier: number; daily_limit: string | null; used_today: string } | undefined;
+      return row
+        ? {
+            customerId: row.customer_id,
+            spendable: koboFromDb(row.spendable),
+            tier: row.tier,
+            dailyLimit: row.daily_limit === null ? null : koboFromDb(row.daily_limit),
+            usedToday: koboFromDb(row.used_today),
+          }
+        : undefined;
     },
 
     /** Locks a customer's row, as every posting to one of its accounts does before the account's. */

@@ -1,7 +1,7 @@
 import type { Kobo } from '../money';
 
 type EntryDirection = 'credit' | 'debit';
-export type EntryKind = 'payment' | 'settlement' | 'reversal' | 'adjustment';
+export type EntryKind = 'payment' | 'settlement' | 'reversal' | 'adjustment' | 'transfer';
 export type EntryStatus = 'provisional' | 'confirmed' | 'reversed';
 
 /** The entries to append and what they do to the account's totals (see planPosting): what callers hand the ledger. */

@@ -46,32 +46,33 @@ export function counterPostingsJson(postings: SystemPosting[]): Array<{ account:
 }
 
 /** The account's current day, in which its daily debit limit counts. */
-const LAGOS_TODAY = "CAST(now() AT TIME ZONE 'Africa/Lagos' AS date)";
+export const LAGOS_TODAY = "CAST(now() AT TIME ZONE 'Africa/Lagos' AS date)";
 
 /**
- * Each payment credit (or restoration of a reversed one, which reconciliation repairs judge alike) among the
- * drafts `draftsFrom` lists (d, beside its locked account a, the account's locked customer c and the
+ * Each payment credit (or restoration of a reversed one, which reconciliation repairs judge alike, or the
+ * receiving side of a transfer) among the drafts `draftsFrom` lists (d, beside its locked account a, the account's locked customer c and the
  * customer's limits l), judged against the customer's limits in posting order (by account, then within it):
  * the part over the single-credit limit, and the part that would take the customer's unheld balance (all its
  * accounts' ledger balances less their held money) over the balance limit, is held (the credit itself always
  * posts). With U the unheld balance and Y a credit's amount up to the single-credit limit, each credit raises
  * U by Y but never past the balance limit (nor lowers one already past it), so after the credits so far
- * U = max(U0, min(limit, U0 + their Y)): a running sum, no recursion. Columns: id, account_id, customer_id,
+ * U = max(U0, min(limit, U0 + their Y)): a running sum, no recursion. U0 is `unheldBeforeSql` (over c): the
+ * customer's unheld balance, less what the same statement debits from its accounts when it debits. Columns: id, account_id, customer_id,
  * tenant_id, amount, tier, single_credit, balance_limit, allowed (Y), held. posting_held returns each hold
  * written (entry_id, account_id, amount held, tier, limit_kind, limit_amount, credit_amount), for the caller's rows.
  */
-function judgedCreditsCte(draftsFrom: string): string {
+function judgedCreditsCte(draftsFrom: string, unheldBeforeSql = 'c.unheld_balance'): string {
   const unheld = (run: string) =>
     `CASE WHEN s.balance_limit IS NULL THEN s.unheld0 + ${run} ELSE greatest(s.unheld0, least(s.balance_limit, s.unheld0 + ${run})) END`;
   return `posting_judged AS (
       SELECT s.id, s.account_id, s.customer_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed,
              CAST(s.amount - (${unheld('s.allowed_run')} - ${unheld('(s.allowed_run - s.allowed)')}) AS bigint) AS held
         FROM (SELECT d.id, a.id AS account_id, c.id AS customer_id, a.tenant_id, d.amount, l.tier, l.single_credit, l.balance AS balance_limit,
-                     c.unheld_balance AS unheld0,
+                     ${unheldBeforeSql} AS unheld0,
                      least(d.amount, coalesce(l.single_credit, d.amount)) AS allowed,
                      CAST(sum(least(d.amount, coalesce(l.single_credit, d.amount))) OVER (PARTITION BY c.id ORDER BY a.id, d.ord) AS bigint) AS allowed_run
                 FROM ${draftsFrom}
-               WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment')) s
+               WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment', 'transfer')) s
     ), posting_held AS (
       -- The hold names the limit that explains it: the single-credit limit when that alone accounts for it.
       INSERT INTO ledger_holds (entry_id, tenant_id, account_id, amount, tier, limit_kind, limit_amount)
@@ -174,6 +175,29 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
     )`;
 }
 
+/** The columns of a draft as JSON carries it (draftJson), for jsonb_to_recordset. */
+export const DRAFT_COLUMNS = `ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text, narration text,
+               provider_txn_ref text, transaction_group_id uuid, transaction_id uuid, reverses_entry_id uuid, counter_postings jsonb`;
+
+/** A draft as a JSON row of DRAFT_COLUMNS; `ord` numbers it within its account. */
+export function draftJson(draft: EntryDraft, ord: number): Record<string, unknown> {
+  return {
+    ord,
+    id: draft.id,
+    direction: draft.direction,
+    kind: draft.kind,
+    amount: draft.amount.toString(),
+    fee: draft.fee.toString(),
+    status: draft.status,
+    narration: draft.narration,
+    provider_txn_ref: draft.providerTxnRef,
+    transaction_group_id: draft.transactionGroupId,
+    transaction_id: draft.transactionId,
+    reverses_entry_id: draft.reversesEntryId,
+    counter_postings: counterPostingsJson(draft.counterPostings),
+  };
+}
+
 /**
  * The append as CTEs, so one statement (one round trip) can lock the customer's row and the account's, check
  * a payout against the account's money and the customer's daily limit, judge credits against the customer's
@@ -184,42 +208,19 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
  */
 export function appendFragment(accountIdSql: string, drafts: EntryDraft[], totals: AppendTotals): AppendFragment {
   return {
-    ctes: postingCtes(
-      accountIdSql,
-      `jsonb_to_recordset(CAST(:posting_drafts AS jsonb)) AS d(
-               ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text,
-               narration text, provider_txn_ref text, transaction_group_id uuid, transaction_id uuid, reverses_entry_id uuid,
-               counter_postings jsonb)`,
-      {
-        count: ':posting_count',
-        credits: ':posting_credits',
-        debits: ':posting_debits',
-        pendingAdded: ':posting_pending_added',
-        pendingReleased: ':posting_pending_released',
-        heldReleased: 'CAST(:posting_held_released AS bigint)',
-        payout: 'CAST(:posting_payout AS boolean)',
-      },
-    ),
+    ctes: postingCtes(accountIdSql, `jsonb_to_recordset(CAST(:posting_drafts AS jsonb)) AS d(${DRAFT_COLUMNS})`, {
+      count: ':posting_count',
+      credits: ':posting_credits',
+      debits: ':posting_debits',
+      pendingAdded: ':posting_pending_added',
+      pendingReleased: ':posting_pending_released',
+      heldReleased: 'CAST(:posting_held_released AS bigint)',
+      payout: 'CAST(:posting_payout AS boolean)',
+    }),
     bindings: {
       posting_require_funds: totals.requireFunds === null ? null : totals.requireFunds.amount.toString(),
       posting_spend_available: totals.requireFunds?.from === 'available',
-      posting_drafts: JSON.stringify(
-        drafts.map((draft, index) => ({
-          ord: index + 1,
-          id: draft.id,
-          direction: draft.direction,
-          kind: draft.kind,
-          amount: draft.amount.toString(),
-          fee: draft.fee.toString(),
-          status: draft.status,
-          narration: draft.narration,
-          provider_txn_ref: draft.providerTxnRef,
-          transaction_group_id: draft.transactionGroupId,
-          transaction_id: draft.transactionId,
-          reverses_entry_id: draft.reversesEntryId,
-          counter_postings: counterPostingsJson(draft.counterPostings),
-        })),
-      ),
+      posting_drafts: JSON.stringify(drafts.map((draft, index) => draftJson(draft, index + 1))),
       posting_count: drafts.length,
       posting_credits: totals.credits.toString(),
       posting_debits: totals.debits.toString(),
@@ -231,17 +232,31 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
   };
 }
 
+/** Debits among the drafts of appendDraftsByAccountFragment; the caller has checked the funds under its locks. */
+interface DebitsSql {
+  /** A boolean: the debits count toward their customer's payouts of the day (and its daily limit). */
+  countTowardDaySql: string;
+}
+
 /**
  * The same append for drafts the caller's statement decides on, to several accounts at once (payment
  * credits it has just claimed: which of them post, and to which account, is known only inside the
  * statement). `draftsRelation` is a query returning the draft columns plus account_id, with ord numbered
  * 1..n within each account; the totals are summed per account in SQL, where planPosting would sum them in
- * code. Nothing is debited, so there is no funds check and no pending credit released. Every customer's row is
+ * code. There is no funds check and no pending credit released: the drafts are payment credits, or with
+ * `debits` a transfer whose funds the caller checked under the same locks (see posting-engine). Every customer's row is
  * locked, in id order, before any account's, and the accounts then in id order, so two such statements sharing
  * customers (or a confirmation locking several accounts with lockAccounts) wait for each other instead of
  * deadlocking.
  */
-export function appendDraftsByAccountFragment(draftsRelation: string): string {
+export function appendDraftsByAccountFragment(draftsRelation: string, debits?: DebitsSql): string {
+  // A debit in the statement lowers its customer's unheld balance before the credits are judged: money moved
+  // between one customer's accounts is no new money to hold.
+  const unheldBefore = debits
+    ? `c.unheld_balance - (SELECT coalesce(sum(x.amount), 0) FROM posting_drafts x JOIN posting_account xa ON xa.id = x.account_id
+                            WHERE x.direction = 'debit' AND xa.customer_id = c.id)`
+    : undefined;
+  const countsTowardDay = debits ? `(n.debits > 0 AND ${debits.countTowardDaySql})` : 'false';
   return `
     posting_drafts AS (
       SELECT d.*,
@@ -250,7 +265,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string): string {
         FROM (${draftsRelation}) AS d
     ), posting_customer AS (
       -- The sort runs below the lock: rows are locked in id order, after every draft is known.
-      SELECT id, tenant_id, kyc_tier, unheld_balance
+      SELECT id, tenant_id, kyc_tier, unheld_balance, debits_day, debits_day_total
         FROM customers
        WHERE id IN (SELECT customer_id FROM virtual_accounts WHERE id IN (SELECT account_id FROM posting_drafts))
        ORDER BY id
@@ -265,7 +280,10 @@ export function appendDraftsByAccountFragment(draftsRelation: string): string {
          FOR NO KEY UPDATE
     ), posting_limits AS (
       ${customerLimitsSql('posting_customer')}
-    ), ${judgedCreditsCte('posting_drafts d JOIN posting_account a ON a.id = d.account_id JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id')}, posting_totals AS (
+    ), ${judgedCreditsCte(
+      'posting_drafts d JOIN posting_account a ON a.id = d.account_id JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id',
+      unheldBefore,
+    )}, posting_totals AS (
       SELECT account_id, count(*) AS count,
              coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,
              coalesce(sum(amount) FILTER (WHERE direction = 'debit'), 0) AS debits,
@@ -290,8 +308,12 @@ export function appendDraftsByAccountFragment(draftsRelation: string): string {
       RETURNING v.id
     ), posting_customer_moved AS (
       UPDATE customers c
-         SET unheld_balance = c.unheld_balance + n.net - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.customer_id = c.id)
-        FROM (SELECT a.customer_id, sum(t.credits - t.debits) AS net
+         SET unheld_balance = c.unheld_balance + n.net - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.customer_id = c.id),
+             debits_day = CASE WHEN ${countsTowardDay} THEN ${LAGOS_TODAY} ELSE c.debits_day END,
+             debits_day_total = CASE WHEN ${countsTowardDay}
+                                     THEN CASE WHEN c.debits_day = ${LAGOS_TODAY} THEN c.debits_day_total ELSE 0 END + n.debits
+                                     ELSE c.debits_day_total END
+        FROM (SELECT a.customer_id, sum(t.credits - t.debits) AS net, sum(t.debits) AS debits
                 FROM posting_account a JOIN posting_totals t ON t.account_id = a.id
                GROUP BY a.customer_id) n
        WHERE c.id = n.customer_id

@@ -1,17 +1,42 @@
 import { runPrepared, type Db, type DbOrTrx, type Trx } from '../db';
 import { BadRequestError, ConflictError } from '../errors';
-import type { Kobo } from '../money';
+import { formatKobo, koboFromDb, type Kobo } from '../money';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
 import { createLedgerRepo, toLedgerEntry, type EntryRow } from './ledger.repo';
-import { paymentCreditRow, planPosting } from './postings';
-import { confirmCreditsStatement, paymentCreditsStatement, settlementDebitStatement, type StatementParts } from './posting-statements';
+import { paymentCreditRow, planPosting, transferEntries } from './postings';
+import { draftJson } from './posting-ctes';
+import {
+  confirmCreditsStatement,
+  paymentCreditsStatement,
+  settlementDebitStatement,
+  TRANSFER_STATEMENT,
+  type StatementParts,
+} from './posting-statements';
 import type { FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
 
 export class InsufficientFundsError extends BadRequestError {
   constructor() {
     super('insufficient_funds', 'insufficient funds');
   }
+}
+
+/** A payout the customer's daily payout limit (Africa/Lagos day) does not allow: a settlement, or a transfer to another customer. */
+export class DailyPayoutLimitError extends BadRequestError {
+  constructor(tier: number, limit: Kobo, usedToday: Kobo) {
+    super(
+      'daily_debit_limit_exceeded',
+      `amount exceeds the tier ${tier} daily payout limit of ${formatKobo(limit)} (${formatKobo(limit > usedToday ? limit - usedToday : 0n)} left today, Africa/Lagos)`,
+    );
+  }
+}
+
+/** A transfer as the ledger posted it: one balanced transaction, and the part of the credit the receiving customer's limits hold. */
+export interface PostedTransfer {
+  transactionId: string;
+  debit: LedgerEntry;
+  credit: LedgerEntry;
+  held: Kobo;
 }
 
 /** What the posting engine needs to judge postings against KYC limits: the platform's defaults per tier. */
@@ -155,6 +180,44 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
         statementNamed(name, () => statement.sql),
         { ...bindings, ...statement.bindings, ...limitBindings },
       );
+    },
+
+    /**
+     * Moves `amount` from one account to another of the same tenant: one balanced transaction of a debit and a
+     * credit (kind `transfer`, confirmed). The sending account spends what a settlement may (`spendFrom`, its
+     * held money apart); the credit is judged against the receiving customer's KYC limits like any credit (the
+     * part over them held); the debit counts toward the sending customer's daily payout limit only when the money
+     * leaves the customer. Both customers' rows and then both accounts' are locked in id order first, so crossed
+     * transfers wait for each other instead of deadlocking, and the funds read stays true until the posting.
+     */
+    async transfer(
+      trx: Trx,
+      transfer: { fromAccountId: string; toAccountId: string; amount: Kobo; narration: string; reference: string; spendFrom: FundsSource },
+    ): Promise<PostedTransfer> {
+      if (transfer.fromAccountId === transfer.toAccountId) throw new Error('a transfer moves money between two accounts');
+      await repo.lockAccounts(trx, [transfer.fromAccountId, transfer.toAccountId]);
+      const sending = await repo.payoutStanding(trx, transfer.fromAccountId, transfer.spendFrom, options.tierDefaults);
+      const receiving = await repo.payoutStanding(trx, transfer.toAccountId, transfer.spendFrom, options.tierDefaults);
+      if (!sending || !receiving) throw new Error('a transfer account does not exist');
+      if (sending.spendable < transfer.amount) throw new InsufficientFundsError();
+      const leavesCustomer = sending.customerId !== receiving.customerId;
+      if (leavesCustomer && sending.dailyLimit !== null && sending.usedToday + transfer.amount > sending.dailyLimit)
+        throw new DailyPayoutLimitError(sending.tier, sending.dailyLimit, sending.usedToday);
+      const entries = transferEntries(transfer);
+      const { rows } = (await trx.raw(TRANSFER_STATEMENT, {
+        transfer_drafts: JSON.stringify(entries.map(({ accountId, draft }) => ({ account_id: accountId, ...draftJson(draft, 1) }))),
+        transfer_counts_toward_day: leavesCustomer,
+        ...limitBindings,
+      })) as { rows: Array<EntryRow & { held: string }> };
+      const debit = rows.find((row) => row.direction === 'debit');
+      const credit = rows.find((row) => row.direction === 'credit');
+      if (!debit || !credit) throw new Error('a transfer posted without both its entries');
+      return {
+        transactionId: debit.transaction_id,
+        debit: toLedgerEntry(debit),
+        credit: toLedgerEntry(credit),
+        held: koboFromDb(credit.held),
+      };
     },
 
     /** Confirms provisional payment credits in ONE statement with the caller's own rows (see confirmCreditsStatement). */

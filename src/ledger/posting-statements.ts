@@ -1,5 +1,5 @@
 import type { PostingPlan } from './ledger.types';
-import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment } from './posting-ctes';
+import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment, DRAFT_COLUMNS } from './posting-ctes';
 
 /**
  * A caller's own rows around a posting, for the hot paths that post in ONE statement (one round trip,
@@ -68,3 +68,17 @@ export function settlementDebitStatement(
 export function confirmCreditsStatement(parts: StatementParts & { entryIdsSql: string; accountIdsSql: string }): string {
   return withPosting(parts, confirmCreditsFragment(parts.entryIdsSql, parts.accountIdsSql));
 }
+
+/**
+ * A transfer's entries (`:transfer_drafts`, JSON rows of DRAFT_COLUMNS plus account_id) to their accounts in ONE
+ * statement, so the transaction is balanced when the statement ends; `:transfer_counts_toward_day` says whether
+ * the debit counts toward its customer's payouts of the day. Returns each entry with the part of it held.
+ */
+export const TRANSFER_STATEMENT = `
+  WITH ${appendDraftsByAccountFragment(
+    `SELECT d.* FROM jsonb_to_recordset(CAST(:transfer_drafts AS jsonb)) AS d(account_id uuid, ${DRAFT_COLUMNS})`,
+    {
+      countTowardDaySql: 'CAST(:transfer_counts_toward_day AS boolean)',
+    },
+  )}
+  SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id`;

@@ -133,3 +133,36 @@ export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> 
     counter_postings: counterPostingsJson(draft!.counterPostings),
   };
 }
+
+/**
+ * A transfer's two entries, one balanced transaction with no system posting: the debit of the sending account
+ * and the credit of the receiving one, confirmed as they post (the money never leaves the provider's wallet).
+ */
+export function transferEntries(transfer: {
+  fromAccountId: string;
+  toAccountId: string;
+  amount: Kobo;
+  narration: string;
+  reference: string;
+}): Array<{ accountId: string; draft: EntryDraft }> {
+  if (transfer.amount <= 0n) throw new Error('a transfer amount must be positive');
+  const transactionId = uuidv7();
+  const entry = (direction: EntryDraft['direction']): EntryDraft => ({
+    id: uuidv7(),
+    direction,
+    kind: 'transfer',
+    amount: transfer.amount,
+    fee: 0n,
+    status: 'confirmed',
+    narration: transfer.narration,
+    providerTxnRef: transfer.reference,
+    transactionGroupId: transactionId,
+    transactionId,
+    reversesEntryId: null,
+    counterPostings: [],
+  });
+  return [
+    { accountId: transfer.fromAccountId, draft: entry('debit') },
+    { accountId: transfer.toAccountId, draft: entry('credit') },
+  ];
+}

@@ -8,10 +8,10 @@ import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import type { OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
-import { InsufficientFundsError } from '../ledger/posting-engine';
+import { DailyPayoutLimitError, InsufficientFundsError } from '../ledger/posting-engine';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
-import { formatKobo, type Kobo } from '../money';
+import type { Kobo } from '../money';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { PaymentProvider } from '../provider/payment-provider';
 import type { ProviderAccountName, ProviderBank } from '../provider/provider.types';
@@ -219,10 +219,7 @@ export function createSettlementsService(deps: {
         case 'insufficient_funds':
           throw new InsufficientFundsError();
         case 'daily_limit':
-          throw new BadRequestError(
-            'daily_debit_limit_exceeded',
-            `amount exceeds the tier ${outcome.tier} daily payout limit of ${formatKobo(outcome.limit)} (${formatKobo(outcome.limit > outcome.usedToday ? outcome.limit - outcome.usedToday : 0n)} left today, Africa/Lagos)`,
-          );
+          throw new DailyPayoutLimitError(outcome.tier, outcome.limit, outcome.usedToday);
         case 'key_taken': {
           const claimed = await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!);
           if (!claimed || !sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, { accountRef, ...request }))
