@@ -44,6 +44,8 @@ import { createStatementService } from '../accounts/statement.service';
 import { booksDashboardRoutes } from '../books/books.dashboard.routes';
 import { booksRoutes } from '../books/books.routes';
 import { createBooksService } from '../books/books.service';
+import { splitRulesRoutes } from '../split-rules/split-rules.routes';
+import { createSplitRulesService } from '../split-rules/split-rules.service';
 import type { Logger } from '../logger';
 import { createProcessMetrics, type ProcessMetrics } from '../metrics/process-metrics';
 import { listenForNotifications, type NotificationListener } from '../notification-listener';
@@ -149,6 +151,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       ),
   });
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
+  const splitRules = createSplitRulesService({ db, postingEngine, config });
   const raiseSettlementFinding: RaiseSettlementFinding = (finding) =>
     db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding));
   const settlementExecution = createSettlementExecutionService({
@@ -201,10 +204,12 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     settlements,
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
+    splitRules,
     batchConfirmations: createBatchConfirmationService({
       db,
       provider,
       postingEngine,
+      splits: splitRules,
       logger,
       windowMs: config.CONFIRMATION_WINDOW,
       minNotFoundLookups: config.CONFIRMATION_MIN_NOT_FOUND_LOOKUPS,
@@ -277,6 +282,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...accountsRoutes({ accounts: services.accounts, limits: services.rateLimits }),
     ...statementRoutes({ statements: services.statements }),
     ...booksRoutes({ books: services.books }),
+    ...splitRulesRoutes({ splitRules: services.splitRules }),
     ...settlementsRoutes({ settlements: services.settlements }),
     ...providerWebhookRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),

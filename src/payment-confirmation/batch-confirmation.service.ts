@@ -1,13 +1,19 @@
-import type { Db } from '../db';
+import type { Db, Trx } from '../db';
 import { recordChange } from '../events/change-events';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Logger } from '../logger';
 import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
-import { createConfirmationClaimsRepo, type RoundCredit } from './confirmation-claims.repo';
+import { createConfirmationClaimsRepo, type ConfirmedInRound, type RoundCredit } from './confirmation-claims.repo';
 import { decidePayment, notFoundRule, rememberLookup, type PaymentMemory } from '../contracts/confirmation-rules';
 import type { BatchPaymentResult, BatchRoundResult } from '../contracts/payment-confirmation.contract';
 import type { ProviderTxnLookup } from '../provider/provider-answers';
+
+/** The split rules a confirmation moves in its own transaction (the split-rules service, handed over by the container). */
+interface ConfirmationSplits {
+  rulesOf(accountIds: string[]): Promise<Map<string, { parts: Array<{ toAccountId: string }> }>>;
+  moveConfirmed(trx: Trx, credits: Array<ConfirmedInRound & { providerTxnRef: string }>): Promise<unknown>;
+}
 
 /** Lookups of one round in flight at once: a batch never opens dozens of connections to the provider. */
 const DEFAULT_LOOKUP_CONCURRENCY = 8;
@@ -37,11 +43,41 @@ export function createBatchConfirmationService(deps: {
   /** CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: this process's rule, whatever the batch's input says. */
   minNotFoundLookups: number;
   lookupConcurrency?: number;
+  splits: ConfirmationSplits;
 }) {
-  const { db, provider, postingEngine, logger, windowMs } = deps;
+  const { db, provider, postingEngine, logger, windowMs, splits } = deps;
   const rule = notFoundRule(windowMs, deps.minNotFoundLookups);
   const concurrency = deps.lookupConcurrency ?? DEFAULT_LOOKUP_CONCURRENCY;
   const claims = createConfirmationClaimsRepo(db);
+
+  /**
+   * The round's confirmations. When none of their accounts has a split rule (almost always), the one statement
+   * of confirmRound. Otherwise one transaction: every account involved (the round's and the rules' receiving
+   * ones) locked first, customers then accounts in id order as every posting takes them, then the same
+   * statement, then each split credit's parts moved as transfers: a split happens with its confirmation or not
+   * at all, and never for a credit left provisional or reversed.
+   */
+  async function confirmWithSplits(
+    batchId: string,
+    credits: RoundCredit[],
+    kept: Parameters<typeof claims.confirmRound>[3],
+  ): ReturnType<typeof claims.confirmRound> {
+    const toConfirm = credits.map((credit) => ({ entryId: credit.entryId, accountId: credit.accountId }));
+    const rules: Awaited<ReturnType<ConfirmationSplits['rulesOf']>> =
+      credits.length === 0 ? new Map() : await splits.rulesOf([...new Set(toConfirm.map((credit) => credit.accountId))]);
+    if (rules.size === 0) return claims.confirmRound(postingEngine, batchId, toConfirm, kept);
+    const receiving = [...rules.values()].flatMap((rule) => rule.parts.map((part) => part.toAccountId));
+    return db.transaction(async (trx) => {
+      await postingEngine.lockAccounts(trx, [...toConfirm.map((credit) => credit.accountId), ...receiving]);
+      const round = await createConfirmationClaimsRepo(trx).confirmRound(postingEngine, batchId, toConfirm, kept);
+      const references = new Map(credits.map((credit) => [credit.entryId, credit.providerTxnRef]));
+      await splits.moveConfirmed(
+        trx,
+        [...round.confirmed.values()].map((credit) => ({ ...credit, providerTxnRef: references.get(credit.entryId)! })),
+      );
+      return round;
+    });
+  }
 
   /** Looks every credit up, a few at a time, until the provider asks us to back off. */
   async function lookUpAll(credits: RoundCredit[]): Promise<{ answered: Answered[]; throttledForMs: number | null }> {
@@ -117,10 +153,9 @@ export function createBatchConfirmationService(deps: {
           });
       }
 
-      const { held: taken, confirmed } = await claims.confirmRound(
-        postingEngine,
+      const { held: taken, confirmed } = await confirmWithSplits(
         batchId,
-        toConfirm.map((item) => ({ entryId: item.credit.entryId, accountId: item.credit.accountId })),
+        toConfirm.map((item) => item.credit),
         kept.map((item) => ({ entryId: item.credit.entryId, memory: item.memory, notFoundCounted: item.notFoundCounted })),
       );
       for (const { credit, lookup } of toConfirm) {

@@ -49,6 +49,14 @@ export interface RoundCredit {
   windowEndsAtMs: number;
 }
 
+/** A credit a round confirmed: its net amount and the provider's fee. */
+export interface ConfirmedInRound {
+  entryId: string;
+  accountId: string;
+  amount: Kobo;
+  fee: Kobo;
+}
+
 interface RoundRow {
   id: string;
   account_id: string;
@@ -275,15 +283,16 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
      * order), records a payment.confirmed event for each credit it confirmed (the outbox: committed
      * with the confirmation or not at all), and records one more provider answer on the claims of the
      * credits the batch keeps waiting on (a "not found" that counted, `notFoundCounted`, at this
-     * statement's time: never before the answer came). Returns the credits whose claims it took and those it confirmed.
+     * statement's time: never before the answer came). Returns the credits whose claims it took and those it
+     * confirmed, with their net amounts and fees. `db` may be a transaction: a round whose accounts split runs in one.
      */
     async confirmRound(
       ledger: Pick<PostingEngine, 'confirmCreditsAmong'>,
       batchId: string,
       toConfirm: Array<{ entryId: string; accountId: string }>,
       kept: Array<{ entryId: string; memory: PaymentMemory; notFoundCounted: boolean }>,
-    ): Promise<{ held: Set<string>; confirmed: Set<string> }> {
-      if (toConfirm.length === 0 && kept.length === 0) return { held: new Set(), confirmed: new Set() };
+    ): Promise<{ held: Set<string>; confirmed: Map<string, ConfirmedInRound> }> {
+      if (toConfirm.length === 0 && kept.length === 0) return { held: new Set(), confirmed: new Map() };
       const { rows } = (await ledger.confirmCreditsAmong(
         db,
         {
@@ -303,7 +312,8 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
            RETURNING c.entry_id
          ), ${paymentConfirmedEventsCte('confirmed_event', 'confirmed')}`,
           select: `SELECT (SELECT coalesce(jsonb_agg(entry_id), '[]'::jsonb) FROM taken) AS held,
-                (SELECT coalesce(jsonb_agg(id), '[]'::jsonb) FROM confirmed) AS confirmed`,
+                (SELECT coalesce(jsonb_agg(jsonb_build_object('entryId', id, 'accountId', account_id, 'amount', amount::text, 'fee', fee::text)), '[]'::jsonb)
+                   FROM confirmed) AS confirmed`,
         },
         {
           batch: batchId,
@@ -314,8 +324,16 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
           not_found: kept.map((item) => item.memory.notFoundAnswers),
           counted: kept.map((item) => item.notFoundCounted),
         },
-      )) as { rows: Array<{ held: string[]; confirmed: string[] }> };
-      return { held: new Set(rows[0]!.held), confirmed: new Set(rows[0]!.confirmed) };
+      )) as { rows: Array<{ held: string[]; confirmed: Array<{ entryId: string; accountId: string; amount: string; fee: string }> }> };
+      return {
+        held: new Set(rows[0]!.held),
+        confirmed: new Map(
+          rows[0]!.confirmed.map((credit) => [
+            credit.entryId,
+            { entryId: credit.entryId, accountId: credit.accountId, amount: koboFromDb(credit.amount), fee: koboFromDb(credit.fee) },
+          ]),
+        ),
+      };
     },
 
     /** Takes the claim off a credit this batch holds (before it is reversed in the same transaction); false when it holds none. */

@@ -182,6 +182,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
       logger: quiet.infra.logger,
       windowMs,
       minNotFoundLookups: 3,
+      splits: quiet.services.splitRules,
     });
     await eventually(
       async () =>

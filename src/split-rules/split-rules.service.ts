@@ -1,0 +1,130 @@
+import { findAccountByRef, type AccountRecord } from '../accounts/accounts.access';
+import type { Config } from '../config';
+import type { Db, Trx } from '../db';
+import { NotFoundError, ValidationError } from '../errors';
+import { DailyPayoutLimitError, InsufficientFundsError, type PostingEngine } from '../ledger/posting-engine';
+import type { Kobo } from '../money';
+import { splitMoves, type SplitPart } from './split-parts';
+import { createSplitRulesRepo, type RecordedMove, type SplitRule } from './split-rules.repo';
+import type { SplitRuleBody } from './split-rules.schemas';
+
+export type { SplitRule };
+
+/** A payment credit the confirmation round has just confirmed, as a split reads it. */
+export interface ConfirmedCredit {
+  entryId: string;
+  accountId: string;
+  /** The net amount credited (the payment less the provider's fee). */
+  amount: Kobo;
+  fee: Kobo;
+  providerTxnRef: string;
+}
+
+/** A split rule's account must be one that can receive and pay: not expired. */
+function requireOpen(account: AccountRecord): void {
+  if (account.status !== 'active') throw new ValidationError(`account ${account.accountRef} is ${account.status}`);
+}
+
+/**
+ * Split rules: a tenant's standing instruction to move parts of every payment an account receives to other
+ * accounts of the tenant, when the payment is confirmed (never a provisional or reversed credit). The moves are
+ * ordinary transfers through the ledger, in the confirmation's own transaction (see moveConfirmed).
+ */
+export function createSplitRulesService(deps: {
+  db: Db;
+  postingEngine: Pick<PostingEngine, 'transfer' | 'lockAccounts'>;
+  config: Pick<Config, 'SETTLEMENT_FUNDS'>;
+}) {
+  const { db, postingEngine, config } = deps;
+
+  async function accountOf(tenantId: string, accountRef: string): Promise<AccountRecord> {
+    const account = await findAccountByRef(db, tenantId, accountRef);
+    if (!account) throw new NotFoundError('account not found');
+    return account;
+  }
+
+  async function ruleOf(tenantId: string, accountRef: string): Promise<SplitRule> {
+    const account = await accountOf(tenantId, accountRef);
+    const rule = (await createSplitRulesRepo(db).rulesOf([account.id])).get(account.id);
+    if (!rule) throw new NotFoundError('split rule not found');
+    return rule;
+  }
+
+  return {
+    /** Sets (or replaces) the account's split rule. */
+    async put(tenantId: string, accountRef: string, body: SplitRuleBody): Promise<SplitRule> {
+      const account = await accountOf(tenantId, accountRef);
+      requireOpen(account);
+      const refs = body.parts.map((part) => part.toAccountRef);
+      if (refs.includes(accountRef)) throw new ValidationError('a split part cannot pay the account itself');
+      if (new Set(refs).size !== refs.length) throw new ValidationError('each account may appear in one part only');
+      const totalBasisPoints = body.parts.reduce((sum, part) => sum + (part.percent === undefined ? 0 : Math.round(part.percent * 100)), 0);
+      if (totalBasisPoints > 10_000) throw new ValidationError('the parts add up to more than 100 percent');
+      const parts: SplitPart[] = [];
+      for (const part of body.parts) {
+        const target = await findAccountByRef(db, tenantId, part.toAccountRef);
+        if (!target) throw new NotFoundError('account not found');
+        requireOpen(target);
+        parts.push({
+          toAccountId: target.id,
+          basisPoints: part.percent === undefined ? null : Math.round(part.percent * 100),
+          amount: part.amount ?? null,
+        });
+      }
+      await db.transaction((trx) =>
+        createSplitRulesRepo(trx).replace({ accountId: account.id, tenantId, feeBearer: body.feeBearer, parts }),
+      );
+      return ruleOf(tenantId, accountRef);
+    },
+
+    get: ruleOf,
+
+    async remove(tenantId: string, accountRef: string): Promise<void> {
+      const account = await accountOf(tenantId, accountRef);
+      if (!(await createSplitRulesRepo(db).remove(account.id))) throw new NotFoundError('split rule not found');
+    },
+
+    /** The rules of the accounts a confirmation round confirms into, keyed by account id. */
+    rulesOf(accountIds: string[]): Promise<Map<string, SplitRule>> {
+      return createSplitRulesRepo(db).rulesOf(accountIds);
+    },
+
+    /**
+     * Moves the split parts of credits just confirmed, inside the confirmation's transaction `trx`, under the
+     * rules as they stand in it. Each part is a transfer (spending as a settlement does); a part the account
+     * cannot pay (money held by its KYC limits, a deficit, the daily payout limit) is recorded as not moved with
+     * the reason, and the confirmation stands. Returns the moves recorded.
+     */
+    async moveConfirmed(trx: Trx, credits: ConfirmedCredit[]): Promise<RecordedMove[]> {
+      const repo = createSplitRulesRepo(trx);
+      const rules = await repo.rulesOf([...new Set(credits.map((credit) => credit.accountId))]);
+      const recorded: RecordedMove[] = [];
+      for (const credit of credits) {
+        const rule = rules.get(credit.accountId);
+        if (!rule) continue;
+        const moves: RecordedMove[] = [];
+        for (const move of splitMoves(rule.parts, rule.feeBearer, { net: credit.amount, fee: credit.fee })) {
+          try {
+            const posted = await postingEngine.transfer(trx, {
+              fromAccountId: credit.accountId,
+              toAccountId: move.toAccountId,
+              amount: move.amount,
+              narration: `split of payment ${credit.providerTxnRef}`,
+              reference: `split-${credit.entryId}-${move.position}`,
+              spendFrom: config.SETTLEMENT_FUNDS,
+            });
+            moves.push({ ...move, transactionId: posted.transactionId, notMovedReason: null });
+          } catch (error) {
+            if (!(error instanceof InsufficientFundsError || error instanceof DailyPayoutLimitError)) throw error;
+            moves.push({ ...move, transactionId: null, notMovedReason: error.message });
+          }
+        }
+        await repo.recordMoves(rule.tenantId, credit.entryId, credit.accountId, moves);
+        recorded.push(...moves);
+      }
+      return recorded;
+    },
+  };
+}
+
+export type SplitRulesService = ReturnType<typeof createSplitRulesService>;
