@@ -29,6 +29,7 @@ import type {
   tierLimitsResponseSchema,
 } from '../../src/holds/holds.schemas';
 import type { booksBalancesResponseSchema, journalResponseSchema } from '../../src/books/books.schemas';
+import type { splitRuleResponseSchema } from '../../src/split-rules/split-rules.schemas';
 import type { tenantSummarySchema } from '../../src/dashboard/tenant-summary.schemas';
 import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
 import type { misdirectedListResponseSchema, misdirectedPaymentSchema } from '../../src/payment-ingest/misdirected.schemas';
@@ -63,6 +64,7 @@ export type { AuditAction, UserRole };
 export type SessionInfo = Out<typeof sessionInfoSchema>;
 export type Overview = Out<typeof tenantSummarySchema>;
 export type DashboardAccount = Out<typeof dashboardAccountSchema>;
+export type SplitRule = Out<typeof splitRuleResponseSchema>;
 export type AccountSearch = Out<typeof accountSearchResponseSchema>;
 export type DeficitAccounts = Out<typeof deficitAccountsResponseSchema>;
 export type Statement = Out<typeof dashboardStatementResponseSchema>;

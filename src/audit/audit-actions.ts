@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   'reconciliation.resolved',
   'reconciliation.compensated',
   'settlement.initiated',
+  'split_rule.set',
+  'split_rule.removed',
   'webhook.replayed',
   'webhook_secret.set',
   'webhook_secret.removed',

@@ -1,4 +1,5 @@
 import { findAccountByRef, type AccountRecord } from '../accounts/accounts.access';
+import { API_KEY_ACTOR, createAuditLog, type AuditActor } from '../audit/audit-log';
 import type { Config } from '../config';
 import type { Db, Trx } from '../db';
 import { NotFoundError, ValidationError } from '../errors';
@@ -18,6 +19,20 @@ export interface ConfirmedCredit {
   amount: Kobo;
   fee: Kobo;
   providerTxnRef: string;
+}
+
+/** Records a change of a rule in the change's transaction: by a dashboard user, or by one of the tenant's API keys. */
+function audit(
+  trx: Trx,
+  tenantId: string,
+  by: AuditActor | undefined,
+  action: 'split_rule.set' | 'split_rule.removed',
+  accountRef: string,
+  detail: Record<string, unknown>,
+): Promise<void> {
+  const log = createAuditLog(trx);
+  const target = { type: 'account', id: accountRef };
+  return by ? log.record(by, action, target, detail) : log.recordAs(tenantId, API_KEY_ACTOR, action, target, detail);
 }
 
 /** A split rule's account must be one that can receive and pay: not expired. */
@@ -51,8 +66,8 @@ export function createSplitRulesService(deps: {
   }
 
   return {
-    /** Sets (or replaces) the account's split rule. */
-    async put(tenantId: string, accountRef: string, body: SplitRuleBody): Promise<SplitRule> {
+    /** Sets (or replaces) the account's split rule; audited with who set it (a dashboard user, else the API key). */
+    async put(tenantId: string, accountRef: string, body: SplitRuleBody, by?: AuditActor): Promise<SplitRule> {
       const account = await accountOf(tenantId, accountRef);
       requireOpen(account);
       const refs = body.parts.map((part) => part.toAccountRef);
@@ -71,17 +86,21 @@ export function createSplitRulesService(deps: {
           amount: part.amount ?? null,
         });
       }
-      await db.transaction((trx) =>
-        createSplitRulesRepo(trx).replace({ accountId: account.id, tenantId, feeBearer: body.feeBearer, parts }),
-      );
+      await db.transaction(async (trx) => {
+        await createSplitRulesRepo(trx).replace({ accountId: account.id, tenantId, feeBearer: body.feeBearer, parts });
+        await audit(trx, tenantId, by, 'split_rule.set', accountRef, { feeBearer: body.feeBearer, parts: body.parts });
+      });
       return ruleOf(tenantId, accountRef);
     },
 
     get: ruleOf,
 
-    async remove(tenantId: string, accountRef: string): Promise<void> {
+    async remove(tenantId: string, accountRef: string, by?: AuditActor): Promise<void> {
       const account = await accountOf(tenantId, accountRef);
-      if (!(await createSplitRulesRepo(db).remove(account.id))) throw new NotFoundError('split rule not found');
+      await db.transaction(async (trx) => {
+        if (!(await createSplitRulesRepo(trx).remove(account.id))) throw new NotFoundError('split rule not found');
+        await audit(trx, tenantId, by, 'split_rule.removed', accountRef, {});
+      });
     },
 
     /** The rules of the accounts a confirmation round confirms into, keyed by account id. */

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import type { DashboardAccount, Statement, StatementLine } from '../api-types';
 import { Badge, Field, PageTitle, Pager, Summary, TableWrap, useCursorPages } from '../components/bits';
+import { SplitRuleSection } from '../components/split-rule';
 import { Empty, ErrorBox, Loaded, useResource } from '../components/state';
 import { endOfLagosDay, naira, startOfLagosDay, when } from '../format';
 import { useCan } from '../session';
@@ -155,6 +156,7 @@ export function AccountPage() {
           )}
         </Loaded>
       )}
+      {account.status === 'ready' ? <SplitRuleSection accountRef={accountRef} /> : null}
       {account.status !== 'error' || account.data ? (
         <section aria-labelledby="statement-title">
           <h2 id="statement-title">Statement</h2>
