@@ -56,23 +56,23 @@ export const LAGOS_TODAY = "CAST(now() AT TIME ZONE 'Africa/Lagos' AS date)";
  * accounts' ledger balances less their held money) over the balance limit, is held (the credit itself always
  * posts). With U the unheld balance and Y a credit's amount up to the single-credit limit, each credit raises
  * U by Y but never past the balance limit (nor lowers one already past it), so after the credits so far
- * U = max(U0, min(limit, U0 + their Y)): a running sum, no recursion. U0 is `unheldBeforeSql` (over c): the
- * customer's unheld balance, less what the same statement debits from its accounts when it debits. Columns: id, account_id, customer_id,
+ * U = max(U0, min(limit, U0 + their Y)): a running sum, no recursion. Only the credits `judgedSql` (over d and c)
+ * keeps are judged. Columns: id, account_id, customer_id,
  * tenant_id, amount, tier, single_credit, balance_limit, allowed (Y), held. posting_held returns each hold
  * written (entry_id, account_id, amount held, tier, limit_kind, limit_amount, credit_amount), for the caller's rows.
  */
-function judgedCreditsCte(draftsFrom: string, unheldBeforeSql = 'c.unheld_balance'): string {
+function judgedCreditsCte(draftsFrom: string, judgedSql = 'true'): string {
   const unheld = (run: string) =>
     `CASE WHEN s.balance_limit IS NULL THEN s.unheld0 + ${run} ELSE greatest(s.unheld0, least(s.balance_limit, s.unheld0 + ${run})) END`;
   return `posting_judged AS (
       SELECT s.id, s.account_id, s.customer_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed,
              CAST(s.amount - (${unheld('s.allowed_run')} - ${unheld('(s.allowed_run - s.allowed)')}) AS bigint) AS held
         FROM (SELECT d.id, a.id AS account_id, c.id AS customer_id, a.tenant_id, d.amount, l.tier, l.single_credit, l.balance AS balance_limit,
-                     ${unheldBeforeSql} AS unheld0,
+                     c.unheld_balance AS unheld0,
                      least(d.amount, coalesce(l.single_credit, d.amount)) AS allowed,
                      CAST(sum(least(d.amount, coalesce(l.single_credit, d.amount))) OVER (PARTITION BY c.id ORDER BY a.id, d.ord) AS bigint) AS allowed_run
                 FROM ${draftsFrom}
-               WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment', 'transfer')) s
+               WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment', 'transfer') AND ${judgedSql}) s
     ), posting_held AS (
       -- The hold names the limit that explains it: the single-credit limit when that alone accounts for it.
       INSERT INTO ledger_holds (entry_id, tenant_id, account_id, amount, tier, limit_kind, limit_amount)
@@ -250,11 +250,10 @@ interface DebitsSql {
  * deadlocking.
  */
 export function appendDraftsByAccountFragment(draftsRelation: string, debits?: DebitsSql): string {
-  // A debit in the statement lowers its customer's unheld balance before the credits are judged: money moved
-  // between one customer's accounts is no new money to hold.
-  const unheldBefore = debits
-    ? `c.unheld_balance - (SELECT coalesce(sum(x.amount), 0) FROM posting_drafts x JOIN posting_account xa ON xa.id = x.account_id
-                            WHERE x.direction = 'debit' AND xa.customer_id = c.id)`
+  // Money moved between one customer's accounts is no new money to the customer: a credit whose customer the
+  // statement also debits is not judged against its limits.
+  const judged = debits
+    ? `NOT EXISTS (SELECT 1 FROM posting_drafts x JOIN posting_account xa ON xa.id = x.account_id WHERE x.direction = 'debit' AND xa.customer_id = c.id)`
     : undefined;
   const countsTowardDay = debits ? `(n.debits > 0 AND ${debits.countTowardDaySql})` : 'false';
   return `
@@ -282,7 +281,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
       ${customerLimitsSql('posting_customer')}
     ), ${judgedCreditsCte(
       'posting_drafts d JOIN posting_account a ON a.id = d.account_id JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id',
-      unheldBefore,
+      judged,
     )}, posting_totals AS (
       SELECT account_id, count(*) AS count,
              coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,

@@ -97,16 +97,16 @@ describe('the ledger: a transfer between two accounts', () => {
     for (const _ of [1, 2, 3, 4, 5, 6]) await fundAccount(stack, first.ID, naira(50_000));
     assert.deepEqual(await account(first.ID), { ledger: naira(300_000), held: 0n });
 
-    // Between its own accounts: nothing held.
-    const own = await transfer(first, second, naira(40_000));
+    // Between its own accounts, even over the 50,000.00 single-credit limit: nothing held.
+    const own = await transfer(first, second, naira(60_000));
     assert.equal(own.held, 0n);
-    assert.deepEqual(await account(second.ID), { ledger: naira(40_000), held: 0n });
+    assert.deepEqual(await account(second.ID), { ledger: naira(60_000), held: 0n });
 
     // From another customer: all of it over the balance limit, so held.
     await fundAccount(stack, payer.ID, naira(20_000));
     const incoming = await transfer(payer, second, naira(15_000));
     assert.equal(incoming.held, naira(15_000));
-    assert.deepEqual(await account(second.ID), { ledger: naira(55_000), held: naira(15_000) });
+    assert.deepEqual(await account(second.ID), { ledger: naira(75_000), held: naira(15_000) });
     assert.deepEqual(await verifyLedger(), []);
   });
 
