@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'reconciliation.resolved',
   'reconciliation.compensated',
   'settlement.initiated',
+  'transfer.made',
   'webhook.replayed',
   'webhook_secret.set',
   'webhook_secret.removed',
