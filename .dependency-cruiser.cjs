@@ -61,7 +61,15 @@ const LAYERS = [
   { name: 'split rules', units: { 'split-rules': ['src/split-rules/'] } },
   { name: 'holds', units: { holds: ['src/holds/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
-  { name: 'money movement', siblingsApart: true, units: { 'payment-ingest': ['src/payment-ingest/'], settlements: ['src/settlements/'] } },
+  {
+    name: 'money movement',
+    siblingsApart: true,
+    units: {
+      'payment-ingest': ['src/payment-ingest/'],
+      settlements: ['src/settlements/'],
+      'internal-transfers': ['src/internal-transfers/'],
+    },
+  },
   {
     name: 'oversight',
     siblingsApart: true,
@@ -85,6 +93,7 @@ const DOMAINS = [
   'payment-confirmation',
   'payment-ingest',
   'settlements',
+  'internal-transfers',
   'reconciliation',
   'webhooks',
   'retention',

@@ -44,6 +44,7 @@ import type {
 } from '../../src/reconciliation/reconciliation.schemas';
 import type { settlementDetailSchema, settlementListResponseSchema } from '../../src/settlements/settlements.dashboard.schemas';
 import type { banksResponseSchema, lookupResponseSchema, settleResponseSchema } from '../../src/settlements/settlements.schemas';
+import type { internalTransferSchema } from '../../src/internal-transfers/internal-transfers.schemas';
 import type {
   deliveryListItemSchema,
   deliveryListResponseSchema,
@@ -78,6 +79,7 @@ export type SettlementDetail = Out<typeof settlementDetailSchema>;
 export type Banks = Out<typeof banksResponseSchema>;
 export type Lookup = Out<typeof lookupResponseSchema>;
 export type SettleAccepted = Out<typeof settleResponseSchema>;
+export type InternalTransfer = Out<typeof internalTransferSchema>;
 export type Customer = Out<typeof customerSchema>;
 export type CustomerSearch = Out<typeof customerSearchResponseSchema>;
 export type CustomerDetail = Out<typeof customerDetailSchema>;

@@ -17,6 +17,7 @@ import { KycReviewsPage } from './pages/kyc-reviews';
 import { HeldMoneyPage } from './pages/held-money';
 import { MisdirectedPage } from './pages/misdirected';
 import { NewSettlementPage } from './pages/new-settlement';
+import { NewTransferPage } from './pages/new-transfer';
 import { NotFoundPage } from './pages/not-found';
 import { OverviewPage } from './pages/overview';
 import { PasswordPage } from './pages/password';
@@ -91,6 +92,7 @@ export function App() {
               <Route path="/dashboard/accounts" component={AccountsPage} />
               <Route path="/dashboard/accounts/:accountRef" component={AccountPage} />
               <Route path="/dashboard/accounts/:accountRef/settle" component={NewSettlementPage} />
+              <Route path="/dashboard/accounts/:accountRef/transfer" component={NewTransferPage} />
               <Route path="/dashboard/settlements" component={SettlementsPage} />
               <Route path="/dashboard/settlements/:merchantTxRef" component={SettlementPage} />
               <Route path="/dashboard/books" component={BooksPage} />

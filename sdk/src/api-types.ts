@@ -21,6 +21,11 @@ export type StatementLine = StatementPage['lines'][number];
 export type SettleInput = Body<'postV1AccountsAccountRefSettle'>;
 export type AcceptedSettlement = Answer<'postV1AccountsAccountRefSettle', 202>;
 export type Transfer = Answer<'getV1TransfersMerchantTxRef', 200>;
+export type TransferInput = Body<'postV1AccountsAccountRefTransfers'>;
+/** A transfer between two of the tenant's accounts. */
+export type InternalTransfer = Answer<'postV1AccountsAccountRefTransfers', 201>;
+export type InternalTransferPage = Answer<'getV1AccountsAccountRefTransfers', 200>;
+export type InternalTransfersQuery = Omit<Query<'getV1AccountsAccountRefTransfers'>, 'after'>;
 export type LookupInput = Body<'postV1TransfersLookup'>;
 export type AccountName = Answer<'postV1TransfersLookup', 200>;
 export type Banks = Answer<'getV1TransfersBanks', 200>;

@@ -11,6 +11,9 @@ import type {
   Customer,
   CustomerPage,
   FeeQuote,
+  InternalTransfer,
+  InternalTransferPage,
+  InternalTransfersQuery,
   LedgerBalances,
   LedgerTransaction,
   LedgerTransactionPage,
@@ -23,6 +26,7 @@ import type {
   StatementPage,
   StatementQuery,
   Transfer,
+  TransferInput,
   UpdateWebhookEndpointInput,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
@@ -79,6 +83,27 @@ export class LedgerClient {
         (after) => this.accounts.statementPage(accountRef, { ...query, ...(after !== undefined ? { after } : {}) }),
         (page) => page.lines,
       ),
+    /**
+     * Moves money from the account to another of the tenant's accounts, at once. Always sent with an
+     * Idempotency-Key (the service requires one): yours, or one generated for this call (and reused by its
+     * retries). Pass your own to retry safely after this call gives up: the key is on any error it throws.
+     */
+    transfer: (accountRef: string, input: TransferInput, options: IdempotencyOptions = {}): Promise<InternalTransfer> =>
+      this.transport.request({
+        method: 'POST',
+        path: `/v1/accounts/${segment(accountRef)}/transfers`,
+        body: input,
+        idempotencyKey: options.idempotencyKey ?? randomUUID(),
+      }),
+    /** One page of the account's transfers, both directions, newest first. */
+    transfersPage: (accountRef: string, query: InternalTransfersQuery & { after?: string } = {}): Promise<InternalTransferPage> =>
+      this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}/transfers`, query: { ...query } }),
+    /** Every transfer of the account, both directions, newest first, page by page. */
+    transfers: (accountRef: string, query: InternalTransfersQuery = {}): AsyncGenerator<InternalTransfer, void, undefined> =>
+      paginate(
+        (after) => this.accounts.transfersPage(accountRef, { ...query, ...(after !== undefined ? { after } : {}) }),
+        (page) => page.transfers,
+      ),
   };
 
   /** The tenant's books: balanced transactions between its customer accounts and its system accounts. */
@@ -119,6 +144,9 @@ export class LedgerClient {
     lookup: (input: LookupInput): Promise<AccountName> =>
       this.transport.request({ method: 'POST', path: '/v1/transfers/lookup', body: input }),
     banks: (): Promise<Banks> => this.transport.request({ method: 'GET', path: '/v1/transfers/banks' }),
+    /** A transfer between two of the tenant's accounts, by the id `accounts.transfer` answered. */
+    getInternal: (id: string): Promise<InternalTransfer> =>
+      this.transport.request({ method: 'GET', path: `/v1/transfers/internal/${segment(id)}` }),
   };
 
   readonly customers = {

@@ -39,6 +39,7 @@ export type KnownEventType =
   | 'settlement.succeeded'
   | 'settlement.failed'
   | 'settlement.refunded'
+  | 'transfer.completed'
   | 'kyc.approved'
   | 'kyc.rejected'
   | 'kyc.limit_exceeded'

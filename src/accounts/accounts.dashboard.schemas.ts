@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { auditEntrySchema } from '../audit/audit.schemas';
 import { customerSchema } from '../customers/customers.schemas';
 import { moneySchema, paginationSchema } from '../http/schemas';
-import { ledgerEntrySchema, statementQuerySchema, statementResponseSchema } from './statement.schemas';
+import { statementEntrySchema, statementQuerySchema, statementResponseSchema } from './statement.schemas';
 import { virtualAccountSchema } from './accounts.schemas';
 
 export const accountSearchQuerySchema = z.object({
@@ -32,7 +32,7 @@ export const accountSearchResponseSchema = z.object({
 
 /** The statement as the dashboard reads it: each entry also names its ledger transaction, which the Books page shows. */
 export const dashboardStatementResponseSchema = statementResponseSchema.extend({
-  lines: z.array(z.object({ entry: ledgerEntrySchema.extend({ TransactionId: z.uuid() }), runningBalance: moneySchema })),
+  lines: z.array(z.object({ entry: statementEntrySchema.extend({ TransactionId: z.uuid() }), runningBalance: moneySchema })),
 });
 
 export const statementExportQuerySchema = statementQuerySchema.pick({ from: true, to: true });

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { formatKobo } from '../money';
-import type { LedgerEntry } from '../ledger/ledger.types';
+import type { StatementEntry } from '../ledger/statement.repo';
 import type { Statement, StatementService } from './statement.service';
 
 const EXPORT_PAGE_SIZE = 500;
@@ -18,6 +18,7 @@ const HEADER = [
   'Provider reference',
   'Transaction group',
   'Reverses entry',
+  'Counterpart account',
 ];
 
 /**
@@ -33,7 +34,7 @@ function csvLine(cells: string[]): string {
   return `${cells.join(',')}\r\n`;
 }
 
-function entryLine(entry: LedgerEntry): string {
+function entryLine(entry: StatementEntry): string {
   return csvLine([
     entry.createdAt.toISOString(),
     entry.id,
@@ -47,6 +48,8 @@ function entryLine(entry: LedgerEntry): string {
     textCell(entry.providerTxnRef ?? ''),
     entry.transactionGroupId,
     entry.reversesEntryId ?? '',
+    // A transfer's other account: a reference the tenant chose, so free text like a narration.
+    entry.counterpartAccountRef === null ? '' : textCell(entry.counterpartAccountRef),
   ]);
 }
 

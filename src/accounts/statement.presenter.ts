@@ -2,13 +2,21 @@ import { presentAccount } from './account.presenter';
 import { formatKobo } from '../money';
 import { presentEntry } from './entry.presenter';
 import type { Statement } from './statement.service';
+import type { StatementEntry } from '../ledger/statement.repo';
+import type { StatementEntryView } from './statement.schemas';
+
+/** A statement line's entry: a transfer's also names the account on its other side (other lines are exactly the spec's). */
+function presentStatementEntry(entry: StatementEntry): StatementEntryView {
+  const view = presentEntry(entry);
+  return entry.counterpartAccountRef === null ? view : { ...view, CounterpartAccountRef: entry.counterpartAccountRef };
+}
 
 /** A statement page as the API shows it, with the cursor of the next page. */
 export function presentStatement(statement: Statement, limit: number) {
   const last = statement.lines[statement.lines.length - 1];
   return {
     virtualAccount: presentAccount(statement.account),
-    lines: statement.lines.map((entry) => ({ entry: presentEntry(entry), runningBalance: formatKobo(entry.balanceAfter) })),
+    lines: statement.lines.map((entry) => ({ entry: presentStatementEntry(entry), runningBalance: formatKobo(entry.balanceAfter) })),
     openingBalance: formatKobo(statement.openingBalance),
     totalCredits: formatKobo(statement.totalCredits),
     totalDebits: formatKobo(statement.totalDebits),
@@ -22,7 +30,7 @@ export function presentDashboardStatement(statement: Statement, limit: number) {
   return {
     ...presentStatement(statement, limit),
     lines: statement.lines.map((entry) => ({
-      entry: { ...presentEntry(entry), TransactionId: entry.transactionId },
+      entry: { ...presentStatementEntry(entry), TransactionId: entry.transactionId },
       runningBalance: formatKobo(entry.balanceAfter),
     })),
   };

@@ -18,6 +18,15 @@ export const ledgerEntrySchema = z.object({
 });
 export type LedgerEntryView = z.infer<typeof ledgerEntrySchema>;
 
+/** A statement line's entry: on a transfer's line only, the account on the transfer's other side. */
+export const statementEntrySchema = ledgerEntrySchema.extend({
+  CounterpartAccountRef: z
+    .string()
+    .optional()
+    .describe("On a transfer's line only: the other account of the transfer (the one paid, or the one that paid)"),
+});
+export type StatementEntryView = z.infer<typeof statementEntrySchema>;
+
 export const statementQuerySchema = z.object({
   after: z.string().max(100).optional(),
   limit: z.coerce
@@ -32,7 +41,7 @@ export const statementQuerySchema = z.object({
 
 export const statementResponseSchema = z.object({
   virtualAccount: virtualAccountSchema,
-  lines: z.array(z.object({ entry: ledgerEntrySchema, runningBalance: moneySchema })),
+  lines: z.array(z.object({ entry: statementEntrySchema, runningBalance: moneySchema })),
   openingBalance: moneySchema,
   totalCredits: moneySchema,
   totalDebits: moneySchema,

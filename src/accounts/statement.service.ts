@@ -5,8 +5,7 @@ import { BadRequestError, NotFoundError } from '../errors';
 import { invalidCursor } from '../http/pagination';
 import { isUuid } from '../ids';
 import type { Kobo } from '../money';
-import type { LedgerEntry } from '../ledger/ledger.types';
-import { createStatementRepo } from '../ledger/statement.repo';
+import { createStatementRepo, type StatementEntry } from '../ledger/statement.repo';
 
 interface StatementQuery {
   after?: string;
@@ -17,7 +16,7 @@ interface StatementQuery {
 
 export interface Statement {
   account: AccountRecord;
-  lines: LedgerEntry[];
+  lines: StatementEntry[];
   openingBalance: Kobo;
   totalCredits: Kobo;
   totalDebits: Kobo;
@@ -80,7 +79,7 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
   }
 
   /** A statement from up to `limit + 1` rows read: the extra one only says there is more. */
-  function paged(account: AccountRecord, period: Period, rows: LedgerEntry[], limit: number): Statement {
+  function paged(account: AccountRecord, period: Period, rows: StatementEntry[], limit: number): Statement {
     const hasMore = rows.length > limit;
     return {
       account,

@@ -19,6 +19,7 @@ export const AUDIT_ACTIONS = [
   'settlement.initiated',
   'split_rule.set',
   'split_rule.removed',
+  'transfer.made',
   'webhook.replayed',
   'webhook_secret.set',
   'webhook_secret.removed',

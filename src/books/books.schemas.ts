@@ -43,7 +43,10 @@ const journalPostingSchema = z.object({
 export const journalTransactionSchema = z.object({
   id: z.uuid(),
   kind: z.enum(['payment', 'settlement', 'reversal', 'adjustment', 'transfer', 'payout', 'payout_fee']),
-  reference: z.string().nullable().describe("The provider's transaction reference of a payment, or a settlement's merchantTxRef"),
+  reference: z
+    .string()
+    .nullable()
+    .describe("The provider's transaction reference of a payment, a settlement's merchantTxRef, or a transfer's id"),
   createdAt: timestampSchema,
   postings: z.array(journalPostingSchema),
 });

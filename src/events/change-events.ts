@@ -33,6 +33,15 @@ export type Change =
       reason: string | null;
     }
   | {
+      kind: 'transfer_completed';
+      tenantId: string;
+      transferId: string;
+      fromAccountRef: string;
+      toAccountRef: string;
+      amount: Kobo;
+      narration: string;
+    }
+  | {
       kind: 'hold_released';
       tenantId: string;
       customerId: string;
@@ -87,6 +96,10 @@ export function eventOfChange(change: Change): EventOf {
     case 'settlement_ended': {
       const { merchantTxRef, accountRef, amount, status, reason } = change;
       return told(SETTLEMENT_EVENT[status], { merchantTxRef, accountRef, amount, status, reason });
+    }
+    case 'transfer_completed': {
+      const { transferId, fromAccountRef, toAccountRef, amount, narration } = change;
+      return told('transfer.completed', { transferId, fromAccountRef, toAccountRef, amount, narration });
     }
     case 'hold_released': {
       const { customerId, transactionGroupId, amount, reason } = change;

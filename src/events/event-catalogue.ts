@@ -61,6 +61,15 @@ const settlementEnded = {
   reason: field.nullableText,
 };
 
+const transferCompleted = {
+  transferId: field.uuid,
+  fromAccountRef: field.text,
+  toAccountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  narration: field.text,
+};
+
 const kycDecision = { customerId: field.uuid, externalRef: field.text, tier: field.nullableText, reason: field.nullableText };
 
 const kycLimitExceeded = {
@@ -146,6 +155,12 @@ const DEFINITIONS = {
     fields: settlementEnded,
     subject: 'merchantTxRef',
     description: 'A settlement was refunded by the bank; its debit was returned to the account',
+  },
+  'transfer.completed': {
+    fields: transferCompleted,
+    subject: 'transferId',
+    description:
+      "Money moved between two of the tenant's accounts: debited from one and credited (confirmed) to the other in one ledger transaction",
   },
   'kyc.approved': {
     fields: kycDecision,

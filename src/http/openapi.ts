@@ -45,7 +45,7 @@ function parameters(route: RouteDefinition): JsonObject[] {
         {
           name: 'Idempotency-Key',
           in: 'header',
-          required: false,
+          required: route.idempotencyKey === 'required',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
         },
       ]

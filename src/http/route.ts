@@ -43,7 +43,8 @@ interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   rawBody?: boolean;
   /** Largest raw body accepted (413 beyond); 1 MB unless the route knows its bodies are smaller. */
   rawBodyLimit?: number;
-  idempotencyKey?: boolean;
+  /** The route reads an Idempotency-Key header: optional, or 'required'. */
+  idempotencyKey?: boolean | 'required';
   responses: Record<number, ResponseSpec>;
   /** Error statuses this route can answer, for the OpenAPI document. */
   errors?: number[];

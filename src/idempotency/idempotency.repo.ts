@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 
-type IdempotencyScope = 'account' | 'settlement';
+type IdempotencyScope = 'account' | 'settlement' | 'transfer';
 
 interface IdempotencyRecord {
   tenant_id: string;

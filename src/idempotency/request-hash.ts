@@ -56,4 +56,11 @@ export function validIdempotencyKey(key: string | undefined): string | undefined
   return key;
 }
 
+/** For requests that are never safe to retry without one (a transfer has nothing else to tell a retry from a second one). */
+export function requiredIdempotencyKey(key: string | undefined): string {
+  const valid = validIdempotencyKey(key);
+  if (valid === undefined) throw new ValidationError('Idempotency-Key header is required');
+  return valid;
+}
+
 export const idempotencyMismatch = (): ConflictError => new ConflictError('Idempotency-Key was already used with a different request');

@@ -13,13 +13,36 @@ export interface AccountColumns<Account> {
   read(row: Record<string, unknown>, prefix: string): Account;
 }
 
+/** A statement line: the entry, and for a transfer's entry the reference of the account on its other side. */
+export type StatementEntry = LedgerEntry & { counterpartAccountRef: string | null };
+
 /** A whole-history statement page read with its account in one statement. */
 export interface AccountPage<Account> {
   account: Account;
   /** The seq of the cursor entry in this account; null when a cursor was given and is not this account's. */
   cursorSeq: bigint | null;
-  rows: LedgerEntry[];
+  rows: StatementEntry[];
 }
+
+type StatementRow = EntryRow & { counterpart_account_ref: string | null };
+
+const toStatementEntry = (row: StatementRow): StatementEntry => ({
+  ...toLedgerEntry(row),
+  counterpartAccountRef: row.counterpart_account_ref,
+});
+
+/**
+ * For a transfer's entry of `entries` (an alias), the other entry of its transaction: a transfer is one debit and
+ * one credit, on two accounts of the tenant. An index lookup on (tenant_id, transaction_id), for transfer lines only.
+ */
+const COUNTERPART_SQL = (entries: string): string => `
+    LEFT JOIN LATERAL (
+      SELECT oa.account_ref AS counterpart_account_ref
+        FROM ledger_entries o JOIN virtual_accounts oa ON oa.id = o.account_id
+       WHERE ${entries}.kind = 'transfer' AND o.tenant_id = ${entries}.tenant_id AND o.transaction_id = ${entries}.transaction_id
+         AND o.id <> ${entries}.id
+       LIMIT 1
+    ) counterpart ON true`;
 
 const ACCOUNT_PREFIX = 'account__';
 
@@ -32,7 +55,8 @@ const ACCOUNT_PREFIX = 'account__';
  * half a millisecond of the API's CPU per page.
  */
 const ACCOUNT_PAGE_SQL = (withCursor: boolean, accountColumns: AccountColumns<unknown>): string => `
-  SELECT ${accountColumns.select('a', ACCOUNT_PREFIX, 'coalesce(e.page_row, 1) = 1')}, ${withCursor ? 'c.seq' : '0'} AS cursor_seq, e.*
+  SELECT ${accountColumns.select('a', ACCOUNT_PREFIX, 'coalesce(e.page_row, 1) = 1')}, ${withCursor ? 'c.seq' : '0'} AS cursor_seq, e.*,
+         counterpart.counterpart_account_ref
     FROM virtual_accounts a
     ${withCursor ? 'LEFT JOIN ledger_entries c ON c.account_id = a.id AND c.id = :cursor' : ''}
     LEFT JOIN LATERAL (
@@ -40,7 +64,7 @@ const ACCOUNT_PAGE_SQL = (withCursor: boolean, accountColumns: AccountColumns<un
        WHERE account_id = a.id AND seq > ${withCursor ? 'coalesce(c.seq, a.last_seq)' : '0'} AND seq <= a.last_seq
        ORDER BY seq
        LIMIT :limit
-    ) e ON true
+    ) e ON true${COUNTERPART_SQL('e')}
    WHERE a.tenant_id = :tenantId AND a.account_ref = :accountRef
    ORDER BY e.seq`;
 
@@ -60,14 +84,14 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
         limit,
         ...(afterEntryId !== undefined ? { cursor: afterEntryId } : {}),
       })) as {
-        rows: Array<EntryRow & { cursor_seq: string | null } & Record<string, unknown>>;
+        rows: Array<StatementRow & { cursor_seq: string | null } & Record<string, unknown>>;
       };
       const first = rows[0];
       if (!first) return undefined;
       return {
         account: accountColumns.read(first, ACCOUNT_PREFIX),
         cursorSeq: first.cursor_seq === null ? null : BigInt(first.cursor_seq),
-        rows: rows.filter((row) => row.id !== null).map(toLedgerEntry),
+        rows: rows.filter((row) => row.id !== null).map(toStatementEntry),
       };
     },
 
@@ -87,14 +111,15 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
       return row ? toLedgerEntry(row) : undefined;
     },
 
-    async page(accountId: string, afterSeq: bigint, throughSeq: bigint, limit: number): Promise<LedgerEntry[]> {
-      const rows = await db('ledger_entries')
-        .where({ account_id: accountId })
-        .where('seq', '>', afterSeq.toString())
-        .where('seq', '<=', throughSeq.toString())
-        .orderBy('seq')
-        .limit(limit);
-      return rows.map(toLedgerEntry);
+    async page(accountId: string, afterSeq: bigint, throughSeq: bigint, limit: number): Promise<StatementEntry[]> {
+      const { rows } = (await db.raw(
+        `SELECT e.*, counterpart.counterpart_account_ref
+           FROM (SELECT * FROM ledger_entries WHERE account_id = :accountId AND seq > :afterSeq AND seq <= :throughSeq ORDER BY seq LIMIT :limit) e
+           ${COUNTERPART_SQL('e')}
+          ORDER BY e.seq`,
+        { accountId, afterSeq: afterSeq.toString(), throughSeq: throughSeq.toString(), limit },
+      )) as { rows: StatementRow[] };
+      return rows.map(toStatementEntry);
     },
   };
 }

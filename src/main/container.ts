@@ -70,6 +70,9 @@ import { createSettlementExecutionService } from '../settlements/settlement-exec
 import type { RaiseSettlementFinding } from '../settlements/settlement-findings';
 import { settlementsDashboardRoutes } from '../settlements/settlements.dashboard.routes';
 import { settlementsRoutes } from '../settlements/settlements.routes';
+import { internalTransfersDashboardRoutes } from '../internal-transfers/internal-transfers.dashboard.routes';
+import { internalTransfersRoutes } from '../internal-transfers/internal-transfers.routes';
+import { createInternalTransfersService } from '../internal-transfers/internal-transfers.service';
 import { createSettlementsService } from '../settlements/settlements.service';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
 import { withTimeout } from '../timeout';
@@ -202,6 +205,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     statements,
     books: createBooksService({ db }),
     settlements,
+    internalTransfers: createInternalTransfersService({ db, config, postingEngine }),
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
     splitRules,
@@ -283,6 +287,8 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...statementRoutes({ statements: services.statements }),
     ...booksRoutes({ books: services.books }),
     ...splitRulesRoutes({ splitRules: services.splitRules }),
+    // Before the settlements' GET /v1/transfers/:merchantTxRef, which would read "internal" as a reference.
+    ...internalTransfersRoutes({ transfers: services.internalTransfers }),
     ...settlementsRoutes({ settlements: services.settlements }),
     ...providerWebhookRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
@@ -309,6 +315,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
       limits: services.rateLimits,
     }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
+    ...internalTransfersDashboardRoutes({ transfers: services.internalTransfers }),
     ...booksDashboardRoutes({ books: services.books }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),

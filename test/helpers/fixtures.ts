@@ -116,3 +116,19 @@ export async function eventsFor(
 export async function statement(stack: Stack, apiKey: string, accountRef: string, query = ''): Promise<HttpResponse> {
   return call(stack.apiUrl, 'GET', `/v1/accounts/${accountRef}/statement${query}`, { apiKey });
 }
+
+/** A statement entry's fields as the spec lists them: every line but a transfer's (which adds CounterpartAccountRef) has exactly these. */
+export const SPEC_ENTRY_FIELDS = [
+  'ID',
+  'Direction',
+  'Amount',
+  'Fee',
+  'Currency',
+  'Status',
+  'Narration',
+  'ProviderTxnRef',
+  'TransactionGroupId',
+  'Kind',
+  'ReversesEntryID',
+  'CreatedAt',
+];

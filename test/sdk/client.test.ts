@@ -49,6 +49,42 @@ describe('the TypeScript client against the running service', () => {
   const clientFor = (apiKey: string, fetcher?: typeof fetch) =>
     new LedgerClient({ baseUrl: stack.apiUrl, apiKey, ...(fetcher ? { fetch: fetcher } : {}) });
 
+  it("transfers between the tenant's accounts with a generated Idempotency-Key, reads it back, and lists it on both accounts", async () => {
+    const { sent, fetcher } = recordingFetch();
+    const client = clientFor(tenant.apiKey, fetcher);
+    const from = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    const to = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Bola Ade' });
+    await fundAccount(stack, from.ID, 10_000n);
+
+    const made = await client.accounts.transfer(from.AccountRef, { toAccountRef: to.AccountRef, amount: '12.50', narration: 'lunch' });
+    assert.deepEqual(
+      [made.status, made.amount, made.fromAccountRef, made.toAccountRef],
+      ['completed', '12.50', from.AccountRef, to.AccountRef],
+    );
+    assert.match(sent.find((request) => request.path.endsWith('/transfers'))!.headers.get('idempotency-key') ?? '', /^[0-9a-f-]{36}$/);
+    assert.deepEqual(await client.transfers.getInternal(made.id), made);
+    const again = await client.accounts.transfer(
+      from.AccountRef,
+      { toAccountRef: to.AccountRef, amount: '1.00' },
+      { idempotencyKey: 'sdk-transfer-1' },
+    );
+    for (const account of [from, to]) {
+      const listed = [];
+      for await (const transfer of client.accounts.transfers(account.AccountRef, { limit: 1 })) listed.push(transfer.id);
+      assert.deepEqual(listed, [again.id, made.id]);
+    }
+    const lines = [];
+    for await (const line of client.accounts.statement(to.AccountRef)) lines.push(line.entry);
+    assert.deepEqual(
+      lines.map((entry) => [entry.Kind, entry.Amount, entry.CounterpartAccountRef]),
+      [
+        ['transfer', '12.50', from.AccountRef],
+        ['transfer', '1.00', from.AccountRef],
+      ],
+    );
+    await assert.rejects(client.transfers.getInternal(randomUUID()), LedgerNotFoundError);
+  });
+
   it('settles with a generated Idempotency-Key, then tracks the transfer to success', async () => {
     const { sent, fetcher } = recordingFetch();
     const client = clientFor(tenant.apiKey, fetcher);

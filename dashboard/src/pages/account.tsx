@@ -13,6 +13,10 @@ const STATEMENT_PAGE = 50;
 function describe(line: StatementLine): string {
   const { entry } = line;
   if (entry.Kind === 'reversal') return `Reversal${entry.Narration ? ` — ${entry.Narration}` : ''}`;
+  if (entry.Kind === 'transfer') {
+    const other = `${entry.Direction === 'debit' ? 'Transfer to' : 'Transfer from'} ${entry.CounterpartAccountRef ?? 'another account'}`;
+    return entry.Narration ? `${other} — ${entry.Narration}` : other;
+  }
   // An adjustment answers an earlier entry: a credit reconciliation restored, or an operator's compensating debit.
   const kind = entry.Kind === 'payment' ? 'Payment received' : entry.Kind === 'adjustment' ? 'Adjustment' : 'Settlement';
   return entry.Narration ? `${kind} — ${entry.Narration}` : kind;
@@ -102,6 +106,11 @@ export function AccountPage() {
         {canSettle && account.status === 'ready' ? (
           <a class="button primary" href={`/dashboard/accounts/${encodeURIComponent(accountRef)}/settle`}>
             New settlement
+          </a>
+        ) : null}
+        {canSettle && account.status === 'ready' ? (
+          <a class="button secondary" href={`/dashboard/accounts/${encodeURIComponent(accountRef)}/transfer`}>
+            Transfer
           </a>
         ) : null}
       </PageTitle>

@@ -1,0 +1,15 @@
+import { formatKobo } from '../money';
+import type { InternalTransferRecord } from './internal-transfers.repo';
+
+/** A transfer moves money in one ledger transaction when it is made: every transfer there is is completed. */
+export function presentInternalTransfer(transfer: InternalTransferRecord) {
+  return {
+    id: transfer.id,
+    fromAccountRef: transfer.fromAccountRef,
+    toAccountRef: transfer.toAccountRef,
+    amount: formatKobo(transfer.amount),
+    narration: transfer.narration,
+    status: 'completed' as const,
+    createdAt: transfer.createdAt.toISOString(),
+  };
+}

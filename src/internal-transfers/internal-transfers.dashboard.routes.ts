@@ -1,0 +1,53 @@
+import { accountRefParamsSchema } from '../accounts/accounts.schemas';
+import { createAuditLog } from '../audit/audit-log';
+import { defineRoute, idempotencyKeyOf, userOf, type RouteDefinition } from '../http/route';
+import { requiredIdempotencyKey } from '../idempotency/request-hash';
+import { formatKobo } from '../money';
+import { presentInternalTransfer } from './internal-transfer.presenter';
+import { internalTransferSchema, transferBodySchema } from './internal-transfers.schemas';
+import type { InternalTransfersService } from './internal-transfers.service';
+
+export function internalTransfersDashboardRoutes(deps: { transfers: InternalTransfersService }): RouteDefinition[] {
+  const { transfers } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/auth/accounts/:accountRef/transfers',
+      summary:
+        "Move money to another of the tenant's accounts (as POST /v1/accounts/{accountRef}/transfers); audited with the transfer, once",
+      tag: 'dashboard',
+      auth: 'session',
+      role: 'operator',
+      params: accountRefParamsSchema,
+      body: transferBodySchema,
+      idempotencyKey: 'required',
+      responses: { 201: { description: 'The transfer, completed', schema: internalTransferSchema } },
+      errors: [400, 404, 409],
+      handle: async ({ params, body, ctx }) => {
+        const user = userOf(ctx);
+        const key = requiredIdempotencyKey(idempotencyKeyOf(ctx));
+        const transfer = await transfers.transfer(
+          user.tenantId,
+          params.accountRef,
+          body,
+          key,
+          { source: 'dashboard', userId: user.id },
+          (trx, made) =>
+            createAuditLog(trx).record(
+              user,
+              'transfer.made',
+              { type: 'transfer', id: made.id },
+              {
+                fromAccountRef: made.fromAccountRef,
+                toAccountRef: made.toAccountRef,
+                amount: formatKobo(made.amount),
+                narration: made.narration,
+                idempotencyKey: key,
+              },
+            ),
+        );
+        return { status: 201, body: presentInternalTransfer(transfer) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,119 @@
+import type { DbOrTrx } from '../db';
+import { koboFromDb, type Kobo } from '../money';
+
+export type TransferSource = 'api' | 'dashboard';
+
+export interface InternalTransferRecord {
+  id: string;
+  tenantId: string;
+  fromAccountRef: string;
+  toAccountRef: string;
+  amount: Kobo;
+  narration: string;
+  createdAt: Date;
+}
+
+export interface NewInternalTransfer {
+  id: string;
+  tenantId: string;
+  fromAccountId: string;
+  toAccountId: string;
+  amount: Kobo;
+  narration: string;
+  transactionId: string;
+  debitEntryId: string;
+  creditEntryId: string;
+  idempotencyKey: string;
+  requestHash: string;
+  source: TransferSource;
+  createdBy: string | null;
+}
+
+interface TransferRow {
+  id: string;
+  tenant_id: string;
+  from_account_ref: string;
+  to_account_ref: string;
+  amount: string;
+  narration: string;
+  created_at: Date;
+}
+
+function toTransfer(row: TransferRow): InternalTransferRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    fromAccountRef: row.from_account_ref,
+    toAccountRef: row.to_account_ref,
+    amount: koboFromDb(row.amount),
+    narration: row.narration,
+    createdAt: row.created_at,
+  };
+}
+
+/** A transfer with its two accounts' references. */
+const SELECT_TRANSFER = `
+  SELECT t.id, t.tenant_id, f.account_ref AS from_account_ref, r.account_ref AS to_account_ref, t.amount, t.narration, t.created_at
+    FROM internal_transfers t
+    JOIN virtual_accounts f ON f.id = t.from_account_id
+    JOIN virtual_accounts r ON r.id = t.to_account_id`;
+
+export function createInternalTransfersRepo(db: DbOrTrx) {
+  return {
+    async insert(transfer: NewInternalTransfer): Promise<InternalTransferRecord> {
+      const { rows } = (await db.raw(
+        `WITH inserted AS (
+           INSERT INTO internal_transfers (id, tenant_id, from_account_id, to_account_id, amount, narration, transaction_id, debit_entry_id,
+                                           credit_entry_id, idempotency_key, request_hash, source, created_by)
+           VALUES (:id, :tenant_id, :from_account_id, :to_account_id, :amount, :narration, :transaction_id, :debit_entry_id,
+                   :credit_entry_id, :idempotency_key, :request_hash, :source, :created_by)
+           RETURNING *
+         )
+         ${SELECT_TRANSFER.replace('FROM internal_transfers t', 'FROM inserted t')}`,
+        {
+          id: transfer.id,
+          tenant_id: transfer.tenantId,
+          from_account_id: transfer.fromAccountId,
+          to_account_id: transfer.toAccountId,
+          amount: transfer.amount.toString(),
+          narration: transfer.narration,
+          transaction_id: transfer.transactionId,
+          debit_entry_id: transfer.debitEntryId,
+          credit_entry_id: transfer.creditEntryId,
+          idempotency_key: transfer.idempotencyKey,
+          request_hash: transfer.requestHash,
+          source: transfer.source,
+          created_by: transfer.createdBy,
+        },
+      )) as { rows: TransferRow[] };
+      return toTransfer(rows[0]!);
+    },
+
+    async find(tenantId: string, id: string): Promise<InternalTransferRecord | undefined> {
+      const { rows } = (await db.raw(`${SELECT_TRANSFER} WHERE t.tenant_id = :tenant_id AND t.id = :id`, { tenant_id: tenantId, id })) as {
+        rows: TransferRow[];
+      };
+      return rows[0] ? toTransfer(rows[0]) : undefined;
+    },
+
+    /**
+     * An account's transfers in both directions, newest first, after the cursor `beforeId` (the previous page's last id):
+     * each direction is an index scan of its own, merged, so a page reads at most `limit` rows of each.
+     */
+    async listOfAccount(accountId: string, beforeId: string | null, limit: number): Promise<InternalTransferRecord[]> {
+      const side = (column: string) => `(
+        SELECT * FROM internal_transfers
+         WHERE ${column} = :account_id AND (CAST(:before AS uuid) IS NULL OR id < CAST(:before AS uuid))
+         ORDER BY id DESC LIMIT :limit)`;
+      const { rows } = (await db.raw(
+        `WITH page AS (
+           SELECT * FROM (${side('from_account_id')} UNION ALL ${side('to_account_id')}) both_sides ORDER BY id DESC LIMIT :limit
+         )
+         ${SELECT_TRANSFER.replace('FROM internal_transfers t', 'FROM page t')}
+         ORDER BY t.id DESC`,
+        { account_id: accountId, before: beforeId, limit },
+      )) as { rows: TransferRow[] };
+      return rows.map(toTransfer);
+    },
+  };
+}

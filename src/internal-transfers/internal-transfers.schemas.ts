@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { moneySchema, nairaAmountSchema, paginationSchema, timestampSchema } from '../http/schemas';
+
+const LIMIT_ERROR = 'limit must be an integer from 1 to 200';
+
+export const transferBodySchema = z.object({
+  toAccountRef: z
+    .string({ error: 'toAccountRef is required' })
+    .trim()
+    .min(1, { error: 'toAccountRef is required' })
+    .max(100, { error: 'toAccountRef must be at most 100 characters' }),
+  amount: nairaAmountSchema('invalid amount'),
+  narration: z
+    .string({ error: 'narration must be text' })
+    .trim()
+    .max(100, { error: 'narration must be at most 100 characters' })
+    .optional(),
+});
+export type TransferBody = z.output<typeof transferBodySchema>;
+
+export const internalTransferSchema = z.object({
+  id: z.uuid(),
+  fromAccountRef: z.string(),
+  toAccountRef: z.string(),
+  amount: moneySchema,
+  narration: z.string(),
+  status: z.literal('completed'),
+  createdAt: timestampSchema,
+});
+
+export const internalTransferParamsSchema = z.object({ id: z.string().max(100) });
+
+export const transferListQuerySchema = z.object({
+  after: z.string().max(100).optional(),
+  limit: z.coerce
+    .number({ error: LIMIT_ERROR })
+    .int({ error: LIMIT_ERROR })
+    .min(1, { error: LIMIT_ERROR })
+    .max(200, { error: LIMIT_ERROR })
+    .optional(),
+});
+
+export const transferListResponseSchema = z.object({ transfers: z.array(internalTransferSchema), pagination: paginationSchema });

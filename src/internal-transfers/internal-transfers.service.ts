@@ -1,0 +1,178 @@
+import { findAccountById, findAccountByRef, type AccountRecord } from '../accounts/accounts.access';
+import type { Config } from '../config';
+import { requireTenantCustomer } from '../customers/customers.access';
+import type { Db, Trx } from '../db';
+import { BadRequestError, invalidAmount, NotFoundError } from '../errors';
+import { recordChange } from '../events/change-events';
+import { invalidCursor } from '../http/pagination';
+import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
+import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
+import { isUuid, uuidv7 } from '../ids';
+import type { PostingEngine } from '../ledger/posting-engine';
+import type { Kobo } from '../money';
+import { createInternalTransfersRepo, type InternalTransferRecord, type TransferSource } from './internal-transfers.repo';
+
+export interface TransferRequest {
+  toAccountRef: string;
+  amount: Kobo;
+  narration?: string | undefined;
+}
+
+/** Who asked for a transfer: an API key, or a dashboard user (kept on the transfer and in the audit log). */
+export type TransferInitiator =
+  { source: Extract<TransferSource, 'api'> } | { source: Extract<TransferSource, 'dashboard'>; userId: string };
+
+/** Runs inside the transaction that made the transfer, only when it made one (never on a replay). */
+type OnCreated = (trx: Trx, transfer: InternalTransferRecord) => Promise<void>;
+
+/** Rolls a transfer back when its Idempotency-Key was claimed meanwhile by a concurrent request: the caller answers as a replay. */
+class KeyTaken extends Error {}
+
+const accountNotFound = () => new NotFoundError('account not found');
+
+/** Money can move only between live accounts of active customers; said of whichever side is not. */
+async function requireOpen(db: Db | Trx, tenantId: string, account: AccountRecord): Promise<void> {
+  if (account.status !== 'active') throw new BadRequestError('account_expired', `account ${account.accountRef} is expired`);
+  const customer = await requireTenantCustomer(db, tenantId, account.customerId);
+  if (customer.status !== 'active')
+    throw new BadRequestError('customer_suspended', `the customer of account ${account.accountRef} is suspended`);
+}
+
+/**
+ * Transfers between two accounts of one tenant. The key's claim, the ledger's posting (a debit and a credit of
+ * one transaction, under both customers' and both accounts' locks), the transfer row and its `transfer.completed`
+ * event are one database transaction: nothing is half-written, and a retry under the same key answers the first
+ * transfer.
+ */
+export function createInternalTransfersService(deps: {
+  db: Db;
+  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET'>;
+  postingEngine: Pick<PostingEngine, 'transfer'>;
+}) {
+  const { db, config, postingEngine } = deps;
+  const transfers = createInternalTransfersRepo(db);
+
+  /** What the request hash covers: the whole request, its source account included. */
+  const hashed = (fromAccountRef: string, request: TransferRequest) => ({
+    fromAccountRef,
+    toAccountRef: request.toAccountRef,
+    amount: request.amount,
+    narration: request.narration ?? '',
+  });
+
+  /** The first transfer made under the key, when this is a retry of its request; 409 when the key was used for another. */
+  async function replayed(tenantId: string, fromAccountRef: string, request: TransferRequest, key: string) {
+    const claimed = await createIdempotencyRepo(db).find(tenantId, 'transfer', key);
+    if (!claimed) return undefined;
+    if (!sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, hashed(fromAccountRef, request))) throw idempotencyMismatch();
+    const transfer = await transfers.find(tenantId, claimed.resource_ref);
+    if (!transfer) throw new Error(`idempotency key ${key} names transfer ${claimed.resource_ref}, which does not exist`);
+    return transfer;
+  }
+
+  async function requireAccount(tenantId: string, accountRef: string): Promise<AccountRecord> {
+    const account = await findAccountByRef(db, tenantId, accountRef);
+    if (!account) throw accountNotFound();
+    return account;
+  }
+
+  return {
+    async transfer(
+      tenantId: string,
+      fromAccountRef: string,
+      request: TransferRequest,
+      idempotencyKey: string,
+      initiator: TransferInitiator,
+      onCreated?: OnCreated,
+    ): Promise<InternalTransferRecord> {
+      const earlier = await replayed(tenantId, fromAccountRef, request, idempotencyKey);
+      if (earlier) return earlier;
+      if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
+      const from = await requireAccount(tenantId, fromAccountRef);
+      const to = await requireAccount(tenantId, request.toAccountRef);
+      if (from.id === to.id) throw new BadRequestError('same_account', 'cannot transfer to the same account');
+      await requireOpen(db, tenantId, from);
+      await requireOpen(db, tenantId, to);
+      const id = uuidv7();
+      const narration = request.narration ?? '';
+      const hash = requestHash(config.REQUEST_HASH_SECRET, hashed(fromAccountRef, request));
+      try {
+        return await db.transaction(async (trx) => {
+          // A concurrent request under the same key waits here for the first to commit or roll back.
+          const claim = await createIdempotencyRepo(trx).claim({
+            tenant_id: tenantId,
+            scope: 'transfer',
+            key: idempotencyKey,
+            request_hash: hash,
+            resource_ref: id,
+          });
+          if (!claim.claimed) throw new KeyTaken();
+          const posted = await postingEngine.transfer(trx, {
+            fromAccountId: from.id,
+            toAccountId: to.id,
+            amount: request.amount,
+            narration,
+            reference: id,
+            spendFrom: config.SETTLEMENT_FUNDS,
+          });
+          // Both customers' and both accounts' rows are locked now: a suspension or an expiry since the check above waits
+          // for this transaction, or has committed and is seen here.
+          for (const account of [from, to]) await requireOpen(trx, tenantId, (await findAccountById(trx, account.id))!);
+          const made = await createInternalTransfersRepo(trx).insert({
+            id,
+            tenantId,
+            fromAccountId: from.id,
+            toAccountId: to.id,
+            amount: request.amount,
+            narration,
+            transactionId: posted.transactionId,
+            debitEntryId: posted.debit.id,
+            creditEntryId: posted.credit.id,
+            idempotencyKey,
+            requestHash: hash,
+            source: initiator.source,
+            createdBy: initiator.source === 'dashboard' ? initiator.userId : null,
+          });
+          await createIdempotencyRepo(trx).attachResource(tenantId, 'transfer', idempotencyKey, id);
+          await recordChange(trx, {
+            kind: 'transfer_completed',
+            tenantId,
+            transferId: id,
+            fromAccountRef: made.fromAccountRef,
+            toAccountRef: made.toAccountRef,
+            amount: made.amount,
+            narration,
+          });
+          await onCreated?.(trx, made);
+          return made;
+        });
+      } catch (error) {
+        if (!(error instanceof KeyTaken)) throw error;
+        const first = await replayed(tenantId, fromAccountRef, request, idempotencyKey);
+        if (!first) throw new Error(`idempotency key ${idempotencyKey} was taken and then released`);
+        return first;
+      }
+    },
+
+    /** Unknown, another tenant's and malformed ids all read as "transfer not found". */
+    async find(tenantId: string, id: string): Promise<InternalTransferRecord> {
+      const transfer = isUuid(id) ? await transfers.find(tenantId, id.toLowerCase()) : undefined;
+      if (!transfer) throw new NotFoundError('transfer not found');
+      return transfer;
+    },
+
+    /** The account's transfers, both directions, newest first; `after` is the previous page's last id. */
+    async listOfAccount(tenantId: string, accountRef: string, after: string | undefined, limit: number): Promise<InternalTransferRecord[]> {
+      const account = await requireAccount(tenantId, accountRef);
+      if (after !== undefined && !isUuid(after)) throw invalidCursor();
+      const cursor = after?.toLowerCase() ?? null;
+      if (cursor !== null) {
+        const last = await transfers.find(tenantId, cursor);
+        if (!last || (last.fromAccountRef !== account.accountRef && last.toAccountRef !== account.accountRef)) throw invalidCursor();
+      }
+      return transfers.listOfAccount(account.id, cursor, limit);
+    },
+  };
+}
+
+export type InternalTransfersService = ReturnType<typeof createInternalTransfersService>;
