@@ -58,7 +58,6 @@ const LAYERS = [
   { name: 'fees', units: { fees: ['src/fees/'] } },
   { name: 'customers', units: { customers: ['src/customers/'] } },
   { name: 'accounts', units: { accounts: ['src/accounts/'] } },
-  { name: 'split rules', units: { 'split-rules': ['src/split-rules/'] } },
   { name: 'holds', units: { holds: ['src/holds/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
   {
@@ -70,6 +69,7 @@ const LAYERS = [
       'internal-transfers': ['src/internal-transfers/'],
     },
   },
+  { name: 'split rules', units: { 'split-rules': ['src/split-rules/'] } },
   {
     name: 'oversight',
     siblingsApart: true,

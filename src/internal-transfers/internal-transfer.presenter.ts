@@ -10,6 +10,8 @@ export function presentInternalTransfer(transfer: InternalTransferRecord) {
     amount: formatKobo(transfer.amount),
     narration: transfer.narration,
     status: 'completed' as const,
+    source: transfer.source,
+    splitOfPayment: transfer.splitOfPayment,
     createdAt: transfer.createdAt.toISOString(),
   };
 }

@@ -1,7 +1,8 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 
-export type TransferSource = 'api' | 'dashboard';
+/** Who made a transfer: a tenant's API key, a dashboard user, or a split rule moving part of a confirmed payment. */
+export type TransferSource = 'api' | 'dashboard' | 'split';
 
 export interface InternalTransferRecord {
   id: string;
@@ -10,6 +11,9 @@ export interface InternalTransferRecord {
   toAccountRef: string;
   amount: Kobo;
   narration: string;
+  source: TransferSource;
+  /** A split's part: the provider's transaction id of the payment it came from. */
+  splitOfPayment: string | null;
   createdAt: Date;
 }
 
@@ -23,10 +27,12 @@ export interface NewInternalTransfer {
   transactionId: string;
   debitEntryId: string;
   creditEntryId: string;
-  idempotencyKey: string;
-  requestHash: string;
+  /** Null only for a split's part, which its split_moves row makes once. */
+  idempotencyKey: string | null;
+  requestHash: string | null;
   source: TransferSource;
   createdBy: string | null;
+  splitOfPayment: string | null;
 }
 
 interface TransferRow {
@@ -36,6 +42,8 @@ interface TransferRow {
   to_account_ref: string;
   amount: string;
   narration: string;
+  source: TransferSource;
+  split_of_payment: string | null;
   created_at: Date;
 }
 
@@ -47,13 +55,16 @@ function toTransfer(row: TransferRow): InternalTransferRecord {
     toAccountRef: row.to_account_ref,
     amount: koboFromDb(row.amount),
     narration: row.narration,
+    source: row.source,
+    splitOfPayment: row.split_of_payment,
     createdAt: row.created_at,
   };
 }
 
 /** A transfer with its two accounts' references. */
 const SELECT_TRANSFER = `
-  SELECT t.id, t.tenant_id, f.account_ref AS from_account_ref, r.account_ref AS to_account_ref, t.amount, t.narration, t.created_at
+  SELECT t.id, t.tenant_id, f.account_ref AS from_account_ref, r.account_ref AS to_account_ref, t.amount, t.narration, t.source,
+         t.split_of_payment, t.created_at
     FROM internal_transfers t
     JOIN virtual_accounts f ON f.id = t.from_account_id
     JOIN virtual_accounts r ON r.id = t.to_account_id`;
@@ -64,9 +75,9 @@ export function createInternalTransfersRepo(db: DbOrTrx) {
       const { rows } = (await db.raw(
         `WITH inserted AS (
            INSERT INTO internal_transfers (id, tenant_id, from_account_id, to_account_id, amount, narration, transaction_id, debit_entry_id,
-                                           credit_entry_id, idempotency_key, request_hash, source, created_by)
+                                           credit_entry_id, idempotency_key, request_hash, source, created_by, split_of_payment)
            VALUES (:id, :tenant_id, :from_account_id, :to_account_id, :amount, :narration, :transaction_id, :debit_entry_id,
-                   :credit_entry_id, :idempotency_key, :request_hash, :source, :created_by)
+                   :credit_entry_id, :idempotency_key, :request_hash, :source, :created_by, :split_of_payment)
            RETURNING *
          )
          ${SELECT_TRANSFER.replace('FROM internal_transfers t', 'FROM inserted t')}`,
@@ -84,6 +95,7 @@ export function createInternalTransfersRepo(db: DbOrTrx) {
           request_hash: transfer.requestHash,
           source: transfer.source,
           created_by: transfer.createdBy,
+          split_of_payment: transfer.splitOfPayment,
         },
       )) as { rows: TransferRow[] };
       return toTransfer(rows[0]!);

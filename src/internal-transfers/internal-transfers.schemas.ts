@@ -25,6 +25,10 @@ export const internalTransferSchema = z.object({
   amount: moneySchema,
   narration: z.string(),
   status: z.literal('completed'),
+  /** Who made it: an API key, a dashboard user, or an account's split rule. */
+  source: z.enum(['api', 'dashboard', 'split']),
+  /** For a split's part, the provider's transaction id of the confirmed payment it came from; else null. */
+  splitOfPayment: z.string().nullable(),
   createdAt: timestampSchema,
 });
 

@@ -10,7 +10,12 @@ import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/re
 import { isUuid, uuidv7 } from '../ids';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Kobo } from '../money';
-import { createInternalTransfersRepo, type InternalTransferRecord, type TransferSource } from './internal-transfers.repo';
+import {
+  createInternalTransfersRepo,
+  type InternalTransferRecord,
+  type NewInternalTransfer,
+  type TransferSource,
+} from './internal-transfers.repo';
 
 export interface TransferRequest {
   toAccountRef: string;
@@ -70,6 +75,43 @@ export function createInternalTransfersService(deps: {
     return transfer;
   }
 
+  /**
+   * The ledger's posting (refused before anything is written when the account cannot pay), the transfer's row and
+   * its `transfer.completed` event, in the caller's transaction; `underLocks` runs once the ledger holds both
+   * accounts' locks.
+   */
+  async function move(
+    trx: Trx,
+    transfer: Omit<NewInternalTransfer, 'transactionId' | 'debitEntryId' | 'creditEntryId'>,
+    underLocks?: () => Promise<void>,
+  ): Promise<InternalTransferRecord> {
+    const posted = await postingEngine.transfer(trx, {
+      fromAccountId: transfer.fromAccountId,
+      toAccountId: transfer.toAccountId,
+      amount: transfer.amount,
+      narration: transfer.narration,
+      reference: transfer.id,
+      spendFrom: config.SETTLEMENT_FUNDS,
+    });
+    await underLocks?.();
+    const made = await createInternalTransfersRepo(trx).insert({
+      ...transfer,
+      transactionId: posted.transactionId,
+      debitEntryId: posted.debit.id,
+      creditEntryId: posted.credit.id,
+    });
+    await recordChange(trx, {
+      kind: 'transfer_completed',
+      tenantId: transfer.tenantId,
+      transferId: made.id,
+      fromAccountRef: made.fromAccountRef,
+      toAccountRef: made.toAccountRef,
+      amount: made.amount,
+      narration: made.narration,
+    });
+    return made;
+  }
+
   async function requireAccount(tenantId: string, accountRef: string): Promise<AccountRecord> {
     const account = await findAccountByRef(db, tenantId, accountRef);
     if (!account) throw accountNotFound();
@@ -107,42 +149,28 @@ export function createInternalTransfersService(deps: {
             resource_ref: id,
           });
           if (!claim.claimed) throw new KeyTaken();
-          const posted = await postingEngine.transfer(trx, {
-            fromAccountId: from.id,
-            toAccountId: to.id,
-            amount: request.amount,
-            narration,
-            reference: id,
-            spendFrom: config.SETTLEMENT_FUNDS,
-          });
-          // Both customers' and both accounts' rows are locked now: a suspension or an expiry since the check above waits
-          // for this transaction, or has committed and is seen here.
-          for (const account of [from, to]) await requireOpen(trx, tenantId, (await findAccountById(trx, account.id))!);
-          const made = await createInternalTransfersRepo(trx).insert({
-            id,
-            tenantId,
-            fromAccountId: from.id,
-            toAccountId: to.id,
-            amount: request.amount,
-            narration,
-            transactionId: posted.transactionId,
-            debitEntryId: posted.debit.id,
-            creditEntryId: posted.credit.id,
-            idempotencyKey,
-            requestHash: hash,
-            source: initiator.source,
-            createdBy: initiator.source === 'dashboard' ? initiator.userId : null,
-          });
+          const made = await move(
+            trx,
+            {
+              id,
+              tenantId,
+              fromAccountId: from.id,
+              toAccountId: to.id,
+              amount: request.amount,
+              narration,
+              idempotencyKey,
+              requestHash: hash,
+              source: initiator.source,
+              createdBy: initiator.source === 'dashboard' ? initiator.userId : null,
+              splitOfPayment: null,
+            },
+            // Both customers' and both accounts' rows are locked now: a suspension or an expiry since the check above waits
+            // for this transaction, or has committed and is seen here.
+            async () => {
+              for (const account of [from, to]) await requireOpen(trx, tenantId, (await findAccountById(trx, account.id))!);
+            },
+          );
           await createIdempotencyRepo(trx).attachResource(tenantId, 'transfer', idempotencyKey, id);
-          await recordChange(trx, {
-            kind: 'transfer_completed',
-            tenantId,
-            transferId: id,
-            fromAccountRef: made.fromAccountRef,
-            toAccountRef: made.toAccountRef,
-            amount: made.amount,
-            narration,
-          });
           await onCreated?.(trx, made);
           return made;
         });
@@ -152,6 +180,30 @@ export function createInternalTransfersService(deps: {
         if (!first) throw new Error(`idempotency key ${idempotencyKey} was taken and then released`);
         return first;
       }
+    },
+
+    /**
+     * A split rule's part of a confirmed payment, inside the confirmation's transaction (see split-rules): no key,
+     * since the split's own record makes it once. Throws the ledger's refusals (insufficient funds, the daily payout
+     * limit) before writing anything.
+     */
+    moveSplitPart(
+      trx: Trx,
+      part: { tenantId: string; fromAccountId: string; toAccountId: string; amount: Kobo; paymentReference: string },
+    ): Promise<InternalTransferRecord> {
+      return move(trx, {
+        id: uuidv7(),
+        tenantId: part.tenantId,
+        fromAccountId: part.fromAccountId,
+        toAccountId: part.toAccountId,
+        amount: part.amount,
+        narration: `split of payment ${part.paymentReference}`,
+        idempotencyKey: null,
+        requestHash: null,
+        source: 'split',
+        createdBy: null,
+        splitOfPayment: part.paymentReference,
+      });
     },
 
     /** Unknown, another tenant's and malformed ids all read as "transfer not found". */

@@ -154,7 +154,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       ),
   });
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
-  const splitRules = createSplitRulesService({ db, postingEngine, config });
+  const internalTransfers = createInternalTransfersService({ db, config, postingEngine });
+  const splitRules = createSplitRulesService({ db, transfers: internalTransfers });
   const raiseSettlementFinding: RaiseSettlementFinding = (finding) =>
     db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding));
   const settlementExecution = createSettlementExecutionService({
@@ -205,7 +206,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     statements,
     books: createBooksService({ db }),
     settlements,
-    internalTransfers: createInternalTransfersService({ db, config, postingEngine }),
+    internalTransfers,
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
     splitRules,

@@ -25,8 +25,8 @@ interface RuleRow {
   amount: string | null;
 }
 
-/** What a confirmed payment's split recorded: a part moved by a ledger transaction, or not moved and why. */
-export type RecordedMove = SplitMove & { transactionId: string | null; notMovedReason: string | null };
+/** What a confirmed payment's split recorded: a part moved by a transfer, or not moved and why. */
+export type RecordedMove = SplitMove & { transferId: string | null; notMovedReason: string | null };
 
 export function createSplitRulesRepo(db: DbOrTrx) {
   return {
@@ -111,7 +111,7 @@ export function createSplitRulesRepo(db: DbOrTrx) {
           from_account_id: fromAccountId,
           to_account_id: move.toAccountId,
           amount: move.amount.toString(),
-          transaction_id: move.transactionId,
+          transfer_id: move.transferId,
           not_moved_reason: move.notMovedReason,
         })),
       );

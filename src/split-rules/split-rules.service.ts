@@ -1,10 +1,10 @@
 import { findAccountByRef, type AccountRecord } from '../accounts/accounts.access';
 import { API_KEY_ACTOR, createAuditLog, type AuditActor } from '../audit/audit-log';
-import type { Config } from '../config';
 import type { Db, Trx } from '../db';
 import { NotFoundError, ValidationError } from '../errors';
-import { DailyPayoutLimitError, InsufficientFundsError, type PostingEngine } from '../ledger/posting-engine';
-import type { Kobo } from '../money';
+import type { InternalTransfersService } from '../internal-transfers/internal-transfers.service';
+import { DailyPayoutLimitError, InsufficientFundsError } from '../ledger/posting-engine';
+import { formatKobo, type Kobo } from '../money';
 import { splitMoves, type SplitPart } from './split-parts';
 import { createSplitRulesRepo, type RecordedMove, type SplitRule } from './split-rules.repo';
 import type { SplitRuleBody } from './split-rules.schemas';
@@ -43,14 +43,11 @@ function requireOpen(account: AccountRecord): void {
 /**
  * Split rules: a tenant's standing instruction to move parts of every payment an account receives to other
  * accounts of the tenant, when the payment is confirmed (never a provisional or reversed credit). The moves are
- * ordinary transfers through the ledger, in the confirmation's own transaction (see moveConfirmed).
+ * transfers (listed with the account's transfers, each with its event), in the confirmation's own transaction (see
+ * moveConfirmed).
  */
-export function createSplitRulesService(deps: {
-  db: Db;
-  postingEngine: Pick<PostingEngine, 'transfer' | 'lockAccounts'>;
-  config: Pick<Config, 'SETTLEMENT_FUNDS'>;
-}) {
-  const { db, postingEngine, config } = deps;
+export function createSplitRulesService(deps: { db: Db; transfers: Pick<InternalTransfersService, 'moveSplitPart'> }) {
+  const { db, transfers } = deps;
 
   async function accountOf(tenantId: string, accountRef: string): Promise<AccountRecord> {
     const account = await findAccountByRef(db, tenantId, accountRef);
@@ -88,7 +85,10 @@ export function createSplitRulesService(deps: {
       }
       await db.transaction(async (trx) => {
         await createSplitRulesRepo(trx).replace({ accountId: account.id, tenantId, feeBearer: body.feeBearer, parts });
-        await audit(trx, tenantId, by, 'split_rule.set', accountRef, { feeBearer: body.feeBearer, parts: body.parts });
+        await audit(trx, tenantId, by, 'split_rule.set', accountRef, {
+          feeBearer: body.feeBearer,
+          parts: body.parts.map((part) => ({ ...part, amount: part.amount === undefined ? undefined : formatKobo(part.amount) })),
+        });
       });
       return ruleOf(tenantId, accountRef);
     },
@@ -124,18 +124,17 @@ export function createSplitRulesService(deps: {
         const moves: RecordedMove[] = [];
         for (const move of splitMoves(rule.parts, rule.feeBearer, { net: credit.amount, fee: credit.fee })) {
           try {
-            const posted = await postingEngine.transfer(trx, {
+            const transfer = await transfers.moveSplitPart(trx, {
+              tenantId: rule.tenantId,
               fromAccountId: credit.accountId,
               toAccountId: move.toAccountId,
               amount: move.amount,
-              narration: `split of payment ${credit.providerTxnRef}`,
-              reference: `split-${credit.entryId}-${move.position}`,
-              spendFrom: config.SETTLEMENT_FUNDS,
+              paymentReference: credit.providerTxnRef,
             });
-            moves.push({ ...move, transactionId: posted.transactionId, notMovedReason: null });
+            moves.push({ ...move, transferId: transfer.id, notMovedReason: null });
           } catch (error) {
             if (!(error instanceof InsufficientFundsError || error instanceof DailyPayoutLimitError)) throw error;
-            moves.push({ ...move, transactionId: null, notMovedReason: error.message });
+            moves.push({ ...move, transferId: null, notMovedReason: error.message });
           }
         }
         await repo.recordMoves(rule.tenantId, credit.entryId, credit.accountId, moves);

@@ -10,7 +10,8 @@ const LANDED_LATER = /^20261123000(300|310|320|330)_/;
  * What a database migrated on the dashboard branch lacks: those, and the reconciliation's (and its dashboard indexes), the confirmation
  * claims', the API key change notifications', and every migration of the releases that came after it (20261126…, 20261130…, 20261201…).
  */
-const NOT_ON_THE_DASHBOARD_BRANCH = /^(2026112300(0300|0310|0320|0330|0600|0800|0950|1000|1100)|20261126\d{6}|20261130\d{6}|20261201\d{6})_/;
+const NOT_ON_THE_DASHBOARD_BRANCH =
+  /^(2026112300(0300|0310|0320|0330|0600|0800|0950|1000|1100)|20261126\d{6}|20261130\d{6}|20261201\d{6})_/;
 
 /** The migrations directory as knex reads it, less those `skip` matches: the state of a database migrated on a branch. */
 function migrationsWithout(skip: RegExp): Knex.MigrationSource<string> {

@@ -159,6 +159,18 @@ describe('split rules', () => {
       assert.match(line.entry.Narration, new RegExp(`split of payment ${paymentRef}`));
     assert.deepEqual([await balance(shop), await balance(seller), await balance(platform)], ['2387.50', '2512.50', '100.00']);
 
+    // Each part is a transfer of the shop's, naming the payment it came from.
+    const listed = await call(stack.apiUrl, 'GET', `/v1/accounts/${shop.AccountRef}/transfers`, { apiKey: tenant.apiKey });
+    assert.deepEqual(
+      listed.body.transfers
+        .map((transfer: Record<string, unknown>) => [transfer.toAccountRef, transfer.amount, transfer.source, transfer.splitOfPayment])
+        .sort(),
+      [
+        [platform.AccountRef, '100.00', 'split', paymentRef],
+        [seller.AccountRef, '2512.50', 'split', paymentRef],
+      ].sort(),
+    );
+
     const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: tenant.apiKey });
     assert.equal(books.body.total, '0.00');
   });

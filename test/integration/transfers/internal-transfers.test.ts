@@ -71,6 +71,8 @@ describe('transfers between accounts of a tenant', () => {
         amount: '250.57',
         narration: 'rent share',
         status: 'completed',
+        source: 'api',
+        splitOfPayment: null,
         createdAt: undefined,
       },
     );
