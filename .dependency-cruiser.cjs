@@ -61,6 +61,7 @@ const LAYERS = [
   { name: 'holds', units: { holds: ['src/holds/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
   { name: 'money movement', siblingsApart: true, units: { 'payment-ingest': ['src/payment-ingest/'], settlements: ['src/settlements/'] } },
+  { name: 'balance sweeps', units: { 'balance-sweeps': ['src/balance-sweeps/'] } },
   {
     name: 'oversight',
     siblingsApart: true,
@@ -83,6 +84,7 @@ const DOMAINS = [
   'payment-confirmation',
   'payment-ingest',
   'settlements',
+  'balance-sweeps',
   'reconciliation',
   'webhooks',
   'retention',

@@ -4,6 +4,10 @@ import { createAccountsService } from '../accounts/accounts.service';
 import { accountsRoutes } from '../accounts/accounts.routes';
 import { customerAccountsRoutes } from '../accounts/customer-accounts.routes';
 import { createAuditLog } from '../audit/audit-log';
+import { createBalanceSweepSchedules } from '../balance-sweeps/balance-sweep-schedules';
+import { balanceSweepsDashboardRoutes } from '../balance-sweeps/balance-sweeps.dashboard.routes';
+import { balanceSweepsRoutes } from '../balance-sweeps/balance-sweeps.routes';
+import { createBalanceSweepsService } from '../balance-sweeps/balance-sweeps.service';
 import { API_KEYS_CHANGED_CHANNEL, createApiKeyCache, type ApiKeyCache } from '../auth/api-key-cache';
 import { createApiKeysService } from '../auth/api-keys.service';
 import { authRoutes } from '../auth/auth.routes';
@@ -20,6 +24,7 @@ import { createIdentityClient } from '../customers/identity-client';
 import { createKycService } from '../customers/kyc.service';
 import { tenantSummaryRoutes } from '../dashboard/tenant-summary.routes';
 import { createKnex, type Db } from '../db';
+import { NotFoundError } from '../errors';
 import { feesDashboardRoutes } from '../fees/fees.dashboard.routes';
 import { holdsRoutes } from '../holds/holds.routes';
 import { kycLimitsRoutes } from '../holds/kyc-limits.routes';
@@ -148,6 +153,21 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
         temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal),
       ),
   });
+  const balanceSweepSchedules = createBalanceSweepSchedules({
+    db,
+    client: temporal,
+    config,
+    logger: logger.child({ component: 'balance-sweep-schedules' }),
+  });
+  // Saved beneficiaries are not part of this build yet: every beneficiary id is unknown to a sweep.
+  const beneficiaries = {
+    find: async (): Promise<never> => {
+      throw new NotFoundError('beneficiary not found');
+    },
+    forPayout: async (): Promise<never> => {
+      throw new NotFoundError('beneficiary not found');
+    },
+  };
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
   const raiseSettlementFinding: RaiseSettlementFinding = (finding) =>
     db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding));
@@ -199,6 +219,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     statements,
     books: createBooksService({ db }),
     settlements,
+    balanceSweeps: createBalanceSweepsService({ db, config, settlements, beneficiaries, schedules: balanceSweepSchedules }),
+    balanceSweepSchedules,
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
     batchConfirmations: createBatchConfirmationService({
@@ -278,6 +300,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...statementRoutes({ statements: services.statements }),
     ...booksRoutes({ books: services.books }),
     ...settlementsRoutes({ settlements: services.settlements }),
+    ...balanceSweepsRoutes({ balanceSweeps: services.balanceSweeps }),
     ...providerWebhookRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
     ...endpointsRoutes({ endpoints: services.endpoints }),
@@ -303,6 +326,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
       limits: services.rateLimits,
     }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
+    ...balanceSweepsDashboardRoutes({ balanceSweeps: services.balanceSweeps }),
     ...booksDashboardRoutes({ books: services.books }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
