@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   'reconciliation.resolved',
   'reconciliation.compensated',
   'settlement.initiated',
+  'beneficiary.created',
+  'beneficiary.deleted',
   'webhook.replayed',
   'webhook_secret.set',
   'webhook_secret.removed',

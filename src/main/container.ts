@@ -4,6 +4,9 @@ import { createAccountsService } from '../accounts/accounts.service';
 import { accountsRoutes } from '../accounts/accounts.routes';
 import { customerAccountsRoutes } from '../accounts/customer-accounts.routes';
 import { createAuditLog } from '../audit/audit-log';
+import { beneficiariesDashboardRoutes } from '../beneficiaries/beneficiaries.dashboard.routes';
+import { beneficiariesRoutes } from '../beneficiaries/beneficiaries.routes';
+import { createBeneficiariesService } from '../beneficiaries/beneficiaries.service';
 import { API_KEYS_CHANGED_CHANNEL, createApiKeyCache, type ApiKeyCache } from '../auth/api-key-cache';
 import { createApiKeysService } from '../auth/api-keys.service';
 import { authRoutes } from '../auth/auth.routes';
@@ -147,6 +150,18 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       temporal.withDeadline(Date.now() + 10_000, () =>
         temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal),
       ),
+    beneficiaries: () => beneficiaries,
+  });
+  // Beneficiaries ask the settlements service for names; a settlement naming a beneficiary asks them where it pays.
+  const beneficiaries = createBeneficiariesService({
+    db,
+    config,
+    names: {
+      lookup: async (tenantId, destination) =>
+        (await settlements.lookupAccount(tenantId, destination.accountNumber, destination.bankCode)).accountName,
+      currentName: (destination) => settlements.currentAccountName(destination.accountNumber, destination.bankCode),
+    },
+    uses: [],
   });
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
   const raiseSettlementFinding: RaiseSettlementFinding = (finding) =>
@@ -199,6 +214,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     statements,
     books: createBooksService({ db }),
     settlements,
+    beneficiaries,
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
     batchConfirmations: createBatchConfirmationService({
@@ -278,6 +294,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...statementRoutes({ statements: services.statements }),
     ...booksRoutes({ books: services.books }),
     ...settlementsRoutes({ settlements: services.settlements }),
+    ...beneficiariesRoutes({ beneficiaries: services.beneficiaries }),
     ...providerWebhookRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
     ...endpointsRoutes({ endpoints: services.endpoints }),
@@ -303,6 +320,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
       limits: services.rateLimits,
     }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
+    ...beneficiariesDashboardRoutes({ beneficiaries: services.beneficiaries }),
     ...booksDashboardRoutes({ books: services.books }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
