@@ -8,7 +8,7 @@
 
 /** The bottom layer: building blocks that know nothing of the layers above (config uses src/net/'s address policy). */
 const PURE = [
-  'src/(money|ids|errors|duration|logger|timeout|like-pattern|crypto|loose-index-scan)\\.ts$',
+  'src/(money|ids|errors|duration|logger|timeout|like-pattern|crypto|loose-index-scan|account-names)\\.ts$',
   'src/net/',
   'src/config(\\.ts$|/)',
 ];
@@ -59,6 +59,7 @@ const LAYERS = [
   { name: 'customers', units: { customers: ['src/customers/'] } },
   { name: 'accounts', units: { accounts: ['src/accounts/'] } },
   { name: 'holds', units: { holds: ['src/holds/'] } },
+  { name: 'beneficiaries', units: { beneficiaries: ['src/beneficiaries/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
   { name: 'money movement', siblingsApart: true, units: { 'payment-ingest': ['src/payment-ingest/'], settlements: ['src/settlements/'] } },
   { name: 'balance sweeps', units: { 'balance-sweeps': ['src/balance-sweeps/'] } },
@@ -81,6 +82,7 @@ const DOMAINS = [
   'customers',
   'accounts',
   'holds',
+  'beneficiaries',
   'payment-confirmation',
   'payment-ingest',
   'settlements',

@@ -15,7 +15,7 @@ export async function up(knex: Knex): Promise<void> {
     CREATE TABLE balance_sweeps (
       account_id uuid PRIMARY KEY REFERENCES virtual_accounts(id),
       tenant_id uuid NOT NULL REFERENCES tenants(id),
-      beneficiary_id uuid NOT NULL,
+      beneficiary_id uuid NOT NULL REFERENCES beneficiaries(id),
       daily_at text CHECK (daily_at ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'),
       when_above bigint CHECK (when_above > 0),
       keep bigint NOT NULL DEFAULT 0 CHECK (keep >= 0),

@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   'reconciliation.resolved',
   'reconciliation.compensated',
   'settlement.initiated',
+  'beneficiary.created',
+  'beneficiary.deleted',
   'balance_sweep.set',
   'balance_sweep.deleted',
   'webhook.replayed',

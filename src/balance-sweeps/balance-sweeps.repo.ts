@@ -91,6 +91,17 @@ const toRun = (row: BalanceSweepRunRow): BalanceSweepRunRecord => ({
 
 export type NewBalanceSweepRun = Omit<BalanceSweepRunRecord, 'at'> & { tenantId: string };
 
+const runRow = (run: NewBalanceSweepRun) => ({
+  id: run.id,
+  tenant_id: run.tenantId,
+  account_id: run.accountId,
+  period: run.period,
+  outcome: run.outcome,
+  reason: run.reason,
+  merchant_tx_ref: run.merchantTxRef,
+  amount: run.amount === null ? null : run.amount.toString(),
+});
+
 export function createBalanceSweepsRepo(db: DbOrTrx) {
   return {
     /** The account's sweep, unless deleted. */
@@ -139,13 +150,14 @@ export function createBalanceSweepsRepo(db: DbOrTrx) {
       return changed > 0;
     },
 
-    /** Whether a sweep (not deleted) pays to the beneficiary. */
-    async usesBeneficiary(tenantId: string, beneficiaryId: string): Promise<boolean> {
+    /** An account whose sweep (not deleted) pays to the beneficiary, if any. */
+    async accountPayingTo(tenantId: string, beneficiaryId: string): Promise<string | undefined> {
       const row = await db('balance_sweeps')
         .where({ tenant_id: tenantId, beneficiary_id: beneficiaryId })
         .whereNull('deleted_at')
+        .orderBy('account_id')
         .first('account_id');
-      return row !== undefined;
+      return row?.account_id;
     },
 
     /**
@@ -183,35 +195,13 @@ export function createBalanceSweepsRepo(db: DbOrTrx) {
 
     /** Records a run; a run of that account and period recorded first wins (false). */
     async recordRun(run: NewBalanceSweepRun): Promise<boolean> {
-      const inserted = await db('balance_sweep_runs')
-        .insert({
-          id: run.id,
-          tenant_id: run.tenantId,
-          account_id: run.accountId,
-          period: run.period,
-          outcome: run.outcome,
-          reason: run.reason,
-          merchant_tx_ref: run.merchantTxRef,
-          amount: run.amount === null ? null : run.amount.toString(),
-        })
-        .onConflict(['account_id', 'period'])
-        .ignore()
-        .returning('id');
+      const inserted = await db('balance_sweep_runs').insert(runRow(run)).onConflict(['account_id', 'period']).ignore().returning('id');
       return inserted.length > 0;
     },
 
     /** The settled run, in the settlement's own transaction: a run already recorded for the period fails it (unique key). */
     async recordSettledRun(run: NewBalanceSweepRun): Promise<void> {
-      await db('balance_sweep_runs').insert({
-        id: run.id,
-        tenant_id: run.tenantId,
-        account_id: run.accountId,
-        period: run.period,
-        outcome: run.outcome,
-        reason: run.reason,
-        merchant_tx_ref: run.merchantTxRef,
-        amount: run.amount === null ? null : run.amount.toString(),
-      });
+      await db('balance_sweep_runs').insert(runRow(run));
     },
 
     async recentRuns(tenantId: string, accountId: string, limit: number): Promise<BalanceSweepRunRecord[]> {

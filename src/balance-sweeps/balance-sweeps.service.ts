@@ -1,4 +1,6 @@
 import { findAccountById, findAccountByRef, type AccountRecord } from '../accounts/accounts.access';
+import { lockBeneficiary } from '../beneficiaries/beneficiaries.access';
+import type { BeneficiariesService } from '../beneficiaries/beneficiaries.service';
 import { API_KEY_ACTOR, createAuditLog, type AuditAction, type AuditActor } from '../audit/audit-log';
 import type { Config } from '../config';
 import type { BalanceSweepRunRequest, BalanceSweepRunResult } from '../contracts/balance-sweep.contract';
@@ -14,14 +16,6 @@ import type { BalanceSweepSchedules } from './balance-sweep-schedules';
 import { sweepPeriod } from './balance-sweep-period';
 import { createBalanceSweepsRepo, type BalanceSweepRecord, type NewBalanceSweepRun } from './balance-sweeps.repo';
 import type { BalanceSweepView, PutBalanceSweepBody } from './balance-sweeps.schemas';
-
-/** The saved beneficiaries a sweep pays to: the beneficiaries domain's service. */
-export interface SweepBeneficiaries {
-  /** Throws 404 `beneficiary not found` for an unknown, deleted, another tenant's or malformed id. */
-  find(tenantId: string, beneficiaryId: string): Promise<unknown>;
-  /** Where to pay, the saved name checked again at the provider when its last check is stale. */
-  forPayout(tenantId: string, beneficiaryId: string): Promise<{ bankCode: string; accountNumber: string; accountName: string }>;
-}
 
 /** Who changed a sweep, for the audit row: a dashboard user, or a call with one of the tenant's API keys. */
 export type BalanceSweepActor = AuditActor | { tenantId: string };
@@ -55,7 +49,8 @@ export function createBalanceSweepsService(deps: {
   db: Db;
   config: Pick<Config, 'SETTLEMENT_FUNDS' | 'MAX_AMOUNT' | 'BALANCE_SWEEP_CHECK_INTERVAL'>;
   settlements: Pick<SettlementsService, 'initiate'>;
-  beneficiaries: SweepBeneficiaries;
+  /** Where a run pays: the saved destination, its name checked again at the provider when stale. */
+  beneficiaries: Pick<BeneficiariesService, 'forPayout'>;
   schedules: Pick<BalanceSweepSchedules, 'kick'>;
 }) {
   const { db, config, settlements, beneficiaries, schedules } = deps;
@@ -120,12 +115,14 @@ export function createBalanceSweepsService(deps: {
     /** Creates or replaces the account's sweep; its Schedule follows after the commit. */
     async put(actor: BalanceSweepActor, accountRef: string, body: PutBalanceSweepBody): Promise<BalanceSweepView> {
       const account = await requireAccount(actor.tenantId, accountRef);
-      await beneficiaries.find(actor.tenantId, body.beneficiaryId);
       const sweep = await db.transaction(async (trx) => {
+        // Locked, so a delete of the beneficiary waits for this sweep and then refuses (balanceSweepUse).
+        const beneficiary = await lockBeneficiary(trx, actor.tenantId, body.beneficiaryId);
+        if (!beneficiary) throw new NotFoundError('beneficiary not found');
         const saved = await createBalanceSweepsRepo(trx).upsert({
           accountId: account.id,
           tenantId: actor.tenantId,
-          beneficiaryId: body.beneficiaryId.toLowerCase(),
+          beneficiaryId: beneficiary.id,
           dailyAt: body.schedule.dailyAt ?? null,
           whenAbove: body.schedule.whenAbove ?? null,
           keep: body.keep ?? 0n,
@@ -151,9 +148,6 @@ export function createBalanceSweepsService(deps: {
       if (!deleted) throw new NotFoundError('balance sweep not found');
       schedules.kick(account.id);
     },
-
-    /** Whether a sweep (not deleted) pays to the beneficiary: the beneficiary cannot be deleted meanwhile. */
-    usesBeneficiary: (tenantId: string, beneficiaryId: string): Promise<boolean> => sweeps.usesBeneficiary(tenantId, beneficiaryId),
 
     /**
      * One run: paused (recorded, nothing moved) while the account is in deficit, its customer suspended

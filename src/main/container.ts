@@ -5,9 +5,13 @@ import { accountsRoutes } from '../accounts/accounts.routes';
 import { customerAccountsRoutes } from '../accounts/customer-accounts.routes';
 import { createAuditLog } from '../audit/audit-log';
 import { createBalanceSweepSchedules } from '../balance-sweeps/balance-sweep-schedules';
+import { balanceSweepUse } from '../balance-sweeps/balance-sweeps.access';
 import { balanceSweepsDashboardRoutes } from '../balance-sweeps/balance-sweeps.dashboard.routes';
 import { balanceSweepsRoutes } from '../balance-sweeps/balance-sweeps.routes';
 import { createBalanceSweepsService } from '../balance-sweeps/balance-sweeps.service';
+import { beneficiariesDashboardRoutes } from '../beneficiaries/beneficiaries.dashboard.routes';
+import { beneficiariesRoutes } from '../beneficiaries/beneficiaries.routes';
+import { createBeneficiariesService } from '../beneficiaries/beneficiaries.service';
 import { API_KEYS_CHANGED_CHANNEL, createApiKeyCache, type ApiKeyCache } from '../auth/api-key-cache';
 import { createApiKeysService } from '../auth/api-keys.service';
 import { authRoutes } from '../auth/auth.routes';
@@ -24,7 +28,6 @@ import { createIdentityClient } from '../customers/identity-client';
 import { createKycService } from '../customers/kyc.service';
 import { tenantSummaryRoutes } from '../dashboard/tenant-summary.routes';
 import { createKnex, type Db } from '../db';
-import { NotFoundError } from '../errors';
 import { feesDashboardRoutes } from '../fees/fees.dashboard.routes';
 import { holdsRoutes } from '../holds/holds.routes';
 import { kycLimitsRoutes } from '../holds/kyc-limits.routes';
@@ -152,6 +155,18 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       temporal.withDeadline(Date.now() + 10_000, () =>
         temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal),
       ),
+    beneficiaries: () => beneficiaries,
+  });
+  // Beneficiaries ask the settlements service for names; a settlement naming a beneficiary asks them where it pays.
+  const beneficiaries = createBeneficiariesService({
+    db,
+    config,
+    names: {
+      lookup: async (tenantId, destination) =>
+        (await settlements.lookupAccount(tenantId, destination.accountNumber, destination.bankCode)).accountName,
+      currentName: (destination) => settlements.currentAccountName(destination.accountNumber, destination.bankCode),
+    },
+    uses: [balanceSweepUse],
   });
   const balanceSweepSchedules = createBalanceSweepSchedules({
     db,
@@ -159,15 +174,6 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     config,
     logger: logger.child({ component: 'balance-sweep-schedules' }),
   });
-  // Saved beneficiaries are not part of this build yet: every beneficiary id is unknown to a sweep.
-  const beneficiaries = {
-    find: async (): Promise<never> => {
-      throw new NotFoundError('beneficiary not found');
-    },
-    forPayout: async (): Promise<never> => {
-      throw new NotFoundError('beneficiary not found');
-    },
-  };
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
   const raiseSettlementFinding: RaiseSettlementFinding = (finding) =>
     db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding));
@@ -219,6 +225,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     statements,
     books: createBooksService({ db }),
     settlements,
+    beneficiaries,
     balanceSweeps: createBalanceSweepsService({ db, config, settlements, beneficiaries, schedules: balanceSweepSchedules }),
     balanceSweepSchedules,
     ingest,
@@ -300,6 +307,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...statementRoutes({ statements: services.statements }),
     ...booksRoutes({ books: services.books }),
     ...settlementsRoutes({ settlements: services.settlements }),
+    ...beneficiariesRoutes({ beneficiaries: services.beneficiaries }),
     ...balanceSweepsRoutes({ balanceSweeps: services.balanceSweeps }),
     ...providerWebhookRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
@@ -326,6 +334,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
       limits: services.rateLimits,
     }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
+    ...beneficiariesDashboardRoutes({ beneficiaries: services.beneficiaries }),
     ...balanceSweepsDashboardRoutes({ balanceSweeps: services.balanceSweeps }),
     ...booksDashboardRoutes({ books: services.books }),
     ...customersDashboardRoutes({ customers: services.customers }),

@@ -56,13 +56,19 @@ function SweepForm(props: { accountRef: string; sweep: BalanceSweep | null; onSa
           <input type="radio" name="kind" checked={form.kind === 'dailyAt'} onChange={() => set({ kind: 'dailyAt' })} /> Every day at
         </label>
         <label>
-          <input type="radio" name="kind" checked={form.kind === 'whenAbove'} onChange={() => set({ kind: 'whenAbove' })} /> Whenever
-          above an amount
+          <input type="radio" name="kind" checked={form.kind === 'whenAbove'} onChange={() => set({ kind: 'whenAbove' })} /> Whenever above
+          an amount
         </label>
       </fieldset>
       {form.kind === 'dailyAt' ? (
         <Field label="Time (Lagos)">
-          <input type="time" name="dailyAt" required value={form.dailyAt} onInput={(event) => set({ dailyAt: event.currentTarget.value })} />
+          <input
+            type="time"
+            name="dailyAt"
+            required
+            value={form.dailyAt}
+            onInput={(event) => set({ dailyAt: event.currentTarget.value })}
+          />
         </Field>
       ) : (
         <Field label="Above (₦)" hint="Checked regularly; a check sweeps only when more than this can be settled.">
@@ -77,7 +83,13 @@ function SweepForm(props: { accountRef: string; sweep: BalanceSweep | null; onSa
         </Field>
       )}
       <Field label="Keep (₦)" hint="Left in the account by every sweep.">
-        <input type="text" inputMode="decimal" name="keep" value={form.keep} onInput={(event) => set({ keep: event.currentTarget.value })} />
+        <input
+          type="text"
+          inputMode="decimal"
+          name="keep"
+          value={form.keep}
+          onInput={(event) => set({ keep: event.currentTarget.value })}
+        />
       </Field>
       <div>
         <ConfirmButton
@@ -86,8 +98,10 @@ function SweepForm(props: { accountRef: string; sweep: BalanceSweep | null; onSa
           disabled={!form.beneficiaryId || (form.kind === 'dailyAt' ? !form.dailyAt : !form.whenAbove)}
           description={
             <p>
-              {form.kind === 'dailyAt' ? `Every day at ${form.dailyAt} (Lagos time)` : `Whenever more than ₦${form.whenAbove} can be settled`},
-              what the account can settle less ₦{form.keep || '0'} is paid to {chosen ? chosen.accountName : 'the beneficiary'} as a
+              {form.kind === 'dailyAt'
+                ? `Every day at ${form.dailyAt} (Lagos time)`
+                : `Whenever more than ₦${form.whenAbove} can be settled`}
+              , what the account can settle less ₦{form.keep || '0'} is paid to {chosen ? chosen.accountName : 'the beneficiary'} as a
               settlement.
             </p>
           }
