@@ -8,7 +8,7 @@
 
 /** The bottom layer: building blocks that know nothing of the layers above (config uses src/net/'s address policy). */
 const PURE = [
-  'src/(money|ids|errors|duration|logger|timeout|like-pattern|crypto|loose-index-scan)\\.ts$',
+  'src/(money|ids|errors|duration|logger|timeout|like-pattern|crypto|loose-index-scan|account-names)\\.ts$',
   'src/net/',
   'src/config(\\.ts$|/)',
 ];
@@ -59,6 +59,7 @@ const LAYERS = [
   { name: 'customers', units: { customers: ['src/customers/'] } },
   { name: 'accounts', units: { accounts: ['src/accounts/'] } },
   { name: 'holds', units: { holds: ['src/holds/'] } },
+  { name: 'beneficiaries', units: { beneficiaries: ['src/beneficiaries/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
   {
     name: 'money movement',
@@ -70,6 +71,7 @@ const LAYERS = [
     },
   },
   { name: 'split rules', units: { 'split-rules': ['src/split-rules/'] } },
+  { name: 'balance sweeps', units: { 'balance-sweeps': ['src/balance-sweeps/'] } },
   {
     name: 'oversight',
     siblingsApart: true,
@@ -90,10 +92,12 @@ const DOMAINS = [
   'accounts',
   'split-rules',
   'holds',
+  'beneficiaries',
   'payment-confirmation',
   'payment-ingest',
   'settlements',
   'internal-transfers',
+  'balance-sweeps',
   'reconciliation',
   'webhooks',
   'retention',

@@ -5,3 +5,4 @@ export { webhookDeliveryWorkflow } from './webhook-delivery.workflow';
 export { convergenceSweepWorkflow } from './convergence-sweep.workflow';
 export { reconciliationWorkflow } from './reconciliation.workflow';
 export { retentionWorkflow } from './retention.workflow';
+export { balanceSweepWorkflow } from './balance-sweep.workflow';

@@ -8,6 +8,8 @@ import type {
 } from '../../src/accounts/accounts.dashboard.schemas';
 import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.schemas';
 import type { AuditAction } from '../../src/audit/audit-actions';
+import type { balanceSweepSchema } from '../../src/balance-sweeps/balance-sweeps.schemas';
+import type { beneficiaryListSchema } from '../../src/beneficiaries/beneficiaries.schemas';
 import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
 import type { UserRole } from '../../src/http/roles';
 import type {
@@ -80,6 +82,8 @@ export type Banks = Out<typeof banksResponseSchema>;
 export type Lookup = Out<typeof lookupResponseSchema>;
 export type SettleAccepted = Out<typeof settleResponseSchema>;
 export type InternalTransfer = Out<typeof internalTransferSchema>;
+export type BalanceSweep = Out<typeof balanceSweepSchema>;
+export type BeneficiaryList = Out<typeof beneficiaryListSchema>;
 export type Customer = Out<typeof customerSchema>;
 export type CustomerSearch = Out<typeof customerSearchResponseSchema>;
 export type CustomerDetail = Out<typeof customerDetailSchema>;

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type {
   AcceptedSettlement,
   Account,
+  BalanceSweep,
+  BalanceSweepInput,
   AccountName,
   AccountPage,
   Balance,
@@ -134,6 +136,20 @@ export class LedgerClient {
         body: input,
         idempotencyKey: options.idempotencyKey ?? randomUUID(),
       }),
+  };
+
+  /** An account's balance sweep to a saved beneficiary: daily at a Lagos time, or whenever above an amount. */
+  readonly balanceSweeps = {
+    /** Creates or replaces the account's sweep (`schedule` is `{ dailyAt: "HH:MM" }` or `{ whenAbove: "<amount>" }`). */
+    set: (accountRef: string, input: BalanceSweepInput): Promise<BalanceSweep> =>
+      this.transport.request({ method: 'PUT', path: `/v1/accounts/${segment(accountRef)}/sweep`, body: input }),
+    /** The sweep and its recent runs, newest first. */
+    get: (accountRef: string): Promise<BalanceSweep> =>
+      this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}/sweep` }),
+    /** Stops it; settlements its runs made go on. */
+    delete: async (accountRef: string): Promise<void> => {
+      await this.transport.request({ method: 'DELETE', path: `/v1/accounts/${segment(accountRef)}/sweep` });
+    },
   };
 
   readonly transfers = {

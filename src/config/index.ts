@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createKeyring } from '../crypto';
 import { authEnv, refuseWeakPasswordHashing } from './auth';
+import { balanceSweepsEnv } from './balance-sweeps';
 import { databaseEnv } from './database';
 import { kycLimitsEnv } from './kyc-limits';
 import { limitsEnv } from './limits';
@@ -35,6 +36,7 @@ const configSchema = z
     ...paymentsEnv.shape,
     ...webhooksEnv.shape,
     ...settlementEnv.shape,
+    ...balanceSweepsEnv.shape,
     ...kycLimitsEnv.shape,
     ...reconciliationEnv.shape,
     ...retentionEnv.shape,

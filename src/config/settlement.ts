@@ -14,4 +14,6 @@ export const settlementEnv = z.object({
   SETTLEMENT_FAILED_REFERENCE_WATCH: duration('72h'),
   SETTLEMENT_WATCH_MAX_INTERVAL: duration('1h'),
   SETTLEMENT_WATCH_LOOKUPS: integer(100, 1, 10_000),
+  /** A saved beneficiary's name older than this is looked up again before a payout to it. */
+  BENEFICIARY_NAME_MAX_AGE: duration('24h'),
 });

@@ -2,7 +2,7 @@ import type { DbOrTrx } from '../db';
 
 type IdempotencyScope = 'account' | 'settlement' | 'transfer';
 
-interface IdempotencyRecord {
+export interface IdempotencyRecord {
   tenant_id: string;
   scope: IdempotencyScope;
   key: string;

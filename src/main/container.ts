@@ -4,6 +4,14 @@ import { createAccountsService } from '../accounts/accounts.service';
 import { accountsRoutes } from '../accounts/accounts.routes';
 import { customerAccountsRoutes } from '../accounts/customer-accounts.routes';
 import { createAuditLog } from '../audit/audit-log';
+import { createBalanceSweepSchedules } from '../balance-sweeps/balance-sweep-schedules';
+import { balanceSweepUse } from '../balance-sweeps/balance-sweeps.access';
+import { balanceSweepsDashboardRoutes } from '../balance-sweeps/balance-sweeps.dashboard.routes';
+import { balanceSweepsRoutes } from '../balance-sweeps/balance-sweeps.routes';
+import { createBalanceSweepsService } from '../balance-sweeps/balance-sweeps.service';
+import { beneficiariesDashboardRoutes } from '../beneficiaries/beneficiaries.dashboard.routes';
+import { beneficiariesRoutes } from '../beneficiaries/beneficiaries.routes';
+import { createBeneficiariesService } from '../beneficiaries/beneficiaries.service';
 import { API_KEYS_CHANGED_CHANNEL, createApiKeyCache, type ApiKeyCache } from '../auth/api-key-cache';
 import { createApiKeysService } from '../auth/api-keys.service';
 import { authRoutes } from '../auth/auth.routes';
@@ -152,6 +160,24 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       temporal.withDeadline(Date.now() + 10_000, () =>
         temporal.workflow.getHandle(settlementWorkflowId(merchantTxRef)).signal(payoutSignal, signal),
       ),
+    beneficiaries: () => beneficiaries,
+  });
+  // Beneficiaries ask the settlements service for names; a settlement naming a beneficiary asks them where it pays.
+  const beneficiaries = createBeneficiariesService({
+    db,
+    config,
+    names: {
+      lookup: async (tenantId, destination) =>
+        (await settlements.lookupAccount(tenantId, destination.accountNumber, destination.bankCode)).accountName,
+      currentName: (destination) => settlements.currentAccountName(destination.accountNumber, destination.bankCode),
+    },
+    uses: [balanceSweepUse],
+  });
+  const balanceSweepSchedules = createBalanceSweepSchedules({
+    db,
+    client: temporal,
+    config,
+    logger: logger.child({ component: 'balance-sweep-schedules' }),
   });
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
   const internalTransfers = createInternalTransfersService({ db, config, postingEngine });
@@ -207,6 +233,9 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     books: createBooksService({ db }),
     settlements,
     internalTransfers,
+    beneficiaries,
+    balanceSweeps: createBalanceSweepsService({ db, config, settlements, beneficiaries, schedules: balanceSweepSchedules }),
+    balanceSweepSchedules,
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
     splitRules,
@@ -291,6 +320,8 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     // Before the settlements' GET /v1/transfers/:merchantTxRef, which would read "internal" as a reference.
     ...internalTransfersRoutes({ transfers: services.internalTransfers }),
     ...settlementsRoutes({ settlements: services.settlements }),
+    ...beneficiariesRoutes({ beneficiaries: services.beneficiaries }),
+    ...balanceSweepsRoutes({ balanceSweeps: services.balanceSweeps }),
     ...providerWebhookRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
     ...endpointsRoutes({ endpoints: services.endpoints }),
@@ -317,6 +348,8 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
     ...internalTransfersDashboardRoutes({ transfers: services.internalTransfers }),
+    ...beneficiariesDashboardRoutes({ beneficiaries: services.beneficiaries }),
+    ...balanceSweepsDashboardRoutes({ balanceSweeps: services.balanceSweeps }),
     ...booksDashboardRoutes({ books: services.books }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),

@@ -1,5 +1,6 @@
 import type { Services } from './container';
 import type { Logger } from '../logger';
+import { createBalanceSweepActivities } from '../../activities/balance-sweeps.activities';
 import { createPaymentActivities } from '../../activities/payments.activities';
 import { createReconciliationActivities } from '../../activities/reconciliation.activities';
 import { createSettlementActivities } from '../../activities/settlements.activities';
@@ -23,6 +24,7 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
     }),
     ...createRetentionActivities({ retention: services.retention, logger }),
     ...createReconciliationActivities({ reconciliation: services.reconciliationExecution }),
+    ...createBalanceSweepActivities({ balanceSweeps: services.balanceSweeps }),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Logger } from '../logger';
 import type { ConfirmationBatcher } from '../payment-confirmation/confirmation-batcher';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import type { EventDispatcher } from '../webhooks/event-dispatcher';
+import type { BalanceSweepSchedules } from '../balance-sweeps/balance-sweep-schedules';
 
 /** Rows younger than this are the committing process's to start (it kicks them after its commit). */
 export const DRAIN_GRACE_MS = 1_000;
@@ -12,6 +13,8 @@ const DRAIN_LIMIT = 200;
 const DRAIN_BUDGET_MS = 5_000;
 /** While the batcher's room is full and credits wait, it looks this often for a batch that ended. */
 const BATCH_ROOM_RECHECK_MS = 100;
+/** How often the worker looks for balance sweeps whose Schedule has not followed a change (the API pushes each at once). */
+const SWEEP_SCHEDULES_INTERVAL_MS = 5_000;
 /** After a failed pass (the database or Temporal unreachable), the loop waits this long. */
 const ERROR_PAUSE_MS = 5_000;
 
@@ -22,16 +25,19 @@ const ERROR_PAUSE_MS = 5_000;
  * by job kind, every OUTBOX_DRAIN_INTERVAL, and goes again at once while work is left. While the batcher's
  * room for open batches is full, it looks again every BATCH_ROOM_RECHECK_MS, so a backlog takes the room
  * a batch leaves at once, not a window later. The event dispatcher turns recorded events into deliveries
- * to subscribed endpoints every EVENT_DISPATCH_INTERVAL, and at once again while more are waiting.
+ * to subscribed endpoints every EVENT_DISPATCH_INTERVAL, and at once again while more are waiting. The
+ * balance sweep schedules loop brings into line the Temporal Schedule of every sweep changed while its
+ * push after the commit could not reach Temporal.
  */
 export function startWorkerLoops(deps: {
   batcher: ConfirmationBatcher;
   starter: WorkflowStarter;
   dispatcher: EventDispatcher;
+  balanceSweepSchedules: Pick<BalanceSweepSchedules, 'syncPending'>;
   config: Pick<Config, 'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL' | 'EVENT_DISPATCH_INTERVAL'>;
   logger: Logger;
 }) {
-  const { batcher, starter, dispatcher, config, logger } = deps;
+  const { batcher, starter, dispatcher, balanceSweepSchedules, config, logger } = deps;
   const stopping = new AbortController();
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -69,6 +75,10 @@ export function startWorkerLoops(deps: {
       return drained.found >= DRAIN_LIMIT ? 0 : config.OUTBOX_DRAIN_INTERVAL;
     }),
     loop('event dispatcher', async () => ((await dispatcher.pass()).full ? 0 : config.EVENT_DISPATCH_INTERVAL)),
+    loop('balance sweep schedules', async () => {
+      await balanceSweepSchedules.syncPending();
+      return SWEEP_SCHEDULES_INTERVAL_MS;
+    }),
   ];
 
   return {

@@ -107,6 +107,7 @@ runProcess(
       batcher: workerStarts.batcher,
       starter: workerStarts.starter,
       dispatcher: workerStarts.dispatcher,
+      balanceSweepSchedules: services.balanceSweepSchedules,
       config,
       logger,
     });

@@ -5,7 +5,10 @@ import { submissionView } from './provider-wire';
 import type { SandboxDeps } from './sandbox.deps';
 import { parseInput, SandboxHttpError } from './sandbox-http';
 import { simulatePayment, simulatePaymentBatch } from './sandbox-payments';
+import { nameAtBank } from './names';
 import {
+  accountNameParamsSchema,
+  accountNameSchema,
   faultSettingsSchema,
   paymentBatchSchema,
   redeliverSchema,
@@ -92,6 +95,19 @@ export function registerControlRoutes(router: Router, deps: SandboxDeps): void {
     if (!deps.transfers.refund(transfer))
       throw new SandboxHttpError(409, '409', `only a SUCCESS transfer can be refunded (it is ${transfer.status})`);
     ctx.body = submissionView(transfer);
+  });
+
+  // A bank renames an account (or closes it: null); name enquiries answer so until DELETE or a reset.
+  router.put('/sandbox/accounts/:accountNumber/name', (ctx) => {
+    const { accountNumber } = parseInput(accountNameParamsSchema, ctx.params);
+    state.accountNames.set(accountNumber, parseInput(accountNameSchema, ctx.request.body).accountName);
+    ctx.body = { accountNumber, accountName: nameAtBank(state.accountNames, accountNumber) };
+  });
+
+  router.delete('/sandbox/accounts/:accountNumber/name', (ctx) => {
+    const { accountNumber } = parseInput(accountNameParamsSchema, ctx.params);
+    state.accountNames.delete(accountNumber);
+    ctx.body = { accountNumber, accountName: nameAtBank(state.accountNames, accountNumber) };
   });
 
   router.get('/sandbox/faults', (ctx) => {

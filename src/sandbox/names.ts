@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { nameLookupFinds } from './magic-values';
 
 const FIRST_NAMES = [
   'ADAEZE',
@@ -80,4 +81,13 @@ export function accountHolderName(accountNumber: string): string {
     digest.readUInt16BE(4),
   );
   return `${surname} ${first} ${middle}`;
+}
+
+/**
+ * What a name enquiry finds for an account number: the name a control route gave it (null: no such account
+ * any more), else nothing for the magic ending, else its generated name.
+ */
+export function nameAtBank(accountNames: ReadonlyMap<string, string | null>, accountNumber: string): string | null {
+  if (accountNames.has(accountNumber)) return accountNames.get(accountNumber) ?? null;
+  return nameLookupFinds(accountNumber) ? accountHolderName(accountNumber) : null;
 }

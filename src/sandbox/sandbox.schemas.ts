@@ -165,4 +165,9 @@ export const transferProfileRuleSchema = z
   })
   .strict();
 
+export const accountNameParamsSchema = z.object({ accountNumber });
+
+/** The name a bank now gives an account; null: the bank no longer has it. */
+export const accountNameSchema = z.object({ accountName: text(200).nullable() });
+
 export const settleTransferSchema = z.object({ status: z.enum(['SUCCESS', 'PAYMENT_FAILED']).default('SUCCESS') });

@@ -115,6 +115,8 @@ export class SandboxState {
   readonly outageStarts = new Map<string, number>();
   /** Provider calls (submit, lookup) about each base reference, as epoch ms: tests bound calls per minute. */
   readonly callsByBase = new Map<string, Array<{ atMs: number; route: 'submit' | 'lookup' }>>();
+  /** Names a control route gave account numbers at their banks (null: the bank no longer has the account). */
+  readonly accountNames = new Map<string, string | null>();
 
   constructor(readonly configuredFaults: FaultSettings) {
     this.faults = { ...configuredFaults, routes: [...configuredFaults.routes] };
@@ -143,6 +145,7 @@ export class SandboxState {
     this.profilesByBase.clear();
     this.outageStarts.clear();
     this.callsByBase.clear();
+    this.accountNames.clear();
     this.faults = { ...this.configuredFaults, routes: [...this.configuredFaults.routes] };
   }
 }

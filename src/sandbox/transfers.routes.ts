@@ -2,8 +2,7 @@ import type Router from '@koa/router';
 import { requireProviderAuth } from './auth';
 import { findBank, SANDBOX_BANKS } from './banks';
 import { failDuringOutage } from './faults';
-import { nameLookupFinds } from './magic-values';
-import { accountHolderName } from './names';
+import { nameAtBank } from './names';
 import { transferWire } from './provider-wire';
 import type { TransferProfile } from './transfer-profiles';
 import type { SandboxDeps } from './sandbox.deps';
@@ -76,7 +75,8 @@ export function registerTransferRoutes(router: Router, deps: SandboxDeps): void 
     const input = parseInput(accountLookupSchema, ctx.request.body);
     requireKnownBank(input.bankCode);
     failDuringOutage(state, transfers.profileFor({ accountNumber: input.accountNumber }).outage, { accountNumber: input.accountNumber });
-    if (!nameLookupFinds(input.accountNumber)) throw new SandboxHttpError(404, '01', 'account not found');
-    answer(ctx, { accountNumber: input.accountNumber, accountName: accountHolderName(input.accountNumber) });
+    const accountName = nameAtBank(state.accountNames, input.accountNumber);
+    if (accountName === null) throw new SandboxHttpError(404, '01', 'account not found');
+    answer(ctx, { accountNumber: input.accountNumber, accountName });
   });
 }

@@ -16,6 +16,8 @@ export interface SettlementDraft {
   narration: string;
   /** The provider's name for the destination when the initiator looked it up; else the workflow looks it up. */
   accountName: string | null;
+  /** The saved beneficiary the settlement pays, when the request named one. */
+  beneficiaryId: string | null;
   requestHash: string;
   idempotencyKey: string | null;
   debit: PostingPlan;
@@ -54,8 +56,8 @@ const STATEMENT_PARTS = {
   )`,
   accountIdSql: '(SELECT id FROM cleared)',
   after: `settlement AS (
-    INSERT INTO settlements (id, merchant_tx_ref, tenant_id, account_id, debit_entry_id, amount, bank_code, account_number, narration, account_name)
-    SELECT CAST(:settlement_id AS uuid), :merchant_tx_ref, CAST(:tenant_id AS uuid), i.account_id, i.id, i.amount, :bank_code, :account_number, :narration, CAST(:account_name AS text)
+    INSERT INTO settlements (id, merchant_tx_ref, tenant_id, account_id, debit_entry_id, amount, bank_code, account_number, narration, account_name, beneficiary_id)
+    SELECT CAST(:settlement_id AS uuid), :merchant_tx_ref, CAST(:tenant_id AS uuid), i.account_id, i.id, i.amount, :bank_code, :account_number, :narration, CAST(:account_name AS text), CAST(:beneficiary_id AS uuid)
       FROM posting_inserted i
     RETURNING id, tenant_id, merchant_tx_ref, amount, CAST(:account_ref AS text) AS account_ref, gen_random_uuid() AS event_id
   ), ${settlementCreatedEventsCte('settlement_event', 'settlement')}, outbox AS (
@@ -86,6 +88,7 @@ export function createSettlementInitiationRepo(db: DbOrTrx, ledger: Pick<Posting
         account_number: draft.accountNumber,
         narration: draft.narration,
         account_name: draft.accountName,
+        beneficiary_id: draft.beneficiaryId,
         workflow_id: draft.job.workflowId,
         workflow_type: draft.job.workflowType,
         workflow_args: JSON.stringify(draft.job.args),

@@ -29,6 +29,7 @@ export function presentTransfer(settlement: SettlementRecord) {
     currency: settlement.currency,
     accountRef: settlement.accountRef,
     providerFee: settlement.providerFee === null ? null : formatKobo(settlement.providerFee),
+    beneficiaryId: settlement.beneficiaryId,
   };
 }
 

@@ -115,7 +115,7 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
       method: 'post',
       path: '/auth/accounts/:accountRef/settle',
       summary:
-        'Pay out from the account (as POST /v1/accounts/{accountRef}/settle) once the name the operator confirmed is still the name a fresh lookup gives (else 409); audited with the settlement, once',
+        'Pay out from the account (as POST /v1/accounts/{accountRef}/settle) once the name the operator confirmed is still the name a fresh lookup gives (else 409), or to a saved beneficiary; audited with the settlement, once',
       tag: 'dashboard',
       auth: 'session',
       role: 'operator',
@@ -127,7 +127,30 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
       handle: async ({ params, body, ctx }) => {
         const user = userOf(ctx);
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
-        const settlement = await settlements.initiateConfirmed(user.tenantId, params.accountRef, body, key, (trx, made) =>
+        if (body.to === 'beneficiary') {
+          const toBeneficiary = await settlements.initiateToBeneficiary(user.tenantId, params.accountRef, body, key, {
+            confirmedAccountName: body.confirmedAccountName,
+            onCreated: (trx, made, paid) =>
+              createAuditLog(trx).record(
+                user,
+                'settlement.initiated',
+                { type: 'settlement', id: made.merchantTxRef },
+                {
+                  accountRef: made.accountRef,
+                  amount: formatKobo(made.amount),
+                  beneficiaryId: body.beneficiaryId,
+                  bankCode: paid.bankCode,
+                  accountNumber: paid.accountNumber,
+                  accountName: paid.accountName,
+                  idempotencyKey: key ?? null,
+                },
+              ),
+          });
+          return { status: 202, body: presentAcceptedSettlement(toBeneficiary) };
+        }
+        const { amount, bankCode, accountNumber, narration, confirmedAccountName } = body;
+        const request = { amount, bankCode, accountNumber, narration, confirmedAccountName };
+        const settlement = await settlements.initiateConfirmed(user.tenantId, params.accountRef, request, key, (trx, made) =>
           createAuditLog(trx).record(
             user,
             'settlement.initiated',

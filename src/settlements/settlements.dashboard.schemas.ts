@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
-import { settleBodySchema, settlementStatusSchema, transferStatusSchema } from './settlements.schemas';
+import { requireOneDestination, settleBodyOf, settleFields, settlementStatusSchema, transferStatusSchema } from './settlements.schemas';
 
 export const settlementListQuerySchema = z.object({
   status: settlementStatusSchema.optional(),
@@ -49,7 +49,23 @@ export const settlementDetailSchema = z.object({
   workflow: z.object({ workflowId: z.string() }),
 });
 
-/** The page has shown the provider's name for the destination; the operator confirmed paying it. */
-export const dashboardSettleBodySchema = settleBodySchema.extend({
-  confirmedAccountName: z.string().trim().min(1, { error: 'confirm the account name from the lookup first' }).max(200),
-});
+const confirmedAccountName = z.string().trim().min(1, { error: 'confirm the account name from the lookup first' }).max(200);
+
+/**
+ * The page has shown the provider's name for the destination and the operator confirmed paying it: a bank
+ * account with the name its lookup gave, or a saved beneficiary (the name the page showed from the list, if
+ * sent, must be the name the payout pays).
+ */
+export const dashboardSettleBodySchema = z
+  .object({ ...settleFields, confirmedAccountName: confirmedAccountName.optional() })
+  .superRefine((body, ctx) => {
+    requireOneDestination(body, ctx);
+    if (body.beneficiaryId === undefined && body.confirmedAccountName === undefined)
+      ctx.addIssue({ code: 'custom', path: ['confirmedAccountName'], message: 'confirm the account name from the lookup first' });
+  })
+  .transform((body) => {
+    const settle = settleBodyOf(body);
+    return settle.to === 'account'
+      ? { ...settle, confirmedAccountName: body.confirmedAccountName ?? '' }
+      : { ...settle, confirmedAccountName: body.confirmedAccountName };
+  });

@@ -16,6 +16,7 @@ export interface SettlementRecord {
   bankCode: string;
   accountNumber: string;
   accountName: string | null;
+  beneficiaryId: string | null;
   narration: string;
   status: SettlementStatus;
   attemptCount: number;
@@ -37,6 +38,7 @@ interface SettlementRow {
   bank_code: string;
   account_number: string;
   account_name: string | null;
+  beneficiary_id: string | null;
   narration: string;
   status: SettlementStatus;
   attempt_count: number;
@@ -59,6 +61,7 @@ function toSettlement(row: SettlementRow): SettlementRecord {
     bankCode: row.bank_code,
     accountNumber: row.account_number,
     accountName: row.account_name,
+    beneficiaryId: row.beneficiary_id,
     narration: row.narration,
     status: row.status,
     attemptCount: row.attempt_count,

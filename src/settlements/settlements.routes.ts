@@ -19,7 +19,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
     defineRoute({
       method: 'post',
       path: '/v1/accounts/:accountRef/settle',
-      summary: 'Pay out from the ledger balance to a Nigerian bank account (asynchronous)',
+      summary: 'Pay out from the ledger balance to a Nigerian bank account, or to a saved beneficiary (asynchronous)',
       tag: 'settlements',
       auth: 'apiKey',
       params: accountRefParamsSchema,
@@ -29,7 +29,14 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       errors: [400, 403, 404, 409, 429, 502],
       handle: async ({ params, body, ctx }) => {
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
-        const settlement = await settlements.initiate(tenantOf(ctx).id, params.accountRef, body, key);
+        const tenantId = tenantOf(ctx).id;
+        if (body.to === 'beneficiary')
+          return {
+            status: 202,
+            body: presentAcceptedSettlement(await settlements.initiateToBeneficiary(tenantId, params.accountRef, body, key)),
+          };
+        const { amount, bankCode, accountNumber, narration } = body;
+        const settlement = await settlements.initiate(tenantId, params.accountRef, { amount, bankCode, accountNumber, narration }, key);
         return { status: 202, body: presentAcceptedSettlement(settlement) };
       },
     }),

@@ -1,8 +1,10 @@
 import { findAccountByRef } from '../accounts/accounts.access';
+import { sameAccountName } from '../account-names';
+import type { BeneficiariesService, PayoutDestination } from '../beneficiaries/beneficiaries.service';
 import type { Config } from '../config';
 import type { Db, DbOrTrx, Trx } from '../db';
 import { AppError, BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
-import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
+import { createIdempotencyRepo, type IdempotencyRecord } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
@@ -30,6 +32,12 @@ interface SettleRequest {
   narration?: string | undefined;
 }
 
+interface BeneficiarySettleRequest {
+  amount: Kobo;
+  beneficiaryId: string;
+  narration?: string | undefined;
+}
+
 export type AcceptedSettlement = Pick<SettlementRecord, 'merchantTxRef' | 'status' | 'amount' | 'currency' | 'accountRef'>;
 
 /** Runs inside the transaction that made the settlement, only when it made one (never on a replay). */
@@ -53,11 +61,11 @@ interface InitiateOptions {
    * so its workflow pays that name rather than looking the destination up again.
    */
   accountName?: string;
+  /** The saved beneficiary the settlement pays (its destination and name are the request's). */
+  beneficiaryId?: string;
+  /** The request as its caller sent it, when that is not `request`: what an Idempotency-Key's hash covers. */
+  requestAsSent?: object;
 }
-
-/** Names compared as a person reads them: case, and spaces between words, do not count. */
-const sameName = (left: string, right: string): boolean =>
-  left.trim().replace(/\s+/g, ' ').toUpperCase() === right.trim().replace(/\s+/g, ' ').toUpperCase();
 
 class AccountNameChangedError extends AppError {
   constructor(confirmed: string, current: string) {
@@ -94,8 +102,10 @@ export function createSettlementsService(deps: {
   /** Per tenant, here rather than in a route, so every client of the service (API key or dashboard) counts. */
   limits: Pick<RateLimits, 'settlements' | 'nameLookups'>;
   signal: SettlementSignaller;
+  /** Where a settlement naming a beneficiary pays; wired lazily, as beneficiaries ask this service for names. */
+  beneficiaries: () => Pick<BeneficiariesService, 'forPayout'>;
 }) {
-  const { db, config, postingEngine, logger, provider, banks, jobs, starter, limits, signal } = deps;
+  const { db, config, postingEngine, logger, provider, banks, jobs, starter, limits, signal, beneficiaries } = deps;
   const settlements = createSettlementsRepo(db);
 
   async function requireKnownBank(bankCode: string): Promise<void> {
@@ -113,6 +123,14 @@ export function createSettlementsService(deps: {
         throw new BadRequestError('provider_rejected', `provider rejected the lookup: ${error.description}`);
       throw error;
     }
+  }
+
+  /** A retry under an Idempotency-Key already claimed: the settlement it made, if the request is the same. */
+  async function answerClaimed(tenantId: string, claimed: IdempotencyRecord | undefined, asSent: object): Promise<SettlementRecord> {
+    if (!claimed || !sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, asSent)) throw idempotencyMismatch();
+    const settlement = await settlements.findByRef(tenantId, claimed.resource_ref);
+    if (!settlement) throw new NotFoundError('transfer not found');
+    return settlement;
   }
 
   async function lookupAtProvider(accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
@@ -173,7 +191,8 @@ export function createSettlementsService(deps: {
       await requireKnownBank(request.bankCode);
       const settlementId = uuidv7();
       const merchantTxRef = newMerchantTxRef();
-      const hash = requestHash(config.REQUEST_HASH_SECRET, { accountRef, ...request });
+      const asSent = { accountRef, ...(options.requestAsSent ?? request) };
+      const hash = requestHash(config.REQUEST_HASH_SECRET, asSent);
       const draft: SettlementDraft = {
         id: settlementId,
         merchantTxRef,
@@ -184,6 +203,7 @@ export function createSettlementsService(deps: {
         accountNumber: request.accountNumber,
         narration: request.narration ?? '',
         accountName: options.accountName ?? null,
+        beneficiaryId: options.beneficiaryId ?? null,
         requestHash: hash,
         idempotencyKey: idempotencyKey ?? null,
         debit: settlementDebit({
@@ -220,12 +240,8 @@ export function createSettlementsService(deps: {
           throw new InsufficientFundsError();
         case 'daily_limit':
           throw new DailyPayoutLimitError(outcome.tier, outcome.limit, outcome.usedToday);
-        case 'key_taken': {
-          const claimed = await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!);
-          if (!claimed || !sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, { accountRef, ...request }))
-            throw idempotencyMismatch();
-          return this.find(tenantId, claimed.resource_ref);
-        }
+        case 'key_taken':
+          return answerClaimed(tenantId, await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!), asSent);
         case 'created':
           starter.kick([draft.job]);
           return accepted;
@@ -255,9 +271,51 @@ export function createSettlementsService(deps: {
       if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
       // Part of the settlement (its own limit counts it), not one of the tenant's name lookups.
       const current = await lookupAtProvider(settle.accountNumber, settle.bankCode);
-      if (!sameName(current.accountName, confirmedAccountName))
+      if (!sameAccountName(current.accountName, confirmedAccountName))
         throw new AccountNameChangedError(confirmedAccountName, current.accountName);
       return this.initiate(tenantId, accountRef, settle, idempotencyKey, { onCreated, counted: true, accountName: current.accountName });
+    },
+
+    /**
+     * A settlement to a saved beneficiary: its bank account, paying the name `forPayout` gives (re-checked
+     * at the provider when the saved check is stale). A retry under an Idempotency-Key already used answers
+     * as `initiate` does, before the beneficiary is read, so one deleted or renamed since never hides the
+     * settlement made. `confirmedAccountName`, when given (the dashboard's), must be the name paid.
+     */
+    async initiateToBeneficiary(
+      tenantId: string,
+      accountRef: string,
+      request: BeneficiarySettleRequest,
+      idempotencyKey: string | undefined,
+      options: {
+        confirmedAccountName?: string | undefined;
+        onCreated?: (trx: DbOrTrx, made: AcceptedSettlement, paid: PayoutDestination) => Promise<void>;
+      } = {},
+    ): Promise<AcceptedSettlement> {
+      const { amount, beneficiaryId, narration } = request;
+      const asSent = { amount, beneficiaryId, narration };
+      await limits.settlements.consume(tenantId);
+      const claimed = idempotencyKey ? await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey) : undefined;
+      if (claimed) return answerClaimed(tenantId, claimed, { accountRef, ...asSent });
+      if (amount > config.MAX_AMOUNT) throw invalidAmount();
+      if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
+      const paid = await beneficiaries().forPayout(tenantId, beneficiaryId);
+      if (options.confirmedAccountName !== undefined && !sameAccountName(paid.accountName, options.confirmedAccountName))
+        throw new AccountNameChangedError(options.confirmedAccountName, paid.accountName);
+      const { onCreated } = options;
+      return this.initiate(
+        tenantId,
+        accountRef,
+        { amount, bankCode: paid.bankCode, accountNumber: paid.accountNumber, narration },
+        idempotencyKey,
+        {
+          counted: true,
+          accountName: paid.accountName,
+          beneficiaryId: beneficiaryId.toLowerCase(),
+          requestAsSent: asSent,
+          ...(onCreated ? { onCreated: (trx: DbOrTrx, made: AcceptedSettlement) => onCreated(trx, made, paid) } : {}),
+        },
+      );
     },
 
     async find(tenantId: string, merchantTxRef: string): Promise<SettlementRecord> {
@@ -269,6 +327,14 @@ export function createSettlementsService(deps: {
     async lookupAccount(tenantId: string, accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
       await limits.nameLookups.consume(tenantId);
       return lookupAtProvider(accountNumber, bankCode);
+    },
+
+    /**
+     * The provider's name for a destination now, as part of a payout that its own limit counts (not one of
+     * the tenant's name lookups): null when the bank has no such account.
+     */
+    async currentAccountName(accountNumber: string, bankCode: string): Promise<string | null> {
+      return (await findAtProvider(accountNumber, bankCode))?.accountName ?? null;
     },
 
     /** `lookupAccount` for a caller with its own answer to an account the bank does not have: null. */

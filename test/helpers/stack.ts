@@ -99,6 +99,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
       batcher: workerStarts.batcher,
       starter: workerStarts.starter,
       dispatcher: workerStarts.dispatcher,
+      balanceSweepSchedules: services.balanceSweepSchedules,
       config,
       logger,
     });

@@ -2,6 +2,7 @@ import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import type { DashboardAccount, Statement, StatementLine } from '../api-types';
+import { BalanceSweepSection } from '../components/balance-sweep';
 import { Badge, Field, PageTitle, Pager, Summary, TableWrap, useCursorPages } from '../components/bits';
 import { SplitRuleSection } from '../components/split-rule';
 import { Empty, ErrorBox, Loaded, useResource } from '../components/state';
@@ -166,6 +167,7 @@ export function AccountPage() {
         </Loaded>
       )}
       {account.status === 'ready' ? <SplitRuleSection accountRef={accountRef} /> : null}
+      {account.status === 'ready' ? <BalanceSweepSection accountRef={accountRef} canEdit={canSettle} /> : null}
       {account.status !== 'error' || account.data ? (
         <section aria-labelledby="statement-title">
           <h2 id="statement-title">Statement</h2>

@@ -172,41 +172,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/accounts/{accountRef}/transfers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The account's transfers to and from the tenant's other accounts, newest first */
-        get: operations["getV1AccountsAccountRefTransfers"];
-        put?: never;
-        /** Move money from the account to another of the tenant's accounts, at once (one ledger transaction) */
-        post: operations["postV1AccountsAccountRefTransfers"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/transfers/internal/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One transfer between the tenant's accounts */
-        get: operations["getV1TransfersInternalId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/accounts/{accountRef}/settle": {
         parameters: {
             query?: never;
@@ -216,7 +181,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pay out from the ledger balance to a Nigerian bank account (asynchronous) */
+        /** Pay out from the ledger balance to a Nigerian bank account, or to a saved beneficiary (asynchronous) */
         post: operations["postV1AccountsAccountRefSettle"];
         delete?: never;
         options?: never;
@@ -270,6 +235,61 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/beneficiaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's beneficiaries, oldest first (50 a page, limit 1-200, after cursor) */
+        get: operations["getV1Beneficiaries"];
+        put?: never;
+        /** Save a payout destination under the provider's name for it (looked up now); a destination already saved answers 200 with its beneficiary, the name refreshed */
+        post: operations["postV1Beneficiaries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/beneficiaries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One beneficiary */
+        get: operations["getV1BeneficiariesId"];
+        put?: never;
+        post?: never;
+        /** Delete a beneficiary: no new payout can name it; settlements made to it still show it */
+        delete: operations["deleteV1BeneficiariesId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountRef}/sweep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's balance sweep and its recent runs */
+        get: operations["getV1AccountsAccountRefSweep"];
+        /** Sweep the account's balance to a saved beneficiary daily at a time (Africa/Lagos) or whenever it is above an amount, keeping `keep` behind */
+        put: operations["putV1AccountsAccountRefSweep"];
+        post?: never;
+        /** Stop the account's balance sweep (its runs stay readable in the settlements they made) */
+        delete: operations["deleteV1AccountsAccountRefSweep"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1144,7 +1164,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pay out from the account (as POST /v1/accounts/{accountRef}/settle) once the name the operator confirmed is still the name a fresh lookup gives (else 409); audited with the settlement, once */
+        /** Pay out from the account (as POST /v1/accounts/{accountRef}/settle) once the name the operator confirmed is still the name a fresh lookup gives (else 409), or to a saved beneficiary; audited with the settlement, once */
         post: operations["postAuthAccountsAccountRefSettle"];
         delete?: never;
         options?: never;
@@ -1152,7 +1172,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/auth/accounts/{accountRef}/transfers": {
+    "/auth/beneficiaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's beneficiaries (as GET /v1/beneficiaries) */
+        get: operations["getAuthBeneficiaries"];
+        put?: never;
+        /** Save a payout destination under the name the provider gives it (as POST /v1/beneficiaries); audited */
+        post: operations["postAuthBeneficiaries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/beneficiaries/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1161,9 +1199,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move money to another of the tenant's accounts (as POST /v1/accounts/{accountRef}/transfers); audited with the transfer, once */
-        post: operations["postAuthAccountsAccountRefTransfers"];
-        delete?: never;
+        post?: never;
+        /** Delete a beneficiary (as DELETE /v1/beneficiaries/{id}); audited */
+        delete: operations["deleteAuthBeneficiariesId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/accounts/{accountRef}/sweep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's balance sweep and its recent runs (as GET /v1/accounts/{accountRef}/sweep) */
+        get: operations["getAuthAccountsAccountRefSweep"];
+        /** Set the account's balance sweep (as PUT /v1/accounts/{accountRef}/sweep); audited */
+        put: operations["putAuthAccountsAccountRefSweep"];
+        post?: never;
+        /** Stop the account's balance sweep (as DELETE /v1/accounts/{accountRef}/sweep); audited */
+        delete: operations["deleteAuthAccountsAccountRefSweep"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1714,23 +1771,6 @@ export interface webhooks {
         put?: never;
         /** A settlement was refunded by the bank; its debit was returned to the account */
         post: operations["eventSettlementRefunded"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "transfer.completed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Money moved between two of the tenant's accounts: debited from one and credited (confirmed) to the other in one ledger transaction */
-        post: operations["eventTransferCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2533,13 +2573,11 @@ export interface operations {
                                 /** Format: uuid */
                                 TransactionGroupId: string;
                                 /** @enum {string} */
-                                Kind: "payment" | "settlement" | "reversal" | "adjustment" | "transfer";
+                                Kind: "payment" | "settlement" | "reversal" | "adjustment";
                                 /** Format: uuid */
                                 ReversesEntryID: string | null;
                                 /** Format: date-time */
                                 CreatedAt: string;
-                                /** @description On a transfer's line only: the other account of the transfer (the one paid, or the one that paid) */
-                                CounterpartAccountRef?: string;
                             };
                             runningBalance: string;
                         }[];
@@ -2666,8 +2704,8 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            kind: "payment" | "settlement" | "reversal" | "adjustment" | "transfer" | "payout" | "payout_fee";
-                            /** @description The provider's transaction reference of a payment, a settlement's merchantTxRef, or a transfer's id */
+                            kind: "payment" | "settlement" | "reversal" | "adjustment" | "payout" | "payout_fee";
+                            /** @description The provider's transaction reference of a payment, or a settlement's merchantTxRef */
                             reference: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -2727,260 +2765,6 @@ export interface operations {
             };
         };
     };
-    getV1AccountsAccountRefTransfers: {
-        parameters: {
-            query?: {
-                after?: string;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                accountRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of transfers */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        transfers: {
-                            /** Format: uuid */
-                            id: string;
-                            fromAccountRef: string;
-                            toAccountRef: string;
-                            amount: string;
-                            narration: string;
-                            /** @enum {string} */
-                            status: "completed";
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        pagination: {
-                            limit: number;
-                            nextCursor: string | null;
-                            hasMore: boolean;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1AccountsAccountRefTransfers: {
-        parameters: {
-            query?: never;
-            header: {
-                "Idempotency-Key": string;
-            };
-            path: {
-                accountRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    toAccountRef: string;
-                    amount: string;
-                    narration?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The transfer, completed (a retry under the same key answers the first) */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        fromAccountRef: string;
-                        toAccountRef: string;
-                        amount: string;
-                        narration: string;
-                        /** @enum {string} */
-                        status: "completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state or an earlier request */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1TransfersInternalId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The transfer */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        fromAccountRef: string;
-                        toAccountRef: string;
-                        amount: string;
-                        narration: string;
-                        /** @enum {string} */
-                        status: "completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     postV1AccountsAccountRefSettle: {
         parameters: {
             query?: never;
@@ -2996,8 +2780,11 @@ export interface operations {
             content: {
                 "application/json": {
                     amount: string;
-                    bankCode: string;
-                    accountNumber: string;
+                    /** @description With accountNumber, the destination; omit both to pay a beneficiaryId */
+                    bankCode?: string;
+                    accountNumber?: string;
+                    /** @description A saved beneficiary to pay (its bank account and name) instead of bankCode and accountNumber */
+                    beneficiaryId?: string;
                     narration?: string;
                 };
             };
@@ -3299,8 +3086,614 @@ export interface operations {
                         currency: "NGN";
                         accountRef: string;
                         providerFee: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The saved beneficiary the settlement paid, when it named one
+                         */
+                        beneficiaryId: string | null;
                     };
                 };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Beneficiaries: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of beneficiaries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        beneficiaries: {
+                            /** Format: uuid */
+                            id: string;
+                            bankCode: string;
+                            accountNumber: string;
+                            /** @description The provider's name for the account when it was last checked */
+                            accountName: string;
+                            nickname: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
+                             */
+                            nameCheckedAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Beneficiaries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    bankCode: string;
+                    accountNumber: string;
+                    /** @description Your own name for the beneficiary; on a destination already saved, replaces its nickname (omit it to keep that one) */
+                    nickname?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Already saved: the beneficiary, its name looked up again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        bankCode: string;
+                        accountNumber: string;
+                        /** @description The provider's name for the account when it was last checked */
+                        accountName: string;
+                        nickname: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
+                         */
+                        nameCheckedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Saved */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        bankCode: string;
+                        accountNumber: string;
+                        /** @description The provider's name for the account when it was last checked */
+                        accountName: string;
+                        nickname: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
+                         */
+                        nameCheckedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1BeneficiariesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The beneficiary */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        bankCode: string;
+                        accountNumber: string;
+                        /** @description The provider's name for the account when it was last checked */
+                        accountName: string;
+                        nickname: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
+                         */
+                        nameCheckedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1BeneficiariesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AccountsAccountRefSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sweep, with its recent runs (newest first) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        beneficiaryId: string;
+                        schedule: {
+                            dailyAt: string;
+                        } | {
+                            whenAbove: string;
+                        };
+                        keep: string;
+                        /** @enum {string} */
+                        timeZone: "Africa/Lagos";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        runs: {
+                            period: string;
+                            /** @enum {string} */
+                            outcome: "settled" | "nothing_to_move" | "paused" | "refused";
+                            reason: string | null;
+                            merchantTxRef: string | null;
+                            amount: string | null;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putV1AccountsAccountRefSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    beneficiaryId: string;
+                    schedule: {
+                        dailyAt?: string;
+                        whenAbove?: string;
+                    };
+                    keep?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The sweep as set, with its recent runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        beneficiaryId: string;
+                        schedule: {
+                            dailyAt: string;
+                        } | {
+                            whenAbove: string;
+                        };
+                        keep: string;
+                        /** @enum {string} */
+                        timeZone: "Africa/Lagos";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        runs: {
+                            period: string;
+                            /** @enum {string} */
+                            outcome: "settled" | "nothing_to_move" | "paused" | "refused";
+                            reason: string | null;
+                            merchantTxRef: string | null;
+                            amount: string | null;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1AccountsAccountRefSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request */
             400: {
@@ -7517,7 +7910,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "transfer.made" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "beneficiary.created" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                 after?: string;
             };
             header?: never;
@@ -7540,7 +7933,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "transfer.made" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "beneficiary.created" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -8176,13 +8569,11 @@ export interface operations {
                                 /** Format: uuid */
                                 TransactionGroupId: string;
                                 /** @enum {string} */
-                                Kind: "payment" | "settlement" | "reversal" | "adjustment" | "transfer";
+                                Kind: "payment" | "settlement" | "reversal" | "adjustment";
                                 /** Format: uuid */
                                 ReversesEntryID: string | null;
                                 /** Format: date-time */
                                 CreatedAt: string;
-                                /** @description On a transfer's line only: the other account of the transfer (the one paid, or the one that paid) */
-                                CounterpartAccountRef?: string;
                                 /** Format: uuid */
                                 TransactionId: string;
                             };
@@ -8612,6 +9003,11 @@ export interface operations {
                             currency: "NGN";
                             accountRef: string;
                             providerFee: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The saved beneficiary the settlement paid, when it named one
+                             */
+                            beneficiaryId: string | null;
                             accountName: string | null;
                             narration: string;
                             failureReason: string | null;
@@ -8701,10 +9097,13 @@ export interface operations {
             content: {
                 "application/json": {
                     amount: string;
-                    bankCode: string;
-                    accountNumber: string;
+                    /** @description With accountNumber, the destination; omit both to pay a beneficiaryId */
+                    bankCode?: string;
+                    accountNumber?: string;
+                    /** @description A saved beneficiary to pay (its bank account and name) instead of bankCode and accountNumber */
+                    beneficiaryId?: string;
                     narration?: string;
-                    confirmedAccountName: string;
+                    confirmedAccountName?: string;
                 };
             };
         };
@@ -8818,28 +9217,130 @@ export interface operations {
             };
         };
     };
-    postAuthAccountsAccountRefTransfers: {
+    getAuthBeneficiaries: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of beneficiaries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        beneficiaries: {
+                            /** Format: uuid */
+                            id: string;
+                            bankCode: string;
+                            accountNumber: string;
+                            /** @description The provider's name for the account when it was last checked */
+                            accountName: string;
+                            nickname: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
+                             */
+                            nameCheckedAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthBeneficiaries: {
         parameters: {
             query?: never;
-            header: {
-                "Idempotency-Key": string;
-            };
-            path: {
-                accountRef: string;
-            };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    toAccountRef: string;
-                    amount: string;
-                    narration?: string;
+                    bankCode: string;
+                    accountNumber: string;
+                    /** @description Your own name for the beneficiary; on a destination already saved, replaces its nickname (omit it to keep that one) */
+                    nickname?: string;
                 };
             };
         };
         responses: {
-            /** @description The transfer, completed */
+            /** @description Already saved: the beneficiary, its name looked up again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        bankCode: string;
+                        accountNumber: string;
+                        /** @description The provider's name for the account when it was last checked */
+                        accountName: string;
+                        nickname: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
+                         */
+                        nameCheckedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Saved */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -8848,16 +9349,121 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        fromAccountRef: string;
-                        toAccountRef: string;
-                        amount: string;
-                        narration: string;
-                        /** @enum {string} */
-                        status: "completed";
+                        bankCode: string;
+                        accountNumber: string;
+                        /** @description The provider's name for the account when it was last checked */
+                        accountName: string;
+                        nickname: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
+                         */
+                        nameCheckedAt: string;
                         /** Format: date-time */
                         createdAt: string;
                     };
                 };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAuthBeneficiariesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request */
             400: {
@@ -8904,6 +9510,201 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthAccountsAccountRefSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sweep, with its recent runs (newest first) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        beneficiaryId: string;
+                        schedule: {
+                            dailyAt: string;
+                        } | {
+                            whenAbove: string;
+                        };
+                        keep: string;
+                        /** @enum {string} */
+                        timeZone: "Africa/Lagos";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        runs: {
+                            period: string;
+                            /** @enum {string} */
+                            outcome: "settled" | "nothing_to_move" | "paused" | "refused";
+                            reason: string | null;
+                            merchantTxRef: string | null;
+                            amount: string | null;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putAuthAccountsAccountRefSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    beneficiaryId: string;
+                    schedule: {
+                        dailyAt?: string;
+                        whenAbove?: string;
+                    };
+                    keep?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The sweep as set, with its recent runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        beneficiaryId: string;
+                        schedule: {
+                            dailyAt: string;
+                        } | {
+                            whenAbove: string;
+                        };
+                        keep: string;
+                        /** @enum {string} */
+                        timeZone: "Africa/Lagos";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        runs: {
+                            period: string;
+                            /** @enum {string} */
+                            outcome: "settled" | "nothing_to_move" | "paused" | "refused";
+                            reason: string | null;
+                            merchantTxRef: string | null;
+                            amount: string | null;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -8915,6 +9716,71 @@ export interface operations {
             };
             /** @description Request body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAuthAccountsAccountRefSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9016,8 +9882,8 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            kind: "payment" | "settlement" | "reversal" | "adjustment" | "transfer" | "payout" | "payout_fee";
-                            /** @description The provider's transaction reference of a payment, a settlement's merchantTxRef, or a transfer's id */
+                            kind: "payment" | "settlement" | "reversal" | "adjustment" | "payout" | "payout_fee";
+                            /** @description The provider's transaction reference of a payment, or a settlement's merchantTxRef */
                             reference: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -9316,7 +10182,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "transfer.made" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "beneficiary.created" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -11735,50 +12601,6 @@ export interface operations {
                         /** @enum {string} */
                         status: "success" | "failed" | "refunded";
                         reason: string | null;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Received; any other answer is retried on the delivery schedule */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    eventTransferCompleted: {
-        parameters: {
-            query?: never;
-            header: {
-                "X-Event-Id": string;
-                "X-Service-Signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uuid */
-                    id: string;
-                    /** @enum {string} */
-                    type: "transfer.completed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    subject: string;
-                    sequence: number;
-                    data: {
-                        /** Format: uuid */
-                        transferId: string;
-                        fromAccountRef: string;
-                        toAccountRef: string;
-                        amount: string;
-                        /** @enum {string} */
-                        currency: "NGN";
-                        narration: string;
                     };
                 };
             };

@@ -1,0 +1,13 @@
+import type { BeneficiaryRecord } from './beneficiaries.repo';
+
+export function presentBeneficiary(beneficiary: BeneficiaryRecord) {
+  return {
+    id: beneficiary.id,
+    bankCode: beneficiary.bankCode,
+    accountNumber: beneficiary.accountNumber,
+    accountName: beneficiary.accountName,
+    nickname: beneficiary.nickname,
+    nameCheckedAt: beneficiary.nameCheckedAt.toISOString(),
+    createdAt: beneficiary.createdAt.toISOString(),
+  };
+}
