@@ -24,6 +24,8 @@ import type {
   RecoverInput,
   RecoveryQueued,
   SettleInput,
+  SplitRule,
+  SplitRuleInput,
   StatementLine,
   StatementPage,
   StatementQuery,
@@ -149,6 +151,19 @@ export class LedgerClient {
     /** Stops it; settlements its runs made go on. */
     delete: async (accountRef: string): Promise<void> => {
       await this.transport.request({ method: 'DELETE', path: `/v1/accounts/${segment(accountRef)}/sweep` });
+    },
+  };
+
+  /** An account's split rule: parts of each confirmed payment into it move to other accounts of the tenant as transfers. */
+  readonly splitRules = {
+    /** Sets or replaces the rule (each part `{ toAccountRef, percent }` or `{ toAccountRef, amount }`; `feeBearer` "account" or "split"). */
+    set: (accountRef: string, input: SplitRuleInput): Promise<SplitRule> =>
+      this.transport.request({ method: 'PUT', path: `/v1/accounts/${segment(accountRef)}/split-rule`, body: input }),
+    get: (accountRef: string): Promise<SplitRule> =>
+      this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}/split-rule` }),
+    /** Removes it: payments confirmed afterwards stay whole. */
+    delete: async (accountRef: string): Promise<void> => {
+      await this.transport.request({ method: 'DELETE', path: `/v1/accounts/${segment(accountRef)}/split-rule` });
     },
   };
 
