@@ -156,6 +156,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       });
       if (rule.status !== 201) throw new Error(`sandbox profile refused: ${rule.text}`);
     }
+    // Each tenant's first account splits every confirmed payment: a tenth to its second account, 5.00 to its third.
+    for (let t = 0; t < TENANTS; t += 1) {
+      const [split, share, fee] = accounts.filter((account) => account.tenant === t);
+      const rule = await call(running.apiUrl, 'PUT', `/v1/accounts/${split!.AccountRef}/split-rule`, {
+        apiKey: split!.apiKey,
+        body: {
+          parts: [
+            { toAccountRef: share!.AccountRef, percent: 10 },
+            { toAccountRef: fee!.AccountRef, amount: '5.00' },
+          ],
+          feeBearer: 'split',
+        },
+      });
+      if (rule.status !== 200) throw new Error(`split rule refused: ${rule.text}`);
+    }
     log(`${accounts.length} accounts of ${TENANTS} tenants funded; ${DESTINATIONS.length} destinations, ${PAYMENTS.length} payment shapes`);
 
     const world: SoakWorld = {
@@ -167,6 +182,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ops,
       settleRefs: new Map(),
       payments: new Map(),
+      transfers: new Map(),
       faultWindows: [],
       terminated: new Set(),
       transferRefunds: new Set(),
@@ -180,7 +196,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const faultCounts: Record<string, { injected: number; skipped: number }> = Object.fromEntries(
       PROCESS_FAULTS.map((kind) => [kind, { injected: 0, skipped: 0 }]),
     );
-    for (const kind of ['settle', 'pay', 'reconcile', ...OPERATOR_ACTIONS]) opCounts[kind] = { done: 0, skipped: 0 };
+    for (const kind of ['settle', 'pay', 'transfer', 'reconcile', ...OPERATOR_ACTIONS]) opCounts[kind] = { done: 0, skipped: 0 };
 
     const settleRefOf = async (index: number): Promise<string | null> =>
       world.settleRefs.get(index) ?? (await invariants.discoverSettlements()).get(index) ?? null;
@@ -238,6 +254,30 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         everFailed: !delivered,
       });
       return true;
+    }
+
+    async function transfer(op: Extract<Op, { kind: 'transfer' }>): Promise<boolean> {
+      const from = accounts[op.from]!;
+      const body = { toAccountRef: accounts[op.to]!.AccountRef, amount: (op.kobo / 100).toFixed(2), narration: `soak#${op.index}` };
+      // A client retries an unanswered transfer under the same idempotency key: it moves the money once.
+      for (let attempt = 1; attempt <= 3; attempt += 1) {
+        try {
+          const response = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'POST', `/v1/accounts/${from.AccountRef}/transfers`, {
+            apiKey: from.apiKey,
+            body,
+            headers: { 'Idempotency-Key': `soak-${options.seed}-${op.index}-${started}` },
+          });
+          if (response.status === 201) {
+            world.transfers.set(op.index, response.body.id as string);
+            return true;
+          }
+          if (response.status < 500 && response.status !== 429) return false;
+        } catch {
+          // the API is down or held the request: try again
+        }
+        await sleep(2_000);
+      }
+      return false;
     }
 
     async function reconcile(op: Extract<Op, { kind: 'reconcile' }>): Promise<boolean> {
@@ -376,9 +416,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
             ? await settle(op)
             : op.kind === 'pay'
               ? await pay(op)
-              : op.kind === 'reconcile'
-                ? await reconcile(op)
-                : await operatorAction(op as Extract<Op, { kind: OperatorAction }>);
+              : op.kind === 'transfer'
+                ? await transfer(op)
+                : op.kind === 'reconcile'
+                  ? await reconcile(op)
+                  : await operatorAction(op as Extract<Op, { kind: OperatorAction }>);
         tally(opCounts, op.kind, done);
       } catch (error) {
         if ((PROCESS_FAULTS as readonly string[]).includes(op.kind)) {

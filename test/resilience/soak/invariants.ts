@@ -38,6 +38,8 @@ export interface SoakWorld {
   terminated: Set<string>;
   /** Settle operations whose payout the provider took back on the driver's word. */
   transferRefunds: Set<number>;
+  /** Transfer operation index → the transfer's id, from the API's answer. */
+  transfers: Map<number, string>;
   /** Pay operations the payer's bank refunded after the fact. */
   payerRefunds: Set<number>;
   /** Failed pay operations the provider turned SUCCESS after the fact. */
@@ -224,6 +226,32 @@ export function createInvariants(world: SoakWorld) {
     }
     ran("every tenant's books total 0.00");
     ran('clearing and provider fees carry what payments and payouts imply');
+  }
+
+  /**
+   * A transfer asked for (and retried under its key through faults) moved its money at most once, and exactly
+   * once when the API answered 201 with its id; a split moved each confirmed payment's parts at most once.
+   */
+  async function transfersOnce(): Promise<void> {
+    const made: Array<{ narration: string; ids: string[] }> = (
+      await db.raw(
+        `SELECT narration, array_agg(id::text) AS ids FROM internal_transfers WHERE source <> 'split' AND narration LIKE 'soak#%' GROUP BY narration`,
+      )
+    ).rows;
+    const byOp = new Map(made.map((row) => [Number(row.narration.slice('soak#'.length)), row.ids]));
+    for (const [index, ids] of byOp)
+      if (ids.length > 1) violate('a transfer moves its money once', `#${index}`, `${ids.length} transfers: ${ids.join(', ')}`, index);
+    for (const [index, id] of world.transfers)
+      if (!byOp.get(index)?.includes(id))
+        violate('a transfer moves its money once', `#${index}`, `answered ${id}, which is not recorded`, index);
+    const splits: Array<{ payment: string; parts: string }> = (
+      await db.raw(
+        `SELECT split_of_payment AS payment, count(*)::text AS parts FROM internal_transfers WHERE source = 'split' GROUP BY split_of_payment HAVING count(*) > 2`,
+      )
+    ).rows;
+    for (const row of splits) violate('a payment splits once', row.payment, `${row.parts} split transfers for a two-part rule`);
+    ran('a transfer moves its money once');
+    ran('a payment splits once');
   }
 
   async function verify(final: boolean): Promise<void> {
@@ -489,6 +517,7 @@ export function createInvariants(world: SoakWorld) {
       await payouts(true);
       await balances();
       await books(options.tenantKeys);
+      await transfersOnce();
       await verify(true);
       await workflows(true, waitingPayments);
       await findings();

@@ -21,6 +21,8 @@ export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 export type Op =
   | { index: number; atMs: number; kind: 'settle'; account: number; destination: number; kobo: number }
   | { index: number; atMs: number; kind: 'pay'; account: number; payment: number; kobo: number }
+  /** Between two accounts of one tenant. */
+  | { index: number; atMs: number; kind: 'transfer'; from: number; to: number; kobo: number }
   | { index: number; atMs: number; kind: 'reconcile'; via: 'api' | 'cli'; tenant: number }
   /** `target`: the earlier op it acts on (null: none fits yet); `pick`: which one of many (a batch, a finding). */
   | { index: number; atMs: number; kind: OperatorAction; target: number | null; pick: number; outcome: 'SUCCESS' | 'PAYMENT_FAILED' }
@@ -55,7 +57,7 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
 
   const business: Draft[] = [];
   for (let atMs = random.int(200, 800); atMs < durationMs - 5_000; atMs += random.int(300, 1_500)) {
-    const kind = random.weighted({ settle: 40, pay: 40, reconcile: 4, operator: 16 });
+    const kind = random.weighted({ settle: 36, pay: 40, transfer: 8, reconcile: 4, operator: 16 });
     if (kind === 'settle')
       business.push({
         atMs,
@@ -72,7 +74,12 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
         payment: nextPayment(),
         kobo: random.int(100, 5_000) * 100 + random.int(0, 99),
       });
-    else if (kind === 'reconcile')
+    else if (kind === 'transfer') {
+      const from = random.int(0, accounts - 1);
+      const first = from - (from % options.accountsPerTenant);
+      const to = first + ((from - first + random.int(1, options.accountsPerTenant - 1)) % options.accountsPerTenant);
+      business.push({ atMs, kind, from, to, kobo: random.int(1, 3_000) * 100 + random.int(0, 99) });
+    } else if (kind === 'reconcile')
       business.push({ atMs, kind, via: random.chance(0.5) ? 'api' : 'cli', tenant: random.int(0, options.tenants - 1) });
     else
       business.push({
@@ -129,6 +136,8 @@ export function describeOp(op: Op): string {
       return `#${op.index} settle ${op.kobo / 100} from account ${op.account} to ${DESTINATIONS[op.destination]!.accountNumber} (${DESTINATIONS[op.destination]!.what})`;
     case 'pay':
       return `#${op.index} pay ${op.kobo / 100} to account ${op.account} (${PAYMENTS[op.payment]!.what})`;
+    case 'transfer':
+      return `#${op.index} transfer ${op.kobo / 100} from account ${op.from} to account ${op.to}`;
     case 'reconcile':
       return `#${op.index} reconcile via ${op.via}${op.via === 'api' ? ` for tenant ${op.tenant}` : ' (platform)'}`;
     default:
