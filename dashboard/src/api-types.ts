@@ -41,6 +41,7 @@ import type {
   runListResponseSchema,
   runSchema,
 } from '../../src/reconciliation/reconciliation.schemas';
+import type { beneficiaryListSchema, beneficiarySchema } from '../../src/beneficiaries/beneficiaries.schemas';
 import type { settlementDetailSchema, settlementListResponseSchema } from '../../src/settlements/settlements.dashboard.schemas';
 import type { banksResponseSchema, lookupResponseSchema, settleResponseSchema } from '../../src/settlements/settlements.schemas';
 import type {
@@ -76,6 +77,8 @@ export type SettlementDetail = Out<typeof settlementDetailSchema>;
 export type Banks = Out<typeof banksResponseSchema>;
 export type Lookup = Out<typeof lookupResponseSchema>;
 export type SettleAccepted = Out<typeof settleResponseSchema>;
+export type Beneficiary = Out<typeof beneficiarySchema>;
+export type BeneficiaryList = Out<typeof beneficiaryListSchema>;
 export type Customer = Out<typeof customerSchema>;
 export type CustomerSearch = Out<typeof customerSearchResponseSchema>;
 export type CustomerDetail = Out<typeof customerDetailSchema>;
