@@ -537,7 +537,8 @@ describe('dashboard in a browser', function () {
       .getByRole('button', { name: 'Delete' })
       .click();
     await page.getByText(`Deleted ${name}.`).waitFor();
-    assert.equal(await page.getByTestId('beneficiary-row').filter({ hasText: accountNumber }).count(), 0);
+    // The list reloads after the notice: the row goes once the reloaded list arrives.
+    await page.getByTestId('beneficiary-row').filter({ hasText: accountNumber }).waitFor({ state: 'detached' });
   });
 
   it('shows the books: balances totalling ₦0.00, the journal paged, and a statement line opens its transaction there', async () => {

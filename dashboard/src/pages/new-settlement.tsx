@@ -131,8 +131,13 @@ export function NewSettlementPage() {
             onInput={(event) => update({ amount: event.currentTarget.value.trim() })}
           />
         </Field>
-        <Field label="Pay to">
+        {/* Labelled apart from its options, whose bank names would otherwise be part of its label. */}
+        <div class="field">
+          <label class="field-label" for="pay-to">
+            Pay to
+          </label>
           <select
+            id="pay-to"
             name="beneficiaryId"
             value={draft.beneficiaryId}
             onChange={(event) => update({ beneficiaryId: event.currentTarget.value })}
@@ -145,7 +150,7 @@ export function NewSettlementPage() {
               </option>
             ))}
           </select>
-        </Field>
+        </div>
         {draft.beneficiaryId ? null : (
           <>
             <Field label="Bank">
