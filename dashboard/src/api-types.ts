@@ -44,6 +44,7 @@ import type {
   runListResponseSchema,
   runSchema,
 } from '../../src/reconciliation/reconciliation.schemas';
+import type { beneficiaryListSchema, beneficiarySchema } from '../../src/beneficiaries/beneficiaries.schemas';
 import type { settlementDetailSchema, settlementListResponseSchema } from '../../src/settlements/settlements.dashboard.schemas';
 import type { banksResponseSchema, lookupResponseSchema, settleResponseSchema } from '../../src/settlements/settlements.schemas';
 import type { internalTransferSchema } from '../../src/internal-transfers/internal-transfers.schemas';
@@ -83,6 +84,7 @@ export type Lookup = Out<typeof lookupResponseSchema>;
 export type SettleAccepted = Out<typeof settleResponseSchema>;
 export type InternalTransfer = Out<typeof internalTransferSchema>;
 export type BalanceSweep = Out<typeof balanceSweepSchema>;
+export type Beneficiary = Out<typeof beneficiarySchema>;
 export type BeneficiaryList = Out<typeof beneficiaryListSchema>;
 export type Customer = Out<typeof customerSchema>;
 export type CustomerSearch = Out<typeof customerSearchResponseSchema>;

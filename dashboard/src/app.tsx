@@ -16,6 +16,7 @@ import { FeesPage } from './pages/fees';
 import { KycReviewsPage } from './pages/kyc-reviews';
 import { HeldMoneyPage } from './pages/held-money';
 import { MisdirectedPage } from './pages/misdirected';
+import { BeneficiariesPage } from './pages/beneficiaries';
 import { NewSettlementPage } from './pages/new-settlement';
 import { NewTransferPage } from './pages/new-transfer';
 import { NotFoundPage } from './pages/not-found';
@@ -94,6 +95,7 @@ export function App() {
               <Route path="/dashboard/accounts/:accountRef/settle" component={NewSettlementPage} />
               <Route path="/dashboard/accounts/:accountRef/transfer" component={NewTransferPage} />
               <Route path="/dashboard/settlements" component={SettlementsPage} />
+              <Route path="/dashboard/beneficiaries" component={BeneficiariesPage} />
               <Route path="/dashboard/settlements/:merchantTxRef" component={SettlementPage} />
               <Route path="/dashboard/books" component={BooksPage} />
               <Route path="/dashboard/customers" component={CustomersPage} />

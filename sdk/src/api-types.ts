@@ -18,7 +18,11 @@ export type Balance = Answer<'getV1AccountsAccountRefBalance', 200>;
 export type StatementQuery = Omit<Query<'getV1AccountsAccountRefStatement'>, 'after'>;
 export type StatementPage = Answer<'getV1AccountsAccountRefStatement', 200>;
 export type StatementLine = StatementPage['lines'][number];
-export type SettleInput = Body<'postV1AccountsAccountRefSettle'>;
+type SettleBody = Body<'postV1AccountsAccountRefSettle'>;
+/** A settle pays a bank account or a saved beneficiary: exactly one of the two. */
+export type SettleInput =
+  | (Omit<SettleBody, 'bankCode' | 'accountNumber' | 'beneficiaryId'> & { bankCode: string; accountNumber: string; beneficiaryId?: never })
+  | (Omit<SettleBody, 'bankCode' | 'accountNumber' | 'beneficiaryId'> & { beneficiaryId: string; bankCode?: never; accountNumber?: never });
 export type AcceptedSettlement = Answer<'postV1AccountsAccountRefSettle', 202>;
 export type Transfer = Answer<'getV1TransfersMerchantTxRef', 200>;
 export type TransferInput = Body<'postV1AccountsAccountRefTransfers'>;
@@ -34,6 +38,10 @@ export type SplitRule = Answer<'getV1AccountsAccountRefSplitRule', 200>;
 export type LookupInput = Body<'postV1TransfersLookup'>;
 export type AccountName = Answer<'postV1TransfersLookup', 200>;
 export type Banks = Answer<'getV1TransfersBanks', 200>;
+export type CreateBeneficiaryInput = Body<'postV1Beneficiaries'>;
+export type Beneficiary = Answer<'getV1BeneficiariesId', 200>;
+export type BeneficiaryPage = Answer<'getV1Beneficiaries', 200>;
+export type BeneficiaryListQuery = Omit<Query<'getV1Beneficiaries'>, 'after'>;
 export type CustomerPage = Answer<'getV1Customers', 200>;
 export type Customer = CustomerPage['customers'][number];
 export type FeeQuote = Answer<'getV1FeesCalculate', 200>;

@@ -8,6 +8,10 @@ import type {
   AccountPage,
   Balance,
   Banks,
+  Beneficiary,
+  BeneficiaryListQuery,
+  BeneficiaryPage,
+  CreateBeneficiaryInput,
   CreateAccountInput,
   CreateWebhookEndpointInput,
   Customer,
@@ -127,7 +131,8 @@ export class LedgerClient {
 
   readonly settlements = {
     /**
-     * Pays out from the account's balance. Always sent with an Idempotency-Key: yours, or one generated for
+     * Pays out from the account's balance to a bank account (`bankCode`, `accountNumber`) or a saved
+     * beneficiary (`beneficiaryId`). Always sent with an Idempotency-Key: yours, or one generated for
      * this call (and reused by its retries). Pass your own to retry safely after this call gives up: the
      * key is on any error it throws (`error.idempotencyKey`).
      */
@@ -164,6 +169,30 @@ export class LedgerClient {
     /** Removes it: payments confirmed afterwards stay whole. */
     delete: async (accountRef: string): Promise<void> => {
       await this.transport.request({ method: 'DELETE', path: `/v1/accounts/${segment(accountRef)}/split-rule` });
+    },
+  };
+
+  /** Saved payout destinations; a settle can name one (`{ amount, beneficiaryId }`). Only the GETs are retried. */
+  readonly beneficiaries = {
+    /**
+     * Saves a destination under the name the provider gives it (looked up now). A destination already saved
+     * answers its beneficiary, the name looked up again (and the nickname replaced when one is given).
+     */
+    create: (input: CreateBeneficiaryInput): Promise<Beneficiary> =>
+      this.transport.request({ method: 'POST', path: '/v1/beneficiaries', body: input }),
+    get: (id: string): Promise<Beneficiary> => this.transport.request({ method: 'GET', path: `/v1/beneficiaries/${segment(id)}` }),
+    /** One page of the tenant's beneficiaries, oldest first (50 unless `limit`, 1-200). */
+    listPage: (query: BeneficiaryListQuery & { after?: string } = {}): Promise<BeneficiaryPage> =>
+      this.transport.request({ method: 'GET', path: '/v1/beneficiaries', query: { ...query } }),
+    /** Every beneficiary, page by page. */
+    list: (query: BeneficiaryListQuery = {}): AsyncGenerator<Beneficiary, void, undefined> =>
+      paginate(
+        (after) => this.beneficiaries.listPage({ ...query, ...(after !== undefined ? { after } : {}) }),
+        (page) => page.beneficiaries,
+      ),
+    /** Deletes it for new payouts; settlements made to it still show its id. */
+    delete: async (id: string): Promise<void> => {
+      await this.transport.request({ method: 'DELETE', path: `/v1/beneficiaries/${segment(id)}` });
     },
   };
 

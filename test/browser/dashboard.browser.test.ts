@@ -502,6 +502,45 @@ describe('dashboard in a browser', function () {
     assert.equal((await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${settlementRef}`)).body.payouts, 1, 'paid out exactly once');
   });
 
+  it('saves a beneficiary showing the name the bank gives it, pays it from the settle form, and deletes it', async () => {
+    const accountNumber = '0246810001';
+    const name = accountHolderName(accountNumber);
+    await open('beneficiaries', '/dashboard/beneficiaries');
+    await page.getByLabel('Bank').selectOption('044');
+    await page.getByLabel('Account number').fill(accountNumber);
+    await page.getByLabel('Nickname (optional)').fill('Browser supplier');
+    await page.getByRole('button', { name: 'Look up and save' }).click();
+    await page.getByText(`Saved ${name} (${accountNumber}, Access Bank).`).waitFor();
+    const row = page.getByTestId('beneficiary-row').filter({ hasText: accountNumber });
+    assert.match(await row.innerText(), new RegExp(`${name}[\\s\\S]*Browser supplier`));
+
+    await page.goto(`${sys.apiUrl}/dashboard/accounts/${main.AccountRef}/settle`);
+    await page.getByRole('heading', { name: 'New settlement' }).waitFor();
+    await settled(page);
+    await page.getByLabel('Amount (naira)').fill('20.00');
+    await page.getByLabel('Pay to').selectOption({ label: `${name} (Browser supplier), ${accountNumber} Access Bank` });
+    assert.equal(await page.getByLabel('Account number').count(), 0, 'a beneficiary needs no account number');
+    await page.getByRole('button', { name: 'Review the payment' }).click();
+    assert.equal(await page.getByTestId('lookup-name').innerText(), name);
+    await page.getByRole('button', { name: `Pay ${name}` }).click();
+    await page.getByRole('dialog', { name: 'Pay this settlement?' }).getByRole('button', { name: 'Pay now' }).click();
+    await page.waitForURL(/\/dashboard\/settlements\/mtx_/);
+    const ref = page.url().split('/').pop()!;
+    await page.getByTestId('settlement-status').getByText('success').waitFor();
+    const paid = (await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body;
+    assert.deepEqual([paid.payouts, paid.submissions[0].accountNumber], [1, accountNumber]);
+
+    await page.goto(`${sys.apiUrl}/dashboard/beneficiaries`);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog', { name: `Delete ${name}?` })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await page.getByText(`Deleted ${name}.`).waitFor();
+    // The list reloads after the notice: the row goes once the reloaded list arrives.
+    await page.getByTestId('beneficiary-row').filter({ hasText: accountNumber }).waitFor({ state: 'detached' });
+  });
+
   it('shows the books: balances totalling ₦0.00, the journal paged, and a statement line opens its transaction there', async () => {
     await open('books', '/dashboard/books');
     assert.equal(await page.getByTestId('books-total').innerText(), '₦0.00');

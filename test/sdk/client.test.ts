@@ -111,6 +111,33 @@ describe('the TypeScript client against the running service', () => {
     assert.equal((await client.accounts.balance(account.AccountRef)).availableBalance, '600.00');
   });
 
+  it('saves, lists, reads and deletes beneficiaries, and settles to one by its id', async () => {
+    const client = clientFor(tenant.apiKey);
+    const saved = await client.beneficiaries.create({ bankCode: '058', accountNumber: '0987650001', nickname: 'Supplier' });
+    assert.equal(saved.accountNumber, '0987650001');
+    assert.ok(saved.accountName.length > 0);
+    const again = await client.beneficiaries.create({ bankCode: '058', accountNumber: '0987650001' });
+    assert.deepEqual([again.id, again.nickname], [saved.id, 'Supplier']);
+    const second = await client.beneficiaries.create({ bankCode: '044', accountNumber: '0987660001' });
+    const listed: string[] = [];
+    for await (const beneficiary of client.beneficiaries.list({ limit: 1 })) listed.push(beneficiary.id);
+    assert.deepEqual(listed, [saved.id, second.id]);
+    assert.equal((await client.beneficiaries.get(saved.id)).nickname, 'Supplier');
+
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    await fundAccount(stack, account.ID, 100_000n);
+    const accepted = await client.settlements.settle(account.AccountRef, { amount: '10.00', beneficiaryId: saved.id });
+    const transfer = await client.transfers.get(accepted.merchantTxRef);
+    assert.deepEqual([transfer.beneficiaryId, transfer.accountNumber], [saved.id, '0987650001']);
+
+    await client.beneficiaries.delete(second.id);
+    await assert.rejects(client.beneficiaries.get(second.id), (error: unknown) => error instanceof LedgerNotFoundError);
+    await assert.rejects(
+      client.settlements.settle(account.AccountRef, { amount: '10.00', beneficiaryId: second.id }),
+      (error: unknown) => error instanceof LedgerNotFoundError && error.message === 'beneficiary not found',
+    );
+  });
+
   it('sends the caller’s Idempotency-Key: a repeat answers the first settlement, another body under it is a typed 409', async () => {
     const client = clientFor(tenant.apiKey);
     const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });

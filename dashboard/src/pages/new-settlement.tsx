@@ -1,7 +1,7 @@
 import { useLocation, useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
-import type { Banks, DashboardAccount, Lookup, SettleAccepted } from '../api-types';
+import type { Banks, BeneficiaryList, DashboardAccount, Lookup, SettleAccepted } from '../api-types';
 import { Field, PageTitle, Summary } from '../components/bits';
 import { ConfirmDialog } from '../components/confirm';
 import { ErrorBox, Loaded, useResource } from '../components/state';
@@ -10,12 +10,14 @@ import { useCan } from '../session';
 
 interface Draft {
   amount: string;
+  /** A saved beneficiary to pay ('' : the bank account entered below). */
+  beneficiaryId: string;
   bankCode: string;
   accountNumber: string;
   narration: string;
 }
 
-/** The destination the operator saw named by the provider, and the one key for paying it. */
+/** The destination the operator saw named by the provider (or saved with that name), and the one key for paying it. */
 interface Checked {
   draft: Draft;
   name: string;
@@ -31,7 +33,8 @@ export function NewSettlementPage() {
   const allowed = useCan('operator');
   const account = useResource(() => api<DashboardAccount>('GET', `/auth/accounts/${encodeURIComponent(accountRef)}`), [accountRef]);
   const banks = useResource(() => api<Banks>('GET', '/auth/settlements/banks'), []);
-  const [draft, setDraft] = useState<Draft>({ amount: '', bankCode: '', accountNumber: '', narration: '' });
+  const beneficiaries = useResource(() => api<BeneficiaryList>('GET', '/auth/beneficiaries?limit=200'), []);
+  const [draft, setDraft] = useState<Draft>({ amount: '', beneficiaryId: '', bankCode: '', accountNumber: '', narration: '' });
   const [checked, setChecked] = useState<Checked | null>(null);
   const [lookupError, setLookupError] = useState<string | null>(null);
   const [looking, setLooking] = useState(false);
@@ -48,6 +51,12 @@ export function NewSettlementPage() {
     setLookupError(null);
     if (!AMOUNT_RE.test(draft.amount) || Number(draft.amount) <= 0)
       return setLookupError('Enter an amount in naira, with at most two decimals.');
+    const beneficiary = beneficiaries.data?.beneficiaries.find((saved) => saved.id === draft.beneficiaryId);
+    if (beneficiary) {
+      // Its saved name: the service checks it with the bank again before paying when it is more than a day old.
+      const destination = { bankCode: beneficiary.bankCode, accountNumber: beneficiary.accountNumber };
+      return setChecked({ draft: { ...draft, ...destination }, name: beneficiary.accountName, idempotencyKey: newIdempotencyKey() });
+    }
     if (!/^\d{10}$/.test(draft.accountNumber)) return setLookupError('The account number is 10 digits.');
     if (!draft.bankCode) return setLookupError('Choose the bank.');
     setLooking(true);
@@ -72,8 +81,7 @@ export function NewSettlementPage() {
       headers: { 'Idempotency-Key': checked.idempotencyKey },
       body: {
         amount: sent.amount,
-        bankCode: sent.bankCode,
-        accountNumber: sent.accountNumber,
+        ...(sent.beneficiaryId ? { beneficiaryId: sent.beneficiaryId } : { bankCode: sent.bankCode, accountNumber: sent.accountNumber }),
         ...(sent.narration.trim() ? { narration: sent.narration.trim() } : {}),
         confirmedAccountName: checked.name,
       },
@@ -123,27 +131,51 @@ export function NewSettlementPage() {
             onInput={(event) => update({ amount: event.currentTarget.value.trim() })}
           />
         </Field>
-        <Field label="Bank">
-          <select name="bankCode" required value={draft.bankCode} onChange={(event) => update({ bankCode: event.currentTarget.value })}>
-            <option value="">{banks.status === 'loading' ? 'Loading banks…' : 'Choose a bank'}</option>
-            {(banks.data?.banks ?? []).map((bank) => (
-              <option key={bank.Code} value={bank.Code}>
-                {bank.Name}
+        {/* Labelled apart from its options, whose bank names would otherwise be part of its label. */}
+        <div class="field">
+          <label class="field-label" for="pay-to">
+            Pay to
+          </label>
+          <select
+            id="pay-to"
+            name="beneficiaryId"
+            value={draft.beneficiaryId}
+            onChange={(event) => update({ beneficiaryId: event.currentTarget.value })}
+          >
+            <option value="">A bank account (enter it below)</option>
+            {(beneficiaries.data?.beneficiaries ?? []).map((saved) => (
+              <option key={saved.id} value={saved.id}>
+                {saved.accountName}
+                {saved.nickname ? ` (${saved.nickname})` : ''}, {saved.accountNumber} {bankName(saved.bankCode)}
               </option>
             ))}
           </select>
-        </Field>
-        {banks.status === 'error' ? <ErrorBox message={`The bank list is unavailable: ${banks.error}`} onRetry={banks.reload} /> : null}
-        <Field label="Account number">
-          <input
-            name="accountNumber"
-            inputMode="numeric"
-            required
-            maxLength={10}
-            value={draft.accountNumber}
-            onInput={(event) => update({ accountNumber: event.currentTarget.value.trim() })}
-          />
-        </Field>
+        </div>
+        {draft.beneficiaryId ? null : (
+          <>
+            <Field label="Bank">
+              <select name="bankCode" required value={draft.bankCode} onChange={(event) => update({ bankCode: event.currentTarget.value })}>
+                <option value="">{banks.status === 'loading' ? 'Loading banks…' : 'Choose a bank'}</option>
+                {(banks.data?.banks ?? []).map((bank) => (
+                  <option key={bank.Code} value={bank.Code}>
+                    {bank.Name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            {banks.status === 'error' ? <ErrorBox message={`The bank list is unavailable: ${banks.error}`} onRetry={banks.reload} /> : null}
+            <Field label="Account number">
+              <input
+                name="accountNumber"
+                inputMode="numeric"
+                required
+                maxLength={10}
+                value={draft.accountNumber}
+                onInput={(event) => update({ accountNumber: event.currentTarget.value.trim() })}
+              />
+            </Field>
+          </>
+        )}
         <Field label="Narration (optional)">
           <input
             name="narration"
@@ -158,7 +190,7 @@ export function NewSettlementPage() {
           </p>
         ) : null}
         <button type="submit" class="button secondary" disabled={looking}>
-          {looking ? 'Looking up…' : 'Look up the account name'}
+          {looking ? 'Looking up…' : draft.beneficiaryId ? 'Review the payment' : 'Look up the account name'}
         </button>
       </form>
       {checked ? (
@@ -166,7 +198,10 @@ export function NewSettlementPage() {
           <h2 id="lookup-title">Confirm the destination</h2>
           <Summary
             items={[
-              ['Account name (from the bank)', <strong data-testid="lookup-name">{checked.name}</strong>],
+              [
+                checked.draft.beneficiaryId ? 'Account name (saved beneficiary)' : 'Account name (from the bank)',
+                <strong data-testid="lookup-name">{checked.name}</strong>,
+              ],
               ['Account number', checked.draft.accountNumber],
               ['Bank', bankName(checked.draft.bankCode)],
               ['Amount', naira(twoDecimals(checked.draft.amount))],
