@@ -9,7 +9,6 @@ import type {
 import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.schemas';
 import type { AuditAction } from '../../src/audit/audit-actions';
 import type { balanceSweepSchema } from '../../src/balance-sweeps/balance-sweeps.schemas';
-import type { beneficiaryListSchema } from '../../src/beneficiaries/beneficiaries.schemas';
 import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
 import type { UserRole } from '../../src/http/roles';
 import type {
