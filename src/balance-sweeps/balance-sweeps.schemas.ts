@@ -25,7 +25,7 @@ export const putBalanceSweepBodySchema = z.object({
   schedule: scheduleSchema,
   keep: z
     .string({ error: keepMessage })
-    .regex(/^\d+(\.\d{1,2})?$/, { error: keepMessage })
+    .regex(/^\d{1,12}(\.\d{1,2})?$/, { error: keepMessage })
     .transform((text) => parseNairaInput(text) ?? 0n)
     .optional(),
 });

@@ -40,6 +40,7 @@ export type Change =
       toAccountRef: string;
       amount: Kobo;
       narration: string;
+      heldAmount: Kobo;
     }
   | {
       kind: 'hold_released';
@@ -98,8 +99,8 @@ export function eventOfChange(change: Change): EventOf {
       return told(SETTLEMENT_EVENT[status], { merchantTxRef, accountRef, amount, status, reason });
     }
     case 'transfer_completed': {
-      const { transferId, fromAccountRef, toAccountRef, amount, narration } = change;
-      return told('transfer.completed', { transferId, fromAccountRef, toAccountRef, amount, narration });
+      const { transferId, fromAccountRef, toAccountRef, amount, narration, heldAmount } = change;
+      return told('transfer.completed', { transferId, fromAccountRef, toAccountRef, amount, narration, heldAmount });
     }
     case 'hold_released': {
       const { customerId, transactionGroupId, amount, reason } = change;

@@ -68,6 +68,8 @@ const transferCompleted = {
   amount: field.naira,
   currency: field.constant('NGN'),
   narration: field.text,
+  /** The part of the credit the receiving customer's KYC limits hold (0.00 between one customer's accounts). */
+  heldAmount: field.naira,
 };
 
 const kycDecision = { customerId: field.uuid, externalRef: field.text, tier: field.nullableText, reason: field.nullableText };
@@ -160,7 +162,7 @@ const DEFINITIONS = {
     fields: transferCompleted,
     subject: 'transferId',
     description:
-      "Money moved between two of the tenant's accounts: debited from one and credited (confirmed) to the other in one ledger transaction",
+      "Money moved between two of the tenant's accounts: debited from one and credited (confirmed) to the other in one ledger transaction; heldAmount is the part of the credit the receiving customer's KYC limits hold",
   },
   'kyc.approved': {
     fields: kycDecision,

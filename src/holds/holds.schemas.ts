@@ -81,7 +81,7 @@ export const holdReleaseResponseSchema = z.object({ entryId: z.string(), account
 const LIMIT_MESSAGE = 'a limit must be a naira amount of 0 or more (at most two decimals), or null for no limit';
 const limitSchema = z
   .string({ error: LIMIT_MESSAGE })
-  .regex(/^\d+(\.\d{1,2})?$/, { error: LIMIT_MESSAGE })
+  .regex(/^\d{1,12}(\.\d{1,2})?$/, { error: LIMIT_MESSAGE })
   .transform((text) => parseNairaInput(text) ?? 0n)
   .nullable();
 

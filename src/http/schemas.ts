@@ -24,11 +24,14 @@ export const moneySchema = z.string().regex(/^-?\d+\.\d{2}$/);
 
 export const timestampSchema = z.iso.datetime();
 
-/** A positive decimal naira string with at most two decimals, parsed to kobo; `message` is the whole error text. */
+/**
+ * A positive decimal naira string with at most two decimals, parsed to kobo; `message` is the whole error text.
+ * At most 12 digits of naira: far above any limit, and always within Postgres's bigint (kobo) and its sums.
+ */
 export function nairaAmountSchema(message: string) {
   return z
     .string({ error: message })
-    .regex(/^\d+(\.\d{1,2})?$/, { error: message })
+    .regex(/^\d{1,12}(\.\d{1,2})?$/, { error: message })
     .transform((text) => parseNairaInput(text) ?? 0n)
     .refine((kobo) => kobo > 0n, { error: message });
 }

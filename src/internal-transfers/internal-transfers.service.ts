@@ -108,6 +108,7 @@ export function createInternalTransfersService(deps: {
       toAccountRef: made.toAccountRef,
       amount: made.amount,
       narration: made.narration,
+      heldAmount: posted.held,
     });
     return made;
   }
@@ -183,14 +184,17 @@ export function createInternalTransfersService(deps: {
     },
 
     /**
-     * A split rule's part of a confirmed payment, inside the confirmation's transaction (see split-rules): no key,
-     * since the split's own record makes it once. Throws the ledger's refusals (insufficient funds, the daily payout
-     * limit) before writing anything.
+     * A split rule's part of a confirmed payment, inside the confirmation's transaction (see split-rules), which
+     * holds both accounts' locks: no key, since the split's own record makes it once. Refused as any transfer
+     * (an expired account or a suspended customer on either side, insufficient funds, the daily payout limit),
+     * before anything is written.
      */
-    moveSplitPart(
+    async moveSplitPart(
       trx: Trx,
       part: { tenantId: string; fromAccountId: string; toAccountId: string; amount: Kobo; paymentReference: string },
     ): Promise<InternalTransferRecord> {
+      for (const accountId of [part.fromAccountId, part.toAccountId])
+        await requireOpen(trx, part.tenantId, (await findAccountById(trx, accountId))!);
       return move(trx, {
         id: uuidv7(),
         tenantId: part.tenantId,

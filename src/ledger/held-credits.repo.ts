@@ -38,6 +38,16 @@ interface HeldCreditRow {
   credit_status: string;
 }
 
+/** What the ledger's holds still hold of each of these credits (none: absent). */
+export async function openHeldOf(db: DbOrTrx, entryIds: string[]): Promise<Map<string, Kobo>> {
+  if (entryIds.length === 0) return new Map();
+  const rows: Array<{ entry_id: string; held: string }> = await db('ledger_holds')
+    .whereIn('entry_id', entryIds)
+    .whereRaw('released < amount')
+    .select('entry_id', db.raw('amount - released AS held'));
+  return new Map(rows.map((row) => [row.entry_id, koboFromDb(row.held)]));
+}
+
 /** Reads of the ledger's holds (which only the ledger writes), for the operators' queue (src/holds/). */
 export function createHeldCreditsRepo(db: DbOrTrx) {
   const open = () =>

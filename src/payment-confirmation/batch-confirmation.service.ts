@@ -1,6 +1,8 @@
 import type { Db, Trx } from '../db';
 import { recordChange } from '../events/change-events';
+import { openHeldOf } from '../ledger/held-credits.repo';
 import type { PostingEngine } from '../ledger/posting-engine';
+import type { Kobo } from '../money';
 import type { Logger } from '../logger';
 import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
@@ -11,8 +13,17 @@ import type { ProviderTxnLookup } from '../provider/provider-answers';
 
 /** The split rules a confirmation moves in its own transaction (the split-rules service, handed over by the container). */
 interface ConfirmationSplits {
-  rulesOf(accountIds: string[]): Promise<Map<string, { parts: Array<{ toAccountId: string }> }>>;
-  moveConfirmed(trx: Trx, credits: Array<ConfirmedInRound & { providerTxnRef: string }>): Promise<unknown>;
+  rulesOf(accountIds: string[], trx?: Trx): Promise<Map<string, SplitRuleOfAccount>>;
+  moveConfirmed(
+    trx: Trx,
+    credits: Array<ConfirmedInRound & { held: Kobo; providerTxnRef: string }>,
+    rules: Map<string, SplitRuleOfAccount>,
+  ): Promise<unknown>;
+}
+
+/** What the confirmation reads of a split rule: the accounts it pays into, which it locks. */
+interface SplitRuleOfAccount {
+  parts: Array<{ toAccountId: string }>;
 }
 
 /** Lookups of one round in flight at once: a batch never opens dozens of connections to the provider. */
@@ -52,10 +63,11 @@ export function createBatchConfirmationService(deps: {
 
   /**
    * The round's confirmations. When none of their accounts has a split rule (almost always), the one statement
-   * of confirmRound. Otherwise one transaction: every account involved (the round's and the rules' receiving
-   * ones) locked first, customers then accounts in id order as every posting takes them, then the same
-   * statement, then each split credit's parts moved as transfers: a split happens with its confirmation or not
-   * at all, and never for a credit left provisional or reversed.
+   * of confirmRound. Otherwise one transaction: the rules read and share-locked (they cannot change under the
+   * round), every account involved (the round's and the rules' receiving ones) locked, customers then accounts in
+   * id order as every posting takes them, then the same statement, then each split credit's parts moved as
+   * transfers: a split happens with its confirmation or not at all, and never for a credit left provisional or
+   * reversed. A rule set between the first read and the statement applies from the next payment.
    */
   async function confirmWithSplits(
     batchId: string,
@@ -63,17 +75,24 @@ export function createBatchConfirmationService(deps: {
     kept: Parameters<typeof claims.confirmRound>[3],
   ): ReturnType<typeof claims.confirmRound> {
     const toConfirm = credits.map((credit) => ({ entryId: credit.entryId, accountId: credit.accountId }));
-    const rules: Awaited<ReturnType<ConfirmationSplits['rulesOf']>> =
-      credits.length === 0 ? new Map() : await splits.rulesOf([...new Set(toConfirm.map((credit) => credit.accountId))]);
-    if (rules.size === 0) return claims.confirmRound(postingEngine, batchId, toConfirm, kept);
-    const receiving = [...rules.values()].flatMap((rule) => rule.parts.map((part) => part.toAccountId));
+    const accountIds = [...new Set(toConfirm.map((credit) => credit.accountId))];
+    if (accountIds.length === 0 || (await splits.rulesOf(accountIds)).size === 0)
+      return claims.confirmRound(postingEngine, batchId, toConfirm, kept);
     return db.transaction(async (trx) => {
-      await postingEngine.lockAccounts(trx, [...toConfirm.map((credit) => credit.accountId), ...receiving]);
+      const rules = await splits.rulesOf(accountIds, trx);
+      const receiving = [...rules.values()].flatMap((rule) => rule.parts.map((part) => part.toAccountId));
+      await postingEngine.lockAccounts(trx, [...accountIds, ...receiving]);
       const round = await createConfirmationClaimsRepo(trx).confirmRound(postingEngine, batchId, toConfirm, kept);
+      const confirmed = [...round.confirmed.values()];
+      const held = await openHeldOf(
+        trx,
+        confirmed.map((credit) => credit.entryId),
+      );
       const references = new Map(credits.map((credit) => [credit.entryId, credit.providerTxnRef]));
       await splits.moveConfirmed(
         trx,
-        [...round.confirmed.values()].map((credit) => ({ ...credit, providerTxnRef: references.get(credit.entryId)! })),
+        confirmed.map((credit) => ({ ...credit, held: held.get(credit.entryId) ?? 0n, providerTxnRef: references.get(credit.entryId)! })),
+        rules,
       );
       return round;
     });

@@ -21,12 +21,13 @@ export interface SplitMove {
  * The amounts a confirmed payment moves under a split rule, in the rule's order. A share is of the gross
  * payment when the account bears the fee, of the net credit when the split shares it; each is rounded down
  * to the kobo, so what the rounding leaves stays with the account. A fixed amount moves as it is. No part moves
- * more than is left of the net credit after the parts before it: the account never pays a split from money it
- * had before the payment. A part left with nothing does not move.
+ * more than is left of the net credit's unheld part (`held`: what the customer's KYC limits hold of it) after
+ * the parts before it: the account never pays a split from money it had before the payment, nor from the
+ * payment's held money. A part left with nothing does not move.
  */
-export function splitMoves(parts: SplitPart[], feeBearer: FeeBearer, payment: { net: Kobo; fee: Kobo }): SplitMove[] {
+export function splitMoves(parts: SplitPart[], feeBearer: FeeBearer, payment: { net: Kobo; fee: Kobo; held: Kobo }): SplitMove[] {
   const base = feeBearer === 'account' ? payment.net + payment.fee : payment.net;
-  let left = payment.net;
+  let left = payment.net - payment.held;
   const moves: SplitMove[] = [];
   parts.forEach((part, index) => {
     const wanted = part.basisPoints !== null ? (base * BigInt(part.basisPoints)) / 10_000n : part.amount!;

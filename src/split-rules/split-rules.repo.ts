@@ -30,10 +30,10 @@ export type RecordedMove = SplitMove & { transferId: string | null; notMovedReas
 
 export function createSplitRulesRepo(db: DbOrTrx) {
   return {
-    /** The rules of these accounts, parts in order. */
-    async rulesOf(accountIds: string[]): Promise<Map<string, SplitRule>> {
+    /** The rules of these accounts, parts in order; `locked`: share-locked until the transaction ends (no change meanwhile). */
+    async rulesOf(accountIds: string[], options: { locked?: boolean } = {}): Promise<Map<string, SplitRule>> {
       if (accountIds.length === 0) return new Map();
-      const rows: RuleRow[] = await db('split_rules as r')
+      const query = db('split_rules as r')
         .join('virtual_accounts as a', 'a.id', 'r.account_id')
         .leftJoin('split_rule_parts as p', 'p.account_id', 'r.account_id')
         .leftJoin('virtual_accounts as t', 't.id', 'p.to_account_id')
@@ -51,6 +51,7 @@ export function createSplitRulesRepo(db: DbOrTrx) {
           'p.basis_points',
           'p.amount',
         );
+      const rows: RuleRow[] = await (options.locked ? query.forShare('r') : query);
       const rules = new Map<string, SplitRule>();
       for (const row of rows) {
         let rule = rules.get(row.account_id);

@@ -1,9 +1,8 @@
 import { findAccountByRef, type AccountRecord } from '../accounts/accounts.access';
 import { API_KEY_ACTOR, createAuditLog, type AuditActor } from '../audit/audit-log';
 import type { Db, Trx } from '../db';
-import { NotFoundError, ValidationError } from '../errors';
+import { BadRequestError, NotFoundError, ValidationError } from '../errors';
 import type { InternalTransfersService } from '../internal-transfers/internal-transfers.service';
-import { DailyPayoutLimitError, InsufficientFundsError } from '../ledger/posting-engine';
 import { formatKobo, type Kobo } from '../money';
 import { splitMoves, type SplitPart } from './split-parts';
 import { createSplitRulesRepo, type RecordedMove, type SplitRule } from './split-rules.repo';
@@ -18,6 +17,8 @@ export interface ConfirmedCredit {
   /** The net amount credited (the payment less the provider's fee). */
   amount: Kobo;
   fee: Kobo;
+  /** What of the credit the customer's KYC limits hold. */
+  held: Kobo;
   providerTxnRef: string;
 }
 
@@ -35,8 +36,8 @@ function audit(
   return by ? log.record(by, action, target, detail) : log.recordAs(tenantId, API_KEY_ACTOR, action, target, detail);
 }
 
-/** A split rule's account must be one that can receive and pay: not expired. */
-function requireOpen(account: AccountRecord): void {
+/** A split rule's accounts must be ones that can receive and pay: not expired. */
+function requireActiveAccount(account: AccountRecord): void {
   if (account.status !== 'active') throw new ValidationError(`account ${account.accountRef} is ${account.status}`);
 }
 
@@ -66,7 +67,7 @@ export function createSplitRulesService(deps: { db: Db; transfers: Pick<Internal
     /** Sets (or replaces) the account's split rule; audited with who set it (a dashboard user, else the API key). */
     async put(tenantId: string, accountRef: string, body: SplitRuleBody, by?: AuditActor): Promise<SplitRule> {
       const account = await accountOf(tenantId, accountRef);
-      requireOpen(account);
+      requireActiveAccount(account);
       const refs = body.parts.map((part) => part.toAccountRef);
       if (refs.includes(accountRef)) throw new ValidationError('a split part cannot pay the account itself');
       if (new Set(refs).size !== refs.length) throw new ValidationError('each account may appear in one part only');
@@ -76,7 +77,7 @@ export function createSplitRulesService(deps: { db: Db; transfers: Pick<Internal
       for (const part of body.parts) {
         const target = await findAccountByRef(db, tenantId, part.toAccountRef);
         if (!target) throw new NotFoundError('account not found');
-        requireOpen(target);
+        requireActiveAccount(target);
         parts.push({
           toAccountId: target.id,
           basisPoints: part.percent === undefined ? null : Math.round(part.percent * 100),
@@ -103,26 +104,30 @@ export function createSplitRulesService(deps: { db: Db; transfers: Pick<Internal
       });
     },
 
-    /** The rules of the accounts a confirmation round confirms into, keyed by account id. */
-    rulesOf(accountIds: string[]): Promise<Map<string, SplitRule>> {
-      return createSplitRulesRepo(db).rulesOf(accountIds);
+    /**
+     * The rules of the accounts a confirmation round confirms into, keyed by account id; with `trx`, share-locked
+     * in it, so the rules the round locks its accounts for are the rules it applies.
+     */
+    rulesOf(accountIds: string[], trx?: Trx): Promise<Map<string, SplitRule>> {
+      return createSplitRulesRepo(trx ?? db).rulesOf(accountIds, { locked: trx !== undefined });
     },
 
     /**
-     * Moves the split parts of credits just confirmed, inside the confirmation's transaction `trx`, under the
-     * rules as they stand in it. Each part is a transfer (spending as a settlement does); a part the account
-     * cannot pay (money held by its KYC limits, a deficit, the daily payout limit) is recorded as not moved with
-     * the reason, and the confirmation stands. Returns the moves recorded.
+     * Moves the split parts of credits just confirmed, inside the confirmation's transaction `trx`, under `rules`
+     * (read and share-locked in it, every account they name locked by the caller). Each part is a transfer
+     * (spending as a settlement does), taken only from the payment's own unheld money; a part that cannot move
+     * (money of the payment held by the customer's KYC limits, an account in deficit, the daily payout limit, an
+     * expired account or a suspended customer on either side) is recorded as not moved with the reason, and the
+     * confirmation stands. Returns the moves recorded.
      */
-    async moveConfirmed(trx: Trx, credits: ConfirmedCredit[]): Promise<RecordedMove[]> {
+    async moveConfirmed(trx: Trx, credits: ConfirmedCredit[], rules: Map<string, SplitRule>): Promise<RecordedMove[]> {
       const repo = createSplitRulesRepo(trx);
-      const rules = await repo.rulesOf([...new Set(credits.map((credit) => credit.accountId))]);
       const recorded: RecordedMove[] = [];
       for (const credit of credits) {
         const rule = rules.get(credit.accountId);
         if (!rule) continue;
         const moves: RecordedMove[] = [];
-        for (const move of splitMoves(rule.parts, rule.feeBearer, { net: credit.amount, fee: credit.fee })) {
+        for (const move of splitMoves(rule.parts, rule.feeBearer, { net: credit.amount, fee: credit.fee, held: credit.held })) {
           try {
             const transfer = await transfers.moveSplitPart(trx, {
               tenantId: rule.tenantId,
@@ -133,7 +138,8 @@ export function createSplitRulesService(deps: { db: Db; transfers: Pick<Internal
             });
             moves.push({ ...move, transferId: transfer.id, notMovedReason: null });
           } catch (error) {
-            if (!(error instanceof InsufficientFundsError || error instanceof DailyPayoutLimitError)) throw error;
+            // Every refusal of a transfer is found before it writes anything.
+            if (!(error instanceof BadRequestError)) throw error;
             moves.push({ ...move, transferId: null, notMovedReason: error.message });
           }
         }

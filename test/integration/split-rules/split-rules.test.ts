@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import { formatKobo } from '../../../src/money';
 
 interface StatementLine {
   entry: { Kind: string; Direction: string; Amount: string; Status: string; Narration: string; ProviderTxnRef: string };
@@ -173,6 +174,57 @@ describe('split rules', () => {
 
     const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: tenant.apiKey });
     assert.equal(books.body.total, '0.00');
+  });
+
+  it("moves only the payment's unheld money, and records a part it cannot move (a suspended customer) with the reason", async () => {
+    const [shop, seller, dormant] = [
+      await provisionAccount(stack, tenant.apiKey),
+      await provisionAccount(stack, tenant.apiKey),
+      await provisionAccount(stack, tenant.apiKey),
+    ];
+    assert.equal(
+      (
+        await putRule(shop.AccountRef, {
+          parts: [
+            { toAccountRef: dormant.AccountRef, amount: '1.00' },
+            { toAccountRef: seller.AccountRef, percent: 90 },
+          ],
+          feeBearer: 'split',
+        })
+      ).status,
+      200,
+    );
+    await stack.infra.db('customers').where({ id: dormant.CustomerID }).update({ status: 'suspended' });
+    // More than the tier-1 single-credit limit of 50,000.00: the part over it is held.
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: shop.AccountRef, amount: 60_000 } });
+    assert.equal(sent.body.delivery.status, 200);
+    await eventually(async () => (await lines(seller)).length === 1, { what: 'the split at confirmation' });
+
+    const [credit] = await lines(shop);
+    const net = BigInt(credit!.entry.Amount.replace('.', ''));
+    const held = BigInt(
+      (await call(stack.apiUrl, 'GET', `/v1/accounts/${shop.AccountRef}/balance`, { apiKey: tenant.apiKey })).body.heldBalance.replace(
+        '.',
+        '',
+      ),
+    );
+    assert.ok(held > 0n, 'part of the payment is held');
+    // 90% of the net would be more than its unheld part: the seller gets the unheld part less the first part's 1.00
+    // (counted though it could not move: a part never takes what the parts before it were due).
+    assert.equal((await lines(seller))[0]!.entry.Amount, formatKobo(net - held - 100n));
+    assert.deepEqual(await lines(dormant), []);
+    const moves = await stack.infra.db('split_moves').where({ from_account_id: shop.ID }).orderBy('position');
+    assert.deepEqual(
+      moves.map((move: { position: number; transfer_id: string | null; not_moved_reason: string | null }) => [
+        move.position,
+        move.transfer_id !== null,
+        move.not_moved_reason,
+      ]),
+      [
+        [1, false, `the customer of account ${dormant.AccountRef} is suspended`],
+        [2, true, null],
+      ],
+    );
   });
 
   it('never splits a payment the provider did not confirm: nothing moves while it is provisional, nor once it is reversed', async () => {

@@ -422,6 +422,7 @@ describe('transfers between accounts of a tenant', () => {
             amount: '12.34',
             currency: 'NGN',
             narration: 'for lunch',
+            heldAmount: '0.00',
           },
         ],
       );

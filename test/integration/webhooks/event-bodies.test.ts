@@ -48,8 +48,8 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
   'settlement.failed': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, status: 'failed', reason: AWKWARD }],
   'settlement.refunded': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, status: 'refunded', reason: 'bank' }],
   'transfer.completed': [
-    { transferId: GROUP, fromAccountRef: 'ACC-1', toAccountRef: 'ACC-2', amount: 250_050n, narration: AWKWARD },
-    { transferId: GROUP, fromAccountRef: 'ACC-2', toAccountRef: 'ACC-1', amount: 1n, narration: '' },
+    { transferId: GROUP, fromAccountRef: 'ACC-1', toAccountRef: 'ACC-2', amount: 250_050n, narration: AWKWARD, heldAmount: 50n },
+    { transferId: GROUP, fromAccountRef: 'ACC-2', toAccountRef: 'ACC-1', amount: 1n, narration: '', heldAmount: 0n },
   ],
   'kyc.approved': [{ customerId: CUSTOMER, externalRef: AWKWARD, tier: '2', reason: null }],
   'kyc.rejected': [{ customerId: CUSTOMER, externalRef: 'x', tier: null, reason: 'no match' }],
