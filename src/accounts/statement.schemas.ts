@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { virtualAccountSchema } from './accounts.schemas';
-import { moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { moneySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 
 export const ledgerEntrySchema = z.object({
   ID: z.uuid(),
@@ -29,12 +29,7 @@ export type StatementEntryView = z.infer<typeof statementEntrySchema>;
 
 export const statementQuerySchema = z.object({
   after: z.string().max(100).optional(),
-  limit: z.coerce
-    .number({ error: 'limit must be an integer from 1 to 200' })
-    .int({ error: 'limit must be an integer from 1 to 200' })
-    .min(1, { error: 'limit must be an integer from 1 to 200' })
-    .max(200, { error: 'limit must be an integer from 1 to 200' })
-    .optional(),
+  limit: pageLimitSchema,
   from: z.iso.datetime({ offset: true, error: 'from must be an ISO 8601 timestamp' }).optional(),
   to: z.iso.datetime({ offset: true, error: 'to must be an ISO 8601 timestamp' }).optional(),
 });

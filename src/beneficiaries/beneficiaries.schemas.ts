@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { cursorQuerySchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { cursorQuerySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 
 /** A Nigerian bank account as a payout names it: the settlements' requests use the same two fields. */
 export const accountNumberSchema = z
   .string({ error: 'accountNumber must be exactly 10 digits' })
   .regex(/^\d{10}$/, { error: 'accountNumber must be exactly 10 digits' });
 export const bankCodeSchema = z.string({ error: 'invalid bank code' }).regex(/^\d{3,6}$/, { error: 'invalid bank code' });
-
-const LIMIT_ERROR = 'limit must be an integer from 1 to 200';
 
 export const createBeneficiaryBodySchema = z.object({
   bankCode: bankCodeSchema,
@@ -25,12 +23,7 @@ export const createBeneficiaryBodySchema = z.object({
 export const beneficiaryParamsSchema = z.object({ id: z.string() });
 
 export const beneficiaryListQuerySchema = cursorQuerySchema.extend({
-  limit: z.coerce
-    .number({ error: LIMIT_ERROR })
-    .int({ error: LIMIT_ERROR })
-    .min(1, { error: LIMIT_ERROR })
-    .max(200, { error: LIMIT_ERROR })
-    .optional(),
+  limit: pageLimitSchema,
 });
 
 export const beneficiarySchema = z.object({

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { cursorQuerySchema, moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { cursorQuerySchema, moneySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { SYSTEM_ACCOUNTS } from '../ledger/ledger.types';
-
-const LIMIT_ERROR = 'limit must be an integer from 1 to 200';
 
 export const booksBalancesResponseSchema = z.object({
   accounts: z.array(
@@ -19,12 +17,7 @@ export const booksBalancesResponseSchema = z.object({
 });
 
 export const journalQuerySchema = cursorQuerySchema.extend({
-  limit: z.coerce
-    .number({ error: LIMIT_ERROR })
-    .int({ error: LIMIT_ERROR })
-    .min(1, { error: LIMIT_ERROR })
-    .max(200, { error: LIMIT_ERROR })
-    .optional(),
+  limit: pageLimitSchema,
 });
 
 /** The dashboard's journal can also show the one transaction a statement line links to. */

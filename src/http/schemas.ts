@@ -35,3 +35,13 @@ export function nairaAmountSchema(message: string) {
     .transform((text) => parseNairaInput(text) ?? 0n)
     .refine((kobo) => kobo > 0n, { error: message });
 }
+
+const PAGE_LIMIT_ERROR = 'limit must be an integer from 1 to 200';
+
+/** A list's optional page size from the query string: 1 to 200. */
+export const pageLimitSchema = z.coerce
+  .number({ error: PAGE_LIMIT_ERROR })
+  .int({ error: PAGE_LIMIT_ERROR })
+  .min(1, { error: PAGE_LIMIT_ERROR })
+  .max(200, { error: PAGE_LIMIT_ERROR })
+  .optional();

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { moneySchema, nairaAmountSchema, paginationSchema, timestampSchema } from '../http/schemas';
-
-const LIMIT_ERROR = 'limit must be an integer from 1 to 200';
+import { moneySchema, nairaAmountSchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 
 export const transferBodySchema = z.object({
   toAccountRef: z
@@ -36,12 +34,7 @@ export const internalTransferParamsSchema = z.object({ id: z.string().max(100) }
 
 export const transferListQuerySchema = z.object({
   after: z.string().max(100).optional(),
-  limit: z.coerce
-    .number({ error: LIMIT_ERROR })
-    .int({ error: LIMIT_ERROR })
-    .min(1, { error: LIMIT_ERROR })
-    .max(200, { error: LIMIT_ERROR })
-    .optional(),
+  limit: pageLimitSchema,
 });
 
 export const transferListResponseSchema = z.object({ transfers: z.array(internalTransferSchema), pagination: paginationSchema });
