@@ -3,7 +3,9 @@ import type { Kobo } from '../money';
 /**
  * How a dynamic account judges a payment: the payment's GROSS amount (what the payer sent, before the
  * provider's fee) against the account's expected amount, under its amount policy. The tables below are the
- * rule; the posting statement applies them in SQL (paymentVarianceSql), under the account's lock.
+ * rule; the posting statement applies them in SQL (paymentVarianceSql), under the account's lock. The
+ * functions say the same in TypeScript: the unit tests state the rule through them, and an integration test
+ * holds the SQL to them case by case.
  */
 export const AMOUNT_POLICIES = ['exact', 'at_least', 'at_most', 'any'] as const;
 export type AmountPolicy = (typeof AMOUNT_POLICIES)[number];
