@@ -59,6 +59,7 @@ const LAYERS = [
   { name: 'customers', units: { customers: ['src/customers/'] } },
   { name: 'accounts', units: { accounts: ['src/accounts/'] } },
   { name: 'holds', units: { holds: ['src/holds/'] } },
+  { name: 'dynamic accounts', units: { 'dynamic-accounts': ['src/dynamic-accounts/'] } },
   { name: 'beneficiaries', units: { beneficiaries: ['src/beneficiaries/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
   {
@@ -92,6 +93,7 @@ const DOMAINS = [
   'accounts',
   'split-rules',
   'holds',
+  'dynamic-accounts',
   'beneficiaries',
   'payment-confirmation',
   'payment-ingest',

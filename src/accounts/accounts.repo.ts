@@ -1,6 +1,7 @@
 import type { DbOrTrx } from '../db';
 import { containsPattern } from '../like-pattern';
 import { koboFromDb, type Kobo } from '../money';
+import type { AmountPolicy, MismatchHandling } from '../ledger/payment-variance';
 
 type AccountStatus = 'active' | 'expired';
 
@@ -16,6 +17,11 @@ export interface AccountRecord {
   status: AccountStatus;
   callbackUrl: string | null;
   expectedAmount: Kobo | null;
+  /** A dynamic account's expiry: from then on it accepts no payment (null: it does not expire by time). */
+  expiresAt: Date | null;
+  /** Set (both) on a dynamic account only. */
+  amountPolicy: AmountPolicy | null;
+  onMismatch: MismatchHandling | null;
   ledgerBalance: Kobo;
   pendingCredits: Kobo;
   heldBalance: Kobo;
@@ -41,6 +47,9 @@ interface AccountRow {
   status: AccountStatus;
   callback_url: string | null;
   expected_amount: string | null;
+  expires_at: Date | null;
+  amount_policy: AmountPolicy | null;
+  on_mismatch: MismatchHandling | null;
   ledger_balance: string;
   pending_credits: string;
   held_balance: string;
@@ -65,6 +74,9 @@ function toAccount(row: AccountRow): AccountRecord {
     status: row.status,
     callbackUrl: row.callback_url,
     expectedAmount: row.expected_amount === null ? null : koboFromDb(row.expected_amount),
+    expiresAt: row.expires_at,
+    amountPolicy: row.amount_policy,
+    onMismatch: row.on_mismatch,
     ledgerBalance: koboFromDb(row.ledger_balance),
     pendingCredits: koboFromDb(row.pending_credits),
     heldBalance: koboFromDb(row.held_balance),
@@ -90,6 +102,9 @@ const ACCOUNT_COLUMNS = Object.keys({
   status: true,
   callback_url: true,
   expected_amount: true,
+  expires_at: true,
+  amount_policy: true,
+  on_mismatch: true,
   ledger_balance: true,
   pending_credits: true,
   held_balance: true,
@@ -125,7 +140,18 @@ export interface AccountSearchHit extends AccountRecord {
 
 type NewAccount = Pick<
   AccountRecord,
-  'id' | 'tenantId' | 'customerId' | 'accountRef' | 'bankAccountNumber' | 'bankAccountName' | 'bankName' | 'callbackUrl' | 'expectedAmount'
+  | 'id'
+  | 'tenantId'
+  | 'customerId'
+  | 'accountRef'
+  | 'bankAccountNumber'
+  | 'bankAccountName'
+  | 'bankName'
+  | 'callbackUrl'
+  | 'expectedAmount'
+  | 'expiresAt'
+  | 'amountPolicy'
+  | 'onMismatch'
 >;
 
 export function createAccountsRepo(db: DbOrTrx) {
@@ -148,11 +174,35 @@ export function createAccountsRepo(db: DbOrTrx) {
           bank_name: account.bankName,
           callback_url: account.callbackUrl,
           expected_amount: account.expectedAmount,
+          expires_at: account.expiresAt,
+          amount_policy: account.amountPolicy,
+          on_mismatch: account.onMismatch,
         })
         .onConflict('account_ref')
         .ignore();
       const row: AccountRow = await db('virtual_accounts').where({ account_ref: account.accountRef }).first();
       return toAccount(row);
+    },
+
+    /**
+     * Marks expired, at most `limit` at a time, the active accounts whose expiry has passed by the database's
+     * clock (never one early); their references. Rows a posting holds locked are skipped and taken by a later
+     * pass, so this never waits on (or deadlocks with) a posting, which locks customers and then accounts.
+     */
+    async expireDue(limit: number): Promise<Array<{ tenantId: string; accountRef: string }>> {
+      const result = await db.raw(
+        `UPDATE virtual_accounts v SET status = 'expired', updated_at = now()
+           FROM (SELECT id FROM virtual_accounts
+                  WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= clock_timestamp()
+                  ORDER BY expires_at LIMIT ? FOR NO KEY UPDATE SKIP LOCKED) due
+          WHERE v.id = due.id AND v.status = 'active'
+          RETURNING v.tenant_id, v.account_ref`,
+        [limit],
+      );
+      return (result.rows as Array<{ tenant_id: string; account_ref: string }>).map((row) => ({
+        tenantId: row.tenant_id,
+        accountRef: row.account_ref,
+      }));
     },
 
     findByRef(tenantId: string, accountRef: string): Promise<AccountRecord | undefined> {

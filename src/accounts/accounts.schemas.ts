@@ -1,16 +1,60 @@
 import { z } from 'zod';
 import { cursorQuerySchema, moneySchema, nairaAmountSchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { AMOUNT_POLICIES, MISMATCH_HANDLINGS } from '../ledger/payment-variance';
 
-export const provisionAccountBodySchema = z.object({
-  externalRef: z.string().trim().min(1).max(100),
-  name: z.string().trim().min(1).max(100),
-  bvn: z
-    .string()
-    .regex(/^\d{11}$/, { error: 'bvn must be exactly 11 digits' })
-    .optional(),
-  callbackUrl: z.string().max(2048).optional(),
-  expectedAmount: nairaAmountSchema('expectedAmount must be a positive amount with at most two decimals').optional(),
-});
+/** The longest a dynamic account may stay open: 30 days. */
+export const MAX_ACCOUNT_LIFETIME_SECONDS = 30 * 24 * 60 * 60;
+
+const lifetimeError = `expiresInSeconds must be a whole number of seconds from 1 to ${MAX_ACCOUNT_LIFETIME_SECONDS} (30 days)`;
+
+export const provisionAccountBodySchema = z
+  .object({
+    externalRef: z.string().trim().min(1).max(100),
+    name: z.string().trim().min(1).max(100),
+    bvn: z
+      .string()
+      .regex(/^\d{11}$/, { error: 'bvn must be exactly 11 digits' })
+      .optional(),
+    callbackUrl: z.string().max(2048).optional(),
+    expectedAmount: nairaAmountSchema('expectedAmount must be a positive amount with at most two decimals').optional(),
+    expiresAt: z.iso
+      .datetime({ offset: true, error: 'expiresAt must be an ISO 8601 timestamp with a time zone, e.g. 2026-12-31T18:00:00Z' })
+      .optional()
+      .describe('When the account stops accepting payments (at most 30 days ahead); or expiresInSeconds'),
+    expiresInSeconds: z
+      .number({ error: lifetimeError })
+      .int({ error: lifetimeError })
+      .min(1, { error: lifetimeError })
+      .max(MAX_ACCOUNT_LIFETIME_SECONDS, { error: lifetimeError })
+      .optional()
+      .describe('Seconds from now until the account stops accepting payments (at most 2592000, 30 days); or expiresAt'),
+    amountPolicy: z
+      .enum(AMOUNT_POLICIES, { error: `amountPolicy must be one of ${AMOUNT_POLICIES.join(', ')}` })
+      .optional()
+      .describe(
+        "How a payment's gross amount must compare with expectedAmount: exact (default with an expectedAmount), at_least, at_most, or any",
+      ),
+    onMismatch: z
+      .enum(MISMATCH_HANDLINGS, { error: `onMismatch must be one of ${MISMATCH_HANDLINGS.join(', ')}` })
+      .optional()
+      .describe(
+        'What happens to a payment the policy does not accept, or one after expiry: credit_and_flag (default) or return it to the payer',
+      ),
+  })
+  .superRefine((body, ctx) => {
+    if (body.expiresAt !== undefined && body.expiresInSeconds !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: 'give expiresAt or expiresInSeconds, not both' });
+    }
+    if (body.expiresAt !== undefined) {
+      const ahead = Date.parse(body.expiresAt) - Date.now();
+      if (ahead <= 0) ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: 'expiresAt must be in the future' });
+      else if (ahead > MAX_ACCOUNT_LIFETIME_SECONDS * 1000)
+        ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: 'expiresAt must be at most 30 days ahead' });
+    }
+    if (body.amountPolicy !== undefined && body.amountPolicy !== 'any' && body.expectedAmount === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['expectedAmount'], message: `amountPolicy ${body.amountPolicy} requires an expectedAmount` });
+    }
+  });
 export type ProvisionAccountBody = z.output<typeof provisionAccountBodySchema>;
 
 export const virtualAccountSchema = z.object({
@@ -24,6 +68,14 @@ export const virtualAccountSchema = z.object({
   CustomerID: z.uuid(),
   CallbackURL: z.string().nullable(),
   ExpectedAmount: moneySchema.nullable(),
+  ExpiresAt: timestampSchema
+    .nullable()
+    .describe('When a dynamic account stops accepting payments; null for an account that does not expire by time'),
+  AmountPolicy: z.enum(AMOUNT_POLICIES).nullable().describe('A dynamic account only: how a payment must compare with ExpectedAmount'),
+  OnMismatch: z
+    .enum(MISMATCH_HANDLINGS)
+    .nullable()
+    .describe('A dynamic account only: what happens to a payment its policy does not accept'),
   InDeficit: z.boolean(),
   DeficitSince: timestampSchema.nullable(),
   CreatedAt: timestampSchema,

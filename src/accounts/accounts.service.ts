@@ -20,6 +20,31 @@ function newAccountRef(tenantRefPrefix: string): string {
   return `va_${tenantRefPrefix}_${randomToken(12)}`;
 }
 
+/** Accounts one expiry pass marks expired at most; a full pass goes again at once. */
+const EXPIRY_BATCH = 500;
+
+/**
+ * A dynamic account's terms, from the provisioning body: an account is dynamic when it is given an expiry, a
+ * policy or a mismatch handling. Its policy defaults to `exact` with an expected amount, `any` without; a
+ * mismatch is credited and flagged unless it says `return`. An ordinary account has none of these.
+ */
+function dynamicTermsOf(body: ProvisionAccountBody, now: Date): Pick<AccountRecord, 'expiresAt' | 'amountPolicy' | 'onMismatch'> {
+  const expiresAt =
+    body.expiresAt !== undefined
+      ? new Date(body.expiresAt)
+      : body.expiresInSeconds !== undefined
+        ? new Date(now.getTime() + body.expiresInSeconds * 1000)
+        : null;
+  if (expiresAt === null && body.amountPolicy === undefined && body.onMismatch === undefined) {
+    return { expiresAt: null, amountPolicy: null, onMismatch: null };
+  }
+  return {
+    expiresAt,
+    amountPolicy: body.amountPolicy ?? (body.expectedAmount !== undefined ? 'exact' : 'any'),
+    onMismatch: body.onMismatch ?? 'credit_and_flag',
+  };
+}
+
 /** Deficits are rare (a reversal after the money was spent); the operator list is not paged. */
 const DEFICIT_LIST_LIMIT = 500;
 
@@ -41,13 +66,15 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
     accountRef: string,
     body: ProvisionAccountBody,
     accountName: string,
+    dynamic: boolean,
   ): Promise<ProviderVirtualAccount> {
     try {
       return await provider.createVirtualAccount({
         accountRef,
         accountName,
         ...(body.bvn ? { bvn: body.bvn } : {}),
-        ...(body.expectedAmount ? { expectedAmountKobo: body.expectedAmount } : {}),
+        // A dynamic account's amounts are judged here, by its policy: the provider must let every payment through.
+        ...(body.expectedAmount && !dynamic ? { expectedAmountKobo: body.expectedAmount } : {}),
       });
     } catch (error) {
       if (error instanceof ProviderUnavailableError) throw new ProviderOutageError();
@@ -100,8 +127,9 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
         }
         accountRef = record.resource_ref;
       }
+      const terms = dynamicTermsOf(body, new Date());
       const holderName = await accountHolderNameFor(db, { tenantId, externalRef: body.externalRef, name: body.name });
-      const registered = await registerWithProvider(accountRef, body, holderName);
+      const registered = await registerWithProvider(accountRef, body, holderName, terms.amountPolicy !== null);
       return db.transaction(async (trx) => {
         const customer = await enrolCustomer(trx, config.DATA_ENCRYPTION_KEYRING, {
           tenantId,
@@ -126,10 +154,17 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
           bankName: registered.bankName,
           callbackUrl: body.callbackUrl ?? null,
           expectedAmount: body.expectedAmount ?? null,
+          ...terms,
         });
         if (idempotencyKey) await createIdempotencyRepo(trx).attachResource(tenantId, 'account', idempotencyKey, account.id);
         return account;
       });
+    },
+
+    /** One pass of the expiry sweep: every dynamic account past its expiry marked expired; how many it marked. */
+    async expireDue(): Promise<{ expired: number; full: boolean }> {
+      const expired = await accounts.expireDue(EXPIRY_BATCH);
+      return { expired: expired.length, full: expired.length >= EXPIRY_BATCH };
     },
 
     async list(tenantId: string, afterId: string | null, limit: number): Promise<AccountRecord[]> {

@@ -5,10 +5,21 @@ import type { Statement } from './statement.service';
 import type { StatementEntry } from '../ledger/statement.repo';
 import type { StatementEntryView } from './statement.schemas';
 
-/** A statement line's entry: a transfer's also names the account on its other side (other lines are exactly the spec's). */
+/**
+ * A statement line's entry: a transfer's also names the account on its other side, and a dynamic account's payment
+ * its judgement (other lines are exactly the spec's).
+ */
 function presentStatementEntry(entry: StatementEntry): StatementEntryView {
-  const view = presentEntry(entry);
-  return entry.counterpartAccountRef === null ? view : { ...view, CounterpartAccountRef: entry.counterpartAccountRef };
+  const view: StatementEntryView = presentEntry(entry);
+  if (entry.counterpartAccountRef !== null) view.CounterpartAccountRef = entry.counterpartAccountRef;
+  if (entry.judgement !== null) {
+    const { expectedAmount, amountReceived, variance, action } = entry.judgement;
+    view.ExpectedAmount = expectedAmount === null ? null : formatKobo(expectedAmount);
+    view.AmountReceived = formatKobo(amountReceived);
+    view.Variance = variance;
+    view.MismatchAction = action;
+  }
+  return view;
 }
 
 /** A statement page as the API shows it, with the cursor of the next page. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { virtualAccountSchema } from './accounts.schemas';
 import { moneySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { MISMATCH_ACTIONS, VARIANCES } from '../ledger/payment-variance';
 
 export const ledgerEntrySchema = z.object({
   ID: z.uuid(),
@@ -24,6 +25,23 @@ export const statementEntrySchema = ledgerEntrySchema.extend({
     .string()
     .optional()
     .describe("On a transfer's line only: the other account of the transfer (the one paid, or the one that paid)"),
+  ExpectedAmount: moneySchema
+    .nullable()
+    .optional()
+    .describe("On a dynamic account's payment line only: the account's expected amount (null when it has none)"),
+  AmountReceived: moneySchema
+    .optional()
+    .describe("On a dynamic account's payment line only: the payment's gross amount, what the payer sent"),
+  Variance: z
+    .enum(VARIANCES)
+    .optional()
+    .describe("On a dynamic account's payment line only: the gross amount against the expected amount, or after_expiry"),
+  MismatchAction: z
+    .enum(MISMATCH_ACTIONS)
+    .optional()
+    .describe(
+      "On a dynamic account's payment line only: none (the policy accepts it), flagged (credited), or return (held, returned to the payer)",
+    ),
 });
 export type StatementEntryView = z.infer<typeof statementEntrySchema>;
 

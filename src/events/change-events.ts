@@ -1,7 +1,8 @@
 import type { Trx } from '../db';
 import type { Kobo } from '../money';
 import { creditHoldSql } from '../ledger/ledger-reads';
-import { eventData, eventDataSql, type EventInput, type EventType } from './event-catalogue';
+import { eventData, eventDataSql, eventDataWithOptionalSql, type EventInput, type EventType } from './event-catalogue';
+import type { PaymentJudgement, Variance } from '../ledger/payment-variance';
 import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
 
 /**
@@ -60,6 +61,24 @@ export type Change =
       merchantTxRef: string;
     }
   | {
+      kind: 'mismatch_returned';
+      tenantId: string;
+      transactionGroupId: string;
+      accountRef: string;
+      amount: Kobo;
+      variance: Variance;
+      merchantTxRef: string;
+    }
+  | {
+      kind: 'mismatch_held';
+      tenantId: string;
+      transactionGroupId: string;
+      accountRef: string;
+      amount: Kobo;
+      variance: Variance;
+      reason: string;
+    }
+  | {
       kind: 'kyc_decided';
       tenantId: string;
       customerId: string;
@@ -110,6 +129,14 @@ export function eventOfChange(change: Change): EventOf {
       const { customerId, transactionGroupId, accountRef, amount, merchantTxRef } = change;
       return told('kyc.hold_returned', { customerId, transactionGroupId, accountRef, amount, merchantTxRef });
     }
+    case 'mismatch_returned': {
+      const { transactionGroupId, accountRef, amount, variance, merchantTxRef } = change;
+      return told('payment.mismatch_returned', { transactionGroupId, accountRef, amount, variance, merchantTxRef });
+    }
+    case 'mismatch_held': {
+      const { transactionGroupId, accountRef, amount, variance, reason } = change;
+      return told('payment.mismatch_held', { transactionGroupId, accountRef, amount, variance, reason });
+    }
     case 'kyc_decided': {
       const { customerId, externalRef, tier, reason } = change;
       return told(change.approved ? 'kyc.approved' : 'kyc.rejected', { customerId, externalRef, tier: String(tier), reason });
@@ -128,7 +155,9 @@ export function recordChange(trx: Trx, change: Change): Promise<string> {
 
 /**
  * A received payment's `payment.received` data: the spec's callback body, and the data of the event
- * for the tenant's endpoints (the same bytes).
+ * for the tenant's endpoints (the same bytes). A payment to a dynamic account also carries the account's
+ * judgement of it (given once the ledger has posted it); the grouped statement appends the same fields in SQL
+ * (judgedPaymentReceivedSql).
  */
 export function paymentReceivedBody(credit: {
   transactionGroupId: string;
@@ -137,8 +166,9 @@ export function paymentReceivedBody(credit: {
   fee: Kobo;
   senderName: string;
   narration: string;
+  judgement?: PaymentJudgement | null;
 }): string {
-  const { transactionGroupId, accountRef, gross, fee, senderName, narration } = credit;
+  const { transactionGroupId, accountRef, gross, fee, senderName, narration, judgement } = credit;
   return JSON.stringify(
     eventData('payment.received', {
       transactionGroupId,
@@ -148,14 +178,38 @@ export function paymentReceivedBody(credit: {
       provider_fee: fee,
       senderName,
       narration,
+      ...(judgement
+        ? {
+            expectedAmount: judgement.expectedAmount,
+            amountReceived: judgement.amountReceived,
+            variance: judgement.variance,
+            mismatchAction: judgement.action,
+          }
+        : {}),
     }),
   );
 }
 
 /**
+ * The `payment.received` body of a credit in SQL: `bodySql`, the body paymentReceivedBody wrote before the
+ * account was known, with the judgement of the ledger's row `judged` (expected_amount, amount_received,
+ * variance, action; NULL columns for an ordinary account, whose body stays as it was) appended.
+ */
+export function judgedPaymentReceivedSql(bodySql: string, judged: string): string {
+  const withJudgement = eventDataWithOptionalSql('payment.received', bodySql, {
+    expectedAmount: `${judged}.expected_amount`,
+    amountReceived: `${judged}.amount_received`,
+    variance: `${judged}.variance`,
+    mismatchAction: `${judged}.action`,
+  });
+  return `CASE WHEN ${judged}.variance IS NULL THEN ${bodySql} ELSE ${withJudgement} END`;
+}
+
+/**
  * The events of payment credits, as a CTE of the statement that posts them: for each credit its
  * `payment.received` (its data is the callback body the caller built, paymentReceivedBody), then, when the
- * ledger held part of it, its `kyc.limit_exceeded`. Each credit makes its transaction group, a new subject.
+ * ledger held part of it over the customer's limits, its `kyc.limit_exceeded` (a dynamic account's payment
+ * held to be returned is told by its `payment.received`). Each credit makes its transaction group, a new subject.
  * `credits` names a relation with columns account_id, event_record_id and hold_event_id (the two events'
  * ids), delivery_payload and entry (jsonb: the credit's id and transaction_group_id); `accounts` one with
  * id, tenant_id and account_ref; `holds` one with the holds the ledger wrote (entry_id, account_id,
@@ -180,7 +234,8 @@ export function paymentCreditEventsCte(name: string, relations: { credits: strin
      SELECT c.hold_event_id, t.tenant_id, 'kyc.limit_exceeded', c.entry->>'transaction_group_id', 2, ${limitExceeded}
        FROM ${holds} h
        JOIN ${credits} c ON CAST(c.entry->>'id' AS uuid) = h.entry_id
-       JOIN ${accounts} t ON t.id = h.account_id`,
+       JOIN ${accounts} t ON t.id = h.account_id
+      WHERE h.limit_kind <> 'amount_mismatch'`,
     'new',
   );
 }

@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { timestampSchema } from '../http/schemas';
-import { field, fieldsSchema, fieldsSql, fieldsValue, type Fields, type FieldsInput, type FieldsOutput } from './event-fields';
+import { MISMATCH_ACTIONS, VARIANCES } from '../ledger/payment-variance';
+import {
+  field,
+  fieldsSchema,
+  fieldsSql,
+  fieldsValue,
+  optionalFieldsTextSql,
+  type Fields,
+  type FieldsInput,
+  type FieldsOutput,
+} from './event-fields';
 
 /**
  * Every event type the service sends. `payment.received` also goes to an account's callbackUrl, as the
@@ -11,7 +21,11 @@ import { field, fieldsSchema, fieldsSql, fieldsValue, type Fields, type FieldsIn
  * change-events.
  */
 
-/** SPEC.md, Outbound event: field order as the spec lists it; serialised once, sent byte-identical on every retry. */
+/**
+ * SPEC.md, Outbound event: field order as the spec lists it; serialised once, sent byte-identical on every retry.
+ * A payment to a dynamic account also carries how the account judged it (its gross amount against the expected
+ * amount, see payment-variance), after the spec's fields.
+ */
 const paymentReceived = {
   eventType: field.constant('payment.received'),
   transactionGroupId: field.uuid,
@@ -23,6 +37,29 @@ const paymentReceived = {
   senderName: field.text,
   narration: field.text,
   status: field.constant('provisional'),
+  expectedAmount: field.optional(field.nullableNaira),
+  amountReceived: field.optional(field.naira),
+  variance: field.optional(field.oneOf(VARIANCES)),
+  mismatchAction: field.optional(field.oneOf(MISMATCH_ACTIONS)),
+};
+
+/** A dynamic account's mismatched payment paid back to its payer (a settlement, its merchantTxRef), or held for an operator (why). */
+const paymentMismatchReturned = {
+  transactionGroupId: field.uuid,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  variance: field.oneOf(VARIANCES),
+  merchantTxRef: field.text,
+};
+
+const paymentMismatchHeld = {
+  transactionGroupId: field.uuid,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  variance: field.oneOf(VARIANCES),
+  reason: field.text,
 };
 
 const paymentConfirmed = { transactionGroupId: field.uuid, accountRef: field.text, amount: field.naira, currency: field.constant('NGN') };
@@ -142,6 +179,18 @@ const DEFINITIONS = {
     description:
       'A confirmed credit was taken back by a compensating debit: the provider reports the payment failed or refunded (money already paid out leaves the account in deficit)',
   },
+  'payment.mismatch_returned': {
+    fields: paymentMismatchReturned,
+    subject: 'transactionGroupId',
+    description:
+      "A dynamic account's payment its policy does not accept (or one after expiry), with onMismatch return, confirmed and paid back to its payer: its held money went into a settlement (its merchantTxRef) to the payer's account, whose name the provider gives as the payment names the payer",
+  },
+  'payment.mismatch_held': {
+    fields: paymentMismatchHeld,
+    subject: 'transactionGroupId',
+    description:
+      "A dynamic account's mismatched payment could not be returned (the provider names the payer's account otherwise, finds no such account, or the payment names no account): it stays held in the held-money queue for an operator to return or release",
+  },
   'settlement.created': {
     fields: settlementCreated,
     subject: 'merchantTxRef',
@@ -218,6 +267,14 @@ export function eventData<T extends EventType>(type: T, input: EventInput<T>): E
 /** The same data as an SQL json expression, from an SQL expression per input (for the grouped statements). */
 export function eventDataSql<T extends EventType>(type: T, expressions: Record<keyof EventInput<T>, string>): string {
   return fieldsSql(DEFINITIONS[type].fields as Fields, expressions as never);
+}
+
+/**
+ * A body of type T built in SQL from its TypeScript body's text `bodySql` (the fields every body carries) and
+ * its optional fields: the text with them appended, byte for byte what eventData writes with them given.
+ */
+export function eventDataWithOptionalSql<T extends EventType>(type: T, bodySql: string, expressions: Record<string, string>): string {
+  return `left(${bodySql}, -1) || ${optionalFieldsTextSql(DEFINITIONS[type].fields as Fields, expressions)} || '}'`;
 }
 
 /** The subject of an event of this type: its data's subject field. */

@@ -23,17 +23,40 @@ export interface ConstantField<Value extends string> {
   constant: Value;
 }
 
-export type Field = InputField<never, unknown> | ConstantField<string>;
+/**
+ * A field only some bodies of a type carry, after every other field (a body without it stays byte-identical to
+ * the type's bodies before it existed): in TypeScript it is there when its input is given; in SQL it is
+ * appended to a body's text (optionalFieldsTextSql).
+ */
+export interface OptionalField<Input, Output> {
+  kind: 'optional';
+  schema: z.ZodOptional<z.ZodType<Output>>;
+  field: InputField<Input, Output>;
+}
+
+export type Field = InputField<never, unknown> | ConstantField<string> | OptionalField<never, unknown>;
 export type Fields = Record<string, Field>;
 
-/** What a body built from `fields` needs: a value for each field that is not constant. */
+/** What a body built from `fields` needs: a value for each field that is not constant (optional ones may be left out). */
 export type FieldsInput<F extends Fields> = {
   [K in keyof F as F[K] extends InputField<never, unknown> ? K : never]: F[K] extends InputField<infer Input, unknown> ? Input : never;
+} & {
+  [K in keyof F as F[K] extends OptionalField<never, unknown> ? K : never]?: F[K] extends OptionalField<infer Input, unknown>
+    ? Input
+    : never;
 };
 
 /** The data a body built from `fields` is. */
 export type FieldsOutput<F extends Fields> = {
-  [K in keyof F]: F[K] extends InputField<never, infer Output> ? Output : F[K] extends ConstantField<infer Value> ? Value : never;
+  [K in keyof F as F[K] extends OptionalField<never, unknown> ? never : K]: F[K] extends InputField<never, infer Output>
+    ? Output
+    : F[K] extends ConstantField<infer Value>
+      ? Value
+      : never;
+} & {
+  [K in keyof F as F[K] extends OptionalField<never, unknown> ? K : never]?: F[K] extends OptionalField<never, infer Output>
+    ? Output
+    : never;
 };
 
 const asText = (expression: string) => `CAST(${expression} AS text)`;
@@ -61,6 +84,11 @@ export const field = {
     (expression) => `CAST(${expression} AS int)`,
   ),
   naira: input<Kobo, string>(moneySchema, formatKobo, nairaSql),
+  nullableNaira: input<Kobo | null, string | null>(
+    moneySchema.nullable(),
+    (value) => (value === null ? null : formatKobo(value)),
+    (expression) => `CASE WHEN ${expression} IS NULL THEN NULL ELSE ${nairaSql(expression)} END`,
+  ),
   /** A Date as toISOString writes it (milliseconds, UTC). */
   timestamp: input<Date, string>(
     timestampSchema,
@@ -72,6 +100,9 @@ export const field = {
   },
   constant<const Value extends string>(value: Value): ConstantField<Value> {
     return { kind: 'constant', schema: z.literal(value), constant: value };
+  },
+  optional<Input, Output>(inner: InputField<Input, Output>): OptionalField<Input, Output> {
+    return { kind: 'optional', schema: inner.schema.optional(), field: inner };
   },
 };
 
@@ -86,17 +117,37 @@ export function fieldsSchema<F extends Fields>(fields: F): z.ZodObject<{ [K in k
 export function fieldsValue<F extends Fields>(fields: F, values: FieldsInput<F>): FieldsOutput<F> {
   const given = values as Record<string, unknown>;
   return Object.fromEntries(
-    Object.entries(fields).map(([name, item]) => [name, item.kind === 'constant' ? item.constant : item.value(given[name] as never)]),
+    Object.entries(fields).flatMap(([name, item]): Array<[string, unknown]> => {
+      if (item.kind === 'constant') return [[name, item.constant]];
+      if (item.kind === 'optional') return given[name] === undefined ? [] : [[name, item.field.value(given[name] as never)]];
+      return [[name, item.value(given[name] as never)]];
+    }),
   ) as FieldsOutput<F>;
 }
 
 const quoted = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
-/** The same body in SQL, from an SQL expression per input; json (not jsonb) keeps the fields' order. */
+/**
+ * The same body in SQL, from an SQL expression per input; json (not jsonb) keeps the fields' order. Optional
+ * fields are left out: a body carrying them is written as text (optionalFieldsTextSql).
+ */
 export function fieldsSql<F extends Fields>(fields: F, expressions: Record<keyof FieldsInput<F>, string>): string {
   const given = expressions as Record<string, string>;
-  const pairs = Object.entries(fields).map(
-    ([name, item]) => `${quoted(name)}, ${item.kind === 'constant' ? quoted(item.constant) : item.sql(given[name]!)}`,
+  const pairs = Object.entries(fields).flatMap(([name, item]) =>
+    item.kind === 'optional' ? [] : [`${quoted(name)}, ${item.kind === 'constant' ? quoted(item.constant) : item.sql(given[name]!)}`],
   );
   return `json_build_object(${pairs.join(', ')})`;
+}
+
+/**
+ * The optional fields of a body as SQL text to append to the body's JSON text before its closing brace: each
+ * `,"name":value` exactly as JSON.stringify writes it, so a body built in SQL has the bytes fieldsValue's body has.
+ */
+export function optionalFieldsTextSql<F extends Fields>(fields: F, expressions: Record<string, string>): string {
+  const parts = Object.entries(fields).flatMap(([name, item]) =>
+    item.kind === 'optional'
+      ? [`${quoted(`,${JSON.stringify(name)}:`)} || coalesce(CAST(to_json(${item.field.sql(expressions[name]!)}) AS text), 'null')`]
+      : [],
+  );
+  return parts.join(' || ');
 }

@@ -11,8 +11,10 @@ export const heldCreditSchema = z.object({
   held: moneySchema,
   creditAmount: moneySchema,
   senderName: z.string(),
-  limit: z.enum(['single_credit', 'balance']),
-  limitAmount: moneySchema,
+  limit: z
+    .enum(['single_credit', 'balance', 'amount_mismatch'])
+    .describe("The KYC limit the credit went over, or amount_mismatch: a dynamic account's payment held to return to its payer"),
+  limitAmount: moneySchema.describe('The limit, or for amount_mismatch the account’s expected amount (0.00 when it has none)'),
   since: timestampSchema,
 });
 

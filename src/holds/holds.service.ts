@@ -69,6 +69,7 @@ class ConfirmedNameChangedError extends AppError {
 }
 
 const RETURN_NARRATION = 'Return to sender';
+const MISMATCH_RETURN_NOTE = "returned by the service: the dynamic account's policy does not accept the payment";
 
 /** Money held over a customer's KYC limits: the operators' queue and their decisions on it. */
 export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine; payouts: ReturnPayouts }) {
@@ -126,6 +127,12 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
   return {
     queue(tenantId: string, limit: number): Promise<HeldCredit[]> {
       return holds.listOpen(tenantId, limit);
+    },
+
+    /** A dynamic account's payment still held to return; undefined once it is returned or released. */
+    async heldMismatch(tenantId: string, entryId: string): Promise<HeldCredit | undefined> {
+      const held = await holds.findOpen(tenantId, entryId);
+      return held?.limitKind === 'amount_mismatch' ? held : undefined;
     },
 
     totalHeld(tenantId: string): Promise<Kobo> {
@@ -229,6 +236,43 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
         },
       );
       return { ...destination, merchantTxRef, nameCheck };
+    },
+
+    /**
+     * The service's own return of a payment a dynamic account held in full to return (its policy does not accept
+     * it, or it came after expiry): the same path as an operator's, but it pays only when the provider names the
+     * payer's account as the payment names the payer (no one is there to confirm another name). A refusal (the
+     * errors of returnToSender) writes nothing: the money stays held for an operator. `told` records the caller's
+     * event in the settlement's transaction, just before the debit.
+     */
+    async returnHeldMismatch(
+      tenantId: string,
+      entryId: string,
+      told: (trx: Trx, returned: { held: HeldCredit; merchantTxRef: string }) => Promise<void>,
+    ): Promise<ReturnedCredit> {
+      const held = await openHold(tenantId, entryId);
+      if (held.limitKind !== 'amount_mismatch') throw new ConflictError('this credit is held over a KYC limit, not to be returned');
+      const destination = await destinationOf(tenantId, held, undefined);
+      if (!destination.namesMatch) throw new PayerNameMismatchError(destination);
+      const { bankCode, accountNumber, accountName } = destination;
+      const { merchantTxRef } = await payouts.pay(
+        tenantId,
+        held.accountRef,
+        { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION, accountName },
+        {
+          beforeDebit: async (trx, debit) => {
+            await postingEngine.returnHold(trx, held.accountId, held.entryId, {
+              debitEntryId: debit.debitEntryId,
+              amount: held.held,
+              userId: null,
+              note: MISMATCH_RETURN_NOTE,
+            });
+            await told(trx, { held, merchantTxRef: debit.merchantTxRef });
+          },
+          onCreated: async () => {},
+        },
+      );
+      return { ...destination, merchantTxRef, nameCheck: 'matched' };
     },
   };
 }

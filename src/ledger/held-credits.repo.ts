@@ -14,7 +14,8 @@ export interface HeldCredit {
   held: Kobo;
   creditAmount: Kobo;
   senderName: string;
-  limitKind: 'single_credit' | 'balance';
+  /** Which KYC limit the credit went over, or `amount_mismatch`: a dynamic account's payment held to return to its payer. */
+  limitKind: 'single_credit' | 'balance' | 'amount_mismatch';
   limitAmount: Kobo;
   since: Date;
   /** The credit's status: only a confirmed credit's held money can be returned. */

@@ -82,7 +82,8 @@ export function createHoldsRepo(trx: Trx) {
     },
 
     /**
-     * A customer's open holds across its accounts, oldest credit first, with each credit's amount, the
+     * A customer's open holds over its limits across its accounts (not the payments a dynamic account holds to
+     * return, which no limit explains), oldest credit first, with each credit's amount, the
      * customer's unheld balance and the limits that apply now (see customerLimitsSql; needs kycLimitBindings).
      * Call with the customer locked.
      */
@@ -94,7 +95,7 @@ export function createHoldsRepo(trx: Trx) {
                             FROM virtual_accounts a
                             JOIN ledger_holds h ON h.account_id = a.id
                             JOIN ledger_entries e ON e.id = h.entry_id
-                           WHERE a.customer_id = c.id AND h.released < h.amount), '[]'::jsonb) AS holds
+                           WHERE a.customer_id = c.id AND h.released < h.amount AND h.limit_kind <> 'amount_mismatch'), '[]'::jsonb) AS holds
            FROM customers c JOIN (${customerLimitsSql('(SELECT id, tenant_id, kyc_tier FROM customers WHERE id = :customer_id)')}) l ON l.customer_id = c.id
           WHERE c.id = :customer_id`,
         { ...bindings, customer_id: customerId },
@@ -133,7 +134,7 @@ export function createHoldsRepo(trx: Trx) {
     },
 
     /** Links a credit's returned hold to the settlement debit paying it back; a second return of one hold is refused by its key. */
-    async recordReturn(entryId: string, debitEntryId: string, amount: Kobo, userId: string): Promise<void> {
+    async recordReturn(entryId: string, debitEntryId: string, amount: Kobo, userId: string | null): Promise<void> {
       await trx.raw(
         `INSERT INTO ledger_hold_returns (entry_id, tenant_id, account_id, debit_entry_id, amount, user_id)
          SELECT entry_id, tenant_id, account_id, ?, ?, ? FROM ledger_holds WHERE entry_id = ?`,

@@ -1,5 +1,6 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
+import type { MismatchAction, PaymentJudgement, Variance } from './payment-variance';
 
 /**
  * The ledger's reads for other modules. Only src/ledger/ names the ledger's tables: a caller whose one
@@ -129,3 +130,54 @@ export function createLedgerPipelineReads(db: DbOrTrx) {
 }
 
 export type LedgerPipelineReads = ReturnType<typeof createLedgerPipelineReads>;
+
+/** How a dynamic account judged a payment credit; undefined for a credit to an ordinary account. */
+export async function paymentJudgementOf(db: DbOrTrx, entryId: string): Promise<PaymentJudgement | undefined> {
+  const row: { expected_amount: string | null; amount_received: string; variance: Variance; action: MismatchAction } | undefined = await db(
+    'ledger_payment_variances',
+  )
+    .where({ entry_id: entryId })
+    .first('expected_amount', 'amount_received', 'variance', 'action');
+  if (!row) return undefined;
+  return {
+    expectedAmount: row.expected_amount === null ? null : koboFromDb(row.expected_amount),
+    amountReceived: koboFromDb(row.amount_received),
+    variance: row.variance,
+    action: row.action,
+  };
+}
+
+/** A payment a dynamic account holds to return to its payer, confirmed, and so ready to be returned. */
+export interface PaymentToReturn {
+  entryId: string;
+  tenantId: string;
+  accountId: string;
+  transactionGroupId: string;
+  variance: Variance;
+}
+
+/**
+ * Up to `limit` confirmed payment credits whose whole amount a dynamic account holds to return (a
+ * provisional one may still be reversed, so it waits), still held, and which `unclaimedSql` (a condition on
+ * the hold `h`, e.g. that no return of it is under way) lets through; oldest first.
+ */
+export async function paymentsToReturn(db: DbOrTrx, unclaimedSql: string, limit: number): Promise<PaymentToReturn[]> {
+  const { rows } = (await db.raw(
+    `SELECT h.entry_id, h.tenant_id, h.account_id, e.transaction_group_id, v.variance
+       FROM ledger_holds h
+       JOIN ledger_entries e ON e.id = h.entry_id
+       JOIN ledger_payment_variances v ON v.entry_id = h.entry_id
+      WHERE h.released < h.amount AND h.limit_kind = 'amount_mismatch' AND e.kind = 'payment' AND e.status = 'confirmed'
+        AND v.action = 'return' AND ${unclaimedSql}
+      ORDER BY h.created_at
+      LIMIT ?`,
+    [limit],
+  )) as { rows: Array<{ entry_id: string; tenant_id: string; account_id: string; transaction_group_id: string; variance: Variance }> };
+  return rows.map((row) => ({
+    entryId: row.entry_id,
+    tenantId: row.tenant_id,
+    accountId: row.account_id,
+    transactionGroupId: row.transaction_group_id,
+    variance: row.variance,
+  }));
+}

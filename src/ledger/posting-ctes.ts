@@ -1,4 +1,5 @@
 import { customerLimitsSql } from '../kyc-limits/customer-limits';
+import { paymentVarianceSql } from './payment-variance';
 import type { AppendTotals, EntryDraft, SystemPosting } from './ledger.types';
 
 // The SQL of a posting, as CTEs: one statement locks the customers' rows and then the account rows, appends
@@ -61,24 +62,28 @@ export const LAGOS_TODAY = "CAST(now() AT TIME ZONE 'Africa/Lagos' AS date)";
  * tenant_id, amount, tier, single_credit, balance_limit, allowed (Y), held. posting_held returns each hold
  * written (entry_id, account_id, amount held, tier, limit_kind, limit_amount, credit_amount), for the caller's rows.
  */
-function judgedCreditsCte(draftsFrom: string, judgedSql = 'true'): string {
+function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { heldSql: string; expectedSql: string }): string {
   const unheld = (run: string) =>
     `CASE WHEN s.balance_limit IS NULL THEN s.unheld0 + ${run} ELSE greatest(s.unheld0, least(s.balance_limit, s.unheld0 + ${run})) END`;
+  // A payment a dynamic account returns is held whole: none of it is allowed, so it takes no room under the limits.
+  const returned = mismatch?.heldSql ?? 'false';
+  const allowed = `CASE WHEN ${returned} THEN 0 ELSE least(d.amount, coalesce(l.single_credit, d.amount)) END`;
   return `posting_judged AS (
-      SELECT s.id, s.account_id, s.customer_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed,
-             CAST(s.amount - (${unheld('s.allowed_run')} - ${unheld('(s.allowed_run - s.allowed)')}) AS bigint) AS held
+      SELECT s.id, s.account_id, s.customer_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed, s.returned,
+             s.expected_amount, CAST(s.amount - (${unheld('s.allowed_run')} - ${unheld('(s.allowed_run - s.allowed)')}) AS bigint) AS held
         FROM (SELECT d.id, a.id AS account_id, c.id AS customer_id, a.tenant_id, d.amount, l.tier, l.single_credit, l.balance AS balance_limit,
-                     c.unheld_balance AS unheld0,
-                     least(d.amount, coalesce(l.single_credit, d.amount)) AS allowed,
-                     CAST(sum(least(d.amount, coalesce(l.single_credit, d.amount))) OVER (PARTITION BY c.id ORDER BY a.id, d.ord) AS bigint) AS allowed_run
+                     c.unheld_balance AS unheld0, ${returned} AS returned, ${mismatch?.expectedSql ?? 'CAST(NULL AS bigint)'} AS expected_amount,
+                     ${allowed} AS allowed,
+                     CAST(sum(${allowed}) OVER (PARTITION BY c.id ORDER BY a.id, d.ord) AS bigint) AS allowed_run
                 FROM ${draftsFrom}
                WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment', 'transfer') AND ${judgedSql}) s
     ), posting_held AS (
-      -- The hold names the limit that explains it: the single-credit limit when that alone accounts for it.
+      -- The hold names the limit that explains it: a returned mismatch (its limit the expected amount), or the
+      -- single-credit limit when that alone accounts for it.
       INSERT INTO ledger_holds (entry_id, tenant_id, account_id, amount, tier, limit_kind, limit_amount)
       SELECT j.id, j.tenant_id, j.account_id, j.held, j.tier,
-             CASE WHEN j.amount - j.allowed >= j.held THEN 'single_credit' ELSE 'balance' END,
-             CASE WHEN j.amount - j.allowed >= j.held THEN j.single_credit ELSE j.balance_limit END
+             CASE WHEN j.returned THEN 'amount_mismatch' WHEN j.amount - j.allowed >= j.held THEN 'single_credit' ELSE 'balance' END,
+             CASE WHEN j.returned THEN coalesce(j.expected_amount, 0) WHEN j.amount - j.allowed >= j.held THEN j.single_credit ELSE j.balance_limit END
         FROM posting_judged j
        WHERE j.held > 0
       RETURNING entry_id, account_id, amount, tier, limit_kind, limit_amount,
@@ -270,7 +275,8 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
        ORDER BY id
          FOR NO KEY UPDATE
     ), posting_account AS (
-      SELECT id, tenant_id, customer_id, last_seq, total_credits, total_debits, ledger_balance, held_balance
+      SELECT id, tenant_id, customer_id, last_seq, total_credits, total_debits, ledger_balance, held_balance,
+             status, expires_at, expected_amount, amount_policy, on_mismatch
         FROM virtual_accounts
        WHERE id IN (SELECT account_id FROM posting_drafts)
          -- Run once before the first account's row is returned (and so locked): every customer's row is locked first.
@@ -279,9 +285,20 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
          FOR NO KEY UPDATE
     ), posting_limits AS (
       ${customerLimitsSql('posting_customer')}
+    ), posting_variance AS (
+      -- Each payment credit to a dynamic account, judged against its expected amount and expiry (see payment-variance).
+      ${paymentVarianceSql('posting_drafts d JOIN posting_account a ON a.id = d.account_id')}
+    ), posting_variance_recorded AS (
+      INSERT INTO ledger_payment_variances (entry_id, tenant_id, account_id, expected_amount, amount_received, variance, action, closes_account)
+      SELECT id, tenant_id, account_id, expected_amount, amount_received, variance, action, closes_account FROM posting_variance
+      RETURNING entry_id
     ), ${judgedCreditsCte(
       'posting_drafts d JOIN posting_account a ON a.id = d.account_id JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id',
       judged,
+      {
+        heldSql: `EXISTS (SELECT 1 FROM posting_variance pv WHERE pv.id = d.id AND pv.action = 'return')`,
+        expectedSql: 'a.expected_amount',
+      },
     )}, posting_totals AS (
       SELECT account_id, count(*) AS count,
              coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,
@@ -328,7 +345,8 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
  * id, account_id, amount, fee, transaction_group_id) and each account's pending credits are released by the sum it had
  * confirmed. One statement, so the locks are held only while Postgres runs it, never across a round trip
  * to a busy worker. An account opened for an expected amount expires in the same UPDATE when a credit of
- * that gross amount is confirmed (a statement can update a row only once).
+ * that gross amount is confirmed; a dynamic account, when a credit whose judgement closes it is confirmed (see
+ * payment-variance; a statement can update a row only once).
  */
 export function confirmCreditsFragment(entryIdsSql: string, accountIdsSql: string): string {
   return `
@@ -342,9 +360,13 @@ export function confirmCreditsFragment(entryIdsSql: string, accountIdsSql: strin
     ), confirm_released AS (
       UPDATE virtual_accounts a
          SET pending_credits = a.pending_credits - s.amount,
-             status = CASE WHEN a.status = 'active' AND a.expected_amount = ANY(s.grosses) THEN 'expired' ELSE a.status END,
+             status = CASE WHEN a.status = 'active'
+                            AND CASE WHEN a.amount_policy IS NULL THEN a.expected_amount = ANY(s.grosses) ELSE s.closes END
+                           THEN 'expired' ELSE a.status END,
              updated_at = now()
-        FROM (SELECT account_id, sum(amount) AS amount, array_agg(amount + fee) AS grosses FROM confirmed GROUP BY account_id) s
+        FROM (SELECT c.account_id, sum(c.amount) AS amount, array_agg(c.amount + c.fee) AS grosses, coalesce(bool_or(v.closes_account), false) AS closes
+                FROM confirmed c LEFT JOIN ledger_payment_variances v ON v.entry_id = c.id
+               GROUP BY c.account_id) s
        WHERE a.id = s.account_id
       RETURNING a.id
     )`;

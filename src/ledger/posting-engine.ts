@@ -242,13 +242,14 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * Releases all that is held of one credit as returned to its payer, and links it to the settlement debit
      * (`debitEntryId`, posted next in the same transaction) that pays it back; the account stays locked until
      * the transaction ends, so no other settle can spend the released money in between. Refused (409) when
-     * the credit was returned already or its held amount is no longer `amount`.
+     * the credit was returned already or its held amount is no longer `amount`. `userId` is null for a return
+     * the service makes itself (a dynamic account's mismatched payment).
      */
     async returnHold(
       trx: Trx,
       accountId: string,
       entryId: string,
-      payback: { debitEntryId: string; amount: Kobo; userId: string; note: string },
+      payback: { debitEntryId: string; amount: Kobo; userId: string | null; note: string },
     ): Promise<void> {
       await repo.lockAccounts(trx, [accountId]);
       const holds = createHoldsRepo(trx);

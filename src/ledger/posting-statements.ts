@@ -9,7 +9,11 @@ import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment, 
 export interface StatementParts {
   /** Runs before the posting and decides what it posts (claims, gates). */
   before: string;
-  /** May read the posted entries from posting_inserted (the caller's rows that refer to them); none when the caller has no rows after. */
+  /**
+   * May read the posted entries from posting_inserted (the caller's rows that refer to them), and for payment credits
+   * posting_held (the holds written) and posting_variance (a dynamic account's judgement of each credit: id,
+   * expected_amount, amount_received, variance, action); none when the caller has no rows after.
+   */
   after?: string;
   select: string;
 }

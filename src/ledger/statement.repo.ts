@@ -1,6 +1,8 @@
 import type { DbOrTrx } from '../db';
 import { ENTRY_COLUMNS, toLedgerEntry, type EntryRow } from './ledger.repo';
 import type { LedgerEntry } from './ledger.types';
+import { koboFromDb } from '../money';
+import type { MismatchAction, PaymentJudgement, Variance } from './payment-variance';
 
 /**
  * How the statement's caller (accounts) reads its account row in the page's statement: the ledger names
@@ -13,8 +15,11 @@ export interface AccountColumns<Account> {
   read(row: Record<string, unknown>, prefix: string): Account;
 }
 
-/** A statement line: the entry, and for a transfer's entry the reference of the account on its other side. */
-export type StatementEntry = LedgerEntry & { counterpartAccountRef: string | null };
+/**
+ * A statement line: the entry, for a transfer's entry the reference of the account on its other side, and for
+ * a payment credit to a dynamic account its judgement.
+ */
+export type StatementEntry = LedgerEntry & { counterpartAccountRef: string | null; judgement: PaymentJudgement | null };
 
 /** A whole-history statement page read with its account in one statement. */
 export interface AccountPage<Account> {
@@ -24,16 +29,32 @@ export interface AccountPage<Account> {
   rows: StatementEntry[];
 }
 
-type StatementRow = EntryRow & { counterpart_account_ref: string | null };
+type StatementRow = EntryRow & {
+  counterpart_account_ref: string | null;
+  judged_expected_amount: string | null;
+  judged_amount_received: string | null;
+  judged_variance: Variance | null;
+  judged_action: MismatchAction | null;
+};
 
 const toStatementEntry = (row: StatementRow): StatementEntry => ({
   ...toLedgerEntry(row),
   counterpartAccountRef: row.counterpart_account_ref,
+  judgement:
+    row.judged_variance === null || row.judged_action === null || row.judged_amount_received === null
+      ? null
+      : {
+          expectedAmount: row.judged_expected_amount === null ? null : koboFromDb(row.judged_expected_amount),
+          amountReceived: koboFromDb(row.judged_amount_received),
+          variance: row.judged_variance,
+          action: row.judged_action,
+        },
 });
 
 /**
  * For a transfer's entry of `entries` (an alias), the other entry of its transaction: a transfer is one debit and
  * one credit, on two accounts of the tenant. An index lookup on (tenant_id, transaction_id), for transfer lines only.
+ * And for a payment credit to a dynamic account, its judgement (a key lookup).
  */
 const COUNTERPART_SQL = (entries: string): string => `
     LEFT JOIN LATERAL (
@@ -42,7 +63,12 @@ const COUNTERPART_SQL = (entries: string): string => `
        WHERE ${entries}.kind = 'transfer' AND o.tenant_id = ${entries}.tenant_id AND o.transaction_id = ${entries}.transaction_id
          AND o.id <> ${entries}.id
        LIMIT 1
-    ) counterpart ON true`;
+    ) counterpart ON true
+    LEFT JOIN ledger_payment_variances judged ON judged.entry_id = ${entries}.id`;
+
+/** The columns of a line's judgement (see COUNTERPART_SQL's join), NULL on every line but a dynamic account's payment credit. */
+const JUDGEMENT_COLUMNS = `judged.expected_amount AS judged_expected_amount, judged.amount_received AS judged_amount_received,
+         judged.variance AS judged_variance, judged.action AS judged_action`;
 
 const ACCOUNT_PREFIX = 'account__';
 
@@ -56,7 +82,7 @@ const ACCOUNT_PREFIX = 'account__';
  */
 const ACCOUNT_PAGE_SQL = (withCursor: boolean, accountColumns: AccountColumns<unknown>): string => `
   SELECT ${accountColumns.select('a', ACCOUNT_PREFIX, 'coalesce(e.page_row, 1) = 1')}, ${withCursor ? 'c.seq' : '0'} AS cursor_seq, e.*,
-         counterpart.counterpart_account_ref
+         counterpart.counterpart_account_ref, ${JUDGEMENT_COLUMNS}
     FROM virtual_accounts a
     ${withCursor ? 'LEFT JOIN ledger_entries c ON c.account_id = a.id AND c.id = :cursor' : ''}
     LEFT JOIN LATERAL (
@@ -113,7 +139,7 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
 
     async page(accountId: string, afterSeq: bigint, throughSeq: bigint, limit: number): Promise<StatementEntry[]> {
       const { rows } = (await db.raw(
-        `SELECT e.*, counterpart.counterpart_account_ref
+        `SELECT e.*, counterpart.counterpart_account_ref, ${JUDGEMENT_COLUMNS}
            FROM (SELECT * FROM ledger_entries WHERE account_id = :accountId AND seq > :afterSeq AND seq <= :throughSeq ORDER BY seq LIMIT :limit) e
            ${COUNTERPART_SQL('e')}
           ORDER BY e.seq`,

@@ -33,6 +33,7 @@ import { holdsRoutes } from '../holds/holds.routes';
 import { kycLimitsRoutes } from '../holds/kyc-limits.routes';
 import { createKycLimitsService } from '../holds/kyc-limits.service';
 import { createHoldsService } from '../holds/holds.service';
+import { createDynamicAccountsService } from '../dynamic-accounts/dynamic-accounts.service';
 import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
 import type { ReadinessCheck } from '../http/app';
@@ -179,6 +180,16 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     config,
     logger: logger.child({ component: 'balance-sweep-schedules' }),
   });
+  const holds = createHoldsService({
+    db,
+    postingEngine,
+    payouts: {
+      banks: () => settlements.banks(),
+      accountName: (tenantId, destination) => settlements.findAccountName(tenantId, destination.accountNumber, destination.bankCode),
+      pay: (tenantId, accountRef, { accountName, ...request }, hooks) =>
+        settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: true, accountName }),
+    },
+  });
   const creditPayment = createPaymentCrediter({ postingEngine, jobs });
   const internalTransfers = createInternalTransfersService({ db, config, postingEngine });
   const splitRules = createSplitRulesService({ db, transfers: internalTransfers });
@@ -260,16 +271,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })),
     }),
     fees: createFeesService({ db, config }),
-    holds: createHoldsService({
-      db,
-      postingEngine,
-      payouts: {
-        banks: () => settlements.banks(),
-        accountName: (tenantId, destination) => settlements.findAccountName(tenantId, destination.accountNumber, destination.bankCode),
-        pay: (tenantId, accountRef, { accountName, ...request }, hooks) =>
-          settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: true, accountName }),
-      },
-    }),
+    holds,
+    dynamicAccounts: createDynamicAccountsService({ db, accounts, holds, logger: logger.child({ component: 'dynamic-accounts' }) }),
     kycLimits: createKycLimitsService({ db, tierDefaults: tierDefaultsOf(config) }),
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),

@@ -4,6 +4,7 @@ import type { ConfirmationBatcher } from '../payment-confirmation/confirmation-b
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import type { EventDispatcher } from '../webhooks/event-dispatcher';
 import type { BalanceSweepSchedules } from '../balance-sweeps/balance-sweep-schedules';
+import type { DynamicAccountsService } from '../dynamic-accounts/dynamic-accounts.service';
 
 /** Rows younger than this are the committing process's to start (it kicks them after its commit). */
 export const DRAIN_GRACE_MS = 1_000;
@@ -15,6 +16,8 @@ const DRAIN_BUDGET_MS = 5_000;
 const BATCH_ROOM_RECHECK_MS = 100;
 /** How often the worker looks for balance sweeps whose Schedule has not followed a change (the API pushes each at once). */
 const SWEEP_SCHEDULES_INTERVAL_MS = 5_000;
+/** How often the worker expires dynamic accounts past their expiry and returns the mismatched payments they hold. */
+const DYNAMIC_ACCOUNTS_INTERVAL_MS = 1_000;
 /** After a failed pass (the database or Temporal unreachable), the loop waits this long. */
 const ERROR_PAUSE_MS = 5_000;
 
@@ -27,17 +30,19 @@ const ERROR_PAUSE_MS = 5_000;
  * a batch leaves at once, not a window later. The event dispatcher turns recorded events into deliveries
  * to subscribed endpoints every EVENT_DISPATCH_INTERVAL, and at once again while more are waiting. The
  * balance sweep schedules loop brings into line the Temporal Schedule of every sweep changed while its
- * push after the commit could not reach Temporal.
+ * push after the commit could not reach Temporal. The dynamic accounts loop marks expired the accounts past
+ * their expiry and returns the confirmed payments they hold to return, every DYNAMIC_ACCOUNTS_INTERVAL_MS.
  */
 export function startWorkerLoops(deps: {
   batcher: ConfirmationBatcher;
   starter: WorkflowStarter;
   dispatcher: EventDispatcher;
   balanceSweepSchedules: Pick<BalanceSweepSchedules, 'syncPending'>;
+  dynamicAccounts: Pick<DynamicAccountsService, 'pass'>;
   config: Pick<Config, 'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL' | 'EVENT_DISPATCH_INTERVAL'>;
   logger: Logger;
 }) {
-  const { batcher, starter, dispatcher, balanceSweepSchedules, config, logger } = deps;
+  const { batcher, starter, dispatcher, balanceSweepSchedules, dynamicAccounts, config, logger } = deps;
   const stopping = new AbortController();
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -79,6 +84,7 @@ export function startWorkerLoops(deps: {
       await balanceSweepSchedules.syncPending();
       return SWEEP_SCHEDULES_INTERVAL_MS;
     }),
+    loop('dynamic accounts', async () => ((await dynamicAccounts.pass()).full ? 0 : DYNAMIC_ACCOUNTS_INTERVAL_MS)),
   ];
 
   return {

@@ -108,6 +108,7 @@ runProcess(
       starter: workerStarts.starter,
       dispatcher: workerStarts.dispatcher,
       balanceSweepSchedules: services.balanceSweepSchedules,
+      dynamicAccounts: services.dynamicAccounts,
       config,
       logger,
     });

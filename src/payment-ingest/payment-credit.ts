@@ -10,6 +10,7 @@ import type { LedgerEntry, PostingPlan } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
 import { createWebhookDeliveries } from '../events/webhook-deliveries';
 import { paymentReceivedBody, recordPaymentCredit } from '../events/change-events';
+import { paymentJudgementOf } from '../ledger/ledger-reads';
 
 interface ReceivedPayment {
   accountRef: string;
@@ -87,13 +88,26 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
     const entry = await postingEngine.creditPayment(trx, account.id, plan.posting);
     await queueForConfirmation(trx, [{ ...plan.confirmation, postedAt: entry.createdAt }]);
+    // A dynamic account's judgement of the payment, made by the ledger as it posted it, goes in the body too.
+    const judgement = await paymentJudgementOf(trx, entry.id);
+    const body = judgement
+      ? paymentReceivedBody({
+          transactionGroupId: entry.transactionGroupId,
+          accountRef: account.accountRef,
+          gross: payment.gross,
+          fee: payment.fee,
+          senderName: payment.senderName,
+          narration: payment.narration,
+          judgement,
+        })
+      : plan.delivery.payload;
     await recordPaymentCredit(trx, {
       accountId: account.id,
       entryId: entry.id,
       transactionGroupId: entry.transactionGroupId,
       eventId: plan.eventId,
       holdEventId: plan.limitEventId,
-      body: plan.delivery.payload,
+      body,
     });
     const scheduled: OutboxEntry[] = [];
     if (account.callbackUrl) {
@@ -104,7 +118,7 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
         accountId: account.id,
         inboundEventId: payment.inboundEventId,
         callbackUrl: account.callbackUrl,
-        payload: plan.delivery.payload,
+        payload: body,
         eventReceivedAt: payment.receivedAt,
       });
       scheduled.push(plan.deliveryJob);

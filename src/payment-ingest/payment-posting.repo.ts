@@ -5,7 +5,7 @@ import { paymentCreditRow } from '../ledger/postings';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 import { deliveriesOfCreditsCte } from '../events/webhook-deliveries';
-import { paymentCreditEventsCte } from '../events/change-events';
+import { judgedPaymentReceivedSql, paymentCreditEventsCte } from '../events/change-events';
 
 interface PostedPaymentAccount {
   id: string;
@@ -63,8 +63,13 @@ const STATEMENT_PARTS = {
       FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
   )`,
   credits: 'claimed',
-  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target')},
-  ${paymentCreditEventsCte('tenant_event', { credits: 'claimed', accounts: 'target', holds: 'posting_held' })}, queued AS (
+  after: `received AS (
+    -- Each claimed credit with its payment.received body: a dynamic account's also carries the ledger's judgement of it.
+    SELECT c.ord, c.alias_ref, c.event, c.delivery_id, ${judgedPaymentReceivedSql('c.delivery_payload', 'v')} AS delivery_payload,
+           c.event_record_id, c.hold_event_id, c.entry, c.account_id, c.received_at
+      FROM claimed c LEFT JOIN posting_variance v ON v.id = CAST(c.entry->>'id' AS uuid)
+  ), ${deliveriesOfCreditsCte('delivery', 'received', 'target')},
+  ${paymentCreditEventsCte('tenant_event', { credits: 'received', accounts: 'target', holds: 'posting_held' })}, queued AS (
     -- Each credit as posted, with its own posting time: its confirmation window counts from it.
     INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
     SELECT p.id, t.tenant_id, t.account_ref, p.provider_txn_ref, p.created_at

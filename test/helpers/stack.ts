@@ -100,6 +100,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
       starter: workerStarts.starter,
       dispatcher: workerStarts.dispatcher,
       balanceSweepSchedules: services.balanceSweepSchedules,
+      dynamicAccounts: services.dynamicAccounts,
       config,
       logger,
     });

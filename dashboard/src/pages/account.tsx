@@ -11,6 +11,24 @@ import { useCan } from '../session';
 
 const STATEMENT_PAGE = 50;
 
+const POLICIES = { exact: 'exactly', at_least: 'at least', at_most: 'at most', any: 'any amount' } as const;
+const MISMATCH_HANDLING = { credit_and_flag: 'credit and flag', return: 'return to the payer' } as const;
+const VARIANCES = { exact: 'exact', under: 'under', over: 'over', after_expiry: 'after expiry' } as const;
+const ACTIONS = { none: 'accepted', flagged: 'flagged', return: 'held to return' } as const;
+
+/** A dynamic account's judgement of a payment line: what was expected, what came, and what became of it. */
+function Judgement(props: { entry: StatementLine['entry'] }) {
+  const { entry } = props;
+  if (entry.Variance === undefined || entry.MismatchAction === undefined) return null;
+  const expected = entry.ExpectedAmount ? `expected ${naira(entry.ExpectedAmount)}, ` : '';
+  const received = entry.AmountReceived ? `received ${naira(entry.AmountReceived)}: ` : '';
+  return (
+    <span class={`small block${entry.MismatchAction === 'none' ? ' muted' : ''}`}>
+      {`${expected}${received}${VARIANCES[entry.Variance]}, ${ACTIONS[entry.MismatchAction]}`}
+    </span>
+  );
+}
+
 function describe(line: StatementLine): string {
   const { entry } = line;
   if (entry.Kind === 'reversal') return `Reversal${entry.Narration ? ` — ${entry.Narration}` : ''}`;
@@ -51,6 +69,7 @@ function StatementTable(props: { statement: Statement }) {
               <td>
                 {describe(line)}
                 {line.entry.Fee !== '0.00' ? <span class="muted small"> (provider fee {naira(line.entry.Fee)})</span> : null}
+                <Judgement entry={line.entry} />
                 <span class="muted small block mono">{line.entry.ProviderTxnRef}</span>
                 <a class="small" href={`/dashboard/books${query({ transaction: line.entry.TransactionId })}`}>
                   Transaction in Books
@@ -159,6 +178,9 @@ export function AccountPage() {
                   ['Status', <Badge status={data.Status} />],
                   ['Callback URL', data.CallbackURL ?? '—'],
                   ['Expected amount', data.ExpectedAmount ? naira(data.ExpectedAmount) : '—'],
+                  ['Expires', data.ExpiresAt ? when(data.ExpiresAt) : '—'],
+                  ['Amount policy', data.AmountPolicy ? POLICIES[data.AmountPolicy] : '—'],
+                  ['On mismatch', data.OnMismatch ? MISMATCH_HANDLING[data.OnMismatch] : '—'],
                   ['Created', when(data.CreatedAt)],
                 ]}
               />

@@ -7,7 +7,11 @@ import { Empty, Loaded, Notice, useResource } from '../components/state';
 import { naira, when } from '../format';
 import { useCan } from '../session';
 
-const LIMITS: Record<HeldCredit['limit'], string> = { single_credit: 'single credit', balance: 'balance' };
+const LIMITS: Record<HeldCredit['limit'], string> = {
+  single_credit: 'single credit',
+  balance: 'balance',
+  amount_mismatch: 'amount mismatch (to return)',
+};
 
 /** One credit's release: the reason is required, and kept in the audit log with the operator's name. */
 function ReleaseButton(props: { hold: HeldCredit; onReleased: (text: string) => void }) {

@@ -1799,6 +1799,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.mismatch_returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A dynamic account's payment its policy does not accept (or one after expiry), with onMismatch return, confirmed and paid back to its payer: its held money went into a settlement (its merchantTxRef) to the payer's account, whose name the provider gives as the payment names the payer */
+        post: operations["eventPaymentMismatchReturned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.mismatch_held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A dynamic account's mismatched payment could not be returned (the provider names the payer's account otherwise, finds no such account, or the payment names no account): it stays held in the held-money queue for an operator to return or release */
+        post: operations["eventPaymentMismatchHeld"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "settlement.created": {
         parameters: {
             query?: never;
@@ -2235,6 +2269,21 @@ export interface operations {
                             CustomerID: string;
                             CallbackURL: string | null;
                             ExpectedAmount: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                             */
+                            ExpiresAt: string | null;
+                            /**
+                             * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                             * @enum {string|null}
+                             */
+                            AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                            /**
+                             * @description A dynamic account only: what happens to a payment its policy does not accept
+                             * @enum {string|null}
+                             */
+                            OnMismatch: "credit_and_flag" | "return" | null;
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
@@ -2295,6 +2344,23 @@ export interface operations {
                     bvn?: string;
                     callbackUrl?: string;
                     expectedAmount?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the account stops accepting payments (at most 30 days ahead); or expiresInSeconds
+                     */
+                    expiresAt?: string;
+                    /** @description Seconds from now until the account stops accepting payments (at most 2592000, 30 days); or expiresAt */
+                    expiresInSeconds?: number;
+                    /**
+                     * @description How a payment's gross amount must compare with expectedAmount: exact (default with an expectedAmount), at_least, at_most, or any
+                     * @enum {string}
+                     */
+                    amountPolicy?: "exact" | "at_least" | "at_most" | "any";
+                    /**
+                     * @description What happens to a payment the policy does not accept, or one after expiry: credit_and_flag (default) or return it to the payer
+                     * @enum {string}
+                     */
+                    onMismatch?: "credit_and_flag" | "return";
                 };
             };
         };
@@ -2320,6 +2386,21 @@ export interface operations {
                         CustomerID: string;
                         CallbackURL: string | null;
                         ExpectedAmount: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                         */
+                        ExpiresAt: string | null;
+                        /**
+                         * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                         * @enum {string|null}
+                         */
+                        AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                        /**
+                         * @description A dynamic account only: what happens to a payment its policy does not accept
+                         * @enum {string|null}
+                         */
+                        OnMismatch: "credit_and_flag" | "return" | null;
                         InDeficit: boolean;
                         /** Format: date-time */
                         DeficitSince: string | null;
@@ -2434,6 +2515,21 @@ export interface operations {
                         CustomerID: string;
                         CallbackURL: string | null;
                         ExpectedAmount: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                         */
+                        ExpiresAt: string | null;
+                        /**
+                         * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                         * @enum {string|null}
+                         */
+                        AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                        /**
+                         * @description A dynamic account only: what happens to a payment its policy does not accept
+                         * @enum {string|null}
+                         */
+                        OnMismatch: "credit_and_flag" | "return" | null;
                         InDeficit: boolean;
                         /** Format: date-time */
                         DeficitSince: string | null;
@@ -2580,6 +2676,21 @@ export interface operations {
                             CustomerID: string;
                             CallbackURL: string | null;
                             ExpectedAmount: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                             */
+                            ExpiresAt: string | null;
+                            /**
+                             * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                             * @enum {string|null}
+                             */
+                            AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                            /**
+                             * @description A dynamic account only: what happens to a payment its policy does not accept
+                             * @enum {string|null}
+                             */
+                            OnMismatch: "credit_and_flag" | "return" | null;
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
@@ -2657,6 +2768,21 @@ export interface operations {
                             CustomerID: string;
                             CallbackURL: string | null;
                             ExpectedAmount: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                             */
+                            ExpiresAt: string | null;
+                            /**
+                             * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                             * @enum {string|null}
+                             */
+                            AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                            /**
+                             * @description A dynamic account only: what happens to a payment its policy does not accept
+                             * @enum {string|null}
+                             */
+                            OnMismatch: "credit_and_flag" | "return" | null;
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
@@ -2687,6 +2813,20 @@ export interface operations {
                                 CreatedAt: string;
                                 /** @description On a transfer's line only: the other account of the transfer (the one paid, or the one that paid) */
                                 CounterpartAccountRef?: string;
+                                /** @description On a dynamic account's payment line only: the account's expected amount (null when it has none) */
+                                ExpectedAmount?: string | null;
+                                /** @description On a dynamic account's payment line only: the payment's gross amount, what the payer sent */
+                                AmountReceived?: string;
+                                /**
+                                 * @description On a dynamic account's payment line only: the gross amount against the expected amount, or after_expiry
+                                 * @enum {string}
+                                 */
+                                Variance?: "exact" | "under" | "over" | "after_expiry";
+                                /**
+                                 * @description On a dynamic account's payment line only: none (the policy accepts it), flagged (credited), or return (held, returned to the payer)
+                                 * @enum {string}
+                                 */
+                                MismatchAction?: "none" | "flagged" | "return";
                             };
                             runningBalance: string;
                         }[];
@@ -9204,6 +9344,21 @@ export interface operations {
                             CustomerID: string;
                             CallbackURL: string | null;
                             ExpectedAmount: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                             */
+                            ExpiresAt: string | null;
+                            /**
+                             * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                             * @enum {string|null}
+                             */
+                            AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                            /**
+                             * @description A dynamic account only: what happens to a payment its policy does not accept
+                             * @enum {string|null}
+                             */
+                            OnMismatch: "credit_and_flag" | "return" | null;
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
@@ -9298,6 +9453,21 @@ export interface operations {
                         CustomerID: string;
                         CallbackURL: string | null;
                         ExpectedAmount: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                         */
+                        ExpiresAt: string | null;
+                        /**
+                         * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                         * @enum {string|null}
+                         */
+                        AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                        /**
+                         * @description A dynamic account only: what happens to a payment its policy does not accept
+                         * @enum {string|null}
+                         */
+                        OnMismatch: "credit_and_flag" | "return" | null;
                         InDeficit: boolean;
                         /** Format: date-time */
                         DeficitSince: string | null;
@@ -9401,6 +9571,21 @@ export interface operations {
                             CustomerID: string;
                             CallbackURL: string | null;
                             ExpectedAmount: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                             */
+                            ExpiresAt: string | null;
+                            /**
+                             * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                             * @enum {string|null}
+                             */
+                            AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                            /**
+                             * @description A dynamic account only: what happens to a payment its policy does not accept
+                             * @enum {string|null}
+                             */
+                            OnMismatch: "credit_and_flag" | "return" | null;
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
@@ -9431,6 +9616,20 @@ export interface operations {
                                 CreatedAt: string;
                                 /** @description On a transfer's line only: the other account of the transfer (the one paid, or the one that paid) */
                                 CounterpartAccountRef?: string;
+                                /** @description On a dynamic account's payment line only: the account's expected amount (null when it has none) */
+                                ExpectedAmount?: string | null;
+                                /** @description On a dynamic account's payment line only: the payment's gross amount, what the payer sent */
+                                AmountReceived?: string;
+                                /**
+                                 * @description On a dynamic account's payment line only: the gross amount against the expected amount, or after_expiry
+                                 * @enum {string}
+                                 */
+                                Variance?: "exact" | "under" | "over" | "after_expiry";
+                                /**
+                                 * @description On a dynamic account's payment line only: none (the policy accepts it), flagged (credited), or return (held, returned to the payer)
+                                 * @enum {string}
+                                 */
+                                MismatchAction?: "none" | "flagged" | "return";
                                 /** Format: uuid */
                                 TransactionId: string;
                             };
@@ -11045,6 +11244,21 @@ export interface operations {
                         CustomerID: string;
                         CallbackURL: string | null;
                         ExpectedAmount: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                         */
+                        ExpiresAt: string | null;
+                        /**
+                         * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                         * @enum {string|null}
+                         */
+                        AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                        /**
+                         * @description A dynamic account only: what happens to a payment its policy does not accept
+                         * @enum {string|null}
+                         */
+                        OnMismatch: "credit_and_flag" | "return" | null;
                         InDeficit: boolean;
                         /** Format: date-time */
                         DeficitSince: string | null;
@@ -11144,6 +11358,21 @@ export interface operations {
                             CustomerID: string;
                             CallbackURL: string | null;
                             ExpectedAmount: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                             */
+                            ExpiresAt: string | null;
+                            /**
+                             * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                             * @enum {string|null}
+                             */
+                            AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                            /**
+                             * @description A dynamic account only: what happens to a payment its policy does not accept
+                             * @enum {string|null}
+                             */
+                            OnMismatch: "credit_and_flag" | "return" | null;
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
@@ -12303,8 +12532,12 @@ export interface operations {
                             held: string;
                             creditAmount: string;
                             senderName: string;
-                            /** @enum {string} */
-                            limit: "single_credit" | "balance";
+                            /**
+                             * @description The KYC limit the credit went over, or amount_mismatch: a dynamic account's payment held to return to its payer
+                             * @enum {string}
+                             */
+                            limit: "single_credit" | "balance" | "amount_mismatch";
+                            /** @description The limit, or for amount_mismatch the account’s expected amount (0.00 when it has none) */
                             limitAmount: string;
                             /** Format: date-time */
                             since: string;
@@ -13230,6 +13463,12 @@ export interface operations {
                         narration: string;
                         /** @enum {string} */
                         status: "provisional";
+                        expectedAmount?: string | null;
+                        amountReceived?: string;
+                        /** @enum {string} */
+                        variance?: "exact" | "under" | "over" | "after_expiry";
+                        /** @enum {string} */
+                        mismatchAction?: "none" | "flagged" | "return";
                     };
                 };
             };
@@ -13400,6 +13639,96 @@ export interface operations {
                         amount: string;
                         /** @enum {string} */
                         currency: "NGN";
+                        reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPaymentMismatchReturned: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.mismatch_returned";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        variance: "exact" | "under" | "over" | "after_expiry";
+                        merchantTxRef: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPaymentMismatchHeld: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.mismatch_held";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        variance: "exact" | "under" | "over" | "after_expiry";
                         reason: string;
                     };
                 };

@@ -5,6 +5,7 @@ import {
   EVENT_TYPES,
   eventData,
   eventDataSql,
+  eventDataWithOptionalSql,
   type EventInput,
   type EventType,
 } from '../../../src/events/event-catalogue';
@@ -36,6 +37,11 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
       narration: AWKWARD,
     },
   ],
+  'payment.mismatch_returned': [
+    { transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 99_950n, variance: 'under', merchantTxRef: 'MTX-3' },
+    { transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 1n, variance: 'after_expiry', merchantTxRef: 'MTX-4' },
+  ],
+  'payment.mismatch_held': [{ transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 5n, variance: 'over', reason: AWKWARD }],
   'payment.confirmed': [{ transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 0n }],
   'payment.reversed': [
     { transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 99n, reason: AWKWARD },
@@ -111,4 +117,34 @@ describe('event bodies: one definition per type, in TypeScript and in SQL', () =
       }
     });
   }
+
+  it("payment.received of a dynamic account: the judgement appended in SQL to the body's text is the TypeScript body with it, byte for byte", async () => {
+    const judgements = [
+      { expectedAmount: 1_000_000n, amountReceived: 999_999n, variance: 'under', mismatchAction: 'return' },
+      { expectedAmount: null, amountReceived: 1n, variance: 'after_expiry', mismatchAction: 'flagged' },
+      { expectedAmount: 5n, amountReceived: 5n, variance: 'exact', mismatchAction: 'none' },
+    ] as const;
+    for (const base of SAMPLES['payment.received']) {
+      for (const judgement of judgements) {
+        const { rows } = (await db.raw(
+          `SELECT ${eventDataWithOptionalSql('payment.received', 'CAST(:body AS text)', {
+            expectedAmount: 'CAST(:expected AS bigint)',
+            amountReceived: 'CAST(:received AS bigint)',
+            variance: 'CAST(:variance AS text)',
+            mismatchAction: 'CAST(:action AS text)',
+          })} AS body`,
+          {
+            body: JSON.stringify(eventData('payment.received', base)),
+            expected: judgement.expectedAmount === null ? null : judgement.expectedAmount.toString(),
+            received: judgement.amountReceived.toString(),
+            variance: judgement.variance,
+            action: judgement.mismatchAction,
+          },
+        )) as { rows: Array<{ body: string }> };
+        const inTypeScript = eventData('payment.received', { ...base, ...judgement });
+        assert.equal(rows[0]!.body, JSON.stringify(inTypeScript));
+        assert.deepEqual(EVENT_CATALOGUE['payment.received'].data.parse(inTypeScript), inTypeScript);
+      }
+    }
+  });
 });
