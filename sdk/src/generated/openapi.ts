@@ -1910,7 +1910,7 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** Money moved between two of the tenant's accounts: debited from one and credited (confirmed) to the other in one ledger transaction */
+        /** Money moved between two of the tenant's accounts: debited from one and credited (confirmed) to the other in one ledger transaction; heldAmount is the part of the credit the receiving customer's KYC limits hold */
         post: operations["eventTransferCompleted"];
         delete?: never;
         options?: never;
@@ -13949,6 +13949,7 @@ export interface operations {
                         /** @enum {string} */
                         currency: "NGN";
                         narration: string;
+                        heldAmount: string;
                     };
                 };
             };
