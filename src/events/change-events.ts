@@ -42,6 +42,16 @@ export type Change =
       narration: string;
     }
   | {
+      kind: 'settlement_batch_completed';
+      tenantId: string;
+      batchId: string;
+      status: 'completed' | 'completed_with_failures' | 'cancelled';
+      items: number;
+      success: number;
+      failed: number;
+      refunded: number;
+    }
+  | {
       kind: 'hold_released';
       tenantId: string;
       customerId: string;
@@ -100,6 +110,10 @@ export function eventOfChange(change: Change): EventOf {
     case 'transfer_completed': {
       const { transferId, fromAccountRef, toAccountRef, amount, narration } = change;
       return told('transfer.completed', { transferId, fromAccountRef, toAccountRef, amount, narration });
+    }
+    case 'settlement_batch_completed': {
+      const { batchId, status, items, success, failed, refunded } = change;
+      return told('settlement_batch.completed', { batchId, status, items, success, failed, refunded });
     }
     case 'hold_released': {
       const { customerId, transactionGroupId, amount, reason } = change;
