@@ -4800,7 +4800,7 @@ export interface operations {
                         reference: string;
                         /** @description The virtual account the item pays from */
                         accountRef: string;
-                        /** @description Naira */
+                        /** @description Naira, e.g. "1500.00" */
                         amount: string;
                         bankCode?: string;
                         accountNumber?: string;
@@ -11382,7 +11382,7 @@ export interface operations {
                         reference: string;
                         /** @description The virtual account the item pays from */
                         accountRef: string;
-                        /** @description Naira */
+                        /** @description Naira, e.g. "1500.00" */
                         amount: string;
                         bankCode?: string;
                         accountNumber?: string;
