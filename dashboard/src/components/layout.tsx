@@ -15,6 +15,7 @@ const NAV: NavItem[] = [
   { href: '/dashboard', label: 'Overview' },
   { href: '/dashboard/accounts', label: 'Accounts' },
   { href: '/dashboard/settlements', label: 'Settlements' },
+  { href: '/dashboard/settlement-batches', label: 'Bulk payouts' },
   { href: '/dashboard/books', label: 'Books' },
   { href: '/dashboard/customers', label: 'Customers' },
   { href: '/dashboard/kyc-reviews', label: 'KYC reviews' },
