@@ -73,6 +73,7 @@ const LAYERS = [
   },
   { name: 'split rules', units: { 'split-rules': ['src/split-rules/'] } },
   { name: 'balance sweeps', units: { 'balance-sweeps': ['src/balance-sweeps/'] } },
+  { name: 'settlement batches', units: { 'settlement-batches': ['src/settlement-batches/'] } },
   {
     name: 'oversight',
     siblingsApart: true,
@@ -100,6 +101,7 @@ const DOMAINS = [
   'settlements',
   'internal-transfers',
   'balance-sweeps',
+  'settlement-batches',
   'reconciliation',
   'webhooks',
   'retention',

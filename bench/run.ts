@@ -6,13 +6,14 @@ import { pgbenchBenchmark } from './pgbench.bench';
 import { reconcileBenchmark } from './reconcile.bench';
 import { printTable, type Row } from './report';
 import { settleBenchmark } from './settle.bench';
+import { settlementBatchBenchmark } from './settlement-batch.bench';
 import { statementBenchmark } from './statement.bench';
 import { sustainedBenchmark } from './sustained.bench';
 
 /**
  * In this order when run together: fairness and sustained first, on a pipeline with nothing else waiting
  * (each also waits for earlier work to drain); ingest before settle (settle stops the worker) and before
- * pgbench (which compares against ingest's rates); reconcile before settle (it needs the worker);
+ * pgbench (which compares against ingest's rates); reconcile and settlement-batch before settle (they need the worker);
  * statement last, reusing the big account sustained seeded.
  */
 const BENCHMARKS = {
@@ -21,6 +22,7 @@ const BENCHMARKS = {
   ingest: ingestBenchmark,
   pgbench: pgbenchBenchmark,
   reconcile: reconcileBenchmark,
+  'settlement-batch': settlementBatchBenchmark,
   settle: settleBenchmark,
   statement: statementBenchmark,
 };

@@ -6,3 +6,4 @@ export { convergenceSweepWorkflow } from './convergence-sweep.workflow';
 export { reconciliationWorkflow } from './reconciliation.workflow';
 export { retentionWorkflow } from './retention.workflow';
 export { balanceSweepWorkflow } from './balance-sweep.workflow';
+export { settlementBatchWorkflow } from './settlement-batch.workflow';

@@ -30,6 +30,12 @@ import type {
   tierLimitsResponseSchema,
 } from '../../src/holds/holds.schemas';
 import type { booksBalancesResponseSchema, journalResponseSchema } from '../../src/books/books.schemas';
+import type {
+  batchListResponseSchema,
+  batchSchema,
+  batchSummarySchema,
+  dryRunResponseSchema,
+} from '../../src/settlement-batches/settlement-batches.schemas';
 import type { splitRuleResponseSchema } from '../../src/split-rules/split-rules.schemas';
 import type { tenantSummarySchema } from '../../src/dashboard/tenant-summary.schemas';
 import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
@@ -82,6 +88,10 @@ export type Banks = Out<typeof banksResponseSchema>;
 export type Lookup = Out<typeof lookupResponseSchema>;
 export type SettleAccepted = Out<typeof settleResponseSchema>;
 export type InternalTransfer = Out<typeof internalTransferSchema>;
+export type SettlementBatchSummary = Out<typeof batchSummarySchema>;
+export type SettlementBatch = Out<typeof batchSchema>;
+export type SettlementBatchList = Out<typeof batchListResponseSchema>;
+export type SettlementBatchDryRun = Out<typeof dryRunResponseSchema>;
 export type BalanceSweep = Out<typeof balanceSweepSchema>;
 export type Beneficiary = Out<typeof beneficiarySchema>;
 export type BeneficiaryList = Out<typeof beneficiaryListSchema>;

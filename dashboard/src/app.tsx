@@ -28,6 +28,8 @@ import { ReconciliationRunPage } from './pages/reconciliation-run';
 import { ReconciliationRunsPage } from './pages/reconciliation-runs';
 import { ResetPasswordPage } from './pages/reset-password';
 import { SettlementPage } from './pages/settlement';
+import { SettlementBatchPage } from './pages/settlement-batch';
+import { SettlementBatchesPage } from './pages/settlement-batches';
 import { SettlementsPage } from './pages/settlements';
 import { SignInPage } from './pages/sign-in';
 import { UsersPage } from './pages/users';
@@ -97,6 +99,8 @@ export function App() {
               <Route path="/dashboard/settlements" component={SettlementsPage} />
               <Route path="/dashboard/beneficiaries" component={BeneficiariesPage} />
               <Route path="/dashboard/settlements/:merchantTxRef" component={SettlementPage} />
+              <Route path="/dashboard/settlement-batches" component={SettlementBatchesPage} />
+              <Route path="/dashboard/settlement-batches/:id" component={SettlementBatchPage} />
               <Route path="/dashboard/books" component={BooksPage} />
               <Route path="/dashboard/customers" component={CustomersPage} />
               <Route path="/dashboard/customers/:id" component={CustomerPage} />

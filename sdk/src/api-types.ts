@@ -33,6 +33,16 @@ export type InternalTransfersQuery = Omit<Query<'getV1AccountsAccountRefTransfer
 export type BalanceSweepInput = Body<'putV1AccountsAccountRefSweep'>;
 export type BalanceSweep = Answer<'getV1AccountsAccountRefSweep', 200>;
 export type BalanceSweepRun = BalanceSweep['runs'][number];
+export type SettlementBatchInput = Body<'postV1Settlementbatches'>;
+export type SettlementBatchItemInput = SettlementBatchInput['items'][number];
+/** A batch as accepted, listed or cancelled: its status and counts per item status. */
+export type SettlementBatchSummary = Answer<'postV1Settlementbatches', 202>;
+export type SettlementBatchDryRun = Answer<'postV1Settlementbatches', 200>;
+/** A batch with one page of its items, in request order. */
+export type SettlementBatch = Answer<'getV1SettlementbatchesId', 200>;
+export type SettlementBatchItem = SettlementBatch['items'][number];
+export type SettlementBatchQuery = Omit<Query<'getV1SettlementbatchesId'>, 'after'>;
+export type SettlementBatchPage = Answer<'getV1Settlementbatches', 200>;
 export type SplitRuleInput = Body<'putV1AccountsAccountRefSplitrule'>;
 export type SplitRule = Answer<'getV1AccountsAccountRefSplitrule', 200>;
 export type LookupInput = Body<'postV1TransfersLookup'>;

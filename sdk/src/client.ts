@@ -28,6 +28,13 @@ import type {
   RecoverInput,
   RecoveryQueued,
   SettleInput,
+  SettlementBatch,
+  SettlementBatchDryRun,
+  SettlementBatchInput,
+  SettlementBatchItem,
+  SettlementBatchPage,
+  SettlementBatchQuery,
+  SettlementBatchSummary,
   SplitRule,
   SplitRuleInput,
   StatementLine,
@@ -157,6 +164,45 @@ export class LedgerClient {
     delete: async (accountRef: string): Promise<void> => {
       await this.transport.request({ method: 'DELETE', path: `/v1/accounts/${segment(accountRef)}/sweep` });
     },
+  };
+
+  /** Bulk payouts: up to 5,000 items, each an ordinary settlement made in order; an invalid item fails alone. */
+  readonly settlementBatches = {
+    /**
+     * Accepts a batch. Always sent with an Idempotency-Key: yours, or one generated for this call (and
+     * reused by its retries); a replay under the key answers the same batch.
+     */
+    create: (input: SettlementBatchInput, options: IdempotencyOptions = {}): Promise<SettlementBatchSummary> =>
+      this.transport.request({
+        method: 'POST',
+        path: '/v1/settlement-batches',
+        body: input,
+        idempotencyKey: options.idempotencyKey ?? randomUUID(),
+      }),
+    /** Judges every item now, as far as it can be without moving money; creates nothing. */
+    dryRun: (input: SettlementBatchInput): Promise<SettlementBatchDryRun> =>
+      this.transport.request({ method: 'POST', path: '/v1/settlement-batches', query: { dryRun: 'true' }, body: input }),
+    /** The batch with one page of its items (`after`: the previous page's last reference). */
+    get: (id: string, query: SettlementBatchQuery & { after?: string } = {}): Promise<SettlementBatch> =>
+      this.transport.request({ method: 'GET', path: `/v1/settlement-batches/${segment(id)}`, query: { ...query } }),
+    /** Every item of the batch, in request order, page by page. */
+    items: (id: string): AsyncGenerator<SettlementBatchItem, void, undefined> =>
+      paginate(
+        (after) => this.settlementBatches.get(id, after !== undefined ? { after } : {}),
+        (page) => page.items,
+      ),
+    /** One page of the tenant's batches, newest first. */
+    listPage: (after?: string): Promise<SettlementBatchPage> =>
+      this.transport.request({ method: 'GET', path: '/v1/settlement-batches', query: { after } }),
+    /** Every batch of the tenant, newest first, page by page. */
+    list: (): AsyncGenerator<SettlementBatchSummary, void, undefined> =>
+      paginate(
+        (after) => this.settlementBatches.listPage(after),
+        (page) => page.batches,
+      ),
+    /** Stops the items not yet initiated (they fail with reason "cancelled"); items already settling go on. */
+    cancel: (id: string): Promise<SettlementBatchSummary> =>
+      this.transport.request({ method: 'POST', path: `/v1/settlement-batches/${segment(id)}/cancel` }),
   };
 
   /** An account's split rule: parts of each confirmed payment into it move to other accounts of the tenant as transfers. */

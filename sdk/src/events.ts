@@ -40,6 +40,7 @@ export type KnownEventType =
   | 'settlement.failed'
   | 'settlement.refunded'
   | 'transfer.completed'
+  | 'settlement_batch.completed'
   | 'kyc.approved'
   | 'kyc.rejected'
   | 'kyc.limit_exceeded'

@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   'reconciliation.resolved',
   'reconciliation.compensated',
   'settlement.initiated',
+  'settlement_batch.created',
+  'settlement_batch.cancelled',
   'split_rule.set',
   'split_rule.removed',
   'transfer.made',

@@ -14,6 +14,12 @@ export const settlementEnv = z.object({
   SETTLEMENT_FAILED_REFERENCE_WATCH: duration('72h'),
   SETTLEMENT_WATCH_MAX_INTERVAL: duration('1h'),
   SETTLEMENT_WATCH_LOOKUPS: integer(100, 1, 10_000),
+  /** Items of a settlement batch one activity call judges and initiates at most. */
+  SETTLEMENT_BATCH_CHUNK: integer(100, 1, 1_000),
+  /** Settlements a tenant's batches may have in flight (pending or processing) at once; the next items wait for room. */
+  SETTLEMENT_BATCH_IN_FLIGHT: integer(200, 1, 100_000),
+  /** A batch's wait while its tenant's cap is full, and between checks that every item is final. */
+  SETTLEMENT_BATCH_POLL_INTERVAL: duration('5s'),
   /** A saved beneficiary's name older than this is looked up again before a payout to it. */
   BENEFICIARY_NAME_MAX_AGE: duration('24h'),
 });

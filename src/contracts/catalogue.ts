@@ -10,6 +10,7 @@ import {
   type SettlementInput,
   type SettlementRefundInput,
 } from './settlement.contract';
+import { SETTLEMENT_BATCH_START_POLICY, type SettlementBatchInput } from './settlement-batch.contract';
 import { WEBHOOK_DELIVERY_START_POLICY, type WebhookDeliveryInput } from './webhook-delivery.contract';
 import type { WorkflowJob, WorkflowStartPolicy } from './workflow-job';
 
@@ -18,6 +19,7 @@ export type WorkflowInputs = {
   webhookDeliveryWorkflow: WebhookDeliveryInput;
   settlementWorkflow: SettlementInput;
   settlementRefundWorkflow: SettlementRefundInput;
+  settlementBatchWorkflow: SettlementBatchInput;
   reconciliationWorkflow: ReconciliationInput;
 };
 
@@ -29,6 +31,7 @@ export type OutboxJob<T extends WorkflowType = WorkflowType> = WorkflowJob<T, Wo
 export const START_POLICIES: Record<WorkflowType, WorkflowStartPolicy> = {
   settlementWorkflow: SETTLEMENT_START_POLICY,
   settlementRefundWorkflow: SETTLEMENT_REFUND_START_POLICY,
+  settlementBatchWorkflow: SETTLEMENT_BATCH_START_POLICY,
   webhookDeliveryWorkflow: WEBHOOK_DELIVERY_START_POLICY,
   reconciliationWorkflow: RECONCILIATION_START_POLICY,
   paymentConfirmationBatchWorkflow: PAYMENT_CONFIRMATION_BATCH_START_POLICY,

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { paymentConfirmationBatchJob, type ConfirmationBatchClaim } from './payment-confirmation.contract';
 import { reconciliationJob } from './reconciliation.contract';
+import { settlementBatchJob } from './settlement-batch.contract';
 import { settlementJob, settlementRefundJob } from './settlement.contract';
 import { webhookDeliveryJob } from './webhook-delivery.contract';
 
@@ -17,6 +18,8 @@ type JobsConfig = Pick<
   | 'SETTLEMENT_REFUND_WATCH'
   | 'SETTLEMENT_REFUND_RECHECK'
   | 'SETTLEMENT_OVERDUE_AFTER'
+  | 'SETTLEMENT_BATCH_CHUNK'
+  | 'SETTLEMENT_BATCH_POLL_INTERVAL'
   | 'RECONCILIATION_PROVIDER_ATTEMPTS'
   | 'PROVIDER_TIMEOUT'
   | 'WEBHOOK_TIMEOUT'
@@ -29,6 +32,7 @@ export function createJobs(config: JobsConfig) {
     webhookDelivery: (input: Parameters<typeof webhookDeliveryJob>[1]) => webhookDeliveryJob(config, input),
     settlement: (input: Parameters<typeof settlementJob>[1]) => settlementJob(config, input),
     settlementRefund: (input: Parameters<typeof settlementRefundJob>[1]) => settlementRefundJob(config, input),
+    settlementBatch: (input: Parameters<typeof settlementBatchJob>[1]) => settlementBatchJob(config, input),
     reconciliation: (input: Parameters<typeof reconciliationJob>[1]) => reconciliationJob(config, input),
   };
 }

@@ -44,6 +44,16 @@ export type Change =
       heldAmount: Kobo;
     }
   | {
+      kind: 'settlement_batch_completed';
+      tenantId: string;
+      batchId: string;
+      status: 'completed' | 'completed_with_failures' | 'cancelled';
+      items: number;
+      success: number;
+      failed: number;
+      refunded: number;
+    }
+  | {
       kind: 'hold_released';
       tenantId: string;
       customerId: string;
@@ -120,6 +130,10 @@ export function eventOfChange(change: Change): EventOf {
     case 'transfer_completed': {
       const { transferId, fromAccountRef, toAccountRef, amount, narration, heldAmount } = change;
       return told('transfer.completed', { transferId, fromAccountRef, toAccountRef, amount, narration, heldAmount });
+    }
+    case 'settlement_batch_completed': {
+      const { batchId, status, items, success, failed, refunded } = change;
+      return told('settlement_batch.completed', { batchId, status, items, success, failed, refunded });
     }
     case 'hold_released': {
       const { customerId, transactionGroupId, amount, reason } = change;

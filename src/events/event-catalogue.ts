@@ -109,6 +109,16 @@ const transferCompleted = {
   heldAmount: field.naira,
 };
 
+/** Every item of a bulk payout is final: how many there were and how they ended (counts as at that moment). */
+const settlementBatchCompleted = {
+  batchId: field.uuid,
+  status: field.oneOf(['completed', 'completed_with_failures', 'cancelled']),
+  items: field.integer,
+  success: field.integer,
+  failed: field.integer,
+  refunded: field.integer,
+};
+
 const kycDecision = { customerId: field.uuid, externalRef: field.text, tier: field.nullableText, reason: field.nullableText };
 
 const kycLimitExceeded = {
@@ -212,6 +222,12 @@ const DEFINITIONS = {
     subject: 'transferId',
     description:
       "Money moved between two of the tenant's accounts: debited from one and credited (confirmed) to the other in one ledger transaction; heldAmount is the part of the credit the receiving customer's KYC limits hold",
+  },
+  'settlement_batch.completed': {
+    fields: settlementBatchCompleted,
+    subject: 'batchId',
+    description:
+      'Every item of a settlement batch is final (paid, failed, refunded, or refused before submission): the batch and its counts; failed counts refused and cancelled items too',
   },
   'kyc.approved': {
     fields: kycDecision,

@@ -9,6 +9,10 @@ import { balanceSweepUse } from '../balance-sweeps/balance-sweeps.access';
 import { balanceSweepsDashboardRoutes } from '../balance-sweeps/balance-sweeps.dashboard.routes';
 import { balanceSweepsRoutes } from '../balance-sweeps/balance-sweeps.routes';
 import { createBalanceSweepsService } from '../balance-sweeps/balance-sweeps.service';
+import { createSettlementBatchExecutionService } from '../settlement-batches/settlement-batch-execution.service';
+import { settlementBatchesDashboardRoutes } from '../settlement-batches/settlement-batches.dashboard.routes';
+import { settlementBatchesRoutes } from '../settlement-batches/settlement-batches.routes';
+import { createSettlementBatchesService } from '../settlement-batches/settlement-batches.service';
 import { beneficiariesDashboardRoutes } from '../beneficiaries/beneficiaries.dashboard.routes';
 import { beneficiariesRoutes } from '../beneficiaries/beneficiaries.routes';
 import { createBeneficiariesService } from '../beneficiaries/beneficiaries.service';
@@ -94,6 +98,7 @@ import { endpointsRoutes } from '../webhooks/endpoints.routes';
 import { createEndpointsService } from '../webhooks/endpoints.service';
 import { createWebhooksService } from '../webhooks/webhooks.service';
 import { payoutSignal, settlementWorkflowId } from '../contracts/settlement.contract';
+import { settlementBatchCancelledSignal, settlementBatchWorkflowId } from '../contracts/settlement-batch.contract';
 
 export interface Infrastructure {
   config: Config;
@@ -247,6 +252,19 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     beneficiaries,
     balanceSweeps: createBalanceSweepsService({ db, config, settlements, beneficiaries, schedules: balanceSweepSchedules }),
     balanceSweepSchedules,
+    settlementBatches: createSettlementBatchesService({
+      db,
+      config,
+      jobs,
+      starter,
+      settlements,
+      beneficiaries,
+      wake: (batchId) =>
+        temporal.withDeadline(Date.now() + 10_000, () =>
+          temporal.workflow.getHandle(settlementBatchWorkflowId(batchId)).signal(settlementBatchCancelledSignal),
+        ),
+    }),
+    batchExecution: createSettlementBatchExecutionService({ db, config, settlements }),
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
     splitRules,
@@ -325,6 +343,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...settlementsRoutes({ settlements: services.settlements }),
     ...beneficiariesRoutes({ beneficiaries: services.beneficiaries }),
     ...balanceSweepsRoutes({ balanceSweeps: services.balanceSweeps }),
+    ...settlementBatchesRoutes({ settlementBatches: services.settlementBatches }),
     ...providerWebhookRoutes({ ingest: services.ingest }),
     ...webhooksRoutes({ webhooks: services.webhooks, audit: services.audit }),
     ...endpointsRoutes({ endpoints: services.endpoints }),
@@ -353,6 +372,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...internalTransfersDashboardRoutes({ transfers: services.internalTransfers }),
     ...beneficiariesDashboardRoutes({ beneficiaries: services.beneficiaries }),
     ...balanceSweepsDashboardRoutes({ balanceSweeps: services.balanceSweeps }),
+    ...settlementBatchesDashboardRoutes({ settlementBatches: services.settlementBatches }),
     ...booksDashboardRoutes({ books: services.books }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),

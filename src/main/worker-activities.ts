@@ -3,6 +3,7 @@ import type { Logger } from '../logger';
 import { createBalanceSweepActivities } from '../../activities/balance-sweeps.activities';
 import { createPaymentActivities } from '../../activities/payments.activities';
 import { createReconciliationActivities } from '../../activities/reconciliation.activities';
+import { createSettlementBatchActivities } from '../../activities/settlement-batches.activities';
 import { createSettlementActivities } from '../../activities/settlements.activities';
 import { createRetentionActivities } from '../../activities/retention.activities';
 import { createSweepActivities } from '../../activities/sweep.activities';
@@ -25,6 +26,7 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
     ...createRetentionActivities({ retention: services.retention, logger }),
     ...createReconciliationActivities({ reconciliation: services.reconciliationExecution }),
     ...createBalanceSweepActivities({ balanceSweeps: services.balanceSweeps }),
+    ...createSettlementBatchActivities({ batchExecution: services.batchExecution }),
   };
 }
 

@@ -541,6 +541,35 @@ describe('dashboard in a browser', function () {
     await page.getByTestId('beneficiary-row').filter({ hasText: accountNumber }).waitFor({ state: 'detached' });
   });
 
+  it('pays a bulk payout from a CSV file: each row previewed, the invalid one marked, then the batch followed to its end', async () => {
+    await open('settlement-batches', '/dashboard/settlement-batches');
+    const csv = [
+      'reference,accountRef,amount,bankCode,accountNumber,narration',
+      `bulk-1,${main.AccountRef},10.00,${DESTINATION.bankCode},${DESTINATION.accountNumber},"Bulk, first"`,
+      `bulk-2,${main.AccountRef},abc,${DESTINATION.bankCode},${DESTINATION.accountNumber},`,
+      `bulk-3,${main.AccountRef},20.00,${DESTINATION.bankCode},${DESTINATION.accountNumber},`,
+    ].join('\n');
+    await page.getByLabel('Payout file (CSV)').setInputFiles({ name: 'payouts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    assert.match(await page.getByTestId('preview-summary').innerText(), /2 of 3 rows can be paid now; 1 would fail/);
+    const preview = await page.getByRole('region', { name: 'Preview of the rows' }).innerText();
+    assert.match(preview, /bulk-2[\s\S]*invalid amount/);
+    await assertAccessible(page, 'settlement-batches with a preview');
+    await page.getByRole('button', { name: 'Pay 2 rows (the others fail)' }).click();
+
+    await page.waitForURL(/\/dashboard\/settlement-batches\/[0-9a-f-]{36}$/);
+    pagesSeen.set('settlement-batch', new URL(page.url()).pathname);
+    await page.getByText('completed with failures').first().waitFor({ timeout: 60_000 });
+    assert.equal(await page.getByTestId('count-success').innerText(), '2');
+    assert.equal(await page.getByTestId('count-failed').innerText(), '1');
+    const items = await page.getByRole('region', { name: 'Items' }).innerText();
+    assert.match(items, /bulk-1[\s\S]*success[\s\S]*bulk-2[\s\S]*failed[\s\S]*invalid amount[\s\S]*bulk-3[\s\S]*success/i);
+    const audited = await db('audit_log').where({ tenant_id: tenant.tenantId, action: 'settlement_batch.created' }).select('actor');
+    assert.deepEqual(
+      audited.map((row) => row.actor),
+      [admin.email],
+    );
+  });
+
   it('shows the books: balances totalling ₦0.00, the journal paged, and a statement line opens its transaction there', async () => {
     await open('books', '/dashboard/books');
     assert.equal(await page.getByTestId('books-total').innerText(), '₦0.00');

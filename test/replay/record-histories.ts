@@ -24,6 +24,8 @@ import { convergenceSweepWorkflow } from '../../workflows/convergence-sweep.work
 import { paymentConfirmationBatchWorkflow } from '../../workflows/payment-confirmation-batch.workflow';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
 import { retentionWorkflow } from '../../workflows/retention.workflow';
+import { settlementBatchWorkflow } from '../../workflows/settlement-batch.workflow';
+import type { ChunkResult, CompletionCheck } from '../../src/contracts/settlement-batch.contract';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
 import { historyToJson } from '../helpers/history-json';
@@ -218,6 +220,38 @@ describe('record workflow histories for the replay test', function () {
     it('webhookDeliveryWorkflow: succeeded at the second attempt', () => delivery('succeeded-after-retry', 2, 5));
 
     it('webhookDeliveryWorkflow: dead letter after every attempt failed', () => delivery('dead-letter', null, 5));
+
+    it('settlementBatchWorkflow: two chunks, a wait for the cap, one open check, then completed with failures', async () => {
+      const chunks: ChunkResult[] = [
+        { judged: 3, remaining: 2, waitMs: 0, stopped: false },
+        { judged: 0, remaining: 2, waitMs: 5_000, stopped: false },
+        { judged: 2, remaining: 0, waitMs: 0, stopped: true },
+      ];
+      const checks: CompletionCheck[] = [
+        { kind: 'open', open: 2 },
+        { kind: 'ended', status: 'completed_with_failures' },
+      ];
+      const activities = {
+        async initiateBatchItems(): Promise<ChunkResult> {
+          return chunks.shift()!;
+        },
+        async completeBatchIfFinal(): Promise<CompletionCheck> {
+          return checks.shift()!;
+        },
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      const batchId = randomUUID();
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(settlementBatchWorkflow, {
+          taskQueue,
+          workflowId: `settlement-batch:${batchId}`,
+          args: [{ batchId, tenantId: randomUUID(), chunkSize: 3, pollIntervalMs: 2_000 }],
+        });
+        assert.equal(await handle.result(), 'completed_with_failures');
+        save('settlementBatchWorkflow', 'completed-with-failures', await handle.fetchHistory());
+      });
+    });
 
     it('convergenceSweepWorkflow: one sweep', async () => {
       const activities = {

@@ -85,6 +85,45 @@ describe('the TypeScript client against the running service', () => {
     await assert.rejects(client.transfers.getInternal(randomUUID()), LedgerNotFoundError);
   });
 
+  it('previews a settlement batch, creates it under a generated Idempotency-Key, follows its items to the end, and lists it', async () => {
+    const { sent, fetcher } = recordingFetch();
+    const client = clientFor(tenant.apiKey, fetcher);
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    await fundAccount(stack, account.ID, 100_000n);
+    const item = { accountRef: account.AccountRef, bankCode: '058', accountNumber: '0123456789' };
+    const input = {
+      items: [
+        { reference: 'sdk-1', amount: '10.00', ...item },
+        { reference: 'sdk-2', amount: 'ten', ...item },
+        { reference: 'sdk-3', amount: '20.00', ...item },
+      ],
+    };
+    const preview = await client.settlementBatches.dryRun(input);
+    assert.deepEqual(
+      [preview.valid, preview.invalid, preview.items[1]],
+      [2, 1, { reference: 'sdk-2', valid: false, reason: 'invalid amount' }],
+    );
+
+    const created = await client.settlementBatches.create(input);
+    assert.match(sent.at(-1)!.headers.get('idempotency-key') ?? '', /^[0-9a-f-]{36}$/);
+    const ended = await eventually(async () => {
+      const batch = await client.settlementBatches.get(created.id);
+      return batch.status === 'completed_with_failures' && batch;
+    });
+    assert.deepEqual(ended.counts, { queued: 0, pending: 0, processing: 0, success: 2, failed: 1, refunded: 0 });
+    const items = [];
+    for await (const batchItem of client.settlementBatches.items(created.id)) items.push([batchItem.reference, batchItem.status]);
+    assert.deepEqual(items, [
+      ['sdk-1', 'success'],
+      ['sdk-2', 'failed'],
+      ['sdk-3', 'success'],
+    ]);
+    const listed = [];
+    for await (const batch of client.settlementBatches.list()) listed.push(batch.id);
+    assert.ok(listed.includes(created.id));
+    await assert.rejects(client.settlementBatches.cancel(created.id), (error: unknown) => error instanceof sdk.LedgerConflictError);
+  });
+
   it('settles with a generated Idempotency-Key, then tracks the transfer to success', async () => {
     const { sent, fetcher } = recordingFetch();
     const client = clientFor(tenant.apiKey, fetcher);

@@ -17,6 +17,7 @@ const WORKFLOW_TYPES = [
   'convergenceSweepWorkflow',
   'retentionWorkflow',
   'reconciliationWorkflow',
+  'settlementBatchWorkflow',
 ];
 
 describe("replay of recorded histories: today's workflow code against runs recorded earlier", () => {

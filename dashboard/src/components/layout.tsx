@@ -16,6 +16,7 @@ const NAV: NavItem[] = [
   { href: '/dashboard/accounts', label: 'Accounts' },
   { href: '/dashboard/settlements', label: 'Settlements' },
   { href: '/dashboard/beneficiaries', label: 'Beneficiaries' },
+  { href: '/dashboard/settlement-batches', label: 'Bulk payouts' },
   { href: '/dashboard/books', label: 'Books' },
   { href: '/dashboard/customers', label: 'Customers' },
   { href: '/dashboard/kyc-reviews', label: 'KYC reviews' },

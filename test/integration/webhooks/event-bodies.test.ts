@@ -57,6 +57,10 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
     { transferId: GROUP, fromAccountRef: 'ACC-1', toAccountRef: 'ACC-2', amount: 250_050n, narration: AWKWARD, heldAmount: 50n },
     { transferId: GROUP, fromAccountRef: 'ACC-2', toAccountRef: 'ACC-1', amount: 1n, narration: '', heldAmount: 0n },
   ],
+  'settlement_batch.completed': [
+    { batchId: GROUP, status: 'completed_with_failures', items: 5_000, success: 4_998, failed: 2, refunded: 0 },
+    { batchId: GROUP, status: 'cancelled', items: 1, success: 0, failed: 1, refunded: 0 },
+  ],
   'kyc.approved': [{ customerId: CUSTOMER, externalRef: AWKWARD, tier: '2', reason: null }],
   'kyc.rejected': [{ customerId: CUSTOMER, externalRef: 'x', tier: null, reason: 'no match' }],
   'kyc.limit_exceeded': [

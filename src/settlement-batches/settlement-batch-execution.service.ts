@@ -1,0 +1,142 @@
+import type { Config } from '../config';
+import {
+  settlementBatchItemKey,
+  type ChunkResult,
+  type CompletionCheck,
+  type SettlementBatchEnd,
+} from '../contracts/settlement-batch.contract';
+import type { Db, DbOrTrx } from '../db';
+import { AppError } from '../errors';
+import { recordChange } from '../events/change-events';
+import { settlementStatusCounts } from '../settlements/settlements.access';
+import type { AcceptedSettlement, SettlementsService } from '../settlements/settlements.service';
+import { judgeItemFields } from './settlement-batch-items';
+import { batchCounts } from './settlement-batch-reads';
+import { createSettlementBatchesRepo, type BatchItemRecord, type BatchRecord } from './settlement-batches.repo';
+
+/** Failures an item outlasts: the chunk stops and the item is tried again later, never refused for them. */
+const TRANSIENT: ReadonlyArray<AppError['kind']> = ['rate_limited', 'provider_unavailable', 'unavailable'];
+
+/** The item was cancelled while its settlement was being made: that settlement is rolled back. */
+class ItemNoLongerQueued extends Error {}
+
+/**
+ * What a batch's workflow asks of the batch: judge and initiate the next items in order (each an ordinary
+ * settlement under a key of the batch and the item's reference), and end the batch once every item is final.
+ */
+export function createSettlementBatchExecutionService(deps: {
+  db: Db;
+  config: Pick<Config, 'SETTLEMENT_BATCH_IN_FLIGHT' | 'SETTLEMENT_BATCH_POLL_INTERVAL'>;
+  settlements: Pick<SettlementsService, 'initiate' | 'initiateToBeneficiary'>;
+}) {
+  const { db, config, settlements } = deps;
+  const batches = createSettlementBatchesRepo(db);
+
+  /** Settlements of the tenant's open batches still pending or processing. */
+  async function inFlight(tenantId: string): Promise<number> {
+    const counts = await settlementStatusCounts(db, tenantId, batches.openSettlementRefsOf(tenantId));
+    return (counts.pending ?? 0) + (counts.processing ?? 0);
+  }
+
+  /** Makes the item's settlement, tying the item to it in the settlement's own transaction. */
+  async function initiateItem(batch: BatchRecord, item: BatchItemRecord): Promise<string | null> {
+    const { amount, bankCode, accountNumber, beneficiaryId, narration } = item;
+    const fields = judgeItemFields({ amount, bankCode, accountNumber, beneficiaryId, narration });
+    if (!fields.ok) return fields.reason;
+    const key = settlementBatchItemKey(batch.id, item.reference);
+    const tie = async (trx: DbOrTrx, made: AcceptedSettlement) => {
+      if (!(await createSettlementBatchesRepo(trx).markInitiated(batch.id, item.position, made.merchantTxRef)))
+        throw new ItemNoLongerQueued();
+    };
+    const request = fields.request;
+    const made =
+      request.to === 'beneficiary'
+        ? await settlements.initiateToBeneficiary(
+            batch.tenantId,
+            item.accountRef,
+            { amount: request.amount, beneficiaryId: request.beneficiaryId, narration: request.narration },
+            key,
+            { onCreated: tie },
+          )
+        : await settlements.initiate(
+            batch.tenantId,
+            item.accountRef,
+            { amount: request.amount, bankCode: request.bankCode, accountNumber: request.accountNumber, narration: request.narration },
+            key,
+            { onCreated: tie },
+          );
+    // A retry whose settlement an earlier attempt made answers under the key without onCreated: tie it now.
+    await batches.markInitiated(batch.id, item.position, made.merchantTxRef);
+    return null;
+  }
+
+  return {
+    /**
+     * Judges and initiates up to `limit` queued items in request order, within the room the tenant's cap of
+     * settlements in flight leaves. An item the settlements service refuses (a 4xx) fails alone with that
+     * message; a rate limit or an outage stops the chunk with how long to wait (Retry-After when given).
+     */
+    async initiateChunk(batchId: string, limit: number, onProgress: () => void = () => undefined): Promise<ChunkResult> {
+      const batch = await batches.findById(batchId);
+      if (!batch || batch.status === 'cancelled' || batch.completedAt !== null)
+        return { judged: 0, remaining: 0, waitMs: 0, stopped: true };
+      const room = config.SETTLEMENT_BATCH_IN_FLIGHT - (await inFlight(batch.tenantId));
+      const items = room > 0 ? await batches.nextQueued(batch.id, Math.min(limit, room)) : [];
+      let judged = 0;
+      let waitMs = room > 0 ? 0 : config.SETTLEMENT_BATCH_POLL_INTERVAL;
+      for (const item of items) {
+        try {
+          const refusal = await initiateItem(batch, item);
+          if (refusal !== null) await batches.markRefused(batch.id, item.position, refusal);
+        } catch (error) {
+          if (error instanceof ItemNoLongerQueued) break;
+          if (!(error instanceof AppError)) throw error;
+          if (TRANSIENT.includes(error.kind)) {
+            waitMs = (error.retryAfterSeconds ?? 0) * 1000 || config.SETTLEMENT_BATCH_POLL_INTERVAL;
+            break;
+          }
+          await batches.markRefused(batch.id, item.position, error.message);
+        }
+        judged += 1;
+        onProgress();
+      }
+      const { queued } = await batches.unsettledCounts(batch.id);
+      if (queued === 0) await batches.markProcessing(batch.id);
+      const now = (await batches.findById(batch.id))!;
+      return { judged, remaining: queued, waitMs, stopped: queued === 0 || now.status === 'cancelled' };
+    },
+
+    /**
+     * Ends the batch once no item is queued, pending or processing: completed when every settlement
+     * succeeded, completed_with_failures when any item failed (or was refunded), cancelled when it was
+     * cancelled; with its settlement_batch.completed event, once.
+     */
+    async completeIfFinal(batchId: string): Promise<CompletionCheck> {
+      return db.transaction(async (trx) => {
+        const repo = createSettlementBatchesRepo(trx);
+        const batch = await repo.lock(batchId);
+        if (!batch) return { kind: 'ended', status: 'cancelled' };
+        if (batch.completedAt !== null) return { kind: 'ended', status: batch.status as SettlementBatchEnd };
+        const counts = await batchCounts(trx, batch);
+        const open = counts.queued + counts.pending + counts.processing;
+        if (open > 0) return { kind: 'open', open };
+        const status: SettlementBatchEnd =
+          batch.status === 'cancelled' ? 'cancelled' : counts.failed + counts.refunded > 0 ? 'completed_with_failures' : 'completed';
+        await repo.markCompleted(batch.id, status);
+        await recordChange(trx, {
+          kind: 'settlement_batch_completed',
+          tenantId: batch.tenantId,
+          batchId: batch.id,
+          status,
+          items: batch.itemCount,
+          success: counts.success,
+          failed: counts.failed,
+          refunded: counts.refunded,
+        });
+        return { kind: 'ended', status };
+      });
+    },
+  };
+}
+
+export type SettlementBatchExecutionService = ReturnType<typeof createSettlementBatchExecutionService>;

@@ -1,0 +1,93 @@
+import { defineRoute, idempotencyKeyOf, userOf, type RouteDefinition } from '../http/route';
+import { requiredIdempotencyKey } from '../idempotency/request-hash';
+import { presentBatch, presentBatchSummary, presentDryRun } from './settlement-batch.presenter';
+import {
+  batchItemsQuerySchema,
+  batchListQuerySchema,
+  batchListResponseSchema,
+  batchParamsSchema,
+  batchSchema,
+  batchSummarySchema,
+  createBatchBodySchema,
+  createBatchQuerySchema,
+  dryRunResponseSchema,
+} from './settlement-batches.schemas';
+import type { SettlementBatchesService } from './settlement-batches.service';
+
+const ITEMS_PAGE_SIZE = 100;
+const BATCHES_PAGE_SIZE = 20;
+
+/** The dashboard's bulk payouts: the API's, for a signed-in user; creating and cancelling are audited. */
+export function settlementBatchesDashboardRoutes(deps: { settlementBatches: SettlementBatchesService }): RouteDefinition[] {
+  const { settlementBatches } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/auth/settlement-batches',
+      summary: 'Pay out a batch (as POST /v1/settlement-batches); dryRun=true previews each item; the batch is audited when made',
+      tag: 'dashboard',
+      auth: 'session',
+      role: 'operator',
+      query: createBatchQuerySchema,
+      body: createBatchBodySchema,
+      idempotencyKey: 'required',
+      responses: {
+        200: { description: 'dryRun=true: each item judged now (nothing is created)', schema: dryRunResponseSchema },
+        202: { description: 'Accepted', schema: batchSummarySchema },
+      },
+      errors: [400, 409],
+      handle: async ({ query, body, ctx }) => {
+        const user = userOf(ctx);
+        if (query.dryRun === 'true') return { status: 200, body: presentDryRun(await settlementBatches.dryRun(user.tenantId, body)) };
+        const key = requiredIdempotencyKey(idempotencyKeyOf(ctx));
+        return { status: 202, body: presentBatchSummary(await settlementBatches.create(user, body, key)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/settlement-batches',
+      summary: "The tenant's settlement batches, newest first",
+      tag: 'dashboard',
+      auth: 'session',
+      query: batchListQuerySchema,
+      responses: { 200: { description: 'A page of batches', schema: batchListResponseSchema } },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const page = await settlementBatches.list(userOf(ctx).tenantId, { after: query.after, limit: query.limit ?? BATCHES_PAGE_SIZE });
+        return { status: 200, body: { batches: page.batches.map(presentBatchSummary), pagination: page.pagination } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/settlement-batches/:id',
+      summary: 'A settlement batch with a page of its items',
+      tag: 'dashboard',
+      auth: 'session',
+      params: batchParamsSchema,
+      query: batchItemsQuerySchema,
+      responses: { 200: { description: 'The batch', schema: batchSchema } },
+      errors: [400, 404],
+      handle: async ({ params, query, ctx }) => ({
+        status: 200,
+        body: presentBatch(
+          await settlementBatches.get(userOf(ctx).tenantId, params.id, { after: query.after, limit: query.limit ?? ITEMS_PAGE_SIZE }),
+        ),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/settlement-batches/:id/cancel',
+      summary: 'Stop the items of a batch not yet initiated (audited)',
+      tag: 'dashboard',
+      auth: 'session',
+      role: 'operator',
+      params: batchParamsSchema,
+      responses: { 200: { description: 'The batch, cancelled', schema: batchSummarySchema } },
+      errors: [404, 409],
+      handle: async ({ params, ctx }) => ({
+        status: 200,
+        body: presentBatchSummary(await settlementBatches.cancel(userOf(ctx), params.id)),
+      }),
+    }),
+  ];
+}

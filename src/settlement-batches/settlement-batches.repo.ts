@@ -1,0 +1,238 @@
+import type { Knex } from 'knex';
+import type { DbOrTrx } from '../db';
+
+export type BatchStatus = 'validating' | 'processing' | 'completed' | 'completed_with_failures' | 'cancelled';
+
+export interface BatchRecord {
+  id: string;
+  tenantId: string;
+  status: BatchStatus;
+  itemCount: number;
+  idempotencyKey: string;
+  requestHash: string;
+  createdBy: string | null;
+  createdAt: Date;
+  cancelledAt: Date | null;
+  completedAt: Date | null;
+}
+
+export interface BatchItemRecord {
+  batchId: string;
+  position: number;
+  reference: string;
+  accountRef: string;
+  /** As sent: judged with the item's other values when its turn comes. */
+  amount: string;
+  bankCode: string | null;
+  accountNumber: string | null;
+  beneficiaryId: string | null;
+  narration: string | null;
+  merchantTxRef: string | null;
+  failureReason: string | null;
+}
+
+interface BatchRow {
+  id: string;
+  tenant_id: string;
+  status: BatchStatus;
+  item_count: number;
+  idempotency_key: string;
+  request_hash: string;
+  created_by: string | null;
+  created_at: Date;
+  cancelled_at: Date | null;
+  completed_at: Date | null;
+}
+
+interface ItemRow {
+  batch_id: string;
+  position: number;
+  reference: string;
+  account_ref: string;
+  amount: string;
+  bank_code: string | null;
+  account_number: string | null;
+  beneficiary_id: string | null;
+  narration: string | null;
+  merchant_tx_ref: string | null;
+  failure_reason: string | null;
+}
+
+const toBatch = (row: BatchRow): BatchRecord => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  status: row.status,
+  itemCount: row.item_count,
+  idempotencyKey: row.idempotency_key,
+  requestHash: row.request_hash,
+  createdBy: row.created_by,
+  createdAt: row.created_at,
+  cancelledAt: row.cancelled_at,
+  completedAt: row.completed_at,
+});
+
+const toItem = (row: ItemRow): BatchItemRecord => ({
+  batchId: row.batch_id,
+  position: row.position,
+  reference: row.reference,
+  accountRef: row.account_ref,
+  amount: row.amount,
+  bankCode: row.bank_code,
+  accountNumber: row.account_number,
+  beneficiaryId: row.beneficiary_id,
+  narration: row.narration,
+  merchantTxRef: row.merchant_tx_ref,
+  failureReason: row.failure_reason,
+});
+
+/** Rows per INSERT statement when a batch's items are written (a 5,000-item batch takes ten). */
+const INSERT_CHUNK = 500;
+
+/** An item not judged yet: no settlement, no refusal. */
+const queued = (query: Knex.QueryBuilder) => query.whereNull('merchant_tx_ref').whereNull('failure_reason');
+
+export function createSettlementBatchesRepo(db: DbOrTrx) {
+  const items = () => db('settlement_batch_items');
+  return {
+    async insert(
+      batch: Omit<BatchRecord, 'createdAt' | 'cancelledAt' | 'completedAt'>,
+      rows: Omit<BatchItemRecord, 'batchId' | 'merchantTxRef' | 'failureReason'>[],
+    ) {
+      await db('settlement_batches').insert({
+        id: batch.id,
+        tenant_id: batch.tenantId,
+        status: batch.status,
+        item_count: batch.itemCount,
+        idempotency_key: batch.idempotencyKey,
+        request_hash: batch.requestHash,
+        created_by: batch.createdBy,
+      });
+      for (let start = 0; start < rows.length; start += INSERT_CHUNK)
+        await items().insert(
+          rows.slice(start, start + INSERT_CHUNK).map((item) => ({
+            batch_id: batch.id,
+            position: item.position,
+            reference: item.reference,
+            account_ref: item.accountRef,
+            amount: item.amount,
+            bank_code: item.bankCode,
+            account_number: item.accountNumber,
+            beneficiary_id: item.beneficiaryId,
+            narration: item.narration,
+          })),
+        );
+    },
+
+    async find(tenantId: string, id: string): Promise<BatchRecord | undefined> {
+      const row: BatchRow | undefined = await db('settlement_batches').where({ tenant_id: tenantId, id }).first();
+      return row && toBatch(row);
+    },
+
+    async findById(id: string): Promise<BatchRecord | undefined> {
+      const row: BatchRow | undefined = await db('settlement_batches').where({ id }).first();
+      return row && toBatch(row);
+    },
+
+    async findByKey(tenantId: string, idempotencyKey: string): Promise<BatchRecord | undefined> {
+      const row: BatchRow | undefined = await db('settlement_batches')
+        .where({ tenant_id: tenantId, idempotency_key: idempotencyKey })
+        .first();
+      return row && toBatch(row);
+    },
+
+    /** Locks the batch row for the caller's transaction: a cancel and an item's initiation or the batch's end take turns. */
+    async lock(id: string): Promise<BatchRecord | undefined> {
+      const row: BatchRow | undefined = await db('settlement_batches').where({ id }).forUpdate().first();
+      return row && toBatch(row);
+    },
+
+    /** The tenant's batches, newest first; `afterId` is the previous page's last. */
+    async list(tenantId: string, afterId: string | null, limit: number): Promise<BatchRecord[]> {
+      const query = db('settlement_batches').where({ tenant_id: tenantId }).orderBy('id', 'desc').limit(limit);
+      if (afterId !== null) query.where('id', '<', afterId);
+      return ((await query) as BatchRow[]).map(toBatch);
+    },
+
+    async itemPosition(batchId: string, reference: string): Promise<number | undefined> {
+      const row: { position: number } | undefined = await items().where({ batch_id: batchId, reference }).first('position');
+      return row?.position;
+    },
+
+    /** Items in request order after `afterPosition` (-1: from the first). */
+    async itemsPage(batchId: string, afterPosition: number, limit: number): Promise<BatchItemRecord[]> {
+      const rows: ItemRow[] = await items()
+        .where({ batch_id: batchId })
+        .where('position', '>', afterPosition)
+        .orderBy('position')
+        .limit(limit);
+      return rows.map(toItem);
+    },
+
+    /** The next items not judged yet, in request order. */
+    async nextQueued(batchId: string, limit: number): Promise<BatchItemRecord[]> {
+      const rows: ItemRow[] = await queued(items().where({ batch_id: batchId }))
+        .orderBy('position')
+        .limit(limit);
+      return rows.map(toItem);
+    },
+
+    /** Ties an item to the settlement it made, in the settlement's transaction; false when the item is no longer queued (cancelled). */
+    async markInitiated(batchId: string, position: number, merchantTxRef: string): Promise<boolean> {
+      return (await queued(items().where({ batch_id: batchId, position })).update({ merchant_tx_ref: merchantTxRef })) === 1;
+    },
+
+    async markRefused(batchId: string, position: number, reason: string): Promise<void> {
+      await queued(items().where({ batch_id: batchId, position })).update({ failure_reason: reason });
+    },
+
+    /** Fails every item still queued with `reason`; returns how many. */
+    async refuseQueued(batchId: string, reason: string): Promise<number> {
+      return queued(items().where({ batch_id: batchId })).update({ failure_reason: reason });
+    },
+
+    /** Items without a settlement: still queued, or refused (failed before submission). */
+    async unsettledCounts(batchId: string): Promise<{ queued: number; refused: number }> {
+      const row = (await items()
+        .where({ batch_id: batchId })
+        .whereNull('merchant_tx_ref')
+        .first(
+          db.raw('count(*) FILTER (WHERE failure_reason IS NULL) AS queued'),
+          db.raw('count(*) FILTER (WHERE failure_reason IS NOT NULL) AS refused'),
+        )) as {
+        queued: string;
+        refused: string;
+      };
+      return { queued: Number(row.queued), refused: Number(row.refused) };
+    },
+
+    /** The references of the batch's settlements, as a subquery. */
+    settlementRefsOf(batchId: string): Knex.QueryBuilder {
+      return items().where({ batch_id: batchId }).whereNotNull('merchant_tx_ref').select('merchant_tx_ref');
+    },
+
+    /** The references of the settlements of the tenant's batches still open, as a subquery. */
+    openSettlementRefsOf(tenantId: string): Knex.QueryBuilder {
+      return items()
+        .join('settlement_batches', 'settlement_batches.id', 'settlement_batch_items.batch_id')
+        .where({ 'settlement_batches.tenant_id': tenantId })
+        .whereNull('settlement_batches.completed_at')
+        .whereNotNull('settlement_batch_items.merchant_tx_ref')
+        .select('settlement_batch_items.merchant_tx_ref');
+    },
+
+    /** No item waits any more: a validating batch is processing (a cancelled one stays cancelled). */
+    async markProcessing(id: string): Promise<void> {
+      await db('settlement_batches').where({ id, status: 'validating' }).update({ status: 'processing' });
+    },
+
+    async markCancelled(id: string): Promise<void> {
+      await db('settlement_batches').where({ id }).update({ status: 'cancelled', cancelled_at: db.fn.now() });
+    },
+
+    async markCompleted(id: string, status: BatchStatus): Promise<void> {
+      await db('settlement_batches').where({ id }).update({ status, completed_at: db.fn.now() });
+    },
+  };
+}
+
+export type SettlementBatchesRepo = ReturnType<typeof createSettlementBatchesRepo>;

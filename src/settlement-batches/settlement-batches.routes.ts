@@ -1,0 +1,91 @@
+import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
+import { requiredIdempotencyKey } from '../idempotency/request-hash';
+import { presentBatch, presentBatchSummary, presentDryRun } from './settlement-batch.presenter';
+import {
+  batchItemsQuerySchema,
+  batchListQuerySchema,
+  batchListResponseSchema,
+  batchParamsSchema,
+  batchSchema,
+  batchSummarySchema,
+  createBatchBodySchema,
+  createBatchQuerySchema,
+  dryRunResponseSchema,
+} from './settlement-batches.schemas';
+import type { SettlementBatchesService } from './settlement-batches.service';
+
+const ITEMS_PAGE_SIZE = 100;
+const BATCHES_PAGE_SIZE = 20;
+
+export function settlementBatchesRoutes(deps: { settlementBatches: SettlementBatchesService }): RouteDefinition[] {
+  const { settlementBatches } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/settlement-batches',
+      summary:
+        'Pay out up to 5,000 items at once (asynchronous): each becomes an ordinary settlement, in order; an invalid item fails alone. dryRun=true judges the items and creates nothing',
+      tag: 'settlement batches',
+      auth: 'apiKey',
+      query: createBatchQuerySchema,
+      body: createBatchBodySchema,
+      idempotencyKey: 'required',
+      responses: {
+        200: { description: 'dryRun=true: each item judged now, in order (nothing is created)', schema: dryRunResponseSchema },
+        202: { description: 'Accepted (a replay under the same key answers the same batch)', schema: batchSummarySchema },
+      },
+      errors: [400, 404, 409],
+      handle: async ({ query, body, ctx }) => {
+        const tenantId = tenantOf(ctx).id;
+        if (query.dryRun === 'true') return { status: 200, body: presentDryRun(await settlementBatches.dryRun(tenantId, body)) };
+        const key = requiredIdempotencyKey(idempotencyKeyOf(ctx));
+        return { status: 202, body: presentBatchSummary(await settlementBatches.create({ tenantId }, body, key)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/settlement-batches',
+      summary: "The tenant's settlement batches, newest first, with their counts",
+      tag: 'settlement batches',
+      auth: 'apiKey',
+      query: batchListQuerySchema,
+      responses: { 200: { description: 'A page of batches', schema: batchListResponseSchema } },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const page = await settlementBatches.list(tenantOf(ctx).id, { after: query.after, limit: query.limit ?? BATCHES_PAGE_SIZE });
+        return { status: 200, body: { batches: page.batches.map(presentBatchSummary), pagination: page.pagination } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/settlement-batches/:id',
+      summary: 'A settlement batch: its status, counts per item status, and a page of its items in request order',
+      tag: 'settlement batches',
+      auth: 'apiKey',
+      params: batchParamsSchema,
+      query: batchItemsQuerySchema,
+      responses: { 200: { description: 'The batch', schema: batchSchema } },
+      errors: [400, 404],
+      handle: async ({ params, query, ctx }) => ({
+        status: 200,
+        body: presentBatch(
+          await settlementBatches.get(tenantOf(ctx).id, params.id, { after: query.after, limit: query.limit ?? ITEMS_PAGE_SIZE }),
+        ),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/settlement-batches/:id/cancel',
+      summary: 'Stop the items not yet initiated (they fail with reason "cancelled"); items already settling go on',
+      tag: 'settlement batches',
+      auth: 'apiKey',
+      params: batchParamsSchema,
+      responses: { 200: { description: 'The batch, cancelled', schema: batchSummarySchema } },
+      errors: [404, 409],
+      handle: async ({ params, ctx }) => ({
+        status: 200,
+        body: presentBatchSummary(await settlementBatches.cancel({ tenantId: tenantOf(ctx).id }, params.id)),
+      }),
+    }),
+  ];
+}

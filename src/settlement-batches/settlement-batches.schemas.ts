@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { paginationSchema, timestampSchema } from '../http/schemas';
+
+/** Most items one batch may carry. */
+export const MAX_BATCH_ITEMS = 5_000;
+
+const LIMIT_ERROR = 'limit must be an integer from 1 to 200';
+
+/** Left to the validator's own messages, which name the item: "body.items[3].reference is required". */
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+/**
+ * One item as sent. Only its shape is checked here (a malformed item refuses the whole request); its values
+ * (the amount, the bank code, the account number, the destination) are judged item by item, in order, by the
+ * rules of a single settle, and an item they refuse fails alone with that settle's message.
+ */
+export const batchItemSchema = z.object({
+  reference: text(100).describe("The tenant's own reference for the item, unique in the batch"),
+  accountRef: text(100).describe('The virtual account the item pays from'),
+  amount: z.string().max(40).describe('Naira, e.g. "1500.00"'),
+  bankCode: z.string().max(20).optional(),
+  accountNumber: z.string().max(20).optional(),
+  beneficiaryId: z.string().max(100).optional().describe('A saved beneficiary to pay instead of bankCode and accountNumber'),
+  narration: z.string().max(200).optional(),
+});
+export type BatchItemInput = z.output<typeof batchItemSchema>;
+
+/** A reference used twice refuses the request, naming it and both items. */
+function uniqueReferences(items: BatchItemInput[], ctx: z.RefinementCtx): void {
+  const seen = new Map<string, number>();
+  items.forEach((item, index) => {
+    const first = seen.get(item.reference);
+    if (first === undefined) seen.set(item.reference, index);
+    else
+      ctx.addIssue({
+        code: 'custom',
+        path: ['items', index, 'reference'],
+        message: `duplicate reference "${item.reference}" (items[${first}] and items[${index}])`,
+      });
+  });
+}
+
+export const createBatchBodySchema = z
+  .object({
+    items: z
+      .array(batchItemSchema, { error: 'items must be an array' })
+      .min(1, { error: 'items must hold at least 1 item' })
+      .max(MAX_BATCH_ITEMS, { error: `items must hold at most ${MAX_BATCH_ITEMS} items` }),
+  })
+  .superRefine((body, ctx) => uniqueReferences(body.items, ctx));
+export type CreateBatchBody = z.output<typeof createBatchBodySchema>;
+
+export const createBatchQuerySchema = z.object({
+  dryRun: z
+    .enum(['true', 'false'], { error: 'dryRun must be true or false' })
+    .optional()
+    .describe('true: judge every item now (its values, the account, the bank, the beneficiary) and create nothing'),
+});
+
+export const batchStatusSchema = z.enum(['validating', 'processing', 'completed', 'completed_with_failures', 'cancelled']);
+export const batchItemStatusSchema = z
+  .enum(['queued', 'pending', 'processing', 'success', 'failed', 'refunded'])
+  .describe("queued: not judged yet; then its settlement's status; failed also for an item refused before submission or cancelled");
+
+export const batchCountsSchema = z.object({
+  queued: z.number().int(),
+  pending: z.number().int(),
+  processing: z.number().int(),
+  success: z.number().int(),
+  failed: z.number().int(),
+  refunded: z.number().int(),
+});
+export type BatchCounts = z.output<typeof batchCountsSchema>;
+
+export const batchSummarySchema = z.object({
+  id: z.uuid(),
+  status: batchStatusSchema,
+  counts: batchCountsSchema,
+  createdAt: timestampSchema,
+});
+
+export const batchItemViewSchema = z.object({
+  reference: z.string(),
+  accountRef: z.string(),
+  amount: z.string().describe('Naira, two decimals (as sent when it is no amount)'),
+  merchantTxRef: z.string().nullable().describe("The item's settlement, once initiated (GET /v1/transfers/{merchantTxRef})"),
+  status: batchItemStatusSchema,
+  failureReason: z.string().nullable(),
+});
+
+export const batchSchema = batchSummarySchema.extend({
+  items: z.array(batchItemViewSchema),
+  pagination: paginationSchema.describe("The items' page, in request order; the cursor is the last item's reference"),
+});
+
+export const batchListResponseSchema = z.object({ batches: z.array(batchSummarySchema), pagination: paginationSchema });
+
+export const dryRunResponseSchema = z.object({
+  valid: z.number().int(),
+  invalid: z.number().int(),
+  items: z.array(z.object({ reference: z.string(), valid: z.boolean(), reason: z.string().nullable() })),
+});
+
+export const batchParamsSchema = z.object({ id: z.string().max(100) });
+
+const limit = z.coerce
+  .number({ error: LIMIT_ERROR })
+  .int({ error: LIMIT_ERROR })
+  .min(1, { error: LIMIT_ERROR })
+  .max(200, { error: LIMIT_ERROR })
+  .optional();
+
+export const batchItemsQuerySchema = z.object({ after: z.string().max(100).optional(), limit });
+export const batchListQuerySchema = z.object({ after: z.string().max(100).optional(), limit });

@@ -1,0 +1,212 @@
+import { findAccountByRef } from '../accounts/accounts.access';
+import { createAuditLog, type AuditActor } from '../audit/audit-log';
+import type { BeneficiariesService } from '../beneficiaries/beneficiaries.service';
+import type { Config } from '../config';
+import type { Jobs } from '../contracts/jobs';
+import { isUniqueViolation, type Db } from '../db';
+import { AppError, ConflictError, NotFoundError } from '../errors';
+import { paginate, invalidCursor, uuidCursor } from '../http/pagination';
+import type { Pagination } from '../http/schemas';
+import { isUuid, uuidv7 } from '../ids';
+import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
+import type { SettlementsService } from '../settlements/settlements.service';
+import { createOutboxRepo } from '../workflow-starts/outbox.repo';
+import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
+import { judgeItemFields } from './settlement-batch-items';
+import { batchCounts, itemViews, type BatchItemView } from './settlement-batch-reads';
+import { createSettlementBatchesRepo, type BatchRecord } from './settlement-batches.repo';
+import type { BatchCounts, BatchItemInput, CreateBatchBody } from './settlement-batches.schemas';
+
+/** Who acts on a batch: a dashboard user (audited), or a call with one of the tenant's API keys. */
+export type BatchActor = AuditActor | { tenantId: string };
+
+const isUser = (actor: BatchActor): actor is AuditActor => 'email' in actor;
+
+export interface BatchSummary {
+  id: string;
+  status: BatchRecord['status'];
+  counts: BatchCounts;
+  createdAt: Date;
+}
+
+export interface BatchView extends BatchSummary {
+  items: BatchItemView[];
+  pagination: Pagination;
+}
+
+export interface DryRunItem {
+  reference: string;
+  valid: boolean;
+  reason: string | null;
+}
+
+/** Wakes a batch's workflow after a cancel, best effort (its next step reads the cancel anyway). */
+type BatchWaker = (batchId: string) => Promise<void>;
+
+const batchNotFound = () => new NotFoundError('settlement batch not found');
+
+/**
+ * Bulk payouts: a batch of items kept in Postgres, each of which its workflow makes into an ordinary
+ * settlement (settlements' `initiate`) in request order. Reads here join each item to its settlement's
+ * status as it is now.
+ */
+export function createSettlementBatchesService(deps: {
+  db: Db;
+  config: Pick<Config, 'REQUEST_HASH_SECRET'>;
+  jobs: Pick<Jobs, 'settlementBatch'>;
+  starter: Pick<WorkflowStarter, 'kick'>;
+  settlements: Pick<SettlementsService, 'banks'>;
+  beneficiaries: Pick<BeneficiariesService, 'find'>;
+  wake: BatchWaker;
+}) {
+  const { db, config, jobs, starter, settlements, beneficiaries, wake } = deps;
+  const batches = createSettlementBatchesRepo(db);
+
+  async function requireBatch(tenantId: string, id: string): Promise<BatchRecord> {
+    const batch = isUuid(id) ? await batches.find(tenantId, id.toLowerCase()) : undefined;
+    if (!batch) throw batchNotFound();
+    return batch;
+  }
+
+  async function summary(batch: BatchRecord): Promise<BatchSummary> {
+    return { id: batch.id, status: batch.status, counts: await batchCounts(db, batch), createdAt: batch.createdAt };
+  }
+
+  /** A replay under a key already used: the batch it made, when the body is the same. */
+  function answerReplay(batch: BatchRecord, items: BatchItemInput[]): Promise<BatchSummary> {
+    if (!sameRequest(batch.requestHash, config.REQUEST_HASH_SECRET, items)) throw idempotencyMismatch();
+    return summary(batch);
+  }
+
+  /** Why an item would be refused now without asking the provider (null: it may go), in a settle's words. */
+  async function dryRunReason(tenantId: string, item: BatchItemInput, knownBanks: () => Promise<Set<string>>): Promise<string | null> {
+    const { amount, bankCode, accountNumber, beneficiaryId, narration } = item;
+    const fields = judgeItemFields({ amount, bankCode, accountNumber, beneficiaryId, narration });
+    if (!fields.ok) return fields.reason;
+    if (!(await findAccountByRef(db, tenantId, item.accountRef))) return 'account not found';
+    const request = fields.request;
+    if (request.to === 'account') return (await knownBanks()).has(request.bankCode) ? null : 'invalid bank code';
+    try {
+      await beneficiaries.find(tenantId, request.beneficiaryId);
+      return null;
+    } catch (error) {
+      if (error instanceof AppError && error.kind === 'not_found') return error.message;
+      throw error;
+    }
+  }
+
+  return {
+    /**
+     * Writes the batch and its items as sent, with its workflow's start, in one transaction under the
+     * Idempotency-Key; the workflow starts after the commit. A replay of the key answers the batch it made.
+     */
+    async create(actor: BatchActor, body: CreateBatchBody, idempotencyKey: string): Promise<BatchSummary> {
+      const { tenantId } = actor;
+      const earlier = await batches.findByKey(tenantId, idempotencyKey);
+      if (earlier) return answerReplay(earlier, body.items);
+      const id = uuidv7();
+      const job = jobs.settlementBatch({ batchId: id, tenantId });
+      try {
+        await db.transaction(async (trx) => {
+          await createSettlementBatchesRepo(trx).insert(
+            {
+              id,
+              tenantId,
+              status: 'validating',
+              itemCount: body.items.length,
+              idempotencyKey,
+              requestHash: requestHash(config.REQUEST_HASH_SECRET, body.items),
+              createdBy: isUser(actor) ? actor.id : null,
+            },
+            body.items.map((item, position) => ({
+              position,
+              reference: item.reference,
+              accountRef: item.accountRef,
+              amount: item.amount,
+              bankCode: item.bankCode ?? null,
+              accountNumber: item.accountNumber ?? null,
+              beneficiaryId: item.beneficiaryId ?? null,
+              narration: item.narration ?? null,
+            })),
+          );
+          await createOutboxRepo(trx).enqueue([job]);
+          if (isUser(actor))
+            await createAuditLog(trx).record(
+              actor,
+              'settlement_batch.created',
+              { type: 'settlement_batch', id },
+              { items: body.items.length, idempotencyKey },
+            );
+        });
+      } catch (error) {
+        // A concurrent request under the same key committed first: its batch is the answer.
+        if (!isUniqueViolation(error)) throw error;
+        const first = await batches.findByKey(tenantId, idempotencyKey);
+        if (!first) throw error;
+        return answerReplay(first, body.items);
+      }
+      starter.kick([job]);
+      return summary((await batches.findById(id))!);
+    },
+
+    /** Every item judged now, in order, as far as it can be without moving money: nothing is written. */
+    async dryRun(tenantId: string, body: CreateBatchBody): Promise<DryRunItem[]> {
+      let banks: Promise<Set<string>> | undefined;
+      const knownBanks = () => (banks ??= settlements.banks().then((list) => new Set(list.map((bank) => bank.code))));
+      const judged: DryRunItem[] = [];
+      for (const item of body.items) {
+        const reason = await dryRunReason(tenantId, item, knownBanks);
+        judged.push({ reference: item.reference, valid: reason === null, reason });
+      }
+      return judged;
+    },
+
+    /** The batch with a page of its items in request order; `after` is the previous page's last reference. */
+    async get(tenantId: string, id: string, page: { after?: string | undefined; limit: number }): Promise<BatchView> {
+      const batch = await requireBatch(tenantId, id);
+      let afterPosition = -1;
+      if (page.after !== undefined && page.after !== '') {
+        const position = await batches.itemPosition(batch.id, page.after);
+        if (position === undefined) throw invalidCursor();
+        afterPosition = position;
+      }
+      const rows = await batches.itemsPage(batch.id, afterPosition, page.limit + 1);
+      const items = paginate(rows, page.limit, (row) => row.reference);
+      return { ...(await summary(batch)), items: await itemViews(db, tenantId, items.items), pagination: items.pagination };
+    },
+
+    /** The tenant's batches, newest first. */
+    async list(
+      tenantId: string,
+      page: { after?: string | undefined; limit: number },
+    ): Promise<{ batches: BatchSummary[]; pagination: Pagination }> {
+      const rows = await batches.list(tenantId, uuidCursor(page.after), page.limit + 1);
+      const listed = paginate(rows, page.limit, (row) => row.id);
+      return { batches: await Promise.all(listed.items.map(summary)), pagination: listed.pagination };
+    },
+
+    /**
+     * Stops the items not yet initiated: they fail with reason "cancelled"; items already settling go on.
+     * Under the batch's lock, and each item's initiation checks that it is still queued in its own
+     * transaction, so no item is both cancelled and paid. Cancelling a cancelled batch answers it again.
+     */
+    async cancel(actor: BatchActor, id: string): Promise<BatchSummary> {
+      const found = await requireBatch(actor.tenantId, id);
+      const cancelled = await db.transaction(async (trx) => {
+        const repo = createSettlementBatchesRepo(trx);
+        const batch = (await repo.lock(found.id))!;
+        if (batch.status === 'cancelled') return false;
+        if (batch.completedAt !== null) throw new ConflictError(`settlement batch is already ${batch.status}`);
+        await repo.markCancelled(batch.id);
+        const stopped = await repo.refuseQueued(batch.id, 'cancelled');
+        if (isUser(actor))
+          await createAuditLog(trx).record(actor, 'settlement_batch.cancelled', { type: 'settlement_batch', id: batch.id }, { stopped });
+        return true;
+      });
+      if (cancelled) await wake(found.id).catch(() => undefined);
+      return summary((await batches.findById(found.id))!);
+    },
+  };
+}
+
+export type SettlementBatchesService = ReturnType<typeof createSettlementBatchesService>;
