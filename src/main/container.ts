@@ -234,7 +234,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     settlements,
     internalTransfers,
     beneficiaries,
-    balanceSweeps: createBalanceSweepsService({ db, config, settlements, beneficiaries, schedules: balanceSweepSchedules }),
+    balanceSweeps: createBalanceSweepsService({ db, config, settlements, postingEngine, schedules: balanceSweepSchedules }),
     balanceSweepSchedules,
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
