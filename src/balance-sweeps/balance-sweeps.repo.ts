@@ -103,6 +103,11 @@ const runRow = (run: NewBalanceSweepRun) => ({
 });
 
 export function createBalanceSweepsRepo(db: DbOrTrx) {
+  async function findRun(accountId: string, period: string): Promise<BalanceSweepRunRecord | undefined> {
+    const row = await db<BalanceSweepRunRow>('balance_sweep_runs').where({ account_id: accountId, period }).first();
+    return row ? toRun(row) : undefined;
+  }
+
   return {
     /** The account's sweep, unless deleted. */
     async find(tenantId: string, accountId: string): Promise<BalanceSweepRecord | undefined> {
@@ -141,7 +146,7 @@ export function createBalanceSweepsRepo(db: DbOrTrx) {
       return toSweep(row as BalanceSweepRow);
     },
 
-    /** Deletes the sweep, keeping its row (a tombstone) until its Schedule is gone; false when there was none. */
+    /** Deletes the sweep, keeping its row (a tombstone, which its Schedule follows by going); false when there was none. */
     async markDeleted(tenantId: string, accountId: string): Promise<boolean> {
       const changed = await db('balance_sweeps')
         .where({ tenant_id: tenantId, account_id: accountId })
@@ -160,43 +165,49 @@ export function createBalanceSweepsRepo(db: DbOrTrx) {
       return row?.account_id;
     },
 
-    /**
-     * The sweep (deleted or not) locked for bringing its Schedule in line; undefined when it is gone or
-     * another process holds it (that process is bringing it in line now).
-     */
-    async lockForSchedule(accountId: string): Promise<BalanceSweepRecord | undefined> {
-      const row = await db<BalanceSweepRow>('balance_sweeps').where({ account_id: accountId }).forUpdate().skipLocked().first();
+    /** The sweep, deleted or not (a deleted sweep's row stays: its `version` goes on counting if it is set again). */
+    async findAny(accountId: string): Promise<BalanceSweepRecord | undefined> {
+      const row = await db<BalanceSweepRow>('balance_sweeps').where({ account_id: accountId }).first();
       return row ? toSweep(row) : undefined;
     },
 
-    async markScheduled(accountId: string, version: number): Promise<void> {
-      await db('balance_sweeps').where({ account_id: accountId, version }).update({ schedule_version: version });
+    /** Marks `version` as the one the Schedule follows, only while it is still the sweep's latest (false once it is not). */
+    async markScheduled(accountId: string, version: number): Promise<boolean> {
+      const changed = await db('balance_sweeps').where({ account_id: accountId, version }).update({ schedule_version: version });
+      return changed > 0;
     },
 
-    /** A deleted sweep whose Schedule is gone leaves nothing behind (its runs stay). */
-    async removeDeleted(accountId: string, version: number): Promise<void> {
-      await db('balance_sweeps').where({ account_id: accountId, version }).whereNotNull('deleted_at').delete();
+    /**
+     * Counts a change the Schedule must follow without changing the sweep: after a push that may have
+     * landed after a later one's, the Schedule matches no known version until it is pushed again.
+     */
+    async markReschedule(accountId: string): Promise<void> {
+      await db('balance_sweeps')
+        .where({ account_id: accountId })
+        .update({ version: db.raw('version + 1') });
     },
 
-    /** Sweeps whose Schedule has not followed their last change, oldest change first. */
-    async unscheduled(limit: number): Promise<string[]> {
-      const rows = await db('balance_sweeps')
-        .whereRaw('version <> schedule_version')
-        .orderBy('updated_at')
-        .limit(limit)
-        .select('account_id');
+    /** Sweeps whose Schedule has not followed their last change, in account id order after `after` (a pass's place). */
+    async unscheduled(limit: number, after: string | null): Promise<string[]> {
+      const pending = db('balance_sweeps').whereRaw('version <> schedule_version');
+      if (after !== null) pending.where('account_id', '>', after);
+      const rows = await pending.orderBy('account_id').limit(limit).select('account_id');
       return rows.map((row: { account_id: string }) => row.account_id);
     },
 
-    async findRun(accountId: string, period: string): Promise<BalanceSweepRunRecord | undefined> {
-      const row = await db<BalanceSweepRunRow>('balance_sweep_runs').where({ account_id: accountId, period }).first();
-      return row ? toRun(row) : undefined;
-    },
+    findRun,
 
-    /** Records a run; a run of that account and period recorded first wins (false). */
-    async recordRun(run: NewBalanceSweepRun): Promise<boolean> {
-      const inserted = await db('balance_sweep_runs').insert(runRow(run)).onConflict(['account_id', 'period']).ignore().returning('id');
-      return inserted.length > 0;
+    /** Records a run unless a run of that account and period was recorded first (that one wins); either way, the run recorded. */
+    async recordRun(run: NewBalanceSweepRun): Promise<BalanceSweepRunRecord> {
+      const [inserted] = await db<BalanceSweepRunRow>('balance_sweep_runs')
+        .insert(runRow(run))
+        .onConflict(['account_id', 'period'])
+        .ignore()
+        .returning('*');
+      if (inserted) return toRun(inserted as BalanceSweepRunRow);
+      const first = await findRun(run.accountId, run.period);
+      if (!first) throw new Error(`the balance sweep run of account ${run.accountId} for ${run.period} was removed as it was recorded`);
+      return first;
     },
 
     /** The settled run, in the settlement's own transaction: a run already recorded for the period fails it (unique key). */
@@ -214,5 +225,3 @@ export function createBalanceSweepsRepo(db: DbOrTrx) {
     },
   };
 }
-
-export type BalanceSweepsRepo = ReturnType<typeof createBalanceSweepsRepo>;

@@ -1,17 +1,18 @@
 import { findAccountById, findAccountByRef, type AccountRecord } from '../accounts/accounts.access';
 import { lockBeneficiary } from '../beneficiaries/beneficiaries.access';
-import type { BeneficiariesService } from '../beneficiaries/beneficiaries.service';
 import { API_KEY_ACTOR, createAuditLog, type AuditAction, type AuditActor } from '../audit/audit-log';
 import type { Config } from '../config';
 import type { BalanceSweepRunRequest, BalanceSweepRunResult } from '../contracts/balance-sweep.contract';
 import { requireTenantCustomer } from '../customers/customers.access';
 import { isUniqueViolation, type Db, type DbOrTrx } from '../db';
 import { AppError, NotFoundError } from '../errors';
+import { derivedIdempotencyKey } from '../idempotency/derived-keys';
 import { uuidv7 } from '../ids';
-import { settleableBalance } from '../ledger/posting-engine';
-import { formatKobo, type Kobo } from '../money';
-import type { SettlementsService } from '../settlements/settlements.service';
+import type { PostingEngine } from '../ledger/posting-engine';
+import { formatKobo } from '../money';
+import type { AcceptedSettlement, SettlementsService } from '../settlements/settlements.service';
 import { presentBalanceSweep, runResult } from './balance-sweep.presenter';
+import { sweepAmount, type SweepAmount } from './balance-sweep-amount';
 import type { BalanceSweepSchedules } from './balance-sweep-schedules';
 import { sweepPeriod } from './balance-sweep-period';
 import { createBalanceSweepsRepo, type BalanceSweepRecord, type NewBalanceSweepRun } from './balance-sweeps.repo';
@@ -48,12 +49,13 @@ function pauseReason(account: AccountRecord, customerStatus: string): string | n
 export function createBalanceSweepsService(deps: {
   db: Db;
   config: Pick<Config, 'SETTLEMENT_FUNDS' | 'MAX_AMOUNT' | 'BALANCE_SWEEP_CHECK_INTERVAL'>;
-  settlements: Pick<SettlementsService, 'initiate'>;
-  /** Where a run pays: the saved destination, its name checked again at the provider when stale. */
-  beneficiaries: Pick<BeneficiariesService, 'forPayout'>;
+  /** A run pays as a settlement to a saved beneficiary does (its name checked again at the provider when stale). */
+  settlements: Pick<SettlementsService, 'initiateToBeneficiary'>;
+  /** What the account may spend and what its customer's daily payout limit leaves today, read to size a run. */
+  postingEngine: Pick<PostingEngine, 'payoutStanding'>;
   schedules: Pick<BalanceSweepSchedules, 'kick'>;
 }) {
-  const { db, config, settlements, beneficiaries, schedules } = deps;
+  const { db, config, settlements, postingEngine, schedules } = deps;
   const sweeps = createBalanceSweepsRepo(db);
 
   async function requireAccount(tenantId: string, accountRef: string): Promise<AccountRecord> {
@@ -68,27 +70,31 @@ export function createBalanceSweepsService(deps: {
 
   /** Records a run that moved nothing; a run of the period recorded first (a doubled trigger) is the answer instead. */
   async function recordUnsettled(run: Omit<NewBalanceSweepRun, 'id' | 'merchantTxRef'>): Promise<BalanceSweepRunResult> {
-    await sweeps.recordRun({ ...run, id: uuidv7(), merchantTxRef: null });
-    return runResult((await sweeps.findRun(run.accountId, run.period))!);
+    return runResult(await sweeps.recordRun({ ...run, id: uuidv7(), merchantTxRef: null }));
   }
 
-  async function settle(sweep: BalanceSweepRecord, account: AccountRecord, period: string, amount: Kobo): Promise<BalanceSweepRunResult> {
+  async function settle(
+    sweep: BalanceSweepRecord,
+    account: AccountRecord,
+    period: string,
+    sized: SweepAmount,
+  ): Promise<BalanceSweepRunResult> {
     const base = { tenantId: sweep.tenantId, accountId: sweep.accountId, period };
+    const { amount, cap } = sized;
+    let made: AcceptedSettlement;
     try {
-      const destination = await beneficiaries.forPayout(sweep.tenantId, sweep.beneficiaryId);
-      await settlements.initiate(
+      made = await settlements.initiateToBeneficiary(
         sweep.tenantId,
         account.accountRef,
-        { amount, bankCode: destination.bankCode, accountNumber: destination.accountNumber, narration: `Balance sweep ${period}` },
-        `balance-sweep:${account.accountRef}:${period}`,
+        { amount, beneficiaryId: sweep.beneficiaryId, narration: `Balance sweep ${period}` },
+        derivedIdempotencyKey('balance-sweep', account.accountRef, period),
         {
-          accountName: destination.accountName,
           onCreated: (trx, settlement) =>
             createBalanceSweepsRepo(trx).recordSettledRun({
               ...base,
               id: uuidv7(),
               outcome: 'settled',
-              reason: null,
+              reason: cap,
               merchantTxRef: settlement.merchantTxRef,
               amount,
             }),
@@ -101,7 +107,18 @@ export function createBalanceSweepsService(deps: {
       if (isUniqueViolation(error) || !(error instanceof AppError) || TRANSIENT.includes(error.kind)) throw error;
       return recordUnsettled({ ...base, outcome: 'refused', reason: error.message, amount });
     }
-    return runResult((await sweeps.findRun(sweep.accountId, period))!);
+    // The run was recorded with the settlement. Should it be gone (a replay of the period's key whose run
+    // retention removed), the settlement the key made is recorded as the period's run now.
+    return runResult(
+      await sweeps.recordRun({
+        ...base,
+        id: uuidv7(),
+        outcome: 'settled',
+        reason: null,
+        merchantTxRef: made.merchantTxRef,
+        amount: made.amount,
+      }),
+    );
   }
 
   return {
@@ -152,8 +169,9 @@ export function createBalanceSweepsService(deps: {
     /**
      * One run: paused (recorded, nothing moved) while the account is in deficit, its customer suspended
      * or the account expired; otherwise what a settlement may spend now (SETTLEMENT_FUNDS) less `keep`,
-     * up to MAX_AMOUNT, settled to the beneficiary under the Idempotency-Key of the account and period,
-     * with the run recorded in the settlement's own transaction. A threshold sweep moves money only when
+     * up to MAX_AMOUNT and to what the customer's daily payout limit leaves today (the run's reason says
+     * which capped it), settled to the beneficiary under the derived Idempotency-Key of the account and
+     * period, with the run recorded in the settlement's own transaction. A threshold sweep moves money only when
      * what may be spent is above its threshold. A run of a period already recorded answers that record.
      */
     async run(request: BalanceSweepRunRequest): Promise<BalanceSweepRunResult> {
@@ -171,7 +189,8 @@ export function createBalanceSweepsService(deps: {
       const customer = await requireTenantCustomer(db, sweep.tenantId, account.customerId);
       const paused = pauseReason(account, customer.status);
       if (paused) return recordUnsettled({ ...base, outcome: 'paused', reason: paused, amount: null });
-      const spendable = settleableBalance(config.SETTLEMENT_FUNDS, account);
+      const standing = (await postingEngine.payoutStanding(account.id, config.SETTLEMENT_FUNDS))!;
+      const spendable = standing.spendable > 0n ? standing.spendable : 0n;
       if (sweep.whenAbove !== null && spendable <= sweep.whenAbove)
         return recordUnsettled({
           ...base,
@@ -186,8 +205,15 @@ export function createBalanceSweepsService(deps: {
           reason: `${formatKobo(spendable)} to spend is not above the ${formatKobo(sweep.keep)} to keep`,
           amount: null,
         });
-      const amount = spendable - sweep.keep;
-      return settle(sweep, account, period, amount > config.MAX_AMOUNT ? config.MAX_AMOUNT : amount);
+      const sized = sweepAmount(spendable - sweep.keep, config.MAX_AMOUNT, standing);
+      if (sized.amount === 0n)
+        return recordUnsettled({
+          ...base,
+          outcome: 'nothing_to_move',
+          reason: sized.cap,
+          amount: null,
+        });
+      return settle(sweep, account, period, sized);
     },
   };
 }

@@ -7,4 +7,5 @@ export interface RetentionResult {
   eventPayloadsStripped: number;
   startedJobsDeleted: number;
   endedSessionsDeleted: number;
+  unsettledSweepRunsDeleted: number;
 }

@@ -48,6 +48,10 @@ export function sameRequest(stored: string, secret: string, body: unknown): bool
   return safeEqual(Buffer.from(stored), Buffer.from(expected));
 }
 
+/**
+ * A client's key: 1 to 255 visible ASCII characters. Never a space: the keys the service derives for
+ * itself hold one (derived-keys.ts), so no client's key can claim them.
+ */
 export function validIdempotencyKey(key: string | undefined): string | undefined {
   if (key === undefined) return undefined;
   if (key.length < 1 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {

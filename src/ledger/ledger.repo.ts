@@ -14,7 +14,7 @@ import type {
 } from './ledger.types';
 import { appendFragment, LAGOS_TODAY } from './posting-ctes';
 
-/** Where a payout's account and customer stand, under their locks (see payoutStanding). */
+/** Where a payout's account and customer stand (see payoutStanding). */
 export interface PayoutStanding {
   customerId: string;
   spendable: Kobo;
@@ -202,10 +202,15 @@ export function createLedgerRepo(db: DbOrTrx) {
 
     /**
      * What a payout from `accountId` may spend under `from` (its held money apart) and where its customer stands
-     * against the daily payout limit, read from rows the caller has locked (lockAccounts), so they hold until it
-     * posts. Undefined when the account does not exist.
+     * against the daily payout limit. Read in a transaction holding the rows' locks (lockAccounts), it holds until
+     * the caller posts; read without them, it is a snapshot. Undefined when the account does not exist.
      */
-    async payoutStanding(trx: Trx, accountId: string, from: FundsSource, tierDefaults: TierDefaults): Promise<PayoutStanding | undefined> {
+    async payoutStanding(
+      trx: DbOrTrx,
+      accountId: string,
+      from: FundsSource,
+      tierDefaults: TierDefaults,
+    ): Promise<PayoutStanding | undefined> {
       const result = await trx.raw(
         `WITH standing_customer AS (
            SELECT c.id, c.tenant_id, c.kyc_tier, c.debits_day, c.debits_day_total

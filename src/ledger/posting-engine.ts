@@ -3,7 +3,7 @@ import { BadRequestError, ConflictError } from '../errors';
 import { formatKobo, koboFromDb, type Kobo } from '../money';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
-import { createLedgerRepo, toLedgerEntry, type EntryRow } from './ledger.repo';
+import { createLedgerRepo, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
 import { paymentCreditRow, planPosting, transferEntries } from './postings';
 import { draftJson } from './posting-ctes';
 import {
@@ -14,6 +14,8 @@ import {
   type StatementParts,
 } from './posting-statements';
 import type { FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
+
+export type { PayoutStanding } from './ledger.repo';
 
 export class InsufficientFundsError extends BadRequestError {
   constructor() {
@@ -314,6 +316,15 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     /** The provider gave back a refunded payout's fee: the opposite of the fee's transaction. */
     async payoutFeeReturned(trx: Trx, tenantId: string, reference: string, payoutFee: Kobo): Promise<void> {
       if (payoutFee > 0n) await postPayoutFee(trx, tenantId, reference, -payoutFee);
+    },
+
+    /**
+     * Where a payout from the account stands now: what it may spend under `from`, its customer's daily
+     * payout limit and what today (Africa/Lagos) has used of it. Read without locks, to size a payout
+     * before asking for it; the posting's own check under the locks is what enforces them.
+     */
+    payoutStanding(accountId: string, from: FundsSource): Promise<PayoutStanding | undefined> {
+      return repo.payoutStanding(db, accountId, from, options.tierDefaults);
     },
 
     /**

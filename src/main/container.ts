@@ -250,7 +250,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     settlements,
     internalTransfers,
     beneficiaries,
-    balanceSweeps: createBalanceSweepsService({ db, config, settlements, beneficiaries, schedules: balanceSweepSchedules }),
+    balanceSweeps: createBalanceSweepsService({ db, config, settlements, postingEngine, schedules: balanceSweepSchedules }),
     balanceSweepSchedules,
     settlementBatches: createSettlementBatchesService({
       db,

@@ -3,14 +3,18 @@ import type { Db } from '../db';
 import { createRetentionRepo } from './retention.repo';
 import type { RetentionResult } from '../contracts/retention.contract';
 
-type RetentionConfig = Pick<Config, 'RETENTION_INBOUND_PAYLOADS' | 'RETENTION_UNVERIFIED_EVENTS' | 'RETENTION_HOUSEKEEPING'>;
+type RetentionConfig = Pick<
+  Config,
+  'RETENTION_INBOUND_PAYLOADS' | 'RETENTION_UNVERIFIED_EVENTS' | 'RETENTION_HOUSEKEEPING' | 'RETENTION_BALANCE_SWEEP_RUNS'
+>;
 
 const BATCH = 1_000;
 
 /**
  * Keeps the growing tables bounded: run by a Temporal Schedule from the worker and by
- * `retention:run`. It never touches the ledger, settlements, deliveries, idempotency keys, or the
- * row of a verified provider event (whose request id is what makes a redelivery a duplicate).
+ * `retention:run`. It never touches the ledger, settlements (nor the balance sweep runs that made them),
+ * deliveries, idempotency keys, or the row of a verified provider event (whose request id is what makes
+ * a redelivery a duplicate).
  */
 export function createRetentionService(deps: { db: Db; config: RetentionConfig }) {
   const { db, config } = deps;
@@ -39,6 +43,10 @@ export function createRetentionService(deps: { db: Db; config: RetentionConfig }
         eventPayloadsStripped: await drain((batch) => repo.stripEventPayloads(ago(config.RETENTION_INBOUND_PAYLOADS), batch), onProgress),
         startedJobsDeleted: await drain((batch) => repo.deleteStartedJobs(ago(config.RETENTION_HOUSEKEEPING), batch), onProgress),
         endedSessionsDeleted: await drain((batch) => repo.deleteEndedSessions(ago(config.RETENTION_HOUSEKEEPING), batch), onProgress),
+        unsettledSweepRunsDeleted: await drain(
+          (batch) => repo.deleteUnsettledSweepRuns(ago(config.RETENTION_BALANCE_SWEEP_RUNS), batch),
+          onProgress,
+        ),
       };
     },
   };

@@ -282,7 +282,13 @@ describe('record workflow histories for the replay test', function () {
     it('retentionWorkflow: one run', async () => {
       const activities = {
         async applyRetention(): Promise<RetentionResult> {
-          return { unverifiedEventsDeleted: 3, eventPayloadsStripped: 40, startedJobsDeleted: 12, endedSessionsDeleted: 2 };
+          return {
+            unverifiedEventsDeleted: 3,
+            eventPayloadsStripped: 40,
+            startedJobsDeleted: 12,
+            endedSessionsDeleted: 2,
+            unsettledSweepRunsDeleted: 5,
+          };
         },
       };
       const taskQueue = `record-${randomUUID()}`;

@@ -4,12 +4,20 @@ import { randomUUID } from 'node:crypto';
 import { createBalanceSweepSchedules } from '../../../src/balance-sweeps/balance-sweep-schedules';
 import { createBalanceSweepsService } from '../../../src/balance-sweeps/balance-sweeps.service';
 import { balanceSweepScheduleId } from '../../../src/contracts/balance-sweep.contract';
+import { isTemporalUnreachableError } from '../../../src/temporal/client';
 import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { dashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
+
+/**
+ * A Temporal client whose every call is refused at once. Without the client's retries, so no call is
+ * still retrying in the background (a push after a commit is not awaited) when the test closes it.
+ */
+const unreachableTemporal = (): Client =>
+  new Client({ connection: Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500, interceptors: [] }) });
 
 describe('balance sweeps', () => {
   let stack: Stack;
@@ -68,7 +76,7 @@ describe('balance sweeps', () => {
     stack.infra
       .db('settlements')
       .where({ account_id: target.ID })
-      .select('merchant_tx_ref', 'amount', 'bank_code', 'account_number', 'status');
+      .select('merchant_tx_ref', 'amount', 'bank_code', 'account_number', 'status', 'beneficiary_id');
 
   it('PUT sets a daily sweep (its Schedule at HH:MM Africa/Lagos), GET shows it, PUT changes it to a threshold, DELETE stops it (204) and its Schedule goes', async () => {
     const target = await account();
@@ -230,7 +238,18 @@ describe('balance sweeps', () => {
       amount: '9500.00',
     };
     for (const result of [...runs, again]) assert.deepEqual(result, expected);
-    assert.deepEqual([settled[0].amount, settled[0].bank_code, settled[0].account_number], ['950000', DESTINATION.bankCode, accountNumber]);
+    assert.deepEqual(
+      [settled[0].amount, settled[0].bank_code, settled[0].account_number, settled[0].beneficiary_id],
+      ['950000', DESTINATION.bankCode, accountNumber, beneficiaryId],
+    );
+    // Under the key the service derives for the account and period, which no client may send.
+    const key = await stack.infra
+      .db('idempotency_keys')
+      .where({ tenant_id: tenant.tenantId, resource_ref: settled[0].merchant_tx_ref })
+      .first();
+    assert.deepEqual([key.scope, key.key], ['settlement', `service balance-sweep:${target.AccountRef}:2026-12-01T10:00:00.000Z`]);
+    const transfer = await call(stack.apiUrl, 'GET', `/v1/transfers/${settled[0].merchant_tx_ref}`, { apiKey: tenant.apiKey });
+    assert.deepEqual([transfer.status, transfer.body.beneficiaryId], [200, beneficiaryId]);
     // An ordinary settlement: its workflow pays it out.
     await eventually(async () => (await settlementsOf(target))[0].status === 'success', { what: 'the sweep settlement paid out' });
 
@@ -246,6 +265,71 @@ describe('balance sweeps', () => {
         ['settled', '9500.00'],
       ],
     );
+  });
+
+  it("a tenant's request cannot take a run's Idempotency-Key: the key the service derives is refused (400) and the run still pays", async () => {
+    const target = await account();
+    const beneficiaryId = await beneficiary();
+    await fundAccount(stack, target.ID, 1_000_000n);
+    assert.equal((await put(target, { beneficiaryId, schedule: { whenAbove: '1000' } })).status, 200);
+    const period = '2026-12-01T10:00:00.000Z';
+    const settle = (key: string) =>
+      call(stack.apiUrl, 'POST', `/v1/accounts/${target.AccountRef}/settle`, {
+        apiKey: tenant.apiKey,
+        headers: { 'Idempotency-Key': key },
+        body: { amount: '1.00', ...DESTINATION },
+      });
+    const derived = await settle(`service balance-sweep:${target.AccountRef}:${period}`);
+    assert.deepEqual([derived.status, derived.body.error], [400, 'Idempotency-Key must be 1 to 255 visible ASCII characters']);
+    // The same text without the service's reserved prefix is only the tenant's own key.
+    const own = await settle(`balance-sweep:${target.AccountRef}:${period}`);
+    assert.equal(own.status, 202, own.text);
+
+    const result = await run(target, Date.parse(period));
+    const sweepSettlement = (await settlementsOf(target)).find((row) => row.merchant_tx_ref !== own.body.merchantTxRef);
+    assert.deepEqual(result, {
+      outcome: 'settled',
+      period,
+      reason: null,
+      merchantTxRef: sweepSettlement?.merchant_tx_ref,
+      amount: '9999.00',
+    });
+  });
+
+  it("caps a run at what the customer's daily payout limit leaves today, and moves nothing once it leaves nothing", async () => {
+    const target = await account();
+    const beneficiaryId = await beneficiary();
+    // 80,000.00 in two credits within the tier-1 single-credit limit; the tier-1 daily payout limit is 50,000.00.
+    await fundAccount(stack, target.ID, 4_000_000n);
+    await fundAccount(stack, target.ID, 4_000_000n);
+    const spent = await call(stack.apiUrl, 'POST', `/v1/accounts/${target.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '20000.00', ...DESTINATION },
+    });
+    assert.equal(spent.status, 202, spent.text);
+    assert.equal((await put(target, { beneficiaryId, schedule: { dailyAt: '17:00' } })).status, 200);
+
+    const capped = await run(target, Date.parse('2026-12-01T16:00:00Z'));
+    const settled = (await settlementsOf(target)).filter((row) => row.beneficiary_id === beneficiaryId);
+    assert.deepEqual(capped, {
+      outcome: 'settled',
+      period: '2026-12-01',
+      reason:
+        'capped at the 30000.00 left today (Africa/Lagos) of the tier 1 daily payout limit of 50000.00; the rest goes in a later period',
+      merchantTxRef: settled[0]?.merchant_tx_ref,
+      amount: '30000.00',
+    });
+    assert.equal(settled[0].amount, '3000000');
+
+    // Another period run today finds the limit used up: nothing moves, and nothing is refused.
+    assert.deepEqual(await run(target, Date.parse('2026-12-02T16:00:00Z')), {
+      outcome: 'nothing_to_move',
+      period: '2026-12-02',
+      reason: 'the tier 1 daily payout limit of 50000.00 has nothing left today (Africa/Lagos)',
+      merchantTxRef: null,
+      amount: null,
+    });
+    assert.equal((await settlementsOf(target)).length, 2);
   });
 
   it("a triggered Schedule runs the sweep's workflow for the slot it was due in", async () => {
@@ -341,12 +425,12 @@ describe('balance sweeps', () => {
     const target = await account();
     const beneficiaryId = await beneficiary();
     // An API process whose Temporal connection refuses every call.
-    const unreachable = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 }) });
+    const unreachable = unreachableTemporal();
     const offline = createBalanceSweepsService({
       db: stack.infra.db,
       config: stack.config,
       settlements: stack.services.settlements,
-      beneficiaries: stack.services.beneficiaries,
+      postingEngine: stack.services.postingEngine,
       schedules: createBalanceSweepSchedules({ db: stack.infra.db, client: unreachable, config: stack.config, logger: stack.infra.logger }),
     });
     await offline.put({ tenantId: tenant.tenantId }, target.AccountRef, { beneficiaryId, schedule: { dailyAt: '06:15' } });
@@ -354,8 +438,16 @@ describe('balance sweeps', () => {
     const daily = await eventually(() => schedule(target), { what: "the worker's loop to create the Schedule" });
     assert.deepEqual(daily.spec.calendars?.[0]?.minute, [{ start: 15, end: 15, step: 1 }]);
     await offline.delete({ tenantId: tenant.tenantId }, target.AccountRef);
-    await eventually(async () => (await schedule(target)) === null, { what: "the worker's loop to delete the Schedule" });
-    assert.equal(await stack.infra.db('balance_sweeps').where({ account_id: target.ID }).first(), undefined);
+    // The deleted sweep's row stays, marked pushed once its Schedule is gone.
+    const tombstone = await eventually(
+      async () => {
+        const row = await stack.infra.db('balance_sweeps').where({ account_id: target.ID }).first();
+        return row.schedule_version === row.version && row;
+      },
+      { what: "the worker's loop to delete the Schedule" },
+    );
+    assert.ok(tombstone.deleted_at);
+    assert.equal(await schedule(target), null);
     await unreachable.connection.close().catch(() => undefined);
   });
 
@@ -368,5 +460,132 @@ describe('balance sweeps', () => {
     assert.match(refused.body.error, new RegExp(`balance sweep of account ${target.AccountRef}`));
     assert.equal((await call(stack.apiUrl, 'DELETE', sweepPath(target), { apiKey: tenant.apiKey })).status, 204);
     assert.equal((await call(stack.apiUrl, 'DELETE', `/v1/beneficiaries/${beneficiaryId}`, { apiKey: tenant.apiKey })).status, 204);
+  });
+});
+
+describe('balance sweep Schedules brought in line', () => {
+  // No worker: its loop would bring the sweeps in line itself; here each pass is the test's.
+  let stack: Stack;
+  let tenant: TestTenant;
+  let unreachable: Client;
+  const accountIds: string[] = [];
+  before(async () => {
+    stack = await startStack();
+    tenant = await createTenant(stack);
+    unreachable = unreachableTemporal();
+  });
+  after(async () => {
+    for (const accountId of accountIds)
+      await stack.infra.temporal.schedule
+        .getHandle(balanceSweepScheduleId(accountId))
+        .delete()
+        .catch(() => undefined);
+    await unreachable.connection.close().catch(() => undefined);
+    await stack.close();
+  });
+
+  /** Schedules over `client`, each call to Temporal's Schedules going through `hook` first. */
+  function schedulesOver(
+    client: Client,
+    hook: (call: 'create' | 'update' | 'delete', scheduleId: string) => Promise<void> = async () => {},
+  ) {
+    const real = client.schedule;
+    const hooked = {
+      async create(options: Parameters<typeof real.create>[0]) {
+        await hook('create', options.scheduleId);
+        return real.create(options);
+      },
+      getHandle(scheduleId: string) {
+        const handle = real.getHandle(scheduleId);
+        return {
+          async update(updateFn: Parameters<typeof handle.update>[0]) {
+            await hook('update', scheduleId);
+            return handle.update(updateFn);
+          },
+          async delete() {
+            await hook('delete', scheduleId);
+            return handle.delete();
+          },
+        };
+      },
+    };
+    const proxied = new Proxy(client, { get: (target, name) => (name === 'schedule' ? hooked : Reflect.get(target, name)) });
+    return createBalanceSweepSchedules({ db: stack.infra.db, client: proxied, config: stack.config, logger: stack.infra.logger });
+  }
+
+  /** A sweeps service whose pushes after the commit never reach Temporal: every change it makes is left pending. */
+  const offline = () =>
+    createBalanceSweepsService({
+      db: stack.infra.db,
+      config: stack.config,
+      settlements: stack.services.settlements,
+      postingEngine: stack.services.postingEngine,
+      schedules: schedulesOver(unreachable),
+    });
+
+  /** An account with a daily sweep set while Temporal was unreachable (its Schedule not pushed yet). */
+  async function pendingSweep(dailyAt = '06:00'): Promise<ProvisionedAccount> {
+    const target = await provisionAccount(stack, tenant.apiKey);
+    accountIds.push(target.ID);
+    const saved = await call(stack.apiUrl, 'POST', '/v1/beneficiaries', {
+      apiKey: tenant.apiKey,
+      body: { bankCode: DESTINATION.bankCode, accountNumber: `30${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}01` },
+    });
+    assert.equal(saved.status, 201, saved.text);
+    await offline().put({ tenantId: tenant.tenantId }, target.AccountRef, { beneficiaryId: saved.body.id, schedule: { dailyAt } });
+    return target;
+  }
+
+  const sweepRow = (target: ProvisionedAccount) => stack.infra.db('balance_sweeps').where({ account_id: target.ID }).first();
+  const dailyMinute = async (target: ProvisionedAccount) =>
+    (await stack.infra.temporal.schedule.getHandle(balanceSweepScheduleId(target.ID)).describe()).spec.calendars?.[0]?.minute?.[0]?.start;
+
+  it('a sweep whose push fails is logged and passed over: the sweeps after it are still brought in line', async () => {
+    const failing = await pendingSweep();
+    const other = await pendingSweep('06:45');
+    const schedules = schedulesOver(stack.infra.temporal, async (_call, scheduleId) => {
+      if (scheduleId === balanceSweepScheduleId(failing.ID)) throw new Error('refused for the test');
+    });
+    const pass = await schedules.syncPending();
+    assert.ok(pass.failed >= 1 && pass.synced >= 1, JSON.stringify(pass));
+    assert.equal(await dailyMinute(other), 45);
+    const [failed, synced] = [await sweepRow(failing), await sweepRow(other)];
+    assert.notEqual(failed.schedule_version, failed.version);
+    assert.equal(synced.schedule_version, synced.version);
+  });
+
+  it('a pass stops at the first sweep when Temporal cannot be reached, rather than waiting on it for every sweep', async () => {
+    await pendingSweep();
+    await pendingSweep();
+    let calls = 0;
+    const schedules = schedulesOver(unreachable, async () => {
+      calls += 1;
+    });
+    await assert.rejects(schedules.syncPending(), (error: unknown) => isTemporalUnreachableError(error));
+    assert.equal(calls, 1);
+  });
+
+  it('a change committed while a push waits on Temporal does not wait for it, and the Schedule ends at the latest change', async () => {
+    const target = await pendingSweep('06:00');
+    let raced = false;
+    const slow = schedulesOver(stack.infra.temporal, async (call, scheduleId) => {
+      if (raced || call !== 'create' || scheduleId !== balanceSweepScheduleId(target.ID)) return;
+      raced = true;
+      // While this push of 06:00 is on its way: the sweep changes to 06:30, and that change is pushed first.
+      const row = await sweepRow(target);
+      await offline().put({ tenantId: tenant.tenantId }, target.AccountRef, {
+        beneficiaryId: row.beneficiary_id,
+        schedule: { dailyAt: '06:30' },
+      });
+      await stack.services.balanceSweepSchedules.sync(target.ID);
+      assert.equal(await dailyMinute(target), 30);
+    });
+    await slow.sync(target.ID);
+    assert.ok(raced);
+    // The older push landed last, and was followed by the latest again.
+    assert.equal(await dailyMinute(target), 30);
+    const row = await sweepRow(target);
+    assert.equal(row.schedule_version, row.version);
+    assert.equal(row.daily_at, '06:30');
   });
 });

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { uuidv7 } from '../../../src/ids';
 import { ensureRetentionSchedule } from '../../../src/workflow-starts/retention-schedule';
 import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
@@ -116,6 +117,32 @@ describe('retention of inbound payloads and operational rows', () => {
     assert.ok(await db('dashboard_users').where({ id: user.userId }).first());
   });
 
+  it('deletes balance sweep runs that moved nothing after RETENTION_BALANCE_SWEEP_RUNS, and keeps settled ones', async () => {
+    const tenant = await createTenant(stack);
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const outcomes = ['settled', 'nothing_to_move', 'paused', 'refused'] as const;
+    await stack.infra.db('balance_sweep_runs').insert(
+      outcomes.map((outcome, index) => ({
+        id: uuidv7(),
+        tenant_id: tenant.tenantId,
+        account_id: account.ID,
+        period: `2026-12-0${index + 1}`,
+        outcome,
+        reason: outcome === 'settled' ? null : 'as the test set it',
+        merchant_tx_ref: outcome === 'settled' ? `mtx_${randomUUID()}` : null,
+        amount: outcome === 'settled' || outcome === 'refused' ? '100000' : null,
+      })),
+    );
+    const left = () => stack.infra.db('balance_sweep_runs').where({ account_id: account.ID }).orderBy('period').pluck('outcome');
+
+    // 60 days on, within the 90 kept: every run stays.
+    await stack.services.retention.run({ now: new Date(Date.now() + 60 * DAY) });
+    assert.deepEqual(await left(), [...outcomes]);
+    const result = await stack.services.retention.run({ now: new Date(Date.now() + 100 * DAY) });
+    assert.ok(result.unsettledSweepRunsDeleted >= 3);
+    assert.deepEqual(await left(), ['settled']);
+  });
+
   it('runs on a Temporal Schedule whose id is derived from the task queue', async () => {
     const client = stack.infra.temporal;
     const scheduleId = await ensureRetentionSchedule(client, { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, intervalMs: 3_600_000 });
@@ -129,6 +156,7 @@ describe('retention of inbound payloads and operational rows', () => {
         'endedSessionsDeleted',
         'eventPayloadsStripped',
         'startedJobsDeleted',
+        'unsettledSweepRunsDeleted',
         'unverifiedEventsDeleted',
       ]);
     } finally {
