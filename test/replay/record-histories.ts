@@ -7,11 +7,13 @@
  * made behind `patched()`, adding the new histories beside the old ones (both must replay); replace an
  * old history only when its patch is removed. Files named `*.before-<change>.*` were recorded once by
  * the code before that change (a checkout of it running this recorder) and are kept, not re-recorded,
- * until the patch that keeps them replaying is removed. The batch confirmation, delivery, sweep, retention
- * and scheduled or failed reconciliation scenarios run on the time-skipping server with scripted
- * activities (days pass in seconds); the settlement scenarios and a tenant's reconciliation run use
+ * until the patch that keeps them replaying is removed. `--grep <workflowType>` records only that type's
+ * scenarios and leaves every other file as it is. The batch confirmation, settlement batch, delivery,
+ * sweep, retention and scheduled or failed reconciliation scenarios run on the time-skipping server with
+ * scripted activities (days pass in seconds); the settlement scenarios and a tenant's reconciliation run use
  * the real API, worker and sandbox on the dev server, so they record whatever those activities are
- * today without any script to keep in step.
+ * today without any script to keep in step; so does a balance sweep's run, which only a Schedule on the
+ * dev server starts as it runs in production (the time-skipping server has no Schedules).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { History } from '@temporalio/common/lib/proto-utils';
@@ -48,6 +50,7 @@ import {
   reconciliationWorkflowId,
 } from '../../src/contracts/reconciliation.contract';
 import { settlementRefundWorkflowId, settlementStatusQuery, settlementWorkflowId } from '../../src/contracts/settlement.contract';
+import { balanceSweepScheduleId } from '../../src/contracts/balance-sweep.contract';
 import type { RetentionResult } from '../../src/contracts/retention.contract';
 
 export const HISTORIES_DIR = path.resolve(__dirname, '../../../test/replay/histories');
@@ -462,6 +465,35 @@ describe('record workflow histories for the replay test', function () {
       );
       assert.ok(event, 'the sandbox sent a payout_refund event');
       save('settlementRefundWorkflow', 'refunded', await finished(settlementRefundWorkflowId(providerRef, event.requestId)));
+    });
+
+    it("balanceSweepWorkflow: a run its account's Schedule started settles what was above the threshold", async () => {
+      const tenant = await createTenant(stack);
+      const account = await provisionAccount(stack, tenant.apiKey);
+      await fundAccount(stack, account.ID, 300_000n);
+      const beneficiary = await call(stack.apiUrl, 'POST', '/v1/beneficiaries', {
+        apiKey: tenant.apiKey,
+        body: { bankCode: '058', accountNumber: '0123456789' },
+      });
+      assert.equal(beneficiary.status, 201, beneficiary.text);
+      const sweep = await call(stack.apiUrl, 'PUT', `/v1/accounts/${account.AccountRef}/sweep`, {
+        apiKey: tenant.apiKey,
+        body: { beneficiaryId: beneficiary.body.id, schedule: { whenAbove: '1000' } },
+      });
+      assert.equal(sweep.status, 200, sweep.text);
+      const schedule = stack.infra.temporal.schedule.getHandle(balanceSweepScheduleId(account.ID));
+      try {
+        await eventually(() => schedule.describe(), { what: "the account's Schedule" });
+        // A triggered run carries the Schedule's time, as a run the Schedule starts when due does.
+        await schedule.trigger();
+        const action = await eventually(async () => (await schedule.describe()).info.recentActions[0], { what: 'the triggered run' });
+        const run = stack.infra.temporal.workflow.getHandle(action.action.workflow.workflowId);
+        assert.equal((await run.result()).outcome, 'settled');
+        save('balanceSweepWorkflow', 'scheduled-settled', await run.fetchHistory());
+      } finally {
+        // Schedules outlive the run's task queue on the shared dev server: none is left behind.
+        await schedule.delete().catch(() => undefined);
+      }
     });
 
     it("reconciliationWorkflow: a tenant's run credits a payment whose webhook never came", async () => {
