@@ -4,7 +4,7 @@ import type { WorkflowRestarter } from '../src/workflow-starts/workflow-restarts
 import type { WorkflowStarter } from '../src/workflow-starts/workflow-starter';
 import type { Logger } from '../src/logger';
 import type { SettlementWatchService } from '../src/reconciliation/settlement-watch.service';
-import type { ClaimReleaseResult, RestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
+import type { ClaimReleaseResult, SettlementRestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
 
 /**
  * How long one sweep may start workflows: well inside the activity's heartbeat and start-to-close
@@ -19,12 +19,13 @@ export const WATCH_BUDGET_MS = 20_000;
 export function createSweepActivities(deps: {
   starter: WorkflowStarter;
   settlementRestarts: WorkflowRestarter;
+  settlementBatchRestarts: WorkflowRestarter;
   settlementWatch: SettlementWatchService;
   claimReleases: BatchClaimReleaser;
   graceMs: number;
   logger: Logger;
 }) {
-  const { starter, settlementRestarts, settlementWatch, claimReleases, graceMs, logger } = deps;
+  const { starter, settlementRestarts, settlementBatchRestarts, settlementWatch, claimReleases, graceMs, logger } = deps;
   return {
     async sweepOutbox(): Promise<SweepResult> {
       const context = Context.current();
@@ -50,10 +51,13 @@ export function createSweepActivities(deps: {
 
     /**
      * Starts again every settlement whose run was terminated, timed out or cancelled while it is still
-     * pending or processing; a run that failed for good is parked with an alert finding instead.
+     * pending or processing (a run that failed for good is parked with an alert finding instead), then every
+     * settlement batch whose run stopped before the batch ended.
      */
-    restartStalledSettlements(): Promise<RestartResult> {
-      return settlementRestarts.restartStalled(() => Context.current().heartbeat());
+    async restartStalledSettlements(): Promise<SettlementRestartResult> {
+      const heartbeat = () => Context.current().heartbeat();
+      const settlements = await settlementRestarts.restartStalled(heartbeat);
+      return { ...settlements, batches: await settlementBatchRestarts.restartStalled(heartbeat) };
     },
 
     /** Looks up the settlement references the ledger failed or refunded that are due; a paid one is an alert at once. */

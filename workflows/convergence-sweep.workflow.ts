@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { SweepActivities } from '../activities/sweep.activities';
-import type { ClaimReleaseResult, RestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
+import type { ClaimReleaseResult, SettlementRestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
 
 // The sweep heartbeats as it goes: a worker that dies mid-sweep is noticed in 30 s, not at the end of
 // the start-to-close timeout (the Schedule skips runs while one is still open).
@@ -14,7 +14,7 @@ const { sweepOutbox, restartStalledConfirmations, restartStalledSettlements, wat
 
 export interface ConvergenceSweepResult extends SweepResult {
   confirmations: ClaimReleaseResult;
-  settlements: RestartResult;
+  settlements: SettlementRestartResult;
   settlementWatch: SettlementWatchResult;
 }
 
@@ -22,7 +22,7 @@ export interface ConvergenceSweepResult extends SweepResult {
  * Run by a Temporal Schedule: starts every workflow whose start a crash or an outage left behind, then
  * puts back in the queue the credits of batch confirmations that stopped (a new batch confirms them),
  * and restarts the settlements that stopped while still pending or processing (a run that failed for good is
- * parked with an alert instead); then looks up the settlement references the ledger failed or refunded
+ * parked with an alert instead) and the settlement batches whose run stopped before they ended; then looks up the settlement references the ledger failed or refunded
  * that are due, so a payout the provider made after all is raised within a sweep or two.
  */
 export async function convergenceSweepWorkflow(): Promise<ConvergenceSweepResult> {

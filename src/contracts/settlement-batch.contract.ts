@@ -26,14 +26,13 @@ export interface SettlementBatchProgress {
 }
 
 /**
- * One chunk: `judged` items were initiated or refused (in order); `remaining` still wait. `waitMs` > 0: the
+ * One chunk: `judged` items were initiated or refused (in order). `waitMs` > 0: the
  * chunk stopped early and the next waits this long (the tenant's cap of settlements in flight is full, or the
  * settlements rate limit or the provider said to retry after it). `stopped`: no item waits any more (all
  * judged, or the batch was cancelled).
  */
 export interface ChunkResult {
   judged: number;
-  remaining: number;
   waitMs: number;
   stopped: boolean;
 }
@@ -52,13 +51,13 @@ export interface SettlementBatchState {
 }
 
 export const settlementBatchWorkflowId = (batchId: string): string => `settlement-batch:${batchId}`;
+/** The batch a workflow id names, or null for an id of another shape. */
+export const batchIdOfSettlementBatch = (workflowId: string): string | null =>
+  workflowId.startsWith('settlement-batch:') ? workflowId.slice('settlement-batch:'.length) || null : null;
 
 /** The API wakes the run when the batch is cancelled, so it stops initiating without waiting out a pause. */
 export const settlementBatchCancelledSignal = defineSignal('cancelled');
 export const settlementBatchStatusQuery = defineQuery<SettlementBatchState>('status');
-
-/** The per-item Idempotency-Key of the settlement an item makes: a retried chunk never makes a second one. */
-export const settlementBatchItemKey = (batchId: string, reference: string): string => `settlement-batch:${batchId}:${reference}`;
 
 export interface SettlementBatchTimings {
   SETTLEMENT_BATCH_CHUNK: number;
@@ -82,5 +81,9 @@ export function settlementBatchJob(
   };
 }
 
-/** After the tenant's settlements (its own items' included) and deliveries: a batch only starts more settlements. */
-export const SETTLEMENT_BATCH_START_POLICY = { priority: 1, reusePolicy: 'REJECT_DUPLICATE' } as const;
+/**
+ * After the tenant's settlements (its own items' included) and deliveries: a batch only starts more settlements.
+ * A run that stopped (terminated, timed out, failed) may be started again under the same id: the convergence
+ * sweep does so while the batch is open, and the new run rebuilds its state from the database.
+ */
+export const SETTLEMENT_BATCH_START_POLICY = { priority: 1, reusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' } as const;

@@ -25,6 +25,11 @@ export interface RestartResult extends ResumeResult {
   parked?: number;
 }
 
+/** The sweep's restarts of settlement runs, and of settlement batch runs (absent in older sweep results). */
+export interface SettlementRestartResult extends RestartResult {
+  batches?: RestartResult;
+}
+
 export interface ClaimReleaseResult {
   /** Batches holding claims for a while, each asked whether it still runs. */
   checked: number;

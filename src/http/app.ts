@@ -120,7 +120,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (route.path.startsWith('/auth/')) middleware.push(dashboardHeaders);
     if (route.auth === 'apiKey') middleware.push(requireApiKey(auth));
     if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin, requiredRole(route)));
-    if (route.body && !route.rawBody) middleware.push(parseJson as unknown as (ctx: AppContext, next: Next) => Promise<void>);
+    if (route.body && !route.rawBody) {
+      const parse = route.bodyLimit === undefined ? parseJson : jsonBody(route.bodyLimit);
+      middleware.push(parse as unknown as (ctx: AppContext, next: Next) => Promise<void>);
+    }
     router.register(route.path, [route.method], [...middleware, handlerFor(route, checkResponses)]);
   }
 

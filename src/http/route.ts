@@ -39,6 +39,8 @@ interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   params?: P;
   query?: Q;
   body?: B;
+  /** Largest JSON body accepted (413 beyond); 1 MB unless the route's schema admits larger bodies. */
+  bodyLimit?: number;
   /** The handler reads the request bytes itself (signature checks over raw input). */
   rawBody?: boolean;
   /** Largest raw body accepted (413 beyond); 1 MB unless the route knows its bodies are smaller. */

@@ -48,6 +48,7 @@ import { createJobs } from '../contracts/jobs';
 import { createOutboxRepo } from '../workflow-starts/outbox.repo';
 import { createReconciliationExceptionsRepo } from '../reconciliation/reconciliation-exceptions.repo';
 import { settlementRestartPlan } from '../settlements/settlement-restarts';
+import { settlementBatchRestartPlan } from '../settlement-batches/settlement-batch-restarts';
 import { createWorkflowRestarter } from '../workflow-starts/workflow-restarts';
 import { createWorkflowStarter } from '../workflow-starts/workflow-starter';
 import { statementRoutes } from '../accounts/statement.routes';
@@ -237,6 +238,13 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
         logger: logger.child({ component: 'settlement-restarts' }),
         raiseFinding: raiseSettlementFinding,
       }),
+    }),
+    settlementBatchRestarts: createWorkflowRestarter({
+      db,
+      client: temporal,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      logger: logger.child({ component: 'settlement-batch-restarts' }),
+      plan: settlementBatchRestartPlan({ db, jobs, starter, logger: logger.child({ component: 'settlement-batch-restarts' }) }),
     }),
     auth,
     apiKeyCache,

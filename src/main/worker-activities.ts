@@ -18,6 +18,7 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
     ...createSweepActivities({
       starter: services.starter,
       settlementRestarts: services.settlementRestarts,
+      settlementBatchRestarts: services.settlementBatchRestarts,
       settlementWatch: services.settlementWatch,
       claimReleases: services.batchClaimReleases,
       graceMs: sweepGraceMs,

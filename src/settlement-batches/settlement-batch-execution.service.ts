@@ -1,16 +1,11 @@
 import type { Config } from '../config';
-import {
-  settlementBatchItemKey,
-  type ChunkResult,
-  type CompletionCheck,
-  type SettlementBatchEnd,
-} from '../contracts/settlement-batch.contract';
+import type { ChunkResult, CompletionCheck, SettlementBatchEnd } from '../contracts/settlement-batch.contract';
 import type { Db, DbOrTrx } from '../db';
 import { AppError } from '../errors';
 import { recordChange } from '../events/change-events';
 import { settlementStatusCounts } from '../settlements/settlements.access';
 import type { AcceptedSettlement, SettlementsService } from '../settlements/settlements.service';
-import { judgeItemFields } from './settlement-batch-items';
+import { judgeItemFields, settlementBatchItemKey } from './settlement-batch-items';
 import { batchCounts } from './settlement-batch-reads';
 import { createSettlementBatchesRepo, type BatchItemRecord, type BatchRecord } from './settlement-batches.repo';
 
@@ -19,6 +14,9 @@ const TRANSIENT: ReadonlyArray<AppError['kind']> = ['rate_limited', 'provider_un
 
 /** The item was cancelled while its settlement was being made: that settlement is rolled back. */
 class ItemNoLongerQueued extends Error {}
+
+/** The tenant's cap of settlements in flight was full when the item's settlement was made: it is rolled back and the item waits. */
+class NoRoomInFlight extends Error {}
 
 /**
  * What a batch's workflow asks of the batch: judge and initiate the next items in order (each an ordinary
@@ -33,9 +31,18 @@ export function createSettlementBatchExecutionService(deps: {
   const batches = createSettlementBatchesRepo(db);
 
   /** Settlements of the tenant's open batches still pending or processing. */
-  async function inFlight(tenantId: string): Promise<number> {
-    const counts = await settlementStatusCounts(db, tenantId, batches.openSettlementRefsOf(tenantId));
+  async function inFlight(trx: DbOrTrx, tenantId: string): Promise<number> {
+    const counts = await settlementStatusCounts(trx, tenantId, createSettlementBatchesRepo(trx).openSettlementRefsOf(tenantId));
     return (counts.pending ?? 0) + (counts.processing ?? 0);
+  }
+
+  /**
+   * In the item's settlement transaction: takes the tenant's room lock (held to the commit) and counts again, so
+   * concurrent batches of one tenant take turns and never start more than the cap between them.
+   */
+  async function claimRoom(trx: DbOrTrx, tenantId: string): Promise<void> {
+    await createSettlementBatchesRepo(trx).lockTenantRoom(tenantId);
+    if ((await inFlight(trx, tenantId)) >= config.SETTLEMENT_BATCH_IN_FLIGHT) throw new NoRoomInFlight();
   }
 
   /** Makes the item's settlement, tying the item to it in the settlement's own transaction. */
@@ -45,6 +52,7 @@ export function createSettlementBatchExecutionService(deps: {
     if (!fields.ok) return fields.reason;
     const key = settlementBatchItemKey(batch.id, item.reference);
     const tie = async (trx: DbOrTrx, made: AcceptedSettlement) => {
+      await claimRoom(trx, batch.tenantId);
       if (!(await createSettlementBatchesRepo(trx).markInitiated(batch.id, item.position, made.merchantTxRef)))
         throw new ItemNoLongerQueued();
     };
@@ -73,14 +81,14 @@ export function createSettlementBatchExecutionService(deps: {
   return {
     /**
      * Judges and initiates up to `limit` queued items in request order, within the room the tenant's cap of
-     * settlements in flight leaves. An item the settlements service refuses (a 4xx) fails alone with that
+     * settlements in flight leaves (checked again under a per-tenant lock as each item's settlement is made). An item the settlements service refuses (a 4xx) fails alone with that
      * message; a rate limit or an outage stops the chunk with how long to wait (Retry-After when given).
      */
     async initiateChunk(batchId: string, limit: number, onProgress: () => void = () => undefined): Promise<ChunkResult> {
       const batch = await batches.findById(batchId);
-      if (!batch || batch.status === 'cancelled' || batch.completedAt !== null)
-        return { judged: 0, remaining: 0, waitMs: 0, stopped: true };
-      const room = config.SETTLEMENT_BATCH_IN_FLIGHT - (await inFlight(batch.tenantId));
+      if (!batch || batch.status === 'cancelled' || batch.completedAt !== null) return { judged: 0, waitMs: 0, stopped: true };
+      // Sizes the chunk only: each item's own transaction checks the room again under the tenant's lock.
+      const room = config.SETTLEMENT_BATCH_IN_FLIGHT - (await inFlight(db, batch.tenantId));
       const items = room > 0 ? await batches.nextQueued(batch.id, Math.min(limit, room)) : [];
       let judged = 0;
       let waitMs = room > 0 ? 0 : config.SETTLEMENT_BATCH_POLL_INTERVAL;
@@ -90,6 +98,10 @@ export function createSettlementBatchExecutionService(deps: {
           if (refusal !== null) await batches.markRefused(batch.id, item.position, refusal);
         } catch (error) {
           if (error instanceof ItemNoLongerQueued) break;
+          if (error instanceof NoRoomInFlight) {
+            waitMs = config.SETTLEMENT_BATCH_POLL_INTERVAL;
+            break;
+          }
           if (!(error instanceof AppError)) throw error;
           if (TRANSIENT.includes(error.kind)) {
             waitMs = (error.retryAfterSeconds ?? 0) * 1000 || config.SETTLEMENT_BATCH_POLL_INTERVAL;
@@ -103,7 +115,7 @@ export function createSettlementBatchExecutionService(deps: {
       const { queued } = await batches.unsettledCounts(batch.id);
       if (queued === 0) await batches.markProcessing(batch.id);
       const now = (await batches.findById(batch.id))!;
-      return { judged, remaining: queued, waitMs, stopped: queued === 0 || now.status === 'cancelled' };
+      return { judged, waitMs, stopped: queued === 0 || now.status === 'cancelled' };
     },
 
     /**

@@ -1,5 +1,6 @@
 import { AppError } from '../errors';
 import { validate } from '../http/validation';
+import { derivedIdempotencyKey } from '../idempotency/derived-keys';
 import { settleBodySchema, type SettleBody } from '../settlements/settlements.schemas';
 import type { BatchItemInput } from './settlement-batches.schemas';
 
@@ -21,3 +22,10 @@ export function judgeItemFields(item: ItemValues): FieldsJudgement {
     throw error;
   }
 }
+
+/**
+ * The Idempotency-Key of the settlement an item makes: a retried chunk never makes a second one. Derived, so
+ * no client request can claim it first and answer the item with a settlement of its own.
+ */
+export const settlementBatchItemKey = (batchId: string, reference: string): string =>
+  derivedIdempotencyKey('settlement-batch', batchId, reference);

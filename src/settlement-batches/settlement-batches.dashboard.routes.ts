@@ -2,20 +2,19 @@ import { defineRoute, idempotencyKeyOf, userOf, type RouteDefinition } from '../
 import { requiredIdempotencyKey } from '../idempotency/request-hash';
 import { presentBatch, presentBatchSummary, presentDryRun } from './settlement-batch.presenter';
 import {
-  batchItemsQuerySchema,
-  batchListQuerySchema,
+  BATCHES_PAGE_SIZE,
+  CREATE_BATCH_BODY_LIMIT,
   batchListResponseSchema,
+  batchPageQuerySchema,
   batchParamsSchema,
   batchSchema,
   batchSummarySchema,
   createBatchBodySchema,
   createBatchQuerySchema,
   dryRunResponseSchema,
+  ITEMS_PAGE_SIZE,
 } from './settlement-batches.schemas';
 import type { SettlementBatchesService } from './settlement-batches.service';
-
-const ITEMS_PAGE_SIZE = 100;
-const BATCHES_PAGE_SIZE = 20;
 
 /** The dashboard's bulk payouts: the API's, for a signed-in user; creating and cancelling are audited. */
 export function settlementBatchesDashboardRoutes(deps: { settlementBatches: SettlementBatchesService }): RouteDefinition[] {
@@ -24,13 +23,16 @@ export function settlementBatchesDashboardRoutes(deps: { settlementBatches: Sett
     defineRoute({
       method: 'post',
       path: '/auth/settlement-batches',
-      summary: 'Pay out a batch (as POST /v1/settlement-batches); dryRun=true previews each item; the batch is audited when made',
+      summary:
+        'Pay out a batch (as POST /v1/settlement-batches; the Idempotency-Key is required); dryRun=true previews each item (no key needed); the batch is audited when made',
       tag: 'dashboard',
       auth: 'session',
       role: 'operator',
       query: createBatchQuerySchema,
       body: createBatchBodySchema,
-      idempotencyKey: 'required',
+      // Required to create a batch (the handler refuses its absence); a dry run writes nothing and needs none.
+      idempotencyKey: true,
+      bodyLimit: CREATE_BATCH_BODY_LIMIT,
       responses: {
         200: { description: 'dryRun=true: each item judged now (nothing is created)', schema: dryRunResponseSchema },
         202: { description: 'Accepted', schema: batchSummarySchema },
@@ -49,7 +51,7 @@ export function settlementBatchesDashboardRoutes(deps: { settlementBatches: Sett
       summary: "The tenant's settlement batches, newest first",
       tag: 'dashboard',
       auth: 'session',
-      query: batchListQuerySchema,
+      query: batchPageQuerySchema,
       responses: { 200: { description: 'A page of batches', schema: batchListResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
@@ -64,7 +66,7 @@ export function settlementBatchesDashboardRoutes(deps: { settlementBatches: Sett
       tag: 'dashboard',
       auth: 'session',
       params: batchParamsSchema,
-      query: batchItemsQuerySchema,
+      query: batchPageQuerySchema,
       responses: { 200: { description: 'The batch', schema: batchSchema } },
       errors: [400, 404],
       handle: async ({ params, query, ctx }) => ({

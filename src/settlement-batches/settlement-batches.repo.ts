@@ -133,6 +133,13 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
       return row && toBatch(row);
     },
 
+    /** Of these batches, the ones not ended yet (completed_at unset): cancelled ones still following their items included. */
+    async listOpen(ids: string[]): Promise<BatchRecord[]> {
+      if (ids.length === 0) return [];
+      const rows: BatchRow[] = await db('settlement_batches').whereIn('id', ids).whereNull('completed_at');
+      return rows.map(toBatch);
+    },
+
     async findByKey(tenantId: string, idempotencyKey: string): Promise<BatchRecord | undefined> {
       const row: BatchRow | undefined = await db('settlement_batches')
         .where({ tenant_id: tenantId, idempotency_key: idempotencyKey })
@@ -144,6 +151,14 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
     async lock(id: string): Promise<BatchRecord | undefined> {
       const row: BatchRow | undefined = await db('settlement_batches').where({ id }).forUpdate().first();
       return row && toBatch(row);
+    },
+
+    /**
+     * Takes the tenant's batch room lock for the caller's transaction: items of the tenant's batches are tied to
+     * their settlements one transaction at a time, each counting the settlements in flight after the last commit.
+     */
+    async lockTenantRoom(tenantId: string): Promise<void> {
+      await db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`settlement-batch-room:${tenantId}`]);
     },
 
     /** The tenant's batches, newest first; `afterId` is the previous page's last. */

@@ -2,20 +2,19 @@ import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '.
 import { requiredIdempotencyKey } from '../idempotency/request-hash';
 import { presentBatch, presentBatchSummary, presentDryRun } from './settlement-batch.presenter';
 import {
-  batchItemsQuerySchema,
-  batchListQuerySchema,
+  BATCHES_PAGE_SIZE,
+  CREATE_BATCH_BODY_LIMIT,
   batchListResponseSchema,
+  batchPageQuerySchema,
   batchParamsSchema,
   batchSchema,
   batchSummarySchema,
   createBatchBodySchema,
   createBatchQuerySchema,
   dryRunResponseSchema,
+  ITEMS_PAGE_SIZE,
 } from './settlement-batches.schemas';
 import type { SettlementBatchesService } from './settlement-batches.service';
-
-const ITEMS_PAGE_SIZE = 100;
-const BATCHES_PAGE_SIZE = 20;
 
 export function settlementBatchesRoutes(deps: { settlementBatches: SettlementBatchesService }): RouteDefinition[] {
   const { settlementBatches } = deps;
@@ -24,12 +23,14 @@ export function settlementBatchesRoutes(deps: { settlementBatches: SettlementBat
       method: 'post',
       path: '/v1/settlement-batches',
       summary:
-        'Pay out up to 5,000 items at once (asynchronous): each becomes an ordinary settlement, in order; an invalid item fails alone. dryRun=true judges the items and creates nothing',
+        'Pay out up to 5,000 items at once (asynchronous): each becomes an ordinary settlement, in order; an invalid item fails alone; the Idempotency-Key is required. dryRun=true judges the items and creates nothing (no key needed)',
       tag: 'settlement batches',
       auth: 'apiKey',
       query: createBatchQuerySchema,
       body: createBatchBodySchema,
-      idempotencyKey: 'required',
+      // Required to create a batch (the handler refuses its absence); a dry run writes nothing and needs none.
+      idempotencyKey: true,
+      bodyLimit: CREATE_BATCH_BODY_LIMIT,
       responses: {
         200: { description: 'dryRun=true: each item judged now, in order (nothing is created)', schema: dryRunResponseSchema },
         202: { description: 'Accepted (a replay under the same key answers the same batch)', schema: batchSummarySchema },
@@ -48,7 +49,7 @@ export function settlementBatchesRoutes(deps: { settlementBatches: SettlementBat
       summary: "The tenant's settlement batches, newest first, with their counts",
       tag: 'settlement batches',
       auth: 'apiKey',
-      query: batchListQuerySchema,
+      query: batchPageQuerySchema,
       responses: { 200: { description: 'A page of batches', schema: batchListResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
@@ -63,7 +64,7 @@ export function settlementBatchesRoutes(deps: { settlementBatches: SettlementBat
       tag: 'settlement batches',
       auth: 'apiKey',
       params: batchParamsSchema,
-      query: batchItemsQuerySchema,
+      query: batchPageQuerySchema,
       responses: { 200: { description: 'The batch', schema: batchSchema } },
       errors: [400, 404],
       handle: async ({ params, query, ctx }) => ({

@@ -1,10 +1,37 @@
 import { z } from 'zod';
-import { paginationSchema, timestampSchema } from '../http/schemas';
+import { cursorQuerySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 
 /** Most items one batch may carry. */
 export const MAX_BATCH_ITEMS = 5_000;
 
-const LIMIT_ERROR = 'limit must be an integer from 1 to 200';
+/** Items a batch's page shows, and batches a list's page shows, when the query names no `limit`. */
+export const ITEMS_PAGE_SIZE = 100;
+export const BATCHES_PAGE_SIZE = 20;
+
+/** The longest each item field may be (characters): the schema's limits, and what the body limit is sized from. */
+const ITEM_FIELD_MAX = {
+  reference: 100,
+  accountRef: 100,
+  amount: 40,
+  bankCode: 20,
+  accountNumber: 20,
+  beneficiaryId: 100,
+  narration: 200,
+} as const;
+
+/** A character of a JSON string takes at most six bytes, written as a \uXXXX escape (a UTF-16 unit, as zod counts). */
+const MAX_JSON_BYTES_PER_CHAR = 6;
+
+/**
+ * The largest create-batch body the schema can accept: MAX_BATCH_ITEMS items, each with every field at its
+ * longest, every character escaped, plus the JSON around them; rounded up to a whole megabyte.
+ */
+const largestItemBytes = Object.entries(ITEM_FIELD_MAX).reduce(
+  (bytes, [name, max]) => bytes + `"${name}":"",`.length + max * MAX_JSON_BYTES_PER_CHAR,
+  '{},'.length,
+);
+const MB = 1024 * 1024;
+export const CREATE_BATCH_BODY_LIMIT = Math.ceil((MAX_BATCH_ITEMS * largestItemBytes + '{"items":[]}'.length) / MB) * MB;
 
 /** Left to the validator's own messages, which name the item: "body.items[3].reference is required". */
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -15,13 +42,17 @@ const text = (max: number) => z.string().trim().min(1).max(max);
  * rules of a single settle, and an item they refuse fails alone with that settle's message.
  */
 export const batchItemSchema = z.object({
-  reference: text(100).describe("The tenant's own reference for the item, unique in the batch"),
-  accountRef: text(100).describe('The virtual account the item pays from'),
-  amount: z.string().max(40).describe('Naira, e.g. "1500.00"'),
-  bankCode: z.string().max(20).optional(),
-  accountNumber: z.string().max(20).optional(),
-  beneficiaryId: z.string().max(100).optional().describe('A saved beneficiary to pay instead of bankCode and accountNumber'),
-  narration: z.string().max(200).optional(),
+  reference: text(ITEM_FIELD_MAX.reference).describe("The tenant's own reference for the item, unique in the batch"),
+  accountRef: text(ITEM_FIELD_MAX.accountRef).describe('The virtual account the item pays from'),
+  amount: z.string().max(ITEM_FIELD_MAX.amount).describe('Naira, e.g. "1500.00"'),
+  bankCode: z.string().max(ITEM_FIELD_MAX.bankCode).optional(),
+  accountNumber: z.string().max(ITEM_FIELD_MAX.accountNumber).optional(),
+  beneficiaryId: z
+    .string()
+    .max(ITEM_FIELD_MAX.beneficiaryId)
+    .optional()
+    .describe('A saved beneficiary to pay instead of bankCode and accountNumber'),
+  narration: z.string().max(ITEM_FIELD_MAX.narration).optional(),
 });
 export type BatchItemInput = z.output<typeof batchItemSchema>;
 
@@ -103,12 +134,5 @@ export const dryRunResponseSchema = z.object({
 
 export const batchParamsSchema = z.object({ id: z.string().max(100) });
 
-const limit = z.coerce
-  .number({ error: LIMIT_ERROR })
-  .int({ error: LIMIT_ERROR })
-  .min(1, { error: LIMIT_ERROR })
-  .max(200, { error: LIMIT_ERROR })
-  .optional();
-
-export const batchItemsQuerySchema = z.object({ after: z.string().max(100).optional(), limit });
-export const batchListQuerySchema = z.object({ after: z.string().max(100).optional(), limit });
+/** `after`: the previous page's last item reference (a batch's items) or batch id (the list). */
+export const batchPageQuerySchema = cursorQuerySchema.extend({ limit: pageLimitSchema });

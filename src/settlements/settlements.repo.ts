@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 
@@ -144,6 +145,29 @@ export function createSettlementsRepo(db: DbOrTrx) {
         .whereIn('settlements.merchant_tx_ref', merchantTxRefs)
         .whereIn('settlements.status', ['pending', 'processing']);
       return rows.map(toSettlement);
+    },
+
+    /** The tenant's settlements among `merchantTxRefs`: each one's status and failure reason, by reference. */
+    async outcomesByRefs(
+      tenantId: string,
+      merchantTxRefs: string[],
+    ): Promise<Array<{ merchantTxRef: string; status: SettlementStatus; failureReason: string | null }>> {
+      if (merchantTxRefs.length === 0) return [];
+      const rows: Array<{ merchant_tx_ref: string; status: SettlementStatus; failure_reason: string | null }> = await db('settlements')
+        .where({ tenant_id: tenantId })
+        .whereIn('merchant_tx_ref', merchantTxRefs)
+        .select('merchant_tx_ref', 'status', 'failure_reason');
+      return rows.map((row) => ({ merchantTxRef: row.merchant_tx_ref, status: row.status, failureReason: row.failure_reason }));
+    },
+
+    /** How many of the tenant's settlements named by `merchantTxRefs` (a one-column subquery) are in each status. */
+    async statusCountsByRefs(tenantId: string, merchantTxRefs: Knex.QueryBuilder): Promise<Partial<Record<SettlementStatus, number>>> {
+      const rows: Array<{ status: SettlementStatus; count: string }> = await db('settlements')
+        .where({ tenant_id: tenantId })
+        .whereIn('merchant_tx_ref', merchantTxRefs)
+        .groupBy('status')
+        .select('status', db.raw('count(*) AS count'));
+      return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
     },
 
     async lockById(id: string): Promise<SettlementRecord | undefined> {

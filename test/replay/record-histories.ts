@@ -226,9 +226,9 @@ describe('record workflow histories for the replay test', function () {
 
     it('settlementBatchWorkflow: two chunks, a wait for the cap, one open check, then completed with failures', async () => {
       const chunks: ChunkResult[] = [
-        { judged: 3, remaining: 2, waitMs: 0, stopped: false },
-        { judged: 0, remaining: 2, waitMs: 5_000, stopped: false },
-        { judged: 2, remaining: 0, waitMs: 0, stopped: true },
+        { judged: 3, waitMs: 0, stopped: false },
+        { judged: 0, waitMs: 5_000, stopped: false },
+        { judged: 2, waitMs: 0, stopped: true },
       ];
       const checks: CompletionCheck[] = [
         { kind: 'open', open: 2 },

@@ -29,11 +29,11 @@ describe('settlementBatchWorkflow (time-skipping)', () => {
         if (calls.length % 2 === 0) {
           const waitMs = calls.length % 4 === 0 ? 3_000 : 500;
           waits.push({ waitMs, atMs });
-          return { judged: 0, remaining: queued, waitMs, stopped: false };
+          return { judged: 0, waitMs, stopped: false };
         }
         const judged = Math.min(request.limit, queued);
         queued -= judged;
-        return { judged, remaining: queued, waitMs: 0, stopped: queued === 0 };
+        return { judged, waitMs: 0, stopped: queued === 0 };
       },
       async completeBatchIfFinal(): Promise<CompletionCheck> {
         checks += 1;

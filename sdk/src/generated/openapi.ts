@@ -378,7 +378,7 @@ export interface paths {
         /** The tenant's settlement batches, newest first, with their counts */
         get: operations["getV1Settlementbatches"];
         put?: never;
-        /** Pay out up to 5,000 items at once (asynchronous): each becomes an ordinary settlement, in order; an invalid item fails alone. dryRun=true judges the items and creates nothing */
+        /** Pay out up to 5,000 items at once (asynchronous): each becomes an ordinary settlement, in order; an invalid item fails alone; the Idempotency-Key is required. dryRun=true judges the items and creates nothing (no key needed) */
         post: operations["postV1Settlementbatches"];
         delete?: never;
         options?: never;
@@ -1378,7 +1378,7 @@ export interface paths {
         /** The tenant's settlement batches, newest first */
         get: operations["getAuthSettlementbatches"];
         put?: never;
-        /** Pay out a batch (as POST /v1/settlement-batches); dryRun=true previews each item; the batch is audited when made */
+        /** Pay out a batch (as POST /v1/settlement-batches; the Idempotency-Key is required); dryRun=true previews each item (no key needed); the batch is audited when made */
         post: operations["postAuthSettlementbatches"];
         delete?: never;
         options?: never;
@@ -4926,8 +4926,8 @@ export interface operations {
             query?: {
                 dryRun?: "true" | "false";
             };
-            header: {
-                "Idempotency-Key": string;
+            header?: {
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -11567,8 +11567,8 @@ export interface operations {
             query?: {
                 dryRun?: "true" | "false";
             };
-            header: {
-                "Idempotency-Key": string;
+            header?: {
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;

@@ -14,17 +14,18 @@ const JSON_TYPES = [
 ];
 
 /**
- * JSON bodies only, 1 MB at most; malformed JSON is a 400 and oversize a 413, never a 500. A body of
- * another type is a 415: read as no body, it would be blamed on a "missing" field instead.
+ * JSON bodies only, `limit` bytes at most (1 MB unless a route says otherwise); malformed JSON is a 400 and
+ * oversize a 413, never a 500. A body of another type is a 415: read as no body, it would be blamed on a
+ * "missing" field instead.
  */
-export function jsonBody() {
+export function jsonBody(limit = MAX_BODY_BYTES) {
   const parse = bodyParser({
     enableTypes: ['json'],
     extendTypes: { json: JSON_TYPES },
-    jsonLimit: '1mb',
+    jsonLimit: `${limit}b`,
     strict: true,
     onerror: (error: Error & { status?: number }) => {
-      if (error.status === 413) throw new HttpError(413, 'payload_too_large', 'request body too large (limit 1 MB)');
+      if (error.status === 413) throw new HttpError(413, 'payload_too_large', `request body too large (limit ${describeBytes(limit)})`);
       if (error.status === 415) throw new HttpError(415, 'unsupported_media_type', 'unsupported body encoding');
       throw new HttpError(400, 'invalid_json', 'invalid json');
     },

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { settlementBatchItemKey } from '../../../src/contracts/settlement-batch.contract';
+import { settlementBatchWorkflowId } from '../../../src/contracts/settlement-batch.contract';
+import { settlementBatchItemKey } from '../../../src/settlement-batches/settlement-batch-items';
+import { CREATE_BATCH_BODY_LIMIT } from '../../../src/settlement-batches/settlement-batches.schemas';
 import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually, type HttpResponse } from '../../helpers/http';
 import { magicAccountNumber, type MagicTransfer } from '../../helpers/sandbox-values';
@@ -194,7 +196,7 @@ describe('settlement batches (dev server, real sandbox)', function () {
     const keyed = await stack.infra
       .db('idempotency_keys')
       .where({ tenant_id: tenant.tenantId, scope: 'settlement' })
-      .where('key', 'like', `settlement-batch:${created.body.id}:%`)
+      .where('key', 'like', `service settlement-batch:${created.body.id}:%`)
       .select('key', 'resource_ref');
     assert.deepEqual(
       keyed.map((row) => row.key).sort(),
@@ -394,5 +396,131 @@ describe('settlement batches (dev server, real sandbox)', function () {
     assert.ok(!ids(mine).includes(foreign.body.id));
     assert.deepEqual(ids(theirs), [foreign.body.id]);
     await finalBatch(created.body.id);
+  });
+
+  /** Items that stay PROCESSING at the sandbox for SANDBOX_PROCESSING_TIME, then succeed. */
+  const slowItems = (prefix: string, count: number, accountRef: string, digit: string): Item[] =>
+    Array.from({ length: count }, (_, i) => ({
+      reference: `${prefix}-${i}`,
+      accountRef,
+      amount: '100.00',
+      bankCode: '058',
+      accountNumber: magicAccountNumber('processingThenSucceeds', `${digit}${String(i).padStart(5, '0')}`),
+    }));
+
+  /** The tenant's settlements made by batch items and still pending or processing. */
+  async function batchSettlementsInFlight(tenantId: string): Promise<number> {
+    const [row] = await stack.infra
+      .db('settlements')
+      .where({ tenant_id: tenantId })
+      .whereIn('status', ['pending', 'processing'])
+      .whereIn('merchant_tx_ref', stack.infra.db('settlement_batch_items').whereNotNull('merchant_tx_ref').select('merchant_tx_ref'))
+      .count<[{ count: string }]>('* as count');
+    return Number(row!.count);
+  }
+
+  it("holds the tenant's cap of settlements in flight across concurrent batches: never more than 10 at once", async () => {
+    const capped = await createTenant(stack);
+    const [account] = await fundedAccounts(1, capped.apiKey);
+    const created = await Promise.all(
+      ['5', '6', '7'].map((digit) => post(slowItems(`cap${digit}`, 10, account!.AccountRef, digit), randomUUID(), capped.apiKey)),
+    );
+    for (const batch of created) assert.equal(batch.status, 202, batch.text);
+    let most = 0;
+    await eventually(
+      async () => {
+        most = Math.max(most, await batchSettlementsInFlight(capped.tenantId));
+        const ended = await Promise.all(
+          created.map(async (batch) => FINAL.includes((await get(batch.body.id, capped.apiKey)).body.status)),
+        );
+        return ended.every(Boolean);
+      },
+      { intervalMs: 100, what: 'the three batches to end' },
+    );
+    assert.equal(most, 10, 'the cap was reached and never passed');
+    for (const batch of created) assert.equal((await get(batch.body.id, capped.apiKey)).body.counts.success, 10);
+  });
+
+  it("a batch whose workflow was terminated mid-way is started again by the sweep's restart and ends, each item paid once", async () => {
+    const stopped = await createTenant(stack);
+    const [account] = await fundedAccounts(1, stopped.apiKey);
+    const items = slowItems('t', 25, account!.AccountRef, '8');
+    const created = await post(items, randomUUID(), stopped.apiKey);
+    assert.equal(created.status, 202, created.text);
+    await eventually(async () => (await get(created.body.id, stopped.apiKey)).body.counts.queued === 15, {
+      what: 'the first ten initiated',
+    });
+    await stack.infra.temporal.workflow.getHandle(settlementBatchWorkflowId(created.body.id)).terminate('operator terminated it mid-way');
+    await eventually(async () => (await stack.services.settlementBatchRestarts.restartStalled()).restarted === 1, {
+      intervalMs: 500,
+      what: 'the restart to start the batch again',
+    });
+    const ended = await finalBatch(created.body.id, stopped.apiKey);
+    assert.equal(ended.status, 'completed');
+    assert.equal(ended.counts.success, 25);
+    for (const item of await allItems(created.body.id, stopped.apiKey)) {
+      const view = await sandboxView(item.merchantTxRef!);
+      assert.deepEqual([item.reference, view.payouts, view.standingPayouts], [item.reference, 1, 1]);
+    }
+    assert.equal((await completedEvents(created.body.id)).length, 1);
+    // The batch ended: a later restart finds nothing open to start.
+    assert.equal((await stack.services.settlementBatchRestarts.restartStalled()).restarted, 0);
+  });
+
+  it("pays an item under a key no client can send: a settle pre-claiming the item's former key changes nothing", async () => {
+    const claiming = await createTenant(stack);
+    const [account] = await fundedAccounts(1, claiming.apiKey);
+    const items = slowItems('k', 12, account!.AccountRef, '9');
+    const created = await post(items, randomUUID(), claiming.apiKey);
+    assert.equal(created.status, 202, created.text);
+    // The cap holds the last two items queued while the first ten settle.
+    await eventually(async () => (await get(created.body.id, claiming.apiKey)).body.counts.queued === 2, { what: 'ten initiated' });
+    const claimed = await call(stack.apiUrl, 'POST', `/v1/accounts/${account!.AccountRef}/settle`, {
+      apiKey: claiming.apiKey,
+      body: { amount: '1.00', bankCode: '058', accountNumber: PLAIN_DESTINATION },
+      headers: { 'Idempotency-Key': `settlement-batch:${created.body.id}:k-11` },
+    });
+    assert.equal(claimed.status, 202, claimed.text);
+    const derived = await call(stack.apiUrl, 'POST', `/v1/accounts/${account!.AccountRef}/settle`, {
+      apiKey: claiming.apiKey,
+      body: { amount: '1.00', bankCode: '058', accountNumber: PLAIN_DESTINATION },
+      headers: { 'Idempotency-Key': settlementBatchItemKey(created.body.id, 'k-10') },
+    });
+    assert.deepEqual([derived.status, derived.body.error], [400, 'Idempotency-Key must be 1 to 255 visible ASCII characters']);
+    const ended = await finalBatch(created.body.id, claiming.apiKey);
+    assert.deepEqual([ended.status, ended.counts.success], ['completed', 12]);
+    const last = (await allItems(created.body.id, claiming.apiKey)).find((item) => item.reference === 'k-11')!;
+    assert.notEqual(last.merchantTxRef, claimed.body.merchantTxRef);
+    const transfer = await call(stack.apiUrl, 'GET', `/v1/transfers/${last.merchantTxRef}`, { apiKey: claiming.apiKey });
+    assert.deepEqual([transfer.body.status, transfer.body.amount], ['success', '100.00']);
+  });
+
+  it('reads a 5,000-item body over 1 MB; a body over the batch limit, or over 1 MB on another route, is a clean 413', async () => {
+    const [account] = await fundedAccounts(1);
+    const narration = 'n'.repeat(100);
+    const items = Array.from({ length: 5_000 }, (_, i) => ({
+      reference: `big-${i}-${'r'.repeat(80)}`,
+      accountRef: account!.AccountRef,
+      amount: '1.00',
+      bankCode: '058',
+      accountNumber: PLAIN_DESTINATION,
+      narration,
+    }));
+    assert.ok(JSON.stringify({ items }).length > 1024 * 1024);
+    const judged = await post(items, null, tenant.apiKey, '?dryRun=true');
+    assert.equal(judged.status, 200, judged.text.slice(0, 500));
+    assert.deepEqual([(judged.body as unknown as { valid: number }).valid, judged.text.includes('"invalid":0')], [5_000, true]);
+
+    const tooBig = await post([{ reference: 'x'.repeat(CREATE_BATCH_BODY_LIMIT) }]);
+    assert.deepEqual(
+      [tooBig.status, tooBig.body.error],
+      [413, `request body too large (limit ${CREATE_BATCH_BODY_LIMIT / (1024 * 1024)} MB)`],
+    );
+    const elsewhere = await call(stack.apiUrl, 'POST', `/v1/accounts/${account!.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '1.00', bankCode: '058', accountNumber: PLAIN_DESTINATION, narration: 'x'.repeat(1024 * 1024) },
+      headers: { 'Idempotency-Key': randomUUID() },
+    });
+    assert.deepEqual([elsewhere.status, elsewhere.body.error], [413, 'request body too large (limit 1 MB)']);
   });
 });
