@@ -52,7 +52,7 @@ const batchNotFound = () => new NotFoundError('settlement batch not found');
  */
 export function createSettlementBatchesService(deps: {
   db: Db;
-  config: Pick<Config, 'REQUEST_HASH_SECRET'>;
+  config: Pick<Config, 'REQUEST_HASH_SECRET' | 'MAX_AMOUNT'>;
   jobs: Pick<Jobs, 'settlementBatch'>;
   starter: Pick<WorkflowStarter, 'kick'>;
   settlements: Pick<SettlementsService, 'banks'>;
@@ -83,6 +83,8 @@ export function createSettlementBatchesService(deps: {
     const { amount, bankCode, accountNumber, beneficiaryId, narration } = item;
     const fields = judgeItemFields({ amount, bankCode, accountNumber, beneficiaryId, narration });
     if (!fields.ok) return fields.reason;
+    // The settle's own order: the amount's ceiling, then the account, then the destination.
+    if (fields.request.amount > config.MAX_AMOUNT) return 'invalid amount';
     if (!(await findAccountByRef(db, tenantId, item.accountRef))) return 'account not found';
     const request = fields.request;
     if (request.to === 'account') return (await knownBanks()).has(request.bankCode) ? null : 'invalid bank code';

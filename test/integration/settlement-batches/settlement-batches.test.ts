@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { settlementBatchWorkflowId } from '../../../src/contracts/settlement-batch.contract';
+import { formatKobo } from '../../../src/money';
 import { settlementBatchItemKey } from '../../../src/settlement-batches/settlement-batch-items';
 import { CREATE_BATCH_BODY_LIMIT } from '../../../src/settlement-batches/settlement-batches.schemas';
 import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
@@ -246,6 +247,7 @@ describe('settlement batches (dev server, real sandbox)', function () {
         items: [
           { reference: 'ok', ...base },
           { reference: 'amount', ...base, amount: '-5' },
+          { reference: 'ceiling', ...base, amount: formatKobo(stack.config.MAX_AMOUNT + 1n) },
           { reference: 'bank', ...base, bankCode: '999999' },
           { reference: 'number', ...base, accountNumber: '12' },
           { reference: 'account', ...base, accountRef: 'va_missing' },
@@ -257,10 +259,11 @@ describe('settlement batches (dev server, real sandbox)', function () {
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body, {
       valid: 1,
-      invalid: 6,
+      invalid: 7,
       items: [
         { reference: 'ok', valid: true, reason: null },
         { reference: 'amount', valid: false, reason: 'invalid amount' },
+        { reference: 'ceiling', valid: false, reason: 'invalid amount' },
         { reference: 'bank', valid: false, reason: 'invalid bank code' },
         { reference: 'number', valid: false, reason: 'accountNumber must be exactly 10 digits' },
         { reference: 'account', valid: false, reason: 'account not found' },
