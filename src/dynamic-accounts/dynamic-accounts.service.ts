@@ -3,9 +3,8 @@ import type { Db } from '../db';
 import { AppError } from '../errors';
 import { recordChange } from '../events/change-events';
 import type { HoldsService } from '../holds/holds.service';
-import { paymentsToReturn, type PaymentToReturn } from '../ledger/ledger-reads';
 import type { Logger } from '../logger';
-import { createMismatchReturnsRepo } from './mismatch-returns.repo';
+import { createMismatchReturnsRepo, type PaymentToReturn } from './mismatch-returns.repo';
 
 /** Payments one pass returns at most; a full pass goes again at once. */
 const RETURNS_PER_PASS = 20;
@@ -14,13 +13,22 @@ const RETURNS_PER_PASS = 20;
 const isRefusal = (error: unknown): error is AppError =>
   error instanceof AppError && error.kind !== 'provider_unavailable' && error.kind !== 'unavailable' && error.kind !== 'rate_limited';
 
+/** Thrown in a return's transaction when its claim is no longer this worker's, so that nothing of it commits. */
+class ClaimLostError extends Error {
+  constructor() {
+    super('the return was claimed again by another worker');
+    this.name = 'ClaimLostError';
+  }
+}
+
 /**
  * The sweep that keeps dynamic accounts' promises, run by the worker every few seconds (its state is the
  * database's, so it survives worker and Temporal restarts): it marks expired every account past its expiry
  * (never before: the database's clock decides), and pays back to its payer each confirmed payment an account
  * held to return, through the holds' return-to-sender path. A return the provider's name check or lookup
  * refuses is recorded with why and told (`payment.mismatch_held`); the money stays held in the held-money
- * queue for an operator. One that got no answer is tried again after a minute.
+ * queue for an operator. One that got no answer is tried again after a minute. A return whose money is no longer
+ * held when it fails (another worker, or an operator, returned it or released it) is no refusal: the claim is let go.
  */
 export function createDynamicAccountsService(deps: {
   db: Db;
@@ -32,10 +40,12 @@ export function createDynamicAccountsService(deps: {
   const returns = createMismatchReturnsRepo(db);
 
   async function returnPayment(payment: PaymentToReturn): Promise<void> {
-    if (!(await returns.claim(payment))) return;
+    const token = await returns.claim(payment);
+    if (!token) return;
     try {
       await holds.returnHeldMismatch(payment.tenantId, payment.entryId, async (trx, { held, merchantTxRef }) => {
-        await createMismatchReturnsRepo(trx).returned(payment.entryId, merchantTxRef);
+        // Rolls the settlement back: another worker re-claimed this return after our claim ran out, and pays it.
+        if (!(await createMismatchReturnsRepo(trx).returned(payment.entryId, token, merchantTxRef))) throw new ClaimLostError();
         await recordChange(trx, {
           kind: 'mismatch_returned',
           tenantId: payment.tenantId,
@@ -47,14 +57,19 @@ export function createDynamicAccountsService(deps: {
         });
       });
     } catch (error) {
+      if (error instanceof ClaimLostError) {
+        logger.info({ entryId: payment.entryId }, 'another worker took over returning a mismatched payment');
+        return;
+      }
       if (!isRefusal(error)) {
         logger.warn({ err: error, entryId: payment.entryId }, 'returning a mismatched payment failed; trying again later');
         return;
       }
+      const held = await holds.heldMismatch(payment.tenantId, payment.entryId);
+      // No longer held (returned by another worker or an operator, or released): nothing is left to return or refuse.
+      if (!held) return returns.dropped(payment.entryId, token);
       await db.transaction(async (trx) => {
-        const held = await holds.heldMismatch(payment.tenantId, payment.entryId);
-        await createMismatchReturnsRepo(trx).refused(payment.entryId, error.message);
-        if (!held) return;
+        if (!(await createMismatchReturnsRepo(trx).refused(payment.entryId, token, error.message))) return;
         await recordChange(trx, {
           kind: 'mismatch_held',
           tenantId: payment.tenantId,
@@ -72,7 +87,7 @@ export function createDynamicAccountsService(deps: {
     /** One pass; `full` when there may be more to do at once. */
     async pass(): Promise<{ full: boolean }> {
       const expiry = await accounts.expireDue();
-      const due = await paymentsToReturn(db, returns.unclaimedSql, RETURNS_PER_PASS);
+      const due = await returns.due(RETURNS_PER_PASS);
       for (const payment of due) await returnPayment(payment);
       return { full: expiry.full || due.length >= RETURNS_PER_PASS };
     },

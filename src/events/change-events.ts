@@ -206,17 +206,20 @@ export function paymentReceivedBody(credit: {
 
 /**
  * The `payment.received` body of a credit in SQL: `bodySql`, the body paymentReceivedBody wrote before the
- * account was known, with the judgement of the ledger's row `judged` (expected_amount, amount_received,
- * variance, action; NULL columns for an ordinary account, whose body stays as it was) appended.
+ * account was known, as it is for an ordinary account (`dynamicSql` false: nothing else is read); a dynamic
+ * account's with the ledger's judgement of the credit appended, looked up by `entryIdSql` in `judgements` (a
+ * relation with id, expected_amount, amount_received, variance and action).
  */
-export function judgedPaymentReceivedSql(bodySql: string, judged: string): string {
+export function judgedPaymentReceivedSql(bodySql: string, judged: { dynamicSql: string; judgements: string; entryIdSql: string }): string {
   const withJudgement = eventDataWithOptionalSql('payment.received', bodySql, {
-    expectedAmount: `${judged}.expected_amount`,
-    amountReceived: `${judged}.amount_received`,
-    variance: `${judged}.variance`,
-    mismatchAction: `${judged}.action`,
+    expectedAmount: 'v.expected_amount',
+    amountReceived: 'v.amount_received',
+    variance: 'v.variance',
+    mismatchAction: 'v.action',
   });
-  return `CASE WHEN ${judged}.variance IS NULL THEN ${bodySql} ELSE ${withJudgement} END`;
+  return `CASE WHEN ${judged.dynamicSql}
+               THEN coalesce((SELECT ${withJudgement} FROM ${judged.judgements} v WHERE v.id = ${judged.entryIdSql}), ${bodySql})
+               ELSE ${bodySql} END`;
 }
 
 /**
@@ -227,10 +230,14 @@ export function judgedPaymentReceivedSql(bodySql: string, judged: string): strin
  * `credits` names a relation with columns account_id, event_record_id and hold_event_id (the two events'
  * ids), delivery_payload and entry (jsonb: the credit's id and transaction_group_id); `accounts` one with
  * id, tenant_id and account_ref; `holds` one with the holds the ledger wrote (entry_id, account_id,
- * amount, tier, limit_kind, limit_amount, and the credit's amount as credit_amount).
+ * amount, tier, limit_kind, limit_amount, and the credit's amount as credit_amount). `payloadSql` (of `c` and
+ * `t`, the credit and its account) is the body when it is not delivery_payload as it is.
  */
-export function paymentCreditEventsCte(name: string, relations: { credits: string; accounts: string; holds: string }): string {
-  const { credits, accounts, holds } = relations;
+export function paymentCreditEventsCte(
+  name: string,
+  relations: { credits: string; accounts: string; holds: string; payloadSql?: string },
+): string {
+  const { credits, accounts, holds, payloadSql = 'c.delivery_payload' } = relations;
   const limitExceeded = eventDataSql('kyc.limit_exceeded', {
     transactionGroupId: "c.entry->>'transaction_group_id'",
     accountRef: 't.account_ref',
@@ -242,7 +249,7 @@ export function paymentCreditEventsCte(name: string, relations: { credits: strin
   });
   return recordedEventsCte(
     name,
-    `SELECT c.event_record_id AS id, t.tenant_id, 'payment.received' AS type, c.entry->>'transaction_group_id' AS subject, 1 AS ord, CAST(c.delivery_payload AS json) AS data
+    `SELECT c.event_record_id AS id, t.tenant_id, 'payment.received' AS type, c.entry->>'transaction_group_id' AS subject, 1 AS ord, CAST(${payloadSql} AS json) AS data
        FROM ${credits} c JOIN ${accounts} t ON t.id = c.account_id
      UNION ALL
      SELECT c.hold_event_id, t.tenant_id, 'kyc.limit_exceeded', c.entry->>'transaction_group_id', 2, ${limitExceeded}

@@ -62,12 +62,13 @@ export function createWebhookDeliveries(db: DbOrTrx) {
 /**
  * `enqueue` for the grouped ingest statement, as one of its CTEs: a delivery for each credited payment whose
  * account has a callbackUrl. `credits` names a CTE with the rows' delivery_id, delivery_payload, event (the
- * inbound event) and received_at; `accounts` one with the accounts' id, tenant_id and callback_url.
+ * inbound event) and received_at; `accounts` one with the accounts' id, tenant_id and callback_url. `payloadSql`
+ * (of `c` and `t`, the credit and its account) is the body when it is not delivery_payload as it is.
  */
-export function deliveriesOfCreditsCte(name: string, credits: string, accounts: string): string {
+export function deliveriesOfCreditsCte(name: string, credits: string, accounts: string, payloadSql = 'c.delivery_payload'): string {
   return `${name} AS (
     INSERT INTO webhook_deliveries (id, event_id, tenant_id, account_id, inbound_event_id, callback_url, payload, event_received_at)
-    SELECT c.delivery_id, c.delivery_id, t.tenant_id, t.id, CAST(c.event->>'id' AS uuid), t.callback_url, c.delivery_payload, c.received_at
+    SELECT c.delivery_id, c.delivery_id, t.tenant_id, t.id, CAST(c.event->>'id' AS uuid), t.callback_url, ${payloadSql}, c.received_at
       FROM ${credits} c JOIN ${accounts} t ON t.id = c.account_id
      WHERE t.callback_url IS NOT NULL
     RETURNING id

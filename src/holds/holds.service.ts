@@ -14,7 +14,7 @@ import { namesMatch } from './payer-name';
  * The settlement machinery as a return to sender needs it (handed over by the container, since settlements
  * sit above holds): the bank list; the provider's name for an account (null when its bank has none of that
  * number); and a settlement paying the name looked up, whose `beforeDebit` runs in its transaction before
- * the debit is posted and `onCreated` after it; the settlement's merchantTxRef.
+ * the debit is posted and `onCreated` (when given) after it; the settlement's merchantTxRef.
  */
 export interface ReturnPayouts {
   banks(): Promise<ListedBank[]>;
@@ -25,7 +25,7 @@ export interface ReturnPayouts {
     request: { amount: Kobo; bankCode: string; accountNumber: string; narration: string; accountName: string },
     hooks: {
       beforeDebit: (trx: Trx, debit: { debitEntryId: string; merchantTxRef: string }) => Promise<void>;
-      onCreated: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void>;
+      onCreated?: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void>;
     },
   ): Promise<{ merchantTxRef: string }>;
 }
@@ -124,6 +124,41 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
     return { held, payerName: payer.name, bankCode, accountNumber, accountName, namesMatch: namesMatch(payer.name, accountName) };
   }
 
+  /**
+   * Pays what is held of a tenant's credit to `destination`, as a settlement of the account paying the name looked up. In
+   * the settlement's transaction, under the account's lock, the hold is released as returned just before the
+   * debit spends it, and `told` records the caller's rows beside it; `onCreated` runs once the settlement is made.
+   */
+  async function payBack(
+    tenantId: string,
+    destination: ReturnDestination,
+    returnedBy: { userId: string | null; note: string },
+    hooks: {
+      told: (trx: Trx, merchantTxRef: string) => Promise<void>;
+      onCreated?: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void>;
+    },
+  ): Promise<string> {
+    const { held, bankCode, accountNumber, accountName } = destination;
+    const { merchantTxRef } = await payouts.pay(
+      tenantId,
+      held.accountRef,
+      { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION, accountName },
+      {
+        beforeDebit: async (trx, debit) => {
+          await postingEngine.returnHold(trx, held.accountId, held.entryId, {
+            debitEntryId: debit.debitEntryId,
+            amount: held.held,
+            userId: returnedBy.userId,
+            note: returnedBy.note,
+          });
+          await hooks.told(trx, debit.merchantTxRef);
+        },
+        ...(hooks.onCreated ? { onCreated: hooks.onCreated } : {}),
+      },
+    );
+    return merchantTxRef;
+  }
+
   return {
     queue(tenantId: string, limit: number): Promise<HeldCredit[]> {
       return holds.listOpen(tenantId, limit);
@@ -191,18 +226,12 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
       if (confirmed !== undefined && !namesMatch(confirmed, accountName)) throw new ConfirmedNameChangedError(destination, confirmed);
       if (confirmed === undefined && !destination.namesMatch) throw new PayerNameMismatchError(destination);
       const nameCheck: NameCheck = destination.namesMatch ? 'matched' : 'operator_confirmed';
-      const { merchantTxRef } = await payouts.pay(
+      const merchantTxRef = await payBack(
         user.tenantId,
-        held.accountRef,
-        { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION, accountName },
+        destination,
+        { userId: user.id, note: decision.note },
         {
-          beforeDebit: async (trx, debit) => {
-            await postingEngine.returnHold(trx, held.accountId, held.entryId, {
-              debitEntryId: debit.debitEntryId,
-              amount: held.held,
-              userId: user.id,
-              note: decision.note,
-            });
+          told: async (trx, merchantTxRef) => {
             await recordChange(trx, {
               kind: 'hold_returned',
               tenantId: user.tenantId,
@@ -210,7 +239,7 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
               transactionGroupId: held.transactionGroupId,
               accountRef: held.accountRef,
               amount: held.held,
-              merchantTxRef: debit.merchantTxRef,
+              merchantTxRef,
             });
           },
           onCreated: (trx, settlement) =>
@@ -254,23 +283,11 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
       if (held.limitKind !== 'amount_mismatch') throw new ConflictError('this credit is held over a KYC limit, not to be returned');
       const destination = await destinationOf(tenantId, held, undefined);
       if (!destination.namesMatch) throw new PayerNameMismatchError(destination);
-      const { bankCode, accountNumber, accountName } = destination;
-      const { merchantTxRef } = await payouts.pay(
+      const merchantTxRef = await payBack(
         tenantId,
-        held.accountRef,
-        { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION, accountName },
-        {
-          beforeDebit: async (trx, debit) => {
-            await postingEngine.returnHold(trx, held.accountId, held.entryId, {
-              debitEntryId: debit.debitEntryId,
-              amount: held.held,
-              userId: null,
-              note: MISMATCH_RETURN_NOTE,
-            });
-            await told(trx, { held, merchantTxRef: debit.merchantTxRef });
-          },
-          onCreated: async () => {},
-        },
+        destination,
+        { userId: null, note: MISMATCH_RETURN_NOTE },
+        { told: (trx, merchantTxRef) => told(trx, { held, merchantTxRef }) },
       );
       return { ...destination, merchantTxRef, nameCheck: 'matched' };
     },

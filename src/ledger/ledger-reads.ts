@@ -147,37 +147,15 @@ export async function paymentJudgementOf(db: DbOrTrx, entryId: string): Promise<
   };
 }
 
-/** A payment a dynamic account holds to return to its payer, confirmed, and so ready to be returned. */
-export interface PaymentToReturn {
-  entryId: string;
-  tenantId: string;
-  accountId: string;
-  transactionGroupId: string;
-  variance: Variance;
-}
-
 /**
- * Up to `limit` confirmed payment credits whose whole amount a dynamic account holds to return (a
- * provisional one may still be reversed, so it waits), still held, and which `unclaimedSql` (a condition on
- * the hold `h`, e.g. that no return of it is under way) lets through; oldest first.
+ * A relation (for a caller's FROM clause, under an alias of its choice) of the confirmed payment credits whose
+ * whole amount a dynamic account holds to return (a provisional one may still be reversed, so it waits) and
+ * which are still held: entry_id, tenant_id, account_id, transaction_group_id, variance and created_at (the
+ * hold's). Read oldest first (ORDER BY created_at), it walks the index of open amount-mismatch holds only.
  */
-export async function paymentsToReturn(db: DbOrTrx, unclaimedSql: string, limit: number): Promise<PaymentToReturn[]> {
-  const { rows } = (await db.raw(
-    `SELECT h.entry_id, h.tenant_id, h.account_id, e.transaction_group_id, v.variance
-       FROM ledger_holds h
-       JOIN ledger_entries e ON e.id = h.entry_id
-       JOIN ledger_payment_variances v ON v.entry_id = h.entry_id
-      WHERE h.released < h.amount AND h.limit_kind = 'amount_mismatch' AND e.kind = 'payment' AND e.status = 'confirmed'
-        AND v.action = 'return' AND ${unclaimedSql}
-      ORDER BY h.created_at
-      LIMIT ?`,
-    [limit],
-  )) as { rows: Array<{ entry_id: string; tenant_id: string; account_id: string; transaction_group_id: string; variance: Variance }> };
-  return rows.map((row) => ({
-    entryId: row.entry_id,
-    tenantId: row.tenant_id,
-    accountId: row.account_id,
-    transactionGroupId: row.transaction_group_id,
-    variance: row.variance,
-  }));
-}
+export const HELD_MISMATCHES_TO_RETURN_SQL = `(SELECT h.entry_id, h.tenant_id, h.account_id, e.transaction_group_id, v.variance, h.created_at
+     FROM ledger_holds h
+     JOIN ledger_entries e ON e.id = h.entry_id
+     JOIN ledger_payment_variances v ON v.entry_id = h.entry_id
+    WHERE h.limit_kind = 'amount_mismatch' AND h.released < h.amount AND e.kind = 'payment' AND e.status = 'confirmed'
+      AND v.action = 'return')`;

@@ -3,9 +3,9 @@ import type { Kobo } from '../money';
 /**
  * How a dynamic account judges a payment: the payment's GROSS amount (what the payer sent, before the
  * provider's fee) against the account's expected amount, under its amount policy. The tables below are the
- * rule; the posting statement applies them in SQL (paymentVarianceSql), under the account's lock. The
- * functions say the same in TypeScript: the unit tests state the rule through them, and an integration test
- * holds the SQL to them case by case.
+ * rule; the posting statement applies them in SQL (paymentVarianceSql), under the account's lock, the one
+ * place the rule runs. An integration test holds the SQL to the rule as docs/dynamic-accounts.md states it,
+ * case by case.
  */
 export const AMOUNT_POLICIES = ['exact', 'at_least', 'at_most', 'any'] as const;
 export type AmountPolicy = (typeof AMOUNT_POLICIES)[number];
@@ -47,22 +47,6 @@ const CLOSING: Record<AmountPolicy, readonly Variance[]> = {
   at_most: ['exact', 'under'],
   any: ['exact'],
 };
-
-/** Without an expected amount (policy `any` only) every amount before expiry is the expected one: `exact`. */
-export function varianceOf(payment: { received: Kobo; expected: Kobo | null; afterExpiry: boolean }): Variance {
-  if (payment.afterExpiry) return 'after_expiry';
-  if (payment.expected === null || payment.received === payment.expected) return 'exact';
-  return payment.received < payment.expected ? 'under' : 'over';
-}
-
-export function mismatchActionOf(policy: AmountPolicy, onMismatch: MismatchHandling, variance: Variance): MismatchAction {
-  if (ACCEPTED[policy].includes(variance)) return 'none';
-  return onMismatch === 'return' ? 'return' : 'flagged';
-}
-
-export function closesAccount(policy: AmountPolicy, variance: Variance, expected: Kobo | null): boolean {
-  return expected !== null && CLOSING[policy].includes(variance);
-}
 
 const pairsSql = (table: Record<AmountPolicy, readonly Variance[]>): string =>
   Object.entries(table)

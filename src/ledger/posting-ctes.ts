@@ -261,6 +261,27 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
     ? `NOT EXISTS (SELECT 1 FROM posting_drafts x JOIN posting_account xa ON xa.id = x.account_id WHERE x.direction = 'debit' AND xa.customer_id = c.id)`
     : undefined;
   const countsTowardDay = debits ? `(n.debits > 0 AND ${debits.countTowardDaySql})` : 'false';
+  // Only the payment credits' statement judges and records payments to dynamic accounts: a transfer's drafts are never payments.
+  const judgesPayments = debits === undefined;
+  const variance = judgesPayments
+    ? `posting_variance AS (
+      -- Each payment credit to a dynamic account, judged against its expected amount and expiry (see payment-variance).
+      ${paymentVarianceSql('posting_drafts d JOIN posting_account a ON a.id = d.account_id')}
+    ), posting_variance_recorded AS (
+      INSERT INTO ledger_payment_variances (entry_id, tenant_id, account_id, expected_amount, amount_received, variance, action, closes_account)
+      SELECT id, tenant_id, account_id, expected_amount, amount_received, variance, action, closes_account FROM posting_variance
+      RETURNING entry_id
+    ), `
+    : '';
+  // An ordinary account's credit is decided from its row alone; only a dynamic account that returns mismatches reads the
+  // judgement, from posting_variance itself, so the hold and the recorded judgement agree (expiry counts by clock_timestamp()).
+  const mismatch = judgesPayments
+    ? {
+        heldSql: `CASE WHEN a.amount_policy IS NULL OR a.on_mismatch <> 'return' THEN false
+                       ELSE EXISTS (SELECT 1 FROM posting_variance pv WHERE pv.id = d.id AND pv.action = 'return') END`,
+        expectedSql: 'a.expected_amount',
+      }
+    : undefined;
   return `
     posting_drafts AS (
       SELECT d.*,
@@ -285,20 +306,10 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
          FOR NO KEY UPDATE
     ), posting_limits AS (
       ${customerLimitsSql('posting_customer')}
-    ), posting_variance AS (
-      -- Each payment credit to a dynamic account, judged against its expected amount and expiry (see payment-variance).
-      ${paymentVarianceSql('posting_drafts d JOIN posting_account a ON a.id = d.account_id')}
-    ), posting_variance_recorded AS (
-      INSERT INTO ledger_payment_variances (entry_id, tenant_id, account_id, expected_amount, amount_received, variance, action, closes_account)
-      SELECT id, tenant_id, account_id, expected_amount, amount_received, variance, action, closes_account FROM posting_variance
-      RETURNING entry_id
-    ), ${judgedCreditsCte(
+    ), ${variance}${judgedCreditsCte(
       'posting_drafts d JOIN posting_account a ON a.id = d.account_id JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id',
       judged,
-      {
-        heldSql: `EXISTS (SELECT 1 FROM posting_variance pv WHERE pv.id = d.id AND pv.action = 'return')`,
-        expectedSql: 'a.expected_amount',
-      },
+      mismatch,
     )}, posting_totals AS (
       SELECT account_id, count(*) AS count,
              coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,
@@ -361,12 +372,13 @@ export function confirmCreditsFragment(entryIdsSql: string, accountIdsSql: strin
       UPDATE virtual_accounts a
          SET pending_credits = a.pending_credits - s.amount,
              status = CASE WHEN a.status = 'active'
-                            AND CASE WHEN a.amount_policy IS NULL THEN a.expected_amount = ANY(s.grosses) ELSE s.closes END
+                            AND CASE WHEN a.amount_policy IS NULL THEN a.expected_amount = ANY(s.grosses)
+                                     -- Only a dynamic account's confirmation looks its judgements up.
+                                     ELSE EXISTS (SELECT 1 FROM confirmed c JOIN ledger_payment_variances v ON v.entry_id = c.id
+                                                   WHERE c.account_id = a.id AND v.closes_account) END
                            THEN 'expired' ELSE a.status END,
              updated_at = now()
-        FROM (SELECT c.account_id, sum(c.amount) AS amount, array_agg(c.amount + c.fee) AS grosses, coalesce(bool_or(v.closes_account), false) AS closes
-                FROM confirmed c LEFT JOIN ledger_payment_variances v ON v.entry_id = c.id
-               GROUP BY c.account_id) s
+        FROM (SELECT account_id, sum(amount) AS amount, array_agg(amount + fee) AS grosses FROM confirmed GROUP BY account_id) s
        WHERE a.id = s.account_id
       RETURNING a.id
     )`;

@@ -30,6 +30,16 @@ const jsonOf = (value: unknown): string =>
   JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
 
 /**
+ * A claimed credit's (`c`) payment.received body: a dynamic account's (`t`, whose policy never changes) also carries the
+ * ledger's judgement of it; an ordinary account's is the body as built.
+ */
+const RECEIVED_BODY = judgedPaymentReceivedSql('c.delivery_payload', {
+  dynamicSql: 't.amount_policy IS NOT NULL',
+  judgements: 'posting_variance',
+  entryIdSql: "CAST(c.entry->>'id' AS uuid)",
+});
+
+/**
  * Live payment webhooks, to any accounts, in ONE statement (one round trip, atomic without BEGIN/COMMIT):
  * find the accounts by the payers' references, claim each request id with its event row, have the ledger
  * post a credit for every event claimed (in arrival order per account, under one lock of each account row,
@@ -45,7 +55,7 @@ const STATEMENT_PARTS = {
     SELECT * FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS i(
       ord int, alias_ref text, event jsonb, event_payload text, delivery_id uuid, delivery_payload text, event_record_id uuid, hold_event_id uuid, jobs jsonb, entry jsonb)
   ), target AS (
-    SELECT id, tenant_id, account_ref, callback_url, status FROM virtual_accounts WHERE account_ref IN (SELECT alias_ref FROM items)
+    SELECT id, tenant_id, account_ref, callback_url, status, amount_policy FROM virtual_accounts WHERE account_ref IN (SELECT alias_ref FROM items)
   ), claim AS (
     INSERT INTO inbound_events
     SELECT r.*
@@ -63,13 +73,8 @@ const STATEMENT_PARTS = {
       FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
   )`,
   credits: 'claimed',
-  after: `received AS (
-    -- Each claimed credit with its payment.received body: a dynamic account's also carries the ledger's judgement of it.
-    SELECT c.ord, c.alias_ref, c.event, c.delivery_id, ${judgedPaymentReceivedSql('c.delivery_payload', 'v')} AS delivery_payload,
-           c.event_record_id, c.hold_event_id, c.entry, c.account_id, c.received_at
-      FROM claimed c LEFT JOIN posting_variance v ON v.id = CAST(c.entry->>'id' AS uuid)
-  ), ${deliveriesOfCreditsCte('delivery', 'received', 'target')},
-  ${paymentCreditEventsCte('tenant_event', { credits: 'received', accounts: 'target', holds: 'posting_held' })}, queued AS (
+  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target', RECEIVED_BODY)},
+  ${paymentCreditEventsCte('tenant_event', { credits: 'claimed', accounts: 'target', holds: 'posting_held', payloadSql: RECEIVED_BODY })}, queued AS (
     -- Each credit as posted, with its own posting time: its confirmation window counts from it.
     INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
     SELECT p.id, t.tenant_id, t.account_ref, p.provider_txn_ref, p.created_at

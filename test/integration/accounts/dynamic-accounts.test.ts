@@ -2,14 +2,8 @@ import assert from 'node:assert/strict';
 import { provisionAccount, statement, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
-import {
-  AMOUNT_POLICIES,
-  closesAccount,
-  MISMATCH_HANDLINGS,
-  mismatchActionOf,
-  paymentVarianceSql,
-  varianceOf,
-} from '../../../src/ledger/payment-variance';
+import { closesAccount, mismatchActionOf, varianceOf } from '../../helpers/payment-variance-rule';
+import { AMOUNT_POLICIES, MISMATCH_HANDLINGS, paymentVarianceSql } from '../../../src/ledger/payment-variance';
 
 /** A payer whose name the sandbox's name enquiry gives as the payment names them (its default sender name). */
 const PAYER_ACCOUNT = '0123456789';
@@ -116,7 +110,7 @@ describe('dynamic accounts', () => {
           (item.net + item.fee).toString(),
           variance,
           mismatchActionOf(item.policy, item.onMismatch, variance),
-          closesAccount(item.policy, variance, item.expected),
+          closesAccount(item.policy, item.onMismatch, variance, item.expected),
         ],
         JSON.stringify(item, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)),
       );

@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { createDynamicAccountsService } from '../../../src/dynamic-accounts/dynamic-accounts.service';
+import { createMismatchReturnsRepo } from '../../../src/dynamic-accounts/mismatch-returns.repo';
+import type { HoldsService } from '../../../src/holds/holds.service';
+import { createLogger } from '../../../src/logger';
+import { provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
+import { call } from '../../helpers/http';
+import { dashboardUser } from '../../helpers/session';
+import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+
+/** A payer whose name the sandbox's name enquiry gives as the payment names them (its default sender name). */
+const PAYER_ACCOUNT = '0123456789';
+
+/**
+ * Two sweeps over one held payment, interleaved by hand: no worker runs here, so each pass is the test's, and
+ * the credit is confirmed through the posting engine. A sweep's claim runs out after a minute; the tests age it.
+ */
+describe('dynamic accounts: returns racing', () => {
+  let stack: Stack;
+  let tenant: TestTenant;
+  before(async () => {
+    stack = await startStack();
+    tenant = await createTenant(stack);
+  });
+  after(() => stack.close());
+
+  const logger = createLogger('silent', 'test');
+  /** A sweep whose holds are the stack's, but with `returning` run first when it starts a return. */
+  const sweep = (returning?: () => Promise<void>) => {
+    const holds: HoldsService = {
+      ...stack.services.holds,
+      returnHeldMismatch: async (...args) => {
+        await returning?.();
+        return stack.services.holds.returnHeldMismatch(...args);
+      },
+    };
+    return createDynamicAccountsService({
+      db: stack.infra.db,
+      accounts: { expireDue: async () => ({ expired: 0, full: false }) },
+      holds,
+      logger,
+    });
+  };
+  /** Every claim of a return run out, as a minute later. */
+  const claimsRunOut = () =>
+    stack.infra.db('dynamic_account_returns').update({ attempted_at: stack.infra.db.raw("now() - interval '2 minutes'") });
+
+  /** A confirmed under-payment to an `exact`, `return` account, held in full to return. */
+  async function heldToReturn(): Promise<{ account: ProvisionedAccount; entryId: string }> {
+    const account = await provisionAccount(stack, tenant.apiKey, { expectedAmount: '100.00', amountPolicy: 'exact', onMismatch: 'return' });
+    const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, amount: 60, fee: 0.5, senderAccountNumber: PAYER_ACCOUNT },
+    });
+    assert.equal(sent.body.delivery.status, 200, sent.text);
+    const hold = await stack.infra.db('ledger_holds').where({ account_id: account.ID }).first('entry_id', 'limit_kind');
+    assert.equal(hold.limit_kind, 'amount_mismatch');
+    await stack.infra.db.transaction((trx) => stack.services.postingEngine.confirm(trx, hold.entry_id));
+    return { account, entryId: hold.entry_id as string };
+  }
+  const returnRow = (entryId: string) =>
+    stack.infra.db('dynamic_account_returns').where({ entry_id: entryId }).first('status', 'reason', 'merchant_tx_ref', 'claim_token');
+  const payouts = (account: ProvisionedAccount) => stack.infra.db('settlements').where({ account_id: account.ID }).pluck('merchant_tx_ref');
+  const told = (account: ProvisionedAccount) =>
+    stack.infra
+      .db('tenant_events')
+      .where({ tenant_id: tenant.tenantId })
+      .whereIn('type', ['payment.mismatch_returned', 'payment.mismatch_held'])
+      .whereRaw("data->>'accountRef' = ?", [account.AccountRef])
+      .orderBy('sequence')
+      .select('type', 'data');
+  const heldBalance = async (account: ProvisionedAccount) =>
+    (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body.heldBalance;
+
+  it('a sweep whose claim another took over pays nothing and records nothing; the newer claim returns it once', async () => {
+    const { account, entryId } = await heldToReturn();
+    let newerClaim: string | undefined;
+    await sweep(async () => {
+      await claimsRunOut();
+      newerClaim = await createMismatchReturnsRepo(stack.infra.db).claim({ entryId, tenantId: tenant.tenantId, accountId: account.ID });
+    }).pass();
+    assert.ok(newerClaim, 'the other sweep claimed the return once the first claim ran out');
+    assert.deepEqual(await payouts(account), [], 'the first sweep paid nothing');
+    assert.equal(await heldBalance(account), '59.50');
+    assert.deepEqual(await returnRow(entryId), { status: 'returning', reason: null, merchant_tx_ref: null, claim_token: newerClaim });
+    assert.deepEqual(await told(account), []);
+
+    await claimsRunOut();
+    await sweep().pass();
+    const [merchantTxRef, ...others] = await payouts(account);
+    assert.deepEqual(others, [], 'one payout');
+    assert.deepEqual(
+      { ...(await returnRow(entryId)), claim_token: undefined },
+      {
+        status: 'returned',
+        reason: null,
+        merchant_tx_ref: merchantTxRef,
+        claim_token: undefined,
+      },
+    );
+    assert.deepEqual(
+      (await told(account)).map((event: { type: string; data: { merchantTxRef?: string } }) => [event.type, event.data.merchantTxRef]),
+      [['payment.mismatch_returned', merchantTxRef]],
+    );
+  });
+
+  it("a sweep that finds the payment returned by the sweep that took over is no refusal: the winner's record stands", async () => {
+    const { account, entryId } = await heldToReturn();
+    // The older sweep claims, stalls past its minute; the newer claims and returns the payment; then the older goes on (a 409).
+    await sweep(async () => {
+      await claimsRunOut();
+      await sweep().pass();
+    }).pass();
+    const [merchantTxRef, ...others] = await payouts(account);
+    assert.deepEqual(others, [], 'one payout');
+    assert.deepEqual(
+      { ...(await returnRow(entryId)), claim_token: undefined },
+      {
+        status: 'returned',
+        reason: null,
+        merchant_tx_ref: merchantTxRef,
+        claim_token: undefined,
+      },
+    );
+    assert.deepEqual(
+      (await told(account)).map((event: { type: string }) => event.type),
+      ['payment.mismatch_returned'],
+      'no payment.mismatch_held',
+    );
+  });
+
+  it("an operator's return while the sweep's is under way is no refusal: the sweep lets its claim go", async () => {
+    const { account, entryId } = await heldToReturn();
+    const operator = await dashboardUser(stack, tenant.tenantId, 'operator');
+    await sweep(async () => {
+      const returned = await call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/return`, {
+        cookie: operator.cookie,
+        body: { note: 'the payer asked' },
+      });
+      assert.equal(returned.status, 202, returned.text);
+    }).pass();
+    assert.equal((await payouts(account)).length, 1, "the operator's payout only");
+    assert.equal(await returnRow(entryId), undefined, 'no automatic return recorded, and none refused');
+    assert.deepEqual(await told(account), []);
+    assert.equal(await heldBalance(account), '0.00');
+  });
+
+  it('records a return or a refusal only under the claim that is current and still under way', async () => {
+    const { account, entryId } = await heldToReturn();
+    const returns = createMismatchReturnsRepo(stack.infra.db);
+    const first = await returns.claim({ entryId, tenantId: tenant.tenantId, accountId: account.ID });
+    assert.ok(first);
+    assert.equal(await returns.claim({ entryId, tenantId: tenant.tenantId, accountId: account.ID }), undefined, 'claimed already');
+    await claimsRunOut();
+    const second = await returns.claim({ entryId, tenantId: tenant.tenantId, accountId: account.ID });
+    assert.ok(second && second !== first);
+    assert.equal(await returns.refused(entryId, first, 'too late'), false);
+    assert.equal(await returns.returned(entryId, first, 'MTX-OLD'), false);
+    assert.equal(await returns.returned(entryId, second, 'MTX-NEW'), true);
+    assert.equal(await returns.refused(entryId, second, 'after it was returned'), false, 'a returned row stays returned');
+    assert.deepEqual(
+      { ...(await returnRow(entryId)), claim_token: undefined },
+      {
+        status: 'returned',
+        reason: null,
+        merchant_tx_ref: 'MTX-NEW',
+        claim_token: undefined,
+      },
+    );
+    await returns.dropped(entryId, second);
+    assert.equal((await returnRow(entryId))?.status, 'returned', 'only a return under way is let go');
+  });
+});
