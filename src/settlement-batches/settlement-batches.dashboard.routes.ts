@@ -1,5 +1,5 @@
 import { defineRoute, idempotencyKeyOf, userOf, type RouteDefinition } from '../http/route';
-import { requiredIdempotencyKey } from '../idempotency/request-hash';
+import { requiredIdempotencyKey, validIdempotencyKey } from '../idempotency/request-hash';
 import { presentBatch, presentBatchSummary, presentDryRun } from './settlement-batch.presenter';
 import {
   BATCHES_PAGE_SIZE,
@@ -40,8 +40,10 @@ export function settlementBatchesDashboardRoutes(deps: { settlementBatches: Sett
       errors: [400, 409],
       handle: async ({ query, body, ctx }) => {
         const user = userOf(ctx);
+        // A dry run needs no key, but one sent must still be a valid key.
+        const sentKey = validIdempotencyKey(idempotencyKeyOf(ctx));
         if (query.dryRun === 'true') return { status: 200, body: presentDryRun(await settlementBatches.dryRun(user.tenantId, body)) };
-        const key = requiredIdempotencyKey(idempotencyKeyOf(ctx));
+        const key = requiredIdempotencyKey(sentKey);
         return { status: 202, body: presentBatchSummary(await settlementBatches.create(user, body, key)) };
       },
     }),

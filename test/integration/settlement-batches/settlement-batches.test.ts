@@ -273,6 +273,13 @@ describe('settlement batches (dev server, real sandbox)', function () {
     });
     const written = await stack.infra.db('settlements').where({ account_id: account!.ID }).count<[{ count: string }]>('* as count');
     assert.equal(written[0]!.count, '0');
+    // A dry run needs no key, but a key sent with it is still judged.
+    const badKey = await call(stack.apiUrl, 'POST', '/v1/settlement-batches?dryRun=true', {
+      apiKey: tenant.apiKey,
+      headers: { 'Idempotency-Key': 'two words' },
+      body: { items: [{ reference: 'ok', ...base }] },
+    });
+    assert.deepEqual([badKey.status, badKey.body.error], [400, 'Idempotency-Key must be 1 to 255 visible ASCII characters']);
   });
 
   it("pays a batch through the provider's bad days and injected throttling and failures: every valid item at most once, the debit reversed exactly when nothing stands", async () => {
