@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation.activities';
 import { continueAsNewWith } from './continue-as-new';
+import { MAX_PROVIDER_BACKOFF_MS, pace } from './pacing';
 import { RECONCILIATION_STATUS } from '../src/contracts/search-attributes';
 import type {
   ReconciliationInput,
@@ -21,6 +22,8 @@ import type {
 
 /** Activity calls (20 pages each) per execution: about a million provider transactions, a few hundred history events. */
 const BATCHES_PER_EXECUTION = 100;
+/** The first pause after a provider call got no answer; it grows by half each time the next one gets none either. */
+const FIRST_UNANSWERED_PAUSE_MS = 2_000;
 
 // Run bookkeeping is database work only: retried until it lands.
 const bookkeeping = proxyActivities<ReconciliationActivities>({
@@ -45,8 +48,10 @@ function reasonOf(error: unknown): string {
  * Reconciles one window of the provider's records against the ledger: pages through them in
  * activities that heartbeat their position (a window of any size in bounded memory), continuing as new
  * every BATCHES_PER_EXECUTION calls so the history stays small, then finishes the run (daily totals,
- * stuck settlements, the wallet, counts). A provider that cannot list makes the run fail, visibly: the
- * run is marked failed with the reason and the workflow fails; nothing else changes.
+ * stuck settlements, the wallet, counts). A provider call that gets no answer is counted by the step
+ * and asked again here after a pause (at least its Retry-After); `providerAttempts` unanswered in a row
+ * make the run fail, visibly: the run is marked failed with the reason and the workflow fails; nothing
+ * else changes.
  */
 export async function reconciliationWorkflow(input: ReconciliationInput): Promise<ReconciliationSummary> {
   const providerRetry = {
@@ -83,6 +88,8 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
     }
     const runId = state.runId!;
     let position: ReconciliationPosition | null = state.position;
+    let unansweredInARow = 0;
+    let pauseMs = FIRST_UNANSWERED_PAUSE_MS;
     for (let batches = 0; position?.source !== 'done'; batches += 1) {
       if (batches >= batchesPerExecution) return 'continue';
       const result = await provider.reconcileProviderPages(runId, position);
@@ -96,6 +103,17 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
         state.phase = 'waiting_for_budget';
         await sleep(result.waitMs);
         state.phase = 'reconciling';
+      }
+      if (result.unanswered) {
+        unansweredInARow += 1;
+        if (unansweredInARow >= input.providerAttempts)
+          throw ApplicationFailure.nonRetryable(result.unanswered.reason, 'ProviderUnavailable');
+        const { waitMs, nextDelayMs } = pace(pauseMs, MAX_PROVIDER_BACKOFF_MS, result.unanswered.retryAfterMs ?? undefined);
+        pauseMs = nextDelayMs;
+        await sleep(waitMs);
+      } else {
+        unansweredInARow = 0;
+        pauseMs = FIRST_UNANSWERED_PAUSE_MS;
       }
     }
     state.phase = 'finishing';

@@ -16,7 +16,10 @@ export interface ReconciliationPosition {
   cursor: string | null;
   /** Single lookups made so far (a run makes at most RECONCILIATION_MAX_LOOKUPS). */
   lookups: number;
-  /** Provider calls a tenant's run has made so far (at most RECONCILIATION_RUN_PROVIDER_CALLS); absent counts as 0. */
+  /**
+   * Provider calls the run has made so far, answered or not (a tenant's run makes at most
+   * RECONCILIATION_RUN_PROVIDER_CALLS); absent counts as 0.
+   */
   calls?: number;
 }
 
@@ -61,6 +64,14 @@ export interface ReconciliationPagesResult {
   repaired: number;
   /** The tenant's hourly budget of provider calls is spent: wait this long, then go on from `position`. */
   waitMs?: number;
+  /** The provider gave no answer to the last call (counted in `position`): pause, then ask again from `position`. */
+  unanswered?: UnansweredCall;
+}
+
+/** A provider call that got no answer (network, timeout, 5xx, 429): what went wrong and the provider's Retry-After. */
+export interface UnansweredCall {
+  reason: string;
+  retryAfterMs: number | null;
 }
 
 /** clean: nothing found; repaired: repairs only; exceptions: something reported; alert: something reported at alert level. */

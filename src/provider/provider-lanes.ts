@@ -20,8 +20,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Two ways into one provider over the shared credentials. The foreground goes straight through. A
  * background call starts only when fewer than `backgroundConcurrency` background calls are in flight,
  * the provider's last Retry-After (from any call of the process) has passed, and no foreground call is
- * in flight (waiting for that at most `yieldAtMostMs`, YIELD_AT_MOST_MS unless given). A background call the provider throttles is
- * asked again once, after its Retry-After, rather than failing the step that made it.
+ * in flight (waiting for that at most `yieldAtMostMs`, YIELD_AT_MOST_MS unless given). A background call is
+ * made once: its caller counts every call the provider sees, so asking again is the caller's decision.
  */
 export function createProviderLanes(
   provider: PaymentProvider,
@@ -63,17 +63,14 @@ export function createProviderLanes(
   }
 
   async function background<T>(work: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      await backgroundSlot();
-      try {
-        return await work();
-      } catch (error) {
-        noteThrottling(error);
-        const throttled = error instanceof ProviderUnavailableError && error.retryAfterMs !== null;
-        if (!throttled || attempt >= 2) throw error;
-      } finally {
-        backgroundInFlight -= 1;
-      }
+    await backgroundSlot();
+    try {
+      return await work();
+    } catch (error) {
+      noteThrottling(error);
+      throw error;
+    } finally {
+      backgroundInFlight -= 1;
     }
   }
 

@@ -1,10 +1,10 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
-import { ProviderRejectedError } from '../provider/errors';
+import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { PaymentProvider } from '../provider/payment-provider';
 import type { ProviderRow, TransactionListingScope } from '../provider/provider.types';
-import type { ReconciliationPosition } from '../contracts/reconciliation.contract';
+import type { ReconciliationPosition, UnansweredCall } from '../contracts/reconciliation.contract';
 import { createReconciliationMatchingRepo, pageOfRows, type RowsPage } from './reconciliation-matching.repo';
 import { fromLookup, type LookupRequest } from './provider-rows';
 
@@ -32,6 +32,8 @@ interface RecordsStep {
   runBudgetReached?: boolean;
   /** The tenant's hourly budget of provider calls is spent: ask again from `next` after this long. */
   waitMs?: number;
+  /** The step's last call got no answer; it is counted in `next`, which asks it again. */
+  unanswered?: UnansweredCall;
 }
 
 /** Whether a tenant's run may make its next provider call: yes, no more this run, or not for a while. */
@@ -71,6 +73,20 @@ export function createProviderRecords(deps: {
   const callsOf = (position: ReconciliationPosition): number => position.calls ?? 0;
 
   /**
+   * One provider call. A call the provider does not answer is returned, not thrown: the step ends with
+   * the call counted, so a run's budget bounds the calls the provider sees whatever it answers, and the
+   * workflow, not an activity retry that would forget the count, decides when to ask again.
+   */
+  async function ask<T>(call: () => Promise<T>): Promise<{ answer: T } | { unanswered: UnansweredCall }> {
+    try {
+      return { answer: await call() };
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailableError)) throw error;
+      return { unanswered: { reason: error.message, retryAfterMs: error.retryAfterMs } };
+    }
+  }
+
+  /**
    * One provider call of the run, asked before it is made. A platform run has no budget; a tenant's run
    * has RECONCILIATION_RUN_PROVIDER_CALLS of its own and shares the tenant's hourly budget.
    */
@@ -92,15 +108,16 @@ export function createProviderRecords(deps: {
     run: RunScope,
     position: ReconciliationPosition,
     scope: TransactionListingScope,
-  ): Promise<{ page: RowsPage; nextCursor: string | null }> {
+  ): Promise<{ answer: { page: RowsPage; nextCursor: string | null } } | { unanswered: UnansweredCall }> {
     const query = {
       from: run.windowFrom,
       to: run.windowTo,
       limit: config.RECONCILIATION_PAGE_SIZE,
       ...(position.cursor ? { cursor: position.cursor } : {}),
     };
-    const listing = await provider.listTransactions({ ...query, scope });
-    return { page: pageOfRows(listing.rows), nextCursor: listing.nextCursor };
+    const listing = await ask(() => provider.listTransactions({ ...query, scope }));
+    if ('unanswered' in listing) return listing;
+    return { answer: { page: pageOfRows(listing.answer.rows), nextCursor: listing.answer.nextCursor } };
   }
 
   async function tenantAccount(tenantId: string, after: { id: string } | { exactly: string } | null) {
@@ -114,14 +131,15 @@ export function createProviderRecords(deps: {
    * The provider's answer for one record. A lookup it refuses outright (a reference it cannot read)
    * decides nothing: the record is left undecided rather than failing every run that meets it.
    */
-  async function lookUp(asked: LookupRequest): Promise<ProviderRow> {
+  async function lookUp(asked: LookupRequest): Promise<{ answer: ProviderRow } | { unanswered: UnansweredCall }> {
     const reference = asked.kind === 'credit' ? asked.providerTxnRef : asked.providerRef;
     try {
-      return fromLookup(asked, await provider.getTransaction(reference));
+      const found = await ask(() => provider.getTransaction(reference));
+      return 'unanswered' in found ? found : { answer: fromLookup(asked, found.answer) };
     } catch (error) {
       if (!(error instanceof ProviderRejectedError)) throw error;
       logger.warn({ reference, reason: error.message }, 'provider refused a reconciliation lookup');
-      return { ...fromLookup(asked, null), status: 'pending', rawStatus: `lookup refused: ${error.description}` };
+      return { answer: { ...fromLookup(asked, null), status: 'pending', rawStatus: `lookup refused: ${error.description}` } };
     }
   }
 
@@ -150,6 +168,7 @@ export function createProviderRecords(deps: {
     const rows: ProviderRow[] = [];
     const askedFrom = new Date();
     let waitMs: number | undefined;
+    let unanswered: UnansweredCall | undefined;
     for (const asked of [
       ...credits.map((providerTxnRef) => ({ kind: 'credit' as const, providerTxnRef })),
       ...attempts.map((providerRef) => ({ kind: 'transfer' as const, providerRef })),
@@ -159,10 +178,16 @@ export function createProviderRecords(deps: {
         waitMs = 'waitMs' in spent ? spent.waitMs : undefined;
         break;
       }
-      rows.push(await lookUp(asked));
+      const found = await lookUp(asked);
+      if ('unanswered' in found) {
+        unanswered = found.unanswered;
+        break;
+      }
+      rows.push(found.answer);
       beat();
     }
-    const next = { ...position, lookups: position.lookups + rows.length, calls: callsOf(position) + rows.length };
+    const calls = callsOf(position) + rows.length + (unanswered ? 1 : 0);
+    const next = { ...position, lookups: position.lookups + rows.length, calls };
     return {
       page: pageOfRows(rows),
       askedFrom,
@@ -170,6 +195,7 @@ export function createProviderRecords(deps: {
       lookedUp: true,
       lookupLimitReached: false,
       ...(waitMs === undefined ? {} : { waitMs }),
+      ...(unanswered ? { unanswered } : {}),
     };
   }
 
@@ -182,7 +208,10 @@ export function createProviderRecords(deps: {
     async next(run: RunScope, position: ReconciliationPosition, beat: () => void): Promise<RecordsStep> {
       if (position.source === 'wallet') {
         const listing = await listingPage(run, position, { kind: 'wallet' });
-        return listed(listing.page, listing.nextCursor ? { ...position, cursor: listing.nextCursor } : lookupsFrom(position));
+        const calls = callsOf(position) + 1;
+        if ('unanswered' in listing) return { ...listed(NO_ROWS, { ...position, calls }), unanswered: listing.unanswered };
+        const { page, nextCursor } = listing.answer;
+        return listed(page, nextCursor ? { ...position, cursor: nextCursor, calls } : lookupsFrom({ ...position, calls }));
       }
       if (position.source === 'accounts') {
         const account = await tenantAccount(run.tenantId!, position.accountId ? { exactly: position.accountId } : null);
@@ -191,10 +220,13 @@ export function createProviderRecords(deps: {
         if (!spent.granted) return refused({ ...position, accountId: account.id }, spent);
         const listing = await listingPage(run, position, { kind: 'virtual_account', accountNumber: account.bank_account_number });
         const calls = callsOf(position) + 1;
-        if (listing.nextCursor) return listed(listing.page, { ...position, accountId: account.id, cursor: listing.nextCursor, calls });
+        if ('unanswered' in listing)
+          return { ...listed(NO_ROWS, { ...position, accountId: account.id, calls }), unanswered: listing.unanswered };
+        const { page, nextCursor } = listing.answer;
+        if (nextCursor) return listed(page, { ...position, accountId: account.id, cursor: nextCursor, calls });
         const following = await tenantAccount(run.tenantId!, { id: account.id });
         return listed(
-          listing.page,
+          page,
           following ? { ...position, accountId: following.id, cursor: null, calls } : lookupsFrom({ ...position, calls }),
         );
       }

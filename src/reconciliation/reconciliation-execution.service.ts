@@ -21,6 +21,7 @@ import type {
   ReconciliationPosition,
   ReconciliationRunHandle,
   ReconciliationSummary,
+  UnansweredCall,
 } from '../contracts/reconciliation.contract';
 
 /** Steps one activity call takes before it returns to the workflow, and the time it may spend (well inside its 15-minute timeout). */
@@ -128,8 +129,12 @@ export function createReconciliationExecutionService(deps: {
     run: RunRecord,
     position: ReconciliationPosition,
     beat: () => void,
-  ): Promise<{ next: ReconciliationPosition; size: number; waitMs?: number }> {
-    const { page, next, lookedUp, askedFrom, lookupLimitReached, runBudgetReached, waitMs } = await records.next(run, position, beat);
+  ): Promise<{ next: ReconciliationPosition; size: number; waitMs?: number; unanswered?: UnansweredCall }> {
+    const { page, next, lookedUp, askedFrom, lookupLimitReached, runBudgetReached, waitMs, unanswered } = await records.next(
+      run,
+      position,
+      beat,
+    );
     if (page.size > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, page, { graceSeconds, lookedUp, askedFrom });
     if (lookupLimitReached) {
       await reportOnce(run, {
@@ -156,7 +161,7 @@ export function createReconciliationExecutionService(deps: {
         },
       });
     }
-    return { next, size: page.size, ...(waitMs === undefined ? {} : { waitMs }) };
+    return { next, size: page.size, ...(waitMs === undefined ? {} : { waitMs }), ...(unanswered ? { unanswered } : {}) };
   }
 
   return {
@@ -187,6 +192,7 @@ export function createReconciliationExecutionService(deps: {
     /**
      * Up to PAGES_PER_CALL steps (or CALL_BUDGET_MS) from `start` (or from the start of the run), each
      * staged and its repairs made before `onProgress` reports the position after it, so a retry resumes there.
+     * It returns early when the tenant's hourly budget asks for a wait, or when the provider did not answer.
      */
     async processPages(
       runId: string,
@@ -199,7 +205,7 @@ export function createReconciliationExecutionService(deps: {
       progress = { ...progress, repaired: progress.repaired + (await repairs.drain(run.id, beat)) };
       const deadline = Date.now() + CALL_BUDGET_MS;
       for (let pages = 0; pages < PAGES_PER_CALL && progress.position.source !== 'done' && Date.now() < deadline; pages += 1) {
-        const { next, size, waitMs } = await stageStep(run, progress.position, beat);
+        const { next, size, waitMs, unanswered } = await stageStep(run, progress.position, beat);
         const repaired = await repairs.drain(run.id, beat);
         progress = {
           position: next,
@@ -214,6 +220,10 @@ export function createReconciliationExecutionService(deps: {
             "reconciliation run waits for its tenant's hourly budget of provider calls",
           );
           return { ...progress, waitMs };
+        }
+        if (unanswered) {
+          logger.warn({ runId, tenantId: run.tenantId, reason: unanswered.reason }, 'the provider did not answer a reconciliation call');
+          return { ...progress, unanswered };
         }
       }
       return progress;

@@ -206,4 +206,46 @@ describe('reconciliationWorkflow (time-skipping)', () => {
     assert.deepEqual(gaps, [2, 4]);
     assert.deepEqual(listing.failures, ['listTransactions: HTTP 503']);
   });
+
+  it("asks an unanswered call again after a growing pause (at least the provider's Retry-After), and fails the run after RECONCILIATION_PROVIDER_ATTEMPTS unanswered in a row", async () => {
+    const listing = listingActivities({ totalPages: 10, pagesPerCall: 5 });
+    const position: ReconciliationPosition = { source: 'accounts', accountId: 'a1', cursor: null, lookups: 0, calls: 0 };
+    const unanswered = (retryAfterMs: number | null) => ({ reason: 'listTransactions: HTTP 429', retryAfterMs });
+    // Two unanswered, one answered (the count starts again), then unanswered until the run fails.
+    const answers = [unanswered(5_000), unanswered(null), null, unanswered(null), unanswered(null), unanswered(null)];
+    const askedAt: number[] = [];
+    const askedWith: Array<number | undefined> = [];
+    const activities = {
+      ...listing.activities,
+      async reconcileProviderPages(_runId: string, from: ReconciliationPosition | null): Promise<ReconciliationPagesResult> {
+        askedAt.push(await env.currentTimeMs());
+        askedWith.push(from?.calls);
+        const answer = answers.shift();
+        const calls = (from?.calls ?? 0) + 1;
+        const next = { ...(from ?? position), calls };
+        return { position: next, pages: 1, providerTransactions: 0, repaired: 0, ...(answer ? { unanswered: answer } : {}) };
+      },
+    };
+    const taskQueue = `reconciliation-${randomUUID()}`;
+    const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+    const failure = await worker.runUntil(
+      env.client.workflow
+        .execute(reconciliationWorkflow, {
+          taskQueue,
+          workflowId: `reconciliation:${randomUUID()}`,
+          args: [{ runId: 'run-1', providerAttempts: 3 }],
+        })
+        .then(
+          () => assert.fail('the run should fail'),
+          (error: unknown) => error,
+        ),
+    );
+    assert.ok(failure instanceof WorkflowFailedError);
+    assert.match(String(failure.cause?.message), /listTransactions: HTTP 429/);
+    assert.deepEqual(listing.failures, ['listTransactions: HTTP 429']);
+    // Every call counted in the position the next step starts from.
+    assert.deepEqual(askedWith, [undefined, 1, 2, 3, 4, 5]);
+    const gaps = askedAt.slice(1).map((time, index) => Math.round((time - askedAt[index]!) / 1000));
+    assert.deepEqual(gaps, [5, 3, 0, 2, 3]);
+  });
 });
