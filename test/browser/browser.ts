@@ -2,7 +2,12 @@ import AxeBuilder from '@axe-core/playwright';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createAuthService } from '../../src/auth/auth.service';
+import { loadConfig } from '../../src/config';
+import type { Db } from '../../src/db';
+import type { UserRole } from '../../src/http/roles';
 import { timeLeftMs } from '../helpers/deadline';
 
 /**
@@ -27,6 +32,29 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+const PASSWORD = 'a long dashboard password';
+
+export interface Operator {
+  email: string;
+  password: string;
+}
+
+/** A new dashboard user of the tenant, with a fresh email. */
+export async function addOperator(db: Db, env: NodeJS.ProcessEnv, tenantId: string, role: UserRole): Promise<Operator> {
+  const email = `ops+${randomUUID().slice(0, 8)}@example.com`;
+  await createAuthService({ db, config: loadConfig(env) }).createUser(tenantId, email, PASSWORD, role);
+  return { email, password: PASSWORD };
+}
+
+export async function signIn(page: Page, who: Operator): Promise<void> {
+  await page.goto('/dashboard');
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('whoami').waitFor();
 }
 
 export const DESKTOP = { width: 1280, height: 860 };

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAuthService } from '../../src/auth/auth.service';
 import type { UserRole } from '../../src/http/roles';
 import { loadConfig } from '../../src/config';
 import { tierDefaultsOf } from '../../src/kyc-limits/customer-limits';
@@ -15,6 +14,7 @@ import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import {
+  addOperator,
   artifactsDir,
   assertAccessible,
   DESKTOP,
@@ -25,7 +25,9 @@ import {
   PHONE,
   screenshot,
   settled,
+  signIn,
   watchForErrors,
+  type Operator,
 } from './browser';
 import { unverifiedNin } from '../helpers/sandbox-values';
 
@@ -34,7 +36,6 @@ const PAYMENT_NAIRA = 1000;
 /** What lands per payment: the sandbox's default fee on 1,000.00 sent is 10.00. */
 const NET_PER_PAYMENT = '990.00';
 const DESTINATION = { bankCode: '058', bankName: 'Guaranty Trust Bank', accountNumber: '0123456789' };
-const PASSWORD = 'a long dashboard password';
 /** The deficit account: 500.00 credited provisionally, 300.00 of it settled, then the credit reversed. */
 const DEFICIT = { credit: 50_000n, settled: '300.00', ledger: '−₦300.00' };
 /**
@@ -50,11 +51,6 @@ const TAKEN_BACK = [
 const TAKEN_BACK_TOTAL = TAKEN_BACK.reduce((sum, payment) => sum + payment.credited, 0);
 const RESOLUTION_NOTE = 'Payer bank recalled it; customer refunded off-platform, ticket 4410';
 const COMPENSATION_NOTE = 'Payer bank recalled it, ticket 4411';
-
-interface Operator {
-  email: string;
-  password: string;
-}
 
 /**
  * The dashboard in a real browser against the real processes `npm start` runs (API, worker, sandbox):
@@ -83,11 +79,7 @@ describe('dashboard in a browser', function () {
   const pagesSeen = new Map<string, string>();
   const started = Date.now();
 
-  async function user(tenantId: string, role: UserRole): Promise<Operator> {
-    const email = `ops+${randomUUID().slice(0, 8)}@example.com`;
-    await createAuthService({ db, config: loadConfig(sys.env) }).createUser(tenantId, email, PASSWORD, role);
-    return { email, password: PASSWORD };
-  }
+  const user = (tenantId: string, role: UserRole): Promise<Operator> => addOperator(db, sys.env, tenantId, role);
 
   /** A payment at the sandbox provider (its webhook follows); answers the provider's transaction id. */
   async function pay(accountRef: string, amount = PAYMENT_NAIRA, extra: Record<string, unknown> = {}): Promise<string> {
@@ -128,15 +120,6 @@ describe('dashboard in a browser', function () {
     });
     assert.equal(settled.status, 202, settled.text);
     await db.transaction((trx) => ledger.reverse(trx, credit!.id, 'provider did not confirm'));
-  }
-
-  async function signIn(target: Page, who: Operator): Promise<void> {
-    await target.goto('/dashboard');
-    await target.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await target.getByLabel('Email').fill(who.email);
-    await target.getByLabel('Password').fill(who.password);
-    await target.getByRole('button', { name: 'Sign in' }).click();
-    await target.getByTestId('whoami').waitFor();
   }
 
   /** Opens a page by URL, waits for its data, and remembers it for the screenshot sweep. */
