@@ -400,7 +400,13 @@ describe('account page in a browser: dynamic terms, transfers, split rules and s
     await section.getByRole('status').getByText('Balance sweep saved.').waitFor();
     await settled(page);
     const summary = section.locator('dl.summary');
-    assert.match(await summary.innerText(), new RegExp(`Schedule\\s+Every day at ${dailyAt} \\(Lagos time\\)\\s+Keep\\s+₦250\\.00`));
+    const payee = `${beneficiary.accountName} (Sweep supplier), 0246810002 (044)`;
+    // The beneficiary is named once the list of beneficiaries has arrived (its id until then).
+    await summary.getByText(payee, { exact: true }).waitFor();
+    assert.match(
+      await summary.innerText(),
+      new RegExp(`^Pay to\\s+${escaped(payee)}\\s+Schedule\\s+Every day at ${dailyAt} \\(Lagos time\\)\\s+Keep\\s+₦250\\.00\\s+Since`),
+    );
     await section.getByText('No runs yet.').waitFor();
     await form.locator('option', { hasText: 'Sweep supplier' }).waitFor({ state: 'attached' });
     assert.equal(await form.getByLabel('Pay to').inputValue(), beneficiary.id, 'the form shows the sweep as saved');

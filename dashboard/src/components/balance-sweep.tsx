@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
-import type { BalanceSweep, BeneficiaryList } from '../api-types';
+import type { BalanceSweep, Beneficiary, BeneficiaryList } from '../api-types';
 import { Badge, Field, Summary, TableWrap } from './bits';
 import { ConfirmButton } from './confirm';
 import { Empty, Loaded, Notice, useResource } from './state';
@@ -33,17 +33,28 @@ function describeSchedule(sweep: BalanceSweep): string {
     : `Whenever more than ${naira(sweep.schedule.whenAbove)} can be settled`;
 }
 
-function SweepForm(props: { accountRef: string; sweep: BalanceSweep | null; onSaved: (text: string) => void }) {
+/** The sweep's beneficiary as the Beneficiaries page names it (its id until the list has arrived). */
+function describePayee(beneficiaryId: string, beneficiaries: Beneficiary[]) {
+  const payee = beneficiaries.find((beneficiary) => beneficiary.id === beneficiaryId);
+  if (!payee) return <span class="mono">{beneficiaryId}</span>;
+  return `${payee.accountName}${payee.nickname ? ` (${payee.nickname})` : ''}, ${payee.accountNumber} (${payee.bankCode})`;
+}
+
+function SweepForm(props: {
+  accountRef: string;
+  sweep: BalanceSweep | null;
+  beneficiaries: Beneficiary[];
+  onSaved: (text: string) => void;
+}) {
   const [form, setForm] = useState<Form>(formOf(props.sweep));
-  const beneficiaries = useResource(() => api<BeneficiaryList>('GET', '/auth/beneficiaries?limit=200'), []);
   const set = (change: Partial<Form>) => setForm({ ...form, ...change });
-  const chosen = beneficiaries.data?.beneficiaries.find((beneficiary) => beneficiary.id === form.beneficiaryId);
+  const chosen = props.beneficiaries.find((beneficiary) => beneficiary.id === form.beneficiaryId);
   return (
     <form class="form" aria-label="Balance sweep settings" onSubmit={(event) => event.preventDefault()}>
       <Field label="Pay to" hint="A saved beneficiary (Beneficiaries page).">
         <select name="beneficiaryId" value={form.beneficiaryId} onChange={(event) => set({ beneficiaryId: event.currentTarget.value })}>
           <option value="">Choose a beneficiary</option>
-          {(beneficiaries.data?.beneficiaries ?? []).map((beneficiary) => (
+          {props.beneficiaries.map((beneficiary) => (
             <option key={beneficiary.id} value={beneficiary.id}>
               {beneficiary.nickname ?? beneficiary.accountName} — {beneficiary.accountNumber} ({beneficiary.bankCode})
             </option>
@@ -133,6 +144,8 @@ export function BalanceSweepSection(props: { accountRef: string; canEdit: boolea
       }),
     [accountRef],
   );
+  // Where the sweep pays is shown by name to every role; the form offers the same list.
+  const beneficiaries = useResource(() => api<BeneficiaryList>('GET', '/auth/beneficiaries?limit=200'), []);
   const saved = (text: string) => {
     setNotice({ kind: 'success', text });
     sweep.reload();
@@ -148,6 +161,7 @@ export function BalanceSweepSection(props: { accountRef: string; canEdit: boolea
               <>
                 <Summary
                   items={[
+                    ['Pay to', describePayee(data.beneficiaryId, beneficiaries.data?.beneficiaries ?? [])],
                     ['Schedule', describeSchedule(data)],
                     ['Keep', naira(data.keep)],
                     ['Since', when(data.createdAt)],
@@ -208,7 +222,15 @@ export function BalanceSweepSection(props: { accountRef: string; canEdit: boolea
             ) : (
               <p class="muted">No balance sweep: the balance stays in the account until it is settled.</p>
             )}
-            {canEdit ? <SweepForm key={data?.updatedAt ?? 'new'} accountRef={accountRef} sweep={data} onSaved={saved} /> : null}
+            {canEdit ? (
+              <SweepForm
+                key={data?.updatedAt ?? 'new'}
+                accountRef={accountRef}
+                sweep={data}
+                beneficiaries={beneficiaries.data?.beneficiaries ?? []}
+                onSaved={saved}
+              />
+            ) : null}
           </>
         )}
       </Loaded>
