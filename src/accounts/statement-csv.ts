@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { formatKobo } from '../money';
+import type { PaymentJudgement } from '../ledger/payment-variance';
 import type { StatementEntry } from '../ledger/statement.repo';
 import type { Statement, StatementService } from './statement.service';
 
@@ -19,6 +20,12 @@ const HEADER = [
   'Transaction group',
   'Reverses entry',
   'Counterpart account',
+  // A dynamic account's judgement of a payment: after every other column, so no earlier column moves, and in every
+  // export (empty where nothing was judged), so one account's file reads like another's.
+  'Expected amount',
+  'Amount received',
+  'Variance',
+  'Mismatch action',
 ];
 
 /**
@@ -32,6 +39,17 @@ function textCell(value: string): string {
 
 function csvLine(cells: string[]): string {
   return `${cells.join(',')}\r\n`;
+}
+
+/** A dynamic account's payment: what was expected (empty without an expected amount), what came (gross), and its judgement. */
+function judgementCells(judgement: PaymentJudgement | null): string[] {
+  if (judgement === null) return ['', '', '', ''];
+  return [
+    judgement.expectedAmount === null ? '' : formatKobo(judgement.expectedAmount),
+    formatKobo(judgement.amountReceived),
+    judgement.variance,
+    judgement.action,
+  ];
 }
 
 function entryLine(entry: StatementEntry): string {
@@ -50,6 +68,7 @@ function entryLine(entry: StatementEntry): string {
     entry.reversesEntryId ?? '',
     // A transfer's other account: a reference the tenant chose, so free text like a narration.
     entry.counterpartAccountRef === null ? '' : textCell(entry.counterpartAccountRef),
+    ...judgementCells(entry.judgement),
   ]);
 }
 

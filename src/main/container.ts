@@ -266,7 +266,6 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       jobs,
       starter,
       settlements,
-      beneficiaries,
       wake: (batchId) =>
         temporal.withDeadline(Date.now() + 10_000, () =>
           temporal.workflow.getHandle(settlementBatchWorkflowId(batchId)).signal(settlementBatchCancelledSignal),

@@ -5,12 +5,9 @@ import { AppError } from '../errors';
 import { recordChange } from '../events/change-events';
 import { settlementStatusCounts } from '../settlements/settlements.access';
 import type { AcceptedSettlement, SettlementsService } from '../settlements/settlements.service';
-import { judgeItemFields, settlementBatchItemKey } from './settlement-batch-items';
+import { isTransientFailure, judgeItemFields, settlementBatchItemKey } from './settlement-batch-items';
 import { batchCounts } from './settlement-batch-reads';
 import { createSettlementBatchesRepo, type BatchItemRecord, type BatchRecord } from './settlement-batches.repo';
-
-/** Failures an item outlasts: the chunk stops and the item is tried again later, never refused for them. */
-const TRANSIENT: ReadonlyArray<AppError['kind']> = ['rate_limited', 'provider_unavailable', 'unavailable'];
 
 /** The item was cancelled while its settlement was being made: that settlement is rolled back. */
 class ItemNoLongerQueued extends Error {}
@@ -103,7 +100,8 @@ export function createSettlementBatchExecutionService(deps: {
             break;
           }
           if (!(error instanceof AppError)) throw error;
-          if (TRANSIENT.includes(error.kind)) {
+          // The chunk stops and the item is tried again later.
+          if (isTransientFailure(error)) {
             waitMs = (error.retryAfterSeconds ?? 0) * 1000 || config.SETTLEMENT_BATCH_POLL_INTERVAL;
             break;
           }

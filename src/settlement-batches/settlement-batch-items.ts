@@ -23,6 +23,11 @@ export function judgeItemFields(item: ItemValues): FieldsJudgement {
   }
 }
 
+/** Failures an item outlasts (a rate limit, an outage): never its refusal, whether its turn or a dry run meets them. */
+const TRANSIENT: ReadonlyArray<AppError['kind']> = ['rate_limited', 'provider_unavailable', 'unavailable'];
+
+export const isTransientFailure = (error: AppError): boolean => TRANSIENT.includes(error.kind);
+
 /**
  * The Idempotency-Key of the settlement an item makes: a retried chunk never makes a second one. Derived, so
  * no client request can claim it first and answer the item with a settlement of its own.

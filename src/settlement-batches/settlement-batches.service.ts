@@ -1,6 +1,4 @@
-import { findAccountByRef } from '../accounts/accounts.access';
 import { createAuditLog, type AuditActor } from '../audit/audit-log';
-import type { BeneficiariesService } from '../beneficiaries/beneficiaries.service';
 import type { Config } from '../config';
 import type { Jobs } from '../contracts/jobs';
 import { isUniqueViolation, type Db } from '../db';
@@ -12,7 +10,7 @@ import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/re
 import type { SettlementsService } from '../settlements/settlements.service';
 import { createOutboxRepo } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
-import { judgeItemFields } from './settlement-batch-items';
+import { isTransientFailure, judgeItemFields } from './settlement-batch-items';
 import { batchCounts, itemViews, type BatchItemView } from './settlement-batch-reads';
 import { createSettlementBatchesRepo, type BatchRecord } from './settlement-batches.repo';
 import type { BatchCounts, BatchItemInput, CreateBatchBody } from './settlement-batches.schemas';
@@ -52,14 +50,13 @@ const batchNotFound = () => new NotFoundError('settlement batch not found');
  */
 export function createSettlementBatchesService(deps: {
   db: Db;
-  config: Pick<Config, 'REQUEST_HASH_SECRET' | 'MAX_AMOUNT'>;
+  config: Pick<Config, 'REQUEST_HASH_SECRET'>;
   jobs: Pick<Jobs, 'settlementBatch'>;
   starter: Pick<WorkflowStarter, 'kick'>;
-  settlements: Pick<SettlementsService, 'banks'>;
-  beneficiaries: Pick<BeneficiariesService, 'find'>;
+  settlements: Pick<SettlementsService, 'checkAhead'>;
   wake: BatchWaker;
 }) {
-  const { db, config, jobs, starter, settlements, beneficiaries, wake } = deps;
+  const { db, config, jobs, starter, settlements, wake } = deps;
   const batches = createSettlementBatchesRepo(db);
 
   async function requireBatch(tenantId: string, id: string): Promise<BatchRecord> {
@@ -78,21 +75,19 @@ export function createSettlementBatchesService(deps: {
     return summary(batch);
   }
 
-  /** Why an item would be refused now without asking the provider (null: it may go), in a settle's words. */
-  async function dryRunReason(tenantId: string, item: BatchItemInput, knownBanks: () => Promise<Set<string>>): Promise<string | null> {
+  /**
+   * Why an item would be refused now (null: it may go), by the settle's own checks in its order and in its
+   * words, writing nothing and asking the provider no name. An outage is no item's refusal: the dry run fails.
+   */
+  async function dryRunReason(tenantId: string, item: BatchItemInput): Promise<string | null> {
     const { amount, bankCode, accountNumber, beneficiaryId, narration } = item;
     const fields = judgeItemFields({ amount, bankCode, accountNumber, beneficiaryId, narration });
     if (!fields.ok) return fields.reason;
-    // The settle's own order: the amount's ceiling, then the account, then the destination.
-    if (fields.request.amount > config.MAX_AMOUNT) return 'invalid amount';
-    if (!(await findAccountByRef(db, tenantId, item.accountRef))) return 'account not found';
-    const request = fields.request;
-    if (request.to === 'account') return (await knownBanks()).has(request.bankCode) ? null : 'invalid bank code';
     try {
-      await beneficiaries.find(tenantId, request.beneficiaryId);
+      await settlements.checkAhead(tenantId, item.accountRef, fields.request);
       return null;
     } catch (error) {
-      if (error instanceof AppError && error.kind === 'not_found') return error.message;
+      if (error instanceof AppError && !isTransientFailure(error)) return error.message;
       throw error;
     }
   }
@@ -153,11 +148,9 @@ export function createSettlementBatchesService(deps: {
 
     /** Every item judged now, in order, as far as it can be without moving money: nothing is written. */
     async dryRun(tenantId: string, body: CreateBatchBody): Promise<DryRunItem[]> {
-      let banks: Promise<Set<string>> | undefined;
-      const knownBanks = () => (banks ??= settlements.banks().then((list) => new Set(list.map((bank) => bank.code))));
       const judged: DryRunItem[] = [];
       for (const item of body.items) {
-        const reason = await dryRunReason(tenantId, item, knownBanks);
+        const reason = await dryRunReason(tenantId, item);
         judged.push({ reference: item.reference, valid: reason === null, reason });
       }
       return judged;

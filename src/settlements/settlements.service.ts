@@ -24,6 +24,7 @@ import type { PostingEngine } from '../ledger/posting-engine';
 import { createSettlementInitiationRepo, type InitiationResult, type SettlementDraft } from './settlement-initiation.repo';
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
 import type { PayoutSignal, PayoutSignalType } from '../contracts/settlement.contract';
+import type { SettleBody } from './settlements.schemas';
 
 interface SettleRequest {
   amount: Kobo;
@@ -103,13 +104,33 @@ export function createSettlementsService(deps: {
   limits: Pick<RateLimits, 'settlements' | 'nameLookups'>;
   signal: SettlementSignaller;
   /** Where a settlement naming a beneficiary pays; wired lazily, as beneficiaries ask this service for names. */
-  beneficiaries: () => Pick<BeneficiariesService, 'forPayout'>;
+  beneficiaries: () => Pick<BeneficiariesService, 'find' | 'forPayout'>;
 }) {
   const { db, config, postingEngine, logger, provider, banks, jobs, starter, limits, signal, beneficiaries } = deps;
   const settlements = createSettlementsRepo(db);
 
   async function requireKnownBank(bankCode: string): Promise<void> {
     if (!(await banks.has(bankCode))) throw invalidBankCode();
+  }
+
+  /**
+   * What a settle checks before it writes anything, in its order, each refusal the settle's own 4xx: the
+   * amount's ceiling; the account (an unknown one is the caller's first mistake: named before the destination,
+   * and before the bank check may need the provider's bank list); the destination `resolve` gives (a bank code
+   * as sent, or a saved beneficiary's); and that its bank is on the provider's list. Every settle and the
+   * batch dry run run these same checks, so a dry run answers what the settle would.
+   */
+  async function checkBeforeSettling<Destination extends { bankCode: string }>(
+    tenantId: string,
+    accountRef: string,
+    amount: Kobo,
+    resolve: () => Promise<Destination>,
+  ): Promise<Destination> {
+    if (amount > config.MAX_AMOUNT) throw invalidAmount();
+    if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
+    const destination = await resolve();
+    await requireKnownBank(destination.bankCode);
+    return destination;
   }
 
   /** The provider's name for the account, or null when the bank has no account of that number. */
@@ -137,6 +158,81 @@ export function createSettlementsService(deps: {
     const found = await findAtProvider(accountNumber, bankCode);
     if (!found) throw new NotFoundError('bank account not found');
     return found;
+  }
+
+  /**
+   * Makes a settlement the checks passed: one statement under the account's row lock (the funds check under
+   * SETTLEMENT_FUNDS, the provisional debit, the settlement row and its workflow; see settlement-initiation.repo).
+   * With an Idempotency-Key it runs in a transaction that is rolled back when no settlement was made, so the key
+   * stays unclaimed. The workflow starts after the commit.
+   */
+  async function makeSettlement(
+    tenantId: string,
+    accountRef: string,
+    request: SettleRequest,
+    idempotencyKey: string | undefined,
+    options: InitiateOptions,
+  ): Promise<AcceptedSettlement> {
+    const { onCreated, beforeDebit } = options;
+    const settlementId = uuidv7();
+    const merchantTxRef = newMerchantTxRef();
+    const asSent = { accountRef, ...(options.requestAsSent ?? request) };
+    const hash = requestHash(config.REQUEST_HASH_SECRET, asSent);
+    const draft: SettlementDraft = {
+      id: settlementId,
+      merchantTxRef,
+      tenantId,
+      accountRef,
+      amount: request.amount,
+      bankCode: request.bankCode,
+      accountNumber: request.accountNumber,
+      narration: request.narration ?? '',
+      accountName: options.accountName ?? null,
+      beneficiaryId: options.beneficiaryId ?? null,
+      requestHash: hash,
+      idempotencyKey: idempotencyKey ?? null,
+      debit: settlementDebit({
+        amount: request.amount,
+        narration: request.narration ?? '',
+        merchantTxRef,
+        spendFrom: config.SETTLEMENT_FUNDS,
+        returnToSender: options.returnToSender === true,
+      }),
+      job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
+    };
+    const accepted: AcceptedSettlement = { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
+    const outcome =
+      idempotencyKey || onCreated || beforeDebit
+        ? await db
+            .transaction(async (trx) => {
+              await beforeDebit?.(trx, { debitEntryId: draft.debit.drafts[0]!.id, merchantTxRef });
+              const result = await createSettlementInitiationRepo(trx, postingEngine).initiate(draft);
+              if (result.kind !== 'created') throw new NothingMade(result);
+              await onCreated?.(trx, accepted);
+              return result;
+            })
+            .catch((error: unknown) => {
+              if (error instanceof NothingMade) return error.result;
+              throw error;
+            })
+        : await createSettlementInitiationRepo(db, postingEngine).initiate(draft);
+    switch (outcome.kind) {
+      case 'no_account':
+        throw new NotFoundError('account not found');
+      case 'customer_suspended':
+        throw new ForbiddenError('customer suspended');
+      case 'insufficient_funds':
+        throw new InsufficientFundsError();
+      case 'daily_limit':
+        throw new DailyPayoutLimitError(outcome.tier, outcome.limit, outcome.usedToday);
+      case 'key_taken':
+        return answerClaimed(tenantId, await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!), asSent);
+      case 'created':
+        starter.kick([draft.job]);
+        return accepted;
+      default:
+        throw new Error(`unexpected initiation outcome ${JSON.stringify(outcome satisfies never)}`);
+    }
   }
 
   // Satisfies the ingest service's PayoutEventSink port; the container hands it over, so settlements never import payments.
@@ -169,12 +265,7 @@ export function createSettlementsService(deps: {
   return {
     payoutSink,
 
-    /**
-     * One statement under the account's row lock: the funds check (SETTLEMENT_FUNDS), the provisional debit,
-     * the settlement row and its workflow (see settlement-initiation.repo). With an Idempotency-Key it
-     * runs in a transaction that is rolled back when no settlement was made, so the key stays unclaimed.
-     * The workflow starts after the commit.
-     */
+    /** A settlement to a bank code and account number: counted (unless the caller did), checked, then made. */
     async initiate(
       tenantId: string,
       accountRef: string,
@@ -182,72 +273,20 @@ export function createSettlementsService(deps: {
       idempotencyKey?: string,
       options: InitiateOptions = {},
     ): Promise<AcceptedSettlement> {
-      const { onCreated, beforeDebit } = options;
       if (!options.counted) await limits.settlements.consume(tenantId);
-      if (request.amount > config.MAX_AMOUNT) throw invalidAmount();
-      // An unknown account is the caller's first mistake: it is named before the bank code, and before
-      // the bank check may need the provider's bank list.
-      if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
-      await requireKnownBank(request.bankCode);
-      const settlementId = uuidv7();
-      const merchantTxRef = newMerchantTxRef();
-      const asSent = { accountRef, ...(options.requestAsSent ?? request) };
-      const hash = requestHash(config.REQUEST_HASH_SECRET, asSent);
-      const draft: SettlementDraft = {
-        id: settlementId,
-        merchantTxRef,
-        tenantId,
-        accountRef,
-        amount: request.amount,
-        bankCode: request.bankCode,
-        accountNumber: request.accountNumber,
-        narration: request.narration ?? '',
-        accountName: options.accountName ?? null,
-        beneficiaryId: options.beneficiaryId ?? null,
-        requestHash: hash,
-        idempotencyKey: idempotencyKey ?? null,
-        debit: settlementDebit({
-          amount: request.amount,
-          narration: request.narration ?? '',
-          merchantTxRef,
-          spendFrom: config.SETTLEMENT_FUNDS,
-          returnToSender: options.returnToSender === true,
-        }),
-        job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
-      };
-      const accepted: AcceptedSettlement = { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
-      const outcome =
-        idempotencyKey || onCreated || beforeDebit
-          ? await db
-              .transaction(async (trx) => {
-                await beforeDebit?.(trx, { debitEntryId: draft.debit.drafts[0]!.id, merchantTxRef });
-                const result = await createSettlementInitiationRepo(trx, postingEngine).initiate(draft);
-                if (result.kind !== 'created') throw new NothingMade(result);
-                await onCreated?.(trx, accepted);
-                return result;
-              })
-              .catch((error: unknown) => {
-                if (error instanceof NothingMade) return error.result;
-                throw error;
-              })
-          : await createSettlementInitiationRepo(db, postingEngine).initiate(draft);
-      switch (outcome.kind) {
-        case 'no_account':
-          throw new NotFoundError('account not found');
-        case 'customer_suspended':
-          throw new ForbiddenError('customer suspended');
-        case 'insufficient_funds':
-          throw new InsufficientFundsError();
-        case 'daily_limit':
-          throw new DailyPayoutLimitError(outcome.tier, outcome.limit, outcome.usedToday);
-        case 'key_taken':
-          return answerClaimed(tenantId, await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!), asSent);
-        case 'created':
-          starter.kick([draft.job]);
-          return accepted;
-        default:
-          throw new Error(`unexpected initiation outcome ${JSON.stringify(outcome satisfies never)}`);
-      }
+      await checkBeforeSettling(tenantId, accountRef, request.amount, async () => request);
+      return makeSettlement(tenantId, accountRef, request, idempotencyKey, options);
+    },
+
+    /**
+     * A settle's checks for a request judged ahead of its settle (the batch dry run), writing nothing and asking
+     * the provider no name: a saved beneficiary is read as saved, where the settle would re-check a stale name.
+     * Throws the settle's 4xx.
+     */
+    async checkAhead(tenantId: string, accountRef: string, request: SettleBody): Promise<void> {
+      await checkBeforeSettling(tenantId, accountRef, request.amount, async (): Promise<{ bankCode: string }> =>
+        request.to === 'account' ? request : beneficiaries().find(tenantId, request.beneficiaryId),
+      );
     },
 
     /**
@@ -297,19 +336,19 @@ export function createSettlementsService(deps: {
       await limits.settlements.consume(tenantId);
       const claimed = idempotencyKey ? await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey) : undefined;
       if (claimed) return answerClaimed(tenantId, claimed, { accountRef, ...asSent });
-      if (amount > config.MAX_AMOUNT) throw invalidAmount();
-      if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
-      const paid = await beneficiaries().forPayout(tenantId, beneficiaryId);
-      if (options.confirmedAccountName !== undefined && !sameAccountName(paid.accountName, options.confirmedAccountName))
-        throw new AccountNameChangedError(options.confirmedAccountName, paid.accountName);
-      const { onCreated } = options;
-      return this.initiate(
+      const { confirmedAccountName, onCreated } = options;
+      const paid = await checkBeforeSettling(tenantId, accountRef, amount, async () => {
+        const destination = await beneficiaries().forPayout(tenantId, beneficiaryId);
+        if (confirmedAccountName !== undefined && !sameAccountName(destination.accountName, confirmedAccountName))
+          throw new AccountNameChangedError(confirmedAccountName, destination.accountName);
+        return destination;
+      });
+      return makeSettlement(
         tenantId,
         accountRef,
         { amount, bankCode: paid.bankCode, accountNumber: paid.accountNumber, narration },
         idempotencyKey,
         {
-          counted: true,
           accountName: paid.accountName,
           beneficiaryId: beneficiaryId.toLowerCase(),
           requestAsSent: asSent,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { provisionAccount, statement, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
+import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { closesAccount, mismatchActionOf, varianceOf } from '../../helpers/payment-variance-rule';
 import { AMOUNT_POLICIES, MISMATCH_HANDLINGS, paymentVarianceSql } from '../../../src/ledger/payment-variance';
@@ -192,6 +193,17 @@ describe('dynamic accounts', () => {
       [line.ExpectedAmount, line.AmountReceived, line.Variance, line.MismatchAction],
       ['100.00', '60.00', 'under', 'flagged'],
     );
+    // The dashboard's CSV export carries the same judgement in its last four columns, to the kobo.
+    const csv = await call(stack.apiUrl, 'GET', `/auth/accounts/${account.AccountRef}/statement.csv`, {
+      cookie: await dashboardSession(stack, tenant.tenantId, 'viewer'),
+    });
+    assert.equal(csv.status, 200, csv.text);
+    const [header, ...csvLines] = csv.text.trimEnd().split('\r\n');
+    assert.ok(header!.endsWith(',Counterpart account,Expected amount,Amount received,Variance,Mismatch action'), header);
+    const csvLine = csvLines.find((candidate) => candidate.includes(`,"${under}",`));
+    assert.ok(csvLine, csv.text);
+    assert.ok(csvLine.includes(',payment,credit,confirmed,59.50,0.50,59.50,'), csvLine);
+    assert.ok(csvLine.endsWith(',,100.00,60.00,under,flagged'), csvLine);
     assert.equal((await read(account)).body.Status, 'active', 'a mismatch does not close the account');
     assert.deepEqual([(await balance(account)).ledgerBalance, (await balance(account)).heldBalance], ['59.50', '0.00']);
 

@@ -358,6 +358,9 @@ describe('dashboard API (/auth session routes)', () => {
       assert.equal(lines.length, entries + 1);
       assert.match(lines[0]!, /^Date,Entry ID,Kind,Direction,Status,Amount,Fee,Running balance,Narration/);
       assert.match(lines[1]!, /,payment,credit,confirmed,1\.00,0\.00,1\.00,"'=HYPERLINK\(""x""\)",/);
+      // An ordinary account's payment: no entry reversed, no other account, and the four judgement cells empty.
+      assert.match(lines[0]!, /,Counterpart account,Expected amount,Amount received,Variance,Mismatch action$/);
+      assert.match(lines[1]!, /,[0-9a-f-]{36},,,,,,$/);
       assert.match(lines[entries]!, /,1\.00,0\.00,620\.00,"pay 619",/);
 
       // A page that cannot be read once the 200 is out cuts the download: never a clean file missing its end.

@@ -282,6 +282,47 @@ describe('settlement batches (dev server, real sandbox)', function () {
     assert.deepEqual([badKey.status, badKey.body.error], [400, 'Idempotency-Key must be 1 to 255 visible ASCII characters']);
   });
 
+  it("a dry run judges a saved beneficiary's bank as the settle does: one the provider no longer lists is refused by both", async () => {
+    const [account] = await fundedAccounts(1);
+    const saved = await call(stack.apiUrl, 'POST', '/v1/beneficiaries', {
+      apiKey: tenant.apiKey,
+      body: { bankCode: '058', accountNumber: PLAIN_DESTINATION },
+    });
+    assert.ok([200, 201].includes(saved.status), saved.text);
+    const gone = await call(stack.apiUrl, 'POST', '/v1/beneficiaries', {
+      apiKey: tenant.apiKey,
+      body: { bankCode: '058', accountNumber: '0123456788' },
+    });
+    assert.ok([200, 201].includes(gone.status), gone.text);
+    // Its bank has left the provider's list since it was saved (no bank has this code).
+    await stack.infra.db('beneficiaries').where({ id: gone.body.id }).update({ bank_code: '999999' });
+    const items = [
+      { reference: 'saved', accountRef: account!.AccountRef, amount: '10.00', beneficiaryId: saved.body.id },
+      { reference: 'bank-gone', accountRef: account!.AccountRef, amount: '10.00', beneficiaryId: gone.body.id },
+    ];
+
+    const dryRun = await post(items, null, tenant.apiKey, '?dryRun=true');
+    assert.equal(dryRun.status, 200, dryRun.text);
+    assert.deepEqual(dryRun.body.items, [
+      { reference: 'saved', valid: true, reason: null },
+      { reference: 'bank-gone', valid: false, reason: 'invalid bank code' },
+    ]);
+    const single = await call(stack.apiUrl, 'POST', `/v1/accounts/${account!.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '10.00', beneficiaryId: gone.body.id },
+    });
+    assert.deepEqual([single.status, single.body.error], [400, 'invalid bank code']);
+    const created = await post([items[1]]);
+    assert.equal(created.status, 202, created.text);
+    await finalBatch(created.body.id);
+    assert.deepEqual(
+      (await allItems(created.body.id)).map((item) => [item.reference, item.status, item.failureReason]),
+      [['bank-gone', 'failed', 'invalid bank code']],
+    );
+    const written = await stack.infra.db('settlements').where({ account_id: account!.ID }).count<[{ count: string }]>('* as count');
+    assert.equal(written[0]!.count, '0');
+  });
+
   it("pays a batch through the provider's bad days and injected throttling and failures: every valid item at most once, the debit reversed exactly when nothing stands", async () => {
     const accounts = await fundedAccounts(2);
     const outcomes: MagicTransfer[] = [
