@@ -113,16 +113,21 @@ export function fieldsSchema<F extends Fields>(fields: F): z.ZodObject<{ [K in k
   }>;
 }
 
-/** A body in TypeScript, its fields in the list's order (JSON.stringify keeps it). */
+/**
+ * A body in TypeScript, its fields in the list's order (JSON.stringify keeps it). A plain loop that allocates
+ * only the body: every payment webhook builds one on the API's hot path.
+ */
 export function fieldsValue<F extends Fields>(fields: F, values: FieldsInput<F>): FieldsOutput<F> {
   const given = values as Record<string, unknown>;
-  return Object.fromEntries(
-    Object.entries(fields).flatMap(([name, item]): Array<[string, unknown]> => {
-      if (item.kind === 'constant') return [[name, item.constant]];
-      if (item.kind === 'optional') return given[name] === undefined ? [] : [[name, item.field.value(given[name] as never)]];
-      return [[name, item.value(given[name] as never)]];
-    }),
-  ) as FieldsOutput<F>;
+  const body: Record<string, unknown> = {};
+  for (const name in fields) {
+    const item = fields[name]!;
+    if (item.kind === 'constant') body[name] = item.constant;
+    else if (item.kind === 'optional') {
+      if (given[name] !== undefined) body[name] = item.field.value(given[name] as never);
+    } else body[name] = item.value(given[name] as never);
+  }
+  return body as FieldsOutput<F>;
 }
 
 const quoted = (text: string) => `'${text.replaceAll("'", "''")}'`;
