@@ -37,16 +37,23 @@ export function createProviderLanes(
       throttledUntil = Math.max(throttledUntil, Date.now() + error.retryAfterMs);
   }
 
-  async function foreground<T>(work: () => Promise<T>): Promise<T> {
-    foregroundInFlight += 1;
+  /** Makes the call, noting a throttling answer's Retry-After for the background; `finished` runs however it ends. */
+  async function observed<T>(work: () => Promise<T>, finished: () => void): Promise<T> {
     try {
       return await work();
     } catch (error) {
       noteThrottling(error);
       throw error;
     } finally {
-      foregroundInFlight -= 1;
+      finished();
     }
+  }
+
+  function foreground<T>(work: () => Promise<T>): Promise<T> {
+    foregroundInFlight += 1;
+    return observed(work, () => {
+      foregroundInFlight -= 1;
+    });
   }
 
   async function backgroundSlot(): Promise<void> {
@@ -64,14 +71,9 @@ export function createProviderLanes(
 
   async function background<T>(work: () => Promise<T>): Promise<T> {
     await backgroundSlot();
-    try {
-      return await work();
-    } catch (error) {
-      noteThrottling(error);
-      throw error;
-    } finally {
+    return observed(work, () => {
       backgroundInFlight -= 1;
-    }
+    });
   }
 
   function lane(through: <T>(work: () => Promise<T>) => Promise<T>): PaymentProvider {

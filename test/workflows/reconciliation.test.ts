@@ -106,6 +106,18 @@ describe('reconciliationWorkflow (time-skipping)', () => {
   });
   after(() => env?.teardown());
 
+  /** Runs the workflow on a worker with these activities until it fails; the failure. */
+  async function failedRun(activities: object, input: ReconciliationInput): Promise<unknown> {
+    const taskQueue = `reconciliation-${randomUUID()}`;
+    const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+    return worker.runUntil(
+      env.client.workflow.execute(reconciliationWorkflow, { taskQueue, workflowId: `reconciliation:${randomUUID()}`, args: [input] }).then(
+        () => assert.fail('the run should fail'),
+        (error: unknown) => error,
+      ),
+    );
+  }
+
   it('pages a long window through heartbeating activities, resumes a crashed page batch from its last heartbeat, and continues as new', async () => {
     const listing = listingActivities({ totalPages: 40, pagesPerCall: 5, crashAt: 17 });
     const taskQueue = `reconciliation-${randomUUID()}`;
@@ -157,20 +169,7 @@ describe('reconciliationWorkflow (time-skipping)', () => {
         throw ApplicationFailure.nonRetryable('provider rejected the request: HTTP 404, code 404: route not found', 'ProviderRejected');
       },
     };
-    const taskQueue = `reconciliation-${randomUUID()}`;
-    const worker = await testWorker(env.nativeConnection, taskQueue, activities);
-    const failure = await worker.runUntil(
-      env.client.workflow
-        .execute(reconciliationWorkflow, {
-          taskQueue,
-          workflowId: `reconciliation:${randomUUID()}`,
-          args: [{ runId: 'run-1', providerAttempts: 5 }],
-        })
-        .then(
-          () => assert.fail('the run should fail'),
-          (error: unknown) => error,
-        ),
-    );
+    const failure = await failedRun(activities, { runId: 'run-1', providerAttempts: 5 });
     assert.ok(failure instanceof WorkflowFailedError);
     assert.match(String(failure.cause?.message), /reconciliation run failed: provider rejected the request: HTTP 404/);
     assert.equal(calls, 1, 'a refusal is not retried');
@@ -187,20 +186,7 @@ describe('reconciliationWorkflow (time-skipping)', () => {
         throw new Error('listTransactions: HTTP 503');
       },
     };
-    const taskQueue = `reconciliation-${randomUUID()}`;
-    const worker = await testWorker(env.nativeConnection, taskQueue, activities);
-    await worker.runUntil(
-      env.client.workflow
-        .execute(reconciliationWorkflow, {
-          taskQueue,
-          workflowId: `reconciliation:${randomUUID()}`,
-          args: [{ lookBackMs: 3_600_000, graceMs: 0, providerAttempts: 3 }],
-        })
-        .then(
-          () => assert.fail('the run should fail'),
-          () => undefined,
-        ),
-    );
+    await failedRun(activities, { lookBackMs: 3_600_000, graceMs: 0, providerAttempts: 3 });
     assert.equal(attemptTimes.length, 3);
     const gaps = attemptTimes.slice(1).map((time, index) => Math.round((time - attemptTimes[index]!) / 1000));
     assert.deepEqual(gaps, [2, 4]);
@@ -226,20 +212,7 @@ describe('reconciliationWorkflow (time-skipping)', () => {
         return { position: next, pages: 1, providerTransactions: 0, repaired: 0, ...(answer ? { unanswered: answer } : {}) };
       },
     };
-    const taskQueue = `reconciliation-${randomUUID()}`;
-    const worker = await testWorker(env.nativeConnection, taskQueue, activities);
-    const failure = await worker.runUntil(
-      env.client.workflow
-        .execute(reconciliationWorkflow, {
-          taskQueue,
-          workflowId: `reconciliation:${randomUUID()}`,
-          args: [{ runId: 'run-1', providerAttempts: 3 }],
-        })
-        .then(
-          () => assert.fail('the run should fail'),
-          (error: unknown) => error,
-        ),
-    );
+    const failure = await failedRun(activities, { runId: 'run-1', providerAttempts: 3 });
     assert.ok(failure instanceof WorkflowFailedError);
     assert.match(String(failure.cause?.message), /listTransactions: HTTP 429/);
     assert.deepEqual(listing.failures, ['listTransactions: HTTP 429']);
