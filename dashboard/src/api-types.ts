@@ -31,6 +31,7 @@ import type {
 } from '../../src/holds/holds.schemas';
 import type { booksBalancesResponseSchema, journalResponseSchema } from '../../src/books/books.schemas';
 import type {
+  batchItemSchema,
   batchListResponseSchema,
   batchSchema,
   batchSummarySchema,
@@ -92,6 +93,8 @@ export type SettlementBatchSummary = Out<typeof batchSummarySchema>;
 export type SettlementBatch = Out<typeof batchSchema>;
 export type SettlementBatchList = Out<typeof batchListResponseSchema>;
 export type SettlementBatchDryRun = Out<typeof dryRunResponseSchema>;
+/** One item of a batch as the dashboard sends it (a request's shape, so the schema's input). */
+export type SettlementBatchItem = z.input<typeof batchItemSchema>;
 export type BalanceSweep = Out<typeof balanceSweepSchema>;
 export type Beneficiary = Out<typeof beneficiarySchema>;
 export type BeneficiaryList = Out<typeof beneficiaryListSchema>;

@@ -1,16 +1,7 @@
 // A bulk payout file as the dashboard reads it: a header row naming the columns, then one item per row.
+import type { SettlementBatchItem } from './api-types';
 
 export const BATCH_COLUMNS = ['reference', 'accountRef', 'amount', 'bankCode', 'accountNumber', 'beneficiaryId', 'narration'] as const;
-
-export interface BatchRow {
-  reference: string;
-  accountRef: string;
-  amount: string;
-  bankCode?: string;
-  accountNumber?: string;
-  beneficiaryId?: string;
-  narration?: string;
-}
 
 /** The rows of a CSV text: fields split on commas, a quoted field may hold commas, quotes ("") and line breaks. */
 function records(text: string): string[][] {
@@ -47,7 +38,7 @@ function records(text: string): string[][] {
  * a missing column, a row without a reference, account or amount, a reference used twice, too many rows.
  * Each item's values are judged by the service's dry run, by the same rules as a settle.
  */
-export function parseBatchCsv(text: string): { rows: BatchRow[] } | { error: string } {
+export function parseBatchCsv(text: string): { rows: SettlementBatchItem[] } | { error: string } {
   const [header, ...lines] = records(text.replace(/^\uFEFF/, ''));
   if (!header) return { error: 'The file is empty.' };
   const names = header.map((name) => name.trim());
@@ -56,7 +47,7 @@ export function parseBatchCsv(text: string): { rows: BatchRow[] } | { error: str
   if (lines.length === 0) return { error: 'The file has a header row but no items.' };
   if (lines.length > 5000) return { error: `The file has ${lines.length} items; a batch holds at most 5,000.` };
   const seen = new Map<string, number>();
-  const rows: BatchRow[] = [];
+  const rows: SettlementBatchItem[] = [];
   for (const [index, cells] of lines.entries()) {
     const row: Record<string, string> = {};
     names.forEach((name, column) => {
@@ -69,7 +60,7 @@ export function parseBatchCsv(text: string): { rows: BatchRow[] } | { error: str
     if (first !== undefined)
       return { error: `The reference "${row.reference}" is on line ${first} and line ${line}: references must be unique.` };
     seen.set(row.reference, line);
-    rows.push(row as unknown as BatchRow);
+    rows.push(row as unknown as SettlementBatchItem);
   }
   return { rows };
 }

@@ -46,14 +46,8 @@ const toSweep = (row: BalanceSweepRow): BalanceSweepRecord => ({
   deletedAt: row.deleted_at,
 });
 
-export interface BalanceSweepSetting {
-  accountId: string;
-  tenantId: string;
-  beneficiaryId: string;
-  dailyAt: string | null;
-  whenAbove: Kobo | null;
-  keep: Kobo;
-}
+/** What a put sets: the sweep's account, its destination and its rule. */
+export type BalanceSweepSetting = Pick<BalanceSweepRecord, 'accountId' | 'tenantId' | 'beneficiaryId' | 'dailyAt' | 'whenAbove' | 'keep'>;
 
 export interface BalanceSweepRunRecord {
   id: string;

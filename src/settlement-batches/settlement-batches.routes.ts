@@ -1,4 +1,5 @@
-import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
+import type { AppContext } from '../http/context';
+import { defineRoute, idempotencyKeyOf, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { requiredIdempotencyKey, validIdempotencyKey } from '../idempotency/request-hash';
 import { presentBatch, presentBatchSummary, presentDryRun } from './settlement-batch.presenter';
 import {
@@ -14,57 +15,76 @@ import {
   dryRunResponseSchema,
   ITEMS_PAGE_SIZE,
 } from './settlement-batches.schemas';
-import type { SettlementBatchesService } from './settlement-batches.service';
+import type { BatchActor, SettlementBatchesService } from './settlement-batches.service';
 
-export function settlementBatchesRoutes(deps: { settlementBatches: SettlementBatchesService }): RouteDefinition[] {
-  const { settlementBatches } = deps;
+/**
+ * Bulk payouts for an API key (`/v1`) and for a dashboard session (`/auth`): creating and cancelling a batch are
+ * audited under the caller (a dashboard user by name). On the dashboard, both are an operator's (roles are a session's).
+ */
+function routesAt(
+  prefix: '/v1' | '/auth',
+  auth: 'apiKey' | 'session',
+  actorOf: (ctx: AppContext) => BatchActor,
+  settlementBatches: SettlementBatchesService,
+): RouteDefinition[] {
+  const onApi = auth === 'apiKey';
+  const tag = onApi ? 'settlement batches' : 'dashboard';
   return [
     defineRoute({
       method: 'post',
-      path: '/v1/settlement-batches',
-      summary:
-        'Pay out up to 5,000 items at once (asynchronous): each becomes an ordinary settlement, in order; an invalid item fails alone; the Idempotency-Key is required. dryRun=true judges the items and creates nothing (no key needed)',
-      tag: 'settlement batches',
-      auth: 'apiKey',
+      path: `${prefix}/settlement-batches`,
+      summary: onApi
+        ? 'Pay out up to 5,000 items at once (asynchronous): each becomes an ordinary settlement, in order; an invalid item fails alone; the Idempotency-Key is required. dryRun=true judges the items and creates nothing (no key needed)'
+        : 'Pay out a batch (as POST /v1/settlement-batches; the Idempotency-Key is required); dryRun=true previews each item (no key needed); the batch is audited when made',
+      tag,
+      auth,
+      role: onApi ? undefined : 'operator',
       query: createBatchQuerySchema,
       body: createBatchBodySchema,
       // Required to create a batch (the handler refuses its absence); a dry run writes nothing and needs none.
       idempotencyKey: true,
       bodyLimit: CREATE_BATCH_BODY_LIMIT,
-      responses: {
-        200: { description: 'dryRun=true: each item judged now, in order (nothing is created)', schema: dryRunResponseSchema },
-        202: { description: 'Accepted (a replay under the same key answers the same batch)', schema: batchSummarySchema },
-      },
-      errors: [400, 404, 409],
+      responses: onApi
+        ? {
+            200: { description: 'dryRun=true: each item judged now, in order (nothing is created)', schema: dryRunResponseSchema },
+            202: { description: 'Accepted (a replay under the same key answers the same batch)', schema: batchSummarySchema },
+          }
+        : {
+            200: { description: 'dryRun=true: each item judged now (nothing is created)', schema: dryRunResponseSchema },
+            202: { description: 'Accepted', schema: batchSummarySchema },
+          },
+      errors: onApi ? [400, 404, 409] : [400, 409],
       handle: async ({ query, body, ctx }) => {
-        const tenantId = tenantOf(ctx).id;
+        const actor = actorOf(ctx);
         // A dry run needs no key, but one sent must still be a valid key.
         const sentKey = validIdempotencyKey(idempotencyKeyOf(ctx));
-        if (query.dryRun === 'true') return { status: 200, body: presentDryRun(await settlementBatches.dryRun(tenantId, body)) };
+        if (query.dryRun === 'true') return { status: 200, body: presentDryRun(await settlementBatches.dryRun(actor.tenantId, body)) };
         const key = requiredIdempotencyKey(sentKey);
-        return { status: 202, body: presentBatchSummary(await settlementBatches.create({ tenantId }, body, key)) };
+        return { status: 202, body: presentBatchSummary(await settlementBatches.create(actor, body, key)) };
       },
     }),
     defineRoute({
       method: 'get',
-      path: '/v1/settlement-batches',
-      summary: "The tenant's settlement batches, newest first, with their counts",
-      tag: 'settlement batches',
-      auth: 'apiKey',
+      path: `${prefix}/settlement-batches`,
+      summary: onApi ? "The tenant's settlement batches, newest first, with their counts" : "The tenant's settlement batches, newest first",
+      tag,
+      auth,
       query: batchPageQuerySchema,
       responses: { 200: { description: 'A page of batches', schema: batchListResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
-        const page = await settlementBatches.list(tenantOf(ctx).id, { after: query.after, limit: query.limit ?? BATCHES_PAGE_SIZE });
+        const page = await settlementBatches.list(actorOf(ctx).tenantId, { after: query.after, limit: query.limit ?? BATCHES_PAGE_SIZE });
         return { status: 200, body: { batches: page.batches.map(presentBatchSummary), pagination: page.pagination } };
       },
     }),
     defineRoute({
       method: 'get',
-      path: '/v1/settlement-batches/:id',
-      summary: 'A settlement batch: its status, counts per item status, and a page of its items in request order',
-      tag: 'settlement batches',
-      auth: 'apiKey',
+      path: `${prefix}/settlement-batches/:id`,
+      summary: onApi
+        ? 'A settlement batch: its status, counts per item status, and a page of its items in request order'
+        : 'A settlement batch with a page of its items',
+      tag,
+      auth,
       params: batchParamsSchema,
       query: batchPageQuerySchema,
       responses: { 200: { description: 'The batch', schema: batchSchema } },
@@ -72,23 +92,34 @@ export function settlementBatchesRoutes(deps: { settlementBatches: SettlementBat
       handle: async ({ params, query, ctx }) => ({
         status: 200,
         body: presentBatch(
-          await settlementBatches.get(tenantOf(ctx).id, params.id, { after: query.after, limit: query.limit ?? ITEMS_PAGE_SIZE }),
+          await settlementBatches.get(actorOf(ctx).tenantId, params.id, { after: query.after, limit: query.limit ?? ITEMS_PAGE_SIZE }),
         ),
       }),
     }),
     defineRoute({
       method: 'post',
-      path: '/v1/settlement-batches/:id/cancel',
-      summary: 'Stop the items not yet initiated (they fail with reason "cancelled"); items already settling go on',
-      tag: 'settlement batches',
-      auth: 'apiKey',
+      path: `${prefix}/settlement-batches/:id/cancel`,
+      summary: onApi
+        ? 'Stop the items not yet initiated (they fail with reason "cancelled"); items already settling go on'
+        : 'Stop the items of a batch not yet initiated (audited)',
+      tag,
+      auth,
+      role: onApi ? undefined : 'operator',
       params: batchParamsSchema,
       responses: { 200: { description: 'The batch, cancelled', schema: batchSummarySchema } },
       errors: [404, 409],
       handle: async ({ params, ctx }) => ({
         status: 200,
-        body: presentBatchSummary(await settlementBatches.cancel({ tenantId: tenantOf(ctx).id }, params.id)),
+        body: presentBatchSummary(await settlementBatches.cancel(actorOf(ctx), params.id)),
       }),
     }),
   ];
+}
+
+export function settlementBatchesRoutes(deps: { settlementBatches: SettlementBatchesService }): RouteDefinition[] {
+  return routesAt('/v1', 'apiKey', (ctx) => ({ tenantId: tenantOf(ctx).id }), deps.settlementBatches);
+}
+
+export function settlementBatchesDashboardRoutes(deps: { settlementBatches: SettlementBatchesService }): RouteDefinition[] {
+  return routesAt('/auth', 'session', userOf, deps.settlementBatches);
 }

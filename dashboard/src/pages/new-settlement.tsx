@@ -4,6 +4,7 @@ import { api, ApiError } from '../api';
 import type { Banks, BeneficiaryList, DashboardAccount, Lookup, SettleAccepted } from '../api-types';
 import { Field, PageTitle, Summary } from '../components/bits';
 import { ConfirmDialog } from '../components/confirm';
+import { MoneyForm } from '../components/money-form';
 import { ErrorBox, Loaded, useResource } from '../components/state';
 import { naira, newIdempotencyKey, twoDecimals } from '../format';
 import { useCan } from '../session';
@@ -121,16 +122,14 @@ export function NewSettlementPage() {
           </>
         )}
       </Loaded>
-      <form class="form" onSubmit={lookUp}>
-        <Field label="Amount (naira)">
-          <input
-            name="amount"
-            inputMode="decimal"
-            required
-            value={draft.amount}
-            onInput={(event) => update({ amount: event.currentTarget.value.trim() })}
-          />
-        </Field>
+      <MoneyForm
+        draft={draft}
+        update={update}
+        onLookUp={lookUp}
+        lookupError={lookupError}
+        looking={looking}
+        lookUpLabel={draft.beneficiaryId ? 'Review the payment' : 'Look up the account name'}
+      >
         {/* Labelled apart from its options, whose bank names would otherwise be part of its label. */}
         <div class="field">
           <label class="field-label" for="pay-to">
@@ -176,23 +175,7 @@ export function NewSettlementPage() {
             </Field>
           </>
         )}
-        <Field label="Narration (optional)">
-          <input
-            name="narration"
-            maxLength={100}
-            value={draft.narration}
-            onInput={(event) => update({ narration: event.currentTarget.value })}
-          />
-        </Field>
-        {lookupError ? (
-          <p class="notice notice-error" role="alert">
-            {lookupError}
-          </p>
-        ) : null}
-        <button type="submit" class="button secondary" disabled={looking}>
-          {looking ? 'Looking up…' : draft.beneficiaryId ? 'Review the payment' : 'Look up the account name'}
-        </button>
-      </form>
+      </MoneyForm>
       {checked ? (
         <section class="lookup-result" aria-labelledby="lookup-title">
           <h2 id="lookup-title">Confirm the destination</h2>

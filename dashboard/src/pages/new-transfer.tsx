@@ -4,6 +4,7 @@ import { api, ApiError } from '../api';
 import type { DashboardAccount, InternalTransfer } from '../api-types';
 import { Field, PageTitle, Summary } from '../components/bits';
 import { ConfirmDialog } from '../components/confirm';
+import { MoneyForm } from '../components/money-form';
 import { ErrorBox, Loaded, useResource } from '../components/state';
 import { naira, newIdempotencyKey, twoDecimals } from '../format';
 import { useCan } from '../session';
@@ -98,16 +99,14 @@ export function NewTransferPage() {
           </p>
         )}
       </Loaded>
-      <form class="form" onSubmit={lookUp}>
-        <Field label="Amount (naira)">
-          <input
-            name="amount"
-            inputMode="decimal"
-            required
-            value={draft.amount}
-            onInput={(event) => update({ amount: event.currentTarget.value.trim() })}
-          />
-        </Field>
+      <MoneyForm
+        draft={draft}
+        update={update}
+        onLookUp={lookUp}
+        lookupError={lookupError}
+        looking={looking}
+        lookUpLabel="Look up the receiving account"
+      >
         <Field label="Receiving account (AccountRef)">
           <input
             name="toAccountRef"
@@ -117,23 +116,7 @@ export function NewTransferPage() {
             onInput={(event) => update({ toAccountRef: event.currentTarget.value.trim() })}
           />
         </Field>
-        <Field label="Narration (optional)">
-          <input
-            name="narration"
-            maxLength={100}
-            value={draft.narration}
-            onInput={(event) => update({ narration: event.currentTarget.value })}
-          />
-        </Field>
-        {lookupError ? (
-          <p class="notice notice-error" role="alert">
-            {lookupError}
-          </p>
-        ) : null}
-        <button type="submit" class="button secondary" disabled={looking}>
-          {looking ? 'Looking up…' : 'Look up the receiving account'}
-        </button>
-      </form>
+      </MoneyForm>
       {checked ? (
         <section class="lookup-result" aria-labelledby="recipient-title">
           <h2 id="recipient-title">Confirm the receiving account</h2>

@@ -1,8 +1,8 @@
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
-import type { SettlementBatchDryRun, SettlementBatchList, SettlementBatchSummary } from '../api-types';
-import { parseBatchCsv, type BatchRow } from '../batch-csv';
+import type { SettlementBatchDryRun, SettlementBatchItem, SettlementBatchList, SettlementBatchSummary } from '../api-types';
+import { parseBatchCsv } from '../batch-csv';
 import { Badge, Field, PageTitle, Pager, TableWrap, useCursorPages } from '../components/bits';
 import { Empty, ErrorBox, Loaded, useResource } from '../components/state';
 import { newIdempotencyKey, when } from '../format';
@@ -11,7 +11,7 @@ import { useCan } from '../session';
 /** A file read and previewed: its rows, each judged by the service's dry run, and the one key of this batch. */
 interface Preview {
   fileName: string;
-  rows: BatchRow[];
+  rows: SettlementBatchItem[];
   judged: SettlementBatchDryRun;
   idempotencyKey: string;
 }
