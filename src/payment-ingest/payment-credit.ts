@@ -88,8 +88,9 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
     const entry = await postingEngine.creditPayment(trx, account.id, plan.posting);
     await queueForConfirmation(trx, [{ ...plan.confirmation, postedAt: entry.createdAt }]);
-    // A dynamic account's judgement of the payment, made by the ledger as it posted it, goes in the body too.
-    const judgement = await paymentJudgementOf(trx, entry.id);
+    // A dynamic account's judgement of the payment, made by the ledger as it posted it, goes in the body too; only a
+    // dynamic account (whose policy never changes) has one, so an ordinary account's credit reads nothing more.
+    const judgement = account.amountPolicy === null ? undefined : await paymentJudgementOf(trx, entry.id);
     const body = judgement
       ? paymentReceivedBody({
           transactionGroupId: entry.transactionGroupId,

@@ -70,6 +70,21 @@ describe('dynamic accounts: returns racing', () => {
       .select('type', 'data');
   const heldBalance = async (account: ProvisionedAccount) =>
     (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body.heldBalance;
+  /** The payment was returned by one payout, recorded as returned under it; that payout's reference. */
+  async function returnedOnce(account: ProvisionedAccount, entryId: string): Promise<string | undefined> {
+    const [merchantTxRef, ...others] = await payouts(account);
+    assert.deepEqual(others, [], 'one payout');
+    assert.deepEqual(
+      { ...(await returnRow(entryId)), claim_token: undefined },
+      {
+        status: 'returned',
+        reason: null,
+        merchant_tx_ref: merchantTxRef,
+        claim_token: undefined,
+      },
+    );
+    return merchantTxRef;
+  }
 
   it('a sweep whose claim another took over pays nothing and records nothing; the newer claim returns it once', async () => {
     const { account, entryId } = await heldToReturn();
@@ -86,17 +101,7 @@ describe('dynamic accounts: returns racing', () => {
 
     await claimsRunOut();
     await sweep().pass();
-    const [merchantTxRef, ...others] = await payouts(account);
-    assert.deepEqual(others, [], 'one payout');
-    assert.deepEqual(
-      { ...(await returnRow(entryId)), claim_token: undefined },
-      {
-        status: 'returned',
-        reason: null,
-        merchant_tx_ref: merchantTxRef,
-        claim_token: undefined,
-      },
-    );
+    const merchantTxRef = await returnedOnce(account, entryId);
     assert.deepEqual(
       (await told(account)).map((event: { type: string; data: { merchantTxRef?: string } }) => [event.type, event.data.merchantTxRef]),
       [['payment.mismatch_returned', merchantTxRef]],
@@ -110,17 +115,7 @@ describe('dynamic accounts: returns racing', () => {
       await claimsRunOut();
       await sweep().pass();
     }).pass();
-    const [merchantTxRef, ...others] = await payouts(account);
-    assert.deepEqual(others, [], 'one payout');
-    assert.deepEqual(
-      { ...(await returnRow(entryId)), claim_token: undefined },
-      {
-        status: 'returned',
-        reason: null,
-        merchant_tx_ref: merchantTxRef,
-        claim_token: undefined,
-      },
-    );
+    await returnedOnce(account, entryId);
     assert.deepEqual(
       (await told(account)).map((event: { type: string }) => event.type),
       ['payment.mismatch_returned'],
