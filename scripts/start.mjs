@@ -58,7 +58,7 @@ const processes = (count) => `${count} process${count === '1' ? '' : 'es'}`;
 async function main() {
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
-  temporal = await ensureTemporalServer({ log: makeLogger('temporal'), mode: 'start' });
+  temporal = await ensureTemporalServer({ log: makeLogger('temporal') });
   const port = process.env.PORT || '3000';
   const sandboxPort = process.env.SANDBOX_PORT || '4010';
   // Variables given to `npm start` win; these are only the local defaults. The API and the worker each

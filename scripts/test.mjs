@@ -1,6 +1,7 @@
 // `npm test`: checks import boundaries and formatting (lint), provisions what the tests need, then runs every
 // layer (unit, workflows, integration, sdk, e2e, browser, resilience, contract).
-// Each run uses its own database and its own Temporal task queue, so a running `npm start` is untouched.
+// Each run starts its own in-memory Temporal dev server on a free port (never npm start's on 7233, even when
+// one answers there or TEMPORAL_ADDRESS is set) and uses its own database, so a running `npm start` is untouched.
 //   npm test                      every layer
 //   npm test -- unit integration  some layers
 //   npm test -- lint              only the checks of sources (also `npm run lint`): nothing is provisioned
@@ -16,7 +17,7 @@ import { runCli } from './lib/services.mjs';
 import { makeLogger, run } from './lib/util.mjs';
 import { ensureChromium } from './infra/chromium.mjs';
 import { ensurePostgres } from './infra/postgres.mjs';
-import { ensureTemporalServer } from './infra/temporal.mjs';
+import { startIsolatedTemporal } from './infra/temporal.mjs';
 import { ensureSchemathesis } from './infra/schemathesis.mjs';
 import { ensureTestServerExecutable } from './infra/test-server.mjs';
 
@@ -74,12 +75,12 @@ async function createTestDatabase(adminUrl) {
   }
 }
 
-/** Provisions a database and a Temporal task queue, runs each layer's mocha suite and adds its outcome to `results`. */
+/** Provisions a database and a Temporal server of the run's own, runs each layer's mocha suite and adds its outcome to `results`. */
 async function runTestLayers(layers, grep, results) {
   const started = Date.now();
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
-  const temporal = await ensureTemporalServer({ log: makeLogger('temporal'), mode: 'test' });
+  const temporal = await startIsolatedTemporal({ log: makeLogger('temporal') });
   const testServer =
     layers.includes('workflows') || layers.includes('record-histories')
       ? await ensureTestServerExecutable({ log: makeLogger('test-server') })

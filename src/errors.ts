@@ -69,9 +69,16 @@ export class ConflictError extends AppError {
   }
 }
 
+/** The provider left a call unanswered (after the retries a lookup gets): come back after `retryAfterSeconds`. */
 export class ProviderOutageError extends AppError {
-  constructor() {
-    super('provider_unavailable', 'provider_unavailable', 'provider unavailable');
+  constructor(retryAfterSeconds: number) {
+    super(
+      'provider_unavailable',
+      'provider_unavailable',
+      `provider unavailable: try again in ${retryAfterSeconds} s`,
+      undefined,
+      retryAfterSeconds,
+    );
   }
 }
 

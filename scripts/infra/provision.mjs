@@ -2,7 +2,7 @@
 // Provision local infrastructure by hand:
 //   node scripts/infra/provision.mjs [postgres|temporal-cli|test-server|chromium|temporal-server|temporal-postgres|all]
 // `all` (default) = postgres + temporal-cli + test-server + chromium. `temporal-server` starts the dev server
-// (mode 'start') in the foreground until Ctrl-C; `temporal-postgres` builds (once) and starts the Temporal
+// (npm start's, on 7233) in the foreground until Ctrl-C; `temporal-postgres` builds (once) and starts the Temporal
 // server with Postgres persistence (databases temporal and temporal_visibility) on TEMPORAL_PORT (7233),
 // in the foreground until Ctrl-C.
 import { makeLogger } from '../lib/util.mjs';
@@ -97,7 +97,7 @@ async function main() {
     let server;
     await step(
       'temporal',
-      async (log) => (server = await ensureTemporalServer({ log, mode: 'start' })),
+      async (log) => (server = await ensureTemporalServer({ log })),
       (r) =>
         `${r.address}${r.uiUrl ? `  UI ${r.uiUrl}` : ''}${r.startedHere ? '  (started here; Ctrl-C stops it)' : '  (already running)'}`,
     );

@@ -2,7 +2,8 @@
 // missing) and its dev server. Plain Node ESM, no npm dependencies.
 //
 //   ensureTemporalCli({ log }) -> path
-//   ensureTemporalServer({ log, mode: 'start' | 'test' }) -> { address, uiUrl, startedHere, stop }
+//   ensureTemporalServer({ log }) -> { address, uiUrl, startedHere, stop }      npm start's shared server
+//   startIsolatedTemporal({ log, port?, dbFile? }) -> { address, port, stop, … }  a server of the caller's own
 //   ensureSearchAttributes({ log, address, cli }) -> void
 import {
   existsSync,
@@ -412,26 +413,24 @@ async function spawnDevServer({ log, cli, port, uiPort, dbFile, logFile, pidFile
 }
 
 /**
- * mode 'start': the shared dev server on 127.0.0.1:7233 with UI on 8233, persisted in <repo>/.data/temporal.db.
- * mode 'test' : reuse 7233 if it answers, else an in-memory headless server on a free port.
+ * `npm start`'s server: TEMPORAL_ADDRESS when set, else the shared dev server on 127.0.0.1:7233 with UI on
+ * 8233 (reused when one answers there, else started, persisted in <repo>/.data/temporal.db). Never for
+ * tests: a test run writes only into a server it started (startIsolatedTemporal), so a developer's
+ * server is neither written into nor able to fail the run by stopping.
  */
-export async function ensureTemporalServer({ log = quietLog, mode = 'start' } = {}) {
-  if (mode !== 'start' && mode !== 'test') throw new Error(`ensureTemporalServer: mode must be 'start' or 'test', not ${mode}`);
-
+export async function ensureTemporalServer({ log = quietLog } = {}) {
   if (process.env.TEMPORAL_ADDRESS) {
     log(`using TEMPORAL_ADDRESS=${process.env.TEMPORAL_ADDRESS}`);
     return { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL || null, startedHere: false, stop: noop };
   }
 
   const sharedAddress = `127.0.0.1:${DEFAULT_PORT}`;
-  if (mode === 'start') {
-    // A server this repo started a moment ago may still be shutting down (it holds the SQLite file).
-    const prev = await previousServerPid();
-    if (prev && !(await isPortOpen(DEFAULT_PORT))) {
-      log(`waiting for the previous dev server (pid ${prev}) to finish exiting or start serving`);
-      const until = Date.now() + 15_000;
-      while (Date.now() < until && pidAlive(prev) && !(await isPortOpen(DEFAULT_PORT))) await sleep(200);
-    }
+  // A server this repo started a moment ago may still be shutting down (it holds the SQLite file).
+  const prev = await previousServerPid();
+  if (prev && !(await isPortOpen(DEFAULT_PORT))) {
+    log(`waiting for the previous dev server (pid ${prev}) to finish exiting or start serving`);
+    const until = Date.now() + 15_000;
+    while (Date.now() < until && pidAlive(prev) && !(await isPortOpen(DEFAULT_PORT))) await sleep(200);
   }
 
   if (await isPortOpen(DEFAULT_PORT)) {
@@ -443,18 +442,6 @@ export async function ensureTemporalServer({ log = quietLog, mode = 'start' } = 
   }
 
   const cli = await ensureTemporalCli({ log });
-  if (mode === 'test') {
-    const port = await freePort();
-    const server = await spawnDevServer({
-      log,
-      cli,
-      port,
-      uiPort: null,
-      dbFile: null,
-      logFile: join(tmpdir(), `nuban-ledger-temporal-test-${process.pid}-${port}.log`),
-    });
-    return { ...server, startedHere: true };
-  }
   try {
     const server = await spawnDevServer({
       log,
@@ -478,10 +465,14 @@ export async function ensureTemporalServer({ log = quietLog, mode = 'start' } = 
 }
 
 /**
- * A server of its own, never shared and never reused: for benchmarks and fault tests that stop it or
- * load it. Pass `port` and `dbFile` to restart one with its state.
+ * A server of the caller's own, never shared and never reused, headless, on a free port (never npm start's
+ * 7233 or 8233): for `npm test`, benchmarks and fault tests that stop it or load it. In memory unless
+ * `dbFile` is given; pass `port` and `dbFile` to restart one with its state.
  */
 export async function startIsolatedTemporal({ log = quietLog, port, dbFile = null } = {}) {
+  if (port === DEFAULT_PORT || port === DEFAULT_UI_PORT) {
+    throw new Error(`startIsolatedTemporal: port ${port} is npm start's shared server's; a server of one's own takes a free port`);
+  }
   const cli = await ensureTemporalCli({ log });
   const chosen = port ?? (await freePort());
   const server = await spawnDevServer({

@@ -29,7 +29,7 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
       body: provisionAccountBodySchema,
       idempotencyKey: true,
       responses: { 201: { description: 'The account', schema: virtualAccountSchema } },
-      errors: [400, 409, 429, 502],
+      errors: [400, 409, 429],
       handle: async ({ body, ctx }) => {
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
         await limits.accountProvisioning.consume(tenantOf(ctx).id);

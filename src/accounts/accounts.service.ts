@@ -7,6 +7,7 @@ import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { randomToken, uuidv7 } from '../ids';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
+import { clientRetryAfterSeconds } from '../provider/lookup-retry';
 import type { PaymentProvider } from '../provider/payment-provider';
 import type { ProviderVirtualAccount } from '../provider/provider.types';
 import { assertCallbackUrlAllowed } from '../net/address-policy';
@@ -77,7 +78,8 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
         ...(body.expectedAmount && !dynamic ? { expectedAmountKobo: body.expectedAmount } : {}),
       });
     } catch (error) {
-      if (error instanceof ProviderUnavailableError) throw new ProviderOutageError();
+      // Not asked again here (a registration is not a lookup): the client comes back after the provider's Retry-After, else 1 s.
+      if (error instanceof ProviderUnavailableError) throw new ProviderOutageError(clientRetryAfterSeconds(error.retryAfterMs, 1_000));
       if (error instanceof ProviderRejectedError)
         throw new BadRequestError('provider_rejected', `provider rejected the account: ${error.description}`);
       throw error;

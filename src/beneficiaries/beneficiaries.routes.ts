@@ -40,7 +40,7 @@ function routesAt(
       201: { description: 'Saved', schema: beneficiarySchema },
       200: { description: 'Already saved: the beneficiary, its name looked up again', schema: beneficiarySchema },
     },
-    errors: [400, 404, 429, 502],
+    errors: [400, 404, 429],
     handle: async ({ body, ctx }) => {
       const { beneficiary, created } = await beneficiaries.save(actorOf(ctx), body);
       return { status: created ? 201 : 200, body: presentBeneficiary(beneficiary) };

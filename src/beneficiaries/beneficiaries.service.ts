@@ -18,7 +18,7 @@ export interface PayoutDestination extends BankDestination {
 
 /** The provider's name enquiry, as the settlements service asks it (the container wires it in). */
 export interface NameEnquiry {
-  /** One of the tenant's name lookups, as POST /v1/transfers/lookup answers: its bank checks, limit, 404 and 502. */
+  /** One of the tenant's name lookups, as POST /v1/transfers/lookup answers: its bank checks, limit, 404 and 503. */
   lookup(tenantId: string, destination: BankDestination): Promise<string>;
   /**
    * The provider's name for the destination now, as part of a payout (which its own limit counts, not the

@@ -17,6 +17,8 @@ export const providerEnv = z.object({
   PROVIDER_CLIENT_SECRET: z.string().min(1).default(SANDBOX_CLIENT.PROVIDER_CLIENT_SECRET),
   PROVIDER_ACCOUNT_ID: z.string().min(1).default(SANDBOX_CLIENT.PROVIDER_ACCOUNT_ID),
   PROVIDER_TIMEOUT: duration('10s'),
+  /** How long a lookup made while a client waits (a name enquiry, the bank list) is asked again when the provider leaves it unanswered. */
+  PROVIDER_LOOKUP_RETRY_BUDGET: duration('3s'),
   PROVIDER_WEBHOOKS_SIGNING_SECRET: z.string().min(16).default(DEV_PROVIDER_WEBHOOKS_SIGNING_SECRET),
   /** The secret being rotated out: also accepted until it is unset. */
   PROVIDER_WEBHOOKS_PREVIOUS_SIGNING_SECRET: z.string().min(16).optional(),

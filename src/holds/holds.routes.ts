@@ -87,7 +87,7 @@ export function holdsRoutes(deps: { holds: HoldsService }): RouteDefinition[] {
       params: holdParamsSchema,
       body: holdReturnLookupBodySchema,
       responses: { 200: { description: 'The payer’s account as the provider names it', schema: holdReturnLookupResponseSchema } },
-      errors: [400, 403, 404, 409, 422, 429, 502],
+      errors: [400, 403, 404, 409, 422, 429],
       handle: async ({ params, body, ctx }) => {
         const destination = await holds.returnDestination(userOf(ctx).tenantId, params.entryId, body.bankCode);
         return { status: 200, body: { ...presentDestination(destination), namesMatch: destination.namesMatch } };
@@ -104,7 +104,7 @@ export function holdsRoutes(deps: { holds: HoldsService }): RouteDefinition[] {
       params: holdParamsSchema,
       body: holdReturnBodySchema,
       responses: { 202: { description: 'The return’s settlement, accepted', schema: holdReturnResponseSchema } },
-      errors: [400, 403, 404, 409, 422, 429, 502],
+      errors: [400, 403, 404, 409, 422, 429],
       handle: async ({ params, body, ctx }) => {
         const returned = await holds.returnToSender(userOf(ctx), params.entryId, body);
         return {

@@ -13,8 +13,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Request body too large',
   415: 'Request body is not JSON',
   429: 'Rate limited; retry after the Retry-After header (seconds)',
-  502: 'The provider is unavailable',
-  503: 'A dependency is unavailable',
+  503: 'A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given',
 };
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {

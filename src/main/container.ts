@@ -156,7 +156,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     postingEngine,
     logger,
     provider,
-    banks: createBankDirectory({ provider, logger, ttlMs: config.BANK_LIST_TTL }),
+    banks: createBankDirectory({ provider, logger, ttlMs: config.BANK_LIST_TTL, retryBudgetMs: config.PROVIDER_LOOKUP_RETRY_BUDGET }),
     jobs,
     starter,
     limits: rateLimits,

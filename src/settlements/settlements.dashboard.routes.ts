@@ -65,7 +65,6 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
       tag: 'dashboard',
       auth: 'session',
       responses: { 200: { description: 'The banks', schema: banksResponseSchema } },
-      errors: [502],
       handle: async () => ({ status: 200, body: { banks: (await settlements.banks()).map(presentBank) } }),
     }),
     defineRoute({
@@ -77,7 +76,7 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
       role: 'operator',
       body: lookupBodySchema,
       responses: { 200: { description: 'The account name', schema: lookupResponseSchema } },
-      errors: [400, 404, 429, 502],
+      errors: [400, 404, 429],
       handle: async ({ body, ctx }) => {
         const found = await settlements.lookupAccount(userOf(ctx).tenantId, body.accountNumber, body.bankCode);
         return { status: 200, body: presentAccountName(found) };
@@ -123,7 +122,7 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
       body: dashboardSettleBodySchema,
       idempotencyKey: true,
       responses: { 202: { description: 'Accepted', schema: settleResponseSchema } },
-      errors: [400, 403, 404, 409, 429, 502],
+      errors: [400, 403, 404, 409, 429],
       handle: async ({ params, body, ctx }) => {
         const user = userOf(ctx);
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));

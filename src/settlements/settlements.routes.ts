@@ -26,7 +26,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       body: settleBodySchema,
       idempotencyKey: true,
       responses: { 202: { description: 'Accepted; track it with GET /v1/transfers/{merchantTxRef}', schema: settleResponseSchema } },
-      errors: [400, 403, 404, 409, 429, 502],
+      errors: [400, 403, 404, 409, 429],
       handle: async ({ params, body, ctx }) => {
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
         const tenantId = tenantOf(ctx).id;
@@ -48,7 +48,6 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       tag: 'settlements',
       auth: 'apiKey',
       responses: { 200: { description: 'The banks', schema: banksResponseSchema } },
-      errors: [502],
       handle: async () => ({ status: 200, body: { banks: (await settlements.banks()).map(presentBank) } }),
     }),
     defineRoute({
@@ -59,7 +58,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       auth: 'apiKey',
       body: lookupBodySchema,
       responses: { 200: { description: 'The account name', schema: lookupResponseSchema } },
-      errors: [400, 404, 429, 502],
+      errors: [400, 404, 429],
       handle: async ({ body, ctx }) => {
         const found = await settlements.lookupAccount(tenantOf(ctx).id, body.accountNumber, body.bankCode);
         return { status: 200, body: presentAccountName(found) };

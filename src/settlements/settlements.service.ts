@@ -3,7 +3,7 @@ import { sameAccountName } from '../account-names';
 import type { BeneficiariesService, PayoutDestination } from '../beneficiaries/beneficiaries.service';
 import type { Config } from '../config';
 import type { Db, DbOrTrx, Trx } from '../db';
-import { AppError, BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
+import { AppError, BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ValidationError } from '../errors';
 import { createIdempotencyRepo, type IdempotencyRecord } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
@@ -14,7 +14,8 @@ import { DailyPayoutLimitError, InsufficientFundsError } from '../ledger/posting
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
 import type { Kobo } from '../money';
-import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
+import { ProviderRejectedError } from '../provider/errors';
+import { lookupWithRetries } from '../provider/lookup-retry';
 import type { PaymentProvider } from '../provider/payment-provider';
 import type { ProviderAccountName, ProviderBank } from '../provider/provider.types';
 import type { RateLimits } from '../rate-limits/rate-limits';
@@ -93,7 +94,7 @@ const invalidBankCode = (): ValidationError => new ValidationError('invalid bank
 
 export function createSettlementsService(deps: {
   db: Db;
-  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET'>;
+  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET' | 'PROVIDER_LOOKUP_RETRY_BUDGET'>;
   postingEngine: Pick<PostingEngine, 'debitSettlementAmong'>;
   logger: Logger;
   provider: PaymentProvider;
@@ -133,13 +134,17 @@ export function createSettlementsService(deps: {
     return destination;
   }
 
-  /** The provider's name for the account, or null when the bank has no account of that number. */
+  /**
+   * The provider's name for the account, or null when the bank has no account of that number; asked again
+   * within PROVIDER_LOOKUP_RETRY_BUDGET while the provider leaves it unanswered, then `503` with Retry-After.
+   */
   async function findAtProvider(accountNumber: string, bankCode: string): Promise<ProviderAccountName | null> {
     await requireKnownBank(bankCode);
     try {
-      return await provider.lookupAccount({ accountNumber, bankCode });
+      return await lookupWithRetries(() => provider.lookupAccount({ accountNumber, bankCode }), {
+        budgetMs: config.PROVIDER_LOOKUP_RETRY_BUDGET,
+      });
     } catch (error) {
-      if (error instanceof ProviderUnavailableError) throw new ProviderOutageError();
       if (error instanceof ProviderRejectedError)
         throw new BadRequestError('provider_rejected', `provider rejected the lookup: ${error.description}`);
       throw error;

@@ -2193,7 +2193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2301,7 +2301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2346,7 +2346,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2437,7 +2437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2584,16 +2584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2686,7 +2677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2755,7 +2746,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2840,7 +2831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2990,7 +2981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3040,7 +3031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3124,7 +3115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3195,7 +3186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3296,7 +3287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3352,7 +3343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3432,7 +3423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3542,7 +3533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3607,7 +3598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3689,7 +3680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3798,7 +3789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3870,7 +3861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3995,16 +3986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4047,16 +4029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4149,16 +4122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4237,7 +4201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4309,7 +4273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4440,16 +4404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4522,7 +4477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4587,7 +4542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4670,7 +4625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4782,7 +4737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4838,7 +4793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4910,7 +4865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5047,7 +5002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5143,7 +5098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5225,7 +5180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5275,7 +5230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5324,7 +5279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5406,7 +5361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5451,7 +5406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5534,7 +5489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5619,7 +5574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5703,7 +5658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5765,7 +5720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5862,7 +5817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5942,7 +5897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5998,7 +5953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6105,7 +6060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6186,7 +6141,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6282,7 +6237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6356,7 +6311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6432,7 +6387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6541,7 +6496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6630,7 +6585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6699,7 +6654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6793,7 +6748,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6913,7 +6868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7007,7 +6962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7092,7 +7047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7177,7 +7132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7239,7 +7194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7321,7 +7276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7427,7 +7382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7515,7 +7470,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7641,7 +7596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7792,7 +7747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7889,7 +7844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8024,7 +7979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8187,7 +8142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8295,7 +8250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8438,7 +8393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8581,7 +8536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8642,7 +8597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8691,7 +8646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8751,7 +8706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8856,7 +8811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8968,7 +8923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9055,7 +9010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9142,7 +9097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9211,7 +9166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9268,7 +9223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9324,7 +9279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9399,7 +9354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9480,7 +9435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9572,7 +9527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9643,7 +9598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9717,7 +9672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9807,7 +9762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9918,7 +9873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10030,7 +9985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10191,7 +10146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10268,7 +10223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10350,7 +10305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10402,16 +10357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10513,16 +10459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10635,7 +10572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10761,16 +10698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10888,7 +10816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10969,7 +10897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11109,16 +11037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11192,7 +11111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11284,7 +11203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11405,7 +11324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11470,7 +11389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11551,7 +11470,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11688,7 +11607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11793,7 +11712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11884,7 +11803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11943,7 +11862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12037,7 +11956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12123,7 +12042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12216,7 +12135,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12356,7 +12275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12448,7 +12367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12541,7 +12460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12614,7 +12533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12699,7 +12618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12794,7 +12713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12846,7 +12765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12917,7 +12836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13023,7 +12942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13088,7 +13007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13204,7 +13123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13294,7 +13213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13365,7 +13284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13418,7 +13337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13487,7 +13406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13591,7 +13510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13721,16 +13640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13868,16 +13778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The provider is unavailable */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13933,7 +13834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14026,7 +13927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14093,7 +13994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14166,7 +14067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14265,7 +14166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14338,7 +14239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency is unavailable */
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
             503: {
                 headers: {
                     [name: string]: unknown;

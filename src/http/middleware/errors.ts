@@ -19,7 +19,7 @@ const STATUS_OF: Record<ErrorKind, number> = {
   conflict: 409,
   unprocessable: 422,
   rate_limited: 429,
-  provider_unavailable: 502,
+  provider_unavailable: 503,
   unavailable: 503,
 };
 

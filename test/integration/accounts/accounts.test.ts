@@ -85,14 +85,18 @@ describe('virtual-account provisioning', () => {
     assert.equal(accounts.length, 1);
   });
 
-  it('answers 502 "provider unavailable" while the provider is down, makes nothing, and completes on retry with the same key', async () => {
+  it('answers 503 "provider unavailable" with Retry-After while the provider is down, makes nothing, and completes on retry with the same key', async () => {
     const key = randomUUID();
     const body = { externalRef: `cust-${randomUUID()}`, name: 'Dayo Ola' };
     await call(stack.sandboxUrl, 'POST', '/sandbox/faults', { body: { failureRate: 1, routes: ['/v1/accounts/virtual'] } });
     try {
       const down = await call(stack.apiUrl, 'POST', '/v1/accounts', { apiKey: tenant.apiKey, body, headers: { 'Idempotency-Key': key } });
-      assert.equal(down.status, 502);
-      assert.deepEqual({ error: down.body.error, code: down.body.code }, { error: 'provider unavailable', code: 'provider_unavailable' });
+      assert.equal(down.status, 503);
+      // A registration is not asked again; the provider sent no Retry-After, so the client is told 1 s.
+      assert.deepEqual(
+        { error: down.body.error, code: down.body.code, retryAfter: down.headers.get('retry-after') },
+        { error: 'provider unavailable: try again in 1 s', code: 'provider_unavailable', retryAfter: '1' },
+      );
       assert.equal(
         await stack.infra.db('customers').where({ tenant_id: tenant.tenantId, external_ref: body.externalRef }).first(),
         undefined,

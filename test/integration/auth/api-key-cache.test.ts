@@ -73,9 +73,11 @@ describe('API key cache with change notifications (real Postgres)', () => {
 
   it('stops answering from memory the moment its connection is cut, and resumes once it has listened again', async () => {
     await lookup();
-    const cut = await stack.infra.db.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?', [
-      LISTENER_APP,
-    ]);
+    // Only in this run's database: the cluster is shared, and another run's listener has the same name.
+    const cut = await stack.infra.db.raw(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()',
+      [LISTENER_APP],
+    );
     assert.equal(cut.rows.length, 1);
     await eventually(async () => liveStates.at(-1) === false, { what: 'the listener to notice' });
     const offline = loads;

@@ -285,7 +285,7 @@ describe('returning held money to the sender', () => {
     );
   });
 
-  it('answers 422 when the provider has no such account, and 502 when its name enquiry is down, debiting and releasing nothing', async () => {
+  it('answers 422 when the provider has no such account, and 503 with Retry-After when its name enquiry stays down, debiting and releasing nothing', async () => {
     const missing = await heldCredit({
       accountNumber: magicAccountNumber('nameNotFound', '000000'),
       bankName: 'Zenith Bank',
@@ -302,8 +302,9 @@ describe('returning held money to the sender', () => {
     await sandboxFaults({ failureRate: 1, routes: ['/v1/transfers/bank/lookup'] });
     try {
       const down = await returnHeld(entryId, {});
-      assert.equal(down.status, 502, down.text);
+      assert.equal(down.status, 503, down.text);
       assert.deepEqual(down.body.code, 'provider_unavailable');
+      assert.ok(Number(down.headers.get('retry-after')) >= 1, 'Retry-After in seconds');
     } finally {
       await sandboxFaults();
     }

@@ -186,7 +186,7 @@ describe('metrics: /metrics of the API', () => {
         apiKey: tenant.apiKey,
         body: { externalRef: 'metrics-fault', name: 'Ada Obi' },
       });
-      assert.equal(refused.status, 502);
+      assert.equal(refused.status, 503);
     } finally {
       await call(stack.sandboxUrl, 'DELETE', '/sandbox/faults');
     }
