@@ -51,7 +51,7 @@ async function requireOpen(db: Db | Trx, tenantId: string, account: AccountRecor
  */
 export function createInternalTransfersService(deps: {
   db: Db;
-  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET'>;
+  config: Pick<Config, 'MAX_AMOUNT' | 'REQUEST_HASH_SECRET'>;
   postingEngine: Pick<PostingEngine, 'transfer'>;
 }) {
   const { db, config, postingEngine } = deps;
@@ -91,7 +91,6 @@ export function createInternalTransfersService(deps: {
       amount: transfer.amount,
       narration: transfer.narration,
       reference: transfer.id,
-      spendFrom: config.SETTLEMENT_FUNDS,
     });
     await underLocks?.();
     const made = await createInternalTransfersRepo(trx).insert({

@@ -52,6 +52,13 @@ export interface Reversal {
 }
 
 /**
+ * What a transfer between accounts spends: confirmed money only. Its credit is confirmed as it posts (the receiver
+ * may settle it at once), so it must carry money the provider has confirmed: a provisional credit moved on and then
+ * reversed would leave the receiver holding confirmed money the provider never paid.
+ */
+export const TRANSFER_FUNDS: FundsSource = 'available';
+
+/**
  * What a settlement may take from an account under SETTLEMENT_FUNDS, for display: the append's own
  * check (ledger.repo) is what enforces it. Nothing while the account is in deficit.
  */
@@ -186,20 +193,20 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
 
     /**
      * Moves `amount` from one account to another of the same tenant: one balanced transaction of a debit and a
-     * credit (kind `transfer`, confirmed). The sending account spends what a settlement may (`spendFrom`, its
-     * held money apart); the credit is judged against the receiving customer's KYC limits like any credit (the
-     * part over them held); the debit counts toward the sending customer's daily payout limit only when the money
-     * leaves the customer. Both customers' rows and then both accounts' are locked in id order first, so crossed
+     * credit (kind `transfer`, confirmed). The sending account spends only confirmed money, its held money apart
+     * (TRANSFER_FUNDS, whatever SETTLEMENT_FUNDS lets a settlement spend); the credit is judged against the
+     * receiving customer's KYC limits like any credit (the part over them held); the debit counts toward the
+     * sending customer's daily payout limit only when the money leaves the customer. Both customers' rows and then both accounts' are locked in id order first, so crossed
      * transfers wait for each other instead of deadlocking, and the funds read stays true until the posting.
      */
     async transfer(
       trx: Trx,
-      transfer: { fromAccountId: string; toAccountId: string; amount: Kobo; narration: string; reference: string; spendFrom: FundsSource },
+      transfer: { fromAccountId: string; toAccountId: string; amount: Kobo; narration: string; reference: string },
     ): Promise<PostedTransfer> {
       if (transfer.fromAccountId === transfer.toAccountId) throw new Error('a transfer moves money between two accounts');
       await repo.lockAccounts(trx, [transfer.fromAccountId, transfer.toAccountId]);
-      const sending = await repo.payoutStanding(trx, transfer.fromAccountId, transfer.spendFrom, options.tierDefaults);
-      const receiving = await repo.payoutStanding(trx, transfer.toAccountId, transfer.spendFrom, options.tierDefaults);
+      const sending = await repo.payoutStanding(trx, transfer.fromAccountId, TRANSFER_FUNDS, options.tierDefaults);
+      const receiving = await repo.payoutStanding(trx, transfer.toAccountId, TRANSFER_FUNDS, options.tierDefaults);
       if (!sending || !receiving) throw new Error('a transfer account does not exist');
       if (sending.spendable < transfer.amount) throw new InsufficientFundsError();
       const leavesCustomer = sending.customerId !== receiving.customerId;
