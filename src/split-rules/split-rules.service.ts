@@ -115,10 +115,12 @@ export function createSplitRulesService(deps: { db: Db; transfers: Pick<Internal
     /**
      * Moves the split parts of credits just confirmed, inside the confirmation's transaction `trx`, under `rules`
      * (read and share-locked in it, every account they name locked by the caller). Each part is a transfer
-     * (spending as a settlement does), taken only from the payment's own unheld money; a part that cannot move
-     * (money of the payment held by the customer's KYC limits, an account in deficit, the daily payout limit, an
-     * expired account or a suspended customer on either side) is recorded as not moved with the reason, and the
-     * confirmation stands. Returns the moves recorded.
+     * (spending confirmed money only, as every transfer), taken only from the payment's own unheld money; a part
+     * that cannot move (money of the payment held by the customer's KYC limits, an account in deficit, the daily
+     * payout limit, an expired receiving account or a suspended customer on either side) is recorded as not
+     * moved with the reason, and the confirmation stands. The paying account's own closing does not stop its
+     * parts: a checkout account's completing payment closes it as it is confirmed, and is split. Returns the
+     * moves recorded.
      */
     async moveConfirmed(trx: Trx, credits: ConfirmedCredit[], rules: Map<string, SplitRule>): Promise<RecordedMove[]> {
       const repo = createSplitRulesRepo(trx);
