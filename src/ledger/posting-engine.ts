@@ -343,12 +343,20 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     },
 
     /**
-     * A confirmed credit answering `reversal` (a reversed credit the provider showed paid after all),
-     * for the amount the reversal took back: the ledger stays append-only, and the unique index on the
-     * answered entry makes it happen once.
+     * A confirmed credit answering `reversal` (a reversed credit the provider showed paid after all), for the
+     * amount the reversal took back, in the caller's transaction: the ledger stays append-only, and the unique
+     * index on the answered entry makes it happen once. It is judged as a new payment, by the payment credits'
+     * statement (a group of one): the customer's KYC limits (the part over them held), a dynamic account's
+     * policy (its variance recorded, a mismatch held in full to return) and, since it is confirmed at once, the
+     * closing of the account the payment completes. `held`: what the limits or the policy hold of it.
      */
-    async restoreReversedCredit(trx: Trx, original: LedgerEntry, reversal: LedgerEntry, narration: string): Promise<LedgerEntry> {
-      const [restored] = await post(trx, original.accountId, [
+    async restoreReversedCredit(
+      trx: Trx,
+      original: LedgerEntry,
+      reversal: LedgerEntry,
+      narration: string,
+    ): Promise<{ entry: LedgerEntry; held: Kobo }> {
+      const plan = planPosting([
         {
           direction: 'credit',
           kind: 'adjustment',
@@ -362,7 +370,21 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           counterPostings: await undoneCounterPostings(trx, reversal),
         },
       ]);
-      return restored!;
+      const { rows } = await runPrepared(
+        trx,
+        'restored-credit-single',
+        statementNamed('restored-credit-single', () =>
+          paymentCreditsStatement({
+            before: 'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry)',
+            credits: 'single',
+            select: `SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id`,
+          }),
+        ),
+        { account_id: original.accountId, entry: JSON.stringify(paymentCreditRow(plan)), ...limitBindings },
+      );
+      const [row] = rows as Array<EntryRow & { held: string }>;
+      if (!row) throw new Error(`account ${original.accountId} does not exist`);
+      return { entry: toLedgerEntry(row), held: koboFromDb(row.held) };
     },
 
     /**

@@ -316,6 +316,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       postingEngine,
       creditPayment,
       settlementExecution,
+      splits: splitRules,
       jobs,
       starter,
     }),
