@@ -215,6 +215,11 @@ export function createInternalTransfersService(deps: {
       });
     },
 
+    /** The ledger entries each of these transfers posted (its debit and its credit), read in the caller's transaction. */
+    entriesOf(trx: Trx, ids: string[]): Promise<Map<string, { debitEntryId: string; creditEntryId: string }>> {
+      return createInternalTransfersRepo(trx).entriesOf(ids);
+    },
+
     /** Unknown, another tenant's and malformed ids all read as "transfer not found". */
     async find(tenantId: string, id: string): Promise<InternalTransferRecord> {
       const transfer = isUuid(id) ? await transfers.find(tenantId, id.toLowerCase()) : undefined;

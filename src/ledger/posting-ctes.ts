@@ -246,7 +246,7 @@ function closesAccountSql(grossMatchesSql: string, judgementClosesSql: string): 
   return `(a.status = 'active' AND CASE WHEN a.amount_policy IS NULL THEN ${grossMatchesSql} ELSE ${judgementClosesSql} END)`;
 }
 
-/** Debits among the drafts of appendDraftsByAccountFragment; the caller has checked the funds under its locks. */
+/** Debits among the drafts of appendDraftsByAccountFragment; the caller has checked the funds under its locks (or, for a compensation, lets them go below zero). */
 interface DebitsSql {
   /** A boolean: the debits count toward their customer's payouts of the day (and its daily limit). */
   countTowardDaySql: string;
@@ -258,8 +258,8 @@ interface DebitsSql {
  * statement). `draftsRelation` is a query returning the draft columns plus account_id, with ord numbered
  * 1..n within each account; the totals are summed per account in SQL, where planPosting would sum them in
  * code. There is no funds check and no pending credit released: the drafts are payment credits (or a reversed
- * payment's confirmed restoration), or with `debits` a transfer whose funds the caller checked under the same locks
- * (see posting-engine). Every customer's row is
+ * payment's confirmed restoration), or with `debits` a transfer whose funds the caller checked under the same locks,
+ * or a compensation taking a split credit back from its accounts (see posting-engine). Every customer's row is
  * locked, in id order, before any account's, and the accounts then in id order, so two such statements sharing
  * customers (or a confirmation locking several accounts with lockAccounts) wait for each other instead of
  * deadlocking.

@@ -10,10 +10,11 @@ import {
   confirmCreditsStatement,
   paymentCreditsStatement,
   settlementDebitStatement,
-  TRANSFER_STATEMENT,
+  ENTRIES_AMONG_ACCOUNTS_STATEMENT,
   type StatementParts,
 } from './posting-statements';
-import type { FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
+import type { EntryDraft, FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
+import { uuidv7 } from '../ids';
 
 export type { PayoutStanding } from './ledger.repo';
 
@@ -44,6 +45,17 @@ export interface PostedTransfer {
 /** What the posting engine needs to judge postings against KYC limits: the platform's defaults per tier. */
 export interface PostingEngineOptions {
   tierDefaults: TierDefaults;
+}
+
+/** A part of a split credit that moved to another account of the tenant: the split transfer's two entries. */
+export interface SplitPartToTakeBack {
+  /** The account that received the part. */
+  accountId: string;
+  /** The transfer's credit to that account. */
+  creditEntryId: string;
+  /** The transfer's debit of the splitting account. */
+  debitEntryId: string;
+  amount: Kobo;
 }
 
 export interface Reversal {
@@ -213,9 +225,9 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       if (leavesCustomer && sending.dailyLimit !== null && sending.usedToday + transfer.amount > sending.dailyLimit)
         throw new DailyPayoutLimitError(sending.tier, sending.dailyLimit, sending.usedToday);
       const entries = transferEntries(transfer);
-      const { rows } = (await trx.raw(TRANSFER_STATEMENT, {
-        transfer_drafts: JSON.stringify(entries.map(({ accountId, draft }) => ({ account_id: accountId, ...draftJson(draft, 1) }))),
-        transfer_counts_toward_day: leavesCustomer,
+      const { rows } = (await trx.raw(ENTRIES_AMONG_ACCOUNTS_STATEMENT, {
+        entry_drafts: JSON.stringify(entries.map(({ accountId, draft }) => ({ account_id: accountId, ...draftJson(draft, 1) }))),
+        debits_count_toward_day: leavesCustomer,
         ...limitBindings,
       })) as { rows: Array<EntryRow & { held: string }> };
       const debit = rows.find((row) => row.direction === 'debit');
@@ -388,34 +400,84 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     },
 
     /**
-     * A confirmed debit taking back a confirmed credit (the provider took the money back); it may leave
-     * the account in deficit. Once per credit: the unique index on the answered entry.
+     * A confirmed debit taking back a confirmed credit (the provider took the money back); it may leave the
+     * account in deficit. When parts of the credit were split to other accounts (`parts`: each split transfer that
+     * moved), each part is taken back from its receiver first, in the same balanced transaction: the receiver is
+     * debited the part (an adjustment answering the transfer's credit; a receiver that spent it goes into deficit
+     * and is flagged, as the payer would) and the splitting account credited it (answering the transfer's debit),
+     * then the whole credit is debited from the splitting account, so it bears only what it kept. Every account
+     * involved is locked first (customers, then accounts, in id order), and what the limits held of the credit and
+     * of the parts' credits is released with them. Once per credit and per part: the unique index on the answered
+     * entry. Returns the compensating debit and, per part, the receiver's debit that took it back.
      */
-    async compensateCredit(trx: Trx, credit: LedgerEntry, narration: string): Promise<LedgerEntry> {
-      await repo.lockAccounts(trx, [credit.accountId]);
-      const heldReleased = await createHoldsRepo(trx).closeHold(credit.id);
-      const [debit] = await append(
-        trx,
-        credit.accountId,
-        planPosting(
-          [
-            {
-              direction: 'debit',
-              kind: 'adjustment',
-              amount: credit.amount,
-              fee: credit.fee,
-              status: 'confirmed',
-              narration,
-              providerTxnRef: credit.providerTxnRef,
-              transactionGroupId: credit.transactionGroupId,
-              reversesEntryId: credit.id,
-              counterPostings: await undoneCounterPostings(trx, credit),
-            },
-          ],
-          { heldReleased },
-        ),
-      );
-      return debit!;
+    async compensateCredit<Part extends SplitPartToTakeBack>(
+      trx: Trx,
+      credit: LedgerEntry,
+      narration: string,
+      parts: Part[] = [],
+    ): Promise<{ debit: LedgerEntry; takenBack: Array<Part & { entryId: string }> }> {
+      await repo.lockAccounts(trx, [credit.accountId, ...parts.map((part) => part.accountId)]);
+      const holds = createHoldsRepo(trx);
+      await holds.closeHoldOf(credit.accountId, credit.id);
+      for (const part of parts) await holds.closeHoldOf(part.accountId, part.creditEntryId);
+      const transactionId = uuidv7();
+      const entry = (
+        fields: Pick<EntryDraft, 'direction' | 'amount' | 'fee' | 'narration' | 'reversesEntryId' | 'counterPostings'>,
+      ): EntryDraft => ({
+        id: uuidv7(),
+        kind: 'adjustment',
+        status: 'confirmed',
+        providerTxnRef: credit.providerTxnRef,
+        transactionGroupId: credit.transactionGroupId,
+        transactionId,
+        ...fields,
+      });
+      const takenBack = parts.map((part) => ({
+        part,
+        fromReceiver: entry({
+          direction: 'debit',
+          amount: part.amount,
+          fee: 0n,
+          narration: `${narration} (its split part taken back)`,
+          reversesEntryId: part.creditEntryId,
+          counterPostings: [],
+        }),
+        toPayer: entry({
+          direction: 'credit',
+          amount: part.amount,
+          fee: 0n,
+          narration: `${narration} (a split part taken back)`,
+          reversesEntryId: part.debitEntryId,
+          counterPostings: [],
+        }),
+      }));
+      const compensation = entry({
+        direction: 'debit',
+        amount: credit.amount,
+        fee: credit.fee,
+        narration,
+        reversesEntryId: credit.id,
+        counterPostings: await undoneCounterPostings(trx, credit),
+      });
+      const drafts = [
+        ...takenBack.map(({ part, fromReceiver }) => ({ account_id: part.accountId, ...draftJson(fromReceiver, 1) })),
+        // The splitting account's entries in order: the parts come back, then the credit leaves.
+        ...[...takenBack.map(({ toPayer }) => toPayer), compensation].map((draft, index) => ({
+          account_id: credit.accountId,
+          ...draftJson(draft, index + 1),
+        })),
+      ];
+      const { rows } = (await trx.raw(ENTRIES_AMONG_ACCOUNTS_STATEMENT, {
+        entry_drafts: JSON.stringify(drafts),
+        debits_count_toward_day: false,
+        ...limitBindings,
+      })) as { rows: EntryRow[] };
+      if (rows.length !== drafts.length) throw new Error(`a compensation posted ${rows.length} of its ${drafts.length} entries`);
+      const debit = rows.find((row) => row.id === compensation.id)!;
+      return {
+        debit: toLedgerEntry(debit),
+        takenBack: takenBack.map(({ part, fromReceiver }) => ({ ...part, entryId: fromReceiver.id })),
+      };
     },
 
     /**

@@ -75,15 +75,18 @@ export function confirmCreditsStatement(parts: StatementParts & { entryIdsSql: s
 }
 
 /**
- * A transfer's entries (`:transfer_drafts`, JSON rows of DRAFT_COLUMNS plus account_id) to their accounts in ONE
- * statement, so the transaction is balanced when the statement ends; `:transfer_counts_toward_day` says whether
- * the debit counts toward its customer's payouts of the day. Returns each entry with the part of it held.
+ * Entries to several accounts (`:entry_drafts`, JSON rows of DRAFT_COLUMNS plus account_id, `ord` numbering each
+ * account's drafts) in ONE statement, so their transactions are balanced when the statement ends: a transfer's debit
+ * and credit, or a compensation taking a split credit back from its account and its parts' accounts. The caller has
+ * checked the funds under the accounts' locks (a compensation checks none: it may leave accounts in deficit);
+ * `:debits_count_toward_day` says whether the debits count toward their customers' payouts of the day. Returns each
+ * entry with the part of it held.
  */
-export const TRANSFER_STATEMENT = `
+export const ENTRIES_AMONG_ACCOUNTS_STATEMENT = `
   WITH ${appendDraftsByAccountFragment(
-    `SELECT d.* FROM jsonb_to_recordset(CAST(:transfer_drafts AS jsonb)) AS d(account_id uuid, ${DRAFT_COLUMNS})`,
+    `SELECT d.* FROM jsonb_to_recordset(CAST(:entry_drafts AS jsonb)) AS d(account_id uuid, ${DRAFT_COLUMNS})`,
     {
-      countTowardDaySql: 'CAST(:transfer_counts_toward_day AS boolean)',
+      countTowardDaySql: 'CAST(:debits_count_toward_day AS boolean)',
     },
   )}
   SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id`;

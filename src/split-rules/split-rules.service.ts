@@ -3,6 +3,7 @@ import { API_KEY_ACTOR, createAuditLog, type AuditActor } from '../audit/audit-l
 import type { Db, Trx } from '../db';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors';
 import type { InternalTransfersService } from '../internal-transfers/internal-transfers.service';
+import type { SplitPartToTakeBack } from '../ledger/posting-engine';
 import { formatKobo, type Kobo } from '../money';
 import { splitMoves, type SplitPart } from './split-parts';
 import { createSplitRulesRepo, type RecordedMove, type SplitRule } from './split-rules.repo';
@@ -47,7 +48,7 @@ function requireActiveAccount(account: AccountRecord): void {
  * transfers (listed with the account's transfers, each with its event), in the confirmation's own transaction (see
  * moveConfirmed).
  */
-export function createSplitRulesService(deps: { db: Db; transfers: Pick<InternalTransfersService, 'moveSplitPart'> }) {
+export function createSplitRulesService(deps: { db: Db; transfers: Pick<InternalTransfersService, 'moveSplitPart' | 'entriesOf'> }) {
   const { db, transfers } = deps;
 
   async function accountOf(tenantId: string, accountRef: string): Promise<AccountRecord> {
@@ -149,6 +150,30 @@ export function createSplitRulesService(deps: { db: Db; transfers: Pick<Internal
         recorded.push(...moves);
       }
       return recorded;
+    },
+
+    /**
+     * The parts of a confirmed credit's split that moved and are not taken back yet, each with the two entries of
+     * its transfer, in the caller's transaction (locked in it): what taking the credit back takes from the accounts
+     * that received them first (see the posting engine's compensateCredit).
+     */
+    async movedParts(trx: Trx, paymentEntryId: string): Promise<Array<SplitPartToTakeBack & { position: number }>> {
+      const moved = await createSplitRulesRepo(trx).movedNotTakenBack(paymentEntryId);
+      const entries = await transfers.entriesOf(
+        trx,
+        moved.map((part) => part.transferId),
+      );
+      return moved.map((part) => {
+        const transfer = entries.get(part.transferId);
+        if (!transfer) throw new Error(`split transfer ${part.transferId} has no ledger entries`);
+        return { position: part.position, accountId: part.toAccountId, amount: part.amount, ...transfer };
+      });
+    },
+
+    /** Records which moved parts of a payment were taken back, each with the receiver's debit that took it. */
+    async recordTakenBack(trx: Trx, paymentEntryId: string, taken: Array<{ position: number; entryId: string }>): Promise<void> {
+      const repo = createSplitRulesRepo(trx);
+      for (const part of taken) await repo.recordTakenBack(paymentEntryId, part.position, part.entryId);
     },
   };
 }
