@@ -246,7 +246,10 @@ function closesAccountSql(grossMatchesSql: string, judgementClosesSql: string): 
   return `(a.status = 'active' AND CASE WHEN a.amount_policy IS NULL THEN ${grossMatchesSql} ELSE ${judgementClosesSql} END)`;
 }
 
-/** Debits among the drafts of appendDraftsByAccountFragment; the caller has checked the funds under its locks (or, for a compensation, lets them go below zero). */
+/**
+ * Debits among the drafts of appendDraftsByAccountFragment; the caller has checked the funds under its locks (or, for a
+ * compensation, lets them go below zero).
+ */
 interface DebitsSql {
   /** A boolean: the debits count toward their customer's payouts of the day (and its daily limit). */
   countTowardDaySql: string;
