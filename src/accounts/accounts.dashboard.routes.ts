@@ -4,7 +4,7 @@ import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import { statementQuerySchema } from './statement.schemas';
 import { statementCsv } from './statement-csv';
-import { settleableBalance } from '../ledger/posting-engine';
+import { settleableBalance, TRANSFER_FUNDS } from '../ledger/posting-engine';
 import { presentDashboardStatement } from './statement.presenter';
 import type { StatementService } from './statement.service';
 import { formatKobo } from '../money';
@@ -39,6 +39,7 @@ function presentWithBalances(
       pendingCredits: formatKobo(account.pendingCredits),
       settleable: formatKobo(settleableBalance(settlesFrom, account)),
       settlesFrom,
+      transferable: formatKobo(settleableBalance(TRANSFER_FUNDS, account)),
     },
   };
 }

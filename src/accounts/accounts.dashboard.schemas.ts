@@ -17,6 +17,8 @@ const balancesSchema = z.object({
   /** What a settlement may take now: the ledger or the available balance (SETTLEMENT_FUNDS) less held money, 0.00 in deficit. */
   settleable: moneySchema,
   settlesFrom: z.enum(['ledger', 'available']),
+  /** What a transfer to another account may take now: confirmed money less held money (whatever SETTLEMENT_FUNDS is), 0.00 in deficit. */
+  transferable: moneySchema,
 });
 
 export const dashboardAccountSchema = virtualAccountSchema.extend({

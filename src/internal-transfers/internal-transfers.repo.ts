@@ -101,6 +101,15 @@ export function createInternalTransfersRepo(db: DbOrTrx) {
       return toTransfer(rows[0]!);
     },
 
+    /** The ledger entries each of these transfers posted: its debit of the sending account and its credit of the receiving one. */
+    async entriesOf(ids: string[]): Promise<Map<string, { debitEntryId: string; creditEntryId: string }>> {
+      if (ids.length === 0) return new Map();
+      const rows: Array<{ id: string; debit_entry_id: string; credit_entry_id: string }> = await db('internal_transfers')
+        .whereIn('id', ids)
+        .select('id', 'debit_entry_id', 'credit_entry_id');
+      return new Map(rows.map((row) => [row.id, { debitEntryId: row.debit_entry_id, creditEntryId: row.credit_entry_id }]));
+    },
+
     async find(tenantId: string, id: string): Promise<InternalTransferRecord | undefined> {
       const { rows } = (await db.raw(`${SELECT_TRANSFER} WHERE t.tenant_id = :tenant_id AND t.id = :id`, { tenant_id: tenantId, id })) as {
         rows: TransferRow[];

@@ -35,12 +35,17 @@ class KeyTaken extends Error {}
 
 const accountNotFound = () => new NotFoundError('account not found');
 
-/** Money can move only between live accounts of active customers; said of whichever side is not. */
-async function requireOpen(db: Db | Trx, tenantId: string, account: AccountRecord): Promise<void> {
-  if (account.status !== 'active') throw new BadRequestError('account_expired', `account ${account.accountRef} is expired`);
+/** The account's customer must be active (a suspended customer's money does not move); said of the account. */
+async function requireActiveCustomer(db: Db | Trx, tenantId: string, account: AccountRecord): Promise<void> {
   const customer = await requireTenantCustomer(db, tenantId, account.customerId);
   if (customer.status !== 'active')
     throw new BadRequestError('customer_suspended', `the customer of account ${account.accountRef} is suspended`);
+}
+
+/** Money can move only between live accounts of active customers; said of whichever side is not. */
+async function requireOpen(db: Db | Trx, tenantId: string, account: AccountRecord): Promise<void> {
+  if (account.status !== 'active') throw new BadRequestError('account_expired', `account ${account.accountRef} is expired`);
+  await requireActiveCustomer(db, tenantId, account);
 }
 
 /**
@@ -51,7 +56,7 @@ async function requireOpen(db: Db | Trx, tenantId: string, account: AccountRecor
  */
 export function createInternalTransfersService(deps: {
   db: Db;
-  config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET'>;
+  config: Pick<Config, 'MAX_AMOUNT' | 'REQUEST_HASH_SECRET'>;
   postingEngine: Pick<PostingEngine, 'transfer'>;
 }) {
   const { db, config, postingEngine } = deps;
@@ -91,7 +96,6 @@ export function createInternalTransfersService(deps: {
       amount: transfer.amount,
       narration: transfer.narration,
       reference: transfer.id,
-      spendFrom: config.SETTLEMENT_FUNDS,
     });
     await underLocks?.();
     const made = await createInternalTransfersRepo(trx).insert({
@@ -186,15 +190,16 @@ export function createInternalTransfersService(deps: {
     /**
      * A split rule's part of a confirmed payment, inside the confirmation's transaction (see split-rules), which
      * holds both accounts' locks: no key, since the split's own record makes it once. Refused as any transfer
-     * (an expired account or a suspended customer on either side, insufficient funds, the daily payout limit),
-     * before anything is written.
+     * (a suspended customer on either side, an expired receiving account, insufficient funds, the daily payout
+     * limit), before anything is written. The sending account may have just closed: the payment that completes a
+     * checkout (or dynamic) account closes it in the statement that confirms it, and is split all the same.
      */
     async moveSplitPart(
       trx: Trx,
       part: { tenantId: string; fromAccountId: string; toAccountId: string; amount: Kobo; paymentReference: string },
     ): Promise<InternalTransferRecord> {
-      for (const accountId of [part.fromAccountId, part.toAccountId])
-        await requireOpen(trx, part.tenantId, (await findAccountById(trx, accountId))!);
+      await requireActiveCustomer(trx, part.tenantId, (await findAccountById(trx, part.fromAccountId))!);
+      await requireOpen(trx, part.tenantId, (await findAccountById(trx, part.toAccountId))!);
       return move(trx, {
         id: uuidv7(),
         tenantId: part.tenantId,
@@ -208,6 +213,11 @@ export function createInternalTransfersService(deps: {
         createdBy: null,
         splitOfPayment: part.paymentReference,
       });
+    },
+
+    /** The ledger entries each of these transfers posted (its debit and its credit), read in the caller's transaction. */
+    entriesOf(trx: Trx, ids: string[]): Promise<Map<string, { debitEntryId: string; creditEntryId: string }>> {
+      return createInternalTransfersRepo(trx).entriesOf(ids);
     },
 
     /** Unknown, another tenant's and malformed ids all read as "transfer not found". */

@@ -108,14 +108,20 @@ export function createHeldCreditsRepo(db: DbOrTrx) {
 
     /**
      * The credit and, when its money is held again after a failed return (held on the credit reversing the
-     * return's debit), the returned credit it came from, and so on back: the credits whose payer it is.
+     * return's debit), the returned credit it came from, or when it restores a reversed payment, that payment,
+     * and so on back: the credits whose payer it is.
      */
     async heldFrom(entryId: string): Promise<string[]> {
       const result = await db.raw(
         `WITH RECURSIVE origin(id) AS (
            SELECT CAST(? AS uuid)
            UNION ALL
-           SELECT r.entry_id FROM origin o JOIN ledger_entries e ON e.id = o.id JOIN ledger_hold_returns r ON r.debit_entry_id = e.reverses_entry_id
+           SELECT coalesce(r.entry_id, rev.reverses_entry_id)
+             FROM origin o
+             JOIN ledger_entries e ON e.id = o.id
+             LEFT JOIN ledger_hold_returns r ON r.debit_entry_id = e.reverses_entry_id
+             LEFT JOIN ledger_entries rev ON e.kind = 'adjustment' AND e.direction = 'credit' AND rev.id = e.reverses_entry_id AND rev.kind = 'reversal'
+            WHERE r.entry_id IS NOT NULL OR rev.id IS NOT NULL
          )
          SELECT id FROM origin`,
         [entryId],

@@ -62,23 +62,35 @@ export function createHoldsRepo(trx: Trx) {
     );
   }
 
+  /** Releases what is still held of a credit being reversed or taken back; the amount released (0 when none). */
+  async function closeHold(entryId: string): Promise<Kobo> {
+    const result = await trx.raw(
+      `WITH open AS (
+         SELECT entry_id, tenant_id, account_id, amount - released AS amount FROM ledger_holds WHERE entry_id = ? AND released < amount FOR UPDATE
+       ), closed AS (
+         UPDATE ledger_holds h SET released = h.amount FROM open o WHERE h.entry_id = o.entry_id RETURNING h.entry_id
+       ), recorded AS (
+         INSERT INTO ledger_hold_releases (id, entry_id, tenant_id, account_id, amount, reason)
+         SELECT ?, entry_id, tenant_id, account_id, amount, 'credit_reversed' FROM open
+       )
+       SELECT amount FROM open`,
+      [entryId, uuidv7()],
+    );
+    const row = result.rows[0] as { amount: string } | undefined;
+    return row ? koboFromDb(row.amount) : 0n;
+  }
+
   return {
-    /** Releases what is still held of a credit being reversed or taken back; the amount released (0 when none). */
-    async closeHold(entryId: string): Promise<Kobo> {
-      const result = await trx.raw(
-        `WITH open AS (
-           SELECT entry_id, tenant_id, account_id, amount - released AS amount FROM ledger_holds WHERE entry_id = ? AND released < amount FOR UPDATE
-         ), closed AS (
-           UPDATE ledger_holds h SET released = h.amount FROM open o WHERE h.entry_id = o.entry_id RETURNING h.entry_id
-         ), recorded AS (
-           INSERT INTO ledger_hold_releases (id, entry_id, tenant_id, account_id, amount, reason)
-           SELECT ?, entry_id, tenant_id, account_id, amount, 'credit_reversed' FROM open
-         )
-         SELECT amount FROM open`,
-        [entryId, uuidv7()],
-      );
-      const row = result.rows[0] as { amount: string } | undefined;
-      return row ? koboFromDb(row.amount) : 0n;
+    closeHold,
+
+    /**
+     * Releases what is still held of a credit being taken back in a posting that moves no held money itself (a
+     * compensation to several accounts), with the account's held balance and the customer's unheld balance.
+     * Call with the customer and the account locked.
+     */
+    async closeHoldOf(accountId: string, entryId: string): Promise<void> {
+      const released = await closeHold(entryId);
+      if (released > 0n) await moveHeld(accountId, -released);
     },
 
     /**

@@ -148,7 +148,8 @@ export async function paymentJudgementOf(db: DbOrTrx, entryId: string): Promise<
 }
 
 /**
- * A relation (for a caller's FROM clause, under an alias of its choice) of the confirmed payment credits whose
+ * A relation (for a caller's FROM clause, under an alias of its choice) of the confirmed payment credits (a
+ * payment, or the restoration of a reversed one, which was judged again) whose
  * whole amount a dynamic account holds to return (a provisional one may still be reversed, so it waits) and
  * which are still held: entry_id, tenant_id, account_id, transaction_group_id, variance and created_at (the
  * hold's). Read oldest first (ORDER BY created_at), it walks the index of open amount-mismatch holds only.
@@ -157,5 +158,5 @@ export const HELD_MISMATCHES_TO_RETURN_SQL = `(SELECT h.entry_id, h.tenant_id, h
      FROM ledger_holds h
      JOIN ledger_entries e ON e.id = h.entry_id
      JOIN ledger_payment_variances v ON v.entry_id = h.entry_id
-    WHERE h.limit_kind = 'amount_mismatch' AND h.released < h.amount AND e.kind = 'payment' AND e.status = 'confirmed'
+    WHERE h.limit_kind = 'amount_mismatch' AND h.released < h.amount AND e.kind IN ('payment', 'adjustment') AND e.status = 'confirmed'
       AND v.action = 'return')`;

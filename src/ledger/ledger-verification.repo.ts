@@ -96,7 +96,9 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                  OR (s.status IN ('failed', 'refunded') AND e.status = 'reversed'))
             OR e.amount <> s.amount
          LIMIT 100`);
-      // A restoring credit answers a reversal; a compensating debit answers a credit; both for its full amount.
+      // A restoring credit answers a reversal; a compensating debit answers a credit; a compensated split credit's part
+      // taken back answers its transfer's credit (the receiver's debit) and debit (the splitting account's credit); each
+      // for its full amount.
       const adjustments = await rows<LedgerProblem>(`
         SELECT 'adjustments' AS check, a.account_ref AS "accountRef", format('adjustment %s does not answer a matching entry', j.id) AS detail
           FROM ledger_entries j
@@ -104,8 +106,8 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           LEFT JOIN ledger_entries t ON t.id = j.reverses_entry_id
          WHERE j.kind = 'adjustment'
            AND (t.id IS NULL OR t.account_id <> j.account_id OR t.direction = j.direction OR t.amount <> j.amount
-                OR (j.direction = 'credit' AND t.kind <> 'reversal')
-                OR (j.direction = 'debit' AND t.kind NOT IN ('payment', 'adjustment')))
+                OR (j.direction = 'credit' AND t.kind NOT IN ('reversal', 'transfer'))
+                OR (j.direction = 'debit' AND t.kind NOT IN ('payment', 'adjustment', 'transfer')))
          LIMIT 100`);
       // Held money: the account's held balance is what its holds still hold; each hold's releases add up to
       // what it released; a hold never exceeds its credit, and a reversed or taken-back credit holds nothing.

@@ -54,7 +54,8 @@ const pairsSql = (table: Record<AmountPolicy, readonly Variance[]>): string =>
     .join(', ');
 
 /**
- * The same rule in SQL over a payment credit's draft `d` (amount and fee: net and the provider's fee) and its
+ * The same rule in SQL over a payment credit's draft `d` (amount and fee: net and the provider's fee; a reversed
+ * payment's restoration, an adjustment, is judged again as a new payment) and its
  * locked account `a` (status, expires_at, expected_amount, amount_policy, on_mismatch): the columns
  * expected_amount, amount_received, variance, action and closes_account, from a FROM item the caller names.
  * Expiry counts from the database's clock when the credit posts: an account past its expires_at is expired
@@ -71,5 +72,5 @@ export function paymentVarianceSql(draftsWithAccount: string): string {
                               WHEN a.expected_amount IS NULL OR d.amount + d.fee = a.expected_amount THEN 'exact'
                               WHEN d.amount + d.fee < a.expected_amount THEN 'under' ELSE 'over' END AS variance
                     FROM ${draftsWithAccount}
-                   WHERE d.direction = 'credit' AND d.kind = 'payment' AND a.amount_policy IS NOT NULL) j`;
+                   WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment') AND a.amount_policy IS NOT NULL) j`;
 }

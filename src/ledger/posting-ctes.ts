@@ -237,7 +237,19 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
   };
 }
 
-/** Debits among the drafts of appendDraftsByAccountFragment; the caller has checked the funds under its locks. */
+/**
+ * Whether a confirmed credit closes its account `a` (status, expected_amount, amount_policy): an account opened
+ * for an expected amount, on a credit of that gross amount (`grossMatchesSql`); a dynamic account, on a credit
+ * whose judgement closes it (`judgementClosesSql`, see payment-variance). Only an active account closes.
+ */
+function closesAccountSql(grossMatchesSql: string, judgementClosesSql: string): string {
+  return `(a.status = 'active' AND CASE WHEN a.amount_policy IS NULL THEN ${grossMatchesSql} ELSE ${judgementClosesSql} END)`;
+}
+
+/**
+ * Debits among the drafts of appendDraftsByAccountFragment; the caller has checked the funds under its locks (or, for a
+ * compensation, lets them go below zero).
+ */
 interface DebitsSql {
   /** A boolean: the debits count toward their customer's payouts of the day (and its daily limit). */
   countTowardDaySql: string;
@@ -248,8 +260,9 @@ interface DebitsSql {
  * credits it has just claimed: which of them post, and to which account, is known only inside the
  * statement). `draftsRelation` is a query returning the draft columns plus account_id, with ord numbered
  * 1..n within each account; the totals are summed per account in SQL, where planPosting would sum them in
- * code. There is no funds check and no pending credit released: the drafts are payment credits, or with
- * `debits` a transfer whose funds the caller checked under the same locks (see posting-engine). Every customer's row is
+ * code. There is no funds check and no pending credit released: the drafts are payment credits (or a reversed
+ * payment's confirmed restoration), or with `debits` a transfer whose funds the caller checked under the same locks,
+ * or a compensation taking a split credit back from its accounts (see posting-engine). Every customer's row is
  * locked, in id order, before any account's, and the accounts then in id order, so two such statements sharing
  * customers (or a confirmation locking several accounts with lockAccounts) wait for each other instead of
  * deadlocking.
@@ -263,6 +276,16 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
   const countsTowardDay = debits ? `(n.debits > 0 AND ${debits.countTowardDaySql})` : 'false';
   // Only the payment credits' statement judges and records payments to dynamic accounts: a transfer's drafts are never payments.
   const judgesPayments = debits === undefined;
+  // A judged credit posted confirmed (a reversed payment's restoration) closes its account here, as its confirmation
+  // would have (see confirmCreditsFragment): a statement can update the account's row only once.
+  const closing = judgesPayments
+    ? `status = CASE WHEN ${closesAccountSql(
+        `EXISTS (SELECT 1 FROM posting_drafts d WHERE d.account_id = a.id AND d.status = 'confirmed' AND d.amount + d.fee = a.expected_amount)`,
+        `EXISTS (SELECT 1 FROM posting_drafts d JOIN posting_variance pv ON pv.id = d.id
+                  WHERE d.account_id = a.id AND d.status = 'confirmed' AND pv.closes_account)`,
+      )} THEN 'expired' ELSE v.status END,
+             `
+    : '';
   const variance = judgesPayments
     ? `posting_variance AS (
       -- Each payment credit to a dynamic account, judged against its expected amount and expiry (see payment-variance).
@@ -329,7 +352,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
              held_balance = v.held_balance + (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.account_id = v.id),
              deficit_since = CASE WHEN (a.total_credits + t.credits) - (a.total_debits + t.debits) < 0
                                   THEN coalesce(v.deficit_since, clock_timestamp()) END,
-             updated_at = now()
+             ${closing}updated_at = now()
         FROM posting_account a JOIN posting_totals t ON t.account_id = a.id
        WHERE v.id = a.id
       RETURNING v.id
@@ -371,12 +394,12 @@ export function confirmCreditsFragment(entryIdsSql: string, accountIdsSql: strin
     ), confirm_released AS (
       UPDATE virtual_accounts a
          SET pending_credits = a.pending_credits - s.amount,
-             status = CASE WHEN a.status = 'active'
-                            AND CASE WHEN a.amount_policy IS NULL THEN a.expected_amount = ANY(s.grosses)
-                                     -- Only a dynamic account's confirmation looks its judgements up.
-                                     ELSE EXISTS (SELECT 1 FROM confirmed c JOIN ledger_payment_variances v ON v.entry_id = c.id
-                                                   WHERE c.account_id = a.id AND v.closes_account) END
-                           THEN 'expired' ELSE a.status END,
+             -- Only a dynamic account's confirmation looks its judgements up.
+             status = CASE WHEN ${closesAccountSql(
+               'a.expected_amount = ANY(s.grosses)',
+               `EXISTS (SELECT 1 FROM confirmed c JOIN ledger_payment_variances v ON v.entry_id = c.id
+                         WHERE c.account_id = a.id AND v.closes_account)`,
+             )} THEN 'expired' ELSE a.status END,
              updated_at = now()
         FROM (SELECT account_id, sum(amount) AS amount, array_agg(amount + fee) AS grosses FROM confirmed GROUP BY account_id) s
        WHERE a.id = s.account_id

@@ -10,10 +10,11 @@ import {
   confirmCreditsStatement,
   paymentCreditsStatement,
   settlementDebitStatement,
-  TRANSFER_STATEMENT,
+  ENTRIES_AMONG_ACCOUNTS_STATEMENT,
   type StatementParts,
 } from './posting-statements';
-import type { FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
+import type { EntryDraft, FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
+import { uuidv7 } from '../ids';
 
 export type { PayoutStanding } from './ledger.repo';
 
@@ -46,10 +47,28 @@ export interface PostingEngineOptions {
   tierDefaults: TierDefaults;
 }
 
+/** A part of a split credit that moved to another account of the tenant: the split transfer's two entries. */
+export interface SplitPartToTakeBack {
+  /** The account that received the part. */
+  accountId: string;
+  /** The transfer's credit to that account. */
+  creditEntryId: string;
+  /** The transfer's debit of the splitting account. */
+  debitEntryId: string;
+  amount: Kobo;
+}
+
 export interface Reversal {
   original: LedgerEntry;
   reversal: LedgerEntry;
 }
+
+/**
+ * What a transfer between accounts spends: confirmed money only. Its credit is confirmed as it posts (the receiver
+ * may settle it at once), so it must carry money the provider has confirmed: a provisional credit moved on and then
+ * reversed would leave the receiver holding confirmed money the provider never paid.
+ */
+export const TRANSFER_FUNDS: FundsSource = 'available';
 
 /**
  * What a settlement may take from an account under SETTLEMENT_FUNDS, for display: the append's own
@@ -186,29 +205,29 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
 
     /**
      * Moves `amount` from one account to another of the same tenant: one balanced transaction of a debit and a
-     * credit (kind `transfer`, confirmed). The sending account spends what a settlement may (`spendFrom`, its
-     * held money apart); the credit is judged against the receiving customer's KYC limits like any credit (the
-     * part over them held); the debit counts toward the sending customer's daily payout limit only when the money
-     * leaves the customer. Both customers' rows and then both accounts' are locked in id order first, so crossed
+     * credit (kind `transfer`, confirmed). The sending account spends only confirmed money, its held money apart
+     * (TRANSFER_FUNDS, whatever SETTLEMENT_FUNDS lets a settlement spend); the credit is judged against the
+     * receiving customer's KYC limits like any credit (the part over them held); the debit counts toward the
+     * sending customer's daily payout limit only when the money leaves the customer. Both customers' rows and then both accounts' are locked in id order first, so crossed
      * transfers wait for each other instead of deadlocking, and the funds read stays true until the posting.
      */
     async transfer(
       trx: Trx,
-      transfer: { fromAccountId: string; toAccountId: string; amount: Kobo; narration: string; reference: string; spendFrom: FundsSource },
+      transfer: { fromAccountId: string; toAccountId: string; amount: Kobo; narration: string; reference: string },
     ): Promise<PostedTransfer> {
       if (transfer.fromAccountId === transfer.toAccountId) throw new Error('a transfer moves money between two accounts');
       await repo.lockAccounts(trx, [transfer.fromAccountId, transfer.toAccountId]);
-      const sending = await repo.payoutStanding(trx, transfer.fromAccountId, transfer.spendFrom, options.tierDefaults);
-      const receiving = await repo.payoutStanding(trx, transfer.toAccountId, transfer.spendFrom, options.tierDefaults);
+      const sending = await repo.payoutStanding(trx, transfer.fromAccountId, TRANSFER_FUNDS, options.tierDefaults);
+      const receiving = await repo.payoutStanding(trx, transfer.toAccountId, TRANSFER_FUNDS, options.tierDefaults);
       if (!sending || !receiving) throw new Error('a transfer account does not exist');
       if (sending.spendable < transfer.amount) throw new InsufficientFundsError();
       const leavesCustomer = sending.customerId !== receiving.customerId;
       if (leavesCustomer && sending.dailyLimit !== null && sending.usedToday + transfer.amount > sending.dailyLimit)
         throw new DailyPayoutLimitError(sending.tier, sending.dailyLimit, sending.usedToday);
       const entries = transferEntries(transfer);
-      const { rows } = (await trx.raw(TRANSFER_STATEMENT, {
-        transfer_drafts: JSON.stringify(entries.map(({ accountId, draft }) => ({ account_id: accountId, ...draftJson(draft, 1) }))),
-        transfer_counts_toward_day: leavesCustomer,
+      const { rows } = (await trx.raw(ENTRIES_AMONG_ACCOUNTS_STATEMENT, {
+        entry_drafts: JSON.stringify(entries.map(({ accountId, draft }) => ({ account_id: accountId, ...draftJson(draft, 1) }))),
+        debits_count_toward_day: leavesCustomer,
         ...limitBindings,
       })) as { rows: Array<EntryRow & { held: string }> };
       const debit = rows.find((row) => row.direction === 'debit');
@@ -336,12 +355,20 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     },
 
     /**
-     * A confirmed credit answering `reversal` (a reversed credit the provider showed paid after all),
-     * for the amount the reversal took back: the ledger stays append-only, and the unique index on the
-     * answered entry makes it happen once.
+     * A confirmed credit answering `reversal` (a reversed credit the provider showed paid after all), for the
+     * amount the reversal took back, in the caller's transaction: the ledger stays append-only, and the unique
+     * index on the answered entry makes it happen once. It is judged as a new payment, by the payment credits'
+     * statement (a group of one): the customer's KYC limits (the part over them held), a dynamic account's
+     * policy (its variance recorded, a mismatch held in full to return) and, since it is confirmed at once, the
+     * closing of the account the payment completes. `held`: what the limits or the policy hold of it.
      */
-    async restoreReversedCredit(trx: Trx, original: LedgerEntry, reversal: LedgerEntry, narration: string): Promise<LedgerEntry> {
-      const [restored] = await post(trx, original.accountId, [
+    async restoreReversedCredit(
+      trx: Trx,
+      original: LedgerEntry,
+      reversal: LedgerEntry,
+      narration: string,
+    ): Promise<{ entry: LedgerEntry; held: Kobo }> {
+      const plan = planPosting([
         {
           direction: 'credit',
           kind: 'adjustment',
@@ -355,38 +382,102 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           counterPostings: await undoneCounterPostings(trx, reversal),
         },
       ]);
-      return restored!;
+      const { rows } = await runPrepared(
+        trx,
+        'restored-credit-single',
+        statementNamed('restored-credit-single', () =>
+          paymentCreditsStatement({
+            before: 'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry)',
+            credits: 'single',
+            select: `SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id`,
+          }),
+        ),
+        { account_id: original.accountId, entry: JSON.stringify(paymentCreditRow(plan)), ...limitBindings },
+      );
+      const [row] = rows as Array<EntryRow & { held: string }>;
+      if (!row) throw new Error(`account ${original.accountId} does not exist`);
+      return { entry: toLedgerEntry(row), held: koboFromDb(row.held) };
     },
 
     /**
-     * A confirmed debit taking back a confirmed credit (the provider took the money back); it may leave
-     * the account in deficit. Once per credit: the unique index on the answered entry.
+     * A confirmed debit taking back a confirmed credit (the provider took the money back); it may leave the
+     * account in deficit. When parts of the credit were split to other accounts (`parts`: each split transfer that
+     * moved), each part is taken back from its receiver first, in the same balanced transaction: the receiver is
+     * debited the part (an adjustment answering the transfer's credit; a receiver that spent it goes into deficit
+     * and is flagged, as the payer would) and the splitting account credited it (answering the transfer's debit),
+     * then the whole credit is debited from the splitting account, so it bears only what it kept. Every account
+     * involved is locked first (customers, then accounts, in id order), and what the limits held of the credit and
+     * of the parts' credits is released with them. Once per credit and per part: the unique index on the answered
+     * entry. Returns the compensating debit and, per part, the receiver's debit that took it back.
      */
-    async compensateCredit(trx: Trx, credit: LedgerEntry, narration: string): Promise<LedgerEntry> {
-      await repo.lockAccounts(trx, [credit.accountId]);
-      const heldReleased = await createHoldsRepo(trx).closeHold(credit.id);
-      const [debit] = await append(
-        trx,
-        credit.accountId,
-        planPosting(
-          [
-            {
-              direction: 'debit',
-              kind: 'adjustment',
-              amount: credit.amount,
-              fee: credit.fee,
-              status: 'confirmed',
-              narration,
-              providerTxnRef: credit.providerTxnRef,
-              transactionGroupId: credit.transactionGroupId,
-              reversesEntryId: credit.id,
-              counterPostings: await undoneCounterPostings(trx, credit),
-            },
-          ],
-          { heldReleased },
-        ),
-      );
-      return debit!;
+    async compensateCredit<Part extends SplitPartToTakeBack>(
+      trx: Trx,
+      credit: LedgerEntry,
+      narration: string,
+      parts: Part[] = [],
+    ): Promise<{ debit: LedgerEntry; takenBack: Array<Part & { entryId: string }> }> {
+      await repo.lockAccounts(trx, [credit.accountId, ...parts.map((part) => part.accountId)]);
+      const holds = createHoldsRepo(trx);
+      await holds.closeHoldOf(credit.accountId, credit.id);
+      for (const part of parts) await holds.closeHoldOf(part.accountId, part.creditEntryId);
+      const transactionId = uuidv7();
+      const entry = (
+        fields: Pick<EntryDraft, 'direction' | 'amount' | 'fee' | 'narration' | 'reversesEntryId' | 'counterPostings'>,
+      ): EntryDraft => ({
+        id: uuidv7(),
+        kind: 'adjustment',
+        status: 'confirmed',
+        providerTxnRef: credit.providerTxnRef,
+        transactionGroupId: credit.transactionGroupId,
+        transactionId,
+        ...fields,
+      });
+      const takenBack = parts.map((part) => ({
+        part,
+        fromReceiver: entry({
+          direction: 'debit',
+          amount: part.amount,
+          fee: 0n,
+          narration: `${narration} (its split part taken back)`,
+          reversesEntryId: part.creditEntryId,
+          counterPostings: [],
+        }),
+        toPayer: entry({
+          direction: 'credit',
+          amount: part.amount,
+          fee: 0n,
+          narration: `${narration} (a split part taken back)`,
+          reversesEntryId: part.debitEntryId,
+          counterPostings: [],
+        }),
+      }));
+      const compensation = entry({
+        direction: 'debit',
+        amount: credit.amount,
+        fee: credit.fee,
+        narration,
+        reversesEntryId: credit.id,
+        counterPostings: await undoneCounterPostings(trx, credit),
+      });
+      const drafts = [
+        ...takenBack.map(({ part, fromReceiver }) => ({ account_id: part.accountId, ...draftJson(fromReceiver, 1) })),
+        // The splitting account's entries in order: the parts come back, then the credit leaves.
+        ...[...takenBack.map(({ toPayer }) => toPayer), compensation].map((draft, index) => ({
+          account_id: credit.accountId,
+          ...draftJson(draft, index + 1),
+        })),
+      ];
+      const { rows } = (await trx.raw(ENTRIES_AMONG_ACCOUNTS_STATEMENT, {
+        entry_drafts: JSON.stringify(drafts),
+        debits_count_toward_day: false,
+        ...limitBindings,
+      })) as { rows: EntryRow[] };
+      if (rows.length !== drafts.length) throw new Error(`a compensation posted ${rows.length} of its ${drafts.length} entries`);
+      const debit = rows.find((row) => row.id === compensation.id)!;
+      return {
+        debit: toLedgerEntry(debit),
+        takenBack: takenBack.map(({ part, fromReceiver }) => ({ ...part, entryId: fromReceiver.id })),
+      };
     },
 
     /**

@@ -30,9 +30,10 @@ function withPosting(parts: StatementParts, postingCtes: string): string {
 }
 
 /**
- * Provisional payment credits to several accounts at once, whichever of them the caller's `before` CTEs
- * decide to post (live webhooks: only the events it claims). `credits` names a relation of those CTEs
- * with columns account_id, position (1..n in posting order within each account) and entry (a
+ * Payment credits to several accounts at once, whichever of them the caller's `before` CTEs decide to post
+ * (live webhooks: only the events it claims), each judged (KYC limits, a dynamic account's policy): provisional
+ * payments, or a reversed payment's confirmed restoration, judged as a new payment. `credits` names a relation
+ * of those CTEs with columns account_id, position (1..n in posting order within each account) and entry (a
  * paymentCreditRow). The customers and then the accounts are locked in id order after every credit is
  * known (see appendDraftsByAccountFragment).
  */
@@ -40,11 +41,11 @@ export function paymentCreditsStatement(parts: StatementParts & { credits: strin
   return withPosting(
     parts,
     appendDraftsByAccountFragment(`
-    SELECT c.account_id, CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, 'payment'::text AS kind,
-           CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, 'provisional'::text AS status,
+    SELECT c.account_id, CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, c.entry->>'kind' AS kind,
+           CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, c.entry->>'status' AS status,
            c.entry->>'narration' AS narration, c.entry->>'provider_txn_ref' AS provider_txn_ref,
            CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(c.entry->>'transaction_id' AS uuid) AS transaction_id,
-           CAST(NULL AS uuid) AS reverses_entry_id, c.entry->'counter_postings' AS counter_postings
+           CAST(c.entry->>'reverses_entry_id' AS uuid) AS reverses_entry_id, c.entry->'counter_postings' AS counter_postings
       FROM ${parts.credits} c`),
   );
 }
@@ -74,15 +75,18 @@ export function confirmCreditsStatement(parts: StatementParts & { entryIdsSql: s
 }
 
 /**
- * A transfer's entries (`:transfer_drafts`, JSON rows of DRAFT_COLUMNS plus account_id) to their accounts in ONE
- * statement, so the transaction is balanced when the statement ends; `:transfer_counts_toward_day` says whether
- * the debit counts toward its customer's payouts of the day. Returns each entry with the part of it held.
+ * Entries to several accounts (`:entry_drafts`, JSON rows of DRAFT_COLUMNS plus account_id, `ord` numbering each
+ * account's drafts) in ONE statement, so their transactions are balanced when the statement ends: a transfer's debit
+ * and credit, or a compensation taking a split credit back from its account and its parts' accounts. The caller has
+ * checked the funds under the accounts' locks (a compensation checks none: it may leave accounts in deficit);
+ * `:debits_count_toward_day` says whether the debits count toward their customers' payouts of the day. Returns each
+ * entry with the part of it held.
  */
-export const TRANSFER_STATEMENT = `
+export const ENTRIES_AMONG_ACCOUNTS_STATEMENT = `
   WITH ${appendDraftsByAccountFragment(
-    `SELECT d.* FROM jsonb_to_recordset(CAST(:transfer_drafts AS jsonb)) AS d(account_id uuid, ${DRAFT_COLUMNS})`,
+    `SELECT d.* FROM jsonb_to_recordset(CAST(:entry_drafts AS jsonb)) AS d(account_id uuid, ${DRAFT_COLUMNS})`,
     {
-      countTowardDaySql: 'CAST(:transfer_counts_toward_day AS boolean)',
+      countTowardDaySql: 'CAST(:debits_count_toward_day AS boolean)',
     },
   )}
   SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id`;

@@ -116,20 +116,29 @@ export function settlementDebit(settlement: {
   );
 }
 
-/** A payment credit as a row of the `credits` relation of the posting engine's creditPaymentsAmong (its `entry` column), ready for JSON. */
+/**
+ * A credit the payment credits' statement judges, as a row of the `credits` relation of the posting engine's
+ * creditPaymentsAmong (its `entry` column), ready for JSON: a received payment's provisional credit, or the
+ * confirmed restoration of a reversed one (an adjustment answering the reversal), which is judged like a new payment.
+ */
 export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> {
   const [draft] = posting.drafts;
-  if (posting.drafts.length !== 1 || draft!.direction !== 'credit' || draft!.status !== 'provisional') {
-    throw new Error('a payment posting is one provisional credit');
+  const received = draft?.kind === 'payment' && draft.status === 'provisional';
+  const restored = draft?.kind === 'adjustment' && draft.status === 'confirmed' && draft.reversesEntryId !== null;
+  if (posting.drafts.length !== 1 || draft!.direction !== 'credit' || !(received || restored)) {
+    throw new Error('a judged credit is one provisional payment credit or one confirmed restoration');
   }
   return {
     id: draft!.id,
+    kind: draft!.kind,
+    status: draft!.status,
     amount: draft!.amount.toString(),
     fee: draft!.fee.toString(),
     narration: draft!.narration,
     provider_txn_ref: draft!.providerTxnRef,
     transaction_group_id: draft!.transactionGroupId,
     transaction_id: draft!.transactionId,
+    reverses_entry_id: draft!.reversesEntryId,
     counter_postings: counterPostingsJson(draft!.counterPostings),
   };
 }

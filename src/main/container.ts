@@ -299,7 +299,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),
     rateLimits,
-    reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, limits: rateLimits }),
+    reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, splits: splitRules, limits: rateLimits }),
     settlementWatch: createSettlementWatchService({
       db,
       provider,
@@ -316,6 +316,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       postingEngine,
       creditPayment,
       settlementExecution,
+      splits: splitRules,
       jobs,
       starter,
     }),

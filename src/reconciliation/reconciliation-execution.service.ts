@@ -14,6 +14,7 @@ import { createProviderRecords } from './provider-records';
 import { createReconciliationExceptionsRepo, type Finding } from './reconciliation-exceptions.repo';
 import { createReconciliationMatchingRepo } from './reconciliation-matching.repo';
 import { createReconciliationRepairs } from './reconciliation-repairs';
+import type { SplitRulesService } from '../split-rules/split-rules.service';
 import { createLedgerBooksRepo } from '../ledger/ledger-books.repo';
 import { createReconciliationRunsRepo, type RunRecord, type WalletCheck } from './reconciliation-runs.repo';
 import type {
@@ -86,6 +87,8 @@ export function createReconciliationExecutionService(deps: {
   postingEngine: PostingEngine;
   creditPayment: PaymentCrediter;
   settlementExecution: SettlementExecutionService;
+  /** The split rules a restored payment is split by, as a confirmed payment is. */
+  splits: Pick<SplitRulesService, 'rulesOf' | 'moveConfirmed'>;
   jobs: Jobs;
   starter: WorkflowStarter;
 }) {

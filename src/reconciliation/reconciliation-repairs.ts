@@ -13,6 +13,7 @@ import { recordChange } from '../events/change-events';
 import { FOUND_BY_RECONCILIATION, recordInboundEvent } from '../payment-ingest/inbound-events.access';
 import type { PaymentCrediter } from '../payment-ingest/payment-credit';
 import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
+import type { SplitRulesService } from '../split-rules/split-rules.service';
 import { findSettlementById } from '../settlements/settlements.access';
 import { createReconciliationExceptionsRepo } from './reconciliation-exceptions.repo';
 import { createReconciliationMatchingRepo, type PendingAction } from './reconciliation-matching.repo';
@@ -36,10 +37,11 @@ export function createReconciliationRepairs(deps: {
   postingEngine: PostingEngine;
   creditPayment: PaymentCrediter;
   settlementExecution: SettlementExecutionService;
+  splits: Pick<SplitRulesService, 'rulesOf' | 'moveConfirmed'>;
   jobs: Jobs;
   starter: WorkflowStarter;
 }) {
-  const { db, logger, postingEngine, creditPayment, settlementExecution, jobs, starter } = deps;
+  const { db, logger, postingEngine, creditPayment, settlementExecution, splits, jobs, starter } = deps;
   const runs = createReconciliationRunsRepo(db);
   const matching = createReconciliationMatchingRepo(db);
   const exceptions = createReconciliationExceptionsRepo(db);
@@ -132,7 +134,10 @@ export function createReconciliationRepairs(deps: {
    * A credit reversed because the provider did not know it when its window closed, which the provider
    * now shows SUCCESS for the same amount: a new confirmed credit that answers the reversal (the ledger
    * stays append-only; the statement shows credit, reversal, restoration), and payment.restored for the
-   * tenant after the group's payment.reversed.
+   * tenant after the group's payment.reversed. The ledger judges it as a new payment (KYC limits, a dynamic
+   * account's policy, the account's closing), and, being confirmed, it is split by the account's rule as a
+   * confirmation splits a payment: the rule read and share-locked, every account involved locked first
+   * (customers, then accounts, in id order, as the confirmation takes them), in this one transaction.
    */
   async function restore(runId: string, action: PendingAction, runIds: string[]): Promise<boolean> {
     try {
@@ -140,7 +145,24 @@ export function createReconciliationRepairs(deps: {
         const original = action.entryId ? await createLedgerRepo(trx).findEntry(action.entryId, trx) : undefined;
         const reversal = original ? await createLedgerRepo(trx).findReversalOf(original.id, trx) : undefined;
         if (!original || original.status !== 'reversed' || !reversal) throw new AlreadyRepaired();
-        const restored = await postingEngine.restoreReversedCredit(trx, original, reversal, RESTORED_NARRATION);
+        const rules = await splits.rulesOf([original.accountId], trx);
+        const receiving = rules.get(original.accountId)?.parts.map((part) => part.toAccountId) ?? [];
+        await postingEngine.lockAccounts(trx, [original.accountId, ...receiving]);
+        const { entry: restored, held } = await postingEngine.restoreReversedCredit(trx, original, reversal, RESTORED_NARRATION);
+        await splits.moveConfirmed(
+          trx,
+          [
+            {
+              entryId: restored.id,
+              accountId: restored.accountId,
+              amount: restored.amount,
+              fee: restored.fee,
+              held,
+              providerTxnRef: action.providerTxnId,
+            },
+          ],
+          rules,
+        );
         const account = await findAccountById(trx, original.accountId);
         await recordChange(trx, {
           kind: 'payment_restored',

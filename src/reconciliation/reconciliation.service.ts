@@ -11,6 +11,7 @@ import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { PostingEngine } from '../ledger/posting-engine';
+import type { SplitRulesService } from '../split-rules/split-rules.service';
 import { recordChange } from '../events/change-events';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { isPlatformDecided, type FindingKind } from './findings';
@@ -66,9 +67,11 @@ export function createReconciliationService(deps: {
   jobs: Jobs;
   starter: WorkflowStarter;
   postingEngine: PostingEngine;
+  /** A compensated credit's split parts, taken back with it. */
+  splits: Pick<SplitRulesService, 'movedParts' | 'recordTakenBack'>;
   limits: Pick<RateLimits, 'reconciliationRuns'>;
 }) {
-  const { db, config, jobs, starter, postingEngine, limits } = deps;
+  const { db, config, jobs, starter, postingEngine, splits, limits } = deps;
   const runs = createReconciliationRunsRepo(db);
   const exceptions = createReconciliationExceptionsRepo(db);
 
@@ -265,7 +268,14 @@ export function createReconciliationService(deps: {
             throw new ConflictError('the credit is no longer a confirmed credit');
           const providerStatus = typeof finding.details.providerStatus === 'string' ? finding.details.providerStatus : 'failed';
           const reason = `the provider reports this payment ${providerStatus}`;
-          const debit = await postingEngine.compensateCredit(trx, credit, `compensation: ${reason}`);
+          // A split credit's parts come back from the accounts that received them first, in the same transaction.
+          const parts = await splits.movedParts(trx, credit.id);
+          const { debit, takenBack } = await postingEngine.compensateCredit(trx, credit, `compensation: ${reason}`, parts);
+          await splits.recordTakenBack(
+            trx,
+            credit.id,
+            takenBack.map((part) => ({ position: part.position, entryId: part.entryId })),
+          );
           const account = await findAccountById(trx, credit.accountId);
           await recordChange(trx, {
             kind: 'payment_compensated',

@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db';
-import { koboFromDb } from '../money';
+import { koboFromDb, type Kobo } from '../money';
 import type { FeeBearer, SplitMove, SplitPart } from './split-parts';
 
 export interface SplitRule {
@@ -100,6 +100,38 @@ export function createSplitRulesRepo(db: DbOrTrx) {
     /** True when the account had a rule. */
     async remove(accountId: string): Promise<boolean> {
       return (await db('split_rules').where({ account_id: accountId }).delete()) > 0;
+    },
+
+    /**
+     * The parts of a payment's split that moved and were not taken back, in order; locked until the transaction
+     * ends, so two compensations of one payment cannot both take them.
+     */
+    async movedNotTakenBack(
+      paymentEntryId: string,
+    ): Promise<Array<{ position: number; toAccountId: string; amount: Kobo; transferId: string }>> {
+      const rows: Array<{ position: number; to_account_id: string; amount: string; transfer_id: string }> = await db('split_moves')
+        .where({ payment_entry_id: paymentEntryId })
+        .whereNotNull('transfer_id')
+        .whereNull('taken_back_entry_id')
+        .orderBy('position')
+        .forUpdate()
+        .select('position', 'to_account_id', 'amount', 'transfer_id');
+      return rows.map((row) => ({
+        position: row.position,
+        toAccountId: row.to_account_id,
+        amount: koboFromDb(row.amount),
+        transferId: row.transfer_id,
+      }));
+    },
+
+    /** A moved part taken back from its receiver by the debit `entryId`. */
+    async recordTakenBack(paymentEntryId: string, position: number, entryId: string): Promise<void> {
+      const updated = await db('split_moves')
+        .where({ payment_entry_id: paymentEntryId, position })
+        .whereNotNull('transfer_id')
+        .whereNull('taken_back_entry_id')
+        .update({ taken_back_entry_id: entryId });
+      if (updated !== 1) throw new Error(`split part ${position} of payment ${paymentEntryId} was not moved, or was taken back already`);
     },
 
     async recordMoves(tenantId: string, paymentEntryId: string, fromAccountId: string, moves: RecordedMove[]): Promise<void> {

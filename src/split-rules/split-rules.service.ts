@@ -3,6 +3,7 @@ import { API_KEY_ACTOR, createAuditLog, type AuditActor } from '../audit/audit-l
 import type { Db, Trx } from '../db';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors';
 import type { InternalTransfersService } from '../internal-transfers/internal-transfers.service';
+import type { SplitPartToTakeBack } from '../ledger/posting-engine';
 import { formatKobo, type Kobo } from '../money';
 import { splitMoves, type SplitPart } from './split-parts';
 import { createSplitRulesRepo, type RecordedMove, type SplitRule } from './split-rules.repo';
@@ -47,7 +48,7 @@ function requireActiveAccount(account: AccountRecord): void {
  * transfers (listed with the account's transfers, each with its event), in the confirmation's own transaction (see
  * moveConfirmed).
  */
-export function createSplitRulesService(deps: { db: Db; transfers: Pick<InternalTransfersService, 'moveSplitPart'> }) {
+export function createSplitRulesService(deps: { db: Db; transfers: Pick<InternalTransfersService, 'moveSplitPart' | 'entriesOf'> }) {
   const { db, transfers } = deps;
 
   async function accountOf(tenantId: string, accountRef: string): Promise<AccountRecord> {
@@ -115,10 +116,12 @@ export function createSplitRulesService(deps: { db: Db; transfers: Pick<Internal
     /**
      * Moves the split parts of credits just confirmed, inside the confirmation's transaction `trx`, under `rules`
      * (read and share-locked in it, every account they name locked by the caller). Each part is a transfer
-     * (spending as a settlement does), taken only from the payment's own unheld money; a part that cannot move
-     * (money of the payment held by the customer's KYC limits, an account in deficit, the daily payout limit, an
-     * expired account or a suspended customer on either side) is recorded as not moved with the reason, and the
-     * confirmation stands. Returns the moves recorded.
+     * (spending confirmed money only, as every transfer), taken only from the payment's own unheld money; a part
+     * that cannot move (money of the payment held by the customer's KYC limits, an account in deficit, the daily
+     * payout limit, an expired receiving account or a suspended customer on either side) is recorded as not
+     * moved with the reason, and the confirmation stands. The paying account's own closing does not stop its
+     * parts: a checkout account's completing payment closes it as it is confirmed, and is split. Returns the
+     * moves recorded.
      */
     async moveConfirmed(trx: Trx, credits: ConfirmedCredit[], rules: Map<string, SplitRule>): Promise<RecordedMove[]> {
       const repo = createSplitRulesRepo(trx);
@@ -147,6 +150,30 @@ export function createSplitRulesService(deps: { db: Db; transfers: Pick<Internal
         recorded.push(...moves);
       }
       return recorded;
+    },
+
+    /**
+     * The parts of a confirmed credit's split that moved and are not taken back yet, each with the two entries of
+     * its transfer, in the caller's transaction (locked in it): what taking the credit back takes from the accounts
+     * that received them first (see the posting engine's compensateCredit).
+     */
+    async movedParts(trx: Trx, paymentEntryId: string): Promise<Array<SplitPartToTakeBack & { position: number }>> {
+      const moved = await createSplitRulesRepo(trx).movedNotTakenBack(paymentEntryId);
+      const entries = await transfers.entriesOf(
+        trx,
+        moved.map((part) => part.transferId),
+      );
+      return moved.map((part) => {
+        const transfer = entries.get(part.transferId);
+        if (!transfer) throw new Error(`split transfer ${part.transferId} has no ledger entries`);
+        return { position: part.position, accountId: part.toAccountId, amount: part.amount, ...transfer };
+      });
+    },
+
+    /** Records which moved parts of a payment were taken back, each with the receiver's debit that took it. */
+    async recordTakenBack(trx: Trx, paymentEntryId: string, taken: Array<{ position: number; entryId: string }>): Promise<void> {
+      const repo = createSplitRulesRepo(trx);
+      for (const part of taken) await repo.recordTakenBack(paymentEntryId, part.position, part.entryId);
     },
   };
 }

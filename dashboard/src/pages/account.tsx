@@ -231,7 +231,7 @@ export function AccountPage() {
                 <p class="muted small">
                   {account.data?.balances.settlesFrom === 'available'
                     ? "Provisional credits await the provider's confirmation and cannot be settled until then"
-                    : "Provisional credits await the provider's confirmation; they can already be settled, and if the provider reverses one that was spent, the account goes into deficit"}
+                    : "Provisional credits await the provider's confirmation; they can already be settled (not transferred), and if the provider reverses one that was spent, the account goes into deficit"}
                   ; a reversed entry stays listed, with its reversal as a separate debit.
                 </p>
                 {data.lines.length === 0 ? (

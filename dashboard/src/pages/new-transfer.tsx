@@ -95,7 +95,7 @@ export function NewTransferPage() {
         {(data) => (
           <p>
             From <a href={`/dashboard/accounts/${encodeURIComponent(accountRef)}`}>{accountRef}</a> ({data.CustomerName}), can be moved now:{' '}
-            <strong data-testid="transferable">{naira(data.balances.settleable)}</strong>
+            <strong data-testid="transferable">{naira(data.balances.transferable)}</strong>
           </p>
         )}
       </Loaded>

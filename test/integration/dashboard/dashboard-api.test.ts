@@ -313,6 +313,7 @@ describe('dashboard API (/auth session routes)', () => {
         pendingCredits: '0.00',
         settleable: '0.00',
         settlesFrom: 'ledger',
+        transferable: '0.00',
       });
     });
 
@@ -425,9 +426,9 @@ describe('dashboard API (/auth session routes)', () => {
       assert.deepEqual(body.balances, { accounts: 1, ledgerBalance: '4200.00', availableBalance: '4000.00', pendingCredits: '200.00' });
       assert.deepEqual(body.flows.today, { day: body.flows.days.at(-1).day, inflow: '5200.00', outflow: '1000.00' });
       assert.deepEqual(body.flows.last30Days, { inflow: '5200.00', outflow: '1000.00' });
-      // SETTLEMENT_FUNDS=ledger (the default): the provisional 200.00 can be settled too.
+      // SETTLEMENT_FUNDS=ledger (the default): the provisional 200.00 can be settled too, but never transferred.
       const page = (await as(user, 'GET', `/auth/accounts/${account.AccountRef}`)).body;
-      assert.deepEqual([page.balances.settleable, page.balances.settlesFrom], ['4200.00', 'ledger']);
+      assert.deepEqual([page.balances.settleable, page.balances.settlesFrom, page.balances.transferable], ['4200.00', 'ledger', '4000.00']);
     });
 
     it('flags an account a reversal left below zero: on its page, in the deficit list and as a count on the overview, settling nothing', async () => {

@@ -37,7 +37,6 @@ describe('the ledger: a transfer between two accounts', () => {
         amount,
         narration: 'rent share',
         reference: `itr-${randomUUID()}`,
-        spendFrom: 'ledger',
       }),
     );
   async function account(id: string): Promise<{ ledger: bigint; held: bigint }> {
@@ -74,7 +73,7 @@ describe('the ledger: a transfer between two accounts', () => {
     assert.deepEqual(await verifyLedger(), []);
   });
 
-  it('refuses what the account may not spend, held money included, and writes nothing', async () => {
+  it('refuses what the account may not spend, held and provisional money included, and writes nothing', async () => {
     const [from] = (await newCustomer(1)) as [ProvisionedAccount];
     const [to] = (await newCustomer(1)) as [ProvisionedAccount];
     // 60,000.00 in one credit: 10,000.00 over the tier-1 single-credit limit is held.
@@ -88,6 +87,11 @@ describe('the ledger: a transfer between two accounts', () => {
 
     await transfer(from, to, naira(50_000));
     assert.deepEqual(await account(from.ID), { ledger: naira(10_000), held: naira(10_000) });
+
+    // A provisional credit is not the provider's confirmed money yet: a transfer never spends it.
+    await fundAccount(stack, from.ID, naira(1_000), 'provisional');
+    await assert.rejects(transfer(from, to, 1n), InsufficientFundsError);
+    assert.deepEqual(await account(from.ID), { ledger: naira(11_000), held: naira(10_000) });
   });
 
   it("judges the credit against the receiving customer's limits, but money moved between one customer's accounts is no new money", async () => {

@@ -24,6 +24,9 @@ import { createTenant, startStack, type Stack, type TestTenant } from '../../hel
 import { settlementWorkflowId } from '../../../src/contracts/settlement.contract';
 import { magicAccountNumber } from '../../helpers/sandbox-values';
 
+const runCli = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
+
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 
 interface RunDetail {
@@ -394,6 +397,170 @@ describe('reconciliation against the provider', () => {
 
     const second = await reconcile(stack, tenant, from);
     assert.deepEqual({ reported: second.run.Reported, repaired: second.run.Repaired }, { reported: 0, repaired: 0 });
+  });
+
+  /** A payment the provider announces but whose lookup finds it only long after the window: reversed for time, then restorable. */
+  async function reversedForTime(account: ProvisionedAccount, body: Record<string, unknown>, owner: TestTenant): Promise<string> {
+    const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: account.AccountRef, lookupLagMs: 600_000, ...body },
+    });
+    assert.equal(paid.body.delivery.status, 200, paid.text);
+    await eventually(async () => (await entries(stack, owner, account)).some((entry) => entry.Kind === 'reversal'), {
+      what: 'the reversal for time',
+    });
+    return paid.body.transactionId as string;
+  }
+
+  it("judges a restored payment as a new one: its dynamic account's mismatch is held and returned to the payer", async () => {
+    const owner = await createTenant(stack, 'Checkout Tenant');
+    const from = new Date(Date.now() - 1_000);
+    const account = await provisionAccount(stack, owner.apiKey, { expectedAmount: '100.00', amountPolicy: 'exact', onMismatch: 'return' });
+    // 60.00 of the 100.00 expected (0.50 kept by the provider): held in full to return while provisional, freed by the reversal.
+    await reversedForTime(account, { amount: 60, fee: 0.5, senderAccountNumber: '0123456789' }, owner);
+    const run = await reconcile(stack, owner, from);
+    assert.deepEqual({ repaired: run.run.Repaired, reported: run.run.Reported }, { repaired: 1, reported: 0 });
+
+    const restored = (await entries(stack, owner, account)).at(-1)!;
+    assert.deepEqual([restored.Kind, restored.Direction, restored.Amount, restored.Status], ['adjustment', 'credit', '59.50', 'confirmed']);
+    assert.deepEqual(
+      [restored.ExpectedAmount, restored.AmountReceived, restored.Variance, restored.MismatchAction],
+      ['100.00', '60.00', 'under', 'return'],
+      'the statement line carries the judgement',
+    );
+    const hold = await stack.infra.db('ledger_holds').where({ entry_id: restored.ID }).first('amount', 'limit_kind');
+    assert.deepEqual([hold?.limit_kind, hold?.amount], ['amount_mismatch', '5950']);
+    // The worker's sweep pays it back to the payer, as it does a mismatch first credited by its webhook.
+    await eventually(
+      async () => (await stack.infra.db('dynamic_account_returns').where({ entry_id: restored.ID }).first('status'))?.status === 'returned',
+      { what: 'the return of the restored payment' },
+    );
+    const [settlement] = await stack.infra.db('settlements').where({ account_id: account.ID }).select('amount');
+    assert.equal(settlement.amount, '5950');
+    const balance = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey });
+    assert.deepEqual([balance.body.ledgerBalance, balance.body.heldBalance], ['0.00', '0.00']);
+    const closed = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}`, { apiKey: owner.apiKey });
+    assert.equal(closed.body.Status, 'active', 'a payment the policy refuses does not close the account');
+  });
+
+  it('judges a restored payment as a new one: held over the KYC limits, split by its rule, and closing its checkout account', async () => {
+    const owner = await createTenant(stack, 'Marketplace Tenant');
+    const from = new Date(Date.now() - 1_000);
+    const [checkout, seller, large] = [
+      await provisionAccount(stack, owner.apiKey, { expectedAmount: '5025.00' }),
+      await provisionAccount(stack, owner.apiKey),
+      await provisionAccount(stack, owner.apiKey),
+    ];
+    const rule = await call(stack.apiUrl, 'PUT', `/v1/accounts/${checkout.AccountRef}/split-rule`, {
+      apiKey: owner.apiKey,
+      body: { parts: [{ toAccountRef: seller.AccountRef, percent: 50 }], feeBearer: 'account' },
+    });
+    assert.equal(rule.status, 200, rule.text);
+    const paymentRef = await reversedForTime(checkout, { amount: 5025, fee: 25 }, owner);
+    // Over the tier-1 single-credit limit of 50,000.00.
+    await reversedForTime(large, { amount: 60_050, fee: 50 }, owner);
+    const run = await reconcile(stack, owner, from);
+    assert.deepEqual({ repaired: run.run.Repaired, reported: run.run.Reported }, { repaired: 2, reported: 0 });
+
+    const restored = (await entries(stack, owner, checkout)).find((entry) => entry.Kind === 'adjustment')!;
+    const checkoutLines = (await entries(stack, owner, checkout)).map((entry) => [entry.Kind, entry.Direction, entry.Amount, entry.Status]);
+    assert.deepEqual(checkoutLines, [
+      ['payment', 'credit', '5000.00', 'reversed'],
+      ['reversal', 'debit', '5000.00', 'confirmed'],
+      ['adjustment', 'credit', '5000.00', 'confirmed'],
+      ['transfer', 'debit', '2512.50', 'confirmed'],
+    ]);
+    const [toSeller] = await entries(stack, owner, seller);
+    assert.deepEqual([toSeller!.Kind, toSeller!.Amount, toSeller!.Narration], ['transfer', '2512.50', `split of payment ${paymentRef}`]);
+    const moves = await stack.infra.db('split_moves').where({ payment_entry_id: restored.ID }).select('transfer_id', 'not_moved_reason');
+    assert.deepEqual(
+      moves.map((move: { transfer_id: string | null; not_moved_reason: string | null }) => [
+        move.transfer_id !== null,
+        move.not_moved_reason,
+      ]),
+      [[true, null]],
+    );
+    const closed = await call(stack.apiUrl, 'GET', `/v1/accounts/${checkout.AccountRef}`, { apiKey: owner.apiKey });
+    assert.equal(closed.body.Status, 'expired', 'the restored payment completed the checkout');
+
+    const held = await call(stack.apiUrl, 'GET', `/v1/accounts/${large.AccountRef}/balance`, { apiKey: owner.apiKey });
+    assert.deepEqual([held.body.ledgerBalance, held.body.heldBalance], ['60000.00', '10000.00']);
+    const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: owner.apiKey });
+    assert.equal(books.body.total, '0.00');
+  });
+
+  it("takes a compensated split payment's parts back from the receivers first, one receiver going into deficit for what it spent", async () => {
+    const owner = await createTenant(stack, 'Split Tenant');
+    const from = new Date(Date.now() - 1_000);
+    const [shop, seller] = [await provisionAccount(stack, owner.apiKey), await provisionAccount(stack, owner.apiKey)];
+    const rule = await call(stack.apiUrl, 'PUT', `/v1/accounts/${shop.AccountRef}/split-rule`, {
+      apiKey: owner.apiKey,
+      body: { parts: [{ toAccountRef: seller.AccountRef, percent: 50 }], feeBearer: 'split' },
+    });
+    assert.equal(rule.status, 200, rule.text);
+    const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: shop.AccountRef, amount: 5025, fee: 25 },
+    });
+    await eventually(async () => (await entries(stack, owner, seller)).length === 1, { what: 'the split at confirmation' });
+    // The seller spends 2,000.00 of its 2,500.00.
+    const spent = await call(stack.apiUrl, 'POST', `/v1/accounts/${seller.AccountRef}/settle`, {
+      apiKey: owner.apiKey,
+      body: { amount: '2000.00', ...DESTINATION },
+    });
+    assert.equal(spent.status, 202, spent.text);
+    await eventually(
+      async () =>
+        (await call(stack.apiUrl, 'GET', `/v1/transfers/${spent.body.merchantTxRef}`, { apiKey: owner.apiKey })).body.status === 'success',
+      { what: 'the payout' },
+    );
+    assert.equal(
+      (await call(stack.sandboxUrl, 'POST', `/sandbox/payments/${paid.body.transactionId}/status`, { body: { status: 'REFUND' } })).status,
+      200,
+    );
+    const run = await reconcile(stack, owner, from);
+    const finding = run.exceptions.find((one) => one.Kind === 'credit_failed_at_provider')!;
+    assert.ok(finding, JSON.stringify(run.exceptions));
+
+    const compensated = await stack.services.reconciliation.compensate(
+      { via: 'cli', tenantId: owner.tenantId },
+      finding.ID,
+      'payer bank recalled it',
+    );
+    assert.deepEqual([compensated.entry.direction, compensated.entry.amount], ['debit', 500_000n]);
+    const lines = async (account: ProvisionedAccount) =>
+      (await entries(stack, owner, account)).map((entry) => [entry.Kind, entry.Direction, entry.Amount, entry.Status]);
+    assert.deepEqual(await lines(shop), [
+      ['payment', 'credit', '5000.00', 'confirmed'],
+      ['transfer', 'debit', '2500.00', 'confirmed'],
+      ['adjustment', 'credit', '2500.00', 'confirmed'],
+      ['adjustment', 'debit', '5000.00', 'confirmed'],
+    ]);
+    assert.deepEqual(await lines(seller), [
+      ['transfer', 'credit', '2500.00', 'confirmed'],
+      ['settlement', 'debit', '2000.00', 'confirmed'],
+      ['adjustment', 'debit', '2500.00', 'confirmed'],
+    ]);
+    // One balanced transaction: the seller gives its part back, the shop the rest, and the provider's money leaves clearing.
+    const [sellerBack, shopBack, shopCompensation] = [
+      (await entries(stack, owner, seller)).at(-1)!,
+      ...(await entries(stack, owner, shop)).slice(2),
+    ];
+    const transactionIds = await stack.infra
+      .db('ledger_entries')
+      .whereIn('id', [sellerBack.ID, shopBack!.ID, shopCompensation!.ID])
+      .distinct('transaction_id');
+    assert.equal(transactionIds.length, 1);
+    const balance = async (account: ProvisionedAccount) =>
+      (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: owner.apiKey })).body;
+    assert.equal((await balance(shop)).ledgerBalance, '0.00');
+    assert.deepEqual([(await balance(seller)).ledgerBalance, (await balance(seller)).inDeficit], ['-2000.00', true]);
+    const flagged = await stack.infra.db('virtual_accounts').where({ id: seller.ID }).first('deficit_since');
+    assert.ok(flagged.deficit_since, 'the receiver that spent its part is flagged in deficit');
+    const [move] = await stack.infra.db('split_moves').where({ from_account_id: shop.ID }).select('taken_back_entry_id');
+    assert.equal(move.taken_back_entry_id, sellerBack.ID, 'the part taken back is recorded');
+    const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: owner.apiKey });
+    assert.equal(books.body.total, '0.00');
+    const verify = JSON.parse((await runCli('ledger:verify', '--json')).stdout) as { problems: unknown[] };
+    assert.deepEqual(verify.problems, []);
   });
 
   it('refunds a settlement the provider refunded after success when every event of it was lost', async () => {

@@ -176,6 +176,47 @@ describe('split rules', () => {
     assert.equal(books.body.total, '0.00');
   });
 
+  it('splits the payment that completes a checkout account, then the account closes', async () => {
+    const seller = await provisionAccount(stack, tenant.apiKey);
+    for (const opened of [{ expectedAmount: '5025.00' }, { expectedAmount: '5025.00', amountPolicy: 'exact', onMismatch: 'return' }]) {
+      const checkout = await provisionAccount(stack, tenant.apiKey, opened);
+      assert.equal(
+        (await putRule(checkout.AccountRef, { parts: [{ toAccountRef: seller.AccountRef, percent: 50 }], feeBearer: 'account' })).status,
+        200,
+      );
+      const sellerBefore = (await lines(seller)).length;
+      const sent = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: checkout.AccountRef, amount: 5025 } });
+      assert.equal(sent.body.delivery.status, 200);
+      const moves = await eventually(
+        async () => {
+          const rows = await stack.infra
+            .db('split_moves')
+            .where({ from_account_id: checkout.ID })
+            .select('transfer_id', 'not_moved_reason');
+          return rows.length > 0 ? rows : null;
+        },
+        { what: 'the split at confirmation' },
+      );
+      assert.deepEqual(
+        moves.map((move: { transfer_id: string | null; not_moved_reason: string | null }) => [
+          move.transfer_id !== null,
+          move.not_moved_reason,
+        ]),
+        [[true, null]],
+        JSON.stringify(opened),
+      );
+      // Half of the gross 5,025.00 went to the seller; the account keeps the rest, and is closed.
+      assert.equal((await lines(seller)).length, sellerBefore + 1);
+      assert.deepEqual((await lines(seller)).at(-1)!.entry.Amount, '2512.50');
+      assert.equal(await balance(checkout), '2487.50');
+      const closed = await call(stack.apiUrl, 'GET', `/v1/accounts/${checkout.AccountRef}`, { apiKey: tenant.apiKey });
+      assert.equal(closed.body.Status, 'expired');
+    }
+    assert.equal(await balance(seller), '5025.00');
+    const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: tenant.apiKey });
+    assert.equal(books.body.total, '0.00');
+  });
+
   it("moves only the payment's unheld money, and records a part it cannot move (a suspended customer) with the reason", async () => {
     const [shop, seller, dormant] = [
       await provisionAccount(stack, tenant.apiKey),

@@ -3,15 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import {
-  fundAccount,
-  paymentEvent,
-  provisionAccount,
-  sendProviderEvent,
-  SPEC_ENTRY_FIELDS,
-  statement,
-  type ProvisionedAccount,
-} from '../../helpers/fixtures';
+import { fundAccount, provisionAccount, SPEC_ENTRY_FIELDS, statement, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { startReceiver } from '../../helpers/receiver';
 import { dashboardSession } from '../../helpers/session';
@@ -27,7 +19,8 @@ describe('transfers between accounts of a tenant', () => {
   let stack: Stack;
   let tenant: TestTenant;
   before(async () => {
-    stack = await startStack({ EVENT_DISPATCH_INTERVAL: '100ms' }, { worker: true });
+    // Settlements spend the ledger balance (provisional money included): transfers still spend only confirmed money.
+    stack = await startStack({ EVENT_DISPATCH_INTERVAL: '100ms', SETTLEMENT_FUNDS: 'ledger' }, { worker: true });
     tenant = await createTenant(stack);
   });
   after(() => stack.close());
@@ -208,15 +201,50 @@ describe('transfers between accounts of a tenant', () => {
     const paid = await transfer(from, { toAccountRef: to.AccountRef, amount: '50.00' }, { key });
     assert.equal(paid.status, 201, 'the refused request claimed no key');
 
-    // A credit over the tier-1 single-credit limit (50,000.00): 10,000.00 of it is held and cannot be moved.
+    // A credit over the tier-1 single-credit limit (50,000.00), confirmed: 10,000.00 of it is held and cannot be moved.
     const holder = await account();
-    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: holder.AccountRef, amount: 60_050, fee: 50 }))).status, 200);
+    const large = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: holder.AccountRef, amount: 60_050, fee: 50 },
+    });
+    assert.equal(large.body.delivery.status, 200, large.text);
+    await eventually(async () => (await balance(holder)).availableBalance === '60000.00', { what: 'the confirmation' });
     assert.deepEqual([(await balance(holder)).ledgerBalance, (await balance(holder)).heldBalance], ['60000.00', '10000.00']);
     const overHeld = await transfer(holder, { toAccountRef: to.AccountRef, amount: '50000.01' });
     assert.deepEqual([overHeld.status, overHeld.body.error], [400, 'insufficient funds']);
     const unheld = await transfer(holder, { toAccountRef: to.AccountRef, amount: '50000.00' });
     assert.equal(unheld.status, 201, unheld.text);
     assert.deepEqual([(await balance(holder)).ledgerBalance, (await balance(holder)).heldBalance], ['10000.00', '10000.00']);
+  });
+
+  it('never moves money the provider has not confirmed, whatever settlements may spend; confirmed money moves and arrives confirmed', async () => {
+    const from = await account();
+    const to = await account();
+    // The provider announces 10,025.00 whose lookup says PROCESSING for the whole test and then PAYMENT_FAILED: the credit stays
+    // provisional (a settlement may spend it under SETTLEMENT_FUNDS=ledger) until the provider's answer reverses it.
+    const failing = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: from.AccountRef, amount: 10_025, fee: 25, status: 'PAYMENT_FAILED', processingMs: 3_600_000 },
+    });
+    assert.equal(failing.body.delivery.status, 200, failing.text);
+    assert.deepEqual([(await balance(from)).ledgerBalance, (await balance(from)).availableBalance], ['10000.00', '0.00']);
+    for (const amount of ['1000.00', '0.01']) {
+      const refused = await transfer(from, { toAccountRef: to.AccountRef, amount });
+      assert.deepEqual([refused.status, refused.body.code, refused.body.error], [400, 'insufficient_funds', 'insufficient funds'], amount);
+    }
+    assert.deepEqual(await statement(stack, tenant.apiKey, to.AccountRef).then((page) => page.body.lines), []);
+
+    // A payment the provider confirms: once confirmed, it moves, and the receiving line is confirmed.
+    const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: from.AccountRef, amount: 2_025, fee: 25 },
+    });
+    assert.equal(paid.body.delivery.status, 200, paid.text);
+    await eventually(async () => (await balance(from)).availableBalance === '2000.00', { what: 'the confirmation of the second payment' });
+    const moved = await transfer(from, { toAccountRef: to.AccountRef, amount: '2000.00' });
+    assert.equal(moved.status, 201, moved.text);
+    const tooMuch = await transfer(from, { toAccountRef: to.AccountRef, amount: '0.01' });
+    assert.deepEqual([tooMuch.status, tooMuch.body.error], [400, 'insufficient funds'], 'the provisional 10,000.00 is still not movable');
+    const [line] = (await statement(stack, tenant.apiKey, to.AccountRef)).body.lines;
+    assert.deepEqual([line.entry.Kind, line.entry.Amount, line.entry.Status], ['transfer', '2000.00', 'confirmed']);
+    assert.deepEqual([(await balance(to)).ledgerBalance, (await balance(to)).availableBalance], ['2000.00', '2000.00']);
   });
 
   it("says which input is wrong: unknown or another tenant's account 404 on either side, same account, bad amounts", async () => {
