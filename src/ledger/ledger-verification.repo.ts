@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import { LAGOS_TODAY, lagosDayOf } from './posting-ctes';
 
 /** An account below zero: a spent provisional credit was reversed, or a spent credit compensated. Money owed, not a broken ledger. */
 interface LedgerDeficit {
@@ -14,10 +15,39 @@ interface LedgerProblem {
 }
 
 /**
+ * The transfers each split move names, and what each must be: one row per movement of a part (`movement`), from
+ * `from_account_id` to `to_account_id`, of `amount`, a transfer of `source` marked as the split of the move's
+ * payment. A part moved is one arm; a part taken back from its receiver is another arm here (the transfer that took
+ * it back, from the part's account to the splitting one), and every check of split moves below then holds it.
+ */
+const SPLIT_MOVE_TRANSFERS = `
+  SELECT m.payment_entry_id, m.position, 'moved' AS movement, m.transfer_id, m.from_account_id, m.to_account_id, m.amount, 'split' AS source
+    FROM split_moves m
+   WHERE m.transfer_id IS NOT NULL`;
+
+/**
+ * What is wrong with one entry of a transfer (`entry`, an alias of ledger_entries beside internal_transfers t), or
+ * null: it is the transfer's `direction`, of kind transfer, on `accountSql`, of the transfer's amount, tenant and
+ * transaction, and names the transfer (its reference is the transfer's id, as the statements show it).
+ */
+function transferEntryFault(entry: string, direction: 'debit' | 'credit', accountSql: string): string {
+  return `CASE WHEN ${entry}.id IS NULL THEN 'no ${direction} entry'
+               ELSE 'the ${direction} entry ' || ${entry}.id || ' is ' || nullif(concat_ws(', ',
+                 CASE WHEN ${entry}.kind <> 'transfer' OR ${entry}.direction <> '${direction}' THEN format('a %s %s', ${entry}.kind, ${entry}.direction) END,
+                 CASE WHEN ${entry}.account_id <> ${accountSql} THEN format('on account %s', ${entry}.account_id) END,
+                 CASE WHEN ${entry}.amount <> t.amount THEN format('of %s', ${entry}.amount) END,
+                 CASE WHEN ${entry}.tenant_id <> t.tenant_id THEN format('of tenant %s', ${entry}.tenant_id) END,
+                 CASE WHEN ${entry}.transaction_id <> t.transaction_id THEN format('in transaction %s', ${entry}.transaction_id) END,
+                 CASE WHEN ${entry}.provider_txn_ref IS DISTINCT FROM t.id::text THEN format('named %s', ${entry}.provider_txn_ref) END), '') END`;
+}
+
+/**
  * Recomputes the ledger from its entries and reports every disagreement with what was stored:
  * account totals, the running columns of each entry, reversals, settlement states, adjustments, held
- * money, the customers' unheld balances, and the double entry: balanced transactions, transfers of two entries, every tenant's
- * books summing to zero, and payouts in transit matching the open settlements.
+ * money, the customers' unheld balances and payouts of the day, and the double entry: balanced transactions, transfers of two entries, every tenant's
+ * books summing to zero, and payouts in transit matching the open settlements. It also holds the records that
+ * name entries to them: each transfer to its two entries, each split move to its transfer, and each dynamic
+ * account's return to its hold's release and its payout.
  * Accounts in deficit are listed apart: the database allows them (only through a reversal or an
  * operator's compensating adjustment) and they are counted, not errors.
  */
@@ -136,6 +166,13 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           LEFT JOIN ledger_entries d ON d.id = r.debit_entry_id AND d.kind = 'settlement' AND d.direction = 'debit'
          WHERE d.amount IS DISTINCT FROM r.amount
             OR r.amount <> (SELECT coalesce(sum(x.amount), 0) FROM ledger_hold_releases x WHERE x.entry_id = r.entry_id AND x.reason = 'returned')
+        UNION ALL
+        -- Held money released as returned was paid back by a return: its record names the debit that paid it.
+        SELECT 'holds', a.account_ref, format('hold on entry %s: %s released as returned, with no return recorded', x.entry_id, sum(x.amount))
+          FROM ledger_hold_releases x
+          JOIN virtual_accounts a ON a.id = x.account_id
+         WHERE x.reason = 'returned' AND NOT EXISTS (SELECT 1 FROM ledger_hold_returns r WHERE r.entry_id = x.entry_id)
+         GROUP BY x.entry_id, a.account_ref
          LIMIT 100`);
       // A customer's unheld balance, which its KYC limits are judged against, is its accounts' ledger balances less their held money.
       const customers = await rows<LedgerProblem>(`
@@ -144,6 +181,136 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           FROM customers c
           LEFT JOIN (SELECT customer_id, sum(ledger_balance - held_balance) AS unheld FROM virtual_accounts GROUP BY customer_id) s ON s.customer_id = c.id
          WHERE c.unheld_balance <> coalesce(s.unheld, 0)
+         LIMIT 100`);
+      // A customer's payouts of the day, which its daily payout limit is judged against: its settlement debits (a
+      // failed or refunded one too, but not a return of held money to its payer) and its transfers to another
+      // customer's account, each counted in the Africa/Lagos day of its debit. Recounted from the payouts since the
+      // day began (an index of payout debits by time): each customer's latest day among them and its total there.
+      const payoutDays = await rows<LedgerProblem>(`
+        WITH payouts AS (
+          SELECT a.customer_id, ${lagosDayOf('e.created_at')} AS day, e.amount
+            FROM ledger_entries e
+            JOIN virtual_accounts a ON a.id = e.account_id
+           WHERE e.direction = 'debit' AND e.kind IN ('settlement', 'transfer')
+             AND e.created_at >= CAST(${LAGOS_TODAY} AS timestamp) AT TIME ZONE 'Africa/Lagos'
+             AND CASE WHEN e.kind = 'settlement' THEN NOT EXISTS (SELECT 1 FROM ledger_hold_returns r WHERE r.debit_entry_id = e.id)
+                      ELSE EXISTS (SELECT 1 FROM ledger_entries x JOIN virtual_accounts xa ON xa.id = x.account_id
+                                    WHERE x.tenant_id = e.tenant_id AND x.transaction_id = e.transaction_id AND x.direction = 'credit'
+                                      AND xa.customer_id <> a.customer_id) END
+        ), recounted AS (
+          SELECT DISTINCT ON (customer_id) customer_id, day, sum(amount) AS total, count(*) AS payouts
+            FROM payouts GROUP BY customer_id, day ORDER BY customer_id, day DESC
+        )
+        SELECT 'payout_day_totals' AS check, NULL AS "accountRef",
+               format('customer %s of tenant %s: stored payouts of %s: %s; recounted from its entries: %s payout(s) of %s totalling %s',
+                      c.id, c.tenant_id, coalesce(c.debits_day::text, 'no day'), c.debits_day_total,
+                      coalesce(r.payouts, 0), coalesce(r.day::text, 'today'), coalesce(r.total, 0)) AS detail
+          FROM customers c
+          LEFT JOIN recounted r ON r.customer_id = c.id
+         WHERE (c.debits_day >= ${LAGOS_TODAY} OR r.customer_id IS NOT NULL)
+           AND (c.debits_day IS DISTINCT FROM r.day OR c.debits_day_total <> coalesce(r.total, 0))
+         LIMIT 100`);
+      // A transfer between accounts is its two entries: its debit of the sending account and its credit of the
+      // receiving one, of kind transfer, of its amount, tenant and transaction, naming it. And every transfer debit
+      // is some transfer's (a transfer transaction has exactly one debit: see 'transfers' below).
+      const transfers = await rows<LedgerProblem>(`
+        SELECT 'transfer_entries' AS check, f.account_ref AS "accountRef",
+               format('transfer %s of tenant %s (%s from %s to %s, transaction %s): %s',
+                      t.id, t.tenant_id, t.amount, f.account_ref, r.account_ref, t.transaction_id, w.fault) AS detail
+          FROM internal_transfers t
+          JOIN virtual_accounts f ON f.id = t.from_account_id
+          JOIN virtual_accounts r ON r.id = t.to_account_id
+          LEFT JOIN ledger_entries d ON d.id = t.debit_entry_id
+          LEFT JOIN ledger_entries c ON c.id = t.credit_entry_id
+         CROSS JOIN LATERAL (
+           SELECT nullif(concat_ws('; ', ${transferEntryFault('d', 'debit', 't.from_account_id')}, ${transferEntryFault('c', 'credit', 't.to_account_id')},
+                                   CASE WHEN f.tenant_id <> t.tenant_id OR r.tenant_id <> t.tenant_id THEN 'an account is of another tenant' END), '') AS fault
+         ) w
+         WHERE w.fault IS NOT NULL
+        UNION ALL
+        SELECT 'transfer_entries', a.account_ref, format('transfer debit %s (transaction %s of tenant %s) is no transfer''s', e.id, e.transaction_id, e.tenant_id)
+          FROM ledger_entries e
+          JOIN virtual_accounts a ON a.id = e.account_id
+         WHERE e.direction = 'debit' AND e.kind = 'transfer'
+           AND NOT EXISTS (SELECT 1 FROM internal_transfers t WHERE t.debit_entry_id = e.id)
+         LIMIT 100`);
+      // A split move names the transfer that moved its part (see SPLIT_MOVE_TRANSFERS), or says why it did not move;
+      // its payment is a credit to the splitting account, of which its parts moved no more than the net amount; and
+      // every split transfer is named by exactly one move.
+      const splits = await rows<LedgerProblem>(`
+        WITH movements AS (${SPLIT_MOVE_TRANSFERS})
+        SELECT 'split_moves' AS check, a.account_ref AS "accountRef",
+               format('payment entry %s, part %s (%s %s to account %s): transfer %s %s',
+                      x.payment_entry_id, x.position, x.movement, x.amount, x.to_account_id, x.transfer_id, w.fault) AS detail
+          FROM movements x
+          JOIN virtual_accounts a ON a.id = x.from_account_id
+          LEFT JOIN ledger_entries p ON p.id = x.payment_entry_id
+          LEFT JOIN internal_transfers t ON t.id = x.transfer_id
+         CROSS JOIN LATERAL (
+           SELECT CASE WHEN t.id IS NULL THEN 'does not exist'
+                       ELSE nullif(concat_ws(', ',
+                         CASE WHEN t.from_account_id <> x.from_account_id OR t.to_account_id <> x.to_account_id
+                              THEN format('moves from account %s to %s', t.from_account_id, t.to_account_id) END,
+                         CASE WHEN t.amount <> x.amount THEN format('moves %s', t.amount) END,
+                         CASE WHEN t.source <> x.source THEN format('is a transfer of source %s', t.source) END,
+                         CASE WHEN t.split_of_payment IS DISTINCT FROM p.provider_txn_ref
+                              THEN format('is marked the split of payment %s, not %s', t.split_of_payment, p.provider_txn_ref) END), '') END AS fault
+         ) w
+         WHERE w.fault IS NOT NULL
+        UNION ALL
+        SELECT 'split_moves', a.account_ref, format('payment entry %s, part %s: not moved, and no reason given', m.payment_entry_id, m.position)
+          FROM split_moves m
+          JOIN virtual_accounts a ON a.id = m.from_account_id
+         WHERE m.transfer_id IS NULL AND btrim(coalesce(m.not_moved_reason, '')) = ''
+        UNION ALL
+        SELECT 'split_moves', a.account_ref,
+               format('payment entry %s (%s %s %s of %s on account %s): its parts of tenant %s moved %s from account %s',
+                      m.payment_entry_id, p.kind, p.direction, p.amount, p.tenant_id, p.account_id, m.tenant_id, m.moved, m.from_account_id)
+          FROM (SELECT payment_entry_id, tenant_id, from_account_id, coalesce(sum(amount) FILTER (WHERE transfer_id IS NOT NULL), 0) AS moved
+                  FROM split_moves GROUP BY payment_entry_id, tenant_id, from_account_id) m
+          JOIN virtual_accounts a ON a.id = m.from_account_id
+          LEFT JOIN ledger_entries p ON p.id = m.payment_entry_id
+         WHERE p.id IS NULL OR p.direction <> 'credit' OR p.kind NOT IN ('payment', 'adjustment') OR p.account_id <> m.from_account_id
+            OR p.tenant_id <> m.tenant_id OR a.tenant_id <> m.tenant_id OR m.moved > p.amount
+        UNION ALL
+        SELECT 'split_moves', a.account_ref, format('split transfer %s (of payment %s) is named by %s split moves', t.id, t.split_of_payment, count(x.transfer_id))
+          FROM internal_transfers t
+          JOIN virtual_accounts a ON a.id = t.from_account_id
+          LEFT JOIN movements x ON x.transfer_id = t.id
+         WHERE t.source = 'split'
+         GROUP BY t.id, t.split_of_payment, a.account_ref
+        HAVING count(x.transfer_id) <> 1
+         LIMIT 100`);
+      // A dynamic account's return names a payment its account holds to return; once returned, the payment's held
+      // money was released as returned, by the service (no operator), and the settlement it names is the payout of
+      // that return, of the amount returned. And every return the service made is recorded as returned.
+      const dynamicReturns = await rows<LedgerProblem>(`
+        SELECT 'dynamic_account_returns' AS check, a.account_ref AS "accountRef",
+               format('return of payment entry %s (%s, settlement %s): %s', d.entry_id, d.status, coalesce(d.merchant_tx_ref, '-'), w.fault) AS detail
+          FROM dynamic_account_returns d
+          JOIN virtual_accounts a ON a.id = d.account_id
+          LEFT JOIN ledger_holds h ON h.entry_id = d.entry_id
+          LEFT JOIN ledger_hold_returns r ON r.entry_id = d.entry_id
+          LEFT JOIN settlements s ON s.merchant_tx_ref = d.merchant_tx_ref
+         CROSS JOIN LATERAL (
+           SELECT CASE WHEN h.entry_id IS NULL OR h.limit_kind <> 'amount_mismatch' OR h.account_id <> d.account_id OR h.tenant_id <> d.tenant_id
+                       THEN 'names no payment its account holds to return'
+                       WHEN d.status <> 'returned' THEN NULL
+                       WHEN r.entry_id IS NULL THEN 'the held money was not released as returned'
+                       WHEN r.user_id IS NOT NULL THEN format('the held money was returned by user %s, not by the service', r.user_id)
+                       WHEN s.id IS NULL THEN 'no such settlement'
+                       WHEN s.debit_entry_id <> r.debit_entry_id OR s.account_id <> d.account_id
+                       THEN format('the settlement (debit %s) is not the payout of the return (debit %s)', s.debit_entry_id, r.debit_entry_id)
+                       WHEN s.amount <> r.amount THEN format('the settlement pays %s of the %s returned', s.amount, r.amount) END AS fault
+         ) w
+         WHERE w.fault IS NOT NULL
+        UNION ALL
+        SELECT 'dynamic_account_returns', a.account_ref,
+               format('payment entry %s: returned by the service (debit %s) but its return is %s', r.entry_id, r.debit_entry_id, coalesce(d.status, 'not recorded'))
+          FROM ledger_hold_returns r
+          JOIN virtual_accounts a ON a.id = r.account_id
+          LEFT JOIN dynamic_account_returns d ON d.entry_id = r.entry_id
+         WHERE r.user_id IS NULL AND d.status IS DISTINCT FROM 'returned'
          LIMIT 100`);
       // Double entry: every transaction's postings of a tenant sum to zero, and so does every tenant's books
       // (its customer accounts' running balances and its system accounts' postings); what is in transit is
@@ -180,7 +347,20 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                       WHERE e.status = 'provisional' GROUP BY e.tenant_id) o ON o.tenant_id = t.id
          WHERE coalesce(s.total, 0) <> coalesce(o.total, 0)
          LIMIT 100`);
-      return [...totals, ...chain, ...reversals, ...settlements, ...adjustments, ...holds, ...customers, ...books];
+      return [
+        ...totals,
+        ...chain,
+        ...reversals,
+        ...settlements,
+        ...adjustments,
+        ...holds,
+        ...customers,
+        ...payoutDays,
+        ...books,
+        ...transfers,
+        ...splits,
+        ...dynamicReturns,
+      ];
     },
   };
 }

@@ -46,8 +46,20 @@ export function counterPostingsJson(postings: SystemPosting[]): Array<{ account:
   return postings.map((posting) => ({ account: posting.account, amount: posting.amount.toString() }));
 }
 
-/** The account's current day, in which its daily debit limit counts. */
-export const LAGOS_TODAY = "CAST(now() AT TIME ZONE 'Africa/Lagos' AS date)";
+/** The Africa/Lagos day of a timestamp (an SQL expression). */
+export function lagosDayOf(timestamp: string): string {
+  return `CAST(${timestamp} AT TIME ZONE 'Africa/Lagos' AS date)`;
+}
+
+/** The customer's current day, in which its daily payout limit counts. */
+export const LAGOS_TODAY = lagosDayOf('now()');
+
+/**
+ * The day a payout counts in: the day of its debit's own timestamp (not of the transaction's start, which may be
+ * the day before when the posting waited for a lock across midnight), so that the customer's day can be counted
+ * again from its entries (ledger:verify).
+ */
+const PAYOUT_DAY = lagosDayOf('max(created_at)');
 
 /**
  * Each payment credit (or restoration of a reversed one, which reconciliation repairs judge alike, or the
@@ -170,11 +182,11 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
       UPDATE customers c
          SET unheld_balance = c.unheld_balance + ${totals.credits} - ${totals.debits}
                               - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j) + ${totals.heldReleased},
-             debits_day = CASE WHEN ${totals.payout} THEN ${LAGOS_TODAY} ELSE c.debits_day END,
+             debits_day = CASE WHEN ${totals.payout} THEN p.day ELSE c.debits_day END,
              debits_day_total = CASE WHEN ${totals.payout}
-                                     THEN CASE WHEN c.debits_day = ${LAGOS_TODAY} THEN c.debits_day_total ELSE 0 END + ${totals.debits}
+                                     THEN CASE WHEN c.debits_day = p.day THEN c.debits_day_total ELSE 0 END + ${totals.debits}
                                      ELSE c.debits_day_total END
-        FROM posting_account a
+        FROM posting_account a, (SELECT ${PAYOUT_DAY} AS day FROM posting_inserted WHERE direction = 'debit') p
        WHERE c.id = a.customer_id
       RETURNING c.id
     )`;
@@ -359,11 +371,13 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
     ), posting_customer_moved AS (
       UPDATE customers c
          SET unheld_balance = c.unheld_balance + n.net - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.customer_id = c.id),
-             debits_day = CASE WHEN ${countsTowardDay} THEN ${LAGOS_TODAY} ELSE c.debits_day END,
+             debits_day = CASE WHEN ${countsTowardDay} THEN n.payout_day ELSE c.debits_day END,
              debits_day_total = CASE WHEN ${countsTowardDay}
-                                     THEN CASE WHEN c.debits_day = ${LAGOS_TODAY} THEN c.debits_day_total ELSE 0 END + n.debits
+                                     THEN CASE WHEN c.debits_day = n.payout_day THEN c.debits_day_total ELSE 0 END + n.debits
                                      ELSE c.debits_day_total END
-        FROM (SELECT a.customer_id, sum(t.credits - t.debits) AS net, sum(t.debits) AS debits
+        FROM (SELECT a.customer_id, sum(t.credits - t.debits) AS net, sum(t.debits) AS debits,
+                     (SELECT ${PAYOUT_DAY} FROM posting_inserted i
+                       WHERE i.direction = 'debit' AND i.account_id IN (SELECT id FROM posting_account x WHERE x.customer_id = a.customer_id)) AS payout_day
                 FROM posting_account a JOIN posting_totals t ON t.account_id = a.id
                GROUP BY a.customer_id) n
        WHERE c.id = n.customer_id

@@ -27,19 +27,25 @@ describe('statement and balance', () => {
     account = await provisionAccount(stack, tenant.apiKey);
     for (let i = 0; i < ENTRIES; i += 1) {
       const debit = i % 3 === 2;
-      // A settlement's debit posts provisional and is confirmed when its payout leaves, as the money API does it.
+      // A settlement's debit posts provisional (spending what a settlement may, counted in the customer's payouts of
+      // the day) and is confirmed when its payout leaves, as the money API does it.
       await stack.infra.db.transaction(async (trx) => {
-        const [entry] = await stack.services.postingEngine.post(trx, account.ID, [
-          {
-            direction: debit ? 'debit' : 'credit',
-            kind: debit ? 'settlement' : 'payment',
-            amount: debit ? 3_000n : 10_000n,
-            status: debit ? 'provisional' : 'confirmed',
-            narration: `entry ${i}`,
-            providerTxnRef: `seed-${account.ID}-${i}`,
-            transactionGroupId: uuidv7(),
-          },
-        ]);
+        const [entry] = await stack.services.postingEngine.post(
+          trx,
+          account.ID,
+          [
+            {
+              direction: debit ? 'debit' : 'credit',
+              kind: debit ? 'settlement' : 'payment',
+              amount: debit ? 3_000n : 10_000n,
+              status: debit ? 'provisional' : 'confirmed',
+              narration: `entry ${i}`,
+              providerTxnRef: `seed-${account.ID}-${i}`,
+              transactionGroupId: uuidv7(),
+            },
+          ],
+          debit ? { spendFrom: 'ledger' } : {},
+        );
         if (debit) await stack.services.postingEngine.settlementPaid(trx, entry!.id, 0n);
       });
     }

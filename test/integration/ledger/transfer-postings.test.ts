@@ -5,6 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import { uuidv7 } from '../../../src/ids';
+import { createInternalTransfersRepo } from '../../../src/internal-transfers/internal-transfers.repo';
 import { DailyPayoutLimitError, InsufficientFundsError } from '../../../src/ledger/posting-engine';
 
 const runCli = (...args: string[]) =>
@@ -29,16 +31,35 @@ describe('the ledger: a transfer between two accounts', () => {
     for (let index = 0; index < count; index += 1) accounts.push(await provisionAccount(stack, tenant.apiKey, { externalRef }));
     return accounts;
   };
+  /** The engine's transfer, recorded with its transfer row as the transfers service records it (ledger:verify holds them together). */
   const transfer = (from: ProvisionedAccount, to: ProvisionedAccount, amount: bigint) =>
-    stack.infra.db.transaction((trx) =>
-      stack.services.postingEngine.transfer(trx, {
+    stack.infra.db.transaction(async (trx) => {
+      const id = uuidv7();
+      const posted = await stack.services.postingEngine.transfer(trx, {
         fromAccountId: from.ID,
         toAccountId: to.ID,
         amount,
         narration: 'rent share',
-        reference: `itr-${randomUUID()}`,
-      }),
-    );
+        reference: id,
+      });
+      await createInternalTransfersRepo(trx).insert({
+        id,
+        tenantId: tenant.tenantId,
+        fromAccountId: from.ID,
+        toAccountId: to.ID,
+        amount,
+        narration: 'rent share',
+        transactionId: posted.transactionId,
+        debitEntryId: posted.debit.id,
+        creditEntryId: posted.credit.id,
+        idempotencyKey: randomUUID(),
+        requestHash: 'not hashed: made below the service',
+        source: 'api',
+        createdBy: null,
+        splitOfPayment: null,
+      });
+      return posted;
+    });
   async function account(id: string): Promise<{ ledger: bigint; held: bigint }> {
     const row = await stack.infra.db('virtual_accounts').where({ id }).first('ledger_balance', 'held_balance');
     return { ledger: BigInt(row.ledger_balance), held: BigInt(row.held_balance) };

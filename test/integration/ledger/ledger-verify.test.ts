@@ -1,0 +1,282 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
+import { call, eventually } from '../../helpers/http';
+import { magicAccountNumber } from '../../helpers/sandbox-values';
+import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+
+const runCli = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
+
+interface Problem {
+  check: string;
+  accountRef: string | null;
+  detail: string;
+}
+
+/** A payer whose name the sandbox's name enquiry gives as the payment names them (its default sender name). */
+const PAYER_ACCOUNT = '0123456789';
+const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
+
+/** `ledger:verify --json`: its exit code and the problems it found. */
+async function verify(): Promise<{ code: number; problems: Problem[] }> {
+  try {
+    const { stdout } = await runCli('ledger:verify', '--json');
+    return { code: 0, problems: (JSON.parse(stdout) as { problems: Problem[] }).problems };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    assert.ok(failed.stdout, `ledger:verify exited ${failed.code} without a report: ${failed.stderr}`);
+    return { code: failed.code, problems: (JSON.parse(failed.stdout) as { problems: Problem[] }).problems };
+  }
+}
+
+/** The problems ledger:verify reports (exiting 1) while `plant` holds; `undo` puts the data back whatever happens. */
+async function reportedWith(plant: () => Promise<unknown>, undo: () => Promise<unknown>): Promise<Problem[]> {
+  await plant();
+  try {
+    const { code, problems } = await verify();
+    assert.equal(code, 1, `ledger:verify passed with the fault planted: ${JSON.stringify(problems)}`);
+    return problems;
+  } finally {
+    await undo();
+  }
+}
+
+/** Each problem's check, and whether its detail names every id of `ids` (in order of the problems). */
+const named = (problems: Problem[], ...ids: string[]) =>
+  problems.map((problem) => [problem.check, ids.every((id) => problem.detail.includes(id))]);
+
+// The records that name ledger entries, held to them by ledger:verify: each customer's payouts of the day, each
+// transfer's two entries, each split move's transfer, each dynamic account's return. Real data made through the
+// API and the worker verifies clean; a fault planted in the database (and taken out again) fails it, naming the ids.
+describe('ledger:verify: the records that name ledger entries', () => {
+  let stack: Stack;
+  let tenant: TestTenant;
+  /** Customer A's two accounts, and another customer's. */
+  let a1: ProvisionedAccount;
+  let a2: ProvisionedAccount;
+  let b1: ProvisionedAccount;
+  /** A split rule's account: a part moved to `seller`, a part to a suspended customer's account not moved. */
+  let shop: ProvisionedAccount;
+  let dynamic: ProvisionedAccount;
+  let toOtherCustomer: string;
+  let betweenOwnAccounts: string;
+  let paidSettlement: string;
+
+  const db = () => stack.infra.db;
+  const transfer = async (from: ProvisionedAccount, to: ProvisionedAccount, amount: string): Promise<string> => {
+    const made = await call(stack.apiUrl, 'POST', `/v1/accounts/${from.AccountRef}/transfers`, {
+      apiKey: tenant.apiKey,
+      body: { toAccountRef: to.AccountRef, amount },
+      headers: { 'Idempotency-Key': randomUUID() },
+    });
+    assert.equal(made.status, 201, made.text);
+    return made.body.id as string;
+  };
+  const settle = async (from: ProvisionedAccount, amount: string, destination = DESTINATION): Promise<string> => {
+    const made = await call(stack.apiUrl, 'POST', `/v1/accounts/${from.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount, ...destination },
+    });
+    assert.equal(made.status, 202, made.text);
+    return made.body.merchantTxRef as string;
+  };
+  const settlementStatus = async (merchantTxRef: string) =>
+    (await db()('settlements').where({ merchant_tx_ref: merchantTxRef }).first('status')).status as string;
+
+  before(async () => {
+    stack = await startStack(
+      {
+        CONFIRMATION_WINDOW: '3s',
+        CONFIRMATION_POLL_INTERVAL: '500ms',
+        SETTLEMENT_RETRY_SCHEDULE: '200ms',
+        SETTLEMENT_POLL_INTERVAL: '200ms',
+      },
+      { worker: true },
+    );
+    tenant = await createTenant(stack);
+    const customerA = `cust-${randomUUID()}`;
+    a1 = await provisionAccount(stack, tenant.apiKey, { externalRef: customerA });
+    a2 = await provisionAccount(stack, tenant.apiKey, { externalRef: customerA });
+    b1 = await provisionAccount(stack, tenant.apiKey);
+    await fundAccount(stack, a1.ID, 100_000n);
+    toOtherCustomer = await transfer(a1, b1, '100.00');
+    betweenOwnAccounts = await transfer(a1, a2, '50.00');
+    paidSettlement = await settle(a1, '200.00');
+    const failedSettlement = await settle(a1, '10.00', { bankCode: '058', accountNumber: magicAccountNumber('failsEverySubmission') });
+
+    shop = await provisionAccount(stack, tenant.apiKey);
+    const seller = await provisionAccount(stack, tenant.apiKey);
+    const dormant = await provisionAccount(stack, tenant.apiKey);
+    const rule = await call(stack.apiUrl, 'PUT', `/v1/accounts/${shop.AccountRef}/split-rule`, {
+      apiKey: tenant.apiKey,
+      body: {
+        parts: [
+          { toAccountRef: dormant.AccountRef, amount: '1.00' },
+          { toAccountRef: seller.AccountRef, percent: 50 },
+        ],
+        feeBearer: 'split',
+      },
+    });
+    assert.equal(rule.status, 200, rule.text);
+    await db()('customers').where({ id: dormant.CustomerID }).update({ status: 'suspended' });
+    const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', { body: { accountRef: shop.AccountRef, amount: 1000 } });
+    assert.equal(paid.body.delivery.status, 200, paid.text);
+
+    dynamic = await provisionAccount(stack, tenant.apiKey, { expectedAmount: '100.00', amountPolicy: 'exact', onMismatch: 'return' });
+    const under = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+      body: { accountRef: dynamic.AccountRef, amount: 60, fee: 0.5, senderAccountNumber: PAYER_ACCOUNT },
+    });
+    assert.equal(under.body.delivery.status, 200, under.text);
+
+    await eventually(async () => ((await db()('split_moves').where({ from_account_id: shop.ID })).length === 2 ? true : null), {
+      what: 'the split at confirmation',
+    });
+    await eventually(
+      async () =>
+        (await db()('dynamic_account_returns').where({ account_id: dynamic.ID }).first('status'))?.status === 'returned' ? true : null,
+      { what: 'the return of the under-payment' },
+    );
+    await eventually(async () => ((await settlementStatus(failedSettlement)) === 'failed' ? true : null), { what: 'a failed payout' });
+  });
+  after(() => stack.close());
+
+  it('passes on the data the API and the worker made: payouts of the day, transfers, split moves and a return', async () => {
+    // Customer A's day: the transfer to another customer and both settlements (the failed one too), not the
+    // transfer between its own accounts; the dynamic account's return to its payer counts toward nothing.
+    const dayOf = async (account: ProvisionedAccount) =>
+      (await db()('customers').where({ id: account.CustomerID }).first('debits_day_total')).debits_day_total as string;
+    assert.equal(await dayOf(a1), '31000');
+    assert.equal(await dayOf(dynamic), '0');
+    const moves = await db()('split_moves').where({ from_account_id: shop.ID }).orderBy('position');
+    assert.deepEqual(
+      moves.map((move: { transfer_id: string | null }) => move.transfer_id !== null),
+      [false, true],
+      'one part not moved, one moved',
+    );
+    assert.deepEqual(await verify(), { code: 0, problems: [] });
+  });
+
+  it("fails on a customer's payouts of the day that its payouts do not add up to, naming the customer", async () => {
+    const customer = () => db()('customers').where({ id: a1.CustomerID });
+    const short = await reportedWith(
+      () => customer().decrement('debits_day_total', 1),
+      () => customer().increment('debits_day_total', 1),
+    );
+    assert.deepEqual(named(short, a1.CustomerID, 'payouts of', '30999', 'totalling 31000'), [['payout_day_totals', true]]);
+    // Counted in another day than the one its payouts were made in.
+    const yesterday = await reportedWith(
+      () => customer().update({ debits_day: db().raw('debits_day - 1') }),
+      () => customer().update({ debits_day: db().raw('debits_day + 1') }),
+    );
+    assert.deepEqual(named(yesterday, a1.CustomerID), [['payout_day_totals', true]]);
+    assert.deepEqual(await verify(), { code: 0, problems: [] });
+  });
+
+  it('fails on a transfer whose entries do not match it, and on transfer entries no transfer names', async () => {
+    const row = () => db()('internal_transfers').where({ id: toOtherCustomer });
+    const { debit_entry_id: debit, credit_entry_id: credit } = await row().first('debit_entry_id', 'credit_entry_id');
+    const amount = await reportedWith(
+      () => row().increment('amount', 1),
+      () => row().decrement('amount', 1),
+    );
+    assert.deepEqual(named(amount, toOtherCustomer, `the debit entry ${debit} is of 10000`, `the credit entry ${credit} is of 10000`), [
+      ['transfer_entries', true],
+    ]);
+    const account = await reportedWith(
+      () => row().update({ to_account_id: a2.ID }),
+      () => row().update({ to_account_id: b1.ID }),
+    );
+    assert.deepEqual(named(account, toOtherCustomer, `the credit entry ${credit} is on account ${b1.ID}`), [['transfer_entries', true]]);
+    const swapped = await reportedWith(
+      () => row().update({ debit_entry_id: credit, credit_entry_id: debit }),
+      () => row().update({ debit_entry_id: debit, credit_entry_id: credit }),
+    );
+    // The entries named the wrong way round, and so the transfer's debit named as no transfer's debit.
+    assert.deepEqual(
+      swapped.map((problem) => problem.check),
+      ['transfer_entries', 'transfer_entries'],
+    );
+    const [wrongWay, noTransfers] = swapped[0]!.detail.includes(toOtherCustomer) ? swapped : [swapped[1]!, swapped[0]!];
+    assert.match(
+      wrongWay!.detail,
+      new RegExp(`the debit entry ${credit} is a transfer credit.*the credit entry ${debit} is a transfer debit`),
+    );
+    assert.match(noTransfers!.detail, new RegExp(`transfer debit ${debit} .* is no transfer's`));
+
+    const own = await db()('internal_transfers').where({ id: betweenOwnAccounts }).first();
+    const gone = await reportedWith(
+      () => db()('internal_transfers').where({ id: betweenOwnAccounts }).delete(),
+      () => db()('internal_transfers').insert(own),
+    );
+    assert.deepEqual(named(gone, own.debit_entry_id, own.transaction_id), [['transfer_entries', true]]);
+    assert.deepEqual(await verify(), { code: 0, problems: [] });
+  });
+
+  it('fails on a split move its transfer does not match, a part not moved without a reason, and a split transfer no move names', async () => {
+    const [notMoved, moved] = await db()('split_moves').where({ from_account_id: shop.ID }).orderBy('position');
+    const move = () => db()('split_moves').where({ payment_entry_id: moved.payment_entry_id, position: moved.position });
+    const amount = await reportedWith(
+      () => move().decrement('amount', 1),
+      () => move().increment('amount', 1),
+    );
+    assert.deepEqual(named(amount, moved.payment_entry_id, moved.transfer_id, `moves ${moved.amount}`), [['split_moves', true]]);
+
+    const splitTransfer = () => db()('internal_transfers').where({ id: moved.transfer_id });
+    const { split_of_payment: payment } = await splitTransfer().first('split_of_payment');
+    const marked = await reportedWith(
+      () => splitTransfer().update({ split_of_payment: 'another payment' }),
+      () => splitTransfer().update({ split_of_payment: payment }),
+    );
+    assert.deepEqual(named(marked, moved.transfer_id, 'is marked the split of payment another payment'), [['split_moves', true]]);
+
+    const part = () => db()('split_moves').where({ payment_entry_id: notMoved.payment_entry_id, position: notMoved.position });
+    const blank = await reportedWith(
+      () => part().update({ not_moved_reason: ' ' }),
+      () => part().update({ not_moved_reason: notMoved.not_moved_reason }),
+    );
+    assert.deepEqual(named(blank, notMoved.payment_entry_id, `part ${notMoved.position}: not moved, and no reason`), [
+      ['split_moves', true],
+    ]);
+
+    const unnamed = await reportedWith(
+      () => move().update({ transfer_id: null, not_moved_reason: 'planted' }),
+      () => move().update({ transfer_id: moved.transfer_id, not_moved_reason: null }),
+    );
+    assert.deepEqual(named(unnamed, `split transfer ${moved.transfer_id}`, 'named by 0 split moves'), [['split_moves', true]]);
+    assert.deepEqual(await verify(), { code: 0, problems: [] });
+  });
+
+  it("fails on a dynamic account's return that names another payout, a service's return not recorded, and money released as returned with no return", async () => {
+    const returned = await db()('dynamic_account_returns').where({ account_id: dynamic.ID }).first();
+    const row = () => db()('dynamic_account_returns').where({ entry_id: returned.entry_id });
+    const otherPayout = await reportedWith(
+      () => row().update({ merchant_tx_ref: paidSettlement }),
+      () => row().update({ merchant_tx_ref: returned.merchant_tx_ref }),
+    );
+    assert.deepEqual(named(otherPayout, returned.entry_id, paidSettlement, 'is not the payout of the return'), [
+      ['dynamic_account_returns', true],
+    ]);
+
+    const unrecorded = await reportedWith(
+      () => row().delete(),
+      () => db()('dynamic_account_returns').insert(returned),
+    );
+    assert.deepEqual(named(unrecorded, returned.entry_id, 'returned by the service', 'not recorded'), [['dynamic_account_returns', true]]);
+
+    const holdReturn = await db()('ledger_hold_returns').where({ entry_id: returned.entry_id }).first();
+    const unlinked = await reportedWith(
+      () => db()('ledger_hold_returns').where({ entry_id: returned.entry_id }).delete(),
+      () => db()('ledger_hold_returns').insert(holdReturn),
+    );
+    const about = (check: string) => unlinked.filter((problem) => problem.check === check);
+    assert.deepEqual(named(about('holds'), returned.entry_id, 'released as returned, with no return recorded'), [['holds', true]]);
+    assert.deepEqual(named(about('dynamic_account_returns'), returned.entry_id, 'the held money was not released as returned'), [
+      ['dynamic_account_returns', true],
+    ]);
+    assert.deepEqual(await verify(), { code: 0, problems: [] });
+  });
+});
