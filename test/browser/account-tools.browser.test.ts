@@ -334,7 +334,7 @@ describe('account page in a browser: dynamic terms, transfers, split rules and s
     await form.getByRole('button', { name: 'Save split rule' }).click();
     await section
       .getByRole('alert')
-      .getByText('percent must be a number above 0 and at most 100, with at most two decimals', { exact: true })
+      .getByText('percent must be a number from 0.01 to 100, with at most two decimals', { exact: true })
       .waitFor();
     assert.deepEqual((await ruleOf()).body, stored.body);
     await form.getByRole('button', { name: 'Cancel' }).click();
