@@ -1,4 +1,4 @@
-import { createAuditLog, type AuditActor } from '../audit/audit-log';
+import { API_KEY_ACTOR, createAuditLog, type AuditAction, type AuditActor, type AuditLog } from '../audit/audit-log';
 import type { Config } from '../config';
 import type { Jobs } from '../contracts/jobs';
 import { isUniqueViolation, type Db } from '../db';
@@ -19,6 +19,18 @@ import type { BatchCounts, BatchItemInput, CreateBatchBody } from './settlement-
 export type BatchActor = AuditActor | { tenantId: string };
 
 const isUser = (actor: BatchActor): actor is AuditActor => 'email' in actor;
+
+/** A batch's creation or cancel in the audit log, under the dashboard user or as the tenant's API key. */
+function recordAudit(
+  log: AuditLog,
+  actor: BatchActor,
+  action: Extract<AuditAction, `settlement_batch.${string}`>,
+  batchId: string,
+  detail: Record<string, unknown>,
+): Promise<void> {
+  const target = { type: 'settlement_batch', id: batchId };
+  return isUser(actor) ? log.record(actor, action, target, detail) : log.recordAs(actor.tenantId, API_KEY_ACTOR, action, target, detail);
+}
 
 export interface BatchSummary {
   id: string;
@@ -127,13 +139,7 @@ export function createSettlementBatchesService(deps: {
             })),
           );
           await createOutboxRepo(trx).enqueue([job]);
-          if (isUser(actor))
-            await createAuditLog(trx).record(
-              actor,
-              'settlement_batch.created',
-              { type: 'settlement_batch', id },
-              { items: body.items.length, idempotencyKey },
-            );
+          await recordAudit(createAuditLog(trx), actor, 'settlement_batch.created', id, { items: body.items.length, idempotencyKey });
         });
       } catch (error) {
         // A concurrent request under the same key committed first: its batch is the answer.
@@ -194,8 +200,7 @@ export function createSettlementBatchesService(deps: {
         if (batch.completedAt !== null) throw new ConflictError(`settlement batch is already ${batch.status}`);
         await repo.markCancelled(batch.id);
         const stopped = await repo.refuseQueued(batch.id, 'cancelled');
-        if (isUser(actor))
-          await createAuditLog(trx).record(actor, 'settlement_batch.cancelled', { type: 'settlement_batch', id: batch.id }, { stopped });
+        await recordAudit(createAuditLog(trx), actor, 'settlement_batch.cancelled', batch.id, { stopped });
         return true;
       });
       if (cancelled) await wake(found.id).catch(() => undefined);
