@@ -7,6 +7,7 @@ import { paginate, invalidCursor, uuidCursor } from '../http/pagination';
 import type { Pagination } from '../http/schemas';
 import { isUuid, uuidv7 } from '../ids';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import type { SettlementsService } from '../settlements/settlements.service';
 import { createOutboxRepo } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
@@ -66,9 +67,11 @@ export function createSettlementBatchesService(deps: {
   jobs: Pick<Jobs, 'settlementBatch'>;
   starter: Pick<WorkflowStarter, 'kick'>;
   settlements: Pick<SettlementsService, 'checkAhead'>;
+  /** Per tenant and weighted by items, here rather than in a route, so the API's and the dashboard's batches count alike. */
+  limits: Pick<RateLimits, 'settlementBatchItems'>;
   wake: BatchWaker;
 }) {
-  const { db, config, jobs, starter, settlements, wake } = deps;
+  const { db, config, jobs, starter, settlements, limits, wake } = deps;
   const batches = createSettlementBatchesRepo(db);
 
   async function requireBatch(tenantId: string, id: string): Promise<BatchRecord> {
@@ -111,6 +114,7 @@ export function createSettlementBatchesService(deps: {
      */
     async create(actor: BatchActor, body: CreateBatchBody, idempotencyKey: string): Promise<BatchSummary> {
       const { tenantId } = actor;
+      await limits.settlementBatchItems.consume(tenantId, body.items.length);
       const earlier = await batches.findByKey(tenantId, idempotencyKey);
       if (earlier) return answerReplay(earlier, body.items);
       const id = uuidv7();
@@ -154,6 +158,7 @@ export function createSettlementBatchesService(deps: {
 
     /** Every item judged now, in order, as far as it can be without moving money: nothing is written. */
     async dryRun(tenantId: string, body: CreateBatchBody): Promise<DryRunItem[]> {
+      await limits.settlementBatchItems.consume(tenantId, body.items.length);
       const judged: DryRunItem[] = [];
       for (const item of body.items) {
         const reason = await dryRunReason(tenantId, item);
