@@ -483,6 +483,7 @@ describe('transfers between accounts of a tenant', () => {
     const audit = await stack.infra
       .db('audit_log')
       .where({ tenant_id: tenant.tenantId, action: 'transfer.made' })
+      .whereNotNull('user_id')
       .select('target_id', 'detail');
     assert.deepEqual(
       audit.map((row) => [row.target_id, row.detail.toAccountRef, row.detail.amount]),
