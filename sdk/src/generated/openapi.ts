@@ -220,7 +220,7 @@ export interface paths {
         /** The account's transfers to and from the tenant's other accounts, newest first */
         get: operations["getV1AccountsAccountRefTransfers"];
         put?: never;
-        /** Move money from the account to another of the tenant's accounts, at once (one ledger transaction) */
+        /** Move money from the account to another of the tenant's accounts, at once (one ledger transaction); audited as the API key, once */
         post: operations["postV1AccountsAccountRefTransfers"];
         delete?: never;
         options?: never;
@@ -2152,6 +2152,12 @@ export interface components {
                 path: string;
                 message: string;
             }[];
+            /** @description insufficient_funds, when held money is part of why: what the account may spend now (naira) */
+            available?: string;
+            /** @description insufficient_funds, when held money is part of why: what is held on the account (naira), spendable once released */
+            held?: string;
+            /** @description insufficient_funds, when held money is part of why: what holds it ("held by the customer's KYC limits", "held to return to the payer: a dynamic account's mismatched payment", or both) */
+            reason?: string;
         };
     };
     responses: never;
@@ -5040,6 +5046,15 @@ export interface operations {
             };
             /** @description Request body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9413,7 +9428,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                 after?: string;
             };
             header?: never;
@@ -9436,7 +9451,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -11688,6 +11703,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A dependency is unavailable */
             503: {
                 headers: {
@@ -12308,7 +12332,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
