@@ -35,8 +35,9 @@ export type InitiationResult =
 /**
  * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the
  * Idempotency-Key when there is one, have the ledger post the provisional debit with its checks under the
- * customer's lock (the customer still active, the account's funds, the customer's daily payout limit), and add the settlement row, its `settlement.created`
- * event and the workflow to start (in its tenant's lane of the outbox, first in it: see outbox.repo).
+ * customer's lock (the customer still active, the account's funds, the customer's daily payout limit), and add
+ * the settlement row, its `settlement.created` event and the workflow to start (in its tenant's lane of the
+ * outbox, first in it: see outbox.repo).
  */
 const STATEMENT_PARTS = {
   before: `target AS (
@@ -66,7 +67,7 @@ const STATEMENT_PARTS = {
       FROM settlement
     RETURNING workflow_id
   )`,
-  // When nothing was made, the locked rows tell why: the account's funds first, then the customer's daily limit.
+  // When nothing was made, the locked rows tell why: the customer's status, the account's funds, then the customer's daily limit.
   select: `SELECT t.id AS account_id, t.customer_status,
          EXISTS (SELECT 1 FROM claim) AS claimed,
          EXISTS (SELECT 1 FROM settlement) AS created,
