@@ -27,6 +27,8 @@ export class AppError extends Error {
     readonly details?: ErrorDetail[],
     /** How long the client should wait before trying again, when that is known. */
     readonly retryAfterSeconds?: number,
+    /** Fields the error body carries beside error and code, telling the client what it needs to act. */
+    readonly fields?: Record<string, string>,
   ) {
     super(message);
     this.name = 'AppError';
@@ -40,8 +42,8 @@ export class ValidationError extends AppError {
 }
 
 export class BadRequestError extends AppError {
-  constructor(code: string, message: string) {
-    super('invalid', code, message);
+  constructor(code: string, message: string, fields?: Record<string, string>) {
+    super('invalid', code, message, undefined, undefined, fields);
   }
 }
 

@@ -1,3 +1,5 @@
+import { naira } from './format';
+
 // Every call the dashboard makes: same origin, the session cookie, JSON both ways. A 401 anywhere
 // means the session ended (signed out elsewhere, idle, expired): the app goes back to the sign-in page.
 
@@ -50,8 +52,21 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   }
   if (response.ok) return body as T;
   if (response.status === 401 && !options.expectUnauthorized) onSessionEnded();
-  const message = (body as { error?: string } | undefined)?.error ?? `The service answered ${response.status}.`;
-  throw new ApiError(response.status, message);
+  throw new ApiError(response.status, refusalMessage(body as ErrorBody | undefined, response.status));
+}
+
+interface ErrorBody {
+  error?: string;
+  available?: string;
+  held?: string;
+  reason?: string;
+}
+
+/** The service's message, with what may be spent and what is held (and why) when held money is part of a refusal. */
+function refusalMessage(body: ErrorBody | undefined, status: number): string {
+  const message = body?.error ?? `The service answered ${status}.`;
+  if (body?.available === undefined || body.held === undefined) return message;
+  return `${message}: ${naira(body.available)} can be spent now; ${naira(body.held)} is ${body.reason ?? 'held'}.`;
 }
 
 /** A query string from the values that are set. */

@@ -4,6 +4,17 @@ export interface ErrorBody {
   code: string;
   requestId?: string;
   details?: Array<{ path: string; message: string }>;
+  /** `insufficient_funds` when held money is part of why: what may be spent now, what is held, and what holds it. */
+  available?: string;
+  held?: string;
+  reason?: string;
+}
+
+/** Held money an `insufficient_funds` refusal names: naira strings, and what holds it in words. */
+export interface HeldFunds {
+  available: string;
+  held: string;
+  reason: string;
 }
 
 /** Any failure of a call: the service answered an error, or it could not be reached. */
@@ -26,6 +37,8 @@ export class LedgerApiError extends LedgerError {
   readonly details: ErrorBody['details'];
   /** Seconds the service asked to wait (the Retry-After header), when it said. */
   readonly retryAfterSeconds: number | undefined;
+  /** For `insufficient_funds` when the account holds money: what may be spent now, what is held and why. */
+  readonly heldFunds: HeldFunds | undefined;
 
   constructor(status: number, body: ErrorBody, retryAfterSeconds: number | undefined, idempotencyKey: string | undefined) {
     super(body.error, idempotencyKey);
@@ -34,6 +47,10 @@ export class LedgerApiError extends LedgerError {
     this.requestId = body.requestId;
     this.details = body.details;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.heldFunds =
+      body.available !== undefined && body.held !== undefined
+        ? { available: body.available, held: body.held, reason: body.reason ?? '' }
+        : undefined;
   }
 }
 

@@ -10,6 +10,7 @@ export {
   LedgerRateLimitError,
   LedgerConnectionError,
   type ErrorBody,
+  type HeldFunds,
 } from './errors';
 export type * from './api-types';
 export {

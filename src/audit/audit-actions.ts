@@ -23,6 +23,7 @@ export const AUDIT_ACTIONS = [
   'split_rule.removed',
   'transfer.made',
   'beneficiary.created',
+  'beneficiary.renamed',
   'beneficiary.deleted',
   'balance_sweep.set',
   'balance_sweep.deleted',

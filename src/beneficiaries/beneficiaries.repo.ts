@@ -41,7 +41,6 @@ export interface SavedDestination {
   bankCode: string;
   accountNumber: string;
   accountName: string;
-  /** Undefined keeps the nickname a beneficiary already saved for the destination has. */
   nickname: string | undefined;
 }
 
@@ -49,19 +48,25 @@ export interface SavedDestination {
 export function createBeneficiariesRepo(db: DbOrTrx) {
   const live = () => db('beneficiaries').whereNull('deleted_at');
   return {
+    /** Holds the tenant's live beneficiary of the destination until the transaction ends; undefined when there is none. */
+    async lockDestination(tenantId: string, bankCode: string, accountNumber: string): Promise<BeneficiaryRecord | undefined> {
+      const row: BeneficiaryRow | undefined = await live()
+        .where({ tenant_id: tenantId, bank_code: bankCode, account_number: accountNumber })
+        .forUpdate()
+        .first();
+      return row ? toBeneficiary(row) : undefined;
+    },
+
     /**
-     * Saves the destination, or refreshes the tenant's live beneficiary of it (its name and check time, and
-     * its nickname when one is given) in the same statement, so two saves at once make one beneficiary.
+     * Saves a destination the tenant has no live beneficiary of; undefined when one was saved meanwhile (a save
+     * racing this one: the insert waits for it to commit), which the caller then refreshes.
      */
-    async save(destination: SavedDestination, checkedAt: Date): Promise<{ beneficiary: BeneficiaryRecord; created: boolean }> {
-      const { rows } = await db.raw<{ rows: Array<BeneficiaryRow & { created: boolean }> }>(
-        `INSERT INTO beneficiaries AS b (id, tenant_id, bank_code, account_number, account_name, nickname, name_checked_at)
+    async insert(destination: SavedDestination, checkedAt: Date): Promise<BeneficiaryRecord | undefined> {
+      const { rows } = await db.raw<{ rows: BeneficiaryRow[] }>(
+        `INSERT INTO beneficiaries (id, tenant_id, bank_code, account_number, account_name, nickname, name_checked_at)
          VALUES (:id, :tenant_id, :bank_code, :account_number, :account_name, :nickname, :checked_at)
-         ON CONFLICT (tenant_id, bank_code, account_number) WHERE deleted_at IS NULL
-         DO UPDATE SET account_name = EXCLUDED.account_name,
-                       name_checked_at = EXCLUDED.name_checked_at,
-                       nickname = CASE WHEN CAST(:keep_nickname AS boolean) THEN b.nickname ELSE EXCLUDED.nickname END
-         RETURNING b.*, (xmax = 0) AS created`,
+         ON CONFLICT (tenant_id, bank_code, account_number) WHERE deleted_at IS NULL DO NOTHING
+         RETURNING *`,
         {
           id: destination.id,
           tenant_id: destination.tenantId,
@@ -69,12 +74,19 @@ export function createBeneficiariesRepo(db: DbOrTrx) {
           account_number: destination.accountNumber,
           account_name: destination.accountName,
           nickname: destination.nickname ?? null,
-          keep_nickname: destination.nickname === undefined,
           checked_at: checkedAt,
         },
       );
-      const row = rows[0]!;
-      return { beneficiary: toBeneficiary(row), created: row.created };
+      return rows[0] ? toBeneficiary(rows[0]) : undefined;
+    },
+
+    /** A locked beneficiary takes the name just looked up and its check time, and the nickname when one is given. */
+    async refresh(id: string, accountName: string, nickname: string | undefined, checkedAt: Date): Promise<BeneficiaryRecord> {
+      const [row]: BeneficiaryRow[] = await live()
+        .where({ id })
+        .update({ account_name: accountName, name_checked_at: checkedAt, ...(nickname !== undefined ? { nickname } : {}) })
+        .returning('*');
+      return toBeneficiary(row!);
     },
 
     async find(tenantId: string, id: string): Promise<BeneficiaryRecord | undefined> {

@@ -63,13 +63,20 @@ class BeneficiaryAccountGoneError extends AppError {
   }
 }
 
-function recordAudit(trx: DbOrTrx, actor: BeneficiaryActor, action: AuditAction, beneficiary: BeneficiaryRecord): Promise<void> {
+function recordAudit(
+  trx: DbOrTrx,
+  actor: BeneficiaryActor,
+  action: AuditAction,
+  beneficiary: BeneficiaryRecord,
+  change: { previousAccountName?: string } = {},
+): Promise<void> {
   const target = { type: 'beneficiary', id: beneficiary.id };
   const detail = {
     bankCode: beneficiary.bankCode,
     accountNumber: beneficiary.accountNumber,
     accountName: beneficiary.accountName,
     nickname: beneficiary.nickname,
+    ...change,
   };
   const log = createAuditLog(trx);
   return 'email' in actor ? log.record(actor, action, target, detail) : log.recordAs(actor.tenantId, API_KEY_ACTOR, action, target, detail);
@@ -99,25 +106,40 @@ export function createBeneficiariesService(deps: {
 
     /**
      * Looks the destination's name up at the provider and saves it. A destination the tenant already saved
-     * is not saved twice: its beneficiary takes the name just looked up (and the nickname, when one is given).
+     * is not saved twice: its beneficiary takes the name just looked up (and the nickname, when one is given),
+     * under its row lock; a name that changed (the name every payout to it pays from now on, a sweep's too) is
+     * audited with the old name and the new.
      */
     async save(actor: BeneficiaryActor, request: NewBeneficiary): Promise<{ beneficiary: BeneficiaryRecord; created: boolean }> {
       const checkedAt = new Date();
       const accountName = await names.lookup(actor.tenantId, request);
       return db.transaction(async (trx) => {
-        const saved = await createBeneficiariesRepo(trx).save(
-          {
-            id: uuidv7(),
-            tenantId: actor.tenantId,
-            bankCode: request.bankCode,
-            accountNumber: request.accountNumber,
-            accountName,
-            nickname: request.nickname,
-          },
-          checkedAt,
-        );
-        if (saved.created) await recordAudit(trx, actor, 'beneficiary.created', saved.beneficiary);
-        return saved;
+        const repo = createBeneficiariesRepo(trx);
+        // At most twice: an insert that finds a beneficiary saved meanwhile has waited for it, so the lock finds it next.
+        for (;;) {
+          const existing = await repo.lockDestination(actor.tenantId, request.bankCode, request.accountNumber);
+          if (existing) {
+            const beneficiary = await repo.refresh(existing.id, accountName, request.nickname, checkedAt);
+            if (existing.accountName !== accountName)
+              await recordAudit(trx, actor, 'beneficiary.renamed', beneficiary, { previousAccountName: existing.accountName });
+            return { beneficiary, created: false };
+          }
+          const inserted = await repo.insert(
+            {
+              id: uuidv7(),
+              tenantId: actor.tenantId,
+              bankCode: request.bankCode,
+              accountNumber: request.accountNumber,
+              accountName,
+              nickname: request.nickname,
+            },
+            checkedAt,
+          );
+          if (inserted) {
+            await recordAudit(trx, actor, 'beneficiary.created', inserted);
+            return { beneficiary: inserted, created: true };
+          }
+        }
       });
     },
 

@@ -6,6 +6,22 @@ export const errorBodySchema = z.object({
   code: z.string(),
   requestId: z.string().optional(),
   details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  available: z
+    .string()
+    .regex(/^\d+\.\d{2}$/)
+    .optional()
+    .describe('insufficient_funds, when held money is part of why: what the account may spend now (naira)'),
+  held: z
+    .string()
+    .regex(/^\d+\.\d{2}$/)
+    .optional()
+    .describe('insufficient_funds, when held money is part of why: what is held on the account (naira), spendable once released'),
+  reason: z
+    .string()
+    .optional()
+    .describe(
+      'insufficient_funds, when held money is part of why: what holds it ("held by the customer\'s KYC limits", "held to return to the payer: a dynamic account\'s mismatched payment", or both)',
+    ),
 });
 
 export const paginationSchema = z.object({

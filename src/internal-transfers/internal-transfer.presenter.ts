@@ -15,3 +15,14 @@ export function presentInternalTransfer(transfer: InternalTransferRecord) {
     createdAt: transfer.createdAt.toISOString(),
   };
 }
+
+/** What the audit log keeps of a transfer a client asked for (a dashboard user or an API key), under its Idempotency-Key. */
+export function transferAuditDetail(transfer: InternalTransferRecord, idempotencyKey: string) {
+  return {
+    fromAccountRef: transfer.fromAccountRef,
+    toAccountRef: transfer.toAccountRef,
+    amount: formatKobo(transfer.amount),
+    narration: transfer.narration,
+    idempotencyKey,
+  };
+}

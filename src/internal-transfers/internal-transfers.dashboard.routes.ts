@@ -2,8 +2,7 @@ import { accountRefParamsSchema } from '../accounts/accounts.schemas';
 import { createAuditLog } from '../audit/audit-log';
 import { defineRoute, idempotencyKeyOf, userOf, type RouteDefinition } from '../http/route';
 import { requiredIdempotencyKey } from '../idempotency/request-hash';
-import { formatKobo } from '../money';
-import { presentInternalTransfer } from './internal-transfer.presenter';
+import { presentInternalTransfer, transferAuditDetail } from './internal-transfer.presenter';
 import { internalTransferSchema, transferBodySchema } from './internal-transfers.schemas';
 import type { InternalTransfersService } from './internal-transfers.service';
 
@@ -33,18 +32,7 @@ export function internalTransfersDashboardRoutes(deps: { transfers: InternalTran
           key,
           { source: 'dashboard', userId: user.id },
           (trx, made) =>
-            createAuditLog(trx).record(
-              user,
-              'transfer.made',
-              { type: 'transfer', id: made.id },
-              {
-                fromAccountRef: made.fromAccountRef,
-                toAccountRef: made.toAccountRef,
-                amount: formatKobo(made.amount),
-                narration: made.narration,
-                idempotencyKey: key,
-              },
-            ),
+            createAuditLog(trx).record(user, 'transfer.made', { type: 'transfer', id: made.id }, transferAuditDetail(made, key)),
         );
         return { status: 201, body: presentInternalTransfer(transfer) };
       },

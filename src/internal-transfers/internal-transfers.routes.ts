@@ -2,7 +2,8 @@ import { accountRefParamsSchema } from '../accounts/accounts.schemas';
 import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
 import { paginate } from '../http/pagination';
 import { requiredIdempotencyKey } from '../idempotency/request-hash';
-import { presentInternalTransfer } from './internal-transfer.presenter';
+import { API_KEY_ACTOR, createAuditLog } from '../audit/audit-log';
+import { presentInternalTransfer, transferAuditDetail } from './internal-transfer.presenter';
 import {
   internalTransferParamsSchema,
   internalTransferSchema,
@@ -21,7 +22,8 @@ export function internalTransfersRoutes(deps: { transfers: InternalTransfersServ
     defineRoute({
       method: 'post',
       path: '/v1/accounts/:accountRef/transfers',
-      summary: "Move money from the account to another of the tenant's accounts, at once (one ledger transaction)",
+      summary:
+        "Move money from the account to another of the tenant's accounts, at once (one ledger transaction); audited as the API key, once",
       tag: 'transfers',
       auth: 'apiKey',
       params: accountRefParamsSchema,
@@ -33,7 +35,16 @@ export function internalTransfersRoutes(deps: { transfers: InternalTransfersServ
       errors: [400, 404, 409],
       handle: async ({ params, body, ctx }) => {
         const key = requiredIdempotencyKey(idempotencyKeyOf(ctx));
-        const transfer = await transfers.transfer(tenantOf(ctx).id, params.accountRef, body, key, { source: 'api' });
+        const tenantId = tenantOf(ctx).id;
+        const transfer = await transfers.transfer(tenantId, params.accountRef, body, key, { source: 'api' }, (trx, made) =>
+          createAuditLog(trx).recordAs(
+            tenantId,
+            API_KEY_ACTOR,
+            'transfer.made',
+            { type: 'transfer', id: made.id },
+            transferAuditDetail(made, key),
+          ),
+        );
         return { status: 201, body: presentInternalTransfer(transfer) };
       },
     }),

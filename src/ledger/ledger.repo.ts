@@ -12,6 +12,7 @@ import type {
   SystemPosting,
   SystemTransactionKind,
 } from './ledger.types';
+import type { FundsStanding, HoldKind } from './funds-shortfall';
 import { appendFragment, LAGOS_TODAY } from './posting-ctes';
 
 /** Where a payout's account and customer stand (see payoutStanding). */
@@ -235,6 +236,27 @@ export function createLedgerRepo(db: DbOrTrx) {
             tier: row.tier,
             dailyLimit: row.daily_limit === null ? null : koboFromDb(row.daily_limit),
             usedToday: koboFromDb(row.used_today),
+          }
+        : undefined;
+    },
+
+    /** The account's money and the kinds of its open holds, to explain a payout refused for its funds; undefined when it does not exist. */
+    async fundsStanding(trx: DbOrTrx, accountId: string): Promise<FundsStanding | undefined> {
+      const result = await trx.raw(
+        `SELECT a.ledger_balance, a.pending_credits, a.held_balance,
+                coalesce((SELECT array_agg(DISTINCT h.limit_kind) FROM ledger_holds h WHERE h.account_id = a.id AND h.released < h.amount),
+                         '{}') AS hold_kinds
+           FROM virtual_accounts a WHERE a.id = ?`,
+        [accountId],
+      );
+      const row = result.rows[0] as
+        { ledger_balance: string; pending_credits: string; held_balance: string; hold_kinds: HoldKind[] } | undefined;
+      return row
+        ? {
+            ledgerBalance: koboFromDb(row.ledger_balance),
+            pendingCredits: koboFromDb(row.pending_credits),
+            heldBalance: koboFromDb(row.held_balance),
+            holdKinds: row.hold_kinds,
           }
         : undefined;
     },

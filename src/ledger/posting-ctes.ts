@@ -126,7 +126,7 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
       -- The customer's row, then the account's: the order every posting and release takes (see
       -- ledger.repo's lockAccounts). Postings to any account of one customer wait for each other here, and the
       -- row carries what its limits are judged against: its accounts' unheld balance and its payouts of the day.
-      SELECT id, tenant_id, kyc_tier, unheld_balance, debits_day, debits_day_total
+      SELECT id, tenant_id, status, kyc_tier, unheld_balance, debits_day, debits_day_total
         FROM customers
        WHERE id = (SELECT customer_id FROM virtual_accounts WHERE id = ${accountIdSql})
          FOR NO KEY UPDATE
@@ -142,9 +142,10 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
          -- locks that inserting rows referencing the account (an inbound event, a delivery) already hold.
          FOR NO KEY UPDATE
     ), posting_gate AS (
-      -- A payout's checks on the rows as locked: the account's own money first (what it may spend), then the
-      -- customer's payouts of the day against its daily limit. Both tell a caller why nothing was posted.
-      SELECT a.id,
+      -- A payout's checks on the rows as locked: the customer is active (a suspension committed while this
+      -- statement waited for the lock is seen here), the account's own money (what it may spend), then the
+      -- customer's payouts of the day against its daily limit. Each tells a caller why nothing was posted.
+      SELECT a.id, c.status = 'active' AS customer_active,
              a.ledger_balance - a.held_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN a.pending_credits ELSE 0 END
                >= CAST(:posting_require_funds AS bigint) AS funds_covered,
              l.tier, l.daily_debits AS daily_limit,
@@ -154,7 +155,7 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
       SELECT a.*
         FROM posting_locked a JOIN posting_gate g ON g.id = a.id
        WHERE CAST(:posting_require_funds AS bigint) IS NULL
-          OR (g.funds_covered
+          OR (g.customer_active AND g.funds_covered
               AND (NOT CAST(:posting_payout AS boolean) OR g.daily_limit IS NULL OR g.used_today + CAST(:posting_require_funds AS bigint) <= g.daily_limit))
     ), posting_drafts AS (
       SELECT d.*,

@@ -2,6 +2,7 @@ import { runPrepared, type Db, type DbOrTrx, type Trx } from '../db';
 import { BadRequestError, ConflictError } from '../errors';
 import { formatKobo, koboFromDb, type Kobo } from '../money';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
+import { heldShortfall, type HeldShortfall } from './funds-shortfall';
 import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
 import { createLedgerRepo, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
 import { paymentCreditRow, planPosting, transferEntries } from './postings';
@@ -18,9 +19,10 @@ import { uuidv7 } from '../ids';
 
 export type { PayoutStanding } from './ledger.repo';
 
+/** SPEC.md's refusal of a payout the account cannot pay; with what is held and why, when held money is part of why. */
 export class InsufficientFundsError extends BadRequestError {
-  constructor() {
-    super('insufficient_funds', 'insufficient funds');
+  constructor(shortfall?: HeldShortfall) {
+    super('insufficient_funds', 'insufficient funds', shortfall ? { ...shortfall } : undefined);
   }
 }
 
@@ -113,6 +115,12 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     }));
   }
 
+  /** The refusal of a payout from the account spending `from`, saying what is held and why when held money is part of why. */
+  async function insufficientFunds(reader: DbOrTrx, accountId: string, from: FundsSource): Promise<InsufficientFundsError> {
+    const standing = await repo.fundsStanding(reader, accountId);
+    return new InsufficientFundsError(standing ? heldShortfall(standing, from) : undefined);
+  }
+
   async function append(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry[]> {
     const entries = await repo.append(trx, accountId, plan.drafts, plan.totals, options.tierDefaults);
     if (entries) return entries;
@@ -139,6 +147,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
 
   return {
     post,
+    insufficientFunds,
 
     /**
      * Payment credits to several accounts in ONE statement (one round trip, atomic without BEGIN/COMMIT),
@@ -220,7 +229,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       const sending = await repo.payoutStanding(trx, transfer.fromAccountId, TRANSFER_FUNDS, options.tierDefaults);
       const receiving = await repo.payoutStanding(trx, transfer.toAccountId, TRANSFER_FUNDS, options.tierDefaults);
       if (!sending || !receiving) throw new Error('a transfer account does not exist');
-      if (sending.spendable < transfer.amount) throw new InsufficientFundsError();
+      if (sending.spendable < transfer.amount) throw await insufficientFunds(trx, transfer.fromAccountId, transfer.spendFrom);
       const leavesCustomer = sending.customerId !== receiving.customerId;
       if (leavesCustomer && sending.dailyLimit !== null && sending.usedToday + transfer.amount > sending.dailyLimit)
         throw new DailyPayoutLimitError(sending.tier, sending.dailyLimit, sending.usedToday);

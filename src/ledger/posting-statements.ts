@@ -53,9 +53,10 @@ export function paymentCreditsStatement(parts: StatementParts & { credits: strin
 /**
  * A settlement's debit (see postings.settlementDebit) to the account `accountIdSql` selects from the
  * caller's `before` CTEs, checked under the customer's and the account's locks. Nothing posts when it selects
- * no account, the account lacks the funds, or the payout would take the customer past its daily limit; the
- * caller's `select` may read why from posting_gate (funds_covered, tier, daily_limit, used_today: the locked
- * rows' values). The bindings are the posting's, to merge with the caller's.
+ * no account, the customer is suspended, the account lacks the funds, or the payout would take the customer past
+ * its daily limit; the caller's `select` may read why from posting_gate (customer_active, funds_covered, tier,
+ * daily_limit, used_today: the locked rows' values, so a suspension committed before the lock was granted is
+ * seen). The bindings are the posting's, to merge with the caller's.
  */
 export function settlementDebitStatement(
   parts: StatementParts & { accountIdSql: string },

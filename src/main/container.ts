@@ -263,6 +263,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       jobs,
       starter,
       settlements,
+      limits: rateLimits,
       wake: (batchId) =>
         temporal.withDeadline(Date.now() + 10_000, () =>
           temporal.workflow.getHandle(settlementBatchWorkflowId(batchId)).signal(settlementBatchCancelledSignal),

@@ -10,8 +10,12 @@ class RateLimitedError extends AppError {
 }
 
 interface Limiter {
-  /** Counts one request for `key`; throws RateLimitedError (429, Retry-After) once the key is over its limit. */
-  consume(key: string): Promise<void>;
+  /**
+   * Counts one request for `key` (or `weight` units of it: a request as costly as that many); throws
+   * RateLimitedError (429, Retry-After) once the key is over its limit. A weight above the whole limit counts as
+   * the whole limit, so no request is refused forever.
+   */
+  consume(key: string, weight?: number): Promise<void>;
   /** Gives one back (a sign-in that succeeded from this address was not a guess at this account). */
   reward(key: string): Promise<void>;
 }
@@ -36,6 +40,7 @@ export function createRateLimits(
     | 'RATE_LIMIT_SIGNIN_ADDRESS'
     | 'RATE_LIMIT_NAME_LOOKUPS'
     | 'RATE_LIMIT_SETTLEMENTS'
+    | 'RATE_LIMIT_SETTLEMENT_BATCH_ITEMS'
     | 'RATE_LIMIT_REPLAYS'
     | 'RATE_LIMIT_RECONCILIATION_RUNS'
     | 'RATE_LIMIT_RECONCILIATION_PROVIDER_CALLS'
@@ -67,9 +72,9 @@ export function createRateLimits(
     if (!limit) return unlimited;
     const store = counter(name, limit);
     return {
-      async consume(key) {
+      async consume(key, weight = 1) {
         try {
-          await store.consume(key);
+          await store.consume(key, Math.min(Math.max(1, weight), limit.points));
         } catch (rejection) {
           if (rejection instanceof RateLimiterRes) throw new RateLimitedError(message, rejection.msBeforeNext);
           throw rejection;
@@ -107,6 +112,12 @@ export function createRateLimits(
     signInAddress: limiter('signin-address', config.RATE_LIMIT_SIGNIN_ADDRESS, 'too many sign-in attempts from this address, retry later'),
     nameLookups: limiter('name-lookups', config.RATE_LIMIT_NAME_LOOKUPS, 'too many name lookups, retry later'),
     settlements: limiter('settlements', config.RATE_LIMIT_SETTLEMENTS, 'too many settlements, retry later'),
+    /** Weighted by the items of each batch created or dry-run: a 5,000-item body is 5,000 checks. */
+    settlementBatchItems: limiter(
+      'settlement-batch-items',
+      config.RATE_LIMIT_SETTLEMENT_BATCH_ITEMS,
+      'too many settlement batch items (batches and dry runs) in a short time, retry later',
+    ),
     replays: limiter('replays', config.RATE_LIMIT_REPLAYS, 'too many replays, retry later'),
     reconciliationRuns: limiter('reconciliation-runs', config.RATE_LIMIT_RECONCILIATION_RUNS, 'too many reconciliation runs, retry later'),
     accountProvisioning: limiter(

@@ -53,7 +53,7 @@ function routesAt(
             200: { description: 'dryRun=true: each item judged now (nothing is created)', schema: dryRunResponseSchema },
             202: { description: 'Accepted', schema: batchSummarySchema },
           },
-      errors: onApi ? [400, 404, 409] : [400, 409],
+      errors: onApi ? [400, 404, 409, 429] : [400, 409, 429],
       handle: async ({ query, body, ctx }) => {
         const actor = actorOf(ctx);
         // A dry run needs no key, but one sent must still be a valid key.

@@ -1,4 +1,4 @@
-import { createAuditLog, type AuditActor } from '../audit/audit-log';
+import { API_KEY_ACTOR, createAuditLog, type AuditAction, type AuditActor, type AuditLog } from '../audit/audit-log';
 import type { Config } from '../config';
 import type { Jobs } from '../contracts/jobs';
 import { isUniqueViolation, type Db } from '../db';
@@ -7,6 +7,7 @@ import { paginate, invalidCursor, uuidCursor } from '../http/pagination';
 import type { Pagination } from '../http/schemas';
 import { isUuid, uuidv7 } from '../ids';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
+import type { RateLimits } from '../rate-limits/rate-limits';
 import type { SettlementsService } from '../settlements/settlements.service';
 import { createOutboxRepo } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
@@ -19,6 +20,18 @@ import type { BatchCounts, BatchItemInput, CreateBatchBody } from './settlement-
 export type BatchActor = AuditActor | { tenantId: string };
 
 const isUser = (actor: BatchActor): actor is AuditActor => 'email' in actor;
+
+/** A batch's creation or cancel in the audit log, under the dashboard user or as the tenant's API key. */
+function recordAudit(
+  log: AuditLog,
+  actor: BatchActor,
+  action: Extract<AuditAction, `settlement_batch.${string}`>,
+  batchId: string,
+  detail: Record<string, unknown>,
+): Promise<void> {
+  const target = { type: 'settlement_batch', id: batchId };
+  return isUser(actor) ? log.record(actor, action, target, detail) : log.recordAs(actor.tenantId, API_KEY_ACTOR, action, target, detail);
+}
 
 export interface BatchSummary {
   id: string;
@@ -54,9 +67,11 @@ export function createSettlementBatchesService(deps: {
   jobs: Pick<Jobs, 'settlementBatch'>;
   starter: Pick<WorkflowStarter, 'kick'>;
   settlements: Pick<SettlementsService, 'checkAhead'>;
+  /** Per tenant and weighted by items, here rather than in a route, so the API's and the dashboard's batches count alike. */
+  limits: Pick<RateLimits, 'settlementBatchItems'>;
   wake: BatchWaker;
 }) {
-  const { db, config, jobs, starter, settlements, wake } = deps;
+  const { db, config, jobs, starter, settlements, limits, wake } = deps;
   const batches = createSettlementBatchesRepo(db);
 
   async function requireBatch(tenantId: string, id: string): Promise<BatchRecord> {
@@ -99,6 +114,7 @@ export function createSettlementBatchesService(deps: {
      */
     async create(actor: BatchActor, body: CreateBatchBody, idempotencyKey: string): Promise<BatchSummary> {
       const { tenantId } = actor;
+      await limits.settlementBatchItems.consume(tenantId, body.items.length);
       const earlier = await batches.findByKey(tenantId, idempotencyKey);
       if (earlier) return answerReplay(earlier, body.items);
       const id = uuidv7();
@@ -127,13 +143,7 @@ export function createSettlementBatchesService(deps: {
             })),
           );
           await createOutboxRepo(trx).enqueue([job]);
-          if (isUser(actor))
-            await createAuditLog(trx).record(
-              actor,
-              'settlement_batch.created',
-              { type: 'settlement_batch', id },
-              { items: body.items.length, idempotencyKey },
-            );
+          await recordAudit(createAuditLog(trx), actor, 'settlement_batch.created', id, { items: body.items.length, idempotencyKey });
         });
       } catch (error) {
         // A concurrent request under the same key committed first: its batch is the answer.
@@ -148,6 +158,7 @@ export function createSettlementBatchesService(deps: {
 
     /** Every item judged now, in order, as far as it can be without moving money: nothing is written. */
     async dryRun(tenantId: string, body: CreateBatchBody): Promise<DryRunItem[]> {
+      await limits.settlementBatchItems.consume(tenantId, body.items.length);
       const judged: DryRunItem[] = [];
       for (const item of body.items) {
         const reason = await dryRunReason(tenantId, item);
@@ -194,8 +205,7 @@ export function createSettlementBatchesService(deps: {
         if (batch.completedAt !== null) throw new ConflictError(`settlement batch is already ${batch.status}`);
         await repo.markCancelled(batch.id);
         const stopped = await repo.refuseQueued(batch.id, 'cancelled');
-        if (isUser(actor))
-          await createAuditLog(trx).record(actor, 'settlement_batch.cancelled', { type: 'settlement_batch', id: batch.id }, { stopped });
+        await recordAudit(createAuditLog(trx), actor, 'settlement_batch.cancelled', batch.id, { stopped });
         return true;
       });
       if (cancelled) await wake(found.id).catch(() => undefined);

@@ -28,15 +28,16 @@ export type InitiationResult =
   | { kind: 'no_account' }
   | { kind: 'customer_suspended' }
   | { kind: 'key_taken' }
-  | { kind: 'insufficient_funds' }
+  | { kind: 'insufficient_funds'; accountId: string }
   | { kind: 'daily_limit'; tier: number; limit: Kobo; usedToday: Kobo }
   | { kind: 'created' };
 
 /**
  * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the
- * Idempotency-Key when there is one, have the ledger post the provisional debit with its checks (the
- * account's funds, the customer's daily payout limit), and add the settlement row, its `settlement.created`
- * event and the workflow to start (in its tenant's lane of the outbox, first in it: see outbox.repo).
+ * Idempotency-Key when there is one, have the ledger post the provisional debit with its checks under the
+ * customer's lock (the customer still active, the account's funds, the customer's daily payout limit), and add
+ * the settlement row, its `settlement.created` event and the workflow to start (in its tenant's lane of the
+ * outbox, first in it: see outbox.repo).
  */
 const STATEMENT_PARTS = {
   before: `target AS (
@@ -66,11 +67,11 @@ const STATEMENT_PARTS = {
       FROM settlement
     RETURNING workflow_id
   )`,
-  // When nothing was made, the locked rows tell why: the account's funds first, then the customer's daily limit.
-  select: `SELECT t.id IS NOT NULL AS found, t.customer_status,
+  // When nothing was made, the locked rows tell why: the customer's status, the account's funds, then the customer's daily limit.
+  select: `SELECT t.id AS account_id, t.customer_status,
          EXISTS (SELECT 1 FROM claim) AS claimed,
          EXISTS (SELECT 1 FROM settlement) AS created,
-         g.funds_covered, g.tier, g.daily_limit, g.used_today
+         g.customer_active, g.funds_covered, g.tier, g.daily_limit, g.used_today
     FROM (SELECT 1) AS one LEFT JOIN target t ON true LEFT JOIN posting_gate g ON true`,
 };
 
@@ -96,21 +97,23 @@ export function createSettlementInitiationRepo(db: DbOrTrx, ledger: Pick<Posting
         workflow_priority: outboxPriority(draft.job.workflowType),
       });
       const row = result.rows[0] as {
-        found: boolean;
+        account_id: string | null;
         customer_status: string | null;
         claimed: boolean;
         created: boolean;
+        customer_active: boolean | null;
         funds_covered: boolean | null;
         tier: number | null;
         daily_limit: string | null;
         used_today: string | null;
       };
-      if (!row.found) return { kind: 'no_account' };
-      if (row.customer_status !== 'active') return { kind: 'customer_suspended' };
+      if (row.account_id === null) return { kind: 'no_account' };
+      // The status as the statement began, or as the customer's row was when its lock was granted.
+      if (row.customer_status !== 'active' || row.customer_active === false) return { kind: 'customer_suspended' };
       if (draft.idempotencyKey !== null && !row.claimed) return { kind: 'key_taken' };
       if (row.created) return { kind: 'created' };
       // Limits are judged only on amounts the account could pay: SPEC.md's insufficient funds comes first.
-      if (row.funds_covered !== true || row.daily_limit === null) return { kind: 'insufficient_funds' };
+      if (row.funds_covered !== true || row.daily_limit === null) return { kind: 'insufficient_funds', accountId: row.account_id };
       return { kind: 'daily_limit', tier: row.tier ?? 1, limit: koboFromDb(row.daily_limit), usedToday: koboFromDb(row.used_today ?? 0) };
     },
   };

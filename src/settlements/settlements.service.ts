@@ -10,7 +10,7 @@ import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import type { OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
-import { DailyPayoutLimitError, InsufficientFundsError } from '../ledger/posting-engine';
+import { DailyPayoutLimitError } from '../ledger/posting-engine';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
 import type { Kobo } from '../money';
@@ -95,7 +95,7 @@ const invalidBankCode = (): ValidationError => new ValidationError('invalid bank
 export function createSettlementsService(deps: {
   db: Db;
   config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET' | 'PROVIDER_LOOKUP_RETRY_BUDGET'>;
-  postingEngine: Pick<PostingEngine, 'debitSettlementAmong'>;
+  postingEngine: Pick<PostingEngine, 'debitSettlementAmong' | 'insufficientFunds'>;
   logger: Logger;
   provider: PaymentProvider;
   banks: BankDirectory;
@@ -227,7 +227,7 @@ export function createSettlementsService(deps: {
       case 'customer_suspended':
         throw new ForbiddenError('customer suspended');
       case 'insufficient_funds':
-        throw new InsufficientFundsError();
+        throw await postingEngine.insufficientFunds(db, outcome.accountId, config.SETTLEMENT_FUNDS);
       case 'daily_limit':
         throw new DailyPayoutLimitError(outcome.tier, outcome.limit, outcome.usedToday);
       case 'key_taken':

@@ -3,12 +3,15 @@ import { moneySchema, nairaAmountSchema, timestampSchema } from '../http/schemas
 
 export const MAX_SPLIT_PARTS = 10;
 
-/** A percentage with at most two decimals, as hundredths of a percent. */
+const PERCENT_ERROR = 'percent must be a number from 0.01 to 100, with at most two decimals';
+
+/**
+ * A percentage with at most two decimals, stored as hundredths of a percent: at least one hundredth (0.01), so
+ * no value rounds to a part of nothing. The tolerance only absorbs binary floating point (0.07 * 100).
+ */
 const percent = z
-  .number({ error: 'percent must be a number above 0 and at most 100, with at most two decimals' })
-  .refine((value) => value > 0 && value <= 100 && Math.abs(value * 100 - Math.round(value * 100)) < 1e-6, {
-    error: 'percent must be a number above 0 and at most 100, with at most two decimals',
-  });
+  .number({ error: PERCENT_ERROR })
+  .refine((value) => value >= 0.01 && value <= 100 && Math.abs(value * 100 - Math.round(value * 100)) < 1e-9, { error: PERCENT_ERROR });
 
 const splitPartBodySchema = z
   .object({

@@ -194,7 +194,7 @@ describe('account page in a browser: dynamic terms, transfers, split rules and s
     assertNoPageProblems();
   });
 
-  it("transfers from the account page after naming the receiving customer: both statements, the audit row, and the API's refusal of more than the balance", async () => {
+  it("transfers from the account page after naming the receiving customer: both statements, the audit row, and the API's refusal of more than the balance (saying what is held)", async () => {
     const from = await provision(sys, tenant.apiKey, { externalRef: 'transfer-from', name: 'Kemi Adeyemi' });
     // The receiving customer's second account, named otherwise: the form names the customer, who gets the money.
     await provision(sys, tenant.apiKey, { externalRef: 'transfer-to', name: 'Ifeoma Eze' });
@@ -280,6 +280,24 @@ describe('account page in a browser: dynamic terms, transfers, split rules and s
       ],
       [admin.email, transfers[0].id, from.AccountRef, to.AccountRef, '1234.56', 'Rent share'],
     );
+
+    // Money a KYC limit holds (10,000.00 of a tier-1 customer's 60,000.00): the refusal says what may be spent and what is held, and why.
+    const holding = await provision(sys, tenant.apiKey, { externalRef: 'transfer-held', name: 'Bola Ade' });
+    await paymentLine(holding.AccountRef, await pay(holding.AccountRef, 60_000, { fee: 0 }));
+    await open(`/dashboard/accounts/${holding.AccountRef}`);
+    await page.getByRole('link', { name: 'Transfer', exact: true }).click();
+    await page.getByRole('heading', { name: 'Transfer to another account' }).waitFor();
+    await settled(page);
+    await page.getByLabel('Amount (naira)').fill('55000.00');
+    await page.getByLabel('Receiving account (AccountRef)').fill(to.AccountRef);
+    await page.getByRole('button', { name: 'Look up the receiving account' }).click();
+    await page.getByRole('button', { name: 'Transfer to Ifeoma Eze' }).click();
+    await dialog.getByRole('button', { name: 'Transfer now' }).click();
+    await dialog
+      .getByRole('alert')
+      .getByText("insufficient funds: ₦50,000.00 can be spent now; ₦10,000.00 is held by the customer's KYC limits.", { exact: true })
+      .waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
     assertNoPageProblems();
   });
 
@@ -334,7 +352,7 @@ describe('account page in a browser: dynamic terms, transfers, split rules and s
     await form.getByRole('button', { name: 'Save split rule' }).click();
     await section
       .getByRole('alert')
-      .getByText('percent must be a number above 0 and at most 100, with at most two decimals', { exact: true })
+      .getByText('percent must be a number from 0.01 to 100, with at most two decimals', { exact: true })
       .waitFor();
     assert.deepEqual((await ruleOf()).body, stored.body);
     await form.getByRole('button', { name: 'Cancel' }).click();

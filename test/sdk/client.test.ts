@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fundAccount } from '../helpers/fixtures';
+import { fundAccount, paymentEvent, sendProviderEvent } from '../helpers/fixtures';
 import { call, eventually } from '../helpers/http';
 import { startReceiver } from '../helpers/receiver';
 import { sdk } from '../helpers/sdk';
@@ -283,6 +283,17 @@ describe('the TypeScript client against the running service', () => {
     assert.ok(invalid instanceof LedgerValidationError);
     assert.equal(invalid.status, 400);
     assert.ok(invalid.details?.some((detail) => detail.path === 'amount'));
+
+    // Money a KYC limit holds (10,000.00 of a tier-1 customer's 60,000.00): the refusal says so, typed.
+    const holding = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: holding.AccountRef, amount: 60_050, fee: 50 }))).status, 200);
+    const short = await client.settlements
+      .settle(holding.AccountRef, { amount: '55000.00', bankCode: '058', accountNumber: '0123456789' })
+      .catch((error: unknown) => error);
+    assert.ok(short instanceof LedgerValidationError);
+    assert.deepEqual([short.code, short.message], ['insufficient_funds', 'insufficient funds']);
+    assert.deepEqual(short.heldFunds, { available: '50000.00', held: '10000.00', reason: "held by the customer's KYC limits" });
+    assert.equal(invalid.heldFunds, undefined);
 
     const unauthenticated = await clientFor('sk_not_a_key')
       .accounts.get('va_any')

@@ -220,7 +220,7 @@ export interface paths {
         /** The account's transfers to and from the tenant's other accounts, newest first */
         get: operations["getV1AccountsAccountRefTransfers"];
         put?: never;
-        /** Move money from the account to another of the tenant's accounts, at once (one ledger transaction) */
+        /** Move money from the account to another of the tenant's accounts, at once (one ledger transaction); audited as the API key, once */
         post: operations["postV1AccountsAccountRefTransfers"];
         delete?: never;
         options?: never;
@@ -2152,6 +2152,12 @@ export interface components {
                 path: string;
                 message: string;
             }[];
+            /** @description insufficient_funds, when held money is part of why: what the account may spend now (naira) */
+            available?: string;
+            /** @description insufficient_funds, when held money is part of why: what is held on the account (naira), spendable once released */
+            held?: string;
+            /** @description insufficient_funds, when held money is part of why: what holds it ("held by the customer's KYC limits", "held to return to the payer: a dynamic account's mismatched payment", or both) */
+            reason?: string;
         };
     };
     responses: never;
@@ -2193,7 +2199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2301,7 +2307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2346,7 +2352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2437,7 +2443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2584,7 +2590,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2677,7 +2692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2746,7 +2761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2831,7 +2846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2981,7 +2996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3031,7 +3046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3115,7 +3130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3186,7 +3201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3287,7 +3302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3343,7 +3358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3423,7 +3438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3533,7 +3548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3598,7 +3613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3680,7 +3695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3789,7 +3804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3861,7 +3876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3986,7 +4001,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4029,7 +4053,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4122,7 +4155,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4201,7 +4243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4273,7 +4315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4404,7 +4446,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4477,7 +4528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4542,7 +4593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4625,7 +4676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4737,7 +4788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4793,7 +4844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4865,7 +4916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5002,7 +5053,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5098,7 +5158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5180,7 +5240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5230,7 +5290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5279,7 +5339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5361,7 +5421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5406,7 +5466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5489,7 +5549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5574,7 +5634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5658,7 +5718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5720,7 +5780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5817,7 +5877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5897,7 +5957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5953,7 +6013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6060,7 +6120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6141,7 +6201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6237,7 +6297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6311,7 +6371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6387,7 +6447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6496,7 +6556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6585,7 +6645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6654,7 +6714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6748,7 +6808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6868,7 +6928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6962,7 +7022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7047,7 +7107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7132,7 +7192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7194,7 +7254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7276,7 +7336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7382,7 +7442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7470,7 +7530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7596,7 +7656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7747,7 +7807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7844,7 +7904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7979,7 +8039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8142,7 +8202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8250,7 +8310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8393,7 +8453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8536,7 +8596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8597,7 +8657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8646,7 +8706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8706,7 +8766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8811,7 +8871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8923,7 +8983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9010,7 +9070,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9097,7 +9157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9166,7 +9226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9223,7 +9283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9279,7 +9339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9354,7 +9414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9368,7 +9428,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                 after?: string;
             };
             header?: never;
@@ -9391,7 +9451,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -9435,7 +9495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9527,7 +9587,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9598,7 +9658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9672,7 +9732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9762,7 +9822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9873,7 +9933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9985,7 +10045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10146,7 +10206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10223,7 +10283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10305,7 +10365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10357,7 +10417,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10459,7 +10528,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10572,7 +10650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10698,7 +10776,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10816,7 +10903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10897,7 +10984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11037,7 +11124,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11111,7 +11207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11203,7 +11299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11324,7 +11420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11389,7 +11485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11470,7 +11566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11607,7 +11703,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11712,7 +11817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11803,7 +11908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11862,7 +11967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11956,7 +12061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12042,7 +12147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12135,7 +12240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12227,7 +12332,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -12275,7 +12380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12367,7 +12472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12460,7 +12565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12533,7 +12638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12618,7 +12723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12713,7 +12818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12765,7 +12870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12836,7 +12941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12942,7 +13047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13007,7 +13112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13123,7 +13228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13213,7 +13318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13284,7 +13389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13337,7 +13442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13406,7 +13511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13510,7 +13615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13640,7 +13745,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13778,7 +13892,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description The provider is unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13834,7 +13957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13927,7 +14050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13994,7 +14117,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14067,7 +14190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14166,7 +14289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14239,7 +14362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            /** @description A dependency is unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;

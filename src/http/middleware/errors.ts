@@ -25,7 +25,7 @@ const STATUS_OF: Record<ErrorKind, number> = {
 
 export const httpStatusOf = (error: AppError): number => STATUS_OF[error.kind];
 
-/** Turns every thrown value into {error, code, details?, requestId}; never leaks a stack. */
+/** Turns every thrown value into {error, code, details?, ...fields, requestId}; never leaks a stack. */
 export function errorHandler() {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     try {
@@ -44,7 +44,7 @@ function toErrorResponse(error: unknown, ctx: AppContext): { status: number; bod
   if (error instanceof AppError) {
     return {
       status: httpStatusOf(error),
-      body: { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), requestId },
+      body: { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), ...error.fields, requestId },
     };
   }
   if (error instanceof HttpError) return { status: error.status, body: { error: error.message, code: error.code, requestId } };

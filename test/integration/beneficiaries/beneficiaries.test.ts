@@ -98,6 +98,20 @@ describe('saved beneficiaries', () => {
     const renamed = await save({ bankCode: '058', accountNumber, nickname: 'Landlord' });
     assert.deepEqual([renamed.status, renamed.body.id, renamed.body.nickname], [200, created.body.id, 'Landlord']);
     assert.equal(Number((await stack.infra.db('beneficiaries').where({ account_number: accountNumber }).count('* as count'))[0]!.count), 1);
+
+    // The name paid from now on changed once (the save under the same name changed none): audited with both names.
+    const audit = await stack.infra
+      .db('audit_log')
+      .where({ tenant_id: tenant.tenantId, target_type: 'beneficiary', target_id: created.body.id })
+      .orderBy('id')
+      .select('action', 'actor', 'detail');
+    assert.deepEqual(
+      audit.map((row) => [row.action, row.actor, row.detail.previousAccountName ?? null, row.detail.accountName]),
+      [
+        ['beneficiary.created', 'API key', null, accountHolderName(accountNumber)],
+        ['beneficiary.renamed', 'API key', accountHolderName(accountNumber), 'ADA RENAMED OBI'],
+      ],
+    );
   });
 
   it('refuses what the lookup refuses: a bad account number or bank, an account the bank does not have', async () => {

@@ -6,6 +6,7 @@ import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, stateme
 import { createLedgerRepo } from '../../../src/ledger/ledger.repo';
 import { call } from '../../helpers/http';
 import { dashboardSession } from '../../helpers/session';
+import { accountHolderName } from '../../../src/sandbox/names';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
 const runCli = (...args: string[]) =>
@@ -90,6 +91,49 @@ describe('KYC tier limits', () => {
     );
     assert.equal((await settle(account, noDailyLimit.apiKey, '20000.00')).status, 202);
     assert.deepEqual(await verifyLedger(), []);
+  });
+
+  it('an insufficient-funds refusal of money a KYC limit holds says what may be spent, what is held and why (settle, transfer, dashboard)', async () => {
+    const account = await provisionAccount(stack, noDailyLimit.apiKey);
+    const other = await provisionAccount(stack, noDailyLimit.apiKey);
+    // 60,000.00 credited to a tier-1 customer: 10,000.00 over the single-credit limit is held.
+    assert.equal((await pay(account, 60_000)).status, 200);
+    assert.deepEqual((await balance(account, noDailyLimit.apiKey)).heldBalance, '10000.00');
+    const heldRefusal = {
+      error: 'insufficient funds',
+      code: 'insufficient_funds',
+      available: '50000.00',
+      held: '10000.00',
+      reason: "held by the customer's KYC limits",
+    };
+    const without = ({ requestId: _, ...body }: Record<string, unknown>) => body;
+
+    const settled = await settle(account, noDailyLimit.apiKey, '55000.00');
+    assert.equal(settled.status, 400, settled.text);
+    assert.deepEqual(without(settled.body), heldRefusal);
+
+    const transferred = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/transfers`, {
+      apiKey: noDailyLimit.apiKey,
+      headers: { 'Idempotency-Key': `held-${account.AccountRef}` },
+      body: { toAccountRef: other.AccountRef, amount: '55000.00' },
+    });
+    assert.equal(transferred.status, 400, transferred.text);
+    assert.deepEqual(without(transferred.body), heldRefusal);
+
+    // The dashboard's settle answers the same body, which its page shows beside the refusal.
+    const cookie = await dashboardSession(stack, noDailyLimit.tenantId, 'operator');
+    const onPage = await call(stack.apiUrl, 'POST', `/auth/accounts/${account.AccountRef}/settle`, {
+      cookie,
+      headers: { 'Idempotency-Key': `held-page-${account.AccountRef}` },
+      body: { amount: '55000.00', ...DESTINATION, confirmedAccountName: accountHolderName(DESTINATION.accountNumber) },
+    });
+    assert.equal(onPage.status, 400, onPage.text);
+    assert.deepEqual(without(onPage.body), heldRefusal);
+
+    // Nothing held: held money is no part of why, and the refusal is SPEC.md's plain one.
+    const plain = await settle(other, noDailyLimit.apiKey, '1.00');
+    assert.deepEqual(without(plain.body), { error: 'insufficient funds', code: 'insufficient_funds' });
+    assert.equal((await settle(account, noDailyLimit.apiKey, '50000.00')).status, 202);
   });
 
   it('holds the part of a credit that takes the unheld balance past the tier balance limit', async () => {

@@ -80,7 +80,12 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
   describe('per tenant', () => {
     let first: Stack;
     let second: Stack;
-    const limits = { RATE_LIMIT_SETTLEMENTS: '6/1m', RATE_LIMIT_NAME_LOOKUPS: '3/1m', RATE_LIMIT_REPLAYS: '2/1m' };
+    const limits = {
+      RATE_LIMIT_SETTLEMENTS: '6/1m',
+      RATE_LIMIT_NAME_LOOKUPS: '3/1m',
+      RATE_LIMIT_REPLAYS: '2/1m',
+      RATE_LIMIT_SETTLEMENT_BATCH_ITEMS: '10/1m',
+    };
     before(async () => {
       // Two API instances on one database, as behind a load balancer.
       first = await startStack(limits);
@@ -102,6 +107,38 @@ describe('rate limits (Postgres-backed, shared by every API process)', () => {
       const otherAccount = await provisionAccount(first, other.apiKey);
       await fundAccount(first, otherAccount.ID, 100_000n);
       assert.equal((await settle(second, other.apiKey, otherAccount.AccountRef)).status, 202);
+    });
+
+    it('limits settlement batch items per tenant across processes, weighted by items: batches and dry runs alike, on the API and the dashboard', async () => {
+      const tenant = await createTenant(first);
+      const items = (count: number) =>
+        Array.from({ length: count }, (_, index) => ({
+          reference: `r-${index}`,
+          accountRef: 'va_nobody_000000000000',
+          amount: '1.00',
+          ...DESTINATION,
+        }));
+      const dryRun = (stack: Stack, count: number, apiKey = tenant.apiKey) =>
+        call(stack.apiUrl, 'POST', '/v1/settlement-batches?dryRun=true', { apiKey, body: { items: items(count) } });
+      const create = (stack: Stack, count: number) =>
+        call(stack.apiUrl, 'POST', '/v1/settlement-batches', {
+          apiKey: tenant.apiKey,
+          headers: { 'Idempotency-Key': randomUUID() },
+          body: { items: items(count) },
+        });
+      assert.equal((await dryRun(first, 4)).status, 200);
+      assert.equal((await create(second, 4)).status, 202);
+      // 8 of 10 items used: three more do not fit, whichever process and whichever route asks.
+      assertLimited(await dryRun(second, 3), /too many settlement batch items/);
+      assertLimited(await create(first, 3), /too many settlement batch items/);
+      const cookie = await dashboardSession(first, tenant.tenantId, 'operator');
+      const onPage = await call(second.apiUrl, 'POST', '/auth/settlement-batches?dryRun=true', { cookie, body: { items: items(3) } });
+      assertLimited(onPage, /too many settlement batch items/);
+
+      // Another tenant is untouched; a request larger than the whole limit counts as the whole limit, never refused forever.
+      const other = await createTenant(first);
+      assert.equal((await dryRun(second, 25, other.apiKey)).status, 200);
+      assertLimited(await dryRun(first, 1, other.apiKey), /too many settlement batch items/);
     });
 
     it('limits name lookups and dead-letter replays per tenant', async () => {

@@ -418,6 +418,20 @@ describe('settlement batches (dev server, real sandbox)', function () {
     const late = await call(stack.apiUrl, 'POST', `/v1/settlement-batches/${created.body.id}/cancel`, { apiKey: cancelling.apiKey });
     assert.deepEqual([late.status, late.body.status], [200, 'cancelled']);
     assert.equal(await booksTotal(cancelling.apiKey), '0.00');
+    // Made and cancelled with an API key: audited as the key, the cancel once however often it is asked.
+    const audit = await stack.infra
+      .db('audit_log')
+      .where({ tenant_id: cancelling.tenantId, target_type: 'settlement_batch', target_id: created.body.id })
+      .orderBy('id')
+      .select('action', 'actor', 'user_id', 'detail');
+    assert.deepEqual(
+      audit.map((row) => [row.action, row.actor, row.user_id]),
+      [
+        ['settlement_batch.created', 'API key', null],
+        ['settlement_batch.cancelled', 'API key', null],
+      ],
+    );
+    assert.equal(audit[0].detail.items, 25);
   });
 
   it("keeps each tenant's batches to itself: another tenant's batch is not found, and lists show only one's own", async () => {

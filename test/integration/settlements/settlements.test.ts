@@ -81,6 +81,39 @@ describe('settlement requests', () => {
     assert.equal(await available(account), '0.00');
   });
 
+  it("judges the customer's status on its locked row: a suspension committed while the settle waits for the lock refuses it, writing nothing", async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    await fundAccount(stack, account.ID, 100_000n);
+    const db = stack.infra.db;
+    // The suspension holds the customer's row (uncommitted) while the settle starts: its checks read the customer active.
+    const suspension = await db.transaction();
+    let pending: ReturnType<typeof settle> | undefined;
+    try {
+      await suspension('customers').where({ id: account.CustomerID }).update({ status: 'suspended' });
+      pending = settle(account, { amount: '100.00', ...DESTINATION });
+      await eventually(
+        async () => {
+          const { rows } = await db.raw(
+            `SELECT 1 FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%posting_customer%'`,
+          );
+          return rows.length > 0;
+        },
+        { what: "the settle's statement waiting for the customer's row" },
+      );
+      await suspension.commit();
+    } catch (error) {
+      await suspension.rollback();
+      throw error;
+    }
+    const refused = await pending;
+    assert.equal(refused.status, 403, refused.text);
+    assert.deepEqual([refused.body.error, refused.body.code], ['customer suspended', 'forbidden']);
+    assert.equal(await available(account), '1000.00');
+    assert.deepEqual(await db('settlements').where({ account_id: account.ID }).select('id'), []);
+    assert.equal((await db('ledger_entries').where({ account_id: account.ID, kind: 'settlement' }).select('id')).length, 0);
+  });
+
   it('spends the ledger balance, as SPEC.md says: a provisional credit can be settled', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 50_000n, 'provisional');

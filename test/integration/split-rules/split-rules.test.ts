@@ -48,6 +48,12 @@ describe('split rules', () => {
     assert.deepEqual(shown.body, stored.body);
 
     const refusals: Array<[unknown, number, string]> = [
+      // Below one hundredth, a percentage would be stored as a part of nothing.
+      ...[1e-9, 0.001, 0.004].map((tiny): [unknown, number, string] => [
+        { parts: [{ toAccountRef: seller.AccountRef, percent: tiny }], feeBearer: 'split' },
+        400,
+        'percent must be a number from 0.01 to 100, with at most two decimals',
+      ]),
       [{ parts: [{ toAccountRef: main.AccountRef, percent: 10 }], feeBearer: 'split' }, 400, 'a split part cannot pay the account itself'],
       [
         {
@@ -79,7 +85,7 @@ describe('split rules', () => {
       [
         { parts: [{ toAccountRef: seller.AccountRef, percent: 10.005 }], feeBearer: 'split' },
         400,
-        'percent must be a number above 0 and at most 100, with at most two decimals',
+        'percent must be a number from 0.01 to 100, with at most two decimals',
       ],
       [{ parts: [], feeBearer: 'split' }, 400, 'a split rule needs at least one part'],
       [{ parts: [{ toAccountRef: seller.AccountRef, percent: 10 }], feeBearer: 'nobody' }, 400, 'feeBearer must be "account" or "split"'],

@@ -48,6 +48,37 @@ describe('transfers between accounts of a tenant', () => {
   const transfersOf = (tenantId: string) =>
     stack.infra.db('internal_transfers').where({ tenant_id: tenantId }).count<{ count: string }[]>();
 
+  it('audits a transfer made with an API key once, as the key, in its own transaction (never a replay or a refusal)', async () => {
+    const from = await account();
+    const to = await account();
+    await fundAccount(stack, from.ID, 100_000n);
+    const key = randomUUID();
+    const made = await transfer(from, { toAccountRef: to.AccountRef, amount: '12.34', narration: 'audited' }, { key });
+    assert.equal(made.status, 201, made.text);
+    assert.equal((await transfer(from, { toAccountRef: to.AccountRef, amount: '12.34', narration: 'audited' }, { key })).status, 201);
+    assert.equal((await transfer(from, { toAccountRef: to.AccountRef, amount: '5000.00' })).status, 400);
+    const audit = await stack.infra
+      .db('audit_log')
+      .where({ tenant_id: tenant.tenantId, action: 'transfer.made' })
+      .whereRaw("detail->>'fromAccountRef' = ?", [from.AccountRef])
+      .select('actor', 'user_id', 'target_type', 'target_id', 'detail');
+    assert.deepEqual(audit, [
+      {
+        actor: 'API key',
+        user_id: null,
+        target_type: 'transfer',
+        target_id: made.body.id,
+        detail: {
+          fromAccountRef: from.AccountRef,
+          toAccountRef: to.AccountRef,
+          amount: '12.34',
+          narration: 'audited',
+          idempotencyKey: key,
+        },
+      },
+    ]);
+  });
+
   it('moves the amount to the kobo in one ledger transaction, readable by its id, and both statements show it', async () => {
     const from = await account();
     const to = await account();
@@ -480,6 +511,7 @@ describe('transfers between accounts of a tenant', () => {
     const audit = await stack.infra
       .db('audit_log')
       .where({ tenant_id: tenant.tenantId, action: 'transfer.made' })
+      .whereNotNull('user_id')
       .select('target_id', 'detail');
     assert.deepEqual(
       audit.map((row) => [row.target_id, row.detail.toAccountRef, row.detail.amount]),
