@@ -229,7 +229,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       const sending = await repo.payoutStanding(trx, transfer.fromAccountId, TRANSFER_FUNDS, options.tierDefaults);
       const receiving = await repo.payoutStanding(trx, transfer.toAccountId, TRANSFER_FUNDS, options.tierDefaults);
       if (!sending || !receiving) throw new Error('a transfer account does not exist');
-      if (sending.spendable < transfer.amount) throw await insufficientFunds(trx, transfer.fromAccountId, transfer.spendFrom);
+      if (sending.spendable < transfer.amount) throw await insufficientFunds(trx, transfer.fromAccountId, TRANSFER_FUNDS);
       const leavesCustomer = sending.customerId !== receiving.customerId;
       if (leavesCustomer && sending.dailyLimit !== null && sending.usedToday + transfer.amount > sending.dailyLimit)
         throw new DailyPayoutLimitError(sending.tier, sending.dailyLimit, sending.usedToday);
