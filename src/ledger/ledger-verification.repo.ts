@@ -17,13 +17,59 @@ interface LedgerProblem {
 /**
  * The transfers each split move names, and what each must be: one row per movement of a part (`movement`), from
  * `from_account_id` to `to_account_id`, of `amount`, a transfer of `source` marked as the split of the move's
- * payment. A part moved is one arm; a part taken back from its receiver is another arm here (the transfer that took
- * it back, from the part's account to the splitting one), and every check of split moves below then holds it.
+ * payment. A part taken back is no transfer but adjustments answering the transfer's entries: see SPLIT_TAKE_BACKS.
  */
 const SPLIT_MOVE_TRANSFERS = `
   SELECT m.payment_entry_id, m.position, 'moved' AS movement, m.transfer_id, m.from_account_id, m.to_account_id, m.amount, 'split' AS source
     FROM split_moves m
    WHERE m.transfer_id IS NOT NULL`;
+
+/**
+ * Each split move taken back, beside the transfer that moved its part (`t`), the receiver's debit it names (`b`),
+ * the compensation of its payment (`c`: the adjustment debit answering the payment credit, at most one by the
+ * ledger's unique index on the answered entry) and the splitting account's credit answering the transfer's debit
+ * (`k`, at most one likewise).
+ */
+const SPLIT_TAKE_BACKS = `
+  SELECT m.payment_entry_id, m.position, m.tenant_id, m.from_account_id, m.to_account_id, m.amount, m.transfer_id, m.taken_back_entry_id,
+         t.credit_entry_id, t.debit_entry_id,
+         b.id AS b_id, b.kind AS b_kind, b.direction AS b_direction, b.status AS b_status, b.account_id AS b_account_id,
+         b.amount AS b_amount, b.tenant_id AS b_tenant_id, b.reverses_entry_id AS b_answers, b.transaction_id AS b_transaction_id,
+         c.id AS c_id, c.transaction_id AS c_transaction_id,
+         k.id AS k_id, k.status AS k_status, k.account_id AS k_account_id, k.amount AS k_amount, k.transaction_id AS k_transaction_id
+    FROM split_moves m
+    LEFT JOIN internal_transfers t ON t.id = m.transfer_id
+    LEFT JOIN ledger_entries b ON b.id = m.taken_back_entry_id
+    LEFT JOIN ledger_entries c ON c.reverses_entry_id = m.payment_entry_id AND c.kind = 'adjustment' AND c.direction = 'debit'
+    LEFT JOIN ledger_entries k ON k.reverses_entry_id = t.debit_entry_id AND k.kind = 'adjustment' AND k.direction = 'credit'
+   WHERE m.taken_back_entry_id IS NOT NULL`;
+
+/**
+ * What is wrong with a split move's take-back (a row of SPLIT_TAKE_BACKS, alias x), or null: its entry is a
+ * confirmed adjustment debit of the part's receiver, of the part's amount and the move's tenant, answering the
+ * transfer's credit, in the transaction of the payment's compensation; and that transaction credits the splitting
+ * account the part, answering the transfer's debit.
+ */
+const TAKE_BACK_FAULT = `nullif(concat_ws('; ',
+  CASE WHEN x.b_id IS NULL THEN format('its take-back entry %s does not exist', x.taken_back_entry_id)
+       ELSE 'its take-back entry ' || x.b_id || ' is ' || nullif(concat_ws(', ',
+         CASE WHEN x.b_kind <> 'adjustment' OR x.b_direction <> 'debit' OR x.b_status <> 'confirmed'
+              THEN format('a %s %s %s', x.b_status, x.b_kind, x.b_direction) END,
+         CASE WHEN x.b_account_id <> x.to_account_id THEN format('on account %s', x.b_account_id) END,
+         CASE WHEN x.b_amount <> x.amount THEN format('of %s', x.b_amount) END,
+         CASE WHEN x.b_tenant_id <> x.tenant_id THEN format('of tenant %s', x.b_tenant_id) END,
+         CASE WHEN x.b_answers IS DISTINCT FROM x.credit_entry_id
+              THEN format('answering entry %s, not the transfer''s credit %s', coalesce(x.b_answers::text, 'none'), coalesce(x.credit_entry_id::text, 'none')) END,
+         CASE WHEN x.c_id IS NOT NULL AND x.b_transaction_id <> x.c_transaction_id
+              THEN format('in transaction %s, not that of the compensation %s (%s)', x.b_transaction_id, x.c_id, x.c_transaction_id) END), '') END,
+  CASE WHEN x.c_id IS NULL THEN 'the payment was not compensated' END,
+  CASE WHEN x.k_id IS NULL THEN format('no adjustment credit answers the transfer''s debit %s', coalesce(x.debit_entry_id::text, 'none'))
+       ELSE 'the splitting account''s credit ' || x.k_id || ' is ' || nullif(concat_ws(', ',
+         CASE WHEN x.k_status <> 'confirmed' THEN x.k_status END,
+         CASE WHEN x.k_account_id <> x.from_account_id THEN format('on account %s', x.k_account_id) END,
+         CASE WHEN x.k_amount <> x.amount THEN format('of %s', x.k_amount) END,
+         CASE WHEN x.k_transaction_id IS DISTINCT FROM x.b_transaction_id
+              THEN format('in transaction %s, not the take-back''s %s', x.k_transaction_id, coalesce(x.b_transaction_id::text, 'none')) END), '') END), '')`;
 
 /**
  * What is wrong with one entry of a transfer (`entry`, an alias of ledger_entries beside internal_transfers t), or
@@ -46,8 +92,9 @@ function transferEntryFault(entry: string, direction: 'debit' | 'credit', accoun
  * account totals, the running columns of each entry, reversals, settlement states, adjustments, held
  * money, the customers' unheld balances and payouts of the day, and the double entry: balanced transactions, transfers of two entries, every tenant's
  * books summing to zero, and payouts in transit matching the open settlements. It also holds the records that
- * name entries to them: each transfer to its two entries, each split move to its transfer, and each dynamic
- * account's return to its hold's release and its payout.
+ * name entries to them: each transfer to its two entries, each split move to its transfer (and, taken back, to the
+ * adjustments that took it back with its payment's compensation), and each dynamic account's return to its hold's
+ * release and its payout.
  * Accounts in deficit are listed apart: the database allows them (only through a reversal or an
  * operator's compensating adjustment) and they are counted, not errors.
  */
@@ -281,6 +328,49 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
          GROUP BY t.id, t.split_of_payment, a.account_ref
         HAVING count(x.transfer_id) <> 1
          LIMIT 100`);
+      // A split part taken back from its receiver (see SPLIT_TAKE_BACKS) was taken back with its payment's compensation;
+      // every adjustment answering a transfer's entry is such a take-back, recorded on exactly one move; and a
+      // compensated payment had every part that moved taken back.
+      const takeBacks = await rows<LedgerProblem>(`
+        SELECT 'split_take_backs' AS check, a.account_ref AS "accountRef",
+               format('payment entry %s, part %s (%s to account %s, transfer %s), taken back: %s',
+                      x.payment_entry_id, x.position, x.amount, x.to_account_id, x.transfer_id, w.fault) AS detail
+          FROM (${SPLIT_TAKE_BACKS}) x
+          JOIN virtual_accounts a ON a.id = x.from_account_id
+         CROSS JOIN LATERAL (SELECT ${TAKE_BACK_FAULT} AS fault) w
+         WHERE w.fault IS NOT NULL
+        UNION ALL
+        SELECT 'split_take_backs', a.account_ref,
+               format('adjustment debit %s answers the credit %s of transfer %s and is recorded as the take-back of %s split moves',
+                      j.id, j.reverses_entry_id, coalesce(t.id::text, 'none'), count(m.position))
+          FROM ledger_entries j
+          JOIN ledger_entries o ON o.id = j.reverses_entry_id AND o.kind = 'transfer' AND o.direction = 'credit'
+          JOIN virtual_accounts a ON a.id = j.account_id
+          LEFT JOIN internal_transfers t ON t.credit_entry_id = o.id
+          LEFT JOIN split_moves m ON m.taken_back_entry_id = j.id
+         WHERE j.kind = 'adjustment' AND j.direction = 'debit'
+         GROUP BY j.id, j.reverses_entry_id, t.id, a.account_ref
+        HAVING count(m.position) <> 1
+        UNION ALL
+        SELECT 'split_take_backs', a.account_ref,
+               format('adjustment credit %s answers the debit %s of transfer %s, and no split move records a take-back in its transaction %s',
+                      j.id, j.reverses_entry_id, coalesce(t.id::text, 'none'), j.transaction_id)
+          FROM ledger_entries j
+          JOIN ledger_entries o ON o.id = j.reverses_entry_id AND o.kind = 'transfer' AND o.direction = 'debit'
+          JOIN virtual_accounts a ON a.id = j.account_id
+          LEFT JOIN internal_transfers t ON t.debit_entry_id = o.id
+         WHERE j.kind = 'adjustment' AND j.direction = 'credit'
+           AND NOT EXISTS (SELECT 1 FROM split_moves m JOIN ledger_entries b ON b.id = m.taken_back_entry_id
+                            WHERE m.transfer_id = t.id AND b.transaction_id = j.transaction_id)
+        UNION ALL
+        SELECT 'split_take_backs', a.account_ref,
+               format('payment entry %s was compensated (entry %s) but its part %s (%s to account %s, transfer %s) was not taken back',
+                      m.payment_entry_id, c.id, m.position, m.amount, m.to_account_id, m.transfer_id)
+          FROM split_moves m
+          JOIN ledger_entries c ON c.reverses_entry_id = m.payment_entry_id AND c.kind = 'adjustment' AND c.direction = 'debit'
+          JOIN virtual_accounts a ON a.id = m.from_account_id
+         WHERE m.transfer_id IS NOT NULL AND m.taken_back_entry_id IS NULL
+         LIMIT 100`);
       // A dynamic account's return names a payment its account holds to return; once returned, the payment's held
       // money was released as returned, by the service (no operator), and the settlement it names is the payout of
       // that return, of the amount returned. And every return the service made is recorded as returned.
@@ -359,6 +449,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
         ...books,
         ...transfers,
         ...splits,
+        ...takeBacks,
         ...dynamicReturns,
       ];
     },

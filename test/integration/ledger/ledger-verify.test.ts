@@ -50,7 +50,7 @@ const named = (problems: Problem[], ...ids: string[]) =>
   problems.map((problem) => [problem.check, ids.every((id) => problem.detail.includes(id))]);
 
 // The records that name ledger entries, held to them by ledger:verify: each customer's payouts of the day, each
-// transfer's two entries, each split move's transfer, each dynamic account's return. Real data made through the
+// transfer's two entries, each split move's transfer and its take-back, each dynamic account's return. Real data made through the
 // API and the worker verifies clean; a fault planted in the database (and taken out again) fails it, naming the ids.
 describe('ledger:verify: the records that name ledger entries', () => {
   let stack: Stack;
@@ -62,6 +62,8 @@ describe('ledger:verify: the records that name ledger entries', () => {
   /** A split rule's account: a part moved to `seller`, a part to a suspended customer's account not moved. */
   let shop: ProvisionedAccount;
   let dynamic: ProvisionedAccount;
+  /** Another tenant's split account: two payments split 50% to a seller, both compensated, their parts taken back. */
+  let splitShop: ProvisionedAccount;
   let toOtherCustomer: string;
   let betweenOwnAccounts: string;
   let paidSettlement: string;
@@ -94,6 +96,7 @@ describe('ledger:verify: the records that name ledger entries', () => {
         CONFIRMATION_POLL_INTERVAL: '500ms',
         SETTLEMENT_RETRY_SCHEDULE: '200ms',
         SETTLEMENT_POLL_INTERVAL: '200ms',
+        RECONCILIATION_GRACE: '0ms',
       },
       { worker: true },
     );
@@ -141,7 +144,59 @@ describe('ledger:verify: the records that name ledger entries', () => {
       { what: 'the return of the under-payment' },
     );
     await eventually(async () => ((await settlementStatus(failedSettlement)) === 'failed' ? true : null), { what: 'a failed payout' });
+    await compensateSplitPayments();
   });
+
+  /**
+   * Two payments to another tenant's shop, each split 50% to a seller; the provider then refunds both, reconciliation
+   * finds them and the operator compensates each: its part comes back from the seller in its compensation's transaction.
+   */
+  async function compensateSplitPayments(): Promise<void> {
+    const owner = await createTenant(stack, 'Split Tenant');
+    const from = new Date(Date.now() - 1_000);
+    splitShop = await provisionAccount(stack, owner.apiKey);
+    const seller = await provisionAccount(stack, owner.apiKey);
+    const rule = await call(stack.apiUrl, 'PUT', `/v1/accounts/${splitShop.AccountRef}/split-rule`, {
+      apiKey: owner.apiKey,
+      body: { parts: [{ toAccountRef: seller.AccountRef, percent: 50 }], feeBearer: 'split' },
+    });
+    assert.equal(rule.status, 200, rule.text);
+    const payments: string[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      const paid = await call(stack.sandboxUrl, 'POST', '/sandbox/payments', {
+        body: { accountRef: splitShop.AccountRef, amount: 1025, fee: 25 },
+      });
+      assert.equal(paid.body.delivery.status, 200, paid.text);
+      payments.push(paid.body.transactionId as string);
+    }
+    await eventually(
+      async () =>
+        (await db()('split_moves').where({ from_account_id: splitShop.ID }).whereNotNull('transfer_id')).length === 2 ? true : null,
+      {
+        what: 'both payments split at confirmation',
+      },
+    );
+    for (const payment of payments) {
+      const refunded = await call(stack.sandboxUrl, 'POST', `/sandbox/payments/${payment}/status`, { body: { status: 'REFUND' } });
+      assert.equal(refunded.status, 200, refunded.text);
+    }
+    const started = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', {
+      apiKey: owner.apiKey,
+      body: { from: from.toISOString() },
+    });
+    assert.equal(started.status, 202, started.text);
+    const run = await eventually(
+      async () => {
+        const detail = await call(stack.apiUrl, 'GET', `/v1/reconciliation/runs/${started.body.run.ID}`, { apiKey: owner.apiKey });
+        return ['succeeded', 'failed'].includes(detail.body.run?.Status) ? detail.body : null;
+      },
+      { what: 'the reconciliation run' },
+    );
+    const findings = (run.exceptions as Array<{ ID: string; Kind: string }>).filter((one) => one.Kind === 'credit_failed_at_provider');
+    assert.equal(findings.length, 2, JSON.stringify(run.exceptions));
+    for (const finding of findings)
+      await stack.services.reconciliation.compensate({ via: 'cli', tenantId: owner.tenantId }, finding.ID, 'payer bank recalled it');
+  }
   after(() => stack.close());
 
   it('passes on the data the API and the worker made: payouts of the day, transfers, split moves and a return', async () => {
@@ -157,6 +212,8 @@ describe('ledger:verify: the records that name ledger entries', () => {
       [false, true],
       'one part not moved, one moved',
     );
+    const takenBack = await db()('split_moves').where({ from_account_id: splitShop.ID }).whereNotNull('taken_back_entry_id');
+    assert.equal(takenBack.length, 2, 'both compensated payments had their part taken back');
     assert.deepEqual(await verify(), { code: 0, problems: [] });
   });
 
@@ -247,6 +304,85 @@ describe('ledger:verify: the records that name ledger entries', () => {
       () => move().update({ transfer_id: moved.transfer_id, not_moved_reason: null }),
     );
     assert.deepEqual(named(unnamed, `split transfer ${moved.transfer_id}`, 'named by 0 split moves'), [['split_moves', true]]);
+    assert.deepEqual(await verify(), { code: 0, problems: [] });
+  });
+
+  it('fails on a split part taken back that names no take-back of it, one named twice, and a compensated payment whose part was not taken back', async () => {
+    const [first, second] = await db()('split_moves').where({ from_account_id: splitShop.ID }).orderBy('payment_entry_id');
+    const move = (which: { payment_entry_id: string }) => db()('split_moves').where({ payment_entry_id: which.payment_entry_id });
+    const takeBack = await db()('ledger_entries').where({ id: first.taken_back_entry_id }).first();
+    const transfer = await db()('internal_transfers').where({ id: first.transfer_id }).first();
+    const compensation = await db()('ledger_entries').where({ reverses_entry_id: first.payment_entry_id, kind: 'adjustment' }).first();
+    const shopsCredit = await db()('ledger_entries').where({ reverses_entry_id: transfer.debit_entry_id, kind: 'adjustment' }).first();
+    assert.deepEqual(
+      [takeBack.kind, takeBack.direction, takeBack.reverses_entry_id, takeBack.transaction_id, shopsCredit.transaction_id],
+      ['adjustment', 'debit', transfer.credit_entry_id, compensation.transaction_id, compensation.transaction_id],
+    );
+    const restore = (which: { payment_entry_id: string; taken_back_entry_id: string }) =>
+      move(which).update({ taken_back_entry_id: which.taken_back_entry_id });
+    /** The problems are split_take_backs ones, one matching each pattern. */
+    const each = (problems: Problem[], ...patterns: RegExp[]) => {
+      assert.deepEqual(
+        problems.map((problem) => problem.check),
+        patterns.map(() => 'split_take_backs'),
+        JSON.stringify(problems),
+      );
+      for (const pattern of patterns)
+        assert.equal(problems.filter((problem) => pattern.test(problem.detail)).length, 1, `${pattern} in ${JSON.stringify(problems)}`);
+    };
+    const unrecorded = (debit: string, moves: number) =>
+      new RegExp(`^adjustment debit ${debit} answers the credit .* of ${moves} split moves$`);
+    const creditUnrecorded = (credit: string, transferId: string) =>
+      new RegExp(`^adjustment credit ${credit} answers the debit .* of transfer ${transferId}, and no split move records a take-back`);
+
+    // Cleared: the seller's debit is no move's take-back, the shop's credit answers a part no move took back, and the
+    // compensated payment kept a part.
+    each(
+      await reportedWith(
+        () => move(first).update({ taken_back_entry_id: null }),
+        () => restore(first),
+      ),
+      unrecorded(takeBack.id, 0),
+      creditUnrecorded(shopsCredit.id, transfer.id),
+      new RegExp(
+        `^payment entry ${first.payment_entry_id} was compensated \\(entry ${compensation.id}\\) but its part ${first.position} .*transfer ${transfer.id}\\) was not taken back$`,
+      ),
+    );
+
+    // Pointed at the shop's own credit: not the seller's debit answering the transfer's credit, and the seller's debit
+    // recorded by no move.
+    each(
+      await reportedWith(
+        () => move(first).update({ taken_back_entry_id: shopsCredit.id }),
+        () => restore(first),
+      ),
+      new RegExp(
+        `^payment entry ${first.payment_entry_id}, part ${first.position} .*, taken back: its take-back entry ${shopsCredit.id} is a confirmed adjustment credit, on account ${splitShop.ID}, answering entry ${transfer.debit_entry_id}, not the transfer's credit ${transfer.credit_entry_id}$`,
+      ),
+      unrecorded(takeBack.id, 0),
+    );
+
+    // Both moves naming the first payment's take-back: the second's answers another transfer, in another transaction
+    // than its compensation and its shop's credit; the first's take-back is named twice, the second's never.
+    const [secondTransfer, secondCompensation] = [
+      await db()('internal_transfers').where({ id: second.transfer_id }).first(),
+      await db()('ledger_entries').where({ reverses_entry_id: second.payment_entry_id, kind: 'adjustment' }).first(),
+    ];
+    const secondShopsCredit = await db()('ledger_entries')
+      .where({ reverses_entry_id: secondTransfer.debit_entry_id, kind: 'adjustment' })
+      .first();
+    each(
+      await reportedWith(
+        () => move(second).update({ taken_back_entry_id: first.taken_back_entry_id }),
+        () => restore(second),
+      ),
+      new RegExp(
+        `^payment entry ${second.payment_entry_id}, part ${second.position} .*: its take-back entry ${takeBack.id} is answering entry ${transfer.credit_entry_id}, not the transfer's credit ${secondTransfer.credit_entry_id}, in transaction ${takeBack.transaction_id}, not that of the compensation ${secondCompensation.id} \\(${secondCompensation.transaction_id}\\); the splitting account's credit ${secondShopsCredit.id} is in transaction ${secondShopsCredit.transaction_id}, not the take-back's ${takeBack.transaction_id}$`,
+      ),
+      unrecorded(takeBack.id, 2),
+      unrecorded(second.taken_back_entry_id, 0),
+      creditUnrecorded(secondShopsCredit.id, secondTransfer.id),
+    );
     assert.deepEqual(await verify(), { code: 0, problems: [] });
   });
 
