@@ -59,14 +59,17 @@ interface ErrorBody {
   error?: string;
   available?: string;
   held?: string;
+  pending?: string;
   reason?: string;
 }
 
-/** The service's message, with what may be spent and what is held (and why) when held money is part of a refusal. */
+/** The service's message, with what may be spent and what is held or unconfirmed (and why) when either is part of a refusal. */
 function refusalMessage(body: ErrorBody | undefined, status: number): string {
   const message = body?.error ?? `The service answered ${status}.`;
   if (body?.available === undefined || body.held === undefined) return message;
-  return `${message}: ${naira(body.available)} can be spent now; ${naira(body.held)} is ${body.reason ?? 'held'}.`;
+  if (body.pending === undefined)
+    return `${message}: ${naira(body.available)} can be spent now; ${naira(body.held)} is ${body.reason ?? 'held'}.`;
+  return `${message}: ${naira(body.available)} can be spent now; ${naira(body.held)} is held and ${naira(body.pending)} is not yet confirmed by the provider (${body.reason ?? ''}).`;
 }
 
 /** A query string from the values that are set. */

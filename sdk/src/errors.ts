@@ -4,16 +4,19 @@ export interface ErrorBody {
   code: string;
   requestId?: string;
   details?: Array<{ path: string; message: string }>;
-  /** `insufficient_funds` when held money is part of why: what may be spent now, what is held, and what holds it. */
+  /** `insufficient_funds` when held or unconfirmed money is part of why: what may be spent now, what is held or unconfirmed, and why. */
   available?: string;
   held?: string;
+  pending?: string;
   reason?: string;
 }
 
-/** Held money an `insufficient_funds` refusal names: naira strings, and what holds it in words. */
+/** Held or unconfirmed money an `insufficient_funds` refusal names: naira strings, and why in words. */
 export interface HeldFunds {
   available: string;
   held: string;
+  /** Provisional credits, when money the provider has not confirmed is part of why (a transfer spends only confirmed money). */
+  pending?: string;
   reason: string;
 }
 
@@ -49,7 +52,12 @@ export class LedgerApiError extends LedgerError {
     this.retryAfterSeconds = retryAfterSeconds;
     this.heldFunds =
       body.available !== undefined && body.held !== undefined
-        ? { available: body.available, held: body.held, reason: body.reason ?? '' }
+        ? {
+            available: body.available,
+            held: body.held,
+            ...(body.pending !== undefined ? { pending: body.pending } : {}),
+            reason: body.reason ?? '',
+          }
         : undefined;
   }
 }

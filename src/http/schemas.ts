@@ -10,17 +10,26 @@ export const errorBodySchema = z.object({
     .string()
     .regex(/^\d+\.\d{2}$/)
     .optional()
-    .describe('insufficient_funds, when held money is part of why: what the account may spend now (naira)'),
+    .describe('insufficient_funds, when held or unconfirmed money is part of why: what the account may spend now (naira)'),
   held: z
     .string()
     .regex(/^\d+\.\d{2}$/)
     .optional()
-    .describe('insufficient_funds, when held money is part of why: what is held on the account (naira), spendable once released'),
+    .describe(
+      'insufficient_funds, when held or unconfirmed money is part of why: what is held on the account (naira), spendable once released',
+    ),
+  pending: z
+    .string()
+    .regex(/^\d+\.\d{2}$/)
+    .optional()
+    .describe(
+      'insufficient_funds, when unconfirmed money is part of why (a transfer between accounts, or a settlement under SETTLEMENT_FUNDS=available, spends only confirmed money): the provisional credits (naira), spendable once the provider confirms them',
+    ),
   reason: z
     .string()
     .optional()
     .describe(
-      'insufficient_funds, when held money is part of why: what holds it ("held by the customer\'s KYC limits", "held to return to the payer: a dynamic account\'s mismatched payment", or both)',
+      'insufficient_funds, when held or unconfirmed money is part of why: its causes, joined by "; " ("held by the customer\'s KYC limits", "held to return to the payer: a dynamic account\'s mismatched payment", both joined by "and", "not yet confirmed by the provider")',
     ),
 });
 

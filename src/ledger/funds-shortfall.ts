@@ -13,25 +13,41 @@ export interface FundsStanding {
   holdKinds: HoldKind[];
 }
 
-/** What an `insufficient funds` refusal adds when held money is part of why: naira strings, as the API speaks. */
-export interface HeldShortfall {
+/**
+ * What an `insufficient funds` refusal adds when money on the account is there but may not be spent: naira strings,
+ * as the API speaks. `pending` only when unconfirmed money is part of why (a transfer, or a settlement under
+ * SETTLEMENT_FUNDS=available, spends only what the provider has confirmed).
+ */
+export interface FundsShortfall {
   available: string;
   held: string;
+  pending?: string;
   reason: string;
 }
 
 const KYC_LIMITS = "held by the customer's KYC limits";
 const MISMATCH = "to return to the payer: a dynamic account's mismatched payment";
+const UNCONFIRMED = 'not yet confirmed by the provider';
 
 /**
  * The explanation of a payout refused for its funds: what the account may spend now under `from` (never below
- * zero), what is held, and what holds it; undefined when nothing is held, so held money is no part of why.
+ * zero), what is held and what holds it, and what the provider has not confirmed yet when `from` spends only
+ * confirmed money; undefined when neither held nor unconfirmed money is part of why.
  */
-export function heldShortfall(account: FundsStanding, from: FundsSource): HeldShortfall | undefined {
-  if (account.heldBalance <= 0n) return undefined;
-  const spendable = account.ledgerBalance - account.heldBalance - (from === 'available' ? account.pendingCredits : 0n);
+export function fundsShortfall(account: FundsStanding, from: FundsSource): FundsShortfall | undefined {
+  const unconfirmed = from === 'available' && account.pendingCredits > 0n ? account.pendingCredits : 0n;
+  if (account.heldBalance <= 0n && unconfirmed === 0n) return undefined;
+  const spendable = account.ledgerBalance - account.heldBalance - unconfirmed;
   const byLimits = account.holdKinds.some((kind) => kind !== 'amount_mismatch');
   const byMismatch = account.holdKinds.includes('amount_mismatch');
-  const reason = byLimits && byMismatch ? `${KYC_LIMITS} and ${MISMATCH}` : byMismatch ? `held ${MISMATCH}` : KYC_LIMITS;
-  return { available: formatKobo(spendable > 0n ? spendable : 0n), held: formatKobo(account.heldBalance), reason };
+  const held =
+    account.heldBalance <= 0n
+      ? []
+      : [byLimits && byMismatch ? `${KYC_LIMITS} and ${MISMATCH}` : byMismatch ? `held ${MISMATCH}` : KYC_LIMITS];
+  return {
+    available: formatKobo(spendable > 0n ? spendable : 0n),
+    held: formatKobo(account.heldBalance),
+    ...(unconfirmed > 0n ? { pending: formatKobo(unconfirmed) } : {}),
+    reason: [...held, ...(unconfirmed > 0n ? [UNCONFIRMED] : [])].join('; '),
+  };
 }

@@ -2,7 +2,7 @@ import { runPrepared, type Db, type DbOrTrx, type Trx } from '../db';
 import { BadRequestError, ConflictError } from '../errors';
 import { formatKobo, koboFromDb, type Kobo } from '../money';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
-import { heldShortfall, type HeldShortfall } from './funds-shortfall';
+import { fundsShortfall, type FundsShortfall } from './funds-shortfall';
 import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
 import { createLedgerRepo, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
 import { paymentCreditRow, planPosting, transferEntries } from './postings';
@@ -21,7 +21,7 @@ export type { PayoutStanding } from './ledger.repo';
 
 /** SPEC.md's refusal of a payout the account cannot pay; with what is held and why, when held money is part of why. */
 export class InsufficientFundsError extends BadRequestError {
-  constructor(shortfall?: HeldShortfall) {
+  constructor(shortfall?: FundsShortfall) {
     super('insufficient_funds', 'insufficient funds', shortfall ? { ...shortfall } : undefined);
   }
 }
@@ -115,10 +115,10 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     }));
   }
 
-  /** The refusal of a payout from the account spending `from`, saying what is held and why when held money is part of why. */
+  /** The refusal of a payout from the account spending `from`, saying what is held or unconfirmed, and why, when either is part of why. */
   async function insufficientFunds(reader: DbOrTrx, accountId: string, from: FundsSource): Promise<InsufficientFundsError> {
     const standing = await repo.fundsStanding(reader, accountId);
-    return new InsufficientFundsError(standing ? heldShortfall(standing, from) : undefined);
+    return new InsufficientFundsError(standing ? fundsShortfall(standing, from) : undefined);
   }
 
   async function append(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry[]> {

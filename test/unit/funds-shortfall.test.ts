@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { heldShortfall, type FundsStanding } from '../../src/ledger/funds-shortfall';
+import { fundsShortfall, type FundsStanding } from '../../src/ledger/funds-shortfall';
 
 const account = (change: Partial<FundsStanding>): FundsStanding => ({
   ledgerBalance: 60_000_00n,
@@ -9,30 +9,45 @@ const account = (change: Partial<FundsStanding>): FundsStanding => ({
   ...change,
 });
 
-describe("an insufficient-funds refusal's account of held money", () => {
-  it('says nothing when nothing is held: held money is no part of why', () => {
-    assert.equal(heldShortfall(account({ heldBalance: 0n, holdKinds: [] }), 'ledger'), undefined);
+describe("an insufficient-funds refusal's account of held and unconfirmed money", () => {
+  it('says nothing when nothing is held and no unconfirmed money counts: neither is part of why', () => {
+    assert.equal(fundsShortfall(account({ heldBalance: 0n, holdKinds: [] }), 'ledger'), undefined);
+    assert.equal(fundsShortfall(account({ heldBalance: 0n, holdKinds: [], pendingCredits: 5_00n }), 'ledger'), undefined);
   });
 
   it('gives what may be spent under the setting, what is held, and the kinds of hold in words', () => {
-    assert.deepEqual(heldShortfall(account({}), 'ledger'), {
+    assert.deepEqual(fundsShortfall(account({}), 'ledger'), {
       available: '50000.00',
       held: '10000.00',
       reason: "held by the customer's KYC limits",
     });
-    assert.equal(heldShortfall(account({ pendingCredits: 20_000_00n, holdKinds: ['balance'] }), 'available')?.available, '30000.00');
     assert.equal(
-      heldShortfall(account({ holdKinds: ['amount_mismatch'] }), 'ledger')?.reason,
+      fundsShortfall(account({ holdKinds: ['amount_mismatch'] }), 'ledger')?.reason,
       "held to return to the payer: a dynamic account's mismatched payment",
     );
     assert.equal(
-      heldShortfall(account({ holdKinds: ['amount_mismatch', 'balance'] }), 'ledger')?.reason,
+      fundsShortfall(account({ holdKinds: ['amount_mismatch', 'balance'] }), 'ledger')?.reason,
       "held by the customer's KYC limits and to return to the payer: a dynamic account's mismatched payment",
     );
   });
 
+  it('names money the provider has not confirmed when only confirmed money may be spent (a transfer)', () => {
+    assert.deepEqual(fundsShortfall(account({ pendingCredits: 20_000_00n, holdKinds: ['balance'] }), 'available'), {
+      available: '30000.00',
+      held: '10000.00',
+      pending: '20000.00',
+      reason: "held by the customer's KYC limits; not yet confirmed by the provider",
+    });
+    assert.deepEqual(fundsShortfall(account({ heldBalance: 0n, holdKinds: [], pendingCredits: 60_000_00n }), 'available'), {
+      available: '0.00',
+      held: '0.00',
+      pending: '60000.00',
+      reason: 'not yet confirmed by the provider',
+    });
+  });
+
   it('never answers a negative amount to spend (provisional money counted twice, or an account in deficit)', () => {
-    assert.equal(heldShortfall(account({ ledgerBalance: -5_00n }), 'ledger')?.available, '0.00');
-    assert.equal(heldShortfall(account({ pendingCredits: 60_000_00n }), 'available')?.available, '0.00');
+    assert.equal(fundsShortfall(account({ ledgerBalance: -5_00n }), 'ledger')?.available, '0.00');
+    assert.equal(fundsShortfall(account({ pendingCredits: 60_000_00n }), 'available')?.available, '0.00');
   });
 });

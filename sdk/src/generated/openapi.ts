@@ -2152,11 +2152,13 @@ export interface components {
                 path: string;
                 message: string;
             }[];
-            /** @description insufficient_funds, when held money is part of why: what the account may spend now (naira) */
+            /** @description insufficient_funds, when held or unconfirmed money is part of why: what the account may spend now (naira) */
             available?: string;
-            /** @description insufficient_funds, when held money is part of why: what is held on the account (naira), spendable once released */
+            /** @description insufficient_funds, when held or unconfirmed money is part of why: what is held on the account (naira), spendable once released */
             held?: string;
-            /** @description insufficient_funds, when held money is part of why: what holds it ("held by the customer's KYC limits", "held to return to the payer: a dynamic account's mismatched payment", or both) */
+            /** @description insufficient_funds, when unconfirmed money is part of why (a transfer between accounts, or a settlement under SETTLEMENT_FUNDS=available, spends only confirmed money): the provisional credits (naira), spendable once the provider confirms them */
+            pending?: string;
+            /** @description insufficient_funds, when held or unconfirmed money is part of why: its causes, joined by "; " ("held by the customer's KYC limits", "held to return to the payer: a dynamic account's mismatched payment", both joined by "and", "not yet confirmed by the provider") */
             reason?: string;
         };
     };
