@@ -145,6 +145,28 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
   }
   const limitBindings = kycLimitBindings(options.tierDefaults);
 
+  /**
+   * One credit through the payment credits' statement, as a group of one (a payment, or a reversed payment's
+   * restoration): judged as every payment is; `held` is what the customer's limits or the account's policy hold of it.
+   */
+  async function creditOne(trx: Trx, accountId: string, plan: PostingPlan): Promise<{ entry: LedgerEntry; held: Kobo }> {
+    const { rows } = await runPrepared(
+      trx,
+      'payment-credit-single',
+      statementNamed('payment-credit-single', () =>
+        paymentCreditsStatement({
+          before: 'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry)',
+          credits: 'single',
+          select: 'SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id',
+        }),
+      ),
+      { account_id: accountId, entry: JSON.stringify(paymentCreditRow(plan)), ...limitBindings },
+    );
+    const [row] = rows as Array<EntryRow & { held: string }>;
+    if (!row) throw new Error(`account ${accountId} does not exist`);
+    return { entry: toLedgerEntry(row), held: koboFromDb(row.held) };
+  }
+
   return {
     post,
     insufficientFunds,
@@ -175,21 +197,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * group of one, so a credit is judged and written the same way whichever path it arrives by.
      */
     async creditPayment(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry> {
-      const { rows } = await runPrepared(
-        trx,
-        'payment-credit-single',
-        statementNamed('payment-credit-single', () =>
-          paymentCreditsStatement({
-            before: 'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry)',
-            credits: 'single',
-            select: 'SELECT posting_inserted.* FROM posting_inserted',
-          }),
-        ),
-        { account_id: accountId, entry: JSON.stringify(paymentCreditRow(plan)), ...limitBindings },
-      );
-      const [row] = rows as EntryRow[];
-      if (!row) throw new Error(`account ${accountId} does not exist`);
-      return toLedgerEntry(row);
+      return (await creditOne(trx, accountId, plan)).entry;
     },
 
     /**
@@ -391,21 +399,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           counterPostings: await undoneCounterPostings(trx, reversal),
         },
       ]);
-      const { rows } = await runPrepared(
-        trx,
-        'restored-credit-single',
-        statementNamed('restored-credit-single', () =>
-          paymentCreditsStatement({
-            before: 'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry)',
-            credits: 'single',
-            select: `SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id`,
-          }),
-        ),
-        { account_id: original.accountId, entry: JSON.stringify(paymentCreditRow(plan)), ...limitBindings },
-      );
-      const [row] = rows as Array<EntryRow & { held: string }>;
-      if (!row) throw new Error(`account ${original.accountId} does not exist`);
-      return { entry: toLedgerEntry(row), held: koboFromDb(row.held) };
+      return creditOne(trx, original.accountId, plan);
     },
 
     /**
