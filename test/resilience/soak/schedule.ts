@@ -98,11 +98,11 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
       pay: 33,
       transfer: 8,
       race: 4,
-      batch: 3,
+      batch: 4,
       dynamic: 6,
       sweep: 2,
       reconcile: 4,
-      operator: 15,
+      operator: 14,
     });
     if (kind === 'settle')
       business.push({
@@ -145,7 +145,7 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
           destination: random.pick(endingDestinations),
           kobo: random.int(100, 1_000) * 100,
         })),
-        cancelAfterMs: random.chance(0.4) ? random.int(0, 3_000) : null,
+        cancelAfterMs: random.chance(0.5) ? random.int(0, 3_000) : null,
       });
     } else if (kind === 'dynamic')
       business.push({
@@ -162,7 +162,7 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
         kind,
         tenant: random.int(0, options.tenants - 1),
         change: SWEEP_CHANGES[nextSweepChange()]!,
-        keepNaira: random.int(400_000, 700_000),
+        keepNaira: random.int(150_000, 250_000),
       });
     else if (kind === 'reconcile')
       business.push({ atMs, kind, via: random.chance(0.5) ? 'api' : 'cli', tenant: random.int(0, options.tenants - 1) });
