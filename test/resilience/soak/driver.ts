@@ -198,7 +198,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const account = accounts[t * ACCOUNTS_PER_TENANT + SWEEP_ACCOUNT]!;
       const sweep = await call(running.apiUrl, 'PUT', `/v1/accounts/${account.AccountRef}/sweep`, {
         apiKey: account.apiKey,
-        body: { beneficiaryId: saved.body.id, schedule: { whenAbove: '200000.00' }, keep: '200000.00' },
+        body: { beneficiaryId: saved.body.id, schedule: { whenAbove: '20000.00' }, keep: '20000.00' },
       });
       if (sweep.status !== 200) throw new Error(`sweep refused: ${sweep.text}`);
     }

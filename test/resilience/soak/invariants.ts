@@ -349,7 +349,7 @@ export function createInvariants(world: SoakWorld) {
       violate(
         'money the provider failed never ends confirmed with a receiver',
         `account ${accountId}`,
-        `${spent.length} transfers (${spent.map((row) => row.narration).join(', ')}) moved ${formatKobo(moved)} confirmed to their receivers, out of money of which up to ${formatKobo(failed)} was credits the provider later failed`,
+        `${spent.length} transfers (${spent.map((row) => row.narration).join(', ')}) moved ${formatKobo(moved)}, confirmed with their receivers, while up to ${formatKobo(failed)} of what the sender held was credits the provider later failed`,
         Number(/#(\d+)/.exec(spent[0]!.narration)?.[1] ?? world.lastStarted),
       );
     }

@@ -162,7 +162,7 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
         kind,
         tenant: random.int(0, options.tenants - 1),
         change: SWEEP_CHANGES[nextSweepChange()]!,
-        keepNaira: random.int(150_000, 250_000),
+        keepNaira: random.int(10_000, 30_000),
       });
     else if (kind === 'reconcile')
       business.push({ atMs, kind, via: random.chance(0.5) ? 'api' : 'cli', tenant: random.int(0, options.tenants - 1) });
