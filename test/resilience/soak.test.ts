@@ -23,6 +23,11 @@ describe('resilience: seeded chaos soak', function () {
       `a process fault was never injected: ${JSON.stringify(report.faults)}`,
     );
     assert.deepEqual(
+      ['race', 'batch', 'dynamic', 'sweep'].filter((kind) => !(report.operations_by_kind[kind]!.done > 0)),
+      [],
+      `a product was never exercised: ${JSON.stringify(report.operations_by_kind)}`,
+    );
+    assert.deepEqual(
       report.violations.map(
         (violation) => `[${violation.check}] ${violation.detail} (replay: --seed ${violation.seed} --until ${violation.opIndex})`,
       ),

@@ -133,3 +133,12 @@ export const PAYMENTS: PaymentCase[] = [
   { what: 'webhook never sent (only reconciliation finds it)', body: { suppressWebhook: true }, waits: false, delayed: true },
   { what: 'misdirected to an unknown accountRef', body: {}, waits: false, misdirected: true, delayed: false },
 ];
+
+/** The one payment of a race: the provider's lookup says it failed (its credit is reversed), or it was paid. */
+export const RACE_PAYMENTS = {
+  failed: { what: 'race: PAYMENT_FAILED at the provider', body: { status: 'PAYMENT_FAILED' }, waits: false, delayed: false },
+  paid: { what: 'race: paid', body: {}, waits: false, delayed: false },
+} satisfies Record<string, PaymentCase>;
+
+/** The one payment into a dynamic account (its variance is the operation's, not the provider's). */
+export const DYNAMIC_PAYMENT: PaymentCase = { what: 'dynamic account payment', body: {}, waits: false, delayed: false };

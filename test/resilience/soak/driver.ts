@@ -6,7 +6,7 @@ import { createKnex, type Db } from '../../../src/db';
 import { createLogger } from '../../../src/logger';
 import { createTemporalClient } from '../../../src/temporal/client';
 import { cliTenant } from '../../e2e/tenant';
-import { call, type CallOptions, type HttpResponse } from '../../helpers/http';
+import { call, eventually, type CallOptions, type HttpResponse } from '../../helpers/http';
 import { startSystem, type RunningSystem } from '../../helpers/processes';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../helpers/throwaway-postgres';
 import {
@@ -18,9 +18,10 @@ import {
   startIsolatedTemporal,
   type IsolatedTemporal,
 } from '../scenario-steps';
-import { DESTINATIONS, PAYMENTS } from './catalogue';
+import { DESTINATIONS, DYNAMIC_PAYMENT, PAYMENTS, RACE_PAYMENTS, type PaymentCase } from './catalogue';
 import { createInvariants, type Invariants, type SoakWorld } from './invariants';
 import { buildSchedule, describeOp, OPERATOR_ACTIONS, PROCESS_FAULTS, type Op, type OperatorAction, type ProcessFault } from './schedule';
+import { formatKobo } from '../../../src/money';
 import { settlementWorkflowId } from '../../../src/contracts/settlement.contract';
 
 export interface SoakOptions {
@@ -49,6 +50,8 @@ export interface SoakReport {
   operations_by_kind: Record<string, { done: number; skipped: number }>;
   settlements: Record<string, number>;
   payments: Record<string, number>;
+  /** Races, batches, dynamic accounts and sweeps: what they came to. */
+  products: Record<string, number>;
   checks: Record<string, number>;
   /** Periodic passes a check could not make (a service unreachable just then). */
   checksSkipped: Record<string, number>;
@@ -66,6 +69,12 @@ const PAYMENT_FEE_KOBO = 1_000;
 const CONCURRENT_OPERATIONS = 6;
 const CHECK_INTERVAL_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 20_000;
+/** Each tenant's last account carries its balance sweep. */
+const SWEEP_ACCOUNT = ACCOUNTS_PER_TENANT - 1;
+/** The account number a tenant's sweep pays (its saved beneficiary): no magic suffix, so the sandbox pays it at once. */
+const sweepAccountNumber = (tenant: number): string => `8200000${tenant}05`;
+/** The payer of a dynamic account's payment, whose name the sandbox's name enquiry gives as the payment names them. */
+const payerAccountNumber = (opIndex: number): string => `81${String(opIndex).padStart(6, '0')}05`;
 
 /** A call that gives up after `ms` (during an outage the API may hold a request until its pool gives up). */
 async function callWithin(ms: number, baseUrl: string, method: string, route: string, options: CallOptions = {}): Promise<HttpResponse> {
@@ -132,6 +141,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       // Findings about records younger than this are left to the next run (in flight, not wrong).
       RECONCILIATION_GRACE: '10s',
       RATE_LIMIT_RECONCILIATION_RUNS: '1000/1h',
+      // Sweeps checked every minute; batches initiated two items at a time under a small cap, so a cancel lands mid-way.
+      BALANCE_SWEEP_CHECK_INTERVAL: '1m',
+      SETTLEMENT_BATCH_CHUNK: '2',
+      SETTLEMENT_BATCH_IN_FLIGHT: '6',
+      SETTLEMENT_BATCH_POLL_INTERVAL: '1s',
       LOG_LEVEL: 'warn',
     });
     const running = sys;
@@ -139,6 +153,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     db = createKnex({ DATABASE_URL: postgres.url, DATABASE_POOL_MAX: 2 }, createLogger('silent', 'soak'));
     client = createTemporalClient({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: running.env.TEMPORAL_NAMESPACE ?? 'default' });
     const temporalClient = client;
+    const soakDb = db;
 
     // Tenants, their funded accounts, and the control-route profiles of the catalogue's destinations.
     const tenants: Array<{ tenantId: string; apiKey: string }> = [];
@@ -171,6 +186,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       });
       if (rule.status !== 200) throw new Error(`split rule refused: ${rule.text}`);
     }
+    // Each tenant's last account sweeps what is above a threshold to a saved beneficiary, checked every minute.
+    const sweepBeneficiaries: string[] = [];
+    for (let t = 0; t < TENANTS; t += 1) {
+      const saved = await call(running.apiUrl, 'POST', '/v1/beneficiaries', {
+        apiKey: tenants[t]!.apiKey,
+        body: { bankCode: '044', accountNumber: sweepAccountNumber(t), nickname: 'soak sweep' },
+      });
+      if (saved.status !== 201) throw new Error(`beneficiary refused: ${saved.text}`);
+      sweepBeneficiaries.push(saved.body.id as string);
+      const account = accounts[t * ACCOUNTS_PER_TENANT + SWEEP_ACCOUNT]!;
+      const sweep = await call(running.apiUrl, 'PUT', `/v1/accounts/${account.AccountRef}/sweep`, {
+        apiKey: account.apiKey,
+        body: { beneficiaryId: saved.body.id, schedule: { whenAbove: '20000.00' }, keep: '20000.00' },
+      });
+      if (sweep.status !== 200) throw new Error(`sweep refused: ${sweep.text}`);
+    }
     log(`${accounts.length} accounts of ${TENANTS} tenants funded; ${DESTINATIONS.length} destinations, ${PAYMENTS.length} payment shapes`);
 
     const world: SoakWorld = {
@@ -183,6 +214,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       settleRefs: new Map(),
       payments: new Map(),
       transfers: new Map(),
+      races: new Map(),
+      batches: new Map(),
+      dynamicAccounts: new Map(),
+      sweeps: Array.from({ length: TENANTS }, (_, t) => ({
+        accountId: accounts[t * ACCOUNTS_PER_TENANT + SWEEP_ACCOUNT]!.ID,
+        accountRef: accounts[t * ACCOUNTS_PER_TENANT + SWEEP_ACCOUNT]!.AccountRef,
+        accountNumber: sweepAccountNumber(t),
+      })),
       faultWindows: [],
       terminated: new Set(),
       transferRefunds: new Set(),
@@ -196,7 +235,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const faultCounts: Record<string, { injected: number; skipped: number }> = Object.fromEntries(
       PROCESS_FAULTS.map((kind) => [kind, { injected: 0, skipped: 0 }]),
     );
-    for (const kind of ['settle', 'pay', 'transfer', 'reconcile', ...OPERATOR_ACTIONS]) opCounts[kind] = { done: 0, skipped: 0 };
+    for (const kind of ['settle', 'pay', 'transfer', 'race', 'batch', 'dynamic', 'sweep', 'reconcile', ...OPERATOR_ACTIONS])
+      opCounts[kind] = { done: 0, skipped: 0 };
 
     const settleRefOf = async (index: number): Promise<string | null> =>
       world.settleRefs.get(index) ?? (await invariants.discoverSettlements()).get(index) ?? null;
@@ -231,53 +271,179 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       return false;
     }
 
-    async function pay(op: Extract<Op, { kind: 'pay' }>): Promise<boolean> {
-      const shape = PAYMENTS[op.payment]!;
-      const accountRef = shape.misdirected ? `va_soak_nobody_${options.seed}_${op.index}` : accounts[op.account]!.AccountRef;
+    /** The provider's payment of `grossKobo` (its fee included) for operation `index`; whether its webhook was answered 200. */
+    async function sendPayment(
+      index: number,
+      accountRef: string,
+      grossKobo: number,
+      shape: PaymentCase,
+      payer: Record<string, unknown> = {},
+    ): Promise<boolean> {
       const sentAt = Date.now();
       const response = await call(running.sandboxUrl, 'POST', '/sandbox/payments', {
         body: {
           accountRef,
-          amount: (op.kobo + PAYMENT_FEE_KOBO) / 100,
+          amount: grossKobo / 100,
           fee: PAYMENT_FEE_KOBO / 100,
-          narration: `soak#${op.index}`,
+          narration: `soak#${index}`,
+          ...payer,
           ...shape.body,
         },
       });
       if (response.status !== 200) throw new Error(`sandbox refused a payment: ${response.text}`);
       const delivered = shape.body.suppressWebhook ? true : response.body.delivery?.status === 200;
-      world.payments.set(op.index, {
+      world.payments.set(index, {
+        shape,
         transactionId: response.body.transactionId,
         requestId: shape.body.suppressWebhook ? null : response.body.requestId,
         sentAt,
         delivered,
         everFailed: !delivered,
       });
+      return delivered;
+    }
+
+    async function pay(op: Extract<Op, { kind: 'pay' }>): Promise<boolean> {
+      const shape = PAYMENTS[op.payment]!;
+      const accountRef = shape.misdirected ? `va_soak_nobody_${options.seed}_${op.index}` : accounts[op.account]!.AccountRef;
+      await sendPayment(op.index, accountRef, op.kobo + PAYMENT_FEE_KOBO, shape);
       return true;
     }
 
-    async function transfer(op: Extract<Op, { kind: 'transfer' }>): Promise<boolean> {
-      const from = accounts[op.from]!;
-      const body = { toAccountRef: accounts[op.to]!.AccountRef, amount: (op.kobo / 100).toFixed(2), narration: `soak#${op.index}` };
-      // A client retries an unanswered transfer under the same idempotency key: it moves the money once.
+    /** A request a client retries under its idempotency key while the API is down or overloaded; the last answer (null: none). */
+    async function withRetries(method: string, route: string, apiKey: string, body: unknown, key?: string): Promise<HttpResponse | null> {
+      let last: HttpResponse | null = null;
       for (let attempt = 1; attempt <= 3; attempt += 1) {
         try {
-          const response = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'POST', `/v1/accounts/${from.AccountRef}/transfers`, {
-            apiKey: from.apiKey,
-            body,
-            headers: { 'Idempotency-Key': `soak-${options.seed}-${op.index}-${started}` },
+          last = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, method, route, {
+            apiKey,
+            ...(body === undefined ? {} : { body }),
+            ...(key === undefined ? {} : { headers: { 'Idempotency-Key': key } }),
           });
-          if (response.status === 201) {
-            world.transfers.set(op.index, response.body.id as string);
-            return true;
-          }
-          if (response.status < 500 && response.status !== 429) return false;
+          if (last.status < 500 && last.status !== 429) return last;
         } catch {
           // the API is down or held the request: try again
         }
         await sleep(2_000);
       }
-      return false;
+      return last;
+    }
+
+    /**
+     * A new account of the tenant, paid once (a payment the provider will fail, or a good one), and as soon as
+     * the credit is there, transfers of its parts to the tenant's first account, all at once: they race the
+     * confirmation that reverses a failed credit.
+     */
+    async function race(op: Extract<Op, { kind: 'race' }>): Promise<boolean> {
+      const { apiKey } = tenants[op.tenant]!;
+      const created = await withRetries('POST', '/v1/accounts', apiKey, {
+        externalRef: `soak-${options.seed}-${op.index}-${started}`,
+        name: 'Race Account',
+      });
+      if (created?.status !== 201 && created?.status !== 200) return false;
+      const sender = { AccountRef: created.body.AccountRef as string, ID: created.body.ID as string };
+      const receiver = accounts[op.tenant * ACCOUNTS_PER_TENANT]!;
+      world.races.set(op.index, { accountId: sender.ID, accepted: 0 });
+      const shape = op.fails ? RACE_PAYMENTS.failed : RACE_PAYMENTS.paid;
+      if (!(await sendPayment(op.index, sender.AccountRef, op.kobo + PAYMENT_FEE_KOBO, shape))) return false;
+      const part = Math.floor(op.kobo / op.transfers);
+      const answers = await Promise.all(
+        Array.from({ length: op.transfers }, async (_, i) => {
+          const narration = `race#${op.index}/${i}`;
+          const response = await withRetries(
+            'POST',
+            `/v1/accounts/${sender.AccountRef}/transfers`,
+            apiKey,
+            { toAccountRef: receiver.AccountRef, amount: formatKobo(BigInt(part)), narration },
+            `soak-${options.seed}-${op.index}-${i}-${started}`,
+          );
+          if (response?.status === 201) world.transfers.set(narration, response.body.id as string);
+          return response?.status === 201;
+        }),
+      );
+      world.races.get(op.index)!.accepted = answers.filter(Boolean).length;
+      return true;
+    }
+
+    /** A settlement batch of the tenant's, cancelled mid-way when the schedule says so. */
+    async function batch(op: Extract<Op, { kind: 'batch' }>): Promise<boolean> {
+      const { apiKey } = tenants[op.tenant]!;
+      const items = op.items.map((item, i) => ({
+        reference: `item-${i}`,
+        accountRef: accounts[item.account]!.AccountRef,
+        amount: formatKobo(BigInt(item.kobo)),
+        bankCode: '044',
+        accountNumber: DESTINATIONS[item.destination]!.accountNumber,
+        narration: `batch#${op.index}/item-${i}`,
+      }));
+      const created = await withRetries('POST', '/v1/settlement-batches', apiKey, { items }, `soak-${options.seed}-${op.index}-${started}`);
+      if (created?.status !== 202) return false;
+      const recorded = { id: created.body.id as string, cancelled: false };
+      world.batches.set(op.index, recorded);
+      if (op.cancelAfterMs === null) return true;
+      await sleep(op.cancelAfterMs);
+      const cancelled = await withRetries('POST', `/v1/settlement-batches/${recorded.id}/cancel`, apiKey, undefined);
+      recorded.cancelled = cancelled?.status === 200;
+      return true;
+    }
+
+    /** A dynamic account expecting the operation's amount, and one payment into it: under, over, exact, or after it expired. */
+    async function dynamic(op: Extract<Op, { kind: 'dynamic' }>): Promise<boolean> {
+      const { apiKey } = tenants[op.tenant]!;
+      const created = await withRetries('POST', '/v1/accounts', apiKey, {
+        externalRef: `soak-${options.seed}-${op.index}-${started}`,
+        name: 'Soak Checkout',
+        expectedAmount: formatKobo(BigInt(op.kobo)),
+        amountPolicy: 'exact',
+        onMismatch: op.onMismatch,
+        expiresInSeconds: op.variant === 'after_expiry' ? 2 : 3_600,
+      });
+      if (created?.status !== 201 && created?.status !== 200) return false;
+      const account = { AccountRef: created.body.AccountRef as string, ID: created.body.ID as string };
+      world.dynamicAccounts.set(op.index, account);
+      // Paid once the worker's expiry sweep has marked it expired (read where the API reads it, which outlives an API restart).
+      if (op.variant === 'after_expiry')
+        await eventually(async () => (await soakDb('virtual_accounts').where({ id: account.ID }).first('status'))?.status === 'expired', {
+          withinMs: 120_000,
+          intervalMs: 500,
+          what: `dynamic account #${op.index} to expire`,
+        });
+      const delta = Math.max(100, Math.round(op.kobo / 10));
+      const gross = op.variant === 'under' ? op.kobo - delta : op.variant === 'over' ? op.kobo + delta : op.kobo;
+      await sendPayment(op.index, account.AccountRef, gross, DYNAMIC_PAYMENT, { senderAccountNumber: payerAccountNumber(op.index) });
+      return true;
+    }
+
+    /** The tenant's sweep changed: a threshold, a daily run at the next minute (Africa/Lagos), or deleted. */
+    async function sweep(op: Extract<Op, { kind: 'sweep' }>): Promise<boolean> {
+      const account = accounts[op.tenant * ACCOUNTS_PER_TENANT + SWEEP_ACCOUNT]!;
+      const route = `/v1/accounts/${account.AccountRef}/sweep`;
+      if (op.change === 'delete') return (await withRetries('DELETE', route, account.apiKey, undefined))?.status === 204;
+      const keep = `${op.keepNaira}.00`;
+      // Lagos is UTC+1 all year.
+      const nextMinuteInLagos = new Date(Date.now() + 60_000 + 3_600_000).toISOString().slice(11, 16);
+      const response = await withRetries('PUT', route, account.apiKey, {
+        beneficiaryId: sweepBeneficiaries[op.tenant],
+        schedule: op.change === 'whenAbove' ? { whenAbove: keep } : { dailyAt: nextMinuteInLagos },
+        keep,
+      });
+      return response?.status === 200;
+    }
+
+    async function transfer(op: Extract<Op, { kind: 'transfer' }>): Promise<boolean> {
+      const from = accounts[op.from]!;
+      const narration = `soak#${op.index}`;
+      // A client retries an unanswered transfer under the same idempotency key: it moves the money once.
+      const response = await withRetries(
+        'POST',
+        `/v1/accounts/${from.AccountRef}/transfers`,
+        from.apiKey,
+        { toAccountRef: accounts[op.to]!.AccountRef, amount: (op.kobo / 100).toFixed(2), narration },
+        `soak-${options.seed}-${op.index}-${started}`,
+      );
+      if (response?.status !== 201) return false;
+      world.transfers.set(narration, response.body.id as string);
+      return true;
     }
 
     async function reconcile(op: Extract<Op, { kind: 'reconcile' }>): Promise<boolean> {
@@ -401,6 +567,30 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       world.faultWindows.push({ kind: op.kind, index: op.index, from, to: Date.now() });
     }
 
+    /** One business operation or operator action; whether it did something. */
+    function business(op: Exclude<Op, { kind: ProcessFault }>): Promise<boolean> {
+      switch (op.kind) {
+        case 'settle':
+          return settle(op);
+        case 'pay':
+          return pay(op);
+        case 'transfer':
+          return transfer(op);
+        case 'race':
+          return race(op);
+        case 'batch':
+          return batch(op);
+        case 'dynamic':
+          return dynamic(op);
+        case 'sweep':
+          return sweep(op);
+        case 'reconcile':
+          return reconcile(op);
+        default:
+          return operatorAction(op);
+      }
+    }
+
     let brokenBy: Error | undefined;
     async function runOp(op: Op): Promise<void> {
       world.lastStarted = Math.max(world.lastStarted, op.index);
@@ -411,16 +601,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           log(`${new Date().toISOString()} ${describeOp(op)}`);
           return;
         }
-        const done =
-          op.kind === 'settle'
-            ? await settle(op)
-            : op.kind === 'pay'
-              ? await pay(op)
-              : op.kind === 'transfer'
-                ? await transfer(op)
-                : op.kind === 'reconcile'
-                  ? await reconcile(op)
-                  : await operatorAction(op as Extract<Op, { kind: OperatorAction }>);
+        const done = await business(op as Exclude<Op, { kind: ProcessFault }>);
         tally(opCounts, op.kind, done);
       } catch (error) {
         if ((PROCESS_FAULTS as readonly string[]).includes(op.kind)) {
@@ -494,6 +675,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       operations_by_kind: opCounts,
       settlements: await invariants.settlementOutcomes(),
       payments: await invariants.paymentOutcomes(),
+      products: await invariants.productOutcomes(),
       checks: invariants.checks,
       checksSkipped: invariants.skipped,
       findings: invariants.findingCounts,

@@ -4,13 +4,15 @@ import { formatKobo } from '../../../src/money';
 import { call, eventually } from '../../helpers/http';
 import type { RunningSystem } from '../../helpers/processes';
 import { executionsOn, HISTORY_BOUND, inPool, JOB_TYPES, ledgerVerify, RESILIENCE_TIMINGS, sandboxTransfer } from '../scenario-steps';
-import { DESTINATIONS, PAYMENTS } from './catalogue';
+import { DESTINATIONS, PAYMENTS, type DestinationCase, type PaymentCase } from './catalogue';
 import type { Violation } from './driver';
 import type { Op } from './schedule';
 import { merchantTxRefOfSettlement, settlementWorkflowId } from '../../../src/contracts/settlement.contract';
 import { paymentConfirmationBatchWorkflowId } from '../../../src/contracts/payment-confirmation.contract';
 
 export interface SentPayment {
+  /** How it arrives and what the provider's lookup says of it. */
+  shape: PaymentCase;
   transactionId: string;
   /** The webhook's request id (null: the provider never sent one). */
   requestId: string | null;
@@ -31,15 +33,23 @@ export interface SoakWorld {
   ops: Op[];
   /** Settle operation index → merchantTxRef, from the API's answer. */
   settleRefs: Map<number, string>;
-  /** Pay operation index → the payment the sandbox made. */
+  /** Pay, race or dynamic operation index → the payment the sandbox made. */
   payments: Map<number, SentPayment>;
   faultWindows: Array<{ kind: string; index: number; from: number; to: number }>;
   /** "workflowId/runId" of every run an operator action terminated. */
   terminated: Set<string>;
   /** Settle operations whose payout the provider took back on the driver's word. */
   transferRefunds: Set<number>;
-  /** Transfer operation index → the transfer's id, from the API's answer. */
-  transfers: Map<number, string>;
+  /** A transfer's narration (`soak#<op>`, `race#<op>/<n>`) → its id, from the API's answer. */
+  transfers: Map<string, string>;
+  /** Race operation index → its new account, and how many of its transfers the API accepted. */
+  races: Map<number, { accountId: string; accepted: number }>;
+  /** Batch operation index → the batch the API accepted, and whether a cancel of it was answered 200. */
+  batches: Map<number, { id: string; cancelled: boolean }>;
+  /** Dynamic operation index → its account. */
+  dynamicAccounts: Map<number, { AccountRef: string; ID: string }>;
+  /** Each tenant's sweep: its account and the account number its beneficiary has. */
+  sweeps: Array<{ accountId: string; accountRef: string; accountNumber: string }>;
   /** Pay operations the payer's bank refunded after the fact. */
   payerRefunds: Set<number>;
   /** Failed pay operations the provider turned SUCCESS after the fact. */
@@ -48,10 +58,19 @@ export interface SoakWorld {
 }
 
 interface SettlementRow {
+  /** The operation that made it (a settle, a batch, a dynamic account's return), or the last one started (a sweep's). */
   index: number;
+  /** Made by a settle operation (`soak#<op>`). */
+  bySettleOp: boolean;
   merchantTxRef: string;
+  accountId: string;
+  accountNumber: string;
+  narration: string;
+  amount: bigint;
   status: string;
   debitStatus: string;
+  /** What the destination does (undefined: one of no catalogue entry, a sweep's or a payer's, paid at once). */
+  destination: DestinationCase | undefined;
   waits: boolean;
 }
 
@@ -60,6 +79,12 @@ const TERMINAL = new Set(['success', 'failed', 'refunded']);
 const CONFIRMATION_SPAN_MS = Number.parseInt(RESILIENCE_TIMINGS.CONFIRMATION_WINDOW, 10) * 1_000 + 30_000;
 
 export type Invariants = ReturnType<typeof createInvariants>;
+
+function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
+  return groups;
+}
 
 export function createInvariants(world: SoakWorld) {
   const { db, sys, client } = world;
@@ -70,6 +95,9 @@ export function createInvariants(world: SoakWorld) {
   const seen = new Set<string>();
   const findingCounts: Record<string, number> = {};
   const opOfRef = new Map<string, number>();
+  const destinationOfRef = new Map<string, DestinationCase | undefined>();
+  /** Standing payouts at the sandbox by merchantTxRef, from the last payouts pass. */
+  const standing = new Map<string, number>();
 
   const ran = (check: string): void => void (checks[check] = (checks[check] ?? 0) + 1);
   const violate = (check: string, subject: string, detail: string, opIndex = world.lastStarted): void => {
@@ -80,32 +108,59 @@ export function createInvariants(world: SoakWorld) {
   };
   const op = (index: number) => world.ops[index]!;
   const accountIds = () => world.accounts.map((account) => account.ID);
+  const tenantIds = () => db('virtual_accounts').whereIn('id', accountIds()).distinct('tenant_id');
+  const dynamicOpOfAccount = () => new Map([...world.dynamicAccounts].map(([index, account]) => [account.ID, index]));
 
-  /** Every settlement of the soak's accounts, by the operation that asked for it (its narration). */
+  /**
+   * Every settlement of the soak's tenants (settles, batch items, sweeps, dynamic-account returns), by the
+   * operation that asked for it (its narration, or the dynamic account it returns from).
+   */
   async function settlementRows(): Promise<SettlementRow[]> {
-    const rows: Array<{ merchant_tx_ref: string; narration: string; status: string; debit_status: string }> = await db('settlements')
+    const rows: Array<{
+      merchant_tx_ref: string;
+      account_id: string;
+      account_number: string;
+      narration: string;
+      amount: string;
+      status: string;
+      debit_status: string;
+    }> = await db('settlements')
       .join('ledger_entries', 'ledger_entries.id', 'settlements.debit_entry_id')
-      .whereIn('settlements.account_id', accountIds())
-      .select('settlements.merchant_tx_ref', 'settlements.narration', 'settlements.status', 'ledger_entries.status as debit_status');
-    return rows.flatMap((row) => {
-      const index = Number(/^soak#(\d+)$/.exec(row.narration)?.[1] ?? Number.NaN);
-      const settleOp = world.ops[index];
-      if (!settleOp || settleOp.kind !== 'settle') return [];
+      .whereIn('settlements.tenant_id', tenantIds())
+      .select(
+        'settlements.merchant_tx_ref',
+        'settlements.account_id',
+        'settlements.account_number',
+        'settlements.narration',
+        'settlements.amount',
+        'settlements.status',
+        'ledger_entries.status as debit_status',
+      );
+    const dynamicOps = dynamicOpOfAccount();
+    return rows.map((row) => {
+      const named = Number(/^(?:soak|batch)#(\d+)(?:\/|$)/.exec(row.narration)?.[1] ?? Number.NaN);
+      const index = world.ops[named] ? named : (dynamicOps.get(row.account_id) ?? world.lastStarted);
+      const destination = DESTINATIONS.find((candidate) => candidate.accountNumber === row.account_number);
       opOfRef.set(row.merchant_tx_ref, index);
-      return [
-        {
-          index,
-          merchantTxRef: row.merchant_tx_ref,
-          status: row.status,
-          debitStatus: row.debit_status,
-          waits: DESTINATIONS[settleOp.destination]!.waits,
-        },
-      ];
+      destinationOfRef.set(row.merchant_tx_ref, destination);
+      return {
+        index,
+        bySettleOp: row.narration === `soak#${index}` && op(index).kind === 'settle',
+        merchantTxRef: row.merchant_tx_ref,
+        accountId: row.account_id,
+        accountNumber: row.account_number,
+        narration: row.narration,
+        amount: BigInt(row.amount),
+        status: row.status,
+        debitStatus: row.debit_status,
+        destination,
+        waits: destination?.waits ?? false,
+      };
     });
   }
 
   async function discoverSettlements(): Promise<Map<number, string>> {
-    return new Map((await settlementRows()).map((row) => [row.index, row.merchantTxRef]));
+    return new Map((await settlementRows()).filter((row) => row.bySettleOp).map((row) => [row.index, row.merchantTxRef]));
   }
 
   /**
@@ -118,6 +173,7 @@ export function createInvariants(world: SoakWorld) {
     const rows = await settlementRows();
     await inPool(rows, 4, async (row) => {
       const view = await sandboxTransfer(sys, row.merchantTxRef);
+      standing.set(row.merchantTxRef, view.standingPayouts);
       if (view.standingPayouts > 1)
         violate(
           'at most one payout per settlement',
@@ -147,7 +203,7 @@ export function createInvariants(world: SoakWorld) {
         violate(
           'every job terminal or legitimately waiting',
           row.merchantTxRef,
-          `still ${row.status} (${DESTINATIONS[(op(row.index) as Extract<Op, { kind: 'settle' }>).destination]!.what})`,
+          `still ${row.status} (${row.destination?.what ?? `to ${row.accountNumber}, ${row.narration || 'no narration'}`})`,
           row.index,
         );
       } else if (row.debitStatus !== 'provisional' || view.standingPayouts > 0) {
@@ -235,15 +291,18 @@ export function createInvariants(world: SoakWorld) {
   async function transfersOnce(): Promise<void> {
     const made: Array<{ narration: string; ids: string[] }> = (
       await db.raw(
-        `SELECT narration, array_agg(id::text) AS ids FROM internal_transfers WHERE source <> 'split' AND narration LIKE 'soak#%' GROUP BY narration`,
+        `SELECT narration, array_agg(id::text) AS ids FROM internal_transfers
+          WHERE source <> 'split' AND (narration LIKE 'soak#%' OR narration LIKE 'race#%') GROUP BY narration`,
       )
     ).rows;
-    const byOp = new Map(made.map((row) => [Number(row.narration.slice('soak#'.length)), row.ids]));
-    for (const [index, ids] of byOp)
-      if (ids.length > 1) violate('a transfer moves its money once', `#${index}`, `${ids.length} transfers: ${ids.join(', ')}`, index);
-    for (const [index, id] of world.transfers)
-      if (!byOp.get(index)?.includes(id))
-        violate('a transfer moves its money once', `#${index}`, `answered ${id}, which is not recorded`, index);
+    const byNarration = new Map(made.map((row) => [row.narration, row.ids]));
+    const opOf = (narration: string) => Number(/#(\d+)/.exec(narration)![1]);
+    for (const [narration, ids] of byNarration)
+      if (ids.length > 1)
+        violate('a transfer moves its money once', narration, `${ids.length} transfers: ${ids.join(', ')}`, opOf(narration));
+    for (const [narration, id] of world.transfers)
+      if (!byNarration.get(narration)?.includes(id))
+        violate('a transfer moves its money once', narration, `answered ${id}, which is not recorded`, opOf(narration));
     const splits: Array<{ payment: string; parts: string }> = (
       await db.raw(
         `SELECT split_of_payment AS payment, count(*)::text AS parts FROM internal_transfers WHERE source = 'split' GROUP BY split_of_payment HAVING count(*) > 2`,
@@ -252,6 +311,227 @@ export function createInvariants(world: SoakWorld) {
     for (const row of splits) violate('a payment splits once', row.payment, `${row.parts} split transfers for a two-part rule`);
     ran('a transfer moves its money once');
     ran('a payment splits once');
+  }
+
+  /**
+   * Money the provider failed never ends confirmed with a receiver. A payment credit the provider fails is
+   * reversed from provisional (a credit never goes from confirmed to reversed), so while it stood it was never
+   * money safe to act on. For each tenant transfer, the money its sender held just before it (the ledger
+   * balance before the debit, by the account's entry sequence) less the credits then standing that were later
+   * reversed must cover it, unless its receiving credit was reversed with them. Holds and provisional credits
+   * that ended confirmed are not subtracted, so a transfer that spent only confirmed, unheld money always
+   * passes; one that spent a credit the provider then failed does not. Split moves are judged by their own rule.
+   */
+  async function transfersFundedByFailedCredits(): Promise<void> {
+    const rows: Array<{ account_id: string; narration: string; amount: string; balance_after: string; failed_later: string }> = (
+      await db.raw(
+        `SELECT d.account_id::text, t.narration, d.amount::text, d.balance_after::text,
+                (SELECT coalesce(sum(c.amount), 0)
+                   FROM ledger_entries c JOIN ledger_entries r ON r.reverses_entry_id = c.id AND r.kind = 'reversal'
+                  WHERE c.account_id = d.account_id AND c.direction = 'credit' AND c.status = 'reversed'
+                    AND c.seq < d.seq AND r.seq > d.seq)::text AS failed_later
+           FROM internal_transfers t
+           JOIN ledger_entries d ON d.id = t.debit_entry_id
+           JOIN ledger_entries k ON k.id = t.credit_entry_id
+          WHERE t.source <> 'split' AND k.status <> 'reversed'
+            AND t.tenant_id IN (SELECT tenant_id FROM virtual_accounts WHERE id = ANY(:accounts))`,
+        { accounts: accountIds() },
+      )
+    ).rows;
+    // One violation per sending account, naming every transfer that spent failed money.
+    const bySender = groupBy(
+      rows.filter((row) => BigInt(row.balance_after) < BigInt(row.failed_later)),
+      (row) => row.account_id,
+    );
+    for (const [accountId, spent] of bySender) {
+      const moved = spent.reduce((sum, row) => sum + BigInt(row.amount), 0n);
+      const failed = spent.reduce((most, row) => (BigInt(row.failed_later) > most ? BigInt(row.failed_later) : most), 0n);
+      violate(
+        'money the provider failed never ends confirmed with a receiver',
+        `account ${accountId}`,
+        `${spent.length} transfers (${spent.map((row) => row.narration).join(', ')}) moved ${formatKobo(moved)}, confirmed with their receivers, while up to ${formatKobo(failed)} of what the sender held was credits the provider later failed`,
+        Number(/#(\d+)/.exec(spent[0]!.narration)?.[1] ?? world.lastStarted),
+      );
+    }
+    ran('money the provider failed never ends confirmed with a receiver');
+  }
+
+  /** The standing payouts of settlements, as the last payouts pass counted them at the sandbox (one made since is not counted yet). */
+  const standingOf = (rows: SettlementRow[]): number => rows.reduce((sum, row) => sum + (standing.get(row.merchantTxRef) ?? 0), 0);
+
+  /**
+   * Each batch item is paid at most once: the settlements carrying its narration (`batch#<op>/<reference>`) have
+   * at most one standing payout between them, and an item the batch failed (refused, or cancelled before its
+   * turn) has none and no settlement. At the end no item waits for its turn and every batch has ended.
+   */
+  async function batchItemsOnce(rows: SettlementRow[], final: boolean): Promise<void> {
+    const byNarration = groupBy(
+      rows.filter((row) => row.narration.startsWith('batch#')),
+      (row) => row.narration,
+    );
+    for (const [index, recorded] of world.batches) {
+      const items: Array<{ reference: string; merchant_tx_ref: string | null; failure_reason: string | null }> = await db(
+        'settlement_batch_items',
+      )
+        .where({ batch_id: recorded.id })
+        .select('reference', 'merchant_tx_ref', 'failure_reason');
+      for (const item of items) {
+        const made = byNarration.get(`batch#${index}/${item.reference}`) ?? [];
+        const subject = `batch #${index} ${item.reference}`;
+        if (made.length > 1 || standingOf(made) > 1)
+          violate('each batch item paid at most once', subject, `${made.length} settlements, ${standingOf(made)} standing payouts`, index);
+        if (item.failure_reason !== null && made.length > 0)
+          violate(
+            'each batch item paid at most once',
+            subject,
+            `failed (${item.failure_reason}) but settled by ${made[0]!.merchantTxRef}`,
+            index,
+          );
+        if (item.merchant_tx_ref !== null && made.length > 0 && !made.some((row) => row.merchantTxRef === item.merchant_tx_ref))
+          violate('each batch item paid at most once', subject, `tied to ${item.merchant_tx_ref}, paid by another settlement`, index);
+        if (final && item.merchant_tx_ref === null && item.failure_reason === null)
+          violate('every job terminal or legitimately waiting', subject, 'still queued', index);
+      }
+      if (!final) continue;
+      const { status } = await db('settlement_batches').where({ id: recorded.id }).first('status');
+      if (status === 'validating' || status === 'processing')
+        violate('every job terminal or legitimately waiting', `batch #${index} ${recorded.id}`, `still ${status}`, index);
+    }
+    ran('each batch item paid at most once');
+  }
+
+  /**
+   * Each sweep period is paid at most once: every payout to a sweep's beneficiary was made under the key of
+   * one sweep period (\`service balance-sweep:<accountRef>:<period>\`), the settlements of a period have at most
+   * one standing payout between them, and a run recorded as settled names its period's settlement.
+   */
+  async function sweepPeriodsOnce(rows: SettlementRow[]): Promise<void> {
+    for (const sweep of world.sweeps) {
+      const paid = rows.filter((row) => row.accountNumber === sweep.accountNumber);
+      const keys: Array<{ key: string; resource_ref: string }> = await db('idempotency_keys')
+        .where({ scope: 'settlement' })
+        .whereIn(
+          'resource_ref',
+          paid.map((row) => row.merchantTxRef),
+        )
+        .select('key', 'resource_ref');
+      const keyOf = new Map(keys.map((row) => [row.resource_ref, row.key]));
+      const prefix = `service balance-sweep:${sweep.accountRef}:`;
+      const byPeriod = new Map<string, SettlementRow[]>();
+      for (const row of paid) {
+        const key = keyOf.get(row.merchantTxRef);
+        if (!key?.startsWith(prefix)) {
+          violate(
+            'each sweep period paid at most once',
+            row.merchantTxRef,
+            `a payout to the sweep's beneficiary under no sweep period (${key})`,
+          );
+          continue;
+        }
+        const period = key.slice(prefix.length);
+        byPeriod.set(period, [...(byPeriod.get(period) ?? []), row]);
+      }
+      for (const [period, made] of byPeriod)
+        if (made.length > 1 || standingOf(made) > 1)
+          violate(
+            'each sweep period paid at most once',
+            `${sweep.accountRef} ${period}`,
+            `${made.length} settlements, ${standingOf(made)} standing payouts`,
+          );
+      const settledRuns: Array<{ period: string; merchant_tx_ref: string }> = await db('balance_sweep_runs')
+        .where({ account_id: sweep.accountId, outcome: 'settled' })
+        .select('period', 'merchant_tx_ref');
+      for (const run of settledRuns)
+        if (!(byPeriod.get(run.period) ?? []).some((row) => row.merchantTxRef === run.merchant_tx_ref))
+          violate(
+            'each sweep period paid at most once',
+            `${sweep.accountRef} ${run.period}`,
+            `the run names ${run.merchant_tx_ref}, which is not its period's payout`,
+          );
+    }
+    ran('each sweep period paid at most once');
+  }
+
+  /**
+   * Each dynamic-account return is made at most once: a soak's dynamic account takes one payment and pays out
+   * only to return it, so its settlements have at most one standing payout between them, pay no more than was
+   * credited, and pay nothing when no return was due. At the end every confirmed payment the account's policy
+   * sends back has its return made or refused with a reason.
+   */
+  async function returnsOnce(rows: SettlementRow[], final: boolean): Promise<void> {
+    const judged: Array<{ account_id: string; action: string; amount: string; status: string; returned: string | null }> = (
+      await db.raw(
+        `SELECT e.account_id, v.action, e.amount::text, e.status, r.status AS returned
+           FROM ledger_entries e
+           JOIN ledger_payment_variances v ON v.entry_id = e.id
+           LEFT JOIN dynamic_account_returns r ON r.entry_id = e.id
+          WHERE e.account_id = ANY(:accounts)`,
+        { accounts: [...world.dynamicAccounts.values()].map((account) => account.ID) },
+      )
+    ).rows;
+    const byAccount = groupBy(judged, (row) => row.account_id);
+    for (const [index, account] of world.dynamicAccounts) {
+      const made = rows.filter((row) => row.accountId === account.ID);
+      const payments = byAccount.get(account.ID) ?? [];
+      const due = payments.filter((payment) => payment.action === 'return');
+      const subject = `dynamic account #${index} ${account.AccountRef}`;
+      if (standingOf(made) > due.length)
+        violate(
+          'each dynamic-account return made at most once',
+          subject,
+          `${standingOf(made)} standing payouts for ${due.length} payments to return`,
+          index,
+        );
+      const paidOut = made.filter((row) => (standing.get(row.merchantTxRef) ?? 0) > 0).reduce((sum, row) => sum + row.amount, 0n);
+      const credited = due.filter((payment) => payment.status !== 'reversed').reduce((sum, payment) => sum + BigInt(payment.amount), 0n);
+      if (paidOut > credited)
+        violate(
+          'each dynamic-account return made at most once',
+          subject,
+          `paid out ${formatKobo(paidOut)} for ${formatKobo(credited)} to return`,
+          index,
+        );
+      if (final)
+        for (const payment of due)
+          if (payment.status === 'confirmed' && payment.returned !== 'returned' && payment.returned !== 'refused')
+            violate(
+              'every job terminal or legitimately waiting',
+              subject,
+              `a payment to return is ${payment.returned ?? 'not returned'}`,
+              index,
+            );
+    }
+    ran('each dynamic-account return made at most once');
+  }
+
+  /** Batches, sweeps and returns, judged on the settlements and standing payouts the payouts pass just read. */
+  async function products(final: boolean): Promise<void> {
+    const rows = await settlementRows();
+    await batchItemsOnce(rows, final);
+    await sweepPeriodsOnce(rows);
+    await returnsOnce(rows, final);
+  }
+
+  /** Work the end phase waits for beside settlements and payments: batches not ended, returns due and not made. */
+  async function unsettledProducts(): Promise<number> {
+    const batches = await db('settlement_batches')
+      .whereIn(
+        'id',
+        [...world.batches.values()].map((recorded) => recorded.id),
+      )
+      .whereIn('status', ['validating', 'processing'])
+      .count<Array<{ count: string }>>('* as count');
+    const returns = await db('ledger_entries')
+      .join('ledger_payment_variances', 'ledger_payment_variances.entry_id', 'ledger_entries.id')
+      .leftJoin('dynamic_account_returns', 'dynamic_account_returns.entry_id', 'ledger_entries.id')
+      .where({ 'ledger_payment_variances.action': 'return', 'ledger_entries.status': 'confirmed' })
+      .whereIn(
+        'ledger_entries.account_id',
+        [...world.dynamicAccounts.values()].map((account) => account.ID),
+      )
+      .where((query) => query.whereNull('dynamic_account_returns.status').orWhere('dynamic_account_returns.status', 'returning'))
+      .count<Array<{ count: string }>>('* as count');
+    return Number(batches[0]!.count) + Number(returns[0]!.count);
   }
 
   async function verify(final: boolean): Promise<void> {
@@ -319,12 +599,10 @@ export function createInvariants(world: SoakWorld) {
     world.faultWindows.find((window) => window.from <= to && window.to >= from)?.kind ?? null;
 
   /** The injected fault that explains a reconciliation finding, or null. */
-  function explain(kind: string, subject: { payOp?: number; settleOp?: number }): string | null {
-    const payOp = subject.payOp === undefined ? undefined : (op(subject.payOp) as Extract<Op, { kind: 'pay' }>);
-    const shape = payOp && PAYMENTS[payOp.payment]!;
+  function explain(kind: string, subject: { payOp?: number; settleOp?: number; ref?: string }): string | null {
     const payment = subject.payOp === undefined ? undefined : world.payments.get(subject.payOp);
-    const destination =
-      subject.settleOp === undefined ? undefined : DESTINATIONS[(op(subject.settleOp) as Extract<Op, { kind: 'settle' }>).destination]!;
+    const shape = payment?.shape;
+    const destination = subject.ref === undefined ? undefined : destinationOfRef.get(subject.ref);
     const faultNear = payment ? faultDuring(payment.sentAt, payment.sentAt + CONFIRMATION_SPAN_MS) : null;
     switch (kind) {
       case 'missing_credit':
@@ -342,7 +620,11 @@ export function createInvariants(world: SoakWorld) {
         return shape?.misdirected ? 'misdirected payment' : null;
       case 'settlement_refunded':
         if (destination?.refunds) return `destination ${destination.what}`;
-        return subject.settleOp !== undefined && world.transferRefunds.has(subject.settleOp) ? 'late refund at the provider' : null;
+        return subject.settleOp !== undefined &&
+          world.ops[subject.settleOp]?.kind === 'settle' &&
+          world.transferRefunds.has(subject.settleOp)
+          ? 'late refund at the provider'
+          : null;
       case 'settlement_stuck':
       case 'settlement_overdue':
         return destination?.waits ? `destination ${destination.what}` : null;
@@ -392,7 +674,7 @@ export function createInvariants(world: SoakWorld) {
         row.merchant_tx_ref ??
         [...opOfRef.keys()].find((candidate) => row.subject.includes(candidate) || (txn ?? '').startsWith(candidate));
       const settleOp = ref ? opOfRef.get(ref) : undefined;
-      const why = explain(row.kind, { payOp, settleOp });
+      const why = explain(row.kind, { payOp, settleOp, ref });
       if (!why)
         violate(
           'every reconciliation finding explained by an injected fault',
@@ -433,7 +715,7 @@ export function createInvariants(world: SoakWorld) {
   async function unsettledPayments(includeSuppressed: boolean): Promise<number[]> {
     const entries = await paymentEntries();
     return [...world.payments.keys()].filter((index) => {
-      const shape = PAYMENTS[(op(index) as Extract<Op, { kind: 'pay' }>).payment]!;
+      const { shape } = world.payments.get(index)!;
       if (shape.misdirected || shape.waits) return false;
       if (shape.body.suppressWebhook && !includeSuppressed) return false;
       const entry = entries.get(index);
@@ -444,13 +726,16 @@ export function createInvariants(world: SoakWorld) {
   async function settle(deadline: number, includeSuppressed: boolean, log: (line: string) => void): Promise<void> {
     await eventually(
       async () => {
-        const [undelivered, settlements, payments] = [
+        const [undelivered, settlements, payments, products] = [
           await redeliver(),
           await unsettledSettlements(),
           await unsettledPayments(includeSuppressed),
+          await unsettledProducts(),
         ];
-        if (undelivered + settlements.length + payments.length === 0) return true;
-        throw new Error(`${undelivered} webhooks undelivered, ${settlements.length} settlements and ${payments.length} payments unsettled`);
+        if (undelivered + settlements.length + payments.length + products === 0) return true;
+        throw new Error(
+          `${undelivered} webhooks undelivered, ${settlements.length} settlements, ${payments.length} payments and ${products} batches or returns unsettled`,
+        );
       },
       { withinMs: Math.max(0, deadline - Date.now()), intervalMs: 3_000, what: 'every job to settle' },
     ).catch((error: Error) => log(`end phase: ${error.message}`));
@@ -468,6 +753,8 @@ export function createInvariants(world: SoakWorld) {
       await redeliver().catch(() => undefined);
       for (const [name, check] of [
         ['payouts', () => payouts(false)],
+        ['products', () => products(false)],
+        ['transfers', transfersFundedByFailedCredits],
         ['balances', balances],
         ['ledger:verify', () => verify(false)],
         ['histories', () => workflows(false)],
@@ -493,7 +780,7 @@ export function createInvariants(world: SoakWorld) {
       await settle(Math.max(deadline, Date.now() + 120_000), true, options.log);
       const entries = await paymentEntries();
       for (const [index] of world.payments) {
-        const shape = PAYMENTS[(op(index) as Extract<Op, { kind: 'pay' }>).payment]!;
+        const { shape } = world.payments.get(index)!;
         const entry = entries.get(index);
         if (shape.misdirected) continue;
         if (!entry)
@@ -512,20 +799,82 @@ export function createInvariants(world: SoakWorld) {
           );
       }
       const waitingPayments = [...entries]
-        .filter(([index, entry]) => entry.status === 'provisional' && PAYMENTS[(op(index) as Extract<Op, { kind: 'pay' }>).payment]!.waits)
+        .filter(([index, entry]) => entry.status === 'provisional' && world.payments.get(index)!.shape.waits)
         .map(([, entry]) => entry.id);
       await payouts(true);
+      await products(true);
       await balances();
       await books(options.tenantKeys);
       await transfersOnce();
+      await transfersFundedByFailedCredits();
       await verify(true);
       await workflows(true, waitingPayments);
       await findings();
     },
 
+    /** Settlements by final status, those of settle operations plain, the others by what made them. */
     async settlementOutcomes(): Promise<Record<string, number>> {
       const counts: Record<string, number> = {};
-      for (const row of await settlementRows()) counts[row.status] = (counts[row.status] ?? 0) + 1;
+      const dynamicOps = dynamicOpOfAccount();
+      const sweepNumbers = new Set(world.sweeps.map((sweep) => sweep.accountNumber));
+      for (const row of await settlementRows()) {
+        const origin = row.bySettleOp
+          ? ''
+          : row.narration.startsWith('batch#')
+            ? 'batch item '
+            : sweepNumbers.has(row.accountNumber)
+              ? 'sweep '
+              : dynamicOps.has(row.accountId)
+                ? 'dynamic-account return '
+                : 'other ';
+        counts[`${origin}${row.status}`] = (counts[`${origin}${row.status}`] ?? 0) + 1;
+      }
+      return counts;
+    },
+
+    /** What the races, batches, dynamic accounts and sweeps came to. */
+    async productOutcomes(): Promise<Record<string, number>> {
+      const counts: Record<string, number> = {};
+      const add = (what: string, n = 1) => void (counts[what] = (counts[what] ?? 0) + n);
+      for (const [index, race] of world.races) {
+        const fails = (op(index) as Extract<Op, { kind: 'race' }>).fails;
+        add(`race transfers accepted (${fails ? 'credit the provider failed' : 'credit paid'})`, race.accepted);
+        add(
+          `race transfers refused (${fails ? 'credit the provider failed' : 'credit paid'})`,
+          (op(index) as Extract<Op, { kind: 'race' }>).transfers - race.accepted,
+        );
+      }
+      const batchIds = [...world.batches.values()].map((recorded) => recorded.id);
+      for (const row of await db('settlement_batches').whereIn('id', batchIds).select('status')) add(`batches ${row.status}`);
+      for (const row of await db('settlement_batch_items')
+        .whereIn('batch_id', batchIds)
+        .select(
+          db.raw(
+            "CASE WHEN merchant_tx_ref IS NOT NULL THEN 'initiated' WHEN failure_reason = 'cancelled' THEN 'cancelled' ELSE 'refused' END AS outcome",
+          ),
+        ))
+        add(`batch items ${row.outcome}`);
+      for (const row of await db('ledger_payment_variances')
+        .whereIn(
+          'account_id',
+          [...world.dynamicAccounts.values()].map((account) => account.ID),
+        )
+        .select('variance', 'action'))
+        add(`dynamic-account payments ${row.variance}, ${row.action}`);
+      for (const row of await db('dynamic_account_returns')
+        .whereIn(
+          'account_id',
+          [...world.dynamicAccounts.values()].map((account) => account.ID),
+        )
+        .select('status'))
+        add(`dynamic-account returns ${row.status}`);
+      for (const row of await db('balance_sweep_runs')
+        .whereIn(
+          'account_id',
+          world.sweeps.map((sweep) => sweep.accountId),
+        )
+        .select('outcome'))
+        add(`sweep runs ${row.outcome}`);
       return counts;
     },
 
@@ -533,7 +882,7 @@ export function createInvariants(world: SoakWorld) {
       const entries = await paymentEntries();
       const counts: Record<string, number> = {};
       for (const [index] of world.payments) {
-        const shape = PAYMENTS[(op(index) as Extract<Op, { kind: 'pay' }>).payment]!;
+        const { shape } = world.payments.get(index)!;
         const outcome = shape.misdirected
           ? 'misdirected (not credited)'
           : `${entries.get(index)?.status ?? 'never credited'}${shape.body.suppressWebhook ? ' (by reconciliation)' : ''}`;

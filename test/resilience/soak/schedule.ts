@@ -18,8 +18,40 @@ export const OPERATOR_ACTIONS = [
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
+/** How a dynamic account's one payment compares with what it expects: under, over, exact, or after the account expired. */
+export const DYNAMIC_VARIANTS = ['under', 'over', 'exact', 'after_expiry'] as const;
+export type DynamicVariant = (typeof DYNAMIC_VARIANTS)[number];
+
+/** A balance sweep set on a tenant's sweep account: over a threshold (checked every minute), daily at the next minute, or deleted. */
+export const SWEEP_CHANGES = ['whenAbove', 'dailyAt', 'delete'] as const;
+export type SweepChange = (typeof SWEEP_CHANGES)[number];
+
+export interface BatchItem {
+  account: number;
+  destination: number;
+  kobo: number;
+}
+
 export type Op =
   | { index: number; atMs: number; kind: 'settle'; account: number; destination: number; kobo: number }
+  /**
+   * A payment into a new account of the tenant (failed at the provider, or not) and, as soon as it is credited
+   * provisionally, `transfers` transfers of its parts to the tenant's first account, all at once.
+   */
+  | { index: number; atMs: number; kind: 'race'; tenant: number; fails: boolean; kobo: number; transfers: number }
+  /** A settlement batch of the tenant's, cancelled `cancelAfterMs` after it was accepted (null: never). */
+  | { index: number; atMs: number; kind: 'batch'; tenant: number; items: BatchItem[]; cancelAfterMs: number | null }
+  /** A dynamic account expecting `kobo` (gross), and one payment into it. */
+  | {
+      index: number;
+      atMs: number;
+      kind: 'dynamic';
+      tenant: number;
+      variant: DynamicVariant;
+      onMismatch: 'return' | 'credit_and_flag';
+      kobo: number;
+    }
+  | { index: number; atMs: number; kind: 'sweep'; tenant: number; change: SweepChange; keepNaira: number }
   | { index: number; atMs: number; kind: 'pay'; account: number; payment: number; kobo: number }
   /** Between two accounts of one tenant. */
   | { index: number; atMs: number; kind: 'transfer'; from: number; to: number; kobo: number }
@@ -54,10 +86,24 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
   const nextPayment = random.deck(PAYMENTS.length);
   const nextFault = random.deck(PROCESS_FAULTS.length);
   const nextAction = random.deck(OPERATOR_ACTIONS.length);
+  const nextVariant = random.deck(DYNAMIC_VARIANTS.length);
+  const nextSweepChange = random.deck(SWEEP_CHANGES.length);
+  // Batch items pay only destinations that end: one stuck for days would hold the tenant's batch cap for ever.
+  const endingDestinations = DESTINATIONS.flatMap((destination, index) => (destination.waits ? [] : [index]));
 
   const business: Draft[] = [];
   for (let atMs = random.int(200, 800); atMs < durationMs - 5_000; atMs += random.int(300, 1_500)) {
-    const kind = random.weighted({ settle: 36, pay: 40, transfer: 8, reconcile: 4, operator: 16 });
+    const kind = random.weighted({
+      settle: 29,
+      pay: 33,
+      transfer: 8,
+      race: 4,
+      batch: 4,
+      dynamic: 6,
+      sweep: 2,
+      reconcile: 4,
+      operator: 14,
+    });
     if (kind === 'settle')
       business.push({
         atMs,
@@ -79,7 +125,46 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
       const first = from - (from % options.accountsPerTenant);
       const to = first + ((from - first + random.int(1, options.accountsPerTenant - 1)) % options.accountsPerTenant);
       business.push({ atMs, kind, from, to, kobo: random.int(1, 3_000) * 100 + random.int(0, 99) });
-    } else if (kind === 'reconcile')
+    } else if (kind === 'race')
+      business.push({
+        atMs,
+        kind,
+        tenant: random.int(0, options.tenants - 1),
+        fails: random.chance(0.75),
+        kobo: random.int(1_000, 20_000) * 100,
+        transfers: random.int(3, 8),
+      });
+    else if (kind === 'batch') {
+      const tenant = random.int(0, options.tenants - 1);
+      business.push({
+        atMs,
+        kind,
+        tenant,
+        items: Array.from({ length: random.int(3, 10) }, () => ({
+          account: tenant * options.accountsPerTenant + random.int(0, options.accountsPerTenant - 1),
+          destination: random.pick(endingDestinations),
+          kobo: random.int(100, 1_000) * 100,
+        })),
+        cancelAfterMs: random.chance(0.5) ? random.int(0, 3_000) : null,
+      });
+    } else if (kind === 'dynamic')
+      business.push({
+        atMs,
+        kind,
+        tenant: random.int(0, options.tenants - 1),
+        variant: DYNAMIC_VARIANTS[nextVariant()]!,
+        onMismatch: random.chance(0.75) ? 'return' : 'credit_and_flag',
+        kobo: random.int(500, 5_000) * 100,
+      });
+    else if (kind === 'sweep')
+      business.push({
+        atMs,
+        kind,
+        tenant: random.int(0, options.tenants - 1),
+        change: SWEEP_CHANGES[nextSweepChange()]!,
+        keepNaira: random.int(10_000, 30_000),
+      });
+    else if (kind === 'reconcile')
       business.push({ atMs, kind, via: random.chance(0.5) ? 'api' : 'cli', tenant: random.int(0, options.tenants - 1) });
     else
       business.push({
@@ -138,6 +223,14 @@ export function describeOp(op: Op): string {
       return `#${op.index} pay ${op.kobo / 100} to account ${op.account} (${PAYMENTS[op.payment]!.what})`;
     case 'transfer':
       return `#${op.index} transfer ${op.kobo / 100} from account ${op.from} to account ${op.to}`;
+    case 'race':
+      return `#${op.index} race: pay ${op.kobo / 100} (${op.fails ? 'PAYMENT_FAILED' : 'paid'}) into a new account of tenant ${op.tenant}, ${op.transfers} transfers of it at once`;
+    case 'batch':
+      return `#${op.index} batch of ${op.items.length} items for tenant ${op.tenant}${op.cancelAfterMs === null ? '' : `, cancelled after ${op.cancelAfterMs} ms`}: ${op.items.map((item) => `${item.kobo / 100} from account ${item.account} to ${DESTINATIONS[item.destination]!.accountNumber}`).join('; ')}`;
+    case 'dynamic':
+      return `#${op.index} dynamic account of tenant ${op.tenant} expecting ${op.kobo / 100} (exact, ${op.onMismatch}), paid ${op.variant}`;
+    case 'sweep':
+      return `#${op.index} sweep of tenant ${op.tenant}: ${op.change}${op.change === 'delete' ? '' : ` keeping ${op.keepNaira}`}`;
     case 'reconcile':
       return `#${op.index} reconcile via ${op.via}${op.via === 'api' ? ` for tenant ${op.tenant}` : ' (platform)'}`;
     default:
