@@ -42,8 +42,12 @@ export function errorHandler() {
 function toErrorResponse(error: unknown, ctx: AppContext): { status: number; body: Record<string, unknown> } {
   const requestId = ctx.state.requestId;
   if (error instanceof AppError) {
+    const status = httpStatusOf(error);
+    // A 503 is an outage (the provider's, or work turned away): each one reaches the log at warn, so an
+    // outage is never seen only by the clients.
+    if (status === 503) ctx.state.log.warn({ kind: error.kind, code: error.code, reason: error.message, path: ctx.path }, 'answered 503');
     return {
-      status: httpStatusOf(error),
+      status,
       body: { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), ...error.fields, requestId },
     };
   }
@@ -56,7 +60,9 @@ function toErrorResponse(error: unknown, ctx: AppContext): { status: number; bod
   // An unreachable database (or a lost deadlock) is a retryable outage, not a server bug: the provider's
   // webhook relies on this 503 to be redelivered rather than lost.
   if (isRetryableDatabaseError(error)) {
-    ctx.state.log.warn({ err: error }, 'database unavailable or transaction conflict');
+    // The Postgres (or socket) error code beside the error itself: what an operator greps an outage's lines by.
+    const dbCode = (error as { code?: string }).code ?? (error as Error).name;
+    ctx.state.log.warn({ err: error, dbCode, path: ctx.path }, 'database unavailable or transaction conflict: answered 503');
     return { status: 503, body: { error: 'temporarily unavailable, retry later', code: 'unavailable', requestId } };
   }
   ctx.state.log.error({ err: error }, 'unhandled error');
