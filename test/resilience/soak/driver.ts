@@ -643,28 +643,37 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       stopChecks = true;
       await periodic;
     }
-    // A process that did not come back leaves nothing to judge.
-    if (brokenBy) throw brokenBy;
-    log(`${new Date().toISOString()} schedule done; waiting for every job to settle`);
-
-    // The end: everything healed, every job given time, then judged.
-    await call(running.sandboxUrl, 'DELETE', '/sandbox/faults');
-    await invariants.final({ settleMs: (options.settleMinutes ?? 10) * 60_000, tenantKeys: tenants.map((tenant) => tenant.apiKey), log });
-
-    // The schedule, when each fault happened and what the processes logged, for reading a violation.
+    // The schedule, when each fault happened and what the processes logged, for reading a violation or a run that
+    // broke: kept however the run ends.
     const artifactsDir = path.resolve(
       __dirname,
       '../../../../.artifacts/soak',
       `seed-${options.seed}-${new Date(started).toISOString().replace(/[:.]/g, '-')}`,
     );
-    mkdirSync(artifactsDir, { recursive: true });
-    writeFileSync(path.join(artifactsDir, 'schedule.txt'), `${ops.map(describeOp).join('\n')}\n`);
-    writeFileSync(
-      path.join(artifactsDir, 'faults.txt'),
-      `${world.faultWindows.map((window) => `${new Date(window.from).toISOString()} .. ${new Date(window.to).toISOString()} #${window.index} ${window.kind}`).join('\n')}\n`,
-    );
-    for (const [name, lines] of Object.entries(running.logs))
-      writeFileSync(path.join(artifactsDir, `${name}.log`), `${lines.join('\n')}\n`);
+    const keepArtifacts = (): void => {
+      mkdirSync(artifactsDir, { recursive: true });
+      writeFileSync(path.join(artifactsDir, 'schedule.txt'), `${ops.map(describeOp).join('\n')}\n`);
+      writeFileSync(
+        path.join(artifactsDir, 'faults.txt'),
+        `${world.faultWindows.map((window) => `${new Date(window.from).toISOString()} .. ${new Date(window.to).toISOString()} #${window.index} ${window.kind}`).join('\n')}\n`,
+      );
+      for (const [name, lines] of Object.entries(running.logs))
+        writeFileSync(path.join(artifactsDir, `${name}.log`), `${lines.join('\n')}\n`);
+    };
+    let judged = false;
+    try {
+      // A process that did not come back leaves nothing to judge.
+      if (brokenBy) throw brokenBy;
+      log(`${new Date().toISOString()} schedule done; waiting for every job to settle`);
+
+      // The end: everything healed, every job given time, then judged.
+      await call(running.sandboxUrl, 'DELETE', '/sandbox/faults');
+      await invariants.final({ settleMs: (options.settleMinutes ?? 10) * 60_000, tenantKeys: tenants.map((tenant) => tenant.apiKey), log });
+      judged = true;
+    } finally {
+      keepArtifacts();
+      if (!judged) log(`the run ended before it was judged; its schedule, fault timeline and process logs: ${artifactsDir}`);
+    }
 
     return {
       artifactsDir,
