@@ -7,7 +7,7 @@ import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verific
 import { RESTORED_NARRATION, RESTORED_REASON } from '../../../src/reconciliation/reconciliation-repairs';
 import { createRetentionRepo } from '../../../src/retention/retention.repo';
 import { SETTLEMENT_STATUS } from '../../../src/contracts/search-attributes';
-import { ensureReconciliationSchedule } from '../../../src/reconciliation/reconciliation-schedule';
+import { ensurePeriodicSchedule, periodicSchedules } from '../../../src/workflow-starts/periodic-schedules';
 import {
   eventsFor,
   fundAccount,
@@ -981,13 +981,14 @@ describe('reconciliation against the provider', () => {
     const owner = await createTenant(stack, 'Scheduled Tenant');
     const account = await provisionAccount(stack, owner.apiKey);
     const paid = await suppressedPayment(stack, account.AccountRef, 4000);
-    const scheduleId = await ensureReconciliationSchedule(stack.infra.temporal, {
-      taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
-      intervalMs: 2_000,
-      lookBackMs: 120_000,
-      graceMs: 0,
-      providerAttempts: 2,
+    const scheduled = periodicSchedules({
+      ...stack.config,
+      RECONCILIATION_INTERVAL: 2_000,
+      RECONCILIATION_LOOKBACK: 120_000,
+      RECONCILIATION_GRACE: 0,
+      RECONCILIATION_PROVIDER_ATTEMPTS: 2,
     });
+    const scheduleId = await ensurePeriodicSchedule(stack.infra.temporal, stack.config.TEMPORAL_TASK_QUEUE, scheduled.reconciliation);
     try {
       assert.equal(scheduleId, `reconciliation:${stack.config.TEMPORAL_TASK_QUEUE}`);
       const described = await stack.infra.temporal.schedule.getHandle(scheduleId).describe();
