@@ -135,6 +135,22 @@ describe('dynamic accounts: returns racing', () => {
     assert.equal(await heldBalance(account), '0.00');
   });
 
+  it('a run retried after dying just past the payout (a worker restart) finds nothing due: one payout', async () => {
+    const { account, entryId } = await heldToReturn();
+    const holds: HoldsService = {
+      ...stack.services.holds,
+      returnHeldMismatch: async (...args) => {
+        await stack.services.holds.returnHeldMismatch(...args);
+        throw new Error('the worker died after the payout committed');
+      },
+    };
+    const dying = createDynamicAccountsService({ db: stack.infra.db, holds, logger });
+    assert.deepEqual(await dying.returnDue({ budgetMs: 60_000 }), { found: 1 });
+    await claimsRunOut();
+    assert.deepEqual(await sweep().pass(), { found: 0 }, 'the retry finds the payment returned');
+    await returnedOnce(account, entryId);
+  });
+
   it('records a return or a refusal only under the claim that is current and still under way', async () => {
     const { account, entryId } = await heldToReturn();
     const returns = createMismatchReturnsRepo(stack.infra.db);
