@@ -420,7 +420,7 @@ describe('reconciliation against the provider', () => {
     const run = await reconcile(stack, owner, from);
     assert.deepEqual({ repaired: run.run.Repaired, reported: run.run.Reported }, { repaired: 1, reported: 0 });
 
-    // The worker's sweep may already have posted the return's debit after it: the restoration is the adjustment line.
+    // The returns Schedule may already have posted the return's debit after it: the restoration is the adjustment line.
     const restored = (await entries(stack, owner, account)).find((entry) => entry.Kind === 'adjustment')!;
     assert.deepEqual([restored.Kind, restored.Direction, restored.Amount, restored.Status], ['adjustment', 'credit', '59.50', 'confirmed']);
     assert.deepEqual(
@@ -430,7 +430,7 @@ describe('reconciliation against the provider', () => {
     );
     const hold = await stack.infra.db('ledger_holds').where({ entry_id: restored.ID }).first('amount', 'limit_kind');
     assert.deepEqual([hold?.limit_kind, hold?.amount], ['amount_mismatch', '5950']);
-    // The worker's sweep pays it back to the payer, as it does a mismatch first credited by its webhook.
+    // The returns Schedule pays it back to the payer, as it does a mismatch first credited by its webhook.
     await eventually(
       async () => (await stack.infra.db('dynamic_account_returns').where({ entry_id: restored.ID }).first('status'))?.status === 'returned',
       { what: 'the return of the restored payment' },
