@@ -46,21 +46,18 @@ async function listening(server: http.Server): Promise<string> {
 }
 
 /**
- * The periodic jobs a stack's worker has Schedules for unless told otherwise: the money work a worker process
- * runs on a clock. The backstop sweep, retention and reconciliation Schedules only where a test asks for them
- * (they would act on the test's rows at times it does not choose).
+ * The periodic jobs a stack's worker has Schedules for: the money work a worker process runs on a clock. The
+ * backstop sweep, retention and reconciliation Schedules only where a test makes them (they would act on the
+ * test's rows at times it does not choose).
  */
 const STACK_SCHEDULES: readonly PeriodicJob[] = ['dynamicAccountReturns'];
 
 /**
  * The real API and the real sandbox provider over loopback HTTP, the test database, and (optionally) a
- * worker on the dev server with its loops and `schedules` (deleted when the stack closes). Each stack has its
+ * worker on the dev server with its loops and STACK_SCHEDULES (deleted when the stack closes). Each stack has its
  * own task queue, so workflows of one test file never run on another file's worker.
  */
-export async function startStack(
-  overrides: Record<string, string> = {},
-  options: { worker?: boolean; schedules?: readonly PeriodicJob[] } = {},
-): Promise<Stack> {
+export async function startStack(overrides: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<Stack> {
   const apiServer = http.createServer();
   const sandboxServer = http.createServer();
   const apiUrl = await listening(apiServer);
@@ -117,7 +114,7 @@ export async function startStack(
       config,
       logger,
     });
-    scheduleIds = await ensurePeriodicSchedules(infra.temporal, config, options.schedules ?? STACK_SCHEDULES);
+    scheduleIds = await ensurePeriodicSchedules(infra.temporal, config, STACK_SCHEDULES);
   }
 
   return {
