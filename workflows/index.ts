@@ -7,3 +7,4 @@ export { reconciliationWorkflow } from './reconciliation.workflow';
 export { retentionWorkflow } from './retention.workflow';
 export { balanceSweepWorkflow } from './balance-sweep.workflow';
 export { settlementBatchWorkflow } from './settlement-batch.workflow';
+export { dynamicAccountReturnsWorkflow } from './dynamic-account-returns.workflow';

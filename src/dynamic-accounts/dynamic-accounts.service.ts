@@ -1,4 +1,3 @@
-import type { AccountsService } from '../accounts/accounts.service';
 import type { Db } from '../db';
 import { AppError } from '../errors';
 import { recordChange } from '../events/change-events';
@@ -6,7 +5,7 @@ import type { HoldsService } from '../holds/holds.service';
 import type { Logger } from '../logger';
 import { createMismatchReturnsRepo, type PaymentToReturn } from './mismatch-returns.repo';
 
-/** Payments one pass returns at most; a full pass goes again at once. */
+/** Payments read at once; a full read is followed by another while the budget lasts. */
 const RETURNS_PER_PASS = 20;
 
 /** Refusals that no retry changes: the payer's account cannot be paid by name, so an operator decides. */
@@ -22,21 +21,17 @@ class ClaimLostError extends Error {
 }
 
 /**
- * The sweep that keeps dynamic accounts' promises, run by the worker every few seconds (its state is the
- * database's, so it survives worker and Temporal restarts): it marks expired every account past its expiry
- * (never before: the database's clock decides), and pays back to its payer each confirmed payment an account
- * held to return, through the holds' return-to-sender path. A return the provider's name check or lookup
+ * The returns of dynamic accounts' mismatched payments, run by the returns Schedule's workflow (its state is the
+ * database's, so it survives worker and Temporal restarts): each confirmed payment an account held to return is
+ * paid back to its payer through the holds' return-to-sender path. A return the provider's name check or lookup
  * refuses is recorded with why and told (`payment.mismatch_held`); the money stays held in the held-money
  * queue for an operator. One that got no answer is tried again after a minute. A return whose money is no longer
  * held when it fails (another worker, or an operator, returned it or released it) is no refusal: the claim is let go.
+ * A run that dies mid-return and is retried (a worker restart) pays nothing twice: the claim stays its own for a
+ * minute, and the hold is returned in the payout's own transaction, so a payment once paid is never due again.
  */
-export function createDynamicAccountsService(deps: {
-  db: Db;
-  accounts: Pick<AccountsService, 'expireDue'>;
-  holds: HoldsService;
-  logger: Logger;
-}) {
-  const { db, accounts, holds, logger } = deps;
+export function createDynamicAccountsService(deps: { db: Db; holds: HoldsService; logger: Logger }) {
+  const { db, holds, logger } = deps;
   const returns = createMismatchReturnsRepo(db);
 
   async function returnPayment(payment: PaymentToReturn): Promise<void> {
@@ -84,12 +79,24 @@ export function createDynamicAccountsService(deps: {
   }
 
   return {
-    /** One pass; `full` when there may be more to do at once. */
-    async pass(): Promise<{ full: boolean }> {
-      const expiry = await accounts.expireDue();
-      const due = await returns.due(RETURNS_PER_PASS);
-      for (const payment of due) await returnPayment(payment);
-      return { full: expiry.full || due.length >= RETURNS_PER_PASS };
+    /**
+     * Returns the payments due to be returned, RETURNS_PER_PASS at a time, until none is left, `budgetMs` has
+     * passed or `signal` aborts; `onProgress` after each payment. How many were found due: each one was returned,
+     * refused, left for a retry or found to be another worker's (its record in dynamic_account_returns says which).
+     */
+    async returnDue(options: { budgetMs: number; signal?: AbortSignal; onProgress?: () => void }): Promise<{ found: number }> {
+      const stopAt = Date.now() + options.budgetMs;
+      let found = 0;
+      for (;;) {
+        const due = await returns.due(RETURNS_PER_PASS);
+        for (const payment of due) {
+          if (options.signal?.aborted) return { found };
+          await returnPayment(payment);
+          found += 1;
+          options.onProgress?.();
+        }
+        if (due.length < RETURNS_PER_PASS || Date.now() >= stopAt) return { found };
+      }
     },
   };
 }

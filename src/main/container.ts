@@ -295,7 +295,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     }),
     fees: createFeesService({ db, config }),
     holds,
-    dynamicAccounts: createDynamicAccountsService({ db, accounts, holds, logger: logger.child({ component: 'dynamic-accounts' }) }),
+    dynamicAccounts: createDynamicAccountsService({ db, holds, logger: logger.child({ component: 'dynamic-accounts' }) }),
     kycLimits: createKycLimitsService({ db, tierDefaults: tierDefaultsOf(config) }),
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),

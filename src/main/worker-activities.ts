@@ -1,6 +1,7 @@
 import type { Services } from './container';
 import type { Logger } from '../logger';
 import { createBalanceSweepActivities } from '../../activities/balance-sweeps.activities';
+import { createDynamicAccountActivities } from '../../activities/dynamic-accounts.activities';
 import { createPaymentActivities } from '../../activities/payments.activities';
 import { createReconciliationActivities } from '../../activities/reconciliation.activities';
 import { createSettlementBatchActivities } from '../../activities/settlement-batches.activities';
@@ -28,6 +29,7 @@ export function createActivities(deps: { services: Services; logger: Logger; swe
     ...createReconciliationActivities({ reconciliation: services.reconciliationExecution }),
     ...createBalanceSweepActivities({ balanceSweeps: services.balanceSweeps }),
     ...createSettlementBatchActivities({ batchExecution: services.batchExecution }),
+    ...createDynamicAccountActivities({ dynamicAccounts: services.dynamicAccounts, logger }),
   };
 }
 

@@ -4,7 +4,7 @@ import type { ConfirmationBatcher } from '../payment-confirmation/confirmation-b
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import type { EventDispatcher } from '../webhooks/event-dispatcher';
 import type { BalanceSweepSchedules } from '../balance-sweeps/balance-sweep-schedules';
-import type { DynamicAccountsService } from '../dynamic-accounts/dynamic-accounts.service';
+import type { AccountsService } from '../accounts/accounts.service';
 
 /** Rows younger than this are the committing process's to start (it kicks them after its commit). */
 export const DRAIN_GRACE_MS = 1_000;
@@ -16,33 +16,36 @@ const DRAIN_BUDGET_MS = 5_000;
 const BATCH_ROOM_RECHECK_MS = 100;
 /** How often the worker looks for balance sweeps whose Schedule has not followed a change (the API pushes each at once). */
 const SWEEP_SCHEDULES_INTERVAL_MS = 5_000;
-/** How often the worker expires dynamic accounts past their expiry and returns the mismatched payments they hold. */
-const DYNAMIC_ACCOUNTS_INTERVAL_MS = 1_000;
+/** How often the worker marks expired the dynamic accounts past their expiry. */
+const ACCOUNT_EXPIRY_INTERVAL_MS = 1_000;
 /** After a failed pass (the database or Temporal unreachable), the loop waits this long. */
 const ERROR_PAUSE_MS = 5_000;
 
 /**
- * The worker's background loops. The confirmation batcher turns queued credits into batch
- * confirmations every CONFIRMATION_BATCH_WINDOW; the outbox drainer starts every workflow a process
- * committed but did not start (over its start rate, a failed start, a crash), fairly across tenants and
+ * The worker's background loops: housekeeping only, none moves money (no posting, no payout). Work that moves
+ * money on a clock runs as a Temporal Schedule (src/workflow-starts/periodic-schedules.ts), visible in the UI and
+ * retried there. The confirmation batcher turns queued credits into batch confirmation workflows every
+ * CONFIRMATION_BATCH_WINDOW (the workflows confirm or reverse them); the outbox drainer starts every workflow a
+ * process committed but did not start (over its start rate, a failed start, a crash), fairly across tenants and
  * by job kind, every OUTBOX_DRAIN_INTERVAL, and goes again at once while work is left. While the batcher's
  * room for open batches is full, it looks again every BATCH_ROOM_RECHECK_MS, so a backlog takes the room
  * a batch leaves at once, not a window later. The event dispatcher turns recorded events into deliveries
  * to subscribed endpoints every EVENT_DISPATCH_INTERVAL, and at once again while more are waiting. The
  * balance sweep schedules loop brings into line the Temporal Schedule of every sweep changed while its
- * push after the commit could not reach Temporal. The dynamic accounts loop marks expired the accounts past
- * their expiry and returns the confirmed payments they hold to return, every DYNAMIC_ACCOUNTS_INTERVAL_MS.
+ * push after the commit could not reach Temporal. The account expiry loop marks expired the dynamic accounts
+ * past their expiry every ACCOUNT_EXPIRY_INTERVAL_MS: a status only, since a payment is judged by the account's
+ * `expiresAt` itself.
  */
 export function startWorkerLoops(deps: {
   batcher: ConfirmationBatcher;
   starter: WorkflowStarter;
   dispatcher: EventDispatcher;
   balanceSweepSchedules: Pick<BalanceSweepSchedules, 'syncPending'>;
-  dynamicAccounts: Pick<DynamicAccountsService, 'pass'>;
+  accounts: Pick<AccountsService, 'expireDue'>;
   config: Pick<Config, 'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL' | 'EVENT_DISPATCH_INTERVAL'>;
   logger: Logger;
 }) {
-  const { batcher, starter, dispatcher, balanceSweepSchedules, dynamicAccounts, config, logger } = deps;
+  const { batcher, starter, dispatcher, balanceSweepSchedules, accounts, config, logger } = deps;
   const stopping = new AbortController();
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -84,7 +87,7 @@ export function startWorkerLoops(deps: {
       await balanceSweepSchedules.syncPending();
       return SWEEP_SCHEDULES_INTERVAL_MS;
     }),
-    loop('dynamic accounts', async () => ((await dynamicAccounts.pass()).full ? 0 : DYNAMIC_ACCOUNTS_INTERVAL_MS)),
+    loop('account expiry', async () => ((await accounts.expireDue()).full ? 0 : ACCOUNT_EXPIRY_INTERVAL_MS)),
   ];
 
   return {

@@ -2,11 +2,9 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { hostname } from 'node:os';
 import { createActivities } from './worker-activities';
 import type { Config } from '../config';
-import { ensureRetentionSchedule } from '../workflow-starts/retention-schedule';
-import { ensureSweepSchedule } from '../workflow-starts/sweep-schedule';
+import { ensurePeriodicSchedules } from '../workflow-starts/periodic-schedules';
 import { startWorkerLoops } from './worker-loops';
 import type { Logger } from '../logger';
-import { ensureReconciliationSchedule } from '../reconciliation/reconciliation-schedule';
 import { temporalConnectionOptions } from '../temporal/connection-options';
 import { freeLoopbackPort } from '../metrics/free-port';
 import { collectProcessMetrics } from '../metrics/registry';
@@ -72,26 +70,8 @@ runProcess(
       ...(inProcessGroup() ? { identity: `${process.ppid}.${index}/${process.pid}@${hostname()}` } : {}),
       activities: createActivities({ services, logger, sweepGraceMs: config.SWEEP_GRACE }),
     });
-    const schedules =
-      index === 0
-        ? {
-            scheduleId: await ensureSweepSchedule(infra.temporal, {
-              taskQueue: config.TEMPORAL_TASK_QUEUE,
-              intervalMs: config.SWEEP_INTERVAL,
-            }),
-            retentionId: await ensureRetentionSchedule(infra.temporal, {
-              taskQueue: config.TEMPORAL_TASK_QUEUE,
-              intervalMs: config.RETENTION_INTERVAL,
-            }),
-            reconciliationScheduleId: await ensureReconciliationSchedule(infra.temporal, {
-              taskQueue: config.TEMPORAL_TASK_QUEUE,
-              intervalMs: config.RECONCILIATION_INTERVAL,
-              lookBackMs: config.RECONCILIATION_LOOKBACK,
-              graceMs: config.RECONCILIATION_GRACE,
-              providerAttempts: config.RECONCILIATION_PROVIDER_ATTEMPTS,
-            }),
-          }
-        : {};
+    // One copy of a group ensures the periodic jobs' Schedules (docs/operations.md lists them).
+    const schedules = index === 0 ? { schedules: await ensurePeriodicSchedules(infra.temporal, config) } : {};
     // Each copy of a group has its own port: WORKER_METRICS_PORT + its index (0 stays "any free port").
     const metrics = await startWorkerMetrics({
       config,
@@ -108,7 +88,7 @@ runProcess(
       starter: workerStarts.starter,
       dispatcher: workerStarts.dispatcher,
       balanceSweepSchedules: services.balanceSweepSchedules,
-      dynamicAccounts: services.dynamicAccounts,
+      accounts: services.accounts,
       config,
       logger,
     });

@@ -21,6 +21,7 @@ import {
   type WorkerStarts,
 } from '../../src/main/container';
 import { startWorkerLoops, type WorkerLoops } from '../../src/main/worker-loops';
+import { ensurePeriodicSchedules, type PeriodicJob } from '../../src/workflow-starts/periodic-schedules';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app';
 import { temporalConnectionOptions } from '../../src/temporal/connection-options';
 import { testConfig } from './config';
@@ -45,9 +46,16 @@ async function listening(server: http.Server): Promise<string> {
 }
 
 /**
+ * The periodic jobs a stack's worker has Schedules for: the money work a worker process runs on a clock. The
+ * backstop sweep, retention and reconciliation Schedules only where a test makes them (they would act on the
+ * test's rows at times it does not choose).
+ */
+const STACK_SCHEDULES: readonly PeriodicJob[] = ['dynamicAccountReturns'];
+
+/**
  * The real API and the real sandbox provider over loopback HTTP, the test database, and (optionally) a
- * worker on the dev server. Each stack has its own task queue, so workflows of one test file never
- * run on another file's worker.
+ * worker on the dev server with its loops and STACK_SCHEDULES (deleted when the stack closes). Each stack has its
+ * own task queue, so workflows of one test file never run on another file's worker.
  */
 export async function startStack(overrides: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<Stack> {
   const apiServer = http.createServer();
@@ -59,6 +67,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     IDENTITY_VERIFICATION_URL: `${sandboxUrl}/identity/nin`,
     SANDBOX_WEBHOOK_URL: `${apiUrl}/webhooks/provider`,
     TEMPORAL_TASK_QUEUE: `${process.env.TEMPORAL_TASK_QUEUE ?? 'test'}-${randomBytes(4).toString('hex')}`,
+    DYNAMIC_ACCOUNT_RETURNS_INTERVAL: '1s',
     ...overrides,
   });
   const logger = createLogger(config.LOG_LEVEL, 'test');
@@ -83,6 +92,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   let connection: NativeConnection | null = null;
   let loops: WorkerLoops | null = null;
   let workerStarts: WorkerStarts | null = null;
+  let scheduleIds: string[] = [];
   if (options.worker) {
     connection = await NativeConnection.connect(temporalConnectionOptions(config));
     worker = await Worker.create({
@@ -100,10 +110,11 @@ export async function startStack(overrides: Record<string, string> = {}, options
       starter: workerStarts.starter,
       dispatcher: workerStarts.dispatcher,
       balanceSweepSchedules: services.balanceSweepSchedules,
-      dynamicAccounts: services.dynamicAccounts,
+      accounts: services.accounts,
       config,
       logger,
     });
+    scheduleIds = await ensurePeriodicSchedules(infra.temporal, config, STACK_SCHEDULES);
   }
 
   return {
@@ -116,6 +127,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
     worker,
     workerStarts,
     async close() {
+      await Promise.all(scheduleIds.map((id) => infra.temporal.schedule.getHandle(id).delete()));
       await loops?.stop();
       await workerStarts?.starter.close();
       if (worker && running) {

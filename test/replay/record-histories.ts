@@ -9,7 +9,7 @@
  * the code before that change (a checkout of it running this recorder) and are kept, not re-recorded,
  * until the patch that keeps them replaying is removed. `--grep <workflowType>` records only that type's
  * scenarios and leaves every other file as it is. The batch confirmation, settlement batch, delivery,
- * sweep, retention and scheduled or failed reconciliation scenarios run on the time-skipping server with
+ * sweep, retention, dynamic-account returns and scheduled or failed reconciliation scenarios run on the time-skipping server with
  * scripted activities (days pass in seconds); the settlement scenarios and a tenant's reconciliation run use
  * the real API, worker and sandbox on the dev server, so they record whatever those activities are
  * today without any script to keep in step; so does a balance sweep's run, which only a Schedule on the
@@ -23,6 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { convergenceSweepWorkflow } from '../../workflows/convergence-sweep.workflow';
+import { dynamicAccountReturnsWorkflow } from '../../workflows/dynamic-account-returns.workflow';
 import { paymentConfirmationBatchWorkflow } from '../../workflows/payment-confirmation-batch.workflow';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
 import { retentionWorkflow } from '../../workflows/retention.workflow';
@@ -52,6 +53,7 @@ import {
 import { settlementRefundWorkflowId, settlementStatusQuery, settlementWorkflowId } from '../../src/contracts/settlement.contract';
 import { balanceSweepScheduleId } from '../../src/contracts/balance-sweep.contract';
 import type { RetentionResult } from '../../src/contracts/retention.contract';
+import type { DynamicAccountReturnsResult } from '../../src/contracts/dynamic-account-returns.contract';
 
 export const HISTORIES_DIR = path.resolve(__dirname, '../../../test/replay/histories');
 
@@ -300,6 +302,23 @@ describe('record workflow histories for the replay test', function () {
         const handle = await env.client.workflow.start(retentionWorkflow, { taskQueue, workflowId: `retention-run:${randomUUID()}` });
         await handle.result();
         save('retentionWorkflow', 'applied', await handle.fetchHistory());
+      });
+    });
+    it('dynamicAccountReturnsWorkflow: one run', async () => {
+      const activities = {
+        async returnMismatchedPayments(): Promise<DynamicAccountReturnsResult> {
+          return { found: 2 };
+        },
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(dynamicAccountReturnsWorkflow, {
+          taskQueue,
+          workflowId: `dynamic-account-returns-run:${randomUUID()}`,
+        });
+        await handle.result();
+        save('dynamicAccountReturnsWorkflow', 'returned', await handle.fetchHistory());
       });
     });
 

@@ -34,12 +34,8 @@ describe('dynamic accounts: returns racing', () => {
         return stack.services.holds.returnHeldMismatch(...args);
       },
     };
-    return createDynamicAccountsService({
-      db: stack.infra.db,
-      accounts: { expireDue: async () => ({ expired: 0, full: false }) },
-      holds,
-      logger,
-    });
+    const service = createDynamicAccountsService({ db: stack.infra.db, holds, logger });
+    return { pass: () => service.returnDue({ budgetMs: 60_000 }) };
   };
   /** Every claim of a return run out, as a minute later. */
   const claimsRunOut = () =>
@@ -137,6 +133,22 @@ describe('dynamic accounts: returns racing', () => {
     assert.equal(await returnRow(entryId), undefined, 'no automatic return recorded, and none refused');
     assert.deepEqual(await told(account), []);
     assert.equal(await heldBalance(account), '0.00');
+  });
+
+  it('a run retried after dying just past the payout (a worker restart) finds nothing due: one payout', async () => {
+    const { account, entryId } = await heldToReturn();
+    const holds: HoldsService = {
+      ...stack.services.holds,
+      returnHeldMismatch: async (...args) => {
+        await stack.services.holds.returnHeldMismatch(...args);
+        throw new Error('the worker died after the payout committed');
+      },
+    };
+    const dying = createDynamicAccountsService({ db: stack.infra.db, holds, logger });
+    assert.deepEqual(await dying.returnDue({ budgetMs: 60_000 }), { found: 1 });
+    await claimsRunOut();
+    assert.deepEqual(await sweep().pass(), { found: 0 }, 'the retry finds the payment returned');
+    await returnedOnce(account, entryId);
   });
 
   it('records a return or a refusal only under the claim that is current and still under way', async () => {

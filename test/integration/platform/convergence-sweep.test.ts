@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { ensureSweepSchedule } from '../../../src/workflow-starts/sweep-schedule';
+import { ensurePeriodicSchedule, periodicSchedules } from '../../../src/workflow-starts/periodic-schedules';
 import { provisionAccount, statement } from '../../helpers/fixtures';
 import { startReceiver } from '../../helpers/receiver';
 import { call, eventually } from '../../helpers/http';
@@ -55,7 +55,10 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
   });
 
   it('puts back in the queue the credits of a batch an operator terminated; a new batch confirms them', async () => {
-    scheduleId = await ensureSweepSchedule(worker.infra.temporal, { taskQueue, intervalMs: 1_000 });
+    scheduleId = await ensurePeriodicSchedule(worker.infra.temporal, taskQueue, {
+      ...periodicSchedules(worker.config).convergenceSweep,
+      intervalMs: 1_000,
+    });
     const tenant = await createTenant(api);
     const account = await provisionAccount(api, tenant.apiKey);
     // PROCESSING at the provider until the test says otherwise: the batch still runs when it is terminated.

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { uuidv7 } from '../../../src/ids';
-import { ensureRetentionSchedule } from '../../../src/workflow-starts/retention-schedule';
+import { ensurePeriodicSchedule, periodicSchedules } from '../../../src/workflow-starts/periodic-schedules';
 import { eventsFor, paymentEvent, provisionAccount, sendProviderEvent } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { dashboardUser, signIn } from '../../helpers/session';
@@ -145,7 +145,10 @@ describe('retention of inbound payloads and operational rows', () => {
 
   it('runs on a Temporal Schedule whose id is derived from the task queue', async () => {
     const client = stack.infra.temporal;
-    const scheduleId = await ensureRetentionSchedule(client, { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, intervalMs: 3_600_000 });
+    const scheduleId = await ensurePeriodicSchedule(client, stack.config.TEMPORAL_TASK_QUEUE, {
+      ...periodicSchedules(stack.config).retention,
+      intervalMs: 3_600_000,
+    });
     assert.equal(scheduleId, `retention:${stack.config.TEMPORAL_TASK_QUEUE}`);
     const handle = client.schedule.getHandle(scheduleId);
     try {

@@ -7,7 +7,7 @@ import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verific
 import { RESTORED_NARRATION, RESTORED_REASON } from '../../../src/reconciliation/reconciliation-repairs';
 import { createRetentionRepo } from '../../../src/retention/retention.repo';
 import { SETTLEMENT_STATUS } from '../../../src/contracts/search-attributes';
-import { ensureReconciliationSchedule } from '../../../src/reconciliation/reconciliation-schedule';
+import { ensurePeriodicSchedule, periodicSchedules } from '../../../src/workflow-starts/periodic-schedules';
 import {
   eventsFor,
   fundAccount,
@@ -420,7 +420,7 @@ describe('reconciliation against the provider', () => {
     const run = await reconcile(stack, owner, from);
     assert.deepEqual({ repaired: run.run.Repaired, reported: run.run.Reported }, { repaired: 1, reported: 0 });
 
-    // The worker's sweep may already have posted the return's debit after it: the restoration is the adjustment line.
+    // The returns Schedule may already have posted the return's debit after it: the restoration is the adjustment line.
     const restored = (await entries(stack, owner, account)).find((entry) => entry.Kind === 'adjustment')!;
     assert.deepEqual([restored.Kind, restored.Direction, restored.Amount, restored.Status], ['adjustment', 'credit', '59.50', 'confirmed']);
     assert.deepEqual(
@@ -430,7 +430,7 @@ describe('reconciliation against the provider', () => {
     );
     const hold = await stack.infra.db('ledger_holds').where({ entry_id: restored.ID }).first('amount', 'limit_kind');
     assert.deepEqual([hold?.limit_kind, hold?.amount], ['amount_mismatch', '5950']);
-    // The worker's sweep pays it back to the payer, as it does a mismatch first credited by its webhook.
+    // The returns Schedule pays it back to the payer, as it does a mismatch first credited by its webhook.
     await eventually(
       async () => (await stack.infra.db('dynamic_account_returns').where({ entry_id: restored.ID }).first('status'))?.status === 'returned',
       { what: 'the return of the restored payment' },
@@ -981,13 +981,14 @@ describe('reconciliation against the provider', () => {
     const owner = await createTenant(stack, 'Scheduled Tenant');
     const account = await provisionAccount(stack, owner.apiKey);
     const paid = await suppressedPayment(stack, account.AccountRef, 4000);
-    const scheduleId = await ensureReconciliationSchedule(stack.infra.temporal, {
-      taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
-      intervalMs: 2_000,
-      lookBackMs: 120_000,
-      graceMs: 0,
-      providerAttempts: 2,
+    const scheduled = periodicSchedules({
+      ...stack.config,
+      RECONCILIATION_INTERVAL: 2_000,
+      RECONCILIATION_LOOKBACK: 120_000,
+      RECONCILIATION_GRACE: 0,
+      RECONCILIATION_PROVIDER_ATTEMPTS: 2,
     });
+    const scheduleId = await ensurePeriodicSchedule(stack.infra.temporal, stack.config.TEMPORAL_TASK_QUEUE, scheduled.reconciliation);
     try {
       assert.equal(scheduleId, `reconciliation:${stack.config.TEMPORAL_TASK_QUEUE}`);
       const described = await stack.infra.temporal.schedule.getHandle(scheduleId).describe();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ensureSweepSchedule } from '../../../src/workflow-starts/sweep-schedule';
+import { ensurePeriodicSchedule, periodicSchedules } from '../../../src/workflow-starts/periodic-schedules';
 import { SETTLEMENT_STATUS } from '../../../src/contracts/search-attributes';
 import { fundAccount, provisionAccount, statement } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
@@ -37,7 +37,10 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
       { worker: true },
     );
     tenant = await createTenant(stack);
-    scheduleId = await ensureSweepSchedule(stack.infra.temporal, { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, intervalMs: 1_000 });
+    scheduleId = await ensurePeriodicSchedule(stack.infra.temporal, stack.config.TEMPORAL_TASK_QUEUE, {
+      ...periodicSchedules(stack.config).convergenceSweep,
+      intervalMs: 1_000,
+    });
   });
   after(async () => {
     if (scheduleId)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createJobs } from '../../../src/contracts/jobs';
 import { retrySettlementRun } from '../../../src/settlements/settlement-restarts';
-import { ensureSweepSchedule } from '../../../src/workflow-starts/sweep-schedule';
+import { ensurePeriodicSchedule, periodicSchedules } from '../../../src/workflow-starts/periodic-schedules';
 import { createSettlementWatchRepo } from '../../../src/reconciliation/settlement-watch.repo';
 import { fundAccount, provisionAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
@@ -189,7 +189,10 @@ describe('settlement references watched after they fail, and runs that fail for 
   });
 
   it('the watch raises a second payout of a paid settlement at once, without a reconciliation run; the tenant reads it, only the platform operator resolves it', async () => {
-    scheduleId = await ensureSweepSchedule(stack.infra.temporal, { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, intervalMs: 1_000 });
+    scheduleId = await ensurePeriodicSchedule(stack.infra.temporal, stack.config.TEMPORAL_TASK_QUEUE, {
+      ...periodicSchedules(stack.config).convergenceSweep,
+      intervalMs: 1_000,
+    });
     const settlement = await settle(magicAccountNumber('failsTwiceThenSucceeds'), 'success');
     // The watch has the failed references under watch (checked, found failed) before the provider changes its mind.
     await eventually(
