@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db';
-import { LAGOS_TODAY, lagosDayOf } from './posting-ctes';
+import { LAGOS_TODAY, lagosDayOf } from '../policies/kyc-limits/daily-payout-limit';
 
 /** An account below zero: a spent provisional credit was reversed, or a spent credit compensated. Money owed, not a broken ledger. */
 interface LedgerDeficit {
