@@ -6,8 +6,8 @@ import {
   mismatchActionSql,
   varianceSql,
 } from '../policies/dynamic-account-amount/amount-policy';
-import { allowedCreditSql, heldOfCreditSql } from '../policies/kyc-limits/credit-limits';
-import { dailyPayoutAllowsSql, lagosDayOf, usedTodaySql } from '../policies/kyc-limits/daily-payout-limit';
+import { allowedCreditSql, heldOfCreditSql, judgesCreditSql } from '../policies/kyc-limits/credit-limits';
+import { dailyPayoutAllowsSql, payoutDaySql, usedTodaySql } from '../policies/kyc-limits/daily-payout-limit';
 import type { AppendTotals, EntryDraft, SystemPosting } from './ledger.types';
 
 // The SQL of a posting, as CTEs: one statement locks the customers' rows and then the account rows, appends
@@ -54,12 +54,8 @@ export function counterPostingsJson(postings: SystemPosting[]): Array<{ account:
   return postings.map((posting) => ({ account: posting.account, amount: posting.amount.toString() }));
 }
 
-/**
- * The day a payout counts in: the day of its debit's own timestamp (not of the transaction's start, which may be
- * the day before when the posting waited for a lock across midnight), so that the customer's day can be counted
- * again from its entries (ledger:verify).
- */
-const PAYOUT_DAY = lagosDayOf('max(created_at)');
+/** The day the statement's payout counts in, from its debits' timestamp (ledger:verify counts the day again from them). */
+const PAYOUT_DAY = payoutDaySql('max(created_at)');
 
 /**
  * Each payment credit (or restoration of a reversed one, which reconciliation repairs judge alike, or the
@@ -90,7 +86,7 @@ function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { h
                      ${allowed} AS allowed,
                      CAST(sum(${allowed}) OVER (PARTITION BY c.id ORDER BY a.id, d.ord) AS bigint) AS allowed_run
                 FROM ${draftsFrom}
-               WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment', 'transfer') AND ${judgedSql}) s
+               WHERE d.direction = 'credit' AND ${judgesCreditSql({ kind: 'd.kind', newToCustomer: judgedSql })}) s
     ), posting_held AS (
       -- The hold names the limit that explains it: a returned mismatch (its limit the expected amount), or the
       -- single-credit limit when that alone accounts for it.

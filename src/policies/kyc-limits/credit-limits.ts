@@ -14,6 +14,17 @@ import type { Kobo } from '../../money';
  * against the limits that apply now (after a tier rise or new limits). Their tests run the same cases through both.
  */
 
+/** The kinds of credit the limits judge: a payment, a reversed payment's restoration (an adjustment), a transfer's receiving side. */
+const JUDGED_KINDS = ['payment', 'adjustment', 'transfer'] as const;
+
+/**
+ * Whether the limits judge a credit of `kind` (a boolean SQL expression): only new money to the customer.
+ * `newToCustomer` is the caller's boolean: false for money moved between one customer's accounts.
+ */
+export function judgesCreditSql(credit: { kind: string; newToCustomer: string }): string {
+  return `${credit.kind} IN (${JUDGED_KINDS.map((kind) => `'${kind}'`).join(', ')}) AND ${credit.newToCustomer}`;
+}
+
 /** The facts of one credit's judgement, as SQL expressions (bigint kobo; a null limit is no limit). */
 export interface CreditFactsSql {
   /** The credit's amount. */

@@ -17,6 +17,15 @@ export function lagosDayOf(timestamp: string): string {
 export const LAGOS_TODAY = lagosDayOf('now()');
 
 /**
+ * The day a payout counts in: the day of its debit's own timestamp (`debitedAt`), not of the transaction's start,
+ * which may be the day before when the posting waited for a lock across midnight; so the customer's day can be
+ * counted again from its entries.
+ */
+export function payoutDaySql(debitedAt: string): string {
+  return lagosDayOf(debitedAt);
+}
+
+/**
  * What the customer's payouts have taken today, from the customer's running day (`day`, a date) and its total
  * (`dayTotal`): nothing when the running day is not today. SQL expressions in and out.
  */

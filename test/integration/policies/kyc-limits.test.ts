@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { allowedCreditSql, heldOfCreditSql } from '../../../src/policies/kyc-limits/credit-limits';
+import { allowedCreditSql, heldOfCreditSql, judgesCreditSql } from '../../../src/policies/kyc-limits/credit-limits';
 import {
   dailyPayoutAllowsSql,
   dailyPayoutDecision,
@@ -88,6 +88,21 @@ describe('policies: KYC limits', () => {
     // The figures themselves, for the first customers: 10,000 over the single-credit limit; then the balance limit's 5.
     assert.deepEqual(heldByTheRule(customers[0]!, customers[0]!.credits), [1_000_000n, 0n]);
     assert.deepEqual(heldByTheRule(customers[1]!, customers[1]!.credits), [0n, 500_000n, 700n]);
+  });
+
+  it("judges only new money to the customer: payments, restorations and transfers' receiving sides, not money between its own accounts", async () => {
+    const kinds = ['payment', 'adjustment', 'transfer', 'settlement', 'reversal'];
+    const cases = kinds.flatMap((kind) => [true, false].map((newToCustomer) => ({ kind, new_to_customer: newToCustomer })));
+    const rows = await sql.rows<{ judged: boolean }>(
+      `SELECT ${judgesCreditSql({ kind: 'v.kind', newToCustomer: 'v.new_to_customer' })} AS judged
+         FROM jsonb_to_recordset(CAST(:cases AS jsonb)) AS v(kind text, new_to_customer boolean, n int)
+        ORDER BY v.n`,
+      cases,
+    );
+    assert.deepEqual(
+      rows.map((row) => row.judged),
+      cases.map((item) => item.new_to_customer && ['payment', 'adjustment', 'transfer'].includes(item.kind)),
+    );
   });
 
   it('allows and refuses the same payouts against the daily payout limit in SQL and in TypeScript, counting only today', async () => {
