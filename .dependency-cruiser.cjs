@@ -56,6 +56,8 @@ const LAYERS = [
     units: {
       'kyc-limits policy': ['src/policies/kyc-limits/'],
       'dynamic-account-amount policy': ['src/policies/dynamic-account-amount/'],
+      'customer-standing policy': ['src/policies/customer-standing/'],
+      'split-rule policy': ['src/policies/split-rule/'],
     },
   },
   { name: 'workflow starts', units: { 'workflow-starts': ['src/workflow-starts/'] } },

@@ -6,6 +6,7 @@ import {
   mismatchActionSql,
   varianceSql,
 } from '../policies/dynamic-account-amount/amount-policy';
+import { customerMayMoveMoneySql } from '../policies/customer-standing/customer-standing';
 import { allowedCreditSql, heldOfCreditSql, judgesCreditSql } from '../policies/kyc-limits/credit-limits';
 import { dailyPayoutAllowsSql, payoutDaySql, usedTodaySql } from '../policies/kyc-limits/daily-payout-limit';
 import type { AppendTotals, EntryDraft, SystemPosting } from './ledger.types';
@@ -143,7 +144,7 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
       -- A payout's checks on the rows as locked: the customer is active (a suspension committed while this
       -- statement waited for the lock is seen here), the account's own money (what it may spend), then the
       -- customer's payouts of the day against its daily limit. Each tells a caller why nothing was posted.
-      SELECT a.id, c.status = 'active' AS customer_active,
+      SELECT a.id, ${customerMayMoveMoneySql('c.status')} AS customer_active,
              a.ledger_balance - a.held_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN a.pending_credits ELSE 0 END
                >= CAST(:posting_require_funds AS bigint) AS funds_covered,
              l.tier, l.daily_debits AS daily_limit,
