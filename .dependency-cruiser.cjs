@@ -49,6 +49,17 @@ const LAYERS = [
   },
   { name: 'provider', units: { provider: ['src/provider/'] } },
   { name: 'contracts', units: { contracts: ['src/contracts/'] } },
+  {
+    // Rules about money: each policy reads facts and returns a decision (or SQL building one); pure, and apart from each other.
+    name: 'policies',
+    siblingsApart: true,
+    units: {
+      'kyc-limits policy': ['src/policies/kyc-limits/'],
+      'dynamic-account-amount policy': ['src/policies/dynamic-account-amount/'],
+      'customer-standing policy': ['src/policies/customer-standing/'],
+      'split-rule policy': ['src/policies/split-rule/'],
+    },
+  },
   { name: 'workflow starts', units: { 'workflow-starts': ['src/workflow-starts/'] } },
   { name: 'kyc limits', units: { 'kyc-limits': ['src/kyc-limits/'] } },
   { name: 'ledger', units: { ledger: ['src/ledger/'] } },

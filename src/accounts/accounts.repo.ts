@@ -1,7 +1,7 @@
 import type { DbOrTrx } from '../db';
 import { containsPattern } from '../like-pattern';
 import { koboFromDb, type Kobo } from '../money';
-import type { AmountPolicy, MismatchHandling } from '../ledger/payment-variance';
+import type { AmountPolicy, MismatchHandling } from '../policies/dynamic-account-amount/amount-policy';
 
 type AccountStatus = 'active' | 'expired';
 

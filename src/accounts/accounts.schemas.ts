@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorQuerySchema, moneySchema, nairaAmountSchema, paginationSchema, timestampSchema } from '../http/schemas';
-import { AMOUNT_POLICIES, MISMATCH_HANDLINGS } from '../ledger/payment-variance';
+import { AMOUNT_POLICIES, MISMATCH_HANDLINGS } from '../policies/dynamic-account-amount/amount-policy';
 
 /** The longest a dynamic account may stay open: 30 days. */
 export const MAX_ACCOUNT_LIFETIME_SECONDS = 30 * 24 * 60 * 60;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { formatKobo } from '../money';
-import type { PaymentJudgement } from '../ledger/payment-variance';
+import type { PaymentJudgement } from '../policies/dynamic-account-amount/amount-policy';
 import type { StatementEntry } from '../ledger/statement.repo';
 import type { Statement, StatementService } from './statement.service';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { virtualAccountSchema } from './accounts.schemas';
 import { moneySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
-import { MISMATCH_ACTIONS, VARIANCES } from '../ledger/payment-variance';
+import { MISMATCH_ACTIONS, VARIANCES } from '../policies/dynamic-account-amount/amount-policy';
 
 export const ledgerEntrySchema = z.object({
   ID: z.uuid(),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DbOrTrx } from '../db';
 import { HELD_MISMATCHES_TO_RETURN_SQL } from '../ledger/ledger-reads';
-import type { Variance } from '../ledger/payment-variance';
+import type { Variance } from '../policies/dynamic-account-amount/amount-policy';
 
 /** A return that got no answer (a crash, a provider outage) is tried again after this long. */
 const RETRY_AFTER = "interval '1 minute'";

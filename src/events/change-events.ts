@@ -2,7 +2,7 @@ import type { Trx } from '../db';
 import type { Kobo } from '../money';
 import { creditHoldSql } from '../ledger/ledger-reads';
 import { eventData, eventDataSql, eventDataWithOptionalSql, type EventInput, type EventType } from './event-catalogue';
-import type { PaymentJudgement, Variance } from '../ledger/payment-variance';
+import type { PaymentJudgement, Variance } from '../policies/dynamic-account-amount/amount-policy';
 import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timestampSchema } from '../http/schemas';
-import { MISMATCH_ACTIONS, VARIANCES } from '../ledger/payment-variance';
+import { MISMATCH_ACTIONS, VARIANCES } from '../policies/dynamic-account-amount/amount-policy';
 import {
   field,
   fieldsSchema,
@@ -24,7 +24,7 @@ import {
 /**
  * SPEC.md, Outbound event: field order as the spec lists it; serialised once, sent byte-identical on every retry.
  * A payment to a dynamic account also carries how the account judged it (its gross amount against the expected
- * amount, see payment-variance), after the spec's fields.
+ * amount, see policies/dynamic-account-amount), after the spec's fields.
  */
 const paymentReceived = {
   eventType: field.constant('payment.received'),

@@ -10,6 +10,7 @@ import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/re
 import { isUuid, uuidv7 } from '../ids';
 import type { PostingEngine } from '../ledger/posting-engine';
 import type { Kobo } from '../money';
+import { customerMayMoveMoney } from '../policies/customer-standing/customer-standing';
 import {
   createInternalTransfersRepo,
   type InternalTransferRecord,
@@ -38,7 +39,7 @@ const accountNotFound = () => new NotFoundError('account not found');
 /** The account's customer must be active (a suspended customer's money does not move); said of the account. */
 async function requireActiveCustomer(db: Db | Trx, tenantId: string, account: AccountRecord): Promise<void> {
   const customer = await requireTenantCustomer(db, tenantId, account.customerId);
-  if (customer.status !== 'active')
+  if (!customerMayMoveMoney(customer.status))
     throw new BadRequestError('customer_suspended', `the customer of account ${account.accountRef} is suspended`);
 }
 

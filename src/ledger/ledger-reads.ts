@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
-import type { MismatchAction, PaymentJudgement, Variance } from './payment-variance';
+import type { MismatchAction, PaymentJudgement, Variance } from '../policies/dynamic-account-amount/amount-policy';
 
 /**
  * The ledger's reads for other modules. Only src/ledger/ names the ledger's tables: a caller whose one

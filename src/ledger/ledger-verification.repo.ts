@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db';
-import { LAGOS_TODAY, lagosDayOf } from './posting-ctes';
+import { LAGOS_TODAY, payoutDaySql } from '../policies/kyc-limits/daily-payout-limit';
 
 /** An account below zero: a spent provisional credit was reversed, or a spent credit compensated. Money owed, not a broken ledger. */
 interface LedgerDeficit {
@@ -235,7 +235,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
       // day began (an index of payout debits by time): each customer's latest day among them and its total there.
       const payoutDays = await rows<LedgerProblem>(`
         WITH payouts AS (
-          SELECT a.customer_id, ${lagosDayOf('e.created_at')} AS day, e.amount
+          SELECT a.customer_id, ${payoutDaySql('e.created_at')} AS day, e.amount
             FROM ledger_entries e
             JOIN virtual_accounts a ON a.id = e.account_id
            WHERE e.direction = 'debit' AND e.kind IN ('settlement', 'transfer')

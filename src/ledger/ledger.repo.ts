@@ -13,7 +13,8 @@ import type {
   SystemTransactionKind,
 } from './ledger.types';
 import type { FundsStanding, HoldKind } from './funds-shortfall';
-import { appendFragment, LAGOS_TODAY } from './posting-ctes';
+import { LAGOS_TODAY } from '../policies/kyc-limits/daily-payout-limit';
+import { appendFragment } from './posting-ctes';
 
 /** Where a payout's account and customer stand (see payoutStanding). */
 export interface PayoutStanding {

@@ -1,5 +1,14 @@
 import { customerLimitsSql } from '../kyc-limits/customer-limits';
-import { paymentVarianceSql } from './payment-variance';
+import {
+  closesAccountSql,
+  closesOnPaymentSql,
+  heldToReturnSql,
+  mismatchActionSql,
+  varianceSql,
+} from '../policies/dynamic-account-amount/amount-policy';
+import { customerMayMoveMoneySql } from '../policies/customer-standing/customer-standing';
+import { allowedCreditSql, heldOfCreditSql, judgesCreditSql } from '../policies/kyc-limits/credit-limits';
+import { dailyPayoutAllowsSql, payoutDaySql, usedTodaySql } from '../policies/kyc-limits/daily-payout-limit';
 import type { AppendTotals, EntryDraft, SystemPosting } from './ledger.types';
 
 // The SQL of a posting, as CTEs: one statement locks the customers' rows and then the account rows, appends
@@ -46,49 +55,39 @@ export function counterPostingsJson(postings: SystemPosting[]): Array<{ account:
   return postings.map((posting) => ({ account: posting.account, amount: posting.amount.toString() }));
 }
 
-/** The Africa/Lagos day of a timestamp (an SQL expression). */
-export function lagosDayOf(timestamp: string): string {
-  return `CAST(${timestamp} AT TIME ZONE 'Africa/Lagos' AS date)`;
-}
-
-/** The customer's current day, in which its daily payout limit counts. */
-export const LAGOS_TODAY = lagosDayOf('now()');
-
-/**
- * The day a payout counts in: the day of its debit's own timestamp (not of the transaction's start, which may be
- * the day before when the posting waited for a lock across midnight), so that the customer's day can be counted
- * again from its entries (ledger:verify).
- */
-const PAYOUT_DAY = lagosDayOf('max(created_at)');
+/** The day the statement's payout counts in, from its debits' timestamp (ledger:verify counts the day again from them). */
+const PAYOUT_DAY = payoutDaySql('max(created_at)');
 
 /**
  * Each payment credit (or restoration of a reversed one, which reconciliation repairs judge alike, or the
  * receiving side of a transfer) among the drafts `draftsFrom` lists (d, beside its locked account a, the account's locked customer c and the
- * customer's limits l), judged against the customer's limits in posting order (by account, then within it):
- * the part over the single-credit limit, and the part that would take the customer's unheld balance (all its
- * accounts' ledger balances less their held money) over the balance limit, is held (the credit itself always
- * posts). With U the unheld balance and Y a credit's amount up to the single-credit limit, each credit raises
- * U by Y but never past the balance limit (nor lowers one already past it), so after the credits so far
- * U = max(U0, min(limit, U0 + their Y)): a running sum, no recursion. Only the credits `judgedSql` (over d and c)
- * keeps are judged. Columns: id, account_id, customer_id,
+ * customer's limits l), judged against the customer's KYC limits (see policies/kyc-limits/credit-limits) in posting
+ * order (by account, then within it); a payment the account's policy holds whole to return (`mismatch`) takes no room
+ * under the limits. The credit itself always posts. Only the credits `judgedSql` (over d and c) keeps are judged.
+ * Columns: id, account_id, customer_id,
  * tenant_id, amount, tier, single_credit, balance_limit, allowed (Y), held. posting_held returns each hold
  * written (entry_id, account_id, amount held, tier, limit_kind, limit_amount, credit_amount), for the caller's rows.
  */
 function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { heldSql: string; expectedSql: string }): string {
-  const unheld = (run: string) =>
-    `CASE WHEN s.balance_limit IS NULL THEN s.unheld0 + ${run} ELSE greatest(s.unheld0, least(s.balance_limit, s.unheld0 + ${run})) END`;
   // A payment a dynamic account returns is held whole: none of it is allowed, so it takes no room under the limits.
   const returned = mismatch?.heldSql ?? 'false';
-  const allowed = `CASE WHEN ${returned} THEN 0 ELSE least(d.amount, coalesce(l.single_credit, d.amount)) END`;
+  const allowed = `CASE WHEN ${returned} THEN 0 ELSE ${allowedCreditSql({ amount: 'd.amount', singleCredit: 'l.single_credit' })} END`;
+  const held = heldOfCreditSql({
+    amount: 's.amount',
+    unheldBefore: 's.unheld0',
+    balanceLimit: 's.balance_limit',
+    allowed: 's.allowed',
+    allowedRun: 's.allowed_run',
+  });
   return `posting_judged AS (
       SELECT s.id, s.account_id, s.customer_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed, s.returned,
-             s.expected_amount, CAST(s.amount - (${unheld('s.allowed_run')} - ${unheld('(s.allowed_run - s.allowed)')}) AS bigint) AS held
+             s.expected_amount, ${held} AS held
         FROM (SELECT d.id, a.id AS account_id, c.id AS customer_id, a.tenant_id, d.amount, l.tier, l.single_credit, l.balance AS balance_limit,
                      c.unheld_balance AS unheld0, ${returned} AS returned, ${mismatch?.expectedSql ?? 'CAST(NULL AS bigint)'} AS expected_amount,
                      ${allowed} AS allowed,
                      CAST(sum(${allowed}) OVER (PARTITION BY c.id ORDER BY a.id, d.ord) AS bigint) AS allowed_run
                 FROM ${draftsFrom}
-               WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment', 'transfer') AND ${judgedSql}) s
+               WHERE d.direction = 'credit' AND ${judgesCreditSql({ kind: 'd.kind', newToCustomer: judgedSql })}) s
     ), posting_held AS (
       -- The hold names the limit that explains it: a returned mismatch (its limit the expected amount), or the
       -- single-credit limit when that alone accounts for it.
@@ -145,18 +144,19 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
       -- A payout's checks on the rows as locked: the customer is active (a suspension committed while this
       -- statement waited for the lock is seen here), the account's own money (what it may spend), then the
       -- customer's payouts of the day against its daily limit. Each tells a caller why nothing was posted.
-      SELECT a.id, c.status = 'active' AS customer_active,
+      SELECT a.id, ${customerMayMoveMoneySql('c.status')} AS customer_active,
              a.ledger_balance - a.held_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN a.pending_credits ELSE 0 END
                >= CAST(:posting_require_funds AS bigint) AS funds_covered,
              l.tier, l.daily_debits AS daily_limit,
-             CASE WHEN c.debits_day = ${LAGOS_TODAY} THEN c.debits_day_total ELSE 0 END AS used_today
+             ${usedTodaySql({ day: 'c.debits_day', dayTotal: 'c.debits_day_total' })} AS used_today
         FROM posting_locked a JOIN posting_customer c ON c.id = a.customer_id JOIN posting_limits l ON l.customer_id = c.id
     ), posting_account AS (
       SELECT a.*
         FROM posting_locked a JOIN posting_gate g ON g.id = a.id
        WHERE CAST(:posting_require_funds AS bigint) IS NULL
           OR (g.customer_active AND g.funds_covered
-              AND (NOT CAST(:posting_payout AS boolean) OR g.daily_limit IS NULL OR g.used_today + CAST(:posting_require_funds AS bigint) <= g.daily_limit))
+              AND (NOT CAST(:posting_payout AS boolean)
+                   OR ${dailyPayoutAllowsSql({ amount: 'CAST(:posting_require_funds AS bigint)', limit: 'g.daily_limit', usedToday: 'g.used_today' })}))
     ), posting_drafts AS (
       SELECT d.*,
              sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS credits_run,
@@ -250,13 +250,39 @@ export function appendFragment(accountIdSql: string, drafts: EntryDraft[], total
   };
 }
 
+/** Whether a confirmed credit closes its account `a` (see the dynamic-account amount policy's closesAccountSql). */
+function closesLockedAccountSql(grossMatches: string, judgementCloses: string): string {
+  return closesAccountSql({ status: 'a.status', amountPolicy: 'a.amount_policy', grossMatches, judgementCloses });
+}
+
 /**
- * Whether a confirmed credit closes its account `a` (status, expected_amount, amount_policy): an account opened
- * for an expected amount, on a credit of that gross amount (`grossMatchesSql`); a dynamic account, on a credit
- * whose judgement closes it (`judgementClosesSql`, see payment-variance). Only an active account closes.
+ * Each payment credit to a dynamic account among the drafts `draftsWithAccount` lists (d, beside its locked account
+ * a), judged under the account's amount policy: columns id, tenant_id, account_id, expected_amount, amount_received,
+ * amount_policy, on_mismatch, variance, action and closes_account (see policies/dynamic-account-amount).
  */
-function closesAccountSql(grossMatchesSql: string, judgementClosesSql: string): string {
-  return `(a.status = 'active' AND CASE WHEN a.amount_policy IS NULL THEN ${grossMatchesSql} ELSE ${judgementClosesSql} END)`;
+function paymentJudgementSql(draftsWithAccount: string): string {
+  const judged = {
+    amountPolicy: 'j.amount_policy',
+    onMismatch: 'j.on_mismatch',
+    expectedAmount: 'j.expected_amount',
+    variance: 'j.variance',
+  };
+  const variance = varianceSql({
+    amount: 'd.amount',
+    fee: 'd.fee',
+    status: 'a.status',
+    expiresAt: 'a.expires_at',
+    expectedAmount: 'a.expected_amount',
+    clock: 'clock_timestamp()',
+  });
+  return `SELECT j.*,
+                 ${mismatchActionSql(judged)} AS action,
+                 ${closesOnPaymentSql(judged)} AS closes_account
+            FROM (SELECT d.id, a.tenant_id, a.id AS account_id, a.expected_amount, d.amount + d.fee AS amount_received,
+                         a.amount_policy, a.on_mismatch,
+                         ${variance} AS variance
+                    FROM ${draftsWithAccount}
+                   WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment') AND a.amount_policy IS NOT NULL) j`;
 }
 
 /**
@@ -292,7 +318,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
   // A judged credit posted confirmed (a reversed payment's restoration) closes its account here, as its confirmation
   // would have (see confirmCreditsFragment): a statement can update the account's row only once.
   const closing = judgesPayments
-    ? `status = CASE WHEN ${closesAccountSql(
+    ? `status = CASE WHEN ${closesLockedAccountSql(
         `EXISTS (SELECT 1 FROM posting_drafts d WHERE d.account_id = a.id AND d.status = 'confirmed' AND d.amount + d.fee = a.expected_amount)`,
         `EXISTS (SELECT 1 FROM posting_drafts d JOIN posting_variance pv ON pv.id = d.id
                   WHERE d.account_id = a.id AND d.status = 'confirmed' AND pv.closes_account)`,
@@ -301,8 +327,8 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
     : '';
   const variance = judgesPayments
     ? `posting_variance AS (
-      -- Each payment credit to a dynamic account, judged against its expected amount and expiry (see payment-variance).
-      ${paymentVarianceSql('posting_drafts d JOIN posting_account a ON a.id = d.account_id')}
+      -- Each payment credit to a dynamic account, judged against its expected amount and expiry.
+      ${paymentJudgementSql('posting_drafts d JOIN posting_account a ON a.id = d.account_id')}
     ), posting_variance_recorded AS (
       INSERT INTO ledger_payment_variances (entry_id, tenant_id, account_id, expected_amount, amount_received, variance, action, closes_account)
       SELECT id, tenant_id, account_id, expected_amount, amount_received, variance, action, closes_account FROM posting_variance
@@ -313,8 +339,11 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
   // judgement, from posting_variance itself, so the hold and the recorded judgement agree (expiry counts by clock_timestamp()).
   const mismatch = judgesPayments
     ? {
-        heldSql: `CASE WHEN a.amount_policy IS NULL OR a.on_mismatch <> 'return' THEN false
-                       ELSE EXISTS (SELECT 1 FROM posting_variance pv WHERE pv.id = d.id AND pv.action = 'return') END`,
+        heldSql: heldToReturnSql({
+          amountPolicy: 'a.amount_policy',
+          onMismatch: 'a.on_mismatch',
+          judgedReturn: `EXISTS (SELECT 1 FROM posting_variance pv WHERE pv.id = d.id AND pv.action = 'return')`,
+        }),
         expectedSql: 'a.expected_amount',
       }
     : undefined;
@@ -395,7 +424,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
  * confirmed. One statement, so the locks are held only while Postgres runs it, never across a round trip
  * to a busy worker. An account opened for an expected amount expires in the same UPDATE when a credit of
  * that gross amount is confirmed; a dynamic account, when a credit whose judgement closes it is confirmed (see
- * payment-variance; a statement can update a row only once).
+ * policies/dynamic-account-amount; a statement can update a row only once).
  */
 export function confirmCreditsFragment(entryIdsSql: string, accountIdsSql: string): string {
   return `
@@ -410,7 +439,7 @@ export function confirmCreditsFragment(entryIdsSql: string, accountIdsSql: strin
       UPDATE virtual_accounts a
          SET pending_credits = a.pending_credits - s.amount,
              -- Only a dynamic account's confirmation looks its judgements up.
-             status = CASE WHEN ${closesAccountSql(
+             status = CASE WHEN ${closesLockedAccountSql(
                'a.expected_amount = ANY(s.grosses)',
                `EXISTS (SELECT 1 FROM confirmed c JOIN ledger_payment_variances v ON v.entry_id = c.id
                          WHERE c.account_id = a.id AND v.closes_account)`,

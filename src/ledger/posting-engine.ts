@@ -1,9 +1,11 @@
 import { runPrepared, type Db, type DbOrTrx, type Trx } from '../db';
 import { BadRequestError, ConflictError } from '../errors';
-import { formatKobo, koboFromDb, type Kobo } from '../money';
+import { koboFromDb, type Kobo } from '../money';
 import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
 import { fundsShortfall, type FundsShortfall } from './funds-shortfall';
-import { createHoldsRepo, releasableUnderLimits, type HoldReleaseReason } from './holds.repo';
+import { releasableUnderLimits } from '../policies/kyc-limits/credit-limits';
+import { dailyPayoutDecision } from '../policies/kyc-limits/daily-payout-limit';
+import { createHoldsRepo, type HoldReleaseReason } from './holds.repo';
 import { createLedgerRepo, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
 import { paymentCreditRow, planPosting, transferEntries } from './postings';
 import { draftJson } from './posting-ctes';
@@ -28,11 +30,8 @@ export class InsufficientFundsError extends BadRequestError {
 
 /** A payout the customer's daily payout limit (Africa/Lagos day) does not allow: a settlement, or a transfer to another customer. */
 export class DailyPayoutLimitError extends BadRequestError {
-  constructor(tier: number, limit: Kobo, usedToday: Kobo) {
-    super(
-      'daily_debit_limit_exceeded',
-      `amount exceeds the tier ${tier} daily payout limit of ${formatKobo(limit)} (${formatKobo(limit > usedToday ? limit - usedToday : 0n)} left today, Africa/Lagos)`,
-    );
+  constructor(message: string) {
+    super('daily_debit_limit_exceeded', message);
   }
 }
 
@@ -239,8 +238,13 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       if (!sending || !receiving) throw new Error('a transfer account does not exist');
       if (sending.spendable < transfer.amount) throw await insufficientFunds(trx, transfer.fromAccountId, TRANSFER_FUNDS);
       const leavesCustomer = sending.customerId !== receiving.customerId;
-      if (leavesCustomer && sending.dailyLimit !== null && sending.usedToday + transfer.amount > sending.dailyLimit)
-        throw new DailyPayoutLimitError(sending.tier, sending.dailyLimit, sending.usedToday);
+      if (leavesCustomer) {
+        const decision = dailyPayoutDecision(
+          { tier: sending.tier, limit: sending.dailyLimit, usedToday: sending.usedToday },
+          transfer.amount,
+        );
+        if (!decision.allowed) throw new DailyPayoutLimitError(decision.message);
+      }
       const entries = transferEntries(transfer);
       const { rows } = (await trx.raw(ENTRIES_AMONG_ACCOUNTS_STATEMENT, {
         entry_drafts: JSON.stringify(entries.map(({ accountId, draft }) => ({ account_id: accountId, ...draftJson(draft, 1) }))),

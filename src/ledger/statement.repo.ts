@@ -2,7 +2,7 @@ import type { DbOrTrx } from '../db';
 import { ENTRY_COLUMNS, toLedgerEntry, type EntryRow } from './ledger.repo';
 import type { LedgerEntry } from './ledger.types';
 import { koboFromDb } from '../money';
-import type { MismatchAction, PaymentJudgement, Variance } from './payment-variance';
+import type { MismatchAction, PaymentJudgement, Variance } from '../policies/dynamic-account-amount/amount-policy';
 
 /**
  * How the statement's caller (accounts) reads its account row in the page's statement: the ledger names

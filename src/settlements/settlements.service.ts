@@ -11,6 +11,7 @@ import type { Jobs } from '../contracts/jobs';
 import type { OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { DailyPayoutLimitError } from '../ledger/posting-engine';
+import { dailyPayoutRefusal } from '../policies/kyc-limits/daily-payout-limit';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
 import type { Kobo } from '../money';
@@ -229,7 +230,7 @@ export function createSettlementsService(deps: {
       case 'insufficient_funds':
         throw await postingEngine.insufficientFunds(db, outcome.accountId, config.SETTLEMENT_FUNDS);
       case 'daily_limit':
-        throw new DailyPayoutLimitError(outcome.tier, outcome.limit, outcome.usedToday);
+        throw new DailyPayoutLimitError(dailyPayoutRefusal(outcome));
       case 'key_taken':
         return answerClaimed(tenantId, await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!), asSent);
       case 'created':

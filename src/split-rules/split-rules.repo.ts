@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
-import type { FeeBearer, SplitMove, SplitPart } from './split-parts';
+import type { FeeBearer, SplitMove, SplitPart } from '../policies/split-rule/split-parts';
 
 export interface SplitRule {
   accountId: string;

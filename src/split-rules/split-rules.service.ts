@@ -5,7 +5,7 @@ import { BadRequestError, NotFoundError, ValidationError } from '../errors';
 import type { InternalTransfersService } from '../internal-transfers/internal-transfers.service';
 import type { SplitPartToTakeBack } from '../ledger/posting-engine';
 import { formatKobo, type Kobo } from '../money';
-import { splitMoves, type SplitPart } from './split-parts';
+import { splitMoves, type SplitPart } from '../policies/split-rule/split-parts';
 import { createSplitRulesRepo, type RecordedMove, type SplitRule } from './split-rules.repo';
 import type { SplitRuleBody } from './split-rules.schemas';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { splitMoves, type SplitPart } from '../../src/split-rules/split-parts';
+import { splitMoves, type SplitPart } from '../../src/policies/split-rule/split-parts';
 
 const share = (toAccountId: string, percent: number): SplitPart => ({ toAccountId, basisPoints: Math.round(percent * 100), amount: null });
 const fixed = (toAccountId: string, kobo: bigint): SplitPart => ({ toAccountId, basisPoints: null, amount: kobo });

@@ -3,8 +3,6 @@ import { provisionAccount, statement, type ProvisionedAccount } from '../../help
 import { call, eventually } from '../../helpers/http';
 import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
-import { closesAccount, mismatchActionOf, varianceOf } from '../../helpers/payment-variance-rule';
-import { AMOUNT_POLICIES, MISMATCH_HANDLINGS, paymentVarianceSql } from '../../../src/ledger/payment-variance';
 
 /** A payer whose name the sandbox's name enquiry gives as the payment names them (its default sender name). */
 const PAYER_ACCOUNT = '0123456789';
@@ -52,71 +50,6 @@ describe('dynamic accounts', () => {
     );
   const groupOf = async (account: ProvisionedAccount, transactionId: string) =>
     (await lineOf(account, transactionId)).TransactionGroupId as string;
-
-  it('the posting statement judges payments in SQL as the variance rule does in TypeScript, every policy and handling', async () => {
-    const cases: Array<{
-      policy: (typeof AMOUNT_POLICIES)[number];
-      onMismatch: (typeof MISMATCH_HANDLINGS)[number];
-      expected: bigint | null;
-      net: bigint;
-      fee: bigint;
-      state: 'active' | 'expired' | 'past';
-    }> = [];
-    for (const policy of AMOUNT_POLICIES) {
-      for (const onMismatch of MISMATCH_HANDLINGS) {
-        for (const expected of policy === 'any' ? [null, 10_000n] : [10_000n]) {
-          for (const [net, fee] of [
-            [9_950n, 50n],
-            [9_949n, 50n],
-            [9_951n, 50n],
-            [10_000n, 0n],
-          ] as const) {
-            for (const state of ['active', 'expired', 'past'] as const) cases.push({ policy, onMismatch, expected, net, fee, state });
-          }
-        }
-      }
-    }
-    const { rows } = (await stack.infra.db.raw(
-      `SELECT v.id, v.variance, v.action, v.closes_account, v.amount_received
-         FROM (${paymentVarianceSql(
-           `jsonb_to_recordset(CAST(:cases AS jsonb)) AS d(id int, direction text, kind text, amount bigint, fee bigint)
-            JOIN jsonb_to_recordset(CAST(:cases AS jsonb)) AS a(id int, tenant_id uuid, status text, expires_at timestamptz, expected_amount bigint,
-                                                                amount_policy text, on_mismatch text) ON a.id = d.id`,
-         )}) v ORDER BY v.id`,
-      {
-        cases: JSON.stringify(
-          cases.map((item, id) => ({
-            id,
-            direction: 'credit',
-            kind: 'payment',
-            amount: item.net.toString(),
-            fee: item.fee.toString(),
-            tenant_id: tenant.tenantId,
-            status: item.state === 'expired' ? 'expired' : 'active',
-            expires_at: item.state === 'past' ? new Date(Date.now() - 1_000).toISOString() : new Date(Date.now() + 3_600_000).toISOString(),
-            expected_amount: item.expected?.toString() ?? null,
-            amount_policy: item.policy,
-            on_mismatch: item.onMismatch,
-          })),
-        ),
-      },
-    )) as { rows: Array<{ id: number; variance: string; action: string; closes_account: boolean; amount_received: string }> };
-    assert.equal(rows.length, cases.length);
-    for (const row of rows) {
-      const item = cases[row.id]!;
-      const variance = varianceOf({ received: item.net + item.fee, expected: item.expected, afterExpiry: item.state !== 'active' });
-      assert.deepEqual(
-        [row.amount_received, row.variance, row.action, row.closes_account],
-        [
-          (item.net + item.fee).toString(),
-          variance,
-          mismatchActionOf(item.policy, item.onMismatch, variance),
-          closesAccount(item.policy, item.onMismatch, variance, item.expected),
-        ],
-        JSON.stringify(item, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)),
-      );
-    }
-  });
 
   it('refuses bad terms with a 400 naming the field', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [

@@ -1,4 +1,4 @@
-import type { Kobo } from '../money';
+import type { Kobo } from '../../money';
 
 /** Who bears the provider's fee on a split payment (see docs/split-rules.md). */
 export type FeeBearer = 'account' | 'split';
