@@ -9,20 +9,11 @@ import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
  * What the tenant is told of each change, recorded in the transaction that makes the change. The ledger's own
  * movements of payments and transfers are told by the events layer from what the ledger did (ledger-events, with
  * the payment credits' and confirmations' events built below from the catalogue); the changes made one at a time
- * that the ledger's results do not yet tell (a settlement's ending, held money released or returned, a bulk
- * payout's end) and every decision about a customer or an endpoint are recorded by recordChange.
+ * that the ledger's results do not yet tell (held money released or returned, a bulk payout's end) and every
+ * decision about a customer or an endpoint are recorded by recordChange.
  */
 
 export type Change =
-  | {
-      kind: 'settlement_ended';
-      tenantId: string;
-      merchantTxRef: string;
-      accountRef: string;
-      amount: Kobo;
-      status: 'success' | 'failed' | 'refunded';
-      reason: string | null;
-    }
   | {
       kind: 'settlement_batch_completed';
       tenantId: string;
@@ -79,8 +70,6 @@ export type Change =
     }
   | { kind: 'endpoint_disabled'; tenantId: string; endpointId: string; url: string; failingSince: Date; reason: string };
 
-const SETTLEMENT_EVENT = { success: 'settlement.succeeded', failed: 'settlement.failed', refunded: 'settlement.refunded' } as const;
-
 function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
   return { type, data: eventData(type, input) } as EventOf;
 }
@@ -88,10 +77,6 @@ function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
 /** The event a change is told as. */
 export function eventOfChange(change: Change): EventOf {
   switch (change.kind) {
-    case 'settlement_ended': {
-      const { merchantTxRef, accountRef, amount, status, reason } = change;
-      return told(SETTLEMENT_EVENT[status], { merchantTxRef, accountRef, amount, status, reason });
-    }
     case 'settlement_batch_completed': {
       const { batchId, status, items, success, failed, refunded } = change;
       return told('settlement_batch.completed', { batchId, status, items, success, failed, refunded });

@@ -5,6 +5,7 @@ import type { LedgerEntry, PostingPlan } from '../ledger/ledger.types';
 import type {
   CompensatedCredit,
   ConfirmedCredits,
+  PaidSettlement,
   PostedCredit,
   PostedCredits,
   PostedDebit,
@@ -36,12 +37,18 @@ import { deliveriesOfCreditsCte } from './webhook-deliveries';
  */
 
 /** The operations whose results are told one at a time. */
-export type ToldResult = Reversal | RestoredCredit | CompensatedCredit | PostedTransfer;
+export type ToldResult = Reversal | RestoredCredit | CompensatedCredit | PostedTransfer | PaidSettlement;
 
-/** Why the ledger did it, as the tenant is told: the reason a correction of a payment gives. */
+/**
+ * Why the ledger did it, as the tenant is told: the reason a correction of a payment or a settlement's end gives,
+ * and, for a settlement's debit reversed, how the settlement ended.
+ */
 export interface Why {
   reason: string;
+  settlement?: 'failed' | 'refunded';
 }
+
+const SETTLEMENT_ENDED = { success: 'settlement.succeeded', failed: 'settlement.failed', refunded: 'settlement.refunded' } as const;
 
 /** An event with the tenant it is for. */
 export type TenantMoneyEvent = EventOf & { tenantId: string };
@@ -61,13 +68,32 @@ export function accountsOf(result: ToldResult): string[] {
       return [result.credit.accountId];
     case 'transferred':
       return [result.debit.accountId, result.credit.accountId];
+    case 'settlement_paid':
+      return [result.debit.accountId];
   }
+}
+
+/** A settlement's ending, told from its debit (whose reference is the settlement's merchantTxRef). */
+function settlementEnded(
+  debit: LedgerEntry,
+  accountRef: string,
+  status: keyof typeof SETTLEMENT_ENDED,
+  reason: string | null,
+): TenantMoneyEvent {
+  if (debit.kind !== 'settlement' || debit.providerTxnRef === null) throw new Error(`entry ${debit.id} is no settlement's debit`);
+  return told(debit.tenantId, SETTLEMENT_ENDED[status], {
+    merchantTxRef: debit.providerTxnRef,
+    accountRef,
+    amount: debit.amount,
+    status,
+    reason,
+  });
 }
 
 /**
  * The events of what the ledger did: a payment credit reversed, restored or compensated (told with `why`), a
- * transfer between accounts. A reversed settlement debit tells nothing here: the settlement's ending is its own
- * event. `accountRefs` holds the reference of every account of accountsOf(result).
+ * transfer between accounts, a settlement paid, or its debit reversed (told with how it ended and why).
+ * `accountRefs` holds the reference of every account of accountsOf(result).
  */
 export function moneyEventsOf(result: ToldResult, accountRefs: ReadonlyMap<string, string>, why?: Why): TenantMoneyEvent[] {
   const refOf = (accountId: string): string => {
@@ -82,7 +108,10 @@ export function moneyEventsOf(result: ToldResult, accountRefs: ReadonlyMap<strin
   switch (result.kind) {
     case 'reversed': {
       const { original } = result;
-      if (original.direction !== 'credit') return [];
+      if (original.direction === 'debit') {
+        if (!why?.settlement) throw new Error("a settlement's reversed debit is told with how the settlement ended");
+        return [settlementEnded(original, refOf(original.accountId), why.settlement, why.reason)];
+      }
       return [
         told(original.tenantId, 'payment.reversed', {
           transactionGroupId: original.transactionGroupId,
@@ -127,6 +156,8 @@ export function moneyEventsOf(result: ToldResult, accountRefs: ReadonlyMap<strin
         }),
       ];
     }
+    case 'settlement_paid':
+      return [settlementEnded(result.debit, refOf(result.debit.accountId), 'success', null)];
   }
 }
 
@@ -287,6 +318,25 @@ export function createEventedLedger(ledger: PostingEngine) {
     /** Moves money between two accounts (see the posting engine's transfer), with its `transfer.completed`. */
     async transfer(trx: Trx, transfer: Parameters<PostingEngine['transfer']>[1]): Promise<PostedTransfer> {
       return tell(trx, await ledger.transfer(trx, transfer));
+    },
+
+    /** A settlement's payout left the provider (see the posting engine's settlementPaid), with its `settlement.succeeded`. */
+    async settlementPaid(trx: Trx, debitEntryId: string, payoutFee: Kobo): Promise<PaidSettlement | undefined> {
+      const paid = await ledger.settlementPaid(trx, debitEntryId, payoutFee);
+      return paid && tell(trx, paid);
+    },
+
+    /**
+     * Reverses a settlement's debit: a failed one's provisional debit, or a refunded one's paid debit, with its
+     * `settlement.failed` or `settlement.refunded` (why); undefined when there was nothing to reverse.
+     */
+    async reverseSettlementDebit(
+      trx: Trx,
+      debitEntryId: string,
+      told: Why & { settlement: 'failed' | 'refunded'; narration: string },
+    ): Promise<Reversal | undefined> {
+      const reversal = await ledger.reverse(trx, debitEntryId, told.narration);
+      return reversal && tell(trx, reversal, told);
     },
 
     /** Reverses a provisional payment credit, with its `payment.reversed` (why); undefined when it had left `provisional`. */

@@ -52,6 +52,12 @@ export interface PostedTransfer {
   held: Kobo;
 }
 
+/** A settlement's payout left the provider: its debit, now confirmed (its reference is the settlement's merchantTxRef). */
+export interface PaidSettlement {
+  kind: 'settlement_paid';
+  debit: LedgerEntry;
+}
+
 /** A payment credit posted one at a time (a group of one): the entry and what the limits or the account's policy set aside of it. */
 export interface PostedCredit {
   kind: 'credited';
@@ -59,4 +65,4 @@ export interface PostedCredit {
   held: Kobo;
 }
 
-export type LedgerResult = Reversal | RestoredCredit | CompensatedCredit | PostedTransfer | PostedCredit;
+export type LedgerResult = Reversal | RestoredCredit | CompensatedCredit | PostedTransfer | PaidSettlement | PostedCredit;

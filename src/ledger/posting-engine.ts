@@ -19,12 +19,21 @@ import {
 } from './posting-statements';
 import type { EntryDraft, FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
 import { uuidv7 } from '../ids';
-import type { CompensatedCredit, PostedCredit, PostedTransfer, RestoredCredit, Reversal, SplitPartToTakeBack } from './ledger-results';
+import type {
+  CompensatedCredit,
+  PaidSettlement,
+  PostedCredit,
+  PostedTransfer,
+  RestoredCredit,
+  Reversal,
+  SplitPartToTakeBack,
+} from './ledger-results';
 
 export type { PayoutStanding } from './ledger.repo';
 export type {
   CompensatedCredit,
   LedgerResult,
+  PaidSettlement,
   PostedCredit,
   PostedTransfer,
   RestoredCredit,
@@ -325,7 +334,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * to clearing, and the provider's payout fee (when it charged one) from clearing to the tenant's costs.
      * Undefined when the debit had already left `provisional`.
      */
-    async settlementPaid(trx: Trx, debitEntryId: string, payoutFee: Kobo): Promise<LedgerEntry | undefined> {
+    async settlementPaid(trx: Trx, debitEntryId: string, payoutFee: Kobo): Promise<PaidSettlement | undefined> {
       const debit = await repo.markConfirmed(trx, debitEntryId);
       if (!debit) return undefined;
       const reference = debit.providerTxnRef ?? debit.id;
@@ -339,7 +348,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
         ],
       });
       if (payoutFee > 0n) await postPayoutFee(trx, debit.tenantId, reference, payoutFee);
-      return debit;
+      return { kind: 'settlement_paid', debit };
     },
 
     /** The provider gave back a refunded payout's fee: the opposite of the fee's transaction. */

@@ -204,7 +204,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   const settlementExecution = createSettlementExecutionService({
     db,
     provider,
-    postingEngine,
+    postingEngine: ledger,
     logger,
     config,
     raiseFinding: raiseSettlementFinding,

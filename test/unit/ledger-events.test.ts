@@ -36,8 +36,8 @@ const entry = (change: Partial<LedgerEntry>): LedgerEntry => ({
 });
 
 /** Each event as the outbox stores it: tenant, type and the data's bytes. */
-const told = (result: ToldResult, reason?: string) =>
-  moneyEventsOf(result, REFS, reason === undefined ? undefined : { reason }).map((event) => ({
+const told = (result: ToldResult, reason?: string, settlement?: 'failed' | 'refunded') =>
+  moneyEventsOf(result, REFS, reason === undefined ? undefined : { reason, settlement }).map((event) => ({
     tenantId: event.tenantId,
     type: event.type,
     data: JSON.stringify(event.data),
@@ -56,10 +56,49 @@ describe('money events from what the ledger did', () => {
     ]);
   });
 
-  it("a reversed settlement debit tells nothing here: the settlement's ending is its own event", () => {
-    const original = entry({ direction: 'debit', kind: 'settlement', status: 'reversed' });
+  it("a settlement's debit reversed is told as the settlement's end, failed or refunded, with its merchantTxRef and the reason", () => {
+    const original = entry({
+      direction: 'debit',
+      kind: 'settlement',
+      status: 'reversed',
+      amount: 1_000_00n,
+      fee: 0n,
+      providerTxnRef: 'MTX-9',
+    });
     const reversal = entry({ kind: 'reversal', status: 'confirmed', reversesEntryId: original.id });
-    assert.deepEqual(told({ kind: 'reversed', original, reversal }, 'failed'), []);
+    assert.deepEqual(told({ kind: 'reversed', original, reversal }, 'provider reports PAYMENT_FAILED', 'failed'), [
+      {
+        tenantId: TENANT,
+        type: 'settlement.failed',
+        data: '{"merchantTxRef":"MTX-9","accountRef":"ACC-PAYEE","amount":"1000.00","currency":"NGN","status":"failed","reason":"provider reports PAYMENT_FAILED"}',
+      },
+    ]);
+    assert.deepEqual(told({ kind: 'reversed', original, reversal }, 'provider refunded the transfer', 'refunded'), [
+      {
+        tenantId: TENANT,
+        type: 'settlement.refunded',
+        data: '{"merchantTxRef":"MTX-9","accountRef":"ACC-PAYEE","amount":"1000.00","currency":"NGN","status":"refunded","reason":"provider refunded the transfer"}',
+      },
+    ]);
+    assert.throws(() => told({ kind: 'reversed', original, reversal }, 'why'), /how the settlement ended/);
+  });
+
+  it('a settlement paid is told as settlement.succeeded, from its debit', () => {
+    const debit = entry({
+      direction: 'debit',
+      kind: 'settlement',
+      status: 'confirmed',
+      amount: 1_000_00n,
+      fee: 0n,
+      providerTxnRef: 'MTX-9',
+    });
+    assert.deepEqual(told({ kind: 'settlement_paid', debit }), [
+      {
+        tenantId: TENANT,
+        type: 'settlement.succeeded',
+        data: '{"merchantTxRef":"MTX-9","accountRef":"ACC-PAYEE","amount":"1000.00","currency":"NGN","status":"success","reason":null}',
+      },
+    ]);
   });
 
   it('a restored credit is told as payment.restored, for the amount the restoration credited', () => {
