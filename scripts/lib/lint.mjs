@@ -1,7 +1,8 @@
 // The `lint` step of `npm test`: import boundaries (dependency-cruiser with .dependency-cruiser.cjs, plus the
-// type-only boundaries), the ledger's table names kept inside src/ledger/, and formatting (Prettier with
+// type-only boundaries), the ledger's table and statement names kept inside src/ledger/, and formatting (Prettier with
 // .prettierrc.json). Reads sources only: no build needed.
 import { join } from 'node:path';
+import { ledgerStatementNameViolations } from './ledger-statement-names.mjs';
 import { ledgerTableNameViolations } from './ledger-table-names.mjs';
 import { repoRoot } from './paths.mjs';
 import { typeOnlyImportViolations } from './type-only-imports.mjs';
@@ -34,6 +35,7 @@ export async function lint({ log }) {
   ]);
   const typeOnly = typeOnlyImportViolations();
   const ledgerTables = ledgerTableNameViolations();
+  const ledgerStatements = ledgerStatementNameViolations();
 
   const boundariesHold = cruise.ok && typeOnly.length === 0;
   if (!boundariesHold) {
@@ -45,6 +47,11 @@ export async function lint({ log }) {
   if (ledgerTables.length > 0) {
     log(
       `ledger tables named outside src/ledger/ (read them through src/ledger/'s read functions and predicates):\n${ledgerTables.map((line) => `  ${line}`).join('\n')}`,
+    );
+  }
+  if (ledgerStatements.length > 0) {
+    log(
+      `the ledger's statement names used outside src/ledger/ (read what a posting did from the relations the ledger hands \`after\` and \`select\`):\n${ledgerStatements.map((line) => `  ${line}`).join('\n')}`,
     );
   }
   if (!format.ok) {
@@ -59,7 +66,8 @@ export async function lint({ log }) {
         : `prettier --check failed:\n${output}`,
     );
   }
-  if (boundariesHold && ledgerTables.length === 0 && format.ok)
-    log('import boundaries hold; only the ledger names its tables; every file is formatted');
-  return boundariesHold && ledgerTables.length === 0 && format.ok;
+  const ledgerOwnsItsNames = ledgerTables.length === 0 && ledgerStatements.length === 0;
+  if (boundariesHold && ledgerOwnsItsNames && format.ok)
+    log('import boundaries hold; only the ledger names its tables and statements; every file is formatted');
+  return boundariesHold && ledgerOwnsItsNames && format.ok;
 }

@@ -6,43 +6,14 @@ import type { PaymentJudgement, Variance } from '../policies/dynamic-account-amo
 import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
 
 /**
- * What the tenant is told of each change: every movement of money the ledger makes and every decision
- * about a customer or an endpoint maps here to its event, recorded in the transaction that makes the
- * change. Changes made one at a time are recorded by recordChange; the grouped statements (payment
- * ingest, batch confirmation, settlement initiation) record theirs as CTEs built below from the same
- * catalogue definitions.
+ * What the tenant is told of each change, recorded in the transaction that makes the change. The ledger's own
+ * movements of payments and transfers are told by the events layer from what the ledger did (ledger-events, with
+ * the payment credits' and confirmations' events built below from the catalogue); the changes made one at a time
+ * that the ledger's results do not yet tell (held money released or returned, a bulk payout's end) and every
+ * decision about a customer or an endpoint are recorded by recordChange.
  */
 
-/** A movement of a credit (or the debit answering it) of one transaction group, as the ledger reports it. */
-interface CreditMovement {
-  tenantId: string;
-  transactionGroupId: string;
-  accountRef: string;
-  amount: Kobo;
-}
-
 export type Change =
-  | ({ kind: 'payment_confirmed' } & CreditMovement)
-  | ({ kind: 'payment_reversed' | 'payment_restored' | 'payment_compensated'; reason: string } & CreditMovement)
-  | {
-      kind: 'settlement_ended';
-      tenantId: string;
-      merchantTxRef: string;
-      accountRef: string;
-      amount: Kobo;
-      status: 'success' | 'failed' | 'refunded';
-      reason: string | null;
-    }
-  | {
-      kind: 'transfer_completed';
-      tenantId: string;
-      transferId: string;
-      fromAccountRef: string;
-      toAccountRef: string;
-      amount: Kobo;
-      narration: string;
-      heldAmount: Kobo;
-    }
   | {
       kind: 'settlement_batch_completed';
       tenantId: string;
@@ -99,13 +70,6 @@ export type Change =
     }
   | { kind: 'endpoint_disabled'; tenantId: string; endpointId: string; url: string; failingSince: Date; reason: string };
 
-const CORRECTION_EVENT = {
-  payment_reversed: 'payment.reversed',
-  payment_restored: 'payment.restored',
-  payment_compensated: 'payment.compensated',
-} as const;
-const SETTLEMENT_EVENT = { success: 'settlement.succeeded', failed: 'settlement.failed', refunded: 'settlement.refunded' } as const;
-
 function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
   return { type, data: eventData(type, input) } as EventOf;
 }
@@ -113,24 +77,6 @@ function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
 /** The event a change is told as. */
 export function eventOfChange(change: Change): EventOf {
   switch (change.kind) {
-    case 'payment_confirmed': {
-      const { transactionGroupId, accountRef, amount } = change;
-      return told('payment.confirmed', { transactionGroupId, accountRef, amount });
-    }
-    case 'payment_reversed':
-    case 'payment_restored':
-    case 'payment_compensated': {
-      const { transactionGroupId, accountRef, amount, reason } = change;
-      return told(CORRECTION_EVENT[change.kind], { transactionGroupId, accountRef, amount, reason });
-    }
-    case 'settlement_ended': {
-      const { merchantTxRef, accountRef, amount, status, reason } = change;
-      return told(SETTLEMENT_EVENT[status], { merchantTxRef, accountRef, amount, status, reason });
-    }
-    case 'transfer_completed': {
-      const { transferId, fromAccountRef, toAccountRef, amount, narration, heldAmount } = change;
-      return told('transfer.completed', { transferId, fromAccountRef, toAccountRef, amount, narration, heldAmount });
-    }
     case 'settlement_batch_completed': {
       const { batchId, status, items, success, failed, refunded } = change;
       return told('settlement_batch.completed', { batchId, status, items, success, failed, refunded });
@@ -294,7 +240,7 @@ export async function recordPaymentCredit(
  * `payment.confirmed` for each credit the ledger's batch-confirmation statement confirmed, as CTEs of that
  * statement, numbered after its transaction group's earlier events. The subjects are locked once every
  * confirmed row is known, so after the statement's account and entry locks, as a reversal takes them.
- * `confirmed` names the ledger's CTE of confirmed credits (account_id, amount, transaction_group_id).
+ * `confirmed` names the relation of credits the ledger confirmed (ConfirmedCredits: account_id, amount, transaction_group_id).
  */
 export function paymentConfirmedEventsCte(name: string, confirmed: string): string {
   const data = eventDataSql('payment.confirmed', {

@@ -3,12 +3,11 @@ import type { Config } from '../config';
 import { requireTenantCustomer } from '../customers/customers.access';
 import type { Db, Trx } from '../db';
 import { BadRequestError, invalidAmount, NotFoundError } from '../errors';
-import { recordChange } from '../events/change-events';
 import { invalidCursor } from '../http/pagination';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { isUuid, uuidv7 } from '../ids';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import type { Kobo } from '../money';
 import { customerMayMoveMoney } from '../policies/customer-standing/customer-standing';
 import {
@@ -58,7 +57,7 @@ async function requireOpen(db: Db | Trx, tenantId: string, account: AccountRecor
 export function createInternalTransfersService(deps: {
   db: Db;
   config: Pick<Config, 'MAX_AMOUNT' | 'REQUEST_HASH_SECRET'>;
-  postingEngine: Pick<PostingEngine, 'transfer'>;
+  postingEngine: Pick<EventedLedger, 'transfer'>;
 }) {
   const { db, config, postingEngine } = deps;
   const transfers = createInternalTransfersRepo(db);
@@ -104,16 +103,6 @@ export function createInternalTransfersService(deps: {
       transactionId: posted.transactionId,
       debitEntryId: posted.debit.id,
       creditEntryId: posted.credit.id,
-    });
-    await recordChange(trx, {
-      kind: 'transfer_completed',
-      tenantId: transfer.tenantId,
-      transferId: made.id,
-      fromAccountRef: made.fromAccountRef,
-      toAccountRef: made.toAccountRef,
-      amount: made.amount,
-      narration: made.narration,
-      heldAmount: posted.held,
     });
     return made;
   }

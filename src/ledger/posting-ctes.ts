@@ -419,7 +419,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
  * Provisional credits -> confirmed, as CTEs for a caller's single statement (a batch confirmation's
  * round, together with its claims): the accounts `accountIdsSql` names are locked first, in id order
  * (the one-time filter makes every lock come before any row is written, so this never deadlocks a
- * posting), then each credit `entryIdsSql` lists that is still provisional is confirmed (`confirmed`:
+ * posting), then each credit `entryIdsSql` lists that is still provisional is confirmed (`posting_confirmed`:
  * id, account_id, amount, fee, transaction_group_id) and each account's pending credits are released by the sum it had
  * confirmed. One statement, so the locks are held only while Postgres runs it, never across a round trip
  * to a busy worker. An account opened for an expected amount expires in the same UPDATE when a credit of
@@ -428,24 +428,24 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
  */
 export function confirmCreditsFragment(entryIdsSql: string, accountIdsSql: string): string {
   return `
-    confirm_locked AS (
+    posting_confirm_locked AS (
       SELECT id FROM virtual_accounts WHERE id = ANY(${accountIdsSql}) ORDER BY id FOR NO KEY UPDATE
-    ), confirmed AS (
+    ), posting_confirmed AS (
       UPDATE ledger_entries SET status = 'confirmed', status_changed_at = clock_timestamp()
        WHERE id IN (${entryIdsSql}) AND status = 'provisional' AND direction = 'credit'
-         AND (SELECT count(*) FROM confirm_locked) >= 0
+         AND (SELECT count(*) FROM posting_confirm_locked) >= 0
       RETURNING id, account_id, amount, fee, transaction_group_id
-    ), confirm_released AS (
+    ), posting_confirm_released AS (
       UPDATE virtual_accounts a
          SET pending_credits = a.pending_credits - s.amount,
              -- Only a dynamic account's confirmation looks its judgements up.
              status = CASE WHEN ${closesLockedAccountSql(
                'a.expected_amount = ANY(s.grosses)',
-               `EXISTS (SELECT 1 FROM confirmed c JOIN ledger_payment_variances v ON v.entry_id = c.id
+               `EXISTS (SELECT 1 FROM posting_confirmed c JOIN ledger_payment_variances v ON v.entry_id = c.id
                          WHERE c.account_id = a.id AND v.closes_account)`,
              )} THEN 'expired' ELSE a.status END,
              updated_at = now()
-        FROM (SELECT account_id, sum(amount) AS amount, array_agg(amount + fee) AS grosses FROM confirmed GROUP BY account_id) s
+        FROM (SELECT account_id, sum(amount) AS amount, array_agg(amount + fee) AS grosses FROM posting_confirmed GROUP BY account_id) s
        WHERE a.id = s.account_id
       RETURNING a.id
     )`;

@@ -14,12 +14,35 @@ import {
   paymentCreditsStatement,
   settlementDebitStatement,
   ENTRIES_AMONG_ACCOUNTS_STATEMENT,
+  type ConfirmedCredits,
+  type PostedCredits,
+  type PostedDebit,
   type StatementParts,
 } from './posting-statements';
 import type { EntryDraft, FundsSource, LedgerEntry, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
 import { uuidv7 } from '../ids';
+import type {
+  CompensatedCredit,
+  PaidSettlement,
+  PostedCredit,
+  PostedTransfer,
+  RestoredCredit,
+  Reversal,
+  SplitPartToTakeBack,
+} from './ledger-results';
 
 export type { PayoutStanding } from './ledger.repo';
+export type {
+  CompensatedCredit,
+  LedgerResult,
+  PaidSettlement,
+  PostedCredit,
+  PostedTransfer,
+  RestoredCredit,
+  Reversal,
+  SplitPartToTakeBack,
+} from './ledger-results';
+export type { ConfirmedCredits, PostedCredits, PostedDebit, StatementParts } from './posting-statements';
 
 /** SPEC.md's refusal of a payout the account cannot pay; with what is held and why, when held money is part of why. */
 export class InsufficientFundsError extends BadRequestError {
@@ -35,33 +58,9 @@ export class DailyPayoutLimitError extends BadRequestError {
   }
 }
 
-/** A transfer as the ledger posted it: one balanced transaction, and the part of the credit the receiving customer's limits hold. */
-export interface PostedTransfer {
-  transactionId: string;
-  debit: LedgerEntry;
-  credit: LedgerEntry;
-  held: Kobo;
-}
-
 /** What the posting engine needs to judge postings against KYC limits: the platform's defaults per tier. */
 export interface PostingEngineOptions {
   tierDefaults: TierDefaults;
-}
-
-/** A part of a split credit that moved to another account of the tenant: the split transfer's two entries. */
-export interface SplitPartToTakeBack {
-  /** The account that received the part. */
-  accountId: string;
-  /** The transfer's credit to that account. */
-  creditEntryId: string;
-  /** The transfer's debit of the splitting account. */
-  debitEntryId: string;
-  amount: Kobo;
-}
-
-export interface Reversal {
-  original: LedgerEntry;
-  reversal: LedgerEntry;
 }
 
 /**
@@ -148,7 +147,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
    * One credit through the payment credits' statement, as a group of one (a payment, or a reversed payment's
    * restoration): judged as every payment is; `held` is what the customer's limits or the account's policy hold of it.
    */
-  async function creditOne(trx: Trx, accountId: string, plan: PostingPlan): Promise<{ entry: LedgerEntry; held: Kobo }> {
+  async function creditOne(trx: Trx, accountId: string, plan: PostingPlan): Promise<PostedCredit> {
     const { rows } = await runPrepared(
       trx,
       'payment-credit-single',
@@ -156,14 +155,15 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
         paymentCreditsStatement({
           before: 'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry)',
           credits: 'single',
-          select: 'SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id',
+          // The ledger's own statement: it reads its own CTEs.
+          select: () => 'SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id',
         }),
       ),
       { account_id: accountId, entry: JSON.stringify(paymentCreditRow(plan)), ...limitBindings },
     );
     const [row] = rows as Array<EntryRow & { held: string }>;
     if (!row) throw new Error(`account ${accountId} does not exist`);
-    return { entry: toLedgerEntry(row), held: koboFromDb(row.held) };
+    return { kind: 'credited', entry: toLedgerEntry(row), held: koboFromDb(row.held) };
   }
 
   return {
@@ -173,14 +173,14 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     /**
      * Payment credits to several accounts in ONE statement (one round trip, atomic without BEGIN/COMMIT),
      * together with the caller's own rows: its `before` CTEs decide which credits post (see
-     * paymentCreditsStatement), its `after` CTEs may read them from posting_inserted. The ledger writes the
+     * paymentCreditsStatement), its `after` CTEs and `select` read what was posted from PostedCredits. The ledger writes the
      * money, judges the credits against the customers' KYC limits, and runs the statement, prepared once per
      * connection under `name`; the caller's rows are the caller's bindings.
      */
     creditPaymentsAmong(
       db: DbOrTrx,
       name: string,
-      parts: StatementParts & { credits: string },
+      parts: StatementParts<PostedCredits> & { credits: string },
       bindings: Record<string, unknown>,
     ): Promise<{ rows: unknown[] }> {
       return runPrepared(
@@ -195,8 +195,8 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * One payment credit to a known account in the caller's transaction: the grouped statement's posting for a
      * group of one, so a credit is judged and written the same way whichever path it arrives by.
      */
-    async creditPayment(trx: Trx, accountId: string, plan: PostingPlan): Promise<LedgerEntry> {
-      return (await creditOne(trx, accountId, plan)).entry;
+    creditPayment(trx: Trx, accountId: string, plan: PostingPlan): Promise<PostedCredit> {
+      return creditOne(trx, accountId, plan);
     },
 
     /**
@@ -206,7 +206,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     debitSettlementAmong(
       db: DbOrTrx,
       name: string,
-      parts: StatementParts & { accountIdSql: string },
+      parts: StatementParts<PostedDebit> & { accountIdSql: string },
       debit: PostingPlan,
       bindings: Record<string, unknown>,
     ): Promise<{ rows: unknown[] }> {
@@ -255,6 +255,8 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       const credit = rows.find((row) => row.direction === 'credit');
       if (!debit || !credit) throw new Error('a transfer posted without both its entries');
       return {
+        kind: 'transferred',
+        reference: transfer.reference,
         transactionId: debit.transaction_id,
         debit: toLedgerEntry(debit),
         credit: toLedgerEntry(credit),
@@ -265,7 +267,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     /** Confirms provisional payment credits in ONE statement with the caller's own rows (see confirmCreditsStatement). */
     async confirmCreditsAmong(
       db: DbOrTrx,
-      parts: StatementParts & { entryIdsSql: string; accountIdsSql: string },
+      parts: StatementParts<ConfirmedCredits> & { entryIdsSql: string; accountIdsSql: string },
       bindings: Record<string, unknown>,
     ): Promise<{ rows: unknown[] }> {
       return (await db.raw(confirmCreditsStatement(parts), bindings)) as { rows: unknown[] };
@@ -336,7 +338,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * to clearing, and the provider's payout fee (when it charged one) from clearing to the tenant's costs.
      * Undefined when the debit had already left `provisional`.
      */
-    async settlementPaid(trx: Trx, debitEntryId: string, payoutFee: Kobo): Promise<LedgerEntry | undefined> {
+    async settlementPaid(trx: Trx, debitEntryId: string, payoutFee: Kobo): Promise<PaidSettlement | undefined> {
       const debit = await repo.markConfirmed(trx, debitEntryId);
       if (!debit) return undefined;
       const reference = debit.providerTxnRef ?? debit.id;
@@ -350,7 +352,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
         ],
       });
       if (payoutFee > 0n) await postPayoutFee(trx, debit.tenantId, reference, payoutFee);
-      return debit;
+      return { kind: 'settlement_paid', debit };
     },
 
     /** The provider gave back a refunded payout's fee: the opposite of the fee's transaction. */
@@ -383,12 +385,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * policy (its variance recorded, a mismatch held in full to return) and, since it is confirmed at once, the
      * closing of the account the payment completes. `held`: what the limits or the policy hold of it.
      */
-    async restoreReversedCredit(
-      trx: Trx,
-      original: LedgerEntry,
-      reversal: LedgerEntry,
-      narration: string,
-    ): Promise<{ entry: LedgerEntry; held: Kobo }> {
+    async restoreReversedCredit(trx: Trx, original: LedgerEntry, reversal: LedgerEntry, narration: string): Promise<RestoredCredit> {
       const plan = planPosting([
         {
           direction: 'credit',
@@ -403,7 +400,8 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           counterPostings: await undoneCounterPostings(trx, reversal),
         },
       ]);
-      return creditOne(trx, original.accountId, plan);
+      const { entry, held } = await creditOne(trx, original.accountId, plan);
+      return { kind: 'restored', original, entry, held };
     },
 
     /**
@@ -422,7 +420,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       credit: LedgerEntry,
       narration: string,
       parts: Part[] = [],
-    ): Promise<{ debit: LedgerEntry; takenBack: Array<Part & { entryId: string }> }> {
+    ): Promise<CompensatedCredit<Part>> {
       await repo.lockAccounts(trx, [credit.accountId, ...parts.map((part) => part.accountId)]);
       const holds = createHoldsRepo(trx);
       await holds.closeHoldOf(credit.accountId, credit.id);
@@ -482,6 +480,8 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       if (rows.length !== drafts.length) throw new Error(`a compensation posted ${rows.length} of its ${drafts.length} entries`);
       const debit = rows.find((row) => row.id === compensation.id)!;
       return {
+        kind: 'compensated',
+        credit,
         debit: toLedgerEntry(debit),
         takenBack: takenBack.map(({ part, fromReceiver }) => ({ ...part, entryId: fromReceiver.id })),
       };
@@ -526,7 +526,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       // A return to sender that did not pay: the money is over the limit still, so it is held again.
       if (original.direction === 'debit' && original.kind === 'settlement')
         await createHoldsRepo(trx).holdReturnedAgain(original.accountId, original.id, reversal!.id);
-      return { original, reversal: reversal! };
+      return { kind: 'reversed', original, reversal: reversal! };
     },
   };
 }

@@ -4,29 +4,68 @@ import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment, 
 /**
  * A caller's own rows around a posting, for the hot paths that post in ONE statement (one round trip,
  * atomic without BEGIN/COMMIT): the ledger writes the money, the caller only what is its own. The parts
- * are CTEs of a WITH list (comma-separated, without WITH) and the statement's final SELECT.
+ * are CTEs of a WITH list (comma-separated, without WITH) and the statement's final SELECT. What the ledger
+ * did is read only through `Posted`, the relations the ledger names for its caller: a caller never spells
+ * the ledger's own CTE names, so they may change inside the ledger without breaking a caller.
  */
-export interface StatementParts {
+export interface StatementParts<Posted> {
   /** Runs before the posting and decides what it posts (claims, gates). */
   before: string;
-  /**
-   * May read the posted entries from posting_inserted (the caller's rows that refer to them), and for payment credits
-   * posting_held (the holds written) and posting_variance (a dynamic account's judgement of each credit: id,
-   * expected_amount, amount_received, variance, action); none when the caller has no rows after.
-   */
-  after?: string;
-  select: string;
+  /** The caller's rows that refer to what was posted; none when the caller has no rows after. */
+  after?: (posted: Posted) => string;
+  select: (posted: Posted) => string;
 }
 
-function withPosting(parts: StatementParts, postingCtes: string): string {
+/**
+ * What the payment credits' statement posted, for its caller's `after` and `select`: relations (names to read
+ * FROM) of the ledger's own.
+ */
+export interface PostedCredits {
+  /** The entries posted: ledger entry rows (id, account_id, amount, fee, transaction_group_id, provider_txn_ref, created_at, …). */
+  entries: string;
+  /**
+   * The money set aside of the credits posted, one row per credit with any: entry_id, account_id, amount (set aside),
+   * tier, limit_kind, limit_amount and credit_amount (the credit's amount).
+   */
+  reservations: string;
+  /**
+   * A dynamic account's judgement of each credit to it: id (the entry's), expected_amount, amount_received, variance,
+   * action.
+   */
+  judgements: string;
+}
+
+/** What the settlement debit's statement did, for its caller's `after` and `select`. */
+export interface PostedDebit {
+  /** The debit posted (a ledger entry row), when it posted. */
+  entries: string;
+  /**
+   * The checks of the payout on the rows as locked, one row when an account was selected: customer_active,
+   * funds_covered, tier, daily_limit, used_today (why nothing was posted, when nothing was).
+   */
+  gate: string;
+}
+
+/** What the credit confirmations' statement did, for its caller's `after` and `select`. */
+export interface ConfirmedCredits {
+  /** The credits it confirmed: id, account_id, amount, fee, transaction_group_id. */
+  confirmed: string;
+}
+
+const POSTED_CREDITS: PostedCredits = { entries: 'posting_inserted', reservations: 'posting_held', judgements: 'posting_variance' };
+const POSTED_DEBIT: PostedDebit = { entries: 'posting_inserted', gate: 'posting_gate' };
+const CONFIRMED_CREDITS: ConfirmedCredits = { confirmed: 'posting_confirmed' };
+
+function withPosting<Posted>(parts: StatementParts<Posted>, posted: Posted, postingCtes: string): string {
+  const after = parts.after?.(posted);
   return `
   WITH ${parts.before}, ${postingCtes}${
-    parts.after
+    after
       ? `,
-  ${parts.after}`
+  ${after}`
       : ''
   }
-  ${parts.select}`;
+  ${parts.select(posted)}`;
 }
 
 /**
@@ -37,9 +76,10 @@ function withPosting(parts: StatementParts, postingCtes: string): string {
  * paymentCreditRow). The customers and then the accounts are locked in id order after every credit is
  * known (see appendDraftsByAccountFragment).
  */
-export function paymentCreditsStatement(parts: StatementParts & { credits: string }): string {
+export function paymentCreditsStatement(parts: StatementParts<PostedCredits> & { credits: string }): string {
   return withPosting(
     parts,
+    POSTED_CREDITS,
     appendDraftsByAccountFragment(`
     SELECT c.account_id, CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, c.entry->>'kind' AS kind,
            CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, c.entry->>'status' AS status,
@@ -54,25 +94,24 @@ export function paymentCreditsStatement(parts: StatementParts & { credits: strin
  * A settlement's debit (see postings.settlementDebit) to the account `accountIdSql` selects from the
  * caller's `before` CTEs, checked under the customer's and the account's locks. Nothing posts when it selects
  * no account, the customer is suspended, the account lacks the funds, or the payout would take the customer past
- * its daily limit; the caller's `select` may read why from posting_gate (customer_active, funds_covered, tier,
- * daily_limit, used_today: the locked rows' values, so a suspension committed before the lock was granted is
- * seen). The bindings are the posting's, to merge with the caller's.
+ * its daily limit; the caller's `select` may read why from the gate (PostedDebit: the locked rows' values, so a
+ * suspension committed before the lock was granted is seen). The bindings are the posting's, to merge with the caller's.
  */
 export function settlementDebitStatement(
-  parts: StatementParts & { accountIdSql: string },
+  parts: StatementParts<PostedDebit> & { accountIdSql: string },
   debit: PostingPlan,
 ): { sql: string; bindings: Record<string, unknown> } {
   const fragment = appendFragment(parts.accountIdSql, debit.drafts, debit.totals);
-  return { sql: withPosting(parts, fragment.ctes), bindings: fragment.bindings };
+  return { sql: withPosting(parts, POSTED_DEBIT, fragment.ctes), bindings: fragment.bindings };
 }
 
 /**
  * Confirms the provisional credits `entryIdsSql` lists (a query over the caller's `before` CTEs), after
- * locking the accounts `accountIdsSql` names in id order; `confirmed` (id, account_id, amount, fee,
- * transaction_group_id) holds those it confirmed. See confirmCreditsFragment.
+ * locking the accounts `accountIdsSql` names in id order; ConfirmedCredits names those it confirmed. See
+ * confirmCreditsFragment.
  */
-export function confirmCreditsStatement(parts: StatementParts & { entryIdsSql: string; accountIdsSql: string }): string {
-  return withPosting(parts, confirmCreditsFragment(parts.entryIdsSql, parts.accountIdsSql));
+export function confirmCreditsStatement(parts: StatementParts<ConfirmedCredits> & { entryIdsSql: string; accountIdsSql: string }): string {
+  return withPosting(parts, CONFIRMED_CREDITS, confirmCreditsFragment(parts.entryIdsSql, parts.accountIdsSql));
 }
 
 /**

@@ -84,6 +84,7 @@ import { settlementsRoutes } from '../settlements/settlements.routes';
 import { internalTransfersDashboardRoutes } from '../internal-transfers/internal-transfers.dashboard.routes';
 import { internalTransfersRoutes } from '../internal-transfers/internal-transfers.routes';
 import { createInternalTransfersService } from '../internal-transfers/internal-transfers.service';
+import { createEventedLedger } from '../events/ledger-events';
 import { createSettlementsService } from '../settlements/settlements.service';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
 import { withTimeout } from '../timeout';
@@ -133,6 +134,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   const lanes = createProviderLanes(infra.provider, { backgroundConcurrency: config.RECONCILIATION_PROVIDER_CONCURRENCY });
   const provider = lanes.foreground;
   const postingEngine = createPostingEngine(db, { tierDefaults: tierDefaultsOf(config) });
+  // The ledger whose money operations record the events of what they did (events/ledger-events): what product modules that move money use.
+  const ledger = createEventedLedger(postingEngine);
   const jobs = createJobs(config);
   const starter = createWorkflowStarter({
     client: temporal,
@@ -153,7 +156,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   const settlements = createSettlementsService({
     db,
     config,
-    postingEngine,
+    postingEngine: ledger,
     logger,
     provider,
     banks: createBankDirectory({ provider, logger, ttlMs: config.BANK_LIST_TTL, retryBudgetMs: config.PROVIDER_LOOKUP_RETRY_BUDGET }),
@@ -193,15 +196,15 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
         settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: true, accountName }),
     },
   });
-  const creditPayment = createPaymentCrediter({ postingEngine, jobs });
-  const internalTransfers = createInternalTransfersService({ db, config, postingEngine });
+  const creditPayment = createPaymentCrediter({ postingEngine: ledger, jobs });
+  const internalTransfers = createInternalTransfersService({ db, config, postingEngine: ledger });
   const splitRules = createSplitRulesService({ db, transfers: internalTransfers });
   const raiseSettlementFinding: RaiseSettlementFinding = (finding) =>
     db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding));
   const settlementExecution = createSettlementExecutionService({
     db,
     provider,
-    postingEngine,
+    postingEngine: ledger,
     logger,
     config,
     raiseFinding: raiseSettlementFinding,
@@ -209,7 +212,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   const ingest = createPaymentIngestService({
     db,
     config,
-    postingEngine,
+    postingEngine: ledger,
     logger: logger.child({ component: 'payments' }),
     jobs,
     starter,
@@ -221,6 +224,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   return {
     db,
     postingEngine,
+    ledger,
     starter,
     settlementRestarts: createWorkflowRestarter({
       db,
@@ -276,7 +280,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     batchConfirmations: createBatchConfirmationService({
       db,
       provider,
-      postingEngine,
+      postingEngine: ledger,
       splits: splitRules,
       logger,
       windowMs: config.CONFIRMATION_WINDOW,
@@ -300,7 +304,15 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),
     rateLimits,
-    reconciliation: createReconciliationService({ db, config, jobs, starter, postingEngine, splits: splitRules, limits: rateLimits }),
+    reconciliation: createReconciliationService({
+      db,
+      config,
+      jobs,
+      starter,
+      postingEngine: ledger,
+      splits: splitRules,
+      limits: rateLimits,
+    }),
     settlementWatch: createSettlementWatchService({
       db,
       provider,
@@ -314,7 +326,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       logger,
       provider: lanes.background,
       callBudget: rateLimits.reconciliationProviderCalls,
-      postingEngine,
+      postingEngine: ledger,
       creditPayment,
       settlementExecution,
       splits: splitRules,

@@ -1,7 +1,6 @@
 import type { Db, Trx } from '../db';
-import { recordChange } from '../events/change-events';
 import { openHeldOf } from '../ledger/held-credits.repo';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import type { Kobo } from '../money';
 import type { Logger } from '../logger';
 import type { PaymentProvider } from '../provider/payment-provider';
@@ -48,7 +47,7 @@ interface Answered {
 export function createBatchConfirmationService(deps: {
   db: Db;
   provider: PaymentProvider;
-  postingEngine: PostingEngine;
+  postingEngine: EventedLedger;
   logger: Logger;
   windowMs: number;
   /** CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: this process's rule, whatever the batch's input says. */
@@ -209,18 +208,7 @@ export function createBatchConfirmationService(deps: {
               results.set(entryId, { entryId, kind: 'released' });
               continue;
             }
-            const reversal = await postingEngine.reverse(trx, entryId, `reversal: ${reason}`);
-            if (reversal) {
-              const { original } = reversal;
-              await recordChange(trx, {
-                kind: 'payment_reversed',
-                tenantId: original.tenantId,
-                transactionGroupId: original.transactionGroupId,
-                accountRef: credit.accountRef,
-                amount: original.amount,
-                reason,
-              });
-            }
+            const reversal = await postingEngine.reversePayment(trx, entryId, { narration: `reversal: ${reason}`, reason });
             results.set(
               entryId,
               reversal

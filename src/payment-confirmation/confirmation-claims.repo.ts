@@ -1,9 +1,8 @@
 import type { DbOrTrx, Trx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { EntryStatus } from '../ledger/ledger.types';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import { paymentCreditsAmongSql } from '../ledger/ledger-reads';
-import { paymentConfirmedEventsCte } from '../events/change-events';
 import { looseIndexScan } from '../loose-index-scan';
 import { cutBatches, type QueuedConfirmation } from './batch-cutting';
 import type { PaymentMemory } from '../contracts/confirmation-rules';
@@ -280,14 +279,14 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
      * A round's confirmations in ONE statement (no transaction held open across round trips): takes this
      * batch's claims off the credits to confirm (a batch acts only on credits whose claim names it),
      * has the ledger's statement confirm those still provisional (the accounts locked first, in id
-     * order), records a payment.confirmed event for each credit it confirmed (the outbox: committed
+     * order), the ledger's events layer records a payment.confirmed event for each credit it confirmed (committed
      * with the confirmation or not at all), and records one more provider answer on the claims of the
      * credits the batch keeps waiting on (a "not found" that counted, `notFoundCounted`, at this
      * statement's time: never before the answer came). Returns the credits whose claims it took and those it
      * confirmed, with their net amounts and fees. `db` may be a transaction: a round whose accounts split runs in one.
      */
     async confirmRound(
-      ledger: Pick<PostingEngine, 'confirmCreditsAmong'>,
+      ledger: Pick<EventedLedger, 'confirmCreditsAmong'>,
       batchId: string,
       toConfirm: Array<{ entryId: string; accountId: string }>,
       kept: Array<{ entryId: string; memory: PaymentMemory; notFoundCounted: boolean }>,
@@ -301,7 +300,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
          )`,
           entryIdsSql: 'SELECT entry_id FROM taken',
           accountIdsSql: 'CAST(:accounts AS uuid[])',
-          after: `remembered AS (
+          after: () => `remembered AS (
            UPDATE confirmation_claims c
               SET lookups = c.lookups + 1,
                   first_seen_at = CASE WHEN m.seen THEN coalesce(c.first_seen_at, now()) ELSE c.first_seen_at END,
@@ -310,10 +309,10 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
              FROM unnest(CAST(:kept AS uuid[]), CAST(:seen AS boolean[]), CAST(:not_found AS int[]), CAST(:counted AS boolean[])) AS m(entry_id, seen, not_found, counted)
             WHERE c.entry_id = m.entry_id AND c.batch_id = :batch
            RETURNING c.entry_id
-         ), ${paymentConfirmedEventsCte('confirmed_event', 'confirmed')}`,
-          select: `SELECT (SELECT coalesce(jsonb_agg(entry_id), '[]'::jsonb) FROM taken) AS held,
+         )`,
+          select: (done) => `SELECT (SELECT coalesce(jsonb_agg(entry_id), '[]'::jsonb) FROM taken) AS held,
                 (SELECT coalesce(jsonb_agg(jsonb_build_object('entryId', id, 'accountId', account_id, 'amount', amount::text, 'fee', fee::text)), '[]'::jsonb)
-                   FROM confirmed) AS confirmed`,
+                   FROM ${done.confirmed}) AS confirmed`,
         },
         {
           batch: batchId,

@@ -3,14 +3,13 @@ import type { Trx } from '../db';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import { createOutboxRepo, type OutboxEntry } from '../workflow-starts/outbox.repo';
-import type { PostingEngine } from '../ledger/posting-engine';
 import { paymentCredit } from '../ledger/postings';
 import { queueForConfirmation, type ConfirmationRequest } from '../payment-confirmation/confirmation-queue.access';
 import type { LedgerEntry, PostingPlan } from '../ledger/ledger.types';
 import type { Kobo } from '../money';
 import { createWebhookDeliveries } from '../events/webhook-deliveries';
-import { paymentReceivedBody, recordPaymentCredit } from '../events/change-events';
-import { paymentJudgementOf } from '../ledger/ledger-reads';
+import { paymentReceivedBody } from '../events/change-events';
+import type { EventedLedger } from '../events/ledger-events';
 
 interface ReceivedPayment {
   accountRef: string;
@@ -78,7 +77,7 @@ export function planPaymentCredit(jobs: Jobs, payment: ReceivedPayment): Payment
  * assigned by an operator, credits reconciliation found missing) through the ledger; live webhooks do the
  * same in one statement (payment-posting.repo).
  */
-export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs: Jobs }) {
+export function createPaymentCrediter(deps: { postingEngine: Pick<EventedLedger, 'creditPayment'>; jobs: Jobs }) {
   const { postingEngine, jobs } = deps;
   return async function creditPayment(
     trx: Trx,
@@ -86,30 +85,19 @@ export function createPaymentCrediter(deps: { postingEngine: PostingEngine; jobs
     payment: Omit<ReceivedPayment, 'accountRef' | 'tenantId'> & { inboundEventId: string; receivedAt: Date },
   ): Promise<{ entry: LedgerEntry; jobs: OutboxEntry[] }> {
     const plan = planPaymentCredit(jobs, { ...payment, accountRef: account.accountRef, tenantId: account.tenantId });
-    const entry = await postingEngine.creditPayment(trx, account.id, plan.posting);
+    // The ledger's events layer records its payment.received (a dynamic account's with the ledger's judgement of it)
+    // and its kyc.limit_exceeded; the callback carries the same body.
+    const { entry, body } = await postingEngine.creditPayment(
+      trx,
+      { id: account.id, accountRef: account.accountRef, dynamic: account.amountPolicy !== null },
+      plan.posting,
+      {
+        eventId: plan.eventId,
+        limitEventId: plan.limitEventId,
+        received: { gross: payment.gross, fee: payment.fee, senderName: payment.senderName, narration: payment.narration },
+      },
+    );
     await queueForConfirmation(trx, [{ ...plan.confirmation, postedAt: entry.createdAt }]);
-    // A dynamic account's judgement of the payment, made by the ledger as it posted it, goes in the body too; only a
-    // dynamic account (whose policy never changes) has one, so an ordinary account's credit reads nothing more.
-    const judgement = account.amountPolicy === null ? undefined : await paymentJudgementOf(trx, entry.id);
-    const body = judgement
-      ? paymentReceivedBody({
-          transactionGroupId: entry.transactionGroupId,
-          accountRef: account.accountRef,
-          gross: payment.gross,
-          fee: payment.fee,
-          senderName: payment.senderName,
-          narration: payment.narration,
-          judgement,
-        })
-      : plan.delivery.payload;
-    await recordPaymentCredit(trx, {
-      accountId: account.id,
-      entryId: entry.id,
-      transactionGroupId: entry.transactionGroupId,
-      eventId: plan.eventId,
-      holdEventId: plan.limitEventId,
-      body,
-    });
     const scheduled: OutboxEntry[] = [];
     if (account.callbackUrl) {
       await createWebhookDeliveries(trx).enqueue({

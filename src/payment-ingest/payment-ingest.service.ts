@@ -24,7 +24,7 @@ import { createInboundEventsRepo, CREDITED_BY_RECONCILIATION, type EventCategory
 import type { IngestMetrics } from '../metrics/ingest.metrics';
 import { planPaymentCredit } from './payment-credit';
 import { createPaymentPostingGroups } from './payment-posting-groups';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import { createPaymentPostingRepo } from './payment-posting.repo';
 
 type IngestOutcome = EventCategory | 'duplicate';
@@ -59,7 +59,7 @@ function describePostingFailure(error: unknown): string {
 export function createPaymentIngestService(deps: {
   db: Db;
   config: Pick<Config, 'PAYMENT_POSTING_GROUP_MAX' | 'PAYMENT_POSTING_STATEMENTS'>;
-  postingEngine: Pick<PostingEngine, 'creditPaymentsAmong'>;
+  postingEngine: Pick<EventedLedger, 'creditPaymentsAmong'>;
   logger: Logger;
   jobs: Jobs;
   starter: WorkflowStarter;

@@ -1,11 +1,10 @@
 import type { Db } from '../db';
 import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../workflow-starts/outbox.repo';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { PostedCredits } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import { paymentCreditRow } from '../ledger/postings';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
-import { deliveriesOfCreditsCte } from '../events/webhook-deliveries';
-import { judgedPaymentReceivedSql, paymentCreditEventsCte } from '../events/change-events';
 
 interface PostedPaymentAccount {
   id: string;
@@ -30,21 +29,12 @@ const jsonOf = (value: unknown): string =>
   JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
 
 /**
- * A claimed credit's (`c`) payment.received body: a dynamic account's (`t`, whose policy never changes) also carries the
- * ledger's judgement of it; an ordinary account's is the body as built.
- */
-const RECEIVED_BODY = judgedPaymentReceivedSql('c.delivery_payload', {
-  dynamicSql: 't.amount_policy IS NOT NULL',
-  judgements: 'posting_variance',
-  entryIdSql: "CAST(c.entry->>'id' AS uuid)",
-});
-
-/**
  * Live payment webhooks, to any accounts, in ONE statement (one round trip, atomic without BEGIN/COMMIT):
  * find the accounts by the payers' references, claim each request id with its event row, have the ledger
  * post a credit for every event claimed (in arrival order per account, under one lock of each account row,
- * taken in id order), queue each credit for a batch confirmation, and add each one's callback delivery and its
- * workflow to start, its `payment.received` event for the tenant's endpoints and, when part of it is held, its `kyc.limit_exceeded`. An
+ * taken in id order), queue each credit for a batch confirmation, and add the workflow that delivers its callback
+ * (the ledger's events layer adds the delivery, its `payment.received` event for the tenant's endpoints and, when part
+ * of it is held, its `kyc.limit_exceeded`). An
  * event whose request id is already claimed (earlier, or by an earlier copy in the
  * same group) claims nothing and so posts nothing; an event naming no account claims nothing either.
  * Events are claimed in request-id order and all of them before any account is locked, so two statements
@@ -73,12 +63,13 @@ const STATEMENT_PARTS = {
       FROM items i JOIN claim c ON c.id = CAST(i.event->>'id' AS uuid)
   )`,
   credits: 'claimed',
-  after: `${deliveriesOfCreditsCte('delivery', 'claimed', 'target', RECEIVED_BODY)},
-  ${paymentCreditEventsCte('tenant_event', { credits: 'claimed', accounts: 'target', holds: 'posting_held', payloadSql: RECEIVED_BODY })}, queued AS (
+  // The ledger's events layer adds each credit's callback delivery, its payment.received and its kyc.limit_exceeded.
+  told: { accounts: 'target' },
+  after: (posted: PostedCredits) => `queued AS (
     -- Each credit as posted, with its own posting time: its confirmation window counts from it.
     INSERT INTO confirmation_claims (entry_id, tenant_id, account_ref, provider_txn_ref, posted_at)
     SELECT p.id, t.tenant_id, t.account_ref, p.provider_txn_ref, p.created_at
-      FROM posting_inserted p JOIN target t ON t.id = p.account_id
+      FROM ${posted.entries} p JOIN target t ON t.id = p.account_id
     RETURNING entry_id
   ), outbox AS (
     INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, tenant_id, priority)
@@ -89,10 +80,12 @@ const STATEMENT_PARTS = {
     ON CONFLICT (workflow_id) DO NOTHING
     RETURNING workflow_id, workflow_type, args, search_attributes
   )`,
-  select: `SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'tenant_id', t.tenant_id, 'account_ref', t.account_ref, 'callback_url', t.callback_url)), '[]'::jsonb)
+  select: (
+    posted: PostedCredits,
+  ) => `SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'tenant_id', t.tenant_id, 'account_ref', t.account_ref, 'callback_url', t.callback_url)), '[]'::jsonb)
             FROM target t) AS accounts,
          (SELECT coalesce(jsonb_agg(CAST(c.event->>'id' AS uuid)), '[]'::jsonb) FROM claimed c) AS claimed_event_ids,
-         (SELECT count(*) FROM posting_inserted) AS posted,
+         (SELECT count(*) FROM ${posted.entries}) AS posted,
          (SELECT count(*) FROM queued) AS queued,
          (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs`,
 };
@@ -105,7 +98,7 @@ interface GroupRow {
   jobs: OutboxRow[];
 }
 
-export function createPaymentPostingRepo(db: Db, ledger: Pick<PostingEngine, 'creditPaymentsAmong'>) {
+export function createPaymentPostingRepo(db: Db, ledger: Pick<EventedLedger, 'creditPaymentsAmong'>) {
   return {
     /** Posts payments, to whichever accounts they name, all in one statement; one result per payment, in order. */
     async postGroup(payments: PaymentToPost[]): Promise<PaymentPostingResult[]> {

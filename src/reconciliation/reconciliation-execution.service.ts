@@ -3,7 +3,7 @@ import { isUniqueViolation, type Db } from '../db';
 import { uuidv7 } from '../ids';
 import type { Jobs } from '../contracts/jobs';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
 import type { PaymentCrediter } from '../payment-ingest/payment-credit';
@@ -84,7 +84,7 @@ export function createReconciliationExecutionService(deps: {
   provider: PaymentProvider;
   /** The tenants' hourly budget of provider calls, keyed by tenant id. */
   callBudget: { take(tenantId: string): Promise<number> };
-  postingEngine: PostingEngine;
+  postingEngine: EventedLedger;
   creditPayment: PaymentCrediter;
   settlementExecution: SettlementExecutionService;
   /** The split rules a restored payment is split by, as a confirmed payment is. */

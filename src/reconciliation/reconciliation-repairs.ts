@@ -6,10 +6,9 @@ import type { Jobs } from '../contracts/jobs';
 import { createOutboxRepo } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { createLedgerRepo } from '../ledger/ledger.repo';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
-import { recordChange } from '../events/change-events';
 import { FOUND_BY_RECONCILIATION, recordInboundEvent } from '../payment-ingest/inbound-events.access';
 import type { PaymentCrediter } from '../payment-ingest/payment-credit';
 import type { SettlementExecutionService } from '../settlements/settlement-execution.service';
@@ -34,7 +33,7 @@ class AlreadyRepaired extends Error {}
 export function createReconciliationRepairs(deps: {
   db: Db;
   logger: Logger;
-  postingEngine: PostingEngine;
+  postingEngine: EventedLedger;
   creditPayment: PaymentCrediter;
   settlementExecution: SettlementExecutionService;
   splits: Pick<SplitRulesService, 'rulesOf' | 'moveConfirmed'>;
@@ -148,7 +147,10 @@ export function createReconciliationRepairs(deps: {
         const rules = await splits.rulesOf([original.accountId], trx);
         const receiving = rules.get(original.accountId)?.parts.map((part) => part.toAccountId) ?? [];
         await postingEngine.lockAccounts(trx, [original.accountId, ...receiving]);
-        const { entry: restored, held } = await postingEngine.restoreReversedCredit(trx, original, reversal, RESTORED_NARRATION);
+        const { entry: restored, held } = await postingEngine.restoreReversedCredit(trx, original, reversal, {
+          narration: RESTORED_NARRATION,
+          reason: RESTORED_REASON,
+        });
         await splits.moveConfirmed(
           trx,
           [
@@ -163,15 +165,6 @@ export function createReconciliationRepairs(deps: {
           ],
           rules,
         );
-        const account = await findAccountById(trx, original.accountId);
-        await recordChange(trx, {
-          kind: 'payment_restored',
-          tenantId: original.tenantId,
-          transactionGroupId: original.transactionGroupId,
-          accountRef: account!.accountRef,
-          amount: restored.amount,
-          reason: RESTORED_REASON,
-        });
         await exceptions.recordRepair(
           trx,
           {

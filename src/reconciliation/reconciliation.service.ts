@@ -1,4 +1,3 @@
-import { findAccountById } from '../accounts/accounts.access';
 import { createAuditLog, type AuditActor } from '../audit/audit-log';
 import type { Config } from '../config';
 import type { Db } from '../db';
@@ -10,9 +9,8 @@ import { createOutboxRepo, type OutboxEntry } from '../workflow-starts/outbox.re
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { createLedgerRepo } from '../ledger/ledger.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import type { SplitRulesService } from '../split-rules/split-rules.service';
-import { recordChange } from '../events/change-events';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { isPlatformDecided, type FindingKind } from './findings';
 import { createReconciliationExceptionsRepo, type ExceptionRecord, type ExceptionStatus } from './reconciliation-exceptions.repo';
@@ -66,7 +64,7 @@ export function createReconciliationService(deps: {
   config: ReconciliationConfig;
   jobs: Jobs;
   starter: WorkflowStarter;
-  postingEngine: PostingEngine;
+  postingEngine: EventedLedger;
   /** A compensated credit's split parts, taken back with it. */
   splits: Pick<SplitRulesService, 'movedParts' | 'recordTakenBack'>;
   limits: Pick<RateLimits, 'reconciliationRuns'>;
@@ -270,21 +268,17 @@ export function createReconciliationService(deps: {
           const reason = `the provider reports this payment ${providerStatus}`;
           // A split credit's parts come back from the accounts that received them first, in the same transaction.
           const parts = await splits.movedParts(trx, credit.id);
-          const { debit, takenBack } = await postingEngine.compensateCredit(trx, credit, `compensation: ${reason}`, parts);
+          const { debit, takenBack } = await postingEngine.compensateCredit(
+            trx,
+            credit,
+            { narration: `compensation: ${reason}`, reason },
+            parts,
+          );
           await splits.recordTakenBack(
             trx,
             credit.id,
             takenBack.map((part) => ({ position: part.position, entryId: part.entryId })),
           );
-          const account = await findAccountById(trx, credit.accountId);
-          await recordChange(trx, {
-            kind: 'payment_compensated',
-            tenantId: credit.tenantId,
-            transactionGroupId: credit.transactionGroupId,
-            accountRef: account!.accountRef,
-            amount: debit.amount,
-            reason,
-          });
           await exceptions.resolve(trx, finding.id, { resolution: 'compensated', note, userId: null, via: 'cli', repairEntryId: debit.id });
           return debit;
         });

@@ -1,10 +1,9 @@
 import { findAccountById } from '../accounts/accounts.access';
 import type { Config } from '../config';
 import type { Db, Trx } from '../db';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import type { Logger } from '../logger';
 import { formatKobo } from '../money';
-import { recordChange } from '../events/change-events';
 import { isDuplicateReference, isNotCreatedRefusal, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
 import type { PaymentProvider } from '../provider/payment-provider';
 import { lookupProviderTransaction } from '../provider/transaction-lookup';
@@ -77,7 +76,7 @@ function answersTheRequest(error: ProviderRejectedError): boolean {
 export function createSettlementExecutionService(deps: {
   db: Db;
   provider: PaymentProvider;
-  postingEngine: PostingEngine;
+  postingEngine: EventedLedger;
   logger: Logger;
   config: Pick<Config, 'SETTLEMENT_MAX_ATTEMPTS' | 'SETTLEMENT_NOT_FOUND_GRACE'>;
   raiseFinding: RaiseSettlementFinding;
@@ -104,36 +103,18 @@ export function createSettlementExecutionService(deps: {
     });
   }
 
-  /** The settlement's outcome for the tenant's endpoints, in the transaction that decides it. */
-  async function recordOutcome(
-    trx: Trx,
-    settlement: SettlementRecord,
-    status: 'success' | 'failed' | 'refunded',
-    reason: string | null,
-  ): Promise<void> {
-    const accountRef = settlement.accountRef || ((await findAccountById(trx, settlement.accountId))?.accountRef ?? '');
-    await recordChange(trx, {
-      kind: 'settlement_ended',
-      tenantId: settlement.tenantId,
-      merchantTxRef: settlement.merchantTxRef,
-      accountRef,
-      amount: settlement.amount,
-      status,
-      reason,
-    });
-  }
-
   async function reverseDebit(
     trx: Trx,
     settlement: SettlementRecord,
     status: 'failed' | 'refunded',
     reason: string,
   ): Promise<SettlementStatus> {
-    const reversal = await postingEngine.reverse(
-      trx,
-      settlement.debitEntryId,
-      `${status === 'failed' ? 'settlement failed' : 'settlement refunded'}: ${reason}`,
-    );
+    // The ledger's events layer tells the settlement's end (settlement.failed or settlement.refunded) from the reversal.
+    const reversal = await postingEngine.reverseSettlementDebit(trx, settlement.debitEntryId, {
+      settlement: status,
+      reason,
+      narration: `${status === 'failed' ? 'settlement failed' : 'settlement refunded'}: ${reason}`,
+    });
     // The provider returns a refunded payout whole, its fee with it.
     if (reversal && settlement.status === 'success' && settlement.providerFee) {
       await postingEngine.payoutFeeReturned(trx, settlement.tenantId, settlement.merchantTxRef, settlement.providerFee);
@@ -143,7 +124,6 @@ export function createSettlementExecutionService(deps: {
       failureReason: reason,
       ...(reversal ? { reversalEntryId: reversal.reversal.id } : {}),
     });
-    await recordOutcome(trx, settlement, status, reason);
     logger.info({ settlementId: settlement.id, merchantTxRef: settlement.merchantTxRef, status, reason }, 'settlement debit reversed');
     return status;
   }
@@ -214,9 +194,9 @@ export function createSettlementExecutionService(deps: {
       const expected: AttemptOutcome[] = paidAfterFailure ? ['failed'] : [...UNDECIDED, 'accepted'];
       if (!current || !expected.includes(current.outcome)) return (await repo.lockById(settlement.id))!.status;
       const providerFee = feeKobo === null ? null : BigInt(feeKobo);
+      // The ledger's events layer tells settlement.succeeded from the payout it books.
       await postingEngine.settlementPaid(trx, settlement.debitEntryId, providerFee ?? 0n);
       await repo.update(settlement.id, { status: 'success', providerFee });
-      await recordOutcome(trx, settlement, 'success', null);
       const detail = paidAfterFailure
         ? { acknowledged: true, text: `the provider paid it after reporting it failed (${current.detail ?? 'failed'})` }
         : { acknowledged: true };

@@ -1,9 +1,9 @@
 import type { DbOrTrx } from '../db';
 import { outboxPriority, type OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { PostingPlan } from '../ledger/ledger.types';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { PostedDebit } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import { koboFromDb, type Kobo } from '../money';
-import { settlementCreatedEventsCte } from '../events/change-events';
 
 export interface SettlementDraft {
   id: string;
@@ -36,8 +36,8 @@ export type InitiationResult =
  * A settlement in ONE statement: find the tenant's account (and its customer's status), claim the
  * Idempotency-Key when there is one, have the ledger post the provisional debit with its checks under the
  * customer's lock (the customer still active, the account's funds, the customer's daily payout limit), and add
- * the settlement row, its `settlement.created` event and the workflow to start (in its tenant's lane of the
- * outbox, first in it: see outbox.repo).
+ * the settlement row and the workflow to start (in its tenant's lane of the outbox, first in it: see outbox.repo);
+ * the ledger's events layer adds its `settlement.created`.
  */
 const STATEMENT_PARTS = {
   before: `target AS (
@@ -56,26 +56,26 @@ const STATEMENT_PARTS = {
      WHERE t.customer_status = 'active' AND (CAST(:idempotency_key AS text) IS NULL OR EXISTS (SELECT 1 FROM claim))
   )`,
   accountIdSql: '(SELECT id FROM cleared)',
-  after: `settlement AS (
+  after: (posted: PostedDebit) => `settlement AS (
     INSERT INTO settlements (id, merchant_tx_ref, tenant_id, account_id, debit_entry_id, amount, bank_code, account_number, narration, account_name, beneficiary_id)
     SELECT CAST(:settlement_id AS uuid), :merchant_tx_ref, CAST(:tenant_id AS uuid), i.account_id, i.id, i.amount, :bank_code, :account_number, :narration, CAST(:account_name AS text), CAST(:beneficiary_id AS uuid)
-      FROM posting_inserted i
-    RETURNING id, tenant_id, merchant_tx_ref, amount, CAST(:account_ref AS text) AS account_ref, gen_random_uuid() AS event_id
-  ), ${settlementCreatedEventsCte('settlement_event', 'settlement')}, outbox AS (
+      FROM ${posted.entries} i
+    RETURNING id
+  ), outbox AS (
     INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, tenant_id, priority)
     SELECT :workflow_id, :workflow_type, CAST(:workflow_args AS jsonb), CAST(:workflow_search_attributes AS jsonb), CAST(:tenant_id AS uuid), CAST(:workflow_priority AS smallint)
       FROM settlement
     RETURNING workflow_id
   )`,
   // When nothing was made, the locked rows tell why: the customer's status, the account's funds, then the customer's daily limit.
-  select: `SELECT t.id AS account_id, t.customer_status,
+  select: (posted: PostedDebit) => `SELECT t.id AS account_id, t.customer_status,
          EXISTS (SELECT 1 FROM claim) AS claimed,
          EXISTS (SELECT 1 FROM settlement) AS created,
          g.customer_active, g.funds_covered, g.tier, g.daily_limit, g.used_today
-    FROM (SELECT 1) AS one LEFT JOIN target t ON true LEFT JOIN posting_gate g ON true`,
+    FROM (SELECT 1) AS one LEFT JOIN target t ON true LEFT JOIN ${posted.gate} g ON true`,
 };
 
-export function createSettlementInitiationRepo(db: DbOrTrx, ledger: Pick<PostingEngine, 'debitSettlementAmong'>) {
+export function createSettlementInitiationRepo(db: DbOrTrx, ledger: Pick<EventedLedger, 'debitSettlementAmong'>) {
   return {
     async initiate(draft: SettlementDraft): Promise<InitiationResult> {
       const result = await ledger.debitSettlementAmong(db, 'settlement-initiation', STATEMENT_PARTS, draft.debit, {

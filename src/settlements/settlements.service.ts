@@ -22,7 +22,7 @@ import type { ProviderAccountName, ProviderBank } from '../provider/provider.typ
 import type { RateLimits } from '../rate-limits/rate-limits';
 import type { BankDirectory } from './bank-directory';
 import { baseReference, newMerchantTxRef } from './merchant-tx-ref';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 import { createSettlementInitiationRepo, type InitiationResult, type SettlementDraft } from './settlement-initiation.repo';
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
 import type { PayoutSignal, PayoutSignalType } from '../contracts/settlement.contract';
@@ -96,7 +96,7 @@ const invalidBankCode = (): ValidationError => new ValidationError('invalid bank
 export function createSettlementsService(deps: {
   db: Db;
   config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET' | 'PROVIDER_LOOKUP_RETRY_BUDGET'>;
-  postingEngine: Pick<PostingEngine, 'debitSettlementAmong' | 'insufficientFunds'>;
+  postingEngine: Pick<EventedLedger, 'debitSettlementAmong' | 'insufficientFunds'>;
   logger: Logger;
   provider: PaymentProvider;
   banks: BankDirectory;

@@ -178,7 +178,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     const rounds = createBatchConfirmationService({
       db,
       provider: quiet.infra.provider,
-      postingEngine: quiet.services.postingEngine,
+      postingEngine: quiet.services.ledger,
       logger: quiet.infra.logger,
       windowMs,
       minNotFoundLookups: 3,

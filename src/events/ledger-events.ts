@@ -1,0 +1,372 @@
+import type { DbOrTrx, Trx } from '../db';
+import type { Kobo } from '../money';
+import { paymentJudgementOf } from '../ledger/ledger-reads';
+import type { LedgerEntry, PostingPlan } from '../ledger/ledger.types';
+import type {
+  CompensatedCredit,
+  ConfirmedCredits,
+  PaidSettlement,
+  PostedCredit,
+  PostedCredits,
+  PostedDebit,
+  PostedTransfer,
+  PostingEngine,
+  RestoredCredit,
+  Reversal,
+  SplitPartToTakeBack,
+  StatementParts,
+} from '../ledger/posting-engine';
+import {
+  judgedPaymentReceivedSql,
+  paymentConfirmedEventsCte,
+  paymentCreditEventsCte,
+  paymentReceivedBody,
+  recordPaymentCredit,
+  settlementCreatedEventsCte,
+} from './change-events';
+import { eventData, type EventInput, type EventType } from './event-catalogue';
+import { recordEvent, type EventOf } from './tenant-events';
+import { deliveriesOfCreditsCte } from './webhook-deliveries';
+
+/**
+ * The one layer that tells tenants of money: the ledger's operations, each recording the events of what it did
+ * (read from the ledger's result) in the operation's own transaction, so a product module never records a money
+ * event itself. The one-at-a-time operations map their LedgerResult to events here (moneyEventsOf); the grouped
+ * statements (payment ingest, batch confirmation, settlement initiation) add their events as CTEs read from the
+ * relations the ledger hands them (PostedCredits, ConfirmedCredits, PostedDebit).
+ */
+
+/** The operations whose results are told one at a time. */
+export type ToldResult = Reversal | RestoredCredit | CompensatedCredit | PostedTransfer | PaidSettlement;
+
+/**
+ * Why the ledger did it, as the tenant is told: the reason a correction of a payment or a settlement's end gives,
+ * and, for a settlement's debit reversed, how the settlement ended.
+ */
+export interface Why {
+  reason: string;
+  settlement?: 'failed' | 'refunded';
+}
+
+const SETTLEMENT_ENDED = { success: 'settlement.succeeded', failed: 'settlement.failed', refunded: 'settlement.refunded' } as const;
+
+/** An event with the tenant it is for. */
+export type TenantMoneyEvent = EventOf & { tenantId: string };
+
+function told<T extends EventType>(tenantId: string, type: T, input: EventInput<T>): TenantMoneyEvent {
+  return { tenantId, type, data: eventData(type, input) } as TenantMoneyEvent;
+}
+
+/** The accounts whose references a result's events name. */
+export function accountsOf(result: ToldResult): string[] {
+  switch (result.kind) {
+    case 'reversed':
+      return [result.original.accountId];
+    case 'restored':
+      return [result.entry.accountId];
+    case 'compensated':
+      return [result.credit.accountId];
+    case 'transferred':
+      return [result.debit.accountId, result.credit.accountId];
+    case 'settlement_paid':
+      return [result.debit.accountId];
+  }
+}
+
+/** A settlement's ending, told from its debit (whose reference is the settlement's merchantTxRef). */
+function settlementEnded(
+  debit: LedgerEntry,
+  accountRef: string,
+  status: keyof typeof SETTLEMENT_ENDED,
+  reason: string | null,
+): TenantMoneyEvent {
+  if (debit.kind !== 'settlement' || debit.providerTxnRef === null) throw new Error(`entry ${debit.id} is no settlement's debit`);
+  return told(debit.tenantId, SETTLEMENT_ENDED[status], {
+    merchantTxRef: debit.providerTxnRef,
+    accountRef,
+    amount: debit.amount,
+    status,
+    reason,
+  });
+}
+
+/**
+ * The events of what the ledger did: a payment credit reversed, restored or compensated (told with `why`), a
+ * transfer between accounts, a settlement paid, or its debit reversed (told with how it ended and why).
+ * `accountRefs` holds the reference of every account of accountsOf(result).
+ */
+export function moneyEventsOf(result: ToldResult, accountRefs: ReadonlyMap<string, string>, why?: Why): TenantMoneyEvent[] {
+  const refOf = (accountId: string): string => {
+    const ref = accountRefs.get(accountId);
+    if (ref === undefined) throw new Error(`no reference for account ${accountId}`);
+    return ref;
+  };
+  const reasonOf = (): string => {
+    if (!why) throw new Error(`a ${result.kind} payment is told with its reason`);
+    return why.reason;
+  };
+  switch (result.kind) {
+    case 'reversed': {
+      const { original } = result;
+      if (original.direction === 'debit') {
+        if (!why?.settlement) throw new Error("a settlement's reversed debit is told with how the settlement ended");
+        return [settlementEnded(original, refOf(original.accountId), why.settlement, why.reason)];
+      }
+      return [
+        told(original.tenantId, 'payment.reversed', {
+          transactionGroupId: original.transactionGroupId,
+          accountRef: refOf(original.accountId),
+          amount: original.amount,
+          reason: reasonOf(),
+        }),
+      ];
+    }
+    case 'restored': {
+      const { original, entry } = result;
+      return [
+        told(original.tenantId, 'payment.restored', {
+          transactionGroupId: original.transactionGroupId,
+          accountRef: refOf(entry.accountId),
+          amount: entry.amount,
+          reason: reasonOf(),
+        }),
+      ];
+    }
+    case 'compensated': {
+      const { credit, debit } = result;
+      return [
+        told(credit.tenantId, 'payment.compensated', {
+          transactionGroupId: credit.transactionGroupId,
+          accountRef: refOf(credit.accountId),
+          amount: debit.amount,
+          reason: reasonOf(),
+        }),
+      ];
+    }
+    case 'transferred': {
+      const { reference, debit, credit, held } = result;
+      return [
+        told(debit.tenantId, 'transfer.completed', {
+          transferId: reference,
+          fromAccountRef: refOf(debit.accountId),
+          toAccountRef: refOf(credit.accountId),
+          amount: debit.amount,
+          narration: debit.narration,
+          heldAmount: held,
+        }),
+      ];
+    }
+    case 'settlement_paid':
+      return [settlementEnded(result.debit, refOf(result.debit.accountId), 'success', null)];
+  }
+}
+
+async function accountRefs(trx: Trx, accountIds: string[]): Promise<Map<string, string>> {
+  const rows: Array<{ id: string; account_ref: string }> = await trx('virtual_accounts')
+    .whereIn('id', [...new Set(accountIds)])
+    .select('id', 'account_ref');
+  return new Map(rows.map((row) => [row.id, row.account_ref]));
+}
+
+/** Records the events of what the ledger did, in the transaction it did it in. */
+async function tell<R extends ToldResult>(trx: Trx, result: R, why?: Why): Promise<R> {
+  for (const event of moneyEventsOf(result, await accountRefs(trx, accountsOf(result)), why)) await recordEvent(trx, event);
+  return result;
+}
+
+/** A received payment as its `payment.received` body tells it (the account's judgement of it is the ledger's). */
+export interface ReceivedPayment {
+  gross: Kobo;
+  fee: Kobo;
+  senderName: string;
+  narration: string;
+}
+
+/**
+ * What a grouped payment credits' statement tells, read from the caller's relations: `credits` (its credits
+ * relation: account_id, event (the inbound event, its id), received_at, delivery_id, delivery_payload (the body
+ * paymentReceivedBody wrote before the account was known), event_record_id, hold_event_id and entry) and
+ * `accounts` (id, tenant_id, account_ref, callback_url and amount_policy).
+ */
+interface CreditsTold {
+  accounts: string;
+}
+
+/** The ledger, each of whose money operations records the events of what it did. */
+export function createEventedLedger(ledger: PostingEngine) {
+  return {
+    ...ledger,
+
+    /** A payment credit to a known account (a group of one), with its events; the `payment.received` body told, for its callback. */
+    async creditPayment(
+      trx: Trx,
+      account: { id: string; accountRef: string; dynamic: boolean },
+      posting: PostingPlan,
+      told: { eventId: string; limitEventId: string; received: ReceivedPayment },
+    ): Promise<PostedCredit & { body: string }> {
+      const credited = await ledger.creditPayment(trx, account.id, posting);
+      const { entry } = credited;
+      // Only a dynamic account (whose policy never changes) has a judgement, so an ordinary account's credit reads nothing more.
+      const judgement = account.dynamic ? await paymentJudgementOf(trx, entry.id) : undefined;
+      const body = paymentReceivedBody({
+        transactionGroupId: entry.transactionGroupId,
+        accountRef: account.accountRef,
+        ...told.received,
+        judgement,
+      });
+      await recordPaymentCredit(trx, {
+        accountId: account.id,
+        entryId: entry.id,
+        transactionGroupId: entry.transactionGroupId,
+        eventId: told.eventId,
+        holdEventId: told.limitEventId,
+        body,
+      });
+      return { ...credited, body };
+    },
+
+    /**
+     * Payment credits in ONE statement with the caller's rows (see the posting engine's creditPaymentsAmong), and for
+     * each credit posted its callback delivery (when its account has a callbackUrl), its `payment.received` and, when
+     * part of it is set aside over the customer's limits, its `kyc.limit_exceeded`: the body judged by the ledger for a
+     * dynamic account.
+     */
+    creditPaymentsAmong(
+      db: DbOrTrx,
+      name: string,
+      parts: StatementParts<PostedCredits> & { credits: string; told: CreditsTold },
+      bindings: Record<string, unknown>,
+    ): Promise<{ rows: unknown[] }> {
+      const { credits, told } = parts;
+      const body = (posted: PostedCredits): string =>
+        judgedPaymentReceivedSql('c.delivery_payload', {
+          dynamicSql: 't.amount_policy IS NOT NULL',
+          judgements: posted.judgements,
+          entryIdSql: "CAST(c.entry->>'id' AS uuid)",
+        });
+      return ledger.creditPaymentsAmong(
+        db,
+        name,
+        {
+          ...parts,
+          after: (posted) =>
+            [
+              deliveriesOfCreditsCte('told_delivery', credits, told.accounts, body(posted)),
+              paymentCreditEventsCte('told_event', {
+                credits,
+                accounts: told.accounts,
+                holds: posted.reservations,
+                payloadSql: body(posted),
+              }),
+              parts.after?.(posted),
+            ]
+              .filter(Boolean)
+              .join(',\n  '),
+        },
+        bindings,
+      );
+    },
+
+    /** Confirms provisional credits in ONE statement with the caller's rows, and records `payment.confirmed` for each it confirmed. */
+    confirmCreditsAmong(
+      db: DbOrTrx,
+      parts: StatementParts<ConfirmedCredits> & { entryIdsSql: string; accountIdsSql: string },
+      bindings: Record<string, unknown>,
+    ): Promise<{ rows: unknown[] }> {
+      return ledger.confirmCreditsAmong(
+        db,
+        {
+          ...parts,
+          after: (done) => [parts.after?.(done), paymentConfirmedEventsCte('told_confirmed', done.confirmed)].filter(Boolean).join(',\n  '),
+        },
+        bindings,
+      );
+    },
+
+    /**
+     * A settlement's debit in ONE statement with the caller's rows, and `settlement.created` for the debit posted (its
+     * reference is the settlement's merchantTxRef), when one was.
+     */
+    debitSettlementAmong(
+      db: DbOrTrx,
+      name: string,
+      parts: StatementParts<PostedDebit> & { accountIdSql: string },
+      debit: PostingPlan,
+      bindings: Record<string, unknown>,
+    ): Promise<{ rows: unknown[] }> {
+      return ledger.debitSettlementAmong(
+        db,
+        name,
+        {
+          ...parts,
+          after: (posted) =>
+            [
+              parts.after?.(posted),
+              `told_settlement AS (
+    SELECT i.tenant_id, i.provider_txn_ref AS merchant_tx_ref, i.amount, a.account_ref, gen_random_uuid() AS event_id
+      FROM ${posted.entries} i JOIN virtual_accounts a ON a.id = i.account_id
+  ), ${settlementCreatedEventsCte('told_settlement_event', 'told_settlement')}`,
+            ]
+              .filter(Boolean)
+              .join(',\n  '),
+        },
+        debit,
+        bindings,
+      );
+    },
+
+    /** Moves money between two accounts (see the posting engine's transfer), with its `transfer.completed`. */
+    async transfer(trx: Trx, transfer: Parameters<PostingEngine['transfer']>[1]): Promise<PostedTransfer> {
+      return tell(trx, await ledger.transfer(trx, transfer));
+    },
+
+    /** A settlement's payout left the provider (see the posting engine's settlementPaid), with its `settlement.succeeded`. */
+    async settlementPaid(trx: Trx, debitEntryId: string, payoutFee: Kobo): Promise<PaidSettlement | undefined> {
+      const paid = await ledger.settlementPaid(trx, debitEntryId, payoutFee);
+      return paid && tell(trx, paid);
+    },
+
+    /**
+     * Reverses a settlement's debit: a failed one's provisional debit, or a refunded one's paid debit, with its
+     * `settlement.failed` or `settlement.refunded` (why); undefined when there was nothing to reverse.
+     */
+    async reverseSettlementDebit(
+      trx: Trx,
+      debitEntryId: string,
+      told: Why & { settlement: 'failed' | 'refunded'; narration: string },
+    ): Promise<Reversal | undefined> {
+      const reversal = await ledger.reverse(trx, debitEntryId, told.narration);
+      return reversal && tell(trx, reversal, told);
+    },
+
+    /** Reverses a provisional payment credit, with its `payment.reversed` (why); undefined when it had left `provisional`. */
+    async reversePayment(trx: Trx, entryId: string, told: Why & { narration: string }): Promise<Reversal | undefined> {
+      const reversal = await ledger.reverse(trx, entryId, told.narration);
+      return reversal && tell(trx, reversal, told);
+    },
+
+    /** Restores a reversed payment credit (see the posting engine's restoreReversedCredit), with its `payment.restored` (why). */
+    async restoreReversedCredit(
+      trx: Trx,
+      original: LedgerEntry,
+      reversal: LedgerEntry,
+      told: Why & { narration: string },
+    ): Promise<RestoredCredit> {
+      return tell(trx, await ledger.restoreReversedCredit(trx, original, reversal, told.narration), told);
+    },
+
+    /** Takes a confirmed credit back (see the posting engine's compensateCredit), with its `payment.compensated` (why). */
+    async compensateCredit<Part extends SplitPartToTakeBack>(
+      trx: Trx,
+      credit: LedgerEntry,
+      told: Why & { narration: string },
+      parts: Part[] = [],
+    ): Promise<CompensatedCredit<Part>> {
+      const compensated = await ledger.compensateCredit(trx, credit, told.narration, parts);
+      await tell(trx, compensated, told);
+      return compensated;
+    },
+  };
+}
+
+export type EventedLedger = ReturnType<typeof createEventedLedger>;
