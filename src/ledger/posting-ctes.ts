@@ -385,11 +385,13 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
       RETURNING v.id
     ), posting_customer_moved AS (
       UPDATE customers c
-         SET unheld_balance = c.unheld_balance + n.net - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.customer_id = c.id)${payoutDay}
-        FROM (SELECT a.customer_id, sum(t.credits - t.debits) AS net${payoutDayColumns}
+         SET unheld_balance = c.unheld_balance + n.unheld_moved${payoutDay}
+        FROM (SELECT a.customer_id, sum(t.credits - t.debits) - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.customer_id = a.customer_id) AS unheld_moved${payoutDayColumns}
                 FROM posting_account a JOIN posting_totals t ON t.account_id = a.id
                GROUP BY a.customer_id) n
-       WHERE c.id = n.customer_id
+       -- A customer whose row would not change is not written: a credit held whole (its customer past the balance limit)
+       -- moves no unheld money.
+       WHERE c.id = n.customer_id AND (n.unheld_moved <> 0${countsTowardDay ? ` OR ${countsTowardDay}` : ''})
       RETURNING c.id
     )`;
 }
