@@ -312,7 +312,21 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
   const judged = debits
     ? `NOT EXISTS (SELECT 1 FROM posting_drafts x JOIN posting_account xa ON xa.id = x.account_id WHERE x.direction = 'debit' AND xa.customer_id = c.id)`
     : undefined;
-  const countsTowardDay = debits ? `(n.debits > 0 AND ${debits.countTowardDaySql})` : 'false';
+  // A statement without debits never counts toward a customer's payouts of the day: it leaves the day's columns alone
+  // and does not look the payout's day up.
+  const countsTowardDay = debits ? `(n.debits > 0 AND ${debits.countTowardDaySql})` : null;
+  const payoutDay = countsTowardDay
+    ? `,
+             debits_day = CASE WHEN ${countsTowardDay} THEN n.payout_day ELSE c.debits_day END,
+             debits_day_total = CASE WHEN ${countsTowardDay}
+                                     THEN CASE WHEN c.debits_day = n.payout_day THEN c.debits_day_total ELSE 0 END + n.debits
+                                     ELSE c.debits_day_total END`
+    : '';
+  const payoutDayColumns = countsTowardDay
+    ? `, sum(t.debits) AS debits,
+                     (SELECT ${PAYOUT_DAY} FROM posting_inserted i
+                       WHERE i.direction = 'debit' AND i.account_id IN (SELECT id FROM posting_account x WHERE x.customer_id = a.customer_id)) AS payout_day`
+    : '';
   // Only the payment credits' statement judges and records payments to dynamic accounts: a transfer's drafts are never payments.
   const judgesPayments = debits === undefined;
   // A judged credit posted confirmed (a reversed payment's restoration) closes its account here, as its confirmation
@@ -400,17 +414,13 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
       RETURNING v.id
     ), posting_customer_moved AS (
       UPDATE customers c
-         SET unheld_balance = c.unheld_balance + n.net - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.customer_id = c.id),
-             debits_day = CASE WHEN ${countsTowardDay} THEN n.payout_day ELSE c.debits_day END,
-             debits_day_total = CASE WHEN ${countsTowardDay}
-                                     THEN CASE WHEN c.debits_day = n.payout_day THEN c.debits_day_total ELSE 0 END + n.debits
-                                     ELSE c.debits_day_total END
-        FROM (SELECT a.customer_id, sum(t.credits - t.debits) AS net, sum(t.debits) AS debits,
-                     (SELECT ${PAYOUT_DAY} FROM posting_inserted i
-                       WHERE i.direction = 'debit' AND i.account_id IN (SELECT id FROM posting_account x WHERE x.customer_id = a.customer_id)) AS payout_day
+         SET unheld_balance = c.unheld_balance + n.unheld_moved${payoutDay}
+        FROM (SELECT a.customer_id, sum(t.credits - t.debits) - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.customer_id = a.customer_id) AS unheld_moved${payoutDayColumns}
                 FROM posting_account a JOIN posting_totals t ON t.account_id = a.id
                GROUP BY a.customer_id) n
-       WHERE c.id = n.customer_id
+       -- A customer whose row would not change is not written: a credit held whole (its customer past the balance limit)
+       -- moves no unheld money.
+       WHERE c.id = n.customer_id AND (n.unheld_moved <> 0${countsTowardDay ? ` OR ${countsTowardDay}` : ''})
       RETURNING c.id
     )`;
 }

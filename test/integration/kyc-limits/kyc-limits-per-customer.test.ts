@@ -214,4 +214,18 @@ describe('KYC tier limits per customer', () => {
     }
     assert.equal((await settle(account, '40000.00')).status, 202);
   });
+
+  it("a credit held whole leaves its customer's row unwritten: nothing the row keeps moves", async () => {
+    const [account] = (await customerWithAccounts(1)) as [ProvisionedAccount];
+    for (const _ of [1, 2, 3, 4, 5, 6]) await paid(account, 50_000);
+    // At the 300,000.00 balance limit: the next credit is held whole.
+    const customerRow = () =>
+      stack.infra.db('customers').where({ id: account.CustomerID }).first(stack.infra.db.raw('xmin::text AS version'), 'unheld_balance');
+    const before = await customerRow();
+    assert.equal(BigInt(before.unheld_balance), 30_000_000n);
+    await paid(account, 20_000);
+    assert.deepEqual(await balances([account]), [{ ledger: 32_000_000n, held: 2_000_000n }]);
+    assert.deepEqual(await customerRow(), before);
+    assert.deepEqual(await verifyLedger(), []);
+  });
 });
