@@ -1,6 +1,7 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { MismatchAction, PaymentJudgement, Variance } from './payment-variance';
+import { HELD_CREDIT_KINDS_SQL } from './reservation-kinds';
 
 /**
  * The ledger's reads for other modules. Only src/ledger/ names the ledger's tables: a caller whose one
@@ -44,11 +45,14 @@ export function paymentCreditsAmongSql(entryIds: string): string {
 }
 
 /**
- * A SELECT of a credit's hold (the hold's columns and the credit's amount as credit_amount) for the
- * credit `entryId` (an expression): no row when the credit is not held.
+ * A SELECT of a credit's hold (entry_id, account_id, amount, tier, limit_kind, limit_amount, and the credit's amount
+ * as credit_amount: the columns posting_held returns) for the credit `entryId` (an expression): no row when the
+ * credit is not held.
  */
 export function creditHoldSql(entryId: string): string {
-  return `SELECT h.*, e.amount AS credit_amount FROM ledger_holds h JOIN ledger_entries e ON e.id = h.entry_id WHERE h.entry_id = ${entryId}`;
+  return `SELECT r.owner_id AS entry_id, r.account_id, r.amount, r.tier, r.reason AS limit_kind, r.limit_amount, e.amount AS credit_amount
+      FROM ledger_reservations r JOIN ledger_entries e ON e.id = r.owner_id
+     WHERE r.owner_id = ${entryId} AND r.kind IN ${HELD_CREDIT_KINDS_SQL}`;
 }
 
 /** Money in and out of a tenant's accounts on one day. */
@@ -107,8 +111,8 @@ export function createLedgerPipelineReads(db: DbOrTrx) {
     /** Money held over KYC limits, across tenants (the open holds' partial index). */
     async heldMoney(): Promise<{ credits: number; naira: number; oldestAgeSeconds: number }> {
       const { rows } = await db.raw(
-        `SELECT count(*) AS credits, coalesce(sum(amount - released), 0) AS kobo, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
-           FROM ledger_holds WHERE released < amount`,
+        `SELECT count(*) AS credits, coalesce(sum(open_amount), 0) AS kobo, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
+           FROM ledger_reservations WHERE open_amount > 0 AND kind IN ${HELD_CREDIT_KINDS_SQL}`,
       );
       const row = rows[0] as { credits: string; kobo: string; oldest: string };
       return { credits: Number(row.credits), naira: Number(row.kobo) / 100, oldestAgeSeconds: Number(row.oldest) };
@@ -154,9 +158,9 @@ export async function paymentJudgementOf(db: DbOrTrx, entryId: string): Promise<
  * which are still held: entry_id, tenant_id, account_id, transaction_group_id, variance and created_at (the
  * hold's). Read oldest first (ORDER BY created_at), it walks the index of open amount-mismatch holds only.
  */
-export const HELD_MISMATCHES_TO_RETURN_SQL = `(SELECT h.entry_id, h.tenant_id, h.account_id, e.transaction_group_id, v.variance, h.created_at
-     FROM ledger_holds h
-     JOIN ledger_entries e ON e.id = h.entry_id
-     JOIN ledger_payment_variances v ON v.entry_id = h.entry_id
-    WHERE h.limit_kind = 'amount_mismatch' AND h.released < h.amount AND e.kind IN ('payment', 'adjustment') AND e.status = 'confirmed'
+export const HELD_MISMATCHES_TO_RETURN_SQL = `(SELECT r.owner_id AS entry_id, r.tenant_id, r.account_id, e.transaction_group_id, v.variance, r.created_at
+     FROM ledger_reservations r
+     JOIN ledger_entries e ON e.id = r.owner_id
+     JOIN ledger_payment_variances v ON v.entry_id = r.owner_id
+    WHERE r.kind = 'payment_mismatch' AND r.open_amount > 0 AND e.kind IN ('payment', 'adjustment') AND e.status = 'confirmed'
       AND v.action = 'return')`;

@@ -244,7 +244,7 @@ export function createLedgerRepo(db: DbOrTrx) {
     async fundsStanding(trx: DbOrTrx, accountId: string): Promise<FundsStanding | undefined> {
       const result = await trx.raw(
         `SELECT a.ledger_balance, a.pending_credits, a.held_balance,
-                coalesce((SELECT array_agg(DISTINCT h.limit_kind) FROM ledger_holds h WHERE h.account_id = a.id AND h.released < h.amount),
+                coalesce((SELECT array_agg(DISTINCT r.reason) FROM ledger_reservations r WHERE r.account_id = a.id AND r.open_amount > 0),
                          '{}') AS hold_kinds
            FROM virtual_accounts a WHERE a.id = ?`,
         [accountId],

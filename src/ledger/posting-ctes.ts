@@ -72,7 +72,8 @@ const PAYOUT_DAY = lagosDayOf('max(created_at)');
  * U = max(U0, min(limit, U0 + their Y)): a running sum, no recursion. Only the credits `judgedSql` (over d and c)
  * keeps are judged. Columns: id, account_id, customer_id,
  * tenant_id, amount, tier, single_credit, balance_limit, allowed (Y), held. posting_held returns each hold
- * written (entry_id, account_id, amount held, tier, limit_kind, limit_amount, credit_amount), for the caller's rows.
+ * written (entry_id, account_id, amount held, tier, limit_kind (the reservation's reason), limit_amount, credit_amount),
+ * for the caller's rows.
  */
 function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { heldSql: string; expectedSql: string }): string {
   const unheld = (run: string) =>
@@ -90,16 +91,18 @@ function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { h
                 FROM ${draftsFrom}
                WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment', 'transfer') AND ${judgedSql}) s
     ), posting_held AS (
-      -- The hold names the limit that explains it: a returned mismatch (its limit the expected amount), or the
-      -- single-credit limit when that alone accounts for it.
-      INSERT INTO ledger_holds (entry_id, tenant_id, account_id, amount, tier, limit_kind, limit_amount)
-      SELECT j.id, j.tenant_id, j.account_id, j.held, j.tier,
+      -- The reservation of what is held (see reservations): a returned mismatch's (its limit the expected amount), or a
+      -- KYC limit's naming the limit that explains it, the single-credit limit when that alone accounts for it.
+      INSERT INTO ledger_reservations (id, tenant_id, account_id, kind, reason, owner_id, amount, tier, limit_amount)
+      SELECT gen_random_uuid(), j.tenant_id, j.account_id,
+             CASE WHEN j.returned THEN 'payment_mismatch' ELSE 'kyc_limit' END,
              CASE WHEN j.returned THEN 'amount_mismatch' WHEN j.amount - j.allowed >= j.held THEN 'single_credit' ELSE 'balance' END,
+             j.id, j.held, j.tier,
              CASE WHEN j.returned THEN coalesce(j.expected_amount, 0) WHEN j.amount - j.allowed >= j.held THEN j.single_credit ELSE j.balance_limit END
         FROM posting_judged j
        WHERE j.held > 0
-      RETURNING entry_id, account_id, amount, tier, limit_kind, limit_amount,
-                (SELECT j.amount FROM posting_judged j WHERE j.id = entry_id) AS credit_amount
+      RETURNING owner_id AS entry_id, account_id, amount, tier, reason AS limit_kind, limit_amount,
+                (SELECT j.amount FROM posting_judged j WHERE j.id = owner_id) AS credit_amount
     )`;
 }
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { looserThanDefaults, withinDefaults } from '../../src/kyc-limits/customer-limits';
-import { releasableUnderLimits } from '../../src/ledger/holds.repo';
+import { releasableUnderLimits } from '../../src/ledger/kyc-limit-releases';
 import { DEVELOPMENT_SETTINGS } from '../helpers/config';
 
 describe('KYC tier limits', () => {
