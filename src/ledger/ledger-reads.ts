@@ -1,7 +1,8 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { MismatchAction, PaymentJudgement, Variance } from './payment-variance';
-import { HELD_CREDIT_KINDS_SQL } from './reservation-kinds';
+import type { FundsSource } from './ledger.types';
+import { HELD_CREDIT_KINDS_SQL, RESERVATION_KIND_NAMES, type ReservationKind } from './reservation-kinds';
 
 /**
  * The ledger's reads for other modules. Only src/ledger/ names the ledger's tables: a caller whose one
@@ -53,6 +54,58 @@ export function creditHoldSql(entryId: string): string {
   return `SELECT r.owner_id AS entry_id, r.account_id, r.amount, r.tier, r.reason AS limit_kind, r.limit_amount, e.amount AS credit_amount
       FROM ledger_reservations r JOIN ledger_entries e ON e.id = r.owner_id
      WHERE r.owner_id = ${entryId} AND r.kind IN ${HELD_CREDIT_KINDS_SQL}`;
+}
+
+/** An account's money as one read of the ledger saw it. */
+export interface AccountFunds {
+  ledgerBalance: Kobo;
+  pendingCredits: Kobo;
+  /** The sum of the account's open reservations. */
+  heldBalance: Kobo;
+  /** The same money by kind: every declared kind, 0 when none. */
+  reserved: Record<ReservationKind, Kobo>;
+  /** What a payout may spend under each rule (ledger_spendable), never below zero. */
+  spendable: Record<FundsSource, Kobo>;
+}
+
+/** Each account's funds (see AccountFunds), in one statement: its reservations and its totals agree. */
+export async function accountFundsOf(db: DbOrTrx, accountIds: string[]): Promise<Map<string, AccountFunds>> {
+  if (accountIds.length === 0) return new Map();
+  const result = await db.raw(
+    `SELECT a.id, a.ledger_balance, a.pending_credits, a.held_balance,
+            greatest(0, ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, false)) AS spend_ledger,
+            greatest(0, ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, true)) AS spend_available,
+            coalesce((SELECT jsonb_object_agg(r.kind, r.open)
+                        FROM (SELECT kind, sum(open_amount) AS open FROM ledger_reservations
+                               WHERE account_id = a.id AND open_amount > 0 GROUP BY kind) r), '{}') AS reserved
+       FROM virtual_accounts a
+      WHERE a.id = ANY(CAST(? AS uuid[]))`,
+    [accountIds],
+  );
+  const rows = result.rows as Array<{
+    id: string;
+    ledger_balance: string;
+    pending_credits: string;
+    held_balance: string;
+    spend_ledger: string;
+    spend_available: string;
+    reserved: Record<string, string | number>;
+  }>;
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        ledgerBalance: koboFromDb(row.ledger_balance),
+        pendingCredits: koboFromDb(row.pending_credits),
+        heldBalance: koboFromDb(row.held_balance),
+        reserved: Object.fromEntries(RESERVATION_KIND_NAMES.map((kind) => [kind, koboFromDb(row.reserved[kind] ?? 0)])) as Record<
+          ReservationKind,
+          Kobo
+        >,
+        spendable: { ledger: koboFromDb(row.spend_ledger), available: koboFromDb(row.spend_available) },
+      },
+    ]),
+  );
 }
 
 /** Money in and out of a tenant's accounts on one day. */

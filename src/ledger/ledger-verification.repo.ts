@@ -247,7 +247,8 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
         SELECT 'customer_totals' AS check, NULL AS "accountRef",
                format('customer %s: stored unheld balance %s; its accounts hold %s unheld', c.id, c.unheld_balance, coalesce(s.unheld, 0)) AS detail
           FROM customers c
-          LEFT JOIN (SELECT customer_id, sum(ledger_balance - held_balance) AS unheld FROM virtual_accounts GROUP BY customer_id) s ON s.customer_id = c.id
+          LEFT JOIN (SELECT customer_id, sum(ledger_spendable(ledger_balance, held_balance, pending_credits, false)) AS unheld
+                       FROM virtual_accounts GROUP BY customer_id) s ON s.customer_id = c.id
          WHERE c.unheld_balance <> coalesce(s.unheld, 0)
          LIMIT 100`);
       // A customer's payouts of the day, which its daily payout limit is judged against: its settlement debits (a

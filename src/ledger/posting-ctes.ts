@@ -149,7 +149,7 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
       -- statement waited for the lock is seen here), the account's own money (what it may spend), then the
       -- customer's payouts of the day against its daily limit. Each tells a caller why nothing was posted.
       SELECT a.id, c.status = 'active' AS customer_active,
-             a.ledger_balance - a.held_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN a.pending_credits ELSE 0 END
+             ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, CAST(:posting_spend_available AS boolean))
                >= CAST(:posting_require_funds AS bigint) AS funds_covered,
              l.tier, l.daily_debits AS daily_limit,
              CASE WHEN c.debits_day = ${LAGOS_TODAY} THEN c.debits_day_total ELSE 0 END AS used_today

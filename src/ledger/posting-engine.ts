@@ -74,15 +74,6 @@ export interface Reversal {
 export const TRANSFER_FUNDS: FundsSource = 'available';
 
 /**
- * What a settlement may take from an account under SETTLEMENT_FUNDS, for display: the append's own
- * check (ledger.repo) is what enforces it. Nothing while the account is in deficit.
- */
-export function settleableBalance(from: FundsSource, account: { ledgerBalance: Kobo; pendingCredits: Kobo; heldBalance: Kobo }): Kobo {
-  const funds = account.ledgerBalance - account.heldBalance - (from === 'available' ? account.pendingCredits : 0n);
-  return funds > 0n ? funds : 0n;
-}
-
-/**
  * The only writer of ledger entries, account totals and the customers' totals its KYC limits are judged
  * against. Every append takes the customer's row lock and then the account's (inside one SQL statement), so
  * seq, running balances, totals, the available-balance check and the limits are serialised per customer;
@@ -118,7 +109,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
 
   /** The refusal of a payout from the account spending `from`, saying what is held or unconfirmed, and why, when either is part of why. */
   async function insufficientFunds(reader: DbOrTrx, accountId: string, from: FundsSource): Promise<InsufficientFundsError> {
-    const standing = await repo.fundsStanding(reader, accountId);
+    const standing = await repo.fundsStanding(reader, accountId, from);
     return new InsufficientFundsError(standing ? fundsShortfall(standing, from) : undefined);
   }
 

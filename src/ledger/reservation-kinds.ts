@@ -9,12 +9,18 @@ export const RESERVATION_KINDS = {
    * The part of a credit over the customer's KYC limits (reason: which limit, with its amount), kept for the payer:
    * released when the limits allow it, or posted by the settlement debit that returns it to its payer.
    */
-  kyc_limit: { reasons: ['single_credit', 'balance'], heldCredit: true },
+  kyc_limit: { reasons: ['single_credit', 'balance'], heldCredit: true, meaning: "over the customer's KYC limits" },
   /** A dynamic account's mismatched payment, held whole, posted by the settlement debit that returns it to its payer. */
-  payment_mismatch: { reasons: ['amount_mismatch'], heldCredit: true },
+  payment_mismatch: {
+    reasons: ['amount_mismatch'],
+    heldCredit: true,
+    meaning: "a dynamic account's mismatched payment, to return to its payer",
+  },
 } as const satisfies Record<string, ReservationKindDeclaration>;
 
 interface ReservationKindDeclaration {
+  /** What money of the kind is, in a few words, for the API's description of the reserved breakdown. */
+  meaning: string;
   /** Why a reservation of the kind was made; the reason is stored with it and shown where the kind is. */
   reasons: readonly string[];
   /**

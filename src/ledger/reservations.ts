@@ -1,16 +1,10 @@
-import type { DbOrTrx, Trx } from '../db';
+import type { Trx } from '../db';
 import { uuidv7 } from '../ids';
 import { customerLimitsSql } from '../kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 import type { OpenHolds } from './kyc-limit-releases';
 import { createLedgerRepo } from './ledger.repo';
-import {
-  HELD_CREDIT_KINDS,
-  HELD_CREDIT_KINDS_SQL,
-  RESERVATION_KIND_NAMES,
-  type ReservationKind,
-  type ReservationReason,
-} from './reservation-kinds';
+import { HELD_CREDIT_KINDS, HELD_CREDIT_KINDS_SQL, type ReservationKind, type ReservationReason } from './reservation-kinds';
 
 /**
  * Reservations: money on an account set aside, which the account may not spend until the reservation is posted
@@ -132,24 +126,6 @@ export async function expireDue(trx: Trx, now: Date, limit = 500): Promise<Expir
     expired.map((reservation) => ({ accountId: reservation.accountId, kobo: -reservation.amount })),
   );
   return expired;
-}
-
-/** What an account's open reservations hold, by kind (every declared kind, 0 when none). */
-export async function reservedByKind(db: DbOrTrx, accountIds: string[]): Promise<Map<string, Record<ReservationKind, Kobo>>> {
-  const byAccount = new Map<string, Record<ReservationKind, Kobo>>(
-    accountIds.map((id) => [id, Object.fromEntries(RESERVATION_KIND_NAMES.map((kind) => [kind, 0n])) as Record<ReservationKind, Kobo>]),
-  );
-  if (accountIds.length === 0) return byAccount;
-  const rows: Array<{ account_id: string; kind: ReservationKind; open: string }> = await db('ledger_reservations')
-    .whereIn('account_id', accountIds)
-    .where('open_amount', '>', 0)
-    .groupBy('account_id', 'kind')
-    .select('account_id', 'kind', db.raw('sum(open_amount) AS open'));
-  for (const row of rows) {
-    const reserved = byAccount.get(row.account_id);
-    if (reserved && row.kind in reserved) reserved[row.kind] = koboFromDb(row.open);
-  }
-  return byAccount;
 }
 
 /** The reservations' operations in a transaction; call each with the customer's row and then the account's locked. */
