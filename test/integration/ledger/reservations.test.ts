@@ -60,6 +60,49 @@ describe('reservations: money set aside on an account', () => {
     );
   });
 
+  it('ledger:verify fails on a held balance that is not its open reservations, a reservation whose changes do not add up, and an undeclared kind', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 70_050, fee: 50 }))).status, 200);
+    const reservation = await db()('ledger_reservations').where({ account_id: account.ID }).first('id', 'owner_id');
+    const row = () => db()('ledger_reservations').where({ id: reservation.id });
+    const problemsWith = async (plant: () => Promise<unknown>, undo: () => Promise<unknown>) => {
+      await plant();
+      try {
+        return (await runCli('ledger:verify', '--json').then(
+          () => assert.fail('ledger:verify passed with the fault planted'),
+          (failed: { stdout: string }) => JSON.parse(failed.stdout),
+        )) as { problems: Array<{ check: string; detail: string }> };
+      } finally {
+        await undo();
+      }
+    };
+
+    // Released without a change recording it: the reservation's changes and the account's held balance disagree with it.
+    const unrecorded = await problemsWith(
+      () => row().update({ released: 1_000 }),
+      () => row().update({ released: 0 }),
+    );
+    assert.deepEqual(
+      unrecorded.problems
+        .filter((problem) => problem.check === 'holds')
+        .map((problem) => problem.detail)
+        .sort(),
+      [
+        `stored held balance 2000000; open reservations 1999000`,
+        `reservation ${reservation.id} (kyc_limit single_credit of ${reservation.owner_id}): amount 2000000 posted 0 released 1000, changes posted 0 released 0`,
+      ].sort(),
+    );
+    const undeclared = await problemsWith(
+      () => row().update({ kind: 'lien' }),
+      () => row().update({ kind: 'kyc_limit' }),
+    );
+    assert.deepEqual(
+      undeclared.problems.map((problem) => [problem.check, problem.detail.startsWith(`reservation ${reservation.id} (lien single_credit`)]),
+      [['holds', true]],
+    );
+    assert.deepEqual(await verifyLedger(), []);
+  });
+
   it('expireDue releases what is still reserved once its time has passed, as expired, and nothing before', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const { id: credit } = await fundAccount(stack, account.ID, 10_000_00n);
