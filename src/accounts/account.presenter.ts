@@ -1,3 +1,5 @@
+import type { AccountFunds } from '../ledger/ledger-reads';
+import { RESERVATION_KIND_NAMES, type ReservationKind } from '../ledger/reservation-kinds';
 import { formatKobo } from '../money';
 import type { AccountRecord } from './accounts.repo';
 import type { VirtualAccountView } from './accounts.schemas';
@@ -21,4 +23,12 @@ export function presentAccount(account: AccountRecord): VirtualAccountView {
     DeficitSince: account.deficitSince?.toISOString() ?? null,
     CreatedAt: account.createdAt.toISOString(),
   };
+}
+
+/** The account's reserved money by kind, as the API speaks it. */
+export function presentReserved(funds: AccountFunds): Record<ReservationKind, string> {
+  return Object.fromEntries(RESERVATION_KIND_NAMES.map((kind) => [kind, formatKobo(funds.reserved[kind])])) as Record<
+    ReservationKind,
+    string
+  >;
 }

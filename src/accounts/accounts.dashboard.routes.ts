@@ -4,11 +4,12 @@ import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import { statementQuerySchema } from './statement.schemas';
 import { statementCsv } from './statement-csv';
-import { settleableBalance, TRANSFER_FUNDS } from '../ledger/posting-engine';
+import type { AccountFunds } from '../ledger/ledger-reads';
+import { TRANSFER_FUNDS } from '../ledger/posting-engine';
 import { presentDashboardStatement } from './statement.presenter';
 import type { StatementService } from './statement.service';
 import { formatKobo } from '../money';
-import { presentAccount } from './account.presenter';
+import { presentAccount, presentReserved } from './account.presenter';
 import type { AccountRecord } from './accounts.repo';
 import {
   accountSearchQuerySchema,
@@ -26,6 +27,7 @@ const STATEMENT_PAGE_SIZE = 50;
 
 function presentWithBalances(
   account: AccountRecord,
+  funds: AccountFunds,
   customer: { name: string; externalRef: string },
   settlesFrom: Config['SETTLEMENT_FUNDS'],
 ) {
@@ -34,12 +36,14 @@ function presentWithBalances(
     CustomerName: customer.name,
     CustomerExternalRef: customer.externalRef,
     balances: {
-      ledgerBalance: formatKobo(account.ledgerBalance),
-      availableBalance: formatKobo(account.ledgerBalance - account.pendingCredits),
-      pendingCredits: formatKobo(account.pendingCredits),
-      settleable: formatKobo(settleableBalance(settlesFrom, account)),
+      ledgerBalance: formatKobo(funds.ledgerBalance),
+      availableBalance: formatKobo(funds.ledgerBalance - funds.pendingCredits),
+      pendingCredits: formatKobo(funds.pendingCredits),
+      heldBalance: formatKobo(funds.heldBalance),
+      reserved: presentReserved(funds),
+      settleable: formatKobo(funds.spendable[settlesFrom]),
       settlesFrom,
-      transferable: formatKobo(settleableBalance(TRANSFER_FUNDS, account)),
+      transferable: formatKobo(funds.spendable[TRANSFER_FUNDS]),
     },
   };
 }
@@ -70,11 +74,17 @@ export function accountsDashboardRoutes(deps: {
           PAGE_SIZE,
           (hit) => hit.id,
         );
+        const funds = await accounts.fundsOf(page.items.map((hit) => hit.id));
         return {
           status: 200,
           body: {
             accounts: page.items.map((hit) =>
-              presentWithBalances(hit, { name: hit.customerName, externalRef: hit.customerExternalRef }, config.SETTLEMENT_FUNDS),
+              presentWithBalances(
+                hit,
+                funds.get(hit.id)!,
+                { name: hit.customerName, externalRef: hit.customerExternalRef },
+                config.SETTLEMENT_FUNDS,
+              ),
             ),
             pagination: page.pagination,
           },
@@ -92,11 +102,11 @@ export function accountsDashboardRoutes(deps: {
       errors: [404],
       handle: async ({ params, ctx }) => {
         const tenantId = userOf(ctx).tenantId;
-        const { account } = await accounts.balance(tenantId, params.accountRef);
+        const { account, funds } = await accounts.balance(tenantId, params.accountRef);
         const customer = await customers.find(tenantId, account.customerId);
         return {
           status: 200,
-          body: presentWithBalances(account, { name: customer.name, externalRef: customer.external_ref }, config.SETTLEMENT_FUNDS),
+          body: presentWithBalances(account, funds, { name: customer.name, externalRef: customer.external_ref }, config.SETTLEMENT_FUNDS),
         };
       },
     }),

@@ -3,7 +3,7 @@ import { auditEntrySchema } from '../audit/audit.schemas';
 import { customerSchema } from '../customers/customers.schemas';
 import { moneySchema, paginationSchema } from '../http/schemas';
 import { statementEntrySchema, statementQuerySchema, statementResponseSchema } from './statement.schemas';
-import { virtualAccountSchema } from './accounts.schemas';
+import { reservedSchema, virtualAccountSchema } from './accounts.schemas';
 
 export const accountSearchQuerySchema = z.object({
   q: z.string().trim().max(100).optional(),
@@ -14,6 +14,9 @@ const balancesSchema = z.object({
   ledgerBalance: moneySchema,
   availableBalance: moneySchema,
   pendingCredits: moneySchema,
+  /** Money set aside on the account (the sum of its reservations), and the same by kind. */
+  heldBalance: moneySchema,
+  reserved: reservedSchema,
   /** What a settlement may take now: the ledger or the available balance (SETTLEMENT_FUNDS) less held money, 0.00 in deficit. */
   settleable: moneySchema,
   settlesFrom: z.enum(['ledger', 'available']),

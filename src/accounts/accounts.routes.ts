@@ -2,7 +2,7 @@ import { defineRoute, idempotencyKeyOf, tenantOf, userOf, type RouteDefinition }
 import { paginate, uuidCursor } from '../http/pagination';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
-import { presentAccount } from './account.presenter';
+import { presentAccount, presentReserved } from './account.presenter';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import type { AccountsService } from './accounts.service';
 import {
@@ -73,16 +73,17 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
       responses: { 200: { description: 'The balances', schema: balanceResponseSchema } },
       errors: [404],
       handle: async ({ params, ctx }) => {
-        const { account, asOf } = await accounts.balance(tenantOf(ctx).id, params.accountRef);
+        const { account, funds, asOf } = await accounts.balance(tenantOf(ctx).id, params.accountRef);
         return {
           status: 200,
           body: {
             accountRef: account.accountRef,
             currency: account.currency,
-            ledgerBalance: formatKobo(account.ledgerBalance),
-            availableBalance: formatKobo(account.ledgerBalance - account.pendingCredits),
-            pendingCredits: formatKobo(account.pendingCredits),
-            heldBalance: formatKobo(account.heldBalance),
+            ledgerBalance: formatKobo(funds.ledgerBalance),
+            availableBalance: formatKobo(funds.ledgerBalance - funds.pendingCredits),
+            pendingCredits: formatKobo(funds.pendingCredits),
+            heldBalance: formatKobo(funds.heldBalance),
+            reserved: presentReserved(funds),
             inDeficit: account.deficitSince !== null,
             asOf: asOf.toISOString(),
           },

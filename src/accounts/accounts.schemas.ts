@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cursorQuerySchema, moneySchema, nairaAmountSchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { AMOUNT_POLICIES, MISMATCH_HANDLINGS } from '../policies/dynamic-account-amount/amount-policy';
+import { RESERVATION_KIND_NAMES, RESERVATION_KINDS, type ReservationKind } from '../ledger/reservation-kinds';
 
 /** The longest a dynamic account may stay open: 30 days. */
 export const MAX_ACCOUNT_LIFETIME_SECONDS = 30 * 24 * 60 * 60;
@@ -91,14 +92,20 @@ export const accountListResponseSchema = z.object({
   pagination: paginationSchema,
 });
 
+/** heldBalance by the kind of reservation that sets the money aside: every kind, 0.00 when none. */
+export const reservedSchema = z
+  .object(Object.fromEntries(RESERVATION_KIND_NAMES.map((kind) => [kind, moneySchema])) as Record<ReservationKind, typeof moneySchema>)
+  .describe(`heldBalance by kind: ${RESERVATION_KIND_NAMES.map((kind) => `${kind} (${RESERVATION_KINDS[kind].meaning})`).join(', ')}`);
+
 export const balanceResponseSchema = z.object({
   accountRef: z.string(),
   currency: z.literal('NGN'),
   ledgerBalance: moneySchema,
   availableBalance: moneySchema,
   pendingCredits: moneySchema,
-  /** Money over the customer's KYC tier limits: in the ledger balance, but no settlement may spend it. */
+  /** Money set aside (reserved): in the ledger balance, but no payout may spend it. */
   heldBalance: moneySchema,
+  reserved: reservedSchema,
   inDeficit: z.boolean(),
   asOf: timestampSchema,
 });

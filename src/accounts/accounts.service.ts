@@ -4,6 +4,7 @@ import { accountHolderNameFor, enrolCustomer } from '../customers/customer-enrol
 import type { Db } from '../db';
 import { AppError, BadRequestError, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
+import { accountFundsOf, type AccountFunds } from '../ledger/ledger-reads';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { randomToken, uuidv7 } from '../ids';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
@@ -51,6 +52,8 @@ const DEFICIT_LIST_LIMIT = 500;
 
 interface AccountBalance {
   account: AccountRecord;
+  /** The ledger's read of the account's money, reservations and what it may spend. */
+  funds: AccountFunds;
   asOf: Date;
 }
 
@@ -195,7 +198,13 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
     },
 
     async balance(tenantId: string, accountRef: string): Promise<AccountBalance> {
-      return { account: await find(tenantId, accountRef), asOf: new Date() };
+      const account = await find(tenantId, accountRef);
+      return { account, funds: (await accountFundsOf(db, [account.id])).get(account.id)!, asOf: new Date() };
+    },
+
+    /** The ledger's read of each account's money (accounts that exist; the caller has found them). */
+    fundsOf(accountIds: string[]): Promise<Map<string, AccountFunds>> {
+      return accountFundsOf(db, accountIds);
     },
   };
 }

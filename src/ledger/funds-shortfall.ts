@@ -9,6 +9,8 @@ export interface FundsStanding {
   ledgerBalance: Kobo;
   pendingCredits: Kobo;
   heldBalance: Kobo;
+  /** What the account may spend under the rule of the refused payout (ledger_spendable: never computed here). */
+  spendable: Kobo;
   /** The kinds of the account's open holds. */
   holdKinds: HoldKind[];
 }
@@ -37,7 +39,6 @@ const UNCONFIRMED = 'not yet confirmed by the provider';
 export function fundsShortfall(account: FundsStanding, from: FundsSource): FundsShortfall | undefined {
   const unconfirmed = from === 'available' && account.pendingCredits > 0n ? account.pendingCredits : 0n;
   if (account.heldBalance <= 0n && unconfirmed === 0n) return undefined;
-  const spendable = account.ledgerBalance - account.heldBalance - unconfirmed;
   const byLimits = account.holdKinds.some((kind) => kind !== 'amount_mismatch');
   const byMismatch = account.holdKinds.includes('amount_mismatch');
   const held =
@@ -45,7 +46,7 @@ export function fundsShortfall(account: FundsStanding, from: FundsSource): Funds
       ? []
       : [byLimits && byMismatch ? `${KYC_LIMITS} and ${MISMATCH}` : byMismatch ? `held ${MISMATCH}` : KYC_LIMITS];
   return {
-    available: formatKobo(spendable > 0n ? spendable : 0n),
+    available: formatKobo(account.spendable > 0n ? account.spendable : 0n),
     held: formatKobo(account.heldBalance),
     ...(unconfirmed > 0n ? { pending: formatKobo(unconfirmed) } : {}),
     reason: [...held, ...(unconfirmed > 0n ? [UNCONFIRMED] : [])].join('; '),

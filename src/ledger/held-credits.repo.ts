@@ -1,5 +1,6 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
+import { HELD_CREDIT_KINDS, HELD_CREDIT_KINDS_SQL } from './reservation-kinds';
 
 /** An account's open hold as the queue shows it: who, how much, since when, which limit. */
 export interface HeldCredit {
@@ -42,33 +43,35 @@ interface HeldCreditRow {
 /** What the ledger's holds still hold of each of these credits (none: absent). */
 export async function openHeldOf(db: DbOrTrx, entryIds: string[]): Promise<Map<string, Kobo>> {
   if (entryIds.length === 0) return new Map();
-  const rows: Array<{ entry_id: string; held: string }> = await db('ledger_holds')
-    .whereIn('entry_id', entryIds)
-    .whereRaw('released < amount')
-    .select('entry_id', db.raw('amount - released AS held'));
+  const rows: Array<{ entry_id: string; held: string }> = await db('ledger_reservations')
+    .whereIn('owner_id', entryIds)
+    .whereIn('kind', HELD_CREDIT_KINDS)
+    .where('open_amount', '>', 0)
+    .select('owner_id as entry_id', 'open_amount as held');
   return new Map(rows.map((row) => [row.entry_id, koboFromDb(row.held)]));
 }
 
 /** Reads of the ledger's holds (which only the ledger writes), for the operators' queue (src/holds/). */
 export function createHeldCreditsRepo(db: DbOrTrx) {
   const open = () =>
-    db('ledger_holds as h')
+    db('ledger_reservations as h')
       .join('virtual_accounts as a', 'a.id', 'h.account_id')
       .join('customers as c', 'c.id', 'a.customer_id')
-      .join('ledger_entries as e', 'e.id', 'h.entry_id')
-      .whereRaw('h.released < h.amount')
+      .join('ledger_entries as e', 'e.id', 'h.owner_id')
+      .whereIn('h.kind', HELD_CREDIT_KINDS)
+      .where('h.open_amount', '>', 0)
       .select(
-        'h.entry_id',
+        'h.owner_id as entry_id',
         'e.transaction_group_id',
         'h.account_id',
         'a.account_ref',
         'c.id as customer_id',
         'c.name as customer_name',
         'h.tier',
-        db.raw('h.amount - h.released AS held'),
+        'h.open_amount as held',
         'e.amount as credit_amount',
         'e.narration as sender_name',
-        'h.limit_kind',
+        'h.reason as limit_kind',
         'h.limit_amount',
         'h.created_at as since',
         'e.status as credit_status',
@@ -97,13 +100,19 @@ export function createHeldCreditsRepo(db: DbOrTrx) {
     },
 
     async findOpen(tenantId: string, entryId: string): Promise<HeldCredit | undefined> {
-      const row: HeldCreditRow | undefined = await open().where({ 'h.tenant_id': tenantId, 'h.entry_id': entryId }).first();
+      const row: HeldCreditRow | undefined = await open().where({ 'h.tenant_id': tenantId, 'h.owner_id': entryId }).first();
       return row ? toHeld(row) : undefined;
     },
 
     /** Whether the held money of this tenant's credit was returned to its payer. */
     async wasReturned(tenantId: string, entryId: string): Promise<boolean> {
-      return (await db('ledger_hold_returns').where({ tenant_id: tenantId, entry_id: entryId }).first('entry_id')) !== undefined;
+      return (
+        (await db('ledger_reservations')
+          .where({ tenant_id: tenantId, owner_id: entryId })
+          .whereIn('kind', HELD_CREDIT_KINDS)
+          .where('posted', '>', 0)
+          .first('id')) !== undefined
+      );
     },
 
     /**
@@ -116,12 +125,13 @@ export function createHeldCreditsRepo(db: DbOrTrx) {
         `WITH RECURSIVE origin(id) AS (
            SELECT CAST(? AS uuid)
            UNION ALL
-           SELECT coalesce(r.entry_id, rev.reverses_entry_id)
+           SELECT coalesce(r.owner_id, rev.reverses_entry_id)
              FROM origin o
              JOIN ledger_entries e ON e.id = o.id
-             LEFT JOIN ledger_hold_returns r ON r.debit_entry_id = e.reverses_entry_id
+             LEFT JOIN ledger_reservation_changes p ON p.entry_id = e.reverses_entry_id AND p.outcome = 'posted'
+             LEFT JOIN ledger_reservations r ON r.id = p.reservation_id AND r.kind IN ${HELD_CREDIT_KINDS_SQL}
              LEFT JOIN ledger_entries rev ON e.kind = 'adjustment' AND e.direction = 'credit' AND rev.id = e.reverses_entry_id AND rev.kind = 'reversal'
-            WHERE r.entry_id IS NOT NULL OR rev.id IS NOT NULL
+            WHERE r.owner_id IS NOT NULL OR rev.id IS NOT NULL
          )
          SELECT id FROM origin`,
         [entryId],

@@ -1,6 +1,8 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 import type { MismatchAction, PaymentJudgement, Variance } from '../policies/dynamic-account-amount/amount-policy';
+import type { FundsSource } from './ledger.types';
+import { HELD_CREDIT_KINDS_SQL, RESERVATION_KIND_NAMES, type ReservationKind } from './reservation-kinds';
 
 /**
  * The ledger's reads for other modules. Only src/ledger/ names the ledger's tables: a caller whose one
@@ -44,11 +46,66 @@ export function paymentCreditsAmongSql(entryIds: string): string {
 }
 
 /**
- * A SELECT of a credit's hold (the hold's columns and the credit's amount as credit_amount) for the
- * credit `entryId` (an expression): no row when the credit is not held.
+ * A SELECT of a credit's hold (entry_id, account_id, amount, tier, limit_kind, limit_amount, and the credit's amount
+ * as credit_amount: the columns posting_held returns) for the credit `entryId` (an expression): no row when the
+ * credit is not held.
  */
 export function creditHoldSql(entryId: string): string {
-  return `SELECT h.*, e.amount AS credit_amount FROM ledger_holds h JOIN ledger_entries e ON e.id = h.entry_id WHERE h.entry_id = ${entryId}`;
+  return `SELECT r.owner_id AS entry_id, r.account_id, r.amount, r.tier, r.reason AS limit_kind, r.limit_amount, e.amount AS credit_amount
+      FROM ledger_reservations r JOIN ledger_entries e ON e.id = r.owner_id
+     WHERE r.owner_id = ${entryId} AND r.kind IN ${HELD_CREDIT_KINDS_SQL}`;
+}
+
+/** An account's money as one read of the ledger saw it. */
+export interface AccountFunds {
+  ledgerBalance: Kobo;
+  pendingCredits: Kobo;
+  /** The sum of the account's open reservations. */
+  heldBalance: Kobo;
+  /** The same money by kind: every declared kind, 0 when none. */
+  reserved: Record<ReservationKind, Kobo>;
+  /** What a payout may spend under each rule (ledger_spendable), never below zero. */
+  spendable: Record<FundsSource, Kobo>;
+}
+
+/** Each account's funds (see AccountFunds), in one statement: its reservations and its totals agree. */
+export async function accountFundsOf(db: DbOrTrx, accountIds: string[]): Promise<Map<string, AccountFunds>> {
+  if (accountIds.length === 0) return new Map();
+  const result = await db.raw(
+    `SELECT a.id, a.ledger_balance, a.pending_credits, a.held_balance,
+            greatest(0, ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, false)) AS spend_ledger,
+            greatest(0, ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, true)) AS spend_available,
+            coalesce((SELECT jsonb_object_agg(r.kind, r.open)
+                        FROM (SELECT kind, sum(open_amount) AS open FROM ledger_reservations
+                               WHERE account_id = a.id AND open_amount > 0 GROUP BY kind) r), '{}') AS reserved
+       FROM virtual_accounts a
+      WHERE a.id = ANY(CAST(? AS uuid[]))`,
+    [accountIds],
+  );
+  const rows = result.rows as Array<{
+    id: string;
+    ledger_balance: string;
+    pending_credits: string;
+    held_balance: string;
+    spend_ledger: string;
+    spend_available: string;
+    reserved: Record<string, string | number>;
+  }>;
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        ledgerBalance: koboFromDb(row.ledger_balance),
+        pendingCredits: koboFromDb(row.pending_credits),
+        heldBalance: koboFromDb(row.held_balance),
+        reserved: Object.fromEntries(RESERVATION_KIND_NAMES.map((kind) => [kind, koboFromDb(row.reserved[kind] ?? 0)])) as Record<
+          ReservationKind,
+          Kobo
+        >,
+        spendable: { ledger: koboFromDb(row.spend_ledger), available: koboFromDb(row.spend_available) },
+      },
+    ]),
+  );
 }
 
 /** Money in and out of a tenant's accounts on one day. */
@@ -107,8 +164,8 @@ export function createLedgerPipelineReads(db: DbOrTrx) {
     /** Money held over KYC limits, across tenants (the open holds' partial index). */
     async heldMoney(): Promise<{ credits: number; naira: number; oldestAgeSeconds: number }> {
       const { rows } = await db.raw(
-        `SELECT count(*) AS credits, coalesce(sum(amount - released), 0) AS kobo, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
-           FROM ledger_holds WHERE released < amount`,
+        `SELECT count(*) AS credits, coalesce(sum(open_amount), 0) AS kobo, coalesce(extract(epoch FROM now() - min(created_at)), 0) AS oldest
+           FROM ledger_reservations WHERE open_amount > 0 AND kind IN ${HELD_CREDIT_KINDS_SQL}`,
       );
       const row = rows[0] as { credits: string; kobo: string; oldest: string };
       return { credits: Number(row.credits), naira: Number(row.kobo) / 100, oldestAgeSeconds: Number(row.oldest) };
@@ -154,9 +211,9 @@ export async function paymentJudgementOf(db: DbOrTrx, entryId: string): Promise<
  * which are still held: entry_id, tenant_id, account_id, transaction_group_id, variance and created_at (the
  * hold's). Read oldest first (ORDER BY created_at), it walks the index of open amount-mismatch holds only.
  */
-export const HELD_MISMATCHES_TO_RETURN_SQL = `(SELECT h.entry_id, h.tenant_id, h.account_id, e.transaction_group_id, v.variance, h.created_at
-     FROM ledger_holds h
-     JOIN ledger_entries e ON e.id = h.entry_id
-     JOIN ledger_payment_variances v ON v.entry_id = h.entry_id
-    WHERE h.limit_kind = 'amount_mismatch' AND h.released < h.amount AND e.kind IN ('payment', 'adjustment') AND e.status = 'confirmed'
+export const HELD_MISMATCHES_TO_RETURN_SQL = `(SELECT r.owner_id AS entry_id, r.tenant_id, r.account_id, e.transaction_group_id, v.variance, r.created_at
+     FROM ledger_reservations r
+     JOIN ledger_entries e ON e.id = r.owner_id
+     JOIN ledger_payment_variances v ON v.entry_id = r.owner_id
+    WHERE r.kind = 'payment_mismatch' AND r.open_amount > 0 AND e.kind IN ('payment', 'adjustment') AND e.status = 'confirmed'
       AND v.action = 'return')`;

@@ -1,5 +1,19 @@
 import type { DbOrTrx } from '../db';
 import { LAGOS_TODAY, payoutDaySql } from '../policies/kyc-limits/daily-payout-limit';
+import { declaredReasonsSql, HELD_CREDIT_KINDS_SQL } from './reservation-kinds';
+
+/**
+ * Each held credit returned to its payer (a reservation of a held credit posted by its settlement debit): entry_id
+ * (the credit), tenant_id, account_id, debit_entry_id, amount, user_id.
+ */
+const HELD_CREDIT_RETURNS = `(SELECT r.owner_id AS entry_id, p.tenant_id, p.account_id, p.entry_id AS debit_entry_id, p.amount, p.user_id
+     FROM ledger_reservation_changes p JOIN ledger_reservations r ON r.id = p.reservation_id
+    WHERE p.outcome = 'posted' AND r.kind IN ${HELD_CREDIT_KINDS_SQL})`;
+
+/** A SELECT naming the return of a held credit that the settlement debit `debitEntryId` (an expression) paid, if it is one. */
+const HELD_CREDIT_RETURN_OF = (debitEntryId: string) =>
+  `SELECT 1 FROM ledger_reservation_changes p JOIN ledger_reservations r ON r.id = p.reservation_id
+    WHERE p.entry_id = ${debitEntryId} AND p.outcome = 'posted' AND r.kind IN ${HELD_CREDIT_KINDS_SQL}`;
 
 /** An account below zero: a spent provisional credit was reversed, or a spent credit compensated. Money owed, not a broken ledger. */
 interface LedgerDeficit {
@@ -186,47 +200,55 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                 OR (j.direction = 'credit' AND t.kind NOT IN ('reversal', 'transfer'))
                 OR (j.direction = 'debit' AND t.kind NOT IN ('payment', 'adjustment', 'transfer')))
          LIMIT 100`);
-      // Held money: the account's held balance is what its holds still hold; each hold's releases add up to
-      // what it released; a hold never exceeds its credit, and a reversed or taken-back credit holds nothing.
-      // A return's release matches the settlement debit paying it back.
+      // Reserved money: the account's held balance is what its open reservations hold; each reservation's posted and
+      // released parts are what its changes say, within its amount, of a kind and reason declared; a held credit's
+      // reservation never exceeds its credit (a payment's, its restoration's, a transfer's, or a failed return's, held
+      // again on the credit reversing the return's debit), and a reversed or taken-back credit holds nothing. A posted
+      // part is the settlement debit of the account that paid it back, of that amount.
       const holds = await rows<LedgerProblem>(`
-        SELECT 'holds' AS check, a.account_ref AS "accountRef", format('stored held balance %s; open holds %s', a.held_balance, coalesce(h.open, 0)) AS detail
+        SELECT 'holds' AS check, a.account_ref AS "accountRef", format('stored held balance %s; open reservations %s', a.held_balance, coalesce(r.open, 0)) AS detail
           FROM virtual_accounts a
-          LEFT JOIN (SELECT account_id, sum(amount - released) AS open FROM ledger_holds GROUP BY account_id) h ON h.account_id = a.id
-         WHERE a.held_balance <> coalesce(h.open, 0)
+          LEFT JOIN (SELECT account_id, sum(open_amount) AS open FROM ledger_reservations GROUP BY account_id) r ON r.account_id = a.id
+         WHERE a.held_balance <> coalesce(r.open, 0)
         UNION ALL
-        SELECT 'holds', a.account_ref, format('hold on entry %s: amount %s released %s, releases %s, credit %s (%s)', h.entry_id, h.amount, h.released, coalesce(r.total, 0), e.amount, e.status)
-          FROM ledger_holds h
-          JOIN virtual_accounts a ON a.id = h.account_id
-          JOIN ledger_entries e ON e.id = h.entry_id
-          LEFT JOIN (SELECT entry_id, sum(amount) AS total FROM ledger_hold_releases GROUP BY entry_id) r ON r.entry_id = h.entry_id
-         WHERE h.released <> coalesce(r.total, 0)
-            OR h.amount > e.amount
-            OR e.direction <> 'credit'
-            -- A payment's (or its restoration's, or a transfer's) hold, or a failed return's: held again on the credit reversing its debit.
-            OR (e.kind NOT IN ('payment', 'adjustment', 'transfer') AND NOT (e.kind = 'reversal' AND EXISTS (SELECT 1 FROM ledger_hold_returns r WHERE r.debit_entry_id = e.reverses_entry_id AND r.amount = h.amount)))
-            OR (h.released < h.amount AND (e.status = 'reversed' OR EXISTS (SELECT 1 FROM ledger_entries j WHERE j.reverses_entry_id = e.id AND j.kind = 'adjustment')))
-        UNION ALL
-        SELECT 'holds', a.account_ref, format('return of hold %s: %s returned, debit %s of %s', r.entry_id, r.amount, r.debit_entry_id, coalesce(d.amount, 0))
-          FROM ledger_hold_returns r
+        SELECT 'holds', a.account_ref, format('reservation %s (%s %s of %s): amount %s posted %s released %s, changes posted %s released %s', r.id, r.kind, r.reason, r.owner_id,
+                                              r.amount, r.posted, r.released, coalesce(c.posted, 0), coalesce(c.released, 0))
+          FROM ledger_reservations r
           JOIN virtual_accounts a ON a.id = r.account_id
-          LEFT JOIN ledger_entries d ON d.id = r.debit_entry_id AND d.kind = 'settlement' AND d.direction = 'debit'
-         WHERE d.amount IS DISTINCT FROM r.amount
-            OR r.amount <> (SELECT coalesce(sum(x.amount), 0) FROM ledger_hold_releases x WHERE x.entry_id = r.entry_id AND x.reason = 'returned')
+          LEFT JOIN (SELECT reservation_id, sum(amount) FILTER (WHERE outcome = 'posted') AS posted, sum(amount) FILTER (WHERE outcome <> 'posted') AS released
+                       FROM ledger_reservation_changes GROUP BY reservation_id) c ON c.reservation_id = r.id
+         WHERE r.posted <> coalesce(c.posted, 0) OR r.released <> coalesce(c.released, 0) OR r.posted + r.released > r.amount
+            OR (r.kind, r.reason) NOT IN (VALUES ${declaredReasonsSql()})
         UNION ALL
-        -- Held money released as returned was paid back by a return: its record names the debit that paid it.
-        SELECT 'holds', a.account_ref, format('hold on entry %s: %s released as returned, with no return recorded', x.entry_id, sum(x.amount))
-          FROM ledger_hold_releases x
-          JOIN virtual_accounts a ON a.id = x.account_id
-         WHERE x.reason = 'returned' AND NOT EXISTS (SELECT 1 FROM ledger_hold_returns r WHERE r.entry_id = x.entry_id)
-         GROUP BY x.entry_id, a.account_ref
+        SELECT 'holds', a.account_ref, format('hold on entry %s: amount %s open %s, credit %s (%s %s %s)', r.owner_id, r.amount, r.open_amount,
+                                              coalesce(e.amount, 0), coalesce(e.status, 'no entry'), e.kind, e.direction)
+          FROM ledger_reservations r
+          JOIN virtual_accounts a ON a.id = r.account_id
+          LEFT JOIN ledger_entries e ON e.id = r.owner_id AND e.account_id = r.account_id
+         WHERE r.kind IN ${HELD_CREDIT_KINDS_SQL}
+           AND (e.id IS NULL
+            OR r.amount > e.amount
+            OR e.direction <> 'credit'
+            OR (e.kind NOT IN ('payment', 'adjustment', 'transfer')
+                AND NOT (e.kind = 'reversal' AND EXISTS (SELECT 1 FROM ledger_reservation_changes p JOIN ledger_reservations pr ON pr.id = p.reservation_id
+                                                          WHERE p.entry_id = e.reverses_entry_id AND p.outcome = 'posted' AND p.amount = r.amount
+                                                            AND pr.kind IN ${HELD_CREDIT_KINDS_SQL})))
+            OR (r.open_amount > 0 AND (e.status = 'reversed' OR EXISTS (SELECT 1 FROM ledger_entries j WHERE j.reverses_entry_id = e.id AND j.kind = 'adjustment'))))
+        UNION ALL
+        SELECT 'holds', a.account_ref, format('return of hold %s: %s returned, debit %s of %s', r.owner_id, p.amount, p.entry_id, coalesce(d.amount, 0))
+          FROM ledger_reservation_changes p
+          JOIN ledger_reservations r ON r.id = p.reservation_id
+          JOIN virtual_accounts a ON a.id = p.account_id
+          LEFT JOIN ledger_entries d ON d.id = p.entry_id AND d.kind = 'settlement' AND d.direction = 'debit' AND d.account_id = p.account_id
+         WHERE p.outcome = 'posted' AND r.kind IN ${HELD_CREDIT_KINDS_SQL} AND d.amount IS DISTINCT FROM p.amount
          LIMIT 100`);
       // A customer's unheld balance, which its KYC limits are judged against, is its accounts' ledger balances less their held money.
       const customers = await rows<LedgerProblem>(`
         SELECT 'customer_totals' AS check, NULL AS "accountRef",
                format('customer %s: stored unheld balance %s; its accounts hold %s unheld', c.id, c.unheld_balance, coalesce(s.unheld, 0)) AS detail
           FROM customers c
-          LEFT JOIN (SELECT customer_id, sum(ledger_balance - held_balance) AS unheld FROM virtual_accounts GROUP BY customer_id) s ON s.customer_id = c.id
+          LEFT JOIN (SELECT customer_id, sum(ledger_spendable(ledger_balance, held_balance, pending_credits, false)) AS unheld
+                       FROM virtual_accounts GROUP BY customer_id) s ON s.customer_id = c.id
          WHERE c.unheld_balance <> coalesce(s.unheld, 0)
          LIMIT 100`);
       // A customer's payouts of the day, which its daily payout limit is judged against: its settlement debits (a
@@ -240,7 +262,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
             JOIN virtual_accounts a ON a.id = e.account_id
            WHERE e.direction = 'debit' AND e.kind IN ('settlement', 'transfer')
              AND e.created_at >= CAST(${LAGOS_TODAY} AS timestamp) AT TIME ZONE 'Africa/Lagos'
-             AND CASE WHEN e.kind = 'settlement' THEN NOT EXISTS (SELECT 1 FROM ledger_hold_returns r WHERE r.debit_entry_id = e.id)
+             AND CASE WHEN e.kind = 'settlement' THEN NOT EXISTS (${HELD_CREDIT_RETURN_OF('e.id')})
                       ELSE EXISTS (SELECT 1 FROM ledger_entries x JOIN virtual_accounts xa ON xa.id = x.account_id
                                     WHERE x.tenant_id = e.tenant_id AND x.transaction_id = e.transaction_id AND x.direction = 'credit'
                                       AND xa.customer_id <> a.customer_id) END
@@ -379,11 +401,11 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                format('return of payment entry %s (%s, settlement %s): %s', d.entry_id, d.status, coalesce(d.merchant_tx_ref, '-'), w.fault) AS detail
           FROM dynamic_account_returns d
           JOIN virtual_accounts a ON a.id = d.account_id
-          LEFT JOIN ledger_holds h ON h.entry_id = d.entry_id
-          LEFT JOIN ledger_hold_returns r ON r.entry_id = d.entry_id
+          LEFT JOIN ledger_reservations h ON h.owner_id = d.entry_id AND h.kind IN ${HELD_CREDIT_KINDS_SQL}
+          LEFT JOIN ${HELD_CREDIT_RETURNS} r ON r.entry_id = d.entry_id
           LEFT JOIN settlements s ON s.merchant_tx_ref = d.merchant_tx_ref
          CROSS JOIN LATERAL (
-           SELECT CASE WHEN h.entry_id IS NULL OR h.limit_kind <> 'amount_mismatch' OR h.account_id <> d.account_id OR h.tenant_id <> d.tenant_id
+           SELECT CASE WHEN h.id IS NULL OR h.kind <> 'payment_mismatch' OR h.account_id <> d.account_id OR h.tenant_id <> d.tenant_id
                        THEN 'names no payment its account holds to return'
                        WHEN d.status <> 'returned' THEN NULL
                        WHEN r.entry_id IS NULL THEN 'the held money was not released as returned'
@@ -397,7 +419,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
         UNION ALL
         SELECT 'dynamic_account_returns', a.account_ref,
                format('payment entry %s: returned by the service (debit %s) but its return is %s', r.entry_id, r.debit_entry_id, coalesce(d.status, 'not recorded'))
-          FROM ledger_hold_returns r
+          FROM ${HELD_CREDIT_RETURNS} r
           JOIN virtual_accounts a ON a.id = r.account_id
           LEFT JOIN dynamic_account_returns d ON d.entry_id = r.entry_id
          WHERE r.user_id IS NULL AND d.status IS DISTINCT FROM 'returned'

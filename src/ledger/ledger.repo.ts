@@ -221,7 +221,7 @@ export function createLedgerRepo(db: DbOrTrx) {
            ${customerLimitsSql('standing_customer')}
          )
          SELECT a.customer_id,
-                a.ledger_balance - a.held_balance - CASE WHEN :spend_available THEN a.pending_credits ELSE 0 END AS spendable,
+                ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, CAST(:spend_available AS boolean)) AS spendable,
                 l.tier, l.daily_debits AS daily_limit,
                 CASE WHEN c.debits_day = ${LAGOS_TODAY} THEN c.debits_day_total ELSE 0 END AS used_today
            FROM virtual_accounts a JOIN standing_customer c ON c.id = a.customer_id JOIN standing_limits l ON l.customer_id = c.id
@@ -241,22 +241,27 @@ export function createLedgerRepo(db: DbOrTrx) {
         : undefined;
     },
 
-    /** The account's money and the kinds of its open holds, to explain a payout refused for its funds; undefined when it does not exist. */
-    async fundsStanding(trx: DbOrTrx, accountId: string): Promise<FundsStanding | undefined> {
+    /**
+     * The account's money, what it may spend under `from` and the kinds of its open holds, to explain a payout refused
+     * for its funds; undefined when it does not exist.
+     */
+    async fundsStanding(trx: DbOrTrx, accountId: string, from: FundsSource): Promise<FundsStanding | undefined> {
       const result = await trx.raw(
         `SELECT a.ledger_balance, a.pending_credits, a.held_balance,
-                coalesce((SELECT array_agg(DISTINCT h.limit_kind) FROM ledger_holds h WHERE h.account_id = a.id AND h.released < h.amount),
+                ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, CAST(? AS boolean)) AS spendable,
+                coalesce((SELECT array_agg(DISTINCT r.reason) FROM ledger_reservations r WHERE r.account_id = a.id AND r.open_amount > 0),
                          '{}') AS hold_kinds
            FROM virtual_accounts a WHERE a.id = ?`,
-        [accountId],
+        [from === 'available', accountId],
       );
       const row = result.rows[0] as
-        { ledger_balance: string; pending_credits: string; held_balance: string; hold_kinds: HoldKind[] } | undefined;
+        { ledger_balance: string; pending_credits: string; held_balance: string; spendable: string; hold_kinds: HoldKind[] } | undefined;
       return row
         ? {
             ledgerBalance: koboFromDb(row.ledger_balance),
             pendingCredits: koboFromDb(row.pending_credits),
             heldBalance: koboFromDb(row.held_balance),
+            spendable: koboFromDb(row.spendable),
             holdKinds: row.hold_kinds,
           }
         : undefined;

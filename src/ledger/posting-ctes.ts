@@ -66,7 +66,8 @@ const PAYOUT_DAY = payoutDaySql('max(created_at)');
  * under the limits. The credit itself always posts. Only the credits `judgedSql` (over d and c) keeps are judged.
  * Columns: id, account_id, customer_id,
  * tenant_id, amount, tier, single_credit, balance_limit, allowed (Y), held. posting_held returns each hold
- * written (entry_id, account_id, amount held, tier, limit_kind, limit_amount, credit_amount), for the caller's rows.
+ * written (entry_id, account_id, amount held, tier, limit_kind (the reservation's reason), limit_amount, credit_amount),
+ * for the caller's rows.
  */
 function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { heldSql: string; expectedSql: string }): string {
   // A payment a dynamic account returns is held whole: none of it is allowed, so it takes no room under the limits.
@@ -89,16 +90,18 @@ function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { h
                 FROM ${draftsFrom}
                WHERE d.direction = 'credit' AND ${judgesCreditSql({ kind: 'd.kind', newToCustomer: judgedSql })}) s
     ), posting_held AS (
-      -- The hold names the limit that explains it: a returned mismatch (its limit the expected amount), or the
-      -- single-credit limit when that alone accounts for it.
-      INSERT INTO ledger_holds (entry_id, tenant_id, account_id, amount, tier, limit_kind, limit_amount)
-      SELECT j.id, j.tenant_id, j.account_id, j.held, j.tier,
+      -- The reservation of what is held (see reservations): a returned mismatch's (its limit the expected amount), or a
+      -- KYC limit's naming the limit that explains it, the single-credit limit when that alone accounts for it.
+      INSERT INTO ledger_reservations (id, tenant_id, account_id, kind, reason, owner_id, amount, tier, limit_amount)
+      SELECT gen_random_uuid(), j.tenant_id, j.account_id,
+             CASE WHEN j.returned THEN 'payment_mismatch' ELSE 'kyc_limit' END,
              CASE WHEN j.returned THEN 'amount_mismatch' WHEN j.amount - j.allowed >= j.held THEN 'single_credit' ELSE 'balance' END,
+             j.id, j.held, j.tier,
              CASE WHEN j.returned THEN coalesce(j.expected_amount, 0) WHEN j.amount - j.allowed >= j.held THEN j.single_credit ELSE j.balance_limit END
         FROM posting_judged j
        WHERE j.held > 0
-      RETURNING entry_id, account_id, amount, tier, limit_kind, limit_amount,
-                (SELECT j.amount FROM posting_judged j WHERE j.id = entry_id) AS credit_amount
+      RETURNING owner_id AS entry_id, account_id, amount, tier, reason AS limit_kind, limit_amount,
+                (SELECT j.amount FROM posting_judged j WHERE j.id = owner_id) AS credit_amount
     )`;
 }
 
@@ -145,7 +148,7 @@ function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql
       -- statement waited for the lock is seen here), the account's own money (what it may spend), then the
       -- customer's payouts of the day against its daily limit. Each tells a caller why nothing was posted.
       SELECT a.id, ${customerMayMoveMoneySql('c.status')} AS customer_active,
-             a.ledger_balance - a.held_balance - CASE WHEN CAST(:posting_spend_available AS boolean) THEN a.pending_credits ELSE 0 END
+             ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, CAST(:posting_spend_available AS boolean))
                >= CAST(:posting_require_funds AS bigint) AS funds_covered,
              l.tier, l.daily_debits AS daily_limit,
              ${usedTodaySql({ day: 'c.debits_day', dayTotal: 'c.debits_day_total' })} AS used_today

@@ -5,7 +5,7 @@ import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limi
 import { fundsShortfall, type FundsShortfall } from './funds-shortfall';
 import { releasableUnderLimits } from '../policies/kyc-limits/credit-limits';
 import { dailyPayoutDecision } from '../policies/kyc-limits/daily-payout-limit';
-import { createHoldsRepo, type HoldReleaseReason } from './holds.repo';
+import { createReservations, type ReleaseReason } from './reservations';
 import { createLedgerRepo, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
 import { paymentCreditRow, planPosting, transferEntries } from './postings';
 import { draftJson } from './posting-ctes';
@@ -71,15 +71,6 @@ export interface PostingEngineOptions {
 export const TRANSFER_FUNDS: FundsSource = 'available';
 
 /**
- * What a settlement may take from an account under SETTLEMENT_FUNDS, for display: the append's own
- * check (ledger.repo) is what enforces it. Nothing while the account is in deficit.
- */
-export function settleableBalance(from: FundsSource, account: { ledgerBalance: Kobo; pendingCredits: Kobo; heldBalance: Kobo }): Kobo {
-  const funds = account.ledgerBalance - account.heldBalance - (from === 'available' ? account.pendingCredits : 0n);
-  return funds > 0n ? funds : 0n;
-}
-
-/**
  * The only writer of ledger entries, account totals and the customers' totals its KYC limits are judged
  * against. Every append takes the customer's row lock and then the account's (inside one SQL statement), so
  * seq, running balances, totals, the available-balance check and the limits are serialised per customer;
@@ -115,7 +106,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
 
   /** The refusal of a payout from the account spending `from`, saying what is held or unconfirmed, and why, when either is part of why. */
   async function insufficientFunds(reader: DbOrTrx, accountId: string, from: FundsSource): Promise<InsufficientFundsError> {
-    const standing = await repo.fundsStanding(reader, accountId);
+    const standing = await repo.fundsStanding(reader, accountId, from);
     return new InsufficientFundsError(standing ? fundsShortfall(standing, from) : undefined);
   }
 
@@ -276,18 +267,19 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     /** Releases all that is still held of one credit (an operator's decision); the kobo released, 0 when nothing was held. */
     async releaseHold(trx: Trx, accountId: string, entryId: string, decision: { userId: string; note: string | null }): Promise<Kobo> {
       await repo.lockAccounts(trx, [accountId]);
-      const holds = createHoldsRepo(trx);
-      const open = await holds.openAmount(accountId, entryId);
-      await holds.release(accountId, open > 0n ? [{ entryId, amount: open, reason: 'operator', ...decision }] : []);
-      return open;
+      const reservations = createReservations(trx);
+      const held = await reservations.heldCredit(accountId, entryId);
+      if (!held || held.open === 0n) return 0n;
+      await reservations.release(accountId, [{ reservationId: held.reservationId, amount: held.open, reason: 'operator', ...decision }]);
+      return held.open;
     },
 
     /**
-     * Releases all that is held of one credit as returned to its payer, and links it to the settlement debit
-     * (`debitEntryId`, posted next in the same transaction) that pays it back; the account stays locked until
-     * the transaction ends, so no other settle can spend the released money in between. Refused (409) when
-     * the credit was returned already or its held amount is no longer `amount`. `userId` is null for a return
-     * the service makes itself (a dynamic account's mismatched payment).
+     * Posts all that is held of one credit by the settlement debit (`debitEntryId`, posted next in the same
+     * transaction) that returns it to its payer; the account stays locked until the transaction ends, so no other
+     * settle can spend the money in between. Refused (409) when the credit was returned already or its held amount
+     * is no longer `amount`. `userId` is null for a return the service makes itself (a dynamic account's mismatched
+     * payment).
      */
     async returnHold(
       trx: Trx,
@@ -296,31 +288,37 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       payback: { debitEntryId: string; amount: Kobo; userId: string | null; note: string },
     ): Promise<void> {
       await repo.lockAccounts(trx, [accountId]);
-      const holds = createHoldsRepo(trx);
-      if (await holds.wasReturned(entryId)) throw new ConflictError('the held money of this credit was already returned to the sender');
-      if ((await holds.openAmount(accountId, entryId)) !== payback.amount)
-        throw new ConflictError('the held amount of this credit changed meanwhile: look again');
-      await holds.release(accountId, [{ entryId, amount: payback.amount, reason: 'returned', userId: payback.userId, note: payback.note }]);
-      await holds.recordReturn(entryId, payback.debitEntryId, payback.amount, payback.userId);
+      const reservations = createReservations(trx);
+      const held = await reservations.heldCredit(accountId, entryId);
+      if (held && held.posted > 0n) throw new ConflictError('the held money of this credit was already returned to the sender');
+      if (!held || held.open !== payback.amount) throw new ConflictError('the held amount of this credit changed meanwhile: look again');
+      await reservations.post(accountId, {
+        reservationId: held.reservationId,
+        entryId: payback.debitEntryId,
+        amount: payback.amount,
+        userId: payback.userId,
+        note: payback.note,
+      });
     },
 
     /**
-     * Re-judges the open holds of a customer, across its accounts and oldest credit first, against the limits
-     * that apply now (after a tier rise or new limits) and releases what they no longer justify; the kobo
-     * released. The customer's row is locked first, then the accounts whose holds are released.
+     * Re-judges the open KYC-limit reservations of a customer, across its accounts and oldest credit first, against
+     * the limits that apply now (after a tier rise or new limits) and releases what they no longer justify; the kobo
+     * released. The customer's row is locked first, then the accounts whose reservations are released.
      */
-    async releaseHoldsWithinLimits(trx: Trx, customerId: string, reason: HoldReleaseReason, userId: string | null): Promise<Kobo> {
+    async releaseHoldsWithinLimits(trx: Trx, customerId: string, reason: ReleaseReason, userId: string | null): Promise<Kobo> {
       await repo.lockCustomer(trx, customerId);
-      const holds = createHoldsRepo(trx);
-      const releases = releasableUnderLimits(await holds.openHoldsOfCustomer(customerId, kycLimitBindings(options.tierDefaults)));
+      const reservations = createReservations(trx);
+      const { customer, reservationOf } = await reservations.openKycHoldsOfCustomer(customerId, kycLimitBindings(options.tierDefaults));
+      const releases = releasableUnderLimits(customer);
       const accountIds = [...new Set(releases.map((release) => release.accountId))];
       await repo.lockAccounts(trx, accountIds);
       for (const accountId of accountIds) {
-        await holds.release(
+        await reservations.release(
           accountId,
           releases
             .filter((release) => release.accountId === accountId)
-            .map((release) => ({ entryId: release.entryId, amount: release.amount, reason, userId, note: null })),
+            .map((release) => ({ reservationId: reservationOf.get(release.entryId)!, amount: release.amount, reason, userId, note: null })),
         );
       }
       return releases.reduce((sum, release) => sum + release.amount, 0n);
@@ -422,9 +420,9 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       parts: Part[] = [],
     ): Promise<CompensatedCredit<Part>> {
       await repo.lockAccounts(trx, [credit.accountId, ...parts.map((part) => part.accountId)]);
-      const holds = createHoldsRepo(trx);
-      await holds.closeHoldOf(credit.accountId, credit.id);
-      for (const part of parts) await holds.closeHoldOf(part.accountId, part.creditEntryId);
+      const reservations = createReservations(trx);
+      await reservations.closeHeldCreditOf(credit.accountId, credit.id);
+      for (const part of parts) await reservations.closeHeldCreditOf(part.accountId, part.creditEntryId);
       const transactionId = uuidv7();
       const entry = (
         fields: Pick<EntryDraft, 'direction' | 'amount' | 'fee' | 'narration' | 'reversesEntryId' | 'counterPostings'>,
@@ -499,9 +497,9 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       const counterPostings: SystemPosting[] = reversed.wasConfirmed
         ? [{ account: 'clearing', amount: -original.amount }]
         : await undoneCounterPostings(trx, original);
-      // The customer's and the account's locks before the hold's row, as every release takes them.
+      // The customer's and the account's locks before the reservation's row, as every release takes them.
       await repo.lockAccounts(trx, [original.accountId]);
-      const heldReleased = await createHoldsRepo(trx).closeHold(original.id);
+      const heldReleased = await createReservations(trx).closeHeldCredit(original.id);
       const [reversal] = await append(
         trx,
         original.accountId,
@@ -525,7 +523,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       );
       // A return to sender that did not pay: the money is over the limit still, so it is held again.
       if (original.direction === 'debit' && original.kind === 'settlement')
-        await createHoldsRepo(trx).holdReturnedAgain(original.accountId, original.id, reversal!.id);
+        await createReservations(trx).reserveReturnedAgain(original.accountId, original.id, reversal!.id);
       return { kind: 'reversed', original, reversal: reversal! };
     },
   };

@@ -1,5 +1,5 @@
 // The dynamic accounts' variance rule as docs/dynamic-accounts.md states it, written apart from the ledger's own
-// tables (src/ledger/payment-variance.ts) so that the test holding the posting statement's SQL to it checks the
+// tables (src/policies/dynamic-account-amount/amount-policy.ts) so that the test holding the posting statement's SQL to it checks the
 // tables and their SQL both.
 type AmountPolicy = 'exact' | 'at_least' | 'at_most' | 'any';
 type MismatchHandling = 'credit_and_flag' | 'return';

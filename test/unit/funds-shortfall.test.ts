@@ -5,6 +5,7 @@ const account = (change: Partial<FundsStanding>): FundsStanding => ({
   ledgerBalance: 60_000_00n,
   pendingCredits: 0n,
   heldBalance: 10_000_00n,
+  spendable: 50_000_00n,
   holdKinds: ['single_credit'],
   ...change,
 });
@@ -15,7 +16,7 @@ describe("an insufficient-funds refusal's account of held and unconfirmed money"
     assert.equal(fundsShortfall(account({ heldBalance: 0n, holdKinds: [], pendingCredits: 5_00n }), 'ledger'), undefined);
   });
 
-  it('gives what may be spent under the setting, what is held, and the kinds of hold in words', () => {
+  it("gives what may be spent (the ledger's spendable amount), what is held, and the kinds of hold in words", () => {
     assert.deepEqual(fundsShortfall(account({}), 'ledger'), {
       available: '50000.00',
       held: '10000.00',
@@ -32,13 +33,13 @@ describe("an insufficient-funds refusal's account of held and unconfirmed money"
   });
 
   it('names money the provider has not confirmed when only confirmed money may be spent (a transfer)', () => {
-    assert.deepEqual(fundsShortfall(account({ pendingCredits: 20_000_00n, holdKinds: ['balance'] }), 'available'), {
+    assert.deepEqual(fundsShortfall(account({ pendingCredits: 20_000_00n, spendable: 30_000_00n, holdKinds: ['balance'] }), 'available'), {
       available: '30000.00',
       held: '10000.00',
       pending: '20000.00',
       reason: "held by the customer's KYC limits; not yet confirmed by the provider",
     });
-    assert.deepEqual(fundsShortfall(account({ heldBalance: 0n, holdKinds: [], pendingCredits: 60_000_00n }), 'available'), {
+    assert.deepEqual(fundsShortfall(account({ heldBalance: 0n, holdKinds: [], pendingCredits: 60_000_00n, spendable: 0n }), 'available'), {
       available: '0.00',
       held: '0.00',
       pending: '60000.00',
@@ -47,7 +48,7 @@ describe("an insufficient-funds refusal's account of held and unconfirmed money"
   });
 
   it('never answers a negative amount to spend (provisional money counted twice, or an account in deficit)', () => {
-    assert.equal(fundsShortfall(account({ ledgerBalance: -5_00n }), 'ledger')?.available, '0.00');
-    assert.equal(fundsShortfall(account({ pendingCredits: 60_000_00n }), 'available')?.available, '0.00');
+    assert.equal(fundsShortfall(account({ ledgerBalance: -5_00n, spendable: -10_005_00n }), 'ledger')?.available, '0.00');
+    assert.equal(fundsShortfall(account({ pendingCredits: 60_000_00n, spendable: -10_000_00n }), 'available')?.available, '0.00');
   });
 });

@@ -2721,6 +2721,11 @@ export interface operations {
                         availableBalance: string;
                         pendingCredits: string;
                         heldBalance: string;
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer) */
+                        reserved: {
+                            kyc_limit: string;
+                            payment_mismatch: string;
+                        };
                         inDeficit: boolean;
                         /** Format: date-time */
                         asOf: string;
@@ -9850,6 +9855,12 @@ export interface operations {
                                 ledgerBalance: string;
                                 availableBalance: string;
                                 pendingCredits: string;
+                                heldBalance: string;
+                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer) */
+                                reserved: {
+                                    kyc_limit: string;
+                                    payment_mismatch: string;
+                                };
                                 settleable: string;
                                 /** @enum {string} */
                                 settlesFrom: "ledger" | "available";
@@ -9960,6 +9971,12 @@ export interface operations {
                             ledgerBalance: string;
                             availableBalance: string;
                             pendingCredits: string;
+                            heldBalance: string;
+                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer) */
+                            reserved: {
+                                kyc_limit: string;
+                                payment_mismatch: string;
+                            };
                             settleable: string;
                             /** @enum {string} */
                             settlesFrom: "ledger" | "available";

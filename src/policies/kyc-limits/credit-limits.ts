@@ -60,7 +60,7 @@ export function heldOfCreditSql(facts: BalanceFactsSql): string {
 
 /** A customer's open holds over its limits, oldest credit first, across its accounts, and what they are judged against now. */
 export interface OpenHolds {
-  /** The customer's accounts' ledger balances less their held money. */
+  /** The customer's accounts' ledger balances less their reserved money. */
   unheldBalance: Kobo;
   singleCredit: Kobo | null;
   balanceLimit: Kobo | null;

@@ -48,8 +48,8 @@ describe('dynamic accounts: returns racing', () => {
       body: { accountRef: account.AccountRef, amount: 60, fee: 0.5, senderAccountNumber: PAYER_ACCOUNT },
     });
     assert.equal(sent.body.delivery.status, 200, sent.text);
-    const hold = await stack.infra.db('ledger_holds').where({ account_id: account.ID }).first('entry_id', 'limit_kind');
-    assert.equal(hold.limit_kind, 'amount_mismatch');
+    const hold = await stack.infra.db('ledger_reservations').where({ account_id: account.ID }).first('owner_id as entry_id', 'kind');
+    assert.equal(hold.kind, 'payment_mismatch');
     await stack.infra.db.transaction((trx) => stack.services.postingEngine.confirm(trx, hold.entry_id));
     return { account, entryId: hold.entry_id as string };
   }

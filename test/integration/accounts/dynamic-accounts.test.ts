@@ -219,8 +219,8 @@ describe('dynamic accounts', () => {
     const now = await balance(account);
     assert.deepEqual([now.ledgerBalance, now.heldBalance], ['39.50', '39.50']);
     assert.deepEqual(await stack.infra.db('settlements').where({ account_id: account.ID }).select('id'), []);
-    const hold = await stack.infra.db('ledger_holds').where({ account_id: account.ID }).first('limit_kind', 'released');
-    assert.deepEqual(hold, { limit_kind: 'amount_mismatch', released: '0' });
+    const hold = await stack.infra.db('ledger_reservations').where({ account_id: account.ID }).first('kind', 'reason', 'open_amount');
+    assert.deepEqual(hold, { kind: 'payment_mismatch', reason: 'amount_mismatch', open_amount: '3950' });
     // An over-payment is what at_least accepts: credited, not held, and it closes the account.
     const over = await pay(account, 150);
     await confirmed(account, over);

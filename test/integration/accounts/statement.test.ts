@@ -196,6 +196,7 @@ describe('statement and balance', () => {
         availableBalance: '1000.00',
         pendingCredits: '250.00',
         heldBalance: '0.00',
+        reserved: { kyc_limit: '0.00', payment_mismatch: '0.00' },
         inDeficit: false,
         asOf: undefined,
       },

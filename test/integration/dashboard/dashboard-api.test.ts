@@ -311,6 +311,8 @@ describe('dashboard API (/auth session routes)', () => {
         ledgerBalance: '0.00',
         availableBalance: '0.00',
         pendingCredits: '0.00',
+        heldBalance: '0.00',
+        reserved: { kyc_limit: '0.00', payment_mismatch: '0.00' },
         settleable: '0.00',
         settlesFrom: 'ledger',
         transferable: '0.00',

@@ -48,9 +48,16 @@ describe('returning held money to the sender', () => {
     const now = await balance(account);
     assert.deepEqual([now.ledgerBalance, now.heldBalance], ['70000.00', '20000.00']);
     assert.deepEqual(await returnsOf(account), []);
-    assert.deepEqual(await stack.infra.db('ledger_hold_releases').where({ entry_id: entryId }).select('reason'), []);
+    assert.deepEqual(await reservationChangesOf(entryId), []);
     assert.deepEqual(await returnAudits(entryId), []);
   }
+  /** The changes of the reservation holding a credit. */
+  const reservationChangesOf = (entryId: string) =>
+    stack.infra
+      .db('ledger_reservation_changes as c')
+      .join('ledger_reservations as r', 'r.id', 'c.reservation_id')
+      .where({ 'r.owner_id': entryId })
+      .select('c.outcome', 'c.amount', 'c.note');
   const verifyLedger = async () => (JSON.parse((await runCli('ledger:verify', '--json')).stdout) as { problems: unknown[] }).problems;
 
   /**
@@ -72,7 +79,7 @@ describe('returning held money to the sender', () => {
       }),
     );
     assert.equal(paid.status, 200);
-    const hold = await stack.infra.db('ledger_holds').where({ account_id: account.ID }).first('entry_id', 'amount');
+    const hold = await stack.infra.db('ledger_reservations').where({ account_id: account.ID }).first('owner_id as entry_id', 'amount');
     assert.equal(hold.amount, '2000000');
     if (options.confirm !== false) await stack.infra.db.transaction((trx) => stack.services.postingEngine.confirm(trx, hold.entry_id));
     return { account, entryId: hold.entry_id as string };
@@ -177,8 +184,8 @@ describe('returning held money to the sender', () => {
     assert.deepEqual([settlement.narration, settlement.account_name], ['Return to sender', accountName]);
     const paid = await balance(account);
     assert.deepEqual([paid.ledgerBalance, paid.heldBalance], ['50000.00', '0.00']);
-    const [release] = await stack.infra.db('ledger_hold_releases').where({ entry_id: entryId }).select('reason', 'amount', 'note');
-    assert.deepEqual([release.reason, release.amount, release.note], ['returned', '2000000', 'payer asked for it back']);
+    const [posted] = await reservationChangesOf(entryId);
+    assert.deepEqual([posted.outcome, posted.amount, posted.note], ['posted', '2000000', 'payer asked for it back']);
     const [audit] = await returnAudits(entryId);
     assert.deepEqual(
       [

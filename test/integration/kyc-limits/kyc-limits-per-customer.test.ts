@@ -76,12 +76,12 @@ describe('KYC tier limits per customer', () => {
       ],
     );
     const holds = await stack.infra
-      .db('ledger_holds')
+      .db('ledger_reservations')
       .where({ account_id: second.ID })
       .orderBy('created_at')
-      .select('amount', 'limit_kind', 'limit_amount');
+      .select('amount', 'reason', 'limit_amount');
     assert.deepEqual(
-      holds.map((hold) => [hold.amount, hold.limit_kind, hold.limit_amount]),
+      holds.map((hold) => [hold.amount, hold.reason, hold.limit_amount]),
       [
         ['5000000', 'balance', '30000000'],
         ['5000000', 'balance', '30000000'],
@@ -99,11 +99,11 @@ describe('KYC tier limits per customer', () => {
 
     // Returning held money to its payer is outside the daily limit, and leaves the customer's unheld money as it was.
     const [newest] = await stack.infra
-      .db('ledger_holds')
+      .db('ledger_reservations')
       .where({ account_id: second.ID })
       .orderBy('created_at', 'desc')
       .limit(1)
-      .select('entry_id');
+      .select('owner_id as entry_id');
     await stack.infra.db.transaction((trx) => stack.services.postingEngine.confirm(trx, newest.entry_id));
     const operator = await dashboardSession(stack, tenant.tenantId, 'operator');
     const returned = await call(stack.apiUrl, 'POST', `/auth/holds/${newest.entry_id}/return`, {
@@ -163,11 +163,11 @@ describe('KYC tier limits per customer', () => {
     // The customer is at the tier-1 balance limit: each of these is held in full.
     for (const account of [second, first, second, first, second]) await paid(account, 50_000);
     const holdsInOrder = await stack.infra
-      .db('ledger_holds as h')
-      .join('ledger_entries as e', 'e.id', 'h.entry_id')
+      .db('ledger_reservations as h')
+      .join('ledger_entries as e', 'e.id', 'h.owner_id')
       .whereIn('h.account_id', [first.ID, second.ID])
       .orderBy([{ column: 'e.created_at' }, { column: 'e.id' }])
-      .select('h.entry_id', 'h.account_id', 'h.amount');
+      .select('h.owner_id as entry_id', 'h.account_id', 'h.amount');
     assert.deepEqual(
       holdsInOrder.map((hold) => [hold.account_id, hold.amount]),
       [second, first, second, first, second].map((account) => [account.ID, '5000000']),
@@ -180,9 +180,10 @@ describe('KYC tier limits per customer', () => {
     assert.equal(kyc.body.KYCTier, 2);
     // Tier 2 allows 500,000.00 unheld: 200,000.00 more, the four oldest holds; the newest stays held.
     const releases = await stack.infra
-      .db('ledger_hold_releases')
-      .whereIn('account_id', [first.ID, second.ID])
-      .select('entry_id', 'amount', 'reason');
+      .db('ledger_reservation_changes as c')
+      .join('ledger_reservations as r', 'r.id', 'c.reservation_id')
+      .whereIn('c.account_id', [first.ID, second.ID])
+      .select('r.owner_id as entry_id', 'c.amount', 'c.reason');
     assert.deepEqual(
       releases.map((release) => [release.entry_id, release.amount, release.reason]).sort(),
       holdsInOrder

@@ -57,15 +57,15 @@ describe('KYC tier limits', () => {
     const held = await balance(account, noDailyLimit.apiKey);
     assert.deepEqual([held.ledgerBalance, held.heldBalance], ['120000.00', '20000.00']);
     const holds = await stack.infra
-      .db('ledger_holds')
+      .db('ledger_reservations')
       .where({ account_id: account.ID })
       .orderBy('created_at')
-      .select('amount', 'limit_kind', 'limit_amount', 'tier');
+      .select('amount', 'kind', 'reason', 'limit_amount', 'tier');
     assert.deepEqual(
-      holds.map((hold) => [hold.amount, hold.limit_kind, hold.limit_amount, hold.tier]),
+      holds.map((hold) => [hold.amount, hold.kind, hold.reason, hold.limit_amount, hold.tier]),
       [
-        ['1000000', 'single_credit', '5000000', 1],
-        ['1000000', 'single_credit', '5000000', 1],
+        ['1000000', 'kyc_limit', 'single_credit', '5000000', 1],
+        ['1000000', 'kyc_limit', 'single_credit', '5000000', 1],
       ],
     );
 
@@ -81,7 +81,7 @@ describe('KYC tier limits', () => {
     assert.equal(kyc.body.KYCTier, 2);
     const released = await balance(account, noDailyLimit.apiKey);
     assert.deepEqual([released.ledgerBalance, released.heldBalance], ['20000.00', '0.00']);
-    const releases = await stack.infra.db('ledger_hold_releases').where({ account_id: account.ID }).select('amount', 'reason');
+    const releases = await stack.infra.db('ledger_reservation_changes').where({ account_id: account.ID }).select('amount', 'reason');
     assert.deepEqual(
       releases.map((release) => [release.amount, release.reason]),
       [
@@ -151,8 +151,8 @@ describe('KYC tier limits', () => {
     assert.equal((await pay(account, 30_000)).status, 200);
     const after = await balance(account, noDailyLimit.apiKey);
     assert.deepEqual([after.ledgerBalance, after.heldBalance], ['320000.00', '20000.00']);
-    const [hold] = await stack.infra.db('ledger_holds').where({ account_id: account.ID }).select('amount', 'limit_kind', 'limit_amount');
-    assert.deepEqual([hold.amount, hold.limit_kind, hold.limit_amount], ['2000000', 'balance', '30000000']);
+    const [hold] = await stack.infra.db('ledger_reservations').where({ account_id: account.ID }).select('amount', 'reason', 'limit_amount');
+    assert.deepEqual([hold.amount, hold.reason, hold.limit_amount], ['2000000', 'balance', '30000000']);
   });
 
   it('refuses a tier-1 payout that would take the day past the daily limit, naming the limit', async () => {
@@ -247,18 +247,21 @@ describe('KYC tier limits', () => {
       [audit.detail.amount, audit.detail.note, audit.detail.accountRef],
       ['20000.00', 'customer showed a payslip', account.AccountRef],
     );
-    const [change] = await stack.infra.db('ledger_hold_releases').where({ account_id: account.ID }).select('reason', 'note', 'amount');
+    const [change] = await stack.infra
+      .db('ledger_reservation_changes')
+      .where({ account_id: account.ID })
+      .select('reason', 'note', 'amount');
     assert.deepEqual([change.reason, change.note, change.amount], ['operator', 'customer showed a payslip', '2000000']);
   });
 
   it('reversing a credit with a held part releases the hold first', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     assert.equal((await pay(account, 70_000)).status, 200);
-    const [hold] = await stack.infra.db('ledger_holds').where({ account_id: account.ID }).select('entry_id');
+    const [hold] = await stack.infra.db('ledger_reservations').where({ account_id: account.ID }).select('owner_id as entry_id');
     await stack.infra.db.transaction((trx) => stack.services.postingEngine.reverse(trx, hold.entry_id, 'provider did not confirm'));
     const after = await balance(account, tenant.apiKey);
     assert.deepEqual([after.ledgerBalance, after.heldBalance], ['0.00', '0.00']);
-    const [change] = await stack.infra.db('ledger_hold_releases').where({ account_id: account.ID }).select('reason', 'amount');
+    const [change] = await stack.infra.db('ledger_reservation_changes').where({ account_id: account.ID }).select('reason', 'amount');
     assert.deepEqual([change.reason, change.amount], ['credit_reversed', '2000000']);
     assert.deepEqual(await verifyLedger(), []);
 

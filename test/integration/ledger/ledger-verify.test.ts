@@ -386,7 +386,7 @@ describe('ledger:verify: the records that name ledger entries', () => {
     assert.deepEqual(await verify(), { code: 0, problems: [] });
   });
 
-  it("fails on a dynamic account's return that names another payout, a service's return not recorded, and money released as returned with no return", async () => {
+  it("fails on a dynamic account's return that names another payout, a service's return not recorded, and a return's reservation posted by no settlement debit", async () => {
     const returned = await db()('dynamic_account_returns').where({ account_id: dynamic.ID }).first();
     const row = () => db()('dynamic_account_returns').where({ entry_id: returned.entry_id });
     const otherPayout = await reportedWith(
@@ -403,13 +403,16 @@ describe('ledger:verify: the records that name ledger entries', () => {
     );
     assert.deepEqual(named(unrecorded, returned.entry_id, 'returned by the service', 'not recorded'), [['dynamic_account_returns', true]]);
 
-    const holdReturn = await db()('ledger_hold_returns').where({ entry_id: returned.entry_id }).first();
+    // The reservation's posting recorded as a release instead: posted by no settlement debit.
+    const reservation = await db()('ledger_reservations').where({ owner_id: returned.entry_id }).first('id');
+    const posting = () => db()('ledger_reservation_changes').where({ reservation_id: reservation.id });
+    const { entry_id: debitEntryId } = await posting().first('entry_id');
     const unlinked = await reportedWith(
-      () => db()('ledger_hold_returns').where({ entry_id: returned.entry_id }).delete(),
-      () => db()('ledger_hold_returns').insert(holdReturn),
+      () => posting().update({ outcome: 'released', reason: 'operator', entry_id: null }),
+      () => posting().update({ outcome: 'posted', reason: null, entry_id: debitEntryId }),
     );
     const about = (check: string) => unlinked.filter((problem) => problem.check === check);
-    assert.deepEqual(named(about('holds'), returned.entry_id, 'released as returned, with no return recorded'), [['holds', true]]);
+    assert.deepEqual(named(about('holds'), reservation.id, returned.entry_id, 'changes posted 0'), [['holds', true]]);
     assert.deepEqual(named(about('dynamic_account_returns'), returned.entry_id, 'the held money was not released as returned'), [
       ['dynamic_account_returns', true],
     ]);

@@ -428,8 +428,8 @@ describe('reconciliation against the provider', () => {
       ['100.00', '60.00', 'under', 'return'],
       'the statement line carries the judgement',
     );
-    const hold = await stack.infra.db('ledger_holds').where({ entry_id: restored.ID }).first('amount', 'limit_kind');
-    assert.deepEqual([hold?.limit_kind, hold?.amount], ['amount_mismatch', '5950']);
+    const hold = await stack.infra.db('ledger_reservations').where({ owner_id: restored.ID }).first('amount', 'kind', 'reason');
+    assert.deepEqual([hold?.kind, hold?.reason, hold?.amount], ['payment_mismatch', 'amount_mismatch', '5950']);
     // The returns Schedule pays it back to the payer, as it does a mismatch first credited by its webhook.
     await eventually(
       async () => (await stack.infra.db('dynamic_account_returns').where({ entry_id: restored.ID }).first('status'))?.status === 'returned',
