@@ -83,7 +83,7 @@ export interface SettlementRefundInput {
 }
 
 /**
- * What one submission of an attempt's reference got: accepted (the one live transfer), duplicate (the
+ * What one submission of an attempt's reference got: accepted (the one live provider transfer), duplicate (the
  * reference exists already), rejected (refused with a documented "not created" answer on its first
  * submission: the attempt is failed), ambiguous (any other refusal: it may exist), unavailable (no
  * answer: it may exist). Only `rejected` ends the attempt; the workflow follows every other answer with
