@@ -122,7 +122,7 @@ describe('dashboard in a browser', function () {
     await db.transaction((trx) => ledger.reverse(trx, credit!.id, 'provider did not confirm'));
   }
 
-  /** Opens a page by URL, waits for its data, and remembers it for the screenshot sweep. */
+  /** Opens a page by URL, waits for its data, and remembers it for the screenshot pass. */
   async function open(name: string, url: string): Promise<void> {
     pagesSeen.set(name, url);
     await page.goto(url);
@@ -880,7 +880,7 @@ describe('dashboard in a browser', function () {
         [page, 'desktop'],
         [phonePage, 'phone'],
       ] as const) {
-        const sweepStarted = Date.now();
+        const passStarted = Date.now();
         for (const [name, url] of pagesSeen) {
           await target.goto(url);
           await settled(target);
@@ -893,7 +893,7 @@ describe('dashboard in a browser', function () {
           }
           await screenshot(target, name, width);
         }
-        console.log(`      ${width}: ${pagesSeen.size} pages checked in ${((Date.now() - sweepStarted) / 1000).toFixed(1)} s`);
+        console.log(`      ${width}: ${pagesSeen.size} pages checked in ${((Date.now() - passStarted) / 1000).toFixed(1)} s`);
       }
       await phonePage.getByRole('button', { name: 'Menu' }).click();
       await phonePage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts' }).click();
