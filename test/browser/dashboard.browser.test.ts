@@ -392,7 +392,7 @@ describe('dashboard in a browser', function () {
     await dialog.getByLabel('Why (recorded in the audit log)').fill('Payer asked for it back, ticket 5121');
     await dialog.getByLabel(`Pay ${name} (recorded in the audit log)`).check();
     await returnButton.click();
-    await page.getByText(new RegExp(`^Emeka Nwosu: ₦20,000\\.00 being returned to ${name} \\(transfer mtx_`)).waitFor();
+    await page.getByText(new RegExp(`^Emeka Nwosu: ₦20,000\\.00 being returned to ${name} \\(settlement mtx_`)).waitFor();
     await page.getByRole('row', { name: /Emeka Nwosu/ }).waitFor({ state: 'detached' });
     const audit = await db('audit_log')
       .where({ action: 'kyc_hold.returned' })
