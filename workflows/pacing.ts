@@ -4,7 +4,7 @@
  * 1 s interval makes about ten calls in the first minute and one a minute after that.
  */
 
-/** Cap of the back-off while a transfer is in flight or the provider is unreachable. */
+/** Cap of the back-off while a payout is in flight or the provider is unreachable. */
 export const MAX_PROVIDER_BACKOFF_MS = 60_000;
 
 /** Cap of the back-off of the refund watch after success (refunds are rare and webhooks announce them). */

@@ -37,9 +37,9 @@ const settlementActivities = (startToCloseMs: number | undefined) =>
  * - every undecided stage (the destination check, a submission without an answer, a reference followed
  *   by lookups) runs against the overdue clock: past overdueAfterMs since the attempt began, one alert
  *   finding names the settlement and the provider's last answer, and the run goes on as before.
- * Long waits (a transfer PROCESSING for days, an outage) continue as new, carrying `progress`, and the
+ * Long waits (a provider transfer PROCESSING for days, an outage) continue as new, carrying `progress`, and the
  * next run goes on at the stage it carries.
- * A run started on a settlement already under way (the sweep restarts one whose run was terminated or
+ * A run started on a settlement already under way (the convergence check restarts one whose run was terminated or
  * failed) picks up at the attempt the database holds: it follows that reference, never a new one.
  */
 export async function settlementWorkflow(input: SettlementInput): Promise<SettlementWorkflowStatus> {

@@ -166,7 +166,7 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
       });
     },
 
-    /** One pass of the expiry sweep: every dynamic account past its expiry marked expired; how many it marked. */
+    /** One expiry pass: every dynamic account past its expiry marked expired; how many it marked. */
     async expireDue(): Promise<{ expired: number; full: boolean }> {
       const expired = await accounts.expireDue(EXPIRY_BATCH);
       return { expired: expired.length, full: expired.length >= EXPIRY_BATCH };

@@ -107,7 +107,7 @@ export function createBeneficiariesService(deps: {
     /**
      * Looks the destination's name up at the provider and saves it. A destination the tenant already saved
      * is not saved twice: its beneficiary takes the name just looked up (and the nickname, when one is given),
-     * under its row lock; a name that changed (the name every payout to it pays from now on, a sweep's too) is
+     * under its row lock; a name that changed (the name every payout to it pays from now on, a balance sweep's too) is
      * audited with the old name and the new.
      */
     async save(actor: BeneficiaryActor, request: NewBeneficiary): Promise<{ beneficiary: BeneficiaryRecord; created: boolean }> {

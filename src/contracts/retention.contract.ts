@@ -7,5 +7,5 @@ export interface RetentionResult {
   eventPayloadsStripped: number;
   startedJobsDeleted: number;
   endedSessionsDeleted: number;
-  unsettledSweepRunsDeleted: number;
+  unsettledBalanceSweepRunsDeleted: number;
 }

@@ -83,7 +83,7 @@ export function settlementBatchJob(
 
 /**
  * After the tenant's settlements (its own items' included) and deliveries: a batch only starts more settlements.
- * A run that stopped (terminated, timed out, failed) may be started again under the same id: the convergence
- * sweep does so while the batch is open, and the new run rebuilds its state from the database.
+ * A run that stopped (terminated, timed out, failed) may be started again under the same id: the
+ * convergence check does so while the batch is open, and the new run rebuilds its state from the database.
  */
 export const SETTLEMENT_BATCH_START_POLICY = { priority: 1, reusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' } as const;

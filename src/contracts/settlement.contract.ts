@@ -31,7 +31,7 @@ export interface SettlementInput {
 }
 
 /**
- * Where a run that starts on a settlement already under way picks up (a run the sweep started again
+ * Where a run that starts on a settlement already under way picks up (a run the convergence check started again
  * after an operator or a deploy stopped the previous one), rebuilt from the attempts in the database:
  * the latest attempt's reference is submitted again when its submission never got an answer
  * (`submit`, the provider dedups it), else followed by lookups (`follow`). Never a new reference.
@@ -83,7 +83,7 @@ export interface SettlementRefundInput {
 }
 
 /**
- * What one submission of an attempt's reference got: accepted (the one live transfer), duplicate (the
+ * What one submission of an attempt's reference got: accepted (the one live provider transfer), duplicate (the
  * reference exists already), rejected (refused with a documented "not created" answer on its first
  * submission: the attempt is failed), ambiguous (any other refusal: it may exist), unavailable (no
  * answer: it may exist). Only `rejected` ends the attempt; the workflow follows every other answer with
@@ -232,7 +232,7 @@ export function settlementRefundJob(
 
 /**
  * Money going out, and a tenant waiting on it: the outbox starts these first. A settlement may run again
- * after a failed, terminated, timed-out or cancelled run (the sweep restarts it; it rebuilds from the
+ * after a failed, terminated, timed-out or cancelled run (the convergence check restarts it; it rebuilds from the
  * database); a completed one stays done. Temporal never lets two runs of one id be open at once.
  */
 export const SETTLEMENT_START_POLICY = { priority: 0, reusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' } as const;

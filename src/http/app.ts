@@ -40,7 +40,7 @@ function checkResponse(route: RouteDefinition, status: number, body: unknown): v
 
 /**
  * A streamed body that fails after its status line went out cannot become an error response: the
- * connection is cut, so the client sees a broken transfer, never a clean 200 with a truncated body.
+ * connection is cut, so the client sees a broken response, never a clean 200 with a truncated body.
  */
 function cutOnStreamError(ctx: AppContext, body: Readable): void {
   body.once('error', () => ctx.res.destroy());

@@ -420,7 +420,7 @@ export function createReadiness(infra: Infrastructure): ReadinessCheck {
  * the connection the worker polls with and asking for eager start: the server answers the start with the
  * workflow's first task for this very worker, so it skips the task queue's add-and-poll round trip (CPU
  * in the Temporal server, and latency) when this worker has a free slot, and starts it the usual way when
- * it has none. The sweep's starts keep the ordinary client.
+ * it has none. The convergence check's starts keep the ordinary client.
  */
 export function createWorkerStarts(infra: Infrastructure, connection: ConnectionLike) {
   const { config, logger, db, metrics } = infra;

@@ -7,22 +7,22 @@ import { createReconciliationActivities } from '../../activities/reconciliation.
 import { createSettlementBatchActivities } from '../../activities/settlement-batches.activities';
 import { createSettlementActivities } from '../../activities/settlements.activities';
 import { createRetentionActivities } from '../../activities/retention.activities';
-import { createSweepActivities } from '../../activities/sweep.activities';
+import { createConvergenceCheckActivities } from '../../activities/convergence-check.activities';
 import { createWebhookActivities } from '../../activities/webhooks.activities';
 
-export function createActivities(deps: { services: Services; logger: Logger; sweepGraceMs: number }) {
-  const { services, logger, sweepGraceMs } = deps;
+export function createActivities(deps: { services: Services; logger: Logger; convergenceCheckGraceMs: number }) {
+  const { services, logger, convergenceCheckGraceMs } = deps;
   return {
     ...createPaymentActivities({ batches: services.batchConfirmations }),
     ...createWebhookActivities({ deliveries: services.deliveries }),
     ...createSettlementActivities({ execution: services.settlementExecution }),
-    ...createSweepActivities({
+    ...createConvergenceCheckActivities({
       starter: services.starter,
       settlementRestarts: services.settlementRestarts,
       settlementBatchRestarts: services.settlementBatchRestarts,
       settlementWatch: services.settlementWatch,
       claimReleases: services.batchClaimReleases,
-      graceMs: sweepGraceMs,
+      graceMs: convergenceCheckGraceMs,
       logger,
     }),
     ...createRetentionActivities({ retention: services.retention, logger }),

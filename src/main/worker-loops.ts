@@ -15,7 +15,7 @@ const DRAIN_BUDGET_MS = 5_000;
 /** While the batcher's room is full and credits wait, it looks this often for a batch that ended. */
 const BATCH_ROOM_RECHECK_MS = 100;
 /** How often the worker looks for balance sweeps whose Schedule has not followed a change (the API pushes each at once). */
-const SWEEP_SCHEDULES_INTERVAL_MS = 5_000;
+const BALANCE_SWEEP_SCHEDULES_INTERVAL_MS = 5_000;
 /** How often the worker marks expired the dynamic accounts past their expiry. */
 const ACCOUNT_EXPIRY_INTERVAL_MS = 1_000;
 /** After a failed pass (the database or Temporal unreachable), the loop waits this long. */
@@ -85,7 +85,7 @@ export function startWorkerLoops(deps: {
     loop('event dispatcher', async () => ((await dispatcher.pass()).full ? 0 : config.EVENT_DISPATCH_INTERVAL)),
     loop('balance sweep schedules', async () => {
       await balanceSweepSchedules.syncPending();
-      return SWEEP_SCHEDULES_INTERVAL_MS;
+      return BALANCE_SWEEP_SCHEDULES_INTERVAL_MS;
     }),
     loop('account expiry', async () => ((await accounts.expireDue()).full ? 0 : ACCOUNT_EXPIRY_INTERVAL_MS)),
   ];

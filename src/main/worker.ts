@@ -68,7 +68,7 @@ runProcess(
       ...workerTuning(config),
       // "<primary pid>.<copy>/<pid>@host" in a group, so the group is recognisable among the task queue's pollers.
       ...(inProcessGroup() ? { identity: `${process.ppid}.${index}/${process.pid}@${hostname()}` } : {}),
-      activities: createActivities({ services, logger, sweepGraceMs: config.SWEEP_GRACE }),
+      activities: createActivities({ services, logger, convergenceCheckGraceMs: config.SWEEP_GRACE }),
     });
     // One copy of a group ensures the periodic jobs' Schedules (docs/operations.md lists them).
     const schedules = index === 0 ? { schedules: await ensurePeriodicSchedules(infra.temporal, config) } : {};

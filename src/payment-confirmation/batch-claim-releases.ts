@@ -3,13 +3,13 @@ import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { createConfirmationClaimsRepo } from './confirmation-claims.repo';
 import { paymentConfirmationBatchWorkflowId } from '../contracts/payment-confirmation.contract';
-import type { ClaimReleaseResult } from '../contracts/sweep.contract';
+import type { ClaimReleaseResult } from '../contracts/convergence-check.contract';
 
 const BATCHES_PER_SCAN = 1_000;
 
 /**
  * A batch that failed, was terminated or timed out (or whose start never happened) leaves its claims
- * behind; the sweep puts those credits back in the queue, and the batcher confirms them in a new batch.
+ * behind; the convergence check puts those credits back in the queue, and the batcher confirms them in a new batch.
  * Whether a batch still runs is asked of Temporal directly (describe), not of visibility, so a release
  * never waits on visibility's lag. A batch that continued as new is running under the same id.
  */
@@ -28,7 +28,7 @@ export function createBatchClaimReleaser(deps: { db: Db; client: Client; logger:
 
   return {
     /**
-     * `olderThanMs`: only claims older than this are checked (the sweep's grace: a batch just claimed may
+     * `olderThanMs`: only claims older than this are checked (the convergence check's grace: a batch just claimed may
      * still be starting). Releasing a batch that then starts after all is harmless: its claims no longer
      * name it, so it lets its credits go, and the new batch that claims them confirms them.
      */
@@ -42,7 +42,7 @@ export function createBatchClaimReleaser(deps: { db: Db; client: Client; logger:
         }
         onProgress();
       }
-      if (result.released > 0) logger.info(result, 'convergence sweep released the credits of batches that stopped');
+      if (result.released > 0) logger.info(result, 'convergence check released the credits of batches that stopped');
       return result;
     },
   };

@@ -25,7 +25,7 @@ const START_CONCURRENCY = 8;
  * `paymentConfirmationBatchWorkflow` per batch. The claim commits before the start, and a started batch
  * marks its claims started; a start that fails puts the batch's credits back in the queue at once, and
  * if this process dies in between, the next pass of any worker claims them again once `unstartedAfterMs`
- * has passed (the sweep's grace), without waiting for the sweep. Runs in every worker process: claims skip rows another
+ * has passed (the convergence check's grace), without waiting for the convergence check. Runs in every worker process: claims skip rows another
  * process holds.
  *
  * At most `maxBusyBatches` batches this process started are busy at once: a backlog waits in the claim
@@ -61,7 +61,7 @@ export function createConfirmationBatcher(deps: {
       await claims
         .releaseBatch(batch.batchId)
         .catch((releaseError: unknown) =>
-          logger.warn({ err: releaseError, batchId: batch.batchId }, 'could not release a batch; the sweep will'),
+          logger.warn({ err: releaseError, batchId: batch.batchId }, 'could not release a batch; the convergence check will'),
         );
       return false;
     }

@@ -219,7 +219,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
       return db('confirmation_claims').where({ batch_id: batchId }).update({ batch_id: null, claimed_at: null, started_at: null });
     },
 
-    /** Batches holding claims for longer than `olderThanMs`: the sweep checks each is still running. */
+    /** Batches holding claims for longer than `olderThanMs`: the convergence check asks whether each still runs. */
     async batchesClaimedBefore(olderThanMs: number, limit: number): Promise<string[]> {
       const rows: Array<{ batch_id: string }> = await db('confirmation_claims')
         .whereNotNull('batch_id')

@@ -51,7 +51,7 @@ export function createRateLimits(
     | 'RATE_LIMIT_ENDPOINT_RECOVERIES'
   >,
 ) {
-  let sweeper = true;
+  let clearsExpired = true;
   function counter(name: string, limit: RateLimit): RateLimiterPostgres {
     const store = new RateLimiterPostgres({
       storeClient: db,
@@ -62,9 +62,9 @@ export function createRateLimits(
       points: limit.points,
       duration: limit.durationSeconds,
       // One limiter of the process deletes long-expired counters every few minutes; one is enough.
-      clearExpiredByTimeout: sweeper,
+      clearExpiredByTimeout: clearsExpired,
     });
-    sweeper = false;
+    clearsExpired = false;
     return store;
   }
 

@@ -171,7 +171,7 @@ export function createProviderRecords(deps: {
     let unanswered: UnansweredCall | undefined;
     for (const asked of [
       ...credits.map((providerTxnRef) => ({ kind: 'credit' as const, providerTxnRef })),
-      ...attempts.map((providerRef) => ({ kind: 'transfer' as const, providerRef })),
+      ...attempts.map((providerRef) => ({ kind: 'attempt' as const, providerRef })),
     ].slice(0, allowed)) {
       const spent = await spend(run, callsOf(position) + rows.length);
       if (!spent.granted) {

@@ -10,7 +10,7 @@ const LOOKUP_VERDICTS: Record<ProviderTransactionStatus, ProviderVerdict> = {
 };
 
 /** A ledger record to ask the provider about: a payment credit by its transaction id, a settlement attempt by its reference. */
-export type LookupRequest = { kind: 'credit'; providerTxnRef: string } | { kind: 'transfer'; providerRef: string };
+export type LookupRequest = { kind: 'credit'; providerTxnRef: string } | { kind: 'attempt'; providerRef: string };
 
 /**
  * A ledger record the listing did not show, as the provider's single lookup answers for it (null: the
@@ -23,7 +23,7 @@ export function fromLookup(asked: LookupRequest, found: ProviderTransaction | nu
     senderName: null,
     narration: null,
     currency: null,
-    merchantTxRef: asked.kind === 'transfer' ? asked.providerRef : null,
+    merchantTxRef: asked.kind === 'attempt' ? asked.providerRef : null,
   };
   if (!found) {
     const providerTxnId = asked.kind === 'credit' ? asked.providerTxnRef : `not-found:${asked.providerRef}`;

@@ -9,7 +9,7 @@ import { lookupProviderTransaction } from '../provider/transaction-lookup';
 import type { FindingKind } from './findings';
 import { createReconciliationExceptionsRepo } from './reconciliation-exceptions.repo';
 import { createSettlementWatchRepo, type WatchedReference, type WatchedSettlement } from './settlement-watch.repo';
-import type { SettlementWatchResult } from '../contracts/sweep.contract';
+import type { SettlementWatchResult } from '../contracts/convergence-check.contract';
 
 /** The kinds a payout the ledger does not count is raised as: one open finding per provider transaction among them. */
 const PAID_WITHOUT_DEBIT: FindingKind[] = ['settlement_paid_not_debited', 'settlement_paid_twice'];

@@ -58,7 +58,7 @@ export function createRetentionRepo(db: DbOrTrx) {
      * Balance sweep runs that moved nothing (nothing to move, paused, refused): a threshold sweep records
      * one per check, and nothing refers to them. A settled run stays, as the settlement it names does.
      */
-    deleteUnsettledSweepRuns(before: Date, batch: number): Promise<number> {
+    deleteUnsettledBalanceSweepRuns(before: Date, batch: number): Promise<number> {
       return count(
         `DELETE FROM balance_sweep_runs WHERE id IN (
            SELECT id FROM balance_sweep_runs WHERE outcome <> 'settled' AND id < :bound ORDER BY id LIMIT :batch)`,

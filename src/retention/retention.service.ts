@@ -43,8 +43,8 @@ export function createRetentionService(deps: { db: Db; config: RetentionConfig }
         eventPayloadsStripped: await drain((batch) => repo.stripEventPayloads(ago(config.RETENTION_INBOUND_PAYLOADS), batch), onProgress),
         startedJobsDeleted: await drain((batch) => repo.deleteStartedJobs(ago(config.RETENTION_HOUSEKEEPING), batch), onProgress),
         endedSessionsDeleted: await drain((batch) => repo.deleteEndedSessions(ago(config.RETENTION_HOUSEKEEPING), batch), onProgress),
-        unsettledSweepRunsDeleted: await drain(
-          (batch) => repo.deleteUnsettledSweepRuns(ago(config.RETENTION_BALANCE_SWEEP_RUNS), batch),
+        unsettledBalanceSweepRunsDeleted: await drain(
+          (batch) => repo.deleteUnsettledBalanceSweepRuns(ago(config.RETENTION_BALANCE_SWEEP_RUNS), batch),
           onProgress,
         ),
       };

@@ -9,7 +9,7 @@ import { createSettlementBatchesRepo } from './settlement-batches.repo';
 
 /**
  * Batches whose run stopped (terminated, timed out, cancelled, or failed) before the batch ended: the
- * sweep starts each again under its workflow id. The new run rebuilds everything from the database: the
+ * convergence check starts each again under its workflow id. The new run rebuilds everything from the database: the
  * first chunk starts at the first item still queued, items already initiated answer under their keys, and
  * the end is recorded once under the batch's lock. A failed run is resumed too: its activities retry
  * without end, so only a broken deploy fails one, and a batch must never stay open for ever.

@@ -301,7 +301,7 @@ export function createSettlementExecutionService(deps: {
     },
 
     /**
-     * Confirms the destination's name once (a transfer to a wrong account cannot be taken back). Only the
+     * Confirms the destination's name once (a payout to a wrong account cannot be taken back). Only the
      * provider saying the account does not exist (or refusing the request itself) makes it invalid; an
      * outage or an unknown answer is retried.
      */
@@ -433,7 +433,7 @@ export function createSettlementExecutionService(deps: {
       }
 
       if (lookup.merchantTxRef != null && lookup.merchantTxRef !== attempt.providerRef) {
-        // An answer about another transfer says nothing about this reference: neither paid nor failed.
+        // An answer about another provider transfer says nothing about this reference: neither paid nor failed.
         const reason = `the provider's lookup of ${attempt.providerRef} answered about ${lookup.merchantTxRef}`;
         logger.error({ settlementId, providerRef: attempt.providerRef, answeredRef: lookup.merchantTxRef }, reason);
         return { kind: 'unavailable', reason };

@@ -16,7 +16,7 @@ export function presentAcceptedSettlement(settlement: AcceptedSettlement) {
 }
 
 /** A settlement as GET /v1/transfers/{merchantTxRef} shows it; the dashboard's detail adds to it. */
-export function presentTransfer(settlement: SettlementRecord) {
+export function presentSettlementView(settlement: SettlementRecord) {
   return {
     merchantTxRef: settlement.merchantTxRef,
     status: settlement.status,
@@ -33,9 +33,9 @@ export function presentTransfer(settlement: SettlementRecord) {
   };
 }
 
-export function presentTransferDetail(settlement: SettlementRecord, providerTransferId: string | null) {
+export function presentSettlementDetail(settlement: SettlementRecord, providerTransferId: string | null) {
   return {
-    ...presentTransfer(settlement),
+    ...presentSettlementView(settlement),
     accountName: settlement.accountName,
     narration: settlement.narration,
     failureReason: settlement.failureReason,

@@ -13,7 +13,7 @@ import {
   presentSettlementAttempt,
   presentSettlementListItem,
   presentStatusChange,
-  presentTransferDetail,
+  presentSettlementDetail,
 } from './settlement.presenter';
 import {
   dashboardSettleBodySchema,
@@ -26,7 +26,7 @@ import {
   lookupBodySchema,
   lookupResponseSchema,
   settleResponseSchema,
-  transferParamsSchema,
+  settlementRefParamsSchema,
 } from './settlements.schemas';
 import type { SettlementsService } from './settlements.service';
 import { settlementWorkflowId } from '../contracts/settlement.contract';
@@ -88,7 +88,7 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
       summary: 'One settlement with its attempts, status history and workflow',
       tag: 'dashboard',
       auth: 'session',
-      params: transferParamsSchema,
+      params: settlementRefParamsSchema,
       responses: { 200: { description: 'The settlement', schema: settlementDetailSchema } },
       errors: [404],
       handle: async ({ params, ctx }) => {
@@ -102,7 +102,7 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
         return {
           status: 200,
           body: {
-            transfer: presentTransferDetail(settlement, providerTransferId),
+            transfer: presentSettlementDetail(settlement, providerTransferId),
             attempts: attempts.map(presentSettlementAttempt),
             statusHistory: history.map(presentStatusChange),
             workflow: { workflowId },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
-import { requireOneDestination, settleBodyOf, settleFields, settlementStatusSchema, transferStatusSchema } from './settlements.schemas';
+import { requireOneDestination, settleBodyOf, settleFields, settlementStatusSchema, settlementViewSchema } from './settlements.schemas';
 
 export const settlementListQuerySchema = z.object({
   status: settlementStatusSchema.optional(),
@@ -27,7 +27,8 @@ export const settlementListResponseSchema = z.object({
 });
 
 export const settlementDetailSchema = z.object({
-  transfer: transferStatusSchema.extend({
+  // `transfer`: the dashboard API's field name for the settlement (docs/glossary.md).
+  transfer: settlementViewSchema.extend({
     accountName: z.string().nullable(),
     narration: z.string(),
     failureReason: z.string().nullable(),

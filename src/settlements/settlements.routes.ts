@@ -1,15 +1,15 @@
 import { accountRefParamsSchema } from '../accounts/accounts.schemas';
 import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
 import { validIdempotencyKey } from '../idempotency/request-hash';
-import { presentAcceptedSettlement, presentAccountName, presentBank, presentTransfer } from './settlement.presenter';
+import { presentAcceptedSettlement, presentAccountName, presentBank, presentSettlementView } from './settlement.presenter';
 import {
   banksResponseSchema,
   lookupBodySchema,
   lookupResponseSchema,
   settleBodySchema,
   settleResponseSchema,
-  transferParamsSchema,
-  transferStatusSchema,
+  settlementRefParamsSchema,
+  settlementViewSchema,
 } from './settlements.schemas';
 import type { SettlementsService } from './settlements.service';
 
@@ -70,11 +70,11 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       summary: 'Status of a settlement',
       tag: 'settlements',
       auth: 'apiKey',
-      params: transferParamsSchema,
-      responses: { 200: { description: 'The transfer', schema: transferStatusSchema } },
+      params: settlementRefParamsSchema,
+      responses: { 200: { description: 'The transfer', schema: settlementViewSchema } },
       errors: [404],
       handle: async ({ params, ctx }) => {
-        return { status: 200, body: presentTransfer(await settlements.find(tenantOf(ctx).id, params.merchantTxRef)) };
+        return { status: 200, body: presentSettlementView(await settlements.find(tenantOf(ctx).id, params.merchantTxRef)) };
       },
     }),
   ];

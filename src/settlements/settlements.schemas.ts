@@ -67,9 +67,9 @@ export const settleResponseSchema = z.object({
   accountRef: z.string(),
 });
 
-export const transferParamsSchema = z.object({ merchantTxRef: z.string().max(100) });
+export const settlementRefParamsSchema = z.object({ merchantTxRef: z.string().max(100) });
 
-export const transferStatusSchema = z.object({
+export const settlementViewSchema = z.object({
   merchantTxRef: z.string(),
   status: settlementStatusSchema,
   amount: moneySchema,

@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { dynamicAccountReturnsScheduleId } from '../contracts/dynamic-account-returns.contract';
 import { type ReconciliationInput, reconciliationScheduleId } from '../contracts/reconciliation.contract';
 import { retentionScheduleId } from '../contracts/retention.contract';
-import { convergenceSweepScheduleId } from '../contracts/sweep.contract';
+import { convergenceCheckScheduleId } from '../contracts/convergence-check.contract';
 
 /** A job run on a clock: a Temporal Schedule starting `workflowType` with `args` every `intervalMs`, skipping a run while one is open. */
 export interface PeriodicSchedule {
@@ -46,8 +46,8 @@ export function periodicSchedules(config: ScheduleSettings) {
   };
   return {
     /** The backstop of the worker's loops: starts left-behind workflows and restarts stopped confirmations and settlements. */
-    convergenceSweep: {
-      scheduleId: convergenceSweepScheduleId(taskQueue),
+    convergenceCheck: {
+      scheduleId: convergenceCheckScheduleId(taskQueue),
       workflowType: 'convergenceSweepWorkflow',
       intervalMs: config.SWEEP_INTERVAL,
       args: [],

@@ -2,10 +2,10 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import type { OutboxEntry } from './outbox.repo';
-import { createSweepWatermarksRepo } from './sweep-watermarks.repo';
+import { createScanWatermarksRepo } from './scan-watermarks.repo';
 import type { WorkflowStarter } from './workflow-starter';
 import type { WorkflowType } from '../contracts/catalogue';
-import type { ResumeResult, RestartResult } from '../contracts/sweep.contract';
+import type { ResumeResult, RestartResult } from '../contracts/convergence-check.contract';
 
 /** A run that closed as failed: a failure thrown out of the workflow, which only an activity failing for good does. */
 export interface FailedRun {
@@ -15,7 +15,7 @@ export interface FailedRun {
 }
 
 /**
- * A workflow type the sweep resumes when its run stopped while the job it does is still open. Only
+ * A workflow type the convergence check resumes when its run stopped while the job it does is still open. Only
  * types that rebuild their state from the database and whose activities are idempotent qualify: the job
  * picks up where the database says it is, never repeating what is done.
  */
@@ -29,7 +29,7 @@ export interface RestartPlan {
   resume(keys: string[]): Promise<ResumeResult>;
   /**
    * When present, runs that closed as failed are handed here instead of to `resume`: a job whose run
-   * failed for good would fail the same way again, every sweep, for ever. Returns how many it parked.
+   * failed for good would fail the same way again, every convergence check, for ever. Returns how many it parked.
    */
   park?(runs: FailedRun[]): Promise<number>;
 }
@@ -48,7 +48,7 @@ const BATCH = 500;
  */
 export function createWorkflowRestarter(deps: { db: Db; client: Client; taskQueue: string; logger: Logger; plan: RestartPlan }) {
   const { db, client, taskQueue, logger, plan } = deps;
-  const watermarks = createSweepWatermarksRepo(db);
+  const watermarks = createScanWatermarksRepo(db);
 
   function query(since: Date | null): string {
     const clauses = [
@@ -96,7 +96,7 @@ export function createWorkflowRestarter(deps: { db: Db; client: Client; taskQueu
       if (failedRuns.length > 0) await flushFailed();
       if (result.failed === 0) await watermarks.advance(plan.watermark, scanStartedAt);
       if (result.restarted > 0)
-        logger.info({ ...result, workflowType: plan.workflowType }, 'convergence sweep resumed jobs whose workflow had stopped');
+        logger.info({ ...result, workflowType: plan.workflowType }, 'convergence check resumed jobs whose workflow had stopped');
       return result;
     },
   };
@@ -104,7 +104,7 @@ export function createWorkflowRestarter(deps: { db: Db; client: Client; taskQueu
 
 export type WorkflowRestarter = ReturnType<typeof createWorkflowRestarter>;
 
-/** Starts each job again under its workflow id; a start that fails is counted and left to the next sweep. */
+/** Starts each job again under its workflow id; a start that fails is counted and left to the next convergence check. */
 export async function startEach(starter: WorkflowStarter, logger: Logger, jobs: OutboxEntry[]): Promise<ResumeResult> {
   let restarted = 0;
   let failed = 0;
@@ -113,7 +113,7 @@ export async function startEach(starter: WorkflowStarter, logger: Logger, jobs: 
       if ((await starter.start(job)) === 'started') restarted += 1;
     } catch (error) {
       failed += 1;
-      logger.warn({ err: error, workflowId: job.workflowId }, 'could not restart a workflow; the next sweep will');
+      logger.warn({ err: error, workflowId: job.workflowId }, 'could not restart a workflow; the next convergence check will');
     }
   }
   return { restarted, failed };

@@ -15,16 +15,16 @@ import {
 import type { OutboxEntry, OutboxRepo } from './outbox.repo';
 import { createRateLimiter } from './start-rate-limiter';
 import { START_POLICIES } from '../contracts/catalogue';
-import type { SweepResult } from '../contracts/sweep.contract';
+import type { LeftBehindStartsResult } from '../contracts/convergence-check.contract';
 
 export interface WorkflowStarterOptions {
   taskQueue: string;
   /**
-   * Starts a second from this process. Beyond it a request's starts wait in the outbox for the sweep,
+   * Starts a second from this process. Beyond it a request's starts wait in the outbox for the convergence check,
    * which paces itself at the same rate: a burst never takes the CPU Temporal and the API share.
    */
   startsPerSecond: number;
-  /** Starts in flight at once; beyond it a start is left to the sweep instead of queueing in memory. */
+  /** Starts in flight at once; beyond it a start is left to the convergence check instead of queueing in memory. */
   maxInFlight?: number;
   /** Whether the server accepts our custom search attributes (the time-skipping test server does not). */
   searchAttributes?: boolean;
@@ -42,7 +42,7 @@ export interface DrainOptions {
   limit: number;
   /** Stop leasing new rows after this long. */
   budgetMs?: number;
-  /** Stop leasing new rows when aborted (the sweep's activity was cancelled, the worker is stopping). */
+  /** Stop leasing new rows when aborted (the convergence check's activity was cancelled, the worker is stopping). */
   signal?: AbortSignal;
   concurrency?: number;
   onProgress?: () => void;
@@ -53,7 +53,7 @@ const PER_TENANT = 32;
 /** A leased row is not taken by another drainer for this long; a start gives up well before (START_DEADLINE_MS). */
 const LEASE_MS = 60_000;
 
-/** A start that cannot reach Temporal gives up after this and is left to the sweep. */
+/** A start that cannot reach Temporal gives up after this and is left to the convergence check. */
 const START_DEADLINE_MS = 10_000;
 
 function searchAttributePairs(values: WorkflowSearchAttributes): SearchAttributePair[] {
@@ -69,7 +69,7 @@ function searchAttributePairs(values: WorkflowSearchAttributes): SearchAttribute
 
 /**
  * Starts the workflows the outbox holds. Rows are committed first; a start that fails or is slow
- * leaves its row unstarted for the convergence sweep, so a crash or an outage never loses a job.
+ * leaves its row unstarted for the convergence check, so a crash or an outage never loses a job.
  */
 export function createWorkflowStarter(deps: {
   client: Client;
@@ -99,7 +99,9 @@ export function createWorkflowStarter(deps: {
     if (ids.length > 0) {
       flushing = flushing
         .then(() => outbox.markStarted(ids))
-        .catch((error: unknown) => logger.warn({ err: error, count: ids.length }, 'could not mark workflows started; the sweep will'));
+        .catch((error: unknown) =>
+          logger.warn({ err: error, count: ids.length }, 'could not mark workflows started; the convergence check will'),
+        );
     }
     return flushing;
   }
@@ -150,7 +152,8 @@ export function createWorkflowStarter(deps: {
     const attempt = start(entry)
       .then(() => undefined)
       .catch((error: unknown) => {
-        if (!shutdown.signal.aborted) logger.warn({ err: error, workflowId: entry.workflowId }, 'workflow start failed; left to the sweep');
+        if (!shutdown.signal.aborted)
+          logger.warn({ err: error, workflowId: entry.workflowId }, 'workflow start failed; left to the convergence check');
       })
       .finally(() => {
         inFlight -= 1;
@@ -165,7 +168,7 @@ export function createWorkflowStarter(deps: {
 
     /**
      * After a commit: starts the workflows in the background and returns at once. Nobody waits on
-     * Temporal (the rows are committed); under load, starts beyond the in-flight limit wait for the sweep.
+     * Temporal (the rows are committed); under load, starts beyond the in-flight limit wait for the convergence check.
      */
     kick(entries: OutboxEntry[]): void {
       for (const entry of entries) {
@@ -177,14 +180,14 @@ export function createWorkflowStarter(deps: {
     /**
      * Starts unstarted workflows older than the grace period, pass after pass, fairly across tenants and
      * by priority (outbox.repo's lease), until the outbox has nothing available, the budget is spent or the
-     * signal aborts. Each row is leased before it is started, so two drainers (or a drainer and the sweep)
+     * signal aborts. Each row is leased before it is started, so two drainers (or a drainer and the convergence check)
      * never start the same row; a start that fails backs its row off (longer each time), so a row that can
      * never start does not hold up the rows behind it.
      */
-    async drain(options: DrainOptions): Promise<SweepResult> {
+    async drain(options: DrainOptions): Promise<LeftBehindStartsResult> {
       const deadline = Date.now() + (options.budgetMs ?? Number.POSITIVE_INFINITY);
       const stopped = (): boolean => Date.now() >= deadline || options.signal?.aborted === true || shutdown.signal.aborted;
-      const total: SweepResult = { found: 0, started: 0, failed: 0 };
+      const total: LeftBehindStartsResult = { found: 0, started: 0, failed: 0 };
       while (!stopped()) {
         const entries = await outbox.lease({ graceMs: options.graceMs, limit: options.limit, perTenant: PER_TENANT, leaseMs: LEASE_MS });
         if (entries.length === 0) break;
@@ -221,7 +224,7 @@ export function createWorkflowStarter(deps: {
       return total;
     },
 
-    /** Aborts starts still in flight (their rows stay for the sweep) and records the ones that finished. */
+    /** Aborts starts still in flight (their rows stay for the convergence check) and records the ones that finished. */
     async close(): Promise<void> {
       shutdown.abort();
       await Promise.allSettled([...pending]);

@@ -122,7 +122,7 @@ describe('dashboard in a browser', function () {
     await db.transaction((trx) => ledger.reverse(trx, credit!.id, 'provider did not confirm'));
   }
 
-  /** Opens a page by URL, waits for its data, and remembers it for the screenshot sweep. */
+  /** Opens a page by URL, waits for its data, and remembers it for the screenshot pass. */
   async function open(name: string, url: string): Promise<void> {
     pagesSeen.set(name, url);
     await page.goto(url);
@@ -392,7 +392,7 @@ describe('dashboard in a browser', function () {
     await dialog.getByLabel('Why (recorded in the audit log)').fill('Payer asked for it back, ticket 5121');
     await dialog.getByLabel(`Pay ${name} (recorded in the audit log)`).check();
     await returnButton.click();
-    await page.getByText(new RegExp(`^Emeka Nwosu: ₦20,000\\.00 being returned to ${name} \\(transfer mtx_`)).waitFor();
+    await page.getByText(new RegExp(`^Emeka Nwosu: ₦20,000\\.00 being returned to ${name} \\(settlement mtx_`)).waitFor();
     await page.getByRole('row', { name: /Emeka Nwosu/ }).waitFor({ state: 'detached' });
     const audit = await db('audit_log')
       .where({ action: 'kyc_hold.returned' })
@@ -880,7 +880,7 @@ describe('dashboard in a browser', function () {
         [page, 'desktop'],
         [phonePage, 'phone'],
       ] as const) {
-        const sweepStarted = Date.now();
+        const passStarted = Date.now();
         for (const [name, url] of pagesSeen) {
           await target.goto(url);
           await settled(target);
@@ -893,7 +893,7 @@ describe('dashboard in a browser', function () {
           }
           await screenshot(target, name, width);
         }
-        console.log(`      ${width}: ${pagesSeen.size} pages checked in ${((Date.now() - sweepStarted) / 1000).toFixed(1)} s`);
+        console.log(`      ${width}: ${pagesSeen.size} pages checked in ${((Date.now() - passStarted) / 1000).toFixed(1)} s`);
       }
       await phonePage.getByRole('button', { name: 'Menu' }).click();
       await phonePage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts' }).click();

@@ -95,7 +95,7 @@ describe('e2e: payments from the sandbox to the statement', () => {
     assert.equal((await statementLines(sys, tenant.apiKey, account.AccountRef)).length, 1, 'no reversal entry');
   });
 
-  it('a batch confirmation terminated by an operator releases its payment to the sweep; a new batch confirms it', async () => {
+  it('a batch confirmation terminated by an operator releases its payment to the convergence check; a new batch confirms it', async () => {
     const sys = await system();
     const tenant = await cliTenant(sys);
     const account = await provision(sys, tenant.apiKey);
@@ -124,7 +124,7 @@ describe('e2e: payments from the sandbox to the statement', () => {
       );
       assert.match(running!.workflowId, new RegExp(`^${paymentConfirmationBatchWorkflowId('')}`));
       await temporal.workflow.getHandle(running!.workflowId).terminate('operator terminated it');
-      // The provider says SUCCESS only once the sweep has released the payment to a new batch. Before
+      // The provider says SUCCESS only once the convergence check has released the payment to a new batch. Before
       // that, a round of the terminated batch still running on the worker (it learns of the termination
       // when it next reports) holds the claim and could confirm the payment itself, which is right for the
       // money but is not what this test is about.

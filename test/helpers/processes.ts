@@ -7,7 +7,7 @@ import { temporal as temporalProto } from '@temporalio/proto';
 import { createTemporalClient } from '../../src/temporal/client';
 import { eventually } from './http';
 import { freePort } from './ports';
-import { convergenceSweepScheduleId } from '../../src/contracts/sweep.contract';
+import { convergenceCheckScheduleId } from '../../src/contracts/convergence-check.contract';
 import { reconciliationScheduleId } from '../../src/contracts/reconciliation.contract';
 import { retentionScheduleId } from '../../src/contracts/retention.contract';
 
@@ -148,11 +148,11 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     pid: (name) => children.get(name)?.pid,
     cli: (...args: string[]) => runCli(null, args),
     cliWithStdin: (stdin: string, ...args: string[]) => runCli(stdin, args),
-    /** Stops the processes and deletes the Schedules (sweep, retention, reconciliation), which would otherwise outlive this test run. */
+    /** Stops the processes and deletes the Schedules (convergence check, retention, reconciliation), which would otherwise outlive this test run. */
     async stop() {
       await Promise.all([...children.keys()].map((name) => stopChild(name, 'SIGTERM')));
       for (const scheduleId of [
-        convergenceSweepScheduleId(env.TEMPORAL_TASK_QUEUE!),
+        convergenceCheckScheduleId(env.TEMPORAL_TASK_QUEUE!),
         retentionScheduleId(env.TEMPORAL_TASK_QUEUE!),
         reconciliationScheduleId(env.TEMPORAL_TASK_QUEUE!),
       ]) {

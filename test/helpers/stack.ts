@@ -47,7 +47,7 @@ async function listening(server: http.Server): Promise<string> {
 
 /**
  * The periodic jobs a stack's worker has Schedules for: the money work a worker process runs on a clock. The
- * backstop sweep, retention and reconciliation Schedules only where a test makes them (they would act on the
+ * convergence check, retention and reconciliation Schedules only where a test makes them (they would act on the
  * test's rows at times it does not choose).
  */
 const STACK_SCHEDULES: readonly PeriodicJob[] = ['dynamicAccountReturns'];
@@ -100,7 +100,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       workflowBundle: await workflowBundle(),
-      activities: createActivities({ services, logger, sweepGraceMs: config.SWEEP_GRACE }),
+      activities: createActivities({ services, logger, convergenceCheckGraceMs: config.SWEEP_GRACE }),
     });
     running = worker.run();
     // As the worker process does: its batcher and drainer start through its own connection, eagerly.

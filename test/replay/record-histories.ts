@@ -9,7 +9,7 @@
  * the code before that change (a checkout of it running this recorder) and are kept, not re-recorded,
  * until the patch that keeps them replaying is removed. `--grep <workflowType>` records only that type's
  * scenarios and leaves every other file as it is. The batch confirmation, settlement batch, delivery,
- * sweep, retention, dynamic-account returns and scheduled or failed reconciliation scenarios run on the time-skipping server with
+ * convergence check, retention, dynamic-account returns and scheduled or failed reconciliation scenarios run on the time-skipping server with
  * scripted activities (days pass in seconds); the settlement scenarios and a tenant's reconciliation run use
  * the real API, worker and sandbox on the dev server, so they record whatever those activities are
  * today without any script to keep in step; so does a balance sweep's run, which only a Schedule on the
@@ -22,7 +22,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { convergenceSweepWorkflow } from '../../workflows/convergence-sweep.workflow';
+import { convergenceSweepWorkflow } from '../../workflows/convergence-check.workflow';
 import { dynamicAccountReturnsWorkflow } from '../../workflows/dynamic-account-returns.workflow';
 import { paymentConfirmationBatchWorkflow } from '../../workflows/payment-confirmation-batch.workflow';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
@@ -258,7 +258,7 @@ describe('record workflow histories for the replay test', function () {
       });
     });
 
-    it('convergenceSweepWorkflow: one sweep', async () => {
+    it('convergenceSweepWorkflow: one convergence check', async () => {
       const activities = {
         async sweepOutbox() {
           return { found: 2, started: 2, failed: 0 };
@@ -292,7 +292,7 @@ describe('record workflow histories for the replay test', function () {
             eventPayloadsStripped: 40,
             startedJobsDeleted: 12,
             endedSessionsDeleted: 2,
-            unsettledSweepRunsDeleted: 5,
+            unsettledBalanceSweepRunsDeleted: 5,
           };
         },
       };

@@ -249,7 +249,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
       { what: 'the waiting settlements to have started' },
     );
     // Temporal stops, and the worker is killed while it is down (a deploy during an outage); wave 3
-    // arrives meanwhile (the API records it, the sweep starts it later).
+    // arrives meanwhile (the API records it, the convergence check starts it later).
     await temporal.stop();
     mark('Temporal stopped');
     await running.kill('worker');
@@ -370,7 +370,7 @@ describe('resilience: a mixed fault profile over a few hundred settlements and p
           throw new Error(`${processingEntries.length - holders.filter(Boolean).length} PROCESSING payments held by no batch`);
         const expectedOpen = new Set([...waitingSettlements, ...holders.map((batchId) => paymentConfirmationBatchWorkflowId(batchId!))]);
         const all = [];
-        // This tenant's jobs only: the run's database holds the earlier layers' tenants too, and this worker's sweep may
+        // This tenant's jobs only: the run's database holds the earlier layers' tenants too, and this worker's convergence check may
         // adopt one of their credits still waiting on the provider (a batch that is correctly open, and not this test's).
         for await (const execution of client!.workflow.list({ query: `TaskQueue = '${taskQueue}' AND TenantId = '${tenantId}'` }))
           all.push(execution);

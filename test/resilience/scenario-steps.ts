@@ -10,7 +10,7 @@ import { provision, statementLines } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
 import type { RunningSystem } from '../helpers/processes';
 
-/** Short timings so retries, windows and sweeps play out in seconds; each scenario overrides what it needs. */
+/** Short timings so retries, windows and convergence checks play out in seconds; each scenario overrides what it needs. */
 export const RESILIENCE_TIMINGS = {
   CONFIRMATION_WINDOW: '20s',
   CONFIRMATION_POLL_INTERVAL: '500ms',
@@ -158,7 +158,7 @@ export async function balanceOf(sys: RunningSystem, apiKey: string, accountRef: 
   return (await statementLines(sys, apiKey, accountRef)).at(-1)?.runningBalance;
 }
 
-/** The workflow types that do the jobs (the sweep and retention Schedules' runs aside). */
+/** The workflow types that do the jobs (the convergence check and retention Schedules' runs aside). */
 export const JOB_TYPES = ['settlementWorkflow', 'settlementRefundWorkflow', 'paymentConfirmationBatchWorkflow', 'webhookDeliveryWorkflow'];
 
 /** The longest history allowed: a run checks HISTORY_EVENT_LIMIT before each step, which adds a few dozen events at most. */

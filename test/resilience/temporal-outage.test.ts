@@ -30,8 +30,8 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
     );
   });
 
-  it('answers every webhook 200 and records it; once Temporal is back, the sweep starts every confirmation and delivery', async () => {
-    // Its SQLite file keeps the workflows and the sweep Schedule across the restart.
+  it('answers every webhook 200 and records it; once Temporal is back, the convergence check starts every confirmation and delivery', async () => {
+    // Its SQLite file keeps the workflows and the convergence check Schedule across the restart.
     stateDir = mkdtempSync(path.join(os.tmpdir(), 'ledger-resilience-temporal-'));
     const dbFile = path.join(stateDir, 'temporal.db');
     temporal = await startIsolatedTemporal({ dbFile });
@@ -63,7 +63,7 @@ describe('resilience: Temporal stopped while payment webhooks arrive', () => {
       sent.map(({ delivery }) => delivery),
       payments.map(() => ({ status: 200 })),
     );
-    // The answer must not wait on Temporal (a start gives up after WORKFLOW_START_TIMEOUT and is left to the sweep).
+    // The answer must not wait on Temporal (a start gives up after WORKFLOW_START_TIMEOUT and is left to the convergence check).
     assert.ok(
       sent.every(({ tookMs }) => tookMs < 3_000),
       `slow webhook answers: ${sent.map(({ tookMs }) => tookMs).join(', ')} ms`,

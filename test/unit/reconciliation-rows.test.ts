@@ -85,10 +85,10 @@ describe('reconciliation: provider rows', () => {
   it('keys a lookup by the reference the ledger holds; one the provider does not know is not_found', () => {
     const credit = fromLookup({ kind: 'credit', providerTxnRef: 'T-1' }, null);
     assert.deepEqual([credit.providerTxnId, credit.direction, credit.status, credit.amount], ['T-1', 'credit', 'not_found', null]);
-    const transfer = fromLookup({ kind: 'transfer', providerRef: 'mtx_1-2' }, null);
-    assert.deepEqual([transfer.providerTxnId, transfer.merchantTxRef, transfer.direction], ['not-found:mtx_1-2', 'mtx_1-2', 'debit']);
+    const attempt = fromLookup({ kind: 'attempt', providerRef: 'mtx_1-2' }, null);
+    assert.deepEqual([attempt.providerTxnId, attempt.merchantTxRef, attempt.direction], ['not-found:mtx_1-2', 'mtx_1-2', 'debit']);
     const found = fromLookup(
-      { kind: 'transfer', providerRef: 'mtx_1-2' },
+      { kind: 'attempt', providerRef: 'mtx_1-2' },
       {
         id: 'API-BANK_TRF-9',
         status: 'REFUND',

@@ -680,7 +680,7 @@ describe('settlementWorkflow (time-skipping)', function () {
     });
   });
 
-  describe('a run started again on a settlement under way (the sweep restarting a terminated one)', () => {
+  describe('a run started again on a settlement under way (the convergence check restarting a terminated one)', () => {
     const untouched: AttemptScript = { submit: [accepted], polls: [succeeded] };
 
     it('follows the attempt the database holds, never a new reference, and shows processing at once', async () => {

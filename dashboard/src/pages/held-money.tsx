@@ -88,7 +88,7 @@ function ReturnDialog(props: { hold: HeldCredit; onReturned: (text: string) => v
     };
     const result = await api<HoldReturned>('POST', `/auth/holds/${encodeURIComponent(hold.entryId)}/return`, { body });
     props.onReturned(
-      `${hold.customerName}: ${naira(result.returned)} being returned to ${result.accountName} (transfer ${result.merchantTxRef}).`,
+      `${hold.customerName}: ${naira(result.returned)} being returned to ${result.accountName} (settlement ${result.merchantTxRef}).`,
     );
   }
 

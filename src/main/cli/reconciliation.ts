@@ -17,7 +17,7 @@ export const reconciliationCommands: Record<string, Command> = {
         from: instantOption(context, 'from'),
         to: instantOption(context, 'to'),
       });
-      // Started here and waited for; a start that fails is left in the outbox for the worker's sweep.
+      // Started here and waited for; a start that fails is left in the outbox for the worker's convergence check.
       await starter.start(job);
       await starter.close();
       // The CLI is the platform operator's: it links into the Temporal UI, which the dashboard never does.

@@ -7,7 +7,7 @@ export const retentionCommands: Record<string, Command> = {
     async run(context) {
       const result = await context.services.retention.run();
       context.print(
-        `retention applied: ${result.unverifiedEventsDeleted} unverified events deleted, ${result.eventPayloadsStripped} event payloads emptied, ${result.startedJobsDeleted} started jobs, ${result.endedSessionsDeleted} ended sessions and ${result.unsettledSweepRunsDeleted} balance sweep runs that moved nothing deleted`,
+        `retention applied: ${result.unverifiedEventsDeleted} unverified events deleted, ${result.eventPayloadsStripped} event payloads emptied, ${result.startedJobsDeleted} started jobs, ${result.endedSessionsDeleted} ended sessions and ${result.unsettledBalanceSweepRunsDeleted} balance sweep runs that moved nothing deleted`,
         { ...result },
       );
     },

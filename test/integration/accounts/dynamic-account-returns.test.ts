@@ -12,8 +12,8 @@ import { createTenant, startStack, type Stack, type TestTenant } from '../../hel
 const PAYER_ACCOUNT = '0123456789';
 
 /**
- * Two sweeps over one held payment, interleaved by hand: no worker runs here, so each pass is the test's, and
- * the credit is confirmed through the posting engine. A sweep's claim runs out after a minute; the tests age it.
+ * Two returns runs over one held payment, interleaved by hand: no worker runs here, so each pass is the test's, and
+ * the credit is confirmed through the posting engine. A run's claim runs out after a minute; the tests age it.
  */
 describe('dynamic accounts: returns racing', () => {
   let stack: Stack;
@@ -25,8 +25,8 @@ describe('dynamic accounts: returns racing', () => {
   after(() => stack.close());
 
   const logger = createLogger('silent', 'test');
-  /** A sweep whose holds are the stack's, but with `returning` run first when it starts a return. */
-  const sweep = (returning?: () => Promise<void>) => {
+  /** A returns run whose holds are the stack's, but with `returning` run first when it starts a return. */
+  const returnsRun = (returning?: () => Promise<void>) => {
     const holds: HoldsService = {
       ...stack.services.holds,
       returnHeldMismatch: async (...args) => {
@@ -82,21 +82,21 @@ describe('dynamic accounts: returns racing', () => {
     return merchantTxRef;
   }
 
-  it('a sweep whose claim another took over pays nothing and records nothing; the newer claim returns it once', async () => {
+  it('a returns run whose claim another took over pays nothing and records nothing; the newer claim returns it once', async () => {
     const { account, entryId } = await heldToReturn();
     let newerClaim: string | undefined;
-    await sweep(async () => {
+    await returnsRun(async () => {
       await claimsRunOut();
       newerClaim = await createMismatchReturnsRepo(stack.infra.db).claim({ entryId, tenantId: tenant.tenantId, accountId: account.ID });
     }).pass();
-    assert.ok(newerClaim, 'the other sweep claimed the return once the first claim ran out');
-    assert.deepEqual(await payouts(account), [], 'the first sweep paid nothing');
+    assert.ok(newerClaim, 'the other run claimed the return once the first claim ran out');
+    assert.deepEqual(await payouts(account), [], 'the first run paid nothing');
     assert.equal(await heldBalance(account), '59.50');
     assert.deepEqual(await returnRow(entryId), { status: 'returning', reason: null, merchant_tx_ref: null, claim_token: newerClaim });
     assert.deepEqual(await told(account), []);
 
     await claimsRunOut();
-    await sweep().pass();
+    await returnsRun().pass();
     const merchantTxRef = await returnedOnce(account, entryId);
     assert.deepEqual(
       (await told(account)).map((event: { type: string; data: { merchantTxRef?: string } }) => [event.type, event.data.merchantTxRef]),
@@ -104,12 +104,12 @@ describe('dynamic accounts: returns racing', () => {
     );
   });
 
-  it("a sweep that finds the payment returned by the sweep that took over is no refusal: the winner's record stands", async () => {
+  it("a returns run that finds the payment returned by the run that took over is no refusal: the winner's record stands", async () => {
     const { account, entryId } = await heldToReturn();
-    // The older sweep claims, stalls past its minute; the newer claims and returns the payment; then the older goes on (a 409).
-    await sweep(async () => {
+    // The older run claims, stalls past its minute; the newer claims and returns the payment; then the older goes on (a 409).
+    await returnsRun(async () => {
       await claimsRunOut();
-      await sweep().pass();
+      await returnsRun().pass();
     }).pass();
     await returnedOnce(account, entryId);
     assert.deepEqual(
@@ -119,10 +119,10 @@ describe('dynamic accounts: returns racing', () => {
     );
   });
 
-  it("an operator's return while the sweep's is under way is no refusal: the sweep lets its claim go", async () => {
+  it("an operator's return while a returns run's is under way is no refusal: the run lets its claim go", async () => {
     const { account, entryId } = await heldToReturn();
     const operator = await dashboardUser(stack, tenant.tenantId, 'operator');
-    await sweep(async () => {
+    await returnsRun(async () => {
       const returned = await call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/return`, {
         cookie: operator.cookie,
         body: { note: 'the payer asked' },
@@ -147,7 +147,7 @@ describe('dynamic accounts: returns racing', () => {
     const dying = createDynamicAccountsService({ db: stack.infra.db, holds, logger });
     assert.deepEqual(await dying.returnDue({ budgetMs: 60_000 }), { found: 1 });
     await claimsRunOut();
-    assert.deepEqual(await sweep().pass(), { found: 0 }, 'the retry finds the payment returned');
+    assert.deepEqual(await returnsRun().pass(), { found: 0 }, 'the retry finds the payment returned');
     await returnedOnce(account, entryId);
   });
 
@@ -177,9 +177,9 @@ describe('dynamic accounts: returns racing', () => {
     assert.equal((await returnRow(entryId))?.status, 'returned', 'only a return under way is let go');
 
     // The repo alone wrote these records and paid nothing (ledger:verify would name the payout that is not there):
-    // taken out, the sweep returns the payment for real.
+    // taken out, the returns run returns the payment for real.
     await stack.infra.db('dynamic_account_returns').where({ entry_id: entryId }).delete();
-    await sweep().pass();
+    await returnsRun().pass();
     await returnedOnce(account, entryId);
   });
 });

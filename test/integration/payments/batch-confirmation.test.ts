@@ -465,7 +465,7 @@ describe('batched confirmation (claims, batches, findability)', () => {
     await eventually(async () => (await entryStatus(slow)) === 'confirmed', { what: 'the slow payment' });
   });
 
-  it('a terminated batch releases its credits to the sweep, and a new batch confirms them once', async () => {
+  it('a terminated batch releases its credits to the convergence check, and a new batch confirms them once', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     // PROCESSING at the provider until the test says otherwise: the batch is still running when it is terminated.
     const ref = await pay(account, { status: 'PROCESSING' });
@@ -477,7 +477,7 @@ describe('batched confirmation (claims, batches, findability)', () => {
     const handle = stack.infra.temporal.workflow.getHandle(paymentConfirmationBatchWorkflowId(claim.batch_id));
     await eventually(async () => (await handle.describe()).status.name === 'RUNNING', { what: 'the batch to run' });
     await handle.terminate('operator terminated it');
-    // The sweep's step: stopped batches give their credits back to the queue; the batcher claims them again.
+    // The convergence check's step: stopped batches give their credits back to the queue; the batcher claims them again.
     const released = await stack.services.batchClaimReleases.releaseStopped(0);
     assert.ok(released.released >= 1 && released.payments >= 1, JSON.stringify(released));
     await succeed(ref);
@@ -498,7 +498,7 @@ describe('batched confirmation (claims, batches, findability)', () => {
     );
   });
 
-  it('a running batch keeps its claims: the sweep releases only batches that stopped', async () => {
+  it('a running batch keeps its claims: the convergence check releases only batches that stopped', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const ref = await pay(account, { status: 'PROCESSING' });
     const entry = await stack.infra.db('ledger_entries').where({ provider_txn_ref: ref }).first('id');

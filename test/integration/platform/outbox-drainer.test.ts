@@ -140,7 +140,7 @@ describe('outbox drainer (fair leasing, poison rows, time budget)', () => {
     }
   });
 
-  it('the sweep stops at its time budget and when cancelled, leaving the rest available at once', async () => {
+  it('the convergence check stops at its time budget and when cancelled, leaving the rest available at once', async () => {
     const tenant = randomUUID();
     const ids = await backlog(tenant, 300, 30);
     const slow = createWorkflowStarter({

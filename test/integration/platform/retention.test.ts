@@ -139,7 +139,7 @@ describe('retention of inbound payloads and operational rows', () => {
     await stack.services.retention.run({ now: new Date(Date.now() + 60 * DAY) });
     assert.deepEqual(await left(), [...outcomes]);
     const result = await stack.services.retention.run({ now: new Date(Date.now() + 100 * DAY) });
-    assert.ok(result.unsettledSweepRunsDeleted >= 3);
+    assert.ok(result.unsettledBalanceSweepRunsDeleted >= 3);
     assert.deepEqual(await left(), ['settled']);
   });
 
@@ -159,7 +159,7 @@ describe('retention of inbound payloads and operational rows', () => {
         'endedSessionsDeleted',
         'eventPayloadsStripped',
         'startedJobsDeleted',
-        'unsettledSweepRunsDeleted',
+        'unsettledBalanceSweepRunsDeleted',
         'unverifiedEventsDeleted',
       ]);
     } finally {

@@ -55,7 +55,7 @@ describe('reconciliation: a lookup answer is judged against what the ledger did 
       windowTo: new Date(),
       workflowId: `test:${runId}`,
     });
-    const page = pageOfRows([fromLookup({ kind: 'transfer', providerRef: paidRef }, null)]);
+    const page = pageOfRows([fromLookup({ kind: 'attempt', providerRef: paidRef }, null)]);
     await createReconciliationMatchingRepo(stack.infra.db).stagePage({ id: runId, scopeTenantId: tenant.tenantId }, page, {
       graceSeconds: 0,
       lookedUp: true,

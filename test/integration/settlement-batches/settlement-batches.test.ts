@@ -506,7 +506,7 @@ describe('settlement batches (dev server, real sandbox)', function () {
     for (const batch of created) assert.equal((await get(batch.body.id, capped.apiKey)).body.counts.success, 10);
   });
 
-  it("a batch whose workflow was terminated mid-way is started again by the sweep's restart and ends, each item paid once", async () => {
+  it("a batch whose workflow was terminated mid-way is started again by the convergence check's restart and ends, each item paid once", async () => {
     const stopped = await createTenant(stack);
     const [account] = await fundedAccounts(1, stopped.apiKey);
     const items = slowItems('t', 25, account!.AccountRef, '8');

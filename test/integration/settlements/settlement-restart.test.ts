@@ -16,10 +16,10 @@ interface SandboxView {
 
 /**
  * A settlement whose workflow an operator terminated (or a deploy broke and it was terminated) while
- * its debit is provisional: the sweep (a Schedule on the dev server) starts it again, the new run
+ * its debit is provisional: the convergence check (a Schedule on the dev server) starts it again, the new run
  * picks up from the database at the attempt already under way, and the money ends right.
  */
-describe('settlement restarted by the sweep after its workflow was terminated mid-flight (dev server, real sandbox)', function () {
+describe('settlement restarted by the convergence check after its workflow was terminated mid-flight (dev server, real sandbox)', function () {
   this.timeout(120_000);
   let stack: Stack;
   let tenant: TestTenant;
@@ -38,7 +38,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
     );
     tenant = await createTenant(stack);
     scheduleId = await ensurePeriodicSchedule(stack.infra.temporal, stack.config.TEMPORAL_TASK_QUEUE, {
-      ...periodicSchedules(stack.config).convergenceSweep,
+      ...periodicSchedules(stack.config).convergenceCheck,
       intervalMs: 1_000,
     });
   });
@@ -89,7 +89,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
         const described = await handleOf(ref).describe();
         return described.runId !== terminatedRunId && described.status.name === 'RUNNING' ? described.runId : null;
       },
-      { intervalMs: 200, what: `the sweep to restart ${ref}` },
+      { intervalMs: 200, what: `the convergence check to restart ${ref}` },
     );
   }
 
@@ -152,7 +152,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
       'a restarted run starts at the database status',
     );
 
-    // A second sweep while the restarted run is open starts nothing: one run at a time.
+    // A second convergence check while the restarted run is open starts nothing: one run at a time.
     assert.equal((await stack.services.settlementRestarts.restartStalled()).restarted, 0);
 
     const provider = await call(stack.sandboxUrl, 'POST', `/sandbox/transfers/${settlement.ref}-1/settle`, { body: { status: 'SUCCESS' } });
@@ -191,7 +191,7 @@ describe('settlement restarted by the sweep after its workflow was terminated mi
         [`${settlement.ref}-3`, 'SUCCESS'],
       ],
     );
-    // The run that paid completed; the sweep never starts a completed settlement again.
+    // The run that paid completed; the convergence check never starts a completed settlement again.
     await eventually(async () => (await handleOf(settlement.ref).describe()).status.name === 'COMPLETED', {
       what: 'the restarted run to complete',
     });

@@ -23,9 +23,9 @@ interface Finding {
 
 /**
  * A settlement reference the ledger failed that the provider pays after all is money out of the
- * platform's float with no debit for it: the watch (a step of the convergence sweep) and reconciliation
+ * platform's float with no debit for it: the watch (a step of the convergence check) and reconciliation
  * each raise it as an alert only the platform operator decides. A settlement run that fails for good is
- * parked with one alert instead of being restarted by every sweep. Real sandbox over HTTP, dev server.
+ * parked with one alert instead of being restarted by every convergence check. Real sandbox over HTTP, dev server.
  */
 describe('settlement references watched after they fail, and runs that fail for good parked (dev server, real sandbox)', function () {
   this.timeout(150_000);
@@ -153,7 +153,7 @@ describe('settlement references watched after they fail, and runs that fail for 
         watch_checks: number;
         wait_seconds: string | null;
       };
-    assert.deepEqual(await state(), { watch_checks: 0, wait_seconds: null }, 'never checked: due at the first sweep');
+    assert.deepEqual(await state(), { watch_checks: 0, wait_seconds: null }, 'never checked: due at the first convergence check');
     const due = await watch.due(72 * 3_600_000, 1_000);
     assert.ok(
       due.some((candidate) => candidate.providerRef === reference.providerRef),
@@ -190,7 +190,7 @@ describe('settlement references watched after they fail, and runs that fail for 
 
   it('the watch raises a second payout of a paid settlement at once, without a reconciliation run; the tenant reads it, only the platform operator resolves it', async () => {
     scheduleId = await ensurePeriodicSchedule(stack.infra.temporal, stack.config.TEMPORAL_TASK_QUEUE, {
-      ...periodicSchedules(stack.config).convergenceSweep,
+      ...periodicSchedules(stack.config).convergenceCheck,
       intervalMs: 1_000,
     });
     const settlement = await settle(magicAccountNumber('failsTwiceThenSucceeds'), 'success');

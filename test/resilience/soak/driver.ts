@@ -401,7 +401,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       if (created?.status !== 201 && created?.status !== 200) return false;
       const account = { AccountRef: created.body.AccountRef as string, ID: created.body.ID as string };
       world.dynamicAccounts.set(op.index, account);
-      // Paid once the worker's expiry sweep has marked it expired (read where the API reads it, which outlives an API restart).
+      // Paid once the worker's expiry pass has marked it expired (read where the API reads it, which outlives an API restart).
       if (op.variant === 'after_expiry')
         await eventually(async () => (await soakDb('virtual_accounts').where({ id: account.ID }).first('status'))?.status === 'expired', {
           withinMs: 120_000,

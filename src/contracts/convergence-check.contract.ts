@@ -1,12 +1,13 @@
 /**
- * The convergence sweep's contract: its Schedule's id and what each of its steps reports. Workflow code
+ * The convergence check's contract: its Schedule's id and what each of its steps reports. Workflow code
  * imports this module: types and pure functions only.
  */
 
-export const convergenceSweepScheduleId = (taskQueue: string): string => `convergence-sweep:${taskQueue}`;
+/** The id keeps its first word: a new id would make a second Schedule beside the existing one (docs/glossary.md). */
+export const convergenceCheckScheduleId = (taskQueue: string): string => `convergence-sweep:${taskQueue}`;
 
-/** Left-behind outbox rows the sweep found, and how many it started. */
-export interface SweepResult {
+/** Left-behind outbox rows the convergence check found, and how many it started. */
+export interface LeftBehindStartsResult {
   found: number;
   started: number;
   failed: number;
@@ -21,11 +22,11 @@ export interface ResumeResult {
 export interface RestartResult extends ResumeResult {
   /** Runs of the type that ended failed, terminated, timed out or cancelled since the last scan. */
   closedAbnormally: number;
-  /** Of those, runs that failed for good and were parked rather than resumed (plans that park only; absent in older sweep results). */
+  /** Of those, runs that failed for good and were parked rather than resumed (plans that park only; absent in older results). */
   parked?: number;
 }
 
-/** The sweep's restarts of settlement runs, and of settlement batch runs (absent in older sweep results). */
+/** The convergence check's restarts of settlement runs, and of settlement batch runs (absent in older results). */
 export interface SettlementRestartResult extends RestartResult {
   batches?: RestartResult;
 }

@@ -7,7 +7,7 @@ import { call, eventually } from '../../helpers/http';
 import { createTenant, startStack, type Stack } from '../../helpers/stack';
 import { paymentConfirmationBatchWorkflowId } from '../../../src/contracts/payment-confirmation.contract';
 
-describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
+describe('convergence check (a Temporal Schedule on the dev server)', () => {
   const taskQueue = `sweep-${randomBytes(4).toString('hex')}`;
   let api: Stack;
   let worker: Stack;
@@ -56,7 +56,7 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
 
   it('puts back in the queue the credits of a batch an operator terminated; a new batch confirms them', async () => {
     scheduleId = await ensurePeriodicSchedule(worker.infra.temporal, taskQueue, {
-      ...periodicSchedules(worker.config).convergenceSweep,
+      ...periodicSchedules(worker.config).convergenceCheck,
       intervalMs: 1_000,
     });
     const tenant = await createTenant(api);
@@ -81,7 +81,7 @@ describe('convergence sweep (a Temporal Schedule on the dev server)', () => {
         const page = await statement(api, tenant.apiKey, account.AccountRef);
         return page.body.lines[0]?.entry.Status === 'confirmed';
       },
-      { what: 'the credit released by the sweep, confirmed by a new batch' },
+      { what: 'the credit released by the convergence check, confirmed by a new batch' },
     );
     assert.equal((await handle.describe()).status.name, 'TERMINATED');
     assert.equal((await api.infra.db('ledger_entries').where({ reverses_entry_id: entry.id })).length, 0);

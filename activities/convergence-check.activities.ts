@@ -4,19 +4,24 @@ import type { WorkflowRestarter } from '../src/workflow-starts/workflow-restarts
 import type { WorkflowStarter } from '../src/workflow-starts/workflow-starter';
 import type { Logger } from '../src/logger';
 import type { SettlementWatchService } from '../src/reconciliation/settlement-watch.service';
-import type { ClaimReleaseResult, SettlementRestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
+import type {
+  ClaimReleaseResult,
+  SettlementRestartResult,
+  SettlementWatchResult,
+  LeftBehindStartsResult,
+} from '../src/contracts/convergence-check.contract';
 
 /**
- * How long one sweep may start workflows: well inside the activity's heartbeat and start-to-close
- * timeouts, so a retry never runs beside a sweep that is still going, and the next Schedule run picks up
- * what is left. The worker's outbox drainer does the steady work; the sweep is the backstop.
+ * How long one convergence check may start workflows: well inside the activity's heartbeat and start-to-close
+ * timeouts, so a retry never runs beside a convergence check that is still going, and the next Schedule run picks up
+ * what is left. The worker's outbox drainer does the steady work; the convergence check is the backstop.
  */
-export const SWEEP_BUDGET_MS = 45_000;
+export const OUTBOX_START_BUDGET_MS = 45_000;
 
-/** How long one sweep may spend on provider lookups of watched settlement references; what is left is due at the next sweep. */
+/** How long one convergence check may spend on provider lookups of watched settlement references; what is left is due at the next convergence check. */
 export const WATCH_BUDGET_MS = 20_000;
 
-export function createSweepActivities(deps: {
+export function createConvergenceCheckActivities(deps: {
   starter: WorkflowStarter;
   settlementRestarts: WorkflowRestarter;
   settlementBatchRestarts: WorkflowRestarter;
@@ -27,17 +32,18 @@ export function createSweepActivities(deps: {
 }) {
   const { starter, settlementRestarts, settlementBatchRestarts, settlementWatch, claimReleases, graceMs, logger } = deps;
   return {
-    async sweepOutbox(): Promise<SweepResult> {
+    // Activity types keep their first names (`sweepOutbox`): recorded histories name them.
+    async sweepOutbox(): Promise<LeftBehindStartsResult> {
       const context = Context.current();
       // Leased rows are never started twice, and a cancelled activity (heartbeat timeout, worker stopping) stops taking rows.
       const total = await starter.drain({
         graceMs,
         limit: 500,
-        budgetMs: SWEEP_BUDGET_MS,
+        budgetMs: OUTBOX_START_BUDGET_MS,
         signal: context.cancellationSignal,
         onProgress: () => context.heartbeat(),
       });
-      if (total.found > 0) logger.info(total, 'convergence sweep started left-behind workflows');
+      if (total.found > 0) logger.info(total, 'convergence check started left-behind workflows');
       return total;
     },
 
@@ -74,4 +80,4 @@ export function createSweepActivities(deps: {
   };
 }
 
-export type SweepActivities = ReturnType<typeof createSweepActivities>;
+export type ConvergenceCheckActivities = ReturnType<typeof createConvergenceCheckActivities>;

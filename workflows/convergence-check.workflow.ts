@@ -1,18 +1,22 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { SweepActivities } from '../activities/sweep.activities';
-import type { ClaimReleaseResult, SettlementRestartResult, SettlementWatchResult, SweepResult } from '../src/contracts/sweep.contract';
+import type { ConvergenceCheckActivities } from '../activities/convergence-check.activities';
+import type {
+  ClaimReleaseResult,
+  SettlementRestartResult,
+  SettlementWatchResult,
+  LeftBehindStartsResult,
+} from '../src/contracts/convergence-check.contract';
 
-// The sweep heartbeats as it goes: a worker that dies mid-sweep is noticed in 30 s, not at the end of
+// The convergence check heartbeats as it goes: a worker that dies mid-check is noticed in 30 s, not at the end of
 // the start-to-close timeout (the Schedule skips runs while one is still open).
-const { sweepOutbox, restartStalledConfirmations, restartStalledSettlements, watchSettlementReferences } = proxyActivities<SweepActivities>(
-  {
+const { sweepOutbox, restartStalledConfirmations, restartStalledSettlements, watchSettlementReferences } =
+  proxyActivities<ConvergenceCheckActivities>({
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: '30 seconds',
     retry: { maximumAttempts: 3 },
-  },
-);
+  });
 
-export interface ConvergenceSweepResult extends SweepResult {
+export interface ConvergenceCheckResult extends LeftBehindStartsResult {
   confirmations: ClaimReleaseResult;
   settlements: SettlementRestartResult;
   settlementWatch: SettlementWatchResult;
@@ -23,9 +27,11 @@ export interface ConvergenceSweepResult extends SweepResult {
  * puts back in the queue the credits of batch confirmations that stopped (a new batch confirms them),
  * and restarts the settlements that stopped while still pending or processing (a run that failed for good is
  * parked with an alert instead) and the settlement batches whose run stopped before they ended; then looks up the settlement references the ledger failed or refunded
- * that are due, so a payout the provider made after all is raised within a sweep or two.
+ * that are due, so a payout the provider made after all is raised within a convergence check or two.
  */
-export async function convergenceSweepWorkflow(): Promise<ConvergenceSweepResult> {
+// The workflow type keeps its first name (`convergenceSweepWorkflow`), as do the activity types: recorded
+// histories, running runs and the Schedule name them (docs/glossary.md).
+export async function convergenceSweepWorkflow(): Promise<ConvergenceCheckResult> {
   const outbox = await sweepOutbox();
   const confirmations = await restartStalledConfirmations();
   const settlements = await restartStalledSettlements();
