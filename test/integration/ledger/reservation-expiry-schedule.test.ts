@@ -45,18 +45,26 @@ describe('reservations: expiry runs on a Temporal Schedule', () => {
     const [due, later] = await db.transaction(async (trx) => {
       await stack.services.postingEngine.lockAccounts(trx, [account.ID]);
       const reservations = createReservations(trx);
-      const reserve = (amount: bigint, expiresAt: Date) =>
-        reservations.reserve({
-          accountId: account.ID,
-          kind: 'kyc_limit',
-          reason: 'single_credit',
-          ownerId: credit,
-          amount,
-          tier: 1,
-          limitAmount: 0n,
-          expiresAt,
-        });
-      return [await reserve(3_000_00n, new Date(Date.now() - 1_000)), await reserve(2_000_00n, new Date(Date.now() + 3_600_000))];
+      // One reservation of a kind per owner: the one due is over a KYC limit, the one not due a mismatch.
+      const due = await reservations.reserve({
+        accountId: account.ID,
+        kind: 'kyc_limit',
+        reason: 'single_credit',
+        ownerId: credit,
+        amount: 3_000_00n,
+        tier: 1,
+        limitAmount: 0n,
+        expiresAt: new Date(Date.now() - 1_000),
+      });
+      const later = await reservations.reserve({
+        accountId: account.ID,
+        kind: 'payment_mismatch',
+        reason: 'amount_mismatch',
+        ownerId: credit,
+        amount: 2_000_00n,
+        expiresAt: new Date(Date.now() + 3_600_000),
+      });
+      return [due, later];
     });
     const held = async () =>
       (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body.heldBalance as string;
