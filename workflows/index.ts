@@ -8,3 +8,4 @@ export { retentionWorkflow } from './retention.workflow';
 export { balanceSweepWorkflow } from './balance-sweep.workflow';
 export { settlementBatchWorkflow } from './settlement-batch.workflow';
 export { dynamicAccountReturnsWorkflow } from './dynamic-account-returns.workflow';
+export { reservationExpiryWorkflow } from './reservation-expiry.workflow';

@@ -1,9 +1,11 @@
 // The `lint` step of `npm test`: import boundaries (dependency-cruiser with .dependency-cruiser.cjs, plus the
-// type-only boundaries), the ledger's table and statement names kept inside src/ledger/, and formatting (Prettier with
+// type-only boundaries), the ledger's table and statement names kept inside src/ledger/, money events recorded only by
+// src/events/, and formatting (Prettier with
 // .prettierrc.json). Reads sources only: no build needed.
 import { join } from 'node:path';
 import { ledgerStatementNameViolations } from './ledger-statement-names.mjs';
 import { ledgerTableNameViolations } from './ledger-table-names.mjs';
+import { moneyEventViolations } from './money-events.mjs';
 import { repoRoot } from './paths.mjs';
 import { typeOnlyImportViolations } from './type-only-imports.mjs';
 import { run } from './util.mjs';
@@ -36,6 +38,7 @@ export async function lint({ log }) {
   const typeOnly = typeOnlyImportViolations();
   const ledgerTables = ledgerTableNameViolations();
   const ledgerStatements = ledgerStatementNameViolations();
+  const moneyEvents = moneyEventViolations();
 
   const boundariesHold = cruise.ok && typeOnly.length === 0;
   if (!boundariesHold) {
@@ -54,6 +57,11 @@ export async function lint({ log }) {
       `the ledger's statement names used outside src/ledger/ (read what a posting did from the relations the ledger hands \`after\` and \`select\`):\n${ledgerStatements.map((line) => `  ${line}`).join('\n')}`,
     );
   }
+  if (moneyEvents.length > 0) {
+    log(
+      `money events recorded outside src/events/ (move money through the evented ledger, which tells what it did; recordChange is for what moves no money):\n${moneyEvents.map((line) => `  ${line}`).join('\n')}`,
+    );
+  }
   if (!format.ok) {
     const output = `${format.stdout}${format.stderr}`.trim();
     const files = output
@@ -67,7 +75,10 @@ export async function lint({ log }) {
     );
   }
   const ledgerOwnsItsNames = ledgerTables.length === 0 && ledgerStatements.length === 0;
-  if (boundariesHold && ledgerOwnsItsNames && format.ok)
-    log('import boundaries hold; only the ledger names its tables and statements; every file is formatted');
-  return boundariesHold && ledgerOwnsItsNames && format.ok;
+  const moneyToldOnce = moneyEvents.length === 0;
+  if (boundariesHold && ledgerOwnsItsNames && moneyToldOnce && format.ok)
+    log(
+      'import boundaries hold; only the ledger names its tables and statements; only src/events/ records money events; every file is formatted',
+    );
+  return boundariesHold && ledgerOwnsItsNames && moneyToldOnce && format.ok;
 }

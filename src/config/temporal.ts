@@ -19,6 +19,7 @@ export const temporalEnv = z.object({
   SWEEP_INTERVAL: duration('1m'),
   SWEEP_GRACE: duration('10s'),
   DYNAMIC_ACCOUNT_RETURNS_INTERVAL: duration('10s').refine((ms) => ms >= 1_000, { error: 'expected at least 1s' }),
+  RESERVATION_EXPIRY_INTERVAL: duration('1m').refine((ms) => ms >= 1_000, { error: 'expected at least 1s' }),
 });
 
 type TemporalSettings = z.output<typeof temporalEnv>;

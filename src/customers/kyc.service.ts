@@ -3,15 +3,14 @@ import { recordChange } from '../events/change-events';
 import type { Config } from '../config';
 import { encryptSecret } from '../crypto';
 import { encryptionContext, NIN_COLUMN } from '../encryption/encrypted-columns';
-import type { Db, Trx } from '../db';
-import type { Kobo } from '../money';
+import type { Db } from '../db';
 import { AppError, BadRequestError, ConflictError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { uuidv7 } from '../ids';
 import { requireCustomer } from './customer-lookup';
 import { createCustomersRepo, type CustomerRecord, type KycChange } from './customers.repo';
 import type { IdentityCheck, IdentityVerifier } from './identity-client';
-import type { PostingEngine } from '../ledger/posting-engine';
+import type { EventedLedger } from '../events/ledger-events';
 
 function assertCanSubmit(customer: CustomerRecord): void {
   if (customer.kyc_tier >= 2) throw new BadRequestError('kyc_already_complete', 'customer is already at tier 2 or above');
@@ -37,23 +36,10 @@ export function createKycService(deps: {
   db: Db;
   config: Pick<Config, 'DATA_ENCRYPTION_KEYRING'>;
   identity: IdentityVerifier;
-  postingEngine: PostingEngine;
+  postingEngine: Pick<EventedLedger, 'releaseHoldsWithinLimits'>;
 }) {
   const { db, config, identity, postingEngine } = deps;
   const customers = createCustomersRepo(db);
-
-  /** The held money a higher tier released, told after the decision that raised it; a release of nothing is no change. */
-  async function recordTierReleases(trx: Trx, tenantId: string, customerId: string, released: Kobo): Promise<void> {
-    if (released > 0n)
-      await recordChange(trx, {
-        kind: 'hold_released',
-        tenantId,
-        customerId,
-        transactionGroupId: null,
-        amount: released,
-        reason: 'tier_raised',
-      });
-  }
 
   /** Operator decision on a pending submission, recorded with the user and the time. */
   async function decide(user: AuthenticatedUser, id: string, decision: 'approve' | 'reject'): Promise<CustomerRecord> {
@@ -67,8 +53,6 @@ export function createKycService(deps: {
         kycStatus: approved ? 'approved' : 'rejected',
         reviewReason: null,
       });
-      // The customer's row is locked first, then its accounts: the order every tier change takes.
-      const released = approved ? await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id) : 0n;
       await store.audit({
         id: uuidv7(),
         tenantId: user.tenantId,
@@ -86,7 +70,9 @@ export function createKycService(deps: {
         tier: approved ? 2 : 1,
         reason: current.kyc_review_reason,
       });
-      await recordTierReleases(trx, user.tenantId, current.id, released);
+      // After the decision, which the tenant hears of first; the customer's row is locked (above), then its accounts:
+      // the order every tier change takes. The ledger tells what it released (`kyc.hold_released`).
+      if (approved) await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
       await createAuditLog(trx).record(
         user,
         approved ? 'kyc.approved' : 'kyc.rejected',
@@ -129,8 +115,6 @@ export function createKycService(deps: {
           ninEnc: encryptSecret(config.DATA_ENCRYPTION_KEYRING, nin, encryptionContext(NIN_COLUMN, current.id)),
           ninLast4: nin.slice(-4),
         });
-        const released =
-          change.kycTier > current.kyc_tier ? await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', null) : 0n;
         await store.audit({
           id: uuidv7(),
           tenantId,
@@ -156,7 +140,7 @@ export function createKycService(deps: {
             reason: change.reviewReason ?? null,
           });
         }
-        await recordTierReleases(trx, tenantId, current.id, released);
+        if (change.kycTier > current.kyc_tier) await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', null);
         return updated;
       });
     },
@@ -176,7 +160,6 @@ export function createKycService(deps: {
         const current = await requireCustomer(store.findForUpdate, user.tenantId, id);
         if (current.kyc_tier === 3) throw new ConflictError('customer is already at tier 3');
         const updated = await store.updateKyc(current.id, { kycTier: 3, kycStatus: 'approved', reviewReason: null });
-        const released = await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
         await store.audit({
           id: uuidv7(),
           tenantId: user.tenantId,
@@ -200,7 +183,7 @@ export function createKycService(deps: {
           tier: 3,
           reason: null,
         });
-        await recordTierReleases(trx, user.tenantId, current.id, released);
+        await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
         return updated;
       });
     },

@@ -38,18 +38,10 @@ export function createDynamicAccountsService(deps: { db: Db; holds: HoldsService
     const token = await returns.claim(payment);
     if (!token) return;
     try {
-      await holds.returnHeldMismatch(payment.tenantId, payment.entryId, async (trx, { held, merchantTxRef }) => {
+      // The ledger tells the return (`payment.mismatch_returned`) as it posts the hold, in the settlement's transaction.
+      await holds.returnHeldMismatch(payment.tenantId, payment.entryId, async (trx, { merchantTxRef }) => {
         // Rolls the settlement back: another worker re-claimed this return after our claim ran out, and pays it.
         if (!(await createMismatchReturnsRepo(trx).returned(payment.entryId, token, merchantTxRef))) throw new ClaimLostError();
-        await recordChange(trx, {
-          kind: 'mismatch_returned',
-          tenantId: payment.tenantId,
-          transactionGroupId: payment.transactionGroupId,
-          accountRef: held.accountRef,
-          amount: held.held,
-          variance: payment.variance,
-          merchantTxRef,
-        });
       });
     } catch (error) {
       if (error instanceof ClaimLostError) {

@@ -6,11 +6,12 @@ import type { PaymentJudgement, Variance } from '../policies/dynamic-account-amo
 import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
 
 /**
- * What the tenant is told of each change, recorded in the transaction that makes the change. The ledger's own
- * movements of payments and transfers are told by the events layer from what the ledger did (ledger-events, with
- * the payment credits' and confirmations' events built below from the catalogue); the changes made one at a time
- * that the ledger's results do not yet tell (held money released or returned, a bulk payout's end) and every
- * decision about a customer or an endpoint are recorded by recordChange.
+ * What the tenant is told of each change, recorded in the transaction that makes the change. Money is told by the
+ * events layer from what the ledger did (ledger-events, with the payment credits' and confirmations' events built
+ * below from the catalogue); recordChange records what moves no money: a bulk payout's end (a count of its
+ * settlements), a dynamic account's return refused (the money stays held as it was), and every decision about a
+ * customer or an endpoint. A module outside src/events never records a money event itself (the lint's
+ * money-event check).
  */
 
 export type Change =
@@ -23,32 +24,6 @@ export type Change =
       success: number;
       failed: number;
       refunded: number;
-    }
-  | {
-      kind: 'hold_released';
-      tenantId: string;
-      customerId: string;
-      transactionGroupId: string | null;
-      amount: Kobo;
-      reason: 'tier_raised' | 'operator';
-    }
-  | {
-      kind: 'hold_returned';
-      tenantId: string;
-      customerId: string;
-      transactionGroupId: string;
-      accountRef: string;
-      amount: Kobo;
-      merchantTxRef: string;
-    }
-  | {
-      kind: 'mismatch_returned';
-      tenantId: string;
-      transactionGroupId: string;
-      accountRef: string;
-      amount: Kobo;
-      variance: Variance;
-      merchantTxRef: string;
     }
   | {
       kind: 'mismatch_held';
@@ -80,18 +55,6 @@ export function eventOfChange(change: Change): EventOf {
     case 'settlement_batch_completed': {
       const { batchId, status, items, success, failed, refunded } = change;
       return told('settlement_batch.completed', { batchId, status, items, success, failed, refunded });
-    }
-    case 'hold_released': {
-      const { customerId, transactionGroupId, amount, reason } = change;
-      return told('kyc.hold_released', { customerId, transactionGroupId, amount, reason });
-    }
-    case 'hold_returned': {
-      const { customerId, transactionGroupId, accountRef, amount, merchantTxRef } = change;
-      return told('kyc.hold_returned', { customerId, transactionGroupId, accountRef, amount, merchantTxRef });
-    }
-    case 'mismatch_returned': {
-      const { transactionGroupId, accountRef, amount, variance, merchantTxRef } = change;
-      return told('payment.mismatch_returned', { transactionGroupId, accountRef, amount, variance, merchantTxRef });
     }
     case 'mismatch_held': {
       const { transactionGroupId, accountRef, amount, variance, reason } = change;

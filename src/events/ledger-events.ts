@@ -2,9 +2,12 @@ import type { DbOrTrx, Trx } from '../db';
 import type { Kobo } from '../money';
 import { paymentJudgementOf } from '../ledger/ledger-reads';
 import type { LedgerEntry, PostingPlan } from '../ledger/ledger.types';
+import { RESERVATION_KINDS } from '../ledger/reservation-kinds';
+import type { Variance } from '../policies/dynamic-account-amount/amount-policy';
 import type {
   CompensatedCredit,
   ConfirmedCredits,
+  EndedReservations,
   PaidSettlement,
   PostedCredit,
   PostedCredits,
@@ -159,6 +162,118 @@ export function moneyEventsOf(result: ToldResult, accountRefs: ReadonlyMap<strin
     case 'settlement_paid':
       return [settlementEnded(result.debit, refOf(result.debit.accountId), 'success', null)];
   }
+}
+
+/** An account as the events of its reservations name it. */
+export interface ReservingAccount {
+  tenantId: string;
+  accountRef: string;
+  customerId: string;
+}
+
+/**
+ * What the events of ended reservations name beyond the result: each account of the result, the variance of each
+ * dynamic account's payment posted by its return (by the credit's entry id), and the merchantTxRef of the
+ * settlement whose debit posts them (for a posted result).
+ */
+export interface ReservationFacts {
+  accounts: ReadonlyMap<string, ReservingAccount>;
+  variances: ReadonlyMap<string, Variance>;
+  merchantTxRef?: string;
+}
+
+/**
+ * The events of reservations ended. Only held credits are told (a kind that holds no credit has no event yet):
+ * - released by an operator: `kyc.hold_released` per credit, naming its payment;
+ * - released by a tier raised: one `kyc.hold_released` of the customer's total, naming no payment;
+ * - released because the credit itself was reversed or taken back: nothing more (its reversal is told);
+ * - posted by the settlement that returns them to their payers: `payment.mismatch_returned` for a dynamic
+ *   account's payment the service returns itself (no user: the account's policy), `kyc.hold_returned` for a
+ *   return an operator made;
+ * - expired: nothing (no kind that expires has an event).
+ */
+export function reservationEventsOf(result: EndedReservations, facts: ReservationFacts): TenantMoneyEvent[] {
+  const held = result.ended.filter((reservation) => RESERVATION_KINDS[reservation.kind].heldCredit);
+  const accountOf = (accountId: string): ReservingAccount => {
+    const account = facts.accounts.get(accountId);
+    if (!account) throw new Error(`no facts for account ${accountId}`);
+    return account;
+  };
+  const groupOf = (reservation: (typeof held)[number]): string => {
+    if (reservation.transactionGroupId === null)
+      throw new Error(`reservation ${reservation.reservationId} is told with its credit's transaction group`);
+    return reservation.transactionGroupId;
+  };
+  const merchantTxRef = (): string => {
+    if (facts.merchantTxRef === undefined) throw new Error("a return of held money is told with its settlement's merchantTxRef");
+    return facts.merchantTxRef;
+  };
+  switch (result.outcome) {
+    case 'expired':
+      return [];
+    case 'released': {
+      if (result.reason === 'credit_reversed' || held.length === 0) return [];
+      if (result.reason === 'tier_raised') {
+        const { tenantId, customerId } = accountOf(held[0]!.accountId);
+        const amount = held.reduce((sum, reservation) => sum + reservation.amount, 0n);
+        return amount === 0n
+          ? []
+          : [told(tenantId, 'kyc.hold_released', { customerId, transactionGroupId: null, amount, reason: 'tier_raised' })];
+      }
+      return held.map((reservation) => {
+        const { tenantId, customerId } = accountOf(reservation.accountId);
+        return told(tenantId, 'kyc.hold_released', {
+          customerId,
+          transactionGroupId: groupOf(reservation),
+          amount: reservation.amount,
+          reason: 'operator',
+        });
+      });
+    }
+    case 'posted':
+      return held.map((reservation) => {
+        const { tenantId, customerId, accountRef } = accountOf(reservation.accountId);
+        const transactionGroupId = groupOf(reservation);
+        if (reservation.kind === 'payment_mismatch' && result.userId === null) {
+          const variance = facts.variances.get(reservation.ownerId);
+          if (variance === undefined) throw new Error(`no variance for the dynamic account's payment ${reservation.ownerId}`);
+          return told(tenantId, 'payment.mismatch_returned', {
+            transactionGroupId,
+            accountRef,
+            amount: reservation.amount,
+            variance,
+            merchantTxRef: merchantTxRef(),
+          });
+        }
+        return told(tenantId, 'kyc.hold_returned', {
+          customerId,
+          transactionGroupId,
+          accountRef,
+          amount: reservation.amount,
+          merchantTxRef: merchantTxRef(),
+        });
+      });
+  }
+}
+
+/** Records the events of reservations ended, in the transaction that ended them. */
+async function tellEnded(trx: Trx, result: EndedReservations, told: { merchantTxRef?: string } = {}): Promise<EndedReservations> {
+  if (result.ended.length === 0) return result;
+  const rows: Array<{ id: string; tenant_id: string; account_ref: string; customer_id: string }> = await trx('virtual_accounts')
+    .whereIn('id', [...new Set(result.ended.map((reservation) => reservation.accountId))])
+    .select('id', 'tenant_id', 'account_ref', 'customer_id');
+  const accounts = new Map(
+    rows.map((row) => [row.id, { tenantId: row.tenant_id, accountRef: row.account_ref, customerId: row.customer_id }]),
+  );
+  const variances = new Map<string, Variance>();
+  if (result.outcome === 'posted')
+    for (const reservation of result.ended) {
+      if (reservation.kind !== 'payment_mismatch') continue;
+      const judgement = await paymentJudgementOf(trx, reservation.ownerId);
+      if (judgement) variances.set(reservation.ownerId, judgement.variance);
+    }
+  for (const event of reservationEventsOf(result, { accounts, variances, ...told })) await recordEvent(trx, event);
+  return result;
 }
 
 async function accountRefs(trx: Trx, accountIds: string[]): Promise<Map<string, string>> {
@@ -365,6 +480,46 @@ export function createEventedLedger(ledger: PostingEngine) {
       const compensated = await ledger.compensateCredit(trx, credit, told.narration, parts);
       await tell(trx, compensated, told);
       return compensated;
+    },
+
+    /** Releases what is still held of one credit, an operator's decision (see the posting engine's releaseHold), with its `kyc.hold_released`. */
+    async releaseHold(
+      trx: Trx,
+      accountId: string,
+      entryId: string,
+      decision: { userId: string; note: string | null },
+    ): Promise<EndedReservations> {
+      return tellEnded(trx, await ledger.releaseHold(trx, accountId, entryId, decision));
+    },
+
+    /**
+     * Posts what is held of one credit by the settlement debit that returns it to its payer (see the posting engine's
+     * returnHold), with its `kyc.hold_returned` (or, for a dynamic account's payment the service returns,
+     * `payment.mismatch_returned`) naming the settlement's merchantTxRef.
+     */
+    async returnHold(
+      trx: Trx,
+      accountId: string,
+      entryId: string,
+      payback: Parameters<PostingEngine['returnHold']>[3],
+      told: { merchantTxRef: string },
+    ): Promise<EndedReservations> {
+      return tellEnded(trx, await ledger.returnHold(trx, accountId, entryId, payback), told);
+    },
+
+    /** Releases a customer's KYC-limit reservations the limits of now no longer justify (see the posting engine's), with one `kyc.hold_released` of their total. */
+    async releaseHoldsWithinLimits(
+      trx: Trx,
+      customerId: string,
+      reason: Parameters<PostingEngine['releaseHoldsWithinLimits']>[2],
+      userId: string | null,
+    ): Promise<EndedReservations> {
+      return tellEnded(trx, await ledger.releaseHoldsWithinLimits(trx, customerId, reason, userId));
+    },
+
+    /** Releases as expired the reservations whose expiry has passed (see the posting engine's expireDue), with their events (none of today's kinds has one). */
+    async expireDue(trx: Trx, now: Date, limit?: number): Promise<EndedReservations> {
+      return tellEnded(trx, await ledger.expireDue(trx, now, limit));
     },
   };
 }

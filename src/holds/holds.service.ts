@@ -1,10 +1,10 @@
 import { createAuditLog } from '../audit/audit-log';
-import { recordChange } from '../events/change-events';
+import type { EventedLedger } from '../events/ledger-events';
 import type { Db, DbOrTrx, Trx } from '../db';
 import { AppError, BadRequestError, ConflictError, NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { isUuid } from '../ids';
-import type { PostingEngine } from '../ledger/posting-engine';
+import { endedAmount } from '../ledger/ledger-results';
 import { formatKobo, type Kobo } from '../money';
 import { createHoldsRepo, type HeldCredit } from './holds.repo';
 import { banksNamed, type ListedBank } from './payer-bank';
@@ -72,7 +72,11 @@ const RETURN_NARRATION = 'Return to sender';
 const MISMATCH_RETURN_NOTE = "returned by the service: the dynamic account's policy does not accept the payment";
 
 /** Money held over a customer's KYC limits: the operators' queue and their decisions on it. */
-export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine; payouts: ReturnPayouts }) {
+export function createHoldsService(deps: {
+  db: Db;
+  postingEngine: Pick<EventedLedger, 'releaseHold' | 'returnHold'>;
+  payouts: ReturnPayouts;
+}) {
   const { db, postingEngine, payouts } = deps;
   const holds = createHoldsRepo(db);
 
@@ -126,15 +130,16 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
 
   /**
    * Pays what is held of a tenant's credit to `destination`, as a settlement of the account paying the name looked up. In
-   * the settlement's transaction, under the account's lock, the hold is released as returned just before the
-   * debit spends it, and `told` records the caller's rows beside it; `onCreated` runs once the settlement is made.
+   * the settlement's transaction, under the account's lock, the hold is posted by the return just before the debit
+   * spends it (the ledger tells the return), and `alongside` (when given) writes the caller's rows beside it;
+   * `onCreated` runs once the settlement is made.
    */
   async function payBack(
     tenantId: string,
     destination: ReturnDestination,
     returnedBy: { userId: string | null; note: string },
     hooks: {
-      told: (trx: Trx, merchantTxRef: string) => Promise<void>;
+      alongside?: (trx: Trx, merchantTxRef: string) => Promise<void>;
       onCreated?: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void>;
     },
   ): Promise<string> {
@@ -145,13 +150,14 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
       { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION, accountName },
       {
         beforeDebit: async (trx, debit) => {
-          await postingEngine.returnHold(trx, held.accountId, held.entryId, {
-            debitEntryId: debit.debitEntryId,
-            amount: held.held,
-            userId: returnedBy.userId,
-            note: returnedBy.note,
-          });
-          await hooks.told(trx, debit.merchantTxRef);
+          await postingEngine.returnHold(
+            trx,
+            held.accountId,
+            held.entryId,
+            { debitEntryId: debit.debitEntryId, amount: held.held, userId: returnedBy.userId, note: returnedBy.note },
+            { merchantTxRef: debit.merchantTxRef },
+          );
+          await hooks.alongside?.(trx, debit.merchantTxRef);
         },
         ...(hooks.onCreated ? { onCreated: hooks.onCreated } : {}),
       },
@@ -182,16 +188,8 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
           throw new ConflictError('the held money of this credit was already returned to the sender');
         }
         if (!held) throw new NotFoundError('held credit not found');
-        const released = await postingEngine.releaseHold(trx, held.accountId, held.entryId, { userId: user.id, note });
+        const released = endedAmount(await postingEngine.releaseHold(trx, held.accountId, held.entryId, { userId: user.id, note }));
         if (released === 0n) throw new ConflictError('nothing of this credit is held any more');
-        await recordChange(trx, {
-          kind: 'hold_released',
-          tenantId: user.tenantId,
-          customerId: held.customerId,
-          transactionGroupId: held.transactionGroupId,
-          amount: released,
-          reason: 'operator',
-        });
         await createAuditLog(trx).record(
           user,
           'kyc_hold.released',
@@ -231,17 +229,6 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
         destination,
         { userId: user.id, note: decision.note },
         {
-          told: async (trx, merchantTxRef) => {
-            await recordChange(trx, {
-              kind: 'hold_returned',
-              tenantId: user.tenantId,
-              customerId: held.customerId,
-              transactionGroupId: held.transactionGroupId,
-              accountRef: held.accountRef,
-              amount: held.held,
-              merchantTxRef,
-            });
-          },
           onCreated: (trx, settlement) =>
             createAuditLog(trx).record(
               user,
@@ -271,13 +258,13 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
      * The service's own return of a payment a dynamic account held in full to return (its policy does not accept
      * it, or it came after expiry): the same path as an operator's, but it pays only when the provider names the
      * payer's account as the payment names the payer (no one is there to confirm another name). A refusal (the
-     * errors of returnToSender) writes nothing: the money stays held for an operator. `told` records the caller's
-     * event in the settlement's transaction, just before the debit.
+     * errors of returnToSender) writes nothing: the money stays held for an operator. `alongside` writes the caller's
+     * rows in the settlement's transaction, just before the debit (the ledger tells the return).
      */
     async returnHeldMismatch(
       tenantId: string,
       entryId: string,
-      told: (trx: Trx, returned: { held: HeldCredit; merchantTxRef: string }) => Promise<void>,
+      alongside: (trx: Trx, returned: { held: HeldCredit; merchantTxRef: string }) => Promise<void>,
     ): Promise<ReturnedCredit> {
       const held = await openHold(tenantId, entryId);
       if (held.limitKind !== 'amount_mismatch') throw new ConflictError('this credit is held over a KYC limit, not to be returned');
@@ -287,7 +274,7 @@ export function createHoldsService(deps: { db: Db; postingEngine: PostingEngine;
         tenantId,
         destination,
         { userId: null, note: MISMATCH_RETURN_NOTE },
-        { told: (trx, merchantTxRef) => told(trx, { held, merchantTxRef }) },
+        { alongside: (trx, merchantTxRef) => alongside(trx, { held, merchantTxRef }) },
       );
       return { ...destination, merchantTxRef, nameCheck: 'matched' };
     },

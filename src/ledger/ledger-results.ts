@@ -1,5 +1,7 @@
 import type { Kobo } from '../money';
 import type { LedgerEntry } from './ledger.types';
+import type { ReservationKind } from './reservation-kinds';
+import type { ReleaseReason } from './reservations';
 
 /**
  * What a ledger operation did, as the operation returns it: the entries it posted and the money it set aside. The
@@ -65,4 +67,38 @@ export interface PostedCredit {
   held: Kobo;
 }
 
-export type LedgerResult = Reversal | RestoredCredit | CompensatedCredit | PostedTransfer | PaidSettlement | PostedCredit;
+/** One reservation an operation ended (in whole or the part it still held), and what it was kept for. */
+export interface EndedReservation {
+  reservationId: string;
+  accountId: string;
+  kind: ReservationKind;
+  /** What it was kept for (a held credit's: the credit's entry id). */
+  ownerId: string;
+  /** The held credit's transaction group, where the operation read its credit (a release or return of one credit). */
+  transactionGroupId: string | null;
+  amount: Kobo;
+}
+
+/**
+ * Reservations ended by one operation, all the same way: released (with why), posted by an entry (the settlement
+ * debit that returns a held credit, written next in the transaction), or expired. `userId` is the operator who
+ * ended them; null when the service did (an expiry, a tier the verifier raised, a return it makes itself).
+ */
+export interface EndedReservations {
+  kind: 'reservations_ended';
+  outcome: 'released' | 'posted' | 'expired';
+  /** Why they were released; null when posted or expired. */
+  reason: ReleaseReason | null;
+  /** The entry that posts them; null when released or expired. */
+  entryId: string | null;
+  userId: string | null;
+  ended: EndedReservation[];
+}
+
+/** The kobo an operation's reservations ended with. */
+export function endedAmount(result: EndedReservations): Kobo {
+  return result.ended.reduce((sum, reservation) => sum + reservation.amount, 0n);
+}
+
+export type LedgerResult =
+  Reversal | RestoredCredit | CompensatedCredit | PostedTransfer | PaidSettlement | PostedCredit | EndedReservations;

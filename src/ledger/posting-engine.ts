@@ -5,7 +5,7 @@ import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limi
 import { fundsShortfall, type FundsShortfall } from './funds-shortfall';
 import { releasableUnderLimits } from '../policies/kyc-limits/credit-limits';
 import { dailyPayoutDecision } from '../policies/kyc-limits/daily-payout-limit';
-import { createReservations, type ReleaseReason } from './reservations';
+import { createReservations, expireDue, type ReleaseReason } from './reservations';
 import { createLedgerRepo, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
 import { paymentCreditRow, planPosting, transferEntries } from './postings';
 import { draftJson } from './posting-ctes';
@@ -23,6 +23,7 @@ import type { EntryDraft, FundsSource, LedgerEntry, NewPosting, PostingPlan, Sys
 import { uuidv7 } from '../ids';
 import type {
   CompensatedCredit,
+  EndedReservations,
   PaidSettlement,
   PostedCredit,
   PostedTransfer,
@@ -34,6 +35,8 @@ import type {
 export type { PayoutStanding } from './ledger.repo';
 export type {
   CompensatedCredit,
+  EndedReservation,
+  EndedReservations,
   LedgerResult,
   PaidSettlement,
   PostedCredit,
@@ -264,14 +267,28 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       return (await db.raw(confirmCreditsStatement(parts), bindings)) as { rows: unknown[] };
     },
 
-    /** Releases all that is still held of one credit (an operator's decision); the kobo released, 0 when nothing was held. */
-    async releaseHold(trx: Trx, accountId: string, entryId: string, decision: { userId: string; note: string | null }): Promise<Kobo> {
+    /** Releases all that is still held of one credit (an operator's decision); the reservation released, none when nothing was held. */
+    async releaseHold(
+      trx: Trx,
+      accountId: string,
+      entryId: string,
+      decision: { userId: string; note: string | null },
+    ): Promise<EndedReservations> {
       await repo.lockAccounts(trx, [accountId]);
       const reservations = createReservations(trx);
       const held = await reservations.heldCredit(accountId, entryId);
-      if (!held || held.open === 0n) return 0n;
+      const released: EndedReservations = {
+        kind: 'reservations_ended',
+        outcome: 'released',
+        reason: 'operator',
+        entryId: null,
+        userId: decision.userId,
+        ended: [],
+      };
+      if (!held || held.open === 0n) return released;
       await reservations.release(accountId, [{ reservationId: held.reservationId, amount: held.open, reason: 'operator', ...decision }]);
-      return held.open;
+      const { reservationId, kind, open: amount, transactionGroupId } = held;
+      return { ...released, ended: [{ reservationId, accountId, kind, ownerId: entryId, transactionGroupId, amount }] };
     },
 
     /**
@@ -279,14 +296,14 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * transaction) that returns it to its payer; the account stays locked until the transaction ends, so no other
      * settle can spend the money in between. Refused (409) when the credit was returned already or its held amount
      * is no longer `amount`. `userId` is null for a return the service makes itself (a dynamic account's mismatched
-     * payment).
+     * payment). The reservation posted.
      */
     async returnHold(
       trx: Trx,
       accountId: string,
       entryId: string,
       payback: { debitEntryId: string; amount: Kobo; userId: string | null; note: string },
-    ): Promise<void> {
+    ): Promise<EndedReservations> {
       await repo.lockAccounts(trx, [accountId]);
       const reservations = createReservations(trx);
       const held = await reservations.heldCredit(accountId, entryId);
@@ -299,18 +316,30 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
         userId: payback.userId,
         note: payback.note,
       });
+      const { reservationId, kind, transactionGroupId } = held;
+      return {
+        kind: 'reservations_ended',
+        outcome: 'posted',
+        reason: null,
+        entryId: payback.debitEntryId,
+        userId: payback.userId,
+        ended: [{ reservationId, accountId, kind, ownerId: entryId, transactionGroupId, amount: payback.amount }],
+      };
     },
 
     /**
      * Re-judges the open KYC-limit reservations of a customer, across its accounts and oldest credit first, against
-     * the limits that apply now (after a tier rise or new limits) and releases what they no longer justify; the kobo
-     * released. The customer's row is locked first, then the accounts whose reservations are released.
+     * the limits that apply now (after a tier rise or new limits) and releases what they no longer justify; the
+     * reservations released. The customer's row is locked first, then the accounts whose reservations are released.
      */
-    async releaseHoldsWithinLimits(trx: Trx, customerId: string, reason: ReleaseReason, userId: string | null): Promise<Kobo> {
+    async releaseHoldsWithinLimits(trx: Trx, customerId: string, reason: ReleaseReason, userId: string | null): Promise<EndedReservations> {
       await repo.lockCustomer(trx, customerId);
       const reservations = createReservations(trx);
       const { customer, reservationOf } = await reservations.openKycHoldsOfCustomer(customerId, kycLimitBindings(options.tierDefaults));
-      const releases = releasableUnderLimits(customer);
+      const releases = releasableUnderLimits(customer).map((release) => ({
+        ...release,
+        reservationId: reservationOf.get(release.entryId)!,
+      }));
       const accountIds = [...new Set(releases.map((release) => release.accountId))];
       await repo.lockAccounts(trx, accountIds);
       for (const accountId of accountIds) {
@@ -318,10 +347,47 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           accountId,
           releases
             .filter((release) => release.accountId === accountId)
-            .map((release) => ({ reservationId: reservationOf.get(release.entryId)!, amount: release.amount, reason, userId, note: null })),
+            .map((release) => ({ reservationId: release.reservationId, amount: release.amount, reason, userId, note: null })),
         );
       }
-      return releases.reduce((sum, release) => sum + release.amount, 0n);
+      return {
+        kind: 'reservations_ended',
+        outcome: 'released',
+        reason,
+        entryId: null,
+        userId,
+        ended: releases.map((release) => ({
+          reservationId: release.reservationId,
+          accountId: release.accountId,
+          kind: 'kyc_limit',
+          ownerId: release.entryId,
+          transactionGroupId: null,
+          amount: release.amount,
+        })),
+      };
+    },
+
+    /**
+     * Releases, as expired, what is still reserved of reservations whose expiry is at or before `now` (see the
+     * reservations' expireDue: up to `limit` accounts' per call); the reservations expired.
+     */
+    async expireDue(trx: Trx, now: Date, limit?: number): Promise<EndedReservations> {
+      const expired = await expireDue(trx, now, limit);
+      return {
+        kind: 'reservations_ended',
+        outcome: 'expired',
+        reason: null,
+        entryId: null,
+        userId: null,
+        ended: expired.map(({ reservationId, accountId, kind, ownerId, amount }) => ({
+          reservationId,
+          accountId,
+          kind,
+          ownerId,
+          transactionGroupId: null,
+          amount,
+        })),
+      };
     },
 
     /** A payment credit, provisional -> confirmed; undefined when the entry had already left `provisional`. */

@@ -235,13 +235,29 @@ export function createReservations(trx: Trx) {
       await moveReserved(trx, [{ accountId, kobo: -posting.amount }]);
     },
 
-    /** The reservation holding a credit of the account, and what it still holds; undefined when the credit is not held. */
-    async heldCredit(accountId: string, entryId: string): Promise<{ reservationId: string; open: Kobo; posted: Kobo } | undefined> {
-      const row: { id: string; open_amount: string; posted: string } | undefined = await trx('ledger_reservations')
-        .where({ account_id: accountId, owner_id: entryId })
-        .whereIn('kind', HELD_CREDIT_KINDS)
-        .first('id', 'open_amount', 'posted');
-      return row ? { reservationId: row.id, open: koboFromDb(row.open_amount), posted: koboFromDb(row.posted) } : undefined;
+    /**
+     * The reservation holding a credit of the account, its kind, what it still holds and the credit's transaction
+     * group; undefined when the credit is not held.
+     */
+    async heldCredit(
+      accountId: string,
+      entryId: string,
+    ): Promise<{ reservationId: string; kind: ReservationKind; open: Kobo; posted: Kobo; transactionGroupId: string } | undefined> {
+      const row: { id: string; kind: ReservationKind; open_amount: string; posted: string; transaction_group_id: string } | undefined =
+        await trx('ledger_reservations as r')
+          .join('ledger_entries as e', 'e.id', 'r.owner_id')
+          .where({ 'r.account_id': accountId, 'r.owner_id': entryId })
+          .whereIn('r.kind', HELD_CREDIT_KINDS)
+          .first('r.id', 'r.kind', 'r.open_amount', 'r.posted', 'e.transaction_group_id');
+      return row
+        ? {
+            reservationId: row.id,
+            kind: row.kind,
+            open: koboFromDb(row.open_amount),
+            posted: koboFromDb(row.posted),
+            transactionGroupId: row.transaction_group_id,
+          }
+        : undefined;
     },
 
     /**

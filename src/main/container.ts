@@ -188,7 +188,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   });
   const holds = createHoldsService({
     db,
-    postingEngine,
+    postingEngine: ledger,
     payouts: {
       banks: () => settlements.banks(),
       accountName: (tenantId, destination) => settlements.findAccountName(tenantId, destination.accountNumber, destination.bankCode),
@@ -294,7 +294,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     kyc: createKycService({
       db,
       config,
-      postingEngine,
+      postingEngine: ledger,
       identity: createIdentityClient(config, logger.child({ component: 'identity-verification' })),
     }),
     fees: createFeesService({ db, config }),

@@ -4,6 +4,7 @@ import { createBalanceSweepActivities } from '../../activities/balance-sweeps.ac
 import { createDynamicAccountActivities } from '../../activities/dynamic-accounts.activities';
 import { createPaymentActivities } from '../../activities/payments.activities';
 import { createReconciliationActivities } from '../../activities/reconciliation.activities';
+import { createReservationActivities } from '../../activities/reservations.activities';
 import { createSettlementBatchActivities } from '../../activities/settlement-batches.activities';
 import { createSettlementActivities } from '../../activities/settlements.activities';
 import { createRetentionActivities } from '../../activities/retention.activities';
@@ -30,6 +31,7 @@ export function createActivities(deps: { services: Services; logger: Logger; con
     ...createBalanceSweepActivities({ balanceSweeps: services.balanceSweeps }),
     ...createSettlementBatchActivities({ batchExecution: services.batchExecution }),
     ...createDynamicAccountActivities({ dynamicAccounts: services.dynamicAccounts, logger }),
+    ...createReservationActivities({ db: services.db, ledger: services.ledger, logger }),
   };
 }
 

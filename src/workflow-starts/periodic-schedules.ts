@@ -2,6 +2,7 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@tem
 import type { Config } from '../config';
 import { dynamicAccountReturnsScheduleId } from '../contracts/dynamic-account-returns.contract';
 import { type ReconciliationInput, reconciliationScheduleId } from '../contracts/reconciliation.contract';
+import { reservationExpiryScheduleId } from '../contracts/reservation-expiry.contract';
 import { retentionScheduleId } from '../contracts/retention.contract';
 import { convergenceCheckScheduleId } from '../contracts/convergence-check.contract';
 
@@ -29,6 +30,7 @@ type ScheduleSettings = Pick<
   | 'RECONCILIATION_GRACE'
   | 'RECONCILIATION_PROVIDER_ATTEMPTS'
   | 'DYNAMIC_ACCOUNT_RETURNS_INTERVAL'
+  | 'RESERVATION_EXPIRY_INTERVAL'
 >;
 
 /**
@@ -76,6 +78,17 @@ export function periodicSchedules(config: ScheduleSettings) {
       scheduleId: dynamicAccountReturnsScheduleId(taskQueue),
       workflowType: 'dynamicAccountReturnsWorkflow',
       intervalMs: config.DYNAMIC_ACCOUNT_RETURNS_INTERVAL,
+      args: [],
+      catchupWindow: '1 minute',
+    },
+    /**
+     * Releases, as expired, the reservations whose expiry has passed (the account may spend the money again); a missed
+     * run is not made up (the next expires all that is due).
+     */
+    reservationExpiry: {
+      scheduleId: reservationExpiryScheduleId(taskQueue),
+      workflowType: 'reservationExpiryWorkflow',
+      intervalMs: config.RESERVATION_EXPIRY_INTERVAL,
       args: [],
       catchupWindow: '1 minute',
     },

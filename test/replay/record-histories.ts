@@ -9,7 +9,7 @@
  * the code before that change (a checkout of it running this recorder) and are kept, not re-recorded,
  * until the patch that keeps them replaying is removed. `--grep <workflowType>` records only that type's
  * scenarios and leaves every other file as it is. The batch confirmation, settlement batch, delivery,
- * convergence check, retention, dynamic-account returns and scheduled or failed reconciliation scenarios run on the time-skipping server with
+ * convergence check, retention, dynamic-account returns, reservation expiry and scheduled or failed reconciliation scenarios run on the time-skipping server with
  * scripted activities (days pass in seconds); the settlement scenarios and a tenant's reconciliation run use
  * the real API, worker and sandbox on the dev server, so they record whatever those activities are
  * today without any script to keep in step; so does a balance sweep's run, which only a Schedule on the
@@ -26,6 +26,7 @@ import { convergenceSweepWorkflow } from '../../workflows/convergence-check.work
 import { dynamicAccountReturnsWorkflow } from '../../workflows/dynamic-account-returns.workflow';
 import { paymentConfirmationBatchWorkflow } from '../../workflows/payment-confirmation-batch.workflow';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
+import { reservationExpiryWorkflow } from '../../workflows/reservation-expiry.workflow';
 import { retentionWorkflow } from '../../workflows/retention.workflow';
 import { settlementBatchWorkflow } from '../../workflows/settlement-batch.workflow';
 import type { ChunkResult, CompletionCheck } from '../../src/contracts/settlement-batch.contract';
@@ -54,6 +55,7 @@ import { settlementRefundWorkflowId, settlementStatusQuery, settlementWorkflowId
 import { balanceSweepScheduleId } from '../../src/contracts/balance-sweep.contract';
 import type { RetentionResult } from '../../src/contracts/retention.contract';
 import type { DynamicAccountReturnsResult } from '../../src/contracts/dynamic-account-returns.contract';
+import type { ReservationExpiryResult } from '../../src/contracts/reservation-expiry.contract';
 
 export const HISTORIES_DIR = path.resolve(__dirname, '../../../test/replay/histories');
 
@@ -319,6 +321,23 @@ describe('record workflow histories for the replay test', function () {
         });
         await handle.result();
         save('dynamicAccountReturnsWorkflow', 'returned', await handle.fetchHistory());
+      });
+    });
+    it('reservationExpiryWorkflow: one run', async () => {
+      const activities = {
+        async expireDueReservations(): Promise<ReservationExpiryResult> {
+          return { expired: 2 };
+        },
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(reservationExpiryWorkflow, {
+          taskQueue,
+          workflowId: `reservation-expiry-run:${randomUUID()}`,
+        });
+        await handle.result();
+        save('reservationExpiryWorkflow', 'expired', await handle.fetchHistory());
       });
     });
 

@@ -14,7 +14,7 @@ describe('the periodic jobs: one registry of Schedules', () => {
     assert.equal(new Set(schedules.map((schedule) => schedule.scheduleId)).size, schedules.length);
   });
 
-  it('keeps the ids the Schedules already have, and returns mismatched payments every DYNAMIC_ACCOUNT_RETURNS_INTERVAL (10 s by default)', () => {
+  it('keeps the ids the Schedules already have, returns mismatched payments every DYNAMIC_ACCOUNT_RETURNS_INTERVAL (10 s by default) and expires reservations every RESERVATION_EXPIRY_INTERVAL (1 min)', () => {
     assert.deepEqual(
       schedules.map((schedule) => [schedule.scheduleId, schedule.workflowType, schedule.intervalMs]),
       [
@@ -22,6 +22,7 @@ describe('the periodic jobs: one registry of Schedules', () => {
         ['retention:ledger', 'retentionWorkflow', 3_600_000],
         ['reconciliation:ledger', 'reconciliationWorkflow', 3_600_000],
         ['dynamic-account-returns:ledger', 'dynamicAccountReturnsWorkflow', 10_000],
+        ['reservation-expiry:ledger', 'reservationExpiryWorkflow', 60_000],
       ],
     );
   });

@@ -1,0 +1,30 @@
+import { Context } from '@temporalio/activity';
+import type { Db } from '../src/db';
+import type { EventedLedger } from '../src/events/ledger-events';
+import type { ReservationExpiryResult } from '../src/contracts/reservation-expiry.contract';
+import type { Logger } from '../src/logger';
+
+export function createReservationActivities(deps: { db: Db; ledger: Pick<EventedLedger, 'expireDue'>; logger: Logger }) {
+  const { db, ledger, logger } = deps;
+  return {
+    /**
+     * Releases, as expired, every reservation whose expiry has passed, a batch of accounts per transaction (each
+     * with the events of what expired, recorded by the ledger), until none is left. Retried after a crash, it
+     * expires nothing twice: a reservation expires once, what it still held.
+     */
+    async expireDueReservations(): Promise<ReservationExpiryResult> {
+      const context = Context.current();
+      let expired = 0;
+      for (;;) {
+        const { ended } = await db.transaction((trx) => ledger.expireDue(trx, new Date()));
+        if (ended.length === 0 || context.cancellationSignal.aborted) break;
+        expired += ended.length;
+        context.heartbeat();
+      }
+      if (expired > 0) logger.info({ expired }, 'reservations expired');
+      return { expired };
+    },
+  };
+}
+
+export type ReservationActivities = ReturnType<typeof createReservationActivities>;
