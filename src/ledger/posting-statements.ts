@@ -41,7 +41,7 @@ export interface PostedDebit {
   entries: string;
   /**
    * The checks of the payout on the rows as locked, one row when an account was selected: customer_active,
-   * funds_covered, tier, daily_limit, used_today (why nothing was posted, when nothing was).
+   * funds_covered, tier, daily_limit, used_today, debits (why nothing was posted, when nothing was).
    */
   gate: string;
 }
