@@ -84,21 +84,18 @@ export interface EntryDraft {
   counterPostings: SystemPosting[];
 }
 
+/** What an append does beyond its drafts (the totals of the drafts themselves are summed in SQL, per account). */
 export interface AppendTotals {
-  credits: Kobo;
-  debits: Kobo;
-  /** Provisional credits appended (they join pending credits). */
-  pendingAdded: Kobo;
   /** Pending credits leaving because this append reverses one. */
   pendingReleased: Kobo;
   /** Held money leaving because this append reverses or takes back a credit that had a held part. */
   heldReleased: Kobo;
   /**
    * A payout: the append happens only if this balance of the account (ledger, or ledger less pending
-   * credits), less its held money, covers the amount, and, when it counts toward the day (every payout but a
+   * credits), less its held money, covers its debits, and, when it counts toward the day (every payout but a
    * return of held money to its payer), the customer's payouts of the day stay within its daily limit.
    */
-  requireFunds: { amount: Kobo; from: FundsSource; countsTowardDay: boolean } | null;
+  requireFunds: { from: FundsSource; countsTowardDay: boolean } | null;
 }
 
 /** What a settlement may spend: the ledger balance (SPEC.md) or only confirmed money. */

@@ -2,21 +2,22 @@ import { customerLimitsSql } from '../kyc-limits/customer-limits';
 import {
   closesAccountSql,
   closesOnPaymentSql,
+  heldToReturnReasonSql,
   heldToReturnSql,
   mismatchActionSql,
   varianceSql,
 } from '../policies/dynamic-account-amount/amount-policy';
 import { customerMayMoveMoneySql } from '../policies/customer-standing/customer-standing';
-import { allowedCreditSql, heldOfCreditSql, judgesCreditSql } from '../policies/kyc-limits/credit-limits';
+import { allowedCreditSql, heldOfCreditSql, heldReasonSql, judgesCreditSql } from '../policies/kyc-limits/credit-limits';
 import { dailyPayoutAllowsSql, payoutDaySql, usedTodaySql } from '../policies/kyc-limits/daily-payout-limit';
 import type { AppendTotals, EntryDraft, SystemPosting } from './ledger.types';
 
 // The SQL of a posting, as CTEs: one statement locks the customers' rows and then the account rows, appends
-// the entries with their seq and running columns, and moves the accounts' and the customers' totals.
-// posting-statements and ledger.repo compose them.
+// the entries with their seq and running columns, and moves the accounts' and the customers' totals. One append
+// (appendCtes) for every posting, to one account or several; posting-statements and ledger.repo compose it.
 
 export interface AppendFragment {
-  /** CTEs to place in a WITH list: posting_account, posting_drafts, posting_inserted, posting_moved. */
+  /** CTEs to place in a WITH list (see appendCtes): posting_account, posting_drafts, posting_inserted, posting_moved, … */
   ctes: string;
   bindings: Record<string, unknown>;
 }
@@ -80,6 +81,15 @@ function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { h
     allowed: 's.allowed',
     allowedRun: 's.allowed_run',
   });
+  // Why each part is held is the policies' decision: the amount policy's for a returned mismatch, the KYC limits' else.
+  const overLimits = heldReasonSql({
+    amount: 'j.amount',
+    allowed: 'j.allowed',
+    held: 'j.held',
+    singleCredit: 'j.single_credit',
+    balanceLimit: 'j.balance_limit',
+  });
+  const toReturn = heldToReturnReasonSql({ expectedAmount: 'j.expected_amount' });
   return `posting_judged AS (
       SELECT s.id, s.account_id, s.customer_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed, s.returned,
              s.expected_amount, ${held} AS held
@@ -90,109 +100,17 @@ function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { h
                 FROM ${draftsFrom}
                WHERE d.direction = 'credit' AND ${judgesCreditSql({ kind: 'd.kind', newToCustomer: judgedSql })}) s
     ), posting_held AS (
-      -- The reservation of what is held (see reservations): a returned mismatch's (its limit the expected amount), or a
-      -- KYC limit's naming the limit that explains it, the single-credit limit when that alone accounts for it.
+      -- The reservation of what is held (see reservations), with the reason and the limit its policy gives.
       INSERT INTO ledger_reservations (id, tenant_id, account_id, kind, reason, owner_id, amount, tier, limit_amount)
       SELECT gen_random_uuid(), j.tenant_id, j.account_id,
              CASE WHEN j.returned THEN 'payment_mismatch' ELSE 'kyc_limit' END,
-             CASE WHEN j.returned THEN 'amount_mismatch' WHEN j.amount - j.allowed >= j.held THEN 'single_credit' ELSE 'balance' END,
+             CASE WHEN j.returned THEN ${toReturn.reason} ELSE ${overLimits.reason} END,
              j.id, j.held, j.tier,
-             CASE WHEN j.returned THEN coalesce(j.expected_amount, 0) WHEN j.amount - j.allowed >= j.held THEN j.single_credit ELSE j.balance_limit END
+             CASE WHEN j.returned THEN ${toReturn.limitAmount} ELSE ${overLimits.limitAmount} END
         FROM posting_judged j
        WHERE j.held > 0
       RETURNING owner_id AS entry_id, account_id, amount, tier, reason AS limit_kind, limit_amount,
                 (SELECT j.amount FROM posting_judged j WHERE j.id = owner_id) AS credit_amount
-    )`;
-}
-
-/** What the posting CTEs add to the account: SQL expressions (bindings, or sums over posting_drafts). */
-interface TotalsSql {
-  count: string;
-  credits: string;
-  debits: string;
-  pendingAdded: string;
-  pendingReleased: string;
-  heldReleased: string;
-  /** A boolean: the append is a payout whose debits count toward the customer's day (and its daily limit). */
-  payout: string;
-}
-
-/**
- * The posting CTEs over drafts read from `draftsFrom` (a FROM item aliased d, with columns ord (1..n in
- * posting order), id, direction, kind, amount, fee, status, narration, provider_txn_ref,
- * transaction_group_id, transaction_id, reverses_entry_id, counter_postings).
- */
-function postingCtes(accountIdSql: string, draftsFrom: string, totals: TotalsSql): string {
-  return `
-    posting_customer AS (
-      -- The customer's row, then the account's: the order every posting and release takes (see
-      -- ledger.repo's lockAccounts). Postings to any account of one customer wait for each other here, and the
-      -- row carries what its limits are judged against: its accounts' unheld balance and its payouts of the day.
-      SELECT id, tenant_id, status, kyc_tier, unheld_balance, debits_day, debits_day_total
-        FROM customers
-       WHERE id = (SELECT customer_id FROM virtual_accounts WHERE id = ${accountIdSql})
-         FOR NO KEY UPDATE
-    ), posting_limits AS (
-      ${customerLimitsSql('posting_customer')}
-    ), posting_locked AS (
-      SELECT id, tenant_id, customer_id, last_seq, total_credits, total_debits, ledger_balance, held_balance, pending_credits
-        FROM virtual_accounts
-       WHERE id = ${accountIdSql}
-         -- Run once before the account's row is returned (and so locked): the customer's row is locked first.
-         AND (SELECT count(*) FROM posting_customer) = 1
-         -- The lock the UPDATE below needs anyway. Not FOR UPDATE: that would conflict with the key-share
-         -- locks that inserting rows referencing the account (an inbound event, a delivery) already hold.
-         FOR NO KEY UPDATE
-    ), posting_gate AS (
-      -- A payout's checks on the rows as locked: the customer is active (a suspension committed while this
-      -- statement waited for the lock is seen here), the account's own money (what it may spend), then the
-      -- customer's payouts of the day against its daily limit. Each tells a caller why nothing was posted.
-      SELECT a.id, ${customerMayMoveMoneySql('c.status')} AS customer_active,
-             ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, CAST(:posting_spend_available AS boolean))
-               >= CAST(:posting_require_funds AS bigint) AS funds_covered,
-             l.tier, l.daily_debits AS daily_limit,
-             ${usedTodaySql({ day: 'c.debits_day', dayTotal: 'c.debits_day_total' })} AS used_today
-        FROM posting_locked a JOIN posting_customer c ON c.id = a.customer_id JOIN posting_limits l ON l.customer_id = c.id
-    ), posting_account AS (
-      SELECT a.*
-        FROM posting_locked a JOIN posting_gate g ON g.id = a.id
-       WHERE CAST(:posting_require_funds AS bigint) IS NULL
-          OR (g.customer_active AND g.funds_covered
-              AND (NOT CAST(:posting_payout AS boolean)
-                   OR ${dailyPayoutAllowsSql({ amount: 'CAST(:posting_require_funds AS bigint)', limit: 'g.daily_limit', usedToday: 'g.used_today' })}))
-    ), posting_drafts AS (
-      SELECT d.*,
-             sum(CASE WHEN d.direction = 'credit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS credits_run,
-             sum(CASE WHEN d.direction = 'debit' THEN d.amount ELSE 0 END) OVER (ORDER BY d.ord) AS debits_run
-        FROM ${draftsFrom}
-    ), ${judgedCreditsCte('posting_drafts d CROSS JOIN posting_account a JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id')}, posting_inserted AS (
-      ${insertEntries('posting_drafts d CROSS JOIN posting_account a')}
-    ), ${COUNTER_POSTINGS_CTE}, posting_moved AS (
-      UPDATE virtual_accounts v
-         SET last_seq = a.last_seq + ${totals.count},
-             total_credits = a.total_credits + ${totals.credits},
-             total_debits = a.total_debits + ${totals.debits},
-             ledger_balance = (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}),
-             pending_credits = v.pending_credits + ${totals.pendingAdded} - ${totals.pendingReleased},
-             held_balance = v.held_balance + (SELECT coalesce(sum(j.held), 0) FROM posting_judged j) - ${totals.heldReleased},
-             -- Below zero only after a reversal or compensation of money already spent; the flag keeps the moment it started.
-             deficit_since = CASE WHEN (a.total_credits + ${totals.credits}) - (a.total_debits + ${totals.debits}) < 0
-                                  THEN coalesce(v.deficit_since, clock_timestamp()) END,
-             updated_at = now()
-        FROM posting_account a
-       WHERE v.id = a.id
-      RETURNING v.id
-    ), posting_customer_moved AS (
-      UPDATE customers c
-         SET unheld_balance = c.unheld_balance + ${totals.credits} - ${totals.debits}
-                              - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j) + ${totals.heldReleased},
-             debits_day = CASE WHEN ${totals.payout} THEN p.day ELSE c.debits_day END,
-             debits_day_total = CASE WHEN ${totals.payout}
-                                     THEN CASE WHEN c.debits_day = p.day THEN c.debits_day_total ELSE 0 END + ${totals.debits}
-                                     ELSE c.debits_day_total END
-        FROM posting_account a, (SELECT ${PAYOUT_DAY} AS day FROM posting_inserted WHERE direction = 'debit') p
-       WHERE c.id = a.customer_id
-      RETURNING c.id
     )`;
 }
 
@@ -216,40 +134,6 @@ export function draftJson(draft: EntryDraft, ord: number): Record<string, unknow
     transaction_id: draft.transactionId,
     reverses_entry_id: draft.reversesEntryId,
     counter_postings: counterPostingsJson(draft.counterPostings),
-  };
-}
-
-/**
- * The append as CTEs, so one statement (one round trip) can lock the customer's row and the account's, check
- * a payout against the account's money and the customer's daily limit, judge credits against the customer's
- * limits, insert the entries with their seq and running columns, and move the account's and the customer's
- * totals; a caller may compose it with its own rows in the same statement (see posting-statements).
- * `accountIdSql` names the account (a subquery over the caller's CTEs, to gate the posting on them). Every
- * posting to any account of one customer serialises on the customer's row lock.
- */
-export function appendFragment(accountIdSql: string, drafts: EntryDraft[], totals: AppendTotals): AppendFragment {
-  return {
-    ctes: postingCtes(accountIdSql, `jsonb_to_recordset(CAST(:posting_drafts AS jsonb)) AS d(${DRAFT_COLUMNS})`, {
-      count: ':posting_count',
-      credits: ':posting_credits',
-      debits: ':posting_debits',
-      pendingAdded: ':posting_pending_added',
-      pendingReleased: ':posting_pending_released',
-      heldReleased: 'CAST(:posting_held_released AS bigint)',
-      payout: 'CAST(:posting_payout AS boolean)',
-    }),
-    bindings: {
-      posting_require_funds: totals.requireFunds === null ? null : totals.requireFunds.amount.toString(),
-      posting_spend_available: totals.requireFunds?.from === 'available',
-      posting_drafts: JSON.stringify(drafts.map((draft, index) => draftJson(draft, index + 1))),
-      posting_count: drafts.length,
-      posting_credits: totals.credits.toString(),
-      posting_debits: totals.debits.toString(),
-      posting_pending_added: totals.pendingAdded.toString(),
-      posting_pending_released: totals.pendingReleased.toString(),
-      posting_held_released: totals.heldReleased.toString(),
-      posting_payout: totals.requireFunds?.countsTowardDay === true,
-    },
   };
 }
 
@@ -288,28 +172,47 @@ function paymentJudgementSql(draftsWithAccount: string): string {
                    WHERE d.direction = 'credit' AND d.kind IN ('payment', 'adjustment') AND a.amount_policy IS NOT NULL) j`;
 }
 
-/**
- * Debits among the drafts of appendDraftsByAccountFragment; the caller has checked the funds under its locks (or, for a
- * compensation, lets them go below zero).
- */
-interface DebitsSql {
-  /** A boolean: the debits count toward their customer's payouts of the day (and its daily limit). */
-  countTowardDaySql: string;
+/** What an append does besides posting its drafts; without any, it posts credits (payments to ordinary accounts, reversals). */
+export interface AppendOptions {
+  /**
+   * The drafts may debit accounts (a settlement, a transfer, a compensation): `countTowardDaySql` (a boolean) says
+   * whether the debits count toward their customers' payouts of the day (and their daily limit). Money moved between
+   * one customer's accounts is no new money to the customer: a credit whose customer the statement also debits is not
+   * judged against its limits. Without it the statement leaves the customers' day alone and does not look it up.
+   */
+  debits?: { countTowardDaySql: string };
+  /**
+   * A payout's checks on the rows as locked (`posting_gate`: customer_active, funds_covered, tier, daily_limit,
+   * used_today, debits): an account's drafts post only when its customer is active (a suspension committed while
+   * the statement waited for the lock is seen), what it may spend (only confirmed money when `spendAvailableSql`)
+   * covers its debits, and, when they count toward the day, the customer's daily limit allows them.
+   */
+  gate?: { spendAvailableSql: string };
+  /**
+   * What the statement releases of each account's pending credits and reserved money (a reversal of a provisional
+   * or held credit): bigint SQL expressions over the locked account `a`.
+   */
+  releases?: { pendingSql: string; reservedSql: string };
+  /**
+   * The credits are payments the ledger judges in full (the payment credits' statement): a dynamic account's policy
+   * (its variance recorded, a mismatch held whole to return) and the closing of the account a confirmed one completes.
+   */
+  judgesPayments?: boolean;
 }
 
 /**
- * The same append for drafts the caller's statement decides on, to several accounts at once (payment
- * credits it has just claimed: which of them post, and to which account, is known only inside the
- * statement). `draftsRelation` is a query returning the draft columns plus account_id, with ord numbered
- * 1..n within each account; the totals are summed per account in SQL, where planPosting would sum them in
- * code. There is no funds check and no pending credit released: the drafts are payment credits (or a reversed
- * payment's confirmed restoration), or with `debits` a transfer whose funds the caller checked under the same locks,
- * or a compensation taking a split credit back from its accounts (see posting-engine). Every customer's row is
- * locked, in id order, before any account's, and the accounts then in id order, so two such statements sharing
- * customers (or a confirmation locking several accounts with lockAccounts) wait for each other instead of
- * deadlocking.
+ * The one append, as CTEs of a WITH list: drafts to any number of accounts (a single account's posting is a group of
+ * one). `draftsRelation` is a query returning the draft columns (DRAFT_COLUMNS) plus account_id, with ord numbered
+ * 1..n within each account; a draft whose account_id is null posts nothing. Every customer's row is locked, in id
+ * order, before any account's, and the accounts then in id order, after every draft is known, so two statements
+ * sharing customers (or a caller locking several accounts with lockAccounts) wait for each other instead of
+ * deadlocking. Then, under the locks: the gate (with `gate`), the judgement of the credits (the customers' KYC limits;
+ * with `judgesPayments`, a dynamic account's policy), the reservations of what is held, the entries with their seq
+ * and running columns, their counter postings, and the accounts' and the customers' totals; a customer whose row would
+ * not change is not written. A caller may compose it with its own rows in the same statement (see posting-statements).
  */
-export function appendDraftsByAccountFragment(draftsRelation: string, debits?: DebitsSql): string {
+export function appendCtes(draftsRelation: string, options: AppendOptions = {}): string {
+  const { debits, gate, releases, judgesPayments = false } = options;
   // Money moved between one customer's accounts is no new money to the customer: a credit whose customer the
   // statement also debits is not judged against its limits.
   const judged = debits
@@ -330,8 +233,6 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
                      (SELECT ${PAYOUT_DAY} FROM posting_inserted i
                        WHERE i.direction = 'debit' AND i.account_id IN (SELECT id FROM posting_account x WHERE x.customer_id = a.customer_id)) AS payout_day`
     : '';
-  // Only the payment credits' statement judges and records payments to dynamic accounts: a transfer's drafts are never payments.
-  const judgesPayments = debits === undefined;
   // A judged credit posted confirmed (a reversed payment's restoration) closes its account here, as its confirmation
   // would have (see confirmCreditsFragment): a statement can update the account's row only once.
   const closing = judgesPayments
@@ -364,6 +265,35 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
         expectedSql: 'a.expected_amount',
       }
     : undefined;
+  // With a gate the locked accounts are posting_locked, and posting_account those the gate lets post.
+  const lockedAccounts = gate ? 'posting_locked' : 'posting_account';
+  const gated = gate
+    ? `, posting_gate AS (
+      -- A payout's checks on the rows as locked: the customer is active, the account's own money (what it may spend)
+      -- covers its debits, then the customer's payouts of the day against its daily limit. Each tells a caller why
+      -- nothing was posted.
+      SELECT a.id, r.debits, ${customerMayMoveMoneySql('c.status')} AS customer_active,
+             ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, ${gate.spendAvailableSql}) >= r.debits AS funds_covered,
+             l.tier, l.daily_debits AS daily_limit,
+             ${usedTodaySql({ day: 'c.debits_day', dayTotal: 'c.debits_day_total' })} AS used_today
+        FROM posting_locked a JOIN posting_customer c ON c.id = a.customer_id JOIN posting_limits l ON l.customer_id = c.id
+             CROSS JOIN LATERAL (SELECT coalesce(sum(d.amount), 0) AS debits FROM posting_drafts d
+                                  WHERE d.account_id = a.id AND d.direction = 'debit') r
+    ), posting_account AS (
+      SELECT a.*
+        FROM posting_locked a JOIN posting_gate g ON g.id = a.id
+       WHERE g.customer_active AND g.funds_covered
+         AND (NOT ${debits?.countTowardDaySql ?? 'false'}
+              OR ${dailyPayoutAllowsSql({ amount: 'g.debits', limit: 'g.daily_limit', usedToday: 'g.used_today' })})
+    )`
+    : '';
+  // The locks are FOR NO KEY UPDATE, the lock the UPDATEs below need anyway: FOR UPDATE would conflict with the key-share
+  // locks that inserting rows referencing a customer or an account (an inbound event, a delivery) already hold. An
+  // account goes below zero only after a reversal or a compensation of money already spent; deficit_since keeps the
+  // moment it started.
+  const pendingReleased = releases ? ` - ${releases.pendingSql}` : '';
+  const reservedReleased = releases ? ` - ${releases.reservedSql}` : '';
+  const unheldReleased = releases ? ` + ${releases.reservedSql}` : '';
   return `
     posting_drafts AS (
       SELECT d.*,
@@ -372,13 +302,13 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
         FROM (${draftsRelation}) AS d
     ), posting_customer AS (
       -- The sort runs below the lock: rows are locked in id order, after every draft is known.
-      SELECT id, tenant_id, kyc_tier, unheld_balance, debits_day, debits_day_total
+      SELECT id, tenant_id, ${gate ? 'status, ' : ''}kyc_tier, unheld_balance, debits_day, debits_day_total
         FROM customers
        WHERE id IN (SELECT customer_id FROM virtual_accounts WHERE id IN (SELECT account_id FROM posting_drafts))
        ORDER BY id
          FOR NO KEY UPDATE
-    ), posting_account AS (
-      SELECT id, tenant_id, customer_id, last_seq, total_credits, total_debits, ledger_balance, held_balance,
+    ), ${lockedAccounts} AS (
+      SELECT id, tenant_id, customer_id, last_seq, total_credits, total_debits, ledger_balance, held_balance,${gate ? ' pending_credits,' : ''}
              status, expires_at, expected_amount, amount_policy, on_mismatch
         FROM virtual_accounts
        WHERE id IN (SELECT account_id FROM posting_drafts)
@@ -388,7 +318,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
          FOR NO KEY UPDATE
     ), posting_limits AS (
       ${customerLimitsSql('posting_customer')}
-    ), ${variance}${judgedCreditsCte(
+    )${gated}, ${variance}${judgedCreditsCte(
       'posting_drafts d JOIN posting_account a ON a.id = d.account_id JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id',
       judged,
       mismatch,
@@ -407,8 +337,8 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
              total_credits = a.total_credits + t.credits,
              total_debits = a.total_debits + t.debits,
              ledger_balance = (a.total_credits + t.credits) - (a.total_debits + t.debits),
-             pending_credits = v.pending_credits + t.pending_added,
-             held_balance = v.held_balance + (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.account_id = v.id),
+             pending_credits = v.pending_credits + t.pending_added${pendingReleased},
+             held_balance = v.held_balance + (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.account_id = v.id)${reservedReleased},
              deficit_since = CASE WHEN (a.total_credits + t.credits) - (a.total_debits + t.debits) < 0
                                   THEN coalesce(v.deficit_since, clock_timestamp()) END,
              ${closing}updated_at = now()
@@ -418,7 +348,7 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
     ), posting_customer_moved AS (
       UPDATE customers c
          SET unheld_balance = c.unheld_balance + n.unheld_moved${payoutDay}
-        FROM (SELECT a.customer_id, sum(t.credits - t.debits) - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.customer_id = a.customer_id) AS unheld_moved${payoutDayColumns}
+        FROM (SELECT a.customer_id, sum(t.credits - t.debits${unheldReleased}) - (SELECT coalesce(sum(j.held), 0) FROM posting_judged j WHERE j.customer_id = a.customer_id) AS unheld_moved${payoutDayColumns}
                 FROM posting_account a JOIN posting_totals t ON t.account_id = a.id
                GROUP BY a.customer_id) n
        -- A customer whose row would not change is not written: a credit held whole (its customer past the balance limit)
@@ -426,6 +356,35 @@ export function appendDraftsByAccountFragment(draftsRelation: string, debits?: D
        WHERE c.id = n.customer_id AND (n.unheld_moved <> 0${countsTowardDay ? ` OR ${countsTowardDay}` : ''})
       RETURNING c.id
     )`;
+}
+
+/**
+ * A posting to one account (`accountIdSql`, an expression: a subquery over the caller's CTEs, to gate the posting on
+ * them), as the append's CTEs for a group of one with the bindings they read: a payout (`totals.requireFunds`) through
+ * the gate, a reversal releasing what it answers. posting-statements and ledger.repo compose it.
+ */
+export function appendFragment(accountIdSql: string, drafts: EntryDraft[], totals: AppendTotals): AppendFragment {
+  const payout = totals.requireFunds;
+  const releases = totals.pendingReleased > 0n || totals.heldReleased > 0n;
+  return {
+    ctes: appendCtes(
+      `SELECT ${accountIdSql} AS account_id, d.* FROM jsonb_to_recordset(CAST(:posting_drafts AS jsonb)) AS d(${DRAFT_COLUMNS})`,
+      {
+        debits: payout ? { countTowardDaySql: 'CAST(:posting_counts_toward_day AS boolean)' } : undefined,
+        gate: payout ? { spendAvailableSql: 'CAST(:posting_spend_available AS boolean)' } : undefined,
+        releases: releases
+          ? { pendingSql: 'CAST(:posting_pending_released AS bigint)', reservedSql: 'CAST(:posting_held_released AS bigint)' }
+          : undefined,
+      },
+    ),
+    bindings: {
+      posting_drafts: JSON.stringify(drafts.map((draft, index) => draftJson(draft, index + 1))),
+      ...(payout ? { posting_counts_toward_day: payout.countsTowardDay, posting_spend_available: payout.from === 'available' } : {}),
+      ...(releases
+        ? { posting_pending_released: totals.pendingReleased.toString(), posting_held_released: totals.heldReleased.toString() }
+        : {}),
+    },
+  };
 }
 
 /**

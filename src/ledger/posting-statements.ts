@@ -1,5 +1,5 @@
 import type { PostingPlan } from './ledger.types';
-import { appendDraftsByAccountFragment, appendFragment, confirmCreditsFragment, DRAFT_COLUMNS } from './posting-ctes';
+import { appendCtes, appendFragment, confirmCreditsFragment, DRAFT_COLUMNS } from './posting-ctes';
 
 /**
  * A caller's own rows around a posting, for the hot paths that post in ONE statement (one round trip,
@@ -41,7 +41,7 @@ export interface PostedDebit {
   entries: string;
   /**
    * The checks of the payout on the rows as locked, one row when an account was selected: customer_active,
-   * funds_covered, tier, daily_limit, used_today (why nothing was posted, when nothing was).
+   * funds_covered, tier, daily_limit, used_today, debits (why nothing was posted, when nothing was).
    */
   gate: string;
 }
@@ -74,19 +74,22 @@ function withPosting<Posted>(parts: StatementParts<Posted>, posted: Posted, post
  * payments, or a reversed payment's confirmed restoration, judged as a new payment. `credits` names a relation
  * of those CTEs with columns account_id, position (1..n in posting order within each account) and entry (a
  * paymentCreditRow). The customers and then the accounts are locked in id order after every credit is
- * known (see appendDraftsByAccountFragment).
+ * known (see appendCtes).
  */
 export function paymentCreditsStatement(parts: StatementParts<PostedCredits> & { credits: string }): string {
   return withPosting(
     parts,
     POSTED_CREDITS,
-    appendDraftsByAccountFragment(`
+    appendCtes(
+      `
     SELECT c.account_id, CAST(c.position AS int) AS ord, CAST(c.entry->>'id' AS uuid) AS id, 'credit'::text AS direction, c.entry->>'kind' AS kind,
            CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, c.entry->>'status' AS status,
            c.entry->>'narration' AS narration, c.entry->>'provider_txn_ref' AS provider_txn_ref,
            CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(c.entry->>'transaction_id' AS uuid) AS transaction_id,
            CAST(c.entry->>'reverses_entry_id' AS uuid) AS reverses_entry_id, c.entry->'counter_postings' AS counter_postings
-      FROM ${parts.credits} c`),
+      FROM ${parts.credits} c`,
+      { judgesPayments: true },
+    ),
   );
 }
 
@@ -123,10 +126,7 @@ export function confirmCreditsStatement(parts: StatementParts<ConfirmedCredits> 
  * entry with the part of it held.
  */
 export const ENTRIES_AMONG_ACCOUNTS_STATEMENT = `
-  WITH ${appendDraftsByAccountFragment(
-    `SELECT d.* FROM jsonb_to_recordset(CAST(:entry_drafts AS jsonb)) AS d(account_id uuid, ${DRAFT_COLUMNS})`,
-    {
-      countTowardDaySql: 'CAST(:debits_count_toward_day AS boolean)',
-    },
-  )}
+  WITH ${appendCtes(`SELECT d.* FROM jsonb_to_recordset(CAST(:entry_drafts AS jsonb)) AS d(account_id uuid, ${DRAFT_COLUMNS})`, {
+    debits: { countTowardDaySql: 'CAST(:debits_count_toward_day AS boolean)' },
+  })}
   SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id`;

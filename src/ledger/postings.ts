@@ -3,9 +3,6 @@ import type { Kobo } from '../money';
 import type { EntryDraft, FundsSource, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
 import { counterPostingsJson } from './posting-ctes';
 
-const sum = (drafts: EntryDraft[], keep: (draft: EntryDraft) => boolean): Kobo =>
-  drafts.filter(keep).reduce((total, draft) => total + draft.amount, 0n);
-
 /**
  * The system side of a payment credit or a settlement debit, which their kind decides: a payment's gross
  * arrived at the provider (clearing), which kept its fee; a settlement's amount is on its way out.
@@ -44,18 +41,12 @@ export function planPosting(
     counterPostings: posting.counterPostings ?? counterPostingsOf(posting),
   }));
   if (drafts.some((draft) => draft.amount <= 0n)) throw new Error('a posting amount must be positive');
-  const debits = sum(drafts, (draft) => draft.direction === 'debit');
   return {
     drafts,
     totals: {
-      credits: sum(drafts, (draft) => draft.direction === 'credit'),
-      debits,
-      pendingAdded: sum(drafts, (draft) => draft.direction === 'credit' && draft.status === 'provisional'),
       pendingReleased: options.pendingReleased ?? 0n,
       heldReleased: options.heldReleased ?? 0n,
-      requireFunds: options.spendFrom
-        ? { amount: debits, from: options.spendFrom, countsTowardDay: options.countsTowardDay ?? true }
-        : null,
+      requireFunds: options.spendFrom ? { from: options.spendFrom, countsTowardDay: options.countsTowardDay ?? true } : null,
     },
   };
 }

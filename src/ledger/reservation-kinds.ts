@@ -1,3 +1,6 @@
+import { HELD_TO_RETURN_REASONS } from '../policies/dynamic-account-amount/amount-policy';
+import { CREDIT_LIMIT_REASONS } from '../policies/kyc-limits/credit-limits';
+
 /**
  * Every kind of reservation the ledger keeps, declared once: money on an account that may not be spent until the
  * reservation is posted (it becomes the transaction it was kept for), released, or expires. A new kind (a lien, a
@@ -9,10 +12,10 @@ export const RESERVATION_KINDS = {
    * The part of a credit over the customer's KYC limits (reason: which limit, with its amount), kept for the payer:
    * released when the limits allow it, or posted by the settlement debit that returns it to its payer.
    */
-  kyc_limit: { reasons: ['single_credit', 'balance'], heldCredit: true, meaning: "over the customer's KYC limits" },
+  kyc_limit: { reasons: CREDIT_LIMIT_REASONS, heldCredit: true, meaning: "over the customer's KYC limits" },
   /** A dynamic account's mismatched payment, held whole, posted by the settlement debit that returns it to its payer. */
   payment_mismatch: {
-    reasons: ['amount_mismatch'],
+    reasons: HELD_TO_RETURN_REASONS,
     heldCredit: true,
     meaning: "a dynamic account's mismatched payment, to return to its payer",
   },

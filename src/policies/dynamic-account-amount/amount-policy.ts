@@ -100,6 +100,17 @@ export function heldToReturnSql(account: { amountPolicy: string; onMismatch: str
                        ELSE ${account.judgedReturn} END`;
 }
 
+/** The reason a payment is held whole to return: its amount does not match the account's policy. */
+export const HELD_TO_RETURN_REASONS = ['amount_mismatch'] as const;
+
+/**
+ * Why a payment held to return is held (`reason`) and the limit it missed (`limitAmount`: the account's expected
+ * amount, 0 when it has none). SQL expressions in and out.
+ */
+export function heldToReturnReasonSql(facts: { expectedAmount: string }): { reason: string; limitAmount: string } {
+  return { reason: `'${HELD_TO_RETURN_REASONS[0]}'`, limitAmount: `coalesce(${facts.expectedAmount}, 0)` };
+}
+
 /**
  * Whether a confirmed credit closes its account (a boolean SQL expression): only an active account closes; one
  * opened for an expected amount (no amount policy), on a credit of that gross amount (`grossMatches`); a dynamic

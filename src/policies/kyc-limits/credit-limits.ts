@@ -58,6 +58,34 @@ export function heldOfCreditSql(facts: BalanceFactsSql): string {
   return `CAST(${facts.amount} - (${unheld(facts.allowedRun)} - ${unheld(`(${facts.allowedRun} - ${facts.allowed})`)}) AS bigint)`;
 }
 
+/** The reasons a part of a credit is held over the limits: the limit that explains it. */
+export const CREDIT_LIMIT_REASONS = ['single_credit', 'balance'] as const;
+
+/** The facts of a held part's reason, as SQL expressions (bigint kobo; a null limit is no limit). */
+export interface HeldFactsSql {
+  /** The credit's amount, its allowed part (allowedCreditSql) and the part held (heldOfCreditSql). */
+  amount: string;
+  allowed: string;
+  held: string;
+  /** The customer's single-credit and balance limits. */
+  singleCredit: string;
+  balanceLimit: string;
+}
+
+/**
+ * Which limit explains the part of a credit held (`reason`, one of CREDIT_LIMIT_REASONS) and that limit's amount
+ * (`limitAmount`): the single-credit limit when the part over it alone accounts for what is held, else the balance
+ * limit. SQL expressions in and out.
+ */
+export function heldReasonSql(facts: HeldFactsSql): { reason: string; limitAmount: string } {
+  const overSingleCredit = `${facts.amount} - ${facts.allowed} >= ${facts.held}`;
+  const [singleCredit, balance] = CREDIT_LIMIT_REASONS;
+  return {
+    reason: `CASE WHEN ${overSingleCredit} THEN '${singleCredit}' ELSE '${balance}' END`,
+    limitAmount: `CASE WHEN ${overSingleCredit} THEN ${facts.singleCredit} ELSE ${facts.balanceLimit} END`,
+  };
+}
+
 /** A customer's open holds over its limits, oldest credit first, across its accounts, and what they are judged against now. */
 export interface OpenHolds {
   /** The customer's accounts' ledger balances less their reserved money. */

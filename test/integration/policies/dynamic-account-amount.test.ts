@@ -4,6 +4,7 @@ import {
   MISMATCH_HANDLINGS,
   closesAccountSql,
   closesOnPaymentSql,
+  heldToReturnReasonSql,
   heldToReturnSql,
   mismatchActionSql,
   varianceSql,
@@ -105,6 +106,23 @@ describe("policies: a dynamic account's amount policy", () => {
         [false, false],
         [false, false],
         [true, false],
+      ],
+    );
+  });
+
+  it('gives a payment held to return the reason amount_mismatch and, as its limit, the expected amount (0 without one)', async () => {
+    const why = heldToReturnReasonSql({ expectedAmount: 'v.expected' });
+    const rows = await sql.rows<{ reason: string; limit_amount: string }>(
+      `SELECT ${why.reason} AS reason, ${why.limitAmount} AS limit_amount
+         FROM jsonb_to_recordset(CAST(:cases AS jsonb)) AS v(expected bigint, n int)
+        ORDER BY v.n`,
+      [{ expected: 10_000 }, { expected: null }],
+    );
+    assert.deepEqual(
+      rows.map((row) => [row.reason, BigInt(row.limit_amount)]),
+      [
+        ['amount_mismatch', 10_000n],
+        ['amount_mismatch', 0n],
       ],
     );
   });

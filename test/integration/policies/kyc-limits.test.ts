@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { allowedCreditSql, heldOfCreditSql, judgesCreditSql } from '../../../src/policies/kyc-limits/credit-limits';
+import { allowedCreditSql, heldOfCreditSql, heldReasonSql, judgesCreditSql } from '../../../src/policies/kyc-limits/credit-limits';
 import {
   dailyPayoutAllowsSql,
   dailyPayoutDecision,
@@ -88,6 +88,55 @@ describe('policies: KYC limits', () => {
     // The figures themselves, for the first customers: 10,000 over the single-credit limit; then the balance limit's 5.
     assert.deepEqual(heldByTheRule(customers[0]!, customers[0]!.credits), [1_000_000n, 0n]);
     assert.deepEqual(heldByTheRule(customers[1]!, customers[1]!.credits), [0n, 500_000n, 700n]);
+  });
+
+  it('names the limit that explains a held part: the single-credit limit when the part over it alone accounts for it, else the balance limit', async () => {
+    const single = 5_000_000n;
+    const balance = 30_000_000n;
+    const cases = [
+      // Over the single-credit limit only: 10,000 held of 60,000.
+      { unheld: 0n, singleCredit: single, amount: 6_000_000n, reason: 'single_credit', limit: single },
+      // Over the balance limit only: 5,000 of 15,000 would pass 300,000.
+      { unheld: 29_000_000n, singleCredit: single, amount: 1_500_000n, reason: 'balance', limit: balance },
+      // Over both: the single-credit limit's 10,000 does not account for the 40,000 held.
+      { unheld: 28_000_000n, singleCredit: single, amount: 6_000_000n, reason: 'balance', limit: balance },
+      // No single-credit limit: only the balance limit can explain it.
+      { unheld: 29_000_000n, singleCredit: null, amount: 6_000_000n, reason: 'balance', limit: balance },
+    ];
+    const allowed = allowedCreditSql({ amount: 'v.amount', singleCredit: 'v.single_credit' });
+    const held = heldOfCreditSql({
+      amount: 'v.amount',
+      unheldBefore: 'v.unheld0',
+      balanceLimit: 'v.balance_limit',
+      allowed,
+      allowedRun: allowed,
+    });
+    const why = heldReasonSql({
+      amount: 's.amount',
+      allowed: 's.allowed',
+      held: 's.held',
+      singleCredit: 's.single_credit',
+      balanceLimit: 's.balance_limit',
+    });
+    const rows = await sql.rows<{ held: string; reason: string; limit_amount: string }>(
+      `SELECT s.held, ${why.reason} AS reason, ${why.limitAmount} AS limit_amount
+         FROM (SELECT v.*, ${allowed} AS allowed, ${held} AS held
+                 FROM jsonb_to_recordset(CAST(:cases AS jsonb)) AS v(amount bigint, unheld0 bigint, single_credit bigint, balance_limit bigint, n int)) s
+        ORDER BY s.n`,
+      cases.map((item) => ({ amount: item.amount, unheld0: item.unheld, single_credit: item.singleCredit, balance_limit: balance })),
+    );
+    assert.deepEqual(
+      rows.map((row) => [BigInt(row.held), row.reason, BigInt(row.limit_amount)]),
+      cases.map((item) => [
+        heldByTheRule({ unheld: item.unheld, singleCredit: item.singleCredit, balance }, [item])[0],
+        item.reason,
+        item.limit,
+      ]),
+    );
+    assert.deepEqual(
+      rows.map((row) => BigInt(row.held)),
+      [1_000_000n, 500_000n, 4_000_000n, 5_000_000n],
+    );
   });
 
   it("judges only new money to the customer: payments, restorations and transfers' receiving sides, not money between its own accounts", async () => {

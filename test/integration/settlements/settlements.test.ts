@@ -93,9 +93,11 @@ describe('settlement requests', () => {
       pending = settle(account, { amount: '100.00', ...DESTINATION });
       await eventually(
         async () => {
+          // pg_stat_activity keeps only the text's first kilobyte (track_activity_query_size): the settle's statement is
+          // found by its own opening CTEs (its Idempotency-Key claim), not by the ledger's, which come later in it.
           const { rows } = await db.raw(
             `SELECT 1 FROM pg_stat_activity
-              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%posting_customer%'`,
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO idempotency_keys%'`,
           );
           return rows.length > 0;
         },
