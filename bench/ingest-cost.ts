@@ -2,7 +2,8 @@
 // machine: the statements the API sends, the rows each table gains or changes, the index entries, WAL and
 // buffers, and where the ingest statement's time goes (per plan node, as shares). Sends webhooks one at a
 // time (each its own group of one) through the in-process API into one hot account and across 100
-// accounts, then 32 at a time into the hot account (grouped as the API groups them), with the worker stopped.
+// accounts, then 32 at a time into the hot account (grouped as the API groups them) and across the 100 accounts,
+// with the worker stopped.
 //
 // Needs a Postgres cluster of its own (its WAL counter and pg_stat_statements must see nothing else) with
 // shared_preload_libraries = 'pg_stat_statements,auto_explain', pg_stat_statements.track = all,
@@ -51,6 +52,8 @@ interface Snapshot {
   partialMatches: Map<string, number>;
   wal: { records: number; fpi: number; bytes: number };
   commits: number;
+  /** The cluster's next MultiXact id: row locks shared by two or more transactions at once each create one. */
+  multiXacts: number;
   /** CPU time of each server process serving this database (but this script's), in ns, from /proc/<pid>/schedstat. */
   cpuNs: Map<number, number>;
   /** This process's CPU (the API, and the client sending the webhooks), in µs. */
@@ -106,6 +109,7 @@ async function snapshot(db: Knex, partial: IndexInfo[]): Promise<Snapshot> {
   }
   const { rows: wal } = await db.raw(`${MINE} SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal`);
   const { rows: commits } = await db.raw(`${MINE} SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`);
+  const { rows: multi } = await db.raw(`${MINE} SELECT mxid_age(datminmxid) AS next FROM pg_database WHERE datname = current_database()`);
   const { rows: backends } = await db.raw(
     `${MINE} SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
   );
@@ -126,6 +130,7 @@ async function snapshot(db: Knex, partial: IndexInfo[]): Promise<Snapshot> {
     partialMatches,
     wal: { records: Number(wal[0].wal_records), fpi: Number(wal[0].wal_fpi), bytes: Number(wal[0].wal_bytes) },
     commits: Number(commits[0].xact_commit),
+    multiXacts: Number(multi[0].next),
   };
 }
 
@@ -140,6 +145,7 @@ function labelOf(query: string): string {
 function report(title: string, before: Snapshot, after: Snapshot, allIndexes: IndexInfo[]): void {
   const lines: string[] = [`\n== ${title}: per webhook, over ${WEBHOOKS} webhooks ==`];
   lines.push(`transactions committed: ${perWebhook(after.commits - before.commits)}`);
+  lines.push(`MultiXacts created: ${after.multiXacts - before.multiXacts} in all`);
   let cpuNs = 0;
   for (const [pid, ns] of after.cpuNs) cpuNs += ns - (before.cpuNs.get(pid) ?? 0);
   lines.push(
@@ -338,6 +344,8 @@ async function main(): Promise<void> {
     await scenario(stack, db, '100 accounts', spread, allIndexes);
     // As the benchmark sends them: 32 at a time into the hot account, which the API groups into shared statements.
     await scenario(stack, db, 'one hot account, 32 at a time (grouped)', [hot.AccountRef], allIndexes, 32);
+    // And across the 100 accounts: statements of one tenant run side by side, sharing locks on the rows they all name.
+    await scenario(stack, db, '100 accounts, 32 at a time', spread, allIndexes, 32);
   } finally {
     await stack.close();
     await db.destroy();

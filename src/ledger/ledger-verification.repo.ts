@@ -15,6 +15,26 @@ const HELD_CREDIT_RETURN_OF = (debitEntryId: string) =>
   `SELECT 1 FROM ledger_reservation_changes p JOIN ledger_reservations r ON r.id = p.reservation_id
     WHERE p.entry_id = ${debitEntryId} AND p.outcome = 'posted' AND r.kind IN ${HELD_CREDIT_KINDS_SQL}`;
 
+/**
+ * Each row of the ledger's history by the tenant or account it names (table_name, row_id, parent: 'tenant' or
+ * 'account', parent_id). ledger_system_postings has no id of its own: its row is its transaction and account.
+ */
+const ORPHAN_SOURCES = [
+  ...[
+    ['ledger_entries', 'id'],
+    ['inbound_events', 'id'],
+    ['webhook_deliveries', 'id'],
+    ['ledger_payment_variances', 'entry_id'],
+    ['ledger_reservations', 'id'],
+    ['ledger_reservation_changes', 'id'],
+  ].flatMap(([table, key]) => [
+    `SELECT '${table}' AS table_name, ${key}::text AS row_id, 'tenant' AS parent, tenant_id AS parent_id FROM ${table}`,
+    `SELECT '${table}', ${key}::text, 'account', account_id FROM ${table}`,
+  ]),
+  `SELECT 'tenant_events', id::text, 'tenant', tenant_id FROM tenant_events`,
+  `SELECT 'ledger_system_postings', transaction_id || '/' || account, 'tenant', tenant_id FROM ledger_system_postings`,
+].join('\n            UNION ALL ');
+
 /** An account below zero: a spent provisional credit was reversed, or a spent credit compensated. Money owed, not a broken ledger. */
 interface LedgerDeficit {
   accountRef: string;
@@ -459,6 +479,18 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                       WHERE e.status = 'provisional' GROUP BY e.tenant_id) o ON o.tenant_id = t.id
          WHERE coalesce(s.total, 0) <> coalesce(o.total, 0)
          LIMIT 100`);
+      // The rows of the ledger's history name their tenant and account without a foreign key (its check would
+      // share-lock both rows from every payment); a tenant or account with history refuses deletion instead.
+      const orphans = await rows<LedgerProblem>(`
+        SELECT 'orphan_references' AS check, NULL AS "accountRef",
+               format('%s row %s names %s %s, which does not exist', h.table_name, h.row_id, h.parent, h.parent_id) AS detail
+          FROM (
+            ${ORPHAN_SOURCES}
+          ) h
+         WHERE h.parent_id IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM tenants t WHERE h.parent = 'tenant' AND t.id = h.parent_id)
+           AND NOT EXISTS (SELECT 1 FROM virtual_accounts a WHERE h.parent = 'account' AND a.id = h.parent_id)
+         LIMIT 100`);
       return [
         ...totals,
         ...chain,
@@ -473,6 +505,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
         ...splits,
         ...takeBacks,
         ...dynamicReturns,
+        ...orphans,
       ];
     },
   };
