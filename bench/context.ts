@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createKnex, type Db } from '../src/db';
 import { uuidv7 } from '../src/ids';
 import { loadConfig } from '../src/config';
-import { tierDefaultsOf } from '../src/kyc-limits/customer-limits';
+import { tierDefaultsOf } from '../src/policies/kyc-limits/customer-limits';
 import { createPostingEngine } from '../src/ledger/posting-engine';
 import { call } from '../test/helpers/http';
 import { startSystem, type RunningSystem } from '../test/helpers/processes';

@@ -1,6 +1,6 @@
 import { uuidv7 } from '../src/ids';
 import { loadConfig } from '../src/config';
-import { tierDefaultsOf } from '../src/kyc-limits/customer-limits';
+import { tierDefaultsOf } from '../src/policies/kyc-limits/customer-limits';
 import { createPostingEngine } from '../src/ledger/posting-engine';
 import { call } from '../test/helpers/http';
 import { provisionAccounts, rssMiB, sleep, type BenchContext } from './context';

@@ -28,7 +28,7 @@ import type {
   holdReturnResponseSchema,
   holdsQueueResponseSchema,
   tierLimitsResponseSchema,
-} from '../../src/holds/holds.schemas';
+} from '../../src/kyc-limits/holds.schemas';
 import type { booksBalancesResponseSchema, journalResponseSchema } from '../../src/books/books.schemas';
 import type {
   batchItemSchema,

@@ -1,7 +1,7 @@
 import type { Db } from '../db';
 import { AppError } from '../errors';
 import { recordChange } from '../events/change-events';
-import type { HoldsService } from '../holds/holds.service';
+import type { HoldsService } from '../kyc-limits/holds.service';
 import type { Logger } from '../logger';
 import { createMismatchReturnsRepo, type PaymentToReturn } from './mismatch-returns.repo';
 

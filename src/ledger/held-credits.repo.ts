@@ -51,7 +51,7 @@ export async function openHeldOf(db: DbOrTrx, entryIds: string[]): Promise<Map<s
   return new Map(rows.map((row) => [row.entry_id, koboFromDb(row.held)]));
 }
 
-/** Reads of the ledger's holds (which only the ledger writes), for the operators' queue (src/holds/). */
+/** Reads of the ledger's holds (which only the ledger writes), for the operators' queue (src/kyc-limits/). */
 export function createHeldCreditsRepo(db: DbOrTrx) {
   const open = () =>
     db('ledger_reservations as h')

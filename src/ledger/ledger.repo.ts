@@ -1,5 +1,5 @@
 import type { DbOrTrx, Trx } from '../db';
-import { customerLimitsSql, kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
+import { customerLimitsSql, kycLimitBindings, type TierDefaults } from '../policies/kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 import { uuidv7 } from '../ids';
 import type {

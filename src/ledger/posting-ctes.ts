@@ -1,4 +1,4 @@
-import { customerLimitsSql } from '../kyc-limits/customer-limits';
+import { customerLimitsSql } from '../policies/kyc-limits/customer-limits';
 import {
   closesAccountSql,
   closesOnPaymentSql,

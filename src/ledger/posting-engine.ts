@@ -1,7 +1,7 @@
 import { runPrepared, type Db, type DbOrTrx, type Trx } from '../db';
 import { BadRequestError, ConflictError } from '../errors';
 import { koboFromDb, type Kobo } from '../money';
-import { kycLimitBindings, type TierDefaults } from '../kyc-limits/customer-limits';
+import { kycLimitBindings, type TierDefaults } from '../policies/kyc-limits/customer-limits';
 import { fundsShortfall, type FundsShortfall } from './funds-shortfall';
 import { releasableUnderLimits } from '../policies/kyc-limits/credit-limits';
 import { dailyPayoutDecision } from '../policies/kyc-limits/daily-payout-limit';

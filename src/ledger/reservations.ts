@@ -1,6 +1,6 @@
 import type { Trx } from '../db';
 import { uuidv7 } from '../ids';
-import { customerLimitsSql } from '../kyc-limits/customer-limits';
+import { customerLimitsSql } from '../policies/kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 import type { OpenHolds } from '../policies/kyc-limits/credit-limits';
 import { createLedgerRepo } from './ledger.repo';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { UserRole } from '../../src/http/roles';
 import { loadConfig } from '../../src/config';
-import { tierDefaultsOf } from '../../src/kyc-limits/customer-limits';
+import { tierDefaultsOf } from '../../src/policies/kyc-limits/customer-limits';
 import { createKnex, type Db } from '../../src/db';
 import { uuidv7 } from '../../src/ids';
 import { createPostingEngine } from '../../src/ledger/posting-engine';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
-import { looserThanDefaults, withinDefaults } from '../../src/kyc-limits/customer-limits';
+import { looserThanDefaults, withinDefaults } from '../../src/policies/kyc-limits/customer-limits';
 import { releasableUnderLimits } from '../../src/policies/kyc-limits/credit-limits';
 import { DEVELOPMENT_SETTINGS } from '../helpers/config';
 

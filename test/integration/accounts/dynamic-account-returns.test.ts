@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createDynamicAccountsService } from '../../../src/dynamic-accounts/dynamic-accounts.service';
 import { createMismatchReturnsRepo } from '../../../src/dynamic-accounts/mismatch-returns.repo';
-import type { HoldsService } from '../../../src/holds/holds.service';
+import type { HoldsService } from '../../../src/kyc-limits/holds.service';
 import { createLogger } from '../../../src/logger';
 import { provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call } from '../../helpers/http';

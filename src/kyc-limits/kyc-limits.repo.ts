@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 import type { TierLimits } from '../config';
-import type { KycTier } from '../kyc-limits/customer-limits';
+import type { KycTier } from '../policies/kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 
 interface LimitsRow {

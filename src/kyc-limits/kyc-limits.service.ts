@@ -6,7 +6,7 @@ import type { Db, Trx } from '../db';
 import { AppError, NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { isUuid } from '../ids';
-import { looserThanDefaults, withinDefaults, type KycTier, type TierDefaults } from '../kyc-limits/customer-limits';
+import { looserThanDefaults, withinDefaults, type KycTier, type TierDefaults } from '../policies/kyc-limits/customer-limits';
 import { formatKobo } from '../money';
 import { createKycLimitsRepo } from './kyc-limits.repo';
 

@@ -1,5 +1,5 @@
-import type { TierLimits } from '../config';
-import { formatKobo } from '../money';
+import type { TierLimits } from '../../config';
+import { formatKobo } from '../../money';
 
 export type KycTier = 1 | 2 | 3;
 
