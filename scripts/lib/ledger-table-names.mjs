@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { repoRoot } from './paths.mjs';
 
 /** The ledger's tables, spelled so this file does not name them itself. */
-const LEDGER_TABLE = /\bledger_(?:entries|system_postings|holds|hold_releases|hold_returns|payment_variances)/;
+const LEDGER_TABLE = /\bledger_(?:entries|system_postings|reservations|reservation_changes|payment_variances)/;
 
 /** Where a ledger table may be named. */
 const ALLOWED = ['src/ledger/', 'migrations/', 'test/', 'bench/'];
