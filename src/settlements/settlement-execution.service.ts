@@ -245,6 +245,23 @@ export function createSettlementExecutionService(deps: {
     return { kind: 'settlement_closed', status: await complete(settlement, replaced, lookup.feeKobo, true) };
   }
 
+  /**
+   * REFUND on a reference no lookup of ours has seen end: it may have been paid and reversed (a SUCCESS
+   * answer lost to a timeout) as well as a failed debit returned, and the lookup cannot tell which. A new
+   * reference would pay a second time in the first case, so the settlement ends as refunded: the
+   * attempt refunded, the debit reversed, nothing new sent (the merchant can settle again).
+   */
+  async function refundedUnseen(settlement: SettlementRecord, attempt: SettlementAttempt): Promise<SettlementWorkflowStatus> {
+    return transition(settlement.id, OPEN, async (trx, current) => {
+      const repo = createSettlementsRepo(trx);
+      const latest = await repo.findAttempt(settlement.id, attempt.attemptNo);
+      if (!latest || ![...UNDECIDED, 'accepted'].includes(latest.outcome)) return current.status;
+      const reason = `provider reports ${attempt.providerRef} REFUND before any lookup showed it end: it may have been paid`;
+      await repo.upsertAttempt(settlement.id, attempt.attemptNo, attempt.providerRef, 'refunded', { text: reason });
+      return reverseDebit(trx, current, 'refunded', 'provider refunded the transfer');
+    });
+  }
+
   /** Where an overdue settlement stands, from the database: null when it was decided meanwhile. */
   async function undecidedAttempt(
     settlement: SettlementRecord,
@@ -446,15 +463,13 @@ export function createSettlementExecutionService(deps: {
         case 'SUCCESS':
           paidAmountOf(settlement, attempt, lookup.grossAmountKobo);
           return { kind: 'succeeded', status: await complete(settlement, attempt, lookup.feeKobo) };
-        case 'PAYMENT_FAILED':
-        case 'REFUND': {
-          const [outcome, reason] =
-            lookup.status === 'REFUND'
-              ? (['refunded', 'provider reports REFUND without a success'] as const)
-              : (['failed', 'provider reports PAYMENT_FAILED'] as const);
-          await endAttempt(settlementId, attempt, outcome, reason, [...UNDECIDED, 'accepted']);
+        case 'PAYMENT_FAILED': {
+          const reason = 'provider reports PAYMENT_FAILED';
+          await endAttempt(settlementId, attempt, 'failed', reason, [...UNDECIDED, 'accepted']);
           return { kind: 'failed', reason };
         }
+        case 'REFUND':
+          return { kind: 'settlement_closed', status: await refundedUnseen(settlement, attempt) };
         default:
           throw new Error(`unexpected provider status ${String(lookup.status satisfies never)}`);
       }

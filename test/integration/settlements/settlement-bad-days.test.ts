@@ -42,7 +42,7 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
   this.timeout(150_000);
   let stack: Stack;
   let tenant: TestTenant;
-  let stuckSettlement: Promise<{ ref: string; accountRef: string; settlementId: string }> | undefined;
+  let stuckSettlement: Promise<{ ref: string; accountRef: string; accountNumber: string; settlementId: string }> | undefined;
   let stuckSince = 0;
 
   before(async () => {
@@ -73,7 +73,7 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
   const searchStatusOf = async (ref: string): Promise<string | undefined> =>
     (await stack.infra.temporal.workflow.getHandle(settlementWorkflowId(ref)).describe()).typedSearchAttributes.get(SETTLEMENT_STATUS);
 
-  async function settle(accountNumber: string): Promise<{ ref: string; accountRef: string; settlementId: string }> {
+  async function settle(accountNumber: string): Promise<{ ref: string; accountRef: string; accountNumber: string; settlementId: string }> {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 100_000n);
     const response = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
@@ -83,7 +83,7 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     assert.equal(response.status, 202, response.text);
     const ref = response.body.merchantTxRef as string;
     const row = await stack.infra.db('settlements').where({ merchant_tx_ref: ref }).first('id');
-    return { ref, accountRef: account.AccountRef, settlementId: row.id };
+    return { ref, accountRef: account.AccountRef, accountNumber, settlementId: row.id };
   }
 
   async function finalState(ref: string, status: string): Promise<Transfer> {
@@ -99,11 +99,23 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
 
   /** The money invariants: one payout at most, the debit reversed exactly when no payout stands, SettlementStatus = the database. */
   async function assertMoney(
-    settlement: { ref: string; accountRef: string },
+    settlement: { ref: string; accountRef: string; accountNumber: string },
     expected: { status: string; standing: number },
   ): Promise<SandboxView> {
     const view = await sandboxView(settlement.ref);
-    assert.ok(view.payouts <= 1, `${settlement.ref}: ${view.payouts} payouts`);
+    if (view.payouts > 1) {
+      const attempts = await stack.infra
+        .db('settlement_attempts')
+        .join('settlements', 'settlements.id', 'settlement_attempts.settlement_id')
+        .where('settlements.merchant_tx_ref', settlement.ref)
+        .orderBy('attempt_no')
+        .select('attempt_no', 'provider_ref', 'outcome', 'detail');
+      assert.fail(
+        `${settlement.ref} (account ${settlement.accountNumber}): ${view.payouts} payouts; sandbox submissions ${JSON.stringify(
+          view.submissions.map(({ reference, status, paidOut }) => ({ reference, status, paidOut })),
+        )}; attempts ${JSON.stringify(attempts)}`,
+      );
+    }
     assert.equal(view.standingPayouts, expected.standing, `${settlement.ref} standing payouts`);
     const transfer = await transferOf(settlement.ref);
     assert.equal(transfer.status, expected.status);
@@ -550,6 +562,43 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
       undefined,
       'no second reference while the first might pay',
     );
+  });
+
+  it('REFUND on a reference no lookup saw paid ends the settlement refunded: it may have paid, so no new reference', async () => {
+    const execution = idle.services.settlementExecution;
+    const settlement = await settle(idle, magicAccountNumber('stuckProcessing'));
+    await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
+    assert.equal((await execution.submitAttempt(settlement.settlementId, 1)).kind, 'accepted');
+    // Paid and then reversed by the provider while no lookup of ours got an answer (the SUCCESS one timed out).
+    const providerRef = `${settlement.ref}-1`;
+    const paid = await call(idle.sandboxUrl, 'POST', `/sandbox/transfers/${providerRef}/settle`, { body: { status: 'SUCCESS' } });
+    assert.equal(paid.status, 200, paid.text);
+    assert.equal((await call(idle.sandboxUrl, 'POST', `/sandbox/transfers/${providerRef}/refund`)).status, 200);
+    const progress = await eventually(
+      async () => {
+        const answer = await execution.pollAttempt(settlement.settlementId, 1);
+        return answer.kind === 'pending' ? null : answer;
+      },
+      { what: `the lookup of ${providerRef} to show it` },
+    );
+    // Whatever the poll said, the workflow's next step would be the next reference: it must not go out.
+    const next = await execution.submitAttempt(settlement.settlementId, 2).catch((error: Error) => error.message);
+    const view = (await call<SandboxView>(idle.sandboxUrl, 'GET', `/sandbox/transfers/${settlement.ref}`)).body;
+    assert.deepEqual(
+      view.submissions.map((submission) => submission.reference),
+      [providerRef],
+      'no second reference after one that may have paid',
+    );
+    assert.deepEqual([view.payouts, view.standingPayouts], [1, 0], 'paid once, refunded');
+    assert.deepEqual(progress, { kind: 'settlement_closed', status: 'refunded' });
+    assert.deepEqual(next, { kind: 'settlement_closed', status: 'refunded' });
+    assert.equal(await outcomeOf(settlement.settlementId), 'refunded');
+    const debit = await idle.infra
+      .db('ledger_entries')
+      .join('settlements', 'settlements.debit_entry_id', 'ledger_entries.id')
+      .where('settlements.id', settlement.settlementId)
+      .first('ledger_entries.status');
+    assert.equal(debit.status, 'reversed');
   });
 
   it('an unexplained 400 (code 96) on a first submission is ambiguous, never a failure', async () => {
