@@ -4,10 +4,10 @@
 // one (recordChange is for what moves no money: a decision about a customer or an endpoint, a bulk payout's end, a
 // refused return). Checked in the server's code (src/, activities/, workflows/); tests, benchmarks, the SDK (which
 // names every event for the tenant's code) and prose may name them.
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './paths.mjs';
+import { trackedFiles, trackedText } from './tracked-files.mjs';
 
 /** The events that tell of money, as the event catalogue spells them: only the events layer records them. */
 export const MONEY_EVENT_TYPES = [
@@ -57,30 +57,13 @@ export function moneyEventViolationsIn(file, text, changeKinds) {
   return violations;
 }
 
-/** The server's files git tracks or would track (new files too), outside the events layer. */
-function checkedFiles(root) {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
-    cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return [...new Set(listed.split('\0'))].filter(
-    (file) => /\.[cm]?[jt]s$/.test(file) && CHECKED.some((folder) => file.startsWith(folder)) && !file.startsWith(EVENTS_LAYER),
-  );
-}
-
 /** One line per place outside src/events/ that records a money event itself: `file:line: text`. */
 export function moneyEventViolations(root = repoRoot()) {
   const changeKinds = moneyChangeKinds(readFileSync(join(root, CHANGE_EVENTS), 'utf8'));
-  const violations = [];
-  for (const file of checkedFiles(root)) {
-    let text;
-    try {
-      text = readFileSync(join(root, file), 'utf8');
-    } catch {
-      continue; // listed but deleted in the work tree
-    }
-    violations.push(...moneyEventViolationsIn(file, text, changeKinds));
-  }
-  return violations;
+  return trackedFiles(root)
+    .filter((file) => /\.[cm]?[jt]s$/.test(file) && CHECKED.some((folder) => file.startsWith(folder)) && !file.startsWith(EVENTS_LAYER))
+    .flatMap((file) => {
+      const text = trackedText(root, file);
+      return text === undefined ? [] : moneyEventViolationsIn(file, text, changeKinds);
+    });
 }
