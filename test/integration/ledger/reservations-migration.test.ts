@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import knex, { type Knex } from 'knex';
 import * as reservationsMigration from '../../../migrations/20261204000100_ledger_reservations';
+import { migrationConfig } from '../../../src/db';
 import { uuidv7 } from '../../../src/ids';
 import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verification.repo';
 import { paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../../helpers/fixtures';
@@ -10,8 +12,10 @@ import { call, eventually } from '../../helpers/http';
 import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
-const runCli = (...args: string[]) =>
-  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
+const runCli = (databaseUrl: string, ...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+  });
 
 /** A payer whose name the sandbox's name enquiry gives as the payment names them. */
 const PAYER_ACCOUNT = '0123456789';
@@ -19,13 +23,26 @@ const PAYER_ACCOUNT = '0123456789';
 // Held money of every shape the holds had (open, released by an operator, released by a reversal, returned to its
 // payer by a settlement, partly released by a tier rise) goes back to holds, their releases and their returns (the
 // schema before reservations), and the migration to reservations moves every row: nothing lost, ledger:verify clean.
-// The database is the run's own: run before any test that makes a reservation a hold cannot say (one that expires).
+// The migration's down refuses what a hold cannot say (a reservation that expires, an expired one): the test has a
+// database of its own, migrated to the latest, so what other tests reserved is never in it.
 describe('the migration from holds to reservations', () => {
+  const database = `ledger_reservations_migration_${Date.now()}`;
+  let admin: Knex;
+  let databaseUrl: string;
   let stack: Stack;
   let tenant: TestTenant;
   before(async () => {
+    admin = knex({ client: 'pg', connection: process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL });
+    await admin.raw(`CREATE DATABASE "${database}"`);
+    const url = new URL(process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL!);
+    url.pathname = `/${database}`;
+    databaseUrl = url.toString();
+    const own = knex({ client: 'pg', connection: databaseUrl });
+    await own.migrate.latest(migrationConfig);
+    await own.destroy();
     stack = await startStack(
       {
+        DATABASE_URL: databaseUrl,
         CONFIRMATION_WINDOW: '3s',
         CONFIRMATION_POLL_INTERVAL: '500ms',
         SETTLEMENT_RETRY_SCHEDULE: '200ms',
@@ -35,7 +52,11 @@ describe('the migration from holds to reservations', () => {
     );
     tenant = await createTenant(stack);
   });
-  after(() => stack.close());
+  after(async () => {
+    await stack?.close();
+    await admin.raw(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await admin.destroy();
+  });
 
   const db = () => stack.infra.db;
   /** A tier-1 customer's credit of 70,000.00 net: 20,000.00 reserved over the single-credit limit; the credit's entry id. */
@@ -194,6 +215,6 @@ describe('the migration from holds to reservations', () => {
     );
     const balance = (await call(stack.apiUrl, 'GET', `/v1/accounts/${open.AccountRef}/balance`, { apiKey: tenant.apiKey })).body;
     assert.deepEqual([balance.heldBalance, balance.reserved.kyc_limit], ['15000.00', '15000.00']);
-    assert.deepEqual(JSON.parse((await runCli('ledger:verify', '--json')).stdout).problems, []);
+    assert.deepEqual(JSON.parse((await runCli(databaseUrl, 'ledger:verify', '--json')).stdout).problems, []);
   });
 });
