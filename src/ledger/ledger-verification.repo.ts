@@ -16,8 +16,8 @@ const HELD_CREDIT_RETURN_OF = (debitEntryId: string) =>
     WHERE p.entry_id = ${debitEntryId} AND p.outcome = 'posted' AND r.kind IN ${HELD_CREDIT_KINDS_SQL}`;
 
 /**
- * Each row of the ledger's history by the tenant or account it names (table_name, row_id, parent: 'tenant' or
- * 'account', parent_id). ledger_system_postings has no id of its own: its row is its transaction and account.
+ * Each row of the ledger's history by the tenant, account or entry it names (table_name, row_id, parent: 'tenant',
+ * 'account' or 'entry', parent_id). ledger_system_postings has no id of its own: its row is its transaction and account.
  */
 const ORPHAN_SOURCES = [
   ...[
@@ -32,6 +32,8 @@ const ORPHAN_SOURCES = [
     `SELECT '${table}', ${key}::text, 'account', account_id FROM ${table}`,
   ]),
   `SELECT 'tenant_events', id::text, 'tenant', tenant_id FROM tenant_events`,
+  `SELECT 'inbound_events', id::text, 'entry', entry_id FROM inbound_events`,
+  `SELECT 'ledger_payment_variances', entry_id::text, 'entry', entry_id FROM ledger_payment_variances`,
   `SELECT 'ledger_system_postings', transaction_id || '/' || account, 'tenant', tenant_id FROM ledger_system_postings`,
 ].join('\n            UNION ALL ');
 
@@ -480,7 +482,8 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
          WHERE coalesce(s.total, 0) <> coalesce(o.total, 0)
          LIMIT 100`);
       // The rows of the ledger's history name their tenant and account without a foreign key (its check would
-      // share-lock both rows from every payment); a tenant or account with history refuses deletion instead.
+      // share-lock both rows from every payment); a tenant or account with history refuses deletion instead. An
+      // inbound event and a payment variance name their entry without one too (entries are never deleted).
       const orphans = await rows<LedgerProblem>(`
         SELECT 'orphan_references' AS check, NULL AS "accountRef",
                format('%s row %s names %s %s, which does not exist', h.table_name, h.row_id, h.parent, h.parent_id) AS detail
@@ -490,6 +493,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
          WHERE h.parent_id IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM tenants t WHERE h.parent = 'tenant' AND t.id = h.parent_id)
            AND NOT EXISTS (SELECT 1 FROM virtual_accounts a WHERE h.parent = 'account' AND a.id = h.parent_id)
+           AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE h.parent = 'entry' AND e.id = h.parent_id)
          LIMIT 100`);
       return [
         ...totals,

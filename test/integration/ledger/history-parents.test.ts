@@ -99,4 +99,36 @@ describe('the ledger: the tenants and accounts its history names', () => {
       assert.equal(orphans.length, 4, details.join('\n'));
     });
   });
+
+  it('ledger:verify names an inbound event or a payment variance whose entry does not exist', async () => {
+    const missingEntry = randomUUID();
+    await rolledBack(stack, async (trx) => {
+      const eventId = randomUUID();
+      await trx('inbound_events').insert({
+        id: eventId,
+        category: 'payment',
+        signature_valid: true,
+        tenant_id: tenant.tenantId,
+        account_id: funded.ID,
+        entry_id: missingEntry,
+      });
+      await trx('ledger_payment_variances').insert({
+        entry_id: missingEntry,
+        tenant_id: tenant.tenantId,
+        account_id: funded.ID,
+        expected_amount: 100,
+        amount_received: 90,
+        variance: 'under',
+        action: 'flagged',
+        closes_account: false,
+      });
+      const details = (await createLedgerVerificationRepo(trx).problems())
+        .filter((problem) => problem.check === 'orphan_references')
+        .map((problem) => problem.detail);
+      assert.deepEqual(details.sort(), [
+        `inbound_events row ${eventId} names entry ${missingEntry}, which does not exist`,
+        `ledger_payment_variances row ${missingEntry} names entry ${missingEntry}, which does not exist`,
+      ]);
+    });
+  });
 });
