@@ -2,7 +2,7 @@ import type { AuditLog } from '../audit/audit-log';
 import { presentAuditEntry } from '../audit/audit.presenter';
 import { auditLogQuerySchema, auditLogResponseSchema } from '../audit/audit.schemas';
 import type { Config } from '../config';
-import type { GrantedScope } from '../http/api-key-scopes';
+import { API_KEY_SCOPES, type GrantedScope } from '../http/api-key-scopes';
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import type { ApiKeyRecord, TenantUserRecord } from './auth.repo';
@@ -11,6 +11,7 @@ import type { AuthService } from './auth.service';
 import {
   apiKeyParamsSchema,
   apiKeySchema,
+  apiKeyScopeListSchema,
   apiKeysResponseSchema,
   changeUserBodySchema,
   createApiKeyBodySchema,
@@ -176,6 +177,24 @@ export function tenantAdminRoutes(deps: {
       role: 'admin',
       responses: { 200: { description: 'The keys', schema: apiKeysResponseSchema } },
       handle: async ({ ctx }) => ({ status: 200, body: { apiKeys: (await apiKeys.list(userOf(ctx).tenantId)).map(presentApiKey) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/api-key-scopes',
+      summary: 'The scopes an API key can hold, with what each grants (`*` grants them all)',
+      tag: 'dashboard',
+      auth: 'session',
+      role: 'admin',
+      responses: { 200: { description: 'Read first, then each write', schema: apiKeyScopeListSchema } },
+      handle: async () => ({
+        status: 200,
+        body: {
+          scopes: Object.entries(API_KEY_SCOPES).map(([scope, description]) => ({
+            scope: scope as keyof typeof API_KEY_SCOPES,
+            description,
+          })),
+        },
+      }),
     }),
     defineRoute({
       method: 'post',

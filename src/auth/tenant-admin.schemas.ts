@@ -97,6 +97,10 @@ export const createApiKeyBodySchema = z
   })
   .strict();
 
+export const apiKeyScopeListSchema = z.object({
+  scopes: z.array(z.object({ scope: z.enum(API_KEY_SCOPE_NAMES), description: z.string() })),
+});
+
 export const rotateApiKeyBodySchema = z
   .object({
     replacedSecretValidUntil: z.iso
