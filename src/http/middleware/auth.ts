@@ -19,12 +19,12 @@ export const SESSION_COOKIE = 'session';
  * otherwise). The address is Koa's `ctx.ip`: the socket's peer, or with TRUST_PROXY the address the one
  * trusted proxy appended to X-Forwarded-For (see createApp), the same address sign-in rate limits use.
  */
-export function requireApiKey(auth: Authenticator, scope: ApiKeyScope, now: () => number = Date.now) {
+export function requireApiKey(auth: Authenticator, scope: ApiKeyScope) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const secret = ctx.get('x-api-key');
     const key = secret ? await auth.apiKeyFor(secret) : null;
     if (!key) throw new UnauthorizedError('invalid api key');
-    const at = now();
+    const at = Date.now();
     if (key.replacedSecretValidUntil !== null && key.replacedSecretValidUntil <= at)
       throw new AppError('unauthorized', 'api_key_rotated', 'this api key was rotated and its previous secret no longer works');
     if (key.expiresAt !== null && key.expiresAt <= at) throw new AppError('unauthorized', 'api_key_expired', 'api key expired');
