@@ -65,6 +65,13 @@ export class ForbiddenError extends AppError {
   }
 }
 
+/** An API key asked for something outside its scopes: names the scope it lacks, in the message and in `requiredScope`. */
+export class MissingScopeError extends AppError {
+  constructor(scope: string) {
+    super('forbidden', 'missing_scope', `this api key lacks the ${scope} scope`, undefined, undefined, { requiredScope: scope });
+  }
+}
+
 export class ConflictError extends AppError {
   constructor(message: string) {
     super('conflict', 'conflict', message);

@@ -13,6 +13,7 @@ import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/a
 import type { UserRole } from '../../src/http/roles';
 import type {
   apiKeySchema,
+  apiKeyScopeListSchema,
   apiKeysResponseSchema,
   createdApiKeySchema,
   createdUserSchema,
@@ -121,6 +122,7 @@ export type EventTypeList = Out<typeof eventTypeListSchema>;
 export type ApiKey = Out<typeof apiKeySchema>;
 export type ApiKeys = Out<typeof apiKeysResponseSchema>;
 export type CreatedApiKey = Out<typeof createdApiKeySchema>;
+export type ApiKeyScopeList = Out<typeof apiKeyScopeListSchema>;
 export type TenantUser = Out<typeof tenantUserSchema>;
 export type TenantUsers = Out<typeof tenantUsersResponseSchema>;
 export type CreatedUser = Out<typeof createdUserSchema>;

@@ -9,6 +9,8 @@ export interface ErrorBody {
   held?: string;
   pending?: string;
   reason?: string;
+  /** `missing_scope`: the API key scope the request needs. */
+  requiredScope?: string;
 }
 
 /** Held or unconfirmed money an `insufficient_funds` refusal names: naira strings, and why in words. */
@@ -42,6 +44,8 @@ export class LedgerApiError extends LedgerError {
   readonly retryAfterSeconds: number | undefined;
   /** For `insufficient_funds` when the account holds money: what may be spent now, what is held and why. */
   readonly heldFunds: HeldFunds | undefined;
+  /** For `missing_scope` (403): the scope the API key lacks. */
+  readonly requiredScope: string | undefined;
 
   constructor(status: number, body: ErrorBody, retryAfterSeconds: number | undefined, idempotencyKey: string | undefined) {
     super(body.error, idempotencyKey);
@@ -50,6 +54,7 @@ export class LedgerApiError extends LedgerError {
     this.requestId = body.requestId;
     this.details = body.details;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.requiredScope = body.requiredScope;
     this.heldFunds =
       body.available !== undefined && body.held !== undefined
         ? {
@@ -64,8 +69,10 @@ export class LedgerApiError extends LedgerError {
 
 /** 400: the request was refused as invalid (`details` names each field). */
 export class LedgerValidationError extends LedgerApiError {}
-/** 401: the API key is missing, unknown or revoked. */
+/** 401: the API key is missing, unknown, revoked or expired (or a rotated key's replaced secret after its overlap). */
 export class LedgerAuthenticationError extends LedgerApiError {}
+/** 403: the API key lacks the scope (`requiredScope`), or may not be used from this address (`address_not_allowed`). */
+export class LedgerForbiddenError extends LedgerApiError {}
 /** 404: not found (another tenant's resource is "not found" too). */
 export class LedgerNotFoundError extends LedgerApiError {}
 /** 409: conflicts with the current state, or the Idempotency-Key was used with another body. */
@@ -79,6 +86,7 @@ export class LedgerConnectionError extends LedgerError {}
 const BY_STATUS: Record<number, typeof LedgerApiError> = {
   400: LedgerValidationError,
   401: LedgerAuthenticationError,
+  403: LedgerForbiddenError,
   404: LedgerNotFoundError,
   409: LedgerConflictError,
   429: LedgerRateLimitError,

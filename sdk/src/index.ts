@@ -5,6 +5,7 @@ export {
   LedgerApiError,
   LedgerValidationError,
   LedgerAuthenticationError,
+  LedgerForbiddenError,
   LedgerNotFoundError,
   LedgerConflictError,
   LedgerRateLimitError,

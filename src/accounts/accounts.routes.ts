@@ -26,6 +26,7 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
       summary: 'Provision a virtual account (creates or reuses the customer keyed on externalRef)',
       tag: 'accounts',
       auth: 'apiKey',
+      scope: 'accounts:write',
       body: provisionAccountBodySchema,
       idempotencyKey: true,
       responses: { 201: { description: 'The account', schema: virtualAccountSchema } },

@@ -39,6 +39,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.recovered',
   'api_key.created',
   'api_key.revoked',
+  'api_key.rotated',
   'user.created',
   'user.role_changed',
   'user.disabled',

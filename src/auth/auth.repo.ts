@@ -15,9 +15,53 @@ export interface ApiKeyRecord {
   id: string;
   tenant_id: string;
   prefix: string;
+  name: string;
+  scopes: string[];
+  allowed_sources: string[] | null;
+  expires_at: Date | null;
+  /** The end of a rotation's overlap: until then the secret it replaced works too (null: no overlap running or ever). */
+  replaced_key_valid_until: Date | null;
   created_at: Date;
   revoked_at: Date | null;
+  last_used_at: Date | null;
 }
+
+export interface NewApiKey {
+  id: string;
+  tenantId: string;
+  prefix: string;
+  keyHash: Buffer;
+  name: string;
+  scopes: string[];
+  allowedSources: string[] | null;
+  expiresAt: Date | null;
+}
+
+/** A live key found by one of its secrets, with its tenant. */
+export interface ApiKeyBySecret {
+  id: string;
+  tenant_id: string;
+  tenant_name: string;
+  scopes: string[];
+  allowed_sources: string[] | null;
+  expires_at: Date | null;
+  /** Set when the secret is the one a rotation replaced: when it stops working. */
+  replaced_key_valid_until: Date | null;
+}
+
+const API_KEY_COLUMNS = [
+  'api_keys.id',
+  'api_keys.tenant_id',
+  'api_keys.prefix',
+  'api_keys.name',
+  'api_keys.scopes',
+  'api_keys.allowed_sources',
+  'api_keys.expires_at',
+  'api_keys.replaced_key_valid_until',
+  'api_keys.created_at',
+  'api_keys.revoked_at',
+  'api_key_uses.last_used_at',
+];
 
 interface DashboardUserRecord {
   id: string;
@@ -91,33 +135,81 @@ export function createAuthRepo(db: DbOrTrx) {
       return updated > 0;
     },
 
-    async insertApiKey(key: { id: string; tenantId: string; prefix: string; keyHash: Buffer }): Promise<void> {
-      await db('api_keys').insert({ id: key.id, tenant_id: key.tenantId, prefix: key.prefix, key_hash: key.keyHash });
+    async insertApiKey(key: NewApiKey): Promise<void> {
+      await db('api_keys').insert({
+        id: key.id,
+        tenant_id: key.tenantId,
+        prefix: key.prefix,
+        key_hash: key.keyHash,
+        name: key.name,
+        scopes: key.scopes,
+        allowed_sources: key.allowedSources,
+        expires_at: key.expiresAt,
+      });
     },
 
-    async findTenantByKeyHash(keyHash: Buffer): Promise<Pick<TenantRecord, 'id' | 'name'> | undefined> {
+    /**
+     * The unrevoked key whose current secret, or whose replaced secret, hashes to `keyHash`. A key whose
+     * expiry or overlap has passed is still found: the caller tells which and when it ended.
+     */
+    async findApiKeyBySecret(keyHash: Buffer): Promise<ApiKeyBySecret | undefined> {
       return db('api_keys')
         .join('tenants', 'tenants.id', 'api_keys.tenant_id')
-        .where('api_keys.key_hash', keyHash)
+        .where((where) => where.where('api_keys.key_hash', keyHash).orWhere('api_keys.replaced_key_hash', keyHash))
         .whereNull('api_keys.revoked_at')
-        .first('tenants.id', 'tenants.name');
+        .first(
+          'api_keys.id',
+          'api_keys.tenant_id',
+          'tenants.name as tenant_name',
+          'api_keys.scopes',
+          'api_keys.allowed_sources',
+          'api_keys.expires_at',
+          db.raw('CASE WHEN api_keys.key_hash = ? THEN NULL ELSE api_keys.replaced_key_valid_until END AS replaced_key_valid_until', [
+            keyHash,
+          ]),
+        );
     },
 
     async findApiKeysByPrefix(prefix: string): Promise<ApiKeyRecord[]> {
-      return db('api_keys').where({ prefix }).select('id', 'tenant_id', 'prefix', 'created_at', 'revoked_at');
+      return db('api_keys').leftJoin('api_key_uses', 'api_key_uses.api_key_id', 'api_keys.id').where({ prefix }).select(API_KEY_COLUMNS);
     },
 
     /** Newest first. */
     async listApiKeys(tenantId: string): Promise<ApiKeyRecord[]> {
       return db('api_keys')
+        .leftJoin('api_key_uses', 'api_key_uses.api_key_id', 'api_keys.id')
         .where({ tenant_id: tenantId })
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .select('id', 'tenant_id', 'prefix', 'created_at', 'revoked_at');
+        .orderBy('api_keys.created_at', 'desc')
+        .orderBy('api_keys.id', 'desc')
+        .select(API_KEY_COLUMNS);
     },
 
     async findApiKey(tenantId: string, id: string): Promise<ApiKeyRecord | undefined> {
-      return db('api_keys').where({ tenant_id: tenantId, id }).first('id', 'tenant_id', 'prefix', 'created_at', 'revoked_at');
+      return db('api_keys')
+        .leftJoin('api_key_uses', 'api_key_uses.api_key_id', 'api_keys.id')
+        .where({ 'api_keys.tenant_id': tenantId, 'api_keys.id': id })
+        .first(API_KEY_COLUMNS);
+    },
+
+    /** The key's secret becomes `keyHash`; the one it had works until `replacedValidUntil` (a secret replaced before stops now). */
+    async rotateApiKey(id: string, rotation: { keyHash: Buffer; prefix: string; replacedValidUntil: Date }): Promise<void> {
+      await db('api_keys')
+        .where({ id })
+        .update({
+          replaced_key_hash: db.ref('key_hash'),
+          replaced_key_valid_until: rotation.replacedValidUntil,
+          key_hash: rotation.keyHash,
+          prefix: rotation.prefix,
+        });
+    },
+
+    /** Moves the key's last use to `at`, never back: the newest of any process's notes wins. */
+    async noteApiKeyUse(id: string, at: Date): Promise<void> {
+      await db.raw(
+        `INSERT INTO api_key_uses (api_key_id, last_used_at) VALUES (?, ?)
+         ON CONFLICT (api_key_id) DO UPDATE SET last_used_at = GREATEST(api_key_uses.last_used_at, EXCLUDED.last_used_at)`,
+        [id, at],
+      );
     },
 
     async revokeApiKey(id: string): Promise<void> {

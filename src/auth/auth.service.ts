@@ -3,10 +3,13 @@ import type { Config } from '../config';
 import { sha256 } from '../crypto';
 import { isUniqueViolation, type Db } from '../db';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../errors';
-import type { AuthenticatedTenant, AuthenticatedUser } from '../http/context';
+import { ALL_SCOPES } from '../http/api-key-scopes';
+import type { AuthenticatedApiKey, AuthenticatedUser } from '../http/context';
+import type { Logger } from '../logger';
 import type { Authenticator } from '../http/middleware/auth';
 import { randomToken, uuidv7 } from '../ids';
 import type { ApiKeyCache } from './api-key-cache';
+import { API_KEY_USE_NOTE_INTERVAL_MS, createApiKeyUseNotes } from './api-key-uses';
 import { generateApiKey, hashApiKey } from './api-keys';
 import { createAuthRepo, type TenantRecord } from './auth.repo';
 import { createPasswordHasher } from './passwords';
@@ -39,8 +42,8 @@ type AuthConfig = Pick<
 >;
 
 /** `apiKeyCache`: the API process's; tools that only change keys (the CLI) run without one. */
-export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCache?: ApiKeyCache }) {
-  const { db, config, apiKeyCache } = deps;
+export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCache?: ApiKeyCache; logger?: Logger }) {
+  const { db, config, apiKeyCache, logger } = deps;
   const repo = createAuthRepo(db);
   const passwords = createPasswordHasher({
     logN: config.PASSWORD_SCRYPT_LOG_N,
@@ -48,22 +51,48 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
     maxWaiting: config.PASSWORD_HASH_QUEUE,
   });
 
-  async function issueApiKey(tenantId: string, store = repo): Promise<string> {
+  /** The platform operator's keys (a new tenant's first, the CLI's) have every scope: the tenant narrows its own in the dashboard. */
+  async function issueApiKey(tenantId: string, name: string, store = repo): Promise<string> {
     const apiKey = generateApiKey();
-    await store.insertApiKey({ id: uuidv7(), tenantId, prefix: apiKey.prefix, keyHash: apiKey.hash });
+    await store.insertApiKey({
+      id: uuidv7(),
+      tenantId,
+      prefix: apiKey.prefix,
+      keyHash: apiKey.hash,
+      name,
+      scopes: [ALL_SCOPES],
+      allowedSources: null,
+      expiresAt: null,
+    });
     return apiKey.key;
   }
 
+  const uses = createApiKeyUseNotes({
+    intervalMs: API_KEY_USE_NOTE_INTERVAL_MS,
+    write: (keyId, at) => repo.noteApiKeyUse(keyId, at),
+    onError: (error) => logger?.warn({ err: error }, 'could not record an api key use'),
+  });
+
   const authenticator: Authenticator = {
-    async tenantForApiKey(key: string): Promise<AuthenticatedTenant | null> {
-      if (key.length > 200) return null;
-      const hash = hashApiKey(key);
-      const load = async (): Promise<AuthenticatedTenant | null> => {
-        const tenant = await repo.findTenantByKeyHash(hash);
-        return tenant ? { id: tenant.id, name: tenant.name } : null;
+    async apiKeyFor(secret: string): Promise<AuthenticatedApiKey | null> {
+      if (secret.length > 200) return null;
+      const hash = hashApiKey(secret);
+      const load = async (): Promise<AuthenticatedApiKey | null> => {
+        const key = await repo.findApiKeyBySecret(hash);
+        return key
+          ? {
+              id: key.id,
+              tenant: { id: key.tenant_id, name: key.tenant_name },
+              scopes: key.scopes,
+              allowedSources: key.allowed_sources,
+              expiresAt: key.expires_at?.getTime() ?? null,
+              replacedSecretValidUntil: key.replaced_key_valid_until?.getTime() ?? null,
+            }
+          : null;
       };
-      return apiKeyCache ? apiKeyCache.tenantFor(hash.toString('hex'), load) : load();
+      return apiKeyCache ? apiKeyCache.keyFor(hash.toString('hex'), load) : load();
     },
+    noteApiKeyUse: uses.note,
     async userForSession(token: string): Promise<AuthenticatedUser | null> {
       if (token.length > 200) return null;
       const session = await repo.touchLiveSession(sha256(token), config.SESSION_IDLE_TIMEOUT);
@@ -84,7 +113,7 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
           return await db.transaction(async (trx) => {
             const store = createAuthRepo(trx);
             const tenant = await store.insertTenant({ id: uuidv7(), name: trimmed, refPrefix: randomToken(6) });
-            return { tenantId: tenant.id, apiKey: await issueApiKey(tenant.id, store) };
+            return { tenantId: tenant.id, apiKey: await issueApiKey(tenant.id, 'Initial key', store) };
           });
         } catch (error) {
           if (!isUniqueViolation(error, 'tenants_ref_prefix_key')) throw error;
@@ -100,7 +129,7 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
 
     async createApiKey(tenantId: string): Promise<string> {
       await this.findTenant(tenantId);
-      return issueApiKey(tenantId);
+      return issueApiKey(tenantId, 'Made with the CLI');
     },
 
     /** Revokes the key whose first characters are `prefix`; refuses an ambiguous prefix. */

@@ -2,6 +2,7 @@ import type { AuditLog } from '../audit/audit-log';
 import { presentAuditEntry } from '../audit/audit.presenter';
 import { auditLogQuerySchema, auditLogResponseSchema } from '../audit/audit.schemas';
 import type { Config } from '../config';
+import { API_KEY_SCOPES, type GrantedScope } from '../http/api-key-scopes';
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import type { ApiKeyRecord, TenantUserRecord } from './auth.repo';
@@ -9,9 +10,13 @@ import type { ApiKeysService } from './api-keys.service';
 import type { AuthService } from './auth.service';
 import {
   apiKeyParamsSchema,
+  apiKeySchema,
+  apiKeyScopeListSchema,
   apiKeysResponseSchema,
   changeUserBodySchema,
+  createApiKeyBodySchema,
   createdApiKeySchema,
+  rotateApiKeyBodySchema,
   createdUserSchema,
   createUserBodySchema,
   sessionInfoSchema,
@@ -36,9 +41,15 @@ const presentUser = (user: TenantUserRecord) => ({
 
 const presentApiKey = (key: ApiKeyRecord) => ({
   ID: key.id,
+  Name: key.name,
   Prefix: key.prefix,
+  Scopes: key.scopes as GrantedScope[],
+  AllowedSources: key.allowed_sources,
+  ExpiresAt: key.expires_at?.toISOString() ?? null,
+  ReplacedSecretValidUntil: key.replaced_key_valid_until?.toISOString() ?? null,
   CreatedAt: key.created_at.toISOString(),
   RevokedAt: key.revoked_at?.toISOString() ?? null,
+  LastUsedAt: key.last_used_at?.toISOString() ?? null,
 });
 
 /** Who am I, signing out everywhere, the tenant's users and API keys (admins), and the audit log. */
@@ -168,16 +179,53 @@ export function tenantAdminRoutes(deps: {
       handle: async ({ ctx }) => ({ status: 200, body: { apiKeys: (await apiKeys.list(userOf(ctx).tenantId)).map(presentApiKey) } }),
     }),
     defineRoute({
-      method: 'post',
-      path: '/auth/api-keys',
-      summary: 'Create an API key; the key is in this answer only',
+      method: 'get',
+      path: '/auth/api-key-scopes',
+      summary: 'The scopes an API key can hold, with what each grants (`*` grants them all)',
       tag: 'dashboard',
       auth: 'session',
       role: 'admin',
+      responses: { 200: { description: 'Read first, then each write', schema: apiKeyScopeListSchema } },
+      handle: async () => ({
+        status: 200,
+        body: {
+          scopes: Object.entries(API_KEY_SCOPES).map(([scope, description]) => ({
+            scope: scope as keyof typeof API_KEY_SCOPES,
+            description,
+          })),
+        },
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/api-keys',
+      summary: 'Create an API key (read-only unless `scopes` says more); the key is in this answer only',
+      tag: 'dashboard',
+      auth: 'session',
+      role: 'admin',
+      body: createApiKeyBodySchema,
       responses: { 201: { description: 'The key, shown once', schema: createdApiKeySchema } },
-      handle: async ({ ctx }) => {
-        const created = await apiKeys.create(userOf(ctx));
+      errors: [400],
+      handle: async ({ body, ctx }) => {
+        const created = await apiKeys.create(userOf(ctx), body);
         return { status: 201, body: { ...presentApiKey(created.record), Key: created.key } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/api-keys/:id/rotate',
+      summary:
+        'A new secret for an API key, in this answer only; the secret it had keeps working until `replacedSecretValidUntil` (24 hours by default, 7 days at most)',
+      tag: 'dashboard',
+      auth: 'session',
+      role: 'admin',
+      params: apiKeyParamsSchema,
+      body: rotateApiKeyBodySchema,
+      responses: { 200: { description: 'The key with its new secret, shown once', schema: createdApiKeySchema } },
+      errors: [400, 404, 409],
+      handle: async ({ params, body, ctx }) => {
+        const rotated = await apiKeys.rotate(userOf(ctx), params.id, body.replacedSecretValidUntil);
+        return { status: 200, body: { ...presentApiKey(rotated.record), Key: rotated.key } };
       },
     }),
     defineRoute({
@@ -188,7 +236,7 @@ export function tenantAdminRoutes(deps: {
       auth: 'session',
       role: 'admin',
       params: apiKeyParamsSchema,
-      responses: { 200: { description: 'The revoked key', schema: createdApiKeySchema.omit({ Key: true }) } },
+      responses: { 200: { description: 'The revoked key', schema: apiKeySchema } },
       errors: [404],
       handle: async ({ params, ctx }) => ({ status: 200, body: presentApiKey(await apiKeys.revoke(userOf(ctx), params.id)) }),
     }),

@@ -34,6 +34,7 @@ function routesAt(
       : 'Save a payout destination under the name the provider gives it (as POST /v1/beneficiaries); audited',
     tag,
     auth,
+    scope: 'beneficiaries:write',
     role: onApi ? undefined : 'operator',
     body: createBeneficiaryBodySchema,
     responses: {
@@ -86,6 +87,7 @@ function routesAt(
       : 'Delete a beneficiary (as DELETE /v1/beneficiaries/{id}); audited',
     tag,
     auth,
+    scope: 'beneficiaries:write',
     role: onApi ? undefined : 'operator',
     params: beneficiaryParamsSchema,
     responses: { 204: { description: 'Deleted' } },

@@ -11,7 +11,7 @@ import { jsonBody, readRawBody } from './middleware/body';
 import { errorHandler } from './middleware/errors';
 import { requestContext } from './middleware/request-context';
 import { buildOpenApi, type OpenApiWebhooks } from './openapi';
-import { requiredRole, type RouteDefinition } from './route';
+import { requiredRole, requiredScope, type RouteDefinition } from './route';
 import { validate } from './validation';
 
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
@@ -81,6 +81,13 @@ async function dashboardHeaders(ctx: AppContext, next: Next): Promise<void> {
   await next();
 }
 
+/** Every API key route needs exactly one scope: a write that names none fails closed, here, before anything listens. */
+function scopeOf(route: RouteDefinition) {
+  const scope = requiredScope(route);
+  if (!scope) throw new Error(`${route.method.toUpperCase()} ${route.path} is an API key write and names no scope`);
+  return scope;
+}
+
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config, logger, auth, readiness, routes } = deps;
   const app = new Koa<AppState>();
@@ -118,7 +125,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     const middleware: Array<(ctx: AppContext, next: Next) => Promise<void>> = [];
     if (carriesPrivateData(route)) middleware.push(noStore);
     if (route.path.startsWith('/auth/')) middleware.push(dashboardHeaders);
-    if (route.auth === 'apiKey') middleware.push(requireApiKey(auth));
+    if (route.auth === 'apiKey') middleware.push(requireApiKey(auth, scopeOf(route)));
     if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin, requiredRole(route)));
     if (route.body && !route.rawBody) {
       const parse = route.bodyLimit === undefined ? parseJson : jsonBody(route.bodyLimit);

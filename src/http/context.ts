@@ -7,6 +7,20 @@ export interface AuthenticatedTenant {
   name: string;
 }
 
+/** An API key as a request needs it: its tenant and what it may do, from where, until when. */
+export interface AuthenticatedApiKey {
+  id: string;
+  tenant: AuthenticatedTenant;
+  /** Scope names, or `*` for all. */
+  scopes: string[];
+  /** Addresses and CIDR ranges it may be used from (null: anywhere). */
+  allowedSources: string[] | null;
+  /** When the key stops working (epoch ms; null: never). */
+  expiresAt: number | null;
+  /** Set when the secret presented is the one a rotation replaced: when it stops working (epoch ms). */
+  replacedSecretValidUntil: number | null;
+}
+
 export interface AuthenticatedUser {
   id: string;
   tenantId: string;

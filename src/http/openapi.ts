@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { requiredRole, type RouteDefinition } from './route';
+import { ALL_SCOPES, API_KEY_SCOPES } from './api-key-scopes';
+import { requiredRole, requiredScope, type RouteDefinition } from './route';
 import { errorBodySchema } from './schemas';
 
 type JsonObject = Record<string, unknown>;
@@ -57,8 +58,8 @@ function implicitErrors(route: RouteDefinition): number[] {
   const parsesBody = route.body !== undefined && !route.rawBody;
   return [
     ...(route.auth === 'public' ? [] : [401]),
-    // A session route refuses a foreign Origin.
-    ...(route.auth === 'session' ? [403] : []),
+    // A session route refuses a foreign Origin and a role too low; an API key route a key without its scope or from an address it does not allow.
+    ...(route.auth === 'public' ? [] : [403]),
     ...(route.params || route.query || parsesBody ? [400] : []),
     ...(parsesBody ? [413, 415] : []),
     // The database unreachable, or a transaction that lost a deadlock: retry later.
@@ -98,8 +99,19 @@ function operation(route: RouteDefinition): JsonObject {
     security,
     // Session routes: the least dashboard role allowed (viewer < operator < admin).
     ...(route.auth === 'session' ? { 'x-required-role': requiredRole(route) } : {}),
+    // API key routes: the one scope a key needs (or `*`).
+    ...(route.auth === 'apiKey' ? { 'x-required-scope': requiredScope(route) } : {}),
   };
 }
+
+const API_KEY_SECURITY_DESCRIPTION = [
+  "A tenant secret key. Each key holds scopes; each operation names the one it needs in `x-required-scope`. A key without it is refused with 403, code `missing_scope`, naming the scope in `requiredScope`. An expired key, or a rotated key's replaced secret after its overlap, is 401; a key used from an address outside its allowed sources is 403, code `address_not_allowed`.",
+  '',
+  '| Scope | Grants |',
+  '| --- | --- |',
+  `| \`${ALL_SCOPES}\` | Every scope |`,
+  ...Object.entries(API_KEY_SCOPES).map(([scope, grants]) => `| \`${scope}\` | ${grants} |`),
+].join('\n');
 
 /** The requests the service makes to a tenant (OpenAPI's `webhooks`): each event type's body. */
 export type OpenApiWebhooks = Record<string, { description: string; schema: z.ZodType }>;
@@ -148,7 +160,7 @@ export function buildOpenApi(
     components: {
       schemas: { Error: jsonSchema(errorBodySchema, 'output') },
       securitySchemes: {
-        ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: API_KEY_SECURITY_DESCRIPTION },
         SessionCookie: { type: 'apiKey', in: 'cookie', name: 'session' },
       },
     },

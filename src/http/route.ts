@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ApiKeyScope } from './api-key-scopes';
 import type { UserRole } from './roles';
 import type { AppContext, AuthenticatedTenant, AuthenticatedUser } from './context';
 
@@ -36,6 +37,8 @@ interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   auth: AuthKind;
   /** Session routes: the least role allowed (default: viewer for GET, admin for anything else). */
   role?: UserRole;
+  /** API key routes: the scope a key needs (default `read` for GET; any other method must name one). */
+  scope?: ApiKeyScope;
   params?: P;
   query?: Q;
   body?: B;
@@ -64,6 +67,11 @@ export function defineRoute<P extends Schema = undefined, Q extends Schema = und
 /** The role a session route requires: reads are open to every role, changes fail closed to admin. */
 export function requiredRole(route: Pick<RouteDefinition, 'method' | 'role'>): UserRole {
   return route.role ?? (route.method === 'get' ? 'viewer' : 'admin');
+}
+
+/** The scope an API key route requires, or undefined for a write that names none (createApp refuses to start then). */
+export function requiredScope(route: Pick<RouteDefinition, 'method' | 'scope'>): ApiKeyScope | undefined {
+  return route.scope ?? (route.method === 'get' ? 'read' : undefined);
 }
 
 export function tenantOf(ctx: AppContext): AuthenticatedTenant {

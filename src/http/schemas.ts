@@ -6,6 +6,7 @@ export const errorBodySchema = z.object({
   code: z.string(),
   requestId: z.string().optional(),
   details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  requiredScope: z.string().optional().describe('missing_scope: the API key scope the request needs'),
   available: z
     .string()
     .regex(/^\d+\.\d{2}$/)

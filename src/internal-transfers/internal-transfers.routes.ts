@@ -26,6 +26,7 @@ export function internalTransfersRoutes(deps: { transfers: InternalTransfersServ
         "Move money from the account to another of the tenant's accounts, at once (one ledger transaction); audited as the API key, once",
       tag: 'transfers',
       auth: 'apiKey',
+      scope: 'transfers:write',
       params: accountRefParamsSchema,
       body: transferBodySchema,
       idempotencyKey: 'required',

@@ -150,7 +150,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   });
   const rateLimits = createRateLimits(db, config);
   const apiKeyCache = createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL, maxEntries: API_KEY_CACHE_ENTRIES });
-  const auth = createAuthService({ db, config, apiKeyCache });
+  const auth = createAuthService({ db, config, apiKeyCache, logger: logger.child({ component: 'auth' }) });
   const accounts = createAccountsService({ db, config, provider });
   const statements = createStatementService({ db, accounts });
   const settlements = createSettlementsService({

@@ -66,6 +66,7 @@ export function reconciliationRoutes(deps: { reconciliation: ReconciliationServi
         "Reconcile the tenant's accounts against the provider now, over {from, to} (default: the look-back window); one at a time, rate-limited",
       tag: 'reconciliation',
       auth: 'apiKey',
+      scope: 'reconciliation:write',
       body: runRequestBodySchema,
       responses: accepted,
       errors: [400, 409, 429],

@@ -95,6 +95,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; audit: AuditLo
       summary: "Deliver a dead letter's event again (same X-Event-Id) to the account's current callbackUrl",
       tag: 'webhooks',
       auth: 'apiKey',
+      scope: 'webhooks:write',
       params: deliveryParamsSchema,
       responses: { 202: { description: 'The new delivery', schema: replayResponseSchema } },
       errors: [404, 409, 429],

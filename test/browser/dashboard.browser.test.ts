@@ -683,13 +683,15 @@ describe('dashboard in a browser', function () {
     }
   });
 
-  it('creates an API key shown once, which works until it is revoked on the page', async () => {
+  it('creates an API key shown once, read-only unless more is ticked, which works until it is revoked on the page', async () => {
     await open('api-keys', '/dashboard/api-keys');
+    await page.getByLabel('Name').fill('Reporting');
     await page.getByRole('button', { name: 'Create API key' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Create API key' }).click();
     const key = await page.getByTestId('secret-value').innerText();
     assert.match(key, /^sk_/);
     assert.equal((await call(sys.apiUrl, 'GET', '/v1/me', { apiKey: key })).status, 200);
+    assert.equal((await call(sys.apiUrl, 'POST', '/v1/accounts', { apiKey: key, body: {} })).body.requiredScope, 'accounts:write');
     await page.getByRole('button', { name: 'I have stored it' }).click();
     assert.equal(await page.getByTestId('secret-value').count(), 0);
     assert.ok(!(await page.content()).includes(key), 'the key is not on the page any more');

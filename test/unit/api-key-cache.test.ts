@@ -6,10 +6,14 @@ const TENANT = { id: 't1', name: 'Tenant' };
 /** A cache on a hand-moved clock, and a load that counts its calls. */
 function setup(options: { ttlMs?: number; maxEntries?: number } = {}) {
   let clock = 0;
-  const cache = createApiKeyCache({ ttlMs: options.ttlMs ?? 60_000, maxEntries: options.maxEntries ?? 100, now: () => clock });
+  const cache = createApiKeyCache<typeof TENANT>({
+    ttlMs: options.ttlMs ?? 60_000,
+    maxEntries: options.maxEntries ?? 100,
+    now: () => clock,
+  });
   const loads: string[] = [];
   const lookup = (key: string, tenant: typeof TENANT | null = TENANT) =>
-    cache.tenantFor(key, async () => {
+    cache.keyFor(key, async () => {
       loads.push(key);
       return tenant;
     });
@@ -41,7 +45,7 @@ describe('API key cache', () => {
     assert.equal(await lookup('unknown', null), null);
     assert.equal(await lookup('unknown', null), null);
     assert.equal(loads.length, 2);
-    const racing = cache.tenantFor('a', async () => {
+    const racing = cache.keyFor('a', async () => {
       cache.forget();
       return TENANT;
     });

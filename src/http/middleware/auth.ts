@@ -1,21 +1,38 @@
 import type { Next } from 'koa';
+import { addressInRanges } from '../../net/address-ranges';
+import { scopesAllow, type ApiKeyScope } from '../api-key-scopes';
 import { roleAllows, type UserRole } from '../roles';
-import { ForbiddenError, UnauthorizedError } from '../../errors';
-import type { AppContext, AuthenticatedTenant, AuthenticatedUser } from '../context';
+import { AppError, ForbiddenError, MissingScopeError, UnauthorizedError } from '../../errors';
+import type { AppContext, AuthenticatedApiKey, AuthenticatedUser } from '../context';
 
 export interface Authenticator {
-  tenantForApiKey(apiKey: string): Promise<AuthenticatedTenant | null>;
+  apiKeyFor(secret: string): Promise<AuthenticatedApiKey | null>;
+  /** The key was used just now (its last-used time is kept at a coarser grain than each request). */
+  noteApiKeyUse(keyId: string): void;
   userForSession(token: string): Promise<AuthenticatedUser | null>;
 }
 
 export const SESSION_COOKIE = 'session';
 
-export function requireApiKey(auth: Authenticator) {
+/**
+ * A known, unexpired key (401 otherwise), used from an address it allows and holding `scope` (403
+ * otherwise). The address is Koa's `ctx.ip`: the socket's peer, or with TRUST_PROXY the address the one
+ * trusted proxy appended to X-Forwarded-For (see createApp), the same address sign-in rate limits use.
+ */
+export function requireApiKey(auth: Authenticator, scope: ApiKeyScope) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    const key = ctx.get('x-api-key');
-    const tenant = key ? await auth.tenantForApiKey(key) : null;
-    if (!tenant) throw new UnauthorizedError('invalid api key');
-    ctx.state.tenant = tenant;
+    const secret = ctx.get('x-api-key');
+    const key = secret ? await auth.apiKeyFor(secret) : null;
+    if (!key) throw new UnauthorizedError('invalid api key');
+    const at = Date.now();
+    if (key.replacedSecretValidUntil !== null && key.replacedSecretValidUntil <= at)
+      throw new AppError('unauthorized', 'api_key_rotated', 'this api key was rotated and its previous secret no longer works');
+    if (key.expiresAt !== null && key.expiresAt <= at) throw new AppError('unauthorized', 'api_key_expired', 'api key expired');
+    if (key.allowedSources && !addressInRanges(ctx.ip, key.allowedSources))
+      throw new AppError('forbidden', 'address_not_allowed', `this api key may not be used from ${ctx.ip}`);
+    if (!scopesAllow(key.scopes, scope)) throw new MissingScopeError(scope);
+    ctx.state.tenant = key.tenant;
+    auth.noteApiKeyUse(key.id);
     await next();
   };
 }

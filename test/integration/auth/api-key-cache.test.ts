@@ -15,11 +15,11 @@ describe('API key cache with change notifications (real Postgres)', () => {
   let listener: NotificationListener;
   const liveStates: boolean[] = [];
   const TTL_MS = 60_000;
-  const cache = createApiKeyCache({ ttlMs: TTL_MS, maxEntries: 100 });
+  const cache = createApiKeyCache<typeof TENANT>({ ttlMs: TTL_MS, maxEntries: 100 });
   let loads = 0;
   let loadedAt = 0;
   const lookup = () =>
-    cache.tenantFor('key', async () => {
+    cache.keyFor('key', async () => {
       loads += 1;
       loadedAt = Date.now();
       return TENANT;

@@ -68,7 +68,7 @@ describe('dashboard API (/auth session routes)', () => {
       assert.equal((await as(viewer, 'GET', '/auth/audit-log')).status, 200);
       assert.equal((await as(viewer, 'POST', `/auth/customers/${customer}/suspend`)).status, 403);
       assert.equal((await as(operator, 'POST', `/auth/customers/${customer}/suspend`)).status, 200);
-      assert.equal((await as(operator, 'POST', '/auth/api-keys')).status, 403);
+      assert.equal((await as(operator, 'POST', '/auth/api-keys', { name: 'ops' })).status, 403);
       assert.equal((await as(operator, 'GET', '/auth/users')).status, 403);
       assert.equal((await as(operator, 'POST', '/auth/webhook-secret', {})).status, 403);
       assert.equal((await as(admin, 'GET', '/auth/users')).status, 200);
@@ -187,7 +187,7 @@ describe('dashboard API (/auth session routes)', () => {
 
   describe('API keys', () => {
     it('creates a key shown once that works on /v1, lists prefixes only, and revokes it', async () => {
-      const created = await as(admin, 'POST', '/auth/api-keys');
+      const created = await as(admin, 'POST', '/auth/api-keys', { name: 'ops', scopes: ['*'] });
       assert.equal(created.status, 201);
       const key: string = created.body.Key;
       assert.ok(key.startsWith(created.body.Prefix));
