@@ -5,7 +5,8 @@ import { kycLimitBindings, type TierDefaults } from '../policies/kyc-limits/cust
 import { fundsShortfall, type FundsShortfall } from './funds-shortfall';
 import { releasableUnderLimits } from '../policies/kyc-limits/credit-limits';
 import { dailyPayoutDecision } from '../policies/kyc-limits/daily-payout-limit';
-import { createReservations, expireDue, type ReleaseReason } from './reservations';
+import type { ReleaseReason } from './reservation-kinds';
+import { createReservations, expireDue } from './reservations';
 import { createLedgerRepo, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
 import { paymentCreditRow, planPosting, transferEntries } from './postings';
 import { draftJson } from './posting-ctes';
@@ -286,7 +287,9 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
         ended: [],
       };
       if (!held || held.open === 0n) return released;
-      await reservations.release(accountId, [{ reservationId: held.reservationId, amount: held.open, reason: 'operator', ...decision }]);
+      await reservations.release(accountId, [
+        { reservationId: held.reservationId, kind: held.kind, amount: held.open, reason: 'operator', ...decision },
+      ]);
       const { reservationId, kind, open: amount, transactionGroupId } = held;
       return { ...released, ended: [{ reservationId, accountId, kind, ownerId: entryId, transactionGroupId, amount }] };
     },
@@ -332,7 +335,12 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * the limits that apply now (after a tier rise or new limits) and releases what they no longer justify; the
      * reservations released. The customer's row is locked first, then the accounts whose reservations are released.
      */
-    async releaseHoldsWithinLimits(trx: Trx, customerId: string, reason: ReleaseReason, userId: string | null): Promise<EndedReservations> {
+    async releaseHoldsWithinLimits(
+      trx: Trx,
+      customerId: string,
+      reason: ReleaseReason<'kyc_limit'>,
+      userId: string | null,
+    ): Promise<EndedReservations> {
       await repo.lockCustomer(trx, customerId);
       const reservations = createReservations(trx);
       const { customer, reservationOf } = await reservations.openKycHoldsOfCustomer(customerId, kycLimitBindings(options.tierDefaults));
@@ -347,7 +355,14 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           accountId,
           releases
             .filter((release) => release.accountId === accountId)
-            .map((release) => ({ reservationId: release.reservationId, amount: release.amount, reason, userId, note: null })),
+            .map((release) => ({
+              reservationId: release.reservationId,
+              kind: 'kyc_limit' as const,
+              amount: release.amount,
+              reason,
+              userId,
+              note: null,
+            })),
         );
       }
       return {
