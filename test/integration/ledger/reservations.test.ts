@@ -95,11 +95,14 @@ describe('reservations: money set aside on an account', () => {
       ].sort(),
     );
     const undeclared = await problemsWith(
-      () => row().update({ kind: 'lien' }),
+      () => row().update({ kind: 'undeclared_kind' }),
       () => row().update({ kind: 'kyc_limit' }),
     );
     assert.deepEqual(
-      undeclared.problems.map((problem) => [problem.check, problem.detail.startsWith(`reservation ${reservation.id} (lien single_credit`)]),
+      undeclared.problems.map((problem) => [
+        problem.check,
+        problem.detail.startsWith(`reservation ${reservation.id} (undeclared_kind single_credit`),
+      ]),
       [['holds', true]],
     );
     assert.deepEqual(await verifyLedger(), []);
