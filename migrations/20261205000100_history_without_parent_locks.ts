@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
  * and Postgres makes a MultiXact for every such overlap. The statements take those ids from the account row
  * they lock, and tenants and accounts are never deleted, so the keys protected nothing there. The guarantee
  * is kept the other way round: a tenant or an account with history refuses deletion (and a change of id),
- * and ledger:verify names any row whose tenant or account does not exist. Keys between the appended rows
+ * and ledger:verify names any row whose tenant or account does not exist (a deletion racing an insert, which
+ * the trigger cannot see uncommitted, would be one: nothing deletes either today). Keys between the appended rows
  * themselves stay: they name rows the same transaction wrote, whose lock is its own.
  */
 const HISTORY: Array<{ table: string; column: string; parent: 'tenants' | 'virtual_accounts' }> = [

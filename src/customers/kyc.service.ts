@@ -72,7 +72,7 @@ export function createKycService(deps: {
       });
       // After the decision, which the tenant hears of first; the customer's row is locked (above), then its accounts:
       // the order every tier change takes. The ledger tells what it released (`kyc.hold_released`).
-      if (approved) await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
+      if (approved) await postingEngine.releaseHoldsWithinLimits(trx, current.id, user.id);
       await createAuditLog(trx).record(
         user,
         approved ? 'kyc.approved' : 'kyc.rejected',
@@ -140,7 +140,7 @@ export function createKycService(deps: {
             reason: change.reviewReason ?? null,
           });
         }
-        if (change.kycTier > current.kyc_tier) await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', null);
+        if (change.kycTier > current.kyc_tier) await postingEngine.releaseHoldsWithinLimits(trx, current.id, null);
         return updated;
       });
     },
@@ -183,7 +183,7 @@ export function createKycService(deps: {
           tier: 3,
           reason: null,
         });
-        await postingEngine.releaseHoldsWithinLimits(trx, current.id, 'tier_raised', user.id);
+        await postingEngine.releaseHoldsWithinLimits(trx, current.id, user.id);
         return updated;
       });
     },

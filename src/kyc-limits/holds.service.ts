@@ -210,8 +210,8 @@ export function createHoldsService(deps: {
      * workflow and all its rules). The payer's account is looked up at the provider first, and the return goes
      * ahead only when the provider's name for it is the payer's (`namesMatch`), or when the operator confirms
      * the provider's name as it is now; otherwise a 409 naming both, with nothing written. The settlement pays
-     * the name looked up. In its transaction, under the account's lock, the hold is released as returned just
-     * before the debit spends it, and the decision goes in the audit log with both names.
+     * the name looked up. In its transaction, under the account's lock, the hold is posted by the settlement debit
+     * that spends it, and the decision goes in the audit log with both names.
      */
     async returnToSender(
       user: AuthenticatedUser,

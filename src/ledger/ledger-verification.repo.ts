@@ -421,7 +421,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
          WHERE m.transfer_id IS NOT NULL AND m.taken_back_entry_id IS NULL
          LIMIT 100`);
       // A dynamic account's return names a payment its account holds to return; once returned, the payment's held
-      // money was released as returned, by the service (no operator), and the settlement it names is the payout of
+      // money was posted by the return's settlement debit, by the service (no operator), and the settlement it names is the payout of
       // that return, of the amount returned. And every return the service made is recorded as returned.
       const dynamicReturns = await rows<LedgerProblem>(`
         SELECT 'dynamic_account_returns' AS check, a.account_ref AS "accountRef",
@@ -435,7 +435,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
            SELECT CASE WHEN h.id IS NULL OR h.kind <> 'payment_mismatch' OR h.account_id <> d.account_id OR h.tenant_id <> d.tenant_id
                        THEN 'names no payment its account holds to return'
                        WHEN d.status <> 'returned' THEN NULL
-                       WHEN r.entry_id IS NULL THEN 'the held money was not released as returned'
+                       WHEN r.entry_id IS NULL THEN 'the held money was not posted by a return'
                        WHEN r.user_id IS NOT NULL THEN format('the held money was returned by user %s, not by the service', r.user_id)
                        WHEN s.id IS NULL THEN 'no such settlement'
                        WHEN s.debit_entry_id <> r.debit_entry_id OR s.account_id <> d.account_id

@@ -289,7 +289,7 @@ export function appendCtes(draftsRelation: string, options: AppendOptions = {}):
     )`
     : '';
   // The locks are FOR NO KEY UPDATE, the lock the UPDATEs below need anyway: FOR UPDATE would conflict with the key-share
-  // locks that inserting rows referencing a customer or an account (an inbound event, a delivery) already hold. An
+  // locks that inserting rows referencing a customer or an account (a new account of the customer, a settlement) hold. An
   // account goes below zero only after a reversal or a compensation of money already spent; deficit_since keeps the
   // moment it started.
   const pendingReleased = releases ? ` - ${releases.pendingSql}` : '';

@@ -5,7 +5,6 @@ import { kycLimitBindings, type TierDefaults } from '../policies/kyc-limits/cust
 import { fundsShortfall, type FundsShortfall } from './funds-shortfall';
 import { releasableUnderLimits } from '../policies/kyc-limits/credit-limits';
 import { dailyPayoutDecision } from '../policies/kyc-limits/daily-payout-limit';
-import type { ReleaseReason } from './reservation-kinds';
 import { createReservations, expireDue } from './reservations';
 import { createLedgerRepo, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
 import { paymentCreditRow, planPosting, transferEntries } from './postings';
@@ -335,12 +334,8 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * the limits that apply now (after a tier rise or new limits) and releases what they no longer justify; the
      * reservations released. The customer's row is locked first, then the accounts whose reservations are released.
      */
-    async releaseHoldsWithinLimits(
-      trx: Trx,
-      customerId: string,
-      reason: ReleaseReason<'kyc_limit'>,
-      userId: string | null,
-    ): Promise<EndedReservations> {
+    async releaseHoldsWithinLimits(trx: Trx, customerId: string, userId: string | null): Promise<EndedReservations> {
+      const reason = 'tier_raised';
       await repo.lockCustomer(trx, customerId);
       const reservations = createReservations(trx);
       const { customer, reservationOf } = await reservations.openKycHoldsOfCustomer(customerId, kycLimitBindings(options.tierDefaults));
@@ -580,7 +575,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
         : await undoneCounterPostings(trx, original);
       // The customer's and the account's locks before the reservation's row, as every release takes them.
       await repo.lockAccounts(trx, [original.accountId]);
-      const heldReleased = await createReservations(trx).closeHeldCredit(original.id);
+      const heldReleased = await createReservations(trx).closeHeldCredit(original.accountId, original.id);
       const [reversal] = await append(
         trx,
         original.accountId,

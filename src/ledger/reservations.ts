@@ -156,12 +156,15 @@ export function createReservations(trx: Trx) {
   /** The customers' rows and then the accounts', as every posting locks them (again: harmless when held already). */
   const lock = (accountIds: string[]) => createLedgerRepo(trx).lockAccounts(trx, accountIds);
 
-  /** Releases what is still reserved of a credit being reversed or taken back; the amount released (0 when none). */
-  async function closeHeldCredit(entryId: string): Promise<Kobo> {
+  /**
+   * Releases what is still reserved of a credit of the account being reversed or taken back; the amount released (0
+   * when none). Only the account's own reservations: the caller moves that account's held balance by the amount.
+   */
+  async function closeHeldCredit(accountId: string, entryId: string): Promise<Kobo> {
     const result = await trx.raw(
       `WITH open AS (
          SELECT id, tenant_id, account_id, open_amount AS amount FROM ledger_reservations
-          WHERE owner_id = ? AND kind IN ${HELD_CREDIT_KINDS_SQL} AND open_amount > 0 FOR UPDATE
+          WHERE owner_id = ? AND account_id = ? AND kind IN ${HELD_CREDIT_KINDS_SQL} AND open_amount > 0 FOR UPDATE
        ), closed AS (
          UPDATE ledger_reservations r SET released = r.released + o.amount FROM open o WHERE r.id = o.id RETURNING r.id
        ), recorded AS (
@@ -169,7 +172,7 @@ export function createReservations(trx: Trx) {
          SELECT gen_random_uuid(), id, tenant_id, account_id, 'released', amount, 'credit_reversed' FROM open
        )
        SELECT coalesce(sum(amount), 0) AS amount FROM open`,
-      [entryId],
+      [entryId, accountId],
     );
     return koboFromDb((result.rows[0] as { amount: string }).amount);
   }
@@ -248,7 +251,7 @@ export function createReservations(trx: Trx) {
      * (a compensation to several accounts), with the account's held balance and the customer's unheld balance.
      */
     async closeHeldCreditOf(accountId: string, entryId: string): Promise<void> {
-      const released = await closeHeldCredit(entryId);
+      const released = await closeHeldCredit(accountId, entryId);
       await moveReserved(trx, [{ accountId, kobo: -released }]);
     },
 

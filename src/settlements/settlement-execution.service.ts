@@ -460,16 +460,25 @@ export function createSettlementExecutionService(deps: {
       switch (lookup.status) {
         case 'PROCESSING':
           return { kind: 'pending', providerStatus: 'PROCESSING', acknowledged: true };
-        case 'SUCCESS':
+        case 'SUCCESS': {
           paidAmountOf(settlement, attempt, lookup.grossAmountKobo);
-          return { kind: 'succeeded', status: await complete(settlement, attempt, lookup.feeKobo) };
+          const status = await complete(settlement, attempt, lookup.feeKobo);
+          // An earlier run of this poll (timed out, still running) may have ended the attempt failed meanwhile:
+          // paid after all, the reference is adopted, as before a new one. An open status would end the run.
+          if (!OPEN.includes(status)) return { kind: 'succeeded', status };
+          return { kind: 'succeeded', status: await complete(settlement, attempt, lookup.feeKobo, true) };
+        }
         case 'PAYMENT_FAILED': {
           const reason = 'provider reports PAYMENT_FAILED';
           await endAttempt(settlementId, attempt, 'failed', reason, [...UNDECIDED, 'accepted']);
           return { kind: 'failed', reason };
         }
-        case 'REFUND':
-          return { kind: 'settlement_closed', status: await refundedUnseen(settlement, attempt) };
+        case 'REFUND': {
+          const status = await refundedUnseen(settlement, attempt);
+          if (!OPEN.includes(status)) return { kind: 'settlement_closed', status };
+          // Seen ending failed meanwhile (an earlier run of this poll): a failed debit returned, the failure decides.
+          return { kind: 'failed', reason: `provider reports REFUND on ${attempt.providerRef}, reported failed` };
+        }
         default:
           throw new Error(`unexpected provider status ${String(lookup.status satisfies never)}`);
       }

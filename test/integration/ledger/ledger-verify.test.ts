@@ -413,7 +413,7 @@ describe('ledger:verify: the records that name ledger entries', () => {
     );
     const about = (check: string) => unlinked.filter((problem) => problem.check === check);
     assert.deepEqual(named(about('holds'), reservation.id, returned.entry_id, 'changes posted 0'), [['holds', true]]);
-    assert.deepEqual(named(about('dynamic_account_returns'), returned.entry_id, 'the held money was not released as returned'), [
+    assert.deepEqual(named(about('dynamic_account_returns'), returned.entry_id, 'the held money was not posted by a return'), [
       ['dynamic_account_returns', true],
     ]);
     assert.deepEqual(await verify(), { code: 0, problems: [] });

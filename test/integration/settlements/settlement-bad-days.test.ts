@@ -622,6 +622,53 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     assert.equal(debit.status, 'reversed');
   });
 
+  it('a poll that finds its attempt ended failed by an earlier run of itself never answers an open settlement as closed', async () => {
+    const execution = idle.services.settlementExecution;
+    for (const end of ['SUCCESS', 'REFUND'] as const) {
+      const settlement = await settle(idle, magicAccountNumber('stuckProcessing'));
+      await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
+      assert.equal((await execution.submitAttempt(settlement.settlementId, 1)).kind, 'accepted');
+      const providerRef = `${settlement.ref}-1`;
+      assert.equal(
+        (await call(idle.sandboxUrl, 'POST', `/sandbox/transfers/${providerRef}/settle`, { body: { status: 'SUCCESS' } })).status,
+        200,
+      );
+      if (end === 'REFUND') assert.equal((await call(idle.sandboxUrl, 'POST', `/sandbox/transfers/${providerRef}/refund`)).status, 200);
+      // This poll has read the attempt and waits for its lookup's answer when an earlier run of the poll, timed
+      // out but still running, ends the attempt failed (it saw PAYMENT_FAILED).
+      const lookups = async () =>
+        (await call<SandboxView>(idle.sandboxUrl, 'GET', `/sandbox/transfers/${settlement.ref}`)).body.calls.filter(
+          (made) => made.route === 'lookup',
+        ).length;
+      const before = await lookups();
+      await call(idle.sandboxUrl, 'POST', '/sandbox/faults', {
+        body: { latencyMs: 5_000, routes: ['/v1/transactions/accounts/single'] },
+      });
+      let answered = false;
+      const polling = execution.pollAttempt(settlement.settlementId, 1).finally(() => (answered = true));
+      try {
+        await eventually(async () => (await lookups()) > before, { what: `the lookup of ${providerRef} to be on its way` });
+        await idle.infra
+          .db('settlement_attempts')
+          .where({ settlement_id: settlement.settlementId, attempt_no: 1 })
+          .update({ outcome: 'failed', detail: 'provider reports PAYMENT_FAILED' });
+        assert.equal(answered, false, 'the attempt ended while the lookup was on its way');
+      } finally {
+        await call(idle.sandboxUrl, 'DELETE', '/sandbox/faults');
+      }
+      const answer = await polling;
+      if (end === 'SUCCESS') {
+        // Paid after all: adopted as the payout, as before any new reference.
+        assert.deepEqual(answer, { kind: 'succeeded', status: 'success' });
+        assert.equal(await outcomeOf(settlement.settlementId), 'success');
+      } else {
+        // A failed debit returned: the failure decides (the next reference, after the usual re-check).
+        assert.deepEqual(answer, { kind: 'failed', reason: `provider reports REFUND on ${providerRef}, reported failed` });
+        assert.equal(await outcomeOf(settlement.settlementId), 'failed');
+      }
+    }
+  });
+
   it('an unexplained 400 (code 96) on a first submission is ambiguous, never a failure', async () => {
     const settlement = await settle(idle, magicAccountNumber('hiddenPastGrace'));
     await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
