@@ -109,65 +109,52 @@ describe('reservations: money set aside on an account', () => {
   });
 
   it("ledger:verify fails on a release whose reason is not one its reservation's kind declares", async () => {
-    const account = await provisionAccount(stack, tenant.apiKey);
-    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 70_050, fee: 50 }))).status, 200);
-    const reservation = await db()('ledger_reservations').where({ account_id: account.ID }).first('id', 'owner_id');
-    await db().transaction((trx) =>
-      createReservations(trx).release(account.ID, [
-        {
-          reservationId: reservation.id,
-          kind: 'kyc_limit',
-          amount: 1_000_00n,
-          reason: 'operator',
-          userId: null,
-          note: 'a person says why',
-        },
-      ]),
-    );
-    const release = await db()('ledger_reservation_changes').where({ reservation_id: reservation.id }).first('id', 'reason', 'note');
-    assert.deepEqual([release.reason, release.note], ['operator', 'a person says why']);
-    assert.deepEqual(await verifyLedger(), []);
-    const changed = () => db()('ledger_reservation_changes').where({ id: release.id });
-    const problemsWith = async (plant: () => Promise<unknown>, undo: () => Promise<unknown>) => {
-      await plant();
-      try {
-        return (await runCli('ledger:verify', '--json').then(
-          () => assert.fail('ledger:verify passed with the fault planted'),
-          (failed: { stdout: string }) => JSON.parse(failed.stdout),
-        )) as { problems: Array<{ check: string; detail: string }> };
-      } finally {
-        await undo();
-      }
+    // Two accounts, each with a KYC-held payment of which an operator released 1,000.00 (a person's words in the note).
+    const released = async () => {
+      const account = await provisionAccount(stack, tenant.apiKey);
+      assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 70_050, fee: 50 }))).status, 200);
+      const { id: reservationId } = await db()('ledger_reservations').where({ account_id: account.ID }).first('id');
+      await db().transaction((trx) =>
+        createReservations(trx).release(account.ID, [
+          { reservationId, kind: 'kyc_limit', amount: 1_000_00n, reason: 'operator', userId: null, note: 'a person says why' },
+        ]),
+      );
+      const change = await db()('ledger_reservation_changes').where({ reservation_id: reservationId }).first('id', 'reason', 'note');
+      assert.deepEqual([change.reason, change.note], ['operator', 'a person says why']);
+      return { reservationId, changeId: change.id as string };
     };
+    const undeclared = await released();
+    const otherKinds = await released();
+    const reservation = (id: string) => db()('ledger_reservations').where({ id });
+    const change = (id: string) => db()('ledger_reservation_changes').where({ id });
 
-    // A reason no kind declares, and one another kind declares (a tier rise releases KYC-limit money, not a mismatch).
-    const undeclared = await problemsWith(
-      () => changed().update({ reason: 'lifted' }),
-      () => changed().update({ reason: 'operator' }),
-    );
-    assert.deepEqual(
-      undeclared.problems.map((problem) => [problem.check, problem.detail]),
-      [['holds', `release ${release.id} of reservation ${reservation.id} (kyc_limit): reason lifted is not one its kind declares`]],
-    );
-    const otherKinds = await problemsWith(
-      async () => {
-        await db()('ledger_reservations').where({ id: reservation.id }).update({ kind: 'payment_mismatch', reason: 'amount_mismatch' });
-        await changed().update({ reason: 'tier_raised' });
-      },
-      async () => {
-        await db()('ledger_reservations').where({ id: reservation.id }).update({ kind: 'kyc_limit', reason: 'single_credit' });
-        await changed().update({ reason: 'operator' });
-      },
-    );
-    assert.deepEqual(
-      otherKinds.problems.map((problem) => [problem.check, problem.detail]),
-      [
+    // A reason no kind declares; and one another kind declares (a tier rise releases KYC-limit money, not a mismatch).
+    await change(undeclared.changeId).update({ reason: 'lifted' });
+    await reservation(otherKinds.reservationId).update({ kind: 'payment_mismatch', reason: 'amount_mismatch' });
+    await change(otherKinds.changeId).update({ reason: 'tier_raised' });
+    try {
+      const { problems } = (await runCli('ledger:verify', '--json').then(
+        () => assert.fail('ledger:verify passed with the faults planted'),
+        (failed: { stdout: string }) => JSON.parse(failed.stdout),
+      )) as { problems: Array<{ check: string; detail: string }> };
+      assert.deepEqual(
+        problems.map((problem) => [problem.check, problem.detail]).sort(),
         [
-          'holds',
-          `release ${release.id} of reservation ${reservation.id} (payment_mismatch): reason tier_raised is not one its kind declares`,
-        ],
-      ],
-    );
+          [
+            'holds',
+            `release ${undeclared.changeId} of reservation ${undeclared.reservationId} (kyc_limit): reason lifted is not one its kind declares`,
+          ],
+          [
+            'holds',
+            `release ${otherKinds.changeId} of reservation ${otherKinds.reservationId} (payment_mismatch): reason tier_raised is not one its kind declares`,
+          ],
+        ].sort(),
+      );
+    } finally {
+      await change(undeclared.changeId).update({ reason: 'operator' });
+      await reservation(otherKinds.reservationId).update({ kind: 'kyc_limit', reason: 'single_credit' });
+      await change(otherKinds.changeId).update({ reason: 'operator' });
+    }
     assert.deepEqual(await verifyLedger(), []);
   });
 
