@@ -151,7 +151,10 @@ export async function expireDue(trx: Trx, now: Date, limit = 500): Promise<Expir
   return expired;
 }
 
-/** The reservations' operations in a transaction; call each with the customer's row and then the account's locked. */
+/**
+ * The reservations' operations in a transaction: reserve, release, post and ofOwner take the customer's and then the
+ * account's lock themselves; call the others with those rows locked.
+ */
 export function createReservations(trx: Trx) {
   /** The customers' rows and then the accounts', as every posting locks them (again: harmless when held already). */
   const lock = (accountIds: string[]) => createLedgerRepo(trx).lockAccounts(trx, accountIds);
