@@ -139,7 +139,7 @@ export function judgedPaymentReceivedSql(bodySql: string, judged: { dynamicSql: 
  * `credits` names a relation with columns account_id, event_record_id and hold_event_id (the two events'
  * ids), delivery_payload and entry (jsonb: the credit's id and transaction_group_id); `accounts` one with
  * id, tenant_id and account_ref; `holds` one with the holds the ledger wrote (entry_id, account_id,
- * amount, tier, limit_kind, limit_amount, and the credit's amount as credit_amount). `payloadSql` (of `c` and
+ * kind, amount, tier, limit_kind, limit_amount, and the credit's amount as credit_amount). `payloadSql` (of `c` and
  * `t`, the credit and its account) is the body when it is not delivery_payload as it is.
  */
 export function paymentCreditEventsCte(
@@ -165,7 +165,7 @@ export function paymentCreditEventsCte(
        FROM ${holds} h
        JOIN ${credits} c ON CAST(c.entry->>'id' AS uuid) = h.entry_id
        JOIN ${accounts} t ON t.id = h.account_id
-      WHERE h.limit_kind <> 'amount_mismatch'`,
+      WHERE h.kind = 'kyc_limit'`,
     'new',
   );
 }

@@ -1,8 +1,6 @@
 import { formatKobo, type Kobo } from '../money';
 import type { FundsSource } from './ledger.types';
-
-/** Why money on an account is held: a KYC limit (single credit or balance), or a dynamic account's mismatch to return. */
-export type HoldKind = 'single_credit' | 'balance' | 'amount_mismatch';
+import { RESERVATION_KIND_NAMES, RESERVATION_KINDS, type ReservationKind } from './reservation-kinds';
 
 /** An account's money as a refused payout found it. */
 export interface FundsStanding {
@@ -11,8 +9,8 @@ export interface FundsStanding {
   heldBalance: Kobo;
   /** What the account may spend under the rule of the refused payout (ledger_spendable: never computed here). */
   spendable: Kobo;
-  /** The kinds of the account's open holds. */
-  holdKinds: HoldKind[];
+  /** The kinds of the account's open reservations. */
+  holdKinds: ReservationKind[];
 }
 
 /**
@@ -27,24 +25,20 @@ export interface FundsShortfall {
   reason: string;
 }
 
-const KYC_LIMITS = "held by the customer's KYC limits";
-const MISMATCH = "to return to the payer: a dynamic account's mismatched payment";
 const UNCONFIRMED = 'not yet confirmed by the provider';
 
 /**
  * The explanation of a payout refused for its funds: what the account may spend now under `from` (never below
- * zero), what is held and what holds it, and what the provider has not confirmed yet when `from` spends only
+ * zero), what is held and what holds it (each kind holding money in its declaration's words, `heldFor`, in the
+ * order the kinds are declared), and what the provider has not confirmed yet when `from` spends only
  * confirmed money; undefined when neither held nor unconfirmed money is part of why.
  */
 export function fundsShortfall(account: FundsStanding, from: FundsSource): FundsShortfall | undefined {
   const unconfirmed = from === 'available' && account.pendingCredits > 0n ? account.pendingCredits : 0n;
   if (account.heldBalance <= 0n && unconfirmed === 0n) return undefined;
-  const byLimits = account.holdKinds.some((kind) => kind !== 'amount_mismatch');
-  const byMismatch = account.holdKinds.includes('amount_mismatch');
-  const held =
-    account.heldBalance <= 0n
-      ? []
-      : [byLimits && byMismatch ? `${KYC_LIMITS} and ${MISMATCH}` : byMismatch ? `held ${MISMATCH}` : KYC_LIMITS];
+  const holding = RESERVATION_KIND_NAMES.filter((kind) => account.holdKinds.includes(kind));
+  const heldFor = holding.map((kind) => RESERVATION_KINDS[kind].heldFor).join(' and ');
+  const held = account.heldBalance <= 0n ? [] : [heldFor ? `held ${heldFor}` : 'held'];
   return {
     available: formatKobo(account.spendable > 0n ? account.spendable : 0n),
     held: formatKobo(account.heldBalance),

@@ -46,12 +46,12 @@ export function paymentCreditsAmongSql(entryIds: string): string {
 }
 
 /**
- * A SELECT of a credit's hold (entry_id, account_id, amount, tier, limit_kind, limit_amount, and the credit's amount
+ * A SELECT of a credit's hold (entry_id, account_id, kind, amount, tier, limit_kind, limit_amount, and the credit's amount
  * as credit_amount: the columns posting_held returns) for the credit `entryId` (an expression): no row when the
  * credit is not held.
  */
 export function creditHoldSql(entryId: string): string {
-  return `SELECT r.owner_id AS entry_id, r.account_id, r.amount, r.tier, r.reason AS limit_kind, r.limit_amount, e.amount AS credit_amount
+  return `SELECT r.owner_id AS entry_id, r.account_id, r.kind, r.amount, r.tier, r.reason AS limit_kind, r.limit_amount, e.amount AS credit_amount
       FROM ledger_reservations r JOIN ledger_entries e ON e.id = r.owner_id
      WHERE r.owner_id = ${entryId} AND r.kind IN ${HELD_CREDIT_KINDS_SQL}`;
 }

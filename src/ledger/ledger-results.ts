@@ -1,7 +1,6 @@
 import type { Kobo } from '../money';
 import type { LedgerEntry } from './ledger.types';
-import type { ReservationKind } from './reservation-kinds';
-import type { ReleaseReason } from './reservations';
+import type { ReleaseReason, ReservationKind } from './reservation-kinds';
 
 /**
  * What a ledger operation did, as the operation returns it: the entries it posted and the money it set aside. The

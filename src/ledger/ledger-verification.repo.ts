@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 import { LAGOS_TODAY, payoutDaySql } from '../policies/kyc-limits/daily-payout-limit';
-import { declaredReasonsSql, HELD_CREDIT_KINDS_SQL } from './reservation-kinds';
+import { declaredReasonsSql, declaredReleaseReasonsSql, HELD_CREDIT_KINDS_SQL } from './reservation-kinds';
 
 /**
  * Each held credit returned to its payer (a reservation of a held credit posted by its settlement debit): entry_id
@@ -223,10 +223,11 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                 OR (j.direction = 'debit' AND t.kind NOT IN ('payment', 'adjustment', 'transfer')))
          LIMIT 100`);
       // Reserved money: the account's held balance is what its open reservations hold; each reservation's posted and
-      // released parts are what its changes say, within its amount, of a kind and reason declared; a held credit's
-      // reservation never exceeds its credit (a payment's, its restoration's, a transfer's, or a failed return's, held
-      // again on the credit reversing the return's debit), and a reversed or taken-back credit holds nothing. A posted
-      // part is the settlement debit of the account that paid it back, of that amount.
+      // released parts are what its changes say, within its amount, of a kind and reason declared, and each release
+      // is for a reason its kind declares; a held credit's reservation never exceeds its credit (a payment's, its
+      // restoration's, a transfer's, or a failed return's, held again on the credit reversing the return's debit),
+      // and a reversed or taken-back credit holds nothing. A posted part is the settlement debit of the account that
+      // paid it back, of that amount.
       const holds = await rows<LedgerProblem>(`
         SELECT 'holds' AS check, a.account_ref AS "accountRef", format('stored held balance %s; open reservations %s', a.held_balance, coalesce(r.open, 0)) AS detail
           FROM virtual_accounts a
@@ -241,6 +242,12 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                        FROM ledger_reservation_changes GROUP BY reservation_id) c ON c.reservation_id = r.id
          WHERE r.posted <> coalesce(c.posted, 0) OR r.released <> coalesce(c.released, 0) OR r.posted + r.released > r.amount
             OR (r.kind, r.reason) NOT IN (VALUES ${declaredReasonsSql()})
+        UNION ALL
+        SELECT 'holds', a.account_ref, format('release %s of reservation %s (%s): reason %s is not one its kind declares', p.id, r.id, r.kind, p.reason)
+          FROM ledger_reservation_changes p
+          JOIN ledger_reservations r ON r.id = p.reservation_id
+          JOIN virtual_accounts a ON a.id = p.account_id
+         WHERE p.outcome = 'released' AND (r.kind, p.reason) NOT IN (VALUES ${declaredReleaseReasonsSql()})
         UNION ALL
         SELECT 'holds', a.account_ref, format('hold on entry %s: amount %s open %s, credit %s (%s %s %s)', r.owner_id, r.amount, r.open_amount,
                                               coalesce(e.amount, 0), coalesce(e.status, 'no entry'), e.kind, e.direction)

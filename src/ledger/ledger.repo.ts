@@ -12,7 +12,8 @@ import type {
   SystemPosting,
   SystemTransactionKind,
 } from './ledger.types';
-import type { FundsStanding, HoldKind } from './funds-shortfall';
+import type { FundsStanding } from './funds-shortfall';
+import type { ReservationKind } from './reservation-kinds';
 import { LAGOS_TODAY } from '../policies/kyc-limits/daily-payout-limit';
 import { appendFragment } from './posting-ctes';
 
@@ -242,20 +243,21 @@ export function createLedgerRepo(db: DbOrTrx) {
     },
 
     /**
-     * The account's money, what it may spend under `from` and the kinds of its open holds, to explain a payout refused
+     * The account's money, what it may spend under `from` and the kinds of its open reservations, to explain a payout refused
      * for its funds; undefined when it does not exist.
      */
     async fundsStanding(trx: DbOrTrx, accountId: string, from: FundsSource): Promise<FundsStanding | undefined> {
       const result = await trx.raw(
         `SELECT a.ledger_balance, a.pending_credits, a.held_balance,
                 ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, CAST(? AS boolean)) AS spendable,
-                coalesce((SELECT array_agg(DISTINCT r.reason) FROM ledger_reservations r WHERE r.account_id = a.id AND r.open_amount > 0),
+                coalesce((SELECT array_agg(DISTINCT r.kind) FROM ledger_reservations r WHERE r.account_id = a.id AND r.open_amount > 0),
                          '{}') AS hold_kinds
            FROM virtual_accounts a WHERE a.id = ?`,
         [from === 'available', accountId],
       );
       const row = result.rows[0] as
-        { ledger_balance: string; pending_credits: string; held_balance: string; spendable: string; hold_kinds: HoldKind[] } | undefined;
+        | { ledger_balance: string; pending_credits: string; held_balance: string; spendable: string; hold_kinds: ReservationKind[] }
+        | undefined;
       return row
         ? {
             ledgerBalance: koboFromDb(row.ledger_balance),

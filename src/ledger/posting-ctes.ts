@@ -67,7 +67,8 @@ const PAYOUT_DAY = payoutDaySql('max(created_at)');
  * under the limits. The credit itself always posts. Only the credits `judgedSql` (over d and c) keeps are judged.
  * Columns: id, account_id, customer_id,
  * tenant_id, amount, tier, single_credit, balance_limit, allowed (Y), held. posting_held returns each hold
- * written (entry_id, account_id, amount held, tier, limit_kind (the reservation's reason), limit_amount, credit_amount),
+ * written (entry_id, account_id, kind (the reservation's), amount held, tier, limit_kind (the reservation's reason),
+ * limit_amount, credit_amount),
  * for the caller's rows.
  */
 function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { heldSql: string; expectedSql: string }): string {
@@ -109,7 +110,7 @@ function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { h
              CASE WHEN j.returned THEN ${toReturn.limitAmount} ELSE ${overLimits.limitAmount} END
         FROM posting_judged j
        WHERE j.held > 0
-      RETURNING owner_id AS entry_id, account_id, amount, tier, reason AS limit_kind, limit_amount,
+      RETURNING owner_id AS entry_id, account_id, kind, amount, tier, reason AS limit_kind, limit_amount,
                 (SELECT j.amount FROM posting_judged j WHERE j.id = owner_id) AS credit_amount
     )`;
 }

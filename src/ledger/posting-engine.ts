@@ -286,7 +286,9 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
         ended: [],
       };
       if (!held || held.open === 0n) return released;
-      await reservations.release(accountId, [{ reservationId: held.reservationId, amount: held.open, reason: 'operator', ...decision }]);
+      await reservations.release(accountId, [
+        { reservationId: held.reservationId, kind: held.kind, amount: held.open, reason: 'operator', ...decision },
+      ]);
       const { reservationId, kind, open: amount, transactionGroupId } = held;
       return { ...released, ended: [{ reservationId, accountId, kind, ownerId: entryId, transactionGroupId, amount }] };
     },
@@ -348,7 +350,14 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           accountId,
           releases
             .filter((release) => release.accountId === accountId)
-            .map((release) => ({ reservationId: release.reservationId, amount: release.amount, reason, userId, note: null })),
+            .map((release) => ({
+              reservationId: release.reservationId,
+              kind: 'kyc_limit' as const,
+              amount: release.amount,
+              reason,
+              userId,
+              note: null,
+            })),
         );
       }
       return {

@@ -24,8 +24,8 @@ export interface PostedCredits {
   /** The entries posted: ledger entry rows (id, account_id, amount, fee, transaction_group_id, provider_txn_ref, created_at, …). */
   entries: string;
   /**
-   * The money set aside of the credits posted, one row per credit with any: entry_id, account_id, amount (set aside),
-   * tier, limit_kind, limit_amount and credit_amount (the credit's amount).
+   * The money set aside of the credits posted, one row per credit with any: entry_id, account_id, kind (the
+   * reservation's), amount (set aside), tier, limit_kind (its reason), limit_amount and credit_amount (the credit's amount).
    */
   reservations: string;
   /**

@@ -5,27 +5,54 @@ import { CREDIT_LIMIT_REASONS } from '../policies/kyc-limits/credit-limits';
  * Every kind of reservation the ledger keeps, declared once: money on an account that may not be spent until the
  * reservation is posted (it becomes the transaction it was kept for), released, or expires. A new kind (a lien, a
  * payout awaiting approval) is one entry here; the feature that reserves it calls the ledger's reservations module
- * with it. ledger:verify refuses a reservation of a kind or reason not declared here.
+ * with it (reserve, release, post and ofOwner take the locks they need). ledger:verify refuses a reservation of a
+ * kind or reason not declared here, and a release whose reason its kind does not declare.
+ *
+ * `reasons` and `releaseReasons` are closed lists a program chooses from. A free-text reason a person gives (an
+ * operator's "why" when releasing, a note when placing) goes to the audit entry and the change's `note`, never to
+ * a declared reason.
  */
 export const RESERVATION_KINDS = {
   /**
    * The part of a credit over the customer's KYC limits (reason: which limit, with its amount), kept for the payer:
-   * released when the limits allow it, or posted by the settlement debit that returns it to its payer.
+   * released when the limits allow it (a tier rise, new limits), by an operator, or when the credit is reversed;
+   * posted by the settlement debit that returns it to its payer.
    */
-  kyc_limit: { reasons: CREDIT_LIMIT_REASONS, heldCredit: true, meaning: "over the customer's KYC limits" },
-  /** A dynamic account's mismatched payment, held whole, posted by the settlement debit that returns it to its payer. */
+  kyc_limit: {
+    reasons: CREDIT_LIMIT_REASONS,
+    releaseReasons: ['tier_raised', 'operator', 'credit_reversed'],
+    heldCredit: true,
+    meaning: "over the customer's KYC limits",
+    heldFor: "by the customer's KYC limits",
+  },
+  /**
+   * A dynamic account's mismatched payment, held whole, posted by the settlement debit that returns it to its payer;
+   * released by an operator or when the credit is reversed.
+   */
   payment_mismatch: {
     reasons: HELD_TO_RETURN_REASONS,
+    releaseReasons: ['operator', 'credit_reversed'],
     heldCredit: true,
     meaning: "a dynamic account's mismatched payment, to return to its payer",
+    heldFor: "to return to the payer: a dynamic account's mismatched payment",
   },
 } as const satisfies Record<string, ReservationKindDeclaration>;
 
 interface ReservationKindDeclaration {
-  /** What money of the kind is, in a few words, for the API's description of the reserved breakdown. */
+  /** What money of the kind is, in a few words, for the API's description of the reserved breakdown and the dashboard. */
   meaning: string;
+  /**
+   * Why such money may not be spent, as an `insufficient funds` refusal says it after "held " (kinds holding money
+   * on the account are joined by " and ").
+   */
+  heldFor: string;
   /** Why a reservation of the kind was made; the reason is stored with it and shown where the kind is. */
   reasons: readonly string[];
+  /**
+   * Why a reservation of the kind may be released (stored with the release); an expiry is no release and has no
+   * reason. A kind that holds a credit declares `credit_reversed` (the ledger releases it so when the credit goes).
+   */
+  releaseReasons: readonly string[];
   /**
    * The reservation holds a credit posted to the account (its owner is the credit's entry): the credit is judged
    * again if it is reversed or taken back (what was kept of it is released), and posting it is returning the money
@@ -36,11 +63,23 @@ interface ReservationKindDeclaration {
 
 export type ReservationKind = keyof typeof RESERVATION_KINDS;
 export type ReservationReason<Kind extends ReservationKind = ReservationKind> = (typeof RESERVATION_KINDS)[Kind]['reasons'][number];
+/** Why a reservation of the kind may be released; for a union of kinds, any of theirs (ledger:verify checks the pair). */
+export type ReleaseReason<Kind extends ReservationKind = ReservationKind> = (typeof RESERVATION_KINDS)[Kind]['releaseReasons'][number];
 
 export const RESERVATION_KIND_NAMES = Object.keys(RESERVATION_KINDS) as ReservationKind[];
 
+/** A kind whose reservations hold a credit (see heldCredit). */
+export type HeldCreditKind = {
+  [Kind in ReservationKind]: (typeof RESERVATION_KINDS)[Kind]['heldCredit'] extends true ? Kind : never;
+}[ReservationKind];
+
 /** The kinds whose reservations hold a credit (see heldCredit). */
-export const HELD_CREDIT_KINDS = RESERVATION_KIND_NAMES.filter((kind) => RESERVATION_KINDS[kind].heldCredit);
+export const HELD_CREDIT_KINDS = RESERVATION_KIND_NAMES.filter((kind): kind is HeldCreditKind => RESERVATION_KINDS[kind].heldCredit);
+
+/** Whether `reason` is one the kind declares for a release. */
+export function releasableFor(kind: ReservationKind, reason: string): boolean {
+  return (RESERVATION_KINDS[kind].releaseReasons as readonly string[]).includes(reason);
+}
 
 /** A list of kinds as an SQL list literal, e.g. for `kind IN (...)`: the names are this module's constants. */
 export function kindsSql(kinds: readonly ReservationKind[]): string {
@@ -53,4 +92,11 @@ export const HELD_CREDIT_KINDS_SQL = kindsSql(HELD_CREDIT_KINDS);
 /** Every (kind, reason) declared, as SQL VALUES rows for ledger:verify. */
 export function declaredReasonsSql(): string {
   return RESERVATION_KIND_NAMES.flatMap((kind) => RESERVATION_KINDS[kind].reasons.map((reason) => `('${kind}', '${reason}')`)).join(', ');
+}
+
+/** Every (kind, release reason) declared, as SQL VALUES rows for ledger:verify. */
+export function declaredReleaseReasonsSql(): string {
+  return RESERVATION_KIND_NAMES.flatMap((kind) => RESERVATION_KINDS[kind].releaseReasons.map((reason) => `('${kind}', '${reason}')`)).join(
+    ', ',
+  );
 }

@@ -4,19 +4,27 @@ import { customerLimitsSql } from '../policies/kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 import type { OpenHolds } from '../policies/kyc-limits/credit-limits';
 import { createLedgerRepo } from './ledger.repo';
-import { HELD_CREDIT_KINDS, HELD_CREDIT_KINDS_SQL, type ReservationKind, type ReservationReason } from './reservation-kinds';
+import {
+  HELD_CREDIT_KINDS,
+  HELD_CREDIT_KINDS_SQL,
+  releasableFor,
+  type HeldCreditKind,
+  type ReleaseReason,
+  type ReservationKind,
+  type ReservationReason,
+} from './reservation-kinds';
 
 /**
  * Reservations: money on an account set aside, which the account may not spend until the reservation is posted
  * (it becomes the transaction it was kept for, in whole or in part), released, or expires. The account's
  * held balance is the sum of its open reservations, and its customer's unheld balance moves the other way, in
  * the same transaction as the reservation's row. Written only by the ledger, always with the customer's row and
- * then the account's locked first (the posting statement writes the reservations of the credits it judges
- * itself: see posting-ctes).
+ * then the account's locked first: reserve, release, post and ofOwner take those locks themselves (in the order
+ * every posting takes them; taking them again in a transaction that holds them already is harmless), so a feature
+ * needs nothing else to set money aside. A caller touching several accounts locks them all first, together
+ * (lockAccounts), so two such transactions never wait for each other crosswise. The posting statement writes the
+ * reservations of the credits it judges itself (see posting-ctes).
  */
-
-/** Why a reservation was released. */
-export type ReleaseReason = 'tier_raised' | 'operator' | 'credit_reversed';
 
 export interface NewReservation<Kind extends ReservationKind = ReservationKind> {
   accountId: string;
@@ -30,13 +38,28 @@ export interface NewReservation<Kind extends ReservationKind = ReservationKind> 
   expiresAt?: Date | null;
 }
 
-/** Part (or all) of one reservation to release, and why. */
-export interface Release {
+/**
+ * Part (or all) of one reservation to release, and why: a reason its kind declares (a person's own words go to
+ * `note`). The kind is the reservation's: a release naming another is refused.
+ */
+export type Release = { [Kind in ReservationKind]: ReleaseOf<Kind> }[ReservationKind];
+
+interface ReleaseOf<Kind extends ReservationKind> {
   reservationId: string;
+  kind: Kind;
   amount: Kobo;
-  reason: ReleaseReason;
+  reason: ReleaseReason<Kind>;
   userId: string | null;
   note: string | null;
+}
+
+/** A reservation as its kind's feature reads it: what it was, and what it still holds. */
+export interface OwnedReservation {
+  reservationId: string;
+  tenantId: string;
+  accountId: string;
+  amount: Kobo;
+  open: Kobo;
 }
 
 /** Part (or all) of one reservation posted by an entry (written later in the same transaction): what it was kept for. */
@@ -128,8 +151,14 @@ export async function expireDue(trx: Trx, now: Date, limit = 500): Promise<Expir
   return expired;
 }
 
-/** The reservations' operations in a transaction; call each with the customer's row and then the account's locked. */
+/**
+ * The reservations' operations in a transaction: reserve, release, post and ofOwner take the customer's and then the
+ * account's lock themselves; call the others with those rows locked.
+ */
 export function createReservations(trx: Trx) {
+  /** The customers' rows and then the accounts', as every posting locks them (again: harmless when held already). */
+  const lock = (accountIds: string[]) => createLedgerRepo(trx).lockAccounts(trx, accountIds);
+
   /**
    * Releases what is still reserved of a credit of the account being reversed or taken back; the amount released (0
    * when none). Only the account's own reservations: the caller moves that account's held balance by the amount.
@@ -151,8 +180,9 @@ export function createReservations(trx: Trx) {
     return koboFromDb((result.rows[0] as { amount: string }).amount);
   }
 
-  /** Sets money aside on the account; the reservation's id. */
+  /** Sets money aside on the account (locking it first); the reservation's id. */
   async function reserve(reservation: NewReservation): Promise<string> {
+    await lock([reservation.accountId]);
     const id = uuidv7();
     await trx('ledger_reservations').insert({
       id,
@@ -170,10 +200,20 @@ export function createReservations(trx: Trx) {
     return id;
   }
 
-  /** Records one change of a reservation (posted or released) within what it still holds; refused beyond it. */
+  /**
+   * Records one change of a reservation (posted, or released: of the kind named) within what it still holds; refused
+   * beyond it.
+   */
   async function change(
     accountId: string,
-    change: { reservationId: string; amount: Kobo; outcome: 'posted' | 'released'; reason: ReleaseReason | null; entryId: string | null },
+    change: {
+      reservationId: string;
+      amount: Kobo;
+      outcome: 'posted' | 'released';
+      kind: ReservationKind | null;
+      reason: ReleaseReason | null;
+      entryId: string | null;
+    },
     by: { userId: string | null; note: string | null },
   ): Promise<void> {
     const column = change.outcome === 'posted' ? 'posted' : 'released';
@@ -181,6 +221,7 @@ export function createReservations(trx: Trx) {
       `WITH changed AS (
          UPDATE ledger_reservations SET ${column} = ${column} + CAST(:amount AS bigint)
           WHERE id = :reservation_id AND account_id = :account_id AND open_amount >= CAST(:amount AS bigint)
+            AND (CAST(:kind AS text) IS NULL OR kind = :kind)
          RETURNING id, tenant_id, account_id
        )
        INSERT INTO ledger_reservation_changes (id, reservation_id, tenant_id, account_id, outcome, amount, reason, entry_id, user_id, note)
@@ -191,6 +232,7 @@ export function createReservations(trx: Trx) {
         reservation_id: change.reservationId,
         account_id: accountId,
         amount: change.amount.toString(),
+        kind: change.kind,
         outcome: change.outcome,
         reason: change.reason,
         entry_id: change.entryId,
@@ -200,7 +242,7 @@ export function createReservations(trx: Trx) {
     );
     if (result.rows.length !== 1)
       throw new Error(
-        `reservation ${change.reservationId} does not have ${change.amount} kobo left to ${change.outcome === 'posted' ? 'post' : 'release'}`,
+        `reservation ${change.reservationId}${change.kind ? ` of kind ${change.kind}` : ''} does not have ${change.amount} kobo left to ${change.outcome === 'posted' ? 'post' : 'release'}`,
       );
   }
 
@@ -218,24 +260,73 @@ export function createReservations(trx: Trx) {
 
     reserve,
 
+    /** Releases (parts of) reservations of the account, each for a reason its kind declares; locks the account first. */
     async release(accountId: string, releases: Release[]): Promise<void> {
+      for (const release of releases)
+        if (!releasableFor(release.kind, release.reason))
+          throw new Error(`a ${release.kind} reservation is not released for ${release.reason}: its kind does not declare it`);
+      await lock([accountId]);
       for (const release of releases)
         await change(
           accountId,
-          { reservationId: release.reservationId, amount: release.amount, outcome: 'released', reason: release.reason, entryId: null },
+          {
+            reservationId: release.reservationId,
+            amount: release.amount,
+            outcome: 'released',
+            kind: release.kind,
+            reason: release.reason,
+            entryId: null,
+          },
           release,
         );
       await moveReserved(trx, [{ accountId, kobo: -releases.reduce((sum, release) => sum + release.amount, 0n) }]);
     },
 
-    /** Posts (part of) a reservation by the entry that takes the money for what it was kept (written next, in this transaction). */
+    /**
+     * Posts (part of) a reservation by the entry that takes the money for what it was kept (written next, in this
+     * transaction); locks the account first.
+     */
     async post(accountId: string, posting: Posting): Promise<void> {
+      await lock([accountId]);
       await change(
         accountId,
-        { reservationId: posting.reservationId, amount: posting.amount, outcome: 'posted', reason: null, entryId: posting.entryId },
+        {
+          reservationId: posting.reservationId,
+          amount: posting.amount,
+          outcome: 'posted',
+          kind: null,
+          reason: null,
+          entryId: posting.entryId,
+        },
         posting,
       );
       await moveReserved(trx, [{ accountId, kobo: -posting.amount }]);
+    },
+
+    /**
+     * The reservation of a kind kept for an owner (one per owner and kind), read under its account's lock (taken
+     * here, the customer's first): what it still holds stays so until the caller's transaction ends. Undefined when
+     * there is none.
+     */
+    async ofOwner(kind: ReservationKind, ownerId: string): Promise<OwnedReservation | undefined> {
+      const owned = () => trx('ledger_reservations').where({ kind, owner_id: ownerId });
+      const found: { account_id: string } | undefined = await owned().first('account_id');
+      if (!found) return undefined;
+      await lock([found.account_id]);
+      const row: { id: string; tenant_id: string; account_id: string; amount: string; open_amount: string } = await owned().first(
+        'id',
+        'tenant_id',
+        'account_id',
+        'amount',
+        'open_amount',
+      );
+      return {
+        reservationId: row.id,
+        tenantId: row.tenant_id,
+        accountId: row.account_id,
+        amount: koboFromDb(row.amount),
+        open: koboFromDb(row.open_amount),
+      };
     },
 
     /**
@@ -245,8 +336,8 @@ export function createReservations(trx: Trx) {
     async heldCredit(
       accountId: string,
       entryId: string,
-    ): Promise<{ reservationId: string; kind: ReservationKind; open: Kobo; posted: Kobo; transactionGroupId: string } | undefined> {
-      const row: { id: string; kind: ReservationKind; open_amount: string; posted: string; transaction_group_id: string } | undefined =
+    ): Promise<{ reservationId: string; kind: HeldCreditKind; open: Kobo; posted: Kobo; transactionGroupId: string } | undefined> {
+      const row: { id: string; kind: HeldCreditKind; open_amount: string; posted: string; transaction_group_id: string } | undefined =
         await trx('ledger_reservations as r')
           .join('ledger_entries as e', 'e.id', 'r.owner_id')
           .where({ 'r.account_id': accountId, 'r.owner_id': entryId })

@@ -285,6 +285,11 @@ describe('account page in a browser: dynamic terms, transfers, split rules and s
     const holding = await provision(sys, tenant.apiKey, { externalRef: 'transfer-held', name: 'Bola Ade' });
     await paymentLine(holding.AccountRef, await pay(holding.AccountRef, 60_000, { fee: 0 }));
     await open(`/dashboard/accounts/${holding.AccountRef}`);
+    // The account page shows what is held and, by kind, what holds it (only the kinds with money).
+    assert.deepEqual(
+      [await page.getByTestId('account-held').innerText(), await page.getByTestId('account-reserved').innerText()],
+      ['₦10,000.00', 'KYC limit: ₦10,000.00'],
+    );
     await page.getByRole('link', { name: 'Transfer', exact: true }).click();
     await page.getByRole('heading', { name: 'Transfer to another account' }).waitFor();
     await settled(page);

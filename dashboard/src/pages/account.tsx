@@ -16,6 +16,40 @@ const MISMATCH_HANDLING = { credit_and_flag: 'credit and flag', return: 'return 
 const VARIANCES = { exact: 'exact', under: 'under', over: 'over', after_expiry: 'after expiry' } as const;
 const ACTIONS = { none: 'accepted', flagged: 'flagged', return: 'held to return' } as const;
 
+/**
+ * A reservation kind's name as a label ("kyc_limit" → "KYC limit", "payment_mismatch" → "Payment mismatch"): the
+ * API answers the kinds by name only, so any kind the ledger declares is shown without the dashboard knowing it. A
+ * word of three letters or fewer is taken for an abbreviation.
+ */
+function reservationKindLabel(kind: string): string {
+  const words = kind.split('_').map((word) => (word.length <= 3 ? word.toUpperCase() : word));
+  const [first = '', ...rest] = words;
+  return [first.charAt(0).toUpperCase() + first.slice(1), ...rest].join(' ');
+}
+
+/**
+ * The account's held money and, beneath it, the kinds of reservation holding it: only the kinds with money, so the
+ * card stays short however many kinds the ledger declares.
+ */
+function HeldCard(props: { balances: DashboardAccount['balances'] }) {
+  const held = Object.entries(props.balances.reserved).filter(([, amount]) => amount !== '0.00');
+  return (
+    <div class="card">
+      <span class="card-label">Held</span>
+      <span class="card-value" data-testid="account-held">
+        {naira(props.balances.heldBalance)}
+      </span>
+      {held.length > 0 ? (
+        <ul class="card-breakdown small" data-testid="account-reserved" aria-label="Held by kind">
+          {held.map(([kind, amount]) => (
+            <li key={kind}>{`${reservationKindLabel(kind)}: ${naira(amount)}`}</li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
 /** A dynamic account's judgement of a payment line: what was expected, what came, and what became of it. */
 function Judgement(props: { entry: StatementLine['entry'] }) {
   const { entry } = props;
@@ -167,6 +201,7 @@ export function AccountPage() {
                   <span class="card-label">Pending</span>
                   <span class="card-value">{naira(data.balances.pendingCredits)}</span>
                 </div>
+                <HeldCard balances={data.balances} />
               </div>
               <Summary
                 items={[

@@ -6,6 +6,7 @@ import { formatKobo } from '../../../src/money';
 import { fundAccount, provisionAccount, statement, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call } from '../../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import { reservedOf } from '../../helpers/reserved';
 
 interface Line {
   entry: { ID: string; Direction: 'credit' | 'debit'; Amount: string; CreatedAt: string };
@@ -196,7 +197,7 @@ describe('statement and balance', () => {
         availableBalance: '1000.00',
         pendingCredits: '250.00',
         heldBalance: '0.00',
-        reserved: { kyc_limit: '0.00', payment_mismatch: '0.00' },
+        reserved: reservedOf(),
         inDeficit: false,
         asOf: undefined,
       },

@@ -9,6 +9,7 @@ import { createTenant, startStack, type Stack, type TestTenant } from '../../hel
 import { roleAllows, USER_ROLES } from '../../../src/http/roles';
 import { accountHolderName } from '../../../src/sandbox/names';
 import { unverifiedNin } from '../../helpers/sandbox-values';
+import { reservedOf } from '../../helpers/reserved';
 
 const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 /** The sandbox provider's name for DESTINATION, as a name lookup shows it to the operator. */
@@ -312,7 +313,7 @@ describe('dashboard API (/auth session routes)', () => {
         availableBalance: '0.00',
         pendingCredits: '0.00',
         heldBalance: '0.00',
-        reserved: { kyc_limit: '0.00', payment_mismatch: '0.00' },
+        reserved: reservedOf(),
         settleable: '0.00',
         settlesFrom: 'ledger',
         transferable: '0.00',

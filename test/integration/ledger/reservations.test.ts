@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { uuidv7 } from '../../../src/ids';
 import { createReservations, expireDue } from '../../../src/ledger/reservations';
 import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../../helpers/fixtures';
-import { call } from '../../helpers/http';
+import { call, eventually } from '../../helpers/http';
 import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import { reservedOf } from '../../helpers/reserved';
 
 const runCli = (...args: string[]) =>
   promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
@@ -36,17 +38,17 @@ describe('reservations: money set aside on an account', () => {
     const answered = await balance(account);
     assert.deepEqual(
       [answered.ledgerBalance, answered.heldBalance, answered.reserved],
-      ['70000.00', '20000.00', { kyc_limit: '20000.00', payment_mismatch: '0.00' }],
+      ['70000.00', '20000.00', reservedOf({ kyc_limit: '20000.00' })],
     );
     const viewer = await dashboardSession(stack, tenant.tenantId, 'viewer');
     const shown = (await call(stack.apiUrl, 'GET', `/auth/accounts/${account.AccountRef}`, { cookie: viewer })).body.balances;
     assert.deepEqual(
       [shown.heldBalance, shown.reserved, shown.settleable, shown.transferable],
       // Settling spends the ledger balance less what is reserved; a transfer only confirmed money less it (none yet).
-      ['20000.00', { kyc_limit: '20000.00', payment_mismatch: '0.00' }, '50000.00', '0.00'],
+      ['20000.00', reservedOf({ kyc_limit: '20000.00' }), '50000.00', '0.00'],
     );
     const found = (await call(stack.apiUrl, 'GET', `/auth/accounts?q=${account.AccountRef}`, { cookie: viewer })).body.accounts;
-    assert.deepEqual(found[0].balances.reserved, { kyc_limit: '20000.00', payment_mismatch: '0.00' });
+    assert.deepEqual(found[0].balances.reserved, reservedOf({ kyc_limit: '20000.00' }));
   });
 
   it('what an account may spend is one function of the database: the ledger balance less the reserved, less provisional money when asked', async () => {
@@ -93,13 +95,156 @@ describe('reservations: money set aside on an account', () => {
       ].sort(),
     );
     const undeclared = await problemsWith(
-      () => row().update({ kind: 'lien' }),
+      () => row().update({ kind: 'undeclared_kind' }),
       () => row().update({ kind: 'kyc_limit' }),
     );
     assert.deepEqual(
-      undeclared.problems.map((problem) => [problem.check, problem.detail.startsWith(`reservation ${reservation.id} (lien single_credit`)]),
+      undeclared.problems.map((problem) => [
+        problem.check,
+        problem.detail.startsWith(`reservation ${reservation.id} (undeclared_kind single_credit`),
+      ]),
       [['holds', true]],
     );
+    assert.deepEqual(await verifyLedger(), []);
+  });
+
+  it("ledger:verify fails on a release whose reason is not one its reservation's kind declares", async () => {
+    // Two accounts, each with a KYC-held payment of which an operator released 1,000.00 (a person's words in the note).
+    const released = async () => {
+      const account = await provisionAccount(stack, tenant.apiKey);
+      assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 70_050, fee: 50 }))).status, 200);
+      const { id: reservationId } = await db()('ledger_reservations').where({ account_id: account.ID }).first('id');
+      await db().transaction((trx) =>
+        createReservations(trx).release(account.ID, [
+          { reservationId, kind: 'kyc_limit', amount: 1_000_00n, reason: 'operator', userId: null, note: 'a person says why' },
+        ]),
+      );
+      const change = await db()('ledger_reservation_changes').where({ reservation_id: reservationId }).first('id', 'reason', 'note');
+      assert.deepEqual([change.reason, change.note], ['operator', 'a person says why']);
+      return { reservationId, changeId: change.id as string };
+    };
+    const undeclared = await released();
+    const otherKinds = await released();
+    const reservation = (id: string) => db()('ledger_reservations').where({ id });
+    const change = (id: string) => db()('ledger_reservation_changes').where({ id });
+
+    // A reason no kind declares; and one another kind declares (a tier rise releases KYC-limit money, not a mismatch).
+    await change(undeclared.changeId).update({ reason: 'lifted' });
+    await reservation(otherKinds.reservationId).update({ kind: 'payment_mismatch', reason: 'amount_mismatch' });
+    await change(otherKinds.changeId).update({ reason: 'tier_raised' });
+    try {
+      const { problems } = (await runCli('ledger:verify', '--json').then(
+        () => assert.fail('ledger:verify passed with the faults planted'),
+        (failed: { stdout: string }) => JSON.parse(failed.stdout),
+      )) as { problems: Array<{ check: string; detail: string }> };
+      assert.deepEqual(
+        problems.map((problem) => [problem.check, problem.detail]).sort(),
+        [
+          [
+            'holds',
+            `release ${undeclared.changeId} of reservation ${undeclared.reservationId} (kyc_limit): reason lifted is not one its kind declares`,
+          ],
+          [
+            'holds',
+            `release ${otherKinds.changeId} of reservation ${otherKinds.reservationId} (payment_mismatch): reason tier_raised is not one its kind declares`,
+          ],
+        ].sort(),
+      );
+    } finally {
+      await change(undeclared.changeId).update({ reason: 'operator' });
+      await reservation(otherKinds.reservationId).update({ kind: 'kyc_limit', reason: 'single_credit' });
+      await change(otherKinds.changeId).update({ reason: 'operator' });
+    }
+    assert.deepEqual(await verifyLedger(), []);
+  });
+
+  it("reserve, release, post and ofOwner take the customer's lock and then the account's themselves, as every posting does", async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 70_050, fee: 50 }))).status, 200);
+    const held = await db()('ledger_reservations').where({ account_id: account.ID }).first('id', 'owner_id', 'tenant_id');
+    const { customer_id: customerId } = await db()('virtual_accounts').where({ id: account.ID }).first('customer_id');
+    const rolledBack = new Error('rolled back');
+    // With the customer's row locked elsewhere, the operation waits for it before it touches the account: a writer
+    // that took the account's row first (then the customer's) could deadlock with a posting, which takes them the
+    // other way. Each operation runs in a transaction of its own, rolled back.
+    const accountFreeWhileCustomerWaited = async (operation: (reservations: ReturnType<typeof createReservations>) => Promise<unknown>) => {
+      const holder = await db().transaction();
+      await holder.raw('SELECT id FROM customers WHERE id = ? FOR NO KEY UPDATE', [customerId]);
+      let pid: number | undefined;
+      const running = db()
+        .transaction(async (trx) => {
+          pid = (await trx.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+          await operation(createReservations(trx));
+          throw rolledBack;
+        })
+        .catch((error: unknown) => {
+          if (error !== rolledBack) throw error;
+        });
+      try {
+        await eventually(
+          async () =>
+            pid !== undefined &&
+            (await db().raw('SELECT wait_event_type FROM pg_stat_activity WHERE pid = ?', [pid])).rows[0]?.wait_event_type === 'Lock',
+          { what: 'the operation waiting for a lock' },
+        );
+        return await db().transaction((trx) =>
+          trx.raw('SELECT id FROM virtual_accounts WHERE id = ? FOR NO KEY UPDATE NOWAIT', [account.ID]).then(
+            () => true,
+            (error: { code?: string }) => {
+              if (error.code === '55P03') return false;
+              throw error;
+            },
+          ),
+        );
+      } finally {
+        await holder.rollback();
+        await running;
+      }
+    };
+
+    assert.equal(
+      await accountFreeWhileCustomerWaited((reservations) =>
+        reservations.reserve({
+          accountId: account.ID,
+          kind: 'payment_mismatch',
+          reason: 'amount_mismatch',
+          ownerId: held.owner_id,
+          amount: 1n,
+        }),
+      ),
+      true,
+      'reserve',
+    );
+    assert.equal(
+      await accountFreeWhileCustomerWaited((reservations) =>
+        reservations.release(account.ID, [
+          { reservationId: held.id, kind: 'kyc_limit', amount: 1n, reason: 'operator', userId: null, note: null },
+        ]),
+      ),
+      true,
+      'release',
+    );
+    assert.equal(
+      await accountFreeWhileCustomerWaited((reservations) =>
+        reservations.post(account.ID, { reservationId: held.id, entryId: uuidv7(), amount: 1n, userId: null, note: null }),
+      ),
+      true,
+      'post',
+    );
+    assert.equal(
+      await accountFreeWhileCustomerWaited(async (reservations) =>
+        assert.deepEqual(await reservations.ofOwner('kyc_limit', held.owner_id), {
+          reservationId: held.id,
+          tenantId: held.tenant_id,
+          accountId: account.ID,
+          amount: 20_000_00n,
+          open: 20_000_00n,
+        }),
+      ),
+      true,
+      'ofOwner',
+    );
+    assert.equal(await db().transaction((trx) => createReservations(trx).ofOwner('kyc_limit', uuidv7())), undefined);
     assert.deepEqual(await verifyLedger(), []);
   });
 
@@ -148,7 +293,7 @@ describe('reservations: money set aside on an account', () => {
       .select('reservation_id', 'outcome', 'amount', 'reason');
     assert.deepEqual(changes, [{ reservation_id: due, outcome: 'expired', amount: '300000', reason: null }]);
     const after = await balance(account);
-    assert.deepEqual([after.heldBalance, after.reserved], ['2000.00', { kyc_limit: '0.00', payment_mismatch: '2000.00' }]);
+    assert.deepEqual([after.heldBalance, after.reserved], ['2000.00', reservedOf({ payment_mismatch: '2000.00' })]);
     assert.equal((await settle(account, '8000.00')).status, 202);
     assert.deepEqual(await verifyLedger(), []);
   });
