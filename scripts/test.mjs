@@ -1,5 +1,5 @@
 // `npm test`: checks import boundaries and formatting (lint), provisions what the tests need, then runs every
-// layer (unit, workflows, integration, sdk, e2e, browser, resilience, contract) in two lanes side by side (LANES).
+// layer (unit, workflows, integration, sdk, e2e, browser, resilience, contract) in three lanes side by side (LANES).
 // Each lane of a run starts its own in-memory Temporal dev server on a free port (never npm start's on 7233, even
 // when one answers there or TEMPORAL_ADDRESS is set) and uses its own database, so a running `npm start` is untouched.
 //   npm test                      every layer
@@ -9,7 +9,7 @@
 //   npm test -- record-histories  on demand only: re-record the histories the replay test replays
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureDependencies, prepareCode } from './lib/build.mjs';
@@ -26,12 +26,14 @@ import { ensureTestServerExecutable } from './infra/test-server.mjs';
 const LAYERS = ['lint', 'unit', 'workflows', 'integration', 'sdk', 'e2e', 'browser', 'resilience', 'contract'];
 /**
  * The test layers in lanes that run side by side, each lane's layers one after another. Most of a layer's time is
- * waiting (timers, polls, a provider's delays), so two lanes on two cores finish in about the time of the longer
- * one. Each lane has a database and a Temporal server of its own, so no test sees another lane's rows or workflows.
- * The lanes are balanced by the layers' times: integration is the longest by far.
+ * waiting (timers, polls, a provider's delays), not CPU, so three lanes on two cores finish in about the time of the
+ * longest. Each lane has a database and a Temporal server of its own, so no test sees another lane's rows or
+ * workflows. The lanes are balanced by the layers' times: integration, by far the longest, runs as two parts (its
+ * test files taken alternately), each in a lane of its own.
  */
 const LANES = [
-  ['integration', 'sdk', 'contract'],
+  [{ layer: 'integration', part: 1, of: 2 }, 'sdk'],
+  [{ layer: 'integration', part: 2, of: 2 }, 'contract'],
   ['unit', 'workflows', 'record-histories', 'e2e', 'browser', 'resilience'],
 ];
 /** Run only when named: each maps to its directory under dist/test. */
@@ -110,6 +112,15 @@ function runMocha(args, { env, prefix }) {
   });
 }
 
+/** The test files of a layer's directory (relative to the repository) that make part `part` of `of`: every `of`-th, in path order. */
+function testFilesOfPart(directory, part, of) {
+  return readdirSync(join(repoRoot(), directory), { recursive: true })
+    .filter((file) => file.endsWith('.test.js'))
+    .sort()
+    .filter((_, index) => index % of === part - 1)
+    .map((file) => join(directory, file));
+}
+
 /** Runs one lane's layers in order against a database and a Temporal server of the lane's own, adding each outcome to `results`. */
 async function runLane(layers, { grep, postgres, shared, prefix, results }) {
   const temporal = await startIsolatedTemporal({ log: makeLogger(prefix ? `temporal ${prefix.trim()}` : 'temporal') });
@@ -126,13 +137,14 @@ async function runLane(layers, { grep, postgres, shared, prefix, results }) {
   };
   try {
     await runCli(['db:migrate'], { env });
-    for (const layer of layers) {
-      const directory = Object.hasOwn(ON_DEMAND, layer) ? ON_DEMAND[layer] : layer;
-      if (!existsSync(join(repoRoot(), 'dist', 'test', directory))) {
-        log(`${prefix}layer: ${layer} has no tests yet; skipped`);
+    for (const { layer, part, of } of layers) {
+      const name = part ? `${layer} (part ${part} of ${of})` : layer;
+      const directory = join('dist', 'test', Object.hasOwn(ON_DEMAND, layer) ? ON_DEMAND[layer] : layer);
+      if (!existsSync(join(repoRoot(), directory))) {
+        log(`${prefix}layer: ${name} has no tests yet; skipped`);
         continue;
       }
-      log(`${prefix}layer: ${layer}`);
+      log(`${prefix}layer: ${name}`);
       const started = Date.now();
       const args = [
         join(repoRoot(), 'node_modules', 'mocha', 'bin', 'mocha.js'),
@@ -145,10 +157,10 @@ async function runLane(layers, { grep, postgres, shared, prefix, results }) {
         '--timeout',
         String(TIMEOUTS[layer]),
         ...(grep ? ['--grep', grep] : []),
-        join('dist', 'test', directory),
+        ...(part ? testFilesOfPart(directory, part, of) : [directory]),
       ];
       const ok = await runMocha(args, { env, prefix });
-      results.push({ layer, ok, took: (Date.now() - started) / 1000 });
+      results.push({ layer: name, order: LAYERS.indexOf(layer), ok, took: (Date.now() - started) / 1000 });
     }
   } finally {
     await database.drop().catch((error) => log(`could not drop the test database: ${error.message}`));
@@ -192,9 +204,19 @@ async function runTestLayers(layers, grep, results) {
     METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',
   };
-  const lanes = LANES.map((lane) => lane.filter((layer) => layers.includes(layer))).filter((lane) => lane.length);
+  const lanes = LANES.map((lane) =>
+    lane.map((entry) => (typeof entry === 'string' ? { layer: entry } : entry)).filter(({ layer }) => layers.includes(layer)),
+  ).filter((lane) => lane.length);
   const outcomes = await Promise.allSettled(
-    lanes.map((lane) => runLane(lane, { grep, postgres, shared, prefix: lanes.length > 1 ? `[${lane.join(' ')}] ` : '', results })),
+    lanes.map((lane) =>
+      runLane(lane, {
+        grep,
+        postgres,
+        shared,
+        prefix: lanes.length > 1 ? `[${lane.map(({ layer, part }) => (part ? `${layer} ${part}` : layer)).join(' ')}] ` : '',
+        results,
+      }),
+    ),
   );
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;
@@ -208,12 +230,12 @@ async function main() {
     await ensureDependencies({ log });
     log('layer: lint');
     const lintStarted = Date.now();
-    results.push({ layer: 'lint', ok: await lint({ log: makeLogger('lint') }), took: (Date.now() - lintStarted) / 1000 });
+    results.push({ layer: 'lint', order: 0, ok: await lint({ log: makeLogger('lint') }), took: (Date.now() - lintStarted) / 1000 });
   }
   const testLayers = layers.filter((layer) => layer !== 'lint');
   if (testLayers.length) await runTestLayers(testLayers, grep, results);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
-  results.sort((a, b) => LAYERS.indexOf(a.layer) - LAYERS.indexOf(b.layer));
+  results.sort((a, b) => a.order - b.order || a.layer.localeCompare(b.layer));
   log(`${results.map(({ layer, ok, took }) => `${layer}: ${ok ? 'passed' : 'FAILED'} (${took.toFixed(0)} s)`).join(', ')} (${seconds} s)`);
   process.exit(results.every(({ ok }) => ok) ? 0 : 1);
 }
