@@ -7,6 +7,7 @@
 //   npm test -- lint              only the checks of sources (also `npm run lint`): nothing is provisioned
 //   npm test -- --grep settle     mocha's grep, across the chosen layers
 //   npm test -- record-histories  on demand only: re-record the histories the replay test replays
+//   npm test -- --serial          the layers one after another in one lane (a machine busy with other work)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
@@ -55,7 +56,11 @@ const log = makeLogger('test');
 function parseArgs(argv) {
   const layers = argv.filter((arg) => LAYERS.includes(arg) || Object.hasOwn(ON_DEMAND, arg));
   const grepAt = argv.indexOf('--grep');
-  return { layers: layers.length ? layers : LAYERS, grep: grepAt >= 0 ? argv[grepAt + 1] : undefined };
+  return {
+    layers: layers.length ? layers : LAYERS,
+    grep: grepAt >= 0 ? argv[grepAt + 1] : undefined,
+    serial: argv.includes('--serial'),
+  };
 }
 
 function withDatabase(url, database) {
@@ -170,7 +175,7 @@ async function runLane(layers, { grep, postgres, shared, prefix, results }) {
 }
 
 /** Provisions what the chosen layers need, then runs their lanes side by side, adding each layer's outcome to `results`. */
-async function runTestLayers(layers, grep, results) {
+async function runTestLayers(layers, { grep, serial }, results) {
   const started = Date.now();
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
@@ -205,9 +210,11 @@ async function runTestLayers(layers, grep, results) {
     METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',
   };
-  const lanes = LANES.map((lane) =>
-    lane.map((entry) => (typeof entry === 'string' ? { layer: entry } : entry)).filter(({ layer }) => layers.includes(layer)),
-  ).filter((lane) => lane.length);
+  const lanes = (serial ? [[...LAYERS, ...Object.keys(ON_DEMAND)]] : LANES)
+    .map((lane) =>
+      lane.map((entry) => (typeof entry === 'string' ? { layer: entry } : entry)).filter(({ layer }) => layers.includes(layer)),
+    )
+    .filter((lane) => lane.length);
   const outcomes = await Promise.allSettled(
     lanes.map((lane) =>
       runLane(lane, {
@@ -224,7 +231,7 @@ async function runTestLayers(layers, grep, results) {
 }
 
 async function main() {
-  const { layers, grep } = parseArgs(process.argv.slice(2));
+  const { layers, grep, serial } = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const results = [];
   if (layers.includes('lint')) {
@@ -234,7 +241,7 @@ async function main() {
     results.push({ layer: 'lint', order: 0, ok: await lint({ log: makeLogger('lint') }), took: (Date.now() - lintStarted) / 1000 });
   }
   const testLayers = layers.filter((layer) => layer !== 'lint');
-  if (testLayers.length) await runTestLayers(testLayers, grep, results);
+  if (testLayers.length) await runTestLayers(testLayers, { grep, serial }, results);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   results.sort((a, b) => a.order - b.order || a.layer.localeCompare(b.layer));
   log(`${results.map(({ layer, ok, took }) => `${layer}: ${ok ? 'passed' : 'FAILED'} (${took.toFixed(0)} s)`).join(', ')} (${seconds} s)`);
