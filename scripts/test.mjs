@@ -1,15 +1,18 @@
 // `npm test`: checks import boundaries and formatting (lint), provisions what the tests need, then runs every
-// layer (unit, workflows, integration, sdk, e2e, browser, resilience, contract).
-// Each run starts its own in-memory Temporal dev server on a free port (never npm start's on 7233, even when
-// one answers there or TEMPORAL_ADDRESS is set) and uses its own database, so a running `npm start` is untouched.
+// layer (unit, workflows, integration, sdk, e2e, browser, resilience, contract) in three lanes side by side (LANES).
+// Each lane of a run starts its own in-memory Temporal dev server on a free port (never npm start's on 7233, even
+// when one answers there or TEMPORAL_ADDRESS is set) and uses its own database, so a running `npm start` is untouched.
 //   npm test                      every layer
 //   npm test -- unit integration  some layers
 //   npm test -- lint              only the checks of sources (also `npm run lint`): nothing is provisioned
 //   npm test -- --grep settle     mocha's grep, across the chosen layers
 //   npm test -- record-histories  on demand only: re-record the histories the replay test replays
+//   npm test -- --serial          the layers one after another in one lane (a machine busy with other work)
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { ensureDependencies, prepareCode } from './lib/build.mjs';
 import { lint } from './lib/lint.mjs';
 import { repoRoot } from './lib/paths.mjs';
@@ -22,6 +25,19 @@ import { ensureSchemathesis } from './infra/schemathesis.mjs';
 import { ensureTestServerExecutable } from './infra/test-server.mjs';
 
 const LAYERS = ['lint', 'unit', 'workflows', 'integration', 'sdk', 'e2e', 'browser', 'resilience', 'contract'];
+/**
+ * The test layers in lanes that run side by side, each lane's layers one after another. Most of a layer's time is
+ * waiting (timers, polls, a provider's delays), not CPU, so three lanes on two cores finish in about the time of the
+ * longest. Each lane has a database and a Temporal server of its own, so no test sees another lane's rows or
+ * workflows. The lanes are balanced by the layers' times on a quiet machine: integration (14 minutes) runs as two
+ * parts, its test files taken alternately, each followed by shorter layers; resilience (7, its soak 3) beside
+ * workflows (2).
+ */
+const LANES = [
+  [{ layer: 'integration', part: 1, of: 2 }, 'sdk', 'browser'],
+  [{ layer: 'integration', part: 2, of: 2 }, 'e2e', 'contract'],
+  ['unit', 'workflows', 'record-histories', 'resilience'],
+];
 /** Run only when named: each maps to its directory under dist/test. */
 const ON_DEMAND = { 'record-histories': 'replay' };
 const TIMEOUTS = {
@@ -40,7 +56,11 @@ const log = makeLogger('test');
 function parseArgs(argv) {
   const layers = argv.filter((arg) => LAYERS.includes(arg) || Object.hasOwn(ON_DEMAND, arg));
   const grepAt = argv.indexOf('--grep');
-  return { layers: layers.length ? layers : LAYERS, grep: grepAt >= 0 ? argv[grepAt + 1] : undefined };
+  return {
+    layers: layers.length ? layers : LAYERS,
+    grep: grepAt >= 0 ? argv[grepAt + 1] : undefined,
+    serial: argv.includes('--serial'),
+  };
 }
 
 function withDatabase(url, database) {
@@ -75,33 +95,105 @@ async function createTestDatabase(adminUrl) {
   }
 }
 
-/** Provisions a database and a Temporal server of the run's own, runs each layer's mocha suite and adds its outcome to `results`. */
-async function runTestLayers(layers, grep, results) {
+/** Runs mocha, its output prefixed with `prefix` on every line when given (lanes running side by side), else as it is. */
+function runMocha(args, { env, prefix }) {
+  if (!prefix) return run(process.execPath, args, { cwd: repoRoot(), env, stdio: 'inherit' }).then((result) => result.ok);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...args, ...(process.stdout.isTTY ? ['--color'] : [])], {
+      cwd: repoRoot(),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const [stream, out] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      createInterface({ input: stream }).on('line', (line) => out.write(`${prefix}${line}\n`));
+    }
+    child.on('error', (error) => {
+      log(`${prefix}could not start mocha: ${error.message}`);
+      resolve(false);
+    });
+    child.on('close', (code) => resolve(code === 0));
+  });
+}
+
+/** The test files of a layer's directory (relative to the repository) that make part `part` of `of`: every `of`-th, in path order. */
+function testFilesOfPart(directory, part, of) {
+  return readdirSync(join(repoRoot(), directory), { recursive: true })
+    .filter((file) => file.endsWith('.test.js'))
+    .sort()
+    .filter((_, index) => index % of === part - 1)
+    .map((file) => join(directory, file));
+}
+
+/** Runs one lane's layers in order against a database and a Temporal server of the lane's own, adding each outcome to `results`. */
+async function runLane(layers, { grep, postgres, shared, prefix, results }) {
+  const temporal = await startIsolatedTemporal({ log: makeLogger(prefix ? `temporal ${prefix.trim()}` : 'temporal') });
+  const database = await createTestDatabase(postgres.url).catch(async (error) => {
+    await temporal.stop();
+    throw error;
+  });
+  log(`${prefix}database ${new URL(database.url).pathname.slice(1)}, temporal ${temporal.address}`);
+  const env = {
+    ...shared,
+    DATABASE_URL: database.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
+  };
+  try {
+    await runCli(['db:migrate'], { env });
+    for (const { layer, part, of } of layers) {
+      const name = part ? `${layer} (part ${part} of ${of})` : layer;
+      const directory = join('dist', 'test', Object.hasOwn(ON_DEMAND, layer) ? ON_DEMAND[layer] : layer);
+      if (!existsSync(join(repoRoot(), directory))) {
+        log(`${prefix}layer: ${name} has no tests yet; skipped`);
+        continue;
+      }
+      log(`${prefix}layer: ${name}`);
+      const started = Date.now();
+      const args = [
+        join(repoRoot(), 'node_modules', 'mocha', 'bin', 'mocha.js'),
+        '--enable-source-maps',
+        '--recursive',
+        '--exit',
+        // The spec reporter, which also tells the tests' waits when mocha will time out what is running.
+        '--reporter',
+        join('dist', 'test', 'helpers', 'reporter.js'),
+        '--timeout',
+        String(TIMEOUTS[layer]),
+        ...(grep ? ['--grep', grep] : []),
+        ...(part ? testFilesOfPart(directory, part, of) : [directory]),
+      ];
+      const ok = await runMocha(args, { env, prefix });
+      results.push({ layer: name, order: LAYERS.indexOf(layer), ok, took: (Date.now() - started) / 1000 });
+    }
+  } finally {
+    await database.drop().catch((error) => log(`could not drop the test database: ${error.message}`));
+    await temporal.stop();
+  }
+}
+
+/** Provisions what the chosen layers need, then runs their lanes side by side, adding each layer's outcome to `results`. */
+async function runTestLayers(layers, { grep, serial }, results) {
   const started = Date.now();
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
-  const temporal = await startIsolatedTemporal({ log: makeLogger('temporal') });
   const testServer =
     layers.includes('workflows') || layers.includes('record-histories')
       ? await ensureTestServerExecutable({ log: makeLogger('test-server') })
       : null;
   const schemathesis = layers.includes('contract') ? await ensureSchemathesis({ log: makeLogger('schemathesis') }) : null;
   const chromium = layers.includes('browser') ? await ensureChromium({ log: makeLogger('chromium') }) : null;
-  const database = await createTestDatabase(postgres.url);
-  log(
-    `provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s (database ${new URL(database.url).pathname.slice(1)}, temporal ${temporal.address})`,
-  );
+  log(`provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  const env = {
+  const shared = {
     ...process.env,
     NODE_ENV: 'test',
     // The sandbox provider and the example secrets; the tests of the production checks unset it.
     ALLOW_DEVELOPMENT_SETTINGS: 'true',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    DATABASE_URL: database.url,
     TEST_ADMIN_DATABASE_URL: postgres.url,
-    TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
     TEMPORAL_TEST_SERVER: testServer?.path ?? '',
     SCHEMATHESIS_BIN: schemathesis?.bin ?? '',
     CHROMIUM_PATH: chromium?.path ?? '',
@@ -118,50 +210,41 @@ async function runTestLayers(layers, grep, results) {
     METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',
   };
-  try {
-    await runCli(['db:migrate'], { env });
-    for (const layer of layers) {
-      const directory = Object.hasOwn(ON_DEMAND, layer) ? ON_DEMAND[layer] : layer;
-      if (!existsSync(join(repoRoot(), 'dist', 'test', directory))) {
-        log(`layer: ${layer} has no tests yet; skipped`);
-        continue;
-      }
-      log(`layer: ${layer}`);
-      const args = [
-        join(repoRoot(), 'node_modules', 'mocha', 'bin', 'mocha.js'),
-        '--enable-source-maps',
-        '--recursive',
-        '--exit',
-        // The spec reporter, which also tells the tests' waits when mocha will time out what is running.
-        '--reporter',
-        join('dist', 'test', 'helpers', 'reporter.js'),
-        '--timeout',
-        String(TIMEOUTS[layer]),
-        ...(grep ? ['--grep', grep] : []),
-        join('dist', 'test', directory),
-      ];
-      const result = await run(process.execPath, args, { cwd: repoRoot(), env, stdio: 'inherit' });
-      results.push({ layer, ok: result.ok });
-    }
-  } finally {
-    await database.drop().catch((error) => log(`could not drop the test database: ${error.message}`));
-    await temporal.stop();
-  }
+  const lanes = (serial ? [[...LAYERS, ...Object.keys(ON_DEMAND)]] : LANES)
+    .map((lane) =>
+      lane.map((entry) => (typeof entry === 'string' ? { layer: entry } : entry)).filter(({ layer }) => layers.includes(layer)),
+    )
+    .filter((lane) => lane.length);
+  const outcomes = await Promise.allSettled(
+    lanes.map((lane) =>
+      runLane(lane, {
+        grep,
+        postgres,
+        shared,
+        prefix: lanes.length > 1 ? `[${lane.map(({ layer, part }) => (part ? `${layer} ${part}` : layer)).join(' ')}] ` : '',
+        results,
+      }),
+    ),
+  );
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 async function main() {
-  const { layers, grep } = parseArgs(process.argv.slice(2));
+  const { layers, grep, serial } = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const results = [];
   if (layers.includes('lint')) {
     await ensureDependencies({ log });
     log('layer: lint');
-    results.push({ layer: 'lint', ok: await lint({ log: makeLogger('lint') }) });
+    const lintStarted = Date.now();
+    results.push({ layer: 'lint', order: 0, ok: await lint({ log: makeLogger('lint') }), took: (Date.now() - lintStarted) / 1000 });
   }
   const testLayers = layers.filter((layer) => layer !== 'lint');
-  if (testLayers.length) await runTestLayers(testLayers, grep, results);
+  if (testLayers.length) await runTestLayers(testLayers, { grep, serial }, results);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
-  log(`${results.map(({ layer, ok }) => `${layer}: ${ok ? 'passed' : 'FAILED'}`).join(', ')} (${seconds} s)`);
+  results.sort((a, b) => a.order - b.order || a.layer.localeCompare(b.layer));
+  log(`${results.map(({ layer, ok, took }) => `${layer}: ${ok ? 'passed' : 'FAILED'} (${took.toFixed(0)} s)`).join(', ')} (${seconds} s)`);
   process.exit(results.every(({ ok }) => ok) ? 0 : 1);
 }
 

@@ -14,8 +14,6 @@ const DRAIN_LIMIT = 200;
 const DRAIN_BUDGET_MS = 5_000;
 /** While the batcher's room is full and credits wait, it looks this often for a batch that ended. */
 const BATCH_ROOM_RECHECK_MS = 100;
-/** How often the worker looks for balance sweeps whose Schedule has not followed a change (the API pushes each at once). */
-const BALANCE_SWEEP_SCHEDULES_INTERVAL_MS = 5_000;
 /** How often the worker marks expired the dynamic accounts past their expiry. */
 const ACCOUNT_EXPIRY_INTERVAL_MS = 1_000;
 /** After a failed pass (the database or Temporal unreachable), the loop waits this long. */
@@ -31,8 +29,8 @@ const ERROR_PAUSE_MS = 5_000;
  * room for open batches is full, it looks again every BATCH_ROOM_RECHECK_MS, so a backlog takes the room
  * a batch leaves at once, not a window later. The event dispatcher turns recorded events into deliveries
  * to subscribed endpoints every EVENT_DISPATCH_INTERVAL, and at once again while more are waiting. The
- * balance sweep schedules loop brings into line the Temporal Schedule of every sweep changed while its
- * push after the commit could not reach Temporal. The account expiry loop marks expired the dynamic accounts
+ * balance sweep schedules loop brings into line, every BALANCE_SWEEP_SCHEDULES_SYNC_INTERVAL, the Temporal Schedule
+ * of every sweep changed while its push after the commit could not reach Temporal. The account expiry loop marks expired the dynamic accounts
  * past their expiry every ACCOUNT_EXPIRY_INTERVAL_MS: a status only, since a payment is judged by the account's
  * `expiresAt` itself.
  */
@@ -42,7 +40,10 @@ export function startWorkerLoops(deps: {
   dispatcher: EventDispatcher;
   balanceSweepSchedules: Pick<BalanceSweepSchedules, 'syncPending'>;
   accounts: Pick<AccountsService, 'expireDue'>;
-  config: Pick<Config, 'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL' | 'EVENT_DISPATCH_INTERVAL'>;
+  config: Pick<
+    Config,
+    'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL' | 'EVENT_DISPATCH_INTERVAL' | 'BALANCE_SWEEP_SCHEDULES_SYNC_INTERVAL'
+  >;
   logger: Logger;
 }) {
   const { batcher, starter, dispatcher, balanceSweepSchedules, accounts, config, logger } = deps;
@@ -85,7 +86,7 @@ export function startWorkerLoops(deps: {
     loop('event dispatcher', async () => ((await dispatcher.pass()).full ? 0 : config.EVENT_DISPATCH_INTERVAL)),
     loop('balance sweep schedules', async () => {
       await balanceSweepSchedules.syncPending();
-      return BALANCE_SWEEP_SCHEDULES_INTERVAL_MS;
+      return config.BALANCE_SWEEP_SCHEDULES_SYNC_INTERVAL;
     }),
     loop('account expiry', async () => ((await accounts.expireDue()).full ? 0 : ACCOUNT_EXPIRY_INTERVAL_MS)),
   ];

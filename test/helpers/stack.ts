@@ -68,6 +68,8 @@ export async function startStack(overrides: Record<string, string> = {}, options
     SANDBOX_WEBHOOK_URL: `${apiUrl}/webhooks/provider`,
     TEMPORAL_TASK_QUEUE: `${process.env.TEMPORAL_TASK_QUEUE ?? 'test'}-${randomBytes(4).toString('hex')}`,
     DYNAMIC_ACCOUNT_RETURNS_INTERVAL: '1s',
+    // A sweep's Schedule that missed its push is brought in line within a test's wait, not the worker's 5 s.
+    BALANCE_SWEEP_SCHEDULES_SYNC_INTERVAL: '250ms',
     ...overrides,
   });
   const logger = createLogger(config.LOG_LEVEL, 'test');

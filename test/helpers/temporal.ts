@@ -1,20 +1,27 @@
 import { TestWorkflowEnvironment, type TimeSkippingTestWorkflowEnvironmentOptions } from '@temporalio/testing';
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createLogger } from '../../src/logger';
 import { registerSearchAttributes } from '../../src/main/register-search-attributes';
+import { staleness, WORKFLOW_BUNDLE_PATH } from '../../src/main/workflow-bundle';
 import { installTemporalRuntimeLogging } from '../../src/temporal/runtime-logging';
 import { startTimeSkippingServer } from './time-skipping-server';
 
 installTemporalRuntimeLogging(createLogger(process.env.LOG_LEVEL ?? 'silent', 'temporal-test'));
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let bundle: Promise<WorkflowBundleOption> | undefined;
 
-/** Webpack runs once per test process; every worker reuses the bundle. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-  });
+/**
+ * The bundle the build wrote when it matches the compiled workflows (npm test builds before every run), as the worker
+ * process uses it; else webpack, once per test process. Every worker of the process reuses it.
+ */
+export function workflowBundle(): Promise<WorkflowBundleOption> {
+  bundle ??=
+    staleness() === null
+      ? Promise.resolve({ codePath: WORKFLOW_BUNDLE_PATH })
+      : bundleWorkflowCode({
+          workflowsPath: require.resolve('../../workflows'),
+          logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+        });
   return bundle;
 }
 
