@@ -73,7 +73,7 @@ export function TwoFactorEnrolment(props: { onEnrolled: () => void }) {
           <p class="muted small">
             Cannot scan? Type this key into the app: <code data-testid="totp-secret">{started.secret}</code>
           </p>
-          <form onSubmit={confirm}>
+          <form class="form" onSubmit={confirm}>
             <Field label="Code from the app">
               <input
                 name="totp-code"
