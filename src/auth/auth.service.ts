@@ -41,7 +41,7 @@ interface TenantChoice {
 type LoginResult = SignedIn | TenantChoice;
 
 /** How long a session signed in with the password alone waits for its second factor. */
-export const SECOND_FACTOR_WAIT_MS = 5 * 60_000;
+const SECOND_FACTOR_WAIT_MS = 5 * 60_000;
 
 /** The most tenants one sign-in tries a password against (each try is one scrypt hash). */
 const MAX_TENANTS_PER_EMAIL = 10;
@@ -132,7 +132,6 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
 
   return {
     authenticator,
-    clock,
 
     async createTenant(name: string): Promise<{ tenantId: string; apiKey: string }> {
       const trimmed = name.trim();
