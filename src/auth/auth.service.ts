@@ -23,7 +23,6 @@ import { sessionStage } from './two-factor-requirement';
 interface SignedIn {
   kind: 'signed_in';
   awaitingSecondFactor: boolean;
-  sessionId: string;
   token: string;
   userId: string;
   tenantId: string;
@@ -206,12 +205,10 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
       const awaitingSecondFactor = user.two_factor_enrolled;
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(Date.now() + (awaitingSecondFactor ? SECOND_FACTOR_WAIT_MS : config.SESSION_TTL));
-      const sessionId = uuidv7();
-      await repo.insertSession({ id: sessionId, userId: user.id, tokenHash: sha256(token), expiresAt, awaitingSecondFactor });
+      await repo.insertSession({ id: uuidv7(), userId: user.id, tokenHash: sha256(token), expiresAt, awaitingSecondFactor });
       return {
         kind: 'signed_in',
         awaitingSecondFactor,
-        sessionId,
         token,
         userId: user.id,
         tenantId: user.tenant_id,

@@ -40,18 +40,21 @@ export function requireApiKey(auth: Authenticator, scope: ApiKeyScope) {
 }
 
 /** Why a session not yet signed in is refused a route that needs more. */
-const STAGE_REFUSALS: Record<Exclude<SessionStage, 'signed_in'>, AppError> = {
-  awaiting_code: new AppError(
-    'forbidden',
-    'second_factor_required',
-    'give the code of your authenticator app (or a recovery code) to finish signing in',
-  ),
-  must_enrol: new AppError(
-    'forbidden',
-    'two_factor_enrolment_required',
-    'your organisation requires two-factor sign-in for your role: set up an authenticator app first',
-  ),
-};
+function stageRefusal(stage: SessionStage): AppError {
+  if (stage === 'awaiting_code')
+    return new AppError(
+      'forbidden',
+      'second_factor_required',
+      'give the code of your authenticator app (or a recovery code) to finish signing in',
+    );
+  if (stage === 'must_enrol')
+    return new AppError(
+      'forbidden',
+      'two_factor_enrolment_required',
+      'your organisation requires two-factor sign-in for your role: set up an authenticator app first',
+    );
+  return new ForbiddenError('you are already signed in');
+}
 
 /**
  * A live dashboard session whose user holds at least `role`, at one of `stages` (a route is for signed-in
@@ -73,8 +76,7 @@ export function requireSession(
     const origin = ctx.get('origin');
     if (origin && origin !== `${ctx.protocol}://${ctx.host}` && origin !== publicOrigin)
       throw new ForbiddenError('cross-origin request refused');
-    if (!stages.includes(user.stage))
-      throw user.stage === 'signed_in' ? new ForbiddenError('you are already signed in') : STAGE_REFUSALS[user.stage];
+    if (!stages.includes(user.stage)) throw stageRefusal(user.stage);
     if (!roleAllows(user.role, role)) throw new ForbiddenError(`this needs the ${role} role`);
     ctx.state.user = user;
     await next();
