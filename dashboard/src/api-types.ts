@@ -22,6 +22,7 @@ import type {
   tenantUsersResponseSchema,
 } from '../../src/auth/tenant-admin.schemas';
 import type { customerDetailSchema } from '../../src/accounts/accounts.dashboard.schemas';
+import type { enrolmentStartedSchema, recoveryCodesSchema, twoFactorStatusSchema } from '../../src/auth/two-factor.schemas';
 import type { customerSearchResponseSchema } from '../../src/customers/customers.dashboard.schemas';
 import type { customerSchema, kycReviewsResponseSchema } from '../../src/customers/customers.schemas';
 import type {
@@ -73,6 +74,9 @@ type Out<T extends z.ZodType> = z.output<T>;
 
 export type { AuditAction, UserRole };
 export type SessionInfo = Out<typeof sessionInfoSchema>;
+export type TwoFactorStatus = Out<typeof twoFactorStatusSchema>;
+export type EnrolmentStarted = Out<typeof enrolmentStartedSchema>;
+export type RecoveryCodes = Out<typeof recoveryCodesSchema>;
 export type Overview = Out<typeof tenantSummarySchema>;
 export type DashboardAccount = Out<typeof dashboardAccountSchema>;
 export type SplitRule = Out<typeof splitRuleResponseSchema>;

@@ -31,7 +31,9 @@ import { SettlementPage } from './pages/settlement';
 import { SettlementBatchPage } from './pages/settlement-batch';
 import { SettlementBatchesPage } from './pages/settlement-batches';
 import { SettlementsPage } from './pages/settlements';
+import { MustEnrolPage, SecondFactorPage } from './pages/second-factor';
 import { SignInPage } from './pages/sign-in';
+import { TwoFactorPage } from './pages/two-factor';
 import { UsersPage } from './pages/users';
 import { WebhookEndpointsPage } from './pages/webhook-endpoints';
 import { WebhooksPage } from './pages/webhooks';
@@ -84,6 +86,8 @@ export function App() {
   if (state.status === 'signed-out' && location.pathname.replace(/\/$/, '') === '/dashboard/reset-password')
     return <ResetPasswordPage onDone={signedOut} />;
   if (state.status === 'signed-out') return <SignInPage {...(state.message ? { message: state.message } : {})} onSignedIn={check} />;
+  if (state.session.stage === 'awaiting_code') return <SecondFactorPage onSignedIn={check} onSignedOut={() => signedOut()} />;
+  if (state.session.stage === 'must_enrol') return <MustEnrolPage onEnrolled={check} onSignedOut={() => signedOut()} />;
 
   return (
     <SessionContext.Provider value={state.session}>
@@ -119,6 +123,7 @@ export function App() {
               <Route path="/dashboard/users" component={UsersPage} />
               <Route path="/dashboard/audit-log" component={AuditLogPage} />
               <Route path="/dashboard/password" component={PasswordPage} />
+              <Route path="/dashboard/two-factor" component={TwoFactorPage} />
               <Route default component={NotFoundPage} />
             </Router>
           </Layout>

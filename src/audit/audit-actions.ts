@@ -48,5 +48,11 @@ export const AUDIT_ACTIONS = [
   'user.password_changed',
   'user.password_reset_issued',
   'user.password_reset',
+  'two_factor.enrolled',
+  'two_factor.disabled',
+  'two_factor.reset',
+  'two_factor.recovery_code_used',
+  'two_factor_requirement.turned_on',
+  'two_factor_requirement.turned_off',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -71,6 +71,8 @@ interface DashboardUserRecord {
   password_hash: string;
   role: UserRole;
   disabled_at: Date | null;
+  /** Whether the user has confirmed a TOTP authenticator (then a password alone does not sign in). */
+  two_factor_enrolled: boolean;
 }
 
 export interface TenantUserRecord {
@@ -89,6 +91,10 @@ interface SessionUserRecord {
   tenant_id: string;
   email: string;
   role: UserRole;
+  awaiting_second_factor: boolean;
+  code_verified_at: Date | null;
+  two_factor_enrolled: boolean;
+  tenant_requires_two_factor: boolean;
 }
 
 export function createAuthRepo(db: DbOrTrx) {
@@ -233,7 +239,16 @@ export function createAuthRepo(db: DbOrTrx) {
         .where('u.email', email)
         .orderBy('u.id')
         .limit(limit)
-        .select('u.id', 'u.tenant_id', 't.name as tenant_name', 'u.email', 'u.password_hash', 'u.role', 'u.disabled_at');
+        .select(
+          'u.id',
+          'u.tenant_id',
+          't.name as tenant_name',
+          'u.email',
+          'u.password_hash',
+          'u.role',
+          'u.disabled_at',
+          db.raw('EXISTS (SELECT 1 FROM totp_enrolments e WHERE e.id = u.id AND e.confirmed_at IS NOT NULL) AS two_factor_enrolled'),
+        );
       if (tenantId) query.where('u.tenant_id', tenantId);
       return query;
     },
@@ -325,28 +340,39 @@ export function createAuthRepo(db: DbOrTrx) {
       await db('dashboard_users').where({ id: userId }).update({ password_hash: passwordHash });
     },
 
-    async insertSession(session: { id: string; userId: string; tokenHash: Buffer; expiresAt: Date }): Promise<void> {
+    async insertSession(session: {
+      id: string;
+      userId: string;
+      tokenHash: Buffer;
+      expiresAt: Date;
+      awaitingSecondFactor: boolean;
+    }): Promise<void> {
       await db('sessions').insert({
         id: session.id,
         user_id: session.userId,
         token_hash: session.tokenHash,
         expires_at: session.expiresAt,
+        awaiting_second_factor: session.awaitingSecondFactor,
       });
     },
 
     /**
      * The session behind a token, if it is live: not revoked, not expired, used within `idleMs`, and
-     * its user not disabled. Using it moves its last-seen time, in the same statement.
+     * its user not disabled. Using it moves its last-seen time, in the same statement. With it, what
+     * its stage depends on: its second factor, the user's enrolment and the tenant's requirement.
      */
     async touchLiveSession(tokenHash: Buffer, idleMs: number): Promise<SessionUserRecord | undefined> {
       const result: { rows: SessionUserRecord[] } = await db.raw(
         `UPDATE sessions s SET last_seen_at = now()
-           FROM dashboard_users u
+           FROM dashboard_users u JOIN tenants t ON t.id = u.tenant_id
           WHERE s.token_hash = ? AND u.id = s.user_id
             AND s.revoked_at IS NULL AND s.expires_at > now()
             AND s.last_seen_at > now() - make_interval(secs => ?)
             AND u.disabled_at IS NULL
-        RETURNING s.id AS session_id, u.id AS user_id, u.tenant_id, u.email, u.role`,
+        RETURNING s.id AS session_id, u.id AS user_id, u.tenant_id, u.email, u.role,
+                  s.awaiting_second_factor, s.code_verified_at,
+                  EXISTS (SELECT 1 FROM totp_enrolments e WHERE e.id = u.id AND e.confirmed_at IS NOT NULL) AS two_factor_enrolled,
+                  t.two_factor_required_at IS NOT NULL AS tenant_requires_two_factor`,
         [tokenHash, idleMs / 1000],
       );
       return result.rows[0];

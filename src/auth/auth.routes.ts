@@ -48,13 +48,16 @@ export function authRoutes(deps: {
         if (outcome.kind === 'choose_tenant') return { status: 200, body: { chooseTenant: outcome.tenants } };
         const session = outcome;
         setSessionCookie(ctx, config, session.token, config.SESSION_TTL);
-        await audit.record({ id: session.userId, tenantId: session.tenantId, email: session.email }, 'session.signed_in', {
-          type: 'user',
-          id: session.userId,
-        });
+        // A session waiting for its second factor is recorded as signed in once the code is given.
+        if (!session.awaitingSecondFactor)
+          await audit.record({ id: session.userId, tenantId: session.tenantId, email: session.email }, 'session.signed_in', {
+            type: 'user',
+            id: session.userId,
+          });
         return {
           status: 200,
           body: {
+            secondFactorRequired: session.awaitingSecondFactor,
             userId: session.userId,
             tenantId: session.tenantId,
             email: session.email,
@@ -71,6 +74,7 @@ export function authRoutes(deps: {
       tag: 'auth',
       auth: 'session',
       role: 'viewer',
+      stages: ['awaiting_code', 'must_enrol', 'signed_in'],
       responses: { 204: { description: 'Logged out' } },
       handle: async ({ ctx }) => {
         const user = userOf(ctx);

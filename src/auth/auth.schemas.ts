@@ -11,6 +11,8 @@ export const loginBodySchema = z.object({
 });
 
 const signedInSchema = z.object({
+  /** The user has two-factor sign-in: the session does nothing until POST /auth/two-factor/sign-in is given a code. */
+  secondFactorRequired: z.boolean(),
   userId: z.uuid(),
   tenantId: z.uuid(),
   email: z.string(),

@@ -14,9 +14,15 @@ import { generateApiKey, hashApiKey } from './api-keys';
 import { createAuthRepo, type TenantRecord } from './auth.repo';
 import { createPasswordHasher } from './passwords';
 import type { UserRole } from '../http/roles';
+import { sessionStage } from './two-factor-requirement';
 
+/**
+ * A session: signed in, or (`awaitingSecondFactor`) signed in with the password only, which can do
+ * nothing until a TOTP or recovery code is given.
+ */
 interface SignedIn {
   kind: 'signed_in';
+  awaitingSecondFactor: boolean;
   token: string;
   userId: string;
   tenantId: string;
@@ -33,6 +39,9 @@ interface TenantChoice {
 
 type LoginResult = SignedIn | TenantChoice;
 
+/** How long a session signed in with the password alone waits for its second factor. */
+const SECOND_FACTOR_WAIT_MS = 5 * 60_000;
+
 /** The most tenants one sign-in tries a password against (each try is one scrypt hash). */
 const MAX_TENANTS_PER_EMAIL = 10;
 
@@ -41,9 +50,13 @@ type AuthConfig = Pick<
   'SESSION_TTL' | 'SESSION_IDLE_TIMEOUT' | 'PASSWORD_SCRYPT_LOG_N' | 'PASSWORD_HASH_CONCURRENCY' | 'PASSWORD_HASH_QUEUE'
 >;
 
-/** `apiKeyCache`: the API process's; tools that only change keys (the CLI) run without one. */
-export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCache?: ApiKeyCache; logger?: Logger }) {
+/**
+ * `apiKeyCache`: the API process's; tools that only change keys (the CLI) run without one. `clock`: the
+ * time TOTP codes are judged by (and a code's freshness measured with); tests pass their own.
+ */
+export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCache?: ApiKeyCache; logger?: Logger; clock?: () => number }) {
   const { db, config, apiKeyCache, logger } = deps;
+  const clock = deps.clock ?? Date.now;
   const repo = createAuthRepo(db);
   const passwords = createPasswordHasher({
     logN: config.PASSWORD_SCRYPT_LOG_N,
@@ -74,6 +87,7 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
   });
 
   const authenticator: Authenticator = {
+    now: clock,
     async apiKeyFor(secret: string): Promise<AuthenticatedApiKey | null> {
       if (secret.length > 200) return null;
       const hash = hashApiKey(secret);
@@ -96,9 +110,22 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
     async userForSession(token: string): Promise<AuthenticatedUser | null> {
       if (token.length > 200) return null;
       const session = await repo.touchLiveSession(sha256(token), config.SESSION_IDLE_TIMEOUT);
-      return session
-        ? { id: session.user_id, tenantId: session.tenant_id, email: session.email, role: session.role, sessionId: session.session_id }
-        : null;
+      if (!session) return null;
+      return {
+        id: session.user_id,
+        tenantId: session.tenant_id,
+        email: session.email,
+        role: session.role,
+        sessionId: session.session_id,
+        stage: sessionStage({
+          awaitingSecondFactor: session.awaiting_second_factor,
+          role: session.role,
+          enrolled: session.two_factor_enrolled,
+          tenantRequiresTwoFactor: session.tenant_requires_two_factor,
+        }),
+        twoFactorEnrolled: session.two_factor_enrolled,
+        codeVerifiedAt: session.code_verified_at?.getTime() ?? null,
+      };
     },
   };
 
@@ -174,10 +201,21 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
       // Only a caller who knows the password learns that the user is disabled.
       if (user.disabled_at) throw new ForbiddenError('user is disabled');
       if (passwords.isOutdated(user.password_hash)) await repo.setPasswordHash(user.id, await passwords.hash(password));
+      // A user with an authenticator has a short while to give its code; the session is good for nothing else.
+      const awaitingSecondFactor = user.two_factor_enrolled;
       const token = randomBytes(32).toString('base64url');
-      const expiresAt = new Date(Date.now() + config.SESSION_TTL);
-      await repo.insertSession({ id: uuidv7(), userId: user.id, tokenHash: sha256(token), expiresAt });
-      return { kind: 'signed_in', token, userId: user.id, tenantId: user.tenant_id, email: user.email, role: user.role, expiresAt };
+      const expiresAt = new Date(Date.now() + (awaitingSecondFactor ? SECOND_FACTOR_WAIT_MS : config.SESSION_TTL));
+      await repo.insertSession({ id: uuidv7(), userId: user.id, tokenHash: sha256(token), expiresAt, awaitingSecondFactor });
+      return {
+        kind: 'signed_in',
+        awaitingSecondFactor,
+        token,
+        userId: user.id,
+        tenantId: user.tenant_id,
+        email: user.email,
+        role: user.role,
+        expiresAt,
+      };
     },
 
     /** At least 12 characters; hashed at today's cost. */

@@ -79,9 +79,10 @@ export function tenantAdminRoutes(deps: {
     defineRoute({
       method: 'get',
       path: '/auth/session',
-      summary: 'Who is signed in, for which tenant, and the idle timeout',
+      summary: 'Who is signed in, for which tenant, how far along signing in, and the idle timeout',
       tag: 'dashboard',
       auth: 'session',
+      stages: ['awaiting_code', 'must_enrol', 'signed_in'],
       responses: { 200: { description: 'The session', schema: sessionInfoSchema } },
       handle: async ({ ctx }) => {
         const user = userOf(ctx);
@@ -90,6 +91,8 @@ export function tenantAdminRoutes(deps: {
           status: 200,
           body: {
             user: { id: user.id, email: user.email, role: user.role },
+            stage: user.stage,
+            twoFactorEnrolled: user.twoFactorEnrolled,
             tenant: { id: tenant.id, name: tenant.name },
             idleTimeoutSeconds: Math.round(config.SESSION_IDLE_TIMEOUT / 1000),
           },

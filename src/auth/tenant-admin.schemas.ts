@@ -6,6 +6,9 @@ import { canonicalAddressRange } from '../net/address-ranges';
 
 export const sessionInfoSchema = z.object({
   user: z.object({ id: z.uuid(), email: z.string(), role: z.enum(USER_ROLES) }),
+  /** awaiting_code: give the second factor; must_enrol: the tenant requires two-factor sign-in, set it up; signed_in. */
+  stage: z.enum(['awaiting_code', 'must_enrol', 'signed_in']),
+  twoFactorEnrolled: z.boolean(),
   tenant: z.object({ id: z.uuid(), name: z.string() }),
   idleTimeoutSeconds: z.number().int(),
 });

@@ -40,6 +40,7 @@ const nairaCeiling = z
 export const limitsEnv = z.object({
   RATE_LIMIT_SIGNIN_EMAIL: rateLimit('10/15m'),
   RATE_LIMIT_SIGNIN_ADDRESS: rateLimit('100/15m'),
+  RATE_LIMIT_SECOND_FACTOR: rateLimit('5/15m'),
   RATE_LIMIT_NAME_LOOKUPS: rateLimit('3000/1m'),
   RATE_LIMIT_SETTLEMENTS: rateLimit('60000/1m'),
   RATE_LIMIT_SETTLEMENT_BATCH_ITEMS: rateLimit('20000/1m'),

@@ -5,6 +5,7 @@ export const ENCRYPTED_COLUMNS = [
   { table: 'tenants', column: 'webhook_secret_enc' },
   { table: 'webhook_endpoints', column: 'secret_enc' },
   { table: 'webhook_endpoints', column: 'previous_secret_enc' },
+  { table: 'totp_enrolments', column: 'secret_enc' },
 ] as const;
 
 export type EncryptedColumn = (typeof ENCRYPTED_COLUMNS)[number];
@@ -14,4 +15,5 @@ export function encryptionContext(column: EncryptedColumn, rowId: string): strin
   return `${column.table}.${column.column}:${rowId}`;
 }
 
-export const [BVN_COLUMN, NIN_COLUMN, WEBHOOK_SECRET_COLUMN, ENDPOINT_SECRET_COLUMN, ENDPOINT_PREVIOUS_SECRET_COLUMN] = ENCRYPTED_COLUMNS;
+export const [BVN_COLUMN, NIN_COLUMN, WEBHOOK_SECRET_COLUMN, ENDPOINT_SECRET_COLUMN, ENDPOINT_PREVIOUS_SECRET_COLUMN, TOTP_SECRET_COLUMN] =
+  ENCRYPTED_COLUMNS;

@@ -6,7 +6,7 @@ import { createDashboardSite, DASHBOARD_SECURITY_HEADERS, type DashboardSite } f
 import { HttpError } from './http-error';
 import type { Logger } from '../logger';
 import type { AppContext, AppState } from './context';
-import { requireApiKey, requireSession, type Authenticator } from './middleware/auth';
+import { requireApiKey, requireFreshCode, requireSession, type Authenticator } from './middleware/auth';
 import { jsonBody, readRawBody } from './middleware/body';
 import { errorHandler } from './middleware/errors';
 import { requestContext } from './middleware/request-context';
@@ -126,7 +126,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (carriesPrivateData(route)) middleware.push(noStore);
     if (route.path.startsWith('/auth/')) middleware.push(dashboardHeaders);
     if (route.auth === 'apiKey') middleware.push(requireApiKey(auth, scopeOf(route)));
-    if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin, requiredRole(route)));
+    if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin, requiredRole(route), route.stages));
+    if (route.auth === 'session' && route.freshCodeWithin !== undefined) middleware.push(requireFreshCode(auth, route.freshCodeWithin));
     if (route.body && !route.rawBody) {
       const parse = route.bodyLimit === undefined ? parseJson : jsonBody(route.bodyLimit);
       middleware.push(parse as unknown as (ctx: AppContext, next: Next) => Promise<void>);

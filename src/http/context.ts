@@ -21,12 +21,23 @@ export interface AuthenticatedApiKey {
   replacedSecretValidUntil: number | null;
 }
 
+/**
+ * Where a dashboard session stands: waiting for the second factor after the password, waiting for the
+ * user to enrol in two-factor sign-in because their tenant requires it of their role, or signed in.
+ */
+export type SessionStage = 'awaiting_code' | 'must_enrol' | 'signed_in';
+
 export interface AuthenticatedUser {
   id: string;
   tenantId: string;
   email: string;
   role: UserRole;
   sessionId: string;
+  stage: SessionStage;
+  /** Whether the user has confirmed a TOTP authenticator. */
+  twoFactorEnrolled: boolean;
+  /** When a TOTP code was last given in this session (epoch ms; null: never). */
+  codeVerifiedAt: number | null;
 }
 
 export interface AppState {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ApiKeyScope } from './api-key-scopes';
 import type { UserRole } from './roles';
-import type { AppContext, AuthenticatedTenant, AuthenticatedUser } from './context';
+import type { AppContext, AuthenticatedTenant, AuthenticatedUser, SessionStage } from './context';
 
 type AuthKind = 'public' | 'apiKey' | 'session';
 type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -37,6 +37,10 @@ interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   auth: AuthKind;
   /** Session routes: the least role allowed (default: viewer for GET, admin for anything else). */
   role?: UserRole;
+  /** Session routes: the stages of sign-in a session may be at (default: signed in only). */
+  stages?: readonly SessionStage[];
+  /** Session routes: a TOTP code must have been given in the session within this many ms (step-up). */
+  freshCodeWithin?: number;
   /** API key routes: the scope a key needs (default `read` for GET; any other method must name one). */
   scope?: ApiKeyScope;
   params?: P;

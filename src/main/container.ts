@@ -20,6 +20,8 @@ import { createAuthService } from '../auth/auth.service';
 import { tenantAdminRoutes } from '../auth/tenant-admin.routes';
 import { createPasswordChangesService } from '../auth/password-changes.service';
 import { passwordRoutes } from '../auth/passwords.routes';
+import { twoFactorRoutes } from '../auth/two-factor.routes';
+import { createTwoFactorService } from '../auth/two-factor.service';
 import { createTenantUsersService } from '../auth/tenant-users.service';
 import type { Config } from '../config';
 import { customersDashboardRoutes } from '../customers/customers.dashboard.routes';
@@ -128,7 +130,8 @@ export async function closeInfrastructure(infra: Infrastructure): Promise<void> 
 const API_KEY_CACHE_ENTRIES = 10_000;
 
 /** Every service, wired once; the API, the worker, the CLI and the tests all build from here. */
-export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean } = {}) {
+/** `clock`: the time two-factor codes are judged by (tests pass their own; the system clock otherwise). */
+export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean; clock?: () => number } = {}) {
   const { config, logger, db, temporal, metrics } = infra;
   // Reconciliation reaches the provider through the background lane, behind money moving now.
   const lanes = createProviderLanes(infra.provider, { backgroundConcurrency: config.RECONCILIATION_PROVIDER_CONCURRENCY });
@@ -150,7 +153,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   });
   const rateLimits = createRateLimits(db, config);
   const apiKeyCache = createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL, maxEntries: API_KEY_CACHE_ENTRIES });
-  const auth = createAuthService({ db, config, apiKeyCache, logger: logger.child({ component: 'auth' }) });
+  const clock = options.clock ?? Date.now;
+  const auth = createAuthService({ db, config, apiKeyCache, logger: logger.child({ component: 'auth' }), clock });
   const accounts = createAccountsService({ db, config, provider });
   const statements = createStatementService({ db, accounts });
   const settlements = createSettlementsService({
@@ -252,6 +256,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     audit: createAuditLog(db),
     tenantUsers: createTenantUsersService({ db, auth }),
     passwordChanges: createPasswordChangesService({ db, auth, config }),
+    twoFactor: createTwoFactorService({ db, config, limits: rateLimits, clock }),
     apiKeys: createApiKeysService({ db, apiKeyCache }),
     accounts,
     statements,
@@ -352,6 +357,7 @@ export function listenForApiKeyChanges(infra: Infrastructure, cache: ApiKeyCache
 export function createRoutes(services: Services, config: Config): RouteDefinition[] {
   return [
     ...authRoutes({ auth: services.auth, audit: services.audit, config, limits: services.rateLimits }),
+    ...twoFactorRoutes({ twoFactor: services.twoFactor }),
     ...accountsRoutes({ accounts: services.accounts, limits: services.rateLimits }),
     ...statementRoutes({ statements: services.statements }),
     ...booksRoutes({ books: services.books }),

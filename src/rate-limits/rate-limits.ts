@@ -38,6 +38,7 @@ export function createRateLimits(
     Config,
     | 'RATE_LIMIT_SIGNIN_EMAIL'
     | 'RATE_LIMIT_SIGNIN_ADDRESS'
+    | 'RATE_LIMIT_SECOND_FACTOR'
     | 'RATE_LIMIT_NAME_LOOKUPS'
     | 'RATE_LIMIT_SETTLEMENTS'
     | 'RATE_LIMIT_SETTLEMENT_BATCH_ITEMS'
@@ -110,6 +111,15 @@ export function createRateLimits(
       'too many sign-in attempts for this account from this address, retry later',
     ),
     signInAddress: limiter('signin-address', config.RATE_LIMIT_SIGNIN_ADDRESS, 'too many sign-in attempts from this address, retry later'),
+    /**
+     * Keyed on the user: whoever guesses codes already holds the password, so failures from anywhere add up
+     * and lock the user's codes (the right one too) until the window ends. A success gives its attempt back.
+     */
+    secondFactorUser: limiter(
+      'second-factor-user',
+      config.RATE_LIMIT_SECOND_FACTOR,
+      'too many wrong two-factor codes for this user: codes are refused for a while, retry later',
+    ),
     nameLookups: limiter('name-lookups', config.RATE_LIMIT_NAME_LOOKUPS, 'too many name lookups, retry later'),
     settlements: limiter('settlements', config.RATE_LIMIT_SETTLEMENTS, 'too many settlements, retry later'),
     /** Weighted by the items of each batch created or dry-run: a 5,000-item body is 5,000 checks. */

@@ -57,7 +57,10 @@ const STACK_SCHEDULES: readonly PeriodicJob[] = ['dynamicAccountReturns'];
  * worker on the dev server with its loops and STACK_SCHEDULES (deleted when the stack closes). Each stack has its
  * own task queue, so workflows of one test file never run on another file's worker.
  */
-export async function startStack(overrides: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<Stack> {
+export async function startStack(
+  overrides: Record<string, string> = {},
+  options: { worker?: boolean; clock?: () => number } = {},
+): Promise<Stack> {
   const apiServer = http.createServer();
   const sandboxServer = http.createServer();
   const apiUrl = await listening(apiServer);
@@ -76,7 +79,7 @@ export async function startStack(overrides: Record<string, string> = {}, options
   const sandbox = createSandbox({ config, logger });
   sandboxServer.on('request', sandbox.app.callback());
   const infra = createInfrastructure(config, logger);
-  const services = createServices(infra);
+  const services = createServices(infra, options.clock ? { clock: options.clock } : {});
   const keyChanges = listenForApiKeyChanges(infra, services.apiKeyCache);
   const app = createApp({
     config,

@@ -85,6 +85,9 @@ export function Layout(props: { onSignedOut: (message?: string) => void; childre
           <a class="button link small" href="/dashboard/password">
             Password
           </a>
+          <a class="button link small" href="/dashboard/two-factor">
+            Two-factor
+          </a>
           <button type="button" class="button secondary small" onClick={() => signOut(false)}>
             Sign out
           </button>

@@ -188,6 +188,24 @@ export function UsersPage() {
                             />
                             <ConfirmButton
                               small
+                              label="Reset two-factor"
+                              title={`Reset the two-factor sign-in of ${user.Email}?`}
+                              description={
+                                <p>
+                                  For a lost phone: their authenticator app and recovery codes stop working and they are signed out
+                                  everywhere. They sign in with their password and, where it is required of their role, set up an app again.
+                                </p>
+                              }
+                              action={async () => {
+                                const { sessionsEnded } = await api<{ sessionsEnded: number }>(
+                                  'POST',
+                                  `/auth/users/${user.ID}/two-factor/reset`,
+                                );
+                                done(`${user.Email}: two-factor sign-in reset, ${sessionsEnded} session(s) ended.`);
+                              }}
+                            />
+                            <ConfirmButton
+                              small
                               label="Sign out"
                               title={`Sign ${user.Email} out everywhere?`}
                               description={<p>Every session of this user ends now; they can sign in again.</p>}

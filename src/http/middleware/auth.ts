@@ -3,13 +3,15 @@ import { addressInRanges } from '../../net/address-ranges';
 import { scopesAllow, type ApiKeyScope } from '../api-key-scopes';
 import { roleAllows, type UserRole } from '../roles';
 import { AppError, ForbiddenError, MissingScopeError, UnauthorizedError } from '../../errors';
-import type { AppContext, AuthenticatedApiKey, AuthenticatedUser } from '../context';
+import type { AppContext, AuthenticatedApiKey, AuthenticatedUser, SessionStage } from '../context';
 
 export interface Authenticator {
   apiKeyFor(secret: string): Promise<AuthenticatedApiKey | null>;
   /** The key was used just now (its last-used time is kept at a coarser grain than each request). */
   noteApiKeyUse(keyId: string): void;
   userForSession(token: string): Promise<AuthenticatedUser | null>;
+  /** The time (epoch ms) a TOTP code's freshness is measured against. */
+  now(): number;
 }
 
 export const SESSION_COOKIE = 'session';
@@ -37,12 +39,35 @@ export function requireApiKey(auth: Authenticator, scope: ApiKeyScope) {
   };
 }
 
+/** Why a session not yet signed in is refused a route that needs more. */
+function stageRefusal(stage: SessionStage): AppError {
+  if (stage === 'awaiting_code')
+    return new AppError(
+      'forbidden',
+      'second_factor_required',
+      'give the code of your authenticator app (or a recovery code) to finish signing in',
+    );
+  if (stage === 'must_enrol')
+    return new AppError(
+      'forbidden',
+      'two_factor_enrolment_required',
+      'your organisation requires two-factor sign-in for your role: set up an authenticator app first',
+    );
+  return new ForbiddenError('you are already signed in');
+}
+
 /**
- * A live dashboard session whose user holds at least `role`. SameSite=Strict on the cookie is the
- * CSRF defence; a browser request that still names a foreign Origin is refused, and requests without
- * Origin (non-browser clients) pass.
+ * A live dashboard session whose user holds at least `role`, at one of `stages` (a route is for signed-in
+ * sessions unless it says otherwise). SameSite=Strict on the cookie is the CSRF defence; a browser
+ * request that still names a foreign Origin is refused, and requests without Origin (non-browser
+ * clients) pass.
  */
-export function requireSession(auth: Authenticator, publicOrigin: string | undefined, role: UserRole = 'viewer') {
+export function requireSession(
+  auth: Authenticator,
+  publicOrigin: string | undefined,
+  role: UserRole = 'viewer',
+  stages: readonly SessionStage[] = ['signed_in'],
+) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const token = ctx.cookies.get(SESSION_COOKIE);
     const user = token ? await auth.userForSession(token) : null;
@@ -51,8 +76,36 @@ export function requireSession(auth: Authenticator, publicOrigin: string | undef
     const origin = ctx.get('origin');
     if (origin && origin !== `${ctx.protocol}://${ctx.host}` && origin !== publicOrigin)
       throw new ForbiddenError('cross-origin request refused');
+    if (!stages.includes(user.stage)) throw stageRefusal(user.stage);
     if (!roleAllows(user.role, role)) throw new ForbiddenError(`this needs the ${role} role`);
     ctx.state.user = user;
+    await next();
+  };
+}
+
+/**
+ * Step-up for a sensitive action: the session must have been given a TOTP code within `maxAgeMs`
+ * (at sign-in, at enrolment or at POST /auth/two-factor/step-up); otherwise `403 fresh_code_required`,
+ * and the client confirms a code and asks again. Runs after requireSession.
+ */
+export function requireFreshCode(auth: Authenticator, maxAgeMs: number) {
+  const minutes = Math.round(maxAgeMs / 60_000);
+  return async (ctx: AppContext, next: Next): Promise<void> => {
+    const user = ctx.state.user;
+    if (!user) throw new Error('requireFreshCode runs after requireSession');
+    if (!user.twoFactorEnrolled)
+      throw new AppError(
+        'forbidden',
+        'two_factor_not_enrolled',
+        'this needs a code of your authenticator app: set up two-factor sign-in first',
+      );
+    const age = user.codeVerifiedAt === null ? null : auth.now() - user.codeVerifiedAt;
+    if (age === null || age > maxAgeMs)
+      throw new AppError(
+        'forbidden',
+        'fresh_code_required',
+        `this needs a code of your authenticator app given in the last ${minutes} minutes: confirm one (POST /auth/two-factor/step-up) and try again`,
+      );
     await next();
   };
 }

@@ -100,6 +100,8 @@ describe('dashboard API (/auth session routes)', () => {
       assert.equal(session.status, 200);
       assert.deepEqual(session.body, {
         user: { id: operator.userId, email: operator.email, role: 'operator' },
+        stage: 'signed_in',
+        twoFactorEnrolled: false,
         tenant: { id: tenant.tenantId, name: 'Dashboard Tenant' },
         idleTimeoutSeconds: 1800,
       });

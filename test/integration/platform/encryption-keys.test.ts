@@ -52,10 +52,13 @@ describe('encryption keys rotate', () => {
       (await call(stack.apiUrl, 'POST', '/auth/webhook-secret', { cookie, body: { secret: 'a-webhook-secret-of-24-chars+' } })).status,
       200,
     );
+    assert.equal((await call(stack.apiUrl, 'POST', '/auth/two-factor/enrolment', { cookie })).status, 201);
     const customer = () => stack.infra.db('customers').where({ id: account.CustomerID }).first();
     const tenantRow = () => stack.infra.db('tenants').where({ id: tenant.tenantId }).first();
+    const totpSecret = async () => (await stack.infra.db('totp_enrolments').first('secret_enc')).secret_enc as string;
     assert.match((await customer()).bvn_enc, /^v2\.old\./);
     assert.match((await tenantRow()).webhook_secret_enc, /^v2\.old\./);
+    assert.match(await totpSecret(), /^v2\.old\./);
     // A NIN written in the format before key ids, as an existing database holds them.
     await stack.infra
       .db('customers')
@@ -65,8 +68,13 @@ describe('encryption keys rotate', () => {
     const rotated = await reencrypt(`new:${NEW_KEY},old:${OLD_KEY},default:${DEV_KEY}`);
     assert.equal(rotated.code, 0, JSON.stringify(rotated.result.unreadable));
     assert.equal(rotated.result.keyId, 'new');
-    assert.ok(rotated.result.reencrypted >= 3);
-    for (const value of [(await customer()).bvn_enc, (await customer()).nin_enc, (await tenantRow()).webhook_secret_enc])
+    assert.ok(rotated.result.reencrypted >= 4);
+    for (const value of [
+      (await customer()).bvn_enc,
+      (await customer()).nin_enc,
+      (await tenantRow()).webhook_secret_enc,
+      await totpSecret(),
+    ])
       assert.match(value, /^v2\.new\./);
 
     // The old key is gone from the ring and everything still opens.
