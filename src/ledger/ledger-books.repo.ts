@@ -65,8 +65,10 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
      * transaction `beforeId` (exclusive) when given, each with its postings.
      */
     async journal(tenantId: string, beforeId: string | null, limit: number): Promise<JournalTransaction[]> {
+      // Transactions with system-posting rows, and those with entries (whose counters are on them): each branch an index
+      // scan in transaction order.
       const page = `SELECT transaction_id FROM (
-             (SELECT transaction_id FROM ledger_system_postings
+             (SELECT transaction_id FROM ledger_system_posting_rows
                WHERE tenant_id = :tenant_id AND (CAST(:before_id AS uuid) IS NULL OR transaction_id < CAST(:before_id AS uuid))
                ORDER BY transaction_id DESC LIMIT :limit)
              UNION
@@ -89,7 +91,9 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
 
 /**
  * The transactions `pageSql` selects (one column, transaction_id), newest first, with their postings. The
- * postings are read by tenant and transaction id, as each transaction is judged balanced.
+ * postings are read by tenant and transaction id, as each transaction is judged balanced: the system-posting rows,
+ * the entries' counters (as the ledger_system_postings view adds them, read here from the page's entries so that
+ * each is an index probe) and the entries.
  */
 async function transactionsWithPostings(
   db: DbOrTrx,
@@ -100,8 +104,14 @@ async function transactionsWithPostings(
   const result = await db.raw(
     `WITH page AS (${pageSql}), postings AS (
        SELECT s.transaction_id, s.kind, s.reference, s.created_at, s.account, NULL::text AS account_ref, s.amount, NULL::uuid AS entry_id, NULL::text AS status
-         FROM ledger_system_postings s JOIN page p ON p.transaction_id = s.transaction_id
+         FROM ledger_system_posting_rows s JOIN page p ON p.transaction_id = s.transaction_id
         WHERE s.tenant_id = :tenant_id
+       UNION ALL
+       SELECT e.transaction_id, e.kind, e.provider_txn_ref, e.created_at, c.account, NULL, c.amount, NULL, NULL
+         FROM ledger_entries e JOIN page p ON p.transaction_id = e.transaction_id
+        CROSS JOIN LATERAL (VALUES ('clearing', e.clearing_amount), ('provider_fees', e.provider_fees_amount),
+                                   ('payouts_in_transit', e.payouts_in_transit_amount)) AS c(account, amount)
+        WHERE e.tenant_id = :tenant_id AND c.amount <> 0
        UNION ALL
        SELECT e.transaction_id, e.kind, e.provider_txn_ref, e.created_at, 'customer', a.account_ref,
               CASE WHEN e.direction = 'credit' THEN e.amount ELSE -e.amount END, e.id, e.status

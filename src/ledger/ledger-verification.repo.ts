@@ -17,7 +17,8 @@ const HELD_CREDIT_RETURN_OF = (debitEntryId: string) =>
 
 /**
  * Each row of the ledger's history by the tenant, account or entry it names (table_name, row_id, parent: 'tenant',
- * 'account' or 'entry', parent_id). ledger_system_postings has no id of its own: its row is its transaction and account.
+ * 'account' or 'entry', parent_id). A system-posting row has no id of its own: it is its transaction and account (an
+ * entry's counters are its own row's).
  */
 const ORPHAN_SOURCES = [
   ...[
@@ -34,7 +35,7 @@ const ORPHAN_SOURCES = [
   `SELECT 'tenant_events', id::text, 'tenant', tenant_id FROM tenant_events`,
   `SELECT 'inbound_events', id::text, 'entry', entry_id FROM inbound_events`,
   `SELECT 'ledger_payment_variances', entry_id::text, 'entry', entry_id FROM ledger_payment_variances`,
-  `SELECT 'ledger_system_postings', transaction_id || '/' || account, 'tenant', tenant_id FROM ledger_system_postings`,
+  `SELECT 'ledger_system_posting_rows', transaction_id || '/' || account, 'tenant', tenant_id FROM ledger_system_posting_rows`,
 ].join('\n            UNION ALL ');
 
 /** An account below zero: a spent provisional credit was reversed, or a spent credit compensated. Money owed, not a broken ledger. */

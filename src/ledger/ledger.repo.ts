@@ -157,10 +157,10 @@ export function createLedgerRepo(db: DbOrTrx) {
       return row ? { entry: toLedgerEntry(row), wasConfirmed: row.previous_status === 'confirmed' } : undefined;
     },
 
-    /** The postings to system accounts of one transaction. */
-    async systemPostingsOf(trx: Trx, transactionId: string): Promise<SystemPosting[]> {
+    /** The postings to system accounts of one of the tenant's transactions (its entries' counters, or rows of their own). */
+    async systemPostingsOf(trx: Trx, tenantId: string, transactionId: string): Promise<SystemPosting[]> {
       const rows: Array<{ account: SystemAccount; amount: string }> = await trx('ledger_system_postings')
-        .where({ transaction_id: transactionId })
+        .where({ tenant_id: tenantId, transaction_id: transactionId })
         .select('account', 'amount');
       return rows.map((row) => ({ account: row.account, amount: koboFromDb(row.amount) }));
     },
@@ -171,7 +171,7 @@ export function createLedgerRepo(db: DbOrTrx) {
       transaction: { tenantId: string; kind: SystemTransactionKind; reference: string; postings: SystemPosting[] },
     ): Promise<string> {
       const transactionId = uuidv7();
-      await trx('ledger_system_postings').insert(
+      await trx('ledger_system_posting_rows').insert(
         transaction.postings.map((posting) => ({
           transaction_id: transactionId,
           account: posting.account,

@@ -22,38 +22,41 @@ export interface AppendFragment {
   bindings: Record<string, unknown>;
 }
 
+/** An entry's columns for its counters: the amount its transaction posts to each system account an entry can name. */
+const COUNTER_COLUMNS = 'clearing_amount, provider_fees_amount, payouts_in_transit_amount';
+
 /**
  * The entries an append writes, from `draftsWithAccount` (drafts d, each beside its locked account a):
- * seq and the running columns follow the account's totals as they were under the lock.
+ * seq and the running columns follow the account's totals as they were under the lock. An entry carries its
+ * transaction's postings to system accounts (its counters), which its row's CHECK holds it balanced with.
  */
 function insertEntries(draftsWithAccount: string): string {
   return `INSERT INTO ledger_entries (id, tenant_id, account_id, seq, direction, kind, amount, fee, currency, status, narration,
                                   provider_txn_ref, transaction_group_id, transaction_id, reverses_entry_id, balance_after, credits_to_date,
-                                  debits_to_date, created_at)
+                                  debits_to_date, created_at, ${COUNTER_COLUMNS})
       SELECT d.id, a.tenant_id, a.id, a.last_seq + d.ord, d.direction, d.kind, d.amount, d.fee, 'NGN', d.status, d.narration,
              d.provider_txn_ref, d.transaction_group_id, d.transaction_id, d.reverses_entry_id,
              (a.total_credits + d.credits_run) - (a.total_debits + d.debits_run), a.total_credits + d.credits_run,
-             a.total_debits + d.debits_run, clock_timestamp()
+             a.total_debits + d.debits_run, clock_timestamp(), ${COUNTER_COLUMNS.replace(/(\w+)/g, 'd.$1')}
         FROM ${draftsWithAccount}
       RETURNING *`;
 }
 
 /**
- * The system accounts' side of the entries posting_inserted holds (each draft's `counter_postings`, a JSON
- * array of { account, amount }): written in the same statement, so an entry never commits without it.
+ * A draft's counter postings as its counter columns (JSON strings): null together when it has none (its transaction
+ * is balanced by other entries: a transfer, the parts of a compensation), else each account's amount, 0 when not named.
+ * A cost is never an entry's counter (only a payout's fee, between system accounts, posts to it).
  */
-const COUNTER_POSTINGS_CTE = `posting_counters AS (
-      INSERT INTO ledger_system_postings (transaction_id, account, tenant_id, kind, amount, reference)
-      SELECT i.transaction_id, c.account, i.tenant_id, i.kind, c.amount, i.provider_txn_ref
-        FROM posting_inserted i
-        JOIN posting_drafts d ON d.id = i.id
-       CROSS JOIN LATERAL jsonb_to_recordset(d.counter_postings) AS c(account text, amount bigint)
-      RETURNING transaction_id
-    )`;
-
-/** A draft's counter postings as the JSON its `counter_postings` column reads. */
-export function counterPostingsJson(postings: SystemPosting[]): Array<{ account: string; amount: string }> {
-  return postings.map((posting) => ({ account: posting.account, amount: posting.amount.toString() }));
+export function counterColumnsJson(postings: SystemPosting[]): Record<string, string | null> {
+  if (postings.length === 0) return { clearing_amount: null, provider_fees_amount: null, payouts_in_transit_amount: null };
+  if (postings.some((posting) => posting.account === 'costs')) throw new Error('an entry names no counter posting to costs');
+  const amountOf = (account: SystemPosting['account']) =>
+    postings.filter((posting) => posting.account === account).reduce((sum, posting) => sum + posting.amount, 0n);
+  return {
+    clearing_amount: amountOf('clearing').toString(),
+    provider_fees_amount: amountOf('provider_fees').toString(),
+    payouts_in_transit_amount: amountOf('payouts_in_transit').toString(),
+  };
 }
 
 /** The day the statement's payout counts in, from its debits' timestamp (ledger:verify counts the day again from them). */
@@ -117,7 +120,8 @@ function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { h
 
 /** The columns of a draft as JSON carries it (draftJson), for jsonb_to_recordset. */
 export const DRAFT_COLUMNS = `ord int, id uuid, direction text, kind text, amount bigint, fee bigint, status text, narration text,
-               provider_txn_ref text, transaction_group_id uuid, transaction_id uuid, reverses_entry_id uuid, counter_postings jsonb`;
+               provider_txn_ref text, transaction_group_id uuid, transaction_id uuid, reverses_entry_id uuid, clearing_amount bigint,
+               provider_fees_amount bigint, payouts_in_transit_amount bigint`;
 
 /** A draft as a JSON row of DRAFT_COLUMNS; `ord` numbers it within its account. */
 export function draftJson(draft: EntryDraft, ord: number): Record<string, unknown> {
@@ -134,7 +138,7 @@ export function draftJson(draft: EntryDraft, ord: number): Record<string, unknow
     transaction_group_id: draft.transactionGroupId,
     transaction_id: draft.transactionId,
     reverses_entry_id: draft.reversesEntryId,
-    counter_postings: counterPostingsJson(draft.counterPostings),
+    ...counterColumnsJson(draft.counterPostings),
   };
 }
 
@@ -209,7 +213,7 @@ export interface AppendOptions {
  * sharing customers (or a caller locking several accounts with lockAccounts) wait for each other instead of
  * deadlocking. Then, under the locks: the gate (with `gate`), the judgement of the credits (the customers' KYC limits;
  * with `judgesPayments`, a dynamic account's policy), the reservations of what is held, the entries with their seq
- * and running columns, their counter postings, and the accounts' and the customers' totals; a customer whose row would
+ * and running columns (each carrying its counter postings), and the accounts' and the customers' totals; a customer whose row would
  * not change is not written. A caller may compose it with its own rows in the same statement (see posting-statements).
  */
 export function appendCtes(draftsRelation: string, options: AppendOptions = {}): string {
@@ -332,7 +336,7 @@ export function appendCtes(draftsRelation: string, options: AppendOptions = {}):
        GROUP BY account_id
     ), posting_inserted AS (
       ${insertEntries('posting_drafts d JOIN posting_account a ON a.id = d.account_id')}
-    ), ${COUNTER_POSTINGS_CTE}, posting_moved AS (
+    ), posting_moved AS (
       UPDATE virtual_accounts v
          SET last_seq = a.last_seq + t.count,
              total_credits = a.total_credits + t.credits,

@@ -101,7 +101,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
 
   /** The system side of a transaction answering (undoing) the one `entry` belongs to. */
   async function undoneCounterPostings(trx: Trx, entry: LedgerEntry): Promise<SystemPosting[]> {
-    return (await repo.systemPostingsOf(trx, entry.transactionId)).map((posting) => ({
+    return (await repo.systemPostingsOf(trx, entry.tenantId, entry.transactionId)).map((posting) => ({
       account: posting.account,
       amount: -posting.amount,
     }));

@@ -86,7 +86,9 @@ export function paymentCreditsStatement(parts: StatementParts<PostedCredits> & {
            CAST(c.entry->>'amount' AS bigint) AS amount, CAST(c.entry->>'fee' AS bigint) AS fee, c.entry->>'status' AS status,
            c.entry->>'narration' AS narration, c.entry->>'provider_txn_ref' AS provider_txn_ref,
            CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(c.entry->>'transaction_id' AS uuid) AS transaction_id,
-           CAST(c.entry->>'reverses_entry_id' AS uuid) AS reverses_entry_id, c.entry->'counter_postings' AS counter_postings
+           CAST(c.entry->>'reverses_entry_id' AS uuid) AS reverses_entry_id, CAST(c.entry->>'clearing_amount' AS bigint) AS clearing_amount,
+           CAST(c.entry->>'provider_fees_amount' AS bigint) AS provider_fees_amount,
+           CAST(c.entry->>'payouts_in_transit_amount' AS bigint) AS payouts_in_transit_amount
       FROM ${parts.credits} c`,
       { judgesPayments: true },
     ),

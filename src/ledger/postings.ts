@@ -1,7 +1,7 @@
 import { uuidv7 } from '../ids';
 import type { Kobo } from '../money';
 import type { EntryDraft, FundsSource, NewPosting, PostingPlan, SystemPosting } from './ledger.types';
-import { counterPostingsJson } from './posting-ctes';
+import { counterColumnsJson } from './posting-ctes';
 
 /**
  * The system side of a payment credit or a settlement debit, which their kind decides: a payment's gross
@@ -130,7 +130,7 @@ export function paymentCreditRow(posting: PostingPlan): Record<string, unknown> 
     transaction_group_id: draft!.transactionGroupId,
     transaction_id: draft!.transactionId,
     reverses_entry_id: draft!.reversesEntryId,
-    counter_postings: counterPostingsJson(draft!.counterPostings),
+    ...counterColumnsJson(draft!.counterPostings),
   };
 }
 

@@ -237,29 +237,33 @@ describe('ledger_entries is append-only', () => {
     const entry = await db('ledger_entries').where({ id: entryId }).first('tenant_id', 'transaction_id');
     const posting = { tenant_id: entry.tenant_id, kind: 'payout', reference: 'test' };
     const oneSided = db.transaction(async (trx) => {
-      await trx('ledger_system_postings').insert({ ...posting, transaction_id: randomUUID(), account: 'clearing', amount: 100 });
+      await trx('ledger_system_posting_rows').insert({ ...posting, transaction_id: randomUUID(), account: 'clearing', amount: 100 });
     });
     await assert.rejects(oneSided, /unbalanced: 1 postings summing to 100 kobo/);
     const transactionId = randomUUID();
-    const uneven = db('ledger_system_postings').insert([
+    const uneven = db('ledger_system_posting_rows').insert([
       { ...posting, transaction_id: transactionId, account: 'clearing', amount: 100 },
       { ...posting, transaction_id: transactionId, account: 'costs', amount: -99 },
     ]);
     await assert.rejects(uneven, /unbalanced: 2 postings summing to 1 kobo/);
-    // A posting added later to a transaction that committed balanced unbalances it.
+    // A posting added later to a transaction that committed balanced (the entry with its counter) unbalances it.
     await assert.rejects(
-      db('ledger_system_postings').insert({ ...posting, transaction_id: entry.transaction_id, account: 'costs', amount: 1 }),
+      db('ledger_system_posting_rows').insert({ ...posting, transaction_id: entry.transaction_id, account: 'costs', amount: 1 }),
       /unbalanced: 3 postings summing to 1 kobo/,
     );
-    const { transaction_id: balancedId } = await db('ledger_system_postings')
-      .where({ transaction_id: entry.transaction_id })
-      .first('transaction_id');
+    const balancedId = randomUUID();
+    await db('ledger_system_posting_rows').insert([
+      { ...posting, transaction_id: balancedId, account: 'clearing', amount: 100 },
+      { ...posting, transaction_id: balancedId, account: 'costs', amount: -100 },
+    ]);
     await assert.rejects(
-      db('ledger_system_postings').where({ transaction_id: balancedId }).update({ amount: 1 }),
+      db('ledger_system_posting_rows').where({ transaction_id: balancedId }).update({ amount: 1 }),
       /append-only: UPDATE refused/,
     );
-    await assert.rejects(db('ledger_system_postings').where({ transaction_id: balancedId }).delete(), /append-only: DELETE refused/);
-    await assert.rejects(db.raw('TRUNCATE ledger_system_postings'), /append-only: TRUNCATE refused/);
+    await assert.rejects(db('ledger_system_posting_rows').where({ transaction_id: balancedId }).delete(), /append-only: DELETE refused/);
+    await assert.rejects(db.raw('TRUNCATE ledger_system_posting_rows'), /append-only: TRUNCATE refused/);
+    // An entry's counters change with it or not at all.
+    await assert.rejects(db('ledger_entries').where({ id: entryId }).update({ clearing_amount: 0 }), /immutable except for its status/);
     assert.deepEqual(await createLedgerVerificationRepo(db).problems(), []);
   });
 });

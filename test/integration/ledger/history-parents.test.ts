@@ -58,7 +58,7 @@ describe('the ledger: the tenants and accounts its history names', () => {
     const missingAccount = randomUUID();
     await rolledBack(stack, async (trx) => {
       const transactionId = randomUUID();
-      await trx('ledger_system_postings').insert([
+      await trx('ledger_system_posting_rows').insert([
         { transaction_id: transactionId, account: 'clearing', tenant_id: missingTenant, kind: 'payout', amount: 100, reference: 'orphan' },
         { transaction_id: transactionId, account: 'costs', tenant_id: missingTenant, kind: 'payout', amount: -100, reference: 'orphan' },
       ]);
@@ -80,7 +80,7 @@ describe('the ledger: the tenants and accounts its history names', () => {
            VALUES (:entryId, :tenantId, :missingAccount, 1, 'credit', 'payment', 100, 'confirmed', :entryId, :entryId, 100, 100, 0, now(), :entryId)
            RETURNING 1
          ), x AS (
-           INSERT INTO ledger_system_postings (transaction_id, account, tenant_id, kind, amount, reference)
+           INSERT INTO ledger_system_posting_rows (transaction_id, account, tenant_id, kind, amount, reference)
            VALUES (:entryId, 'clearing', :tenantId, 'payment', -100, 'orphan') RETURNING 1
          ) SELECT 1`,
         { entryId, tenantId: tenant.tenantId, missingAccount },
@@ -88,7 +88,7 @@ describe('the ledger: the tenants and accounts its history names', () => {
       const orphans = (await createLedgerVerificationRepo(trx).problems()).filter((problem) => problem.check === 'orphan_references');
       const details = orphans.map((problem) => problem.detail);
       assert.ok(
-        details.includes(`ledger_system_postings row ${transactionId}/clearing names tenant ${missingTenant}, which does not exist`),
+        details.includes(`ledger_system_posting_rows row ${transactionId}/clearing names tenant ${missingTenant}, which does not exist`),
         details.join('\n'),
       );
       assert.ok(details.includes(`tenant_events row ${eventId} names tenant ${missingTenant}, which does not exist`), details.join('\n'));
