@@ -82,6 +82,7 @@ const LAYERS = [
     },
   },
   { name: 'split rules', units: { 'split-rules': ['src/split-rules/'] } },
+  { name: 'liens', units: { liens: ['src/liens/'] } },
   { name: 'balance sweeps', units: { 'balance-sweeps': ['src/balance-sweeps/'] } },
   { name: 'settlement batches', units: { 'settlement-batches': ['src/settlement-batches/'] } },
   {
@@ -103,6 +104,7 @@ const DOMAINS = [
   'customers',
   'accounts',
   'split-rules',
+  'liens',
   'kyc-limits',
   'dynamic-accounts',
   'beneficiaries',

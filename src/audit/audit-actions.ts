@@ -9,6 +9,8 @@ export const AUDIT_ACTIONS = [
   'kyc_hold.released',
   'kyc_hold.returned',
   'kyc_limits.changed',
+  'lien.placed',
+  'lien.lifted',
   'customer.suspended',
   'customer.reactivated',
   'customer.renamed',

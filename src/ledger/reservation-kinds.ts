@@ -36,6 +36,17 @@ export const RESERVATION_KINDS = {
     meaning: "a dynamic account's mismatched payment, to return to its payer",
     heldFor: "to return to the payer: a dynamic account's mismatched payment",
   },
+  /**
+   * Money an operator or the tenant sets aside on an account for a claim on it (its owner: the lien's id): lifted
+   * (released) by them, or released when it expires. Posted by nothing: a lien never becomes a transaction.
+   */
+  lien: {
+    reasons: ['regulatory_order', 'fraud_review', 'dispute', 'debt_recovery'],
+    releaseReasons: ['lifted'],
+    heldCredit: false,
+    meaning: 'placed on the account by an operator or the tenant',
+    heldFor: 'by a lien on the account',
+  },
 } as const satisfies Record<string, ReservationKindDeclaration>;
 
 interface ReservationKindDeclaration {
