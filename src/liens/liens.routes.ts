@@ -14,7 +14,8 @@ interface Caller {
 
 function routesAt(prefix: '/v1' | '/auth', auth: 'apiKey' | 'session', callerOf: (ctx: AppContext) => Caller, liens: LiensService) {
   const tag = auth === 'apiKey' ? 'liens' : 'dashboard';
-  const role = auth === 'session' ? { role: 'operator' as const } : {};
+  // An operator is the dashboard role that moves money; a key needs `liens:write` (setting money aside is no payout).
+  const access = auth === 'session' ? { role: 'operator' as const } : { scope: 'liens:write' as const };
   return [
     defineRoute({
       method: 'post',
@@ -22,7 +23,7 @@ function routesAt(prefix: '/v1' | '/auth', auth: 'apiKey' | 'session', callerOf:
       summary: 'Place a lien on the account: it may spend that much less until the lien is lifted or expires; audited',
       tag,
       auth,
-      ...role,
+      ...access,
       params: accountRefParamsSchema,
       body: lienBodySchema,
       responses: { 201: { description: 'The lien placed', schema: lienResponseSchema } },
@@ -42,7 +43,7 @@ function routesAt(prefix: '/v1' | '/auth', auth: 'apiKey' | 'session', callerOf:
       summary: 'Lift a lien: the account may spend its money again; audited',
       tag,
       auth,
-      ...role,
+      ...access,
       params: lienParamsSchema,
       responses: { 200: { description: 'What was released', schema: liftedLienResponseSchema } },
       errors: [403, 404, 409],
