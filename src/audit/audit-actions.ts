@@ -11,6 +11,8 @@ export const AUDIT_ACTIONS = [
   'kyc_limits.changed',
   'lien.placed',
   'lien.lifted',
+  'account.frozen',
+  'account.unfrozen',
   'customer.suspended',
   'customer.reactivated',
   'customer.renamed',

@@ -1,6 +1,7 @@
 import { runPrepared, type Db, type DbOrTrx, type Trx } from '../db';
-import { BadRequestError, ConflictError } from '../errors';
+import { AccountFrozenError, BadRequestError, ConflictError } from '../errors';
 import { koboFromDb, type Kobo } from '../money';
+import { accountMayPayOut, frozenRefusal } from '../policies/account-freeze/account-freeze';
 import { kycLimitBindings, type TierDefaults } from '../policies/kyc-limits/customer-limits';
 import { fundsShortfall, type FundsShortfall } from './funds-shortfall';
 import { releasableUnderLimits } from '../policies/kyc-limits/credit-limits';
@@ -230,6 +231,8 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       const sending = await repo.payoutStanding(trx, transfer.fromAccountId, TRANSFER_FUNDS, options.tierDefaults);
       const receiving = await repo.payoutStanding(trx, transfer.toAccountId, TRANSFER_FUNDS, options.tierDefaults);
       if (!sending || !receiving) throw new Error('a transfer account does not exist');
+      if (sending.freeze && !accountMayPayOut(sending.freeze.frozenFor))
+        throw new AccountFrozenError(frozenRefusal(sending.accountRef, sending.freeze));
       if (sending.spendable < transfer.amount) throw await insufficientFunds(trx, transfer.fromAccountId, TRANSFER_FUNDS);
       const leavesCustomer = sending.customerId !== receiving.customerId;
       if (leavesCustomer) {

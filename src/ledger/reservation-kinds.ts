@@ -47,6 +47,17 @@ export const RESERVATION_KINDS = {
     meaning: 'placed on the account by an operator or the tenant',
     heldFor: 'by a lien on the account',
   },
+  /**
+   * A credit to an account frozen for credits (its owner: the credit's entry), held whole: the payer's bank has taken
+   * the money, so it lands, but the account may not spend it until the freeze is lifted (released then).
+   */
+  credit_freeze: {
+    reasons: ['account_frozen'],
+    releaseReasons: ['unfrozen', 'operator', 'credit_reversed'],
+    heldCredit: true,
+    meaning: 'a credit to an account frozen for credits',
+    heldFor: 'by a freeze on the account',
+  },
 } as const satisfies Record<string, ReservationKindDeclaration>;
 
 interface ReservationKindDeclaration {

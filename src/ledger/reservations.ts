@@ -330,6 +330,20 @@ export function createReservations(trx: Trx) {
     },
 
     /**
+     * The account's open reservations of a kind, oldest first, read under its account's lock (taken here, the
+     * customer's first): what they still hold stays so until the caller's transaction ends.
+     */
+    async openOfAccount(accountId: string, kind: ReservationKind): Promise<Array<{ reservationId: string; open: Kobo }>> {
+      await lock([accountId]);
+      const rows: Array<{ id: string; open_amount: string }> = await trx('ledger_reservations')
+        .where({ account_id: accountId, kind })
+        .where('open_amount', '>', 0)
+        .orderBy('id')
+        .select('id', 'open_amount');
+      return rows.map((row) => ({ reservationId: row.id, open: koboFromDb(row.open_amount) }));
+    },
+
+    /**
      * The reservation holding a credit of the account, its kind, what it still holds and the credit's transaction
      * group; undefined when the credit is not held.
      */
