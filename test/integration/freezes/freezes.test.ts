@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../../helpers/fixtures';
+import { call } from '../../helpers/http';
+import { dashboardSession } from '../../helpers/session';
+import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+
+const runCli = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
+
+const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
+
+describe('freezes: an account closed to debits, credits or both', () => {
+  let stack: Stack;
+  let tenant: TestTenant;
+  before(async () => {
+    stack = await startStack();
+    tenant = await createTenant(stack);
+  });
+  after(() => stack.close());
+
+  const balance = async (account: ProvisionedAccount) =>
+    (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body;
+  const settle = (account: ProvisionedAccount, amount: string) =>
+    call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, { apiKey: tenant.apiKey, body: { amount, ...DESTINATION } });
+  const transfer = (from: ProvisionedAccount, to: ProvisionedAccount, amount: string) =>
+    call(stack.apiUrl, 'POST', `/v1/accounts/${from.AccountRef}/transfers`, {
+      apiKey: tenant.apiKey,
+      headers: { 'Idempotency-Key': randomUUID() },
+      body: { toAccountRef: to.AccountRef, amount },
+    });
+  const freeze = (account: ProvisionedAccount, body: Record<string, unknown>) =>
+    call(stack.apiUrl, 'PUT', `/v1/accounts/${account.AccountRef}/freeze`, { apiKey: tenant.apiKey, body });
+  const unfreeze = (account: ProvisionedAccount) =>
+    call(stack.apiUrl, 'DELETE', `/v1/accounts/${account.AccountRef}/freeze`, { apiKey: tenant.apiKey });
+  const credit = async (account: ProvisionedAccount) =>
+    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: 5_025, fee: 25 }))).status, 200);
+  const verifyLedger = async () => (JSON.parse((await runCli('ledger:verify', '--json')).stdout) as { problems: unknown[] }).problems;
+
+  it('a debit-frozen account refuses a payout and a transfer out with a 409 naming the freeze, and still receives', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const other = await provisionAccount(stack, tenant.apiKey);
+    await fundAccount(stack, account.ID, 1_000_00n);
+    const operator = await dashboardSession(stack, tenant.tenantId, 'operator');
+    const frozen = await call(stack.apiUrl, 'PUT', `/auth/accounts/${account.AccountRef}/freeze`, {
+      cookie: operator,
+      body: { frozenFor: 'debits', reason: 'fraud_review', note: 'recall from the payer bank' },
+    });
+    assert.deepEqual([frozen.status, frozen.body.frozenFor, frozen.body.reason], [200, 'debits', 'fraud_review'], frozen.text);
+
+    const refused = await settle(account, '1.00');
+    assert.deepEqual([refused.status, refused.body.code], [409, 'account_frozen'], refused.text);
+    assert.match(refused.body.error, new RegExp(`account ${account.AccountRef} is frozen for debits \\(fraud_review\\)`));
+    const moved = await transfer(account, other, '1.00');
+    assert.deepEqual([moved.status, moved.body.code], [409, 'account_frozen'], moved.text);
+
+    await credit(account);
+    const received = await balance(account);
+    assert.deepEqual([received.ledgerBalance, received.heldBalance], ['6000.00', '0.00']);
+
+    assert.deepEqual([(await unfreeze(account)).status], [200]);
+    assert.equal((await settle(account, '1000.00')).status, 202);
+    assert.equal((await unfreeze(account)).status, 409, 'not frozen any more');
+
+    const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, target_id: account.AccountRef }).orderBy('id');
+    assert.deepEqual(
+      audit.map((row) => [row.action, row.actor === 'API key', row.detail.note ?? null]),
+      [
+        ['account.frozen', false, 'recall from the payer bank'],
+        ['account.unfrozen', true, null],
+      ],
+    );
+    assert.deepEqual(await verifyLedger(), []);
+  });
+
+  it("a credit-frozen account's webhook credit lands held, and the lift releases exactly it; it may still pay out", async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    await fundAccount(stack, account.ID, 100_00n);
+    assert.equal((await freeze(account, { frozenFor: 'credits', reason: 'regulatory_order' })).status, 200);
+
+    await credit(account);
+    const held = await balance(account);
+    assert.deepEqual([held.ledgerBalance, held.heldBalance, held.reserved.credit_freeze], ['5100.00', '5000.00', '5000.00']);
+    assert.equal((await settle(account, '100.01')).status, 400, 'the held credit may not be spent');
+    assert.equal((await settle(account, '100.00')).status, 202, 'debits are not frozen');
+
+    const lifted = await unfreeze(account);
+    assert.deepEqual([lifted.status, lifted.body.released], [200, '5000.00']);
+    const released = await balance(account);
+    assert.deepEqual([released.heldBalance, released.reserved.credit_freeze], ['0.00', '0.00']);
+    assert.deepEqual(await verifyLedger(), []);
+  });
+
+  it('refuses a side or reason outside the declared lists, and a key without freezes:write', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    const badSide = await freeze(account, { frozenFor: 'sometimes', reason: 'dispute' });
+    assert.equal(badSide.status, 400);
+    assert.match(JSON.stringify(badSide.body), /frozenFor must be one of debits, credits, both/);
+    const admin = await dashboardSession(stack, tenant.tenantId, 'admin');
+    const key = await call(stack.apiUrl, 'POST', '/auth/api-keys', { cookie: admin, body: { name: 'reader', scopes: ['read'] } });
+    assert.equal(key.status, 201, key.text);
+    const refused = await call(stack.apiUrl, 'PUT', `/v1/accounts/${account.AccountRef}/freeze`, {
+      apiKey: key.body.Key,
+      body: { frozenFor: 'both', reason: 'dispute' },
+    });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.error, /freezes:write/);
+  });
+});
