@@ -57,6 +57,7 @@ const LAYERS = [
       'kyc-limits policy': ['src/policies/kyc-limits/'],
       'dynamic-account-amount policy': ['src/policies/dynamic-account-amount/'],
       'customer-standing policy': ['src/policies/customer-standing/'],
+      'account-freeze policy': ['src/policies/account-freeze/'],
       'split-rule policy': ['src/policies/split-rule/'],
     },
   },
