@@ -60,6 +60,9 @@ describe('freezes: an account closed to debits, credits or both', () => {
     await credit(account);
     const received = await balance(account);
     assert.deepEqual([received.ledgerBalance, received.heldBalance], ['6000.00', '0.00']);
+    assert.deepEqual([received.freeze.frozenFor, received.freeze.reason], ['debits', 'fraud_review']);
+    const statement = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/statement`, { apiKey: tenant.apiKey });
+    assert.equal(statement.body.freeze.frozenFor, 'debits');
 
     assert.deepEqual([(await unfreeze(account)).status], [200]);
     assert.equal((await settle(account, '1000.00')).status, 202);
@@ -90,7 +93,7 @@ describe('freezes: an account closed to debits, credits or both', () => {
     const lifted = await unfreeze(account);
     assert.deepEqual([lifted.status, lifted.body.released], [200, '5000.00']);
     const released = await balance(account);
-    assert.deepEqual([released.heldBalance, released.reserved.credit_freeze], ['0.00', '0.00']);
+    assert.deepEqual([released.heldBalance, released.reserved.credit_freeze, released.freeze], ['0.00', '0.00', null]);
     assert.deepEqual(await verifyLedger(), []);
   });
 

@@ -41,6 +41,8 @@ describe('liens: money an operator or the tenant sets aside on an account', () =
     assert.equal(placed.status, 201);
     const held = await balance(account);
     assert.deepEqual([held.heldBalance, held.reserved.lien], ['300.00', '300.00']);
+    const statement = await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/statement`, { apiKey: tenant.apiKey });
+    assert.equal(statement.body.reserved.lien, '300.00');
 
     // balance - lien + 1 kobo is refused, balance - lien is paid.
     const refused = await settle(account, '700.01');
