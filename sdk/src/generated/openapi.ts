@@ -2904,6 +2904,15 @@ export interface operations {
                             lien: string;
                             credit_freeze: string;
                         };
+                        /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
+                        freeze: {
+                            /** @enum {string} */
+                            frozenFor: "debits" | "credits" | "both";
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                            /** Format: date-time */
+                            frozenAt: string;
+                        } | null;
                         inDeficit: boolean;
                         /** Format: date-time */
                         asOf: string;
@@ -3146,6 +3155,22 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits) */
+                        reserved: {
+                            kyc_limit: string;
+                            payment_mismatch: string;
+                            lien: string;
+                            credit_freeze: string;
+                        };
+                        /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
+                        freeze: {
+                            /** @enum {string} */
+                            frozenFor: "debits" | "credits" | "both";
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                            /** Format: date-time */
+                            frozenAt: string;
+                        } | null;
                         pagination: {
                             limit: number;
                             nextCursor: string | null;
@@ -11718,6 +11743,22 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits) */
+                        reserved: {
+                            kyc_limit: string;
+                            payment_mismatch: string;
+                            lien: string;
+                            credit_freeze: string;
+                        };
+                        /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
+                        freeze: {
+                            /** @enum {string} */
+                            frozenFor: "debits" | "credits" | "both";
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                            /** Format: date-time */
+                            frozenAt: string;
+                        } | null;
                         pagination: {
                             limit: number;
                             nextCursor: string | null;
