@@ -279,7 +279,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     ): Promise<EndedReservations> {
       await repo.lockAccounts(trx, [accountId]);
       const reservations = createReservations(trx);
-      const held = await reservations.heldCredit(accountId, entryId);
+      const held = await reservations.queuedCredit(accountId, entryId);
       const released: EndedReservations = {
         kind: 'reservations_ended',
         outcome: 'released',
@@ -311,7 +311,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     ): Promise<EndedReservations> {
       await repo.lockAccounts(trx, [accountId]);
       const reservations = createReservations(trx);
-      const held = await reservations.heldCredit(accountId, entryId);
+      const held = await reservations.queuedCredit(accountId, entryId);
       if (held && held.posted > 0n) throw new ConflictError('the held money of this credit was already returned to the sender');
       if (!held || held.open !== payback.amount) throw new ConflictError('the held amount of this credit changed meanwhile: look again');
       await reservations.post(accountId, {

@@ -7,8 +7,9 @@ import { createLedgerRepo } from './ledger.repo';
 import {
   HELD_CREDIT_KINDS,
   HELD_CREDIT_KINDS_SQL,
+  QUEUED_KINDS,
   releasableFor,
-  type HeldCreditKind,
+  type QueuedKind,
   type ReleaseReason,
   type ReservationKind,
   type ReservationReason,
@@ -344,18 +345,18 @@ export function createReservations(trx: Trx) {
     },
 
     /**
-     * The reservation holding a credit of the account, its kind, what it still holds and the credit's transaction
-     * group; undefined when the credit is not held.
+     * The reservation of a queued kind (see queued: the held-money queue's) holding a credit of the account, its kind,
+     * what it still holds and the credit's transaction group; undefined when no such reservation holds the credit.
      */
-    async heldCredit(
+    async queuedCredit(
       accountId: string,
       entryId: string,
-    ): Promise<{ reservationId: string; kind: HeldCreditKind; open: Kobo; posted: Kobo; transactionGroupId: string } | undefined> {
-      const row: { id: string; kind: HeldCreditKind; open_amount: string; posted: string; transaction_group_id: string } | undefined =
+    ): Promise<{ reservationId: string; kind: QueuedKind; open: Kobo; posted: Kobo; transactionGroupId: string } | undefined> {
+      const row: { id: string; kind: QueuedKind; open_amount: string; posted: string; transaction_group_id: string } | undefined =
         await trx('ledger_reservations as r')
           .join('ledger_entries as e', 'e.id', 'r.owner_id')
           .where({ 'r.account_id': accountId, 'r.owner_id': entryId })
-          .whereIn('r.kind', HELD_CREDIT_KINDS)
+          .whereIn('r.kind', QUEUED_KINDS)
           .first('r.id', 'r.kind', 'r.open_amount', 'r.posted', 'e.transaction_group_id');
       return row
         ? {

@@ -97,6 +97,51 @@ describe('freezes: an account closed to debits, credits or both', () => {
     assert.deepEqual(await verifyLedger(), []);
   });
 
+  it('the held-money queue neither lists, releases nor returns a credit a freeze holds, nor a lien', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    await fundAccount(stack, account.ID, 100_00n);
+    assert.equal((await freeze(account, { frozenFor: 'credits', reason: 'fraud_review' })).status, 200);
+    await credit(account);
+    const operator = await dashboardSession(stack, tenant.tenantId, 'operator');
+    const lien = await call(stack.apiUrl, 'POST', `/auth/accounts/${account.AccountRef}/liens`, {
+      cookie: operator,
+      body: { amount: '10.00', reason: 'dispute' },
+    });
+    assert.equal(lien.status, 201, lien.text);
+    const { owner_id: entryId } = await stack.infra
+      .db('ledger_reservations')
+      .where({ account_id: account.ID, kind: 'credit_freeze' })
+      .first('owner_id');
+
+    const queue = await call(stack.apiUrl, 'GET', '/auth/holds', { cookie: operator });
+    assert.equal(queue.status, 200, queue.text);
+    assert.deepEqual(
+      queue.body.holds.filter((hold: { accountRef: string }) => hold.accountRef === account.AccountRef),
+      [],
+    );
+    const release = await call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/release`, { cookie: operator, body: { note: 'not mine' } });
+    assert.deepEqual(
+      [release.status, release.body.error],
+      [409, 'this credit is held by a freeze on the account, which the held-money queue does not release or return'],
+      release.text,
+    );
+    const lookup = await call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/return/lookup`, { cookie: operator, body: {} });
+    assert.equal(lookup.status, 409, lookup.text);
+    const returned = await call(stack.apiUrl, 'POST', `/auth/holds/${entryId}/return`, { cookie: operator, body: { note: 'not mine' } });
+    assert.equal(returned.status, 409, returned.text);
+    const lienRelease = await call(stack.apiUrl, 'POST', `/auth/holds/${lien.body.lienId}/release`, {
+      cookie: operator,
+      body: { note: 'x' },
+    });
+    assert.deepEqual([lienRelease.status, lienRelease.body.error], [404, 'held credit not found']);
+
+    const still = await balance(account);
+    assert.deepEqual([still.reserved.credit_freeze, still.reserved.lien], ['5000.00', '10.00']);
+    const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, type: 'kyc.hold_released' });
+    assert.deepEqual(told, []);
+    assert.deepEqual(await verifyLedger(), []);
+  });
+
   it('refuses a side or reason outside the declared lists, and a key without freezes:write', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const badSide = await freeze(account, { frozenFor: 'sometimes', reason: 'dispute' });
