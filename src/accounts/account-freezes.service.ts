@@ -1,5 +1,6 @@
 import { API_KEY_ACTOR, createAuditLog, type AuditAction, type AuditActor } from '../audit/audit-log';
 import type { Db, Trx } from '../db';
+import { recordChange } from '../events/change-events';
 import { ConflictError, NotFoundError } from '../errors';
 import { createReservations } from '../ledger/reservations';
 import { formatKobo, type Kobo } from '../money';
@@ -32,7 +33,7 @@ function audit(
  * Freezes: an account closed to debits, credits or both (see policies/account-freeze), kept on the account's row,
  * which the posting statements read as they lock it. Lifting a freeze for credits (or changing it to debits only)
  * releases the credits it held, in the same transaction as the change, under the account's lock, so no credit
- * lands between the two unjudged.
+ * lands between the two unjudged. Each change tells the tenant (`account.frozen`, `account.unfrozen`).
  */
 export function createAccountFreezesService(deps: { db: Db }) {
   const { db } = deps;
@@ -73,6 +74,7 @@ export function createAccountFreezesService(deps: { db: Db }) {
           .where({ id: accountId })
           .update({ frozen_for: body.frozenFor, frozen_reason: body.reason, frozen_at: trx.fn.now() })
           .returning('frozen_at')) as Array<{ frozen_at: Date }>;
+        await recordChange(trx, { kind: 'account_frozen', tenantId, accountRef, frozenFor: body.frozenFor, reason: body.reason });
         await audit(trx, tenantId, by, 'account.frozen', accountRef, {
           frozenFor: body.frozenFor,
           reason: body.reason,
@@ -93,6 +95,7 @@ export function createAccountFreezesService(deps: { db: Db }) {
           .whereNotNull('frozen_for')
           .update({ frozen_for: null, frozen_reason: null, frozen_at: null });
         if (lifted === 0) throw new ConflictError('the account is not frozen');
+        await recordChange(trx, { kind: 'account_unfrozen', tenantId, accountRef });
         await audit(trx, tenantId, by, 'account.unfrozen', accountRef, { released: formatKobo(released) });
         return released;
       });

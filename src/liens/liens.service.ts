@@ -1,6 +1,7 @@
 import { findAccountByRef } from '../accounts/accounts.access';
 import { API_KEY_ACTOR, createAuditLog, type AuditAction, type AuditActor } from '../audit/audit-log';
 import type { Db, Trx } from '../db';
+import type { EventedLedger } from '../events/ledger-events';
 import { ConflictError, NotFoundError } from '../errors';
 import { isUuid, uuidv7 } from '../ids';
 import type { ReservationReason } from '../ledger/reservation-kinds';
@@ -31,13 +32,14 @@ function audit(
 }
 
 /**
- * Liens: money set aside on an account for a claim on it, a `lien` reservation kept for the lien's id. While it is
- * open the account may spend that much less (the ledger's one definition of what an account may spend); lifting it,
- * or its expiry (the ledger's reservation expiry), releases it. Placing may reserve more than the account holds:
+ * Liens: money set aside on an account for a claim on it, a `lien` reservation kept for the lien's id, placed and
+ * lifted through the evented ledger (which tells `lien.placed` and `lien.lifted`). While it is open the account may
+ * spend that much less (the ledger's one definition of what an account may spend); lifting it, or its expiry (the
+ * ledger's reservation expiry, telling `lien.expired`), releases it. Placing may reserve more than the account holds:
  * the account then may spend nothing until enough arrives.
  */
-export function createLiensService(deps: { db: Db }) {
-  const { db } = deps;
+export function createLiensService(deps: { db: Db; ledger: Pick<EventedLedger, 'reserve' | 'releaseOwned'> }) {
+  const { db, ledger } = deps;
 
   async function accountIdOf(tenantId: string, accountRef: string): Promise<string> {
     const account = await findAccountByRef(db, tenantId, accountRef);
@@ -52,7 +54,7 @@ export function createLiensService(deps: { db: Db }) {
       const lienId = uuidv7();
       const expiresAt = body.expiresAt ?? null;
       await db.transaction(async (trx) => {
-        await createReservations(trx).reserve({
+        await ledger.reserve(trx, {
           accountId,
           kind: 'lien',
           reason: body.reason,
@@ -76,13 +78,11 @@ export function createLiensService(deps: { db: Db }) {
       const accountId = await accountIdOf(tenantId, accountRef);
       if (!isUuid(lienId)) throw new NotFoundError('lien not found');
       return db.transaction(async (trx) => {
-        const reservations = createReservations(trx);
-        const lien = await reservations.ofOwner('lien', lienId.toLowerCase());
+        const ownerId = lienId.toLowerCase();
+        const lien = await createReservations(trx).ofOwner('lien', ownerId);
         if (!lien || lien.accountId !== accountId) throw new NotFoundError('lien not found');
         if (lien.open === 0n) throw new ConflictError('the lien was lifted or expired already');
-        await reservations.release(accountId, [
-          { reservationId: lien.reservationId, kind: 'lien', amount: lien.open, reason: 'lifted', userId: by?.id ?? null, note: null },
-        ]);
+        await ledger.releaseOwned(trx, { accountId, kind: 'lien', ownerId, reason: 'lifted', userId: by?.id ?? null, note: null });
         await audit(trx, tenantId, by, 'lien.lifted', lienId, { accountRef, released: formatKobo(lien.open) });
         return lien.open;
       });

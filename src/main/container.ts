@@ -281,7 +281,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
     splitRules,
-    liens: createLiensService({ db }),
+    liens: createLiensService({ db, ledger }),
     freezes: createAccountFreezesService({ db }),
     batchConfirmations: createBatchConfirmationService({
       db,

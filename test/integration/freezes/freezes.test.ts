@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../../helpers/fixtures';
-import { call } from '../../helpers/http';
+import { call, eventually } from '../../helpers/http';
+import { startReceiver } from '../../helpers/receiver';
 import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
@@ -17,7 +18,8 @@ describe('freezes: an account closed to debits, credits or both', () => {
   let stack: Stack;
   let tenant: TestTenant;
   before(async () => {
-    stack = await startStack();
+    // A worker, whose event dispatcher delivers the tenant's events to its endpoints.
+    stack = await startStack({ EVENT_DISPATCH_INTERVAL: '100ms' }, { worker: true });
     tenant = await createTenant(stack);
   });
   after(() => stack.close());
@@ -97,6 +99,24 @@ describe('freezes: an account closed to debits, credits or both', () => {
     assert.deepEqual(await verifyLedger(), []);
   });
 
+  it('changing a credit freeze to debits only releases the credits it held, and later credits land free', async () => {
+    const account = await provisionAccount(stack, tenant.apiKey);
+    assert.equal((await freeze(account, { frozenFor: 'both', reason: 'fraud_review' })).status, 200);
+    await credit(account);
+    assert.deepEqual((await balance(account)).reserved.credit_freeze, '5000.00');
+
+    const changed = await freeze(account, { frozenFor: 'debits', reason: 'fraud_review' });
+    assert.deepEqual([changed.status, changed.body.frozenFor, changed.body.released], [200, 'debits', '5000.00'], changed.text);
+    await credit(account);
+    const after = await balance(account);
+    assert.deepEqual([after.ledgerBalance, after.heldBalance, after.reserved.credit_freeze], ['10000.00', '0.00', '0.00']);
+    assert.equal((await settle(account, '1.00')).status, 409, 'still frozen for debits');
+    const lifted = await unfreeze(account);
+    assert.deepEqual([lifted.status, lifted.body.released], [200, '0.00']);
+    assert.equal((await settle(account, '10000.00')).status, 202, 'all of it may be spent once the freeze is lifted');
+    assert.deepEqual(await verifyLedger(), []);
+  });
+
   it('the held-money queue neither lists, releases nor returns a credit a freeze holds, nor a lien', async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     await fundAccount(stack, account.ID, 100_00n);
@@ -140,6 +160,43 @@ describe('freezes: an account closed to debits, credits or both', () => {
     const told = await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, type: 'kyc.hold_released' });
     assert.deepEqual(told, []);
     assert.deepEqual(await verifyLedger(), []);
+  });
+
+  it('tells a subscribed endpoint account.frozen (each change) and account.unfrozen', async () => {
+    const own = await createTenant(stack);
+    const receiver = await startReceiver([200]);
+    try {
+      const endpoint = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', {
+        apiKey: own.apiKey,
+        body: { url: receiver.url, eventTypes: ['account.frozen', 'account.unfrozen'] },
+      });
+      assert.equal(endpoint.status, 201, endpoint.text);
+      const account = await provisionAccount(stack, own.apiKey);
+      const path = `/v1/accounts/${account.AccountRef}/freeze`;
+      assert.equal(
+        (await call(stack.apiUrl, 'PUT', path, { apiKey: own.apiKey, body: { frozenFor: 'both', reason: 'regulatory_order' } })).status,
+        200,
+      );
+      assert.equal(
+        (await call(stack.apiUrl, 'PUT', path, { apiKey: own.apiKey, body: { frozenFor: 'debits', reason: 'dispute' } })).status,
+        200,
+      );
+      assert.equal((await call(stack.apiUrl, 'DELETE', path, { apiKey: own.apiKey })).status, 200);
+
+      await eventually(async () => receiver.calls.length >= 3, { what: 'the three freeze deliveries' });
+      const told = receiver.calls
+        .map((received) => JSON.parse(received.body))
+        .map((envelope) => [envelope.sequence, envelope.type, envelope.subject, envelope.data])
+        .sort((a, b) => a[0] - b[0]);
+      const ref = account.AccountRef;
+      assert.deepEqual(told, [
+        [1, 'account.frozen', ref, { accountRef: ref, frozenFor: 'both', reason: 'regulatory_order' }],
+        [2, 'account.frozen', ref, { accountRef: ref, frozenFor: 'debits', reason: 'dispute' }],
+        [3, 'account.unfrozen', ref, { accountRef: ref }],
+      ]);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('refuses a side or reason outside the declared lists, and a key without freezes:write', async () => {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { expireDue } from '../../../src/ledger/reservations';
 import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
-import { call } from '../../helpers/http';
+import { call, eventually } from '../../helpers/http';
+import { startReceiver } from '../../helpers/receiver';
 import { dashboardSession } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
@@ -17,7 +17,8 @@ describe('liens: money an operator or the tenant sets aside on an account', () =
   let stack: Stack;
   let tenant: TestTenant;
   before(async () => {
-    stack = await startStack();
+    // A worker, whose event dispatcher delivers the tenant's events to its endpoints.
+    stack = await startStack({ EVENT_DISPATCH_INTERVAL: '100ms' }, { worker: true });
     tenant = await createTenant(stack);
   });
   after(() => stack.close());
@@ -83,7 +84,7 @@ describe('liens: money an operator or the tenant sets aside on an account', () =
     assert.equal((await settle(account, '300.01')).status, 400);
 
     // The expiry Schedule's run, as it runs once the lien's time has come.
-    await stack.infra.db.transaction((trx) => expireDue(trx, new Date(expiresAt.getTime() + 1)));
+    await stack.infra.db.transaction((trx) => stack.services.ledger.expireDue(trx, new Date(expiresAt.getTime() + 1)));
     assert.equal((await balance(account)).reserved.lien, '0.00');
     assert.equal((await settle(account, '500.00')).status, 202);
     const lift = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/liens/${placed.body.lienId}/lift`, {
@@ -91,6 +92,64 @@ describe('liens: money an operator or the tenant sets aside on an account', () =
     });
     assert.equal(lift.status, 409);
     assert.deepEqual(await verifyLedger(), []);
+  });
+
+  it("tells a subscribed endpoint lien.placed, lien.lifted and lien.expired, each with the lien's exact amount", async () => {
+    const own = await createTenant(stack);
+    const receiver = await startReceiver([200]);
+    try {
+      const endpoint = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', {
+        apiKey: own.apiKey,
+        body: { url: receiver.url, eventTypes: ['lien.placed', 'lien.lifted', 'lien.expired'] },
+      });
+      assert.equal(endpoint.status, 201, endpoint.text);
+      const account = await provisionAccount(stack, own.apiKey);
+      await fundAccount(stack, account.ID, 1_000_00n);
+      const place = (body: Record<string, unknown>) =>
+        call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/liens`, { apiKey: own.apiKey, body });
+      const lifted = await place({ amount: '123.45', reason: 'fraud_review' });
+      const expiresAt = new Date(Date.now() + 60_000);
+      const expiring = await place({ amount: '0.07', reason: 'debt_recovery', expiresAt: expiresAt.toISOString() });
+      assert.deepEqual([lifted.status, expiring.status], [201, 201]);
+      const lift = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/liens/${lifted.body.lienId}/lift`, {
+        apiKey: own.apiKey,
+      });
+      assert.equal(lift.status, 200, lift.text);
+      await stack.infra.db.transaction((trx) => stack.services.ledger.expireDue(trx, new Date(expiresAt.getTime() + 1)));
+
+      await eventually(async () => receiver.calls.length >= 4, { what: 'the four lien deliveries' });
+      const told = receiver.calls
+        .map((received) => JSON.parse(received.body))
+        .map((envelope) => [envelope.type, envelope.subject, envelope.sequence, envelope.data])
+        .sort((a, b) => `${a[1]}${a[2]}`.localeCompare(`${b[1]}${b[2]}`));
+      const ref = account.AccountRef;
+      const expected = [
+        [
+          'lien.placed',
+          lifted.body.lienId,
+          1,
+          { lienId: lifted.body.lienId, accountRef: ref, amount: '123.45', currency: 'NGN', reason: 'fraud_review', expiresAt: null },
+        ],
+        ['lien.lifted', lifted.body.lienId, 2, { lienId: lifted.body.lienId, accountRef: ref, amount: '123.45', currency: 'NGN' }],
+        [
+          'lien.placed',
+          expiring.body.lienId,
+          1,
+          {
+            lienId: expiring.body.lienId,
+            accountRef: ref,
+            amount: '0.07',
+            currency: 'NGN',
+            reason: 'debt_recovery',
+            expiresAt: expiresAt.toISOString(),
+          },
+        ],
+        ['lien.expired', expiring.body.lienId, 2, { lienId: expiring.body.lienId, accountRef: ref, amount: '0.07', currency: 'NGN' }],
+      ].sort((a, b) => `${a[1]}${a[2]}`.localeCompare(`${b[1]}${b[2]}`));
+      assert.deepEqual(told, expected);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('refuses a reason outside the declared list, a past expiry, and a key without liens:write', async () => {
