@@ -3,7 +3,7 @@ import type { AuditActor } from '../audit/audit-log';
 import type { AppContext } from '../http/context';
 import { defineRoute, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { formatKobo } from '../money';
-import { lienBodySchema, lienParamsSchema, lienResponseSchema, liftedLienResponseSchema } from './liens.schemas';
+import { lienBodySchema, lienParamsSchema, lienResponseSchema, liftedLienResponseSchema, openLiensResponseSchema } from './liens.schemas';
 import type { LiensService } from './liens.service';
 
 /** Who is asking: a tenant's API key on /v1, or a dashboard operator (audited by name) on /auth. */
@@ -17,6 +17,32 @@ function routesAt(prefix: '/v1' | '/auth', auth: 'apiKey' | 'session', callerOf:
   // An operator is the dashboard role that moves money; a key needs `liens:write` (setting money aside is no payout).
   const access = auth === 'session' ? { role: 'operator' as const } : { scope: 'liens:write' as const };
   return [
+    defineRoute({
+      method: 'get',
+      path: `${prefix}/accounts/:accountRef/liens`,
+      summary: "The account's liens still open, oldest first",
+      tag,
+      auth,
+      params: accountRefParamsSchema,
+      responses: { 200: { description: 'The open liens', schema: openLiensResponseSchema } },
+      errors: [404],
+      handle: async ({ params, ctx }) => {
+        const open = await liens.listOpen(callerOf(ctx).tenantId, params.accountRef);
+        return {
+          status: 200,
+          body: {
+            liens: open.map((lien) => ({
+              lienId: lien.lienId,
+              amount: formatKobo(lien.amount),
+              held: formatKobo(lien.held),
+              reason: lien.reason,
+              expiresAt: lien.expiresAt?.toISOString() ?? null,
+              placedAt: lien.placedAt.toISOString(),
+            })),
+          },
+        };
+      },
+    }),
     defineRoute({
       method: 'post',
       path: `${prefix}/accounts/:accountRef/liens`,

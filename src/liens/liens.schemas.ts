@@ -26,3 +26,16 @@ export const lienResponseSchema = z.object({
 });
 
 export const liftedLienResponseSchema = z.object({ lienId: z.string(), accountRef: z.string(), released: moneySchema });
+
+export const openLiensResponseSchema = z.object({
+  liens: z.array(
+    z.object({
+      lienId: z.string(),
+      amount: moneySchema,
+      held: moneySchema.describe('What the lien still holds: its amount until it is lifted or expires'),
+      reason: z.enum(LIEN_REASONS),
+      expiresAt: timestampSchema.nullable(),
+      placedAt: timestampSchema,
+    }),
+  ),
+});

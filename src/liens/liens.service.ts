@@ -4,10 +4,21 @@ import type { Db, Trx } from '../db';
 import type { EventedLedger } from '../events/ledger-events';
 import { ConflictError, NotFoundError } from '../errors';
 import { isUuid, uuidv7 } from '../ids';
+import { openReservationsOf } from '../ledger/ledger-reads';
 import type { ReservationReason } from '../ledger/reservation-kinds';
 import { createReservations } from '../ledger/reservations';
 import { formatKobo, type Kobo } from '../money';
 import type { LienBody } from './liens.schemas';
+
+/** A lien still open: what it set aside and what it still holds. */
+export interface OpenLien {
+  lienId: string;
+  amount: Kobo;
+  held: Kobo;
+  reason: ReservationReason<'lien'>;
+  expiresAt: Date | null;
+  placedAt: Date;
+}
 
 export interface PlacedLien {
   lienId: string;
@@ -48,6 +59,19 @@ export function createLiensService(deps: { db: Db; ledger: Pick<EventedLedger, '
   }
 
   return {
+    /** The account's liens still open, oldest first. */
+    async listOpen(tenantId: string, accountRef: string): Promise<OpenLien[]> {
+      const open = await openReservationsOf(db, await accountIdOf(tenantId, accountRef), 'lien');
+      return open.map((lien) => ({
+        lienId: lien.ownerId,
+        amount: lien.amount,
+        held: lien.open,
+        reason: lien.reason as ReservationReason<'lien'>,
+        expiresAt: lien.expiresAt,
+        placedAt: lien.createdAt,
+      }));
+    },
+
     /** Places a lien on the account; audited with who placed it. */
     async place(tenantId: string, accountRef: string, body: LienBody, by?: AuditActor): Promise<PlacedLien> {
       const accountId = await accountIdOf(tenantId, accountRef);
