@@ -217,7 +217,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The account's liens still open, oldest first */
+        get: operations["getV1AccountsAccountRefLiens"];
         put?: never;
         /** Place a lien on the account: it may spend that much less until the lien is lifted or expires; audited */
         post: operations["postV1AccountsAccountRefLiens"];
@@ -251,7 +252,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The account's liens still open, oldest first */
+        get: operations["getAuthAccountsAccountRefLiens"];
         put?: never;
         /** Place a lien on the account: it may spend that much less until the lien is lifted or expires; audited */
         post: operations["postAuthAccountsAccountRefLiens"];
@@ -2262,6 +2264,91 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "lien.placed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A lien was placed on an account: it may spend that much less (all of it while the account holds less) until the lien is lifted or expires */
+        post: operations["eventLienPlaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lien.lifted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A lien was lifted: what it still held (amount) may be spent again */
+        post: operations["eventLienLifted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lien.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A lien reached its expiry: what it still held (amount) may be spent again */
+        post: operations["eventLienExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.frozen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An account was frozen, or its freeze changed: for debits no money leaves it; for credits, payments still land but are held until the freeze is lifted */
+        post: operations["eventAccountFrozen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.unfrozen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An account's freeze was lifted: it pays out again, and the credits the freeze held may be spent */
+        post: operations["eventAccountUnfrozen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook_endpoint.disabled": {
         parameters: {
             query?: never;
@@ -3888,6 +3975,86 @@ export interface operations {
             };
         };
     };
+    getV1AccountsAccountRefLiens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open liens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        liens: {
+                            lienId: string;
+                            amount: string;
+                            /** @description What the lien still holds: its amount until it is lifted or expires */
+                            held: string;
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "debt_recovery";
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** Format: date-time */
+                            placedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postV1AccountsAccountRefLiens: {
         parameters: {
             query?: never;
@@ -4055,6 +4222,86 @@ export interface operations {
             };
             /** @description Conflict with the current state or an earlier request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthAccountsAccountRefLiens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open liens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        liens: {
+                            lienId: string;
+                            amount: string;
+                            /** @description What the lien still holds: its amount until it is lifted or expires */
+                            held: string;
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "debt_recovery";
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** Format: date-time */
+                            placedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11469,6 +11716,15 @@ export interface operations {
                                 settlesFrom: "ledger" | "available";
                                 transferable: string;
                             };
+                            /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
+                            freeze: {
+                                /** @enum {string} */
+                                frozenFor: "debits" | "credits" | "both";
+                                /** @enum {string} */
+                                reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                                /** Format: date-time */
+                                frozenAt: string;
+                            } | null;
                         }[];
                         pagination: {
                             limit: number;
@@ -11587,6 +11843,15 @@ export interface operations {
                             settlesFrom: "ledger" | "available";
                             transferable: string;
                         };
+                        /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
+                        freeze: {
+                            /** @enum {string} */
+                            frozenFor: "debits" | "credits" | "both";
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                            /** Format: date-time */
+                            frozenAt: string;
+                        } | null;
                     };
                 };
             };
@@ -16710,6 +16975,214 @@ export interface operations {
                         /** @enum {string} */
                         currency: "NGN";
                         merchantTxRef: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventLienPlaced: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "lien.placed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        lienId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        reason: "regulatory_order" | "fraud_review" | "dispute" | "debt_recovery";
+                        /** Format: date-time */
+                        expiresAt: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventLienLifted: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "lien.lifted";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        lienId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventLienExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "lien.expired";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        lienId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventAccountFrozen: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "account.frozen";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        accountRef: string;
+                        /** @enum {string} */
+                        frozenFor: "debits" | "credits" | "both";
+                        /** @enum {string} */
+                        reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventAccountUnfrozen: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "account.unfrozen";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        accountRef: string;
                     };
                 };
             };
