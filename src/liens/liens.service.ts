@@ -86,7 +86,7 @@ export function createLiensService(deps: { db: Db; ledger: Pick<EventedLedger, '
           amount: body.amount,
           expiresAt,
         });
-        await audit(trx, tenantId, by, 'lien.placed', lienId, {
+        await audit(trx, tenantId, by, 'account.lien_placed', lienId, {
           accountRef,
           amount: formatKobo(body.amount),
           reason: body.reason,
@@ -107,7 +107,7 @@ export function createLiensService(deps: { db: Db; ledger: Pick<EventedLedger, '
         if (!lien || lien.accountId !== accountId) throw new NotFoundError('lien not found');
         if (lien.open === 0n) throw new ConflictError('the lien was lifted or expired already');
         await ledger.releaseOwned(trx, { accountId, kind: 'lien', ownerId, reason: 'lifted', userId: by?.id ?? null, note: null });
-        await audit(trx, tenantId, by, 'lien.lifted', lienId, { accountRef, released: formatKobo(lien.open) });
+        await audit(trx, tenantId, by, 'account.lien_lifted', lienId, { accountRef, released: formatKobo(lien.open) });
         return lien.open;
       });
     },

@@ -121,15 +121,15 @@ describe('account page in a browser: a freeze and a lien', function () {
 
     const audited = await db('audit_log')
       .where({ tenant_id: tenant.tenantId })
-      .whereIn('action', ['account.frozen', 'account.unfrozen', 'lien.placed', 'lien.lifted'])
+      .whereIn('action', ['account.frozen', 'account.unfrozen', 'account.lien_placed', 'account.lien_lifted'])
       .orderBy('id')
       .select('actor', 'action', 'detail');
     assert.deepEqual(
       audited.map((row) => [row.actor, row.action, row.detail.note ?? row.detail.amount ?? row.detail.released ?? null]),
       [
         [operator.email, 'account.frozen', 'recall from the payer bank'],
-        [operator.email, 'lien.placed', '2500.50'],
-        [operator.email, 'lien.lifted', '2500.50'],
+        [operator.email, 'account.lien_placed', '2500.50'],
+        [operator.email, 'account.lien_lifted', '2500.50'],
         [operator.email, 'account.unfrozen', '0.00'],
       ],
     );

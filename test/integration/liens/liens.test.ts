@@ -68,8 +68,8 @@ describe('liens: money an operator or the tenant sets aside on an account', () =
     assert.deepEqual(
       audit.map((row) => [row.action, row.target_id, row.actor === 'API key', row.detail.reason ?? row.detail.released, row.detail.note]),
       [
-        ['lien.placed', placed.body.lienId, false, 'fraud_review', 'case 42'],
-        ['lien.lifted', placed.body.lienId, true, '300.00', undefined],
+        ['account.lien_placed', placed.body.lienId, false, 'fraud_review', 'case 42'],
+        ['account.lien_lifted', placed.body.lienId, true, '300.00', undefined],
       ],
     );
     assert.deepEqual(await verifyLedger(), []);
