@@ -57,6 +57,7 @@ const LAYERS = [
       'kyc-limits policy': ['src/policies/kyc-limits/'],
       'dynamic-account-amount policy': ['src/policies/dynamic-account-amount/'],
       'customer-standing policy': ['src/policies/customer-standing/'],
+      'account-freeze policy': ['src/policies/account-freeze/'],
       'split-rule policy': ['src/policies/split-rule/'],
     },
   },
@@ -82,6 +83,7 @@ const LAYERS = [
     },
   },
   { name: 'split rules', units: { 'split-rules': ['src/split-rules/'] } },
+  { name: 'liens', units: { liens: ['src/liens/'] } },
   { name: 'balance sweeps', units: { 'balance-sweeps': ['src/balance-sweeps/'] } },
   { name: 'settlement batches', units: { 'settlement-batches': ['src/settlement-batches/'] } },
   {
@@ -103,6 +105,7 @@ const DOMAINS = [
   'customers',
   'accounts',
   'split-rules',
+  'liens',
   'kyc-limits',
   'dynamic-accounts',
   'beneficiaries',

@@ -78,6 +78,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** Money may not leave (or, for a transfer, arrive at) an account its freeze closes: 409 naming the freeze. */
+export class AccountFrozenError extends AppError {
+  constructor(message: string) {
+    super('conflict', 'account_frozen', message);
+  }
+}
+
 /** The provider left a call unanswered (after the retries a lookup gets): come back after `retryAfterSeconds`. */
 export class ProviderOutageError extends AppError {
   constructor(retryAfterSeconds: number) {

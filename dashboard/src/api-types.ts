@@ -40,6 +40,8 @@ import type {
   dryRunResponseSchema,
 } from '../../src/settlement-batches/settlement-batches.schemas';
 import type { splitRuleResponseSchema } from '../../src/split-rules/split-rules.schemas';
+import type { lienBodySchema, openLiensResponseSchema } from '../../src/liens/liens.schemas';
+import type { freezeBodySchema } from '../../src/accounts/account-freezes.schemas';
 import type { tenantSummarySchema } from '../../src/dashboard/tenant-summary.schemas';
 import type { feeQuoteSchema } from '../../src/fees/fees.schemas';
 import type { misdirectedListResponseSchema, misdirectedPaymentSchema } from '../../src/payment-ingest/misdirected.schemas';
@@ -80,6 +82,10 @@ export type RecoveryCodes = Out<typeof recoveryCodesSchema>;
 export type Overview = Out<typeof tenantSummarySchema>;
 export type DashboardAccount = Out<typeof dashboardAccountSchema>;
 export type SplitRule = Out<typeof splitRuleResponseSchema>;
+export type OpenLiens = Out<typeof openLiensResponseSchema>;
+export type LienReason = Out<typeof lienBodySchema>['reason'];
+export type FreezeSide = Out<typeof freezeBodySchema>['frozenFor'];
+export type FreezeReason = Out<typeof freezeBodySchema>['reason'];
 export type AccountSearch = Out<typeof accountSearchResponseSchema>;
 export type DeficitAccounts = Out<typeof deficitAccountsResponseSchema>;
 export type Statement = Out<typeof dashboardStatementResponseSchema>;

@@ -25,6 +25,9 @@ export const MONEY_EVENT_TYPES = [
   'kyc.limit_exceeded',
   'kyc.hold_released',
   'kyc.hold_returned',
+  'lien.placed',
+  'lien.lifted',
+  'lien.expired',
 ];
 
 /** Where the server's code is; src/events/ within it is the layer that records money events. */

@@ -25,6 +25,11 @@ export function presentAccount(account: AccountRecord): VirtualAccountView {
   };
 }
 
+/** The account's freeze as the API speaks it, null when it is not frozen. */
+export function presentFreeze(account: AccountRecord) {
+  return account.freeze && { ...account.freeze, frozenAt: account.freeze.frozenAt.toISOString() };
+}
+
 /** The account's reserved money by kind, as the API speaks it. */
 export function presentReserved(funds: AccountFunds): Record<ReservationKind, string> {
   return Object.fromEntries(RESERVATION_KIND_NAMES.map((kind) => [kind, formatKobo(funds.reserved[kind])])) as Record<

@@ -9,7 +9,7 @@ import { TRANSFER_FUNDS } from '../ledger/posting-engine';
 import { presentDashboardStatement } from './statement.presenter';
 import type { StatementService } from './statement.service';
 import { formatKobo } from '../money';
-import { presentAccount, presentReserved } from './account.presenter';
+import { presentAccount, presentFreeze, presentReserved } from './account.presenter';
 import type { AccountRecord } from './accounts.repo';
 import {
   accountSearchQuerySchema,
@@ -45,6 +45,7 @@ function presentWithBalances(
       settlesFrom,
       transferable: formatKobo(funds.spendable[TRANSFER_FUNDS]),
     },
+    freeze: presentFreeze(account),
   };
 }
 

@@ -3,7 +3,7 @@ import { auditEntrySchema } from '../audit/audit.schemas';
 import { customerSchema } from '../customers/customers.schemas';
 import { moneySchema, paginationSchema } from '../http/schemas';
 import { statementEntrySchema, statementQuerySchema, statementResponseSchema } from './statement.schemas';
-import { reservedSchema, virtualAccountSchema } from './accounts.schemas';
+import { freezeStateSchema, reservedSchema, virtualAccountSchema } from './accounts.schemas';
 
 export const accountSearchQuerySchema = z.object({
   q: z.string().trim().max(100).optional(),
@@ -28,6 +28,7 @@ export const dashboardAccountSchema = virtualAccountSchema.extend({
   CustomerName: z.string(),
   CustomerExternalRef: z.string(),
   balances: balancesSchema,
+  freeze: freezeStateSchema,
 });
 
 export const accountSearchResponseSchema = z.object({

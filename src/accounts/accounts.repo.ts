@@ -1,6 +1,7 @@
 import type { DbOrTrx } from '../db';
 import { containsPattern } from '../like-pattern';
 import { koboFromDb, type Kobo } from '../money';
+import type { FreezeReason, FreezeSide } from '../policies/account-freeze/account-freeze';
 import type { AmountPolicy, MismatchHandling } from '../policies/dynamic-account-amount/amount-policy';
 
 type AccountStatus = 'active' | 'expired';
@@ -31,6 +32,8 @@ export interface AccountRecord {
   lastSeq: bigint;
   /** Set while the ledger balance is below zero (a spent provisional credit was reversed). */
   deficitSince: Date | null;
+  /** The account's freeze (see policies/account-freeze), null when it is not frozen. */
+  freeze: { frozenFor: FreezeSide; reason: FreezeReason; frozenAt: Date } | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -57,6 +60,9 @@ interface AccountRow {
   total_debits: string;
   last_seq: string;
   deficit_since: Date | null;
+  frozen_for: FreezeSide | null;
+  frozen_reason: FreezeReason | null;
+  frozen_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -84,6 +90,10 @@ function toAccount(row: AccountRow): AccountRecord {
     totalDebits: koboFromDb(row.total_debits),
     lastSeq: BigInt(row.last_seq),
     deficitSince: row.deficit_since,
+    freeze:
+      row.frozen_for === null || row.frozen_reason === null || row.frozen_at === null
+        ? null
+        : { frozenFor: row.frozen_for, reason: row.frozen_reason, frozenAt: row.frozen_at },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -112,6 +122,9 @@ const ACCOUNT_COLUMNS = Object.keys({
   total_debits: true,
   last_seq: true,
   deficit_since: true,
+  frozen_for: true,
+  frozen_reason: true,
+  frozen_at: true,
   created_at: true,
   updated_at: true,
 } satisfies Record<keyof AccountRow, true>) as Array<keyof AccountRow>;

@@ -2,7 +2,7 @@ import { defineRoute, idempotencyKeyOf, tenantOf, userOf, type RouteDefinition }
 import { paginate, uuidCursor } from '../http/pagination';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
-import { presentAccount, presentReserved } from './account.presenter';
+import { presentAccount, presentFreeze, presentReserved } from './account.presenter';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import type { AccountsService } from './accounts.service';
 import {
@@ -85,6 +85,7 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
             pendingCredits: formatKobo(funds.pendingCredits),
             heldBalance: formatKobo(funds.heldBalance),
             reserved: presentReserved(funds),
+            freeze: presentFreeze(account),
             inDeficit: account.deficitSince !== null,
             asOf: asOf.toISOString(),
           },

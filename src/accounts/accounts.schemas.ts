@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cursorQuerySchema, moneySchema, nairaAmountSchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { AMOUNT_POLICIES, MISMATCH_HANDLINGS } from '../policies/dynamic-account-amount/amount-policy';
+import { FREEZE_REASONS, FREEZE_SIDES } from '../policies/account-freeze/account-freeze';
 import { RESERVATION_KIND_NAMES, RESERVATION_KINDS, type ReservationKind } from '../ledger/reservation-kinds';
 
 /** The longest a dynamic account may stay open: 30 days. */
@@ -97,6 +98,12 @@ export const reservedSchema = z
   .object(Object.fromEntries(RESERVATION_KIND_NAMES.map((kind) => [kind, moneySchema])) as Record<ReservationKind, typeof moneySchema>)
   .describe(`heldBalance by kind: ${RESERVATION_KIND_NAMES.map((kind) => `${kind} (${RESERVATION_KINDS[kind].meaning})`).join(', ')}`);
 
+/** The account's freeze, null when it is not frozen. */
+export const freezeStateSchema = z
+  .object({ frozenFor: z.enum(FREEZE_SIDES), reason: z.enum(FREEZE_REASONS), frozenAt: timestampSchema })
+  .nullable()
+  .describe('The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none');
+
 export const balanceResponseSchema = z.object({
   accountRef: z.string(),
   currency: z.literal('NGN'),
@@ -106,6 +113,7 @@ export const balanceResponseSchema = z.object({
   /** Money set aside (reserved): in the ledger balance, but no payout may spend it. */
   heldBalance: moneySchema,
   reserved: reservedSchema,
+  freeze: freezeStateSchema,
   inDeficit: z.boolean(),
   asOf: timestampSchema,
 });

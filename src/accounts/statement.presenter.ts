@@ -1,4 +1,4 @@
-import { presentAccount } from './account.presenter';
+import { presentAccount, presentFreeze, presentReserved } from './account.presenter';
 import { formatKobo } from '../money';
 import { presentEntry } from './entry.presenter';
 import type { Statement } from './statement.service';
@@ -32,6 +32,8 @@ export function presentStatement(statement: Statement, limit: number) {
     totalCredits: formatKobo(statement.totalCredits),
     totalDebits: formatKobo(statement.totalDebits),
     closingBalance: formatKobo(statement.closingBalance),
+    reserved: presentReserved(statement.funds),
+    freeze: presentFreeze(statement.account),
     pagination: { limit, nextCursor: statement.hasMore && last ? last.id : null, hasMore: statement.hasMore },
   };
 }

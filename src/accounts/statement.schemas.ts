@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { virtualAccountSchema } from './accounts.schemas';
+import { freezeStateSchema, reservedSchema, virtualAccountSchema } from './accounts.schemas';
 import { moneySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { MISMATCH_ACTIONS, VARIANCES } from '../policies/dynamic-account-amount/amount-policy';
 
@@ -59,5 +59,8 @@ export const statementResponseSchema = z.object({
   totalCredits: moneySchema,
   totalDebits: moneySchema,
   closingBalance: moneySchema,
+  /** The account's money set aside now, by kind (a lien, a credit held by a freeze, …), and its freeze. */
+  reserved: reservedSchema,
+  freeze: freezeStateSchema,
   pagination: paginationSchema,
 });

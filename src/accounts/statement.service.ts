@@ -4,6 +4,7 @@ import type { Db } from '../db';
 import { BadRequestError, NotFoundError } from '../errors';
 import { invalidCursor } from '../http/pagination';
 import { isUuid } from '../ids';
+import type { AccountFunds } from '../ledger/ledger-reads';
 import type { Kobo } from '../money';
 import { createStatementRepo, type StatementEntry } from '../ledger/statement.repo';
 
@@ -21,8 +22,13 @@ export interface Statement {
   totalCredits: Kobo;
   totalDebits: Kobo;
   closingBalance: Kobo;
+  /** The account's money now (its reserved money by kind), beside the page. */
+  funds: AccountFunds;
   hasMore: boolean;
 }
+
+/** A statement before the account's money now is read beside it. */
+type Page = Omit<Statement, 'funds'>;
 
 interface Period {
   openingBalance: Kobo;
@@ -79,7 +85,7 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
   }
 
   /** A statement from up to `limit + 1` rows read: the extra one only says there is more. */
-  function paged(account: AccountRecord, period: Period, rows: StatementEntry[], limit: number): Statement {
+  function paged(account: AccountRecord, period: Period, rows: StatementEntry[], limit: number): Page {
     const hasMore = rows.length > limit;
     return {
       account,
@@ -93,7 +99,7 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
   }
 
   /** The common case, a page of the whole history: account, cursor and page in one statement. */
-  async function wholeHistory(tenantId: string, accountRef: string, query: StatementQuery): Promise<Statement> {
+  async function wholeHistory(tenantId: string, accountRef: string, query: StatementQuery): Promise<Page> {
     if (query.after !== undefined && !isUuid(query.after)) throw invalidCursor();
     const page = await repo.accountPage(tenantId, accountRef, query.after?.toLowerCase(), query.limit + 1);
     if (!page) throw new NotFoundError('account not found');
@@ -101,19 +107,27 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
     return paged(page.account, await periodOf(page.account, undefined, undefined), page.rows, query.limit);
   }
 
+  /** A page of the account's statement, the whole history or a period. */
+  async function statementPage(tenantId: string, accountRef: string, query: StatementQuery): Promise<Page> {
+    if (query.from && query.to && query.from > query.to) throw new BadRequestError('invalid_period', 'from must not be after to');
+    if (!query.from && !query.to) return wholeHistory(tenantId, accountRef, query);
+    const account = await deps.accounts.find(tenantId, accountRef);
+    const period = await periodOf(account, query.from, query.to);
+    let afterSeq = period.afterSeq;
+    if (query.after !== undefined) {
+      const cursorSeq = isUuid(query.after) ? await repo.entrySeqInAccount(account.id, query.after.toLowerCase()) : undefined;
+      if (cursorSeq === undefined) throw invalidCursor();
+      if (cursorSeq > afterSeq) afterSeq = cursorSeq;
+    }
+    return paged(account, period, await repo.page(account.id, afterSeq, period.throughSeq, query.limit + 1), query.limit);
+  }
+
   return {
+    /** A statement page with the account's reserved money as it is now. */
     async statement(tenantId: string, accountRef: string, query: StatementQuery): Promise<Statement> {
-      if (query.from && query.to && query.from > query.to) throw new BadRequestError('invalid_period', 'from must not be after to');
-      if (!query.from && !query.to) return wholeHistory(tenantId, accountRef, query);
-      const account = await deps.accounts.find(tenantId, accountRef);
-      const period = await periodOf(account, query.from, query.to);
-      let afterSeq = period.afterSeq;
-      if (query.after !== undefined) {
-        const cursorSeq = isUuid(query.after) ? await repo.entrySeqInAccount(account.id, query.after.toLowerCase()) : undefined;
-        if (cursorSeq === undefined) throw invalidCursor();
-        if (cursorSeq > afterSeq) afterSeq = cursorSeq;
-      }
-      return paged(account, period, await repo.page(account.id, afterSeq, period.throughSeq, query.limit + 1), query.limit);
+      const page = await statementPage(tenantId, accountRef, query);
+      const funds = (await deps.accounts.fundsOf([page.account.id])).get(page.account.id)!;
+      return { ...page, funds };
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Trx } from '../db';
 import type { Kobo } from '../money';
 import { creditHoldSql } from '../ledger/ledger-reads';
 import { eventData, eventDataSql, eventDataWithOptionalSql, type EventInput, type EventType } from './event-catalogue';
+import type { FreezeReason, FreezeSide } from '../policies/account-freeze/account-freeze';
 import type { PaymentJudgement, Variance } from '../policies/dynamic-account-amount/amount-policy';
 import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
 
@@ -10,7 +11,7 @@ import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
  * events layer from what the ledger did (ledger-events, with the payment credits' and confirmations' events built
  * below from the catalogue); recordChange records what moves no money: a bulk payout's end (a count of its
  * settlements), a dynamic account's return refused (the money stays held as it was), and every decision about a
- * customer or an endpoint. A module outside src/events never records a money event itself (the lint's
+ * customer, an account's freeze or an endpoint. A module outside src/events never records a money event itself (the lint's
  * money-event check).
  */
 
@@ -43,6 +44,8 @@ export type Change =
       tier: number;
       reason: string | null;
     }
+  | { kind: 'account_frozen'; tenantId: string; accountRef: string; frozenFor: FreezeSide; reason: FreezeReason }
+  | { kind: 'account_unfrozen'; tenantId: string; accountRef: string }
   | { kind: 'endpoint_disabled'; tenantId: string; endpointId: string; url: string; failingSince: Date; reason: string };
 
 function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
@@ -64,6 +67,12 @@ export function eventOfChange(change: Change): EventOf {
       const { customerId, externalRef, tier, reason } = change;
       return told(change.approved ? 'kyc.approved' : 'kyc.rejected', { customerId, externalRef, tier: String(tier), reason });
     }
+    case 'account_frozen': {
+      const { accountRef, frozenFor, reason } = change;
+      return told('account.frozen', { accountRef, frozenFor, reason });
+    }
+    case 'account_unfrozen':
+      return told('account.unfrozen', { accountRef: change.accountRef });
     case 'endpoint_disabled': {
       const { endpointId, url, failingSince, reason } = change;
       return told('webhook_endpoint.disabled', { endpointId, url, failingSince, reason });

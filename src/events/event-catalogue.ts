@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { timestampSchema } from '../http/schemas';
+import { RESERVATION_KINDS } from '../ledger/reservation-kinds';
+import { FREEZE_REASONS, FREEZE_SIDES } from '../policies/account-freeze/account-freeze';
 import { MISMATCH_ACTIONS, VARIANCES } from '../policies/dynamic-account-amount/amount-policy';
 import {
   field,
@@ -152,6 +154,23 @@ const kycHoldReturned = {
   merchantTxRef: field.text,
 };
 
+/** A lien placed on an account: the money it sets aside, why, and when it expires (null: until it is lifted). */
+const lienPlaced = {
+  lienId: field.uuid,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  reason: field.oneOf(RESERVATION_KINDS.lien.reasons),
+  expiresAt: field.nullableTimestamp,
+};
+
+/** A lien ended (lifted, or expired): the money it still held, which the account may spend again. */
+const lienEnded = { lienId: field.uuid, accountRef: field.text, amount: field.naira, currency: field.constant('NGN') };
+
+const accountFrozen = { accountRef: field.text, frozenFor: field.oneOf(FREEZE_SIDES), reason: field.oneOf(FREEZE_REASONS) };
+
+const accountUnfrozen = { accountRef: field.text };
+
 const endpointDisabled = { endpointId: field.uuid, url: field.text, failingSince: field.timestamp, reason: field.text };
 
 interface EventDefinition {
@@ -252,6 +271,33 @@ const DEFINITIONS = {
     subject: 'customerId',
     description:
       "An operator returned a credit's held money to its payer: the hold was released into a settlement (its merchantTxRef) that pays it back",
+  },
+  'lien.placed': {
+    fields: lienPlaced,
+    subject: 'lienId',
+    description:
+      'A lien was placed on an account: it may spend that much less (all of it while the account holds less) until the lien is lifted or expires',
+  },
+  'lien.lifted': {
+    fields: lienEnded,
+    subject: 'lienId',
+    description: 'A lien was lifted: what it still held (amount) may be spent again',
+  },
+  'lien.expired': {
+    fields: lienEnded,
+    subject: 'lienId',
+    description: 'A lien reached its expiry: what it still held (amount) may be spent again',
+  },
+  'account.frozen': {
+    fields: accountFrozen,
+    subject: 'accountRef',
+    description:
+      'An account was frozen, or its freeze changed: for debits no money leaves it; for credits, payments still land but are held until the freeze is lifted',
+  },
+  'account.unfrozen': {
+    fields: accountUnfrozen,
+    subject: 'accountRef',
+    description: "An account's freeze was lifted: it pays out again, and the credits the freeze held may be spent",
   },
   'webhook_endpoint.disabled': {
     fields: endpointDisabled,

@@ -95,6 +95,13 @@ export const field = {
     (value) => value.toISOString(),
     (expression) => `to_char(CAST(${expression} AS timestamptz) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   ),
+  /** A Date or null, as timestamp writes the Date. */
+  nullableTimestamp: input<Date | null, string | null>(
+    timestampSchema.nullable(),
+    (value) => (value === null ? null : value.toISOString()),
+    (expression) =>
+      `CASE WHEN ${expression} IS NULL THEN NULL ELSE to_char(CAST(${expression} AS timestamptz) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END`,
+  ),
   oneOf<const Values extends readonly [string, ...string[]]>(values: Values): InputField<Values[number], Values[number]> {
     return input<Values[number], Values[number]>(z.enum(values), (value) => value, asText);
   },

@@ -2,12 +2,13 @@ import type { DbOrTrx, Trx } from '../db';
 import type { Kobo } from '../money';
 import { paymentJudgementOf } from '../ledger/ledger-reads';
 import type { LedgerEntry, PostingPlan } from '../ledger/ledger.types';
-import { RESERVATION_KINDS } from '../ledger/reservation-kinds';
+import { RESERVATION_KINDS, type ReservationKind, type ReservationReason } from '../ledger/reservation-kinds';
 import type { Variance } from '../policies/dynamic-account-amount/amount-policy';
 import type {
   CompensatedCredit,
   ConfirmedCredits,
   EndedReservations,
+  MadeReservation,
   PaidSettlement,
   PostedCredit,
   PostedCredits,
@@ -182,23 +183,55 @@ export interface ReservationFacts {
   merchantTxRef?: string;
 }
 
+/** The events of money a feature set aside: a lien's `lien.placed`; a kind without an event (none other yet) tells nothing. */
+export function reservationMadeEventsOf(result: MadeReservation, account: ReservingAccount): TenantMoneyEvent[] {
+  if (result.reservationKind !== 'lien') return [];
+  return [
+    told(account.tenantId, 'lien.placed', {
+      lienId: result.ownerId,
+      accountRef: account.accountRef,
+      amount: result.amount,
+      reason: result.reason as ReservationReason<'lien'>,
+      expiresAt: result.expiresAt,
+    }),
+  ];
+}
+
 /**
- * The events of reservations ended. Only held credits are told (a kind that holds no credit has no event yet):
- * - released by an operator: `kyc.hold_released` per credit, naming its payment;
- * - released by a tier raised: one `kyc.hold_released` of the customer's total, naming no payment;
- * - released because the credit itself was reversed or taken back: nothing more (its reversal is told);
- * - posted by the settlement that returns them to their payers: `payment.mismatch_returned` for a dynamic
- *   account's payment the service returns itself (no user: the account's policy), `kyc.hold_returned` for a
- *   return an operator made;
- * - expired: nothing (no kind that expires has an event).
+ * The events of reservations ended, each kind told by its own events:
+ * - a lien lifted or expired: `lien.lifted` or `lien.expired`, with what it still held;
+ * - a credit the held-money queue holds (a queued kind; see queued), released by an operator: `kyc.hold_released` per
+ *   credit, naming its payment; released by a tier raised: one `kyc.hold_released` of the customer's total, naming
+ *   no payment; released because the credit itself was reversed or taken back: nothing more (its reversal is told);
+ *   posted by the settlement that returns it to its payer: `payment.mismatch_returned` for a dynamic account's payment
+ *   the service returns itself (no user: the account's policy), `kyc.hold_returned` for a return an operator made;
+ *   expired: nothing (no queued kind expires);
+ * - a credit a freeze holds: nothing (its freeze's `account.unfrozen` or `account.frozen` says it may be spent).
  */
 export function reservationEventsOf(result: EndedReservations, facts: ReservationFacts): TenantMoneyEvent[] {
-  const held = result.ended.filter((reservation) => RESERVATION_KINDS[reservation.kind].heldCredit);
-  const accountOf = (accountId: string): ReservingAccount => {
-    const account = facts.accounts.get(accountId);
-    if (!account) throw new Error(`no facts for account ${accountId}`);
-    return account;
-  };
+  return [...lienEventsOf(result, facts), ...heldCreditEventsOf(result, facts)];
+}
+
+function accountIn(facts: ReservationFacts, accountId: string): ReservingAccount {
+  const account = facts.accounts.get(accountId);
+  if (!account) throw new Error(`no facts for account ${accountId}`);
+  return account;
+}
+
+function lienEventsOf(result: EndedReservations, facts: ReservationFacts): TenantMoneyEvent[] {
+  const type = result.outcome === 'expired' ? 'lien.expired' : result.outcome === 'released' ? 'lien.lifted' : undefined;
+  if (type === undefined) return [];
+  return result.ended
+    .filter((reservation) => reservation.kind === 'lien' && reservation.amount > 0n)
+    .map((reservation) => {
+      const { tenantId, accountRef } = accountIn(facts, reservation.accountId);
+      return told(tenantId, type, { lienId: reservation.ownerId, accountRef, amount: reservation.amount });
+    });
+}
+
+function heldCreditEventsOf(result: EndedReservations, facts: ReservationFacts): TenantMoneyEvent[] {
+  const held = result.ended.filter((reservation) => RESERVATION_KINDS[reservation.kind].queued);
+  const accountOf = (accountId: string): ReservingAccount => accountIn(facts, accountId);
   const groupOf = (reservation: (typeof held)[number]): string => {
     if (reservation.transactionGroupId === null)
       throw new Error(`reservation ${reservation.reservationId} is told with its credit's transaction group`);
@@ -256,14 +289,28 @@ export function reservationEventsOf(result: EndedReservations, facts: Reservatio
   }
 }
 
+/** The tenant, reference and customer of each account, as the events of reservations name them. */
+async function reservingAccounts(trx: Trx, accountIds: string[]): Promise<Map<string, ReservingAccount>> {
+  const rows: Array<{ id: string; tenant_id: string; account_ref: string; customer_id: string }> = await trx('virtual_accounts')
+    .whereIn('id', [...new Set(accountIds)])
+    .select('id', 'tenant_id', 'account_ref', 'customer_id');
+  return new Map(rows.map((row) => [row.id, { tenantId: row.tenant_id, accountRef: row.account_ref, customerId: row.customer_id }]));
+}
+
+/** Records the events of money set aside, in the transaction that set it aside. */
+async function tellMade(trx: Trx, result: MadeReservation): Promise<MadeReservation> {
+  const account = (await reservingAccounts(trx, [result.accountId])).get(result.accountId);
+  if (!account) throw new Error(`no account ${result.accountId}`);
+  for (const event of reservationMadeEventsOf(result, account)) await recordEvent(trx, event);
+  return result;
+}
+
 /** Records the events of reservations ended, in the transaction that ended them. */
 async function tellEnded(trx: Trx, result: EndedReservations, told: { merchantTxRef?: string } = {}): Promise<EndedReservations> {
   if (result.ended.length === 0) return result;
-  const rows: Array<{ id: string; tenant_id: string; account_ref: string; customer_id: string }> = await trx('virtual_accounts')
-    .whereIn('id', [...new Set(result.ended.map((reservation) => reservation.accountId))])
-    .select('id', 'tenant_id', 'account_ref', 'customer_id');
-  const accounts = new Map(
-    rows.map((row) => [row.id, { tenantId: row.tenant_id, accountRef: row.account_ref, customerId: row.customer_id }]),
+  const accounts = await reservingAccounts(
+    trx,
+    result.ended.map((reservation) => reservation.accountId),
   );
   const variances = new Map<string, Variance>();
   if (result.outcome === 'posted')
@@ -517,7 +564,20 @@ export function createEventedLedger(ledger: PostingEngine) {
       return tellEnded(trx, await ledger.releaseHoldsWithinLimits(trx, customerId, userId));
     },
 
-    /** Releases as expired the reservations whose expiry has passed (see the posting engine's expireDue), with their events (none of today's kinds has one). */
+    /** Sets money aside for a feature (see the posting engine's reserve), with its event (a lien's `lien.placed`). */
+    async reserve(trx: Trx, reservation: Parameters<PostingEngine['reserve']>[1]): Promise<MadeReservation> {
+      return tellMade(trx, await ledger.reserve(trx, reservation));
+    },
+
+    /** Releases what is open of a feature's reservation (see the posting engine's releaseOwned), with its event (a lien's `lien.lifted`). */
+    async releaseOwned<Kind extends ReservationKind>(
+      trx: Trx,
+      release: Parameters<typeof ledger.releaseOwned<Kind>>[1],
+    ): Promise<EndedReservations> {
+      return tellEnded(trx, await ledger.releaseOwned(trx, release));
+    },
+
+    /** Releases as expired the reservations whose expiry has passed (see the posting engine's expireDue), with their events (a lien's `lien.expired`). */
     async expireDue(trx: Trx, now: Date, limit?: number): Promise<EndedReservations> {
       return tellEnded(trx, await ledger.expireDue(trx, now, limit));
     },

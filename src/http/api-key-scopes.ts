@@ -12,6 +12,8 @@ export const API_KEY_SCOPES = {
   'beneficiaries:write': 'Save and remove payout destinations',
   'sweeps:write': "Set and stop an account's balance sweep",
   'split-rules:write': "Set and remove an account's split rule",
+  'liens:write': 'Place and lift liens on accounts (money set aside)',
+  'freezes:write': 'Freeze accounts for debits, credits or both, and lift their freezes',
   'webhooks:write': 'Manage webhook endpoints and replay dead letters',
   'reconciliation:write': 'Start a reconciliation run',
 } as const;

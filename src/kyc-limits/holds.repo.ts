@@ -23,6 +23,9 @@ export function createHoldsRepo(db: DbOrTrx) {
     /** Whether the held money of this tenant's credit was returned to its payer. */
     wasReturned: heldCredits.wasReturned,
 
+    /** The kind of another feature's reservation holding the credit (a freeze's), which the queue leaves alone. */
+    heldOutsideQueue: heldCredits.heldOutsideQueue,
+
     /**
      * The payer the credit's payment webhook names (the credit of a webhook, or of an operator's assignment of
      * one). Money held again after a failed return is held on the credit reversing the return's debit: its payer

@@ -5,6 +5,7 @@ import { AppError, BadRequestError, ConflictError, NotFoundError } from '../erro
 import type { AuthenticatedUser } from '../http/context';
 import { isUuid } from '../ids';
 import { endedAmount } from '../ledger/ledger-results';
+import { RESERVATION_KINDS } from '../ledger/reservation-kinds';
 import { formatKobo, type Kobo } from '../money';
 import { createHoldsRepo, type HeldCredit } from './holds.repo';
 import { banksNamed, type ListedBank } from './payer-bank';
@@ -80,14 +81,26 @@ export function createHoldsService(deps: {
   const { db, postingEngine, payouts } = deps;
   const holds = createHoldsRepo(db);
 
-  /** An open hold of the tenant's, or why there is none: a credit returned already is a 409, any other a 404. */
+  /**
+   * Why the tenant's credit has no open hold in the queue: returned already, or held by another feature (a freeze,
+   * whose lift releases it), is a 409; any other a 404.
+   */
+  async function notInQueue(repo: ReturnType<typeof createHoldsRepo>, tenantId: string, id: string | undefined): Promise<never> {
+    if (id && (await repo.wasReturned(tenantId, id)))
+      throw new ConflictError('the held money of this credit was already returned to the sender');
+    const kind = id ? await repo.heldOutsideQueue(tenantId, id) : undefined;
+    if (kind)
+      throw new ConflictError(
+        `this credit is held ${RESERVATION_KINDS[kind].heldFor}, which the held-money queue does not release or return`,
+      );
+    throw new NotFoundError('held credit not found');
+  }
+
+  /** An open hold of the tenant's in the queue, or why there is none (see notInQueue). */
   async function openHold(tenantId: string, entryId: string): Promise<HeldCredit> {
     const id = isUuid(entryId) ? entryId.toLowerCase() : undefined;
     const held = id ? await holds.findOpen(tenantId, id) : undefined;
-    if (held) return held;
-    if (id && (await holds.wasReturned(tenantId, id)))
-      throw new ConflictError('the held money of this credit was already returned to the sender');
-    throw new NotFoundError('held credit not found');
+    return held ?? notInQueue(holds, tenantId, id);
   }
 
   /** The payer's bank: the operator's choice, or the one bank the webhook's bank name means in the bank list. */
@@ -183,11 +196,9 @@ export function createHoldsService(deps: {
     /** An operator's decision to let the customer spend a held credit, with the reason, in the audit log. */
     async release(user: AuthenticatedUser, entryId: string, note: string): Promise<{ held: HeldCredit; released: Kobo }> {
       return db.transaction(async (trx) => {
-        const held = isUuid(entryId) ? await createHoldsRepo(trx).findOpen(user.tenantId, entryId.toLowerCase()) : undefined;
-        if (!held && isUuid(entryId) && (await holds.wasReturned(user.tenantId, entryId.toLowerCase()))) {
-          throw new ConflictError('the held money of this credit was already returned to the sender');
-        }
-        if (!held) throw new NotFoundError('held credit not found');
+        const repo = createHoldsRepo(trx);
+        const id = isUuid(entryId) ? entryId.toLowerCase() : undefined;
+        const held = (id ? await repo.findOpen(user.tenantId, id) : undefined) ?? (await notInQueue(repo, user.tenantId, id));
         const released = endedAmount(await postingEngine.releaseHold(trx, held.accountId, held.entryId, { userId: user.id, note }));
         if (released === 0n) throw new ConflictError('nothing of this credit is held any more');
         await createAuditLog(trx).record(

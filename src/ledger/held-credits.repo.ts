@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
-import { HELD_CREDIT_KINDS, HELD_CREDIT_KINDS_SQL } from './reservation-kinds';
+import { HELD_CREDIT_KINDS, HELD_CREDIT_KINDS_SQL, QUEUED_KINDS, type ReservationKind } from './reservation-kinds';
 
 /** An account's open hold as the queue shows it: who, how much, since when, which limit. */
 export interface HeldCredit {
@@ -51,14 +51,17 @@ export async function openHeldOf(db: DbOrTrx, entryIds: string[]): Promise<Map<s
   return new Map(rows.map((row) => [row.entry_id, koboFromDb(row.held)]));
 }
 
-/** Reads of the ledger's holds (which only the ledger writes), for the operators' queue (src/kyc-limits/). */
+/**
+ * Reads of the ledger's holds (which only the ledger writes), for the operators' queue (src/kyc-limits/): the
+ * reservations of the queued kinds only (see queued), the ones the queue decides on.
+ */
 export function createHeldCreditsRepo(db: DbOrTrx) {
   const open = () =>
     db('ledger_reservations as h')
       .join('virtual_accounts as a', 'a.id', 'h.account_id')
       .join('customers as c', 'c.id', 'a.customer_id')
       .join('ledger_entries as e', 'e.id', 'h.owner_id')
-      .whereIn('h.kind', HELD_CREDIT_KINDS)
+      .whereIn('h.kind', QUEUED_KINDS)
       .where('h.open_amount', '>', 0)
       .select(
         'h.owner_id as entry_id',
@@ -109,10 +112,21 @@ export function createHeldCreditsRepo(db: DbOrTrx) {
       return (
         (await db('ledger_reservations')
           .where({ tenant_id: tenantId, owner_id: entryId })
-          .whereIn('kind', HELD_CREDIT_KINDS)
+          .whereIn('kind', QUEUED_KINDS)
           .where('posted', '>', 0)
           .first('id')) !== undefined
       );
+    },
+
+    /** The kind of another feature's reservation (not queued) still holding this tenant's credit; undefined when none does. */
+    async heldOutsideQueue(tenantId: string, entryId: string): Promise<ReservationKind | undefined> {
+      const row: { kind: ReservationKind } | undefined = await db('ledger_reservations')
+        .where({ tenant_id: tenantId, owner_id: entryId })
+        .whereIn('kind', HELD_CREDIT_KINDS)
+        .whereNotIn('kind', QUEUED_KINDS)
+        .where('open_amount', '>', 0)
+        .first('kind');
+      return row?.kind;
     },
 
     /**

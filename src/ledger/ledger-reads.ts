@@ -56,6 +56,35 @@ export function creditHoldSql(entryId: string): string {
      WHERE r.owner_id = ${entryId} AND r.kind IN ${HELD_CREDIT_KINDS_SQL}`;
 }
 
+/** A reservation still open on an account, as a feature lists its own (a lien's: kept for the lien's id). */
+export interface OpenReservation {
+  ownerId: string;
+  reason: string;
+  amount: Kobo;
+  /** What it still holds. */
+  open: Kobo;
+  expiresAt: Date | null;
+  createdAt: Date;
+}
+
+/** The account's open reservations of one kind, oldest first. */
+export async function openReservationsOf(db: DbOrTrx, accountId: string, kind: ReservationKind): Promise<OpenReservation[]> {
+  const rows: Array<{ owner_id: string; reason: string; amount: string; open_amount: string; expires_at: Date | null; created_at: Date }> =
+    await db('ledger_reservations')
+      .where({ account_id: accountId, kind })
+      .where('open_amount', '>', 0)
+      .orderBy('id')
+      .select('owner_id', 'reason', 'amount', 'open_amount', 'expires_at', 'created_at');
+  return rows.map((row) => ({
+    ownerId: row.owner_id,
+    reason: row.reason,
+    amount: koboFromDb(row.amount),
+    open: koboFromDb(row.open_amount),
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+  }));
+}
+
 /** An account's money as one read of the ledger saw it. */
 export interface AccountFunds {
   ledgerBalance: Kobo;

@@ -1,6 +1,6 @@
 import type { Kobo } from '../money';
 import type { LedgerEntry } from './ledger.types';
-import type { ReleaseReason, ReservationKind } from './reservation-kinds';
+import type { ReleaseReason, ReservationKind, ReservationReason } from './reservation-kinds';
 
 /**
  * What a ledger operation did, as the operation returns it: the entries it posted and the money it set aside. The
@@ -66,6 +66,19 @@ export interface PostedCredit {
   held: Kobo;
 }
 
+/** Money set aside on an account by a feature (a lien): the reservation made, of its kind and reason. */
+export interface MadeReservation {
+  kind: 'reserved';
+  reservationId: string;
+  accountId: string;
+  reservationKind: ReservationKind;
+  reason: ReservationReason;
+  /** What it is kept for (a lien's: the lien's id). */
+  ownerId: string;
+  amount: Kobo;
+  expiresAt: Date | null;
+}
+
 /** One reservation an operation ended (in whole or the part it still held), and what it was kept for. */
 export interface EndedReservation {
   reservationId: string;
@@ -100,4 +113,4 @@ export function endedAmount(result: EndedReservations): Kobo {
 }
 
 export type LedgerResult =
-  Reversal | RestoredCredit | CompensatedCredit | PostedTransfer | PaidSettlement | PostedCredit | EndedReservations;
+  Reversal | RestoredCredit | CompensatedCredit | PostedTransfer | PaidSettlement | PostedCredit | MadeReservation | EndedReservations;

@@ -20,6 +20,9 @@ import { appendFragment } from './posting-ctes';
 /** Where a payout's account and customer stand (see payoutStanding). */
 export interface PayoutStanding {
   customerId: string;
+  accountRef: string;
+  /** The account's freeze (see policies/account-freeze), null when it is not frozen. */
+  freeze: { frozenFor: string; reason: string } | null;
   spendable: Kobo;
   tier: number;
   dailyLimit: Kobo | null;
@@ -221,7 +224,7 @@ export function createLedgerRepo(db: DbOrTrx) {
          ), standing_limits AS (
            ${customerLimitsSql('standing_customer')}
          )
-         SELECT a.customer_id,
+         SELECT a.customer_id, a.account_ref, a.frozen_for, a.frozen_reason,
                 ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, CAST(:spend_available AS boolean)) AS spendable,
                 l.tier, l.daily_debits AS daily_limit,
                 CASE WHEN c.debits_day = ${LAGOS_TODAY} THEN c.debits_day_total ELSE 0 END AS used_today
@@ -230,10 +233,22 @@ export function createLedgerRepo(db: DbOrTrx) {
         { account_id: accountId, spend_available: from === 'available', ...kycLimitBindings(tierDefaults) },
       );
       const row = result.rows[0] as
-        { customer_id: string; spendable: string; tier: number; daily_limit: string | null; used_today: string } | undefined;
+        | {
+            customer_id: string;
+            account_ref: string;
+            frozen_for: string | null;
+            frozen_reason: string | null;
+            spendable: string;
+            tier: number;
+            daily_limit: string | null;
+            used_today: string;
+          }
+        | undefined;
       return row
         ? {
             customerId: row.customer_id,
+            accountRef: row.account_ref,
+            freeze: row.frozen_for === null ? null : { frozenFor: row.frozen_for, reason: row.frozen_reason ?? '' },
             spendable: koboFromDb(row.spendable),
             tier: row.tier,
             dailyLimit: row.daily_limit === null ? null : koboFromDb(row.daily_limit),

@@ -7,6 +7,7 @@ import {
   mismatchActionSql,
   varianceSql,
 } from '../policies/dynamic-account-amount/amount-policy';
+import { accountHoldsCreditsSql, accountMayPayOutSql } from '../policies/account-freeze/account-freeze';
 import { customerMayMoveMoneySql } from '../policies/customer-standing/customer-standing';
 import { allowedCreditSql, heldOfCreditSql, heldReasonSql, judgesCreditSql } from '../policies/kyc-limits/credit-limits';
 import { dailyPayoutAllowsSql, payoutDaySql, usedTodaySql } from '../policies/kyc-limits/daily-payout-limit';
@@ -77,7 +78,9 @@ const PAYOUT_DAY = payoutDaySql('max(created_at)');
 function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { heldSql: string; expectedSql: string }): string {
   // A payment a dynamic account returns is held whole: none of it is allowed, so it takes no room under the limits.
   const returned = mismatch?.heldSql ?? 'false';
-  const allowed = `CASE WHEN ${returned} THEN 0 ELSE ${allowedCreditSql({ amount: 'd.amount', singleCredit: 'l.single_credit' })} END`;
+  // A credit to an account frozen for credits is held whole too, until the freeze is lifted.
+  const frozen = accountHoldsCreditsSql('a.frozen_for');
+  const allowed = `CASE WHEN ${returned} OR ${frozen} THEN 0 ELSE ${allowedCreditSql({ amount: 'd.amount', singleCredit: 'l.single_credit' })} END`;
   const held = heldOfCreditSql({
     amount: 's.amount',
     unheldBefore: 's.unheld0',
@@ -96,9 +99,9 @@ function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { h
   const toReturn = heldToReturnReasonSql({ expectedAmount: 'j.expected_amount' });
   return `posting_judged AS (
       SELECT s.id, s.account_id, s.customer_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed, s.returned,
-             s.expected_amount, ${held} AS held
+             s.frozen, s.expected_amount, ${held} AS held
         FROM (SELECT d.id, a.id AS account_id, c.id AS customer_id, a.tenant_id, d.amount, l.tier, l.single_credit, l.balance AS balance_limit,
-                     c.unheld_balance AS unheld0, ${returned} AS returned, ${mismatch?.expectedSql ?? 'CAST(NULL AS bigint)'} AS expected_amount,
+                     c.unheld_balance AS unheld0, ${returned} AS returned, ${frozen} AS frozen, ${mismatch?.expectedSql ?? 'CAST(NULL AS bigint)'} AS expected_amount,
                      ${allowed} AS allowed,
                      CAST(sum(${allowed}) OVER (PARTITION BY c.id ORDER BY a.id, d.ord) AS bigint) AS allowed_run
                 FROM ${draftsFrom}
@@ -107,10 +110,10 @@ function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { h
       -- The reservation of what is held (see reservations), with the reason and the limit its policy gives.
       INSERT INTO ledger_reservations (id, tenant_id, account_id, kind, reason, owner_id, amount, tier, limit_amount)
       SELECT gen_random_uuid(), j.tenant_id, j.account_id,
-             CASE WHEN j.returned THEN 'payment_mismatch' ELSE 'kyc_limit' END,
-             CASE WHEN j.returned THEN ${toReturn.reason} ELSE ${overLimits.reason} END,
-             j.id, j.held, j.tier,
-             CASE WHEN j.returned THEN ${toReturn.limitAmount} ELSE ${overLimits.limitAmount} END
+             CASE WHEN j.frozen THEN 'credit_freeze' WHEN j.returned THEN 'payment_mismatch' ELSE 'kyc_limit' END,
+             CASE WHEN j.frozen THEN 'account_frozen' WHEN j.returned THEN ${toReturn.reason} ELSE ${overLimits.reason} END,
+             j.id, j.held, CASE WHEN j.frozen THEN NULL ELSE j.tier END,
+             CASE WHEN j.frozen THEN NULL WHEN j.returned THEN ${toReturn.limitAmount} ELSE ${overLimits.limitAmount} END
         FROM posting_judged j
        WHERE j.held > 0
       RETURNING owner_id AS entry_id, account_id, kind, amount, tier, reason AS limit_kind, limit_amount,
@@ -187,9 +190,9 @@ export interface AppendOptions {
    */
   debits?: { countTowardDaySql: string };
   /**
-   * A payout's checks on the rows as locked (`posting_gate`: customer_active, funds_covered, tier, daily_limit,
+   * A payout's checks on the rows as locked (`posting_gate`: customer_active, debits_open, funds_covered, tier, daily_limit,
    * used_today, debits): an account's drafts post only when its customer is active (a suspension committed while
-   * the statement waited for the lock is seen), what it may spend (only confirmed money when `spendAvailableSql`)
+   * the statement waited for the lock is seen) and the account is not frozen for debits, what it may spend (only confirmed money when `spendAvailableSql`)
    * covers its debits, and, when they count toward the day, the customer's daily limit allows them.
    */
   gate?: { spendAvailableSql: string };
@@ -274,10 +277,10 @@ export function appendCtes(draftsRelation: string, options: AppendOptions = {}):
   const lockedAccounts = gate ? 'posting_locked' : 'posting_account';
   const gated = gate
     ? `, posting_gate AS (
-      -- A payout's checks on the rows as locked: the customer is active, the account's own money (what it may spend)
-      -- covers its debits, then the customer's payouts of the day against its daily limit. Each tells a caller why
-      -- nothing was posted.
-      SELECT a.id, r.debits, ${customerMayMoveMoneySql('c.status')} AS customer_active,
+      -- A payout's checks on the rows as locked: the customer is active, the account is not frozen for debits, its own
+      -- money (what it may spend) covers its debits, then the customer's payouts of the day against its daily limit.
+      -- Each tells a caller why nothing was posted.
+      SELECT a.id, r.debits, ${customerMayMoveMoneySql('c.status')} AS customer_active, ${accountMayPayOutSql('a.frozen_for')} AS debits_open,
              ledger_spendable(a.ledger_balance, a.held_balance, a.pending_credits, ${gate.spendAvailableSql}) >= r.debits AS funds_covered,
              l.tier, l.daily_debits AS daily_limit,
              ${usedTodaySql({ day: 'c.debits_day', dayTotal: 'c.debits_day_total' })} AS used_today
@@ -287,7 +290,7 @@ export function appendCtes(draftsRelation: string, options: AppendOptions = {}):
     ), posting_account AS (
       SELECT a.*
         FROM posting_locked a JOIN posting_gate g ON g.id = a.id
-       WHERE g.customer_active AND g.funds_covered
+       WHERE g.customer_active AND g.debits_open AND g.funds_covered
          AND (NOT ${debits?.countTowardDaySql ?? 'false'}
               OR ${dailyPayoutAllowsSql({ amount: 'g.debits', limit: 'g.daily_limit', usedToday: 'g.used_today' })})
     )`
@@ -314,7 +317,7 @@ export function appendCtes(draftsRelation: string, options: AppendOptions = {}):
          FOR NO KEY UPDATE
     ), ${lockedAccounts} AS (
       SELECT id, tenant_id, customer_id, last_seq, total_credits, total_debits, ledger_balance, held_balance,${gate ? ' pending_credits,' : ''}
-             status, expires_at, expected_amount, amount_policy, on_mismatch
+             status, expires_at, expected_amount, amount_policy, on_mismatch, frozen_for
         FROM virtual_accounts
        WHERE id IN (SELECT account_id FROM posting_drafts)
          -- Run once before the first account's row is returned (and so locked): every customer's row is locked first.

@@ -1,11 +1,13 @@
 import { runPrepared, type Db, type DbOrTrx, type Trx } from '../db';
-import { BadRequestError, ConflictError } from '../errors';
+import { AccountFrozenError, BadRequestError, ConflictError } from '../errors';
 import { koboFromDb, type Kobo } from '../money';
+import { accountMayPayOut, frozenRefusal } from '../policies/account-freeze/account-freeze';
 import { kycLimitBindings, type TierDefaults } from '../policies/kyc-limits/customer-limits';
 import { fundsShortfall, type FundsShortfall } from './funds-shortfall';
 import { releasableUnderLimits } from '../policies/kyc-limits/credit-limits';
 import { dailyPayoutDecision } from '../policies/kyc-limits/daily-payout-limit';
-import { createReservations, expireDue } from './reservations';
+import { createReservations, expireDue, type NewReservation, type Release } from './reservations';
+import type { ReleaseReason, ReservationKind } from './reservation-kinds';
 import { createLedgerRepo, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
 import { paymentCreditRow, planPosting, transferEntries } from './postings';
 import { draftJson } from './posting-ctes';
@@ -24,6 +26,7 @@ import { uuidv7 } from '../ids';
 import type {
   CompensatedCredit,
   EndedReservations,
+  MadeReservation,
   PaidSettlement,
   PostedCredit,
   PostedTransfer,
@@ -38,6 +41,7 @@ export type {
   EndedReservation,
   EndedReservations,
   LedgerResult,
+  MadeReservation,
   PaidSettlement,
   PostedCredit,
   PostedTransfer,
@@ -230,6 +234,8 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       const sending = await repo.payoutStanding(trx, transfer.fromAccountId, TRANSFER_FUNDS, options.tierDefaults);
       const receiving = await repo.payoutStanding(trx, transfer.toAccountId, TRANSFER_FUNDS, options.tierDefaults);
       if (!sending || !receiving) throw new Error('a transfer account does not exist');
+      if (sending.freeze && !accountMayPayOut(sending.freeze.frozenFor))
+        throw new AccountFrozenError(frozenRefusal(sending.accountRef, sending.freeze));
       if (sending.spendable < transfer.amount) throw await insufficientFunds(trx, transfer.fromAccountId, TRANSFER_FUNDS);
       const leavesCustomer = sending.customerId !== receiving.customerId;
       if (leavesCustomer) {
@@ -276,7 +282,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     ): Promise<EndedReservations> {
       await repo.lockAccounts(trx, [accountId]);
       const reservations = createReservations(trx);
-      const held = await reservations.heldCredit(accountId, entryId);
+      const held = await reservations.queuedCredit(accountId, entryId);
       const released: EndedReservations = {
         kind: 'reservations_ended',
         outcome: 'released',
@@ -308,7 +314,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
     ): Promise<EndedReservations> {
       await repo.lockAccounts(trx, [accountId]);
       const reservations = createReservations(trx);
-      const held = await reservations.heldCredit(accountId, entryId);
+      const held = await reservations.queuedCredit(accountId, entryId);
       if (held && held.posted > 0n) throw new ConflictError('the held money of this credit was already returned to the sender');
       if (!held || held.open !== payback.amount) throw new ConflictError('the held amount of this credit changed meanwhile: look again');
       await reservations.post(accountId, {
@@ -374,6 +380,44 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           transactionGroupId: null,
           amount: release.amount,
         })),
+      };
+    },
+
+    /** Sets money aside on an account for a feature (a lien; see the reservations' reserve, which locks it first); the reservation made. */
+    async reserve(trx: Trx, reservation: NewReservation): Promise<MadeReservation> {
+      const reservationId = await createReservations(trx).reserve(reservation);
+      const { accountId, kind, reason, ownerId, amount } = reservation;
+      return {
+        kind: 'reserved',
+        reservationId,
+        accountId,
+        reservationKind: kind,
+        reason,
+        ownerId,
+        amount,
+        expiresAt: reservation.expiresAt ?? null,
+      };
+    },
+
+    /**
+     * Releases what is still open of the account's reservation of `kind` kept for `ownerId` (a lien lifted), for a
+     * release reason its kind declares; the reservation released, none when nothing of it was open on the account.
+     */
+    async releaseOwned<Kind extends ReservationKind>(
+      trx: Trx,
+      release: { accountId: string; kind: Kind; ownerId: string; reason: ReleaseReason<Kind>; userId: string | null; note: string | null },
+    ): Promise<EndedReservations> {
+      const { accountId, kind, ownerId, reason, userId, note } = release;
+      const reservations = createReservations(trx);
+      const owned = await reservations.ofOwner(kind, ownerId);
+      const released: EndedReservations = { kind: 'reservations_ended', outcome: 'released', reason, entryId: null, userId, ended: [] };
+      if (!owned || owned.accountId !== accountId || owned.open === 0n) return released;
+      await reservations.release(accountId, [
+        { reservationId: owned.reservationId, kind, amount: owned.open, reason, userId, note } as Release,
+      ]);
+      return {
+        ...released,
+        ended: [{ reservationId: owned.reservationId, accountId, kind, ownerId, transactionGroupId: null, amount: owned.open }],
       };
     },
 

@@ -40,7 +40,7 @@ export interface PostedDebit {
   /** The debit posted (a ledger entry row), when it posted. */
   entries: string;
   /**
-   * The checks of the payout on the rows as locked, one row when an account was selected: customer_active,
+   * The checks of the payout on the rows as locked, one row when an account was selected: customer_active, debits_open,
    * funds_covered, tier, daily_limit, used_today, debits (why nothing was posted, when nothing was).
    */
   gate: string;

@@ -22,6 +22,7 @@ export const RESERVATION_KINDS = {
     reasons: CREDIT_LIMIT_REASONS,
     releaseReasons: ['tier_raised', 'operator', 'credit_reversed'],
     heldCredit: true,
+    queued: true,
     meaning: "over the customer's KYC limits",
     heldFor: "by the customer's KYC limits",
   },
@@ -33,8 +34,33 @@ export const RESERVATION_KINDS = {
     reasons: HELD_TO_RETURN_REASONS,
     releaseReasons: ['operator', 'credit_reversed'],
     heldCredit: true,
+    queued: true,
     meaning: "a dynamic account's mismatched payment, to return to its payer",
     heldFor: "to return to the payer: a dynamic account's mismatched payment",
+  },
+  /**
+   * Money an operator or the tenant sets aside on an account for a claim on it (its owner: the lien's id): lifted
+   * (released) by them, or released when it expires. Posted by nothing: a lien never becomes a transaction.
+   */
+  lien: {
+    reasons: ['regulatory_order', 'fraud_review', 'dispute', 'debt_recovery'],
+    releaseReasons: ['lifted'],
+    heldCredit: false,
+    queued: false,
+    meaning: 'placed on the account by an operator or the tenant',
+    heldFor: 'by a lien on the account',
+  },
+  /**
+   * A credit to an account frozen for credits (its owner: the credit's entry), held whole: the payer's bank has taken
+   * the money, so it lands, but the account may not spend it until the freeze is lifted (released then).
+   */
+  credit_freeze: {
+    reasons: ['account_frozen'],
+    releaseReasons: ['unfrozen', 'credit_reversed'],
+    heldCredit: true,
+    queued: false,
+    meaning: 'a credit to an account frozen for credits',
+    heldFor: 'by a freeze on the account',
   },
 } as const satisfies Record<string, ReservationKindDeclaration>;
 
@@ -59,6 +85,12 @@ interface ReservationKindDeclaration {
    * to its payer, a settlement debit that is no payout of the customer's (it does not count toward its daily limit).
    */
   heldCredit: boolean;
+  /**
+   * An operator decides on each reservation of the kind in the held-money queue (src/kyc-limits/holds): releases it
+   * (`operator`) or returns it to its payer. A kind not queued is ended only by the feature that owns it (a freeze's
+   * lift, a lien's), never from the queue.
+   */
+  queued: boolean;
 }
 
 export type ReservationKind = keyof typeof RESERVATION_KINDS;
@@ -75,6 +107,14 @@ export type HeldCreditKind = {
 
 /** The kinds whose reservations hold a credit (see heldCredit). */
 export const HELD_CREDIT_KINDS = RESERVATION_KIND_NAMES.filter((kind): kind is HeldCreditKind => RESERVATION_KINDS[kind].heldCredit);
+
+/** A kind whose reservations the held-money queue shows and decides on (see queued). */
+export type QueuedKind = {
+  [Kind in ReservationKind]: (typeof RESERVATION_KINDS)[Kind]['queued'] extends true ? Kind : never;
+}[ReservationKind];
+
+/** The kinds whose reservations the held-money queue shows and decides on (see queued). */
+export const QUEUED_KINDS = RESERVATION_KIND_NAMES.filter((kind): kind is QueuedKind => RESERVATION_KINDS[kind].queued);
 
 /** Whether `reason` is one the kind declares for a release. */
 export function releasableFor(kind: ReservationKind, reason: string): boolean {

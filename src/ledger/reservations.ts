@@ -7,8 +7,9 @@ import { createLedgerRepo } from './ledger.repo';
 import {
   HELD_CREDIT_KINDS,
   HELD_CREDIT_KINDS_SQL,
+  QUEUED_KINDS,
   releasableFor,
-  type HeldCreditKind,
+  type QueuedKind,
   type ReleaseReason,
   type ReservationKind,
   type ReservationReason,
@@ -330,18 +331,32 @@ export function createReservations(trx: Trx) {
     },
 
     /**
-     * The reservation holding a credit of the account, its kind, what it still holds and the credit's transaction
-     * group; undefined when the credit is not held.
+     * The account's open reservations of a kind, oldest first, read under its account's lock (taken here, the
+     * customer's first): what they still hold stays so until the caller's transaction ends.
      */
-    async heldCredit(
+    async openOfAccount(accountId: string, kind: ReservationKind): Promise<Array<{ reservationId: string; open: Kobo }>> {
+      await lock([accountId]);
+      const rows: Array<{ id: string; open_amount: string }> = await trx('ledger_reservations')
+        .where({ account_id: accountId, kind })
+        .where('open_amount', '>', 0)
+        .orderBy('id')
+        .select('id', 'open_amount');
+      return rows.map((row) => ({ reservationId: row.id, open: koboFromDb(row.open_amount) }));
+    },
+
+    /**
+     * The reservation of a queued kind (see queued: the held-money queue's) holding a credit of the account, its kind,
+     * what it still holds and the credit's transaction group; undefined when no such reservation holds the credit.
+     */
+    async queuedCredit(
       accountId: string,
       entryId: string,
-    ): Promise<{ reservationId: string; kind: HeldCreditKind; open: Kobo; posted: Kobo; transactionGroupId: string } | undefined> {
-      const row: { id: string; kind: HeldCreditKind; open_amount: string; posted: string; transaction_group_id: string } | undefined =
+    ): Promise<{ reservationId: string; kind: QueuedKind; open: Kobo; posted: Kobo; transactionGroupId: string } | undefined> {
+      const row: { id: string; kind: QueuedKind; open_amount: string; posted: string; transaction_group_id: string } | undefined =
         await trx('ledger_reservations as r')
           .join('ledger_entries as e', 'e.id', 'r.owner_id')
           .where({ 'r.account_id': accountId, 'r.owner_id': entryId })
-          .whereIn('r.kind', HELD_CREDIT_KINDS)
+          .whereIn('r.kind', QUEUED_KINDS)
           .first('r.id', 'r.kind', 'r.open_amount', 'r.posted', 'e.transaction_group_id');
       return row
         ? {

@@ -57,6 +57,10 @@ import { createStatementService } from '../accounts/statement.service';
 import { booksDashboardRoutes } from '../books/books.dashboard.routes';
 import { booksRoutes } from '../books/books.routes';
 import { createBooksService } from '../books/books.service';
+import { accountFreezesRoutes } from '../accounts/account-freezes.routes';
+import { createAccountFreezesService } from '../accounts/account-freezes.service';
+import { liensRoutes } from '../liens/liens.routes';
+import { createLiensService } from '../liens/liens.service';
 import { splitRulesRoutes } from '../split-rules/split-rules.routes';
 import { createSplitRulesService } from '../split-rules/split-rules.service';
 import type { Logger } from '../logger';
@@ -282,6 +286,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     ingest,
     batchClaimReleases: createBatchClaimReleaser({ db, client: temporal, logger: logger.child({ component: 'confirmation-batches' }) }),
     splitRules,
+    liens: createLiensService({ db, ledger }),
+    freezes: createAccountFreezesService({ db }),
     batchConfirmations: createBatchConfirmationService({
       db,
       provider,
@@ -362,6 +368,8 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...statementRoutes({ statements: services.statements }),
     ...booksRoutes({ books: services.books }),
     ...splitRulesRoutes({ splitRules: services.splitRules }),
+    ...liensRoutes({ liens: services.liens }),
+    ...accountFreezesRoutes({ freezes: services.freezes }),
     // Before the settlements' GET /v1/transfers/:merchantTxRef, which would read "internal" as a reference.
     ...internalTransfersRoutes({ transfers: services.internalTransfers }),
     ...settlementsRoutes({ settlements: services.settlements }),

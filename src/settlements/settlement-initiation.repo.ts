@@ -28,6 +28,7 @@ export type InitiationResult =
   | { kind: 'no_account' }
   | { kind: 'customer_suspended' }
   | { kind: 'key_taken' }
+  | { kind: 'account_frozen'; frozenFor: string; reason: string }
   | { kind: 'insufficient_funds'; accountId: string }
   | { kind: 'daily_limit'; tier: number; limit: Kobo; usedToday: Kobo }
   | { kind: 'created' };
@@ -41,7 +42,7 @@ export type InitiationResult =
  */
 const STATEMENT_PARTS = {
   before: `target AS (
-    SELECT a.id, c.status AS customer_status
+    SELECT a.id, c.status AS customer_status, a.frozen_for, a.frozen_reason
       FROM virtual_accounts a JOIN customers c ON c.id = a.customer_id
      WHERE a.tenant_id = :tenant_id AND a.account_ref = :account_ref
   ), claim AS (
@@ -67,11 +68,12 @@ const STATEMENT_PARTS = {
       FROM settlement
     RETURNING workflow_id
   )`,
-  // When nothing was made, the locked rows tell why: the customer's status, the account's funds, then the customer's daily limit.
-  select: (posted: PostedDebit) => `SELECT t.id AS account_id, t.customer_status,
+  // When nothing was made, the locked rows tell why: the customer's status, the account's freeze, the account's funds, then the
+  // customer's daily limit.
+  select: (posted: PostedDebit) => `SELECT t.id AS account_id, t.customer_status, t.frozen_for, t.frozen_reason,
          EXISTS (SELECT 1 FROM claim) AS claimed,
          EXISTS (SELECT 1 FROM settlement) AS created,
-         g.customer_active, g.funds_covered, g.tier, g.daily_limit, g.used_today
+         g.customer_active, g.debits_open, g.funds_covered, g.tier, g.daily_limit, g.used_today
     FROM (SELECT 1) AS one LEFT JOIN target t ON true LEFT JOIN ${posted.gate} g ON true`,
 };
 
@@ -102,6 +104,9 @@ export function createSettlementInitiationRepo(db: DbOrTrx, ledger: Pick<Evented
         claimed: boolean;
         created: boolean;
         customer_active: boolean | null;
+        frozen_for: string | null;
+        frozen_reason: string | null;
+        debits_open: boolean | null;
         funds_covered: boolean | null;
         tier: number | null;
         daily_limit: string | null;
@@ -112,6 +117,9 @@ export function createSettlementInitiationRepo(db: DbOrTrx, ledger: Pick<Evented
       if (row.customer_status !== 'active' || row.customer_active === false) return { kind: 'customer_suspended' };
       if (draft.idempotencyKey !== null && !row.claimed) return { kind: 'key_taken' };
       if (row.created) return { kind: 'created' };
+      // Frozen as the account's row was locked; the freeze named as it was read first (a freeze made meanwhile says "frozen").
+      if (row.debits_open === false)
+        return { kind: 'account_frozen', frozenFor: row.frozen_for ?? 'debits', reason: row.frozen_reason ?? 'frozen' };
       // Limits are judged only on amounts the account could pay: SPEC.md's insufficient funds comes first.
       if (row.funds_covered !== true || row.daily_limit === null) return { kind: 'insufficient_funds', accountId: row.account_id };
       return { kind: 'daily_limit', tier: row.tier ?? 1, limit: koboFromDb(row.daily_limit), usedToday: koboFromDb(row.used_today ?? 0) };

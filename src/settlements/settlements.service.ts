@@ -3,7 +3,7 @@ import { sameAccountName } from '../account-names';
 import type { BeneficiariesService, PayoutDestination } from '../beneficiaries/beneficiaries.service';
 import type { Config } from '../config';
 import type { Db, DbOrTrx, Trx } from '../db';
-import { AppError, BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ValidationError } from '../errors';
+import { AccountFrozenError, AppError, BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ValidationError } from '../errors';
 import { createIdempotencyRepo, type IdempotencyRecord } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
@@ -12,6 +12,7 @@ import type { OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { DailyPayoutLimitError } from '../ledger/posting-engine';
 import { dailyPayoutRefusal } from '../policies/kyc-limits/daily-payout-limit';
+import { frozenRefusal } from '../policies/account-freeze/account-freeze';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
 import type { Kobo } from '../money';
@@ -227,6 +228,8 @@ export function createSettlementsService(deps: {
         throw new NotFoundError('account not found');
       case 'customer_suspended':
         throw new ForbiddenError('customer suspended');
+      case 'account_frozen':
+        throw new AccountFrozenError(frozenRefusal(accountRef, outcome));
       case 'insufficient_funds':
         throw await postingEngine.insufficientFunds(db, outcome.accountId, config.SETTLEMENT_FUNDS);
       case 'daily_limit':

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { reservationEventsOf, type ReservationFacts } from '../../src/events/ledger-events';
-import type { EndedReservation, EndedReservations } from '../../src/ledger/ledger-results';
+import { reservationEventsOf, reservationMadeEventsOf, type ReservationFacts } from '../../src/events/ledger-events';
+import type { EndedReservation, EndedReservations, MadeReservation } from '../../src/ledger/ledger-results';
 
 const TENANT = '0190f0c8-9a1e-7c3b-8f00-00000000000a';
 const CUSTOMER = '0190f0c8-9a1e-7c3b-8f00-00000000000c';
@@ -14,6 +14,7 @@ const SECOND = '0190f0c8-9a1e-7c3b-8f00-0000000000a2';
 const CREDIT = '0190f0c8-9a1e-7c3b-8f00-0000000000e1';
 const OPERATOR = '0190f0c8-9a1e-7c3b-8f00-0000000000f1';
 const DEBIT = '0190f0c8-9a1e-7c3b-8f00-0000000000d1';
+const LIEN = '0190f0c8-9a1e-7c3b-8f00-0000000000c9';
 
 const FACTS: ReservationFacts = {
   accounts: new Map([
@@ -106,8 +107,42 @@ describe('events of reservations ended', () => {
     assert.throws(() => told(result), /merchantTxRef/, 'a return is told with its settlement');
   });
 
-  it('an expiry is told by nothing: no kind that expires has an event', () => {
+  it('an expiry of a held credit is told by nothing; a lien lifted or expired is told with what it still held', () => {
     assert.deepEqual(told(ended({ outcome: 'expired', ended: [reservation(), reservation({ kind: 'payment_mismatch' })] })), []);
+    const lien = reservation({ kind: 'lien', ownerId: LIEN, transactionGroupId: null, amount: 7n });
+    const data = `{"lienId":"${LIEN}","accountRef":"ACC-1","amount":"0.07","currency":"NGN"}`;
+    assert.deepEqual(told(ended({ outcome: 'expired', ended: [lien] })), [{ tenantId: TENANT, type: 'lien.expired', data }]);
+    assert.deepEqual(told(ended({ reason: 'lifted', userId: OPERATOR, ended: [lien] })), [{ tenantId: TENANT, type: 'lien.lifted', data }]);
+  });
+
+  it('a credit a freeze held, released, is not told as a KYC hold released', () => {
+    const frozen = reservation({ kind: 'credit_freeze' });
+    assert.deepEqual(told(ended({ reason: 'unfrozen', ended: [frozen] })), []);
+    assert.deepEqual(told(ended({ reason: 'credit_reversed', ended: [frozen] })), []);
+  });
+
+  it('a lien placed is told as lien.placed with its amount, reason and expiry; another kind made tells nothing', () => {
+    const made: MadeReservation = {
+      kind: 'reserved',
+      reservationId: '0190f0c8-9a1e-7c3b-8f00-0000000000b2',
+      accountId: ACCOUNT,
+      reservationKind: 'lien',
+      reason: 'dispute',
+      ownerId: LIEN,
+      amount: 300_00n,
+      expiresAt: new Date('2026-12-01T00:00:00.000Z'),
+    };
+    const account = FACTS.accounts.get(ACCOUNT)!;
+    assert.deepEqual(
+      reservationMadeEventsOf(made, account).map((event) => [event.type, JSON.stringify(event.data)]),
+      [
+        [
+          'lien.placed',
+          `{"lienId":"${LIEN}","accountRef":"ACC-1","amount":"300.00","currency":"NGN","reason":"dispute","expiresAt":"2026-12-01T00:00:00.000Z"}`,
+        ],
+      ],
+    );
+    assert.deepEqual(reservationMadeEventsOf({ ...made, reservationKind: 'kyc_limit', reason: 'balance' }, account), []);
   });
 });
 

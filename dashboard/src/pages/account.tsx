@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import type { DashboardAccount, Statement, StatementLine } from '../api-types';
 import { BalanceSweepSection } from '../components/balance-sweep';
+import { FreezeSection, LiensSection } from '../components/freeze-and-liens';
 import { Badge, Field, PageTitle, Pager, Summary, TableWrap, useCursorPages } from '../components/bits';
 import { SplitRuleSection } from '../components/split-rule';
 import { Empty, ErrorBox, Loaded, useResource } from '../components/state';
@@ -198,6 +199,12 @@ export function AccountPage() {
                   </span>
                 </div>
                 <div class="card">
+                  <span class="card-label">Spendable</span>
+                  <span class="card-value" data-testid="account-spendable">
+                    {naira(data.balances.settleable)}
+                  </span>
+                </div>
+                <div class="card">
                   <span class="card-label">Pending</span>
                   <span class="card-value">{naira(data.balances.pendingCredits)}</span>
                 </div>
@@ -223,6 +230,10 @@ export function AccountPage() {
           )}
         </Loaded>
       )}
+      {account.data ? (
+        <FreezeSection accountRef={accountRef} freeze={account.data.freeze} canEdit={canSettle} onChange={account.reload} />
+      ) : null}
+      {account.data ? <LiensSection accountRef={accountRef} canEdit={canSettle} onChange={account.reload} /> : null}
       {account.status === 'ready' ? <SplitRuleSection accountRef={accountRef} /> : null}
       {account.status === 'ready' ? <BalanceSweepSection accountRef={accountRef} canEdit={canSettle} /> : null}
       {account.status !== 'error' || account.data ? (

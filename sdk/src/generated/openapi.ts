@@ -52,143 +52,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/auth/two-factor/sign-in": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** The second step of signing in: a code of the authenticator app, or a recovery code (each used once) */
-        post: operations["postAuthTwofactorSignin"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/two-factor": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Whether two-factor sign-in is on for the signed-in user, and the tenant's requirement */
-        get: operations["getAuthTwofactor"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/two-factor/enrolment": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A new authenticator secret with its otpauth URI and QR code; confirm it with a code to turn two-factor sign-in on */
-        post: operations["postAuthTwofactorEnrolment"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/two-factor/enrolment/confirm": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Turns two-factor sign-in on with the authenticator's first code; the recovery codes are in this answer only */
-        post: operations["postAuthTwofactorEnrolmentConfirm"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/two-factor/step-up": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Gives a code now, for the actions that ask for a recent one */
-        post: operations["postAuthTwofactorStepup"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/two-factor/disable": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Turns two-factor sign-in off for the signed-in user (needs a recent code; refused where the tenant requires it) */
-        post: operations["postAuthTwofactorDisable"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/two-factor/requirement": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Require two-factor sign-in of the roles that move money or administer */
-        put: operations["putAuthTwofactorRequirement"];
-        post?: never;
-        /** Stop requiring two-factor sign-in (needs a recent code) */
-        delete: operations["deleteAuthTwofactorRequirement"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/users/{id}/two-factor/reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Removes another user's authenticator and recovery codes (a lost phone) and ends their sessions */
-        post: operations["postAuthUsersIdTwofactorReset"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/accounts": {
         parameters: {
             query?: never;
@@ -342,6 +205,112 @@ export interface paths {
         post?: never;
         /** Remove the account's split rule: payments confirmed afterwards stay whole; audited */
         delete: operations["deleteAuthAccountsAccountRefSplitrule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountRef}/liens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's liens still open, oldest first */
+        get: operations["getV1AccountsAccountRefLiens"];
+        put?: never;
+        /** Place a lien on the account: it may spend that much less until the lien is lifted or expires; audited */
+        post: operations["postV1AccountsAccountRefLiens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountRef}/liens/{lienId}/lift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift a lien: the account may spend its money again; audited */
+        post: operations["postV1AccountsAccountRefLiensLienIdLift"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/accounts/{accountRef}/liens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's liens still open, oldest first */
+        get: operations["getAuthAccountsAccountRefLiens"];
+        put?: never;
+        /** Place a lien on the account: it may spend that much less until the lien is lifted or expires; audited */
+        post: operations["postAuthAccountsAccountRefLiens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/accounts/{accountRef}/liens/{lienId}/lift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift a lien: the account may spend its money again; audited */
+        post: operations["postAuthAccountsAccountRefLiensLienIdLift"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountRef}/freeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Freeze the account for debits (no money leaves it), credits (money arriving is held until the freeze is lifted) or both; audited */
+        put: operations["putV1AccountsAccountRefFreeze"];
+        post?: never;
+        /** Lift the account's freeze, releasing the credits it held; audited */
+        delete: operations["deleteV1AccountsAccountRefFreeze"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/accounts/{accountRef}/freeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Freeze the account for debits (no money leaves it), credits (money arriving is held until the freeze is lifted) or both; audited */
+        put: operations["putAuthAccountsAccountRefFreeze"];
+        post?: never;
+        /** Lift the account's freeze, releasing the credits it held; audited */
+        delete: operations["deleteAuthAccountsAccountRefFreeze"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1048,7 +1017,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who is signed in, for which tenant, how far along signing in, and the idle timeout */
+        /** Who is signed in, for which tenant, and the idle timeout */
         get: operations["getAuthSession"];
         put?: never;
         post?: never;
@@ -2295,6 +2264,91 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "lien.placed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A lien was placed on an account: it may spend that much less (all of it while the account holds less) until the lien is lifted or expires */
+        post: operations["eventLienPlaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lien.lifted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A lien was lifted: what it still held (amount) may be spent again */
+        post: operations["eventLienLifted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lien.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A lien reached its expiry: what it still held (amount) may be spent again */
+        post: operations["eventLienExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.frozen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An account was frozen, or its freeze changed: for debits no money leaves it; for credits, payments still land but are held until the freeze is lifted */
+        post: operations["eventAccountFrozen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.unfrozen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An account's freeze was lifted: it pays out again, and the credits the freeze held may be spent */
+        post: operations["eventAccountUnfrozen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook_endpoint.disabled": {
         parameters: {
             query?: never;
@@ -2419,7 +2473,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        secondFactorRequired: boolean;
                         /** Format: uuid */
                         userId: string;
                         /** Format: uuid */
@@ -2530,643 +2583,6 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postAuthTwofactorSignin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    code: string;
-                } | {
-                    recoveryCode: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Signed in */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: date-time */
-                        expiresAt: string;
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limited; retry after the Retry-After header (seconds) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getAuthTwofactor: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The state */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        enrolled: boolean;
-                        recoveryCodesLeft: number;
-                        tenantRequires: boolean;
-                        requiredForRoles: ("viewer" | "operator" | "admin")[];
-                        requiredOfYou: boolean;
-                    };
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postAuthTwofactorEnrolment: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The secret, shown in this answer only */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        secret: string;
-                        otpauthUri: string;
-                        qrCodeSvg: string;
-                    };
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state or an earlier request */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postAuthTwofactorEnrolmentConfirm: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    code: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The recovery codes, each usable once */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        recoveryCodes: string[];
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state or an earlier request */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postAuthTwofactorStepup: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    code: string;
-                };
-            };
-        };
-        responses: {
-            /** @description When the code was given */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: date-time */
-                        codeVerifiedAt: string;
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state or an earlier request */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body is not JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limited; retry after the Retry-After header (seconds) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postAuthTwofactorDisable: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Off: the authenticator and the recovery codes are forgotten */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state or an earlier request */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    putAuthTwofactorRequirement: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The state */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        enrolled: boolean;
-                        recoveryCodesLeft: number;
-                        tenantRequires: boolean;
-                        requiredForRoles: ("viewer" | "operator" | "admin")[];
-                        requiredOfYou: boolean;
-                    };
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteAuthTwofactorRequirement: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The state */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        enrolled: boolean;
-                        recoveryCodesLeft: number;
-                        tenantRequires: boolean;
-                        requiredForRoles: ("viewer" | "operator" | "admin")[];
-                        requiredOfYou: boolean;
-                    };
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postAuthUsersIdTwofactorReset: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description How many sessions ended */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        sessionsEnded: number;
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state or an earlier request */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3568,11 +2984,22 @@ export interface operations {
                         availableBalance: string;
                         pendingCredits: string;
                         heldBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
+                            lien: string;
+                            credit_freeze: string;
                         };
+                        /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
+                        freeze: {
+                            /** @enum {string} */
+                            frozenFor: "debits" | "credits" | "both";
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                            /** Format: date-time */
+                            frozenAt: string;
+                        } | null;
                         inDeficit: boolean;
                         /** Format: date-time */
                         asOf: string;
@@ -3815,6 +3242,22 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits) */
+                        reserved: {
+                            kyc_limit: string;
+                            payment_mismatch: string;
+                            lien: string;
+                            credit_freeze: string;
+                        };
+                        /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
+                        freeze: {
+                            /** @enum {string} */
+                            frozenFor: "debits" | "credits" | "both";
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                            /** Format: date-time */
+                            frozenAt: string;
+                        } | null;
                         pagination: {
                             limit: number;
                             nextCursor: string | null;
@@ -4514,6 +3957,914 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AccountsAccountRefLiens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open liens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        liens: {
+                            lienId: string;
+                            amount: string;
+                            /** @description What the lien still holds: its amount until it is lifted or expires */
+                            held: string;
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "debt_recovery";
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** Format: date-time */
+                            placedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1AccountsAccountRefLiens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: string;
+                    /** @enum {string} */
+                    reason: "regulatory_order" | "fraud_review" | "dispute" | "debt_recovery";
+                    note?: string;
+                    /** Format: date-time */
+                    expiresAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The lien placed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        lienId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        reason: "regulatory_order" | "fraud_review" | "dispute" | "debt_recovery";
+                        /** Format: date-time */
+                        expiresAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1AccountsAccountRefLiensLienIdLift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+                lienId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was released */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        lienId: string;
+                        accountRef: string;
+                        released: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthAccountsAccountRefLiens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open liens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        liens: {
+                            lienId: string;
+                            amount: string;
+                            /** @description What the lien still holds: its amount until it is lifted or expires */
+                            held: string;
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "debt_recovery";
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** Format: date-time */
+                            placedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthAccountsAccountRefLiens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: string;
+                    /** @enum {string} */
+                    reason: "regulatory_order" | "fraud_review" | "dispute" | "debt_recovery";
+                    note?: string;
+                    /** Format: date-time */
+                    expiresAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The lien placed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        lienId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        reason: "regulatory_order" | "fraud_review" | "dispute" | "debt_recovery";
+                        /** Format: date-time */
+                        expiresAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthAccountsAccountRefLiensLienIdLift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+                lienId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was released */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        lienId: string;
+                        accountRef: string;
+                        released: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putV1AccountsAccountRefFreeze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description debits: no money leaves the account; credits: money arriving is held until the freeze is lifted; both
+                     * @enum {string}
+                     */
+                    frozenFor: "debits" | "credits" | "both";
+                    /** @enum {string} */
+                    reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                    /** @description Kept in the audit log */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The freeze */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        /** @enum {string} */
+                        frozenFor: "debits" | "credits" | "both";
+                        /** @enum {string} */
+                        reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                        /** Format: date-time */
+                        frozenAt: string;
+                        /** @description Credits held by the freeze released by this change (a freeze no longer for credits) */
+                        released: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1AccountsAccountRefFreeze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was released */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        /** @description The credits the freeze held, released */
+                        released: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putAuthAccountsAccountRefFreeze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description debits: no money leaves the account; credits: money arriving is held until the freeze is lifted; both
+                     * @enum {string}
+                     */
+                    frozenFor: "debits" | "credits" | "both";
+                    /** @enum {string} */
+                    reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                    /** @description Kept in the audit log */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The freeze */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        /** @enum {string} */
+                        frozenFor: "debits" | "credits" | "both";
+                        /** @enum {string} */
+                        reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                        /** Format: date-time */
+                        frozenAt: string;
+                        /** @description Credits held by the freeze released by this change (a freeze no longer for credits) */
+                        released: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAuthAccountsAccountRefFreeze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was released */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        /** @description The credits the freeze held, released */
+                        released: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9817,9 +10168,6 @@ export interface operations {
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
                         };
-                        /** @enum {string} */
-                        stage: "awaiting_code" | "must_enrol" | "signed_in";
-                        twoFactorEnrolled: boolean;
                         tenant: {
                             /** Format: uuid */
                             id: string;
@@ -10448,7 +10796,7 @@ export interface operations {
                             ID: string;
                             Name: string;
                             Prefix: string;
-                            Scopes: ("*" | "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "webhooks:write" | "reconciliation:write")[];
+                            Scopes: ("*" | "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "liens:write" | "freezes:write" | "webhooks:write" | "reconciliation:write")[];
                             /** @description Addresses and CIDR ranges the key may be used from (null: anywhere) */
                             AllowedSources: string[] | null;
                             /** Format: date-time */
@@ -10516,7 +10864,7 @@ export interface operations {
                      *       "read"
                      *     ]
                      */
-                    scopes?: ("*" | "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "webhooks:write" | "reconciliation:write")[];
+                    scopes?: ("*" | "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "liens:write" | "freezes:write" | "webhooks:write" | "reconciliation:write")[];
                     allowedSources?: string[];
                     /** Format: date-time */
                     expiresAt?: string;
@@ -10535,7 +10883,7 @@ export interface operations {
                         ID: string;
                         Name: string;
                         Prefix: string;
-                        Scopes: ("*" | "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "webhooks:write" | "reconciliation:write")[];
+                        Scopes: ("*" | "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "liens:write" | "freezes:write" | "webhooks:write" | "reconciliation:write")[];
                         /** @description Addresses and CIDR ranges the key may be used from (null: anywhere) */
                         AllowedSources: string[] | null;
                         /** Format: date-time */
@@ -10632,7 +10980,7 @@ export interface operations {
                     "application/json": {
                         scopes: {
                             /** @enum {string} */
-                            scope: "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "webhooks:write" | "reconciliation:write";
+                            scope: "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "liens:write" | "freezes:write" | "webhooks:write" | "reconciliation:write";
                             description: string;
                         }[];
                     };
@@ -10699,7 +11047,7 @@ export interface operations {
                         ID: string;
                         Name: string;
                         Prefix: string;
-                        Scopes: ("*" | "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "webhooks:write" | "reconciliation:write")[];
+                        Scopes: ("*" | "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "liens:write" | "freezes:write" | "webhooks:write" | "reconciliation:write")[];
                         /** @description Addresses and CIDR ranges the key may be used from (null: anywhere) */
                         AllowedSources: string[] | null;
                         /** Format: date-time */
@@ -10818,7 +11166,7 @@ export interface operations {
                         ID: string;
                         Name: string;
                         Prefix: string;
-                        Scopes: ("*" | "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "webhooks:write" | "reconciliation:write")[];
+                        Scopes: ("*" | "read" | "accounts:write" | "customers:write" | "payouts:write" | "transfers:write" | "beneficiaries:write" | "sweeps:write" | "split-rules:write" | "liens:write" | "freezes:write" | "webhooks:write" | "reconciliation:write")[];
                         /** @description Addresses and CIDR ranges the key may be used from (null: anywhere) */
                         AllowedSources: string[] | null;
                         /** Format: date-time */
@@ -10890,7 +11238,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "lien.placed" | "lien.lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                 after?: string;
             };
             header?: never;
@@ -10913,7 +11261,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "lien.placed" | "lien.lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -11356,16 +11704,27 @@ export interface operations {
                                 availableBalance: string;
                                 pendingCredits: string;
                                 heldBalance: string;
-                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer) */
+                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits) */
                                 reserved: {
                                     kyc_limit: string;
                                     payment_mismatch: string;
+                                    lien: string;
+                                    credit_freeze: string;
                                 };
                                 settleable: string;
                                 /** @enum {string} */
                                 settlesFrom: "ledger" | "available";
                                 transferable: string;
                             };
+                            /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
+                            freeze: {
+                                /** @enum {string} */
+                                frozenFor: "debits" | "credits" | "both";
+                                /** @enum {string} */
+                                reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                                /** Format: date-time */
+                                frozenAt: string;
+                            } | null;
                         }[];
                         pagination: {
                             limit: number;
@@ -11472,16 +11831,27 @@ export interface operations {
                             availableBalance: string;
                             pendingCredits: string;
                             heldBalance: string;
-                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer) */
+                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits) */
                             reserved: {
                                 kyc_limit: string;
                                 payment_mismatch: string;
+                                lien: string;
+                                credit_freeze: string;
                             };
                             settleable: string;
                             /** @enum {string} */
                             settlesFrom: "ledger" | "available";
                             transferable: string;
                         };
+                        /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
+                        freeze: {
+                            /** @enum {string} */
+                            frozenFor: "debits" | "credits" | "both";
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                            /** Format: date-time */
+                            frozenAt: string;
+                        } | null;
                     };
                 };
             };
@@ -11638,6 +12008,22 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits) */
+                        reserved: {
+                            kyc_limit: string;
+                            payment_mismatch: string;
+                            lien: string;
+                            credit_freeze: string;
+                        };
+                        /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
+                        freeze: {
+                            /** @enum {string} */
+                            frozenFor: "debits" | "credits" | "both";
+                            /** @enum {string} */
+                            reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                            /** Format: date-time */
+                            frozenAt: string;
+                        } | null;
                         pagination: {
                             limit: number;
                             nextCursor: string | null;
@@ -13781,7 +14167,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "lien.placed" | "lien.lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -16589,6 +16975,214 @@ export interface operations {
                         /** @enum {string} */
                         currency: "NGN";
                         merchantTxRef: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventLienPlaced: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "lien.placed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        lienId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        reason: "regulatory_order" | "fraud_review" | "dispute" | "debt_recovery";
+                        /** Format: date-time */
+                        expiresAt: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventLienLifted: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "lien.lifted";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        lienId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventLienExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "lien.expired";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        lienId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventAccountFrozen: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "account.frozen";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        accountRef: string;
+                        /** @enum {string} */
+                        frozenFor: "debits" | "credits" | "both";
+                        /** @enum {string} */
+                        reason: "regulatory_order" | "fraud_review" | "dispute" | "customer_request";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventAccountUnfrozen: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "account.unfrozen";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        accountRef: string;
                     };
                 };
             };

@@ -198,6 +198,7 @@ describe('statement and balance', () => {
         pendingCredits: '250.00',
         heldBalance: '0.00',
         reserved: reservedOf(),
+        freeze: null,
         inDeficit: false,
         asOf: undefined,
       },

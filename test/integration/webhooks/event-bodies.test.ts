@@ -81,6 +81,17 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
   'kyc.hold_returned': [
     { customerId: CUSTOMER, transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 1_000_000n, merchantTxRef: 'MTX-2' },
   ],
+  'lien.placed': [
+    { lienId: GROUP, accountRef: 'ACC-1', amount: 1n, reason: 'fraud_review', expiresAt: new Date('2026-11-28T09:08:07.006Z') },
+    { lienId: GROUP, accountRef: AWKWARD, amount: 1_000_000_000_00n, reason: 'debt_recovery', expiresAt: null },
+  ],
+  'lien.lifted': [{ lienId: GROUP, accountRef: 'ACC-1', amount: 300_00n }],
+  'lien.expired': [{ lienId: GROUP, accountRef: 'ACC-1', amount: 5n }],
+  'account.frozen': [
+    { accountRef: 'ACC-1', frozenFor: 'debits', reason: 'regulatory_order' },
+    { accountRef: AWKWARD, frozenFor: 'both', reason: 'customer_request' },
+  ],
+  'account.unfrozen': [{ accountRef: AWKWARD }],
   'webhook_endpoint.disabled': [
     { endpointId: CUSTOMER, url: 'https://example.com/hook', failingSince: new Date('2026-11-28T09:08:07.006Z'), reason: AWKWARD },
     { endpointId: CUSTOMER, url: 'https://example.com/hook', failingSince: new Date('2026-01-01T00:00:00.000Z'), reason: 'x' },
