@@ -10,7 +10,7 @@ import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.
 import type { AuditAction } from '../../src/audit/audit-actions';
 import type { balanceSweepSchema } from '../../src/balance-sweeps/balance-sweeps.schemas';
 import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
-import type { UserRole } from '../../src/http/roles';
+import type { Permission, UserRole } from '../../src/http/roles';
 import type {
   apiKeySchema,
   apiKeyScopeListSchema,
@@ -71,7 +71,7 @@ import type {
 
 type Out<T extends z.ZodType> = z.output<T>;
 
-export type { AuditAction, UserRole };
+export type { AuditAction, Permission, UserRole };
 export type SessionInfo = Out<typeof sessionInfoSchema>;
 export type Overview = Out<typeof tenantSummarySchema>;
 export type DashboardAccount = Out<typeof dashboardAccountSchema>;

@@ -70,7 +70,7 @@ export function authRoutes(deps: {
       summary: 'Revokes the current dashboard session',
       tag: 'auth',
       auth: 'session',
-      role: 'viewer',
+      permission: 'read',
       responses: { 204: { description: 'Logged out' } },
       handle: async ({ ctx }) => {
         const user = userOf(ctx);

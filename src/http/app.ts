@@ -11,7 +11,7 @@ import { jsonBody, readRawBody } from './middleware/body';
 import { errorHandler } from './middleware/errors';
 import { requestContext } from './middleware/request-context';
 import { buildOpenApi, type OpenApiWebhooks } from './openapi';
-import { requiredRole, requiredScope, type RouteDefinition } from './route';
+import { requiredPermission, requiredScope, type RouteDefinition } from './route';
 import { validate } from './validation';
 
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
@@ -126,7 +126,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (carriesPrivateData(route)) middleware.push(noStore);
     if (route.path.startsWith('/auth/')) middleware.push(dashboardHeaders);
     if (route.auth === 'apiKey') middleware.push(requireApiKey(auth, scopeOf(route)));
-    if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin, requiredRole(route)));
+    if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin, requiredPermission(route)));
     if (route.body && !route.rawBody) {
       const parse = route.bodyLimit === undefined ? parseJson : jsonBody(route.bodyLimit);
       middleware.push(parse as unknown as (ctx: AppContext, next: Next) => Promise<void>);

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ApiKeyScope } from './api-key-scopes';
-import type { UserRole } from './roles';
+import type { Permission } from './roles';
 import type { AppContext, AuthenticatedTenant, AuthenticatedUser } from './context';
 
 type AuthKind = 'public' | 'apiKey' | 'session';
@@ -35,8 +35,8 @@ interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   summary: string;
   tag: string;
   auth: AuthKind;
-  /** Session routes: the least role allowed (default: viewer for GET, admin for anything else). */
-  role?: UserRole;
+  /** Session routes: the permission a user's role must hold (default: `read` for GET, `manage_access` for anything else). */
+  permission?: Permission;
   /** API key routes: the scope a key needs (default `read` for GET; any other method must name one). */
   scope?: ApiKeyScope;
   params?: P;
@@ -64,9 +64,9 @@ export function defineRoute<P extends Schema = undefined, Q extends Schema = und
   return spec as unknown as RouteDefinition;
 }
 
-/** The role a session route requires: reads are open to every role, changes fail closed to admin. */
-export function requiredRole(route: Pick<RouteDefinition, 'method' | 'role'>): UserRole {
-  return route.role ?? (route.method === 'get' ? 'viewer' : 'admin');
+/** The permission a session route requires: reads are open to every role, changes fail closed to `manage_access` (admins). */
+export function requiredPermission(route: Pick<RouteDefinition, 'method' | 'permission'>): Permission {
+  return route.permission ?? (route.method === 'get' ? 'read' : 'manage_access');
 }
 
 /** The scope an API key route requires, or undefined for a write that names none (createApp refuses to start then). */

@@ -126,7 +126,8 @@ function StatementTable(props: { statement: Statement }) {
 export function AccountPage() {
   const { params } = useRoute();
   const accountRef = params.accountRef ?? '';
-  const canSettle = useCan('operator');
+  const canSettle = useCan('move_money');
+  const canSetRules = useCan('set_money_rules');
   const account = useResource(() => api<DashboardAccount>('GET', `/auth/accounts/${encodeURIComponent(accountRef)}`), [accountRef]);
   const [period, setPeriod] = useState<{ from: string; to: string }>({ from: '', to: '' });
   const [draft, setDraft] = useState(period);
@@ -224,7 +225,7 @@ export function AccountPage() {
         </Loaded>
       )}
       {account.status === 'ready' ? <SplitRuleSection accountRef={accountRef} /> : null}
-      {account.status === 'ready' ? <BalanceSweepSection accountRef={accountRef} canEdit={canSettle} /> : null}
+      {account.status === 'ready' ? <BalanceSweepSection accountRef={accountRef} canEdit={canSetRules} /> : null}
       {account.status !== 'error' || account.data ? (
         <section aria-labelledby="statement-title">
           <h2 id="statement-title">Statement</h2>

@@ -31,7 +31,7 @@ export function NewSettlementPage() {
   const { params } = useRoute();
   const location = useLocation();
   const accountRef = params.accountRef ?? '';
-  const allowed = useCan('operator');
+  const allowed = useCan('move_money');
   const account = useResource(() => api<DashboardAccount>('GET', `/auth/accounts/${encodeURIComponent(accountRef)}`), [accountRef]);
   const banks = useResource(() => api<Banks>('GET', '/auth/settlements/banks'), []);
   const beneficiaries = useResource(() => api<BeneficiaryList>('GET', '/auth/beneficiaries?limit=200'), []);

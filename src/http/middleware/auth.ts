@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
 import { addressInRanges } from '../../net/address-ranges';
 import { scopesAllow, type ApiKeyScope } from '../api-key-scopes';
-import { roleAllows, type UserRole } from '../roles';
+import { roleHas, type Permission } from '../roles';
 import { AppError, ForbiddenError, MissingScopeError, UnauthorizedError } from '../../errors';
 import type { AppContext, AuthenticatedApiKey, AuthenticatedUser } from '../context';
 
@@ -38,11 +38,11 @@ export function requireApiKey(auth: Authenticator, scope: ApiKeyScope) {
 }
 
 /**
- * A live dashboard session whose user holds at least `role`. SameSite=Strict on the cookie is the
+ * A live dashboard session whose user's role holds `permission`. SameSite=Strict on the cookie is the
  * CSRF defence; a browser request that still names a foreign Origin is refused, and requests without
  * Origin (non-browser clients) pass.
  */
-export function requireSession(auth: Authenticator, publicOrigin: string | undefined, role: UserRole = 'viewer') {
+export function requireSession(auth: Authenticator, publicOrigin: string | undefined, permission: Permission = 'read') {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const token = ctx.cookies.get(SESSION_COOKIE);
     const user = token ? await auth.userForSession(token) : null;
@@ -51,7 +51,7 @@ export function requireSession(auth: Authenticator, publicOrigin: string | undef
     const origin = ctx.get('origin');
     if (origin && origin !== `${ctx.protocol}://${ctx.host}` && origin !== publicOrigin)
       throw new ForbiddenError('cross-origin request refused');
-    if (!roleAllows(user.role, role)) throw new ForbiddenError(`this needs the ${role} role`);
+    if (!roleHas(user.role, permission)) throw new ForbiddenError(`this needs the ${permission} permission`);
     ctx.state.user = user;
     await next();
   };
