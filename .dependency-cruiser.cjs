@@ -58,6 +58,7 @@ const LAYERS = [
       'dynamic-account-amount policy': ['src/policies/dynamic-account-amount/'],
       'customer-standing policy': ['src/policies/customer-standing/'],
       'split-rule policy': ['src/policies/split-rule/'],
+      'payout-approval policy': ['src/policies/payout-approval/'],
     },
   },
   { name: 'workflow starts', units: { 'workflow-starts': ['src/workflow-starts/'] } },
@@ -71,6 +72,7 @@ const LAYERS = [
   { name: 'kyc limits', units: { 'kyc-limits': ['src/kyc-limits/'] } },
   { name: 'dynamic accounts', units: { 'dynamic-accounts': ['src/dynamic-accounts/'] } },
   { name: 'beneficiaries', units: { beneficiaries: ['src/beneficiaries/'] } },
+  { name: 'approval policies', units: { 'approval-policies': ['src/approval-policies/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
   {
     name: 'money movement',
@@ -106,6 +108,7 @@ const DOMAINS = [
   'kyc-limits',
   'dynamic-accounts',
   'beneficiaries',
+  'approval-policies',
   'payment-confirmation',
   'payment-ingest',
   'settlements',

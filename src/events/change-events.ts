@@ -9,8 +9,9 @@ import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
  * What the tenant is told of each change, recorded in the transaction that makes the change. Money is told by the
  * events layer from what the ledger did (ledger-events, with the payment credits' and confirmations' events built
  * below from the catalogue); recordChange records what moves no money: a bulk payout's end (a count of its
- * settlements), a dynamic account's return refused (the money stays held as it was), and every decision about a
- * customer or an endpoint. A module outside src/events never records a money event itself (the lint's
+ * settlements), a dynamic account's return refused (the money stays held as it was), a payout held for approval and
+ * the decision about it (its reservation moves no money; an approved one's settlement is told by the ledger), and
+ * every decision about a customer or an endpoint. A module outside src/events never records a money event itself (the lint's
  * money-event check).
  */
 
@@ -43,7 +44,26 @@ export type Change =
       tier: number;
       reason: string | null;
     }
-  | { kind: 'endpoint_disabled'; tenantId: string; endpointId: string; url: string; failingSince: Date; reason: string };
+  | { kind: 'endpoint_disabled'; tenantId: string; endpointId: string; url: string; failingSince: Date; reason: string }
+  | {
+      kind: 'payout_awaiting_approval';
+      tenantId: string;
+      merchantTxRef: string;
+      accountRef: string;
+      amount: Kobo;
+      reasons: readonly string[];
+      expiresAt: Date;
+    }
+  | {
+      kind: 'payout_approval_decided';
+      tenantId: string;
+      decision: 'approved' | 'rejected' | 'expired';
+      merchantTxRef: string;
+      accountRef: string;
+      amount: Kobo;
+      decidedBy: string | null;
+      note: string | null;
+    };
 
 function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
   return { type, data: eventData(type, input) } as EventOf;
@@ -67,6 +87,14 @@ export function eventOfChange(change: Change): EventOf {
     case 'endpoint_disabled': {
       const { endpointId, url, failingSince, reason } = change;
       return told('webhook_endpoint.disabled', { endpointId, url, failingSince, reason });
+    }
+    case 'payout_awaiting_approval': {
+      const { merchantTxRef, accountRef, amount, reasons, expiresAt } = change;
+      return told('settlement.awaiting_approval', { merchantTxRef, accountRef, amount, reasons: reasons.join(','), expiresAt });
+    }
+    case 'payout_approval_decided': {
+      const { merchantTxRef, accountRef, amount, decidedBy, note } = change;
+      return told(`settlement.${change.decision}`, { merchantTxRef, accountRef, amount, decidedBy, note });
     }
   }
 }

@@ -131,6 +131,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       const parse = route.bodyLimit === undefined ? parseJson : jsonBody(route.bodyLimit);
       middleware.push(parse as unknown as (ctx: AppContext, next: Next) => Promise<void>);
     }
+    middleware.push(...(route.guards ?? []));
     router.register(route.path, [route.method], [...middleware, handlerFor(route, checkResponses)]);
   }
 

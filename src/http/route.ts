@@ -1,3 +1,4 @@
+import type { Next } from 'koa';
 import type { z } from 'zod';
 import type { ApiKeyScope } from './api-key-scopes';
 import type { Permission } from './roles';
@@ -8,6 +9,12 @@ type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 type Schema = z.ZodType | undefined;
 type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
+
+/**
+ * A check a route runs once its caller is authenticated and its body parsed, before its handler: it throws an
+ * AppError to refuse, or calls next. (Approving a payout keeps a slot for a fresh second factor.)
+ */
+export type RouteGuard = (ctx: AppContext, next: Next) => Promise<void>;
 
 interface RouteResult {
   status: number;
@@ -48,6 +55,8 @@ interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   rawBody?: boolean;
   /** Largest raw body accepted (413 beyond); 1 MB unless the route knows its bodies are smaller. */
   rawBodyLimit?: number;
+  /** Checks run after authentication and body parsing, before the handler (see RouteGuard). */
+  guards?: RouteGuard[];
   /** The route reads an Idempotency-Key header: optional, or 'required'. */
   idempotencyKey?: boolean | 'required';
   responses: Record<number, ResponseSpec>;
@@ -78,6 +87,13 @@ export function tenantOf(ctx: AppContext): AuthenticatedTenant {
   const tenant = ctx.state.tenant;
   if (!tenant) throw new Error('route declared apiKey auth but no tenant is on the context');
   return tenant;
+}
+
+/** The API key a request on an API key route was made with. */
+export function apiKeyIdOf(ctx: AppContext): string {
+  const keyId = ctx.state.apiKeyId;
+  if (!keyId) throw new Error('route declared apiKey auth but no key is on the context');
+  return keyId;
 }
 
 export function userOf(ctx: AppContext): AuthenticatedUser {

@@ -36,6 +36,17 @@ export const RESERVATION_KINDS = {
     meaning: "a dynamic account's mismatched payment, to return to its payer",
     heldFor: "to return to the payer: a dynamic account's mismatched payment",
   },
+  /**
+   * A payout the tenant's approval policy holds for a second person (owner: the approval): posted by the settlement
+   * debit it becomes once approved, released when rejected, expired when nobody decided in time.
+   */
+  payout_approval: {
+    reasons: ['awaiting_approval'],
+    releaseReasons: ['rejected'],
+    heldCredit: false,
+    meaning: 'payouts awaiting approval',
+    heldFor: 'for payouts awaiting approval',
+  },
 } as const satisfies Record<string, ReservationKindDeclaration>;
 
 interface ReservationKindDeclaration {

@@ -32,6 +32,7 @@ export function requireApiKey(auth: Authenticator, scope: ApiKeyScope) {
       throw new AppError('forbidden', 'address_not_allowed', `this api key may not be used from ${ctx.ip}`);
     if (!scopesAllow(key.scopes, scope)) throw new MissingScopeError(scope);
     ctx.state.tenant = key.tenant;
+    ctx.state.apiKeyId = key.id;
     auth.noteApiKeyUse(key.id);
     await next();
   };
