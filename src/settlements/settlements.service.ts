@@ -567,9 +567,10 @@ export function createSettlementsService(deps: {
         ...(held.accountName !== null ? { accountName: held.accountName } : {}),
         ...(held.beneficiaryId !== null ? { beneficiaryId: held.beneficiaryId } : {}),
         beforeDebit: async (trx, debit) => {
-          const locked = requireDecidable(await createPayoutApprovalsRepo(trx).lockByRef(tenantId, merchantTxRef), approver, 'approve');
+          // The account's lock first (ofOwner takes it), then the approval's row: the order an expiry takes them in.
           const reservations = createReservations(trx);
-          const reservation = await reservations.ofOwner('payout_approval', locked.id);
+          const reservation = await reservations.ofOwner('payout_approval', held.id);
+          const locked = requireDecidable(await createPayoutApprovalsRepo(trx).lockByRef(tenantId, merchantTxRef), approver, 'approve');
           if (!reservation || reservation.open !== locked.amount) throw new ConflictError('this payout expired before it was approved');
           await reservations.post(reservation.accountId, {
             reservationId: reservation.reservationId,
@@ -586,10 +587,12 @@ export function createSettlementsService(deps: {
     /** Rejects a payout waiting for approval: its reservation is released, exactly its amount; audited and told (`settlement.rejected`). */
     async reject(approver: AuditActor, merchantTxRef: string, note: string | null): Promise<AcceptedSettlement> {
       const { tenantId } = approver;
+      const { id } = requireDecidable(await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef), approver, 'reject');
       return db.transaction(async (trx) => {
-        const held = requireDecidable(await createPayoutApprovalsRepo(trx).lockByRef(tenantId, merchantTxRef), approver, 'reject');
+        // The account's lock first (ofOwner takes it), then the approval's row: the order an expiry takes them in.
         const reservations = createReservations(trx);
-        const reservation = await reservations.ofOwner('payout_approval', held.id);
+        const reservation = await reservations.ofOwner('payout_approval', id);
+        const held = requireDecidable(await createPayoutApprovalsRepo(trx).lockByRef(tenantId, merchantTxRef), approver, 'reject');
         if (!reservation || reservation.open !== held.amount) throw new ConflictError('this payout expired before it was rejected');
         await reservations.release(reservation.accountId, [
           {

@@ -107,10 +107,9 @@ describe('payout approvals (maker-checker)', () => {
     assert.equal(made.body.status, 'awaiting_approval');
     const ref = made.body.merchantTxRef as string;
     const held = await balance(account);
-    assert.deepEqual(
-      [held.ledgerBalance, held.availableBalance, held.heldBalance, held.reserved.payout_approval],
-      ['10000.00', '7000.00', '3000.00', '3000.00'],
-    );
+    assert.deepEqual([held.ledgerBalance, held.heldBalance, held.reserved.payout_approval], ['10000.00', '3000.00', '3000.00']);
+    const overSpendable = await settleByKey(account, '7000.01');
+    assert.deepEqual([overSpendable.status, overSpendable.body.error], [400, 'insufficient funds'], 'what can be spent is 3,000.00 less');
     assert.equal((await transfer(ref)).status, 'awaiting_approval');
     const listed = (await as(approver, 'GET', '/auth/approvals')).body.payouts as Array<{
       merchantTxRef: string;
@@ -160,12 +159,14 @@ describe('payout approvals (maker-checker)', () => {
     const made = await settleByKey(account, '2500.00');
     assert.deepEqual([made.status, made.body.status], [202, 'awaiting_approval']);
     const ref = made.body.merchantTxRef as string;
-    assert.equal((await balance(account)).availableBalance, '7500.00');
+    assert.equal((await balance(account)).heldBalance, '2500.00');
+    assert.equal((await settleByKey(account, '7500.01')).status, 400, 'what can be spent is 2,500.00 less');
 
     const rejected = await as(approver, 'POST', `/auth/approvals/${ref}/reject`, { note: 'not this month' });
     assert.deepEqual([rejected.status, rejected.body.status], [200, 'rejected'], rejected.text);
     const after = await balance(account);
-    assert.deepEqual([after.ledgerBalance, after.availableBalance, after.heldBalance], ['10000.00', '10000.00', '0.00']);
+    assert.deepEqual([after.ledgerBalance, after.heldBalance, after.reserved.payout_approval], ['10000.00', '0.00', '0.00']);
+    assert.equal((await settleByKey(account, '999.99')).body.status, 'pending', 'the released money can be spent again');
     assert.equal((await transfer(ref)).status, 'rejected');
     assert.equal((await as(approver, 'POST', `/auth/approvals/${ref}/approve`)).status, 409);
     const events = await eventsOf(ref);
@@ -215,7 +216,7 @@ describe('payout approvals (maker-checker)', () => {
     await expirySchedule.trigger();
     await eventually(async () => (await transfer(ref, quick.apiKey)).status === 'expired', { what: 'the payout expired' });
     const after = await balance(account, quick.apiKey);
-    assert.deepEqual([after.availableBalance, after.heldBalance, after.reserved.payout_approval], ['10000.00', '0.00', '0.00']);
+    assert.deepEqual([after.ledgerBalance, after.heldBalance, after.reserved.payout_approval], ['10000.00', '0.00', '0.00']);
     const events = await stack.infra
       .db('tenant_events')
       .where({ tenant_id: quick.tenantId, subject: ref })
