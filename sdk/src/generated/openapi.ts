@@ -1331,6 +1331,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's payouts held by its approval policy, newest first: those awaiting approval unless a status is given */
+        get: operations["getAuthApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/approvals/{merchantTxRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One held payout: what it pays, why it waits, who made it and what became of it */
+        get: operations["getAuthApprovalsMerchantTxRef"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/approvals/{merchantTxRef}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a payout awaiting approval (never one you made: 403 maker_cannot_approve): it runs now as a settlement of the same merchantTxRef; audited */
+        post: operations["postAuthApprovalsMerchantTxRefApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/approvals/{merchantTxRef}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a payout awaiting approval, with an optional note: its reserved amount is released; audited */
+        post: operations["postAuthApprovalsMerchantTxRefReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/approval-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's approval policy (enabled false: every payout runs at once) */
+        get: operations["getAuthApprovalpolicy"];
+        /** Set the approval policy: payouts at or above an amount, and the first payout to a new destination, wait for a second person; audited */
+        put: operations["putAuthApprovalpolicy"];
+        post?: never;
+        /** Turn the approval policy off: payouts run at once (those waiting still wait); audited */
+        delete: operations["deleteAuthApprovalpolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/accounts/{accountRef}/transfers": {
         parameters: {
             query?: never;
@@ -1988,6 +2075,74 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "settlement.awaiting_approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A payout waits for a second person's approval under the tenant's approval policy: its amount is reserved on the account (not spendable) until it is approved, rejected or expires */
+        post: operations["eventSettlementAwaitingApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A payout waiting for approval was approved by a user other than its maker: it runs now (settlement.created follows) */
+        post: operations["eventSettlementApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A payout waiting for approval was rejected: its reserved amount is released to the account */
+        post: operations["eventSettlementRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A payout waiting for approval was not decided within the policy's time: its reserved amount is released to the account */
+        post: operations["eventSettlementExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "settlement.succeeded": {
         parameters: {
             query?: never;
@@ -2288,7 +2443,7 @@ export interface operations {
                         tenantId: string;
                         email: string;
                         /** @enum {string} */
-                        role: "viewer" | "operator" | "admin";
+                        role: "viewer" | "operator" | "approver" | "admin";
                         /** Format: date-time */
                         expiresAt: string;
                     } | {
@@ -2793,10 +2948,11 @@ export interface operations {
                         availableBalance: string;
                         pendingCredits: string;
                         heldBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), payout_approval (payouts awaiting approval) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
+                            payout_approval: string;
                         };
                         inDeficit: boolean;
                         /** Format: date-time */
@@ -4072,7 +4228,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted; track it with GET /v1/transfers/{merchantTxRef} */
+            /** @description Accepted (`pending`); or, under the tenant's approval policy, `awaiting_approval`: its amount is reserved until a second person approves it on the dashboard. Track it with GET /v1/transfers/{merchantTxRef} */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -4081,7 +4237,7 @@ export interface operations {
                     "application/json": {
                         merchantTxRef: string;
                         /** @enum {string} */
-                        status: "pending" | "processing" | "success" | "failed" | "refunded";
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
                         amount: string;
                         /** @enum {string} */
                         currency: "NGN";
@@ -4346,7 +4502,7 @@ export interface operations {
                     "application/json": {
                         merchantTxRef: string;
                         /** @enum {string} */
-                        status: "pending" | "processing" | "success" | "failed" | "refunded";
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
                         amount: string;
                         bankCode: string;
                         accountNumber: string;
@@ -9040,7 +9196,8 @@ export interface operations {
                             id: string;
                             email: string;
                             /** @enum {string} */
-                            role: "viewer" | "operator" | "admin";
+                            role: "viewer" | "operator" | "approver" | "admin";
+                            permissions: ("read" | "operate" | "move_money" | "approve_money" | "set_money_rules" | "manage_access")[];
                         };
                         tenant: {
                             /** Format: uuid */
@@ -9150,7 +9307,7 @@ export interface operations {
                             ID: string;
                             Email: string;
                             /** @enum {string} */
-                            Role: "viewer" | "operator" | "admin";
+                            Role: "viewer" | "operator" | "approver" | "admin";
                             Disabled: boolean;
                             /** Format: date-time */
                             CreatedAt: string;
@@ -9201,7 +9358,7 @@ export interface operations {
                 "application/json": {
                     email: string;
                     /** @enum {string} */
-                    role: "viewer" | "operator" | "admin";
+                    role: "viewer" | "operator" | "approver" | "admin";
                 };
             };
         };
@@ -9218,7 +9375,7 @@ export interface operations {
                             ID: string;
                             Email: string;
                             /** @enum {string} */
-                            Role: "viewer" | "operator" | "admin";
+                            Role: "viewer" | "operator" | "approver" | "admin";
                             Disabled: boolean;
                             /** Format: date-time */
                             CreatedAt: string;
@@ -9307,7 +9464,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    role: "viewer" | "operator" | "admin";
+                    role: "viewer" | "operator" | "approver" | "admin";
                 };
             };
         };
@@ -9323,7 +9480,7 @@ export interface operations {
                         ID: string;
                         Email: string;
                         /** @enum {string} */
-                        Role: "viewer" | "operator" | "admin";
+                        Role: "viewer" | "operator" | "approver" | "admin";
                         Disabled: boolean;
                         /** Format: date-time */
                         CreatedAt: string;
@@ -9428,7 +9585,7 @@ export interface operations {
                         ID: string;
                         Email: string;
                         /** @enum {string} */
-                        Role: "viewer" | "operator" | "admin";
+                        Role: "viewer" | "operator" | "approver" | "admin";
                         Disabled: boolean;
                         /** Format: date-time */
                         CreatedAt: string;
@@ -9515,7 +9672,7 @@ export interface operations {
                         ID: string;
                         Email: string;
                         /** @enum {string} */
-                        Role: "viewer" | "operator" | "admin";
+                        Role: "viewer" | "operator" | "approver" | "admin";
                         Disabled: boolean;
                         /** Format: date-time */
                         CreatedAt: string;
@@ -10112,7 +10269,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                 after?: string;
             };
             header?: never;
@@ -10135,7 +10292,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -10578,10 +10735,11 @@ export interface operations {
                                 availableBalance: string;
                                 pendingCredits: string;
                                 heldBalance: string;
-                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer) */
+                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), payout_approval (payouts awaiting approval) */
                                 reserved: {
                                     kyc_limit: string;
                                     payment_mismatch: string;
+                                    payout_approval: string;
                                 };
                                 settleable: string;
                                 /** @enum {string} */
@@ -10694,10 +10852,11 @@ export interface operations {
                             availableBalance: string;
                             pendingCredits: string;
                             heldBalance: string;
-                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer) */
+                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), payout_approval (payouts awaiting approval) */
                             reserved: {
                                 kyc_limit: string;
                                 payment_mismatch: string;
+                                payout_approval: string;
                             };
                             settleable: string;
                             /** @enum {string} */
@@ -11249,7 +11408,7 @@ export interface operations {
                         transfer: {
                             merchantTxRef: string;
                             /** @enum {string} */
-                            status: "pending" | "processing" | "success" | "failed" | "refunded";
+                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
                             amount: string;
                             bankCode: string;
                             accountNumber: string;
@@ -11376,7 +11535,7 @@ export interface operations {
                     "application/json": {
                         merchantTxRef: string;
                         /** @enum {string} */
-                        status: "pending" | "processing" | "success" | "failed" | "refunded";
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
                         amount: string;
                         /** @enum {string} */
                         currency: "NGN";
@@ -11449,6 +11608,588 @@ export interface operations {
             };
             /** @description Rate limited; retry after the Retry-After header (seconds) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthApprovals: {
+        parameters: {
+            query?: {
+                status?: "awaiting_approval" | "approved" | "rejected" | "expired";
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of held payouts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payouts: {
+                            merchantTxRef: string;
+                            /** @enum {string} */
+                            status: "awaiting_approval" | "approved" | "rejected" | "expired";
+                            accountRef: string;
+                            amount: string;
+                            /** @enum {string} */
+                            currency: "NGN";
+                            bankCode: string;
+                            accountNumber: string;
+                            accountName: string | null;
+                            beneficiaryId: string | null;
+                            narration: string;
+                            /** @description Why it waits: amount (at or above the policy), new_destination (the first payout there) */
+                            reasons: ("amount" | "new_destination")[];
+                            /** @description The maker's email, or 'API key' */
+                            maker: string;
+                            /** Format: uuid */
+                            makerUserId: string | null;
+                            /** Format: uuid */
+                            makerApiKeyId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            decidedBy: string | null;
+                            /** Format: date-time */
+                            decidedAt: string | null;
+                            decisionNote: string | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthApprovalsMerchantTxRef: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantTxRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The held payout */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        merchantTxRef: string;
+                        /** @enum {string} */
+                        status: "awaiting_approval" | "approved" | "rejected" | "expired";
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        bankCode: string;
+                        accountNumber: string;
+                        accountName: string | null;
+                        beneficiaryId: string | null;
+                        narration: string;
+                        /** @description Why it waits: amount (at or above the policy), new_destination (the first payout there) */
+                        reasons: ("amount" | "new_destination")[];
+                        /** @description The maker's email, or 'API key' */
+                        maker: string;
+                        /** Format: uuid */
+                        makerUserId: string | null;
+                        /** Format: uuid */
+                        makerApiKeyId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        decidedBy: string | null;
+                        /** Format: date-time */
+                        decidedAt: string | null;
+                        decisionNote: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthApprovalsMerchantTxRefApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantTxRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Approved: the settlement is on its way (pending) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        merchantTxRef: string;
+                        /** @enum {string} */
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        accountRef: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthApprovalsMerchantTxRefReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantTxRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Rejected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        merchantTxRef: string;
+                        /** @enum {string} */
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        accountRef: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthApprovalpolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        payoutAtOrAbove: string | null;
+                        newDestination: boolean;
+                        expiresAfterSeconds: number;
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putAuthApprovalpolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    payoutAtOrAbove?: string | null;
+                    /** @default false */
+                    newDestination?: boolean;
+                    /** @default 86400 */
+                    expiresAfterSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        payoutAtOrAbove: string | null;
+                        newDestination: boolean;
+                        expiresAfterSeconds: number;
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAuthApprovalpolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Off */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13003,7 +13744,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -15372,6 +16113,181 @@ export interface operations {
                         currency: "NGN";
                         /** @enum {string} */
                         status: "pending";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventSettlementAwaitingApproval: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement.awaiting_approval";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        merchantTxRef: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        status: "awaiting_approval";
+                        reasons: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventSettlementApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement.approved";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        merchantTxRef: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        decidedBy: string | null;
+                        note: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventSettlementRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement.rejected";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        merchantTxRef: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        decidedBy: string | null;
+                        note: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventSettlementExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement.expired";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        merchantTxRef: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        decidedBy: string | null;
+                        note: string | null;
                     };
                 };
             };
