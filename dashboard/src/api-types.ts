@@ -1,6 +1,7 @@
 // The dashboard's view of the API, typed from the server's own zod schemas (type-only imports: nothing
 // of the server ends up in the bundle), so the pages cannot drift from what the routes answer.
 import type { z } from 'zod';
+import type { approvalPolicySchema } from '../../src/approval-policies/approval-policies.schemas';
 import type {
   accountSearchResponseSchema,
   dashboardAccountSchema,
@@ -53,7 +54,13 @@ import type {
 } from '../../src/reconciliation/reconciliation.schemas';
 import type { beneficiaryListSchema, beneficiarySchema } from '../../src/beneficiaries/beneficiaries.schemas';
 import type { settlementDetailSchema, settlementListResponseSchema } from '../../src/settlements/settlements.dashboard.schemas';
-import type { banksResponseSchema, lookupResponseSchema, settleResponseSchema } from '../../src/settlements/settlements.schemas';
+import type {
+  banksResponseSchema,
+  heldPayoutListResponseSchema,
+  heldPayoutSchema,
+  lookupResponseSchema,
+  settleResponseSchema,
+} from '../../src/settlements/settlements.schemas';
 import type { internalTransferSchema } from '../../src/internal-transfers/internal-transfers.schemas';
 import type {
   deliveryListItemSchema,
@@ -89,6 +96,9 @@ export type SettlementDetail = Out<typeof settlementDetailSchema>;
 export type Banks = Out<typeof banksResponseSchema>;
 export type Lookup = Out<typeof lookupResponseSchema>;
 export type SettleAccepted = Out<typeof settleResponseSchema>;
+export type HeldPayout = Out<typeof heldPayoutSchema>;
+export type HeldPayoutList = Out<typeof heldPayoutListResponseSchema>;
+export type ApprovalPolicy = Out<typeof approvalPolicySchema>;
 export type InternalTransfer = Out<typeof internalTransferSchema>;
 export type SettlementBatchSummary = Out<typeof batchSummarySchema>;
 export type SettlementBatch = Out<typeof batchSchema>;

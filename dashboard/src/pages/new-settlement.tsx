@@ -87,7 +87,12 @@ export function NewSettlementPage() {
         confirmedAccountName: checked.name,
       },
     });
-    location.route(`/dashboard/settlements/${encodeURIComponent(accepted.merchantTxRef)}`);
+    // A payout the approval policy holds is no settlement yet: it waits on the approvals page.
+    location.route(
+      accepted.status === 'awaiting_approval'
+        ? '/dashboard/approvals'
+        : `/dashboard/settlements/${encodeURIComponent(accepted.merchantTxRef)}`,
+    );
   }
 
   const bankName = (code: string) => banks.data?.banks.find((bank) => bank.Code === code)?.Name ?? code;
