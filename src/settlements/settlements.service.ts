@@ -1,10 +1,11 @@
 import { findAccountByRef } from '../accounts/accounts.access';
 import { approvalPolicyOf } from '../approval-policies/approval-policies.access';
+import { requireTenantCustomer } from '../customers/customers.access';
+import { customerMayMoveMoney } from '../policies/customer-standing/customer-standing';
 import { API_KEY_ACTOR, createAuditLog, type AuditActor } from '../audit/audit-log';
 import { recordChange } from '../events/change-events';
 import type { EndedReservations } from '../ledger/ledger-results';
 import { createReservations } from '../ledger/reservations';
-import { formatKobo } from '../money';
 import { payoutApproval, type ApprovalDecision } from '../policies/payout-approval/payout-approval';
 import { createPayoutApprovalsRepo, type PayoutApprovalRecord, type PayoutApprovalStatus } from './payout-approvals.repo';
 import { sameAccountName } from '../account-names';
@@ -22,7 +23,7 @@ import { DailyPayoutLimitError } from '../ledger/posting-engine';
 import { dailyPayoutRefusal } from '../policies/kyc-limits/daily-payout-limit';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
-import type { Kobo } from '../money';
+import { formatKobo, type Kobo } from '../money';
 import { ProviderRejectedError } from '../provider/errors';
 import { lookupWithRetries } from '../provider/lookup-retry';
 import type { PaymentProvider } from '../provider/payment-provider';
@@ -237,6 +238,9 @@ export function createSettlementsService(deps: {
           { accountId: account.id, kind: 'payout_approval', reason: 'awaiting_approval', ownerId: draft.id, amount, expiresAt },
           config.SETTLEMENT_FUNDS,
         );
+        // Judged as the settlement's debit judges them, on the rows reserveSpendable locked: the customer first, then the funds.
+        if (!customerMayMoveMoney((await requireTenantCustomer(trx, tenantId, account.customerId)).status))
+          throw new NothingMade({ kind: 'customer_suspended' });
         if (reserved === undefined) throw new NothingMade({ kind: 'insufficient_funds', accountId: account.id });
         await createPayoutApprovalsRepo(trx).insert({
           id: draft.id,
@@ -279,6 +283,8 @@ export function createSettlementsService(deps: {
         throw error;
       });
     switch (outcome.kind) {
+      case 'customer_suspended':
+        throw new ForbiddenError('customer suspended');
       case 'insufficient_funds':
         throw await postingEngine.insufficientFunds(db, outcome.accountId, config.SETTLEMENT_FUNDS);
       case 'key_taken':

@@ -189,6 +189,15 @@ describe('payout approvals (maker-checker)', () => {
     assert.equal((await balance(account)).heldBalance, '0.00');
   });
 
+  it("a suspended customer's payout is refused at once, as today, and nothing waits", async () => {
+    const account = await fundedAccount();
+    assert.equal((await as(admin, 'POST', `/auth/customers/${account.CustomerID}/suspend`, {})).status, 200);
+    const refused = await settleByKey(account, '5000.00');
+    assert.deepEqual([refused.status, refused.body.error], [403, 'customer suspended'], refused.text);
+    assert.equal(await stack.infra.db('payout_approvals').where({ account_id: account.ID }).first(), undefined);
+    assert.equal((await balance(account)).heldBalance, '0.00');
+  });
+
   it('a retry under the same Idempotency-Key answers the waiting payout, reserving nothing more', async () => {
     const account = await fundedAccount();
     const body = { amount: '1500.00', bankCode: '058', accountNumber: freshAccountNumber() };
