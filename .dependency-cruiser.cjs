@@ -59,6 +59,7 @@ const LAYERS = [
       'customer-standing policy': ['src/policies/customer-standing/'],
       'account-freeze policy': ['src/policies/account-freeze/'],
       'split-rule policy': ['src/policies/split-rule/'],
+      'payout-approval policy': ['src/policies/payout-approval/'],
     },
   },
   { name: 'workflow starts', units: { 'workflow-starts': ['src/workflow-starts/'] } },
@@ -72,6 +73,7 @@ const LAYERS = [
   { name: 'kyc limits', units: { 'kyc-limits': ['src/kyc-limits/'] } },
   { name: 'dynamic accounts', units: { 'dynamic-accounts': ['src/dynamic-accounts/'] } },
   { name: 'beneficiaries', units: { beneficiaries: ['src/beneficiaries/'] } },
+  { name: 'approval policies', units: { 'approval-policies': ['src/approval-policies/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
   {
     name: 'money movement',
@@ -109,6 +111,7 @@ const DOMAINS = [
   'kyc-limits',
   'dynamic-accounts',
   'beneficiaries',
+  'approval-policies',
   'payment-confirmation',
   'payment-ingest',
   'settlements',

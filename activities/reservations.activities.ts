@@ -3,20 +3,32 @@ import type { Db } from '../src/db';
 import type { EventedLedger } from '../src/events/ledger-events';
 import type { ReservationExpiryResult } from '../src/contracts/reservation-expiry.contract';
 import type { Logger } from '../src/logger';
+import type { SettlementsService } from '../src/settlements/settlements.service';
 
-export function createReservationActivities(deps: { db: Db; ledger: Pick<EventedLedger, 'expireDue'>; logger: Logger }) {
-  const { db, ledger, logger } = deps;
+export function createReservationActivities(deps: {
+  db: Db;
+  ledger: Pick<EventedLedger, 'expireDue'>;
+  /** Payouts held for approval whose reservations expire are marked expired (and told) in the same transaction. */
+  heldPayouts: Pick<SettlementsService, 'expireHeld'>;
+  logger: Logger;
+}) {
+  const { db, ledger, heldPayouts, logger } = deps;
   return {
     /**
      * Releases, as expired, every reservation whose expiry has passed, a batch of accounts per transaction (each
-     * with the events of what expired, recorded by the ledger), until none is left. Retried after a crash, it
+     * with the events of what expired, recorded by the ledger, and the held payouts among them marked expired), until
+     * none is left. Retried after a crash, it
      * expires nothing twice: a reservation expires once, what it still held.
      */
     async expireDueReservations(): Promise<ReservationExpiryResult> {
       const context = Context.current();
       let expired = 0;
       for (;;) {
-        const { ended } = await db.transaction((trx) => ledger.expireDue(trx, new Date()));
+        const { ended } = await db.transaction(async (trx) => {
+          const expired = await ledger.expireDue(trx, new Date());
+          await heldPayouts.expireHeld(trx, expired);
+          return expired;
+        });
         if (ended.length === 0 || context.cancellationSignal.aborted) break;
         expired += ended.length;
         context.heartbeat();

@@ -1,6 +1,7 @@
 // The dashboard's view of the API, typed from the server's own zod schemas (type-only imports: nothing
 // of the server ends up in the bundle), so the pages cannot drift from what the routes answer.
 import type { z } from 'zod';
+import type { approvalPolicySchema } from '../../src/approval-policies/approval-policies.schemas';
 import type {
   accountSearchResponseSchema,
   dashboardAccountSchema,
@@ -10,7 +11,7 @@ import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.
 import type { AuditAction } from '../../src/audit/audit-actions';
 import type { balanceSweepSchema } from '../../src/balance-sweeps/balance-sweeps.schemas';
 import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
-import type { UserRole } from '../../src/http/roles';
+import type { Permission, UserRole } from '../../src/http/roles';
 import type {
   apiKeySchema,
   apiKeyScopeListSchema,
@@ -56,7 +57,13 @@ import type {
 } from '../../src/reconciliation/reconciliation.schemas';
 import type { beneficiaryListSchema, beneficiarySchema } from '../../src/beneficiaries/beneficiaries.schemas';
 import type { settlementDetailSchema, settlementListResponseSchema } from '../../src/settlements/settlements.dashboard.schemas';
-import type { banksResponseSchema, lookupResponseSchema, settleResponseSchema } from '../../src/settlements/settlements.schemas';
+import type {
+  banksResponseSchema,
+  heldPayoutListResponseSchema,
+  heldPayoutSchema,
+  lookupResponseSchema,
+  settleResponseSchema,
+} from '../../src/settlements/settlements.schemas';
 import type { internalTransferSchema } from '../../src/internal-transfers/internal-transfers.schemas';
 import type {
   deliveryListItemSchema,
@@ -74,7 +81,7 @@ import type {
 
 type Out<T extends z.ZodType> = z.output<T>;
 
-export type { AuditAction, UserRole };
+export type { AuditAction, Permission, UserRole };
 export type SessionInfo = Out<typeof sessionInfoSchema>;
 export type TwoFactorStatus = Out<typeof twoFactorStatusSchema>;
 export type EnrolmentStarted = Out<typeof enrolmentStartedSchema>;
@@ -99,6 +106,9 @@ export type SettlementDetail = Out<typeof settlementDetailSchema>;
 export type Banks = Out<typeof banksResponseSchema>;
 export type Lookup = Out<typeof lookupResponseSchema>;
 export type SettleAccepted = Out<typeof settleResponseSchema>;
+export type HeldPayout = Out<typeof heldPayoutSchema>;
+export type HeldPayoutList = Out<typeof heldPayoutListResponseSchema>;
+export type ApprovalPolicy = Out<typeof approvalPolicySchema>;
 export type InternalTransfer = Out<typeof internalTransferSchema>;
 export type SettlementBatchSummary = Out<typeof batchSummarySchema>;
 export type SettlementBatch = Out<typeof batchSchema>;

@@ -14,6 +14,7 @@ import { CustomersPage } from './pages/customers';
 import { DeliveryPage } from './pages/delivery';
 import { FeesPage } from './pages/fees';
 import { KycReviewsPage } from './pages/kyc-reviews';
+import { ApprovalsPage } from './pages/approvals';
 import { HeldMoneyPage } from './pages/held-money';
 import { MisdirectedPage } from './pages/misdirected';
 import { BeneficiariesPage } from './pages/beneficiaries';
@@ -103,6 +104,7 @@ export function App() {
               <Route path="/dashboard/settlements" component={SettlementsPage} />
               <Route path="/dashboard/beneficiaries" component={BeneficiariesPage} />
               <Route path="/dashboard/settlements/:merchantTxRef" component={SettlementPage} />
+              <Route path="/dashboard/approvals" component={ApprovalsPage} />
               <Route path="/dashboard/settlement-batches" component={SettlementBatchesPage} />
               <Route path="/dashboard/settlement-batches/:id" component={SettlementBatchPage} />
               <Route path="/dashboard/books" component={BooksPage} />

@@ -1,7 +1,7 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext, useEffect } from 'preact/hooks';
 import { api } from './api';
-import type { SessionInfo, UserRole } from './api-types';
+import type { Permission, SessionInfo } from './api-types';
 
 export const SessionContext = createContext<SessionInfo | null>(null);
 
@@ -11,11 +11,9 @@ export function useSession(): SessionInfo {
   return session;
 }
 
-const RANK: Record<UserRole, number> = { viewer: 0, operator: 1, admin: 2 };
-
-/** Whether the signed-in user may take actions needing `role` (the server checks it again). */
-export function useCan(role: UserRole): boolean {
-  return RANK[useSession().user.role] >= RANK[role];
+/** Whether the signed-in user's role holds `permission` (the server checks it again). */
+export function useCan(permission: Permission): boolean {
+  return useSession().user.permissions.includes(permission);
 }
 
 const ACTIVITY_EVENTS = ['pointerdown', 'keydown', 'scroll', 'touchstart'] as const;

@@ -67,3 +67,10 @@ export type WebhookEndpointWithSecret = Answer<'postV1Webhookendpoints', 201>;
 export type WebhookEndpointList = Answer<'getV1Webhookendpoints', 200>;
 export type RecoverInput = Body<'postV1WebhookendpointsIdRecover'>;
 export type RecoveryQueued = Answer<'postV1WebhookendpointsIdRecover', 202>;
+
+/**
+ * Statuses of a payout the tenant's approval policy held, which no settlement has (yet): `awaiting_approval` (its
+ * amount reserved until a second person approves it on the dashboard; API keys never approve), `rejected` and
+ * `expired` (its amount released). Approved, it becomes the settlement of the same merchantTxRef (`pending`, then on).
+ */
+export type HeldPayoutStatus = 'awaiting_approval' | 'rejected' | 'expired';

@@ -139,8 +139,10 @@ export class LedgerClient {
   readonly settlements = {
     /**
      * Pays out from the account's balance to a bank account (`bankCode`, `accountNumber`) or a saved
-     * beneficiary (`beneficiaryId`). Always sent with an Idempotency-Key: yours, or one generated for
-     * this call (and reused by its retries). Pass your own to retry safely after this call gives up: the
+     * beneficiary (`beneficiaryId`). Under the tenant's approval policy the answer's status may be
+     * `awaiting_approval`: its amount is reserved until a person approves it on the dashboard (follow it with
+     * `transfers.get` or the `settlement.approved`, `.rejected` and `.expired` events; see `awaitsApproval`).
+     * Always sent with an Idempotency-Key: yours, or one generated for this call (and reused by its retries). Pass your own to retry safely after this call gives up: the
      * key is on any error it throws (`error.idempotencyKey`).
      */
     settle: (accountRef: string, input: SettleInput, options: IdempotencyOptions = {}): Promise<AcceptedSettlement> =>

@@ -14,6 +14,7 @@ export {
   type HeldFunds,
 } from './errors';
 export type * from './api-types';
+export { awaitsApproval, endedUnapproved } from './approvals';
 export {
   isPaymentReceived,
   type EventEnvelope,

@@ -20,7 +20,7 @@ function routesAt(
 ) {
   const tag = auth === 'apiKey' ? 'accounts' : 'dashboard';
   // An operator is the dashboard role that moves money; a key needs `freezes:write`.
-  const access = auth === 'session' ? { role: 'operator' as const } : { scope: 'freezes:write' as const };
+  const access = auth === 'session' ? { permission: 'operate' as const } : { scope: 'freezes:write' as const };
   return [
     defineRoute({
       method: 'put',

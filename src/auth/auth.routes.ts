@@ -73,7 +73,7 @@ export function authRoutes(deps: {
       summary: 'Revokes the current dashboard session',
       tag: 'auth',
       auth: 'session',
-      role: 'viewer',
+      permission: 'read',
       stages: ['awaiting_code', 'must_enrol', 'signed_in'],
       responses: { 204: { description: 'Logged out' } },
       handle: async ({ ctx }) => {

@@ -4,6 +4,7 @@ import { auditLogQuerySchema, auditLogResponseSchema } from '../audit/audit.sche
 import type { Config } from '../config';
 import { API_KEY_SCOPES, type GrantedScope } from '../http/api-key-scopes';
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
+import { permissionsOf } from '../http/roles';
 import { paginate, uuidCursor } from '../http/pagination';
 import type { ApiKeyRecord, TenantUserRecord } from './auth.repo';
 import type { ApiKeysService } from './api-keys.service';
@@ -68,7 +69,7 @@ export function tenantAdminRoutes(deps: {
       summary,
       tag: 'dashboard',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       params: userParamsSchema,
       responses: { 200: { description: 'The user', schema: tenantUserSchema } },
       errors: [404, 409],
@@ -90,7 +91,7 @@ export function tenantAdminRoutes(deps: {
         return {
           status: 200,
           body: {
-            user: { id: user.id, email: user.email, role: user.role },
+            user: { id: user.id, email: user.email, role: user.role, permissions: permissionsOf(user.role) },
             stage: user.stage,
             twoFactorEnrolled: user.twoFactorEnrolled,
             tenant: { id: tenant.id, name: tenant.name },
@@ -105,7 +106,7 @@ export function tenantAdminRoutes(deps: {
       summary: 'Ends every session of the signed-in user, this one included',
       tag: 'dashboard',
       auth: 'session',
-      role: 'viewer',
+      permission: 'read',
       responses: { 200: { description: 'How many sessions ended', schema: signedOutSchema } },
       handle: async ({ ctx }) => {
         const user = userOf(ctx);
@@ -120,7 +121,7 @@ export function tenantAdminRoutes(deps: {
       summary: "The tenant's dashboard users",
       tag: 'dashboard',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       responses: { 200: { description: 'The users, oldest first', schema: tenantUsersResponseSchema } },
       handle: async ({ ctx }) => ({ status: 200, body: { users: (await users.list(userOf(ctx).tenantId)).map(presentUser) } }),
     }),
@@ -130,7 +131,7 @@ export function tenantAdminRoutes(deps: {
       summary: 'Add a dashboard user with a generated password, shown once',
       tag: 'dashboard',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       body: createUserBodySchema,
       responses: { 201: { description: 'The user and its first password', schema: createdUserSchema } },
       errors: [400, 409],
@@ -145,7 +146,7 @@ export function tenantAdminRoutes(deps: {
       summary: "Change a user's role (not your own)",
       tag: 'dashboard',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       params: userParamsSchema,
       body: changeUserBodySchema,
       responses: { 200: { description: 'The user', schema: tenantUserSchema } },
@@ -165,7 +166,7 @@ export function tenantAdminRoutes(deps: {
       summary: 'End every session of a user of the tenant',
       tag: 'dashboard',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       params: userParamsSchema,
       responses: { 200: { description: 'How many sessions ended', schema: signedOutSchema } },
       errors: [404],
@@ -177,7 +178,7 @@ export function tenantAdminRoutes(deps: {
       summary: "The tenant's API keys (prefixes only), newest first",
       tag: 'dashboard',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       responses: { 200: { description: 'The keys', schema: apiKeysResponseSchema } },
       handle: async ({ ctx }) => ({ status: 200, body: { apiKeys: (await apiKeys.list(userOf(ctx).tenantId)).map(presentApiKey) } }),
     }),
@@ -187,7 +188,7 @@ export function tenantAdminRoutes(deps: {
       summary: 'The scopes an API key can hold, with what each grants (`*` grants them all)',
       tag: 'dashboard',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       responses: { 200: { description: 'Read first, then each write', schema: apiKeyScopeListSchema } },
       handle: async () => ({
         status: 200,
@@ -205,7 +206,7 @@ export function tenantAdminRoutes(deps: {
       summary: 'Create an API key (read-only unless `scopes` says more); the key is in this answer only',
       tag: 'dashboard',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       body: createApiKeyBodySchema,
       responses: { 201: { description: 'The key, shown once', schema: createdApiKeySchema } },
       errors: [400],
@@ -221,7 +222,7 @@ export function tenantAdminRoutes(deps: {
         'A new secret for an API key, in this answer only; the secret it had keeps working until `replacedSecretValidUntil` (24 hours by default, 7 days at most)',
       tag: 'dashboard',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       params: apiKeyParamsSchema,
       body: rotateApiKeyBodySchema,
       responses: { 200: { description: 'The key with its new secret, shown once', schema: createdApiKeySchema } },
@@ -237,7 +238,7 @@ export function tenantAdminRoutes(deps: {
       summary: 'Revoke an API key: /v1 refuses it from now on',
       tag: 'dashboard',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       params: apiKeyParamsSchema,
       responses: { 200: { description: 'The revoked key', schema: apiKeySchema } },
       errors: [404],

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { timestampSchema } from '../http/schemas';
-import { USER_ROLES } from '../http/roles';
+import { PERMISSION_NAMES, USER_ROLES } from '../http/roles';
 import { ALL_SCOPES, API_KEY_SCOPE_NAMES } from '../http/api-key-scopes';
 import { canonicalAddressRange } from '../net/address-ranges';
 
 export const sessionInfoSchema = z.object({
-  user: z.object({ id: z.uuid(), email: z.string(), role: z.enum(USER_ROLES) }),
+  user: z.object({ id: z.uuid(), email: z.string(), role: z.enum(USER_ROLES), permissions: z.array(z.enum(PERMISSION_NAMES)) }),
   /** awaiting_code: give the second factor; must_enrol: the tenant requires two-factor sign-in, set it up; signed_in. */
   stage: z.enum(['awaiting_code', 'must_enrol', 'signed_in']),
   twoFactorEnrolled: z.boolean(),

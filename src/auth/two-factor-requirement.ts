@@ -2,10 +2,10 @@ import type { SessionStage } from '../http/context';
 import type { UserRole } from '../http/roles';
 
 /**
- * The roles a tenant's "require two-factor sign-in" setting applies to: those that move money or
- * administer the tenant. A role that approves money belongs here too: adding it is one entry.
+ * The roles a tenant's "require two-factor sign-in" setting applies to: those that move, approve or administer
+ * money (every role but the viewer's).
  */
-export const ROLES_REQUIRING_TWO_FACTOR: readonly UserRole[] = ['operator', 'admin'];
+export const ROLES_REQUIRING_TWO_FACTOR: readonly UserRole[] = ['operator', 'approver', 'admin'];
 
 /** A session is signed in once its second factor is given and, where the tenant requires it of the role, enrolled. */
 export function sessionStage(session: {

@@ -35,7 +35,7 @@ function routesAt(
     tag,
     auth,
     scope: 'beneficiaries:write',
-    role: onApi ? undefined : 'operator',
+    permission: onApi ? undefined : 'move_money',
     body: createBeneficiaryBodySchema,
     responses: {
       201: { description: 'Saved', schema: beneficiarySchema },
@@ -88,7 +88,7 @@ function routesAt(
     tag,
     auth,
     scope: 'beneficiaries:write',
-    role: onApi ? undefined : 'operator',
+    permission: onApi ? undefined : 'move_money',
     params: beneficiaryParamsSchema,
     responses: { 204: { description: 'Deleted' } },
     errors: [404, 409],

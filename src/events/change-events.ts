@@ -10,8 +10,9 @@ import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
  * What the tenant is told of each change, recorded in the transaction that makes the change. Money is told by the
  * events layer from what the ledger did (ledger-events, with the payment credits' and confirmations' events built
  * below from the catalogue); recordChange records what moves no money: a bulk payout's end (a count of its
- * settlements), a dynamic account's return refused (the money stays held as it was), and every decision about a
- * customer, an account's freeze or an endpoint. A module outside src/events never records a money event itself (the lint's
+ * settlements), a dynamic account's return refused (the money stays held as it was), a payout held for approval and
+ * the decision about it (its reservation moves no money; an approved one's settlement is told by the ledger), and
+ * every decision about a customer, an account's freeze or an endpoint. A module outside src/events never records a money event itself (the lint's
  * money-event check).
  */
 
@@ -46,7 +47,26 @@ export type Change =
     }
   | { kind: 'account_frozen'; tenantId: string; accountRef: string; frozenFor: FreezeSide; reason: FreezeReason }
   | { kind: 'account_unfrozen'; tenantId: string; accountRef: string }
-  | { kind: 'endpoint_disabled'; tenantId: string; endpointId: string; url: string; failingSince: Date; reason: string };
+  | { kind: 'endpoint_disabled'; tenantId: string; endpointId: string; url: string; failingSince: Date; reason: string }
+  | {
+      kind: 'payout_awaiting_approval';
+      tenantId: string;
+      merchantTxRef: string;
+      accountRef: string;
+      amount: Kobo;
+      reasons: readonly string[];
+      expiresAt: Date;
+    }
+  | {
+      kind: 'payout_approval_decided';
+      tenantId: string;
+      decision: 'approved' | 'rejected' | 'expired';
+      merchantTxRef: string;
+      accountRef: string;
+      amount: Kobo;
+      decidedBy: string | null;
+      note: string | null;
+    };
 
 function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
   return { type, data: eventData(type, input) } as EventOf;
@@ -76,6 +96,14 @@ export function eventOfChange(change: Change): EventOf {
     case 'endpoint_disabled': {
       const { endpointId, url, failingSince, reason } = change;
       return told('webhook_endpoint.disabled', { endpointId, url, failingSince, reason });
+    }
+    case 'payout_awaiting_approval': {
+      const { merchantTxRef, accountRef, amount, reasons, expiresAt } = change;
+      return told('settlement.awaiting_approval', { merchantTxRef, accountRef, amount, reasons: reasons.join(','), expiresAt });
+    }
+    case 'payout_approval_decided': {
+      const { merchantTxRef, accountRef, amount, decidedBy, note } = change;
+      return told(`settlement.${change.decision}`, { merchantTxRef, accountRef, amount, decidedBy, note });
     }
   }
 }
@@ -230,14 +258,16 @@ export function paymentConfirmedEventsCte(name: string, confirmed: string): stri
 
 /**
  * `settlement.created` for the settlement the initiation statement made (none when it made none), as a CTE
- * of that statement: its merchantTxRef is a new subject. `settlements` names a relation with columns
- * event_id, tenant_id, merchant_tx_ref, account_ref and amount.
+ * of that statement. Its merchantTxRef is a subject no one else can tell of until this transaction commits: a new
+ * one, or a payout's that waited for approval, whose events this transaction holds (its approval's row lock).
+ * `settlements` names a relation with columns event_id, tenant_id, merchant_tx_ref, account_ref, amount and
+ * events_before (the subject's last sequence: 0 for a new one).
  */
 export function settlementCreatedEventsCte(name: string, settlements: string): string {
   const data = eventDataSql('settlement.created', { merchantTxRef: 's.merchant_tx_ref', accountRef: 's.account_ref', amount: 's.amount' });
   return recordedEventsCte(
     name,
-    `SELECT s.event_id AS id, s.tenant_id, 'settlement.created' AS type, s.merchant_tx_ref AS subject, 1 AS ord, ${data} AS data FROM ${settlements} s`,
+    `SELECT s.event_id AS id, s.tenant_id, 'settlement.created' AS type, s.merchant_tx_ref AS subject, 1 + s.events_before AS ord, ${data} AS data FROM ${settlements} s`,
     'new',
   );
 }

@@ -100,6 +100,29 @@ const settlementEnded = {
   reason: field.nullableText,
 };
 
+/** A payout the tenant's approval policy holds: its money reserved until a second person decides or it expires. */
+const settlementAwaitingApproval = {
+  merchantTxRef: field.text,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  status: field.constant('awaiting_approval'),
+  /** Why it waits, comma-separated: `amount` (at or above the policy's), `new_destination` (the first payout there). */
+  reasons: field.text,
+  expiresAt: field.timestamp,
+};
+
+/** A waiting payout decided: approved (it runs; `settlement.created` follows), rejected or expired (its money released). */
+const settlementApprovalDecided = {
+  merchantTxRef: field.text,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  /** The email of the user who decided; null when it expired. */
+  decidedBy: field.nullableText,
+  note: field.nullableText,
+};
+
 const transferCompleted = {
   transferId: field.uuid,
   fromAccountRef: field.text,
@@ -224,6 +247,27 @@ const DEFINITIONS = {
     fields: settlementCreated,
     subject: 'merchantTxRef',
     description: 'A settlement was accepted: its amount was debited provisionally from the account, and its transfer is on its way',
+  },
+  'settlement.awaiting_approval': {
+    fields: settlementAwaitingApproval,
+    subject: 'merchantTxRef',
+    description:
+      "A payout waits for a second person's approval under the tenant's approval policy: its amount is reserved on the account (not spendable) until it is approved, rejected or expires",
+  },
+  'settlement.approved': {
+    fields: settlementApprovalDecided,
+    subject: 'merchantTxRef',
+    description: 'A payout waiting for approval was approved by a user other than its maker: it runs now (settlement.created follows)',
+  },
+  'settlement.rejected': {
+    fields: settlementApprovalDecided,
+    subject: 'merchantTxRef',
+    description: 'A payout waiting for approval was rejected: its reserved amount is released to the account',
+  },
+  'settlement.expired': {
+    fields: settlementApprovalDecided,
+    subject: 'merchantTxRef',
+    description: "A payout waiting for approval was not decided within the policy's time: its reserved amount is released to the account",
   },
   'settlement.succeeded': { fields: settlementEnded, subject: 'merchantTxRef', description: 'A settlement was paid out' },
   'settlement.failed': {

@@ -469,8 +469,10 @@ export function createEventedLedger(ledger: PostingEngine) {
           after: (posted) =>
             [
               parts.after?.(posted),
+              // A payout approved after waiting has its approval's events already: settlement.created numbers after them.
               `told_settlement AS (
-    SELECT i.tenant_id, i.provider_txn_ref AS merchant_tx_ref, i.amount, a.account_ref, gen_random_uuid() AS event_id
+    SELECT i.tenant_id, i.provider_txn_ref AS merchant_tx_ref, i.amount, a.account_ref, gen_random_uuid() AS event_id,
+           (SELECT coalesce(max(e.sequence), 0) FROM tenant_events e WHERE e.tenant_id = i.tenant_id AND e.subject = i.provider_txn_ref) AS events_before
       FROM ${posted.entries} i JOIN virtual_accounts a ON a.id = i.account_id
   ), ${settlementCreatedEventsCte('told_settlement_event', 'told_settlement')}`,
             ]

@@ -11,7 +11,7 @@ import { jsonBody, readRawBody } from './middleware/body';
 import { errorHandler } from './middleware/errors';
 import { requestContext } from './middleware/request-context';
 import { buildOpenApi, type OpenApiWebhooks } from './openapi';
-import { requiredRole, requiredScope, type RouteDefinition } from './route';
+import { requiredPermission, requiredScope, type RouteDefinition } from './route';
 import { validate } from './validation';
 
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
@@ -126,12 +126,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (carriesPrivateData(route)) middleware.push(noStore);
     if (route.path.startsWith('/auth/')) middleware.push(dashboardHeaders);
     if (route.auth === 'apiKey') middleware.push(requireApiKey(auth, scopeOf(route)));
-    if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin, requiredRole(route), route.stages));
+    if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin, requiredPermission(route), route.stages));
     if (route.auth === 'session' && route.freshCodeWithin !== undefined) middleware.push(requireFreshCode(auth, route.freshCodeWithin));
     if (route.body && !route.rawBody) {
       const parse = route.bodyLimit === undefined ? parseJson : jsonBody(route.bodyLimit);
       middleware.push(parse as unknown as (ctx: AppContext, next: Next) => Promise<void>);
     }
+    middleware.push(...(route.guards ?? []));
     router.register(route.path, [route.method], [...middleware, handlerFor(route, checkResponses)]);
   }
 

@@ -44,6 +44,8 @@ export interface AppState {
   requestId: string;
   log: Logger;
   tenant?: AuthenticatedTenant;
+  /** The API key the request was made with (API key routes): a payout's maker when no user made it. */
+  apiKeyId?: string;
   user?: AuthenticatedUser;
 }
 

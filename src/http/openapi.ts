@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ALL_SCOPES, API_KEY_SCOPES } from './api-key-scopes';
-import { requiredRole, requiredScope, type RouteDefinition } from './route';
+import { requiredPermission, requiredScope, type RouteDefinition } from './route';
 import { errorBodySchema } from './schemas';
 
 type JsonObject = Record<string, unknown>;
@@ -97,8 +97,8 @@ function operation(route: RouteDefinition): JsonObject {
       : {}),
     responses,
     security,
-    // Session routes: the least dashboard role allowed (viewer < operator < admin).
-    ...(route.auth === 'session' ? { 'x-required-role': requiredRole(route) } : {}),
+    // Session routes: the permission a dashboard role must hold.
+    ...(route.auth === 'session' ? { 'x-required-permission': requiredPermission(route) } : {}),
     // API key routes: the one scope a key needs (or `*`).
     ...(route.auth === 'apiKey' ? { 'x-required-scope': requiredScope(route) } : {}),
   };

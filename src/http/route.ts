@@ -1,6 +1,7 @@
+import type { Next } from 'koa';
 import type { z } from 'zod';
 import type { ApiKeyScope } from './api-key-scopes';
-import type { UserRole } from './roles';
+import type { Permission } from './roles';
 import type { AppContext, AuthenticatedTenant, AuthenticatedUser, SessionStage } from './context';
 
 type AuthKind = 'public' | 'apiKey' | 'session';
@@ -8,6 +9,12 @@ type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 type Schema = z.ZodType | undefined;
 type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
+
+/**
+ * A check a route runs once its caller is authenticated and its body parsed, before its handler: it throws an
+ * AppError to refuse, or calls next. (Approving a payout keeps a slot for a fresh second factor.)
+ */
+export type RouteGuard = (ctx: AppContext, next: Next) => Promise<void>;
 
 interface RouteResult {
   status: number;
@@ -35,8 +42,8 @@ interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   summary: string;
   tag: string;
   auth: AuthKind;
-  /** Session routes: the least role allowed (default: viewer for GET, admin for anything else). */
-  role?: UserRole;
+  /** Session routes: the permission a user's role must hold (default: `read` for GET, `manage_access` for anything else). */
+  permission?: Permission;
   /** Session routes: the stages of sign-in a session may be at (default: signed in only). */
   stages?: readonly SessionStage[];
   /** Session routes: a TOTP code must have been given in the session within this many ms (step-up). */
@@ -52,6 +59,8 @@ interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   rawBody?: boolean;
   /** Largest raw body accepted (413 beyond); 1 MB unless the route knows its bodies are smaller. */
   rawBodyLimit?: number;
+  /** Checks run after authentication and body parsing, before the handler (see RouteGuard). */
+  guards?: RouteGuard[];
   /** The route reads an Idempotency-Key header: optional, or 'required'. */
   idempotencyKey?: boolean | 'required';
   responses: Record<number, ResponseSpec>;
@@ -68,9 +77,9 @@ export function defineRoute<P extends Schema = undefined, Q extends Schema = und
   return spec as unknown as RouteDefinition;
 }
 
-/** The role a session route requires: reads are open to every role, changes fail closed to admin. */
-export function requiredRole(route: Pick<RouteDefinition, 'method' | 'role'>): UserRole {
-  return route.role ?? (route.method === 'get' ? 'viewer' : 'admin');
+/** The permission a session route requires: reads are open to every role, changes fail closed to `manage_access` (admins). */
+export function requiredPermission(route: Pick<RouteDefinition, 'method' | 'permission'>): Permission {
+  return route.permission ?? (route.method === 'get' ? 'read' : 'manage_access');
 }
 
 /** The scope an API key route requires, or undefined for a write that names none (createApp refuses to start then). */
@@ -82,6 +91,13 @@ export function tenantOf(ctx: AppContext): AuthenticatedTenant {
   const tenant = ctx.state.tenant;
   if (!tenant) throw new Error('route declared apiKey auth but no tenant is on the context');
   return tenant;
+}
+
+/** The API key a request on an API key route was made with. */
+export function apiKeyIdOf(ctx: AppContext): string {
+  const keyId = ctx.state.apiKeyId;
+  if (!keyId) throw new Error('route declared apiKey auth but no key is on the context');
+  return keyId;
 }
 
 export function userOf(ctx: AppContext): AuthenticatedUser {

@@ -16,7 +16,7 @@ export function internalTransfersDashboardRoutes(deps: { transfers: InternalTran
         "Move money to another of the tenant's accounts (as POST /v1/accounts/{accountRef}/transfers); audited with the transfer, once",
       tag: 'dashboard',
       auth: 'session',
-      role: 'operator',
+      permission: 'move_money',
       params: accountRefParamsSchema,
       body: transferBodySchema,
       idempotencyKey: 'required',

@@ -62,6 +62,18 @@ export const RESERVATION_KINDS = {
     meaning: 'a credit to an account frozen for credits',
     heldFor: 'by a freeze on the account',
   },
+  /**
+   * A payout the tenant's approval policy holds for a second person (owner: the approval): posted by the settlement
+   * debit it becomes once approved, released when rejected, expired when nobody decided in time.
+   */
+  payout_approval: {
+    reasons: ['awaiting_approval'],
+    releaseReasons: ['rejected'],
+    heldCredit: false,
+    queued: false,
+    meaning: 'payouts awaiting approval',
+    heldFor: 'for payouts awaiting approval',
+  },
 } as const satisfies Record<string, ReservationKindDeclaration>;
 
 interface ReservationKindDeclaration {

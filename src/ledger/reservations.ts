@@ -1,4 +1,5 @@
 import type { Trx } from '../db';
+import type { FundsSource } from './ledger.types';
 import { uuidv7 } from '../ids';
 import { customerLimitsSql } from '../policies/kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
@@ -249,6 +250,22 @@ export function createReservations(trx: Trx) {
 
   return {
     closeHeldCredit,
+
+    /**
+     * Sets money aside only if the account may spend it under `from` (as a payout from it would: the ledger or the
+     * available balance, less what is reserved already), judged under the account's lock; the reservation's id, or
+     * undefined when the account's money does not cover it (nothing is written then).
+     */
+    async reserveSpendable(reservation: NewReservation, from: FundsSource): Promise<string | undefined> {
+      await lock([reservation.accountId]);
+      const result = await trx.raw(
+        `SELECT ledger_spendable(ledger_balance, held_balance, pending_credits, CAST(? AS boolean)) AS spendable FROM virtual_accounts WHERE id = ?`,
+        [from === 'available', reservation.accountId],
+      );
+      const row = result.rows[0] as { spendable: string } | undefined;
+      if (!row || koboFromDb(row.spendable) < reservation.amount) return undefined;
+      return reserve(reservation);
+    },
 
     /**
      * Releases what is still reserved of a credit being taken back in a posting that moves no reserved money itself

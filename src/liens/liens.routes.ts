@@ -15,7 +15,7 @@ interface Caller {
 function routesAt(prefix: '/v1' | '/auth', auth: 'apiKey' | 'session', callerOf: (ctx: AppContext) => Caller, liens: LiensService) {
   const tag = auth === 'apiKey' ? 'liens' : 'dashboard';
   // An operator is the dashboard role that moves money; a key needs `liens:write` (setting money aside is no payout).
-  const access = auth === 'session' ? { role: 'operator' as const } : { scope: 'liens:write' as const };
+  const access = auth === 'session' ? { permission: 'operate' as const } : { scope: 'liens:write' as const };
   return [
     defineRoute({
       method: 'get',

@@ -86,6 +86,9 @@ import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
 import type { RaiseSettlementFinding } from '../settlements/settlement-findings';
 import { settlementsDashboardRoutes } from '../settlements/settlements.dashboard.routes';
+import { payoutApprovalsDashboardRoutes } from '../settlements/payout-approvals.routes';
+import { approvalPoliciesDashboardRoutes } from '../approval-policies/approval-policies.routes';
+import { createApprovalPoliciesService } from '../approval-policies/approval-policies.service';
 import { settlementsRoutes } from '../settlements/settlements.routes';
 import { internalTransfersDashboardRoutes } from '../internal-transfers/internal-transfers.dashboard.routes';
 import { internalTransfersRoutes } from '../internal-transfers/internal-transfers.routes';
@@ -266,6 +269,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     statements,
     books: createBooksService({ db }),
     settlements,
+    approvalPolicies: createApprovalPoliciesService({ db }),
     internalTransfers,
     beneficiaries,
     balanceSweeps: createBalanceSweepsService({ db, config, settlements, postingEngine, schedules: balanceSweepSchedules }),
@@ -401,6 +405,8 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
       limits: services.rateLimits,
     }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
+    ...payoutApprovalsDashboardRoutes({ settlements: services.settlements }),
+    ...approvalPoliciesDashboardRoutes({ approvalPolicies: services.approvalPolicies }),
     ...internalTransfersDashboardRoutes({ transfers: services.internalTransfers }),
     ...beneficiariesDashboardRoutes({ beneficiaries: services.beneficiaries }),
     ...balanceSweepsDashboardRoutes({ balanceSweeps: services.balanceSweeps }),

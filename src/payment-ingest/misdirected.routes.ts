@@ -57,7 +57,7 @@ export function misdirectedRoutes(deps: { misdirected: MisdirectedService }): Ro
       summary: "Post a misdirected payment to one of the tenant's accounts (once only; audited)",
       tag: 'payments',
       auth: 'session',
-      role: 'operator',
+      permission: 'operate',
       params: misdirectedParamsSchema,
       body: assignBodySchema,
       responses: { 201: { description: 'The credit posted', schema: assignResponseSchema } },

@@ -39,7 +39,7 @@ function routesAt(
       tag,
       auth,
       scope: 'payouts:write',
-      role: onApi ? undefined : 'operator',
+      permission: onApi ? undefined : 'move_money',
       query: createBatchQuerySchema,
       body: createBatchBodySchema,
       // Required to create a batch (the handler refuses its absence); a dry run writes nothing and needs none.
@@ -106,7 +106,7 @@ function routesAt(
       tag,
       auth,
       scope: 'payouts:write',
-      role: onApi ? undefined : 'operator',
+      permission: onApi ? undefined : 'move_money',
       params: batchParamsSchema,
       responses: { 200: { description: 'The batch, cancelled', schema: batchSummarySchema } },
       errors: [404, 409],

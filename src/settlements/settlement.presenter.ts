@@ -1,6 +1,7 @@
 import { formatKobo } from '../money';
 import type { ProviderAccountName, ProviderBank } from '../provider/provider.types';
 import type { SettlementAttemptView, SettlementListItem, SettlementStatusChange } from './settlement-reads.repo';
+import type { PayoutApprovalRecord, PayoutApprovalStatus } from './payout-approvals.repo';
 import type { SettlementRecord } from './settlements.repo';
 import type { AcceptedSettlement } from './settlements.service';
 
@@ -30,6 +31,50 @@ export function presentSettlementView(settlement: SettlementRecord) {
     accountRef: settlement.accountRef,
     providerFee: settlement.providerFee === null ? null : formatKobo(settlement.providerFee),
     beneficiaryId: settlement.beneficiaryId,
+  };
+}
+
+/** GET /v1/transfers/{merchantTxRef}: a settlement, or a payout held for approval that is not (yet) one. */
+export function presentTransferView(transfer: SettlementRecord | PayoutApprovalRecord) {
+  if ('attemptCount' in transfer) return presentSettlementView(transfer);
+  return {
+    merchantTxRef: transfer.merchantTxRef,
+    status: transfer.status as Exclude<PayoutApprovalStatus, 'approved'>,
+    amount: formatKobo(transfer.amount),
+    bankCode: transfer.bankCode,
+    accountNumber: transfer.accountNumber,
+    attemptCount: 0,
+    createdAt: transfer.createdAt.toISOString(),
+    updatedAt: (transfer.decidedAt ?? transfer.createdAt).toISOString(),
+    currency: 'NGN' as const,
+    accountRef: transfer.accountRef,
+    providerFee: null,
+    beneficiaryId: transfer.beneficiaryId,
+  };
+}
+
+/** A payout held for approval, as the dashboard's approvals list and detail show it. */
+export function presentHeldPayout(held: PayoutApprovalRecord) {
+  return {
+    merchantTxRef: held.merchantTxRef,
+    status: held.status,
+    accountRef: held.accountRef,
+    amount: formatKobo(held.amount),
+    currency: 'NGN' as const,
+    bankCode: held.bankCode,
+    accountNumber: held.accountNumber,
+    accountName: held.accountName,
+    beneficiaryId: held.beneficiaryId,
+    narration: held.narration,
+    reasons: held.reasons,
+    maker: held.makerEmail ?? 'API key',
+    makerUserId: held.makerUserId,
+    makerApiKeyId: held.makerApiKeyId,
+    createdAt: held.createdAt.toISOString(),
+    expiresAt: held.expiresAt.toISOString(),
+    decidedBy: held.decidedByEmail,
+    decidedAt: held.decidedAt?.toISOString() ?? null,
+    decisionNote: held.decisionNote,
   };
 }
 

@@ -73,7 +73,7 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
       summary: 'The name on a destination account, shown before a settlement is confirmed (as POST /v1/transfers/lookup)',
       tag: 'dashboard',
       auth: 'session',
-      role: 'operator',
+      permission: 'move_money',
       body: lookupBodySchema,
       responses: { 200: { description: 'The account name', schema: lookupResponseSchema } },
       errors: [400, 404, 429],
@@ -117,7 +117,7 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
         'Pay out from the account (as POST /v1/accounts/{accountRef}/settle) once the name the operator confirmed is still the name a fresh lookup gives (else 409), or to a saved beneficiary; audited with the settlement, once',
       tag: 'dashboard',
       auth: 'session',
-      role: 'operator',
+      permission: 'move_money',
       params: accountRefParamsSchema,
       body: dashboardSettleBodySchema,
       idempotencyKey: true,
@@ -129,6 +129,7 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
         if (body.to === 'beneficiary') {
           const toBeneficiary = await settlements.initiateToBeneficiary(user.tenantId, params.accountRef, body, key, {
             confirmedAccountName: body.confirmedAccountName,
+            maker: { kind: 'user', user },
             onCreated: (trx, made, paid) =>
               createAuditLog(trx).record(
                 user,
@@ -149,20 +150,26 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
         }
         const { amount, bankCode, accountNumber, narration, confirmedAccountName } = body;
         const request = { amount, bankCode, accountNumber, narration, confirmedAccountName };
-        const settlement = await settlements.initiateConfirmed(user.tenantId, params.accountRef, request, key, (trx, made) =>
-          createAuditLog(trx).record(
-            user,
-            'settlement.initiated',
-            { type: 'settlement', id: made.merchantTxRef },
-            {
-              accountRef: made.accountRef,
-              amount: formatKobo(made.amount),
-              bankCode: body.bankCode,
-              accountNumber: body.accountNumber,
-              confirmedAccountName: body.confirmedAccountName,
-              idempotencyKey: key ?? null,
-            },
-          ),
+        const settlement = await settlements.initiateConfirmed(
+          user.tenantId,
+          params.accountRef,
+          request,
+          key,
+          (trx, made) =>
+            createAuditLog(trx).record(
+              user,
+              'settlement.initiated',
+              { type: 'settlement', id: made.merchantTxRef },
+              {
+                accountRef: made.accountRef,
+                amount: formatKobo(made.amount),
+                bankCode: body.bankCode,
+                accountNumber: body.accountNumber,
+                confirmedAccountName: body.confirmedAccountName,
+                idempotencyKey: key ?? null,
+              },
+            ),
+          { kind: 'user', user },
         );
         return { status: 202, body: presentAcceptedSettlement(settlement) };
       },

@@ -1,7 +1,7 @@
 import { accountRefParamsSchema } from '../accounts/accounts.schemas';
-import { defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
+import { apiKeyIdOf, defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
 import { validIdempotencyKey } from '../idempotency/request-hash';
-import { presentAcceptedSettlement, presentAccountName, presentBank, presentSettlementView } from './settlement.presenter';
+import { presentAcceptedSettlement, presentAccountName, presentBank, presentTransferView } from './settlement.presenter';
 import {
   banksResponseSchema,
   lookupBodySchema,
@@ -26,18 +26,26 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       params: accountRefParamsSchema,
       body: settleBodySchema,
       idempotencyKey: true,
-      responses: { 202: { description: 'Accepted; track it with GET /v1/transfers/{merchantTxRef}', schema: settleResponseSchema } },
+      responses: {
+        202: {
+          description:
+            "Accepted (`pending`); or, under the tenant's approval policy, `awaiting_approval`: its amount is reserved until a second person approves it on the dashboard. Track it with GET /v1/transfers/{merchantTxRef}",
+          schema: settleResponseSchema,
+        },
+      },
       errors: [400, 403, 404, 409, 429],
       handle: async ({ params, body, ctx }) => {
         const key = validIdempotencyKey(idempotencyKeyOf(ctx));
         const tenantId = tenantOf(ctx).id;
+        const maker = { kind: 'api_key' as const, apiKeyId: apiKeyIdOf(ctx) };
         if (body.to === 'beneficiary')
           return {
             status: 202,
-            body: presentAcceptedSettlement(await settlements.initiateToBeneficiary(tenantId, params.accountRef, body, key)),
+            body: presentAcceptedSettlement(await settlements.initiateToBeneficiary(tenantId, params.accountRef, body, key, { maker })),
           };
         const { amount, bankCode, accountNumber, narration } = body;
-        const settlement = await settlements.initiate(tenantId, params.accountRef, { amount, bankCode, accountNumber, narration }, key);
+        const request = { amount, bankCode, accountNumber, narration };
+        const settlement = await settlements.initiate(tenantId, params.accountRef, request, key, { maker });
         return { status: 202, body: presentAcceptedSettlement(settlement) };
       },
     }),
@@ -76,7 +84,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       responses: { 200: { description: 'The transfer', schema: settlementViewSchema } },
       errors: [404],
       handle: async ({ params, ctx }) => {
-        return { status: 200, body: presentSettlementView(await settlements.find(tenantOf(ctx).id, params.merchantTxRef)) };
+        return { status: 200, body: presentTransferView(await settlements.findTransfer(tenantOf(ctx).id, params.merchantTxRef)) };
       },
     }),
   ];

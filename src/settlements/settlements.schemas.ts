@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { accountNumberSchema as accountNumber, bankCodeSchema as bankCode } from '../beneficiaries/beneficiaries.schemas';
-import { moneySchema, nairaAmountSchema, timestampSchema } from '../http/schemas';
+import { moneySchema, nairaAmountSchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { APPROVAL_REASONS } from '../policies/payout-approval/payout-approval';
 import type { Kobo } from '../money';
 
 /** A settle request's fields: its destination is a saved beneficiary, or a bank code and an account number. */
@@ -59,9 +60,12 @@ export const settleBodySchema = z.object(settleFields).superRefine(requireOneDes
 
 export const settlementStatusSchema = z.enum(['pending', 'processing', 'success', 'failed', 'refunded']);
 
+/** A settle's answer and a transfer's status: a settlement's, or a payout the approval policy holds (not yet, or never, one). */
+export const transferStatusSchema = z.enum([...settlementStatusSchema.options, 'awaiting_approval', 'rejected', 'expired']);
+
 export const settleResponseSchema = z.object({
   merchantTxRef: z.string(),
-  status: settlementStatusSchema,
+  status: transferStatusSchema,
   amount: moneySchema,
   currency: z.literal('NGN'),
   accountRef: z.string(),
@@ -71,7 +75,7 @@ export const settlementRefParamsSchema = z.object({ merchantTxRef: z.string().ma
 
 export const settlementViewSchema = z.object({
   merchantTxRef: z.string(),
-  status: settlementStatusSchema,
+  status: transferStatusSchema,
   amount: moneySchema,
   bankCode: z.string(),
   accountNumber: z.string(),
@@ -89,3 +93,38 @@ export const lookupBodySchema = z.object({ accountNumber, bankCode });
 export const lookupResponseSchema = z.object({ AccountNumber: z.string(), AccountName: z.string() });
 
 export const banksResponseSchema = z.object({ banks: z.array(z.object({ Code: z.string(), Name: z.string() })) });
+
+export const heldPayoutStatusSchema = z.enum(['awaiting_approval', 'approved', 'rejected', 'expired']);
+
+export const heldPayoutSchema = z.object({
+  merchantTxRef: z.string(),
+  status: heldPayoutStatusSchema,
+  accountRef: z.string(),
+  amount: moneySchema,
+  currency: z.literal('NGN'),
+  bankCode: z.string(),
+  accountNumber: z.string(),
+  accountName: z.string().nullable(),
+  beneficiaryId: z.string().nullable(),
+  narration: z.string(),
+  reasons: z
+    .array(z.enum(APPROVAL_REASONS))
+    .describe('Why it waits: amount (at or above the policy), new_destination (the first payout there)'),
+  maker: z.string().describe("The maker's email, or 'API key'"),
+  makerUserId: z.uuid().nullable(),
+  makerApiKeyId: z.uuid().nullable(),
+  createdAt: timestampSchema,
+  expiresAt: timestampSchema,
+  decidedBy: z.string().nullable(),
+  decidedAt: timestampSchema.nullable(),
+  decisionNote: z.string().nullable(),
+});
+
+export const heldPayoutListQuerySchema = z.object({
+  status: heldPayoutStatusSchema.default('awaiting_approval'),
+  after: z.string().optional(),
+});
+
+export const heldPayoutListResponseSchema = z.object({ payouts: z.array(heldPayoutSchema), pagination: paginationSchema });
+
+export const rejectBodySchema = z.object({ note: z.string().trim().max(500, { error: 'note must be at most 500 characters' }).optional() });

@@ -1,9 +1,27 @@
 import { findAccountByRef } from '../accounts/accounts.access';
+import { approvalPolicyOf } from '../approval-policies/approval-policies.access';
+import { requireTenantCustomer } from '../customers/customers.access';
+import { customerMayMoveMoney } from '../policies/customer-standing/customer-standing';
+import { API_KEY_ACTOR, createAuditLog, type AuditActor } from '../audit/audit-log';
+import { recordChange } from '../events/change-events';
+import type { EndedReservations } from '../ledger/ledger-results';
+import { createReservations } from '../ledger/reservations';
+import { payoutApproval, type ApprovalDecision } from '../policies/payout-approval/payout-approval';
+import { createPayoutApprovalsRepo, type PayoutApprovalRecord, type PayoutApprovalStatus } from './payout-approvals.repo';
 import { sameAccountName } from '../account-names';
 import type { BeneficiariesService, PayoutDestination } from '../beneficiaries/beneficiaries.service';
 import type { Config } from '../config';
 import type { Db, DbOrTrx, Trx } from '../db';
-import { AccountFrozenError, AppError, BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ValidationError } from '../errors';
+import {
+  AccountFrozenError,
+  AppError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  invalidAmount,
+  NotFoundError,
+  ValidationError,
+} from '../errors';
 import { createIdempotencyRepo, type IdempotencyRecord } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
@@ -15,7 +33,7 @@ import { dailyPayoutRefusal } from '../policies/kyc-limits/daily-payout-limit';
 import { frozenRefusal } from '../policies/account-freeze/account-freeze';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
-import type { Kobo } from '../money';
+import { formatKobo, type Kobo } from '../money';
 import { ProviderRejectedError } from '../provider/errors';
 import { lookupWithRetries } from '../provider/lookup-retry';
 import type { PaymentProvider } from '../provider/payment-provider';
@@ -42,7 +60,17 @@ interface BeneficiarySettleRequest {
   narration?: string | undefined;
 }
 
-export type AcceptedSettlement = Pick<SettlementRecord, 'merchantTxRef' | 'status' | 'amount' | 'currency' | 'accountRef'>;
+/** A settle's answer: the settlement made (`pending`), or the payout the approval policy holds (`awaiting_approval`, or what became of it). */
+export type AcceptedSettlement = Pick<SettlementRecord, 'merchantTxRef' | 'amount' | 'currency' | 'accountRef'> & {
+  status: SettlementRecord['status'] | Exclude<PayoutApprovalStatus, 'approved'>;
+};
+
+/**
+ * Who asked for a payout: a dashboard user or one of the tenant's API keys. Only a payout with a maker is judged by the
+ * tenant's approval policy (a batch's items, a sweep and a return of held money are not), and a maker never approves
+ * their own.
+ */
+export type PayoutMaker = { kind: 'user'; user: AuditActor } | { kind: 'api_key'; apiKeyId: string };
 
 /** Runs inside the transaction that made the settlement, only when it made one (never on a replay). */
 type OnCreated = (trx: DbOrTrx, settlement: AcceptedSettlement) => Promise<void>;
@@ -69,6 +97,10 @@ interface InitiateOptions {
   beneficiaryId?: string;
   /** The request as its caller sent it, when that is not `request`: what an Idempotency-Key's hash covers. */
   requestAsSent?: object;
+  /** Who asked for it: the approval policy judges it (see PayoutMaker). */
+  maker?: PayoutMaker;
+  /** The reference the settlement keeps: the one an approved payout was given while it waited. */
+  merchantTxRef?: string;
 }
 
 class AccountNameChangedError extends AppError {
@@ -90,6 +122,9 @@ class NothingMade extends Error {
 
 /** Wakes a running settlement workflow; implemented over the Temporal client, best effort. */
 type SettlementSignaller = (merchantTxRef: string, signal: PayoutSignal) => Promise<void>;
+
+/** The audit log's actor for a held payout nobody decided in time. */
+const EXPIRY_ACTOR = 'approval expiry';
 
 /** Same code as when the request schema finds it, so clients see one error for one condition. */
 const invalidBankCode = (): ValidationError => new ValidationError('invalid bank code');
@@ -153,12 +188,167 @@ export function createSettlementsService(deps: {
     }
   }
 
-  /** A retry under an Idempotency-Key already claimed: the settlement it made, if the request is the same. */
-  async function answerClaimed(tenantId: string, claimed: IdempotencyRecord | undefined, asSent: object): Promise<SettlementRecord> {
+  /**
+   * A retry under an Idempotency-Key already claimed: the settlement it made (or the payout waiting for approval, or
+   * what became of it), if the request is the same.
+   */
+  async function answerClaimed(tenantId: string, claimed: IdempotencyRecord | undefined, asSent: object): Promise<AcceptedSettlement> {
     if (!claimed || !sameRequest(claimed.request_hash, config.REQUEST_HASH_SECRET, asSent)) throw idempotencyMismatch();
-    const settlement = await settlements.findByRef(tenantId, claimed.resource_ref);
-    if (!settlement) throw new NotFoundError('transfer not found');
-    return settlement;
+    return findAccepted(tenantId, claimed.resource_ref);
+  }
+
+  /** A settlement as a settle answers it, or a held payout not made into one (awaiting approval, rejected, expired). */
+  async function findAccepted(tenantId: string, merchantTxRef: string): Promise<AcceptedSettlement> {
+    const settlement = await settlements.findByRef(tenantId, merchantTxRef);
+    if (settlement) return settlement;
+    const held = await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef);
+    if (!held || held.status === 'approved') throw new NotFoundError('transfer not found');
+    return { merchantTxRef, status: held.status, amount: held.amount, currency: 'NGN', accountRef: held.accountRef };
+  }
+
+  /** What the tenant's approval policy says of a payout its maker asks for. */
+  async function approvalDecision(tenantId: string, request: SettleRequest): Promise<ApprovalDecision> {
+    const policy = await approvalPolicyOf(db, tenantId);
+    if (!policy) return { required: false };
+    const firstToDestination =
+      policy.newDestination &&
+      !(await createPayoutApprovalsRepo(db).destinationPaidBefore(tenantId, request.bankCode, request.accountNumber));
+    return payoutApproval(policy, { amount: request.amount, firstToDestination });
+  }
+
+  /**
+   * Holds a payout for approval: in one transaction, claims the Idempotency-Key, reserves its amount on the account (a
+   * `payout_approval` reservation, only if the account may spend it now, as the settlement's debit would judge it)
+   * until its expiry, and records the approval, its `settlement.awaiting_approval` and the caller's `onCreated`.
+   */
+  async function holdForApproval(
+    draft: SettlementDraft & { asSent: object },
+    decision: Extract<ApprovalDecision, { required: true }>,
+    maker: PayoutMaker,
+    onCreated: OnCreated | undefined,
+  ): Promise<AcceptedSettlement> {
+    const { tenantId, accountRef, merchantTxRef, amount, idempotencyKey } = draft;
+    const accepted: AcceptedSettlement = { merchantTxRef, status: 'awaiting_approval', amount, currency: 'NGN', accountRef };
+    const account = await findAccountByRef(db, tenantId, accountRef);
+    if (!account) throw new NotFoundError('account not found');
+    const expiresAt = new Date(Date.now() + decision.expiresAfterSeconds * 1000);
+    const outcome = await db
+      .transaction(async (trx): Promise<InitiationResult> => {
+        if (idempotencyKey !== null) {
+          const { claimed } = await createIdempotencyRepo(trx).claim({
+            tenant_id: tenantId,
+            scope: 'settlement',
+            key: idempotencyKey,
+            request_hash: draft.requestHash,
+            resource_ref: merchantTxRef,
+          });
+          if (!claimed) throw new NothingMade({ kind: 'key_taken' });
+        }
+        const reserved = await createReservations(trx).reserveSpendable(
+          { accountId: account.id, kind: 'payout_approval', reason: 'awaiting_approval', ownerId: draft.id, amount, expiresAt },
+          config.SETTLEMENT_FUNDS,
+        );
+        // Judged as the settlement's debit judges them, on the rows reserveSpendable locked: the customer first, then the funds.
+        if (!customerMayMoveMoney((await requireTenantCustomer(trx, tenantId, account.customerId)).status))
+          throw new NothingMade({ kind: 'customer_suspended' });
+        if (reserved === undefined) throw new NothingMade({ kind: 'insufficient_funds', accountId: account.id });
+        await createPayoutApprovalsRepo(trx).insert({
+          id: draft.id,
+          tenantId,
+          accountId: account.id,
+          merchantTxRef,
+          amount,
+          bankCode: draft.bankCode,
+          accountNumber: draft.accountNumber,
+          narration: draft.narration,
+          accountName: draft.accountName,
+          beneficiaryId: draft.beneficiaryId,
+          reasons: decision.reasons,
+          makerUserId: maker.kind === 'user' ? maker.user.id : null,
+          makerApiKeyId: maker.kind === 'api_key' ? maker.apiKeyId : null,
+          expiresAt,
+        });
+        if (maker.kind === 'api_key')
+          await createAuditLog(trx).recordAs(
+            tenantId,
+            API_KEY_ACTOR,
+            'settlement.initiated',
+            { type: 'settlement', id: merchantTxRef },
+            { accountRef, amount: formatKobo(amount), apiKeyId: maker.apiKeyId, awaitingApproval: decision.reasons },
+          );
+        await onCreated?.(trx, accepted);
+        await recordChange(trx, {
+          kind: 'payout_awaiting_approval',
+          tenantId,
+          merchantTxRef,
+          accountRef,
+          amount,
+          reasons: decision.reasons,
+          expiresAt,
+        });
+        return { kind: 'created' };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof NothingMade) return error.result;
+        throw error;
+      });
+    switch (outcome.kind) {
+      case 'customer_suspended':
+        throw new ForbiddenError('customer suspended');
+      case 'insufficient_funds':
+        throw await postingEngine.insufficientFunds(db, outcome.accountId, config.SETTLEMENT_FUNDS);
+      case 'key_taken':
+        return answerClaimed(tenantId, await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!), draft.asSent);
+      case 'created':
+        return accepted;
+      default:
+        throw new Error(`unexpected hold outcome ${outcome.kind}`);
+    }
+  }
+
+  /** Records a user's decision on a held payout (locked): its row, its audit entry and its event. */
+  async function recordDecision(
+    trx: Trx,
+    by: AuditActor,
+    held: PayoutApprovalRecord,
+    decision: 'approved' | 'rejected',
+    note: string | null,
+  ): Promise<void> {
+    await createPayoutApprovalsRepo(trx).decide(held.id, { status: decision, userId: by.id, note });
+    await createAuditLog(trx).record(
+      by,
+      decision === 'approved' ? 'settlement.approved' : 'settlement.rejected',
+      { type: 'settlement', id: held.merchantTxRef },
+      {
+        accountRef: held.accountRef,
+        amount: formatKobo(held.amount),
+        maker: held.makerEmail ?? (held.makerApiKeyId !== null ? `${API_KEY_ACTOR} ${held.makerApiKeyId}` : null),
+        note,
+      },
+    );
+    await recordChange(trx, {
+      kind: 'payout_approval_decided',
+      tenantId: held.tenantId,
+      decision,
+      merchantTxRef: held.merchantTxRef,
+      accountRef: held.accountRef,
+      amount: held.amount,
+      decidedBy: by.email,
+      note,
+    });
+  }
+
+  /**
+   * A held payout a user may decide now, read again under its row's lock by a decision: still awaiting approval, not
+   * past its expiry, and (to approve) not made by this user.
+   */
+  function requireDecidable(held: PayoutApprovalRecord | undefined, by: AuditActor, decision: 'approve' | 'reject'): PayoutApprovalRecord {
+    if (!held) throw new NotFoundError('payout awaiting approval not found');
+    if (held.status !== 'awaiting_approval') throw new ConflictError(`this payout is ${held.status}, no longer awaiting approval`);
+    if (held.expiresAt.getTime() <= Date.now()) throw new ConflictError('this payout expired before it was approved');
+    if (decision === 'approve' && held.makerUserId === by.id)
+      throw new AppError('forbidden', 'maker_cannot_approve', 'the maker of a payout cannot approve it: another user must');
+    return held;
   }
 
   async function lookupAtProvider(accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
@@ -182,7 +372,7 @@ export function createSettlementsService(deps: {
   ): Promise<AcceptedSettlement> {
     const { onCreated, beforeDebit } = options;
     const settlementId = uuidv7();
-    const merchantTxRef = newMerchantTxRef();
+    const merchantTxRef = options.merchantTxRef ?? newMerchantTxRef();
     const asSent = { accountRef, ...(options.requestAsSent ?? request) };
     const hash = requestHash(config.REQUEST_HASH_SECRET, asSent);
     const draft: SettlementDraft = {
@@ -207,6 +397,10 @@ export function createSettlementsService(deps: {
       }),
       job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
     };
+    if (options.maker) {
+      const decision = await approvalDecision(tenantId, request);
+      if (decision.required) return holdForApproval({ ...draft, asSent }, decision, options.maker, onCreated);
+    }
     const accepted: AcceptedSettlement = { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
     const outcome =
       idempotencyKey || onCreated || beforeDebit
@@ -310,18 +504,24 @@ export function createSettlementsService(deps: {
       request: SettleRequest & { confirmedAccountName: string },
       idempotencyKey: string | undefined,
       onCreated: OnCreated,
+      maker: PayoutMaker,
     ): Promise<AcceptedSettlement> {
       const { confirmedAccountName, ...settle } = request;
       // Counted before the lookup, so a flood of settles is turned away without calling the provider.
       await limits.settlements.consume(tenantId);
       const claimed = idempotencyKey ? await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey) : undefined;
-      if (claimed) return this.initiate(tenantId, accountRef, settle, idempotencyKey, { onCreated, counted: true });
+      if (claimed) return this.initiate(tenantId, accountRef, settle, idempotencyKey, { onCreated, counted: true, maker });
       if (!(await findAccountByRef(db, tenantId, accountRef))) throw new NotFoundError('account not found');
       // Part of the settlement (its own limit counts it), not one of the tenant's name lookups.
       const current = await lookupAtProvider(settle.accountNumber, settle.bankCode);
       if (!sameAccountName(current.accountName, confirmedAccountName))
         throw new AccountNameChangedError(confirmedAccountName, current.accountName);
-      return this.initiate(tenantId, accountRef, settle, idempotencyKey, { onCreated, counted: true, accountName: current.accountName });
+      return this.initiate(tenantId, accountRef, settle, idempotencyKey, {
+        onCreated,
+        counted: true,
+        accountName: current.accountName,
+        maker,
+      });
     },
 
     /**
@@ -338,6 +538,7 @@ export function createSettlementsService(deps: {
       options: {
         confirmedAccountName?: string | undefined;
         onCreated?: (trx: DbOrTrx, made: AcceptedSettlement, paid: PayoutDestination) => Promise<void>;
+        maker?: PayoutMaker;
       } = {},
     ): Promise<AcceptedSettlement> {
       const { amount, beneficiaryId, narration } = request;
@@ -345,7 +546,7 @@ export function createSettlementsService(deps: {
       await limits.settlements.consume(tenantId);
       const claimed = idempotencyKey ? await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey) : undefined;
       if (claimed) return answerClaimed(tenantId, claimed, { accountRef, ...asSent });
-      const { confirmedAccountName, onCreated } = options;
+      const { confirmedAccountName, onCreated, maker } = options;
       const paid = await checkBeforeSettling(tenantId, accountRef, amount, async () => {
         const destination = await beneficiaries().forPayout(tenantId, beneficiaryId);
         if (confirmedAccountName !== undefined && !sameAccountName(destination.accountName, confirmedAccountName))
@@ -361,9 +562,121 @@ export function createSettlementsService(deps: {
           accountName: paid.accountName,
           beneficiaryId: beneficiaryId.toLowerCase(),
           requestAsSent: asSent,
+          ...(maker ? { maker } : {}),
           ...(onCreated ? { onCreated: (trx: DbOrTrx, made: AcceptedSettlement) => onCreated(trx, made, paid) } : {}),
         },
       );
+    },
+
+    /**
+     * Approves a payout waiting for approval: it becomes the settlement it asked for, under its own merchantTxRef, as an
+     * unapproved one would be made (one workflow, one transfer at the provider). In the settlement's transaction, under
+     * the approval's row lock: still awaiting, not expired, not the approver's own; its reservation is posted by the
+     * settlement's debit (so the debit spends the money it kept); the decision is recorded, audited and told
+     * (`settlement.approved`, then the ledger's `settlement.created`). A refusal of the debit (the customer suspended,
+     * the daily payout limit) leaves it waiting.
+     */
+    async approve(approver: AuditActor, merchantTxRef: string): Promise<AcceptedSettlement> {
+      const { tenantId } = approver;
+      const held = requireDecidable(await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef), approver, 'approve');
+      const request = { amount: held.amount, bankCode: held.bankCode, accountNumber: held.accountNumber, narration: held.narration };
+      return makeSettlement(tenantId, held.accountRef, request, undefined, {
+        merchantTxRef,
+        ...(held.accountName !== null ? { accountName: held.accountName } : {}),
+        ...(held.beneficiaryId !== null ? { beneficiaryId: held.beneficiaryId } : {}),
+        beforeDebit: async (trx, debit) => {
+          // The account's lock first (ofOwner takes it), then the approval's row: the order an expiry takes them in.
+          const reservations = createReservations(trx);
+          const reservation = await reservations.ofOwner('payout_approval', held.id);
+          const locked = requireDecidable(await createPayoutApprovalsRepo(trx).lockByRef(tenantId, merchantTxRef), approver, 'approve');
+          if (!reservation || reservation.open !== locked.amount) throw new ConflictError('this payout expired before it was approved');
+          await reservations.post(reservation.accountId, {
+            reservationId: reservation.reservationId,
+            entryId: debit.debitEntryId,
+            amount: locked.amount,
+            userId: approver.id,
+            note: null,
+          });
+          await recordDecision(trx, approver, locked, 'approved', null);
+        },
+      });
+    },
+
+    /** Rejects a payout waiting for approval: its reservation is released, exactly its amount; audited and told (`settlement.rejected`). */
+    async reject(approver: AuditActor, merchantTxRef: string, note: string | null): Promise<AcceptedSettlement> {
+      const { tenantId } = approver;
+      const { id } = requireDecidable(await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef), approver, 'reject');
+      return db.transaction(async (trx) => {
+        // The account's lock first (ofOwner takes it), then the approval's row: the order an expiry takes them in.
+        const reservations = createReservations(trx);
+        const reservation = await reservations.ofOwner('payout_approval', id);
+        const held = requireDecidable(await createPayoutApprovalsRepo(trx).lockByRef(tenantId, merchantTxRef), approver, 'reject');
+        if (!reservation || reservation.open !== held.amount) throw new ConflictError('this payout expired before it was rejected');
+        await reservations.release(reservation.accountId, [
+          {
+            reservationId: reservation.reservationId,
+            kind: 'payout_approval',
+            amount: held.amount,
+            reason: 'rejected',
+            userId: approver.id,
+            note,
+          },
+        ]);
+        await recordDecision(trx, approver, held, 'rejected', note);
+        return { merchantTxRef, status: 'rejected' as const, amount: held.amount, currency: 'NGN' as const, accountRef: held.accountRef };
+      });
+    },
+
+    /**
+     * Marks expired the held payouts whose reservations the ledger just expired (in its transaction), each audited and
+     * told (`settlement.expired`); the number marked.
+     */
+    async expireHeld(trx: Trx, expired: EndedReservations): Promise<number> {
+      const ids = expired.ended.filter((reservation) => reservation.kind === 'payout_approval').map((reservation) => reservation.ownerId);
+      const marked = await createPayoutApprovalsRepo(trx).expire(ids);
+      for (const held of marked) {
+        await createAuditLog(trx).recordAs(
+          held.tenantId,
+          EXPIRY_ACTOR,
+          'settlement.expired',
+          { type: 'settlement', id: held.merchantTxRef },
+          {
+            accountRef: held.accountRef,
+            amount: formatKobo(held.amount),
+          },
+        );
+        await recordChange(trx, {
+          kind: 'payout_approval_decided',
+          tenantId: held.tenantId,
+          decision: 'expired',
+          merchantTxRef: held.merchantTxRef,
+          accountRef: held.accountRef,
+          amount: held.amount,
+          decidedBy: null,
+          note: null,
+        });
+      }
+      return marked.length;
+    },
+
+    /** The tenant's held payouts of one status, newest first. */
+    listHeld(tenantId: string, status: PayoutApprovalStatus, beforeId: string | null, limit: number): Promise<PayoutApprovalRecord[]> {
+      return createPayoutApprovalsRepo(db).list(tenantId, status, beforeId, limit);
+    },
+
+    async findHeld(tenantId: string, merchantTxRef: string): Promise<PayoutApprovalRecord> {
+      const held = await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef);
+      if (!held) throw new NotFoundError('payout awaiting approval not found');
+      return held;
+    },
+
+    /** A settlement, or a payout held for approval not made into one, as GET /v1/transfers/{merchantTxRef} shows it. */
+    async findTransfer(tenantId: string, merchantTxRef: string): Promise<SettlementRecord | PayoutApprovalRecord> {
+      const settlement = await settlements.findByRef(tenantId, merchantTxRef);
+      if (settlement) return settlement;
+      const held = await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef);
+      if (!held || held.status === 'approved') throw new NotFoundError('transfer not found');
+      return held;
     },
 
     async find(tenantId: string, merchantTxRef: string): Promise<SettlementRecord> {

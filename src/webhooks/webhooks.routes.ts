@@ -28,7 +28,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; audit: AuditLo
       summary: 'Set (or generate) the secret that signs outbound deliveries; shown once',
       tag: 'webhooks',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       body: webhookSecretBodySchema,
       responses: { 200: { description: 'The secret now in use', schema: webhookSecretResponseSchema } },
       errors: [400, 403],
@@ -45,7 +45,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; audit: AuditLo
       summary: 'Stop signing outbound deliveries',
       tag: 'webhooks',
       auth: 'session',
-      role: 'admin',
+      permission: 'manage_access',
       responses: { 204: { description: 'Signing is off' } },
       errors: [403],
       handle: async ({ ctx }) => {

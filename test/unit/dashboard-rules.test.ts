@@ -1,19 +1,24 @@
 import assert from 'node:assert/strict';
-import { roleAllows, USER_ROLES } from '../../src/http/roles';
-import { requiredRole } from '../../src/http/route';
+import { PERMISSION_NAMES, roleHas, USER_ROLES } from '../../src/http/roles';
+import { requiredPermission } from '../../src/http/route';
 import { containsPattern } from '../../src/like-pattern';
 
 describe('dashboard rules', () => {
-  it('orders roles viewer < operator < admin, each allowing what the ones below it may do', () => {
-    const allowed = USER_ROLES.map((actual) => USER_ROLES.filter((required) => roleAllows(actual, required)));
-    assert.deepEqual(allowed, [['viewer'], ['viewer', 'operator'], ['viewer', 'operator', 'admin']]);
+  it('gives each role its set of permissions: moving money, approving it and setting its rules are separate', () => {
+    const held = Object.fromEntries(USER_ROLES.map((role) => [role, PERMISSION_NAMES.filter((permission) => roleHas(role, permission))]));
+    assert.deepEqual(held, {
+      viewer: ['read'],
+      operator: ['read', 'operate', 'move_money'],
+      approver: ['read', 'approve_money'],
+      admin: ['read', 'operate', 'move_money', 'approve_money', 'set_money_rules', 'manage_access'],
+    });
   });
 
-  it('lets a session route without a declared role be read by anyone and changed only by an admin', () => {
-    assert.equal(requiredRole({ method: 'get' }), 'viewer');
-    for (const method of ['post', 'patch', 'put', 'delete'] as const) assert.equal(requiredRole({ method }), 'admin');
-    assert.equal(requiredRole({ method: 'post', role: 'operator' }), 'operator');
-    assert.equal(requiredRole({ method: 'get', role: 'admin' }), 'admin');
+  it('lets a session route without a declared permission be read by anyone and changed only with manage_access', () => {
+    assert.equal(requiredPermission({ method: 'get' }), 'read');
+    for (const method of ['post', 'patch', 'put', 'delete'] as const) assert.equal(requiredPermission({ method }), 'manage_access');
+    assert.equal(requiredPermission({ method: 'post', permission: 'move_money' }), 'move_money');
+    assert.equal(requiredPermission({ method: 'get', permission: 'manage_access' }), 'manage_access');
   });
 
   it('searches names for the text itself: LIKE wildcards and the escape character are literal, case is folded', () => {

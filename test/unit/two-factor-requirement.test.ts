@@ -6,7 +6,7 @@ import { USER_ROLES } from '../../src/http/roles';
 
 describe('two-factor requirement and codes', () => {
   it('applies the tenant requirement to the roles that move money or administer, never to a viewer', () => {
-    assert.deepEqual([...ROLES_REQUIRING_TWO_FACTOR], ['operator', 'admin']);
+    assert.deepEqual([...ROLES_REQUIRING_TWO_FACTOR], ['operator', 'approver', 'admin']);
     const cases = USER_ROLES.flatMap((role) =>
       [true, false].flatMap((enrolled) =>
         [true, false].map((tenantRequiresTwoFactor) => ({

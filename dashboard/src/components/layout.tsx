@@ -2,13 +2,13 @@ import type { ComponentChildren } from 'preact';
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api } from '../api';
-import type { UserRole } from '../api-types';
+import type { Permission } from '../api-types';
 import { useCan, useSession } from '../session';
 
 interface NavItem {
   href: string;
   label: string;
-  role?: UserRole;
+  permission?: Permission;
 }
 
 const NAV: NavItem[] = [
@@ -17,6 +17,7 @@ const NAV: NavItem[] = [
   { href: '/dashboard/settlements', label: 'Settlements' },
   { href: '/dashboard/beneficiaries', label: 'Beneficiaries' },
   { href: '/dashboard/settlement-batches', label: 'Bulk payouts' },
+  { href: '/dashboard/approvals', label: 'Approvals' },
   { href: '/dashboard/books', label: 'Books' },
   { href: '/dashboard/customers', label: 'Customers' },
   { href: '/dashboard/kyc-reviews', label: 'KYC reviews' },
@@ -26,13 +27,13 @@ const NAV: NavItem[] = [
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/webhook-endpoints', label: 'Webhook endpoints' },
   { href: '/dashboard/fees', label: 'Fee calculator' },
-  { href: '/dashboard/api-keys', label: 'API keys', role: 'admin' },
-  { href: '/dashboard/users', label: 'Users', role: 'admin' },
+  { href: '/dashboard/api-keys', label: 'API keys', permission: 'manage_access' },
+  { href: '/dashboard/users', label: 'Users', permission: 'manage_access' },
   { href: '/dashboard/audit-log', label: 'Audit log' },
 ];
 
 function NavLink(props: { item: NavItem; current: string; onNavigate: () => void }) {
-  const allowed = useCan(props.item.role ?? 'viewer');
+  const allowed = useCan(props.item.permission ?? 'read');
   if (!allowed) return null;
   const { href } = props.item;
   const active = href === '/dashboard' ? props.current === href : props.current === href || props.current.startsWith(`${href}/`);

@@ -137,7 +137,7 @@ function ResolveDialog(props: { finding: ReconciliationException; onDone: (text:
  * platform's float without a debit is the platform operator's to decide: shown, never acted on here.
  */
 export function ExceptionActions(props: { finding: ReconciliationException; onDone: (text: string) => void }) {
-  const canAct = useCan('operator');
+  const canAct = useCan('operate');
   const [deciding, setDeciding] = useState(false);
   const { finding } = props;
   if (!canAct || finding.Status !== 'open') return null;
@@ -153,7 +153,7 @@ export function ExceptionActions(props: { finding: ReconciliationException; onDo
 }
 
 export function ExceptionTable(props: { exceptions: ReconciliationException[]; label: string; onDone: (text: string) => void }) {
-  const canAct = useCan('operator');
+  const canAct = useCan('operate');
   return (
     <TableWrap label={props.label}>
       <table>

@@ -18,7 +18,7 @@ const emptyPart = (): DraftPart => ({ toAccountRef: '', by: 'percent', value: ''
 /** The account's split rule (docs/split-rules.md): shown to every role; an admin sets or removes it (audited). */
 export function SplitRuleSection(props: { accountRef: string }) {
   const path = `/auth/accounts/${encodeURIComponent(props.accountRef)}/split-rule`;
-  const canChange = useCan('admin');
+  const canChange = useCan('set_money_rules');
   const rule = useResource(
     () =>
       api<SplitRule>('GET', path).catch((error: unknown) => {

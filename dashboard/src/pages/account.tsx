@@ -127,7 +127,9 @@ function StatementTable(props: { statement: Statement }) {
 export function AccountPage() {
   const { params } = useRoute();
   const accountRef = params.accountRef ?? '';
-  const canSettle = useCan('operator');
+  const canSettle = useCan('move_money');
+  const canSetRules = useCan('set_money_rules');
+  const canOperate = useCan('operate');
   const account = useResource(() => api<DashboardAccount>('GET', `/auth/accounts/${encodeURIComponent(accountRef)}`), [accountRef]);
   const [period, setPeriod] = useState<{ from: string; to: string }>({ from: '', to: '' });
   const [draft, setDraft] = useState(period);
@@ -231,11 +233,11 @@ export function AccountPage() {
         </Loaded>
       )}
       {account.data ? (
-        <FreezeSection accountRef={accountRef} freeze={account.data.freeze} canEdit={canSettle} onChange={account.reload} />
+        <FreezeSection accountRef={accountRef} freeze={account.data.freeze} canEdit={canOperate} onChange={account.reload} />
       ) : null}
-      {account.data ? <LiensSection accountRef={accountRef} canEdit={canSettle} onChange={account.reload} /> : null}
+      {account.data ? <LiensSection accountRef={accountRef} canEdit={canOperate} onChange={account.reload} /> : null}
       {account.status === 'ready' ? <SplitRuleSection accountRef={accountRef} /> : null}
-      {account.status === 'ready' ? <BalanceSweepSection accountRef={accountRef} canEdit={canSettle} /> : null}
+      {account.status === 'ready' ? <BalanceSweepSection accountRef={accountRef} canEdit={canSetRules} /> : null}
       {account.status !== 'error' || account.data ? (
         <section aria-labelledby="statement-title">
           <h2 id="statement-title">Statement</h2>

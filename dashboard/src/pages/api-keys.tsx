@@ -156,7 +156,7 @@ function KeyStatus(props: { apiKey: ApiKey }) {
 }
 
 export function ApiKeysPage() {
-  const isAdmin = useCan('admin');
+  const isAdmin = useCan('manage_access');
   const keys = useResource(() => (isAdmin ? api<ApiKeys>('GET', '/auth/api-keys') : Promise.resolve({ apiKeys: [] })), [isAdmin]);
   const scopes = useResource(
     () => (isAdmin ? api<ApiKeyScopeList>('GET', '/auth/api-key-scopes') : Promise.resolve({ scopes: [] })),

@@ -83,7 +83,7 @@ function AddBeneficiaryForm(props: { banks: Banks['banks']; onSaved: (saved: Ben
 }
 
 export function BeneficiariesPage() {
-  const canChange = useCan('operator');
+  const canChange = useCan('move_money');
   const list = useResource(() => api<BeneficiaryList>('GET', `/auth/beneficiaries?limit=${SHOWN}`), []);
   const banks = useResource(() => api<Banks>('GET', '/auth/settlements/banks'), []);
   const [notice, setNotice] = useState<NoticeState>(null);

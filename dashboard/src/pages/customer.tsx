@@ -12,7 +12,7 @@ import { useCan } from '../session';
 export function CustomerPage() {
   const { params } = useRoute();
   const id = params.id ?? '';
-  const canAct = useCan('operator');
+  const canAct = useCan('operate');
   const customer = useResource(() => api<CustomerDetail>('GET', `/auth/customers/${encodeURIComponent(id)}`), [id]);
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
 

@@ -11,7 +11,7 @@ export function DeliveryPage() {
   const { params } = useRoute();
   const id = params.id ?? '';
   const delivery = useResource(() => api<Delivery>('GET', `/auth/webhooks/deliveries/${encodeURIComponent(id)}`), [id], 3_000);
-  const canReplay = useCan('operator');
+  const canReplay = useCan('operate');
   const location = useLocation();
   return (
     <>

@@ -167,7 +167,7 @@ function ReturnButton(props: { hold: HeldCredit; onReturned: (text: string) => v
 }
 
 export function HeldMoneyPage() {
-  const canAct = useCan('operator');
+  const canAct = useCan('operate');
   const queue = useResource(() => api<HoldsQueue>('GET', '/auth/holds'), []);
   const limits = useResource(() => api<TierLimits>('GET', '/auth/kyc-limits'), []);
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);

@@ -8,7 +8,7 @@ import { when } from '../format';
 import { useCan } from '../session';
 
 export function KycReviewsPage() {
-  const canAct = useCan('operator');
+  const canAct = useCan('operate');
   const reviews = useResource(() => api<KycReviews>('GET', '/auth/kyc-reviews'), []);
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
 

@@ -36,7 +36,7 @@ function AssignDialog(props: { payment: MisdirectedPayment; onDone: (text: strin
 }
 
 export function MisdirectedPage() {
-  const canAct = useCan('operator');
+  const canAct = useCan('operate');
   const pages = useCursorPages([]);
   const payments = useResource(
     () => api<MisdirectedList>('GET', `/auth/misdirected-payments${query({ after: pages.cursor })}`),

@@ -31,7 +31,7 @@ export function NewSettlementPage() {
   const { params } = useRoute();
   const location = useLocation();
   const accountRef = params.accountRef ?? '';
-  const allowed = useCan('operator');
+  const allowed = useCan('move_money');
   const account = useResource(() => api<DashboardAccount>('GET', `/auth/accounts/${encodeURIComponent(accountRef)}`), [accountRef]);
   const banks = useResource(() => api<Banks>('GET', '/auth/settlements/banks'), []);
   const beneficiaries = useResource(() => api<BeneficiaryList>('GET', '/auth/beneficiaries?limit=200'), []);
@@ -87,7 +87,12 @@ export function NewSettlementPage() {
         confirmedAccountName: checked.name,
       },
     });
-    location.route(`/dashboard/settlements/${encodeURIComponent(accepted.merchantTxRef)}`);
+    // A payout the approval policy holds is no settlement yet: it waits on the approvals page.
+    location.route(
+      accepted.status === 'awaiting_approval'
+        ? '/dashboard/approvals'
+        : `/dashboard/settlements/${encodeURIComponent(accepted.merchantTxRef)}`,
+    );
   }
 
   const bankName = (code: string) => banks.data?.banks.find((bank) => bank.Code === code)?.Name ?? code;

@@ -29,7 +29,7 @@ export function NewTransferPage() {
   const { params } = useRoute();
   const location = useLocation();
   const accountRef = params.accountRef ?? '';
-  const allowed = useCan('operator');
+  const allowed = useCan('move_money');
   const account = useResource(() => api<DashboardAccount>('GET', `/auth/accounts/${encodeURIComponent(accountRef)}`), [accountRef]);
   const [draft, setDraft] = useState<Draft>({ amount: '', toAccountRef: '', narration: '' });
   const [checked, setChecked] = useState<Checked | null>(null);

@@ -87,7 +87,7 @@ function StartRun() {
 }
 
 export function ReconciliationRunsPage() {
-  const canRun = useCan('operator');
+  const canRun = useCan('operate');
   const pages = useCursorPages([]);
   const runs = useResource(
     () => api<ReconciliationRuns>('GET', `/auth/reconciliation/runs${query({ after: pages.cursor })}`),

@@ -13,7 +13,7 @@ const FINAL = ['completed', 'completed_with_failures', 'cancelled'];
 export function SettlementBatchPage() {
   const { params } = useRoute();
   const id = params.id ?? '';
-  const canCancel = useCan('operator');
+  const canCancel = useCan('move_money');
   const pages = useCursorPages([id]);
   const [cancelling, setCancelling] = useState(false);
   const batch = useResource(

@@ -127,7 +127,7 @@ function NewBatch() {
 }
 
 export function SettlementBatchesPage() {
-  const canPay = useCan('operator');
+  const canPay = useCan('move_money');
   const pages = useCursorPages([]);
   const batches = useResource(
     () => api<SettlementBatchList>('GET', `/auth/settlement-batches${query({ after: pages.cursor })}`),

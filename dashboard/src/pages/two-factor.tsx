@@ -50,7 +50,7 @@ function WithFreshCode(props: { label: string; title: string; description: strin
 
 /** The signed-in user's two-factor sign-in, and (admins) whether the tenant requires it. */
 export function TwoFactorPage() {
-  const isAdmin = useCan('admin');
+  const isAdmin = useCan('manage_access');
   const status = useResource(() => api<TwoFactorStatus>('GET', '/auth/two-factor'), []);
 
   useEffect(() => {

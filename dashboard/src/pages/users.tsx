@@ -7,7 +7,7 @@ import { ErrorBox, Loaded, Notice, useResource } from '../components/state';
 import { when } from '../format';
 import { useCan, useSession } from '../session';
 
-const ROLES: UserRole[] = ['viewer', 'operator', 'admin'];
+const ROLES: UserRole[] = ['viewer', 'operator', 'approver', 'admin'];
 
 function RoleChanger(props: { user: TenantUser; onChanged: (text: string) => void }) {
   const [role, setRole] = useState<UserRole>(props.user.Role);
@@ -39,7 +39,7 @@ function RoleChanger(props: { user: TenantUser; onChanged: (text: string) => voi
 }
 
 export function UsersPage() {
-  const isAdmin = useCan('admin');
+  const isAdmin = useCan('manage_access');
   const session = useSession();
   const users = useResource(() => (isAdmin ? api<TenantUsers>('GET', '/auth/users') : Promise.resolve({ users: [] })), [isAdmin]);
   const [email, setEmail] = useState('');
@@ -66,9 +66,10 @@ export function UsersPage() {
       <PageTitle title="Users" />
       <p class="muted">
         Roles: a <strong>viewer</strong> reads everything; an <strong>operator</strong> also decides KYC reviews, suspends customers,
-        assigns misdirected payments, replays webhooks and pays settlements; an <strong>admin</strong> also manages users, API keys, the
-        webhook signing secret and webhook endpoints. Sessions end after {Math.round(session.idleTimeoutSeconds / 60)} minutes without
-        activity.
+        assigns misdirected payments, replays webhooks and pays settlements; an <strong>approver</strong> reads and approves payouts waiting
+        for approval; an <strong>admin</strong> does all of that, sets the rules that move money (split rules, sweeps, the approval policy,
+        KYC limits) and manages users, API keys, the webhook signing secret and webhook endpoints. Nobody approves a payout they made.
+        Sessions end after {Math.round(session.idleTimeoutSeconds / 60)} minutes without activity.
       </p>
       <Notice notice={notice} />
       {created ? (

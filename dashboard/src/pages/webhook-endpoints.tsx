@@ -239,7 +239,7 @@ function EndpointActions(props: {
 }
 
 export function WebhookEndpointsPage() {
-  const isAdmin = useCan('admin');
+  const isAdmin = useCan('manage_access');
   const endpoints = useResource(() => api<WebhookEndpointList>('GET', '/auth/webhook-endpoints'), []);
   const catalogue = useResource(() => api<EventTypeList>('GET', '/auth/webhook-event-types'), []);
   const [notice, setNotice] = useState<NoticeState>(null);

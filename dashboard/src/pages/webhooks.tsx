@@ -124,7 +124,7 @@ function DeliveriesTab(props: { status: string }) {
 }
 
 function DeadLettersTab(props: { onNotice: (notice: NoticeState) => void }) {
-  const canAct = useCan('operator');
+  const canAct = useCan('operate');
   const pages = useCursorPages([]);
   const letters = useResource(
     () => api<DeliveryList>('GET', `/auth/webhooks/deliveries${query({ status: 'dead_letter', after: pages.cursor })}`),
@@ -263,7 +263,7 @@ function ErrorsTab() {
 }
 
 function SecretTab(props: { onNotice: (notice: NoticeState) => void }) {
-  const isAdmin = useCan('admin');
+  const isAdmin = useCan('manage_access');
   const status = useResource(() => api<{ configured: boolean }>('GET', '/auth/webhook-secret'), []);
   const [secret, setSecret] = useState<string | null>(null);
   return (

@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
 import { addressInRanges } from '../../net/address-ranges';
 import { scopesAllow, type ApiKeyScope } from '../api-key-scopes';
-import { roleAllows, type UserRole } from '../roles';
+import { roleHas, type Permission } from '../roles';
 import { AppError, ForbiddenError, MissingScopeError, UnauthorizedError } from '../../errors';
 import type { AppContext, AuthenticatedApiKey, AuthenticatedUser, SessionStage } from '../context';
 
@@ -34,6 +34,7 @@ export function requireApiKey(auth: Authenticator, scope: ApiKeyScope) {
       throw new AppError('forbidden', 'address_not_allowed', `this api key may not be used from ${ctx.ip}`);
     if (!scopesAllow(key.scopes, scope)) throw new MissingScopeError(scope);
     ctx.state.tenant = key.tenant;
+    ctx.state.apiKeyId = key.id;
     auth.noteApiKeyUse(key.id);
     await next();
   };
@@ -57,15 +58,14 @@ function stageRefusal(stage: SessionStage): AppError {
 }
 
 /**
- * A live dashboard session whose user holds at least `role`, at one of `stages` (a route is for signed-in
- * sessions unless it says otherwise). SameSite=Strict on the cookie is the CSRF defence; a browser
- * request that still names a foreign Origin is refused, and requests without Origin (non-browser
- * clients) pass.
+ * A live dashboard session whose user's role holds `permission`, at one of `stages` (a route is for signed-in
+ * sessions unless it says otherwise). SameSite=Strict on the cookie is the CSRF defence; a browser request that
+ * still names a foreign Origin is refused, and requests without Origin (non-browser clients) pass.
  */
 export function requireSession(
   auth: Authenticator,
   publicOrigin: string | undefined,
-  role: UserRole = 'viewer',
+  permission: Permission = 'read',
   stages: readonly SessionStage[] = ['signed_in'],
 ) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
@@ -77,7 +77,7 @@ export function requireSession(
     if (origin && origin !== `${ctx.protocol}://${ctx.host}` && origin !== publicOrigin)
       throw new ForbiddenError('cross-origin request refused');
     if (!stages.includes(user.stage)) throw stageRefusal(user.stage);
-    if (!roleAllows(user.role, role)) throw new ForbiddenError(`this needs the ${role} role`);
+    if (!roleHas(user.role, permission)) throw new ForbiddenError(`this needs the ${permission} permission`);
     ctx.state.user = user;
     await next();
   };

@@ -196,26 +196,30 @@ describe('balance sweeps', () => {
     assert.deepEqual(read.body.schedule, { dailyAt: '08:00' });
   });
 
-  it("the dashboard shows and edits an account's sweep (an operator's change, audited by name; a viewer may only read)", async () => {
+  it("the dashboard shows and edits an account's sweep (an admin's change, audited by name: a rule that moves money; an operator and a viewer may only read)", async () => {
     const target = await account();
     const beneficiaryId = await beneficiary();
+    const admin = await dashboardUser(stack, tenant.tenantId, 'admin');
     const operator = await dashboardUser(stack, tenant.tenantId, 'operator');
     const path = `/auth/accounts/${target.AccountRef}/sweep`;
+    const sweep = { beneficiaryId, schedule: { whenAbove: '2000' } };
+    assert.equal((await call(stack.apiUrl, 'PUT', path, { cookie: operator.cookie, body: sweep })).status, 403);
     const set = await call(stack.apiUrl, 'PUT', path, {
-      cookie: operator.cookie,
+      cookie: admin.cookie,
       body: { beneficiaryId, schedule: { whenAbove: '2000' } },
     });
     assert.deepEqual([set.status, set.body.schedule], [200, { whenAbove: '2000.00' }]);
     const viewer = await dashboardUser(stack, tenant.tenantId, 'viewer');
     assert.deepEqual((await call(stack.apiUrl, 'GET', path, { cookie: viewer.cookie })).body, set.body);
     assert.equal((await call(stack.apiUrl, 'DELETE', path, { cookie: viewer.cookie })).status, 403);
-    assert.equal((await call(stack.apiUrl, 'DELETE', path, { cookie: operator.cookie })).status, 204);
+    assert.equal((await call(stack.apiUrl, 'DELETE', path, { cookie: operator.cookie })).status, 403);
+    assert.equal((await call(stack.apiUrl, 'DELETE', path, { cookie: admin.cookie })).status, 204);
     const audit = await stack.infra.db('audit_log').where({ tenant_id: tenant.tenantId, target_id: target.AccountRef }).orderBy('id');
     assert.deepEqual(
       audit.map((row) => [row.user_id, row.actor, row.action]),
       [
-        [operator.userId, operator.email, 'balance_sweep.set'],
-        [operator.userId, operator.email, 'balance_sweep.deleted'],
+        [admin.userId, admin.email, 'balance_sweep.set'],
+        [admin.userId, admin.email, 'balance_sweep.deleted'],
       ],
     );
   });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { requiredRole } from '../../../src/http/route';
+import { requiredPermission } from '../../../src/http/route';
 import { createRoutes } from '../../../src/main/container';
 import { fundAccount, provisionAccount, sendProviderEvent, paymentEvent } from '../../helpers/fixtures';
 import { call } from '../../helpers/http';
 import { dashboardUser, signIn, type DashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
-import { roleAllows, USER_ROLES } from '../../../src/http/roles';
+import { roleHas, USER_ROLES } from '../../../src/http/roles';
 import { accountHolderName } from '../../../src/sandbox/names';
 import { unverifiedNin } from '../../helpers/sandbox-values';
 import { reservedOf } from '../../helpers/reserved';
@@ -21,6 +21,7 @@ describe('dashboard API (/auth session routes)', () => {
   let admin: DashboardUser;
   let operator: DashboardUser;
   let viewer: DashboardUser;
+  let approver: DashboardUser;
 
   before(async () => {
     stack = await startStack();
@@ -28,6 +29,7 @@ describe('dashboard API (/auth session routes)', () => {
     admin = await dashboardUser(stack, tenant.tenantId, 'admin');
     operator = await dashboardUser(stack, tenant.tenantId, 'operator');
     viewer = await dashboardUser(stack, tenant.tenantId, 'viewer');
+    approver = await dashboardUser(stack, tenant.tenantId, 'approver');
   });
   after(() => stack.close());
 
@@ -45,18 +47,18 @@ describe('dashboard API (/auth session routes)', () => {
   }
 
   describe('roles', () => {
-    it('refuses every session route to a role below the one it declares (403), for each role, before reading the request', async () => {
+    it('refuses every session route to each role without the permission it declares (403), before reading the request', async () => {
       const routes = createRoutes(stack.services, stack.config).filter((route) => route.auth === 'session');
       assert.ok(routes.length > 30);
-      const users = { viewer, operator, admin };
+      const users = { viewer, operator, approver, admin };
       let refusals = 0;
       for (const route of routes) {
         const path = route.path.replace(/:\w+/g, randomUUID());
         for (const role of USER_ROLES) {
-          if (roleAllows(role, requiredRole(route))) continue;
+          if (roleHas(role, requiredPermission(route))) continue;
           const response = await as(users[role], route.method.toUpperCase(), path, route.method === 'get' ? undefined : {});
           assert.equal(response.status, 403, `${role} ${route.method} ${route.path}: ${response.status} ${response.text}`);
-          assert.equal(response.body.error, `this needs the ${requiredRole(route)} role`);
+          assert.equal(response.body.error, `this needs the ${requiredPermission(route)} permission`);
           refusals += 1;
         }
       }
@@ -74,9 +76,9 @@ describe('dashboard API (/auth session routes)', () => {
       assert.equal((await as(operator, 'POST', '/auth/webhook-secret', {})).status, 403);
       assert.equal((await as(admin, 'GET', '/auth/users')).status, 200);
       const document = (await call(stack.apiUrl, 'GET', '/openapi.json')).body;
-      assert.equal(document.paths['/auth/api-keys'].post['x-required-role'], 'admin');
-      assert.equal(document.paths['/auth/customers/{id}/suspend'].post['x-required-role'], 'operator');
-      assert.equal(document.paths['/auth/overview'].get['x-required-role'], 'viewer');
+      assert.equal(document.paths['/auth/api-keys'].post['x-required-permission'], 'manage_access');
+      assert.equal(document.paths['/auth/customers/{id}/suspend'].post['x-required-permission'], 'operate');
+      assert.equal(document.paths['/auth/overview'].get['x-required-permission'], 'read');
     });
 
     it('applies a role change to the very next request of the user', async () => {

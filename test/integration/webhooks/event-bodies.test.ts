@@ -53,6 +53,12 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
   'settlement.succeeded': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, status: 'success', reason: null }],
   'settlement.failed': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, status: 'failed', reason: AWKWARD }],
   'settlement.refunded': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, status: 'refunded', reason: 'bank' }],
+  'settlement.awaiting_approval': [
+    { merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, reasons: 'amount,new_destination', expiresAt: new Date(0) },
+  ],
+  'settlement.approved': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, decidedBy: 'a@example.com', note: null }],
+  'settlement.rejected': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, decidedBy: 'a@example.com', note: AWKWARD }],
+  'settlement.expired': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, decidedBy: null, note: null }],
   'transfer.completed': [
     { transferId: GROUP, fromAccountRef: 'ACC-1', toAccountRef: 'ACC-2', amount: 250_050n, narration: AWKWARD, heldAmount: 50n },
     { transferId: GROUP, fromAccountRef: 'ACC-2', toAccountRef: 'ACC-1', amount: 1n, narration: '', heldAmount: 0n },

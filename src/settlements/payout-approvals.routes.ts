@@ -1,0 +1,87 @@
+import { defineRoute, userOf, type RouteDefinition, type RouteGuard } from '../http/route';
+import { paginate, uuidCursor } from '../http/pagination';
+import { presentAcceptedSettlement, presentHeldPayout } from './settlement.presenter';
+import {
+  heldPayoutListQuerySchema,
+  heldPayoutListResponseSchema,
+  heldPayoutSchema,
+  rejectBodySchema,
+  settleResponseSchema,
+  settlementRefParamsSchema,
+} from './settlements.schemas';
+import type { SettlementsService } from './settlements.service';
+
+const PAGE_SIZE = 25;
+
+/**
+ * Payouts the tenant's approval policy holds, and their decisions: a person's act on the dashboard (no API key scope
+ * approves money). `approveGuards` run before an approval (after the session and its permission are checked): the
+ * slot where a fresh second factor is asked for.
+ */
+export function payoutApprovalsDashboardRoutes(deps: { settlements: SettlementsService; approveGuards?: RouteGuard[] }): RouteDefinition[] {
+  const { settlements } = deps;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/auth/approvals',
+      summary: "The tenant's payouts held by its approval policy, newest first: those awaiting approval unless a status is given",
+      tag: 'dashboard',
+      auth: 'session',
+      query: heldPayoutListQuerySchema,
+      responses: { 200: { description: 'A page of held payouts', schema: heldPayoutListResponseSchema } },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const rows = await settlements.listHeld(userOf(ctx).tenantId, query.status, uuidCursor(query.after), PAGE_SIZE + 1);
+        const page = paginate(rows, PAGE_SIZE, (row) => row.id);
+        return { status: 200, body: { payouts: page.items.map(presentHeldPayout), pagination: page.pagination } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/approvals/:merchantTxRef',
+      summary: 'One held payout: what it pays, why it waits, who made it and what became of it',
+      tag: 'dashboard',
+      auth: 'session',
+      params: settlementRefParamsSchema,
+      responses: { 200: { description: 'The held payout', schema: heldPayoutSchema } },
+      errors: [404],
+      handle: async ({ params, ctx }) => ({
+        status: 200,
+        body: presentHeldPayout(await settlements.findHeld(userOf(ctx).tenantId, params.merchantTxRef)),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/approvals/:merchantTxRef/approve',
+      summary:
+        'Approve a payout awaiting approval (never one you made: 403 maker_cannot_approve): it runs now as a settlement of the same merchantTxRef; audited',
+      tag: 'dashboard',
+      auth: 'session',
+      permission: 'approve_money',
+      params: settlementRefParamsSchema,
+      guards: deps.approveGuards ?? [],
+      responses: { 202: { description: 'Approved: the settlement is on its way (pending)', schema: settleResponseSchema } },
+      errors: [403, 404, 409, 429],
+      handle: async ({ params, ctx }) => ({
+        status: 202,
+        body: presentAcceptedSettlement(await settlements.approve(userOf(ctx), params.merchantTxRef)),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/auth/approvals/:merchantTxRef/reject',
+      summary: 'Reject a payout awaiting approval, with an optional note: its reserved amount is released; audited',
+      tag: 'dashboard',
+      auth: 'session',
+      permission: 'approve_money',
+      params: settlementRefParamsSchema,
+      body: rejectBodySchema,
+      responses: { 200: { description: 'Rejected', schema: settleResponseSchema } },
+      errors: [400, 404, 409],
+      handle: async ({ params, body, ctx }) => ({
+        status: 200,
+        body: presentAcceptedSettlement(await settlements.reject(userOf(ctx), params.merchantTxRef, body.note || null)),
+      }),
+    }),
+  ];
+}

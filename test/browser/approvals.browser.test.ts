@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { loadConfig } from '../../src/config';
+import { tierDefaultsOf } from '../../src/policies/kyc-limits/customer-limits';
+import { createKnex, type Db } from '../../src/db';
+import { uuidv7 } from '../../src/ids';
+import { createPostingEngine } from '../../src/ledger/posting-engine';
+import { accountHolderName } from '../../src/sandbox/names';
+import { E2E_TIMINGS } from '../e2e/system';
+import { cliTenant, provision, type E2eTenant } from '../e2e/tenant';
+import { call, eventually } from '../helpers/http';
+import { startSystem, type RunningSystem } from '../helpers/processes';
+import { addOperator, launchChromium, limitToTheRunningTest, newContext, settled, signIn, watchForErrors, type Operator } from './browser';
+
+/**
+ * Maker-checker in a real browser against the real processes, by two users in two browser contexts: an admin sets the
+ * approval policy and pays out above its amount (the payout waits, its money set aside, and the admin cannot approve
+ * it), then an approver sees it in the Approvals list and approves it, and it pays.
+ */
+describe('payout approvals in a browser: an approval flow by two users', function () {
+  let sys: RunningSystem;
+  let db: Db;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  let maker: Page;
+  let checker: Page;
+  /** Each page's console errors, CSP refusals and failed requests. */
+  const problems: string[][] = [];
+  let tenant: E2eTenant;
+  let admin: Operator;
+  let approver: Operator;
+
+  const balanceOf = async (accountRef: string) =>
+    (await call(sys.apiUrl, 'GET', `/v1/accounts/${accountRef}/balance`, { apiKey: tenant.apiKey })).body;
+
+  async function pageFor(who: Operator): Promise<Page> {
+    const context = await newContext(browser, sys.apiUrl);
+    contexts.push(context);
+    const page = await context.newPage();
+    problems.push(watchForErrors(page));
+    await signIn(page, who);
+    return page;
+  }
+
+  async function open(page: Page, url: string): Promise<void> {
+    await page.goto(url);
+    await settled(page);
+  }
+
+  before(async function () {
+    this.timeout(180_000);
+    sys = await startSystem(E2E_TIMINGS);
+    db = createKnex({ DATABASE_URL: sys.env.DATABASE_URL!, DATABASE_POOL_MAX: 2 });
+    tenant = await cliTenant(sys, 'Two Keys Ltd');
+    admin = await addOperator(db, sys.env, tenant.tenantId, 'admin');
+    approver = await addOperator(db, sys.env, tenant.tenantId, 'approver');
+    browser = await launchChromium();
+    maker = await pageFor(admin);
+    checker = await pageFor(approver);
+  });
+
+  beforeEach(() => {
+    for (const context of contexts) limitToTheRunningTest(context);
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await browser?.close();
+    await sys?.stop();
+    await db?.destroy();
+  });
+
+  it('user A pays out above the policy’s amount and it waits; user B sees it in the approvals list and approves it; it pays', async () => {
+    // A funded account: a confirmed credit of 20,000.00.
+    const account = await provision(sys, tenant.apiKey, { externalRef: 'approvals-browser', name: 'Kemi Adeyemi' });
+    const ledger = createPostingEngine(db, { tierDefaults: tierDefaultsOf(loadConfig(sys.env)) });
+    await db.transaction((trx) =>
+      ledger.post(trx, account.ID, [
+        {
+          direction: 'credit',
+          kind: 'payment',
+          amount: 2_000_000n,
+          status: 'confirmed',
+          narration: 'funding',
+          providerTxnRef: `browser-${randomUUID()}`,
+          transactionGroupId: uuidv7(),
+        },
+      ]),
+    );
+
+    // A (admin) sets the policy on the Approvals page: payouts of 10,000.00 or more wait.
+    await open(maker, '/dashboard/approvals');
+    await maker.getByText('Off: every payout runs at once.').waitFor();
+    await maker.getByRole('button', { name: 'Set a policy' }).click();
+    await maker.getByLabel('Payouts at or above (₦)').fill('10000');
+    await maker.getByRole('button', { name: 'Save policy' }).click();
+    await maker.getByText('Approval policy saved.').waitFor();
+
+    // A pays 15,000.00 from the account: it waits for approval, its amount set aside.
+    const accountNumber = `${String(randomInt(100_000, 1_000_000))}0001`;
+    await open(maker, `/dashboard/accounts/${account.AccountRef}/settle`);
+    await maker.getByLabel('Amount (naira)').fill('15000');
+    await maker.getByLabel('Bank').selectOption('058');
+    await maker.getByLabel('Account number').fill(accountNumber);
+    await maker.getByRole('button', { name: 'Look up the account name' }).click();
+    const name = accountHolderName(accountNumber);
+    await maker.getByRole('button', { name: `Pay ${name}` }).click();
+    await maker.getByRole('dialog', { name: 'Pay this settlement?' }).getByRole('button', { name: 'Pay now' }).click();
+    await maker.getByRole('heading', { name: 'Approvals' }).waitFor();
+    await settled(maker);
+    const mine = maker.getByRole('row', { name: /₦15,000\.00/ });
+    assert.match(await mine.innerText(), new RegExp(`${admin.email.replace('+', '\\+')}[\\s\\S]*Yours: another user approves it`));
+    assert.equal(await mine.getByRole('button', { name: 'Approve' }).count(), 0, 'the maker is offered no Approve');
+    const ref = (await mine.getAttribute('data-ref'))!;
+    const held = await balanceOf(account.AccountRef);
+    assert.deepEqual([held.heldBalance, held.reserved.payout_approval], ['15000.00', '15000.00']);
+
+    // B (approver) sees it in the list and approves it, after a confirmation.
+    await open(checker, '/dashboard/approvals');
+    const row = checker.getByRole('row', { name: /₦15,000\.00/ });
+    assert.match(await row.innerText(), new RegExp(`${name}[\\s\\S]*${accountNumber}`));
+    await row.getByRole('button', { name: 'Approve' }).click();
+    const dialog = checker.getByRole('dialog', { name: 'Approve ₦15,000.00?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await checker.getByText(`₦15,000.00 to ${accountNumber} approved: it is being paid.`).waitFor();
+    await checker.getByText('Nothing is waiting for approval.').waitFor();
+
+    // It pays once, as any settlement, under the same reference; the money set aside is spent, not held.
+    await eventually(
+      async () => (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === 'success',
+      { what: 'the approved payout paid' },
+    );
+    assert.equal((await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body.payouts, 1);
+    const after = await balanceOf(account.AccountRef);
+    assert.deepEqual([after.ledgerBalance, after.heldBalance], ['5000.00', '0.00']);
+
+    // The decided list shows who approved it; the audit log has both users' acts.
+    await checker.getByLabel('Status').selectOption('approved');
+    await settled(checker);
+    assert.match(await checker.getByRole('row', { name: /₦15,000\.00/ }).innerText(), new RegExp(approver.email.replace('+', '\\+')));
+    const audit = await db('audit_log').where({ tenant_id: tenant.tenantId, target_id: ref }).orderBy('id').select('action', 'actor');
+    assert.deepEqual(
+      audit.map((entry) => [entry.action, entry.actor]),
+      [
+        ['settlement.initiated', admin.email],
+        ['settlement.approved', approver.email],
+      ],
+    );
+    assert.deepEqual(problems.flat(), [], 'no console error, CSP refusal or failed request');
+  });
+});
