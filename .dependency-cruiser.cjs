@@ -59,6 +59,7 @@ const LAYERS = [
       'customer-standing policy': ['src/policies/customer-standing/'],
       'split-rule policy': ['src/policies/split-rule/'],
       'payout-approval policy': ['src/policies/payout-approval/'],
+      'velocity policy': ['src/policies/velocity/'],
     },
   },
   { name: 'workflow starts', units: { 'workflow-starts': ['src/workflow-starts/'] } },
@@ -73,6 +74,7 @@ const LAYERS = [
   { name: 'dynamic accounts', units: { 'dynamic-accounts': ['src/dynamic-accounts/'] } },
   { name: 'beneficiaries', units: { beneficiaries: ['src/beneficiaries/'] } },
   { name: 'approval policies', units: { 'approval-policies': ['src/approval-policies/'] } },
+  { name: 'velocity rules', units: { 'velocity-rules': ['src/velocity-rules/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
   {
     name: 'money movement',

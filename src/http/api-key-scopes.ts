@@ -12,6 +12,7 @@ export const API_KEY_SCOPES = {
   'beneficiaries:write': 'Save and remove payout destinations',
   'sweeps:write': "Set and stop an account's balance sweep",
   'split-rules:write': "Set and remove an account's split rule",
+  'velocity-rules:write': "Add, change and remove the tenant's velocity rules (limits on payouts in a window)",
   'webhooks:write': 'Manage webhook endpoints and replay dead letters',
   'reconciliation:write': 'Start a reconciliation run',
 } as const;
