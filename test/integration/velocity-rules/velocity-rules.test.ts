@@ -203,7 +203,7 @@ describe('velocity rules', () => {
     const bad = async (body: Record<string, unknown>, message: RegExp) => {
       const refused = await call(stack.apiUrl, 'POST', '/auth/velocity-rules', { ...session, body });
       assert.equal(refused.status, 400, refused.text);
-      assert.match(refused.text, message);
+      assert.match(refused.body.error as string, message);
     };
     const good = { ...oneAnHour, scope: 'account', action: 'refuse', message: 'No' };
     await bad({ ...good, subject: 'credits' }, /subject must be "payouts"/);
