@@ -113,8 +113,12 @@ class AccountNameChangedError extends AppError {
   }
 }
 
-/** A velocity rule's verdict that makes no settlement: the payout goes to review, or is refused. */
-type VelocityBail = { kind: 'velocity'; verdict: Exclude<VelocityVerdict, { action: 'allow' }> };
+type VelocityRefusal = Extract<VelocityVerdict, { action: 'refuse' }>;
+
+/** A velocity rule's verdict that makes no settlement: the payout is refused, or goes to review (held for approval). */
+type VelocityBail =
+  | { kind: 'velocity_refused'; verdict: VelocityRefusal }
+  | { kind: 'velocity_review'; verdict: Extract<VelocityVerdict, { action: 'review' }> };
 
 /** Rolls a keyed initiation back when it made no settlement, carrying the reason out of the transaction. */
 class NothingMade extends Error {
@@ -244,7 +248,7 @@ export function createSettlementsService(deps: {
     const outcome = await db
       .transaction(async (trx): Promise<InitiationResult | VelocityBail> => {
         const verdict = velocity ? await judgeVelocity(trx, velocity, draft, account.id) : undefined;
-        if (verdict?.action === 'refuse') throw new NothingMade({ kind: 'velocity', verdict });
+        if (verdict?.action === 'refuse') throw new NothingMade({ kind: 'velocity_refused', verdict });
         if (idempotencyKey !== null) {
           const { claimed } = await createIdempotencyRepo(trx).claim({
             tenant_id: tenantId,
@@ -305,7 +309,7 @@ export function createSettlementsService(deps: {
         throw error;
       });
     switch (outcome.kind) {
-      case 'velocity':
+      case 'velocity_refused':
         throw await velocityRefusal(outcome.verdict, draft);
       case 'insufficient_funds':
         throw await postingEngine.insufficientFunds(db, outcome.accountId, config.SETTLEMENT_FUNDS);
@@ -330,8 +334,7 @@ export function createSettlementsService(deps: {
   }
 
   /** A velocity rule refused the payout (its transaction wrote nothing): told to the tenant, then the caller's 400. */
-  async function velocityRefusal(verdict: VelocityBail['verdict'], draft: SettlementDraft): Promise<Error> {
-    if (verdict.action !== 'refuse') return new Error('a velocity review is held, never refused');
+  async function velocityRefusal(verdict: VelocityRefusal, draft: SettlementDraft): Promise<Error> {
     const { tenantId, accountRef, amount } = draft;
     await db.transaction((trx) => recordVelocityTriggered(trx, { tenantId, verdict, accountRef, amount, merchantTxRef: null }));
     return new BadRequestError('velocity_limit', verdict.message);
@@ -429,21 +432,23 @@ export function createSettlementsService(deps: {
       job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
     };
     const { maker } = options;
+    // Only a payout somebody asked for is judged by the tenant's velocity rules, as by its approval policy.
     const velocity = maker ? await payoutVelocityOf(db, tenantId, postingEngine.lockAccounts) : undefined;
     if (maker) {
       const decision = await approvalDecision(tenantId, request);
       if (decision.required) return holdForApproval({ ...draft, asSent }, decision, maker, onCreated, velocity);
     }
-    const velocityAccount = velocity ? await findAccountByRef(db, tenantId, accountRef) : undefined;
-    if (velocity && !velocityAccount) throw new NotFoundError('account not found');
+    const judged = maker && velocity ? { maker, velocity, account: await findAccountByRef(db, tenantId, accountRef) } : undefined;
+    if (judged && !judged.account) throw new NotFoundError('account not found');
     const accepted: AcceptedSettlement = { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
     const outcome =
-      idempotencyKey || onCreated || beforeDebit || velocity
+      idempotencyKey || onCreated || beforeDebit || judged
         ? await db
             .transaction(async (trx): Promise<InitiationResult> => {
-              if (velocity && velocityAccount) {
-                const verdict = await judgeVelocity(trx, velocity, draft, velocityAccount.id);
-                if (verdict.action !== 'allow') throw new NothingMade({ kind: 'velocity', verdict });
+              if (judged?.account) {
+                const verdict = await judgeVelocity(trx, judged.velocity, draft, judged.account.id);
+                if (verdict.action === 'refuse') throw new NothingMade({ kind: 'velocity_refused', verdict });
+                if (verdict.action === 'review') throw new NothingMade({ kind: 'velocity_review', verdict });
               }
               await beforeDebit?.(trx, { debitEntryId: draft.debit.drafts[0]!.id, merchantTxRef });
               const result = await createSettlementInitiationRepo(trx, postingEngine).initiate(draft);
@@ -457,14 +462,17 @@ export function createSettlementsService(deps: {
             })
         : await createSettlementInitiationRepo(db, postingEngine).initiate(draft);
     switch (outcome.kind) {
-      case 'velocity':
-        if (outcome.verdict.action === 'refuse') throw await velocityRefusal(outcome.verdict, draft);
+      case 'velocity_refused':
+        throw await velocityRefusal(outcome.verdict, draft);
+      case 'velocity_review':
+        // Held as the approval policy holds a payout, judged again under the locks in the hold's own transaction.
+        if (!judged) throw new Error('only a judged payout is sent to review');
         return holdForApproval(
           { ...draft, asSent },
           { required: true, reasons: [], expiresAfterSeconds: await approvalExpiry(tenantId) },
-          maker!,
+          judged.maker,
           onCreated,
-          velocity,
+          judged.velocity,
         );
       case 'no_account':
         throw new NotFoundError('account not found');
