@@ -60,6 +60,7 @@ const LAYERS = [
       'account-freeze policy': ['src/policies/account-freeze/'],
       'split-rule policy': ['src/policies/split-rule/'],
       'payout-approval policy': ['src/policies/payout-approval/'],
+      'velocity policy': ['src/policies/velocity/'],
     },
   },
   { name: 'workflow starts', units: { 'workflow-starts': ['src/workflow-starts/'] } },
@@ -74,6 +75,7 @@ const LAYERS = [
   { name: 'dynamic accounts', units: { 'dynamic-accounts': ['src/dynamic-accounts/'] } },
   { name: 'beneficiaries', units: { beneficiaries: ['src/beneficiaries/'] } },
   { name: 'approval policies', units: { 'approval-policies': ['src/approval-policies/'] } },
+  { name: 'velocity rules', units: { 'velocity-rules': ['src/velocity-rules/'] } },
   { name: 'payment confirmation', units: { 'payment-confirmation': ['src/payment-confirmation/'] } },
   {
     name: 'money movement',

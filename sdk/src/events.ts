@@ -43,6 +43,7 @@ export type KnownEventType =
   | 'settlement.succeeded'
   | 'settlement.failed'
   | 'settlement.refunded'
+  | 'velocity_rule.triggered'
   | 'transfer.completed'
   | 'settlement_batch.completed'
   | 'kyc.approved'

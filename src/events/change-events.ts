@@ -11,7 +11,8 @@ import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
  * events layer from what the ledger did (ledger-events, with the payment credits' and confirmations' events built
  * below from the catalogue); recordChange records what moves no money: a bulk payout's end (a count of its
  * settlements), a dynamic account's return refused (the money stays held as it was), a payout held for approval and
- * the decision about it (its reservation moves no money; an approved one's settlement is told by the ledger), and
+ * the decision about it (its reservation moves no money; an approved one's settlement is told by the ledger), a velocity
+ * rule refusing a payout or sending it to review, and
  * every decision about a customer, an account's freeze or an endpoint. A module outside src/events never records a money event itself (the lint's
  * money-event check).
  */
@@ -66,6 +67,16 @@ export type Change =
       amount: Kobo;
       decidedBy: string | null;
       note: string | null;
+    }
+  | {
+      kind: 'velocity_rule_triggered';
+      tenantId: string;
+      ruleId: string;
+      action: 'refuse' | 'review';
+      accountRef: string;
+      amount: Kobo;
+      merchantTxRef: string | null;
+      message: string | null;
     };
 
 function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
@@ -104,6 +115,10 @@ export function eventOfChange(change: Change): EventOf {
     case 'payout_approval_decided': {
       const { merchantTxRef, accountRef, amount, decidedBy, note } = change;
       return told(`settlement.${change.decision}`, { merchantTxRef, accountRef, amount, decidedBy, note });
+    }
+    case 'velocity_rule_triggered': {
+      const { ruleId, action, accountRef, amount, merchantTxRef, message } = change;
+      return told('velocity_rule.triggered', { ruleId, action, accountRef, amount, merchantTxRef, message });
     }
   }
 }

@@ -123,6 +123,19 @@ const settlementApprovalDecided = {
   note: field.nullableText,
 };
 
+/** A velocity rule refused a payout (no merchantTxRef: nothing was made) or sent it to review (it awaits approval). */
+const velocityRuleTriggered = {
+  ruleId: field.uuid,
+  action: field.oneOf(['refuse', 'review']),
+  subject: field.constant('payouts'),
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  merchantTxRef: field.nullableText,
+  /** The refusal's message, as the rule gives it; null for a review. */
+  message: field.nullableText,
+};
+
 const transferCompleted = {
   transferId: field.uuid,
   fromAccountRef: field.text,
@@ -268,6 +281,12 @@ const DEFINITIONS = {
     fields: settlementApprovalDecided,
     subject: 'merchantTxRef',
     description: "A payout waiting for approval was not decided within the policy's time: its reserved amount is released to the account",
+  },
+  'velocity_rule.triggered': {
+    fields: velocityRuleTriggered,
+    subject: 'ruleId',
+    description:
+      "A velocity rule judged a payout past its threshold: refused with the rule's message (nothing was made), or sent to review (settlement.awaiting_approval follows)",
   },
   'settlement.succeeded': { fields: settlementEnded, subject: 'merchantTxRef', description: 'A settlement was paid out' },
   'settlement.failed': {

@@ -14,6 +14,7 @@ export const API_KEY_SCOPES = {
   'split-rules:write': "Set and remove an account's split rule",
   'liens:write': 'Place and lift liens on accounts (money set aside)',
   'freezes:write': 'Freeze accounts for debits, credits or both, and lift their freezes',
+  'velocity-rules:write': "Add, change and remove the tenant's velocity rules (limits on payouts in a window)",
   'webhooks:write': 'Manage webhook endpoints and replay dead letters',
   'reconciliation:write': 'Start a reconciliation run',
 } as const;

@@ -8,7 +8,7 @@ export const PERMISSIONS = {
   operate: 'Day-to-day work: KYC decisions, suspensions, misdirected payments, held money, reconciliation runs, webhook replays',
   move_money: 'Pay out (single payouts and batches), move money between accounts, save payout destinations',
   approve_money: 'Approve or reject payouts waiting for approval (never one’s own)',
-  set_money_rules: 'Set the rules that move or hold money: split rules, balance sweeps, the approval policy, KYC limits',
+  set_money_rules: 'Set the rules that move or hold money: split rules, balance sweeps, the approval policy, velocity rules, KYC limits',
   manage_access: 'Manage users, API keys, the webhook signing secret and webhook endpoints',
 } as const;
 

@@ -89,6 +89,8 @@ import { settlementsDashboardRoutes } from '../settlements/settlements.dashboard
 import { payoutApprovalsDashboardRoutes } from '../settlements/payout-approvals.routes';
 import { approvalPoliciesDashboardRoutes } from '../approval-policies/approval-policies.routes';
 import { createApprovalPoliciesService } from '../approval-policies/approval-policies.service';
+import { velocityRulesRoutes } from '../velocity-rules/velocity-rules.routes';
+import { createVelocityRulesService } from '../velocity-rules/velocity-rules.service';
 import { settlementsRoutes } from '../settlements/settlements.routes';
 import { internalTransfersDashboardRoutes } from '../internal-transfers/internal-transfers.dashboard.routes';
 import { internalTransfersRoutes } from '../internal-transfers/internal-transfers.routes';
@@ -270,6 +272,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     books: createBooksService({ db }),
     settlements,
     approvalPolicies: createApprovalPoliciesService({ db }),
+    velocityRules: createVelocityRulesService({ db }),
     internalTransfers,
     beneficiaries,
     balanceSweeps: createBalanceSweepsService({ db, config, settlements, postingEngine, schedules: balanceSweepSchedules }),
@@ -407,6 +410,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
     ...payoutApprovalsDashboardRoutes({ settlements: services.settlements }),
     ...approvalPoliciesDashboardRoutes({ approvalPolicies: services.approvalPolicies }),
+    ...velocityRulesRoutes({ velocityRules: services.velocityRules }),
     ...internalTransfersDashboardRoutes({ transfers: services.internalTransfers }),
     ...beneficiariesDashboardRoutes({ beneficiaries: services.beneficiaries }),
     ...balanceSweepsDashboardRoutes({ balanceSweeps: services.balanceSweeps }),

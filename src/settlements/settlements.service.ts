@@ -6,8 +6,19 @@ import { API_KEY_ACTOR, createAuditLog, type AuditActor } from '../audit/audit-l
 import { recordChange } from '../events/change-events';
 import type { EndedReservations } from '../ledger/ledger-results';
 import { createReservations } from '../ledger/reservations';
-import { payoutApproval, type ApprovalDecision } from '../policies/payout-approval/payout-approval';
+import {
+  DEFAULT_APPROVAL_EXPIRY_SECONDS,
+  payoutApproval,
+  type ApprovalDecision,
+  type ApprovalReason,
+} from '../policies/payout-approval/payout-approval';
 import { createPayoutApprovalsRepo, type PayoutApprovalRecord, type PayoutApprovalStatus } from './payout-approvals.repo';
+import {
+  payoutVelocityOf,
+  recordVelocityTriggered,
+  type PayoutVelocity,
+  type VelocityVerdict,
+} from '../velocity-rules/velocity-rules.access';
 import { sameAccountName } from '../account-names';
 import type { BeneficiariesService, PayoutDestination } from '../beneficiaries/beneficiaries.service';
 import type { Config } from '../config';
@@ -30,7 +41,7 @@ import type { OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { DailyPayoutLimitError } from '../ledger/posting-engine';
 import { dailyPayoutRefusal } from '../policies/kyc-limits/daily-payout-limit';
-import { frozenRefusal } from '../policies/account-freeze/account-freeze';
+import { accountMayPayOut, frozenRefusal } from '../policies/account-freeze/account-freeze';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
 import { formatKobo, type Kobo } from '../money';
@@ -113,9 +124,16 @@ class AccountNameChangedError extends AppError {
   }
 }
 
+type VelocityRefusal = Extract<VelocityVerdict, { action: 'refuse' }>;
+
+/** A velocity rule's verdict that makes no settlement: the payout is refused, or goes to review (held for approval). */
+type VelocityBail =
+  | { kind: 'velocity_refused'; verdict: VelocityRefusal }
+  | { kind: 'velocity_review'; verdict: Extract<VelocityVerdict, { action: 'review' }> };
+
 /** Rolls a keyed initiation back when it made no settlement, carrying the reason out of the transaction. */
 class NothingMade extends Error {
-  constructor(readonly result: InitiationResult) {
+  constructor(readonly result: InitiationResult | VelocityBail) {
     super(result.kind);
   }
 }
@@ -132,7 +150,7 @@ const invalidBankCode = (): ValidationError => new ValidationError('invalid bank
 export function createSettlementsService(deps: {
   db: Db;
   config: Pick<Config, 'MAX_AMOUNT' | 'SETTLEMENT_FUNDS' | 'REQUEST_HASH_SECRET' | 'PROVIDER_LOOKUP_RETRY_BUDGET'>;
-  postingEngine: Pick<EventedLedger, 'debitSettlementAmong' | 'insufficientFunds'>;
+  postingEngine: Pick<EventedLedger, 'debitSettlementAmong' | 'insufficientFunds' | 'lockAccounts'>;
   logger: Logger;
   provider: PaymentProvider;
   banks: BankDirectory;
@@ -206,6 +224,11 @@ export function createSettlementsService(deps: {
     return { merchantTxRef, status: held.status, amount: held.amount, currency: 'NGN', accountRef: held.accountRef };
   }
 
+  /** How long a payout sent to review waits: the approval policy's expiry, or the default when it has none. */
+  async function approvalExpiry(tenantId: string): Promise<number> {
+    return (await approvalPolicyOf(db, tenantId))?.expiresAfterSeconds ?? DEFAULT_APPROVAL_EXPIRY_SECONDS;
+  }
+
   /** What the tenant's approval policy says of a payout its maker asks for. */
   async function approvalDecision(tenantId: string, request: SettleRequest): Promise<ApprovalDecision> {
     const policy = await approvalPolicyOf(db, tenantId);
@@ -226,6 +249,7 @@ export function createSettlementsService(deps: {
     decision: Extract<ApprovalDecision, { required: true }>,
     maker: PayoutMaker,
     onCreated: OnCreated | undefined,
+    velocity: PayoutVelocity | undefined,
   ): Promise<AcceptedSettlement> {
     const { tenantId, accountRef, merchantTxRef, amount, idempotencyKey } = draft;
     const accepted: AcceptedSettlement = { merchantTxRef, status: 'awaiting_approval', amount, currency: 'NGN', accountRef };
@@ -233,7 +257,9 @@ export function createSettlementsService(deps: {
     if (!account) throw new NotFoundError('account not found');
     const expiresAt = new Date(Date.now() + decision.expiresAfterSeconds * 1000);
     const outcome = await db
-      .transaction(async (trx): Promise<InitiationResult> => {
+      .transaction(async (trx): Promise<InitiationResult | VelocityBail> => {
+        const verdict = velocity ? await judgeVelocity(trx, velocity, draft, account.id) : undefined;
+        if (verdict?.action === 'refuse') throw new NothingMade({ kind: 'velocity_refused', verdict });
         if (idempotencyKey !== null) {
           const { claimed } = await createIdempotencyRepo(trx).claim({
             tenant_id: tenantId,
@@ -251,7 +277,14 @@ export function createSettlementsService(deps: {
         // Judged as the settlement's debit judges them, on the rows reserveSpendable locked: the customer first, then the funds.
         if (!customerMayMoveMoney((await requireTenantCustomer(trx, tenantId, account.customerId)).status))
           throw new NothingMade({ kind: 'customer_suspended' });
+        // A debit freeze refuses the payout now, as the settlement's debit would, rather than leaving it held to no end.
+        const freeze = (await findAccountByRef(trx, tenantId, accountRef))?.freeze ?? null;
+        if (freeze && !accountMayPayOut(freeze.frozenFor))
+          throw new NothingMade({ kind: 'account_frozen', frozenFor: freeze.frozenFor, reason: freeze.reason });
         if (reserved === undefined) throw new NothingMade({ kind: 'insufficient_funds', accountId: account.id });
+        // A velocity rule's review adds its reason; a payout sent here by one keeps it, even if its window cleared since.
+        const reasons: ApprovalReason[] =
+          verdict?.action === 'review' || decision.reasons.length === 0 ? [...decision.reasons, 'velocity'] : decision.reasons;
         await createPayoutApprovalsRepo(trx).insert({
           id: draft.id,
           tenantId,
@@ -263,7 +296,7 @@ export function createSettlementsService(deps: {
           narration: draft.narration,
           accountName: draft.accountName,
           beneficiaryId: draft.beneficiaryId,
-          reasons: decision.reasons,
+          reasons,
           makerUserId: maker.kind === 'user' ? maker.user.id : null,
           makerApiKeyId: maker.kind === 'api_key' ? maker.apiKeyId : null,
           expiresAt,
@@ -274,16 +307,17 @@ export function createSettlementsService(deps: {
             API_KEY_ACTOR,
             'settlement.initiated',
             { type: 'settlement', id: merchantTxRef },
-            { accountRef, amount: formatKobo(amount), apiKeyId: maker.apiKeyId, awaitingApproval: decision.reasons },
+            { accountRef, amount: formatKobo(amount), apiKeyId: maker.apiKeyId, awaitingApproval: reasons },
           );
         await onCreated?.(trx, accepted);
+        if (verdict?.action === 'review') await recordVelocityTriggered(trx, { tenantId, verdict, accountRef, amount, merchantTxRef });
         await recordChange(trx, {
           kind: 'payout_awaiting_approval',
           tenantId,
           merchantTxRef,
           accountRef,
           amount,
-          reasons: decision.reasons,
+          reasons,
           expiresAt,
         });
         return { kind: 'created' };
@@ -295,6 +329,10 @@ export function createSettlementsService(deps: {
     switch (outcome.kind) {
       case 'customer_suspended':
         throw new ForbiddenError('customer suspended');
+      case 'account_frozen':
+        throw new AccountFrozenError(frozenRefusal(accountRef, outcome));
+      case 'velocity_refused':
+        throw await velocityRefusal(outcome.verdict, draft);
       case 'insufficient_funds':
         throw await postingEngine.insufficientFunds(db, outcome.accountId, config.SETTLEMENT_FUNDS);
       case 'key_taken':
@@ -304,6 +342,24 @@ export function createSettlementsService(deps: {
       default:
         throw new Error(`unexpected hold outcome ${outcome.kind}`);
     }
+  }
+
+  /**
+   * The tenant's velocity rules' verdict on a payout, under their locks, in the transaction that makes or holds it. A
+   * retry under an Idempotency-Key already claimed is not judged again: it answers what the key made.
+   */
+  async function judgeVelocity(trx: Trx, velocity: PayoutVelocity, draft: SettlementDraft, accountId: string): Promise<VelocityVerdict> {
+    const { tenantId, idempotencyKey, bankCode, accountNumber, amount } = draft;
+    if (idempotencyKey !== null && (await createIdempotencyRepo(trx).find(tenantId, 'settlement', idempotencyKey)))
+      return { action: 'allow' };
+    return velocity.judge(trx, { tenantId, accountId, bankCode, accountNumber, amount });
+  }
+
+  /** A velocity rule refused the payout (its transaction wrote nothing): told to the tenant, then the caller's 400. */
+  async function velocityRefusal(verdict: VelocityRefusal, draft: SettlementDraft): Promise<Error> {
+    const { tenantId, accountRef, amount } = draft;
+    await db.transaction((trx) => recordVelocityTriggered(trx, { tenantId, verdict, accountRef, amount, merchantTxRef: null }));
+    return new BadRequestError('velocity_limit', verdict.message);
   }
 
   /** Records a user's decision on a held payout (locked): its row, its audit entry and its event. */
@@ -397,15 +453,25 @@ export function createSettlementsService(deps: {
       }),
       job: jobs.settlement({ settlementId, merchantTxRef, tenantId, accountRef }),
     };
-    if (options.maker) {
+    const { maker } = options;
+    // Only a payout somebody asked for is judged by the tenant's velocity rules, as by its approval policy.
+    const velocity = maker ? await payoutVelocityOf(db, tenantId, postingEngine.lockAccounts) : undefined;
+    if (maker) {
       const decision = await approvalDecision(tenantId, request);
-      if (decision.required) return holdForApproval({ ...draft, asSent }, decision, options.maker, onCreated);
+      if (decision.required) return holdForApproval({ ...draft, asSent }, decision, maker, onCreated, velocity);
     }
+    const judged = maker && velocity ? { maker, velocity, account: await findAccountByRef(db, tenantId, accountRef) } : undefined;
+    if (judged && !judged.account) throw new NotFoundError('account not found');
     const accepted: AcceptedSettlement = { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
     const outcome =
-      idempotencyKey || onCreated || beforeDebit
+      idempotencyKey || onCreated || beforeDebit || judged
         ? await db
-            .transaction(async (trx) => {
+            .transaction(async (trx): Promise<InitiationResult> => {
+              if (judged?.account) {
+                const verdict = await judgeVelocity(trx, judged.velocity, draft, judged.account.id);
+                if (verdict.action === 'refuse') throw new NothingMade({ kind: 'velocity_refused', verdict });
+                if (verdict.action === 'review') throw new NothingMade({ kind: 'velocity_review', verdict });
+              }
               await beforeDebit?.(trx, { debitEntryId: draft.debit.drafts[0]!.id, merchantTxRef });
               const result = await createSettlementInitiationRepo(trx, postingEngine).initiate(draft);
               if (result.kind !== 'created') throw new NothingMade(result);
@@ -418,6 +484,18 @@ export function createSettlementsService(deps: {
             })
         : await createSettlementInitiationRepo(db, postingEngine).initiate(draft);
     switch (outcome.kind) {
+      case 'velocity_refused':
+        throw await velocityRefusal(outcome.verdict, draft);
+      case 'velocity_review':
+        // Held as the approval policy holds a payout, judged again under the locks in the hold's own transaction.
+        if (!judged) throw new Error('only a judged payout is sent to review');
+        return holdForApproval(
+          { ...draft, asSent },
+          { required: true, reasons: [], expiresAfterSeconds: await approvalExpiry(tenantId) },
+          judged.maker,
+          onCreated,
+          judged.velocity,
+        );
       case 'no_account':
         throw new NotFoundError('account not found');
       case 'customer_suspended':

@@ -15,7 +15,8 @@ export interface ApprovalPolicy {
   expiresAfterSeconds: number;
 }
 
-export const APPROVAL_REASONS = ['amount', 'new_destination'] as const;
+/** Why a payout waits; `velocity`: a velocity rule sent it to review (see policies/velocity), whatever this policy says. */
+export const APPROVAL_REASONS = ['amount', 'new_destination', 'velocity'] as const;
 export type ApprovalReason = (typeof APPROVAL_REASONS)[number];
 
 export const DEFAULT_APPROVAL_EXPIRY_SECONDS = 24 * 60 * 60;

@@ -198,6 +198,19 @@ describe('payout approvals (maker-checker)', () => {
     assert.equal((await balance(account)).heldBalance, '0.00');
   });
 
+  it("a debit-frozen account's payout is refused at once with the freeze named, and nothing waits", async () => {
+    const account = await fundedAccount();
+    const frozen = await as(operator, 'PUT', `/auth/accounts/${account.AccountRef}/freeze`, {
+      frozenFor: 'debits',
+      reason: 'fraud_review',
+    });
+    assert.equal(frozen.status, 200, frozen.text);
+    const refused = await settleByKey(account, '5000.00');
+    assert.deepEqual([refused.status, refused.body.code], [409, 'account_frozen'], refused.text);
+    assert.equal(await stack.infra.db('payout_approvals').where({ account_id: account.ID }).first(), undefined);
+    assert.equal((await balance(account)).heldBalance, '0.00');
+  });
+
   it('a retry under the same Idempotency-Key answers the waiting payout, reserving nothing more', async () => {
     const account = await fundedAccount();
     const body = { amount: '1500.00', bankCode: '058', accountNumber: freshAccountNumber() };

@@ -59,6 +59,10 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
   'settlement.approved': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, decidedBy: 'a@example.com', note: null }],
   'settlement.rejected': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, decidedBy: 'a@example.com', note: AWKWARD }],
   'settlement.expired': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, decidedBy: null, note: null }],
+  'velocity_rule.triggered': [
+    { ruleId: GROUP, action: 'refuse', accountRef: 'ACC-1', amount: 10n, merchantTxRef: null, message: AWKWARD },
+    { ruleId: GROUP, action: 'review', accountRef: 'ACC-1', amount: 250_050n, merchantTxRef: 'MTX-1', message: null },
+  ],
   'transfer.completed': [
     { transferId: GROUP, fromAccountRef: 'ACC-1', toAccountRef: 'ACC-2', amount: 250_050n, narration: AWKWARD, heldAmount: 50n },
     { transferId: GROUP, fromAccountRef: 'ACC-2', toAccountRef: 'ACC-1', amount: 1n, narration: '', heldAmount: 0n },
