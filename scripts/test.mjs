@@ -27,16 +27,16 @@ import { ensureTestServerExecutable } from './infra/test-server.mjs';
 const LAYERS = ['lint', 'unit', 'workflows', 'integration', 'sdk', 'e2e', 'browser', 'resilience', 'contract'];
 /**
  * The test layers in lanes that run side by side, each lane's layers one after another. Most of a layer's time is
- * waiting (timers, polls, a provider's delays), not CPU, so three lanes on two cores finish in about the time of the
+ * waiting (timers, polls, a provider's delays), not CPU, so four lanes on two cores finish in about the time of the
  * longest. Each lane has a database and a Temporal server of its own, so no test sees another lane's rows or
- * workflows. The lanes are balanced by the layers' times on a quiet machine: integration (14 minutes) runs as two
- * parts, its test files taken alternately, each followed by shorter layers; resilience (7, its soak 3) beside
- * workflows (2).
+ * workflows. The lanes are balanced by the layers' times on a quiet machine: integration (23 minutes) runs as three
+ * parts, its test files taken in turn, each followed by shorter layers; resilience (12, its soak 5) beside unit.
  */
 const LANES = [
-  [{ layer: 'integration', part: 1, of: 2 }, 'sdk', 'browser'],
-  [{ layer: 'integration', part: 2, of: 2 }, 'e2e', 'contract'],
-  ['unit', 'workflows', 'record-histories', 'resilience'],
+  [{ layer: 'integration', part: 1, of: 3 }, 'sdk', 'contract', 'workflows', 'record-histories'],
+  [{ layer: 'integration', part: 2, of: 3 }, 'e2e'],
+  [{ layer: 'integration', part: 3, of: 3 }, 'browser'],
+  ['unit', 'resilience'],
 ];
 /** Run only when named: each maps to its directory under dist/test. */
 const ON_DEMAND = { 'record-histories': 'replay' };
@@ -230,18 +230,23 @@ async function runTestLayers(layers, { grep, serial }, results) {
   if (failed) throw failed.reason;
 }
 
+async function runLint(results) {
+  log('layer: lint');
+  const started = Date.now();
+  results.push({ layer: 'lint', order: 0, ok: await lint({ log: makeLogger('lint') }), took: (Date.now() - started) / 1000 });
+}
+
 async function main() {
   const { layers, grep, serial } = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const results = [];
-  if (layers.includes('lint')) {
-    await ensureDependencies({ log });
-    log('layer: lint');
-    const lintStarted = Date.now();
-    results.push({ layer: 'lint', order: 0, ok: await lint({ log: makeLogger('lint') }), took: (Date.now() - lintStarted) / 1000 });
-  }
+  await ensureDependencies({ log });
   const testLayers = layers.filter((layer) => layer !== 'lint');
-  if (testLayers.length) await runTestLayers(testLayers, { grep, serial }, results);
+  // Lint reads sources only, so it runs beside the build and the lanes rather than before them.
+  await Promise.all([
+    layers.includes('lint') ? runLint(results) : null,
+    testLayers.length ? runTestLayers(testLayers, { grep, serial }, results) : null,
+  ]);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   results.sort((a, b) => a.order - b.order || a.layer.localeCompare(b.layer));
   log(`${results.map(({ layer, ok, took }) => `${layer}: ${ok ? 'passed' : 'FAILED'} (${took.toFixed(0)} s)`).join(', ')} (${seconds} s)`);
