@@ -85,7 +85,7 @@ describe('two-factor sign-in (TOTP)', () => {
       enrolled: true,
       recoveryCodesLeft: 10,
       tenantRequires: false,
-      requiredForRoles: ['operator', 'admin'],
+      requiredForRoles: ['operator', 'approver', 'admin'],
       requiredOfYou: false,
     });
     const audit = await auditOf(tenant.tenantId, 'two_factor.enrolled');
@@ -231,7 +231,7 @@ describe('two-factor sign-in (TOTP)', () => {
     const turnedOn = await auditOf(tenant.tenantId, 'two_factor_requirement.turned_on');
     assert.deepEqual(
       turnedOn.map((row) => [row.user_id, row.detail]),
-      [[admin.userId, { roles: ['operator', 'admin'] }]],
+      [[admin.userId, { roles: ['operator', 'approver', 'admin'] }]],
     );
     // Where it is required, an operator's own two-factor sign-in stays on.
     const disable = await post(operator.cookie, '/auth/two-factor/disable');
