@@ -101,7 +101,7 @@ describe('dashboard API (/auth session routes)', () => {
       const session = await as(operator, 'GET', '/auth/session');
       assert.equal(session.status, 200);
       assert.deepEqual(session.body, {
-        user: { id: operator.userId, email: operator.email, role: 'operator' },
+        user: { id: operator.userId, email: operator.email, role: 'operator', permissions: ['read', 'operate', 'move_money'] },
         stage: 'signed_in',
         twoFactorEnrolled: false,
         tenant: { id: tenant.tenantId, name: 'Dashboard Tenant' },
