@@ -7,6 +7,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The service's error code (`fresh_code_required`, …) when it gave one. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -52,11 +54,16 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   }
   if (response.ok) return body as T;
   if (response.status === 401 && !options.expectUnauthorized) onSessionEnded();
-  throw new ApiError(response.status, refusalMessage(body as ErrorBody | undefined, response.status));
+  throw new ApiError(
+    response.status,
+    refusalMessage(body as ErrorBody | undefined, response.status),
+    (body as ErrorBody | undefined)?.code,
+  );
 }
 
 interface ErrorBody {
   error?: string;
+  code?: string;
   available?: string;
   held?: string;
   pending?: string;

@@ -124,6 +124,7 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
           tenantRequiresTwoFactor: session.tenant_requires_two_factor,
         }),
         twoFactorEnrolled: session.two_factor_enrolled,
+        tenantRequiresTwoFactor: session.tenant_requires_two_factor,
         codeVerifiedAt: session.code_verified_at?.getTime() ?? null,
       };
     },

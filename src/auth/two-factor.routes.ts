@@ -95,7 +95,7 @@ export function twoFactorRoutes(deps: { twoFactor: TwoFactorService }): RouteDef
       tag: 'dashboard',
       auth: 'session',
       permission: 'read',
-      freshCodeWithin: FRESH_CODE_MAX_AGE_MS,
+      freshCode: { withinMs: FRESH_CODE_MAX_AGE_MS, askedOf: 'every_user' },
       responses: { 204: { description: 'Off: the authenticator and the recovery codes are forgotten' } },
       errors: [403, 409],
       handle: async ({ ctx }) => {
@@ -123,7 +123,7 @@ export function twoFactorRoutes(deps: { twoFactor: TwoFactorService }): RouteDef
       tag: 'dashboard',
       auth: 'session',
       permission: 'manage_access',
-      freshCodeWithin: FRESH_CODE_MAX_AGE_MS,
+      freshCode: { withinMs: FRESH_CODE_MAX_AGE_MS, askedOf: 'every_user' },
       responses: { 200: { description: 'The state', schema: twoFactorStatusSchema } },
       errors: [403],
       handle: async ({ ctx }) => {

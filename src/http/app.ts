@@ -127,7 +127,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (route.path.startsWith('/auth/')) middleware.push(dashboardHeaders);
     if (route.auth === 'apiKey') middleware.push(requireApiKey(auth, scopeOf(route)));
     if (route.auth === 'session') middleware.push(requireSession(auth, publicOrigin, requiredPermission(route), route.stages));
-    if (route.auth === 'session' && route.freshCodeWithin !== undefined) middleware.push(requireFreshCode(auth, route.freshCodeWithin));
+    if (route.auth === 'session' && route.freshCode) middleware.push(requireFreshCode(auth, route.freshCode));
     if (route.body && !route.rawBody) {
       const parse = route.bodyLimit === undefined ? parseJson : jsonBody(route.bodyLimit);
       middleware.push(parse as unknown as (ctx: AppContext, next: Next) => Promise<void>);

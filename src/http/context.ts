@@ -36,6 +36,8 @@ export interface AuthenticatedUser {
   stage: SessionStage;
   /** Whether the user has confirmed a TOTP authenticator. */
   twoFactorEnrolled: boolean;
+  /** Whether the user's tenant requires two-factor sign-in (of the roles it covers). */
+  tenantRequiresTwoFactor: boolean;
   /** When a TOTP code was last given in this session (epoch ms; null: never). */
   codeVerifiedAt: number | null;
 }

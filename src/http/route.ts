@@ -16,6 +16,17 @@ type Infer<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
  */
 export type RouteGuard = (ctx: AppContext, next: Next) => Promise<void>;
 
+/**
+ * A step-up a session route asks for: a TOTP code given in the session within `withinMs`. `every_user`: a user
+ * without an authenticator is refused (turning two-factor sign-in off). `two_factor_users`: asked of a user enrolled
+ * in two-factor sign-in or whose tenant requires it; a user with neither passes as without the demand (approving
+ * money, which a tenant without two-factor keeps open to a password session).
+ */
+export interface FreshCodeDemand {
+  withinMs: number;
+  askedOf: 'every_user' | 'two_factor_users';
+}
+
 interface RouteResult {
   status: number;
   body?: unknown;
@@ -46,8 +57,8 @@ interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
   permission?: Permission;
   /** Session routes: the stages of sign-in a session may be at (default: signed in only). */
   stages?: readonly SessionStage[];
-  /** Session routes: a TOTP code must have been given in the session within this many ms (step-up). */
-  freshCodeWithin?: number;
+  /** Session routes: a TOTP code must have been given in the session within `withinMs` (step-up), of the users `askedOf` names. */
+  freshCode?: FreshCodeDemand;
   /** API key routes: the scope a key needs (default `read` for GET; any other method must name one). */
   scope?: ApiKeyScope;
   params?: P;

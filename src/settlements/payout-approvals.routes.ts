@@ -1,4 +1,5 @@
-import { defineRoute, userOf, type RouteDefinition, type RouteGuard } from '../http/route';
+import { defineRoute, userOf, type FreshCodeDemand, type RouteDefinition } from '../http/route';
+import { FRESH_CODE_MAX_AGE_MS } from '../auth/two-factor-requirement';
 import { paginate, uuidCursor } from '../http/pagination';
 import { presentAcceptedSettlement, presentHeldPayout } from './settlement.presenter';
 import {
@@ -14,11 +15,16 @@ import type { SettlementsService } from './settlements.service';
 const PAGE_SIZE = 25;
 
 /**
- * Payouts the tenant's approval policy holds, and their decisions: a person's act on the dashboard (no API key scope
- * approves money). `approveGuards` run before an approval (after the session and its permission are checked): the
- * slot where a fresh second factor is asked for.
+ * A decision on held money asks a user with two-factor sign-in (enrolled, or required by the tenant) for a code of the
+ * last 5 minutes: a stolen session alone cannot approve. A user with neither decides with the session, as before.
  */
-export function payoutApprovalsDashboardRoutes(deps: { settlements: SettlementsService; approveGuards?: RouteGuard[] }): RouteDefinition[] {
+export const DECISION_FRESH_CODE: FreshCodeDemand = { withinMs: FRESH_CODE_MAX_AGE_MS, askedOf: 'two_factor_users' };
+
+/**
+ * Payouts the tenant's approval policy holds, and their decisions: a person's act on the dashboard (no API key scope
+ * approves money), each asking for a fresh second factor of a user who has one (DECISION_FRESH_CODE).
+ */
+export function payoutApprovalsDashboardRoutes(deps: { settlements: SettlementsService }): RouteDefinition[] {
   const { settlements } = deps;
   return [
     defineRoute({
@@ -59,7 +65,7 @@ export function payoutApprovalsDashboardRoutes(deps: { settlements: SettlementsS
       auth: 'session',
       permission: 'approve_money',
       params: settlementRefParamsSchema,
-      guards: deps.approveGuards ?? [],
+      freshCode: DECISION_FRESH_CODE,
       responses: { 202: { description: 'Approved: the settlement is on its way (pending)', schema: settleResponseSchema } },
       errors: [403, 404, 409, 429],
       handle: async ({ params, ctx }) => ({
@@ -74,10 +80,11 @@ export function payoutApprovalsDashboardRoutes(deps: { settlements: SettlementsS
       tag: 'dashboard',
       auth: 'session',
       permission: 'approve_money',
+      freshCode: DECISION_FRESH_CODE,
       params: settlementRefParamsSchema,
       body: rejectBodySchema,
       responses: { 200: { description: 'Rejected', schema: settleResponseSchema } },
-      errors: [400, 404, 409],
+      errors: [400, 403, 404, 409],
       handle: async ({ params, body, ctx }) => ({
         status: 200,
         body: presentAcceptedSettlement(await settlements.reject(userOf(ctx), params.merchantTxRef, body.note || null)),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
+import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { loadConfig } from '../../src/config';
 import { tierDefaultsOf } from '../../src/policies/kyc-limits/customer-limits';
@@ -13,10 +14,13 @@ import { call, eventually } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { addOperator, launchChromium, limitToTheRunningTest, newContext, settled, signIn, watchForErrors, type Operator } from './browser';
 
+/** The code an authenticator app shows `aheadMs` from now (a code of the next step is accepted too). */
+const codeOf = (secret: string, aheadMs = 0) => generate({ secret, epoch: Math.floor((Date.now() + aheadMs) / 1000) });
+
 /**
  * Maker-checker in a real browser against the real processes, by two users in two browser contexts: an admin sets the
  * approval policy and pays out above its amount (the payout waits, its money set aside, and the admin cannot approve
- * it), then an approver sees it in the Approvals list and approves it, and it pays.
+ * it), then an approver with two-factor sign-in sees it in the Approvals list and approves it with a code, and it pays.
  */
 describe('payout approvals in a browser: an approval flow by two users', function () {
   let sys: RunningSystem;
@@ -30,6 +34,7 @@ describe('payout approvals in a browser: an approval flow by two users', functio
   let tenant: E2eTenant;
   let admin: Operator;
   let approver: Operator;
+  let approverSecret: string;
 
   const balanceOf = async (accountRef: string) =>
     (await call(sys.apiUrl, 'GET', `/v1/accounts/${accountRef}/balance`, { apiKey: tenant.apiKey })).body;
@@ -58,6 +63,15 @@ describe('payout approvals in a browser: an approval flow by two users', functio
     browser = await launchChromium();
     maker = await pageFor(admin);
     checker = await pageFor(approver);
+    // The approver enrols in two-factor sign-in; their code is then older than 5 minutes, as after a long day's session.
+    const started = await checker.request.post('/auth/two-factor/enrolment');
+    assert.equal(started.status(), 201, await started.text());
+    approverSecret = ((await started.json()) as { secret: string }).secret;
+    const confirmed = await checker.request.post('/auth/two-factor/enrolment/confirm', { data: { code: await codeOf(approverSecret) } });
+    assert.equal(confirmed.status(), 200, await confirmed.text());
+    await db('sessions')
+      .whereIn('user_id', db('dashboard_users').where({ email: approver.email }).select('id'))
+      .update({ code_verified_at: db.raw("now() - interval '6 minutes'") });
   });
 
   beforeEach(() => {
@@ -71,7 +85,7 @@ describe('payout approvals in a browser: an approval flow by two users', functio
     await db?.destroy();
   });
 
-  it('user A pays out above the policy’s amount and it waits; user B sees it in the approvals list and approves it; it pays', async () => {
+  it('user A pays out above the policy’s amount and it waits; user B sees it in the approvals list and approves it with a code; it pays', async () => {
     // A funded account: a confirmed credit of 20,000.00.
     const account = await provision(sys, tenant.apiKey, { externalRef: 'approvals-browser', name: 'Kemi Adeyemi' });
     const ledger = createPostingEngine(db, { tierDefaults: tierDefaultsOf(loadConfig(sys.env)) });
@@ -116,13 +130,18 @@ describe('payout approvals in a browser: an approval flow by two users', functio
     const held = await balanceOf(account.AccountRef);
     assert.deepEqual([held.heldBalance, held.reserved.payout_approval], ['15000.00', '15000.00']);
 
-    // B (approver) sees it in the list and approves it, after a confirmation.
+    // B (approver) sees it in the list and approves it, after a confirmation and, their last code being stale, a code.
     await open(checker, '/dashboard/approvals');
     const row = checker.getByRole('row', { name: /₦15,000\.00/ });
     assert.match(await row.innerText(), new RegExp(`${name}[\\s\\S]*${accountNumber}`));
     await row.getByRole('button', { name: 'Approve' }).click();
     const dialog = checker.getByRole('dialog', { name: 'Approve ₦15,000.00?' });
     await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await dialog.getByRole('alert').getByText('Give the code your authenticator app shows now').waitFor();
+    assert.equal((await balanceOf(account.AccountRef)).heldBalance, '15000.00', 'not approved without the code');
+    // The code of the next step: the enrolment's is spent.
+    await dialog.getByLabel('Code from the app').fill(await codeOf(approverSecret, 30_000));
     await dialog.getByRole('button', { name: 'Approve' }).click();
     await checker.getByText(`₦15,000.00 to ${accountNumber} approved: it is being paid.`).waitFor();
     await checker.getByText('Nothing is waiting for approval.').waitFor();

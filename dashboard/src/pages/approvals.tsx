@@ -1,8 +1,9 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, query } from '../api';
+import { ApiError, api, query } from '../api';
 import type { ApprovalPolicy, HeldPayout, HeldPayoutList } from '../api-types';
 import { Badge, Field, PageTitle, Pager, Summary, TableWrap, useCursorPages } from '../components/bits';
-import { ConfirmButton } from '../components/confirm';
+import { ConfirmButton, ConfirmDialog } from '../components/confirm';
 import { Empty, Loaded, Notice, useResource } from '../components/state';
 import { humanize, naira, when } from '../format';
 import { useCan, useSession } from '../session';
@@ -114,8 +115,7 @@ export function ApprovalsPage() {
                               {own ? (
                                 <span class="muted small">Yours: another user approves it</span>
                               ) : (
-                                <ConfirmButton
-                                  small
+                                <DecisionButton
                                   label="Approve"
                                   title={`Approve ${naira(payout.amount)}?`}
                                   description={
@@ -131,8 +131,7 @@ export function ApprovalsPage() {
                                   action={approve(payout)}
                                 />
                               )}
-                              <ConfirmButton
-                                small
+                              <DecisionButton
                                 danger
                                 label="Reject"
                                 title={`Reject ${naira(payout.amount)}?`}
@@ -158,6 +157,70 @@ export function ApprovalsPage() {
           )
         }
       </Loaded>
+    </>
+  );
+}
+
+/**
+ * Approve or reject after a confirmation. A user with two-factor sign-in is asked for a code of the last 5 minutes
+ * (the service answers `fresh_code_required`): the dialog then asks for one, confirms it as a step-up and decides again.
+ */
+function DecisionButton(props: {
+  label: string;
+  title: string;
+  danger?: boolean;
+  description: ComponentChildren;
+  action: () => Promise<void>;
+}) {
+  const [open, setOpen] = useState(false);
+  const [askingCode, setAskingCode] = useState(false);
+  const [code, setCode] = useState('');
+
+  async function decide(): Promise<void> {
+    if (askingCode) await api('POST', '/auth/two-factor/step-up', { body: { code } });
+    try {
+      await props.action();
+    } catch (failure) {
+      if (!(failure instanceof ApiError && failure.code === 'fresh_code_required')) throw failure;
+      setAskingCode(true);
+      setCode('');
+      throw new Error('Give the code your authenticator app shows now to confirm this decision.');
+    }
+  }
+
+  return (
+    <>
+      <button type="button" class={`button small ${props.danger ? 'danger' : 'secondary'}`} onClick={() => setOpen(true)}>
+        {props.label}
+      </button>
+      {open ? (
+        <ConfirmDialog
+          title={props.title}
+          confirmLabel={props.label}
+          {...(props.danger ? { danger: true } : {})}
+          confirmDisabled={askingCode && !/^\d{6}$/.test(code)}
+          onConfirm={decide}
+          onClose={() => {
+            setOpen(false);
+            setAskingCode(false);
+            setCode('');
+          }}
+        >
+          {props.description}
+          {askingCode ? (
+            <Field label="Code from the app">
+              <input
+                name="step-up-code"
+                inputMode="numeric"
+                autocomplete="one-time-code"
+                maxLength={6}
+                value={code}
+                onInput={(event) => setCode(event.currentTarget.value)}
+              />
+            </Field>
+          ) : null}
+        </ConfirmDialog>
+      ) : null}
     </>
   );
 }

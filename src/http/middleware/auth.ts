@@ -4,6 +4,7 @@ import { scopesAllow, type ApiKeyScope } from '../api-key-scopes';
 import { roleHas, type Permission } from '../roles';
 import { AppError, ForbiddenError, MissingScopeError, UnauthorizedError } from '../../errors';
 import type { AppContext, AuthenticatedApiKey, AuthenticatedUser, SessionStage } from '../context';
+import type { FreshCodeDemand } from '../route';
 
 export interface Authenticator {
   apiKeyFor(secret: string): Promise<AuthenticatedApiKey | null>;
@@ -84,15 +85,18 @@ export function requireSession(
 }
 
 /**
- * Step-up for a sensitive action: the session must have been given a TOTP code within `maxAgeMs`
+ * Step-up for a sensitive action: the session must have been given a TOTP code within `demand.withinMs`
  * (at sign-in, at enrolment or at POST /auth/two-factor/step-up); otherwise `403 fresh_code_required`,
- * and the client confirms a code and asks again. Runs after requireSession.
+ * and the client confirms a code and asks again. Whom it is asked of is the demand's `askedOf` (see
+ * FreshCodeDemand). Runs after requireSession.
  */
-export function requireFreshCode(auth: Authenticator, maxAgeMs: number) {
-  const minutes = Math.round(maxAgeMs / 60_000);
+export function requireFreshCode(auth: Authenticator, demand: FreshCodeDemand) {
+  const minutes = Math.round(demand.withinMs / 60_000);
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const user = ctx.state.user;
     if (!user) throw new Error('requireFreshCode runs after requireSession');
+    const asked = demand.askedOf === 'every_user' || user.twoFactorEnrolled || user.tenantRequiresTwoFactor;
+    if (!asked) return next();
     if (!user.twoFactorEnrolled)
       throw new AppError(
         'forbidden',
@@ -100,7 +104,7 @@ export function requireFreshCode(auth: Authenticator, maxAgeMs: number) {
         'this needs a code of your authenticator app: set up two-factor sign-in first',
       );
     const age = user.codeVerifiedAt === null ? null : auth.now() - user.codeVerifiedAt;
-    if (age === null || age > maxAgeMs)
+    if (age === null || age > demand.withinMs)
       throw new AppError(
         'forbidden',
         'fresh_code_required',

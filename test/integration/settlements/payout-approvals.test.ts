@@ -1,6 +1,7 @@
 import type { ScheduleHandle } from '@temporalio/client';
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
+import { generate } from 'otplib';
 import { ensurePeriodicSchedules } from '../../../src/workflow-starts/periodic-schedules';
 import { accountHolderName } from '../../../src/sandbox/names';
 import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
@@ -23,9 +24,12 @@ describe('payout approvals (maker-checker)', () => {
   let operator: DashboardUser;
   let approver: DashboardUser;
   let expirySchedule: ScheduleHandle;
+  // Two-factor codes are judged by the API's clock, this far ahead of the real one: a test moves it instead of waiting.
+  let clockSkewMs = 0;
+  const apiNow = () => Date.now() + clockSkewMs;
 
   before(async () => {
-    stack = await startStack({}, { worker: true });
+    stack = await startStack({}, { worker: true, clock: apiNow });
     tenant = await createTenant(stack, 'Approvals Tenant');
     admin = await dashboardUser(stack, tenant.tenantId, 'admin');
     operator = await dashboardUser(stack, tenant.tenantId, 'operator');
@@ -178,6 +182,41 @@ describe('payout approvals (maker-checker)', () => {
       ],
     );
     assert.equal(await stack.infra.db('settlements').where({ merchant_tx_ref: ref }).first(), undefined, 'no settlement made');
+  });
+
+  it('a decision asks a user with two-factor sign-in for a code of the last 5 minutes; one without decides with the session', async () => {
+    const codeNow = (secret: string) => generate({ secret, epoch: Math.floor(apiNow() / 1000) });
+    const enrolled = await dashboardUser(stack, tenant.tenantId, 'approver');
+    const started = await as(enrolled, 'POST', '/auth/two-factor/enrolment');
+    assert.equal(started.status, 201, started.text);
+    const secret = started.body.secret as string;
+    assert.equal((await as(enrolled, 'POST', '/auth/two-factor/enrolment/confirm', { code: await codeNow(secret) })).status, 200);
+    const account = await fundedAccount();
+    const first = (await settleByKey(account, '1500.00')).body.merchantTxRef as string;
+    const second = (await settleByKey(account, '1200.00')).body.merchantTxRef as string;
+    const third = (await settleByKey(account, '1100.00')).body.merchantTxRef as string;
+
+    clockSkewMs += 5 * 60_000 + 1000;
+    for (const [path, body] of [
+      [`/auth/approvals/${first}/approve`, undefined],
+      [`/auth/approvals/${second}/reject`, { note: 'stale' }],
+    ] as const) {
+      const stale = await as(enrolled, 'POST', path, body);
+      assert.deepEqual([stale.status, stale.body.code], [403, 'fresh_code_required'], `${path}: ${stale.text}`);
+    }
+    assert.equal((await transfer(first)).status, 'awaiting_approval', 'nothing decided without the code');
+    assert.equal((await balance(account)).heldBalance, '3800.00');
+
+    const stepUp = await as(enrolled, 'POST', '/auth/two-factor/step-up', { code: await codeNow(secret) });
+    assert.equal(stepUp.status, 200, stepUp.text);
+    const approved = await as(enrolled, 'POST', `/auth/approvals/${first}/approve`);
+    assert.deepEqual([approved.status, approved.body.status], [202, 'pending'], approved.text);
+    const rejected = await as(enrolled, 'POST', `/auth/approvals/${second}/reject`, {});
+    assert.deepEqual([rejected.status, rejected.body.status], [200, 'rejected'], rejected.text);
+
+    // An approver without an authenticator, at a tenant that does not require one, decides as before.
+    const plain = await as(approver, 'POST', `/auth/approvals/${third}/reject`, {});
+    assert.deepEqual([plain.status, plain.body.status], [200, 'rejected'], plain.text);
   });
 
   it('a payout the account cannot cover is refused at once, as today, and nothing waits', async () => {
