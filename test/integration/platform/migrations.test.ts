@@ -8,10 +8,10 @@ import { migrationConfig } from '../../../src/db';
 const LANDED_LATER = /^20261123000(300|310|320|330)_/;
 /**
  * What a database migrated on the dashboard branch lacks: those, and the reconciliation's (and its dashboard indexes), the confirmation
- * claims', the API key change notifications', and every migration of the releases that came after it (20261126…, 20261130…, 20261201…, 20261203…, 20261205…, 20261207…).
+ * claims', the API key change notifications', and every migration of the releases that came after it (20261126…, 20261130…, 20261201…, 20261203…, 20261205…, 20261207…, 20261208…).
  */
 const NOT_ON_THE_DASHBOARD_BRANCH =
-  /^(2026112300(0300|0310|0320|0330|0600|0800|0950|1000|1100)|20261126\d{6}|20261130\d{6}|20261201\d{6}|20261203\d{6}|20261205\d{6}|20261207\d{6})_/;
+  /^(2026112300(0300|0310|0320|0330|0600|0800|0950|1000|1100)|20261126\d{6}|20261130\d{6}|20261201\d{6}|20261203\d{6}|20261205\d{6}|20261207\d{6}|20261208\d{6})_/;
 
 /** The migrations directory as knex reads it, less those `skip` matches: the state of a database migrated on a branch. */
 function migrationsWithout(skip: RegExp): Knex.MigrationSource<string> {
@@ -126,7 +126,7 @@ describe('migrations', () => {
       .filter(
         (file) =>
           file.endsWith('.js') &&
-          ['20261126', '20261130', '20261201', '20261203', '20261205', '20261207'].some((release) => file.startsWith(release)),
+          ['20261126', '20261130', '20261201', '20261203', '20261205', '20261207', '20261208'].some((release) => file.startsWith(release)),
       )
       .map((file) => file.slice(0, 14))
       .sort();
