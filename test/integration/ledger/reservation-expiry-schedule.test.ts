@@ -38,7 +38,7 @@ describe('reservations: expiry runs on a Temporal Schedule', () => {
     );
   });
 
-  it("a reservation whose expiry has passed is released as expired by a run of the Schedule, told by no event (no kind's expiry has one)", async () => {
+  it("a reservation whose expiry has passed is released as expired by a run of the Schedule, told by no event (a KYC limit's expiry has none)", async () => {
     const account = await provisionAccount(stack, tenant.apiKey);
     const { id: credit } = await fundAccount(stack, account.ID, 10_000_00n);
     const db = stack.infra.db;

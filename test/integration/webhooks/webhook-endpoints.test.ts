@@ -33,7 +33,6 @@ describe('webhook endpoints and subscribable events', () => {
         SANDBOX_REFUND_DELAY: '300ms',
         WEBHOOK_RETRY_SCHEDULE: '300ms',
         WEBHOOK_MAX_ATTEMPTS: '8',
-        WEBHOOK_TIMEOUT: '500ms',
         WEBHOOK_ENDPOINT_DISABLE_AFTER: '1s',
         EVENT_DISPATCH_INTERVAL: '100ms',
       },
