@@ -28,10 +28,10 @@ const LAYERS = ['lint', 'unit', 'workflows', 'integration', 'sdk', 'e2e', 'brows
 /**
  * The test layers in lanes that run side by side, each lane's layers one after another. Most of a layer's time is
  * waiting (timers, polls, a provider's delays), not CPU, so three lanes on two cores finish in about the time of the
- * longest (a trial of four, with other work on the machine, slowed every lane more than it saved). Each lane has a database and a Temporal server
- * of its own, so no test sees another lane's rows or workflows. The lanes are balanced by the layers' times on a quiet
- * machine: integration (over 20 minutes) runs as two parts, its test files taken alternately, each followed by
- * shorter layers; resilience (12, its soak 5) beside workflows (5).
+ * longest (a trial of four, with other work on the machine, slowed every lane more than it saved). Each lane has a
+ * database and a Temporal server of its own, so no test sees another lane's rows or workflows. The lanes are balanced
+ * by the layers' times on a quiet machine: integration (over 20 minutes) runs as two parts, its test files taken
+ * alternately, each followed by shorter layers; resilience (12, its soak 5) beside workflows (5).
  */
 const LANES = [
   [{ layer: 'integration', part: 1, of: 2 }, 'sdk', 'browser'],
