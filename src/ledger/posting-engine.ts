@@ -227,7 +227,7 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      */
     async transfer(
       trx: Trx,
-      transfer: { fromAccountId: string; toAccountId: string; amount: Kobo; narration: string; reference: string },
+      transfer: { fromAccountId: string; toAccountId: string; amount: Kobo; narration: string; reference: string; debitEntryId?: string },
     ): Promise<PostedTransfer> {
       if (transfer.fromAccountId === transfer.toAccountId) throw new Error('a transfer moves money between two accounts');
       await repo.lockAccounts(trx, [transfer.fromAccountId, transfer.toAccountId]);
