@@ -31,7 +31,6 @@ describe('transfer and sweep approvals', () => {
     approver = await dashboardUser(stack, tenant.tenantId, 'approver');
     const policy = await as(admin, 'PUT', '/auth/approval-policy', { transferAbove: '1000' });
     assert.equal(policy.status, 200, policy.text);
-    assert.deepEqual([policy.body.transferAbove, policy.body.sweeps, policy.body.payoutAtOrAbove], ['1000.00', false, null]);
     const [id] = await ensurePeriodicSchedules(stack.infra.temporal, stack.config, ['reservationExpiry']);
     expirySchedule = stack.infra.temporal.schedule.getHandle(id!);
     await expirySchedule.pause('the test runs it by hand');
@@ -84,6 +83,8 @@ describe('transfer and sweep approvals', () => {
     }>;
 
   it('a transfer above the amount awaits approval with its amount reserved on the sending account; one of exactly the amount moves at once', async () => {
+    const policy = await as(approver, 'GET', '/auth/approval-policy');
+    assert.deepEqual([policy.body.transferAbove, policy.body.sweeps, policy.body.payoutAtOrAbove], ['1000.00', false, null]);
     const from = await fundedAccount();
     const to = await fundedAccount();
     const atAmount = await transferByKey(from, to, '1000.00');
