@@ -57,6 +57,10 @@ export const heldTransferListQuerySchema = z.object({
 
 export const heldTransferListResponseSchema = z.object({ transfers: z.array(heldTransferSchema), pagination: paginationSchema });
 
+export const rejectTransferBodySchema = z.object({
+  note: z.string().trim().max(500, { error: 'note must be at most 500 characters' }).optional(),
+});
+
 export const internalTransferParamsSchema = z.object({ id: z.string().max(100) });
 
 export const transferListQuerySchema = z.object({

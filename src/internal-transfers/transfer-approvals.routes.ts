@@ -1,18 +1,21 @@
 import { z } from 'zod';
-import { defineRoute, userOf, type RouteDefinition } from '../http/route';
+import { FRESH_CODE_MAX_AGE_MS } from '../auth/two-factor-requirement';
+import { defineRoute, userOf, type FreshCodeDemand, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
-import { DECISION_FRESH_CODE } from '../settlements/payout-approvals.routes';
-import { rejectBodySchema } from '../settlements/settlements.schemas';
 import { presentHeldTransfer, presentInternalTransfer } from './internal-transfer.presenter';
 import {
   heldTransferListQuerySchema,
   heldTransferListResponseSchema,
   heldTransferSchema,
   internalTransferSchema,
+  rejectTransferBodySchema,
 } from './internal-transfers.schemas';
 import type { InternalTransfersService } from './internal-transfers.service';
 
 const PAGE_SIZE = 25;
+
+/** A decision on a held transfer asks what one on a held payout asks: a code of the last 5 minutes of a user with two-factor sign-in. */
+const DECISION_FRESH_CODE: FreshCodeDemand = { withinMs: FRESH_CODE_MAX_AGE_MS, askedOf: 'two_factor_users' };
 
 const heldTransferParamsSchema = z.object({ id: z.string().max(100) });
 
@@ -78,7 +81,7 @@ export function transferApprovalsDashboardRoutes(deps: { transfers: InternalTran
       permission: 'approve_money',
       freshCode: DECISION_FRESH_CODE,
       params: heldTransferParamsSchema,
-      body: rejectBodySchema,
+      body: rejectTransferBodySchema,
       responses: { 200: { description: 'Rejected', schema: internalTransferSchema } },
       errors: [400, 403, 404, 409],
       handle: async ({ params, body, ctx }) => ({
