@@ -34,7 +34,7 @@ export function HeldTransfersSection(props: { status: HeldPayout['status'] }) {
   };
 
   return (
-    <section aria-label="Held transfers">
+    <section aria-label="Transfers between accounts">
       <h2>Transfers between accounts</h2>
       <Notice notice={notice} />
       <Loaded resource={list} what="the held transfers">
