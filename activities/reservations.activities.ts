@@ -4,19 +4,22 @@ import type { EventedLedger } from '../src/events/ledger-events';
 import type { ReservationExpiryResult } from '../src/contracts/reservation-expiry.contract';
 import type { Logger } from '../src/logger';
 import type { SettlementsService } from '../src/settlements/settlements.service';
+import type { InternalTransfersService } from '../src/internal-transfers/internal-transfers.service';
 
 export function createReservationActivities(deps: {
   db: Db;
   ledger: Pick<EventedLedger, 'expireDue'>;
   /** Payouts held for approval whose reservations expire are marked expired (and told) in the same transaction. */
   heldPayouts: Pick<SettlementsService, 'expireHeld'>;
+  /** Transfers held for approval likewise. */
+  heldTransfers: Pick<InternalTransfersService, 'expireHeld'>;
   logger: Logger;
 }) {
-  const { db, ledger, heldPayouts, logger } = deps;
+  const { db, ledger, heldPayouts, heldTransfers, logger } = deps;
   return {
     /**
      * Releases, as expired, every reservation whose expiry has passed, a batch of accounts per transaction (each
-     * with the events of what expired, recorded by the ledger, and the held payouts among them marked expired), until
+     * with the events of what expired, recorded by the ledger, and the held payouts and transfers among them marked expired), until
      * none is left. Retried after a crash, it
      * expires nothing twice: a reservation expires once, what it still held.
      */
@@ -27,6 +30,7 @@ export function createReservationActivities(deps: {
         const { ended } = await db.transaction(async (trx) => {
           const expired = await ledger.expireDue(trx, new Date());
           await heldPayouts.expireHeld(trx, expired);
+          await heldTransfers.expireHeld(trx, expired);
           return expired;
         });
         if (ended.length === 0 || context.cancellationSignal.aborted) break;

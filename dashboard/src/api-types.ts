@@ -64,7 +64,11 @@ import type {
   lookupResponseSchema,
   settleResponseSchema,
 } from '../../src/settlements/settlements.schemas';
-import type { internalTransferSchema } from '../../src/internal-transfers/internal-transfers.schemas';
+import type {
+  heldTransferListResponseSchema,
+  heldTransferSchema,
+  internalTransferSchema,
+} from '../../src/internal-transfers/internal-transfers.schemas';
 import type {
   deliveryListItemSchema,
   deliveryListResponseSchema,
@@ -110,6 +114,8 @@ export type HeldPayout = Out<typeof heldPayoutSchema>;
 export type HeldPayoutList = Out<typeof heldPayoutListResponseSchema>;
 export type ApprovalPolicy = Out<typeof approvalPolicySchema>;
 export type InternalTransfer = Out<typeof internalTransferSchema>;
+export type HeldTransfer = Out<typeof heldTransferSchema>;
+export type HeldTransferList = Out<typeof heldTransferListResponseSchema>;
 export type SettlementBatchSummary = Out<typeof batchSummarySchema>;
 export type SettlementBatch = Out<typeof batchSchema>;
 export type SettlementBatchList = Out<typeof batchListResponseSchema>;

@@ -1,7 +1,6 @@
 import type { DbOrTrx } from '../db';
-import type { ApprovalPolicy } from '../policies/payout-approval/payout-approval';
-import { createApprovalPoliciesRepo } from './approval-policies.repo';
+import { createApprovalPoliciesRepo, type FullApprovalPolicy } from './approval-policies.repo';
 
 /** The tenant's approval policy as the payouts it judges read it; undefined when it has none (the policy is off). */
-export const approvalPolicyOf = (db: DbOrTrx, tenantId: string): Promise<ApprovalPolicy | undefined> =>
+export const approvalPolicyOf = (db: DbOrTrx, tenantId: string): Promise<FullApprovalPolicy | undefined> =>
   createApprovalPoliciesRepo(db).find(tenantId);

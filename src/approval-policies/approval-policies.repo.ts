@@ -1,15 +1,21 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb } from '../money';
 import type { ApprovalPolicy } from '../policies/payout-approval/payout-approval';
+import type { TransferAndSweepApprovalPolicy } from '../policies/payout-approval/transfer-and-sweep-approval';
 
 interface ApprovalPolicyRow {
   payout_at_or_above: string | null;
   new_destination: boolean;
   expires_after_seconds: number;
+  transfer_above: string | null;
+  sweeps: boolean;
   updated_at: Date;
 }
 
-export interface StoredApprovalPolicy extends ApprovalPolicy {
+/** Every rule of the policy: a payout's, and a transfer's and a sweep's. */
+export type FullApprovalPolicy = ApprovalPolicy & TransferAndSweepApprovalPolicy;
+
+export interface StoredApprovalPolicy extends FullApprovalPolicy {
   updatedAt: Date;
 }
 
@@ -18,23 +24,27 @@ export function createApprovalPoliciesRepo(db: DbOrTrx) {
     async find(tenantId: string): Promise<StoredApprovalPolicy | undefined> {
       const row: ApprovalPolicyRow | undefined = await db('approval_policies')
         .where({ tenant_id: tenantId })
-        .first('payout_at_or_above', 'new_destination', 'expires_after_seconds', 'updated_at');
+        .first('payout_at_or_above', 'new_destination', 'expires_after_seconds', 'transfer_above', 'sweeps', 'updated_at');
       return row
         ? {
             payoutAtOrAbove: row.payout_at_or_above === null ? null : koboFromDb(row.payout_at_or_above),
             newDestination: row.new_destination,
             expiresAfterSeconds: row.expires_after_seconds,
+            transferAbove: row.transfer_above === null ? null : koboFromDb(row.transfer_above),
+            sweeps: row.sweeps,
             updatedAt: row.updated_at,
           }
         : undefined;
     },
 
-    async put(tenantId: string, policy: ApprovalPolicy, userId: string): Promise<void> {
+    async put(tenantId: string, policy: FullApprovalPolicy, userId: string): Promise<void> {
       const row = {
         tenant_id: tenantId,
         payout_at_or_above: policy.payoutAtOrAbove?.toString() ?? null,
         new_destination: policy.newDestination,
         expires_after_seconds: policy.expiresAfterSeconds,
+        transfer_above: policy.transferAbove?.toString() ?? null,
+        sweeps: policy.sweeps,
         updated_by: userId,
         updated_at: db.fn.now(),
       };

@@ -15,6 +15,8 @@ export const putApprovalPolicyBodySchema = z.object({
     .min(1, { error: expiryMessage })
     .max(604_800, { error: expiryMessage })
     .default(DEFAULT_APPROVAL_EXPIRY_SECONDS),
+  transferAbove: nairaAmountSchema('transferAbove must be a positive amount with at most two decimals, or null').nullable().default(null),
+  sweeps: z.boolean({ error: 'sweeps must be true or false' }).default(false),
 });
 export type PutApprovalPolicyBody = z.output<typeof putApprovalPolicyBodySchema>;
 
@@ -24,5 +26,9 @@ export const approvalPolicySchema = z.object({
   payoutAtOrAbove: moneySchema.nullable(),
   newDestination: z.boolean(),
   expiresAfterSeconds: z.number().int(),
+  /** Transfers between the tenant's accounts of more than this wait (null: none). */
+  transferAbove: moneySchema.nullable(),
+  /** Every payout a balance sweep makes waits. */
+  sweeps: z.boolean(),
   updatedAt: timestampSchema.nullable(),
 });

@@ -74,6 +74,19 @@ export const RESERVATION_KINDS = {
     meaning: 'payouts awaiting approval',
     heldFor: 'for payouts awaiting approval',
   },
+  /**
+   * A transfer between two of the tenant's accounts the approval policy holds for a second person (owner: the
+   * approval, whose id the transfer keeps): posted by the transfer's debit once approved, released when rejected,
+   * expired when nobody decided in time.
+   */
+  transfer_approval: {
+    reasons: ['awaiting_approval'],
+    releaseReasons: ['rejected'],
+    heldCredit: false,
+    queued: false,
+    meaning: 'transfers awaiting approval',
+    heldFor: 'for transfers awaiting approval',
+  },
 } as const satisfies Record<string, ReservationKindDeclaration>;
 
 interface ReservationKindDeclaration {

@@ -7,6 +7,7 @@ import { ConfirmButton, ConfirmDialog } from '../components/confirm';
 import { Empty, Loaded, Notice, useResource } from '../components/state';
 import { humanize, naira, when } from '../format';
 import { useCan, useSession } from '../session';
+import { HeldTransfersSection } from './held-transfers';
 
 type Status = HeldPayout['status'];
 const STATUSES: Status[] = ['awaiting_approval', 'approved', 'rejected', 'expired'];
@@ -91,7 +92,10 @@ export function ApprovalsPage() {
                           <td>
                             {payout.accountName ?? '—'} <span class="mono">{payout.accountNumber}</span> ({payout.bankCode})
                           </td>
-                          <td>{payout.reasons.map(humanize).join(', ')}</td>
+                          <td>
+                            {payout.reasons.map(humanize).join(', ')}
+                            {payout.reasons.includes('balance_sweep') ? ' (from a sweep)' : ''}
+                          </td>
                           <td>{payout.maker}</td>
                           <td>
                             {status === 'awaiting_approval'
@@ -157,6 +161,7 @@ export function ApprovalsPage() {
           )
         }
       </Loaded>
+      <HeldTransfersSection status={status} />
     </>
   );
 }
@@ -165,7 +170,7 @@ export function ApprovalsPage() {
  * Approve or reject after a confirmation. A user with two-factor sign-in is asked for a code of the last 5 minutes
  * (the service answers `fresh_code_required`): the dialog then asks for one, confirms it as a step-up and decides again.
  */
-function DecisionButton(props: {
+export function DecisionButton(props: {
   label: string;
   title: string;
   danger?: boolean;
@@ -230,7 +235,13 @@ function PolicySection() {
   const canChange = useCan('set_money_rules');
   const policy = useResource(() => api<ApprovalPolicy>('GET', '/auth/approval-policy'), []);
   const [editing, setEditing] = useState(false);
-  const [draft, setDraft] = useState({ payoutAtOrAbove: '', newDestination: false, expiresAfterHours: '24' });
+  const [draft, setDraft] = useState({
+    payoutAtOrAbove: '',
+    newDestination: false,
+    expiresAfterHours: '24',
+    transferAbove: '',
+    sweeps: false,
+  });
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
 
   function edit(current: ApprovalPolicy): void {
@@ -238,6 +249,8 @@ function PolicySection() {
       payoutAtOrAbove: current.payoutAtOrAbove ?? '',
       newDestination: current.newDestination,
       expiresAfterHours: String(current.expiresAfterSeconds / 3600),
+      transferAbove: current.transferAbove ?? '',
+      sweeps: current.sweeps,
     });
     setEditing(true);
   }
@@ -250,6 +263,8 @@ function PolicySection() {
           payoutAtOrAbove: draft.payoutAtOrAbove.trim() === '' ? null : draft.payoutAtOrAbove.trim(),
           newDestination: draft.newDestination,
           expiresAfterSeconds: Math.round(Number(draft.expiresAfterHours) * 3600),
+          transferAbove: draft.transferAbove.trim() === '' ? null : draft.transferAbove.trim(),
+          sweeps: draft.sweeps,
         },
       });
       setEditing(false);
@@ -289,6 +304,23 @@ function PolicySection() {
                 />{' '}
                 The first payout to a new destination
               </label>
+              <Field label="Transfers between accounts above (₦)" hint="Leave empty for no amount">
+                <input
+                  name="transferAbove"
+                  inputMode="decimal"
+                  value={draft.transferAbove}
+                  onInput={(event) => setDraft({ ...draft, transferAbove: (event.target as HTMLInputElement).value })}
+                />
+              </Field>
+              <label class="field checkbox">
+                <input
+                  type="checkbox"
+                  name="sweeps"
+                  checked={draft.sweeps}
+                  onChange={(event) => setDraft({ ...draft, sweeps: (event.target as HTMLInputElement).checked })}
+                />{' '}
+                Every payout a balance sweep makes
+              </label>
               <Field label="Expires after (hours)">
                 <input
                   inputMode="decimal"
@@ -312,6 +344,8 @@ function PolicySection() {
                   items={[
                     ['Payouts at or above', current.payoutAtOrAbove ? naira(current.payoutAtOrAbove) : 'any amount: no'],
                     ['First payout to a new destination', current.newDestination ? 'waits' : 'runs at once'],
+                    ['Transfers between accounts above', current.transferAbove ? naira(current.transferAbove) : 'any amount: no'],
+                    ["A balance sweep's payouts", current.sweeps ? 'wait' : 'run at once'],
                     ['Expires after', hours(current.expiresAfterSeconds)],
                   ]}
                 />
