@@ -3,6 +3,7 @@ import { defineRoute, tenantOf, type RouteDefinition } from '../http/route';
 import { presentBooks, presentTransaction } from './books.presenter';
 import { booksBalancesResponseSchema, journalQuerySchema, journalResponseSchema } from './books.schemas';
 import type { BooksService } from './books.service';
+import { atQuerySchema } from '../http/schemas';
 
 export const JOURNAL_PAGE_SIZE = 50;
 
@@ -12,11 +13,18 @@ export function booksRoutes(deps: { books: BooksService }): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/v1/ledger/balances',
-      summary: "The tenant's books: each system account's balance and the customer accounts' together, summing to zero",
+      summary:
+        "The tenant's books: each system account's balance and the customer accounts' together, summing to zero; with `at`, as they stood at that past instant",
       tag: 'ledger',
       auth: 'apiKey',
+      query: atQuerySchema,
       responses: { 200: { description: 'The balances and their total', schema: booksBalancesResponseSchema } },
-      handle: async ({ ctx }) => ({ status: 200, body: presentBooks(await books.balances(tenantOf(ctx).id)) }),
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        if (query.at === undefined) return { status: 200, body: presentBooks(await books.balances(tenantOf(ctx).id)) };
+        const at = new Date(query.at);
+        return { status: 200, body: { ...presentBooks(await books.balancesAt(tenantOf(ctx).id, at)), asOf: at.toISOString() } };
+      },
     }),
     defineRoute({
       method: 'get',

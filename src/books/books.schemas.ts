@@ -14,6 +14,7 @@ export const booksBalancesResponseSchema = z.object({
     }),
   ),
   total: moneySchema.describe('The sum of the balances: always "0.00", every transaction being balanced'),
+  asOf: timestampSchema.optional().describe('With `at` only: the instant the balances stood at'),
 });
 
 export const journalQuerySchema = cursorQuerySchema.extend({

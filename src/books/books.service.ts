@@ -27,16 +27,24 @@ interface JournalQuery {
   transactionId?: string;
 }
 
+function booksOf(lines: BooksLine[]): Books {
+  return {
+    accounts: lines.map((line) => ({ ...line, ...ACCOUNTS[line.code] })),
+    total: lines.reduce((sum, line) => sum + line.balance, 0n),
+  };
+}
+
 /** The tenant's books, read-only: balances by account and the journal of balanced transactions. */
 export function createBooksService(deps: { db: Db }) {
   const repo = createLedgerBooksRepo(deps.db);
   return {
     async balances(tenantId: string): Promise<Books> {
-      const lines = await repo.balances(tenantId);
-      return {
-        accounts: lines.map((line) => ({ ...line, ...ACCOUNTS[line.code] })),
-        total: lines.reduce((sum, line) => sum + line.balance, 0n),
-      };
+      return booksOf(await repo.balances(tenantId));
+    },
+
+    /** The books as they stood at a past instant. */
+    async balancesAt(tenantId: string, at: Date): Promise<Books> {
+      return booksOf(await repo.balancesAt(tenantId, at));
     },
 
     async journal(tenantId: string, query: JournalQuery): Promise<JournalTransaction[]> {
