@@ -62,6 +62,7 @@ export type CustomerPage = Answer<'getV1Customers', 200>;
 export type Customer = CustomerPage['customers'][number];
 export type FeeQuote = Answer<'getV1FeesCalculate', 200>;
 export type LedgerBalances = Answer<'getV1LedgerBalances', 200>;
+export type LedgerBalancesQuery = Query<'getV1LedgerBalances'>;
 export type LedgerTransactionsQuery = Omit<Query<'getV1LedgerTransactions'>, 'after'>;
 export type LedgerTransactionPage = Answer<'getV1LedgerTransactions', 200>;
 export type LedgerTransaction = LedgerTransactionPage['transactions'][number];

@@ -24,6 +24,7 @@ import type {
   InternalTransferPage,
   InternalTransfersQuery,
   LedgerBalances,
+  LedgerBalancesQuery,
   LedgerTransaction,
   LedgerTransactionPage,
   LedgerTransactionsQuery,
@@ -137,10 +138,24 @@ export class LedgerClient {
   /** The tenant's books: balanced transactions between its customer accounts and its system accounts. */
   readonly ledger = {
     /** Each system account's balance and the customer accounts' together; `total` is always "0.00". */
-    balances: (): Promise<LedgerBalances> => this.transport.request({ method: 'GET', path: '/v1/ledger/balances' }),
-    /** The books as they stood at a past instant (`at`: RFC 3339, or a Date); `asOf` names it. */
-    balancesAt: (at: string | Date): Promise<LedgerBalances> =>
-      this.transport.request({ method: 'GET', path: '/v1/ledger/balances', query: { at: at instanceof Date ? at.toISOString() : at } }),
+    /**
+     * With `at` (RFC 3339, or a Date) as they stood at that past instant, `asOf` naming it; `customerAccounts` is a page
+     * of the customer accounts' balances (`limit`, `after`).
+     */
+    balances: (query: Omit<LedgerBalancesQuery, 'at'> & { at?: string | Date } = {}): Promise<LedgerBalances> =>
+      this.transport.request({
+        method: 'GET',
+        path: '/v1/ledger/balances',
+        query: { ...query, at: query.at instanceof Date ? query.at.toISOString() : query.at },
+      }),
+    /** Every customer account's ledger balance (now, or at `at`), page by page. */
+    customerBalances: (
+      query: Omit<LedgerBalancesQuery, 'at' | 'after'> & { at?: string | Date } = {},
+    ): AsyncGenerator<LedgerBalances['customerAccounts'][number], void, undefined> =>
+      paginate(
+        (after) => this.ledger.balances({ ...query, ...(after !== undefined ? { after } : {}) }),
+        (page) => page.customerAccounts,
+      ),
     /** One page of transactions, newest first, each with its postings. */
     transactionsPage: (query: LedgerTransactionsQuery & { after?: string } = {}): Promise<LedgerTransactionPage> =>
       this.transport.request({ method: 'GET', path: '/v1/ledger/transactions', query: { ...query } }),

@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { createLedgerBooksRepo, type BooksLine, type JournalTransaction } from '../ledger/ledger-books.repo';
+import { createLedgerBooksRepo, type BooksLine, type CustomerBalance, type JournalTransaction } from '../ledger/ledger-books.repo';
 import type { Kobo } from '../money';
 
 type LineType = 'system' | 'customers';
@@ -45,6 +45,11 @@ export function createBooksService(deps: { db: Db }) {
     /** The books as they stood at a past instant. */
     async balancesAt(tenantId: string, at: Date): Promise<Books> {
       return booksOf(await repo.balancesAt(tenantId, at));
+    },
+
+    /** A page of the customer accounts' balances (now, or at a past instant `at`): `limit` of them after `afterId`. */
+    customerBalances(tenantId: string, at: Date | undefined, afterId: string | null, limit: number): Promise<CustomerBalance[]> {
+      return repo.customerBalances(tenantId, at, afterId, limit);
     },
 
     async journal(tenantId: string, query: JournalQuery): Promise<JournalTransaction[]> {

@@ -9,6 +9,13 @@ export interface BooksLine {
   balance: Kobo;
 }
 
+/** A customer account's ledger balance, as the books list them. */
+export interface CustomerBalance {
+  id: string;
+  accountRef: string;
+  balance: Kobo;
+}
+
 /** One posting of a transaction as the journal shows it. */
 export interface JournalPosting {
   /** A system account's code, or `customer` with the account's reference. */
@@ -73,6 +80,30 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
         (result.rows as Array<{ account: string; balance: string }>).map((row) => [row.account, koboFromDb(row.balance)]),
       );
       return [...SYSTEM_ACCOUNTS, 'customers' as const].map((code) => ({ code, balance: byAccount.get(code) ?? 0n }));
+    },
+
+    /**
+     * A page of the tenant's customer accounts, in id order after `afterId`, each with its ledger balance: now, or
+     * with `at` the running balance after its last entry at or before then (one index probe each).
+     */
+    async customerBalances(tenantId: string, at: Date | undefined, afterId: string | null, limit: number): Promise<CustomerBalance[]> {
+      const balance =
+        at === undefined
+          ? 'a.ledger_balance'
+          : `coalesce((SELECT balance_after FROM ledger_entries
+                        WHERE account_id = a.id AND created_at < :before
+                        ORDER BY created_at DESC, seq DESC LIMIT 1), 0)`;
+      const result = await db.raw(
+        `SELECT a.id, a.account_ref, ${balance}::text AS balance FROM virtual_accounts a
+          WHERE a.tenant_id = :tenant_id AND (CAST(:after_id AS uuid) IS NULL OR a.id > CAST(:after_id AS uuid))
+          ORDER BY a.id LIMIT :limit`,
+        { tenant_id: tenantId, after_id: afterId, limit, ...(at === undefined ? {} : { before: endOfMillisecond(at) }) },
+      );
+      return (result.rows as Array<{ id: string; account_ref: string; balance: string }>).map((row) => ({
+        id: row.id,
+        accountRef: row.account_ref,
+        balance: koboFromDb(row.balance),
+      }));
     },
 
     /**

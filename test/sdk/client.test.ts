@@ -266,8 +266,11 @@ describe('the TypeScript client against the running service', () => {
     assert.equal(then.ledgerBalance, '100.00');
     assert.equal(then.asOf, first.createdAt.toISOString());
     assert.equal((await client.accounts.balance(account.AccountRef)).ledgerBalance, '300.00');
-    const books = await client.ledger.balancesAt(first.createdAt.toISOString());
+    const books = await client.ledger.balances({ at: first.createdAt.toISOString() });
     assert.equal(books.accounts.find((line) => line.code === 'customers')?.balance, '100.00');
+    const balancesThen = [];
+    for await (const balance of client.ledger.customerBalances({ at: first.createdAt, limit: 1 })) balancesThen.push(balance);
+    assert.deepEqual(balancesThen, [{ accountRef: account.AccountRef, ledgerBalance: '100.00' }]);
     const lagosDay = (at: Date) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos' }).format(at);
     const days = await client.accounts.dailyBalances(account.AccountRef, { from: lagosDay(first.createdAt), to: lagosDay(new Date()) });
     assert.equal(days.days[0]?.openingBalance, '0.00');

@@ -4463,6 +4463,8 @@ export interface operations {
     getV1LedgerBalances: {
         parameters: {
             query?: {
+                after?: string;
+                limit?: number;
                 at?: string;
             };
             header?: never;
@@ -4471,7 +4473,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The balances and their total */
+            /** @description The balances and their total, and a page of the customer accounts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4494,6 +4496,17 @@ export interface operations {
                          * @description With `at` only: the instant the balances stood at
                          */
                         asOf?: string;
+                        /** @description A page of the customer accounts, oldest first: together, over every page, they are the `customers` line */
+                        customerAccounts: {
+                            accountRef: string;
+                            /** @description The account's ledger balance (with `at`, its running balance then) */
+                            ledgerBalance: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };
@@ -16424,11 +16437,6 @@ export interface operations {
                         }[];
                         /** @description The sum of the balances: always "0.00", every transaction being balanced */
                         total: string;
-                        /**
-                         * Format: date-time
-                         * @description With `at` only: the instant the balances stood at
-                         */
-                        asOf?: string;
                     };
                 };
             };
