@@ -136,13 +136,17 @@ export const balanceAtResponseSchema = z
 /** The days of an account's daily balances: Africa/Lagos dates, inclusive. */
 export const MAX_DAILY_BALANCE_DAYS = 366;
 
+/** No ledger has a day before it; Postgres's dates end (year 0 is not one) long before. */
+const EARLIEST_DAY = '1970-01-01';
+
 const dayOf = (field: 'from' | 'to') =>
   z
     .string({ error: `${field} is required: a date as YYYY-MM-DD (Africa/Lagos)` })
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: `${field} must be a date as YYYY-MM-DD (Africa/Lagos)` })
     .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day), {
       error: `${field} must be a real date as YYYY-MM-DD (Africa/Lagos)`,
-    });
+    })
+    .refine((day) => day >= EARLIEST_DAY, { error: `${field} must be ${EARLIEST_DAY} or later` });
 
 export const dailyBalancesQuerySchema = z.object({
   from: dayOf('from').describe('The first day, YYYY-MM-DD (Africa/Lagos)'),

@@ -212,6 +212,13 @@ describe('balances at a past instant and daily balances', () => {
     await refused(dailyBalances(account.AccountRef, '?from=2025-01-01&to=2026-01-02'), /at most 366/);
     const dayAfterTomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     await refused(dailyBalances(account.AccountRef, `?from=${dayAfterTomorrow}&to=${dayAfterTomorrow}`), /to must not be after today/);
+    await refused(dailyBalances(account.AccountRef, '?from=0000-01-01&to=0000-12-31'), /from must be 1970-01-01 or later/);
+    // Any instant of the past is an answer: zero long before the account.
+    for (const at of ['0001-01-01T00:00:00Z', '1969-12-31T23:59:59.999-01:00']) {
+      const answer = await balanceAt(account.AccountRef, at);
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal(answer.body.ledgerBalance, '0.00');
+    }
     // A year of 366 days is allowed.
     assert.equal((await dailyBalances(account.AccountRef, '?from=2024-01-01&to=2024-12-31')).status, 200);
   });
