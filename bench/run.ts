@@ -1,3 +1,4 @@
+import { balanceAtBenchmark } from './balance-at.bench';
 import { startBenchContext } from './context';
 import { fairnessBenchmark } from './fairness.bench';
 import { ingestBenchmark } from './ingest.bench';
@@ -14,7 +15,7 @@ import { sustainedBenchmark } from './sustained.bench';
  * In this order when run together: fairness and sustained first, on a pipeline with nothing else waiting
  * (each also waits for earlier work to drain); ingest before settle (settle stops the worker) and before
  * pgbench (which compares against ingest's rates); reconcile and settlement-batch before settle (they need the worker);
- * statement last, reusing the big account sustained seeded.
+ * statement after them, reusing the big account sustained seeded; balance-at last, its million entries read by nothing else.
  */
 const BENCHMARKS = {
   fairness: fairnessBenchmark,
@@ -25,6 +26,7 @@ const BENCHMARKS = {
   'settlement-batch': settlementBatchBenchmark,
   settle: settleBenchmark,
   statement: statementBenchmark,
+  'balance-at': balanceAtBenchmark,
 };
 
 async function main(): Promise<void> {

@@ -14,7 +14,13 @@ type Query<O extends keyof operations> = NonNullable<operations[O]['parameters']
 export type CreateAccountInput = Body<'postV1Accounts'>;
 export type Account = Answer<'getV1AccountsAccountRef', 200>;
 export type AccountPage = Answer<'getV1Accounts', 200>;
-export type Balance = Answer<'getV1AccountsAccountRefBalance', 200>;
+type BalanceAnswer = Answer<'getV1AccountsAccountRefBalance', 200>;
+/** The balances now (asked without `at`). */
+export type Balance = Extract<BalanceAnswer, { availableBalance: string }>;
+/** The balance as of a past instant (asked with `at`): the ledger balance and the totals to date. */
+export type BalanceAt = Exclude<BalanceAnswer, { availableBalance: string }>;
+export type DailyBalancesQuery = Query<'getV1AccountsAccountRefDailybalances'>;
+export type DailyBalances = Answer<'getV1AccountsAccountRefDailybalances', 200>;
 export type StatementQuery = Omit<Query<'getV1AccountsAccountRefStatement'>, 'after'>;
 export type StatementPage = Answer<'getV1AccountsAccountRefStatement', 200>;
 export type StatementLine = StatementPage['lines'][number];
@@ -56,6 +62,7 @@ export type CustomerPage = Answer<'getV1Customers', 200>;
 export type Customer = CustomerPage['customers'][number];
 export type FeeQuote = Answer<'getV1FeesCalculate', 200>;
 export type LedgerBalances = Answer<'getV1LedgerBalances', 200>;
+export type LedgerBalancesQuery = Query<'getV1LedgerBalances'>;
 export type LedgerTransactionsQuery = Omit<Query<'getV1LedgerTransactions'>, 'after'>;
 export type LedgerTransactionPage = Answer<'getV1LedgerTransactions', 200>;
 export type LedgerTransaction = LedgerTransactionPage['transactions'][number];

@@ -7,6 +7,9 @@ import type {
   AccountName,
   AccountPage,
   Balance,
+  BalanceAt,
+  DailyBalances,
+  DailyBalancesQuery,
   Banks,
   Beneficiary,
   BeneficiaryListQuery,
@@ -21,6 +24,7 @@ import type {
   InternalTransferPage,
   InternalTransfersQuery,
   LedgerBalances,
+  LedgerBalancesQuery,
   LedgerTransaction,
   LedgerTransactionPage,
   LedgerTransactionsQuery,
@@ -81,6 +85,16 @@ export class LedgerClient {
     get: (accountRef: string): Promise<Account> => this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}` }),
     balance: (accountRef: string): Promise<Balance> =>
       this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}/balance` }),
+    /** The ledger balance as of a past instant (`at`: RFC 3339, or a Date), counting the entries posted at or before it. */
+    balanceAt: (accountRef: string, at: string | Date): Promise<BalanceAt> =>
+      this.transport.request({
+        method: 'GET',
+        path: `/v1/accounts/${segment(accountRef)}/balance`,
+        query: { at: at instanceof Date ? at.toISOString() : at },
+      }),
+    /** Each Africa/Lagos day from `from` to `to` (YYYY-MM-DD, at most 366 days): opening balance, credits, debits, closing balance. */
+    dailyBalances: (accountRef: string, query: DailyBalancesQuery): Promise<DailyBalances> =>
+      this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}/daily-balances`, query: { ...query } }),
     /** One page of the tenant's accounts, oldest first. */
     listPage: (after?: string): Promise<AccountPage> => this.transport.request({ method: 'GET', path: '/v1/accounts', query: { after } }),
     /** Every account, page by page. */
@@ -127,7 +141,24 @@ export class LedgerClient {
   /** The tenant's books: balanced transactions between its customer accounts and its system accounts. */
   readonly ledger = {
     /** Each system account's balance and the customer accounts' together; `total` is always "0.00". */
-    balances: (): Promise<LedgerBalances> => this.transport.request({ method: 'GET', path: '/v1/ledger/balances' }),
+    /**
+     * With `at` (RFC 3339, or a Date) as they stood at that past instant, `asOf` naming it; `customerAccounts` is a page
+     * of the customer accounts' balances (`limit`, `after`).
+     */
+    balances: (query: Omit<LedgerBalancesQuery, 'at'> & { at?: string | Date } = {}): Promise<LedgerBalances> =>
+      this.transport.request({
+        method: 'GET',
+        path: '/v1/ledger/balances',
+        query: { ...query, at: query.at instanceof Date ? query.at.toISOString() : query.at },
+      }),
+    /** Every customer account's ledger balance (now, or at `at`), page by page. */
+    customerBalances: (
+      query: Omit<LedgerBalancesQuery, 'at' | 'after'> & { at?: string | Date } = {},
+    ): AsyncGenerator<LedgerBalances['customerAccounts'][number], void, undefined> =>
+      paginate(
+        (after) => this.ledger.balances({ ...query, ...(after !== undefined ? { after } : {}) }),
+        (page) => page.customerAccounts,
+      ),
     /** One page of transactions, newest first, each with its postings. */
     transactionsPage: (query: LedgerTransactionsQuery & { after?: string } = {}): Promise<LedgerTransactionPage> =>
       this.transport.request({ method: 'GET', path: '/v1/ledger/transactions', query: { ...query } }),

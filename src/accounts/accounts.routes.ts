@@ -1,15 +1,20 @@
+import { z } from 'zod';
 import { defineRoute, idempotencyKeyOf, tenantOf, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
+import { atQuerySchema } from '../http/schemas';
 import { presentAccount, presentFreeze, presentReserved } from './account.presenter';
 import type { RateLimits } from '../rate-limits/rate-limits';
-import type { AccountsService } from './accounts.service';
+import { DAILY_BALANCES_TIME_ZONE, type AccountsService } from './accounts.service';
 import {
   accountListQuerySchema,
   accountListResponseSchema,
   accountRefParamsSchema,
+  balanceAtResponseSchema,
   balanceResponseSchema,
+  dailyBalancesQuerySchema,
+  dailyBalancesResponseSchema,
   deficitAccountsResponseSchema,
   provisionAccountBodySchema,
   virtualAccountSchema,
@@ -67,13 +72,35 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
     defineRoute({
       method: 'get',
       path: '/v1/accounts/:accountRef/balance',
-      summary: 'Ledger, available and pending balances',
+      summary: 'Ledger, available and pending balances; with `at`, the ledger balance as of that past instant',
       tag: 'accounts',
       auth: 'apiKey',
       params: accountRefParamsSchema,
-      responses: { 200: { description: 'The balances', schema: balanceResponseSchema } },
-      errors: [404],
-      handle: async ({ params, ctx }) => {
+      query: atQuerySchema,
+      responses: {
+        200: {
+          description: 'The balances now, or with `at` the balance then',
+          schema: z.union([balanceResponseSchema, balanceAtResponseSchema]),
+        },
+      },
+      errors: [400, 404],
+      handle: async ({ params, query, ctx }) => {
+        if (query.at !== undefined) {
+          const at = new Date(query.at);
+          const { account, balance } = await accounts.balanceAt(tenantOf(ctx).id, params.accountRef, at);
+          return {
+            status: 200,
+            body: {
+              accountRef: account.accountRef,
+              currency: account.currency,
+              ledgerBalance: formatKobo(balance.ledgerBalance),
+              totalCredits: formatKobo(balance.creditsToDate),
+              totalDebits: formatKobo(balance.debitsToDate),
+              inDeficit: balance.ledgerBalance < 0n,
+              asOf: at.toISOString(),
+            },
+          };
+        }
         const { account, funds, asOf } = await accounts.balance(tenantOf(ctx).id, params.accountRef);
         return {
           status: 200,
@@ -88,6 +115,35 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
             freeze: presentFreeze(account),
             inDeficit: account.deficitSince !== null,
             asOf: asOf.toISOString(),
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/accounts/:accountRef/daily-balances',
+      summary: "The account's Africa/Lagos days from `from` to `to`: each day's opening balance, credits, debits and closing balance",
+      tag: 'accounts',
+      auth: 'apiKey',
+      params: accountRefParamsSchema,
+      query: dailyBalancesQuerySchema,
+      responses: { 200: { description: 'Every day of the range, oldest first', schema: dailyBalancesResponseSchema } },
+      errors: [400, 404],
+      handle: async ({ params, query, ctx }) => {
+        const { account, days } = await accounts.dailyBalances(tenantOf(ctx).id, params.accountRef, query.from, query.to);
+        return {
+          status: 200,
+          body: {
+            accountRef: account.accountRef,
+            currency: account.currency,
+            timeZone: DAILY_BALANCES_TIME_ZONE,
+            days: days.map((day) => ({
+              date: day.day,
+              openingBalance: formatKobo(day.opening),
+              credits: formatKobo(day.credits),
+              debits: formatKobo(day.debits),
+              closingBalance: formatKobo(day.closing),
+            })),
           },
         };
       },

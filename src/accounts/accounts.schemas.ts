@@ -118,6 +118,56 @@ export const balanceResponseSchema = z.object({
   asOf: timestampSchema,
 });
 
+/** The balance as of a past instant: only what the entries' running columns say truthfully of that instant. */
+export const balanceAtResponseSchema = z
+  .object({
+    accountRef: z.string(),
+    currency: z.literal('NGN'),
+    ledgerBalance: moneySchema.describe("The running balance after the account's last entry at or before `at`; 0.00 before its first"),
+    totalCredits: moneySchema.describe('Everything credited to the account up to `at`'),
+    totalDebits: moneySchema.describe('Everything debited from the account up to `at`'),
+    inDeficit: z.boolean().describe('Whether ledgerBalance was below zero'),
+    asOf: timestampSchema.describe('The instant asked for'),
+  })
+  .describe(
+    'The balance at `at`. Pending credits, the available balance, held and reserved money and the freeze are what they are now only: ask without `at`',
+  );
+
+/** The days of an account's daily balances: Africa/Lagos dates, inclusive. */
+export const MAX_DAILY_BALANCE_DAYS = 366;
+
+/** No ledger has a day before it; Postgres's dates end (year 0 is not one) long before. */
+const EARLIEST_DAY = '1970-01-01';
+
+const dayOf = (field: 'from' | 'to') =>
+  z
+    .string({ error: `${field} is required: a date as YYYY-MM-DD (Africa/Lagos)` })
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: `${field} must be a date as YYYY-MM-DD (Africa/Lagos)` })
+    .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day), {
+      error: `${field} must be a real date as YYYY-MM-DD (Africa/Lagos)`,
+    })
+    .refine((day) => day >= EARLIEST_DAY, { error: `${field} must be ${EARLIEST_DAY} or later` });
+
+export const dailyBalancesQuerySchema = z.object({
+  from: dayOf('from').describe('The first day, YYYY-MM-DD (Africa/Lagos)'),
+  to: dayOf('to').describe(`The last day, YYYY-MM-DD (Africa/Lagos), not after today; at most ${MAX_DAILY_BALANCE_DAYS} days in all`),
+});
+
+export const dailyBalancesResponseSchema = z.object({
+  accountRef: z.string(),
+  currency: z.literal('NGN'),
+  timeZone: z.literal('Africa/Lagos'),
+  days: z.array(
+    z.object({
+      date: z.string().describe('YYYY-MM-DD, an Africa/Lagos day'),
+      openingBalance: moneySchema.describe("The balance at the day's start (00:00 Africa/Lagos)"),
+      credits: moneySchema.describe('Credited during the day (reversals of debits included)'),
+      debits: moneySchema.describe('Debited during the day (reversals of credits included)'),
+      closingBalance: moneySchema.describe("The balance at the day's end: openingBalance + credits - debits; today's, the balance now"),
+    }),
+  ),
+});
+
 export const deficitAccountsResponseSchema = z.object({
   accounts: z.array(virtualAccountSchema.extend({ LedgerBalance: moneySchema })),
 });

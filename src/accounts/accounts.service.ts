@@ -5,6 +5,7 @@ import type { Db } from '../db';
 import { AppError, BadRequestError, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { accountFundsOf, type AccountFunds } from '../ledger/ledger-reads';
+import { balancesAt, dailyBalancesOf, type BalanceAt, type DailyBalance } from '../ledger/balance-history';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { randomToken, uuidv7 } from '../ids';
 import { ProviderRejectedError, ProviderUnavailableError } from '../provider/errors';
@@ -13,7 +14,7 @@ import type { PaymentProvider } from '../provider/payment-provider';
 import type { ProviderVirtualAccount } from '../provider/provider.types';
 import { assertCallbackUrlAllowed } from '../net/address-policy';
 import { createAccountsRepo, type AccountRecord, type AccountSearchHit } from './accounts.repo';
-import type { ProvisionAccountBody } from './accounts.schemas';
+import { MAX_DAILY_BALANCE_DAYS, type ProvisionAccountBody } from './accounts.schemas';
 
 /** AccountRefs carry the tenant's prefix, so a payment to a mistyped reference can still be attributed. */
 export const ACCOUNT_REF_RE = /^va_([a-z0-9]{6})_[a-z0-9]{12}$/;
@@ -56,6 +57,16 @@ interface AccountBalance {
   funds: AccountFunds;
   asOf: Date;
 }
+
+/** The time zone of an account's days. */
+export const DAILY_BALANCES_TIME_ZONE = 'Africa/Lagos';
+
+/** Today's date (YYYY-MM-DD) in the days' time zone. */
+const todayInZone = (now: Date): string => new Intl.DateTimeFormat('en-CA', { timeZone: DAILY_BALANCES_TIME_ZONE }).format(now);
+
+/** Days from `from` to `to` (YYYY-MM-DD), both counted. */
+const daysCounted = (from: string, to: string): number =>
+  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
 
 type AccountsConfig = Pick<
   Config,
@@ -200,6 +211,28 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
     async balance(tenantId: string, accountRef: string): Promise<AccountBalance> {
       const account = await find(tenantId, accountRef);
       return { account, funds: (await accountFundsOf(db, [account.id])).get(account.id)!, asOf: new Date() };
+    },
+
+    /** The account's balance as of `at` (a past instant; the schema refuses a future one): zero before its first entry. */
+    async balanceAt(tenantId: string, accountRef: string, at: Date): Promise<{ account: AccountRecord; balance: BalanceAt }> {
+      const account = await find(tenantId, accountRef);
+      return { account, balance: (await balancesAt(db, [account.id], at)).get(account.id)! };
+    },
+
+    /** The account's Africa/Lagos days `from` to `to` (YYYY-MM-DD), each with its opening, credits, debits and closing. */
+    async dailyBalances(
+      tenantId: string,
+      accountRef: string,
+      from: string,
+      to: string,
+    ): Promise<{ account: AccountRecord; days: DailyBalance[] }> {
+      if (from > to) throw new BadRequestError('invalid_period', 'from must not be after to');
+      if (daysCounted(from, to) > MAX_DAILY_BALANCE_DAYS)
+        throw new BadRequestError('invalid_period', `from to to spans ${daysCounted(from, to)} days; at most ${MAX_DAILY_BALANCE_DAYS}`);
+      const today = todayInZone(new Date());
+      if (to > today) throw new BadRequestError('invalid_period', `to must not be after today (${today}, ${DAILY_BALANCES_TIME_ZONE})`);
+      const account = await find(tenantId, accountRef);
+      return { account, days: await dailyBalancesOf(db, account.id, from, to, DAILY_BALANCES_TIME_ZONE) };
     },
 
     /** The ledger's read of each account's money (accounts that exist; the caller has found them). */

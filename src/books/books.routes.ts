@@ -1,10 +1,12 @@
 import { paginate, uuidCursor } from '../http/pagination';
 import { defineRoute, tenantOf, type RouteDefinition } from '../http/route';
 import { presentBooks, presentTransaction } from './books.presenter';
-import { booksBalancesResponseSchema, journalQuerySchema, journalResponseSchema } from './books.schemas';
+import { journalQuerySchema, journalResponseSchema, ledgerBalancesQuerySchema, ledgerBalancesResponseSchema } from './books.schemas';
 import type { BooksService } from './books.service';
+import { formatKobo } from '../money';
 
 export const JOURNAL_PAGE_SIZE = 50;
+const CUSTOMER_BALANCES_PAGE_SIZE = 50;
 
 export function booksRoutes(deps: { books: BooksService }): RouteDefinition[] {
   const { books } = deps;
@@ -12,11 +14,35 @@ export function booksRoutes(deps: { books: BooksService }): RouteDefinition[] {
     defineRoute({
       method: 'get',
       path: '/v1/ledger/balances',
-      summary: "The tenant's books: each system account's balance and the customer accounts' together, summing to zero",
+      summary:
+        "The tenant's books: each system account's balance and the customer accounts' together, summing to zero; with `at`, as they stood at that past instant",
       tag: 'ledger',
       auth: 'apiKey',
-      responses: { 200: { description: 'The balances and their total', schema: booksBalancesResponseSchema } },
-      handle: async ({ ctx }) => ({ status: 200, body: presentBooks(await books.balances(tenantOf(ctx).id)) }),
+      query: ledgerBalancesQuerySchema,
+      responses: {
+        200: { description: 'The balances and their total, and a page of the customer accounts', schema: ledgerBalancesResponseSchema },
+      },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const tenantId = tenantOf(ctx).id;
+        const at = query.at === undefined ? undefined : new Date(query.at);
+        const limit = query.limit ?? CUSTOMER_BALANCES_PAGE_SIZE;
+        const afterId = uuidCursor(query.after);
+        const [lines, customers] = await Promise.all([
+          at === undefined ? books.balances(tenantId) : books.balancesAt(tenantId, at),
+          books.customerBalances(tenantId, at, afterId, limit + 1),
+        ]);
+        const page = paginate(customers, limit, (account) => account.id);
+        return {
+          status: 200,
+          body: {
+            ...presentBooks(lines),
+            ...(at === undefined ? {} : { asOf: at.toISOString() }),
+            customerAccounts: page.items.map((account) => ({ accountRef: account.accountRef, ledgerBalance: formatKobo(account.balance) })),
+            pagination: page.pagination,
+          },
+        };
+      },
     }),
     defineRoute({
       method: 'get',

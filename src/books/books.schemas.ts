@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursorQuerySchema, moneySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { atQuerySchema, cursorQuerySchema, moneySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { SYSTEM_ACCOUNTS } from '../ledger/ledger.types';
 
 export const booksBalancesResponseSchema = z.object({
@@ -14,6 +14,22 @@ export const booksBalancesResponseSchema = z.object({
     }),
   ),
   total: moneySchema.describe('The sum of the balances: always "0.00", every transaction being balanced'),
+});
+
+export const ledgerBalancesQuerySchema = cursorQuerySchema.extend({ limit: pageLimitSchema }).extend(atQuerySchema.shape);
+
+/** The books, and a page of the customer accounts they add up in the `customers` line. */
+export const ledgerBalancesResponseSchema = booksBalancesResponseSchema.extend({
+  asOf: timestampSchema.optional().describe('With `at` only: the instant the balances stood at'),
+  customerAccounts: z
+    .array(
+      z.object({
+        accountRef: z.string(),
+        ledgerBalance: moneySchema.describe("The account's ledger balance (with `at`, its running balance then)"),
+      }),
+    )
+    .describe('A page of the customer accounts, oldest first: together, over every page, they are the `customers` line'),
+  pagination: paginationSchema,
 });
 
 export const journalQuerySchema = cursorQuerySchema.extend({

@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { createLedgerBooksRepo, type BooksLine, type JournalTransaction } from '../ledger/ledger-books.repo';
+import { createLedgerBooksRepo, type BooksLine, type CustomerBalance, type JournalTransaction } from '../ledger/ledger-books.repo';
 import type { Kobo } from '../money';
 
 type LineType = 'system' | 'customers';
@@ -27,16 +27,29 @@ interface JournalQuery {
   transactionId?: string;
 }
 
+function booksOf(lines: BooksLine[]): Books {
+  return {
+    accounts: lines.map((line) => ({ ...line, ...ACCOUNTS[line.code] })),
+    total: lines.reduce((sum, line) => sum + line.balance, 0n),
+  };
+}
+
 /** The tenant's books, read-only: balances by account and the journal of balanced transactions. */
 export function createBooksService(deps: { db: Db }) {
   const repo = createLedgerBooksRepo(deps.db);
   return {
     async balances(tenantId: string): Promise<Books> {
-      const lines = await repo.balances(tenantId);
-      return {
-        accounts: lines.map((line) => ({ ...line, ...ACCOUNTS[line.code] })),
-        total: lines.reduce((sum, line) => sum + line.balance, 0n),
-      };
+      return booksOf(await repo.balances(tenantId));
+    },
+
+    /** The books as they stood at a past instant. */
+    async balancesAt(tenantId: string, at: Date): Promise<Books> {
+      return booksOf(await repo.balancesAt(tenantId, at));
+    },
+
+    /** A page of the customer accounts' balances (now, or at a past instant `at`): `limit` of them after `afterId`. */
+    customerBalances(tenantId: string, at: Date | undefined, afterId: string | null, limit: number): Promise<CustomerBalance[]> {
+      return repo.customerBalances(tenantId, at, afterId, limit);
     },
 
     async journal(tenantId: string, query: JournalQuery): Promise<JournalTransaction[]> {

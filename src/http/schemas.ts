@@ -50,6 +50,19 @@ export const moneySchema = z.string().regex(/^-?\d+\.\d{2}$/);
 
 export const timestampSchema = z.iso.datetime();
 
+const AT_ERROR = 'at must be an RFC 3339 timestamp with a time zone, e.g. 2026-11-30T23:59:59+01:00';
+
+/** `at`: an instant not in the future, read to the millisecond (the precision of every time the API shows). */
+export const atQuerySchema = z.object({
+  at: z.iso
+    .datetime({ offset: true, error: AT_ERROR })
+    .refine((at) => Date.parse(at) <= Date.now(), { error: 'at must not be in the future' })
+    .optional()
+    .describe(
+      'An instant (RFC 3339): the answer as of then, counting the entries posted at or before it (to the millisecond); omitted: now',
+    ),
+});
+
 /**
  * A positive decimal naira string with at most two decimals, parsed to kobo; `message` is the whole error text.
  * At most 12 digits of naira: far above any limit, and always within Postgres's bigint (kobo) and its sums.

@@ -1,10 +1,18 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
+import { endOfMillisecond } from './balance-history';
 import { SYSTEM_ACCOUNTS, type EntryKind, type EntryStatus, type SystemAccount, type SystemTransactionKind } from './ledger.types';
 
 /** One account's line in a tenant's books: a system account, or all customer accounts together. */
 export interface BooksLine {
   code: SystemAccount | 'customers';
+  balance: Kobo;
+}
+
+/** A customer account's ledger balance, as the books list them. */
+export interface CustomerBalance {
+  id: string;
+  accountRef: string;
   balance: Kobo;
 }
 
@@ -47,6 +55,55 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
         (result.rows as Array<{ account: string; balance: string }>).map((row) => [row.account, koboFromDb(row.balance)]),
       );
       return [...SYSTEM_ACCOUNTS, 'customers' as const].map((code) => ({ code, balance: byAccount.get(code) ?? 0n }));
+    },
+
+    /**
+     * The tenant's balances as they stood at `at` (to the millisecond, as the API shows times): each system account's
+     * postings up to then, and each customer account's running balance after its last entry up to then (one probe
+     * of the index on (account_id, created_at, seq) per account), together. They sum to zero, as every transaction is
+     * written whole at one time.
+     */
+    async balancesAt(tenantId: string, at: Date): Promise<BooksLine[]> {
+      const result = await db.raw(
+        `SELECT account, sum(amount)::text AS balance FROM ledger_system_postings
+          WHERE tenant_id = :tenant_id AND created_at < :before GROUP BY account
+         UNION ALL
+         SELECT 'customers', coalesce(sum(e.balance_after), 0)::text
+           FROM virtual_accounts a
+           CROSS JOIN LATERAL (SELECT balance_after FROM ledger_entries
+                                WHERE account_id = a.id AND created_at < :before
+                                ORDER BY created_at DESC, seq DESC LIMIT 1) e
+          WHERE a.tenant_id = :tenant_id`,
+        { tenant_id: tenantId, before: endOfMillisecond(at) },
+      );
+      const byAccount = new Map(
+        (result.rows as Array<{ account: string; balance: string }>).map((row) => [row.account, koboFromDb(row.balance)]),
+      );
+      return [...SYSTEM_ACCOUNTS, 'customers' as const].map((code) => ({ code, balance: byAccount.get(code) ?? 0n }));
+    },
+
+    /**
+     * A page of the tenant's customer accounts, in id order after `afterId`, each with its ledger balance: now, or
+     * with `at` the running balance after its last entry at or before then (one index probe each).
+     */
+    async customerBalances(tenantId: string, at: Date | undefined, afterId: string | null, limit: number): Promise<CustomerBalance[]> {
+      const balance =
+        at === undefined
+          ? 'a.ledger_balance'
+          : `coalesce((SELECT balance_after FROM ledger_entries
+                        WHERE account_id = a.id AND created_at < :before
+                        ORDER BY created_at DESC, seq DESC LIMIT 1), 0)`;
+      const result = await db.raw(
+        `SELECT a.id, a.account_ref, ${balance}::text AS balance FROM virtual_accounts a
+          WHERE a.tenant_id = :tenant_id AND (CAST(:after_id AS uuid) IS NULL OR a.id > CAST(:after_id AS uuid))
+          ORDER BY a.id LIMIT :limit`,
+        { tenant_id: tenantId, after_id: afterId, limit, ...(at === undefined ? {} : { before: endOfMillisecond(at) }) },
+      );
+      return (result.rows as Array<{ id: string; account_ref: string; balance: string }>).map((row) => ({
+        id: row.id,
+        accountRef: row.account_ref,
+        balance: koboFromDb(row.balance),
+      }));
     },
 
     /**

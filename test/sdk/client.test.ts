@@ -254,6 +254,33 @@ describe('the TypeScript client against the running service', () => {
     assert.equal(sent.filter((request) => request.path.startsWith('/v1/ledger/transactions')).length, 2);
   });
 
+  it('reads a balance and the books at a past instant, and daily balances', async () => {
+    const owner = await createTenant(stack, 'Balances at');
+    const client = clientFor(owner.apiKey);
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    const first = await fundAccount(stack, account.ID, 10_000n);
+    await eventually(async () => Date.now() > first.createdAt.getTime() + 1, { intervalMs: 2 });
+    await fundAccount(stack, account.ID, 20_000n);
+
+    const then = await client.accounts.balanceAt(account.AccountRef, first.createdAt);
+    assert.equal(then.ledgerBalance, '100.00');
+    assert.equal(then.asOf, first.createdAt.toISOString());
+    assert.equal((await client.accounts.balance(account.AccountRef)).ledgerBalance, '300.00');
+    const books = await client.ledger.balances({ at: first.createdAt.toISOString() });
+    assert.equal(books.accounts.find((line) => line.code === 'customers')?.balance, '100.00');
+    const balancesThen = [];
+    for await (const balance of client.ledger.customerBalances({ at: first.createdAt, limit: 1 })) balancesThen.push(balance);
+    assert.deepEqual(balancesThen, [{ accountRef: account.AccountRef, ledgerBalance: '100.00' }]);
+    const lagosDay = (at: Date) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos' }).format(at);
+    const days = await client.accounts.dailyBalances(account.AccountRef, { from: lagosDay(first.createdAt), to: lagosDay(new Date()) });
+    assert.equal(days.days[0]?.openingBalance, '0.00');
+    assert.equal(days.days.at(-1)?.closingBalance, '300.00');
+    assert.equal(
+      days.days.reduce((sum, day) => sum + Number(day.credits), 0),
+      300,
+    );
+  });
+
   it('iterates every customer across pages', async () => {
     const owner = await createTenant(stack, 'Many customers');
     const client = clientFor(owner.apiKey);

@@ -231,8 +231,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Ledger, available and pending balances */
+        /** Ledger, available and pending balances; with `at`, the ledger balance as of that past instant */
         get: operations["getV1AccountsAccountRefBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountRef}/daily-balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's Africa/Lagos days from `from` to `to`: each day's opening balance, credits, debits and closing balance */
+        get: operations["getV1AccountsAccountRefDailybalances"];
         put?: never;
         post?: never;
         delete?: never;
@@ -282,7 +299,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's books: each system account's balance and the customer accounts' together, summing to zero */
+        /** The tenant's books: each system account's balance and the customer accounts' together, summing to zero; with `at`, as they stood at that past instant */
         get: operations["getV1LedgerBalances"];
         put?: never;
         post?: never;
@@ -4118,7 +4135,9 @@ export interface operations {
     };
     getV1AccountsAccountRefBalance: {
         parameters: {
-            query?: never;
+            query?: {
+                at?: string;
+            };
             header?: never;
             path: {
                 accountRef: string;
@@ -4127,7 +4146,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The balances */
+            /** @description The balances now, or with `at` the balance then */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4162,6 +4181,111 @@ export interface operations {
                         inDeficit: boolean;
                         /** Format: date-time */
                         asOf: string;
+                    } | {
+                        accountRef: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @description The running balance after the account's last entry at or before `at`; 0.00 before its first */
+                        ledgerBalance: string;
+                        /** @description Everything credited to the account up to `at` */
+                        totalCredits: string;
+                        /** @description Everything debited from the account up to `at` */
+                        totalDebits: string;
+                        /** @description Whether ledgerBalance was below zero */
+                        inDeficit: boolean;
+                        /**
+                         * Format: date-time
+                         * @description The instant asked for
+                         */
+                        asOf: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AccountsAccountRefDailybalances: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every day of the range, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        timeZone: "Africa/Lagos";
+                        days: {
+                            /** @description YYYY-MM-DD, an Africa/Lagos day */
+                            date: string;
+                            /** @description The balance at the day's start (00:00 Africa/Lagos) */
+                            openingBalance: string;
+                            /** @description Credited during the day (reversals of debits included) */
+                            credits: string;
+                            /** @description Debited during the day (reversals of credits included) */
+                            debits: string;
+                            /** @description The balance at the day's end: openingBalance + credits - debits; today's, the balance now */
+                            closingBalance: string;
+                        }[];
                     };
                 };
             };
@@ -4476,14 +4600,18 @@ export interface operations {
     };
     getV1LedgerBalances: {
         parameters: {
-            query?: never;
+            query?: {
+                after?: string;
+                limit?: number;
+                at?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The balances and their total */
+            /** @description The balances and their total, and a page of the customer accounts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4501,7 +4629,32 @@ export interface operations {
                         }[];
                         /** @description The sum of the balances: always "0.00", every transaction being balanced */
                         total: string;
+                        /**
+                         * Format: date-time
+                         * @description With `at` only: the instant the balances stood at
+                         */
+                        asOf?: string;
+                        /** @description A page of the customer accounts, oldest first: together, over every page, they are the `customers` line */
+                        customerAccounts: {
+                            accountRef: string;
+                            /** @description The account's ledger balance (with `at`, its running balance then) */
+                            ledgerBalance: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
                     };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credentials */
