@@ -69,7 +69,11 @@ export async function creditVelocityOf(db: DbOrTrx, tenantId: string, lockAccoun
       const judged = [];
       for (const rule of rules) {
         if (rule.scope === 'destination') throw new Error(`credit rule ${rule.id} has a destination scope`);
-        const soFar = await paymentCreditsWithin(trx, { accountId: credit.accountId, scope: rule.scope, windowSeconds: rule.windowSeconds });
+        const soFar = await paymentCreditsWithin(trx, {
+          accountId: credit.accountId,
+          scope: rule.scope,
+          windowSeconds: rule.windowSeconds,
+        });
         judged.push({ rule, soFar });
       }
       return creditVelocity(judged, credit.amount);
@@ -77,16 +81,21 @@ export async function creditVelocityOf(db: DbOrTrx, tenantId: string, lockAccoun
   };
 }
 
-type Triggered = { verdict: Exclude<VelocityVerdict, { action: 'allow' }>; merchantTxRef: string | null } | {
-  verdict: Exclude<CreditVelocityVerdict, { action: 'allow' }>;
-  transactionGroupId: string;
-};
+type Triggered =
+  | { verdict: Exclude<VelocityVerdict, { action: 'allow' }>; merchantTxRef: string | null }
+  | {
+      verdict: Exclude<CreditVelocityVerdict, { action: 'allow' }>;
+      transactionGroupId: string;
+    };
 
 /**
  * Tells the tenant a rule refused a payout (recorded on its own, as the refused payout's transaction wrote nothing),
  * sent it to review (recorded in the transaction that holds it), or held a credit (in the transaction that posts it).
  */
-export function recordVelocityTriggered(trx: Trx, triggered: { tenantId: string; accountRef: string; amount: Kobo } & Triggered): Promise<string> {
+export function recordVelocityTriggered(
+  trx: Trx,
+  triggered: { tenantId: string; accountRef: string; amount: Kobo } & Triggered,
+): Promise<string> {
   const { tenantId, verdict, accountRef, amount } = triggered;
   return recordChange(trx, {
     kind: 'velocity_rule_triggered',

@@ -16,8 +16,7 @@ const windowMessage = `windowSeconds must be a whole number of seconds from 1 to
 const maxCountMessage = 'maxCount must be a whole number from 1 to 1000000';
 const messageMessage = 'message must be 1 to 200 characters';
 
-const quoted = (names: readonly string[]): string =>
-  names.map((name) => `"${name}"`).join(names.length === 2 ? ' or ' : ', ');
+const quoted = (names: readonly string[]): string => names.map((name) => `"${name}"`).join(names.length === 2 ? ' or ' : ', ');
 
 /**
  * A rule as the tenant writes it: a count rule names `maxCount`, an amount rule `maxAmount`; a refusing rule names

@@ -19,10 +19,10 @@ export const SUBJECT_ACTIONS = { payouts: ['refuse', 'review'], credits: ['hold'
   VelocitySubject,
   readonly VelocityAction[]
 >;
-export const SUBJECT_SCOPES = { payouts: ['account', 'customer', 'destination'], credits: ['account', 'customer'] } as const satisfies Record<
-  VelocitySubject,
-  readonly VelocityScope[]
->;
+export const SUBJECT_SCOPES = {
+  payouts: ['account', 'customer', 'destination'],
+  credits: ['account', 'customer'],
+} as const satisfies Record<VelocitySubject, readonly VelocityScope[]>;
 
 export type VelocitySubject = (typeof VELOCITY_SUBJECTS)[number];
 export type VelocityMeasure = (typeof VELOCITY_MEASURES)[number];
