@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../../helpers/fixtures';
-import { call } from '../../helpers/http';
+import { call, eventually, type HttpResponse } from '../../helpers/http';
 import { dashboardUser, type DashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
@@ -133,7 +133,24 @@ describe('velocity rules over credits', () => {
     const tenant = await newTenant('Credit Velocity Race');
     await addRule(tenant, { ...oneAnHour, scope: 'account', message: 'One an hour' });
     const account = await provisionAccount(stack, tenant.apiKey);
-    const answers = await Promise.all([credit(account), credit(account)]);
+    const waiting = async () =>
+      Number(
+        (
+          await stack.infra.db.raw(
+            `SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+              WHERE NOT l.granted AND a.datname = current_database()`,
+          )
+        ).rows[0].n,
+      );
+    // The customer's row held while both webhooks arrive, so both reach the lock before either has posted: each must
+    // read its window only once it holds the lock, or both find it empty.
+    let both: Promise<HttpResponse[]> | undefined;
+    await stack.infra.db.transaction(async (trx) => {
+      await trx.raw('SELECT id FROM customers WHERE id = ? FOR NO KEY UPDATE', [account.CustomerID]);
+      both = Promise.all([credit(account), credit(account)]);
+      await eventually(async () => (await waiting()) >= 2, { what: "both credits waiting for the customer's lock" });
+    });
+    const answers = await both!;
     assert.deepEqual(
       answers.map((answer) => answer.status),
       [200, 200],
