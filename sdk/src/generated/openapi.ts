@@ -2469,7 +2469,7 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A velocity rule judged a payout past its threshold: refused with the rule's message (nothing was made), or sent to review (settlement.awaiting_approval follows) */
+        /** A velocity rule judged a payout past its threshold: refused with the rule's message (nothing was made), or sent to review (settlement.awaiting_approval follows); or a credit past it, which landed held with the rule's message (payment.received tells it; an operator releases it from the held-money queue) */
         post: operations["eventVelocityRuleTriggered"];
         delete?: never;
         options?: never;
@@ -4005,12 +4005,13 @@ export interface operations {
                         availableBalance: string;
                         pendingCredits: string;
                         heldBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
                             lien: string;
                             credit_freeze: string;
+                            velocity_hold: string;
                             payout_approval: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
@@ -4264,12 +4265,13 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
                             lien: string;
                             credit_freeze: string;
+                            velocity_hold: string;
                             payout_approval: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
@@ -12731,12 +12733,13 @@ export interface operations {
                                 availableBalance: string;
                                 pendingCredits: string;
                                 heldBalance: string;
-                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval) */
+                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval) */
                                 reserved: {
                                     kyc_limit: string;
                                     payment_mismatch: string;
                                     lien: string;
                                     credit_freeze: string;
+                                    velocity_hold: string;
                                     payout_approval: string;
                                 };
                                 settleable: string;
@@ -12859,12 +12862,13 @@ export interface operations {
                             availableBalance: string;
                             pendingCredits: string;
                             heldBalance: string;
-                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval) */
+                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval) */
                             reserved: {
                                 kyc_limit: string;
                                 payment_mismatch: string;
                                 lien: string;
                                 credit_freeze: string;
+                                velocity_hold: string;
                                 payout_approval: string;
                             };
                             settleable: string;
@@ -13037,12 +13041,13 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
                             lien: string;
                             credit_freeze: string;
+                            velocity_hold: string;
                             payout_approval: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
@@ -14263,7 +14268,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            subject: "payouts";
+                            subject: "payouts" | "credits";
                             /** @enum {string} */
                             measure: "count" | "amount";
                             /** @enum {string} */
@@ -14272,7 +14277,7 @@ export interface operations {
                             maxCount: number | null;
                             maxAmount: string | null;
                             /** @enum {string} */
-                            action: "refuse" | "review";
+                            action: "refuse" | "review" | "hold";
                             message: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -14322,7 +14327,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    subject: "payouts";
+                    subject: "payouts" | "credits";
                     /** @enum {string} */
                     measure: "count" | "amount";
                     /** @enum {string} */
@@ -14331,7 +14336,7 @@ export interface operations {
                     maxCount?: number;
                     maxAmount?: string;
                     /** @enum {string} */
-                    action: "refuse" | "review";
+                    action: "refuse" | "review" | "hold";
                     message?: string;
                 };
             };
@@ -14347,7 +14352,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -14356,7 +14361,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -14442,7 +14447,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -14451,7 +14456,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -14520,7 +14525,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    subject: "payouts";
+                    subject: "payouts" | "credits";
                     /** @enum {string} */
                     measure: "count" | "amount";
                     /** @enum {string} */
@@ -14529,7 +14534,7 @@ export interface operations {
                     maxCount?: number;
                     maxAmount?: string;
                     /** @enum {string} */
-                    action: "refuse" | "review";
+                    action: "refuse" | "review" | "hold";
                     message?: string;
                 };
             };
@@ -14545,7 +14550,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -14554,7 +14559,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -14713,7 +14718,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            subject: "payouts";
+                            subject: "payouts" | "credits";
                             /** @enum {string} */
                             measure: "count" | "amount";
                             /** @enum {string} */
@@ -14722,7 +14727,7 @@ export interface operations {
                             maxCount: number | null;
                             maxAmount: string | null;
                             /** @enum {string} */
-                            action: "refuse" | "review";
+                            action: "refuse" | "review" | "hold";
                             message: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -14772,7 +14777,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    subject: "payouts";
+                    subject: "payouts" | "credits";
                     /** @enum {string} */
                     measure: "count" | "amount";
                     /** @enum {string} */
@@ -14781,7 +14786,7 @@ export interface operations {
                     maxCount?: number;
                     maxAmount?: string;
                     /** @enum {string} */
-                    action: "refuse" | "review";
+                    action: "refuse" | "review" | "hold";
                     message?: string;
                 };
             };
@@ -14797,7 +14802,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -14806,7 +14811,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -14892,7 +14897,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -14901,7 +14906,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -14970,7 +14975,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    subject: "payouts";
+                    subject: "payouts" | "credits";
                     /** @enum {string} */
                     measure: "count" | "amount";
                     /** @enum {string} */
@@ -14979,7 +14984,7 @@ export interface operations {
                     maxCount?: number;
                     maxAmount?: string;
                     /** @enum {string} */
-                    action: "refuse" | "review";
+                    action: "refuse" | "review" | "hold";
                     message?: string;
                 };
             };
@@ -14995,7 +15000,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -15004,7 +15009,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -17826,12 +17831,14 @@ export interface operations {
                             creditAmount: string;
                             senderName: string;
                             /**
-                             * @description The KYC limit the credit went over, or amount_mismatch: a dynamic account's payment held to return to its payer
+                             * @description The KYC limit the credit went over, amount_mismatch: a dynamic account's payment held to return to its payer, or velocity_rule: a credit past a velocity rule of the tenant's
                              * @enum {string}
                              */
-                            limit: "single_credit" | "balance" | "amount_mismatch";
-                            /** @description The limit, or for amount_mismatch the account’s expected amount (0.00 when it has none) */
+                            limit: "single_credit" | "balance" | "amount_mismatch" | "velocity_rule";
+                            /** @description The limit, or for amount_mismatch the account’s expected amount (0.00 when it has none); 0.00 for velocity_rule */
                             limitAmount: string;
+                            /** @description For velocity_rule, the rule’s message: why the credit is held; null for the others */
+                            reason: string | null;
                             /** Format: date-time */
                             since: string;
                         }[];
@@ -19262,14 +19269,15 @@ export interface operations {
                         /** Format: uuid */
                         ruleId: string;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         accountRef: string;
                         amount: string;
                         /** @enum {string} */
                         currency: "NGN";
                         merchantTxRef: string | null;
+                        transactionGroupId: string | null;
                         message: string | null;
                     };
                 };
