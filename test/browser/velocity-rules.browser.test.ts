@@ -57,12 +57,14 @@ describe('velocity rules page in a browser', function () {
     await page.getByText('No velocity rules: payouts and payments move as the API describes.').waitFor();
 
     const form = page.getByRole('form', { name: 'Add a velocity rule' });
-    await form.getByLabel('Counts').selectOption('credits');
+    await form.getByLabel('Rule over').selectOption('credits');
     await form.getByLabel('Measure').selectOption('count');
     await form.getByLabel('At most (a number)').fill('3');
     await form.getByLabel('Scope').selectOption('customer');
     await form.getByLabel('Window (seconds)').fill('3600');
-    assert.deepEqual(await form.getByLabel('Past the rule').locator('option').allInnerTexts(), ['Hold the credit (with the message)']);
+    assert.deepEqual(await form.getByLabel('Past the rule').locator('option').allInnerTexts(), [
+      'Hold the credit until an operator releases it',
+    ]);
     // No message: the API refuses the rule and says why; the page shows its words.
     await form.getByRole('button', { name: 'Add rule' }).click();
     const refusal = page.getByTestId('velocity-rule-error');

@@ -18,9 +18,9 @@ const SCOPES: Record<Subject, Array<VelocityRule['scope']>> = {
   credits: ['account', 'customer'],
 };
 const ACTION_LABELS: Record<Action, string> = {
-  refuse: 'Refuse the payout (with the message)',
+  refuse: 'Refuse the payout',
   review: 'Send the payout to review (approvals)',
-  hold: 'Hold the credit (with the message)',
+  hold: 'Hold the credit until an operator releases it',
 };
 const SCOPE_LABELS: Record<VelocityRule['scope'], string> = {
   account: 'Per account',
@@ -97,7 +97,7 @@ function AddRuleForm(props: { onAdded: (rule: VelocityRule) => void }) {
           {error}
         </p>
       ) : null}
-      <Field label="Counts">
+      <Field label="Rule over">
         <select name="subject" value={subject} onChange={(event) => chooseSubject(event.currentTarget.value as Subject)}>
           <option value="payouts">Payouts (money leaving)</option>
           <option value="credits">Credits (payments arriving)</option>
