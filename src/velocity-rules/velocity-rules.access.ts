@@ -5,7 +5,7 @@ import { paymentCreditsWithin } from '../ledger/ledger-reads';
 import { creditVelocity, payoutVelocity, type CreditVelocityVerdict, type VelocityVerdict } from '../policies/velocity/velocity-rules';
 import { createVelocityRulesRepo, type JudgedPayout } from './velocity-rules.repo';
 
-export type { CreditVelocityVerdict, VelocityVerdict };
+export type { VelocityVerdict };
 
 /** The posting engine's locks: each account's customer's row, then the account's (the order every posting takes). */
 type LockAccounts = (trx: Trx, accountIds: string[]) => Promise<void>;

@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually, type HttpResponse } from '../../helpers/http';
 import { dashboardUser, type DashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+
+const runCli = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
 
 /**
  * Velocity rules over credits: a payment past a tenant's rule lands (the provider has its money) but held whole, with
@@ -100,6 +106,7 @@ describe('velocity rules over credits', () => {
     const other = await provisionAccount(stack, tenant.apiKey);
     assert.equal((await credit(other)).status, 200);
     assert.equal((await balance(tenant, other)).heldBalance, '0.00', 'an account rule leaves other accounts alone');
+    assert.deepEqual((JSON.parse((await runCli('ledger:verify', '--json')).stdout) as { problems: unknown[] }).problems, []);
   });
 
   it("a customer rule counts every account of the customer's; an amount rule adds this credit to the window", async () => {
