@@ -2,6 +2,7 @@
 // of the server ends up in the bundle), so the pages cannot drift from what the routes answer.
 import type { z } from 'zod';
 import type { approvalPolicySchema } from '../../src/approval-policies/approval-policies.schemas';
+import type { velocityRuleListSchema } from '../../src/velocity-rules/velocity-rules.schemas';
 import type {
   accountSearchResponseSchema,
   dashboardAccountSchema,
@@ -113,6 +114,8 @@ export type SettleAccepted = Out<typeof settleResponseSchema>;
 export type HeldPayout = Out<typeof heldPayoutSchema>;
 export type HeldPayoutList = Out<typeof heldPayoutListResponseSchema>;
 export type ApprovalPolicy = Out<typeof approvalPolicySchema>;
+export type VelocityRuleList = Out<typeof velocityRuleListSchema>;
+export type VelocityRule = VelocityRuleList['data'][number];
 export type InternalTransfer = Out<typeof internalTransferSchema>;
 export type HeldTransfer = Out<typeof heldTransferSchema>;
 export type HeldTransferList = Out<typeof heldTransferListResponseSchema>;

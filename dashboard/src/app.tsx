@@ -36,6 +36,7 @@ import { MustEnrolPage, SecondFactorPage } from './pages/second-factor';
 import { SignInPage } from './pages/sign-in';
 import { TwoFactorPage } from './pages/two-factor';
 import { UsersPage } from './pages/users';
+import { VelocityRulesPage } from './pages/velocity-rules';
 import { WebhookEndpointsPage } from './pages/webhook-endpoints';
 import { WebhooksPage } from './pages/webhooks';
 import { IdleTimeout, SessionContext } from './session';
@@ -105,6 +106,7 @@ export function App() {
               <Route path="/dashboard/beneficiaries" component={BeneficiariesPage} />
               <Route path="/dashboard/settlements/:merchantTxRef" component={SettlementPage} />
               <Route path="/dashboard/approvals" component={ApprovalsPage} />
+              <Route path="/dashboard/velocity-rules" component={VelocityRulesPage} />
               <Route path="/dashboard/settlement-batches" component={SettlementBatchesPage} />
               <Route path="/dashboard/settlement-batches/:id" component={SettlementBatchPage} />
               <Route path="/dashboard/books" component={BooksPage} />

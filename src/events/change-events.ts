@@ -4,6 +4,7 @@ import { creditHoldSql } from '../ledger/ledger-reads';
 import { eventData, eventDataSql, eventDataWithOptionalSql, type EventInput, type EventType } from './event-catalogue';
 import type { FreezeReason, FreezeSide } from '../policies/account-freeze/account-freeze';
 import type { PaymentJudgement, Variance } from '../policies/dynamic-account-amount/amount-policy';
+import type { VelocityAction, VelocitySubject } from '../policies/velocity/velocity-rules';
 import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
 
 /**
@@ -92,10 +93,12 @@ export type Change =
       kind: 'velocity_rule_triggered';
       tenantId: string;
       ruleId: string;
-      action: 'refuse' | 'review';
+      action: VelocityAction;
+      subject: VelocitySubject;
       accountRef: string;
       amount: Kobo;
       merchantTxRef: string | null;
+      transactionGroupId: string | null;
       message: string | null;
     };
 
@@ -145,8 +148,8 @@ export function eventOfChange(change: Change): EventOf {
       return told(`transfer.${change.decision}`, { transferId, fromAccountRef, toAccountRef, amount, decidedBy, note });
     }
     case 'velocity_rule_triggered': {
-      const { ruleId, action, accountRef, amount, merchantTxRef, message } = change;
-      return told('velocity_rule.triggered', { ruleId, action, accountRef, amount, merchantTxRef, message });
+      const { ruleId, action, subject, accountRef, amount, merchantTxRef, transactionGroupId, message } = change;
+      return told('velocity_rule.triggered', { ruleId, action, subject, accountRef, amount, merchantTxRef, transactionGroupId, message });
     }
   }
 }

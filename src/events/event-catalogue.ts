@@ -3,6 +3,7 @@ import { timestampSchema } from '../http/schemas';
 import { RESERVATION_KINDS } from '../ledger/reservation-kinds';
 import { FREEZE_REASONS, FREEZE_SIDES } from '../policies/account-freeze/account-freeze';
 import { MISMATCH_ACTIONS, VARIANCES } from '../policies/dynamic-account-amount/amount-policy';
+import { VELOCITY_ACTIONS, VELOCITY_SUBJECTS } from '../policies/velocity/velocity-rules';
 import {
   field,
   fieldsSchema,
@@ -126,13 +127,16 @@ const settlementApprovalDecided = {
 /** A velocity rule refused a payout (no merchantTxRef: nothing was made) or sent it to review (it awaits approval). */
 const velocityRuleTriggered = {
   ruleId: field.uuid,
-  action: field.oneOf(['refuse', 'review']),
-  subject: field.constant('payouts'),
+  action: field.oneOf(VELOCITY_ACTIONS),
+  subject: field.oneOf(VELOCITY_SUBJECTS),
   accountRef: field.text,
   amount: field.naira,
   currency: field.constant('NGN'),
+  /** The payout sent to review; null for a refused payout and for a credit. */
   merchantTxRef: field.nullableText,
-  /** The refusal's message, as the rule gives it; null for a review. */
+  /** The credit held (its payment's transaction group); null for a payout. */
+  transactionGroupId: field.nullableText,
+  /** The refusal's message, or why the credit is held, as the rule gives it; null for a review. */
   message: field.nullableText,
 };
 
@@ -309,7 +313,7 @@ const DEFINITIONS = {
     fields: velocityRuleTriggered,
     subject: 'ruleId',
     description:
-      "A velocity rule judged a payout past its threshold: refused with the rule's message (nothing was made), or sent to review (settlement.awaiting_approval follows)",
+      "A velocity rule judged a payout past its threshold: refused with the rule's message (nothing was made), or sent to review (settlement.awaiting_approval follows); or a credit past it, which landed held with the rule's message (payment.received tells it; an operator releases it from the held-money queue)",
   },
   'settlement.succeeded': { fields: settlementEnded, subject: 'merchantTxRef', description: 'A settlement was paid out' },
   'settlement.failed': {

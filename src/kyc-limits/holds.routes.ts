@@ -52,6 +52,7 @@ export function holdsRoutes(deps: { holds: HoldsService }): RouteDefinition[] {
               senderName: row.senderName,
               limit: row.limitKind,
               limitAmount: formatKobo(row.limitAmount),
+              reason: row.note,
               since: row.since.toISOString(),
             })),
             totalHeld: formatKobo(total),

@@ -12,9 +12,14 @@ export const heldCreditSchema = z.object({
   creditAmount: moneySchema,
   senderName: z.string(),
   limit: z
-    .enum(['single_credit', 'balance', 'amount_mismatch'])
-    .describe("The KYC limit the credit went over, or amount_mismatch: a dynamic account's payment held to return to its payer"),
-  limitAmount: moneySchema.describe('The limit, or for amount_mismatch the account’s expected amount (0.00 when it has none)'),
+    .enum(['single_credit', 'balance', 'amount_mismatch', 'velocity_rule'])
+    .describe(
+      "The KYC limit the credit went over, amount_mismatch: a dynamic account's payment held to return to its payer, or velocity_rule: a credit past a velocity rule of the tenant's",
+    ),
+  limitAmount: moneySchema.describe(
+    'The limit, or for amount_mismatch the account’s expected amount (0.00 when it has none); 0.00 for velocity_rule',
+  ),
+  reason: z.string().nullable().describe('For velocity_rule, the rule’s message: why the credit is held; null for the others'),
   since: timestampSchema,
 });
 

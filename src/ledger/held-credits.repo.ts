@@ -15,9 +15,15 @@ export interface HeldCredit {
   held: Kobo;
   creditAmount: Kobo;
   senderName: string;
-  /** Which KYC limit the credit went over, or `amount_mismatch`: a dynamic account's payment held to return to its payer. */
-  limitKind: 'single_credit' | 'balance' | 'amount_mismatch';
+  /**
+   * Which KYC limit the credit went over, `amount_mismatch` (a dynamic account's payment held to return to its payer)
+   * or `velocity_rule` (past a velocity rule of the tenant's over credits).
+   */
+  limitKind: 'single_credit' | 'balance' | 'amount_mismatch' | 'velocity_rule';
+  /** The limit, a mismatch's expected amount; 0 for a velocity rule (its note says which). */
   limitAmount: Kobo;
+  /** The velocity rule's message for a credit it holds; null for the others. */
+  note: string | null;
   since: Date;
   /** The credit's status: only a confirmed credit's held money can be returned. */
   creditStatus: string;
@@ -35,7 +41,8 @@ interface HeldCreditRow {
   credit_amount: string;
   sender_name: string;
   limit_kind: HeldCredit['limitKind'];
-  limit_amount: string;
+  limit_amount: string | null;
+  note: string | null;
   since: Date;
   credit_status: string;
 }
@@ -76,6 +83,7 @@ export function createHeldCreditsRepo(db: DbOrTrx) {
         'e.narration as sender_name',
         'h.reason as limit_kind',
         'h.limit_amount',
+        'h.note',
         'h.created_at as since',
         'e.status as credit_status',
       );
@@ -91,7 +99,8 @@ export function createHeldCreditsRepo(db: DbOrTrx) {
     creditAmount: koboFromDb(row.credit_amount),
     senderName: row.sender_name,
     limitKind: row.limit_kind,
-    limitAmount: koboFromDb(row.limit_amount),
+    limitAmount: row.limit_amount === null ? 0n : koboFromDb(row.limit_amount),
+    note: row.note,
     since: row.since,
     creditStatus: row.credit_status,
   });

@@ -246,3 +246,27 @@ export const HELD_MISMATCHES_TO_RETURN_SQL = `(SELECT r.owner_id AS entry_id, r.
      JOIN ledger_payment_variances v ON v.entry_id = r.owner_id
     WHERE r.kind = 'payment_mismatch' AND r.open_amount > 0 AND e.kind IN ('payment', 'adjustment') AND e.status = 'confirmed'
       AND v.action = 'return')`;
+
+/**
+ * The payments credited to an account, or to any account of its customer (`scope`), in the last `windowSeconds` by
+ * the clock (not the transaction's start: a credit committed while the caller waited for the account's locks is in
+ * it): how many and their total, held or not. Read under the locks that serialise those credits (the customer's row,
+ * then the account's) it stays true until the caller posts; an index scan on (account_id, created_at) per account.
+ */
+export async function paymentCreditsWithin(
+  db: DbOrTrx,
+  window: { accountId: string; scope: 'account' | 'customer'; windowSeconds: number },
+): Promise<{ count: bigint; amount: Kobo }> {
+  const accounts =
+    window.scope === 'account'
+      ? 'SELECT CAST(:account_id AS uuid)'
+      : 'SELECT id FROM virtual_accounts WHERE customer_id = (SELECT customer_id FROM virtual_accounts WHERE id = :account_id)';
+  const result = await db.raw(
+    `SELECT count(*) AS count, coalesce(sum(e.amount), 0) AS amount FROM ledger_entries e
+      WHERE e.account_id IN (${accounts}) AND e.kind = 'payment' AND e.direction = 'credit'
+        AND e.created_at > clock_timestamp() - make_interval(secs => :window_seconds)`,
+    { account_id: window.accountId, window_seconds: window.windowSeconds },
+  );
+  const row = result.rows[0] as { count: string; amount: string };
+  return { count: BigInt(row.count), amount: koboFromDb(row.amount) };
+}

@@ -75,12 +75,19 @@ const PAYOUT_DAY = payoutDaySql('max(created_at)');
  * limit_amount, credit_amount),
  * for the caller's rows.
  */
-function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { heldSql: string; expectedSql: string }): string {
+function judgedCreditsCte(
+  draftsFrom: string,
+  judgedSql = 'true',
+  mismatch?: { heldSql: string; expectedSql: string },
+  velocityNoteSql = 'CAST(NULL AS text)',
+): string {
   // A payment a dynamic account returns is held whole: none of it is allowed, so it takes no room under the limits.
   const returned = mismatch?.heldSql ?? 'false';
   // A credit to an account frozen for credits is held whole too, until the freeze is lifted.
   const frozen = accountHoldsCreditsSql('a.frozen_for');
-  const allowed = `CASE WHEN ${returned} OR ${frozen} THEN 0 ELSE ${allowedCreditSql({ amount: 'd.amount', singleCredit: 'l.single_credit' })} END`;
+  // And a credit a velocity rule of the tenant's holds (the caller judged it under the account's locks): its rule's message.
+  const velocity = `${velocityNoteSql} IS NOT NULL`;
+  const allowed = `CASE WHEN ${returned} OR ${frozen} OR ${velocity} THEN 0 ELSE ${allowedCreditSql({ amount: 'd.amount', singleCredit: 'l.single_credit' })} END`;
   const held = heldOfCreditSql({
     amount: 's.amount',
     unheldBefore: 's.unheld0',
@@ -99,21 +106,26 @@ function judgedCreditsCte(draftsFrom: string, judgedSql = 'true', mismatch?: { h
   const toReturn = heldToReturnReasonSql({ expectedAmount: 'j.expected_amount' });
   return `posting_judged AS (
       SELECT s.id, s.account_id, s.customer_id, s.tenant_id, s.amount, s.tier, s.single_credit, s.balance_limit, s.allowed, s.returned,
-             s.frozen, s.expected_amount, ${held} AS held
+             s.frozen, s.velocity_note, s.expected_amount, ${held} AS held
         FROM (SELECT d.id, a.id AS account_id, c.id AS customer_id, a.tenant_id, d.amount, l.tier, l.single_credit, l.balance AS balance_limit,
-                     c.unheld_balance AS unheld0, ${returned} AS returned, ${frozen} AS frozen, ${mismatch?.expectedSql ?? 'CAST(NULL AS bigint)'} AS expected_amount,
+                     c.unheld_balance AS unheld0, ${returned} AS returned, ${frozen} AS frozen, ${velocityNoteSql} AS velocity_note,
+                     ${mismatch?.expectedSql ?? 'CAST(NULL AS bigint)'} AS expected_amount,
                      ${allowed} AS allowed,
                      CAST(sum(${allowed}) OVER (PARTITION BY c.id ORDER BY a.id, d.ord) AS bigint) AS allowed_run
                 FROM ${draftsFrom}
                WHERE d.direction = 'credit' AND ${judgesCreditSql({ kind: 'd.kind', newToCustomer: judgedSql })}) s
     ), posting_held AS (
       -- The reservation of what is held (see reservations), with the reason and the limit its policy gives.
-      INSERT INTO ledger_reservations (id, tenant_id, account_id, kind, reason, owner_id, amount, tier, limit_amount)
+      INSERT INTO ledger_reservations (id, tenant_id, account_id, kind, reason, owner_id, amount, tier, limit_amount, note)
       SELECT gen_random_uuid(), j.tenant_id, j.account_id,
-             CASE WHEN j.frozen THEN 'credit_freeze' WHEN j.returned THEN 'payment_mismatch' ELSE 'kyc_limit' END,
-             CASE WHEN j.frozen THEN 'account_frozen' WHEN j.returned THEN ${toReturn.reason} ELSE ${overLimits.reason} END,
+             CASE WHEN j.frozen THEN 'credit_freeze' WHEN j.returned THEN 'payment_mismatch' WHEN j.velocity_note IS NOT NULL THEN 'velocity_hold'
+                  ELSE 'kyc_limit' END,
+             CASE WHEN j.frozen THEN 'account_frozen' WHEN j.returned THEN ${toReturn.reason} WHEN j.velocity_note IS NOT NULL THEN 'velocity_rule'
+                  ELSE ${overLimits.reason} END,
              j.id, j.held, CASE WHEN j.frozen THEN NULL ELSE j.tier END,
-             CASE WHEN j.frozen THEN NULL WHEN j.returned THEN ${toReturn.limitAmount} ELSE ${overLimits.limitAmount} END
+             CASE WHEN j.frozen OR (NOT j.returned AND j.velocity_note IS NOT NULL) THEN NULL WHEN j.returned THEN ${toReturn.limitAmount}
+                  ELSE ${overLimits.limitAmount} END,
+             CASE WHEN NOT j.frozen AND NOT j.returned THEN j.velocity_note END
         FROM posting_judged j
        WHERE j.held > 0
       RETURNING owner_id AS entry_id, account_id, kind, amount, tier, reason AS limit_kind, limit_amount,
@@ -206,6 +218,11 @@ export interface AppendOptions {
    * (its variance recorded, a mismatch held whole to return) and the closing of the account a confirmed one completes.
    */
   judgesPayments?: boolean;
+  /**
+   * A text SQL expression over the draft d: the message of the velocity rule that holds the credit whole, null when none
+   * does (a payment credit the caller judged under the tenant's velocity rules, with the account's locks held).
+   */
+  velocityNoteSql?: string;
 }
 
 /**
@@ -220,7 +237,7 @@ export interface AppendOptions {
  * not change is not written. A caller may compose it with its own rows in the same statement (see posting-statements).
  */
 export function appendCtes(draftsRelation: string, options: AppendOptions = {}): string {
-  const { debits, gate, releases, judgesPayments = false } = options;
+  const { debits, gate, releases, judgesPayments = false, velocityNoteSql } = options;
   // Money moved between one customer's accounts is no new money to the customer: a credit whose customer the
   // statement also debits is not judged against its limits.
   const judged = debits
@@ -330,6 +347,7 @@ export function appendCtes(draftsRelation: string, options: AppendOptions = {}):
       'posting_drafts d JOIN posting_account a ON a.id = d.account_id JOIN posting_customer c ON c.id = a.customer_id LEFT JOIN posting_limits l ON l.customer_id = c.id',
       judged,
       mismatch,
+      velocityNoteSql,
     )}, posting_totals AS (
       SELECT account_id, count(*) AS count,
              coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,

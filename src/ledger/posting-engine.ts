@@ -151,7 +151,8 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       'payment-credit-single',
       statementNamed('payment-credit-single', () =>
         paymentCreditsStatement({
-          before: 'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry)',
+          before:
+            'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry, CAST(NULL AS text) AS velocity_note)',
           credits: 'single',
           // The ledger's own statement: it reads its own CTEs.
           select: () => 'SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id',

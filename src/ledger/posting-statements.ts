@@ -72,8 +72,9 @@ function withPosting<Posted>(parts: StatementParts<Posted>, posted: Posted, post
  * Payment credits to several accounts at once, whichever of them the caller's `before` CTEs decide to post
  * (live webhooks: only the events it claims), each judged (KYC limits, a dynamic account's policy): provisional
  * payments, or a reversed payment's confirmed restoration, judged as a new payment. `credits` names a relation
- * of those CTEs with columns account_id, position (1..n in posting order within each account) and entry (a
- * paymentCreditRow). The customers and then the accounts are locked in id order after every credit is
+ * of those CTEs with columns account_id, position (1..n in posting order within each account), entry (a
+ * paymentCreditRow) and velocity_note (the message of the tenant's velocity rule that holds the credit whole, judged
+ * by the caller under the account's locks; null for a credit no rule holds). The customers and then the accounts are locked in id order after every credit is
  * known (see appendCtes).
  */
 export function paymentCreditsStatement(parts: StatementParts<PostedCredits> & { credits: string }): string {
@@ -88,9 +89,9 @@ export function paymentCreditsStatement(parts: StatementParts<PostedCredits> & {
            CAST(c.entry->>'transaction_group_id' AS uuid) AS transaction_group_id, CAST(c.entry->>'transaction_id' AS uuid) AS transaction_id,
            CAST(c.entry->>'reverses_entry_id' AS uuid) AS reverses_entry_id, CAST(c.entry->>'clearing_amount' AS bigint) AS clearing_amount,
            CAST(c.entry->>'provider_fees_amount' AS bigint) AS provider_fees_amount,
-           CAST(c.entry->>'payouts_in_transit_amount' AS bigint) AS payouts_in_transit_amount
+           CAST(c.entry->>'payouts_in_transit_amount' AS bigint) AS payouts_in_transit_amount, CAST(c.velocity_note AS text) AS velocity_note
       FROM ${parts.credits} c`,
-      { judgesPayments: true },
+      { judgesPayments: true, velocityNoteSql: 'd.velocity_note' },
     ),
   );
 }

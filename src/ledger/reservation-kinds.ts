@@ -63,6 +63,19 @@ export const RESERVATION_KINDS = {
     heldFor: 'by a freeze on the account',
   },
   /**
+   * A credit past one of the tenant's velocity rules over credits (its owner: the credit's entry), held whole: the
+   * payer's bank has taken the money, so it lands, but the account may not spend it until an operator releases it from
+   * the held-money queue (or returns it to its payer). The reservation's note is the rule's message.
+   */
+  velocity_hold: {
+    reasons: ['velocity_rule'],
+    releaseReasons: ['operator', 'credit_reversed'],
+    heldCredit: true,
+    queued: true,
+    meaning: "a credit past a velocity rule of the tenant's",
+    heldFor: "by a velocity rule of the tenant's",
+  },
+  /**
    * A payout the tenant's approval policy holds for a second person (owner: the approval): posted by the settlement
    * debit it becomes once approved, released when rejected, expired when nobody decided in time.
    */

@@ -37,6 +37,8 @@ export interface NewReservation<Kind extends ReservationKind = ReservationKind> 
   amount: Kobo;
   tier?: number | null;
   limitAmount?: Kobo | null;
+  /** The words behind the reason, when a rule gave them (a velocity rule's message). */
+  note?: string | null;
   expiresAt?: Date | null;
 }
 
@@ -196,6 +198,7 @@ export function createReservations(trx: Trx) {
       amount: reservation.amount.toString(),
       tier: reservation.tier ?? null,
       limit_amount: reservation.limitAmount?.toString() ?? null,
+      note: reservation.note ?? null,
       expires_at: reservation.expiresAt ?? null,
     });
     await moveReserved(trx, [{ accountId: reservation.accountId, kobo: reservation.amount }]);
@@ -434,17 +437,16 @@ export function createReservations(trx: Trx) {
     /**
      * A return to its payer whose settlement debit was reversed (the payout failed, or the provider refunded it): the
      * money is back in the account and reserved again, on the reversing credit, of the posted reservation's kind,
-     * reason, tier and limit (it is over the limit still). The kobo reserved.
+     * reason, tier, limit and note (it is over the limit still). The kobo reserved.
      */
     async reserveReturnedAgain(accountId: string, debitEntryId: string, reversalEntryId: string): Promise<Kobo> {
       const posted:
-        { kind: ReservationKind; reason: string; tier: number | null; limit_amount: string | null; amount: string } | undefined = await trx(
-        'ledger_reservation_changes as c',
-      )
+        | { kind: ReservationKind; reason: string; tier: number | null; limit_amount: string | null; note: string | null; amount: string }
+        | undefined = await trx('ledger_reservation_changes as c')
         .join('ledger_reservations as r', 'r.id', 'c.reservation_id')
         .where({ 'c.entry_id': debitEntryId, 'c.account_id': accountId, 'c.outcome': 'posted' })
         .whereIn('r.kind', HELD_CREDIT_KINDS)
-        .first('r.kind', 'r.reason', 'r.tier', 'r.limit_amount', 'c.amount');
+        .first('r.kind', 'r.reason', 'r.tier', 'r.limit_amount', 'r.note', 'c.amount');
       if (!posted) return 0n;
       const amount = koboFromDb(posted.amount);
       await reserve({
@@ -455,6 +457,7 @@ export function createReservations(trx: Trx) {
         amount,
         tier: posted.tier,
         limitAmount: posted.limit_amount === null ? null : koboFromDb(posted.limit_amount),
+        note: posted.note,
       });
       return amount;
     },

@@ -25,7 +25,8 @@ import type { IngestMetrics } from '../metrics/ingest.metrics';
 import { planPaymentCredit } from './payment-credit';
 import { createPaymentPostingGroups } from './payment-posting-groups';
 import type { EventedLedger } from '../events/ledger-events';
-import { createPaymentPostingRepo } from './payment-posting.repo';
+import { createPaymentPostingRepo, type PaymentPostingResult, type PaymentToPost } from './payment-posting.repo';
+import { creditVelocityOf, recordVelocityTriggered } from '../velocity-rules/velocity-rules.access';
 
 type IngestOutcome = EventCategory | 'duplicate';
 
@@ -59,7 +60,7 @@ function describePostingFailure(error: unknown): string {
 export function createPaymentIngestService(deps: {
   db: Db;
   config: Pick<Config, 'PAYMENT_POSTING_GROUP_MAX' | 'PAYMENT_POSTING_STATEMENTS'>;
-  postingEngine: Pick<EventedLedger, 'creditPaymentsAmong'>;
+  postingEngine: Pick<EventedLedger, 'creditPaymentsAmong' | 'lockAccounts'>;
   logger: Logger;
   jobs: Jobs;
   starter: WorkflowStarter;
@@ -155,6 +156,36 @@ export function createPaymentIngestService(deps: {
     return 'duplicate';
   }
 
+  /**
+   * A payment to a tenant with velocity rules over credits, judged and posted on its own: in one short transaction,
+   * the account's customer's and the account's locks first, then each rule's window read by a new statement (which sees
+   * every credit committed before the locks were granted), then the credit posted, held whole with the rule's message
+   * when it goes past a rule, and `velocity_rule.triggered` told. Two credits at once to one account (or customer)
+   * queue on the locks, so the second's window holds the first.
+   */
+  async function postJudged(
+    payment: PaymentToPost,
+    account: { id: string; tenantId: string; accountRef: string },
+  ): Promise<Exclude<PaymentPostingResult, { kind: 'to_judge' }>> {
+    return db.transaction(async (trx) => {
+      const credit = payment.plan.posting.drafts[0]!;
+      const velocity = await creditVelocityOf(trx, account.tenantId, postingEngine.lockAccounts);
+      const verdict = await velocity.judge(trx, { accountId: account.id, amount: credit.amount });
+      const velocityNote = verdict.action === 'hold' ? verdict.message : null;
+      const [result] = await createPaymentPostingRepo(trx, postingEngine).postGroup([{ ...payment, judged: { velocityNote } }]);
+      if (!result || result.kind === 'to_judge') throw new Error('a judged payment was not posted as judged');
+      if (result.kind === 'posted' && verdict.action === 'hold')
+        await recordVelocityTriggered(trx, {
+          tenantId: account.tenantId,
+          accountRef: account.accountRef,
+          amount: credit.amount,
+          verdict,
+          transactionGroupId: credit.transactionGroupId,
+        });
+      return result;
+    });
+  }
+
   async function ingestPayment(notification: PaymentNotification): Promise<IngestOutcome> {
     const { facts: base, stated } = notification;
     if ('error' in notification.payment) return recordUnusable(base, stated, notification.payment.error);
@@ -179,7 +210,9 @@ export function createPaymentIngestService(deps: {
       fee: payment.fee,
     };
     try {
-      const posted = await postings.post({ aliasRef: payment.accountRef, event, plan });
+      const toPost = { aliasRef: payment.accountRef, event, plan };
+      let posted = await postings.post(toPost);
+      if (posted.kind === 'to_judge') posted = await postJudged(toPost, posted.account);
       if (posted.kind === 'no_account') return recordMisdirected(base, stated, await attributedTenant(payment.accountRef));
       if (posted.kind === 'duplicate') return 'duplicate';
       starter.kick(posted.jobs);

@@ -1,8 +1,9 @@
-import type { Db } from '../db';
+import type { DbOrTrx } from '../db';
 import { outboxPriority, toOutboxEntry, type OutboxEntry, type OutboxRow } from '../workflow-starts/outbox.repo';
 import type { PostedCredits } from '../ledger/posting-engine';
 import type { EventedLedger } from '../events/ledger-events';
 import { paymentCreditRow } from '../ledger/postings';
+import { tenantHasCreditRulesSql } from '../velocity-rules/velocity-rules.access';
 import { inboundEventRow, type NewInboundEvent } from './inbound-events.repo';
 import type { PaymentCreditPlan } from './payment-credit';
 
@@ -16,6 +17,8 @@ interface PostedPaymentAccount {
 export type PaymentPostingResult =
   | { kind: 'no_account' }
   | { kind: 'duplicate'; account: PostedPaymentAccount }
+  /** Its tenant has velocity rules over credits: nothing was claimed or posted; it is to be judged on its own (postJudged). */
+  | { kind: 'to_judge'; account: PostedPaymentAccount }
   | { kind: 'posted'; account: PostedPaymentAccount; jobs: OutboxEntry[] };
 
 /** One payment webhook to post: the account its payer named, its event row and what its credit becomes. */
@@ -23,6 +26,12 @@ export interface PaymentToPost {
   aliasRef: string;
   event: NewInboundEvent;
   plan: PaymentCreditPlan;
+  /**
+   * The verdict of the tenant's credit rules on it, judged under the account's locks (see postJudged): the message of
+   * the rule that holds it whole, or null when none does. Without it, a payment to a tenant with credit rules is not
+   * posted but answered `to_judge`.
+   */
+  judged?: { velocityNote: string | null };
 }
 
 const jsonOf = (value: unknown): string =>
@@ -39,13 +48,19 @@ const jsonOf = (value: unknown): string =>
  * same group) claims nothing and so posts nothing; an event naming no account claims nothing either.
  * Events are claimed in request-id order and all of them before any account is locked, so two statements
  * racing over the same redelivered ids, or over the same accounts, wait for each other, never in a cycle.
+ * A payment to a tenant with velocity rules over credits (one index probe per account) claims nothing unless it comes
+ * judged: its statement's snapshot could not see a credit committed while it waited for the account's lock, so it is
+ * judged and posted on its own, in a transaction that takes the locks before reading the rules' windows.
  */
 const STATEMENT_PARTS = {
   before: `items AS (
     SELECT * FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS i(
-      ord int, alias_ref text, event jsonb, event_payload text, delivery_id uuid, delivery_payload text, event_record_id uuid, hold_event_id uuid, jobs jsonb, entry jsonb)
+      ord int, alias_ref text, event jsonb, event_payload text, delivery_id uuid, delivery_payload text, event_record_id uuid, hold_event_id uuid, jobs jsonb, entry jsonb,
+      judged boolean, velocity_note text)
   ), target AS (
-    SELECT id, tenant_id, account_ref, callback_url, status, amount_policy FROM virtual_accounts WHERE account_ref IN (SELECT alias_ref FROM items)
+    SELECT id, tenant_id, account_ref, callback_url, status, amount_policy,
+           ${tenantHasCreditRulesSql('v.tenant_id')} AS credit_rules
+      FROM virtual_accounts v WHERE account_ref IN (SELECT alias_ref FROM items)
   ), claim AS (
     INSERT INTO inbound_events
     SELECT r.*
@@ -56,6 +71,7 @@ const STATEMENT_PARTS = {
              'account_id', t.id,
              'received_at', now(),
              'flags', CASE WHEN t.status = 'expired' THEN jsonb_build_array('account_expired') ELSE jsonb_build_array() END)) r
+     WHERE i.judged OR NOT t.credit_rules
     ON CONFLICT (request_id) WHERE signature_valid AND request_id IS NOT NULL DO NOTHING
     RETURNING id, account_id, received_at
   ), claimed AS (
@@ -85,6 +101,8 @@ const STATEMENT_PARTS = {
   ) => `SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('id', t.id, 'tenant_id', t.tenant_id, 'account_ref', t.account_ref, 'callback_url', t.callback_url)), '[]'::jsonb)
             FROM target t) AS accounts,
          (SELECT coalesce(jsonb_agg(CAST(c.event->>'id' AS uuid)), '[]'::jsonb) FROM claimed c) AS claimed_event_ids,
+         (SELECT coalesce(jsonb_agg(CAST(i.event->>'id' AS uuid)), '[]'::jsonb)
+            FROM items i JOIN target t ON t.account_ref = i.alias_ref WHERE t.credit_rules AND NOT i.judged) AS to_judge_event_ids,
          (SELECT count(*) FROM ${posted.entries}) AS posted,
          (SELECT count(*) FROM queued) AS queued,
          (SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'::jsonb) FROM outbox o) AS jobs`,
@@ -93,16 +111,17 @@ const STATEMENT_PARTS = {
 interface GroupRow {
   accounts: Array<{ id: string; tenant_id: string; account_ref: string; callback_url: string | null }>;
   claimed_event_ids: string[];
+  to_judge_event_ids: string[];
   posted: string;
   queued: string;
   jobs: OutboxRow[];
 }
 
-export function createPaymentPostingRepo(db: Db, ledger: Pick<EventedLedger, 'creditPaymentsAmong'>) {
+export function createPaymentPostingRepo(db: DbOrTrx, ledger: Pick<EventedLedger, 'creditPaymentsAmong'>) {
   return {
     /** Posts payments, to whichever accounts they name, all in one statement; one result per payment, in order. */
     async postGroup(payments: PaymentToPost[]): Promise<PaymentPostingResult[]> {
-      const items = payments.map(({ aliasRef, event, plan }, index) => {
+      const items = payments.map(({ aliasRef, event, plan, judged }, index) => {
         const { payload, ...row } = inboundEventRow(event);
         const entry = paymentCreditRow(plan.posting);
         return {
@@ -115,6 +134,8 @@ export function createPaymentPostingRepo(db: Db, ledger: Pick<EventedLedger, 'cr
           event_record_id: plan.eventId,
           hold_event_id: plan.limitEventId,
           entry,
+          judged: judged !== undefined,
+          velocity_note: judged?.velocityNote ?? null,
           jobs: [{ job: plan.deliveryJob, needsCallback: true }].map(({ job, needsCallback }) => ({
             workflow_id: job.workflowId,
             workflow_type: job.workflowType,
@@ -128,6 +149,7 @@ export function createPaymentPostingRepo(db: Db, ledger: Pick<EventedLedger, 'cr
       const result = await ledger.creditPaymentsAmong(db, 'payment-posting-group', STATEMENT_PARTS, { items: jsonOf(items) });
       const found = result.rows[0] as GroupRow;
       const claimed = new Set(found.claimed_event_ids);
+      const toJudge = new Set(found.to_judge_event_ids);
       if (Number(found.posted) !== claimed.size || Number(found.queued) !== claimed.size) {
         throw new Error(
           `${claimed.size} payment events were claimed but ${found.posted} credits were posted and ${found.queued} queued for confirmation`,
@@ -144,6 +166,7 @@ export function createPaymentPostingRepo(db: Db, ledger: Pick<EventedLedger, 'cr
       return payments.map(({ aliasRef, event, plan }): PaymentPostingResult => {
         const account = accounts.get(aliasRef);
         if (!account) return { kind: 'no_account' };
+        if (toJudge.has(event.id)) return { kind: 'to_judge', account };
         if (!claimed.has(event.id)) return { kind: 'duplicate', account };
         const mine = jobs.get(plan.deliveryJob.workflowId);
         return { kind: 'posted', account, jobs: mine ? [mine] : [] };

@@ -1,7 +1,8 @@
 import type { DbOrTrx, Trx } from '../db';
 import { recordChange } from '../events/change-events';
 import type { Kobo } from '../money';
-import { payoutVelocity, type VelocityVerdict } from '../policies/velocity/velocity-rules';
+import { paymentCreditsWithin } from '../ledger/ledger-reads';
+import { creditVelocity, payoutVelocity, type CreditVelocityVerdict, type VelocityVerdict } from '../policies/velocity/velocity-rules';
 import { createVelocityRulesRepo, type JudgedPayout } from './velocity-rules.repo';
 
 export type { VelocityVerdict };
@@ -40,29 +41,72 @@ export async function payoutVelocityOf(db: DbOrTrx, tenantId: string, lockAccoun
   };
 }
 
+/** Judges a payment credit under the tenant's credit rules, in the transaction that posts it (see creditVelocityOf). */
+export interface CreditVelocity {
+  judge(trx: Trx, credit: { accountId: string; amount: Kobo }): Promise<CreditVelocityVerdict>;
+}
+
 /**
- * Tells the tenant a rule refused a payout (recorded on its own, as the refused payout's transaction wrote nothing)
- * or sent it to review (recorded in the transaction that holds it).
+ * A boolean SQL expression: whether the tenant (`tenantIdSql`, an expression of the caller's row) has any rule over
+ * credits, one probe of velocity_rules_tenant_idx; then each of its payments is judged on its own (creditVelocityOf).
+ */
+export function tenantHasCreditRulesSql(tenantIdSql: string): string {
+  return `EXISTS (SELECT 1 FROM velocity_rules r WHERE r.tenant_id = ${tenantIdSql} AND r.subject = 'credits')`;
+}
+
+/**
+ * The tenant's credit rules as a judge. The judge first takes the account's customer's row lock and then the
+ * account's, the locks every credit to them takes, so two credits never both see the window without the other; it
+ * then reads each rule's window (the payments credited to the account, or to any account of its customer, by the
+ * clock) and decides. The caller posts the credit (held whole when the verdict is `hold`) in the same transaction,
+ * so the next credit's window holds it.
+ */
+export async function creditVelocityOf(db: DbOrTrx, tenantId: string, lockAccounts: LockAccounts): Promise<CreditVelocity> {
+  const rules = (await createVelocityRulesRepo(db).list(tenantId)).filter((rule) => rule.subject === 'credits');
+  return {
+    async judge(trx, credit) {
+      await lockAccounts(trx, [credit.accountId]);
+      const judged = [];
+      for (const rule of rules) {
+        if (rule.scope === 'destination') throw new Error(`credit rule ${rule.id} has a destination scope`);
+        const soFar = await paymentCreditsWithin(trx, {
+          accountId: credit.accountId,
+          scope: rule.scope,
+          windowSeconds: rule.windowSeconds,
+        });
+        judged.push({ rule, soFar });
+      }
+      return creditVelocity(judged, credit.amount);
+    },
+  };
+}
+
+type Triggered =
+  | { verdict: Exclude<VelocityVerdict, { action: 'allow' }>; merchantTxRef: string | null }
+  | {
+      verdict: Exclude<CreditVelocityVerdict, { action: 'allow' }>;
+      transactionGroupId: string;
+    };
+
+/**
+ * Tells the tenant a rule refused a payout (recorded on its own, as the refused payout's transaction wrote nothing),
+ * sent it to review (recorded in the transaction that holds it), or held a credit (in the transaction that posts it).
  */
 export function recordVelocityTriggered(
   trx: Trx,
-  triggered: {
-    tenantId: string;
-    verdict: Exclude<VelocityVerdict, { action: 'allow' }>;
-    accountRef: string;
-    amount: Kobo;
-    merchantTxRef: string | null;
-  },
+  triggered: { tenantId: string; accountRef: string; amount: Kobo } & Triggered,
 ): Promise<string> {
-  const { tenantId, verdict, accountRef, amount, merchantTxRef } = triggered;
+  const { tenantId, verdict, accountRef, amount } = triggered;
   return recordChange(trx, {
     kind: 'velocity_rule_triggered',
     tenantId,
     ruleId: verdict.rule.id,
     action: verdict.action,
+    subject: verdict.rule.subject,
     accountRef,
     amount,
-    merchantTxRef,
-    message: verdict.action === 'refuse' ? verdict.message : null,
+    merchantTxRef: 'merchantTxRef' in triggered ? triggered.merchantTxRef : null,
+    transactionGroupId: 'transactionGroupId' in triggered ? triggered.transactionGroupId : null,
+    message: verdict.action === 'review' ? null : verdict.message,
   });
 }

@@ -18,6 +18,7 @@ const NAV: NavItem[] = [
   { href: '/dashboard/beneficiaries', label: 'Beneficiaries' },
   { href: '/dashboard/settlement-batches', label: 'Bulk payouts' },
   { href: '/dashboard/approvals', label: 'Approvals' },
+  { href: '/dashboard/velocity-rules', label: 'Velocity rules', permission: 'set_money_rules' },
   { href: '/dashboard/books', label: 'Books' },
   { href: '/dashboard/customers', label: 'Customers' },
   { href: '/dashboard/kyc-reviews', label: 'KYC reviews' },

@@ -11,7 +11,12 @@ const LIMITS: Record<HeldCredit['limit'], string> = {
   single_credit: 'single credit',
   balance: 'balance',
   amount_mismatch: 'amount mismatch (to return)',
+  velocity_rule: 'velocity rule',
 };
+
+/** Why a credit is held, in a few words: a velocity rule's own message, or the limit and its amount. */
+const heldBecause = (hold: HeldCredit): string =>
+  hold.limit === 'velocity_rule' ? `velocity rule: ${hold.reason ?? ''}` : `${LIMITS[hold.limit]} ${naira(hold.limitAmount)}`;
 
 /** One credit's release: the reason is required, and kept in the audit log with the operator's name. */
 function ReleaseButton(props: { hold: HeldCredit; onReleased: (text: string) => void }) {
@@ -25,8 +30,16 @@ function ReleaseButton(props: { hold: HeldCredit; onReleased: (text: string) => 
       description={
         <>
           <p>
-            {hold.customerName} may then pay this money out, although it is over the tier {hold.tier} {LIMITS[hold.limit]} limit of{' '}
-            {naira(hold.limitAmount)}.
+            {hold.limit === 'velocity_rule' ? (
+              <>
+                {hold.customerName} may then pay this money out, although the credit went past a velocity rule ({hold.reason}).
+              </>
+            ) : (
+              <>
+                {hold.customerName} may then pay this money out, although it is over the tier {hold.tier} {LIMITS[hold.limit]} limit of{' '}
+                {naira(hold.limitAmount)}.
+              </>
+            )}
           </p>
           <label>
             Why (recorded in the audit log)
@@ -221,9 +234,7 @@ export function HeldMoneyPage() {
                           {naira(hold.creditAmount)} from {hold.senderName}
                         </td>
                         <td>{naira(hold.held)}</td>
-                        <td>
-                          {LIMITS[hold.limit]} {naira(hold.limitAmount)}
-                        </td>
+                        <td>{heldBecause(hold)}</td>
                         <td>{when(hold.since)}</td>
                         {canAct ? (
                           <td class="row-actions">

@@ -2554,7 +2554,7 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A velocity rule judged a payout past its threshold: refused with the rule's message (nothing was made), or sent to review (settlement.awaiting_approval follows) */
+        /** A velocity rule judged a payout past its threshold: refused with the rule's message (nothing was made), or sent to review (settlement.awaiting_approval follows); or a credit past it, which landed held with the rule's message (payment.received tells it; an operator releases it from the held-money queue) */
         post: operations["eventVelocityRuleTriggered"];
         delete?: never;
         options?: never;
@@ -4160,12 +4160,13 @@ export interface operations {
                         availableBalance: string;
                         pendingCredits: string;
                         heldBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
                             lien: string;
                             credit_freeze: string;
+                            velocity_hold: string;
                             payout_approval: string;
                             transfer_approval: string;
                         };
@@ -4525,12 +4526,13 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
                             lien: string;
                             credit_freeze: string;
+                            velocity_hold: string;
                             payout_approval: string;
                             transfer_approval: string;
                         };
@@ -13045,12 +13047,13 @@ export interface operations {
                                 availableBalance: string;
                                 pendingCredits: string;
                                 heldBalance: string;
-                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
+                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
                                 reserved: {
                                     kyc_limit: string;
                                     payment_mismatch: string;
                                     lien: string;
                                     credit_freeze: string;
+                                    velocity_hold: string;
                                     payout_approval: string;
                                     transfer_approval: string;
                                 };
@@ -13174,12 +13177,13 @@ export interface operations {
                             availableBalance: string;
                             pendingCredits: string;
                             heldBalance: string;
-                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
+                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
                             reserved: {
                                 kyc_limit: string;
                                 payment_mismatch: string;
                                 lien: string;
                                 credit_freeze: string;
+                                velocity_hold: string;
                                 payout_approval: string;
                                 transfer_approval: string;
                             };
@@ -13353,12 +13357,13 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
                             lien: string;
                             credit_freeze: string;
+                            velocity_hold: string;
                             payout_approval: string;
                             transfer_approval: string;
                         };
@@ -14587,7 +14592,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            subject: "payouts";
+                            subject: "payouts" | "credits";
                             /** @enum {string} */
                             measure: "count" | "amount";
                             /** @enum {string} */
@@ -14596,7 +14601,7 @@ export interface operations {
                             maxCount: number | null;
                             maxAmount: string | null;
                             /** @enum {string} */
-                            action: "refuse" | "review";
+                            action: "refuse" | "review" | "hold";
                             message: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -14646,7 +14651,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    subject: "payouts";
+                    subject: "payouts" | "credits";
                     /** @enum {string} */
                     measure: "count" | "amount";
                     /** @enum {string} */
@@ -14655,7 +14660,7 @@ export interface operations {
                     maxCount?: number;
                     maxAmount?: string;
                     /** @enum {string} */
-                    action: "refuse" | "review";
+                    action: "refuse" | "review" | "hold";
                     message?: string;
                 };
             };
@@ -14671,7 +14676,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -14680,7 +14685,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -14766,7 +14771,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -14775,7 +14780,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -14844,7 +14849,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    subject: "payouts";
+                    subject: "payouts" | "credits";
                     /** @enum {string} */
                     measure: "count" | "amount";
                     /** @enum {string} */
@@ -14853,7 +14858,7 @@ export interface operations {
                     maxCount?: number;
                     maxAmount?: string;
                     /** @enum {string} */
-                    action: "refuse" | "review";
+                    action: "refuse" | "review" | "hold";
                     message?: string;
                 };
             };
@@ -14869,7 +14874,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -14878,7 +14883,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -15037,7 +15042,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /** @enum {string} */
-                            subject: "payouts";
+                            subject: "payouts" | "credits";
                             /** @enum {string} */
                             measure: "count" | "amount";
                             /** @enum {string} */
@@ -15046,7 +15051,7 @@ export interface operations {
                             maxCount: number | null;
                             maxAmount: string | null;
                             /** @enum {string} */
-                            action: "refuse" | "review";
+                            action: "refuse" | "review" | "hold";
                             message: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -15096,7 +15101,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    subject: "payouts";
+                    subject: "payouts" | "credits";
                     /** @enum {string} */
                     measure: "count" | "amount";
                     /** @enum {string} */
@@ -15105,7 +15110,7 @@ export interface operations {
                     maxCount?: number;
                     maxAmount?: string;
                     /** @enum {string} */
-                    action: "refuse" | "review";
+                    action: "refuse" | "review" | "hold";
                     message?: string;
                 };
             };
@@ -15121,7 +15126,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -15130,7 +15135,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -15216,7 +15221,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -15225,7 +15230,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -15294,7 +15299,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    subject: "payouts";
+                    subject: "payouts" | "credits";
                     /** @enum {string} */
                     measure: "count" | "amount";
                     /** @enum {string} */
@@ -15303,7 +15308,7 @@ export interface operations {
                     maxCount?: number;
                     maxAmount?: string;
                     /** @enum {string} */
-                    action: "refuse" | "review";
+                    action: "refuse" | "review" | "hold";
                     message?: string;
                 };
             };
@@ -15319,7 +15324,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         /** @enum {string} */
                         measure: "count" | "amount";
                         /** @enum {string} */
@@ -15328,7 +15333,7 @@ export interface operations {
                         maxCount: number | null;
                         maxAmount: string | null;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         message: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -18571,12 +18576,14 @@ export interface operations {
                             creditAmount: string;
                             senderName: string;
                             /**
-                             * @description The KYC limit the credit went over, or amount_mismatch: a dynamic account's payment held to return to its payer
+                             * @description The KYC limit the credit went over, amount_mismatch: a dynamic account's payment held to return to its payer, or velocity_rule: a credit past a velocity rule of the tenant's
                              * @enum {string}
                              */
-                            limit: "single_credit" | "balance" | "amount_mismatch";
-                            /** @description The limit, or for amount_mismatch the account’s expected amount (0.00 when it has none) */
+                            limit: "single_credit" | "balance" | "amount_mismatch" | "velocity_rule";
+                            /** @description The limit, or for amount_mismatch the account’s expected amount (0.00 when it has none); 0.00 for velocity_rule */
                             limitAmount: string;
+                            /** @description For velocity_rule, the rule’s message: why the credit is held; null for the others */
+                            reason: string | null;
                             /** Format: date-time */
                             since: string;
                         }[];
@@ -20007,14 +20014,15 @@ export interface operations {
                         /** Format: uuid */
                         ruleId: string;
                         /** @enum {string} */
-                        action: "refuse" | "review";
+                        action: "refuse" | "review" | "hold";
                         /** @enum {string} */
-                        subject: "payouts";
+                        subject: "payouts" | "credits";
                         accountRef: string;
                         amount: string;
                         /** @enum {string} */
                         currency: "NGN";
                         merchantTxRef: string | null;
+                        transactionGroupId: string | null;
                         message: string | null;
                     };
                 };

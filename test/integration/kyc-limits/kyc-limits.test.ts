@@ -218,6 +218,7 @@ describe('KYC tier limits', () => {
         senderName: 'ADA OBI',
         limit: 'single_credit',
         limitAmount: '50000.00',
+        reason: null,
       },
     );
     assert.ok(Number(queue.body.totalHeld) >= 20_000);

@@ -206,7 +206,8 @@ describe('velocity rules', () => {
       assert.match(refused.body.error as string, message);
     };
     const good = { ...oneAnHour, scope: 'account', action: 'refuse', message: 'No' };
-    await bad({ ...good, subject: 'credits' }, /subject must be "payouts"/);
+    await bad({ ...good, subject: 'deposits' }, /subject must be "payouts" or "credits"/);
+    await bad({ ...good, subject: 'credits' }, /a credit rule's action must be "hold"/);
     await bad({ ...good, scope: 'planet' }, /scope must be/);
     await bad({ ...good, windowSeconds: 0 }, /windowSeconds must be/);
     await bad({ ...good, windowSeconds: 2_592_001 }, /windowSeconds must be/);
@@ -215,7 +216,7 @@ describe('velocity rules', () => {
     await bad({ ...good, measure: 'amount', maxCount: undefined, maxAmount: '-5' }, /maxAmount must be a positive amount/);
     await bad({ ...good, message: undefined }, /a refusing rule names the message/);
     await bad({ ...good, action: 'review' }, /a reviewing rule has no message/);
-    await bad({ ...good, action: 'allow' }, /action must be "refuse" or "review"/);
+    await bad({ ...good, action: 'allow' }, /action must be "refuse", "review" or "hold"/);
     assert.equal((await call(stack.apiUrl, 'GET', '/auth/velocity-rules', session)).body.data.length, 1, 'nothing half-written');
   });
 
