@@ -3,6 +3,7 @@ import type { Db } from '../src/db';
 import type { EventedLedger } from '../src/events/ledger-events';
 import type { ReservationExpiryResult } from '../src/contracts/reservation-expiry.contract';
 import type { Logger } from '../src/logger';
+import type { SettlementBatchesService } from '../src/settlement-batches/settlement-batches.service';
 import type { SettlementsService } from '../src/settlements/settlements.service';
 
 export function createReservationActivities(deps: {
@@ -10,13 +11,15 @@ export function createReservationActivities(deps: {
   ledger: Pick<EventedLedger, 'expireDue'>;
   /** Payouts held for approval whose reservations expire are marked expired (and told) in the same transaction. */
   heldPayouts: Pick<SettlementsService, 'expireHeld'>;
+  /** Settlement batches held for approval whose reservations expire are marked expired (and told) likewise. */
+  heldBatches: Pick<SettlementBatchesService, 'expireHeld'>;
   logger: Logger;
 }) {
-  const { db, ledger, heldPayouts, logger } = deps;
+  const { db, ledger, heldPayouts, heldBatches, logger } = deps;
   return {
     /**
      * Releases, as expired, every reservation whose expiry has passed, a batch of accounts per transaction (each
-     * with the events of what expired, recorded by the ledger, and the held payouts among them marked expired), until
+     * with the events of what expired, recorded by the ledger, and the held payouts and batches among them marked expired), until
      * none is left. Retried after a crash, it
      * expires nothing twice: a reservation expires once, what it still held.
      */
@@ -27,6 +30,7 @@ export function createReservationActivities(deps: {
         const { ended } = await db.transaction(async (trx) => {
           const expired = await ledger.expireDue(trx, new Date());
           await heldPayouts.expireHeld(trx, expired);
+          await heldBatches.expireHeld(trx, expired);
           return expired;
         });
         if (ended.length === 0 || context.cancellationSignal.aborted) break;

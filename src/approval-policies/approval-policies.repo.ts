@@ -1,15 +1,18 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb } from '../money';
+import type { BatchApprovalPolicy } from '../policies/batch-approval/batch-approval';
 import type { ApprovalPolicy } from '../policies/payout-approval/payout-approval';
 
 interface ApprovalPolicyRow {
   payout_at_or_above: string | null;
   new_destination: boolean;
   expires_after_seconds: number;
+  batch_total_at_or_above: string | null;
+  batch_items_at_or_above: number | null;
   updated_at: Date;
 }
 
-export interface StoredApprovalPolicy extends ApprovalPolicy {
+export interface StoredApprovalPolicy extends ApprovalPolicy, BatchApprovalPolicy {
   updatedAt: Date;
 }
 
@@ -18,23 +21,34 @@ export function createApprovalPoliciesRepo(db: DbOrTrx) {
     async find(tenantId: string): Promise<StoredApprovalPolicy | undefined> {
       const row: ApprovalPolicyRow | undefined = await db('approval_policies')
         .where({ tenant_id: tenantId })
-        .first('payout_at_or_above', 'new_destination', 'expires_after_seconds', 'updated_at');
+        .first(
+          'payout_at_or_above',
+          'new_destination',
+          'expires_after_seconds',
+          'batch_total_at_or_above',
+          'batch_items_at_or_above',
+          'updated_at',
+        );
       return row
         ? {
             payoutAtOrAbove: row.payout_at_or_above === null ? null : koboFromDb(row.payout_at_or_above),
             newDestination: row.new_destination,
             expiresAfterSeconds: row.expires_after_seconds,
+            batchTotalAtOrAbove: row.batch_total_at_or_above === null ? null : koboFromDb(row.batch_total_at_or_above),
+            batchItemsAtOrAbove: row.batch_items_at_or_above,
             updatedAt: row.updated_at,
           }
         : undefined;
     },
 
-    async put(tenantId: string, policy: ApprovalPolicy, userId: string): Promise<void> {
+    async put(tenantId: string, policy: ApprovalPolicy & BatchApprovalPolicy, userId: string): Promise<void> {
       const row = {
         tenant_id: tenantId,
         payout_at_or_above: policy.payoutAtOrAbove?.toString() ?? null,
         new_destination: policy.newDestination,
         expires_after_seconds: policy.expiresAfterSeconds,
+        batch_total_at_or_above: policy.batchTotalAtOrAbove?.toString() ?? null,
+        batch_items_at_or_above: policy.batchItemsAtOrAbove,
         updated_by: userId,
         updated_at: db.fn.now(),
       };

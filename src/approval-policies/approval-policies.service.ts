@@ -11,6 +11,8 @@ export interface ApprovalPolicyView {
   payoutAtOrAbove: string | null;
   newDestination: boolean;
   expiresAfterSeconds: number;
+  batchTotalAtOrAbove: string | null;
+  batchItemsAtOrAbove: number | null;
   updatedAt: string | null;
 }
 
@@ -25,6 +27,8 @@ export function createApprovalPoliciesService(deps: { db: Db }) {
           payoutAtOrAbove: policy.payoutAtOrAbove === null ? null : formatKobo(policy.payoutAtOrAbove),
           newDestination: policy.newDestination,
           expiresAfterSeconds: policy.expiresAfterSeconds,
+          batchTotalAtOrAbove: policy.batchTotalAtOrAbove === null ? null : formatKobo(policy.batchTotalAtOrAbove),
+          batchItemsAtOrAbove: policy.batchItemsAtOrAbove,
           updatedAt: policy.updatedAt.toISOString(),
         }
       : {
@@ -32,6 +36,8 @@ export function createApprovalPoliciesService(deps: { db: Db }) {
           payoutAtOrAbove: null,
           newDestination: false,
           expiresAfterSeconds: DEFAULT_APPROVAL_EXPIRY_SECONDS,
+          batchTotalAtOrAbove: null,
+          batchItemsAtOrAbove: null,
           updatedAt: null,
         };
   }
@@ -51,6 +57,8 @@ export function createApprovalPoliciesService(deps: { db: Db }) {
             payoutAtOrAbove: policy.payoutAtOrAbove === null ? null : formatKobo(policy.payoutAtOrAbove),
             newDestination: policy.newDestination,
             expiresAfterSeconds: policy.expiresAfterSeconds,
+            batchTotalAtOrAbove: policy.batchTotalAtOrAbove === null ? null : formatKobo(policy.batchTotalAtOrAbove),
+            batchItemsAtOrAbove: policy.batchItemsAtOrAbove,
           },
         );
       });

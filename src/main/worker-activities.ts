@@ -31,7 +31,13 @@ export function createActivities(deps: { services: Services; logger: Logger; con
     ...createBalanceSweepActivities({ balanceSweeps: services.balanceSweeps }),
     ...createSettlementBatchActivities({ batchExecution: services.batchExecution }),
     ...createDynamicAccountActivities({ dynamicAccounts: services.dynamicAccounts, logger }),
-    ...createReservationActivities({ db: services.db, ledger: services.ledger, heldPayouts: services.settlements, logger }),
+    ...createReservationActivities({
+      db: services.db,
+      ledger: services.ledger,
+      heldPayouts: services.settlements,
+      heldBatches: services.settlementBatches,
+      logger,
+    }),
   };
 }
 
