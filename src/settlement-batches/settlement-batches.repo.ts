@@ -327,9 +327,19 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
       return row && toBatch(row);
     },
 
-    /** The tenant's held batches of one status, newest first, before the cursor's id. */
-    async listHeld(tenantId: string, status: BatchStatus, beforeId: string | null, limit: number): Promise<BatchRecord[]> {
-      const select = heldWithNames().where({ 'b.tenant_id': tenantId, 'b.status': status }).orderBy('b.id', 'desc').limit(limit);
+    /**
+     * The tenant's held batches of one status, newest first, before the cursor's id; `approved`: every batch a user
+     * approved, whatever it runs through since.
+     */
+    async listHeld(
+      tenantId: string,
+      status: 'awaiting_approval' | 'approved' | 'rejected' | 'expired',
+      beforeId: string | null,
+      limit: number,
+    ): Promise<BatchRecord[]> {
+      const select = heldWithNames().where({ 'b.tenant_id': tenantId }).orderBy('b.id', 'desc').limit(limit);
+      if (status === 'approved') select.whereNotNull('b.decided_by').whereNot('b.status', 'rejected');
+      else select.where({ 'b.status': status });
       if (beforeId !== null) select.where('b.id', '<', beforeId);
       return ((await select) as BatchRow[]).map(toBatch);
     },

@@ -142,17 +142,9 @@ export const batchParamsSchema = z.object({ id: z.string().max(100) });
 /** `after`: the previous page's last item reference (a batch's items) or batch id (the list). */
 export const batchPageQuerySchema = cursorQuerySchema.extend({ limit: pageLimitSchema });
 
-/** The statuses a held batch is listed by on the Approvals page. */
-export const heldBatchStatusSchema = z.enum([
-  'awaiting_approval',
-  'validating',
-  'processing',
-  'completed',
-  'completed_with_failures',
-  'cancelled',
-  'rejected',
-  'expired',
-]);
+/** What became of a held batch, as the Approvals page lists them: approved covers every status an approved batch runs through. */
+export const heldBatchStatusSchema = z.enum(['awaiting_approval', 'approved', 'rejected', 'expired']);
+export type HeldBatchStatus = z.output<typeof heldBatchStatusSchema>;
 
 export const heldBatchListQuerySchema = z.object({
   status: heldBatchStatusSchema.default('awaiting_approval'),

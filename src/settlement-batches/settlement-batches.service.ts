@@ -22,7 +22,7 @@ import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { isTransientFailure, judgeItemFields } from './settlement-batch-items';
 import { batchCounts, itemViews, type BatchItemView } from './settlement-batch-reads';
 import { createSettlementBatchesRepo, type BatchItemRecord, type BatchRecord } from './settlement-batches.repo';
-import type { BatchCounts, BatchItemInput, CreateBatchBody } from './settlement-batches.schemas';
+import type { BatchCounts, BatchItemInput, CreateBatchBody, HeldBatchStatus } from './settlement-batches.schemas';
 
 /** Who acts on a batch: a dashboard user (audited), or a call with one of the tenant's API keys. */
 export type BatchActor = AuditActor | { tenantId: string };
@@ -492,7 +492,7 @@ export function createSettlementBatchesService(deps: {
     },
 
     /** The tenant's held batches of one status, newest first, each with the items the dry run flagged. */
-    async listHeld(tenantId: string, status: BatchRecord['status'], beforeId: string | null, limit: number): Promise<HeldBatchView[]> {
+    async listHeld(tenantId: string, status: HeldBatchStatus, beforeId: string | null, limit: number): Promise<HeldBatchView[]> {
       return Promise.all((await batches.listHeld(tenantId, status, beforeId, limit)).map(heldView));
     },
 

@@ -60,7 +60,6 @@ describe('settlement batch approvals (maker-checker)', function () {
     approver = await dashboardUser(stack, tenant.tenantId, 'approver');
     const policy = await as(admin, 'PUT', '/auth/approval-policy', { batchItemsAtOrAbove: 3 });
     assert.equal(policy.status, 200, policy.text);
-    assert.deepEqual([policy.body.batchItemsAtOrAbove, policy.body.batchTotalAtOrAbove], [3, null]);
     const [id] = await ensurePeriodicSchedules(stack.infra.temporal, stack.config, ['reservationExpiry']);
     expirySchedule = stack.infra.temporal.schedule.getHandle(id!);
     await expirySchedule.pause('the test runs it by hand');
@@ -117,10 +116,10 @@ describe('settlement batch approvals (maker-checker)', function () {
   it('with no batch threshold in the policy (or no policy) a batch runs at once, exactly as before', async () => {
     for (const policy of [null, { payoutAtOrAbove: '1000000' }]) {
       const plain = await createTenant(stack, 'Plain Batch Tenant');
-      if (policy) {
-        const plainAdmin = await dashboardUser(stack, plain.tenantId, 'admin');
-        assert.equal((await as(plainAdmin, 'PUT', '/auth/approval-policy', policy)).status, 200);
-      }
+      const plainAdmin = await dashboardUser(stack, plain.tenantId, 'admin');
+      if (policy) assert.equal((await as(plainAdmin, 'PUT', '/auth/approval-policy', policy)).status, 200);
+      const stored = (await as(plainAdmin, 'GET', '/auth/approval-policy')).body;
+      assert.deepEqual([stored.batchTotalAtOrAbove, stored.batchItemsAtOrAbove], [null, null], 'no batch threshold by default');
       const account = await fundedAccount(plain.apiKey);
       const made = await batchByKey([item(account, '10.00'), item(account, '20.00'), item(account, '30.00')], plain.apiKey);
       assert.equal(made.status, 202, made.text);
@@ -135,6 +134,8 @@ describe('settlement batch approvals (maker-checker)', function () {
     const first = await fundedAccount();
     const second = await fundedAccount();
     const items = [item(first, '1000.00'), item(second, '2500.00'), item(first, '500.50'), { ...item(first, '10.00'), bankCode: '999' }];
+    const policy = (await as(approver, 'GET', '/auth/approval-policy')).body;
+    assert.deepEqual([policy.batchItemsAtOrAbove, policy.batchTotalAtOrAbove], [3, null]);
     const made = await batchByUser(admin, items);
     assert.equal(made.status, 202, made.text);
     assert.equal(made.body.status, 'awaiting_approval');
@@ -169,6 +170,10 @@ describe('settlement batch approvals (maker-checker)', function () {
     const approved = await as(approver, 'POST', `/auth/batch-approvals/${id}/approve`);
     assert.deepEqual([approved.status, approved.body.status], [202, 'validating'], approved.text);
     assert.equal((await as(approver, 'POST', `/auth/batch-approvals/${id}/approve`)).status, 409, 'approved once');
+    const decided = ((await as(approver, 'GET', '/auth/batch-approvals?status=approved')).body.batches as HeldBatch[]).map(
+      (held) => held.id,
+    );
+    assert.ok(decided.includes(id), 'listed among the approved');
     await eventually(async () => (await batch(id)).status === 'completed_with_failures', { what: 'the approved batch ran' });
     const ran = await batch(id);
     assert.deepEqual([ran.counts.success, ran.counts.failed], [3, 1]);
