@@ -39,6 +39,9 @@ import type {
   batchSchema,
   batchSummarySchema,
   dryRunResponseSchema,
+  heldBatchListResponseSchema,
+  heldBatchSchema,
+  heldBatchStatusSchema,
 } from '../../src/settlement-batches/settlement-batches.schemas';
 import type { splitRuleResponseSchema } from '../../src/split-rules/split-rules.schemas';
 import type { lienBodySchema, openLiensResponseSchema } from '../../src/liens/liens.schemas';
@@ -109,6 +112,9 @@ export type SettleAccepted = Out<typeof settleResponseSchema>;
 export type HeldPayout = Out<typeof heldPayoutSchema>;
 export type HeldPayoutList = Out<typeof heldPayoutListResponseSchema>;
 export type ApprovalPolicy = Out<typeof approvalPolicySchema>;
+export type HeldBatch = Out<typeof heldBatchSchema>;
+export type HeldBatchList = Out<typeof heldBatchListResponseSchema>;
+export type HeldBatchStatus = Out<typeof heldBatchStatusSchema>;
 export type InternalTransfer = Out<typeof internalTransferSchema>;
 export type SettlementBatchSummary = Out<typeof batchSummarySchema>;
 export type SettlementBatch = Out<typeof batchSchema>;

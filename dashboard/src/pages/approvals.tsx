@@ -7,6 +7,7 @@ import { ConfirmButton, ConfirmDialog } from '../components/confirm';
 import { Empty, Loaded, Notice, useResource } from '../components/state';
 import { humanize, naira, when } from '../format';
 import { useCan, useSession } from '../session';
+import { HeldBatchesSection } from './held-batches';
 
 type Status = HeldPayout['status'];
 const STATUSES: Status[] = ['awaiting_approval', 'approved', 'rejected', 'expired'];
@@ -157,6 +158,7 @@ export function ApprovalsPage() {
           )
         }
       </Loaded>
+      <HeldBatchesSection status={status} Decide={DecisionButton} />
     </>
   );
 }
@@ -230,7 +232,13 @@ function PolicySection() {
   const canChange = useCan('set_money_rules');
   const policy = useResource(() => api<ApprovalPolicy>('GET', '/auth/approval-policy'), []);
   const [editing, setEditing] = useState(false);
-  const [draft, setDraft] = useState({ payoutAtOrAbove: '', newDestination: false, expiresAfterHours: '24' });
+  const [draft, setDraft] = useState({
+    payoutAtOrAbove: '',
+    newDestination: false,
+    expiresAfterHours: '24',
+    batchTotalAtOrAbove: '',
+    batchItemsAtOrAbove: '',
+  });
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
 
   function edit(current: ApprovalPolicy): void {
@@ -238,6 +246,8 @@ function PolicySection() {
       payoutAtOrAbove: current.payoutAtOrAbove ?? '',
       newDestination: current.newDestination,
       expiresAfterHours: String(current.expiresAfterSeconds / 3600),
+      batchTotalAtOrAbove: current.batchTotalAtOrAbove ?? '',
+      batchItemsAtOrAbove: current.batchItemsAtOrAbove === null ? '' : String(current.batchItemsAtOrAbove),
     });
     setEditing(true);
   }
@@ -250,6 +260,8 @@ function PolicySection() {
           payoutAtOrAbove: draft.payoutAtOrAbove.trim() === '' ? null : draft.payoutAtOrAbove.trim(),
           newDestination: draft.newDestination,
           expiresAfterSeconds: Math.round(Number(draft.expiresAfterHours) * 3600),
+          batchTotalAtOrAbove: draft.batchTotalAtOrAbove.trim() === '' ? null : draft.batchTotalAtOrAbove.trim(),
+          batchItemsAtOrAbove: draft.batchItemsAtOrAbove.trim() === '' ? null : Number(draft.batchItemsAtOrAbove.trim()),
         },
       });
       setEditing(false);
@@ -289,6 +301,20 @@ function PolicySection() {
                 />{' '}
                 The first payout to a new destination
               </label>
+              <Field label="Settlement batches totalling at or above (₦)" hint="Leave empty for no total">
+                <input
+                  inputMode="decimal"
+                  value={draft.batchTotalAtOrAbove}
+                  onInput={(event) => setDraft({ ...draft, batchTotalAtOrAbove: (event.target as HTMLInputElement).value })}
+                />
+              </Field>
+              <Field label="Settlement batches of at least (items)" hint="Leave empty for no count">
+                <input
+                  inputMode="numeric"
+                  value={draft.batchItemsAtOrAbove}
+                  onInput={(event) => setDraft({ ...draft, batchItemsAtOrAbove: (event.target as HTMLInputElement).value })}
+                />
+              </Field>
               <Field label="Expires after (hours)">
                 <input
                   inputMode="decimal"
@@ -312,6 +338,11 @@ function PolicySection() {
                   items={[
                     ['Payouts at or above', current.payoutAtOrAbove ? naira(current.payoutAtOrAbove) : 'any amount: no'],
                     ['First payout to a new destination', current.newDestination ? 'waits' : 'runs at once'],
+                    ['Settlement batches totalling at or above', current.batchTotalAtOrAbove ? naira(current.batchTotalAtOrAbove) : 'no'],
+                    [
+                      'Settlement batches of at least',
+                      current.batchItemsAtOrAbove === null ? 'no' : `${current.batchItemsAtOrAbove} items`,
+                    ],
                     ['Expires after', hours(current.expiresAfterSeconds)],
                   ]}
                 />
