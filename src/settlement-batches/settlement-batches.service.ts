@@ -416,8 +416,20 @@ export function createSettlementBatchesService(deps: {
         await repo.markCancelled(batch.id);
         const stopped = await repo.refuseQueued(batch.id, 'cancelled');
         await releaseHeld(trx, open, 'cancelled', { userId: isUser(actor) ? actor.id : null, note: null });
-        // A batch cancelled while awaiting approval has no workflow to end it: it ends here.
-        if (batch.status === 'awaiting_approval') await repo.markCompleted(batch.id, 'cancelled');
+        // A batch cancelled while awaiting approval has no workflow to end it: it ends here, told as any batch's end.
+        if (batch.status === 'awaiting_approval') {
+          await repo.markCompleted(batch.id, 'cancelled');
+          await recordChange(trx, {
+            kind: 'settlement_batch_completed',
+            tenantId: batch.tenantId,
+            batchId: batch.id,
+            status: 'cancelled',
+            items: batch.itemCount,
+            success: 0,
+            failed: batch.itemCount,
+            refunded: 0,
+          });
+        }
         await recordAudit(createAuditLog(trx), actor, 'settlement_batch.cancelled', batch.id, { stopped });
         return true;
       });

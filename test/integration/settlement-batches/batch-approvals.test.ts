@@ -235,6 +235,24 @@ describe('settlement batch approvals (maker-checker)', function () {
     assert.equal(audit.length, 1);
   });
 
+  it('a held batch cancelled before a decision ends at once, releasing exactly what it reserved', async () => {
+    const account = await fundedAccount();
+    const made = await batchByKey([item(account, '10.00'), item(account, '20.00'), item(account, '30.00')]);
+    assert.equal(made.body.status, 'awaiting_approval', made.text);
+    const id = made.body.id as string;
+    const cancelled = await call(stack.apiUrl, 'POST', `/v1/settlement-batches/${id}/cancel`, { apiKey: tenant.apiKey });
+    assert.deepEqual([cancelled.status, cancelled.body.status], [200, 'cancelled'], cancelled.text);
+    assert.deepEqual([(await balance(account)).heldBalance, (await balance(account)).ledgerBalance], ['0.00', '10000.00']);
+    assert.equal((await as(approver, 'POST', `/auth/batch-approvals/${id}/approve`)).status, 409, 'nothing left to approve');
+    assert.deepEqual(
+      (await eventsOf(tenant.tenantId, id)).map((event) => [event.type, event.data.status]),
+      [
+        ['settlement_batch.awaiting_approval', undefined],
+        ['settlement_batch.completed', 'cancelled'],
+      ],
+    );
+  });
+
   it('a batch one of whose accounts cannot cover its items is refused at once, and nothing waits', async () => {
     const rich = await fundedAccount();
     const poor = await fundedAccount(tenant.apiKey, 100_00n);
