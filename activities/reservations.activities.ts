@@ -5,21 +5,24 @@ import type { ReservationExpiryResult } from '../src/contracts/reservation-expir
 import type { Logger } from '../src/logger';
 import type { SettlementBatchesService } from '../src/settlement-batches/settlement-batches.service';
 import type { SettlementsService } from '../src/settlements/settlements.service';
+import type { InternalTransfersService } from '../src/internal-transfers/internal-transfers.service';
 
 export function createReservationActivities(deps: {
   db: Db;
   ledger: Pick<EventedLedger, 'expireDue'>;
   /** Payouts held for approval whose reservations expire are marked expired (and told) in the same transaction. */
   heldPayouts: Pick<SettlementsService, 'expireHeld'>;
-  /** Settlement batches held for approval whose reservations expire are marked expired (and told) likewise. */
+  /** Transfers held for approval likewise. */
+  heldTransfers: Pick<InternalTransfersService, 'expireHeld'>;
+  /** Settlement batches held for approval likewise. */
   heldBatches: Pick<SettlementBatchesService, 'expireHeld'>;
   logger: Logger;
 }) {
-  const { db, ledger, heldPayouts, heldBatches, logger } = deps;
+  const { db, ledger, heldPayouts, heldTransfers, heldBatches, logger } = deps;
   return {
     /**
      * Releases, as expired, every reservation whose expiry has passed, a batch of accounts per transaction (each
-     * with the events of what expired, recorded by the ledger, and the held payouts and batches among them marked expired), until
+     * with the events of what expired, recorded by the ledger, and the held payouts, transfers and batches among them marked expired), until
      * none is left. Retried after a crash, it
      * expires nothing twice: a reservation expires once, what it still held.
      */
@@ -30,6 +33,7 @@ export function createReservationActivities(deps: {
         const { ended } = await db.transaction(async (trx) => {
           const expired = await ledger.expireDue(trx, new Date());
           await heldPayouts.expireHeld(trx, expired);
+          await heldTransfers.expireHeld(trx, expired);
           await heldBatches.expireHeld(trx, expired);
           return expired;
         });

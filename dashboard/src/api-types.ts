@@ -67,7 +67,11 @@ import type {
   lookupResponseSchema,
   settleResponseSchema,
 } from '../../src/settlements/settlements.schemas';
-import type { internalTransferSchema } from '../../src/internal-transfers/internal-transfers.schemas';
+import type {
+  heldTransferListResponseSchema,
+  heldTransferSchema,
+  internalTransferSchema,
+} from '../../src/internal-transfers/internal-transfers.schemas';
 import type {
   deliveryListItemSchema,
   deliveryListResponseSchema,
@@ -116,6 +120,8 @@ export type HeldBatch = Out<typeof heldBatchSchema>;
 export type HeldBatchList = Out<typeof heldBatchListResponseSchema>;
 export type HeldBatchStatus = Out<typeof heldBatchStatusSchema>;
 export type InternalTransfer = Out<typeof internalTransferSchema>;
+export type HeldTransfer = Out<typeof heldTransferSchema>;
+export type HeldTransferList = Out<typeof heldTransferListResponseSchema>;
 export type SettlementBatchSummary = Out<typeof batchSummarySchema>;
 export type SettlementBatch = Out<typeof batchSchema>;
 export type SettlementBatchList = Out<typeof batchListResponseSchema>;

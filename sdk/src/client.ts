@@ -102,6 +102,9 @@ export class LedgerClient {
      * Moves money from the account to another of the tenant's accounts, at once. Always sent with an
      * Idempotency-Key (the service requires one): yours, or one generated for this call (and reused by its
      * retries). Pass your own to retry safely after this call gives up: the key is on any error it throws.
+     * Under the tenant's approval policy the answer's status may be `awaiting_approval`: its amount is reserved
+     * until a person approves it on the dashboard (follow it with `transfers.getInternal` or the
+     * `transfer.approved`, `.rejected` and `.expired` events; see `awaitsApproval`).
      */
     transfer: (accountRef: string, input: TransferInput, options: IdempotencyOptions = {}): Promise<InternalTransfer> =>
       this.transport.request({

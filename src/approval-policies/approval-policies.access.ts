@@ -1,10 +1,9 @@
 import type { DbOrTrx } from '../db';
-import type { ApprovalPolicy } from '../policies/payout-approval/payout-approval';
 import type { BatchApprovalPolicy } from '../policies/batch-approval/batch-approval';
-import { createApprovalPoliciesRepo } from './approval-policies.repo';
+import { createApprovalPoliciesRepo, type FullApprovalPolicy } from './approval-policies.repo';
 
 /** The tenant's approval policy as the payouts it judges read it; undefined when it has none (the policy is off). */
-export const approvalPolicyOf = (db: DbOrTrx, tenantId: string): Promise<ApprovalPolicy | undefined> =>
+export const approvalPolicyOf = (db: DbOrTrx, tenantId: string): Promise<FullApprovalPolicy | undefined> =>
   createApprovalPoliciesRepo(db).find(tenantId);
 
 /** The tenant's approval policy as the settlement batches it judges read it; undefined when it has none. */

@@ -16,6 +16,8 @@ export const putApprovalPolicyBodySchema = z.object({
     .min(1, { error: expiryMessage })
     .max(604_800, { error: expiryMessage })
     .default(DEFAULT_APPROVAL_EXPIRY_SECONDS),
+  transferAbove: nairaAmountSchema('transferAbove must be a positive amount with at most two decimals, or null').nullable().default(null),
+  sweeps: z.boolean({ error: 'sweeps must be true or false' }).default(false),
   batchTotalAtOrAbove: nairaAmountSchema('batchTotalAtOrAbove must be a positive amount with at most two decimals, or null')
     .nullable()
     .default(null),
@@ -35,6 +37,10 @@ export const approvalPolicySchema = z.object({
   payoutAtOrAbove: moneySchema.nullable(),
   newDestination: z.boolean(),
   expiresAfterSeconds: z.number().int(),
+  /** Transfers between the tenant's accounts of more than this wait (null: none). */
+  transferAbove: moneySchema.nullable(),
+  /** Every payout a balance sweep makes waits. */
+  sweeps: z.boolean(),
   /** Settlement batches paying at least this much in all wait, as a whole (null: no total). */
   batchTotalAtOrAbove: moneySchema.nullable(),
   /** Settlement batches of at least this many items wait, as a whole (null: no count). */

@@ -11,6 +11,8 @@ export interface ApprovalPolicyView {
   payoutAtOrAbove: string | null;
   newDestination: boolean;
   expiresAfterSeconds: number;
+  transferAbove: string | null;
+  sweeps: boolean;
   batchTotalAtOrAbove: string | null;
   batchItemsAtOrAbove: number | null;
   updatedAt: string | null;
@@ -27,6 +29,8 @@ export function createApprovalPoliciesService(deps: { db: Db }) {
           payoutAtOrAbove: policy.payoutAtOrAbove === null ? null : formatKobo(policy.payoutAtOrAbove),
           newDestination: policy.newDestination,
           expiresAfterSeconds: policy.expiresAfterSeconds,
+          transferAbove: policy.transferAbove === null ? null : formatKobo(policy.transferAbove),
+          sweeps: policy.sweeps,
           batchTotalAtOrAbove: policy.batchTotalAtOrAbove === null ? null : formatKobo(policy.batchTotalAtOrAbove),
           batchItemsAtOrAbove: policy.batchItemsAtOrAbove,
           updatedAt: policy.updatedAt.toISOString(),
@@ -36,6 +40,8 @@ export function createApprovalPoliciesService(deps: { db: Db }) {
           payoutAtOrAbove: null,
           newDestination: false,
           expiresAfterSeconds: DEFAULT_APPROVAL_EXPIRY_SECONDS,
+          transferAbove: null,
+          sweeps: false,
           batchTotalAtOrAbove: null,
           batchItemsAtOrAbove: null,
           updatedAt: null,
@@ -57,6 +63,8 @@ export function createApprovalPoliciesService(deps: { db: Db }) {
             payoutAtOrAbove: policy.payoutAtOrAbove === null ? null : formatKobo(policy.payoutAtOrAbove),
             newDestination: policy.newDestination,
             expiresAfterSeconds: policy.expiresAfterSeconds,
+            transferAbove: policy.transferAbove === null ? null : formatKobo(policy.transferAbove),
+            sweeps: policy.sweeps,
             batchTotalAtOrAbove: policy.batchTotalAtOrAbove === null ? null : formatKobo(policy.batchTotalAtOrAbove),
             batchItemsAtOrAbove: policy.batchItemsAtOrAbove,
           },

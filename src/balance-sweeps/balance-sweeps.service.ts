@@ -24,6 +24,12 @@ export type BalanceSweepActor = AuditActor | { tenantId: string };
 /** The runs GET shows with a sweep, newest first. */
 const RECENT_RUNS = 20;
 
+/**
+ * A run's reason when the approval policy holds sweeps: its payout waits for approval, its money reserved, so a later
+ * period does not sweep that money again (the reservation takes it out of what the account may spend).
+ */
+const HELD_FOR_APPROVAL = 'its payout awaits approval under the approval policy';
+
 /** Failures a run may outlast: it is retried (Temporal's activity retries), never recorded as refused. */
 const TRANSIENT: ReadonlyArray<AppError['kind']> = ['rate_limited', 'provider_unavailable', 'unavailable'];
 
@@ -89,12 +95,14 @@ export function createBalanceSweepsService(deps: {
         { amount, beneficiaryId: sweep.beneficiaryId, narration: `Balance sweep ${period}` },
         derivedIdempotencyKey('balance-sweep', account.accountRef, period),
         {
+          // Judged by the approval policy's `sweeps`: under it the payout waits for approval, its money reserved.
+          maker: { kind: 'balance_sweep' },
           onCreated: (trx, settlement) =>
             createBalanceSweepsRepo(trx).recordSettledRun({
               ...base,
               id: uuidv7(),
               outcome: 'settled',
-              reason: cap,
+              reason: settlement.status === 'awaiting_approval' ? [cap, HELD_FOR_APPROVAL].filter(Boolean).join('; ') : cap,
               merchantTxRef: settlement.merchantTxRef,
               amount,
             }),

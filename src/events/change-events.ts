@@ -10,7 +10,7 @@ import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
  * What the tenant is told of each change, recorded in the transaction that makes the change. Money is told by the
  * events layer from what the ledger did (ledger-events, with the payment credits' and confirmations' events built
  * below from the catalogue); recordChange records what moves no money: a bulk payout's end (a count of its
- * settlements), a dynamic account's return refused (the money stays held as it was), a payout held for approval and
+ * settlements), a dynamic account's return refused (the money stays held as it was), a payout or a transfer held for approval and
  * the decision about it (a held settlement batch and its decision alike; its reservation moves no money; an approved one's settlement is told by the ledger), a velocity
  * rule refusing a payout or sending it to review, and
  * every decision about a customer, an account's freeze or an endpoint. A module outside src/events never records a money event itself (the lint's
@@ -64,6 +64,26 @@ export type Change =
       decision: 'approved' | 'rejected' | 'expired';
       merchantTxRef: string;
       accountRef: string;
+      amount: Kobo;
+      decidedBy: string | null;
+      note: string | null;
+    }
+  | {
+      kind: 'transfer_awaiting_approval';
+      tenantId: string;
+      transferId: string;
+      fromAccountRef: string;
+      toAccountRef: string;
+      amount: Kobo;
+      expiresAt: Date;
+    }
+  | {
+      kind: 'transfer_approval_decided';
+      tenantId: string;
+      decision: 'approved' | 'rejected' | 'expired';
+      transferId: string;
+      fromAccountRef: string;
+      toAccountRef: string;
       amount: Kobo;
       decidedBy: string | null;
       note: string | null;
@@ -134,6 +154,14 @@ export function eventOfChange(change: Change): EventOf {
     case 'payout_approval_decided': {
       const { merchantTxRef, accountRef, amount, decidedBy, note } = change;
       return told(`settlement.${change.decision}`, { merchantTxRef, accountRef, amount, decidedBy, note });
+    }
+    case 'transfer_awaiting_approval': {
+      const { transferId, fromAccountRef, toAccountRef, amount, expiresAt } = change;
+      return told('transfer.awaiting_approval', { transferId, fromAccountRef, toAccountRef, amount, expiresAt });
+    }
+    case 'transfer_approval_decided': {
+      const { transferId, fromAccountRef, toAccountRef, amount, decidedBy, note } = change;
+      return told(`transfer.${change.decision}`, { transferId, fromAccountRef, toAccountRef, amount, decidedBy, note });
     }
     case 'settlement_batch_awaiting_approval': {
       const { batchId, items, total, reasons, expiresAt } = change;

@@ -147,6 +147,29 @@ const transferCompleted = {
   heldAmount: field.naira,
 };
 
+/** A transfer the tenant's approval policy holds: its money reserved on the sending account until a second person decides or it expires. */
+const transferAwaitingApproval = {
+  transferId: field.uuid,
+  fromAccountRef: field.text,
+  toAccountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  status: field.constant('awaiting_approval'),
+  expiresAt: field.timestamp,
+};
+
+/** A waiting transfer decided: approved (it moves now; `transfer.completed` follows), rejected or expired (its money released). */
+const transferApprovalDecided = {
+  transferId: field.uuid,
+  fromAccountRef: field.text,
+  toAccountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  /** The email of the user who decided; null when it expired. */
+  decidedBy: field.nullableText,
+  note: field.nullableText,
+};
+
 /** Every item of a bulk payout is final: how many there were and how they ended (counts as at that moment). */
 const settlementBatchCompleted = {
   batchId: field.uuid,
@@ -327,6 +350,28 @@ const DEFINITIONS = {
     subject: 'transferId',
     description:
       "Money moved between two of the tenant's accounts: debited from one and credited (confirmed) to the other in one ledger transaction; heldAmount is the part of the credit the receiving customer's KYC limits hold",
+  },
+  'transfer.awaiting_approval': {
+    fields: transferAwaitingApproval,
+    subject: 'transferId',
+    description:
+      "A transfer between the tenant's accounts waits for a second person's approval under the tenant's approval policy: its amount is reserved on the sending account (not spendable) until it is approved, rejected or expires",
+  },
+  'transfer.approved': {
+    fields: transferApprovalDecided,
+    subject: 'transferId',
+    description: 'A transfer waiting for approval was approved by a user other than its maker: it moves now (transfer.completed follows)',
+  },
+  'transfer.rejected': {
+    fields: transferApprovalDecided,
+    subject: 'transferId',
+    description: 'A transfer waiting for approval was rejected: its reserved amount is released to the sending account',
+  },
+  'transfer.expired': {
+    fields: transferApprovalDecided,
+    subject: 'transferId',
+    description:
+      "A transfer waiting for approval was not decided within the policy's time: its reserved amount is released to the sending account",
   },
   'settlement_batch.completed': {
     fields: settlementBatchCompleted,

@@ -99,6 +99,10 @@ function operation(route: RouteDefinition): JsonObject {
     security,
     // Session routes: the permission a dashboard role must hold.
     ...(route.auth === 'session' ? { 'x-required-permission': requiredPermission(route) } : {}),
+    // Session routes that ask for a TOTP code given within the window (`403 fresh_code_required` otherwise).
+    ...(route.auth === 'session' && route.freshCode
+      ? { 'x-fresh-code': { withinSeconds: route.freshCode.withinMs / 1000, askedOf: route.freshCode.askedOf } }
+      : {}),
     // API key routes: the one scope a key needs (or `*`).
     ...(route.auth === 'apiKey' ? { 'x-required-scope': requiredScope(route) } : {}),
   };

@@ -5,6 +5,7 @@ import { requiredIdempotencyKey } from '../idempotency/request-hash';
 import { presentInternalTransfer, transferAuditDetail } from './internal-transfer.presenter';
 import { internalTransferSchema, transferBodySchema } from './internal-transfers.schemas';
 import type { InternalTransfersService } from './internal-transfers.service';
+import { isHeldTransfer } from './transfer-approvals.repo';
 
 export function internalTransfersDashboardRoutes(deps: { transfers: InternalTransfersService }): RouteDefinition[] {
   const { transfers } = deps;
@@ -13,14 +14,17 @@ export function internalTransfersDashboardRoutes(deps: { transfers: InternalTran
       method: 'post',
       path: '/auth/accounts/:accountRef/transfers',
       summary:
-        "Move money to another of the tenant's accounts (as POST /v1/accounts/{accountRef}/transfers); audited with the transfer, once",
+        "Move money to another of the tenant's accounts (as POST /v1/accounts/{accountRef}/transfers, held for approval above the approval policy's transferAbove); audited with the transfer, once",
       tag: 'dashboard',
       auth: 'session',
       permission: 'move_money',
       params: accountRefParamsSchema,
       body: transferBodySchema,
       idempotencyKey: 'required',
-      responses: { 201: { description: 'The transfer, completed', schema: internalTransferSchema } },
+      responses: {
+        201: { description: 'The transfer, completed', schema: internalTransferSchema },
+        202: { description: 'The transfer, held for approval (awaiting_approval): nothing moved yet', schema: internalTransferSchema },
+      },
       errors: [400, 404, 409],
       handle: async ({ params, body, ctx }) => {
         const user = userOf(ctx);
@@ -32,9 +36,14 @@ export function internalTransfersDashboardRoutes(deps: { transfers: InternalTran
           key,
           { source: 'dashboard', userId: user.id },
           (trx, made) =>
-            createAuditLog(trx).record(user, 'transfer.made', { type: 'transfer', id: made.id }, transferAuditDetail(made, key)),
+            createAuditLog(trx).record(
+              user,
+              isHeldTransfer(made) ? 'transfer.initiated' : 'transfer.made',
+              { type: 'transfer', id: made.id },
+              transferAuditDetail(made, key),
+            ),
         );
-        return { status: 201, body: presentInternalTransfer(transfer) };
+        return { status: isHeldTransfer(transfer) ? 202 : 201, body: presentInternalTransfer(transfer) };
       },
     }),
   ];

@@ -12,6 +12,7 @@ import {
   transferListResponseSchema,
 } from './internal-transfers.schemas';
 import type { InternalTransfersService } from './internal-transfers.service';
+import { isHeldTransfer } from './transfer-approvals.repo';
 
 const DEFAULT_PAGE_SIZE = 50;
 
@@ -23,7 +24,7 @@ export function internalTransfersRoutes(deps: { transfers: InternalTransfersServ
       method: 'post',
       path: '/v1/accounts/:accountRef/transfers',
       summary:
-        "Move money from the account to another of the tenant's accounts, at once (one ledger transaction); audited as the API key, once",
+        "Move money from the account to another of the tenant's accounts, at once (one ledger transaction), or held for approval above the approval policy's transferAbove (202 awaiting_approval, its amount reserved); audited as the API key, once",
       tag: 'transfers',
       auth: 'apiKey',
       scope: 'transfers:write',
@@ -32,6 +33,7 @@ export function internalTransfersRoutes(deps: { transfers: InternalTransfersServ
       idempotencyKey: 'required',
       responses: {
         201: { description: 'The transfer, completed (a retry under the same key answers the first)', schema: internalTransferSchema },
+        202: { description: 'The transfer, held for approval (awaiting_approval): nothing moved yet', schema: internalTransferSchema },
       },
       errors: [400, 404, 409],
       handle: async ({ params, body, ctx }) => {
@@ -41,12 +43,12 @@ export function internalTransfersRoutes(deps: { transfers: InternalTransfersServ
           createAuditLog(trx).recordAs(
             tenantId,
             API_KEY_ACTOR,
-            'transfer.made',
+            isHeldTransfer(made) ? 'transfer.initiated' : 'transfer.made',
             { type: 'transfer', id: made.id },
             transferAuditDetail(made, key),
           ),
         );
-        return { status: 201, body: presentInternalTransfer(transfer) };
+        return { status: isHeldTransfer(transfer) ? 202 : 201, body: presentInternalTransfer(transfer) };
       },
     }),
     defineRoute({

@@ -224,10 +224,12 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
      * receiving customer's KYC limits like any credit (the part over them held); the debit counts toward the
      * sending customer's daily payout limit only when the money leaves the customer. Both customers' rows and then both accounts' are locked in id order first, so crossed
      * transfers wait for each other instead of deadlocking, and the funds read stays true until the posting.
+     * `debitEntryId`, when given, is the debit's id: a caller that posted a reservation by the debit earlier in the
+     * transaction (a held transfer approved) names it first.
      */
     async transfer(
       trx: Trx,
-      transfer: { fromAccountId: string; toAccountId: string; amount: Kobo; narration: string; reference: string },
+      transfer: { fromAccountId: string; toAccountId: string; amount: Kobo; narration: string; reference: string; debitEntryId?: string },
     ): Promise<PostedTransfer> {
       if (transfer.fromAccountId === transfer.toAccountId) throw new Error('a transfer moves money between two accounts');
       await repo.lockAccounts(trx, [transfer.fromAccountId, transfer.toAccountId]);

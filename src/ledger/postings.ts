@@ -144,11 +144,13 @@ export function transferEntries(transfer: {
   amount: Kobo;
   narration: string;
   reference: string;
+  /** The debit's id, when the caller names it first (a reservation posted by the debit, earlier in the transaction). */
+  debitEntryId?: string;
 }): Array<{ accountId: string; draft: EntryDraft }> {
   if (transfer.amount <= 0n) throw new Error('a transfer amount must be positive');
   const transactionId = uuidv7();
   const entry = (direction: EntryDraft['direction']): EntryDraft => ({
-    id: uuidv7(),
+    id: (direction === 'debit' ? transfer.debitEntryId : undefined) ?? uuidv7(),
     direction,
     kind: 'transfer',
     amount: transfer.amount,

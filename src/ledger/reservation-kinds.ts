@@ -75,6 +75,19 @@ export const RESERVATION_KINDS = {
     heldFor: 'for payouts awaiting approval',
   },
   /**
+   * A transfer between two of the tenant's accounts the approval policy holds for a second person (owner: the
+   * approval, whose id the transfer keeps): posted by the transfer's debit once approved, released when rejected,
+   * expired when nobody decided in time.
+   */
+  transfer_approval: {
+    reasons: ['awaiting_approval'],
+    releaseReasons: ['rejected'],
+    heldCredit: false,
+    queued: false,
+    meaning: 'transfers awaiting approval',
+    heldFor: 'for transfers awaiting approval',
+  },
+  /**
    * One item of a settlement batch the tenant's approval policy holds (owner: the item's hold id): expires when nobody
    * decided in time, kept without expiry once the batch is approved, posted by the item's settlement debit; released
    * when the batch is rejected or cancelled, or when the item is refused at its turn.

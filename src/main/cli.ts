@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
+import { migrationConfig, type Db } from '../db';
 import { AppError } from '../errors';
 import { createLogger } from '../logger';
 import { MissingSearchAttributesError } from './register-search-attributes';
@@ -29,6 +30,17 @@ const COMMANDS: Record<string, Command> = {
   ...temporalCommands,
 };
 
+/** Run against an older schema, a command's queries would fail on a missing table or column with Postgres's words, not ours. */
+async function refuseUnmigratedDatabase(db: Db): Promise<void> {
+  const [, pending] = (await db.migrate.list(migrationConfig)) as [unknown[], { file: string }[]];
+  if (pending.length === 0) return;
+  throw new UnmigratedDatabaseError(
+    `the database lacks ${pending.length} migration(s) (the newest: ${pending.at(-1)!.file}); run \`npm run -s cli -- db:migrate\` first`,
+  );
+}
+
+class UnmigratedDatabaseError extends Error {}
+
 function usage(): string {
   return ['usage: npm run -s cli -- <command> [options]', '', ...Object.values(COMMANDS).map((command) => `  ${command.usage}`)].join('\n');
 }
@@ -57,6 +69,7 @@ async function main(argv: string[]): Promise<number> {
   const infra = createInfrastructure(config, createLogger('warn', 'cli', { toStderr: true }));
   const json = Boolean(parsed.values.json);
   try {
+    if (command.needsMigratedDatabase !== false) await refuseUnmigratedDatabase(infra.db);
     await command.run({
       config,
       db: infra.db,
@@ -71,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${error.message}\nusage: ${command.usage}\n`);
       return 2;
     }
-    if (error instanceof AppError || error instanceof PasswordInputError) {
+    if (error instanceof AppError || error instanceof PasswordInputError || error instanceof UnmigratedDatabaseError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }

@@ -95,6 +95,7 @@ import { createVelocityRulesService } from '../velocity-rules/velocity-rules.ser
 import { settlementsRoutes } from '../settlements/settlements.routes';
 import { internalTransfersDashboardRoutes } from '../internal-transfers/internal-transfers.dashboard.routes';
 import { internalTransfersRoutes } from '../internal-transfers/internal-transfers.routes';
+import { transferApprovalsDashboardRoutes } from '../internal-transfers/transfer-approvals.routes';
 import { createInternalTransfersService } from '../internal-transfers/internal-transfers.service';
 import { createEventedLedger } from '../events/ledger-events';
 import { createSettlementsService } from '../settlements/settlements.service';
@@ -414,6 +415,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...approvalPoliciesDashboardRoutes({ approvalPolicies: services.approvalPolicies }),
     ...velocityRulesRoutes({ velocityRules: services.velocityRules }),
     ...internalTransfersDashboardRoutes({ transfers: services.internalTransfers }),
+    ...transferApprovalsDashboardRoutes({ transfers: services.internalTransfers }),
     ...beneficiariesDashboardRoutes({ beneficiaries: services.beneficiaries }),
     ...balanceSweepsDashboardRoutes({ balanceSweeps: services.balanceSweeps }),
     ...settlementBatchesDashboardRoutes({ settlementBatches: services.settlementBatches }),

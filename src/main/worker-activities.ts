@@ -35,6 +35,7 @@ export function createActivities(deps: { services: Services; logger: Logger; con
       db: services.db,
       ledger: services.ledger,
       heldPayouts: services.settlements,
+      heldTransfers: services.internalTransfers,
       heldBatches: services.settlementBatches,
       logger,
     }),

@@ -67,7 +67,7 @@ export function presentHeldPayout(held: PayoutApprovalRecord) {
     beneficiaryId: held.beneficiaryId,
     narration: held.narration,
     reasons: held.reasons,
-    maker: held.makerEmail ?? 'API key',
+    maker: held.makerEmail ?? (held.makerApiKeyId !== null ? 'API key' : 'balance sweep'),
     makerUserId: held.makerUserId,
     makerApiKeyId: held.makerApiKeyId,
     createdAt: held.createdAt.toISOString(),

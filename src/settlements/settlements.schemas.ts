@@ -109,8 +109,10 @@ export const heldPayoutSchema = z.object({
   narration: z.string(),
   reasons: z
     .array(z.enum(APPROVAL_REASONS))
-    .describe('Why it waits: amount (at or above the policy), new_destination (the first payout there)'),
-  maker: z.string().describe("The maker's email, or 'API key'"),
+    .describe(
+      'Why it waits: amount (at or above the policy), new_destination (the first payout there), velocity (a rule sent it to review), balance_sweep (a balance sweep made it)',
+    ),
+  maker: z.string().describe("The maker's email, 'API key', or 'balance sweep' for a sweep's payout"),
   makerUserId: z.uuid().nullable(),
   makerApiKeyId: z.uuid().nullable(),
   createdAt: timestampSchema,

@@ -12,6 +12,7 @@ import {
   type ApprovalDecision,
   type ApprovalReason,
 } from '../policies/payout-approval/payout-approval';
+import { sweepPayoutApproval } from '../policies/payout-approval/transfer-and-sweep-approval';
 import { createPayoutApprovalsRepo, type PayoutApprovalRecord, type PayoutApprovalStatus } from './payout-approvals.repo';
 import {
   payoutVelocityOf,
@@ -77,11 +78,15 @@ export type AcceptedSettlement = Pick<SettlementRecord, 'merchantTxRef' | 'amoun
 };
 
 /**
- * Who asked for a payout: a dashboard user or one of the tenant's API keys. Only a payout with a maker is judged by the
- * tenant's approval policy (a batch's items, a sweep and a return of held money are not), and a maker never approves
- * their own.
+ * Who asked for a payout: a dashboard user or one of the tenant's API keys, or a balance sweep's run. Only a payout with
+ * a maker is judged by the tenant's approval policy (a batch's items and a return of held money are not), and a maker
+ * never approves their own. A sweep's payout is judged only by the policy's `sweeps` (and by no velocity rule): nobody
+ * asked for it then, so any approver may approve it.
  */
-export type PayoutMaker = { kind: 'user'; user: AuditActor } | { kind: 'api_key'; apiKeyId: string };
+export type PayoutMaker = { kind: 'user'; user: AuditActor } | { kind: 'api_key'; apiKeyId: string } | { kind: 'balance_sweep' };
+
+/** The audit log's actor for a payout a balance sweep made. */
+const SWEEP_ACTOR = 'balance sweep';
 
 /** Runs inside the transaction that made the settlement, only when it made one (never on a replay). */
 type OnCreated = (trx: DbOrTrx, settlement: AcceptedSettlement) => Promise<void>;
@@ -231,8 +236,9 @@ export function createSettlementsService(deps: {
   }
 
   /** What the tenant's approval policy says of a payout its maker asks for. */
-  async function approvalDecision(tenantId: string, request: SettleRequest): Promise<ApprovalDecision> {
+  async function approvalDecision(tenantId: string, request: SettleRequest, maker: PayoutMaker): Promise<ApprovalDecision> {
     const policy = await approvalPolicyOf(db, tenantId);
+    if (maker.kind === 'balance_sweep') return sweepPayoutApproval(policy);
     if (!policy) return { required: false };
     const firstToDestination =
       policy.newDestination &&
@@ -310,6 +316,14 @@ export function createSettlementsService(deps: {
             { type: 'settlement', id: merchantTxRef },
             { accountRef, amount: formatKobo(amount), apiKeyId: maker.apiKeyId, awaitingApproval: reasons },
           );
+        if (maker.kind === 'balance_sweep')
+          await createAuditLog(trx).recordAs(
+            tenantId,
+            SWEEP_ACTOR,
+            'settlement.initiated',
+            { type: 'settlement', id: merchantTxRef },
+            { accountRef, amount: formatKobo(amount), awaitingApproval: reasons },
+          );
         await onCreated?.(trx, accepted);
         if (verdict?.action === 'review') await recordVelocityTriggered(trx, { tenantId, verdict, accountRef, amount, merchantTxRef });
         await recordChange(trx, {
@@ -379,7 +393,7 @@ export function createSettlementsService(deps: {
       {
         accountRef: held.accountRef,
         amount: formatKobo(held.amount),
-        maker: held.makerEmail ?? (held.makerApiKeyId !== null ? `${API_KEY_ACTOR} ${held.makerApiKeyId}` : null),
+        maker: held.makerEmail ?? (held.makerApiKeyId !== null ? `${API_KEY_ACTOR} ${held.makerApiKeyId}` : SWEEP_ACTOR),
         note,
       },
     );
@@ -456,12 +470,13 @@ export function createSettlementsService(deps: {
     };
     const { maker } = options;
     // Only a payout somebody asked for is judged by the tenant's velocity rules, as by its approval policy.
-    const velocity = maker ? await payoutVelocityOf(db, tenantId, postingEngine.lockAccounts) : undefined;
+    const asked = maker?.kind === 'balance_sweep' ? undefined : maker;
+    const velocity = asked ? await payoutVelocityOf(db, tenantId, postingEngine.lockAccounts) : undefined;
     if (maker) {
-      const decision = await approvalDecision(tenantId, request);
+      const decision = await approvalDecision(tenantId, request, maker);
       if (decision.required) return holdForApproval({ ...draft, asSent }, decision, maker, onCreated, velocity);
     }
-    const judged = maker && velocity ? { maker, velocity, account: await findAccountByRef(db, tenantId, accountRef) } : undefined;
+    const judged = asked && velocity ? { maker: asked, velocity, account: await findAccountByRef(db, tenantId, accountRef) } : undefined;
     if (judged && !judged.account) throw new NotFoundError('account not found');
     const accepted: AcceptedSettlement = { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
     const outcome =

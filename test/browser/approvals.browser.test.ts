@@ -171,6 +171,60 @@ describe('payout approvals in a browser: an approval flow by two users', functio
     assert.deepEqual(problems.flat(), [], 'no console error, CSP refusal or failed request');
   });
 
+  it('user A holds transfers above an amount on the Approvals page; a transfer above it waits; user B approves it there and it moves once', async () => {
+    const from = await provision(sys, tenant.apiKey, { externalRef: 'transfer-approvals-from', name: 'Tunde Bello' });
+    const to = await provision(sys, tenant.apiKey, { externalRef: 'transfer-approvals-to', name: 'Ada Obi' });
+    const ledger = createPostingEngine(db, { tierDefaults: tierDefaultsOf(loadConfig(sys.env)) });
+    await db.transaction((trx) =>
+      ledger.post(trx, from.ID, [
+        {
+          direction: 'credit',
+          kind: 'payment',
+          amount: 1_000_000n,
+          status: 'confirmed',
+          narration: 'funding',
+          providerTxnRef: `browser-${randomUUID()}`,
+          transactionGroupId: uuidv7(),
+        },
+      ]),
+    );
+
+    // A (admin) adds to the policy: transfers between accounts above 1,000.00 wait.
+    await open(maker, '/dashboard/approvals');
+    await maker.getByRole('button', { name: 'Change policy' }).click();
+    await maker.getByLabel('Transfers between accounts above (₦)').fill('1000');
+    await maker.getByRole('button', { name: 'Save policy' }).click();
+    await maker.getByText('Approval policy saved.').waitFor();
+
+    // A transfer of 2,500.00 by the tenant's key waits, its amount set aside; nothing reaches the other account.
+    const made = await call(sys.apiUrl, 'POST', `/v1/accounts/${from.AccountRef}/transfers`, {
+      apiKey: tenant.apiKey,
+      body: { toAccountRef: to.AccountRef, amount: '2500.00' },
+      headers: { 'Idempotency-Key': randomUUID() },
+    });
+    assert.deepEqual([made.status, made.body.status], [202, 'awaiting_approval'], made.text);
+    assert.deepEqual(
+      [(await balanceOf(from.AccountRef)).reserved.transfer_approval, (await balanceOf(to.AccountRef)).ledgerBalance],
+      ['2500.00', '0.00'],
+    );
+
+    // B (approver) sees it among the held transfers and approves it after a confirmation (their code is fresh now).
+    await open(checker, '/dashboard/approvals');
+    const row = checker.getByRole('region', { name: 'Transfers between accounts' }).getByRole('row', { name: /₦2,500\.00/ });
+    assert.match(await row.innerText(), new RegExp(`${from.AccountRef}[\\s\\S]*${to.AccountRef}[\\s\\S]*API key`));
+    await row.getByRole('button', { name: 'Approve' }).click();
+    const dialog = checker.getByRole('dialog', { name: 'Approve the transfer of ₦2,500.00?' });
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await checker.getByText(`₦2,500.00 to ${to.AccountRef} approved: it has moved.`).waitFor();
+    await checker.getByText('No transfer is waiting for approval.').waitFor();
+
+    const after = [await balanceOf(from.AccountRef), await balanceOf(to.AccountRef)];
+    assert.deepEqual([after[0].ledgerBalance, after[0].heldBalance, after[1].ledgerBalance], ['7500.00', '0.00', '2500.00']);
+    const transfer = await call(sys.apiUrl, 'GET', `/v1/transfers/internal/${made.body.id}`, { apiKey: tenant.apiKey });
+    assert.equal(transfer.body.status, 'completed');
+    assert.deepEqual(problems.flat(), [], 'no console error, CSP refusal or failed request');
+  });
+
   it('user A’s settlement batch at the policy’s item count waits as a whole; user B sees its total and flagged item and approves it; each item pays once', async () => {
     const account = await provision(sys, tenant.apiKey, { externalRef: 'batch-approvals-browser', name: 'Tunde Bakare' });
     const ledger = createPostingEngine(db, { tierDefaults: tierDefaultsOf(loadConfig(sys.env)) });

@@ -7,18 +7,20 @@ import { migrationConfig } from '../../src/db';
  * them up at its own sandbox, which never heard of them. Named like the runner's test databases, so a
  * killed run's is dropped by a later run.
  */
-export async function scratchDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function scratchDatabase(label: string, { migrated = true } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL ?? process.env.DATABASE_URL!;
   const name = `ledger_test_${Date.now()}_${label}`;
   const admin = knex({ client: 'pg', connection: adminUrl });
   await admin.raw(`CREATE DATABASE "${name}"`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const db = knex({ client: 'pg', connection: url.toString() });
-  try {
-    await db.migrate.latest(migrationConfig);
-  } finally {
-    await db.destroy();
+  if (migrated) {
+    const db = knex({ client: 'pg', connection: url.toString() });
+    try {
+      await db.migrate.latest(migrationConfig);
+    } finally {
+      await db.destroy();
+    }
   }
   return {
     url: url.toString(),

@@ -7,6 +7,7 @@ import { ConfirmButton, ConfirmDialog } from '../components/confirm';
 import { Empty, Loaded, Notice, useResource } from '../components/state';
 import { humanize, naira, when } from '../format';
 import { useCan, useSession } from '../session';
+import { HeldTransfersSection } from './held-transfers';
 import { HeldBatchesSection } from './held-batches';
 
 type Status = HeldPayout['status'];
@@ -92,7 +93,10 @@ export function ApprovalsPage() {
                           <td>
                             {payout.accountName ?? '—'} <span class="mono">{payout.accountNumber}</span> ({payout.bankCode})
                           </td>
-                          <td>{payout.reasons.map(humanize).join(', ')}</td>
+                          <td>
+                            {payout.reasons.map(humanize).join(', ')}
+                            {payout.reasons.includes('balance_sweep') ? ' (from a sweep)' : ''}
+                          </td>
                           <td>{payout.maker}</td>
                           <td>
                             {status === 'awaiting_approval'
@@ -158,7 +162,8 @@ export function ApprovalsPage() {
           )
         }
       </Loaded>
-      <HeldBatchesSection status={status} Decide={DecisionButton} />
+      <HeldTransfersSection status={status} />
+      <HeldBatchesSection status={status} />
     </>
   );
 }
@@ -167,7 +172,7 @@ export function ApprovalsPage() {
  * Approve or reject after a confirmation. A user with two-factor sign-in is asked for a code of the last 5 minutes
  * (the service answers `fresh_code_required`): the dialog then asks for one, confirms it as a step-up and decides again.
  */
-function DecisionButton(props: {
+export function DecisionButton(props: {
   label: string;
   title: string;
   danger?: boolean;
@@ -236,6 +241,8 @@ function PolicySection() {
     payoutAtOrAbove: '',
     newDestination: false,
     expiresAfterHours: '24',
+    transferAbove: '',
+    sweeps: false,
     batchTotalAtOrAbove: '',
     batchItemsAtOrAbove: '',
   });
@@ -246,6 +253,8 @@ function PolicySection() {
       payoutAtOrAbove: current.payoutAtOrAbove ?? '',
       newDestination: current.newDestination,
       expiresAfterHours: String(current.expiresAfterSeconds / 3600),
+      transferAbove: current.transferAbove ?? '',
+      sweeps: current.sweeps,
       batchTotalAtOrAbove: current.batchTotalAtOrAbove ?? '',
       batchItemsAtOrAbove: current.batchItemsAtOrAbove === null ? '' : String(current.batchItemsAtOrAbove),
     });
@@ -260,6 +269,8 @@ function PolicySection() {
           payoutAtOrAbove: draft.payoutAtOrAbove.trim() === '' ? null : draft.payoutAtOrAbove.trim(),
           newDestination: draft.newDestination,
           expiresAfterSeconds: Math.round(Number(draft.expiresAfterHours) * 3600),
+          transferAbove: draft.transferAbove.trim() === '' ? null : draft.transferAbove.trim(),
+          sweeps: draft.sweeps,
           batchTotalAtOrAbove: draft.batchTotalAtOrAbove.trim() === '' ? null : draft.batchTotalAtOrAbove.trim(),
           batchItemsAtOrAbove: draft.batchItemsAtOrAbove.trim() === '' ? null : Number(draft.batchItemsAtOrAbove.trim()),
         },
@@ -301,6 +312,23 @@ function PolicySection() {
                 />{' '}
                 The first payout to a new destination
               </label>
+              <Field label="Transfers between accounts above (₦)" hint="Leave empty for no amount">
+                <input
+                  name="transferAbove"
+                  inputMode="decimal"
+                  value={draft.transferAbove}
+                  onInput={(event) => setDraft({ ...draft, transferAbove: (event.target as HTMLInputElement).value })}
+                />
+              </Field>
+              <label class="field checkbox">
+                <input
+                  type="checkbox"
+                  name="sweeps"
+                  checked={draft.sweeps}
+                  onChange={(event) => setDraft({ ...draft, sweeps: (event.target as HTMLInputElement).checked })}
+                />{' '}
+                Every payout a balance sweep makes
+              </label>
               <Field label="Settlement batches totalling at or above (₦)" hint="Leave empty for no total">
                 <input
                   inputMode="decimal"
@@ -338,6 +366,8 @@ function PolicySection() {
                   items={[
                     ['Payouts at or above', current.payoutAtOrAbove ? naira(current.payoutAtOrAbove) : 'any amount: no'],
                     ['First payout to a new destination', current.newDestination ? 'waits' : 'runs at once'],
+                    ['Transfers between accounts above', current.transferAbove ? naira(current.transferAbove) : 'any amount: no'],
+                    ["A balance sweep's payouts", current.sweeps ? 'wait' : 'run at once'],
                     ['Settlement batches totalling at or above', current.batchTotalAtOrAbove ? naira(current.batchTotalAtOrAbove) : 'no'],
                     [
                       'Settlement batches of at least',

@@ -1,4 +1,3 @@
-import type { ComponentChildren, JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import type { HeldBatch, HeldBatchList, HeldBatchStatus } from '../api-types';
@@ -6,23 +5,15 @@ import { Badge, Pager, Summary, TableWrap, useCursorPages } from '../components/
 import { Empty, Loaded, Notice, useResource } from '../components/state';
 import { humanize, naira, when } from '../format';
 import { useCan, useSession } from '../session';
-
-/** The Approvals page's decision button (a confirmation, and a fresh code when the service asks for one). */
-type Decide = (props: {
-  label: string;
-  title: string;
-  danger?: boolean;
-  description: ComponentChildren;
-  action: () => Promise<void>;
-}) => JSX.Element;
+import { DecisionButton } from './approvals';
 
 /**
  * Settlement batches the approval policy holds (docs/approvals.md#settlement-batches), on the Approvals page: each with
  * its item count, total, maker, expiry and the items the dry run flagged; approved or rejected as a whole, never by
  * their maker.
  */
-export function HeldBatchesSection(props: { status: HeldBatchStatus; Decide: Decide }) {
-  const { status, Decide } = props;
+export function HeldBatchesSection(props: { status: HeldBatchStatus }) {
+  const { status } = props;
   const session = useSession();
   const canApprove = useCan('approve_money');
   const pages = useCursorPages([status]);
@@ -105,7 +96,7 @@ export function HeldBatchesSection(props: { status: HeldBatchStatus; Decide: Dec
                               {own ? (
                                 <span class="muted small">Yours: another user approves it</span>
                               ) : (
-                                <Decide
+                                <DecisionButton
                                   label="Approve"
                                   title={`Approve a batch of ${batch.items} items, ${naira(batch.total)}?`}
                                   description={
@@ -123,7 +114,7 @@ export function HeldBatchesSection(props: { status: HeldBatchStatus; Decide: Dec
                                   action={approve(batch)}
                                 />
                               )}
-                              <Decide
+                              <DecisionButton
                                 danger
                                 label="Reject"
                                 title={`Reject a batch of ${batch.items} items?`}

@@ -68,7 +68,7 @@ export function NewTransferPage() {
   async function send(): Promise<void> {
     if (!checked) return;
     const { draft: sent } = checked;
-    await api<InternalTransfer>('POST', `/auth/accounts/${encodeURIComponent(accountRef)}/transfers`, {
+    const made = await api<InternalTransfer>('POST', `/auth/accounts/${encodeURIComponent(accountRef)}/transfers`, {
       headers: { 'Idempotency-Key': checked.idempotencyKey },
       body: {
         toAccountRef: sent.toAccountRef,
@@ -76,7 +76,8 @@ export function NewTransferPage() {
         ...(sent.narration.trim() ? { narration: sent.narration.trim() } : {}),
       },
     });
-    location.route(`/dashboard/accounts/${encodeURIComponent(accountRef)}`);
+    // A transfer the approval policy holds has moved nothing yet: it waits on the approvals page.
+    location.route(made.status === 'awaiting_approval' ? '/dashboard/approvals' : `/dashboard/accounts/${encodeURIComponent(accountRef)}`);
   }
 
   if (!allowed) {

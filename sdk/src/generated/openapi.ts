@@ -463,7 +463,7 @@ export interface paths {
         /** The account's transfers to and from the tenant's other accounts, newest first */
         get: operations["getV1AccountsAccountRefTransfers"];
         put?: never;
-        /** Move money from the account to another of the tenant's accounts, at once (one ledger transaction); audited as the API key, once */
+        /** Move money from the account to another of the tenant's accounts, at once (one ledger transaction), or held for approval above the approval policy's transferAbove (202 awaiting_approval, its amount reserved); audited as the API key, once */
         post: operations["postV1AccountsAccountRefTransfers"];
         delete?: never;
         options?: never;
@@ -1744,8 +1744,76 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move money to another of the tenant's accounts (as POST /v1/accounts/{accountRef}/transfers); audited with the transfer, once */
+        /** Move money to another of the tenant's accounts (as POST /v1/accounts/{accountRef}/transfers, held for approval above the approval policy's transferAbove); audited with the transfer, once */
         post: operations["postAuthAccountsAccountRefTransfers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/transfer-approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's transfers held by its approval policy, newest first: those awaiting approval unless a status is given */
+        get: operations["getAuthTransferapprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/transfer-approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One held transfer: what it moves, who made it and what became of it */
+        get: operations["getAuthTransferapprovalsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/transfer-approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a transfer awaiting approval (never one you made: 403 maker_cannot_approve): it moves now, under the same id, its reserved amount spent by its debit; audited */
+        post: operations["postAuthTransferapprovalsIdApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/transfer-approvals/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a transfer awaiting approval, with an optional note: its reserved amount is released; audited */
+        post: operations["postAuthTransferapprovalsIdReject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1852,74 +1920,6 @@ export interface paths {
         put?: never;
         /** Stop the items of a batch not yet initiated (audited) */
         post: operations["postAuthSettlementbatchesIdCancel"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/batch-approvals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The tenant's settlement batches held by its approval policy, newest first: those awaiting approval unless a status is given */
-        get: operations["getAuthBatchapprovals"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/batch-approvals/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One held settlement batch: its item count, total, why it waits, who made it, and the items the dry run flagged */
-        get: operations["getAuthBatchapprovalsId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/batch-approvals/{id}/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Approve a settlement batch awaiting approval, as a whole (never one you made: 403 maker_cannot_approve): it runs now, each item spending what was reserved for it; audited */
-        post: operations["postAuthBatchapprovalsIdApprove"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/batch-approvals/{id}/reject": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Reject a settlement batch awaiting approval, with an optional note: what it reserved is released and no item is paid; audited */
-        post: operations["postAuthBatchapprovalsIdReject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2613,6 +2613,74 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "transfer.awaiting_approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A transfer between the tenant's accounts waits for a second person's approval under the tenant's approval policy: its amount is reserved on the sending account (not spendable) until it is approved, rejected or expires */
+        post: operations["eventTransferAwaitingApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A transfer waiting for approval was approved by a user other than its maker: it moves now (transfer.completed follows) */
+        post: operations["eventTransferApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A transfer waiting for approval was rejected: its reserved amount is released to the sending account */
+        post: operations["eventTransferRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A transfer waiting for approval was not decided within the policy's time: its reserved amount is released to the sending account */
+        post: operations["eventTransferExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "settlement_batch.completed": {
         parameters: {
             query?: never;
@@ -2624,74 +2692,6 @@ export interface webhooks {
         put?: never;
         /** Every item of a settlement batch is final (paid, failed, refunded, or refused before submission): the batch and its counts; failed counts refused and cancelled items too */
         post: operations["eventSettlementBatchCompleted"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "settlement_batch.awaiting_approval": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A settlement batch waits, as a whole, for a second person's approval under the tenant's approval policy: each item's amount is reserved on its account until the batch is approved, rejected or expires */
-        post: operations["eventSettlementBatchAwaitingApproval"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "settlement_batch.approved": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A settlement batch waiting for approval was approved by a user other than its maker: its items run now, each spending what was reserved for it */
-        post: operations["eventSettlementBatchApproved"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "settlement_batch.rejected": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A settlement batch waiting for approval was rejected: what it reserved is released and none of its items is paid */
-        post: operations["eventSettlementBatchRejected"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "settlement_batch.expired": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A settlement batch waiting for approval was not decided within the policy's time: what it reserved is released and none of its items is paid */
-        post: operations["eventSettlementBatchExpired"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4141,14 +4141,14 @@ export interface operations {
                         availableBalance: string;
                         pendingCredits: string;
                         heldBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
                             lien: string;
                             credit_freeze: string;
                             payout_approval: string;
-                            batch_approval: string;
+                            transfer_approval: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
                         freeze: {
@@ -4401,14 +4401,14 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
                             lien: string;
                             credit_freeze: string;
                             payout_approval: string;
-                            batch_approval: string;
+                            transfer_approval: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
                         freeze: {
@@ -6073,7 +6073,7 @@ export interface operations {
                             amount: string;
                             narration: string;
                             /** @enum {string} */
-                            status: "completed";
+                            status: "completed" | "awaiting_approval" | "rejected" | "expired";
                             /** @enum {string} */
                             source: "api" | "dashboard" | "split";
                             splitOfPayment: string | null;
@@ -6170,7 +6170,30 @@ export interface operations {
                         amount: string;
                         narration: string;
                         /** @enum {string} */
-                        status: "completed";
+                        status: "completed" | "awaiting_approval" | "rejected" | "expired";
+                        /** @enum {string} */
+                        source: "api" | "dashboard" | "split";
+                        splitOfPayment: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description The transfer, held for approval (awaiting_approval): nothing moved yet */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        fromAccountRef: string;
+                        toAccountRef: string;
+                        amount: string;
+                        narration: string;
+                        /** @enum {string} */
+                        status: "completed" | "awaiting_approval" | "rejected" | "expired";
                         /** @enum {string} */
                         source: "api" | "dashboard" | "split";
                         splitOfPayment: string | null;
@@ -6278,7 +6301,7 @@ export interface operations {
                         amount: string;
                         narration: string;
                         /** @enum {string} */
-                        status: "completed";
+                        status: "completed" | "awaiting_approval" | "rejected" | "expired";
                         /** @enum {string} */
                         source: "api" | "dashboard" | "split";
                         splitOfPayment: string | null;
@@ -7378,11 +7401,8 @@ export interface operations {
                         batches: {
                             /** Format: uuid */
                             id: string;
-                            /**
-                             * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                             * @enum {string}
-                             */
-                            status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                            /** @enum {string} */
+                            status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
                             counts: {
                                 queued: number;
                                 pending: number;
@@ -7497,11 +7517,8 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                         * @enum {string}
-                         */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        /** @enum {string} */
+                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
                         counts: {
                             queued: number;
                             pending: number;
@@ -7621,11 +7638,8 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                         * @enum {string}
-                         */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        /** @enum {string} */
+                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
                         counts: {
                             queued: number;
                             pending: number;
@@ -7726,11 +7740,8 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                         * @enum {string}
-                         */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        /** @enum {string} */
+                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
                         counts: {
                             queued: number;
                             pending: number;
@@ -12415,7 +12426,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                 after?: string;
             };
             header?: never;
@@ -12438,7 +12449,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -12881,14 +12892,14 @@ export interface operations {
                                 availableBalance: string;
                                 pendingCredits: string;
                                 heldBalance: string;
-                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
+                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
                                 reserved: {
                                     kyc_limit: string;
                                     payment_mismatch: string;
                                     lien: string;
                                     credit_freeze: string;
                                     payout_approval: string;
-                                    batch_approval: string;
+                                    transfer_approval: string;
                                 };
                                 settleable: string;
                                 /** @enum {string} */
@@ -13010,14 +13021,14 @@ export interface operations {
                             availableBalance: string;
                             pendingCredits: string;
                             heldBalance: string;
-                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
+                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
                             reserved: {
                                 kyc_limit: string;
                                 payment_mismatch: string;
                                 lien: string;
                                 credit_freeze: string;
                                 payout_approval: string;
-                                batch_approval: string;
+                                transfer_approval: string;
                             };
                             settleable: string;
                             /** @enum {string} */
@@ -13189,14 +13200,14 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
                             lien: string;
                             credit_freeze: string;
                             payout_approval: string;
-                            batch_approval: string;
+                            transfer_approval: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
                         freeze: {
@@ -13846,9 +13857,9 @@ export interface operations {
                             accountName: string | null;
                             beneficiaryId: string | null;
                             narration: string;
-                            /** @description Why it waits: amount (at or above the policy), new_destination (the first payout there) */
-                            reasons: ("amount" | "new_destination" | "velocity")[];
-                            /** @description The maker's email, or 'API key' */
+                            /** @description Why it waits: amount (at or above the policy), new_destination (the first payout there), velocity (a rule sent it to review), balance_sweep (a balance sweep made it) */
+                            reasons: ("amount" | "new_destination" | "velocity" | "balance_sweep")[];
+                            /** @description The maker's email, 'API key', or 'balance sweep' for a sweep's payout */
                             maker: string;
                             /** Format: uuid */
                             makerUserId: string | null;
@@ -13939,9 +13950,9 @@ export interface operations {
                         accountName: string | null;
                         beneficiaryId: string | null;
                         narration: string;
-                        /** @description Why it waits: amount (at or above the policy), new_destination (the first payout there) */
-                        reasons: ("amount" | "new_destination" | "velocity")[];
-                        /** @description The maker's email, or 'API key' */
+                        /** @description Why it waits: amount (at or above the policy), new_destination (the first payout there), velocity (a rule sent it to review), balance_sweep (a balance sweep made it) */
+                        reasons: ("amount" | "new_destination" | "velocity" | "balance_sweep")[];
+                        /** @description The maker's email, 'API key', or 'balance sweep' for a sweep's payout */
                         maker: string;
                         /** Format: uuid */
                         makerUserId: string | null;
@@ -14226,8 +14237,8 @@ export interface operations {
                         payoutAtOrAbove: string | null;
                         newDestination: boolean;
                         expiresAfterSeconds: number;
-                        batchTotalAtOrAbove: string | null;
-                        batchItemsAtOrAbove: number | null;
+                        transferAbove: string | null;
+                        sweeps: boolean;
                         /** Format: date-time */
                         updatedAt: string | null;
                     };
@@ -14277,9 +14288,9 @@ export interface operations {
                     newDestination?: boolean;
                     /** @default 86400 */
                     expiresAfterSeconds?: number;
-                    batchTotalAtOrAbove?: string | null;
-                    /** @default null */
-                    batchItemsAtOrAbove?: number | null;
+                    transferAbove?: string | null;
+                    /** @default false */
+                    sweeps?: boolean;
                 };
             };
         };
@@ -14295,8 +14306,8 @@ export interface operations {
                         payoutAtOrAbove: string | null;
                         newDestination: boolean;
                         expiresAfterSeconds: number;
-                        batchTotalAtOrAbove: string | null;
-                        batchItemsAtOrAbove: number | null;
+                        transferAbove: string | null;
+                        sweeps: boolean;
                         /** Format: date-time */
                         updatedAt: string | null;
                     };
@@ -15338,7 +15349,428 @@ export interface operations {
                         amount: string;
                         narration: string;
                         /** @enum {string} */
-                        status: "completed";
+                        status: "completed" | "awaiting_approval" | "rejected" | "expired";
+                        /** @enum {string} */
+                        source: "api" | "dashboard" | "split";
+                        splitOfPayment: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description The transfer, held for approval (awaiting_approval): nothing moved yet */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        fromAccountRef: string;
+                        toAccountRef: string;
+                        amount: string;
+                        narration: string;
+                        /** @enum {string} */
+                        status: "completed" | "awaiting_approval" | "rejected" | "expired";
+                        /** @enum {string} */
+                        source: "api" | "dashboard" | "split";
+                        splitOfPayment: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthTransferapprovals: {
+        parameters: {
+            query?: {
+                status?: "awaiting_approval" | "approved" | "rejected" | "expired";
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of held transfers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfers: {
+                            /**
+                             * Format: uuid
+                             * @description The transfer keeps this id once approved
+                             */
+                            id: string;
+                            /** @enum {string} */
+                            status: "awaiting_approval" | "approved" | "rejected" | "expired";
+                            fromAccountRef: string;
+                            toAccountRef: string;
+                            amount: string;
+                            /** @enum {string} */
+                            currency: "NGN";
+                            narration: string;
+                            /** @description The maker's email, or 'API key' */
+                            maker: string;
+                            /** Format: uuid */
+                            makerUserId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            decidedBy: string | null;
+                            /** Format: date-time */
+                            decidedAt: string | null;
+                            decisionNote: string | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthTransferapprovalsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The held transfer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The transfer keeps this id once approved
+                         */
+                        id: string;
+                        /** @enum {string} */
+                        status: "awaiting_approval" | "approved" | "rejected" | "expired";
+                        fromAccountRef: string;
+                        toAccountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        narration: string;
+                        /** @description The maker's email, or 'API key' */
+                        maker: string;
+                        /** Format: uuid */
+                        makerUserId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        decidedBy: string | null;
+                        /** Format: date-time */
+                        decidedAt: string | null;
+                        decisionNote: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthTransferapprovalsIdApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Approved: the transfer, completed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        fromAccountRef: string;
+                        toAccountRef: string;
+                        amount: string;
+                        narration: string;
+                        /** @enum {string} */
+                        status: "completed" | "awaiting_approval" | "rejected" | "expired";
+                        /** @enum {string} */
+                        source: "api" | "dashboard" | "split";
+                        splitOfPayment: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthTransferapprovalsIdReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Rejected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        fromAccountRef: string;
+                        toAccountRef: string;
+                        amount: string;
+                        narration: string;
+                        /** @enum {string} */
+                        status: "completed" | "awaiting_approval" | "rejected" | "expired";
                         /** @enum {string} */
                         source: "api" | "dashboard" | "split";
                         splitOfPayment: string | null;
@@ -16016,11 +16448,8 @@ export interface operations {
                         batches: {
                             /** Format: uuid */
                             id: string;
-                            /**
-                             * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                             * @enum {string}
-                             */
-                            status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                            /** @enum {string} */
+                            status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
                             counts: {
                                 queued: number;
                                 pending: number;
@@ -16135,11 +16564,8 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                         * @enum {string}
-                         */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        /** @enum {string} */
+                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
                         counts: {
                             queued: number;
                             pending: number;
@@ -16250,11 +16676,8 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                         * @enum {string}
-                         */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        /** @enum {string} */
+                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
                         counts: {
                             queued: number;
                             pending: number;
@@ -16355,312 +16778,8 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                         * @enum {string}
-                         */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
-                        counts: {
-                            queued: number;
-                            pending: number;
-                            processing: number;
-                            success: number;
-                            failed: number;
-                            refunded: number;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state or an earlier request */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getAuthBatchapprovals: {
-        parameters: {
-            query?: {
-                status?: "awaiting_approval" | "approved" | "rejected" | "expired";
-                after?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of held batches */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        batches: {
-                            /** Format: uuid */
-                            id: string;
-                            /**
-                             * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                             * @enum {string}
-                             */
-                            status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
-                            /** @description How many items the batch carries */
-                            items: number;
-                            /** @description What it reserved: the amounts of the items the dry run passed when it was made */
-                            total: string;
-                            /** @enum {string} */
-                            currency: "NGN";
-                            /** @description Why it waits: total (at or above the policy), item_count (at least the policy) */
-                            reasons: ("total" | "item_count")[];
-                            /** @description The maker's email, or 'API key' */
-                            maker: string;
-                            /** Format: uuid */
-                            makerUserId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            expiresAt: string;
-                            decidedBy: string | null;
-                            /** Format: date-time */
-                            decidedAt: string | null;
-                            decisionNote: string | null;
-                            /** @description How many items the dry run flagged when it was made (they reserve nothing and fail at their turn) */
-                            flaggedCount: number;
-                            /** @description The first 100 flagged items, in request order, with the dry run's reason */
-                            flagged: {
-                                reference: string;
-                                accountRef: string;
-                                amount: string;
-                                reason: string;
-                            }[];
-                        }[];
-                        pagination: {
-                            limit: number;
-                            nextCursor: string | null;
-                            hasMore: boolean;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getAuthBatchapprovalsId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The held batch */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                         * @enum {string}
-                         */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
-                        /** @description How many items the batch carries */
-                        items: number;
-                        /** @description What it reserved: the amounts of the items the dry run passed when it was made */
-                        total: string;
                         /** @enum {string} */
-                        currency: "NGN";
-                        /** @description Why it waits: total (at or above the policy), item_count (at least the policy) */
-                        reasons: ("total" | "item_count")[];
-                        /** @description The maker's email, or 'API key' */
-                        maker: string;
-                        /** Format: uuid */
-                        makerUserId: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                        decidedBy: string | null;
-                        /** Format: date-time */
-                        decidedAt: string | null;
-                        decisionNote: string | null;
-                        /** @description How many items the dry run flagged when it was made (they reserve nothing and fail at their turn) */
-                        flaggedCount: number;
-                        /** @description The first 100 flagged items, in request order, with the dry run's reason */
-                        flagged: {
-                            reference: string;
-                            accountRef: string;
-                            amount: string;
-                            reason: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postAuthBatchapprovalsIdApprove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Approved: the batch runs (validating) */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                         * @enum {string}
-                         */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
                         counts: {
                             queued: number;
                             pending: number;
@@ -16712,124 +16831,6 @@ export interface operations {
             };
             /** @description Conflict with the current state or an earlier request */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postAuthBatchapprovalsIdReject: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    note?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Rejected */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
-                         * @enum {string}
-                         */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
-                        counts: {
-                            queued: number;
-                            pending: number;
-                            processing: number;
-                            success: number;
-                            failed: number;
-                            refunded: number;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state or an earlier request */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body is not JSON */
-            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17270,7 +17271,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -20053,6 +20054,188 @@ export interface operations {
             };
         };
     };
+    eventTransferAwaitingApproval: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "transfer.awaiting_approval";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        transferId: string;
+                        fromAccountRef: string;
+                        toAccountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        status: "awaiting_approval";
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventTransferApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "transfer.approved";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        transferId: string;
+                        fromAccountRef: string;
+                        toAccountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        decidedBy: string | null;
+                        note: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventTransferRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "transfer.rejected";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        transferId: string;
+                        fromAccountRef: string;
+                        toAccountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        decidedBy: string | null;
+                        note: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventTransferExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "transfer.expired";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        transferId: string;
+                        fromAccountRef: string;
+                        toAccountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        decidedBy: string | null;
+                        note: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     eventSettlementBatchCompleted: {
         parameters: {
             query?: never;
@@ -20083,183 +20266,6 @@ export interface operations {
                         success: number;
                         failed: number;
                         refunded: number;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Received; any other answer is retried on the delivery schedule */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    eventSettlementBatchAwaitingApproval: {
-        parameters: {
-            query?: never;
-            header: {
-                "X-Event-Id": string;
-                "X-Service-Signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uuid */
-                    id: string;
-                    /** @enum {string} */
-                    type: "settlement_batch.awaiting_approval";
-                    /** Format: date-time */
-                    createdAt: string;
-                    subject: string;
-                    sequence: number;
-                    data: {
-                        /** Format: uuid */
-                        batchId: string;
-                        items: number;
-                        total: string;
-                        /** @enum {string} */
-                        currency: "NGN";
-                        reasons: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Received; any other answer is retried on the delivery schedule */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    eventSettlementBatchApproved: {
-        parameters: {
-            query?: never;
-            header: {
-                "X-Event-Id": string;
-                "X-Service-Signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uuid */
-                    id: string;
-                    /** @enum {string} */
-                    type: "settlement_batch.approved";
-                    /** Format: date-time */
-                    createdAt: string;
-                    subject: string;
-                    sequence: number;
-                    data: {
-                        /** Format: uuid */
-                        batchId: string;
-                        items: number;
-                        total: string;
-                        /** @enum {string} */
-                        currency: "NGN";
-                        decidedBy: string | null;
-                        note: string | null;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Received; any other answer is retried on the delivery schedule */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    eventSettlementBatchRejected: {
-        parameters: {
-            query?: never;
-            header: {
-                "X-Event-Id": string;
-                "X-Service-Signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uuid */
-                    id: string;
-                    /** @enum {string} */
-                    type: "settlement_batch.rejected";
-                    /** Format: date-time */
-                    createdAt: string;
-                    subject: string;
-                    sequence: number;
-                    data: {
-                        /** Format: uuid */
-                        batchId: string;
-                        items: number;
-                        total: string;
-                        /** @enum {string} */
-                        currency: "NGN";
-                        decidedBy: string | null;
-                        note: string | null;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Received; any other answer is retried on the delivery schedule */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    eventSettlementBatchExpired: {
-        parameters: {
-            query?: never;
-            header: {
-                "X-Event-Id": string;
-                "X-Service-Signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uuid */
-                    id: string;
-                    /** @enum {string} */
-                    type: "settlement_batch.expired";
-                    /** Format: date-time */
-                    createdAt: string;
-                    subject: string;
-                    sequence: number;
-                    data: {
-                        /** Format: uuid */
-                        batchId: string;
-                        items: number;
-                        total: string;
-                        /** @enum {string} */
-                        currency: "NGN";
-                        decidedBy: string | null;
-                        note: string | null;
                     };
                 };
             };

@@ -16,6 +16,8 @@ export interface Command {
   usage: string;
   options: Record<string, { type: 'string' | 'boolean' }>;
   required?: string[];
+  /** False for a command that works on a database whatever its schema (the migrations themselves, Temporal's setup). */
+  needsMigratedDatabase?: false;
   run(context: CommandContext): Promise<void>;
 }
 

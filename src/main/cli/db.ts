@@ -4,6 +4,7 @@ import type { Command } from './command';
 export const dbCommands: Record<string, Command> = {
   'db:migrate': {
     usage: 'db:migrate',
+    needsMigratedDatabase: false,
     options: {},
     async run(context) {
       const [batch, applied] = await context.db.migrate.latest(migrationConfig);
@@ -15,6 +16,7 @@ export const dbCommands: Record<string, Command> = {
   },
   'db:rollback': {
     usage: 'db:rollback [--all]',
+    needsMigratedDatabase: false,
     options: { all: { type: 'boolean' } },
     async run(context) {
       const [batch, reverted] = await context.db.migrate.rollback(migrationConfig, Boolean(context.options.all));

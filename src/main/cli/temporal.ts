@@ -4,6 +4,7 @@ import type { Command } from './command';
 export const temporalCommands: Record<string, Command> = {
   'temporal:setup': {
     usage: 'temporal:setup',
+    needsMigratedDatabase: false,
     options: {},
     async run(context) {
       const added = await registerSearchAttributes(context.temporal.connection, context.config.TEMPORAL_NAMESPACE);

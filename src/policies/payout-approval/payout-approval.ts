@@ -15,8 +15,11 @@ export interface ApprovalPolicy {
   expiresAfterSeconds: number;
 }
 
-/** Why a payout waits; `velocity`: a velocity rule sent it to review (see policies/velocity), whatever this policy says. */
-export const APPROVAL_REASONS = ['amount', 'new_destination', 'velocity'] as const;
+/**
+ * Why a payout waits; `velocity`: a velocity rule sent it to review (see policies/velocity), whatever this policy says;
+ * `balance_sweep`: a balance sweep made it under a policy that holds sweeps (see transfer-and-sweep-approval).
+ */
+export const APPROVAL_REASONS = ['amount', 'new_destination', 'velocity', 'balance_sweep'] as const;
 export type ApprovalReason = (typeof APPROVAL_REASONS)[number];
 
 export const DEFAULT_APPROVAL_EXPIRY_SECONDS = 24 * 60 * 60;

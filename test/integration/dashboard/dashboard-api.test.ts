@@ -65,7 +65,7 @@ describe('dashboard API (/auth session routes)', () => {
       assert.ok(refusals >= 30, `only ${refusals} refusals checked`);
     });
 
-    it('lets a viewer read but not act, an operator act but not administer, and keeps the matrix in the OpenAPI document', async () => {
+    it('lets a viewer read but not act, an operator act but not administer, and keeps the matrix and the fresh-code demands in the OpenAPI document', async () => {
       const customer = (await provisionAccount(stack, tenant.apiKey)).CustomerID;
       assert.equal((await as(viewer, 'GET', '/auth/overview')).status, 200);
       assert.equal((await as(viewer, 'GET', '/auth/audit-log')).status, 200);
@@ -79,6 +79,11 @@ describe('dashboard API (/auth session routes)', () => {
       assert.equal(document.paths['/auth/api-keys'].post['x-required-permission'], 'manage_access');
       assert.equal(document.paths['/auth/customers/{id}/suspend'].post['x-required-permission'], 'operate');
       assert.equal(document.paths['/auth/overview'].get['x-required-permission'], 'read');
+      assert.deepEqual(document.paths['/auth/approvals/{merchantTxRef}/approve'].post['x-fresh-code'], {
+        withinSeconds: 300,
+        askedOf: 'two_factor_users',
+      });
+      assert.equal(document.paths['/auth/overview'].get['x-fresh-code'], undefined);
     });
 
     it('applies a role change to the very next request of the user', async () => {

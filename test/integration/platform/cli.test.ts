@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { call } from '../../helpers/http';
 import { fundAccount, provisionAccount } from '../../helpers/fixtures';
+import { scratchDatabase } from '../../helpers/scratch-database';
 import { createTenant, startStack, type Stack } from '../../helpers/stack';
 
 const run = promisify(execFile);
@@ -97,6 +98,21 @@ describe('CLI', () => {
       });
     } finally {
       await db('virtual_accounts').where({ id: account.ID }).decrement({ total_credits: 1, ledger_balance: 1 });
+    }
+  });
+
+  it('ledger:verify on a database not yet migrated exits 1 asking for db:migrate, not with a SQL error', async () => {
+    const empty = await scratchDatabase('unmigrated', { migrated: false });
+    try {
+      const result = await run(process.execPath, [CLI, 'ledger:verify'], { env: { ...process.env, DATABASE_URL: empty.url } }).then(
+        () => assert.fail('ledger:verify succeeded on an empty database'),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /lacks \d+ migration\(s\).*db:migrate/);
+      assert.doesNotMatch(result.stderr, /relation .* does not exist/);
+    } finally {
+      await empty.drop();
     }
   });
 

@@ -67,6 +67,16 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
     { transferId: GROUP, fromAccountRef: 'ACC-1', toAccountRef: 'ACC-2', amount: 250_050n, narration: AWKWARD, heldAmount: 50n },
     { transferId: GROUP, fromAccountRef: 'ACC-2', toAccountRef: 'ACC-1', amount: 1n, narration: '', heldAmount: 0n },
   ],
+  'transfer.awaiting_approval': [
+    { transferId: GROUP, fromAccountRef: 'ACC-1', toAccountRef: 'ACC-2', amount: 250_050n, expiresAt: new Date(0) },
+  ],
+  'transfer.approved': [
+    { transferId: GROUP, fromAccountRef: 'ACC-1', toAccountRef: 'ACC-2', amount: 10n, decidedBy: 'a@example.com', note: null },
+  ],
+  'transfer.rejected': [
+    { transferId: GROUP, fromAccountRef: 'ACC-1', toAccountRef: 'ACC-2', amount: 10n, decidedBy: 'a@example.com', note: AWKWARD },
+  ],
+  'transfer.expired': [{ transferId: GROUP, fromAccountRef: 'ACC-1', toAccountRef: 'ACC-2', amount: 10n, decidedBy: null, note: null }],
   'settlement_batch.completed': [
     { batchId: GROUP, status: 'completed_with_failures', items: 5_000, success: 4_998, failed: 2, refunded: 0 },
     { batchId: GROUP, status: 'cancelled', items: 1, success: 0, failed: 1, refunded: 0 },
