@@ -60,6 +60,7 @@ const LAYERS = [
       'account-freeze policy': ['src/policies/account-freeze/'],
       'split-rule policy': ['src/policies/split-rule/'],
       'payout-approval policy': ['src/policies/payout-approval/'],
+      'batch-approval policy': ['src/policies/batch-approval/'],
       'velocity policy': ['src/policies/velocity/'],
     },
   },

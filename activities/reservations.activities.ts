@@ -3,6 +3,7 @@ import type { Db } from '../src/db';
 import type { EventedLedger } from '../src/events/ledger-events';
 import type { ReservationExpiryResult } from '../src/contracts/reservation-expiry.contract';
 import type { Logger } from '../src/logger';
+import type { SettlementBatchesService } from '../src/settlement-batches/settlement-batches.service';
 import type { SettlementsService } from '../src/settlements/settlements.service';
 import type { InternalTransfersService } from '../src/internal-transfers/internal-transfers.service';
 
@@ -13,13 +14,15 @@ export function createReservationActivities(deps: {
   heldPayouts: Pick<SettlementsService, 'expireHeld'>;
   /** Transfers held for approval likewise. */
   heldTransfers: Pick<InternalTransfersService, 'expireHeld'>;
+  /** Settlement batches held for approval likewise. */
+  heldBatches: Pick<SettlementBatchesService, 'expireHeld'>;
   logger: Logger;
 }) {
-  const { db, ledger, heldPayouts, heldTransfers, logger } = deps;
+  const { db, ledger, heldPayouts, heldTransfers, heldBatches, logger } = deps;
   return {
     /**
      * Releases, as expired, every reservation whose expiry has passed, a batch of accounts per transaction (each
-     * with the events of what expired, recorded by the ledger, and the held payouts and transfers among them marked expired), until
+     * with the events of what expired, recorded by the ledger, and the held payouts, transfers and batches among them marked expired), until
      * none is left. Retried after a crash, it
      * expires nothing twice: a reservation expires once, what it still held.
      */
@@ -31,6 +34,7 @@ export function createReservationActivities(deps: {
           const expired = await ledger.expireDue(trx, new Date());
           await heldPayouts.expireHeld(trx, expired);
           await heldTransfers.expireHeld(trx, expired);
+          await heldBatches.expireHeld(trx, expired);
           return expired;
         });
         if (ended.length === 0 || context.cancellationSignal.aborted) break;

@@ -40,6 +40,9 @@ import type {
   batchSchema,
   batchSummarySchema,
   dryRunResponseSchema,
+  heldBatchListResponseSchema,
+  heldBatchSchema,
+  heldBatchStatusSchema,
 } from '../../src/settlement-batches/settlement-batches.schemas';
 import type { splitRuleResponseSchema } from '../../src/split-rules/split-rules.schemas';
 import type { lienBodySchema, openLiensResponseSchema } from '../../src/liens/liens.schemas';
@@ -116,6 +119,9 @@ export type HeldPayoutList = Out<typeof heldPayoutListResponseSchema>;
 export type ApprovalPolicy = Out<typeof approvalPolicySchema>;
 export type VelocityRuleList = Out<typeof velocityRuleListSchema>;
 export type VelocityRule = VelocityRuleList['data'][number];
+export type HeldBatch = Out<typeof heldBatchSchema>;
+export type HeldBatchList = Out<typeof heldBatchListResponseSchema>;
+export type HeldBatchStatus = Out<typeof heldBatchStatusSchema>;
 export type InternalTransfer = Out<typeof internalTransferSchema>;
 export type HeldTransfer = Out<typeof heldTransferSchema>;
 export type HeldTransferList = Out<typeof heldTransferListResponseSchema>;

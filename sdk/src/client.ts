@@ -206,7 +206,10 @@ export class LedgerClient {
   readonly settlementBatches = {
     /**
      * Accepts a batch. Always sent with an Idempotency-Key: yours, or one generated for this call (and
-     * reused by its retries); a replay under the key answers the same batch.
+     * reused by its retries); a replay under the key answers the same batch. Under the tenant's approval
+     * policy the answer's status may be `awaiting_approval`: its items' money is reserved and none runs
+     * until a person approves the batch on the dashboard (follow it with `get` or the
+     * `settlement_batch.approved`, `.rejected` and `.expired` events; see `awaitsApproval`).
      */
     create: (input: SettlementBatchInput, options: IdempotencyOptions = {}): Promise<SettlementBatchSummary> =>
       this.transport.request({

@@ -1,5 +1,6 @@
 import type { DbOrTrx } from '../db';
 import { koboFromDb } from '../money';
+import type { BatchApprovalPolicy } from '../policies/batch-approval/batch-approval';
 import type { ApprovalPolicy } from '../policies/payout-approval/payout-approval';
 import type { TransferAndSweepApprovalPolicy } from '../policies/payout-approval/transfer-and-sweep-approval';
 
@@ -9,11 +10,13 @@ interface ApprovalPolicyRow {
   expires_after_seconds: number;
   transfer_above: string | null;
   sweeps: boolean;
+  batch_total_at_or_above: string | null;
+  batch_items_at_or_above: number | null;
   updated_at: Date;
 }
 
-/** Every rule of the policy: a payout's, and a transfer's and a sweep's. */
-export type FullApprovalPolicy = ApprovalPolicy & TransferAndSweepApprovalPolicy;
+/** Every rule of the policy: a payout's, a transfer's and a sweep's, and a settlement batch's. */
+export type FullApprovalPolicy = ApprovalPolicy & TransferAndSweepApprovalPolicy & BatchApprovalPolicy;
 
 export interface StoredApprovalPolicy extends FullApprovalPolicy {
   updatedAt: Date;
@@ -24,7 +27,16 @@ export function createApprovalPoliciesRepo(db: DbOrTrx) {
     async find(tenantId: string): Promise<StoredApprovalPolicy | undefined> {
       const row: ApprovalPolicyRow | undefined = await db('approval_policies')
         .where({ tenant_id: tenantId })
-        .first('payout_at_or_above', 'new_destination', 'expires_after_seconds', 'transfer_above', 'sweeps', 'updated_at');
+        .first(
+          'payout_at_or_above',
+          'new_destination',
+          'expires_after_seconds',
+          'transfer_above',
+          'sweeps',
+          'batch_total_at_or_above',
+          'batch_items_at_or_above',
+          'updated_at',
+        );
       return row
         ? {
             payoutAtOrAbove: row.payout_at_or_above === null ? null : koboFromDb(row.payout_at_or_above),
@@ -32,6 +44,8 @@ export function createApprovalPoliciesRepo(db: DbOrTrx) {
             expiresAfterSeconds: row.expires_after_seconds,
             transferAbove: row.transfer_above === null ? null : koboFromDb(row.transfer_above),
             sweeps: row.sweeps,
+            batchTotalAtOrAbove: row.batch_total_at_or_above === null ? null : koboFromDb(row.batch_total_at_or_above),
+            batchItemsAtOrAbove: row.batch_items_at_or_above,
             updatedAt: row.updated_at,
           }
         : undefined;
@@ -45,6 +59,8 @@ export function createApprovalPoliciesRepo(db: DbOrTrx) {
         expires_after_seconds: policy.expiresAfterSeconds,
         transfer_above: policy.transferAbove?.toString() ?? null,
         sweeps: policy.sweeps,
+        batch_total_at_or_above: policy.batchTotalAtOrAbove?.toString() ?? null,
+        batch_items_at_or_above: policy.batchItemsAtOrAbove,
         updated_by: userId,
         updated_at: db.fn.now(),
       };

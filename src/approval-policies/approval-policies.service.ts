@@ -13,6 +13,8 @@ export interface ApprovalPolicyView {
   expiresAfterSeconds: number;
   transferAbove: string | null;
   sweeps: boolean;
+  batchTotalAtOrAbove: string | null;
+  batchItemsAtOrAbove: number | null;
   updatedAt: string | null;
 }
 
@@ -29,6 +31,8 @@ export function createApprovalPoliciesService(deps: { db: Db }) {
           expiresAfterSeconds: policy.expiresAfterSeconds,
           transferAbove: policy.transferAbove === null ? null : formatKobo(policy.transferAbove),
           sweeps: policy.sweeps,
+          batchTotalAtOrAbove: policy.batchTotalAtOrAbove === null ? null : formatKobo(policy.batchTotalAtOrAbove),
+          batchItemsAtOrAbove: policy.batchItemsAtOrAbove,
           updatedAt: policy.updatedAt.toISOString(),
         }
       : {
@@ -38,6 +42,8 @@ export function createApprovalPoliciesService(deps: { db: Db }) {
           expiresAfterSeconds: DEFAULT_APPROVAL_EXPIRY_SECONDS,
           transferAbove: null,
           sweeps: false,
+          batchTotalAtOrAbove: null,
+          batchItemsAtOrAbove: null,
           updatedAt: null,
         };
   }
@@ -59,6 +65,8 @@ export function createApprovalPoliciesService(deps: { db: Db }) {
             expiresAfterSeconds: policy.expiresAfterSeconds,
             transferAbove: policy.transferAbove === null ? null : formatKobo(policy.transferAbove),
             sweeps: policy.sweeps,
+            batchTotalAtOrAbove: policy.batchTotalAtOrAbove === null ? null : formatKobo(policy.batchTotalAtOrAbove),
+            batchItemsAtOrAbove: policy.batchItemsAtOrAbove,
           },
         );
       });

@@ -12,7 +12,7 @@ import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
  * events layer from what the ledger did (ledger-events, with the payment credits' and confirmations' events built
  * below from the catalogue); recordChange records what moves no money: a bulk payout's end (a count of its
  * settlements), a dynamic account's return refused (the money stays held as it was), a payout or a transfer held for approval and
- * the decision about it (its reservation moves no money; an approved one's settlement is told by the ledger), a velocity
+ * the decision about it (a held settlement batch and its decision alike; its reservation moves no money; an approved one's settlement is told by the ledger), a velocity
  * rule refusing a payout or sending it to review, and
  * every decision about a customer, an account's freeze or an endpoint. A module outside src/events never records a money event itself (the lint's
  * money-event check).
@@ -90,6 +90,25 @@ export type Change =
       note: string | null;
     }
   | {
+      kind: 'settlement_batch_awaiting_approval';
+      tenantId: string;
+      batchId: string;
+      items: number;
+      total: Kobo;
+      reasons: readonly string[];
+      expiresAt: Date;
+    }
+  | {
+      kind: 'settlement_batch_approval_decided';
+      tenantId: string;
+      decision: 'approved' | 'rejected' | 'expired';
+      batchId: string;
+      items: number;
+      total: Kobo;
+      decidedBy: string | null;
+      note: string | null;
+    }
+  | {
       kind: 'velocity_rule_triggered';
       tenantId: string;
       ruleId: string;
@@ -146,6 +165,14 @@ export function eventOfChange(change: Change): EventOf {
     case 'transfer_approval_decided': {
       const { transferId, fromAccountRef, toAccountRef, amount, decidedBy, note } = change;
       return told(`transfer.${change.decision}`, { transferId, fromAccountRef, toAccountRef, amount, decidedBy, note });
+    }
+    case 'settlement_batch_awaiting_approval': {
+      const { batchId, items, total, reasons, expiresAt } = change;
+      return told('settlement_batch.awaiting_approval', { batchId, items, total, reasons: reasons.join(','), expiresAt });
+    }
+    case 'settlement_batch_approval_decided': {
+      const { batchId, items, total, decidedBy, note } = change;
+      return told(`settlement_batch.${change.decision}`, { batchId, items, total, decidedBy, note });
     }
     case 'velocity_rule_triggered': {
       const { ruleId, action, subject, accountRef, amount, merchantTxRef, transactionGroupId, message } = change;

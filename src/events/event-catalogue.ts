@@ -184,6 +184,29 @@ const settlementBatchCompleted = {
   refunded: field.integer,
 };
 
+/** A settlement batch held, as a whole, for a second person's approval: its items' money reserved until it is decided. */
+const settlementBatchAwaitingApproval = {
+  batchId: field.uuid,
+  items: field.integer,
+  /** What it reserved: the items the dry run passed. */
+  total: field.naira,
+  currency: field.constant('NGN'),
+  /** Why it waits, comma-separated: `total` (at or above the policy's), `item_count` (at least the policy's). */
+  reasons: field.text,
+  expiresAt: field.timestamp,
+};
+
+/** A held batch decided: approved (it runs), rejected or expired (its money released). */
+const settlementBatchApprovalDecided = {
+  batchId: field.uuid,
+  items: field.integer,
+  total: field.naira,
+  currency: field.constant('NGN'),
+  /** The email of the user who decided; null when it expired. */
+  decidedBy: field.nullableText,
+  note: field.nullableText,
+};
+
 const kycDecision = { customerId: field.uuid, externalRef: field.text, tier: field.nullableText, reason: field.nullableText };
 
 const kycLimitExceeded = {
@@ -359,6 +382,29 @@ const DEFINITIONS = {
     subject: 'batchId',
     description:
       'Every item of a settlement batch is final (paid, failed, refunded, or refused before submission): the batch and its counts; failed counts refused and cancelled items too',
+  },
+  'settlement_batch.awaiting_approval': {
+    fields: settlementBatchAwaitingApproval,
+    subject: 'batchId',
+    description:
+      "A settlement batch waits, as a whole, for a second person's approval under the tenant's approval policy: each item's amount is reserved on its account until the batch is approved, rejected or expires",
+  },
+  'settlement_batch.approved': {
+    fields: settlementBatchApprovalDecided,
+    subject: 'batchId',
+    description:
+      'A settlement batch waiting for approval was approved by a user other than its maker: its items run now, each spending what was reserved for it',
+  },
+  'settlement_batch.rejected': {
+    fields: settlementBatchApprovalDecided,
+    subject: 'batchId',
+    description: 'A settlement batch waiting for approval was rejected: what it reserved is released and none of its items is paid',
+  },
+  'settlement_batch.expired': {
+    fields: settlementBatchApprovalDecided,
+    subject: 'batchId',
+    description:
+      "A settlement batch waiting for approval was not decided within the policy's time: what it reserved is released and none of its items is paid",
   },
   'kyc.approved': {
     fields: kycDecision,

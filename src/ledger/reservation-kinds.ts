@@ -100,6 +100,19 @@ export const RESERVATION_KINDS = {
     meaning: 'transfers awaiting approval',
     heldFor: 'for transfers awaiting approval',
   },
+  /**
+   * One item of a settlement batch the tenant's approval policy holds (owner: the item's hold id): expires when nobody
+   * decided in time, kept without expiry once the batch is approved, posted by the item's settlement debit; released
+   * when the batch is rejected or cancelled, or when the item is refused at its turn.
+   */
+  batch_approval: {
+    reasons: ['awaiting_approval'],
+    releaseReasons: ['rejected', 'cancelled', 'item_refused'],
+    heldCredit: false,
+    queued: false,
+    meaning: 'settlement batch items awaiting approval or their turn',
+    heldFor: 'for settlement batch items awaiting approval or their turn',
+  },
 } as const satisfies Record<string, ReservationKindDeclaration>;
 
 interface ReservationKindDeclaration {

@@ -85,6 +85,9 @@ export interface ExpiredReservation {
   amount: Kobo;
 }
 
+/** Reservations per INSERT statement when many are made at once (a 5,000-item batch's take ten). */
+const RESERVE_CHUNK = 500;
+
 /** Moves accounts' held balances by each move's kobo, and their customers' unheld balances the other way, in one statement. */
 async function moveReserved(trx: Trx, moves: Array<{ accountId: string; kobo: Kobo }>): Promise<void> {
   const nonZero = moves.filter((move) => move.kobo !== 0n);
@@ -362,6 +365,78 @@ export function createReservations(trx: Trx) {
         .orderBy('id')
         .select('id', 'open_amount');
       return rows.map((row) => ({ reservationId: row.id, open: koboFromDb(row.open_amount) }));
+    },
+
+    /**
+     * Sets money aside for several reservations at once, each account judged as reserveSpendable judges one: all of
+     * them only if every account may spend the sum of its reservations under `from`, judged under the locks of every
+     * account (taken together first). Undefined when all were made; else the first account (in the order given) whose
+     * money does not cover its reservations, and nothing is written.
+     */
+    async reserveAllSpendable(reservations: NewReservation[], from: FundsSource): Promise<{ shortAccountId: string } | undefined> {
+      const wanted = new Map<string, Kobo>();
+      for (const reservation of reservations)
+        wanted.set(reservation.accountId, (wanted.get(reservation.accountId) ?? 0n) + reservation.amount);
+      const accountIds = [...wanted.keys()];
+      await lock(accountIds);
+      const result = await trx.raw(
+        `SELECT id, tenant_id, ledger_spendable(ledger_balance, held_balance, pending_credits, CAST(? AS boolean)) AS spendable
+           FROM virtual_accounts WHERE id = ANY(CAST(? AS uuid[]))`,
+        [from === 'available', accountIds],
+      );
+      const accounts = new Map((result.rows as Array<{ id: string; tenant_id: string; spendable: string }>).map((row) => [row.id, row]));
+      for (const [accountId, amount] of wanted) {
+        const account = accounts.get(accountId);
+        if (!account || koboFromDb(account.spendable) < amount) return { shortAccountId: accountId };
+      }
+      const rows = reservations.map((reservation) => ({
+        id: uuidv7(),
+        tenant_id: accounts.get(reservation.accountId)!.tenant_id,
+        account_id: reservation.accountId,
+        kind: reservation.kind,
+        reason: reservation.reason,
+        owner_id: reservation.ownerId,
+        amount: reservation.amount.toString(),
+        tier: reservation.tier ?? null,
+        limit_amount: reservation.limitAmount?.toString() ?? null,
+        expires_at: reservation.expiresAt ?? null,
+      }));
+      for (let start = 0; start < rows.length; start += RESERVE_CHUNK)
+        await trx('ledger_reservations').insert(rows.slice(start, start + RESERVE_CHUNK));
+      await moveReserved(
+        trx,
+        [...wanted].map(([accountId, kobo]) => ({ accountId, kobo })),
+      );
+      return undefined;
+    },
+
+    /**
+     * The open reservations of a kind kept for these owners, read under their accounts' locks (taken here, together):
+     * what they still hold stays so until the caller's transaction ends.
+     */
+    async openOfOwners(kind: ReservationKind, ownerIds: string[]): Promise<Array<OwnedReservation & { ownerId: string }>> {
+      if (ownerIds.length === 0) return [];
+      const owned = () => trx('ledger_reservations').where({ kind }).whereIn('owner_id', ownerIds).where('open_amount', '>', 0);
+      await lock(await owned().distinct().pluck('account_id'));
+      const rows: Array<{ id: string; tenant_id: string; account_id: string; owner_id: string; amount: string; open_amount: string }> =
+        await owned().orderBy('id').select('id', 'tenant_id', 'account_id', 'owner_id', 'amount', 'open_amount');
+      return rows.map((row) => ({
+        reservationId: row.id,
+        tenantId: row.tenant_id,
+        accountId: row.account_id,
+        ownerId: row.owner_id,
+        amount: koboFromDb(row.amount),
+        open: koboFromDb(row.open_amount),
+      }));
+    },
+
+    /**
+     * Takes away the expiry of these open reservations (read by openOfOwners, under their accounts' locks): they stay
+     * until posted or released. The decision that keeps them is the caller's.
+     */
+    async keepWithoutExpiry(reservationIds: string[]): Promise<void> {
+      if (reservationIds.length === 0) return;
+      await trx('ledger_reservations').whereIn('id', reservationIds).where('open_amount', '>', 0).update({ expires_at: null });
     },
 
     /**

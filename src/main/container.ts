@@ -10,6 +10,7 @@ import { balanceSweepsDashboardRoutes, balanceSweepsRoutes } from '../balance-sw
 import { createBalanceSweepsService } from '../balance-sweeps/balance-sweeps.service';
 import { createSettlementBatchExecutionService } from '../settlement-batches/settlement-batch-execution.service';
 import { settlementBatchesDashboardRoutes, settlementBatchesRoutes } from '../settlement-batches/settlement-batches.routes';
+import { batchApprovalsDashboardRoutes } from '../settlement-batches/batch-approvals.routes';
 import { createSettlementBatchesService } from '../settlement-batches/settlement-batches.service';
 import { beneficiariesDashboardRoutes, beneficiariesRoutes } from '../beneficiaries/beneficiaries.routes';
 import { createBeneficiariesService } from '../beneficiaries/beneficiaries.service';
@@ -284,6 +285,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       jobs,
       starter,
       settlements,
+      funds: ledger,
       limits: rateLimits,
       wake: (batchId) =>
         temporal.withDeadline(Date.now() + 10_000, () =>
@@ -417,6 +419,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...beneficiariesDashboardRoutes({ beneficiaries: services.beneficiaries }),
     ...balanceSweepsDashboardRoutes({ balanceSweeps: services.balanceSweeps }),
     ...settlementBatchesDashboardRoutes({ settlementBatches: services.settlementBatches }),
+    ...batchApprovalsDashboardRoutes({ settlementBatches: services.settlementBatches }),
     ...booksDashboardRoutes({ books: services.books }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),

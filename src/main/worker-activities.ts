@@ -36,6 +36,7 @@ export function createActivities(deps: { services: Services; logger: Logger; con
       ledger: services.ledger,
       heldPayouts: services.settlements,
       heldTransfers: services.internalTransfers,
+      heldBatches: services.settlementBatches,
       logger,
     }),
   };

@@ -3,8 +3,9 @@ import type { ChunkResult, CompletionCheck, SettlementBatchEnd } from '../contra
 import type { Db, DbOrTrx } from '../db';
 import { AppError } from '../errors';
 import { recordChange } from '../events/change-events';
+import { createReservations } from '../ledger/reservations';
 import { settlementStatusCounts } from '../settlements/settlements.access';
-import type { AcceptedSettlement, SettlementsService } from '../settlements/settlements.service';
+import type { AcceptedSettlement, BeforeDebit, SettlementsService } from '../settlements/settlements.service';
 import { isTransientFailure, judgeItemFields, settlementBatchItemKey } from './settlement-batch-items';
 import { batchCounts } from './settlement-batch-reads';
 import { createSettlementBatchesRepo, type BatchItemRecord, type BatchRecord } from './settlement-batches.repo';
@@ -42,6 +43,48 @@ export function createSettlementBatchExecutionService(deps: {
     if ((await inFlight(trx, tenantId)) >= config.SETTLEMENT_BATCH_IN_FLIGHT) throw new NoRoomInFlight();
   }
 
+  /**
+   * An approved batch's item had its amount reserved: its settlement's debit posts that reservation in its own
+   * transaction, so it spends the money kept for it (what was reserved is never released and taken again).
+   */
+  function spendHeld(item: BatchItemRecord): BeforeDebit | undefined {
+    const { holdId } = item;
+    if (holdId === null) return undefined;
+    return async (trx, debit) => {
+      const reservations = createReservations(trx);
+      const held = await reservations.ofOwner('batch_approval', holdId);
+      if (!held || held.open === 0n) return;
+      await reservations.post(held.accountId, {
+        reservationId: held.reservationId,
+        entryId: debit.debitEntryId,
+        amount: held.open,
+        userId: null,
+        note: null,
+      });
+    };
+  }
+
+  /** Fails an item with its refusal, releasing what was reserved for it (exactly what it still holds) in the same transaction. */
+  async function refuseItem(batch: BatchRecord, item: BatchItemRecord, reason: string): Promise<void> {
+    if (item.holdId === null) return batches.markRefused(batch.id, item.position, reason);
+    const holdId = item.holdId;
+    await db.transaction(async (trx) => {
+      const reservations = createReservations(trx);
+      for (const held of await reservations.openOfOwners('batch_approval', [holdId]))
+        await reservations.release(held.accountId, [
+          {
+            reservationId: held.reservationId,
+            kind: 'batch_approval',
+            amount: held.open,
+            reason: 'item_refused',
+            userId: null,
+            note: reason,
+          },
+        ]);
+      await createSettlementBatchesRepo(trx).markRefused(batch.id, item.position, reason);
+    });
+  }
+
   /** Makes the item's settlement, tying the item to it in the settlement's own transaction. */
   async function initiateItem(batch: BatchRecord, item: BatchItemRecord): Promise<string | null> {
     const { amount, bankCode, accountNumber, beneficiaryId, narration } = item;
@@ -54,6 +97,7 @@ export function createSettlementBatchExecutionService(deps: {
         throw new ItemNoLongerQueued();
     };
     const request = fields.request;
+    const beforeDebit = spendHeld(item);
     const made =
       request.to === 'beneficiary'
         ? await settlements.initiateToBeneficiary(
@@ -61,14 +105,14 @@ export function createSettlementBatchExecutionService(deps: {
             item.accountRef,
             { amount: request.amount, beneficiaryId: request.beneficiaryId, narration: request.narration },
             key,
-            { onCreated: tie },
+            { onCreated: tie, ...(beforeDebit ? { beforeDebit } : {}) },
           )
         : await settlements.initiate(
             batch.tenantId,
             item.accountRef,
             { amount: request.amount, bankCode: request.bankCode, accountNumber: request.accountNumber, narration: request.narration },
             key,
-            { onCreated: tie },
+            { onCreated: tie, ...(beforeDebit ? { beforeDebit } : {}) },
           );
     // A retry whose settlement an earlier attempt made answers under the key without onCreated: tie it now.
     await batches.markInitiated(batch.id, item.position, made.merchantTxRef);
@@ -92,7 +136,7 @@ export function createSettlementBatchExecutionService(deps: {
       for (const item of items) {
         try {
           const refusal = await initiateItem(batch, item);
-          if (refusal !== null) await batches.markRefused(batch.id, item.position, refusal);
+          if (refusal !== null) await refuseItem(batch, item, refusal);
         } catch (error) {
           if (error instanceof ItemNoLongerQueued) break;
           if (error instanceof NoRoomInFlight) {
@@ -105,7 +149,7 @@ export function createSettlementBatchExecutionService(deps: {
             waitMs = (error.retryAfterSeconds ?? 0) * 1000 || config.SETTLEMENT_BATCH_POLL_INTERVAL;
             break;
           }
-          await batches.markRefused(batch.id, item.position, error.message);
+          await refuseItem(batch, item, error.message);
         }
         judged += 1;
         onProgress();

@@ -1,4 +1,5 @@
-import type { BatchSummary, BatchView, DryRunItem } from './settlement-batches.service';
+import { formatKobo } from '../money';
+import type { BatchSummary, BatchView, DryRunItem, HeldBatchView } from './settlement-batches.service';
 
 export const presentBatchSummary = (batch: BatchSummary) => ({
   id: batch.id,
@@ -14,3 +15,28 @@ export const presentDryRun = (items: DryRunItem[]) => ({
   invalid: items.filter((item) => !item.valid).length,
   items,
 });
+
+export function presentHeldBatch({ batch, approval, flagged, flaggedCount }: HeldBatchView) {
+  return {
+    id: batch.id,
+    status: batch.status,
+    items: batch.itemCount,
+    total: formatKobo(approval.total),
+    currency: 'NGN' as const,
+    reasons: approval.reasons,
+    maker: approval.makerEmail ?? 'API key',
+    makerUserId: batch.createdBy,
+    createdAt: batch.createdAt.toISOString(),
+    expiresAt: approval.expiresAt.toISOString(),
+    decidedBy: approval.decidedByEmail,
+    decidedAt: approval.decidedAt?.toISOString() ?? null,
+    decisionNote: approval.decisionNote,
+    flaggedCount,
+    flagged: flagged.map((item) => ({
+      reference: item.reference,
+      accountRef: item.accountRef,
+      amount: item.amount,
+      reason: item.flaggedReason ?? '',
+    })),
+  };
+}

@@ -1,7 +1,23 @@
 import type { Knex } from 'knex';
 import type { DbOrTrx } from '../db';
+import { koboFromDb, type Kobo } from '../money';
+import type { BatchApprovalReason } from '../policies/batch-approval/batch-approval';
 
-export type BatchStatus = 'validating' | 'processing' | 'completed' | 'completed_with_failures' | 'cancelled';
+export type BatchStatus =
+  'awaiting_approval' | 'validating' | 'processing' | 'completed' | 'completed_with_failures' | 'cancelled' | 'rejected' | 'expired';
+
+/** A batch the approval policy held: why, what it reserved, until when, and who decided (null until someone did). */
+export interface BatchApproval {
+  reasons: BatchApprovalReason[];
+  total: Kobo;
+  expiresAt: Date;
+  /** The maker's email (read with the held batch; null for an API key's batch, or where not read). */
+  makerEmail: string | null;
+  decidedBy: string | null;
+  decidedByEmail: string | null;
+  decidedAt: Date | null;
+  decisionNote: string | null;
+}
 
 export interface BatchRecord {
   id: string;
@@ -14,6 +30,8 @@ export interface BatchRecord {
   createdAt: Date;
   cancelledAt: Date | null;
   completedAt: Date | null;
+  /** Null for a batch the approval policy did not hold. */
+  approval: BatchApproval | null;
 }
 
 export interface BatchItemRecord {
@@ -29,6 +47,10 @@ export interface BatchItemRecord {
   narration: string | null;
   merchantTxRef: string | null;
   failureReason: string | null;
+  /** The owner of the item's batch_approval reservation (null: nothing reserved for it). */
+  holdId: string | null;
+  /** Why the dry run flagged the item when its held batch was made (null: not flagged, or not held). */
+  flaggedReason: string | null;
 }
 
 interface BatchRow {
@@ -42,6 +64,14 @@ interface BatchRow {
   created_at: Date;
   cancelled_at: Date | null;
   completed_at: Date | null;
+  approval_reasons: BatchApprovalReason[] | null;
+  approval_total: string | null;
+  approval_expires_at: Date | null;
+  decided_by: string | null;
+  maker_email?: string | null;
+  decided_by_email?: string | null;
+  decided_at: Date | null;
+  decision_note: string | null;
 }
 
 interface ItemRow {
@@ -56,6 +86,8 @@ interface ItemRow {
   narration: string | null;
   merchant_tx_ref: string | null;
   failure_reason: string | null;
+  hold_id: string | null;
+  flagged_reason: string | null;
 }
 
 const toBatch = (row: BatchRow): BatchRecord => ({
@@ -69,6 +101,19 @@ const toBatch = (row: BatchRow): BatchRecord => ({
   createdAt: row.created_at,
   cancelledAt: row.cancelled_at,
   completedAt: row.completed_at,
+  approval:
+    row.approval_expires_at === null
+      ? null
+      : {
+          reasons: row.approval_reasons ?? [],
+          total: koboFromDb(row.approval_total ?? '0'),
+          expiresAt: row.approval_expires_at,
+          makerEmail: row.maker_email ?? null,
+          decidedBy: row.decided_by,
+          decidedByEmail: row.decided_by_email ?? null,
+          decidedAt: row.decided_at,
+          decisionNote: row.decision_note,
+        },
 });
 
 const toItem = (row: ItemRow): BatchItemRecord => ({
@@ -83,6 +128,8 @@ const toItem = (row: ItemRow): BatchItemRecord => ({
   narration: row.narration,
   merchantTxRef: row.merchant_tx_ref,
   failureReason: row.failure_reason,
+  holdId: row.hold_id,
+  flaggedReason: row.flagged_reason,
 });
 
 /** Rows per INSERT statement when a batch's items are written (a 5,000-item batch takes ten). */
@@ -93,9 +140,17 @@ const queued = (query: Knex.QueryBuilder) => query.whereNull('merchant_tx_ref').
 
 export function createSettlementBatchesRepo(db: DbOrTrx) {
   const items = () => db('settlement_batch_items');
+  const heldWithNames = () =>
+    db('settlement_batches as b')
+      .leftJoin('dashboard_users as m', 'm.id', 'b.created_by')
+      .leftJoin('dashboard_users as d', 'd.id', 'b.decided_by')
+      .whereNotNull('b.approval_expires_at')
+      .select('b.*', 'm.email as maker_email', 'd.email as decided_by_email');
   return {
     async insert(
-      batch: Omit<BatchRecord, 'createdAt' | 'cancelledAt' | 'completedAt'>,
+      batch: Omit<BatchRecord, 'createdAt' | 'cancelledAt' | 'completedAt' | 'approval'> & {
+        approval: Pick<BatchApproval, 'reasons' | 'total' | 'expiresAt'> | null;
+      },
       rows: Omit<BatchItemRecord, 'batchId' | 'merchantTxRef' | 'failureReason'>[],
     ) {
       await db('settlement_batches').insert({
@@ -106,6 +161,9 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
         idempotency_key: batch.idempotencyKey,
         request_hash: batch.requestHash,
         created_by: batch.createdBy,
+        approval_reasons: batch.approval?.reasons ?? null,
+        approval_total: batch.approval?.total.toString() ?? null,
+        approval_expires_at: batch.approval?.expiresAt ?? null,
       });
       for (let start = 0; start < rows.length; start += INSERT_CHUNK)
         await items().insert(
@@ -119,6 +177,8 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
             account_number: item.accountNumber,
             beneficiary_id: item.beneficiaryId,
             narration: item.narration,
+            hold_id: item.holdId,
+            flagged_reason: item.flaggedReason,
           })),
         );
     },
@@ -233,6 +293,84 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
         .whereNull('settlement_batches.completed_at')
         .whereNotNull('settlement_batch_items.merchant_tx_ref')
         .select('settlement_batch_items.merchant_tx_ref');
+    },
+
+    /** The hold ids of the batch's items still queued that had money reserved (all of them, while it awaits approval). */
+    async queuedHoldIds(batchId: string): Promise<string[]> {
+      return queued(items().where({ batch_id: batchId }))
+        .whereNotNull('hold_id')
+        .pluck('hold_id');
+    },
+
+    /** The batches whose items own these holds. */
+    async batchIdsOfHolds(holdIds: string[]): Promise<string[]> {
+      if (holdIds.length === 0) return [];
+      return items().whereIn('hold_id', holdIds).distinct().pluck('batch_id');
+    },
+
+    /** The items the dry run flagged when the held batch was made, in request order, up to `limit`. */
+    async flaggedItems(batchId: string, limit: number): Promise<BatchItemRecord[]> {
+      const rows: ItemRow[] = await items().where({ batch_id: batchId }).whereNotNull('flagged_reason').orderBy('position').limit(limit);
+      return rows.map(toItem);
+    },
+
+    async flaggedCount(batchId: string): Promise<number> {
+      const row = (await items().where({ batch_id: batchId }).whereNotNull('flagged_reason').count('* as count').first()) as {
+        count: string;
+      };
+      return Number(row.count);
+    },
+
+    /** A held batch with the email of who decided it. */
+    async findHeld(tenantId: string, id: string): Promise<BatchRecord | undefined> {
+      const row: BatchRow | undefined = await heldWithNames().where({ 'b.tenant_id': tenantId, 'b.id': id }).first();
+      return row && toBatch(row);
+    },
+
+    /**
+     * The tenant's held batches of one status, newest first, before the cursor's id; `approved`: every batch a user
+     * approved, whatever it runs through since.
+     */
+    async listHeld(
+      tenantId: string,
+      status: 'awaiting_approval' | 'approved' | 'rejected' | 'expired',
+      beforeId: string | null,
+      limit: number,
+    ): Promise<BatchRecord[]> {
+      const select = heldWithNames().where({ 'b.tenant_id': tenantId }).orderBy('b.id', 'desc').limit(limit);
+      if (status === 'approved') select.whereNotNull('b.decided_by').whereNot('b.status', 'rejected');
+      else select.where({ 'b.status': status });
+      if (beforeId !== null) select.where('b.id', '<', beforeId);
+      return ((await select) as BatchRow[]).map(toBatch);
+    },
+
+    /**
+     * Records a decision on a batch still awaiting approval: approved, it is validating (its workflow runs it); rejected,
+     * it has ended. Whether it was still awaiting.
+     */
+    async decide(id: string, decision: { status: 'approved' | 'rejected'; userId: string; note: string | null }): Promise<boolean> {
+      const ended = decision.status === 'rejected';
+      const updated = await db('settlement_batches')
+        .where({ id, status: 'awaiting_approval' })
+        .update({
+          status: ended ? 'rejected' : 'validating',
+          decided_by: decision.userId,
+          decided_at: db.fn.now(),
+          decision_note: decision.note,
+          ...(ended ? { completed_at: db.fn.now() } : {}),
+        });
+      return updated === 1;
+    },
+
+    /** Marks expired (and ended) those of the batches still awaiting approval; the ones it marked. */
+    async expire(ids: string[]): Promise<BatchRecord[]> {
+      if (ids.length === 0) return [];
+      const rows: BatchRow[] = await db('settlement_batches')
+        .whereIn('id', ids)
+        .where({ status: 'awaiting_approval' })
+        .update({ status: 'expired', decided_at: db.fn.now(), completed_at: db.fn.now() })
+        .returning('*');
+      return rows.map(toBatch);
     },
 
     /** No item waits any more: a validating batch is processing (a cancelled one stays cancelled). */

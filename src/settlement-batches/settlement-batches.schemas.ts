@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { cursorQuerySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { cursorQuerySchema, moneySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { BATCH_APPROVAL_REASONS } from '../policies/batch-approval/batch-approval';
 
 /** Most items one batch may carry. */
 export const MAX_BATCH_ITEMS = 5_000;
@@ -88,7 +89,11 @@ export const createBatchQuerySchema = z.object({
     .describe('true: judge every item now (its values, the account, the bank, the beneficiary) and create nothing'),
 });
 
-export const batchStatusSchema = z.enum(['validating', 'processing', 'completed', 'completed_with_failures', 'cancelled']);
+export const batchStatusSchema = z
+  .enum(['awaiting_approval', 'validating', 'processing', 'completed', 'completed_with_failures', 'cancelled', 'rejected', 'expired'])
+  .describe(
+    "awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final",
+  );
 export const batchItemStatusSchema = z
   .enum(['queued', 'pending', 'processing', 'success', 'failed', 'refunded'])
   .describe("queued: not judged yet; then its settlement's status; failed also for an item refused before submission or cancelled");
@@ -136,3 +141,39 @@ export const batchParamsSchema = z.object({ id: z.string().max(100) });
 
 /** `after`: the previous page's last item reference (a batch's items) or batch id (the list). */
 export const batchPageQuerySchema = cursorQuerySchema.extend({ limit: pageLimitSchema });
+
+/** What became of a held batch, as the Approvals page lists them: approved covers every status an approved batch runs through. */
+export const heldBatchStatusSchema = z.enum(['awaiting_approval', 'approved', 'rejected', 'expired']);
+export type HeldBatchStatus = z.output<typeof heldBatchStatusSchema>;
+
+export const heldBatchListQuerySchema = z.object({
+  status: heldBatchStatusSchema.default('awaiting_approval'),
+  after: z.string().optional(),
+});
+
+export const heldBatchSchema = z.object({
+  id: z.uuid(),
+  status: batchStatusSchema,
+  items: z.number().int().describe('How many items the batch carries'),
+  total: moneySchema.describe('What it reserved: the amounts of the items the dry run passed when it was made'),
+  currency: z.literal('NGN'),
+  reasons: z
+    .array(z.enum(BATCH_APPROVAL_REASONS))
+    .describe('Why it waits: total (at or above the policy), item_count (at least the policy)'),
+  maker: z.string().describe("The maker's email, or 'API key'"),
+  makerUserId: z.uuid().nullable(),
+  createdAt: timestampSchema,
+  expiresAt: timestampSchema,
+  decidedBy: z.string().nullable(),
+  decidedAt: timestampSchema.nullable(),
+  decisionNote: z.string().nullable(),
+  flaggedCount: z
+    .number()
+    .int()
+    .describe('How many items the dry run flagged when it was made (they reserve nothing and fail at their turn)'),
+  flagged: z
+    .array(z.object({ reference: z.string(), accountRef: z.string(), amount: z.string(), reason: z.string() }))
+    .describe("The first 100 flagged items, in request order, with the dry run's reason"),
+});
+
+export const heldBatchListResponseSchema = z.object({ batches: z.array(heldBatchSchema), pagination: paginationSchema });

@@ -1,8 +1,16 @@
+import { findAccountByRef } from '../accounts/accounts.access';
+import { batchApprovalPolicyOf } from '../approval-policies/approval-policies.access';
 import { API_KEY_ACTOR, createAuditLog, type AuditAction, type AuditActor, type AuditLog } from '../audit/audit-log';
 import type { Config } from '../config';
 import type { Jobs } from '../contracts/jobs';
-import { isUniqueViolation, type Db } from '../db';
+import { isUniqueViolation, type Db, type Trx } from '../db';
 import { AppError, ConflictError, NotFoundError } from '../errors';
+import { recordChange } from '../events/change-events';
+import type { EventedLedger } from '../events/ledger-events';
+import type { EndedReservations } from '../ledger/ledger-results';
+import { createReservations, type OwnedReservation } from '../ledger/reservations';
+import { formatKobo, type Kobo } from '../money';
+import { batchApproval, type BatchApprovalDecision } from '../policies/batch-approval/batch-approval';
 import { paginate, invalidCursor, uuidCursor } from '../http/pagination';
 import type { Pagination } from '../http/schemas';
 import { isUuid, uuidv7 } from '../ids';
@@ -13,8 +21,8 @@ import { createOutboxRepo } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { isTransientFailure, judgeItemFields } from './settlement-batch-items';
 import { batchCounts, itemViews, type BatchItemView } from './settlement-batch-reads';
-import { createSettlementBatchesRepo, type BatchRecord } from './settlement-batches.repo';
-import type { BatchCounts, BatchItemInput, CreateBatchBody } from './settlement-batches.schemas';
+import { createSettlementBatchesRepo, type BatchItemRecord, type BatchRecord } from './settlement-batches.repo';
+import type { BatchCounts, BatchItemInput, CreateBatchBody, HeldBatchStatus } from './settlement-batches.schemas';
 
 /** Who acts on a batch: a dashboard user (audited), or a call with one of the tenant's API keys. */
 export type BatchActor = AuditActor | { tenantId: string };
@@ -31,6 +39,14 @@ function recordAudit(
 ): Promise<void> {
   const target = { type: 'settlement_batch', id: batchId };
   return isUser(actor) ? log.record(actor, action, target, detail) : log.recordAs(actor.tenantId, API_KEY_ACTOR, action, target, detail);
+}
+
+/** A held batch as the Approvals page shows it: what it pays, why it waits, who made it, the items the dry run flagged. */
+export interface HeldBatchView {
+  batch: BatchRecord;
+  approval: NonNullable<BatchRecord['approval']>;
+  flagged: BatchItemRecord[];
+  flaggedCount: number;
 }
 
 export interface BatchSummary {
@@ -55,6 +71,28 @@ export interface DryRunItem {
 type BatchWaker = (batchId: string) => Promise<void>;
 
 const batchNotFound = () => new NotFoundError('settlement batch not found');
+const heldBatchNotFound = () => new NotFoundError('settlement batch awaiting approval not found');
+
+/** The audit log's actor for a held batch nobody decided in time. */
+const EXPIRY_ACTOR = 'approval expiry';
+
+/** Flagged items a held batch's view lists (the count names them all). */
+const FLAGGED_SHOWN = 100;
+
+/** A held batch's money did not cover its items on one account: nothing was written. */
+class NotCovered extends Error {
+  constructor(readonly accountId: string) {
+    super('not covered');
+  }
+}
+
+/** What holding a batch for approval sets aside: per item, its reservation (valid items) or the dry run's flag. */
+interface BatchHold {
+  decision: Extract<BatchApprovalDecision, { required: true }>;
+  expiresAt: Date;
+  total: Kobo;
+  items: Array<{ holdId: string | null; flaggedReason: string | null; accountId: string | null; amount: Kobo | null }>;
+}
 
 /**
  * Bulk payouts: a batch of items kept in Postgres, each of which its workflow makes into an ordinary
@@ -63,21 +101,32 @@ const batchNotFound = () => new NotFoundError('settlement batch not found');
  */
 export function createSettlementBatchesService(deps: {
   db: Db;
-  config: Pick<Config, 'REQUEST_HASH_SECRET'>;
+  config: Pick<Config, 'REQUEST_HASH_SECRET' | 'SETTLEMENT_FUNDS'>;
   jobs: Pick<Jobs, 'settlementBatch'>;
   starter: Pick<WorkflowStarter, 'kick'>;
   settlements: Pick<SettlementsService, 'checkAhead'>;
+  /** Explains a held batch refused for want of funds on one of its accounts, as a settle's `insufficient funds`. */
+  funds: Pick<EventedLedger, 'insufficientFunds'>;
   /** Per tenant and weighted by items, here rather than in a route, so the API's and the dashboard's batches count alike. */
   limits: Pick<RateLimits, 'settlementBatchItems'>;
   wake: BatchWaker;
 }) {
-  const { db, config, jobs, starter, settlements, limits, wake } = deps;
+  const { db, config, jobs, starter, settlements, funds, limits, wake } = deps;
   const batches = createSettlementBatchesRepo(db);
 
   async function requireBatch(tenantId: string, id: string): Promise<BatchRecord> {
     const batch = isUuid(id) ? await batches.find(tenantId, id.toLowerCase()) : undefined;
     if (!batch) throw batchNotFound();
     return batch;
+  }
+
+  async function heldView(batch: BatchRecord): Promise<HeldBatchView> {
+    return {
+      batch,
+      approval: batch.approval!,
+      flagged: await batches.flaggedItems(batch.id, FLAGGED_SHOWN),
+      flaggedCount: await batches.flaggedCount(batch.id),
+    };
   }
 
   async function summary(batch: BatchRecord): Promise<BatchSummary> {
@@ -107,6 +156,142 @@ export function createSettlementBatchesService(deps: {
     }
   }
 
+  /**
+   * Whether the tenant's approval policy holds the batch (its total: the amounts of its items that are amounts), and
+   * if so what to set aside: each item the dry run passes reserves its amount on its account until the batch's
+   * expiry; each it flags reserves nothing and is shown to the approver with the dry run's reason.
+   */
+  async function holdOf(tenantId: string, items: BatchItemInput[]): Promise<BatchHold | undefined> {
+    const policy = await batchApprovalPolicyOf(db, tenantId);
+    if (!policy || (policy.batchTotalAtOrAbove === null && policy.batchItemsAtOrAbove === null)) return undefined;
+    const amounts = items.map((item) => {
+      const { amount, bankCode, accountNumber, beneficiaryId, narration } = item;
+      const fields = judgeItemFields({ amount, bankCode, accountNumber, beneficiaryId, narration });
+      return fields.ok ? fields.request.amount : null;
+    });
+    const decision = batchApproval(policy, { total: amounts.reduce<Kobo>((sum, amount) => sum + (amount ?? 0n), 0n), items: items.length });
+    if (!decision.required) return undefined;
+    const accountIds = new Map<string, string | null>();
+    const held: BatchHold['items'] = [];
+    for (const [position, item] of items.entries()) {
+      const reason = await dryRunReason(tenantId, item);
+      const amount = amounts[position] ?? null;
+      if (reason !== null || amount === null) {
+        held.push({ holdId: null, flaggedReason: reason ?? 'invalid amount', accountId: null, amount: null });
+        continue;
+      }
+      if (!accountIds.has(item.accountRef))
+        accountIds.set(item.accountRef, (await findAccountByRef(db, tenantId, item.accountRef))?.id ?? null);
+      held.push({ holdId: uuidv7(), flaggedReason: null, accountId: accountIds.get(item.accountRef) ?? null, amount });
+    }
+    const total = held.reduce<Kobo>((sum, item) => sum + (item.holdId !== null ? (item.amount ?? 0n) : 0n), 0n);
+    return { decision, expiresAt: new Date(Date.now() + decision.expiresAfterSeconds * 1000), total, items: held };
+  }
+
+  /** Sets aside every held item's amount on its account, all or nothing (NotCovered names the first account short). */
+  async function reserveHeld(trx: Trx, hold: BatchHold): Promise<void> {
+    const reservations = hold.items.flatMap((item) =>
+      item.holdId !== null && item.accountId !== null && item.amount !== null
+        ? [
+            {
+              accountId: item.accountId,
+              kind: 'batch_approval' as const,
+              reason: 'awaiting_approval' as const,
+              ownerId: item.holdId,
+              amount: item.amount,
+              expiresAt: hold.expiresAt,
+            },
+          ]
+        : [],
+    );
+    if (reservations.length === 0) return;
+    const short = await createReservations(trx).reserveAllSpendable(reservations, config.SETTLEMENT_FUNDS);
+    if (short) throw new NotCovered(short.shortAccountId);
+  }
+
+  /**
+   * A held batch a user may decide now, read again under its row's lock by a decision: still awaiting approval, not
+   * past its expiry, and (to approve) not made by this user.
+   */
+  function requireDecidable(
+    batch: BatchRecord | undefined,
+    by: AuditActor,
+    decision: 'approve' | 'reject',
+  ): NonNullable<BatchRecord['approval']> {
+    if (!batch?.approval) throw heldBatchNotFound();
+    if (batch.status !== 'awaiting_approval')
+      throw new ConflictError(`this settlement batch is ${batch.status}, no longer awaiting approval`);
+    if (batch.approval.expiresAt.getTime() <= Date.now()) throw new ConflictError('this settlement batch expired before it was decided');
+    if (decision === 'approve' && batch.createdBy === by.id)
+      throw new AppError('forbidden', 'maker_cannot_approve', 'the maker of a settlement batch cannot approve it: another user must');
+    return batch.approval;
+  }
+
+  /**
+   * The batch's open reservations (of its items still queued), read under their accounts' locks, then the batch's row
+   * locked: the order an expiry and an item's settlement take them in.
+   */
+  async function lockHeld(trx: Trx, held: BatchRecord): Promise<{ batch: BatchRecord | undefined; open: OwnedReservation[] }> {
+    const repo = createSettlementBatchesRepo(trx);
+    const open = await createReservations(trx).openOfOwners('batch_approval', await repo.queuedHoldIds(held.id));
+    await repo.lock(held.id);
+    return { batch: await repo.findHeld(held.tenantId, held.id), open };
+  }
+
+  /** Releases these reservations of a batch's items, exactly what each still holds, for the reason given. */
+  async function releaseHeld(
+    trx: Trx,
+    open: OwnedReservation[],
+    reason: 'rejected' | 'cancelled',
+    by: { userId: string | null; note: string | null },
+  ): Promise<void> {
+    const byAccount = new Map<string, OwnedReservation[]>();
+    for (const reservation of open) byAccount.set(reservation.accountId, [...(byAccount.get(reservation.accountId) ?? []), reservation]);
+    const reservations = createReservations(trx);
+    for (const [accountId, held] of byAccount)
+      await reservations.release(
+        accountId,
+        held.map((reservation) => ({
+          reservationId: reservation.reservationId,
+          kind: 'batch_approval' as const,
+          amount: reservation.open,
+          reason,
+          ...by,
+        })),
+      );
+  }
+
+  /** A decision on a held batch: its audit entry (under the user, or the expiry) and its event. */
+  async function recordDecision(
+    trx: Trx,
+    batch: BatchRecord,
+    approval: NonNullable<BatchRecord['approval']>,
+    decision: 'approved' | 'rejected' | 'expired',
+    by: AuditActor | null,
+    note: string | null,
+  ): Promise<void> {
+    const detail = {
+      items: batch.itemCount,
+      total: formatKobo(approval.total),
+      maker: approval.makerEmail ?? (batch.createdBy === null ? API_KEY_ACTOR : null),
+      note,
+    };
+    const action = `settlement_batch.${decision}` as const;
+    const target = { type: 'settlement_batch', id: batch.id };
+    if (by) await createAuditLog(trx).record(by, action, target, detail);
+    else await createAuditLog(trx).recordAs(batch.tenantId, EXPIRY_ACTOR, action, target, detail);
+    await recordChange(trx, {
+      kind: 'settlement_batch_approval_decided',
+      tenantId: batch.tenantId,
+      decision,
+      batchId: batch.id,
+      items: batch.itemCount,
+      total: approval.total,
+      decidedBy: by?.email ?? null,
+      note,
+    });
+  }
+
   return {
     /**
      * Writes the batch and its items as sent, with its workflow's start, in one transaction under the
@@ -119,17 +304,19 @@ export function createSettlementBatchesService(deps: {
       if (earlier) return answerReplay(earlier, body.items);
       const id = uuidv7();
       const job = jobs.settlementBatch({ batchId: id, tenantId });
+      const hold = await holdOf(tenantId, body.items);
       try {
         await db.transaction(async (trx) => {
           await createSettlementBatchesRepo(trx).insert(
             {
               id,
               tenantId,
-              status: 'validating',
+              status: hold ? 'awaiting_approval' : 'validating',
               itemCount: body.items.length,
               idempotencyKey,
               requestHash: requestHash(config.REQUEST_HASH_SECRET, body.items),
               createdBy: isUser(actor) ? actor.id : null,
+              approval: hold ? { reasons: hold.decision.reasons, total: hold.total, expiresAt: hold.expiresAt } : null,
             },
             body.items.map((item, position) => ({
               position,
@@ -140,19 +327,40 @@ export function createSettlementBatchesService(deps: {
               accountNumber: item.accountNumber ?? null,
               beneficiaryId: item.beneficiaryId ?? null,
               narration: item.narration ?? null,
+              holdId: hold?.items[position]?.holdId ?? null,
+              flaggedReason: hold?.items[position]?.flaggedReason ?? null,
             })),
           );
-          await createOutboxRepo(trx).enqueue([job]);
-          await recordAudit(createAuditLog(trx), actor, 'settlement_batch.created', id, { items: body.items.length, idempotencyKey });
+          await recordAudit(createAuditLog(trx), actor, 'settlement_batch.created', id, {
+            items: body.items.length,
+            idempotencyKey,
+            ...(hold ? { awaitingApproval: hold.decision.reasons, total: formatKobo(hold.total) } : {}),
+          });
+          if (!hold) {
+            await createOutboxRepo(trx).enqueue([job]);
+            return;
+          }
+          // Held: its money is set aside now (all or nothing), and no workflow starts until it is approved.
+          await reserveHeld(trx, hold);
+          await recordChange(trx, {
+            kind: 'settlement_batch_awaiting_approval',
+            tenantId,
+            batchId: id,
+            items: body.items.length,
+            total: hold.total,
+            reasons: hold.decision.reasons,
+            expiresAt: hold.expiresAt,
+          });
         });
       } catch (error) {
+        if (error instanceof NotCovered) throw await funds.insufficientFunds(db, error.accountId, config.SETTLEMENT_FUNDS);
         // A concurrent request under the same key committed first: its batch is the answer.
         if (!isUniqueViolation(error)) throw error;
         const first = await batches.findByKey(tenantId, idempotencyKey);
         if (!first) throw error;
         return answerReplay(first, body.items);
       }
-      starter.kick([job]);
+      if (!hold) starter.kick([job]);
       return summary((await batches.findById(id))!);
     },
 
@@ -200,16 +408,110 @@ export function createSettlementBatchesService(deps: {
       const found = await requireBatch(actor.tenantId, id);
       const cancelled = await db.transaction(async (trx) => {
         const repo = createSettlementBatchesRepo(trx);
+        // What its queued items still have reserved, under their accounts' locks, before the batch's own lock.
+        const open = await createReservations(trx).openOfOwners('batch_approval', await repo.queuedHoldIds(found.id));
         const batch = (await repo.lock(found.id))!;
         if (batch.status === 'cancelled') return false;
         if (batch.completedAt !== null) throw new ConflictError(`settlement batch is already ${batch.status}`);
         await repo.markCancelled(batch.id);
         const stopped = await repo.refuseQueued(batch.id, 'cancelled');
+        await releaseHeld(trx, open, 'cancelled', { userId: isUser(actor) ? actor.id : null, note: null });
+        // A batch cancelled while awaiting approval has no workflow to end it: it ends here, told as any batch's end.
+        if (batch.status === 'awaiting_approval') {
+          await repo.markCompleted(batch.id, 'cancelled');
+          await recordChange(trx, {
+            kind: 'settlement_batch_completed',
+            tenantId: batch.tenantId,
+            batchId: batch.id,
+            status: 'cancelled',
+            items: batch.itemCount,
+            success: 0,
+            failed: batch.itemCount,
+            refunded: 0,
+          });
+        }
         await recordAudit(createAuditLog(trx), actor, 'settlement_batch.cancelled', batch.id, { stopped });
         return true;
       });
       if (cancelled) await wake(found.id).catch(() => undefined);
       return summary((await batches.findById(found.id))!);
+    },
+
+    /**
+     * Approves a batch awaiting approval (never its maker's own): in one transaction, under its reservations' accounts'
+     * locks and then its row's, it becomes `validating`, its reservations lose their expiry (each is posted by its
+     * item's settlement debit when the item's turn comes: handed over, never released and taken again), its workflow's
+     * start is written, and the decision is audited and told (`settlement_batch.approved`). The workflow starts after
+     * the commit and runs the batch as an unheld one.
+     */
+    async approve(approver: AuditActor, id: string): Promise<BatchSummary> {
+      const found = isUuid(id) ? await batches.findHeld(approver.tenantId, id.toLowerCase()) : undefined;
+      requireDecidable(found, approver, 'approve');
+      const job = jobs.settlementBatch({ batchId: found!.id, tenantId: approver.tenantId });
+      await db.transaction(async (trx) => {
+        const { batch, open } = await lockHeld(trx, found!);
+        const approval = requireDecidable(batch, approver, 'approve');
+        if (open.reduce<Kobo>((sum, reservation) => sum + reservation.open, 0n) !== approval.total)
+          throw new ConflictError('this settlement batch expired before it was approved');
+        await createReservations(trx).keepWithoutExpiry(open.map((reservation) => reservation.reservationId));
+        await createSettlementBatchesRepo(trx).decide(batch!.id, { status: 'approved', userId: approver.id, note: null });
+        await createOutboxRepo(trx).enqueue([job]);
+        await recordDecision(trx, batch!, approval, 'approved', approver, null);
+      });
+      starter.kick([job]);
+      return summary((await batches.findById(found!.id))!);
+    },
+
+    /**
+     * Rejects a batch awaiting approval, with an optional note (its maker may withdraw their own so): every item
+     * fails with reason "rejected" and what the batch reserved is released, exactly; audited and told
+     * (`settlement_batch.rejected`).
+     */
+    async reject(approver: AuditActor, id: string, note: string | null): Promise<BatchSummary> {
+      const found = isUuid(id) ? await batches.findHeld(approver.tenantId, id.toLowerCase()) : undefined;
+      requireDecidable(found, approver, 'reject');
+      await db.transaction(async (trx) => {
+        const { batch, open } = await lockHeld(trx, found!);
+        const approval = requireDecidable(batch, approver, 'reject');
+        if (open.reduce<Kobo>((sum, reservation) => sum + reservation.open, 0n) !== approval.total)
+          throw new ConflictError('this settlement batch expired before it was rejected');
+        const repo = createSettlementBatchesRepo(trx);
+        await repo.decide(batch!.id, { status: 'rejected', userId: approver.id, note });
+        await repo.refuseQueued(batch!.id, 'rejected');
+        await releaseHeld(trx, open, 'rejected', { userId: approver.id, note });
+        await recordDecision(trx, batch!, approval, 'rejected', approver, note);
+      });
+      return summary((await batches.findById(found!.id))!);
+    },
+
+    /**
+     * Marks expired the held batches some of whose reservations the ledger just expired (in its transaction): every
+     * item fails with reason "expired"; each batch audited and told (`settlement_batch.expired`) once. The batch's other
+     * reservations share its expiry and are expired by the same run. The number marked.
+     */
+    async expireHeld(trx: Trx, expired: EndedReservations): Promise<number> {
+      const holdIds = expired.ended
+        .filter((reservation) => reservation.kind === 'batch_approval')
+        .map((reservation) => reservation.ownerId);
+      const repo = createSettlementBatchesRepo(trx);
+      const marked = await repo.expire(await repo.batchIdsOfHolds(holdIds));
+      for (const batch of marked) {
+        await repo.refuseQueued(batch.id, 'expired');
+        const held = (await repo.findHeld(batch.tenantId, batch.id))!;
+        await recordDecision(trx, held, held.approval!, 'expired', null, null);
+      }
+      return marked.length;
+    },
+
+    /** The tenant's held batches of one status, newest first, each with the items the dry run flagged. */
+    async listHeld(tenantId: string, status: HeldBatchStatus, beforeId: string | null, limit: number): Promise<HeldBatchView[]> {
+      return Promise.all((await batches.listHeld(tenantId, status, beforeId, limit)).map(heldView));
+    },
+
+    async findHeld(tenantId: string, id: string): Promise<HeldBatchView> {
+      const batch = isUuid(id) ? await batches.findHeld(tenantId, id.toLowerCase()) : undefined;
+      if (!batch) throw heldBatchNotFound();
+      return heldView(batch);
     },
   };
 }

@@ -93,9 +93,10 @@ type OnCreated = (trx: DbOrTrx, settlement: AcceptedSettlement) => Promise<void>
 
 /**
  * Runs inside the transaction, before the statement that posts the settlement's debit (`debitEntryId`):
- * a return of held money releases the hold here, so the debit can spend it under the same lock.
+ * a return of held money releases the hold here, so the debit can spend it under the same lock; an approved
+ * payout or batch item posts its reservation here, so the debit spends the money kept for it.
  */
-type BeforeDebit = (trx: Trx, debit: { debitEntryId: string; merchantTxRef: string }) => Promise<void>;
+export type BeforeDebit = (trx: Trx, debit: { debitEntryId: string; merchantTxRef: string }) => Promise<void>;
 
 interface InitiateOptions {
   onCreated?: OnCreated;
@@ -631,6 +632,7 @@ export function createSettlementsService(deps: {
       options: {
         confirmedAccountName?: string | undefined;
         onCreated?: (trx: DbOrTrx, made: AcceptedSettlement, paid: PayoutDestination) => Promise<void>;
+        beforeDebit?: BeforeDebit;
         maker?: PayoutMaker;
       } = {},
     ): Promise<AcceptedSettlement> {
@@ -639,7 +641,7 @@ export function createSettlementsService(deps: {
       await limits.settlements.consume(tenantId);
       const claimed = idempotencyKey ? await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey) : undefined;
       if (claimed) return answerClaimed(tenantId, claimed, { accountRef, ...asSent });
-      const { confirmedAccountName, onCreated, maker } = options;
+      const { confirmedAccountName, onCreated, beforeDebit, maker } = options;
       const paid = await checkBeforeSettling(tenantId, accountRef, amount, async () => {
         const destination = await beneficiaries().forPayout(tenantId, beneficiaryId);
         if (confirmedAccountName !== undefined && !sameAccountName(destination.accountName, confirmedAccountName))
@@ -656,6 +658,7 @@ export function createSettlementsService(deps: {
           beneficiaryId: beneficiaryId.toLowerCase(),
           requestAsSent: asSent,
           ...(maker ? { maker } : {}),
+          ...(beforeDebit ? { beforeDebit } : {}),
           ...(onCreated ? { onCreated: (trx: DbOrTrx, made: AcceptedSettlement) => onCreated(trx, made, paid) } : {}),
         },
       );

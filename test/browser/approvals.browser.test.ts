@@ -21,6 +21,7 @@ const codeOf = (secret: string, aheadMs = 0) => generate({ secret, epoch: Math.f
  * Maker-checker in a real browser against the real processes, by two users in two browser contexts: an admin sets the
  * approval policy and pays out above its amount (the payout waits, its money set aside, and the admin cannot approve
  * it), then an approver with two-factor sign-in sees it in the Approvals list and approves it with a code, and it pays.
+ * A settlement batch at the policy's item count waits likewise, as a whole, and another approver approves it.
  */
 describe('payout approvals in a browser: an approval flow by two users', function () {
   let sys: RunningSystem;
@@ -221,6 +222,96 @@ describe('payout approvals in a browser: an approval flow by two users', functio
     assert.deepEqual([after[0].ledgerBalance, after[0].heldBalance, after[1].ledgerBalance], ['7500.00', '0.00', '2500.00']);
     const transfer = await call(sys.apiUrl, 'GET', `/v1/transfers/internal/${made.body.id}`, { apiKey: tenant.apiKey });
     assert.equal(transfer.body.status, 'completed');
+    assert.deepEqual(problems.flat(), [], 'no console error, CSP refusal or failed request');
+  });
+
+  it('user A’s settlement batch at the policy’s item count waits as a whole; user B sees its total and flagged item and approves it; each item pays once', async () => {
+    const account = await provision(sys, tenant.apiKey, { externalRef: 'batch-approvals-browser', name: 'Tunde Bakare' });
+    const ledger = createPostingEngine(db, { tierDefaults: tierDefaultsOf(loadConfig(sys.env)) });
+    await db.transaction((trx) =>
+      ledger.post(trx, account.ID, [
+        {
+          direction: 'credit',
+          kind: 'payment',
+          amount: 1_000_000n,
+          status: 'confirmed',
+          narration: 'funding',
+          providerTxnRef: `browser-${randomUUID()}`,
+          transactionGroupId: uuidv7(),
+        },
+      ]),
+    );
+
+    // A (admin) adds to the policy on the Approvals page: batches of 3 items or more wait.
+    await open(maker, '/dashboard/approvals');
+    await maker.getByRole('button', { name: /Change policy|Set a policy/ }).click();
+    await maker.getByLabel('Settlement batches of at least (items)').fill('3');
+    await maker.getByRole('button', { name: 'Save policy' }).click();
+    await maker.getByText('Approval policy saved.').waitFor();
+
+    // A makes a batch of three items, one of which the dry run flags: it waits, what it would pay set aside.
+    const destination = () => `${String(randomInt(100_000, 1_000_000))}0001`;
+    const items = [
+      { reference: `b-${randomUUID()}`, accountRef: account.AccountRef, amount: '1200.00', bankCode: '058', accountNumber: destination() },
+      { reference: `b-${randomUUID()}`, accountRef: account.AccountRef, amount: '800.50', bankCode: '058', accountNumber: destination() },
+      {
+        reference: `flagged-${randomUUID()}`,
+        accountRef: account.AccountRef,
+        amount: '5.00',
+        bankCode: '999',
+        accountNumber: destination(),
+      },
+    ];
+    const made = await maker.request.post('/auth/settlement-batches', { data: { items }, headers: { 'Idempotency-Key': randomUUID() } });
+    assert.equal(made.status(), 202, await made.text());
+    const batch = (await made.json()) as { id: string; status: string };
+    assert.equal(batch.status, 'awaiting_approval');
+    assert.deepEqual(
+      [(await balanceOf(account.AccountRef)).heldBalance, (await balanceOf(account.AccountRef)).reserved.batch_approval],
+      ['2000.50', '2000.50'],
+    );
+    await open(maker, '/dashboard/approvals');
+    const mine = maker.locator(`tr[data-batch="${batch.id}"]`);
+    assert.match(await mine.innerText(), /Yours: another user approves it/);
+    assert.equal(await mine.getByRole('button', { name: 'Approve' }).count(), 0, 'the maker is offered no Approve');
+
+    // B, another approver (no second factor at a tenant that requires none), sees it and approves it as a whole.
+    const second = await addOperator(db, sys.env, tenant.tenantId, 'approver');
+    const checker2 = await pageFor(second);
+    await open(checker2, '/dashboard/approvals');
+    const row = checker2.locator(`tr[data-batch="${batch.id}"]`);
+    const shown = await row.innerText();
+    for (const expected of ['₦2,000.50', admin.email, items[2]!.reference, 'invalid bank code'])
+      assert.ok(shown.includes(expected), `the row shows ${expected}: ${shown}`);
+    await row.getByRole('button', { name: 'Approve' }).click();
+    const dialog = checker2.getByRole('dialog', { name: 'Approve a batch of 3 items, ₦2,000.50?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await checker2.getByText('Batch of 3 items (₦2,000.50) approved: it is being paid.').waitFor();
+
+    // It runs as any batch: each valid item paid once, the flagged one failed, the money set aside spent, not held.
+    const view = async () =>
+      (await call(sys.apiUrl, 'GET', `/v1/settlement-batches/${batch.id}`, { apiKey: tenant.apiKey })).body as {
+        status: string;
+        items: Array<{ merchantTxRef: string | null; status: string }>;
+      };
+    await eventually(async () => (await view()).status === 'completed_with_failures', { what: 'the approved batch ran' });
+    const paid = (await view()).items.filter((item) => item.merchantTxRef !== null);
+    assert.deepEqual(
+      paid.map((item) => item.status),
+      ['success', 'success'],
+    );
+    for (const item of paid) assert.equal((await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${item.merchantTxRef}`)).body.payouts, 1);
+    const after = await balanceOf(account.AccountRef);
+    assert.deepEqual([after.ledgerBalance, after.heldBalance], ['7999.50', '0.00']);
+    const audit = await db('audit_log').where({ tenant_id: tenant.tenantId, target_id: batch.id }).orderBy('id').select('action', 'actor');
+    assert.deepEqual(
+      audit.map((entry) => [entry.action, entry.actor]),
+      [
+        ['settlement_batch.created', admin.email],
+        ['settlement_batch.approved', second.email],
+      ],
+    );
     assert.deepEqual(problems.flat(), [], 'no console error, CSP refusal or failed request');
   });
 });

@@ -8,6 +8,7 @@ import { Empty, Loaded, Notice, useResource } from '../components/state';
 import { humanize, naira, when } from '../format';
 import { useCan, useSession } from '../session';
 import { HeldTransfersSection } from './held-transfers';
+import { HeldBatchesSection } from './held-batches';
 
 type Status = HeldPayout['status'];
 const STATUSES: Status[] = ['awaiting_approval', 'approved', 'rejected', 'expired'];
@@ -162,6 +163,7 @@ export function ApprovalsPage() {
         }
       </Loaded>
       <HeldTransfersSection status={status} />
+      <HeldBatchesSection status={status} />
     </>
   );
 }
@@ -241,6 +243,8 @@ function PolicySection() {
     expiresAfterHours: '24',
     transferAbove: '',
     sweeps: false,
+    batchTotalAtOrAbove: '',
+    batchItemsAtOrAbove: '',
   });
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
 
@@ -251,6 +255,8 @@ function PolicySection() {
       expiresAfterHours: String(current.expiresAfterSeconds / 3600),
       transferAbove: current.transferAbove ?? '',
       sweeps: current.sweeps,
+      batchTotalAtOrAbove: current.batchTotalAtOrAbove ?? '',
+      batchItemsAtOrAbove: current.batchItemsAtOrAbove === null ? '' : String(current.batchItemsAtOrAbove),
     });
     setEditing(true);
   }
@@ -265,6 +271,8 @@ function PolicySection() {
           expiresAfterSeconds: Math.round(Number(draft.expiresAfterHours) * 3600),
           transferAbove: draft.transferAbove.trim() === '' ? null : draft.transferAbove.trim(),
           sweeps: draft.sweeps,
+          batchTotalAtOrAbove: draft.batchTotalAtOrAbove.trim() === '' ? null : draft.batchTotalAtOrAbove.trim(),
+          batchItemsAtOrAbove: draft.batchItemsAtOrAbove.trim() === '' ? null : Number(draft.batchItemsAtOrAbove.trim()),
         },
       });
       setEditing(false);
@@ -321,6 +329,20 @@ function PolicySection() {
                 />{' '}
                 Every payout a balance sweep makes
               </label>
+              <Field label="Settlement batches totalling at or above (₦)" hint="Leave empty for no total">
+                <input
+                  inputMode="decimal"
+                  value={draft.batchTotalAtOrAbove}
+                  onInput={(event) => setDraft({ ...draft, batchTotalAtOrAbove: (event.target as HTMLInputElement).value })}
+                />
+              </Field>
+              <Field label="Settlement batches of at least (items)" hint="Leave empty for no count">
+                <input
+                  inputMode="numeric"
+                  value={draft.batchItemsAtOrAbove}
+                  onInput={(event) => setDraft({ ...draft, batchItemsAtOrAbove: (event.target as HTMLInputElement).value })}
+                />
+              </Field>
               <Field label="Expires after (hours)">
                 <input
                   inputMode="decimal"
@@ -346,6 +368,11 @@ function PolicySection() {
                     ['First payout to a new destination', current.newDestination ? 'waits' : 'runs at once'],
                     ['Transfers between accounts above', current.transferAbove ? naira(current.transferAbove) : 'any amount: no'],
                     ["A balance sweep's payouts", current.sweeps ? 'wait' : 'run at once'],
+                    ['Settlement batches totalling at or above', current.batchTotalAtOrAbove ? naira(current.batchTotalAtOrAbove) : 'no'],
+                    [
+                      'Settlement batches of at least',
+                      current.batchItemsAtOrAbove === null ? 'no' : `${current.batchItemsAtOrAbove} items`,
+                    ],
                     ['Expires after', hours(current.expiresAfterSeconds)],
                   ]}
                 />

@@ -1943,6 +1943,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/batch-approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's settlement batches held by its approval policy, newest first: those awaiting approval unless a status is given */
+        get: operations["getAuthBatchapprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/batch-approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One held settlement batch: its item count, total, why it waits, who made it, and the items the dry run flagged */
+        get: operations["getAuthBatchapprovalsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/batch-approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a settlement batch awaiting approval, as a whole (never one you made: 403 maker_cannot_approve): it runs now, each item spending what was reserved for it; audited */
+        post: operations["postAuthBatchapprovalsIdApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/batch-approvals/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a settlement batch awaiting approval, with an optional note: what it reserved is released and no item is paid; audited */
+        post: operations["postAuthBatchapprovalsIdReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/ledger/balances": {
         parameters: {
             query?: never;
@@ -2709,6 +2777,74 @@ export interface webhooks {
         put?: never;
         /** Every item of a settlement batch is final (paid, failed, refunded, or refused before submission): the batch and its counts; failed counts refused and cancelled items too */
         post: operations["eventSettlementBatchCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement_batch.awaiting_approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A settlement batch waits, as a whole, for a second person's approval under the tenant's approval policy: each item's amount is reserved on its account until the batch is approved, rejected or expires */
+        post: operations["eventSettlementBatchAwaitingApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement_batch.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A settlement batch waiting for approval was approved by a user other than its maker: its items run now, each spending what was reserved for it */
+        post: operations["eventSettlementBatchApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement_batch.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A settlement batch waiting for approval was rejected: what it reserved is released and none of its items is paid */
+        post: operations["eventSettlementBatchRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement_batch.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A settlement batch waiting for approval was not decided within the policy's time: what it reserved is released and none of its items is paid */
+        post: operations["eventSettlementBatchExpired"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4160,7 +4296,7 @@ export interface operations {
                         availableBalance: string;
                         pendingCredits: string;
                         heldBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
@@ -4169,6 +4305,7 @@ export interface operations {
                             velocity_hold: string;
                             payout_approval: string;
                             transfer_approval: string;
+                            batch_approval: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
                         freeze: {
@@ -4526,7 +4663,7 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
@@ -4535,6 +4672,7 @@ export interface operations {
                             velocity_hold: string;
                             payout_approval: string;
                             transfer_approval: string;
+                            batch_approval: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
                         freeze: {
@@ -7556,8 +7694,11 @@ export interface operations {
                         batches: {
                             /** Format: uuid */
                             id: string;
-                            /** @enum {string} */
-                            status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
+                            /**
+                             * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                             * @enum {string}
+                             */
+                            status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                             counts: {
                                 queued: number;
                                 pending: number;
@@ -7672,8 +7813,11 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /** @enum {string} */
-                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
+                        /**
+                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @enum {string}
+                         */
+                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -7793,8 +7937,11 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /** @enum {string} */
-                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
+                        /**
+                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @enum {string}
+                         */
+                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -7895,8 +8042,11 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /** @enum {string} */
-                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
+                        /**
+                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @enum {string}
+                         */
+                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -12581,7 +12731,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                 after?: string;
             };
             header?: never;
@@ -12604,7 +12754,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -13047,7 +13197,7 @@ export interface operations {
                                 availableBalance: string;
                                 pendingCredits: string;
                                 heldBalance: string;
-                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
+                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
                                 reserved: {
                                     kyc_limit: string;
                                     payment_mismatch: string;
@@ -13056,6 +13206,7 @@ export interface operations {
                                     velocity_hold: string;
                                     payout_approval: string;
                                     transfer_approval: string;
+                                    batch_approval: string;
                                 };
                                 settleable: string;
                                 /** @enum {string} */
@@ -13177,7 +13328,7 @@ export interface operations {
                             availableBalance: string;
                             pendingCredits: string;
                             heldBalance: string;
-                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
+                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
                             reserved: {
                                 kyc_limit: string;
                                 payment_mismatch: string;
@@ -13186,6 +13337,7 @@ export interface operations {
                                 velocity_hold: string;
                                 payout_approval: string;
                                 transfer_approval: string;
+                                batch_approval: string;
                             };
                             settleable: string;
                             /** @enum {string} */
@@ -13357,7 +13509,7 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
@@ -13366,6 +13518,7 @@ export interface operations {
                             velocity_hold: string;
                             payout_approval: string;
                             transfer_approval: string;
+                            batch_approval: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
                         freeze: {
@@ -14397,6 +14550,8 @@ export interface operations {
                         expiresAfterSeconds: number;
                         transferAbove: string | null;
                         sweeps: boolean;
+                        batchTotalAtOrAbove: string | null;
+                        batchItemsAtOrAbove: number | null;
                         /** Format: date-time */
                         updatedAt: string | null;
                     };
@@ -14449,6 +14604,9 @@ export interface operations {
                     transferAbove?: string | null;
                     /** @default false */
                     sweeps?: boolean;
+                    batchTotalAtOrAbove?: string | null;
+                    /** @default null */
+                    batchItemsAtOrAbove?: number | null;
                 };
             };
         };
@@ -14466,6 +14624,8 @@ export interface operations {
                         expiresAfterSeconds: number;
                         transferAbove: string | null;
                         sweeps: boolean;
+                        batchTotalAtOrAbove: string | null;
+                        batchItemsAtOrAbove: number | null;
                         /** Format: date-time */
                         updatedAt: string | null;
                     };
@@ -16606,8 +16766,11 @@ export interface operations {
                         batches: {
                             /** Format: uuid */
                             id: string;
-                            /** @enum {string} */
-                            status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
+                            /**
+                             * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                             * @enum {string}
+                             */
+                            status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                             counts: {
                                 queued: number;
                                 pending: number;
@@ -16722,8 +16885,11 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /** @enum {string} */
-                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
+                        /**
+                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @enum {string}
+                         */
+                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -16834,8 +17000,11 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /** @enum {string} */
-                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
+                        /**
+                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @enum {string}
+                         */
+                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -16936,8 +17105,11 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /** @enum {string} */
-                        status: "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled";
+                        /**
+                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @enum {string}
+                         */
+                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -16989,6 +17161,425 @@ export interface operations {
             };
             /** @description Conflict with the current state or an earlier request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthBatchapprovals: {
+        parameters: {
+            query?: {
+                status?: "awaiting_approval" | "approved" | "rejected" | "expired";
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of held batches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        batches: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                             * @enum {string}
+                             */
+                            status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                            /** @description How many items the batch carries */
+                            items: number;
+                            /** @description What it reserved: the amounts of the items the dry run passed when it was made */
+                            total: string;
+                            /** @enum {string} */
+                            currency: "NGN";
+                            /** @description Why it waits: total (at or above the policy), item_count (at least the policy) */
+                            reasons: ("total" | "item_count")[];
+                            /** @description The maker's email, or 'API key' */
+                            maker: string;
+                            /** Format: uuid */
+                            makerUserId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            decidedBy: string | null;
+                            /** Format: date-time */
+                            decidedAt: string | null;
+                            decisionNote: string | null;
+                            /** @description How many items the dry run flagged when it was made (they reserve nothing and fail at their turn) */
+                            flaggedCount: number;
+                            /** @description The first 100 flagged items, in request order, with the dry run's reason */
+                            flagged: {
+                                reference: string;
+                                accountRef: string;
+                                amount: string;
+                                reason: string;
+                            }[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthBatchapprovalsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The held batch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @enum {string}
+                         */
+                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        /** @description How many items the batch carries */
+                        items: number;
+                        /** @description What it reserved: the amounts of the items the dry run passed when it was made */
+                        total: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @description Why it waits: total (at or above the policy), item_count (at least the policy) */
+                        reasons: ("total" | "item_count")[];
+                        /** @description The maker's email, or 'API key' */
+                        maker: string;
+                        /** Format: uuid */
+                        makerUserId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        decidedBy: string | null;
+                        /** Format: date-time */
+                        decidedAt: string | null;
+                        decisionNote: string | null;
+                        /** @description How many items the dry run flagged when it was made (they reserve nothing and fail at their turn) */
+                        flaggedCount: number;
+                        /** @description The first 100 flagged items, in request order, with the dry run's reason */
+                        flagged: {
+                            reference: string;
+                            accountRef: string;
+                            amount: string;
+                            reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthBatchapprovalsIdApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Approved: the batch runs (validating) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @enum {string}
+                         */
+                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        counts: {
+                            queued: number;
+                            pending: number;
+                            processing: number;
+                            success: number;
+                            failed: number;
+                            refunded: number;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthBatchapprovalsIdReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Rejected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @enum {string}
+                         */
+                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        counts: {
+                            queued: number;
+                            pending: number;
+                            processing: number;
+                            success: number;
+                            failed: number;
+                            refunded: number;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17429,7 +18020,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -20427,6 +21018,183 @@ export interface operations {
                         success: number;
                         failed: number;
                         refunded: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventSettlementBatchAwaitingApproval: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement_batch.awaiting_approval";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        batchId: string;
+                        items: number;
+                        total: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        reasons: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventSettlementBatchApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement_batch.approved";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        batchId: string;
+                        items: number;
+                        total: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        decidedBy: string | null;
+                        note: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventSettlementBatchRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement_batch.rejected";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        batchId: string;
+                        items: number;
+                        total: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        decidedBy: string | null;
+                        note: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventSettlementBatchExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement_batch.expired";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        batchId: string;
+                        items: number;
+                        total: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        decidedBy: string | null;
+                        note: string | null;
                     };
                 };
             };

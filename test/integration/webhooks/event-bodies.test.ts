@@ -109,6 +109,12 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
     { batchId: GROUP, status: 'completed_with_failures', items: 5_000, success: 4_998, failed: 2, refunded: 0 },
     { batchId: GROUP, status: 'cancelled', items: 1, success: 0, failed: 1, refunded: 0 },
   ],
+  'settlement_batch.awaiting_approval': [
+    { batchId: GROUP, items: 5_000, total: 250_050n, reasons: 'total,item_count', expiresAt: new Date(0) },
+  ],
+  'settlement_batch.approved': [{ batchId: GROUP, items: 3, total: 10n, decidedBy: 'a@example.com', note: null }],
+  'settlement_batch.rejected': [{ batchId: GROUP, items: 3, total: 10n, decidedBy: 'a@example.com', note: AWKWARD }],
+  'settlement_batch.expired': [{ batchId: GROUP, items: 1, total: 0n, decidedBy: null, note: null }],
   'kyc.approved': [{ customerId: CUSTOMER, externalRef: AWKWARD, tier: '2', reason: null }],
   'kyc.rejected': [{ customerId: CUSTOMER, externalRef: 'x', tier: null, reason: 'no match' }],
   'kyc.limit_exceeded': [
