@@ -241,7 +241,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const dashboardUsers: Array<{ email: string; cookie: string }> = [];
     for (const role of ['policy', 'approver']) {
       const email = `soak-${role}-${options.seed}-${started}@example.com`;
-      await running.cliWithStdin(DASHBOARD_PASSWORD, 'user:create', '--tenant', tenants[APPROVAL_TENANT]!.tenantId, '--email', email, '--json');
+      await running.cliWithStdin(
+        DASHBOARD_PASSWORD,
+        'user:create',
+        '--tenant',
+        tenants[APPROVAL_TENANT]!.tenantId,
+        '--email',
+        email,
+        '--json',
+      );
       dashboardUsers.push({ email, cookie: await signIn(running.apiUrl, email) });
     }
     const [policySetter, approver] = dashboardUsers as [(typeof dashboardUsers)[0], (typeof dashboardUsers)[0]];
@@ -554,7 +562,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     async function spendable(account: (typeof accounts)[number]): Promise<bigint | null> {
       const balance = await withRetries('GET', `/v1/accounts/${account.AccountRef}/balance`, account.apiKey, undefined);
       if (balance?.status !== 200) return null;
-      return parseNairaInput(balance.body.availableBalance);
+      // What is held (KYC limits, liens, held payouts, frozen credits) is in the available balance but not spendable.
+      const [available, held] = [parseNairaInput(balance.body.availableBalance), parseNairaInput(balance.body.heldBalance)];
+      return available === null || held === null ? null : available - held;
     }
 
     /** The approver's request, signed in again when the session is gone; retried while the API is down. */
@@ -638,7 +648,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       }
       count(world.controls, `liens ${lienId ? 'placed' : 'refused or lost'}`);
       if (!lienId) return false;
-      const recorded = { lienId, accountId: account.ID, amount, expiresAt: expiresAt === null ? null : Date.parse(expiresAt), lifted: false };
+      const recorded = {
+        lienId,
+        accountId: account.ID,
+        amount,
+        expiresAt: expiresAt === null ? null : Date.parse(expiresAt),
+        lifted: false,
+      };
       world.liens.set(op.index, recorded);
       const each = Number(((free - amount) * BigInt(op.payoutPercent)) / 100n);
       const answers = await Promise.all(
@@ -668,7 +684,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         const route = `/v1/accounts/${account.AccountRef}/freeze`;
         const window = { index: op.index, accountId: account.ID, side: op.side, from: Date.now(), to: Number.POSITIVE_INFINITY };
         try {
-          const frozen = await withRetries('PUT', route, account.apiKey, { frozenFor: op.side, reason: 'fraud_review', note: `soak #${op.index}` });
+          const frozen = await withRetries('PUT', route, account.apiKey, {
+            frozenFor: op.side,
+            reason: 'fraud_review',
+            note: `soak #${op.index}`,
+          });
           count(world.controls, `freezes for ${op.side} answered ${frozen?.status ?? 'nothing'}`);
           if (frozen?.status !== 200) return false;
           window.from = Date.now();
@@ -680,7 +700,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
                 'POST',
                 `/v1/accounts/${account.AccountRef}/transfers`,
                 account.apiKey,
-                { toAccountRef: accounts[op.tenant * ACCOUNTS_PER_TENANT]!.AccountRef, amount: formatKobo(BigInt(op.kobo)), narration: `freeze#${op.index}` },
+                {
+                  toAccountRef: accounts[op.tenant * ACCOUNTS_PER_TENANT]!.AccountRef,
+                  amount: formatKobo(BigInt(op.kobo)),
+                  narration: `freeze#${op.index}`,
+                },
                 `soak-${options.seed}-${op.index}-transfer-${started}`,
               ),
             ]);
@@ -700,7 +724,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           // The window closes as the first unfreeze is sent: one lost to a fault may have landed.
           window.to = Date.now();
           for (let attempt = 1; ; attempt += 1) {
-            const lifted = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'DELETE', route, { apiKey: account.apiKey }).catch(() => null);
+            const lifted = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'DELETE', route, { apiKey: account.apiKey }).catch(
+              () => null,
+            );
             if (lifted && lifted.status < 500 && lifted.status !== 429) break;
             if (attempt >= 30) throw new Error(`tenant ${op.tenant}'s freeze account could not be unfrozen: ${lifted?.text}`);
             await sleep(2_000);

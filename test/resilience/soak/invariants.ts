@@ -603,15 +603,19 @@ export function createInvariants(world: SoakWorld) {
       if (row.reserved === null || BigInt(row.reserved) !== amount)
         return fail('a held payout reserves exactly its amount', `reserved ${row.reserved ?? 'nothing'} for ${row.amount}`);
       const decided = decidedOf.get(row.merchant_tx_ref);
-      if (decided && decided !== row.status) fail('a decision answered is the payout\'s status', `the approver was answered ${decided}`);
+      if (decided && decided !== row.status) fail("a decision answered is the payout's status", `the approver was answered ${decided}`);
       if (row.status === 'approved') {
         if (posted !== amount || released !== 0n || row.settlement === null)
-          fail('an approved payout pays once, from its reservation', `posted ${posted}, released ${released}, settlement ${row.settlement}`);
+          fail(
+            'an approved payout pays once, from its reservation',
+            `posted ${posted}, released ${released}, settlement ${row.settlement}`,
+          );
         return;
       }
       if (row.settlement !== null) fail('a rejected or expired payout never pays', `a settlement was made (${row.settlement})`);
       if (row.status === 'awaiting_approval') {
-        if (posted !== 0n || released !== 0n) fail('a held payout reserves exactly its amount', `waiting with ${posted} posted, ${released} released`);
+        if (posted !== 0n || released !== 0n)
+          fail('a held payout reserves exactly its amount', `waiting with ${posted} posted, ${released} released`);
         if (final && row.overdue) fail('every job terminal or legitimately waiting', 'still waiting long after it expired');
         return;
       }
@@ -1046,11 +1050,11 @@ export function createInvariants(world: SoakWorld) {
             ? `${control === 'approval' ? 'approved' : control} payout `
             : row.narration.startsWith('batch#')
               ? 'batch item '
-            : sweepNumbers.has(row.accountNumber)
-              ? 'sweep '
-              : dynamicOps.has(row.accountId)
-                ? 'dynamic-account return '
-                : 'other ';
+              : sweepNumbers.has(row.accountNumber)
+                ? 'sweep '
+                : dynamicOps.has(row.accountId)
+                  ? 'dynamic-account return '
+                  : 'other ';
         counts[`${origin}${row.status}`] = (counts[`${origin}${row.status}`] ?? 0) + 1;
       }
       return counts;

@@ -30,6 +30,9 @@ export type SweepChange = (typeof SWEEP_CHANGES)[number];
 export const APPROVAL_DECISIONS = ['approve', 'reject', 'expire'] as const;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 
+/** A freeze closes its account to payouts and transfers out, or holds the payments to it. */
+export const FREEZE_SIDES = ['debits', 'credits'] as const;
+
 /** The tenant whose approval policy holds payouts at or above APPROVAL_THRESHOLD_KOBO (the other has none). */
 export const APPROVAL_TENANT = 1;
 export const APPROVAL_THRESHOLD_KOBO = 5_000_00;
@@ -80,7 +83,7 @@ export type Op =
       payoutPercent: number;
     }
   /** The tenant's freeze account frozen for one side for `holdMs`: payouts from it (debits) or a payment to it (credits) meanwhile. */
-  | { index: number; atMs: number; kind: 'freeze'; tenant: number; side: 'debits' | 'credits'; holdMs: number; kobo: number }
+  | { index: number; atMs: number; kind: 'freeze'; tenant: number; side: (typeof FREEZE_SIDES)[number]; holdMs: number; kobo: number }
   /** `payouts` payouts at once to the tenant's velocity destination, under its rule of one payout a window. */
   | { index: number; atMs: number; kind: 'velocity'; tenant: number; payouts: number; kobo: number }
   | { index: number; atMs: number; kind: 'pay'; account: number; payment: number; kobo: number }
@@ -121,6 +124,7 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
   const nextSweepChange = random.deck(SWEEP_CHANGES.length);
   // Batch items pay only destinations that end: one stuck for days would hold the tenant's batch cap for ever.
   const nextDecision = random.deck(APPROVAL_DECISIONS.length);
+  const nextFreezeSide = random.deck(FREEZE_SIDES.length);
   const endingDestinations = DESTINATIONS.flatMap((destination, index) => (destination.waits ? [] : [index]));
 
   const business: Draft[] = [];
@@ -232,12 +236,18 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
         atMs,
         kind,
         tenant: random.int(0, options.tenants - 1),
-        side: random.chance(0.5) ? 'debits' : 'credits',
+        side: FREEZE_SIDES[nextFreezeSide()]!,
         holdMs: random.int(1_000, 4_000),
         kobo: random.int(100, 2_000) * 100,
       });
     else if (kind === 'velocity')
-      business.push({ atMs, kind, tenant: random.int(0, options.tenants - 1), payouts: random.int(2, 4), kobo: random.int(100, 2_000) * 100 });
+      business.push({
+        atMs,
+        kind,
+        tenant: random.int(0, options.tenants - 1),
+        payouts: random.int(2, 4),
+        kobo: random.int(100, 2_000) * 100,
+      });
     else if (kind === 'reconcile')
       business.push({ atMs, kind, via: random.chance(0.5) ? 'api' : 'cli', tenant: random.int(0, options.tenants - 1) });
     else
