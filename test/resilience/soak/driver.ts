@@ -87,15 +87,19 @@ const SWEEP_ACCOUNT = ACCOUNTS_PER_TENANT - 1;
 const sweepAccountNumber = (tenant: number): string => `8200000${tenant}05`;
 /** The payer of a dynamic account's payment, whose name the sandbox's name enquiry gives as the payment names them. */
 const payerAccountNumber = (opIndex: number): string => `81${String(opIndex).padStart(6, '0')}05`;
-/** Where a held payout, a lien's racing payouts and a velocity rule's payouts go: no magic suffix, paid at once. */
+/**
+ * Where a held payout, a lien's racing payouts, a frozen account's payout and the velocity payouts go: no magic
+ * suffix, paid at once. Each but the velocity destination is an operation's (a payout's) own, since the velocity
+ * rules count payouts to each destination: a lien's payouts race its money, not the rule.
+ */
 const approvalAccountNumber = (opIndex: number): string => `85${String(opIndex).padStart(6, '0')}05`;
-const lienAccountNumber = (opIndex: number): string => `84${String(opIndex).padStart(6, '0')}05`;
+const ownAccountNumber = (opIndex: number, payout: number): string => `84${String(opIndex).padStart(6, '0')}${payout}5`;
 const velocityAccountNumber = (tenant: number): string => `8300000${tenant}05`;
 /** Each tenant's third account is the one its freezes close (it receives split parts, and pays out only for the soak). */
 const FREEZE_ACCOUNT = 2;
 /** The approval policy's expiry: longer than the longest delay before a decision, short enough to see payouts expire. */
 const APPROVAL_EXPIRY_SECONDS = 45;
-/** The velocity rule's window: one payout to the tenant's velocity destination per window. */
+/** The velocity rules' window: one payout to each destination of a tenant per window (the soak's own destination takes the races). */
 const VELOCITY_WINDOW_SECONDS = 30;
 const DASHBOARD_PASSWORD = 'a long soak dashboard password';
 
@@ -258,7 +262,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       body: { payoutAtOrAbove: formatKobo(BigInt(APPROVAL_THRESHOLD_KOBO)), expiresAfterSeconds: APPROVAL_EXPIRY_SECONDS },
     });
     if (policy.status !== 200) throw new Error(`approval policy refused: ${policy.text}`);
-    // One payout a window to each tenant's velocity destination: past it the first tenant's are refused, the approval tenant's reviewed.
+    // One payout a window to each destination of a tenant: past it the first tenant's are refused, the approval tenant's
+    // reviewed. The velocity operations race on a destination of their own; a settle to a destination paid moments ago meets it too.
     for (let t = 0; t < TENANTS; t += 1) {
       const review = t === APPROVAL_TENANT;
       const rule = await call(running.apiUrl, 'POST', '/v1/velocity-rules', {
@@ -304,7 +309,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       liens: new Map(),
       freezes: [],
       controls: {},
-      velocityAccountNumbers: Array.from({ length: TENANTS }, (_, t) => velocityAccountNumber(t)),
       velocityWindowSeconds: VELOCITY_WINDOW_SECONDS,
       lastStarted: -1,
     };
@@ -659,7 +663,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const each = Number(((free - amount) * BigInt(op.payoutPercent)) / 100n);
       const answers = await Promise.all(
         Array.from({ length: op.payouts }, (_, i) =>
-          settleBy(account, Math.max(each, 100_00), lienAccountNumber(op.index), `lien#${op.index}/${i}`, `${op.index}-${i}`),
+          settleBy(account, Math.max(each, 100_00), ownAccountNumber(op.index, i), `lien#${op.index}/${i}`, `${op.index}-${i}`),
         ),
       );
       for (const answer of answers) count(world.controls, `payouts racing a lien answered ${settleAnswer(answer)}`);
@@ -695,7 +699,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           world.freezes.push(window);
           if (op.side === 'debits') {
             const [payout, moved] = await Promise.all([
-              settleBy(account, op.kobo, lienAccountNumber(op.index), `freeze#${op.index}`, `${op.index}`),
+              settleBy(account, op.kobo, ownAccountNumber(op.index, 0), `freeze#${op.index}`, `${op.index}`),
               withRetries(
                 'POST',
                 `/v1/accounts/${account.AccountRef}/transfers`,
