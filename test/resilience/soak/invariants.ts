@@ -62,8 +62,9 @@ export interface SoakWorld {
   freezes: Array<{ index: number; accountId: string; side: 'debits' | 'credits'; from: number; to: number }>;
   /** What the API answered the control operations, by answer. */
   controls: Record<string, number>;
-  /** The velocity rules' window (one payout a window to each destination of a tenant). */
+  /** The velocity rules' window and how many payouts to each destination of a tenant it lets pass. */
   velocityWindowSeconds: number;
+  velocityMaxPayouts: number;
   lastStarted: number;
 }
 
@@ -723,10 +724,10 @@ export function createInvariants(world: SoakWorld) {
   }
 
   /**
-   * Two payouts never both pass a velocity rule (each tenant's: one payout a window to each destination): the paid
-   * payouts the rule judged (settles by the API key; an approved payout is not judged again, a batch item, a sweep or a
-   * return never) to one destination of a tenant are a window apart, less the few seconds a transaction may wait for
-   * its locks after it began.
+   * Payouts never pass a velocity rule together (each tenant's: `velocityMaxPayouts` a window to each destination): of
+   * the paid payouts the rule judged (settles by the API key; an approved payout is not judged again, a batch item, a
+   * sweep or a return never) to one destination of a tenant, each is a window after the one `velocityMaxPayouts` before
+   * it, less the few seconds a transaction may wait for its locks after it began.
    */
   async function velocityOnce(): Promise<void> {
     const paid: Array<{ tenant_id: string; account_number: string; merchant_tx_ref: string; narration: string; at: Date }> = await db(
@@ -738,13 +739,14 @@ export function createInvariants(world: SoakWorld) {
       .orderBy('created_at')
       .select('tenant_id', 'account_number', 'merchant_tx_ref', 'narration', 'created_at as at');
     for (const [destination, payouts] of groupBy(paid, (row) => `${row.tenant_id} ${row.account_number}`))
-      for (let i = 1; i < payouts.length; i += 1) {
-        const apartMs = payouts[i]!.at.getTime() - payouts[i - 1]!.at.getTime();
+      for (let i = world.velocityMaxPayouts; i < payouts.length; i += 1) {
+        const earlier = payouts[i - world.velocityMaxPayouts]!;
+        const apartMs = payouts[i]!.at.getTime() - earlier.at.getTime();
         if (apartMs < (world.velocityWindowSeconds - 5) * 1_000)
           violate(
             'two payouts never both pass a velocity rule',
             `${destination} ${payouts[i]!.merchant_tx_ref}`,
-            `paid ${apartMs} ms after ${payouts[i - 1]!.merchant_tx_ref} under a rule of one payout in ${world.velocityWindowSeconds} s`,
+            `paid ${apartMs} ms after ${earlier.merchant_tx_ref} under a rule of ${world.velocityMaxPayouts} payouts in ${world.velocityWindowSeconds} s`,
             Number(/#(\d+)/.exec(payouts[i]!.narration)?.[1] ?? world.lastStarted),
           );
       }

@@ -84,7 +84,7 @@ export type Op =
     }
   /** The tenant's freeze account frozen for one side for `holdMs`: payouts from it (debits) or a payment to it (credits) meanwhile. */
   | { index: number; atMs: number; kind: 'freeze'; tenant: number; side: (typeof FREEZE_SIDES)[number]; holdMs: number; kobo: number }
-  /** `payouts` payouts at once to the tenant's velocity destination, under its rule of one payout a window. */
+  /** `payouts` payouts at once to the tenant's velocity destination, under its rule of three payouts a window. */
   | { index: number; atMs: number; kind: 'velocity'; tenant: number; payouts: number; kobo: number }
   | { index: number; atMs: number; kind: 'pay'; account: number; payment: number; kobo: number }
   /** Between two accounts of one tenant. */
@@ -228,7 +228,7 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
         percent: random.int(10, 90),
         liftAfterMs: expires ? null : random.int(0, 3_000),
         expiresInSeconds: expires ? random.int(3, 20) : null,
-        payouts: random.int(2, 4),
+        payouts: random.int(4, 6),
         payoutPercent: random.int(20, 60),
       });
     } else if (kind === 'freeze')
@@ -245,7 +245,7 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
         atMs,
         kind,
         tenant: random.int(0, options.tenants - 1),
-        payouts: random.int(2, 4),
+        payouts: random.int(4, 6),
         kobo: random.int(100, 2_000) * 100,
       });
     else if (kind === 'reconcile')
