@@ -23,7 +23,9 @@ describe('resilience: seeded chaos soak', function () {
       `a process fault was never injected: ${JSON.stringify(report.faults)}`,
     );
     assert.deepEqual(
-      ['race', 'batch', 'dynamic', 'sweep'].filter((kind) => !(report.operations_by_kind[kind]!.done > 0)),
+      ['race', 'batch', 'dynamic', 'sweep', 'approval', 'decide', 'lien', 'freeze', 'velocity'].filter(
+        (kind) => !(report.operations_by_kind[kind]!.done > 0),
+      ),
       [],
       `a product was never exercised: ${JSON.stringify(report.operations_by_kind)}`,
     );

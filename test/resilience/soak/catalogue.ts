@@ -142,3 +142,6 @@ export const RACE_PAYMENTS = {
 
 /** The one payment into a dynamic account (its variance is the operation's, not the provider's). */
 export const DYNAMIC_PAYMENT: PaymentCase = { what: 'dynamic account payment', body: {}, waits: false, delayed: false };
+
+/** The one payment of a freeze for credits: it lands held, and is released when the freeze is lifted. */
+export const FROZEN_PAYMENT: PaymentCase = { what: 'payment to a credit-frozen account', body: {}, waits: false, delayed: false };

@@ -18,10 +18,20 @@ import {
   startIsolatedTemporal,
   type IsolatedTemporal,
 } from '../scenario-steps';
-import { DESTINATIONS, DYNAMIC_PAYMENT, PAYMENTS, RACE_PAYMENTS, type PaymentCase } from './catalogue';
+import { DESTINATIONS, DYNAMIC_PAYMENT, FROZEN_PAYMENT, PAYMENTS, RACE_PAYMENTS, type PaymentCase } from './catalogue';
 import { createInvariants, type Invariants, type SoakWorld } from './invariants';
-import { buildSchedule, describeOp, OPERATOR_ACTIONS, PROCESS_FAULTS, type Op, type OperatorAction, type ProcessFault } from './schedule';
-import { formatKobo } from '../../../src/money';
+import {
+  APPROVAL_TENANT,
+  APPROVAL_THRESHOLD_KOBO,
+  buildSchedule,
+  describeOp,
+  OPERATOR_ACTIONS,
+  PROCESS_FAULTS,
+  type Op,
+  type OperatorAction,
+  type ProcessFault,
+} from './schedule';
+import { formatKobo, parseNairaInput } from '../../../src/money';
 import { settlementWorkflowId } from '../../../src/contracts/settlement.contract';
 
 export interface SoakOptions {
@@ -52,6 +62,8 @@ export interface SoakReport {
   payments: Record<string, number>;
   /** Races, batches, dynamic accounts and sweeps: what they came to. */
   products: Record<string, number>;
+  /** Approvals, liens, freezes and velocity rules: what the API answered and what they came to. */
+  controls: Record<string, number>;
   checks: Record<string, number>;
   /** Periodic passes a check could not make (a service unreachable just then). */
   checksSkipped: Record<string, number>;
@@ -75,6 +87,26 @@ const SWEEP_ACCOUNT = ACCOUNTS_PER_TENANT - 1;
 const sweepAccountNumber = (tenant: number): string => `8200000${tenant}05`;
 /** The payer of a dynamic account's payment, whose name the sandbox's name enquiry gives as the payment names them. */
 const payerAccountNumber = (opIndex: number): string => `81${String(opIndex).padStart(6, '0')}05`;
+/**
+ * Where a held payout, a lien's racing payouts, a frozen account's payout and the velocity payouts go: no magic
+ * suffix, paid at once. Each but the velocity destination is an operation's (a payout's) own, since the velocity
+ * rules count payouts to each destination: a lien's payouts race its money, not the rule.
+ */
+const approvalAccountNumber = (opIndex: number): string => `85${String(opIndex).padStart(6, '0')}05`;
+const ownAccountNumber = (opIndex: number, payout: number): string => `84${String(opIndex).padStart(6, '0')}${payout}5`;
+const velocityAccountNumber = (tenant: number): string => `8300000${tenant}05`;
+/** Each tenant's third account is the one its freezes close (it receives split parts, and pays out only for the soak). */
+const FREEZE_ACCOUNT = 2;
+/** The approval policy's expiry: longer than the longest delay before a decision, short enough to see payouts expire. */
+const APPROVAL_EXPIRY_SECONDS = 45;
+/**
+ * The velocity rules: three payouts to each destination of a tenant per window (the soak's own destination takes the races
+ * of four to six). Three, not one: a catalogue destination's ordinary settles, a few in the whole run, rarely meet it, so
+ * the provider's bad days stay reached.
+ */
+const VELOCITY_WINDOW_SECONDS = 30;
+const VELOCITY_MAX_PAYOUTS = 3;
+const DASHBOARD_PASSWORD = 'a long soak dashboard password';
 
 /** A call that gives up after `ms` (during an outage the API may hold a request until its pool gives up). */
 async function callWithin(ms: number, baseUrl: string, method: string, route: string, options: CallOptions = {}): Promise<HttpResponse> {
@@ -88,6 +120,15 @@ async function callWithin(ms: number, baseUrl: string, method: string, route: st
     clearTimeout(timer);
   }
 }
+
+/** A dashboard sign-in: the `session=…` cookie. */
+async function signIn(apiUrl: string, email: string): Promise<string> {
+  const login = await callWithin(REQUEST_TIMEOUT_MS, apiUrl, 'POST', '/auth/login', { body: { email, password: DASHBOARD_PASSWORD } });
+  if (login.status !== 200) throw new Error(`dashboard sign-in refused: ${login.status} ${login.text}`);
+  return (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+}
+
+const count = (counts: Record<string, number>, what: string, n = 1): void => void (counts[what] = (counts[what] ?? 0) + n);
 
 /** One at a time: process faults and invariant checks never overlap (a check is not run against a stopped database). */
 function createLock() {
@@ -146,6 +187,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       SETTLEMENT_BATCH_CHUNK: '2',
       SETTLEMENT_BATCH_IN_FLIGHT: '6',
       SETTLEMENT_BATCH_POLL_INTERVAL: '1s',
+      // Liens and payouts held for approval expire within the run.
+      RESERVATION_EXPIRY_INTERVAL: '5s',
       LOG_LEVEL: 'warn',
     });
     const running = sys;
@@ -202,6 +245,46 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       });
       if (sweep.status !== 200) throw new Error(`sweep refused: ${sweep.text}`);
     }
+    // The approval tenant's two dashboard users (made as an operator makes them, through the CLI): the first sets
+    // the approval policy, the second decides the payouts it holds (their maker is the tenant's API key).
+    const dashboardUsers: Array<{ email: string; cookie: string }> = [];
+    for (const role of ['policy', 'approver']) {
+      const email = `soak-${role}-${options.seed}-${started}@example.com`;
+      await running.cliWithStdin(
+        DASHBOARD_PASSWORD,
+        'user:create',
+        '--tenant',
+        tenants[APPROVAL_TENANT]!.tenantId,
+        '--email',
+        email,
+        '--json',
+      );
+      dashboardUsers.push({ email, cookie: await signIn(running.apiUrl, email) });
+    }
+    const [policySetter, approver] = dashboardUsers as [(typeof dashboardUsers)[0], (typeof dashboardUsers)[0]];
+    const policy = await call(running.apiUrl, 'PUT', '/auth/approval-policy', {
+      cookie: policySetter.cookie,
+      body: { payoutAtOrAbove: formatKobo(BigInt(APPROVAL_THRESHOLD_KOBO)), expiresAfterSeconds: APPROVAL_EXPIRY_SECONDS },
+    });
+    if (policy.status !== 200) throw new Error(`approval policy refused: ${policy.text}`);
+    // Three payouts a window to each destination of a tenant: past it the first tenant's are refused, the approval tenant's
+    // reviewed. The velocity operations race on a destination of their own.
+    for (let t = 0; t < TENANTS; t += 1) {
+      const review = t === APPROVAL_TENANT;
+      const rule = await call(running.apiUrl, 'POST', '/v1/velocity-rules', {
+        apiKey: tenants[t]!.apiKey,
+        body: {
+          subject: 'payouts',
+          measure: 'count',
+          maxCount: VELOCITY_MAX_PAYOUTS,
+          scope: 'destination',
+          windowSeconds: VELOCITY_WINDOW_SECONDS,
+          action: review ? 'review' : 'refuse',
+          ...(review ? {} : { message: 'three payouts a window to this destination' }),
+        },
+      });
+      if (rule.status !== 201) throw new Error(`velocity rule refused: ${rule.text}`);
+    }
     log(`${accounts.length} accounts of ${TENANTS} tenants funded; ${DESTINATIONS.length} destinations, ${PAYMENTS.length} payment shapes`);
 
     const world: SoakWorld = {
@@ -227,6 +310,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       transferRefunds: new Set(),
       payerRefunds: new Set(),
       lateSuccesses: new Set(),
+      approvals: new Map(),
+      liens: new Map(),
+      freezes: [],
+      controls: {},
+      velocityWindowSeconds: VELOCITY_WINDOW_SECONDS,
+      velocityMaxPayouts: VELOCITY_MAX_PAYOUTS,
       lastStarted: -1,
     };
     const invariants: Invariants = createInvariants(world);
@@ -235,7 +324,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const faultCounts: Record<string, { injected: number; skipped: number }> = Object.fromEntries(
       PROCESS_FAULTS.map((kind) => [kind, { injected: 0, skipped: 0 }]),
     );
-    for (const kind of ['settle', 'pay', 'transfer', 'race', 'batch', 'dynamic', 'sweep', 'reconcile', ...OPERATOR_ACTIONS])
+    for (const kind of [
+      'settle',
+      'pay',
+      'transfer',
+      'race',
+      'batch',
+      'dynamic',
+      'sweep',
+      'reconcile',
+      'approval',
+      'decide',
+      'lien',
+      'freeze',
+      'velocity',
+      ...OPERATOR_ACTIONS,
+    ])
       opCounts[kind] = { done: 0, skipped: 0 };
 
     const settleRefOf = async (index: number): Promise<string | null> =>
@@ -446,6 +550,218 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       return true;
     }
 
+    /** A settle by the tenant's API key, retried under its idempotency key; the last answer (null: none). */
+    const settleBy = (account: (typeof accounts)[number], kobo: number, accountNumber: string, narration: string, key: string) =>
+      withRetries(
+        'POST',
+        `/v1/accounts/${account.AccountRef}/settle`,
+        account.apiKey,
+        { amount: formatKobo(BigInt(kobo)), bankCode: '044', accountNumber, narration },
+        `soak-${options.seed}-${key}-${started}`,
+      );
+
+    /** How a settle was answered, for the report: run at once, held for approval, or refused (with the code). */
+    const settleAnswer = (response: HttpResponse | null): string =>
+      response === null
+        ? 'unanswered'
+        : response.status === 202
+          ? (response.body.status as string)
+          : `${response.status} ${response.body?.code ?? response.body?.error ?? ''}`.trim();
+
+    /** What an account may spend now, by its balance (null: unknown, or nothing). */
+    async function spendable(account: (typeof accounts)[number]): Promise<bigint | null> {
+      const balance = await withRetries('GET', `/v1/accounts/${account.AccountRef}/balance`, account.apiKey, undefined);
+      if (balance?.status !== 200) return null;
+      // What is held (KYC limits, liens, held payouts, frozen credits) is in the available balance but not spendable.
+      const [available, held] = [parseNairaInput(balance.body.availableBalance), parseNairaInput(balance.body.heldBalance)];
+      return available === null || held === null ? null : available - held;
+    }
+
+    /** The approver's request, signed in again when the session is gone; retried while the API is down. */
+    async function asApprover(method: string, route: string, body?: unknown): Promise<HttpResponse | null> {
+      let last: HttpResponse | null = null;
+      for (let attempt = 1; attempt <= 3; attempt += 1) {
+        try {
+          last = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, method, route, {
+            cookie: approver.cookie,
+            ...(body === undefined ? {} : { body }),
+          });
+          if (last.status === 401) approver.cookie = await signIn(running.apiUrl, approver.email);
+          else if (last.status < 500 && last.status !== 429) return last;
+        } catch {
+          // the API is down or held the request: try again
+        }
+        await sleep(2_000);
+      }
+      return last;
+    }
+
+    /** A payout of the approval tenant at or above its policy's amount: it waits for a second person, its money reserved. */
+    async function approval(op: Extract<Op, { kind: 'approval' }>): Promise<boolean> {
+      const account = accounts[op.account]!;
+      const response = await settleBy(account, op.kobo, approvalAccountNumber(op.index), `approval#${op.index}`, `${op.index}`);
+      count(world.controls, `held payouts answered ${settleAnswer(response)}`);
+      if (response?.status !== 202) return false;
+      if (response.body.status !== 'awaiting_approval')
+        throw new Error(`a payout of ${formatKobo(BigInt(op.kobo))} under the approval policy answered ${response.body.status}`);
+      world.approvals.set(op.index, { merchantTxRef: response.body.merchantTxRef as string, decided: null });
+      return true;
+    }
+
+    /**
+     * The second dashboard user approves or rejects a held payout. An answer lost to a fault is read back: a repeat
+     * of a decision made is 409, and the payout then shows it.
+     */
+    async function decide(op: Extract<Op, { kind: 'decide' }>): Promise<boolean> {
+      const held = world.approvals.get(op.target);
+      if (!held) return false;
+      const route = `/auth/approvals/${held.merchantTxRef}`;
+      const answer = await asApprover(
+        'POST',
+        `${route}/${op.decision}`,
+        op.decision === 'reject' ? { note: `soak #${op.index}: rejected` } : undefined,
+      );
+      count(world.controls, `${op.decision} answered ${answer?.status ?? 'nothing'}${answer?.body?.code ? ` ${answer.body.code}` : ''}`);
+      const wanted = op.decision === 'approve' ? 'approved' : 'rejected';
+      if (answer?.status === 200 || answer?.status === 202) held.decided = wanted;
+      else if (answer?.status === 409) {
+        const read = await asApprover('GET', route);
+        if (read?.status === 200 && read.body.status === wanted) held.decided = wanted;
+      }
+      return held.decided === wanted;
+    }
+
+    /**
+     * A lien of part of what the account may spend, and payouts of what is left racing it; lifted by the operation
+     * or left to expire. A lien is placed once (no idempotency key): an unanswered placement is looked for among the
+     * account's open liens by its amount.
+     */
+    async function lien(op: Extract<Op, { kind: 'lien' }>): Promise<boolean> {
+      const account = accounts[op.account]!;
+      const free = await spendable(account);
+      if (free === null || free < 100_00n) return false;
+      const amount = (free * BigInt(op.percent)) / 100n;
+      const expiresAt = op.expiresInSeconds === null ? null : new Date(Date.now() + op.expiresInSeconds * 1_000).toISOString();
+      const route = `/v1/accounts/${account.AccountRef}/liens`;
+      const placedFrom = Date.now();
+      const placed = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'POST', route, {
+        apiKey: account.apiKey,
+        body: { amount: formatKobo(amount), reason: 'fraud_review', note: `soak #${op.index}`, ...(expiresAt ? { expiresAt } : {}) },
+      }).catch(() => null);
+      let lienId = placed?.status === 201 ? (placed.body.lienId as string) : null;
+      if (!placed || placed.status >= 500) {
+        const open = await withRetries('GET', route, account.apiKey, undefined);
+        lienId =
+          (open?.body?.liens as Array<{ lienId: string; amount: string; placedAt: string }> | undefined)?.find(
+            (candidate) => candidate.amount === formatKobo(amount) && Date.parse(candidate.placedAt) >= placedFrom - 1_000,
+          )?.lienId ?? null;
+      }
+      count(world.controls, `liens ${lienId ? 'placed' : 'refused or lost'}`);
+      if (!lienId) return false;
+      const recorded = {
+        lienId,
+        accountId: account.ID,
+        amount,
+        expiresAt: expiresAt === null ? null : Date.parse(expiresAt),
+        lifted: false,
+      };
+      world.liens.set(op.index, recorded);
+      const each = Number(((free - amount) * BigInt(op.payoutPercent)) / 100n);
+      const answers = await Promise.all(
+        Array.from({ length: op.payouts }, (_, i) =>
+          settleBy(account, Math.max(each, 100_00), ownAccountNumber(op.index, i), `lien#${op.index}/${i}`, `${op.index}-${i}`),
+        ),
+      );
+      for (const answer of answers) count(world.controls, `payouts racing a lien answered ${settleAnswer(answer)}`);
+      if (op.liftAfterMs === null) return true;
+      await sleep(op.liftAfterMs);
+      const lifted = await withRetries('POST', `${route}/${lienId}/lift`, account.apiKey, undefined);
+      recorded.lifted = lifted?.status === 200;
+      count(world.controls, `lifts answered ${lifted?.status ?? 'nothing'}`);
+      return true;
+    }
+
+    /** One freeze at a time on each tenant's freeze account: an operation's unfreeze never lifts another's freeze. */
+    const freezeTurns = Array.from({ length: TENANTS }, () => createLock());
+
+    /**
+     * The tenant's freeze account frozen for one side: payouts and a transfer from it meanwhile (refused 409) or a
+     * payment to it (held whole); then unfrozen, which must happen whatever the faults (retried until answered).
+     */
+    function freeze(op: Extract<Op, { kind: 'freeze' }>): Promise<boolean> {
+      return freezeTurns[op.tenant]!(async () => {
+        const account = accounts[op.tenant * ACCOUNTS_PER_TENANT + FREEZE_ACCOUNT]!;
+        const route = `/v1/accounts/${account.AccountRef}/freeze`;
+        const window = { index: op.index, accountId: account.ID, side: op.side, from: Date.now(), to: Number.POSITIVE_INFINITY };
+        try {
+          const frozen = await withRetries('PUT', route, account.apiKey, {
+            frozenFor: op.side,
+            reason: 'fraud_review',
+            note: `soak #${op.index}`,
+          });
+          count(world.controls, `freezes for ${op.side} answered ${frozen?.status ?? 'nothing'}`);
+          if (frozen?.status !== 200) return false;
+          window.from = Date.now();
+          world.freezes.push(window);
+          if (op.side === 'debits') {
+            const [payout, moved] = await Promise.all([
+              settleBy(account, op.kobo, ownAccountNumber(op.index, 0), `freeze#${op.index}`, `${op.index}`),
+              withRetries(
+                'POST',
+                `/v1/accounts/${account.AccountRef}/transfers`,
+                account.apiKey,
+                {
+                  toAccountRef: accounts[op.tenant * ACCOUNTS_PER_TENANT]!.AccountRef,
+                  amount: formatKobo(BigInt(op.kobo)),
+                  narration: `freeze#${op.index}`,
+                },
+                `soak-${options.seed}-${op.index}-transfer-${started}`,
+              ),
+            ]);
+            count(world.controls, `payouts from a debit-frozen account answered ${settleAnswer(payout)}`);
+            count(world.controls, `transfers from a debit-frozen account answered ${moved?.status ?? 'nothing'}`);
+            await sleep(op.holdMs);
+          } else {
+            await sendPayment(op.index, account.AccountRef, op.kobo + PAYMENT_FEE_KOBO, FROZEN_PAYMENT);
+            await sleep(op.holdMs);
+            const balance = await withRetries('GET', `/v1/accounts/${account.AccountRef}/balance`, account.apiKey, undefined);
+            const held = parseNairaInput(balance?.body?.reserved?.credit_freeze) ?? 0n;
+            count(world.controls, `credit-frozen accounts seen holding ${held > 0n ? 'a credit' : 'nothing (not credited yet)'}`);
+          }
+          return true;
+        } finally {
+          // Unfrozen whatever happened (an unanswered freeze may have landed): the soak leaves no account frozen.
+          // The window closes as the first unfreeze is sent: one lost to a fault may have landed.
+          window.to = Date.now();
+          for (let attempt = 1; ; attempt += 1) {
+            const lifted = await callWithin(REQUEST_TIMEOUT_MS, running.apiUrl, 'DELETE', route, { apiKey: account.apiKey }).catch(
+              () => null,
+            );
+            if (lifted && lifted.status < 500 && lifted.status !== 429) break;
+            if (attempt >= 30) throw new Error(`tenant ${op.tenant}'s freeze account could not be unfrozen: ${lifted?.text}`);
+            await sleep(2_000);
+          }
+        }
+      });
+    }
+
+    /** Payouts at once to the tenant's velocity destination, under its rule of three payouts a window. */
+    async function velocity(op: Extract<Op, { kind: 'velocity' }>): Promise<boolean> {
+      const answers = await Promise.all(
+        Array.from({ length: op.payouts }, (_, i) =>
+          settleBy(
+            accounts[op.tenant * ACCOUNTS_PER_TENANT + (i % ACCOUNTS_PER_TENANT)]!,
+            op.kobo,
+            velocityAccountNumber(op.tenant),
+            `velocity#${op.index}/${i}`,
+            `${op.index}-${i}`,
+          ),
+        ),
+      );
+      for (const answer of answers) count(world.controls, `velocity payouts of tenant ${op.tenant} answered ${settleAnswer(answer)}`);
+      return answers.some((answer) => answer !== null && answer.status < 500);
+    }
+
     async function reconcile(op: Extract<Op, { kind: 'reconcile' }>): Promise<boolean> {
       if (op.via === 'cli')
         return running.cli('reconcile', '--no-wait', '--json').then(
@@ -586,6 +902,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           return sweep(op);
         case 'reconcile':
           return reconcile(op);
+        case 'approval':
+          return approval(op);
+        case 'decide':
+          return decide(op);
+        case 'lien':
+          return lien(op);
+        case 'freeze':
+          return freeze(op);
+        case 'velocity':
+          return velocity(op);
         default:
           return operatorAction(op);
       }
@@ -685,6 +1011,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       settlements: await invariants.settlementOutcomes(),
       payments: await invariants.paymentOutcomes(),
       products: await invariants.productOutcomes(),
+      controls: await invariants.controlOutcomes(),
       checks: invariants.checks,
       checksSkipped: invariants.skipped,
       findings: invariants.findingCounts,

@@ -54,6 +54,17 @@ export interface SoakWorld {
   payerRefunds: Set<number>;
   /** Failed pay operations the provider turned SUCCESS after the fact. */
   lateSuccesses: Set<number>;
+  /** Approval operation index → the payout the policy held, and the decision the approver's answer confirmed. */
+  approvals: Map<number, { merchantTxRef: string; decided: 'approved' | 'rejected' | null }>;
+  /** Lien operation index → the lien placed, when it expires (ms; null: never) and whether a lift was answered 200. */
+  liens: Map<number, { lienId: string; accountId: string; amount: bigint; expiresAt: number | null; lifted: boolean }>;
+  /** Each freeze answered 200: its account and side, from its answer until its first unfreeze was sent. */
+  freezes: Array<{ index: number; accountId: string; side: 'debits' | 'credits'; from: number; to: number }>;
+  /** What the API answered the control operations, by answer. */
+  controls: Record<string, number>;
+  /** The velocity rules' window and how many payouts to each destination of a tenant it lets pass. */
+  velocityWindowSeconds: number;
+  velocityMaxPayouts: number;
   lastStarted: number;
 }
 
@@ -138,7 +149,7 @@ export function createInvariants(world: SoakWorld) {
       );
     const dynamicOps = dynamicOpOfAccount();
     return rows.map((row) => {
-      const named = Number(/^(?:soak|batch)#(\d+)(?:\/|$)/.exec(row.narration)?.[1] ?? Number.NaN);
+      const named = Number(/^(?:soak|batch|approval|lien|freeze|velocity)#(\d+)(?:\/|$)/.exec(row.narration)?.[1] ?? Number.NaN);
       const index = world.ops[named] ? named : (dynamicOps.get(row.account_id) ?? world.lastStarted);
       const destination = DESTINATIONS.find((candidate) => candidate.accountNumber === row.account_number);
       opOfRef.set(row.merchant_tx_ref, index);
@@ -531,7 +542,223 @@ export function createInvariants(world: SoakWorld) {
       )
       .where((query) => query.whereNull('dynamic_account_returns.status').orWhere('dynamic_account_returns.status', 'returning'))
       .count<Array<{ count: string }>>('* as count');
-    return Number(batches[0]!.count) + Number(returns[0]!.count);
+    // Payouts held past their expiry, liens past theirs and credits held by a lifted freeze: the expiry job's and the unfreeze's work.
+    const expiring = await db('payout_approvals')
+      .where({ status: 'awaiting_approval' })
+      .whereIn('account_id', accountIds())
+      .where('expires_at', '<', db.raw('now()'))
+      .count<Array<{ count: string }>>('* as count');
+    const liensDue = await db('ledger_reservations')
+      .where({ kind: 'lien' })
+      .where('open_amount', '>', 0)
+      .whereNotNull('expires_at')
+      .where('expires_at', '<', db.raw('now()'))
+      .whereIn('account_id', accountIds())
+      .count<Array<{ count: string }>>('* as count');
+    const creditsHeld = await db('ledger_reservations')
+      .join('virtual_accounts', 'virtual_accounts.id', 'ledger_reservations.account_id')
+      .where({ kind: 'credit_freeze' })
+      .where('open_amount', '>', 0)
+      .where((query) => query.whereNull('virtual_accounts.frozen_for').orWhere('virtual_accounts.frozen_for', 'debits'))
+      .whereIn('account_id', accountIds())
+      .count<Array<{ count: string }>>('* as count');
+    return [batches, returns, expiring, liensDue, creditsHeld].reduce((sum, rows) => sum + Number(rows[0]!.count), 0);
+  }
+
+  /**
+   * A payout held for approval reserves exactly its amount; approved, that reservation is posted by its settlement's
+   * debit (which pays at most once, as every settlement); rejected or expired, it is released whole and nothing is paid,
+   * at the provider either; still waiting, it holds its amount and no settlement, and at the end only until it expires.
+   * A decision the approver was answered is the payout's status.
+   */
+  async function approvalsHeld(final: boolean): Promise<void> {
+    const rows: Array<{
+      merchant_tx_ref: string;
+      status: string;
+      amount: string;
+      narration: string;
+      overdue: boolean;
+      reserved: string | null;
+      posted: string | null;
+      released: string | null;
+      settlement: string | null;
+    }> = (
+      await db.raw(
+        `SELECT pa.merchant_tx_ref, pa.status, pa.amount::text, pa.narration, pa.expires_at < now() - interval '30 seconds' AS overdue,
+                r.amount::text AS reserved, r.posted::text, r.released::text, s.status AS settlement
+           FROM payout_approvals pa
+           LEFT JOIN ledger_reservations r ON r.owner_id = pa.id AND r.kind = 'payout_approval'
+           LEFT JOIN settlements s ON s.merchant_tx_ref = pa.merchant_tx_ref
+          WHERE pa.tenant_id IN (SELECT tenant_id FROM virtual_accounts WHERE id = ANY(:accounts))`,
+        { accounts: accountIds() },
+      )
+    ).rows;
+    const opOf = (narration: string) => Number(/#(\d+)/.exec(narration)?.[1] ?? world.lastStarted);
+    const decidedOf = new Map([...world.approvals.values()].map((held) => [held.merchantTxRef, held.decided]));
+    await inPool(rows, 4, async (row) => {
+      const subject = `held payout ${row.merchant_tx_ref} (${row.narration})`;
+      const fail = (check: string, detail: string) => violate(check, subject, `${row.status}: ${detail}`, opOf(row.narration));
+      const [amount, posted, released] = [BigInt(row.amount), BigInt(row.posted ?? 0), BigInt(row.released ?? 0)];
+      if (row.reserved === null || BigInt(row.reserved) !== amount)
+        return fail('a held payout reserves exactly its amount', `reserved ${row.reserved ?? 'nothing'} for ${row.amount}`);
+      const decided = decidedOf.get(row.merchant_tx_ref);
+      if (decided && decided !== row.status) fail("a decision answered is the payout's status", `the approver was answered ${decided}`);
+      if (row.status === 'approved') {
+        if (posted !== amount || released !== 0n || row.settlement === null)
+          fail(
+            'an approved payout pays once, from its reservation',
+            `posted ${posted}, released ${released}, settlement ${row.settlement}`,
+          );
+        return;
+      }
+      if (row.settlement !== null) fail('a rejected or expired payout never pays', `a settlement was made (${row.settlement})`);
+      if (row.status === 'awaiting_approval') {
+        if (posted !== 0n || released !== 0n)
+          fail('a held payout reserves exactly its amount', `waiting with ${posted} posted, ${released} released`);
+        if (final && row.overdue) fail('every job terminal or legitimately waiting', 'still waiting long after it expired');
+        return;
+      }
+      if (posted !== 0n || released !== amount)
+        fail('a rejected or expired payout releases exactly its amount', `posted ${posted}, released ${released} of ${amount}`);
+      const { submissions } = await sandboxTransfer(sys, row.merchant_tx_ref);
+      if (submissions.length > 0) fail('a rejected or expired payout never pays', `${submissions.length} submissions at the provider`);
+    });
+    ran('a held payout reserves exactly its amount');
+    ran('an approved payout pays once, from its reservation');
+    ran('a rejected or expired payout releases exactly its amount');
+    ran('a rejected or expired payout never pays');
+  }
+
+  /**
+   * A lien is never posted (its money never leaves), a lift answered 200 released it whole, and at the end one past
+   * its expiry has been released whole too; a credit a freeze held is released once its account is no longer frozen
+   * for credits. While an account was frozen for debits, no debit was posted to it.
+   */
+  async function liensAndFreezes(final: boolean): Promise<void> {
+    const liens: Array<{ owner_id: string; amount: string; posted: string; released: string }> = await db('ledger_reservations')
+      .where({ kind: 'lien' })
+      .whereIn(
+        'owner_id',
+        [...world.liens.values()].map((recorded) => recorded.lienId),
+      )
+      .select('owner_id', db.raw('amount::text'), db.raw('posted::text'), db.raw('released::text'));
+    const byLien = new Map(liens.map((row) => [row.owner_id, row]));
+    for (const [index, recorded] of world.liens) {
+      const row = byLien.get(recorded.lienId);
+      const subject = `lien #${index} ${recorded.lienId}`;
+      if (!row || BigInt(row.amount) !== recorded.amount) {
+        violate('a lien sets aside exactly its amount', subject, `reserved ${row?.amount ?? 'nothing'} for ${recorded.amount}`, index);
+        continue;
+      }
+      if (BigInt(row.posted) !== 0n) violate("a lien's money never leaves", subject, `${row.posted} posted`, index);
+      const due = recorded.lifted || (final && recorded.expiresAt !== null && recorded.expiresAt < Date.now() - 30_000);
+      if (due && BigInt(row.released) !== recorded.amount)
+        violate(
+          'a lifted or expired lien releases exactly its amount',
+          subject,
+          `released ${row.released} of ${row.amount} (${recorded.lifted ? 'lifted' : 'expired'})`,
+          index,
+        );
+    }
+    ran("a lien's money never leaves");
+    ran('a lifted or expired lien releases exactly its amount');
+    for (const window of world.freezes.filter((candidate) => candidate.side === 'debits')) {
+      const debits: Array<{ kind: string; narration: string }> = await db('ledger_entries')
+        .where({ account_id: window.accountId, direction: 'debit' })
+        .whereIn('kind', ['settlement', 'transfer'])
+        .where('created_at', '>', new Date(window.from))
+        .where('created_at', '<', new Date(window.to))
+        .select('kind', 'narration');
+      for (const debit of debits)
+        violate(
+          'a debit-frozen account pays nothing',
+          `freeze #${window.index}`,
+          `a ${debit.kind} debit (${debit.narration}) posted while frozen`,
+          window.index,
+        );
+    }
+    ran('a debit-frozen account pays nothing');
+    if (!final) return;
+    const stillHeld: Array<{ account_ref: string; open: string }> = (
+      await db.raw(
+        `SELECT a.account_ref, sum(r.open_amount)::text AS open FROM ledger_reservations r JOIN virtual_accounts a ON a.id = r.account_id
+          WHERE r.kind = 'credit_freeze' AND r.open_amount > 0 AND r.account_id = ANY(:accounts)
+            AND (a.frozen_for IS NULL OR a.frozen_for = 'debits')
+          GROUP BY a.account_ref`,
+        { accounts: accountIds() },
+      )
+    ).rows;
+    for (const row of stillHeld)
+      violate('an unfrozen account holds no credit for its freeze', row.account_ref, `${formatKobo(BigInt(row.open))} still held`);
+    ran('an unfrozen account holds no credit for its freeze');
+  }
+
+  /**
+   * Money set aside (a lien, a payout awaiting approval, a held credit) is never spent by another debit: a payout or
+   * transfer out of a soak account leaves its balance at or above what was set aside when it posted (reservations made
+   * before it, less what was released or posted before it, by the database's clock, which each takes under the
+   * account's lock). A debit that posts a reservation (an approved payout) spends the money kept for it.
+   */
+  async function setAsideNeverSpent(): Promise<void> {
+    const rows: Array<{ account_ref: string; narration: string; balance_after: string; set_aside: string }> = (
+      await db.raw(
+        `SELECT a.account_ref, d.narration, d.balance_after::text,
+                (SELECT coalesce(sum(r.amount - (SELECT coalesce(sum(c.amount), 0) FROM ledger_reservation_changes c
+                                                  WHERE c.reservation_id = r.id AND c.created_at < d.created_at)), 0)
+                   FROM ledger_reservations r WHERE r.account_id = d.account_id AND r.created_at < d.created_at)::text AS set_aside
+           FROM ledger_entries d JOIN virtual_accounts a ON a.id = d.account_id
+          WHERE d.account_id = ANY(:accounts) AND d.direction = 'debit' AND d.kind IN ('settlement', 'transfer')
+            AND NOT EXISTS (SELECT 1 FROM ledger_reservation_changes p WHERE p.entry_id = d.id)`,
+        { accounts: accountIds() },
+      )
+    ).rows;
+    for (const row of rows)
+      if (BigInt(row.balance_after) < BigInt(row.set_aside))
+        violate(
+          'money set aside is never spent',
+          `${row.account_ref} ${row.narration}`,
+          `balance after the debit ${formatKobo(BigInt(row.balance_after))}, ${formatKobo(BigInt(row.set_aside))} set aside`,
+          Number(/#(\d+)/.exec(row.narration)?.[1] ?? world.lastStarted),
+        );
+    ran('money set aside is never spent');
+  }
+
+  /**
+   * Payouts never pass a velocity rule together (each tenant's: `velocityMaxPayouts` a window to each destination): of
+   * the paid payouts the rule judged (settles by the API key; an approved payout is not judged again, a batch item, a
+   * sweep or a return never) to one destination of a tenant, each is a window after the one `velocityMaxPayouts` before
+   * it, less the few seconds a transaction may wait for its locks after it began.
+   */
+  async function velocityOnce(): Promise<void> {
+    const paid: Array<{ tenant_id: string; account_number: string; merchant_tx_ref: string; narration: string; at: Date }> = await db(
+      'settlements',
+    )
+      .where({ status: 'success' })
+      .whereIn('account_id', accountIds())
+      .where((query) => query.where('narration', 'like', 'soak#%').orWhere('narration', '~', '^(lien|freeze|velocity)#'))
+      .orderBy('created_at')
+      .select('tenant_id', 'account_number', 'merchant_tx_ref', 'narration', 'created_at as at');
+    for (const [destination, payouts] of groupBy(paid, (row) => `${row.tenant_id} ${row.account_number}`))
+      for (let i = world.velocityMaxPayouts; i < payouts.length; i += 1) {
+        const earlier = payouts[i - world.velocityMaxPayouts]!;
+        const apartMs = payouts[i]!.at.getTime() - earlier.at.getTime();
+        if (apartMs < (world.velocityWindowSeconds - 5) * 1_000)
+          violate(
+            'two payouts never both pass a velocity rule',
+            `${destination} ${payouts[i]!.merchant_tx_ref}`,
+            `paid ${apartMs} ms after ${earlier.merchant_tx_ref} under a rule of ${world.velocityMaxPayouts} payouts in ${world.velocityWindowSeconds} s`,
+            Number(/#(\d+)/.exec(payouts[i]!.narration)?.[1] ?? world.lastStarted),
+          );
+      }
+    ran('two payouts never both pass a velocity rule');
+  }
+
+  /** Approvals, liens, freezes and velocity rules, judged on the database, the sandbox and what the API answered. */
+  async function controls(final: boolean): Promise<void> {
+    await approvalsHeld(final);
+    await liensAndFreezes(final);
+    await setAsideNeverSpent();
+    await velocityOnce();
   }
 
   async function verify(final: boolean): Promise<void> {
@@ -734,7 +961,7 @@ export function createInvariants(world: SoakWorld) {
         ];
         if (undelivered + settlements.length + payments.length + products === 0) return true;
         throw new Error(
-          `${undelivered} webhooks undelivered, ${settlements.length} settlements, ${payments.length} payments and ${products} batches or returns unsettled`,
+          `${undelivered} webhooks undelivered, ${settlements.length} settlements, ${payments.length} payments and ${products} batches, returns, expiries or held credits unsettled`,
         );
       },
       { withinMs: Math.max(0, deadline - Date.now()), intervalMs: 3_000, what: 'every job to settle' },
@@ -754,6 +981,7 @@ export function createInvariants(world: SoakWorld) {
       for (const [name, check] of [
         ['payouts', () => payouts(false)],
         ['products', () => products(false)],
+        ['controls', () => controls(false)],
         ['transfers', transfersFundedByFailedCredits],
         ['balances', balances],
         ['ledger:verify', () => verify(false)],
@@ -803,6 +1031,7 @@ export function createInvariants(world: SoakWorld) {
         .map(([, entry]) => entry.id);
       await payouts(true);
       await products(true);
+      await controls(true);
       await balances();
       await books(options.tenantKeys);
       await transfersOnce();
@@ -818,15 +1047,18 @@ export function createInvariants(world: SoakWorld) {
       const dynamicOps = dynamicOpOfAccount();
       const sweepNumbers = new Set(world.sweeps.map((sweep) => sweep.accountNumber));
       for (const row of await settlementRows()) {
+        const control = /^(approval|lien|freeze|velocity)#/.exec(row.narration)?.[1];
         const origin = row.bySettleOp
           ? ''
-          : row.narration.startsWith('batch#')
-            ? 'batch item '
-            : sweepNumbers.has(row.accountNumber)
-              ? 'sweep '
-              : dynamicOps.has(row.accountId)
-                ? 'dynamic-account return '
-                : 'other ';
+          : control
+            ? `${control === 'approval' ? 'approved' : control} payout `
+            : row.narration.startsWith('batch#')
+              ? 'batch item '
+              : sweepNumbers.has(row.accountNumber)
+                ? 'sweep '
+                : dynamicOps.has(row.accountId)
+                  ? 'dynamic-account return '
+                  : 'other ';
         counts[`${origin}${row.status}`] = (counts[`${origin}${row.status}`] ?? 0) + 1;
       }
       return counts;
@@ -875,6 +1107,20 @@ export function createInvariants(world: SoakWorld) {
         )
         .select('outcome'))
         add(`sweep runs ${row.outcome}`);
+      return counts;
+    },
+
+    /** What the API answered the approvals, liens, freezes and velocity payouts, and what the held money came to. */
+    async controlOutcomes(): Promise<Record<string, number>> {
+      const counts: Record<string, number> = { ...world.controls };
+      const add = (what: string, n = 1) => void (counts[what] = (counts[what] ?? 0) + n);
+      for (const row of await db('payout_approvals').whereIn('account_id', accountIds()).select('status', 'reasons'))
+        add(`held payouts ${row.status} (${(row.reasons as string[]).join(', ')})`);
+      for (const row of await db('ledger_reservations')
+        .whereIn('account_id', accountIds())
+        .whereIn('kind', ['lien', 'credit_freeze'])
+        .select('kind', db.raw("CASE WHEN open_amount = 0 THEN 'released' ELSE 'open' END AS state")))
+        add(`${row.kind === 'lien' ? 'liens' : 'credits a freeze held'} ${row.state}`);
       return counts;
     },
 

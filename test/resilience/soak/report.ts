@@ -29,6 +29,7 @@ export function formatReport(report: SoakReport): string {
     ...section('settlements by final status', Object.entries(report.settlements)),
     ...section('payments by outcome', Object.entries(report.payments)),
     ...section('races, batches, dynamic accounts and sweeps', Object.entries(report.products)),
+    ...section('approvals, liens, freezes and velocity rules', Object.entries(report.controls)),
     ...section('reconciliation findings by kind', Object.entries(report.findings)),
     ...section('invariant checks run', Object.entries(report.checks)),
     ...(Object.keys(report.checksSkipped).length

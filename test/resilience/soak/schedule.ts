@@ -26,6 +26,17 @@ export type DynamicVariant = (typeof DYNAMIC_VARIANTS)[number];
 export const SWEEP_CHANGES = ['whenAbove', 'dailyAt', 'delete'] as const;
 export type SweepChange = (typeof SWEEP_CHANGES)[number];
 
+/** What becomes of a payout held for approval: approved or rejected by a second dashboard user, or left to expire. */
+export const APPROVAL_DECISIONS = ['approve', 'reject', 'expire'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+
+/** A freeze closes its account to payouts and transfers out, or holds the payments to it. */
+export const FREEZE_SIDES = ['debits', 'credits'] as const;
+
+/** The tenant whose approval policy holds payouts at or above APPROVAL_THRESHOLD_KOBO (the other has none). */
+export const APPROVAL_TENANT = 1;
+export const APPROVAL_THRESHOLD_KOBO = 5_000_00;
+
 export interface BatchItem {
   account: number;
   destination: number;
@@ -52,6 +63,29 @@ export type Op =
       kobo: number;
     }
   | { index: number; atMs: number; kind: 'sweep'; tenant: number; change: SweepChange; keepNaira: number }
+  /** A payout of the approval tenant at or above its policy's amount: it waits, its money reserved. */
+  | { index: number; atMs: number; kind: 'approval'; account: number; kobo: number; decision: ApprovalDecision }
+  /** A second dashboard user approves or rejects the payout operation `target` made (null: it made none). */
+  | { index: number; atMs: number; kind: 'decide'; target: number; decision: 'approve' | 'reject' }
+  /**
+   * A lien of `percent` of what the account may spend, lifted `liftAfterMs` after it was placed or left to expire
+   * after `expiresInSeconds`; as soon as it stands, `payouts` payouts of `payoutPercent` of what is left each, at once.
+   */
+  | {
+      index: number;
+      atMs: number;
+      kind: 'lien';
+      account: number;
+      percent: number;
+      liftAfterMs: number | null;
+      expiresInSeconds: number | null;
+      payouts: number;
+      payoutPercent: number;
+    }
+  /** The tenant's freeze account frozen for one side for `holdMs`: payouts from it (debits) or a payment to it (credits) meanwhile. */
+  | { index: number; atMs: number; kind: 'freeze'; tenant: number; side: (typeof FREEZE_SIDES)[number]; holdMs: number; kobo: number }
+  /** `payouts` payouts at once to the tenant's velocity destination, under its rule of three payouts a window. */
+  | { index: number; atMs: number; kind: 'velocity'; tenant: number; payouts: number; kobo: number }
   | { index: number; atMs: number; kind: 'pay'; account: number; payment: number; kobo: number }
   /** Between two accounts of one tenant. */
   | { index: number; atMs: number; kind: 'transfer'; from: number; to: number; kobo: number }
@@ -89,9 +123,13 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
   const nextVariant = random.deck(DYNAMIC_VARIANTS.length);
   const nextSweepChange = random.deck(SWEEP_CHANGES.length);
   // Batch items pay only destinations that end: one stuck for days would hold the tenant's batch cap for ever.
+  const nextDecision = random.deck(APPROVAL_DECISIONS.length);
+  const nextFreezeSide = random.deck(FREEZE_SIDES.length);
   const endingDestinations = DESTINATIONS.flatMap((destination, index) => (destination.waits ? [] : [index]));
 
   const business: Draft[] = [];
+  /** A decide operation's position in `business` → the approval operation it decides. */
+  const decisions = new Map<number, Draft>();
   for (let atMs = random.int(200, 800); atMs < durationMs - 5_000; atMs += random.int(300, 1_500)) {
     const kind = random.weighted({
       settle: 29,
@@ -103,6 +141,10 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
       sweep: 2,
       reconcile: 4,
       operator: 14,
+      approval: 4,
+      lien: 3,
+      freeze: 2,
+      velocity: 2,
     });
     if (kind === 'settle')
       business.push({
@@ -164,6 +206,48 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
         change: SWEEP_CHANGES[nextSweepChange()]!,
         keepNaira: random.int(10_000, 30_000),
       });
+    else if (kind === 'approval') {
+      const decision = APPROVAL_DECISIONS[nextDecision()]!;
+      const held: Draft = {
+        atMs,
+        kind,
+        account: APPROVAL_TENANT * options.accountsPerTenant + random.int(0, options.accountsPerTenant - 1),
+        kobo: APPROVAL_THRESHOLD_KOBO + random.int(0, 10_000) * 100,
+        decision,
+      };
+      business.push(held);
+      // Decided at a random time while it still waits (the policy's expiry is longer than the longest delay).
+      const decideAtMs = Math.min(atMs + random.int(500, 30_000), durationMs - 1_000);
+      if (decision !== 'expire') decisions.set(business.push({ atMs: decideAtMs, kind: 'decide', target: -1, decision }) - 1, held);
+    } else if (kind === 'lien') {
+      const expires = random.chance(0.5);
+      business.push({
+        atMs,
+        kind,
+        account: random.int(0, accounts - 1),
+        percent: random.int(10, 90),
+        liftAfterMs: expires ? null : random.int(0, 3_000),
+        expiresInSeconds: expires ? random.int(3, 20) : null,
+        payouts: random.int(4, 6),
+        payoutPercent: random.int(20, 60),
+      });
+    } else if (kind === 'freeze')
+      business.push({
+        atMs,
+        kind,
+        tenant: random.int(0, options.tenants - 1),
+        side: FREEZE_SIDES[nextFreezeSide()]!,
+        holdMs: random.int(1_000, 4_000),
+        kobo: random.int(100, 2_000) * 100,
+      });
+    else if (kind === 'velocity')
+      business.push({
+        atMs,
+        kind,
+        tenant: random.int(0, options.tenants - 1),
+        payouts: random.int(4, 6),
+        kobo: random.int(100, 2_000) * 100,
+      });
     else if (kind === 'reconcile')
       business.push({ atMs, kind, via: random.chance(0.5) ? 'api' : 'cli', tenant: random.int(0, options.tenants - 1) });
     else
@@ -180,7 +264,13 @@ export function buildSchedule(options: ScheduleOptions): Op[] {
     faults.push({ atMs, kind: PROCESS_FAULTS[nextFault()]!, downMs: random.int(2_000, 8_000) });
   }
 
-  const ops = [...business, ...faults].sort((a, b) => a.atMs - b.atMs).map((draft, index) => ({ ...draft, index }) as Op);
+  const decided = new Map([...decisions].map(([position, held]) => [business[position]!, held]));
+  const sorted = [...business, ...faults].sort((a, b) => a.atMs - b.atMs);
+  const indexOf = new Map(sorted.map((draft, index) => [draft, index]));
+  const ops = sorted.map((draft, index) => {
+    const held = decided.get(draft);
+    return (held ? { ...draft, index, target: indexOf.get(held)! } : { ...draft, index }) as Op;
+  });
   // Targets: an earlier settlement or payment that suits the action, drawn among those before it.
   for (const op of ops) {
     if (!(OPERATOR_ACTIONS as readonly string[]).includes(op.kind)) continue;
@@ -231,6 +321,16 @@ export function describeOp(op: Op): string {
       return `#${op.index} dynamic account of tenant ${op.tenant} expecting ${op.kobo / 100} (exact, ${op.onMismatch}), paid ${op.variant}`;
     case 'sweep':
       return `#${op.index} sweep of tenant ${op.tenant}: ${op.change}${op.change === 'delete' ? '' : ` keeping ${op.keepNaira}`}`;
+    case 'approval':
+      return `#${op.index} payout of ${op.kobo / 100} from account ${op.account} held for approval, to ${op.decision === 'expire' ? 'expire' : op.decision === 'approve' ? 'be approved' : 'be rejected'}`;
+    case 'decide':
+      return `#${op.index} ${op.decision} the payout of #${op.target}`;
+    case 'lien':
+      return `#${op.index} lien of ${op.percent}% of what account ${op.account} may spend, ${op.liftAfterMs === null ? `expiring after ${op.expiresInSeconds} s` : `lifted after ${op.liftAfterMs} ms`}; ${op.payouts} payouts of ${op.payoutPercent}% of what is left at once`;
+    case 'freeze':
+      return `#${op.index} freeze tenant ${op.tenant}'s freeze account for ${op.side} for ${op.holdMs} ms, ${op.side === 'debits' ? 'payouts' : 'a payment'} of ${op.kobo / 100} meanwhile`;
+    case 'velocity':
+      return `#${op.index} ${op.payouts} payouts of ${op.kobo / 100} at once to tenant ${op.tenant}'s velocity destination`;
     case 'reconcile':
       return `#${op.index} reconcile via ${op.via}${op.via === 'api' ? ` for tenant ${op.tenant}` : ' (platform)'}`;
     default:
