@@ -21,6 +21,7 @@ export function presentAccount(account: AccountRecord): VirtualAccountView {
     OnMismatch: account.onMismatch,
     InDeficit: account.deficitSince !== null,
     DeficitSince: account.deficitSince?.toISOString() ?? null,
+    Metadata: account.metadata,
     CreatedAt: account.createdAt.toISOString(),
   };
 }
