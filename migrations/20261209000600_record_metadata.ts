@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
  * narrows them.
  */
 const TABLES = ['virtual_accounts', 'settlements', 'internal_transfers'];
+const HELD = ['payout_approvals', 'transfer_approvals'];
 
 export async function up(knex: Knex): Promise<void> {
   for (const table of TABLES) {
@@ -14,9 +15,12 @@ export async function up(knex: Knex): Promise<void> {
       ALTER TABLE ${table} ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}'::jsonb;
       CREATE INDEX ${table}_metadata_idx ON ${table} USING gin (metadata jsonb_path_ops);`);
   }
+  // A payout or transfer held for approval keeps the metadata of the settlement or transfer it becomes.
+  for (const table of HELD) await knex.raw(`ALTER TABLE ${table} ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}'::jsonb`);
 }
 
 export async function down(knex: Knex): Promise<void> {
+  for (const table of HELD) await knex.raw(`ALTER TABLE ${table} DROP COLUMN metadata`);
   for (const table of TABLES) {
     await knex.raw(`
       DROP INDEX ${table}_metadata_idx;

@@ -260,7 +260,7 @@ export function createAccountsRepo(db: DbOrTrx) {
     async list(tenantId: string, afterId: string | null, limit: number, metadata?: Metadata): Promise<AccountRecord[]> {
       const query = db('virtual_accounts').where({ tenant_id: tenantId }).orderBy('id').limit(limit);
       if (afterId) query.where('id', '>', afterId);
-      if (metadata) query.whereRaw('metadata @> ?::jsonb', [JSON.stringify(metadata)]);
+      if (metadata) query.whereRaw('metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
       const rows: AccountRow[] = await query;
       return rows.map(toAccount);
     },

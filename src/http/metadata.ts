@@ -40,9 +40,11 @@ export function metadataSizeError(metadata: Metadata): string | undefined {
 }
 
 function objectOf(field: string, nulls: boolean) {
-  return z.record(z.string(), z.unknown(), { error: `${field} must be an object of string keys to string values` }).superRefine((value, ctx) => {
-    for (const issue of metadataIssues(field, Object.entries(value), nulls)) ctx.addIssue({ code: 'custom', ...issue });
-  });
+  return z
+    .record(z.string(), z.unknown(), { error: `${field} must be an object of string keys to string values` })
+    .superRefine((value, ctx) => {
+      for (const issue of metadataIssues(field, Object.entries(value), nulls)) ctx.addIssue({ code: 'custom', ...issue });
+    });
 }
 
 const BOUNDS = `at most ${METADATA_MAX_KEYS} keys, each ${KEY_RULE}; values strings of at most ${METADATA_VALUE_MAX_LENGTH} characters; at most ${METADATA_MAX_BYTES} bytes as JSON`;
@@ -94,7 +96,8 @@ export function foldBracketedQuery(query: Record<string, unknown>): Record<strin
     }
     const [, outer, inner] = bracketed as unknown as [string, string, string];
     const existing = folded[outer];
-    const group = existing !== null && typeof existing === 'object' && !Array.isArray(existing) ? (existing as Record<string, unknown>) : {};
+    const group =
+      existing !== null && typeof existing === 'object' && !Array.isArray(existing) ? (existing as Record<string, unknown>) : {};
     if (existing === undefined || group === existing) folded[outer] = Object.assign(group, { [inner]: value });
   }
   return folded;

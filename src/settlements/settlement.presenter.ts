@@ -13,6 +13,7 @@ export function presentAcceptedSettlement(settlement: AcceptedSettlement) {
     amount: formatKobo(settlement.amount),
     currency: settlement.currency,
     accountRef: settlement.accountRef,
+    metadata: settlement.metadata,
   };
 }
 
@@ -31,6 +32,7 @@ export function presentSettlementView(settlement: SettlementRecord) {
     accountRef: settlement.accountRef,
     providerFee: settlement.providerFee === null ? null : formatKobo(settlement.providerFee),
     beneficiaryId: settlement.beneficiaryId,
+    metadata: settlement.metadata,
   };
 }
 
@@ -50,6 +52,7 @@ export function presentTransferView(transfer: SettlementRecord | PayoutApprovalR
     accountRef: transfer.accountRef,
     providerFee: null,
     beneficiaryId: transfer.beneficiaryId,
+    metadata: transfer.metadata,
   };
 }
 
