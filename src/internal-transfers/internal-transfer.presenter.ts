@@ -15,6 +15,7 @@ export function presentInternalTransfer(transfer: TransferMade) {
     status: isHeldTransfer(transfer) && transfer.status !== 'approved' ? transfer.status : ('completed' as const),
     source: transfer.source,
     splitOfPayment: isHeldTransfer(transfer) ? null : transfer.splitOfPayment,
+    metadata: transfer.metadata,
     createdAt: transfer.createdAt.toISOString(),
   };
 }
