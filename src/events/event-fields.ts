@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metadataViewSchema, type Metadata } from '../http/metadata';
+import type { Metadata } from '../http/metadata';
 import { moneySchema, timestampSchema } from '../http/schemas';
 import { formatKobo, type Kobo } from '../money';
 
@@ -105,7 +105,7 @@ export const field = {
   ),
   /** The tenant's metadata on the record the event is about (a jsonb SQL expression). */
   metadata: input<Metadata, Metadata>(
-    metadataViewSchema,
+    z.record(z.string(), z.string()),
     (value) => value,
     (expression) => `CAST(${expression} AS jsonb)`,
   ),

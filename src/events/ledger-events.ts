@@ -28,7 +28,7 @@ import {
   recordPaymentCredit,
   settlementCreatedEventsCte,
 } from './change-events';
-import type { Metadata } from '../http/metadata';
+import { presentMetadata, type Metadata } from '../http/metadata';
 import { eventData, type EventInput, type EventType } from './event-catalogue';
 import { recordEvent, type EventOf } from './tenant-events';
 import { deliveriesOfCreditsCte } from './webhook-deliveries';
@@ -99,7 +99,7 @@ function settlementEnded(
 
 /** The record's metadata as its events carry it: only when it has any. */
 function toldMetadata(metadata: Metadata | undefined): { metadata?: Metadata } {
-  return metadata && Object.keys(metadata).length > 0 ? { metadata } : {};
+  return metadata ? presentMetadata('metadata', metadata) : {};
 }
 
 /**

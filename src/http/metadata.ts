@@ -65,8 +65,16 @@ export const metadataPatchSchema = objectOf('metadata', true)
     `Merged into the record's metadata: each key given is set, a key given null is deleted, keys not given are kept; the result is bounded as on create (${BOUNDS})`,
   );
 
-/** `metadata` as every read answers it. */
-export const metadataViewSchema = z.record(z.string(), z.string()).describe("The tenant's own data on the record");
+/** `metadata` as every read answers it: present when the record carries any (a record without answers as it always did). */
+export const metadataViewSchema = z
+  .record(z.string(), z.string())
+  .optional()
+  .describe("The tenant's own data on the record; absent when it carries none");
+
+/** A record's metadata as its reads answer it (and its events tell it): only when it has any. */
+export function presentMetadata<Name extends string>(name: Name, metadata: Metadata): { [K in Name]?: Metadata } {
+  return (Object.keys(metadata).length > 0 ? { [name]: metadata } : {}) as { [K in Name]?: Metadata };
+}
 
 /**
  * A list's metadata filter, `?metadata[orderId]=A-17&metadata[loan]=L-9`: only the records carrying every pair given.
