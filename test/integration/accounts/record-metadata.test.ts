@@ -8,7 +8,7 @@ const DESTINATION = { bankCode: '058', accountNumber: '0123456789' };
 
 /** A list's query string with a metadata filter, as a client writes it: metadata[key]=value, brackets escaped. */
 const filter = (pairs: Record<string, string>) =>
-  '?' + new URLSearchParams(Object.entries(pairs).map(([key, value]) => [`metadata[${key}]`, value])).toString();
+  '?' + new URLSearchParams(Object.entries(pairs).map(([key, value]): [string, string] => [`metadata[${key}]`, value])).toString();
 
 describe('metadata on accounts, settlements and transfers', () => {
   let stack: Stack;
