@@ -34,7 +34,7 @@ function metadataIssues(field: string, entries: Array<[string, unknown]>, nulls:
 /** The bounds of a whole metadata object: how many keys, how large serialized. */
 export function metadataSizeError(metadata: Metadata): string | undefined {
   if (Object.keys(metadata).length > METADATA_MAX_KEYS) return `metadata must have at most ${METADATA_MAX_KEYS} keys`;
-  if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_MAX_BYTES)
+  if (new TextEncoder().encode(JSON.stringify(metadata)).length > METADATA_MAX_BYTES)
     return `metadata must be at most ${METADATA_MAX_BYTES} bytes serialized as JSON`;
   return undefined;
 }
