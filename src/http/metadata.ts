@@ -39,12 +39,17 @@ export function metadataSizeError(metadata: Metadata): string | undefined {
   return undefined;
 }
 
+/**
+ * Values are read as unknown and judged here, so each refusal names its key; the API document (and the types generated
+ * from it) still says what is accepted: string values (or null, where `nulls`).
+ */
 function objectOf(field: string, nulls: boolean) {
   return z
     .record(z.string(), z.unknown(), { error: `${field} must be an object of string keys to string values` })
     .superRefine((value, ctx) => {
       for (const issue of metadataIssues(field, Object.entries(value), nulls)) ctx.addIssue({ code: 'custom', ...issue });
-    });
+    })
+    .meta({ additionalProperties: nulls ? { type: 'string', nullable: true } : { type: 'string' } });
 }
 
 const BOUNDS = `at most ${METADATA_MAX_KEYS} keys, each ${KEY_RULE}; values strings of at most ${METADATA_VALUE_MAX_LENGTH} characters; at most ${METADATA_MAX_BYTES} bytes as JSON`;
