@@ -14,6 +14,11 @@ type Query<O extends keyof operations> = NonNullable<operations[O]['parameters']
 export type CreateAccountInput = Body<'postV1Accounts'>;
 export type Account = Answer<'getV1AccountsAccountRef', 200>;
 export type AccountPage = Answer<'getV1Accounts', 200>;
+/** `metadata`: only the accounts carrying every key given with that value. */
+export type AccountListQuery = Omit<Query<'getV1Accounts'>, 'after'>;
+export type UpdateAccountInput = Body<'patchV1AccountsAccountRef'>;
+/** The tenant's own data on an account, settlement or transfer: string keys to string values. */
+export type Metadata = Record<string, string>;
 type BalanceAnswer = Answer<'getV1AccountsAccountRefBalance', 200>;
 /** The balances now (asked without `at`). */
 export type Balance = Extract<BalanceAnswer, { availableBalance: string }>;
@@ -31,11 +36,16 @@ export type SettleInput =
   | (Omit<SettleBody, 'bankCode' | 'accountNumber' | 'beneficiaryId'> & { beneficiaryId: string; bankCode?: never; accountNumber?: never });
 export type AcceptedSettlement = Answer<'postV1AccountsAccountRefSettle', 202>;
 export type Transfer = Answer<'getV1TransfersMerchantTxRef', 200>;
+export type SettlementPage = Answer<'getV1Transfers', 200>;
+/** `metadata`: only the settlements carrying every key given with that value. */
+export type SettlementListQuery = Omit<Query<'getV1Transfers'>, 'after'>;
 export type TransferInput = Body<'postV1AccountsAccountRefTransfers'>;
 /** A transfer between two of the tenant's accounts. */
 export type InternalTransfer = Answer<'postV1AccountsAccountRefTransfers', 201>;
 export type InternalTransferPage = Answer<'getV1AccountsAccountRefTransfers', 200>;
 export type InternalTransfersQuery = Omit<Query<'getV1AccountsAccountRefTransfers'>, 'after'>;
+export type TenantTransferPage = Answer<'getV1TransfersInternal', 200>;
+export type TenantTransfersQuery = Omit<Query<'getV1TransfersInternal'>, 'after'>;
 export type BalanceSweepInput = Body<'putV1AccountsAccountRefSweep'>;
 export type BalanceSweep = Answer<'getV1AccountsAccountRefSweep', 200>;
 export type BalanceSweepRun = BalanceSweep['runs'][number];

@@ -4,6 +4,7 @@ import type {
   Account,
   BalanceSweep,
   BalanceSweepInput,
+  AccountListQuery,
   AccountName,
   AccountPage,
   Balance,
@@ -32,6 +33,8 @@ import type {
   RecoverInput,
   RecoveryQueued,
   SettleInput,
+  SettlementListQuery,
+  SettlementPage,
   SettlementBatch,
   SettlementBatchDryRun,
   SettlementBatchInput,
@@ -44,8 +47,11 @@ import type {
   StatementLine,
   StatementPage,
   StatementQuery,
+  TenantTransferPage,
+  TenantTransfersQuery,
   Transfer,
   TransferInput,
+  UpdateAccountInput,
   UpdateWebhookEndpointInput,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
@@ -95,12 +101,16 @@ export class LedgerClient {
     /** Each Africa/Lagos day from `from` to `to` (YYYY-MM-DD, at most 366 days): opening balance, credits, debits, closing balance. */
     dailyBalances: (accountRef: string, query: DailyBalancesQuery): Promise<DailyBalances> =>
       this.transport.request({ method: 'GET', path: `/v1/accounts/${segment(accountRef)}/daily-balances`, query: { ...query } }),
-    /** One page of the tenant's accounts, oldest first. */
-    listPage: (after?: string): Promise<AccountPage> => this.transport.request({ method: 'GET', path: '/v1/accounts', query: { after } }),
-    /** Every account, page by page. */
-    list: (): AsyncGenerator<AccountPage['accounts'][number], void, undefined> =>
+    /** Merges `metadata` into the account's (a key given null is deleted, others kept); answers the account. */
+    update: (accountRef: string, input: UpdateAccountInput): Promise<Account> =>
+      this.transport.request({ method: 'PATCH', path: `/v1/accounts/${segment(accountRef)}`, body: input }),
+    /** One page of the tenant's accounts, oldest first; `metadata` filters (every pair given must match). */
+    listPage: (after?: string, query: AccountListQuery = {}): Promise<AccountPage> =>
+      this.transport.request({ method: 'GET', path: '/v1/accounts', query: { ...query, after } }),
+    /** Every account (or those carrying `metadata`), page by page. */
+    list: (query: AccountListQuery = {}): AsyncGenerator<AccountPage['accounts'][number], void, undefined> =>
       paginate(
-        (after) => this.accounts.listPage(after),
+        (after) => this.accounts.listPage(after, query),
         (page) => page.accounts,
       ),
     /** One statement page: lines oldest first with running balances, and the period's totals. */
@@ -285,6 +295,24 @@ export class LedgerClient {
     /** A settlement's state, by the merchantTxRef `settle` answered. */
     get: (merchantTxRef: string): Promise<Transfer> =>
       this.transport.request({ method: 'GET', path: `/v1/transfers/${segment(merchantTxRef)}` }),
+    /** One page of the tenant's settlements, newest first; `metadata` filters (every pair given must match). */
+    listPage: (query: SettlementListQuery & { after?: string } = {}): Promise<SettlementPage> =>
+      this.transport.request({ method: 'GET', path: '/v1/transfers', query: { ...query } }),
+    /** Every settlement of the tenant (or those carrying `metadata`), newest first, page by page. */
+    list: (query: SettlementListQuery = {}): AsyncGenerator<SettlementPage['transfers'][number], void, undefined> =>
+      paginate(
+        (after) => this.transfers.listPage({ ...query, ...(after !== undefined ? { after } : {}) }),
+        (page) => page.transfers,
+      ),
+    /** One page of the tenant's transfers between its accounts, newest first; `metadata` filters. */
+    internalPage: (query: TenantTransfersQuery & { after?: string } = {}): Promise<TenantTransferPage> =>
+      this.transport.request({ method: 'GET', path: '/v1/transfers/internal', query: { ...query } }),
+    /** Every transfer between the tenant's accounts (or those carrying `metadata`), newest first, page by page. */
+    internal: (query: TenantTransfersQuery = {}): AsyncGenerator<InternalTransfer, void, undefined> =>
+      paginate(
+        (after) => this.transfers.internalPage({ ...query, ...(after !== undefined ? { after } : {}) }),
+        (page) => page.transfers,
+      ),
     /** The name on a destination account, to confirm before settling (sent once: it is not retried). */
     lookup: (input: LookupInput): Promise<AccountName> =>
       this.transport.request({ method: 'POST', path: '/v1/transfers/lookup', body: input }),

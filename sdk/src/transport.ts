@@ -23,7 +23,8 @@ export interface TransportOptions {
 export interface Request {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
-  query?: Record<string, string | number | undefined>;
+  /** A value that is an object (a metadata filter) is written name[key]=value for each of its keys. */
+  query?: Record<string, string | number | Record<string, string> | undefined>;
   body?: unknown;
   idempotencyKey?: string;
 }
@@ -91,7 +92,11 @@ export class Transport {
 
   private async attempt<T>(request: Request): Promise<{ ok: true; value: T } | { ok: false; error: LedgerError }> {
     const url = new URL(this.baseUrl + request.path);
-    for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value === undefined) continue;
+      if (typeof value === 'object') for (const [key, item] of Object.entries(value)) url.searchParams.set(`${name}[${key}]`, item);
+      else url.searchParams.set(name, String(value));
+    }
     const headers: Record<string, string> = {
       'X-API-Key': this.options.apiKey,
       Accept: 'application/json',

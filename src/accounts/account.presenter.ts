@@ -1,5 +1,6 @@
 import type { AccountFunds } from '../ledger/ledger-reads';
 import { RESERVATION_KIND_NAMES, type ReservationKind } from '../ledger/reservation-kinds';
+import { presentMetadata } from '../http/metadata';
 import { formatKobo } from '../money';
 import type { AccountRecord } from './accounts.repo';
 import type { VirtualAccountView } from './accounts.schemas';
@@ -21,6 +22,7 @@ export function presentAccount(account: AccountRecord): VirtualAccountView {
     OnMismatch: account.onMismatch,
     InDeficit: account.deficitSince !== null,
     DeficitSince: account.deficitSince?.toISOString() ?? null,
+    ...presentMetadata('Metadata', account.metadata),
     CreatedAt: account.createdAt.toISOString(),
   };
 }

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import type { Metadata } from '../http/metadata';
 import { containsPattern } from '../like-pattern';
 import { koboFromDb, type Kobo } from '../money';
 import type { FreezeReason, FreezeSide } from '../policies/account-freeze/account-freeze';
@@ -34,6 +35,8 @@ export interface AccountRecord {
   deficitSince: Date | null;
   /** The account's freeze (see policies/account-freeze), null when it is not frozen. */
   freeze: { frozenFor: FreezeSide; reason: FreezeReason; frozenAt: Date } | null;
+  /** The tenant's own data on the account. */
+  metadata: Metadata;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -63,6 +66,7 @@ interface AccountRow {
   frozen_for: FreezeSide | null;
   frozen_reason: FreezeReason | null;
   frozen_at: Date | null;
+  metadata: Metadata;
   created_at: Date;
   updated_at: Date;
 }
@@ -94,6 +98,7 @@ function toAccount(row: AccountRow): AccountRecord {
       row.frozen_for === null || row.frozen_reason === null || row.frozen_at === null
         ? null
         : { frozenFor: row.frozen_for, reason: row.frozen_reason, frozenAt: row.frozen_at },
+    metadata: row.metadata,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -125,6 +130,7 @@ const ACCOUNT_COLUMNS = Object.keys({
   frozen_for: true,
   frozen_reason: true,
   frozen_at: true,
+  metadata: true,
   created_at: true,
   updated_at: true,
 } satisfies Record<keyof AccountRow, true>) as Array<keyof AccountRow>;
@@ -165,6 +171,7 @@ type NewAccount = Pick<
   | 'expiresAt'
   | 'amountPolicy'
   | 'onMismatch'
+  | 'metadata'
 >;
 
 export function createAccountsRepo(db: DbOrTrx) {
@@ -190,6 +197,7 @@ export function createAccountsRepo(db: DbOrTrx) {
           expires_at: account.expiresAt,
           amount_policy: account.amountPolicy,
           on_mismatch: account.onMismatch,
+          metadata: JSON.stringify(account.metadata),
         })
         .onConflict('account_ref')
         .ignore();
@@ -222,6 +230,19 @@ export function createAccountsRepo(db: DbOrTrx) {
       return one(db('virtual_accounts').where({ tenant_id: tenantId, account_ref: accountRef }).first());
     },
 
+    /** The account locked for a change of its own fields (not its money, which the ledger locks). */
+    findByRefForUpdate(tenantId: string, accountRef: string): Promise<AccountRecord | undefined> {
+      return one(db('virtual_accounts').where({ tenant_id: tenantId, account_ref: accountRef }).forUpdate().first());
+    },
+
+    async setMetadata(id: string, metadata: Metadata): Promise<AccountRecord> {
+      const [row]: AccountRow[] = await db('virtual_accounts')
+        .where({ id })
+        .update({ metadata: JSON.stringify(metadata), updated_at: db.fn.now() })
+        .returning('*');
+      return toAccount(row as AccountRow);
+    },
+
     /** For the provider's webhook, which names an account but no tenant. */
     findByRefAnyTenant(accountRef: string): Promise<AccountRecord | undefined> {
       return one(db('virtual_accounts').where({ account_ref: accountRef }).first());
@@ -235,9 +256,11 @@ export function createAccountsRepo(db: DbOrTrx) {
       return one(db('virtual_accounts').where({ tenant_id: tenantId, customer_id: customerId }).orderBy('id').first());
     },
 
-    async list(tenantId: string, afterId: string | null, limit: number): Promise<AccountRecord[]> {
+    /** With `metadata`, only the accounts whose metadata holds every pair of it (`@>`, served by the GIN index). */
+    async list(tenantId: string, afterId: string | null, limit: number, metadata?: Metadata): Promise<AccountRecord[]> {
       const query = db('virtual_accounts').where({ tenant_id: tenantId }).orderBy('id').limit(limit);
       if (afterId) query.where('id', '>', afterId);
+      if (metadata) query.whereRaw('metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
       const rows: AccountRow[] = await query;
       return rows.map(toAccount);
     },

@@ -9,6 +9,7 @@ import type { RateLimits } from '../rate-limits/rate-limits';
 import { DAILY_BALANCES_TIME_ZONE, type AccountsService } from './accounts.service';
 import {
   accountListQuerySchema,
+  accountMetadataBodySchema,
   accountListResponseSchema,
   accountRefParamsSchema,
   balanceAtResponseSchema,
@@ -46,14 +47,14 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
     defineRoute({
       method: 'get',
       path: '/v1/accounts',
-      summary: "List the tenant's virtual accounts",
+      summary: "List the tenant's virtual accounts; with metadata[key]=value, only those carrying every pair given",
       tag: 'accounts',
       auth: 'apiKey',
       query: accountListQuerySchema,
       responses: { 200: { description: 'A page of accounts', schema: accountListResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
-        const rows = await accounts.list(tenantOf(ctx).id, uuidCursor(query.after), PAGE_SIZE);
+        const rows = await accounts.list(tenantOf(ctx).id, uuidCursor(query.after), PAGE_SIZE, query.metadata);
         const page = paginate(rows, PAGE_SIZE, (account) => account.id);
         return { status: 200, body: { accounts: page.items.map(presentAccount), pagination: page.pagination } };
       },
@@ -68,6 +69,22 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
       responses: { 200: { description: 'The account', schema: virtualAccountSchema } },
       errors: [404],
       handle: async ({ params, ctx }) => ({ status: 200, body: presentAccount(await accounts.find(tenantOf(ctx).id, params.accountRef)) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/accounts/:accountRef',
+      summary: "Change the account's metadata: each key given is set, a key given null deleted, others kept; audited",
+      tag: 'accounts',
+      auth: 'apiKey',
+      scope: 'accounts:write',
+      params: accountRefParamsSchema,
+      body: accountMetadataBodySchema,
+      responses: { 200: { description: 'The account', schema: virtualAccountSchema } },
+      errors: [400, 404],
+      handle: async ({ params, body, ctx }) => ({
+        status: 200,
+        body: presentAccount(await accounts.changeMetadata(tenantOf(ctx).id, params.accountRef, body.metadata)),
+      }),
     }),
     defineRoute({
       method: 'get',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { metadataFilterSchema, metadataPatchSchema, metadataSchema, metadataViewSchema } from '../http/metadata';
 import { cursorQuerySchema, moneySchema, nairaAmountSchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { AMOUNT_POLICIES, MISMATCH_HANDLINGS } from '../policies/dynamic-account-amount/amount-policy';
 import { FREEZE_REASONS, FREEZE_SIDES } from '../policies/account-freeze/account-freeze';
@@ -42,6 +43,7 @@ export const provisionAccountBodySchema = z
       .describe(
         'What happens to a payment the policy does not accept, or one after expiry: credit_and_flag (default) or return it to the payer',
       ),
+    metadata: metadataSchema.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.expiresAt !== undefined && body.expiresInSeconds !== undefined) {
@@ -80,13 +82,16 @@ export const virtualAccountSchema = z.object({
     .describe('A dynamic account only: what happens to a payment its policy does not accept'),
   InDeficit: z.boolean(),
   DeficitSince: timestampSchema.nullable(),
+  Metadata: metadataViewSchema,
   CreatedAt: timestampSchema,
 });
 export type VirtualAccountView = z.infer<typeof virtualAccountSchema>;
 
 export const accountRefParamsSchema = z.object({ accountRef: z.string().max(100) });
 
-export const accountListQuerySchema = cursorQuerySchema;
+export const accountListQuerySchema = cursorQuerySchema.extend({ metadata: metadataFilterSchema });
+
+export const accountMetadataBodySchema = z.object({ metadata: metadataPatchSchema });
 
 export const accountListResponseSchema = z.object({
   accounts: z.array(virtualAccountSchema),

@@ -1,8 +1,10 @@
+import { API_KEY_ACTOR, createAuditLog } from '../audit/audit-log';
 import { findTenant } from '../auth/tenants.access';
 import type { Config } from '../config';
 import { accountHolderNameFor, enrolCustomer } from '../customers/customer-enrolment';
 import type { Db } from '../db';
 import { AppError, BadRequestError, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
+import { metadataSizeError, type Metadata } from '../http/metadata';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { accountFundsOf, type AccountFunds } from '../ledger/ledger-reads';
 import { balancesAt, dailyBalancesOf, type BalanceAt, type DailyBalance } from '../ledger/balance-history';
@@ -171,6 +173,7 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
           callbackUrl: body.callbackUrl ?? null,
           expectedAmount: body.expectedAmount ?? null,
           ...terms,
+          metadata: body.metadata ?? {},
         });
         if (idempotencyKey) await createIdempotencyRepo(trx).attachResource(tenantId, 'account', idempotencyKey, account.id);
         return account;
@@ -183,8 +186,40 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
       return { expired: expired.length, full: expired.length >= EXPIRY_BATCH };
     },
 
-    async list(tenantId: string, afterId: string | null, limit: number): Promise<AccountRecord[]> {
-      return accounts.list(tenantId, afterId, limit + 1);
+    /** One more than `limit` rows, for the caller's paging; with `metadata`, only the accounts carrying every pair of it. */
+    async list(tenantId: string, afterId: string | null, limit: number, metadata?: Metadata): Promise<AccountRecord[]> {
+      return accounts.list(tenantId, afterId, limit + 1, metadata);
+    },
+
+    /**
+     * Merges `change` into the account's metadata (a null value deletes its key), under the account row's lock so two
+     * changes at once both land; the result is bounded as on create. Audited with the keys set and deleted.
+     */
+    async changeMetadata(tenantId: string, accountRef: string, change: Record<string, string | null>): Promise<AccountRecord> {
+      return db.transaction(async (trx) => {
+        const store = createAccountsRepo(trx);
+        const account = await store.findByRefForUpdate(tenantId, accountRef);
+        if (!account) throw new NotFoundError('account not found');
+        const merged: Metadata = { ...account.metadata };
+        for (const [key, value] of Object.entries(change)) {
+          if (value === null) delete merged[key];
+          else merged[key] = value;
+        }
+        const tooLarge = metadataSizeError(merged);
+        if (tooLarge) throw new ValidationError(`${tooLarge} (after this change)`);
+        const changed = await store.setMetadata(account.id, merged);
+        await createAuditLog(trx).recordAs(
+          tenantId,
+          API_KEY_ACTOR,
+          'account.metadata_changed',
+          { type: 'account', id: accountRef },
+          {
+            set: Object.keys(change).filter((key) => change[key] !== null),
+            deleted: Object.keys(change).filter((key) => change[key] === null),
+          },
+        );
+        return changed;
+      });
     },
 
     /** For operators: the accounts a reversal left below zero, which settle nothing until topped up. */

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'account.lien_lifted',
   'account.frozen',
   'account.unfrozen',
+  'account.metadata_changed',
   'customer.suspended',
   'customer.reactivated',
   'customer.renamed',

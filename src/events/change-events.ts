@@ -333,11 +333,18 @@ export function paymentConfirmedEventsCte(name: string, confirmed: string): stri
  * `settlement.created` for the settlement the initiation statement made (none when it made none), as a CTE
  * of that statement. Its merchantTxRef is a subject no one else can tell of until this transaction commits: a new
  * one, or a payout's that waited for approval, whose events this transaction holds (its approval's row lock).
- * `settlements` names a relation with columns event_id, tenant_id, merchant_tx_ref, account_ref, amount and
- * events_before (the subject's last sequence: 0 for a new one).
+ * `settlements` names a relation with columns event_id, tenant_id, merchant_tx_ref, account_ref, amount, metadata (jsonb,
+ * told when not empty) and events_before (the subject's last sequence: 0 for a new one).
  */
 export function settlementCreatedEventsCte(name: string, settlements: string): string {
-  const data = eventDataSql('settlement.created', { merchantTxRef: 's.merchant_tx_ref', accountRef: 's.account_ref', amount: 's.amount' });
+  const body = eventDataSql('settlement.created', {
+    merchantTxRef: 's.merchant_tx_ref',
+    accountRef: 's.account_ref',
+    amount: 's.amount',
+    metadata: 's.metadata',
+  });
+  const withMetadata = eventDataWithOptionalSql('settlement.created', `CAST(${body} AS text)`, { metadata: 's.metadata' });
+  const data = `CASE WHEN s.metadata = CAST('{}' AS jsonb) THEN ${body} ELSE CAST(${withMetadata} AS json) END`;
   return recordedEventsCte(
     name,
     `SELECT s.event_id AS id, s.tenant_id, 'settlement.created' AS type, s.merchant_tx_ref AS subject, 1 + s.events_before AS ord, ${data} AS data FROM ${settlements} s`,

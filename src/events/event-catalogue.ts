@@ -84,12 +84,16 @@ const paymentCorrected = {
   reason: field.text,
 };
 
+/** The tenant's metadata on the settlement or transfer, when it carries any. */
+const recordMetadata = field.optional(field.metadata);
+
 const settlementCreated = {
   merchantTxRef: field.text,
   accountRef: field.text,
   amount: field.naira,
   currency: field.constant('NGN'),
   status: field.constant('pending'),
+  metadata: recordMetadata,
 };
 
 const settlementEnded = {
@@ -99,6 +103,7 @@ const settlementEnded = {
   currency: field.constant('NGN'),
   status: field.oneOf(['success', 'failed', 'refunded']),
   reason: field.nullableText,
+  metadata: recordMetadata,
 };
 
 /** A payout the tenant's approval policy holds: its money reserved until a second person decides or it expires. */
@@ -149,6 +154,7 @@ const transferCompleted = {
   narration: field.text,
   /** The part of the credit the receiving customer's KYC limits hold (0.00 between one customer's accounts). */
   heldAmount: field.naira,
+  metadata: recordMetadata,
 };
 
 /** A transfer the tenant's approval policy holds: its money reserved on the sending account until a second person decides or it expires. */

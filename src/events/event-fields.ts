@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Metadata } from '../http/metadata';
 import { moneySchema, timestampSchema } from '../http/schemas';
 import { formatKobo, type Kobo } from '../money';
 
@@ -101,6 +102,12 @@ export const field = {
     (value) => (value === null ? null : value.toISOString()),
     (expression) =>
       `CASE WHEN ${expression} IS NULL THEN NULL ELSE to_char(CAST(${expression} AS timestamptz) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END`,
+  ),
+  /** The tenant's metadata on the record the event is about (a jsonb SQL expression). */
+  metadata: input<Metadata, Metadata>(
+    z.record(z.string(), z.string()),
+    (value) => value,
+    (expression) => `CAST(${expression} AS jsonb)`,
   ),
   oneOf<const Values extends readonly [string, ...string[]]>(values: Values): InputField<Values[number], Values[number]> {
     return input<Values[number], Values[number]>(z.enum(values), (value) => value, asText);

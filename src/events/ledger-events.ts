@@ -28,6 +28,7 @@ import {
   recordPaymentCredit,
   settlementCreatedEventsCte,
 } from './change-events';
+import { presentMetadata, type Metadata } from '../http/metadata';
 import { eventData, type EventInput, type EventType } from './event-catalogue';
 import { recordEvent, type EventOf } from './tenant-events';
 import { deliveriesOfCreditsCte } from './webhook-deliveries';
@@ -83,6 +84,7 @@ function settlementEnded(
   accountRef: string,
   status: keyof typeof SETTLEMENT_ENDED,
   reason: string | null,
+  metadata: Metadata | undefined,
 ): TenantMoneyEvent {
   if (debit.kind !== 'settlement' || debit.providerTxnRef === null) throw new Error(`entry ${debit.id} is no settlement's debit`);
   return told(debit.tenantId, SETTLEMENT_ENDED[status], {
@@ -91,15 +93,27 @@ function settlementEnded(
     amount: debit.amount,
     status,
     reason,
+    ...toldMetadata(metadata),
   });
+}
+
+/** The record's metadata as its events carry it: only when it has any. */
+function toldMetadata(metadata: Metadata | undefined): { metadata?: Metadata } {
+  return metadata ? presentMetadata('metadata', metadata) : {};
 }
 
 /**
  * The events of what the ledger did: a payment credit reversed, restored or compensated (told with `why`), a
  * transfer between accounts, a settlement paid, or its debit reversed (told with how it ended and why).
- * `accountRefs` holds the reference of every account of accountsOf(result).
+ * `accountRefs` holds the reference of every account of accountsOf(result); `metadata` is the tenant's metadata on
+ * the settlement or transfer told of (never on a ledger entry).
  */
-export function moneyEventsOf(result: ToldResult, accountRefs: ReadonlyMap<string, string>, why?: Why): TenantMoneyEvent[] {
+export function moneyEventsOf(
+  result: ToldResult,
+  accountRefs: ReadonlyMap<string, string>,
+  why?: Why,
+  metadata?: Metadata,
+): TenantMoneyEvent[] {
   const refOf = (accountId: string): string => {
     const ref = accountRefs.get(accountId);
     if (ref === undefined) throw new Error(`no reference for account ${accountId}`);
@@ -114,7 +128,7 @@ export function moneyEventsOf(result: ToldResult, accountRefs: ReadonlyMap<strin
       const { original } = result;
       if (original.direction === 'debit') {
         if (!why?.settlement) throw new Error("a settlement's reversed debit is told with how the settlement ended");
-        return [settlementEnded(original, refOf(original.accountId), why.settlement, why.reason)];
+        return [settlementEnded(original, refOf(original.accountId), why.settlement, why.reason, metadata)];
       }
       return [
         told(original.tenantId, 'payment.reversed', {
@@ -157,11 +171,12 @@ export function moneyEventsOf(result: ToldResult, accountRefs: ReadonlyMap<strin
           amount: debit.amount,
           narration: debit.narration,
           heldAmount: held,
+          ...toldMetadata(metadata),
         }),
       ];
     }
     case 'settlement_paid':
-      return [settlementEnded(result.debit, refOf(result.debit.accountId), 'success', null)];
+      return [settlementEnded(result.debit, refOf(result.debit.accountId), 'success', null, metadata)];
   }
 }
 
@@ -330,9 +345,28 @@ async function accountRefs(trx: Trx, accountIds: string[]): Promise<Map<string, 
   return new Map(rows.map((row) => [row.id, row.account_ref]));
 }
 
-/** Records the events of what the ledger did, in the transaction it did it in. */
-async function tell<R extends ToldResult>(trx: Trx, result: R, why?: Why): Promise<R> {
-  for (const event of moneyEventsOf(result, await accountRefs(trx, accountsOf(result)), why)) await recordEvent(trx, event);
+/** The metadata of the settlement whose debit this is (by its merchantTxRef), for the events of its ending. */
+async function settlementMetadata(trx: Trx, debit: LedgerEntry): Promise<Metadata | undefined> {
+  if (debit.kind !== 'settlement' || debit.providerTxnRef === null) return undefined;
+  const row: { metadata: Metadata } | undefined = await trx('settlements')
+    .where({ tenant_id: debit.tenantId, merchant_tx_ref: debit.providerTxnRef })
+    .first('metadata');
+  return row?.metadata;
+}
+
+/**
+ * Records the events of what the ledger did, in the transaction it did it in. A settlement's ending carries the
+ * settlement's metadata, read here; a transfer's, the `metadata` its caller gives (its record is written after).
+ */
+async function tell<R extends ToldResult>(trx: Trx, result: R, why?: Why, metadata?: Metadata): Promise<R> {
+  const settlementDebit =
+    result.kind === 'settlement_paid'
+      ? result.debit
+      : result.kind === 'reversed' && result.original.direction === 'debit'
+        ? result.original
+        : undefined;
+  const told = settlementDebit ? await settlementMetadata(trx, settlementDebit) : metadata;
+  for (const event of moneyEventsOf(result, await accountRefs(trx, accountsOf(result)), why, told)) await recordEvent(trx, event);
   return result;
 }
 
@@ -452,12 +486,12 @@ export function createEventedLedger(ledger: PostingEngine) {
 
     /**
      * A settlement's debit in ONE statement with the caller's rows, and `settlement.created` for the debit posted (its
-     * reference is the settlement's merchantTxRef), when one was.
+     * reference is the settlement's merchantTxRef), when one was, carrying the settlement's metadata (`metadataSql`, jsonb).
      */
     debitSettlementAmong(
       db: DbOrTrx,
       name: string,
-      parts: StatementParts<PostedDebit> & { accountIdSql: string },
+      parts: StatementParts<PostedDebit> & { accountIdSql: string; metadataSql: string },
       debit: PostingPlan,
       bindings: Record<string, unknown>,
     ): Promise<{ rows: unknown[] }> {
@@ -471,7 +505,7 @@ export function createEventedLedger(ledger: PostingEngine) {
               parts.after?.(posted),
               // A payout approved after waiting has its approval's events already: settlement.created numbers after them.
               `told_settlement AS (
-    SELECT i.tenant_id, i.provider_txn_ref AS merchant_tx_ref, i.amount, a.account_ref, gen_random_uuid() AS event_id,
+    SELECT i.tenant_id, i.provider_txn_ref AS merchant_tx_ref, i.amount, a.account_ref, ${parts.metadataSql} AS metadata, gen_random_uuid() AS event_id,
            (SELECT coalesce(max(e.sequence), 0) FROM tenant_events e WHERE e.tenant_id = i.tenant_id AND e.subject = i.provider_txn_ref) AS events_before
       FROM ${posted.entries} i JOIN virtual_accounts a ON a.id = i.account_id
   ), ${settlementCreatedEventsCte('told_settlement_event', 'told_settlement')}`,
@@ -484,9 +518,12 @@ export function createEventedLedger(ledger: PostingEngine) {
       );
     },
 
-    /** Moves money between two accounts (see the posting engine's transfer), with its `transfer.completed`. */
-    async transfer(trx: Trx, transfer: Parameters<PostingEngine['transfer']>[1]): Promise<PostedTransfer> {
-      return tell(trx, await ledger.transfer(trx, transfer));
+    /**
+     * Moves money between two accounts (see the posting engine's transfer), with its `transfer.completed` carrying the
+     * transfer's `metadata` (kept on the transfer's record, never on the ledger's entries).
+     */
+    async transfer(trx: Trx, transfer: Parameters<PostingEngine['transfer']>[1], metadata?: Metadata): Promise<PostedTransfer> {
+      return tell(trx, await ledger.transfer(trx, transfer), undefined, metadata);
     },
 
     /** A settlement's payout left the provider (see the posting engine's settlementPaid), with its `settlement.succeeded`. */

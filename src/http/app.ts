@@ -10,6 +10,7 @@ import { requireApiKey, requireFreshCode, requireSession, type Authenticator } f
 import { jsonBody, readRawBody } from './middleware/body';
 import { errorHandler } from './middleware/errors';
 import { requestContext } from './middleware/request-context';
+import { foldBracketedQuery } from './metadata';
 import { buildOpenApi, type OpenApiWebhooks } from './openapi';
 import { requiredPermission, requiredScope, type RouteDefinition } from './route';
 import { validate } from './validation';
@@ -49,7 +50,7 @@ function cutOnStreamError(ctx: AppContext, body: Readable): void {
 function handlerFor(route: RouteDefinition, checkResponses: boolean) {
   return async (ctx: AppContext): Promise<void> => {
     const params = route.params ? validate(route.params, ctx.params, 'params') : undefined;
-    const query = route.query ? validate(route.query, ctx.query, 'query') : undefined;
+    const query = route.query ? validate(route.query, foldBracketedQuery(ctx.query), 'query') : undefined;
     const rawBody = route.rawBody ? await readRawBody(ctx.req, route.rawBodyLimit) : undefined;
     const body = route.body && !route.rawBody ? validate(route.body, ctx.request.body, 'body') : undefined;
     const result = await route.handle({ params, query, body, rawBody, ctx });

@@ -34,12 +34,17 @@ function parameters(route: RouteDefinition): JsonObject[] {
     required: true,
     schema: jsonSchema(schema, 'input'),
   }));
-  const query = Object.entries(shapeOf(route.query)).map(([name, schema]) => ({
-    name,
-    in: 'query',
-    required: !schema.safeParse(undefined).success,
-    schema: jsonSchema(schema, 'input'),
-  }));
+  const query = Object.entries(shapeOf(route.query)).map(([name, schema]) => {
+    const converted = jsonSchema(schema, 'input');
+    return {
+      name,
+      in: 'query',
+      required: !schema.safeParse(undefined).success,
+      schema: converted,
+      // An object (a metadata filter) is written name[key]=value.
+      ...(converted.type === 'object' ? { style: 'deepObject', explode: true } : {}),
+    };
+  });
   const headers = route.idempotencyKey
     ? [
         {

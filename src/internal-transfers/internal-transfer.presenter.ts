@@ -1,3 +1,4 @@
+import { presentMetadata } from '../http/metadata';
 import { formatKobo } from '../money';
 import { isHeldTransfer, type TransferApprovalRecord, type TransferMade } from './transfer-approvals.repo';
 
@@ -15,6 +16,7 @@ export function presentInternalTransfer(transfer: TransferMade) {
     status: isHeldTransfer(transfer) && transfer.status !== 'approved' ? transfer.status : ('completed' as const),
     source: transfer.source,
     splitOfPayment: isHeldTransfer(transfer) ? null : transfer.splitOfPayment,
+    ...presentMetadata('metadata', transfer.metadata),
     createdAt: transfer.createdAt.toISOString(),
   };
 }

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import type { Metadata } from '../http/metadata';
 import { koboFromDb, type Kobo } from '../money';
 
 /** Who made a transfer: a tenant's API key, a dashboard user, or a split rule moving part of a confirmed payment. */
@@ -11,6 +12,8 @@ export interface InternalTransferRecord {
   toAccountRef: string;
   amount: Kobo;
   narration: string;
+  /** The tenant's own data, fixed when the transfer was made. */
+  metadata: Metadata;
   source: TransferSource;
   /** A split's part: the provider's transaction id of the payment it came from. */
   splitOfPayment: string | null;
@@ -24,6 +27,7 @@ export interface NewInternalTransfer {
   toAccountId: string;
   amount: Kobo;
   narration: string;
+  metadata: Metadata;
   transactionId: string;
   debitEntryId: string;
   creditEntryId: string;
@@ -42,6 +46,7 @@ interface TransferRow {
   to_account_ref: string;
   amount: string;
   narration: string;
+  metadata: Metadata;
   source: TransferSource;
   split_of_payment: string | null;
   created_at: Date;
@@ -55,6 +60,7 @@ function toTransfer(row: TransferRow): InternalTransferRecord {
     toAccountRef: row.to_account_ref,
     amount: koboFromDb(row.amount),
     narration: row.narration,
+    metadata: row.metadata,
     source: row.source,
     splitOfPayment: row.split_of_payment,
     createdAt: row.created_at,
@@ -63,8 +69,8 @@ function toTransfer(row: TransferRow): InternalTransferRecord {
 
 /** A transfer with its two accounts' references. */
 const SELECT_TRANSFER = `
-  SELECT t.id, t.tenant_id, f.account_ref AS from_account_ref, r.account_ref AS to_account_ref, t.amount, t.narration, t.source,
-         t.split_of_payment, t.created_at
+  SELECT t.id, t.tenant_id, f.account_ref AS from_account_ref, r.account_ref AS to_account_ref, t.amount, t.narration, t.metadata,
+         t.source, t.split_of_payment, t.created_at
     FROM internal_transfers t
     JOIN virtual_accounts f ON f.id = t.from_account_id
     JOIN virtual_accounts r ON r.id = t.to_account_id`;
@@ -75,9 +81,9 @@ export function createInternalTransfersRepo(db: DbOrTrx) {
       const { rows } = (await db.raw(
         `WITH inserted AS (
            INSERT INTO internal_transfers (id, tenant_id, from_account_id, to_account_id, amount, narration, transaction_id, debit_entry_id,
-                                           credit_entry_id, idempotency_key, request_hash, source, created_by, split_of_payment)
+                                           credit_entry_id, idempotency_key, request_hash, source, created_by, split_of_payment, metadata)
            VALUES (:id, :tenant_id, :from_account_id, :to_account_id, :amount, :narration, :transaction_id, :debit_entry_id,
-                   :credit_entry_id, :idempotency_key, :request_hash, :source, :created_by, :split_of_payment)
+                   :credit_entry_id, :idempotency_key, :request_hash, :source, :created_by, :split_of_payment, CAST(:metadata AS jsonb))
            RETURNING *
          )
          ${SELECT_TRANSFER.replace('FROM internal_transfers t', 'FROM inserted t')}`,
@@ -96,9 +102,26 @@ export function createInternalTransfersRepo(db: DbOrTrx) {
           source: transfer.source,
           created_by: transfer.createdBy,
           split_of_payment: transfer.splitOfPayment,
+          metadata: JSON.stringify(transfer.metadata),
         },
       )) as { rows: TransferRow[] };
       return toTransfer(rows[0]!);
+    },
+
+    /**
+     * The tenant's transfers, newest first, `beforeId` the previous page's last; with `metadata`, only those carrying
+     * every pair of it (`@>`, served by the GIN index).
+     */
+    async list(tenantId: string, beforeId: string | null, limit: number, metadata?: Metadata): Promise<InternalTransferRecord[]> {
+      const { rows } = (await db.raw(
+        `${SELECT_TRANSFER}
+          WHERE t.tenant_id = :tenant_id
+            AND (CAST(:before AS uuid) IS NULL OR t.id < CAST(:before AS uuid))
+            AND (CAST(:metadata AS jsonb) IS NULL OR t.metadata @> CAST(:metadata AS jsonb))
+          ORDER BY t.id DESC LIMIT :limit`,
+        { tenant_id: tenantId, before: beforeId, metadata: metadata ? JSON.stringify(metadata) : null, limit },
+      )) as { rows: TransferRow[] };
+      return rows.map(toTransfer);
     },
 
     /** The ledger entries each of these transfers posted: its debit of the sending account and its credit of the receiving one. */
@@ -119,12 +142,14 @@ export function createInternalTransfersRepo(db: DbOrTrx) {
 
     /**
      * An account's transfers in both directions, newest first, after the cursor `beforeId` (the previous page's last id):
-     * each direction is an index scan of its own, merged, so a page reads at most `limit` rows of each.
+     * each direction is an index scan of its own, merged, so a page reads at most `limit` rows of each. With `metadata`, only
+     * the transfers carrying every pair of it.
      */
-    async listOfAccount(accountId: string, beforeId: string | null, limit: number): Promise<InternalTransferRecord[]> {
+    async listOfAccount(accountId: string, beforeId: string | null, limit: number, metadata?: Metadata): Promise<InternalTransferRecord[]> {
       const side = (column: string) => `(
         SELECT * FROM internal_transfers
          WHERE ${column} = :account_id AND (CAST(:before AS uuid) IS NULL OR id < CAST(:before AS uuid))
+           AND (CAST(:metadata AS jsonb) IS NULL OR metadata @> CAST(:metadata AS jsonb))
          ORDER BY id DESC LIMIT :limit)`;
       const { rows } = (await db.raw(
         `WITH page AS (
@@ -132,7 +157,7 @@ export function createInternalTransfersRepo(db: DbOrTrx) {
          )
          ${SELECT_TRANSFER.replace('FROM internal_transfers t', 'FROM page t')}
          ORDER BY t.id DESC`,
-        { account_id: accountId, before: beforeId, limit },
+        { account_id: accountId, before: beforeId, metadata: metadata ? JSON.stringify(metadata) : null, limit },
       )) as { rows: TransferRow[] };
       return rows.map(toTransfer);
     },

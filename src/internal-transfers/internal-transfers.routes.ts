@@ -54,7 +54,8 @@ export function internalTransfersRoutes(deps: { transfers: InternalTransfersServ
     defineRoute({
       method: 'get',
       path: '/v1/accounts/:accountRef/transfers',
-      summary: "The account's transfers to and from the tenant's other accounts, newest first",
+      summary:
+        "The account's transfers to and from the tenant's other accounts, newest first; with metadata[key]=value, only those carrying every pair given",
       tag: 'transfers',
       auth: 'apiKey',
       params: accountRefParamsSchema,
@@ -63,7 +64,24 @@ export function internalTransfersRoutes(deps: { transfers: InternalTransfersServ
       errors: [400, 404],
       handle: async ({ params, query, ctx }) => {
         const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-        const rows = await transfers.listOfAccount(tenantOf(ctx).id, params.accountRef, query.after, limit + 1);
+        const rows = await transfers.listOfAccount(tenantOf(ctx).id, params.accountRef, query.after, limit + 1, query.metadata);
+        const page = paginate(rows, limit, (row) => row.id);
+        return { status: 200, body: { transfers: page.items.map(presentInternalTransfer), pagination: page.pagination } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/transfers/internal',
+      summary:
+        "The tenant's transfers between its accounts, newest first; with metadata[key]=value, only those carrying every pair given (held ones not included)",
+      tag: 'transfers',
+      auth: 'apiKey',
+      query: transferListQuerySchema,
+      responses: { 200: { description: 'A page of transfers', schema: transferListResponseSchema } },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+        const rows = await transfers.list(tenantOf(ctx).id, query.after, limit + 1, query.metadata);
         const page = paginate(rows, limit, (row) => row.id);
         return { status: 200, body: { transfers: page.items.map(presentInternalTransfer), pagination: page.pagination } };
       },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { metadataFilterSchema, metadataSchema, metadataViewSchema } from '../http/metadata';
 import { moneySchema, nairaAmountSchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 
 export const transferBodySchema = z.object({
@@ -13,6 +14,7 @@ export const transferBodySchema = z.object({
     .trim()
     .max(100, { error: 'narration must be at most 100 characters' })
     .optional(),
+  metadata: metadataSchema.optional().describe("The tenant's own data on the transfer, fixed from then on (a transfer is not changed)"),
 });
 export type TransferBody = z.output<typeof transferBodySchema>;
 
@@ -28,6 +30,7 @@ export const internalTransferSchema = z.object({
   source: z.enum(['api', 'dashboard', 'split']),
   /** For a split's part, the provider's transaction id of the confirmed payment it came from; else null. */
   splitOfPayment: z.string().nullable(),
+  metadata: metadataViewSchema,
   createdAt: timestampSchema,
 });
 
@@ -66,6 +69,7 @@ export const internalTransferParamsSchema = z.object({ id: z.string().max(100) }
 export const transferListQuerySchema = z.object({
   after: z.string().max(100).optional(),
   limit: pageLimitSchema,
+  metadata: metadataFilterSchema,
 });
 
 export const transferListResponseSchema = z.object({ transfers: z.array(internalTransferSchema), pagination: paginationSchema });

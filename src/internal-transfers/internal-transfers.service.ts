@@ -12,6 +12,7 @@ import { AccountFrozenError, AppError, BadRequestError, ConflictError, invalidAm
 import { accountMayPayOut, frozenRefusal } from '../policies/account-freeze/account-freeze';
 import { transferApproval } from '../policies/payout-approval/transfer-and-sweep-approval';
 import { formatKobo } from '../money';
+import type { Metadata } from '../http/metadata';
 import { invalidCursor } from '../http/pagination';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
@@ -36,6 +37,7 @@ export interface TransferRequest {
   toAccountRef: string;
   amount: Kobo;
   narration?: string | undefined;
+  metadata?: Metadata | undefined;
 }
 
 /** Who asked for a transfer: an API key, or a dashboard user (kept on the transfer and in the audit log). */
@@ -102,6 +104,7 @@ export function createInternalTransfersService(deps: {
     toAccountRef: request.toAccountRef,
     amount: request.amount,
     narration: request.narration ?? '',
+    metadata: request.metadata,
   });
 
   /** The first transfer made under the key, when this is a retry of its request; 409 when the key was used for another. */
@@ -121,13 +124,22 @@ export function createInternalTransfersService(deps: {
    * the approval, its `transfer.awaiting_approval` and the caller's `onCreated`. Nothing is posted.
    */
   async function hold(
-    held: { id: string; tenantId: string; from: AccountRecord; to: AccountRecord; amount: Kobo; narration: string; hash: string },
+    held: {
+      id: string;
+      tenantId: string;
+      from: AccountRecord;
+      to: AccountRecord;
+      amount: Kobo;
+      narration: string;
+      metadata: Metadata;
+      hash: string;
+    },
     idempotencyKey: string,
     initiator: TransferInitiator,
     expiresAfterSeconds: number,
     onCreated: OnCreated | undefined,
   ): Promise<TransferApprovalRecord> {
-    const { id, tenantId, from, to, amount, narration, hash } = held;
+    const { id, tenantId, from, to, amount, narration, metadata, hash } = held;
     const expiresAt = new Date(Date.now() + expiresAfterSeconds * 1000);
     return db.transaction(async (trx) => {
       const claim = await createIdempotencyRepo(trx).claim({
@@ -155,6 +167,7 @@ export function createInternalTransfersService(deps: {
         toAccountId: to.id,
         amount,
         narration,
+        metadata,
         idempotencyKey,
         requestHash: hash,
         source: initiator.source,
@@ -227,14 +240,18 @@ export function createInternalTransfersService(deps: {
     underLocks?: () => Promise<void>,
     debitEntryId?: string,
   ): Promise<InternalTransferRecord> {
-    const posted = await postingEngine.transfer(trx, {
-      fromAccountId: transfer.fromAccountId,
-      toAccountId: transfer.toAccountId,
-      amount: transfer.amount,
-      narration: transfer.narration,
-      reference: transfer.id,
-      ...(debitEntryId ? { debitEntryId } : {}),
-    });
+    const posted = await postingEngine.transfer(
+      trx,
+      {
+        fromAccountId: transfer.fromAccountId,
+        toAccountId: transfer.toAccountId,
+        amount: transfer.amount,
+        narration: transfer.narration,
+        reference: transfer.id,
+        ...(debitEntryId ? { debitEntryId } : {}),
+      },
+      transfer.metadata,
+    );
     await underLocks?.();
     const made = await createInternalTransfersRepo(trx).insert({
       ...transfer,
@@ -275,7 +292,7 @@ export function createInternalTransfersService(deps: {
       try {
         if (decision.required)
           return await hold(
-            { id, tenantId, from, to, amount: request.amount, narration, hash },
+            { id, tenantId, from, to, amount: request.amount, narration, metadata: request.metadata ?? {}, hash },
             idempotencyKey,
             initiator,
             decision.expiresAfterSeconds,
@@ -300,6 +317,7 @@ export function createInternalTransfersService(deps: {
               toAccountId: to.id,
               amount: request.amount,
               narration,
+              metadata: request.metadata ?? {},
               idempotencyKey,
               requestHash: hash,
               source: initiator.source,
@@ -344,6 +362,7 @@ export function createInternalTransfersService(deps: {
         toAccountId: part.toAccountId,
         amount: part.amount,
         narration: `split of payment ${part.paymentReference}`,
+        metadata: {},
         idempotencyKey: null,
         requestHash: null,
         source: 'split',
@@ -406,6 +425,7 @@ export function createInternalTransfersService(deps: {
             toAccountId: held.toAccountId,
             amount: held.amount,
             narration: held.narration,
+            metadata: held.metadata,
             idempotencyKey: held.idempotencyKey,
             requestHash: held.requestHash,
             source: held.source,
@@ -494,7 +514,13 @@ export function createInternalTransfersService(deps: {
     },
 
     /** The account's transfers, both directions, newest first; `after` is the previous page's last id. */
-    async listOfAccount(tenantId: string, accountRef: string, after: string | undefined, limit: number): Promise<InternalTransferRecord[]> {
+    async listOfAccount(
+      tenantId: string,
+      accountRef: string,
+      after: string | undefined,
+      limit: number,
+      metadata?: Metadata,
+    ): Promise<InternalTransferRecord[]> {
       const account = await requireAccount(tenantId, accountRef);
       if (after !== undefined && !isUuid(after)) throw invalidCursor();
       const cursor = after?.toLowerCase() ?? null;
@@ -502,7 +528,13 @@ export function createInternalTransfersService(deps: {
         const last = await transfers.find(tenantId, cursor);
         if (!last || (last.fromAccountRef !== account.accountRef && last.toAccountRef !== account.accountRef)) throw invalidCursor();
       }
-      return transfers.listOfAccount(account.id, cursor, limit);
+      return transfers.listOfAccount(account.id, cursor, limit, metadata);
+    },
+
+    /** Up to `limit` of the tenant's transfers, newest first; with `metadata`, only those carrying every pair of it. */
+    list(tenantId: string, after: string | undefined, limit: number, metadata?: Metadata): Promise<InternalTransferRecord[]> {
+      if (after !== undefined && !isUuid(after)) throw invalidCursor();
+      return transfers.list(tenantId, after?.toLowerCase() ?? null, limit, metadata);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import type { Metadata } from '../http/metadata';
 import { koboFromDb, type Kobo } from '../money';
 import type { InternalTransferRecord, TransferSource } from './internal-transfers.repo';
 
@@ -15,6 +16,8 @@ export interface TransferApprovalRecord {
   toAccountRef: string;
   amount: Kobo;
   narration: string;
+  /** The tenant's metadata, given to the transfer it becomes. */
+  metadata: Metadata;
   idempotencyKey: string;
   requestHash: string;
   source: Extract<TransferSource, 'api' | 'dashboard'>;
@@ -43,6 +46,7 @@ export type NewTransferApproval = Pick<
   | 'toAccountId'
   | 'amount'
   | 'narration'
+  | 'metadata'
   | 'idempotencyKey'
   | 'requestHash'
   | 'source'
@@ -59,6 +63,7 @@ interface TransferApprovalRow {
   to_account_ref: string;
   amount: string;
   narration: string;
+  metadata: Metadata;
   idempotency_key: string;
   request_hash: string;
   source: 'api' | 'dashboard';
@@ -82,6 +87,7 @@ const toApproval = (row: TransferApprovalRow): TransferApprovalRecord => ({
   toAccountRef: row.to_account_ref,
   amount: koboFromDb(row.amount),
   narration: row.narration,
+  metadata: row.metadata,
   idempotencyKey: row.idempotency_key,
   requestHash: row.request_hash,
   source: row.source,
@@ -120,6 +126,7 @@ export function createTransferApprovalsRepo(db: DbOrTrx) {
         to_account_id: approval.toAccountId,
         amount: approval.amount.toString(),
         narration: approval.narration,
+        metadata: JSON.stringify(approval.metadata),
         idempotency_key: approval.idempotencyKey,
         request_hash: approval.requestHash,
         source: approval.source,

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import type { Metadata } from '../http/metadata';
 import { koboFromDb, type Kobo } from '../money';
 import type { ApprovalReason } from '../policies/payout-approval/payout-approval';
 
@@ -17,6 +18,8 @@ export interface PayoutApprovalRecord {
   narration: string;
   accountName: string | null;
   beneficiaryId: string | null;
+  /** The tenant's metadata, given to the settlement it becomes. */
+  metadata: Metadata;
   reasons: ApprovalReason[];
   status: PayoutApprovalStatus;
   makerUserId: string | null;
@@ -42,6 +45,7 @@ export type NewPayoutApproval = Pick<
   | 'narration'
   | 'accountName'
   | 'beneficiaryId'
+  | 'metadata'
   | 'reasons'
   | 'makerUserId'
   | 'makerApiKeyId'
@@ -60,6 +64,7 @@ interface PayoutApprovalRow {
   narration: string;
   account_name: string | null;
   beneficiary_id: string | null;
+  metadata: Metadata;
   reasons: ApprovalReason[];
   status: PayoutApprovalStatus;
   maker_user_id: string | null;
@@ -85,6 +90,7 @@ const toApproval = (row: PayoutApprovalRow): PayoutApprovalRecord => ({
   narration: row.narration,
   accountName: row.account_name,
   beneficiaryId: row.beneficiary_id,
+  metadata: row.metadata,
   reasons: row.reasons,
   status: row.status,
   makerUserId: row.maker_user_id,
@@ -119,6 +125,7 @@ export function createPayoutApprovalsRepo(db: DbOrTrx) {
         narration: approval.narration,
         account_name: approval.accountName,
         beneficiary_id: approval.beneficiaryId,
+        metadata: JSON.stringify(approval.metadata),
         reasons: approval.reasons,
         maker_user_id: approval.makerUserId,
         maker_api_key_id: approval.makerApiKeyId,

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import type { Metadata } from '../http/metadata';
 import { outboxPriority, type OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { PostingPlan } from '../ledger/ledger.types';
 import type { PostedDebit } from '../ledger/posting-engine';
@@ -18,6 +19,7 @@ export interface SettlementDraft {
   accountName: string | null;
   /** The saved beneficiary the settlement pays, when the request named one. */
   beneficiaryId: string | null;
+  metadata: Metadata;
   requestHash: string;
   idempotencyKey: string | null;
   debit: PostingPlan;
@@ -57,9 +59,10 @@ const STATEMENT_PARTS = {
      WHERE t.customer_status = 'active' AND (CAST(:idempotency_key AS text) IS NULL OR EXISTS (SELECT 1 FROM claim))
   )`,
   accountIdSql: '(SELECT id FROM cleared)',
+  metadataSql: 'CAST(:metadata AS jsonb)',
   after: (posted: PostedDebit) => `settlement AS (
-    INSERT INTO settlements (id, merchant_tx_ref, tenant_id, account_id, debit_entry_id, amount, bank_code, account_number, narration, account_name, beneficiary_id)
-    SELECT CAST(:settlement_id AS uuid), :merchant_tx_ref, CAST(:tenant_id AS uuid), i.account_id, i.id, i.amount, :bank_code, :account_number, :narration, CAST(:account_name AS text), CAST(:beneficiary_id AS uuid)
+    INSERT INTO settlements (id, merchant_tx_ref, tenant_id, account_id, debit_entry_id, amount, bank_code, account_number, narration, account_name, beneficiary_id, metadata)
+    SELECT CAST(:settlement_id AS uuid), :merchant_tx_ref, CAST(:tenant_id AS uuid), i.account_id, i.id, i.amount, :bank_code, :account_number, :narration, CAST(:account_name AS text), CAST(:beneficiary_id AS uuid), CAST(:metadata AS jsonb)
       FROM ${posted.entries} i
     RETURNING id
   ), outbox AS (
@@ -92,6 +95,7 @@ export function createSettlementInitiationRepo(db: DbOrTrx, ledger: Pick<Evented
         narration: draft.narration,
         account_name: draft.accountName,
         beneficiary_id: draft.beneficiaryId,
+        metadata: JSON.stringify(draft.metadata),
         workflow_id: draft.job.workflowId,
         workflow_type: draft.job.workflowType,
         workflow_args: JSON.stringify(draft.job.args),

@@ -1,3 +1,4 @@
+import { presentMetadata } from '../http/metadata';
 import { formatKobo } from '../money';
 import type { ProviderAccountName, ProviderBank } from '../provider/provider.types';
 import type { SettlementAttemptView, SettlementListItem, SettlementStatusChange } from './settlement-reads.repo';
@@ -13,6 +14,7 @@ export function presentAcceptedSettlement(settlement: AcceptedSettlement) {
     amount: formatKobo(settlement.amount),
     currency: settlement.currency,
     accountRef: settlement.accountRef,
+    ...presentMetadata('metadata', settlement.metadata),
   };
 }
 
@@ -31,6 +33,7 @@ export function presentSettlementView(settlement: SettlementRecord) {
     accountRef: settlement.accountRef,
     providerFee: settlement.providerFee === null ? null : formatKobo(settlement.providerFee),
     beneficiaryId: settlement.beneficiaryId,
+    ...presentMetadata('metadata', settlement.metadata),
   };
 }
 
@@ -50,6 +53,7 @@ export function presentTransferView(transfer: SettlementRecord | PayoutApprovalR
     accountRef: transfer.accountRef,
     providerFee: null,
     beneficiaryId: transfer.beneficiaryId,
+    ...presentMetadata('metadata', transfer.metadata),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DbOrTrx } from '../db';
+import type { Metadata } from '../http/metadata';
 import { koboFromDb, type Kobo } from '../money';
 
 export type SettlementStatus = 'pending' | 'processing' | 'success' | 'failed' | 'refunded';
@@ -19,6 +20,8 @@ export interface SettlementRecord {
   accountName: string | null;
   beneficiaryId: string | null;
   narration: string;
+  /** The tenant's own data, fixed when the settlement was made. */
+  metadata: Metadata;
   status: SettlementStatus;
   attemptCount: number;
   failureReason: string | null;
@@ -41,6 +44,7 @@ interface SettlementRow {
   account_name: string | null;
   beneficiary_id: string | null;
   narration: string;
+  metadata: Metadata;
   status: SettlementStatus;
   attempt_count: number;
   failure_reason: string | null;
@@ -64,6 +68,7 @@ function toSettlement(row: SettlementRow): SettlementRecord {
     accountName: row.account_name,
     beneficiaryId: row.beneficiary_id,
     narration: row.narration,
+    metadata: row.metadata,
     status: row.status,
     attemptCount: row.attempt_count,
     failureReason: row.failure_reason,
@@ -130,6 +135,18 @@ export function createSettlementsRepo(db: DbOrTrx) {
         .where({ 'settlements.tenant_id': tenantId, 'settlements.merchant_tx_ref': merchantTxRef })
         .first();
       return row ? toSettlement(row) : undefined;
+    },
+
+    /**
+     * The tenant's settlements, newest first, `beforeId` the previous page's last; with `metadata`, only those carrying every
+     * pair of it (`@>`, served by the GIN index).
+     */
+    async list(tenantId: string, beforeId: string | null, limit: number, metadata?: Metadata): Promise<SettlementRecord[]> {
+      const query = withAccountRef().where('settlements.tenant_id', tenantId).orderBy('settlements.id', 'desc').limit(limit);
+      if (beforeId) query.where('settlements.id', '<', beforeId);
+      if (metadata) query.whereRaw('settlements.metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
+      const rows: SettlementRow[] = await query;
+      return rows.map(toSettlement);
     },
 
     /** For provider events, which carry a reference but no tenant. */

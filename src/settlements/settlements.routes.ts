@@ -1,17 +1,28 @@
 import { accountRefParamsSchema } from '../accounts/accounts.schemas';
+import { paginate, uuidCursor } from '../http/pagination';
 import { apiKeyIdOf, defineRoute, idempotencyKeyOf, tenantOf, type RouteDefinition } from '../http/route';
 import { validIdempotencyKey } from '../idempotency/request-hash';
-import { presentAcceptedSettlement, presentAccountName, presentBank, presentTransferView } from './settlement.presenter';
+import {
+  presentAcceptedSettlement,
+  presentAccountName,
+  presentBank,
+  presentSettlementView,
+  presentTransferView,
+} from './settlement.presenter';
 import {
   banksResponseSchema,
   lookupBodySchema,
   lookupResponseSchema,
   settleBodySchema,
   settleResponseSchema,
+  settlementListQuerySchema,
+  settlementListResponseSchema,
   settlementRefParamsSchema,
   settlementViewSchema,
 } from './settlements.schemas';
 import type { SettlementsService } from './settlements.service';
+
+const DEFAULT_PAGE_SIZE = 50;
 
 export function settlementsRoutes(deps: { settlements: SettlementsService }): RouteDefinition[] {
   const { settlements } = deps;
@@ -43,10 +54,26 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
             status: 202,
             body: presentAcceptedSettlement(await settlements.initiateToBeneficiary(tenantId, params.accountRef, body, key, { maker })),
           };
-        const { amount, bankCode, accountNumber, narration } = body;
-        const request = { amount, bankCode, accountNumber, narration };
+        const { amount, bankCode, accountNumber, narration, metadata } = body;
+        const request = { amount, bankCode, accountNumber, narration, metadata };
         const settlement = await settlements.initiate(tenantId, params.accountRef, request, key, { maker });
         return { status: 202, body: presentAcceptedSettlement(settlement) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/transfers',
+      summary: "The tenant's settlements (payouts made), newest first; with metadata[key]=value, only those carrying every pair given",
+      tag: 'settlements',
+      auth: 'apiKey',
+      query: settlementListQuerySchema,
+      responses: { 200: { description: 'A page of settlements', schema: settlementListResponseSchema } },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+        const rows = await settlements.list(tenantOf(ctx).id, uuidCursor(query.after), limit, query.metadata);
+        const page = paginate(rows, limit, (settlement) => settlement.id);
+        return { status: 200, body: { transfers: page.items.map(presentSettlementView), pagination: page.pagination } };
       },
     }),
     // Registered before /v1/transfers/:merchantTxRef so "banks" is never read as a reference.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { accountNumberSchema as accountNumber, bankCodeSchema as bankCode } from '../beneficiaries/beneficiaries.schemas';
-import { moneySchema, nairaAmountSchema, paginationSchema, timestampSchema } from '../http/schemas';
+import { metadataFilterSchema, metadataSchema, metadataViewSchema, type Metadata } from '../http/metadata';
+import { cursorQuerySchema, moneySchema, nairaAmountSchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { APPROVAL_REASONS } from '../policies/payout-approval/payout-approval';
 import type { Kobo } from '../money';
 
@@ -39,24 +40,25 @@ export function requireOneDestination(body: DestinationFields, ctx: z.Refinement
 }
 
 /** The request as the service takes it: one destination or the other. */
-export type SettleBody =
-  | { to: 'account'; amount: Kobo; bankCode: string; accountNumber: string; narration?: string | undefined }
-  | { to: 'beneficiary'; amount: Kobo; beneficiaryId: string; narration?: string | undefined };
+type SettleExtras = { narration?: string | undefined; metadata?: Metadata | undefined };
 
-export function settleBodyOf(body: { amount: Kobo; narration?: string | undefined } & DestinationFields): SettleBody {
-  const { amount, narration } = body;
+export type SettleBody =
+  | ({ to: 'account'; amount: Kobo; bankCode: string; accountNumber: string } & SettleExtras)
+  | ({ to: 'beneficiary'; amount: Kobo; beneficiaryId: string } & SettleExtras);
+
+export function settleBodyOf(body: { amount: Kobo } & SettleExtras & DestinationFields): SettleBody {
+  const { amount, narration, metadata } = body;
+  const extras = { ...(narration !== undefined ? { narration } : {}), ...(metadata !== undefined ? { metadata } : {}) };
   return body.beneficiaryId !== undefined
-    ? { to: 'beneficiary', amount, beneficiaryId: body.beneficiaryId, ...(narration !== undefined ? { narration } : {}) }
-    : {
-        to: 'account',
-        amount,
-        bankCode: body.bankCode!,
-        accountNumber: body.accountNumber!,
-        ...(narration !== undefined ? { narration } : {}),
-      };
+    ? { to: 'beneficiary', amount, beneficiaryId: body.beneficiaryId, ...extras }
+    : { to: 'account', amount, bankCode: body.bankCode!, accountNumber: body.accountNumber!, ...extras };
 }
 
-export const settleBodySchema = z.object(settleFields).superRefine(requireOneDestination).transform(settleBodyOf);
+/** A settle over the API: its fields and the tenant's metadata, fixed from then on (a settlement is not changed). */
+export const settleBodySchema = z
+  .object({ ...settleFields, metadata: metadataSchema.optional() })
+  .superRefine(requireOneDestination)
+  .transform(settleBodyOf);
 
 export const settlementStatusSchema = z.enum(['pending', 'processing', 'success', 'failed', 'refunded']);
 
@@ -69,6 +71,7 @@ export const settleResponseSchema = z.object({
   amount: moneySchema,
   currency: z.literal('NGN'),
   accountRef: z.string(),
+  metadata: metadataViewSchema,
 });
 
 export const settlementRefParamsSchema = z.object({ merchantTxRef: z.string().max(100) });
@@ -86,7 +89,12 @@ export const settlementViewSchema = z.object({
   accountRef: z.string(),
   providerFee: moneySchema.nullable(),
   beneficiaryId: z.uuid().nullable().describe('The saved beneficiary the settlement paid, when it named one'),
+  metadata: metadataViewSchema,
 });
+
+export const settlementListQuerySchema = cursorQuerySchema.extend({ limit: pageLimitSchema, metadata: metadataFilterSchema });
+
+export const settlementListResponseSchema = z.object({ transfers: z.array(settlementViewSchema), pagination: paginationSchema });
 
 export const lookupBodySchema = z.object({ accountNumber, bankCode });
 

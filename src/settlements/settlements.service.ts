@@ -58,22 +58,25 @@ import { createSettlementInitiationRepo, type InitiationResult, type SettlementD
 import { createSettlementsRepo, type SettlementRecord } from './settlements.repo';
 import type { PayoutSignal, PayoutSignalType } from '../contracts/settlement.contract';
 import type { SettleBody } from './settlements.schemas';
+import type { Metadata } from '../http/metadata';
 
 interface SettleRequest {
   amount: Kobo;
   bankCode: string;
   accountNumber: string;
   narration?: string | undefined;
+  metadata?: Metadata | undefined;
 }
 
 interface BeneficiarySettleRequest {
   amount: Kobo;
   beneficiaryId: string;
   narration?: string | undefined;
+  metadata?: Metadata | undefined;
 }
 
 /** A settle's answer: the settlement made (`pending`), or the payout the approval policy holds (`awaiting_approval`, or what became of it). */
-export type AcceptedSettlement = Pick<SettlementRecord, 'merchantTxRef' | 'amount' | 'currency' | 'accountRef'> & {
+export type AcceptedSettlement = Pick<SettlementRecord, 'merchantTxRef' | 'amount' | 'currency' | 'accountRef' | 'metadata'> & {
   status: SettlementRecord['status'] | Exclude<PayoutApprovalStatus, 'approved'>;
 };
 
@@ -227,7 +230,14 @@ export function createSettlementsService(deps: {
     if (settlement) return settlement;
     const held = await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef);
     if (!held || held.status === 'approved') throw new NotFoundError('transfer not found');
-    return { merchantTxRef, status: held.status, amount: held.amount, currency: 'NGN', accountRef: held.accountRef };
+    return {
+      merchantTxRef,
+      status: held.status,
+      amount: held.amount,
+      currency: 'NGN',
+      accountRef: held.accountRef,
+      metadata: held.metadata,
+    };
   }
 
   /** How long a payout sent to review waits: the approval policy's expiry, or the default when it has none. */
@@ -259,7 +269,14 @@ export function createSettlementsService(deps: {
     velocity: PayoutVelocity | undefined,
   ): Promise<AcceptedSettlement> {
     const { tenantId, accountRef, merchantTxRef, amount, idempotencyKey } = draft;
-    const accepted: AcceptedSettlement = { merchantTxRef, status: 'awaiting_approval', amount, currency: 'NGN', accountRef };
+    const accepted: AcceptedSettlement = {
+      merchantTxRef,
+      status: 'awaiting_approval',
+      amount,
+      currency: 'NGN',
+      accountRef,
+      metadata: draft.metadata,
+    };
     const account = await findAccountByRef(db, tenantId, accountRef);
     if (!account) throw new NotFoundError('account not found');
     const expiresAt = new Date(Date.now() + decision.expiresAfterSeconds * 1000);
@@ -303,6 +320,7 @@ export function createSettlementsService(deps: {
           narration: draft.narration,
           accountName: draft.accountName,
           beneficiaryId: draft.beneficiaryId,
+          metadata: draft.metadata,
           reasons,
           makerUserId: maker.kind === 'user' ? maker.user.id : null,
           makerApiKeyId: maker.kind === 'api_key' ? maker.apiKeyId : null,
@@ -457,6 +475,7 @@ export function createSettlementsService(deps: {
       narration: request.narration ?? '',
       accountName: options.accountName ?? null,
       beneficiaryId: options.beneficiaryId ?? null,
+      metadata: request.metadata ?? {},
       requestHash: hash,
       idempotencyKey: idempotencyKey ?? null,
       debit: settlementDebit({
@@ -478,7 +497,14 @@ export function createSettlementsService(deps: {
     }
     const judged = asked && velocity ? { maker: asked, velocity, account: await findAccountByRef(db, tenantId, accountRef) } : undefined;
     if (judged && !judged.account) throw new NotFoundError('account not found');
-    const accepted: AcceptedSettlement = { merchantTxRef, status: 'pending', amount: request.amount, currency: 'NGN', accountRef };
+    const accepted: AcceptedSettlement = {
+      merchantTxRef,
+      status: 'pending',
+      amount: request.amount,
+      currency: 'NGN',
+      accountRef,
+      metadata: draft.metadata,
+    };
     const outcome =
       idempotencyKey || onCreated || beforeDebit || judged
         ? await db
@@ -636,8 +662,8 @@ export function createSettlementsService(deps: {
         maker?: PayoutMaker;
       } = {},
     ): Promise<AcceptedSettlement> {
-      const { amount, beneficiaryId, narration } = request;
-      const asSent = { amount, beneficiaryId, narration };
+      const { amount, beneficiaryId, narration, metadata } = request;
+      const asSent = { amount, beneficiaryId, narration, metadata };
       await limits.settlements.consume(tenantId);
       const claimed = idempotencyKey ? await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey) : undefined;
       if (claimed) return answerClaimed(tenantId, claimed, { accountRef, ...asSent });
@@ -651,7 +677,7 @@ export function createSettlementsService(deps: {
       return makeSettlement(
         tenantId,
         accountRef,
-        { amount, bankCode: paid.bankCode, accountNumber: paid.accountNumber, narration },
+        { amount, bankCode: paid.bankCode, accountNumber: paid.accountNumber, narration, metadata },
         idempotencyKey,
         {
           accountName: paid.accountName,
@@ -675,7 +701,13 @@ export function createSettlementsService(deps: {
     async approve(approver: AuditActor, merchantTxRef: string): Promise<AcceptedSettlement> {
       const { tenantId } = approver;
       const held = requireDecidable(await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef), approver, 'approve');
-      const request = { amount: held.amount, bankCode: held.bankCode, accountNumber: held.accountNumber, narration: held.narration };
+      const request = {
+        amount: held.amount,
+        bankCode: held.bankCode,
+        accountNumber: held.accountNumber,
+        narration: held.narration,
+        metadata: held.metadata,
+      };
       return makeSettlement(tenantId, held.accountRef, request, undefined, {
         merchantTxRef,
         ...(held.accountName !== null ? { accountName: held.accountName } : {}),
@@ -719,7 +751,14 @@ export function createSettlementsService(deps: {
           },
         ]);
         await recordDecision(trx, approver, held, 'rejected', note);
-        return { merchantTxRef, status: 'rejected' as const, amount: held.amount, currency: 'NGN' as const, accountRef: held.accountRef };
+        return {
+          merchantTxRef,
+          status: 'rejected' as const,
+          amount: held.amount,
+          currency: 'NGN' as const,
+          accountRef: held.accountRef,
+          metadata: held.metadata,
+        };
       });
     },
 
@@ -773,6 +812,11 @@ export function createSettlementsService(deps: {
       const held = await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef);
       if (!held || held.status === 'approved') throw new NotFoundError('transfer not found');
       return held;
+    },
+
+    /** One more than `limit` of the tenant's settlements, newest first; with `metadata`, only those carrying every pair of it. */
+    list(tenantId: string, beforeId: string | null, limit: number, metadata?: Metadata): Promise<SettlementRecord[]> {
+      return settlements.list(tenantId, beforeId, limit + 1, metadata);
     },
 
     async find(tenantId: string, merchantTxRef: string): Promise<SettlementRecord> {

@@ -85,6 +85,48 @@ describe('the TypeScript client against the running service', () => {
     await assert.rejects(client.transfers.getInternal(randomUUID()), LedgerNotFoundError);
   });
 
+  it("carries metadata on accounts, settlements and transfers, changes an account's, and filters the lists by it", async () => {
+    const { sent, fetcher } = recordingFetch();
+    const client = clientFor(tenant.apiKey, fetcher);
+    const orderId = `A-${randomUUID()}`;
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi', metadata: { orderId } });
+    const to = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Bola Ade' });
+    assert.deepEqual(account.Metadata, { orderId });
+    const changed = await client.accounts.update(account.AccountRef, { metadata: { stage: 'paid', orderId: null } });
+    assert.deepEqual(changed.Metadata, { stage: 'paid' });
+    await fundAccount(stack, account.ID, 10_000n);
+    const settled = await client.settlements.settle(account.AccountRef, {
+      amount: '1.00',
+      bankCode: '058',
+      accountNumber: '0123456789',
+      metadata: { orderId },
+    });
+    const moved = await client.accounts.transfer(account.AccountRef, {
+      toAccountRef: to.AccountRef,
+      amount: '2.00',
+      metadata: { orderId },
+    });
+
+    const accounts = [];
+    for await (const found of client.accounts.list({ metadata: { stage: 'paid', nobodyElse: 'x' } })) accounts.push(found);
+    assert.deepEqual(accounts, []);
+    const tagged = (await client.accounts.listPage(undefined, { metadata: { stage: 'paid' } })).accounts.map((found) => found.AccountRef);
+    assert.ok(tagged.includes(account.AccountRef));
+    const settlements = [];
+    for await (const found of client.transfers.list({ metadata: { orderId } })) settlements.push(found);
+    assert.deepEqual(
+      settlements.map((found) => [found.merchantTxRef, found.metadata]),
+      [[settled.merchantTxRef, { orderId }]],
+    );
+    const transfers = [];
+    for await (const found of client.transfers.internal({ metadata: { orderId } })) transfers.push(found);
+    assert.deepEqual(
+      transfers.map((found) => [found.id, found.metadata]),
+      [[moved.id, { orderId }]],
+    );
+    assert.ok(sent.some((request) => request.path.startsWith(`/v1/transfers?metadata%5BorderId%5D=${orderId}`)));
+  });
+
   it('previews a settlement batch, creates it under a generated Idempotency-Key, follows its items to the end, and lists it', async () => {
     const { sent, fetcher } = recordingFetch();
     const client = clientFor(tenant.apiKey, fetcher);

@@ -196,7 +196,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tenant's virtual accounts */
+        /** List the tenant's virtual accounts; with metadata[key]=value, only those carrying every pair given */
         get: operations["getV1Accounts"];
         put?: never;
         /** Provision a virtual account (creates or reuses the customer keyed on externalRef) */
@@ -221,7 +221,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change the account's metadata: each key given is set, a key given null deleted, others kept; audited */
+        patch: operations["patchV1AccountsAccountRef"];
         trace?: never;
     };
     "/v1/accounts/{accountRef}/balance": {
@@ -477,11 +478,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's transfers to and from the tenant's other accounts, newest first */
+        /** The account's transfers to and from the tenant's other accounts, newest first; with metadata[key]=value, only those carrying every pair given */
         get: operations["getV1AccountsAccountRefTransfers"];
         put?: never;
         /** Move money from the account to another of the tenant's accounts, at once (one ledger transaction), or held for approval above the approval policy's transferAbove (202 awaiting_approval, its amount reserved); audited as the API key, once */
         post: operations["postV1AccountsAccountRefTransfers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transfers/internal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's transfers between its accounts, newest first; with metadata[key]=value, only those carrying every pair given (held ones not included) */
+        get: operations["getV1TransfersInternal"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -516,6 +534,23 @@ export interface paths {
         put?: never;
         /** Pay out from the ledger balance to a Nigerian bank account, or to a saved beneficiary (asynchronous) */
         post: operations["postV1AccountsAccountRefSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's settlements (payouts made), newest first; with metadata[key]=value, only those carrying every pair given */
+        get: operations["getV1Transfers"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3915,6 +3950,9 @@ export interface operations {
         parameters: {
             query?: {
                 after?: string;
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -3962,6 +4000,10 @@ export interface operations {
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            Metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         }[];
@@ -4045,6 +4087,10 @@ export interface operations {
                      * @enum {string}
                      */
                     onMismatch?: "credit_and_flag" | "return";
+                    /** @description The tenant's own data on the record: string keys to string values (at most 20 keys, each 1 to 40 characters of A-Z, a-z, 0-9, "_", "." and "-"; values strings of at most 500 characters; at most 4096 bytes as JSON) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -4088,6 +4134,10 @@ export interface operations {
                         InDeficit: boolean;
                         /** Format: date-time */
                         DeficitSince: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        Metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -4217,6 +4267,10 @@ export interface operations {
                         InDeficit: boolean;
                         /** Format: date-time */
                         DeficitSince: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        Metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -4251,6 +4305,139 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1AccountsAccountRef: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Merged into the record's metadata: each key given is set, a key given null is deleted, keys not given are kept; the result is bounded as on create (at most 20 keys, each 1 to 40 characters of A-Z, a-z, 0-9, "_", "." and "-"; values strings of at most 500 characters; at most 4096 bytes as JSON) */
+                    metadata: {
+                        [key: string]: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        ID: string;
+                        AccountRef: string;
+                        BankAccountNumber: string;
+                        BankAccountName: string;
+                        BankName: string;
+                        /** @enum {string} */
+                        Currency: "NGN";
+                        /** @enum {string} */
+                        Status: "active" | "expired";
+                        /** Format: uuid */
+                        CustomerID: string;
+                        CallbackURL: string | null;
+                        ExpectedAmount: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When a dynamic account stops accepting payments; null for an account that does not expire by time
+                         */
+                        ExpiresAt: string | null;
+                        /**
+                         * @description A dynamic account only: how a payment must compare with ExpectedAmount
+                         * @enum {string|null}
+                         */
+                        AmountPolicy: "exact" | "at_least" | "at_most" | "any" | null;
+                        /**
+                         * @description A dynamic account only: what happens to a payment its policy does not accept
+                         * @enum {string|null}
+                         */
+                        OnMismatch: "credit_and_flag" | "return" | null;
+                        InDeficit: boolean;
+                        /** Format: date-time */
+                        DeficitSince: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        Metadata?: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        CreatedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4523,6 +4710,10 @@ export interface operations {
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            Metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                             LedgerBalance: string;
@@ -4615,6 +4806,10 @@ export interface operations {
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            Metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         };
@@ -6342,6 +6537,9 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path: {
@@ -6370,6 +6568,10 @@ export interface operations {
                             /** @enum {string} */
                             source: "api" | "dashboard" | "split";
                             splitOfPayment: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                         }[];
@@ -6445,6 +6647,10 @@ export interface operations {
                     toAccountRef: string;
                     amount: string;
                     narration?: string;
+                    /** @description The tenant's own data on the transfer, fixed from then on (a transfer is not changed) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -6467,6 +6673,10 @@ export interface operations {
                         /** @enum {string} */
                         source: "api" | "dashboard" | "split";
                         splitOfPayment: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -6490,6 +6700,10 @@ export interface operations {
                         /** @enum {string} */
                         source: "api" | "dashboard" | "split";
                         splitOfPayment: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -6569,6 +6783,93 @@ export interface operations {
             };
         };
     };
+    getV1TransfersInternal: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transfers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfers: {
+                            /** Format: uuid */
+                            id: string;
+                            fromAccountRef: string;
+                            toAccountRef: string;
+                            amount: string;
+                            narration: string;
+                            /** @enum {string} */
+                            status: "completed" | "awaiting_approval" | "rejected" | "expired";
+                            /** @enum {string} */
+                            source: "api" | "dashboard" | "split";
+                            splitOfPayment: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getV1TransfersInternalId: {
         parameters: {
             query?: never;
@@ -6598,6 +6899,10 @@ export interface operations {
                         /** @enum {string} */
                         source: "api" | "dashboard" | "split";
                         splitOfPayment: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -6671,6 +6976,10 @@ export interface operations {
                     /** @description A saved beneficiary to pay (its bank account and name) instead of bankCode and accountNumber */
                     beneficiaryId?: string;
                     narration?: string;
+                    /** @description The tenant's own data on the record: string keys to string values (at most 20 keys, each 1 to 40 characters of A-Z, a-z, 0-9, "_", "." and "-"; values strings of at most 500 characters; at most 4096 bytes as JSON) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -6689,6 +6998,10 @@ export interface operations {
                         /** @enum {string} */
                         currency: "NGN";
                         accountRef: string;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -6757,6 +7070,100 @@ export interface operations {
             };
             /** @description Rate limited; retry after the Retry-After header (seconds) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Transfers: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of settlements */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfers: {
+                            merchantTxRef: string;
+                            /** @enum {string} */
+                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                            amount: string;
+                            bankCode: string;
+                            accountNumber: string;
+                            attemptCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @enum {string} */
+                            currency: "NGN";
+                            accountRef: string;
+                            providerFee: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The saved beneficiary the settlement paid, when it named one
+                             */
+                            beneficiaryId: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6967,6 +7374,10 @@ export interface operations {
                          * @description The saved beneficiary the settlement paid, when it named one
                          */
                         beneficiaryId: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -12731,7 +13142,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                 after?: string;
             };
             header?: never;
@@ -12754,7 +13165,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -13188,6 +13599,10 @@ export interface operations {
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            Metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                             CustomerName: string;
@@ -13319,6 +13734,10 @@ export interface operations {
                         InDeficit: boolean;
                         /** Format: date-time */
                         DeficitSince: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        Metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                         CustomerName: string;
@@ -13459,6 +13878,10 @@ export interface operations {
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            Metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         };
@@ -13936,6 +14359,10 @@ export interface operations {
                              * @description The saved beneficiary the settlement paid, when it named one
                              */
                             beneficiaryId: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             accountName: string | null;
                             narration: string;
                             failureReason: string | null;
@@ -14050,6 +14477,10 @@ export interface operations {
                         /** @enum {string} */
                         currency: "NGN";
                         accountRef: string;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -14352,6 +14783,10 @@ export interface operations {
                         /** @enum {string} */
                         currency: "NGN";
                         accountRef: string;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -14451,6 +14886,10 @@ export interface operations {
                         /** @enum {string} */
                         currency: "NGN";
                         accountRef: string;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -15649,6 +16088,10 @@ export interface operations {
                     toAccountRef: string;
                     amount: string;
                     narration?: string;
+                    /** @description The tenant's own data on the transfer, fixed from then on (a transfer is not changed) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -15671,6 +16114,10 @@ export interface operations {
                         /** @enum {string} */
                         source: "api" | "dashboard" | "split";
                         splitOfPayment: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -15694,6 +16141,10 @@ export interface operations {
                         /** @enum {string} */
                         source: "api" | "dashboard" | "split";
                         splitOfPayment: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -15987,6 +16438,10 @@ export interface operations {
                         /** @enum {string} */
                         source: "api" | "dashboard" | "split";
                         splitOfPayment: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -16092,6 +16547,10 @@ export interface operations {
                         /** @enum {string} */
                         source: "api" | "dashboard" | "split";
                         splitOfPayment: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -17887,6 +18346,10 @@ export interface operations {
                         InDeficit: boolean;
                         /** Format: date-time */
                         DeficitSince: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        Metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -18010,6 +18473,10 @@ export interface operations {
                             InDeficit: boolean;
                             /** Format: date-time */
                             DeficitSince: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            Metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         }[];
@@ -18020,7 +18487,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -20391,6 +20858,9 @@ export interface operations {
                         currency: "NGN";
                         /** @enum {string} */
                         status: "pending";
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -20659,6 +21129,9 @@ export interface operations {
                         /** @enum {string} */
                         status: "success" | "failed" | "refunded";
                         reason: string | null;
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -20703,6 +21176,9 @@ export interface operations {
                         /** @enum {string} */
                         status: "success" | "failed" | "refunded";
                         reason: string | null;
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -20747,6 +21223,9 @@ export interface operations {
                         /** @enum {string} */
                         status: "success" | "failed" | "refunded";
                         reason: string | null;
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -20792,6 +21271,9 @@ export interface operations {
                         currency: "NGN";
                         narration: string;
                         heldAmount: string;
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };

@@ -49,6 +49,7 @@ describe('the ledger: a transfer between two accounts', () => {
         toAccountId: to.ID,
         amount,
         narration: 'rent share',
+        metadata: {},
         transactionId: posted.transactionId,
         debitEntryId: posted.debit.id,
         creditEntryId: posted.credit.id,
