@@ -4,14 +4,14 @@ import type { EventedLedger } from '../src/events/ledger-events';
 import type { ReservationExpiryResult } from '../src/contracts/reservation-expiry.contract';
 import type { Logger } from '../src/logger';
 import type { SettlementBatchesService } from '../src/settlement-batches/settlement-batches.service';
-import type { SettlementsService } from '../src/settlements/settlements.service';
+import type { PayoutApprovalsService } from '../src/settlements/payout-approvals.service';
 import type { InternalTransfersService } from '../src/internal-transfers/internal-transfers.service';
 
 export function createReservationActivities(deps: {
   db: Db;
   ledger: Pick<EventedLedger, 'expireDue'>;
   /** Payouts held for approval whose reservations expire are marked expired (and told) in the same transaction. */
-  heldPayouts: Pick<SettlementsService, 'expireHeld'>;
+  heldPayouts: Pick<PayoutApprovalsService, 'expireHeld'>;
   /** Transfers held for approval likewise. */
   heldTransfers: Pick<InternalTransfersService, 'expireHeld'>;
   /** Settlement batches held for approval likewise. */

@@ -1,9 +1,10 @@
+import { heldApprovalsOf, type HeldApprovalStatus } from '../approvals-shared/held-approvals';
 import type { DbOrTrx } from '../db';
 import type { Metadata } from '../http/metadata';
 import { koboFromDb, type Kobo } from '../money';
 import type { InternalTransferRecord, TransferSource } from './internal-transfers.repo';
 
-export type TransferApprovalStatus = 'awaiting_approval' | 'approved' | 'rejected' | 'expired';
+export type TransferApprovalStatus = HeldApprovalStatus;
 
 /** A transfer the tenant's approval policy held: what it moves, who made it, and what became of it. */
 export interface TransferApprovalRecord {
@@ -116,8 +117,11 @@ export function createTransferApprovalsRepo(db: DbOrTrx) {
         'm.email as maker_email',
         'd.email as decided_by_email',
       );
+  const held = heldApprovalsOf<TransferApprovalRow>(db, 'transfer_approvals', 't', withNames);
 
   return {
+    decide: held.decide,
+
     async insert(approval: NewTransferApproval): Promise<TransferApprovalRecord> {
       await db('transfer_approvals').insert({
         id: approval.id,
@@ -150,26 +154,9 @@ export function createTransferApprovalsRepo(db: DbOrTrx) {
       return toApproval(row);
     },
 
-    async decide(id: string, decision: { status: 'approved' | 'rejected'; userId: string; note: string | null }): Promise<void> {
-      await db('transfer_approvals')
-        .where({ id, status: 'awaiting_approval' })
-        .update({ status: decision.status, decided_by: decision.userId, decided_at: db.fn.now(), decision_note: decision.note });
-    },
-
     /** Marks expired those of `ids` still awaiting approval; the ones it marked. */
     async expire(ids: string[]): Promise<TransferApprovalRecord[]> {
-      if (ids.length === 0) return [];
-      const marked: Array<{ id: string }> = await db('transfer_approvals')
-        .whereIn('id', ids)
-        .where({ status: 'awaiting_approval' })
-        .update({ status: 'expired', decided_at: db.fn.now() })
-        .returning('id');
-      if (marked.length === 0) return [];
-      const rows: TransferApprovalRow[] = await withNames().whereIn(
-        't.id',
-        marked.map((row) => row.id),
-      );
-      return rows.map(toApproval);
+      return (await held.expire(ids)).map(toApproval);
     },
 
     /** The tenant's held transfers of one status, newest first, before the cursor's id. */
@@ -179,9 +166,7 @@ export function createTransferApprovalsRepo(db: DbOrTrx) {
       beforeId: string | null,
       limit: number,
     ): Promise<TransferApprovalRecord[]> {
-      const select = withNames().where({ 't.tenant_id': tenantId, 't.status': status }).orderBy('t.id', 'desc').limit(limit);
-      if (beforeId) select.where('t.id', '<', beforeId);
-      return ((await select) as TransferApprovalRow[]).map(toApproval);
+      return (await held.list(tenantId, status, beforeId, limit)).map(toApproval);
     },
   };
 }

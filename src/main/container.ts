@@ -99,6 +99,7 @@ import { transferApprovalsDashboardRoutes } from '../internal-transfers/transfer
 import { createInternalTransfersService } from '../internal-transfers/internal-transfers.service';
 import { createEventedLedger } from '../events/ledger-events';
 import { createSettlementsService } from '../settlements/settlements.service';
+import { createPayoutApprovalsService } from '../settlements/payout-approvals.service';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
 import { withTimeout } from '../timeout';
 import { createWebhookDeliveryService } from '../webhooks/delivery.service';
@@ -184,6 +185,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       ),
     beneficiaries: () => beneficiaries,
   });
+  const payoutApprovals = createPayoutApprovalsService({ db, settlements });
   // Beneficiaries ask the settlements service for names; a settlement naming a beneficiary asks them where it pays.
   const beneficiaries = createBeneficiariesService({
     db,
@@ -273,6 +275,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     statements,
     books: createBooksService({ db }),
     settlements,
+    payoutApprovals,
     approvalPolicies: createApprovalPoliciesService({ db }),
     velocityRules: createVelocityRulesService({ db }),
     internalTransfers,
@@ -411,7 +414,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
       limits: services.rateLimits,
     }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
-    ...payoutApprovalsDashboardRoutes({ settlements: services.settlements }),
+    ...payoutApprovalsDashboardRoutes({ payoutApprovals: services.payoutApprovals }),
     ...approvalPoliciesDashboardRoutes({ approvalPolicies: services.approvalPolicies }),
     ...velocityRulesRoutes({ velocityRules: services.velocityRules }),
     ...internalTransfersDashboardRoutes({ transfers: services.internalTransfers }),

@@ -34,7 +34,7 @@ export function createActivities(deps: { services: Services; logger: Logger; con
     ...createReservationActivities({
       db: services.db,
       ledger: services.ledger,
-      heldPayouts: services.settlements,
+      heldPayouts: services.payoutApprovals,
       heldTransfers: services.internalTransfers,
       heldBatches: services.settlementBatches,
       logger,

@@ -1,9 +1,10 @@
+import { heldApprovalsOf, type HeldApprovalStatus } from '../approvals-shared/held-approvals';
 import type { DbOrTrx } from '../db';
 import type { Metadata } from '../http/metadata';
 import { koboFromDb, type Kobo } from '../money';
 import type { ApprovalReason } from '../policies/payout-approval/payout-approval';
 
-export type PayoutApprovalStatus = 'awaiting_approval' | 'approved' | 'rejected' | 'expired';
+export type PayoutApprovalStatus = HeldApprovalStatus;
 
 /** A payout the tenant's approval policy held: what it pays, who made it, and what became of it. */
 export interface PayoutApprovalRecord {
@@ -111,8 +112,11 @@ export function createPayoutApprovalsRepo(db: DbOrTrx) {
       .leftJoin('dashboard_users as m', 'm.id', 'p.maker_user_id')
       .leftJoin('dashboard_users as d', 'd.id', 'p.decided_by')
       .select('p.*', 'a.account_ref', 'm.email as maker_email', 'd.email as decided_by_email');
+  const held = heldApprovalsOf<PayoutApprovalRow>(db, 'payout_approvals', 'p', withNames);
 
   return {
+    decide: held.decide,
+
     async insert(approval: NewPayoutApproval): Promise<void> {
       await db('payout_approvals').insert({
         id: approval.id,
@@ -151,33 +155,14 @@ export function createPayoutApprovalsRepo(db: DbOrTrx) {
       return toApproval(row);
     },
 
-    async decide(id: string, decision: { status: 'approved' | 'rejected'; userId: string; note: string | null }): Promise<void> {
-      await db('payout_approvals')
-        .where({ id, status: 'awaiting_approval' })
-        .update({ status: decision.status, decided_by: decision.userId, decided_at: db.fn.now(), decision_note: decision.note });
-    },
-
     /** Marks expired those of `ids` still awaiting approval; the ones it marked. */
     async expire(ids: string[]): Promise<PayoutApprovalRecord[]> {
-      if (ids.length === 0) return [];
-      const marked: Array<{ id: string }> = await db('payout_approvals')
-        .whereIn('id', ids)
-        .where({ status: 'awaiting_approval' })
-        .update({ status: 'expired', decided_at: db.fn.now() })
-        .returning('id');
-      if (marked.length === 0) return [];
-      const rows: PayoutApprovalRow[] = await withNames().whereIn(
-        'p.id',
-        marked.map((row) => row.id),
-      );
-      return rows.map(toApproval);
+      return (await held.expire(ids)).map(toApproval);
     },
 
     /** The tenant's payouts of one status, newest first, before the cursor's id. */
     async list(tenantId: string, status: PayoutApprovalStatus, beforeId: string | null, limit: number): Promise<PayoutApprovalRecord[]> {
-      const select = withNames().where({ 'p.tenant_id': tenantId, 'p.status': status }).orderBy('p.id', 'desc').limit(limit);
-      if (beforeId) select.where('p.id', '<', beforeId);
-      return ((await select) as PayoutApprovalRow[]).map(toApproval);
+      return (await held.list(tenantId, status, beforeId, limit)).map(toApproval);
     },
 
     /** Whether the tenant has paid (or begun to pay) this bank account before: a settlement to it exists. */

@@ -10,7 +10,7 @@ import {
   settleResponseSchema,
   settlementRefParamsSchema,
 } from './settlements.schemas';
-import type { SettlementsService } from './settlements.service';
+import type { PayoutApprovalsService } from './payout-approvals.service';
 
 const PAGE_SIZE = 25;
 
@@ -24,8 +24,8 @@ export const DECISION_FRESH_CODE: FreshCodeDemand = { withinMs: FRESH_CODE_MAX_A
  * Payouts the tenant's approval policy holds, and their decisions: a person's act on the dashboard (no API key scope
  * approves money), each asking for a fresh second factor of a user who has one (DECISION_FRESH_CODE).
  */
-export function payoutApprovalsDashboardRoutes(deps: { settlements: SettlementsService }): RouteDefinition[] {
-  const { settlements } = deps;
+export function payoutApprovalsDashboardRoutes(deps: { payoutApprovals: PayoutApprovalsService }): RouteDefinition[] {
+  const { payoutApprovals } = deps;
   return [
     defineRoute({
       method: 'get',
@@ -37,7 +37,7 @@ export function payoutApprovalsDashboardRoutes(deps: { settlements: SettlementsS
       responses: { 200: { description: 'A page of held payouts', schema: heldPayoutListResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
-        const rows = await settlements.listHeld(userOf(ctx).tenantId, query.status, uuidCursor(query.after), PAGE_SIZE + 1);
+        const rows = await payoutApprovals.listHeld(userOf(ctx).tenantId, query.status, uuidCursor(query.after), PAGE_SIZE + 1);
         const page = paginate(rows, PAGE_SIZE, (row) => row.id);
         return { status: 200, body: { payouts: page.items.map(presentHeldPayout), pagination: page.pagination } };
       },
@@ -53,7 +53,7 @@ export function payoutApprovalsDashboardRoutes(deps: { settlements: SettlementsS
       errors: [404],
       handle: async ({ params, ctx }) => ({
         status: 200,
-        body: presentHeldPayout(await settlements.findHeld(userOf(ctx).tenantId, params.merchantTxRef)),
+        body: presentHeldPayout(await payoutApprovals.findHeld(userOf(ctx).tenantId, params.merchantTxRef)),
       }),
     }),
     defineRoute({
@@ -70,7 +70,7 @@ export function payoutApprovalsDashboardRoutes(deps: { settlements: SettlementsS
       errors: [403, 404, 409, 429],
       handle: async ({ params, ctx }) => ({
         status: 202,
-        body: presentAcceptedSettlement(await settlements.approve(userOf(ctx), params.merchantTxRef)),
+        body: presentAcceptedSettlement(await payoutApprovals.approve(userOf(ctx), params.merchantTxRef)),
       }),
     }),
     defineRoute({
@@ -87,7 +87,7 @@ export function payoutApprovalsDashboardRoutes(deps: { settlements: SettlementsS
       errors: [400, 403, 404, 409],
       handle: async ({ params, body, ctx }) => ({
         status: 200,
-        body: presentAcceptedSettlement(await settlements.reject(userOf(ctx), params.merchantTxRef, body.note || null)),
+        body: presentAcceptedSettlement(await payoutApprovals.reject(userOf(ctx), params.merchantTxRef, body.note || null)),
       }),
     }),
   ];

@@ -4,7 +4,7 @@ import type { ProviderAccountName, ProviderBank } from '../provider/provider.typ
 import type { SettlementAttemptView, SettlementListItem, SettlementStatusChange } from './settlement-reads.repo';
 import type { PayoutApprovalRecord, PayoutApprovalStatus } from './payout-approvals.repo';
 import type { SettlementRecord } from './settlements.repo';
-import type { AcceptedSettlement } from './settlements.service';
+import type { AcceptedSettlement } from './settle-outcomes';
 
 /** The answer to a settle request, from the API and the dashboard alike. */
 export function presentAcceptedSettlement(settlement: AcceptedSettlement) {

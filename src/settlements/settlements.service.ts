@@ -1,39 +1,15 @@
 import { findAccountByRef } from '../accounts/accounts.access';
-import { approvalPolicyOf } from '../approval-policies/approval-policies.access';
-import { requireTenantCustomer } from '../customers/customers.access';
-import { customerMayMoveMoney } from '../policies/customer-standing/customer-standing';
-import { API_KEY_ACTOR, createAuditLog, type AuditActor } from '../audit/audit-log';
-import { recordChange } from '../events/change-events';
-import type { EndedReservations } from '../ledger/ledger-results';
-import { createReservations } from '../ledger/reservations';
-import {
-  DEFAULT_APPROVAL_EXPIRY_SECONDS,
-  payoutApproval,
-  type ApprovalDecision,
-  type ApprovalReason,
-} from '../policies/payout-approval/payout-approval';
-import { sweepPayoutApproval } from '../policies/payout-approval/transfer-and-sweep-approval';
-import { createPayoutApprovalsRepo, type PayoutApprovalRecord, type PayoutApprovalStatus } from './payout-approvals.repo';
-import {
-  payoutVelocityOf,
-  recordVelocityTriggered,
-  type PayoutVelocity,
-  type VelocityVerdict,
-} from '../velocity-rules/velocity-rules.access';
+import { payoutVelocityOf } from '../velocity-rules/velocity-rules.access';
+import { createPayoutApprovalsRepo, type PayoutApprovalRecord } from './payout-approvals.repo';
+import { createPayoutHolds } from './payout-holds';
+import type { PayoutMaker } from './payout-maker';
+import { createPayoutVelocityCheck } from './payout-velocity';
+import { NothingMade, type AcceptedSettlement, type OnCreated } from './settle-outcomes';
 import { sameAccountName } from '../account-names';
 import type { BeneficiariesService, PayoutDestination } from '../beneficiaries/beneficiaries.service';
 import type { Config } from '../config';
 import type { Db, DbOrTrx, Trx } from '../db';
-import {
-  AccountFrozenError,
-  AppError,
-  BadRequestError,
-  ConflictError,
-  ForbiddenError,
-  invalidAmount,
-  NotFoundError,
-  ValidationError,
-} from '../errors';
+import { AccountFrozenError, AppError, BadRequestError, ForbiddenError, invalidAmount, NotFoundError, ValidationError } from '../errors';
 import { createIdempotencyRepo, type IdempotencyRecord } from '../idempotency/idempotency.repo';
 import { idempotencyMismatch, requestHash, sameRequest } from '../idempotency/request-hash';
 import { uuidv7 } from '../ids';
@@ -42,10 +18,10 @@ import type { OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { DailyPayoutLimitError } from '../ledger/posting-engine';
 import { dailyPayoutRefusal } from '../policies/kyc-limits/daily-payout-limit';
-import { accountMayPayOut, frozenRefusal } from '../policies/account-freeze/account-freeze';
+import { frozenRefusal } from '../policies/account-freeze/account-freeze';
 import { settlementDebit } from '../ledger/postings';
 import type { Logger } from '../logger';
-import { formatKobo, type Kobo } from '../money';
+import type { Kobo } from '../money';
 import { ProviderRejectedError } from '../provider/errors';
 import { lookupWithRetries } from '../provider/lookup-retry';
 import type { PaymentProvider } from '../provider/payment-provider';
@@ -74,25 +50,6 @@ interface BeneficiarySettleRequest {
   narration?: string | undefined;
   metadata?: Metadata | undefined;
 }
-
-/** A settle's answer: the settlement made (`pending`), or the payout the approval policy holds (`awaiting_approval`, or what became of it). */
-export type AcceptedSettlement = Pick<SettlementRecord, 'merchantTxRef' | 'amount' | 'currency' | 'accountRef' | 'metadata'> & {
-  status: SettlementRecord['status'] | Exclude<PayoutApprovalStatus, 'approved'>;
-};
-
-/**
- * Who asked for a payout: a dashboard user or one of the tenant's API keys, or a balance sweep's run. Only a payout with
- * a maker is judged by the tenant's approval policy (a batch's items and a return of held money are not), and a maker
- * never approves their own. A sweep's payout is judged only by the policy's `sweeps` (and by no velocity rule): nobody
- * asked for it then, so any approver may approve it.
- */
-export type PayoutMaker = { kind: 'user'; user: AuditActor } | { kind: 'api_key'; apiKeyId: string } | { kind: 'balance_sweep' };
-
-/** The audit log's actor for a payout a balance sweep made. */
-const SWEEP_ACTOR = 'balance sweep';
-
-/** Runs inside the transaction that made the settlement, only when it made one (never on a replay). */
-type OnCreated = (trx: DbOrTrx, settlement: AcceptedSettlement) => Promise<void>;
 
 /**
  * Runs inside the transaction, before the statement that posts the settlement's debit (`debitEntryId`):
@@ -133,25 +90,8 @@ class AccountNameChangedError extends AppError {
   }
 }
 
-type VelocityRefusal = Extract<VelocityVerdict, { action: 'refuse' }>;
-
-/** A velocity rule's verdict that makes no settlement: the payout is refused, or goes to review (held for approval). */
-type VelocityBail =
-  | { kind: 'velocity_refused'; verdict: VelocityRefusal }
-  | { kind: 'velocity_review'; verdict: Extract<VelocityVerdict, { action: 'review' }> };
-
-/** Rolls a keyed initiation back when it made no settlement, carrying the reason out of the transaction. */
-class NothingMade extends Error {
-  constructor(readonly result: InitiationResult | VelocityBail) {
-    super(result.kind);
-  }
-}
-
 /** Wakes a running settlement workflow; implemented over the Temporal client, best effort. */
 type SettlementSignaller = (merchantTxRef: string, signal: PayoutSignal) => Promise<void>;
-
-/** The audit log's actor for a held payout nobody decided in time. */
-const EXPIRY_ACTOR = 'approval expiry';
 
 /** Same code as when the request schema finds it, so clients see one error for one condition. */
 const invalidBankCode = (): ValidationError => new ValidationError('invalid bank code');
@@ -173,6 +113,8 @@ export function createSettlementsService(deps: {
 }) {
   const { db, config, postingEngine, logger, provider, banks, jobs, starter, limits, signal, beneficiaries } = deps;
   const settlements = createSettlementsRepo(db);
+  const velocityCheck = createPayoutVelocityCheck(db);
+  const holds = createPayoutHolds({ db, config, postingEngine, velocityCheck, answerClaimed });
 
   async function requireKnownBank(bankCode: string): Promise<void> {
     if (!(await banks.has(bankCode))) throw invalidBankCode();
@@ -240,206 +182,6 @@ export function createSettlementsService(deps: {
     };
   }
 
-  /** How long a payout sent to review waits: the approval policy's expiry, or the default when it has none. */
-  async function approvalExpiry(tenantId: string): Promise<number> {
-    return (await approvalPolicyOf(db, tenantId))?.expiresAfterSeconds ?? DEFAULT_APPROVAL_EXPIRY_SECONDS;
-  }
-
-  /** What the tenant's approval policy says of a payout its maker asks for. */
-  async function approvalDecision(tenantId: string, request: SettleRequest, maker: PayoutMaker): Promise<ApprovalDecision> {
-    const policy = await approvalPolicyOf(db, tenantId);
-    if (maker.kind === 'balance_sweep') return sweepPayoutApproval(policy);
-    if (!policy) return { required: false };
-    const firstToDestination =
-      policy.newDestination &&
-      !(await createPayoutApprovalsRepo(db).destinationPaidBefore(tenantId, request.bankCode, request.accountNumber));
-    return payoutApproval(policy, { amount: request.amount, firstToDestination });
-  }
-
-  /**
-   * Holds a payout for approval: in one transaction, claims the Idempotency-Key, reserves its amount on the account (a
-   * `payout_approval` reservation, only if the account may spend it now, as the settlement's debit would judge it)
-   * until its expiry, and records the approval, its `settlement.awaiting_approval` and the caller's `onCreated`.
-   */
-  async function holdForApproval(
-    draft: SettlementDraft & { asSent: object },
-    decision: Extract<ApprovalDecision, { required: true }>,
-    maker: PayoutMaker,
-    onCreated: OnCreated | undefined,
-    velocity: PayoutVelocity | undefined,
-  ): Promise<AcceptedSettlement> {
-    const { tenantId, accountRef, merchantTxRef, amount, idempotencyKey } = draft;
-    const accepted: AcceptedSettlement = {
-      merchantTxRef,
-      status: 'awaiting_approval',
-      amount,
-      currency: 'NGN',
-      accountRef,
-      metadata: draft.metadata,
-    };
-    const account = await findAccountByRef(db, tenantId, accountRef);
-    if (!account) throw new NotFoundError('account not found');
-    const expiresAt = new Date(Date.now() + decision.expiresAfterSeconds * 1000);
-    const outcome = await db
-      .transaction(async (trx): Promise<InitiationResult | VelocityBail> => {
-        const verdict = velocity ? await judgeVelocity(trx, velocity, draft, account.id) : undefined;
-        if (verdict?.action === 'refuse') throw new NothingMade({ kind: 'velocity_refused', verdict });
-        if (idempotencyKey !== null) {
-          const { claimed } = await createIdempotencyRepo(trx).claim({
-            tenant_id: tenantId,
-            scope: 'settlement',
-            key: idempotencyKey,
-            request_hash: draft.requestHash,
-            resource_ref: merchantTxRef,
-          });
-          if (!claimed) throw new NothingMade({ kind: 'key_taken' });
-        }
-        const reserved = await createReservations(trx).reserveSpendable(
-          { accountId: account.id, kind: 'payout_approval', reason: 'awaiting_approval', ownerId: draft.id, amount, expiresAt },
-          config.SETTLEMENT_FUNDS,
-        );
-        // Judged as the settlement's debit judges them, on the rows reserveSpendable locked: the customer first, then the funds.
-        if (!customerMayMoveMoney((await requireTenantCustomer(trx, tenantId, account.customerId)).status))
-          throw new NothingMade({ kind: 'customer_suspended' });
-        // A debit freeze refuses the payout now, as the settlement's debit would, rather than leaving it held to no end.
-        const freeze = (await findAccountByRef(trx, tenantId, accountRef))?.freeze ?? null;
-        if (freeze && !accountMayPayOut(freeze.frozenFor))
-          throw new NothingMade({ kind: 'account_frozen', frozenFor: freeze.frozenFor, reason: freeze.reason });
-        if (reserved === undefined) throw new NothingMade({ kind: 'insufficient_funds', accountId: account.id });
-        // A velocity rule's review adds its reason; a payout sent here by one keeps it, even if its window cleared since.
-        const reasons: ApprovalReason[] =
-          verdict?.action === 'review' || decision.reasons.length === 0 ? [...decision.reasons, 'velocity'] : decision.reasons;
-        await createPayoutApprovalsRepo(trx).insert({
-          id: draft.id,
-          tenantId,
-          accountId: account.id,
-          merchantTxRef,
-          amount,
-          bankCode: draft.bankCode,
-          accountNumber: draft.accountNumber,
-          narration: draft.narration,
-          accountName: draft.accountName,
-          beneficiaryId: draft.beneficiaryId,
-          metadata: draft.metadata,
-          reasons,
-          makerUserId: maker.kind === 'user' ? maker.user.id : null,
-          makerApiKeyId: maker.kind === 'api_key' ? maker.apiKeyId : null,
-          expiresAt,
-        });
-        if (maker.kind === 'api_key')
-          await createAuditLog(trx).recordAs(
-            tenantId,
-            API_KEY_ACTOR,
-            'settlement.initiated',
-            { type: 'settlement', id: merchantTxRef },
-            { accountRef, amount: formatKobo(amount), apiKeyId: maker.apiKeyId, awaitingApproval: reasons },
-          );
-        if (maker.kind === 'balance_sweep')
-          await createAuditLog(trx).recordAs(
-            tenantId,
-            SWEEP_ACTOR,
-            'settlement.initiated',
-            { type: 'settlement', id: merchantTxRef },
-            { accountRef, amount: formatKobo(amount), awaitingApproval: reasons },
-          );
-        await onCreated?.(trx, accepted);
-        if (verdict?.action === 'review') await recordVelocityTriggered(trx, { tenantId, verdict, accountRef, amount, merchantTxRef });
-        await recordChange(trx, {
-          kind: 'payout_awaiting_approval',
-          tenantId,
-          merchantTxRef,
-          accountRef,
-          amount,
-          reasons,
-          expiresAt,
-        });
-        return { kind: 'created' };
-      })
-      .catch((error: unknown) => {
-        if (error instanceof NothingMade) return error.result;
-        throw error;
-      });
-    switch (outcome.kind) {
-      case 'customer_suspended':
-        throw new ForbiddenError('customer suspended');
-      case 'account_frozen':
-        throw new AccountFrozenError(frozenRefusal(accountRef, outcome));
-      case 'velocity_refused':
-        throw await velocityRefusal(outcome.verdict, draft);
-      case 'insufficient_funds':
-        throw await postingEngine.insufficientFunds(db, outcome.accountId, config.SETTLEMENT_FUNDS);
-      case 'key_taken':
-        return answerClaimed(tenantId, await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey!), draft.asSent);
-      case 'created':
-        return accepted;
-      default:
-        throw new Error(`unexpected hold outcome ${outcome.kind}`);
-    }
-  }
-
-  /**
-   * The tenant's velocity rules' verdict on a payout, under their locks, in the transaction that makes or holds it. A
-   * retry under an Idempotency-Key already claimed is not judged again: it answers what the key made.
-   */
-  async function judgeVelocity(trx: Trx, velocity: PayoutVelocity, draft: SettlementDraft, accountId: string): Promise<VelocityVerdict> {
-    const { tenantId, idempotencyKey, bankCode, accountNumber, amount } = draft;
-    if (idempotencyKey !== null && (await createIdempotencyRepo(trx).find(tenantId, 'settlement', idempotencyKey)))
-      return { action: 'allow' };
-    return velocity.judge(trx, { tenantId, accountId, bankCode, accountNumber, amount });
-  }
-
-  /** A velocity rule refused the payout (its transaction wrote nothing): told to the tenant, then the caller's 400. */
-  async function velocityRefusal(verdict: VelocityRefusal, draft: SettlementDraft): Promise<Error> {
-    const { tenantId, accountRef, amount } = draft;
-    await db.transaction((trx) => recordVelocityTriggered(trx, { tenantId, verdict, accountRef, amount, merchantTxRef: null }));
-    return new BadRequestError('velocity_limit', verdict.message);
-  }
-
-  /** Records a user's decision on a held payout (locked): its row, its audit entry and its event. */
-  async function recordDecision(
-    trx: Trx,
-    by: AuditActor,
-    held: PayoutApprovalRecord,
-    decision: 'approved' | 'rejected',
-    note: string | null,
-  ): Promise<void> {
-    await createPayoutApprovalsRepo(trx).decide(held.id, { status: decision, userId: by.id, note });
-    await createAuditLog(trx).record(
-      by,
-      decision === 'approved' ? 'settlement.approved' : 'settlement.rejected',
-      { type: 'settlement', id: held.merchantTxRef },
-      {
-        accountRef: held.accountRef,
-        amount: formatKobo(held.amount),
-        maker: held.makerEmail ?? (held.makerApiKeyId !== null ? `${API_KEY_ACTOR} ${held.makerApiKeyId}` : SWEEP_ACTOR),
-        note,
-      },
-    );
-    await recordChange(trx, {
-      kind: 'payout_approval_decided',
-      tenantId: held.tenantId,
-      decision,
-      merchantTxRef: held.merchantTxRef,
-      accountRef: held.accountRef,
-      amount: held.amount,
-      decidedBy: by.email,
-      note,
-    });
-  }
-
-  /**
-   * A held payout a user may decide now, read again under its row's lock by a decision: still awaiting approval, not
-   * past its expiry, and (to approve) not made by this user.
-   */
-  function requireDecidable(held: PayoutApprovalRecord | undefined, by: AuditActor, decision: 'approve' | 'reject'): PayoutApprovalRecord {
-    if (!held) throw new NotFoundError('payout awaiting approval not found');
-    if (held.status !== 'awaiting_approval') throw new ConflictError(`this payout is ${held.status}, no longer awaiting approval`);
-    if (held.expiresAt.getTime() <= Date.now()) throw new ConflictError('this payout expired before it was approved');
-    if (decision === 'approve' && held.makerUserId === by.id)
-      throw new AppError('forbidden', 'maker_cannot_approve', 'the maker of a payout cannot approve it: another user must');
-    return held;
-  }
-
   async function lookupAtProvider(accountNumber: string, bankCode: string): Promise<ProviderAccountName> {
     const found = await findAtProvider(accountNumber, bankCode);
     if (!found) throw new NotFoundError('bank account not found');
@@ -492,8 +234,8 @@ export function createSettlementsService(deps: {
     const asked = maker?.kind === 'balance_sweep' ? undefined : maker;
     const velocity = asked ? await payoutVelocityOf(db, tenantId, postingEngine.lockAccounts) : undefined;
     if (maker) {
-      const decision = await approvalDecision(tenantId, request, maker);
-      if (decision.required) return holdForApproval({ ...draft, asSent }, decision, maker, onCreated, velocity);
+      const decision = await holds.approvalDecision(tenantId, request, maker);
+      if (decision.required) return holds.holdForApproval({ ...draft, asSent }, decision, maker, onCreated, velocity);
     }
     const judged = asked && velocity ? { maker: asked, velocity, account: await findAccountByRef(db, tenantId, accountRef) } : undefined;
     if (judged && !judged.account) throw new NotFoundError('account not found');
@@ -510,7 +252,7 @@ export function createSettlementsService(deps: {
         ? await db
             .transaction(async (trx): Promise<InitiationResult> => {
               if (judged?.account) {
-                const verdict = await judgeVelocity(trx, judged.velocity, draft, judged.account.id);
+                const verdict = await velocityCheck.judge(trx, judged.velocity, draft, judged.account.id);
                 if (verdict.action === 'refuse') throw new NothingMade({ kind: 'velocity_refused', verdict });
                 if (verdict.action === 'review') throw new NothingMade({ kind: 'velocity_review', verdict });
               }
@@ -527,13 +269,13 @@ export function createSettlementsService(deps: {
         : await createSettlementInitiationRepo(db, postingEngine).initiate(draft);
     switch (outcome.kind) {
       case 'velocity_refused':
-        throw await velocityRefusal(outcome.verdict, draft);
+        throw await velocityCheck.refusal(outcome.verdict, draft);
       case 'velocity_review':
         // Held as the approval policy holds a payout, judged again under the locks in the hold's own transaction.
         if (!judged) throw new Error('only a judged payout is sent to review');
-        return holdForApproval(
+        return holds.holdForApproval(
           { ...draft, asSent },
-          { required: true, reasons: [], expiresAfterSeconds: await approvalExpiry(tenantId) },
+          { required: true, reasons: [], expiresAfterSeconds: await holds.approvalExpiry(tenantId) },
           judged.maker,
           onCreated,
           judged.velocity,
@@ -691,118 +433,16 @@ export function createSettlementsService(deps: {
     },
 
     /**
-     * Approves a payout waiting for approval: it becomes the settlement it asked for, under its own merchantTxRef, as an
-     * unapproved one would be made (one workflow, one transfer at the provider). In the settlement's transaction, under
-     * the approval's row lock: still awaiting, not expired, not the approver's own; its reservation is posted by the
-     * settlement's debit (so the debit spends the money it kept); the decision is recorded, audited and told
-     * (`settlement.approved`, then the ledger's `settlement.created`). A refusal of the debit (the customer suspended,
-     * the daily payout limit) leaves it waiting.
+     * Makes the settlement a payout held for approval asked for, once approved: not counted or checked again (it was,
+     * when it was held), under the merchantTxRef it was given; `beforeDebit` posts its reservation.
      */
-    async approve(approver: AuditActor, merchantTxRef: string): Promise<AcceptedSettlement> {
-      const { tenantId } = approver;
-      const held = requireDecidable(await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef), approver, 'approve');
-      const request = {
-        amount: held.amount,
-        bankCode: held.bankCode,
-        accountNumber: held.accountNumber,
-        narration: held.narration,
-        metadata: held.metadata,
-      };
-      return makeSettlement(tenantId, held.accountRef, request, undefined, {
-        merchantTxRef,
-        ...(held.accountName !== null ? { accountName: held.accountName } : {}),
-        ...(held.beneficiaryId !== null ? { beneficiaryId: held.beneficiaryId } : {}),
-        beforeDebit: async (trx, debit) => {
-          // The account's lock first (ofOwner takes it), then the approval's row: the order an expiry takes them in.
-          const reservations = createReservations(trx);
-          const reservation = await reservations.ofOwner('payout_approval', held.id);
-          const locked = requireDecidable(await createPayoutApprovalsRepo(trx).lockByRef(tenantId, merchantTxRef), approver, 'approve');
-          if (!reservation || reservation.open !== locked.amount) throw new ConflictError('this payout expired before it was approved');
-          await reservations.post(reservation.accountId, {
-            reservationId: reservation.reservationId,
-            entryId: debit.debitEntryId,
-            amount: locked.amount,
-            userId: approver.id,
-            note: null,
-          });
-          await recordDecision(trx, approver, locked, 'approved', null);
-        },
-      });
-    },
-
-    /** Rejects a payout waiting for approval: its reservation is released, exactly its amount; audited and told (`settlement.rejected`). */
-    async reject(approver: AuditActor, merchantTxRef: string, note: string | null): Promise<AcceptedSettlement> {
-      const { tenantId } = approver;
-      const { id } = requireDecidable(await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef), approver, 'reject');
-      return db.transaction(async (trx) => {
-        // The account's lock first (ofOwner takes it), then the approval's row: the order an expiry takes them in.
-        const reservations = createReservations(trx);
-        const reservation = await reservations.ofOwner('payout_approval', id);
-        const held = requireDecidable(await createPayoutApprovalsRepo(trx).lockByRef(tenantId, merchantTxRef), approver, 'reject');
-        if (!reservation || reservation.open !== held.amount) throw new ConflictError('this payout expired before it was rejected');
-        await reservations.release(reservation.accountId, [
-          {
-            reservationId: reservation.reservationId,
-            kind: 'payout_approval',
-            amount: held.amount,
-            reason: 'rejected',
-            userId: approver.id,
-            note,
-          },
-        ]);
-        await recordDecision(trx, approver, held, 'rejected', note);
-        return {
-          merchantTxRef,
-          status: 'rejected' as const,
-          amount: held.amount,
-          currency: 'NGN' as const,
-          accountRef: held.accountRef,
-          metadata: held.metadata,
-        };
-      });
-    },
-
-    /**
-     * Marks expired the held payouts whose reservations the ledger just expired (in its transaction), each audited and
-     * told (`settlement.expired`); the number marked.
-     */
-    async expireHeld(trx: Trx, expired: EndedReservations): Promise<number> {
-      const ids = expired.ended.filter((reservation) => reservation.kind === 'payout_approval').map((reservation) => reservation.ownerId);
-      const marked = await createPayoutApprovalsRepo(trx).expire(ids);
-      for (const held of marked) {
-        await createAuditLog(trx).recordAs(
-          held.tenantId,
-          EXPIRY_ACTOR,
-          'settlement.expired',
-          { type: 'settlement', id: held.merchantTxRef },
-          {
-            accountRef: held.accountRef,
-            amount: formatKobo(held.amount),
-          },
-        );
-        await recordChange(trx, {
-          kind: 'payout_approval_decided',
-          tenantId: held.tenantId,
-          decision: 'expired',
-          merchantTxRef: held.merchantTxRef,
-          accountRef: held.accountRef,
-          amount: held.amount,
-          decidedBy: null,
-          note: null,
-        });
-      }
-      return marked.length;
-    },
-
-    /** The tenant's held payouts of one status, newest first. */
-    listHeld(tenantId: string, status: PayoutApprovalStatus, beforeId: string | null, limit: number): Promise<PayoutApprovalRecord[]> {
-      return createPayoutApprovalsRepo(db).list(tenantId, status, beforeId, limit);
-    },
-
-    async findHeld(tenantId: string, merchantTxRef: string): Promise<PayoutApprovalRecord> {
-      const held = await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef);
-      if (!held) throw new NotFoundError('payout awaiting approval not found');
-      return held;
+    settleApproved(
+      tenantId: string,
+      accountRef: string,
+      request: SettleRequest,
+      options: Pick<InitiateOptions, 'merchantTxRef' | 'accountName' | 'beneficiaryId' | 'beforeDebit'>,
+    ): Promise<AcceptedSettlement> {
+      return makeSettlement(tenantId, accountRef, request, undefined, options);
     },
 
     /** A settlement, or a payout held for approval not made into one, as GET /v1/transfers/{merchantTxRef} shows it. */

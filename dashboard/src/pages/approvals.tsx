@@ -1,12 +1,12 @@
-import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError, api, query } from '../api';
+import { api } from '../api';
 import type { ApprovalPolicy, HeldPayout, HeldPayoutList } from '../api-types';
-import { Badge, Field, PageTitle, Pager, Summary, TableWrap, useCursorPages } from '../components/bits';
-import { ConfirmButton, ConfirmDialog } from '../components/confirm';
-import { Empty, Loaded, Notice, useResource } from '../components/state';
-import { humanize, naira, when } from '../format';
-import { useCan, useSession } from '../session';
+import { Badge, Field, PageTitle, Summary } from '../components/bits';
+import { ConfirmButton } from '../components/confirm';
+import { HeldItems, makerAndWhenColumns, noneHeld } from '../components/held-items';
+import { Loaded, Notice, useResource } from '../components/state';
+import { humanize, naira } from '../format';
+import { useCan } from '../session';
 import { HeldTransfersSection } from './held-transfers';
 import { HeldBatchesSection } from './held-batches';
 
@@ -20,26 +20,7 @@ const hours = (seconds: number): string => (seconds % 3600 === 0 ? `${seconds / 
  * never one they made; an admin sets the policy here.
  */
 export function ApprovalsPage() {
-  const session = useSession();
-  const canApprove = useCan('approve_money');
   const [status, setStatus] = useState<Status>('awaiting_approval');
-  const pages = useCursorPages([status]);
-  const list = useResource(
-    () => api<HeldPayoutList>('GET', `/auth/approvals${query({ status, after: pages.cursor })}`),
-    [status, pages.cursor],
-  );
-  const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
-
-  const approve = (payout: HeldPayout) => async () => {
-    await api('POST', `/auth/approvals/${encodeURIComponent(payout.merchantTxRef)}/approve`);
-    setNotice({ kind: 'success', text: `${naira(payout.amount)} to ${payout.accountNumber} approved: it is being paid.` });
-    list.reload();
-  };
-  const reject = (payout: HeldPayout) => async () => {
-    await api('POST', `/auth/approvals/${encodeURIComponent(payout.merchantTxRef)}/reject`, { body: {} });
-    setNotice({ kind: 'success', text: `${naira(payout.amount)} to ${payout.accountNumber} rejected: its money is released.` });
-    list.reload();
-  };
 
   return (
     <>
@@ -49,185 +30,86 @@ export function ApprovalsPage() {
         them, or they expire. Every decision is recorded with your name and the time.
       </p>
       <PolicySection />
-      <Notice notice={notice} />
-      <Field label="Status">
-        <select value={status} onChange={(event) => setStatus((event.target as HTMLSelectElement).value as Status)}>
-          {STATUSES.map((value) => (
-            <option key={value} value={value}>
-              {humanize(value)}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Loaded resource={list} what="the held payouts">
-        {(data) =>
-          data.payouts.length === 0 ? (
-            <Empty>
-              <p>{status === 'awaiting_approval' ? 'Nothing is waiting for approval.' : `No ${humanize(status).toLowerCase()} payouts.`}</p>
-            </Empty>
-          ) : (
-            <>
-              <TableWrap label="Held payouts">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Account</th>
-                      <th scope="col">Amount</th>
-                      <th scope="col">To</th>
-                      <th scope="col">Why it waits</th>
-                      <th scope="col">Maker</th>
-                      <th scope="col">{status === 'awaiting_approval' ? 'Expires' : 'Decided'}</th>
-                      <th scope="col">Status</th>
-                      {canApprove && status === 'awaiting_approval' ? <th scope="col">Decision</th> : null}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.payouts.map((payout) => {
-                      const own = payout.makerUserId === session.user.id;
-                      return (
-                        <tr key={payout.merchantTxRef} data-ref={payout.merchantTxRef}>
-                          <td>
-                            <a href={`/dashboard/accounts/${encodeURIComponent(payout.accountRef)}`}>{payout.accountRef}</a>
-                          </td>
-                          <td class="num">{naira(payout.amount)}</td>
-                          <td>
-                            {payout.accountName ?? '—'} <span class="mono">{payout.accountNumber}</span> ({payout.bankCode})
-                          </td>
-                          <td>
-                            {payout.reasons.map(humanize).join(', ')}
-                            {payout.reasons.includes('balance_sweep') ? ' (from a sweep)' : ''}
-                          </td>
-                          <td>{payout.maker}</td>
-                          <td>
-                            {status === 'awaiting_approval'
-                              ? when(payout.expiresAt)
-                              : `${when(payout.decidedAt)}${payout.decidedBy ? ` by ${payout.decidedBy}` : ''}`}
-                          </td>
-                          <td>
-                            {payout.status === 'approved' ? (
-                              <a href={`/dashboard/settlements/${encodeURIComponent(payout.merchantTxRef)}`}>
-                                <Badge status="success" label="Approved" />
-                              </a>
-                            ) : (
-                              <Badge
-                                status={payout.status === 'awaiting_approval' ? 'pending' : 'failed'}
-                                label={humanize(payout.status)}
-                              />
-                            )}
-                          </td>
-                          {canApprove && status === 'awaiting_approval' ? (
-                            <td class="row-actions">
-                              {own ? (
-                                <span class="muted small">Yours: another user approves it</span>
-                              ) : (
-                                <DecisionButton
-                                  label="Approve"
-                                  title={`Approve ${naira(payout.amount)}?`}
-                                  description={
-                                    <Summary
-                                      items={[
-                                        ['From', payout.accountRef],
-                                        ['To', `${payout.accountName ?? ''} ${payout.accountNumber} (${payout.bankCode})`],
-                                        ['Amount', naira(payout.amount)],
-                                        ['Made by', payout.maker],
-                                      ]}
-                                    />
-                                  }
-                                  action={approve(payout)}
-                                />
-                              )}
-                              <DecisionButton
-                                danger
-                                label="Reject"
-                                title={`Reject ${naira(payout.amount)}?`}
-                                description={<p>No money leaves; the {naira(payout.amount)} set aside can be spent again.</p>}
-                                action={reject(payout)}
-                              />
-                            </td>
-                          ) : null}
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
-              </TableWrap>
-              <Pager
-                page={pages.page}
-                nextCursor={data.pagination.nextCursor}
-                onNext={pages.next}
-                onPrevious={pages.previous}
-                label="Held payout pages"
-              />
-            </>
-          )
-        }
-      </Loaded>
+      <HeldItems<HeldPayout, HeldPayoutList>
+        status={status}
+        path="/auth/approvals"
+        items={(list) => list.payouts}
+        idOf={(payout) => payout.merchantTxRef}
+        rowAttributes={(payout) => ({ 'data-ref': payout.merchantTxRef })}
+        columns={[
+          {
+            header: 'Account',
+            cell: (payout) => <a href={`/dashboard/accounts/${encodeURIComponent(payout.accountRef)}`}>{payout.accountRef}</a>,
+          },
+          { header: 'Amount', cell: (payout) => naira(payout.amount), class: 'num' },
+          {
+            header: 'To',
+            cell: (payout) => (
+              <>
+                {payout.accountName ?? '—'} <span class="mono">{payout.accountNumber}</span> ({payout.bankCode})
+              </>
+            ),
+          },
+          {
+            header: 'Why it waits',
+            cell: (payout) => (
+              <>
+                {payout.reasons.map(humanize).join(', ')}
+                {payout.reasons.includes('balance_sweep') ? ' (from a sweep)' : ''}
+              </>
+            ),
+          },
+          ...makerAndWhenColumns<HeldPayout>(status),
+          {
+            header: 'Status',
+            cell: (payout) =>
+              payout.status === 'approved' ? (
+                <a href={`/dashboard/settlements/${encodeURIComponent(payout.merchantTxRef)}`}>
+                  <Badge status="success" label="Approved" />
+                </a>
+              ) : (
+                <Badge status={payout.status === 'awaiting_approval' ? 'pending' : 'failed'} label={humanize(payout.status)} />
+              ),
+          },
+        ]}
+        words={{
+          what: 'the held payouts',
+          empty: noneHeld(status, 'Nothing is waiting for approval.', 'payouts'),
+          table: 'Held payouts',
+          pager: 'Held payout pages',
+        }}
+        approval={(payout) => ({
+          title: `Approve ${naira(payout.amount)}?`,
+          description: (
+            <Summary
+              items={[
+                ['From', payout.accountRef],
+                ['To', `${payout.accountName ?? ''} ${payout.accountNumber} (${payout.bankCode})`],
+                ['Amount', naira(payout.amount)],
+                ['Made by', payout.maker],
+              ]}
+            />
+          ),
+          done: `${naira(payout.amount)} to ${payout.accountNumber} approved: it is being paid.`,
+        })}
+        rejection={(payout) => ({
+          title: `Reject ${naira(payout.amount)}?`,
+          description: <p>No money leaves; the {naira(payout.amount)} set aside can be spent again.</p>,
+          done: `${naira(payout.amount)} to ${payout.accountNumber} rejected: its money is released.`,
+        })}
+      >
+        <Field label="Status">
+          <select value={status} onChange={(event) => setStatus((event.target as HTMLSelectElement).value as Status)}>
+            {STATUSES.map((value) => (
+              <option key={value} value={value}>
+                {humanize(value)}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </HeldItems>
       <HeldTransfersSection status={status} />
       <HeldBatchesSection status={status} />
-    </>
-  );
-}
-
-/**
- * Approve or reject after a confirmation. A user with two-factor sign-in is asked for a code of the last 5 minutes
- * (the service answers `fresh_code_required`): the dialog then asks for one, confirms it as a step-up and decides again.
- */
-export function DecisionButton(props: {
-  label: string;
-  title: string;
-  danger?: boolean;
-  description: ComponentChildren;
-  action: () => Promise<void>;
-}) {
-  const [open, setOpen] = useState(false);
-  const [askingCode, setAskingCode] = useState(false);
-  const [code, setCode] = useState('');
-
-  async function decide(): Promise<void> {
-    if (askingCode) await api('POST', '/auth/two-factor/step-up', { body: { code } });
-    try {
-      await props.action();
-    } catch (failure) {
-      if (!(failure instanceof ApiError && failure.code === 'fresh_code_required')) throw failure;
-      setAskingCode(true);
-      setCode('');
-      throw new Error('Give the code your authenticator app shows now to confirm this decision.');
-    }
-  }
-
-  return (
-    <>
-      <button type="button" class={`button small ${props.danger ? 'danger' : 'secondary'}`} onClick={() => setOpen(true)}>
-        {props.label}
-      </button>
-      {open ? (
-        <ConfirmDialog
-          title={props.title}
-          confirmLabel={props.label}
-          {...(props.danger ? { danger: true } : {})}
-          confirmDisabled={askingCode && !/^\d{6}$/.test(code)}
-          onConfirm={decide}
-          onClose={() => {
-            setOpen(false);
-            setAskingCode(false);
-            setCode('');
-          }}
-        >
-          {props.description}
-          {askingCode ? (
-            <Field label="Code from the app">
-              <input
-                name="step-up-code"
-                inputMode="numeric"
-                autocomplete="one-time-code"
-                maxLength={6}
-                value={code}
-                onInput={(event) => setCode(event.currentTarget.value)}
-              />
-            </Field>
-          ) : null}
-        </ConfirmDialog>
-      ) : null}
     </>
   );
 }

@@ -1,14 +1,11 @@
 import type { ScheduleHandle } from '@temporalio/client';
 import assert from 'node:assert/strict';
-import { randomInt, randomUUID } from 'node:crypto';
-import { ensurePeriodicSchedules } from '../../../src/workflow-starts/periodic-schedules';
-import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
+import { randomUUID } from 'node:crypto';
+import { approvalUsers, asUser, freshAccountNumber, fundedAccount as fundedAccountOf, pausedExpirySchedule } from '../../helpers/approvals';
+import type { ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { dashboardUser, type DashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
-
-/** A destination no other test names, whose ending picks no sandbox outcome: it pays at the first status check. */
-const freshAccountNumber = (): string => `${String(randomInt(100_000, 1_000_000))}0001`;
 
 interface HeldBatch {
   id: string;
@@ -55,28 +52,16 @@ describe('settlement batch approvals (maker-checker)', function () {
       { worker: true },
     );
     tenant = await createTenant(stack, 'Batch Approvals Tenant');
-    admin = await dashboardUser(stack, tenant.tenantId, 'admin');
-    operator = await dashboardUser(stack, tenant.tenantId, 'operator');
-    approver = await dashboardUser(stack, tenant.tenantId, 'approver');
-    const policy = await as(admin, 'PUT', '/auth/approval-policy', { batchItemsAtOrAbove: 3 });
-    assert.equal(policy.status, 200, policy.text);
-    const [id] = await ensurePeriodicSchedules(stack.infra.temporal, stack.config, ['reservationExpiry']);
-    expirySchedule = stack.infra.temporal.schedule.getHandle(id!);
-    await expirySchedule.pause('the test runs it by hand');
+    ({ admin, operator, approver } = await approvalUsers(stack, tenant.tenantId, { batchItemsAtOrAbove: 3 }));
+    expirySchedule = await pausedExpirySchedule(stack);
   });
   after(async () => {
     await expirySchedule?.delete();
     await stack?.close();
   });
 
-  const as = (user: DashboardUser, method: string, path: string, body?: unknown) =>
-    call(stack.apiUrl, method, path, { cookie: user.cookie, ...(body !== undefined ? { body } : {}) });
-
-  async function fundedAccount(apiKey = tenant.apiKey, kobo = 10_000_00n): Promise<ProvisionedAccount> {
-    const account = await provisionAccount(stack, apiKey);
-    await fundAccount(stack, account.ID, kobo);
-    return account;
-  }
+  const as = (user: DashboardUser, method: string, path: string, body?: unknown) => asUser(stack, user, method, path, body);
+  const fundedAccount = (apiKey = tenant.apiKey, kobo = 10_000_00n) => fundedAccountOf(stack, apiKey, kobo);
 
   const balance = async (account: ProvisionedAccount, apiKey = tenant.apiKey) =>
     (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey })).body as {

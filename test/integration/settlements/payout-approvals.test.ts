@@ -1,16 +1,13 @@
 import type { ScheduleHandle } from '@temporalio/client';
 import assert from 'node:assert/strict';
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { generate } from 'otplib';
-import { ensurePeriodicSchedules } from '../../../src/workflow-starts/periodic-schedules';
 import { accountHolderName } from '../../../src/sandbox/names';
-import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
+import { approvalUsers, asUser, freshAccountNumber, fundedAccount as fundedAccountOf, pausedExpirySchedule } from '../../helpers/approvals';
+import type { ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { dashboardUser, type DashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
-
-/** A destination no other test names, whose ending picks no sandbox outcome: it pays at the first status check. */
-const freshAccountNumber = (): string => `${String(randomInt(100_000, 1_000_000))}0001`;
 
 /**
  * Maker-checker: under a tenant's approval policy a payout at or above its amount waits, its money reserved, until a
@@ -31,28 +28,16 @@ describe('payout approvals (maker-checker)', () => {
   before(async () => {
     stack = await startStack({}, { worker: true, clock: apiNow });
     tenant = await createTenant(stack, 'Approvals Tenant');
-    admin = await dashboardUser(stack, tenant.tenantId, 'admin');
-    operator = await dashboardUser(stack, tenant.tenantId, 'operator');
-    approver = await dashboardUser(stack, tenant.tenantId, 'approver');
-    const policy = await as(admin, 'PUT', '/auth/approval-policy', { payoutAtOrAbove: '1000' });
-    assert.equal(policy.status, 200, policy.text);
-    const [id] = await ensurePeriodicSchedules(stack.infra.temporal, stack.config, ['reservationExpiry']);
-    expirySchedule = stack.infra.temporal.schedule.getHandle(id!);
-    await expirySchedule.pause('the test runs it by hand');
+    ({ admin, operator, approver } = await approvalUsers(stack, tenant.tenantId, { payoutAtOrAbove: '1000' }));
+    expirySchedule = await pausedExpirySchedule(stack);
   });
   after(async () => {
     await expirySchedule?.delete();
     await stack.close();
   });
 
-  const as = (user: DashboardUser, method: string, path: string, body?: unknown) =>
-    call(stack.apiUrl, method, path, { cookie: user.cookie, ...(body !== undefined ? { body } : {}) });
-
-  async function fundedAccount(apiKey = tenant.apiKey): Promise<ProvisionedAccount> {
-    const account = await provisionAccount(stack, apiKey);
-    await fundAccount(stack, account.ID, 10_000_00n);
-    return account;
-  }
+  const as = (user: DashboardUser, method: string, path: string, body?: unknown) => asUser(stack, user, method, path, body);
+  const fundedAccount = (apiKey = tenant.apiKey) => fundedAccountOf(stack, apiKey);
 
   const balance = async (account: ProvisionedAccount, apiKey = tenant.apiKey) =>
     (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey })).body as {

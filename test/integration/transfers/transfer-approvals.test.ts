@@ -2,8 +2,8 @@ import type { ScheduleHandle } from '@temporalio/client';
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import { balanceSweepScheduleId } from '../../../src/contracts/balance-sweep.contract';
-import { ensurePeriodicSchedules } from '../../../src/workflow-starts/periodic-schedules';
-import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
+import { approvalUsers, asUser, fundedAccount as fundedAccountOf, pausedExpirySchedule } from '../../helpers/approvals';
+import type { ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { dashboardUser, type DashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
@@ -26,14 +26,8 @@ describe('transfer and sweep approvals', () => {
   before(async () => {
     stack = await startStack({}, { worker: true });
     tenant = await createTenant(stack, 'Transfer Approvals Tenant');
-    admin = await dashboardUser(stack, tenant.tenantId, 'admin');
-    operator = await dashboardUser(stack, tenant.tenantId, 'operator');
-    approver = await dashboardUser(stack, tenant.tenantId, 'approver');
-    const policy = await as(admin, 'PUT', '/auth/approval-policy', { transferAbove: '1000' });
-    assert.equal(policy.status, 200, policy.text);
-    const [id] = await ensurePeriodicSchedules(stack.infra.temporal, stack.config, ['reservationExpiry']);
-    expirySchedule = stack.infra.temporal.schedule.getHandle(id!);
-    await expirySchedule.pause('the test runs it by hand');
+    ({ admin, operator, approver } = await approvalUsers(stack, tenant.tenantId, { transferAbove: '1000' }));
+    expirySchedule = await pausedExpirySchedule(stack);
   });
   after(async () => {
     await expirySchedule?.delete();
@@ -45,14 +39,8 @@ describe('transfer and sweep approvals', () => {
     await stack.close();
   });
 
-  const as = (user: DashboardUser, method: string, path: string, body?: unknown) =>
-    call(stack.apiUrl, method, path, { cookie: user.cookie, ...(body !== undefined ? { body } : {}) });
-
-  async function fundedAccount(apiKey = tenant.apiKey): Promise<ProvisionedAccount> {
-    const account = await provisionAccount(stack, apiKey, { externalRef: `cust-${randomUUID()}` });
-    await fundAccount(stack, account.ID, 10_000_00n);
-    return account;
-  }
+  const as = (user: DashboardUser, method: string, path: string, body?: unknown) => asUser(stack, user, method, path, body);
+  const fundedAccount = (apiKey = tenant.apiKey) => fundedAccountOf(stack, apiKey);
 
   const balance = async (account: ProvisionedAccount, apiKey = tenant.apiKey) =>
     (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey })).body as {

@@ -3,10 +3,11 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { addVelocityRule, velocityTenant, type VelocityTenant } from '../../helpers/velocity-rules';
 import { paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually, type HttpResponse } from '../../helpers/http';
-import { dashboardUser, type DashboardUser } from '../../helpers/session';
-import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import { dashboardUser } from '../../helpers/session';
+import { startStack, type Stack } from '../../helpers/stack';
 
 const runCli = (...args: string[]) =>
   promisify(execFile)(process.execPath, [path.resolve(__dirname, '../../../src/main/cli.js'), ...args], { env: process.env });
@@ -26,20 +27,9 @@ describe('velocity rules over credits', () => {
     await stack.close();
   });
 
-  interface Tenant extends TestTenant {
-    admin: DashboardUser;
-  }
-
-  async function newTenant(name: string): Promise<Tenant> {
-    const tenant = await createTenant(stack, name);
-    return { ...tenant, admin: await dashboardUser(stack, tenant.tenantId, 'admin') };
-  }
-
-  const addRule = async (tenant: Tenant, rule: Record<string, unknown>) => {
-    const added = await call(stack.apiUrl, 'POST', '/auth/velocity-rules', { cookie: tenant.admin.cookie, body: rule });
-    assert.equal(added.status, 201, added.text);
-    return added.body as { id: string };
-  };
+  type Tenant = VelocityTenant;
+  const newTenant = (name: string) => velocityTenant(stack, name);
+  const addRule = (tenant: Tenant, rule: Record<string, unknown>) => addVelocityRule(stack, tenant, rule);
 
   /** A payment of 5,000.00 (gross 5,025.00, fee 25.00) to the account, by the provider's webhook. */
   const credit = (account: ProvisionedAccount) =>

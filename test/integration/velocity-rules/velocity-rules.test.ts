@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { randomInt } from 'node:crypto';
-import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
+import { freshAccountNumber, fundedAccount as fundedAccountOf } from '../../helpers/approvals';
+import { addVelocityRule, velocityTenant, type VelocityTenant } from '../../helpers/velocity-rules';
+import type { ProvisionedAccount } from '../../helpers/fixtures';
 import { call } from '../../helpers/http';
-import { dashboardUser, type DashboardUser } from '../../helpers/session';
-import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
-
-/** A destination no other test names, whose ending picks no sandbox outcome. */
-const freshAccountNumber = (): string => `${String(randomInt(100_000, 1_000_000))}0001`;
+import { dashboardUser } from '../../helpers/session';
+import { startStack, type Stack } from '../../helpers/stack';
 
 /**
  * Velocity rules: a tenant's limits on payouts within a rolling window, each refusing the payout past it with the
@@ -23,26 +21,11 @@ describe('velocity rules', () => {
     await stack.close();
   });
 
-  interface Tenant extends TestTenant {
-    admin: DashboardUser;
-  }
+  type Tenant = VelocityTenant;
+  const newTenant = (name: string) => velocityTenant(stack, name);
+  const addRule = (tenant: Tenant, rule: Record<string, unknown>) => addVelocityRule(stack, tenant, rule);
 
-  async function newTenant(name: string): Promise<Tenant> {
-    const tenant = await createTenant(stack, name);
-    return { ...tenant, admin: await dashboardUser(stack, tenant.tenantId, 'admin') };
-  }
-
-  const addRule = async (tenant: Tenant, rule: Record<string, unknown>) => {
-    const added = await call(stack.apiUrl, 'POST', '/auth/velocity-rules', { cookie: tenant.admin.cookie, body: rule });
-    assert.equal(added.status, 201, added.text);
-    return added.body as { id: string };
-  };
-
-  async function fundedAccount(tenant: Tenant): Promise<ProvisionedAccount> {
-    const account = await provisionAccount(stack, tenant.apiKey);
-    await fundAccount(stack, account.ID, 10_000_00n);
-    return account;
-  }
+  const fundedAccount = (tenant: Tenant) => fundedAccountOf(stack, tenant.apiKey);
 
   const settle = (tenant: Tenant, account: ProvisionedAccount, amount: string, accountNumber = freshAccountNumber()) =>
     call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
