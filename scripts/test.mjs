@@ -14,6 +14,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureDependencies, prepareCode } from './lib/build.mjs';
+import { splitByTime } from './lib/lane-split.mjs';
 import { lint } from './lib/lint.mjs';
 import { repoRoot } from './lib/paths.mjs';
 import { runCli } from './lib/services.mjs';
@@ -29,14 +30,14 @@ const LAYERS = ['lint', 'unit', 'workflows', 'integration', 'sdk', 'e2e', 'brows
  * The test layers in lanes that run side by side, each lane's layers one after another. Most of a layer's time is
  * waiting (timers, polls, a provider's delays), not CPU, so three lanes on two cores finish in about the time of the
  * longest (a trial of four, with other work on the machine, slowed every lane more than it saved). Each lane has a
- * database and a Temporal server of its own, so no test sees another lane's rows or workflows. The lanes are balanced
- * by the layers' times on a quiet machine: integration (over 20 minutes) runs as two parts, its test files taken
- * alternately, each followed by shorter layers; resilience (12, its soak 5) beside workflows (5).
+ * database and a Temporal server of its own, so no test sees another lane's rows or workflows. Integration (over 20
+ * minutes) runs as three parts, one per lane, its files spread by their times so that each lane with its other
+ * layers takes about as long (scripts/lib/lane-split.mjs).
  */
 const LANES = [
-  [{ layer: 'integration', part: 1, of: 2 }, 'sdk', 'browser'],
-  [{ layer: 'integration', part: 2, of: 2 }, 'e2e', 'contract'],
-  ['unit', 'workflows', 'record-histories', 'resilience'],
+  [{ layer: 'integration', part: 1, of: 3 }, 'sdk', 'browser'],
+  [{ layer: 'integration', part: 2, of: 3 }, 'e2e', 'contract'],
+  ['unit', 'workflows', 'record-histories', 'resilience', { layer: 'integration', part: 3, of: 3 }],
 ];
 /** Run only when named: each maps to its directory under dist/test. */
 const ON_DEMAND = { 'record-histories': 'replay' };
@@ -118,13 +119,26 @@ function runMocha(args, { env, prefix }) {
   });
 }
 
-/** The test files of a layer's directory (relative to the repository) that make part `part` of `of`: every `of`-th, in path order. */
-function testFilesOfPart(directory, part, of) {
-  return readdirSync(join(repoRoot(), directory), { recursive: true })
-    .filter((file) => file.endsWith('.test.js'))
-    .sort()
-    .filter((_, index) => index % of === part - 1)
-    .map((file) => join(directory, file));
+/**
+ * Gives each part of the integration layer among `lanes` its test files (under `directory`), spread by time over the
+ * parts' lanes, each lane counting the other layers it runs.
+ */
+function assignParts(lanes, directory) {
+  const parts = lanes.flat().filter((entry) => entry.part);
+  if (!parts.length || !existsSync(join(repoRoot(), directory))) return;
+  const files = readdirSync(join(repoRoot(), directory), { recursive: true }).filter((file) => file.endsWith('.test.js'));
+  const laneOf = (part) => lanes.find((lane) => lane.includes(part));
+  const split = splitByTime(
+    files,
+    parts.map((part) =>
+      laneOf(part)
+        .filter((entry) => entry !== part)
+        .map((entry) => entry.layer),
+    ),
+  );
+  parts.forEach((part, index) => {
+    part.files = split[index].map((file) => join(directory, file));
+  });
 }
 
 /** Runs one lane's layers in order against a database and a Temporal server of the lane's own, adding each outcome to `results`. */
@@ -143,10 +157,10 @@ async function runLane(layers, { grep, postgres, shared, prefix, results }) {
   };
   try {
     await runCli(['db:migrate'], { env });
-    for (const { layer, part, of } of layers) {
+    for (const { layer, part, of, files } of layers) {
       const name = part ? `${layer} (part ${part} of ${of})` : layer;
       const directory = join('dist', 'test', Object.hasOwn(ON_DEMAND, layer) ? ON_DEMAND[layer] : layer);
-      if (!existsSync(join(repoRoot(), directory))) {
+      if (!existsSync(join(repoRoot(), directory)) || files?.length === 0) {
         log(`${prefix}layer: ${name} has no tests yet; skipped`);
         continue;
       }
@@ -163,7 +177,7 @@ async function runLane(layers, { grep, postgres, shared, prefix, results }) {
         '--timeout',
         String(TIMEOUTS[layer]),
         ...(grep ? ['--grep', grep] : []),
-        ...(part ? testFilesOfPart(directory, part, of) : [directory]),
+        ...(files ?? [directory]),
       ];
       const ok = await runMocha(args, { env, prefix });
       results.push({ layer: name, order: LAYERS.indexOf(layer), ok, took: (Date.now() - started) / 1000 });
@@ -212,9 +226,10 @@ async function runTestLayers(layers, { grep, serial }, results) {
   };
   const lanes = (serial ? [[...LAYERS, ...Object.keys(ON_DEMAND)]] : LANES)
     .map((lane) =>
-      lane.map((entry) => (typeof entry === 'string' ? { layer: entry } : entry)).filter(({ layer }) => layers.includes(layer)),
+      lane.map((entry) => (typeof entry === 'string' ? { layer: entry } : { ...entry })).filter(({ layer }) => layers.includes(layer)),
     )
     .filter((lane) => lane.length);
+  assignParts(lanes, join('dist', 'test', 'integration'));
   const outcomes = await Promise.allSettled(
     lanes.map((lane) =>
       runLane(lane, {

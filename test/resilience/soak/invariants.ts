@@ -667,7 +667,8 @@ export function createInvariants(world: SoakWorld) {
         .where({ account_id: window.accountId, direction: 'debit' })
         .whereIn('kind', ['settlement', 'transfer'])
         .where('created_at', '>', new Date(window.from))
-        .where('created_at', '<', new Date(window.to))
+        // A freeze not lifted yet has no end: every debit since it began counts.
+        .modify((query) => (Number.isFinite(window.to) ? query.where('created_at', '<', new Date(window.to)) : query))
         .select('kind', 'narration');
       for (const debit of debits)
         violate(
