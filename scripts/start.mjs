@@ -1,5 +1,6 @@
 // `npm start`: provisions everything on a fresh clone and runs the sandbox provider, the API and the
 // worker in the foreground. Ctrl-C (or SIGTERM) stops every process this script started.
+// START_HOSTS=2 runs a second API and worker beside them, as a second host would (docs/scaling.md#many-hosts).
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -55,7 +56,42 @@ async function demoTenant(env, apiUrl) {
 
 const processes = (count) => `${count} process${count === '1' ? '' : 'es'}`;
 
+/** How far each further host's metrics ports are from the first host's (its API port is only one further). */
+const HOST_METRICS_PORT_STEP = 10;
+
+/** START_HOSTS: how many API and worker groups to run (1 unless set), each as one host of a deployment would. */
+function hostCount() {
+  const value = process.env.START_HOSTS || '1';
+  if (!/^[1-4]$/.test(value)) throw new Error(`START_HOSTS must be a whole number from 1 to 4 (it is "${value}")`);
+  return Number(value);
+}
+
+/**
+ * The environment of host `index` (from 0): the first host's ports, then for each further host the API port
+ * one higher and the metrics ports HOST_METRICS_PORT_STEP higher ("any free port", 0, stays so). Everything
+ * else is shared: the database, Temporal and its task queue, the sandbox, the secrets.
+ */
+function hostEnv(env, index) {
+  if (index === 0) return env;
+  const shifted = (port, step) => (Number(port) === 0 ? '0' : String(Number(port) + step * index));
+  return {
+    ...env,
+    PORT: shifted(env.PORT, 1),
+    METRICS_PORT: shifted(env.METRICS_PORT ?? 9464, HOST_METRICS_PORT_STEP),
+    WORKER_METRICS_PORT: shifted(env.WORKER_METRICS_PORT ?? 9465, HOST_METRICS_PORT_STEP),
+  };
+}
+
+function hostBanner(env, index, hosts) {
+  const apiUrl = `http://localhost:${env.PORT}`;
+  const heading = hosts === 1 ? '' : `  Host ${index + 1}${index === 0 ? '' : ' (the same database, Temporal and sandbox)'}\n`;
+  return `${heading}    API              ${apiUrl}          (OpenAPI: ${apiUrl}/openapi.json; ${processes(env.API_PROCESSES)})
+    Dashboard        ${apiUrl}/dashboard
+    Metrics          http://localhost:${env.METRICS_PORT ?? 9464}/metrics (worker: ${env.WORKER_METRICS_PORT ?? 9465} and up, ${processes(env.WORKER_PROCESSES)})`;
+}
+
 async function main() {
+  const hosts = hostCount();
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
   temporal = await ensureTemporalServer({ log: makeLogger('temporal') });
@@ -73,6 +109,7 @@ async function main() {
     ALLOW_PRIVATE_CALLBACK_URLS: 'true',
     PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
     IDENTITY_VERIFICATION_URL: `http://127.0.0.1:${sandboxPort}/identity/nin`,
+    // The provider's webhooks go to the first host, as a real provider's go to one URL in front of them all.
     SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${port}/webhooks/provider`,
     ...process.env,
     DATABASE_URL: postgres.url,
@@ -85,26 +122,34 @@ async function main() {
   await runCli(['temporal:setup'], { env });
 
   const logDir = join(dataDir(), 'logs');
-  for (const name of ['sandbox', 'api', 'worker']) {
-    const child = startService(name, { env, logDir });
+  const start = (name, { label, env: serviceEnv }) => {
+    const child = startService(name, { env: serviceEnv, logDir, label });
     child.on('exit', (code, signal) => {
       if (stopping) return;
-      log(`${name} exited (${signal ?? code}); see ${join(logDir, `${name}.log`)}`);
+      log(`${label} exited (${signal ?? code}); see ${join(logDir, `${label}.log`)}`);
       void shutdown(1);
     });
     children.push(child);
-  }
+  };
+  start('sandbox', { label: 'sandbox', env });
+  const hostEnvs = Array.from({ length: hosts }, (_, index) => hostEnv(env, index));
+  hostEnvs.forEach((serviceEnv, index) => {
+    const suffix = index === 0 ? '' : `-${index + 1}`;
+    for (const name of ['api', 'worker']) start(name, { label: `${name}${suffix}`, env: serviceEnv });
+  });
+  for (const serviceEnv of hostEnvs)
+    await waitFor(() => httpOk(`http://localhost:${serviceEnv.PORT}/healthz`), {
+      timeoutMs: 60_000,
+      what: `the API on port ${serviceEnv.PORT}`,
+    });
   const apiUrl = `http://localhost:${port}`;
-  await waitFor(() => httpOk(`${apiUrl}/healthz`), { timeoutMs: 60_000, what: 'the API' });
   await waitForPort(Number(sandboxPort), '127.0.0.1', { timeoutMs: 30_000 });
   const demo = await demoTenant(env, apiUrl);
 
   process.stdout.write(`
-  NUBAN ledger is running.
+  NUBAN ledger is running${hosts === 1 ? '' : ` as ${hosts} hosts`}.
 
-    API              ${apiUrl}          (OpenAPI: ${apiUrl}/openapi.json; ${processes(env.API_PROCESSES)})
-    Dashboard        ${apiUrl}/dashboard
-    Metrics          http://localhost:${env.METRICS_PORT ?? 9464}/metrics (worker: ${env.WORKER_METRICS_PORT ?? 9465} and up, ${processes(env.WORKER_PROCESSES)})
+${hostEnvs.map((serviceEnv, index) => hostBanner(serviceEnv, index, hosts)).join('\n\n')}${hosts === 1 ? '' : '\n'}
     Temporal UI      ${temporal.uiUrl ?? '(external Temporal: see your cluster UI)'}
     Sandbox provider http://localhost:${sandboxPort}
     Logs             ${logDir}

@@ -15,12 +15,12 @@ const ENTRYPOINTS = {
 const PINO_WARN = 40;
 
 /**
- * Spawns one of our processes. Every log line goes to `<logDir>/<name>.log`; warnings and errors are
- * also echoed to the console, prefixed with the process name.
+ * Spawns one of our processes. Every log line goes to `<logDir>/<label>.log`; warnings and errors are
+ * also echoed to the console, prefixed with the label (the process name unless told: `api-2` for a second host's API).
  */
-export function startService(name, { env, logDir, echo = true }) {
+export function startService(name, { env, logDir, echo = true, label = name }) {
   mkdirSync(logDir, { recursive: true });
-  const file = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+  const file = createWriteStream(join(logDir, `${label}.log`), { flags: 'a' });
   // CPU_PROFILE_DIR=<dir>: a V8 CPU profile of each process (each copy of a group too) in <dir>/<name>/, written when it exits.
   const profiling = env.CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(env.CPU_PROFILE_DIR, name)}`] : [];
   const child = spawnProcess(process.execPath, [...profiling, '--enable-source-maps', join(repoRoot(), ENTRYPOINTS[name])], {
@@ -38,7 +38,7 @@ export function startService(name, { env, logDir, echo = true }) {
       } catch {
         // not JSON: always worth showing
       }
-      if (level >= PINO_WARN) process.stderr.write(`[${name}] ${line}\n`);
+      if (level >= PINO_WARN) process.stderr.write(`[${label}] ${line}\n`);
     });
   }
   child.on('exit', () => file.end());

@@ -35,10 +35,17 @@ export interface RunningSystem {
 
 /**
  * The real processes `npm start` runs (API, worker, sandbox), from the compiled build, on free ports,
- * against the test database and the dev server, on a task queue of their own.
+ * against the test database and the dev server, on a task queue of their own. With `sandboxOf`, another host
+ * of that system: only an API and a worker, on ports of their own, calling that system's sandbox (give both the
+ * same DATABASE_URL and TEMPORAL_TASK_QUEUE).
  */
-export async function startSystem(overrides: Record<string, string> = {}): Promise<RunningSystem> {
-  const [port, sandboxPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+export async function startSystem(
+  overrides: Record<string, string> = {},
+  { sandboxOf }: { sandboxOf?: RunningSystem } = {},
+): Promise<RunningSystem> {
+  const port = await freePort();
+  const sandboxPort = sandboxOf ? Number(new URL(sandboxOf.sandboxUrl).port) : await freePort();
+  const metricsPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: '127.0.0.1',
@@ -125,7 +132,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     return out;
   }
 
-  await start('sandbox');
+  if (!sandboxOf) await start('sandbox');
   await Promise.all([start('api'), start('worker')]);
 
   return {
