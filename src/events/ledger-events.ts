@@ -434,7 +434,10 @@ async function tell<R extends ToldResult>(trx: Trx, result: R, why?: Why, metada
   for (const event of moneyEventsOf(result, refs, why, carried)) await recordEvent(trx, event);
   const refund = settlementDebit && (await refundPaidBy(trx, settlementDebit));
   if (settlementDebit && refund) {
-    const ended = result.kind === 'settlement_paid' ? { status: 'success' as const, reason: null } : { status: why?.settlement ?? 'failed', reason: why?.reason ?? null };
+    const ended =
+      result.kind === 'settlement_paid'
+        ? { status: 'success' as const, reason: null }
+        : { status: why?.settlement ?? 'failed', reason: why?.reason ?? null };
     await recordEvent(trx, refundEndedEventOf(refund, settlementDebit, refs.get(settlementDebit.accountId) ?? '', ended));
   }
   return result;

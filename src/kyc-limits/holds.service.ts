@@ -1,7 +1,7 @@
 import { createAuditLog } from '../audit/audit-log';
 import type { EventedLedger } from '../events/ledger-events';
 import type { Db, DbOrTrx, Trx } from '../db';
-import { AppError, BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { AppError, ConflictError, NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { isUuid } from '../ids';
 import { endedAmount } from '../ledger/ledger-results';

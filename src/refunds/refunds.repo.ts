@@ -70,7 +70,9 @@ export function createRefundsRepo(db: DbOrTrx) {
     },
 
     async findByKey(tenantId: string, idempotencyKey: string): Promise<RefundRecord | undefined> {
-      const row: RefundRow | undefined = await db('payment_refunds').where({ tenant_id: tenantId, idempotency_key: idempotencyKey }).first();
+      const row: RefundRow | undefined = await db('payment_refunds')
+        .where({ tenant_id: tenantId, idempotency_key: idempotencyKey })
+        .first();
       return row && toRecord(row);
     },
 

@@ -27,7 +27,13 @@ const presentRefund = (refund: Refund) => ({
   createdAt: refund.createdAt.toISOString(),
 });
 
-const auditDetail = (refund: { transactionGroupId: string; accountRef: string; amount: bigint; merchantTxRef: string; reason: string }) => ({
+const auditDetail = (refund: {
+  transactionGroupId: string;
+  accountRef: string;
+  amount: bigint;
+  merchantTxRef: string;
+  reason: string;
+}) => ({
   transactionGroupId: refund.transactionGroupId,
   accountRef: refund.accountRef,
   amount: formatKobo(refund.amount),
@@ -123,7 +129,8 @@ export function refundsDashboardRoutes(deps: { refunds: RefundsService }): Route
     defineRoute({
       method: 'post',
       path: '/auth/payments/:transactionGroupId/refunds/lookup',
-      summary: "Where a refund would go: the payer's account, the provider's name for it now, whether that is the payer's name, and what may be refunded",
+      summary:
+        "Where a refund would go: the payer's account, the provider's name for it now, whether that is the payer's name, and what may be refunded",
       tag: 'dashboard',
       auth: 'session',
       permission: 'move_money',

@@ -16,9 +16,7 @@ const payerBankCodeSchema = z
   .describe("The payer's bank, needed only when the payment's bank name does not name exactly one bank of the bank list");
 
 export const refundBodySchema = z.object({
-  amount: nairaAmountSchema('invalid amount')
-    .optional()
-    .describe('Decimal naira; omitted: all that the payment has left to refund'),
+  amount: nairaAmountSchema('invalid amount').optional().describe('Decimal naira; omitted: all that the payment has left to refund'),
   reason: z
     .string({ error: 'reason is required' })
     .trim()

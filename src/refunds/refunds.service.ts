@@ -201,7 +201,13 @@ export function createRefundsService(deps: {
           idempotencyKey,
           requestHash: requestHash(config.REQUEST_HASH_SECRET, asSent),
         });
-        await asker.audited(trx, { transactionGroupId: credit.transactionGroupId, accountRef: account.accountRef, amount, merchantTxRef, reason });
+        await asker.audited(trx, {
+          transactionGroupId: credit.transactionGroupId,
+          accountRef: account.accountRef,
+          amount,
+          merchantTxRef,
+          reason,
+        });
       };
       try {
         await returns.payBack(

@@ -67,13 +67,19 @@ function RefundDialog(props: { transactionGroupId: string; onRefunded: (text: st
   async function refund(): Promise<void> {
     const body = { amount: twoDecimals(amount.trim()), reason: reason.trim() };
     const result = await api<Refund>('POST', path, { body, headers: { 'Idempotency-Key': idempotencyKey } });
-    props.onRefunded(`${naira(result.amount)} being refunded to ${destination?.accountName ?? 'the payer'} (settlement ${result.merchantTxRef}).`);
+    props.onRefunded(
+      `${naira(result.amount)} being refunded to ${destination?.accountName ?? 'the payer'} (settlement ${result.merchantTxRef}).`,
+    );
   }
 
-  const ready = destination !== null && destination.namesMatch && destination.refundable !== '0.00' && reason.trim() !== '' && amount.trim() !== '';
+  const ready =
+    destination !== null && destination.namesMatch && destination.refundable !== '0.00' && reason.trim() !== '' && amount.trim() !== '';
   return (
     <ConfirmDialog title="Refund this payment?" confirmLabel="Refund" confirmDisabled={!ready} onConfirm={refund} onClose={props.onClose}>
-      <p>The refund is paid to the account this payment came from, as a settlement of this account. If the payout fails, the money comes back and may be refunded again.</p>
+      <p>
+        The refund is paid to the account this payment came from, as a settlement of this account. If the payout fails, the money comes back
+        and may be refunded again.
+      </p>
       {destination === null && lookupError === null ? <p class="muted">Looking up the payer's account…</p> : null}
       {lookupError ? (
         <p class="notice notice-error" role="alert">
@@ -118,7 +124,9 @@ export function RefundButton(props: { transactionGroupId: string; onRefunded: (t
       <button type="button" class="button secondary small" onClick={() => setOpen(true)}>
         Refund
       </button>
-      {open ? <RefundDialog transactionGroupId={props.transactionGroupId} onRefunded={props.onRefunded} onClose={() => setOpen(false)} /> : null}
+      {open ? (
+        <RefundDialog transactionGroupId={props.transactionGroupId} onRefunded={props.onRefunded} onClose={() => setOpen(false)} />
+      ) : null}
     </>
   );
 }

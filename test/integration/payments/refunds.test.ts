@@ -132,7 +132,10 @@ describe('refunds of inbound payments', () => {
       const transfer = await atSandbox(merchantTxRef);
       assert.equal(transfer.payouts, 1);
       assert.deepEqual(
-        transfer.submissions.map((submission: { accountNumber: string; bankCode: string }) => [submission.accountNumber, submission.bankCode]),
+        transfer.submissions.map((submission: { accountNumber: string; bankCode: string }) => [
+          submission.accountNumber,
+          submission.bankCode,
+        ]),
         [[payerAccount, '058']],
       );
     }
@@ -234,7 +237,10 @@ describe('refunds of inbound payments', () => {
     const changed = await refund(group, { amount: '2600.00' }, key);
     assert.equal(changed.status, 409, changed.text);
     assert.equal((await settlementsOf(account)).length, 1);
-    assert.equal((await call(stack.apiUrl, 'POST', `/v1/payments/${group}/refunds`, { apiKey: tenant.apiKey, body: { reason: 'x' } })).status, 400);
+    assert.equal(
+      (await call(stack.apiUrl, 'POST', `/v1/payments/${group}/refunds`, { apiKey: tenant.apiKey, body: { reason: 'x' } })).status,
+      400,
+    );
   });
 
   it('holds a refund under the tenant’s approval policy, counting it against the payment until an approver lets it pay', async () => {
