@@ -101,7 +101,7 @@ export function createHoldsService(deps: {
       tenantId,
       held.accountRef,
       destination,
-      { amount: held.held, narration: RETURN_NARRATION },
+      { amount: held.held, narration: RETURN_NARRATION, heldMoney: true },
       {
         beforeDebit: async (trx, debit) => {
           await postingEngine.returnHold(

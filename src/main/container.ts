@@ -212,8 +212,8 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     payouts: {
       banks: () => settlements.banks(),
       accountName: (tenantId, destination) => settlements.findAccountName(tenantId, destination.accountNumber, destination.bankCode),
-      pay: (tenantId, accountRef, { accountName, ...request }, hooks) =>
-        settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: true, accountName }),
+      pay: (tenantId, accountRef, { accountName, heldMoney, ...request }, hooks) =>
+        settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: heldMoney, accountName }),
     },
   });
   const holds = createHoldsService({ db, postingEngine: ledger, returns: payerReturns });

@@ -19,9 +19,21 @@ export interface ReturnPayouts {
   pay(
     tenantId: string,
     accountRef: string,
-    request: { amount: Kobo; bankCode: string; accountNumber: string; narration: string; accountName: string; metadata?: Metadata },
+    request: PayBackRequest & { bankCode: string; accountNumber: string; accountName: string },
     hooks: PayBackHooks,
   ): Promise<{ merchantTxRef: string }>;
+}
+
+/**
+ * What is paid back: `heldMoney` when it is money held of the payer's credit, which was never the customer's to spend
+ * (outside the customer's daily payout limit); otherwise the customer's own spendable money (a refund), which counts
+ * toward that limit as any payout does.
+ */
+export interface PayBackRequest {
+  amount: Kobo;
+  narration: string;
+  metadata?: Metadata;
+  heldMoney: boolean;
 }
 
 /**
@@ -109,15 +121,15 @@ export function createPayerReturns(deps: { db: Db; payouts: ReturnPayouts }) {
     },
 
     /**
-     * Pays `amount` from the account `accountRef` to the payer's account, as a settlement of the account paying the
-     * name looked up (the settlement workflow and all its rules, outside the daily payout limit): see PayBackHooks (the
+     * Pays `payment` from the account `accountRef` to the payer's account, as a settlement of the account paying the
+     * name looked up (the settlement workflow and all its rules; see PayBackRequest for the daily payout limit): see PayBackHooks (the
      * caller judges and writes its own rows under the account's lock in `beforeDebit`). The settlement's merchantTxRef.
      */
     async payBack(
       tenantId: string,
       accountRef: string,
       payer: PayerAccount,
-      payment: { amount: Kobo; narration: string; metadata?: Metadata },
+      payment: PayBackRequest,
       hooks: PayBackHooks,
     ): Promise<string> {
       const { bankCode, accountNumber, accountName } = payer;

@@ -214,7 +214,7 @@ export function createRefundsService(deps: {
           tenantId,
           account.accountRef,
           payer,
-          { amount, narration: refundNarration(credit.transactionGroupId), metadata },
+          { amount, narration: refundNarration(credit.transactionGroupId), metadata, heldMoney: false },
           {
             beforeDebit: (trx, debit) => record(trx, debit.merchantTxRef),
             // A refund the approval policy holds has no debit yet: it is recorded as it is held (in the hold's transaction).

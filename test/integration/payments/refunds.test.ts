@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verification.repo';
 import { accountHolderName } from '../../../src/sandbox/names';
 import { paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../../helpers/fixtures';
 import { approvalUsers, asUser } from '../../helpers/approvals';
@@ -15,6 +16,9 @@ describe('refunds of inbound payments', () => {
     tenant = await createTenant(stack);
   });
   after(() => stack.close());
+  afterEach(async () => {
+    assert.deepEqual(await createLedgerVerificationRepo(stack.infra.db).problems(), [], 'ledger:verify');
+  });
 
   /** Payer account numbers of their own per test, so each test's transfers at the sandbox are its own. */
   let payerCount = 0;
