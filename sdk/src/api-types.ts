@@ -41,6 +41,8 @@ export type RefundInput = Body<'postV1PaymentsTransactionGroupIdRefunds'>;
 export type Refund = Answer<'postV1PaymentsTransactionGroupIdRefunds', 202>;
 /** A payment's refunds, oldest first, and what may still be refunded of it. */
 export type PaymentRefunds = Answer<'getV1PaymentsTransactionGroupIdRefunds', 200>;
+/** `metadata`: only the refunds carrying every key given with that value. */
+export type RefundListQuery = Query<'getV1PaymentsTransactionGroupIdRefunds'>;
 export type SettlementPage = Answer<'getV1Transfers', 200>;
 /** `metadata`: only the settlements carrying every key given with that value. */
 export type SettlementListQuery = Omit<Query<'getV1Transfers'>, 'after'>;

@@ -35,6 +35,7 @@ import type {
   RecoveryQueued,
   Refund,
   RefundInput,
+  RefundListQuery,
   SettleInput,
   SettlementListQuery,
   SettlementPage,
@@ -217,9 +218,9 @@ export class LedgerClient {
         body: input,
         idempotencyKey: options.idempotencyKey ?? randomUUID(),
       }),
-    /** The payment's refunds, oldest first, with their statuses, and what may still be refunded of it. */
-    list: (transactionGroupId: string): Promise<PaymentRefunds> =>
-      this.transport.request({ method: 'GET', path: `/v1/payments/${segment(transactionGroupId)}/refunds` }),
+    /** The payment's refunds, oldest first, with their statuses, and what may still be refunded of it; `metadata` filters. */
+    list: (transactionGroupId: string, query: RefundListQuery = {}): Promise<PaymentRefunds> =>
+      this.transport.request({ method: 'GET', path: `/v1/payments/${segment(transactionGroupId)}/refunds`, query: { ...query } }),
   };
 
   /** An account's balance sweep to a saved beneficiary: daily at a Lagos time, or whenever above an amount. */

@@ -76,11 +76,11 @@ export function createRefundsRepo(db: DbOrTrx) {
       return row && toRecord(row);
     },
 
-    /** The tenant's refunds of the payment, oldest first. */
-    async ofPayment(tenantId: string, transactionGroupId: string): Promise<RefundRecord[]> {
-      const rows: RefundRow[] = await db('payment_refunds')
-        .where({ tenant_id: tenantId, transaction_group_id: transactionGroupId })
-        .orderBy('id');
+    /** The tenant's refunds of the payment, oldest first; with `metadata`, only those carrying every pair of it. */
+    async ofPayment(tenantId: string, transactionGroupId: string, metadata?: Metadata): Promise<RefundRecord[]> {
+      const query = db('payment_refunds').where({ tenant_id: tenantId, transaction_group_id: transactionGroupId }).orderBy('id');
+      if (metadata) query.whereRaw('payment_refunds.metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
+      const rows: RefundRow[] = await query;
       return rows.map(toRecord);
     },
   };

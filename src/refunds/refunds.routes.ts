@@ -6,6 +6,7 @@ import { formatKobo } from '../money';
 import {
   paymentParamsSchema,
   refundBodySchema,
+  refundListQuerySchema,
   refundListSchema,
   refundLookupBodySchema,
   refundLookupSchema,
@@ -87,14 +88,16 @@ export function refundsRoutes(deps: { refunds: RefundsService }): RouteDefinitio
     defineRoute({
       method: 'get',
       path: '/v1/payments/:transactionGroupId/refunds',
-      summary: "A payment's refunds, oldest first, with their settlements' statuses, and what may still be refunded of it",
+      summary:
+        "A payment's refunds, oldest first, with their settlements' statuses, and what may still be refunded of it; with metadata[key]=value, only the refunds carrying every pair given",
       tag: 'refunds',
       auth: 'apiKey',
       params: paymentParamsSchema,
+      query: refundListQuerySchema,
       responses: { 200: { description: "The payment's refunds", schema: refundListSchema } },
-      errors: [404],
-      handle: async ({ params, ctx }) => {
-        const found = await refunds.ofPayment(tenantOf(ctx).id, params.transactionGroupId);
+      errors: [400, 404],
+      handle: async ({ params, query, ctx }) => {
+        const found = await refunds.ofPayment(tenantOf(ctx).id, params.transactionGroupId, query.metadata);
         return { status: 200, body: presentRefundList(found) };
       },
     }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metadataSchema, metadataViewSchema } from '../http/metadata';
+import { metadataFilterSchema, metadataSchema, metadataViewSchema } from '../http/metadata';
 import { moneySchema, nairaAmountSchema, timestampSchema } from '../http/schemas';
 import { transferStatusSchema } from '../settlements/settlements.schemas';
 
@@ -62,3 +62,5 @@ export const refundLookupSchema = z.object({
   accountName: z.string().describe("The provider's name for the payer's account, looked up now"),
   namesMatch: z.boolean().describe("Whether that is the payer's name: a refund goes ahead only when it is"),
 });
+
+export const refundListQuerySchema = z.object({ metadata: metadataFilterSchema });

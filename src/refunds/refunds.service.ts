@@ -231,13 +231,17 @@ export function createRefundsService(deps: {
       return (await withStatus(tenantId, [(await refunds.findByKey(tenantId, idempotencyKey))!]))[0]!;
     },
 
-    /** The tenant's refunds of its payment, oldest first, and what may still be refunded of it. */
+    /**
+     * The tenant's refunds of its payment, oldest first (with `metadata`, only those carrying every pair of it), and what
+     * may still be refunded of it.
+     */
     async ofPayment(
       tenantId: string,
       transactionGroupId: string,
+      metadata?: Metadata,
     ): Promise<{ refunds: Refund[]; refundable: Kobo; accountRef: string; transactionGroupId: string }> {
       const credit = await paymentOf(tenantId, transactionGroupId);
-      const made = await withStatus(tenantId, await refunds.ofPayment(tenantId, credit.transactionGroupId));
+      const made = await withStatus(tenantId, await refunds.ofPayment(tenantId, credit.transactionGroupId, metadata));
       const facts = await factsOf(tenantId, credit, db);
       const accountRef = (await findAccountById(db, credit.accountId))?.accountRef ?? '';
       const refundable = facts.status === 'confirmed' && !facts.takenBack ? refundableOf(facts) : 0n;

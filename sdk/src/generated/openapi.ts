@@ -615,7 +615,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A payment's refunds, oldest first, with their settlements' statuses, and what may still be refunded of it */
+        /** A payment's refunds, oldest first, with their settlements' statuses, and what may still be refunded of it; with metadata[key]=value, only the refunds carrying every pair given */
         get: operations["getV1PaymentsTransactionGroupIdRefunds"];
         put?: never;
         /** Refund part or all of a confirmed payment to its payer: a settlement to the payer's account as the payment names it, once the provider names that account as the payment names the payer; never more than the payment credited less its refunds that have not failed */
@@ -7534,7 +7534,11 @@ export interface operations {
     };
     getV1PaymentsTransactionGroupIdRefunds: {
         parameters: {
-            query?: never;
+            query?: {
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
             header?: never;
             path: {
                 transactionGroupId: string;

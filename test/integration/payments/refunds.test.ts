@@ -119,6 +119,11 @@ describe('refunds of inbound payments', () => {
       ],
     );
 
+    const tagged = await call(stack.apiUrl, 'GET', `/v1/payments/${group}/refunds?metadata[ticket]=T-1`, { apiKey: tenant.apiKey });
+    assert.deepEqual(
+      tagged.body.refunds.map((made: { refundId: string }) => made.refundId),
+      [partial.body.refundId],
+    );
     const third = await refund(group, { amount: '1.00' });
     assert.equal(third.status, 409, third.text);
     assert.equal(third.body.code, 'nothing_to_refund');
