@@ -34,6 +34,7 @@ import type {
   tierLimitsResponseSchema,
 } from '../../src/kyc-limits/holds.schemas';
 import type { booksBalancesResponseSchema, journalResponseSchema } from '../../src/books/books.schemas';
+import type { refundListSchema, refundLookupSchema, refundSchema } from '../../src/refunds/refunds.schemas';
 import type {
   batchItemSchema,
   batchListResponseSchema,
@@ -142,6 +143,9 @@ export type HoldsQueue = Out<typeof holdsQueueResponseSchema>;
 export type HeldCredit = HoldsQueue['holds'][number];
 export type ReturnDestination = Out<typeof holdReturnLookupResponseSchema>;
 export type HoldReturned = Out<typeof holdReturnResponseSchema>;
+export type Refund = Out<typeof refundSchema>;
+export type PaymentRefunds = Out<typeof refundListSchema>;
+export type RefundLookup = Out<typeof refundLookupSchema>;
 export type TierLimits = Out<typeof tierLimitsResponseSchema>;
 export type MisdirectedList = Out<typeof misdirectedListResponseSchema>;
 export type MisdirectedPayment = Out<typeof misdirectedPaymentSchema>;

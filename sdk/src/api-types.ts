@@ -36,6 +36,13 @@ export type SettleInput =
   | (Omit<SettleBody, 'bankCode' | 'accountNumber' | 'beneficiaryId'> & { beneficiaryId: string; bankCode?: never; accountNumber?: never });
 export type AcceptedSettlement = Answer<'postV1AccountsAccountRefSettle', 202>;
 export type Transfer = Answer<'getV1TransfersMerchantTxRef', 200>;
+export type RefundInput = Body<'postV1PaymentsTransactionGroupIdRefunds'>;
+/** A refund of a payment to its payer, with its settlement's status. */
+export type Refund = Answer<'postV1PaymentsTransactionGroupIdRefunds', 202>;
+/** A payment's refunds, oldest first, and what may still be refunded of it. */
+export type PaymentRefunds = Answer<'getV1PaymentsTransactionGroupIdRefunds', 200>;
+/** `metadata`: only the refunds carrying every key given with that value. */
+export type RefundListQuery = Query<'getV1PaymentsTransactionGroupIdRefunds'>;
 export type SettlementPage = Answer<'getV1Transfers', 200>;
 /** `metadata`: only the settlements carrying every key given with that value. */
 export type SettlementListQuery = Omit<Query<'getV1Transfers'>, 'after'>;

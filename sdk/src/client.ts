@@ -30,8 +30,12 @@ import type {
   LedgerTransactionPage,
   LedgerTransactionsQuery,
   LookupInput,
+  PaymentRefunds,
   RecoverInput,
   RecoveryQueued,
+  Refund,
+  RefundInput,
+  RefundListQuery,
   SettleInput,
   SettlementListQuery,
   SettlementPage,
@@ -196,6 +200,27 @@ export class LedgerClient {
         body: input,
         idempotencyKey: options.idempotencyKey ?? randomUUID(),
       }),
+  };
+
+  /** Refunds of inbound payments, named by the transactionGroupId of their `payment.received`. */
+  readonly refunds = {
+    /**
+     * Refunds part (`amount`) or all that is left of a confirmed payment to its payer's account, once the provider names
+     * that account as the payment names the payer (otherwise a 409 `payer_name_mismatch` naming both). Always sent with an
+     * Idempotency-Key: yours, or one generated for this call (and reused by its retries); a replay answers the same
+     * refund. Follow it with `list`, `transfers.get(refund.merchantTxRef)` or the `payment.refund_succeeded` and
+     * `payment.refund_failed` events.
+     */
+    create: (transactionGroupId: string, input: RefundInput, options: IdempotencyOptions = {}): Promise<Refund> =>
+      this.transport.request({
+        method: 'POST',
+        path: `/v1/payments/${segment(transactionGroupId)}/refunds`,
+        body: input,
+        idempotencyKey: options.idempotencyKey ?? randomUUID(),
+      }),
+    /** The payment's refunds, oldest first, with their statuses, and what may still be refunded of it; `metadata` filters. */
+    list: (transactionGroupId: string, query: RefundListQuery = {}): Promise<PaymentRefunds> =>
+      this.transport.request({ method: 'GET', path: `/v1/payments/${segment(transactionGroupId)}/refunds`, query: { ...query } }),
   };
 
   /** An account's balance sweep to a saved beneficiary: daily at a Lagos time, or whenever above an amount. */

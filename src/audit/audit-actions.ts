@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'customer.reactivated',
   'customer.renamed',
   'misdirected.assigned',
+  'payment.refunded',
   'reconciliation.run_requested',
   'reconciliation.resolved',
   'reconciliation.compensated',

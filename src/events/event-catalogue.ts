@@ -106,6 +106,32 @@ const settlementEnded = {
   metadata: recordMetadata,
 };
 
+/** A tenant's refund of a payment to its payer: its settlement (merchantTxRef) accepted, and why the tenant refunds. */
+const paymentRefundCreated = {
+  refundId: field.uuid,
+  transactionGroupId: field.uuid,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  merchantTxRef: field.text,
+  reason: field.text,
+  status: field.constant('pending'),
+  metadata: recordMetadata,
+};
+
+/** A refund's settlement ended: paid to the payer, or failed or sent back by the bank (its amount may be refunded again). */
+const paymentRefundEnded = {
+  refundId: field.uuid,
+  transactionGroupId: field.uuid,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  merchantTxRef: field.text,
+  status: field.oneOf(['success', 'failed', 'refunded']),
+  failureReason: field.nullableText,
+  metadata: recordMetadata,
+};
+
 /** A payout the tenant's approval policy holds: its money reserved until a second person decides or it expires. */
 const settlementAwaitingApproval = {
   merchantTxRef: field.text,
@@ -311,6 +337,23 @@ const DEFINITIONS = {
     subject: 'transactionGroupId',
     description:
       "A dynamic account's mismatched payment could not be returned (the provider names the payer's account otherwise, finds no such account, or the payment names no account): it stays held in the held-money queue for an operator to return or release",
+  },
+  'payment.refund_created': {
+    fields: paymentRefundCreated,
+    subject: 'transactionGroupId',
+    description:
+      "A refund of part or all of a confirmed payment was made: a settlement (its merchantTxRef, whose settlement.created is told with it) pays it to the payer's account, which the provider names as the payment names the payer",
+  },
+  'payment.refund_succeeded': {
+    fields: paymentRefundEnded,
+    subject: 'transactionGroupId',
+    description: "A refund's settlement paid the payer (its settlement.succeeded is told with it)",
+  },
+  'payment.refund_failed': {
+    fields: paymentRefundEnded,
+    subject: 'transactionGroupId',
+    description:
+      "A refund's settlement failed, or the bank sent the payout back (status refunded): its debit was returned to the account, and its amount may be refunded again",
   },
   'settlement.created': {
     fields: settlementCreated,

@@ -29,8 +29,8 @@ import {
   settlementCreatedEventsCte,
 } from './change-events';
 import { presentMetadata, type Metadata } from '../http/metadata';
-import { eventData, type EventInput, type EventType } from './event-catalogue';
-import { recordEvent, type EventOf } from './tenant-events';
+import { eventData, eventDataSql, eventDataWithOptionalSql, type EventInput, type EventType } from './event-catalogue';
+import { recordEvent, recordedEventsCte, type EventOf } from './tenant-events';
 import { deliveriesOfCreditsCte } from './webhook-deliveries';
 
 /**
@@ -355,6 +355,70 @@ async function settlementMetadata(trx: Trx, debit: LedgerEntry): Promise<Metadat
 }
 
 /**
+ * `payment.refund_created` for each settlement of `settlements` (a relation with tenant_id, merchant_tx_ref and account_ref)
+ * that refunds a payment: its refund's row is written in the settlement's transaction just before the debit. The
+ * payment's events exist already, so its subject is numbered after them.
+ */
+function refundCreatedEventsCte(name: string, settlements: string): string {
+  const expressions = {
+    refundId: 'r.id',
+    transactionGroupId: 'r.transaction_group_id',
+    accountRef: 's.account_ref',
+    amount: 'r.amount',
+    merchantTxRef: 'r.merchant_tx_ref',
+    reason: 'r.reason',
+    metadata: 'r.metadata',
+  };
+  const body = eventDataSql('payment.refund_created', expressions);
+  const withMetadata = eventDataWithOptionalSql('payment.refund_created', `CAST(${body} AS text)`, { metadata: 'r.metadata' });
+  const data = `CASE WHEN r.metadata = CAST('{}' AS jsonb) THEN ${body} ELSE CAST(${withMetadata} AS json) END`;
+  return recordedEventsCte(
+    name,
+    `SELECT gen_random_uuid() AS id, r.tenant_id, 'payment.refund_created' AS type, CAST(r.transaction_group_id AS text) AS subject, 1 AS ord, ${data} AS data
+       FROM ${settlements} s JOIN payment_refunds r ON r.tenant_id = s.tenant_id AND r.merchant_tx_ref = s.merchant_tx_ref`,
+    'existing',
+  );
+}
+
+/** The refund a settlement pays, when it pays one (its debit's reference is the settlement's merchantTxRef). */
+interface RefundPaid {
+  id: string;
+  transactionGroupId: string;
+  metadata: Metadata;
+}
+
+async function refundPaidBy(trx: Trx, debit: LedgerEntry): Promise<RefundPaid | undefined> {
+  if (debit.kind !== 'settlement' || debit.providerTxnRef === null) return undefined;
+  const row: { id: string; transaction_group_id: string; metadata: Metadata } | undefined = await trx('payment_refunds')
+    .where({ tenant_id: debit.tenantId, merchant_tx_ref: debit.providerTxnRef })
+    .first('id', 'transaction_group_id', 'metadata');
+  return row && { id: row.id, transactionGroupId: row.transaction_group_id, metadata: row.metadata };
+}
+
+/**
+ * The refund's ending, told beside its settlement's: `payment.refund_succeeded` once paid, `payment.refund_failed` when
+ * the settlement failed or the bank sent it back (`ended`, with why).
+ */
+export function refundEndedEventOf(
+  refund: RefundPaid,
+  debit: LedgerEntry,
+  accountRef: string,
+  ended: { status: 'success' | 'failed' | 'refunded'; reason: string | null },
+): TenantMoneyEvent {
+  if (debit.providerTxnRef === null) throw new Error(`entry ${debit.id} is no settlement's debit`);
+  return told(debit.tenantId, ended.status === 'success' ? 'payment.refund_succeeded' : 'payment.refund_failed', {
+    refundId: refund.id,
+    transactionGroupId: refund.transactionGroupId,
+    accountRef,
+    amount: debit.amount,
+    merchantTxRef: debit.providerTxnRef,
+    status: ended.status,
+    failureReason: ended.status === 'success' ? null : ended.reason,
+    ...toldMetadata(refund.metadata),
+  });
+}
+
+/**
  * Records the events of what the ledger did, in the transaction it did it in. A settlement's ending carries the
  * settlement's metadata, read here; a transfer's, the `metadata` its caller gives (its record is written after).
  */
@@ -365,8 +429,17 @@ async function tell<R extends ToldResult>(trx: Trx, result: R, why?: Why, metada
       : result.kind === 'reversed' && result.original.direction === 'debit'
         ? result.original
         : undefined;
-  const told = settlementDebit ? await settlementMetadata(trx, settlementDebit) : metadata;
-  for (const event of moneyEventsOf(result, await accountRefs(trx, accountsOf(result)), why, told)) await recordEvent(trx, event);
+  const carried = settlementDebit ? await settlementMetadata(trx, settlementDebit) : metadata;
+  const refs = await accountRefs(trx, accountsOf(result));
+  for (const event of moneyEventsOf(result, refs, why, carried)) await recordEvent(trx, event);
+  const refund = settlementDebit && (await refundPaidBy(trx, settlementDebit));
+  if (settlementDebit && refund) {
+    const ended =
+      result.kind === 'settlement_paid'
+        ? { status: 'success' as const, reason: null }
+        : { status: why?.settlement ?? 'failed', reason: why?.reason ?? null };
+    await recordEvent(trx, refundEndedEventOf(refund, settlementDebit, refs.get(settlementDebit.accountId) ?? '', ended));
+  }
   return result;
 }
 
@@ -508,7 +581,8 @@ export function createEventedLedger(ledger: PostingEngine) {
     SELECT i.tenant_id, i.provider_txn_ref AS merchant_tx_ref, i.amount, a.account_ref, ${parts.metadataSql} AS metadata, gen_random_uuid() AS event_id,
            (SELECT coalesce(max(e.sequence), 0) FROM tenant_events e WHERE e.tenant_id = i.tenant_id AND e.subject = i.provider_txn_ref) AS events_before
       FROM ${posted.entries} i JOIN virtual_accounts a ON a.id = i.account_id
-  ), ${settlementCreatedEventsCte('told_settlement_event', 'told_settlement')}`,
+  ), ${settlementCreatedEventsCte('told_settlement_event', 'told_settlement')},
+  ${refundCreatedEventsCte('told_refund_event', 'told_settlement')}`,
             ]
               .filter(Boolean)
               .join(',\n  '),

@@ -7,7 +7,7 @@ export const API_KEY_SCOPES = {
   read: 'Read everything: accounts, balances, statements, customers, transfers, settlements, webhooks, the ledger',
   'accounts:write': 'Open virtual accounts',
   'customers:write': 'Change customers and submit their KYC',
-  'payouts:write': 'Pay out: settle an account, submit and cancel settlement batches',
+  'payouts:write': 'Pay out: settle an account, submit and cancel settlement batches, refund a payment to its payer',
   'transfers:write': 'Move money between accounts of the tenant',
   'beneficiaries:write': 'Save and remove payout destinations',
   'sweeps:write': "Set and stop an account's balance sweep",

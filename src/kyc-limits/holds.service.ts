@@ -1,44 +1,19 @@
 import { createAuditLog } from '../audit/audit-log';
 import type { EventedLedger } from '../events/ledger-events';
 import type { Db, DbOrTrx, Trx } from '../db';
-import { AppError, BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { AppError, ConflictError, NotFoundError } from '../errors';
 import type { AuthenticatedUser } from '../http/context';
 import { isUuid } from '../ids';
 import { endedAmount } from '../ledger/ledger-results';
 import { RESERVATION_KINDS } from '../ledger/reservation-kinds';
 import { formatKobo, type Kobo } from '../money';
 import { createHoldsRepo, type HeldCredit } from './holds.repo';
-import { banksNamed, type ListedBank } from './payer-bank';
-import { namesMatch } from './payer-name';
-
-/**
- * The settlement machinery as a return to sender needs it (handed over by the container, since settlements
- * sit above holds): the bank list; the provider's name for an account (null when its bank has none of that
- * number); and a settlement paying the name looked up, whose `beforeDebit` runs in its transaction before
- * the debit is posted and `onCreated` (when given) after it; the settlement's merchantTxRef.
- */
-export interface ReturnPayouts {
-  banks(): Promise<ListedBank[]>;
-  accountName(tenantId: string, destination: { accountNumber: string; bankCode: string }): Promise<string | null>;
-  pay(
-    tenantId: string,
-    accountRef: string,
-    request: { amount: Kobo; bankCode: string; accountNumber: string; narration: string; accountName: string },
-    hooks: {
-      beforeDebit: (trx: Trx, debit: { debitEntryId: string; merchantTxRef: string }) => Promise<void>;
-      onCreated?: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void>;
-    },
-  ): Promise<{ merchantTxRef: string }>;
-}
+import { namesMatch } from '../payer-returns/payer-name';
+import { PayerNameMismatchError, type PayerAccount, type PayerReturns } from '../payer-returns/payer-returns';
 
 /** Where a return would go: the payer the payment names, and the provider's name for that account now. */
-export interface ReturnDestination {
+export interface ReturnDestination extends PayerAccount {
   held: HeldCredit;
-  payerName: string;
-  bankCode: string;
-  accountNumber: string;
-  accountName: string;
-  namesMatch: boolean;
 }
 
 /** Why the return may pay the looked-up name: it is the payer's, or an operator confirmed it. */
@@ -49,15 +24,11 @@ export interface ReturnedCredit extends ReturnDestination {
   nameCheck: NameCheck;
 }
 
-class PayerNameMismatchError extends AppError {
-  constructor(destination: ReturnDestination) {
-    super(
-      'conflict',
-      'payer_name_mismatch',
-      `the provider names account ${destination.accountNumber} (bank ${destination.bankCode}) "${destination.accountName}", not "${destination.payerName}" as the payment names its payer: nothing was returned; confirm the provider's name (confirmedAccountName) to return the money to that account`,
-    );
-  }
-}
+const payerNameMismatch = (destination: ReturnDestination): PayerNameMismatchError =>
+  new PayerNameMismatchError(
+    destination,
+    "nothing was returned; confirm the provider's name (confirmedAccountName) to return the money to that account",
+  );
 
 class ConfirmedNameChangedError extends AppError {
   constructor(destination: ReturnDestination, confirmed: string) {
@@ -76,9 +47,9 @@ const MISMATCH_RETURN_NOTE = "returned by the service: the dynamic account's pol
 export function createHoldsService(deps: {
   db: Db;
   postingEngine: Pick<EventedLedger, 'releaseHold' | 'returnHold'>;
-  payouts: ReturnPayouts;
+  returns: PayerReturns;
 }) {
-  const { db, postingEngine, payouts } = deps;
+  const { db, postingEngine, returns } = deps;
   const holds = createHoldsRepo(db);
 
   /**
@@ -103,42 +74,11 @@ export function createHoldsService(deps: {
     return held ?? notInQueue(holds, tenantId, id);
   }
 
-  /** The payer's bank: the operator's choice, or the one bank the webhook's bank name means in the bank list. */
-  async function payerBankCode(bankName: string | null, chosen: string | undefined): Promise<string> {
-    if (chosen !== undefined) return chosen;
-    const candidates = bankName ? banksNamed(bankName, await payouts.banks()) : [];
-    if (candidates.length === 1) return candidates[0]!.code;
-    const named = bankName ? `"${bankName}"` : 'no bank';
-    throw new BadRequestError(
-      'bank_code_required',
-      candidates.length === 0
-        ? `the payment names ${named}, which matches no bank in the bank list: choose the payer's bankCode`
-        : `the payment names ${named}, which matches several banks: choose the payer's bankCode from ${candidates.map((bank) => `${bank.code} (${bank.name})`).join(', ')}`,
-    );
-  }
-
-  /**
-   * The payer's account (the number the payment names, at the bank its bank name means or the operator
-   * chose) and the provider's name for it, looked up now; nothing is written. The account must exist.
-   */
+  /** The payer's account of a held credit (its bank the operator's choice, when given) and the provider's name for it now. */
   async function destinationOf(tenantId: string, held: HeldCredit, chosenBankCode: string | undefined): Promise<ReturnDestination> {
     if (held.creditStatus !== 'confirmed')
       throw new ConflictError('the credit is not confirmed by the provider yet: it can be returned once it is');
-    const payer = await holds.payerOf(held.entryId);
-    if (!payer?.accountNumber || !/^\d{10}$/.test(payer.accountNumber)) {
-      throw new ConflictError("the payment does not name the payer's account number: it cannot be returned to the sender");
-    }
-    const accountNumber = payer.accountNumber;
-    const bankCode = await payerBankCode(payer.bankName, chosenBankCode);
-    const accountName = await payouts.accountName(tenantId, { accountNumber, bankCode });
-    if (accountName === null) {
-      throw new AppError(
-        'unprocessable',
-        'payer_account_not_found',
-        `the provider finds no account ${accountNumber} at bank ${bankCode}, the payer's account as the payment names it: nothing was returned; if the payer's bank is another, choose its bankCode`,
-      );
-    }
-    return { held, payerName: payer.name, bankCode, accountNumber, accountName, namesMatch: namesMatch(payer.name, accountName) };
+    return { held, ...(await returns.payerAccountOf(tenantId, held.entryId, chosenBankCode)) };
   }
 
   /**
@@ -156,11 +96,12 @@ export function createHoldsService(deps: {
       onCreated?: (trx: DbOrTrx, settlement: { merchantTxRef: string }) => Promise<void>;
     },
   ): Promise<string> {
-    const { held, bankCode, accountNumber, accountName } = destination;
-    const { merchantTxRef } = await payouts.pay(
+    const { held } = destination;
+    return returns.payBack(
       tenantId,
       held.accountRef,
-      { amount: held.held, bankCode, accountNumber, narration: RETURN_NARRATION, accountName },
+      destination,
+      { amount: held.held, narration: RETURN_NARRATION, heldMoney: true },
       {
         beforeDebit: async (trx, debit) => {
           await postingEngine.returnHold(
@@ -175,7 +116,6 @@ export function createHoldsService(deps: {
         ...(hooks.onCreated ? { onCreated: hooks.onCreated } : {}),
       },
     );
-    return merchantTxRef;
   }
 
   return {
@@ -233,7 +173,7 @@ export function createHoldsService(deps: {
       const { held, bankCode, accountNumber, accountName, payerName } = destination;
       const confirmed = decision.confirmedAccountName;
       if (confirmed !== undefined && !namesMatch(confirmed, accountName)) throw new ConfirmedNameChangedError(destination, confirmed);
-      if (confirmed === undefined && !destination.namesMatch) throw new PayerNameMismatchError(destination);
+      if (confirmed === undefined && !destination.namesMatch) throw payerNameMismatch(destination);
       const nameCheck: NameCheck = destination.namesMatch ? 'matched' : 'operator_confirmed';
       const merchantTxRef = await payBack(
         user.tenantId,
@@ -280,7 +220,7 @@ export function createHoldsService(deps: {
       const held = await openHold(tenantId, entryId);
       if (held.limitKind !== 'amount_mismatch') throw new ConflictError('this credit is held over a KYC limit, not to be returned');
       const destination = await destinationOf(tenantId, held, undefined);
-      if (!destination.namesMatch) throw new PayerNameMismatchError(destination);
+      if (!destination.namesMatch) throw payerNameMismatch(destination);
       const merchantTxRef = await payBack(
         tenantId,
         destination,

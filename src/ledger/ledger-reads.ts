@@ -270,3 +270,59 @@ export async function paymentCreditsWithin(
   const row = result.rows[0] as { count: string; amount: string };
   return { count: BigInt(row.count), amount: koboFromDb(row.amount) };
 }
+
+/** A payment's credit as a refund of it judges it: what it credited, and what of it is held or was returned held. */
+export interface PaymentCredit {
+  entryId: string;
+  accountId: string;
+  transactionGroupId: string;
+  amount: Kobo;
+  status: 'provisional' | 'confirmed' | 'reversed';
+  /** A compensating debit took it back (the provider reported the payment failed or refunded after confirming it). */
+  takenBack: boolean;
+  /** What reservations still hold of it (KYC limits, a mismatch, a velocity rule, a freeze). */
+  held: Kobo;
+  /** What of its held money was posted by a return to its payer (the held-money queue's or a mismatch return). */
+  returnedHeld: Kobo;
+}
+
+/**
+ * The payment credit of the tenant's transaction group `transactionGroupId` (a payment the provider's webhook, an
+ * operator's assignment or reconciliation credited); undefined when the tenant has none of that group.
+ */
+export async function paymentCreditOf(db: DbOrTrx, tenantId: string, transactionGroupId: string): Promise<PaymentCredit | undefined> {
+  const result = await db.raw(
+    `SELECT e.id, e.account_id, e.transaction_group_id, e.amount, e.status,
+            EXISTS (SELECT 1 FROM ledger_entries c WHERE c.reverses_entry_id = e.id AND c.kind = 'adjustment' AND c.direction = 'debit') AS taken_back,
+            coalesce(sum(r.open_amount), 0) AS held, coalesce(sum(r.posted), 0) AS returned_held
+       FROM ledger_entries e
+       LEFT JOIN ledger_reservations r ON r.owner_id = e.id AND r.kind IN ${HELD_CREDIT_KINDS_SQL}
+      WHERE e.tenant_id = ? AND e.transaction_group_id = ? AND e.kind = 'payment' AND e.direction = 'credit'
+      GROUP BY e.id
+      LIMIT 1`,
+    [tenantId, transactionGroupId],
+  );
+  const row = result.rows[0] as
+    | {
+        id: string;
+        account_id: string;
+        transaction_group_id: string;
+        amount: string;
+        status: PaymentCredit['status'];
+        taken_back: boolean;
+        held: string;
+        returned_held: string;
+      }
+    | undefined;
+  if (!row) return undefined;
+  return {
+    entryId: row.id,
+    accountId: row.account_id,
+    transactionGroupId: row.transaction_group_id,
+    amount: koboFromDb(row.amount),
+    status: row.status,
+    takenBack: row.taken_back,
+    held: koboFromDb(row.held),
+    returnedHeld: koboFromDb(row.returned_held),
+  };
+}

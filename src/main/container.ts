@@ -37,6 +37,9 @@ import { holdsRoutes } from '../kyc-limits/holds.routes';
 import { kycLimitsRoutes } from '../kyc-limits/kyc-limits.routes';
 import { createKycLimitsService } from '../kyc-limits/kyc-limits.service';
 import { createHoldsService } from '../kyc-limits/holds.service';
+import { createPayerReturns } from '../payer-returns/payer-returns';
+import { refundsDashboardRoutes, refundsRoutes } from '../refunds/refunds.routes';
+import { createRefundsService } from '../refunds/refunds.service';
 import { createDynamicAccountsService } from '../dynamic-accounts/dynamic-accounts.service';
 import { feesRoutes } from '../fees/fees.routes';
 import { createFeesService } from '../fees/fees.service';
@@ -203,16 +206,18 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     config,
     logger: logger.child({ component: 'balance-sweep-schedules' }),
   });
-  const holds = createHoldsService({
+  // Every payment back to a payer (a return of held money, a dynamic account's mismatch return, a refund) is a settlement.
+  const payerReturns = createPayerReturns({
     db,
-    postingEngine: ledger,
     payouts: {
       banks: () => settlements.banks(),
       accountName: (tenantId, destination) => settlements.findAccountName(tenantId, destination.accountNumber, destination.bankCode),
-      pay: (tenantId, accountRef, { accountName, ...request }, hooks) =>
-        settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: true, accountName }),
+      pay: (tenantId, accountRef, { accountName, heldMoney, ...request }, hooks) =>
+        settlements.initiate(tenantId, accountRef, request, undefined, { ...hooks, returnToSender: heldMoney, accountName }),
     },
   });
+  const holds = createHoldsService({ db, postingEngine: ledger, returns: payerReturns });
+  const refunds = createRefundsService({ db, config, ledger, returns: payerReturns });
   const creditPayment = createPaymentCrediter({ postingEngine: ledger, jobs });
   const internalTransfers = createInternalTransfersService({ db, config, postingEngine: ledger });
   const splitRules = createSplitRulesService({ db, transfers: internalTransfers });
@@ -323,6 +328,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     }),
     fees: createFeesService({ db, config }),
     holds,
+    refunds,
     dynamicAccounts: createDynamicAccountsService({ db, holds, logger: logger.child({ component: 'dynamic-accounts' }) }),
     kycLimits: createKycLimitsService({ db, tierDefaults: tierDefaultsOf(config) }),
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
@@ -386,6 +392,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     // Before the settlements' GET /v1/transfers/:merchantTxRef, which would read "internal" as a reference.
     ...internalTransfersRoutes({ transfers: services.internalTransfers }),
     ...settlementsRoutes({ settlements: services.settlements }),
+    ...refundsRoutes({ refunds: services.refunds }),
     ...beneficiariesRoutes({ beneficiaries: services.beneficiaries }),
     ...balanceSweepsRoutes({ balanceSweeps: services.balanceSweeps }),
     ...settlementBatchesRoutes({ settlementBatches: services.settlementBatches }),
@@ -430,6 +437,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...endpointsDashboardRoutes({ endpoints: services.endpoints }),
     ...feesDashboardRoutes({ fees: services.fees }),
     ...holdsRoutes({ holds: services.holds }),
+    ...refundsDashboardRoutes({ refunds: services.refunds }),
     ...kycLimitsRoutes({ kycLimits: services.kycLimits }),
   ];
 }

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import type { DbOrTrx } from '../db';
+import { createPayoutApprovalsRepo, type PayoutApprovalStatus } from './payout-approvals.repo';
 import { createSettlementsRepo, type AttemptOutcome, type SettlementRecord, type SettlementStatus } from './settlements.repo';
 
 /** What other domains may read of a settlement: they reach settlements only through these. */
-export type { AttemptOutcome, SettlementRecord, SettlementStatus };
+export type { AttemptOutcome, PayoutApprovalStatus, SettlementRecord, SettlementStatus };
 
 export const findSettlementById = (db: DbOrTrx, id: string): Promise<SettlementRecord | undefined> =>
   createSettlementsRepo(db).findById(id);
@@ -29,3 +30,14 @@ export const settlementStatusCounts = (
   tenantId: string,
   merchantTxRefs: Knex.QueryBuilder,
 ): Promise<Partial<Record<SettlementStatus, number>>> => createSettlementsRepo(db).statusCountsByRefs(tenantId, merchantTxRefs);
+
+/** What became of the tenant's payouts held for approval among `merchantTxRefs` (another tenant's are never read), by reference. */
+export async function heldPayoutStatuses(
+  db: DbOrTrx,
+  tenantId: string,
+  merchantTxRefs: string[],
+): Promise<Map<string, PayoutApprovalStatus>> {
+  const repo = createPayoutApprovalsRepo(db);
+  const held = await Promise.all(merchantTxRefs.map((merchantTxRef) => repo.findByRef(tenantId, merchantTxRef)));
+  return new Map(held.flatMap((payout) => (payout ? [[payout.merchantTxRef, payout.status] as const] : [])));
+}

@@ -192,6 +192,38 @@ describe('the TypeScript client against the running service', () => {
     assert.equal((await client.accounts.balance(account.AccountRef)).availableBalance, '600.00');
   });
 
+  it('refunds part of a confirmed payment to its payer with a generated Idempotency-Key, and lists the refund to success', async () => {
+    const { sent, fetcher } = recordingFetch();
+    const client = clientFor(tenant.apiKey, fetcher);
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    const paid = await sendProviderEvent(
+      stack,
+      paymentEvent({
+        accountRef: account.AccountRef,
+        amount: 1_025,
+        fee: 25,
+        senderName: 'OKONKWO ADAEZE',
+        senderAccountNumber: '0123450077',
+        senderBankName: 'GUARANTY TRUST BANK',
+      }),
+    );
+    assert.equal(paid.status, 200);
+    await call(stack.sandboxUrl, 'PUT', '/sandbox/accounts/0123450077/name', { body: { accountName: 'ADAEZE OKONKWO' } });
+    const [line] = (await client.accounts.statementPage(account.AccountRef)).lines;
+    await stack.infra.db.transaction((trx) => stack.services.postingEngine.confirm(trx, line!.entry.ID));
+    const group = line!.entry.TransactionGroupId;
+
+    const made = await client.refunds.create(group, { amount: '250.00', reason: 'overpaid' });
+    assert.deepEqual([made.status, made.amount, made.transactionGroupId], ['pending', '250.00', group]);
+    assert.match(sent.find((request) => request.path.endsWith('/refunds'))!.headers.get('idempotency-key') ?? '', /^[0-9a-f-]{36}$/);
+    const listed = await eventually(async () => {
+      const current = await client.refunds.list(group);
+      return current.refunds[0]?.status === 'success' ? current : null;
+    });
+    assert.deepEqual([listed.refundable, listed.refunds.map((refund) => refund.refundId)], ['750.00', [made.refundId]]);
+    await assert.rejects(client.refunds.create(group, { amount: '750.01', reason: 'again' }), LedgerConflictError);
+  });
+
   it('saves, lists, reads and deletes beneficiaries, and settles to one by its id', async () => {
     const client = clientFor(tenant.apiKey);
     const saved = await client.beneficiaries.create({ bankCode: '058', accountNumber: '0987650001', nickname: 'Supplier' });

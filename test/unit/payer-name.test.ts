@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { namesMatch, normalisedName } from '../../src/kyc-limits/payer-name';
+import { namesMatch, normalisedName } from '../../src/payer-returns/payer-name';
 
 describe("a payer's name against a name enquiry's", () => {
   it('folds case, drops accents and apostrophes, breaks words at any other punctuation, and sorts the words', () => {

@@ -6,7 +6,8 @@ import { BalanceSweepSection } from '../components/balance-sweep';
 import { FreezeSection, LiensSection } from '../components/freeze-and-liens';
 import { Badge, Field, PageTitle, Pager, Summary, TableWrap, useCursorPages } from '../components/bits';
 import { SplitRuleSection } from '../components/split-rule';
-import { Empty, ErrorBox, Loaded, useResource } from '../components/state';
+import { RefundButton } from '../components/refund';
+import { Empty, ErrorBox, Loaded, Notice, useResource } from '../components/state';
 import { endOfLagosDay, naira, startOfLagosDay, when } from '../format';
 import { useCan } from '../session';
 
@@ -76,8 +77,13 @@ function describe(line: StatementLine): string {
   return entry.Narration ? `${kind} — ${entry.Narration}` : kind;
 }
 
-function StatementTable(props: { statement: Statement }) {
+/** A payment line the provider confirmed: a refund of it may be made (docs/refunds.md). */
+const refundable = (line: StatementLine): boolean =>
+  line.entry.Kind === 'payment' && line.entry.Direction === 'credit' && line.entry.Status === 'confirmed';
+
+function StatementTable(props: { statement: Statement; onRefunded?: ((text: string) => void) | undefined }) {
   const { lines } = props.statement;
+  const { onRefunded } = props;
   return (
     <TableWrap label="Statement entries">
       <table class="statement">
@@ -109,6 +115,11 @@ function StatementTable(props: { statement: Statement }) {
                 <a class="small" href={`/dashboard/books${query({ transaction: line.entry.TransactionId })}`}>
                   Transaction in Books
                 </a>
+                {onRefunded && refundable(line) ? (
+                  <span class="block">
+                    <RefundButton transactionGroupId={line.entry.TransactionGroupId} onRefunded={onRefunded} />
+                  </span>
+                ) : null}
               </td>
               <td>
                 <Badge status={line.entry.Status} />
@@ -134,6 +145,7 @@ export function AccountPage() {
   const [period, setPeriod] = useState<{ from: string; to: string }>({ from: '', to: '' });
   const [draft, setDraft] = useState(period);
   const [periodError, setPeriodError] = useState<string | null>(null);
+  const [refunded, setRefunded] = useState<{ kind: 'success'; text: string } | null>(null);
   const pages = useCursorPages([accountRef, period.from, period.to]);
   const range = { from: period.from ? startOfLagosDay(period.from) : undefined, to: period.to ? endOfLagosDay(period.to) : undefined };
   const statement = useResource(
@@ -260,6 +272,7 @@ export function AccountPage() {
               Export CSV
             </a>
           </form>
+          <Notice notice={refunded} />
           {periodError ? (
             <p class="notice notice-error" role="alert">
               {periodError}
@@ -287,7 +300,18 @@ export function AccountPage() {
                     <p>{pages.page === 1 ? 'No entries in this period.' : 'No more entries.'}</p>
                   </Empty>
                 ) : (
-                  <StatementTable statement={data} />
+                  <StatementTable
+                    statement={data}
+                    onRefunded={
+                      canSettle
+                        ? (text) => {
+                            setRefunded({ kind: 'success', text });
+                            account.reload();
+                            statement.reload();
+                          }
+                        : undefined
+                    }
+                  />
                 )}
                 <Pager
                   page={pages.page}

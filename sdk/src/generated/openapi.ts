@@ -608,6 +608,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments/{transactionGroupId}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A payment's refunds, oldest first, with their settlements' statuses, and what may still be refunded of it; with metadata[key]=value, only the refunds carrying every pair given */
+        get: operations["getV1PaymentsTransactionGroupIdRefunds"];
+        put?: never;
+        /** Refund part or all of a confirmed payment to its payer: a settlement to the payer's account as the payment names it, once the provider names that account as the payment names the payer; never more than the payment credited less its refunds that have not failed */
+        post: operations["postV1PaymentsTransactionGroupIdRefunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/beneficiaries": {
         parameters: {
             query?: never;
@@ -2388,6 +2406,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/payments/{transactionGroupId}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A payment's refunds and what may still be refunded of it (as GET /v1/payments/{transactionGroupId}/refunds) */
+        get: operations["getAuthPaymentsTransactionGroupIdRefunds"];
+        put?: never;
+        /** Refund part or all of a confirmed payment to its payer: a settlement to the payer's account as the payment names it, once the provider names that account as the payment names the payer; never more than the payment credited less its refunds that have not failed (as POST /v1/payments/{transactionGroupId}/refunds; audited as the operator) */
+        post: operations["postAuthPaymentsTransactionGroupIdRefunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/payments/{transactionGroupId}/refunds/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Where a refund would go: the payer's account, the provider's name for it now, whether that is the payer's name, and what may be refunded */
+        post: operations["postAuthPaymentsTransactionGroupIdRefundsLookup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/kyc-limits": {
         parameters: {
             query?: never;
@@ -2557,6 +2610,57 @@ export interface webhooks {
         put?: never;
         /** A dynamic account's mismatched payment could not be returned (the provider names the payer's account otherwise, finds no such account, or the payment names no account): it stays held in the held-money queue for an operator to return or release */
         post: operations["eventPaymentMismatchHeld"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refund_created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A refund of part or all of a confirmed payment was made: a settlement (its merchantTxRef, whose settlement.created is told with it) pays it to the payer's account, which the provider names as the payment names the payer */
+        post: operations["eventPaymentRefundCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refund_succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A refund's settlement paid the payer (its settlement.succeeded is told with it) */
+        post: operations["eventPaymentRefundSucceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refund_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A refund's settlement failed, or the bank sent the payout back (status refunded): its debit was returned to the account, and its amount may be refunded again */
+        post: operations["eventPaymentRefundFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7410,6 +7514,261 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1PaymentsTransactionGroupIdRefunds: {
+        parameters: {
+            query?: {
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path: {
+                transactionGroupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment's refunds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        /** @description What may still be refunded of the payment now (0.00 while it is provisional, or once reversed) */
+                        refundable: string;
+                        refunds: {
+                            /** Format: uuid */
+                            refundId: string;
+                            /** Format: uuid */
+                            transactionGroupId: string;
+                            accountRef: string;
+                            amount: string;
+                            /** @enum {string} */
+                            currency: "NGN";
+                            reason: string;
+                            /**
+                             * @description The refund's settlement's status, or its held payout's under the approval policy: awaiting_approval, pending and processing count against what may be refunded, success is paid; failed, refunded (the bank sent it back), rejected and expired give the amount back to be refunded again
+                             * @enum {string}
+                             */
+                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                            failureReason: string | null;
+                            /** @description The refund's settlement: follow it with GET /v1/transfers/{merchantTxRef} */
+                            merchantTxRef: string;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1PaymentsTransactionGroupIdRefunds: {
+        parameters: {
+            query?: never;
+            header: {
+                "Idempotency-Key": string;
+            };
+            path: {
+                transactionGroupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Decimal naira; omitted: all that the payment has left to refund */
+                    amount?: string;
+                    /** @description Why the payer is refunded (kept with the refund; not sent to the payer) */
+                    reason: string;
+                    /** @description The payer's bank, needed only when the payment's bank name does not name exactly one bank of the bank list */
+                    bankCode?: string;
+                    /** @description The tenant's own data on the record: string keys to string values (at most 20 keys, each 1 to 40 characters of A-Z, a-z, 0-9, "_", "." and "-"; values strings of at most 500 characters; at most 4096 bytes as JSON) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The refund, its settlement accepted (pending), or under the tenant's approval policy awaiting_approval (its amount reserved until a second person approves it); a retry under the same key answers it again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        refundId: string;
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        reason: string;
+                        /**
+                         * @description The refund's settlement's status, or its held payout's under the approval policy: awaiting_approval, pending and processing count against what may be refunded, success is paid; failed, refunded (the bank sent it back), rejected and expired give the amount back to be refunded again
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        failureReason: string | null;
+                        /** @description The refund's settlement: follow it with GET /v1/transfers/{merchantTxRef} */
+                        merchantTxRef: string;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13142,7 +13501,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                 after?: string;
             };
             header?: never;
@@ -13165,7 +13524,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -18487,7 +18846,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -20051,6 +20410,389 @@ export interface operations {
             };
         };
     };
+    getAuthPaymentsTransactionGroupIdRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transactionGroupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment's refunds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        /** @description What may still be refunded of the payment now (0.00 while it is provisional, or once reversed) */
+                        refundable: string;
+                        refunds: {
+                            /** Format: uuid */
+                            refundId: string;
+                            /** Format: uuid */
+                            transactionGroupId: string;
+                            accountRef: string;
+                            amount: string;
+                            /** @enum {string} */
+                            currency: "NGN";
+                            reason: string;
+                            /**
+                             * @description The refund's settlement's status, or its held payout's under the approval policy: awaiting_approval, pending and processing count against what may be refunded, success is paid; failed, refunded (the bank sent it back), rejected and expired give the amount back to be refunded again
+                             * @enum {string}
+                             */
+                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                            failureReason: string | null;
+                            /** @description The refund's settlement: follow it with GET /v1/transfers/{merchantTxRef} */
+                            merchantTxRef: string;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthPaymentsTransactionGroupIdRefunds: {
+        parameters: {
+            query?: never;
+            header: {
+                "Idempotency-Key": string;
+            };
+            path: {
+                transactionGroupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Decimal naira; omitted: all that the payment has left to refund */
+                    amount?: string;
+                    /** @description Why the payer is refunded (kept with the refund; not sent to the payer) */
+                    reason: string;
+                    /** @description The payer's bank, needed only when the payment's bank name does not name exactly one bank of the bank list */
+                    bankCode?: string;
+                    /** @description The tenant's own data on the record: string keys to string values (at most 20 keys, each 1 to 40 characters of A-Z, a-z, 0-9, "_", "." and "-"; values strings of at most 500 characters; at most 4096 bytes as JSON) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The refund, its settlement accepted (pending), or under the tenant's approval policy awaiting_approval (its amount reserved until a second person approves it); a retry under the same key answers it again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        refundId: string;
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        reason: string;
+                        /**
+                         * @description The refund's settlement's status, or its held payout's under the approval policy: awaiting_approval, pending and processing count against what may be refunded, success is paid; failed, refunded (the bank sent it back), rejected and expired give the amount back to be refunded again
+                         * @enum {string}
+                         */
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        failureReason: string | null;
+                        /** @description The refund's settlement: follow it with GET /v1/transfers/{merchantTxRef} */
+                        merchantTxRef: string;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthPaymentsTransactionGroupIdRefundsLookup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transactionGroupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The payer's bank, needed only when the payment's bank name does not name exactly one bank of the bank list */
+                    bankCode?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The payer's account as the provider names it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        refundable: string;
+                        /** @description The payer as the payment names them */
+                        payerName: string;
+                        bankCode: string;
+                        accountNumber: string;
+                        /** @description The provider's name for the payer's account, looked up now */
+                        accountName: string;
+                        /** @description Whether that is the payer's name: a refund goes ahead only when it is */
+                        namesMatch: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; retry after the Retry-After header (seconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAuthKyclimits: {
         parameters: {
             query?: never;
@@ -20815,6 +21557,159 @@ export interface operations {
                         /** @enum {string} */
                         variance: "exact" | "under" | "over" | "after_expiry";
                         reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPaymentRefundCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.refund_created";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        refundId: string;
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        merchantTxRef: string;
+                        reason: string;
+                        /** @enum {string} */
+                        status: "pending";
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPaymentRefundSucceeded: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.refund_succeeded";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        refundId: string;
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        merchantTxRef: string;
+                        /** @enum {string} */
+                        status: "success" | "failed" | "refunded";
+                        failureReason: string | null;
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPaymentRefundFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "payment.refund_failed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        /** Format: uuid */
+                        refundId: string;
+                        /** Format: uuid */
+                        transactionGroupId: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        merchantTxRef: string;
+                        /** @enum {string} */
+                        status: "success" | "failed" | "refunded";
+                        failureReason: string | null;
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };

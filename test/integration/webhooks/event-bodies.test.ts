@@ -42,6 +42,39 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
     { transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 1n, variance: 'after_expiry', merchantTxRef: 'MTX-4' },
   ],
   'payment.mismatch_held': [{ transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 5n, variance: 'over', reason: AWKWARD }],
+  'payment.refund_created': [
+    {
+      refundId: CUSTOMER,
+      transactionGroupId: GROUP,
+      accountRef: 'ACC-1',
+      amount: 400_000n,
+      merchantTxRef: 'MTX-5',
+      reason: AWKWARD,
+    },
+    { refundId: CUSTOMER, transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 1n, merchantTxRef: 'MTX-6', reason: 'x' },
+  ],
+  'payment.refund_succeeded': [
+    {
+      refundId: CUSTOMER,
+      transactionGroupId: GROUP,
+      accountRef: 'ACC-1',
+      amount: 400_000n,
+      merchantTxRef: 'MTX-5',
+      status: 'success',
+      failureReason: null,
+    },
+  ],
+  'payment.refund_failed': [
+    {
+      refundId: CUSTOMER,
+      transactionGroupId: GROUP,
+      accountRef: 'ACC-1',
+      amount: 1n,
+      merchantTxRef: 'MTX-6',
+      status: 'failed',
+      failureReason: AWKWARD,
+    },
+  ],
   'payment.confirmed': [{ transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 0n }],
   'payment.reversed': [
     { transactionGroupId: GROUP, accountRef: 'ACC-1', amount: 99n, reason: AWKWARD },
