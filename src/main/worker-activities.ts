@@ -5,6 +5,7 @@ import { createDynamicAccountActivities } from '../../activities/dynamic-account
 import { createPaymentActivities } from '../../activities/payments.activities';
 import { createReconciliationActivities } from '../../activities/reconciliation.activities';
 import { createReservationActivities } from '../../activities/reservations.activities';
+import { createScheduledPayoutActivities } from '../../activities/scheduled-payouts.activities';
 import { createSettlementBatchActivities } from '../../activities/settlement-batches.activities';
 import { createSettlementActivities } from '../../activities/settlements.activities';
 import { createRetentionActivities } from '../../activities/retention.activities';
@@ -30,6 +31,7 @@ export function createActivities(deps: { services: Services; logger: Logger; con
     ...createReconciliationActivities({ reconciliation: services.reconciliationExecution }),
     ...createBalanceSweepActivities({ balanceSweeps: services.balanceSweeps }),
     ...createSettlementBatchActivities({ batchExecution: services.batchExecution }),
+    ...createScheduledPayoutActivities({ scheduledPayouts: services.scheduledPayouts }),
     ...createDynamicAccountActivities({ dynamicAccounts: services.dynamicAccounts, logger }),
     ...createReservationActivities({
       db: services.db,
