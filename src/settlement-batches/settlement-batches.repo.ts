@@ -5,7 +5,14 @@ import type { BatchApprovalReason } from '../policies/batch-approval/batch-appro
 
 export type BatchStatus =
   | 'scheduled'
-  | 'awaiting_approval' | 'validating' | 'processing' | 'completed' | 'completed_with_failures' | 'cancelled' | 'rejected' | 'expired';
+  | 'awaiting_approval'
+  | 'validating'
+  | 'processing'
+  | 'completed'
+  | 'completed_with_failures'
+  | 'cancelled'
+  | 'rejected'
+  | 'expired';
 
 /** A batch the approval policy held: why, what it reserved, until when, and who decided (null until someone did). */
 export interface BatchApproval {

@@ -97,7 +97,17 @@ export const createBatchQuerySchema = z.object({
 });
 
 export const batchStatusSchema = z
-  .enum(['scheduled', 'awaiting_approval', 'validating', 'processing', 'completed', 'completed_with_failures', 'cancelled', 'rejected', 'expired'])
+  .enum([
+    'scheduled',
+    'awaiting_approval',
+    'validating',
+    'processing',
+    'completed',
+    'completed_with_failures',
+    'cancelled',
+    'rejected',
+    'expired',
+  ])
   .describe(
     "scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final",
   );

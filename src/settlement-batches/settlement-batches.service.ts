@@ -189,7 +189,11 @@ export function createSettlementBatchesService(deps: {
     const amounts = itemAmounts(items);
     const decision = batchApproval(policy, { total: amounts.reduce<Kobo>((sum, amount) => sum + (amount ?? 0n), 0n), items: items.length });
     if (!decision.required) return undefined;
-    return { decision, expiresAt: new Date(Date.now() + decision.expiresAfterSeconds * 1000), ...(await reservedItems(tenantId, items, amounts)) };
+    return {
+      decision,
+      expiresAt: new Date(Date.now() + decision.expiresAfterSeconds * 1000),
+      ...(await reservedItems(tenantId, items, amounts)),
+    };
   }
 
   /**

@@ -87,7 +87,8 @@ export function createPayoutHolds(deps: {
     draft: SettlementDraft & { asSent: object },
     aside: {
       accepted: AcceptedSettlement;
-      reservation: { kind: 'payout_approval'; reason: 'awaiting_approval'; expiresAt: Date } | { kind: 'scheduled_payout'; reason: 'scheduled' };
+      reservation:
+        { kind: 'payout_approval'; reason: 'awaiting_approval'; expiresAt: Date } | { kind: 'scheduled_payout'; reason: 'scheduled' };
       keep: (trx: Trx, accountId: string, verdict: VelocityVerdict | undefined) => Promise<void>;
       /** What a velocity review of a payout that cannot wait for review answers (a hold turns a review into its reason instead). */
       reviewRefusal?: () => AppError;
@@ -185,7 +186,14 @@ export function createPayoutHolds(deps: {
   ): Promise<AcceptedSettlement> {
     const { tenantId, accountRef, merchantTxRef, amount } = draft;
     const expiresAt = new Date(Date.now() + decision.expiresAfterSeconds * 1000);
-    const accepted: AcceptedSettlement = { merchantTxRef, status: 'awaiting_approval', amount, currency: 'NGN', accountRef, metadata: draft.metadata };
+    const accepted: AcceptedSettlement = {
+      merchantTxRef,
+      status: 'awaiting_approval',
+      amount,
+      currency: 'NGN',
+      accountRef,
+      metadata: draft.metadata,
+    };
     const keep = async (trx: Trx, accountId: string, verdict: VelocityVerdict | undefined): Promise<void> => {
       // A velocity rule's review adds its reason; a payout sent here by one keeps it, even if its window cleared since.
       const reasons: ApprovalReason[] =

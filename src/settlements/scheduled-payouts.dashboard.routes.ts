@@ -1,7 +1,12 @@
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
 import { paginate, uuidCursor } from '../http/pagination';
 import { presentScheduledPayout } from './settlement.presenter';
-import { settlementListQuerySchema, settlementListResponseSchema, settlementRefParamsSchema, settlementViewSchema } from './settlements.schemas';
+import {
+  settlementListQuerySchema,
+  settlementListResponseSchema,
+  settlementRefParamsSchema,
+  settlementViewSchema,
+} from './settlements.schemas';
 import type { ScheduledPayoutsService } from './scheduled-payouts.service';
 
 const PAGE_SIZE = 50;

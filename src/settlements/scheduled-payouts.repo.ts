@@ -86,8 +86,7 @@ const toScheduled = (row: ScheduledPayoutRow): ScheduledPayoutRecord => ({
 });
 
 export function createScheduledPayoutsRepo(db: DbOrTrx) {
-  const withRefs = () =>
-    db('scheduled_payouts as s').join('virtual_accounts as a', 'a.id', 's.account_id').select('s.*', 'a.account_ref');
+  const withRefs = () => db('scheduled_payouts as s').join('virtual_accounts as a', 'a.id', 's.account_id').select('s.*', 'a.account_ref');
 
   return {
     async insert(payout: NewScheduledPayout): Promise<void> {

@@ -24,8 +24,11 @@ const mayPass = (error: AppError): boolean => ['rate_limited', 'provider_unavail
 
 /** Why a payout that is not (or no longer) scheduled cannot be cancelled. */
 function notCancellable(payout: ScheduledPayoutRecord): ConflictError {
-  if (payout.state === 'refused') return new ConflictError(`this payout was refused at its time (${payout.refusal ?? ''}): there is nothing to cancel`);
-  return new ConflictError(`this payout started at ${payout.endedAt?.toISOString() ?? payout.scheduledFor.toISOString()} and can no longer be cancelled`);
+  if (payout.state === 'refused')
+    return new ConflictError(`this payout was refused at its time (${payout.refusal ?? ''}): there is nothing to cancel`);
+  return new ConflictError(
+    `this payout started at ${payout.endedAt?.toISOString() ?? payout.scheduledFor.toISOString()} and can no longer be cancelled`,
+  );
 }
 
 /**
@@ -110,8 +113,10 @@ export function createScheduledPayoutsService(deps: {
             const reservations = createReservations(trx);
             const reservation = await reservations.ofOwner('scheduled_payout', payout.id);
             const locked = await createScheduledPayoutsRepo(trx).lockByRef(tenantId, merchantTxRef);
-            if (!locked || locked.state !== 'scheduled') throw new NoLongerScheduled(locked?.state ?? 'cancelled');
-            if (!reservation || reservation.open !== locked.amount) throw new Error(`scheduled payout ${merchantTxRef} lost its reservation`);
+            if (!locked) throw new NoLongerScheduled('cancelled');
+            if (locked.state !== 'scheduled') throw new NoLongerScheduled(locked.state);
+            if (!reservation || reservation.open !== locked.amount)
+              throw new Error(`scheduled payout ${merchantTxRef} lost its reservation`);
             await reservations.post(reservation.accountId, {
               reservationId: reservation.reservationId,
               entryId: debit.debitEntryId,
@@ -130,7 +135,8 @@ export function createScheduledPayoutsService(deps: {
         return db.transaction(async (trx) => {
           await createReservations(trx).ofOwner('scheduled_payout', payout.id);
           const locked = await createScheduledPayoutsRepo(trx).lockByRef(tenantId, merchantTxRef);
-          if (!locked || locked.state !== 'scheduled') return locked?.state ?? 'cancelled';
+          if (!locked) return 'cancelled' as const;
+          if (locked.state !== 'scheduled') return locked.state;
           await endUnpaid(trx, locked, { reason: 'refused', refusal });
           return 'refused' as const;
         });

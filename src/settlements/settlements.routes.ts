@@ -81,7 +81,10 @@ export function settlementsRoutes(deps: { settlements: SettlementsService; sched
         }
         const rows = await settlements.list(tenantOf(ctx).id, uuidCursor(query.after), limit, query.metadata);
         const page = paginate(rows, limit, (settlement) => settlement.id);
-        return { status: 200, body: { transfers: page.items.map(presentSettlementView), pagination: page.pagination } };
+        return {
+          status: 200,
+          body: { transfers: page.items.map((settlement) => presentSettlementView(settlement)), pagination: page.pagination },
+        };
       },
     }),
     // Registered before /v1/transfers/:merchantTxRef so "banks" is never read as a reference.

@@ -87,7 +87,9 @@ describe('scheduled payouts page in a browser', function () {
     assert.deepEqual([cancelled.status, cancelled.schedule.state], ['cancelled', 'cancelled']);
     const balance = (await v1('GET', `/v1/accounts/${account.AccountRef}/balance`)).body;
     assert.deepEqual([balance.availableBalance, balance.reserved.scheduled_payout], ['10000.00', '0.00']);
-    const audited = await db('audit_log').where({ tenant_id: tenant.tenantId, action: 'settlement.cancelled' }).select('actor', 'target_id');
+    const audited = await db('audit_log')
+      .where({ tenant_id: tenant.tenantId, action: 'settlement.cancelled' })
+      .select('actor', 'target_id');
     assert.deepEqual(
       audited.map((entry) => [entry.actor, entry.target_id]),
       [[operator.email, ref]],

@@ -15,7 +15,10 @@ export type ScheduleDecision = { allowed: true } | { allowed: false; message: st
 /** Whether a payout may start at `scheduledFor`, asked at `now`. */
 export function scheduleDecision(scheduledFor: Date, now: Date): ScheduleDecision {
   if (scheduledFor.getTime() <= now.getTime())
-    return { allowed: false, message: `scheduledFor must be in the future (it is ${scheduledFor.toISOString()}, now is ${now.toISOString()})` };
+    return {
+      allowed: false,
+      message: `scheduledFor must be in the future (it is ${scheduledFor.toISOString()}, now is ${now.toISOString()})`,
+    };
   if (scheduledFor.getTime() > now.getTime() + MAX_SCHEDULE_DAYS * DAY_MS)
     return { allowed: false, message: `scheduledFor must be at most ${MAX_SCHEDULE_DAYS} days ahead` };
   return { allowed: true };

@@ -63,11 +63,16 @@ describe('scheduled payouts', () => {
       (view) => view.merchantTxRef,
     );
 
-  const payoutsAtProvider = async (ref: string) => (await call(stack.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body.payouts as number;
+  const payoutsAtProvider = async (ref: string) =>
+    (await call(stack.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body.payouts as number;
 
   const eventsOf = async (ref: string) =>
     (
-      (await stack.infra.db('tenant_events').where({ tenant_id: tenant.tenantId, subject: ref }).orderBy('sequence').select('type')) as Array<{
+      (await stack.infra
+        .db('tenant_events')
+        .where({ tenant_id: tenant.tenantId, subject: ref })
+        .orderBy('sequence')
+        .select('type')) as Array<{
         type: string;
       }>
     ).map((event) => event.type);
@@ -99,10 +104,13 @@ describe('scheduled payouts', () => {
     );
     assert.ok((await scheduledList()).includes(ref), 'listed among the scheduled payouts');
 
-    const paid = await eventually(async () => {
-      const view = await transfer(ref);
-      return view.status === 'success' && view;
-    }, { what: 'the scheduled payout paid' });
+    const paid = await eventually(
+      async () => {
+        const view = await transfer(ref);
+        return view.status === 'success' && view;
+      },
+      { what: 'the scheduled payout paid' },
+    );
     assert.ok(Date.parse(paid.createdAt) >= at.getTime(), `its settlement was made at ${paid.createdAt}, not before ${at.toISOString()}`);
     assert.equal(paid.schedule?.state, 'started');
     assert.equal(await payoutsAtProvider(ref), 1, 'one transfer at the provider');
@@ -125,7 +133,10 @@ describe('scheduled payouts', () => {
     assert.equal(cancelled.status, 200, cancelled.text);
     assert.deepEqual([cancelled.body.status, cancelled.body.schedule.state], ['cancelled', 'cancelled']);
     const released = await balance(account);
-    assert.deepEqual([released.ledgerBalance, released.availableBalance, released.reserved.scheduled_payout], ['10000.00', '10000.00', '0.00']);
+    assert.deepEqual(
+      [released.ledgerBalance, released.availableBalance, released.reserved.scheduled_payout],
+      ['10000.00', '10000.00', '0.00'],
+    );
     const again = await cancel(ref);
     assert.deepEqual([again.status, again.body.status], [200, 'cancelled'], 'cancelling a cancelled payout answers it again');
 
@@ -215,10 +226,13 @@ describe('scheduled payouts', () => {
       'no item runs before its time',
     );
 
-    const ended = await eventually(async () => {
-      const view = await batchOf(made.body.id);
-      return view.status === 'completed_with_failures' && view;
-    }, { what: 'the scheduled batch ran' });
+    const ended = await eventually(
+      async () => {
+        const view = await batchOf(made.body.id);
+        return view.status === 'completed_with_failures' && view;
+      },
+      { what: 'the scheduled batch ran' },
+    );
     assert.deepEqual(
       ended.items.map((view) => [view.status, view.failureReason]),
       [
@@ -248,7 +262,8 @@ describe('scheduled payouts', () => {
     const released = await balance(account);
     assert.deepEqual([released.availableBalance, released.reserved.scheduled_payout], ['10000.00', '0.00']);
     await eventually(
-      async () => (await stack.infra.temporal.workflow.getHandle(`settlement-batch:${made.body.id}`).describe()).status.name === 'COMPLETED',
+      async () =>
+        (await stack.infra.temporal.workflow.getHandle(`settlement-batch:${made.body.id}`).describe()).status.name === 'COMPLETED',
       { what: "the batch's workflow ended without waiting out its time" },
     );
     const view = await batchOf(made.body.id);
