@@ -62,6 +62,7 @@ const LAYERS = [
       'payout-approval policy': ['src/policies/payout-approval/'],
       'batch-approval policy': ['src/policies/batch-approval/'],
       'velocity policy': ['src/policies/velocity/'],
+      'scheduled-payout policy': ['src/policies/scheduled-payout/'],
     },
   },
   { name: 'workflow starts', units: { 'workflow-starts': ['src/workflow-starts/'] } },
