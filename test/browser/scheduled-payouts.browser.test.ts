@@ -86,7 +86,7 @@ describe('scheduled payouts page in a browser', function () {
     const cancelled = (await v1('GET', `/v1/transfers/${ref}`)).body;
     assert.deepEqual([cancelled.status, cancelled.schedule.state], ['cancelled', 'cancelled']);
     const balance = (await v1('GET', `/v1/accounts/${account.AccountRef}/balance`)).body;
-    assert.deepEqual([balance.availableBalance, balance.reserved.scheduled_payout], ['10000.00', '0.00']);
+    assert.deepEqual([balance.heldBalance, balance.reserved.scheduled_payout], ['0.00', '0.00']);
     const audited = await db('audit_log')
       .where({ tenant_id: tenant.tenantId, action: 'settlement.cancelled' })
       .select('actor', 'target_id');

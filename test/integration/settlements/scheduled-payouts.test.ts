@@ -40,7 +40,7 @@ describe('scheduled payouts', () => {
   const balance = async (account: ProvisionedAccount) =>
     (await call(stack.apiUrl, 'GET', `/v1/accounts/${account.AccountRef}/balance`, { apiKey: tenant.apiKey })).body as {
       ledgerBalance: string;
-      availableBalance: string;
+      heldBalance: string;
       reserved: Record<string, string>;
     };
 
@@ -98,10 +98,15 @@ describe('scheduled payouts', () => {
     assert.deepEqual([waiting.status, waiting.attemptCount, waiting.schedule?.state], ['pending', 0, 'scheduled']);
     const reserved = await balance(account);
     assert.deepEqual(
-      [reserved.ledgerBalance, reserved.availableBalance, reserved.reserved.scheduled_payout],
-      ['10000.00', '7000.00', '3000.00'],
+      [reserved.ledgerBalance, reserved.heldBalance, reserved.reserved.scheduled_payout],
+      ['10000.00', '3000.00', '3000.00'],
       'the amount is reserved at once, not yet debited',
     );
+    const overSpendable = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '7000.01', bankCode: '058', accountNumber: freshAccountNumber() },
+    });
+    assert.deepEqual([overSpendable.status, overSpendable.body.error], [400, 'insufficient funds'], 'what can be spent is 3,000.00 less');
     assert.ok((await scheduledList()).includes(ref), 'listed among the scheduled payouts');
 
     const paid = await eventually(
@@ -115,7 +120,7 @@ describe('scheduled payouts', () => {
     assert.equal(paid.schedule?.state, 'started');
     assert.equal(await payoutsAtProvider(ref), 1, 'one transfer at the provider');
     const after = await balance(account);
-    assert.deepEqual([after.ledgerBalance, after.availableBalance, after.reserved.scheduled_payout], ['7000.00', '7000.00', '0.00']);
+    assert.deepEqual([after.ledgerBalance, after.heldBalance, after.reserved.scheduled_payout], ['7000.00', '0.00', '0.00']);
     assert.equal((await scheduledList()).includes(ref), false);
     assert.deepEqual(await eventsOf(ref), ['settlement.scheduled', 'settlement.created', 'settlement.succeeded']);
     assert.equal((await stack.infra.db('settlements').where({ merchant_tx_ref: ref })).length, 1);
@@ -133,10 +138,7 @@ describe('scheduled payouts', () => {
     assert.equal(cancelled.status, 200, cancelled.text);
     assert.deepEqual([cancelled.body.status, cancelled.body.schedule.state], ['cancelled', 'cancelled']);
     const released = await balance(account);
-    assert.deepEqual(
-      [released.ledgerBalance, released.availableBalance, released.reserved.scheduled_payout],
-      ['10000.00', '10000.00', '0.00'],
-    );
+    assert.deepEqual([released.ledgerBalance, released.heldBalance, released.reserved.scheduled_payout], ['10000.00', '0.00', '0.00']);
     const again = await cancel(ref);
     assert.deepEqual([again.status, again.body.status], [200, 'cancelled'], 'cancelling a cancelled payout answers it again');
 
@@ -189,7 +191,7 @@ describe('scheduled payouts', () => {
     const short = await schedule(account, '10000.01', new Date(Date.now() + 60_000).toISOString());
     assert.deepEqual([short.status, short.body.error], [400, 'insufficient funds']);
     const untouched = await balance(account);
-    assert.deepEqual([untouched.availableBalance, untouched.reserved.scheduled_payout], ['10000.00', '0.00']);
+    assert.deepEqual([untouched.heldBalance, untouched.reserved.scheduled_payout], ['0.00', '0.00']);
     assert.equal(await stack.infra.db('scheduled_payouts').where({ account_id: account.ID }).first(), undefined);
   });
 
@@ -219,7 +221,7 @@ describe('scheduled payouts', () => {
     assert.equal(made.status, 202, made.text);
     assert.deepEqual([made.body.status, made.body.scheduledFor, made.body.scheduledForLagos], ['scheduled', at.toISOString(), lagos(at)]);
     const reserved = await balance(account);
-    assert.deepEqual([reserved.availableBalance, reserved.reserved.scheduled_payout], ['6500.00', '3500.00']);
+    assert.deepEqual([reserved.heldBalance, reserved.reserved.scheduled_payout], ['3500.00', '3500.00']);
     assert.deepEqual(
       (await batchOf(made.body.id)).items.map((view) => view.status),
       ['queued', 'queued', 'queued'],
@@ -247,7 +249,7 @@ describe('scheduled payouts', () => {
       assert.equal(await payoutsAtProvider(paid.merchantTxRef!), 1);
     }
     const after = await balance(account);
-    assert.deepEqual([after.ledgerBalance, after.availableBalance, after.reserved.scheduled_payout], ['6500.00', '6500.00', '0.00']);
+    assert.deepEqual([after.ledgerBalance, after.heldBalance, after.reserved.scheduled_payout], ['6500.00', '0.00', '0.00']);
   });
 
   it('a scheduled batch cancelled before its time releases every item and pays none', async () => {
@@ -260,7 +262,7 @@ describe('scheduled payouts', () => {
     assert.equal(cancelled.status, 200, cancelled.text);
     assert.equal(cancelled.body.status, 'cancelled');
     const released = await balance(account);
-    assert.deepEqual([released.availableBalance, released.reserved.scheduled_payout], ['10000.00', '0.00']);
+    assert.deepEqual([released.heldBalance, released.reserved.scheduled_payout], ['0.00', '0.00']);
     await eventually(
       async () =>
         (await stack.infra.temporal.workflow.getHandle(`settlement-batch:${made.body.id}`).describe()).status.name === 'COMPLETED',
