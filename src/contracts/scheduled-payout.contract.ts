@@ -20,6 +20,9 @@ export interface ScheduledPayoutInput {
 export type ScheduledPayoutEnd = 'started' | 'cancelled' | 'refused';
 
 export const scheduledPayoutWorkflowId = (merchantTxRef: string): string => `scheduled-payout:${merchantTxRef}`;
+/** The payout a workflow id names, or null for an id of another shape. */
+export const merchantTxRefOfScheduledPayout = (workflowId: string): string | null =>
+  workflowId.startsWith('scheduled-payout:') ? workflowId.slice('scheduled-payout:'.length) || null : null;
 
 /**
  * The API wakes the run when the payout is cancelled (after the cancel's commit), so it ends at once rather than at the

@@ -102,6 +102,7 @@ import { createEventedLedger } from '../events/ledger-events';
 import { createSettlementsService } from '../settlements/settlements.service';
 import { createPayoutApprovalsService } from '../settlements/payout-approvals.service';
 import { createScheduledPayoutsService } from '../settlements/scheduled-payouts.service';
+import { scheduledPayoutRestartPlan } from '../settlements/scheduled-payout-restarts';
 import { scheduledPayoutCancelledSignal, scheduledPayoutWorkflowId } from '../contracts/scheduled-payout.contract';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
 import { withTimeout } from '../timeout';
@@ -274,6 +275,13 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       logger: logger.child({ component: 'settlement-batch-restarts' }),
       plan: settlementBatchRestartPlan({ db, jobs, starter, logger: logger.child({ component: 'settlement-batch-restarts' }) }),
+    }),
+    scheduledPayoutRestarts: createWorkflowRestarter({
+      db,
+      client: temporal,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      logger: logger.child({ component: 'scheduled-payout-restarts' }),
+      plan: scheduledPayoutRestartPlan({ db, jobs, starter, logger: logger.child({ component: 'scheduled-payout-restarts' }) }),
     }),
     auth,
     apiKeyCache,

@@ -22,6 +22,7 @@ export function createActivities(deps: { services: Services; logger: Logger; con
       starter: services.starter,
       settlementRestarts: services.settlementRestarts,
       settlementBatchRestarts: services.settlementBatchRestarts,
+      scheduledPayoutRestarts: services.scheduledPayoutRestarts,
       settlementWatch: services.settlementWatch,
       claimReleases: services.batchClaimReleases,
       graceMs: convergenceCheckGraceMs,

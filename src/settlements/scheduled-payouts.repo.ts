@@ -133,6 +133,13 @@ export function createScheduledPayoutsRepo(db: DbOrTrx) {
         .update({ state: end.state, refusal: end.state === 'refused' ? end.refusal : null, ended_at: db.fn.now() });
     },
 
+    /** Of the payouts of these references (any tenant's), those still scheduled. */
+    async stillScheduled(merchantTxRefs: string[]): Promise<ScheduledPayoutRecord[]> {
+      if (merchantTxRefs.length === 0) return [];
+      const rows: ScheduledPayoutRow[] = await withRefs().whereIn('s.merchant_tx_ref', merchantTxRefs).where({ 's.state': 'scheduled' });
+      return rows.map(toScheduled);
+    },
+
     /** The tenant's payouts still scheduled, soonest first, after the payout whose id is the cursor; with `metadata`, those carrying it. */
     async listScheduled(tenantId: string, afterId: string | null, limit: number, metadata?: Metadata): Promise<ScheduledPayoutRecord[]> {
       const query = withRefs().where({ 's.tenant_id': tenantId, 's.state': 'scheduled' });

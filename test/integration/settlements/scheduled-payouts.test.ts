@@ -152,6 +152,29 @@ describe('scheduled payouts', () => {
     assert.deepEqual(await eventsOf(ref), ['settlement.scheduled', 'settlement.cancelled']);
   });
 
+  it("a payout whose workflow was terminated is started again by the convergence check's restart and pays once at its time", async () => {
+    const account = await fundedAccount();
+    const at = new Date(Date.now() + 6_000);
+    const made = await schedule(account, '1200.00', at.toISOString());
+    assert.equal(made.status, 202, made.text);
+    const ref = made.body.merchantTxRef as string;
+    await stack.infra.temporal.workflow.getHandle(`scheduled-payout:${ref}`).terminate('operator terminated it');
+    await eventually(async () => (await stack.services.scheduledPayoutRestarts.restartStalled()).restarted === 1, {
+      intervalMs: 500,
+      what: 'the restart to start the payout again',
+    });
+    const paid = await eventually(
+      async () => {
+        const view = await transfer(ref);
+        return view.status === 'success' && view;
+      },
+      { what: 'the restarted payout paid' },
+    );
+    assert.ok(Date.parse(paid.createdAt) >= at.getTime(), `its settlement was made at ${paid.createdAt}, not before ${at.toISOString()}`);
+    assert.equal(await payoutsAtProvider(ref), 1, 'one transfer at the provider');
+    assert.equal((await stack.services.scheduledPayoutRestarts.restartStalled()).restarted, 0, 'a started payout is not started again');
+  });
+
   it('refuses a cancel once the payout started, and of a transfer never scheduled', async () => {
     const account = await fundedAccount();
     const made = await schedule(account, '1000.00', new Date(Date.now() + 2_000).toISOString());
