@@ -63,6 +63,7 @@ const LAYERS = [
       'batch-approval policy': ['src/policies/batch-approval/'],
       'velocity policy': ['src/policies/velocity/'],
       'payment-refund policy': ['src/policies/payment-refund/'],
+      'scheduled-payout policy': ['src/policies/scheduled-payout/'],
     },
   },
   { name: 'workflow starts', units: { 'workflow-starts': ['src/workflow-starts/'] } },

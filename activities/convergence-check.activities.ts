@@ -25,12 +25,14 @@ export function createConvergenceCheckActivities(deps: {
   starter: WorkflowStarter;
   settlementRestarts: WorkflowRestarter;
   settlementBatchRestarts: WorkflowRestarter;
+  scheduledPayoutRestarts: WorkflowRestarter;
   settlementWatch: SettlementWatchService;
   claimReleases: BatchClaimReleaser;
   graceMs: number;
   logger: Logger;
 }) {
-  const { starter, settlementRestarts, settlementBatchRestarts, settlementWatch, claimReleases, graceMs, logger } = deps;
+  const { starter, settlementRestarts, settlementBatchRestarts, scheduledPayoutRestarts, settlementWatch, claimReleases, graceMs, logger } =
+    deps;
   return {
     // Activity types keep their first names (`sweepOutbox`): recorded histories name them.
     async sweepOutbox(): Promise<LeftBehindStartsResult> {
@@ -63,7 +65,11 @@ export function createConvergenceCheckActivities(deps: {
     async restartStalledSettlements(): Promise<SettlementRestartResult> {
       const heartbeat = () => Context.current().heartbeat();
       const settlements = await settlementRestarts.restartStalled(heartbeat);
-      return { ...settlements, batches: await settlementBatchRestarts.restartStalled(heartbeat) };
+      return {
+        ...settlements,
+        batches: await settlementBatchRestarts.restartStalled(heartbeat),
+        scheduledPayouts: await scheduledPayoutRestarts.restartStalled(heartbeat),
+      };
     },
 
     /** Looks up the settlement references the ledger failed or refunded that are due; a paid one is an alert at once. */

@@ -9,3 +9,4 @@ export { balanceSweepWorkflow } from './balance-sweep.workflow';
 export { settlementBatchWorkflow } from './settlement-batch.workflow';
 export { dynamicAccountReturnsWorkflow } from './dynamic-account-returns.workflow';
 export { reservationExpiryWorkflow } from './reservation-expiry.workflow';
+export { scheduledPayoutWorkflow } from './scheduled-payout.workflow';

@@ -20,7 +20,8 @@ const { initiateBatchItems, completeBatchIfFinal } = proxyActivities<SettlementB
 });
 
 /**
- * One run per settlement batch. Initiate: the items, in request order, a chunk per activity call, each an
+ * One run per settlement batch. A scheduled batch first waits for its time (a durable timer the first chunk names;
+ * a cancel ends the wait). Initiate: the items, in request order, a chunk per activity call, each an
  * ordinary settlement with its own settlement workflow; a chunk that stops early (the tenant's cap of
  * settlements in flight is full, a rate limit, an outage) is followed by a wait of the time it names.
  * Follow: checks every poll interval until every item is final, then the activity ends the batch and records
@@ -46,6 +47,7 @@ export async function settlementBatchWorkflow(input: SettlementBatchInput): Prom
     const chunk = await initiateBatchItems({ batchId: input.batchId, limit: input.chunkSize });
     progress.judged += chunk.judged;
     if (chunk.stopped) progress.phase = 'follow';
+    else if (chunk.untilScheduled) await condition(() => cancelled, chunk.waitMs);
     else if (chunk.waitMs > 0) await condition(() => cancelled, Math.min(chunk.waitMs, MAX_RETRY_AFTER_MS));
   }
   for (;;) {

@@ -68,6 +68,7 @@ import type {
   heldPayoutSchema,
   lookupResponseSchema,
   settleResponseSchema,
+  settlementListResponseSchema as transferListResponseSchema,
 } from '../../src/settlements/settlements.schemas';
 import type {
   heldTransferListResponseSchema,
@@ -117,6 +118,7 @@ export type Lookup = Out<typeof lookupResponseSchema>;
 export type SettleAccepted = Out<typeof settleResponseSchema>;
 export type HeldPayout = Out<typeof heldPayoutSchema>;
 export type HeldPayoutList = Out<typeof heldPayoutListResponseSchema>;
+export type ScheduledPayoutList = Out<typeof transferListResponseSchema>;
 export type ApprovalPolicy = Out<typeof approvalPolicySchema>;
 export type VelocityRuleList = Out<typeof velocityRuleListSchema>;
 export type VelocityRule = VelocityRuleList['data'][number];

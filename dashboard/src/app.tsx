@@ -15,6 +15,7 @@ import { DeliveryPage } from './pages/delivery';
 import { FeesPage } from './pages/fees';
 import { KycReviewsPage } from './pages/kyc-reviews';
 import { ApprovalsPage } from './pages/approvals';
+import { ScheduledPayoutsPage } from './pages/scheduled-payouts';
 import { HeldMoneyPage } from './pages/held-money';
 import { MisdirectedPage } from './pages/misdirected';
 import { BeneficiariesPage } from './pages/beneficiaries';
@@ -104,6 +105,7 @@ export function App() {
               <Route path="/dashboard/accounts/:accountRef/transfer" component={NewTransferPage} />
               <Route path="/dashboard/settlements" component={SettlementsPage} />
               <Route path="/dashboard/beneficiaries" component={BeneficiariesPage} />
+              <Route path="/dashboard/scheduled-payouts" component={ScheduledPayoutsPage} />
               <Route path="/dashboard/settlements/:merchantTxRef" component={SettlementPage} />
               <Route path="/dashboard/approvals" component={ApprovalsPage} />
               <Route path="/dashboard/velocity-rules" component={VelocityRulesPage} />

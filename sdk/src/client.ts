@@ -190,6 +190,9 @@ export class LedgerClient {
      * beneficiary (`beneficiaryId`). Under the tenant's approval policy the answer's status may be
      * `awaiting_approval`: its amount is reserved until a person approves it on the dashboard (follow it with
      * `transfers.get` or the `settlement.approved`, `.rejected` and `.expired` events; see `awaitsApproval`).
+     * With `scheduledFor` (an RFC 3339 instant with its offset, at most 90 days ahead) the payout is scheduled: its
+     * amount is reserved now, it is paid at that time, and `transfers.cancel` stops it until then (the answer's
+     * `schedule` says when and where it stands).
      * Always sent with an Idempotency-Key: yours, or one generated for this call (and reused by its retries). Pass your own to retry safely after this call gives up: the
      * key is on any error it throws (`error.idempotencyKey`).
      */
@@ -274,7 +277,10 @@ export class LedgerClient {
         (after) => this.settlementBatches.listPage(after),
         (page) => page.batches,
       ),
-    /** Stops the items not yet initiated (they fail with reason "cancelled"); items already settling go on. */
+    /**
+     * Stops the items not yet initiated (they fail with reason "cancelled"; a batch created with `scheduledFor`, before
+     * its time: all of them, their reserved money released); items already settling go on.
+     */
     cancel: (id: string): Promise<SettlementBatchSummary> =>
       this.transport.request({ method: 'POST', path: `/v1/settlement-batches/${segment(id)}/cancel` }),
   };
@@ -336,6 +342,15 @@ export class LedgerClient {
     internal: (query: TenantTransfersQuery = {}): AsyncGenerator<InternalTransfer, void, undefined> =>
       paginate(
         (after) => this.transfers.internalPage({ ...query, ...(after !== undefined ? { after } : {}) }),
+        (page) => page.transfers,
+      ),
+    /** Cancels a payout scheduled for later before it starts: its reserved amount is released (a cancelled one answers again). */
+    cancel: (merchantTxRef: string): Promise<Transfer> =>
+      this.transport.request({ method: 'POST', path: `/v1/transfers/${segment(merchantTxRef)}/cancel` }),
+    /** Every payout of the tenant still scheduled for later, soonest first, page by page. */
+    scheduled: (query: Omit<SettlementListQuery, 'scheduled'> = {}): AsyncGenerator<SettlementPage['transfers'][number], void, undefined> =>
+      paginate(
+        (after) => this.transfers.listPage({ ...query, scheduled: 'true', ...(after !== undefined ? { after } : {}) }),
         (page) => page.transfers,
       ),
     /** The name on a destination account, to confirm before settling (sent once: it is not retried). */

@@ -36,6 +36,8 @@ export type KnownEventType =
   | 'payment.reversed'
   | 'payment.restored'
   | 'payment.compensated'
+  | 'settlement.scheduled'
+  | 'settlement.cancelled'
   | 'settlement.awaiting_approval'
   | 'settlement.approved'
   | 'settlement.rejected'

@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'settlement.approved',
   'settlement.rejected',
   'settlement.expired',
+  'settlement.cancelled',
   'approval_policy.set',
   'approval_policy.removed',
   'velocity_rule.created',

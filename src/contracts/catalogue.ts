@@ -10,6 +10,7 @@ import {
   type SettlementInput,
   type SettlementRefundInput,
 } from './settlement.contract';
+import { SCHEDULED_PAYOUT_START_POLICY, type ScheduledPayoutInput } from './scheduled-payout.contract';
 import { SETTLEMENT_BATCH_START_POLICY, type SettlementBatchInput } from './settlement-batch.contract';
 import { WEBHOOK_DELIVERY_START_POLICY, type WebhookDeliveryInput } from './webhook-delivery.contract';
 import type { WorkflowJob, WorkflowStartPolicy } from './workflow-job';
@@ -20,6 +21,7 @@ export type WorkflowInputs = {
   settlementWorkflow: SettlementInput;
   settlementRefundWorkflow: SettlementRefundInput;
   settlementBatchWorkflow: SettlementBatchInput;
+  scheduledPayoutWorkflow: ScheduledPayoutInput;
   reconciliationWorkflow: ReconciliationInput;
 };
 
@@ -32,6 +34,7 @@ export const START_POLICIES: Record<WorkflowType, WorkflowStartPolicy> = {
   settlementWorkflow: SETTLEMENT_START_POLICY,
   settlementRefundWorkflow: SETTLEMENT_REFUND_START_POLICY,
   settlementBatchWorkflow: SETTLEMENT_BATCH_START_POLICY,
+  scheduledPayoutWorkflow: SCHEDULED_PAYOUT_START_POLICY,
   webhookDeliveryWorkflow: WEBHOOK_DELIVERY_START_POLICY,
   reconciliationWorkflow: RECONCILIATION_START_POLICY,
   paymentConfirmationBatchWorkflow: PAYMENT_CONFIRMATION_BATCH_START_POLICY,

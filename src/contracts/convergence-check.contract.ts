@@ -26,9 +26,10 @@ export interface RestartResult extends ResumeResult {
   parked?: number;
 }
 
-/** The convergence check's restarts of settlement runs, and of settlement batch runs (absent in older results). */
+/** The convergence check's restarts of settlement runs, and of settlement batch and scheduled payout runs (absent in older results). */
 export interface SettlementRestartResult extends RestartResult {
   batches?: RestartResult;
+  scheduledPayouts?: RestartResult;
 }
 
 export interface ClaimReleaseResult {

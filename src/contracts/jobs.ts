@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { paymentConfirmationBatchJob, type ConfirmationBatchClaim } from './payment-confirmation.contract';
 import { reconciliationJob } from './reconciliation.contract';
+import { scheduledPayoutJob } from './scheduled-payout.contract';
 import { settlementBatchJob } from './settlement-batch.contract';
 import { settlementJob, settlementRefundJob } from './settlement.contract';
 import { webhookDeliveryJob } from './webhook-delivery.contract';
@@ -33,6 +34,7 @@ export function createJobs(config: JobsConfig) {
     settlement: (input: Parameters<typeof settlementJob>[1]) => settlementJob(config, input),
     settlementRefund: (input: Parameters<typeof settlementRefundJob>[1]) => settlementRefundJob(config, input),
     settlementBatch: (input: Parameters<typeof settlementBatchJob>[1]) => settlementBatchJob(config, input),
+    scheduledPayout: (input: Parameters<typeof scheduledPayoutJob>[0]) => scheduledPayoutJob(input),
     reconciliation: (input: Parameters<typeof reconciliationJob>[1]) => reconciliationJob(config, input),
   };
 }

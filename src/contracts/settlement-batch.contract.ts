@@ -26,7 +26,7 @@ export interface SettlementBatchProgress {
 }
 
 /**
- * One chunk: `judged` items were initiated or refused (in order). `waitMs` > 0: the
+ * One chunk (or, before a scheduled batch's time, none: `untilScheduled`): `judged` items were initiated or refused (in order). `waitMs` > 0: the
  * chunk stopped early and the next waits this long (the tenant's cap of settlements in flight is full, or the
  * settlements rate limit or the provider said to retry after it). `stopped`: no item waits any more (all
  * judged, or the batch was cancelled).
@@ -35,6 +35,8 @@ export interface ChunkResult {
   judged: number;
   waitMs: number;
   stopped: boolean;
+  /** The wait is a scheduled batch's time still to come: waited whole (no pacing cap), then the batch starts. */
+  untilScheduled?: boolean;
 }
 
 export type SettlementBatchEnd = 'completed' | 'completed_with_failures' | 'cancelled';

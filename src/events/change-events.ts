@@ -12,7 +12,7 @@ import { recordedEventsCte, recordEvent, type EventOf } from './tenant-events';
  * events layer from what the ledger did (ledger-events, with the payment credits' and confirmations' events built
  * below from the catalogue); recordChange records what moves no money: a bulk payout's end (a count of its
  * settlements), a dynamic account's return refused (the money stays held as it was), a payout or a transfer held for approval and
- * the decision about it (a held settlement batch and its decision alike; its reservation moves no money; an approved one's settlement is told by the ledger), a velocity
+ * the decision about it, a payout scheduled for a date and its end unpaid (cancelled, or refused at its time) (a held settlement batch and its decision alike; its reservation moves no money; an approved one's settlement is told by the ledger), a velocity
  * rule refusing a payout or sending it to review, and
  * every decision about a customer, an account's freeze or an endpoint. A module outside src/events never records a money event itself (the lint's
  * money-event check).
@@ -68,6 +68,17 @@ export type Change =
       amount: Kobo;
       decidedBy: string | null;
       note: string | null;
+    }
+  | { kind: 'payout_scheduled'; tenantId: string; merchantTxRef: string; accountRef: string; amount: Kobo; scheduledFor: Date }
+  | {
+      kind: 'payout_schedule_ended';
+      tenantId: string;
+      merchantTxRef: string;
+      accountRef: string;
+      amount: Kobo;
+      scheduledFor: Date;
+      /** `cancelled`, or why the settlement was refused at its time. */
+      reason: string;
     }
   | {
       kind: 'transfer_awaiting_approval';
@@ -157,6 +168,14 @@ export function eventOfChange(change: Change): EventOf {
     case 'payout_approval_decided': {
       const { merchantTxRef, accountRef, amount, decidedBy, note } = change;
       return told(`settlement.${change.decision}`, { merchantTxRef, accountRef, amount, decidedBy, note });
+    }
+    case 'payout_scheduled': {
+      const { merchantTxRef, accountRef, amount, scheduledFor } = change;
+      return told('settlement.scheduled', { merchantTxRef, accountRef, amount, scheduledFor });
+    }
+    case 'payout_schedule_ended': {
+      const { merchantTxRef, accountRef, amount, scheduledFor, reason } = change;
+      return told('settlement.cancelled', { merchantTxRef, accountRef, amount, scheduledFor, reason });
     }
     case 'transfer_awaiting_approval': {
       const { transferId, fromAccountRef, toAccountRef, amount, expiresAt } = change;

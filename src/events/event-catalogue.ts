@@ -155,6 +155,27 @@ const settlementApprovalDecided = {
   note: field.nullableText,
 };
 
+/** A payout scheduled for a date: its money reserved until then, when it becomes a settlement (`settlement.created` follows). */
+const settlementScheduled = {
+  merchantTxRef: field.text,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  status: field.constant('pending'),
+  scheduledFor: field.timestamp,
+};
+
+/** A scheduled payout ended before it became a settlement: its reserved money released. */
+const settlementCancelled = {
+  merchantTxRef: field.text,
+  accountRef: field.text,
+  amount: field.naira,
+  currency: field.constant('NGN'),
+  scheduledFor: field.timestamp,
+  /** `cancelled` (the tenant cancelled it), or why the settlement was refused at its time. */
+  reason: field.text,
+};
+
 /** A velocity rule refused a payout (no merchantTxRef: nothing was made) or sent it to review (it awaits approval). */
 const velocityRuleTriggered = {
   ruleId: field.uuid,
@@ -359,6 +380,18 @@ const DEFINITIONS = {
     fields: settlementCreated,
     subject: 'merchantTxRef',
     description: 'A settlement was accepted: its amount was debited provisionally from the account, and its transfer is on its way',
+  },
+  'settlement.scheduled': {
+    fields: settlementScheduled,
+    subject: 'merchantTxRef',
+    description:
+      'A payout was scheduled for a later time: its amount is reserved on the account (not spendable) until then, when it becomes a settlement (settlement.created follows), unless it is cancelled first',
+  },
+  'settlement.cancelled': {
+    fields: settlementCancelled,
+    subject: 'merchantTxRef',
+    description:
+      'A scheduled payout ended before it became a settlement, its reserved amount released to the account: cancelled (reason `cancelled`), or refused at its time (reason: the refusal, e.g. the account frozen)',
   },
   'settlement.awaiting_approval': {
     fields: settlementAwaitingApproval,

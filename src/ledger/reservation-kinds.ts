@@ -113,6 +113,19 @@ export const RESERVATION_KINDS = {
     meaning: 'settlement batch items awaiting approval or their turn',
     heldFor: 'for settlement batch items awaiting approval or their turn',
   },
+  /**
+   * A payout on a date (owner: the scheduled payout's id, or a scheduled batch item's hold id), kept from its request
+   * to its time: posted by the settlement debit it becomes then, released when it is cancelled before it starts or
+   * when the settlement is refused at its time (the account frozen, the customer suspended, the daily limit).
+   */
+  scheduled_payout: {
+    reasons: ['scheduled'],
+    releaseReasons: ['cancelled', 'refused', 'item_refused'],
+    heldCredit: false,
+    queued: false,
+    meaning: 'payouts scheduled for a later time',
+    heldFor: 'for payouts scheduled for a later time',
+  },
 } as const satisfies Record<string, ReservationKindDeclaration>;
 
 interface ReservationKindDeclaration {

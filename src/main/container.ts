@@ -90,6 +90,7 @@ import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
 import type { RaiseSettlementFinding } from '../settlements/settlement-findings';
 import { settlementsDashboardRoutes } from '../settlements/settlements.dashboard.routes';
+import { scheduledPayoutsDashboardRoutes } from '../settlements/scheduled-payouts.dashboard.routes';
 import { payoutApprovalsDashboardRoutes } from '../settlements/payout-approvals.routes';
 import { approvalPoliciesDashboardRoutes } from '../approval-policies/approval-policies.routes';
 import { createApprovalPoliciesService } from '../approval-policies/approval-policies.service';
@@ -103,6 +104,9 @@ import { createInternalTransfersService } from '../internal-transfers/internal-t
 import { createEventedLedger } from '../events/ledger-events';
 import { createSettlementsService } from '../settlements/settlements.service';
 import { createPayoutApprovalsService } from '../settlements/payout-approvals.service';
+import { createScheduledPayoutsService } from '../settlements/scheduled-payouts.service';
+import { scheduledPayoutRestartPlan } from '../settlements/scheduled-payout-restarts';
+import { scheduledPayoutCancelledSignal, scheduledPayoutWorkflowId } from '../contracts/scheduled-payout.contract';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
 import { withTimeout } from '../timeout';
 import { createWebhookDeliveryService } from '../webhooks/delivery.service';
@@ -189,6 +193,14 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     beneficiaries: () => beneficiaries,
   });
   const payoutApprovals = createPayoutApprovalsService({ db, settlements });
+  const scheduledPayouts = createScheduledPayoutsService({
+    db,
+    settlements,
+    wake: (merchantTxRef) =>
+      temporal.withDeadline(Date.now() + 10_000, () =>
+        temporal.workflow.getHandle(scheduledPayoutWorkflowId(merchantTxRef)).signal(scheduledPayoutCancelledSignal),
+      ),
+  });
   // Beneficiaries ask the settlements service for names; a settlement naming a beneficiary asks them where it pays.
   const beneficiaries = createBeneficiariesService({
     db,
@@ -269,6 +281,13 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       logger: logger.child({ component: 'settlement-batch-restarts' }),
       plan: settlementBatchRestartPlan({ db, jobs, starter, logger: logger.child({ component: 'settlement-batch-restarts' }) }),
     }),
+    scheduledPayoutRestarts: createWorkflowRestarter({
+      db,
+      client: temporal,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      logger: logger.child({ component: 'scheduled-payout-restarts' }),
+      plan: scheduledPayoutRestartPlan({ db, jobs, starter, logger: logger.child({ component: 'scheduled-payout-restarts' }) }),
+    }),
     auth,
     apiKeyCache,
     audit: createAuditLog(db),
@@ -281,6 +300,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     books: createBooksService({ db }),
     settlements,
     payoutApprovals,
+    scheduledPayouts,
     approvalPolicies: createApprovalPoliciesService({ db }),
     velocityRules: createVelocityRulesService({ db }),
     internalTransfers,
@@ -391,7 +411,7 @@ export function createRoutes(services: Services, config: Config): RouteDefinitio
     ...accountFreezesRoutes({ freezes: services.freezes }),
     // Before the settlements' GET /v1/transfers/:merchantTxRef, which would read "internal" as a reference.
     ...internalTransfersRoutes({ transfers: services.internalTransfers }),
-    ...settlementsRoutes({ settlements: services.settlements }),
+    ...settlementsRoutes({ settlements: services.settlements, scheduledPayouts: services.scheduledPayouts }),
     ...refundsRoutes({ refunds: services.refunds }),
     ...beneficiariesRoutes({ beneficiaries: services.beneficiaries }),
     ...balanceSweepsRoutes({ balanceSweeps: services.balanceSweeps }),
@@ -421,6 +441,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
       limits: services.rateLimits,
     }),
     ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
+    ...scheduledPayoutsDashboardRoutes({ scheduledPayouts: services.scheduledPayouts }),
     ...payoutApprovalsDashboardRoutes({ payoutApprovals: services.payoutApprovals }),
     ...approvalPoliciesDashboardRoutes({ approvalPolicies: services.approvalPolicies }),
     ...velocityRulesRoutes({ velocityRules: services.velocityRules }),

@@ -5,6 +5,7 @@ import { createDynamicAccountActivities } from '../../activities/dynamic-account
 import { createPaymentActivities } from '../../activities/payments.activities';
 import { createReconciliationActivities } from '../../activities/reconciliation.activities';
 import { createReservationActivities } from '../../activities/reservations.activities';
+import { createScheduledPayoutActivities } from '../../activities/scheduled-payouts.activities';
 import { createSettlementBatchActivities } from '../../activities/settlement-batches.activities';
 import { createSettlementActivities } from '../../activities/settlements.activities';
 import { createRetentionActivities } from '../../activities/retention.activities';
@@ -21,6 +22,7 @@ export function createActivities(deps: { services: Services; logger: Logger; con
       starter: services.starter,
       settlementRestarts: services.settlementRestarts,
       settlementBatchRestarts: services.settlementBatchRestarts,
+      scheduledPayoutRestarts: services.scheduledPayoutRestarts,
       settlementWatch: services.settlementWatch,
       claimReleases: services.batchClaimReleases,
       graceMs: convergenceCheckGraceMs,
@@ -30,6 +32,7 @@ export function createActivities(deps: { services: Services; logger: Logger; con
     ...createReconciliationActivities({ reconciliation: services.reconciliationExecution }),
     ...createBalanceSweepActivities({ balanceSweeps: services.balanceSweeps }),
     ...createSettlementBatchActivities({ batchExecution: services.batchExecution }),
+    ...createScheduledPayoutActivities({ scheduledPayouts: services.scheduledPayouts }),
     ...createDynamicAccountActivities({ dynamicAccounts: services.dynamicAccounts, logger }),
     ...createReservationActivities({
       db: services.db,

@@ -7,7 +7,7 @@ import { createReservations } from '../ledger/reservations';
 import { settlementStatusCounts } from '../settlements/settlements.access';
 import type { AcceptedSettlement } from '../settlements/settle-outcomes';
 import type { BeforeDebit, SettlementsService } from '../settlements/settlements.service';
-import { isTransientFailure, judgeItemFields, settlementBatchItemKey } from './settlement-batch-items';
+import { isTransientFailure, itemReservationKind, judgeItemFields, settlementBatchItemKey } from './settlement-batch-items';
 import { batchCounts } from './settlement-batch-reads';
 import { createSettlementBatchesRepo, type BatchItemRecord, type BatchRecord } from './settlement-batches.repo';
 
@@ -45,15 +45,15 @@ export function createSettlementBatchExecutionService(deps: {
   }
 
   /**
-   * An approved batch's item had its amount reserved: its settlement's debit posts that reservation in its own
-   * transaction, so it spends the money kept for it (what was reserved is never released and taken again).
+   * An approved (or scheduled) batch's item had its amount reserved: its settlement's debit posts that reservation in
+   * its own transaction, so it spends the money kept for it (what was reserved is never released and taken again).
    */
-  function spendHeld(item: BatchItemRecord): BeforeDebit | undefined {
+  function spendHeld(batch: BatchRecord, item: BatchItemRecord): BeforeDebit | undefined {
     const { holdId } = item;
     if (holdId === null) return undefined;
     return async (trx, debit) => {
       const reservations = createReservations(trx);
-      const held = await reservations.ofOwner('batch_approval', holdId);
+      const held = await reservations.ofOwner(itemReservationKind(batch), holdId);
       if (!held || held.open === 0n) return;
       await reservations.post(held.accountId, {
         reservationId: held.reservationId,
@@ -69,13 +69,14 @@ export function createSettlementBatchExecutionService(deps: {
   async function refuseItem(batch: BatchRecord, item: BatchItemRecord, reason: string): Promise<void> {
     if (item.holdId === null) return batches.markRefused(batch.id, item.position, reason);
     const holdId = item.holdId;
+    const kind = itemReservationKind(batch);
     await db.transaction(async (trx) => {
       const reservations = createReservations(trx);
-      for (const held of await reservations.openOfOwners('batch_approval', [holdId]))
+      for (const held of await reservations.openOfOwners(kind, [holdId]))
         await reservations.release(held.accountId, [
           {
             reservationId: held.reservationId,
-            kind: 'batch_approval',
+            kind,
             amount: held.open,
             reason: 'item_refused',
             userId: null,
@@ -98,7 +99,7 @@ export function createSettlementBatchExecutionService(deps: {
         throw new ItemNoLongerQueued();
     };
     const request = fields.request;
-    const beforeDebit = spendHeld(item);
+    const beforeDebit = spendHeld(batch, item);
     const made =
       request.to === 'beneficiary'
         ? await settlements.initiateToBeneficiary(
@@ -129,6 +130,12 @@ export function createSettlementBatchExecutionService(deps: {
     async initiateChunk(batchId: string, limit: number, onProgress: () => void = () => undefined): Promise<ChunkResult> {
       const batch = await batches.findById(batchId);
       if (!batch || batch.status === 'cancelled' || batch.completedAt !== null) return { judged: 0, waitMs: 0, stopped: true };
+      if (batch.status === 'scheduled') {
+        // Not due yet: the run waits out the rest of its time (a cancel wakes it); due, it runs as any batch.
+        const untilMs = batch.scheduledFor!.getTime() - Date.now();
+        if (untilMs > 0) return { judged: 0, waitMs: untilMs, stopped: false, untilScheduled: true };
+        await batches.markStarted(batch.id);
+      }
       // Sizes the chunk only: each item's own transaction checks the room again under the tenant's lock.
       const room = config.SETTLEMENT_BATCH_IN_FLIGHT - (await inFlight(db, batch.tenantId));
       const items = room > 0 ? await batches.nextQueued(batch.id, Math.min(limit, room)) : [];

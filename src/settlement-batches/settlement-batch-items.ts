@@ -2,7 +2,12 @@ import { AppError } from '../errors';
 import { validate } from '../http/validation';
 import { derivedIdempotencyKey } from '../idempotency/derived-keys';
 import { settleBodySchema, type SettleBody } from '../settlements/settlements.schemas';
+import type { BatchRecord } from './settlement-batches.repo';
 import type { BatchItemInput } from './settlement-batches.schemas';
+
+/** The kind of its items' reservations: a scheduled batch's keep them for its time, a held one's for its approval. */
+export const itemReservationKind = (batch: Pick<BatchRecord, 'scheduledFor'>): 'scheduled_payout' | 'batch_approval' =>
+  batch.scheduledFor !== null ? 'scheduled_payout' : 'batch_approval';
 
 type ItemValues = { [K in 'amount' | 'bankCode' | 'accountNumber' | 'beneficiaryId' | 'narration']: BatchItemInput[K] | null };
 

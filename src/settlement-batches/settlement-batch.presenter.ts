@@ -1,4 +1,5 @@
 import { formatKobo } from '../money';
+import { lagosTime } from '../policies/scheduled-payout/scheduled-payout';
 import type { BatchSummary, BatchView, DryRunItem, HeldBatchView } from './settlement-batches.service';
 
 export const presentBatchSummary = (batch: BatchSummary) => ({
@@ -6,6 +7,7 @@ export const presentBatchSummary = (batch: BatchSummary) => ({
   status: batch.status,
   counts: batch.counts,
   createdAt: batch.createdAt.toISOString(),
+  ...(batch.scheduledFor ? { scheduledFor: batch.scheduledFor.toISOString(), scheduledForLagos: lagosTime(batch.scheduledFor) } : {}),
 });
 
 export const presentBatch = (batch: BatchView) => ({ ...presentBatchSummary(batch), items: batch.items, pagination: batch.pagination });

@@ -4,7 +4,15 @@ import { koboFromDb, type Kobo } from '../money';
 import type { BatchApprovalReason } from '../policies/batch-approval/batch-approval';
 
 export type BatchStatus =
-  'awaiting_approval' | 'validating' | 'processing' | 'completed' | 'completed_with_failures' | 'cancelled' | 'rejected' | 'expired';
+  | 'scheduled'
+  | 'awaiting_approval'
+  | 'validating'
+  | 'processing'
+  | 'completed'
+  | 'completed_with_failures'
+  | 'cancelled'
+  | 'rejected'
+  | 'expired';
 
 /** A batch the approval policy held: why, what it reserved, until when, and who decided (null until someone did). */
 export interface BatchApproval {
@@ -32,6 +40,8 @@ export interface BatchRecord {
   completedAt: Date | null;
   /** Null for a batch the approval policy did not hold. */
   approval: BatchApproval | null;
+  /** When a scheduled batch runs; null for one never scheduled. Its items' reservations are `scheduled_payout` ones. */
+  scheduledFor: Date | null;
 }
 
 export interface BatchItemRecord {
@@ -47,7 +57,7 @@ export interface BatchItemRecord {
   narration: string | null;
   merchantTxRef: string | null;
   failureReason: string | null;
-  /** The owner of the item's batch_approval reservation (null: nothing reserved for it). */
+  /** The owner of the item's reservation (batch_approval, or scheduled_payout in a scheduled batch; null: nothing reserved for it). */
   holdId: string | null;
   /** Why the dry run flagged the item when its held batch was made (null: not flagged, or not held). */
   flaggedReason: string | null;
@@ -72,6 +82,7 @@ interface BatchRow {
   decided_by_email?: string | null;
   decided_at: Date | null;
   decision_note: string | null;
+  scheduled_for: Date | null;
 }
 
 interface ItemRow {
@@ -114,6 +125,7 @@ const toBatch = (row: BatchRow): BatchRecord => ({
           decidedAt: row.decided_at,
           decisionNote: row.decision_note,
         },
+  scheduledFor: row.scheduled_for,
 });
 
 const toItem = (row: ItemRow): BatchItemRecord => ({
@@ -164,6 +176,7 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
         approval_reasons: batch.approval?.reasons ?? null,
         approval_total: batch.approval?.total.toString() ?? null,
         approval_expires_at: batch.approval?.expiresAt ?? null,
+        scheduled_for: batch.scheduledFor,
       });
       for (let start = 0; start < rows.length; start += INSERT_CHUNK)
         await items().insert(
@@ -371,6 +384,11 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
         .update({ status: 'expired', decided_at: db.fn.now(), completed_at: db.fn.now() })
         .returning('*');
       return rows.map(toBatch);
+    },
+
+    /** A scheduled batch whose time came runs as any batch does: validating (a cancelled one stays cancelled). */
+    async markStarted(id: string): Promise<void> {
+      await db('settlement_batches').where({ id, status: 'scheduled' }).update({ status: 'validating' });
     },
 
     /** No item waits any more: a validating batch is processing (a cancelled one stays cancelled). */

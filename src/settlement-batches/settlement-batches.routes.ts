@@ -101,7 +101,7 @@ function routesAt(
       method: 'post',
       path: `${prefix}/settlement-batches/:id/cancel`,
       summary: onApi
-        ? 'Stop the items not yet initiated (they fail with reason "cancelled"); items already settling go on'
+        ? 'Stop the items not yet initiated (they fail with reason "cancelled"; a scheduled batch before its time: all of them, their reserved money released); items already settling go on'
         : 'Stop the items of a batch not yet initiated (audited)',
       tag,
       auth,

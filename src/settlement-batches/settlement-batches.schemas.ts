@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { cursorQuerySchema, moneySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { BATCH_APPROVAL_REASONS } from '../policies/batch-approval/batch-approval';
+import { MAX_SCHEDULE_DAYS } from '../policies/scheduled-payout/scheduled-payout';
+import { scheduledForSchema } from '../settlements/settlements.schemas';
 
 /** Most items one batch may carry. */
 export const MAX_BATCH_ITEMS = 5_000;
@@ -78,6 +80,11 @@ export const createBatchBodySchema = z
       .array(batchItemSchema, { error: 'items must be an array' })
       .min(1, { error: 'items must hold at least 1 item' })
       .max(MAX_BATCH_ITEMS, { error: `items must hold at most ${MAX_BATCH_ITEMS} items` }),
+    scheduledFor: scheduledForSchema
+      .optional()
+      .describe(
+        `Run the batch at this instant instead of now (RFC 3339 with an offset; in the future, at most ${MAX_SCHEDULE_DAYS} days ahead): each valid item's amount is reserved at once, and the batch can be cancelled until it starts`,
+      ),
   })
   .superRefine((body, ctx) => uniqueReferences(body.items, ctx));
 export type CreateBatchBody = z.output<typeof createBatchBodySchema>;
@@ -90,9 +97,19 @@ export const createBatchQuerySchema = z.object({
 });
 
 export const batchStatusSchema = z
-  .enum(['awaiting_approval', 'validating', 'processing', 'completed', 'completed_with_failures', 'cancelled', 'rejected', 'expired'])
+  .enum([
+    'scheduled',
+    'awaiting_approval',
+    'validating',
+    'processing',
+    'completed',
+    'completed_with_failures',
+    'cancelled',
+    'rejected',
+    'expired',
+  ])
   .describe(
-    "awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final",
+    "scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final",
   );
 export const batchItemStatusSchema = z
   .enum(['queued', 'pending', 'processing', 'success', 'failed', 'refunded'])
@@ -113,6 +130,8 @@ export const batchSummarySchema = z.object({
   status: batchStatusSchema,
   counts: batchCountsSchema,
   createdAt: timestampSchema,
+  scheduledFor: timestampSchema.optional().describe('When a scheduled batch runs (or ran); absent on one never scheduled'),
+  scheduledForLagos: z.string().optional().describe('The same instant in Africa/Lagos time (UTC+01:00)'),
 });
 
 export const batchItemViewSchema = z.object({

@@ -4,13 +4,15 @@ import { API_KEY_ACTOR, createAuditLog, type AuditAction, type AuditActor, type 
 import type { Config } from '../config';
 import type { Jobs } from '../contracts/jobs';
 import { isUniqueViolation, type Db, type Trx } from '../db';
-import { AppError, ConflictError, NotFoundError } from '../errors';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../errors';
 import { recordChange } from '../events/change-events';
 import type { EventedLedger } from '../events/ledger-events';
 import type { EndedReservations } from '../ledger/ledger-results';
 import { createReservations, type OwnedReservation } from '../ledger/reservations';
 import { formatKobo, type Kobo } from '../money';
 import { batchApproval, type BatchApprovalDecision } from '../policies/batch-approval/batch-approval';
+import { scheduleDecision } from '../policies/scheduled-payout/scheduled-payout';
+import { scheduledNeedsApproval } from '../settlements/payout-holds';
 import { paginate, invalidCursor, uuidCursor } from '../http/pagination';
 import type { Pagination } from '../http/schemas';
 import { isUuid, uuidv7 } from '../ids';
@@ -19,7 +21,7 @@ import type { RateLimits } from '../rate-limits/rate-limits';
 import type { SettlementsService } from '../settlements/settlements.service';
 import { createOutboxRepo } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
-import { isTransientFailure, judgeItemFields } from './settlement-batch-items';
+import { isTransientFailure, itemReservationKind, judgeItemFields } from './settlement-batch-items';
 import { batchCounts, itemViews, type BatchItemView } from './settlement-batch-reads';
 import { createSettlementBatchesRepo, type BatchItemRecord, type BatchRecord } from './settlement-batches.repo';
 import type { BatchCounts, BatchItemInput, CreateBatchBody, HeldBatchStatus } from './settlement-batches.schemas';
@@ -54,6 +56,7 @@ export interface BatchSummary {
   status: BatchRecord['status'];
   counts: BatchCounts;
   createdAt: Date;
+  scheduledFor: Date | null;
 }
 
 export interface BatchView extends BatchSummary {
@@ -86,12 +89,16 @@ class NotCovered extends Error {
   }
 }
 
-/** What holding a batch for approval sets aside: per item, its reservation (valid items) or the dry run's flag. */
-interface BatchHold {
-  decision: Extract<BatchApprovalDecision, { required: true }>;
-  expiresAt: Date;
+/** What a batch sets aside when it waits (for approval, or for its time): per item, its reservation (valid items) or the dry run's flag. */
+interface ReservedItems {
   total: Kobo;
   items: Array<{ holdId: string | null; flaggedReason: string | null; accountId: string | null; amount: Kobo | null }>;
+}
+
+/** What holding a batch for approval sets aside, until when. */
+interface BatchHold extends ReservedItems {
+  decision: Extract<BatchApprovalDecision, { required: true }>;
+  expiresAt: Date;
 }
 
 /**
@@ -130,7 +137,13 @@ export function createSettlementBatchesService(deps: {
   }
 
   async function summary(batch: BatchRecord): Promise<BatchSummary> {
-    return { id: batch.id, status: batch.status, counts: await batchCounts(db, batch), createdAt: batch.createdAt };
+    return {
+      id: batch.id,
+      status: batch.status,
+      counts: await batchCounts(db, batch),
+      createdAt: batch.createdAt,
+      scheduledFor: batch.scheduledFor,
+    };
   }
 
   /** A replay under a key already used: the batch it made, when the body is the same. */
@@ -156,21 +169,38 @@ export function createSettlementBatchesService(deps: {
     }
   }
 
-  /**
-   * Whether the tenant's approval policy holds the batch (its total: the amounts of its items that are amounts), and
-   * if so what to set aside: each item the dry run passes reserves its amount on its account until the batch's
-   * expiry; each it flags reserves nothing and is shown to the approver with the dry run's reason.
-   */
-  async function holdOf(tenantId: string, items: BatchItemInput[]): Promise<BatchHold | undefined> {
-    const policy = await batchApprovalPolicyOf(db, tenantId);
-    if (!policy || (policy.batchTotalAtOrAbove === null && policy.batchItemsAtOrAbove === null)) return undefined;
-    const amounts = items.map((item) => {
+  /** Each item's amount, when its values are those of a valid settle; else null. */
+  function itemAmounts(items: BatchItemInput[]): Array<Kobo | null> {
+    return items.map((item) => {
       const { amount, bankCode, accountNumber, beneficiaryId, narration } = item;
       const fields = judgeItemFields({ amount, bankCode, accountNumber, beneficiaryId, narration });
       return fields.ok ? fields.request.amount : null;
     });
+  }
+
+  /**
+   * Whether the tenant's approval policy holds the batch (its total: the amounts of its items that are amounts), and
+   * if so what to set aside (reservedItems) until the batch's expiry; a flagged item is shown to the approver with the
+   * dry run's reason.
+   */
+  async function holdOf(tenantId: string, items: BatchItemInput[]): Promise<BatchHold | undefined> {
+    const policy = await batchApprovalPolicyOf(db, tenantId);
+    if (!policy || (policy.batchTotalAtOrAbove === null && policy.batchItemsAtOrAbove === null)) return undefined;
+    const amounts = itemAmounts(items);
     const decision = batchApproval(policy, { total: amounts.reduce<Kobo>((sum, amount) => sum + (amount ?? 0n), 0n), items: items.length });
     if (!decision.required) return undefined;
+    return {
+      decision,
+      expiresAt: new Date(Date.now() + decision.expiresAfterSeconds * 1000),
+      ...(await reservedItems(tenantId, items, amounts)),
+    };
+  }
+
+  /**
+   * What a waiting batch sets aside: each item the dry run passes reserves its amount on its account (under a hold id
+   * of its own); each it flags reserves nothing and keeps the dry run's reason (it fails at its turn).
+   */
+  async function reservedItems(tenantId: string, items: BatchItemInput[], amounts: Array<Kobo | null>): Promise<ReservedItems> {
     const accountIds = new Map<string, string | null>();
     const held: BatchHold['items'] = [];
     for (const [position, item] of items.entries()) {
@@ -185,23 +215,23 @@ export function createSettlementBatchesService(deps: {
       held.push({ holdId: uuidv7(), flaggedReason: null, accountId: accountIds.get(item.accountRef) ?? null, amount });
     }
     const total = held.reduce<Kobo>((sum, item) => sum + (item.holdId !== null ? (item.amount ?? 0n) : 0n), 0n);
-    return { decision, expiresAt: new Date(Date.now() + decision.expiresAfterSeconds * 1000), total, items: held };
+    return { total, items: held };
   }
 
-  /** Sets aside every held item's amount on its account, all or nothing (NotCovered names the first account short). */
-  async function reserveHeld(trx: Trx, hold: BatchHold): Promise<void> {
-    const reservations = hold.items.flatMap((item) =>
+  /**
+   * Sets aside every reserved item's amount on its account, all or nothing (NotCovered names the first account short):
+   * a held batch's until its expiry, a scheduled batch's until its items' turns.
+   */
+  async function reserveItems(
+    trx: Trx,
+    reserved: ReservedItems,
+    as:
+      | { kind: 'batch_approval'; reason: 'awaiting_approval'; expiresAt: Date }
+      | { kind: 'scheduled_payout'; reason: 'scheduled'; expiresAt: null },
+  ): Promise<void> {
+    const reservations = reserved.items.flatMap((item) =>
       item.holdId !== null && item.accountId !== null && item.amount !== null
-        ? [
-            {
-              accountId: item.accountId,
-              kind: 'batch_approval' as const,
-              reason: 'awaiting_approval' as const,
-              ownerId: item.holdId,
-              amount: item.amount,
-              expiresAt: hold.expiresAt,
-            },
-          ]
+        ? [{ accountId: item.accountId, ownerId: item.holdId, amount: item.amount, ...as }]
         : [],
     );
     if (reservations.length === 0) return;
@@ -244,6 +274,7 @@ export function createSettlementBatchesService(deps: {
     open: OwnedReservation[],
     reason: 'rejected' | 'cancelled',
     by: { userId: string | null; note: string | null },
+    kind: 'batch_approval' | 'scheduled_payout' = 'batch_approval',
   ): Promise<void> {
     const byAccount = new Map<string, OwnedReservation[]>();
     for (const reservation of open) byAccount.set(reservation.accountId, [...(byAccount.get(reservation.accountId) ?? []), reservation]);
@@ -251,13 +282,11 @@ export function createSettlementBatchesService(deps: {
     for (const [accountId, held] of byAccount)
       await reservations.release(
         accountId,
-        held.map((reservation) => ({
-          reservationId: reservation.reservationId,
-          kind: 'batch_approval' as const,
-          amount: reservation.open,
-          reason,
-          ...by,
-        })),
+        held.map((reservation) =>
+          kind === 'scheduled_payout'
+            ? { reservationId: reservation.reservationId, kind, amount: reservation.open, reason: 'cancelled' as const, ...by }
+            : { reservationId: reservation.reservationId, kind, amount: reservation.open, reason, ...by },
+        ),
       );
   }
 
@@ -295,28 +324,39 @@ export function createSettlementBatchesService(deps: {
   return {
     /**
      * Writes the batch and its items as sent, with its workflow's start, in one transaction under the
-     * Idempotency-Key; the workflow starts after the commit. A replay of the key answers the batch it made.
+     * Idempotency-Key; the workflow starts after the commit. A replay of the key answers the batch it made. A batch
+     * with scheduledFor is `scheduled`: its valid items' money is reserved now (all or nothing, as a held batch's) and
+     * its workflow waits for the time; one the approval policy would hold is refused a date.
      */
     async create(actor: BatchActor, body: CreateBatchBody, idempotencyKey: string): Promise<BatchSummary> {
       const { tenantId } = actor;
       await limits.settlementBatchItems.consume(tenantId, body.items.length);
       const earlier = await batches.findByKey(tenantId, idempotencyKey);
       if (earlier) return answerReplay(earlier, body.items);
+      const { scheduledFor } = body;
+      if (scheduledFor !== undefined) {
+        const decision = scheduleDecision(scheduledFor, new Date());
+        if (!decision.allowed) throw new ValidationError(decision.message, [{ path: 'scheduledFor', message: decision.message }]);
+      }
       const id = uuidv7();
       const job = jobs.settlementBatch({ batchId: id, tenantId });
       const hold = await holdOf(tenantId, body.items);
+      if (hold && scheduledFor !== undefined) throw scheduledNeedsApproval();
+      const scheduled = scheduledFor !== undefined ? await reservedItems(tenantId, body.items, itemAmounts(body.items)) : undefined;
+      const reserved = hold ?? scheduled;
       try {
         await db.transaction(async (trx) => {
           await createSettlementBatchesRepo(trx).insert(
             {
               id,
               tenantId,
-              status: hold ? 'awaiting_approval' : 'validating',
+              status: hold ? 'awaiting_approval' : scheduled ? 'scheduled' : 'validating',
               itemCount: body.items.length,
               idempotencyKey,
               requestHash: requestHash(config.REQUEST_HASH_SECRET, body.items),
               createdBy: isUser(actor) ? actor.id : null,
               approval: hold ? { reasons: hold.decision.reasons, total: hold.total, expiresAt: hold.expiresAt } : null,
+              scheduledFor: scheduledFor ?? null,
             },
             body.items.map((item, position) => ({
               position,
@@ -327,21 +367,23 @@ export function createSettlementBatchesService(deps: {
               accountNumber: item.accountNumber ?? null,
               beneficiaryId: item.beneficiaryId ?? null,
               narration: item.narration ?? null,
-              holdId: hold?.items[position]?.holdId ?? null,
-              flaggedReason: hold?.items[position]?.flaggedReason ?? null,
+              holdId: reserved?.items[position]?.holdId ?? null,
+              flaggedReason: reserved?.items[position]?.flaggedReason ?? null,
             })),
           );
           await recordAudit(createAuditLog(trx), actor, 'settlement_batch.created', id, {
             items: body.items.length,
             idempotencyKey,
             ...(hold ? { awaitingApproval: hold.decision.reasons, total: formatKobo(hold.total) } : {}),
+            ...(scheduled ? { scheduledFor: scheduledFor!.toISOString(), total: formatKobo(scheduled.total) } : {}),
           });
+          if (scheduled) await reserveItems(trx, scheduled, { kind: 'scheduled_payout', reason: 'scheduled', expiresAt: null });
           if (!hold) {
             await createOutboxRepo(trx).enqueue([job]);
             return;
           }
           // Held: its money is set aside now (all or nothing), and no workflow starts until it is approved.
-          await reserveHeld(trx, hold);
+          await reserveItems(trx, hold, { kind: 'batch_approval', reason: 'awaiting_approval', expiresAt: hold.expiresAt });
           await recordChange(trx, {
             kind: 'settlement_batch_awaiting_approval',
             tenantId,
@@ -400,7 +442,8 @@ export function createSettlementBatchesService(deps: {
     },
 
     /**
-     * Stops the items not yet initiated: they fail with reason "cancelled"; items already settling go on.
+     * Stops the items not yet initiated: they fail with reason "cancelled" (a scheduled batch's, before its time, all of
+     * them, their money released); items already settling go on.
      * Under the batch's lock, and each item's initiation checks that it is still queued in its own
      * transaction, so no item is both cancelled and paid. Cancelling a cancelled batch answers it again.
      */
@@ -409,13 +452,14 @@ export function createSettlementBatchesService(deps: {
       const cancelled = await db.transaction(async (trx) => {
         const repo = createSettlementBatchesRepo(trx);
         // What its queued items still have reserved, under their accounts' locks, before the batch's own lock.
-        const open = await createReservations(trx).openOfOwners('batch_approval', await repo.queuedHoldIds(found.id));
+        const kind = itemReservationKind(found);
+        const open = await createReservations(trx).openOfOwners(kind, await repo.queuedHoldIds(found.id));
         const batch = (await repo.lock(found.id))!;
         if (batch.status === 'cancelled') return false;
         if (batch.completedAt !== null) throw new ConflictError(`settlement batch is already ${batch.status}`);
         await repo.markCancelled(batch.id);
         const stopped = await repo.refuseQueued(batch.id, 'cancelled');
-        await releaseHeld(trx, open, 'cancelled', { userId: isUser(actor) ? actor.id : null, note: null });
+        await releaseHeld(trx, open, 'cancelled', { userId: isUser(actor) ? actor.id : null, note: null }, kind);
         // A batch cancelled while awaiting approval has no workflow to end it: it ends here, told as any batch's end.
         if (batch.status === 'awaiting_approval') {
           await repo.markCompleted(batch.id, 'cancelled');

@@ -4,7 +4,27 @@ import type { ProviderAccountName, ProviderBank } from '../provider/provider.typ
 import type { SettlementAttemptView, SettlementListItem, SettlementStatusChange } from './settlement-reads.repo';
 import type { PayoutApprovalRecord, PayoutApprovalStatus } from './payout-approvals.repo';
 import type { SettlementRecord } from './settlements.repo';
-import type { AcceptedSettlement } from './settle-outcomes';
+import type { AcceptedSettlement, PayoutSchedule } from './settle-outcomes';
+import type { ScheduledPayoutRecord } from './scheduled-payouts.repo';
+import { lagosTime } from '../policies/scheduled-payout/scheduled-payout';
+
+/** A scheduled payout's time and state, on the transfer it is (present only on one scheduled). */
+function presentSchedule(schedule: PayoutSchedule | undefined) {
+  if (!schedule) return {};
+  return {
+    schedule: {
+      scheduledFor: schedule.scheduledFor.toISOString(),
+      scheduledForLagos: lagosTime(schedule.scheduledFor),
+      state: schedule.state,
+      refusal: schedule.refusal,
+    },
+  };
+}
+
+/** The transfer status a scheduled payout shows before (or instead of) its settlement's. */
+function scheduledStatus(payout: ScheduledPayoutRecord): 'pending' | 'cancelled' | 'failed' {
+  return payout.state === 'cancelled' ? 'cancelled' : payout.state === 'refused' ? 'failed' : 'pending';
+}
 
 /** The answer to a settle request, from the API and the dashboard alike. */
 export function presentAcceptedSettlement(settlement: AcceptedSettlement) {
@@ -15,11 +35,12 @@ export function presentAcceptedSettlement(settlement: AcceptedSettlement) {
     currency: settlement.currency,
     accountRef: settlement.accountRef,
     ...presentMetadata('metadata', settlement.metadata),
+    ...presentSchedule(settlement.schedule),
   };
 }
 
 /** A settlement as GET /v1/transfers/{merchantTxRef} shows it; the dashboard's detail adds to it. */
-export function presentSettlementView(settlement: SettlementRecord) {
+export function presentSettlementView(settlement: SettlementRecord, schedule?: PayoutSchedule) {
   return {
     merchantTxRef: settlement.merchantTxRef,
     status: settlement.status,
@@ -34,12 +55,37 @@ export function presentSettlementView(settlement: SettlementRecord) {
     providerFee: settlement.providerFee === null ? null : formatKobo(settlement.providerFee),
     beneficiaryId: settlement.beneficiaryId,
     ...presentMetadata('metadata', settlement.metadata),
+    ...presentSchedule(schedule),
   };
 }
 
-/** GET /v1/transfers/{merchantTxRef}: a settlement, or a payout held for approval that is not (yet) one. */
-export function presentTransferView(transfer: SettlementRecord | PayoutApprovalRecord) {
-  if ('attemptCount' in transfer) return presentSettlementView(transfer);
+/** A payout scheduled for a date that is not (yet, or ever) a settlement, as a transfer. */
+export function presentScheduledPayout(payout: ScheduledPayoutRecord) {
+  return {
+    merchantTxRef: payout.merchantTxRef,
+    status: scheduledStatus(payout),
+    amount: formatKobo(payout.amount),
+    bankCode: payout.bankCode,
+    accountNumber: payout.accountNumber,
+    attemptCount: 0,
+    createdAt: payout.createdAt.toISOString(),
+    updatedAt: (payout.endedAt ?? payout.createdAt).toISOString(),
+    currency: 'NGN' as const,
+    accountRef: payout.accountRef,
+    providerFee: null,
+    beneficiaryId: payout.beneficiaryId,
+    ...presentMetadata('metadata', payout.metadata),
+    ...presentSchedule(payout),
+  };
+}
+
+/**
+ * GET /v1/transfers/{merchantTxRef}: a settlement (with its schedule, when it was a payout on a date), a payout held for
+ * approval that is not (yet) one, or a scheduled payout that is not (yet) one.
+ */
+export function presentTransferView(transfer: SettlementRecord | PayoutApprovalRecord | ScheduledPayoutRecord, schedule?: PayoutSchedule) {
+  if ('attemptCount' in transfer) return presentSettlementView(transfer, schedule);
+  if ('state' in transfer) return presentScheduledPayout(transfer);
   return {
     merchantTxRef: transfer.merchantTxRef,
     status: transfer.status as Exclude<PayoutApprovalStatus, 'approved'>,

@@ -148,8 +148,8 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
           });
           return { status: 202, body: presentAcceptedSettlement(toBeneficiary) };
         }
-        const { amount, bankCode, accountNumber, narration, confirmedAccountName } = body;
-        const request = { amount, bankCode, accountNumber, narration, confirmedAccountName };
+        const { amount, bankCode, accountNumber, narration, confirmedAccountName, scheduledFor } = body;
+        const request = { amount, bankCode, accountNumber, narration, confirmedAccountName, scheduledFor };
         const settlement = await settlements.initiateConfirmed(
           user.tenantId,
           params.accountRef,

@@ -6,6 +6,7 @@ import {
   presentAcceptedSettlement,
   presentAccountName,
   presentBank,
+  presentScheduledPayout,
   presentSettlementView,
   presentTransferView,
 } from './settlement.presenter';
@@ -20,12 +21,13 @@ import {
   settlementRefParamsSchema,
   settlementViewSchema,
 } from './settlements.schemas';
+import type { ScheduledPayoutsService } from './scheduled-payouts.service';
 import type { SettlementsService } from './settlements.service';
 
 const DEFAULT_PAGE_SIZE = 50;
 
-export function settlementsRoutes(deps: { settlements: SettlementsService }): RouteDefinition[] {
-  const { settlements } = deps;
+export function settlementsRoutes(deps: { settlements: SettlementsService; scheduledPayouts: ScheduledPayoutsService }): RouteDefinition[] {
+  const { settlements, scheduledPayouts } = deps;
   return [
     defineRoute({
       method: 'post',
@@ -40,7 +42,7 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       responses: {
         202: {
           description:
-            "Accepted (`pending`); or, under the tenant's approval policy, `awaiting_approval`: its amount is reserved until a second person approves it on the dashboard. Track it with GET /v1/transfers/{merchantTxRef}",
+            "Accepted (`pending`; with scheduledFor, scheduled: its amount reserved until then, `schedule` says when); or, under the tenant's approval policy, `awaiting_approval`: its amount is reserved until a second person approves it on the dashboard. Track it with GET /v1/transfers/{merchantTxRef}",
           schema: settleResponseSchema,
         },
       },
@@ -54,8 +56,8 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
             status: 202,
             body: presentAcceptedSettlement(await settlements.initiateToBeneficiary(tenantId, params.accountRef, body, key, { maker })),
           };
-        const { amount, bankCode, accountNumber, narration, metadata } = body;
-        const request = { amount, bankCode, accountNumber, narration, metadata };
+        const { amount, bankCode, accountNumber, narration, metadata, scheduledFor } = body;
+        const request = { amount, bankCode, accountNumber, narration, metadata, scheduledFor };
         const settlement = await settlements.initiate(tenantId, params.accountRef, request, key, { maker });
         return { status: 202, body: presentAcceptedSettlement(settlement) };
       },
@@ -63,7 +65,8 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
     defineRoute({
       method: 'get',
       path: '/v1/transfers',
-      summary: "The tenant's settlements (payouts made), newest first; with metadata[key]=value, only those carrying every pair given",
+      summary:
+        "The tenant's settlements (payouts made), newest first; with scheduled=true, its payouts still scheduled for later, soonest first; with metadata[key]=value, only those carrying every pair given",
       tag: 'settlements',
       auth: 'apiKey',
       query: settlementListQuerySchema,
@@ -71,9 +74,17 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       errors: [400],
       handle: async ({ query, ctx }) => {
         const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+        if (query.scheduled === 'true') {
+          const scheduled = await scheduledPayouts.list(tenantOf(ctx).id, uuidCursor(query.after), limit, query.metadata);
+          const page = paginate(scheduled, limit, (payout) => payout.id);
+          return { status: 200, body: { transfers: page.items.map(presentScheduledPayout), pagination: page.pagination } };
+        }
         const rows = await settlements.list(tenantOf(ctx).id, uuidCursor(query.after), limit, query.metadata);
         const page = paginate(rows, limit, (settlement) => settlement.id);
-        return { status: 200, body: { transfers: page.items.map(presentSettlementView), pagination: page.pagination } };
+        return {
+          status: 200,
+          body: { transfers: page.items.map((settlement) => presentSettlementView(settlement)), pagination: page.pagination },
+        };
       },
     }),
     // Registered before /v1/transfers/:merchantTxRef so "banks" is never read as a reference.
@@ -111,7 +122,28 @@ export function settlementsRoutes(deps: { settlements: SettlementsService }): Ro
       responses: { 200: { description: 'The transfer', schema: settlementViewSchema } },
       errors: [404],
       handle: async ({ params, ctx }) => {
-        return { status: 200, body: presentTransferView(await settlements.findTransfer(tenantOf(ctx).id, params.merchantTxRef)) };
+        const { transfer, schedule } = await settlements.findTransfer(tenantOf(ctx).id, params.merchantTxRef);
+        return { status: 200, body: presentTransferView(transfer, schedule) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/transfers/:merchantTxRef/cancel',
+      summary: 'Cancel a payout scheduled for later, before it starts: its reserved amount is released',
+      tag: 'settlements',
+      auth: 'apiKey',
+      scope: 'payouts:write',
+      params: settlementRefParamsSchema,
+      responses: {
+        200: {
+          description: 'The payout, `cancelled` (cancelling a cancelled one answers it again)',
+          schema: settlementViewSchema,
+        },
+      },
+      errors: [404, 409],
+      handle: async ({ params, ctx }) => {
+        const cancelled = await scheduledPayouts.cancel({ tenantId: tenantOf(ctx).id }, params.merchantTxRef);
+        return { status: 200, body: presentScheduledPayout(cancelled) };
       },
     }),
   ];

@@ -3,7 +3,13 @@ import { accountNumberSchema as accountNumber, bankCodeSchema as bankCode } from
 import { metadataFilterSchema, metadataSchema, metadataViewSchema, type Metadata } from '../http/metadata';
 import { cursorQuerySchema, moneySchema, nairaAmountSchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { APPROVAL_REASONS } from '../policies/payout-approval/payout-approval';
+import { MAX_SCHEDULE_DAYS } from '../policies/scheduled-payout/scheduled-payout';
 import type { Kobo } from '../money';
+
+/** When a payout (or a batch) should start instead of now: an RFC 3339 instant with its offset, judged by the scheduled-payout policy. */
+export const scheduledForSchema = z.iso
+  .datetime({ offset: true, error: 'scheduledFor must be an RFC 3339 timestamp with a time zone, e.g. 2026-12-24T09:00:00+01:00' })
+  .transform((text) => new Date(text));
 
 /** A settle request's fields: its destination is a saved beneficiary, or a bank code and an account number. */
 export const settleFields = {
@@ -15,6 +21,11 @@ export const settleFields = {
     .optional()
     .describe('A saved beneficiary to pay (its bank account and name) instead of bankCode and accountNumber'),
   narration: z.string().trim().max(100).optional(),
+  scheduledFor: scheduledForSchema
+    .optional()
+    .describe(
+      `Pay at this instant instead of now (RFC 3339 with an offset; in the future, at most ${MAX_SCHEDULE_DAYS} days ahead): the amount is reserved at once, and the payout can be cancelled until it starts`,
+    ),
 };
 
 type DestinationFields = { bankCode?: string | undefined; accountNumber?: string | undefined; beneficiaryId?: string | undefined };
@@ -40,15 +51,19 @@ export function requireOneDestination(body: DestinationFields, ctx: z.Refinement
 }
 
 /** The request as the service takes it: one destination or the other. */
-type SettleExtras = { narration?: string | undefined; metadata?: Metadata | undefined };
+type SettleExtras = { narration?: string | undefined; metadata?: Metadata | undefined; scheduledFor?: Date | undefined };
 
 export type SettleBody =
   | ({ to: 'account'; amount: Kobo; bankCode: string; accountNumber: string } & SettleExtras)
   | ({ to: 'beneficiary'; amount: Kobo; beneficiaryId: string } & SettleExtras);
 
 export function settleBodyOf(body: { amount: Kobo } & SettleExtras & DestinationFields): SettleBody {
-  const { amount, narration, metadata } = body;
-  const extras = { ...(narration !== undefined ? { narration } : {}), ...(metadata !== undefined ? { metadata } : {}) };
+  const { amount, narration, metadata, scheduledFor } = body;
+  const extras = {
+    ...(narration !== undefined ? { narration } : {}),
+    ...(metadata !== undefined ? { metadata } : {}),
+    ...(scheduledFor !== undefined ? { scheduledFor } : {}),
+  };
   return body.beneficiaryId !== undefined
     ? { to: 'beneficiary', amount, beneficiaryId: body.beneficiaryId, ...extras }
     : { to: 'account', amount, bankCode: body.bankCode!, accountNumber: body.accountNumber!, ...extras };
@@ -62,8 +77,26 @@ export const settleBodySchema = z
 
 export const settlementStatusSchema = z.enum(['pending', 'processing', 'success', 'failed', 'refunded']);
 
-/** A settle's answer and a transfer's status: a settlement's, or a payout the approval policy holds (not yet, or never, one). */
-export const transferStatusSchema = z.enum([...settlementStatusSchema.options, 'awaiting_approval', 'rejected', 'expired']);
+/**
+ * A settle's answer and a transfer's status: a settlement's, a payout the approval policy holds (not yet, or never,
+ * one), or `cancelled`: a scheduled payout cancelled before it started (never one).
+ */
+export const transferStatusSchema = z.enum([...settlementStatusSchema.options, 'awaiting_approval', 'rejected', 'expired', 'cancelled']);
+
+/** A payout scheduled for a date: when (UTC, and as Lagos reads it), and where it stands. */
+export const scheduleViewSchema = z
+  .object({
+    scheduledFor: timestampSchema,
+    scheduledForLagos: z.string().describe('The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00'),
+    state: z
+      .enum(['scheduled', 'started', 'cancelled', 'refused'])
+      .describe(
+        'scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)',
+      ),
+    refusal: z.string().nullable().describe('Why the settlement was refused at its time (state refused)'),
+  })
+  .optional()
+  .describe('Present on a payout scheduled for a date (settle with scheduledFor)');
 
 export const settleResponseSchema = z.object({
   merchantTxRef: z.string(),
@@ -72,6 +105,7 @@ export const settleResponseSchema = z.object({
   currency: z.literal('NGN'),
   accountRef: z.string(),
   metadata: metadataViewSchema,
+  schedule: scheduleViewSchema,
 });
 
 export const settlementRefParamsSchema = z.object({ merchantTxRef: z.string().max(100) });
@@ -90,9 +124,17 @@ export const settlementViewSchema = z.object({
   providerFee: moneySchema.nullable(),
   beneficiaryId: z.uuid().nullable().describe('The saved beneficiary the settlement paid, when it named one'),
   metadata: metadataViewSchema,
+  schedule: scheduleViewSchema,
 });
 
-export const settlementListQuerySchema = cursorQuerySchema.extend({ limit: pageLimitSchema, metadata: metadataFilterSchema });
+export const settlementListQuerySchema = cursorQuerySchema.extend({
+  limit: pageLimitSchema,
+  metadata: metadataFilterSchema,
+  scheduled: z
+    .enum(['true', 'false'], { error: 'scheduled must be true or false' })
+    .optional()
+    .describe('true: only the payouts still scheduled for later, soonest first (see docs/scheduled-payouts.md)'),
+});
 
 export const settlementListResponseSchema = z.object({ transfers: z.array(settlementViewSchema), pagination: paginationSchema });
 

@@ -1,7 +1,9 @@
 import { findAccountByRef } from '../accounts/accounts.access';
 import { payoutVelocityOf } from '../velocity-rules/velocity-rules.access';
 import { createPayoutApprovalsRepo, type PayoutApprovalRecord } from './payout-approvals.repo';
-import { createPayoutHolds } from './payout-holds';
+import { createPayoutHolds, scheduledNeedsApproval } from './payout-holds';
+import { createScheduledPayoutsRepo, type ScheduledPayoutRecord } from './scheduled-payouts.repo';
+import { scheduleDecision } from '../policies/scheduled-payout/scheduled-payout';
 import type { PayoutMaker } from './payout-maker';
 import { createPayoutVelocityCheck } from './payout-velocity';
 import { NothingMade, type AcceptedSettlement, type OnCreated } from './settle-outcomes';
@@ -42,6 +44,8 @@ interface SettleRequest {
   accountNumber: string;
   narration?: string | undefined;
   metadata?: Metadata | undefined;
+  /** A payout on a date: scheduled (its money reserved) rather than made now. */
+  scheduledFor?: Date | undefined;
 }
 
 interface BeneficiarySettleRequest {
@@ -49,6 +53,14 @@ interface BeneficiarySettleRequest {
   beneficiaryId: string;
   narration?: string | undefined;
   metadata?: Metadata | undefined;
+  scheduledFor?: Date | undefined;
+}
+
+/** A payout on a date must be due after now and within the policy's reach: else 400 with the policy's words. */
+function requireSchedulable(scheduledFor: Date | undefined): void {
+  if (scheduledFor === undefined) return;
+  const decision = scheduleDecision(scheduledFor, new Date());
+  if (!decision.allowed) throw new ValidationError(decision.message, [{ path: 'scheduledFor', message: decision.message }]);
 }
 
 /**
@@ -114,7 +126,7 @@ export function createSettlementsService(deps: {
   const { db, config, postingEngine, logger, provider, banks, jobs, starter, limits, signal, beneficiaries } = deps;
   const settlements = createSettlementsRepo(db);
   const velocityCheck = createPayoutVelocityCheck(db);
-  const holds = createPayoutHolds({ db, config, postingEngine, velocityCheck, answerClaimed });
+  const holds = createPayoutHolds({ db, config, postingEngine, velocityCheck, jobs, starter, answerClaimed });
 
   async function requireKnownBank(bankCode: string): Promise<void> {
     if (!(await banks.has(bankCode))) throw invalidBankCode();
@@ -166,10 +178,19 @@ export function createSettlementsService(deps: {
     return findAccepted(tenantId, claimed.resource_ref);
   }
 
-  /** A settlement as a settle answers it, or a held payout not made into one (awaiting approval, rejected, expired). */
+  /**
+   * A settlement as a settle answers it, a scheduled payout not (yet) made into one, or a held payout not made into one
+   * (awaiting approval, rejected, expired).
+   */
   async function findAccepted(tenantId: string, merchantTxRef: string): Promise<AcceptedSettlement> {
     const settlement = await settlements.findByRef(tenantId, merchantTxRef);
-    if (settlement) return settlement;
+    const scheduled = await createScheduledPayoutsRepo(db).findByRef(tenantId, merchantTxRef);
+    if (settlement) return scheduled ? { ...settlement, schedule: scheduled } : settlement;
+    if (scheduled) {
+      const status = scheduled.state === 'cancelled' ? 'cancelled' : scheduled.state === 'refused' ? 'failed' : 'pending';
+      const { amount, accountRef, metadata } = scheduled;
+      return { merchantTxRef, status, amount, currency: 'NGN', accountRef, metadata, schedule: scheduled };
+    }
     const held = await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef);
     if (!held || held.status === 'approved') throw new NotFoundError('transfer not found');
     return {
@@ -235,6 +256,11 @@ export function createSettlementsService(deps: {
     const velocity = asked ? await payoutVelocityOf(db, tenantId, postingEngine.lockAccounts) : undefined;
     if (maker) {
       const decision = await holds.approvalDecision(tenantId, request, maker);
+      if (request.scheduledFor !== undefined) {
+        // The policy is judged now, when the payout is asked for: one it would hold is refused a date.
+        if (decision.required) throw scheduledNeedsApproval();
+        return holds.scheduleForLater({ ...draft, asSent }, request.scheduledFor, maker, onCreated, velocity);
+      }
       if (decision.required) return holds.holdForApproval({ ...draft, asSent }, decision, maker, onCreated, velocity);
     }
     const judged = asked && velocity ? { maker: asked, velocity, account: await findAccountByRef(db, tenantId, accountRef) } : undefined;
@@ -339,6 +365,7 @@ export function createSettlementsService(deps: {
       options: InitiateOptions = {},
     ): Promise<AcceptedSettlement> {
       if (!options.counted) await limits.settlements.consume(tenantId);
+      requireSchedulable(request.scheduledFor);
       await checkBeforeSettling(tenantId, accountRef, request.amount, async () => request);
       return makeSettlement(tenantId, accountRef, request, idempotencyKey, options);
     },
@@ -404,12 +431,13 @@ export function createSettlementsService(deps: {
         maker?: PayoutMaker;
       } = {},
     ): Promise<AcceptedSettlement> {
-      const { amount, beneficiaryId, narration, metadata } = request;
-      const asSent = { amount, beneficiaryId, narration, metadata };
+      const { amount, beneficiaryId, narration, metadata, scheduledFor } = request;
+      const asSent = { amount, beneficiaryId, narration, metadata, scheduledFor };
       await limits.settlements.consume(tenantId);
       const claimed = idempotencyKey ? await createIdempotencyRepo(db).find(tenantId, 'settlement', idempotencyKey) : undefined;
       if (claimed) return answerClaimed(tenantId, claimed, { accountRef, ...asSent });
       const { confirmedAccountName, onCreated, beforeDebit, maker } = options;
+      requireSchedulable(scheduledFor);
       const paid = await checkBeforeSettling(tenantId, accountRef, amount, async () => {
         const destination = await beneficiaries().forPayout(tenantId, beneficiaryId);
         if (confirmedAccountName !== undefined && !sameAccountName(destination.accountName, confirmedAccountName))
@@ -419,7 +447,7 @@ export function createSettlementsService(deps: {
       return makeSettlement(
         tenantId,
         accountRef,
-        { amount, bankCode: paid.bankCode, accountNumber: paid.accountNumber, narration, metadata },
+        { amount, bankCode: paid.bankCode, accountNumber: paid.accountNumber, narration, metadata, scheduledFor },
         idempotencyKey,
         {
           accountName: paid.accountName,
@@ -433,8 +461,9 @@ export function createSettlementsService(deps: {
     },
 
     /**
-     * Makes the settlement a payout held for approval asked for, once approved: not counted or checked again (it was,
-     * when it was held), under the merchantTxRef it was given; `beforeDebit` posts its reservation.
+     * Makes the settlement a payout held for approval asked for, once approved, or a scheduled payout at its time: not
+     * counted or checked again (it was, when it was held or scheduled), under the merchantTxRef it was given;
+     * `beforeDebit` posts its reservation.
      */
     settleApproved(
       tenantId: string,
@@ -445,13 +474,21 @@ export function createSettlementsService(deps: {
       return makeSettlement(tenantId, accountRef, request, undefined, options);
     },
 
-    /** A settlement, or a payout held for approval not made into one, as GET /v1/transfers/{merchantTxRef} shows it. */
-    async findTransfer(tenantId: string, merchantTxRef: string): Promise<SettlementRecord | PayoutApprovalRecord> {
+    /**
+     * A settlement (and the schedule it was made on, if any), a scheduled payout or a payout held for approval not made
+     * into one, as GET /v1/transfers/{merchantTxRef} shows it.
+     */
+    async findTransfer(
+      tenantId: string,
+      merchantTxRef: string,
+    ): Promise<{ transfer: SettlementRecord | PayoutApprovalRecord | ScheduledPayoutRecord; schedule?: ScheduledPayoutRecord }> {
       const settlement = await settlements.findByRef(tenantId, merchantTxRef);
-      if (settlement) return settlement;
+      const scheduled = await createScheduledPayoutsRepo(db).findByRef(tenantId, merchantTxRef);
+      if (settlement) return scheduled ? { transfer: settlement, schedule: scheduled } : { transfer: settlement };
+      if (scheduled) return { transfer: scheduled };
       const held = await createPayoutApprovalsRepo(db).findByRef(tenantId, merchantTxRef);
       if (!held || held.status === 'approved') throw new NotFoundError('transfer not found');
-      return held;
+      return { transfer: held };
     },
 
     /** One more than `limit` of the tenant's settlements, newest first; with `metadata`, only those carrying every pair of it. */

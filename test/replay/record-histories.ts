@@ -29,6 +29,12 @@ import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow'
 import { reservationExpiryWorkflow } from '../../workflows/reservation-expiry.workflow';
 import { retentionWorkflow } from '../../workflows/retention.workflow';
 import { settlementBatchWorkflow } from '../../workflows/settlement-batch.workflow';
+import { scheduledPayoutWorkflow } from '../../workflows/scheduled-payout.workflow';
+import {
+  scheduledPayoutCancelledSignal,
+  scheduledPayoutWorkflowId,
+  type ScheduledPayoutEnd,
+} from '../../src/contracts/scheduled-payout.contract';
 import type { ChunkResult, CompletionCheck } from '../../src/contracts/settlement-batch.contract';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow';
 import { fundAccount, provisionAccount } from '../helpers/fixtures';
@@ -259,6 +265,62 @@ describe('record workflow histories for the replay test', function () {
         save('settlementBatchWorkflow', 'completed-with-failures', await handle.fetchHistory());
       });
     });
+
+    it('settlementBatchWorkflow: a scheduled batch waits for its time, then runs', async () => {
+      const chunks: ChunkResult[] = [
+        { judged: 0, waitMs: 3 * 24 * 60 * 60_000, stopped: false, untilScheduled: true },
+        { judged: 2, waitMs: 0, stopped: true },
+      ];
+      const activities = {
+        async initiateBatchItems(): Promise<ChunkResult> {
+          return chunks.shift()!;
+        },
+        async completeBatchIfFinal(): Promise<CompletionCheck> {
+          return { kind: 'ended', status: 'completed' };
+        },
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      const batchId = randomUUID();
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(settlementBatchWorkflow, {
+          taskQueue,
+          workflowId: `settlement-batch:${batchId}`,
+          args: [{ batchId, tenantId: randomUUID(), chunkSize: 3, pollIntervalMs: 2_000 }],
+        });
+        assert.equal(await handle.result(), 'completed');
+        save('settlementBatchWorkflow', 'scheduled', await handle.fetchHistory());
+      });
+    });
+
+    /** A payout scheduled `aheadMs` ahead; `cancelAfterMs`: the cancel signal arrives that long after its start. */
+    async function scheduledPayout(scenario: string, aheadMs: number, cancelAfterMs: number | null) {
+      const activities = {
+        async startScheduledPayout(): Promise<ScheduledPayoutEnd> {
+          return 'started';
+        },
+      };
+      const taskQueue = `record-${randomUUID()}`;
+      const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+      const merchantTxRef = randomUUID();
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(scheduledPayoutWorkflow, {
+          taskQueue,
+          workflowId: scheduledPayoutWorkflowId(merchantTxRef),
+          args: [{ merchantTxRef, tenantId: randomUUID(), scheduledFor: new Date((await env.currentTimeMs()) + aheadMs).toISOString() }],
+        });
+        if (cancelAfterMs !== null) {
+          await env.sleep(cancelAfterMs);
+          await handle.signal(scheduledPayoutCancelledSignal);
+        }
+        assert.equal(await handle.result(), cancelAfterMs === null ? 'started' : 'cancelled');
+        save('scheduledPayoutWorkflow', scenario, await handle.fetchHistory());
+      });
+    }
+
+    it('scheduledPayoutWorkflow: waits for its time, then starts the payout', () => scheduledPayout('started', 2 * 24 * 60 * 60_000, null));
+
+    it('scheduledPayoutWorkflow: cancelled before its time', () => scheduledPayout('cancelled', 2 * 24 * 60 * 60_000, 60 * 60_000));
 
     it('convergenceSweepWorkflow: one convergence check', async () => {
       const activities = {

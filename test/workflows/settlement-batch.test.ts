@@ -68,4 +68,36 @@ describe('settlementBatchWorkflow (time-skipping)', () => {
     assert.ok(runs.length >= 2, `continued as new (${runs.length} runs)`);
     assert.equal(checks, 4);
   });
+
+  it('a scheduled batch waits its whole time in one timer (no pacing cap), then initiates', async function () {
+    this.timeout(60_000);
+    const scheduledInMs = 30 * 24 * 60 * 60_000;
+    const calls: number[] = [];
+    const activities = {
+      async initiateBatchItems(): Promise<ChunkResult> {
+        calls.push(await env.currentTimeMs());
+        return calls.length === 1
+          ? { judged: 0, waitMs: scheduledInMs, stopped: false, untilScheduled: true }
+          : { judged: 2, waitMs: 0, stopped: true };
+      },
+      async completeBatchIfFinal(): Promise<CompletionCheck> {
+        return { kind: 'ended', status: 'completed' };
+      },
+    };
+    const taskQueue = `settlement-batch-${randomUUID()}`;
+    const worker = await testWorker(env.nativeConnection, taskQueue, activities);
+    const input: SettlementBatchInput = { batchId: randomUUID(), tenantId: randomUUID(), chunkSize: 100, pollIntervalMs: 2_000 };
+    const result = await worker.runUntil(async () =>
+      (
+        await env.client.workflow.start(settlementBatchWorkflow, {
+          taskQueue,
+          workflowId: `settlement-batch:${input.batchId}`,
+          args: [input],
+        })
+      ).result(),
+    );
+    assert.equal(result, 'completed');
+    assert.equal(calls.length, 2, 'one call before the time, one at it');
+    assert.ok(calls[1]! - calls[0]! >= scheduledInMs, `initiated ${scheduledInMs - (calls[1]! - calls[0]!)} ms early`);
+  });
 });

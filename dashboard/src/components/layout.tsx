@@ -15,6 +15,7 @@ const NAV: NavItem[] = [
   { href: '/dashboard', label: 'Overview' },
   { href: '/dashboard/accounts', label: 'Accounts' },
   { href: '/dashboard/settlements', label: 'Settlements' },
+  { href: '/dashboard/scheduled-payouts', label: 'Scheduled payouts' },
   { href: '/dashboard/beneficiaries', label: 'Beneficiaries' },
   { href: '/dashboard/settlement-batches', label: 'Bulk payouts' },
   { href: '/dashboard/approvals', label: 'Approvals' },

@@ -547,7 +547,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's settlements (payouts made), newest first; with metadata[key]=value, only those carrying every pair given */
+        /** The tenant's settlements (payouts made), newest first; with scheduled=true, its payouts still scheduled for later, soonest first; with metadata[key]=value, only those carrying every pair given */
         get: operations["getV1Transfers"];
         put?: never;
         post?: never;
@@ -602,6 +602,23 @@ export interface paths {
         get: operations["getV1TransfersMerchantTxRef"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transfers/{merchantTxRef}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a payout scheduled for later, before it starts: its reserved amount is released */
+        post: operations["postV1TransfersMerchantTxRefCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -725,7 +742,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop the items not yet initiated (they fail with reason "cancelled"); items already settling go on */
+        /** Stop the items not yet initiated (they fail with reason "cancelled"; a scheduled batch before its time: all of them, their reserved money released); items already settling go on */
         post: operations["postV1SettlementbatchesIdCancel"];
         delete?: never;
         options?: never;
@@ -1638,6 +1655,40 @@ export interface paths {
         put?: never;
         /** Pay out from the account (as POST /v1/accounts/{accountRef}/settle) once the name the operator confirmed is still the name a fresh lookup gives (else 409), or to a saved beneficiary; audited with the settlement, once */
         post: operations["postAuthAccountsAccountRefSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/scheduled-payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's payouts still scheduled for later, soonest first (as GET /v1/transfers?scheduled=true) */
+        get: operations["getAuthScheduledpayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/scheduled-payouts/{merchantTxRef}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a scheduled payout before it starts (as POST /v1/transfers/{merchantTxRef}/cancel); audited under the user */
+        post: operations["postAuthScheduledpayoutsMerchantTxRefCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2678,6 +2729,40 @@ export interface webhooks {
         put?: never;
         /** A settlement was accepted: its amount was debited provisionally from the account, and its transfer is on its way */
         post: operations["eventSettlementCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A payout was scheduled for a later time: its amount is reserved on the account (not spendable) until then, when it becomes a settlement (settlement.created follows), unless it is cancelled first */
+        post: operations["eventSettlementScheduled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A scheduled payout ended before it became a settlement, its reserved amount released to the account: cancelled (reason `cancelled`), or refused at its time (reason: the refusal, e.g. the account frozen) */
+        post: operations["eventSettlementCancelled"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4587,7 +4672,7 @@ export interface operations {
                         availableBalance: string;
                         pendingCredits: string;
                         heldBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn), scheduled_payout (payouts scheduled for a later time) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
@@ -4597,6 +4682,7 @@ export interface operations {
                             payout_approval: string;
                             transfer_approval: string;
                             batch_approval: string;
+                            scheduled_payout: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
                         freeze: {
@@ -4962,7 +5048,7 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn), scheduled_payout (payouts scheduled for a later time) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
@@ -4972,6 +5058,7 @@ export interface operations {
                             payout_approval: string;
                             transfer_approval: string;
                             batch_approval: string;
+                            scheduled_payout: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
                         freeze: {
@@ -7080,6 +7167,11 @@ export interface operations {
                     /** @description A saved beneficiary to pay (its bank account and name) instead of bankCode and accountNumber */
                     beneficiaryId?: string;
                     narration?: string;
+                    /**
+                     * Format: date-time
+                     * @description Pay at this instant instead of now (RFC 3339 with an offset; in the future, at most 90 days ahead): the amount is reserved at once, and the payout can be cancelled until it starts
+                     */
+                    scheduledFor?: string;
                     /** @description The tenant's own data on the record: string keys to string values (at most 20 keys, each 1 to 40 characters of A-Z, a-z, 0-9, "_", "." and "-"; values strings of at most 500 characters; at most 4096 bytes as JSON) */
                     metadata?: {
                         [key: string]: string;
@@ -7088,7 +7180,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted (`pending`); or, under the tenant's approval policy, `awaiting_approval`: its amount is reserved until a second person approves it on the dashboard. Track it with GET /v1/transfers/{merchantTxRef} */
+            /** @description Accepted (`pending`; with scheduledFor, scheduled: its amount reserved until then, `schedule` says when); or, under the tenant's approval policy, `awaiting_approval`: its amount is reserved until a second person approves it on the dashboard. Track it with GET /v1/transfers/{merchantTxRef} */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -7097,7 +7189,7 @@ export interface operations {
                     "application/json": {
                         merchantTxRef: string;
                         /** @enum {string} */
-                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                         amount: string;
                         /** @enum {string} */
                         currency: "NGN";
@@ -7105,6 +7197,20 @@ export interface operations {
                         /** @description The tenant's own data on the record; absent when it carries none */
                         metadata?: {
                             [key: string]: string;
+                        };
+                        /** @description Present on a payout scheduled for a date (settle with scheduledFor) */
+                        schedule?: {
+                            /** Format: date-time */
+                            scheduledFor: string;
+                            /** @description The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00 */
+                            scheduledForLagos: string;
+                            /**
+                             * @description scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "started" | "cancelled" | "refused";
+                            /** @description Why the settlement was refused at its time (state refused) */
+                            refusal: string | null;
                         };
                     };
                 };
@@ -7200,6 +7306,7 @@ export interface operations {
                 metadata?: {
                     [key: string]: string;
                 };
+                scheduled?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -7217,7 +7324,7 @@ export interface operations {
                         transfers: {
                             merchantTxRef: string;
                             /** @enum {string} */
-                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                             amount: string;
                             bankCode: string;
                             accountNumber: string;
@@ -7238,6 +7345,20 @@ export interface operations {
                             /** @description The tenant's own data on the record; absent when it carries none */
                             metadata?: {
                                 [key: string]: string;
+                            };
+                            /** @description Present on a payout scheduled for a date (settle with scheduledFor) */
+                            schedule?: {
+                                /** Format: date-time */
+                                scheduledFor: string;
+                                /** @description The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00 */
+                                scheduledForLagos: string;
+                                /**
+                                 * @description scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)
+                                 * @enum {string}
+                                 */
+                                state: "scheduled" | "started" | "cancelled" | "refused";
+                                /** @description Why the settlement was refused at its time (state refused) */
+                                refusal: string | null;
                             };
                         }[];
                         pagination: {
@@ -7460,7 +7581,7 @@ export interface operations {
                     "application/json": {
                         merchantTxRef: string;
                         /** @enum {string} */
-                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                         amount: string;
                         bankCode: string;
                         accountNumber: string;
@@ -7481,6 +7602,20 @@ export interface operations {
                         /** @description The tenant's own data on the record; absent when it carries none */
                         metadata?: {
                             [key: string]: string;
+                        };
+                        /** @description Present on a payout scheduled for a date (settle with scheduledFor) */
+                        schedule?: {
+                            /** Format: date-time */
+                            scheduledFor: string;
+                            /** @description The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00 */
+                            scheduledForLagos: string;
+                            /**
+                             * @description scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "started" | "cancelled" | "refused";
+                            /** @description Why the settlement was refused at its time (state refused) */
+                            refusal: string | null;
                         };
                     };
                 };
@@ -7514,6 +7649,121 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1TransfersMerchantTxRefCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantTxRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout, `cancelled` (cancelling a cancelled one answers it again) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        merchantTxRef: string;
+                        /** @enum {string} */
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
+                        amount: string;
+                        bankCode: string;
+                        accountNumber: string;
+                        attemptCount: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        accountRef: string;
+                        providerFee: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The saved beneficiary the settlement paid, when it named one
+                         */
+                        beneficiaryId: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description Present on a payout scheduled for a date (settle with scheduledFor) */
+                        schedule?: {
+                            /** Format: date-time */
+                            scheduledFor: string;
+                            /** @description The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00 */
+                            scheduledForLagos: string;
+                            /**
+                             * @description scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "started" | "cancelled" | "refused";
+                            /** @description Why the settlement was refused at its time (state refused) */
+                            refusal: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7573,7 +7823,7 @@ export interface operations {
                              * @description The refund's settlement's status, or its held payout's under the approval policy: awaiting_approval, pending and processing count against what may be refunded, success is paid; failed, refunded (the bank sent it back), rejected and expired give the amount back to be refunded again
                              * @enum {string}
                              */
-                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                             failureReason: string | null;
                             /** @description The refund's settlement: follow it with GET /v1/transfers/{merchantTxRef} */
                             merchantTxRef: string;
@@ -7682,7 +7932,7 @@ export interface operations {
                          * @description The refund's settlement's status, or its held payout's under the approval policy: awaiting_approval, pending and processing count against what may be refunded, success is paid; failed, refunded (the bank sent it back), rejected and expired give the amount back to be refunded again
                          * @enum {string}
                          */
-                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                         failureReason: string | null;
                         /** @description The refund's settlement: follow it with GET /v1/transfers/{merchantTxRef} */
                         merchantTxRef: string;
@@ -8465,10 +8715,10 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /**
-                             * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                             * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                              * @enum {string}
                              */
-                            status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                            status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                             counts: {
                                 queued: number;
                                 pending: number;
@@ -8479,6 +8729,13 @@ export interface operations {
                             };
                             /** Format: date-time */
                             createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When a scheduled batch runs (or ran); absent on one never scheduled
+                             */
+                            scheduledFor?: string;
+                            /** @description The same instant in Africa/Lagos time (UTC+01:00) */
+                            scheduledForLagos?: string;
                         }[];
                         pagination: {
                             limit: number;
@@ -8553,6 +8810,11 @@ export interface operations {
                         beneficiaryId?: string;
                         narration?: string;
                     }[];
+                    /**
+                     * Format: date-time
+                     * @description Run the batch at this instant instead of now (RFC 3339 with an offset; in the future, at most 90 days ahead): each valid item's amount is reserved at once, and the batch can be cancelled until it starts
+                     */
+                    scheduledFor?: string;
                 };
             };
         };
@@ -8584,10 +8846,10 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                          * @enum {string}
                          */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -8598,6 +8860,13 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled batch runs (or ran); absent on one never scheduled
+                         */
+                        scheduledFor?: string;
+                        /** @description The same instant in Africa/Lagos time (UTC+01:00) */
+                        scheduledForLagos?: string;
                     };
                 };
             };
@@ -8708,10 +8977,10 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                          * @enum {string}
                          */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -8722,6 +8991,13 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled batch runs (or ran); absent on one never scheduled
+                         */
+                        scheduledFor?: string;
+                        /** @description The same instant in Africa/Lagos time (UTC+01:00) */
+                        scheduledForLagos?: string;
                         items: {
                             reference: string;
                             accountRef: string;
@@ -8813,10 +9089,10 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                          * @enum {string}
                          */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -8827,6 +9103,13 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled batch runs (or ran); absent on one never scheduled
+                         */
+                        scheduledFor?: string;
+                        /** @description The same instant in Africa/Lagos time (UTC+01:00) */
+                        scheduledForLagos?: string;
                     };
                 };
             };
@@ -13501,7 +13784,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "settlement.cancelled" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                 after?: string;
             };
             header?: never;
@@ -13524,7 +13807,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "settlement.cancelled" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -13971,7 +14254,7 @@ export interface operations {
                                 availableBalance: string;
                                 pendingCredits: string;
                                 heldBalance: string;
-                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
+                                /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn), scheduled_payout (payouts scheduled for a later time) */
                                 reserved: {
                                     kyc_limit: string;
                                     payment_mismatch: string;
@@ -13981,6 +14264,7 @@ export interface operations {
                                     payout_approval: string;
                                     transfer_approval: string;
                                     batch_approval: string;
+                                    scheduled_payout: string;
                                 };
                                 settleable: string;
                                 /** @enum {string} */
@@ -14106,7 +14390,7 @@ export interface operations {
                             availableBalance: string;
                             pendingCredits: string;
                             heldBalance: string;
-                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
+                            /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn), scheduled_payout (payouts scheduled for a later time) */
                             reserved: {
                                 kyc_limit: string;
                                 payment_mismatch: string;
@@ -14116,6 +14400,7 @@ export interface operations {
                                 payout_approval: string;
                                 transfer_approval: string;
                                 batch_approval: string;
+                                scheduled_payout: string;
                             };
                             settleable: string;
                             /** @enum {string} */
@@ -14291,7 +14576,7 @@ export interface operations {
                         totalCredits: string;
                         totalDebits: string;
                         closingBalance: string;
-                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn) */
+                        /** @description heldBalance by kind: kyc_limit (over the customer's KYC limits), payment_mismatch (a dynamic account's mismatched payment, to return to its payer), lien (placed on the account by an operator or the tenant), credit_freeze (a credit to an account frozen for credits), velocity_hold (a credit past a velocity rule of the tenant's), payout_approval (payouts awaiting approval), transfer_approval (transfers awaiting approval), batch_approval (settlement batch items awaiting approval or their turn), scheduled_payout (payouts scheduled for a later time) */
                         reserved: {
                             kyc_limit: string;
                             payment_mismatch: string;
@@ -14301,6 +14586,7 @@ export interface operations {
                             payout_approval: string;
                             transfer_approval: string;
                             batch_approval: string;
+                            scheduled_payout: string;
                         };
                         /** @description The freeze on the account (debits: no money leaves; credits: money arriving is held), null when none */
                         freeze: {
@@ -14700,7 +14986,7 @@ export interface operations {
                         transfer: {
                             merchantTxRef: string;
                             /** @enum {string} */
-                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                             amount: string;
                             bankCode: string;
                             accountNumber: string;
@@ -14721,6 +15007,20 @@ export interface operations {
                             /** @description The tenant's own data on the record; absent when it carries none */
                             metadata?: {
                                 [key: string]: string;
+                            };
+                            /** @description Present on a payout scheduled for a date (settle with scheduledFor) */
+                            schedule?: {
+                                /** Format: date-time */
+                                scheduledFor: string;
+                                /** @description The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00 */
+                                scheduledForLagos: string;
+                                /**
+                                 * @description scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)
+                                 * @enum {string}
+                                 */
+                                state: "scheduled" | "started" | "cancelled" | "refused";
+                                /** @description Why the settlement was refused at its time (state refused) */
+                                refusal: string | null;
                             };
                             accountName: string | null;
                             narration: string;
@@ -14817,6 +15117,11 @@ export interface operations {
                     /** @description A saved beneficiary to pay (its bank account and name) instead of bankCode and accountNumber */
                     beneficiaryId?: string;
                     narration?: string;
+                    /**
+                     * Format: date-time
+                     * @description Pay at this instant instead of now (RFC 3339 with an offset; in the future, at most 90 days ahead): the amount is reserved at once, and the payout can be cancelled until it starts
+                     */
+                    scheduledFor?: string;
                     confirmedAccountName?: string;
                 };
             };
@@ -14831,7 +15136,7 @@ export interface operations {
                     "application/json": {
                         merchantTxRef: string;
                         /** @enum {string} */
-                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                         amount: string;
                         /** @enum {string} */
                         currency: "NGN";
@@ -14839,6 +15144,20 @@ export interface operations {
                         /** @description The tenant's own data on the record; absent when it carries none */
                         metadata?: {
                             [key: string]: string;
+                        };
+                        /** @description Present on a payout scheduled for a date (settle with scheduledFor) */
+                        schedule?: {
+                            /** Format: date-time */
+                            scheduledFor: string;
+                            /** @description The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00 */
+                            scheduledForLagos: string;
+                            /**
+                             * @description scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "started" | "cancelled" | "refused";
+                            /** @description Why the settlement was refused at its time (state refused) */
+                            refusal: string | null;
                         };
                     };
                 };
@@ -14908,6 +15227,229 @@ export interface operations {
             };
             /** @description Rate limited; retry after the Retry-After header (seconds) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthScheduledpayouts: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of scheduled payouts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfers: {
+                            merchantTxRef: string;
+                            /** @enum {string} */
+                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
+                            amount: string;
+                            bankCode: string;
+                            accountNumber: string;
+                            attemptCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @enum {string} */
+                            currency: "NGN";
+                            accountRef: string;
+                            providerFee: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The saved beneficiary the settlement paid, when it named one
+                             */
+                            beneficiaryId: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            /** @description Present on a payout scheduled for a date (settle with scheduledFor) */
+                            schedule?: {
+                                /** Format: date-time */
+                                scheduledFor: string;
+                                /** @description The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00 */
+                                scheduledForLagos: string;
+                                /**
+                                 * @description scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)
+                                 * @enum {string}
+                                 */
+                                state: "scheduled" | "started" | "cancelled" | "refused";
+                                /** @description Why the settlement was refused at its time (state refused) */
+                                refusal: string | null;
+                            };
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthScheduledpayoutsMerchantTxRefCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantTxRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout, cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        merchantTxRef: string;
+                        /** @enum {string} */
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
+                        amount: string;
+                        bankCode: string;
+                        accountNumber: string;
+                        attemptCount: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        accountRef: string;
+                        providerFee: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The saved beneficiary the settlement paid, when it named one
+                         */
+                        beneficiaryId: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description Present on a payout scheduled for a date (settle with scheduledFor) */
+                        schedule?: {
+                            /** Format: date-time */
+                            scheduledFor: string;
+                            /** @description The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00 */
+                            scheduledForLagos: string;
+                            /**
+                             * @description scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "started" | "cancelled" | "refused";
+                            /** @description Why the settlement was refused at its time (state refused) */
+                            refusal: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state or an earlier request */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15137,7 +15679,7 @@ export interface operations {
                     "application/json": {
                         merchantTxRef: string;
                         /** @enum {string} */
-                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                         amount: string;
                         /** @enum {string} */
                         currency: "NGN";
@@ -15145,6 +15687,20 @@ export interface operations {
                         /** @description The tenant's own data on the record; absent when it carries none */
                         metadata?: {
                             [key: string]: string;
+                        };
+                        /** @description Present on a payout scheduled for a date (settle with scheduledFor) */
+                        schedule?: {
+                            /** Format: date-time */
+                            scheduledFor: string;
+                            /** @description The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00 */
+                            scheduledForLagos: string;
+                            /**
+                             * @description scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "started" | "cancelled" | "refused";
+                            /** @description Why the settlement was refused at its time (state refused) */
+                            refusal: string | null;
                         };
                     };
                 };
@@ -15240,7 +15796,7 @@ export interface operations {
                     "application/json": {
                         merchantTxRef: string;
                         /** @enum {string} */
-                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                         amount: string;
                         /** @enum {string} */
                         currency: "NGN";
@@ -15248,6 +15804,20 @@ export interface operations {
                         /** @description The tenant's own data on the record; absent when it carries none */
                         metadata?: {
                             [key: string]: string;
+                        };
+                        /** @description Present on a payout scheduled for a date (settle with scheduledFor) */
+                        schedule?: {
+                            /** Format: date-time */
+                            scheduledFor: string;
+                            /** @description The same instant in Africa/Lagos time (UTC+01:00), e.g. 2026-12-24T09:00:00.000+01:00 */
+                            scheduledForLagos: string;
+                            /**
+                             * @description scheduled: waiting for its time (status pending, its amount reserved); started: it became the settlement this transfer is; cancelled: cancelled before it started (status cancelled); refused: the settlement was refused at its time (status failed, see refusal)
+                             * @enum {string}
+                             */
+                            state: "scheduled" | "started" | "cancelled" | "refused";
+                            /** @description Why the settlement was refused at its time (state refused) */
+                            refusal: string | null;
                         };
                     };
                 };
@@ -17585,10 +18155,10 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /**
-                             * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                             * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                              * @enum {string}
                              */
-                            status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                            status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                             counts: {
                                 queued: number;
                                 pending: number;
@@ -17599,6 +18169,13 @@ export interface operations {
                             };
                             /** Format: date-time */
                             createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When a scheduled batch runs (or ran); absent on one never scheduled
+                             */
+                            scheduledFor?: string;
+                            /** @description The same instant in Africa/Lagos time (UTC+01:00) */
+                            scheduledForLagos?: string;
                         }[];
                         pagination: {
                             limit: number;
@@ -17673,6 +18250,11 @@ export interface operations {
                         beneficiaryId?: string;
                         narration?: string;
                     }[];
+                    /**
+                     * Format: date-time
+                     * @description Run the batch at this instant instead of now (RFC 3339 with an offset; in the future, at most 90 days ahead): each valid item's amount is reserved at once, and the batch can be cancelled until it starts
+                     */
+                    scheduledFor?: string;
                 };
             };
         };
@@ -17704,10 +18286,10 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                          * @enum {string}
                          */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -17718,6 +18300,13 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled batch runs (or ran); absent on one never scheduled
+                         */
+                        scheduledFor?: string;
+                        /** @description The same instant in Africa/Lagos time (UTC+01:00) */
+                        scheduledForLagos?: string;
                     };
                 };
             };
@@ -17819,10 +18408,10 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                          * @enum {string}
                          */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -17833,6 +18422,13 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled batch runs (or ran); absent on one never scheduled
+                         */
+                        scheduledFor?: string;
+                        /** @description The same instant in Africa/Lagos time (UTC+01:00) */
+                        scheduledForLagos?: string;
                         items: {
                             reference: string;
                             accountRef: string;
@@ -17924,10 +18520,10 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                          * @enum {string}
                          */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -17938,6 +18534,13 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled batch runs (or ran); absent on one never scheduled
+                         */
+                        scheduledFor?: string;
+                        /** @description The same instant in Africa/Lagos time (UTC+01:00) */
+                        scheduledForLagos?: string;
                     };
                 };
             };
@@ -18020,10 +18623,10 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             /**
-                             * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                             * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                              * @enum {string}
                              */
-                            status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                            status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                             /** @description How many items the batch carries */
                             items: number;
                             /** @description What it reserved: the amounts of the items the dry run passed when it was made */
@@ -18121,10 +18724,10 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                          * @enum {string}
                          */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         /** @description How many items the batch carries */
                         items: number;
                         /** @description What it reserved: the amounts of the items the dry run passed when it was made */
@@ -18225,10 +18828,10 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                          * @enum {string}
                          */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -18239,6 +18842,13 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled batch runs (or ran); absent on one never scheduled
+                         */
+                        scheduledFor?: string;
+                        /** @description The same instant in Africa/Lagos time (UTC+01:00) */
+                        scheduledForLagos?: string;
                     };
                 };
             };
@@ -18325,10 +18935,10 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         /**
-                         * @description awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
+                         * @description scheduled: waiting for its scheduledFor, its items' money reserved (then validating, or cancelled); awaiting_approval: held by the tenant's approval policy, its items' money reserved (then validating once approved, or rejected or expired); validating while items wait their turn, processing once none waits, then final
                          * @enum {string}
                          */
-                        status: "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
+                        status: "scheduled" | "awaiting_approval" | "validating" | "processing" | "completed" | "completed_with_failures" | "cancelled" | "rejected" | "expired";
                         counts: {
                             queued: number;
                             pending: number;
@@ -18339,6 +18949,13 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When a scheduled batch runs (or ran); absent on one never scheduled
+                         */
+                        scheduledFor?: string;
+                        /** @description The same instant in Africa/Lagos time (UTC+01:00) */
+                        scheduledForLagos?: string;
                     };
                 };
             };
@@ -18846,7 +19463,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "settlement.cancelled" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -20447,7 +21064,7 @@ export interface operations {
                              * @description The refund's settlement's status, or its held payout's under the approval policy: awaiting_approval, pending and processing count against what may be refunded, success is paid; failed, refunded (the bank sent it back), rejected and expired give the amount back to be refunded again
                              * @enum {string}
                              */
-                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                            status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                             failureReason: string | null;
                             /** @description The refund's settlement: follow it with GET /v1/transfers/{merchantTxRef} */
                             merchantTxRef: string;
@@ -20556,7 +21173,7 @@ export interface operations {
                          * @description The refund's settlement's status, or its held payout's under the approval policy: awaiting_approval, pending and processing count against what may be refunded, success is paid; failed, refunded (the bank sent it back), rejected and expired give the amount back to be refunded again
                          * @enum {string}
                          */
-                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired";
+                        status: "pending" | "processing" | "success" | "failed" | "refunded" | "awaiting_approval" | "rejected" | "expired" | "cancelled";
                         failureReason: string | null;
                         /** @description The refund's settlement: follow it with GET /v1/transfers/{merchantTxRef} */
                         merchantTxRef: string;
@@ -21756,6 +22373,95 @@ export interface operations {
                         metadata?: {
                             [key: string]: string;
                         };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventSettlementScheduled: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement.scheduled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        merchantTxRef: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        status: "pending";
+                        /** Format: date-time */
+                        scheduledFor: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; any other answer is retried on the delivery schedule */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventSettlementCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Event-Id": string;
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                    /** @enum {string} */
+                    type: "settlement.cancelled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    subject: string;
+                    sequence: number;
+                    data: {
+                        merchantTxRef: string;
+                        accountRef: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** Format: date-time */
+                        scheduledFor: string;
+                        reason: string;
                     };
                 };
             };

@@ -92,6 +92,11 @@ const SAMPLES: { [T in EventType]: Array<EventInput<T>> } = {
   'settlement.approved': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, decidedBy: 'a@example.com', note: null }],
   'settlement.rejected': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, decidedBy: 'a@example.com', note: AWKWARD }],
   'settlement.expired': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, decidedBy: null, note: null }],
+  'settlement.scheduled': [{ merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, scheduledFor: new Date(0) }],
+  'settlement.cancelled': [
+    { merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, scheduledFor: new Date(0), reason: 'cancelled' },
+    { merchantTxRef: 'MTX-1', accountRef: 'ACC-1', amount: 10n, scheduledFor: new Date(0), reason: AWKWARD },
+  ],
   'velocity_rule.triggered': [
     {
       ruleId: GROUP,
