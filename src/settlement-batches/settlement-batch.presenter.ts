@@ -1,3 +1,4 @@
+import { presentMetadata } from '../http/metadata';
 import { formatKobo } from '../money';
 import type { BatchSummary, BatchView, DryRunItem, HeldBatchView } from './settlement-batches.service';
 
@@ -5,6 +6,7 @@ export const presentBatchSummary = (batch: BatchSummary) => ({
   id: batch.id,
   status: batch.status,
   counts: batch.counts,
+  ...presentMetadata('metadata', batch.metadata),
   createdAt: batch.createdAt.toISOString(),
 });
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DbOrTrx } from '../db';
+import type { Metadata } from '../http/metadata';
 import { koboFromDb, type Kobo } from '../money';
 import type { BatchApprovalReason } from '../policies/batch-approval/batch-approval';
 
@@ -27,6 +28,8 @@ export interface BatchRecord {
   idempotencyKey: string;
   requestHash: string;
   createdBy: string | null;
+  /** The tenant's own data on the batch, fixed when it was made. */
+  metadata: Metadata;
   createdAt: Date;
   cancelledAt: Date | null;
   completedAt: Date | null;
@@ -45,6 +48,8 @@ export interface BatchItemRecord {
   accountNumber: string | null;
   beneficiaryId: string | null;
   narration: string | null;
+  /** The tenant's own data on the item, fixed with the batch; its settlement carries it. */
+  metadata: Metadata;
   merchantTxRef: string | null;
   failureReason: string | null;
   /** The owner of the item's batch_approval reservation (null: nothing reserved for it). */
@@ -61,6 +66,7 @@ interface BatchRow {
   idempotency_key: string;
   request_hash: string;
   created_by: string | null;
+  metadata: Metadata;
   created_at: Date;
   cancelled_at: Date | null;
   completed_at: Date | null;
@@ -84,6 +90,7 @@ interface ItemRow {
   account_number: string | null;
   beneficiary_id: string | null;
   narration: string | null;
+  metadata: Metadata;
   merchant_tx_ref: string | null;
   failure_reason: string | null;
   hold_id: string | null;
@@ -98,6 +105,7 @@ const toBatch = (row: BatchRow): BatchRecord => ({
   idempotencyKey: row.idempotency_key,
   requestHash: row.request_hash,
   createdBy: row.created_by,
+  metadata: row.metadata,
   createdAt: row.created_at,
   cancelledAt: row.cancelled_at,
   completedAt: row.completed_at,
@@ -126,6 +134,7 @@ const toItem = (row: ItemRow): BatchItemRecord => ({
   accountNumber: row.account_number,
   beneficiaryId: row.beneficiary_id,
   narration: row.narration,
+  metadata: row.metadata,
   merchantTxRef: row.merchant_tx_ref,
   failureReason: row.failure_reason,
   holdId: row.hold_id,
@@ -161,6 +170,7 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
         idempotency_key: batch.idempotencyKey,
         request_hash: batch.requestHash,
         created_by: batch.createdBy,
+        metadata: JSON.stringify(batch.metadata),
         approval_reasons: batch.approval?.reasons ?? null,
         approval_total: batch.approval?.total.toString() ?? null,
         approval_expires_at: batch.approval?.expiresAt ?? null,
@@ -177,6 +187,7 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
             account_number: item.accountNumber,
             beneficiary_id: item.beneficiaryId,
             narration: item.narration,
+            metadata: JSON.stringify(item.metadata),
             hold_id: item.holdId,
             flagged_reason: item.flaggedReason,
           })),
@@ -221,10 +232,14 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
       await db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`settlement-batch-room:${tenantId}`]);
     },
 
-    /** The tenant's batches, newest first; `afterId` is the previous page's last. */
-    async list(tenantId: string, afterId: string | null, limit: number): Promise<BatchRecord[]> {
+    /**
+     * The tenant's batches, newest first; `afterId` is the previous page's last. With `metadata`, only those carrying
+     * every pair of it (`@>`, served by the GIN index).
+     */
+    async list(tenantId: string, afterId: string | null, limit: number, metadata?: Metadata): Promise<BatchRecord[]> {
       const query = db('settlement_batches').where({ tenant_id: tenantId }).orderBy('id', 'desc').limit(limit);
       if (afterId !== null) query.where('id', '<', afterId);
+      if (metadata) query.whereRaw('metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
       return ((await query) as BatchRow[]).map(toBatch);
     },
 
@@ -233,13 +248,11 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
       return row?.position;
     },
 
-    /** Items in request order after `afterPosition` (-1: from the first). */
-    async itemsPage(batchId: string, afterPosition: number, limit: number): Promise<BatchItemRecord[]> {
-      const rows: ItemRow[] = await items()
-        .where({ batch_id: batchId })
-        .where('position', '>', afterPosition)
-        .orderBy('position')
-        .limit(limit);
+    /** Items in request order after `afterPosition` (-1: from the first); with `metadata`, only those carrying every pair of it. */
+    async itemsPage(batchId: string, afterPosition: number, limit: number, metadata?: Metadata): Promise<BatchItemRecord[]> {
+      const query = items().where({ batch_id: batchId }).where('position', '>', afterPosition).orderBy('position').limit(limit);
+      if (metadata) query.whereRaw('metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
+      const rows: ItemRow[] = await query;
       return rows.map(toItem);
     },
 

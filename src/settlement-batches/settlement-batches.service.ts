@@ -11,6 +11,7 @@ import type { EndedReservations } from '../ledger/ledger-results';
 import { createReservations, type OwnedReservation } from '../ledger/reservations';
 import { formatKobo, type Kobo } from '../money';
 import { batchApproval, type BatchApprovalDecision } from '../policies/batch-approval/batch-approval';
+import type { Metadata } from '../http/metadata';
 import { paginate, invalidCursor, uuidCursor } from '../http/pagination';
 import type { Pagination } from '../http/schemas';
 import { isUuid, uuidv7 } from '../ids';
@@ -53,6 +54,7 @@ export interface BatchSummary {
   id: string;
   status: BatchRecord['status'];
   counts: BatchCounts;
+  metadata: Metadata;
   createdAt: Date;
 }
 
@@ -66,6 +68,13 @@ export interface DryRunItem {
   valid: boolean;
   reason: string | null;
 }
+
+/**
+ * What a batch's Idempotency-Key covers: its items (each with its metadata) and, when given, the batch's metadata. A batch
+ * without metadata hashes its items alone, as batches always have.
+ */
+const hashedRequest = (body: CreateBatchBody): unknown =>
+  body.metadata === undefined ? body.items : { items: body.items, metadata: body.metadata };
 
 /** Wakes a batch's workflow after a cancel, best effort (its next step reads the cancel anyway). */
 type BatchWaker = (batchId: string) => Promise<void>;
@@ -130,12 +139,13 @@ export function createSettlementBatchesService(deps: {
   }
 
   async function summary(batch: BatchRecord): Promise<BatchSummary> {
-    return { id: batch.id, status: batch.status, counts: await batchCounts(db, batch), createdAt: batch.createdAt };
+    const counts = await batchCounts(db, batch);
+    return { id: batch.id, status: batch.status, counts, metadata: batch.metadata, createdAt: batch.createdAt };
   }
 
   /** A replay under a key already used: the batch it made, when the body is the same. */
-  function answerReplay(batch: BatchRecord, items: BatchItemInput[]): Promise<BatchSummary> {
-    if (!sameRequest(batch.requestHash, config.REQUEST_HASH_SECRET, items)) throw idempotencyMismatch();
+  function answerReplay(batch: BatchRecord, body: CreateBatchBody): Promise<BatchSummary> {
+    if (!sameRequest(batch.requestHash, config.REQUEST_HASH_SECRET, hashedRequest(body))) throw idempotencyMismatch();
     return summary(batch);
   }
 
@@ -289,6 +299,7 @@ export function createSettlementBatchesService(deps: {
       total: approval.total,
       decidedBy: by?.email ?? null,
       note,
+      metadata: batch.metadata,
     });
   }
 
@@ -301,7 +312,7 @@ export function createSettlementBatchesService(deps: {
       const { tenantId } = actor;
       await limits.settlementBatchItems.consume(tenantId, body.items.length);
       const earlier = await batches.findByKey(tenantId, idempotencyKey);
-      if (earlier) return answerReplay(earlier, body.items);
+      if (earlier) return answerReplay(earlier, body);
       const id = uuidv7();
       const job = jobs.settlementBatch({ batchId: id, tenantId });
       const hold = await holdOf(tenantId, body.items);
@@ -314,8 +325,9 @@ export function createSettlementBatchesService(deps: {
               status: hold ? 'awaiting_approval' : 'validating',
               itemCount: body.items.length,
               idempotencyKey,
-              requestHash: requestHash(config.REQUEST_HASH_SECRET, body.items),
+              requestHash: requestHash(config.REQUEST_HASH_SECRET, hashedRequest(body)),
               createdBy: isUser(actor) ? actor.id : null,
+              metadata: body.metadata ?? {},
               approval: hold ? { reasons: hold.decision.reasons, total: hold.total, expiresAt: hold.expiresAt } : null,
             },
             body.items.map((item, position) => ({
@@ -327,6 +339,7 @@ export function createSettlementBatchesService(deps: {
               accountNumber: item.accountNumber ?? null,
               beneficiaryId: item.beneficiaryId ?? null,
               narration: item.narration ?? null,
+              metadata: item.metadata ?? {},
               holdId: hold?.items[position]?.holdId ?? null,
               flaggedReason: hold?.items[position]?.flaggedReason ?? null,
             })),
@@ -350,6 +363,7 @@ export function createSettlementBatchesService(deps: {
             total: hold.total,
             reasons: hold.decision.reasons,
             expiresAt: hold.expiresAt,
+            metadata: body.metadata ?? {},
           });
         });
       } catch (error) {
@@ -358,7 +372,7 @@ export function createSettlementBatchesService(deps: {
         if (!isUniqueViolation(error)) throw error;
         const first = await batches.findByKey(tenantId, idempotencyKey);
         if (!first) throw error;
-        return answerReplay(first, body.items);
+        return answerReplay(first, body);
       }
       if (!hold) starter.kick([job]);
       return summary((await batches.findById(id))!);
@@ -375,8 +389,15 @@ export function createSettlementBatchesService(deps: {
       return judged;
     },
 
-    /** The batch with a page of its items in request order; `after` is the previous page's last reference. */
-    async get(tenantId: string, id: string, page: { after?: string | undefined; limit: number }): Promise<BatchView> {
+    /**
+     * The batch with a page of its items in request order; `after` is the previous page's last reference; with `metadata`,
+     * only the items carrying every pair of it.
+     */
+    async get(
+      tenantId: string,
+      id: string,
+      page: { after?: string | undefined; limit: number; metadata?: Metadata | undefined },
+    ): Promise<BatchView> {
       const batch = await requireBatch(tenantId, id);
       let afterPosition = -1;
       if (page.after !== undefined && page.after !== '') {
@@ -384,17 +405,17 @@ export function createSettlementBatchesService(deps: {
         if (position === undefined) throw invalidCursor();
         afterPosition = position;
       }
-      const rows = await batches.itemsPage(batch.id, afterPosition, page.limit + 1);
+      const rows = await batches.itemsPage(batch.id, afterPosition, page.limit + 1, page.metadata);
       const items = paginate(rows, page.limit, (row) => row.reference);
       return { ...(await summary(batch)), items: await itemViews(db, tenantId, items.items), pagination: items.pagination };
     },
 
-    /** The tenant's batches, newest first. */
+    /** The tenant's batches, newest first; with `metadata`, only those carrying every pair of it. */
     async list(
       tenantId: string,
-      page: { after?: string | undefined; limit: number },
+      page: { after?: string | undefined; limit: number; metadata?: Metadata | undefined },
     ): Promise<{ batches: BatchSummary[]; pagination: Pagination }> {
-      const rows = await batches.list(tenantId, uuidCursor(page.after), page.limit + 1);
+      const rows = await batches.list(tenantId, uuidCursor(page.after), page.limit + 1, page.metadata);
       const listed = paginate(rows, page.limit, (row) => row.id);
       return { batches: await Promise.all(listed.items.map(summary)), pagination: listed.pagination };
     },
@@ -428,6 +449,7 @@ export function createSettlementBatchesService(deps: {
             success: 0,
             failed: batch.itemCount,
             refunded: 0,
+            metadata: batch.metadata,
           });
         }
         await recordAudit(createAuditLog(trx), actor, 'settlement_batch.cancelled', batch.id, { stopped });
