@@ -16,6 +16,7 @@ const NAV: NavItem[] = [
   { href: '/dashboard/accounts', label: 'Accounts' },
   { href: '/dashboard/settlements', label: 'Settlements' },
   { href: '/dashboard/beneficiaries', label: 'Beneficiaries' },
+  { href: '/dashboard/transfers', label: 'Transfers' },
   { href: '/dashboard/settlement-batches', label: 'Bulk payouts' },
   { href: '/dashboard/approvals', label: 'Approvals' },
   { href: '/dashboard/velocity-rules', label: 'Velocity rules', permission: 'set_money_rules' },
