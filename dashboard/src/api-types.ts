@@ -8,7 +8,11 @@ import type {
   dashboardAccountSchema,
   dashboardStatementResponseSchema,
 } from '../../src/accounts/accounts.dashboard.schemas';
-import type { deficitAccountsResponseSchema } from '../../src/accounts/accounts.schemas';
+import type {
+  balanceAtResponseSchema,
+  dailyBalancesResponseSchema,
+  deficitAccountsResponseSchema,
+} from '../../src/accounts/accounts.schemas';
 import type { AuditAction } from '../../src/audit/audit-actions';
 import type { balanceSweepSchema } from '../../src/balance-sweeps/balance-sweeps.schemas';
 import type { auditEntrySchema, auditLogResponseSchema } from '../../src/audit/audit.schemas';
@@ -68,12 +72,13 @@ import type {
   heldPayoutSchema,
   lookupResponseSchema,
   settleResponseSchema,
-  settlementListResponseSchema as transferListResponseSchema,
+  settlementListResponseSchema as payoutListResponseSchema,
 } from '../../src/settlements/settlements.schemas';
 import type {
   heldTransferListResponseSchema,
   heldTransferSchema,
   internalTransferSchema,
+  transferListResponseSchema,
 } from '../../src/internal-transfers/internal-transfers.schemas';
 import type {
   deliveryListItemSchema,
@@ -105,6 +110,8 @@ export type FreezeSide = Out<typeof freezeBodySchema>['frozenFor'];
 export type FreezeReason = Out<typeof freezeBodySchema>['reason'];
 export type AccountSearch = Out<typeof accountSearchResponseSchema>;
 export type DeficitAccounts = Out<typeof deficitAccountsResponseSchema>;
+export type BalanceAt = Out<typeof balanceAtResponseSchema>;
+export type DailyBalances = Out<typeof dailyBalancesResponseSchema>;
 export type Statement = Out<typeof dashboardStatementResponseSchema>;
 export type StatementLine = Statement['lines'][number];
 export type BooksBalances = Out<typeof booksBalancesResponseSchema>;
@@ -118,7 +125,7 @@ export type Lookup = Out<typeof lookupResponseSchema>;
 export type SettleAccepted = Out<typeof settleResponseSchema>;
 export type HeldPayout = Out<typeof heldPayoutSchema>;
 export type HeldPayoutList = Out<typeof heldPayoutListResponseSchema>;
-export type ScheduledPayoutList = Out<typeof transferListResponseSchema>;
+export type ScheduledPayoutList = Out<typeof payoutListResponseSchema>;
 export type ApprovalPolicy = Out<typeof approvalPolicySchema>;
 export type VelocityRuleList = Out<typeof velocityRuleListSchema>;
 export type VelocityRule = VelocityRuleList['data'][number];
@@ -126,6 +133,7 @@ export type HeldBatch = Out<typeof heldBatchSchema>;
 export type HeldBatchList = Out<typeof heldBatchListResponseSchema>;
 export type HeldBatchStatus = Out<typeof heldBatchStatusSchema>;
 export type InternalTransfer = Out<typeof internalTransferSchema>;
+export type InternalTransferList = Out<typeof transferListResponseSchema>;
 export type HeldTransfer = Out<typeof heldTransferSchema>;
 export type HeldTransferList = Out<typeof heldTransferListResponseSchema>;
 export type SettlementBatchSummary = Out<typeof batchSummarySchema>;

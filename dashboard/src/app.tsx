@@ -35,6 +35,7 @@ import { SettlementBatchesPage } from './pages/settlement-batches';
 import { SettlementsPage } from './pages/settlements';
 import { MustEnrolPage, SecondFactorPage } from './pages/second-factor';
 import { SignInPage } from './pages/sign-in';
+import { TransfersPage } from './pages/transfers';
 import { TwoFactorPage } from './pages/two-factor';
 import { UsersPage } from './pages/users';
 import { VelocityRulesPage } from './pages/velocity-rules';
@@ -106,6 +107,7 @@ export function App() {
               <Route path="/dashboard/settlements" component={SettlementsPage} />
               <Route path="/dashboard/beneficiaries" component={BeneficiariesPage} />
               <Route path="/dashboard/scheduled-payouts" component={ScheduledPayoutsPage} />
+              <Route path="/dashboard/transfers" component={TransfersPage} />
               <Route path="/dashboard/settlements/:merchantTxRef" component={SettlementPage} />
               <Route path="/dashboard/approvals" component={ApprovalsPage} />
               <Route path="/dashboard/velocity-rules" component={VelocityRulesPage} />

@@ -34,6 +34,16 @@ export function endOfLagosDay(value: string): string {
   return next.toISOString();
 }
 
+/** A datetime-local input's value (YYYY-MM-DDTHH:MM, seconds optional) as that Lagos instant in RFC 3339. */
+export function lagosInstant(value: string): string {
+  return `${value.length === 16 ? `${value}:00` : value}+01:00`;
+}
+
+/** Today's date in Lagos, YYYY-MM-DD (the latest day the daily balances may end on). */
+export function lagosToday(): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: BUSINESS_TIME_ZONE }).format(new Date());
+}
+
 /** A camelCase field name in words: "providerAmount" → "provider amount". */
 export function words(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();

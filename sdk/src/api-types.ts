@@ -17,7 +17,7 @@ export type AccountPage = Answer<'getV1Accounts', 200>;
 /** `metadata`: only the accounts carrying every key given with that value. */
 export type AccountListQuery = Omit<Query<'getV1Accounts'>, 'after'>;
 export type UpdateAccountInput = Body<'patchV1AccountsAccountRef'>;
-/** The tenant's own data on an account, settlement or transfer: string keys to string values. */
+/** The tenant's own data on a record (an account, settlement, transfer, batch and its items, beneficiary): string keys to string values. */
 export type Metadata = Record<string, string>;
 type BalanceAnswer = Answer<'getV1AccountsAccountRefBalance', 200>;
 /** The balances now (asked without `at`). */
@@ -64,8 +64,11 @@ export type SettlementBatchDryRun = Answer<'postV1Settlementbatches', 200>;
 /** A batch with one page of its items, in request order. */
 export type SettlementBatch = Answer<'getV1SettlementbatchesId', 200>;
 export type SettlementBatchItem = SettlementBatch['items'][number];
+/** `metadata`: only the items carrying every key given with that value. */
 export type SettlementBatchQuery = Omit<Query<'getV1SettlementbatchesId'>, 'after'>;
 export type SettlementBatchPage = Answer<'getV1Settlementbatches', 200>;
+/** `metadata`: only the batches carrying every key given with that value. */
+export type SettlementBatchListQuery = Omit<Query<'getV1Settlementbatches'>, 'after'>;
 export type SplitRuleInput = Body<'putV1AccountsAccountRefSplitrule'>;
 export type SplitRule = Answer<'getV1AccountsAccountRefSplitrule', 200>;
 export type LookupInput = Body<'postV1TransfersLookup'>;
@@ -74,7 +77,9 @@ export type Banks = Answer<'getV1TransfersBanks', 200>;
 export type CreateBeneficiaryInput = Body<'postV1Beneficiaries'>;
 export type Beneficiary = Answer<'getV1BeneficiariesId', 200>;
 export type BeneficiaryPage = Answer<'getV1Beneficiaries', 200>;
+/** `metadata`: only the beneficiaries carrying every key given with that value. */
 export type BeneficiaryListQuery = Omit<Query<'getV1Beneficiaries'>, 'after'>;
+export type UpdateBeneficiaryInput = Body<'patchV1BeneficiariesId'>;
 export type CustomerPage = Answer<'getV1Customers', 200>;
 export type Customer = CustomerPage['customers'][number];
 export type FeeQuote = Answer<'getV1FeesCalculate', 200>;

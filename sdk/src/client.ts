@@ -43,6 +43,7 @@ import type {
   SettlementBatchDryRun,
   SettlementBatchInput,
   SettlementBatchItem,
+  SettlementBatchListQuery,
   SettlementBatchPage,
   SettlementBatchQuery,
   SettlementBatchSummary,
@@ -56,6 +57,7 @@ import type {
   Transfer,
   TransferInput,
   UpdateAccountInput,
+  UpdateBeneficiaryInput,
   UpdateWebhookEndpointInput,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
@@ -259,22 +261,22 @@ export class LedgerClient {
     /** Judges every item now, as far as it can be without moving money; creates nothing. */
     dryRun: (input: SettlementBatchInput): Promise<SettlementBatchDryRun> =>
       this.transport.request({ method: 'POST', path: '/v1/settlement-batches', query: { dryRun: 'true' }, body: input }),
-    /** The batch with one page of its items (`after`: the previous page's last reference). */
+    /** The batch with one page of its items (`after`: the previous page's last reference; `metadata` filters the items). */
     get: (id: string, query: SettlementBatchQuery & { after?: string } = {}): Promise<SettlementBatch> =>
       this.transport.request({ method: 'GET', path: `/v1/settlement-batches/${segment(id)}`, query: { ...query } }),
-    /** Every item of the batch, in request order, page by page. */
-    items: (id: string): AsyncGenerator<SettlementBatchItem, void, undefined> =>
+    /** Every item of the batch (or those carrying `metadata`), in request order, page by page. */
+    items: (id: string, query: SettlementBatchQuery = {}): AsyncGenerator<SettlementBatchItem, void, undefined> =>
       paginate(
-        (after) => this.settlementBatches.get(id, after !== undefined ? { after } : {}),
+        (after) => this.settlementBatches.get(id, { ...query, ...(after !== undefined ? { after } : {}) }),
         (page) => page.items,
       ),
-    /** One page of the tenant's batches, newest first. */
-    listPage: (after?: string): Promise<SettlementBatchPage> =>
-      this.transport.request({ method: 'GET', path: '/v1/settlement-batches', query: { after } }),
-    /** Every batch of the tenant, newest first, page by page. */
-    list: (): AsyncGenerator<SettlementBatchSummary, void, undefined> =>
+    /** One page of the tenant's batches, newest first; `metadata` filters (every pair given must match). */
+    listPage: (after?: string, query: SettlementBatchListQuery = {}): Promise<SettlementBatchPage> =>
+      this.transport.request({ method: 'GET', path: '/v1/settlement-batches', query: { ...query, after } }),
+    /** Every batch of the tenant (or those carrying `metadata`), newest first, page by page. */
+    list: (query: SettlementBatchListQuery = {}): AsyncGenerator<SettlementBatchSummary, void, undefined> =>
       paginate(
-        (after) => this.settlementBatches.listPage(after),
+        (after) => this.settlementBatches.listPage(after, query),
         (page) => page.batches,
       ),
     /**
@@ -302,12 +304,15 @@ export class LedgerClient {
   readonly beneficiaries = {
     /**
      * Saves a destination under the name the provider gives it (looked up now). A destination already saved
-     * answers its beneficiary, the name looked up again (and the nickname replaced when one is given).
+     * answers its beneficiary, the name looked up again (and the nickname and metadata replaced when given).
      */
     create: (input: CreateBeneficiaryInput): Promise<Beneficiary> =>
       this.transport.request({ method: 'POST', path: '/v1/beneficiaries', body: input }),
     get: (id: string): Promise<Beneficiary> => this.transport.request({ method: 'GET', path: `/v1/beneficiaries/${segment(id)}` }),
-    /** One page of the tenant's beneficiaries, oldest first (50 unless `limit`, 1-200). */
+    /** Merges `metadata` into the beneficiary's (a key given null is deleted, others kept); answers the beneficiary. */
+    update: (id: string, input: UpdateBeneficiaryInput): Promise<Beneficiary> =>
+      this.transport.request({ method: 'PATCH', path: `/v1/beneficiaries/${segment(id)}`, body: input }),
+    /** One page of the tenant's beneficiaries, oldest first (50 unless `limit`, 1-200); `metadata` filters. */
     listPage: (query: BeneficiaryListQuery & { after?: string } = {}): Promise<BeneficiaryPage> =>
       this.transport.request({ method: 'GET', path: '/v1/beneficiaries', query: { ...query } }),
     /** Every beneficiary, page by page. */

@@ -1,3 +1,4 @@
+import type { BalanceAt, DailyBalance } from '../ledger/balance-history';
 import type { AccountFunds } from '../ledger/ledger-reads';
 import { RESERVATION_KIND_NAMES, type ReservationKind } from '../ledger/reservation-kinds';
 import { presentMetadata } from '../http/metadata';
@@ -24,6 +25,35 @@ export function presentAccount(account: AccountRecord): VirtualAccountView {
     DeficitSince: account.deficitSince?.toISOString() ?? null,
     ...presentMetadata('Metadata', account.metadata),
     CreatedAt: account.createdAt.toISOString(),
+  };
+}
+
+/** The account's ledger balance as of `at` (GET …/balance?at=, on the API and the dashboard). */
+export function presentBalanceAt(account: AccountRecord, balance: BalanceAt, at: Date) {
+  return {
+    accountRef: account.accountRef,
+    currency: account.currency,
+    ledgerBalance: formatKobo(balance.ledgerBalance),
+    totalCredits: formatKobo(balance.creditsToDate),
+    totalDebits: formatKobo(balance.debitsToDate),
+    inDeficit: balance.ledgerBalance < 0n,
+    asOf: at.toISOString(),
+  };
+}
+
+/** The account's days with their opening, credits, debits and closing (GET …/daily-balances, on the API and the dashboard). */
+export function presentDailyBalances(account: AccountRecord, days: DailyBalance[], timeZone: 'Africa/Lagos') {
+  return {
+    accountRef: account.accountRef,
+    currency: account.currency,
+    timeZone,
+    days: days.map((day) => ({
+      date: day.day,
+      openingBalance: formatKobo(day.opening),
+      credits: formatKobo(day.credits),
+      debits: formatKobo(day.debits),
+      closingBalance: formatKobo(day.closing),
+    })),
   };
 }
 

@@ -9,7 +9,8 @@ import { TRANSFER_FUNDS } from '../ledger/posting-engine';
 import { presentDashboardStatement } from './statement.presenter';
 import type { StatementService } from './statement.service';
 import { formatKobo } from '../money';
-import { presentAccount, presentFreeze, presentReserved } from './account.presenter';
+import { atQuerySchema } from '../http/schemas';
+import { presentAccount, presentBalanceAt, presentDailyBalances, presentFreeze, presentReserved } from './account.presenter';
 import type { AccountRecord } from './accounts.repo';
 import {
   accountSearchQuerySchema,
@@ -18,8 +19,8 @@ import {
   dashboardStatementResponseSchema,
   statementExportQuerySchema,
 } from './accounts.dashboard.schemas';
-import { accountRefParamsSchema } from './accounts.schemas';
-import type { AccountsService } from './accounts.service';
+import { accountRefParamsSchema, balanceAtResponseSchema, dailyBalancesQuerySchema, dailyBalancesResponseSchema } from './accounts.schemas';
+import { DAILY_BALANCES_TIME_ZONE, type AccountsService } from './accounts.service';
 import type { RateLimits } from '../rate-limits/rate-limits';
 
 const PAGE_SIZE = 20;
@@ -62,7 +63,8 @@ export function accountsDashboardRoutes(deps: {
     defineRoute({
       method: 'get',
       path: '/auth/accounts',
-      summary: "Search the tenant's accounts by AccountRef, account number, customer externalRef (exact) or customer name (any part)",
+      summary:
+        "Search the tenant's accounts by AccountRef, account number, customer externalRef (exact) or customer name (any part), and by metadata[key]=value",
       tag: 'dashboard',
       auth: 'session',
       query: accountSearchQuerySchema,
@@ -71,7 +73,7 @@ export function accountsDashboardRoutes(deps: {
       handle: async ({ query, ctx }) => {
         const text = query.q ? query.q : null;
         const page = paginate(
-          await accounts.search(userOf(ctx).tenantId, text, uuidCursor(query.after), PAGE_SIZE),
+          await accounts.search(userOf(ctx).tenantId, text, uuidCursor(query.after), PAGE_SIZE, query.metadata),
           PAGE_SIZE,
           (hit) => hit.id,
         );
@@ -109,6 +111,37 @@ export function accountsDashboardRoutes(deps: {
           status: 200,
           body: presentWithBalances(account, funds, { name: customer.name, externalRef: customer.external_ref }, config.SETTLEMENT_FUNDS),
         };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/accounts/:accountRef/balance',
+      summary: 'The ledger balance as of `at` (as GET /v1/accounts/{accountRef}/balance?at=); without `at`, as of now',
+      tag: 'dashboard',
+      auth: 'session',
+      params: accountRefParamsSchema,
+      query: atQuerySchema,
+      responses: { 200: { description: 'The balance at that instant', schema: balanceAtResponseSchema } },
+      errors: [400, 404],
+      handle: async ({ params, query, ctx }) => {
+        const at = query.at !== undefined ? new Date(query.at) : new Date();
+        const { account, balance } = await accounts.balanceAt(userOf(ctx).tenantId, params.accountRef, at);
+        return { status: 200, body: presentBalanceAt(account, balance, at) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/auth/accounts/:accountRef/daily-balances',
+      summary: "The account's Africa/Lagos days from `from` to `to` (as GET /v1/accounts/{accountRef}/daily-balances)",
+      tag: 'dashboard',
+      auth: 'session',
+      params: accountRefParamsSchema,
+      query: dailyBalancesQuerySchema,
+      responses: { 200: { description: 'Every day of the range, oldest first', schema: dailyBalancesResponseSchema } },
+      errors: [400, 404],
+      handle: async ({ params, query, ctx }) => {
+        const { account, days } = await accounts.dailyBalances(userOf(ctx).tenantId, params.accountRef, query.from, query.to);
+        return { status: 200, body: presentDailyBalances(account, days, DAILY_BALANCES_TIME_ZONE) };
       },
     }),
     defineRoute({

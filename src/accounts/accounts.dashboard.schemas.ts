@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { auditEntrySchema } from '../audit/audit.schemas';
 import { customerSchema } from '../customers/customers.schemas';
+import { metadataFilterSchema } from '../http/metadata';
 import { moneySchema, paginationSchema } from '../http/schemas';
 import { statementEntrySchema, statementQuerySchema, statementResponseSchema } from './statement.schemas';
 import { freezeStateSchema, reservedSchema, virtualAccountSchema } from './accounts.schemas';
@@ -8,6 +9,7 @@ import { freezeStateSchema, reservedSchema, virtualAccountSchema } from './accou
 export const accountSearchQuerySchema = z.object({
   q: z.string().trim().max(100).optional(),
   after: z.string().max(100).optional(),
+  metadata: metadataFilterSchema,
 });
 
 const balancesSchema = z.object({

@@ -278,9 +278,15 @@ export function createAccountsRepo(db: DbOrTrx) {
     /**
      * The tenant's accounts (oldest first) whose AccountRef, account number or customer externalRef is
      * `text`, or whose customer's name contains it; every account when `text` is null. Each branch is
-     * an index lookup (the name through a trigram index).
+     * an index lookup (the name through a trigram index). With `metadata`, only the accounts carrying every pair of it.
      */
-    async search(tenantId: string, text: string | null, afterId: string | null, limit: number): Promise<AccountSearchHit[]> {
+    async search(
+      tenantId: string,
+      text: string | null,
+      afterId: string | null,
+      limit: number,
+      metadata?: Metadata,
+    ): Promise<AccountSearchHit[]> {
       const query = db('virtual_accounts as va')
         .join('customers as c', 'c.id', 'va.customer_id')
         .where('va.tenant_id', tenantId)
@@ -288,6 +294,7 @@ export function createAccountsRepo(db: DbOrTrx) {
         .limit(limit)
         .select('va.*', 'c.name as customer_name', 'c.external_ref as customer_external_ref');
       if (afterId) query.where('va.id', '>', afterId);
+      if (metadata) query.whereRaw('va.metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
       if (text !== null) {
         query.whereIn(
           'va.id',

@@ -4,7 +4,7 @@ import { paginate, uuidCursor } from '../http/pagination';
 import { validIdempotencyKey } from '../idempotency/request-hash';
 import { formatKobo } from '../money';
 import { atQuerySchema } from '../http/schemas';
-import { presentAccount, presentFreeze, presentReserved } from './account.presenter';
+import { presentAccount, presentBalanceAt, presentDailyBalances, presentFreeze, presentReserved } from './account.presenter';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { DAILY_BALANCES_TIME_ZONE, type AccountsService } from './accounts.service';
 import {
@@ -105,18 +105,7 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
         if (query.at !== undefined) {
           const at = new Date(query.at);
           const { account, balance } = await accounts.balanceAt(tenantOf(ctx).id, params.accountRef, at);
-          return {
-            status: 200,
-            body: {
-              accountRef: account.accountRef,
-              currency: account.currency,
-              ledgerBalance: formatKobo(balance.ledgerBalance),
-              totalCredits: formatKobo(balance.creditsToDate),
-              totalDebits: formatKobo(balance.debitsToDate),
-              inDeficit: balance.ledgerBalance < 0n,
-              asOf: at.toISOString(),
-            },
-          };
+          return { status: 200, body: presentBalanceAt(account, balance, at) };
         }
         const { account, funds, asOf } = await accounts.balance(tenantOf(ctx).id, params.accountRef);
         return {
@@ -148,21 +137,7 @@ export function accountsRoutes(deps: { accounts: AccountsService; limits: Pick<R
       errors: [400, 404],
       handle: async ({ params, query, ctx }) => {
         const { account, days } = await accounts.dailyBalances(tenantOf(ctx).id, params.accountRef, query.from, query.to);
-        return {
-          status: 200,
-          body: {
-            accountRef: account.accountRef,
-            currency: account.currency,
-            timeZone: DAILY_BALANCES_TIME_ZONE,
-            days: days.map((day) => ({
-              date: day.day,
-              openingBalance: formatKobo(day.opening),
-              credits: formatKobo(day.credits),
-              debits: formatKobo(day.debits),
-              closingBalance: formatKobo(day.closing),
-            })),
-          },
-        };
+        return { status: 200, body: presentDailyBalances(account, days, DAILY_BALANCES_TIME_ZONE) };
       },
     }),
     defineRoute({

@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import { accountHolderNameFor, enrolCustomer } from '../customers/customer-enrolment';
 import type { Db } from '../db';
 import { AppError, BadRequestError, NotFoundError, ProviderOutageError, ValidationError } from '../errors';
-import { metadataSizeError, type Metadata } from '../http/metadata';
+import { mergedMetadata, metadataChangeDetail, type Metadata } from '../http/metadata';
 import { createIdempotencyRepo } from '../idempotency/idempotency.repo';
 import { accountFundsOf, type AccountFunds } from '../ledger/ledger-reads';
 import { balancesAt, dailyBalancesOf, type BalanceAt, type DailyBalance } from '../ledger/balance-history';
@@ -200,23 +200,13 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
         const store = createAccountsRepo(trx);
         const account = await store.findByRefForUpdate(tenantId, accountRef);
         if (!account) throw new NotFoundError('account not found');
-        const merged: Metadata = { ...account.metadata };
-        for (const [key, value] of Object.entries(change)) {
-          if (value === null) delete merged[key];
-          else merged[key] = value;
-        }
-        const tooLarge = metadataSizeError(merged);
-        if (tooLarge) throw new ValidationError(`${tooLarge} (after this change)`);
-        const changed = await store.setMetadata(account.id, merged);
+        const changed = await store.setMetadata(account.id, mergedMetadata(account.metadata, change));
         await createAuditLog(trx).recordAs(
           tenantId,
           API_KEY_ACTOR,
           'account.metadata_changed',
           { type: 'account', id: accountRef },
-          {
-            set: Object.keys(change).filter((key) => change[key] !== null),
-            deleted: Object.keys(change).filter((key) => change[key] === null),
-          },
+          metadataChangeDetail(change),
         );
         return changed;
       });
@@ -227,9 +217,9 @@ export function createAccountsService(deps: { db: Db; config: AccountsConfig; pr
       return accounts.listInDeficit(tenantId, DEFICIT_LIST_LIMIT);
     },
 
-    /** One more than `limit` rows, for the caller's paging. */
-    search(tenantId: string, text: string | null, afterId: string | null, limit: number): Promise<AccountSearchHit[]> {
-      return accounts.search(tenantId, text, afterId, limit + 1);
+    /** One more than `limit` rows, for the caller's paging; with `metadata`, only the accounts carrying every pair of it. */
+    search(tenantId: string, text: string | null, afterId: string | null, limit: number, metadata?: Metadata): Promise<AccountSearchHit[]> {
+      return accounts.search(tenantId, text, afterId, limit + 1, metadata);
     },
 
     /** A customer's accounts, oldest first (the caller has found the customer). */

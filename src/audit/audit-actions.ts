@@ -47,6 +47,7 @@ export const AUDIT_ACTIONS = [
   'beneficiary.created',
   'beneficiary.renamed',
   'beneficiary.deleted',
+  'beneficiary.metadata_changed',
   'balance_sweep.set',
   'balance_sweep.deleted',
   'webhook.replayed',

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import type { Metadata } from '../http/metadata';
 
 export interface BeneficiaryRecord {
   id: string;
@@ -7,6 +8,8 @@ export interface BeneficiaryRecord {
   accountNumber: string;
   accountName: string;
   nickname: string | null;
+  /** The tenant's own data on the beneficiary. */
+  metadata: Metadata;
   nameCheckedAt: Date;
   createdAt: Date;
 }
@@ -18,6 +21,7 @@ interface BeneficiaryRow {
   account_number: string;
   account_name: string;
   nickname: string | null;
+  metadata: Metadata;
   name_checked_at: Date;
   created_at: Date;
 }
@@ -30,6 +34,7 @@ function toBeneficiary(row: BeneficiaryRow): BeneficiaryRecord {
     accountNumber: row.account_number,
     accountName: row.account_name,
     nickname: row.nickname,
+    metadata: row.metadata,
     nameCheckedAt: row.name_checked_at,
     createdAt: row.created_at,
   };
@@ -42,6 +47,7 @@ export interface SavedDestination {
   accountNumber: string;
   accountName: string;
   nickname: string | undefined;
+  metadata: Metadata | undefined;
 }
 
 /** Only live beneficiaries are read or changed here; a deleted one's row stays for the settlements that name it. */
@@ -63,8 +69,8 @@ export function createBeneficiariesRepo(db: DbOrTrx) {
      */
     async insert(destination: SavedDestination, checkedAt: Date): Promise<BeneficiaryRecord | undefined> {
       const { rows } = await db.raw<{ rows: BeneficiaryRow[] }>(
-        `INSERT INTO beneficiaries (id, tenant_id, bank_code, account_number, account_name, nickname, name_checked_at)
-         VALUES (:id, :tenant_id, :bank_code, :account_number, :account_name, :nickname, :checked_at)
+        `INSERT INTO beneficiaries (id, tenant_id, bank_code, account_number, account_name, nickname, metadata, name_checked_at)
+         VALUES (:id, :tenant_id, :bank_code, :account_number, :account_name, :nickname, CAST(:metadata AS jsonb), :checked_at)
          ON CONFLICT (tenant_id, bank_code, account_number) WHERE deleted_at IS NULL DO NOTHING
          RETURNING *`,
         {
@@ -74,17 +80,40 @@ export function createBeneficiariesRepo(db: DbOrTrx) {
           account_number: destination.accountNumber,
           account_name: destination.accountName,
           nickname: destination.nickname ?? null,
+          metadata: JSON.stringify(destination.metadata ?? {}),
           checked_at: checkedAt,
         },
       );
       return rows[0] ? toBeneficiary(rows[0]) : undefined;
     },
 
-    /** A locked beneficiary takes the name just looked up and its check time, and the nickname when one is given. */
-    async refresh(id: string, accountName: string, nickname: string | undefined, checkedAt: Date): Promise<BeneficiaryRecord> {
+    /**
+     * A locked beneficiary takes the name just looked up and its check time, and the nickname and the metadata when they
+     * are given.
+     */
+    async refresh(
+      id: string,
+      accountName: string,
+      given: { nickname: string | undefined; metadata: Metadata | undefined },
+      checkedAt: Date,
+    ): Promise<BeneficiaryRecord> {
+      const { nickname, metadata } = given;
       const [row]: BeneficiaryRow[] = await live()
         .where({ id })
-        .update({ account_name: accountName, name_checked_at: checkedAt, ...(nickname !== undefined ? { nickname } : {}) })
+        .update({
+          account_name: accountName,
+          name_checked_at: checkedAt,
+          ...(nickname !== undefined ? { nickname } : {}),
+          ...(metadata !== undefined ? { metadata: JSON.stringify(metadata) } : {}),
+        })
+        .returning('*');
+      return toBeneficiary(row!);
+    },
+
+    async setMetadata(id: string, metadata: Metadata): Promise<BeneficiaryRecord> {
+      const [row]: BeneficiaryRow[] = await live()
+        .where({ id })
+        .update({ metadata: JSON.stringify(metadata) })
         .returning('*');
       return toBeneficiary(row!);
     },
@@ -94,10 +123,11 @@ export function createBeneficiariesRepo(db: DbOrTrx) {
       return row ? toBeneficiary(row) : undefined;
     },
 
-    /** Oldest first, after the cursor's id. */
-    async list(tenantId: string, afterId: string | null, limit: number): Promise<BeneficiaryRecord[]> {
+    /** Oldest first, after the cursor's id; with `metadata`, only those carrying every pair of it (`@>`, served by the GIN index). */
+    async list(tenantId: string, afterId: string | null, limit: number, metadata?: Metadata): Promise<BeneficiaryRecord[]> {
       const select = live().where({ tenant_id: tenantId }).orderBy('id').limit(limit);
       if (afterId) select.where('id', '>', afterId);
+      if (metadata) select.whereRaw('metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
       const rows: BeneficiaryRow[] = await select;
       return rows.map(toBeneficiary);
     },

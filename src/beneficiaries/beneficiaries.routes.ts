@@ -5,6 +5,7 @@ import { presentBeneficiary } from './beneficiary.presenter';
 import {
   beneficiaryListQuerySchema,
   beneficiaryListSchema,
+  beneficiaryMetadataBodySchema,
   beneficiaryParamsSchema,
   beneficiarySchema,
   createBeneficiaryBodySchema,
@@ -51,7 +52,7 @@ function routesAt(
     method: 'get',
     path: `${prefix}/beneficiaries`,
     summary: onApi
-      ? "The tenant's beneficiaries, oldest first (50 a page, limit 1-200, after cursor)"
+      ? "The tenant's beneficiaries, oldest first (50 a page, limit 1-200, after cursor); with metadata[key]=value, only those carrying every pair given"
       : "The tenant's beneficiaries (as GET /v1/beneficiaries)",
     tag,
     auth,
@@ -60,7 +61,8 @@ function routesAt(
     errors: [400],
     handle: async ({ query, ctx }) => {
       const limit = query.limit ?? BENEFICIARIES_PAGE_SIZE;
-      const page = paginate(await beneficiaries.list(actorOf(ctx).tenantId, uuidCursor(query.after), limit + 1), limit, (row) => row.id);
+      const rows = await beneficiaries.list(actorOf(ctx).tenantId, uuidCursor(query.after), limit + 1, query.metadata);
+      const page = paginate(rows, limit, (row) => row.id);
       return { status: 200, body: { beneficiaries: page.items.map(presentBeneficiary), pagination: page.pagination } };
     },
   });
@@ -77,6 +79,23 @@ function routesAt(
     handle: async ({ params, ctx }) => ({
       status: 200,
       body: presentBeneficiary(await beneficiaries.find(actorOf(ctx).tenantId, params.id)),
+    }),
+  });
+  // Metadata is changed over the API; the dashboard shows it.
+  const change = defineRoute({
+    method: 'patch',
+    path: `${prefix}/beneficiaries/:id`,
+    summary: "Change the beneficiary's metadata: each key given is set, a key given null deleted, others kept; audited",
+    tag,
+    auth,
+    scope: 'beneficiaries:write',
+    params: beneficiaryParamsSchema,
+    body: beneficiaryMetadataBodySchema,
+    responses: { 200: { description: 'The beneficiary', schema: beneficiarySchema } },
+    errors: [400, 404],
+    handle: async ({ params, body, ctx }) => ({
+      status: 200,
+      body: presentBeneficiary(await beneficiaries.changeMetadata(actorOf(ctx), params.id, body.metadata)),
     }),
   });
   const remove = defineRoute({
@@ -97,7 +116,7 @@ function routesAt(
       return { status: 204 };
     },
   });
-  return onApi ? [save, list, find, remove] : [save, list, remove];
+  return onApi ? [save, list, find, change, remove] : [save, list, remove];
 }
 
 export function beneficiariesRoutes(deps: { beneficiaries: BeneficiariesService }): RouteDefinition[] {

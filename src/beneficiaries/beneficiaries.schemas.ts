@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { metadataFilterSchema, metadataPatchSchema, metadataSchema, metadataViewSchema } from '../http/metadata';
 import { cursorQuerySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 
 /** A Nigerian bank account as a payout names it: the settlements' requests use the same two fields. */
@@ -17,6 +18,9 @@ export const createBeneficiaryBodySchema = z.object({
     .max(100, { error: 'nickname must be at most 100 characters' })
     .optional()
     .describe('Your own name for the beneficiary; on a destination already saved, replaces its nickname (omit it to keep that one)'),
+  metadata: metadataSchema
+    .optional()
+    .describe("The tenant's own data on the beneficiary; on a destination already saved, replaces its metadata (omit it to keep that one)"),
 });
 
 /** Any string: an id that is not a beneficiary's (malformed ones too) is 404 `beneficiary not found`. */
@@ -24,7 +28,10 @@ export const beneficiaryParamsSchema = z.object({ id: z.string() });
 
 export const beneficiaryListQuerySchema = cursorQuerySchema.extend({
   limit: pageLimitSchema,
+  metadata: metadataFilterSchema,
 });
+
+export const beneficiaryMetadataBodySchema = z.object({ metadata: metadataPatchSchema });
 
 export const beneficiarySchema = z.object({
   id: z.uuid(),
@@ -32,6 +39,7 @@ export const beneficiarySchema = z.object({
   accountNumber: z.string(),
   accountName: z.string().describe("The provider's name for the account when it was last checked"),
   nickname: z.string().nullable(),
+  metadata: metadataViewSchema,
   nameCheckedAt: timestampSchema.describe(
     'When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE',
   ),

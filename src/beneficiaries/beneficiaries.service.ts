@@ -3,6 +3,7 @@ import { API_KEY_ACTOR, createAuditLog, type AuditAction, type AuditActor } from
 import type { Config } from '../config';
 import type { Db, DbOrTrx, Trx } from '../db';
 import { AppError, NotFoundError } from '../errors';
+import { mergedMetadata, metadataChangeDetail, type Metadata } from '../http/metadata';
 import { isUuid, uuidv7 } from '../ids';
 import { createBeneficiariesRepo, type BeneficiaryRecord } from './beneficiaries.repo';
 
@@ -39,6 +40,7 @@ export type BeneficiaryActor = { tenantId: string } | AuditActor;
 
 export interface NewBeneficiary extends BankDestination {
   nickname?: string | undefined;
+  metadata?: Metadata | undefined;
 }
 
 const beneficiaryNotFound = () => new NotFoundError('beneficiary not found');
@@ -68,7 +70,7 @@ function recordAudit(
   actor: BeneficiaryActor,
   action: AuditAction,
   beneficiary: BeneficiaryRecord,
-  change: { previousAccountName?: string } = {},
+  change: { previousAccountName?: string } | { set: string[]; deleted: string[] } = {},
 ): Promise<void> {
   const target = { type: 'beneficiary', id: beneficiary.id };
   const detail = {
@@ -101,12 +103,13 @@ export function createBeneficiariesService(deps: {
   return {
     find,
 
-    list: (tenantId: string, afterId: string | null, limit: number): Promise<BeneficiaryRecord[]> =>
-      beneficiaries.list(tenantId, afterId, limit),
+    /** With `metadata`, only the beneficiaries carrying every pair of it. */
+    list: (tenantId: string, afterId: string | null, limit: number, metadata?: Metadata): Promise<BeneficiaryRecord[]> =>
+      beneficiaries.list(tenantId, afterId, limit, metadata),
 
     /**
      * Looks the destination's name up at the provider and saves it. A destination the tenant already saved
-     * is not saved twice: its beneficiary takes the name just looked up (and the nickname, when one is given),
+     * is not saved twice: its beneficiary takes the name just looked up (and the nickname and metadata, when given),
      * under its row lock; a name that changed (the name every payout to it pays from now on, a balance sweep's too) is
      * audited with the old name and the new.
      */
@@ -119,7 +122,8 @@ export function createBeneficiariesService(deps: {
         for (;;) {
           const existing = await repo.lockDestination(actor.tenantId, request.bankCode, request.accountNumber);
           if (existing) {
-            const beneficiary = await repo.refresh(existing.id, accountName, request.nickname, checkedAt);
+            const given = { nickname: request.nickname, metadata: request.metadata };
+            const beneficiary = await repo.refresh(existing.id, accountName, given, checkedAt);
             if (existing.accountName !== accountName)
               await recordAudit(trx, actor, 'beneficiary.renamed', beneficiary, { previousAccountName: existing.accountName });
             return { beneficiary, created: false };
@@ -132,6 +136,7 @@ export function createBeneficiariesService(deps: {
               accountNumber: request.accountNumber,
               accountName,
               nickname: request.nickname,
+              metadata: request.metadata,
             },
             checkedAt,
           );
@@ -140,6 +145,22 @@ export function createBeneficiariesService(deps: {
             return { beneficiary: inserted, created: true };
           }
         }
+      });
+    },
+
+    /**
+     * Merges `change` into the beneficiary's metadata (a null value deletes its key), under its row's lock so two changes
+     * at once both land; the result is bounded as on create. Audited with the keys set and deleted.
+     */
+    async changeMetadata(actor: BeneficiaryActor, id: string, change: Record<string, string | null>): Promise<BeneficiaryRecord> {
+      if (!isUuid(id)) throw beneficiaryNotFound();
+      return db.transaction(async (trx) => {
+        const repo = createBeneficiariesRepo(trx);
+        const beneficiary = await repo.lock(actor.tenantId, id.toLowerCase());
+        if (!beneficiary) throw beneficiaryNotFound();
+        const changed = await repo.setMetadata(beneficiary.id, mergedMetadata(beneficiary.metadata, change));
+        await recordAudit(trx, actor, 'beneficiary.metadata_changed', changed, metadataChangeDetail(change));
+        return changed;
       });
     },
 

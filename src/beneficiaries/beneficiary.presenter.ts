@@ -1,3 +1,4 @@
+import { presentMetadata } from '../http/metadata';
 import type { BeneficiaryRecord } from './beneficiaries.repo';
 
 export function presentBeneficiary(beneficiary: BeneficiaryRecord) {
@@ -7,6 +8,7 @@ export function presentBeneficiary(beneficiary: BeneficiaryRecord) {
     accountNumber: beneficiary.accountNumber,
     accountName: beneficiary.accountName,
     nickname: beneficiary.nickname,
+    ...presentMetadata('metadata', beneficiary.metadata),
     nameCheckedAt: beneficiary.nameCheckedAt.toISOString(),
     createdAt: beneficiary.createdAt.toISOString(),
   };

@@ -1,4 +1,5 @@
 import type { Trx } from '../db';
+import { presentMetadata, type Metadata } from '../http/metadata';
 import type { Kobo } from '../money';
 import { creditHoldSql } from '../ledger/ledger-reads';
 import { eventData, eventDataSql, eventDataWithOptionalSql, type EventInput, type EventType } from './event-catalogue';
@@ -28,6 +29,7 @@ export type Change =
       success: number;
       failed: number;
       refunded: number;
+      metadata: Metadata;
     }
   | {
       kind: 'mismatch_held';
@@ -108,6 +110,7 @@ export type Change =
       total: Kobo;
       reasons: readonly string[];
       expiresAt: Date;
+      metadata: Metadata;
     }
   | {
       kind: 'settlement_batch_approval_decided';
@@ -118,6 +121,7 @@ export type Change =
       total: Kobo;
       decidedBy: string | null;
       note: string | null;
+      metadata: Metadata;
     }
   | {
       kind: 'velocity_rule_triggered';
@@ -140,8 +144,16 @@ function told<T extends EventType>(type: T, input: EventInput<T>): EventOf {
 export function eventOfChange(change: Change): EventOf {
   switch (change.kind) {
     case 'settlement_batch_completed': {
-      const { batchId, status, items, success, failed, refunded } = change;
-      return told('settlement_batch.completed', { batchId, status, items, success, failed, refunded });
+      const { batchId, status, items, success, failed, refunded, metadata } = change;
+      return told('settlement_batch.completed', {
+        batchId,
+        status,
+        items,
+        success,
+        failed,
+        refunded,
+        ...presentMetadata('metadata', metadata),
+      });
     }
     case 'mismatch_held': {
       const { transactionGroupId, accountRef, amount, variance, reason } = change;
@@ -186,12 +198,26 @@ export function eventOfChange(change: Change): EventOf {
       return told(`transfer.${change.decision}`, { transferId, fromAccountRef, toAccountRef, amount, decidedBy, note });
     }
     case 'settlement_batch_awaiting_approval': {
-      const { batchId, items, total, reasons, expiresAt } = change;
-      return told('settlement_batch.awaiting_approval', { batchId, items, total, reasons: reasons.join(','), expiresAt });
+      const { batchId, items, total, reasons, expiresAt, metadata } = change;
+      return told('settlement_batch.awaiting_approval', {
+        batchId,
+        items,
+        total,
+        reasons: reasons.join(','),
+        expiresAt,
+        ...presentMetadata('metadata', metadata),
+      });
     }
     case 'settlement_batch_approval_decided': {
-      const { batchId, items, total, decidedBy, note } = change;
-      return told(`settlement_batch.${change.decision}`, { batchId, items, total, decidedBy, note });
+      const { batchId, items, total, decidedBy, note, metadata } = change;
+      return told(`settlement_batch.${change.decision}`, {
+        batchId,
+        items,
+        total,
+        decidedBy,
+        note,
+        ...presentMetadata('metadata', metadata),
+      });
     }
     case 'velocity_rule_triggered': {
       const { ruleId, action, subject, accountRef, amount, merchantTxRef, transactionGroupId, message } = change;

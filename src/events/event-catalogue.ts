@@ -84,7 +84,7 @@ const paymentCorrected = {
   reason: field.text,
 };
 
-/** The tenant's metadata on the settlement or transfer, when it carries any. */
+/** The tenant's metadata on the settlement, transfer or settlement batch, when it carries any. */
 const recordMetadata = field.optional(field.metadata);
 
 const settlementCreated = {
@@ -235,6 +235,7 @@ const settlementBatchCompleted = {
   success: field.integer,
   failed: field.integer,
   refunded: field.integer,
+  metadata: recordMetadata,
 };
 
 /** A settlement batch held, as a whole, for a second person's approval: its items' money reserved until it is decided. */
@@ -247,6 +248,7 @@ const settlementBatchAwaitingApproval = {
   /** Why it waits, comma-separated: `total` (at or above the policy's), `item_count` (at least the policy's). */
   reasons: field.text,
   expiresAt: field.timestamp,
+  metadata: recordMetadata,
 };
 
 /** A held batch decided: approved (it runs), rejected or expired (its money released). */
@@ -258,6 +260,7 @@ const settlementBatchApprovalDecided = {
   /** The email of the user who decided; null when it expired. */
   decidedBy: field.nullableText,
   note: field.nullableText,
+  metadata: recordMetadata,
 };
 
 const kycDecision = { customerId: field.uuid, externalRef: field.text, tier: field.nullableText, reason: field.nullableText };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ValidationError } from '../errors';
 
 /** The tenant's own data on a record: string keys to string values. */
 export type Metadata = Record<string, string>;
@@ -37,6 +38,29 @@ export function metadataSizeError(metadata: Metadata): string | undefined {
   if (new TextEncoder().encode(JSON.stringify(metadata)).length > METADATA_MAX_BYTES)
     return `metadata must be at most ${METADATA_MAX_BYTES} bytes serialized as JSON`;
   return undefined;
+}
+
+/**
+ * A change (metadataPatchSchema's) merged into a record's metadata: each key given set, a key given null deleted,
+ * the others kept; a result out of bounds is refused as a 400, so nothing is written.
+ */
+export function mergedMetadata(current: Metadata, change: Record<string, string | null>): Metadata {
+  const merged: Metadata = { ...current };
+  for (const [key, value] of Object.entries(change)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  const tooLarge = metadataSizeError(merged);
+  if (tooLarge) throw new ValidationError(`${tooLarge} (after this change)`);
+  return merged;
+}
+
+/** The keys a change sets and deletes, as its audit entry records them. */
+export function metadataChangeDetail(change: Record<string, string | null>): { set: string[]; deleted: string[] } {
+  return {
+    set: Object.keys(change).filter((key) => change[key] !== null),
+    deleted: Object.keys(change).filter((key) => change[key] === null),
+  };
 }
 
 /**

@@ -3,13 +3,38 @@ import { createAuditLog } from '../audit/audit-log';
 import { defineRoute, idempotencyKeyOf, userOf, type RouteDefinition } from '../http/route';
 import { requiredIdempotencyKey } from '../idempotency/request-hash';
 import { presentInternalTransfer, transferAuditDetail } from './internal-transfer.presenter';
-import { internalTransferSchema, transferBodySchema } from './internal-transfers.schemas';
+import { paginate } from '../http/pagination';
+import {
+  internalTransferSchema,
+  transferBodySchema,
+  transferListQuerySchema,
+  transferListResponseSchema,
+} from './internal-transfers.schemas';
 import type { InternalTransfersService } from './internal-transfers.service';
 import { isHeldTransfer } from './transfer-approvals.repo';
+
+const DEFAULT_PAGE_SIZE = 50;
 
 export function internalTransfersDashboardRoutes(deps: { transfers: InternalTransfersService }): RouteDefinition[] {
   const { transfers } = deps;
   return [
+    defineRoute({
+      method: 'get',
+      path: '/auth/transfers/internal',
+      summary:
+        "The tenant's transfers between its accounts, newest first (as GET /v1/transfers/internal, with its metadata[key]=value filter)",
+      tag: 'dashboard',
+      auth: 'session',
+      query: transferListQuerySchema,
+      responses: { 200: { description: 'A page of transfers', schema: transferListResponseSchema } },
+      errors: [400],
+      handle: async ({ query, ctx }) => {
+        const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+        const rows = await transfers.list(userOf(ctx).tenantId, query.after, limit + 1, query.metadata);
+        const page = paginate(rows, limit, (row) => row.id);
+        return { status: 200, body: { transfers: page.items.map(presentInternalTransfer), pagination: page.pagination } };
+      },
+    }),
     defineRoute({
       method: 'post',
       path: '/auth/accounts/:accountRef/transfers',

@@ -99,20 +99,29 @@ export function createSettlementBatchExecutionService(deps: {
         throw new ItemNoLongerQueued();
     };
     const request = fields.request;
+    // The item's settlement carries the item's metadata (its events and reads too); an item without asks as it always did,
+    // so a retry of a settlement made before items carried metadata still matches its request.
+    const metadata = Object.keys(item.metadata).length > 0 ? item.metadata : undefined;
     const beforeDebit = spendHeld(batch, item);
     const made =
       request.to === 'beneficiary'
         ? await settlements.initiateToBeneficiary(
             batch.tenantId,
             item.accountRef,
-            { amount: request.amount, beneficiaryId: request.beneficiaryId, narration: request.narration },
+            { amount: request.amount, beneficiaryId: request.beneficiaryId, narration: request.narration, metadata },
             key,
             { onCreated: tie, ...(beforeDebit ? { beforeDebit } : {}) },
           )
         : await settlements.initiate(
             batch.tenantId,
             item.accountRef,
-            { amount: request.amount, bankCode: request.bankCode, accountNumber: request.accountNumber, narration: request.narration },
+            {
+              amount: request.amount,
+              bankCode: request.bankCode,
+              accountNumber: request.accountNumber,
+              narration: request.narration,
+              metadata,
+            },
             key,
             { onCreated: tie, ...(beforeDebit ? { beforeDebit } : {}) },
           );
@@ -194,6 +203,7 @@ export function createSettlementBatchExecutionService(deps: {
           success: counts.success,
           failed: counts.failed,
           refunded: counts.refunded,
+          metadata: batch.metadata,
         });
         return { kind: 'ended', status };
       });

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import { presentMetadata, type Metadata } from '../http/metadata';
 import { formatKobo, parseNairaInput } from '../money';
 import { settlementOutcomes, settlementStatusCounts } from '../settlements/settlements.access';
 import { createSettlementBatchesRepo, type BatchItemRecord, type BatchRecord } from './settlement-batches.repo';
@@ -11,6 +12,7 @@ export interface BatchItemView {
   merchantTxRef: string | null;
   status: keyof BatchCounts;
   failureReason: string | null;
+  metadata?: Metadata;
 }
 
 /** An amount as the batch shows it: two decimals when it is one, else as sent. */
@@ -55,6 +57,7 @@ export async function itemViews(db: DbOrTrx, tenantId: string, items: BatchItemR
       merchantTxRef: item.merchantTxRef,
       status: outcome?.status ?? (item.failureReason === null ? 'queued' : 'failed'),
       failureReason: outcome ? outcome.failureReason : item.failureReason,
+      ...presentMetadata('metadata', item.metadata),
     };
   });
 }

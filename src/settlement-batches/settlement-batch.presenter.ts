@@ -1,3 +1,4 @@
+import { presentMetadata } from '../http/metadata';
 import { formatKobo } from '../money';
 import { lagosTime } from '../policies/scheduled-payout/scheduled-payout';
 import type { BatchSummary, BatchView, DryRunItem, HeldBatchView } from './settlement-batches.service';
@@ -6,6 +7,7 @@ export const presentBatchSummary = (batch: BatchSummary) => ({
   id: batch.id,
   status: batch.status,
   counts: batch.counts,
+  ...presentMetadata('metadata', batch.metadata),
   createdAt: batch.createdAt.toISOString(),
   ...(batch.scheduledFor ? { scheduledFor: batch.scheduledFor.toISOString(), scheduledForLagos: lagosTime(batch.scheduledFor) } : {}),
 });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DbOrTrx } from '../db';
+import type { Metadata } from '../http/metadata';
 import { koboFromDb, type Kobo } from '../money';
 import type { BatchApprovalReason } from '../policies/batch-approval/batch-approval';
 
@@ -35,6 +36,8 @@ export interface BatchRecord {
   idempotencyKey: string;
   requestHash: string;
   createdBy: string | null;
+  /** The tenant's own data on the batch, fixed when it was made. */
+  metadata: Metadata;
   createdAt: Date;
   cancelledAt: Date | null;
   completedAt: Date | null;
@@ -55,6 +58,8 @@ export interface BatchItemRecord {
   accountNumber: string | null;
   beneficiaryId: string | null;
   narration: string | null;
+  /** The tenant's own data on the item, fixed with the batch; its settlement carries it. */
+  metadata: Metadata;
   merchantTxRef: string | null;
   failureReason: string | null;
   /** The owner of the item's reservation (batch_approval, or scheduled_payout in a scheduled batch; null: nothing reserved for it). */
@@ -71,6 +76,7 @@ interface BatchRow {
   idempotency_key: string;
   request_hash: string;
   created_by: string | null;
+  metadata: Metadata;
   created_at: Date;
   cancelled_at: Date | null;
   completed_at: Date | null;
@@ -95,6 +101,7 @@ interface ItemRow {
   account_number: string | null;
   beneficiary_id: string | null;
   narration: string | null;
+  metadata: Metadata;
   merchant_tx_ref: string | null;
   failure_reason: string | null;
   hold_id: string | null;
@@ -109,6 +116,7 @@ const toBatch = (row: BatchRow): BatchRecord => ({
   idempotencyKey: row.idempotency_key,
   requestHash: row.request_hash,
   createdBy: row.created_by,
+  metadata: row.metadata,
   createdAt: row.created_at,
   cancelledAt: row.cancelled_at,
   completedAt: row.completed_at,
@@ -138,6 +146,7 @@ const toItem = (row: ItemRow): BatchItemRecord => ({
   accountNumber: row.account_number,
   beneficiaryId: row.beneficiary_id,
   narration: row.narration,
+  metadata: row.metadata,
   merchantTxRef: row.merchant_tx_ref,
   failureReason: row.failure_reason,
   holdId: row.hold_id,
@@ -173,6 +182,7 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
         idempotency_key: batch.idempotencyKey,
         request_hash: batch.requestHash,
         created_by: batch.createdBy,
+        metadata: JSON.stringify(batch.metadata),
         approval_reasons: batch.approval?.reasons ?? null,
         approval_total: batch.approval?.total.toString() ?? null,
         approval_expires_at: batch.approval?.expiresAt ?? null,
@@ -190,6 +200,7 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
             account_number: item.accountNumber,
             beneficiary_id: item.beneficiaryId,
             narration: item.narration,
+            metadata: JSON.stringify(item.metadata),
             hold_id: item.holdId,
             flagged_reason: item.flaggedReason,
           })),
@@ -234,10 +245,14 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
       await db.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`settlement-batch-room:${tenantId}`]);
     },
 
-    /** The tenant's batches, newest first; `afterId` is the previous page's last. */
-    async list(tenantId: string, afterId: string | null, limit: number): Promise<BatchRecord[]> {
+    /**
+     * The tenant's batches, newest first; `afterId` is the previous page's last. With `metadata`, only those carrying
+     * every pair of it (`@>`, served by the GIN index).
+     */
+    async list(tenantId: string, afterId: string | null, limit: number, metadata?: Metadata): Promise<BatchRecord[]> {
       const query = db('settlement_batches').where({ tenant_id: tenantId }).orderBy('id', 'desc').limit(limit);
       if (afterId !== null) query.where('id', '<', afterId);
+      if (metadata) query.whereRaw('metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
       return ((await query) as BatchRow[]).map(toBatch);
     },
 
@@ -246,13 +261,11 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
       return row?.position;
     },
 
-    /** Items in request order after `afterPosition` (-1: from the first). */
-    async itemsPage(batchId: string, afterPosition: number, limit: number): Promise<BatchItemRecord[]> {
-      const rows: ItemRow[] = await items()
-        .where({ batch_id: batchId })
-        .where('position', '>', afterPosition)
-        .orderBy('position')
-        .limit(limit);
+    /** Items in request order after `afterPosition` (-1: from the first); with `metadata`, only those carrying every pair of it. */
+    async itemsPage(batchId: string, afterPosition: number, limit: number, metadata?: Metadata): Promise<BatchItemRecord[]> {
+      const query = items().where({ batch_id: batchId }).where('position', '>', afterPosition).orderBy('position').limit(limit);
+      if (metadata) query.whereRaw('metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
+      const rows: ItemRow[] = await query;
       return rows.map(toItem);
     },
 

@@ -67,14 +67,20 @@ function routesAt(
     defineRoute({
       method: 'get',
       path: `${prefix}/settlement-batches`,
-      summary: onApi ? "The tenant's settlement batches, newest first, with their counts" : "The tenant's settlement batches, newest first",
+      summary: onApi
+        ? "The tenant's settlement batches, newest first, with their counts; with metadata[key]=value, only those carrying every pair given"
+        : "The tenant's settlement batches, newest first",
       tag,
       auth,
       query: batchPageQuerySchema,
       responses: { 200: { description: 'A page of batches', schema: batchListResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
-        const page = await settlementBatches.list(actorOf(ctx).tenantId, { after: query.after, limit: query.limit ?? BATCHES_PAGE_SIZE });
+        const page = await settlementBatches.list(actorOf(ctx).tenantId, {
+          after: query.after,
+          limit: query.limit ?? BATCHES_PAGE_SIZE,
+          metadata: query.metadata,
+        });
         return { status: 200, body: { batches: page.batches.map(presentBatchSummary), pagination: page.pagination } };
       },
     }),
@@ -82,7 +88,7 @@ function routesAt(
       method: 'get',
       path: `${prefix}/settlement-batches/:id`,
       summary: onApi
-        ? 'A settlement batch: its status, counts per item status, and a page of its items in request order'
+        ? 'A settlement batch: its status, counts per item status, and a page of its items in request order; with metadata[key]=value, only the items carrying every pair given'
         : 'A settlement batch with a page of its items',
       tag,
       auth,
@@ -93,7 +99,11 @@ function routesAt(
       handle: async ({ params, query, ctx }) => ({
         status: 200,
         body: presentBatch(
-          await settlementBatches.get(actorOf(ctx).tenantId, params.id, { after: query.after, limit: query.limit ?? ITEMS_PAGE_SIZE }),
+          await settlementBatches.get(actorOf(ctx).tenantId, params.id, {
+            after: query.after,
+            limit: query.limit ?? ITEMS_PAGE_SIZE,
+            metadata: query.metadata,
+          }),
         ),
       }),
     }),

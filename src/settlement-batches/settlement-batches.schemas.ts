@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { METADATA_MAX_BYTES, metadataFilterSchema, metadataSchema, metadataViewSchema } from '../http/metadata';
 import { cursorQuerySchema, moneySchema, pageLimitSchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { BATCH_APPROVAL_REASONS } from '../policies/batch-approval/batch-approval';
 import { MAX_SCHEDULE_DAYS } from '../policies/scheduled-payout/scheduled-payout';
@@ -22,6 +23,12 @@ const ITEM_FIELD_MAX = {
   narration: 200,
 } as const;
 
+/**
+ * The items' metadata together, serialized as JSON (UTF-8 bytes): each item's is bounded as any record's, and the
+ * batch's sum keeps the largest body the schema accepts (and so the body limit) near that of a batch without.
+ */
+export const BATCH_ITEMS_METADATA_MAX_BYTES = 1024 * 1024;
+
 /** A character of a JSON string takes at most six bytes, written as a \uXXXX escape (a UTF-16 unit, as zod counts). */
 const MAX_JSON_BYTES_PER_CHAR = 6;
 
@@ -33,8 +40,12 @@ const largestItemBytes = Object.entries(ITEM_FIELD_MAX).reduce(
   (bytes, [name, max]) => bytes + `"${name}":"",`.length + max * MAX_JSON_BYTES_PER_CHAR,
   '{},'.length,
 );
+/** A metadata byte (UTF-8, as bounded) is written with at most six bytes (a \uXXXX escape); each item may name the field. */
+const largestMetadataBytes =
+  (BATCH_ITEMS_METADATA_MAX_BYTES + METADATA_MAX_BYTES) * MAX_JSON_BYTES_PER_CHAR + MAX_BATCH_ITEMS * '"metadata":{},'.length;
 const MB = 1024 * 1024;
-export const CREATE_BATCH_BODY_LIMIT = Math.ceil((MAX_BATCH_ITEMS * largestItemBytes + '{"items":[]}'.length) / MB) * MB;
+export const CREATE_BATCH_BODY_LIMIT =
+  Math.ceil((MAX_BATCH_ITEMS * largestItemBytes + largestMetadataBytes + '{"items":[],"metadata":{}}'.length) / MB) * MB;
 
 /** Left to the validator's own messages, which name the item: "body.items[3].reference is required". */
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -56,6 +67,9 @@ export const batchItemSchema = z.object({
     .optional()
     .describe('A saved beneficiary to pay instead of bankCode and accountNumber'),
   narration: z.string().max(ITEM_FIELD_MAX.narration).optional(),
+  metadata: metadataSchema
+    .optional()
+    .describe("The tenant's own data on the item, fixed with the batch; the item's settlement carries it (its events too)"),
 });
 export type BatchItemInput = z.output<typeof batchItemSchema>;
 
@@ -74,6 +88,18 @@ function uniqueReferences(items: BatchItemInput[], ctx: z.RefinementCtx): void {
   });
 }
 
+/** The items' metadata together beyond its bound refuses the request. */
+function boundedItemsMetadata(items: BatchItemInput[], ctx: z.RefinementCtx): void {
+  const encoder = new TextEncoder();
+  const bytes = items.reduce((sum, item) => sum + (item.metadata ? encoder.encode(JSON.stringify(item.metadata)).length : 0), 0);
+  if (bytes > BATCH_ITEMS_METADATA_MAX_BYTES)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['items'],
+      message: `the items' metadata must be at most ${BATCH_ITEMS_METADATA_MAX_BYTES} bytes together serialized as JSON`,
+    });
+}
+
 export const createBatchBodySchema = z
   .object({
     items: z
@@ -85,8 +111,12 @@ export const createBatchBodySchema = z
       .describe(
         `Run the batch at this instant instead of now (RFC 3339 with an offset; in the future, at most ${MAX_SCHEDULE_DAYS} days ahead): each valid item's amount is reserved at once, and the batch can be cancelled until it starts`,
       ),
+    metadata: metadataSchema.optional().describe("The tenant's own data on the batch, fixed when it is made (its events carry it)"),
   })
-  .superRefine((body, ctx) => uniqueReferences(body.items, ctx));
+  .superRefine((body, ctx) => {
+    uniqueReferences(body.items, ctx);
+    boundedItemsMetadata(body.items, ctx);
+  });
 export type CreateBatchBody = z.output<typeof createBatchBodySchema>;
 
 export const createBatchQuerySchema = z.object({
@@ -129,6 +159,7 @@ export const batchSummarySchema = z.object({
   id: z.uuid(),
   status: batchStatusSchema,
   counts: batchCountsSchema,
+  metadata: metadataViewSchema,
   createdAt: timestampSchema,
   scheduledFor: timestampSchema.optional().describe('When a scheduled batch runs (or ran); absent on one never scheduled'),
   scheduledForLagos: z.string().optional().describe('The same instant in Africa/Lagos time (UTC+01:00)'),
@@ -141,6 +172,7 @@ export const batchItemViewSchema = z.object({
   merchantTxRef: z.string().nullable().describe("The item's settlement, once initiated (GET /v1/transfers/{merchantTxRef})"),
   status: batchItemStatusSchema,
   failureReason: z.string().nullable(),
+  metadata: metadataViewSchema,
 });
 
 export const batchSchema = batchSummarySchema.extend({
@@ -158,8 +190,11 @@ export const dryRunResponseSchema = z.object({
 
 export const batchParamsSchema = z.object({ id: z.string().max(100) });
 
-/** `after`: the previous page's last item reference (a batch's items) or batch id (the list). */
-export const batchPageQuerySchema = cursorQuerySchema.extend({ limit: pageLimitSchema });
+/**
+ * `after`: the previous page's last item reference (a batch's items) or batch id (the list); `metadata[key]=value`: only
+ * the items (or batches) carrying every pair given.
+ */
+export const batchPageQuerySchema = cursorQuerySchema.extend({ limit: pageLimitSchema, metadata: metadataFilterSchema });
 
 /** What became of a held batch, as the Approvals page lists them: approved covers every status an approved batch runs through. */
 export const heldBatchStatusSchema = z.enum(['awaiting_approval', 'approved', 'rejected', 'expired']);

@@ -13,6 +13,7 @@ import { formatKobo, type Kobo } from '../money';
 import { batchApproval, type BatchApprovalDecision } from '../policies/batch-approval/batch-approval';
 import { scheduleDecision } from '../policies/scheduled-payout/scheduled-payout';
 import { scheduledNeedsApproval } from '../settlements/payout-holds';
+import type { Metadata } from '../http/metadata';
 import { paginate, invalidCursor, uuidCursor } from '../http/pagination';
 import type { Pagination } from '../http/schemas';
 import { isUuid, uuidv7 } from '../ids';
@@ -55,6 +56,7 @@ export interface BatchSummary {
   id: string;
   status: BatchRecord['status'];
   counts: BatchCounts;
+  metadata: Metadata;
   createdAt: Date;
   scheduledFor: Date | null;
 }
@@ -69,6 +71,19 @@ export interface DryRunItem {
   valid: boolean;
   reason: string | null;
 }
+
+/**
+ * What a batch's Idempotency-Key covers: its items (each with its metadata) and, when given, the batch's metadata and the
+ * instant it is scheduled for. A batch with neither hashes its items alone, as batches always have.
+ */
+const hashedRequest = (body: CreateBatchBody): unknown =>
+  body.metadata === undefined && body.scheduledFor === undefined
+    ? body.items
+    : {
+        items: body.items,
+        ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+        ...(body.scheduledFor !== undefined ? { scheduledFor: body.scheduledFor } : {}),
+      };
 
 /** Wakes a batch's workflow after a cancel, best effort (its next step reads the cancel anyway). */
 type BatchWaker = (batchId: string) => Promise<void>;
@@ -141,14 +156,15 @@ export function createSettlementBatchesService(deps: {
       id: batch.id,
       status: batch.status,
       counts: await batchCounts(db, batch),
+      metadata: batch.metadata,
       createdAt: batch.createdAt,
       scheduledFor: batch.scheduledFor,
     };
   }
 
   /** A replay under a key already used: the batch it made, when the body is the same. */
-  function answerReplay(batch: BatchRecord, items: BatchItemInput[]): Promise<BatchSummary> {
-    if (!sameRequest(batch.requestHash, config.REQUEST_HASH_SECRET, items)) throw idempotencyMismatch();
+  function answerReplay(batch: BatchRecord, body: CreateBatchBody): Promise<BatchSummary> {
+    if (!sameRequest(batch.requestHash, config.REQUEST_HASH_SECRET, hashedRequest(body))) throw idempotencyMismatch();
     return summary(batch);
   }
 
@@ -318,6 +334,7 @@ export function createSettlementBatchesService(deps: {
       total: approval.total,
       decidedBy: by?.email ?? null,
       note,
+      metadata: batch.metadata,
     });
   }
 
@@ -332,7 +349,7 @@ export function createSettlementBatchesService(deps: {
       const { tenantId } = actor;
       await limits.settlementBatchItems.consume(tenantId, body.items.length);
       const earlier = await batches.findByKey(tenantId, idempotencyKey);
-      if (earlier) return answerReplay(earlier, body.items);
+      if (earlier) return answerReplay(earlier, body);
       const { scheduledFor } = body;
       if (scheduledFor !== undefined) {
         const decision = scheduleDecision(scheduledFor, new Date());
@@ -353,8 +370,9 @@ export function createSettlementBatchesService(deps: {
               status: hold ? 'awaiting_approval' : scheduled ? 'scheduled' : 'validating',
               itemCount: body.items.length,
               idempotencyKey,
-              requestHash: requestHash(config.REQUEST_HASH_SECRET, body.items),
+              requestHash: requestHash(config.REQUEST_HASH_SECRET, hashedRequest(body)),
               createdBy: isUser(actor) ? actor.id : null,
+              metadata: body.metadata ?? {},
               approval: hold ? { reasons: hold.decision.reasons, total: hold.total, expiresAt: hold.expiresAt } : null,
               scheduledFor: scheduledFor ?? null,
             },
@@ -367,6 +385,7 @@ export function createSettlementBatchesService(deps: {
               accountNumber: item.accountNumber ?? null,
               beneficiaryId: item.beneficiaryId ?? null,
               narration: item.narration ?? null,
+              metadata: item.metadata ?? {},
               holdId: reserved?.items[position]?.holdId ?? null,
               flaggedReason: reserved?.items[position]?.flaggedReason ?? null,
             })),
@@ -392,6 +411,7 @@ export function createSettlementBatchesService(deps: {
             total: hold.total,
             reasons: hold.decision.reasons,
             expiresAt: hold.expiresAt,
+            metadata: body.metadata ?? {},
           });
         });
       } catch (error) {
@@ -400,7 +420,7 @@ export function createSettlementBatchesService(deps: {
         if (!isUniqueViolation(error)) throw error;
         const first = await batches.findByKey(tenantId, idempotencyKey);
         if (!first) throw error;
-        return answerReplay(first, body.items);
+        return answerReplay(first, body);
       }
       if (!hold) starter.kick([job]);
       return summary((await batches.findById(id))!);
@@ -417,8 +437,15 @@ export function createSettlementBatchesService(deps: {
       return judged;
     },
 
-    /** The batch with a page of its items in request order; `after` is the previous page's last reference. */
-    async get(tenantId: string, id: string, page: { after?: string | undefined; limit: number }): Promise<BatchView> {
+    /**
+     * The batch with a page of its items in request order; `after` is the previous page's last reference; with `metadata`,
+     * only the items carrying every pair of it.
+     */
+    async get(
+      tenantId: string,
+      id: string,
+      page: { after?: string | undefined; limit: number; metadata?: Metadata | undefined },
+    ): Promise<BatchView> {
       const batch = await requireBatch(tenantId, id);
       let afterPosition = -1;
       if (page.after !== undefined && page.after !== '') {
@@ -426,17 +453,17 @@ export function createSettlementBatchesService(deps: {
         if (position === undefined) throw invalidCursor();
         afterPosition = position;
       }
-      const rows = await batches.itemsPage(batch.id, afterPosition, page.limit + 1);
+      const rows = await batches.itemsPage(batch.id, afterPosition, page.limit + 1, page.metadata);
       const items = paginate(rows, page.limit, (row) => row.reference);
       return { ...(await summary(batch)), items: await itemViews(db, tenantId, items.items), pagination: items.pagination };
     },
 
-    /** The tenant's batches, newest first. */
+    /** The tenant's batches, newest first; with `metadata`, only those carrying every pair of it. */
     async list(
       tenantId: string,
-      page: { after?: string | undefined; limit: number },
+      page: { after?: string | undefined; limit: number; metadata?: Metadata | undefined },
     ): Promise<{ batches: BatchSummary[]; pagination: Pagination }> {
-      const rows = await batches.list(tenantId, uuidCursor(page.after), page.limit + 1);
+      const rows = await batches.list(tenantId, uuidCursor(page.after), page.limit + 1, page.metadata);
       const listed = paginate(rows, page.limit, (row) => row.id);
       return { batches: await Promise.all(listed.items.map(summary)), pagination: listed.pagination };
     },
@@ -472,6 +499,7 @@ export function createSettlementBatchesService(deps: {
             success: 0,
             failed: batch.itemCount,
             refunded: 0,
+            metadata: batch.metadata,
           });
         }
         await recordAudit(createAuditLog(trx), actor, 'settlement_batch.cancelled', batch.id, { stopped });

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import type { Metadata } from '../http/metadata';
 import { koboFromDb, type Kobo } from '../money';
 import type { SettlementStatus } from './settlements.repo';
 
@@ -12,6 +13,7 @@ export interface SettlementListItem {
   accountName: string | null;
   status: SettlementStatus;
   attemptCount: number;
+  metadata: Metadata;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -34,8 +36,14 @@ export interface SettlementStatusChange {
 /** The dashboard's reads of settlements: lists, attempts and the status history the trigger keeps. */
 export function createSettlementReadsRepo(db: DbOrTrx) {
   return {
-    /** Newest first; `beforeId` is the previous page's last id. */
-    async list(tenantId: string, status: SettlementStatus | null, beforeId: string | null, limit: number): Promise<SettlementListItem[]> {
+    /** Newest first; `beforeId` is the previous page's last id; with `metadata`, only those carrying every pair of it. */
+    async list(
+      tenantId: string,
+      status: SettlementStatus | null,
+      beforeId: string | null,
+      limit: number,
+      metadata?: Metadata,
+    ): Promise<SettlementListItem[]> {
       const query = db('settlements as s')
         .join('virtual_accounts as va', 'va.id', 's.account_id')
         .where('s.tenant_id', tenantId)
@@ -51,11 +59,13 @@ export function createSettlementReadsRepo(db: DbOrTrx) {
           's.account_name',
           's.status',
           's.attempt_count',
+          's.metadata',
           's.created_at',
           's.updated_at',
         );
       if (status) query.where('s.status', status);
       if (beforeId) query.where('s.id', '<', beforeId);
+      if (metadata) query.whereRaw('s.metadata @> CAST(? AS jsonb)', [JSON.stringify(metadata)]);
       const rows: Array<{
         id: string;
         merchant_tx_ref: string;
@@ -66,6 +76,7 @@ export function createSettlementReadsRepo(db: DbOrTrx) {
         account_name: string | null;
         status: SettlementStatus;
         attempt_count: number;
+        metadata: Metadata;
         created_at: Date;
         updated_at: Date;
       }> = await query;
@@ -79,6 +90,7 @@ export function createSettlementReadsRepo(db: DbOrTrx) {
         accountName: row.account_name,
         status: row.status,
         attemptCount: row.attempt_count,
+        metadata: row.metadata,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
       }));

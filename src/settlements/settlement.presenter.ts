@@ -149,6 +149,7 @@ export function presentSettlementListItem(row: SettlementListItem) {
     AccountName: row.accountName,
     Status: row.status,
     AttemptCount: row.attemptCount,
+    ...presentMetadata('Metadata', row.metadata),
     CreatedAt: row.createdAt.toISOString(),
     UpdatedAt: row.updatedAt.toISOString(),
   };

@@ -40,14 +40,15 @@ export function settlementsDashboardRoutes(deps: { db: Db; settlements: Settleme
     defineRoute({
       method: 'get',
       path: '/auth/settlements',
-      summary: "The tenant's settlements, newest first, optionally of one status",
+      summary: "The tenant's settlements, newest first, optionally of one status and carrying every metadata[key]=value given",
       tag: 'dashboard',
       auth: 'session',
       query: settlementListQuerySchema,
       responses: { 200: { description: 'A page of settlements', schema: settlementListResponseSchema } },
       errors: [400],
       handle: async ({ query, ctx }) => {
-        const rows = await reads.list(userOf(ctx).tenantId, query.status ?? null, uuidCursor(query.after), PAGE_SIZE + 1);
+        const tenantId = userOf(ctx).tenantId;
+        const rows = await reads.list(tenantId, query.status ?? null, uuidCursor(query.after), PAGE_SIZE + 1, query.metadata);
         const page = paginate(rows, PAGE_SIZE, (row) => row.id);
         return {
           status: 200,

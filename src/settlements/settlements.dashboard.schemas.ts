@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { metadataFilterSchema, metadataViewSchema } from '../http/metadata';
 import { moneySchema, paginationSchema, timestampSchema } from '../http/schemas';
 import { requireOneDestination, settleBodyOf, settleFields, settlementStatusSchema, settlementViewSchema } from './settlements.schemas';
 
 export const settlementListQuerySchema = z.object({
   status: settlementStatusSchema.optional(),
   after: z.string().max(100).optional(),
+  metadata: metadataFilterSchema,
 });
 
 const settlementListItemSchema = z.object({
@@ -17,6 +19,7 @@ const settlementListItemSchema = z.object({
   AccountName: z.string().nullable(),
   Status: settlementStatusSchema,
   AttemptCount: z.number().int(),
+  Metadata: metadataViewSchema,
   CreatedAt: timestampSchema,
   UpdatedAt: timestampSchema,
 });

@@ -166,6 +166,44 @@ describe('the TypeScript client against the running service', () => {
     await assert.rejects(client.settlementBatches.cancel(created.id), (error: unknown) => error instanceof sdk.LedgerConflictError);
   });
 
+  it("carries metadata on batches, their items and beneficiaries, changes a beneficiary's, and filters the lists by it", async () => {
+    const { sent, fetcher } = recordingFetch();
+    // A tenant of its own: the other cases list every beneficiary of theirs.
+    const client = clientFor((await createTenant(stack, 'Metadata Client')).apiKey, fetcher);
+    const run = `run-${randomUUID()}`;
+    const account = await client.accounts.create({ externalRef: `cust-${randomUUID()}`, name: 'Ada Obi' });
+    await fundAccount(stack, account.ID, 100_000n);
+    const item = { accountRef: account.AccountRef, amount: '5.00', bankCode: '058', accountNumber: '0123456789' };
+    const created = await client.settlementBatches.create({
+      metadata: { run },
+      items: [
+        { reference: 'tagged', ...item, metadata: { orderId: 'A-17' } },
+        { reference: 'plain', ...item },
+      ],
+    });
+    assert.deepEqual(created.metadata, { run });
+    const batches = [];
+    for await (const batch of client.settlementBatches.list({ metadata: { run } })) batches.push([batch.id, batch.metadata]);
+    assert.deepEqual(batches, [[created.id, { run }]]);
+    const items = [];
+    for await (const batchItem of client.settlementBatches.items(created.id, { metadata: { orderId: 'A-17' } }))
+      items.push([batchItem.reference, batchItem.metadata]);
+    assert.deepEqual(items, [['tagged', { orderId: 'A-17' }]]);
+    assert.ok(sent.some((request) => request.path.startsWith(`/v1/settlement-batches?metadata%5Brun%5D=${run}`)));
+
+    const saved = await client.beneficiaries.create({
+      bankCode: '058',
+      accountNumber: '0987670001',
+      metadata: { vendor: run, stage: 'new' },
+    });
+    assert.deepEqual(saved.metadata, { vendor: run, stage: 'new' });
+    const changed = await client.beneficiaries.update(saved.id, { metadata: { stage: 'approved', vendor: null } });
+    assert.deepEqual(changed.metadata, { stage: 'approved' });
+    const beneficiaries = [];
+    for await (const found of client.beneficiaries.list({ metadata: { stage: 'approved' } })) beneficiaries.push(found.id);
+    assert.deepEqual(beneficiaries, [saved.id]);
+  });
+
   it('settles with a generated Idempotency-Key, then tracks the transfer to success', async () => {
     const { sent, fetcher } = recordingFetch();
     const client = clientFor(tenant.apiKey, fetcher);

@@ -17,6 +17,7 @@ const NAV: NavItem[] = [
   { href: '/dashboard/settlements', label: 'Settlements' },
   { href: '/dashboard/scheduled-payouts', label: 'Scheduled payouts' },
   { href: '/dashboard/beneficiaries', label: 'Beneficiaries' },
+  { href: '/dashboard/transfers', label: 'Transfers' },
   { href: '/dashboard/settlement-batches', label: 'Bulk payouts' },
   { href: '/dashboard/approvals', label: 'Approvals' },
   { href: '/dashboard/velocity-rules', label: 'Velocity rules', permission: 'set_money_rules' },

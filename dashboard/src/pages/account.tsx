@@ -2,9 +2,11 @@ import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import type { DashboardAccount, Statement, StatementLine } from '../api-types';
+import { BalanceHistorySection } from '../components/balance-history';
 import { BalanceSweepSection } from '../components/balance-sweep';
 import { FreezeSection, LiensSection } from '../components/freeze-and-liens';
 import { Badge, Field, PageTitle, Pager, Summary, TableWrap, useCursorPages } from '../components/bits';
+import { MetadataList } from '../components/metadata';
 import { SplitRuleSection } from '../components/split-rule';
 import { RefundButton } from '../components/refund';
 import { Empty, ErrorBox, Loaded, Notice, useResource } from '../components/state';
@@ -237,6 +239,7 @@ export function AccountPage() {
                   ['Expires', data.ExpiresAt ? when(data.ExpiresAt) : '—'],
                   ['Amount policy', data.AmountPolicy ? POLICIES[data.AmountPolicy] : '—'],
                   ['On mismatch', data.OnMismatch ? MISMATCH_HANDLING[data.OnMismatch] : '—'],
+                  ['Metadata', <MetadataList metadata={data.Metadata} />],
                   ['Created', when(data.CreatedAt)],
                 ]}
               />
@@ -250,6 +253,7 @@ export function AccountPage() {
       {account.data ? <LiensSection accountRef={accountRef} canEdit={canOperate} onChange={account.reload} /> : null}
       {account.status === 'ready' ? <SplitRuleSection accountRef={accountRef} /> : null}
       {account.status === 'ready' ? <BalanceSweepSection accountRef={accountRef} canEdit={canSetRules} /> : null}
+      {account.status === 'ready' ? <BalanceHistorySection accountRef={accountRef} /> : null}
       {account.status !== 'error' || account.data ? (
         <section aria-labelledby="statement-title">
           <h2 id="statement-title">Statement</h2>

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import type { AccountSearch, DeficitAccounts } from '../api-types';
 import { Badge, Field, PageTitle, Pager, TableWrap, useCursorPages } from '../components/bits';
+import { MetadataFilterFields, metadataFilterOf, metadataFilterParams, metadataQuery } from '../components/metadata';
 import { Empty, Loaded, useResource } from '../components/state';
 import { naira, when } from '../format';
 
@@ -62,19 +63,22 @@ export function AccountsPage() {
   const location = useLocation();
   const q = location.query.q ?? '';
   const deficitOnly = location.query.deficit === '1';
+  const filter = metadataFilterOf(location.query);
   const [text, setText] = useState(q);
-  const pages = useCursorPages([q]);
+  const [filterDraft, setFilterDraft] = useState(filter);
+  const pages = useCursorPages([q, filter.key, filter.value]);
   const accounts = useResource(
     () =>
       deficitOnly
         ? Promise.resolve<AccountSearch | null>(null)
-        : api<AccountSearch>('GET', `/auth/accounts${query({ q, after: pages.cursor })}`),
-    [q, pages.cursor, deficitOnly],
+        : api<AccountSearch>('GET', `/auth/accounts${query({ q, after: pages.cursor, ...metadataQuery(filter) })}`),
+    [q, filter.key, filter.value, pages.cursor, deficitOnly],
   );
+  const filtered = q !== '' || filter.key !== '';
 
   function search(event: Event): void {
     event.preventDefault();
-    location.route(`/dashboard/accounts${query({ q: text.trim() })}`);
+    location.route(`/dashboard/accounts${query({ q: text.trim(), ...metadataFilterParams(filterDraft) })}`);
   }
 
   return (
@@ -84,10 +88,11 @@ export function AccountsPage() {
         <Field label="Search accounts" hint="AccountRef, account number, externalRef, or part of the customer's name">
           <input type="search" name="q" value={text} onInput={(event) => setText(event.currentTarget.value)} />
         </Field>
+        <MetadataFilterFields filter={filterDraft} onChange={setFilterDraft} />
         <button type="submit" class="button primary">
           Search
         </button>
-        {q || deficitOnly ? (
+        {filtered || deficitOnly ? (
           <a class="button secondary" href="/dashboard/accounts">
             {deficitOnly ? 'All accounts' : 'Clear'}
           </a>
@@ -102,7 +107,14 @@ export function AccountsPage() {
         {(data) =>
           data === null ? null : data.accounts.length === 0 ? (
             <Empty>
-              {q ? <p>No account matches “{q}”.</p> : <p>No accounts yet. Accounts are provisioned through the API (POST /v1/accounts).</p>}
+              {filtered ? (
+                <p>
+                  No account matches{' '}
+                  {[q ? `“${q}”` : '', filter.key ? `metadata ${filter.key} = “${filter.value}”` : ''].filter(Boolean).join(' and ')}.
+                </p>
+              ) : (
+                <p>No accounts yet. Accounts are provisioned through the API (POST /v1/accounts).</p>
+              )}
             </Empty>
           ) : (
             <>

@@ -3,6 +3,7 @@ import { api, ApiError } from '../api';
 import type { Banks, Beneficiary, BeneficiaryList } from '../api-types';
 import { Field, PageTitle, TableWrap } from '../components/bits';
 import { ConfirmButton } from '../components/confirm';
+import { MetadataList } from '../components/metadata';
 import { Empty, ErrorBox, Loaded, Notice, useResource } from '../components/state';
 import { when } from '../format';
 import { useCan } from '../session';
@@ -110,6 +111,7 @@ export function BeneficiariesPage() {
                     <th scope="col">Nickname</th>
                     <th scope="col">Account</th>
                     <th scope="col">Name checked</th>
+                    <th scope="col">Metadata</th>
                     {canChange ? <th scope="col">Actions</th> : null}
                   </tr>
                 </thead>
@@ -124,6 +126,9 @@ export function BeneficiariesPage() {
                         <span class="mono">{beneficiary.accountNumber}</span> {bankName(beneficiary.bankCode)}
                       </td>
                       <td>{when(beneficiary.nameCheckedAt)}</td>
+                      <td>
+                        <MetadataList metadata={beneficiary.metadata} />
+                      </td>
                       {canChange ? (
                         <td>
                           <ConfirmButton

@@ -4,6 +4,7 @@ import { api, query } from '../api';
 import type { SettlementBatch, SettlementBatchSummary } from '../api-types';
 import { Badge, PageTitle, Pager, Summary, TableWrap, useCursorPages } from '../components/bits';
 import { ConfirmDialog } from '../components/confirm';
+import { MetadataList } from '../components/metadata';
 import { Loaded, useResource } from '../components/state';
 import { naira, when } from '../format';
 import { useCan } from '../session';
@@ -48,6 +49,7 @@ export function SettlementBatchPage() {
                 ['Paid', <span data-testid="count-success">{data.counts.success}</span>],
                 ['Failed', <span data-testid="count-failed">{data.counts.failed}</span>],
                 ['Refunded', data.counts.refunded],
+                ['Metadata', <MetadataList metadata={data.metadata} />],
               ]}
             />
             <TableWrap label="Items">
@@ -61,6 +63,7 @@ export function SettlementBatchPage() {
                     </th>
                     <th scope="col">Status</th>
                     <th scope="col">Settlement or reason</th>
+                    <th scope="col">Metadata</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -79,6 +82,9 @@ export function SettlementBatchPage() {
                           </a>
                         ) : null}
                         {item.failureReason ? <span class="muted small block">{item.failureReason}</span> : null}
+                      </td>
+                      <td>
+                        <MetadataList metadata={item.metadata} />
                       </td>
                     </tr>
                   ))}

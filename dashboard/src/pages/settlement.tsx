@@ -2,6 +2,7 @@ import { useRoute } from 'preact-iso';
 import { api } from '../api';
 import type { SettlementDetail } from '../api-types';
 import { Badge, PageTitle, Summary, TableWrap } from '../components/bits';
+import { MetadataList } from '../components/metadata';
 import { Empty, Loaded, useResource } from '../components/state';
 import { naira, when } from '../format';
 
@@ -35,6 +36,7 @@ export function SettlementPage() {
                 ['Provider fee', transfer.providerFee ? naira(transfer.providerFee) : '—'],
                 ['Provider transfer id', <span class="mono">{transfer.providerTransferId ?? '—'}</span>],
                 ['Failure reason', transfer.failureReason ?? '—'],
+                ['Metadata', <MetadataList metadata={transfer.metadata} />],
                 ['Created', when(transfer.createdAt)],
                 ['Last change', when(transfer.updatedAt)],
                 ['Workflow id', <span class="mono">{workflow.workflowId}</span>],

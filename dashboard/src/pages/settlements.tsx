@@ -1,7 +1,9 @@
 import { useLocation } from 'preact-iso';
+import { useState } from 'preact/hooks';
 import { api, query } from '../api';
 import type { SettlementList } from '../api-types';
 import { Badge, Field, PageTitle, Pager, TableWrap, useCursorPages } from '../components/bits';
+import { MetadataFilterFields, metadataFilterOf, metadataFilterParams, metadataQuery } from '../components/metadata';
 import { Empty, Loaded, useResource } from '../components/state';
 import { naira, when } from '../format';
 
@@ -10,23 +12,32 @@ const STATUSES = ['pending', 'processing', 'success', 'failed', 'refunded'] as c
 export function SettlementsPage() {
   const location = useLocation();
   const status = location.query.status ?? '';
-  const pages = useCursorPages([status]);
+  const filter = metadataFilterOf(location.query);
+  const [filterDraft, setFilterDraft] = useState(filter);
+  const pages = useCursorPages([status, filter.key, filter.value]);
   const settlements = useResource(
-    () => api<SettlementList>('GET', `/auth/settlements${query({ status, after: pages.cursor })}`),
-    [status, pages.cursor],
+    () => api<SettlementList>('GET', `/auth/settlements${query({ status, after: pages.cursor, ...metadataQuery(filter) })}`),
+    [status, filter.key, filter.value, pages.cursor],
     5_000,
   );
+
+  function applyFilter(event: Event): void {
+    event.preventDefault();
+    location.route(`/dashboard/settlements${query({ status, ...metadataFilterParams(filterDraft) })}`);
+  }
 
   return (
     <>
       <PageTitle title="Settlements" />
       <p class="muted">Start a settlement from an account's page. This list refreshes itself.</p>
-      <div class="toolbar">
+      <form class="toolbar" role="search" onSubmit={applyFilter}>
         <Field label="Status">
           <select
             name="status"
             value={status}
-            onChange={(event) => location.route(`/dashboard/settlements${query({ status: event.currentTarget.value })}`)}
+            onChange={(event) =>
+              location.route(`/dashboard/settlements${query({ status: event.currentTarget.value, ...metadataFilterParams(filter) })}`)
+            }
           >
             <option value="">All</option>
             {STATUSES.map((value) => (
@@ -36,12 +47,27 @@ export function SettlementsPage() {
             ))}
           </select>
         </Field>
-      </div>
+        <MetadataFilterFields filter={filterDraft} onChange={setFilterDraft} />
+        <button type="submit" class="button secondary">
+          Filter
+        </button>
+        {filter.key ? (
+          <a class="button secondary" href={`/dashboard/settlements${query({ status })}`}>
+            Clear
+          </a>
+        ) : null}
+      </form>
       <Loaded resource={settlements} what="settlements">
         {(data) =>
           data.settlements.length === 0 ? (
             <Empty>
-              <p>{status ? `No ${status} settlements.` : 'No settlements yet.'}</p>
+              <p>
+                {filter.key
+                  ? `No ${status ? `${status} ` : ''}settlement carries metadata ${filter.key} = “${filter.value}”.`
+                  : status
+                    ? `No ${status} settlements.`
+                    : 'No settlements yet.'}
+              </p>
             </Empty>
           ) : (
             <>

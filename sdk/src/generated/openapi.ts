@@ -650,7 +650,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's beneficiaries, oldest first (50 a page, limit 1-200, after cursor) */
+        /** The tenant's beneficiaries, oldest first (50 a page, limit 1-200, after cursor); with metadata[key]=value, only those carrying every pair given */
         get: operations["getV1Beneficiaries"];
         put?: never;
         /** Save a payout destination under the provider's name for it (looked up now); a destination already saved answers 200 with its beneficiary, the name refreshed */
@@ -676,7 +676,8 @@ export interface paths {
         delete: operations["deleteV1BeneficiariesId"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change the beneficiary's metadata: each key given is set, a key given null deleted, others kept; audited */
+        patch: operations["patchV1BeneficiariesId"];
         trace?: never;
     };
     "/v1/accounts/{accountRef}/sweep": {
@@ -705,7 +706,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's settlement batches, newest first, with their counts */
+        /** The tenant's settlement batches, newest first, with their counts; with metadata[key]=value, only those carrying every pair given */
         get: operations["getV1Settlementbatches"];
         put?: never;
         /** Pay out up to 5,000 items at once (asynchronous): each becomes an ordinary settlement, in order; an invalid item fails alone; the Idempotency-Key is required. dryRun=true judges the items and creates nothing (no key needed) */
@@ -723,7 +724,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A settlement batch: its status, counts per item status, and a page of its items in request order */
+        /** A settlement batch: its status, counts per item status, and a page of its items in request order; with metadata[key]=value, only the items carrying every pair given */
         get: operations["getV1SettlementbatchesId"];
         put?: never;
         post?: never;
@@ -1515,7 +1516,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search the tenant's accounts by AccountRef, account number, customer externalRef (exact) or customer name (any part) */
+        /** Search the tenant's accounts by AccountRef, account number, customer externalRef (exact) or customer name (any part), and by metadata[key]=value */
         get: operations["getAuthAccounts"];
         put?: never;
         post?: never;
@@ -1534,6 +1535,40 @@ export interface paths {
         };
         /** One account with its balances and customer */
         get: operations["getAuthAccountsAccountRef"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/accounts/{accountRef}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ledger balance as of `at` (as GET /v1/accounts/{accountRef}/balance?at=); without `at`, as of now */
+        get: operations["getAuthAccountsAccountRefBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/accounts/{accountRef}/daily-balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's Africa/Lagos days from `from` to `to` (as GET /v1/accounts/{accountRef}/daily-balances) */
+        get: operations["getAuthAccountsAccountRefDailybalances"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1583,7 +1618,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's settlements, newest first, optionally of one status */
+        /** The tenant's settlements, newest first, optionally of one status and carrying every metadata[key]=value given */
         get: operations["getAuthSettlements"];
         put?: never;
         post?: never;
@@ -1851,6 +1886,23 @@ export interface paths {
         post?: never;
         /** Remove a velocity rule; audited */
         delete: operations["deleteAuthVelocityrulesId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/transfers/internal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's transfers between its accounts, newest first (as GET /v1/transfers/internal, with its metadata[key]=value filter) */
+        get: operations["getAuthTransfersInternal"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -8042,6 +8094,9 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -8064,6 +8119,10 @@ export interface operations {
                             /** @description The provider's name for the account when it was last checked */
                             accountName: string;
                             nickname: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             /**
                              * Format: date-time
                              * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
@@ -8132,6 +8191,10 @@ export interface operations {
                     accountNumber: string;
                     /** @description Your own name for the beneficiary; on a destination already saved, replaces its nickname (omit it to keep that one) */
                     nickname?: string;
+                    /** @description The tenant's own data on the beneficiary; on a destination already saved, replaces its metadata (omit it to keep that one) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -8150,6 +8213,10 @@ export interface operations {
                         /** @description The provider's name for the account when it was last checked */
                         accountName: string;
                         nickname: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /**
                          * Format: date-time
                          * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
@@ -8174,6 +8241,10 @@ export interface operations {
                         /** @description The provider's name for the account when it was last checked */
                         accountName: string;
                         nickname: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /**
                          * Format: date-time
                          * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
@@ -8283,6 +8354,10 @@ export interface operations {
                         /** @description The provider's name for the account when it was last checked */
                         accountName: string;
                         nickname: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /**
                          * Format: date-time
                          * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
@@ -8396,6 +8471,119 @@ export interface operations {
             };
             /** @description Conflict with the current state or an earlier request */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1BeneficiariesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Merged into the record's metadata: each key given is set, a key given null is deleted, keys not given are kept; the result is bounded as on create (at most 20 keys, each 1 to 40 characters of A-Z, a-z, 0-9, "_", "." and "-"; values strings of at most 500 characters; at most 4096 bytes as JSON) */
+                    metadata: {
+                        [key: string]: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The beneficiary */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        bankCode: string;
+                        accountNumber: string;
+                        /** @description The provider's name for the account when it was last checked */
+                        accountName: string;
+                        nickname: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
+                         */
+                        nameCheckedAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8697,6 +8885,9 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -8726,6 +8917,10 @@ export interface operations {
                                 success: number;
                                 failed: number;
                                 refunded: number;
+                            };
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
                             };
                             /** Format: date-time */
                             createdAt: string;
@@ -8809,12 +9004,20 @@ export interface operations {
                         /** @description A saved beneficiary to pay instead of bankCode and accountNumber */
                         beneficiaryId?: string;
                         narration?: string;
+                        /** @description The tenant's own data on the item, fixed with the batch; the item's settlement carries it (its events too) */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     }[];
                     /**
                      * Format: date-time
                      * @description Run the batch at this instant instead of now (RFC 3339 with an offset; in the future, at most 90 days ahead): each valid item's amount is reserved at once, and the batch can be cancelled until it starts
                      */
                     scheduledFor?: string;
+                    /** @description The tenant's own data on the batch, fixed when it is made (its events carry it) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -8857,6 +9060,10 @@ export interface operations {
                             success: number;
                             failed: number;
                             refunded: number;
+                        };
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -8958,6 +9165,9 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path: {
@@ -8989,6 +9199,10 @@ export interface operations {
                             failed: number;
                             refunded: number;
                         };
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         createdAt: string;
                         /**
@@ -9011,6 +9225,10 @@ export interface operations {
                              */
                             status: "queued" | "pending" | "processing" | "success" | "failed" | "refunded";
                             failureReason: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                         }[];
                         /** @description The items' page, in request order; the cursor is the last item's reference */
                         pagination: {
@@ -9100,6 +9318,10 @@ export interface operations {
                             success: number;
                             failed: number;
                             refunded: number;
+                        };
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -13784,7 +14006,7 @@ export interface operations {
     getAuthAuditlog: {
         parameters: {
             query?: {
-                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "settlement.cancelled" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                action?: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "settlement.cancelled" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "beneficiary.metadata_changed" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                 after?: string;
             };
             header?: never;
@@ -13807,7 +14029,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "settlement.cancelled" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "settlement.cancelled" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "beneficiary.metadata_changed" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -14194,6 +14416,9 @@ export interface operations {
             query?: {
                 q?: string;
                 after?: string;
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -14416,6 +14641,180 @@ export interface operations {
                             /** Format: date-time */
                             frozenAt: string;
                         } | null;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthAccountsAccountRefBalance: {
+        parameters: {
+            query?: {
+                at?: string;
+            };
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance at that instant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @description The running balance after the account's last entry at or before `at`; 0.00 before its first */
+                        ledgerBalance: string;
+                        /** @description Everything credited to the account up to `at` */
+                        totalCredits: string;
+                        /** @description Everything debited from the account up to `at` */
+                        totalDebits: string;
+                        /** @description Whether ledgerBalance was below zero */
+                        inDeficit: boolean;
+                        /**
+                         * Format: date-time
+                         * @description The instant asked for
+                         */
+                        asOf: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthAccountsAccountRefDailybalances: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path: {
+                accountRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every day of the range, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountRef: string;
+                        /** @enum {string} */
+                        currency: "NGN";
+                        /** @enum {string} */
+                        timeZone: "Africa/Lagos";
+                        days: {
+                            /** @description YYYY-MM-DD, an Africa/Lagos day */
+                            date: string;
+                            /** @description The balance at the day's start (00:00 Africa/Lagos) */
+                            openingBalance: string;
+                            /** @description Credited during the day (reversals of debits included) */
+                            credits: string;
+                            /** @description Debited during the day (reversals of credits included) */
+                            debits: string;
+                            /** @description The balance at the day's end: openingBalance + credits - debits; today's, the balance now */
+                            closingBalance: string;
+                        }[];
                     };
                 };
             };
@@ -14734,6 +15133,9 @@ export interface operations {
             query?: {
                 status?: "pending" | "processing" | "success" | "failed" | "refunded";
                 after?: string;
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -14760,6 +15162,10 @@ export interface operations {
                             /** @enum {string} */
                             Status: "pending" | "processing" | "success" | "failed" | "refunded";
                             AttemptCount: number;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            Metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                             /** Format: date-time */
@@ -17000,6 +17406,93 @@ export interface operations {
             };
         };
     };
+    getAuthTransfersInternal: {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transfers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfers: {
+                            /** Format: uuid */
+                            id: string;
+                            fromAccountRef: string;
+                            toAccountRef: string;
+                            amount: string;
+                            narration: string;
+                            /** @enum {string} */
+                            status: "completed" | "awaiting_approval" | "rejected" | "expired";
+                            /** @enum {string} */
+                            source: "api" | "dashboard" | "split";
+                            splitOfPayment: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            nextCursor: string | null;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the database, the provider) is unavailable; retry after the Retry-After header (seconds) when it is given */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postAuthAccountsAccountRefTransfers: {
         parameters: {
             query?: never;
@@ -17564,6 +18057,9 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -17586,6 +18082,10 @@ export interface operations {
                             /** @description The provider's name for the account when it was last checked */
                             accountName: string;
                             nickname: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             /**
                              * Format: date-time
                              * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
@@ -17654,6 +18154,10 @@ export interface operations {
                     accountNumber: string;
                     /** @description Your own name for the beneficiary; on a destination already saved, replaces its nickname (omit it to keep that one) */
                     nickname?: string;
+                    /** @description The tenant's own data on the beneficiary; on a destination already saved, replaces its metadata (omit it to keep that one) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -17672,6 +18176,10 @@ export interface operations {
                         /** @description The provider's name for the account when it was last checked */
                         accountName: string;
                         nickname: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /**
                          * Format: date-time
                          * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
@@ -17696,6 +18204,10 @@ export interface operations {
                         /** @description The provider's name for the account when it was last checked */
                         accountName: string;
                         nickname: string | null;
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /**
                          * Format: date-time
                          * @description When the provider last gave this name; a payout re-checks a name older than BENEFICIARY_NAME_MAX_AGE
@@ -18137,6 +18649,9 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -18166,6 +18681,10 @@ export interface operations {
                                 success: number;
                                 failed: number;
                                 refunded: number;
+                            };
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
                             };
                             /** Format: date-time */
                             createdAt: string;
@@ -18249,12 +18768,20 @@ export interface operations {
                         /** @description A saved beneficiary to pay instead of bankCode and accountNumber */
                         beneficiaryId?: string;
                         narration?: string;
+                        /** @description The tenant's own data on the item, fixed with the batch; the item's settlement carries it (its events too) */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     }[];
                     /**
                      * Format: date-time
                      * @description Run the batch at this instant instead of now (RFC 3339 with an offset; in the future, at most 90 days ahead): each valid item's amount is reserved at once, and the batch can be cancelled until it starts
                      */
                     scheduledFor?: string;
+                    /** @description The tenant's own data on the batch, fixed when it is made (its events carry it) */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -18297,6 +18824,10 @@ export interface operations {
                             success: number;
                             failed: number;
                             refunded: number;
+                        };
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -18389,6 +18920,9 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path: {
@@ -18420,6 +18954,10 @@ export interface operations {
                             failed: number;
                             refunded: number;
                         };
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         createdAt: string;
                         /**
@@ -18442,6 +18980,10 @@ export interface operations {
                              */
                             status: "queued" | "pending" | "processing" | "success" | "failed" | "refunded";
                             failureReason: string | null;
+                            /** @description The tenant's own data on the record; absent when it carries none */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                         }[];
                         /** @description The items' page, in request order; the cursor is the last item's reference */
                         pagination: {
@@ -18531,6 +19073,10 @@ export interface operations {
                             success: number;
                             failed: number;
                             refunded: number;
+                        };
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -18840,6 +19386,10 @@ export interface operations {
                             failed: number;
                             refunded: number;
                         };
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** Format: date-time */
                         createdAt: string;
                         /**
@@ -18946,6 +19496,10 @@ export interface operations {
                             success: number;
                             failed: number;
                             refunded: number;
+                        };
+                        /** @description The tenant's own data on the record; absent when it carries none */
+                        metadata?: {
+                            [key: string]: string;
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -19463,7 +20017,7 @@ export interface operations {
                             /** Format: uuid */
                             UserID: string | null;
                             /** @enum {string} */
-                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "settlement.cancelled" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
+                            Action: "session.signed_in" | "session.signed_out" | "session.all_signed_out" | "kyc.approved" | "kyc.rejected" | "kyc.tier_three_recorded" | "kyc_hold.released" | "kyc_hold.returned" | "kyc_limits.changed" | "account.lien_placed" | "account.lien_lifted" | "account.frozen" | "account.unfrozen" | "account.metadata_changed" | "customer.suspended" | "customer.reactivated" | "customer.renamed" | "misdirected.assigned" | "payment.refunded" | "reconciliation.run_requested" | "reconciliation.resolved" | "reconciliation.compensated" | "settlement.initiated" | "settlement.approved" | "settlement.rejected" | "settlement.expired" | "settlement.cancelled" | "approval_policy.set" | "approval_policy.removed" | "velocity_rule.created" | "velocity_rule.updated" | "velocity_rule.deleted" | "settlement_batch.created" | "settlement_batch.cancelled" | "settlement_batch.approved" | "settlement_batch.rejected" | "settlement_batch.expired" | "split_rule.set" | "split_rule.removed" | "transfer.made" | "transfer.initiated" | "transfer.approved" | "transfer.rejected" | "transfer.expired" | "beneficiary.created" | "beneficiary.renamed" | "beneficiary.deleted" | "beneficiary.metadata_changed" | "balance_sweep.set" | "balance_sweep.deleted" | "webhook.replayed" | "webhook_secret.set" | "webhook_secret.removed" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.recovered" | "api_key.created" | "api_key.revoked" | "api_key.rotated" | "user.created" | "user.role_changed" | "user.disabled" | "user.enabled" | "user.signed_out" | "user.password_changed" | "user.password_reset_issued" | "user.password_reset" | "two_factor.enrolled" | "two_factor.disabled" | "two_factor.reset" | "two_factor.recovery_code_used" | "two_factor_requirement.turned_on" | "two_factor_requirement.turned_off";
                             TargetType: string;
                             TargetID: string | null;
                             Detail: {
@@ -23101,6 +23655,9 @@ export interface operations {
                         success: number;
                         failed: number;
                         refunded: number;
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -23146,6 +23703,9 @@ export interface operations {
                         reasons: string;
                         /** Format: date-time */
                         expiresAt: string;
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -23190,6 +23750,9 @@ export interface operations {
                         currency: "NGN";
                         decidedBy: string | null;
                         note: string | null;
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -23234,6 +23797,9 @@ export interface operations {
                         currency: "NGN";
                         decidedBy: string | null;
                         note: string | null;
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -23278,6 +23844,9 @@ export interface operations {
                         currency: "NGN";
                         decidedBy: string | null;
                         note: string | null;
+                        metadata?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
