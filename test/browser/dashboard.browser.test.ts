@@ -872,6 +872,11 @@ describe('dashboard in a browser', function () {
     pagesSeen.set('webhooks-secret', '/dashboard/webhooks?tab=secret');
     pagesSeen.set('users', '/dashboard/users');
     pagesSeen.set('webhook-endpoints', '/dashboard/webhook-endpoints');
+    pagesSeen.set('approvals', '/dashboard/approvals');
+    pagesSeen.set('scheduled-payouts', '/dashboard/scheduled-payouts');
+    pagesSeen.set('transfers', '/dashboard/transfers');
+    pagesSeen.set('velocity-rules', '/dashboard/velocity-rules');
+    pagesSeen.set('two-factor', '/dashboard/two-factor');
     pagesSeen.set('not-found', '/dashboard/nothing-here');
     pagesSeen.delete('account-for-settlement');
     pagesSeen.delete('account-for-books');
