@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createKnex, type Db } from '../../src/db';
-import { E2E_TIMINGS } from '../e2e/system';
-import { cliTenant, provision, type E2eTenant } from '../e2e/tenant';
+import { provision } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
-import { startSystem, type RunningSystem } from '../helpers/processes';
-import { addOperator, launchChromium, limitToTheRunningTest, newContext, settled, signIn, watchForErrors, type Operator } from './browser';
+import { settled } from './browser';
+import { useDesk } from './desk';
 
 /**
  * The Scheduled payouts page, in a real browser against the real processes: a payout scheduled through the API a day
@@ -13,45 +10,12 @@ import { addOperator, launchChromium, limitToTheRunningTest, newContext, settled
  * shows it cancelled with its money released, and the audit log names the operator.
  */
 describe('scheduled payouts page in a browser', function () {
-  let sys: RunningSystem;
-  let db: Db;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let problems: string[];
-  let tenant: E2eTenant;
-  let operator: Operator;
-
-  const v1 = (method: 'GET' | 'POST', path: string, body?: unknown) =>
-    call(sys.apiUrl, method, path, { apiKey: tenant.apiKey, ...(body === undefined ? {} : { body }) });
-
-  before(async function () {
-    this.timeout(180_000);
-    sys = await startSystem(E2E_TIMINGS);
-    db = createKnex({ DATABASE_URL: sys.env.DATABASE_URL!, DATABASE_POOL_MAX: 2 });
-    tenant = await cliTenant(sys, 'Payroll Desk Ltd');
-    operator = await addOperator(db, sys.env, tenant.tenantId, 'operator');
-    browser = await launchChromium();
-    context = await newContext(browser, sys.apiUrl);
-    page = await context.newPage();
-    problems = watchForErrors(page);
-    await signIn(page, operator);
-  });
-
-  beforeEach(() => {
-    if (context) limitToTheRunningTest(context);
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await browser?.close();
-    await sys?.stop();
-    await db?.destroy();
-  });
+  const desk = useDesk('Payroll Desk Ltd', { role: 'operator' });
+  const { v1 } = desk;
 
   it('an operator sees a scheduled payout with its Lagos time and cancels it, releasing its money', async () => {
-    const account = await provision(sys, tenant.apiKey, { externalRef: 'payroll', name: 'Payroll Account' });
-    const payment = await call(sys.sandboxUrl, 'POST', '/sandbox/payments', {
+    const account = await provision(desk.sys, desk.tenant.apiKey, { externalRef: 'payroll', name: 'Payroll Account' });
+    const payment = await call(desk.sys.sandboxUrl, 'POST', '/sandbox/payments', {
       body: { accountRef: account.AccountRef, amount: 10_000, fee: 0, senderName: 'TOLU ADEWALE', narration: 'Funding' },
     });
     assert.equal(payment.status, 200, payment.text);
@@ -70,30 +34,31 @@ describe('scheduled payouts page in a browser', function () {
     const ref = scheduled.body.merchantTxRef as string;
     assert.equal((await v1('GET', `/v1/accounts/${account.AccountRef}/balance`)).body.reserved.scheduled_payout, '4250.00');
 
-    await page.goto('/dashboard/scheduled-payouts');
-    await settled(page);
-    const row = page.locator(`[data-testid="scheduled-payout-row"][data-ref="${ref}"]`);
+    await desk.page.goto('/dashboard/scheduled-payouts');
+    await settled(desk.page);
+    const row = desk.page.locator(`[data-testid="scheduled-payout-row"][data-ref="${ref}"]`);
     await row.waitFor();
     const lagosTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'Africa/Lagos' }).format(at);
     const cells = await row.locator('td').allInnerTexts();
     assert.deepEqual(cells.slice(0, 5), [lagosTime, account.AccountRef, '₦4,250.00', '0123456789 (058)', ref]);
 
     await row.getByRole('button', { name: 'Cancel' }).click();
-    await page.getByRole('dialog', { name: 'Cancel the payout of ₦4,250.00?' }).getByRole('button', { name: 'Cancel payout' }).click();
-    await page.getByRole('status').getByText('Payout of ₦4,250.00 cancelled: its money is released.').waitFor();
-    await page.getByText('No payout is scheduled.').waitFor();
+    await desk.page.getByRole('dialog', { name: 'Cancel the payout of ₦4,250.00?' }).getByRole('button', { name: 'Cancel payout' }).click();
+    await desk.page.getByRole('status').getByText('Payout of ₦4,250.00 cancelled: its money is released.').waitFor();
+    await desk.page.getByText('No payout is scheduled.').waitFor();
 
     const cancelled = (await v1('GET', `/v1/transfers/${ref}`)).body;
     assert.deepEqual([cancelled.status, cancelled.schedule.state], ['cancelled', 'cancelled']);
     const balance = (await v1('GET', `/v1/accounts/${account.AccountRef}/balance`)).body;
     assert.deepEqual([balance.heldBalance, balance.reserved.scheduled_payout], ['0.00', '0.00']);
-    const audited = await db('audit_log')
-      .where({ tenant_id: tenant.tenantId, action: 'settlement.cancelled' })
+    const audited = await desk
+      .db('audit_log')
+      .where({ tenant_id: desk.tenant.tenantId, action: 'settlement.cancelled' })
       .select('actor', 'target_id');
     assert.deepEqual(
       audited.map((entry) => [entry.actor, entry.target_id]),
-      [[operator.email, ref]],
+      [[desk.user.email, ref]],
     );
-    assert.deepEqual(problems.splice(0), [], 'no console error, CSP refusal or failed request');
+    assert.deepEqual(desk.problems.splice(0), [], 'no console error, CSP refusal or failed request');
   });
 });

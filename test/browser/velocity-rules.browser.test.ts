@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createKnex, type Db } from '../../src/db';
-import { E2E_TIMINGS } from '../e2e/system';
-import { cliTenant, type E2eTenant } from '../e2e/tenant';
 import { call } from '../helpers/http';
-import { startSystem, type RunningSystem } from '../helpers/processes';
-import { addOperator, launchChromium, limitToTheRunningTest, newContext, settled, signIn, watchForErrors, type Operator } from './browser';
+import { addOperator, newContext, settled, signIn } from './browser';
+import { useDesk } from './desk';
 
 /**
  * The velocity rules page, in a real browser against the real processes: an admin (who may set the rules that move
@@ -14,49 +10,19 @@ import { addOperator, launchChromium, limitToTheRunningTest, newContext, settled
  * the audit log hold.
  */
 describe('velocity rules page in a browser', function () {
-  let sys: RunningSystem;
-  let db: Db;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let problems: string[];
-  let tenant: E2eTenant;
-  let admin: Operator;
+  const desk = useDesk('Velocity Desk Ltd', { role: 'admin', signedIn: false });
 
   const rulesOfTenant = async () =>
-    (await call(sys.apiUrl, 'GET', '/v1/velocity-rules', { apiKey: tenant.apiKey })).body.data as Array<Record<string, unknown>>;
-
-  before(async function () {
-    this.timeout(180_000);
-    sys = await startSystem(E2E_TIMINGS);
-    db = createKnex({ DATABASE_URL: sys.env.DATABASE_URL!, DATABASE_POOL_MAX: 2 });
-    tenant = await cliTenant(sys, 'Velocity Desk Ltd');
-    admin = await addOperator(db, sys.env, tenant.tenantId, 'admin');
-    browser = await launchChromium();
-    context = await newContext(browser, sys.apiUrl);
-    page = await context.newPage();
-    problems = watchForErrors(page);
-  });
-
-  beforeEach(() => {
-    if (context) limitToTheRunningTest(context);
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await browser?.close();
-    await sys?.stop();
-    await db?.destroy();
-  });
+    (await call(desk.sys.apiUrl, 'GET', '/v1/velocity-rules', { apiKey: desk.tenant.apiKey })).body.data as Array<Record<string, unknown>>;
 
   it("an admin sees the API's refusal, adds a credit rule and sees it listed, then deletes it; both audited", async () => {
-    await signIn(page, admin);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Velocity rules' }).click();
-    await page.getByRole('heading', { name: 'Velocity rules' }).waitFor();
-    await settled(page);
-    await page.getByText('No velocity rules: payouts and payments move as the API describes.').waitFor();
+    await signIn(desk.page, desk.user);
+    await desk.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Velocity rules' }).click();
+    await desk.page.getByRole('heading', { name: 'Velocity rules' }).waitFor();
+    await settled(desk.page);
+    await desk.page.getByText('No velocity rules: payouts and payments move as the API describes.').waitFor();
 
-    const form = page.getByRole('form', { name: 'Add a velocity rule' });
+    const form = desk.page.getByRole('form', { name: 'Add a velocity rule' });
     await form.getByLabel('Rule over').selectOption('credits');
     await form.getByLabel('Measure').selectOption('count');
     await form.getByLabel('At most (a number)').fill('3');
@@ -67,19 +33,19 @@ describe('velocity rules page in a browser', function () {
     ]);
     // No message: the API refuses the rule and says why; the page shows its words.
     await form.getByRole('button', { name: 'Add rule' }).click();
-    const refusal = page.getByTestId('velocity-rule-error');
+    const refusal = desk.page.getByTestId('velocity-rule-error');
     await refusal.getByText('a holding rule names the message that says why the credit is held').waitFor();
     assert.deepEqual(await rulesOfTenant(), [], 'nothing stored');
     assert.deepEqual(
-      problems.splice(0).filter((problem) => !/status of 400/.test(problem)),
+      desk.problems.splice(0).filter((problem) => !/status of 400/.test(problem)),
       [],
       "only the refused rule's 400",
     );
 
     await form.getByLabel('Message').fill('More than three payments an hour: check the payer');
     await form.getByRole('button', { name: 'Add rule' }).click();
-    await page.getByRole('status').getByText('Rule added: At most 3 credits per customer').waitFor();
-    const rows = page.getByRole('region', { name: 'Velocity rules' }).locator('tbody tr');
+    await desk.page.getByRole('status').getByText('Rule added: At most 3 credits per customer').waitFor();
+    const rows = desk.page.getByRole('region', { name: 'Velocity rules' }).locator('tbody tr');
     await rows.first().waitFor();
     assert.equal(await rows.count(), 1);
     assert.match(
@@ -93,29 +59,30 @@ describe('velocity rules page in a browser', function () {
     );
 
     await rows.first().getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('dialog', { name: 'Delete this rule?' }).getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('status').getByText('Rule deleted.').waitFor();
-    await page.getByText('No velocity rules: payouts and payments move as the API describes.').waitFor();
+    await desk.page.getByRole('dialog', { name: 'Delete this rule?' }).getByRole('button', { name: 'Delete' }).click();
+    await desk.page.getByRole('status').getByText('Rule deleted.').waitFor();
+    await desk.page.getByText('No velocity rules: payouts and payments move as the API describes.').waitFor();
     assert.deepEqual(await rulesOfTenant(), []);
 
-    const audited = await db('audit_log')
-      .where({ tenant_id: tenant.tenantId })
+    const audited = await desk
+      .db('audit_log')
+      .where({ tenant_id: desk.tenant.tenantId })
       .whereIn('action', ['velocity_rule.created', 'velocity_rule.deleted'])
       .orderBy('id')
       .select('actor', 'action', 'target_id');
     assert.deepEqual(
       audited.map((row) => [row.actor, row.action, row.target_id]),
       [
-        [admin.email, 'velocity_rule.created', stored?.id],
-        [admin.email, 'velocity_rule.deleted', stored?.id],
+        [desk.user.email, 'velocity_rule.created', stored?.id],
+        [desk.user.email, 'velocity_rule.deleted', stored?.id],
       ],
     );
-    assert.deepEqual(problems.splice(0), [], 'no console error, CSP refusal or failed request');
+    assert.deepEqual(desk.problems.splice(0), [], 'no console error, CSP refusal or failed request');
   });
 
   it('an operator, who may not set the rules that move money, is not offered the page', async () => {
-    const operator = await addOperator(db, sys.env, tenant.tenantId, 'operator');
-    const operatorContext = await newContext(browser, sys.apiUrl);
+    const operator = await addOperator(desk.db, desk.sys.env, desk.tenant.tenantId, 'operator');
+    const operatorContext = await newContext(desk.browser, desk.sys.apiUrl);
     const operatorPage = await operatorContext.newPage();
     await signIn(operatorPage, operator);
     assert.equal(await operatorPage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Velocity rules' }).count(), 0);
