@@ -45,6 +45,25 @@ interface JudgedPayout {
   accountNumber: string;
 }
 
+/** What a payout set aside keeps of its draft, whether held for approval or scheduled: where it pays, and who made it. */
+function setAsideRowOf(draft: SettlementDraft, accountId: string, maker: PayoutMaker) {
+  return {
+    id: draft.id,
+    tenantId: draft.tenantId,
+    accountId,
+    merchantTxRef: draft.merchantTxRef,
+    amount: draft.amount,
+    bankCode: draft.bankCode,
+    accountNumber: draft.accountNumber,
+    narration: draft.narration,
+    accountName: draft.accountName,
+    beneficiaryId: draft.beneficiaryId,
+    metadata: draft.metadata,
+    makerUserId: maker.kind === 'user' ? maker.user.id : null,
+    makerApiKeyId: maker.kind === 'api_key' ? maker.apiKeyId : null,
+  };
+}
+
 /**
  * Payouts set aside before they become settlements, their money reserved: those the tenant's approval policy (or a
  * velocity rule's review) holds (whether one is held, for how long, and holding it), and those scheduled for a date.
@@ -198,23 +217,7 @@ export function createPayoutHolds(deps: {
       // A velocity rule's review adds its reason; a payout sent here by one keeps it, even if its window cleared since.
       const reasons: ApprovalReason[] =
         verdict?.action === 'review' || decision.reasons.length === 0 ? [...decision.reasons, 'velocity'] : decision.reasons;
-      await createPayoutApprovalsRepo(trx).insert({
-        id: draft.id,
-        tenantId,
-        accountId,
-        merchantTxRef,
-        amount,
-        bankCode: draft.bankCode,
-        accountNumber: draft.accountNumber,
-        narration: draft.narration,
-        accountName: draft.accountName,
-        beneficiaryId: draft.beneficiaryId,
-        metadata: draft.metadata,
-        reasons,
-        makerUserId: maker.kind === 'user' ? maker.user.id : null,
-        makerApiKeyId: maker.kind === 'api_key' ? maker.apiKeyId : null,
-        expiresAt,
-      });
+      await createPayoutApprovalsRepo(trx).insert({ ...setAsideRowOf(draft, accountId, maker), reasons, expiresAt });
       await auditMade(trx, maker, draft, { awaitingApproval: reasons });
       if (verdict?.action === 'review') await recordVelocityTriggered(trx, { tenantId, verdict, accountRef, amount, merchantTxRef });
       await recordChange(trx, { kind: 'payout_awaiting_approval', tenantId, merchantTxRef, accountRef, amount, reasons, expiresAt });
@@ -251,22 +254,7 @@ export function createPayoutHolds(deps: {
     };
     const job = jobs.scheduledPayout({ merchantTxRef, tenantId, accountRef, scheduledFor });
     const keep = async (trx: Trx, accountId: string): Promise<void> => {
-      await createScheduledPayoutsRepo(trx).insert({
-        id: draft.id,
-        tenantId,
-        accountId,
-        merchantTxRef,
-        amount,
-        bankCode: draft.bankCode,
-        accountNumber: draft.accountNumber,
-        narration: draft.narration,
-        accountName: draft.accountName,
-        beneficiaryId: draft.beneficiaryId,
-        metadata: draft.metadata,
-        scheduledFor,
-        makerUserId: maker.kind === 'user' ? maker.user.id : null,
-        makerApiKeyId: maker.kind === 'api_key' ? maker.apiKeyId : null,
-      });
+      await createScheduledPayoutsRepo(trx).insert({ ...setAsideRowOf(draft, accountId, maker), scheduledFor });
       await auditMade(trx, maker, draft, { scheduledFor: scheduledFor.toISOString() });
       await recordChange(trx, { kind: 'payout_scheduled', tenantId, merchantTxRef, accountRef, amount, scheduledFor });
       await createOutboxRepo(trx).enqueue([job]);
