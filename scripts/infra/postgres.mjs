@@ -265,6 +265,13 @@ export async function ensurePostgres({ log = quietLog } = {}) {
 /** The second local cluster of `START_CLUSTERS=2` (docs/scaling.md#clusters): its Debian name and port. */
 export const SECOND_CLUSTER = { name: 'cluster2', port: 5433 };
 
+/** The second cluster when it already runs with the ledger role (made by START_CLUSTERS=2 or `provision.mjs postgres-second`), else null. */
+export async function runningSecondPostgres({ port = SECOND_CLUSTER.port } = {}) {
+  if (!(await isPortOpen(port, '127.0.0.1', 1000))) return null;
+  const ready = await psqlUrl(ledgerUrl(port), 'SELECT rolcreatedb FROM pg_roles WHERE rolname = current_user');
+  return ready.ok && ready.stdout.trim() === 't' ? { url: ledgerUrl(port) } : null;
+}
+
 /**
  * A second PostgreSQL server beside the first, as a second cluster of tenants would be: Debian's `pg_createcluster`
  * on its own port, with the same `ledger` role and database. SECOND_DATABASE_URL, when set, wins (checked over TCP).
@@ -279,8 +286,8 @@ export async function ensureSecondPostgres({ log = quietLog, name = SECOND_CLUST
       throw new Error(`SECOND_DATABASE_URL is set but nothing answers on ${hp.host}:${hp.port}`);
     return { url };
   }
-  const ready = await psqlUrl(ledgerUrl(port), 'SELECT rolcreatedb FROM pg_roles WHERE rolname = current_user');
-  if (ready.ok && ready.stdout.trim() === 't') return { url: ledgerUrl(port) };
+  const running = await runningSecondPostgres({ port });
+  if (running) return running;
   if (!isRoot() || !debianToolsPresent()) {
     throw new Error(
       `a second PostgreSQL cluster needs Debian's postgresql tools and root (pg_createcluster, pg_ctlcluster); ` +
