@@ -1,6 +1,7 @@
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { listenForNotifications, type NotificationListener } from '../notification-listener';
+import { createTenantPlacementsRepo, type TenantPlacementsRepo } from './tenant-placements.repo';
 
 /** Notified (in the writing transaction) whenever a placement changes: every process forgets what it cached. */
 export const PLACEMENTS_CHANGED_CHANNEL = 'tenant_placements_changed';
@@ -44,72 +45,53 @@ export function createTenantDirectory(deps: { db: Db; clusters: readonly string[
   }
 
   async function read(tenantId: string): Promise<TenantPlacement> {
-    const row = (await db('tenant_placements').where({ tenant_id: tenantId }).first('cluster', 'moving_since')) as
-      { cluster: string; moving_since: Date | null } | undefined;
-    return row ? { cluster: row.cluster, moving: row.moving_since !== null } : { cluster: firstCluster, moving: false };
+    const row = await createTenantPlacementsRepo(db).find(tenantId);
+    return row ? { cluster: row.cluster, moving: row.movingSince !== null } : { cluster: firstCluster, moving: false };
   }
 
-  async function change(tenantId: string, write: (trx: Db) => Promise<unknown>): Promise<void> {
+  async function change(tenantId: string, write: (placements: TenantPlacementsRepo) => Promise<void>): Promise<void> {
     await db.transaction(async (trx) => {
-      await write(trx as unknown as Db);
-      await trx.raw('SELECT pg_notify(?, ?)', [PLACEMENTS_CHANGED_CHANNEL, tenantId]);
+      const placements = createTenantPlacementsRepo(trx);
+      await write(placements);
+      await placements.notifyChanged(PLACEMENTS_CHANGED_CHANNEL, tenantId);
     });
     forget();
   }
 
-  return {
-    async placementOf(tenantId: string): Promise<TenantPlacement> {
-      const cached = cache.get(tenantId);
-      if (cached && cached.until > now()) return cached.placement;
-      const began = generation;
-      const placement = await read(tenantId);
-      if (live && began === generation) {
-        if (cache.size >= MAX_CACHED) cache.clear();
-        cache.set(tenantId, { placement, until: now() + PLACEMENT_TTL_MS });
-      }
-      return placement;
-    },
+  async function placementOf(tenantId: string): Promise<TenantPlacement> {
+    const cached = cache.get(tenantId);
+    if (cached && cached.until > now()) return cached.placement;
+    const began = generation;
+    const placement = await read(tenantId);
+    if (live && began === generation) {
+      if (cache.size >= MAX_CACHED) cache.clear();
+      cache.set(tenantId, { placement, until: now() + PLACEMENT_TTL_MS });
+    }
+    return placement;
+  }
 
-    async clusterOf(tenantId: string): Promise<string> {
-      return (await this.placementOf(tenantId)).cluster;
-    },
+  return {
+    placementOf,
+
+    clusterOf: async (tenantId: string): Promise<string> => (await placementOf(tenantId)).cluster,
 
     /** A new tenant's cluster, written before any of its rows exist there; placing it again on the same cluster is a no-op. */
     async place(tenantId: string, cluster: string): Promise<void> {
       knownCluster(cluster);
-      await change(tenantId, (trx) =>
-        trx.raw(
-          `INSERT INTO tenant_placements (tenant_id, cluster) VALUES (?, ?)
-           ON CONFLICT (tenant_id) DO UPDATE SET cluster = excluded.cluster, updated_at = now()
-           WHERE tenant_placements.moving_since IS NULL`,
-          [tenantId, cluster],
-        ),
-      );
+      await change(tenantId, (placements) => placements.place(tenantId, cluster));
     },
 
     /** Fences the tenant for a move: from the notification on, every process answers its requests 503. Returns where it lives now. */
     async beginMove(tenantId: string): Promise<TenantPlacement> {
       const current = await read(tenantId);
-      await change(tenantId, (trx) =>
-        trx.raw(
-          `INSERT INTO tenant_placements (tenant_id, cluster, moving_since) VALUES (?, ?, now())
-           ON CONFLICT (tenant_id) DO UPDATE SET moving_since = now(), updated_at = now()`,
-          [tenantId, current.cluster],
-        ),
-      );
+      await change(tenantId, (placements) => placements.markMoving(tenantId, current.cluster));
       return { cluster: current.cluster, moving: true };
     },
 
     /** Ends a move (or abandons it, naming the cluster it was on): the tenant lives on `cluster` and is served again. */
     async finishMove(tenantId: string, cluster: string): Promise<void> {
       knownCluster(cluster);
-      await change(tenantId, (trx) =>
-        trx.raw(
-          `INSERT INTO tenant_placements (tenant_id, cluster) VALUES (?, ?)
-           ON CONFLICT (tenant_id) DO UPDATE SET cluster = excluded.cluster, moving_since = NULL, updated_at = now()`,
-          [tenantId, cluster],
-        ),
-      );
+      await change(tenantId, (placements) => placements.settle(tenantId, cluster));
     },
 
     /** Ends the directory's pool (the directory owns the control database's connections it was given). */
