@@ -119,7 +119,8 @@ runProcess(
         for (const cell of running) {
           await cell.workerStarts.starter.close();
           await cell.services.starter.close();
-          cell.worker.shutdown();
+          // On SIGINT or SIGTERM the Temporal runtime has begun shutting its Workers down already.
+          if (cell.worker.getState() === 'RUNNING') cell.worker.shutdown();
         }
         await Promise.all(running.map((cell) => cell.run));
         await metrics.close();
