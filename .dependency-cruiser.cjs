@@ -105,6 +105,9 @@ const LAYERS = [
     units: { reconciliation: ['src/reconciliation/'], webhooks: ['src/webhooks/'], retention: ['src/retention/'], books: ['src/books/'] },
   },
   { name: 'dashboard', units: { dashboard: ['src/dashboard/'] } },
+  // Tenants on several Postgres clusters: the directory of placements and the API's front, which asks each cluster's auth,
+  // accounts and settlements whose a request is.
+  { name: 'clusters', units: { clusters: ['src/clusters/'] } },
   { name: 'activities', units: { activities: ['activities/'] } },
   { name: 'workflows', units: { workflows: ['workflows/'] } },
   { name: 'main', units: { main: ['src/main/'] } },

@@ -11,6 +11,7 @@ COPY src src
 COPY workflows workflows
 COPY activities activities
 COPY migrations migrations
+COPY migrations-control migrations-control
 COPY test test
 COPY bench bench
 COPY scripts scripts

@@ -1,6 +1,7 @@
 // `npm start`: provisions everything on a fresh clone and runs the sandbox provider, the API and the
 // worker in the foreground. Ctrl-C (or SIGTERM) stops every process this script started.
 // START_HOSTS=2 runs a second API and worker beside them, as a second host would (docs/scaling.md#many-hosts).
+// START_CLUSTERS=2 puts tenants on two local Postgres clusters (5432 and 5433), a cell each (docs/scaling.md#clusters).
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { prepareCode } from './lib/build.mjs';
 import { dataDir } from './lib/paths.mjs';
 import { runCli, startService, stopAll } from './lib/services.mjs';
 import { makeLogger, waitFor, waitForPort } from './lib/util.mjs';
-import { ensurePostgres } from './infra/postgres.mjs';
+import { ensurePostgres, ensureSecondPostgres } from './infra/postgres.mjs';
 import { ensureTemporalServer } from './infra/temporal.mjs';
 
 const log = makeLogger('start');
@@ -37,14 +38,18 @@ async function httpOk(url, headers = {}) {
   }
 }
 
-/** The demo tenant is made once; its key is kept in .data so every later `npm start` can print it again. */
-async function demoTenant(env, apiUrl) {
-  const file = join(dataDir(), 'demo-tenant.json');
+/**
+ * The demo tenant is made once; its key is kept in .data so every later `npm start` can print it again. With
+ * `cluster`, on that cluster (START_CLUSTERS=2 makes one on each), in a file of its own.
+ */
+async function demoTenant(env, apiUrl, { cluster, name = 'Demo Tenant', fileName = 'demo-tenant.json' } = {}) {
+  const file = join(dataDir(), fileName);
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8'));
     if (await httpOk(`${apiUrl}/v1/me`, { 'X-API-Key': saved.apiKey })) return saved;
   }
-  const tenant = JSON.parse(await runCli(['tenant:create', '--name', 'Demo Tenant', '--json'], { env }));
+  const placement = cluster ? ['--cluster', cluster] : [];
+  const tenant = JSON.parse(await runCli(['tenant:create', '--name', name, ...placement, '--json'], { env }));
   const email = `demo+${tenant.tenantId.slice(0, 8)}@example.com`;
   const password = randomBytes(12).toString('base64url');
   // On stdin: the CLI refuses a password in its arguments (visible in ps).
@@ -58,6 +63,16 @@ const processes = (count) => `${count} process${count === '1' ? '' : 'es'}`;
 
 /** How far each further host's metrics ports are from the first host's (its API port is only one further). */
 const HOST_METRICS_PORT_STEP = 10;
+
+/** START_CLUSTERS: how many local Postgres clusters hold the tenants (1 unless set). */
+function clusterCount() {
+  const value = process.env.START_CLUSTERS || '1';
+  if (!/^[12]$/.test(value)) throw new Error(`START_CLUSTERS must be 1 or 2 (it is "${value}")`);
+  return Number(value);
+}
+
+/** The cluster names START_CLUSTERS=2 uses: the first keeps the name one cluster has. */
+const CLUSTER_NAMES = ['main', 'second'];
 
 /** START_HOSTS: how many API and worker groups to run (1 unless set), each as one host of a deployment would. */
 function hostCount() {
@@ -92,8 +107,10 @@ function hostBanner(env, index, hosts) {
 
 async function main() {
   const hosts = hostCount();
+  const clusters = clusterCount();
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
+  const second = clusters === 2 ? await ensureSecondPostgres({ log: makeLogger('postgres-2') }) : null;
   temporal = await ensureTemporalServer({ log: makeLogger('temporal') });
   const port = process.env.PORT || '3000';
   const sandboxPort = process.env.SANDBOX_PORT || '4010';
@@ -113,6 +130,8 @@ async function main() {
     SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${port}/webhooks/provider`,
     ...process.env,
     DATABASE_URL: postgres.url,
+    // Two clusters: the first's database is also the control database (the directory of placements).
+    ...(second ? { DATABASE_CLUSTERS: `${CLUSTER_NAMES[0]}=${postgres.url},${CLUSTER_NAMES[1]}=${second.url}` } : {}),
     TEMPORAL_ADDRESS: temporal.address,
     ...(temporal.uiUrl ? { TEMPORAL_UI_URL: temporal.uiUrl } : {}),
     PORT: port,
@@ -144,20 +163,33 @@ async function main() {
     });
   const apiUrl = `http://localhost:${port}`;
   await waitForPort(Number(sandboxPort), '127.0.0.1', { timeoutMs: 30_000 });
-  const demo = await demoTenant(env, apiUrl);
+  const demo = await demoTenant(env, apiUrl, second ? { cluster: CLUSTER_NAMES[0] } : {});
+  const secondDemo = second
+    ? await demoTenant(env, apiUrl, { cluster: CLUSTER_NAMES[1], name: 'Demo Tenant 2', fileName: 'demo-tenant-2.json' })
+    : null;
+  const redact = (url) => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  const clusterLines = second
+    ? `
+    Clusters         ${CLUSTER_NAMES[0]} ${redact(postgres.url)} (task queue ${env.TEMPORAL_TASK_QUEUE ?? 'ledger'})
+                     ${CLUSTER_NAMES[1]} ${redact(second.url)} (task queue ${env.TEMPORAL_TASK_QUEUE ?? 'ledger'}.${CLUSTER_NAMES[1]})
+    Demo tenant 2    ${secondDemo.tenantId} on ${CLUSTER_NAMES[1]}
+    Demo API key 2   ${secondDemo.apiKey}
+    Dashboard login  ${secondDemo.email} / ${secondDemo.password}
+`
+    : '';
 
   process.stdout.write(`
-  NUBAN ledger is running${hosts === 1 ? '' : ` as ${hosts} hosts`}.
+  NUBAN ledger is running${hosts === 1 ? '' : ` as ${hosts} hosts`}${second ? ' on two Postgres clusters' : ''}.
 
 ${hostEnvs.map((serviceEnv, index) => hostBanner(serviceEnv, index, hosts)).join('\n\n')}${hosts === 1 ? '' : '\n'}
     Temporal UI      ${temporal.uiUrl ?? '(external Temporal: see your cluster UI)'}
     Sandbox provider http://localhost:${sandboxPort}
     Logs             ${logDir}
 
-    Demo tenant      ${demo.tenantId}
+    Demo tenant      ${demo.tenantId}${second ? ` on ${CLUSTER_NAMES[0]}` : ''}
     Demo API key     ${demo.apiKey}
     Dashboard login  ${demo.email} / ${demo.password}
-
+${clusterLines}
   Try it:
     curl -s ${apiUrl}/v1/me -H 'X-API-Key: ${demo.apiKey}'
 

@@ -20,7 +20,7 @@ import { repoRoot } from './lib/paths.mjs';
 import { runCli } from './lib/services.mjs';
 import { makeLogger, run } from './lib/util.mjs';
 import { ensureChromium } from './infra/chromium.mjs';
-import { ensurePostgres } from './infra/postgres.mjs';
+import { ensurePostgres, runningSecondPostgres } from './infra/postgres.mjs';
 import { startIsolatedTemporal } from './infra/temporal.mjs';
 import { ensureSchemathesis } from './infra/schemathesis.mjs';
 import { ensureTestServerExecutable } from './infra/test-server.mjs';
@@ -199,6 +199,8 @@ async function runTestLayers(layers, { grep, serial }, results) {
       : null;
   const schemathesis = layers.includes('contract') ? await ensureSchemathesis({ log: makeLogger('schemathesis') }) : null;
   const chromium = layers.includes('browser') ? await ensureChromium({ log: makeLogger('chromium') }) : null;
+  // The clusters test puts its second cluster's database on the second local server when one runs (it is not made here).
+  const secondPostgres = layers.includes('e2e') ? await runningSecondPostgres() : null;
   log(`provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   const shared = {
@@ -208,6 +210,7 @@ async function runTestLayers(layers, { grep, serial }, results) {
     ALLOW_DEVELOPMENT_SETTINGS: 'true',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     TEST_ADMIN_DATABASE_URL: postgres.url,
+    TEST_SECOND_CLUSTER_ADMIN_URL: secondPostgres?.url ?? '',
     TEMPORAL_TEST_SERVER: testServer?.path ?? '',
     SCHEMATHESIS_BIN: schemathesis?.bin ?? '',
     CHROMIUM_PATH: chromium?.path ?? '',

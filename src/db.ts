@@ -34,6 +34,16 @@ export const migrationConfig: Knex.MigratorConfig = {
 };
 
 /**
+ * The control database's own migrations (the directory of tenant placements), recorded in a table of their own: by
+ * default the control database is the first cluster's, beside the ledger's migrations.
+ */
+export const controlMigrationConfig: Knex.MigratorConfig = {
+  directory: path.join(__dirname, '..', 'migrations-control'),
+  loadExtensions: ['.js'],
+  tableName: 'knex_migrations_control',
+};
+
+/**
  * Postgres error codes after which the same request may well succeed: the database unreachable or
  * shutting down, or a transaction that lost a deadlock, a serialization conflict or a lock wait.
  */

@@ -261,3 +261,59 @@ export async function ensurePostgres({ log = quietLog } = {}) {
   log(`ready: ${url.replace(`:${PASSWORD}@`, ':***@')}`);
   return { url };
 }
+
+/** The second local cluster of `START_CLUSTERS=2` (docs/scaling.md#clusters): its Debian name and port. */
+export const SECOND_CLUSTER = { name: 'cluster2', port: 5433 };
+
+/** The second cluster when it already runs with the ledger role (made by START_CLUSTERS=2 or `provision.mjs postgres-second`), else null. */
+export async function runningSecondPostgres({ port = SECOND_CLUSTER.port } = {}) {
+  if (!(await isPortOpen(port, '127.0.0.1', 1000))) return null;
+  const ready = await psqlUrl(ledgerUrl(port), 'SELECT rolcreatedb FROM pg_roles WHERE rolname = current_user');
+  return ready.ok && ready.stdout.trim() === 't' ? { url: ledgerUrl(port) } : null;
+}
+
+/**
+ * A second PostgreSQL server beside the first, as a second cluster of tenants would be: Debian's `pg_createcluster`
+ * on its own port, with the same `ledger` role and database. SECOND_DATABASE_URL, when set, wins (checked over TCP).
+ *
+ *   ensureSecondPostgres({ log }) -> { url }
+ */
+export async function ensureSecondPostgres({ log = quietLog, name = SECOND_CLUSTER.name, port = SECOND_CLUSTER.port } = {}) {
+  if (process.env.SECOND_DATABASE_URL) {
+    const url = process.env.SECOND_DATABASE_URL;
+    const hp = parseUrl(url);
+    if (hp && !(await isPortOpen(hp.port, hp.host, 3000)))
+      throw new Error(`SECOND_DATABASE_URL is set but nothing answers on ${hp.host}:${hp.port}`);
+    return { url };
+  }
+  const running = await runningSecondPostgres({ port });
+  if (running) return running;
+  if (!isRoot() || !debianToolsPresent()) {
+    throw new Error(
+      `a second PostgreSQL cluster needs Debian's postgresql tools and root (pg_createcluster, pg_ctlcluster); ` +
+        `or set SECOND_DATABASE_URL to a database on another server`,
+    );
+  }
+  ensureSocketDir();
+  let cluster = listClusters().find((c) => c.cluster === name);
+  if (!cluster) {
+    const ver = installedVersions()[0];
+    log(`creating cluster ${ver}/${name} on port ${port}`);
+    const r = await run('pg_createcluster', [ver, name, '--port', String(port)], { timeoutMs: 120_000 });
+    if (!r.ok && !/already exists/.test(r.stderr)) throw new Error(`pg_createcluster failed:\n${tail(r.stderr || r.stdout)}`);
+    cluster = listClusters().find((c) => c.cluster === name);
+    if (!cluster) throw new Error(`pg_createcluster reported success but pg_lsclusters lists no cluster ${name}`);
+  }
+  if (cluster.status !== 'online') {
+    log(`starting cluster ${cluster.version}/${cluster.cluster} on port ${cluster.port}`);
+    const r = await run('pg_ctlcluster', [cluster.version, cluster.cluster, 'start'], { timeoutMs: 120_000 });
+    if (!r.ok && !/already running/.test(r.stderr + r.stdout))
+      throw new Error(`pg_ctlcluster ${cluster.version} ${cluster.cluster} start failed:\n${tail(r.stderr || r.stdout)}`);
+  }
+  await waitReady(cluster.port);
+  await ensureRoleAndDb(cluster.port, log);
+  await ensureTcpAuth(cluster, log);
+  const url = ledgerUrl(cluster.port);
+  log(`ready: ${url.replace(`:${PASSWORD}@`, ':***@')}`);
+  return { url };
+}

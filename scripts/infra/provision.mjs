@@ -1,18 +1,19 @@
 #!/usr/bin/env node
 // Provision local infrastructure by hand:
-//   node scripts/infra/provision.mjs [postgres|temporal-cli|test-server|chromium|temporal-server|temporal-postgres|all]
-// `all` (default) = postgres + temporal-cli + test-server + chromium. `temporal-server` starts the dev server
+//   node scripts/infra/provision.mjs [postgres|postgres-second|temporal-cli|test-server|chromium|temporal-server|temporal-postgres|all]
+// `all` (default) = postgres + temporal-cli + test-server + chromium. `postgres-second` makes the second local cluster
+// (port 5433) that START_CLUSTERS=2 and the clusters test use. `temporal-server` starts the dev server
 // (npm start's, on 7233) in the foreground until Ctrl-C; `temporal-postgres` builds (once) and starts the Temporal
 // server with Postgres persistence (databases temporal and temporal_visibility) on TEMPORAL_PORT (7233),
 // in the foreground until Ctrl-C.
 import { makeLogger } from '../lib/util.mjs';
 import { ensureChromium } from './chromium.mjs';
-import { ensurePostgres } from './postgres.mjs';
+import { ensurePostgres, ensureSecondPostgres } from './postgres.mjs';
 import { ensureTemporalCli, ensureTemporalServer } from './temporal.mjs';
 import { startPostgresTemporal } from './temporal-postgres.mjs';
 import { ensureTestServerExecutable } from './test-server.mjs';
 
-const TARGETS = ['postgres', 'temporal-cli', 'test-server', 'chromium', 'temporal-server', 'temporal-postgres', 'all'];
+const TARGETS = ['postgres', 'postgres-second', 'temporal-cli', 'test-server', 'chromium', 'temporal-server', 'temporal-postgres', 'all'];
 
 function redact(url) {
   return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
@@ -30,7 +31,7 @@ async function main() {
     console.error(`usage: node scripts/infra/provision.mjs [${TARGETS.join('|')}]`);
     process.exit(target === '--help' || target === '-h' ? 0 : 2);
   }
-  const want = (t) => target === t || (target === 'all' && t !== 'temporal-server' && t !== 'temporal-postgres');
+  const want = (t) => target === t || (target === 'all' && !['temporal-server', 'temporal-postgres', 'postgres-second'].includes(t));
   let failed = false;
   const step = async (name, fn, show) => {
     try {
@@ -46,6 +47,12 @@ async function main() {
     await step(
       'postgres',
       (log) => ensurePostgres({ log }),
+      (r) => redact(r.url),
+    );
+  if (want('postgres-second'))
+    await step(
+      'postgres-2',
+      (log) => ensureSecondPostgres({ log }),
       (r) => redact(r.url),
     );
   if (want('temporal-cli'))

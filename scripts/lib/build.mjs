@@ -25,7 +25,7 @@ export async function ensureDependencies({ log }) {
 }
 
 /** The folders tsc compiles into dist/ (the dashboard is built apart, into dist/dashboard). */
-const COMPILED_ROOTS = ['src', 'workflows', 'activities', 'migrations', 'test', 'bench'];
+const COMPILED_ROOTS = ['src', 'workflows', 'activities', 'migrations', 'migrations-control', 'test', 'bench'];
 
 /**
  * Removes compiled files whose source is gone: tsc never deletes them, and a stale migration or test

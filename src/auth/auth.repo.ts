@@ -287,6 +287,17 @@ export function createAuthRepo(db: DbOrTrx) {
       });
     },
 
+    /** The tenant of the user a live reset token is for (nothing is used up). */
+    async findPasswordResetTenant(tokenHash: Buffer): Promise<string | undefined> {
+      const row = (await db('password_reset_tokens as r')
+        .join('dashboard_users as u', 'u.id', 'r.user_id')
+        .where('r.token_hash', tokenHash)
+        .whereNull('r.used_at')
+        .where('r.expires_at', '>', db.fn.now())
+        .first('u.tenant_id')) as { tenant_id: string } | undefined;
+      return row?.tenant_id;
+    },
+
     /** Marks a live token used, in one statement, so two requests with one token cannot both use it. */
     async usePasswordResetToken(tokenHash: Buffer): Promise<{ id: string; user_id: string; tenant_id: string; email: string } | undefined> {
       const result: { rows: Array<{ id: string; user_id: string; tenant_id: string; email: string }> } = await db.raw(

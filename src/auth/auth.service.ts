@@ -86,6 +86,15 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
     onError: (error) => logger?.warn({ err: error }, 'could not record an api key use'),
   });
 
+  /** The users of that email (in the one tenant, when named) whose password it is; the hashing cost is paid for no user too. */
+  async function matchingUsers(email: string, password: string, tenantId?: string) {
+    const candidates = await repo.findUsersByEmail(email.trim().toLowerCase(), tenantId?.toLowerCase(), MAX_TENANTS_PER_EMAIL);
+    if (candidates.length === 0) await passwords.verify(password, passwords.dummyHash);
+    const matches: typeof candidates = [];
+    for (const candidate of candidates) if (await passwords.verify(password, candidate.password_hash)) matches.push(candidate);
+    return matches;
+  }
+
   const authenticator: Authenticator = {
     now: clock,
     async apiKeyFor(secret: string): Promise<AuthenticatedApiKey | null> {
@@ -133,14 +142,15 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
   return {
     authenticator,
 
-    async createTenant(name: string): Promise<{ tenantId: string; apiKey: string }> {
+    /** `id`: given when the tenant's cluster was chosen for it first (the directory names it before its rows exist). */
+    async createTenant(name: string, id: string = uuidv7()): Promise<{ tenantId: string; apiKey: string }> {
       const trimmed = name.trim();
       if (trimmed.length < 1 || trimmed.length > 200) throw new ValidationError('name must be 1 to 200 characters');
       for (;;) {
         try {
           return await db.transaction(async (trx) => {
             const store = createAuthRepo(trx);
-            const tenant = await store.insertTenant({ id: uuidv7(), name: trimmed, refPrefix: randomToken(6) });
+            const tenant = await store.insertTenant({ id, name: trimmed, refPrefix: randomToken(6) });
             return { tenantId: tenant.id, apiKey: await issueApiKey(tenant.id, 'Initial key', store) };
           });
         } catch (error) {
@@ -190,11 +200,14 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
      * signs in, several ask the caller to choose (only a caller who knows the password learns the
      * tenants). An unknown email costs one hash, like a wrong password.
      */
+    /** The tenants whose user of that email has that password (a sign-in spanning clusters asks each cluster). */
+    async tenantsSignedInBy(email: string, password: string): Promise<Array<{ id: string; name: string }>> {
+      const matches = await matchingUsers(email, password);
+      return matches.map((match) => ({ id: match.tenant_id, name: match.tenant_name }));
+    },
+
     async login(email: string, password: string, tenantId?: string): Promise<LoginResult> {
-      const candidates = await repo.findUsersByEmail(email.trim().toLowerCase(), tenantId?.toLowerCase(), MAX_TENANTS_PER_EMAIL);
-      if (candidates.length === 0) await passwords.verify(password, passwords.dummyHash);
-      const matches: typeof candidates = [];
-      for (const candidate of candidates) if (await passwords.verify(password, candidate.password_hash)) matches.push(candidate);
+      const matches = await matchingUsers(email, password, tenantId);
       if (matches.length === 0) throw new UnauthorizedError('invalid email or password');
       if (matches.length > 1)
         return { kind: 'choose_tenant', tenants: matches.map((match) => ({ id: match.tenant_id, name: match.tenant_name })) };

@@ -1,3 +1,4 @@
+import { sha256 } from '../crypto';
 import type { DbOrTrx } from '../db';
 import { createAuthRepo, type TenantRecord } from './auth.repo';
 
@@ -27,3 +28,19 @@ export const looseKycLimitsAllowed = (db: DbOrTrx, tenantId: string): Promise<bo
 /** The platform operator's allowance of KYC limits looser than the platform's; false when there is no such tenant. */
 export const setLooseKycLimitsAllowed = (db: DbOrTrx, tenantId: string, allowed: boolean): Promise<boolean> =>
   createAuthRepo(db).setLooseKycLimitsAllowed(tenantId, allowed);
+
+/** The tenants with a dashboard user of that email (how a sign-in finds the cluster of its user). */
+export async function tenantsOfUserEmail(db: DbOrTrx, email: string, limit: number): Promise<string[]> {
+  const users = await createAuthRepo(db).findUsersByEmail(email.trim().toLowerCase(), undefined, limit);
+  return users.map((user) => user.tenant_id);
+}
+
+/** The tenant a live password reset token belongs to, or undefined. */
+export const tenantOfPasswordResetToken = (db: DbOrTrx, token: string): Promise<string | undefined> =>
+  createAuthRepo(db).findPasswordResetTenant(sha256(token));
+
+/** How many tenants the database holds (a new tenant goes to the cluster with fewest). */
+export async function countTenants(db: DbOrTrx): Promise<number> {
+  const row = (await db('tenants').count({ count: '*' }).first()) as { count: string | number } | undefined;
+  return Number(row?.count ?? 0);
+}

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createKeyring } from '../crypto';
 import { authEnv, refuseWeakPasswordHashing } from './auth';
 import { balanceSweepsEnv } from './balance-sweeps';
+import { clustersEnv, clustersOf } from './clusters';
 import { databaseEnv } from './database';
 import { kycLimitsEnv } from './kyc-limits';
 import { limitsEnv } from './limits';
@@ -19,6 +20,8 @@ import { refusePrivateCallbacks, webhooksEnv } from './webhooks';
 import { workerEnv } from './worker';
 
 export type { RateLimit } from './limits';
+export { DEFAULT_CLUSTER, type ClusterSettings } from './clusters';
+import type { ClusterSettings } from './clusters';
 export type { TierLimits } from './kyc-limits';
 
 /** Every environment variable, one schema: each concern's variables are declared in its own module. */
@@ -26,6 +29,7 @@ const configSchema = z
   .object({
     ...serverEnv.shape,
     ...databaseEnv.shape,
+    ...clustersEnv.shape,
     ...temporalEnv.shape,
     ...workerEnv.shape,
     ...metricsEnv.shape,
@@ -85,9 +89,14 @@ const configSchema = z
       });
     }
   })
-  // Without DATA_ENCRYPTION_KEYS, DATA_ENCRYPTION_KEY is a ring of one key named "default".
+  // Without DATA_ENCRYPTION_KEYS, DATA_ENCRYPTION_KEY is a ring of one key named "default". With DATABASE_CLUSTERS,
+  // DATABASE_URL is the first cluster's (what reads one database, the group's metrics, reads that one), and the
+  // directory of placements defaults to it too: one cluster needs nothing new.
   .transform((config) => ({
     ...config,
+    DATABASE_URL: config.DATABASE_CLUSTERS?.[0]?.databaseUrl ?? config.DATABASE_URL,
+    CLUSTERS: clustersOf(config),
+    CONTROL_DATABASE_URL: config.CONTROL_DATABASE_URL ?? clustersOf(config)[0]!.databaseUrl,
     NODE_ENV: config.NODE_ENV ?? (config.ALLOW_DEVELOPMENT_SETTINGS ? 'development' : 'production'),
     DATA_ENCRYPTION_KEYRING: createKeyring(config.DATA_ENCRYPTION_KEYS ?? [{ id: 'default', key: config.DATA_ENCRYPTION_KEY }]),
   }));
@@ -114,4 +123,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(config)'}: ${issue.message}`));
   }
   return Object.freeze(parsed.data);
+}
+
+/** What one cell's services see: its cluster's database and its own task queue, everything else shared. */
+export function cellConfig(config: Config, cluster: ClusterSettings): Config {
+  return Object.freeze({ ...config, DATABASE_URL: cluster.databaseUrl, TEMPORAL_TASK_QUEUE: cluster.taskQueue });
 }

@@ -1,6 +1,9 @@
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eventWebhookSchemas } from '../events/event-catalogue';
 import { Registry } from 'prom-client';
+import { createCellDispatcher } from '../clusters/cell-dispatch';
+import { createRequestTenants } from '../clusters/request-tenants';
 import { createKnex } from '../db';
 import { createLedgerPipelineReads } from '../ledger/ledger-reads';
 import { createApp } from '../http/app';
@@ -10,8 +13,9 @@ import { groupMetrics, shareMetricsWithPrimary } from '../metrics/cluster-metric
 import type { MetricsServer } from '../metrics/metrics-server';
 import { collectProcessMetrics } from '../metrics/registry';
 import {
-  closeInfrastructure,
-  createInfrastructure,
+  closeCellInfrastructures,
+  createCellInfrastructures,
+  createDirectory,
   createReadiness,
   createRoutes,
   createServices,
@@ -23,25 +27,49 @@ import { inProcessGroup } from './process-group';
 runProcess(
   'api',
   async (config, logger) => {
-    const infra = createInfrastructure(config, logger);
+    // One app per cluster (cell), each with its own services; with several, a front hands each request to its tenant's.
+    const infras = createCellInfrastructures(config, logger);
+    const infra = infras[0]!;
     collectProcessMetrics(infra.metrics.registry);
     // In a group, the primary serves /metrics, gathering every copy's: answer its requests from the start.
     if (inProcessGroup()) shareMetricsWithPrimary(infra.metrics.registry);
-    const services = createServices(infra);
-    const keyChanges = listenForApiKeyChanges(infra, services.apiKeyCache);
-    const app = createApp({
-      config,
-      logger,
-      auth: services.auth.authenticator,
-      readiness: createReadiness(infra),
-      routes: createRoutes(services, config),
-      webhooks: eventWebhookSchemas(),
+    const cells = infras.map((cellInfra) => {
+      const services = createServices(cellInfra);
+      const keyChanges = listenForApiKeyChanges(cellInfra, services.apiKeyCache);
+      const app = createApp({
+        config: cellInfra.config,
+        logger: cellInfra.logger,
+        auth: services.auth.authenticator,
+        readiness: createReadiness(cellInfra),
+        routes: createRoutes(services, cellInfra.config),
+        webhooks: eventWebhookSchemas(),
+      });
+      return { infra: cellInfra, services, keyChanges, handle: app.callback() };
     });
-    const server = app.listen(config.PORT, config.HOST);
+    const directory = createDirectory(config, logger);
+    const placementChanges = directory?.listen();
+    const handler: RequestListener = directory
+      ? createCellDispatcher({
+          cells: cells.map(({ infra: cellInfra, services, handle }, index) => ({
+            name: config.CLUSTERS[index]!.name,
+            handle,
+            auth: { ...services.auth.authenticator, tenantsSignedInBy: services.auth.tenantsSignedInBy },
+            tenants: createRequestTenants(cellInfra.db),
+            signInAttempt: (address) => services.rateLimits.signInAddress.consume(address),
+          })),
+          directory,
+          logger,
+          trustProxy: config.TRUST_PROXY,
+        })
+      : cells[0]!.handle;
+    const server = createServer(handler).listen(config.PORT, config.HOST);
     answerClientErrorsAsJson(server);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
     server.keepAliveTimeout = 65_000;
-    logger.info({ port: (server.address() as AddressInfo).port }, 'api listening');
+    logger.info(
+      { port: (server.address() as AddressInfo).port, clusters: config.CLUSTERS.map((cluster) => cluster.name) },
+      'api listening',
+    );
     const metrics: MetricsServer | null = inProcessGroup()
       ? null
       : await startApiMetrics({
@@ -56,9 +84,13 @@ runProcess(
       async stop() {
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await metrics?.close();
-        await services.starter.close();
-        await keyChanges.close();
-        await closeInfrastructure(infra);
+        for (const cell of cells) {
+          await cell.services.starter.close();
+          await cell.keyChanges.close();
+        }
+        await placementChanges?.close();
+        await directory?.close();
+        await closeCellInfrastructures(infras);
       },
     };
   },

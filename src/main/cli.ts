@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
-import { migrationConfig, type Db } from '../db';
+import { controlMigrationConfig, createKnex, migrationConfig, type Db } from '../db';
 import { AppError } from '../errors';
 import { createLogger } from '../logger';
 import { MissingSearchAttributesError } from './register-search-attributes';
@@ -14,7 +14,8 @@ import { settlementCommands } from './cli/settlements';
 import { temporalCommands } from './cli/temporal';
 import { tenantCommands } from './cli/tenants';
 import { UsageError, type Command } from './cli/command';
-import { closeInfrastructure, createInfrastructure, createServices } from './container';
+import type { TenantDirectory } from '../clusters/tenant-directory';
+import { closeCellInfrastructures, createCellInfrastructures, createDirectory, createServices, type Infrastructure } from './container';
 import { PasswordInputError } from './password-input';
 
 /** In the order `usage` lists them. */
@@ -31,18 +32,41 @@ const COMMANDS: Record<string, Command> = {
 };
 
 /** Run against an older schema, a command's queries would fail on a missing table or column with Postgres's words, not ours. */
-async function refuseUnmigratedDatabase(db: Db): Promise<void> {
-  const [, pending] = (await db.migrate.list(migrationConfig)) as [unknown[], { file: string }[]];
+async function refuseUnmigratedDatabase(db: Db, migrations = migrationConfig, which = 'the database'): Promise<void> {
+  const [, pending] = (await db.migrate.list(migrations)) as [unknown[], { file: string }[]];
   if (pending.length === 0) return;
   throw new UnmigratedDatabaseError(
-    `the database lacks ${pending.length} migration(s) (the newest: ${pending.at(-1)!.file}); run \`npm run -s cli -- db:migrate\` first`,
+    `${which} lacks ${pending.length} migration(s) (the newest: ${pending.at(-1)!.file}); run \`npm run -s cli -- db:migrate\` first`,
   );
+}
+
+/** The cluster a command runs on: the one `--cluster` names, else the one `--tenant` lives on, else the first. */
+async function chosenCluster(
+  infras: Infrastructure[],
+  directory: TenantDirectory | null,
+  options: Record<string, unknown>,
+): Promise<Infrastructure> {
+  const names = infras[0]!.config.CLUSTERS.map((cluster) => cluster.name);
+  const named = typeof options.cluster === 'string' ? options.cluster : undefined;
+  if (named !== undefined) {
+    const index = names.indexOf(named);
+    if (index < 0) throw new UsageError(`--cluster: no cluster named "${named}" (clusters: ${names.join(', ')})`);
+    return infras[index]!;
+  }
+  if (directory && typeof options.tenant === 'string' && /^[0-9a-f-]{36}$/i.test(options.tenant))
+    return infras[names.indexOf(await directory.clusterOf(options.tenant))] ?? infras[0]!;
+  return infras[0]!;
 }
 
 class UnmigratedDatabaseError extends Error {}
 
 function usage(): string {
-  return ['usage: npm run -s cli -- <command> [options]', '', ...Object.values(COMMANDS).map((command) => `  ${command.usage}`)].join('\n');
+  return [
+    'usage: npm run -s cli -- <command> [options]',
+    '  (with several DATABASE_CLUSTERS, a command runs on --cluster NAME, else on the cluster of its --tenant, else on the first)',
+    '',
+    ...Object.values(COMMANDS).map((command) => `  ${command.usage}`),
+  ].join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -54,7 +78,11 @@ async function main(argv: string[]): Promise<number> {
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: rest, options: { ...command.options, json: { type: 'boolean' } }, strict: true });
+    parsed = parseArgs({
+      args: rest,
+      options: { cluster: { type: 'string' }, ...command.options, json: { type: 'boolean' } },
+      strict: true,
+    });
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\nusage: ${command.usage}\n`);
     return 2;
@@ -64,17 +92,31 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`missing ${missing.map((option) => `--${option}`).join(', ')}\nusage: ${command.usage}\n`);
     return 2;
   }
-  // The services the API and the worker run, on a pool of two: one command at a time needs no more.
+  // The services the API and the worker run, on a pool of two per cluster: one command at a time needs no more.
   const config = { ...loadConfig(), DATABASE_POOL_MAX: 2 };
-  const infra = createInfrastructure(config, createLogger('warn', 'cli', { toStderr: true }));
+  const logger = createLogger('warn', 'cli', { toStderr: true });
+  const infras = createCellInfrastructures(config, logger);
+  const directory = createDirectory(config, logger, 1);
   const json = Boolean(parsed.values.json);
   try {
-    if (command.needsMigratedDatabase !== false) await refuseUnmigratedDatabase(infra.db);
+    const infra = await chosenCluster(infras, directory, parsed.values);
+    if (command.needsMigratedDatabase !== false) {
+      await refuseUnmigratedDatabase(infra.db);
+      if (directory) {
+        const control = createKnex({ DATABASE_URL: config.CONTROL_DATABASE_URL, DATABASE_POOL_MAX: 1 });
+        await refuseUnmigratedDatabase(control, controlMigrationConfig, 'the control database').finally(() => control.destroy());
+      }
+    }
     await command.run({
-      config,
+      config: infra.config,
       db: infra.db,
       temporal: infra.temporal,
       services: createServices(infra),
+      clusters: infras.map((cellInfra, index) => {
+        let services: ReturnType<typeof createServices> | undefined;
+        return { name: config.CLUSTERS[index]!.name, db: cellInfra.db, services: () => (services ??= createServices(cellInfra)) };
+      }),
+      directory,
       options: parsed.values as Record<string, string | boolean | undefined>,
       print: (human, data) => process.stdout.write(`${json ? JSON.stringify(data) : human}\n`),
     });
@@ -90,7 +132,8 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   } finally {
-    await closeInfrastructure(infra);
+    await directory?.close();
+    await closeCellInfrastructures(infras);
   }
 }
 

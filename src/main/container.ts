@@ -24,7 +24,8 @@ import { passwordRoutes } from '../auth/passwords.routes';
 import { twoFactorRoutes } from '../auth/two-factor.routes';
 import { createTwoFactorService } from '../auth/two-factor.service';
 import { createTenantUsersService } from '../auth/tenant-users.service';
-import type { Config } from '../config';
+import { cellConfig, type Config } from '../config';
+import { createTenantDirectory, type TenantDirectory } from '../clusters/tenant-directory';
 import { customersDashboardRoutes } from '../customers/customers.dashboard.routes';
 import { customersRoutes } from '../customers/customers.routes';
 import { createCustomersService } from '../customers/customers.service';
@@ -129,20 +130,52 @@ export interface Infrastructure {
   metrics: ProcessMetrics;
 }
 
-export function createInfrastructure(config: Config, logger: Logger): Infrastructure {
-  const metrics = createProcessMetrics();
+/** `shared`: another cell's Temporal client, provider and metrics, which every cell of a process uses. */
+export function createInfrastructure(
+  config: Config,
+  logger: Logger,
+  shared?: Pick<Infrastructure, 'temporal' | 'provider' | 'metrics'>,
+): Infrastructure {
+  const metrics = shared?.metrics ?? createProcessMetrics();
   return {
     config,
     logger,
     db: createKnex(config, logger.child({ component: 'db' })),
-    temporal: createTemporalClient(config),
-    provider: createSpecProvider(config, logger.child({ component: 'provider' }), metrics.provider),
+    temporal: shared?.temporal ?? createTemporalClient(config),
+    provider: shared?.provider ?? createSpecProvider(config, logger.child({ component: 'provider' }), metrics.provider),
     metrics,
   };
 }
 
 export async function closeInfrastructure(infra: Infrastructure): Promise<void> {
   await Promise.allSettled([infra.db.destroy(), infra.temporal.connection.close()]);
+}
+
+/**
+ * One Infrastructure per cluster (a cell): each with its cluster's pool and, in its config, its database and task
+ * queue; the Temporal client, the provider and the metrics are the process's, shared. With one cluster, exactly
+ * what createInfrastructure makes.
+ */
+export function createCellInfrastructures(config: Config, logger: Logger): Infrastructure[] {
+  const several = config.CLUSTERS.length > 1;
+  const cells: Infrastructure[] = [];
+  for (const cluster of config.CLUSTERS)
+    cells.push(createInfrastructure(cellConfig(config, cluster), several ? logger.child({ cluster: cluster.name }) : logger, cells[0]));
+  return cells;
+}
+
+export async function closeCellInfrastructures(cells: Infrastructure[]): Promise<void> {
+  await Promise.allSettled([...cells.map((cell) => cell.db.destroy()), cells[0]?.temporal.connection.close()]);
+}
+
+/** The directory of tenant placements, on the control database; null with one cluster, where every tenant lives on it. */
+export function createDirectory(config: Config, logger: Logger, poolMax = 4): TenantDirectory | null {
+  if (config.CLUSTERS.length === 1) return null;
+  return createTenantDirectory({
+    db: createKnex({ DATABASE_URL: config.CONTROL_DATABASE_URL, DATABASE_POOL_MAX: poolMax }, logger.child({ component: 'control-db' })),
+    clusters: config.CLUSTERS.map((cluster) => cluster.name),
+    logger,
+  });
 }
 
 /** Tenants of this many API keys at most stay in an API process's memory (the most recently first used). */

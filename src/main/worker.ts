@@ -13,7 +13,7 @@ import { registerSearchAttributes } from './register-search-attributes';
 import { installTemporalRuntimeLogging } from '../temporal/runtime-logging';
 import { workerTuning } from '../temporal/worker-tuning';
 import { workflowSource } from './workflow-bundle';
-import { closeInfrastructure, createInfrastructure, createServices, createWorkerStarts } from './container';
+import { closeCellInfrastructures, createCellInfrastructures, createServices, createWorkerStarts } from './container';
 import { runProcess } from './lifecycle';
 import { limitHeapGrowth } from './worker-heap';
 import { lowerCpuPriority } from './cpu-priority';
@@ -54,24 +54,34 @@ runProcess(
     lowerCpuPriority(config, logger);
     const index = processIndex();
     const sdkMetricsAddress = await installRuntimeWithMetrics(logger);
-    const infra = createInfrastructure(config, logger);
+    // One cell per cluster: its pool and services, a Worker on its task queue, its loops and its Schedules. Nothing a
+    // cell does reaches another cell's database: an activity finds its cluster by the task queue it was polled from.
+    const infras = createCellInfrastructures(config, logger);
+    const infra = infras[0]!;
     collectProcessMetrics(infra.metrics.registry);
-    const services = createServices(infra);
     const connection = await connectWhenReachable(config, logger);
     // One copy of a group does the namespace-wide setup; the others only poll.
     if (index === 0) await registerSearchAttributes(infra.temporal.connection, config.TEMPORAL_NAMESPACE);
-    const worker = await Worker.create({
-      connection,
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      ...workflowSource(logger),
-      ...workerTuning(config),
-      // "<primary pid>.<copy>/<pid>@host" in a group, so the group is recognisable among the task queue's pollers.
-      ...(inProcessGroup() ? { identity: `${process.ppid}.${index}/${process.pid}@${hostname()}` } : {}),
-      activities: createActivities({ services, logger, convergenceCheckGraceMs: config.SWEEP_GRACE }),
-    });
-    // One copy of a group ensures the periodic jobs' Schedules (docs/operations.md lists them).
-    const schedules = index === 0 ? { schedules: await ensurePeriodicSchedules(infra.temporal, config) } : {};
+    const source = workflowSource(logger);
+    const cells = await Promise.all(
+      infras.map(async (cellInfra) => {
+        const services = createServices(cellInfra);
+        const worker = await Worker.create({
+          connection,
+          namespace: config.TEMPORAL_NAMESPACE,
+          taskQueue: cellInfra.config.TEMPORAL_TASK_QUEUE,
+          ...source,
+          ...workerTuning(config),
+          // "<primary pid>.<copy>/<pid>@host" in a group, so the group is recognisable among the task queue's pollers.
+          ...(inProcessGroup() ? { identity: `${process.ppid}.${index}/${process.pid}@${hostname()}` } : {}),
+          activities: createActivities({ services, logger: cellInfra.logger, convergenceCheckGraceMs: config.SWEEP_GRACE }),
+        });
+        // One copy of a group ensures the periodic jobs' Schedules (docs/operations.md lists them), once per cell: their ids
+        // carry the task queue, so each cluster's sweeps, retention and reconciliation run on that cluster.
+        const schedules = index === 0 ? await ensurePeriodicSchedules(infra.temporal, cellInfra.config) : [];
+        return { infra: cellInfra, services, worker, schedules };
+      }),
+    );
     // Each copy of a group has its own port: WORKER_METRICS_PORT + its index (0 stays "any free port").
     const metrics = await startWorkerMetrics({
       config,
@@ -80,28 +90,42 @@ runProcess(
       sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics`,
       logger,
     });
-    logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, ...schedules, metricsPort: metrics.port }, 'worker running');
-    const running = worker.run();
-    const workerStarts = createWorkerStarts(infra, connection);
-    const loops = startWorkerLoops({
-      batcher: workerStarts.batcher,
-      starter: workerStarts.starter,
-      dispatcher: workerStarts.dispatcher,
-      balanceSweepSchedules: services.balanceSweepSchedules,
-      accounts: services.accounts,
-      config,
-      logger,
+    logger.info(
+      {
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        ...(cells.length > 1 ? { taskQueues: cells.map((cell) => cell.infra.config.TEMPORAL_TASK_QUEUE) } : {}),
+        ...(index === 0 ? { schedules: cells.flatMap((cell) => cell.schedules) } : {}),
+        metricsPort: metrics.port,
+      },
+      'worker running',
+    );
+    const running = cells.map((cell) => {
+      const run = cell.worker.run();
+      const workerStarts = createWorkerStarts(cell.infra, connection);
+      const loops = startWorkerLoops({
+        batcher: workerStarts.batcher,
+        starter: workerStarts.starter,
+        dispatcher: workerStarts.dispatcher,
+        balanceSweepSchedules: cell.services.balanceSweepSchedules,
+        accounts: cell.services.accounts,
+        config,
+        logger: cell.infra.logger,
+      });
+      return { ...cell, run, workerStarts, loops };
     });
     return {
       async stop() {
-        await loops.stop();
-        await workerStarts.starter.close();
-        await services.starter.close();
-        worker.shutdown();
-        await running;
+        await Promise.all(running.map((cell) => cell.loops.stop()));
+        for (const cell of running) {
+          await cell.workerStarts.starter.close();
+          await cell.services.starter.close();
+          // On SIGINT or SIGTERM the Temporal runtime has begun shutting its Workers down already.
+          if (cell.worker.getState() === 'RUNNING') cell.worker.shutdown();
+        }
+        await Promise.all(running.map((cell) => cell.run));
         await metrics.close();
         await connection.close();
-        await closeInfrastructure(infra);
+        await closeCellInfrastructures(infras);
       },
     };
   },

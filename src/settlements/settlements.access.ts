@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DbOrTrx } from '../db';
+import { baseReference } from './merchant-tx-ref';
 import { createPayoutApprovalsRepo, type PayoutApprovalStatus } from './payout-approvals.repo';
 import { createSettlementsRepo, type AttemptOutcome, type SettlementRecord, type SettlementStatus } from './settlements.repo';
 
@@ -8,6 +9,11 @@ export type { AttemptOutcome, PayoutApprovalStatus, SettlementRecord, Settlement
 
 export const findSettlementById = (db: DbOrTrx, id: string): Promise<SettlementRecord | undefined> =>
   createSettlementsRepo(db).findById(id);
+
+/** The tenant of the settlement a provider's payout event names (by its reference, a retry's suffix and all). */
+export async function tenantOfProviderRef(db: DbOrTrx, providerRef: string): Promise<string | undefined> {
+  return (await createSettlementsRepo(db).findByRefAnyTenant(baseReference(providerRef)))?.tenantId;
+}
 
 /** A settlement's outcome as another domain follows it: its status and, once failed, why. */
 export interface SettlementOutcome {

@@ -265,4 +265,34 @@ describe('config', () => {
       /DATA_ENCRYPTION_KEY/,
     );
   });
+
+  it('runs one cluster, main, on DATABASE_URL and TEMPORAL_TASK_QUEUE when DATABASE_CLUSTERS is unset', () => {
+    const config = loadConfig({ ...DEVELOPMENT_SETTINGS, DATABASE_URL: 'postgres://u:p@db:5432/ledger', TEMPORAL_TASK_QUEUE: 'q' });
+    assert.deepEqual(config.CLUSTERS, [{ name: 'main', databaseUrl: 'postgres://u:p@db:5432/ledger', taskQueue: 'q' }]);
+    assert.equal(config.CONTROL_DATABASE_URL, 'postgres://u:p@db:5432/ledger');
+  });
+
+  it('reads DATABASE_CLUSTERS as name=url pairs: the first keeps the task queue and is DATABASE_URL and the control database', () => {
+    const config = loadConfig({
+      ...DEVELOPMENT_SETTINGS,
+      DATABASE_CLUSTERS: 'a=postgres://u:p@db-1:5432/ledger, b=postgres://u:p@db-2:5433/ledger',
+      TEMPORAL_TASK_QUEUE: 'ledger',
+    });
+    assert.deepEqual(config.CLUSTERS, [
+      { name: 'a', databaseUrl: 'postgres://u:p@db-1:5432/ledger', taskQueue: 'ledger' },
+      { name: 'b', databaseUrl: 'postgres://u:p@db-2:5433/ledger', taskQueue: 'ledger.b' },
+    ]);
+    assert.equal(config.DATABASE_URL, 'postgres://u:p@db-1:5432/ledger');
+    assert.equal(config.CONTROL_DATABASE_URL, 'postgres://u:p@db-1:5432/ledger');
+    assert.equal(
+      loadConfig({ ...DEVELOPMENT_SETTINGS, DATABASE_CLUSTERS: 'a=postgres://x/l', CONTROL_DATABASE_URL: 'postgres://c/l' })
+        .CONTROL_DATABASE_URL,
+      'postgres://c/l',
+    );
+  });
+
+  it('refuses a DATABASE_CLUSTERS entry without a name or a postgres URL, and a name given twice', () => {
+    for (const value of ['postgres://x/l', 'A=postgres://x/l', 'a=http://x', 'a=postgres://x/l,a=postgres://y/l', 'a=postgres://x/l,'])
+      assert.throws(() => loadConfig({ ...DEVELOPMENT_SETTINGS, DATABASE_CLUSTERS: value }), /DATABASE_CLUSTERS/, value);
+  });
 });

@@ -1,13 +1,26 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config';
 import type { Db } from '../../db';
+import type { TenantDirectory } from '../../clusters/tenant-directory';
 import type { Services } from '../container';
+
+/** A cluster as a command sees it: its name, its pool and (made on first use) its services. */
+export interface CommandCluster {
+  name: string;
+  db: Db;
+  services(): Services;
+}
 
 interface CommandContext {
   config: Config;
   db: Db;
   temporal: Client;
+  /** The services of the cluster the command runs on: `--cluster`, the cluster of `--tenant`, else the first. */
   services: Services;
+  /** Every cluster, the first first (one, `main`, unless DATABASE_CLUSTERS lists several). */
+  clusters: CommandCluster[];
+  /** The directory of placements; null with one cluster. */
+  directory: TenantDirectory | null;
   options: Record<string, string | boolean | undefined>;
   print(human: string, json: Record<string, unknown>): void;
 }

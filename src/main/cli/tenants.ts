@@ -1,15 +1,37 @@
+import { countTenants } from '../../auth/tenants.access';
+import { uuidv7 } from '../../ids';
 import { readPassword } from '../password-input';
-import { text, UsageError, type Command } from './command';
+import { optional, text, UsageError, type Command, type CommandCluster } from './command';
+
+/**
+ * Where a new tenant goes: the cluster named, else the one holding fewest tenants (counted on each cluster itself, so
+ * tenants from before the directory count too; the first listed wins a tie). Fewest tenants, not fewest accounts: a
+ * tenant's size is unknown when it is made, and a count of tenants is one index-only read where accounts would be a
+ * scan of the largest table but one.
+ */
+async function clusterForNewTenant(clusters: CommandCluster[], named: string | undefined): Promise<CommandCluster> {
+  if (named !== undefined) return clusters.find((cluster) => cluster.name === named)!;
+  if (clusters.length === 1) return clusters[0]!;
+  const counts = await Promise.all(clusters.map((cluster) => countTenants(cluster.db)));
+  return clusters[counts.indexOf(Math.min(...counts))]!;
+}
 
 /** Tenants, their API keys, their dashboard users and their allowance of loose KYC limits. */
 export const tenantCommands: Record<string, Command> = {
   'tenant:create': {
-    usage: 'tenant:create --name NAME [--json]',
+    usage:
+      'tenant:create --name NAME [--cluster NAME] [--json]   (with several clusters: on the one named, else on the one holding fewest tenants)',
     options: { name: { type: 'string' } },
     required: ['name'],
     async run(context) {
-      const created = await context.services.auth.createTenant(text(context, 'name'));
-      context.print(`tenant ${created.tenantId}\napi key (shown once): ${created.apiKey}`, created);
+      const cluster = await clusterForNewTenant(context.clusters, optional(context, 'cluster'));
+      // The placement is written first, so no process ever finds the tenant's rows on a cluster the directory does not
+      // name. Should the creation fail, the placement names an id no tenant has, which nothing ever asks for.
+      const tenantId = uuidv7();
+      await context.directory?.place(tenantId, cluster.name);
+      const created = await cluster.services().auth.createTenant(text(context, 'name'), tenantId);
+      const where = context.clusters.length > 1 ? ` on cluster ${cluster.name}` : '';
+      context.print(`tenant ${created.tenantId}${where}\napi key (shown once): ${created.apiKey}`, { ...created, cluster: cluster.name });
     },
   },
   'tenant:allow-loose-limits': {
