@@ -105,6 +105,8 @@ const LAYERS = [
     units: { reconciliation: ['src/reconciliation/'], webhooks: ['src/webhooks/'], retention: ['src/retention/'], books: ['src/books/'] },
   },
   { name: 'dashboard', units: { dashboard: ['src/dashboard/'] } },
+  // Copying a tenant between clusters: reads the catalog and the ledger's verification, below only the entry points.
+  { name: 'tenant moves', units: { 'tenant-moves': ['src/tenant-moves/'] } },
   { name: 'activities', units: { activities: ['activities/'] } },
   { name: 'workflows', units: { workflows: ['workflows/'] } },
   { name: 'main', units: { main: ['src/main/'] } },
