@@ -15,7 +15,10 @@ export interface TenantDirectoryPart {
 
 /** The tenant's workflows on one cluster (its task queue). */
 export interface TenantWorkflowsPart {
-  /** Terminates the tenant's running workflows there; the ids it stopped. Nothing running: nothing to do. */
+  /**
+   * Terminates the tenant's running workflows there; the ids it stopped. Nothing running: nothing to do. It runs
+   * after the fence, so it finds them whatever the fence's mark (an open settlement marked moved out is still open).
+   */
   stopRunning(tenantId: string): Promise<string[]>;
   /**
    * Starts a run for each of the tenant's unfinished jobs there, from the database: a settlement pending or

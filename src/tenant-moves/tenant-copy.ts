@@ -1,9 +1,10 @@
 import type { Trx } from '../db';
+import { LEDGER_TRANSACTION_TABLES } from '../ledger/tenant-copies';
 import { quoted, type TenantTable } from './tenant-tables';
 
 /** Rows read from the source per round trip, and written to the target per statement. */
 const BATCH_ROWS = 2000;
-/** The ledger's transactions per batch (each whole in one statement, with its entries and system postings). */
+/** The ledger's transactions per batch (each whole in one statement). */
 const BATCH_TRANSACTIONS = 500;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -37,23 +38,14 @@ function insertFromJson(table: TenantTable): string {
 const jsonArray = (rows: string[]) => `[${rows.join(',')}]`;
 
 /**
- * Copies the ledger's postings: customer entries and system posting rows, a batch of whole transactions per
- * statement, oldest first. The balance triggers on the target check each transaction as it is written, and they
- * see a transaction's entries and system rows together only when one statement writes both (as the ledger does).
- * A reversal's transaction is younger than its original's, so the entry it names is already there.
+ * Copies tables whose rows are written a whole transaction per statement (see LEDGER_TRANSACTION_TABLES): a batch of
+ * the tenant's transactions at a time, oldest first, every table's rows of the batch in one statement. A reversal's
+ * transaction is younger than its original's, so the row it names is already there.
  */
-async function copyLedger(
-  source: Trx,
-  target: Trx,
-  tenantId: string,
-  entries: TenantTable,
-  systemRows: TenantTable,
-): Promise<{ entries: number; systemRows: number }> {
-  const copied = { entries: 0, systemRows: 0 };
+async function copyTransactions(source: Trx, target: Trx, tenantId: string, tables: TenantTable[]): Promise<Record<string, number>> {
+  const copied: Record<string, number> = Object.fromEntries(tables.map((table) => [table.name, 0]));
   const transactions = `SELECT p.transaction_id::text AS row FROM (
-      SELECT transaction_id, created_at FROM ledger_entries t WHERE ${tenantFilter(entries, tenantId)}
-      UNION ALL
-      SELECT transaction_id, created_at FROM ledger_system_posting_rows t WHERE ${tenantFilter(systemRows, tenantId)}) p
+      ${tables.map((table) => `SELECT transaction_id, created_at FROM ${quoted(table.name)} t WHERE ${tenantFilter(table, tenantId)}`).join('\n      UNION ALL ')}) p
     GROUP BY p.transaction_id ORDER BY min(p.created_at), p.transaction_id`;
   const rowsOf = async (table: TenantTable, ids: string[]): Promise<string> =>
     (
@@ -64,14 +56,14 @@ async function copyLedger(
       )
     ).rows[0].agg;
   for await (const ids of batchesOf(source, transactions, BATCH_TRANSACTIONS)) {
-    const [entryRows, postingRows] = [await rowsOf(entries, ids), await rowsOf(systemRows, ids)];
+    const rows: string[] = [];
+    for (const table of tables) rows.push(await rowsOf(table, ids));
     const written = await target.raw(
-      `WITH system_rows AS (${insertFromJson(systemRows)} RETURNING 1), entries AS (${insertFromJson(entries)} RETURNING 1)
-       SELECT (SELECT count(*) FROM entries)::int AS entries, (SELECT count(*) FROM system_rows)::int AS system_rows`,
-      [postingRows, entryRows],
+      `WITH ${tables.map((table, i) => `written_${i} AS (${insertFromJson(table)} RETURNING 1)`).join(', ')}
+       SELECT ${tables.map((_, i) => `(SELECT count(*) FROM written_${i})::int AS n${i}`).join(', ')}`,
+      rows,
     );
-    copied.entries += written.rows[0].entries;
-    copied.systemRows += written.rows[0].system_rows;
+    tables.forEach((table, i) => (copied[table.name]! += written.rows[0][`n${i}`] as number));
   }
   return copied;
 }
@@ -99,15 +91,15 @@ export async function copyTenantRows(
   onTableCopied: (table: string, rows: number) => Promise<void>,
 ): Promise<Record<string, number>> {
   const copied: Record<string, number> = {};
-  const named = (name: string) => tables.find((table) => table.name === name)!;
   for (const table of tables) {
-    if (table.name === 'ledger_system_posting_rows') continue;
-    if (table.name === 'ledger_entries') {
-      const ledger = await copyLedger(source, target, tenantId, table, named('ledger_system_posting_rows'));
-      copied.ledger_entries = ledger.entries;
-      copied.ledger_system_posting_rows = ledger.systemRows;
-      await onTableCopied('ledger_system_posting_rows', ledger.systemRows);
-      await onTableCopied('ledger_entries', ledger.entries);
+    if (table.name in copied) continue;
+    if (LEDGER_TRANSACTION_TABLES.includes(table.name)) {
+      // All of them at the first one's place: the order placed them together, after every table any of them names.
+      const together = LEDGER_TRANSACTION_TABLES.map((name) => tables.find((other) => other.name === name)!);
+      for (const [name, rows] of Object.entries(await copyTransactions(source, target, tenantId, together))) {
+        copied[name] = rows;
+        await onTableCopied(name, rows);
+      }
       continue;
     }
     await clearTriggerWrites(target, table, tenantId);

@@ -42,7 +42,7 @@ class CopyDiffers extends Error {
 }
 
 /**
- * Moves a tenant from `source` to `target`: pauses its writes, stops its workflows on the source, fences its rows
+ * Moves a tenant from `source` to `target`: pauses its writes, fences its rows on the source, stops its workflows
  * there, copies them from one snapshot into one target transaction that commits only once the copy verifies,
  * switches the directory and restarts its unfinished workflows on the target. Every step can run again: a move
  * that crashed is run again from the start and picks up where it stopped (a tenant already on the target only has
@@ -64,8 +64,9 @@ export async function moveTenant(tenantId: string, deps: TenantMoveDeps): Promis
   const tables = await tenantTables(source.db);
   const fence = createTenantFence(source.db);
   await directory.beginMove(tenantId);
-  const stoppedWorkflows = await source.workflows.stopRunning(tenantId);
+  // Fenced before its workflows stop: a start the outbox was about to make is parked first, or stopped after.
   await fence.raise(tenantId);
+  const stoppedWorkflows = await source.workflows.stopRunning(tenantId);
 
   let copied: Record<string, number> | null = null;
   let differences: CopyDifferences = [];

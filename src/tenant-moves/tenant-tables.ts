@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import { LEDGER_TRANSACTION_TABLES } from '../ledger/tenant-copies';
 
 /**
  * The tables that hold no tenant's rows, and why: a move copies none of their rows. Every other table of the schema
@@ -30,10 +31,12 @@ export interface TenantTable {
 /**
  * Columns the target does not take from the source. A bigserial is the database's own (nothing names a status
  * history row by its id); a transaction id (xid8) belongs to the source's counter, so events recorded there come
- * first on the target, all committed; the move's fence belongs to the source.
+ * first on the target, all committed; the move's fence belongs to the source, and so does its parking of the
+ * outbox's unstarted rows, which the target's drainer starts at once.
  */
 const COLUMN_REWRITES: Readonly<Record<string, Record<string, string | null>>> = {
   settlement_status_history: { id: null },
+  workflow_outbox: { available_at: `CASE WHEN r.available_at = 'infinity' THEN now() ELSE r.available_at END` },
   tenant_events: { xact_id: `'0'::xid8` },
   virtual_accounts: { moved_out_at: 'NULL' },
   settlements: { moved_out_at: 'NULL' },
@@ -115,12 +118,16 @@ export async function tenantTables(db: DbOrTrx): Promise<TenantTable[]> {
     );
   }
 
-  // Parents first: a table comes once every table it names (other than itself) is placed.
+  // Parents first: a table comes once every table it names (other than itself) is placed. The tables written a
+  // transaction at a time are copied together, so each waits for the parents of all of them.
+  const together = (name: string) => (LEDGER_TRANSACTION_TABLES.includes(name) ? LEDGER_TRANSACTION_TABLES : [name]);
   const ordered: string[] = [];
   const pending = new Set(filters.keys());
   while (pending.size > 0) {
     const ready = [...pending]
-      .filter((name) => foreignKeys.every((key) => key.child !== name || key.parent === name || !pending.has(key.parent)))
+      .filter((name) =>
+        foreignKeys.every((key) => !together(name).includes(key.child) || together(name).includes(key.parent) || !pending.has(key.parent)),
+      )
       .sort();
     if (ready.length === 0) throw new Error(`the tenant's tables name each other in a cycle: ${[...pending].join(', ')}`);
     for (const name of ready) {

@@ -1,34 +1,11 @@
 import type { DbOrTrx } from '../db';
 import { createLedgerVerificationRepo } from '../ledger/ledger-verification.repo';
+import { tenantMoneyByHolder } from '../ledger/tenant-copies';
 import { tenantFilter } from './tenant-copy';
 import { quoted, type TenantTable } from './tenant-tables';
 
 /** What a copy's verification found wrong, one line each; empty when the copy is the source's. */
 export type CopyDifferences = string[];
-
-/**
- * Each account's money as the ledger keeps it (balance, credits and debits, pending provisional credits, held, the
- * provisional debits of payouts in flight, the open reservations) and each customer's, as JSON texts by id.
- */
-async function moneyOf(db: DbOrTrx, tenantId: string): Promise<Map<string, string>> {
-  const rows: Array<{ id: string; money: string }> = (
-    await db.raw(
-      `SELECT 'account ' || a.account_ref AS id,
-              json_build_object('balance', a.ledger_balance, 'credits', a.total_credits, 'debits', a.total_debits,
-                                'provisional_credits', a.pending_credits, 'held', a.held_balance, 'last_seq', a.last_seq,
-                                'provisional_debits', (SELECT coalesce(sum(e.amount), 0) FROM ledger_entries e
-                                                        WHERE e.account_id = a.id AND e.direction = 'debit' AND e.status = 'provisional'),
-                                'reserved', (SELECT coalesce(sum(r.open_amount), 0) FROM ledger_reservations r WHERE r.account_id = a.id))::text AS money
-         FROM virtual_accounts a WHERE a.tenant_id = ?
-       UNION ALL
-       SELECT 'customer ' || c.id,
-              json_build_object('unheld', c.unheld_balance, 'debits_day', c.debits_day, 'debits_day_total', c.debits_day_total)::text
-         FROM customers c WHERE c.tenant_id = ?`,
-      [tenantId, tenantId],
-    )
-  ).rows;
-  return new Map(rows.map((row) => [row.id, row.money]));
-}
 
 /**
  * The ledger's own verification (ledger:verify's checks) on one database, kept to the tenant's problems: those on
@@ -64,7 +41,7 @@ export async function tenantCopyDifferences(
     const [onSource, onTarget] = [await count(source), await count(target)];
     if (onSource !== onTarget) differences.push(`${table.name}: ${onSource} rows on the source, ${onTarget} on the target`);
   }
-  const [sourceMoney, targetMoney] = [await moneyOf(source, tenantId), await moneyOf(target, tenantId)];
+  const [sourceMoney, targetMoney] = [await tenantMoneyByHolder(source, tenantId), await tenantMoneyByHolder(target, tenantId)];
   for (const [id, money] of sourceMoney) {
     if (targetMoney.get(id) !== money) differences.push(`${id}: ${money} on the source, ${targetMoney.get(id) ?? 'missing'} on the target`);
   }
