@@ -50,6 +50,17 @@ function memoryDirectory(homes: Map<string, string>): TenantDirectoryPart & { pa
   };
 }
 
+/** What a stack's convergence check does with settlements whose runs closed: resumes those still open there. */
+const settlementRestartsOf = (stack: Stack) =>
+  settlementRestartPlan({
+    db: stack.infra.db,
+    client: stack.infra.temporal,
+    jobs: createJobs(stack.config),
+    starter: stack.services.starter,
+    logger: createLogger('silent', 'test'),
+    raiseFinding: async () => false,
+  });
+
 /** A stack's settlement workflows for a tenant: its open settlements' runs terminated, or resumed from the database. */
 function settlementWorkflowsOf(stack: Stack): TenantWorkflowsPart {
   const openRefs = async (tenantId: string): Promise<string[]> =>
@@ -76,15 +87,7 @@ function settlementWorkflowsOf(stack: Stack): TenantWorkflowsPart {
       return stopped;
     },
     async restartUnfinished(tenantId) {
-      const plan = settlementRestartPlan({
-        db: stack.infra.db,
-        client: stack.infra.temporal,
-        jobs: createJobs(stack.config),
-        starter: stack.services.starter,
-        logger: createLogger('silent', 'test'),
-        raiseFinding: async () => false,
-      });
-      return (await plan.resume(await openRefs(tenantId))).restarted;
+      return (await settlementRestartsOf(stack).resume(await openRefs(tenantId))).restarted;
     },
   };
 }
@@ -234,6 +237,8 @@ describe('tenant:move: a tenant copied to another cluster, verified, switched', 
       'nothing of the tenant reached the target',
     );
     assert.ok(directory.paused.has(moving.tenantId), 'still paused: the move is unfinished');
+    // Meanwhile the source's convergence check, finding the payout's run terminated, resumes nothing: it moved out.
+    assert.equal((await settlementRestartsOf(source).resume([settlementRef])).restarted, 0);
 
     // The target as the switch finds it, before the workflows restarted there change it.
     const switching: TenantDirectoryPart = {
@@ -294,16 +299,6 @@ describe('tenant:move: a tenant copied to another cluster, verified, switched', 
     await assert.rejects(source.services.settlementExecution.submitAttempt(settlementId, 1), /read-only here/);
     const stayingAccount = await source.infra.db('virtual_accounts').where({ tenant_id: staying.tenantId }).first('id');
     await fundAccount(source, stayingAccount.id as string, 100n);
-    // The source's convergence check finds the terminated run but does not resume a settlement that moved away.
-    const sourceRestarts = settlementRestartPlan({
-      db: source.infra.db,
-      client: source.infra.temporal,
-      jobs: createJobs(source.config),
-      starter: source.services.starter,
-      logger,
-      raiseFinding: async () => false,
-    });
-    assert.equal((await sourceRestarts.resume([settlementRef])).restarted, 0);
     assert.deepEqual(await accountMoney(source.infra.db, moving.tenantId), targetAtSwitch.money, 'the refused writes changed nothing');
   });
 
