@@ -108,6 +108,8 @@ const LAYERS = [
   // Tenants on several Postgres clusters: the directory of placements and the API's front, which asks each cluster's auth,
   // accounts and settlements whose a request is.
   { name: 'clusters', units: { clusters: ['src/clusters/'] } },
+  // Copying a tenant between clusters: reads the catalog and the ledger's verification, below only the entry points.
+  { name: 'tenant moves', units: { 'tenant-moves': ['src/tenant-moves/'] } },
   { name: 'activities', units: { activities: ['activities/'] } },
   { name: 'workflows', units: { workflows: ['workflows/'] } },
   { name: 'main', units: { main: ['src/main/'] } },

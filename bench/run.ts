@@ -10,12 +10,14 @@ import { settleBenchmark } from './settle.bench';
 import { settlementBatchBenchmark } from './settlement-batch.bench';
 import { statementBenchmark } from './statement.bench';
 import { sustainedBenchmark } from './sustained.bench';
+import { tenantMoveBenchmark } from './tenant-move.bench';
 
 /**
  * In this order when run together: fairness and sustained first, on a pipeline with nothing else waiting
  * (each also waits for earlier work to drain); ingest before settle (settle stops the worker) and before
  * pgbench (which compares against ingest's rates); reconcile and settlement-batch before settle (they need the worker);
- * statement after them, reusing the big account sustained seeded; balance-at last, its million entries read by nothing else.
+ * statement after them, reusing the big account sustained seeded; balance-at, its million entries read by nothing else;
+ * tenant-move last, its tenant fenced on the bench database once it has moved.
  */
 const BENCHMARKS = {
   fairness: fairnessBenchmark,
@@ -27,6 +29,7 @@ const BENCHMARKS = {
   settle: settleBenchmark,
   statement: statementBenchmark,
   'balance-at': balanceAtBenchmark,
+  'tenant-move': tenantMoveBenchmark,
 };
 
 async function main(): Promise<void> {

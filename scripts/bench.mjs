@@ -1,4 +1,4 @@
-// `npm run bench [-- fairness sustained ingest pgbench settle statement baseline balance-at] [--rate N --minutes M
+// `npm run bench [-- fairness sustained ingest pgbench settle statement baseline balance-at tenant-move] [--rate N --minutes M
 // --search --step-minutes M --burst N --entries N --load-seconds S --temporal dev|postgres]`: the
 // benchmarks against the real local stack (API, worker and sandbox processes, Postgres, a Temporal server
 // of their own: the dev server, or with `--temporal postgres` the server with Postgres persistence).

@@ -160,7 +160,9 @@ export function createSettlementsRepo(db: DbOrTrx) {
       if (merchantTxRefs.length === 0) return [];
       const rows: SettlementRow[] = await withAccountRef()
         .whereIn('settlements.merchant_tx_ref', merchantTxRefs)
-        .whereIn('settlements.status', ['pending', 'processing']);
+        .whereIn('settlements.status', ['pending', 'processing'])
+        // A settlement whose tenant moved to another cluster is resumed there, never here.
+        .whereNull('settlements.moved_out_at');
       return rows.map(toSettlement);
     },
 
