@@ -38,8 +38,9 @@ describe('CLI', () => {
     const { stdout } = await cli('tenant:create', '--name', 'CLI Tenant', '--json');
     const lines = stdout.trim().split('\n');
     assert.equal(lines.length, 1);
-    const created = JSON.parse(lines[0]!) as { tenantId: string; apiKey: string };
-    assert.deepEqual(Object.keys(created).sort(), ['apiKey', 'tenantId']);
+    const created = JSON.parse(lines[0]!) as { tenantId: string; apiKey: string; cluster: string };
+    assert.deepEqual(Object.keys(created).sort(), ['apiKey', 'cluster', 'tenantId']);
+    assert.equal(created.cluster, 'main', 'the one cluster');
     const me = await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: created.apiKey });
     assert.equal(me.status, 200);
     assert.deepEqual(me.body, { tenantId: created.tenantId, name: 'CLI Tenant' });
