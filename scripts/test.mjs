@@ -20,7 +20,7 @@ import { repoRoot } from './lib/paths.mjs';
 import { runCli } from './lib/services.mjs';
 import { makeLogger, run } from './lib/util.mjs';
 import { ensureChromium } from './infra/chromium.mjs';
-import { ensurePostgres, runningSecondPostgres } from './infra/postgres.mjs';
+import { ensurePostgres, ensureSecondPostgres } from './infra/postgres.mjs';
 import { startIsolatedTemporal } from './infra/temporal.mjs';
 import { ensureSchemathesis } from './infra/schemathesis.mjs';
 import { ensureTestServerExecutable } from './infra/test-server.mjs';
@@ -70,17 +70,52 @@ function withDatabase(url, database) {
   return parsed.toString();
 }
 
-/** Test databases are named with their creation time, so ones left by killed runs can be dropped later. */
-async function createTestDatabase(adminUrl) {
+/** Test databases (here and on the second server) are named with their creation time: ones left by killed runs are dropped after this long. */
+const STALE_TEST_DATABASE_MS = 6 * 3_600_000;
+
+async function dropStaleTestDatabases(client) {
+  const stale = await client.query(
+    "SELECT datname FROM pg_database WHERE datname ~ '^ledger_test_[0-9]+_' AND split_part(datname, '_', 3)::bigint < $1",
+    [Date.now() - STALE_TEST_DATABASE_MS],
+  );
+  for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+}
+
+async function pgClient(adminUrl) {
   const { default: pg } = await import(join(repoRoot(), 'node_modules', 'pg', 'lib', 'index.js'));
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
+  return { client, pg };
+}
+
+/**
+ * The second local server (port 5433) the clusters test puts its second cluster's databases on, started (and made,
+ * once) here, its stale test databases dropped. Without Debian's tools and root, and no SECOND_DATABASE_URL, the run
+ * goes on with both clusters' databases on the first server, and says so.
+ */
+async function provisionSecondPostgres() {
+  const secondLog = makeLogger('postgres-2');
+  let second;
   try {
-    const stale = await client.query(
-      "SELECT datname FROM pg_database WHERE datname ~ '^ledger_test_[0-9]+_' AND split_part(datname, '_', 3)::bigint < $1",
-      [Date.now() - 6 * 3_600_000],
-    );
-    for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    second = await ensureSecondPostgres({ log: secondLog });
+  } catch (error) {
+    secondLog(`no second server (${error.message}): the clusters test puts both clusters on the first server`);
+    return null;
+  }
+  const { client } = await pgClient(second.url);
+  try {
+    await dropStaleTestDatabases(client);
+  } finally {
+    await client.end();
+  }
+  return second;
+}
+
+/** Test databases are named with their creation time, so ones left by killed runs can be dropped later. */
+async function createTestDatabase(adminUrl) {
+  const { client, pg } = await pgClient(adminUrl);
+  try {
+    await dropStaleTestDatabases(client);
     const name = `ledger_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
     await client.query(`CREATE DATABASE "${name}"`);
     return {
@@ -199,8 +234,8 @@ async function runTestLayers(layers, { grep, serial }, results) {
       : null;
   const schemathesis = layers.includes('contract') ? await ensureSchemathesis({ log: makeLogger('schemathesis') }) : null;
   const chromium = layers.includes('browser') ? await ensureChromium({ log: makeLogger('chromium') }) : null;
-  // The clusters test puts its second cluster's database on the second local server when one runs (it is not made here).
-  const secondPostgres = layers.includes('e2e') ? await runningSecondPostgres() : null;
+  // The clusters test puts its second cluster's databases on a second local server, so it spans two servers.
+  const secondPostgres = layers.includes('e2e') ? await provisionSecondPostgres() : null;
   log(`provisioned in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   const shared = {

@@ -143,14 +143,24 @@ export function createAuthService(deps: { db: Db; config: AuthConfig; apiKeyCach
     authenticator,
 
     /** `id`: given when the tenant's cluster was chosen for it first (the directory names it before its rows exist). */
-    async createTenant(name: string, id: string = uuidv7()): Promise<{ tenantId: string; apiKey: string }> {
+    /**
+     * `claimRefPrefix`, with several clusters: whether the prefix drawn is free on every cluster, reserving it for the
+     * tenant if so (the prefix is unique on this cluster by its constraint). A clash either way draws another.
+     */
+    async createTenant(
+      name: string,
+      id: string = uuidv7(),
+      claimRefPrefix?: (tenantId: string, refPrefix: string) => Promise<boolean>,
+    ): Promise<{ tenantId: string; apiKey: string }> {
       const trimmed = name.trim();
       if (trimmed.length < 1 || trimmed.length > 200) throw new ValidationError('name must be 1 to 200 characters');
       for (;;) {
+        const refPrefix = randomToken(6);
+        if (claimRefPrefix && !(await claimRefPrefix(id, refPrefix))) continue;
         try {
           return await db.transaction(async (trx) => {
             const store = createAuthRepo(trx);
-            const tenant = await store.insertTenant({ id, name: trimmed, refPrefix: randomToken(6) });
+            const tenant = await store.insertTenant({ id, name: trimmed, refPrefix });
             return { tenantId: tenant.id, apiKey: await issueApiKey(tenant.id, 'Initial key', store) };
           });
         } catch (error) {

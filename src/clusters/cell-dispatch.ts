@@ -33,6 +33,16 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 type Answer = (res: ServerResponse) => void;
 
+/** More than one tenant, on different cells, claims what a request names. */
+class AmbiguousTenantError extends Error {
+  constructor(
+    readonly what: string,
+    readonly claims: Array<{ cluster: string; tenantId: string }>,
+  ) {
+    super(`more than one cluster claims the ${what} of a request`);
+  }
+}
+
 const digest = (secret: string): string => createHash('sha256').update(secret).digest('base64url');
 
 function answer(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Answer {
@@ -99,7 +109,8 @@ function cookieOf(req: IncomingMessage, name: string): string | undefined {
  * The front of the API when there are several clusters: finds the tenant of each request, asks the directory which
  * cluster it lives on and hands the request, untouched, to that cell's app. The tenant comes from the API key, the
  * dashboard session, a provider webhook's account reference (or payout reference), a sign-in's email or tenant, or a
- * reset token; each is remembered once found, and found by asking every cell at once. A request naming no tenant
+ * reset token; each is remembered once found, and found by asking every cell at once. Cells naming different tenants
+ * for one request are a clash answered 503 and logged as an error, never settled by routing to one. A request naming no tenant
  * (health, OpenAPI, the dashboard's files, an unknown key) goes to the first cell, which answers it as it always did.
  * A tenant being moved is answered 503 with Retry-After, the provider's webhooks for it too, so the provider retries.
  */
@@ -125,10 +136,16 @@ export function createCellDispatcher(deps: {
     return found;
   }
 
-  /** The first answer any cell gives. */
-  async function askEveryCell<T>(ask: (cell: DispatchCell) => Promise<T | null | undefined>): Promise<T | undefined> {
-    const answers = await Promise.all(cells.map(ask));
-    return answers.find((found) => found !== null && found !== undefined) ?? undefined;
+  /**
+   * The tenant the cells name for a request, asking them all at once. Two cells naming different tenants is a clash
+   * the front must not settle by guessing (a payment routed to the wrong cluster credits the wrong tenant): it is
+   * refused (AmbiguousTenantError). The same tenant on two cells (a copy mid-move) is no clash: the directory decides.
+   */
+  async function askEveryCell(what: string, ask: (cell: DispatchCell) => Promise<string | null | undefined>): Promise<string | undefined> {
+    const answers = await Promise.all(cells.map(async (cell) => ({ cluster: cell.name, tenantId: await ask(cell) })));
+    const claims = answers.filter((claim): claim is { cluster: string; tenantId: string } => typeof claim.tenantId === 'string');
+    if (new Set(claims.map((claim) => claim.tenantId)).size > 1) throw new AmbiguousTenantError(what, claims);
+    return claims[0]?.tenantId;
   }
 
   /** The client's address as the cells' Koa sees it (one trusted proxy hop with TRUST_PROXY). */
@@ -166,26 +183,29 @@ export function createCellDispatcher(deps: {
     const path = (req.url ?? '/').split('?')[0];
     const secret = req.headers['x-api-key'];
     if (typeof secret === 'string' && secret !== '')
-      return remember(`key:${digest(secret)}`, async () => (await askEveryCell((cell) => cell.auth.apiKeyFor(secret)))?.tenant.id);
+      return remember(`key:${digest(secret)}`, async () =>
+        askEveryCell('api key', async (cell) => (await cell.auth.apiKeyFor(secret))?.tenant.id),
+      );
     const session = cookieOf(req, SESSION_COOKIE);
     if (session)
-      return remember(
-        `session:${digest(session)}`,
-        async () => (await askEveryCell((cell) => cell.auth.userForSession(session)))?.tenantId,
+      return remember(`session:${digest(session)}`, () =>
+        askEveryCell('session', async (cell) => (await cell.auth.userForSession(session))?.tenantId),
       );
     if (req.method !== 'POST') return undefined;
     if (path === '/webhooks/provider') {
       const event = jsonOf(await peekBody(req, PROVIDER_EVENT_MAX_BYTES));
       const accountRef = textAt(event, 'data', 'transaction', 'aliasAccountReference');
       if (accountRef)
-        return remember(`account:${accountRef.slice(0, 9)}`, () => askEveryCell((cell) => cell.tenants.ofAccountRef(accountRef)));
+        return remember(`account:${accountRef.slice(0, 9)}`, () =>
+          askEveryCell('webhook account', (cell) => cell.tenants.ofAccountRef(accountRef)),
+        );
       const providerRef = textAt(event, 'data', 'transaction', 'merchantTxRef');
-      return providerRef ? askEveryCell((cell) => cell.tenants.ofProviderRef(providerRef)) : undefined;
+      return providerRef ? askEveryCell('payout reference', (cell) => cell.tenants.ofProviderRef(providerRef)) : undefined;
     }
     if (path === '/auth/login') return signInTenant(req);
     if (path === '/auth/password-reset') {
       const token = textAt(jsonOf(await peekBody(req, AUTH_BODY_MAX_BYTES)), 'token');
-      return token ? askEveryCell((cell) => cell.tenants.ofPasswordResetToken(token)) : undefined;
+      return token ? askEveryCell('reset token', (cell) => cell.tenants.ofPasswordResetToken(token)) : undefined;
     }
     return undefined;
   }
@@ -212,6 +232,14 @@ export function createCellDispatcher(deps: {
       (target) => (typeof target === 'function' ? target(res) : target.handle(req, res)),
       (error: unknown) => {
         if (error instanceof AppError) return answer(httpStatusOf(error), { error: error.message, code: error.code })(res);
+        if (error instanceof AmbiguousTenantError) {
+          // Never routed to one of them: the provider retries the 503, and an operator resolves the clash.
+          logger.error(
+            { what: error.what, claims: error.claims, path: req.url },
+            'tenants on several clusters claim one request; answered 503',
+          );
+          return answer(503, { error: 'this request cannot be routed right now', code: 'tenant_ambiguous' }, { 'Retry-After': '60' })(res);
+        }
         // The control database or a cluster unreachable: an outage the client (and the provider) retries.
         logger.warn({ err: error, path: req.url }, 'could not find the cluster of a request; answered 503');
         answer(503, { error: 'service temporarily unavailable', code: 'unavailable' }, { 'Retry-After': '1' })(res);

@@ -81,6 +81,14 @@ export function createTenantDirectory(deps: { db: Db; clusters: readonly string[
       await change(tenantId, (placements) => placements.place(tenantId, cluster));
     },
 
+    /**
+     * Reserves a new tenant's account-reference prefix across every cluster (the front routes webhooks by it): false
+     * when a tenant placed through the directory holds it already. Tenants from before the directory are not here:
+     * the caller checks the clusters too.
+     */
+    reserveRefPrefix: (tenantId: string, refPrefix: string): Promise<boolean> =>
+      createTenantPlacementsRepo(db).reserveRefPrefix(tenantId, refPrefix),
+
     /** Fences the tenant for a move: from the notification on, every process answers its requests 503. Returns where it lives now. */
     async beginMove(tenantId: string): Promise<TenantPlacement> {
       const current = await read(tenantId);

@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../db';
+import { isUniqueViolation, type DbOrTrx } from '../db';
 
 export interface PlacementRow {
   cluster: string;
@@ -40,6 +40,24 @@ export function createTenantPlacementsRepo(db: DbOrTrx) {
          ON CONFLICT (tenant_id) DO UPDATE SET cluster = excluded.cluster, moving_since = NULL, updated_at = now()`,
         [tenantId, cluster],
       );
+    },
+
+    /**
+     * Holds `refPrefix` for the tenant (replacing the one it held, drawn for an attempt that failed); false when
+     * another tenant holds it.
+     */
+    async reserveRefPrefix(tenantId: string, refPrefix: string): Promise<boolean> {
+      try {
+        await db.raw(
+          `INSERT INTO tenant_ref_prefixes (tenant_id, ref_prefix) VALUES (?, ?)
+           ON CONFLICT (tenant_id) DO UPDATE SET ref_prefix = excluded.ref_prefix, reserved_at = now()`,
+          [tenantId, refPrefix],
+        );
+        return true;
+      } catch (error) {
+        if (isUniqueViolation(error, 'tenant_ref_prefixes_ref_prefix_key')) return false;
+        throw error;
+      }
     },
 
     /** Tells every process holding placements in memory (PLACEMENTS_CHANGED_CHANNEL), when the transaction commits. */

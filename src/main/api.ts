@@ -1,7 +1,6 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eventWebhookSchemas } from '../events/event-catalogue';
-import { Registry } from 'prom-client';
 import { createCellDispatcher } from '../clusters/cell-dispatch';
 import { createRequestTenants } from '../clusters/request-tenants';
 import { createKnex } from '../db';
@@ -74,10 +73,12 @@ runProcess(
       ? null
       : await startApiMetrics({
           config,
-          db: infra.db,
-          ledger: createLedgerPipelineReads(infra.db),
+          clusters: infras.map((cellInfra, index) => ({
+            name: config.CLUSTERS[index]!.name,
+            db: cellInfra.db,
+            ledger: createLedgerPipelineReads(cellInfra.db),
+          })),
           logger,
-          pipelineRegistry: new Registry(),
           processMetrics: () => infra.metrics.registry.metrics(),
         });
     return {
@@ -99,19 +100,26 @@ runProcess(
       size: (config) => config.API_PROCESSES,
       // The primary serves no API requests: it supervises the copies and serves the group's /metrics.
       primary: async (config, logger) => {
-        const db = createKnex({ ...config, DATABASE_POOL_MAX: 2 }, logger.child({ component: 'db' }));
+        const dbs = config.CLUSTERS.map((cluster) =>
+          createKnex(
+            { ...config, DATABASE_URL: cluster.databaseUrl, DATABASE_POOL_MAX: 2 },
+            logger.child({ component: 'db', cluster: cluster.name }),
+          ),
+        );
         const metrics = await startApiMetrics({
           config,
-          db,
-          ledger: createLedgerPipelineReads(db),
+          clusters: config.CLUSTERS.map((cluster, index) => ({
+            name: cluster.name,
+            db: dbs[index]!,
+            ledger: createLedgerPipelineReads(dbs[index]!),
+          })),
           logger,
-          pipelineRegistry: new Registry(),
           processMetrics: groupMetrics(),
         });
         return {
           async stop() {
             await metrics.close();
-            await db.destroy();
+            await Promise.all(dbs.map((db) => db.destroy()));
           },
         };
       },

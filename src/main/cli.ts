@@ -58,12 +58,20 @@ async function chosenCluster(
   return infras[0]!;
 }
 
+/** A platform-wide command with several clusters and neither --cluster nor --tenant: it runs on each. */
+function onEveryCluster(command: Command, infras: Infrastructure[], options: Record<string, unknown>): boolean {
+  return command.everyCluster === true && infras.length > 1 && options.cluster === undefined && options.tenant === undefined;
+}
+
 class UnmigratedDatabaseError extends Error {}
 
 function usage(): string {
   return [
     'usage: npm run -s cli -- <command> [options]',
-    '  (with several DATABASE_CLUSTERS, a command runs on --cluster NAME, else on the cluster of its --tenant, else on the first)',
+    '  (with several DATABASE_CLUSTERS, a command runs on --cluster NAME, else on the cluster of its --tenant, else on the first;',
+    `   the platform-wide ones, ${Object.keys(COMMANDS)
+      .filter((name) => COMMANDS[name]!.everyCluster)
+      .join(', ')}, on every cluster, each answer under its cluster's name)`,
     '',
     ...Object.values(COMMANDS).map((command) => `  ${command.usage}`),
   ].join('\n');
@@ -99,27 +107,35 @@ async function main(argv: string[]): Promise<number> {
   const directory = createDirectory(config, logger, 1);
   const json = Boolean(parsed.values.json);
   try {
-    const infra = await chosenCluster(infras, directory, parsed.values);
+    const clusters = infras.map((cellInfra, index) => {
+      let services: ReturnType<typeof createServices> | undefined;
+      return { name: config.CLUSTERS[index]!.name, db: cellInfra.db, services: () => (services ??= createServices(cellInfra)) };
+    });
+    const targets = onEveryCluster(command, infras, parsed.values) ? infras : [await chosenCluster(infras, directory, parsed.values)];
     if (command.needsMigratedDatabase !== false) {
-      await refuseUnmigratedDatabase(infra.db);
+      for (const infra of targets) await refuseUnmigratedDatabase(infra.db);
       if (directory) {
         const control = createKnex({ DATABASE_URL: config.CONTROL_DATABASE_URL, DATABASE_POOL_MAX: 1 });
         await refuseUnmigratedDatabase(control, controlMigrationConfig, 'the control database').finally(() => control.destroy());
       }
     }
-    await command.run({
-      config: infra.config,
-      db: infra.db,
-      temporal: infra.temporal,
-      services: createServices(infra),
-      clusters: infras.map((cellInfra, index) => {
-        let services: ReturnType<typeof createServices> | undefined;
-        return { name: config.CLUSTERS[index]!.name, db: cellInfra.db, services: () => (services ??= createServices(cellInfra)) };
-      }),
-      directory,
-      options: parsed.values as Record<string, string | boolean | undefined>,
-      print: (human, data) => process.stdout.write(`${json ? JSON.stringify(data) : human}\n`),
-    });
+    for (const infra of targets) {
+      // Over every cluster each answer says whose it is: a heading line, or a `cluster` field on each JSON line.
+      const cluster = targets.length > 1 ? clusters[infras.indexOf(infra)]!.name : null;
+      await command.run({
+        config: infra.config,
+        db: infra.db,
+        temporal: infra.temporal,
+        services: clusters[infras.indexOf(infra)]!.services(),
+        clusters,
+        directory,
+        options: parsed.values as Record<string, string | boolean | undefined>,
+        print: (human, data) => {
+          const line = json ? JSON.stringify(cluster ? { cluster, ...data } : data) : cluster ? `cluster ${cluster}:\n${human}` : human;
+          process.stdout.write(`${line}\n`);
+        },
+      });
+    }
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

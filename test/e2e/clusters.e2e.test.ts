@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import type { Client } from '@temporalio/client';
 import { createTenantDirectory, type TenantDirectory } from '../../src/clusters/tenant-directory';
@@ -124,6 +124,23 @@ describe('e2e: tenants on two Postgres clusters (a cell each)', () => {
     assert.deepEqual(
       placements.map((row) => `${row.tenant_id}:${row.cluster}`).sort(),
       tenants.map((tenant) => `${tenant.tenantId}:${tenant.cluster}`).sort(),
+    );
+    const reserved = (await pools.a('tenant_ref_prefixes').select('tenant_id', 'ref_prefix')) as Array<{
+      tenant_id: string;
+      ref_prefix: string;
+    }>;
+    const prefixes = await Promise.all(
+      tenants.map(async (tenant) => {
+        const row = (await pools[tenant.cluster as 'a' | 'b']('tenants').where({ id: tenant.tenantId }).first('ref_prefix')) as {
+          ref_prefix: string;
+        };
+        return `${tenant.tenantId}:${row.ref_prefix}`;
+      }),
+    );
+    assert.deepEqual(
+      reserved.map((row) => `${row.tenant_id}:${row.ref_prefix}`).sort(),
+      prefixes.sort(),
+      'each prefix reserved in the directory',
     );
     for (const cluster of ['a', 'b'] as const) {
       const rows = (await pools[cluster]('tenants').select('id')) as Array<{ id: string }>;
@@ -255,5 +272,20 @@ describe('e2e: tenants on two Postgres clusters (a cell each)', () => {
     await eventually(async () => (await call(sys.apiUrl, 'GET', '/v1/me', { apiKey: moving.apiKey })).status === 200, {
       what: 'the moved tenant served again',
     });
+  });
+
+  it('refuses with 503 a webhook whose account prefix tenants on both clusters hold, and routes it to neither', async () => {
+    // Two tenants from before the directory held prefixes, one on each cluster, with the same prefix.
+    const prefix = randomBytes(3).toString('hex');
+    for (const cluster of ['a', 'b'] as const)
+      await pools[cluster]('tenants').insert({ id: randomUUID(), name: `Old tenant on ${cluster}`, ref_prefix: prefix });
+    const response = await call(sys.apiUrl, 'POST', '/webhooks/provider', {
+      rawBody: JSON.stringify({
+        event_type: 'payment_success',
+        data: { transaction: { aliasAccountReference: `va_${prefix}_000000000001` } },
+      }),
+    });
+    assert.equal(response.status, 503, response.text);
+    assert.equal(response.body.code, 'tenant_ambiguous', 'answered by the front, handed to neither cluster');
   });
 });

@@ -75,17 +75,22 @@ describe('the front of the API over several clusters (cell dispatch)', () => {
   let url: string;
   const placements = new Map<string, TenantPlacement>();
   const a = fakeCell('a', {
-    keys: { 'key-a': TENANT_A },
-    prefixes: { aaaaaa: TENANT_A },
+    keys: { 'key-a': TENANT_A, 'key-twice': TENANT_A },
+    prefixes: { aaaaaa: TENANT_A, cccccc: TENANT_A },
+    resets: { 'reset-twice': TENANT_A },
     users: { 'both@example.com': [TENANT_A] },
   });
   const b = fakeCell('b', {
-    keys: { 'key-b': TENANT_B },
+    keys: { 'key-b': TENANT_B, 'key-twice': TENANT_B },
     sessions: { 'session-b': TENANT_B },
-    prefixes: { bbbbbb: TENANT_B },
+    prefixes: { bbbbbb: TENANT_B, cccccc: TENANT_B },
     users: { 'b@example.com': [TENANT_B], 'both@example.com': [TENANT_B, TENANT_B2] },
-    resets: { 'reset-b': TENANT_B },
+    resets: { 'reset-b': TENANT_B, 'reset-twice': TENANT_B },
   });
+
+  const loggedErrors: string[] = [];
+  const logger = createLogger('silent', 'test');
+  logger.error = ((...args: unknown[]) => void loggedErrors.push(String(args.at(-1)))) as typeof logger.error;
 
   before(async () => {
     placements.set(TENANT_B, { cluster: 'b', moving: false });
@@ -94,7 +99,7 @@ describe('the front of the API over several clusters (cell dispatch)', () => {
       createCellDispatcher({
         cells: [a.cell, b.cell],
         directory: { placementOf: async (tenantId) => placements.get(tenantId) ?? { cluster: 'a', moving: false } },
-        logger: createLogger('silent', 'test'),
+        logger,
         trustProxy: false,
       }),
     );
@@ -145,6 +150,20 @@ describe('the front of the API over several clusters (cell dispatch)', () => {
     );
     assert.equal((await login({ email: 'both@example.com', password: 'wrong' })).body.cell, 'a', "no match: a cluster's own 401");
     assert.equal((await send('/auth/password-reset', { body: JSON.stringify({ token: 'reset-b', newPassword: 'p' }) })).body.cell, 'b');
+  });
+
+  it('never guesses: an account prefix, key or reset token two tenants on two cells claim is answered 503 and logged, every time', async () => {
+    const errors = loggedErrors.length;
+    const webhook = '{"data":{"transaction":{"aliasAccountReference":"va_cccccc_000000000001"}}}';
+    for (const attempt of [1, 2]) {
+      const refused = await send('/webhooks/provider', { body: webhook });
+      assert.equal(refused.status, 503, `attempt ${attempt}`);
+      assert.equal(refused.body.code, 'tenant_ambiguous');
+      assert.equal(refused.body.cell, undefined, 'handed to no cell');
+    }
+    assert.equal((await send('/v1/me', { headers: { 'x-api-key': 'key-twice' } })).status, 503);
+    assert.equal((await send('/auth/password-reset', { body: JSON.stringify({ token: 'reset-twice', newPassword: 'p' }) })).status, 503);
+    assert.equal(loggedErrors.length - errors, 4, 'each refusal logged as an error');
   });
 
   it('answers 503 with Retry-After for a tenant being moved, its webhooks too', async () => {

@@ -29,6 +29,11 @@ export interface Command {
   usage: string;
   options: Record<string, { type: 'string' | 'boolean' }>;
   required?: string[];
+  /**
+   * A command about the whole platform, not one tenant: with several clusters and neither --cluster nor --tenant, it
+   * runs on every cluster in turn, each answer under its cluster's name (its exit code is the worst of them).
+   */
+  everyCluster?: true;
   /** False for a command that works on a database whatever its schema (the migrations themselves, Temporal's setup). */
   needsMigratedDatabase?: false;
   run(context: CommandContext): Promise<void>;

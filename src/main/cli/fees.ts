@@ -11,6 +11,7 @@ const tierView = (tier: FeeTier) => ({
 
 export const feeCommands: Record<string, Command> = {
   'fees:show': {
+    everyCluster: true,
     usage: 'fees:show [--json]',
     options: {},
     async run(context) {
@@ -19,6 +20,7 @@ export const feeCommands: Record<string, Command> = {
     },
   },
   'fees:set': {
+    everyCluster: true,
     usage: 'fees:set --tiers "0-4999.99:10,5000-50000:25,50000.01-:50" (naira: MIN-MAX:FEE, the last tier open-ended)',
     options: { tiers: { type: 'string' } },
     required: ['tiers'],

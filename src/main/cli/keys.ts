@@ -4,6 +4,7 @@ import type { Command } from './command';
 /** Stored data brought up to the current key after a key is added. */
 export const keyCommands: Record<string, Command> = {
   'crypto:reencrypt': {
+    everyCluster: true,
     usage: 'crypto:reencrypt [--json]   (after adding a new key first in DATA_ENCRYPTION_KEYS; exit 1 if any ciphertext does not decrypt)',
     options: {},
     async run(context) {

@@ -5,6 +5,7 @@ import type { Command } from './command';
 
 export const ledgerCommands: Record<string, Command> = {
   'ledger:verify': {
+    everyCluster: true,
     usage: 'ledger:verify [--json]   (exit 1 on any mismatch; accounts in deficit are counted, not errors)',
     options: {},
     async run(context) {

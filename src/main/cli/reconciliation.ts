@@ -8,6 +8,7 @@ import { instantOption, optional, text, UsageError, type Command } from './comma
 /** Operator runs and the findings they leave; operator runs are not rate limited. */
 export const reconciliationCommands: Record<string, Command> = {
   reconcile: {
+    everyCluster: true,
     usage:
       'reconcile [--from ISO] [--to ISO] [--tenant TENANT_ID] [--no-wait] [--json]   (default: the look-back window up to now; the platform unless --tenant)',
     options: { from: { type: 'string' }, to: { type: 'string' }, tenant: { type: 'string' }, 'no-wait': { type: 'boolean' } },
@@ -55,6 +56,7 @@ export const reconciliationCommands: Record<string, Command> = {
     },
   },
   'reconcile:exceptions': {
+    everyCluster: true,
     usage:
       "reconcile:exceptions [--tenant TENANT_ID | --all-tenants] [--status open|repaired|resolved] [--kind KIND] [--json]   (the platform's own findings unless --tenant; every tenant's and the platform's with --all-tenants)",
     options: { tenant: { type: 'string' }, 'all-tenants': { type: 'boolean' }, status: { type: 'string' }, kind: { type: 'string' } },

@@ -2,6 +2,7 @@ import type { Command } from './command';
 
 export const retentionCommands: Record<string, Command> = {
   'retention:run': {
+    everyCluster: true,
     usage: "retention:run [--json]   (what the worker's retention Schedule runs every RETENTION_INTERVAL)",
     options: {},
     async run(context) {

@@ -1,4 +1,5 @@
-import { countTenants } from '../../auth/tenants.access';
+import { countTenants, findTenantByRefPrefix } from '../../auth/tenants.access';
+import { createRefPrefixClaim } from '../../clusters/ref-prefix-claim';
 import { uuidv7 } from '../../ids';
 import { readPassword } from '../password-input';
 import { optional, text, UsageError, type Command, type CommandCluster } from './command';
@@ -29,7 +30,13 @@ export const tenantCommands: Record<string, Command> = {
       // name. Should the creation fail, the placement names an id no tenant has, which nothing ever asks for.
       const tenantId = uuidv7();
       await context.directory?.place(tenantId, cluster.name);
-      const created = await cluster.services().auth.createTenant(text(context, 'name'), tenantId);
+      const claimRefPrefix = context.directory
+        ? createRefPrefixClaim({
+            holderOn: context.clusters.map((each) => async (refPrefix) => (await findTenantByRefPrefix(each.db, refPrefix))?.id),
+            directory: context.directory,
+          })
+        : undefined;
+      const created = await cluster.services().auth.createTenant(text(context, 'name'), tenantId, claimRefPrefix);
       const where = context.clusters.length > 1 ? ` on cluster ${cluster.name}` : '';
       context.print(`tenant ${created.tenantId}${where}\napi key (shown once): ${created.apiKey}`, { ...created, cluster: cluster.name });
     },

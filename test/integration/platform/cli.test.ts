@@ -38,8 +38,9 @@ describe('CLI', () => {
     const { stdout } = await cli('tenant:create', '--name', 'CLI Tenant', '--json');
     const lines = stdout.trim().split('\n');
     assert.equal(lines.length, 1);
-    const created = JSON.parse(lines[0]!) as { tenantId: string; apiKey: string };
-    assert.deepEqual(Object.keys(created).sort(), ['apiKey', 'tenantId']);
+    const created = JSON.parse(lines[0]!) as { tenantId: string; apiKey: string; cluster: string };
+    assert.deepEqual(Object.keys(created).sort(), ['apiKey', 'cluster', 'tenantId']);
+    assert.equal(created.cluster, 'main', 'the one cluster');
     const me = await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: created.apiKey });
     assert.equal(me.status, 200);
     assert.deepEqual(me.body, { tenantId: created.tenantId, name: 'CLI Tenant' });
@@ -98,6 +99,52 @@ describe('CLI', () => {
       });
     } finally {
       await db('virtual_accounts').where({ id: account.ID }).decrement({ total_credits: 1, ledger_balance: 1 });
+    }
+  });
+
+  it('ledger:verify without --cluster checks every cluster, says what it found on each and exits 1 when any has a mismatch', async () => {
+    const tenant = await createTenant(stack);
+    const account = await provisionAccount(stack, tenant.apiKey);
+    await fundAccount(stack, account.ID, 10_000n);
+    // A clean cluster listed first (and holding the directory), then the run's database with a mismatch planted.
+    const clean = await scratchDatabase('verify_clean', { control: true });
+    const env = {
+      ...process.env,
+      DATABASE_CLUSTERS: `clean=${clean.url},busy=${process.env.DATABASE_URL!}`,
+      CONTROL_DATABASE_URL: clean.url,
+    };
+    const db = stack.infra.db;
+    await db('virtual_accounts').where({ id: account.ID }).increment({ total_credits: 1, ledger_balance: 1 });
+    try {
+      const human = await run(process.execPath, [CLI, 'ledger:verify'], { env }).then(
+        () => assert.fail('ledger:verify exited 0 with a mismatch on the second cluster'),
+        (error: { code: number; stdout: string }) => error,
+      );
+      assert.equal(human.code, 1);
+      assert.match(human.stdout, /^cluster clean:\nledger verified: 0 accounts/m);
+      assert.match(human.stdout, new RegExp(`^cluster busy:\\n\\d+ problem\\(s\\)[^]*\\[account_totals\\] ${account.AccountRef}`, 'm'));
+      const json = await run(process.execPath, [CLI, 'ledger:verify', '--json'], { env }).then(
+        () => assert.fail('ledger:verify --json exited 0'),
+        (error: { code: number; stdout: string }) => error,
+      );
+      const lines = json.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { cluster: string; problems: unknown[] });
+      assert.deepEqual(
+        lines.map((line) => [line.cluster, line.problems.length > 0]),
+        [
+          ['clean', false],
+          ['busy', true],
+        ],
+      );
+      const one = JSON.parse(
+        (await run(process.execPath, [CLI, 'ledger:verify', '--json', '--cluster', 'clean'], { env })).stdout,
+      ) as object;
+      assert.equal('cluster' in one, false, 'one cluster named: its answer as it always was');
+    } finally {
+      await db('virtual_accounts').where({ id: account.ID }).decrement({ total_credits: 1, ledger_balance: 1 });
+      await clean.drop();
     }
   });
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { Registry } from 'prom-client';
 import { createLedgerPipelineReads } from '../../../src/ledger/ledger-reads';
 import { startApiMetrics } from '../../../src/metrics/api-metrics';
 import type { MetricsServer } from '../../../src/metrics/metrics-server';
@@ -8,7 +7,9 @@ import { SETTLE_MARGIN_SECONDS } from '../../../src/metrics/pipeline.repo';
 import { call, eventually } from '../../helpers/http';
 import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../../helpers/fixtures';
 import { gaugeValue, scrape, total, type Sample } from '../../helpers/prometheus';
+import { scratchDatabase } from '../../helpers/scratch-database';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+import knex from 'knex';
 
 const TOKEN = 'metrics-token-for-the-test-0123';
 
@@ -27,10 +28,8 @@ describe('metrics: /metrics of the API', () => {
     // As api.ts serves it when it runs alone: its own registry and the pipeline read from Postgres (no cache here).
     metrics = await startApiMetrics({
       config: { METRICS_HOST: '127.0.0.1', METRICS_PORT: 0, METRICS_TOKEN: TOKEN, METRICS_CACHE: 0 },
-      db: stack.infra.db,
-      ledger: createLedgerPipelineReads(stack.infra.db),
+      clusters: [{ name: 'main', db: stack.infra.db, ledger: createLedgerPipelineReads(stack.infra.db) }],
       logger: stack.infra.logger,
-      pipelineRegistry: new Registry(),
       processMetrics: () => stack.infra.metrics.registry.metrics(),
     });
     url = `http://127.0.0.1:${metrics.port}/metrics`;
@@ -199,5 +198,35 @@ describe('metrics: /metrics of the API', () => {
       total(after, 'nuban_provider_request_errors_total', { endpoint: 'createVirtualAccount', reason: 'http_503' }) >
         total(before, 'nuban_provider_request_errors_total', { endpoint: 'createVirtualAccount', reason: 'http_503' }),
     );
+  });
+
+  it("reads every cluster's pipeline with several clusters, each sample labelled with its cluster; one cluster's carry no label", async () => {
+    assert.ok(
+      (await read()).every((sample) => sample.labels.cluster === undefined),
+      'one cluster: the figures as they always were',
+    );
+    const other = await scratchDatabase('metrics_b');
+    const otherDb = knex({ client: 'pg', connection: other.url });
+    const both = await startApiMetrics({
+      config: { METRICS_HOST: '127.0.0.1', METRICS_PORT: 0, METRICS_TOKEN: TOKEN, METRICS_CACHE: 0 },
+      clusters: [
+        { name: 'a', db: stack.infra.db, ledger: createLedgerPipelineReads(stack.infra.db) },
+        { name: 'b', db: otherDb, ledger: createLedgerPipelineReads(otherDb) },
+      ],
+      logger: stack.infra.logger,
+      processMetrics: async () => '',
+    });
+    try {
+      assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }))).status, 200);
+      const samples = await scrape(`http://127.0.0.1:${both.port}/metrics`, TOKEN);
+      for (const cluster of ['a', 'b'])
+        assert.equal(gaugeValue(samples, 'nuban_pipeline_metrics_up', { cluster }), 1, `cluster ${cluster} read`);
+      assert.ok(gaugeValue(samples, 'nuban_confirmations_pending', { cluster: 'a' }) >= 1, 'the credit, on its cluster');
+      assert.equal(gaugeValue(samples, 'nuban_confirmations_pending', { cluster: 'b' }), 0, 'nothing pending on the other');
+    } finally {
+      await both.close();
+      await otherDb.destroy();
+      await other.drop();
+    }
   });
 });
