@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { REPLICA_READ_PATHS } from './replica-reads';
 import { eventWebhookSchemas } from '../events/event-catalogue';
 import { Registry } from 'prom-client';
 import { createKnex } from '../db';
@@ -36,6 +37,7 @@ runProcess(
       readiness: createReadiness(infra),
       routes: createRoutes(services, config),
       webhooks: eventWebhookSchemas(),
+      replicaReads: { router: infra.reads, paths: REPLICA_READ_PATHS },
     });
     const server = app.listen(config.PORT, config.HOST);
     answerClientErrorsAsJson(server);
