@@ -43,6 +43,7 @@ const LAYERS = [
         'src/idempotency/',
         'src/rate-limits/',
         'src/notification-listener\\.ts$',
+        'src/read-routing/',
         'knexfile\\.ts$',
       ],
     },

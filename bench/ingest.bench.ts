@@ -4,6 +4,7 @@ import { provisionAccounts, rssMiB, sleep, type BenchContext } from './context';
 import { runLoad, type LoadResult } from './load';
 import { cpuByRole, cpuSecondsBetween, cpuShare, formatShare } from './cpu';
 import { ensureWorker } from './pipeline';
+import { lagRows, replicaLagSampler, type LagSamples, type ReplicaLagSampler } from './replica-lag';
 import { fixed, writeResult, type Row } from './report';
 
 const ACCOUNTS = 100;
@@ -19,6 +20,8 @@ interface IngestRun {
   credited: number;
   uniqueRps: number;
   cpuDuringLoad: Record<string, number>;
+  /** With a replica attached (--replica): its lag sampled through the load. */
+  replicaLag: LagSamples | null;
 }
 
 /** Payment credits on this benchmark's own accounts (other benchmarks seed entries for the same tenant). */
@@ -46,9 +49,16 @@ async function confirmationQueue(ctx: BenchContext): Promise<{ queued: number; c
 }
 
 /** Replays the next unsent events at concurrency 32 for `--load-seconds` (20 s). */
-async function replay(ctx: BenchContext, events: SignedEvent[], cursor: { next: number }, accountIds: string[]): Promise<IngestRun> {
+async function replay(
+  ctx: BenchContext,
+  events: SignedEvent[],
+  cursor: { next: number },
+  accountIds: string[],
+  replica: ReplicaLagSampler | null,
+): Promise<IngestRun> {
   const creditedBefore = await count(ctx, accountIds);
   const cpuBefore = cpuByRole();
+  const sampling = replica?.start();
   const load = await runLoad(ctx.sys.apiUrl, {
     connections: 32,
     durationS: ctx.options.loadSeconds,
@@ -64,8 +74,9 @@ async function replay(ctx: BenchContext, events: SignedEvent[], cursor: { next: 
     },
   });
   const cpuDuringLoad = cpuShare(cpuBefore, cpuByRole(), load.durationS);
+  const replicaLag = (await sampling?.stop()) ?? null;
   const credited = (await count(ctx, accountIds)) - creditedBefore;
-  return { load, credited, uniqueRps: credited / load.durationS, cpuDuringLoad };
+  return { load, credited, uniqueRps: credited / load.durationS, cpuDuringLoad, replicaLag };
 }
 
 /**
@@ -134,6 +145,7 @@ function loadRows(label: string, run: IngestRun, seconds: number, targets: { rat
       target: '-',
       meets: null,
     },
+    ...(run.replicaLag ? lagRows('ingest', label, run.replicaLag) : []),
   ];
 }
 
@@ -170,19 +182,40 @@ export async function ingestBenchmark(ctx: BenchContext): Promise<Row[]> {
   );
   const hotEvents = await signedEvents(ctx, [hotAccount.AccountRef], seconds * EVENTS_PER_LOAD_SECOND);
   const cursor = { next: 0 };
+  const replica = replicaLagSampler(ctx.db);
+  try {
+    return await ingestRuns(ctx, { events, hotEvents, cursor, accountIds, hotAccountId: hotAccount.ID, replica });
+  } finally {
+    await replica?.close();
+  }
+}
 
-  const shared = await replay(ctx, events, cursor, accountIds);
+/** The three load runs of ingestBenchmark, with the replica's lag sampled through each when one is attached (--replica). */
+async function ingestRuns(
+  ctx: BenchContext,
+  run: {
+    events: SignedEvent[];
+    hotEvents: SignedEvent[];
+    cursor: { next: number };
+    accountIds: string[];
+    hotAccountId: string;
+    replica: ReplicaLagSampler | null;
+  },
+): Promise<Row[]> {
+  const seconds = ctx.options.loadSeconds;
+  const { events, hotEvents, cursor, accountIds, replica } = run;
+  const shared = await replay(ctx, events, cursor, accountIds, replica);
   const unstartedAtEnd = await unstartedWorkflows(ctx);
   const queueAtEnd = await confirmationQueue(ctx);
   const apiRss = rssMiB(ctx, 'api');
   const { seconds: drainS, cpuMsPerConfirmation } = await drain(ctx, accountIds, shared.credited);
 
-  const hot = await replay(ctx, hotEvents, { next: 0 }, [hotAccount.ID]);
+  const hot = await replay(ctx, hotEvents, { next: 0 }, [run.hotAccountId], replica);
   ctx.figures.set('ingest.spread', shared.uniqueRps);
   ctx.figures.set('ingest.hot', hot.uniqueRps);
 
   await ctx.sys.kill('worker');
-  const alone = await replay(ctx, events, cursor, accountIds);
+  const alone = await replay(ctx, events, cursor, accountIds, replica);
 
   writeResult('ingest', {
     shared: { ...shared, unstartedAtEnd, queueAtEnd, drainS, cpuMsPerConfirmation, apiRssMiB: apiRss },

@@ -1,7 +1,8 @@
 // `npm run bench [-- fairness sustained ingest pgbench settle statement baseline balance-at tenant-move] [--rate N --minutes M
-// --search --step-minutes M --burst N --entries N --load-seconds S --temporal dev|postgres]`: the
+// --search --step-minutes M --burst N --entries N --load-seconds S --temporal dev|postgres --replica]`: the
 // benchmarks against the real local stack (API, worker and sandbox processes, Postgres, a Temporal server
-// of their own: the dev server, or with `--temporal postgres` the server with Postgres persistence).
+// of their own: the dev server, or with `--temporal postgres` the server with Postgres persistence). `--replica`
+// attaches the local streaming replica (ensureReplica) as DATABASE_REPLICA_URL; ingest then samples its lag.
 // Prints a table and writes bench/results/<name>.json. A benchmark never fails on time: it reports
 // figures beside targets.
 import { randomBytes } from 'node:crypto';
@@ -10,7 +11,7 @@ import { prepareCode } from './lib/build.mjs';
 import { repoRoot } from './lib/paths.mjs';
 import { runCli } from './lib/services.mjs';
 import { makeLogger, run } from './lib/util.mjs';
-import { ensurePostgres } from './infra/postgres.mjs';
+import { ensurePostgres, ensureReplica } from './infra/postgres.mjs';
 import { startIsolatedTemporal } from './infra/temporal.mjs';
 import { dropPostgresTemporalDatabases, startPostgresTemporal } from './infra/temporal-postgres.mjs';
 
@@ -19,7 +20,9 @@ const log = makeLogger('bench');
 async function main() {
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
-  const args = process.argv.slice(2);
+  const withReplica = process.argv.includes('--replica');
+  const args = process.argv.slice(2).filter((arg) => arg !== '--replica');
+  const replica = withReplica ? await ensureReplica({ log: makeLogger('replica') }) : null;
   const onPostgres = args[args.indexOf('--temporal') + 1] === 'postgres' && args.includes('--temporal');
   const temporalDatabases = `temporal_bench_${Date.now()}`;
   const temporal = onPostgres
@@ -32,9 +35,12 @@ async function main() {
   await admin.query(`CREATE DATABASE "${database}"`);
   const url = new URL(postgres.url);
   url.pathname = `/${database}`;
+  // The replica follows every database of the primary: the benchmark's own is there too.
+  const replicaUrl = replica ? Object.assign(new URL(replica.url), { pathname: url.pathname }).toString() : null;
   const env = {
     ...process.env,
     DATABASE_URL: url.toString(),
+    ...(replicaUrl ? { DATABASE_REPLICA_URL: replicaUrl } : {}),
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: `bench-${randomBytes(4).toString('hex')}`,
     // As deployed: no response-schema checks in the request path. Not the production checks, which

@@ -2,6 +2,7 @@
 // worker in the foreground. Ctrl-C (or SIGTERM) stops every process this script started.
 // START_HOSTS=2 runs a second API and worker beside them, as a second host would (docs/scaling.md#many-hosts).
 // START_CLUSTERS=2 puts tenants on two local Postgres clusters (5432 and 5433), a cell each (docs/scaling.md#clusters).
+// START_REPLICA=1 makes and starts a streaming replica of the local Postgres for reads (docs/scaling.md#read-replicas).
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { prepareCode } from './lib/build.mjs';
 import { dataDir } from './lib/paths.mjs';
 import { runCli, startService, stopAll } from './lib/services.mjs';
 import { makeLogger, waitFor, waitForPort } from './lib/util.mjs';
-import { ensurePostgres, ensureSecondPostgres } from './infra/postgres.mjs';
+import { ensurePostgres, ensureReplica, ensureSecondPostgres } from './infra/postgres.mjs';
 import { ensureTemporalServer } from './infra/temporal.mjs';
 
 const log = makeLogger('start');
@@ -105,12 +106,21 @@ function hostBanner(env, index, hosts) {
     Metrics          http://localhost:${env.METRICS_PORT ?? 9464}/metrics (worker: ${env.WORKER_METRICS_PORT ?? 9465} and up, ${processes(env.WORKER_PROCESSES)})`;
 }
 
+/** START_REPLICA: whether to run a read replica of the local Postgres beside it (off unless set). */
+function replicaWanted() {
+  const value = process.env.START_REPLICA || '0';
+  if (!/^[01]$/.test(value)) throw new Error(`START_REPLICA must be 0 or 1 (it is "${value}")`);
+  return value === '1';
+}
+
 async function main() {
   const hosts = hostCount();
   const clusters = clusterCount();
+  const withReplica = replicaWanted();
   await prepareCode({ log });
   const postgres = await ensurePostgres({ log: makeLogger('postgres') });
   const second = clusters === 2 ? await ensureSecondPostgres({ log: makeLogger('postgres-2') }) : null;
+  const replica = withReplica ? await ensureReplica({ log: makeLogger('replica') }) : null;
   temporal = await ensureTemporalServer({ log: makeLogger('temporal') });
   const port = process.env.PORT || '3000';
   const sandboxPort = process.env.SANDBOX_PORT || '4010';
@@ -132,6 +142,7 @@ async function main() {
     DATABASE_URL: postgres.url,
     // Two clusters: the first's database is also the control database (the directory of placements).
     ...(second ? { DATABASE_CLUSTERS: `${CLUSTER_NAMES[0]}=${postgres.url},${CLUSTER_NAMES[1]}=${second.url}` } : {}),
+    ...(replica ? { DATABASE_REPLICA_URL: replica.url } : {}),
     TEMPORAL_ADDRESS: temporal.address,
     ...(temporal.uiUrl ? { TEMPORAL_UI_URL: temporal.uiUrl } : {}),
     PORT: port,
@@ -178,11 +189,14 @@ async function main() {
 `
     : '';
 
+  const replicaLine = replica
+    ? `    Read replica     ${replica.url.replace(/:[^:@/]*@/, ':***@')} (statements, books and lists; X-Read-From says which served)\n`
+    : '';
   process.stdout.write(`
   NUBAN ledger is running${hosts === 1 ? '' : ` as ${hosts} hosts`}${second ? ' on two Postgres clusters' : ''}.
 
 ${hostEnvs.map((serviceEnv, index) => hostBanner(serviceEnv, index, hosts)).join('\n\n')}${hosts === 1 ? '' : '\n'}
-    Temporal UI      ${temporal.uiUrl ?? '(external Temporal: see your cluster UI)'}
+${replicaLine}    Temporal UI      ${temporal.uiUrl ?? '(external Temporal: see your cluster UI)'}
     Sandbox provider http://localhost:${sandboxPort}
     Logs             ${logDir}
 

@@ -7,12 +7,17 @@ export type Db = Knex;
 export type Trx = Knex.Transaction;
 export type DbOrTrx = Knex | Knex.Transaction;
 
-export function createKnex(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>, logger?: Logger): Db {
+/** `acquireConnectionTimeoutMs`: how long a query waits for a connection (a read replica's is short: the primary can answer instead). */
+export function createKnex(
+  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>,
+  logger?: Logger,
+  options: { acquireConnectionTimeoutMs?: number } = {},
+): Db {
   return knex({
     client: 'pg',
     connection: config.DATABASE_URL,
     pool: { min: 0, max: config.DATABASE_POOL_MAX },
-    acquireConnectionTimeout: 10_000,
+    acquireConnectionTimeout: options.acquireConnectionTimeoutMs ?? 10_000,
     // knex otherwise writes its own warnings (failed connection attempts) straight to the console.
     ...(logger
       ? {

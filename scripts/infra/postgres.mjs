@@ -3,8 +3,8 @@
 //
 //   ensurePostgres({ log }) -> { url }
 //
-// DATABASE_URL, when set, wins: it is returned untouched after a TCP check.
-import { existsSync, mkdirSync, readdirSync, chownSync, chmodSync, readFileSync, writeFileSync } from 'node:fs';
+// DATABASE_URL, when set, wins: it is returned untouched after a TCP check. ensureReplica (below) adds a read replica.
+import { existsSync, mkdirSync, readdirSync, chownSync, chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isPortOpen, isRoot, quietLog, run, runSync, sleep, tail, which } from '../lib/util.mjs';
 
 const ROLE = 'ledger';
@@ -316,4 +316,167 @@ export async function ensureSecondPostgres({ log = quietLog, name = SECOND_CLUST
   const url = ledgerUrl(cluster.port);
   log(`ready: ${url.replace(`:${PASSWORD}@`, ':***@')}`);
   return { url };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A read replica of the local cluster: a streaming hot standby of 5432 on its own port (docs/scaling.md#read-replicas).
+//
+//   ensureReplica({ log, port }) -> { url, port }
+//
+// DATABASE_REPLICA_URL, when set, wins: it is returned untouched after a TCP check.
+
+const REPLICA_CLUSTER = 'replica';
+export const REPLICA_PORT = 5434;
+
+/** The ledger database on the replica (every database of the primary is there: test runs' too). */
+export function replicaUrl(port = REPLICA_PORT) {
+  return ledgerUrl(port);
+}
+
+/** Whether the replica's WAL receiver streams from the primary now. */
+async function replicaStreams(port) {
+  const r = await psqlAdmin(port, `SELECT count(*) FROM pg_stat_wal_receiver WHERE status = 'streaming'`, { check: false });
+  return r.ok && r.stdout.trim() === '1';
+}
+
+/**
+ * The settings a hot standby must hold at least as high as its primary (it refuses to start otherwise), read from the
+ * primary and written to the replica's conf.d: Debian keeps postgresql.conf outside the data directory, so the base
+ * backup does not carry them.
+ */
+async function standbyMinimums(primaryPort) {
+  const names = ['max_connections', 'max_worker_processes', 'max_wal_senders', 'max_prepared_transactions', 'max_locks_per_transaction'];
+  const lines = [];
+  for (const name of names) lines.push(`${name} = ${(await psqlAdmin(primaryPort, `SHOW ${name}`)).stdout.trim()}`);
+  return lines;
+}
+
+/** A new replica cluster: an empty Debian cluster on `port`, its data replaced by a base backup of the primary. */
+async function createReplicaCluster(primary, port, log) {
+  // Debian's pg_hba.conf lets the postgres user replicate over the local socket; a primary whose file was edited gets the line back.
+  const hba = (await psqlAdmin(primary.port, 'SHOW hba_file')).stdout.trim();
+  const text = readFileSync(hba, 'utf8');
+  if (!/^\s*local\s+replication\s+(all|postgres)\s+peer/m.test(text)) {
+    log(`adding a local replication rule for postgres to ${hba}`);
+    writeFileSync(hba, `# added by nuban-ledger provisioning (read replica)\nlocal replication postgres peer\n${text}`);
+    await psqlAdmin(primary.port, 'SELECT pg_reload_conf()');
+  }
+  log(`creating cluster ${primary.version}/${REPLICA_CLUSTER} on port ${port}`);
+  let r = await run('pg_createcluster', [primary.version, REPLICA_CLUSTER, '-p', String(port)], { timeoutMs: 120_000 });
+  if (!r.ok) throw new Error(`pg_createcluster failed:\n${tail(r.stderr || r.stdout)}`);
+  const cluster = listClusters().find((c) => c.cluster === REPLICA_CLUSTER && c.version === primary.version);
+  if (!cluster) throw new Error('pg_createcluster reported success but pg_lsclusters lists no replica cluster');
+  const confDir = `/etc/postgresql/${primary.version}/${REPLICA_CLUSTER}/conf.d`;
+  mkdirSync(confDir, { recursive: true });
+  writeFileSync(
+    `${confDir}/replica.conf`,
+    [
+      '# A hot standby of the local cluster, made by nuban-ledger provisioning.',
+      'hot_standby = on',
+      // The primary keeps the rows the replica's reads still see, so vacuum on the primary does not cancel them.
+      'hot_standby_feedback = on',
+      ...(await standbyMinimums(primary.port)),
+      '',
+    ].join('\n'),
+  );
+  // The base backup replaces what initdb made; -R writes standby.signal and primary_conninfo (the primary's socket).
+  rmSync(cluster.dataDir, { recursive: true, force: true });
+  log(`copying the primary (pg_basebackup -R) into ${cluster.dataDir}`);
+  r = await run(
+    'runuser',
+    [
+      '-u',
+      'postgres',
+      '--',
+      'pg_basebackup',
+      '-h',
+      SOCKET_DIR,
+      '-p',
+      String(primary.port),
+      '-D',
+      cluster.dataDir,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+    ],
+    { timeoutMs: 30 * 60_000, cwd: '/' },
+  );
+  if (!r.ok) throw new Error(`pg_basebackup failed:\n${tail(r.stderr || r.stdout)}`);
+  return cluster;
+}
+
+async function dropReplicaCluster(cluster, log) {
+  log(`dropping cluster ${cluster.version}/${cluster.cluster}, which no longer follows the primary`);
+  const r = await run('pg_dropcluster', ['--stop', cluster.version, cluster.cluster], { timeoutMs: 120_000 });
+  if (!r.ok) throw new Error(`pg_dropcluster failed:\n${tail(r.stderr || r.stdout)}`);
+}
+
+/**
+ * A streaming hot-standby replica of the local cluster on `port` (5434), made with Debian's tools and started; it
+ * follows every database of the primary. Idempotent and quick once it exists and streams: it is started when down,
+ * its replay resumed when a test left it paused, and made again when it no longer follows the primary (its WAL was
+ * recycled while it was down).
+ */
+export async function ensureReplica({ log = quietLog, port = REPLICA_PORT } = {}) {
+  if (process.env.DATABASE_REPLICA_URL) {
+    const url = process.env.DATABASE_REPLICA_URL;
+    const hp = parseUrl(url);
+    if (hp && !(await isPortOpen(hp.port, hp.host, 3000))) {
+      throw new Error(`DATABASE_REPLICA_URL is set but nothing answers on ${hp.host}:${hp.port}`);
+    }
+    log(`using DATABASE_REPLICA_URL (${hp ? `${hp.host}:${hp.port}` : 'unparsed'})`);
+    return { url, port: hp?.port ?? port };
+  }
+  // A DATABASE_URL (a test run's database) names the primary: it must be a local Debian cluster's.
+  const primaryAt = process.env.DATABASE_URL ? parseUrl(process.env.DATABASE_URL) : null;
+  if (primaryAt && !['127.0.0.1', 'localhost', '::1'].includes(primaryAt.host)) {
+    throw new Error('DATABASE_URL names a database on another host: set DATABASE_REPLICA_URL to a streaming replica of its cluster');
+  }
+  if (!isRoot() || !debianToolsPresent()) {
+    throw new Error(
+      'making a local read replica needs root and Debian PostgreSQL (pg_createcluster, pg_basebackup); or set DATABASE_REPLICA_URL',
+    );
+  }
+  if (!primaryAt) await ensurePostgres({ log });
+  const clusters = listClusters();
+  const primary = clusters.find((c) => c.cluster !== REPLICA_CLUSTER && c.status === 'online' && c.port === (primaryAt?.port ?? 5432));
+  if (!primary) throw new Error(`no running local PostgreSQL cluster on port ${primaryAt?.port ?? 5432} to replicate`);
+  let replica = clusters.find((c) => c.cluster === REPLICA_CLUSTER && c.version === primary.version);
+  if (replica && replica.port !== port)
+    throw new Error(`cluster ${replica.version}/${REPLICA_CLUSTER} exists on port ${replica.port}, not ${port}`);
+
+  for (let attempt = 0; ; attempt += 1) {
+    replica ??= await createReplicaCluster(primary, port, log);
+    if (replica.status !== 'online') {
+      log(`starting cluster ${replica.version}/${REPLICA_CLUSTER} on port ${port}`);
+      const r = await run('pg_ctlcluster', [replica.version, REPLICA_CLUSTER, 'start'], { timeoutMs: 120_000 });
+      if (!r.ok && !/already running/.test(r.stderr + r.stdout)) {
+        throw new Error(
+          `pg_ctlcluster ${replica.version} ${REPLICA_CLUSTER} start failed:\n${tail(r.stderr || r.stdout)}\n` +
+            `(see /var/log/postgresql/postgresql-${replica.version}-${REPLICA_CLUSTER}.log)`,
+        );
+      }
+    }
+    await waitReady(port);
+    const inRecovery = (await psqlAdmin(port, 'SELECT pg_is_in_recovery()')).stdout.trim() === 't';
+    if (inRecovery && (await psqlAdmin(port, 'SELECT pg_is_wal_replay_paused()')).stdout.trim() === 't') {
+      log('resuming the replay a test left paused');
+      await psqlAdmin(port, 'SELECT pg_wal_replay_resume()');
+    }
+    const deadline = Date.now() + 15_000;
+    let streams = inRecovery && (await replicaStreams(port));
+    while (inRecovery && !streams && Date.now() < deadline) {
+      await sleep(250);
+      streams = await replicaStreams(port);
+    }
+    if (streams) break;
+    if (attempt > 0) throw new Error(`the replica on port ${port} does not stream from the primary (see its log)`);
+    await dropReplicaCluster(replica, log);
+    replica = undefined;
+  }
+  const url = replicaUrl(port);
+  log(`replica ready: ${url.replace(`:${PASSWORD}@`, ':***@')}`);
+  return { url, port };
 }

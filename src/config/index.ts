@@ -127,5 +127,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** What one cell's services see: its cluster's database and its own task queue, everything else shared. */
 export function cellConfig(config: Config, cluster: ClusterSettings): Config {
-  return Object.freeze({ ...config, DATABASE_URL: cluster.databaseUrl, TEMPORAL_TASK_QUEUE: cluster.taskQueue });
+  // DATABASE_REPLICA_URL is a replica of the first cluster: the others read from their own primaries.
+  const replicaUrl = cluster.name === config.CLUSTERS[0]!.name ? config.DATABASE_REPLICA_URL : undefined;
+  return Object.freeze({
+    ...config,
+    DATABASE_URL: cluster.databaseUrl,
+    TEMPORAL_TASK_QUEUE: cluster.taskQueue,
+    DATABASE_REPLICA_URL: replicaUrl,
+  });
 }

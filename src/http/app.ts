@@ -7,6 +7,8 @@ import { HttpError } from './http-error';
 import type { Logger } from '../logger';
 import type { AppContext, AppState } from './context';
 import { requireApiKey, requireFreshCode, requireSession, type Authenticator } from './middleware/auth';
+import { readAfterWrite, replicaRead } from './middleware/read-routing';
+import type { ReadRouter } from '../read-routing/read-router';
 import { jsonBody, readRawBody } from './middleware/body';
 import { errorHandler } from './middleware/errors';
 import { requestContext } from './middleware/request-context';
@@ -27,6 +29,8 @@ interface AppDeps {
   webhooks?: OpenApiWebhooks;
   /** The built web app served at /dashboard (default: dist/dashboard). */
   dashboard?: DashboardSite;
+  /** With a replica configured: the GET routes (by path) whose reads it may serve, and the router that decides. */
+  replicaReads?: { router: ReadRouter; paths: ReadonlySet<string> };
 }
 
 /** Responses are checked against their declared schema outside production, so the OpenAPI document cannot drift. */
@@ -89,6 +93,13 @@ function scopeOf(route: RouteDefinition) {
   return scope;
 }
 
+/** A path named as a replica read that is no GET route is a slip that would quietly keep its reads on the primary. */
+function refuseUnknownReplicaReads(routes: RouteDefinition[], paths: ReadonlySet<string>): void {
+  const gets = new Set(routes.filter((route) => route.method === 'get').map((route) => route.path));
+  const unknown = [...paths].filter((path) => !gets.has(path));
+  if (unknown.length) throw new Error(`replica reads name paths that are no GET route: ${unknown.join(', ')}`);
+}
+
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config, logger, auth, readiness, routes } = deps;
   const app = new Koa<AppState>();
@@ -102,6 +113,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const publicOrigin = config.PUBLIC_URL ? new URL(config.PUBLIC_URL).origin : undefined;
   const checkResponses = config.RESPONSE_SCHEMA_CHECKS ?? config.NODE_ENV !== 'production';
   const parseJson = jsonBody();
+  const reads = deps.replicaReads?.router.replicated ? deps.replicaReads : undefined;
+  if (reads) refuseUnknownReplicaReads(routes, reads.paths);
 
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -124,6 +137,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   for (const route of routes) {
     const middleware: Array<(ctx: AppContext, next: Next) => Promise<void>> = [];
+    if (reads && route.method !== 'get') middleware.push(readAfterWrite(reads.router));
     if (carriesPrivateData(route)) middleware.push(noStore);
     if (route.path.startsWith('/auth/')) middleware.push(dashboardHeaders);
     if (route.auth === 'apiKey') middleware.push(requireApiKey(auth, scopeOf(route)));
@@ -134,6 +148,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       middleware.push(parse as unknown as (ctx: AppContext, next: Next) => Promise<void>);
     }
     middleware.push(...(route.guards ?? []));
+    if (reads && route.method === 'get' && reads.paths.has(route.path)) middleware.push(replicaRead(reads.router));
     router.register(route.path, [route.method], [...middleware, handlerFor(route, checkResponses)]);
   }
 

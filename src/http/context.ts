@@ -49,6 +49,8 @@ export interface AppState {
   /** The API key the request was made with (API key routes): a payout's maker when no user made it. */
   apiKeyId?: string;
   user?: AuthenticatedUser;
+  /** The tenant a public route's write changed (the provider's webhook crediting one of its accounts), for its write position. */
+  writeTenantId?: string;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

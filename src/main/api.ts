@@ -1,5 +1,6 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { REPLICA_READ_PATHS } from './replica-reads';
 import { eventWebhookSchemas } from '../events/event-catalogue';
 import { createCellDispatcher } from '../clusters/cell-dispatch';
 import { createRequestTenants } from '../clusters/request-tenants';
@@ -42,6 +43,7 @@ runProcess(
         readiness: createReadiness(cellInfra),
         routes: createRoutes(services, cellInfra.config),
         webhooks: eventWebhookSchemas(),
+        replicaReads: { router: cellInfra.reads, paths: REPLICA_READ_PATHS },
       });
       return { infra: cellInfra, services, keyChanges, handle: app.callback() };
     });

@@ -33,6 +33,7 @@ import { createIdentityClient } from '../customers/identity-client';
 import { createKycService } from '../customers/kyc.service';
 import { tenantSummaryRoutes } from '../dashboard/tenant-summary.routes';
 import { createKnex, type Db } from '../db';
+import { createReadRouter, type ReadRouter } from '../read-routing/read-router';
 import { feesDashboardRoutes } from '../fees/fees.dashboard.routes';
 import { holdsRoutes } from '../kyc-limits/holds.routes';
 import { kycLimitsRoutes } from '../kyc-limits/kyc-limits.routes';
@@ -125,10 +126,17 @@ export interface Infrastructure {
   config: Config;
   logger: Logger;
   db: Db;
+  /** Where the reads that may come from a replica go (DATABASE_REPLICA_URL), and the write positions that bound them. */
+  reads: ReadRouter;
+  /** The replica's own pool, when there is one (reads reach it through `reads`). */
+  replica?: Db;
   temporal: Client;
   provider: PaymentProvider;
   metrics: ProcessMetrics;
 }
+
+/** A replica that gives no connection within this long is treated as down: the primary serves the read. */
+const REPLICA_ACQUIRE_TIMEOUT_MS = 2_000;
 
 /** `shared`: another cell's Temporal client, provider and metrics, which every cell of a process uses. */
 export function createInfrastructure(
@@ -137,10 +145,23 @@ export function createInfrastructure(
   shared?: Pick<Infrastructure, 'temporal' | 'provider' | 'metrics'>,
 ): Infrastructure {
   const metrics = shared?.metrics ?? createProcessMetrics();
+  const db = createKnex(config, logger.child({ component: 'db' }));
+  const replica = config.DATABASE_REPLICA_URL
+    ? createKnex({ ...config, DATABASE_URL: config.DATABASE_REPLICA_URL }, logger.child({ component: 'db-replica' }), {
+        acquireConnectionTimeoutMs: REPLICA_ACQUIRE_TIMEOUT_MS,
+      })
+    : undefined;
   return {
     config,
     logger,
-    db: createKnex(config, logger.child({ component: 'db' })),
+    db,
+    replica,
+    reads: createReadRouter({
+      primary: db,
+      replica,
+      maxLagMs: config.DATABASE_REPLICA_MAX_LAG,
+      logger: logger.child({ component: 'read-router' }),
+    }),
     temporal: shared?.temporal ?? createTemporalClient(config),
     provider: shared?.provider ?? createSpecProvider(config, logger.child({ component: 'provider' }), metrics.provider),
     metrics,
@@ -148,7 +169,7 @@ export function createInfrastructure(
 }
 
 export async function closeInfrastructure(infra: Infrastructure): Promise<void> {
-  await Promise.allSettled([infra.db.destroy(), infra.temporal.connection.close()]);
+  await Promise.allSettled([infra.db.destroy(), infra.replica?.destroy(), infra.temporal.connection.close()]);
 }
 
 /**
@@ -165,7 +186,10 @@ export function createCellInfrastructures(config: Config, logger: Logger): Infra
 }
 
 export async function closeCellInfrastructures(cells: Infrastructure[]): Promise<void> {
-  await Promise.allSettled([...cells.map((cell) => cell.db.destroy()), cells[0]?.temporal.connection.close()]);
+  await Promise.allSettled([
+    ...cells.flatMap((cell) => [cell.db.destroy(), cell.replica?.destroy()]),
+    cells[0]?.temporal.connection.close(),
+  ]);
 }
 
 /** The directory of tenant placements, on the control database; null with one cluster, where every tenant lives on it. */
@@ -185,6 +209,10 @@ const API_KEY_CACHE_ENTRIES = 10_000;
 /** `clock`: the time two-factor codes are judged by (tests pass their own; the system clock otherwise). */
 export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean; clock?: () => number } = {}) {
   const { config, logger, db, temporal, metrics } = infra;
+  // The services behind the routes whose reads may come from a replica (replica-reads.ts) are built on readDb: it is
+  // the primary everywhere except in those routes' handlers, so their writes, transactions and money checks, made by
+  // other routes, the worker and the CLI, stay on the primary. Rate limits, auth and idempotency keep the primary's.
+  const readDb = infra.reads.db;
   // Reconciliation reaches the provider through the background lane, behind money moving now.
   const lanes = createProviderLanes(infra.provider, { backgroundConcurrency: config.RECONCILIATION_PROVIDER_CONCURRENCY });
   const provider = lanes.foreground;
@@ -207,10 +235,10 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   const apiKeyCache = createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL, maxEntries: API_KEY_CACHE_ENTRIES });
   const clock = options.clock ?? Date.now;
   const auth = createAuthService({ db, config, apiKeyCache, logger: logger.child({ component: 'auth' }), clock });
-  const accounts = createAccountsService({ db, config, provider });
-  const statements = createStatementService({ db, accounts });
+  const accounts = createAccountsService({ db: readDb, config, provider });
+  const statements = createStatementService({ db: readDb, accounts });
   const settlements = createSettlementsService({
-    db,
+    db: readDb,
     config,
     postingEngine: ledger,
     logger,
@@ -236,7 +264,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   });
   // Beneficiaries ask the settlements service for names; a settlement naming a beneficiary asks them where it pays.
   const beneficiaries = createBeneficiariesService({
-    db,
+    db: readDb,
     config,
     names: {
       lookup: async (tenantId, destination) =>
@@ -264,7 +292,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   const holds = createHoldsService({ db, postingEngine: ledger, returns: payerReturns });
   const refunds = createRefundsService({ db, config, ledger, returns: payerReturns });
   const creditPayment = createPaymentCrediter({ postingEngine: ledger, jobs });
-  const internalTransfers = createInternalTransfersService({ db, config, postingEngine: ledger });
+  const internalTransfers = createInternalTransfersService({ db: readDb, config, postingEngine: ledger });
   const splitRules = createSplitRulesService({ db, transfers: internalTransfers });
   const raiseSettlementFinding: RaiseSettlementFinding = (finding) =>
     db.transaction((trx) => createReconciliationExceptionsRepo(db).raise(trx, finding));
@@ -290,6 +318,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
   });
   return {
     db,
+    readDb,
     postingEngine,
     ledger,
     starter,
@@ -330,7 +359,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
     apiKeys: createApiKeysService({ db, apiKeyCache }),
     accounts,
     statements,
-    books: createBooksService({ db }),
+    books: createBooksService({ db: readDb }),
     settlements,
     payoutApprovals,
     scheduledPayouts,
@@ -369,10 +398,10 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       minNotFoundLookups: config.CONFIRMATION_MIN_NOT_FOUND_LOOKUPS,
     }),
     deliveries: createWebhookDeliveryService({ db, config }),
-    webhooks: createWebhooksService({ db, config, jobs, starter, limits: rateLimits }),
+    webhooks: createWebhooksService({ db: readDb, config, jobs, starter, limits: rateLimits }),
     endpoints: createEndpointsService({ db, config, jobs, starter, limits: rateLimits }),
     settlementExecution,
-    customers: createCustomersService({ db }),
+    customers: createCustomersService({ db: readDb }),
     kyc: createKycService({
       db,
       config,
@@ -465,7 +494,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
   return [
     ...tenantAdminRoutes({ auth: services.auth, users: services.tenantUsers, apiKeys: services.apiKeys, audit: services.audit, config }),
     ...passwordRoutes({ passwords: services.passwordChanges, limits: services.rateLimits }),
-    ...tenantSummaryRoutes({ db: services.db, limits: services.rateLimits }),
+    ...tenantSummaryRoutes({ db: services.readDb, limits: services.rateLimits }),
     ...accountsDashboardRoutes({
       accounts: services.accounts,
       customers: services.customers,
@@ -473,7 +502,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
       config,
       limits: services.rateLimits,
     }),
-    ...settlementsDashboardRoutes({ db: services.db, settlements: services.settlements }),
+    ...settlementsDashboardRoutes({ db: services.readDb, settlements: services.settlements }),
     ...scheduledPayoutsDashboardRoutes({ scheduledPayouts: services.scheduledPayouts }),
     ...payoutApprovalsDashboardRoutes({ payoutApprovals: services.payoutApprovals }),
     ...approvalPoliciesDashboardRoutes({ approvalPolicies: services.approvalPolicies }),
@@ -487,7 +516,7 @@ function dashboardRoutes(services: Services, config: Config): RouteDefinition[] 
     ...booksDashboardRoutes({ books: services.books }),
     ...customersDashboardRoutes({ customers: services.customers }),
     ...customerAccountsRoutes({ customers: services.customers, accounts: services.accounts, audit: services.audit }),
-    ...webhooksDashboardRoutes({ db: services.db, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),
+    ...webhooksDashboardRoutes({ db: services.readDb, webhooks: services.webhooks, auth: services.auth, audit: services.audit }),
     ...endpointsDashboardRoutes({ endpoints: services.endpoints }),
     ...feesDashboardRoutes({ fees: services.fees }),
     ...holdsRoutes({ holds: services.holds }),

@@ -30,6 +30,16 @@ import { creditVelocityOf, recordVelocityTriggered } from '../velocity-rules/vel
 
 type IngestOutcome = EventCategory | 'duplicate';
 
+/** What one webhook came to, and the tenant whose account it credited (null when it credited none). */
+interface Ingested {
+  outcome: IngestOutcome;
+  creditedTenantId: string | null;
+}
+
+async function creditedNone(outcome: Promise<IngestOutcome>): Promise<Ingested> {
+  return { outcome: await outcome, creditedTenantId: null };
+}
+
 /** Where payout events go; implemented by the settlements domain. */
 export interface PayoutEventSink {
   /** The settlement the event belongs to, and the workflows to start in the same transaction as the event (`eventId`: its request id). */
@@ -186,9 +196,9 @@ export function createPaymentIngestService(deps: {
     });
   }
 
-  async function ingestPayment(notification: PaymentNotification): Promise<IngestOutcome> {
+  async function ingestPayment(notification: PaymentNotification): Promise<Ingested> {
     const { facts: base, stated } = notification;
-    if ('error' in notification.payment) return recordUnusable(base, stated, notification.payment.error);
+    if ('error' in notification.payment) return creditedNone(recordUnusable(base, stated, notification.payment.error));
     const payment = notification.payment;
     const amounts = { gross: payment.gross, fee: payment.fee };
     const plan = planPaymentCredit(jobs, {
@@ -213,19 +223,19 @@ export function createPaymentIngestService(deps: {
       const toPost = { aliasRef: payment.accountRef, event, plan };
       let posted = await postings.post(toPost);
       if (posted.kind === 'to_judge') posted = await postJudged(toPost, posted.account);
-      if (posted.kind === 'no_account') return recordMisdirected(base, stated, await attributedTenant(payment.accountRef));
-      if (posted.kind === 'duplicate') return 'duplicate';
+      if (posted.kind === 'no_account') return creditedNone(recordMisdirected(base, stated, await attributedTenant(payment.accountRef)));
+      if (posted.kind === 'duplicate') return { outcome: 'duplicate', creditedTenantId: null };
       starter.kick(posted.jobs);
-      return 'payment';
+      return { outcome: 'payment', creditedTenantId: posted.account.tenantId };
     } catch (error) {
       // Retryable failures go back to the provider as a 503, so the payment is redelivered, not dropped.
       if (isRetryableDatabaseError(error)) throw error;
       if (isDuplicatePaymentCredit(error)) {
         const late = await recordIfCreditedByReconciliation(event, amounts);
-        if (late) return late;
+        if (late) return { outcome: late, creditedTenantId: null };
       }
       logger.error({ err: error, requestId: base.requestId, aliasAccountRef: payment.accountRef }, 'payment posting failed');
-      return recordUnusable(base, stated, describePostingFailure(error), amounts);
+      return creditedNone(recordUnusable(base, stated, describePostingFailure(error), amounts));
     }
   }
 
@@ -259,49 +269,53 @@ export function createPaymentIngestService(deps: {
     };
   }
 
-  async function ingestOne(rawBody: Buffer, header: HeaderReader, sourceAddress: string): Promise<IngestOutcome> {
+  async function ingestOne(rawBody: Buffer, header: HeaderReader, sourceAddress: string): Promise<Ingested> {
     const notification = notifications.read(rawBody, header);
     // Only traffic failing verification counts against its address: the provider's signed webhooks never wait.
     if (notification.kind === 'unreadable' || notification.kind === 'unverified') await unverifiedLimit.consume(sourceAddress);
     switch (notification.kind) {
       case 'unreadable':
-        return record({
-          id: uuidv7(),
-          requestId: null,
-          eventType: null,
-          category: 'sig_invalid',
-          signatureValid: false,
-          ...unverified(rawBody),
-          error: notification.error,
-        });
+        return creditedNone(
+          record({
+            id: uuidv7(),
+            requestId: null,
+            eventType: null,
+            category: 'sig_invalid',
+            signatureValid: false,
+            ...unverified(rawBody),
+            error: notification.error,
+          }),
+        );
       case 'unverified':
-        return record({
-          ...notification.facts,
-          payload: undefined,
-          ...unverified(rawBody),
-          id: uuidv7(),
-          category: 'sig_invalid',
-          signatureValid: false,
-          error: 'signature verification failed',
-        });
+        return creditedNone(
+          record({
+            ...notification.facts,
+            payload: undefined,
+            ...unverified(rawBody),
+            id: uuidv7(),
+            category: 'sig_invalid',
+            signatureValid: false,
+            error: 'signature verification failed',
+          }),
+        );
       case 'payment':
         return ingestPayment(notification);
       case 'payout':
-        return ingestPayout(notification);
+        return creditedNone(ingestPayout(notification));
       case 'other':
-        return record({ ...notification.facts, id: uuidv7(), category: 'non_payment_event', signatureValid: true });
+        return creditedNone(record({ ...notification.facts, id: uuidv7(), category: 'non_payment_event', signatureValid: true }));
     }
   }
 
   return {
     /** Ingests one webhook, counted by its category (`failed` when it escapes as an error: a 5xx answer). */
-    async ingest(rawBody: Buffer, header: HeaderReader, sourceAddress: string): Promise<IngestOutcome> {
+    async ingest(rawBody: Buffer, header: HeaderReader, sourceAddress: string): Promise<Ingested> {
       const started = performance.now();
       let category = 'failed';
       try {
-        const outcome = await ingestOne(rawBody, header, sourceAddress);
-        category = outcome;
-        return outcome;
+        const ingested = await ingestOne(rawBody, header, sourceAddress);
+        category = ingested.outcome;
+        return ingested;
       } finally {
         metrics.webhookAnswered(category, (performance.now() - started) / 1000);
       }

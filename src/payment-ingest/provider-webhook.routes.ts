@@ -24,7 +24,9 @@ export function providerWebhookRoutes(deps: { ingest: PaymentIngestService }): R
       errors: [413, 429, 503],
       handle: async ({ rawBody, ctx }) => {
         // An unreachable database escapes as a 503 (errorHandler), so the provider redelivers.
-        const outcome = await ingest.ingest(rawBody ?? Buffer.alloc(0), (name) => headerOf(ctx, name), ctx.ip);
+        const { outcome, creditedTenantId } = await ingest.ingest(rawBody ?? Buffer.alloc(0), (name) => headerOf(ctx, name), ctx.ip);
+        // The credit is its tenant's latest write: its reads from a replica wait for it.
+        if (creditedTenantId) ctx.state.writeTenantId = creditedTenantId;
         ctx.state.log.info({ outcome }, 'provider webhook');
         return { status: 200, body: { received: true } };
       },

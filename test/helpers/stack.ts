@@ -20,6 +20,7 @@ import {
   type Services,
   type WorkerStarts,
 } from '../../src/main/container';
+import { REPLICA_READ_PATHS } from '../../src/main/replica-reads';
 import { startWorkerLoops, type WorkerLoops } from '../../src/main/worker-loops';
 import { ensurePeriodicSchedules, type PeriodicJob } from '../../src/workflow-starts/periodic-schedules';
 import { createSandbox, type Sandbox } from '../../src/sandbox/app';
@@ -88,6 +89,7 @@ export async function startStack(
     readiness: createReadiness(infra),
     routes: createRoutes(services, config),
     webhooks: eventWebhookSchemas(),
+    replicaReads: { router: infra.reads, paths: REPLICA_READ_PATHS },
   });
   apiServer.on('request', app.callback());
   answerClientErrorsAsJson(apiServer);
