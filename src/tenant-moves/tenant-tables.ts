@@ -38,6 +38,7 @@ const COLUMN_REWRITES: Readonly<Record<string, Record<string, string | null>>> =
   settlement_status_history: { id: null },
   workflow_outbox: { available_at: `CASE WHEN r.available_at = 'infinity' THEN now() ELSE r.available_at END` },
   tenant_events: { xact_id: `'0'::xid8` },
+  tenants: { moved_out_at: 'NULL' },
   virtual_accounts: { moved_out_at: 'NULL' },
   settlements: { moved_out_at: 'NULL' },
 };
