@@ -215,6 +215,8 @@ export function createAccountsRepo(db: DbOrTrx) {
         `UPDATE virtual_accounts v SET status = 'expired', updated_at = now()
            FROM (SELECT id FROM virtual_accounts
                   WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= clock_timestamp()
+                    -- An account whose tenant moved to another cluster expires there; here the fence refuses the update.
+                    AND moved_out_at IS NULL
                   ORDER BY expires_at LIMIT ? FOR NO KEY UPDATE SKIP LOCKED) due
           WHERE v.id = due.id AND v.status = 'active'
           RETURNING v.tenant_id, v.account_ref`,

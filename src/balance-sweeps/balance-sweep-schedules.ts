@@ -122,6 +122,18 @@ export function createBalanceSweepSchedules(deps: {
   return {
     sync,
 
+    /**
+     * Pushes the sweep as its row stands, whatever version Temporal was last given: the Schedule is made again on this
+     * cell's task queue (a tenant moved here, its Schedule removed where it was).
+     */
+    async pushNow(accountId: string): Promise<void> {
+      const sweep = await sweeps.findAny(accountId);
+      if (sweep) await push(sweep);
+    },
+
+    /** Removes the account's Schedule, leaving its sweep's row as it is (a tenant moving away). */
+    unschedule: removeSchedule,
+
     /** After a commit: pushes the change at once, in the background; the worker's loop pushes it if this cannot. */
     kick(accountId: string): void {
       sync(accountId).catch((error: unknown) =>

@@ -29,6 +29,8 @@ export function createMismatchReturnsRepo(db: DbOrTrx) {
            FROM ${HELD_MISMATCHES_TO_RETURN_SQL} c
           WHERE NOT EXISTS (SELECT 1 FROM dynamic_account_returns r
                              WHERE r.entry_id = c.entry_id AND (r.status <> 'returning' OR r.attempted_at > now() - ${RETRY_AFTER}))
+            -- An account whose tenant moved to another cluster returns its payments there; here the fence refuses them.
+            AND NOT EXISTS (SELECT 1 FROM virtual_accounts va WHERE va.id = c.account_id AND va.moved_out_at IS NOT NULL)
           ORDER BY c.created_at
           LIMIT ?`,
         [limit],

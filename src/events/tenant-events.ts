@@ -123,6 +123,8 @@ export function createTenantEvents(db: DbOrTrx) {
     async lockUndispatched(limit: number): Promise<TenantEvent[]> {
       const rows: TenantEventRow[] = await db('tenant_events')
         .whereNull('dispatched_at')
+        // A tenant moved to another cluster has its events dispatched there (the copy took them undispatched).
+        .whereNotIn('tenant_id', db('tenants').whereNotNull('moved_out_at').select('id'))
         .orderBy([{ column: 'created_at' }, { column: 'id' }])
         .limit(limit)
         .forUpdate()

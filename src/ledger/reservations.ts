@@ -115,6 +115,15 @@ export async function expireDue(trx: Trx, now: Date, limit = 500): Promise<Expir
   const due: Array<{ account_id: string }> = await trx('ledger_reservations')
     .where('expires_at', '<=', now)
     .where('open_amount', '>', 0)
+    // An account whose tenant moved to another cluster expires its reservations there; here the fence would refuse
+    // the release and roll back every other account's with it.
+    .whereNotExists((moved) =>
+      moved
+        .select(trx.raw('1'))
+        .from('virtual_accounts as va')
+        .whereRaw('va.id = ledger_reservations.account_id')
+        .whereNotNull('va.moved_out_at'),
+    )
     .distinct('account_id')
     .limit(limit);
   if (due.length === 0) return [];

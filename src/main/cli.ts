@@ -13,6 +13,7 @@ import { retentionCommands } from './cli/retention';
 import { settlementCommands } from './cli/settlements';
 import { temporalCommands } from './cli/temporal';
 import { tenantCommands } from './cli/tenants';
+import { tenantMoveCommands } from './cli/tenant-move';
 import { UsageError, type Command } from './cli/command';
 import type { TenantDirectory } from '../clusters/tenant-directory';
 import { closeCellInfrastructures, createCellInfrastructures, createDirectory, createServices, type Infrastructure } from './container';
@@ -22,6 +23,7 @@ import { PasswordInputError } from './password-input';
 const COMMANDS: Record<string, Command> = {
   ...dbCommands,
   ...tenantCommands,
+  ...tenantMoveCommands,
   ...feeCommands,
   ...ledgerCommands,
   ...reconciliationCommands,

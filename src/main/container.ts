@@ -108,6 +108,7 @@ import { createSettlementsService } from '../settlements/settlements.service';
 import { createPayoutApprovalsService } from '../settlements/payout-approvals.service';
 import { createScheduledPayoutsService } from '../settlements/scheduled-payouts.service';
 import { scheduledPayoutRestartPlan } from '../settlements/scheduled-payout-restarts';
+import { createCellTenantWorkflows } from '../tenant-moves/cell-workflows';
 import { scheduledPayoutCancelledSignal, scheduledPayoutWorkflowId } from '../contracts/scheduled-payout.contract';
 import { createTemporalClient, isTemporalReachable } from '../temporal/client';
 import { withTimeout } from '../timeout';
@@ -342,6 +343,17 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       logger: logger.child({ component: 'settlement-batch-restarts' }),
       plan: settlementBatchRestartPlan({ db, jobs, starter, logger: logger.child({ component: 'settlement-batch-restarts' }) }),
+    }),
+    /** The tenant's workflows on this cell, for a move: stopped on the source, started again on the target. */
+    tenantWorkflows: createCellTenantWorkflows({
+      db,
+      client: temporal,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      jobs,
+      starter,
+      balanceSweepSchedules,
+      raiseFinding: raiseSettlementFinding,
+      logger: logger.child({ component: 'tenant-moves' }),
     }),
     scheduledPayoutRestarts: createWorkflowRestarter({
       db,

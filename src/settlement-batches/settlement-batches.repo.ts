@@ -220,7 +220,11 @@ export function createSettlementBatchesRepo(db: DbOrTrx) {
     /** Of these batches, the ones not ended yet (completed_at unset): cancelled ones still following their items included. */
     async listOpen(ids: string[]): Promise<BatchRecord[]> {
       if (ids.length === 0) return [];
-      const rows: BatchRow[] = await db('settlement_batches').whereIn('id', ids).whereNull('completed_at');
+      const rows: BatchRow[] = await db('settlement_batches')
+        .whereIn('id', ids)
+        .whereNull('completed_at')
+        // A batch whose tenant moved to another cluster is resumed there, never here.
+        .whereNotIn('tenant_id', db('tenants').whereNotNull('moved_out_at').select('id'));
       return rows.map(toBatch);
     },
 

@@ -133,10 +133,14 @@ export function createScheduledPayoutsRepo(db: DbOrTrx) {
         .update({ state: end.state, refusal: end.state === 'refused' ? end.refusal : null, ended_at: db.fn.now() });
     },
 
-    /** Of the payouts of these references (any tenant's), those still scheduled. */
+    /** Of the payouts of these references (any tenant's), those still scheduled here. */
     async stillScheduled(merchantTxRefs: string[]): Promise<ScheduledPayoutRecord[]> {
       if (merchantTxRefs.length === 0) return [];
-      const rows: ScheduledPayoutRow[] = await withRefs().whereIn('s.merchant_tx_ref', merchantTxRefs).where({ 's.state': 'scheduled' });
+      const rows: ScheduledPayoutRow[] = await withRefs()
+        .whereIn('s.merchant_tx_ref', merchantTxRefs)
+        .where({ 's.state': 'scheduled' })
+        // A payout whose tenant moved to another cluster is resumed there, never here.
+        .whereNull('a.moved_out_at');
       return rows.map(toScheduled);
     },
 

@@ -3,7 +3,8 @@ import type { Db } from '../db';
 /**
  * The fence on the source: the tenant's accounts and settlements marked moved out, after which the database refuses
  * every change to them (see the migration tenant_move_fence), and so every money write of the tenant there; and the
- * tenant's workflow starts still in the outbox parked, so that no drainer starts them here. Marking
+ * tenant's workflow starts still in the outbox parked, so that no drainer starts them here; and the tenant itself
+ * marked, so that the cluster's jobs that span tenants pass it by. Marking
  * an account takes its row lock, the lock every posting holds until it commits: the fence commits only once the
  * postings in flight have, and the copy's snapshot, taken after it, holds all of them. Rows are taken in id order,
  * the order postings lock them in, so the fence never deadlocks one.
@@ -20,6 +21,8 @@ export function createTenantFence(db: Db) {
             [tenantId],
           );
         }
+        // The tenant's own mark, by which the cluster's jobs that span tenants leave it alone.
+        await trx.raw('UPDATE tenants SET moved_out_at = now() WHERE id = ? AND moved_out_at IS NULL', [tenantId]);
         // Workflow starts the outbox still holds are left to the target, which starts them (see COLUMN_REWRITES).
         await trx.raw(
           `UPDATE workflow_outbox SET available_at = 'infinity' WHERE tenant_id = ? AND started_at IS NULL AND available_at <> 'infinity'`,
@@ -34,6 +37,7 @@ export function createTenantFence(db: Db) {
         for (const table of ['virtual_accounts', 'settlements']) {
           await trx.raw(`UPDATE ${table} SET moved_out_at = NULL WHERE tenant_id = ? AND moved_out_at IS NOT NULL`, [tenantId]);
         }
+        await trx.raw('UPDATE tenants SET moved_out_at = NULL WHERE id = ?', [tenantId]);
         await trx.raw(
           `UPDATE workflow_outbox SET available_at = now() WHERE tenant_id = ? AND started_at IS NULL AND available_at = 'infinity'`,
           [tenantId],

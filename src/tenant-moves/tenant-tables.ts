@@ -13,6 +13,10 @@ export const PLATFORM_TABLES: Readonly<Record<string, string>> = {
   rate_limits:
     'request counters by key, expiring within seconds to minutes: a tenant starts afresh on its new cluster, as after a quiet minute',
   sweep_watermarks: "how far each of the cluster's background jobs has scanned, over all its tenants",
+  // The control database is by default the first cluster's database: its tables sit beside the ledger's there.
+  tenant_placements: 'the directory of every tenant’s cluster, in the control database; a move switches it, never copies it',
+  knex_migrations_control: "the control database's schema version",
+  knex_migrations_control_lock: "the control database's migrator lock",
 };
 
 /** One table of a tenant's rows, and how to find them. */
@@ -38,6 +42,7 @@ const COLUMN_REWRITES: Readonly<Record<string, Record<string, string | null>>> =
   settlement_status_history: { id: null },
   workflow_outbox: { available_at: `CASE WHEN r.available_at = 'infinity' THEN now() ELSE r.available_at END` },
   tenant_events: { xact_id: `'0'::xid8` },
+  tenants: { moved_out_at: 'NULL' },
   virtual_accounts: { moved_out_at: 'NULL' },
   settlements: { moved_out_at: 'NULL' },
 };
@@ -91,7 +96,8 @@ export async function tenantTables(db: DbOrTrx): Promise<TenantTable[]> {
   const byName = new Map(tables.map((table) => [table.name, table]));
 
   const filters = new Map<string, string>([['tenants', 't.id = :tenantId']]);
-  for (const table of tables) if (table.has_tenant_id) filters.set(table.name, 't.tenant_id = :tenantId');
+  for (const table of tables)
+    if (table.has_tenant_id && !(table.name in PLATFORM_TABLES)) filters.set(table.name, 't.tenant_id = :tenantId');
   // A table without tenant_id is the tenant's when it names a row of a tenant's table: its rows are those naming one.
   for (let grown = true; grown;) {
     grown = false;

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/logger';
 import { createTemporalClient } from '../../src/temporal/client';
 import { call, eventually, type HttpResponse } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
+import { magicAccountNumber } from '../helpers/sandbox-values';
 import { scratchDatabase } from '../helpers/scratch-database';
 import { E2E_TIMINGS } from './system';
 import { provision, statementLines } from './tenant';
@@ -287,5 +288,84 @@ describe('e2e: tenants on two Postgres clusters (a cell each)', () => {
     });
     assert.equal(response.status, 503, response.text);
     assert.equal(response.body.code, 'tenant_ambiguous', 'answered by the front, handed to neither cluster');
+  });
+
+  it('moves a tenant with settlements in flight to the other cluster with tenant:move: each payout once, the tenant served from there', async function () {
+    // The scheduled payout's time, 30 s after it is set, is part of it.
+    this.timeout(240_000);
+    const moving = tenants[2]!;
+    const staying = tenants[0]!;
+    assert.equal(moving.cluster, 'a');
+    await assert.rejects(sys.cli('tenant:move', '--tenant', staying.tenantId, '--to', 'a'), /exited 2: tenant \S+ is already on cluster a/);
+    await assert.rejects(sys.cli('tenant:move', '--tenant', staying.tenantId, '--to', 'c'), /exited 2: --to: no cluster named "c"/);
+    const nobody = '00000000-0000-7000-8000-000000000000';
+    await assert.rejects(sys.cli('tenant:move', '--tenant', nobody, '--to', 'b'), /exited 2: no tenant \S+ on cluster a/);
+    const stayingBefore = await statementLines(sys, staying.apiKey, staying.account.AccountRef);
+
+    const settle = async (body: Record<string, string>): Promise<string> => {
+      const response = await call(sys.apiUrl, 'POST', `/v1/accounts/${moving.account.AccountRef}/settle`, { apiKey: moving.apiKey, body });
+      assert.equal(response.status, 202, response.text);
+      return response.body.merchantTxRef as string;
+    };
+    const transferStatus = async (ref: string) =>
+      (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: moving.apiKey })).body.status as string;
+    const payoutsAtSandbox = async (ref: string) => (await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body.payouts as number;
+    // One payout the provider holds PROCESSING (until the test settles it), one scheduled for a moment after the move.
+    const processing = await settle({ amount: '2000.00', bankCode: '044', accountNumber: magicAccountNumber('stuckProcessing') });
+    await eventually(
+      async () => (await call(sys.sandboxUrl, 'GET', `/sandbox/transfers/${processing}`)).body.submissions?.[0]?.status === 'PROCESSING',
+      { intervalMs: 300, what: 'the payout submitted and held PROCESSING at the provider' },
+    );
+    const scheduled = await settle({ amount: '1500.00', ...DESTINATION, scheduledFor: new Date(Date.now() + 30_000).toISOString() });
+
+    const moved = JSON.parse(await sys.cli('tenant:move', '--tenant', moving.tenantId, '--to', 'b', '--json')) as {
+      outcome: string;
+      pausedMs: number;
+      copied: Record<string, number>;
+      stoppedWorkflows: string[];
+      restartedWorkflows: number;
+    };
+    assert.equal(moved.outcome, 'moved');
+    assert.ok(moved.pausedMs > 0 && moved.copied.settlements! >= 2, JSON.stringify(moved));
+    for (const workflowId of [`settlement:${processing}`, `scheduled-payout:${scheduled}`])
+      assert.ok(moved.stoppedWorkflows.includes(workflowId), `${workflowId} stopped on the source: ${moved.stoppedWorkflows.join(', ')}`);
+    assert.ok(moved.restartedWorkflows >= 2, 'both started again on the target');
+    assert.deepEqual(
+      ((await pools.a('tenant_placements').where({ tenant_id: moving.tenantId }).first()) as { cluster: string }).cluster,
+      'b',
+    );
+
+    // The provider completes the payout the source submitted: the target's run, following the same reference, confirms it.
+    assert.equal((await call(sys.sandboxUrl, 'POST', `/sandbox/transfers/${processing}-1/settle`)).status, 200);
+    await eventually(async () => (await transferStatus(processing)) === 'success' && (await transferStatus(scheduled)) === 'success', {
+      intervalMs: 500,
+      what: 'both payouts paid, on the target',
+    });
+    assert.deepEqual([await payoutsAtSandbox(processing), await payoutsAtSandbox(scheduled)], [1, 1], 'each payout paid once');
+    const statusOn = async (cluster: 'a' | 'b', ref: string) =>
+      ((await pools[cluster]('settlements').where({ merchant_tx_ref: ref }).first('status')) as { status: string }).status;
+    assert.equal(await statusOn('b', processing), 'success');
+    assert.equal(await statusOn('a', processing), 'processing', 'the source keeps its fenced copy as it was at the move');
+
+    // The tenant's statement and balance are the target's; a new payment credits there only.
+    const entriesOnA = async () => Number((await pools.a('ledger_entries').where({ tenant_id: moving.tenantId }).count({ n: '*' }))[0]!.n);
+    const entriesLeftOnA = await entriesOnA();
+    assert.equal((await deliverPayment(moving.account.AccountRef, 10_010)).status, 200);
+    const lines = await eventually(
+      async () => {
+        const found = await statementLines(sys, moving.apiKey, moving.account.AccountRef);
+        return found.at(-1)?.runningBalance === '15500.00' && found.every((line) => line.entry.Status === 'confirmed') ? found : null;
+      },
+      { what: 'the new payment credited and confirmed on the target' },
+    );
+    assert.equal(lines.filter((line) => line.entry.Status === 'confirmed').length, lines.length);
+    const balance = await call(sys.apiUrl, 'GET', `/v1/accounts/${moving.account.AccountRef}/balance`, { apiKey: moving.apiKey });
+    assert.equal(balance.body.ledgerBalance, '15500.00', balance.text);
+    assert.equal(await entriesOnA(), entriesLeftOnA, 'nothing more written on the source');
+    assert.deepEqual(await tenantsIn('b', 'ledger_entries'), [...on('b'), moving.tenantId].sort());
+
+    for (const cluster of ['a', 'b']) await sys.cli('ledger:verify', '--cluster', cluster);
+    assert.deepEqual(await statementLines(sys, staying.apiKey, staying.account.AccountRef), stayingBefore, 'the other tenant untouched');
+    assert.equal((await call(sys.apiUrl, 'GET', '/v1/me', { apiKey: staying.apiKey })).status, 200);
   });
 });

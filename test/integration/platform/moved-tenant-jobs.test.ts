@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { createJobs } from '../../../src/contracts/jobs';
+import { scheduledPayoutWorkflowId } from '../../../src/contracts/scheduled-payout.contract';
+import { createLogger } from '../../../src/logger';
+import { scheduledPayoutRestartPlan } from '../../../src/settlements/scheduled-payout-restarts';
+import { createTenantFence } from '../../../src/tenant-moves/tenant-fence';
+import { createEventDispatcher } from '../../../src/webhooks/event-dispatcher';
+import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent } from '../../helpers/fixtures';
+import { call } from '../../helpers/http';
+import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
+
+// The source cluster of a move keeps the tenant's rows, fenced. Its jobs that span tenants pass the tenant by: the
+// target runs them now, and here they could only fail on the fence, again and again, or act twice.
+describe("tenant:move: the source's jobs pass a moved tenant by", function () {
+  this.timeout(60_000);
+  let stack: Stack;
+  let moved: TestTenant;
+  let staying: TestTenant;
+  let scheduledRef: string;
+
+  before(async () => {
+    stack = await startStack({}, { worker: false });
+    [moved, staying] = [await createTenant(stack, 'Moved'), await createTenant(stack, 'Staying')];
+    const account = await provisionAccount(stack, moved.apiKey);
+    await fundAccount(stack, account.ID, 500_000n);
+    const scheduled = await call(stack.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: moved.apiKey,
+      body: {
+        amount: '100.00',
+        bankCode: '058',
+        accountNumber: '0123456789',
+        scheduledFor: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
+    assert.equal(scheduled.status, 202, scheduled.text);
+    scheduledRef = scheduled.body.merchantTxRef as string;
+    // Events of both tenants waiting for the dispatcher.
+    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }))).status, 200);
+    const other = await provisionAccount(stack, staying.apiKey);
+    assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: other.AccountRef }))).status, 200);
+
+    // The move's fence, and its stop of the tenant's workflows here.
+    await createTenantFence(stack.infra.db).raise(moved.tenantId);
+    const stopped = await stack.services.tenantWorkflows.stopRunning(moved.tenantId);
+    assert.ok(stopped.includes(scheduledPayoutWorkflowId(scheduledRef)), stopped.join(', '));
+  });
+  after(async () => {
+    await stack?.close();
+  });
+
+  it("the convergence check's restarts leave a moved tenant's scheduled payout to the target", async () => {
+    const plan = scheduledPayoutRestartPlan({
+      db: stack.infra.db,
+      jobs: createJobs(stack.config),
+      starter: stack.services.starter,
+      logger: createLogger('silent', 'test'),
+    });
+    assert.deepEqual(await plan.resume([scheduledRef]), {
+      restarted: 0,
+      failed: 0,
+    });
+  });
+
+  it("the event dispatcher leaves a moved tenant's events undispatched here, and dispatches the others'", async () => {
+    const undispatched = (tenantId: string) =>
+      stack.infra.db('tenant_events').where({ tenant_id: tenantId }).whereNull('dispatched_at').count({ n: '*' }).first();
+    const before = Number((await undispatched(moved.tenantId))!.n);
+    assert.ok(before > 0);
+    await createEventDispatcher({ db: stack.infra.db, jobs: createJobs(stack.config), starter: stack.services.starter }).pass();
+    assert.equal(Number((await undispatched(moved.tenantId))!.n), before, 'the target dispatches them');
+    assert.equal(Number((await undispatched(staying.tenantId))!.n), 0);
+  });
+});
