@@ -31,6 +31,12 @@ export function createTenantFence(db: Db) {
       });
     },
 
+    /** Whether the tenant is fenced here: it moved (or is moving) to another cluster. */
+    async raised(tenantId: string): Promise<boolean> {
+      const { rows } = await db.raw<{ rows: unknown[] }>('SELECT 1 FROM tenants WHERE id = ? AND moved_out_at IS NOT NULL', [tenantId]);
+      return rows.length > 0;
+    },
+
     /** Clears the mark and frees the parked starts: the tenant writes here again (a move that failed, or rolled back). */
     async lower(tenantId: string): Promise<void> {
       await db.transaction(async (trx) => {

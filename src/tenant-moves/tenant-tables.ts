@@ -15,6 +15,8 @@ export const PLATFORM_TABLES: Readonly<Record<string, string>> = {
   sweep_watermarks: "how far each of the cluster's background jobs has scanned, over all its tenants",
   // The control database is by default the first cluster's database: its tables sit beside the ledger's there.
   tenant_placements: 'the directory of every tenant’s cluster, in the control database; a move switches it, never copies it',
+  tenant_ref_prefixes:
+    "every tenant's account-reference prefix, held once across the clusters in the control database; it stays with the tenant whatever its cluster",
   knex_migrations_control: "the control database's schema version",
   knex_migrations_control_lock: "the control database's migrator lock",
 };

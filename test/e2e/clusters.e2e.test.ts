@@ -335,6 +335,12 @@ describe('e2e: tenants on two Postgres clusters (a cell each)', () => {
       'b',
     );
 
+    // Run again (as after a crash between the switch and the restart), the move only starts the workflows on the target.
+    const again = JSON.parse(await sys.cli('tenant:move', '--tenant', moving.tenantId, '--to', 'b', '--json')) as typeof moved;
+    assert.equal(again.outcome, 'moved');
+    assert.equal(again.copied, null, 'nothing copied again');
+    assert.deepEqual(again.stoppedWorkflows, []);
+
     // The provider completes the payout the source submitted: the target's run, following the same reference, confirms it.
     assert.equal((await call(sys.sandboxUrl, 'POST', `/sandbox/transfers/${processing}-1/settle`)).status, 200);
     await eventually(async () => (await transferStatus(processing)) === 'success' && (await transferStatus(scheduled)) === 'success', {

@@ -3,6 +3,7 @@ import { migrationConfig } from '../../db';
 import { isUuid } from '../../ids';
 import { createLogger } from '../../logger';
 import type { TenantDirectoryPart } from '../../tenant-moves/move-parts';
+import { createTenantFence } from '../../tenant-moves/tenant-fence';
 import { moveTenant, type TenantMoveResult } from '../../tenant-moves/tenant-move';
 import type { TenantDirectory } from '../../clusters/tenant-directory';
 import { text, UsageError, type Command, type CommandCluster } from './command';
@@ -29,9 +30,12 @@ export async function moveTenantBetweenClusters(
   if (!target) throw new UsageError(`--to: no cluster named "${to}" (clusters: ${names.join(', ')})`);
   if (!isUuid(tenantId)) throw new UsageError(`--tenant: "${tenantId}" is not a tenant id`);
   const placement = await directory.placementOf(tenantId);
-  const source = clusters.find((cluster) => cluster.name === placement.cluster)!;
-  if ((await findTenant(source.db, tenantId)) === undefined) throw new UsageError(`no tenant ${tenantId} on cluster ${source.name}`);
-  if (placement.cluster === to) throw new UsageError(`tenant ${tenantId} is already on cluster ${to}`);
+  const home = clusters.find((cluster) => cluster.name === placement.cluster)!;
+  if ((await findTenant(home.db, tenantId)) === undefined) throw new UsageError(`no tenant ${tenantId} on cluster ${home.name}`);
+  // Already on `to`: a move that switched but stopped before its restart left a fenced copy behind, and is finished
+  // (its workflows started on `to`) by running it again; with no such copy there is nothing to move.
+  const source = placement.cluster === to ? await fencedSourceOf(clusters, tenantId, to) : home;
+  if (!source) throw new UsageError(`tenant ${tenantId} is already on cluster ${to}`);
   const [, pending] = (await target.db.migrate.list(migrationConfig)) as [unknown[], { file: string }[]];
   if (pending.length > 0)
     throw new UsageError(`cluster ${to} lacks ${pending.length} migration(s); run \`npm run -s cli -- db:migrate\` first`);
@@ -56,6 +60,12 @@ export async function moveTenantBetweenClusters(
     logger: createLogger('warn', 'tenant-move', { toStderr: true }),
   });
   return { result, pausedMs };
+}
+
+/** The cluster other than `to` that holds the tenant fenced (the source of a move to `to`), if any. */
+async function fencedSourceOf(clusters: CommandCluster[], tenantId: string, to: string): Promise<CommandCluster | undefined> {
+  for (const cluster of clusters) if (cluster.name !== to && (await createTenantFence(cluster.db).raised(tenantId))) return cluster;
+  return undefined;
 }
 
 function describe(tenantId: string, to: string, { result, pausedMs }: TenantMoveReport): string {
