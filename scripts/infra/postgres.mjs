@@ -185,17 +185,22 @@ async function ensureTcpAuth(cluster, log) {
   if (!r.ok) throw new Error(`cannot connect to ${url} over TCP with a password:\n${tail(r.stderr, 10)}`);
 }
 
+/** A URL the environment gives (`variable`) wins over anything local: returned untouched once its port answers. */
+async function urlFromEnvironment(variable, log) {
+  const url = process.env[variable];
+  if (!url) return null;
+  const hostPort = parseUrl(url);
+  if (hostPort && !(await isPortOpen(hostPort.port, hostPort.host, 3000))) {
+    throw new Error(`${variable} is set but nothing answers on ${hostPort.host}:${hostPort.port}`);
+  }
+  log(`using ${variable} (${hostPort ? `${hostPort.host}:${hostPort.port}` : 'unparsed'})`);
+  return { url, hostPort };
+}
+
 export async function ensurePostgres({ log = quietLog } = {}) {
   // 1. An explicit DATABASE_URL wins: do not install or start anything.
-  if (process.env.DATABASE_URL) {
-    const url = process.env.DATABASE_URL;
-    const hp = parseUrl(url);
-    if (hp && !(await isPortOpen(hp.port, hp.host, 3000))) {
-      throw new Error(`DATABASE_URL is set but nothing answers on ${hp.host}:${hp.port}`);
-    }
-    log(`using DATABASE_URL (${hp ? `${hp.host}:${hp.port}` : 'unparsed'})`);
-    return { url };
-  }
+  const given = await urlFromEnvironment('DATABASE_URL', log);
+  if (given) return { url: given.url };
 
   // 2. Fast path: the ledger role already connects over TCP on the cluster's port.
   const haveTools = debianToolsPresent();
@@ -420,15 +425,8 @@ async function dropReplicaCluster(cluster, log) {
  * recycled while it was down).
  */
 export async function ensureReplica({ log = quietLog, port = REPLICA_PORT } = {}) {
-  if (process.env.DATABASE_REPLICA_URL) {
-    const url = process.env.DATABASE_REPLICA_URL;
-    const hp = parseUrl(url);
-    if (hp && !(await isPortOpen(hp.port, hp.host, 3000))) {
-      throw new Error(`DATABASE_REPLICA_URL is set but nothing answers on ${hp.host}:${hp.port}`);
-    }
-    log(`using DATABASE_REPLICA_URL (${hp ? `${hp.host}:${hp.port}` : 'unparsed'})`);
-    return { url, port: hp?.port ?? port };
-  }
+  const given = await urlFromEnvironment('DATABASE_REPLICA_URL', log);
+  if (given) return { url: given.url, port: given.hostPort?.port ?? port };
   // A DATABASE_URL (a test run's database) names the primary: it must be a local Debian cluster's.
   const primaryAt = process.env.DATABASE_URL ? parseUrl(process.env.DATABASE_URL) : null;
   if (primaryAt && !['127.0.0.1', 'localhost', '::1'].includes(primaryAt.host)) {

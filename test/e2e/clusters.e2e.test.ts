@@ -13,6 +13,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { call, eventually, type HttpResponse } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { magicAccountNumber } from '../helpers/sandbox-values';
+import { deleteSchedulesAndClose } from '../helpers/schedules';
 import { scratchDatabase } from '../helpers/scratch-database';
 import { E2E_TIMINGS } from './system';
 import { provision, statementLines } from './tenant';
@@ -80,14 +81,7 @@ describe('e2e: tenants on two Postgres clusters (a cell each)', () => {
 
   after(async () => {
     await sys?.stop();
-    if (temporal) {
-      for (const scheduleId of [...scheduleIdsOf(taskQueues.a), ...scheduleIdsOf(taskQueues.b)])
-        await temporal.schedule
-          .getHandle(scheduleId)
-          .delete()
-          .catch(() => undefined);
-      await temporal.connection.close();
-    }
+    if (temporal) await deleteSchedulesAndClose(temporal, [...scheduleIdsOf(taskQueues.a), ...scheduleIdsOf(taskQueues.b)]);
     await directory?.close();
     await Promise.all(Object.values(pools ?? {}).map((pool) => pool.destroy()));
     for (const database of databases) await database.drop();

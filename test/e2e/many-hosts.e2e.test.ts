@@ -14,6 +14,7 @@ import { call, eventually, type HttpResponse } from '../helpers/http';
 import { startSystem, type RunningSystem } from '../helpers/processes';
 import { scrape, total } from '../helpers/prometheus';
 import { magicAccountNumber } from '../helpers/sandbox-values';
+import { deleteSchedulesAndClose } from '../helpers/schedules';
 import { scratchDatabase } from '../helpers/scratch-database';
 import { E2E_TIMINGS } from './system';
 import { cliTenant, provision, statementLines, type E2eTenant } from './tenant';
@@ -93,14 +94,7 @@ describe('e2e: many hosts (two API and worker groups on one database and one Tem
   after(async () => {
     await second?.stop();
     await first?.stop();
-    if (temporal) {
-      for (const scheduleId of cleanUp)
-        await temporal.schedule
-          .getHandle(scheduleId)
-          .delete()
-          .catch(() => undefined);
-      await temporal.connection.close();
-    }
+    if (temporal) await deleteSchedulesAndClose(temporal, cleanUp);
     await database?.drop();
   });
 
