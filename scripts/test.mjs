@@ -18,7 +18,7 @@ import { splitByTime } from './lib/lane-split.mjs';
 import { lint } from './lib/lint.mjs';
 import { repoRoot } from './lib/paths.mjs';
 import { runCli } from './lib/services.mjs';
-import { makeLogger, run } from './lib/util.mjs';
+import { makeLogger } from './lib/util.mjs';
 import { ensureChromium } from './infra/chromium.mjs';
 import { ensurePostgres, ensureSecondPostgres } from './infra/postgres.mjs';
 import { startIsolatedTemporal } from './infra/temporal.mjs';
@@ -131,10 +131,17 @@ async function createTestDatabase(adminUrl) {
   }
 }
 
-/** Runs mocha, its output prefixed with `prefix` on every line when given (lanes running side by side), else as it is. */
+/** Mocha's list of failures starts with this line (the spec reporter's epilogue). */
+const FAILURES_START = /^\s*\d+ failing\b/;
+
+/**
+ * Runs mocha, its output prefixed with `prefix` on every line when given (lanes running side by side), else as it is.
+ * Resolves to whether it passed and the lines of its failure list, which the run prints again at its end: a long
+ * run's log is often read from its tail.
+ */
 function runMocha(args, { env, prefix }) {
-  if (!prefix) return run(process.execPath, args, { cwd: repoRoot(), env, stdio: 'inherit' }).then((result) => result.ok);
   return new Promise((resolve) => {
+    const failures = [];
     const child = spawn(process.execPath, [...args, ...(process.stdout.isTTY ? ['--color'] : [])], {
       cwd: repoRoot(),
       env,
@@ -144,13 +151,16 @@ function runMocha(args, { env, prefix }) {
       [child.stdout, process.stdout],
       [child.stderr, process.stderr],
     ]) {
-      createInterface({ input: stream }).on('line', (line) => out.write(`${prefix}${line}\n`));
+      createInterface({ input: stream }).on('line', (line) => {
+        if (stream === child.stdout && (failures.length || FAILURES_START.test(line))) failures.push(line);
+        out.write(`${prefix}${line}\n`);
+      });
     }
     child.on('error', (error) => {
       log(`${prefix}could not start mocha: ${error.message}`);
-      resolve(false);
+      resolve({ ok: false, failures });
     });
-    child.on('close', (code) => resolve(code === 0));
+    child.on('close', (code) => resolve({ ok: code === 0, failures }));
   });
 }
 
@@ -214,8 +224,8 @@ async function runLane(layers, { grep, postgres, shared, prefix, results }) {
         ...(grep ? ['--grep', grep] : []),
         ...(files ?? [directory]),
       ];
-      const ok = await runMocha(args, { env, prefix });
-      results.push({ layer: name, order: LAYERS.indexOf(layer), ok, took: (Date.now() - started) / 1000 });
+      const { ok, failures } = await runMocha(args, { env, prefix });
+      results.push({ layer: name, order: LAYERS.indexOf(layer), ok, failures, took: (Date.now() - started) / 1000 });
     }
   } finally {
     await database.drop().catch((error) => log(`could not drop the test database: ${error.message}`));
@@ -302,6 +312,9 @@ async function main() {
   ]);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   results.sort((a, b) => a.order - b.order || a.layer.localeCompare(b.layer));
+  for (const { layer, failures } of results.filter(({ ok, failures }) => !ok && failures?.length)) {
+    log(`${layer} failed; its failures again:\n${failures.map((line) => `  ${line}`).join('\n')}`);
+  }
   log(`${results.map(({ layer, ok, took }) => `${layer}: ${ok ? 'passed' : 'FAILED'} (${took.toFixed(0)} s)`).join(', ')} (${seconds} s)`);
   process.exit(results.every(({ ok }) => ok) ? 0 : 1);
 }
