@@ -22,6 +22,7 @@ import {
 import { accountRefParamsSchema, balanceAtResponseSchema, dailyBalancesQuerySchema, dailyBalancesResponseSchema } from './accounts.schemas';
 import { DAILY_BALANCES_TIME_ZONE, type AccountsService } from './accounts.service';
 import type { RateLimits } from '../rate-limits/rate-limits';
+import { countOnce } from '../http/count-once';
 
 const PAGE_SIZE = 20;
 const STATEMENT_PAGE_SIZE = 50;
@@ -176,7 +177,7 @@ export function accountsDashboardRoutes(deps: {
       responses: { 200: { description: 'text/csv, one line per entry, oldest first' } },
       errors: [400, 404, 429],
       handle: async ({ params, query, ctx }) => {
-        await limits.exports.consume(userOf(ctx).tenantId);
+        await countOnce(ctx, 'exports', () => limits.exports.consume(userOf(ctx).tenantId));
         const to = query.to ? new Date(query.to) : new Date();
         const from = query.from ? new Date(query.from) : undefined;
         const csv = await statementCsv(statements, userOf(ctx).tenantId, params.accountRef, { to, ...(from ? { from } : {}) });

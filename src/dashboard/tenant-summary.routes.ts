@@ -1,6 +1,7 @@
 import type { Db } from '../db';
 import type { RateLimits } from '../rate-limits/rate-limits';
 import { defineRoute, userOf, type RouteDefinition } from '../http/route';
+import { countOnce } from '../http/count-once';
 import { formatKobo } from '../money';
 import { BUSINESS_TIME_ZONE, createTenantSummaryRepo } from './tenant-summary.repo';
 import { tenantSummarySchema } from './tenant-summary.schemas';
@@ -18,7 +19,7 @@ export function tenantSummaryRoutes(deps: { db: Db; limits: Pick<RateLimits, 'ov
       errors: [429],
       handle: async ({ ctx }) => {
         const tenantId = userOf(ctx).tenantId;
-        await deps.limits.overview.consume(tenantId);
+        await countOnce(ctx, 'overview', () => deps.limits.overview.consume(tenantId));
         const [balances, days, attention] = await Promise.all([
           summary.balances(tenantId),
           summary.dailyFlows(tenantId),

@@ -51,6 +51,8 @@ export interface AppState {
   user?: AuthenticatedUser;
   /** The tenant a public route's write changed (the provider's webhook crediting one of its accounts), for its write position. */
   writeTenantId?: string;
+  /** The rate limits this request has been counted against (a read made again on the primary is not counted again). */
+  counted?: Set<string>;
 }
 
 export type AppContext = ParameterizedContext<AppState>;
