@@ -124,7 +124,9 @@ export function createBatchConfirmationService(deps: {
       const settledElsewhere: string[] = [];
       for (const entryId of asked) {
         const credit = credits.get(entryId);
-        if (!credit || (credit.status === 'provisional' && credit.claimedBy !== batchId))
+        // A credit of a tenant moved away is let go untouched: the copy on its new cluster holds the claim, and the
+        // convergence check there puts it back in the queue once this batch has ended.
+        if (!credit || credit.movedOut || (credit.status === 'provisional' && credit.claimedBy !== batchId))
           results.set(entryId, { entryId, kind: 'released' });
         else if (credit.status !== 'provisional') {
           if (credit.hasClaim) settledElsewhere.push(entryId);

@@ -36,6 +36,8 @@ export interface RoundCredit {
   currency: string;
   /** The account credited. */
   accountRef: string;
+  /** The account's tenant moved to another cluster: its copy here is read-only, and that cluster confirms the credit. */
+  movedOut: boolean;
   /** The reference the payer used (for an operator-assigned misdirected payment, the one it arrived under). */
   paidIntoRef: string;
   /** Null when no claim row exists any more. */
@@ -65,6 +67,7 @@ interface RoundRow {
   fee: string;
   currency: string;
   account_ref: string;
+  moved_out: boolean;
   arrived_under: string | null;
   has_claim: boolean;
   batch_id: string | null;
@@ -98,12 +101,15 @@ const claimedPayment = (row: ClaimRow): ClaimedPayment => ({
 
 /**
  * The tenants with queued credits, those whose oldest credit has waited longest first, at most `limit`:
- * a loose index scan, so the cost follows the number of tenants, not the backlog.
+ * a loose index scan, so the cost follows the number of tenants, not the backlog. A tenant moved to another
+ * cluster is left out: its copy here is read-only, and the cluster it moved to confirms its credits.
  */
 const WAITING_TENANTS_SQL = `
-  WITH RECURSIVE ${looseIndexScan('tenants', 'confirmation_claims', 'tenant_id', 'batch_id IS NULL')}
-  SELECT t.tenant_id, (SELECT min(c.queued_at) FROM confirmation_claims c WHERE c.batch_id IS NULL AND c.tenant_id = t.tenant_id) AS oldest
-    FROM tenants t WHERE t.tenant_id IS NOT NULL
+  WITH RECURSIVE ${looseIndexScan('waiting', 'confirmation_claims', 'tenant_id', 'batch_id IS NULL')}
+  SELECT w.tenant_id, (SELECT min(c.queued_at) FROM confirmation_claims c WHERE c.batch_id IS NULL AND c.tenant_id = w.tenant_id) AS oldest
+    FROM waiting w
+   WHERE w.tenant_id IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM tenants moved WHERE moved.id = w.tenant_id AND moved.moved_out_at IS NOT NULL)
    ORDER BY oldest
    LIMIT ?`;
 
@@ -156,7 +162,8 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
      * Claims whose batch was never started (`started_at` still empty `unstartedAfterMs` after the claim:
      * the claiming process died or could not reach Temporal) go first. The rest are shared out by tenant:
      * the tenants whose oldest credit waits longest, each a batch before any a second, each its oldest
-     * credits, so one tenant's backlog never queues another's confirmations behind it. Rows another
+     * credits, so one tenant's backlog never queues another's confirmations behind it. A tenant moved to another
+     * cluster is passed by: that cluster confirms its credits. Rows another
      * claimer holds are skipped, so claimers in several worker processes never claim a credit twice; rows
      * locked here but past the batches taken stay queued.
      */
@@ -171,6 +178,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
         const orphaned: ClaimRow[] = await trx('confirmation_claims')
           .whereNotNull('batch_id')
           .whereNull('started_at')
+          .whereNotIn('tenant_id', trx('tenants').whereNotNull('moved_out_at').select('id'))
           .where('claimed_at', '<', trx.raw('now() - make_interval(secs => ?)', [options.unstartedAfterMs / 1000]))
           .orderBy('claimed_at')
           .limit(maxBatches * maxSize)
@@ -239,6 +247,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
       if (entryIds.length === 0) return new Map();
       const { rows } = (await db.raw(
         `SELECT e.id, e.account_id, e.status, e.provider_txn_ref, e.amount, e.fee, e.currency, a.account_ref,
+                a.moved_out_at IS NOT NULL AS moved_out,
                 (SELECT ie.alias_account_ref FROM inbound_events ie WHERE ie.assigned_entry_id = e.id LIMIT 1) AS arrived_under,
                 c.entry_id IS NOT NULL AS has_claim, c.batch_id, c.first_seen_at, coalesce(c.not_found_answers, 0) AS not_found_answers,
                 c.last_not_found_counted_at,
@@ -260,6 +269,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
             gross: koboFromDb(row.amount) + koboFromDb(row.fee),
             currency: row.currency,
             accountRef: row.account_ref,
+            movedOut: row.moved_out,
             paidIntoRef: row.arrived_under ?? row.account_ref,
             claimedBy: row.batch_id,
             hasClaim: row.has_claim,

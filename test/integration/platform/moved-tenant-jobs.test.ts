@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { createJobs } from '../../../src/contracts/jobs';
 import { scheduledPayoutWorkflowId } from '../../../src/contracts/scheduled-payout.contract';
 import { createLogger } from '../../../src/logger';
+import { createConfirmationClaimsRepo } from '../../../src/payment-confirmation/confirmation-claims.repo';
 import { scheduledPayoutRestartPlan } from '../../../src/settlements/scheduled-payout-restarts';
 import { createTenantFence } from '../../../src/tenant-moves/tenant-fence';
 import { createEventDispatcher } from '../../../src/webhooks/event-dispatcher';
@@ -59,6 +61,48 @@ describe("tenant:move: the source's jobs pass a moved tenant by", function () {
       restarted: 0,
       failed: 0,
     });
+  });
+
+  it("the confirmation batcher claims the other tenant's queued credits and leaves the moved tenant's queued here", async () => {
+    const queuedOf = (tenantId: string) =>
+      stack.infra.db('confirmation_claims').where({ tenant_id: tenantId }).select('entry_id', 'batch_id');
+    const movedBefore = await queuedOf(moved.tenantId);
+    assert.ok(movedBefore.length > 0 && movedBefore.every((claim) => claim.batch_id === null));
+    // A claim of the moved tenant's that a batch took here and never started: such claims are taken again first.
+    await stack.infra
+      .db('confirmation_claims')
+      .where({ entry_id: movedBefore[0]!.entry_id })
+      .update({
+        batch_id: 'orphaned-here',
+        claimed_at: stack.infra.db.raw("now() - interval '1 hour'"),
+      });
+    const claimed = await createConfirmationClaimsRepo(stack.infra.db).claimQueued({
+      maxBatches: 10,
+      maxSize: 50,
+      unstartedAfterMs: 60_000,
+      newBatchId: () => randomUUID(),
+    });
+    assert.deepEqual(
+      claimed.map((batch) => batch.tenantId),
+      [staying.tenantId],
+    );
+    assert.deepEqual(
+      (await queuedOf(moved.tenantId)).map((claim) => claim.batch_id).sort(),
+      movedBefore.map((_claim, index) => (index === 0 ? 'orphaned-here' : null)).sort(),
+    );
+    await stack.infra.db('confirmation_claims').where({ entry_id: movedBefore[0]!.entry_id }).update({ batch_id: null });
+  });
+
+  it('a batch holding a moved tenant’s credit lets it go untouched: still provisional, its claim still naming the batch', async () => {
+    const [claim] = await stack.infra.db('confirmation_claims').where({ tenant_id: moved.tenantId }).limit(1).select('entry_id');
+    // As a batch started here just before the move holds it (and the copy on the target names it too).
+    await stack.infra.db('confirmation_claims').where({ entry_id: claim.entry_id }).update({ batch_id: 'batch-before-the-move' });
+    const round = await stack.services.batchConfirmations.round('batch-before-the-move', [claim.entry_id as string]);
+    assert.deepEqual(round.results, [{ entryId: claim.entry_id, kind: 'released' }]);
+    const entry = await stack.infra.db('ledger_entries').where({ id: claim.entry_id }).first('status');
+    assert.equal(entry.status, 'provisional');
+    const after = await stack.infra.db('confirmation_claims').where({ entry_id: claim.entry_id }).first('batch_id');
+    assert.equal(after.batch_id, 'batch-before-the-move');
   });
 
   it("the event dispatcher leaves a moved tenant's events undispatched here, and dispatches the others'", async () => {
