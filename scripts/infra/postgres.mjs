@@ -284,13 +284,8 @@ export async function runningSecondPostgres({ port = SECOND_CLUSTER.port } = {})
  *   ensureSecondPostgres({ log }) -> { url }
  */
 export async function ensureSecondPostgres({ log = quietLog, name = SECOND_CLUSTER.name, port = SECOND_CLUSTER.port } = {}) {
-  if (process.env.SECOND_DATABASE_URL) {
-    const url = process.env.SECOND_DATABASE_URL;
-    const hp = parseUrl(url);
-    if (hp && !(await isPortOpen(hp.port, hp.host, 3000)))
-      throw new Error(`SECOND_DATABASE_URL is set but nothing answers on ${hp.host}:${hp.port}`);
-    return { url };
-  }
+  const given = await urlFromEnvironment('SECOND_DATABASE_URL', log);
+  if (given) return { url: given.url };
   const running = await runningSecondPostgres({ port });
   if (running) return running;
   if (!isRoot() || !debianToolsPresent()) {
