@@ -14,38 +14,58 @@ const EVENTS_PER_LOAD_SECOND = 3_000;
 const DRAIN_TIMEOUT_MS = 30 * 60_000;
 
 type SignedEvent = { body: string; headers: Record<string, string> };
+type Account = { ID: string; AccountRef: string };
 
 interface IngestRun {
   load: LoadResult;
   credited: number;
+  /** The credits each cluster took (its tenant's accounts): which clusters served the load. */
+  creditedByCluster: Record<string, number>;
   uniqueRps: number;
   cpuDuringLoad: Record<string, number>;
   /** With a replica attached (--replica): its lag sampled through the load. */
   replicaLag: LagSamples | null;
 }
 
-/** Payment credits on this benchmark's own accounts (other benchmarks seed entries for the same tenant). */
+/** Payment credits on this benchmark's own accounts (other benchmarks seed entries for the same tenant), by cluster. */
+async function countByCluster(ctx: BenchContext, accountIds: string[], status?: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const cluster of ctx.clusters) {
+    const query = cluster.db('ledger_entries').whereIn('account_id', accountIds).where({ kind: 'payment' });
+    if (status) query.where({ status });
+    const row = await query.count<{ count: string }[]>('* as count').first();
+    counts[cluster.name] = Number(row?.count ?? 0);
+  }
+  return counts;
+}
+
+const sum = (counts: Record<string, number>): number => Object.values(counts).reduce((total, value) => total + value, 0);
+
 async function count(ctx: BenchContext, accountIds: string[], status?: string): Promise<number> {
-  const query = ctx.db('ledger_entries').whereIn('account_id', accountIds).where({ kind: 'payment' });
-  if (status) query.where({ status });
-  const row = await query.count<{ count: string }[]>('* as count').first();
-  return Number(row?.count ?? 0);
+  return sum(await countByCluster(ctx, accountIds, status));
 }
 
 async function unstartedWorkflows(ctx: BenchContext): Promise<number> {
-  const row = await ctx.db('workflow_outbox').whereNull('started_at').count<{ count: string }[]>('* as count').first();
-  return Number(row?.count ?? 0);
+  let unstarted = 0;
+  for (const { db } of ctx.clusters) {
+    const row = await db('workflow_outbox').whereNull('started_at').count<{ count: string }[]>('* as count').first();
+    unstarted += Number(row?.count ?? 0);
+  }
+  return unstarted;
 }
 
-/** Credits in the batch confirmation queue: waiting for a batch, and held by open batches. */
+/** Credits in the batch confirmation queues of every cluster: waiting for a batch, and held by open batches. */
 async function confirmationQueue(ctx: BenchContext): Promise<{ queued: number; claimed: number }> {
-  const row = await ctx
-    .db('confirmation_claims')
-    .first(
-      ctx.db.raw('count(*) FILTER (WHERE batch_id IS NULL) AS queued'),
-      ctx.db.raw('count(*) FILTER (WHERE batch_id IS NOT NULL) AS claimed'),
+  const queue = { queued: 0, claimed: 0 };
+  for (const { db } of ctx.clusters) {
+    const row = await db('confirmation_claims').first(
+      db.raw('count(*) FILTER (WHERE batch_id IS NULL) AS queued'),
+      db.raw('count(*) FILTER (WHERE batch_id IS NOT NULL) AS claimed'),
     );
-  return { queued: Number(row?.queued ?? 0), claimed: Number(row?.claimed ?? 0) };
+    queue.queued += Number(row?.queued ?? 0);
+    queue.claimed += Number(row?.claimed ?? 0);
+  }
+  return queue;
 }
 
 /** Replays the next unsent events at concurrency 32 for `--load-seconds` (20 s). */
@@ -56,7 +76,7 @@ async function replay(
   accountIds: string[],
   replica: ReplicaLagSampler | null,
 ): Promise<IngestRun> {
-  const creditedBefore = await count(ctx, accountIds);
+  const creditedBefore = await countByCluster(ctx, accountIds);
   const cpuBefore = cpuByRole();
   const sampling = replica?.start();
   const load = await runLoad(ctx.sys.apiUrl, {
@@ -75,8 +95,12 @@ async function replay(
   });
   const cpuDuringLoad = cpuShare(cpuBefore, cpuByRole(), load.durationS);
   const replicaLag = (await sampling?.stop()) ?? null;
-  const credited = (await count(ctx, accountIds)) - creditedBefore;
-  return { load, credited, uniqueRps: credited / load.durationS, cpuDuringLoad, replicaLag };
+  const creditedAfter = await countByCluster(ctx, accountIds);
+  const creditedByCluster = Object.fromEntries(
+    Object.entries(creditedAfter).map(([cluster, credits]) => [cluster, credits - creditedBefore[cluster]!]),
+  );
+  const credited = sum(creditedByCluster);
+  return { load, credited, creditedByCluster, uniqueRps: credited / load.durationS, cpuDuringLoad, replicaLag };
 }
 
 /**
@@ -145,6 +169,15 @@ function loadRows(label: string, run: IngestRun, seconds: number, targets: { rat
       target: '-',
       meets: null,
     },
+    {
+      benchmark: 'ingest',
+      measure: `${label}: credits by cluster`,
+      value: Object.entries(run.creditedByCluster)
+        .map(([cluster, credits]) => `${cluster} ${credits.toLocaleString('en')}`)
+        .join(', '),
+      target: '-',
+      meets: null,
+    },
     ...(run.replicaLag ? lagRows('ingest', label, run.replicaLag) : []),
   ];
 }
@@ -160,20 +193,63 @@ async function signedEvents(ctx: BenchContext, accountRefs: string[], count: num
   return events;
 }
 
+/** Where the load's accounts live: each cluster's tenant, how many of the 100 accounts it holds, and whether the hot one. */
+interface Placement {
+  cluster: string;
+  server: string;
+  tenantId: string;
+  accounts: number;
+  hotAccount: boolean;
+}
+
+/**
+ * The 100 accounts split evenly over the tenants (one per cluster), in turns so that consecutive webhooks go to
+ * different clusters, and the hot account, the first tenant's. One tenant: its 100 accounts and then the hot one.
+ */
+async function loadAccounts(ctx: BenchContext): Promise<{ spread: Account[]; hot: Account; placements: Placement[] }> {
+  const share = ACCOUNTS / ctx.tenants.length;
+  const owned: Account[][] = [];
+  for (const [index, tenant] of ctx.tenants.entries())
+    owned.push(await provisionAccounts(ctx, share + (index === 0 ? 1 : 0), tenant.apiKey));
+  const hot = owned[0]!.pop()!;
+  const spread = Array.from({ length: share }, (_, turn) => owned.map((accounts) => accounts[turn]!)).flat();
+  const placements = ctx.tenants.map((tenant, index) => ({
+    cluster: tenant.cluster,
+    server: ctx.clusters.find((cluster) => cluster.name === tenant.cluster)!.server,
+    tenantId: tenant.tenantId,
+    accounts: share,
+    hotAccount: index === 0,
+  }));
+  return { spread, hot, placements };
+}
+
+function placementRow(placements: Placement[]): Row {
+  return {
+    benchmark: 'ingest',
+    measure: `clusters (${placements.length}) and the load's accounts on each`,
+    value: placements
+      .map(
+        (placement) => `${placement.cluster} ${placement.server}: ${placement.accounts}${placement.hotAccount ? ' + the hot account' : ''}`,
+      )
+      .join('; '),
+    target: '-',
+    meets: null,
+  };
+}
+
 /**
  * Unique signed payment webhooks, made and recorded by the sandbox beforehand (so the provider knows
  * every transaction and each confirmation succeeds), replayed three times: with the whole stack across
  * 100 accounts, the worker confirming on the same two cores, until every confirmation has finished;
  * with the whole stack into one hot account; then with the worker stopped (the API still starts
  * workflows at its configured rate), which shows the webhook path's own capacity, what it has when the
- * worker runs on machines of its own.
+ * worker runs on machines of its own. With --clusters 2 the 100 accounts are half on each cluster (a tenant
+ * on each) and the hot account on the first.
  */
 export async function ingestBenchmark(ctx: BenchContext): Promise<Row[]> {
   const seconds = ctx.options.loadSeconds;
   await ensureWorker(ctx);
-  const accounts = await provisionAccounts(ctx, ACCOUNTS + 1);
-  const spreadAccounts = accounts.slice(0, ACCOUNTS);
-  const hotAccount = accounts[ACCOUNTS]!;
+  const { spread: spreadAccounts, hot: hotAccount, placements } = await loadAccounts(ctx);
   const accountIds = spreadAccounts.map((account) => account.ID);
   const events = await signedEvents(
     ctx,
@@ -184,7 +260,7 @@ export async function ingestBenchmark(ctx: BenchContext): Promise<Row[]> {
   const cursor = { next: 0 };
   const replica = replicaLagSampler(ctx.db);
   try {
-    return await ingestRuns(ctx, { events, hotEvents, cursor, accountIds, hotAccountId: hotAccount.ID, replica });
+    return await ingestRuns(ctx, { events, hotEvents, cursor, accountIds, hotAccountId: hotAccount.ID, placements, replica });
   } finally {
     await replica?.close();
   }
@@ -199,6 +275,7 @@ async function ingestRuns(
     cursor: { next: number };
     accountIds: string[];
     hotAccountId: string;
+    placements: Placement[];
     replica: ReplicaLagSampler | null;
   },
 ): Promise<Row[]> {
@@ -217,12 +294,15 @@ async function ingestRuns(
   await ctx.sys.kill('worker');
   const alone = await replay(ctx, events, cursor, accountIds, replica);
 
-  writeResult('ingest', {
+  // One cluster keeps the name it always had, so a run on two beside it leaves both results.
+  writeResult(ctx.clusters.length === 1 ? 'ingest' : `ingest-${ctx.clusters.length}-clusters`, {
+    clusters: run.placements,
     shared: { ...shared, unstartedAtEnd, queueAtEnd, drainS, cpuMsPerConfirmation, apiRssMiB: apiRss },
     hot,
     workerStopped: alone,
   });
   return [
+    placementRow(run.placements),
     ...loadRows('whole stack, 100 accounts', shared, seconds, TARGETS.spread),
     {
       benchmark: 'ingest',

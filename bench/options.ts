@@ -17,6 +17,11 @@ export interface BenchOptions {
   loadSeconds: number;
   /** Which Temporal the stack runs on (scripts/bench.mjs starts it). */
   temporal: 'dev' | 'postgres';
+  /**
+   * ingest: how many Postgres clusters hold the tenants (scripts/bench.mjs brings up the second and sets
+   * DATABASE_CLUSTERS): 1, or 2 with a tenant on each and the load spread over both.
+   */
+  clusters: 1 | 2;
 }
 
 const NUMBER_FLAGS = {
@@ -39,6 +44,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     entries: 1_000_000,
     loadSeconds: 20,
     temporal: 'dev',
+    clusters: 1,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
@@ -48,6 +54,10 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       const value = argv[++i];
       if (value !== 'dev' && value !== 'postgres') throw new Error('--temporal takes dev or postgres');
       options.temporal = value;
+    } else if (arg === '--clusters') {
+      const value = argv[++i];
+      if (value !== '1' && value !== '2') throw new Error('--clusters takes 1 or 2');
+      options.clusters = value === '2' ? 2 : 1;
     } else if (arg.startsWith('--') && flag in NUMBER_FLAGS) {
       const value = Number(argv[++i]);
       if (!Number.isFinite(value) || value < 0) throw new Error(`${arg} takes a non-negative number`);
@@ -56,5 +66,8 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     else options.names.push(arg);
   }
   if (!options.search && options.rate <= 0) throw new Error('--rate must be positive');
+  // The other benchmarks seed and read their tenant on one database: their figures would not say what two clusters do.
+  if (options.clusters === 2 && options.names.join(' ') !== 'ingest')
+    throw new Error('--clusters 2 runs the ingest benchmark alone: npm run bench -- ingest --clusters 2');
   return options;
 }

@@ -11,7 +11,7 @@ import { prepareCode } from './lib/build.mjs';
 import { dataDir } from './lib/paths.mjs';
 import { runCli, startService, stopAll } from './lib/services.mjs';
 import { makeLogger, waitFor, waitForPort } from './lib/util.mjs';
-import { ensurePostgres, ensureReplica, ensureSecondPostgres } from './infra/postgres.mjs';
+import { CLUSTER_NAMES, ensurePostgres, ensureReplica, ensureSecondPostgres, twoClustersSetting } from './infra/postgres.mjs';
 import { ensureTemporalServer } from './infra/temporal.mjs';
 
 const log = makeLogger('start');
@@ -71,9 +71,6 @@ function clusterCount() {
   if (!/^[12]$/.test(value)) throw new Error(`START_CLUSTERS must be 1 or 2 (it is "${value}")`);
   return Number(value);
 }
-
-/** The cluster names START_CLUSTERS=2 uses: the first keeps the name one cluster has. */
-const CLUSTER_NAMES = ['main', 'second'];
 
 /** START_HOSTS: how many API and worker groups to run (1 unless set), each as one host of a deployment would. */
 function hostCount() {
@@ -141,7 +138,7 @@ async function main() {
     ...process.env,
     DATABASE_URL: postgres.url,
     // Two clusters: the first's database is also the control database (the directory of placements).
-    ...(second ? { DATABASE_CLUSTERS: `${CLUSTER_NAMES[0]}=${postgres.url},${CLUSTER_NAMES[1]}=${second.url}` } : {}),
+    ...(second ? { DATABASE_CLUSTERS: twoClustersSetting(postgres.url, second.url) } : {}),
     ...(replica ? { DATABASE_REPLICA_URL: replica.url } : {}),
     TEMPORAL_ADDRESS: temporal.address,
     ...(temporal.uiUrl ? { TEMPORAL_UI_URL: temporal.uiUrl } : {}),

@@ -270,6 +270,14 @@ export async function ensurePostgres({ log = quietLog } = {}) {
 /** The second local cluster of `START_CLUSTERS=2` (docs/scaling.md#clusters): its Debian name and port. */
 export const SECOND_CLUSTER = { name: 'cluster2', port: 5433 };
 
+/** The cells' names when the second server holds tenants too (START_CLUSTERS=2, `bench -- ingest --clusters 2`). */
+export const CLUSTER_NAMES = ['main', 'second'];
+
+/** DATABASE_CLUSTERS for a database on the first server and one on the second: the first keeps the name one cluster has. */
+export function twoClustersSetting(firstUrl, secondUrl) {
+  return `${CLUSTER_NAMES[0]}=${firstUrl},${CLUSTER_NAMES[1]}=${secondUrl}`;
+}
+
 /** The second cluster when it already runs with the ledger role (made by START_CLUSTERS=2 or `provision.mjs postgres-second`), else null. */
 export async function runningSecondPostgres({ port = SECOND_CLUSTER.port } = {}) {
   if (!(await isPortOpen(port, '127.0.0.1', 1000))) return null;
@@ -284,13 +292,8 @@ export async function runningSecondPostgres({ port = SECOND_CLUSTER.port } = {})
  *   ensureSecondPostgres({ log }) -> { url }
  */
 export async function ensureSecondPostgres({ log = quietLog, name = SECOND_CLUSTER.name, port = SECOND_CLUSTER.port } = {}) {
-  if (process.env.SECOND_DATABASE_URL) {
-    const url = process.env.SECOND_DATABASE_URL;
-    const hp = parseUrl(url);
-    if (hp && !(await isPortOpen(hp.port, hp.host, 3000)))
-      throw new Error(`SECOND_DATABASE_URL is set but nothing answers on ${hp.host}:${hp.port}`);
-    return { url };
-  }
+  const given = await urlFromEnvironment('SECOND_DATABASE_URL', log);
+  if (given) return { url: given.url };
   const running = await runningSecondPostgres({ port });
   if (running) return running;
   if (!isRoot() || !debianToolsPresent()) {
