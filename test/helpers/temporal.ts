@@ -85,12 +85,18 @@ export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment
 // A JVM that starts about a third faster (C1 only, serial GC): plenty for tests.
 process.env.TEMPORAL_TEST_SERVER_JAVA_OPTS ??= '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
-/** A worker with the given (usually mocked) activities, on the environment's connection. */
+/**
+ * A worker with the given (usually mocked) activities, on the environment's connection. Its workflows run in this
+ * thread (`debugMode`): a worker thread of its own, loading the SDK and the bundle again, took 2 to 5 s to start on
+ * this machine for every test, and running in one changes nothing these tests assert. It also lifts the SDK's
+ * deadlock timer, which only a workflow stuck in a synchronous loop would meet; the worker processes, and so every
+ * other layer, run workflows in worker threads with it.
+ */
 export async function testWorker(
   connection: NativeConnection,
   taskQueue: string,
   activities: object,
   namespace = 'default',
 ): Promise<Worker> {
-  return Worker.create({ connection, namespace, taskQueue, workflowBundle: await workflowBundle(), activities });
+  return Worker.create({ connection, namespace, taskQueue, workflowBundle: await workflowBundle(), activities, debugMode: true });
 }
