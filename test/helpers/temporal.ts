@@ -82,6 +82,22 @@ export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment
   return env;
 }
 
+let sharedEnvironment: Promise<TestWorkflowEnvironment> | undefined;
+
+/**
+ * One time-skipping environment for every suite of the test process, started by the first that asks: a JVM's start
+ * (5 s and more on this machine) once, not once a file. Each test keeps to task queues and workflow ids of its own and
+ * reads times from the environment's clock, so what one test skips changes nothing another asserts, as between the
+ * tests of one file. Its server is stopped when the process exits (startTimeSkippingServer).
+ */
+export function sharedTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  sharedEnvironment ??= timeSkippingEnvironment().catch((error: unknown) => {
+    sharedEnvironment = undefined;
+    throw error;
+  });
+  return sharedEnvironment;
+}
+
 // A JVM that starts about a third faster (C1 only, serial GC): plenty for tests.
 process.env.TEMPORAL_TEST_SERVER_JAVA_OPTS ??= '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
