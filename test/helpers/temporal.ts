@@ -82,15 +82,37 @@ export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment
   return env;
 }
 
+let sharedEnvironment: Promise<TestWorkflowEnvironment> | undefined;
+
+/**
+ * One time-skipping environment for every suite of the test process, started by the first that asks: a JVM's start
+ * (5 s and more on this machine) once, not once a file. Each test keeps to task queues and workflow ids of its own and
+ * reads times from the environment's clock, so what one test skips changes nothing another asserts, as between the
+ * tests of one file. Its server is stopped when the process exits (startTimeSkippingServer).
+ */
+export function sharedTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  sharedEnvironment ??= timeSkippingEnvironment().catch((error: unknown) => {
+    sharedEnvironment = undefined;
+    throw error;
+  });
+  return sharedEnvironment;
+}
+
 // A JVM that starts about a third faster (C1 only, serial GC): plenty for tests.
 process.env.TEMPORAL_TEST_SERVER_JAVA_OPTS ??= '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
 
-/** A worker with the given (usually mocked) activities, on the environment's connection. */
+/**
+ * A worker with the given (usually mocked) activities, on the environment's connection. Its workflows run in this
+ * thread (`debugMode`): a worker thread of its own, loading the SDK and the bundle again, took 2 to 5 s to start on
+ * this machine for every test, and running in one changes nothing these tests assert. It also lifts the SDK's
+ * deadlock timer, which only a workflow stuck in a synchronous loop would meet; the worker processes, and so every
+ * other layer, run workflows in worker threads with it.
+ */
 export async function testWorker(
   connection: NativeConnection,
   taskQueue: string,
   activities: object,
   namespace = 'default',
 ): Promise<Worker> {
-  return Worker.create({ connection, namespace, taskQueue, workflowBundle: await workflowBundle(), activities });
+  return Worker.create({ connection, namespace, taskQueue, workflowBundle: await workflowBundle(), activities, debugMode: true });
 }

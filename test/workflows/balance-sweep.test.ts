@@ -3,15 +3,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { balanceSweepWorkflow } from '../../workflows/balance-sweep.workflow';
 import type { BalanceSweepRunRequest, BalanceSweepRunResult } from '../../src/contracts/balance-sweep.contract';
-import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
 
 describe('balanceSweepWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
   before(async function () {
     this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
-    env = await timeSkippingEnvironment();
+    env = await sharedTimeSkippingEnvironment();
   });
-  after(() => env?.teardown());
 
   it("started by hand, sweeps the period of its own start time, and outlasts a failing run (the activity's retries)", async () => {
     const requests: BalanceSweepRunRequest[] = [];

@@ -4,15 +4,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { dynamicAccountReturnsWorkflow } from '../../workflows/dynamic-account-returns.workflow';
 import type { DynamicAccountReturnsResult } from '../../src/contracts/dynamic-account-returns.contract';
-import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
 
 describe('dynamicAccountReturnsWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
   before(async function () {
     this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
-    env = await timeSkippingEnvironment();
+    env = await sharedTimeSkippingEnvironment();
   });
-  after(() => env?.teardown());
 
   /** Runs the workflow once against `returnMismatchedPayments`, as its Schedule starts it. */
   async function run(returnMismatchedPayments: () => Promise<DynamicAccountReturnsResult>): Promise<DynamicAccountReturnsResult> {

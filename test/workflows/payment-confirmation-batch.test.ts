@@ -11,7 +11,7 @@ import {
   paymentConfirmationBatchWorkflow,
   type BatchConfirmationSummary,
 } from '../../workflows/payment-confirmation-batch.workflow';
-import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
 import {
   type BatchConfirmationInput,
   type BatchPaymentResult,
@@ -59,9 +59,8 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
   before(async function () {
     this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
-    env = await timeSkippingEnvironment();
+    env = await sharedTimeSkippingEnvironment();
   });
-  after(() => env?.teardown());
 
   function payment(provider: Provider, postedAgoMs = 0): Payment {
     const ref = `API-VACT_TRA-TEST-${randomUUID()}`;

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { PageProgress } from '../../src/reconciliation/reconciliation-execution.service';
 import { RECONCILIATION_STATUS } from '../../src/contracts/search-attributes';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
-import { testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
 import type {
   ReconciliationInput,
   ReconciliationPagesResult,
@@ -101,10 +101,10 @@ function listingActivities(options: { totalPages: number; pagesPerCall: number; 
 
 describe('reconciliationWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
-  before(async () => {
-    env = await timeSkippingEnvironment();
+  before(async function () {
+    this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
+    env = await sharedTimeSkippingEnvironment();
   });
-  after(() => env?.teardown());
 
   /** Runs the workflow on a worker with these activities until it fails; the failure. */
   async function failedRun(activities: object, input: ReconciliationInput): Promise<unknown> {

@@ -4,15 +4,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { reservationExpiryWorkflow } from '../../workflows/reservation-expiry.workflow';
 import type { ReservationExpiryResult } from '../../src/contracts/reservation-expiry.contract';
-import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
 
 describe('reservationExpiryWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
   before(async function () {
     this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
-    env = await timeSkippingEnvironment();
+    env = await sharedTimeSkippingEnvironment();
   });
-  after(() => env?.teardown());
 
   /** Runs the workflow once against `expireDueReservations`, as its Schedule starts it. */
   async function run(expireDueReservations: () => Promise<ReservationExpiryResult>): Promise<ReservationExpiryResult> {

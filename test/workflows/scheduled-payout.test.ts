@@ -8,15 +8,14 @@ import {
   type ScheduledPayoutInput,
 } from '../../src/contracts/scheduled-payout.contract';
 import { scheduledPayoutWorkflow } from '../../workflows/scheduled-payout.workflow';
-import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
 
 describe('scheduledPayoutWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
   before(async function () {
     this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
-    env = await timeSkippingEnvironment();
+    env = await sharedTimeSkippingEnvironment();
   });
-  after(() => env?.teardown());
 
   /** Runs the workflow for a payout `aheadMs` ahead with the start mocked; `during` acts on the run before its result. */
   async function run(aheadMs: number, during: (handle: { signal: () => Promise<void> }) => Promise<void> = async () => undefined) {

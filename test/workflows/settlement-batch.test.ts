@@ -4,15 +4,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { ChunkResult, CompletionCheck, SettlementBatchInput } from '../../src/contracts/settlement-batch.contract';
 import { settlementBatchWorkflow } from '../../workflows/settlement-batch.workflow';
-import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
 
 describe('settlementBatchWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
   before(async function () {
     this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
-    env = await timeSkippingEnvironment();
+    env = await sharedTimeSkippingEnvironment();
   });
-  after(() => env?.teardown());
 
   it('initiates in chunks of its chunk size, waits what a full cap or a Retry-After names, continues as new past the history limit, then follows the items to the end', async function () {
     this.timeout(120_000);

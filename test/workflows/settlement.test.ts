@@ -8,7 +8,7 @@ import { HISTORY_EVENT_LIMIT } from '../../workflows/continue-as-new';
 import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
 import { settlementWorkflow } from '../../workflows/settlement.workflow';
 import { settlementRefundWorkflow } from '../../workflows/settlement-refund.workflow';
-import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
 import {
   type AttemptProgress,
   type DestinationCheck,
@@ -153,9 +153,8 @@ describe('settlementWorkflow (time-skipping)', function () {
   let env: TestWorkflowEnvironment;
   before(async function () {
     this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
-    env = await timeSkippingEnvironment();
+    env = await sharedTimeSkippingEnvironment();
   });
-  after(() => env?.teardown());
 
   const baseInput = (merchantTxRef: string): SettlementInput => ({
     settlementId: randomUUID(),
@@ -814,9 +813,8 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
   let env: TestWorkflowEnvironment;
   before(async function () {
     this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
-    env = await timeSkippingEnvironment();
+    env = await sharedTimeSkippingEnvironment();
   });
-  after(() => env?.teardown());
 
   async function refundEvent(checks: Array<Answer<RefundCheck>>, options: { settlementRunning?: boolean; recheckMs?: number } = {}) {
     const merchantTxRef = `mtx_${randomUUID().slice(0, 8)}`;

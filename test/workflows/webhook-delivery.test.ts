@@ -2,7 +2,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { deliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow';
-import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
+import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
 import type { DeliveryAttemptResult } from '../../src/contracts/webhook-delivery.contract';
 
 const MINUTE = 60_000;
@@ -18,9 +18,8 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
   before(async function () {
     this.timeout(ENVIRONMENT_STARTUP_TIMEOUT_MS);
-    env = await timeSkippingEnvironment();
+    env = await sharedTimeSkippingEnvironment();
   });
-  after(() => env?.teardown());
 
   /**
    * Runs a delivery whose n-th HTTP attempt succeeds when `succeedsAt` says so; returns when each attempt

@@ -3,6 +3,8 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Db } from '../../../src/db';
+import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verification.repo';
 import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { magicAccountNumber } from '../../helpers/sandbox-values';
@@ -33,11 +35,27 @@ async function verify(): Promise<{ code: number; problems: Problem[] }> {
   }
 }
 
-/** The problems ledger:verify reports (exiting 1) while `plant` holds; `undo` puts the data back whatever happens. */
-async function reportedWith(plant: () => Promise<unknown>, undo: () => Promise<unknown>): Promise<Problem[]> {
+/**
+ * The checks `ledger:verify` runs (its repository), in this process: the command's exit code and JSON are held to
+ * them by the first two tests, and each run of the command is a process that loads the whole service (1 to 3 s).
+ */
+async function verifiedHere(db: Db): Promise<{ code: number; problems: Problem[] }> {
+  const problems = await createLedgerVerificationRepo(db).problems();
+  return { code: problems.length > 0 ? 1 : 0, problems };
+}
+
+/**
+ * The problems ledger:verify reports (exiting 1) while `plant` holds, by `check` (the checks in this process unless
+ * the command is asked for); `undo` puts the data back whatever happens.
+ */
+async function reportedWith(
+  check: () => Promise<{ code: number; problems: Problem[] }>,
+  plant: () => Promise<unknown>,
+  undo: () => Promise<unknown>,
+): Promise<Problem[]> {
   await plant();
   try {
-    const { code, problems } = await verify();
+    const { code, problems } = await check();
     assert.equal(code, 1, `ledger:verify passed with the fault planted: ${JSON.stringify(problems)}`);
     return problems;
   } finally {
@@ -69,6 +87,8 @@ describe('ledger:verify: the records that name ledger entries', () => {
   let paidSettlement: string;
 
   const db = () => stack.infra.db;
+  /** The checks of ledger:verify on the test database, in this process. */
+  const here = () => verifiedHere(db());
   const transfer = async (from: ProvisionedAccount, to: ProvisionedAccount, amount: string): Promise<string> => {
     const made = await call(stack.apiUrl, 'POST', `/v1/accounts/${from.AccountRef}/transfers`, {
       apiKey: tenant.apiKey,
@@ -220,23 +240,26 @@ describe('ledger:verify: the records that name ledger entries', () => {
   it("fails on a customer's payouts of the day that its payouts do not add up to, naming the customer", async () => {
     const customer = () => db()('customers').where({ id: a1.CustomerID });
     const short = await reportedWith(
+      verify,
       () => customer().decrement('debits_day_total', 1),
       () => customer().increment('debits_day_total', 1),
     );
     assert.deepEqual(named(short, a1.CustomerID, 'payouts of', '30999', 'totalling 31000'), [['payout_day_totals', true]]);
     // Counted in another day than the one its payouts were made in.
     const yesterday = await reportedWith(
+      here,
       () => customer().update({ debits_day: db().raw('debits_day - 1') }),
       () => customer().update({ debits_day: db().raw('debits_day + 1') }),
     );
     assert.deepEqual(named(yesterday, a1.CustomerID), [['payout_day_totals', true]]);
-    assert.deepEqual(await verify(), { code: 0, problems: [] });
+    assert.deepEqual(await here(), { code: 0, problems: [] });
   });
 
   it('fails on a transfer whose entries do not match it, and on transfer entries no transfer names', async () => {
     const row = () => db()('internal_transfers').where({ id: toOtherCustomer });
     const { debit_entry_id: debit, credit_entry_id: credit } = await row().first('debit_entry_id', 'credit_entry_id');
     const amount = await reportedWith(
+      here,
       () => row().increment('amount', 1),
       () => row().decrement('amount', 1),
     );
@@ -244,11 +267,13 @@ describe('ledger:verify: the records that name ledger entries', () => {
       ['transfer_entries', true],
     ]);
     const account = await reportedWith(
+      here,
       () => row().update({ to_account_id: a2.ID }),
       () => row().update({ to_account_id: b1.ID }),
     );
     assert.deepEqual(named(account, toOtherCustomer, `the credit entry ${credit} is on account ${b1.ID}`), [['transfer_entries', true]]);
     const swapped = await reportedWith(
+      here,
       () => row().update({ debit_entry_id: credit, credit_entry_id: debit }),
       () => row().update({ debit_entry_id: debit, credit_entry_id: credit }),
     );
@@ -266,17 +291,19 @@ describe('ledger:verify: the records that name ledger entries', () => {
 
     const own = await db()('internal_transfers').where({ id: betweenOwnAccounts }).first();
     const gone = await reportedWith(
+      here,
       () => db()('internal_transfers').where({ id: betweenOwnAccounts }).delete(),
       () => db()('internal_transfers').insert(own),
     );
     assert.deepEqual(named(gone, own.debit_entry_id, own.transaction_id), [['transfer_entries', true]]);
-    assert.deepEqual(await verify(), { code: 0, problems: [] });
+    assert.deepEqual(await here(), { code: 0, problems: [] });
   });
 
   it('fails on a split move its transfer does not match, a part not moved without a reason, and a split transfer no move names', async () => {
     const [notMoved, moved] = await db()('split_moves').where({ from_account_id: shop.ID }).orderBy('position');
     const move = () => db()('split_moves').where({ payment_entry_id: moved.payment_entry_id, position: moved.position });
     const amount = await reportedWith(
+      here,
       () => move().decrement('amount', 1),
       () => move().increment('amount', 1),
     );
@@ -285,6 +312,7 @@ describe('ledger:verify: the records that name ledger entries', () => {
     const splitTransfer = () => db()('internal_transfers').where({ id: moved.transfer_id });
     const { split_of_payment: payment } = await splitTransfer().first('split_of_payment');
     const marked = await reportedWith(
+      here,
       () => splitTransfer().update({ split_of_payment: 'another payment' }),
       () => splitTransfer().update({ split_of_payment: payment }),
     );
@@ -292,6 +320,7 @@ describe('ledger:verify: the records that name ledger entries', () => {
 
     const part = () => db()('split_moves').where({ payment_entry_id: notMoved.payment_entry_id, position: notMoved.position });
     const blank = await reportedWith(
+      here,
       () => part().update({ not_moved_reason: ' ' }),
       () => part().update({ not_moved_reason: notMoved.not_moved_reason }),
     );
@@ -300,11 +329,12 @@ describe('ledger:verify: the records that name ledger entries', () => {
     ]);
 
     const unnamed = await reportedWith(
+      here,
       () => move().update({ transfer_id: null, not_moved_reason: 'planted' }),
       () => move().update({ transfer_id: moved.transfer_id, not_moved_reason: null }),
     );
     assert.deepEqual(named(unnamed, `split transfer ${moved.transfer_id}`, 'named by 0 split moves'), [['split_moves', true]]);
-    assert.deepEqual(await verify(), { code: 0, problems: [] });
+    assert.deepEqual(await here(), { code: 0, problems: [] });
   });
 
   it('fails on a split part taken back that names no take-back of it, one named twice, and a compensated payment whose part was not taken back', async () => {
@@ -339,6 +369,7 @@ describe('ledger:verify: the records that name ledger entries', () => {
     // compensated payment kept a part.
     each(
       await reportedWith(
+        here,
         () => move(first).update({ taken_back_entry_id: null }),
         () => restore(first),
       ),
@@ -353,6 +384,7 @@ describe('ledger:verify: the records that name ledger entries', () => {
     // recorded by no move.
     each(
       await reportedWith(
+        here,
         () => move(first).update({ taken_back_entry_id: shopsCredit.id }),
         () => restore(first),
       ),
@@ -373,6 +405,7 @@ describe('ledger:verify: the records that name ledger entries', () => {
       .first();
     each(
       await reportedWith(
+        here,
         () => move(second).update({ taken_back_entry_id: first.taken_back_entry_id }),
         () => restore(second),
       ),
@@ -383,13 +416,14 @@ describe('ledger:verify: the records that name ledger entries', () => {
       unrecorded(second.taken_back_entry_id, 0),
       creditUnrecorded(secondShopsCredit.id, secondTransfer.id),
     );
-    assert.deepEqual(await verify(), { code: 0, problems: [] });
+    assert.deepEqual(await here(), { code: 0, problems: [] });
   });
 
   it("fails on a dynamic account's return that names another payout, a service's return not recorded, and a return's reservation posted by no settlement debit", async () => {
     const returned = await db()('dynamic_account_returns').where({ account_id: dynamic.ID }).first();
     const row = () => db()('dynamic_account_returns').where({ entry_id: returned.entry_id });
     const otherPayout = await reportedWith(
+      here,
       () => row().update({ merchant_tx_ref: paidSettlement }),
       () => row().update({ merchant_tx_ref: returned.merchant_tx_ref }),
     );
@@ -398,6 +432,7 @@ describe('ledger:verify: the records that name ledger entries', () => {
     ]);
 
     const unrecorded = await reportedWith(
+      here,
       () => row().delete(),
       () => db()('dynamic_account_returns').insert(returned),
     );
@@ -408,6 +443,7 @@ describe('ledger:verify: the records that name ledger entries', () => {
     const posting = () => db()('ledger_reservation_changes').where({ reservation_id: reservation.id });
     const { entry_id: debitEntryId } = await posting().first('entry_id');
     const unlinked = await reportedWith(
+      here,
       () => posting().update({ outcome: 'released', reason: 'operator', entry_id: null }),
       () => posting().update({ outcome: 'posted', reason: null, entry_id: debitEntryId }),
     );
@@ -416,6 +452,6 @@ describe('ledger:verify: the records that name ledger entries', () => {
     assert.deepEqual(named(about('dynamic_account_returns'), returned.entry_id, 'the held money was not posted by a return'), [
       ['dynamic_account_returns', true],
     ]);
-    assert.deepEqual(await verify(), { code: 0, problems: [] });
+    assert.deepEqual(await here(), { code: 0, problems: [] });
   });
 });

@@ -47,7 +47,7 @@ describe('CLI', () => {
   });
 
   it('apikey:create adds a key and apikey:revoke disables it by prefix', async () => {
-    const tenant = JSON.parse((await cli('tenant:create', '--name', 'Keys', '--json')).stdout) as { tenantId: string; apiKey: string };
+    const tenant = await createTenant(stack, 'Keys');
     const second = JSON.parse((await cli('apikey:create', '--tenant', tenant.tenantId, '--json')).stdout) as { apiKey: string };
     assert.equal((await call(stack.apiUrl, 'GET', '/v1/me', { apiKey: second.apiKey })).status, 200);
     await cli('apikey:revoke', '--key-prefix', second.apiKey.slice(0, 11));
@@ -56,7 +56,7 @@ describe('CLI', () => {
   });
 
   it('user:create reads the password from stdin and makes a dashboard user who can log in', async () => {
-    const tenant = JSON.parse((await cli('tenant:create', '--name', 'Users', '--json')).stdout) as { tenantId: string };
+    const tenant = await createTenant(stack, 'Users');
     const email = `cli+${Date.now()}@example.com`;
     const created = await cliWithInput('a long enough password\n', 'user:create', '--tenant', tenant.tenantId, '--email', email, '--json');
     assert.equal(created.code, 0, created.stderr);
@@ -66,7 +66,7 @@ describe('CLI', () => {
   });
 
   it('user:create refuses --password with a message saying why, and creates nobody', async () => {
-    const tenant = JSON.parse((await cli('tenant:create', '--name', 'Refused', '--json')).stdout) as { tenantId: string };
+    const tenant = await createTenant(stack, 'Refused');
     const email = `cli+${Date.now()}@example.com`;
     const refused = await cliWithInput(
       '',
@@ -190,7 +190,7 @@ describe('CLI', () => {
 
   it('reconcile:exceptions --kind lists the findings of that kind only', async () => {
     // A tenant of its own, so that no reconciliation run of another test meets these rows.
-    const tenant = JSON.parse((await cli('tenant:create', '--name', 'Findings', '--json')).stdout) as { tenantId: string };
+    const tenant = await createTenant(stack, 'Findings');
     const db = stack.infra.db;
     const runId = randomUUID();
     await db('reconciliation_runs').insert({
@@ -223,7 +223,7 @@ describe('CLI', () => {
   });
 
   it("reconcile:resolve --tenant decides a tenant's finding the platform operator alone decides; reconcile:compensate refuses what is no taken-back credit", async () => {
-    const tenant = JSON.parse((await cli('tenant:create', '--name', 'Platform Decides', '--json')).stdout) as { tenantId: string };
+    const tenant = await createTenant(stack, 'Platform Decides');
     const db = stack.infra.db;
     const finding = (kind: string) => ({
       id: randomUUID(),
