@@ -37,6 +37,11 @@ export function confirmedPaymentCreditsOfAccountSql(accountId: string, from: str
                 AND e.kind = 'payment' AND e.direction = 'credit' AND e.status = 'confirmed'`;
 }
 
+/** An EXISTS test: a payment entry was made for the provider transaction `txnRef` (an expression). */
+export function paymentEntryExistsSql(txnRef: string): string {
+  return `EXISTS (SELECT 1 FROM ledger_entries e WHERE e.kind = 'payment' AND e.provider_txn_ref = ${txnRef})`;
+}
+
 /**
  * A relation (for a caller's FROM clause, under an alias of its choice) of the payment credits among the
  * entry ids `entryIds` (an expression of type uuid[]), with the entries' columns.

@@ -207,8 +207,15 @@ export function createDirectory(config: Config, logger: Logger, poolMax = 4): Te
 const API_KEY_CACHE_ENTRIES = 10_000;
 
 /** Every service, wired once; the API, the worker, the CLI and the tests all build from here. */
-/** `clock`: the time two-factor codes are judged by (tests pass their own; the system clock otherwise). */
-export function createServices(infra: Infrastructure, options: { searchAttributes?: boolean; clock?: () => number } = {}) {
+/**
+ * `clock`: the time two-factor codes are judged by (tests pass their own; the system clock otherwise).
+ * `reconciliationCells`, with several clusters: whether this cell's platform runs report the wallet's rows no cluster
+ * places (the first cell's do), and the other cells' pools (see createReconciliationExecutionService).
+ */
+export function createServices(
+  infra: Infrastructure,
+  options: { searchAttributes?: boolean; clock?: () => number; reconciliationCells?: { reportsUnowned: boolean; others: Db[] } } = {},
+) {
   const { config, logger, db, temporal, metrics } = infra;
   // The services behind the routes whose reads may come from a replica (replica-reads.ts) are built on readDb: it is
   // the primary everywhere except in those routes' handlers, so their writes, transactions and money checks, made by
@@ -456,6 +463,7 @@ export function createServices(infra: Infrastructure, options: { searchAttribute
       splits: splitRules,
       jobs,
       starter,
+      ...(options.reconciliationCells ? { cells: options.reconciliationCells } : {}),
     }),
   };
 }

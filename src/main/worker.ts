@@ -64,8 +64,20 @@ runProcess(
     if (index === 0) await registerSearchAttributes(infra.temporal.connection, config.TEMPORAL_NAMESPACE);
     const source = workflowSource(logger);
     const cells = await Promise.all(
-      infras.map(async (cellInfra) => {
-        const services = createServices(cellInfra);
+      infras.map(async (cellInfra, cellIndex) => {
+        // The cells share one provider wallet: each platform reconciliation takes the rows its cluster places, and the
+        // first cell's also those no cluster places, asking the other cells' pools which rows they place.
+        const services = createServices(
+          cellInfra,
+          infras.length > 1
+            ? {
+                reconciliationCells: {
+                  reportsUnowned: cellIndex === 0,
+                  others: infras.filter((other) => other !== cellInfra).map((other) => other.db),
+                },
+              }
+            : {},
+        );
         const worker = await Worker.create({
           connection,
           namespace: config.TEMPORAL_NAMESPACE,

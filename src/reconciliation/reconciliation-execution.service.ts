@@ -12,7 +12,7 @@ import type { SettlementExecutionService } from '../settlements/settlement-execu
 import { outcomeOf } from './findings';
 import { createProviderRecords } from './provider-records';
 import { createReconciliationExceptionsRepo, type Finding } from './reconciliation-exceptions.repo';
-import { createReconciliationMatchingRepo } from './reconciliation-matching.repo';
+import { createReconciliationMatchingRepo, type CellShare, type RowsPage } from './reconciliation-matching.repo';
 import { createReconciliationRepairs } from './reconciliation-repairs';
 import type { SplitRulesService } from '../split-rules/split-rules.service';
 import { createLedgerBooksRepo } from '../ledger/ledger-books.repo';
@@ -91,8 +91,13 @@ export function createReconciliationExecutionService(deps: {
   splits: Pick<SplitRulesService, 'rulesOf' | 'moveConfirmed'>;
   jobs: Jobs;
   starter: WorkflowStarter;
+  /**
+   * With several clusters, which share one provider wallet: whether this cell reports the wallet's rows no cluster
+   * places (the first cell does), and the other cells' pools, asked which of a page's rows they place.
+   */
+  cells?: { reportsUnowned: boolean; others: Db[] };
 }) {
-  const { db, config, provider } = deps;
+  const { db, config, provider, cells } = deps;
   const logger = deps.logger.child({ component: 'reconciliation' });
   const runs = createReconciliationRunsRepo(db);
   const matching = createReconciliationMatchingRepo(db);
@@ -110,6 +115,19 @@ export function createReconciliationExecutionService(deps: {
   async function reportOnce(run: RunRecord, finding: Finding, options: { acknowledgeResolved?: boolean } = {}): Promise<void> {
     const runIds = await runs.runAndChild(run.id, finding.tenantId);
     await db.transaction((trx) => exceptions.report(trx, finding, runIds, options));
+  }
+
+  /**
+   * How a page of this cell's run is shared with the other cells: null with one cluster (nothing is asked). A platform
+   * run of the cell that reports unplaced rows asks every other cell which of a listing page's rows it places, once per
+   * page; the other cells leave every unplaced row alone. Nobody is asked for a tenant's run (it lists only the
+   * tenant's accounts) or for lookups (they answer this cluster's own records).
+   */
+  async function shareOf(run: RunRecord, page: RowsPage, lookedUp: boolean): Promise<CellShare | null> {
+    if (!cells) return null;
+    if (run.tenantId !== null || lookedUp || !cells.reportsUnowned) return { reportsUnowned: cells.reportsUnowned, ownedElsewhere: [] };
+    const placed = await Promise.all(cells.others.map((other) => createReconciliationMatchingRepo(other).placedRows(page)));
+    return { reportsUnowned: true, ownedElsewhere: [...new Set(placed.flat())] };
   }
 
   async function walletCheck(): Promise<WalletCheck> {
@@ -138,7 +156,15 @@ export function createReconciliationExecutionService(deps: {
       position,
       beat,
     );
-    if (page.size > 0) await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, page, { graceSeconds, lookedUp, askedFrom });
+    if (page.size > 0) {
+      const share = await shareOf(run, page, lookedUp);
+      await matching.stagePage({ id: run.id, scopeTenantId: run.tenantId }, page, {
+        graceSeconds,
+        lookedUp,
+        askedFrom,
+        ...(share ? { cells: share } : {}),
+      });
+    }
     if (lookupLimitReached) {
       await reportOnce(run, {
         id: uuidv7(),

@@ -1,5 +1,5 @@
 import type { DbOrTrx, Trx } from '../db';
-import { confirmedPaymentCreditsOfAccountSql, paymentCreditAnswersJoins } from '../ledger/ledger-reads';
+import { confirmedPaymentCreditsOfAccountSql, paymentCreditAnswersJoins, paymentEntryExistsSql } from '../ledger/ledger-reads';
 import { FINDINGS, NOT_CONFIRMED_IN_TIME, ROW_FINDINGS } from './findings';
 import type { ProviderRow } from '../provider/provider.types';
 
@@ -21,6 +21,12 @@ export interface PendingAction {
   narration: string;
   rawStatus: string | null;
   timeCreated: Date | null;
+}
+
+/** How a cluster's platform run shares the wallet's rows with the other clusters (see CELL_PAGE_STATEMENT). */
+export interface CellShare {
+  reportsUnowned: boolean;
+  ownedElsewhere: string[];
 }
 
 interface PageTally {
@@ -57,6 +63,28 @@ const NEW_UUIDV7 = `CAST(encode(set_bit(set_bit(overlay(uuid_send(gen_random_uui
 const ONE_PROBE_PER_ROW = 'OFFSET 0';
 
 /**
+ * With several clusters, the pieces the statement adds: a row of a tenant moved out of this cluster (its account,
+ * settlement or tenants row marked by a move's fence) is the target's; a row this cluster cannot place (no account by
+ * number or alias, no payment entry; no settlement attempt by reference) is another cluster's when one places it
+ * (`:owned_elsewhere`, the ids the other cells placed), and no cluster's otherwise, which only the first cluster
+ * reports (`:reports_unowned`). Such rows are 'elsewhere': not staged, counted or reported here.
+ */
+const OWNED_ELSEWHERE_CTE = `owned_elsewhere AS (
+    SELECT jsonb_array_elements_text(CAST(:owned_elsewhere AS jsonb)) AS provider_txn_id
+  ), `;
+
+const CELL_PLACEMENT_COLUMNS = `,
+           (an.moved_out_at IS NOT NULL OR ar.moved_out_at IS NOT NULL OR s.moved_out_at IS NOT NULL OR t.moved_out_at IS NOT NULL) AS moved_out,
+           CASE WHEN p.direction = 'credit' THEN an.id IS NULL AND ar.id IS NULL AND e.id IS NULL ELSE s.id IS NULL END AS unplaced,
+           p.provider_txn_id IN (SELECT provider_txn_id FROM owned_elsewhere) AS owned_elsewhere`;
+
+const CELL_TENANT_JOIN = 'LEFT JOIN tenants t ON t.id = coalesce(e.tenant_id, an.tenant_id, ar.tenant_id, s.tenant_id)';
+
+/** Opens the outcome's CASE (closed after it): 'elsewhere', or else what the row's matches make it. */
+const ELSEWHERE_OR = `CASE WHEN j.moved_out OR (j.unplaced AND (NOT CAST(:reports_unowned AS boolean) OR j.owned_elsewhere)) THEN 'elsewhere' ELSE
+           `;
+
+/**
  * One page of provider rows in ONE statement: each row is matched against the ledger by provider
  * transaction id (payments) or attempt reference (payouts) through unique indexes, classified, and
  * staged for the run; a row the run already staged (a retried page) is skipped whole, so nothing is
@@ -64,7 +92,8 @@ const ONE_PROBE_PER_ROW = 'OFFSET 0';
  * are linked to the run and to the tenant's child run. Repairs are only marked here; they are made
  * afterwards, row by row, through the same paths as the events that were missed.
  */
-const PAGE_STATEMENT = `
+function pageStatement(cells: boolean): string {
+  return `
   WITH page AS (
     SELECT DISTINCT ON (p.provider_txn_id) p.*
       FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS p(
@@ -72,7 +101,7 @@ const PAGE_STATEMENT = `
              currency text, time_created timestamptz, recipient_account_number text, alias_account_ref text, merchant_tx_ref text,
              sender_name text, narration text)
      ORDER BY p.provider_txn_id
-  ), joined AS (
+  ), ${cells ? OWNED_ELSEWHERE_CTE : ''}joined AS (
     SELECT p.*,
            coalesce(an.id, ar.id) AS acct_id, coalesce(an.tenant_id, ar.tenant_id) AS acct_tenant,
            e.id AS e_id, e.tenant_id AS e_tenant, e.account_id AS e_account, e.status AS e_status, e.amount AS e_amount, e.fee AS e_fee,
@@ -81,6 +110,7 @@ const PAGE_STATEMENT = `
            paid.provider_ref AS settled_ref,
            (p.direction = 'credit' AND p.status = 'success' AND an.id IS NULL AND ar.id IS NULL AND e.id IS NULL
              AND EXISTS (SELECT 1 FROM inbound_events m WHERE m.category = 'misdirected' AND m.transaction_id = p.provider_txn_id)) AS known_misdirected
+           ${cells ? CELL_PLACEMENT_COLUMNS : ''}
       FROM page p
       LEFT JOIN virtual_accounts an ON p.direction = 'credit' AND an.bank_account_number = p.recipient_account_number
       LEFT JOIN virtual_accounts ar ON p.direction = 'credit' AND ar.account_ref = p.alias_account_ref
@@ -88,11 +118,12 @@ const PAGE_STATEMENT = `
       LEFT JOIN settlement_attempts sa ON p.direction = 'debit' AND sa.provider_ref = p.merchant_tx_ref
       LEFT JOIN settlements s ON s.id = sa.settlement_id
       LEFT JOIN LATERAL (SELECT provider_ref FROM settlement_attempts WHERE settlement_id = s.id AND outcome = 'success' ORDER BY attempt_no LIMIT 1) paid ON true
+      ${cells ? CELL_TENANT_JOIN : ''}
   ), classified AS (
     SELECT j.*,
            coalesce(j.e_tenant, j.acct_tenant, j.s_tenant) AS tenant_id,
            coalesce(j.e_account, j.acct_id, j.s_account) AS account_id,
-           CASE WHEN j.direction = 'credit' THEN
+           ${cells ? ELSEWHERE_OR : ''}CASE WHEN j.direction = 'credit' THEN
              CASE
                WHEN j.status = 'success' THEN
                  CASE
@@ -152,7 +183,7 @@ const PAGE_STATEMENT = `
                  END
                ELSE 'in_flight'
              END
-           END AS outcome
+           END${cells ? ' END' : ''} AS outcome
       FROM joined j
   ), scoped AS (
     -- A finding an operator has already resolved is acknowledged, not reported again.
@@ -163,7 +194,7 @@ const PAGE_STATEMENT = `
                  AND EXISTS (SELECT 1 FROM reconciliation_exceptions r WHERE r.subject = c.provider_txn_id AND r.kind = c.outcome AND r.status = 'resolved')
                 THEN 'acknowledged' ELSE c.outcome END AS outcome
       FROM classified c
-     WHERE CAST(:scope_tenant AS uuid) IS NULL OR c.tenant_id = CAST(:scope_tenant AS uuid)
+     WHERE (CAST(:scope_tenant AS uuid) IS NULL OR c.tenant_id = CAST(:scope_tenant AS uuid))${cells ? ` AND c.outcome <> 'elsewhere'` : ''}
   ), staged AS (
     INSERT INTO reconciliation_provider_rows (run_id, provider_txn_id, direction, status, raw_status, amount, fee, currency, time_created,
                                               merchant_tx_ref, sender_name, narration, tenant_id, account_id, entry_id, settlement_id, looked_up,
@@ -224,6 +255,12 @@ const PAGE_STATEMENT = `
      WHERE r.parent_run_id = CAST(:run_id AS uuid) AND r.tenant_id = t.tenant_id
   )
   SELECT (SELECT count(*) FROM staged) AS staged, (SELECT count(*) FROM staged WHERE action IS NOT NULL) AS actions`;
+}
+
+/** With one cluster: every row is this cluster's, and nothing asks where else it might be placed. */
+const PAGE_STATEMENT = pageStatement(false);
+/** With several: a row placed on another cluster, or of a tenant moved away from this one, is left to that cluster. */
+const CELL_PAGE_STATEMENT = pageStatement(true);
 
 interface ActionRow {
   provider_txn_id: string;
@@ -296,15 +333,18 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
   return {
     /**
      * `graceSeconds`: a provider payment younger than this is in flight; `lookedUp`: the rows came from single lookups;
-     * `askedFrom`: when the first of those lookups was asked (an answer is not held against what the ledger did after it).
+     * `askedFrom`: when the first of those lookups was asked (an answer is not held against what the ledger did after it);
+     * `cells`, with several clusters: whether this cluster reports the rows no cluster places, and the rows another places.
      */
     async stagePage(
       run: { id: string; scopeTenantId: string | null },
       page: RowsPage,
-      options: { graceSeconds: number; lookedUp: boolean; askedFrom?: Date | null },
+      options: { graceSeconds: number; lookedUp: boolean; askedFrom?: Date | null; cells?: CellShare },
     ): Promise<PageTally> {
       if (page.size === 0) return { staged: 0, actions: 0 };
-      const result = await db.raw(PAGE_STATEMENT, {
+      const { cells } = options;
+      const result = await db.raw(cells ? CELL_PAGE_STATEMENT : PAGE_STATEMENT, {
+        ...(cells ? { reports_unowned: cells.reportsUnowned, owned_elsewhere: JSON.stringify(cells.ownedElsewhere) } : {}),
         rows: page.json,
         run_id: run.id,
         scope_tenant: run.scopeTenantId,
@@ -316,6 +356,28 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
       });
       const row = result.rows[0] as { staged: string; actions: string };
       return { staged: Number(row.staged), actions: Number(row.actions) };
+    },
+
+    /**
+     * The rows of a page this cluster places, asked by another cluster's platform run of rows it cannot: an account
+     * by number or alias, a payment entry by transaction id, a settlement attempt by reference, through the same
+     * unique indexes the page statement matches by. A tenant's fenced copy (moved out) counts: the row is known to
+     * the platform, and the cluster it moved to places it once the move's copy commits.
+     */
+    async placedRows(page: RowsPage): Promise<string[]> {
+      if (page.size === 0) return [];
+      const result = await db.raw(
+        `SELECT p.provider_txn_id
+           FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS p(provider_txn_id text, direction text, recipient_account_number text,
+                                                                 alias_account_ref text, merchant_tx_ref text)
+          WHERE CASE WHEN p.direction = 'credit' THEN
+                  EXISTS (SELECT 1 FROM virtual_accounts a WHERE a.bank_account_number = p.recipient_account_number)
+                  OR EXISTS (SELECT 1 FROM virtual_accounts a WHERE a.account_ref = p.alias_account_ref)
+                  OR ${paymentEntryExistsSql('p.provider_txn_id')}
+                ELSE EXISTS (SELECT 1 FROM settlement_attempts sa WHERE sa.provider_ref = p.merchant_tx_ref) END`,
+        { rows: page.json },
+      );
+      return (result.rows as Array<{ provider_txn_id: string }>).map((row) => row.provider_txn_id);
     },
 
     async pendingActions(runId: string, limit: number): Promise<PendingAction[]> {
@@ -378,6 +440,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
              ${confirmedPaymentCreditsOfAccountSql('a.id', ':from', ':to')}
            ) e ON true
           WHERE (CAST(:tenant AS uuid) IS NULL OR a.tenant_id = CAST(:tenant AS uuid))
+            AND a.moved_out_at IS NULL
             AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.provider_txn_id = e.provider_txn_ref ${ONE_PROBE_PER_ROW})
           ORDER BY e.id
           LIMIT :limit`,
@@ -403,6 +466,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
             AND sa.created_at >= :from AND sa.created_at <= :to
             AND (CAST(:tenant AS uuid) IS NULL OR s.tenant_id = CAST(:tenant AS uuid))
             AND (CAST(:tenant AS uuid) IS NOT NULL OR sa.outcome = 'success')
+            AND s.moved_out_at IS NULL
             AND NOT EXISTS (SELECT 1 FROM reconciliation_provider_rows r WHERE r.run_id = :run AND r.merchant_tx_ref = sa.provider_ref ${ONE_PROBE_PER_ROW})
           ORDER BY sa.provider_ref
           LIMIT :limit`,
@@ -498,6 +562,7 @@ export function createReconciliationMatchingRepo(db: DbOrTrx) {
     async stuckSettlements(tenantId: string | null, olderThanMs: number, limit: number): Promise<StuckSettlement[]> {
       const query = db('settlements')
         .whereIn('status', ['pending', 'processing'])
+        .whereNull('moved_out_at')
         .where('created_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
         .orderBy('id')
         .limit(limit)

@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createActivities } from '../../src/main/worker-activities';
 import type { Config } from '../../src/config';
+import type { Db } from '../../src/db';
 import { createApp } from '../../src/http/app';
 import { answerClientErrorsAsJson } from '../../src/http/client-errors';
 import { createLogger } from '../../src/logger';
@@ -60,7 +61,7 @@ const STACK_SCHEDULES: readonly PeriodicJob[] = ['dynamicAccountReturns'];
  */
 export async function startStack(
   overrides: Record<string, string> = {},
-  options: { worker?: boolean; clock?: () => number } = {},
+  options: { worker?: boolean; clock?: () => number; reconciliationCells?: { reportsUnowned: boolean; others: Db[] } } = {},
 ): Promise<Stack> {
   const apiServer = http.createServer();
   const sandboxServer = http.createServer();
@@ -80,7 +81,10 @@ export async function startStack(
   const sandbox = createSandbox({ config, logger });
   sandboxServer.on('request', sandbox.app.callback());
   const infra = createInfrastructure(config, logger);
-  const services = createServices(infra, options.clock ? { clock: options.clock } : {});
+  const services = createServices(infra, {
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.reconciliationCells ? { reconciliationCells: options.reconciliationCells } : {}),
+  });
   const keyChanges = listenForApiKeyChanges(infra, services.apiKeyCache);
   const app = createApp({
     config,
