@@ -8,10 +8,9 @@ import { createKnex, type Db } from '../../src/db';
 import { uuidv7 } from '../../src/ids';
 import { createPostingEngine } from '../../src/ledger/posting-engine';
 import { accountHolderName } from '../../src/sandbox/names';
-import { E2E_TIMINGS } from '../e2e/system';
 import { cliTenant, provision, type E2eTenant } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
-import { startSystem, type RunningSystem } from '../helpers/processes';
+import type { RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import {
   addOperator,
@@ -19,7 +18,6 @@ import {
   assertAccessible,
   DESKTOP,
   horizontalOverflow,
-  launchChromium,
   limitToTheRunningTest,
   newContext,
   PHONE,
@@ -29,6 +27,7 @@ import {
   watchForErrors,
   type Operator,
 } from './browser';
+import { browserSystem, sharedChromium } from './shared';
 import { unverifiedNin } from '../helpers/sandbox-values';
 
 const PAYMENTS = 105;
@@ -132,9 +131,8 @@ describe('dashboard in a browser', function () {
   before(async function () {
     this.timeout(240_000);
     receiver = await startReceiver([500]);
-    // Only the runs the test starts: the hourly Schedule's platform run could otherwise find the
-    // refunded payments first, whenever the layer runs across the top of an hour.
-    sys = await startSystem({ ...E2E_TIMINGS, RECONCILIATION_INTERVAL: '30d' });
+    // Its Schedule's reconciliation runs off (see browserSystem): only the runs the test starts find the refunded payments.
+    sys = await browserSystem();
     db = createKnex({ DATABASE_URL: sys.env.DATABASE_URL!, DATABASE_POOL_MAX: 2 });
     tenant = await cliTenant(sys, 'Browser Tenant Ltd');
     admin = await user(tenant.tenantId, 'admin');
@@ -188,7 +186,7 @@ describe('dashboard in a browser', function () {
       assert.equal(refunded.status, 200, refunded.text);
     }
 
-    browser = await launchChromium();
+    browser = await sharedChromium();
     context = await newContext(browser, sys.apiUrl);
     page = await context.newPage();
     problems = watchForErrors(page);
@@ -203,8 +201,7 @@ describe('dashboard in a browser', function () {
 
   after(async function () {
     this.timeout(60_000);
-    await browser?.close();
-    await sys?.stop();
+    await context?.close();
     await db?.destroy();
     await receiver?.close();
     console.log(`      browser layer took ${((Date.now() - started) / 1000).toFixed(1)} s`);
