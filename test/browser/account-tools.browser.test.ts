@@ -4,11 +4,11 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { balanceSweepScheduleId } from '../../src/contracts/balance-sweep.contract';
 import { createKnex, type Db } from '../../src/db';
 import { createTemporalClient } from '../../src/temporal/client';
-import { E2E_TIMINGS } from '../e2e/system';
 import { cliTenant, provision, type E2eTenant } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
-import { startSystem, type RunningSystem } from '../helpers/processes';
-import { addOperator, launchChromium, limitToTheRunningTest, newContext, settled, signIn, watchForErrors, type Operator } from './browser';
+import type { RunningSystem } from '../helpers/processes';
+import { addOperator, limitToTheRunningTest, newContext, settled, signIn, watchForErrors, type Operator } from './browser';
+import { browserSystem, sharedChromium } from './shared';
 
 /** What the dashboard shows a time as (its `when`): en-GB, medium date and time, Lagos. */
 const lagosTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'Africa/Lagos' });
@@ -98,7 +98,7 @@ describe('account page in a browser: dynamic terms, transfers, split rules and s
 
   before(async function () {
     this.timeout(180_000);
-    sys = await startSystem(E2E_TIMINGS);
+    sys = await browserSystem();
     db = createKnex({ DATABASE_URL: sys.env.DATABASE_URL!, DATABASE_POOL_MAX: 2 });
     temporal = createTemporalClient({
       TEMPORAL_ADDRESS: sys.env.TEMPORAL_ADDRESS!,
@@ -106,7 +106,7 @@ describe('account page in a browser: dynamic terms, transfers, split rules and s
     });
     tenant = await cliTenant(sys, 'Account Tools Ltd');
     admin = await addOperator(db, sys.env, tenant.tenantId, 'admin');
-    browser = await launchChromium();
+    browser = await sharedChromium();
     context = await newContext(browser, sys.apiUrl);
     page = await context.newPage();
     problems = watchForErrors(page);
@@ -119,14 +119,13 @@ describe('account page in a browser: dynamic terms, transfers, split rules and s
 
   after(async function () {
     this.timeout(60_000);
-    await browser?.close();
+    await context?.close();
     for (const accountId of swept)
       await temporal.schedule
         .getHandle(balanceSweepScheduleId(accountId))
         .delete()
         .catch(() => undefined);
     await temporal?.connection.close();
-    await sys?.stop();
     await db?.destroy();
   });
 

@@ -8,11 +8,11 @@ import { createKnex, type Db } from '../../src/db';
 import { uuidv7 } from '../../src/ids';
 import { createPostingEngine } from '../../src/ledger/posting-engine';
 import { accountHolderName } from '../../src/sandbox/names';
-import { E2E_TIMINGS } from '../e2e/system';
 import { cliTenant, provision, type E2eTenant } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
-import { startSystem, type RunningSystem } from '../helpers/processes';
-import { addOperator, launchChromium, limitToTheRunningTest, newContext, settled, signIn, watchForErrors, type Operator } from './browser';
+import type { RunningSystem } from '../helpers/processes';
+import { addOperator, limitToTheRunningTest, newContext, settled, signIn, watchForErrors, type Operator } from './browser';
+import { browserSystem, sharedChromium } from './shared';
 
 /** The code an authenticator app shows `aheadMs` from now (a code of the next step is accepted too). */
 const codeOf = (secret: string, aheadMs = 0) => generate({ secret, epoch: Math.floor((Date.now() + aheadMs) / 1000) });
@@ -56,12 +56,12 @@ describe('payout approvals in a browser: an approval flow by two users', functio
 
   before(async function () {
     this.timeout(180_000);
-    sys = await startSystem(E2E_TIMINGS);
+    sys = await browserSystem();
     db = createKnex({ DATABASE_URL: sys.env.DATABASE_URL!, DATABASE_POOL_MAX: 2 });
     tenant = await cliTenant(sys, 'Two Keys Ltd');
     admin = await addOperator(db, sys.env, tenant.tenantId, 'admin');
     approver = await addOperator(db, sys.env, tenant.tenantId, 'approver');
-    browser = await launchChromium();
+    browser = await sharedChromium();
     maker = await pageFor(admin);
     checker = await pageFor(approver);
     // The approver enrols in two-factor sign-in; their code is then older than 5 minutes, as after a long day's session.
@@ -81,8 +81,7 @@ describe('payout approvals in a browser: an approval flow by two users', functio
 
   after(async function () {
     this.timeout(60_000);
-    await browser?.close();
-    await sys?.stop();
+    for (const context of contexts) await context.close();
     await db?.destroy();
   });
 

@@ -8,10 +8,9 @@ import { createKnex, type Db } from '../../src/db';
 import { uuidv7 } from '../../src/ids';
 import { createPostingEngine } from '../../src/ledger/posting-engine';
 import { accountHolderName } from '../../src/sandbox/names';
-import { E2E_TIMINGS } from '../e2e/system';
 import { cliTenant, provision, type E2eTenant } from '../e2e/tenant';
 import { call, eventually } from '../helpers/http';
-import { startSystem, type RunningSystem } from '../helpers/processes';
+import type { RunningSystem } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import {
   addOperator,
@@ -19,7 +18,6 @@ import {
   assertAccessible,
   DESKTOP,
   horizontalOverflow,
-  launchChromium,
   limitToTheRunningTest,
   newContext,
   PHONE,
@@ -29,12 +27,21 @@ import {
   watchForErrors,
   type Operator,
 } from './browser';
+import { browserSystem, sharedChromium } from './shared';
 import { unverifiedNin } from '../helpers/sandbox-values';
 
+/** The main account's statement: past 100 entries, so that it has three pages. */
 const PAYMENTS = 105;
+/**
+ * Of them, the first are paid at the sandbox (webhook, confirmation, the provider's fee): the statement's first line
+ * and the transaction the books open from it are these. The rest are paid at the sandbox without their webhooks and
+ * credited through the ledger as confirmed, as the paging needs their number, not each one's confirmation.
+ */
+const PAID_AT_THE_SANDBOX = 5;
 const PAYMENT_NAIRA = 1000;
 /** What lands per payment: the sandbox's default fee on 1,000.00 sent is 10.00. */
 const NET_PER_PAYMENT = '990.00';
+const FEE_PER_PAYMENT_KOBO = 1_000n;
 const DESTINATION = { bankCode: '058', bankName: 'Guaranty Trust Bank', accountNumber: '0123456789' };
 /** The deficit account: 500.00 credited provisionally, 300.00 of it settled, then the credit reversed. */
 const DEFICIT = { credit: 50_000n, settled: '300.00', ledger: '−₦300.00' };
@@ -122,6 +129,33 @@ describe('dashboard in a browser', function () {
     await db.transaction((trx) => ledger.reverse(trx, credit!.id, 'provider did not confirm'));
   }
 
+  /**
+   * Payments of 1,000.00 made at the sandbox without their webhooks (the provider knows them, as a reconciliation run
+   * reads it), credited to the account as their confirmation leaves them: confirmed, net of the provider's fee.
+   */
+  async function creditConfirmedPayments(account: { AccountRef: string; ID: string }, count: number): Promise<void> {
+    const transactionIds = await Promise.all(
+      Array.from({ length: count }, () => pay(account.AccountRef, PAYMENT_NAIRA, { suppressWebhook: true })),
+    );
+    const ledger = createPostingEngine(db, { tierDefaults: tierDefaultsOf(loadConfig(sys.env)) });
+    await db.transaction((trx) =>
+      ledger.post(
+        trx,
+        account.ID,
+        transactionIds.map((transactionId) => ({
+          direction: 'credit' as const,
+          kind: 'payment' as const,
+          amount: BigInt(PAYMENT_NAIRA) * 100n - FEE_PER_PAYMENT_KOBO,
+          fee: FEE_PER_PAYMENT_KOBO,
+          status: 'confirmed' as const,
+          narration: 'TOLU ADEWALE',
+          providerTxnRef: transactionId,
+          transactionGroupId: uuidv7(),
+        })),
+      ),
+    );
+  }
+
   /** Opens a page by URL, waits for its data, and remembers it for the screenshot pass. */
   async function open(name: string, url: string): Promise<void> {
     pagesSeen.set(name, url);
@@ -132,9 +166,8 @@ describe('dashboard in a browser', function () {
   before(async function () {
     this.timeout(240_000);
     receiver = await startReceiver([500]);
-    // Only the runs the test starts: the hourly Schedule's platform run could otherwise find the
-    // refunded payments first, whenever the layer runs across the top of an hour.
-    sys = await startSystem({ ...E2E_TIMINGS, RECONCILIATION_INTERVAL: '30d' });
+    // Its Schedule's reconciliation runs off (see browserSystem): only the runs the test starts find the refunded payments.
+    sys = await browserSystem();
     db = createKnex({ DATABASE_URL: sys.env.DATABASE_URL!, DATABASE_POOL_MAX: 2 });
     tenant = await cliTenant(sys, 'Browser Tenant Ltd');
     admin = await user(tenant.tenantId, 'admin');
@@ -154,9 +187,13 @@ describe('dashboard in a browser', function () {
     });
     assert.equal(submitted.body.KYCStatus, 'pending_review');
 
-    for (let sent = 0; sent < PAYMENTS; sent += 15) {
-      await Promise.all(Array.from({ length: Math.min(15, PAYMENTS - sent) }, () => pay(main.AccountRef)));
-    }
+    await Promise.all(Array.from({ length: PAID_AT_THE_SANDBOX }, () => pay(main.AccountRef)));
+    // The paid ones first on the statement: the rest are posted once the webhooks have credited them.
+    await eventually(async () => (await balanceOf(main.AccountRef)).ledgerBalance === (990 * PAID_AT_THE_SANDBOX).toFixed(2), {
+      intervalMs: 250,
+      what: `${PAID_AT_THE_SANDBOX} payments credited`,
+    });
+    await creditConfirmedPayments(main, PAYMENTS - PAID_AT_THE_SANDBOX);
     const prefix = /^va_([a-z0-9]{6})_/.exec(main.AccountRef)![1]!;
     misdirectedTransactionId = await pay(`va_${prefix}_zzzzzzzzzzzz`, 2500, { senderName: 'MISDIRECTED SENDER' });
     await pay(hooked.AccountRef, 500);
@@ -188,7 +225,7 @@ describe('dashboard in a browser', function () {
       assert.equal(refunded.status, 200, refunded.text);
     }
 
-    browser = await launchChromium();
+    browser = await sharedChromium();
     context = await newContext(browser, sys.apiUrl);
     page = await context.newPage();
     problems = watchForErrors(page);
@@ -203,8 +240,7 @@ describe('dashboard in a browser', function () {
 
   after(async function () {
     this.timeout(60_000);
-    await browser?.close();
-    await sys?.stop();
+    await context?.close();
     await db?.destroy();
     await receiver?.close();
     console.log(`      browser layer took ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -1,11 +1,11 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { UserRole } from '../../src/http/roles';
 import { createKnex, type Db } from '../../src/db';
-import { E2E_TIMINGS } from '../e2e/system';
 import { cliTenant, type E2eTenant } from '../e2e/tenant';
 import { call, type HttpResponse } from '../helpers/http';
-import { startSystem, type RunningSystem } from '../helpers/processes';
-import { addOperator, launchChromium, limitToTheRunningTest, newContext, signIn, watchForErrors, type Operator } from './browser';
+import type { RunningSystem } from '../helpers/processes';
+import { addOperator, limitToTheRunningTest, newContext, signIn, watchForErrors, type Operator } from './browser';
+import { browserSystem, sharedChromium } from './shared';
 
 /**
  * What a browser test of one tenant's dashboard works with: the real processes, a database handle, the tenant, one
@@ -27,7 +27,8 @@ export interface Desk {
 /**
  * Registers the suite's hooks and answers the desk they fill in: before the suite, the processes, a tenant named
  * `tenantName` with one user of `role`, Chromium and a page (signed in unless `signedIn` is false); before each test,
- * the page's timeouts bounded by the test's; after the suite, everything stopped.
+ * the page's timeouts bounded by the test's; after the suite, its browser context closed. The processes and Chromium are
+ * the layer's (./shared).
  */
 export function useDesk(tenantName: string, { role, signedIn = true }: { role: UserRole; signedIn?: boolean }): Desk {
   const desk = {
@@ -37,11 +38,11 @@ export function useDesk(tenantName: string, { role, signedIn = true }: { role: U
 
   before(async function () {
     this.timeout(180_000);
-    desk.sys = await startSystem(E2E_TIMINGS);
+    desk.sys = await browserSystem();
     desk.db = createKnex({ DATABASE_URL: desk.sys.env.DATABASE_URL!, DATABASE_POOL_MAX: 2 });
     desk.tenant = await cliTenant(desk.sys, tenantName);
     desk.user = await addOperator(desk.db, desk.sys.env, desk.tenant.tenantId, role);
-    desk.browser = await launchChromium();
+    desk.browser = await sharedChromium();
     desk.context = await newContext(desk.browser, desk.sys.apiUrl);
     desk.page = await desk.context.newPage();
     desk.problems = watchForErrors(desk.page);
@@ -54,8 +55,7 @@ export function useDesk(tenantName: string, { role, signedIn = true }: { role: U
 
   after(async function () {
     this.timeout(60_000);
-    await desk.browser?.close();
-    await desk.sys?.stop();
+    await desk.context?.close();
     await desk.db?.destroy();
   });
 
