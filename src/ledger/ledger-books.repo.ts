@@ -112,7 +112,10 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
      */
     async heldAtProvider(): Promise<Kobo> {
       const result = await db.raw(
-        `SELECT coalesce(-sum(amount), 0)::text AS held FROM ledger_system_postings WHERE account IN ('clearing', 'provider_fees')`,
+        // A tenant moved to another cluster is counted there: its read-only copy here is left out.
+        `SELECT coalesce(-sum(p.amount), 0)::text AS held FROM ledger_system_postings p
+          WHERE p.account IN ('clearing', 'provider_fees')
+            AND NOT EXISTS (SELECT 1 FROM tenants t WHERE t.id = p.tenant_id AND t.moved_out_at IS NOT NULL)`,
       );
       return koboFromDb((result.rows[0] as { held: string }).held);
     },

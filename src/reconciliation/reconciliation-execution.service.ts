@@ -130,10 +130,18 @@ export function createReconciliationExecutionService(deps: {
     return { reportsUnowned: true, ownedElsewhere: [...new Set(placed.flat())] };
   }
 
+  /**
+   * The one provider wallet behind every cluster against the books of all of them: with several clusters only the
+   * first cell compares it (the others' runs record no wallet), summing each cluster's books.
+   */
   async function walletCheck(): Promise<WalletCheck> {
     const balance = await provider.getWalletBalance();
-    const heldPerBooks = await createLedgerBooksRepo(db).heldAtProvider();
-    const unassignedMisdirected = await matching.unassignedMisdirected();
+    const clusters = [db, ...(cells?.others ?? [])];
+    const sum = (amounts: bigint[]) => amounts.reduce((total, amount) => total + amount, 0n);
+    const heldPerBooks = sum(await Promise.all(clusters.map((cluster) => createLedgerBooksRepo(cluster).heldAtProvider())));
+    const unassignedMisdirected = sum(
+      await Promise.all(clusters.map((cluster) => createReconciliationMatchingRepo(cluster).unassignedMisdirected())),
+    );
     return {
       walletBalance: formatKobo(balance.amountKobo),
       heldPerBooks: formatKobo(heldPerBooks),
@@ -270,7 +278,7 @@ export function createReconciliationExecutionService(deps: {
       }
       await repairs.drain(run.id, () => undefined);
       const platform = run.tenantId === null;
-      const wallet = platform ? await walletCheck() : null;
+      const wallet = platform && (cells?.reportsUnowned ?? true) ? await walletCheck() : null;
       const stuck = await matching.stuckSettlements(run.tenantId, config.RECONCILIATION_STUCK_SETTLEMENT, STUCK_SETTLEMENTS_REPORTED);
       for (const settlement of stuck) {
         await reportOnce(

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { createKnex, type Db } from '../../../src/db';
 import { uuidv7 } from '../../../src/ids';
+import { createLedgerBooksRepo } from '../../../src/ledger/ledger-books.repo';
+import { formatKobo } from '../../../src/money';
 import { createLogger } from '../../../src/logger';
 import type { ExceptionRecord } from '../../../src/reconciliation/reconciliation-exceptions.repo';
 import { createTenantFence } from '../../../src/tenant-moves/tenant-fence';
@@ -36,7 +38,10 @@ async function paidPayout(stack: Stack, tenant: TestTenant, account: Provisioned
 }
 
 /** A platform run of the stack's cluster over [from, now], to its end: the run and the platform's findings it met. */
-async function platformRun(stack: Stack, from: Date): Promise<{ repaired: number; findings: ExceptionRecord[] }> {
+async function platformRun(
+  stack: Stack,
+  from: Date,
+): Promise<{ repaired: number; findings: ExceptionRecord[]; wallet: { heldPerBooks: string } | null }> {
   const { run, job } = await stack.services.reconciliation.requestOperatorRun(null, { from });
   stack.services.starter.kick([job]);
   const done = await eventually(
@@ -53,7 +58,7 @@ async function platformRun(stack: Stack, from: Date): Promise<{ repaired: number
     ),
   );
   const all = await stack.services.reconciliation.listExceptions(null, {}, null, 500);
-  return { repaired: done.repaired, findings: all.filter((finding) => linked.has(finding.id)) };
+  return { repaired: done.repaired, findings: all.filter((finding) => linked.has(finding.id)), wallet: done.wallet };
 }
 
 // Two clusters behind one provider wallet: each platform run lists every row of the wallet, and takes only the rows
@@ -114,7 +119,9 @@ describe('platform reconciliation on two clusters sharing one provider wallet', 
     assert.equal(stranger.status, 200, stranger.text);
     const unowned = await suppressedPayment(first, stranger.body.data.accountRef, 1_500);
 
+    const held = async (stack: Stack) => createLedgerBooksRepo(stack.infra.db).heldAtProvider();
     const onFirstRun = await platformRun(first, from);
+    const heldByBoth = (await held(first)) + (await held(second));
     const onSecondRun = await platformRun(second, from);
     const unknownOf = (findings: ExceptionRecord[]) =>
       findings.filter((finding) => UNKNOWN.includes(finding.kind)).map((finding) => [finding.kind, finding.subject]);
@@ -128,6 +135,13 @@ describe('platform reconciliation on two clusters sharing one provider wallet', 
     assert.deepEqual(
       [await credited(first, firstCredit), await credited(second, secondCredit), await credited(first, secondCredit)],
       [1, 1, 0],
+    );
+    // The one wallet is compared once, by the first cluster, against the books of both.
+    assert.equal(onFirstRun.wallet?.heldPerBooks, formatKobo(heldByBoth));
+    assert.equal(onSecondRun.wallet, null);
+    assert.deepEqual(
+      onSecondRun.findings.filter((finding) => finding.kind === 'wallet_difference'),
+      [],
     );
     // Each payout was matched where it was made, and nowhere reported.
     for (const [stack, ref] of [
@@ -157,9 +171,12 @@ describe('platform reconciliation on two clusters sharing one provider wallet', 
         },
       ]),
     );
+    const heldBeforeTheFence = await createLedgerBooksRepo(first.infra.db).heldAtProvider();
     // The move's fence on the source: the tenant's accounts, settlements and tenants row marked moved out.
     await createTenantFence(first.infra.db).raise(moved.tenantId);
 
+    // The moved tenant's money is held by the books of the cluster it moved to, not counted again here.
+    assert.equal(await createLedgerBooksRepo(first.infra.db).heldAtProvider(), heldBeforeTheFence - 1_234n);
     const { findings, repaired } = await platformRun(first, from);
     assert.deepEqual(
       findings.filter((finding) => [missed, differs].includes(finding.subject) || finding.tenantId === moved.tenantId).map((f) => f.kind),
