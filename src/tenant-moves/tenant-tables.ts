@@ -38,7 +38,8 @@ export interface TenantTable {
  * Columns the target does not take from the source. A bigserial is the database's own (nothing names a status
  * history row by its id); a transaction id (xid8) belongs to the source's counter, so events recorded there come
  * first on the target, all committed; the move's fence belongs to the source, and so does its parking of the
- * outbox's unstarted rows, which the target's drainer starts at once.
+ * outbox's unstarted rows, which the target's drainer starts at once. A tenant's reconciliation run made as the child
+ * of a platform run keeps its parent only where that run is: the platform run is its cluster's, never copied.
  */
 const COLUMN_REWRITES: Readonly<Record<string, Record<string, string | null>>> = {
   settlement_status_history: { id: null },
@@ -47,6 +48,7 @@ const COLUMN_REWRITES: Readonly<Record<string, Record<string, string | null>>> =
   tenants: { moved_out_at: 'NULL' },
   virtual_accounts: { moved_out_at: 'NULL' },
   settlements: { moved_out_at: 'NULL' },
+  reconciliation_runs: { parent_run_id: '(SELECT p.id FROM reconciliation_runs p WHERE p.id = r.parent_run_id)' },
 };
 
 interface CatalogTable {

@@ -125,6 +125,7 @@ describe('tenant:move: a tenant copied to another cluster, verified, switched', 
   let payee: ProvisionedAccount;
   let settlementRef: string;
   let queuedRef: string;
+  let childRun: string;
   let targetAtSwitch: { counts: Record<string, number>; money: unknown[] };
   const homes = new Map<string, string>();
   const directory = memoryDirectory(homes);
@@ -191,6 +192,15 @@ describe('tenant:move: a tenant copied to another cluster, verified, switched', 
       what: 'the API to mark its start made',
     });
     await queuedStart().update({ started_at: null });
+
+    // A platform reconciliation run of the source's, with the tenant's child run under it.
+    const platformRun = randomUUID();
+    childRun = randomUUID();
+    const window = { window_from: new Date(Date.now() - 3_600_000), window_to: new Date(), status: 'succeeded' };
+    await source.infra.db('reconciliation_runs').insert({ id: platformRun, tenant_id: null, trigger: 'schedule', ...window });
+    await source.infra
+      .db('reconciliation_runs')
+      .insert({ id: childRun, parent_run_id: platformRun, tenant_id: moving.tenantId, trigger: 'schedule', ...window });
 
     const other = await provisionAccount(source, staying.apiKey);
     await fundAccount(source, other.ID, 50_000n);
@@ -287,6 +297,10 @@ describe('tenant:move: a tenant copied to another cluster, verified, switched', 
       Object.entries(stayingCounts).filter(([, rows]) => rows > 0),
       [],
     );
+    // The tenant's reconciliation run came without its parent, the source's platform run.
+    assert.deepEqual(await target.infra.db('reconciliation_runs').select('tenant_id', 'parent_run_id'), [
+      { tenant_id: moving.tenantId, parent_run_id: null },
+    ]);
     // The moved tenant's API key works on its new cluster and sees the same balances.
     const account = await call(target.apiUrl, 'GET', `/v1/accounts/${payer.AccountRef}`, { apiKey: moving.apiKey });
     assert.equal(account.status, 200, account.text);
