@@ -1,5 +1,17 @@
+import { tsToMs } from '@temporalio/common/lib/time';
+import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import assert from 'node:assert/strict';
+
+/**
+ * The durations of the timers a workflow started, in order, from its history: exact whatever the machine's speed,
+ * where a pause is a workflow timer (an activity's retry leaves none: see the clocks below).
+ */
+export function timerDurationsMs(history: temporal.api.history.v1.IHistory): number[] {
+  return (history.events ?? []).flatMap((event) =>
+    event.timerStartedEventAttributes ? [tsToMs(event.timerStartedEventAttributes.startToFireTimeout)] : [],
+  );
+}
 
 /**
  * What reading the clocks may be off by (two local reads of the same wall clock, milliseconds apart), far below
@@ -57,6 +69,20 @@ export function assertPauses(readings: ClockReading[], expectedMs: number[], wha
       `${what}: pause ${index + 1} was ${pause.advancedMs} ms with ${pause.skippedMs} ms skipped, expected ${expected} ms (${shown(pauses)})`,
     );
   }
+}
+
+/** The pause between two readings was between `atLeastMs` (by the workflow's clock) and `atMostMs` (by the time skipped). */
+export function assertPauseWithin(
+  from: ClockReading,
+  to: ClockReading,
+  bounds: { atLeastMs: number; atMostMs: number },
+  what: string,
+): void {
+  const pause = pauseBetween(from, to);
+  assert.ok(
+    pause.advancedMs >= bounds.atLeastMs && pause.skippedMs <= bounds.atMostMs + CLOCK_READING_TOLERANCE_MS,
+    `${what}: ${pause.advancedMs} ms with ${pause.skippedMs} ms skipped, expected ${bounds.atLeastMs} to ${bounds.atMostMs} ms`,
+  );
 }
 
 /** No pause between successive readings was longer than `maxMs` (by the time the server skipped). */

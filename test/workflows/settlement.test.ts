@@ -9,7 +9,15 @@ import { SETTLEMENT_STATUS } from '../../src/contracts/search-attributes';
 import { settlementWorkflow } from '../../workflows/settlement.workflow';
 import { settlementRefundWorkflow } from '../../workflows/settlement-refund.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, testWorker, timeSkippingEnvironment } from '../helpers/temporal';
-import { assertPauses, assertPausesAtMost, type ClockReading, pausesBetween, readClocks } from '../helpers/workflow-clock';
+import {
+  assertPauses,
+  assertPausesAtMost,
+  assertPauseWithin,
+  type ClockReading,
+  pauseBetween,
+  pausesBetween,
+  readClocks,
+} from '../helpers/workflow-clock';
 import {
   type AttemptProgress,
   type DestinationCheck,
@@ -133,8 +141,6 @@ function maxCallsPerMinute(times: number[]): number {
   return most;
 }
 
-const gapsInSeconds = (times: number[]): number[] => times.slice(1).map((time, i) => Math.round((time - times[i]!) / SECOND));
-
 describe('settlementWorkflow (time-skipping)', function () {
   this.timeout(120_000);
   let env: TestWorkflowEnvironment;
@@ -203,13 +209,11 @@ describe('settlementWorkflow (time-skipping)', function () {
         of('submit').map((call) => call.attemptNo),
         [1],
       );
-      const watch = of('refund').map((call) => call.at);
-      const watchMs = watch.at(-1)! - of('poll')[0]!.at;
-      assert.ok(watchMs >= 23 * HOUR && watchMs <= DAY + MINUTE, `refund watch lasted ${watchMs} ms`);
       const watchClocks = of('refund').map((call) => call.clocks);
+      assertPauseWithin(of('poll')[0]!.clocks, watchClocks.at(-1)!, { atLeastMs: 23 * HOUR, atMostMs: DAY + MINUTE }, 'the refund watch');
       assertPauses(watchClocks, [7_500, 11_250, 16_875, 25_313], 'the watch backs off ×1.5 from the 5 s interval');
       assertPausesAtMost(watchClocks, HOUR, 'the watch waits at most an hour');
-      assert.ok(watch.length < 60, `${watch.length} refund checks in a day`);
+      assert.ok(watchClocks.length < 60, `${watchClocks.length} refund checks in a day`);
     });
 
     it('a refund reported while watching reverses the debit: status refunded, and the search attribute says so', async () => {
@@ -253,7 +257,7 @@ describe('settlementWorkflow (time-skipping)', function () {
         { pollIntervalMs: SECOND },
       );
       assert.equal(result, 'refunded');
-      assert.ok(gapsInSeconds(of('refund').map((call) => call.at))[0]! >= 600);
+      assert.ok(pausesBetween(of('refund').map((call) => call.clocks))[0]!.advancedMs >= 10 * MINUTE);
     });
   });
 
@@ -472,11 +476,11 @@ describe('settlementWorkflow (time-skipping)', function () {
         of('submit').every((call) => call.attemptNo === 1),
         'never a new reference',
       );
-      const submits = of('submit').map((call) => call.at);
-      assert.ok(submits.length >= 8, `${submits.length} submissions`);
+      const submits = pausesBetween(of('submit').map((call) => call.clocks));
+      assert.ok(submits.length >= 7, `${submits.length + 1} submissions`);
       assert.ok(
-        gapsInSeconds(submits).every((gap) => gap >= GRACE / SECOND),
-        `probes no sooner than the grace: ${gapsInSeconds(submits).join(',')}`,
+        submits.every((pause) => pause.advancedMs >= GRACE),
+        `probes no sooner than the grace: ${submits.map((pause) => pause.advancedMs).join(',')}`,
       );
       const lengths = await runHistories(handle.workflowId, handle.firstExecutionRunId);
       assert.ok(Math.max(...lengths) <= HISTORY_EVENT_LIMIT + 50, `history lengths ${lengths.join(',')}`);
@@ -519,10 +523,12 @@ describe('settlementWorkflow (time-skipping)', function () {
       assert.equal(more.length, 0, 'one alert per attempt');
       assert.equal(alert.attemptNo, 1);
       assert.deepEqual({ stage: alert.report?.stage, last: alert.report?.lastProviderStatus }, { stage: 'follow', last: 'PROCESSING' });
-      const since = of('submit')[0]!.at;
-      assert.ok(
-        alert.at - since >= OVERDUE && alert.at - since <= OVERDUE + MINUTE + 2 * SECOND,
-        `alert ${alert.at - since} ms after the attempt began`,
+      // At the first poll past the clock, the polls 60 s apart by then.
+      assertPauseWithin(
+        of('submit')[0]!.clocks,
+        alert.clocks,
+        { atLeastMs: OVERDUE, atMostMs: OVERDUE + MINUTE },
+        'the alert after the attempt began',
       );
       assert.equal(of('submit').length, 1, 'the same reference, never a new one');
     });
@@ -767,8 +773,8 @@ describe('settlementWorkflow (time-skipping)', function () {
       );
       assert.equal(result, 'success');
       assert.ok(signalledAt > 0);
-      const waited = of('poll')[1]!.at - of('poll')[0]!.at;
-      assert.ok(waited < MINUTE, `the second poll came ${waited} ms after the first, not woken by the signal`);
+      const waited = pauseBetween(of('poll')[0]!.clocks, of('poll')[1]!.clocks).skippedMs;
+      assert.ok(waited < MINUTE, `the second poll came ${waited} ms (skipped) after the first, not woken by the signal`);
     });
 
     it('the status query tells the stage, attempt, reference and last provider status', async () => {
@@ -894,9 +900,8 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
 
     const agreed = await refundEvent([noRefund], { recheckMs });
     assert.equal(agreed.outcome, 'not_refunded');
-    const checks = agreed.calls.filter((call) => call.kind === 'refund').map((call) => call.at);
-    const span = checks.at(-1)! - checks[0]!;
-    assert.ok(span >= recheckMs - MINUTE && span <= recheckMs + MINUTE, `re-checked for ${span} ms`);
+    const checks = agreed.calls.filter((call) => call.kind === 'refund').map((call) => call.clocks);
+    assertPauseWithin(checks[0]!, checks.at(-1)!, { atLeastMs: recheckMs - MINUTE, atMostMs: recheckMs + MINUTE }, 're-checked');
   });
 
   it('the refund of a failed attempt ends there: nothing is started on the settlement id', async () => {
@@ -912,7 +917,7 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
     assert.equal(outcome, 'refunded');
     assert.equal(settlementResult, 'refunded');
     assert.equal(latestStatus, 'refunded');
-    const refundChecks = calls.filter((call) => call.kind === 'refund').map((call) => call.at);
-    assert.ok(refundChecks.at(-1)! - refundChecks[0]! < HOUR, 'the watch was woken, not left to its next poll');
+    const refundChecks = calls.filter((call) => call.kind === 'refund').map((call) => call.clocks);
+    assert.ok(pauseBetween(refundChecks[0]!, refundChecks.at(-1)!).skippedMs < HOUR, 'the watch was woken, not left to its next poll');
   });
 });
