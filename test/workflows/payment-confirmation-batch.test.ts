@@ -12,6 +12,7 @@ import {
   type BatchConfirmationSummary,
 } from '../../workflows/payment-confirmation-batch.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
+import { assertPauses, assertPauseWithin, type ClockReading, readClocks } from '../helpers/workflow-clock';
 import {
   type BatchConfirmationInput,
   type BatchPaymentResult,
@@ -26,8 +27,6 @@ const HOUR = 60 * MINUTE;
 const WINDOW = 30 * MINUTE;
 /** The default CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: counted "not found" answers at least 10 minutes apart. */
 const MIN_NOT_FOUND_LOOKUPS = 3;
-/** Seconds a loaded machine may add to a gap: the rounds run in real time, which the test clock does not skip. */
-const ROUNDS_OWN_TIME = 30;
 const rule = notFoundRule(WINDOW, MIN_NOT_FOUND_LOOKUPS);
 const GROSS = '502500';
 
@@ -70,15 +69,19 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
   async function runBatch(payments: Payment[], options: { throttle?: (round: number) => number | null } = {}) {
     let startedAt: number | null = null;
     const lookups = new Map<string, number[]>();
+    /** The clocks at each payment's lookups, for the pauses between them. */
+    const lookupClocks = new Map<string, ClockReading[]>();
     const decided = new Map<string, { outcome: string; atMs: number }>();
     const memory = new Map<string, PaymentMemory>();
     /** When each payment's "not found" answers counted toward a reversal, by the activity's own clock. */
     const counted = new Map<string, number[]>();
+    const countedClocks = new Map<string, ClockReading[]>();
     let rounds = 0;
     let postedAt = new Map<string, number>();
     const activities = {
       async confirmPaymentBatch(_batchId: string, entryIds: string[]): Promise<BatchRoundResult> {
-        const now = await env.currentTimeMs();
+        const clocks = await readClocks(env);
+        const now = clocks.workflowMs;
         startedAt ??= now;
         const elapsed = now - startedAt;
         const round = rounds++;
@@ -88,6 +91,7 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
           if (throttledForMs !== null && index > 0) return { entryId, kind: 'skipped' };
           const times = lookups.get(entryId) ?? [];
           lookups.set(entryId, [...times, elapsed]);
+          lookupClocks.set(entryId, [...(lookupClocks.get(entryId) ?? []), clocks]);
           const lookup: ProviderTxnLookup =
             throttledForMs !== null
               ? { kind: 'unavailable', reason: 'HTTP 429', retryAfterMs: throttledForMs }
@@ -98,8 +102,10 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
             now,
             rule,
           );
-          if (remembered.notFoundAnswers > (memory.get(entryId)?.notFoundAnswers ?? 0))
+          if (remembered.notFoundAnswers > (memory.get(entryId)?.notFoundAnswers ?? 0)) {
             counted.set(entryId, [...(counted.get(entryId) ?? []), elapsed]);
+            countedClocks.set(entryId, [...(countedClocks.get(entryId) ?? []), clocks]);
+          }
           memory.set(entryId, remembered);
           const clock = { nowMs: now, windowEndsAtMs: postedAt.get(entryId)! + WINDOW };
           const decision = decidePayment(
@@ -152,6 +158,8 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
         decided,
         seconds: (entryId: string) => (lookups.get(entryId) ?? []).map((ms) => Math.round(ms / SECOND)),
         countedSeconds: (entryId: string) => (counted.get(entryId) ?? []).map((ms) => Math.round(ms / SECOND)),
+        lookupClocks: (entryId: string) => lookupClocks.get(entryId) ?? [],
+        countedClocks: (entryId: string) => countedClocks.get(entryId) ?? [],
       };
     });
   }
@@ -164,15 +172,19 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
    * count, and the batch asks again on its back-off. So the counted answers are held to the rule, and the lookups to a
    * bound: never more than the counted ones and one back-off run (2 s doubling up to 5 minutes) per gap.
    */
-  function assertLookedUpForRealTime(lookupSeconds: number[], countedSeconds: number[]): void {
-    const spacing = WINDOW / MIN_NOT_FOUND_LOOKUPS / SECOND;
+  function assertLookedUpForRealTime(lookupSeconds: number[], countedSeconds: number[], counted: ClockReading[]): void {
+    const spacing = WINDOW / MIN_NOT_FOUND_LOOKUPS;
     const shown = `lookups at ${JSON.stringify(lookupSeconds)} s, counted at ${JSON.stringify(countedSeconds)} s`;
     assert.equal(countedSeconds.length, MIN_NOT_FOUND_LOOKUPS, shown);
     assert.equal(countedSeconds[0], 0, shown);
-    for (const [index, second] of countedSeconds.entries()) {
+    for (const [index, clocks] of counted.entries()) {
       if (index === 0) continue;
-      const gap = second - countedSeconds[index - 1]!;
-      assert.ok(gap >= spacing && gap <= 2 * spacing + ROUNDS_OWN_TIME, shown);
+      assertPauseWithin(
+        counted[index - 1]!,
+        clocks,
+        { atLeastMs: spacing, atMostMs: 2 * spacing },
+        `counted answer ${index + 1}: ${shown}`,
+      );
     }
     assert.ok(lookupSeconds.length <= 4 * MIN_NOT_FOUND_LOOKUPS, shown);
   }
@@ -205,38 +217,35 @@ describe('paymentConfirmationBatchWorkflow (time-skipping)', () => {
     slow.provider = (elapsed) => found(elapsed < 2 * HOUR ? 'PROCESSING' : 'SUCCESS', slow.ref);
     const quick = [payment(() => notFound), payment(() => notFound)];
     for (const item of quick) item.provider = () => found('SUCCESS', item.ref);
-    const { summary, decided, seconds } = await runBatch([slow, ...quick]);
+    const { summary, decided, lookupClocks } = await runBatch([slow, ...quick]);
     assert.deepEqual(summary, { confirmed: 3, reversed: 0, alreadySettled: 0, released: 0, runs: 1 });
     for (const item of quick) assert.deepEqual(decided.get(item.entryId), { outcome: 'confirmed', atMs: 0 });
     assert.ok(decided.get(slow.entryId)!.atMs >= 2 * HOUR);
-    // Its own back-off, 2 s doubling: each gap is at least its planned pause, and at most that plus the rounds' own
-    // time (activities run in real time, which the test clock does not skip, so a loaded machine stretches a gap).
-    const looked = seconds(slow.entryId).slice(0, 5);
-    const gaps = looked.slice(1).map((second, index) => second - looked[index]!);
-    assert.ok(
-      gaps.length === 4 && gaps.every((gap, index) => gap >= 2 ** (index + 1) && gap <= 2 ** (index + 1) + ROUNDS_OWN_TIME),
-      `lookups at ${JSON.stringify(looked)} s`,
+    // Its own back-off, 2 s doubling.
+    assertPauses(
+      lookupClocks(slow.entryId),
+      [2, 4, 8, 16].map((seconds) => seconds * SECOND),
+      "the PROCESSING payment's lookups",
     );
   });
 
   it("each payment's window counts from its own posting: one posted 40 minutes ago is reversed after three answers 10 minutes apart, one posted now only after its 30 minutes", async () => {
     const old = payment(() => notFound, 40 * MINUTE);
     const fresh = payment(() => notFound, 0);
-    const { summary, decided, seconds, countedSeconds } = await runBatch([old, fresh]);
+    const { summary, decided, seconds, countedSeconds, lookupClocks, countedClocks } = await runBatch([old, fresh]);
     assert.equal(summary.reversed, 2);
     // Its window over at the start, it keeps looking for real time: a third of the window (and a poll interval) apart.
-    assertLookedUpForRealTime(seconds(old.entryId), countedSeconds(old.entryId));
+    assertLookedUpForRealTime(seconds(old.entryId), countedSeconds(old.entryId), countedClocks(old.entryId));
     const freshAt = decided.get(fresh.entryId)!.atMs;
     assert.ok(freshAt >= WINDOW && freshAt <= WINDOW + WINDOW / MIN_NOT_FOUND_LOOKUPS + 30 * SECOND, `reversed at ${freshAt / SECOND} s`);
     // Inside its window the back-off caps at 5 minutes; after it, the next lookup waits until an answer can
-    // count again (a third of the window after the last counted one, plus a poll interval). Either way the
-    // rounds' own time comes on top: activities run in real time, which the test clock does not skip, so a
-    // loaded machine stretches a gap by the seconds its rounds took.
-    const gaps = seconds(fresh.entryId).map((second, index, all) => ({ at: second, gap: index === 0 ? 0 : second - all[index - 1]! }));
-    assert.ok(
-      gaps.every(({ at, gap }) => gap <= (at <= WINDOW / SECOND ? 5 * 60 : WINDOW / MIN_NOT_FOUND_LOOKUPS / SECOND) + ROUNDS_OWN_TIME),
-      `lookup gaps ${JSON.stringify(gaps)}`,
-    );
+    // count again (a third of the window after the last counted one, plus a poll interval).
+    const freshClocks = lookupClocks(fresh.entryId);
+    for (const [index, second] of seconds(fresh.entryId).entries()) {
+      if (index === 0) continue;
+      const atMostMs = second <= WINDOW / SECOND ? 5 * MINUTE : WINDOW / MIN_NOT_FOUND_LOOKUPS;
+      assertPauseWithin(freshClocks[index - 1]!, freshClocks[index]!, { atLeastMs: 0, atMostMs }, `the lookup at ${second} s`);
+    }
   });
 
   it('a payment whose window closed before the batch first asked, "not found" twice then found, is confirmed, not reversed', async () => {

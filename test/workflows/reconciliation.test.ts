@@ -7,6 +7,7 @@ import type { PageProgress } from '../../src/reconciliation/reconciliation-execu
 import { RECONCILIATION_STATUS } from '../../src/contracts/search-attributes';
 import { reconciliationWorkflow } from '../../workflows/reconciliation.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
+import { assertPauses, type ClockReading, readClocks } from '../helpers/workflow-clock';
 import type {
   ReconciliationInput,
   ReconciliationPagesResult,
@@ -178,18 +179,18 @@ describe('reconciliationWorkflow (time-skipping)', () => {
 
   it('gives an unreachable provider RECONCILIATION_PROVIDER_ATTEMPTS tries, backing off, before failing the run', async () => {
     const listing = listingActivities({ totalPages: 10, pagesPerCall: 5 });
-    const attemptTimes: number[] = [];
+    const attempts: ClockReading[] = [];
     const activities = {
       ...listing.activities,
       async reconcileProviderPages(): Promise<ReconciliationPagesResult> {
-        attemptTimes.push(await env.currentTimeMs());
+        attempts.push(await readClocks(env));
         throw new Error('listTransactions: HTTP 503');
       },
     };
     await failedRun(activities, { lookBackMs: 3_600_000, graceMs: 0, providerAttempts: 3 });
-    assert.equal(attemptTimes.length, 3);
-    const gaps = attemptTimes.slice(1).map((time, index) => Math.round((time - attemptTimes[index]!) / 1000));
-    assert.deepEqual(gaps, [2, 4]);
+    assert.equal(attempts.length, 3);
+    // Activity retries, which leave no timer in the history: the pauses by the clocks.
+    assertPauses(attempts, [2_000, 4_000], 'retries of the provider call');
     assert.deepEqual(listing.failures, ['listTransactions: HTTP 503']);
   });
 
@@ -199,12 +200,12 @@ describe('reconciliationWorkflow (time-skipping)', () => {
     const unanswered = (retryAfterMs: number | null) => ({ reason: 'listTransactions: HTTP 429', retryAfterMs });
     // Two unanswered, one answered (the count starts again), then unanswered until the run fails.
     const answers = [unanswered(5_000), unanswered(null), null, unanswered(null), unanswered(null), unanswered(null)];
-    const askedAt: number[] = [];
+    const asked: ClockReading[] = [];
     const askedWith: Array<number | undefined> = [];
     const activities = {
       ...listing.activities,
       async reconcileProviderPages(_runId: string, from: ReconciliationPosition | null): Promise<ReconciliationPagesResult> {
-        askedAt.push(await env.currentTimeMs());
+        asked.push(await readClocks(env));
         askedWith.push(from?.calls);
         const answer = answers.shift();
         const calls = (from?.calls ?? 0) + 1;
@@ -218,7 +219,7 @@ describe('reconciliationWorkflow (time-skipping)', () => {
     assert.deepEqual(listing.failures, ['listTransactions: HTTP 429']);
     // Every call counted in the position the next step starts from.
     assert.deepEqual(askedWith, [undefined, 1, 2, 3, 4, 5]);
-    const gaps = askedAt.slice(1).map((time, index) => Math.round((time - askedAt[index]!) / 1000));
-    assert.deepEqual(gaps, [5, 3, 0, 2, 3]);
+    // None after the answered call.
+    assertPauses(asked, [5_000, 3_000, 0, 2_000, 3_000], 'pauses between the calls');
   });
 });

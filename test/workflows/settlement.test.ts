@@ -10,6 +10,15 @@ import { settlementWorkflow } from '../../workflows/settlement.workflow';
 import { settlementRefundWorkflow } from '../../workflows/settlement-refund.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
 import {
+  assertPauses,
+  assertPausesAtMost,
+  assertPauseWithin,
+  type ClockReading,
+  pauseBetween,
+  pausesBetween,
+  readClocks,
+} from '../helpers/workflow-clock';
+import {
   type AttemptProgress,
   type DestinationCheck,
   type OverdueOutcome,
@@ -73,46 +82,48 @@ interface Call {
   ref?: string;
   report?: OverdueReport;
   at: number;
+  /** The clocks as the activity ran, for the pauses between calls. */
+  clocks: ClockReading;
 }
 
-function modelledActivities(model: ProviderModel) {
+function modelledActivities(env: TestWorkflowEnvironment, model: ProviderModel) {
   const calls: Call[] = [];
   let startedAt: number | null = null;
   const counts = new Map<string, number>();
-  const record = (call: Omit<Call, 'at'>): { call: number; elapsedMs: number } => {
+  const record = async (call: Omit<Call, 'at' | 'clocks'>): Promise<{ call: number; elapsedMs: number }> => {
     // The scheduled time in the workflow's (skipped) clock.
     const at = Context.current().info.currentAttemptScheduledTimestampMs;
     startedAt ??= at;
-    calls.push({ ...call, at });
     const key = `${call.kind}:${call.attemptNo}`;
     const seen = counts.get(key) ?? 0;
     counts.set(key, seen + 1);
+    calls.push({ ...call, at, clocks: await readClocks(env) });
     return { call: seen, elapsedMs: at - startedAt };
   };
   const activities = {
     async checkSettlementDestination(): Promise<DestinationCheck> {
-      const { call, elapsedMs } = record({ kind: 'destination', attemptNo: 0 });
+      const { call, elapsedMs } = await record({ kind: 'destination', attemptNo: 0 });
       return pick(model.destination ?? [{ kind: 'ok' }], call, elapsedMs);
     },
     async submitSettlementAttempt(_id: string, attemptNo: number): Promise<SubmissionResult> {
-      const { call, elapsedMs } = record({ kind: 'submit', attemptNo });
+      const { call, elapsedMs } = await record({ kind: 'submit', attemptNo });
       return pick(model.attempts[attemptNo - 1]!.submit, call, elapsedMs);
     },
     async pollSettlementAttempt(_id: string, attemptNo: number): Promise<AttemptProgress> {
-      const { call, elapsedMs } = record({ kind: 'poll', attemptNo });
+      const { call, elapsedMs } = await record({ kind: 'poll', attemptNo });
       return pick(model.attempts[attemptNo - 1]!.polls, call, elapsedMs);
     },
     async failSettlement(): Promise<SettlementWorkflowStatus> {
-      record({ kind: 'fail', attemptNo: 0 });
+      await record({ kind: 'fail', attemptNo: 0 });
       return 'failed';
     },
     async refundSettlement(_id: string, ref: string): Promise<RefundCheck> {
-      const { call, elapsedMs } = record({ kind: 'refund', attemptNo: 0, ref });
+      const { call, elapsedMs } = await record({ kind: 'refund', attemptNo: 0, ref });
       await model.whileCheckingRefund?.(call, ref);
       return pick(model.refunds ?? [noRefund], call, elapsedMs);
     },
     async reportOverdueSettlement(_id: string, attemptNo: number, report: OverdueReport): Promise<OverdueOutcome> {
-      record({ kind: 'overdue', attemptNo, report });
+      await record({ kind: 'overdue', attemptNo, report });
       return 'raised';
     },
   };
@@ -128,24 +139,6 @@ function maxCallsPerMinute(times: number[]): number {
     most = Math.max(most, i - j + 1);
   }
   return most;
-}
-
-const gapsInSeconds = (times: number[]): number[] => times.slice(1).map((time, i) => Math.round((time - times[i]!) / SECOND));
-
-/**
- * Gaps between calls in the workflow's clock. Each includes the previous activity's own (real) run time,
- * which the test server does not skip: on a loaded machine allow it up to 1.5 s.
- */
-function assertGaps(times: number[], expectedSeconds: number[], what: string): void {
-  const gaps = times.slice(1, expectedSeconds.length + 1).map((time, i) => time - times[i]!);
-  assert.equal(gaps.length, expectedSeconds.length, `${what}: ${gaps.length} gaps`);
-  for (const [i, gap] of gaps.entries()) {
-    const expected = expectedSeconds[i]! * SECOND;
-    assert.ok(
-      gap >= expected - 500 && gap <= expected + 1_500,
-      `${what}: gap ${i + 1} was ${gap} ms, expected ${expected} ms (${gaps.join(', ')})`,
-    );
-  }
 }
 
 describe('settlementWorkflow (time-skipping)', function () {
@@ -171,7 +164,7 @@ describe('settlementWorkflow (time-skipping)', function () {
     overrides: Partial<SettlementInput> = {},
     during?: (handle: WorkflowHandle<typeof settlementWorkflow>) => Promise<void>,
   ) {
-    const { activities, calls } = modelledActivities(model);
+    const { activities, calls } = modelledActivities(env, model);
     const taskQueue = `settlement-${randomUUID()}`;
     const merchantTxRef = `mtx_${randomUUID().slice(0, 8)}`;
     const worker = await testWorker(env.nativeConnection, taskQueue, activities);
@@ -215,13 +208,11 @@ describe('settlementWorkflow (time-skipping)', function () {
         of('submit').map((call) => call.attemptNo),
         [1],
       );
-      const watch = of('refund').map((call) => call.at);
-      const watchMs = watch.at(-1)! - of('poll')[0]!.at;
-      assert.ok(watchMs >= 23 * HOUR && watchMs <= DAY + MINUTE, `refund watch lasted ${watchMs} ms`);
-      const gaps = gapsInSeconds(watch);
-      assertGaps(watch, [7.5, 11.25, 16.875, 25.313], 'the watch backs off ×1.5 from the 5 s interval');
-      assert.ok(Math.max(...gaps) <= 3_600, `the watch waits at most an hour: ${gaps.join(',')}`);
-      assert.ok(watch.length < 60, `${watch.length} refund checks in a day`);
+      const watchClocks = of('refund').map((call) => call.clocks);
+      assertPauseWithin(of('poll')[0]!.clocks, watchClocks.at(-1)!, { atLeastMs: 23 * HOUR, atMostMs: DAY + MINUTE }, 'the refund watch');
+      assertPauses(watchClocks, [7_500, 11_250, 16_875, 25_313], 'the watch backs off ×1.5 from the 5 s interval');
+      assertPausesAtMost(watchClocks, HOUR, 'the watch waits at most an hour');
+      assert.ok(watchClocks.length < 60, `${watchClocks.length} refund checks in a day`);
     });
 
     it('a refund reported while watching reverses the debit: status refunded, and the search attribute says so', async () => {
@@ -265,7 +256,7 @@ describe('settlementWorkflow (time-skipping)', function () {
         { pollIntervalMs: SECOND },
       );
       assert.equal(result, 'refunded');
-      assert.ok(gapsInSeconds(of('refund').map((call) => call.at))[0]! >= 600);
+      assert.ok(pausesBetween(of('refund').map((call) => call.clocks))[0]!.advancedMs >= 10 * MINUTE);
     });
   });
 
@@ -287,7 +278,11 @@ describe('settlementWorkflow (time-skipping)', function () {
         [4, 120],
         [5, 300],
       ] as const) {
-        assertGaps([of('poll', n - 1).at(-1)!.at, of('submit', n)[0]!.at], [seconds], `from attempt ${n - 1} failing to attempt ${n}`);
+        assertPauses(
+          [of('poll', n - 1).at(-1)!.clocks, of('submit', n)[0]!.clocks],
+          [seconds * SECOND],
+          `from attempt ${n - 1} failing to attempt ${n}`,
+        );
       }
     });
 
@@ -409,13 +404,9 @@ describe('settlementWorkflow (time-skipping)', function () {
         of('submit').every((call) => call.attemptNo === 1),
         'an outage never uses up an attempt',
       );
-      const gaps = gapsInSeconds(of('submit').map((call) => call.at));
-      assertGaps(
-        of('submit').map((call) => call.at),
-        [20, 20, 20],
-        'Retry-After: 20 is honoured',
-      );
-      assert.ok(Math.max(...gaps) <= 60, `back-off capped at 60 s: ${gaps.join(',')}`);
+      const submitClocks = of('submit').map((call) => call.clocks);
+      assertPauses(submitClocks, [20 * SECOND, 20 * SECOND, 20 * SECOND], 'Retry-After: 20 is honoured');
+      assertPausesAtMost(submitClocks, MINUTE, 'back-off capped at 60 s');
       assert.ok(maxCallsPerMinute(providerCallTimes) <= 20, `${maxCallsPerMinute(providerCallTimes)} calls in a minute`);
       assert.equal(of('poll').length, 1);
     });
@@ -438,13 +429,13 @@ describe('settlementWorkflow (time-skipping)', function () {
         { pollIntervalMs: SECOND, refundWatchMs: 0 },
       );
       assert.equal(result, 'success');
-      const gaps = gapsInSeconds(of('poll').map((call) => call.at));
-      assertGaps(
-        of('poll').map((call) => call.at),
-        [1, 1.5, 2.25, 3.375, 5.063, 7.594],
-        'polls',
+      const pollClocks = of('poll').map((call) => call.clocks);
+      assertPauses(pollClocks, [1_000, 1_500, 2_250, 3_375, 5_063, 7_594], 'polls');
+      assertPausesAtMost(pollClocks, MINUTE, 'capped at 60 s');
+      assert.ok(
+        pausesBetween(pollClocks).some((pause) => pause.advancedMs >= MINUTE),
+        'the back-off reaches the 60 s cap',
       );
-      assert.ok(Math.max(...gaps) >= 60 && Math.max(...gaps) <= 62, `capped at 60 s: ${Math.max(...gaps)}`);
       assert.ok(maxCallsPerMinute(providerCallTimes) <= 20, `${maxCallsPerMinute(providerCallTimes)} calls in a minute`);
     });
 
@@ -484,11 +475,11 @@ describe('settlementWorkflow (time-skipping)', function () {
         of('submit').every((call) => call.attemptNo === 1),
         'never a new reference',
       );
-      const submits = of('submit').map((call) => call.at);
-      assert.ok(submits.length >= 8, `${submits.length} submissions`);
+      const submits = pausesBetween(of('submit').map((call) => call.clocks));
+      assert.ok(submits.length >= 7, `${submits.length + 1} submissions`);
       assert.ok(
-        gapsInSeconds(submits).every((gap) => gap >= GRACE / SECOND),
-        `probes no sooner than the grace: ${gapsInSeconds(submits).join(',')}`,
+        submits.every((pause) => pause.advancedMs >= GRACE),
+        `probes no sooner than the grace: ${submits.map((pause) => pause.advancedMs).join(',')}`,
       );
       const lengths = await runHistories(handle.workflowId, handle.firstExecutionRunId);
       assert.ok(Math.max(...lengths) <= HISTORY_EVENT_LIMIT + 50, `history lengths ${lengths.join(',')}`);
@@ -531,10 +522,12 @@ describe('settlementWorkflow (time-skipping)', function () {
       assert.equal(more.length, 0, 'one alert per attempt');
       assert.equal(alert.attemptNo, 1);
       assert.deepEqual({ stage: alert.report?.stage, last: alert.report?.lastProviderStatus }, { stage: 'follow', last: 'PROCESSING' });
-      const since = of('submit')[0]!.at;
-      assert.ok(
-        alert.at - since >= OVERDUE && alert.at - since <= OVERDUE + MINUTE + 2 * SECOND,
-        `alert ${alert.at - since} ms after the attempt began`,
+      // At the first poll past the clock, the polls 60 s apart by then.
+      assertPauseWithin(
+        of('submit')[0]!.clocks,
+        alert.clocks,
+        { atLeastMs: OVERDUE, atMostMs: OVERDUE + MINUTE },
+        'the alert after the attempt began',
       );
       assert.equal(of('submit').length, 1, 'the same reference, never a new one');
     });
@@ -654,9 +647,9 @@ describe('settlementWorkflow (time-skipping)', function () {
       );
       assert.equal(result, 'success');
       assert.equal(of('fail').length, 0);
-      assertGaps(
-        of('destination').map((call) => call.at),
-        [5, 7.5, 11.25],
+      assertPauses(
+        of('destination').map((call) => call.clocks),
+        [5_000, 7_500, 11_250],
         'name lookups',
       );
     });
@@ -724,7 +717,7 @@ describe('settlementWorkflow (time-skipping)', function () {
         next.of('submit').map((call) => call.attemptNo),
         [3],
       );
-      assertGaps([next.of('poll', 2)[0]!.at, next.of('submit', 3)[0]!.at], [60], 'the pause after attempt 2 (1 minute)');
+      assertPauses([next.of('poll', 2)[0]!.clocks, next.of('submit', 3)[0]!.clocks], [MINUTE], 'the pause after attempt 2 (1 minute)');
 
       const last = await settle({
         destination: [{ kind: 'ok', resume: { attempt: 5, stage: 'follow' } }],
@@ -779,8 +772,8 @@ describe('settlementWorkflow (time-skipping)', function () {
       );
       assert.equal(result, 'success');
       assert.ok(signalledAt > 0);
-      const waited = of('poll')[1]!.at - of('poll')[0]!.at;
-      assert.ok(waited < MINUTE, `the second poll came ${waited} ms after the first, not woken by the signal`);
+      const waited = pauseBetween(of('poll')[0]!.clocks, of('poll')[1]!.clocks).skippedMs;
+      assert.ok(waited < MINUTE, `the second poll came ${waited} ms (skipped) after the first, not woken by the signal`);
     });
 
     it('the status query tells the stage, attempt, reference and last provider status', async () => {
@@ -827,7 +820,7 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
       refundWatchMs: DAY,
     };
     let applied = false;
-    const { activities, calls } = modelledActivities({
+    const { activities, calls } = modelledActivities(env, {
       // A settlement run started after the refund reads the database: refunded.
       destination: [() => (applied ? { kind: 'closed', status: 'refunded' } : { kind: 'ok' })],
       attempts: [{ submit: [accepted], polls: [succeeded] }],
@@ -885,9 +878,9 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
       { kind: 'refunded', status: 'refunded' },
     ]);
     assert.equal(outcome, 'refunded');
-    assertGaps(
-      calls.filter((call) => call.kind === 'refund').map((call) => call.at),
-      [5, 7.5, 11.25],
+    assertPauses(
+      calls.filter((call) => call.kind === 'refund').map((call) => call.clocks),
+      [5_000, 7_500, 11_250],
       'refund re-checks',
     );
     assert.equal(settlementResult, 'refunded', 'a new run under settlement:<ref> read the database');
@@ -905,9 +898,8 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
 
     const agreed = await refundEvent([noRefund], { recheckMs });
     assert.equal(agreed.outcome, 'not_refunded');
-    const checks = agreed.calls.filter((call) => call.kind === 'refund').map((call) => call.at);
-    const span = checks.at(-1)! - checks[0]!;
-    assert.ok(span >= recheckMs - MINUTE && span <= recheckMs + MINUTE, `re-checked for ${span} ms`);
+    const checks = agreed.calls.filter((call) => call.kind === 'refund').map((call) => call.clocks);
+    assertPauseWithin(checks[0]!, checks.at(-1)!, { atLeastMs: recheckMs - MINUTE, atMostMs: recheckMs + MINUTE }, 're-checked');
   });
 
   it('the refund of a failed attempt ends there: nothing is started on the settlement id', async () => {
@@ -923,7 +915,7 @@ describe('settlementRefundWorkflow (time-skipping)', function () {
     assert.equal(outcome, 'refunded');
     assert.equal(settlementResult, 'refunded');
     assert.equal(latestStatus, 'refunded');
-    const refundChecks = calls.filter((call) => call.kind === 'refund').map((call) => call.at);
-    assert.ok(refundChecks.at(-1)! - refundChecks[0]! < HOUR, 'the watch was woken, not left to its next poll');
+    const refundChecks = calls.filter((call) => call.kind === 'refund').map((call) => call.clocks);
+    assert.ok(pauseBetween(refundChecks[0]!, refundChecks.at(-1)!).skippedMs < HOUR, 'the watch was woken, not left to its next poll');
   });
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { deliveryStatusQuery, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow';
 import { ENVIRONMENT_STARTUP_TIMEOUT_MS, sharedTimeSkippingEnvironment, testWorker } from '../helpers/temporal';
+import { timerDurationsMs } from '../helpers/workflow-clock';
 import type { DeliveryAttemptResult } from '../../src/contracts/webhook-delivery.contract';
 
 const MINUTE = 60_000;
@@ -22,11 +23,11 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
   });
 
   /**
-   * Runs a delivery whose n-th HTTP attempt succeeds when `succeedsAt` says so; returns when each attempt
-   * ran. `crashes` sends throw first (the database down), which the activity's retry absorbs.
+   * Runs a delivery whose n-th HTTP attempt succeeds when `succeedsAt` says so; returns how many attempts ran
+   * and the pauses between them (the workflow's timers, from its history). `crashes` sends throw first (the database down), which the activity's retry absorbs.
    */
   async function deliver(options: { succeedsAt?: number; retryScheduleMs?: number[]; maxAttempts?: number; crashes?: number }) {
-    const attemptTimes: number[] = [];
+    let attempts = 0;
     const recorded: Recorded[] = [];
     let crashes = options.crashes ?? 0;
     const activities = {
@@ -35,9 +36,8 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
           crashes -= 1;
           throw new Error('database unreachable');
         }
-        // The environment's clock: the (skipped) time the workflow sees.
-        attemptTimes.push(await env.currentTimeMs());
-        const ok = attemptTimes.length === options.succeedsAt;
+        attempts += 1;
+        const ok = attempts === options.succeedsAt;
         return { ok, statusCode: ok ? 200 : 503, error: ok ? null : 'HTTP 503', durationMs: 3, attemptedAt: new Date().toISOString() };
       },
       async recordWebhookAttempt(
@@ -61,14 +61,14 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
       });
       return { outcome: await handle.result(), history: await handle.fetchHistory(), state: await handle.query(deliveryStatusQuery) };
     });
-    const minutes = attemptTimes.map((time) => Math.round((time - attemptTimes[0]!) / MINUTE));
-    return { outcome, minutes, recorded, history, state };
+    return { outcome, attempts, pausesMs: timerDurationsMs(history), recorded, history, state };
   }
 
   it('attempts at minutes 0, 2, 7, 18 and 42, then dead-letters after the fifth failure', async () => {
-    const { outcome, minutes, recorded } = await deliver({});
+    const { outcome, attempts, pausesMs, recorded } = await deliver({});
     assert.equal(outcome, 'dead_letter');
-    assert.deepEqual(minutes, [0, 2, 7, 18, 42]);
+    assert.equal(attempts, 5);
+    assert.deepEqual(pausesMs, SPEC_SCHEDULE.slice(0, 4));
     assert.deepEqual(
       recorded.map((entry) => entry.retryInMs),
       [2 * MINUTE, 5 * MINUTE, 11 * MINUTE, 24 * MINUTE, null],
@@ -76,22 +76,25 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
   });
 
   it('stops the schedule when attempt 3 succeeds', async () => {
-    const { outcome, minutes, recorded } = await deliver({ succeedsAt: 3 });
+    const { outcome, attempts, pausesMs, recorded } = await deliver({ succeedsAt: 3 });
     assert.equal(outcome, 'succeeded');
-    assert.deepEqual(minutes, [0, 2, 7]);
+    assert.equal(attempts, 3);
+    assert.deepEqual(pausesMs, [2 * MINUTE, 5 * MINUTE]);
     assert.deepEqual(recorded.at(-1), { attemptNo: 3, ok: true, retryInMs: null });
   });
 
   it('honours a changed WEBHOOK_RETRY_SCHEDULE, repeating its last delay', async () => {
-    const { outcome, minutes } = await deliver({ retryScheduleMs: [1 * MINUTE, 3 * MINUTE], maxAttempts: 4 });
+    const { outcome, attempts, pausesMs } = await deliver({ retryScheduleMs: [1 * MINUTE, 3 * MINUTE], maxAttempts: 4 });
     assert.equal(outcome, 'dead_letter');
-    assert.deepEqual(minutes, [0, 1, 4, 7]);
+    assert.equal(attempts, 4);
+    assert.deepEqual(pausesMs, [1 * MINUTE, 3 * MINUTE, 3 * MINUTE]);
   });
 
   it('uses the fifth delay, 53 minutes, only when the attempt limit is raised (and skips it in seconds)', async () => {
-    const { outcome, minutes } = await deliver({ maxAttempts: 6 });
+    const { outcome, attempts, pausesMs } = await deliver({ maxAttempts: 6 });
     assert.equal(outcome, 'dead_letter');
-    assert.deepEqual(minutes, [0, 2, 7, 18, 42, 95]);
+    assert.equal(attempts, 6);
+    assert.deepEqual(pausesMs, SPEC_SCHEDULE);
   });
 
   it('sends as a normal activity (a slow endpoint holds no workflow-task slot) and records locally', async () => {
@@ -106,10 +109,11 @@ describe('webhookDeliveryWorkflow (time-skipping)', () => {
   });
 
   it('retries a send that throws (the database down) without counting it as an attempt', async () => {
-    const { outcome, recorded, minutes } = await deliver({ succeedsAt: 1, crashes: 2 });
+    const { outcome, recorded, attempts, pausesMs } = await deliver({ succeedsAt: 1, crashes: 2 });
     assert.equal(outcome, 'succeeded');
     assert.deepEqual(recorded, [{ attemptNo: 1, ok: true, retryInMs: null }]);
-    assert.deepEqual(minutes, [0]);
+    assert.equal(attempts, 1);
+    assert.deepEqual(pausesMs, []);
   });
 
   it('answers the status query with the attempts, the last result and the outcome', async () => {
