@@ -8,6 +8,7 @@ import type { ExceptionRecord } from '../../../src/reconciliation/reconciliation
 import { createTenantFence } from '../../../src/tenant-moves/tenant-fence';
 import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
+import { platformRunToEnd } from '../../helpers/platform-run';
 import { scratchDatabase } from '../../helpers/scratch-database';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
@@ -42,18 +43,9 @@ async function platformRun(
   stack: Stack,
   from: Date,
 ): Promise<{ repaired: number; findings: ExceptionRecord[]; wallet: { heldPerBooks: string } | null }> {
-  const { run, job } = await stack.services.reconciliation.requestOperatorRun(null, { from });
-  stack.services.starter.kick([job]);
-  const done = await eventually(
-    async () => {
-      const current = await stack.services.reconciliation.find(run.id);
-      return current && ['succeeded', 'failed'].includes(current.status) ? current : null;
-    },
-    { what: 'the platform run' },
-  );
-  assert.equal(done.status, 'succeeded', done.error ?? '');
+  const done = await platformRunToEnd(stack, from);
   const linked = new Set(
-    (await stack.infra.db('reconciliation_run_exceptions').where({ run_id: run.id }).select('exception_id')).map(
+    (await stack.infra.db('reconciliation_run_exceptions').where({ run_id: done.id }).select('exception_id')).map(
       (row: { exception_id: string }) => row.exception_id,
     ),
   );

@@ -18,6 +18,7 @@ import {
   type ProvisionedAccount,
 } from '../../helpers/fixtures';
 import { call, eventually, type HttpResponse } from '../../helpers/http';
+import { platformRunToEnd } from '../../helpers/platform-run';
 import { startReceiver } from '../../helpers/receiver';
 import { dashboardSession, dashboardUser } from '../../helpers/session';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
@@ -756,16 +757,7 @@ describe('reconciliation against the provider', () => {
     assert.equal(created.status, 200);
     const from = new Date(Date.now() - 1_000);
     const paid = await suppressedPayment(stack, created.body.data.accountRef, 1500);
-    const { run, job } = await stack.services.reconciliation.requestOperatorRun(null, { from });
-    stack.services.starter.kick([job]);
-    const done = await eventually(
-      async () => {
-        const current = await stack.services.reconciliation.find(run.id);
-        return current && ['succeeded', 'failed'].includes(current.status) ? current : null;
-      },
-      { what: 'the platform run' },
-    );
-    assert.equal(done.status, 'succeeded', done.error ?? '');
+    const done = await platformRunToEnd(stack, from);
     assert.ok(done.wallet, 'the wallet check ran');
     const platform = await stack.services.reconciliation.listExceptions(null, { status: 'open' }, null, 100);
     const unknown = platform.find((finding) => finding.kind === 'unknown_account' && finding.subject === paid.body.transactionId);
