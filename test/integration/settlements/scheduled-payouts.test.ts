@@ -158,7 +158,17 @@ describe('scheduled payouts', () => {
     const made = await schedule(account, '1200.00', at.toISOString());
     assert.equal(made.status, 202, made.text);
     const ref = made.body.merchantTxRef as string;
-    await stack.infra.temporal.workflow.getHandle(`scheduled-payout:${ref}`).terminate('operator terminated it');
+    const handle = stack.infra.temporal.workflow.getHandle(`scheduled-payout:${ref}`);
+    // The API starts the workflow after its answer (or its outbox drainer does): it may not have started yet.
+    await eventually(
+      async () =>
+        handle.describe().then(
+          (described) => described.status.name === 'RUNNING',
+          () => false,
+        ),
+      { what: 'its workflow to start' },
+    );
+    await handle.terminate('operator terminated it');
     await eventually(async () => (await stack.services.scheduledPayoutRestarts.restartStalled()).restarted === 1, {
       intervalMs: 500,
       what: 'the restart to start the payout again',
