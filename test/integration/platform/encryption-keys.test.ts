@@ -55,7 +55,14 @@ describe('encryption keys rotate', () => {
     assert.equal((await call(stack.apiUrl, 'POST', '/auth/two-factor/enrolment', { cookie })).status, 201);
     const customer = () => stack.infra.db('customers').where({ id: account.CustomerID }).first();
     const tenantRow = () => stack.infra.db('tenants').where({ id: tenant.tenantId }).first();
-    const totpSecret = async () => (await stack.infra.db('totp_enrolments').first('secret_enc')).secret_enc as string;
+    // This tenant's user's enrolment: the lane's database holds other test files' enrolments too.
+    const totpSecret = async () =>
+      (
+        await stack.infra
+          .db('totp_enrolments')
+          .whereIn('id', stack.infra.db('dashboard_users').where({ tenant_id: tenant.tenantId }).select('id'))
+          .first('secret_enc')
+      ).secret_enc as string;
     assert.match((await customer()).bvn_enc, /^v2\.old\./);
     assert.match((await tenantRow()).webhook_secret_enc, /^v2\.old\./);
     assert.match(await totpSecret(), /^v2\.old\./);
