@@ -16,7 +16,9 @@ describe('reads from a replica (DATABASE_REPLICA_URL)', () => {
   let stack: Stack;
   let tenant: TestTenant;
   let paused = false;
-  before(async () => {
+  before(async function () {
+    // The first run on a machine makes the replica: a base backup of the whole test cluster, minutes on a loaded machine.
+    this.timeout(10 * 60_000);
     replica = await localReplica();
     stack = await startStack({ DATABASE_REPLICA_URL: replica.url, DATABASE_REPLICA_MAX_LAG: '1h' });
     tenant = await createTenant(stack);
