@@ -123,6 +123,9 @@ describe('CLI', () => {
       assert.equal(human.code, 1);
       assert.match(human.stdout, /^cluster clean:\nledger verified: 0 accounts/m);
       assert.match(human.stdout, new RegExp(`^cluster busy:\\n\\d+ problem\\(s\\)[^]*\\[account_totals\\] ${account.AccountRef}`, 'm'));
+      // One wallet, compared by the first cluster's platform runs: the other cluster's answer says where to look.
+      assert.match(human.stdout, /^ {2}provider wallet: no platform reconciliation has compared it yet$/m);
+      assert.match(human.stdout, /^cluster busy:[^]*provider wallet.*\(cluster clean compares it, with the books of every cluster\)/m);
       const json = await run(process.execPath, [CLI, 'ledger:verify', '--json'], { env }).then(
         () => assert.fail('ledger:verify --json exited 0'),
         (error: { code: number; stdout: string }) => error,
@@ -130,12 +133,12 @@ describe('CLI', () => {
       const lines = json.stdout
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as { cluster: string; problems: unknown[] });
+        .map((line) => JSON.parse(line) as { cluster: string; problems: unknown[]; walletComparedBy: string });
       assert.deepEqual(
-        lines.map((line) => [line.cluster, line.problems.length > 0]),
+        lines.map((line) => [line.cluster, line.problems.length > 0, line.walletComparedBy]),
         [
-          ['clean', false],
-          ['busy', true],
+          ['clean', false, 'clean'],
+          ['busy', true, 'clean'],
         ],
       );
       const one = JSON.parse(
