@@ -156,12 +156,15 @@ export function createReconciliationRunsRepo(db: DbOrTrx) {
       });
     },
 
-    /** One child run per tenant that has an account, each keeping that tenant's share of a platform run. */
+    /**
+     * One child run per tenant that has an account here, each keeping that tenant's share of a platform run. A tenant
+     * moved to another cluster has its share there: its fenced copy here gets none.
+     */
     async insertChildren(
       parent: { id: string; trigger: RunTrigger; windowFrom: Date; windowTo: Date; status: RunStatus },
       childIds: () => string,
     ): Promise<void> {
-      const tenants: Array<{ tenant_id: string }> = await db('virtual_accounts').distinct('tenant_id');
+      const tenants: Array<{ tenant_id: string }> = await db('virtual_accounts').whereNull('moved_out_at').distinct('tenant_id');
       if (tenants.length === 0) return;
       await db.raw(
         `INSERT INTO reconciliation_runs (id, parent_run_id, tenant_id, trigger, window_from, window_to, status, started_at)

@@ -42,7 +42,7 @@ async function paidPayout(stack: Stack, tenant: TestTenant, account: Provisioned
 async function platformRun(
   stack: Stack,
   from: Date,
-): Promise<{ repaired: number; findings: ExceptionRecord[]; wallet: { heldPerBooks: string } | null }> {
+): Promise<{ id: string; repaired: number; findings: ExceptionRecord[]; wallet: { heldPerBooks: string } | null }> {
   const done = await platformRunToEnd(stack, from);
   const linked = new Set(
     (await stack.infra.db('reconciliation_run_exceptions').where({ run_id: done.id }).select('exception_id')).map(
@@ -50,7 +50,7 @@ async function platformRun(
     ),
   );
   const all = await stack.services.reconciliation.listExceptions(null, {}, null, 500);
-  return { repaired: done.repaired, findings: all.filter((finding) => linked.has(finding.id)), wallet: done.wallet };
+  return { id: done.id, repaired: done.repaired, findings: all.filter((finding) => linked.has(finding.id)), wallet: done.wallet };
 }
 
 // Two clusters behind one provider wallet: each platform run lists every row of the wallet, and takes only the rows
@@ -169,13 +169,19 @@ describe('platform reconciliation on two clusters sharing one provider wallet', 
 
     // The moved tenant's money is held by the books of the cluster it moved to, not counted again here.
     assert.equal(await createLedgerBooksRepo(first.infra.db).heldAtProvider(), heldBeforeTheFence - 1_234n);
-    const { findings, repaired } = await platformRun(first, from);
+    const { id, findings, repaired } = await platformRun(first, from);
     assert.deepEqual(
       findings.filter((finding) => [missed, differs].includes(finding.subject) || finding.tenantId === moved.tenantId).map((f) => f.kind),
       [],
     );
     assert.equal(repaired, 0);
     assert.equal((await first.infra.db('ledger_entries').where({ provider_txn_ref: missed }).first('id')) ?? null, null, 'no repair');
+    // The run keeps a share for the tenants this cluster holds, none for the one that moved away.
+    const sharedOut = (await first.infra.db('reconciliation_runs').where({ parent_run_id: id }).select('tenant_id')).map(
+      (row: { tenant_id: string }) => row.tenant_id,
+    );
+    assert.ok(sharedOut.includes(onFirst.tenantId), 'a child run for the tenant still on the first cluster');
+    assert.ok(!sharedOut.includes(moved.tenantId), 'no child run for the tenant that moved away');
     // The second cluster, which does not hold the tenant either, leaves the rows alone too.
     const onSecondRun = await platformRun(second, from);
     assert.deepEqual(
