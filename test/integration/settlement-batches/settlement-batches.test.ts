@@ -53,7 +53,8 @@ const FINAL = ['completed', 'completed_with_failures', 'cancelled'];
  * batch ending with its event, replays, cancels, tenant isolation, and books that still total zero.
  * A small in-flight cap (10) makes the batch initiate in waves, so the cap and the chunking are exercised. The batch
  * through the provider's bad days runs on a second system of the same settings, on a database of its own, while the
- * other tests run: its sandbox's injected faults reach no other test, and its workers take no other test's jobs.
+ * other tests run: its sandbox's injected faults reach no other test, and its workers take no other test's jobs. The
+ * terminated batch and the batch whose item key is pre-claimed, each of a tenant of its own, start in `before` too.
  */
 describe('settlement batches (dev server, real sandbox)', function () {
   this.timeout(240_000);
@@ -64,6 +65,8 @@ describe('settlement batches (dev server, real sandbox)', function () {
   let faulty: Stack | undefined;
   let faultyDb: { url: string; drop(): Promise<void> } | undefined;
   let badDaysBatch: Promise<void>;
+  let terminatedBatch: Promise<void>;
+  let preclaimedBatch: Promise<void>;
 
   const settings = {
     SETTLEMENT_POLL_INTERVAL: '1s',
@@ -88,13 +91,15 @@ describe('settlement batches (dev server, real sandbox)', function () {
       }),
     ]);
     badDaysBatch = payThroughBadDays(faulty, await createTenant(faulty));
-    // Its failure is reported by its test; until then it must not count as unhandled.
-    badDaysBatch.catch(() => undefined);
+    // Two batches of slow items, each of a tenant of its own, are paid meanwhile too.
+    terminatedBatch = restartAfterTermination();
+    preclaimedBatch = payUnderUnsendableKeys();
+    // A failure is reported by its test; until then it must not count as unhandled.
+    for (const started of [badDaysBatch, terminatedBatch, preclaimedBatch]) started.catch(() => undefined);
     tenant = await createTenant(stack);
     other = await createTenant(stack);
   });
   after(async () => {
-    await badDaysBatch?.catch(() => undefined);
     await Promise.all([stack?.close(), faulty?.close()]);
     await faultyDb?.drop();
   });
@@ -532,7 +537,8 @@ describe('settlement batches (dev server, real sandbox)', function () {
     for (const batch of created) assert.equal((await get(batch.body.id, capped.apiKey)).body.counts.success, 10);
   });
 
-  it("a batch whose workflow was terminated mid-way is started again by the convergence check's restart and ends, each item paid once", async () => {
+  /** A batch whose workflow is terminated mid-way, started again by the convergence check's restart: it ends, each item paid once. */
+  async function restartAfterTermination(): Promise<void> {
     const stopped = await createTenant(stack);
     const [account] = await fundedAccounts(1, stopped.apiKey);
     const items = slowItems('t', 25, account!.AccountRef, '8');
@@ -556,9 +562,10 @@ describe('settlement batches (dev server, real sandbox)', function () {
     assert.equal((await completedEvents(created.body.id)).length, 1);
     // The batch ended: a later restart finds nothing open to start.
     assert.equal((await stack.services.settlementBatchRestarts.restartStalled()).restarted, 0);
-  });
+  }
 
-  it("pays an item under a key no client can send: a settle pre-claiming the item's former key changes nothing", async () => {
+  /** A batch whose item's former key a settle pre-claims: the item is paid under a key no client can send. */
+  async function payUnderUnsendableKeys(): Promise<void> {
     const claiming = await createTenant(stack);
     const [account] = await fundedAccounts(1, claiming.apiKey);
     const items = slowItems('k', 12, account!.AccountRef, '9');
@@ -584,7 +591,7 @@ describe('settlement batches (dev server, real sandbox)', function () {
     assert.notEqual(last.merchantTxRef, claimed.body.merchantTxRef);
     const transfer = await call(stack.apiUrl, 'GET', `/v1/transfers/${last.merchantTxRef}`, { apiKey: claiming.apiKey });
     assert.deepEqual([transfer.body.status, transfer.body.amount], ['success', '100.00']);
-  });
+  }
 
   it('reads a 5,000-item body over 1 MB; a body over the batch limit, or over 1 MB on another route, is a clean 413', async () => {
     const [account] = await fundedAccounts(1);
@@ -613,6 +620,16 @@ describe('settlement batches (dev server, real sandbox)', function () {
       headers: { 'Idempotency-Key': randomUUID() },
     });
     assert.deepEqual([elsewhere.status, elsewhere.body.error], [413, 'request body too large (limit 1 MB)']);
+  });
+
+  it("a batch whose workflow was terminated mid-way is started again by the convergence check's restart and ends, each item paid once", async () => {
+    // Started in `before`, and last, so the other tests run while its slow items are paid.
+    await terminatedBatch;
+  });
+
+  it("pays an item under a key no client can send: a settle pre-claiming the item's former key changes nothing", async () => {
+    // Started in `before`, and last, so the other tests run while its slow items are paid.
+    await preclaimedBatch;
   });
 
   it("pays a batch through the provider's bad days and injected throttling and failures: every valid item at most once, the debit reversed exactly when nothing stands", async () => {
