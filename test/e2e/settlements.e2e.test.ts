@@ -88,6 +88,8 @@ const CASES: Case[] = [
 
 describe('e2e: settlements to the sandbox magic account numbers', () => {
   let tenant: E2eTenant;
+  /** A paid settlement whose refund watch runs out while the other cases run: a refund comes after it. */
+  let watched: Promise<{ account: { AccountRef: string }; ref: string }>;
 
   /** Funds an account through a real signed payment the provider knows, and waits until it is spendable. */
   async function fundedAccount(): Promise<{ AccountRef: string }> {
@@ -100,8 +102,23 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
     return account;
   }
 
+  /** A settlement of 100.00 to a plain destination, paid at once; its reference. */
+  async function paidSettlement(): Promise<{ account: { AccountRef: string }; ref: string }> {
+    const sys = await system();
+    const account = await fundedAccount();
+    const settle = await call(sys.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '100.00', bankCode: '044', accountNumber: '0123456789' },
+    });
+    assert.equal(settle.status, 202, settle.text);
+    return { account, ref: settle.body.merchantTxRef as string };
+  }
+
   before(async () => {
     tenant = await cliTenant(await system(), 'Settlements E2E');
+    watched = paidSettlement();
+    // Its failure is reported by its test; until then it must not count as unhandled.
+    watched.catch(() => undefined);
   });
 
   it('ends each transfer in the right state, pays out exactly once per success, and shows it in the statement', async () => {
@@ -142,12 +159,8 @@ describe('e2e: settlements to the sandbox magic account numbers', () => {
 
   it('a payout_refund webhook after the watch window has closed still reverses the debit', async () => {
     const sys = await system();
-    const account = await fundedAccount();
-    const settle = await call(sys.apiUrl, 'POST', `/v1/accounts/${account.AccountRef}/settle`, {
-      apiKey: tenant.apiKey,
-      body: { amount: '100.00', bankCode: '044', accountNumber: '0123456789' },
-    });
-    const ref = settle.body.merchantTxRef as string;
+    // Started in `before`, so its refund watch runs out while the first case runs.
+    const { account, ref } = await watched;
     await eventually(
       async () => (await call(sys.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === 'success',
       { what: `${ref} to succeed` },

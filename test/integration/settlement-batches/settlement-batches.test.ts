@@ -7,6 +7,7 @@ import { CREATE_BATCH_BODY_LIMIT } from '../../../src/settlement-batches/settlem
 import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually, type HttpResponse } from '../../helpers/http';
 import { magicAccountNumber, type MagicTransfer } from '../../helpers/sandbox-values';
+import { scratchDatabase } from '../../helpers/scratch-database';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
 interface Item {
@@ -50,49 +51,75 @@ const FINAL = ['completed', 'completed_with_failures', 'cancelled'];
  * Bulk payouts end to end over HTTP, with the worker on the dev server and the sandbox as the provider:
  * every item an ordinary settlement (paid once, counted at the sandbox), invalid items failing alone, the
  * batch ending with its event, replays, cancels, tenant isolation, and books that still total zero.
- * A small in-flight cap (10) makes the batch initiate in waves, so the cap and the chunking are exercised.
+ * A small in-flight cap (10) makes the batch initiate in waves, so the cap and the chunking are exercised. The batch
+ * through the provider's bad days runs on a second system of the same settings, on a database of its own, while the
+ * other tests run: its sandbox's injected faults reach no other test, and its workers take no other test's jobs. The
+ * terminated batch and the batch whose item key is pre-claimed, each of a tenant of its own, start in `before` too.
  */
 describe('settlement batches (dev server, real sandbox)', function () {
   this.timeout(240_000);
   let stack: Stack;
   let tenant: TestTenant;
   let other: TestTenant;
+  /** A second system on a database of its own, whose sandbox fails and throttles: its batch runs beside the other tests. */
+  let faulty: Stack | undefined;
+  let faultyDb: { url: string; drop(): Promise<void> } | undefined;
+  let badDaysBatch: Promise<void>;
+  let terminatedBatch: Promise<void>;
+  let preclaimedBatch: Promise<void>;
+
+  const settings = {
+    SETTLEMENT_POLL_INTERVAL: '1s',
+    SETTLEMENT_RETRY_SCHEDULE: '500ms',
+    SETTLEMENT_NOT_FOUND_GRACE: '5s',
+    SETTLEMENT_REFUND_WATCH: '1s',
+    SETTLEMENT_BATCH_CHUNK: '7',
+    SETTLEMENT_BATCH_IN_FLIGHT: '10',
+    SETTLEMENT_BATCH_POLL_INTERVAL: '500ms',
+    SANDBOX_PROCESSING_TIME: '6s',
+    PROVIDER_TIMEOUT: '1s',
+  };
 
   before(async () => {
-    stack = await startStack(
-      {
-        SETTLEMENT_POLL_INTERVAL: '1s',
-        SETTLEMENT_RETRY_SCHEDULE: '500ms',
-        SETTLEMENT_NOT_FOUND_GRACE: '5s',
-        SETTLEMENT_REFUND_WATCH: '1s',
-        SETTLEMENT_BATCH_CHUNK: '7',
-        SETTLEMENT_BATCH_IN_FLIGHT: '10',
-        SETTLEMENT_BATCH_POLL_INTERVAL: '500ms',
-        SANDBOX_PROCESSING_TIME: '6s',
-        PROVIDER_TIMEOUT: '1s',
-      },
-      { worker: true },
-    );
+    // The batch through the provider's bad days takes longest: it starts now, on a system of its own (its sandbox's
+    // injected faults touch no other test), and its test waits for what it found.
+    [stack, faulty] = await Promise.all([
+      startStack(settings, { worker: true }),
+      scratchDatabase('settlement_batches_faulty').then((database) => {
+        faultyDb = database;
+        return startStack({ ...settings, DATABASE_URL: database.url }, { worker: true });
+      }),
+    ]);
+    badDaysBatch = payThroughBadDays(faulty, await createTenant(faulty));
+    // Two batches of slow items, each of a tenant of its own, are paid meanwhile too.
+    terminatedBatch = restartAfterTermination();
+    preclaimedBatch = payUnderUnsendableKeys();
+    // A failure is reported by its test; until then it must not count as unhandled.
+    for (const started of [badDaysBatch, terminatedBatch, preclaimedBatch]) started.catch(() => undefined);
     tenant = await createTenant(stack);
     other = await createTenant(stack);
   });
-  after(() => stack?.close());
+  after(async () => {
+    await Promise.all([stack?.close(), faulty?.close()]);
+    await faultyDb?.drop();
+  });
 
-  const post = (items: unknown, key: string | null = randomUUID(), apiKey = tenant.apiKey, query = '') =>
-    call<Batch>(stack.apiUrl, 'POST', `/v1/settlement-batches${query}`, {
+  // Each helper acts on `on`, the layer's system unless the faulty one is named.
+  const post = (items: unknown, key: string | null = randomUUID(), apiKey = tenant.apiKey, query = '', on = stack) =>
+    call<Batch>(on.apiUrl, 'POST', `/v1/settlement-batches${query}`, {
       apiKey,
       body: { items },
       headers: key === null ? {} : { 'Idempotency-Key': key },
     });
-  const get = (id: string, apiKey = tenant.apiKey, query = '') =>
-    call<Batch>(stack.apiUrl, 'GET', `/v1/settlement-batches/${id}${query}`, { apiKey });
+  const get = (id: string, apiKey = tenant.apiKey, query = '', on = stack) =>
+    call<Batch>(on.apiUrl, 'GET', `/v1/settlement-batches/${id}${query}`, { apiKey });
 
   /** Every item of the batch, page by page (pages of 20, so the cursor is used). */
-  async function allItems(id: string, apiKey = tenant.apiKey): Promise<BatchItemView[]> {
+  async function allItems(id: string, apiKey = tenant.apiKey, on = stack): Promise<BatchItemView[]> {
     const items: BatchItemView[] = [];
     let after = '';
     for (;;) {
-      const page = await get(id, apiKey, `?limit=20${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+      const page = await get(id, apiKey, `?limit=20${after ? `&after=${encodeURIComponent(after)}` : ''}`, on);
       assert.equal(page.status, 200, page.text);
       items.push(...page.body.items);
       if (!page.body.pagination.hasMore) return items;
@@ -100,10 +127,10 @@ describe('settlement batches (dev server, real sandbox)', function () {
     }
   }
 
-  async function finalBatch(id: string, apiKey = tenant.apiKey): Promise<Batch> {
+  async function finalBatch(id: string, apiKey = tenant.apiKey, on = stack): Promise<Batch> {
     return eventually(
       async () => {
-        const batch = (await get(id, apiKey)).body;
+        const batch = (await get(id, apiKey, '', on)).body;
         if (!FINAL.includes(batch.status)) throw new Error(`last seen ${batch.status} ${JSON.stringify(batch.counts)}`);
         return batch;
       },
@@ -111,21 +138,21 @@ describe('settlement batches (dev server, real sandbox)', function () {
     );
   }
 
-  async function fundedAccounts(count: number, apiKey = tenant.apiKey): Promise<ProvisionedAccount[]> {
+  async function fundedAccounts(count: number, apiKey = tenant.apiKey, on = stack): Promise<ProvisionedAccount[]> {
     const accounts: ProvisionedAccount[] = [];
     for (let i = 0; i < count; i += 1) {
-      const account = await provisionAccount(stack, apiKey);
-      await fundAccount(stack, account.ID, 10_000_000n);
+      const account = await provisionAccount(on, apiKey);
+      await fundAccount(on, account.ID, 10_000_000n);
       accounts.push(account);
     }
     return accounts;
   }
 
-  const sandboxView = async (ref: string): Promise<SandboxView> =>
-    (await call<SandboxView>(stack.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body;
+  const sandboxView = async (ref: string, on = stack): Promise<SandboxView> =>
+    (await call<SandboxView>(on.sandboxUrl, 'GET', `/sandbox/transfers/${ref}`)).body;
 
-  async function booksTotal(apiKey: string): Promise<string> {
-    const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey });
+  async function booksTotal(apiKey: string, on = stack): Promise<string> {
+    const books = await call(on.apiUrl, 'GET', '/v1/ledger/balances', { apiKey });
     assert.equal(books.status, 200, books.text);
     return books.body.total as string;
   }
@@ -323,8 +350,12 @@ describe('settlement batches (dev server, real sandbox)', function () {
     assert.equal(written[0]!.count, '0');
   });
 
-  it("pays a batch through the provider's bad days and injected throttling and failures: every valid item at most once, the debit reversed exactly when nothing stands", async () => {
-    const accounts = await fundedAccounts(2);
+  /**
+   * A batch through the provider's bad days and injected throttling and failures (20% each, on `on`'s sandbox): every
+   * valid item at most once, the debit reversed exactly when nothing stands.
+   */
+  async function payThroughBadDays(on: Stack, payer: TestTenant): Promise<void> {
+    const accounts = await fundedAccounts(2, payer.apiKey, on);
     const outcomes: MagicTransfer[] = [
       'hiddenAfterTimeout',
       'errorAfterRecording',
@@ -341,19 +372,19 @@ describe('settlement batches (dev server, real sandbox)', function () {
       bankCode: '058',
       accountNumber: magicAccountNumber(outcomes[i % outcomes.length]!, `3${String(i).padStart(5, '0')}`),
     }));
-    const faults = await call(stack.sandboxUrl, 'POST', '/sandbox/faults', {
+    const faults = await call(on.sandboxUrl, 'POST', '/sandbox/faults', {
       body: { failureRate: 0.2, throttleRate: 0.2, retryAfterSeconds: 1, latencyMs: 0 },
     });
     assert.equal(faults.status, 200, faults.text);
     try {
-      const created = await post(items);
+      const created = await post(items, randomUUID(), payer.apiKey, '', on);
       assert.equal(created.status, 202, created.text);
-      const ended = await finalBatch(created.body.id);
+      const ended = await finalBatch(created.body.id, payer.apiKey, on);
       assert.equal(ended.status, 'completed_with_failures');
-      const all = await allItems(created.body.id);
+      const all = await allItems(created.body.id, payer.apiKey, on);
       for (const item of all) {
         assert.ok(item.merchantTxRef, `${item.reference} was initiated`);
-        const view = await sandboxView(item.merchantTxRef);
+        const view = await sandboxView(item.merchantTxRef, on);
         assert.ok(view.payouts <= 1, `${item.reference}: ${view.payouts} payouts`);
         assert.equal(view.standingPayouts, item.status === 'success' ? 1 : 0, `${item.reference} (${item.status})`);
       }
@@ -361,10 +392,10 @@ describe('settlement batches (dev server, real sandbox)', function () {
       assert.deepEqual(failed, ['bad-3', 'bad-10', 'bad-17'], 'only the destination that fails every submission fails');
       assert.equal(ended.counts.success, 18);
     } finally {
-      await call(stack.sandboxUrl, 'DELETE', '/sandbox/faults');
+      await call(on.sandboxUrl, 'DELETE', '/sandbox/faults');
     }
-    assert.equal(await booksTotal(tenant.apiKey), '0.00');
-  });
+    assert.equal(await booksTotal(payer.apiKey, on), '0.00');
+  }
 
   it('cancel stops the items not yet initiated ("cancelled"); those already settling go on; the batch ends cancelled', async () => {
     const cancelling = await createTenant(stack);
@@ -506,7 +537,8 @@ describe('settlement batches (dev server, real sandbox)', function () {
     for (const batch of created) assert.equal((await get(batch.body.id, capped.apiKey)).body.counts.success, 10);
   });
 
-  it("a batch whose workflow was terminated mid-way is started again by the convergence check's restart and ends, each item paid once", async () => {
+  /** A batch whose workflow is terminated mid-way, started again by the convergence check's restart: it ends, each item paid once. */
+  async function restartAfterTermination(): Promise<void> {
     const stopped = await createTenant(stack);
     const [account] = await fundedAccounts(1, stopped.apiKey);
     const items = slowItems('t', 25, account!.AccountRef, '8');
@@ -530,9 +562,10 @@ describe('settlement batches (dev server, real sandbox)', function () {
     assert.equal((await completedEvents(created.body.id)).length, 1);
     // The batch ended: a later restart finds nothing open to start.
     assert.equal((await stack.services.settlementBatchRestarts.restartStalled()).restarted, 0);
-  });
+  }
 
-  it("pays an item under a key no client can send: a settle pre-claiming the item's former key changes nothing", async () => {
+  /** A batch whose item's former key a settle pre-claims: the item is paid under a key no client can send. */
+  async function payUnderUnsendableKeys(): Promise<void> {
     const claiming = await createTenant(stack);
     const [account] = await fundedAccounts(1, claiming.apiKey);
     const items = slowItems('k', 12, account!.AccountRef, '9');
@@ -558,7 +591,7 @@ describe('settlement batches (dev server, real sandbox)', function () {
     assert.notEqual(last.merchantTxRef, claimed.body.merchantTxRef);
     const transfer = await call(stack.apiUrl, 'GET', `/v1/transfers/${last.merchantTxRef}`, { apiKey: claiming.apiKey });
     assert.deepEqual([transfer.body.status, transfer.body.amount], ['success', '100.00']);
-  });
+  }
 
   it('reads a 5,000-item body over 1 MB; a body over the batch limit, or over 1 MB on another route, is a clean 413', async () => {
     const [account] = await fundedAccounts(1);
@@ -587,5 +620,20 @@ describe('settlement batches (dev server, real sandbox)', function () {
       headers: { 'Idempotency-Key': randomUUID() },
     });
     assert.deepEqual([elsewhere.status, elsewhere.body.error], [413, 'request body too large (limit 1 MB)']);
+  });
+
+  it("a batch whose workflow was terminated mid-way is started again by the convergence check's restart and ends, each item paid once", async () => {
+    // Started in `before`, and last, so the other tests run while its slow items are paid.
+    await terminatedBatch;
+  });
+
+  it("pays an item under a key no client can send: a settle pre-claiming the item's former key changes nothing", async () => {
+    // Started in `before`, and last, so the other tests run while its slow items are paid.
+    await preclaimedBatch;
+  });
+
+  it("pays a batch through the provider's bad days and injected throttling and failures: every valid item at most once, the debit reversed exactly when nothing stands", async () => {
+    // Started in `before`, on the faulty system, and last, so the other tests run while it is paid.
+    await badDaysBatch;
   });
 });

@@ -44,6 +44,7 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
   let tenant: TestTenant;
   let stuckSettlement: Promise<{ ref: string; accountRef: string; accountNumber: string; settlementId: string }> | undefined;
   let stuckSince = 0;
+  let overdueSettlement: Promise<{ ref: string; accountRef: string; accountNumber: string; settlementId: string }> | undefined;
 
   before(async () => {
     stack = await startStack(
@@ -63,6 +64,7 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
     tenant = await createTenant(stack);
     stuckSince = Date.now();
     stuckSettlement = settle(magicAccountNumber('stuckProcessing'));
+    overdueSettlement = settle(magicAccountNumber('alwaysFalseDuplicate'));
   });
   after(() => stack?.close());
 
@@ -279,7 +281,8 @@ describe("settlement against the provider's bad days (dev server, real sandbox)"
   });
 
   it('a reference every submission of which is refused as a duplicate, and no lookup shows, raises an overdue alert: probed with the same reference, never paid, never replaced', async () => {
-    const settlement = await settle(magicAccountNumber('alwaysFalseDuplicate'));
+    // Started in `before`, so the other cases run while it goes unanswered for SETTLEMENT_OVERDUE_AFTER.
+    const settlement = await overdueSettlement!;
     const finding = await eventually(
       async () =>
         (await stack.infra
@@ -344,6 +347,7 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
   let stack: Stack;
   let idle: Stack;
   let tenant: TestTenant;
+  let slowSettlement: Promise<{ ref: string; accountRef: string; settlementId: string }> | undefined;
 
   before(async () => {
     // A slow provider (2.5 s an answer): the first lookup's "not found" comes back past the 2 s grace.
@@ -361,6 +365,7 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     // No worker: the test drives the settlement activities itself, against a sandbox of its own.
     idle = await startStack({ SETTLEMENT_NOT_FOUND_GRACE: '2s' });
     tenant = await createTenant(stack);
+    slowSettlement = settle(stack, magicAccountNumber('errorAfterRecording'));
   });
   after(async () => {
     await idle?.close();
@@ -378,20 +383,6 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     const row = await on.infra.db('settlements').where({ merchant_tx_ref: response.body.merchantTxRef }).first('id');
     return { ref: response.body.merchantTxRef as string, accountRef: account.AccountRef, settlementId: row.id };
   }
-
-  it('4040 (an unexplained 400, its first lookup "not found") answered only after the grace: followed, paid once', async () => {
-    const settlement = await settle(stack, magicAccountNumber('errorAfterRecording'));
-    const transfer = await eventually(
-      async () => {
-        const current = (await call(stack.apiUrl, 'GET', `/v1/transfers/${settlement.ref}`, { apiKey: tenant.apiKey })).body;
-        return current.status === 'processing' || current.status === 'pending' ? null : current;
-      },
-      { what: `${settlement.ref} to end` },
-    );
-    const view = (await call<SandboxView>(stack.sandboxUrl, 'GET', `/sandbox/transfers/${settlement.ref}`)).body;
-    assert.equal(view.payouts, 1, `${view.payouts} payouts`);
-    assert.deepEqual([transfer.status, transfer.attemptCount], ['success', 1]);
-  });
 
   /** A settlement of the idle stack whose attempt 1 (as far as the database knows) was submitted an hour ago with this outcome. */
   async function submittedLongAgo(accountNumber: string, outcome: string): Promise<{ settlementId: string; providerRef: string }> {
@@ -674,5 +665,20 @@ describe('settlement: "not found" never fails a reference (dev server, real sand
     await idle.infra.db('settlements').where({ id: settlement.settlementId }).update({ account_name: 'ADA OBI' });
     assert.equal((await idle.services.settlementExecution.submitAttempt(settlement.settlementId, 1)).kind, 'ambiguous');
     assert.equal(await outcomeOf(settlement.settlementId), 'ambiguous');
+  });
+
+  it('4040 (an unexplained 400, its first lookup "not found") answered only after the grace: followed, paid once', async () => {
+    // Started in `before`, so the other cases run while the slow provider answers it.
+    const settlement = await slowSettlement!;
+    const transfer = await eventually(
+      async () => {
+        const current = (await call(stack.apiUrl, 'GET', `/v1/transfers/${settlement.ref}`, { apiKey: tenant.apiKey })).body;
+        return current.status === 'processing' || current.status === 'pending' ? null : current;
+      },
+      { what: `${settlement.ref} to end` },
+    );
+    const view = (await call<SandboxView>(stack.sandboxUrl, 'GET', `/sandbox/transfers/${settlement.ref}`)).body;
+    assert.equal(view.payouts, 1, `${view.payouts} payouts`);
+    assert.deepEqual([transfer.status, transfer.attemptCount], ['success', 1]);
   });
 });
