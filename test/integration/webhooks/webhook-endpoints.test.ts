@@ -158,10 +158,19 @@ describe('webhook endpoints and subscribable events', () => {
       const account = await provisionAccount(stack, tenant.apiKey);
       await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }));
       await eventually(async () => mine.calls.length >= 1, { what: "the tenant's own event" });
-      // Every event recorded so far is dispatched: the other tenant's endpoint had its chance.
+      // Every event of the two tenants is dispatched: the other tenant's endpoint had its chance. (Other files share the
+      // lane's database, and a tenant they fenced for a move keeps its events undispatched here for good.)
       await eventually(
-        async () => (await stack.infra.db('tenant_events').whereNull('dispatched_at').count({ n: '*' }).first())?.n === '0',
-        { what: 'events dispatched' },
+        async () =>
+          (
+            await stack.infra
+              .db('tenant_events')
+              .whereIn('tenant_id', [tenant.tenantId, other.tenantId])
+              .whereNull('dispatched_at')
+              .count({ n: '*' })
+              .first()
+          )?.n === '0',
+        { what: "the two tenants' events dispatched" },
       );
       assert.equal(theirs.calls.length, 0);
       assert.equal(
