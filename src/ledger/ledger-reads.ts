@@ -303,7 +303,7 @@ export async function paymentCreditOf(db: DbOrTrx, tenantId: string, transaction
        FROM ledger_entries e
        LEFT JOIN ledger_reservations r ON r.owner_id = e.id AND r.kind IN ${HELD_CREDIT_KINDS_SQL}
       WHERE e.tenant_id = ? AND e.transaction_group_id = ? AND e.kind = 'payment' AND e.direction = 'credit'
-      GROUP BY e.id
+      GROUP BY e.id, e.created_at
       LIMIT 1`,
     [tenantId, transactionGroupId],
   );
