@@ -87,7 +87,7 @@ const ACCOUNT_PAGE_SQL = (withCursor: boolean, accountColumns: AccountColumns<un
     ${withCursor ? 'LEFT JOIN ledger_entries c ON c.account_id = a.id AND c.id = :cursor' : ''}
     LEFT JOIN LATERAL (
       SELECT ${ENTRY_COLUMNS.join(', ')}, row_number() OVER (ORDER BY seq) AS page_row FROM ledger_entries
-       WHERE account_id = a.id AND seq > ${withCursor ? 'coalesce(c.seq, a.last_seq) AND created_at >= c.created_at' : '0'} AND seq <= a.last_seq
+       WHERE account_id = a.id AND seq > ${withCursor ? 'coalesce(c.seq, a.last_seq)' : '0'} AND seq <= a.last_seq
        ORDER BY seq
        LIMIT :limit
     ) e ON true${COUNTERPART_SQL('e')}
@@ -95,8 +95,9 @@ const ACCOUNT_PAGE_SQL = (withCursor: boolean, accountColumns: AccountColumns<un
    ORDER BY e.seq`;
 
 /**
- * Statement reads: every one is an index lookup on (account_id, seq) or (account_id, created_at), in the months its
- * period or cursor bounds (the entries are partitioned by month of created_at).
+ * Statement reads: every one is an index lookup on (account_id, seq) or (account_id, created_at). A period's page reads
+ * only the period's months (the entries are partitioned by month of created_at); a page of the whole history reads
+ * each month's index once, merged in seq order.
  */
 export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: AccountColumns<Account>) {
   return {
