@@ -102,13 +102,15 @@ const SYSTEM_ROW_TRIGGERS = `
   CREATE TRIGGER ledger_system_postings_balanced AFTER INSERT ON ledger_system_posting_rows
     REFERENCING NEW TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION ledger_transactions_balanced();`;
 
-/** Indexes of the partitioned entries: the unique ones name created_at, the partition key. */
+/**
+ * Indexes of the partitioned entries: the unique ones name created_at, the partition key. A payment credit is found by
+ * its provider transaction through its key (ledger_payment_credit_keys), which names the entry's whole key.
+ */
 const ENTRY_INDEXES = `
   ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_pkey PRIMARY KEY (id, created_at);
   CREATE UNIQUE INDEX ledger_entries_account_seq_key ON ledger_entries (account_id, seq, created_at);
   CREATE INDEX ledger_entries_account_time_idx ON ledger_entries (account_id, created_at, seq)
     INCLUDE (balance_after, credits_to_date, debits_to_date);
-  CREATE INDEX ledger_entries_payment_txn_idx ON ledger_entries (provider_txn_ref) WHERE kind = 'payment';
   CREATE INDEX ledger_entries_reverses_idx ON ledger_entries (reverses_entry_id) WHERE reverses_entry_id IS NOT NULL;
   CREATE INDEX ledger_entries_payout_debits_idx ON ledger_entries (created_at)
     WHERE direction = 'debit' AND kind IN ('settlement', 'transfer');
