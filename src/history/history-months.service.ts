@@ -2,8 +2,11 @@ import type { Db } from '../db';
 import { ConflictError } from '../errors';
 import { createHistoryMonthsRepo, HISTORY_TABLES, type Month, type MonthPartition } from './history-months.repo';
 
-/** A month's partition waits at most this long for a lock (a long query on the table): the next pass tries again. */
-const LOCK_TIMEOUT = '10s';
+/**
+ * A month's partition waits at most this long for its locks (a long query on the table): the next pass tries again.
+ * Short, since the postings that queue behind a waiting ATTACH wait as long.
+ */
+const LOCK_TIMEOUT = '2s';
 
 /** `month` plus `count` months, as a Month. */
 function monthsAfter(month: Month, count: number): Month {
