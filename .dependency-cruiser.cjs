@@ -103,7 +103,13 @@ const LAYERS = [
   {
     name: 'oversight',
     siblingsApart: true,
-    units: { reconciliation: ['src/reconciliation/'], webhooks: ['src/webhooks/'], retention: ['src/retention/'], books: ['src/books/'] },
+    units: {
+      reconciliation: ['src/reconciliation/'],
+      webhooks: ['src/webhooks/'],
+      retention: ['src/retention/'],
+      history: ['src/history/'],
+      books: ['src/books/'],
+    },
   },
   { name: 'dashboard', units: { dashboard: ['src/dashboard/'] } },
   // Tenants on several Postgres clusters: the directory of placements and the API's front, which asks each cluster's auth,
@@ -140,6 +146,7 @@ const DOMAINS = [
   'reconciliation',
   'webhooks',
   'retention',
+  'history',
   'books',
   'dashboard',
 ];

@@ -13,6 +13,8 @@ export interface BenchOptions {
   burst: number;
   /** sustained and statement: entries of the big statement account. */
   entries: number;
+  /** statement: the months (ending now) the big account's entries are spread over, each in its month's partition. */
+  historyMonths: number;
   /** ingest and pgbench: seconds of each load run. */
   loadSeconds: number;
   /** Which Temporal the stack runs on (scripts/bench.mjs starts it). */
@@ -30,6 +32,7 @@ const NUMBER_FLAGS = {
   'step-minutes': 'stepMinutes',
   burst: 'burst',
   entries: 'entries',
+  'history-months': 'historyMonths',
   'load-seconds': 'loadSeconds',
 } as const;
 
@@ -42,6 +45,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     stepMinutes: 3,
     burst: 15_000,
     entries: 1_000_000,
+    historyMonths: 1,
     loadSeconds: 20,
     temporal: 'dev',
     clusters: 1,
@@ -66,6 +70,8 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     else options.names.push(arg);
   }
   if (!options.search && options.rate <= 0) throw new Error('--rate must be positive');
+  if (!Number.isInteger(options.historyMonths) || options.historyMonths < 1)
+    throw new Error('--history-months takes a whole number, 1 or more');
   // The other benchmarks seed and read their tenant on one database: their figures would not say what two clusters do.
   if (options.clusters === 2 && options.names.join(' ') !== 'ingest')
     throw new Error('--clusters 2 runs the ingest benchmark alone: npm run bench -- ingest --clusters 2');

@@ -1,5 +1,5 @@
 // `npm run bench [-- fairness sustained ingest pgbench settle statement baseline balance-at tenant-move] [--rate N --minutes M
-// --search --step-minutes M --burst N --entries N --load-seconds S --temporal dev|postgres --replica --clusters 1|2]`: the
+// --search --step-minutes M --burst N --entries N --history-months N --load-seconds S --temporal dev|postgres --replica --clusters 1|2]`: the
 // benchmarks against the real local stack (API, worker and sandbox processes, Postgres, a Temporal server
 // of their own: the dev server, or with `--temporal postgres` the server with Postgres persistence). `--replica`
 // attaches the local streaming replica (ensureReplica) as DATABASE_REPLICA_URL; ingest then samples its lag.

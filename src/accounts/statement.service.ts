@@ -119,7 +119,12 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
       if (cursorSeq === undefined) throw invalidCursor();
       if (cursorSeq > afterSeq) afterSeq = cursorSeq;
     }
-    return paged(account, period, await repo.page(account.id, afterSeq, period.throughSeq, query.limit + 1), query.limit);
+    return paged(
+      account,
+      period,
+      await repo.page(account.id, afterSeq, period.throughSeq, query.limit + 1, { from: query.from, to: query.to }),
+      query.limit,
+    );
   }
 
   return {

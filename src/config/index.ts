@@ -4,6 +4,7 @@ import { authEnv, refuseWeakPasswordHashing } from './auth';
 import { balanceSweepsEnv } from './balance-sweeps';
 import { clustersEnv, clustersOf } from './clusters';
 import { databaseEnv } from './database';
+import { historyEnv } from './history';
 import { kycLimitsEnv } from './kyc-limits';
 import { limitsEnv } from './limits';
 import { metricsEnv, refuseOpenMetrics } from './metrics';
@@ -44,6 +45,7 @@ const configSchema = z
     ...kycLimitsEnv.shape,
     ...reconciliationEnv.shape,
     ...retentionEnv.shape,
+    ...historyEnv.shape,
     ...sandboxEnv.shape,
   })
   // Refuses to start with anything that only makes sense locally, unless development settings are

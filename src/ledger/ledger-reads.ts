@@ -20,7 +20,9 @@ import { HELD_CREDIT_KINDS_SQL, RESERVATION_KIND_NAMES, type ReservationKind } f
  * `when`: a condition of the caller's row under which the credit is looked for at all.
  */
 export function paymentCreditAnswersJoins(txnRef: string, when?: string): string {
-  return `LEFT JOIN ledger_entries e ON ${when ? `${when} AND ` : ''}e.kind = 'payment' AND e.provider_txn_ref = ${txnRef}
+  // Through the credit's key, which names the entry by its whole key: one probe of one month's partition.
+  return `LEFT JOIN ledger_payment_credit_keys payment_key ON ${when ? `${when} AND ` : ''}payment_key.provider_txn_ref = ${txnRef}
+      LEFT JOIN ledger_entries e ON e.id = payment_key.entry_id AND e.created_at = payment_key.created_at
       LEFT JOIN ledger_entries rev ON rev.reverses_entry_id = e.id AND rev.kind = 'reversal'
       LEFT JOIN ledger_entries adj ON adj.reverses_entry_id = rev.id AND adj.kind = 'adjustment'
       LEFT JOIN ledger_entries comp ON comp.reverses_entry_id = coalesce(adj.id, e.id) AND comp.kind = 'adjustment' AND comp.direction = 'debit'`;
@@ -37,9 +39,9 @@ export function confirmedPaymentCreditsOfAccountSql(accountId: string, from: str
                 AND e.kind = 'payment' AND e.direction = 'credit' AND e.status = 'confirmed'`;
 }
 
-/** An EXISTS test: a payment entry was made for the provider transaction `txnRef` (an expression). */
+/** An EXISTS test: a payment entry was made for the provider transaction `txnRef` (an expression): its key was. */
 export function paymentEntryExistsSql(txnRef: string): string {
-  return `EXISTS (SELECT 1 FROM ledger_entries e WHERE e.kind = 'payment' AND e.provider_txn_ref = ${txnRef})`;
+  return `EXISTS (SELECT 1 FROM ledger_payment_credit_keys k WHERE k.provider_txn_ref = ${txnRef})`;
 }
 
 /**
@@ -303,7 +305,7 @@ export async function paymentCreditOf(db: DbOrTrx, tenantId: string, transaction
        FROM ledger_entries e
        LEFT JOIN ledger_reservations r ON r.owner_id = e.id AND r.kind IN ${HELD_CREDIT_KINDS_SQL}
       WHERE e.tenant_id = ? AND e.transaction_group_id = ? AND e.kind = 'payment' AND e.direction = 'credit'
-      GROUP BY e.id
+      GROUP BY e.id, e.created_at
       LIMIT 1`,
     [tenantId, transactionGroupId],
   );

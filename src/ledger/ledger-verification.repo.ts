@@ -36,6 +36,22 @@ const ORPHAN_SOURCES = [
   `SELECT 'inbound_events', id::text, 'entry', entry_id FROM inbound_events`,
   `SELECT 'ledger_payment_variances', entry_id::text, 'entry', entry_id FROM ledger_payment_variances`,
   `SELECT 'ledger_system_posting_rows', transaction_id || '/' || account, 'tenant', tenant_id FROM ledger_system_posting_rows`,
+  // The entries are partitioned by month: the records naming one hold no foreign key to it.
+  ...[
+    ['ledger_entries', 'id', 'reverses_entry_id'],
+    ['settlements', 'id', 'debit_entry_id'],
+    ['settlements', 'id', 'reversal_entry_id'],
+    ['internal_transfers', 'id', 'debit_entry_id'],
+    ['internal_transfers', 'id', 'credit_entry_id'],
+    ['split_moves', "payment_entry_id || '/' || position", 'taken_back_entry_id'],
+    ['reconciliation_exceptions', 'id', 'entry_id'],
+    ['reconciliation_exceptions', 'id', 'repair_entry_id'],
+    ['ledger_reservation_changes', 'id', 'entry_id'],
+    ['inbound_events', 'id', 'assigned_entry_id'],
+    ['ledger_payment_credit_keys', 'provider_txn_ref', 'entry_id'],
+    ['ledger_entry_reversal_keys', 'reverses_entry_id', 'entry_id'],
+    ['ledger_entry_reversal_keys', 'reverses_entry_id', 'reverses_entry_id'],
+  ].map(([table, key, column]) => `SELECT '${table}', (${key})::text, 'entry', ${column} FROM ${table}`),
 ].join('\n            UNION ALL ');
 
 /** An account below zero: a spent provisional credit was reversed, or a spent credit compensated. Money owed, not a broken ledger. */
@@ -490,8 +506,9 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
          WHERE coalesce(s.total, 0) <> coalesce(o.total, 0)
          LIMIT 100`);
       // The rows of the ledger's history name their tenant and account without a foreign key (its check would
-      // share-lock both rows from every payment); a tenant or account with history refuses deletion instead. An
-      // inbound event and a payment variance name their entry without one too (entries are never deleted).
+      // share-lock both rows from every payment); a tenant or account with history refuses deletion instead. The
+      // records naming an entry hold no foreign key either: the entries are partitioned by month, and a key could name
+      // only a partition's (id, created_at). Entries are never deleted, so a missing one is a fault.
       const orphans = await rows<LedgerProblem>(`
         SELECT 'orphan_references' AS check, NULL AS "accountRef",
                format('%s row %s names %s %s, which does not exist', h.table_name, h.row_id, h.parent, h.parent_id) AS detail
@@ -502,6 +519,20 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
            AND NOT EXISTS (SELECT 1 FROM tenants t WHERE h.parent = 'tenant' AND t.id = h.parent_id)
            AND NOT EXISTS (SELECT 1 FROM virtual_accounts a WHERE h.parent = 'account' AND a.id = h.parent_id)
            AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE h.parent = 'entry' AND e.id = h.parent_id)
+         LIMIT 100`);
+      // The keys that hold the ledger's rules across its months: each payment credit holds its provider transaction's
+      // key, each answering entry the key of the entry it answers, and a key names the entry that holds it.
+      const keys = await rows<LedgerProblem>(`
+        SELECT 'ledger_keys' AS check, NULL AS "accountRef",
+               format('payment credit %s of provider transaction %s does not hold its key (held by %s)', e.id, e.provider_txn_ref,
+                      coalesce(k.entry_id::text, 'no entry')) AS detail
+          FROM ledger_entries e LEFT JOIN ledger_payment_credit_keys k ON k.provider_txn_ref = e.provider_txn_ref
+         WHERE e.kind = 'payment' AND k.entry_id IS DISTINCT FROM e.id
+        UNION ALL
+        SELECT 'ledger_keys', NULL,
+               format('entry %s answering %s does not hold its key (held by %s)', e.id, e.reverses_entry_id, coalesce(k.entry_id::text, 'no entry'))
+          FROM ledger_entries e LEFT JOIN ledger_entry_reversal_keys k ON k.reverses_entry_id = e.reverses_entry_id
+         WHERE e.reverses_entry_id IS NOT NULL AND k.entry_id IS DISTINCT FROM e.id
          LIMIT 100`);
       return [
         ...totals,
@@ -518,6 +549,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
         ...takeBacks,
         ...dynamicReturns,
         ...orphans,
+        ...keys,
       ];
     },
   };

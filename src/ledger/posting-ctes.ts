@@ -44,6 +44,20 @@ function insertEntries(draftsWithAccount: string): string {
 }
 
 /**
+ * The ledger's rules that hold across its months (the entries are partitioned by month, and a partitioned table's unique
+ * index holds within a partition only), as rows of its key tables written with the entries: one payment credit per
+ * provider transaction, one answer (a reversal, a restoration or a compensation) per entry. A second is refused by the
+ * key's primary key, as ledger-constraints reads it. Each inserts nothing for an entry of another kind.
+ */
+const KEY_CTES = `posting_payment_keys AS (
+      INSERT INTO ledger_payment_credit_keys (provider_txn_ref, tenant_id, entry_id, created_at)
+      SELECT provider_txn_ref, tenant_id, id, created_at FROM posting_inserted WHERE kind = 'payment'
+    ), posting_reversal_keys AS (
+      INSERT INTO ledger_entry_reversal_keys (reverses_entry_id, tenant_id, entry_id, created_at)
+      SELECT reverses_entry_id, tenant_id, id, created_at FROM posting_inserted WHERE reverses_entry_id IS NOT NULL
+    )`;
+
+/**
  * A draft's counter postings as its counter columns (JSON strings): null together when it has none (its transaction
  * is balanced by other entries: a transfer, the parts of a compensation), else each account's amount, 0 when not named.
  * A cost is never an entry's counter (only a payout's fee, between system accounts, posts to it).
@@ -357,7 +371,7 @@ export function appendCtes(draftsRelation: string, options: AppendOptions = {}):
        GROUP BY account_id
     ), posting_inserted AS (
       ${insertEntries('posting_drafts d JOIN posting_account a ON a.id = d.account_id')}
-    ), posting_moved AS (
+    ), ${KEY_CTES}, posting_moved AS (
       UPDATE virtual_accounts v
          SET last_seq = a.last_seq + t.count,
              total_credits = a.total_credits + t.credits,

@@ -94,7 +94,11 @@ const ACCOUNT_PAGE_SQL = (withCursor: boolean, accountColumns: AccountColumns<un
    WHERE a.tenant_id = :tenantId AND a.account_ref = :accountRef
    ORDER BY e.seq`;
 
-/** Statement reads: every one is an index lookup on (account_id, seq) or (account_id, created_at). */
+/**
+ * Statement reads: every one is an index lookup on (account_id, seq) or (account_id, created_at). A period's page reads
+ * only the period's months (the entries are partitioned by month of created_at); a page of the whole history reads
+ * each month's index once, merged in seq order.
+ */
 export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: AccountColumns<Account>) {
   return {
     /** See ACCOUNT_PAGE_SQL; undefined when the tenant has no such account. */
@@ -137,13 +141,33 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
       return row ? toLedgerEntry(row) : undefined;
     },
 
-    async page(accountId: string, afterSeq: bigint, throughSeq: bigint, limit: number): Promise<StatementEntry[]> {
+    /**
+     * The entries of seqs (afterSeq, throughSeq], of a period posted within `period` (from and to, either open): the
+     * bounds add nothing to the seqs (entries are stamped in seq order) but let Postgres read only the period's months.
+     */
+    async page(
+      accountId: string,
+      afterSeq: bigint,
+      throughSeq: bigint,
+      limit: number,
+      period: { from?: Date; to?: Date } = {},
+    ): Promise<StatementEntry[]> {
       const { rows } = (await db.raw(
         `SELECT e.*, counterpart.counterpart_account_ref, ${JUDGEMENT_COLUMNS}
-           FROM (SELECT * FROM ledger_entries WHERE account_id = :accountId AND seq > :afterSeq AND seq <= :throughSeq ORDER BY seq LIMIT :limit) e
+           FROM (SELECT * FROM ledger_entries
+                  WHERE account_id = :accountId AND seq > :afterSeq AND seq <= :throughSeq
+                    ${period.from ? 'AND created_at >= :from' : ''} ${period.to ? 'AND created_at < :to' : ''}
+                  ORDER BY seq LIMIT :limit) e
            ${COUNTERPART_SQL('e')}
           ORDER BY e.seq`,
-        { accountId, afterSeq: afterSeq.toString(), throughSeq: throughSeq.toString(), limit },
+        {
+          accountId,
+          afterSeq: afterSeq.toString(),
+          throughSeq: throughSeq.toString(),
+          limit,
+          ...(period.from ? { from: period.from } : {}),
+          ...(period.to ? { to: period.to } : {}),
+        },
       )) as { rows: StatementRow[] };
       return rows.map(toStatementEntry);
     },

@@ -10,6 +10,7 @@ import { keyCommands } from './cli/keys';
 import { ledgerCommands } from './cli/ledger';
 import { reconciliationCommands } from './cli/reconciliation';
 import { retentionCommands } from './cli/retention';
+import { historyCommands } from './cli/history';
 import { settlementCommands } from './cli/settlements';
 import { temporalCommands } from './cli/temporal';
 import { tenantCommands } from './cli/tenants';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
   ...reconciliationCommands,
   ...settlementCommands,
   ...retentionCommands,
+  ...historyCommands,
   ...keyCommands,
   ...temporalCommands,
 };

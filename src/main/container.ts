@@ -88,6 +88,7 @@ import { createReconciliationService } from '../reconciliation/reconciliation.se
 import { createSettlementWatchService } from '../reconciliation/settlement-watch.service';
 import { createRateLimits } from '../rate-limits/rate-limits';
 import { createRetentionService } from '../retention/retention.service';
+import { createHistoryMonthsService } from '../history/history-months.service';
 import { createBankDirectory } from '../settlements/bank-directory';
 import { createSettlementExecutionService } from '../settlements/settlement-execution.service';
 import type { RaiseSettlementFinding } from '../settlements/settlement-findings';
@@ -434,6 +435,7 @@ export function createServices(
     kycLimits: createKycLimitsService({ db, tierDefaults: tierDefaultsOf(config) }),
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),
+    historyMonths: createHistoryMonthsService({ db }),
     rateLimits,
     reconciliation: createReconciliationService({
       db,

@@ -5,6 +5,7 @@ import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import type { EventDispatcher } from '../webhooks/event-dispatcher';
 import type { BalanceSweepSchedules } from '../balance-sweeps/balance-sweep-schedules';
 import type { AccountsService } from '../accounts/accounts.service';
+import type { HistoryMonthsService } from '../history/history-months.service';
 
 /** Rows younger than this are the committing process's to start (it kicks them after its commit). */
 export const DRAIN_GRACE_MS = 1_000;
@@ -32,7 +33,8 @@ const ERROR_PAUSE_MS = 5_000;
  * balance sweep schedules loop brings into line, every BALANCE_SWEEP_SCHEDULES_SYNC_INTERVAL, the Temporal Schedule
  * of every sweep changed while its push after the commit could not reach Temporal. The account expiry loop marks expired the dynamic accounts
  * past their expiry every ACCOUNT_EXPIRY_INTERVAL_MS: a status only, since a payment is judged by the account's
- * `expiresAt` itself.
+ * `expiresAt` itself. The history months loop makes, every HISTORY_MONTHS_INTERVAL, the partitions of the history tables'
+ * coming HISTORY_MONTHS_AHEAD months (partition DDL, idempotent: two workers making one month wait for each other).
  */
 export function startWorkerLoops(deps: {
   batcher: ConfirmationBatcher;
@@ -40,13 +42,19 @@ export function startWorkerLoops(deps: {
   dispatcher: EventDispatcher;
   balanceSweepSchedules: Pick<BalanceSweepSchedules, 'syncPending'>;
   accounts: Pick<AccountsService, 'expireDue'>;
+  historyMonths: Pick<HistoryMonthsService, 'ensureMonths'>;
   config: Pick<
     Config,
-    'CONFIRMATION_BATCH_WINDOW' | 'OUTBOX_DRAIN_INTERVAL' | 'EVENT_DISPATCH_INTERVAL' | 'BALANCE_SWEEP_SCHEDULES_SYNC_INTERVAL'
+    | 'CONFIRMATION_BATCH_WINDOW'
+    | 'OUTBOX_DRAIN_INTERVAL'
+    | 'EVENT_DISPATCH_INTERVAL'
+    | 'BALANCE_SWEEP_SCHEDULES_SYNC_INTERVAL'
+    | 'HISTORY_MONTHS_AHEAD'
+    | 'HISTORY_MONTHS_INTERVAL'
   >;
   logger: Logger;
 }) {
-  const { batcher, starter, dispatcher, balanceSweepSchedules, accounts, config, logger } = deps;
+  const { batcher, starter, dispatcher, balanceSweepSchedules, accounts, historyMonths, config, logger } = deps;
   const stopping = new AbortController();
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -89,6 +97,11 @@ export function startWorkerLoops(deps: {
       return config.BALANCE_SWEEP_SCHEDULES_SYNC_INTERVAL;
     }),
     loop('account expiry', async () => ((await accounts.expireDue()).full ? 0 : ACCOUNT_EXPIRY_INTERVAL_MS)),
+    loop('history months', async () => {
+      const made = await historyMonths.ensureMonths(config.HISTORY_MONTHS_AHEAD);
+      if (made.length > 0) logger.info({ made }, 'history months made');
+      return config.HISTORY_MONTHS_INTERVAL;
+    }),
   ];
 
   return {

@@ -120,6 +120,7 @@ runProcess(
         dispatcher: workerStarts.dispatcher,
         balanceSweepSchedules: cell.services.balanceSweepSchedules,
         accounts: cell.services.accounts,
+        historyMonths: cell.services.historyMonths,
         config,
         logger: cell.infra.logger,
       });

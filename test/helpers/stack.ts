@@ -122,6 +122,7 @@ export async function startStack(
       dispatcher: workerStarts.dispatcher,
       balanceSweepSchedules: services.balanceSweepSchedules,
       accounts: services.accounts,
+      historyMonths: services.historyMonths,
       config,
       logger,
     });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import knex, { type Knex } from 'knex';
 import * as reservationsMigration from '../../../migrations/20261204000100_ledger_reservations';
+import * as historyByMonthMigration from '../../../migrations/20261212000100_ledger_history_by_month';
 import { migrationConfig } from '../../../src/db';
 import { uuidv7 } from '../../../src/ids';
 import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verification.repo';
@@ -157,6 +158,9 @@ describe('the migration from holds to reservations', () => {
     const tierRaise = uuidv7();
 
     await db().transaction(async (trx) => {
+      // The holds named entries by foreign key, which only an unpartitioned ledger_entries can hold: the history goes
+      // back to one table first, and to its months again after.
+      await historyByMonthMigration.down(trx);
       await reservationsMigration.down(trx);
       // What a commit would check of the rows written: the returns' deferred references to their debits.
       await trx.raw('SET CONSTRAINTS ALL IMMEDIATE');
@@ -192,6 +196,7 @@ describe('the migration from holds to reservations', () => {
       await trx('customers').where({ id: open.CustomerID }).increment('unheld_balance', 500_000);
 
       await reservationsMigration.up(trx);
+      await historyByMonthMigration.up(trx);
       assert.deepEqual(await createLedgerVerificationRepo(trx).problems(), []);
     });
 
