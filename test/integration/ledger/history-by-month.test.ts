@@ -8,6 +8,7 @@ import { createHistoryMonthsService } from '../../../src/history/history-months.
 import { isAlreadyAnswered, isDuplicatePaymentCredit } from '../../../src/ledger/ledger-constraints';
 import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verification.repo';
 import { fundAccount, provisionAccount, statement, type ProvisionedAccount } from '../../helpers/fixtures';
+import { rolledBack } from '../../helpers/rolled-back';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
 const CLI = path.resolve(__dirname, '../../../src/main/cli.js');
@@ -21,18 +22,6 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
-}
-
-/** Rolls back whatever `body` did, once it has run. */
-async function rolledBack(stack: Stack, body: (trx: Stack['infra']['db']) => Promise<void>): Promise<void> {
-  const rollback = new Error('rolled back');
-  await assert.rejects(
-    stack.infra.db.transaction(async (trx) => {
-      await body(trx);
-      throw rollback;
-    }),
-    (error) => error === rollback,
-  );
 }
 
 /** The outcome of each of `postings`, run at once, each in a transaction of its own. */

@@ -2,19 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verification.repo';
 import { fundAccount, provisionAccount, type ProvisionedAccount } from '../../helpers/fixtures';
+import { rolledBack } from '../../helpers/rolled-back';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
-
-/** Rolls back whatever `body` did, once it has run. */
-async function rolledBack(stack: Stack, body: (trx: Stack['infra']['db']) => Promise<void>): Promise<void> {
-  const rollback = new Error('rolled back');
-  await assert.rejects(
-    stack.infra.db.transaction(async (trx) => {
-      await body(trx);
-      throw rollback;
-    }),
-    (error) => error === rollback,
-  );
-}
 
 // The ledger's history names its tenant and account without a foreign key (whose check would share-lock both
 // rows from every payment): Postgres refuses to delete a tenant or an account that has history instead, and
