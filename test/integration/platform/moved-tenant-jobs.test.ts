@@ -82,10 +82,10 @@ describe("tenant:move: the source's jobs pass a moved tenant by", function () {
       unstartedAfterMs: 60_000,
       newBatchId: () => randomUUID(),
     });
-    assert.deepEqual(
-      claimed.map((batch) => batch.tenantId),
-      [staying.tenantId],
-    );
+    // Other files' tenants share the lane's database and may have credits queued too: only these two are judged.
+    const claimedTenants = claimed.map((batch) => batch.tenantId);
+    assert.ok(claimedTenants.includes(staying.tenantId), "the staying tenant's queued credit is claimed");
+    assert.ok(!claimedTenants.includes(moved.tenantId), "no batch of the moved tenant's credits");
     assert.deepEqual(
       (await queuedOf(moved.tenantId)).map((claim) => claim.batch_id).sort(),
       movedBefore.map((_claim, index) => (index === 0 ? 'orphaned-here' : null)).sort(),
