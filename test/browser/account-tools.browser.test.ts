@@ -325,6 +325,8 @@ describe('account page in a browser: dynamic terms, transfers, split rules and s
     await part(2).getByRole('textbox', { name: 'Amount (₦)', exact: true }).fill('100');
     await form.getByRole('button', { name: 'Save split rule' }).click();
     await section.getByRole('status').getByText('Split rule saved.').waitFor();
+    // The notice shows as the section reloads the stored rule; its table comes with the answer.
+    await settled(page);
     const parts = section.getByRole('region', { name: 'Split parts' }).locator('tbody tr');
     assert.deepEqual(await parts.allInnerTexts(), [`${seller.AccountRef}\t12.5%`, `${platform.AccountRef}\t₦100.00`]);
     assert.match(await section.innerText(), /account bears the provider fee: shares are of the gross payment/);

@@ -72,7 +72,7 @@ export function SplitRuleSection(props: { accountRef: string }) {
     setParts(parts.map((part, at) => (at === index ? { ...part, ...change } : part)));
 
   return (
-    <section aria-labelledby="split-rule-title">
+    <section aria-labelledby="split-rule-title" aria-busy={rule.status === 'loading'}>
       <h2 id="split-rule-title">Split rule</h2>
       <Notice notice={notice} />
       {rule.data ? (
