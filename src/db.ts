@@ -1,4 +1,5 @@
 import knex, { type Knex } from 'knex';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from './config';
 import type { Logger } from './logger';
@@ -30,6 +31,19 @@ export function createKnex(
         }
       : {}),
   });
+}
+
+/**
+ * A raw query run as a named prepared statement: each pooled connection plans it once and then reuses the plan. For
+ * reads of the month-partitioned history that no period bounds (a page of the whole history, the last entry before
+ * an instant), planning opens every month's partition and weighs its indexes, which costs more than running the
+ * query, and more with every month. Its columns must be named (no `*` of a history table): a plan kept across a
+ * migration that adds a column would otherwise fail with "cached plan must not change result type". The name is
+ * the hash of the SQL text, so one text is one statement on every connection.
+ */
+export function preparedRaw(db: DbOrTrx, sql: string, bindings: Knex.ValueDict): Knex.Raw {
+  const query = db.raw(sql, bindings);
+  return query.options({ name: `q_${createHash('sha1').update(query.toSQL().sql).digest('hex').slice(0, 24)}` });
 }
 
 export const migrationConfig: Knex.MigratorConfig = {
