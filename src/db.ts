@@ -1,5 +1,4 @@
 import knex, { type Knex } from 'knex';
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from './config';
 import type { Logger } from './logger';
@@ -31,19 +30,6 @@ export function createKnex(
         }
       : {}),
   });
-}
-
-/**
- * A raw query run as a named prepared statement: each pooled connection plans it once and then reuses the plan. For
- * reads of the month-partitioned history that no period bounds (a page of the whole history, the last entry before
- * an instant), planning opens every month's partition and weighs its indexes, which costs more than running the
- * query, and more with every month. Its columns must be named (no `*` of a history table): a plan kept across a
- * migration that adds a column would otherwise fail with "cached plan must not change result type". The name is
- * the hash of the SQL text, so one text is one statement on every connection.
- */
-export function preparedRaw(db: DbOrTrx, sql: string, bindings: Knex.ValueDict): Knex.Raw {
-  const query = db.raw(sql, bindings);
-  return query.options({ name: `q_${createHash('sha1').update(query.toSQL().sql).digest('hex').slice(0, 24)}` });
 }
 
 export const migrationConfig: Knex.MigratorConfig = {
@@ -103,9 +89,12 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 
 /**
  * Runs a statement as a named prepared statement, so Postgres parses and plans it once per connection
- * instead of on every call (the hot paths are large composed statements). knex has no prepared
- * statements, so the statement goes to the knex-managed connection directly: the transaction's own
- * connection when `db` is one.
+ * instead of on every call: the hot paths are large composed statements, and a read of the month-partitioned
+ * history that no period bounds plans every month's partition, which costs more than running it. knex has no
+ * prepared statements, so the statement goes to the knex-managed connection directly: the transaction's own
+ * connection when `db` is one. One name is one text on every connection. The statement names its columns (no `*`
+ * of a table): a plan kept across a migration that adds a column would fail with "cached plan must not change result
+ * type".
  */
 export async function runPrepared(db: DbOrTrx, name: string, sql: string, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
   const native = db.raw(sql, bindings).toSQL().toNative();

@@ -1,4 +1,4 @@
-import { preparedRaw, type DbOrTrx } from '../db';
+import { runPrepared, type DbOrTrx } from '../db';
 import { ENTRY_COLUMNS, toLedgerEntry, type EntryRow } from './ledger.repo';
 import type { LedgerEntry } from './ledger.types';
 import { koboFromDb } from '../money';
@@ -108,12 +108,17 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
       afterEntryId: string | undefined,
       limit: number,
     ): Promise<AccountPage<Account> | undefined> {
-      const { rows } = (await preparedRaw(db, ACCOUNT_PAGE_SQL(afterEntryId !== undefined, accountColumns), {
-        tenantId,
-        accountRef,
-        limit,
-        ...(afterEntryId !== undefined ? { cursor: afterEntryId } : {}),
-      })) as {
+      const { rows } = (await runPrepared(
+        db,
+        afterEntryId !== undefined ? 'statement-page-after' : 'statement-page',
+        ACCOUNT_PAGE_SQL(afterEntryId !== undefined, accountColumns),
+        {
+          tenantId,
+          accountRef,
+          limit,
+          ...(afterEntryId !== undefined ? { cursor: afterEntryId } : {}),
+        },
+      )) as {
         rows: Array<StatementRow & { cursor_seq: string | null } & Record<string, unknown>>;
       };
       const first = rows[0];
@@ -126,17 +131,23 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
     },
 
     async entrySeqInAccount(accountId: string, entryId: string): Promise<bigint | undefined> {
-      const { rows } = (await preparedRaw(db, 'SELECT seq FROM ledger_entries WHERE account_id = :accountId AND id = :entryId', {
-        accountId,
-        entryId,
-      })) as { rows: Array<{ seq: string }> };
+      const { rows } = (await runPrepared(
+        db,
+        'statement-cursor-seq',
+        'SELECT seq FROM ledger_entries WHERE account_id = :accountId AND id = :entryId',
+        {
+          accountId,
+          entryId,
+        },
+      )) as { rows: Array<{ seq: string }> };
       return rows[0] ? BigInt(rows[0].seq) : undefined;
     },
 
     /** The last entry posted strictly before `at` (entries are stamped in seq order under the account lock). */
     async lastEntryBefore(accountId: string, at: Date): Promise<LedgerEntry | undefined> {
-      const { rows } = (await preparedRaw(
+      const { rows } = (await runPrepared(
         db,
+        'statement-last-entry-before',
         `SELECT ${ENTRY_COLUMNS.join(', ')} FROM ledger_entries
           WHERE account_id = :accountId AND created_at < :at ORDER BY created_at DESC, seq DESC LIMIT 1`,
         { accountId, at },
@@ -155,8 +166,9 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
       limit: number,
       period: { from?: Date; to?: Date } = {},
     ): Promise<StatementEntry[]> {
-      const { rows } = (await preparedRaw(
+      const { rows } = (await runPrepared(
         db,
+        'statement-period-page',
         `SELECT e.*, counterpart.counterpart_account_ref, ${JUDGEMENT_COLUMNS}
            FROM (SELECT ${ENTRY_COLUMNS.join(', ')} FROM ledger_entries
                   WHERE account_id = :accountId AND seq > :afterSeq AND seq <= :throughSeq

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
-import { fundAccount, provisionAccount, statement, type ProvisionedAccount } from '../../helpers/fixtures';
+import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../../../src/ids';
+import { createPostingEngine } from '../../../src/ledger/posting-engine';
+import { planPosting } from '../../../src/ledger/postings';
+import { tierDefaultsOf } from '../../../src/policies/kyc-limits/customer-limits';
+import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call } from '../../helpers/http';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 
@@ -59,29 +64,74 @@ describe('the ledger: history reads planned once per connection', () => {
     return answers;
   }
 
-  /** The statements reading the entries that the API's connection holds prepared. */
-  async function preparedReads(): Promise<string[]> {
-    const { rows } = await stack.infra.db.raw(
-      `SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%ledger_entries%' ORDER BY statement`,
-    );
-    return rows.map((row: { statement: string }) => row.statement);
+  /** The names of the statements the API's connection holds prepared. */
+  async function preparedNames(): Promise<string[]> {
+    const { rows } = await stack.infra.db.raw('SELECT name FROM pg_prepared_statements ORDER BY name');
+    return rows.map((row: { name: string }) => row.name);
   }
 
-  it('answers every statement and balance read the same before and after a column is added to the entries, each read prepared once', async () => {
+  /** A payment credited through the ledger's statement for one credit (an operator's assignment, a restoration). */
+  const creditOne = (kobo: bigint) =>
+    stack.infra.db.transaction((trx) =>
+      createPostingEngine(stack.infra.db, { tierDefaults: tierDefaultsOf(stack.config) }).creditPayment(
+        trx,
+        account.ID,
+        planPosting([
+          {
+            direction: 'credit',
+            kind: 'payment',
+            amount: kobo,
+            status: 'provisional',
+            narration: 'credited alone',
+            providerTxnRef: `alone-${randomUUID()}`,
+            transactionGroupId: uuidv7(),
+          },
+        ]),
+      ),
+    );
+
+  const pay = async (amount: number) =>
+    (await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef, amount: amount + 25, fee: 25 }))).status;
+
+  it('answers every statement and balance read, and credits payments, the same before and after a column is added to the entries, each prepared once', async () => {
+    assert.equal(await pay(10_000), 200);
+    await creditOne(1n);
     const before = await readEverything();
     assert.deepEqual(before[0], before[1]);
-    assert.deepEqual(before[0], [['1500.00', '2500.00'], ['3500.00'], ['2500.00', '3500.00'], '0.00', '7500.00', ['7500.00']]);
-    const prepared = await preparedReads();
-    // The whole-history page with and without a cursor, the period's opening and closing probe, the cursor's seq,
-    // the period's page, the balance at an instant and the daily balances.
-    assert.equal(prepared.length, 7, prepared.join('\n\n'));
+    assert.deepEqual(before[0], [
+      ['1500.00', '2500.00'],
+      ['3500.00', '10000.00'],
+      ['2500.00', '3500.00', '10000.00', '0.01'],
+      '0.00',
+      '17500.01',
+      ['17500.01'],
+    ]);
+    const prepared = await preparedNames();
+    const reads = [
+      'balances-at',
+      'daily-balances',
+      'statement-cursor-seq',
+      'statement-last-entry-before',
+      'statement-page',
+      'statement-page-after',
+      'statement-period-page',
+    ];
+    assert.deepEqual(
+      reads.filter((name) => !prepared.includes(name)),
+      [],
+      `every read prepared: ${prepared.join(', ')}`,
+    );
 
     await stack.infra.db.raw('ALTER TABLE ledger_entries ADD COLUMN plans_probe integer');
     try {
       assert.deepEqual(await readEverything(), before);
+      assert.equal(await pay(500), 200);
+      assert.equal((await creditOne(2n)).entry.amount, 2n);
+      const after = await statement(stack, tenant.apiKey, account.AccountRef);
+      assert.deepEqual([amounts(after.body).at(-1), after.body.closingBalance], ['0.02', '18000.03']);
     } finally {
       await stack.infra.db.raw('ALTER TABLE ledger_entries DROP COLUMN plans_probe');
     }
-    assert.deepEqual(await preparedReads(), prepared, 'the same statements, still prepared');
+    assert.deepEqual(await preparedNames(), prepared, 'the same statements, still prepared');
   });
 });
