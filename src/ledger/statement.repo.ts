@@ -168,7 +168,7 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
     ): Promise<StatementEntry[]> {
       const { rows } = (await runPrepared(
         db,
-        'statement-period-page',
+        `statement-period-page${period.from ? '-from' : ''}${period.to ? '-to' : ''}`,
         `SELECT e.*, counterpart.counterpart_account_ref, ${JUDGEMENT_COLUMNS}
            FROM (SELECT ${ENTRY_COLUMNS.join(', ')} FROM ledger_entries
                   WHERE account_id = :accountId AND seq > :afterSeq AND seq <= :throughSeq

@@ -114,7 +114,7 @@ describe('the ledger: history reads planned once per connection', () => {
       'statement-last-entry-before',
       'statement-page',
       'statement-page-after',
-      'statement-period-page',
+      'statement-period-page-from-to',
     ];
     assert.deepEqual(
       reads.filter((name) => !prepared.includes(name)),
