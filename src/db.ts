@@ -89,9 +89,12 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 
 /**
  * Runs a statement as a named prepared statement, so Postgres parses and plans it once per connection
- * instead of on every call (the hot paths are large composed statements). knex has no prepared
- * statements, so the statement goes to the knex-managed connection directly: the transaction's own
- * connection when `db` is one.
+ * instead of on every call: the hot paths are large composed statements, and a read of the month-partitioned
+ * history that no period bounds plans every month's partition, which costs more than running it. knex has no
+ * prepared statements, so the statement goes to the knex-managed connection directly: the transaction's own
+ * connection when `db` is one. One name is one text on every connection. The statement names its columns (no `*`
+ * of a table): a plan kept across a migration that adds a column would fail with "cached plan must not change result
+ * type".
  */
 export async function runPrepared(db: DbOrTrx, name: string, sql: string, bindings: Record<string, unknown>): Promise<{ rows: unknown[] }> {
   const native = db.raw(sql, bindings).toSQL().toNative();

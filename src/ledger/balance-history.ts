@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../db';
+import { runPrepared, type DbOrTrx } from '../db';
 import { koboFromDb, type Kobo } from '../money';
 
 /**
@@ -34,7 +34,9 @@ export const endOfMillisecond = (at: Date): Date => new Date(at.getTime() + 1);
 /** Each account's balance at `at` (accounts without an entry by then at zero), in one statement. */
 export async function balancesAt(db: DbOrTrx, accountIds: string[], at: Date): Promise<Map<string, BalanceAt>> {
   if (accountIds.length === 0) return new Map();
-  const { rows } = (await db.raw(
+  const { rows } = (await runPrepared(
+    db,
+    'balances-at',
     `SELECT a.id, e.balance_after, e.credits_to_date, e.debits_to_date
        FROM unnest(CAST(:ids AS uuid[])) AS a(id)
        LEFT JOIN LATERAL ${lastEntryBefore('a.id', 'CAST(:before AS timestamptz)')} e ON true`,
@@ -75,7 +77,9 @@ export async function dailyBalancesOf(
   toDay: string,
   zone: string,
 ): Promise<DailyBalance[]> {
-  const { rows } = (await db.raw(
+  const { rows } = (await runPrepared(
+    db,
+    'daily-balances',
     `WITH bounds AS (
        SELECT d::date AS day, (d::timestamp AT TIME ZONE :zone) AS starts
          FROM generate_series(CAST(:fromDay AS date), CAST(:toDay AS date) + 1, interval '1 day') AS d

@@ -8,7 +8,7 @@ import { releasableUnderLimits } from '../policies/kyc-limits/credit-limits';
 import { dailyPayoutDecision } from '../policies/kyc-limits/daily-payout-limit';
 import { createReservations, expireDue, type NewReservation, type Release } from './reservations';
 import type { ReleaseReason, ReservationKind } from './reservation-kinds';
-import { createLedgerRepo, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
+import { createLedgerRepo, ENTRY_COLUMNS, toLedgerEntry, type EntryRow, type PayoutStanding } from './ledger.repo';
 import { paymentCreditRow, planPosting, transferEntries } from './postings';
 import { draftJson } from './posting-ctes';
 import {
@@ -154,8 +154,10 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
           before:
             'single AS (SELECT CAST(:account_id AS uuid) AS account_id, 1 AS position, CAST(:entry AS jsonb) AS entry, CAST(NULL AS text) AS velocity_note)',
           credits: 'single',
-          // The ledger's own statement: it reads its own CTEs.
-          select: () => 'SELECT i.*, coalesce(j.held, 0) AS held FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id',
+          // The ledger's own statement: it reads its own CTEs. Its columns named, as a prepared statement's must be.
+          select: () =>
+            `SELECT ${ENTRY_COLUMNS.map((column) => `i.${column}`).join(', ')}, coalesce(j.held, 0) AS held
+               FROM posting_inserted i LEFT JOIN posting_judged j ON j.id = i.id`,
         }),
       ),
       { account_id: accountId, entry: JSON.stringify(paymentCreditRow(plan)), ...limitBindings },

@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../db';
+import { runPrepared, type DbOrTrx } from '../db';
 import { ENTRY_COLUMNS, toLedgerEntry, type EntryRow } from './ledger.repo';
 import type { LedgerEntry } from './ledger.types';
 import { koboFromDb } from '../money';
@@ -108,12 +108,17 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
       afterEntryId: string | undefined,
       limit: number,
     ): Promise<AccountPage<Account> | undefined> {
-      const { rows } = (await db.raw(ACCOUNT_PAGE_SQL(afterEntryId !== undefined, accountColumns), {
-        tenantId,
-        accountRef,
-        limit,
-        ...(afterEntryId !== undefined ? { cursor: afterEntryId } : {}),
-      })) as {
+      const { rows } = (await runPrepared(
+        db,
+        afterEntryId !== undefined ? 'statement-page-after' : 'statement-page',
+        ACCOUNT_PAGE_SQL(afterEntryId !== undefined, accountColumns),
+        {
+          tenantId,
+          accountRef,
+          limit,
+          ...(afterEntryId !== undefined ? { cursor: afterEntryId } : {}),
+        },
+      )) as {
         rows: Array<StatementRow & { cursor_seq: string | null } & Record<string, unknown>>;
       };
       const first = rows[0];
@@ -126,19 +131,28 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
     },
 
     async entrySeqInAccount(accountId: string, entryId: string): Promise<bigint | undefined> {
-      const row: { seq: string } | undefined = await db('ledger_entries').where({ account_id: accountId, id: entryId }).first('seq');
-      return row ? BigInt(row.seq) : undefined;
+      const { rows } = (await runPrepared(
+        db,
+        'statement-cursor-seq',
+        'SELECT seq FROM ledger_entries WHERE account_id = :accountId AND id = :entryId',
+        {
+          accountId,
+          entryId,
+        },
+      )) as { rows: Array<{ seq: string }> };
+      return rows[0] ? BigInt(rows[0].seq) : undefined;
     },
 
     /** The last entry posted strictly before `at` (entries are stamped in seq order under the account lock). */
     async lastEntryBefore(accountId: string, at: Date): Promise<LedgerEntry | undefined> {
-      const row = await db('ledger_entries')
-        .where({ account_id: accountId })
-        .where('created_at', '<', at)
-        .orderBy('created_at', 'desc')
-        .orderBy('seq', 'desc')
-        .first();
-      return row ? toLedgerEntry(row) : undefined;
+      const { rows } = (await runPrepared(
+        db,
+        'statement-last-entry-before',
+        `SELECT ${ENTRY_COLUMNS.join(', ')} FROM ledger_entries
+          WHERE account_id = :accountId AND created_at < :at ORDER BY created_at DESC, seq DESC LIMIT 1`,
+        { accountId, at },
+      )) as { rows: EntryRow[] };
+      return rows[0] ? toLedgerEntry(rows[0]) : undefined;
     },
 
     /**
@@ -152,9 +166,11 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
       limit: number,
       period: { from?: Date; to?: Date } = {},
     ): Promise<StatementEntry[]> {
-      const { rows } = (await db.raw(
+      const { rows } = (await runPrepared(
+        db,
+        `statement-period-page${period.from ? '-from' : ''}${period.to ? '-to' : ''}`,
         `SELECT e.*, counterpart.counterpart_account_ref, ${JUDGEMENT_COLUMNS}
-           FROM (SELECT * FROM ledger_entries
+           FROM (SELECT ${ENTRY_COLUMNS.join(', ')} FROM ledger_entries
                   WHERE account_id = :accountId AND seq > :afterSeq AND seq <= :throughSeq
                     ${period.from ? 'AND created_at >= :from' : ''} ${period.to ? 'AND created_at < :to' : ''}
                   ORDER BY seq LIMIT :limit) e
