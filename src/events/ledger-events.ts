@@ -544,11 +544,13 @@ export function createEventedLedger(ledger: PostingEngine) {
     /** Confirms provisional credits in ONE statement with the caller's rows, and records `payment.confirmed` for each it confirmed. */
     confirmCreditsAmong(
       db: DbOrTrx,
+      name: string,
       parts: StatementParts<ConfirmedCredits> & { entryIdsSql: string; accountIdsSql: string },
       bindings: Record<string, unknown>,
     ): Promise<{ rows: unknown[] }> {
       return ledger.confirmCreditsAmong(
         db,
+        name,
         {
           ...parts,
           after: (done) => [parts.after?.(done), paymentConfirmedEventsCte('told_confirmed', done.confirmed)].filter(Boolean).join(',\n  '),

@@ -1,4 +1,4 @@
-import type { DbOrTrx, Trx } from '../db';
+import { runPrepared, type DbOrTrx, type Trx } from '../db';
 import { customerLimitsSql, kycLimitBindings, type TierDefaults } from '../policies/kyc-limits/customer-limits';
 import { koboFromDb, type Kobo } from '../money';
 import { uuidv7 } from '../ids';
@@ -74,6 +74,9 @@ export const ENTRY_COLUMNS = Object.keys({
   created_at: true,
 } satisfies Record<keyof EntryRow, true>) as Array<keyof EntryRow>;
 
+/** ENTRY_COLUMNS as a select list: the statements run prepared name their columns (see runPrepared). */
+const ENTRY_LIST = ENTRY_COLUMNS.join(', ');
+
 export function toLedgerEntry(row: EntryRow): LedgerEntry {
   return {
     id: row.id,
@@ -123,23 +126,34 @@ export function createLedgerRepo(db: DbOrTrx) {
     },
 
     async findEntry(entryId: string, trx?: Trx): Promise<LedgerEntry | undefined> {
-      const row: EntryRow | undefined = await (trx ?? db)('ledger_entries').where({ id: entryId }).first();
-      return row ? toLedgerEntry(row) : undefined;
+      const { rows } = await runPrepared(trx ?? db, 'ledger-entry', `SELECT ${ENTRY_LIST} FROM ledger_entries WHERE id = :entryId`, {
+        entryId,
+      });
+      return rows[0] ? toLedgerEntry(rows[0] as EntryRow) : undefined;
     },
 
     /** The reversal answering an entry, if it was reversed. */
     async findReversalOf(entryId: string, trx?: Trx): Promise<LedgerEntry | undefined> {
-      const row: EntryRow | undefined = await (trx ?? db)('ledger_entries').where({ reverses_entry_id: entryId, kind: 'reversal' }).first();
-      return row ? toLedgerEntry(row) : undefined;
+      const { rows } = await runPrepared(
+        trx ?? db,
+        'ledger-reversal-of',
+        `SELECT ${ENTRY_LIST} FROM ledger_entries WHERE reverses_entry_id = :entryId AND kind = 'reversal' LIMIT 1`,
+        { entryId },
+      );
+      return rows[0] ? toLedgerEntry(rows[0] as EntryRow) : undefined;
     },
 
     /** provisional -> confirmed; undefined when the entry had already left `provisional`. */
     async markConfirmed(trx: Trx, entryId: string): Promise<LedgerEntry | undefined> {
-      const [row]: EntryRow[] = await trx('ledger_entries')
-        .where({ id: entryId, status: 'provisional' })
-        .update({ status: 'confirmed', status_changed_at: trx.raw('clock_timestamp()') })
-        .returning('*');
-      return row ? toLedgerEntry(row) : undefined;
+      const { rows } = await runPrepared(
+        trx,
+        'ledger-entry-confirm',
+        `UPDATE ledger_entries SET status = 'confirmed', status_changed_at = clock_timestamp()
+          WHERE id = :entryId AND status = 'provisional'
+         RETURNING ${ENTRY_LIST}`,
+        { entryId },
+      );
+      return rows[0] ? toLedgerEntry(rows[0] as EntryRow) : undefined;
     },
 
     /**
@@ -148,15 +162,17 @@ export function createLedgerRepo(db: DbOrTrx) {
      * the entry had been confirmed (a paid settlement), which decides the reversal's other side.
      */
     async markReversed(trx: Trx, entryId: string): Promise<{ entry: LedgerEntry; wasConfirmed: boolean } | undefined> {
-      const result = await trx.raw(
-        `WITH before AS (SELECT id, status FROM ledger_entries WHERE id = ? FOR UPDATE)
+      const { rows } = await runPrepared(
+        trx,
+        'ledger-entry-reverse',
+        `WITH before AS (SELECT id, status FROM ledger_entries WHERE id = :entryId FOR UPDATE)
          UPDATE ledger_entries e SET status = 'reversed', status_changed_at = clock_timestamp()
            FROM before b
           WHERE e.id = b.id AND (e.status = 'provisional' OR (e.status = 'confirmed' AND e.kind = 'settlement'))
-         RETURNING e.*, b.status AS previous_status`,
-        [entryId],
+         RETURNING ${ENTRY_COLUMNS.map((column) => `e.${column}`).join(', ')}, b.status AS previous_status`,
+        { entryId },
       );
-      const row = result.rows[0] as (EntryRow & { previous_status: EntryStatus }) | undefined;
+      const row = rows[0] as (EntryRow & { previous_status: EntryStatus }) | undefined;
       return row ? { entry: toLedgerEntry(row), wasConfirmed: row.previous_status === 'confirmed' } : undefined;
     },
 

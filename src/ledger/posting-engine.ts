@@ -269,13 +269,22 @@ export function createPostingEngine(db: Db, options: PostingEngineOptions) {
       };
     },
 
-    /** Confirms provisional payment credits in ONE statement with the caller's own rows (see confirmCreditsStatement). */
-    async confirmCreditsAmong(
+    /**
+     * Confirms provisional payment credits in ONE statement with the caller's own rows (see confirmCreditsStatement),
+     * prepared once per connection under `name`.
+     */
+    confirmCreditsAmong(
       db: DbOrTrx,
+      name: string,
       parts: StatementParts<ConfirmedCredits> & { entryIdsSql: string; accountIdsSql: string },
       bindings: Record<string, unknown>,
     ): Promise<{ rows: unknown[] }> {
-      return (await db.raw(confirmCreditsStatement(parts), bindings)) as { rows: unknown[] };
+      return runPrepared(
+        db,
+        name,
+        statementNamed(name, () => confirmCreditsStatement(parts)),
+        bindings,
+      );
     },
 
     /** Releases all that is still held of one credit (an operator's decision); the reservation released, none when nothing was held. */

@@ -304,6 +304,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
       if (toConfirm.length === 0 && kept.length === 0) return { held: new Set(), confirmed: new Map() };
       const { rows } = (await ledger.confirmCreditsAmong(
         db,
+        'payment-confirmation-round',
         {
           before: `taken AS (
            DELETE FROM confirmation_claims WHERE entry_id = ANY(CAST(:confirm AS uuid[])) AND batch_id = :batch RETURNING entry_id
