@@ -287,7 +287,7 @@ describe('the ledger: history by month', () => {
       await trx.raw(`SELECT history_month_partition('ledger_entries', CAST(CAST(? AS date) - interval '1 month' AS date))`, [thisMonth]);
       await trx.raw(`SELECT history_month_partition('ledger_entries', '2025-01-01')`);
       await trx.raw(`SELECT history_month_partition('ledger_system_posting_rows', '2025-01-01')`);
-      await assert.rejects(history.detachBefore(thisMonth), /holds 1 row\(s\) the ledger still reads/);
+      await assert.rejects(history.detachBefore(thisMonth), /holds \d+ row\(s\) still read: history:detach detaches empty months only/);
       // An empty month goes.
       const detached = await history.detachBefore('2025-02-01');
       assert.deepEqual(detached.map((partition) => partition.partition).sort(), [
