@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
+import * as eventsByMonthMigration from '../../../migrations/20261212000200_events_and_deliveries_by_month';
 import { uuidv7 } from '../../../src/ids';
 import { createHistoryMonthsService } from '../../../src/history/history-months.service';
 import { HISTORY_TABLES } from '../../../src/history/history-months.repo';
 import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verification.repo';
+import { createDeliveriesRepo } from '../../../src/webhooks/deliveries.repo';
 import { paymentEvent, provisionAccount, sendProviderEvent, type ProvisionedAccount } from '../../helpers/fixtures';
 import { rolledBack } from '../../helpers/rolled-back';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
@@ -96,6 +98,37 @@ describe('events, deliveries and provider payloads by month', () => {
     assert.deepEqual(await db()('inbound_events').where({ raw_sha256: rawSha256 }).select('id', 'occurrences'), [
       { id: first, occurrences: 2 },
     ]);
+  });
+
+  it('carries the rows the API made over from single tables into their months, with their keys: ledger:verify clean', async () => {
+    const withCallback = await provisionAccount(stack, tenant.apiKey, { callbackUrl: 'https://example.com/hooks' });
+    const payload = paymentEvent({ accountRef: withCallback.AccountRef });
+    assert.equal((await sendProviderEvent(stack, payload)).status, 200);
+    const delivery = await db()('webhook_deliveries').where({ account_id: withCallback.ID }).first('id');
+    const attemptedAt = new Date();
+    const outcome = { attemptNo: 1, attemptedAt, statusCode: 500, error: 'HTTP 500', durationMs: 12, status: 'retrying' as const };
+    assert.ok(await createDeliveriesRepo(db()).recordAttempt(delivery.id, { ...outcome, nextRetryAt: new Date() }));
+    assert.equal(await createDeliveriesRepo(db()).recordAttempt(delivery.id, { ...outcome, nextRetryAt: new Date() }), undefined);
+    const tables = ['inbound_events', 'inbound_event_request_keys', 'tenant_events', 'webhook_deliveries', 'webhook_attempts'];
+    const rowsOf = async (trx: Stack['infra']['db']) =>
+      Object.fromEntries(
+        await Promise.all(
+          tables.map(async (table) => [
+            table,
+            (await trx.raw(`SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS rows FROM ${table} t`)).rows[0].rows,
+          ]),
+        ),
+      );
+    await rolledBack(stack, async (trx) => {
+      const before = await rowsOf(trx);
+      // Back to single tables as the main branch before them had them, and into their months again.
+      await eventsByMonthMigration.down(trx);
+      assert.equal((await trx.raw(`SELECT relkind FROM pg_class WHERE relname = 'inbound_events'`)).rows[0].relkind, 'r');
+      await eventsByMonthMigration.up(trx);
+      assert.equal((await trx.raw(`SELECT relkind FROM pg_class WHERE relname = 'inbound_events'`)).rows[0].relkind, 'p');
+      assert.deepEqual(await rowsOf(trx), before);
+      assert.deepEqual(await createLedgerVerificationRepo(trx).problems(), []);
+    });
   });
 
   it('makes the coming months of every history table, the events, deliveries and payloads among them', async () => {
