@@ -110,15 +110,13 @@ describe('events, deliveries and provider payloads by month', () => {
     assert.ok(await createDeliveriesRepo(db()).recordAttempt(delivery.id, { ...outcome, nextRetryAt: new Date() }));
     assert.equal(await createDeliveriesRepo(db()).recordAttempt(delivery.id, { ...outcome, nextRetryAt: new Date() }), undefined);
     const tables = ['inbound_events', 'inbound_event_request_keys', 'tenant_events', 'webhook_deliveries', 'webhook_attempts'];
-    const rowsOf = async (trx: Stack['infra']['db']) =>
-      Object.fromEntries(
-        await Promise.all(
-          tables.map(async (table) => [
-            table,
-            (await trx.raw(`SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS rows FROM ${table} t`)).rows[0].rows,
-          ]),
-        ),
-      );
+    /** Each table's rows as one digest, read one table at a time (the transaction is one connection). */
+    const rowsOf = async (trx: Stack['infra']['db']) => {
+      const digests: Record<string, string> = {};
+      for (const table of tables)
+        digests[table] = (await trx.raw(`SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) AS rows FROM ${table} t`)).rows[0].rows;
+      return digests;
+    };
     await rolledBack(stack, async (trx) => {
       const before = await rowsOf(trx);
       // Back to single tables as the main branch before them had them, and into their months again.
