@@ -1,5 +1,7 @@
 import type { DbOrTrx } from '../db';
+import { EVENT_HISTORY_TABLES } from '../events/history-tables';
 import { LEDGER_HISTORY_TABLES } from '../ledger/history-tables';
+import { INBOUND_HISTORY_TABLES } from '../payment-ingest/inbound-events.access';
 
 /** A month as its partitions name it: the first day of an Africa/Lagos month, YYYY-MM-01. */
 export type Month = string;
@@ -12,11 +14,14 @@ export interface MonthPartition {
 }
 
 /** The history tables partitioned by month of `created_at` (each with a DEFAULT partition, `<table>_default`). */
-export const HISTORY_TABLES: readonly string[] = [...LEDGER_HISTORY_TABLES];
+export const HISTORY_TABLES: readonly string[] = [...LEDGER_HISTORY_TABLES, ...EVENT_HISTORY_TABLES, ...INBOUND_HISTORY_TABLES];
 
 const PARTITION_NAME = /_y(\d{4})m(\d{2})$/;
 
-/** The history's partitions by month, made by history_month_partition (migrations/20261212000100_ledger_history_by_month.ts). */
+/**
+ * The history's partitions by month, made by history_month_partition (migrations/20261212000100_ledger_history_by_month.ts,
+ * migrations/20261212000200_events_and_deliveries_by_month.ts).
+ */
 export function createHistoryMonthsRepo(db: DbOrTrx) {
   return {
     /** The current Africa/Lagos month, by the database's clock. */

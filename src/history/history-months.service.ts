@@ -16,7 +16,8 @@ function monthsAfter(month: Month, count: number): Month {
 }
 
 /**
- * The history tables' months (see migrations/20261212000100_ledger_history_by_month.ts): partition DDL, which moves
+ * The history tables' months (see migrations/20261212000100_ledger_history_by_month.ts and
+ * migrations/20261212000200_events_and_deliveries_by_month.ts): partition DDL, which moves
  * no money. The worker keeps the months ahead made; an operator detaches whole old months for archive.
  */
 export function createHistoryMonthsService(deps: { db: Db }) {
@@ -50,8 +51,7 @@ export function createHistoryMonthsService(deps: { db: Db }) {
      * Detaches every history table's partitions of the months before `before` (YYYY-MM), in one transaction: each
      * stays in the database as a table of its own (`<table>_yYYYYmMM`), for an operator to dump and drop. Refused,
      * detaching nothing, when `before` is later than the current month (a month not over), when a DEFAULT partition
-     * still holds rows of those months, or when those months hold rows the ledger still reads (see
-     * docs/scaling.md#history-by-month).
+     * still holds rows of those months, or when any of those months holds rows (see docs/scaling.md#what-a-detach-may-take).
      */
     async detachBefore(before: Month): Promise<MonthPartition[]> {
       return db.transaction(async (trx) => {
@@ -72,7 +72,7 @@ export function createHistoryMonthsService(deps: { db: Db }) {
           const rows = await repo.rowsBefore(partition.partition, before);
           if (rows > 0) {
             throw new ConflictError(
-              `${partition.partition} holds ${rows} row(s) the ledger still reads: ledger:verify recomputes every account from all its entries, and a statement's opening balance is the entry before its period`,
+              `${partition.partition} holds ${rows} row(s) still read: history:detach detaches empty months only (see docs/scaling.md#what-a-detach-may-take)`,
             );
           }
         }

@@ -52,6 +52,16 @@ const ORPHAN_SOURCES = [
     ['ledger_entry_reversal_keys', 'reverses_entry_id', 'entry_id'],
     ['ledger_entry_reversal_keys', 'reverses_entry_id', 'reverses_entry_id'],
   ].map(([table, key, column]) => `SELECT '${table}', (${key})::text, 'entry', ${column} FROM ${table}`),
+  // The events, deliveries and provider payloads are partitioned by month too: the rows naming one hold no foreign key.
+  `SELECT 'webhook_attempts', delivery_id || '/' || attempt_no, 'tenant', tenant_id FROM webhook_attempts`,
+  ...[
+    ['webhook_attempts', "delivery_id || '/' || attempt_no", 'delivery', 'delivery_id'],
+    ['webhook_deliveries', 'id', 'delivery', 'replay_of'],
+    ['webhook_deliveries', 'id', 'inbound event', 'inbound_event_id'],
+    ['webhook_deliveries', 'id', 'tenant event', 'tenant_event_id'],
+    ['inbound_event_request_keys', 'request_id', 'inbound event', 'event_id'],
+    ['inbound_event_digest_keys', 'raw_sha256', 'inbound event', 'event_id'],
+  ].map(([table, key, parent, column]) => `SELECT '${table}', (${key})::text, '${parent}', ${column} FROM ${table}`),
 ].join('\n            UNION ALL ');
 
 /** An account below zero: a spent provisional credit was reversed, or a spent credit compensated. Money owed, not a broken ledger. */
@@ -508,7 +518,9 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
       // The rows of the ledger's history name their tenant and account without a foreign key (its check would
       // share-lock both rows from every payment); a tenant or account with history refuses deletion instead. The
       // records naming an entry hold no foreign key either: the entries are partitioned by month, and a key could name
-      // only a partition's (id, created_at). Entries are never deleted, so a missing one is a fault.
+      // only a partition's (id, created_at); so do the rows naming a delivery, an inbound event or a tenant event. None of
+      // those is ever deleted while something names it (retention deletes only unverified inbound events, with their
+      // digest keys), so a missing one is a fault.
       const orphans = await rows<LedgerProblem>(`
         SELECT 'orphan_references' AS check, NULL AS "accountRef",
                format('%s row %s names %s %s, which does not exist', h.table_name, h.row_id, h.parent, h.parent_id) AS detail
@@ -519,9 +531,13 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
            AND NOT EXISTS (SELECT 1 FROM tenants t WHERE h.parent = 'tenant' AND t.id = h.parent_id)
            AND NOT EXISTS (SELECT 1 FROM virtual_accounts a WHERE h.parent = 'account' AND a.id = h.parent_id)
            AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE h.parent = 'entry' AND e.id = h.parent_id)
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE h.parent = 'delivery' AND d.id = h.parent_id)
+           AND NOT EXISTS (SELECT 1 FROM inbound_events i WHERE h.parent = 'inbound event' AND i.id = h.parent_id)
+           AND NOT EXISTS (SELECT 1 FROM tenant_events v WHERE h.parent = 'tenant event' AND v.id = h.parent_id)
          LIMIT 100`);
-      // The keys that hold the ledger's rules across its months: each payment credit holds its provider transaction's
-      // key, each answering entry the key of the entry it answers, and a key names the entry that holds it.
+      // The keys that hold the history's rules across its months: each payment credit holds its provider transaction's
+      // key, each answering entry the key of the entry it answers, each verified inbound event its request id's and each
+      // unverified one its body's; a key names the row that holds it.
       const keys = await rows<LedgerProblem>(`
         SELECT 'ledger_keys' AS check, NULL AS "accountRef",
                format('payment credit %s of provider transaction %s does not hold its key (held by %s)', e.id, e.provider_txn_ref,
@@ -533,6 +549,16 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                format('entry %s answering %s does not hold its key (held by %s)', e.id, e.reverses_entry_id, coalesce(k.entry_id::text, 'no entry'))
           FROM ledger_entries e LEFT JOIN ledger_entry_reversal_keys k ON k.reverses_entry_id = e.reverses_entry_id
          WHERE e.reverses_entry_id IS NOT NULL AND k.entry_id IS DISTINCT FROM e.id
+        UNION ALL
+        SELECT 'ledger_keys', NULL,
+               format('inbound event %s of request %s does not hold its key (held by %s)', e.id, e.request_id, coalesce(k.event_id::text, 'no event'))
+          FROM inbound_events e LEFT JOIN inbound_event_request_keys k ON k.request_id = e.request_id
+         WHERE e.signature_valid AND e.request_id IS NOT NULL AND k.event_id IS DISTINCT FROM e.id
+        UNION ALL
+        SELECT 'ledger_keys', NULL,
+               format('unverified event %s does not hold the key of its body (held by %s)', e.id, coalesce(k.event_id::text, 'no event'))
+          FROM inbound_events e LEFT JOIN inbound_event_digest_keys k ON k.raw_sha256 = e.raw_sha256
+         WHERE NOT e.signature_valid AND e.raw_sha256 IS NOT NULL AND k.event_id IS DISTINCT FROM e.id
          LIMIT 100`);
       return [
         ...totals,

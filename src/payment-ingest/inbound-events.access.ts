@@ -5,6 +5,9 @@ import { createInboundEventsRepo, FOUND_BY_RECONCILIATION, type InboundEventReco
 export type { InboundEventRecord, NewInboundEvent };
 export { FOUND_BY_RECONCILIATION };
 
+/** The provider's payloads, partitioned by month of `created_at` (see docs/scaling.md#history-by-month), as src/history/ names them. */
+export const INBOUND_HISTORY_TABLES: readonly string[] = ['inbound_events'];
+
 /** Records an event reconciliation found in the provider's records, as if its webhook had arrived. */
 export const recordInboundEvent = (db: DbOrTrx, event: NewInboundEvent): Promise<{ recorded: boolean; receivedAt: Date | null }> =>
   createInboundEventsRepo(db).record(event);

@@ -167,6 +167,35 @@ export function inboundEventRow(event: NewInboundEvent): Record<string, unknown>
   };
 }
 
+const jsonOf = (value: unknown): string =>
+  JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item));
+
+/**
+ * The key an event claims as it is recorded, as an INSERT of it returning its created_at when this event claimed it
+ * (bindings :id, :tenantId, :value): a signature-valid event its request id, an unverified one its body's digest;
+ * none for the others. The keys are tables of their own (see migrations/20261212000200_events_and_deliveries_by_month.ts):
+ * the events are partitioned by month, and a partitioned unique index holds within a month only.
+ */
+function claimedKeyOf(event: NewInboundEvent): { table: 'request' | 'digest'; value: string; claim: string } | null {
+  if (event.signatureValid && event.requestId !== null)
+    return {
+      table: 'request',
+      value: event.requestId,
+      claim: `INSERT INTO inbound_event_request_keys (request_id, tenant_id, event_id, created_at)
+              VALUES (:value, CAST(:tenantId AS uuid), CAST(:id AS uuid), now())
+              ON CONFLICT (request_id) DO NOTHING RETURNING created_at`,
+    };
+  if (!event.signatureValid && event.rawSha256)
+    return {
+      table: 'digest',
+      value: event.rawSha256,
+      claim: `INSERT INTO inbound_event_digest_keys (raw_sha256, event_id, created_at)
+              VALUES (:value, CAST(:id AS uuid), now())
+              ON CONFLICT (raw_sha256) DO NOTHING RETURNING created_at`,
+    };
+  return null;
+}
+
 /** The flag of a payment's record made by reconciliation (its webhook never came, or not yet). */
 export const FOUND_BY_RECONCILIATION = 'found_by_reconciliation';
 /** The flag of a webhook that arrived after reconciliation had credited its payment. */
@@ -175,27 +204,37 @@ export const CREDITED_BY_RECONCILIATION = 'credited_by_reconciliation';
 export function createInboundEventsRepo(db: DbOrTrx) {
   return {
     /**
-     * Records the event. A signature-valid event claims its request id through the partial unique
-     * index; false means another copy already claimed it (a duplicate), and nothing was written.
+     * Records the event. A signature-valid event with a request id claims it (its key, written with the row); an
+     * unverified one with a digest claims its body's. False when another copy already claimed the request id (a
+     * duplicate): nothing was written. A repeat of an unverified body only counts on the first copy's row.
      */
     async record(event: NewInboundEvent): Promise<{ recorded: boolean; receivedAt: Date | null }> {
-      const query = db('inbound_events').insert(inboundEventRow(event));
-      if (!event.signatureValid && event.rawSha256) {
-        // Junk is stored once per body: a repeat only counts (it is no new event to answer differently).
-        const stored: Array<{ received_at: Date }> = await query
-          .onConflict(db.raw('(raw_sha256) WHERE NOT signature_valid AND raw_sha256 IS NOT NULL'))
-          .merge({ occurrences: db.raw('inbound_events.occurrences + 1') })
-          .returning('received_at');
-        return { recorded: true, receivedAt: stored[0]?.received_at ?? null };
+      const key = claimedKeyOf(event);
+      if (!key) {
+        const rows: Array<{ received_at: Date }> = await db('inbound_events').insert(inboundEventRow(event)).returning('received_at');
+        return { recorded: true, receivedAt: rows[0]?.received_at ?? null };
       }
-      const rows: Array<{ received_at: Date }> =
-        event.signatureValid && event.requestId !== null
-          ? await query
-              .onConflict(db.raw('(request_id) WHERE signature_valid AND request_id IS NOT NULL'))
-              .ignore()
-              .returning('received_at')
-          : await query.returning('received_at');
-      return { recorded: rows.length > 0, receivedAt: rows[0]?.received_at ?? null };
+      const { payload, ...row } = inboundEventRow(event);
+      const { rows } = await db.raw(
+        `WITH claimed AS (${key.claim}
+         ) INSERT INTO inbound_events
+           SELECT r.* FROM claimed c CROSS JOIN LATERAL jsonb_populate_record(CAST(NULL AS inbound_events), CAST(:row AS jsonb) ||
+             jsonb_build_object('payload', CAST(:payload AS jsonb), 'received_at', c.created_at, 'created_at', c.created_at)) r
+           RETURNING received_at`,
+        { row: jsonOf(row), payload, id: event.id, tenantId: event.tenantId ?? null, value: key.value },
+      );
+      if (rows.length > 0) return { recorded: true, receivedAt: rows[0].received_at };
+      if (key.table === 'request') return { recorded: false, receivedAt: null };
+      // Junk is stored once per body: a repeat only counts (it is no new event to answer differently). A statement of its
+      // own, so that it sees the first copy's row once the key's conflict has waited for it to commit.
+      const counted: { rows: Array<{ received_at: Date }> } = await db.raw(
+        `UPDATE inbound_events e SET occurrences = e.occurrences + 1
+           FROM inbound_event_digest_keys k
+          WHERE k.raw_sha256 = ? AND e.id = k.event_id AND e.created_at = k.created_at
+          RETURNING e.received_at`,
+        [key.value],
+      );
+      return { recorded: true, receivedAt: counted.rows[0]?.received_at ?? null };
     },
 
     /**

@@ -39,7 +39,8 @@ const jsonOf = (value: unknown): string =>
 
 /**
  * Live payment webhooks, to any accounts, in ONE statement (one round trip, atomic without BEGIN/COMMIT):
- * find the accounts by the payers' references, claim each request id with its event row, have the ledger
+ * find the accounts by the payers' references, claim each request id (its key in inbound_event_request_keys, which
+ * holds across the events' months) and write the event row of each claimed, have the ledger
  * post a credit for every event claimed (in arrival order per account, under one lock of each account row,
  * taken in id order), queue each credit for a batch confirmation, and add the workflow that delivers its callback
  * (the ledger's events layer adds the delivery, its `payment.received` event for the tenant's endpoints and, when part
@@ -61,18 +62,26 @@ const STATEMENT_PARTS = {
     SELECT id, tenant_id, account_ref, callback_url, status, amount_policy,
            ${tenantHasCreditRulesSql('v.tenant_id')} AS credit_rules
       FROM virtual_accounts v WHERE account_ref IN (SELECT alias_ref FROM items)
+  ), claim_key AS (
+    INSERT INTO inbound_event_request_keys (request_id, tenant_id, event_id, created_at)
+    SELECT i.event->>'request_id', t.tenant_id, CAST(i.event->>'id' AS uuid), now()
+      FROM (SELECT * FROM items ORDER BY event->>'request_id', ord) i JOIN target t ON t.account_ref = i.alias_ref
+     WHERE (i.judged OR NOT t.credit_rules) AND i.event->>'request_id' IS NOT NULL
+    ON CONFLICT (request_id) DO NOTHING
+    RETURNING event_id
   ), claim AS (
     INSERT INTO inbound_events
     SELECT r.*
-      FROM (SELECT * FROM items ORDER BY event->>'request_id', ord) i JOIN target t ON t.account_ref = i.alias_ref
+      FROM items i JOIN target t ON t.account_ref = i.alias_ref
            CROSS JOIN LATERAL jsonb_populate_record(CAST(NULL AS inbound_events), i.event || jsonb_build_object(
              'payload', CAST(i.event_payload AS jsonb),
              'tenant_id', t.tenant_id,
              'account_id', t.id,
              'received_at', now(),
+             'created_at', now(),
              'flags', CASE WHEN t.status = 'expired' THEN jsonb_build_array('account_expired') ELSE jsonb_build_array() END)) r
-     WHERE i.judged OR NOT t.credit_rules
-    ON CONFLICT (request_id) WHERE signature_valid AND request_id IS NOT NULL DO NOTHING
+     WHERE (i.judged OR NOT t.credit_rules)
+       AND (i.event->>'request_id' IS NULL OR CAST(i.event->>'id' AS uuid) IN (SELECT event_id FROM claim_key))
     RETURNING id, account_id, received_at
   ), claimed AS (
     SELECT i.*, c.account_id, c.received_at, row_number() OVER (PARTITION BY c.account_id ORDER BY i.ord) AS position

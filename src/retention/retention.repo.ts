@@ -18,30 +18,42 @@ export function createRetentionRepo(db: DbOrTrx) {
 
   return {
     /**
-     * Events that failed verification claim no request id: the whole row goes. Only those: the record
-     * of a payment a reconciliation run found is unsigned too, but it is the credit's inbound event.
+     * Events that failed verification claim no request id: the whole row goes, with its body's digest key (a later
+     * copy of the body is stored afresh). Only those: the record of a payment a reconciliation run found is unsigned
+     * too, but it is the credit's inbound event. Bounded by created_at as well as id, so that only the months before
+     * `before` are read.
      */
-    deleteUnverifiedEvents(before: Date, batch: number): Promise<number> {
-      return count(
-        `DELETE FROM inbound_events WHERE id IN (
-           SELECT id FROM inbound_events WHERE NOT signature_valid AND category = 'sig_invalid' AND id < :bound ORDER BY id LIMIT :batch)`,
-        { bound: uuidv7Floor(before), batch },
+    async deleteUnverifiedEvents(before: Date, batch: number): Promise<number> {
+      const { rows } = await db.raw(
+        `WITH gone AS (
+           DELETE FROM inbound_events e USING (
+             SELECT id, created_at FROM inbound_events
+              WHERE NOT signature_valid AND category = 'sig_invalid' AND id < :bound AND created_at < :before ORDER BY id LIMIT :batch) old
+            WHERE e.id = old.id AND e.created_at = old.created_at
+           RETURNING e.id, e.raw_sha256
+         ), keys AS (
+           DELETE FROM inbound_event_digest_keys k USING gone WHERE k.raw_sha256 = gone.raw_sha256 AND k.event_id = gone.id
+         )
+         SELECT count(*) AS deleted FROM gone`,
+        { bound: uuidv7Floor(before), before, batch },
       );
+      return Number(rows[0].deleted);
     },
 
     /**
-     * Verified events keep their row (its request id is the claim that makes a provider retry a
+     * Verified events keep their row (its request id's key is the claim that makes a provider retry a
      * duplicate) and lose only the raw payload. Payloads still in use stay: an unassigned misdirected
      * payment (an operator may still post it) and a processing error (listed to the tenant).
      */
     stripEventPayloads(before: Date, batch: number): Promise<number> {
       return count(
-        `UPDATE inbound_events SET payload = NULL, raw_body = NULL WHERE id IN (
-           SELECT id FROM inbound_events
-            WHERE signature_valid AND (payload IS NOT NULL OR raw_body IS NOT NULL) AND id < :bound
+        `UPDATE inbound_events e SET payload = NULL, raw_body = NULL FROM (
+           SELECT id, created_at FROM inbound_events
+            WHERE signature_valid AND (payload IS NOT NULL OR raw_body IS NOT NULL) AND id < :bound AND created_at < :before
               AND (category IN ('payment', 'non_payment_event') OR (category = 'misdirected' AND assigned_at IS NOT NULL))
-            ORDER BY id LIMIT :batch)`,
-        { bound: uuidv7Floor(before), batch },
+            ORDER BY id LIMIT :batch) old
+          WHERE e.id = old.id AND e.created_at = old.created_at`,
+        { bound: uuidv7Floor(before), before, batch },
       );
     },
 

@@ -13,6 +13,8 @@ export const PLATFORM_TABLES: Readonly<Record<string, string>> = {
   rate_limits:
     'request counters by key, expiring within seconds to minutes: a tenant starts afresh on its new cluster, as after a quiet minute',
   sweep_watermarks: "how far each of the cluster's background jobs has scanned, over all its tenants",
+  inbound_event_digest_keys:
+    'the digests of bodies that failed verification, which name no tenant: like their events, they stay with the cluster that received them',
   // The control database is by default the first cluster's database: its tables sit beside the ledger's there.
   tenant_placements: 'the directory of every tenant’s cluster, in the control database; a move switches it, never copies it',
   tenant_ref_prefixes:

@@ -110,24 +110,29 @@ export function createDeliveriesRepo(db: DbOrTrx) {
 
     /**
      * Idempotent per attempt number, so an activity retried after a crash records the attempt once; the
-     * delivery when this call recorded it, else undefined.
+     * delivery when this call recorded it, else undefined. An attempt carries its delivery's tenant and created_at: it
+     * lives in its delivery's month, where (delivery_id, attempt_no) is unique.
      */
     async recordAttempt(deliveryId: string, outcome: AttemptOutcome): Promise<DeliveryRecord | undefined> {
-      const inserted = await db('webhook_attempts')
-        .insert({
-          delivery_id: deliveryId,
-          attempt_no: outcome.attemptNo,
-          attempted_at: outcome.attemptedAt,
-          status_code: outcome.statusCode,
+      // created_at as text: a Date would lose its microseconds.
+      const { rows: inserted }: { rows: Array<{ created_at: string }> } = await db.raw(
+        `INSERT INTO webhook_attempts (delivery_id, tenant_id, created_at, attempt_no, attempted_at, status_code, error, duration_ms)
+         SELECT d.id, d.tenant_id, d.created_at, :attemptNo, :attemptedAt, :statusCode, :error, :durationMs FROM webhook_deliveries d WHERE d.id = :deliveryId
+         ON CONFLICT (delivery_id, attempt_no, created_at) DO NOTHING
+         RETURNING CAST(created_at AS text) AS created_at`,
+        {
+          deliveryId,
+          attemptNo: outcome.attemptNo,
+          attemptedAt: outcome.attemptedAt,
+          statusCode: outcome.statusCode,
           error: outcome.error,
-          duration_ms: outcome.durationMs,
-        })
-        .onConflict(['delivery_id', 'attempt_no'])
-        .ignore()
-        .returning('attempt_no');
+          durationMs: outcome.durationMs,
+        },
+      );
       if (inserted.length === 0) return undefined;
       const [row] = await db('webhook_deliveries')
         .where({ id: deliveryId })
+        .whereRaw('created_at = CAST(? AS timestamptz)', [inserted[0]!.created_at])
         .whereIn('status', ['pending', 'retrying'])
         .update({
           status: outcome.status,

@@ -42,6 +42,12 @@ describe('retention of inbound payloads and operational rows', () => {
     assert.ok(result.unverifiedEventsDeleted >= 1);
     assert.ok(result.eventPayloadsStripped >= 1);
     assert.deepEqual(await eventsFor(stack, forged.requestId as string), []);
+    // Its body's key goes with it: the same forged body sent again is stored afresh.
+    assert.equal((await sendProviderEvent(stack, forged, { forged: true })).status, 200);
+    assert.deepEqual(
+      (await eventsFor(stack, forged.requestId as string)).map((event) => event.category),
+      ['sig_invalid'],
+    );
     const paymentRow = await stack.infra.db('inbound_events').where({ request_id: payment.requestId }).first();
     assert.equal(paymentRow.category, 'payment');
     assert.equal(paymentRow.payload, null);
