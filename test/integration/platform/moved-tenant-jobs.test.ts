@@ -110,7 +110,9 @@ describe("tenant:move: the source's jobs pass a moved tenant by", function () {
       stack.infra.db('tenant_events').where({ tenant_id: tenantId }).whereNull('dispatched_at').count({ n: '*' }).first();
     const before = Number((await undispatched(moved.tenantId))!.n);
     assert.ok(before > 0);
-    await createEventDispatcher({ db: stack.infra.db, jobs: createJobs(stack.config), starter: stack.services.starter }).pass();
+    // Passes until one is not full: other test files of this database may have left more events than one pass takes.
+    const dispatcher = createEventDispatcher({ db: stack.infra.db, jobs: createJobs(stack.config), starter: stack.services.starter });
+    while ((await dispatcher.pass()).full);
     assert.equal(Number((await undispatched(moved.tenantId))!.n), before, 'the target dispatches them');
     assert.equal(Number((await undispatched(staying.tenantId))!.n), 0);
   });
