@@ -4,7 +4,7 @@ import { duration, integer } from './values';
 /** How incoming payments are posted in groups and confirmed with the provider. */
 export const paymentsEnv = z.object({
   PAYMENT_POSTING_GROUP_MAX: integer(64, 1, 500),
-  PAYMENT_POSTING_STATEMENTS: integer(2, 1, 100),
+  PAYMENT_POSTING_STATEMENTS: integer(1, 1, 100),
   CONFIRMATION_WINDOW: duration('30m'),
   CONFIRMATION_POLL_INTERVAL: duration('2s'),
   CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: integer(3, 1, 100),

@@ -21,7 +21,8 @@ describe('KYC tier limits per customer', () => {
   let stack: Stack;
   let tenant: TestTenant;
   before(async () => {
-    stack = await startStack();
+    // Two posting statements at once, so concurrent credits to two accounts of one customer can race for its lock.
+    stack = await startStack({ PAYMENT_POSTING_STATEMENTS: '2' });
     tenant = await createTenant(stack);
   });
   after(() => stack.close());
