@@ -128,7 +128,7 @@ export async function startSystem(
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const [code] = (await once(child, 'exit')) as [number];
-    if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${err}`);
+    if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${err}${out}`);
     return out;
   }
 

@@ -192,7 +192,13 @@ describe('outbound webhooks on the dev server', () => {
       account_id: account.ID,
       error: 'ledger write failed',
     }));
-    await db('inbound_events').insert(errors);
+    // As the API records them: each verified event with its request id's key (ledger:verify holds every such event to one).
+    await db.transaction(async (trx) => {
+      await trx('inbound_events').insert(errors);
+      await trx('inbound_event_request_keys').insert(
+        errors.map((error) => ({ request_id: error.request_id, tenant_id: error.tenant_id, event_id: error.id, created_at: new Date() })),
+      );
+    });
     const listing = await call(stack.apiUrl, 'GET', '/v1/webhooks/dead-letters', { apiKey: tenant.apiKey });
     assert.equal(listing.status, 200);
     assert.equal(listing.body.deadLetters.length, 120);
