@@ -15,6 +15,7 @@ import { requestContext } from './middleware/request-context';
 import { foldBracketedQuery } from './metadata';
 import { buildOpenApi, type OpenApiWebhooks } from './openapi';
 import { requiredPermission, requiredScope, type RouteDefinition } from './route';
+import { createRouteGroups } from './route-groups';
 import { validate } from './validation';
 
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
@@ -109,6 +110,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.maxIpsCount = 1;
   app.silent = true;
   const router = new Router<AppState>();
+  const groups = createRouteGroups();
   const openApi = buildOpenApi(routes, { title: 'NUBAN virtual-account ledger', version: '1.0.0' }, deps.webhooks);
   const publicOrigin = config.PUBLIC_URL ? new URL(config.PUBLIC_URL).origin : undefined;
   const checkResponses = config.RESPONSE_SCHEMA_CHECKS ?? config.NODE_ENV !== 'production';
@@ -149,7 +151,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     }
     middleware.push(...(route.guards ?? []));
     if (reads && route.method === 'get' && reads.paths.has(route.path)) middleware.push(replicaRead(reads.router));
-    router.register(route.path, [route.method], [...middleware, handlerFor(route, checkResponses)]);
+    groups.routerFor(route.path).register(route.path, [route.method], [...middleware, handlerFor(route, checkResponses)]);
   }
 
   app.use(requestContext(logger));
@@ -168,7 +170,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       throw new HttpError(404, 'not_found', 'route not found');
     }
   });
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(groups.middleware(router));
   return app;
 }

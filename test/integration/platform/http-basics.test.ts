@@ -49,6 +49,14 @@ describe('HTTP basics and authentication', () => {
     assert.equal(typeof response.body.error, 'string');
   });
 
+  it('routes a path whatever its case and a trailing slash, as the routes are matched', async () => {
+    const tenant = await createTenant(stack);
+    const response = await call(stack.apiUrl, 'GET', '/V1/Me/', { apiKey: tenant.apiKey });
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body.tenantId, tenant.tenantId);
+    assert.equal((await call(stack.apiUrl, 'GET', '/HEALTHZ')).status, 200);
+  });
+
   it('answers a wrong method on a known path with 405', async () => {
     const response = await call(stack.apiUrl, 'DELETE', '/v1/me');
     assert.equal(response.status, 405);
