@@ -15,6 +15,7 @@ import {
   virtualAccountDataSchema,
   walletBalanceDataSchema,
 } from './provider.schemas';
+import { createProviderHttp } from './provider-http';
 import type { ProviderClient } from './spec-provider.types';
 
 const TOKEN_REFRESH_MARGIN_MS = 5 * 60_000;
@@ -61,8 +62,9 @@ function parseJson(text: string): unknown {
 
 function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && error.name === 'TimeoutError') return `timed out after ${timeoutMs} ms`;
-  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The listings' date format: UTC to the second, without a zone (yyyy-MM-ddTHH:mm:ss). */
@@ -76,6 +78,7 @@ function isNotFound(error: unknown): boolean {
 
 export function createProviderClient(config: Config, logger: Logger, metrics?: Pick<ProviderMetrics, 'observe'>): ProviderClient {
   const baseUrl = config.PROVIDER_BASE_URL.replace(/\/+$/, '');
+  const wire = createProviderHttp(baseUrl, config.PROVIDER_TIMEOUT);
   const log = logger.child({ component: 'provider-client' });
   let cachedToken: CachedToken | null = null;
   let refreshing: Promise<CachedToken> | null = null;
@@ -87,16 +90,10 @@ export function createProviderClient(config: Config, logger: Logger, metrics?: P
     const started = performance.now();
     let status: number | null = null;
     try {
-      const response = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(config.PROVIDER_TIMEOUT),
-      });
-      const text = await response.text();
-      status = response.status;
-      log.debug({ operation, status: response.status, durationMs: Math.round(performance.now() - started) }, 'provider call');
-      return { status: response.status, json: parseJson(text), retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
+      const answer = await wire.send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
+      status = answer.status;
+      log.debug({ operation, status, durationMs: Math.round(performance.now() - started) }, 'provider call');
+      return { status, json: parseJson(answer.text), retryAfterMs: parseRetryAfter(answer.retryAfter) };
     } catch (error) {
       const reason = describeFailure(error, config.PROVIDER_TIMEOUT);
       log.warn({ operation, reason, durationMs: Math.round(performance.now() - started) }, 'provider unreachable');
