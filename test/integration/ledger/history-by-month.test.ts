@@ -197,7 +197,7 @@ describe('the ledger: history by month', () => {
 
   it('makes the months ahead, once, and moves the rows waiting in the DEFAULT partition into their month', async () => {
     await rolledBack(stack, async (trx) => {
-      const history = createHistoryMonthsService({ db: trx });
+      const history = createHistoryMonthsService({ db: trx, refundWatchMs: 0 });
       const partitions = async () =>
         (
           await trx.raw(
@@ -280,7 +280,7 @@ describe('the ledger: history by month', () => {
     assert.match(badMonth.stderr, /--before must be a month, YYYY-MM/);
 
     await rolledBack(stack, async (trx) => {
-      const history = createHistoryMonthsService({ db: trx });
+      const history = createHistoryMonthsService({ db: trx, refundWatchMs: 0 });
       // Other test files of this database may have posted into past months (into a DEFAULT partition): their months are
       // made first, as the worker's loop would.
       await history.ensureMonths(0);
