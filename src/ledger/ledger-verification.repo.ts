@@ -166,6 +166,9 @@ function transferEntryFault(entry: string, direction: 'debit' | 'credit', accoun
  * name entries to them: each transfer to its two entries, each split move to its transfer (and, taken back, to the
  * adjustments that took it back with its payment's compensation), and each dynamic account's return to its hold's
  * release and its payout.
+ * Where months were archived (see docs/scaling.md#archived-months), each account's totals and running columns start
+ * from what its archived entries left behind, each tenant's books from its archived system postings, and a record
+ * naming an archived row is checked as far as its rows still attached go.
  * Accounts in deficit are listed apart: the database allows them (only through a reversal or an
  * operator's compensating adjustment) and they are counted, not errors.
  */
@@ -550,7 +553,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
       // records naming an entry hold no foreign key either: the entries are partitioned by month, and a key could name
       // only a partition's (id, created_at); so do the rows naming a delivery, an inbound event or a tenant event. None of
       // those is ever deleted while something names it (retention deletes only unverified inbound events, with their
-      // digest keys), so a missing one is a fault.
+      // digest keys), so a missing one is a fault, unless its month was archived (history_archived_rows holds its id).
       const orphans = await rows<LedgerProblem>(`
         SELECT 'orphan_references' AS check, NULL AS "accountRef",
                format('%s row %s names %s %s, which does not exist', h.table_name, h.row_id, h.parent, h.parent_id) AS detail

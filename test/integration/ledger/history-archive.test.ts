@@ -7,6 +7,7 @@ import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verific
 import { fundAccount, paymentEvent, provisionAccount, sendProviderEvent, statement, type ProvisionedAccount } from '../../helpers/fixtures';
 import { call, eventually } from '../../helpers/http';
 import { rolledBack } from '../../helpers/rolled-back';
+import { startReceiver } from '../../helpers/receiver';
 import { scratchDatabase } from '../../helpers/scratch-database';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
 import { magicAccountNumber } from '../../helpers/sandbox-values';
@@ -50,6 +51,9 @@ describe('the ledger: archived months', () => {
   let compensated: LedgerEntry;
   let kept: LedgerEntry;
   let paidOut: string;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  /** The books and every account's statement before any month is archived. */
+  let booksBefore: unknown;
   const nonPayment = paymentEvent({ accountRef: 'none', eventType: 'terminal_transaction' });
   /** The first day of the current month, and of the two before it (YYYY-MM-DD). */
   let months: { current: string; last: string; older: string };
@@ -112,10 +116,17 @@ describe('the ledger: archived months', () => {
         SETTLEMENT_RETRY_SCHEDULE: '200ms',
         SETTLEMENT_POLL_INTERVAL: '200ms',
         SETTLEMENT_REFUND_WATCH: '1s',
+        EVENT_DISPATCH_INTERVAL: '100ms',
       },
       { worker: true },
     );
     tenant = await createTenant(stack);
+    receiver = await startReceiver();
+    const endpoint = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', {
+      apiKey: tenant.apiKey,
+      body: { url: receiver.url, eventTypes: ['settlement.succeeded', 'settlement.failed'] },
+    });
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
     busy = await provisionAccount(stack, tenant.apiKey);
     quiet = await provisionAccount(stack, tenant.apiKey);
     // Two months ago: a quiet account's only credit; the busy account's credits, a payout, and a provider's event.
@@ -137,8 +148,10 @@ describe('the ledger: archived months', () => {
                         FROM date_trunc('month', now() AT TIME ZONE 'Africa/Lagos') m`)
     ).rows[0];
     assert.deepEqual(await problems(), [], 'the history as made, clean before any detach');
+    booksBefore = (await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: tenant.apiKey })).body;
   });
   after(async () => {
+    await receiver?.close();
     await stack?.close();
     await database?.drop();
   });
@@ -239,6 +252,26 @@ describe('the ledger: archived months', () => {
     );
     assert.deepEqual(await problems(), [], 'clean, the compensation of last month answering an archived credit among it');
 
+    // The books read the archive's sums: the same balances, still summing to zero.
+    const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: tenant.apiKey });
+    assert.equal(books.body.total, '0.00');
+    assert.deepEqual(books.body, booksBefore);
+    const booksThen = await call(stack.apiUrl, 'GET', `/v1/ledger/balances?at=${encodeURIComponent(`${months.last}T00:00:00+01:00`)}`, {
+      apiKey: tenant.apiKey,
+    });
+    assert.equal(booksThen.status, 200, JSON.stringify(booksThen.body));
+    assert.equal(booksThen.body.total, '0.00');
+    const booksArchived = await call(
+      stack.apiUrl,
+      'GET',
+      `/v1/ledger/balances?at=${encodeURIComponent(`${months.older}T12:00:00+01:00`)}`,
+      {
+        apiKey: tenant.apiKey,
+      },
+    );
+    assert.equal(booksArchived.status, 400, JSON.stringify(booksArchived.body));
+    assert.equal(booksArchived.body.code, 'period_archived');
+
     // The quiet account's only entry is archived: its opening balance of any later period is its carried balance.
     const quietRow = await carried(quiet);
     assert.deepEqual([quietRow.entries, quietRow.balance_after, quietRow.last_seq], ['1', '50000', '1']);
@@ -302,9 +335,21 @@ describe('the ledger: archived months', () => {
     const credit = await fundAccount(stack, busy.ID, 10_00n);
     assert.equal(credit.seq, BigInt(account.last_seq) + 1n);
     assert.deepEqual(await problems(), []);
-    // The books still sum to zero with the archive's sums in them.
-    const books = await call(stack.apiUrl, 'GET', '/v1/books', { apiKey: tenant.apiKey });
-    if (books.status === 200) assert.equal(books.body.total, '0.00', JSON.stringify(books.body));
+    const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: tenant.apiKey });
+    assert.equal(books.body.total, '0.00', JSON.stringify(books.body));
+  });
+
+  it('answers a delivery of an archived month, and its replay, 404 archived', async () => {
+    const delivery = await db()('history_archived_rows')
+      .where({ table_name: 'webhook_deliveries', tenant_id: tenant.tenantId })
+      .first('id');
+    assert.ok(delivery, 'a delivery of the payouts archived');
+    const read = await call(stack.apiUrl, 'GET', `/v1/webhooks/deliveries/${delivery.id}`, { apiKey: tenant.apiKey });
+    assert.equal(read.status, 404, JSON.stringify(read.body));
+    assert.match(read.body.error, /^delivery archived/);
+    const replay = await call(stack.apiUrl, 'POST', `/v1/webhooks/dead-letters/${delivery.id}/replay`, { apiKey: tenant.apiKey, body: {} });
+    assert.equal(replay.status, 404, JSON.stringify(replay.body));
+    assert.match(replay.body.error, /^delivery archived/);
   });
 
   it("answers a provider's retry of an archived event as a duplicate: its request id's key stays", async () => {
