@@ -1,10 +1,11 @@
 import type { DbOrTrx } from '../db';
+import { LEDGER_HISTORY_NAMED_BY_ID } from '../ledger/history-tables';
 
 /** The first instant of month `:before` (YYYY-MM-01, a binding), Africa/Lagos: the archive holds what was written before it. */
 const BOUNDARY = `CAST(CAST(:before AS date) AS timestamp) AT TIME ZONE 'Africa/Lagos'`;
 
 /** The history tables whose rows others name by id: an archived row's id stays in history_archived_rows. */
-const NAMED_BY_ID: readonly string[] = ['ledger_entries', 'inbound_events', 'tenant_events', 'webhook_deliveries'];
+const NAMED_BY_ID: readonly string[] = [...LEDGER_HISTORY_NAMED_BY_ID, 'inbound_events', 'tenant_events', 'webhook_deliveries'];
 
 /** Work of the events and payloads still moving in the months before a boundary: what refuses their archive. */
 export interface HistoryStillMoving {
