@@ -55,8 +55,8 @@ describe('the ledger: archived months', () => {
   /** The books and every account's statement before any month is archived. */
   let booksBefore: unknown;
   const nonPayment = paymentEvent({ accountRef: 'none', eventType: 'terminal_transaction' });
-  /** The first day of the current month, and of the two before it (YYYY-MM-DD). */
-  let months: { current: string; last: string; older: string };
+  /** The first day of the current month, and of the two before it, and today (YYYY-MM-DD, Africa/Lagos). */
+  let months: { current: string; last: string; older: string; today: string };
 
   const db = () => stack.infra.db;
   const problems = async () =>
@@ -144,7 +144,8 @@ describe('the ledger: archived months', () => {
     await everythingAMonthEarlier();
     months = (
       await db().raw(`SELECT to_char(m, 'YYYY-MM-DD') AS current, to_char(m - interval '1 month', 'YYYY-MM-DD') AS last,
-                             to_char(m - interval '2 months', 'YYYY-MM-DD') AS older
+                             to_char(m - interval '2 months', 'YYYY-MM-DD') AS older,
+                             to_char(now() AT TIME ZONE 'Africa/Lagos', 'YYYY-MM-DD') AS today
                         FROM date_trunc('month', now() AT TIME ZONE 'Africa/Lagos') m`)
     ).rows[0];
     assert.deepEqual(await problems(), [], 'the history as made, clean before any detach');
@@ -282,6 +283,25 @@ describe('the ledger: archived months', () => {
       ['500.00', '500.00', 0],
       JSON.stringify(period.body),
     );
+    const untilNow = await statement(stack, tenant.apiKey, quiet.AccountRef, `?to=${encodeURIComponent(new Date().toISOString())}`);
+    assert.deepEqual(
+      [untilNow.body.openingBalance, untilNow.body.closingBalance, untilNow.body.lines.length],
+      ['500.00', '500.00', 0],
+      JSON.stringify(untilNow.body),
+    );
+    const days = await call(
+      stack.apiUrl,
+      'GET',
+      `/v1/accounts/${quiet.AccountRef}/daily-balances?from=${months.current}&to=${months.today}`,
+      { apiKey: tenant.apiKey },
+    );
+    assert.equal(days.status, 200, JSON.stringify(days.body));
+    assert.ok(
+      days.body.days.every(
+        (day: { openingBalance: string; closingBalance: string }) => day.openingBalance === '500.00' && day.closingBalance === '500.00',
+      ),
+      JSON.stringify(days.body.days),
+    );
     const whole = await statement(stack, tenant.apiKey, quiet.AccountRef);
     assert.deepEqual([whole.body.openingBalance, whole.body.closingBalance, whole.body.lines.length], ['500.00', '500.00', 0]);
     assert.equal(quietStatementBefore.body.closingBalance, '500.00');
@@ -314,6 +334,11 @@ describe('the ledger: archived months', () => {
     const firstAttached = await db()('ledger_entries').where({ account_id: busy.ID }).orderBy('seq').first('id', 'seq');
     assert.equal(firstAttached.seq, String(Number(busyRow.last_seq) + 1));
     assert.equal(busyAfter.body.lines[0].entry.ID, firstAttached.id);
+    // Paged one line at a time by cursor, the statement walks the attached entries in seq order.
+    const firstPage = await statement(stack, tenant.apiKey, busy.AccountRef, '?limit=1');
+    const secondPage = await statement(stack, tenant.apiKey, busy.AccountRef, `?limit=1&after=${firstPage.body.lines[0].entry.ID}`);
+    assert.equal(secondPage.status, 200, JSON.stringify(secondPage.body));
+    assert.equal(secondPage.body.lines[0].entry.ID, busyAfter.body.lines[1].entry.ID);
     const lastMonthStatement = await statement(
       stack,
       tenant.apiKey,
@@ -337,6 +362,18 @@ describe('the ledger: archived months', () => {
     assert.deepEqual(await problems(), []);
     const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: tenant.apiKey });
     assert.equal(books.body.total, '0.00', JSON.stringify(books.body));
+    // Dumped and dropped, the detached tables are needed by nothing.
+    const detachedTables = (
+      await db().raw(
+        `SELECT c.relname FROM pg_class c WHERE c.relkind = 'r' AND c.relname ~ '_y[0-9]{4}m[0-9]{2}$' AND NOT c.relispartition AND c.relnamespace = current_schema()::regnamespace`,
+      )
+    ).rows.map((row: { relname: string }) => row.relname);
+    for (const month of [months.older, months.last])
+      for (const table of HISTORY_TABLES)
+        assert.ok(detachedTables.includes(`${table}_y${month.slice(0, 4)}m${month.slice(5, 7)}`), detachedTables.join(', '));
+    await db().raw(`DROP TABLE ${detachedTables.join(', ')}`);
+    assert.deepEqual(await problems(), []);
+    assert.equal((await statement(stack, tenant.apiKey, busy.AccountRef)).status, 200);
   });
 
   it('answers a delivery of an archived month, and its replay, 404 archived', async () => {
