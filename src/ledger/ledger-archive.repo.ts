@@ -19,6 +19,19 @@ export interface LedgerStillMoving {
 export function createLedgerArchiveRepo(db: DbOrTrx) {
   return {
     /**
+     * The first instant after the archive of tenant `tenantId` (of any tenant when null): the start of the month its
+     * archive ends before; null without an archive. A read over a window starting earlier would miss what is archived.
+     */
+    async archiveEnd(tenantId: string | null): Promise<Date | null> {
+      const { rows } = await db.raw(
+        `SELECT max(CAST(archived_before AS timestamp) AT TIME ZONE 'Africa/Lagos') AS ends FROM ledger_archived_system_postings
+          WHERE CAST(:tenantId AS uuid) IS NULL OR tenant_id = CAST(:tenantId AS uuid)`,
+        { tenantId },
+      );
+      return (rows[0] as { ends: Date | null }).ends;
+    },
+
+    /**
      * What of the ledger posted before `before` is not final: a provisional entry (a credit not yet confirmed, a payout
      * in flight), a reservation still holding part of an entry, a settlement not final or a successful one the
      * provider may still refund (its status changed less than `refundWatchMs` ago). Each with its count, those with

@@ -389,6 +389,15 @@ describe('the ledger: archived months', () => {
     assert.match(replay.body.error, /^delivery archived/);
   });
 
+  it('refuses a reconciliation window starting in an archived month, 400 window_archived', async () => {
+    const run = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', {
+      apiKey: tenant.apiKey,
+      body: { from: `${months.last}T12:00:00+01:00`, to: `${months.last}T18:00:00+01:00` },
+    });
+    assert.equal(run.status, 400, JSON.stringify(run.body));
+    assert.equal(run.body.code, 'window_archived');
+  });
+
   it("answers a provider's retry of an archived event as a duplicate: its request id's key stays", async () => {
     const requestId = nonPayment.requestId as string;
     const key = await db()('inbound_event_request_keys').where({ request_id: requestId }).first();
