@@ -389,6 +389,21 @@ describe('the ledger: archived months', () => {
     assert.match(replay.body.error, /^delivery archived/);
   });
 
+  it('answers what names an archived entry clearly, never a 500: its payout, its refunds', async () => {
+    const payout = await call(stack.apiUrl, 'GET', `/v1/transfers/${paidOut}`, { apiKey: tenant.apiKey });
+    const refunds = await call(stack.apiUrl, 'GET', `/v1/payments/${kept.transactionGroupId}/refunds`, { apiKey: tenant.apiKey });
+    const refund = await call(stack.apiUrl, 'POST', `/v1/payments/${kept.transactionGroupId}/refunds`, {
+      apiKey: tenant.apiKey,
+      body: { amount: '10.00', reason: 'asked by the payer' },
+      headers: { 'Idempotency-Key': randomUUID() },
+    });
+    // The settlement's row stays: the payout reads as it ended. The payment's credit is archived: it is not found to refund.
+    assert.deepEqual(
+      [payout, refunds, refund].map((response) => `${response.status} ${response.body.status ?? response.body.error}`),
+      ['200 success', '404 payment not found', '404 payment not found'],
+    );
+  });
+
   it('refuses a reconciliation window starting in an archived month, 400 window_archived', async () => {
     const run = await call(stack.apiUrl, 'POST', '/v1/reconciliation/runs', {
       apiKey: tenant.apiKey,
