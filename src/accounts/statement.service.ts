@@ -6,7 +6,7 @@ import { invalidCursor } from '../http/pagination';
 import { isUuid } from '../ids';
 import type { AccountFunds } from '../ledger/ledger-reads';
 import type { Kobo } from '../money';
-import { createStatementRepo, type StatementEntry } from '../ledger/statement.repo';
+import { createStatementRepo, type RunningColumns, type StatementEntry } from '../ledger/statement.repo';
 
 interface StatementQuery {
   after?: string;
@@ -50,19 +50,38 @@ interface Period {
 export function createStatementService(deps: { db: Db; accounts: AccountsService }) {
   const repo = createStatementRepo(deps.db, { select: prefixedAccountColumns, read: accountFromPrefixed });
 
-  async function periodOf(account: AccountRecord, from: Date | undefined, to: Date | undefined): Promise<Period> {
-    if (!from && !to) {
-      return {
-        openingBalance: 0n,
-        totalCredits: account.totalCredits,
-        totalDebits: account.totalDebits,
-        closingBalance: account.ledgerBalance,
-        afterSeq: 0n,
-        throughSeq: account.lastSeq,
-      };
+  /**
+   * The account's running columns before `at`; a period starting or ending among the account's archived entries is
+   * refused (400 period_archived): their running balances are no longer read (see docs/scaling.md#archived-months).
+   */
+  async function runningBefore(account: AccountRecord, at: Date): Promise<RunningColumns | undefined> {
+    const running = await repo.runningBefore(account.id, at);
+    if (running && 'archived' in running) {
+      throw new BadRequestError(
+        'period_archived',
+        `the account's entries up to ${running.archived.toISOString()} are archived: a period must start and end after that`,
+        { archivedThrough: running.archived.toISOString() },
+      );
     }
-    const before = from ? await repo.lastEntryBefore(account.id, from) : undefined;
-    const end = to ? await repo.lastEntryBefore(account.id, to) : undefined;
+    return running;
+  }
+
+  /** The period of the whole history: from where the account's entries still attached begin, to now. */
+  function wholePeriod(account: AccountRecord, archived: RunningColumns | undefined): Period {
+    return {
+      openingBalance: archived?.balanceAfter ?? 0n,
+      totalCredits: account.totalCredits - (archived?.creditsToDate ?? 0n),
+      totalDebits: account.totalDebits - (archived?.debitsToDate ?? 0n),
+      closingBalance: account.ledgerBalance,
+      afterSeq: archived?.seq ?? 0n,
+      throughSeq: account.lastSeq,
+    };
+  }
+
+  async function periodOf(account: AccountRecord, from: Date | undefined, to: Date | undefined): Promise<Period> {
+    // A period without a start begins where the account's entries still attached begin.
+    const before = from ? await runningBefore(account, from) : await repo.archived(account.id);
+    const end = to ? await runningBefore(account, to) : undefined;
     const opening = {
       balance: before?.balanceAfter ?? 0n,
       credits: before?.creditsToDate ?? 0n,
@@ -104,7 +123,7 @@ export function createStatementService(deps: { db: Db; accounts: AccountsService
     const page = await repo.accountPage(tenantId, accountRef, query.after?.toLowerCase(), query.limit + 1);
     if (!page) throw new NotFoundError('account not found');
     if (page.cursorSeq === null) throw invalidCursor();
-    return paged(page.account, await periodOf(page.account, undefined, undefined), page.rows, query.limit);
+    return paged(page.account, wholePeriod(page.account, page.archived), page.rows, query.limit);
   }
 
   /** A page of the account's statement, the whole history or a period. */

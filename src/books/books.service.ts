@@ -1,3 +1,4 @@
+import { BadRequestError } from '../errors';
 import type { Db } from '../db';
 import { createLedgerBooksRepo, type BooksLine, type CustomerBalance, type JournalTransaction } from '../ledger/ledger-books.repo';
 import type { Kobo } from '../money';
@@ -37,6 +38,17 @@ function booksOf(lines: BooksLine[]): Books {
 /** The tenant's books, read-only: balances by account and the journal of balanced transactions. */
 export function createBooksService(deps: { db: Db }) {
   const repo = createLedgerBooksRepo(deps.db);
+
+  /** Refuses an instant within the tenant's archive (400 period_archived): its balances then are no longer read. */
+  async function refuseArchived(tenantId: string, at: Date): Promise<void> {
+    const through = await repo.archivedThrough(tenantId);
+    if (through && at <= through) {
+      throw new BadRequestError('period_archived', `the books up to ${through.toISOString()} are archived: ask for a time after that`, {
+        archivedThrough: through.toISOString(),
+      });
+    }
+  }
+
   return {
     async balances(tenantId: string): Promise<Books> {
       return booksOf(await repo.balances(tenantId));
@@ -44,11 +56,13 @@ export function createBooksService(deps: { db: Db }) {
 
     /** The books as they stood at a past instant. */
     async balancesAt(tenantId: string, at: Date): Promise<Books> {
+      await refuseArchived(tenantId, at);
       return booksOf(await repo.balancesAt(tenantId, at));
     },
 
     /** A page of the customer accounts' balances (now, or at a past instant `at`): `limit` of them after `afterId`. */
-    customerBalances(tenantId: string, at: Date | undefined, afterId: string | null, limit: number): Promise<CustomerBalance[]> {
+    async customerBalances(tenantId: string, at: Date | undefined, afterId: string | null, limit: number): Promise<CustomerBalance[]> {
+      if (at !== undefined) await refuseArchived(tenantId, at);
       return repo.customerBalances(tenantId, at, afterId, limit);
     },
 

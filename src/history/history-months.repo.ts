@@ -69,6 +69,11 @@ export function createHistoryMonthsRepo(db: DbOrTrx) {
       return Number(rows[0].count);
     },
 
+    /** Locks `tables` (their partitions with them), in the order given, against every read and write. */
+    async lock(tables: readonly string[]): Promise<void> {
+      await db.raw(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    },
+
     /** Detaches a month's partition: it stays in the database as a table of its own, for archive and then DROP. */
     async detach(table: string, partition: string): Promise<void> {
       await db.raw(`ALTER TABLE ${table} DETACH PARTITION ${partition}`);

@@ -1,5 +1,7 @@
 import type { Db } from '../db';
 import { ConflictError } from '../errors';
+import { createLedgerArchiveRepo } from '../ledger/ledger-archive.repo';
+import { createHistoryArchiveRepo } from './history-archive.repo';
 import { createHistoryMonthsRepo, HISTORY_TABLES, type Month, type MonthPartition } from './history-months.repo';
 
 /**
@@ -7,6 +9,9 @@ import { createHistoryMonthsRepo, HISTORY_TABLES, type Month, type MonthPartitio
  * Short, since the postings that queue behind a waiting ATTACH wait as long.
  */
 const LOCK_TIMEOUT = '2s';
+
+/** A detach waits this long for the history tables' locks (a long statement or report on them) before it gives up. */
+const DETACH_LOCK_TIMEOUT = '10s';
 
 /** `month` plus `count` months, as a Month. */
 function monthsAfter(month: Month, count: number): Month {
@@ -18,10 +23,10 @@ function monthsAfter(month: Month, count: number): Month {
 /**
  * The history tables' months (see migrations/20261212000100_ledger_history_by_month.ts and
  * migrations/20261212000200_events_and_deliveries_by_month.ts): partition DDL, which moves
- * no money. The worker keeps the months ahead made; an operator detaches whole old months for archive.
+ * no money. The worker keeps the months ahead made; an operator archives whole old months.
  */
-export function createHistoryMonthsService(deps: { db: Db }) {
-  const { db } = deps;
+export function createHistoryMonthsService(deps: { db: Db; refundWatchMs: number }) {
+  const { db, refundWatchMs } = deps;
 
   return {
     /**
@@ -48,10 +53,13 @@ export function createHistoryMonthsService(deps: { db: Db }) {
     },
 
     /**
-     * Detaches every history table's partitions of the months before `before` (YYYY-MM), in one transaction: each
-     * stays in the database as a table of its own (`<table>_yYYYYmMM`), for an operator to dump and drop. Refused,
-     * detaching nothing, when `before` is later than the current month (a month not over), when a DEFAULT partition
-     * still holds rows of those months, or when any of those months holds rows (see docs/scaling.md#what-a-detach-may-take).
+     * Archives the months before `before` (YYYY-MM-01), in one transaction: each history table's partitions of those
+     * months are detached, each staying in the database as a table of its own (`<table>_yYYYYmMM`) for an operator to
+     * dump and drop, and what they leave behind is recorded with them (the ledger's carried-forward totals, the ids of
+     * the archived rows others name). The history tables are locked first, in one order: postings wait meanwhile.
+     * Refused, detaching nothing, when `before` is later than the current month (a month not over), when a DEFAULT
+     * partition still holds rows of those months, or when money or work of those months is still moving (see
+     * docs/scaling.md#archived-months).
      */
     async detachBefore(before: Month): Promise<MonthPartition[]> {
       return db.transaction(async (trx) => {
@@ -59,6 +67,8 @@ export function createHistoryMonthsService(deps: { db: Db }) {
         const current = await repo.currentMonth();
         if (before > current)
           throw new ConflictError(`${before.slice(0, 7)} is not over: months before ${current.slice(0, 7)} may be detached`);
+        await trx.raw(`SET LOCAL lock_timeout = '${DETACH_LOCK_TIMEOUT}'`);
+        await repo.lock(HISTORY_TABLES);
         for (const table of HISTORY_TABLES) {
           const waiting = await repo.rowsBefore(`${table}_default`, before);
           if (waiting > 0) {
@@ -67,15 +77,21 @@ export function createHistoryMonthsService(deps: { db: Db }) {
             );
           }
         }
-        const detached = (await repo.partitions()).filter((partition) => partition.month < before);
-        for (const partition of detached) {
-          const rows = await repo.rowsBefore(partition.partition, before);
-          if (rows > 0) {
-            throw new ConflictError(
-              `${partition.partition} holds ${rows} row(s) still read: history:detach detaches empty months only (see docs/scaling.md#what-a-detach-may-take)`,
-            );
-          }
+        const moving = [
+          ...(await createLedgerArchiveRepo(trx).stillMoving(before, refundWatchMs)),
+          ...(await createHistoryArchiveRepo(trx).stillMoving(before)),
+        ];
+        if (moving.length > 0) {
+          throw new ConflictError(
+            `months before ${before.slice(0, 7)} hold money or work still moving: ${moving
+              .map((still) => `${still.count} ${still.what}`)
+              .join(', ')}; nothing detached (see docs/scaling.md#archived-months)`,
+          );
         }
+        const detached = (await repo.partitions()).filter((partition) => partition.month < before);
+        if (detached.length === 0) return [];
+        await createLedgerArchiveRepo(trx).carryForward(before);
+        await createHistoryArchiveRepo(trx).recordArchivedIds(before);
         for (const partition of detached) await repo.detach(partition.table, partition.partition);
         return detached;
       });

@@ -1,4 +1,5 @@
 import { runPrepared, type DbOrTrx } from '../db';
+import { BadRequestError } from '../errors';
 import { koboFromDb, type Kobo } from '../money';
 
 /**
@@ -22,11 +23,33 @@ export interface BalanceAt {
   debitsToDate: Kobo;
 }
 
-/** The last entry of account `account` (an expression) posted strictly before `before` (an expression), as a LATERAL subquery. */
+/**
+ * The running columns after the last entry of account `account` (an expression) posted strictly before `before` (an
+ * expression), as a LATERAL subquery: an attached entry's, or, when none is, what the account's archived entries left
+ * behind (see docs/scaling.md#archived-months), with `archived_at` set to its last archived entry's time when that is
+ * not before `before` (the instant lies among archived entries, whose running columns are no longer read).
+ */
 const lastEntryBefore = (account: string, before: string): string =>
-  `(SELECT balance_after, credits_to_date, debits_to_date FROM ledger_entries
-     WHERE account_id = ${account} AND created_at < ${before}
-     ORDER BY created_at DESC, seq DESC LIMIT 1)`;
+  `(SELECT balance_after, credits_to_date, debits_to_date, archived_at FROM (
+      (SELECT 1 AS source, balance_after, credits_to_date, debits_to_date, NULL::timestamptz AS archived_at FROM ledger_entries
+        WHERE account_id = ${account} AND created_at < ${before}
+        ORDER BY created_at DESC, seq DESC LIMIT 1)
+      UNION ALL
+      SELECT 2, balance_after, credits_to_date, debits_to_date, CASE WHEN last_created_at >= ${before} THEN last_created_at END
+        FROM ledger_archived_accounts WHERE account_id = ${account}
+    ) running ORDER BY source LIMIT 1)`;
+
+/** Refuses an instant among an account's archived entries: 400 period_archived, naming its last archived entry's time. */
+function refuseArchived(rows: Array<{ archived_at: Date | null }>): void {
+  const archived = rows.find((row) => row.archived_at !== null)?.archived_at;
+  if (archived) {
+    throw new BadRequestError(
+      'period_archived',
+      `the account's entries up to ${archived.toISOString()} are archived: ask for a time after that`,
+      { archivedThrough: archived.toISOString() },
+    );
+  }
+}
 
 /** The exclusive end of the millisecond of `at`: entries shown at or before `at` are before it. */
 export const endOfMillisecond = (at: Date): Date => new Date(at.getTime() + 1);
@@ -37,11 +60,20 @@ export async function balancesAt(db: DbOrTrx, accountIds: string[], at: Date): P
   const { rows } = (await runPrepared(
     db,
     'balances-at',
-    `SELECT a.id, e.balance_after, e.credits_to_date, e.debits_to_date
+    `SELECT a.id, e.balance_after, e.credits_to_date, e.debits_to_date, e.archived_at
        FROM unnest(CAST(:ids AS uuid[])) AS a(id)
        LEFT JOIN LATERAL ${lastEntryBefore('a.id', 'CAST(:before AS timestamptz)')} e ON true`,
     { ids: accountIds, before: endOfMillisecond(at) },
-  )) as { rows: Array<{ id: string; balance_after: string | null; credits_to_date: string | null; debits_to_date: string | null }> };
+  )) as {
+    rows: Array<{
+      id: string;
+      balance_after: string | null;
+      credits_to_date: string | null;
+      debits_to_date: string | null;
+      archived_at: Date | null;
+    }>;
+  };
+  refuseArchived(rows);
   return new Map(
     rows.map((row) => [
       row.id,
@@ -85,11 +117,11 @@ export async function dailyBalancesOf(
          FROM generate_series(CAST(:fromDay AS date), CAST(:toDay AS date) + 1, interval '1 day') AS d
      ), balances AS (
        SELECT b.day, coalesce(e.balance_after, 0) AS balance, coalesce(e.credits_to_date, 0) AS credits,
-              coalesce(e.debits_to_date, 0) AS debits
+              coalesce(e.debits_to_date, 0) AS debits, e.archived_at
          FROM bounds b LEFT JOIN LATERAL ${lastEntryBefore('CAST(:accountId AS uuid)', 'b.starts')} e ON true
      )
-     SELECT to_char(day, 'YYYY-MM-DD') AS day, opening, credits, debits, closing FROM (
-       SELECT day, balance AS opening,
+     SELECT to_char(day, 'YYYY-MM-DD') AS day, opening, credits, debits, closing, archived_at FROM (
+       SELECT day, balance AS opening, archived_at,
               lead(credits) OVER (ORDER BY day) - credits AS credits,
               lead(debits) OVER (ORDER BY day) - debits AS debits,
               lead(balance) OVER (ORDER BY day) AS closing
@@ -98,7 +130,8 @@ export async function dailyBalancesOf(
      WHERE closing IS NOT NULL
      ORDER BY day`,
     { accountId, fromDay, toDay, zone },
-  )) as { rows: Array<{ day: string; opening: string; credits: string; debits: string; closing: string }> };
+  )) as { rows: Array<{ day: string; opening: string; credits: string; debits: string; closing: string; archived_at: Date | null }> };
+  refuseArchived(rows);
   return rows.map((row) => ({
     day: row.day,
     opening: koboFromDb(row.opening),

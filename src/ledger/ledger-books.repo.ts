@@ -37,6 +37,15 @@ export interface JournalTransaction {
   postings: JournalPosting[];
 }
 
+/**
+ * Account `a`'s ledger balance after its last entry before `:before`, beside its archived entries' carried-forward row
+ * `z` (see docs/scaling.md#archived-months): an attached entry's running balance, else the archive's. The caller
+ * refuses an instant before the tenant's archive ends (see archivedThrough).
+ */
+const BALANCE_BEFORE = `coalesce((SELECT balance_after FROM ledger_entries
+                        WHERE account_id = a.id AND created_at < :before
+                        ORDER BY created_at DESC, seq DESC LIMIT 1), z.balance_after, 0)`;
+
 /** The ledger's books read whole: balances by account and the journal of transactions. Read-only. */
 export function createLedgerBooksRepo(db: DbOrTrx) {
   return {
@@ -46,7 +55,11 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
      */
     async balances(tenantId: string): Promise<BooksLine[]> {
       const result = await db.raw(
-        `SELECT account, sum(amount)::text AS balance FROM ledger_system_postings WHERE tenant_id = :tenant_id GROUP BY account
+        `SELECT account, sum(amount)::text AS balance FROM (
+           SELECT account, amount FROM ledger_system_postings WHERE tenant_id = :tenant_id
+           UNION ALL
+           SELECT account, amount FROM ledger_archived_system_postings WHERE tenant_id = :tenant_id
+         ) postings GROUP BY account
          UNION ALL
          SELECT 'customers', coalesce(sum(ledger_balance), 0)::text FROM virtual_accounts WHERE tenant_id = :tenant_id`,
         { tenant_id: tenantId },
@@ -58,6 +71,20 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
     },
 
     /**
+     * The end of the tenant's archive (see docs/scaling.md#archived-months): the time of its last archived entry or
+     * system posting's month end, after which its balances at an instant are read; null without an archive.
+     */
+    async archivedThrough(tenantId: string): Promise<Date | null> {
+      const result = await db.raw(
+        `SELECT greatest((SELECT max(last_created_at) FROM ledger_archived_accounts WHERE tenant_id = :tenant_id),
+                         (SELECT max(CAST(archived_before AS timestamp) AT TIME ZONE 'Africa/Lagos') - interval '1 millisecond'
+                            FROM ledger_archived_system_postings WHERE tenant_id = :tenant_id)) AS through`,
+        { tenant_id: tenantId },
+      );
+      return (result.rows[0] as { through: Date | null }).through;
+    },
+
+    /**
      * The tenant's balances as they stood at `at` (to the millisecond, as the API shows times): each system account's
      * postings up to then, and each customer account's running balance after its last entry up to then (one probe
      * of the index on (account_id, created_at, seq) per account), together. They sum to zero, as every transaction is
@@ -65,14 +92,15 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
      */
     async balancesAt(tenantId: string, at: Date): Promise<BooksLine[]> {
       const result = await db.raw(
-        `SELECT account, sum(amount)::text AS balance FROM ledger_system_postings
-          WHERE tenant_id = :tenant_id AND created_at < :before GROUP BY account
+        `SELECT account, sum(amount)::text AS balance FROM (
+           SELECT account, amount FROM ledger_system_postings WHERE tenant_id = :tenant_id AND created_at < :before
+           UNION ALL
+           SELECT account, amount FROM ledger_archived_system_postings WHERE tenant_id = :tenant_id
+         ) postings GROUP BY account
          UNION ALL
-         SELECT 'customers', coalesce(sum(e.balance_after), 0)::text
+         SELECT 'customers', coalesce(sum(${BALANCE_BEFORE}), 0)::text
            FROM virtual_accounts a
-           CROSS JOIN LATERAL (SELECT balance_after FROM ledger_entries
-                                WHERE account_id = a.id AND created_at < :before
-                                ORDER BY created_at DESC, seq DESC LIMIT 1) e
+           LEFT JOIN ledger_archived_accounts z ON z.account_id = a.id
           WHERE a.tenant_id = :tenant_id`,
         { tenant_id: tenantId, before: endOfMillisecond(at) },
       );
@@ -87,14 +115,10 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
      * with `at` the running balance after its last entry at or before then (one index probe each).
      */
     async customerBalances(tenantId: string, at: Date | undefined, afterId: string | null, limit: number): Promise<CustomerBalance[]> {
-      const balance =
-        at === undefined
-          ? 'a.ledger_balance'
-          : `coalesce((SELECT balance_after FROM ledger_entries
-                        WHERE account_id = a.id AND created_at < :before
-                        ORDER BY created_at DESC, seq DESC LIMIT 1), 0)`;
+      const balance = at === undefined ? 'a.ledger_balance' : BALANCE_BEFORE;
       const result = await db.raw(
         `SELECT a.id, a.account_ref, ${balance}::text AS balance FROM virtual_accounts a
+           LEFT JOIN ledger_archived_accounts z ON z.account_id = a.id
           WHERE a.tenant_id = :tenant_id AND (CAST(:after_id AS uuid) IS NULL OR a.id > CAST(:after_id AS uuid))
           ORDER BY a.id LIMIT :limit`,
         { tenant_id: tenantId, after_id: afterId, limit, ...(at === undefined ? {} : { before: endOfMillisecond(at) }) },
@@ -113,7 +137,10 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
     async heldAtProvider(): Promise<Kobo> {
       const result = await db.raw(
         // A tenant moved to another cluster is counted there: its read-only copy here is left out.
-        `SELECT coalesce(-sum(p.amount), 0)::text AS held FROM ledger_system_postings p
+        `SELECT coalesce(-sum(p.amount), 0)::text AS held
+           FROM (SELECT tenant_id, account, amount FROM ledger_system_postings
+                 UNION ALL
+                 SELECT tenant_id, account, amount FROM ledger_archived_system_postings) p
           WHERE p.account IN ('clearing', 'provider_fees')
             AND NOT EXISTS (SELECT 1 FROM tenants t WHERE t.id = p.tenant_id AND t.moved_out_at IS NOT NULL)`,
       );

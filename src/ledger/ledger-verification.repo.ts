@@ -3,6 +3,13 @@ import { LAGOS_TODAY, payoutDaySql } from '../policies/kyc-limits/daily-payout-l
 import { declaredReasonsSql, declaredReleaseReasonsSql, HELD_CREDIT_KINDS_SQL } from './reservation-kinds';
 
 /**
+ * Whether entry `entryId` (an expression) lies in an archived month (see docs/scaling.md#archived-months): a record
+ * naming it names an entry archived whole and final, checked before it went, not a missing one.
+ */
+const ARCHIVED_ENTRY = (entryId: string) =>
+  `EXISTS (SELECT 1 FROM history_archived_rows z WHERE z.table_name = 'ledger_entries' AND z.id = ${entryId})`;
+
+/**
  * Each held credit returned to its payer (a reservation of a held credit posted by its settlement debit): entry_id
  * (the credit), tenant_id, account_id, debit_entry_id, amount, user_id.
  */
@@ -139,8 +146,9 @@ const TAKE_BACK_FAULT = `nullif(concat_ws('; ',
  * null: it is the transfer's `direction`, of kind transfer, on `accountSql`, of the transfer's amount, tenant and
  * transaction, and names the transfer (its reference is the transfer's id, as the statements show it).
  */
-function transferEntryFault(entry: string, direction: 'debit' | 'credit', accountSql: string): string {
-  return `CASE WHEN ${entry}.id IS NULL THEN 'no ${direction} entry'
+function transferEntryFault(entry: string, direction: 'debit' | 'credit', accountSql: string, entryIdSql: string): string {
+  return `CASE WHEN ${entry}.id IS NULL AND ${ARCHIVED_ENTRY(entryIdSql)} THEN NULL
+               WHEN ${entry}.id IS NULL THEN 'no ${direction} entry'
                ELSE 'the ${direction} entry ' || ${entry}.id || ' is ' || nullif(concat_ws(', ',
                  CASE WHEN ${entry}.kind <> 'transfer' OR ${entry}.direction <> '${direction}' THEN format('a %s %s', ${entry}.kind, ${entry}.direction) END,
                  CASE WHEN ${entry}.account_id <> ${accountSql} THEN format('on account %s', ${entry}.account_id) END,
@@ -158,6 +166,9 @@ function transferEntryFault(entry: string, direction: 'debit' | 'credit', accoun
  * name entries to them: each transfer to its two entries, each split move to its transfer (and, taken back, to the
  * adjustments that took it back with its payment's compensation), and each dynamic account's return to its hold's
  * release and its payout.
+ * Where months were archived (see docs/scaling.md#archived-months), each account's totals and running columns start
+ * from what its archived entries left behind, each tenant's books from its archived system postings, and a record
+ * naming an archived row is checked as far as its rows still attached go.
  * Accounts in deficit are listed apart: the database allows them (only through a reversal or an
  * operator's compensating adjustment) and they are counted, not errors.
  */
@@ -182,15 +193,27 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
 
     async problems(): Promise<LedgerProblem[]> {
       const totals = await rows<LedgerProblem>(`
-        WITH sums AS (
+        WITH live AS (
           SELECT account_id,
                  coalesce(sum(amount) FILTER (WHERE direction = 'credit'), 0) AS credits,
                  coalesce(sum(amount) FILTER (WHERE direction = 'debit'), 0) AS debits,
                  coalesce(sum(amount) FILTER (WHERE direction = 'credit' AND status = 'provisional'), 0) AS pending,
-                 coalesce(max(seq), 0) AS last_seq
+                 max(seq) AS last_seq
             FROM ledger_entries GROUP BY account_id
+        ), sums AS (
+          -- An account's archived entries count as the sums they left behind (nothing provisional is archived).
+          SELECT coalesce(l.account_id, z.account_id) AS account_id,
+                 coalesce(l.credits, 0) + coalesce(z.credits, 0) AS credits,
+                 coalesce(l.debits, 0) + coalesce(z.debits, 0) AS debits,
+                 coalesce(l.pending, 0) AS pending,
+                 coalesce(l.last_seq, z.last_seq, 0) AS last_seq
+            FROM live l FULL JOIN ledger_archived_accounts z ON z.account_id = l.account_id
         ), last AS (
-          SELECT DISTINCT ON (account_id) account_id, balance_after FROM ledger_entries ORDER BY account_id, seq DESC
+          SELECT DISTINCT ON (account_id) account_id, balance_after FROM (
+            SELECT account_id, seq, balance_after FROM ledger_entries
+            UNION ALL
+            SELECT account_id, last_seq, balance_after FROM ledger_archived_accounts
+          ) running ORDER BY account_id, seq DESC
         )
         SELECT 'account_totals' AS check, a.account_ref AS "accountRef",
                format('stored balance %s credits %s debits %s pending %s last_seq %s; recomputed balance %s credits %s debits %s pending %s last_seq %s; last balance_after %s',
@@ -208,10 +231,11 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
             OR a.last_seq <> coalesce(s.last_seq, 0)`);
       const chain = await rows<LedgerProblem>(`
         SELECT 'entry_running_columns' AS check, a.account_ref AS "accountRef", format('entry %s (seq %s) does not follow the entry before it', e.id, e.seq) AS detail
-          FROM (SELECT *, lag(seq, 1, 0::bigint) OVER w AS prev_seq,
-                          lag(credits_to_date, 1, 0::bigint) OVER w AS prev_credits,
-                          lag(debits_to_date, 1, 0::bigint) OVER w AS prev_debits
-                  FROM ledger_entries WINDOW w AS (PARTITION BY account_id ORDER BY seq)) e
+          FROM (SELECT x.*, coalesce(lag(x.seq) OVER w, z.last_seq, 0) AS prev_seq,
+                          coalesce(lag(x.credits_to_date) OVER w, z.credits_to_date, 0) AS prev_credits,
+                          coalesce(lag(x.debits_to_date) OVER w, z.debits_to_date, 0) AS prev_debits
+                  FROM ledger_entries x LEFT JOIN ledger_archived_accounts z ON z.account_id = x.account_id
+                WINDOW w AS (PARTITION BY x.account_id ORDER BY x.seq)) e
           JOIN virtual_accounts a ON a.id = e.account_id
          WHERE e.seq <> e.prev_seq + 1
             OR e.credits_to_date <> e.prev_credits + CASE WHEN e.direction = 'credit' THEN e.amount ELSE 0 END
@@ -245,7 +269,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           JOIN virtual_accounts a ON a.id = j.account_id
           LEFT JOIN ledger_entries t ON t.id = j.reverses_entry_id
          WHERE j.kind = 'adjustment'
-           AND (t.id IS NULL OR t.account_id <> j.account_id OR t.direction = j.direction OR t.amount <> j.amount
+           AND ((t.id IS NULL AND NOT ${ARCHIVED_ENTRY('j.reverses_entry_id')}) OR t.account_id <> j.account_id OR t.direction = j.direction OR t.amount <> j.amount
                 OR (j.direction = 'credit' AND t.kind NOT IN ('reversal', 'transfer'))
                 OR (j.direction = 'debit' AND t.kind NOT IN ('payment', 'adjustment', 'transfer')))
          LIMIT 100`);
@@ -282,7 +306,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           JOIN virtual_accounts a ON a.id = r.account_id
           LEFT JOIN ledger_entries e ON e.id = r.owner_id AND e.account_id = r.account_id
          WHERE r.kind IN ${HELD_CREDIT_KINDS_SQL}
-           AND (e.id IS NULL
+           AND ((e.id IS NULL AND NOT ${ARCHIVED_ENTRY('r.owner_id')})
             OR r.amount > e.amount
             OR e.direction <> 'credit'
             OR (e.kind NOT IN ('payment', 'adjustment', 'transfer')
@@ -297,6 +321,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           JOIN virtual_accounts a ON a.id = p.account_id
           LEFT JOIN ledger_entries d ON d.id = p.entry_id AND d.kind = 'settlement' AND d.direction = 'debit' AND d.account_id = p.account_id
          WHERE p.outcome = 'posted' AND r.kind IN ${HELD_CREDIT_KINDS_SQL} AND d.amount IS DISTINCT FROM p.amount
+           AND NOT ${ARCHIVED_ENTRY('p.entry_id')}
          LIMIT 100`);
       // A customer's unheld balance, which its KYC limits are judged against, is its accounts' ledger balances less their held money.
       const customers = await rows<LedgerProblem>(`
@@ -348,7 +373,8 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           LEFT JOIN ledger_entries d ON d.id = t.debit_entry_id
           LEFT JOIN ledger_entries c ON c.id = t.credit_entry_id
          CROSS JOIN LATERAL (
-           SELECT nullif(concat_ws('; ', ${transferEntryFault('d', 'debit', 't.from_account_id')}, ${transferEntryFault('c', 'credit', 't.to_account_id')},
+           SELECT nullif(concat_ws('; ', ${transferEntryFault('d', 'debit', 't.from_account_id', 't.debit_entry_id')},
+                                   ${transferEntryFault('c', 'credit', 't.to_account_id', 't.credit_entry_id')},
                                    CASE WHEN f.tenant_id <> t.tenant_id OR r.tenant_id <> t.tenant_id THEN 'an account is of another tenant' END), '') AS fault
          ) w
          WHERE w.fault IS NOT NULL
@@ -378,7 +404,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                               THEN format('moves from account %s to %s', t.from_account_id, t.to_account_id) END,
                          CASE WHEN t.amount <> x.amount THEN format('moves %s', t.amount) END,
                          CASE WHEN t.source <> x.source THEN format('is a transfer of source %s', t.source) END,
-                         CASE WHEN t.split_of_payment IS DISTINCT FROM p.provider_txn_ref
+                         CASE WHEN t.split_of_payment IS DISTINCT FROM p.provider_txn_ref AND p.id IS NOT NULL
                               THEN format('is marked the split of payment %s, not %s', t.split_of_payment, p.provider_txn_ref) END), '') END AS fault
          ) w
          WHERE w.fault IS NOT NULL
@@ -395,7 +421,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
                   FROM split_moves GROUP BY payment_entry_id, tenant_id, from_account_id) m
           JOIN virtual_accounts a ON a.id = m.from_account_id
           LEFT JOIN ledger_entries p ON p.id = m.payment_entry_id
-         WHERE p.id IS NULL OR p.direction <> 'credit' OR p.kind NOT IN ('payment', 'adjustment') OR p.account_id <> m.from_account_id
+         WHERE (p.id IS NULL AND NOT ${ARCHIVED_ENTRY('m.payment_entry_id')}) OR p.direction <> 'credit' OR p.kind NOT IN ('payment', 'adjustment') OR p.account_id <> m.from_account_id
             OR p.tenant_id <> m.tenant_id OR a.tenant_id <> m.tenant_id OR m.moved > p.amount
         UNION ALL
         SELECT 'split_moves', a.account_ref, format('split transfer %s (of payment %s) is named by %s split moves', t.id, t.split_of_payment, count(x.transfer_id))
@@ -417,6 +443,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
           JOIN virtual_accounts a ON a.id = x.from_account_id
          CROSS JOIN LATERAL (SELECT ${TAKE_BACK_FAULT} AS fault) w
          WHERE w.fault IS NOT NULL
+           AND NOT ${ARCHIVED_ENTRY('x.payment_entry_id')} AND NOT ${ARCHIVED_ENTRY('x.taken_back_entry_id')}
         UNION ALL
         SELECT 'split_take_backs', a.account_ref,
                format('adjustment debit %s answers the credit %s of transfer %s and is recorded as the take-back of %s split moves',
@@ -505,12 +532,18 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
         SELECT 'tenant_books', NULL, format('tenant %s: customer accounts %s, system accounts %s, not zero', t.id, coalesce(c.total, 0), coalesce(s.total, 0))
           FROM tenants t
           LEFT JOIN (SELECT tenant_id, sum(ledger_balance) AS total FROM virtual_accounts GROUP BY tenant_id) c ON c.tenant_id = t.id
-          LEFT JOIN (SELECT tenant_id, sum(amount) AS total FROM ledger_system_postings GROUP BY tenant_id) s ON s.tenant_id = t.id
+          LEFT JOIN (SELECT tenant_id, sum(amount) AS total FROM (SELECT tenant_id, amount FROM ledger_system_postings
+                                                                  UNION ALL
+                                                                  SELECT tenant_id, amount FROM ledger_archived_system_postings) p
+                      GROUP BY tenant_id) s ON s.tenant_id = t.id
          WHERE coalesce(c.total, 0) + coalesce(s.total, 0) <> 0
         UNION ALL
         SELECT 'payouts_in_transit', NULL, format('tenant %s: in transit %s; open settlements debited %s', t.id, coalesce(s.total, 0), coalesce(o.total, 0))
           FROM tenants t
-          LEFT JOIN (SELECT tenant_id, sum(amount) AS total FROM ledger_system_postings WHERE account = 'payouts_in_transit' GROUP BY tenant_id) s ON s.tenant_id = t.id
+          LEFT JOIN (SELECT tenant_id, sum(amount) AS total FROM (SELECT tenant_id, account, amount FROM ledger_system_postings
+                                                                  UNION ALL
+                                                                  SELECT tenant_id, account, amount FROM ledger_archived_system_postings) p
+                      WHERE account = 'payouts_in_transit' GROUP BY tenant_id) s ON s.tenant_id = t.id
           LEFT JOIN (SELECT e.tenant_id, sum(e.amount) AS total FROM settlements x JOIN ledger_entries e ON e.id = x.debit_entry_id
                       WHERE e.status = 'provisional' GROUP BY e.tenant_id) o ON o.tenant_id = t.id
          WHERE coalesce(s.total, 0) <> coalesce(o.total, 0)
@@ -520,7 +553,7 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
       // records naming an entry hold no foreign key either: the entries are partitioned by month, and a key could name
       // only a partition's (id, created_at); so do the rows naming a delivery, an inbound event or a tenant event. None of
       // those is ever deleted while something names it (retention deletes only unverified inbound events, with their
-      // digest keys), so a missing one is a fault.
+      // digest keys), so a missing one is a fault, unless its month was archived (history_archived_rows holds its id).
       const orphans = await rows<LedgerProblem>(`
         SELECT 'orphan_references' AS check, NULL AS "accountRef",
                format('%s row %s names %s %s, which does not exist', h.table_name, h.row_id, h.parent, h.parent_id) AS detail
@@ -534,6 +567,11 @@ export function createLedgerVerificationRepo(db: DbOrTrx) {
            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE h.parent = 'delivery' AND d.id = h.parent_id)
            AND NOT EXISTS (SELECT 1 FROM inbound_events i WHERE h.parent = 'inbound event' AND i.id = h.parent_id)
            AND NOT EXISTS (SELECT 1 FROM tenant_events v WHERE h.parent = 'tenant event' AND v.id = h.parent_id)
+           -- A row naming a row of an archived month names a row that was, not a missing one.
+           AND NOT EXISTS (SELECT 1 FROM history_archived_rows z
+                            WHERE z.id = h.parent_id
+                              AND z.table_name = CASE h.parent WHEN 'entry' THEN 'ledger_entries' WHEN 'delivery' THEN 'webhook_deliveries'
+                                                               WHEN 'inbound event' THEN 'inbound_events' WHEN 'tenant event' THEN 'tenant_events' END)
          LIMIT 100`);
       // The keys that hold the history's rules across its months: each payment credit holds its provider transaction's
       // key, each answering entry the key of the entry it answers, each verified inbound event its request id's and each

@@ -1,7 +1,7 @@
 import { runPrepared, type DbOrTrx } from '../db';
 import { ENTRY_COLUMNS, toLedgerEntry, type EntryRow } from './ledger.repo';
 import type { LedgerEntry } from './ledger.types';
-import { koboFromDb } from '../money';
+import { koboFromDb, type Kobo } from '../money';
 import type { MismatchAction, PaymentJudgement, Variance } from '../policies/dynamic-account-amount/amount-policy';
 
 /**
@@ -21,9 +21,25 @@ export interface AccountColumns<Account> {
  */
 export type StatementEntry = LedgerEntry & { counterpartAccountRef: string | null; judgement: PaymentJudgement | null };
 
+/**
+ * An account's running columns after its last entry before some point: that entry's, or those its archived entries
+ * left behind (see docs/scaling.md#archived-months).
+ */
+export interface RunningColumns {
+  seq: bigint;
+  balanceAfter: Kobo;
+  creditsToDate: Kobo;
+  debitsToDate: Kobo;
+}
+
+/** The account's running columns before an instant, none before its first entry, or `archived` when only its archive knows them. */
+export type RunningBefore = RunningColumns | { archived: Date } | undefined;
+
 /** A whole-history statement page read with its account in one statement. */
 export interface AccountPage<Account> {
   account: Account;
+  /** Where the account's entries still attached begin: what its archived entries left behind, if any. */
+  archived: RunningColumns | undefined;
   /** The seq of the cursor entry in this account; null when a cursor was given and is not this account's. */
   cursorSeq: bigint | null;
   rows: StatementEntry[];
@@ -72,18 +88,29 @@ const JUDGEMENT_COLUMNS = `judged.expected_amount AS judged_expected_amount, jud
 
 const ACCOUNT_PREFIX = 'account__';
 
+/** The running columns of row `row` named with `prefix` (seq, balance_after, credits_to_date, debits_to_date). */
+const runningColumnsOf = (row: Record<string, unknown>, prefix: string): RunningColumns => ({
+  seq: BigInt(row[`${prefix}seq`] as string),
+  balanceAfter: koboFromDb(row[`${prefix}balance_after`] as string),
+  creditsToDate: koboFromDb(row[`${prefix}credits_to_date`] as string),
+  debitsToDate: koboFromDb(row[`${prefix}debits_to_date`] as string),
+});
+
 /**
  * The account (by tenant and reference), the cursor entry's seq, and the entries after it up to the
  * account's `last_seq`, in one statement: one snapshot, so the page stops exactly where the totals read
  * with it stop, and one round trip, which is what a page costs on a busy machine. The page is a LEFT
- * JOIN, so an account without entries still comes back (one row of NULL entry columns). The account's
+ * JOIN, so an account without entries still comes back (one row of NULL entry columns); what the account's archived
+ * entries left behind comes with it (see docs/scaling.md#archived-months), where its entries still attached begin. The account's
  * columns come on the first row only: repeated on all 51 rows they doubled the fields pg parses, about
  * half a millisecond of the API's CPU per page.
  */
 const ACCOUNT_PAGE_SQL = (withCursor: boolean, accountColumns: AccountColumns<unknown>): string => `
   SELECT ${accountColumns.select('a', ACCOUNT_PREFIX, 'coalesce(e.page_row, 1) = 1')}, ${withCursor ? 'c.seq' : '0'} AS cursor_seq, e.*,
-         counterpart.counterpart_account_ref, ${JUDGEMENT_COLUMNS}
+         counterpart.counterpart_account_ref, ${JUDGEMENT_COLUMNS}, z.last_seq AS archived_seq, z.balance_after AS archived_balance_after,
+         z.credits_to_date AS archived_credits_to_date, z.debits_to_date AS archived_debits_to_date
     FROM virtual_accounts a
+    LEFT JOIN ledger_archived_accounts z ON z.account_id = a.id
     ${withCursor ? 'LEFT JOIN ledger_entries c ON c.account_id = a.id AND c.id = :cursor' : ''}
     LEFT JOIN LATERAL (
       SELECT ${ENTRY_COLUMNS.join(', ')}, row_number() OVER (ORDER BY seq) AS page_row FROM ledger_entries
@@ -125,6 +152,7 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
       if (!first) return undefined;
       return {
         account: accountColumns.read(first, ACCOUNT_PREFIX),
+        archived: first.archived_seq === null ? undefined : runningColumnsOf(first, 'archived_'),
         cursorSeq: first.cursor_seq === null ? null : BigInt(first.cursor_seq),
         rows: rows.filter((row) => row.id !== null).map(toStatementEntry),
       };
@@ -143,16 +171,39 @@ export function createStatementRepo<Account>(db: DbOrTrx, accountColumns: Accoun
       return rows[0] ? BigInt(rows[0].seq) : undefined;
     },
 
-    /** The last entry posted strictly before `at` (entries are stamped in seq order under the account lock). */
-    async lastEntryBefore(accountId: string, at: Date): Promise<LedgerEntry | undefined> {
+    /** What the account's archived entries left behind, where its entries still attached begin; undefined without any. */
+    async archived(accountId: string): Promise<RunningColumns | undefined> {
       const { rows } = (await runPrepared(
         db,
-        'statement-last-entry-before',
-        `SELECT ${ENTRY_COLUMNS.join(', ')} FROM ledger_entries
-          WHERE account_id = :accountId AND created_at < :at ORDER BY created_at DESC, seq DESC LIMIT 1`,
+        'statement-archived',
+        `SELECT last_seq AS seq, balance_after, credits_to_date, debits_to_date FROM ledger_archived_accounts WHERE account_id = :accountId`,
+        { accountId },
+      )) as { rows: Array<Record<string, unknown>> };
+      return rows[0] ? runningColumnsOf(rows[0], '') : undefined;
+    },
+
+    /**
+     * The running columns after the last entry posted strictly before `at` (entries are stamped in seq order under the
+     * account lock): an attached entry's, or, when none is before `at`, those the account's archived entries left
+     * behind, provided its last archived entry is before `at` (else `archived`, with that entry's time: the instant lies
+     * among archived entries, whose running columns are no longer read). One index probe and one key lookup.
+     */
+    async runningBefore(accountId: string, at: Date): Promise<RunningBefore> {
+      const { rows } = (await runPrepared(
+        db,
+        'statement-running-before',
+        `SELECT * FROM (
+           (SELECT 1 AS source, seq, balance_after, credits_to_date, debits_to_date, NULL::timestamptz AS archived_at FROM ledger_entries
+             WHERE account_id = :accountId AND created_at < :at ORDER BY created_at DESC, seq DESC LIMIT 1)
+           UNION ALL
+           SELECT 2, last_seq, balance_after, credits_to_date, debits_to_date, CASE WHEN last_created_at >= :at THEN last_created_at END
+             FROM ledger_archived_accounts WHERE account_id = :accountId
+         ) running ORDER BY source LIMIT 1`,
         { accountId, at },
-      )) as { rows: EntryRow[] };
-      return rows[0] ? toLedgerEntry(rows[0]) : undefined;
+      )) as { rows: Array<Record<string, unknown> & { archived_at: Date | null }> };
+      const row = rows[0];
+      if (!row) return undefined;
+      return row.archived_at === null ? runningColumnsOf(row, '') : { archived: row.archived_at };
     },
 
     /**

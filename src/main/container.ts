@@ -435,7 +435,7 @@ export function createServices(
     kycLimits: createKycLimitsService({ db, tierDefaults: tierDefaultsOf(config) }),
     misdirected: createMisdirectedService({ db, creditPayment, starter }),
     retention: createRetentionService({ db, config }),
-    historyMonths: createHistoryMonthsService({ db }),
+    historyMonths: createHistoryMonthsService({ db, refundWatchMs: config.SETTLEMENT_REFUND_WATCH }),
     rateLimits,
     reconciliation: createReconciliationService({
       db,

@@ -8,6 +8,7 @@ import type { Jobs } from '../contracts/jobs';
 import { createOutboxRepo, type OutboxEntry } from '../workflow-starts/outbox.repo';
 import type { WorkflowStarter } from '../workflow-starts/workflow-starter';
 import { createLedgerRepo } from '../ledger/ledger.repo';
+import { createLedgerArchiveRepo } from '../ledger/ledger-archive.repo';
 import type { LedgerEntry } from '../ledger/ledger.types';
 import type { EventedLedger } from '../events/ledger-events';
 import type { SplitRulesService } from '../split-rules/split-rules.service';
@@ -93,6 +94,22 @@ export function createReconciliationService(deps: {
     return run;
   }
 
+  /**
+   * Refuses a window starting within the archived months of the tenant (of any tenant for a platform run): the
+   * ledger's entries of those months are archived (see docs/scaling.md#archived-months), so the provider's records
+   * there could not be matched.
+   */
+  async function refuseArchivedWindow(tenantId: string | null, windowFrom: Date): Promise<void> {
+    const archiveEnd = await createLedgerArchiveRepo(db).archiveEnd(tenantId);
+    if (archiveEnd && windowFrom < archiveEnd) {
+      throw new BadRequestError(
+        'window_archived',
+        `the ledger's months before ${archiveEnd.toISOString()} are archived: a window must start at or after it`,
+        { archivedBefore: archiveEnd.toISOString() },
+      );
+    }
+  }
+
   return {
     /**
      * A tenant's own run over its own accounts (an API key's, or a dashboard user's, audited). Each
@@ -102,6 +119,7 @@ export function createReconciliationService(deps: {
      */
     async requestTenantRun(tenantId: string, requested: Window, user?: AuditActor): Promise<RunRecord> {
       const { windowFrom, windowTo } = windowOf(requested);
+      await refuseArchivedWindow(tenantId, windowFrom);
       await limits.reconciliationRuns.consume(tenantId);
       const id = uuidv7();
       const job = jobs.reconciliation({ runId: id, tenantId });
@@ -144,6 +162,7 @@ export function createReconciliationService(deps: {
       if (tenantId !== null && !(isUuid(tenantId) && (await db('tenants').where({ id: tenantId }).first('id'))))
         throw new NotFoundError('tenant not found');
       const { windowFrom, windowTo } = windowOf(requested);
+      await refuseArchivedWindow(tenantId, windowFrom);
       const id = uuidv7();
       const job = jobs.reconciliation({ runId: id, tenantId });
       await db.transaction(async (trx) => {

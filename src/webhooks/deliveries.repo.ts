@@ -96,6 +96,12 @@ export function createDeliveriesRepo(db: DbOrTrx) {
       return row ? toDelivery(row) : undefined;
     },
 
+    /** Whether the tenant's delivery `id` lies in an archived month (see docs/scaling.md#archived-months). */
+    async isArchived(tenantId: string, id: string): Promise<boolean> {
+      const row = await db('history_archived_rows').where({ table_name: 'webhook_deliveries', tenant_id: tenantId, id }).first('id');
+      return row !== undefined;
+    },
+
     async attempts(deliveryId: string): Promise<DeliveryAttemptRecord[]> {
       const rows: Array<{ attempt_no: number; attempted_at: Date; status_code: number | null; error: string | null; duration_ms: number }> =
         await db('webhook_attempts').where({ delivery_id: deliveryId }).orderBy('attempt_no');

@@ -28,9 +28,12 @@ export function createWebhooksService(deps: {
   const deliveries = createDeliveriesRepo(db);
 
   async function findDelivery(tenantId: string, id: string): Promise<DeliveryRecord> {
-    const delivery = isUuid(id) ? await deliveries.find(tenantId, id.toLowerCase()) : undefined;
-    if (!delivery) throw new NotFoundError('delivery not found');
-    return delivery;
+    if (!isUuid(id)) throw new NotFoundError('delivery not found');
+    const delivery = await deliveries.find(tenantId, id.toLowerCase());
+    if (delivery) return delivery;
+    if (await deliveries.isArchived(tenantId, id.toLowerCase()))
+      throw new NotFoundError('delivery archived: its month was detached from the history (see docs/scaling.md#archived-months)');
+    throw new NotFoundError('delivery not found');
   }
 
   return {

@@ -17,7 +17,8 @@ export const historyCommands: Record<string, Command> = {
   },
   'history:detach': {
     everyCluster: true,
-    usage: 'history:detach --before YYYY-MM [--json]   (detaches the history partitions of every month before it, for archive)',
+    usage:
+      "history:detach --before YYYY-MM [--json]   (archives every month before it: detaches its history partitions, every account's totals carried forward)",
     options: { before: { type: 'string' } },
     required: ['before'],
     async run(context) {

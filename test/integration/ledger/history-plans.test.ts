@@ -111,7 +111,7 @@ describe('the ledger: history reads planned once per connection', () => {
       'balances-at',
       'daily-balances',
       'statement-cursor-seq',
-      'statement-last-entry-before',
+      'statement-running-before',
       'statement-page',
       'statement-page-after',
       'statement-period-page-from-to',
