@@ -18,6 +18,9 @@ export const HISTORY_TABLES: readonly string[] = [...LEDGER_HISTORY_TABLES, ...E
 
 const PARTITION_NAME = /_y(\d{4})m(\d{2})$/;
 
+/** Where detached months go, apart from the service's schema. */
+const ARCHIVE_SCHEMA = 'history_archive';
+
 /**
  * The history's partitions by month, made by history_month_partition (migrations/20261212000100_ledger_history_by_month.ts,
  * migrations/20261212000200_events_and_deliveries_by_month.ts).
@@ -74,9 +77,14 @@ export function createHistoryMonthsRepo(db: DbOrTrx) {
       await db.raw(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
     },
 
-    /** Detaches a month's partition: it stays in the database as a table of its own, for archive and then DROP. */
-    async detach(table: string, partition: string): Promise<void> {
+    /**
+     * Detaches a month's partition into the archive's schema (migrations/20261213000200_history_archive_schema.ts): it
+     * stays in the database as a table of its own, for an operator to dump and drop. Returns its name there.
+     */
+    async detach(table: string, partition: string): Promise<string> {
       await db.raw(`ALTER TABLE ${table} DETACH PARTITION ${partition}`);
+      await db.raw(`ALTER TABLE ${partition} SET SCHEMA ${ARCHIVE_SCHEMA}`);
+      return `${ARCHIVE_SCHEMA}.${partition}`;
     },
   };
 }

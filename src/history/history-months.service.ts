@@ -20,6 +20,9 @@ function monthsAfter(month: Month, count: number): Month {
   return date.toISOString().slice(0, 10);
 }
 
+/** A month's partition as detached, and its table's name in the archive's schema. */
+export type DetachedMonth = MonthPartition & { archivedAs: string };
+
 /**
  * The history tables' months (see migrations/20261212000100_ledger_history_by_month.ts and
  * migrations/20261212000200_events_and_deliveries_by_month.ts): partition DDL, which moves
@@ -61,7 +64,7 @@ export function createHistoryMonthsService(deps: { db: Db; refundWatchMs: number
      * partition still holds rows of those months, or when money or work of those months is still moving (see
      * docs/scaling.md#archived-months).
      */
-    async detachBefore(before: Month): Promise<MonthPartition[]> {
+    async detachBefore(before: Month): Promise<DetachedMonth[]> {
       return db.transaction(async (trx) => {
         const repo = createHistoryMonthsRepo(trx);
         const current = await repo.currentMonth();
@@ -92,8 +95,10 @@ export function createHistoryMonthsService(deps: { db: Db; refundWatchMs: number
         if (detached.length === 0) return [];
         await createLedgerArchiveRepo(trx).carryForward(before);
         await createHistoryArchiveRepo(trx).recordArchivedIds(before);
-        for (const partition of detached) await repo.detach(partition.table, partition.partition);
-        return detached;
+        const archived: DetachedMonth[] = [];
+        for (const partition of detached)
+          archived.push({ ...partition, archivedAs: await repo.detach(partition.table, partition.partition) });
+        return archived;
       });
     },
   };

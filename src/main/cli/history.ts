@@ -27,7 +27,7 @@ export const historyCommands: Record<string, Command> = {
       const detached = await context.services.historyMonths.detachBefore(`${before}-01`);
       context.print(
         detached.length > 0
-          ? detached.map((partition) => `detached ${partition.partition} (${partition.table}, ${partition.month.slice(0, 7)})`).join('\n')
+          ? detached.map((partition) => `detached ${partition.table} ${partition.month.slice(0, 7)} as ${partition.archivedAs}`).join('\n')
           : `no month before ${before} to detach`,
         { detached },
       );

@@ -365,12 +365,15 @@ describe('the ledger: archived months', () => {
     // Dumped and dropped, the detached tables are needed by nothing.
     const detachedTables = (
       await db().raw(
-        `SELECT c.relname FROM pg_class c WHERE c.relkind = 'r' AND c.relname ~ '_y[0-9]{4}m[0-9]{2}$' AND NOT c.relispartition AND c.relnamespace = current_schema()::regnamespace`,
+        `SELECT 'history_archive.' || c.relname AS name FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = 'history_archive'::regnamespace`,
       )
-    ).rows.map((row: { relname: string }) => row.relname);
+    ).rows.map((row: { name: string }) => row.name);
     for (const month of [months.older, months.last])
       for (const table of HISTORY_TABLES)
-        assert.ok(detachedTables.includes(`${table}_y${month.slice(0, 4)}m${month.slice(5, 7)}`), detachedTables.join(', '));
+        assert.ok(
+          detachedTables.includes(`history_archive.${table}_y${month.slice(0, 4)}m${month.slice(5, 7)}`),
+          detachedTables.join(', '),
+        );
     await db().raw(`DROP TABLE ${detachedTables.join(', ')}`);
     assert.deepEqual(await problems(), []);
     // Retention reads the months still attached: its pass over a history whose old months are gone completes.

@@ -7,6 +7,7 @@ import { uuidv7 } from '../../../src/ids';
 import { createHistoryMonthsService } from '../../../src/history/history-months.service';
 import { isAlreadyAnswered, isDuplicatePaymentCredit } from '../../../src/ledger/ledger-constraints';
 import { createLedgerVerificationRepo } from '../../../src/ledger/ledger-verification.repo';
+import { tenantTables } from '../../../src/tenant-moves/tenant-tables';
 import { fundAccount, provisionAccount, statement, type ProvisionedAccount } from '../../helpers/fixtures';
 import { rolledBack } from '../../helpers/rolled-back';
 import { createTenant, startStack, type Stack, type TestTenant } from '../../helpers/stack';
@@ -302,14 +303,17 @@ describe('the ledger: history by month', () => {
       await trx.raw(`SELECT history_month_partition('ledger_entries', '2001-01-01')`);
       await trx.raw(`SELECT history_month_partition('ledger_system_posting_rows', '2001-01-01')`);
       const detached = await history.detachBefore('2001-02-01');
-      assert.deepEqual(detached.map((partition) => partition.partition).sort(), [
-        'ledger_entries_y2001m01',
-        'ledger_system_posting_rows_y2001m01',
+      assert.deepEqual(detached.map((partition) => partition.archivedAs).sort(), [
+        'history_archive.ledger_entries_y2001m01',
+        'history_archive.ledger_system_posting_rows_y2001m01',
       ]);
       const stillAttached = (
-        await trx.raw(`SELECT count(*) AS count FROM pg_inherits WHERE inhrelid = 'ledger_entries_y2001m01'::regclass`)
+        await trx.raw(`SELECT count(*) AS count FROM pg_inherits WHERE inhrelid = 'history_archive.ledger_entries_y2001m01'::regclass`)
       ).rows[0].count;
       assert.equal(stillAttached, '0');
+      // Out of the service's schema, an archived month is no table a tenant move copies.
+      const moved = (await tenantTables(trx)).map((table) => table.name);
+      assert.ok(moved.includes('ledger_entries') && !moved.some((name) => name.endsWith('_y2001m01')), moved.join(', '));
     });
   });
 });
