@@ -45,9 +45,21 @@ export const SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES = 2_048;
 /** What a keyword list may use of it: the limit less a margin for the payload's own encoding. */
 export const SEARCH_ATTRIBUTE_BUDGET_BYTES = SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES - 48;
 
+const utf8 = new TextEncoder();
+
 /** The JSON size of a keyword list as Temporal stores it. */
 export function keywordListBytes(values: readonly string[]): number {
-  return new TextEncoder().encode(JSON.stringify(values)).length;
+  return utf8.encode(JSON.stringify(values)).length;
+}
+
+/**
+ * What `value` adds to the JSON size of the distinct keyword list `list` (see keywordListBytes, which an empty list
+ * starts at: 2): itself as a JSON string and the comma before it, or nothing when the list holds it already. Lets a
+ * list grow one value at a time without measuring it whole again.
+ */
+export function keywordListGrowth(list: ReadonlySet<string>, value: string): number {
+  if (list.has(value)) return 0;
+  return utf8.encode(JSON.stringify(value)).length + (list.size > 0 ? 1 : 0);
 }
 
 /** A keyword list's values, each once, in first-seen order. */

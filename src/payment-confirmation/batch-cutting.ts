@@ -1,4 +1,4 @@
-import { distinct, keywordListBytes, SEARCH_ATTRIBUTE_BUDGET_BYTES } from '../contracts/search-attributes';
+import { keywordListBytes, keywordListGrowth, SEARCH_ATTRIBUTE_BUDGET_BYTES } from '../contracts/search-attributes';
 /**
  * How queued confirmations are cut into batches. Pure: no I/O.
  *
@@ -25,24 +25,47 @@ export interface QueuedConfirmation {
  * carries no reference list; see the batcher).
  */
 export function cutBatches<T extends QueuedConfirmation>(queued: readonly T[], maxSize: number): T[][] {
-  const byTenant = new Map<string, T[][]>();
+  const byTenant = new Map<string, Array<Cutting<T>>>();
   for (const item of queued) {
     const batches = byTenant.get(item.tenantId) ?? [];
     byTenant.set(item.tenantId, batches);
     const current = batches.at(-1);
-    if (current && fits(current, item, maxSize)) current.push(item);
-    else batches.push([item]);
+    if (current && fits(current, item, maxSize)) add(current, item);
+    else batches.push(add(newCutting<T>(), item));
   }
   const tenants = [...byTenant.values()];
   const turns = Math.max(0, ...tenants.map((batches) => batches.length));
   return Array.from({ length: turns }, (_unused, turn) =>
-    tenants.flatMap((batches) => (turn < batches.length ? [batches[turn]!] : [])),
+    tenants.flatMap((batches) => (turn < batches.length ? [batches[turn]!.items] : [])),
   ).flat();
 }
 
-function fits<T extends QueuedConfirmation>(batch: readonly T[], item: T, maxSize: number): boolean {
-  if (batch.length >= maxSize) return false;
-  const refs = distinct([...batch.map((queued) => queued.providerTxnRef), item.providerTxnRef]);
-  const accounts = distinct([...batch.map((queued) => queued.accountRef), item.accountRef]);
-  return keywordListBytes(refs) <= SEARCH_ATTRIBUTE_BUDGET_BYTES && keywordListBytes(accounts) <= SEARCH_ATTRIBUTE_BUDGET_BYTES;
+/** A batch being cut, with its two search attribute lists as they grow (distinct values, JSON bytes). */
+interface Cutting<T> {
+  items: T[];
+  refs: Set<string>;
+  refBytes: number;
+  accounts: Set<string>;
+  accountBytes: number;
+}
+
+function newCutting<T>(): Cutting<T> {
+  return { items: [], refs: new Set(), refBytes: keywordListBytes([]), accounts: new Set(), accountBytes: keywordListBytes([]) };
+}
+
+function fits<T extends QueuedConfirmation>(batch: Cutting<T>, item: T, maxSize: number): boolean {
+  if (batch.items.length >= maxSize) return false;
+  return (
+    batch.refBytes + keywordListGrowth(batch.refs, item.providerTxnRef) <= SEARCH_ATTRIBUTE_BUDGET_BYTES &&
+    batch.accountBytes + keywordListGrowth(batch.accounts, item.accountRef) <= SEARCH_ATTRIBUTE_BUDGET_BYTES
+  );
+}
+
+function add<T extends QueuedConfirmation>(batch: Cutting<T>, item: T): Cutting<T> {
+  batch.refBytes += keywordListGrowth(batch.refs, item.providerTxnRef);
+  batch.refs.add(item.providerTxnRef);
+  batch.accountBytes += keywordListGrowth(batch.accounts, item.accountRef);
+  batch.accounts.add(item.accountRef);
+  batch.items.push(item);
+  return batch;
 }

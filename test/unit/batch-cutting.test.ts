@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { keywordListBytes, SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES } from '../../src/contracts/search-attributes';
+import { keywordListBytes, keywordListGrowth, SEARCH_ATTRIBUTE_VALUE_LIMIT_BYTES } from '../../src/contracts/search-attributes';
 import { cutBatches } from '../../src/payment-confirmation/batch-cutting';
 
 describe('batch cutting: one tenant per batch, within the size and the search attribute limits', () => {
@@ -48,5 +48,16 @@ describe('batch cutting: one tenant per batch, within the size and the search at
       cutBatches(oneAccount, 500).map((batch) => batch.length),
       [30],
     );
+  });
+
+  it('grows a keyword list one value at a time to exactly the size measured whole, escapes, repeats and all', () => {
+    const values = ['API-1', 'naïra-₦', 'API-1', 'quote"and\\slash', 'tab\there', 'API-2', 'naïra-₦'];
+    const list = new Set<string>();
+    let bytes = keywordListBytes([]);
+    for (const value of values) {
+      bytes += keywordListGrowth(list, value);
+      list.add(value);
+      assert.equal(bytes, keywordListBytes([...list]), value);
+    }
   });
 });
