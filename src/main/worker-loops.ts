@@ -56,8 +56,11 @@ export function startWorkerLoops(deps: {
 }) {
   const { batcher, starter, dispatcher, balanceSweepSchedules, accounts, historyMonths, config, logger } = deps;
   const stopping = new AbortController();
+  // A pass that ends after stop() was called finds the signal aborted already, and an aborted signal never fires
+  // again: it must not wait out its interval (an hour for the history months).
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
+      if (stopping.signal.aborted) return resolve();
       const wake = (): void => {
         clearTimeout(timer);
         stopping.signal.removeEventListener('abort', wake);
