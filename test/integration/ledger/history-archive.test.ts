@@ -59,6 +59,7 @@ describe('the ledger: archived months', () => {
   let months: { current: string; last: string; older: string; today: string };
 
   const db = () => stack.infra.db;
+  const get = (path: string) => call(stack.apiUrl, 'GET', path, { apiKey: tenant.apiKey });
   const problems = async () =>
     (await createLedgerVerificationRepo(db()).problems()).map((problem) => `${problem.check}: ${problem.detail}`);
 
@@ -98,10 +99,7 @@ describe('the ledger: archived months', () => {
     });
     assert.equal(response.status, 202, JSON.stringify(response.body));
     const ref = response.body.merchantTxRef as string;
-    await eventually(
-      async () => (await call(stack.apiUrl, 'GET', `/v1/transfers/${ref}`, { apiKey: tenant.apiKey })).body.status === status,
-      { what: `settlement ${status}` },
-    );
+    await eventually(async () => (await get(`/v1/transfers/${ref}`)).body.status === status, { what: `settlement ${status}` });
     return ref;
   }
 
@@ -149,7 +147,7 @@ describe('the ledger: archived months', () => {
                         FROM date_trunc('month', now() AT TIME ZONE 'Africa/Lagos') m`)
     ).rows[0];
     assert.deepEqual(await problems(), [], 'the history as made, clean before any detach');
-    booksBefore = (await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: tenant.apiKey })).body;
+    booksBefore = (await get('/v1/ledger/balances')).body;
   });
   after(async () => {
     await receiver?.close();
@@ -254,22 +252,13 @@ describe('the ledger: archived months', () => {
     assert.deepEqual(await problems(), [], 'clean, the compensation of last month answering an archived credit among it');
 
     // The books read the archive's sums: the same balances, still summing to zero.
-    const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: tenant.apiKey });
+    const books = await get('/v1/ledger/balances');
     assert.equal(books.body.total, '0.00');
     assert.deepEqual(books.body, booksBefore);
-    const booksThen = await call(stack.apiUrl, 'GET', `/v1/ledger/balances?at=${encodeURIComponent(`${months.last}T00:00:00+01:00`)}`, {
-      apiKey: tenant.apiKey,
-    });
+    const booksThen = await get(`/v1/ledger/balances?at=${encodeURIComponent(`${months.last}T00:00:00+01:00`)}`);
     assert.equal(booksThen.status, 200, JSON.stringify(booksThen.body));
     assert.equal(booksThen.body.total, '0.00');
-    const booksArchived = await call(
-      stack.apiUrl,
-      'GET',
-      `/v1/ledger/balances?at=${encodeURIComponent(`${months.older}T12:00:00+01:00`)}`,
-      {
-        apiKey: tenant.apiKey,
-      },
-    );
+    const booksArchived = await get(`/v1/ledger/balances?at=${encodeURIComponent(`${months.older}T12:00:00+01:00`)}`);
     assert.equal(booksArchived.status, 400, JSON.stringify(booksArchived.body));
     assert.equal(booksArchived.body.code, 'period_archived');
 
@@ -289,12 +278,7 @@ describe('the ledger: archived months', () => {
       ['500.00', '500.00', 0],
       JSON.stringify(untilNow.body),
     );
-    const days = await call(
-      stack.apiUrl,
-      'GET',
-      `/v1/accounts/${quiet.AccountRef}/daily-balances?from=${months.current}&to=${months.today}`,
-      { apiKey: tenant.apiKey },
-    );
+    const days = await get(`/v1/accounts/${quiet.AccountRef}/daily-balances?from=${months.current}&to=${months.today}`);
     assert.equal(days.status, 200, JSON.stringify(days.body));
     assert.ok(
       days.body.days.every(
@@ -305,23 +289,11 @@ describe('the ledger: archived months', () => {
     const whole = await statement(stack, tenant.apiKey, quiet.AccountRef);
     assert.deepEqual([whole.body.openingBalance, whole.body.closingBalance, whole.body.lines.length], ['500.00', '500.00', 0]);
     assert.equal(quietStatementBefore.body.closingBalance, '500.00');
-    const now = await call(
-      stack.apiUrl,
-      'GET',
-      `/v1/accounts/${quiet.AccountRef}/balance?at=${encodeURIComponent(new Date().toISOString())}`,
-      {
-        apiKey: tenant.apiKey,
-      },
-    );
+    const now = await get(`/v1/accounts/${quiet.AccountRef}/balance?at=${encodeURIComponent(new Date().toISOString())}`);
     assert.equal(now.status, 200, JSON.stringify(now.body));
     assert.equal(now.body.ledgerBalance, '500.00');
     // An instant among archived entries is refused, naming where the archive ends.
-    const among = await call(
-      stack.apiUrl,
-      'GET',
-      `/v1/accounts/${quiet.AccountRef}/balance?at=${encodeURIComponent(`${months.older}T00:00:00+01:00`)}`,
-      { apiKey: tenant.apiKey },
-    );
+    const among = await get(`/v1/accounts/${quiet.AccountRef}/balance?at=${encodeURIComponent(`${months.older}T00:00:00+01:00`)}`);
     assert.equal(among.status, 400, JSON.stringify(among.body));
     assert.equal(among.body.code, 'period_archived');
 
@@ -360,7 +332,7 @@ describe('the ledger: archived months', () => {
     const credit = await fundAccount(stack, busy.ID, 10_00n);
     assert.equal(credit.seq, BigInt(account.last_seq) + 1n);
     assert.deepEqual(await problems(), []);
-    const books = await call(stack.apiUrl, 'GET', '/v1/ledger/balances', { apiKey: tenant.apiKey });
+    const books = await get('/v1/ledger/balances');
     assert.equal(books.body.total, '0.00', JSON.stringify(books.body));
     // Dumped and dropped, the detached tables are needed by nothing.
     const detachedTables = (
@@ -387,7 +359,7 @@ describe('the ledger: archived months', () => {
       .where({ table_name: 'webhook_deliveries', tenant_id: tenant.tenantId })
       .first('id');
     assert.ok(delivery, 'a delivery of the payouts archived');
-    const read = await call(stack.apiUrl, 'GET', `/v1/webhooks/deliveries/${delivery.id}`, { apiKey: tenant.apiKey });
+    const read = await get(`/v1/webhooks/deliveries/${delivery.id}`);
     assert.equal(read.status, 404, JSON.stringify(read.body));
     assert.match(read.body.error, /^delivery archived/);
     const replay = await call(stack.apiUrl, 'POST', `/v1/webhooks/dead-letters/${delivery.id}/replay`, { apiKey: tenant.apiKey, body: {} });
@@ -396,8 +368,8 @@ describe('the ledger: archived months', () => {
   });
 
   it('answers what names an archived entry clearly, never a 500: its payout, its refunds', async () => {
-    const payout = await call(stack.apiUrl, 'GET', `/v1/transfers/${paidOut}`, { apiKey: tenant.apiKey });
-    const refunds = await call(stack.apiUrl, 'GET', `/v1/payments/${kept.transactionGroupId}/refunds`, { apiKey: tenant.apiKey });
+    const payout = await get(`/v1/transfers/${paidOut}`);
+    const refunds = await get(`/v1/payments/${kept.transactionGroupId}/refunds`);
     const refund = await call(stack.apiUrl, 'POST', `/v1/payments/${kept.transactionGroupId}/refunds`, {
       apiKey: tenant.apiKey,
       body: { amount: '10.00', reason: 'asked by the payer' },
