@@ -1,5 +1,6 @@
 import { BadRequestError } from '../errors';
 import type { Db } from '../db';
+import { createLedgerArchiveRepo } from '../ledger/ledger-archive.repo';
 import { createLedgerBooksRepo, type BooksLine, type CustomerBalance, type JournalTransaction } from '../ledger/ledger-books.repo';
 import type { Kobo } from '../money';
 
@@ -41,8 +42,9 @@ export function createBooksService(deps: { db: Db }) {
 
   /** Refuses an instant within the tenant's archive (400 period_archived): its balances then are no longer read. */
   async function refuseArchived(tenantId: string, at: Date): Promise<void> {
-    const through = await repo.archivedThrough(tenantId);
-    if (through && at <= through) {
+    const end = await createLedgerArchiveRepo(deps.db).archiveEnd(tenantId);
+    if (end && at < end) {
+      const through = new Date(end.getTime() - 1);
       throw new BadRequestError('period_archived', `the books up to ${through.toISOString()} are archived: ask for a time after that`, {
         archivedThrough: through.toISOString(),
       });

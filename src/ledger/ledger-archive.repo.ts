@@ -20,12 +20,16 @@ export function createLedgerArchiveRepo(db: DbOrTrx) {
   return {
     /**
      * The first instant after the archive of tenant `tenantId` (of any tenant when null): the start of the month its
-     * archive ends before; null without an archive. A read over a window starting earlier would miss what is archived.
+     * archive ends before, by its accounts' carried rows and its system accounts'; null without an archive. A read of
+     * balances at an earlier instant, or over a window starting earlier, would miss what is archived.
      */
     async archiveEnd(tenantId: string | null): Promise<Date | null> {
       const { rows } = await db.raw(
-        `SELECT max(CAST(archived_before AS timestamp) AT TIME ZONE 'Africa/Lagos') AS ends FROM ledger_archived_system_postings
-          WHERE CAST(:tenantId AS uuid) IS NULL OR tenant_id = CAST(:tenantId AS uuid)`,
+        `SELECT max(CAST(archived_before AS timestamp) AT TIME ZONE 'Africa/Lagos') AS ends FROM (
+           SELECT tenant_id, archived_before FROM ledger_archived_accounts
+           UNION ALL
+           SELECT tenant_id, archived_before FROM ledger_archived_system_postings
+         ) archived WHERE CAST(:tenantId AS uuid) IS NULL OR tenant_id = CAST(:tenantId AS uuid)`,
         { tenantId },
       );
       return (rows[0] as { ends: Date | null }).ends;

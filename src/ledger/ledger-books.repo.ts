@@ -40,7 +40,7 @@ export interface JournalTransaction {
 /**
  * Account `a`'s ledger balance after its last entry before `:before`, beside its archived entries' carried-forward row
  * `z` (see docs/scaling.md#archived-months): an attached entry's running balance, else the archive's. The caller
- * refuses an instant before the tenant's archive ends (see archivedThrough).
+ * refuses an instant before the tenant's archive ends (see ledger-archive.repo.ts, archiveEnd).
  */
 const BALANCE_BEFORE = `coalesce((SELECT balance_after FROM ledger_entries
                         WHERE account_id = a.id AND created_at < :before
@@ -68,20 +68,6 @@ export function createLedgerBooksRepo(db: DbOrTrx) {
         (result.rows as Array<{ account: string; balance: string }>).map((row) => [row.account, koboFromDb(row.balance)]),
       );
       return [...SYSTEM_ACCOUNTS, 'customers' as const].map((code) => ({ code, balance: byAccount.get(code) ?? 0n }));
-    },
-
-    /**
-     * The end of the tenant's archive (see docs/scaling.md#archived-months): the time of its last archived entry or
-     * system posting's month end, after which its balances at an instant are read; null without an archive.
-     */
-    async archivedThrough(tenantId: string): Promise<Date | null> {
-      const result = await db.raw(
-        `SELECT greatest((SELECT max(last_created_at) FROM ledger_archived_accounts WHERE tenant_id = :tenant_id),
-                         (SELECT max(CAST(archived_before AS timestamp) AT TIME ZONE 'Africa/Lagos') - interval '1 millisecond'
-                            FROM ledger_archived_system_postings WHERE tenant_id = :tenant_id)) AS through`,
-        { tenant_id: tenantId },
-      );
-      return (result.rows[0] as { through: Date | null }).through;
     },
 
     /**
