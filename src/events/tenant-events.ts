@@ -66,6 +66,15 @@ export function eventEnvelopeBody(event: TenantEvent): string {
   });
 }
 
+/**
+ * Whether endpoint `alias` (a webhook_endpoints row) takes events of `typeSql` for tenant `tenantIdSql`: live, enabled
+ * and subscribed to the type (or to every type). The dispatcher delivers to these, and an event is recorded waiting
+ * for it only when its tenant has one as it is recorded: the events no endpoint takes (most, for a tenant without
+ * endpoints) are recorded dispatched, and cost the dispatcher nothing.
+ */
+export const subscribedEndpointSql = (alias: string, tenantIdSql: string, typeSql: string): string =>
+  `${alias}.tenant_id = ${tenantIdSql} AND ${alias}.deleted_at IS NULL AND ${alias}.enabled AND (${alias}.event_types IS NULL OR ${typeSql} = ANY(${alias}.event_types))`;
+
 /** The per-subject transaction lock every event of an existing subject is numbered under; the arguments are SQL expressions. */
 const subjectLockSql = (tenantId: string, subject: string) =>
   `pg_advisory_xact_lock(hashtextextended(CAST(${tenantId} AS text) || ':' || ${subject}, 0))`;
@@ -83,8 +92,10 @@ const subjectLockSql = (tenantId: string, subject: string) =>
  */
 export function recordedEventsCte(name: string, rows: string, subjects: 'new' | 'existing'): string {
   const insert = (from: string, last: string) => `${name} AS (
-    INSERT INTO tenant_events (id, tenant_id, type, subject, sequence, data)
-    SELECT r.id, r.tenant_id, r.type, r.subject, CAST(${last} + r.ord AS int), r.data FROM ${from} r
+    INSERT INTO tenant_events (id, tenant_id, type, subject, sequence, data, dispatched_at)
+    SELECT r.id, r.tenant_id, r.type, r.subject, CAST(${last} + r.ord AS int), r.data,
+           CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints w WHERE ${subscribedEndpointSql('w', 'r.tenant_id', 'r.type')}) THEN NULL ELSE now() END
+      FROM ${from} r
     RETURNING id
   )`;
   if (subjects === 'new') return insert(`(${rows})`, '0');

@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db';
+import { subscribedEndpointSql } from '../events/tenant-events';
 
 export interface EndpointRecord {
   id: string;
@@ -120,10 +121,10 @@ export function createEndpointsRepo(db: DbOrTrx) {
 
     /** The tenant's enabled endpoints that subscribe to `type` (by name, or to every type). */
     async subscribers(tenantId: string, type: string): Promise<EndpointRecord[]> {
-      const rows: EndpointRow[] = await live()
-        .where({ tenant_id: tenantId, enabled: true })
-        .where((query) => query.whereNull('event_types').orWhereRaw('? = ANY(event_types)', [type]))
-        .orderBy('id');
+      const rows: EndpointRow[] = await db('webhook_endpoints as w')
+        .whereRaw(subscribedEndpointSql('w', '?', '?'), [tenantId, type])
+        .orderBy('w.id')
+        .select('w.*');
       return rows.map(toEndpoint);
     },
 

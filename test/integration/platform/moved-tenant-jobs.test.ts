@@ -36,7 +36,15 @@ describe("tenant:move: the source's jobs pass a moved tenant by", function () {
     });
     assert.equal(scheduled.status, 202, scheduled.text);
     scheduledRef = scheduled.body.merchantTxRef as string;
-    // Events of both tenants waiting for the dispatcher.
+    // Events of both tenants waiting for the dispatcher: each has an endpoint that takes them (events no endpoint
+    // takes are recorded dispatched).
+    for (const tenant of [moved, staying]) {
+      const endpoint = await call(stack.apiUrl, 'POST', '/v1/webhook-endpoints', {
+        apiKey: tenant.apiKey,
+        body: { url: 'http://127.0.0.1:9/events', eventTypes: ['payment.received'] },
+      });
+      assert.equal(endpoint.status, 201, endpoint.text);
+    }
     assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }))).status, 200);
     const other = await provisionAccount(stack, staying.apiKey);
     assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: other.AccountRef }))).status, 200);
@@ -109,6 +117,7 @@ describe("tenant:move: the source's jobs pass a moved tenant by", function () {
     const undispatched = (tenantId: string) =>
       stack.infra.db('tenant_events').where({ tenant_id: tenantId }).whereNull('dispatched_at').count({ n: '*' }).first();
     const before = Number((await undispatched(moved.tenantId))!.n);
+    assert.ok(before > 0, 'the moved tenant has events waiting');
     assert.ok(before > 0);
     // Passes until one is not full: other test files of this database may have left more events than one pass takes.
     const dispatcher = createEventDispatcher({ db: stack.infra.db, jobs: createJobs(stack.config), starter: stack.services.starter });

@@ -147,6 +147,38 @@ describe('webhook endpoints and subscribable events', () => {
     }
   });
 
+  it('records the events no endpoint takes as dispatched, and leaves those an endpoint takes to the dispatcher', async () => {
+    const receiver = await startReceiver([200]);
+    try {
+      const without = await createTenant(stack);
+      const otherTypes = await createTenant(stack);
+      const subscribed = await createTenant(stack);
+      assert.equal((await createEndpoint(otherTypes, { url: receiver.url, eventTypes: ['settlement.created'] })).status, 201);
+      assert.equal((await createEndpoint(subscribed, { url: receiver.url, eventTypes: ['payment.received'] })).status, 201);
+      for (const tenant of [without, otherTypes, subscribed]) {
+        const account = await provisionAccount(stack, tenant.apiKey);
+        assert.equal((await sendProviderEvent(stack, paymentEvent({ accountRef: account.AccountRef }))).status, 200);
+      }
+      // The event's created_at is the clock as its row was written, dispatched_at its transaction's start when recorded
+      // dispatched: at or before it. A dispatcher's pass is a later transaction: after it.
+      const received = async (tenant: TestTenant) =>
+        (
+          await stack.infra.db.raw<{ rows: Array<{ dispatched: boolean; atRecord: boolean }> }>(
+            `SELECT dispatched_at IS NOT NULL AS dispatched, dispatched_at <= created_at AS "atRecord"
+               FROM tenant_events WHERE tenant_id = ? AND type = 'payment.received'`,
+            [tenant.tenantId],
+          )
+        ).rows;
+      assert.deepEqual(await received(without), [{ dispatched: true, atRecord: true }]);
+      assert.deepEqual(await received(otherTypes), [{ dispatched: true, atRecord: true }]);
+      await eventually(async () => receiver.calls.length >= 1, { what: "the subscribed tenant's payment.received delivered" });
+      assert.deepEqual(await received(subscribed), [{ dispatched: true, atRecord: false }]);
+      assert.deepEqual(typesOf(receiver.calls), ['payment.received']);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("never sends a tenant another tenant's events", async () => {
     const mine = await startReceiver([200]);
     const theirs = await startReceiver([200]);
