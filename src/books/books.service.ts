@@ -39,10 +39,11 @@ function booksOf(lines: BooksLine[]): Books {
 /** The tenant's books, read-only: balances by account and the journal of balanced transactions. */
 export function createBooksService(deps: { db: Db }) {
   const repo = createLedgerBooksRepo(deps.db);
+  const archive = createLedgerArchiveRepo(deps.db);
 
   /** Refuses an instant within the tenant's archive (400 period_archived): its balances then are no longer read. */
   async function refuseArchived(tenantId: string, at: Date): Promise<void> {
-    const end = await createLedgerArchiveRepo(deps.db).archiveEnd(tenantId);
+    const end = await archive.archiveEnd(tenantId);
     if (end && at < end) {
       const through = new Date(end.getTime() - 1);
       throw new BadRequestError('period_archived', `the books up to ${through.toISOString()} are archived: ask for a time after that`, {

@@ -30,8 +30,10 @@ export function cutBatches<T extends QueuedConfirmation>(queued: readonly T[], m
     const batches = byTenant.get(item.tenantId) ?? [];
     byTenant.set(item.tenantId, batches);
     const current = batches.at(-1);
-    if (current && fits(current, item, maxSize)) add(current, item);
-    else batches.push(add(newCutting<T>(), item));
+    if (current && addIfFits(current, item, maxSize)) continue;
+    const fresh = newCutting<T>();
+    add(fresh, item, growthOf(fresh, item));
+    batches.push(fresh);
   }
   const tenants = [...byTenant.values()];
   const turns = Math.max(0, ...tenants.map((batches) => batches.length));
@@ -49,23 +51,37 @@ interface Cutting<T> {
   accountBytes: number;
 }
 
+/** What an item would add to each of a batch's lists, in bytes. */
+interface Growth {
+  refBytes: number;
+  accountBytes: number;
+}
+
 function newCutting<T>(): Cutting<T> {
   return { items: [], refs: new Set(), refBytes: keywordListBytes([]), accounts: new Set(), accountBytes: keywordListBytes([]) };
 }
 
-function fits<T extends QueuedConfirmation>(batch: Cutting<T>, item: T, maxSize: number): boolean {
-  if (batch.items.length >= maxSize) return false;
-  return (
-    batch.refBytes + keywordListGrowth(batch.refs, item.providerTxnRef) <= SEARCH_ATTRIBUTE_BUDGET_BYTES &&
-    batch.accountBytes + keywordListGrowth(batch.accounts, item.accountRef) <= SEARCH_ATTRIBUTE_BUDGET_BYTES
-  );
+function growthOf<T extends QueuedConfirmation>(batch: Cutting<T>, item: T): Growth {
+  return { refBytes: keywordListGrowth(batch.refs, item.providerTxnRef), accountBytes: keywordListGrowth(batch.accounts, item.accountRef) };
 }
 
-function add<T extends QueuedConfirmation>(batch: Cutting<T>, item: T): Cutting<T> {
-  batch.refBytes += keywordListGrowth(batch.refs, item.providerTxnRef);
+/** Adds the item when the batch has room for it and both lists stay within the budget; false, untouched, when not. */
+function addIfFits<T extends QueuedConfirmation>(batch: Cutting<T>, item: T, maxSize: number): boolean {
+  if (batch.items.length >= maxSize) return false;
+  const growth = growthOf(batch, item);
+  if (
+    batch.refBytes + growth.refBytes > SEARCH_ATTRIBUTE_BUDGET_BYTES ||
+    batch.accountBytes + growth.accountBytes > SEARCH_ATTRIBUTE_BUDGET_BYTES
+  )
+    return false;
+  add(batch, item, growth);
+  return true;
+}
+
+function add<T extends QueuedConfirmation>(batch: Cutting<T>, item: T, growth: Growth): void {
+  batch.refBytes += growth.refBytes;
   batch.refs.add(item.providerTxnRef);
-  batch.accountBytes += keywordListGrowth(batch.accounts, item.accountRef);
+  batch.accountBytes += growth.accountBytes;
   batch.accounts.add(item.accountRef);
   batch.items.push(item);
-  return batch;
 }
