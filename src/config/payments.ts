@@ -10,5 +10,5 @@ export const paymentsEnv = z.object({
   CONFIRMATION_MIN_NOT_FOUND_LOOKUPS: integer(3, 1, 100),
   CONFIRMATION_BATCH_MAX: integer(64, 1, 500),
   CONFIRMATION_BATCH_WINDOW: duration('500ms'),
-  CONFIRMATION_BATCHES_PER_WORKER: integer(16, 1, 10_000),
+  CONFIRMATION_BATCHES_PER_WORKER: integer(4, 1, 10_000),
 });

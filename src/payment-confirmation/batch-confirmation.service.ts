@@ -25,8 +25,12 @@ interface SplitRuleOfAccount {
   parts: Array<{ toAccountId: string }>;
 }
 
-/** Lookups of one round in flight at once: a batch never opens dozens of connections to the provider. */
-const DEFAULT_LOOKUP_CONCURRENCY = 8;
+/**
+ * Lookups of one round in flight at once: a round of the usual batch (about 34 payments) asks about all of them
+ * together, so a slow provider's answer time is paid about once a round, not once for every few payments. The
+ * provider sees at most this many per busy batch (CONFIRMATION_BATCHES_PER_WORKER of them per worker process).
+ */
+const DEFAULT_LOOKUP_CONCURRENCY = 32;
 
 interface Answered {
   credit: RoundCredit;

@@ -29,7 +29,8 @@ const START_CONCURRENCY = 8;
  * process holds.
  *
  * At most `maxBusyBatches` batches this process started are busy at once: a backlog waits in the claim
- * queue, where every tenant takes its turn, instead of as rounds in front of every delivery and
+ * queue, where every tenant takes its turn (a tenant with none of these batches busy before one with some, so a
+ * small tenant's credits never wait behind a burst for a free room), instead of as rounds in front of every delivery and
  * settlement in the worker and lookups at the provider. A batch is busy while it holds a credit the
  * provider has not answered for yet (its first round, where most payments are decided); after that its
  * remaining payments wait on back-off timers, which cost nothing, so batches of payments the provider
@@ -47,8 +48,8 @@ export function createConfirmationBatcher(deps: {
 }) {
   const { db, starter, jobs, maxBatchSize, maxBusyBatches, unstartedAfterMs, logger } = deps;
   const claims = createConfirmationClaimsRepo(db);
-  /** Batches this process started that were busy at the last look. */
-  let busyBatches: string[] = [];
+  /** Batches this process started that were busy at the last look, and the tenant of each. */
+  let busyBatches = new Map<string, string>();
 
   async function startBatch(batch: ClaimedBatch): Promise<boolean> {
     try {
@@ -75,18 +76,22 @@ export function createConfirmationBatcher(deps: {
   return {
     /** One pass: claims what is queued now, as far as there is room, and starts its batches. */
     async pass(): Promise<BatcherPass> {
-      busyBatches = await claims.awaitingFirstAnswers(busyBatches);
-      const busy = busyBatches.length;
+      const stillBusy = await claims.awaitingFirstAnswers([...busyBatches.keys()]);
+      busyBatches = new Map(stillBusy.map((batchId) => [batchId, busyBatches.get(batchId)!]));
+      const busy = busyBatches.size;
       const room = maxBusyBatches - busy;
+      const busyTenants = [...new Set(busyBatches.values())];
       const batches =
-        room > 0 ? await claims.claimQueued({ maxBatches: room, maxSize: maxBatchSize, unstartedAfterMs, newBatchId: uuidv7 }) : [];
+        room > 0
+          ? await claims.claimQueued({ maxBatches: room, maxSize: maxBatchSize, unstartedAfterMs, newBatchId: uuidv7, busyTenants })
+          : [];
       let failed = 0;
       let next = 0;
       await Promise.all(
         Array.from({ length: Math.min(START_CONCURRENCY, batches.length) }, async () => {
           while (next < batches.length) {
             const batch = batches[next++]!;
-            if (await startBatch(batch)) busyBatches.push(batch.batchId);
+            if (await startBatch(batch)) busyBatches.set(batch.batchId, batch.tenantId);
             else failed += 1;
           }
         }),

@@ -100,9 +100,10 @@ const claimedPayment = (row: ClaimRow): ClaimedPayment => ({
 });
 
 /**
- * The tenants with queued credits, those whose oldest credit has waited longest first, at most `limit`:
- * a loose index scan, so the cost follows the number of tenants, not the backlog. A tenant moved to another
- * cluster is left out: its copy here is read-only, and the cluster it moved to confirms its credits.
+ * The tenants with queued credits, at most `limit`: those with no batch the claiming process keeps busy before
+ * those with one, and among each the tenant whose oldest credit has waited longest first. A loose index scan,
+ * so the cost follows the number of tenants, not the backlog. A tenant moved to another cluster is left out:
+ * its copy here is read-only, and the cluster it moved to confirms its credits.
  */
 const WAITING_TENANTS_SQL = `
   WITH RECURSIVE ${looseIndexScan('waiting', 'confirmation_claims', 'tenant_id', 'batch_id IS NULL')}
@@ -110,7 +111,7 @@ const WAITING_TENANTS_SQL = `
     FROM waiting w
    WHERE w.tenant_id IS NOT NULL
      AND NOT EXISTS (SELECT 1 FROM tenants moved WHERE moved.id = w.tenant_id AND moved.moved_out_at IS NOT NULL)
-   ORDER BY oldest
+   ORDER BY w.tenant_id = ANY(CAST(? AS uuid[])), oldest
    LIMIT ?`;
 
 /** Each tenant's oldest queued credits, as many as it was given, locked (rows another claimer holds skipped). */
@@ -125,8 +126,8 @@ const LOCK_QUEUED_SQL = `
    ) q`;
 
 /** Queued credits for `batches` batches, shared out by tenant in turns (see claimQueued). */
-async function lockQueuedFairly(trx: Trx, batches: number, maxSize: number): Promise<ClaimRow[]> {
-  const { rows: tenants } = (await trx.raw(WAITING_TENANTS_SQL, [batches])) as { rows: Array<{ tenant_id: string }> };
+async function lockQueuedFairly(trx: Trx, batches: number, maxSize: number, busyTenants: string[]): Promise<ClaimRow[]> {
+  const { rows: tenants } = (await trx.raw(WAITING_TENANTS_SQL, [busyTenants, batches])) as { rows: Array<{ tenant_id: string }> };
   if (tenants.length === 0) return [];
   const share = (index: number): number => (Math.floor(batches / tenants.length) + (index < batches % tenants.length ? 1 : 0)) * maxSize;
   const { rows } = (await trx.raw(LOCK_QUEUED_SQL, [
@@ -161,8 +162,10 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
      * Claims at most `maxBatches` batches of queued credits and names each batch's claims in one statement.
      * Claims whose batch was never started (`started_at` still empty `unstartedAfterMs` after the claim:
      * the claiming process died or could not reach Temporal) go first. The rest are shared out by tenant:
-     * the tenants whose oldest credit waits longest, each a batch before any a second, each its oldest
-     * credits, so one tenant's backlog never queues another's confirmations behind it. A tenant moved to another
+     * the tenants without a batch in `busyTenants` (those the claiming process keeps busy) before those with one,
+     * then the tenants whose oldest credit waits longest, each a batch before any a second, each its oldest
+     * credits, so one tenant's backlog never queues another's confirmations behind it, even when a pass has room
+     * for one batch only. A tenant moved to another
      * cluster is passed by: that cluster confirms its credits. Rows another
      * claimer holds are skipped, so claimers in several worker processes never claim a credit twice; rows
      * locked here but past the batches taken stay queued.
@@ -172,6 +175,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
       maxSize: number;
       unstartedAfterMs: number;
       newBatchId: () => string;
+      busyTenants?: string[];
     }): Promise<ClaimedBatch[]> {
       const { maxBatches, maxSize } = options;
       const run = async (trx: Trx): Promise<ClaimedBatch[]> => {
@@ -187,7 +191,7 @@ export function createConfirmationClaimsRepo(db: DbOrTrx) {
           .select(CLAIM_COLUMNS);
         const again = cutBatches(orphaned.sort(byQueuedAt).map(claimedPayment), maxSize).slice(0, maxBatches);
         const room = maxBatches - again.length;
-        const queued = room > 0 ? await lockQueuedFairly(trx, room, maxSize) : [];
+        const queued = room > 0 ? await lockQueuedFairly(trx, room, maxSize, options.busyTenants ?? []) : [];
         const fresh = cutBatches(queued.sort(byQueuedAt).map(claimedPayment), maxSize).slice(0, room);
         const batches = [...again, ...fresh].map((payments) => ({
           batchId: options.newBatchId(),

@@ -22,7 +22,7 @@ describe('throughput settings and measures', () => {
         defaults.WORKER_NICE,
         defaults.CONFIRMATION_BATCHES_PER_WORKER,
       ],
-      [1, 1, 9464, 9465, undefined, 5_000, 64, 1, 10, 16],
+      [1, 1, 9464, 9465, undefined, 5_000, 64, 1, 10, 4],
     );
     // Unset tuning keeps the SDK's own defaults; only the sticky timeout is always given.
     assert.deepEqual(workerTuning(defaults), { stickyQueueScheduleToStartTimeout: 10_000 });

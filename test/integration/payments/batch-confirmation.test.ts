@@ -223,6 +223,45 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     assert.equal(await db('confirmation_claims').where({ entry_id: entryId }).first(), undefined, 'the reversal took its claim');
   });
 
+  it('gives a pass with room for one batch to a tenant with no busy batch before an older backlog whose tenant has one', async () => {
+    const claims = createConfirmationClaimsRepo(quiet.infra.db);
+    const [bursting, small] = [randomUUID(), randomUUID()];
+    const request = (tenantId: string) => ({
+      entryId: randomUUID(),
+      tenantId,
+      accountRef: 'va_room',
+      providerTxnRef: `API-VACT_TRA-ROOM-${randomUUID()}`,
+      postedAt: new Date(),
+    });
+    const requests = [...Array.from({ length: 6 }, () => request(bursting)), request(small)];
+    await claims.enqueue(requests);
+    // The burst waited longer than the small tenant's credit, and longer than anything other tests queue.
+    for (const [tenantId, age] of [
+      [bursting, '6 days'],
+      [small, '5 days'],
+    ] as const) {
+      await quiet.infra
+        .db('confirmation_claims')
+        .where({ tenant_id: tenantId })
+        .update({ queued_at: quiet.infra.db.raw(`now() - interval '${age}'`) });
+    }
+    const pass = async (busyTenants: string[]) =>
+      (await claims.claimQueued({ maxBatches: 1, maxSize: 2, unstartedAfterMs: 60_000, newBatchId: uuidv7, busyTenants })).map((batch) => [
+        batch.tenantId,
+        batch.payments.length,
+      ]);
+    assert.deepEqual(await pass([]), [[bursting, 2]], 'without busy batches, the longest wait first');
+    assert.deepEqual(await pass([bursting]), [[small, 1]], 'the bursting tenant has a batch busy: the small tenant goes first');
+    assert.deepEqual(await pass([bursting]), [[bursting, 2]], 'with nobody else waiting, the busy tenant still gets the room');
+    await quiet.infra
+      .db('confirmation_claims')
+      .whereIn(
+        'entry_id',
+        requests.map((item) => item.entryId),
+      )
+      .delete();
+  });
+
   it('a worker process keeps at most its cap of batches busy (in their first round), counting only those it started; the queue waits for room', async () => {
     const db = quiet.infra.db;
     // Started on this stack's task queue, which no worker polls: the test plays their rounds on the claims.
@@ -335,7 +374,18 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
       await call(quiet.sandboxUrl, 'POST', '/sandbox/faults', {
         body: { throttleRate: 1, retryAfterSeconds: 7, routes: ['/v1/transactions'] },
       });
-      const round = await quiet.services.batchConfirmations.round(
+      // Eight lookups at a time, fewer than the batch holds, so a 429 leaves payments unasked.
+      const rounds = createBatchConfirmationService({
+        db: quiet.infra.db,
+        provider: quiet.infra.provider,
+        postingEngine: quiet.services.ledger,
+        logger: quiet.infra.logger,
+        windowMs: quiet.config.CONFIRMATION_WINDOW,
+        minNotFoundLookups: quiet.config.CONFIRMATION_MIN_NOT_FOUND_LOOKUPS,
+        lookupConcurrency: 8,
+        splits: quiet.services.splitRules,
+      });
+      const round = await rounds.round(
         batch!.batchId,
         batch!.payments.map((payment) => payment.entryId),
       );
@@ -347,7 +397,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
       );
       assert.ok(kinds.filter((kind) => kind === 'skipped').length >= 22);
       await call(quiet.sandboxUrl, 'DELETE', '/sandbox/faults');
-      const next = await quiet.services.batchConfirmations.round(
+      const next = await rounds.round(
         batch!.batchId,
         batch!.payments.map((payment) => payment.entryId),
       );
