@@ -33,6 +33,37 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
   });
   after(() => quiet.close());
 
+  /** Queues `count` credits for each tenant, queued `age` ago (a Postgres interval), and returns them. */
+  async function queueAged(backlogs: Array<{ tenantId: string; count: number; age: string }>) {
+    const requests = backlogs.flatMap(({ tenantId, count }) =>
+      Array.from({ length: count }, () => ({
+        entryId: randomUUID(),
+        tenantId,
+        accountRef: 'va_turns',
+        providerTxnRef: `API-VACT_TRA-TURN-${randomUUID()}`,
+        postedAt: new Date(),
+      })),
+    );
+    await createConfirmationClaimsRepo(quiet.infra.db).enqueue(requests);
+    for (const { tenantId, age } of backlogs)
+      await quiet.infra
+        .db('confirmation_claims')
+        .where({ tenant_id: tenantId })
+        .update({ queued_at: quiet.infra.db.raw('now() - CAST(? AS interval)', [age]) });
+    return requests;
+  }
+
+  /** Takes the test's credits out of the queue, so no later test claims them. */
+  async function dropClaims(requests: Array<{ entryId: string }>): Promise<void> {
+    await quiet.infra
+      .db('confirmation_claims')
+      .whereIn(
+        'entry_id',
+        requests.map((request) => request.entryId),
+      )
+      .delete();
+  }
+
   it('a credit is never in two open batches: concurrent claimers split the queue between them', async () => {
     const requests = Array.from({ length: 300 }, (_unused, index) => ({
       entryId: randomUUID(),
@@ -58,13 +89,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     const rows = await quiet.infra.db('confirmation_claims').whereIn('entry_id', claimedIds).select('entry_id', 'batch_id');
     const batchOf = new Map(passes.flat().flatMap((batch) => batch.payments.map((payment) => [payment.entryId, batch.batchId] as const)));
     assert.ok(rows.every((row: { entry_id: string; batch_id: string }) => row.batch_id === batchOf.get(row.entry_id)));
-    await quiet.infra
-      .db('confirmation_claims')
-      .whereIn(
-        'entry_id',
-        requests.map((request) => request.entryId),
-      )
-      .delete();
+    await dropClaims(requests);
   });
 
   it('claims whose batch never started (the claimer died) are claimed again after the grace, never before; a started batch keeps its claims', async () => {
@@ -113,26 +138,12 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
   it('shares a pass out by tenant: the longest-waiting tenants first, each a batch before any a second, never more batches than asked', async () => {
     const claims = createConfirmationClaimsRepo(quiet.infra.db);
     const [busy, second, third] = [randomUUID(), randomUUID(), randomUUID()];
-    const request = (tenantId: string) => ({
-      entryId: randomUUID(),
-      tenantId,
-      accountRef: 'va_turns',
-      providerTxnRef: `API-VACT_TRA-TURN-${randomUUID()}`,
-      postedAt: new Date(),
-    });
-    const requests = [...Array.from({ length: 40 }, () => request(busy)), request(second), request(third)];
-    await claims.enqueue(requests);
     // The busy tenant's backlog waited longest, then the second's credit, then the third's: all older than anything other tests queue.
-    for (const [tenantId, age] of [
-      [busy, '3 days'],
-      [second, '2 days'],
-      [third, '1 day'],
-    ] as const) {
-      await quiet.infra
-        .db('confirmation_claims')
-        .where({ tenant_id: tenantId })
-        .update({ queued_at: quiet.infra.db.raw(`now() - interval '${age}'`) });
-    }
+    const requests = await queueAged([
+      { tenantId: busy, count: 40, age: '3 days' },
+      { tenantId: second, count: 1, age: '2 days' },
+      { tenantId: third, count: 1, age: '1 day' },
+    ]);
     const tenantsOf = (batches: Awaited<ReturnType<typeof claims.claimQueued>>) =>
       batches.map((batch) => [batch.tenantId, batch.payments.length]);
     assert.deepEqual(tenantsOf(await claims.claimQueued({ maxBatches: 3, maxSize: 10, unstartedAfterMs: 60_000, newBatchId: uuidv7 })), [
@@ -152,13 +163,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
       .count<{ count: string }[]>('* as count')
       .first();
     assert.ok(Number(queued?.count) >= 10 && Number(queued?.count) <= 20, `the rest of the backlog stays queued: ${queued?.count}`);
-    await quiet.infra
-      .db('confirmation_claims')
-      .whereIn(
-        'entry_id',
-        requests.map((item) => item.entryId),
-      )
-      .delete();
+    await dropClaims(requests);
   });
 
   it('after the window, two "not found" answers in quick succession never reverse a credit; a third, spaced from the last counted, does', async () => {
@@ -226,25 +231,11 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
   it('gives a pass with room for one batch to a tenant with no busy batch before an older backlog whose tenant has one', async () => {
     const claims = createConfirmationClaimsRepo(quiet.infra.db);
     const [bursting, small] = [randomUUID(), randomUUID()];
-    const request = (tenantId: string) => ({
-      entryId: randomUUID(),
-      tenantId,
-      accountRef: 'va_room',
-      providerTxnRef: `API-VACT_TRA-ROOM-${randomUUID()}`,
-      postedAt: new Date(),
-    });
-    const requests = [...Array.from({ length: 6 }, () => request(bursting)), request(small)];
-    await claims.enqueue(requests);
     // The burst waited longer than the small tenant's credit, and longer than anything other tests queue.
-    for (const [tenantId, age] of [
-      [bursting, '6 days'],
-      [small, '5 days'],
-    ] as const) {
-      await quiet.infra
-        .db('confirmation_claims')
-        .where({ tenant_id: tenantId })
-        .update({ queued_at: quiet.infra.db.raw(`now() - interval '${age}'`) });
-    }
+    const requests = await queueAged([
+      { tenantId: bursting, count: 6, age: '6 days' },
+      { tenantId: small, count: 1, age: '5 days' },
+    ]);
     const pass = async (busyTenants: string[]) =>
       (await claims.claimQueued({ maxBatches: 1, maxSize: 2, unstartedAfterMs: 60_000, newBatchId: uuidv7, busyTenants })).map((batch) => [
         batch.tenantId,
@@ -253,13 +244,7 @@ describe('confirmation claims (no worker: the test is the only claimer)', () => 
     assert.deepEqual(await pass([]), [[bursting, 2]], 'without busy batches, the longest wait first');
     assert.deepEqual(await pass([bursting]), [[small, 1]], 'the bursting tenant has a batch busy: the small tenant goes first');
     assert.deepEqual(await pass([bursting]), [[bursting, 2]], 'with nobody else waiting, the busy tenant still gets the room');
-    await quiet.infra
-      .db('confirmation_claims')
-      .whereIn(
-        'entry_id',
-        requests.map((item) => item.entryId),
-      )
-      .delete();
+    await dropClaims(requests);
   });
 
   it('a worker process keeps at most its cap of batches busy (in their first round), counting only those it started; the queue waits for room', async () => {
